@@ -1,0 +1,150 @@
+//! Run with: cargo run --release --example everything
+//!
+//! A kitchen-sink MCP server: structured and text results, errors, a slow tool,
+//! a panicking tool, and (with `TOOLS=N`) N extra copies of `add` for load tests.
+
+use mcp_runtime::{Server, ToolError, tool, tools};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// The result of `add`.
+#[derive(Serialize, JsonSchema)]
+struct Sum {
+    /// a + b
+    sum: f64,
+}
+
+/// Add two numbers.
+#[tool(read_only, idempotent)]
+async fn add(
+    /// First addend
+    a: f64,
+    /// Second addend
+    b: f64,
+) -> Sum {
+    Sum { sum: a + b }
+}
+
+/// Echo the text back unchanged.
+#[tool(read_only, idempotent, open_world = false)]
+async fn echo(
+    /// Text to echo
+    text: String,
+) -> String {
+    text
+}
+
+/// Always fails, to show how a tool error reaches the model.
+#[tool(read_only)]
+async fn fail(
+    /// Why it should fail; a default reason is used when absent
+    reason: Option<String>,
+) -> Result<String, ToolError> {
+    Err(ToolError::new(
+        reason.unwrap_or_else(|| "this tool always fails".to_owned()),
+    ))
+}
+
+/// How long `slow` slept.
+#[derive(Serialize, JsonSchema)]
+struct Slept {
+    /// Milliseconds slept in total
+    ms: u64,
+    /// Steps the sleep was split into
+    steps: u32,
+}
+
+/// Sleep for `ms` milliseconds, optionally in `steps` equal steps.
+#[tool(read_only, idempotent, open_world = false)]
+async fn slow(
+    /// Milliseconds to sleep (at most 600000)
+    ms: u64,
+    /// Number of steps; 1 when absent
+    steps: Option<u32>,
+) -> Result<Slept, ToolError> {
+    if ms > 600_000 {
+        return Err(ToolError::new("ms must be at most 600000 (ten minutes)"));
+    }
+    let steps = steps.unwrap_or(1).max(1);
+    for _ in 0..steps {
+        tokio::time::sleep(Duration::from_millis(ms / u64::from(steps))).await;
+    }
+    Ok(Slept { ms, steps })
+}
+
+/// Panics, to show that a crashing tool does not take the server down.
+#[tool(title = "Crash on purpose", destructive = false)]
+async fn panic() -> String {
+    panic!("the `panic` tool panicked, as it always does")
+}
+
+/// Unit system of a weather report.
+#[derive(Deserialize, Serialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum Units {
+    /// Celsius, km/h
+    Metric,
+    /// Fahrenheit, mph
+    Imperial,
+}
+
+/// Current weather at a location.
+#[derive(Serialize, JsonSchema)]
+struct Weather {
+    /// The location as given
+    location: String,
+    /// Temperature in the requested units
+    temperature: f64,
+    /// Wind speed in the requested units
+    wind_speed: f64,
+    /// A short description, e.g. "partly cloudy"
+    conditions: String,
+    /// The unit system of the numbers
+    units: Units,
+}
+
+/// Get current weather data for a location.
+#[tool(title = "Weather Data Retriever", read_only, open_world)]
+async fn get_weather_data(
+    /// City name or zip code
+    location: String,
+    /// Unit system; metric when absent
+    units: Option<Units>,
+) -> Result<Weather, ToolError> {
+    let location = location.trim().to_owned();
+    if location.is_empty() {
+        return Err(ToolError::new("location is empty; pass a city name or zip code"));
+    }
+    // A deterministic stand-in for a weather service: the same place always
+    // gets the same weather.
+    let seed = location.bytes().fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+    let celsius = f64::from(seed % 35) - 5.0;
+    let kmh = f64::from(seed % 40);
+    let units = units.unwrap_or(Units::Metric);
+    let (temperature, wind_speed) = match units {
+        Units::Metric => (celsius, kmh),
+        Units::Imperial => (celsius * 9.0 / 5.0 + 32.0, (kmh / 1.609).round()),
+    };
+    let conditions = ["clear", "partly cloudy", "overcast", "light rain", "windy"][(seed % 5) as usize];
+    Ok(Weather {
+        location,
+        temperature,
+        wind_speed,
+        conditions: conditions.to_owned(),
+        units,
+    })
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let extra_adds: usize = std::env::var("TOOLS").ok().and_then(|n| n.parse().ok()).unwrap_or(0);
+    let copies = (0..extra_adds).map(|i| tools![add].remove(0).renamed(format!("add_{i}")));
+    Server::new("everything", env!("CARGO_PKG_VERSION"))
+        .title("Everything (mcp-runtime example)")
+        .instructions("Demonstration tools: add, echo, fail, slow, panic, get_weather_data.")
+        .tools(tools![add, echo, fail, slow, panic, get_weather_data])
+        .tools(copies)
+        .serve_stdio()
+        .await
+}

@@ -1,0 +1,1 @@
+//! Runnable examples live beside this file; see `everything.rs` and `notes.rs`.

@@ -1,0 +1,203 @@
+//! The typed view of an annotated fn: what the tool is called, what it takes and
+//! what it returns, with references to the user's tokens for spans.
+
+use crate::attr::{ArgAttr, ToolAttr};
+use proc_macro2::Span;
+use syn::{FnArg, GenericArgument, ItemFn, Pat, PathArguments, ReturnType, Type};
+
+/// A `#[tool]` fn, read but not yet validated.
+pub(crate) struct ToolFn {
+    pub(crate) attr: ToolAttr,
+    /// The fn as it is re-emitted: helper attributes stripped.
+    pub(crate) item: ItemFn,
+    /// The tool's name and the token it came from.
+    pub(crate) name: String,
+    pub(crate) name_span: Span,
+    pub(crate) docs: Vec<syn::Expr>,
+    pub(crate) params: Vec<Param>,
+    pub(crate) output: Output,
+}
+
+/// One parameter of the fn, which becomes one property of the inputSchema.
+pub(crate) struct Param {
+    /// The binding, or `None` when the pattern is not a plain identifier.
+    pub(crate) ident: Option<syn::Ident>,
+    pub(crate) pat: Pat,
+    pub(crate) ty: Type,
+    /// The property name on the wire.
+    pub(crate) wire_name: String,
+    pub(crate) wire_span: Span,
+    pub(crate) docs: Vec<syn::Expr>,
+    pub(crate) arg: ArgAttr,
+}
+
+/// What the fn returns, as far as the conversion into a result cares.
+pub(crate) struct Output {
+    /// `Some` when the fn returns a `Result<T, E>` (any path ending in `Result`).
+    pub(crate) fallible: bool,
+    pub(crate) value: OutputValue,
+    /// The span errors about the return type point at.
+    pub(crate) span: Span,
+}
+
+/// The success value of a tool.
+pub(crate) enum OutputValue {
+    /// Content the runtime turns into content blocks: `()`, `String`, `&str`,
+    /// `Content`, `Vec<Content>`. No outputSchema.
+    Content(Type),
+    /// Any other type: serialized into `structuredContent`, with an outputSchema.
+    Structured(Type),
+}
+
+impl ToolFn {
+    /// Reads the fn; fails only on attribute syntax, never on the fn's meaning
+    /// (that is `validate`'s job, so several mistakes are reported together).
+    pub(crate) fn from_syn(attr: ToolAttr, mut item: ItemFn) -> Result<ToolFn, (ItemFn, syn::Error)> {
+        let docs = crate::attr::docs(&item.attrs);
+        let (name, name_span) = match attr.name.get() {
+            Some(lit) => (lit.value.value(), lit.value.span()),
+            None => (item.sig.ident.to_string(), item.sig.ident.span()),
+        };
+        let mut params = Vec::new();
+        let mut errors = None;
+        for input in item.sig.inputs.iter_mut() {
+            let FnArg::Typed(pat_type) = input else {
+                continue;
+            };
+            let param_docs = crate::attr::take_docs(&mut pat_type.attrs);
+            let arg = match ArgAttr::take(&mut pat_type.attrs) {
+                Ok(arg) => arg,
+                Err(err) => {
+                    crate::validate::combine(&mut errors, err);
+                    ArgAttr::default()
+                }
+            };
+            let ident = match &*pat_type.pat {
+                Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                    Some(pat.ident.clone())
+                }
+                _ => None,
+            };
+            let (wire_name, wire_span) = match (arg.rename.get(), &ident) {
+                (Some(lit), _) => (lit.value.value(), lit.value.span()),
+                (None, Some(ident)) => (unraw(ident), ident.span()),
+                (None, None) => (String::new(), syn::spanned::Spanned::span(&pat_type.pat)),
+            };
+            params.push(Param {
+                ident,
+                pat: (*pat_type.pat).clone(),
+                ty: (*pat_type.ty).clone(),
+                wire_name,
+                wire_span,
+                docs: param_docs,
+                arg,
+            });
+        }
+        if let Some(err) = errors {
+            return Err((item, err));
+        }
+        let output = Output::from_return(&item.sig.output);
+        item.attrs.retain(|a| !a.path().is_ident("tool"));
+        Ok(ToolFn {
+            attr,
+            item,
+            name,
+            name_span,
+            docs,
+            params,
+            output,
+        })
+    }
+}
+
+fn unraw(ident: &syn::Ident) -> String {
+    let text = ident.to_string();
+    text.strip_prefix("r#").map(str::to_owned).unwrap_or(text)
+}
+
+impl Output {
+    fn from_return(ret: &ReturnType) -> Output {
+        match ret {
+            ReturnType::Default => Output {
+                fallible: false,
+                value: OutputValue::Content(syn::parse_quote!(())),
+                span: Span::call_site(),
+            },
+            ReturnType::Type(_, ty) => {
+                let span = syn::spanned::Spanned::span(&**ty);
+                match result_ok_type(ty) {
+                    Some(ok) => Output {
+                        fallible: true,
+                        value: OutputValue::classify(ok),
+                        span,
+                    },
+                    None => Output {
+                        fallible: false,
+                        value: OutputValue::classify(ty),
+                        span,
+                    },
+                }
+            }
+        }
+    }
+}
+
+impl OutputValue {
+    fn classify(ty: &Type) -> OutputValue {
+        if is_content_type(ty) {
+            OutputValue::Content(ty.clone())
+        } else {
+            OutputValue::Structured(ty.clone())
+        }
+    }
+}
+
+/// `T` of a type spelled `...::Result<T, ...>`, which covers `std::io::Result<T>`
+/// and `anyhow::Result<T>` aliases too.
+fn result_ok_type(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "Result" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        GenericArgument::Type(ok) => Some(ok),
+        _ => None,
+    }
+}
+
+/// Types the runtime renders as content blocks instead of structured output.
+fn is_content_type(ty: &Type) -> bool {
+    match ty {
+        Type::Tuple(tuple) => tuple.elems.is_empty(),
+        Type::Reference(reference) => is_named(&reference.elem, "str"),
+        Type::Paren(inner) => is_content_type(&inner.elem),
+        Type::Path(path) => {
+            let Some(last) = path.path.segments.last() else {
+                return false;
+            };
+            match last.ident.to_string().as_str() {
+                "String" | "Content" => true,
+                "Vec" => match &last.arguments {
+                    PathArguments::AngleBracketed(args) => matches!(
+                        args.args.first(),
+                        Some(GenericArgument::Type(inner)) if is_named(inner, "Content")
+                    ),
+                    _ => false,
+                },
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+fn is_named(ty: &Type, name: &str) -> bool {
+    match ty {
+        Type::Path(path) => path.path.segments.last().is_some_and(|s| s.ident == name),
+        _ => false,
+    }
+}

@@ -1,0 +1,193 @@
+//! The rules a `#[tool]` declaration must follow, one small function each.
+//!
+//! Every rule reports on the user's offending token with a sentence that says
+//! what to do, and all rules run, so independent mistakes show up together.
+
+use crate::ast::{Param, ToolFn};
+use std::collections::HashMap;
+use syn::spanned::Spanned;
+use syn::{FnArg, Type};
+
+/// The longest tool name the specification allows.
+const MAX_NAME_LEN: usize = 128;
+
+/// Adds `err` to the errors collected so far.
+pub(crate) fn combine(errors: &mut Option<syn::Error>, err: syn::Error) {
+    match errors {
+        Some(existing) => existing.combine(err),
+        None => *errors = Some(err),
+    }
+}
+
+/// Runs every rule; `Err` carries all the mistakes found.
+pub(crate) fn check(tool: &ToolFn) -> Result<(), syn::Error> {
+    let mut errors = None;
+    let mut report = |result: syn::Result<()>| {
+        if let Err(err) = result {
+            combine(&mut errors, err);
+        }
+    };
+    report(tool_name(&tool.name, tool.name_span));
+    report(no_receiver(tool));
+    report(no_generics(tool));
+    report(plain_signature(tool));
+    for param in &tool.params {
+        report(plain_binding(param));
+        report(owned_type(&param.ty));
+    }
+    report(unique_param_names(&tool.params));
+    match errors {
+        Some(err) => Err(err),
+        None => Ok(()),
+    }
+}
+
+/// Whether rustc itself will reject the signature (a name bound twice); the
+/// expansion then emits only the fn, so the user sees rustc's one error.
+pub(crate) fn rustc_rejects(tool: &ToolFn) -> bool {
+    let idents: Vec<_> = tool.params.iter().filter_map(|p| p.ident.as_ref()).collect();
+    idents
+        .iter()
+        .enumerate()
+        .any(|(i, a)| idents[..i].contains(a))
+}
+
+/// Tool names are 1–128 characters of `A-Z a-z 0-9 _ - .` (MCP 2025-11-25, "Tool names").
+fn tool_name(name: &str, span: proc_macro2::Span) -> syn::Result<()> {
+    let rule = "tool names are 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`";
+    if name.is_empty() {
+        return Err(syn::Error::new(span, format!("the tool name is empty; {rule}")));
+    }
+    let len = name.chars().count();
+    if len > MAX_NAME_LEN {
+        return Err(syn::Error::new(
+            span,
+            format!("the tool name is {len} characters long; {rule}"),
+        ));
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        return Err(syn::Error::new(
+            span,
+            format!("the tool name contains {bad:?}; {rule}"),
+        ));
+    }
+    Ok(())
+}
+
+/// A tool is a free fn: there is no value to call a method on.
+fn no_receiver(tool: &ToolFn) -> syn::Result<()> {
+    match tool.item.sig.inputs.first() {
+        Some(FnArg::Receiver(receiver)) => Err(syn::Error::new(
+            receiver.span(),
+            "a #[tool] fn cannot take `self`; make it a free fn and reach shared data through its parameters",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The schema is fixed at compile time, so there is nothing to instantiate generics with.
+fn no_generics(tool: &ToolFn) -> syn::Result<()> {
+    let generics = &tool.item.sig.generics;
+    if let Some(param) = generics.params.first() {
+        return Err(syn::Error::new(
+            param.span(),
+            "a #[tool] fn cannot be generic; its input schema is fixed at compile time, so use concrete types",
+        ));
+    }
+    if let Some(clause) = &generics.where_clause {
+        return Err(syn::Error::new(
+            clause.span(),
+            "a #[tool] fn cannot have a where clause; use concrete types",
+        ));
+    }
+    for input in &tool.item.sig.inputs {
+        if let FnArg::Typed(pat_type) = input
+            && let Type::ImplTrait(impl_trait) = &*pat_type.ty
+        {
+            return Err(syn::Error::new(
+                impl_trait.span(),
+                "a #[tool] parameter cannot be `impl Trait`; use a concrete type that implements Deserialize and JsonSchema",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `unsafe`, `extern` and variadic fns cannot be called from generated safe code.
+fn plain_signature(tool: &ToolFn) -> syn::Result<()> {
+    let sig = &tool.item.sig;
+    if let syn::Safety::Unsafe(token) = &sig.safety {
+        return Err(syn::Error::new(
+            token.span(),
+            "a #[tool] fn cannot be `unsafe`; wrap the unsafe part in a safe fn",
+        ));
+    }
+    if let Some(abi) = &sig.abi {
+        return Err(syn::Error::new(
+            abi.span(),
+            "a #[tool] fn cannot declare an ABI; remove the `extern`",
+        ));
+    }
+    if let Some(variadic) = &sig.variadic {
+        return Err(syn::Error::new(
+            variadic.span(),
+            "a #[tool] fn cannot be variadic",
+        ));
+    }
+    Ok(())
+}
+
+/// Each parameter becomes a named property, so it needs a name.
+fn plain_binding(param: &Param) -> syn::Result<()> {
+    if param.ident.is_some() {
+        return Ok(());
+    }
+    Err(syn::Error::new(
+        param.pat.span(),
+        "a #[tool] parameter must be a plain name like `city: String`, because the name becomes the argument's name; destructure inside the body",
+    ))
+}
+
+/// Arguments are deserialized into owned values; a borrow has nothing to borrow from.
+fn owned_type(ty: &Type) -> syn::Result<()> {
+    match ty {
+        Type::Reference(reference) => Err(syn::Error::new(
+            reference.span(),
+            "a #[tool] parameter must be an owned type (e.g. `String` instead of `&str`), because arguments are deserialized into owned values",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Two parameters with the same wire name would make one property shadow the other.
+///
+/// Two bindings with the same identifier are left to rustc, which already
+/// reports them on the second one; repeating that would be a second error.
+fn unique_param_names(params: &[Param]) -> syn::Result<()> {
+    let mut seen: HashMap<&str, &syn::Ident> = HashMap::new();
+    let mut errors = None;
+    for param in params {
+        let Some(ident) = &param.ident else { continue };
+        if let Some(first) = seen.insert(&param.wire_name, ident)
+            && first != ident
+        {
+            combine(
+                &mut errors,
+                syn::Error::new(
+                    param.wire_span,
+                    format!(
+                        "two parameters are named `{}`; each argument needs its own name (use #[arg(rename = \"...\")])",
+                        param.wire_name
+                    ),
+                ),
+            );
+        }
+    }
+    match errors {
+        Some(err) => Err(err),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,88 @@
+//! The runtime's error type.
+
+use std::fmt;
+use std::io;
+
+/// What can stop a server from starting or serving.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// Two tools were registered under one name.
+    DuplicateToolName(String),
+    /// A tool's name breaks the specification's rule (tools built by hand or
+    /// renamed at run time; `#[tool]` checks at compile time).
+    InvalidToolName {
+        /// The offending name.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A tool's inputSchema does not have `type: "object"` at its root.
+    InvalidInputSchema(String),
+    /// Reading or writing the transport failed.
+    Io(io::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::DuplicateToolName(name) => write!(
+                f,
+                "two tools are registered under the name `{name}`; tool names must be unique within a server"
+            ),
+            Error::InvalidToolName { name, reason } => write!(f, "invalid tool name `{name}`: {reason}"),
+            Error::InvalidInputSchema(name) => write!(
+                f,
+                "the inputSchema of tool `{name}` must have `\"type\": \"object\"` at its root"
+            ),
+            Error::Io(err) => write!(f, "transport I/O failed: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io(err) => Some(err),
+            _ => None,
+        }
+    }
+}
+
+impl From<io::Error> for Error {
+    fn from(err: io::Error) -> Error {
+        Error::Io(err)
+    }
+}
+
+impl From<Error> for io::Error {
+    fn from(err: Error) -> io::Error {
+        match err {
+            Error::Io(err) => err,
+            other => io::Error::new(io::ErrorKind::InvalidInput, other),
+        }
+    }
+}
+
+/// Checks a tool name against the specification: 1–128 characters of
+/// `A-Z a-z 0-9 _ - .`.
+pub(crate) fn check_tool_name(name: &str) -> Result<(), Error> {
+    let reason = if name.is_empty() {
+        Some("it is empty".to_owned())
+    } else if name.chars().count() > 128 {
+        Some(format!("it is {} characters long", name.chars().count()))
+    } else {
+        name.chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+            .map(|c| format!("it contains {c:?}"))
+    };
+    match reason {
+        None => Ok(()),
+        Some(reason) => Err(Error::InvalidToolName {
+            name: name.to_owned(),
+            reason: format!(
+                "{reason}; tool names are 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`"
+            ),
+        }),
+    }
+}

@@ -1,0 +1,158 @@
+//! Serve plain Rust functions as [Model Context Protocol](https://modelcontextprotocol.io)
+//! tools over stdio.
+//!
+//! Put [`#[tool]`](tool) on an async fn; its name, doc comments, parameters and
+//! return type become the tool's name, description, `inputSchema` and
+//! `outputSchema`. Register tools with [`tools!`] and serve them:
+//!
+//! ```no_run
+//! use mcp_runtime::{Server, ToolError, tool, tools};
+//! use mcp_runtime::{Deserialize, JsonSchema, Serialize};
+//!
+//! #[derive(Serialize, JsonSchema)]
+//! #[serde(crate = "mcp_runtime::serde")]
+//! #[schemars(crate = "mcp_runtime::schemars")]
+//! struct Sum {
+//!     sum: f64,
+//! }
+//!
+//! /// Add two numbers.
+//! #[tool(read_only, idempotent)]
+//! async fn add(
+//!     /// First addend
+//!     a: f64,
+//!     /// Second addend
+//!     b: f64,
+//! ) -> Sum {
+//!     Sum { sum: a + b }
+//! }
+//!
+//! /// Divide a by b.
+//! #[tool]
+//! async fn divide(a: f64, b: f64) -> Result<f64, ToolError> {
+//!     if b == 0.0 {
+//!         return Err(ToolError::new("b must not be zero"));
+//!     }
+//!     Ok(a / b)
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> std::io::Result<()> {
+//!     Server::new("calc", env!("CARGO_PKG_VERSION"))
+//!         .tools(tools![add, divide])
+//!         .serve_stdio()
+//!         .await
+//! }
+//! ```
+//!
+//! The fn stays an ordinary fn: `add(1.0, 2.0).await` works in tests.
+//!
+//! One process speaks every protocol revision clients send today: the
+//! `initialize` handshake (2024-11-05 to 2025-11-25) and the stateless
+//! 2026-07-28 era (`server/discover`, a `_meta` envelope on every request).
+
+mod content;
+mod dispatch;
+mod error;
+mod lifecycle;
+mod logging;
+pub mod protocol;
+mod registry;
+mod schema;
+mod server;
+mod tool;
+pub mod transport;
+
+pub use content::{Content, IntoContent};
+pub use error::Error;
+pub use mcp_macros::tool;
+pub use protocol::ProtocolVersion;
+pub use schemars::{self, JsonSchema};
+pub use serde::{self, Deserialize, Serialize};
+pub use server::{DEFAULT_LIST_TTL, DEFAULT_MAX_MESSAGE_SIZE, Server};
+pub use tool::{BoxFuture, Icon, Tool, ToolBuilder, ToolCall, ToolError, ToolOutcome};
+
+/// Collects `#[tool]` fns into a `Vec<Tool>` for [`Server::tools`].
+///
+/// ```
+/// use mcp_runtime::{tool, tools};
+///
+/// /// Say hello.
+/// #[tool]
+/// async fn hello(name: String) -> String {
+///     format!("Hello, {name}!")
+/// }
+///
+/// let tools = tools![hello];
+/// assert_eq!(tools[0].name(), "hello");
+/// ```
+#[macro_export]
+macro_rules! tools {
+    ($($tool:path),* $(,)?) => {
+        ::std::vec![$(<$tool as $crate::__private::ToolFn>::tool()),*]
+    };
+}
+
+/// The one channel between `#[tool]`'s generated code and this crate. Not a
+/// public API: it changes with the macro, which is pinned to this version.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::schema::{doc_text, input_schema};
+    pub use crate::tool::{BoxFuture, Icon, ToolBuilder, ToolCall, ToolOutcome};
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+
+    /// Implemented by the marker type `#[tool]` emits next to the fn.
+    pub trait ToolFn {
+        /// The tool's definition and handler.
+        fn tool() -> crate::Tool;
+    }
+
+    /// What a `#[tool]` parameter's type must implement.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be a #[tool] parameter",
+        label = "this type must implement Deserialize and JsonSchema",
+        note = "derive both: #[derive(Deserialize, JsonSchema)], or use a type that has them (String, numbers, Vec, Option, ...)"
+    )]
+    pub trait Argument {}
+
+    impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> Argument for T {}
+
+    /// Makes rustc check a parameter type on the user's span.
+    pub const fn assert_argument<T: Argument>() {}
+
+    /// What a structured `#[tool]` return type must implement.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be returned from a #[tool]",
+        label = "this type must implement Serialize and JsonSchema",
+        note = "derive both: #[derive(Serialize, JsonSchema)]; or return String, (), Content or Vec<Content> for plain content"
+    )]
+    pub trait StructuredOutput {}
+
+    impl<T: serde::Serialize + schemars::JsonSchema> StructuredOutput for T {}
+
+    /// The outputSchema of a structured return type.
+    pub fn output_schema<T: StructuredOutput + schemars::JsonSchema>() -> serde_json::Value {
+        crate::schema::output_schema::<T>()
+    }
+
+    /// Serializes a structured return value.
+    pub fn structured<T: StructuredOutput + serde::Serialize>(value: &T) -> ToolOutcome {
+        match serde_json::to_string(value) {
+            Ok(json) => ToolOutcome::Structured(json),
+            Err(err) => ToolOutcome::Error(format!("The tool's result could not be serialized: {err}")),
+        }
+    }
+
+    /// Converts a content return value.
+    pub fn content<T: crate::IntoContent>(value: T) -> ToolOutcome {
+        ToolOutcome::Content(value.into_content())
+    }
+
+    /// Converts the `Err` of a fallible tool (any `Display`, alternate form so
+    /// error chains that support it are shown whole).
+    pub fn tool_error<E: core::fmt::Display>(error: &E) -> ToolOutcome {
+        ToolOutcome::Error(format!("{error:#}"))
+    }
+}

@@ -1,0 +1,212 @@
+//! Classifying one incoming line: request, notification, response, or a
+//! rejection that says which JSON-RPC error it earns.
+
+use super::ErrorCode;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+/// One well-formed JSON-RPC message, borrowing from the line it was read from.
+#[derive(Debug)]
+pub(crate) enum Incoming<'a> {
+    /// A request: it gets exactly one response.
+    Request {
+        id: &'a RawValue,
+        method: Cow<'a, str>,
+        params: Option<&'a RawValue>,
+    },
+    /// A notification: it is never answered.
+    Notification { method: Cow<'a, str> },
+    /// A response to a request this server sent.
+    Response { id: &'a RawValue },
+}
+
+/// Why a line is not a message we can act on, and the id to answer with.
+#[derive(Debug)]
+pub(crate) struct Rejection<'a> {
+    pub(crate) code: ErrorCode,
+    pub(crate) message: Cow<'static, str>,
+    /// The request's id when it could be read; the response omits `id` otherwise.
+    pub(crate) id: Option<&'a RawValue>,
+}
+
+/// A field that distinguishes "absent" (`None`) from `null` (`Some("null")`).
+#[derive(Debug, Default)]
+struct Present<'a>(Option<&'a RawValue>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Present<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        <&'a RawValue>::deserialize(deserializer).map(|raw| Present(Some(raw)))
+    }
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, borrow)]
+    jsonrpc: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    id: Present<'a>,
+    #[serde(default, borrow)]
+    method: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    params: Present<'a>,
+    #[serde(default, borrow)]
+    result: Present<'a>,
+    #[serde(default, borrow)]
+    error: Present<'a>,
+}
+
+/// Reads one line (without its newline).
+pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
+    let envelope: Envelope<'_> = match serde_json::from_slice(line) {
+        Ok(envelope) => envelope,
+        Err(err) => return Err(reject_unparsed(line, &err)),
+    };
+    let id = envelope.id.0;
+    let valid_id = id.filter(|raw| is_valid_id(raw));
+    if envelope.jsonrpc.as_deref() != Some("2.0") {
+        return Err(Rejection {
+            code: ErrorCode::INVALID_REQUEST,
+            message: "Invalid Request: \"jsonrpc\" must be \"2.0\"".into(),
+            id: valid_id,
+        });
+    }
+    if let Some(raw) = id
+        && valid_id.is_none()
+    {
+        let message = if raw.get() == "null" {
+            "Invalid Request: \"id\" must not be null (a notification has no \"id\" at all)"
+        } else {
+            "Invalid Request: \"id\" must be a string or an integer"
+        };
+        return Err(Rejection {
+            code: ErrorCode::INVALID_REQUEST,
+            message: message.into(),
+            id: None,
+        });
+    }
+    let params = envelope.params.0.filter(|raw| raw.get() != "null");
+    if let Some(raw) = params
+        && !(raw.get().starts_with('{') || raw.get().starts_with('['))
+    {
+        return Err(Rejection {
+            code: ErrorCode::INVALID_REQUEST,
+            message: "Invalid Request: \"params\" must be an object".into(),
+            id: valid_id,
+        });
+    }
+    match (envelope.method, valid_id) {
+        (Some(method), Some(id)) => Ok(Incoming::Request { id, method, params }),
+        (Some(method), None) => Ok(Incoming::Notification { method }),
+        (None, Some(id)) if envelope.result.0.is_some() || envelope.error.0.is_some() => {
+            Ok(Incoming::Response { id })
+        }
+        (None, id) => Err(Rejection {
+            code: ErrorCode::INVALID_REQUEST,
+            message: "Invalid Request: \"method\" is missing".into(),
+            id,
+        }),
+    }
+}
+
+/// Ids are strings or integers (MCP narrows JSON-RPC here).
+fn is_valid_id(raw: &RawValue) -> bool {
+    let text = raw.get();
+    match text.as_bytes().first() {
+        Some(b'"') => true,
+        Some(b'-' | b'0'..=b'9') => text.bytes().skip(1).all(|b| b.is_ascii_digit()),
+        _ => false,
+    }
+}
+
+/// Not JSON at all is a parse error; JSON of the wrong shape (an array, a
+/// number, a field of the wrong type) is an invalid request, answered with the
+/// id when one can be found.
+fn reject_unparsed<'a>(line: &'a [u8], err: &serde_json::Error) -> Rejection<'a> {
+    if err.is_syntax() || err.is_eof() || err.is_io() {
+        return Rejection {
+            code: ErrorCode::PARSE_ERROR,
+            message: format!("Parse error: {}", without_position(err)).into(),
+            id: None,
+        };
+    }
+    if err.to_string().starts_with("recursion limit exceeded") {
+        return Rejection {
+            code: ErrorCode::PARSE_ERROR,
+            message: "Parse error: the message is nested too deeply (limit 128)".into(),
+            id: None,
+        };
+    }
+    let is_array = line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
+    let message: Cow<'static, str> = if is_array {
+        "Invalid Request: batches are not supported; send one JSON-RPC message per line".into()
+    } else {
+        format!("Invalid Request: {}", without_position(err)).into()
+    };
+    Rejection {
+        code: ErrorCode::INVALID_REQUEST,
+        message,
+        id: salvage_id(line),
+    }
+}
+
+/// The `id` of an object that failed to parse for another reason.
+fn salvage_id(line: &[u8]) -> Option<&RawValue> {
+    #[derive(Deserialize)]
+    struct IdOnly<'a> {
+        #[serde(borrow)]
+        id: &'a RawValue,
+    }
+    serde_json::from_slice::<IdOnly<'_>>(line)
+        .ok()
+        .map(|only| only.id)
+        .filter(|raw| is_valid_id(raw))
+}
+
+/// serde_json's message without the " at line 1 column 7" tail, which means
+/// nothing to a client that sent a single line.
+pub(crate) fn without_position(err: &serde_json::Error) -> String {
+    let text = err.to_string();
+    match text.rfind(" at line ") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rejected(line: &str) -> (i64, Option<String>) {
+        match parse(line.as_bytes()) {
+            Err(r) => (r.code.code(), r.id.map(|id| id.get().to_owned())),
+            Ok(m) => panic!("accepted {line}: {m:?}"),
+        }
+    }
+
+    #[test]
+    fn classifies_requests_notifications_and_responses() {
+        let req = parse(br#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#).unwrap();
+        assert!(matches!(req, Incoming::Request { id, .. } if id.get() == "\"a\""));
+        let note = parse(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).unwrap();
+        assert!(matches!(note, Incoming::Notification { .. }));
+        let resp = parse(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#).unwrap();
+        assert!(matches!(resp, Incoming::Response { .. }));
+    }
+
+    #[test]
+    fn rejects_with_the_right_code() {
+        assert_eq!(rejected("not json"), (-32700, None));
+        assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":1,"#), (-32700, None));
+        assert_eq!(rejected("[1,2]"), (-32600, None));
+        assert_eq!(rejected("42"), (-32600, None));
+        assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#), (-32600, None));
+        assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#), (-32600, None));
+        assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":7}"#), (-32600, Some("7".into())));
+        assert_eq!(rejected(r#"{"jsonrpc":"1.0","id":7,"method":"x"}"#), (-32600, Some("7".into())));
+        assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":7,"method":5}"#), (-32600, Some("7".into())));
+        assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":7,"method":"x","params":3}"#), (-32600, Some("7".into())));
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert_eq!(rejected(&deep).0, -32700);
+    }
+}

@@ -1,0 +1,177 @@
+//! The one table behind both `tools/list` and `tools/call`: tools sorted by
+//! name, each definition serialized once per protocol revision.
+
+use crate::error::{Error, check_tool_name};
+use crate::protocol::ProtocolVersion;
+use crate::tool::Tool;
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::{Arc, OnceLock};
+
+/// A page of the tool list: the JSON array's text and the cursor of the next page.
+#[derive(Debug)]
+pub(crate) struct Page<'a> {
+    pub(crate) tools_json: &'a str,
+    pub(crate) next_cursor: Option<String>,
+}
+
+/// Registered tools, immutable once serving starts.
+#[derive(Debug)]
+pub(crate) struct Registry {
+    tools: Vec<Arc<Tool>>,
+    by_name: HashMap<Arc<str>, usize>,
+    /// Per revision: each tool's definition as JSON text, built on first use.
+    definitions: [OnceLock<Vec<String>>; ProtocolVersion::ALL.len()],
+    /// Per revision: the whole unpaginated `tools` array.
+    full_lists: [OnceLock<String>; ProtocolVersion::ALL.len()],
+    /// Per revision and page: the `tools` array of that page.
+    pages: [OnceLock<Vec<String>>; ProtocolVersion::ALL.len()],
+    page_size: Option<usize>,
+    /// Binds cursors to this tool set, so a stale or foreign cursor is refused.
+    fingerprint: u64,
+}
+
+impl Registry {
+    /// Checks names, sorts by name, refuses duplicates.
+    pub(crate) fn new(tools: Vec<Tool>, page_size: Option<usize>) -> Result<Registry, Error> {
+        let mut tools: Vec<Arc<Tool>> = tools.into_iter().map(Arc::new).collect();
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut by_name = HashMap::with_capacity(tools.len());
+        let mut hasher = DefaultHasher::new();
+        for (index, tool) in tools.iter().enumerate() {
+            check_tool_name(&tool.name)?;
+            if tool.input_schema.get("type").and_then(|t| t.as_str()) != Some("object") {
+                return Err(Error::InvalidInputSchema(tool.name.clone()));
+            }
+            if by_name.insert(Arc::from(tool.name.as_str()), index).is_some() {
+                return Err(Error::DuplicateToolName(tool.name.clone()));
+            }
+            tool.name.hash(&mut hasher);
+        }
+        Ok(Registry {
+            tools,
+            by_name,
+            definitions: Default::default(),
+            full_lists: Default::default(),
+            pages: Default::default(),
+            page_size: page_size.filter(|&n| n > 0),
+            fingerprint: hasher.finish(),
+        })
+    }
+
+    /// The tool called `name`, with its name as a shared string.
+    pub(crate) fn get(&self, name: &str) -> Option<(Arc<str>, &Arc<Tool>)> {
+        let (key, &index) = self.by_name.get_key_value(name)?;
+        Some((key.clone(), &self.tools[index]))
+    }
+
+    fn definitions(&self, version: ProtocolVersion) -> &[String] {
+        self.definitions[version.index()].get_or_init(|| {
+            self.tools
+                .iter()
+                .map(|tool| tool.definition(version).to_string())
+                .collect()
+        })
+    }
+
+    /// One page of `tools/list`; `Err` when the cursor is not one of ours.
+    pub(crate) fn page(&self, version: ProtocolVersion, cursor: Option<&str>) -> Result<Page<'_>, ()> {
+        let Some(size) = self.page_size else {
+            if cursor.is_some() {
+                return Err(());
+            }
+            let full = self.full_lists[version.index()]
+                .get_or_init(|| join_array(self.definitions(version)));
+            return Ok(Page {
+                tools_json: full,
+                next_cursor: None,
+            });
+        };
+        let page = match cursor {
+            None => 0,
+            Some(cursor) => self.decode_cursor(cursor).ok_or(())?,
+        };
+        let pages = self.pages[version.index()].get_or_init(|| {
+            let defs = self.definitions(version);
+            let mut pages: Vec<String> = defs.chunks(size).map(join_array).collect();
+            if pages.is_empty() {
+                pages.push("[]".to_owned());
+            }
+            pages
+        });
+        let tools_json = pages.get(page).ok_or(())?;
+        let next_cursor = (page + 1 < pages.len()).then(|| self.encode_cursor(page + 1));
+        Ok(Page {
+            tools_json,
+            next_cursor,
+        })
+    }
+
+    fn encode_cursor(&self, page: usize) -> String {
+        format!("{:016x}{page:x}", self.fingerprint)
+    }
+
+    fn decode_cursor(&self, cursor: &str) -> Option<usize> {
+        let (fingerprint, page) = cursor.split_at_checked(16)?;
+        if u64::from_str_radix(fingerprint, 16).ok()? != self.fingerprint || page.is_empty() {
+            return None;
+        }
+        usize::from_str_radix(page, 16).ok()
+    }
+}
+
+fn join_array(items: &[String]) -> String {
+    let len = items.iter().map(|s| s.len() + 1).sum::<usize>() + 2;
+    let mut out = String::with_capacity(len);
+    out.push('[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(item);
+    }
+    out.push(']');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ToolBuilder, ToolOutcome};
+
+    fn tool(name: &str) -> Tool {
+        ToolBuilder::new(name, |_| Box::pin(async { ToolOutcome::text("") })).build()
+    }
+
+    #[test]
+    fn duplicates_and_bad_names_are_refused() {
+        let err = Registry::new(vec![tool("a"), tool("a")], None).unwrap_err();
+        assert!(matches!(err, Error::DuplicateToolName(name) if name == "a"));
+        let err = Registry::new(vec![tool("has space")], None).unwrap_err();
+        assert!(matches!(err, Error::InvalidToolName { .. }));
+    }
+
+    #[test]
+    fn pages_walk_every_tool_in_name_order() {
+        let names = ["e", "c", "a", "d", "b"];
+        let registry = Registry::new(names.iter().map(|n| tool(n)).collect(), Some(2)).unwrap();
+        let v = ProtocolVersion::LATEST;
+        let mut cursor = None;
+        let mut seen = Vec::new();
+        let mut pages = 0;
+        loop {
+            let page = registry.page(v, cursor.as_deref()).unwrap();
+            let tools: Vec<serde_json::Value> = serde_json::from_str(page.tools_json).unwrap();
+            seen.extend(tools.iter().map(|t| t["name"].as_str().unwrap().to_owned()));
+            pages += 1;
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+        }
+        assert_eq!(pages, 3);
+        assert_eq!(seen, ["a", "b", "c", "d", "e"]);
+        assert!(registry.page(v, Some("bogus")).is_err());
+        assert!(registry.page(v, Some(&format!("{:016x}ff", registry.fingerprint))).is_err());
+    }
+}

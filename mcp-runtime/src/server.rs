@@ -1,0 +1,191 @@
+//! The server builder and its main loop.
+
+use crate::dispatch::{Dispatcher, Identity, Shared};
+use crate::error::Error;
+use crate::registry::Registry;
+use crate::tool::Tool;
+use crate::transport::{Line, LineReader};
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+
+/// The largest message accepted by default: 8 MiB.
+pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 8 * 1024 * 1024;
+
+/// How long 2026-07-28 clients may cache lists by default: 5 minutes.
+pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
+
+/// An MCP server: a name, a version and tools, served over a transport.
+///
+/// ```
+/// use mcp_runtime::{Server, tool, tools};
+///
+/// /// Add two numbers.
+/// #[tool]
+/// async fn add(a: f64, b: f64) -> f64 {
+///     a + b
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// let (mut client, server_end) = mcp_runtime::transport::memory();
+/// let (read, write) = tokio::io::split(server_end);
+/// let server = tokio::spawn(Server::new("calc", "1.0.0").tools(tools![add]).serve(read, write));
+///
+/// client.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"doc","version":"0"}}}"#).await?;
+/// assert!(client.recv().await?.unwrap().contains(r#""protocolVersion":"2025-06-18""#));
+/// client.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#).await?;
+/// assert!(client.recv().await?.unwrap().contains(r#""structuredContent":{"result":3.0}"#));
+/// client.close().await?;
+/// server.await??;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+#[must_use]
+pub struct Server {
+    name: String,
+    version: String,
+    title: Option<String>,
+    instructions: Option<String>,
+    tools: Vec<Tool>,
+    page_size: Option<usize>,
+    list_ttl: Duration,
+    max_message_size: usize,
+}
+
+impl Server {
+    /// A server that reports `name` and `version` to clients.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Server {
+        Server {
+            name: name.into(),
+            version: version.into(),
+            title: None,
+            instructions: None,
+            tools: Vec::new(),
+            page_size: None,
+            list_ttl: DEFAULT_LIST_TTL,
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+        }
+    }
+
+    /// Registers tools, e.g. `tools![add, echo]`.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = Tool>) -> Server {
+        self.tools.extend(tools);
+        self
+    }
+
+    /// Registers one tool.
+    pub fn tool(mut self, tool: Tool) -> Server {
+        self.tools.push(tool);
+        self
+    }
+
+    /// A human-readable display name for the server.
+    pub fn title(mut self, title: impl Into<String>) -> Server {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Guidance for the model on using this server's tools.
+    pub fn instructions(mut self, text: impl Into<String>) -> Server {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// Splits `tools/list` into pages of `size` tools (off by default: one page).
+    pub fn page_size(mut self, size: usize) -> Server {
+        self.page_size = Some(size);
+        self
+    }
+
+    /// How long 2026-07-28 clients may cache `tools/list` and `server/discover`
+    /// results (`ttlMs`); [`DEFAULT_LIST_TTL`] by default.
+    pub fn list_ttl(mut self, ttl: Duration) -> Server {
+        self.list_ttl = ttl;
+        self
+    }
+
+    /// The largest message accepted, in bytes; longer lines are answered with
+    /// an error and discarded. [`DEFAULT_MAX_MESSAGE_SIZE`] by default.
+    pub fn max_message_size(mut self, bytes: usize) -> Server {
+        self.max_message_size = bytes;
+        self
+    }
+
+    /// Checks the registration (unique, valid names; object input schemas).
+    fn into_shared(self) -> Result<(Arc<Shared>, usize), Error> {
+        let registry = Registry::new(self.tools, self.page_size)?;
+        let ttl_ms = u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX);
+        let identity = Identity::new(self.name, self.version, self.title, self.instructions, ttl_ms);
+        Ok((Arc::new(Shared { registry, identity }), self.max_message_size))
+    }
+
+    /// Serves stdin/stdout until stdin closes, logging to stderr.
+    ///
+    /// Installs a `tracing` subscriber that writes to stderr (level from the
+    /// `MCP_LOG` environment variable, `warn` by default) unless the program
+    /// installed its own.
+    pub async fn serve_stdio(self) -> io::Result<()> {
+        crate::logging::init_stderr();
+        self.serve(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves one connection until its input ends, then waits for the calls
+    /// in flight, flushes their responses and returns.
+    pub async fn serve<R, W>(self, input: R, output: W) -> io::Result<()>
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (shared, max) = self.into_shared()?;
+        let (out, frames) = mpsc::unbounded_channel();
+        let writer = tokio::spawn(write_frames(frames, output));
+        let mut dispatcher = Dispatcher::new(shared, out);
+        let mut reader = LineReader::new(input, max);
+        // The loop's one job is to keep reading: every request is answered or
+        // handed to its own task without awaiting it, so input is never
+        // blocked behind a tool. Back-pressure is the writer's: frames queue
+        // in memory while stdout is slow.
+        let read_result = loop {
+            match reader.next_line().await {
+                Ok(Some(Line::Message(line))) => dispatcher.handle_line(line),
+                Ok(Some(Line::Oversized { len })) => dispatcher.handle_oversized(len, max),
+                Ok(None) => break Ok(()),
+                Err(err) => break Err(err),
+            }
+        };
+        // Dropping the dispatcher's sender lets the writer finish once the
+        // last in-flight call has sent its response.
+        drop(dispatcher);
+        let write_result = writer.await.map_err(io::Error::other)?;
+        read_result.and(write_result)
+    }
+}
+
+/// Writes frames in arrival order, one write and one flush per batch of the
+/// frames that are ready.
+async fn write_frames<W: AsyncWrite + Unpin>(
+    mut frames: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut output: W,
+) -> io::Result<()> {
+    let mut batch = Vec::with_capacity(64 * 1024);
+    while let Some(frame) = frames.recv().await {
+        batch.extend_from_slice(&frame);
+        while let Ok(more) = frames.try_recv() {
+            batch.extend_from_slice(&more);
+            if batch.len() > 1 << 20 {
+                break;
+            }
+        }
+        output.write_all(&batch).await?;
+        output.flush().await?;
+        batch.clear();
+    }
+    output.shutdown().await.or_else(|err| match err.kind() {
+        io::ErrorKind::BrokenPipe => Ok(()),
+        _ => Err(err),
+    })
+}

@@ -1,0 +1,447 @@
+//! What a tool is at run time: its definition, the call it receives, and what
+//! it gives back.
+
+use crate::content::Content;
+use crate::protocol::ProtocolVersion;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// A boxed, sendable future, the shape every tool handler returns.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+type Handler = Arc<dyn Fn(ToolCall) -> BoxFuture<ToolOutcome> + Send + Sync>;
+
+/// A registered tool: its advertised definition and the handler that runs it.
+///
+/// `#[tool]` makes these; `tools![a, b]` collects them. [`ToolBuilder`] makes
+/// them by hand, for tools whose shape is only known at run time.
+#[derive(Clone)]
+pub struct Tool {
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) input_schema: Value,
+    pub(crate) output_schema: Option<Value>,
+    pub(crate) annotations: Annotations,
+    pub(crate) icons: Vec<Icon>,
+    pub(crate) meta: Map<String, Value>,
+    pub(crate) handler: Handler,
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name)
+            .field("title", &self.title)
+            .field("description", &self.description)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tool {
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The same tool under another name (say, to register copies of it).
+    pub fn renamed(mut self, name: impl Into<String>) -> Tool {
+        self.name = name.into();
+        self
+    }
+
+    /// The advertised inputSchema.
+    pub fn input_schema(&self) -> &Value {
+        &self.input_schema
+    }
+
+    /// The advertised outputSchema as a 2026-07-28 session sees it, if any.
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.output_schema.as_ref()
+    }
+
+    /// Whether results must be wrapped as `{"result": …}` for sessions that
+    /// require an object root (2025-06-18, 2025-11-25).
+    pub(crate) fn wraps_output(&self, version: ProtocolVersion) -> bool {
+        version.has_structured_output()
+            && !version.is_modern()
+            && self
+                .output_schema
+                .as_ref()
+                .is_some_and(|s| s.get("type").and_then(Value::as_str) != Some("object"))
+    }
+
+    /// The tool's definition as a session of `version` sees it.
+    pub(crate) fn definition(&self, version: ProtocolVersion) -> Value {
+        let mut def = Map::new();
+        def.insert("name".into(), self.name.clone().into());
+        if version.has_structured_output()
+            && let Some(title) = &self.title
+        {
+            def.insert("title".into(), title.clone().into());
+        }
+        if let Some(description) = &self.description {
+            def.insert("description".into(), description.clone().into());
+        }
+        def.insert("inputSchema".into(), self.input_schema.clone());
+        if version.has_structured_output()
+            && let Some(schema) = &self.output_schema
+        {
+            let schema = if self.wraps_output(version) {
+                crate::schema::wrap_in_result(schema)
+            } else {
+                schema.clone()
+            };
+            def.insert("outputSchema".into(), schema);
+        }
+        if version.has_annotations() {
+            // Before `title` existed on tools, `annotations.title` carried it.
+            let legacy_title = self.title.as_deref().filter(|_| !version.has_structured_output());
+            if let Some(annotations) = self.annotations.to_json(legacy_title) {
+                def.insert("annotations".into(), annotations);
+            }
+        }
+        if version.has_icons() && !self.icons.is_empty() {
+            let icons = self.icons.iter().map(Icon::to_json).collect();
+            def.insert("icons".into(), Value::Array(icons));
+        }
+        if version.has_structured_output() && !self.meta.is_empty() {
+            def.insert("_meta".into(), Value::Object(self.meta.clone()));
+        }
+        Value::Object(def)
+    }
+
+    pub(crate) fn call(&self, call: ToolCall) -> BoxFuture<ToolOutcome> {
+        (self.handler)(call)
+    }
+}
+
+/// Builds a [`Tool`]; what `#[tool]` expands to, and the way to make tools
+/// whose shape is only known at run time.
+///
+/// ```
+/// use mcp_runtime::{ToolBuilder, ToolOutcome};
+/// let tool = ToolBuilder::new("shout", |call| {
+///     Box::pin(async move {
+///         match call.arguments::<std::collections::HashMap<String, String>>() {
+///             Ok(args) => ToolOutcome::text(args.get("text").cloned().unwrap_or_default().to_uppercase()),
+///             Err(invalid) => invalid,
+///         }
+///     })
+/// })
+/// .description("Repeat the text, louder.")
+/// .read_only_hint(true)
+/// .build();
+/// assert_eq!(tool.name(), "shout");
+/// ```
+#[must_use]
+pub struct ToolBuilder {
+    tool: Tool,
+}
+
+impl fmt::Debug for ToolBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ToolBuilder").field(&self.tool).finish()
+    }
+}
+
+impl ToolBuilder {
+    /// A tool named `name` that runs `handler`; it takes no arguments until
+    /// [`ToolBuilder::input_schema`] says otherwise.
+    pub fn new<F>(name: impl Into<String>, handler: F) -> ToolBuilder
+    where
+        F: Fn(ToolCall) -> BoxFuture<ToolOutcome> + Send + Sync + 'static,
+    {
+        ToolBuilder {
+            tool: Tool {
+                name: name.into(),
+                title: None,
+                description: None,
+                input_schema: serde_json::json!({"type": "object", "additionalProperties": false}),
+                output_schema: None,
+                annotations: Annotations::default(),
+                icons: Vec::new(),
+                meta: Map::new(),
+                handler: Arc::new(handler),
+            },
+        }
+    }
+
+    /// The description shown to the model.
+    pub fn description(mut self, text: impl Into<String>) -> Self {
+        let text = text.into();
+        self.tool.description = (!text.is_empty()).then_some(text);
+        self
+    }
+
+    /// The human-readable display name.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.tool.title = Some(title.into());
+        self
+    }
+
+    /// The inputSchema; its root must be `type: object`.
+    pub fn input_schema(mut self, schema: Value) -> Self {
+        self.tool.input_schema = schema;
+        self
+    }
+
+    /// The outputSchema, as 2026-07-28 sessions see it (any root); older
+    /// sessions get a non-object root wrapped as `{"result": …}`.
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.tool.output_schema = Some(schema);
+        self
+    }
+
+    /// `readOnlyHint`: the tool does not modify its environment.
+    pub fn read_only_hint(mut self, value: bool) -> Self {
+        self.tool.annotations.read_only = Some(value);
+        self
+    }
+
+    /// `destructiveHint`: updates may destroy data (meaningful when not read-only).
+    pub fn destructive_hint(mut self, value: bool) -> Self {
+        self.tool.annotations.destructive = Some(value);
+        self
+    }
+
+    /// `idempotentHint`: repeating a call with the same arguments has no further effect.
+    pub fn idempotent_hint(mut self, value: bool) -> Self {
+        self.tool.annotations.idempotent = Some(value);
+        self
+    }
+
+    /// `openWorldHint`: the tool reaches entities outside a closed domain.
+    pub fn open_world_hint(mut self, value: bool) -> Self {
+        self.tool.annotations.open_world = Some(value);
+        self
+    }
+
+    /// Adds an icon.
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.tool.icons.push(icon);
+        self
+    }
+
+    /// Adds an entry to the tool's `_meta`.
+    pub fn meta(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.tool.meta.insert(key.into(), value);
+        self
+    }
+
+    /// The finished tool.
+    pub fn build(self) -> Tool {
+        self.tool
+    }
+}
+
+/// The four behaviour hints of a tool; `None` leaves the client's default.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Annotations {
+    read_only: Option<bool>,
+    destructive: Option<bool>,
+    idempotent: Option<bool>,
+    open_world: Option<bool>,
+}
+
+impl Annotations {
+    fn to_json(&self, title: Option<&str>) -> Option<Value> {
+        let mut map = Map::new();
+        if let Some(title) = title {
+            map.insert("title".into(), title.into());
+        }
+        let hints = [
+            ("readOnlyHint", self.read_only),
+            ("destructiveHint", self.destructive),
+            ("idempotentHint", self.idempotent),
+            ("openWorldHint", self.open_world),
+        ];
+        for (key, value) in hints {
+            if let Some(value) = value {
+                map.insert(key.into(), value.into());
+            }
+        }
+        (!map.is_empty()).then_some(Value::Object(map))
+    }
+}
+
+/// An icon a client may show for the tool (2025-11-25 and later).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Icon {
+    src: String,
+    mime_type: Option<String>,
+    sizes: Vec<String>,
+    theme: Option<String>,
+}
+
+impl Icon {
+    /// An icon at `src`, an `https:` or `data:` URI.
+    pub fn new(src: impl Into<String>) -> Icon {
+        Icon {
+            src: src.into(),
+            mime_type: None,
+            sizes: Vec::new(),
+            theme: None,
+        }
+    }
+
+    /// The image's MIME type, e.g. `image/png`.
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Icon {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Space-separated sizes, e.g. `"48x48 96x96"` or `"any"`.
+    pub fn sizes(mut self, sizes: &str) -> Icon {
+        self.sizes = sizes.split_whitespace().map(str::to_owned).collect();
+        self
+    }
+
+    /// `light` or `dark`: the background the icon is drawn for.
+    pub fn theme(mut self, theme: impl Into<String>) -> Icon {
+        self.theme = Some(theme.into());
+        self
+    }
+
+    fn to_json(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("src".into(), self.src.clone().into());
+        if let Some(mime) = &self.mime_type {
+            map.insert("mimeType".into(), mime.clone().into());
+        }
+        if !self.sizes.is_empty() {
+            map.insert("sizes".into(), self.sizes.clone().into());
+        }
+        if let Some(theme) = &self.theme {
+            map.insert("theme".into(), theme.clone().into());
+        }
+        Value::Object(map)
+    }
+}
+
+/// One call of a tool, as its handler receives it.
+#[derive(Debug)]
+pub struct ToolCall {
+    pub(crate) name: Arc<str>,
+    pub(crate) arguments: Option<Box<RawValue>>,
+    pub(crate) version: ProtocolVersion,
+}
+
+impl ToolCall {
+    /// The name the tool was called by.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The protocol revision of the calling session or request.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// Deserializes the arguments (absent arguments read as `{}`). On failure
+    /// the `Err` is the `isError` result to return: it names the field and what
+    /// was expected, so a model can correct itself.
+    pub fn arguments<T: DeserializeOwned>(&self) -> Result<T, ToolOutcome> {
+        let text = self.arguments.as_deref().map_or("{}", RawValue::get);
+        let mut de = serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(&mut de).map_err(|err| {
+            let path = err.path().to_string();
+            let inner = crate::protocol::incoming::without_position(err.inner());
+            let message = if path == "." {
+                format!("Invalid arguments for tool '{}': {inner}.", self.name)
+            } else {
+                format!(
+                    "Invalid arguments for tool '{}': `{path}`: {inner}.",
+                    self.name
+                )
+            };
+            ToolOutcome::Error(message)
+        })
+    }
+}
+
+/// What a tool call produced, before it is shaped for the session's revision.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ToolOutcome {
+    /// A serialized JSON value: `structuredContent` plus a text mirror.
+    Structured(String),
+    /// Content blocks, without structured output.
+    Content(Vec<Content>),
+    /// A failure the model should see: `isError: true` with this text.
+    Error(String),
+}
+
+impl ToolOutcome {
+    /// A single text block.
+    pub fn text(text: impl Into<String>) -> ToolOutcome {
+        ToolOutcome::Content(vec![Content::text(text)])
+    }
+
+    /// An `isError` result with `message`.
+    pub fn error(message: impl Into<String>) -> ToolOutcome {
+        ToolOutcome::Error(message.into())
+    }
+}
+
+/// The error a tool returns: its message reaches the model in an `isError`
+/// result.
+///
+/// Any `std::error::Error` converts with `?`; [`ToolError::new`] takes a
+/// message. (Like `anyhow::Error`, it does not implement `std::error::Error`
+/// itself, which is what makes the blanket conversion possible.)
+///
+/// ```
+/// use mcp_runtime::ToolError;
+/// fn parse(text: &str) -> Result<u32, ToolError> {
+///     let n: u32 = text.parse()?;
+///     if n == 0 {
+///         return Err(ToolError::new("zero is not allowed; pass a positive number"));
+///     }
+///     Ok(n)
+/// }
+/// assert_eq!(parse("0").unwrap_err().to_string(), "zero is not allowed; pass a positive number");
+/// assert!(parse("x").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    message: String,
+}
+
+impl ToolError {
+    /// An error with this message for the model; say what to do differently.
+    pub fn new(message: impl Into<String>) -> ToolError {
+        ToolError {
+            message: message.into(),
+        }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
+    fn from(err: E) -> ToolError {
+        let mut message = err.to_string();
+        let mut source = err.source();
+        while let Some(cause) = source {
+            message.push_str(": ");
+            message.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        ToolError { message }
+    }
+}

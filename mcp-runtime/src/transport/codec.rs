@@ -1,0 +1,129 @@
+//! Newline-delimited framing with a size cap.
+//!
+//! The cap is enforced while reading: an oversized line is skipped through to
+//! its newline without ever being held whole, then reported as one
+//! [`Line::Oversized`], and the next line is read normally.
+
+use std::io;
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+
+/// One framed line.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// A line's bytes, without the newline and a trailing `\r`.
+    Message(&'a [u8]),
+    /// A line longer than the cap, already discarded.
+    Oversized {
+        /// How many bytes the line had (newline excluded).
+        len: usize,
+    },
+}
+
+/// Reads newline-delimited messages of at most `max` bytes each.
+#[derive(Debug)]
+pub struct LineReader<R> {
+    reader: BufReader<R>,
+    line: Vec<u8>,
+    max: usize,
+}
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    /// Frames `reader`, refusing lines longer than `max` bytes.
+    pub fn new(reader: R, max: usize) -> Self {
+        LineReader {
+            reader: BufReader::with_capacity(64 * 1024, reader),
+            line: Vec::with_capacity(4096),
+            max,
+        }
+    }
+
+    /// The next non-blank line, or `None` at end of input. A last line
+    /// without a newline still counts.
+    pub async fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        loop {
+            self.line.clear();
+            let mut skipped = 0usize;
+            let mut at_eof = false;
+            loop {
+                let buf = self.reader.fill_buf().await?;
+                if buf.is_empty() {
+                    at_eof = true;
+                    break;
+                }
+                let (chunk, used, done) = match buf.iter().position(|&b| b == b'\n') {
+                    Some(pos) => (&buf[..pos], pos + 1, true),
+                    None => (buf, buf.len(), false),
+                };
+                if skipped > 0 || self.line.len() + chunk.len() > self.max {
+                    skipped += self.line.len() + chunk.len();
+                    self.line.clear();
+                } else {
+                    self.line.extend_from_slice(chunk);
+                }
+                self.reader.consume(used);
+                if done {
+                    break;
+                }
+            }
+            if skipped > 0 {
+                return Ok(Some(Line::Oversized { len: skipped }));
+            }
+            if self.line.last() == Some(&b'\r') {
+                self.line.pop();
+            }
+            if self.line.iter().all(u8::is_ascii_whitespace) {
+                if at_eof {
+                    return Ok(None);
+                }
+                continue;
+            }
+            return Ok(Some(Line::Message(&self.line)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn lines(input: &[u8], max: usize) -> Vec<String> {
+        let mut reader = LineReader::new(input, max);
+        let mut out = Vec::new();
+        while let Some(line) = reader.next_line().await.unwrap() {
+            out.push(match line {
+                Line::Message(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+                Line::Oversized { len } => format!("<oversized {len}>"),
+            });
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn splits_strips_cr_and_skips_blank_lines() {
+        let got = lines(b"a\r\n\n  \nb\nlast", 100).await;
+        assert_eq!(got, ["a", "b", "last"]);
+    }
+
+    #[tokio::test]
+    async fn oversized_line_is_skipped_and_the_next_one_served() {
+        let mut input = vec![b'x'; 10_000];
+        input.extend_from_slice(b"\nok\n");
+        assert_eq!(lines(&input, 100).await, ["<oversized 10000>", "ok"]);
+    }
+
+    #[tokio::test]
+    async fn partial_reads_assemble_one_line() {
+        let (mut tx, rx) = tokio::io::duplex(8);
+        let writer = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            for part in [&b"{\"a\""[..], b":1", b"}\n{\"b\":2}\n"] {
+                tx.write_all(part).await.unwrap();
+            }
+        });
+        let mut reader = LineReader::new(rx, 100);
+        assert_eq!(reader.next_line().await.unwrap(), Some(Line::Message(b"{\"a\":1}")));
+        assert_eq!(reader.next_line().await.unwrap(), Some(Line::Message(b"{\"b\":2}")));
+        writer.await.unwrap();
+        assert_eq!(reader.next_line().await.unwrap(), None);
+    }
+}

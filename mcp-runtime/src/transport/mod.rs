@@ -1,0 +1,8 @@
+//! Byte transports: newline-delimited framing over any async reader/writer,
+//! stdio, and an in-memory pipe pair for tests and doctests.
+
+mod codec;
+mod memory;
+
+pub use codec::{Line, LineReader};
+pub use memory::{MemoryTransport, memory};

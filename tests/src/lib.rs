@@ -1,0 +1,1 @@
+//! Test-only crate; the tests are the `[[test]]` targets in its manifest.
