@@ -27,12 +27,27 @@ async fn add(
 }
 
 /// Echo the text back unchanged.
-#[tool(read_only, idempotent, open_world = false)]
+#[tool(
+    read_only,
+    idempotent,
+    open_world = false,
+    icon(src = "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=", mime_type = "image/svg+xml", sizes = "any")
+)]
 async fn echo(
     /// Text to echo
     text: String,
 ) -> String {
     text
+}
+
+/// Split text into words (whitespace-separated); a non-object result, which
+/// sessions before 2026-07-28 receive wrapped as `{"result": [...]}`.
+#[tool(read_only, idempotent, open_world = false)]
+fn split_words(
+    /// Text to split
+    text: String,
+) -> Vec<String> {
+    text.split_whitespace().map(str::to_owned).collect()
 }
 
 /// Always fails, to show how a tool error reaches the model.
@@ -142,8 +157,8 @@ async fn main() -> std::io::Result<()> {
     let copies = (0..extra_adds).map(|i| tools![add].remove(0).renamed(format!("add_{i}")));
     Server::new("everything", env!("CARGO_PKG_VERSION"))
         .title("Everything (mcp-runtime example)")
-        .instructions("Demonstration tools: add, echo, fail, slow, panic, get_weather_data.")
-        .tools(tools![add, echo, fail, slow, panic, get_weather_data])
+        .instructions("Demonstration tools: add, echo, fail, slow, panic, split_words, get_weather_data.")
+        .tools(tools![add, echo, fail, slow, panic, split_words, get_weather_data])
         .tools(copies)
         .serve_stdio()
         .await

@@ -1,0 +1,483 @@
+//! Every protocol path of the stdio server, end to end: the `everything`
+//! example is spawned, real JSON lines go through its stdin/stdout, and each
+//! response is checked exactly and validated against the official schema of
+//! the session's protocol version.
+
+mod common;
+
+use common::{Peer, assert_matches_schema, assert_valid, call, initialize, request};
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+const LEGACY: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+
+fn server_info_meta() -> Value {
+    json!({"io.modelcontextprotocol/serverInfo": {
+        "name": "everything", "version": "0.1.0", "title": "Everything (mcp-runtime example)"
+    }})
+}
+
+fn tool<'a>(list: &'a Value, name: &str) -> &'a Value {
+    list["result"]["tools"]
+        .as_array()
+        .expect("tools array")
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("tool {name} not listed"))
+}
+
+/// Checks a successful structured result: schema-valid, structuredContent
+/// matches the tool's outputSchema, and the text mirror is the same JSON.
+fn check_structured(version: &str, list: &Value, name: &str, response: &Value) -> Value {
+    let result = &response["result"];
+    assert_valid(version, "CallToolResult", result);
+    assert_eq!(result.get("isError"), None, "{response}");
+    let structured = result["structuredContent"].clone();
+    let mirror: Value = serde_json::from_str(result["content"][0]["text"].as_str().expect("text"))
+        .expect("text mirror is JSON");
+    assert_eq!(mirror, structured, "text mirror differs from structuredContent");
+    assert_matches_schema(&tool(list, name)["outputSchema"], &structured);
+    structured
+}
+
+#[test]
+fn initialize_echoes_every_legacy_version() {
+    for version in LEGACY {
+        let mut peer = Peer::everything();
+        peer.version = version.into();
+        let response = peer.request(initialize(1, version));
+        let mut server_info = json!({"name": "everything", "version": "0.1.0"});
+        if version >= "2025-06-18" {
+            server_info["title"] = "Everything (mcp-runtime example)".into();
+        }
+        assert_eq!(
+            response,
+            json!({"jsonrpc": "2.0", "id": 1, "result": {
+                "protocolVersion": version,
+                "capabilities": {"tools": {"listChanged": false}},
+                "serverInfo": server_info,
+                "instructions": "Demonstration tools: add, echo, fail, slow, panic, split_words, get_weather_data."
+            }})
+        );
+        assert_valid(version, "InitializeResult", &response["result"]);
+    }
+}
+
+#[test]
+fn initialize_counter_offers_the_newest_legacy_version() {
+    for requested in ["1999-01-01", "2026-07-28", "not-a-date"] {
+        let mut peer = Peer::everything();
+        let response = peer.request(initialize(1, requested));
+        assert_eq!(response["result"]["protocolVersion"], "2025-11-25", "for {requested}");
+        assert_valid("2025-11-25", "InitializeResult", &response["result"]);
+    }
+}
+
+#[test]
+fn initialize_twice_or_without_a_version_is_refused() {
+    let mut peer = Peer::legacy("2025-06-18");
+    let again = peer.request(initialize(2, "2025-06-18"));
+    assert_eq!(
+        again,
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32600,
+            "message": "Invalid Request: 'initialize' was already received on this connection"}})
+    );
+    let mut fresh = Peer::everything();
+    let response = fresh.request(json!({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {}}));
+    assert_eq!(response["error"]["code"], -32602);
+    assert_eq!(
+        response["error"]["message"],
+        "Invalid params for initialize: missing field `protocolVersion`"
+    );
+}
+
+#[test]
+fn ping_is_answered_before_and_after_initialize() {
+    let mut peer = Peer::everything();
+    let before = peer.request(json!({"jsonrpc": "2.0", "id": "p1", "method": "ping"}));
+    assert_eq!(before, json!({"jsonrpc": "2.0", "id": "p1", "result": {}}));
+    peer.request(initialize(1, "2025-11-25"));
+    let after = peer.request(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}));
+    assert_eq!(after, json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+}
+
+#[test]
+fn tools_list_is_shaped_for_each_legacy_version() {
+    for version in LEGACY {
+        let mut peer = Peer::legacy(version);
+        let list = peer.request(request(1, "tools/list", json!({}), false));
+        assert_valid(version, "ListToolsResult", &list["result"]);
+        let names: Vec<&str> = list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            ["add", "echo", "fail", "get_weather_data", "panic", "slow", "split_words"],
+            "sorted by name"
+        );
+        assert_eq!(list["result"].get("nextCursor"), None);
+        let add = tool(&list, "add");
+        assert_eq!(
+            add["inputSchema"],
+            json!({"type": "object", "additionalProperties": false,
+                "properties": {
+                    "a": {"type": "number", "format": "double", "description": "First addend"},
+                    "b": {"type": "number", "format": "double", "description": "Second addend"}},
+                "required": ["a", "b"]})
+        );
+        assert_eq!(add["description"], "Add two numbers.");
+        let weather = tool(&list, "get_weather_data");
+        assert_eq!(weather["inputSchema"]["required"], json!(["location"]), "Option is not required");
+        assert_eq!(
+            tool(&list, "panic")["inputSchema"],
+            json!({"type": "object", "additionalProperties": false})
+        );
+        // Fields appear only from the version that defines them.
+        let has = |name: &str, field: &str| tool(&list, name).get(field).is_some();
+        assert_eq!(has("add", "annotations"), version >= "2025-03-26", "{version}");
+        assert_eq!(has("add", "outputSchema"), version >= "2025-06-18", "{version}");
+        assert_eq!(has("get_weather_data", "title"), version >= "2025-06-18", "{version}");
+        assert_eq!(has("echo", "icons"), version >= "2025-11-25", "{version}");
+        if version == "2025-03-26" {
+            assert_eq!(weather["annotations"]["title"], "Weather Data Retriever");
+        }
+        if version >= "2025-06-18" {
+            assert_eq!(weather["title"], "Weather Data Retriever");
+            assert_eq!(
+                weather["annotations"],
+                json!({"readOnlyHint": true, "openWorldHint": true})
+            );
+            assert_eq!(
+                add["annotations"],
+                json!({"readOnlyHint": true, "idempotentHint": true})
+            );
+            // A non-object result is advertised wrapped for object-only versions.
+            assert_eq!(
+                tool(&list, "split_words")["outputSchema"],
+                json!({"type": "object", "required": ["result"], "properties": {"result": {
+                    "type": "array", "items": {"type": "string"}}}})
+            );
+        }
+    }
+}
+
+#[test]
+fn structured_results_carry_a_text_mirror() {
+    let mut peer = Peer::legacy("2025-11-25");
+    let list = peer.request(request(1, "tools/list", json!({}), false));
+    let add = peer.request(call(2, "add", json!({"a": 2, "b": 3.5}), false));
+    assert_eq!(
+        add,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {
+            "content": [{"type": "text", "text": "{\"sum\":5.5}"}],
+            "structuredContent": {"sum": 5.5}}})
+    );
+    check_structured("2025-11-25", &list, "add", &add);
+    let weather = peer.request(call(3, "get_weather_data", json!({"location": "Paris"}), false));
+    let value = check_structured("2025-11-25", &list, "get_weather_data", &weather);
+    assert_eq!(value["units"], "metric");
+    assert_eq!(value["location"], "Paris");
+    let imperial = peer.request(call(
+        4,
+        "get_weather_data",
+        json!({"location": "Paris", "units": "imperial"}),
+        false,
+    ));
+    assert_eq!(check_structured("2025-11-25", &list, "get_weather_data", &imperial)["units"], "imperial");
+    let words = peer.request(call(5, "split_words", json!({"text": "a b  c"}), false));
+    assert_eq!(
+        check_structured("2025-11-25", &list, "split_words", &words),
+        json!({"result": ["a", "b", "c"]})
+    );
+}
+
+#[test]
+fn old_versions_get_text_only() {
+    for version in ["2024-11-05", "2025-03-26"] {
+        let mut peer = Peer::legacy(version);
+        let add = peer.request(call(1, "add", json!({"a": 1, "b": 2}), false));
+        assert_eq!(
+            add,
+            json!({"jsonrpc": "2.0", "id": 1, "result": {
+                "content": [{"type": "text", "text": "{\"sum\":3.0}"}]}})
+        );
+        assert_valid(version, "CallToolResult", &add["result"]);
+        let words = peer.request(call(2, "split_words", json!({"text": "x y"}), false));
+        assert_eq!(words["result"]["content"][0]["text"], "[\"x\",\"y\"]", "not wrapped without outputSchema");
+    }
+}
+
+#[test]
+fn text_and_unit_results_are_content_only() {
+    let mut peer = Peer::legacy("2025-06-18");
+    let echo = peer.request(call(1, "echo", json!({"text": "hi\nthere \u{1F600}"}), false));
+    assert_eq!(
+        echo,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {
+            "content": [{"type": "text", "text": "hi\nthere \u{1F600}"}]}})
+    );
+}
+
+#[test]
+fn tool_failures_are_error_results() {
+    let mut peer = Peer::legacy("2025-11-25");
+    let fail = peer.request(call(1, "fail", json!({}), false));
+    assert_eq!(
+        fail,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {
+            "content": [{"type": "text", "text": "this tool always fails"}], "isError": true}})
+    );
+    let reason = peer.request(call(2, "fail", json!({"reason": "boom"}), false));
+    assert_eq!(reason["result"]["content"][0]["text"], "boom");
+    assert_valid("2025-11-25", "CallToolResult", &reason["result"]);
+    let range = peer.request(call(3, "slow", json!({"ms": 700_000}), false));
+    assert_eq!(range["result"]["isError"], true);
+}
+
+#[test]
+fn bad_arguments_name_the_field_and_the_expectation() {
+    let mut peer = Peer::legacy("2025-11-25");
+    let cases = [
+        (json!({"a": "x", "b": 2}), "Invalid arguments for tool 'add': `a`: invalid type: string \"x\", expected f64."),
+        (json!({"a": 1}), "Invalid arguments for tool 'add': missing field `b`."),
+        (json!({"a": 1, "b": 2, "c": 3}), "Invalid arguments for tool 'add': `c`: unknown field `c`, expected `a` or `b`."),
+    ];
+    for (i, (arguments, message)) in cases.into_iter().enumerate() {
+        let response = peer.request(call(i as u64, "add", arguments, false));
+        assert_eq!(
+            response,
+            json!({"jsonrpc": "2.0", "id": i, "result": {
+                "content": [{"type": "text", "text": message}], "isError": true}})
+        );
+    }
+    let enum_value = peer.request(call(9, "get_weather_data", json!({"location": "x", "units": "kelvin"}), false));
+    let text = enum_value["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("`units`") && text.contains("metric"), "{text}");
+    let missing = peer.request(json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": "add"}}));
+    assert_eq!(missing["result"]["isError"], true, "absent arguments read as {{}}");
+}
+
+#[test]
+fn malformed_calls_are_invalid_params() {
+    let mut peer = Peer::legacy("2025-11-25");
+    let unknown = peer.request(call(1, "nope", json!({}), false));
+    assert_eq!(
+        unknown,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Unknown tool: nope", "data": {"name": "nope"}}})
+    );
+    let no_name = peer.request(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"arguments": {}}}));
+    assert_eq!(
+        no_name,
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "Invalid params for tools/call: missing field `name`"}})
+    );
+    let bad_args = peer.request(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "add", "arguments": [1, 2]}}));
+    assert_eq!(
+        bad_args,
+        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "Invalid params: tools/call \"arguments\" must be an object"}})
+    );
+    let no_params = peer.request(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call"}));
+    assert_eq!(no_params["error"]["code"], -32602);
+    let name_type = peer.request(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": 5}}));
+    assert_eq!(name_type["error"]["code"], -32602);
+}
+
+#[test]
+fn a_panicking_tool_is_an_error_result_and_the_server_keeps_serving() {
+    let mut peer = Peer::legacy("2025-11-25");
+    let panic = peer.request(call(1, "panic", json!({}), false));
+    assert_eq!(
+        panic,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text":
+            "The tool 'panic' failed with an internal error; the details are in the server's log. Retrying the same call is unlikely to help."}],
+            "isError": true}})
+    );
+    let add = peer.request(call(2, "add", json!({"a": 1, "b": 1}), false));
+    assert_eq!(add["result"]["structuredContent"]["sum"], 2.0);
+}
+
+#[test]
+fn calls_run_concurrently_and_answer_in_completion_order() {
+    let mut peer = Peer::legacy("2025-11-25");
+    let started = Instant::now();
+    peer.send(&call(1, "slow", json!({"ms": 600}), false));
+    peer.send(&call(2, "slow", json!({"ms": 600, "steps": 3}), false));
+    peer.send(&call(3, "add", json!({"a": 1, "b": 2}), false));
+    let first = peer.recv();
+    assert_eq!(first["id"], 3, "the fast call is not held up by slow ones");
+    let mut slow_ids = vec![peer.recv()["id"].clone(), peer.recv()["id"].clone()];
+    slow_ids.sort_by_key(|v| v.as_u64());
+    assert_eq!(slow_ids, [json!(1), json!(2)]);
+    assert!(started.elapsed() < Duration::from_millis(1100), "slow calls overlapped: {:?}", started.elapsed());
+}
+
+#[test]
+fn json_rpc_hygiene() {
+    let mut peer = Peer::legacy("2025-11-25");
+    let cases: [(&str, Value); 8] = [
+        ("not json at all", json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error: expected ident"}})),
+        ("{\"jsonrpc\":\"2.0\",\"id\":1,", json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error: EOF while parsing a value"}})),
+        ("{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request: \"id\" must not be null (a notification has no \"id\" at all)"}})),
+        ("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request: batches are not supported; send one JSON-RPC message per line"}})),
+        ("{\"jsonrpc\":\"2.0\",\"id\":5}", json!({"jsonrpc": "2.0", "id": 5, "error": {"code": -32600, "message": "Invalid Request: \"method\" is missing"}})),
+        ("{\"id\":6,\"method\":\"ping\"}", json!({"jsonrpc": "2.0", "id": 6, "error": {"code": -32600, "message": "Invalid Request: \"jsonrpc\" must be \"2.0\""}})),
+        ("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"resources/list\"}", json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found: resources/list", "data": {"method": "resources/list"}}})),
+        ("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"server/discover\"}", json!({"jsonrpc": "2.0", "id": 8, "error": {"code": -32601, "message": "Method not found: server/discover", "data": {"method": "server/discover"}}})),
+    ];
+    for (line, expected) in cases {
+        peer.send_raw(line);
+        assert_eq!(peer.recv(), expected, "for {line}");
+    }
+    // Notifications, known or not, are never answered: the next line is the ping's.
+    peer.send_raw("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/whatever\",\"params\":{}}");
+    peer.send_raw("{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"add\"}}");
+    peer.send_raw("{\"jsonrpc\":\"2.0\",\"id\":\"last\",\"method\":\"ping\"}");
+    assert_eq!(peer.recv(), json!({"jsonrpc": "2.0", "id": "last", "result": {}}));
+    peer.expect_silence(Duration::from_millis(200));
+}
+
+#[test]
+fn requests_before_initialize_get_a_clear_error() {
+    let mut peer = Peer::everything();
+    let response = peer.request(request(1, "tools/list", json!({}), false));
+    assert_eq!(response["error"]["code"], -32602);
+    let message = response["error"]["message"].as_str().unwrap();
+    assert!(message.contains("send 'initialize' first"), "{message}");
+    // The connection is still undecided: a handshake works afterwards.
+    let init = peer.request(initialize(2, "2025-11-25"));
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+}
+
+#[test]
+fn stdin_eof_flushes_in_flight_calls_and_exits_zero() {
+    let mut peer = Peer::legacy("2025-11-25");
+    peer.send(&call(1, "slow", json!({"ms": 300}), false));
+    peer.send(&call(2, "add", json!({"a": 1, "b": 2}), false));
+    let (status, lines) = peer.close();
+    assert!(status.success(), "exit status {status}");
+    let ids: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].clone())
+        .collect();
+    assert_eq!(ids, [json!(2), json!(1)], "both answered before exit");
+}
+
+// ---- 2026-07-28 ----
+
+#[test]
+fn discover_describes_the_server() {
+    let mut peer = Peer::modern();
+    let response = peer.request(request(1, "server/discover", json!({}), true));
+    assert_eq!(
+        response,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {"listChanged": false}},
+            "ttlMs": 300000,
+            "cacheScope": "public",
+            "instructions": "Demonstration tools: add, echo, fail, slow, panic, split_words, get_weather_data.",
+            "resultType": "complete",
+            "_meta": server_info_meta()}})
+    );
+    assert_valid("2026-07-28", "DiscoverResult", &response["result"]);
+}
+
+#[test]
+fn discover_then_initialize_falls_back_to_legacy() {
+    // Script A of the digest: a probing client that settles on the handshake.
+    let mut peer = Peer::modern();
+    peer.request(request(1, "server/discover", json!({}), true));
+    peer.version = "2025-11-25".into();
+    let init = peer.request(initialize(2, "2025-11-25"));
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    let list = peer.request(request(3, "tools/list", json!({}), false));
+    assert_eq!(list["result"].get("resultType"), None);
+    assert_valid("2025-11-25", "ListToolsResult", &list["result"]);
+}
+
+#[test]
+fn discover_then_enveloped_call() {
+    // Script B: a modern client.
+    let mut peer = Peer::modern();
+    peer.request(request(1, "server/discover", json!({}), true));
+    let add = peer.request(call(2, "add", json!({"a": 2, "b": 2}), true));
+    assert_eq!(
+        add,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {
+            "content": [{"type": "text", "text": "{\"sum\":4.0}"}],
+            "structuredContent": {"sum": 4.0},
+            "resultType": "complete",
+            "_meta": server_info_meta()}})
+    );
+    assert_valid("2026-07-28", "CallToolResult", &add["result"]);
+}
+
+#[test]
+fn initialize_after_a_modern_request_is_an_unsupported_version() {
+    // Script C.
+    let mut peer = Peer::modern();
+    peer.request(request(1, "tools/list", json!({}), true));
+    let init = peer.request(initialize(2, "2025-11-25"));
+    assert_eq!(
+        init,
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32022, "message": "Unsupported protocol version",
+            "data": {"supported": ["2026-07-28"], "requested": "2025-11-25"}}})
+    );
+    assert_valid("2026-07-28", "UnsupportedProtocolVersionError", &init);
+}
+
+#[test]
+fn the_envelope_is_validated_on_every_request() {
+    let mut peer = Peer::modern();
+    let unknown = peer.request(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "1900-01-01",
+        "io.modelcontextprotocol/clientCapabilities": {}}}}));
+    assert_eq!(
+        unknown,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "Unsupported protocol version",
+            "data": {"supported": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"], "requested": "1900-01-01"}}})
+    );
+    assert_valid("2026-07-28", "UnsupportedProtocolVersionError", &unknown);
+    let no_caps = peer.request(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}));
+    assert_eq!(no_caps["error"]["code"], -32602);
+    assert!(no_caps["error"]["message"].as_str().unwrap().contains("clientCapabilities"));
+    // Once modern, every request needs its own envelope.
+    peer.request(request(3, "tools/list", json!({}), true));
+    let bare = peer.request(request(4, "tools/list", json!({}), false));
+    assert_eq!(bare["error"]["code"], -32602);
+    assert!(bare["error"]["message"].as_str().unwrap().contains("io.modelcontextprotocol/protocolVersion"));
+    let caps_type = peer.request(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": "all"}}}));
+    assert_eq!(caps_type["error"]["code"], -32602);
+    let ping = peer.request(request(6, "ping", json!({}), true));
+    assert_eq!(ping["error"]["code"], -32601, "ping is gone in 2026-07-28");
+}
+
+#[test]
+fn modern_tools_list_carries_cache_hints_and_bare_schemas() {
+    let mut peer = Peer::modern();
+    let list = peer.request(request(1, "tools/list", json!({}), true));
+    assert_valid("2026-07-28", "ListToolsResult", &list["result"]);
+    assert_eq!(list["result"]["ttlMs"], 300000);
+    assert_eq!(list["result"]["cacheScope"], "public");
+    assert_eq!(list["result"]["resultType"], "complete");
+    assert_eq!(list["result"]["_meta"], server_info_meta());
+    assert_eq!(
+        tool(&list, "split_words")["outputSchema"],
+        json!({"type": "array", "items": {"type": "string"}})
+    );
+    assert_eq!(tool(&list, "echo")["icons"][0]["mimeType"], "image/svg+xml");
+    let words = peer.request(call(2, "split_words", json!({"text": "one two"}), true));
+    assert_eq!(check_structured("2026-07-28", &list, "split_words", &words), json!(["one", "two"]));
+    let weather = peer.request(call(3, "get_weather_data", json!({"location": "Oslo", "units": "metric"}), true));
+    check_structured("2026-07-28", &list, "get_weather_data", &weather);
+    let bad = peer.request(call(4, "add", json!({"a": true, "b": 1}), true));
+    assert_eq!(bad["result"]["isError"], true);
+    assert_valid("2026-07-28", "CallToolResult", &bad["result"]);
+    let unknown = peer.request(call(5, "nope", json!({}), true));
+    assert_eq!(unknown["error"]["code"], -32602);
+}
