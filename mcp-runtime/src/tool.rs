@@ -324,6 +324,9 @@ impl Icon {
     }
 }
 
+/// Longest argument path quoted in an error message; deeper paths are cut.
+const MAX_PATH_IN_MESSAGE: usize = 60;
+
 /// One call of a tool, as its handler receives it.
 #[derive(Debug)]
 pub struct ToolCall {
@@ -350,8 +353,16 @@ impl ToolCall {
         let text = self.arguments.as_deref().map_or("{}", RawValue::get);
         let mut de = serde_json::Deserializer::from_str(text);
         serde_path_to_error::deserialize(&mut de).map_err(|err| {
-            let path = err.path().to_string();
-            let inner = crate::protocol::incoming::without_position(err.inner());
+            let mut path = err.path().to_string();
+            if path.len() > MAX_PATH_IN_MESSAGE {
+                let cut = path.floor_char_boundary(MAX_PATH_IN_MESSAGE);
+                path.truncate(cut);
+                path.push('…');
+            }
+            let mut inner = crate::protocol::incoming::without_position(err.inner());
+            if inner.starts_with("recursion limit exceeded") {
+                inner = "nested more than 128 levels deep".to_owned();
+            }
             let message = if path == "." {
                 format!("Invalid arguments for tool '{}': {inner}.", self.name)
             } else {

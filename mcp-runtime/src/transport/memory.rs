@@ -27,7 +27,12 @@ pub fn memory() -> (MemoryTransport, DuplexStream) {
 impl MemoryTransport {
     /// Sends one line (a newline is added).
     pub async fn send(&mut self, line: &str) -> std::io::Result<()> {
-        self.writer.write_all(line.as_bytes()).await?;
+        self.send_bytes(line.as_bytes()).await
+    }
+
+    /// Sends one line of raw bytes, valid UTF-8 or not (a newline is added).
+    pub async fn send_bytes(&mut self, line: &[u8]) -> std::io::Result<()> {
+        self.writer.write_all(line).await?;
         self.writer.write_all(b"\n").await?;
         self.writer.flush().await
     }
