@@ -1,6 +1,14 @@
-//! Schema generation for tool inputs and outputs, in one portable profile:
-//! JSON Schema 2020-12 without `$schema`, subschemas inlined where they are not
-//! recursive, optional properties with a plain type instead of a `null` union.
+//! Schema generation for tool inputs and outputs, in one portable profile
+//! (clients in use reject or mangle other shapes):
+//!
+//! - JSON Schema 2020-12 without `$schema` (a URL there invites fetching);
+//! - subschemas inlined unless recursive, and `$ref` only to `#/$defs/…` of the
+//!   same schema (hosts that strip `$defs` leave dangling references);
+//! - optional properties absent from `required`, with a plain type instead of a
+//!   `["T","null"]` union (rejected by clients backed by some model APIs);
+//! - unit enums as `{"type":"string","enum":[…]}`;
+//! - every property the deserializer requires listed in `required` (schemars
+//!   reads serde's attributes for this: `default`, `rename`, `flatten`, …).
 
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
@@ -23,9 +31,7 @@ fn generator(deserialize: bool) -> SchemaGenerator {
 
 /// The inputSchema of an arguments type: root `type: object`.
 pub fn input_schema<T: JsonSchema>() -> Value {
-    let mut schema = generator(true).into_root_schema_for::<T>().to_value();
-    tidy_root(&mut schema);
-    optional_without_null(&mut schema);
+    let mut schema = portable(generator(true).into_root_schema_for::<T>().to_value());
     if let Some(map) = schema.as_object_mut() {
         let empty_props = map
             .get("properties")
@@ -34,18 +40,100 @@ pub fn input_schema<T: JsonSchema>() -> Value {
         if empty_props {
             map.remove("properties");
         }
-        if map.get("required").and_then(Value::as_array).is_some_and(Vec::is_empty) {
-            map.remove("required");
-        }
     }
     schema
 }
 
 /// The outputSchema of a return type, as 2026-07-28 sessions see it.
 pub(crate) fn output_schema<T: JsonSchema>() -> Value {
-    let mut schema = generator(false).into_root_schema_for::<T>().to_value();
+    portable(generator(false).into_root_schema_for::<T>().to_value())
+}
+
+/// Whether a schema's root is a choice (`oneOf`/`anyOf`/`allOf`), which some
+/// clients cannot take at the top of an outputSchema.
+pub(crate) fn has_root_composition(schema: &Value) -> bool {
+    ["oneOf", "anyOf", "allOf"]
+        .iter()
+        .any(|key| schema.get(key).is_some())
+}
+
+/// Applies the portable profile (see the module docs) to a generated schema.
+fn portable(mut schema: Value) -> Value {
+    let root_name = schema
+        .get("title")
+        .and_then(Value::as_str)
+        .unwrap_or("Root")
+        .to_owned();
     tidy_root(&mut schema);
+    move_root_self_references(&mut schema, &root_name);
+    visit_objects(&mut schema, &mut |node| {
+        optional_without_null(node);
+        unit_enum_as_string_enum(node);
+        if node.get("required").and_then(Value::as_array).is_some_and(Vec::is_empty) {
+            node.remove("required");
+        }
+    });
     schema
+}
+
+/// Calls `f` on every object node, parents before children.
+fn visit_objects(value: &mut Value, f: &mut impl FnMut(&mut Map<String, Value>)) {
+    match value {
+        Value::Object(map) => {
+            f(map);
+            for child in map.values_mut() {
+                visit_objects(child, f);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                visit_objects(item, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A recursive root type refers to itself as `"$ref": "#"`, which breaks as
+/// soon as the schema is embedded (e.g. wrapped as `{"result": …}`). Give the
+/// root a name in `$defs` and point the references there.
+fn move_root_self_references(schema: &mut Value, root_name: &str) {
+    fn retarget(value: &mut Value, target: &str) -> bool {
+        let mut found = false;
+        match value {
+            Value::Object(map) => {
+                if map.get("$ref").and_then(Value::as_str) == Some("#") {
+                    map.insert("$ref".into(), target.into());
+                    found = true;
+                }
+                for child in map.values_mut() {
+                    found |= retarget(child, target);
+                }
+            }
+            Value::Array(items) => {
+                for item in items {
+                    found |= retarget(item, target);
+                }
+            }
+            _ => {}
+        }
+        found
+    }
+    let target = format!("#/$defs/{root_name}");
+    if !retarget(schema, &target) {
+        return;
+    }
+    let Some(root) = schema.as_object_mut() else {
+        return;
+    };
+    let mut definition = root.clone();
+    definition.remove("$defs");
+    let defs = root
+        .entry("$defs")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Some(defs) = defs.as_object_mut() {
+        defs.insert(root_name.to_owned(), Value::Object(definition));
+    }
 }
 
 /// `{"result": <schema>}` for sessions that need an object root; `$defs` move
@@ -74,11 +162,9 @@ fn tidy_root(schema: &mut Value) {
 
 /// Properties that are not required advertise their plain type: clients
 /// backed by some model APIs reject `["T","null"]` unions, and absence
-/// already says "optional".
-fn optional_without_null(schema: &mut Value) {
-    let Some(map) = schema.as_object_mut() else {
-        return;
-    };
+/// already says "optional". (The deserializer still takes an explicit `null`
+/// for an `Option` as absent: the schema is stricter there, never looser.)
+fn optional_without_null(map: &mut Map<String, Value>) {
     let required: Vec<String> = map
         .get("required")
         .and_then(Value::as_array)
@@ -91,6 +177,51 @@ fn optional_without_null(schema: &mut Value) {
         if !required.contains(name) {
             strip_null(prop);
         }
+    }
+}
+
+/// schemars describes a unit enum whose variants carry doc comments as a
+/// `oneOf` of string constants; clients and model APIs handle
+/// `{"type":"string","enum":[…]}` far better. Variant docs move into the
+/// description.
+fn unit_enum_as_string_enum(map: &mut Map<String, Value>) {
+    for key in ["oneOf", "anyOf"] {
+        let Some(Value::Array(branches)) = map.get(key) else {
+            continue;
+        };
+        let mut values = Vec::new();
+        let mut notes = Vec::new();
+        for branch in branches {
+            let Some(branch) = branch.as_object() else { return };
+            if branch.get("type").and_then(Value::as_str) != Some("string")
+                || branch.keys().any(|k| !matches!(k.as_str(), "type" | "const" | "enum" | "description"))
+            {
+                return;
+            }
+            let branch_values: Vec<Value> = match (branch.get("const"), branch.get("enum")) {
+                (Some(value), None) => vec![value.clone()],
+                (None, Some(Value::Array(values))) => values.clone(),
+                _ => return,
+            };
+            if let Some(description) = branch.get("description").and_then(Value::as_str) {
+                for value in &branch_values {
+                    notes.push(format!("{}: {description}", value.as_str().unwrap_or_default()));
+                }
+            }
+            values.extend(branch_values);
+        }
+        map.remove(key);
+        map.insert("type".into(), "string".into());
+        map.insert("enum".into(), Value::Array(values));
+        if !notes.is_empty() {
+            let notes = notes.join("; ");
+            let description = match map.get("description").and_then(Value::as_str) {
+                Some(existing) => format!("{existing} ({notes})"),
+                None => notes,
+            };
+            map.insert("description".into(), description.into());
+        }
+        return;
     }
 }
 
@@ -133,8 +264,8 @@ fn strip_null(prop: &mut Value) {
 pub fn doc_text(lines: &[&str]) -> String {
     let joined: Vec<&str> = lines
         .iter()
-        .flat_map(|chunk| chunk.lines())
-        .map(|line| line.strip_prefix(' ').unwrap_or(line))
+        .flat_map(|chunk| chunk.split('\n'))
+        .map(|line| line.strip_prefix(' ').unwrap_or(line).trim_end_matches('\r'))
         .collect();
     joined.join("\n").trim().to_owned()
 }
@@ -160,7 +291,7 @@ mod tests {
 
     #[test]
     fn optional_properties_lose_their_null() {
-        let mut schema = json!({
+        let mut value = json!({
             "type": "object",
             "properties": {
                 "a": {"type": ["string", "null"]},
@@ -170,7 +301,8 @@ mod tests {
             },
             "required": ["d"]
         });
-        optional_without_null(&mut schema);
+        let schema = &mut value;
+        optional_without_null(schema.as_object_mut().unwrap());
         assert_eq!(schema["properties"]["a"], json!({"type": "string"}));
         assert_eq!(schema["properties"]["b"]["enum"], json!(["x", "y"]));
         assert_eq!(schema["properties"]["c"], json!({"type": "integer", "description": "c"}));

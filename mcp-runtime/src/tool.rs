@@ -65,15 +65,18 @@ impl Tool {
         self.output_schema.as_ref()
     }
 
-    /// Whether results must be wrapped as `{"result": …}` for sessions that
-    /// require an object root (2025-06-18, 2025-11-25).
+    /// Whether results are wrapped as `{"result": …}` for this session:
+    /// 2025-06-18 and 2025-11-25 need an object root, and no session gets a
+    /// bare `oneOf`/`anyOf` at the top of an outputSchema.
     pub(crate) fn wraps_output(&self, version: ProtocolVersion) -> bool {
-        version.has_structured_output()
-            && !version.is_modern()
-            && self
-                .output_schema
-                .as_ref()
-                .is_some_and(|s| s.get("type").and_then(Value::as_str) != Some("object"))
+        let Some(schema) = &self.output_schema else {
+            return false;
+        };
+        if !version.has_structured_output() {
+            return false;
+        }
+        let object_root = schema.get("type").and_then(Value::as_str) == Some("object");
+        crate::schema::has_root_composition(schema) || (!version.is_modern() && !object_root)
     }
 
     /// The tool's definition as a session of `version` sees it.

@@ -207,6 +207,6 @@ mod tests {
         assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":7,"method":5}"#), (-32600, Some("7".into())));
         assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":7,"method":"x","params":3}"#), (-32600, Some("7".into())));
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
-        assert_eq!(rejected(&deep).0, -32700);
+        assert_eq!(rejected(&deep).0, -32600, "an array, however deep, is not a request");
     }
 }
