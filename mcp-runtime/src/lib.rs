@@ -58,7 +58,7 @@ mod lifecycle;
 mod logging;
 pub mod protocol;
 mod registry;
-mod schema;
+pub mod schema;
 mod server;
 mod tool;
 pub mod transport;

@@ -29,9 +29,19 @@ fn generator(deserialize: bool) -> SchemaGenerator {
     settings.into_generator()
 }
 
-/// The inputSchema of an arguments type: root `type: object`.
+/// The portable schema of what `T`'s `Deserialize` accepts.
+pub fn for_deserialize<T: JsonSchema>() -> Value {
+    portable(generator(true).into_root_schema_for::<T>().to_value())
+}
+
+/// The portable schema of what `T`'s `Serialize` produces.
+pub fn for_serialize<T: JsonSchema>() -> Value {
+    portable(generator(false).into_root_schema_for::<T>().to_value())
+}
+
+/// The inputSchema of an arguments type (a struct: root `type: object`).
 pub fn input_schema<T: JsonSchema>() -> Value {
-    let mut schema = portable(generator(true).into_root_schema_for::<T>().to_value());
+    let mut schema = for_deserialize::<T>();
     if let Some(map) = schema.as_object_mut() {
         let empty_props = map
             .get("properties")
@@ -45,8 +55,8 @@ pub fn input_schema<T: JsonSchema>() -> Value {
 }
 
 /// The outputSchema of a return type, as 2026-07-28 sessions see it.
-pub(crate) fn output_schema<T: JsonSchema>() -> Value {
-    portable(generator(false).into_root_schema_for::<T>().to_value())
+pub fn output_schema<T: JsonSchema>() -> Value {
+    for_serialize::<T>()
 }
 
 /// Whether a schema's root is a choice (`oneOf`/`anyOf`/`allOf`), which some
@@ -261,6 +271,7 @@ fn strip_null(prop: &mut Value) {
 
 /// Joins doc-comment lines the way rustdoc does: one leading space dropped
 /// per line, surrounding blank lines trimmed.
+#[doc(hidden)]
 pub fn doc_text(lines: &[&str]) -> String {
     let joined: Vec<&str> = lines
         .iter()
