@@ -53,6 +53,7 @@
 
 mod content;
 mod dispatch;
+mod dump;
 mod error;
 mod lifecycle;
 mod logging;
@@ -61,9 +62,11 @@ mod registry;
 pub mod schema;
 mod server;
 mod tool;
+pub mod testing;
 pub mod transport;
 
 pub use content::{Content, IntoContent};
+pub use dump::{DumpEntry, DumpFormat, ToolDump};
 pub use error::Error;
 pub use mcp_macros::tool;
 pub use protocol::ProtocolVersion;

@@ -59,6 +59,11 @@ impl Registry {
         })
     }
 
+    /// Every tool, sorted by name.
+    pub(crate) fn tools(&self) -> impl Iterator<Item = &Tool> {
+        self.tools.iter().map(|tool| &**tool)
+    }
+
     /// The tool called `name`, with its name as a shared string.
     pub(crate) fn get(&self, name: &str) -> Option<(Arc<str>, &Arc<Tool>)> {
         let (key, &index) = self.by_name.get_key_value(name)?;

@@ -1,6 +1,7 @@
 //! The server builder and its main loop.
 
 use crate::dispatch::{Dispatcher, Identity, Shared};
+use crate::dump::{DumpFormat, ToolDump};
 use crate::error::Error;
 use crate::registry::Registry;
 use crate::tool::Tool;
@@ -115,6 +116,29 @@ impl Server {
         self
     }
 
+    /// The registered tools in `format`, without serving; fails like serving
+    /// would on a bad registration.
+    ///
+    /// ```
+    /// use mcp_runtime::{DumpFormat, Server, tool, tools};
+    ///
+    /// /// Say hello.
+    /// #[tool]
+    /// async fn hello(name: String) -> String {
+    ///     format!("Hello, {name}!")
+    /// }
+    ///
+    /// let dump = Server::new("hi", "1.0.0").tools(tools![hello]).dump(DumpFormat::OpenAi).unwrap();
+    /// assert_eq!(dump.to_json()[0]["function"]["name"], "hello");
+    /// assert!(dump.total_bytes() < 1_000, "{}", dump.size_report());
+    /// ```
+    pub fn dump(&self, format: DumpFormat) -> Result<ToolDump, Error> {
+        let registry = Registry::new(self.tools.clone(), None)?;
+        let tools: Vec<&Tool> = registry.tools().collect();
+        let ttl_ms = u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX);
+        Ok(ToolDump::new(format, &tools, ttl_ms))
+    }
+
     /// Checks the registration (unique, valid names; object input schemas).
     fn into_shared(self) -> Result<(Arc<Shared>, usize), Error> {
         let registry = Registry::new(self.tools, self.page_size)?;
@@ -128,7 +152,20 @@ impl Server {
     /// Installs a `tracing` subscriber that writes to stderr (level from the
     /// `MCP_LOG` environment variable, `warn` by default) unless the program
     /// installed its own.
+    ///
+    /// With the command-line flag `--dump-tools[=FORMAT]` it serves nothing:
+    /// it prints the tools in `FORMAT` (see [`DumpFormat`]; `mcp` by default)
+    /// on stdout, their sizes on stderr, and returns.
     pub async fn serve_stdio(self) -> io::Result<()> {
+        if let Some(format) = dump_flag(std::env::args().skip(1))? {
+            let dump = self.dump(format)?;
+            let mut text = serde_json::to_string_pretty(&dump.to_json()).map_err(io::Error::other)?;
+            text.push('\n');
+            tokio::io::stdout().write_all(text.as_bytes()).await?;
+            tokio::io::stdout().flush().await?;
+            eprint!("{}", dump.size_report());
+            return Ok(());
+        }
         crate::logging::init_stderr();
         self.serve(tokio::io::stdin(), tokio::io::stdout()).await
     }
@@ -165,6 +202,25 @@ impl Server {
     }
 }
 
+/// The format asked for by `--dump-tools[=FORMAT]`, if the flag is present.
+fn dump_flag(args: impl Iterator<Item = String>) -> io::Result<Option<DumpFormat>> {
+    for arg in args {
+        let format = match arg.strip_prefix("--dump-tools") {
+            Some("") => "mcp",
+            Some(rest) => match rest.strip_prefix('=') {
+                Some(format) => format,
+                None => continue,
+            },
+            None => continue,
+        };
+        return format
+            .parse()
+            .map(Some)
+            .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message));
+    }
+    Ok(None)
+}
+
 /// Writes frames in arrival order, one write and one flush per batch of the
 /// frames that are ready.
 async fn write_frames<W: AsyncWrite + Unpin>(
@@ -188,4 +244,23 @@ async fn write_frames<W: AsyncWrite + Unpin>(
         io::ErrorKind::BrokenPipe => Ok(()),
         _ => Err(err),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flag(args: &[&str]) -> io::Result<Option<DumpFormat>> {
+        dump_flag(args.iter().map(|s| (*s).to_owned()))
+    }
+
+    #[test]
+    fn the_dump_flag_is_recognised() {
+        assert_eq!(flag(&[]).unwrap(), None);
+        assert_eq!(flag(&["--verbose"]).unwrap(), None);
+        assert_eq!(flag(&["--dump-toolsx"]).unwrap(), None);
+        assert_eq!(flag(&["--dump-tools"]).unwrap(), Some(DumpFormat::Mcp(crate::ProtocolVersion::V2025_11_25)));
+        assert_eq!(flag(&["x", "--dump-tools=openai"]).unwrap(), Some(DumpFormat::OpenAi));
+        assert!(flag(&["--dump-tools=yaml"]).is_err());
+    }
 }
