@@ -68,3 +68,17 @@ fn an_unknown_format_is_refused() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("unknown dump format `yaml`"), "{stderr}");
 }
+
+#[test]
+fn a_build_script_writes_the_catalog_at_build_time() {
+    use mcp_runtime::{DumpFormat, ProtocolVersion, Server};
+    let built: Value = serde_json::from_str(catalog_server::TOOLS_JSON).unwrap();
+    let server = Server::new("catalog", "0.1.0").tools(catalog_tools::all());
+    let now = server.dump(DumpFormat::Mcp(ProtocolVersion::V2025_11_25)).unwrap();
+    assert_eq!(built, now.to_json(), "the build-time catalog is what the server advertises");
+    assert_valid("2025-11-25", "ListToolsResult", &built);
+    let anthropic: Value = serde_json::from_str(catalog_server::ANTHROPIC_TOOLS_JSON).unwrap();
+    assert_eq!(anthropic[0]["name"], "convert_temperature");
+    let openai: Value = serde_json::from_str(catalog_server::OPENAI_TOOLS_JSON).unwrap();
+    assert_eq!(openai[1]["function"]["name"], "km_to_miles");
+}

@@ -1,0 +1,18 @@
+//! Run with: cargo run -p catalog-server
+//!
+//! Serves the catalog tools over stdio; `--print-catalog` prints the catalog
+//! its build script wrote, with no schema generation at run time.
+
+use mcp_runtime::Server;
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    if std::env::args().any(|a| a == "--print-catalog") {
+        print!("{}", catalog_server::TOOLS_JSON);
+        return Ok(());
+    }
+    Server::new("catalog", env!("CARGO_PKG_VERSION"))
+        .tools(catalog_tools::all())
+        .serve_stdio()
+        .await
+}
