@@ -54,7 +54,7 @@ fn initialize_echoes_every_legacy_version() {
             response,
             json!({"jsonrpc": "2.0", "id": 1, "result": {
                 "protocolVersion": version,
-                "capabilities": {"tools": {"listChanged": false}},
+                "capabilities": {"tools": {"listChanged": true}, "logging": {}},
                 "serverInfo": server_info,
                 "instructions": "Demonstration tools: add, echo, fail, slow, panic, split_words, get_weather_data."
             }})
@@ -374,7 +374,7 @@ fn discover_describes_the_server() {
         response,
         json!({"jsonrpc": "2.0", "id": 1, "result": {
             "supportedVersions": ["2026-07-28"],
-            "capabilities": {"tools": {"listChanged": false}},
+            "capabilities": {"tools": {"listChanged": true}},
             "ttlMs": 300000,
             "cacheScope": "public",
             "instructions": "Demonstration tools: add, echo, fail, slow, panic, split_words, get_weather_data.",

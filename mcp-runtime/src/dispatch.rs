@@ -1,95 +1,30 @@
-//! Routing: one table from method name to handler, the era rules in front of
-//! it, and the shaping of every result for the revision it goes to.
+//! Routing: one table from method name to handler, with the era rules in
+//! front of it (see [`crate::lifecycle`]).
 
+use crate::call::{PreparedCall, render_result};
+use crate::connection::{ClientSession, Connection, Subscription, canonical_id};
+use crate::context::{Context, ContextParts};
+use crate::elicit::arguments_digest;
+use crate::level::Level;
 use crate::lifecycle::{Lifecycle, negotiate};
 use crate::protocol::incoming::{Incoming, Rejection, without_position};
 use crate::protocol::{ErrorCode, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, ProtocolVersion, frame};
-use crate::registry::Registry;
-use crate::tool::{Tool, ToolCall, ToolOutcome};
+use crate::shared::Shared;
+use crate::tool::{ToolCall, ToolOutcome};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::borrow::Cow;
-use std::future::Future;
-use std::panic::AssertUnwindSafe;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
-use tokio::sync::mpsc::UnboundedSender;
+use std::time::Duration;
 
-/// What every request handler can read: the tools and the server's identity.
-#[derive(Debug)]
-pub(crate) struct Shared {
-    pub(crate) registry: Registry,
-    pub(crate) identity: Identity,
-}
-
-/// The server's identity and advertised settings, with their JSON prepared.
-#[derive(Debug)]
-pub(crate) struct Identity {
-    pub(crate) name: String,
-    pub(crate) version: String,
-    pub(crate) title: Option<String>,
-    pub(crate) instructions: Option<String>,
-    pub(crate) list_ttl_ms: u64,
-    /// `"resultType":"complete","_meta":{…serverInfo…}`, appended to 2026-07-28 results.
-    modern_fields: String,
-}
-
-impl Identity {
-    pub(crate) fn new(
-        name: String,
-        version: String,
-        title: Option<String>,
-        instructions: Option<String>,
-        list_ttl_ms: u64,
-    ) -> Identity {
-        let mut identity = Identity {
-            name,
-            version,
-            title,
-            instructions,
-            list_ttl_ms,
-            modern_fields: String::new(),
-        };
-        let info = identity.server_info(ProtocolVersion::LATEST);
-        identity.modern_fields = format!(
-            "\"resultType\":\"complete\",\"_meta\":{}",
-            json!({ crate::protocol::META_SERVER_INFO: info })
-        );
-        identity
-    }
-
-    /// `Implementation` as `version` defines it (`title` from 2025-06-18).
-    fn server_info(&self, version: ProtocolVersion) -> Value {
-        let mut info = json!({"name": self.name, "version": self.version});
-        if version.has_structured_output()
-            && let Some(title) = &self.title
-        {
-            info["title"] = title.clone().into();
-        }
-        info
-    }
-
-    /// Closes a result object opened by the caller, adding what 2026-07-28
-    /// requires on every result.
-    fn close(&self, mut body: String, version: ProtocolVersion) -> String {
-        if version.is_modern() {
-            if !body.ends_with('{') {
-                body.push(',');
-            }
-            body.push_str(&self.modern_fields);
-        }
-        body.push('}');
-        body
-    }
-}
-
-/// Where frames go: the writer task drains this in order.
-pub(crate) type Outbox = UnboundedSender<Vec<u8>>;
+/// `_meta` key of the per-request log level (2026-07-28).
+const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key tagging notifications of a subscription (2026-07-28).
+const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// A JSON-RPC error about to be sent.
-struct Failure {
+pub(crate) struct Failure {
     code: ErrorCode,
     message: Cow<'static, str>,
     data: Option<Value>,
@@ -114,42 +49,51 @@ impl Failure {
     }
 }
 
-/// Per-connection routing state; lives in the reader loop, one line at a time.
+/// Who is asking and under which revision, for one request.
+struct RequestInfo {
+    version: ProtocolVersion,
+    meta: Option<Value>,
+    capabilities: Value,
+    client_info: Option<Value>,
+    log_level: Option<Level>,
+}
+
+/// Per-connection routing; lives in the reader loop, one line at a time.
 #[derive(Debug)]
 pub(crate) struct Dispatcher {
     shared: Arc<Shared>,
-    lifecycle: Lifecycle,
-    out: Outbox,
+    connection: Arc<Connection>,
 }
 
 impl Dispatcher {
-    pub(crate) fn new(shared: Arc<Shared>, out: Outbox) -> Dispatcher {
-        Dispatcher {
-            shared,
-            lifecycle: Lifecycle::Fresh,
-            out,
-        }
-    }
-
-    fn send(&self, frame: Vec<u8>) {
-        // The writer only goes away when the output is gone; nothing to tell then.
-        let _ = self.out.send(frame);
+    pub(crate) fn new(shared: Arc<Shared>, connection: Arc<Connection>) -> Dispatcher {
+        Dispatcher { shared, connection }
     }
 
     fn send_failure(&self, id: Option<&str>, failure: &Failure) {
-        self.send(frame::error(id, failure.code, &failure.message, failure.data.as_ref()));
+        self.connection
+            .send(frame::error(id, failure.code, &failure.message, failure.data.as_ref()));
     }
 
-    /// Handles one line: answers it, starts a tool, or ignores a notification.
+    /// Handles one line: answers it, starts a call, or takes a notification.
     pub(crate) fn handle_line(&mut self, line: &[u8]) {
         match crate::protocol::incoming::parse(line) {
             Err(Rejection { code, message, id }) => {
                 tracing::debug!(code = code.code(), %message, "rejected a message");
-                self.send(frame::error(id.map(RawValue::get), code, &message, None));
+                self.connection
+                    .send(frame::error(id.map(RawValue::get), code, &message, None));
             }
-            Ok(Incoming::Notification { method }) => self.on_notification(&method),
-            Ok(Incoming::Response { id }) => {
-                tracing::debug!(id = id.get(), "ignored a response to no request of ours");
+            Ok(Incoming::Notification { method, params }) => self.on_notification(&method, params),
+            Ok(Incoming::Response { id, result, error }) => {
+                let reply = match (result, error) {
+                    (Some(result), _) => Ok(serde_json::from_str(result.get()).unwrap_or(Value::Null)),
+                    (None, error) => Err(error
+                        .and_then(|e| serde_json::from_str(e.get()).ok())
+                        .unwrap_or(Value::Null)),
+                };
+                if !self.connection.deliver_reply(&canonical_id(id.get()), reply) {
+                    tracing::debug!(id = id.get(), "ignored a response to no request of ours");
+                }
             }
             Ok(Incoming::Request { id, method, params }) => {
                 if let Err(failure) = self.on_request(id.get(), &method, params) {
@@ -164,14 +108,35 @@ impl Dispatcher {
         let message = format!(
             "Invalid Request: the message is {len} bytes, over this server's limit of {max} bytes; it was discarded"
         );
-        self.send(frame::error(None, ErrorCode::INVALID_REQUEST, &message, None));
+        self.connection
+            .send(frame::error(None, ErrorCode::INVALID_REQUEST, &message, None));
     }
 
-    fn on_notification(&mut self, method: &str) {
+    fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
         match method {
             "notifications/initialized" => {
-                if let Lifecycle::Legacy { initialized, .. } = &mut self.lifecycle {
-                    *initialized = true;
+                if let Lifecycle::Legacy { version, .. } = self.connection.lifecycle() {
+                    self.connection.set_lifecycle(Lifecycle::Legacy {
+                        version,
+                        initialized: true,
+                    });
+                }
+            }
+            "notifications/cancelled" => {
+                #[derive(Deserialize)]
+                struct Cancelled<'a> {
+                    #[serde(rename = "requestId", borrow)]
+                    request_id: &'a RawValue,
+                }
+                let Some(cancelled) = params.and_then(|p| serde_json::from_str::<Cancelled<'_>>(p.get()).ok())
+                else {
+                    return;
+                };
+                let key = canonical_id(cancelled.request_id.get());
+                if self.connection.cancel_call(&key) {
+                    tracing::debug!(id = %key, "cancelled a call");
+                } else if self.connection.unsubscribe(&key) {
+                    tracing::debug!(id = %key, "ended a subscription");
                 }
             }
             other => tracing::debug!(method = other, "ignored a notification"),
@@ -182,31 +147,53 @@ impl Dispatcher {
         if method == "initialize" {
             return self.initialize(id, params);
         }
-        let version = self.request_version(method, params)?;
+        let info = self.request_info(method, params)?;
+        let version = info.version;
         match method {
             "ping" if !version.is_modern() => {
-                self.send(frame::result(id, "{}"));
+                self.connection.send(frame::result(id, "{}"));
                 Ok(())
             }
+            "logging/setLevel" if !version.is_modern() => self.set_level(id, params),
             "server/discover" if version.is_modern() => self.discover(id, version),
+            "subscriptions/listen" if version.is_modern() => self.listen(id, params),
             "tools/list" => self.list_tools(id, version, params),
-            "tools/call" => self.call_tool(id, version, params),
+            "tools/call" => self.call_tool(id, info, params),
             _ => Err(Failure::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {method}"))
                 .with_data(json!({"method": method}))),
         }
     }
 
-    /// The revision a request is served under, enforcing the era rules
-    /// (see [`crate::lifecycle`]).
-    fn request_version(&mut self, method: &str, params: Option<&RawValue>) -> Result<ProtocolVersion, Failure> {
-        match self.lifecycle {
-            Lifecycle::Legacy { version, .. } => Ok(version),
-            Lifecycle::Modern => modern_version(params, self.lifecycle),
+    /// The revision and caller a request is served for, enforcing the era rules.
+    fn request_info(&mut self, method: &str, params: Option<&RawValue>) -> Result<RequestInfo, Failure> {
+        let meta = request_meta(params);
+        let lifecycle = self.connection.lifecycle();
+        match lifecycle {
+            Lifecycle::Legacy { version, .. } => {
+                let session = self.connection.session();
+                Ok(RequestInfo {
+                    version,
+                    meta,
+                    capabilities: session.capabilities,
+                    client_info: session.info,
+                    log_level: None,
+                })
+            }
+            Lifecycle::Modern => modern_request(meta, lifecycle),
             Lifecycle::Fresh => {
-                if !has_envelope(params) {
+                let enveloped = meta.as_ref().is_some_and(|m| {
+                    m.get(META_PROTOCOL_VERSION).is_some() || m.get(META_CLIENT_CAPABILITIES).is_some()
+                });
+                if !enveloped {
                     if method == "ping" {
                         // Legacy clients may ping before `initialize`.
-                        return Ok(ProtocolVersion::LATEST_LEGACY);
+                        return Ok(RequestInfo {
+                            version: ProtocolVersion::LATEST_LEGACY,
+                            meta,
+                            capabilities: json!({}),
+                            client_info: None,
+                            log_level: None,
+                        });
                     }
                     return Err(Failure::invalid_params(format!(
                         "'{method}' arrived before 'initialize' and without a 2026-07-28 _meta envelope: \
@@ -214,11 +201,11 @@ impl Dispatcher {
                          \"{META_CLIENT_CAPABILITIES}\" in params._meta"
                     )));
                 }
-                let version = modern_version(params, self.lifecycle)?;
+                let info = modern_request(meta, lifecycle)?;
                 if method != "server/discover" {
-                    self.lifecycle = Lifecycle::Modern;
+                    self.connection.set_lifecycle(Lifecycle::Modern);
                 }
-                Ok(version)
+                Ok(info)
             }
         }
     }
@@ -228,10 +215,15 @@ impl Dispatcher {
         struct InitializeParams<'a> {
             #[serde(rename = "protocolVersion", borrow)]
             protocol_version: Cow<'a, str>,
+            #[serde(default)]
+            capabilities: Option<Value>,
+            #[serde(rename = "clientInfo", default)]
+            client_info: Option<Value>,
         }
         let params: InitializeParams<'_> = parse_params(params, "initialize")?;
         let requested = params.protocol_version;
-        let version = match self.lifecycle {
+        let lifecycle = self.connection.lifecycle();
+        let version = match lifecycle {
             Lifecycle::Fresh => negotiate(&requested),
             Lifecycle::Legacy { .. } => {
                 return Err(Failure::new(
@@ -239,25 +231,46 @@ impl Dispatcher {
                     "Invalid Request: 'initialize' was already received on this connection",
                 ));
             }
-            Lifecycle::Modern => {
-                return Err(unsupported_version(&requested, self.lifecycle));
-            }
+            Lifecycle::Modern => return Err(unsupported_version(&requested, lifecycle)),
         };
-        self.lifecycle = Lifecycle::Legacy {
+        self.connection.set_lifecycle(Lifecycle::Legacy {
             version,
             initialized: false,
-        };
+        });
+        self.connection.set_session(ClientSession {
+            info: params.client_info,
+            capabilities: params
+                .capabilities
+                .filter(Value::is_object)
+                .unwrap_or_else(|| json!({})),
+        });
         let identity = &self.shared.identity;
         let mut result = json!({
             "protocolVersion": version.as_str(),
-            "capabilities": {"tools": {"listChanged": false}},
+            "capabilities": {"tools": {"listChanged": true}, "logging": {}},
             "serverInfo": identity.server_info(version),
         });
         if let Some(instructions) = &identity.instructions {
             result["instructions"] = instructions.clone().into();
         }
         tracing::debug!(%version, %requested, "initialized a legacy session");
-        self.send(frame::result(id, &result.to_string()));
+        self.connection.send(frame::result(id, &result.to_string()));
+        Ok(())
+    }
+
+    fn set_level(&mut self, id: &str, params: Option<&RawValue>) -> Result<(), Failure> {
+        #[derive(Deserialize)]
+        struct SetLevel<'a> {
+            #[serde(borrow)]
+            level: Cow<'a, str>,
+        }
+        let params: SetLevel<'_> = parse_params(params, "logging/setLevel")?;
+        let level: Level = params
+            .level
+            .parse()
+            .map_err(|message: String| Failure::invalid_params(format!("Invalid params: {message}")))?;
+        self.connection.set_log_level(level);
+        self.connection.send(frame::result(id, "{}"));
         Ok(())
     }
 
@@ -265,7 +278,7 @@ impl Dispatcher {
         let identity = &self.shared.identity;
         let mut body = json!({
             "supportedVersions": [ProtocolVersion::LATEST.as_str()],
-            "capabilities": {"tools": {"listChanged": false}},
+            "capabilities": {"tools": {"listChanged": true}},
             "ttlMs": identity.list_ttl_ms,
             "cacheScope": "public",
         });
@@ -274,7 +287,36 @@ impl Dispatcher {
         }
         let mut open = body.to_string();
         open.pop();
-        self.send(frame::result(id, &identity.close(open, version)));
+        self.connection
+            .send(frame::result(id, &identity.close(open, version)));
+        Ok(())
+    }
+
+    fn listen(&mut self, id: &str, params: Option<&RawValue>) -> Result<(), Failure> {
+        #[derive(Deserialize)]
+        struct Listen {
+            notifications: Filter,
+        }
+        #[derive(Deserialize)]
+        struct Filter {
+            #[serde(rename = "toolsListChanged", default)]
+            tools_list_changed: bool,
+        }
+        let params: Listen = parse_params(params, "subscriptions/listen")?;
+        let subscription_id: Value = serde_json::from_str(id).unwrap_or(Value::Null);
+        let mut honoured = Map::new();
+        if params.notifications.tools_list_changed {
+            honoured.insert("toolsListChanged".into(), true.into());
+        }
+        // The acknowledgement is the first message tagged with this subscription.
+        self.connection.send(frame::notification(
+            "notifications/subscriptions/acknowledged",
+            &json!({"_meta": {META_SUBSCRIPTION_ID: subscription_id}, "notifications": honoured}),
+        ));
+        self.connection.subscribe(Subscription {
+            id: canonical_id(id),
+            tools_list_changed: params.notifications.tools_list_changed,
+        });
         Ok(())
     }
 
@@ -288,11 +330,12 @@ impl Dispatcher {
             None => ListParams { cursor: None },
             Some(_) => parse_params(params, "tools/list")?,
         };
-        let page = self
-            .shared
-            .registry
-            .page(version, params.cursor.as_deref())
-            .map_err(|()| Failure::invalid_params("Invalid cursor: use a nextCursor value from an earlier tools/list result, or no cursor"))?;
+        let registry = self.shared.tools.registry();
+        let page = registry.page(version, params.cursor.as_deref()).map_err(|()| {
+            Failure::invalid_params(
+                "Invalid cursor: use a nextCursor value from an earlier tools/list result, or no cursor",
+            )
+        })?;
         let mut body = String::with_capacity(page.tools_json.len() + 160);
         body.push_str("{\"tools\":");
         body.push_str(page.tools_json);
@@ -306,17 +349,22 @@ impl Dispatcher {
             body.push_str(&self.shared.identity.list_ttl_ms.to_string());
             body.push_str(",\"cacheScope\":\"public\"");
         }
-        self.send(frame::result(id, &self.shared.identity.close(body, version)));
+        self.connection
+            .send(frame::result(id, &self.shared.identity.close(body, version)));
         Ok(())
     }
 
-    fn call_tool(&mut self, id: &str, version: ProtocolVersion, params: Option<&RawValue>) -> Result<(), Failure> {
+    fn call_tool(&mut self, id: &str, info: RequestInfo, params: Option<&RawValue>) -> Result<(), Failure> {
         #[derive(Deserialize)]
         struct CallParams<'a> {
             #[serde(borrow)]
             name: Cow<'a, str>,
             #[serde(default, borrow)]
             arguments: Option<&'a RawValue>,
+            #[serde(rename = "inputResponses", default)]
+            input_responses: Option<Map<String, Value>>,
+            #[serde(rename = "requestState", default, borrow)]
+            request_state: Option<Cow<'a, str>>,
         }
         let params: CallParams<'_> = parse_params(params, "tools/call")?;
         let arguments = params.arguments.filter(|raw| raw.get() != "null");
@@ -327,82 +375,197 @@ impl Dispatcher {
                 "Invalid params: tools/call \"arguments\" must be an object",
             ));
         }
-        let Some((name, tool)) = self.shared.registry.get(&params.name) else {
+        let registry = self.shared.tools.registry();
+        let Some((name, tool)) = registry.get(&params.name) else {
             return Err(Failure::invalid_params(format!("Unknown tool: {}", params.name))
                 .with_data(json!({"name": params.name})));
         };
+        let version = info.version;
+        let digest = if version.is_modern() {
+            arguments_digest(arguments.map(RawValue::get))
+        } else {
+            String::new()
+        };
+        let mut answers = Map::new();
+        if version.is_modern() {
+            if let Some(state) = &params.request_state {
+                answers = self
+                    .shared
+                    .sealer
+                    .open(state, &name, &digest)
+                    .map_err(|reason| Failure::invalid_params(format!("Invalid params: {reason}")))?;
+            }
+            answers.extend(params.input_responses.unwrap_or_default());
+        }
+        let key = canonical_id(id);
+        if let Some(refusal) = self.admission(&name) {
+            let body = render_result(tool, &refusal, version);
+            self.connection
+                .send(frame::result(id, &self.shared.identity.close(body, version)));
+            return Ok(());
+        }
+        let Some(cancel) = self.connection.begin_call(&key) else {
+            return Err(Failure::new(
+                ErrorCode::INVALID_REQUEST,
+                format!("Invalid Request: id {id} is already used by a call in flight; use a new id"),
+            ));
+        };
+        let context = Context::new(ContextParts {
+            request_id: id.to_owned(),
+            tool: Arc::clone(&name),
+            version,
+            client_info: info.client_info,
+            client_capabilities: info.capabilities,
+            meta: info.meta,
+            request_log_level: info.log_level,
+            cancel,
+            connection: Arc::clone(&self.connection),
+            states: Arc::clone(&self.shared.states),
+            tools: self.shared.tools.clone(),
+            answers,
+        });
         let call = ToolCall {
             name,
             arguments: arguments.map(|raw| raw.to_owned()),
             version,
+            context,
         };
-        let tool = Arc::clone(tool);
-        let shared = Arc::clone(&self.shared);
-        let out = self.out.clone();
-        let id = id.to_owned();
-        // Each call is its own task: a slow tool never holds up the reader, and
-        // responses go out in completion order.
-        tokio::spawn(async move {
-            let outcome = run_tool(&tool, call).await;
-            let body = render_call_result(&tool, &outcome, version);
-            let _ = out.send(frame::result(&id, &shared.identity.close(body, version)));
-        });
+        crate::call::spawn(
+            Arc::clone(&self.shared),
+            Arc::clone(&self.connection),
+            PreparedCall {
+                id: id.to_owned(),
+                key,
+                tool: Arc::clone(tool),
+                call,
+                arguments_digest: digest,
+            },
+        );
         Ok(())
     }
+
+    /// Refuses a call over the rate or pending limit, with a result the model
+    /// can act on.
+    fn admission(&self, tool: &str) -> Option<ToolOutcome> {
+        let limits = &self.shared.limits;
+        if self.connection.calls_in_flight() >= limits.max_pending {
+            return Some(ToolOutcome::Error(format!(
+                "The server is busy ({} calls in flight); '{tool}' was not run. Retry when earlier calls have finished.",
+                limits.max_pending
+            )));
+        }
+        limits.admit().err().map(|wait| {
+            ToolOutcome::Error(format!(
+                "Rate limit exceeded: '{tool}' was not run. Retry in {} ms.",
+                wait.as_millis().max(1)
+            ))
+        })
+    }
+
+    /// Ends the connection: calls in flight get up to `drain` to finish
+    /// (longer ones are cancelled with an error response), requests of ours
+    /// to the client fail, and open subscriptions get their final response.
+    pub(crate) async fn shutdown(self, drain: Duration) {
+        let connection = &self.connection;
+        connection.fail_server_requests();
+        if tokio::time::timeout(drain, connection.wait_idle()).await.is_err() {
+            for id in connection.cancel_all() {
+                tracing::warn!(%id, "cancelled a call still running after the drain timeout");
+                connection.send(frame::error(
+                    Some(&id),
+                    ErrorCode::INTERNAL_ERROR,
+                    "The server shut down before the call finished",
+                    None,
+                ));
+            }
+        }
+        for subscription in connection.take_subscriptions() {
+            let id_value: Value = serde_json::from_str(&subscription.id).unwrap_or(Value::Null);
+            let body = json!({"resultType": "complete", "_meta": {META_SUBSCRIPTION_ID: id_value}});
+            connection.send(frame::result(&subscription.id, &body.to_string()));
+        }
+    }
 }
 
-/// Whether `params._meta` holds any key of the 2026-07-28 envelope.
-fn has_envelope(params: Option<&RawValue>) -> bool {
+/// Tells the connection's client that the tool list changed: a legacy session
+/// gets `notifications/tools/list_changed`; in the 2026-07-28 era only
+/// subscriptions that asked for it do, tagged with their id.
+pub(crate) fn notify_tools_changed(connection: &Connection) {
+    match connection.lifecycle() {
+        Lifecycle::Legacy { .. } => connection.send(frame::notification(
+            "notifications/tools/list_changed",
+            &json!({}),
+        )),
+        Lifecycle::Modern | Lifecycle::Fresh => {
+            for subscription in connection.subscriptions() {
+                if subscription.tools_list_changed {
+                    let id: Value = serde_json::from_str(&subscription.id).unwrap_or(Value::Null);
+                    connection.send(frame::notification(
+                        "notifications/tools/list_changed",
+                        &json!({"_meta": {META_SUBSCRIPTION_ID: id}}),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// `params._meta` as a JSON object, if present.
+fn request_meta(params: Option<&RawValue>) -> Option<Value> {
     #[derive(Deserialize)]
-    struct Probe<'a> {
-        #[serde(rename = "_meta", default, borrow)]
-        meta: Option<std::collections::HashMap<Cow<'a, str>, serde::de::IgnoredAny>>,
+    struct WithMeta {
+        #[serde(rename = "_meta", default)]
+        meta: Option<Value>,
     }
     params
-        .and_then(|raw| serde_json::from_str::<Probe<'_>>(raw.get()).ok())
-        .and_then(|probe| probe.meta)
-        .is_some_and(|meta| {
-            meta.contains_key(META_PROTOCOL_VERSION) || meta.contains_key(META_CLIENT_CAPABILITIES)
-        })
+        .and_then(|raw| serde_json::from_str::<WithMeta>(raw.get()).ok())
+        .and_then(|w| w.meta)
+        .filter(Value::is_object)
 }
 
-/// Validates the 2026-07-28 envelope of a request and returns its version.
-fn modern_version(params: Option<&RawValue>, lifecycle: Lifecycle) -> Result<ProtocolVersion, Failure> {
-    #[derive(Deserialize)]
-    struct Envelope<'a> {
-        #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow)]
-        version: Option<Cow<'a, str>>,
-        #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, borrow)]
-        capabilities: Option<&'a RawValue>,
-    }
-    #[derive(Deserialize)]
-    struct WithMeta<'a> {
-        #[serde(rename = "_meta", default, borrow)]
-        meta: Option<&'a RawValue>,
-    }
+/// Validates the 2026-07-28 envelope of a request.
+fn modern_request(meta: Option<Value>, lifecycle: Lifecycle) -> Result<RequestInfo, Failure> {
     let missing = |key: &str| {
         Failure::invalid_params(format!(
             "Invalid params: params._meta must carry \"{key}\" (2026-07-28 requests carry their protocol version and client capabilities)"
         ))
     };
-    let meta = params
-        .and_then(|raw| serde_json::from_str::<WithMeta<'_>>(raw.get()).ok())
-        .and_then(|w| w.meta)
-        .ok_or_else(|| missing(META_PROTOCOL_VERSION))?;
-    let envelope: Envelope<'_> = serde_json::from_str(meta.get()).map_err(|err| {
-        Failure::invalid_params(format!("Invalid params: params._meta: {}", without_position(&err)))
-    })?;
-    let version = envelope.version.ok_or_else(|| missing(META_PROTOCOL_VERSION))?;
-    let capabilities = envelope
-        .capabilities
-        .ok_or_else(|| missing(META_CLIENT_CAPABILITIES))?;
-    if !capabilities.get().starts_with('{') {
+    let Some(meta) = meta else {
+        return Err(missing(META_PROTOCOL_VERSION));
+    };
+    let version = meta
+        .get(META_PROTOCOL_VERSION)
+        .and_then(Value::as_str)
+        .ok_or_else(|| missing(META_PROTOCOL_VERSION))?
+        .to_owned();
+    let capabilities = meta
+        .get(META_CLIENT_CAPABILITIES)
+        .ok_or_else(|| missing(META_CLIENT_CAPABILITIES))?
+        .clone();
+    if !capabilities.is_object() {
         return Err(Failure::invalid_params(format!(
             "Invalid params: \"{META_CLIENT_CAPABILITIES}\" must be an object ({{}} declares none)"
         )));
     }
+    let log_level = match meta.get(META_LOG_LEVEL) {
+        None => None,
+        Some(level) => Some(
+            level
+                .as_str()
+                .unwrap_or_default()
+                .parse::<Level>()
+                .map_err(|message| Failure::invalid_params(format!("Invalid params: {META_LOG_LEVEL}: {message}")))?,
+        ),
+    };
+    let client_info = meta.get("io.modelcontextprotocol/clientInfo").cloned();
     match ProtocolVersion::parse(&version) {
-        Some(v) if v.is_modern() => Ok(v),
+        Some(v) if v.is_modern() => Ok(RequestInfo {
+            version: v,
+            meta: Some(meta),
+            capabilities,
+            client_info,
+            log_level,
+        }),
         _ => Err(unsupported_version(&version, lifecycle)),
     }
 }
@@ -423,77 +586,4 @@ fn parse_params<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>, method: &s
             without_position(&err)
         ))
     })
-}
-
-/// Runs a tool, turning a panic into an error result: the server keeps serving.
-async fn run_tool(tool: &Tool, call: ToolCall) -> ToolOutcome {
-    let name = tool.name.clone();
-    let started = std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(call)));
-    let result = match started {
-        Ok(future) => CatchUnwind(future).await,
-        Err(payload) => Err(payload),
-    };
-    result.unwrap_or_else(|payload| {
-        let detail = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "non-string panic payload".to_owned());
-        tracing::error!(tool = %name, panic = %detail, "a tool panicked");
-        ToolOutcome::Error(format!(
-            "The tool '{name}' failed with an internal error; the details are in the server's log. \
-             Retrying the same call is unlikely to help."
-        ))
-    })
-}
-
-/// Polls a future, catching a panic as `Err` instead of unwinding the task.
-struct CatchUnwind(crate::tool::BoxFuture<ToolOutcome>);
-
-impl Future for CatchUnwind {
-    type Output = Result<ToolOutcome, Box<dyn std::any::Any + Send>>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let future = &mut self.0;
-        match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(outcome)) => Poll::Ready(Ok(outcome)),
-            Err(payload) => Poll::Ready(Err(payload)),
-        }
-    }
-}
-
-/// The `CallToolResult` for `outcome`, as an open object (see [`Identity::close`]).
-pub(crate) fn render_call_result(tool: &Tool, outcome: &ToolOutcome, version: ProtocolVersion) -> String {
-    let mut body = Vec::with_capacity(128);
-    match outcome {
-        ToolOutcome::Structured(json) => {
-            let wrapped;
-            let value: &str = if tool.wraps_output(version) {
-                wrapped = format!("{{\"result\":{json}}}");
-                &wrapped
-            } else {
-                json
-            };
-            body.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
-            frame::push_json_string(&mut body, value);
-            body.extend_from_slice(b"}]");
-            if version.has_structured_output() {
-                body.extend_from_slice(b",\"structuredContent\":");
-                body.extend_from_slice(value.as_bytes());
-            }
-        }
-        ToolOutcome::Content(blocks) => {
-            body.extend_from_slice(b"{\"content\":");
-            let blocks: Vec<Value> = blocks.iter().map(|b| b.to_json(version)).collect();
-            frame::push_json(&mut body, &Value::Array(blocks));
-        }
-        ToolOutcome::Error(message) => {
-            body.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
-            frame::push_json_string(&mut body, message);
-            body.extend_from_slice(b"}],\"isError\":true");
-        }
-    }
-    // Every piece above is valid UTF-8 JSON text.
-    String::from_utf8(body).unwrap_or_default()
 }

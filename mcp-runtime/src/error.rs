@@ -19,6 +19,13 @@ pub enum Error {
     },
     /// A tool's inputSchema does not have `type: "object"` at its root.
     InvalidInputSchema(String),
+    /// A tool takes a `State<T>` that was never registered with `Server::state`.
+    MissingState {
+        /// The tool.
+        tool: String,
+        /// The state's type.
+        type_name: &'static str,
+    },
     /// Reading or writing the transport failed.
     Io(io::Error),
 }
@@ -34,6 +41,10 @@ impl fmt::Display for Error {
             Error::InvalidInputSchema(name) => write!(
                 f,
                 "the inputSchema of tool `{name}` must have `\"type\": \"object\"` at its root"
+            ),
+            Error::MissingState { tool, type_name } => write!(
+                f,
+                "tool `{tool}` takes State<{type_name}>, but no such state is registered; add `.state(value)` to the Server"
             ),
             Error::Io(err) => write!(f, "transport I/O failed: {err}"),
         }

@@ -51,28 +51,45 @@
 //! `initialize` handshake (2024-11-05 to 2025-11-25) and the stateless
 //! 2026-07-28 era (`server/discover`, a `_meta` envelope on every request).
 
+mod call;
+mod connection;
 mod content;
+mod context;
 mod dispatch;
 mod dump;
+mod elicit;
 mod error;
+mod level;
 mod lifecycle;
+mod limits;
 mod logging;
 pub mod protocol;
 mod registry;
 pub mod schema;
 mod server;
-mod tool;
+mod shared;
+mod state;
 pub mod testing;
+mod tool;
+mod toolset;
 pub mod transport;
 
 pub use content::{Content, IntoContent};
+pub use context::Context;
+pub use elicit::{ElicitAction, ElicitRequest, Elicitation};
+pub use level::Level;
+pub use limits::{DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_PENDING_CALLS, DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND};
+pub use state::State;
+pub use toolset::ToolSet;
 pub use dump::{DumpEntry, DumpFormat, ToolDump};
 pub use error::Error;
 pub use mcp_macros::tool;
 pub use protocol::ProtocolVersion;
 pub use schemars::{self, JsonSchema};
 pub use serde::{self, Deserialize, Serialize};
-pub use server::{DEFAULT_LIST_TTL, DEFAULT_MAX_MESSAGE_SIZE, Server};
+pub use server::{
+    DEFAULT_DRAIN_TIMEOUT, DEFAULT_INPUT_REQUEST_TTL, DEFAULT_LIST_TTL, DEFAULT_MAX_MESSAGE_SIZE, Server,
+};
 pub use tool::{BoxFuture, Icon, Tool, ToolBuilder, ToolCall, ToolError, ToolOutcome};
 
 /// Collects `#[tool]` fns into a `Vec<Tool>` for [`Server::tools`].

@@ -1,10 +1,18 @@
 //! The server builder and its main loop.
 
-use crate::dispatch::{Dispatcher, Identity, Shared};
+use crate::connection::Connection;
+use crate::dispatch::{Dispatcher, notify_tools_changed};
 use crate::dump::{DumpFormat, ToolDump};
+use crate::elicit::StateSealer;
 use crate::error::Error;
+use crate::limits::{
+    DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_PENDING_CALLS, DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND, Limits,
+};
 use crate::registry::Registry;
+use crate::shared::{Identity, Shared};
+use crate::state::StateMap;
 use crate::tool::Tool;
+use crate::toolset::ToolSet;
 use crate::transport::{Line, LineReader};
 use std::io;
 use std::sync::Arc;
@@ -17,6 +25,12 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 8 * 1024 * 1024;
 
 /// How long 2026-07-28 clients may cache lists by default: 5 minutes.
 pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
+
+/// How long calls in flight may finish after input ends, by default: 30 s.
+pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a 2026-07-28 `requestState` stays valid by default: 10 minutes.
+pub const DEFAULT_INPUT_REQUEST_TTL: Duration = Duration::from_secs(600);
 
 /// An MCP server: a name, a version and tools, served over a transport.
 ///
@@ -55,6 +69,14 @@ pub struct Server {
     page_size: Option<usize>,
     list_ttl: Duration,
     max_message_size: usize,
+    states: StateMap,
+    call_timeout: Option<Duration>,
+    max_concurrent_calls: usize,
+    max_pending_calls: usize,
+    rate_limit: Option<(u32, u32)>,
+    drain_timeout: Duration,
+    request_state_key: Option<[u8; 32]>,
+    input_request_ttl: Duration,
 }
 
 impl Server {
@@ -69,7 +91,80 @@ impl Server {
             page_size: None,
             list_ttl: DEFAULT_LIST_TTL,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            states: StateMap::default(),
+            call_timeout: None,
+            max_concurrent_calls: DEFAULT_MAX_CONCURRENT_CALLS,
+            max_pending_calls: DEFAULT_MAX_PENDING_CALLS,
+            rate_limit: Some((DEFAULT_RATE_PER_SECOND, DEFAULT_RATE_BURST)),
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
+            request_state_key: None,
+            input_request_ttl: DEFAULT_INPUT_REQUEST_TTL,
         }
+    }
+
+    /// Registers application state; tools ask for it as a `State<T>` parameter.
+    /// One value per type; registering a type again replaces it.
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Server {
+        self.states.insert(value);
+        self
+    }
+
+    /// Ends calls that run longer than `timeout` with an `isError` result
+    /// ("timed out after …"). Off by default; `#[tool(timeout = "…")]`
+    /// overrides it per tool.
+    pub fn call_timeout(mut self, timeout: Duration) -> Server {
+        self.call_timeout = Some(timeout);
+        self
+    }
+
+    /// How many calls run at once ([`DEFAULT_MAX_CONCURRENT_CALLS`]); more
+    /// wait for a slot, up to [`Server::max_pending_calls`].
+    pub fn max_concurrent_calls(mut self, calls: usize) -> Server {
+        self.max_concurrent_calls = calls;
+        self
+    }
+
+    /// How many calls may be in flight, running or waiting
+    /// ([`DEFAULT_MAX_PENDING_CALLS`]); beyond it calls are refused with an
+    /// `isError` result saying the server is busy.
+    pub fn max_pending_calls(mut self, calls: usize) -> Server {
+        self.max_pending_calls = calls;
+        self
+    }
+
+    /// Rate-limits tool calls to `per_second` sustained with bursts of `burst`
+    /// (by default [`DEFAULT_RATE_PER_SECOND`] and [`DEFAULT_RATE_BURST`]);
+    /// calls over the limit get an `isError` result saying when to retry.
+    pub fn rate_limit(mut self, per_second: u32, burst: u32) -> Server {
+        self.rate_limit = Some((per_second, burst));
+        self
+    }
+
+    /// Turns the rate limit off (for benchmarks and trusted local clients).
+    pub fn no_rate_limit(mut self) -> Server {
+        self.rate_limit = None;
+        self
+    }
+
+    /// How long calls in flight may finish once input ends
+    /// ([`DEFAULT_DRAIN_TIMEOUT`]); the rest are cancelled with an error response.
+    pub fn drain_timeout(mut self, timeout: Duration) -> Server {
+        self.drain_timeout = timeout;
+        self
+    }
+
+    /// The key that seals 2026-07-28 `requestState` values (HMAC-SHA256). By
+    /// default each process draws a random key, so a restarted server refuses
+    /// states from before; set one to share states across restarts or replicas.
+    pub fn request_state_key(mut self, key: [u8; 32]) -> Server {
+        self.request_state_key = Some(key);
+        self
+    }
+
+    /// How long a `requestState` stays valid ([`DEFAULT_INPUT_REQUEST_TTL`]).
+    pub fn input_request_ttl(mut self, ttl: Duration) -> Server {
+        self.input_request_ttl = ttl;
+        self
     }
 
     /// Registers tools, e.g. `tools![add, echo]`.
@@ -134,17 +229,42 @@ impl Server {
     /// ```
     pub fn dump(&self, format: DumpFormat) -> Result<ToolDump, Error> {
         let registry = Registry::new(self.tools.clone(), None)?;
+        for tool in registry.tools() {
+            if let Some(missing) = tool.states.iter().find(|s| !self.states.contains(s.type_id)) {
+                return Err(Error::MissingState {
+                    tool: tool.name.clone(),
+                    type_name: missing.type_name,
+                });
+            }
+        }
         let tools: Vec<&Tool> = registry.tools().collect();
         let ttl_ms = u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX);
         Ok(ToolDump::new(format, &tools, ttl_ms))
     }
 
-    /// Checks the registration (unique, valid names; object input schemas).
-    fn into_shared(self) -> Result<(Arc<Shared>, usize), Error> {
-        let registry = Registry::new(self.tools, self.page_size)?;
+    /// Checks the registration (unique, valid names; object input schemas;
+    /// every state a tool needs registered).
+    fn into_shared(self) -> Result<(Arc<Shared>, usize, Duration), Error> {
+        for tool in &self.tools {
+            if let Some(missing) = tool.states.iter().find(|s| !self.states.contains(s.type_id)) {
+                return Err(Error::MissingState {
+                    tool: tool.name.clone(),
+                    type_name: missing.type_name,
+                });
+            }
+        }
+        let tools = ToolSet::new(self.tools, self.page_size)?;
         let ttl_ms = u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX);
         let identity = Identity::new(self.name, self.version, self.title, self.instructions, ttl_ms);
-        Ok((Arc::new(Shared { registry, identity }), self.max_message_size))
+        let shared = Shared {
+            tools,
+            identity,
+            states: Arc::new(self.states),
+            sealer: StateSealer::new(self.request_state_key, self.input_request_ttl),
+            limits: Limits::new(self.max_concurrent_calls, self.max_pending_calls, self.rate_limit),
+            call_timeout: self.call_timeout,
+        };
+        Ok((Arc::new(shared), self.max_message_size, self.drain_timeout))
     }
 
     /// Serves stdin/stdout until stdin closes, logging to stderr.
@@ -177,10 +297,12 @@ impl Server {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (shared, max) = self.into_shared()?;
+        let (shared, max, drain) = self.into_shared()?;
         let (out, frames) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_frames(frames, output));
-        let mut dispatcher = Dispatcher::new(shared, out);
+        let connection = Arc::new(Connection::new(out));
+        let watcher = tokio::spawn(watch_tool_changes(shared.tools.changes(), Arc::clone(&connection)));
+        let mut dispatcher = Dispatcher::new(shared, connection);
         let mut reader = LineReader::new(input, max);
         // The loop's one job is to keep reading: every request is answered or
         // handed to its own task without awaiting it, so input is never
@@ -194,11 +316,20 @@ impl Server {
                 Err(err) => break Err(err),
             }
         };
-        // Dropping the dispatcher's sender lets the writer finish once the
-        // last in-flight call has sent its response.
-        drop(dispatcher);
+        watcher.abort();
+        // The writer finishes once every holder of the connection (the
+        // dispatcher, call tasks, contexts) is gone and the frames are out.
+        dispatcher.shutdown(drain).await;
+        let _ = watcher.await;
         let write_result = writer.await.map_err(io::Error::other)?;
         read_result.and(write_result)
+    }
+}
+
+/// Sends list-changed notifications on this connection after each change.
+async fn watch_tool_changes(mut changes: tokio::sync::watch::Receiver<u64>, connection: Arc<Connection>) {
+    while changes.changed().await.is_ok() {
+        notify_tools_changed(&connection);
     }
 }
 

@@ -2,7 +2,9 @@
 //! it gives back.
 
 use crate::content::Content;
+use crate::context::Context;
 use crate::protocol::ProtocolVersion;
+use crate::state::StateRequirement;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -10,6 +12,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// A boxed, sendable future, the shape every tool handler returns.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -30,6 +33,8 @@ pub struct Tool {
     pub(crate) annotations: Annotations,
     pub(crate) icons: Vec<Icon>,
     pub(crate) meta: Map<String, Value>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) states: Vec<StateRequirement>,
     pub(crate) handler: Handler,
 }
 
@@ -170,6 +175,8 @@ impl ToolBuilder {
                 annotations: Annotations::default(),
                 icons: Vec::new(),
                 meta: Map::new(),
+                timeout: None,
+                states: Vec::new(),
                 handler: Arc::new(handler),
             },
         }
@@ -234,6 +241,23 @@ impl ToolBuilder {
     /// Adds an entry to the tool's `_meta`.
     pub fn meta(mut self, key: impl Into<String>, value: Value) -> Self {
         self.tool.meta.insert(key.into(), value);
+        self
+    }
+
+    /// Ends calls that run longer than `timeout` with an `isError` result
+    /// (overrides the server's default).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.tool.timeout = Some(timeout);
+        self
+    }
+
+    /// Declares that the tool reads `State<T>`: serving fails at startup when
+    /// no such state was registered.
+    pub fn requires_state<T: Send + Sync + 'static>(mut self) -> Self {
+        self.tool.states.push(StateRequirement {
+            type_id: std::any::TypeId::of::<T>(),
+            type_name: std::any::type_name::<T>(),
+        });
         self
     }
 
@@ -336,9 +360,15 @@ pub struct ToolCall {
     pub(crate) name: Arc<str>,
     pub(crate) arguments: Option<Box<RawValue>>,
     pub(crate) version: ProtocolVersion,
+    pub(crate) context: Context,
 }
 
 impl ToolCall {
+    /// The call's context: progress, logging, cancellation, elicitation, state.
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+
     /// The name the tool was called by.
     pub fn name(&self) -> &str {
         &self.name

@@ -40,6 +40,30 @@ pub(crate) fn error(id: Option<&str>, code: ErrorCode, message: &str, data: Opti
     out
 }
 
+/// A request frame (server to client); `id` is JSON text.
+pub(crate) fn request(id: &str, method: &str, params: &Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(96);
+    out.extend_from_slice(RESULT_HEAD.as_bytes());
+    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(b",\"method\":");
+    push_json_string(&mut out, method);
+    out.extend_from_slice(b",\"params\":");
+    push_json(&mut out, params);
+    out.extend_from_slice(b"}\n");
+    out
+}
+
+/// A notification frame.
+pub(crate) fn notification(method: &str, params: &Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(96);
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
+    push_json_string(&mut out, method);
+    out.extend_from_slice(b",\"params\":");
+    push_json(&mut out, params);
+    out.extend_from_slice(b"}\n");
+    out
+}
+
 /// Appends `text` as a JSON string literal.
 pub(crate) fn push_json_string(out: &mut Vec<u8>, text: &str) {
     // Writing into a Vec cannot fail, and a str always serializes.

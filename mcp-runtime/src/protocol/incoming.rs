@@ -16,9 +16,16 @@ pub(crate) enum Incoming<'a> {
         params: Option<&'a RawValue>,
     },
     /// A notification: it is never answered.
-    Notification { method: Cow<'a, str> },
+    Notification {
+        method: Cow<'a, str>,
+        params: Option<&'a RawValue>,
+    },
     /// A response to a request this server sent.
-    Response { id: &'a RawValue },
+    Response {
+        id: &'a RawValue,
+        result: Option<&'a RawValue>,
+        error: Option<&'a RawValue>,
+    },
 }
 
 /// Why a line is not a message we can act on, and the id to answer with.
@@ -97,9 +104,13 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
     }
     match (envelope.method, valid_id) {
         (Some(method), Some(id)) => Ok(Incoming::Request { id, method, params }),
-        (Some(method), None) => Ok(Incoming::Notification { method }),
+        (Some(method), None) => Ok(Incoming::Notification { method, params }),
         (None, Some(id)) if envelope.result.0.is_some() || envelope.error.0.is_some() => {
-            Ok(Incoming::Response { id })
+            Ok(Incoming::Response {
+                id,
+                result: envelope.result.0,
+                error: envelope.error.0,
+            })
         }
         (None, id) => Err(Rejection {
             code: ErrorCode::INVALID_REQUEST,

@@ -1,0 +1,295 @@
+//! Per-connection state shared by the reader loop, call tasks and contexts:
+//! the outbox, calls in flight (for cancellation), requests this server sent
+//! the client (legacy elicitation), the legacy session, and subscriptions.
+
+use crate::level::Level;
+use crate::lifecycle::Lifecycle;
+use crate::protocol::frame;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::{Notify, mpsc, oneshot};
+
+/// Where frames go: the writer task drains this in order.
+pub(crate) type Outbox = mpsc::UnboundedSender<Vec<u8>>;
+
+/// Locks a mutex, recovering from poisoning: every critical section here
+/// leaves the data consistent, so a panic elsewhere must not wedge the server.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A cooperative cancellation signal, set once.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CancelSignal(Arc<(AtomicBool, Notify)>);
+
+impl CancelSignal {
+    pub(crate) fn cancel(&self) {
+        self.0.0.store(true, Ordering::SeqCst);
+        self.0.1.notify_waiters();
+    }
+
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.0.0.load(Ordering::SeqCst)
+    }
+
+    pub(crate) async fn cancelled(&self) {
+        loop {
+            let notified = self.0.1.notified();
+            if self.is_cancelled() {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// A call in flight, found by its request id.
+#[derive(Debug)]
+struct InFlight {
+    cancel: CancelSignal,
+    abort: Option<tokio::task::AbortHandle>,
+}
+
+/// The client's reply to a request this server sent.
+pub(crate) type ClientReply = Result<Value, Value>;
+
+/// What the legacy handshake told us about the client.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ClientSession {
+    pub(crate) info: Option<Value>,
+    pub(crate) capabilities: Value,
+}
+
+/// An open `subscriptions/listen` stream.
+#[derive(Clone, Debug)]
+pub(crate) struct Subscription {
+    /// The listen request's id, as JSON text.
+    pub(crate) id: String,
+    pub(crate) tools_list_changed: bool,
+}
+
+/// State of one connection.
+#[derive(Debug)]
+pub(crate) struct Connection {
+    out: Outbox,
+    lifecycle: Mutex<Lifecycle>,
+    session: Mutex<ClientSession>,
+    in_flight: Mutex<HashMap<String, InFlight>>,
+    server_requests: Mutex<HashMap<String, oneshot::Sender<ClientReply>>>,
+    next_server_request: AtomicU64,
+    /// Legacy `logging/setLevel` threshold; 0 = nothing is sent.
+    log_level: AtomicU8,
+    subscriptions: Mutex<Vec<Subscription>>,
+    /// Notified whenever the last call in flight ends.
+    idle: Notify,
+}
+
+impl Connection {
+    pub(crate) fn new(out: Outbox) -> Connection {
+        Connection {
+            out,
+            lifecycle: Mutex::new(Lifecycle::Fresh),
+            session: Mutex::new(ClientSession::default()),
+            in_flight: Mutex::new(HashMap::new()),
+            server_requests: Mutex::new(HashMap::new()),
+            next_server_request: AtomicU64::new(1),
+            log_level: AtomicU8::new(0),
+            subscriptions: Mutex::new(Vec::new()),
+            idle: Notify::new(),
+        }
+    }
+
+    /// Queues a frame for the writer.
+    pub(crate) fn send(&self, frame: Vec<u8>) {
+        // The writer only goes away when the output is gone; nothing to tell then.
+        let _ = self.out.send(frame);
+    }
+
+    pub(crate) fn lifecycle(&self) -> Lifecycle {
+        *lock(&self.lifecycle)
+    }
+
+    pub(crate) fn set_lifecycle(&self, lifecycle: Lifecycle) {
+        *lock(&self.lifecycle) = lifecycle;
+    }
+
+    pub(crate) fn session(&self) -> ClientSession {
+        lock(&self.session).clone()
+    }
+
+    pub(crate) fn set_session(&self, session: ClientSession) {
+        *lock(&self.session) = session;
+    }
+
+    /// Registers a call under `id`; `None` when that id is already in flight.
+    pub(crate) fn begin_call(&self, id: &str) -> Option<CancelSignal> {
+        let mut calls = lock(&self.in_flight);
+        if calls.contains_key(id) {
+            return None;
+        }
+        let cancel = CancelSignal::default();
+        calls.insert(
+            id.to_owned(),
+            InFlight {
+                cancel: cancel.clone(),
+                abort: None,
+            },
+        );
+        Some(cancel)
+    }
+
+    /// Attaches the task running call `id`, unless it already finished.
+    pub(crate) fn attach_task(&self, id: &str, abort: tokio::task::AbortHandle) {
+        if let Some(call) = lock(&self.in_flight).get_mut(id) {
+            call.abort = Some(abort);
+        }
+    }
+
+    /// Ends call `id`; `false` when it was cancelled, so its response must
+    /// not be sent.
+    pub(crate) fn finish_call(&self, id: &str) -> bool {
+        let mut calls = lock(&self.in_flight);
+        let found = calls.remove(id).is_some();
+        if calls.is_empty() {
+            self.idle.notify_waiters();
+        }
+        found
+    }
+
+    /// Cancels call `id`: signals it, drops its future, forgets it. Unknown
+    /// or finished ids are ignored.
+    pub(crate) fn cancel_call(&self, id: &str) -> bool {
+        let call = {
+            let mut calls = lock(&self.in_flight);
+            let call = calls.remove(id);
+            if calls.is_empty() {
+                self.idle.notify_waiters();
+            }
+            call
+        };
+        let Some(call) = call else {
+            return false;
+        };
+        call.cancel.cancel();
+        if let Some(abort) = call.abort {
+            abort.abort();
+        }
+        true
+    }
+
+    /// Completes once no call is in flight.
+    pub(crate) async fn wait_idle(&self) {
+        loop {
+            let notified = self.idle.notified();
+            if lock(&self.in_flight).is_empty() {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// Cancels every call in flight; returns their ids.
+    pub(crate) fn cancel_all(&self) -> Vec<String> {
+        let ids: Vec<String> = lock(&self.in_flight).keys().cloned().collect();
+        ids.into_iter().filter(|id| self.cancel_call(id)).collect()
+    }
+
+    /// Fails every request of ours still waiting for the client (it is gone).
+    pub(crate) fn fail_server_requests(&self) {
+        lock(&self.server_requests).clear();
+    }
+
+    /// Number of calls in flight.
+    pub(crate) fn calls_in_flight(&self) -> usize {
+        lock(&self.in_flight).len()
+    }
+
+    /// Sends `method` to the client as a request and returns the receiver of
+    /// its reply.
+    pub(crate) fn request_client(&self, method: &str, params: &Value) -> oneshot::Receiver<ClientReply> {
+        let n = self.next_server_request.fetch_add(1, Ordering::Relaxed);
+        let id = format!("\"mcp-server-{n}\"");
+        let (tx, rx) = oneshot::channel();
+        lock(&self.server_requests).insert(id.clone(), tx);
+        self.send(frame::request(&id, method, params));
+        rx
+    }
+
+    /// Delivers the client's reply to a request of ours; `false` if no such
+    /// request is waiting.
+    pub(crate) fn deliver_reply(&self, id: &str, reply: ClientReply) -> bool {
+        match lock(&self.server_requests).remove(id) {
+            Some(waiting) => {
+                let _ = waiting.send(reply);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The legacy session's log threshold.
+    pub(crate) fn log_level(&self) -> Option<Level> {
+        Level::from_u8(self.log_level.load(Ordering::Relaxed))
+    }
+
+    pub(crate) fn set_log_level(&self, level: Level) {
+        self.log_level.store(level as u8, Ordering::Relaxed);
+    }
+
+    pub(crate) fn subscribe(&self, subscription: Subscription) {
+        lock(&self.subscriptions).push(subscription);
+    }
+
+    /// Ends a subscription; `false` when `id` is not one.
+    pub(crate) fn unsubscribe(&self, id: &str) -> bool {
+        let mut subscriptions = lock(&self.subscriptions);
+        let before = subscriptions.len();
+        subscriptions.retain(|s| s.id != id);
+        subscriptions.len() != before
+    }
+
+    pub(crate) fn subscriptions(&self) -> Vec<Subscription> {
+        lock(&self.subscriptions).clone()
+    }
+
+    /// Takes every open subscription (at shutdown).
+    pub(crate) fn take_subscriptions(&self) -> Vec<Subscription> {
+        std::mem::take(&mut *lock(&self.subscriptions))
+    }
+}
+
+/// The canonical JSON text of a request id, so `1`, `"a"` and `"\u0061"` are
+/// found however the client spelled them.
+pub(crate) fn canonical_id(raw: &str) -> String {
+    match serde_json::from_str::<Value>(raw) {
+        Ok(value) => value.to_string(),
+        Err(_) => raw.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cancelling_a_call_prevents_its_response() {
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let conn = Connection::new(tx);
+        let signal = conn.begin_call("1").unwrap();
+        assert!(conn.begin_call("1").is_none(), "duplicate in-flight id");
+        assert!(conn.cancel_call("1"));
+        assert!(signal.is_cancelled());
+        assert!(!conn.finish_call("1"), "a cancelled call sends nothing");
+        assert!(!conn.cancel_call("1"), "a second cancel is ignored");
+        conn.begin_call("2").unwrap();
+        assert!(conn.finish_call("2"));
+    }
+
+    #[test]
+    fn ids_are_canonical() {
+        assert_eq!(canonical_id("\"\\u0061\""), "\"a\"");
+        assert_eq!(canonical_id("7"), "7");
+    }
+}

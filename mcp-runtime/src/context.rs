@@ -1,0 +1,307 @@
+//! What a running tool can know and do besides its arguments.
+
+use crate::ToolError;
+use crate::connection::{CancelSignal, Connection, lock};
+use crate::elicit::{ElicitRequest, Elicitation};
+use crate::level::Level;
+use crate::protocol::{ProtocolVersion, frame};
+use crate::state::{State, StateMap};
+use crate::toolset::ToolSet;
+use serde_json::{Map, Value, json};
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::Notify;
+
+/// The context of one tool call: who is calling, under which protocol
+/// revision, and the channels back to the client (progress, logging,
+/// elicitation, cancellation). As a `#[tool]` parameter of type `Context` it
+/// is injected and never appears in the inputSchema.
+///
+/// Cancellation: when the client sends `notifications/cancelled` for the
+/// call, the tool's future is dropped at its next `.await` and no response is
+/// sent. Code that runs long without awaiting can check
+/// [`Context::is_cancelled`]; [`Context::progress`] returns an error once the
+/// call is cancelled, so `?` ends the tool there.
+#[derive(Clone)]
+pub struct Context {
+    inner: Arc<Inner>,
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("request_id", &self.inner.request_id)
+            .field("tool", &self.inner.tool)
+            .field("version", &self.inner.version)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a modern call stopped before its tool finished.
+#[derive(Debug, Clone)]
+pub(crate) enum Interrupt {
+    /// The tool asked for input the request does not carry yet.
+    InputRequired { key: String, request: ElicitRequest },
+    /// The tool needs a capability the request did not declare.
+    MissingCapability(Value),
+}
+
+struct Inner {
+    request_id: String,
+    tool: Arc<str>,
+    version: ProtocolVersion,
+    client_info: Option<Value>,
+    client_capabilities: Value,
+    meta: Option<Value>,
+    progress_token: Option<Value>,
+    /// 2026-07-28: the request's `logLevel`; legacy: `None` (the session's applies).
+    request_log_level: Option<Level>,
+    cancel: CancelSignal,
+    connection: Arc<Connection>,
+    states: Arc<StateMap>,
+    tools: ToolSet,
+    last_progress: Mutex<Option<f64>>,
+    /// Set once the response is decided: nothing more may be sent for the call.
+    done: AtomicBool,
+    /// 2026-07-28: answers gathered so far, by input request key.
+    answers: Map<String, Value>,
+    interrupt: Mutex<Option<Interrupt>>,
+    interrupted: Notify,
+}
+
+/// Everything a context is made from; built by the dispatcher.
+pub(crate) struct ContextParts {
+    pub(crate) request_id: String,
+    pub(crate) tool: Arc<str>,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client_info: Option<Value>,
+    pub(crate) client_capabilities: Value,
+    pub(crate) meta: Option<Value>,
+    pub(crate) request_log_level: Option<Level>,
+    pub(crate) cancel: CancelSignal,
+    pub(crate) connection: Arc<Connection>,
+    pub(crate) states: Arc<StateMap>,
+    pub(crate) tools: ToolSet,
+    pub(crate) answers: Map<String, Value>,
+}
+
+impl Context {
+    pub(crate) fn new(parts: ContextParts) -> Context {
+        let progress_token = parts
+            .meta
+            .as_ref()
+            .and_then(|m| m.get("progressToken"))
+            .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
+            .cloned();
+        Context {
+            inner: Arc::new(Inner {
+                request_id: parts.request_id,
+                tool: parts.tool,
+                version: parts.version,
+                client_info: parts.client_info,
+                client_capabilities: parts.client_capabilities,
+                meta: parts.meta,
+                progress_token,
+                request_log_level: parts.request_log_level,
+                cancel: parts.cancel,
+                connection: parts.connection,
+                states: parts.states,
+                tools: parts.tools,
+                last_progress: Mutex::new(None),
+                done: AtomicBool::new(false),
+                answers: parts.answers,
+                interrupt: Mutex::new(None),
+                interrupted: Notify::new(),
+            }),
+        }
+    }
+
+    /// The JSON-RPC id of the call, as JSON text (`7`, `"abc"`).
+    pub fn request_id(&self) -> &str {
+        &self.inner.request_id
+    }
+
+    /// The name the tool was called by.
+    pub fn tool_name(&self) -> &str {
+        &self.inner.tool
+    }
+
+    /// The protocol revision of the session (legacy) or the request (2026-07-28).
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.version
+    }
+
+    /// The client's self-reported `Implementation` (`name`, `version`, …), if sent.
+    pub fn client_info(&self) -> Option<&Value> {
+        self.inner.client_info.as_ref()
+    }
+
+    /// The client's declared capabilities (`{}` when none).
+    pub fn client_capabilities(&self) -> &Value {
+        &self.inner.client_capabilities
+    }
+
+    /// The request's `params._meta`, if any.
+    pub fn meta(&self) -> Option<&Value> {
+        self.inner.meta.as_ref()
+    }
+
+    /// Whether the client cancelled the call.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    /// Completes when the client cancels the call.
+    pub async fn cancelled(&self) {
+        self.inner.cancel.cancelled().await;
+    }
+
+    /// A value registered with [`Server::state`](crate::Server::state).
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
+        self.inner.states.get::<T>()
+    }
+
+    /// The server's live tool set, to add, remove, enable or disable tools.
+    pub fn tools(&self) -> &ToolSet {
+        &self.inner.tools
+    }
+
+    fn may_send(&self) -> bool {
+        !self.inner.done.load(Ordering::SeqCst) && !self.is_cancelled()
+    }
+
+    /// Marks the call answered: later progress and log calls send nothing.
+    pub(crate) fn finish(&self) {
+        self.inner.done.store(true, Ordering::SeqCst);
+    }
+
+    /// Reports progress (`notifications/progress`). Sent only when the request
+    /// carried a `progressToken`; values that do not increase are skipped, as
+    /// the protocol requires progress to grow. Fails once the call is
+    /// cancelled, so `?` stops the tool.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<(), ToolError> {
+        if self.is_cancelled() {
+            return Err(ToolError::new("the call was cancelled"));
+        }
+        let Some(token) = &self.inner.progress_token else {
+            return Ok(());
+        };
+        {
+            let mut last = lock(&self.inner.last_progress);
+            if last.is_some_and(|l| progress <= l) || !progress.is_finite() {
+                tracing::debug!(progress, "skipped progress that does not increase");
+                return Ok(());
+            }
+            *last = Some(progress);
+        }
+        let mut params = json!({"progressToken": token, "progress": progress});
+        if let Some(total) = total {
+            params["total"] = total.into();
+        }
+        if let Some(message) = message {
+            params["message"] = message.into();
+        }
+        if self.may_send() {
+            self.inner
+                .connection
+                .send(frame::notification("notifications/progress", &params));
+        }
+        Ok(())
+    }
+
+    /// The level at and above which [`Context::log`] sends messages, if any:
+    /// the request's `logLevel` (2026-07-28) or the session's
+    /// `logging/setLevel` (legacy). Without either nothing is sent.
+    pub fn log_level(&self) -> Option<Level> {
+        if self.inner.version.is_modern() {
+            self.inner.request_log_level
+        } else {
+            self.inner.connection.log_level()
+        }
+    }
+
+    /// Sends a log message to the client (`notifications/message`) when
+    /// `level` reaches the client's threshold. Never put secrets in it.
+    pub fn log(&self, level: Level, data: impl Into<Value>) {
+        let Some(threshold) = self.log_level() else {
+            return;
+        };
+        if level < threshold || !self.may_send() {
+            return;
+        }
+        let params = json!({"level": level.as_str(), "logger": &*self.inner.tool, "data": data.into()});
+        self.inner
+            .connection
+            .send(frame::notification("notifications/message", &params));
+    }
+
+    /// Asks the user for input through the client (`elicitation/create`).
+    ///
+    /// `key` names this question within the tool (it must be stable across
+    /// runs: in the 2026-07-28 era the tool runs again once the answer is in).
+    /// Declining or cancelling reaches the tool as an [`Elicitation`] value;
+    /// an `Err` means the client cannot be asked (no `elicitation`
+    /// capability in a legacy session, or the client failed the request).
+    pub async fn elicit(&self, key: &str, request: ElicitRequest) -> Result<Elicitation, ToolError> {
+        if self.inner.version.is_modern() {
+            self.elicit_modern(key, request).await
+        } else {
+            self.elicit_legacy(request).await
+        }
+    }
+
+    async fn elicit_legacy(&self, request: ElicitRequest) -> Result<Elicitation, ToolError> {
+        if self.inner.client_capabilities.get("elicitation").is_none() {
+            return Err(ToolError::new(
+                "this client cannot answer questions (it did not declare the elicitation capability)",
+            ));
+        }
+        let reply = self
+            .inner
+            .connection
+            .request_client("elicitation/create", &request.params(self.inner.version));
+        match reply.await {
+            Ok(Ok(result)) => Elicitation::from_result(&result),
+            Ok(Err(error)) => Err(ToolError::new(format!(
+                "the client failed the elicitation: {}",
+                error.get("message").and_then(Value::as_str).unwrap_or("no message")
+            ))),
+            Err(_) => Err(ToolError::new("the client went away before answering")),
+        }
+    }
+
+    async fn elicit_modern(&self, key: &str, request: ElicitRequest) -> Result<Elicitation, ToolError> {
+        if let Some(answer) = self.inner.answers.get(key) {
+            return Elicitation::from_result(answer);
+        }
+        let interrupt = if self.inner.client_capabilities.get("elicitation").is_none() {
+            Interrupt::MissingCapability(json!({"elicitation": {}}))
+        } else {
+            Interrupt::InputRequired {
+                key: key.to_owned(),
+                request,
+            }
+        };
+        lock(&self.inner.interrupt).get_or_insert(interrupt);
+        self.inner.interrupted.notify_one();
+        // The runtime answers for the call now and drops this future.
+        std::future::pending().await
+    }
+
+    /// Completes when the tool stopped to wait for input (2026-07-28).
+    pub(crate) async fn interrupted(&self) -> Interrupt {
+        loop {
+            let notified = self.inner.interrupted.notified();
+            if let Some(interrupt) = lock(&self.inner.interrupt).clone() {
+                return interrupt;
+            }
+            notified.await;
+        }
+    }
+
+    /// The answers gathered so far (2026-07-28).
+    pub(crate) fn answers(&self) -> &Map<String, Value> {
+        &self.inner.answers
+    }
+}

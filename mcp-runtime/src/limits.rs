@@ -1,0 +1,103 @@
+//! Limits on tool calls: how many run at once, how many may wait, and how
+//! many may start per second (the specification says servers MUST rate-limit
+//! tool calls).
+
+use crate::connection::lock;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use tokio::sync::{Semaphore, SemaphorePermit};
+
+/// Calls that run at once by default; more wait for a slot.
+pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 256;
+/// Calls in flight (running or waiting) by default before new ones are refused.
+pub const DEFAULT_MAX_PENDING_CALLS: usize = 65_536;
+/// Sustained calls per second by default.
+pub const DEFAULT_RATE_PER_SECOND: u32 = 1_000;
+/// Calls that may arrive at once by default, above the sustained rate.
+pub const DEFAULT_RATE_BURST: u32 = 2_000;
+
+/// The rate limit: a token bucket.
+#[derive(Debug)]
+struct TokenBucket {
+    per_second: f64,
+    burst: f64,
+    tokens: f64,
+    refilled: Instant,
+}
+
+impl TokenBucket {
+    fn take(&mut self) -> Result<(), Duration> {
+        let now = Instant::now();
+        let elapsed = now.duration_since(self.refilled).as_secs_f64();
+        self.tokens = (self.tokens + elapsed * self.per_second).min(self.burst);
+        self.refilled = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(Duration::from_secs_f64((1.0 - self.tokens) / self.per_second))
+        }
+    }
+}
+
+/// The server's call limits.
+#[derive(Debug)]
+pub(crate) struct Limits {
+    running: Semaphore,
+    pub(crate) max_pending: usize,
+    rate: Option<Mutex<TokenBucket>>,
+}
+
+impl Limits {
+    pub(crate) fn new(max_concurrent: usize, max_pending: usize, rate: Option<(u32, u32)>) -> Limits {
+        let max_concurrent = max_concurrent.max(1);
+        Limits {
+            running: Semaphore::new(max_concurrent),
+            max_pending: max_pending.max(max_concurrent),
+            rate: rate.map(|(per_second, burst)| {
+                let per_second = f64::from(per_second.max(1));
+                let burst = f64::from(burst.max(1));
+                Mutex::new(TokenBucket {
+                    per_second,
+                    burst,
+                    tokens: burst,
+                    refilled: Instant::now(),
+                })
+            }),
+        }
+    }
+
+    /// Takes a token for a new call; `Err` says how long until one is free.
+    pub(crate) fn admit(&self) -> Result<(), Duration> {
+        match &self.rate {
+            Some(bucket) => lock(bucket).take(),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits for a slot to run in.
+    pub(crate) async fn run_slot(&self) -> Option<SemaphorePermit<'_>> {
+        self.running.acquire().await.ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bucket_allows_a_burst_then_the_rate() {
+        let limits = Limits::new(4, 8, Some((10, 3)));
+        assert!(limits.admit().is_ok());
+        assert!(limits.admit().is_ok());
+        assert!(limits.admit().is_ok());
+        let wait = limits.admit().unwrap_err();
+        assert!(wait <= Duration::from_millis(100), "{wait:?}");
+        std::thread::sleep(Duration::from_millis(120));
+        assert!(limits.admit().is_ok());
+        let unlimited = Limits::new(1, 1, None);
+        for _ in 0..10_000 {
+            assert!(unlimited.admit().is_ok());
+        }
+    }
+}

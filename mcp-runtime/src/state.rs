@@ -1,0 +1,84 @@
+//! Application state shared with tools: registered once with
+//! [`Server::state`](crate::Server::state), asked for as a `State<T>` parameter.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+/// A shared value of type `T` registered on the server. As a `#[tool]`
+/// parameter it is injected, not an argument, and never appears in the
+/// inputSchema. A tool that asks for a `State<T>` that was never registered
+/// stops the server at startup, not at call time.
+///
+/// ```
+/// use mcp_runtime::{Server, State, tool, tools};
+/// use std::sync::atomic::{AtomicU64, Ordering};
+///
+/// struct Counter(AtomicU64);
+///
+/// /// Count calls.
+/// #[tool]
+/// async fn hit(counter: State<Counter>) -> String {
+///     (counter.0.fetch_add(1, Ordering::Relaxed) + 1).to_string()
+/// }
+///
+/// let server = Server::new("count", "1").state(Counter(AtomicU64::new(0))).tools(tools![hit]);
+/// # let _ = server;
+/// ```
+pub struct State<T: ?Sized>(pub Arc<T>);
+
+impl<T: ?Sized> Clone for State<T> {
+    fn clone(&self) -> Self {
+        State(Arc::clone(&self.0))
+    }
+}
+
+impl<T: ?Sized> Deref for State<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for State<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("State").field(&&*self.0).finish()
+    }
+}
+
+/// Registered states by type.
+#[derive(Clone, Default)]
+pub(crate) struct StateMap {
+    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+}
+
+impl fmt::Debug for StateMap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StateMap").field("len", &self.values.len()).finish()
+    }
+}
+
+impl StateMap {
+    pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.values.insert(TypeId::of::<T>(), Arc::new(value));
+    }
+
+    pub(crate) fn contains(&self, type_id: TypeId) -> bool {
+        self.values.contains_key(&type_id)
+    }
+
+    pub(crate) fn get<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
+        let value = self.values.get(&TypeId::of::<T>())?.clone();
+        value.downcast::<T>().ok().map(State)
+    }
+}
+
+/// A state type a tool needs, checked at startup.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StateRequirement {
+    pub(crate) type_id: TypeId,
+    pub(crate) type_name: &'static str,
+}
