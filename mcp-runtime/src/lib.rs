@@ -74,7 +74,7 @@ mod tool;
 mod toolset;
 pub mod transport;
 
-pub use content::{Content, IntoContent};
+pub use content::{Audience, Content, IntoContent};
 pub use context::Context;
 pub use elicit::{ElicitAction, ElicitRequest, Elicitation};
 pub use level::Level;
