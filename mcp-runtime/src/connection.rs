@@ -123,6 +123,11 @@ impl Connection {
         *lock(&self.session) = session;
     }
 
+    /// Whether a call with this id is in flight.
+    pub(crate) fn is_in_flight(&self, id: &str) -> bool {
+        lock(&self.in_flight).contains_key(id)
+    }
+
     /// Registers a call under `id`; `None` when that id is already in flight.
     pub(crate) fn begin_call(&self, id: &str) -> Option<CancelSignal> {
         let mut calls = lock(&self.in_flight);

@@ -398,6 +398,15 @@ impl Dispatcher {
             answers.extend(params.input_responses.unwrap_or_default());
         }
         let key = canonical_id(id);
+        let duplicate = || {
+            Failure::new(
+                ErrorCode::INVALID_REQUEST,
+                format!("Invalid Request: id {id} is already used by a call in flight; use a new id"),
+            )
+        };
+        if self.connection.is_in_flight(&key) {
+            return Err(duplicate());
+        }
         if let Some(refusal) = self.admission(&name) {
             let body = render_result(tool, &refusal, version);
             self.connection
@@ -405,10 +414,7 @@ impl Dispatcher {
             return Ok(());
         }
         let Some(cancel) = self.connection.begin_call(&key) else {
-            return Err(Failure::new(
-                ErrorCode::INVALID_REQUEST,
-                format!("Invalid Request: id {id} is already used by a call in flight; use a new id"),
-            ));
+            return Err(duplicate());
         };
         let context = Context::new(ContextParts {
             request_id: id.to_owned(),
