@@ -88,6 +88,17 @@ async fn slow(
     Ok(Slept { ms, steps })
 }
 
+/// Prints to stdout, as careless code does; the stdout guard sends it to
+/// stderr so the protocol stream stays clean.
+#[tool(read_only, open_world = false)]
+async fn noisy(
+    /// What to print
+    text: String,
+) -> String {
+    println!("noisy says: {text}");
+    format!("printed {} bytes", text.len())
+}
+
 /// Panics, to show that a crashing tool does not take the server down.
 #[tool(title = "Crash on purpose", destructive = false)]
 async fn panic() -> String {
@@ -157,8 +168,8 @@ async fn main() -> std::io::Result<()> {
     let copies = (0..extra_adds).map(|i| tools![add].remove(0).renamed(format!("add_{i}")));
     Server::new("everything", env!("CARGO_PKG_VERSION"))
         .title("Everything (mcp-runtime example)")
-        .instructions("Demonstration tools: add, echo, fail, slow, panic, split_words, get_weather_data.")
-        .tools(tools![add, echo, fail, slow, panic, split_words, get_weather_data])
+        .instructions("Demonstration tools: add, echo, fail, slow, panic, noisy, split_words, get_weather_data.")
+        .tools(tools![add, echo, fail, slow, panic, noisy, split_words, get_weather_data])
         .tools(copies)
         .serve_stdio()
         .await

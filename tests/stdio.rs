@@ -56,7 +56,7 @@ fn initialize_echoes_every_legacy_version() {
                 "protocolVersion": version,
                 "capabilities": {"tools": {"listChanged": true}, "logging": {}},
                 "serverInfo": server_info,
-                "instructions": "Demonstration tools: add, echo, fail, slow, panic, split_words, get_weather_data."
+                "instructions": "Demonstration tools: add, echo, fail, slow, panic, noisy, split_words, get_weather_data."
             }})
         );
         assert_valid(version, "InitializeResult", &response["result"]);
@@ -115,7 +115,7 @@ fn tools_list_is_shaped_for_each_legacy_version() {
             .collect();
         assert_eq!(
             names,
-            ["add", "echo", "fail", "get_weather_data", "panic", "slow", "split_words"],
+            ["add", "echo", "fail", "get_weather_data", "noisy", "panic", "slow", "split_words"],
             "sorted by name"
         );
         assert_eq!(list["result"].get("nextCursor"), None);
@@ -377,7 +377,7 @@ fn discover_describes_the_server() {
             "capabilities": {"tools": {"listChanged": true}},
             "ttlMs": 300000,
             "cacheScope": "public",
-            "instructions": "Demonstration tools: add, echo, fail, slow, panic, split_words, get_weather_data.",
+            "instructions": "Demonstration tools: add, echo, fail, slow, panic, noisy, split_words, get_weather_data.",
             "resultType": "complete",
             "_meta": server_info_meta()}})
     );
@@ -480,4 +480,56 @@ fn modern_tools_list_carries_cache_hints_and_bare_schemas() {
     assert_valid("2026-07-28", "CallToolResult", &bad["result"]);
     let unknown = peer.request(call(5, "nope", json!({}), true));
     assert_eq!(unknown["error"]["code"], -32602);
+}
+
+// ---- hardening ----
+
+#[test]
+fn a_tool_that_prints_cannot_corrupt_stdout() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(common::example_binary("everything"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in [
+        initialize(1, "2025-11-25").to_string(),
+        call(2, "noisy", json!({"text": "hello from println"}), false).to_string(),
+        call(3, "add", json!({"a": 1, "b": 1}), false).to_string(),
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(&l.unwrap()).expect("every stdout line is a JSON-RPC frame"))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[1]["result"]["content"][0]["text"], "printed 18 bytes");
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    assert!(stderr.contains("noisy says: hello from println"), "the print went to stderr: {stderr}");
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn sigterm_finishes_calls_in_flight_and_exits_zero() {
+    let mut peer = Peer::legacy("2025-11-25");
+    peer.send(&call(1, "slow", json!({"ms": 300}), false));
+    std::thread::sleep(Duration::from_millis(100));
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &peer.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let response = peer.recv();
+    assert_eq!(response["id"], 1);
+    assert_eq!(response["result"]["structuredContent"]["ms"], 300);
+    let (status, rest) = peer.close();
+    assert!(status.success(), "{status}");
+    assert!(rest.is_empty());
 }

@@ -77,6 +77,7 @@ pub struct Server {
     drain_timeout: Duration,
     request_state_key: Option<[u8; 32]>,
     input_request_ttl: Duration,
+    stdout_guard: bool,
 }
 
 impl Server {
@@ -99,7 +100,17 @@ impl Server {
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             request_state_key: None,
             input_request_ttl: DEFAULT_INPUT_REQUEST_TTL,
+            stdout_guard: true,
         }
+    }
+
+    /// Whether [`Server::serve_stdio`] guards stdout (on by default, Unix):
+    /// frames go to a private duplicate of stdout and fd 1 is pointed at
+    /// stderr, so stray prints cannot corrupt the protocol. Turn it off only
+    /// if something else must own fd 1.
+    pub fn stdout_guard(mut self, on: bool) -> Server {
+        self.stdout_guard = on;
+        self
     }
 
     /// Registers application state; tools ask for it as a `State<T>` parameter.
@@ -287,12 +298,24 @@ impl Server {
             return Ok(());
         }
         crate::logging::init_stderr();
-        self.serve(tokio::io::stdin(), tokio::io::stdout()).await
+        let output = crate::transport::stdio::protocol_stdout(self.stdout_guard)?;
+        let input = crate::transport::stdio::StdinReader::spawn()?;
+        self.serve_until(input, output, termination()).await
     }
 
     /// Serves one connection until its input ends, then waits for the calls
     /// in flight, flushes their responses and returns.
     pub async fn serve<R, W>(self, input: R, output: W) -> io::Result<()>
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        self.serve_until(input, output, std::future::pending()).await
+    }
+
+    /// [`Server::serve`] that also ends, the same graceful way, when
+    /// `shutdown` completes.
+    async fn serve_until<R, W>(self, input: R, output: W, shutdown: impl Future<Output = ()>) -> io::Result<()>
     where
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
@@ -308,8 +331,16 @@ impl Server {
         // handed to its own task without awaiting it, so input is never
         // blocked behind a tool. Back-pressure is the writer's: frames queue
         // in memory while stdout is slow.
+        let mut shutdown = std::pin::pin!(shutdown);
         let read_result = loop {
-            match reader.next_line().await {
+            let line = tokio::select! {
+                line = reader.next_line() => line,
+                () = &mut shutdown => {
+                    tracing::info!("shutting down on a signal");
+                    break Ok(());
+                }
+            };
+            match line {
                 Ok(Some(Line::Message(line))) => dispatcher.handle_line(line),
                 Ok(Some(Line::Oversized { len })) => dispatcher.handle_oversized(len, max),
                 Ok(None) => break Ok(()),
@@ -323,6 +354,30 @@ impl Server {
         let _ = watcher.await;
         let write_result = writer.await.map_err(io::Error::other)?;
         read_result.and(write_result)
+    }
+}
+
+/// Completes on SIGTERM or SIGINT (Ctrl-C), the ways clients and terminals
+/// stop a stdio server.
+async fn termination() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+            (Ok(mut term), Ok(mut int)) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+            }
+            _ => std::future::pending().await,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
     }
 }
 

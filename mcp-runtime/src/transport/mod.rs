@@ -3,6 +3,7 @@
 
 mod codec;
 mod memory;
+pub(crate) mod stdio;
 
 pub use codec::{Line, LineReader};
 pub use memory::{MemoryTransport, memory};
