@@ -2,6 +2,7 @@
 //!
 //! A kitchen-sink MCP server: structured and text results, errors, a slow tool,
 //! a panicking tool, and (with `TOOLS=N`) N extra copies of `add` for load tests.
+//! `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls per second) sets the rate limit.
 
 use mcp_runtime::{Server, ToolError, tool, tools};
 use schemars::JsonSchema;
@@ -166,7 +167,18 @@ async fn get_weather_data(
 async fn main() -> std::io::Result<()> {
     let extra_adds: usize = std::env::var("TOOLS").ok().and_then(|n| n.parse().ok()).unwrap_or(0);
     let copies = (0..extra_adds).map(|i| tools![add].remove(0).renamed(format!("add_{i}")));
-    Server::new("everything", env!("CARGO_PKG_VERSION"))
+    let mut server = Server::new("everything", env!("CARGO_PKG_VERSION"));
+    // RATE_LIMIT=off (load tests, benchmarks) or RATE_LIMIT=N calls per second.
+    match std::env::var("RATE_LIMIT").as_deref() {
+        Ok("off") => server = server.no_rate_limit(),
+        Ok(n) => {
+            if let Ok(per_second) = n.parse::<u32>() {
+                server = server.rate_limit(per_second, per_second.saturating_mul(2));
+            }
+        }
+        Err(_) => {}
+    }
+    server
         .title("Everything (mcp-runtime example)")
         .instructions("Demonstration tools: add, echo, fail, slow, panic, noisy, split_words, get_weather_data.")
         .tools(tools![add, echo, fail, slow, panic, noisy, split_words, get_weather_data])

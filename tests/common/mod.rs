@@ -116,6 +116,15 @@ impl Peer {
         message
     }
 
+    /// The next line, parsed, without schema validation (for bulk checks).
+    pub fn recv_unvalidated(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(REPLY_TIMEOUT)
+            .unwrap_or_else(|e| panic!("no response within {REPLY_TIMEOUT:?}: {e}"));
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"))
+    }
+
     /// Asserts nothing arrives for `wait`.
     pub fn expect_silence(&mut self, wait: Duration) {
         if let Ok(line) = self.lines.recv_timeout(wait) {
