@@ -33,8 +33,11 @@ pub(crate) struct Param {
 
 /// What the fn returns, as far as the conversion into a result cares.
 pub(crate) struct Output {
-    /// `Some` when the fn returns a `Result<T, E>` (any path ending in `Result`).
+    /// Whether the fn returns a `Result` (any path ending in `Result`).
     pub(crate) fallible: bool,
+    /// The `E` of `Result<T, E>`, when it is spelled out (an alias such as
+    /// `io::Result<T>` hides it); errors about it point there.
+    pub(crate) error: Option<Type>,
     pub(crate) value: OutputValue,
     /// The span errors about the return type point at.
     pub(crate) span: Span,
@@ -52,7 +55,11 @@ pub(crate) enum OutputValue {
 impl ToolFn {
     /// Reads the fn; fails only on attribute syntax, never on the fn's meaning
     /// (that is `validate`'s job, so several mistakes are reported together).
-    pub(crate) fn from_syn(attr: ToolAttr, mut item: ItemFn) -> Result<ToolFn, (ItemFn, syn::Error)> {
+    /// A failure gives the fn back, for the fallback expansion.
+    pub(crate) fn from_syn(
+        attr: ToolAttr,
+        mut item: ItemFn,
+    ) -> Result<ToolFn, Box<(ItemFn, syn::Error)>> {
         let docs = crate::attr::docs(&item.attrs);
         let (name, name_span) = match attr.name.get() {
             Some(lit) => (lit.value.value(), lit.value.span()),
@@ -94,7 +101,7 @@ impl ToolFn {
             });
         }
         if let Some(err) = errors {
-            return Err((item, err));
+            return Err(Box::new((item, err)));
         }
         let output = Output::from_return(&item.sig.output);
         item.attrs.retain(|a| !a.path().is_ident("tool"));
@@ -120,19 +127,22 @@ impl Output {
         match ret {
             ReturnType::Default => Output {
                 fallible: false,
+                error: None,
                 value: OutputValue::Content(syn::parse_quote!(())),
                 span: Span::call_site(),
             },
             ReturnType::Type(_, ty) => {
                 let span = syn::spanned::Spanned::span(&**ty);
-                match result_ok_type(ty) {
-                    Some(ok) => Output {
+                match result_types(ty) {
+                    Some((ok, error)) => Output {
                         fallible: true,
+                        error: error.cloned(),
                         value: OutputValue::classify(ok),
                         span,
                     },
                     None => Output {
                         fallible: false,
+                        error: None,
                         value: OutputValue::classify(ty),
                         span,
                     },
@@ -152,9 +162,9 @@ impl OutputValue {
     }
 }
 
-/// `T` of a type spelled `...::Result<T, ...>`, which covers `std::io::Result<T>`
-/// and `anyhow::Result<T>` aliases too.
-fn result_ok_type(ty: &Type) -> Option<&Type> {
+/// `T` and, if given, `E` of a type spelled `...::Result<T, E>`, which covers
+/// `std::io::Result<T>` and `anyhow::Result<T>` aliases too.
+fn result_types(ty: &Type) -> Option<(&Type, Option<&Type>)> {
     let Type::Path(path) = ty else { return None };
     let last = path.path.segments.last()?;
     if last.ident != "Result" {
@@ -163,10 +173,12 @@ fn result_ok_type(ty: &Type) -> Option<&Type> {
     let PathArguments::AngleBracketed(args) = &last.arguments else {
         return None;
     };
-    match args.args.first()? {
-        GenericArgument::Type(ok) => Some(ok),
+    let mut types = args.args.iter().filter_map(|arg| match arg {
+        GenericArgument::Type(ty) => Some(ty),
         _ => None,
-    }
+    });
+    let ok = types.next()?;
+    Some((ok, types.next()))
 }
 
 /// Types the runtime renders as content blocks instead of structured output.

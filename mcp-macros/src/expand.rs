@@ -3,7 +3,7 @@
 
 use crate::ast::{OutputValue, ToolFn};
 use crate::attr::ToolAttr;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::ItemFn;
 
@@ -13,11 +13,7 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
         Ok(item) => item,
         // Not a fn at all: say so and give the tokens back untouched.
         Err(_) => {
-            let err = syn::Error::new(
-                Span::call_site(),
-                "#[tool] goes on a fn, e.g. `#[tool] async fn add(a: f64, b: f64) -> f64`",
-            );
-            let err = err.to_compile_error();
+            let err = crate::validate::not_a_fn(input.clone()).to_compile_error();
             return quote!(#err #input);
         }
     };
@@ -28,7 +24,10 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let krate = krate(&attr);
     let tool = match ToolFn::from_syn(attr, item) {
         Ok(tool) => tool,
-        Err((item, err)) => return fallback(strip_helpers(item), Some(err), Some(krate)),
+        Err(failed) => {
+            let (item, err) = *failed;
+            return fallback(strip_helpers(item), Some(err), Some(krate));
+        }
     };
     if crate::validate::rustc_rejects(&tool) {
         return fallback(tool.item, None, Some(krate));
@@ -67,6 +66,11 @@ fn strip_helpers(mut item: ItemFn) -> ItemFn {
 fn fallback(item: ItemFn, err: Option<syn::Error>, krate: Option<TokenStream>) -> TokenStream {
     let krate = krate.unwrap_or_else(|| quote!(::mcp_runtime));
     let err = err.map(|e| e.to_compile_error());
+    // A fn with `self` sits in an `impl` or `trait`, where a struct or a
+    // `const _` item is itself an error: give back the method alone.
+    if let Some(syn::FnArg::Receiver(_)) = item.sig.inputs.first() {
+        return quote!(#err #item);
+    }
     let marker = marker(&item);
     let ident = &item.sig.ident;
     quote! {
@@ -102,31 +106,43 @@ fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
     let marker = marker(item);
     let pm = quote!(#krate::__private);
     let args_struct = args_struct(tool, &pm);
+    let build_fn = build_fn(tool, &pm);
     let builder = definition(tool, &pm);
-    let call = call_glue(tool, &pm);
     quote! {
         #item
         #marker
         const _: () = {
             #args_struct
+            #build_fn
             impl #pm::ToolFn for #fn_ident {
                 fn tool() -> #krate::Tool {
                     #builder
                 }
             }
-            #call
         };
     }
 }
 
+/// `__McpT0`, `__McpT1`, ...: the args struct's type parameters, one per parameter.
+fn type_params(tool: &ToolFn) -> Vec<syn::Ident> {
+    (0..tool.params.len())
+        .map(|i| format_ident!("__McpT{}", i))
+        .collect()
+}
+
 /// The hidden struct the arguments deserialize into; its derives make the
 /// inputSchema and the deserializer agree by construction.
+///
+/// Its fields are type parameters rather than the parameters' types, so the
+/// derives never see a type that lacks `Deserialize` or `JsonSchema`: such a
+/// type is reported once, by `__mcp_build`'s bound, instead of once per place
+/// the derived code uses it.
 fn args_struct(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
     let serde_path = format!("{}::serde", pm.to_string().replace(' ', ""));
     let schemars_path = format!("{}::schemars", pm.to_string().replace(' ', ""));
-    let fields = tool.params.iter().map(|param| {
+    let type_params = type_params(tool);
+    let fields = tool.params.iter().zip(&type_params).map(|(param, ty)| {
         let ident = param.ident.as_ref().expect("validated: plain bindings");
-        let ty = &param.ty;
         let wire = &param.wire_name;
         let docs = &param.docs;
         let description = param.arg.description.get().map(|d| {
@@ -145,8 +161,24 @@ fn args_struct(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         #[serde(crate = #serde_path, deny_unknown_fields)]
         #[schemars(crate = #schemars_path)]
         #[allow(non_camel_case_types, dead_code)]
-        struct __McpArgs {
+        struct __McpArgs<#(#type_params),*> {
             #(#fields,)*
+        }
+    }
+}
+
+/// The generic half of the tool: the handler that deserializes `__McpArgs`
+/// and the inputSchema. `tool()` instantiates it with the parameters' types
+/// written by the user, so an unfit type fails this fn's `Argument` bound,
+/// once, on the user's token.
+fn build_fn(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
+    let type_params = type_params(tool);
+    quote! {
+        fn __mcp_build<#(#type_params: #pm::Argument),*>(
+            name: &'static str,
+            call: fn(__McpArgs<#(#type_params),*>) -> #pm::BoxFuture<#pm::ToolOutcome>,
+        ) -> #pm::ToolBuilder {
+            #pm::tool_builder::<__McpArgs<#(#type_params),*>>(name, call)
         }
     }
 }
@@ -188,25 +220,25 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         let theme = icon.theme.as_ref().map(|t| quote!(.theme(#t)));
         quote!(.icon(#pm::Icon::new(#src) #mime #sizes #theme))
     });
-    let metas = attr.meta.iter().map(|(key, value)| {
-        quote!(.meta(#key, #pm::serde_json::Value::from(#value)))
-    });
+    let metas = attr
+        .meta
+        .iter()
+        .map(|(key, value)| quote!(.meta(#key, #pm::serde_json::Value::from(#value))));
+    // Spanned on the return type and in the same body as `structured::<T>`
+    // below, so rustc reports an unfit return type once.
     let output = match &tool.output.value {
         OutputValue::Structured(ty) => {
             quote_spanned!(syn::spanned::Spanned::span(ty)=> .output_schema(#pm::output_schema::<#ty>()))
         }
         OutputValue::Content(_) => quote!(),
     };
-    let arg_checks = tool.params.iter().map(|param| {
-        let ty = &param.ty;
-        quote_spanned!(syn::spanned::Spanned::span(ty)=> #pm::assert_argument::<#ty>();)
-    });
+    // The user's own type tokens: rustc points a failed bound at them.
+    let param_types = tool.params.iter().map(|param| &param.ty);
+    let call = call_glue(tool, pm);
     quote! {
-        #(#arg_checks)*
-        #pm::ToolBuilder::new(#name, __mcp_call)
+        __mcp_build::<#(#param_types),*>(#name, #call)
             #description
             #title
-            .input_schema(#pm::input_schema::<__McpArgs>())
             #output
             #read_only
             #destructive
@@ -218,14 +250,15 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
     }
 }
 
-/// The fn the runtime calls: deserialize, call the user's fn, convert the result.
+/// The closure the handler calls with deserialized arguments: call the user's
+/// fn, convert the result. Arguments are passed as fields, never bound to
+/// locals, so a parameter cannot shadow the fn it is passed to.
 fn call_glue(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
     let fn_ident = &tool.item.sig.ident;
-    let idents: Vec<_> = tool
+    let idents = tool
         .params
         .iter()
-        .map(|p| p.ident.clone().expect("validated: plain bindings"))
-        .collect();
+        .map(|p| p.ident.as_ref().expect("validated: plain bindings"));
     let awaited = tool.item.sig.asyncness.map(|_| quote!(.await));
     let convert_value = |value: TokenStream| match &tool.output.value {
         OutputValue::Structured(ty) => {
@@ -237,7 +270,12 @@ fn call_glue(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
     };
     let convert = if tool.output.fallible {
         let ok = convert_value(quote!(__mcp_value));
-        let err = quote_spanned!(tool.output.span=> #pm::tool_error(&__mcp_error));
+        let err = match &tool.output.error {
+            Some(ty) => {
+                quote_spanned!(syn::spanned::Spanned::span(ty)=> #pm::tool_error::<#ty>(&__mcp_error))
+            }
+            None => quote_spanned!(tool.output.span=> #pm::tool_error(&__mcp_error)),
+        };
         quote! {
             match __mcp_out {
                 ::core::result::Result::Ok(__mcp_value) => #ok,
@@ -248,13 +286,9 @@ fn call_glue(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         convert_value(quote!(__mcp_out))
     };
     quote! {
-        fn __mcp_call(__mcp_call: #pm::ToolCall) -> #pm::BoxFuture<#pm::ToolOutcome> {
+        |__mcp_args| {
             ::std::boxed::Box::pin(async move {
-                let __McpArgs { #(#idents),* } = match __mcp_call.arguments::<__McpArgs>() {
-                    ::core::result::Result::Ok(__mcp_args) => __mcp_args,
-                    ::core::result::Result::Err(__mcp_outcome) => return __mcp_outcome,
-                };
-                let __mcp_out = #fn_ident(#(#idents),*) #awaited;
+                let __mcp_out = #fn_ident(#(__mcp_args.#idents),*) #awaited;
                 #convert
             })
         }

@@ -45,18 +45,55 @@ pub(crate) fn check(tool: &ToolFn) -> Result<(), syn::Error> {
 /// Whether rustc itself will reject the signature (a name bound twice); the
 /// expansion then emits only the fn, so the user sees rustc's one error.
 pub(crate) fn rustc_rejects(tool: &ToolFn) -> bool {
-    let idents: Vec<_> = tool.params.iter().filter_map(|p| p.ident.as_ref()).collect();
+    let idents: Vec<_> = tool
+        .params
+        .iter()
+        .filter_map(|p| p.ident.as_ref())
+        .collect();
     idents
         .iter()
         .enumerate()
         .any(|(i, a)| idents[..i].contains(a))
 }
 
+/// `#[tool]` turns a fn into a tool; on anything else it says so, on the
+/// item's keyword (`struct`, `impl`, ...) when there is one.
+pub(crate) fn not_a_fn(input: proc_macro2::TokenStream) -> syn::Error {
+    let example = "e.g. `#[tool] async fn add(a: f64, b: f64) -> f64 { a + b }`";
+    let keyword = |stream: syn::parse::ParseStream| {
+        stream.call(syn::Attribute::parse_outer)?;
+        stream.parse::<syn::Visibility>()?;
+        let keyword: proc_macro2::TokenTree = stream.parse()?;
+        stream.parse::<proc_macro2::TokenStream>()?;
+        Ok(keyword)
+    };
+    match syn::parse::Parser::parse2(keyword, input) {
+        Ok(proc_macro2::TokenTree::Ident(ident))
+            if !matches!(
+                ident.to_string().as_str(),
+                "fn" | "async" | "const" | "unsafe" | "extern"
+            ) =>
+        {
+            syn::Error::new(
+                ident.span(),
+                format!("#[tool] goes on a fn, not on `{ident}`; {example}"),
+            )
+        }
+        _ => syn::Error::new(
+            proc_macro2::Span::call_site(),
+            format!("#[tool] goes on a fn with a body; {example}"),
+        ),
+    }
+}
+
 /// Tool names are 1–128 characters of `A-Z a-z 0-9 _ - .` (MCP 2025-11-25, "Tool names").
 fn tool_name(name: &str, span: proc_macro2::Span) -> syn::Result<()> {
     let rule = "tool names are 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`";
     if name.is_empty() {
-        return Err(syn::Error::new(span, format!("the tool name is empty; {rule}")));
+        return Err(syn::Error::new(
+            span,
+            format!("the tool name is empty; {rule}"),
+        ));
     }
     let len = name.chars().count();
     if len > MAX_NAME_LEN {
@@ -80,8 +117,8 @@ fn tool_name(name: &str, span: proc_macro2::Span) -> syn::Result<()> {
 /// A tool is a free fn: there is no value to call a method on.
 fn no_receiver(tool: &ToolFn) -> syn::Result<()> {
     match tool.item.sig.inputs.first() {
-        Some(FnArg::Receiver(receiver)) => Err(syn::Error::new(
-            receiver.span(),
+        Some(FnArg::Receiver(receiver)) => Err(syn::Error::new_spanned(
+            receiver,
             "a #[tool] fn cannot take `self`; make it a free fn and reach shared data through its parameters",
         )),
         _ => Ok(()),
@@ -91,15 +128,15 @@ fn no_receiver(tool: &ToolFn) -> syn::Result<()> {
 /// The schema is fixed at compile time, so there is nothing to instantiate generics with.
 fn no_generics(tool: &ToolFn) -> syn::Result<()> {
     let generics = &tool.item.sig.generics;
-    if let Some(param) = generics.params.first() {
-        return Err(syn::Error::new(
-            param.span(),
+    if !generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            generics,
             "a #[tool] fn cannot be generic; its input schema is fixed at compile time, so use concrete types",
         ));
     }
     if let Some(clause) = &generics.where_clause {
-        return Err(syn::Error::new(
-            clause.span(),
+        return Err(syn::Error::new_spanned(
+            clause,
             "a #[tool] fn cannot have a where clause; use concrete types",
         ));
     }
@@ -107,8 +144,8 @@ fn no_generics(tool: &ToolFn) -> syn::Result<()> {
         if let FnArg::Typed(pat_type) = input
             && let Type::ImplTrait(impl_trait) = &*pat_type.ty
         {
-            return Err(syn::Error::new(
-                impl_trait.span(),
+            return Err(syn::Error::new_spanned(
+                impl_trait,
                 "a #[tool] parameter cannot be `impl Trait`; use a concrete type that implements Deserialize and JsonSchema",
             ));
         }
@@ -126,8 +163,8 @@ fn plain_signature(tool: &ToolFn) -> syn::Result<()> {
         ));
     }
     if let Some(abi) = &sig.abi {
-        return Err(syn::Error::new(
-            abi.span(),
+        return Err(syn::Error::new_spanned(
+            abi,
             "a #[tool] fn cannot declare an ABI; remove the `extern`",
         ));
     }
@@ -145,8 +182,8 @@ fn plain_binding(param: &Param) -> syn::Result<()> {
     if param.ident.is_some() {
         return Ok(());
     }
-    Err(syn::Error::new(
-        param.pat.span(),
+    Err(syn::Error::new_spanned(
+        &param.pat,
         "a #[tool] parameter must be a plain name like `city: String`, because the name becomes the argument's name; destructure inside the body",
     ))
 }
@@ -154,8 +191,8 @@ fn plain_binding(param: &Param) -> syn::Result<()> {
 /// Arguments are deserialized into owned values; a borrow has nothing to borrow from.
 fn owned_type(ty: &Type) -> syn::Result<()> {
     match ty {
-        Type::Reference(reference) => Err(syn::Error::new(
-            reference.span(),
+        Type::Reference(reference) => Err(syn::Error::new_spanned(
+            reference,
             "a #[tool] parameter must be an owned type (e.g. `String` instead of `&str`), because arguments are deserialized into owned values",
         )),
         _ => Ok(()),

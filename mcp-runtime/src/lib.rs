@@ -131,18 +131,35 @@ pub mod __private {
         fn tool() -> crate::Tool;
     }
 
+    // `Argument` and `StructuredOutput` each bundle two traits behind a
+    // `do_not_recommend` blanket impl, so a type that lacks both derives gets
+    // one error naming the rule instead of one error per missing trait.
+
     /// What a `#[tool]` parameter's type must implement.
     #[diagnostic::on_unimplemented(
         message = "`{Self}` cannot be a #[tool] parameter",
         label = "this type must implement Deserialize and JsonSchema",
-        note = "derive both: #[derive(Deserialize, JsonSchema)], or use a type that has them (String, numbers, Vec, Option, ...)"
+        note = "derive both on your type: #[derive(Deserialize, JsonSchema)]; String, numbers, bool, Vec<T>, Option<T> and maps have them when their contents do"
     )]
-    pub trait Argument {}
+    pub trait Argument: serde::de::DeserializeOwned + schemars::JsonSchema + 'static {}
 
-    impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> Argument for T {}
+    #[diagnostic::do_not_recommend]
+    impl<T: serde::de::DeserializeOwned + schemars::JsonSchema + 'static> Argument for T {}
 
-    /// Makes rustc check a parameter type on the user's span.
-    pub const fn assert_argument<T: Argument>() {}
+    /// A builder whose handler deserializes `A` and passes it to `call`, with
+    /// `A`'s inputSchema.
+    pub fn tool_builder<A: serde::de::DeserializeOwned + schemars::JsonSchema + 'static>(
+        name: &'static str,
+        call: fn(A) -> BoxFuture<ToolOutcome>,
+    ) -> ToolBuilder {
+        ToolBuilder::new(name, move |tool_call: ToolCall| {
+            match tool_call.arguments::<A>() {
+                Ok(args) => call(args),
+                Err(invalid) => Box::pin(async move { invalid }),
+            }
+        })
+        .input_schema(input_schema::<A>())
+    }
 
     /// What a structured `#[tool]` return type must implement.
     #[diagnostic::on_unimplemented(
@@ -150,20 +167,23 @@ pub mod __private {
         label = "this type must implement Serialize and JsonSchema",
         note = "derive both: #[derive(Serialize, JsonSchema)]; or return String, (), Content or Vec<Content> for plain content"
     )]
-    pub trait StructuredOutput {}
+    pub trait StructuredOutput: serde::Serialize + schemars::JsonSchema {}
 
+    #[diagnostic::do_not_recommend]
     impl<T: serde::Serialize + schemars::JsonSchema> StructuredOutput for T {}
 
     /// The outputSchema of a structured return type.
-    pub fn output_schema<T: StructuredOutput + schemars::JsonSchema>() -> serde_json::Value {
+    pub fn output_schema<T: StructuredOutput>() -> serde_json::Value {
         crate::schema::output_schema::<T>()
     }
 
     /// Serializes a structured return value.
-    pub fn structured<T: StructuredOutput + serde::Serialize>(value: &T) -> ToolOutcome {
+    pub fn structured<T: StructuredOutput>(value: &T) -> ToolOutcome {
         match serde_json::to_string(value) {
             Ok(json) => ToolOutcome::Structured(json),
-            Err(err) => ToolOutcome::Error(format!("The tool's result could not be serialized: {err}")),
+            Err(err) => {
+                ToolOutcome::Error(format!("The tool's result could not be serialized: {err}"))
+            }
         }
     }
 
@@ -172,9 +192,19 @@ pub mod __private {
         ToolOutcome::Content(value.into_content())
     }
 
-    /// Converts the `Err` of a fallible tool (any `Display`, alternate form so
-    /// error chains that support it are shown whole).
-    pub fn tool_error<E: core::fmt::Display>(error: &E) -> ToolOutcome {
+    /// What the error type of a fallible `#[tool]` must implement.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be the error type of a #[tool]",
+        label = "this type must implement Display",
+        note = "the model reads the error's Display text; implement Display, or return ToolError (any std::error::Error converts to it with `?`)"
+    )]
+    pub trait ErrorMessage: core::fmt::Display {}
+
+    impl<T: core::fmt::Display + ?Sized> ErrorMessage for T {}
+
+    /// Converts the `Err` of a fallible tool (alternate form, so error chains
+    /// that support it are shown whole).
+    pub fn tool_error<E: ErrorMessage>(error: &E) -> ToolOutcome {
         ToolOutcome::Error(format!("{error:#}"))
     }
 }

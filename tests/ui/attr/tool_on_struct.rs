@@ -1,0 +1,13 @@
+use mcp_runtime::tool;
+
+#[tool]
+struct Lookup {
+    city: String,
+}
+
+fn main() {
+    let _ = Lookup {
+        city: String::new(),
+    }
+    .city;
+}

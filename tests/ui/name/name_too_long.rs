@@ -1,0 +1,12 @@
+use mcp_runtime::tool;
+
+#[tool(
+    name = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+)]
+async fn lookup(city: String) -> String {
+    city
+}
+
+fn main() {
+    let _ = mcp_runtime::tools![lookup];
+}

@@ -1,0 +1,16 @@
+//! The longest name the rule allows.
+
+use mcp_runtime::tool;
+
+#[tool(
+    name = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+)]
+async fn lookup(city: String) -> String {
+    city
+}
+
+fn main() {
+    let tools = mcp_runtime::tools![lookup];
+    assert_eq!(tools[0].name().len(), 128);
+    assert!(tools[0].name().chars().all(|c| c == 'a'));
+}

@@ -1,0 +1,17 @@
+//! A tool without parameters takes an empty object.
+
+use mcp_runtime::tool;
+
+#[tool]
+async fn now() -> String {
+    "noon".to_owned()
+}
+
+fn main() {
+    let tools = mcp_runtime::tools![now];
+    assert_eq!(tools[0].name(), "now");
+    let schema = tools[0].input_schema();
+    assert_eq!(schema["type"], "object");
+    assert!(schema.get("required").is_none());
+    assert!(tools[0].output_schema().is_none());
+}

@@ -1,0 +1,10 @@
+use mcp_runtime::tool;
+
+#[tool]
+async fn lookup<T: ToString>(city: T) -> String {
+    city.to_string()
+}
+
+fn main() {
+    let _ = mcp_runtime::tools![lookup];
+}

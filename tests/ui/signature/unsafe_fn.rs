@@ -1,0 +1,10 @@
+use mcp_runtime::tool;
+
+#[tool]
+async unsafe fn lookup(city: String) -> String {
+    city
+}
+
+fn main() {
+    let _ = mcp_runtime::tools![lookup];
+}
