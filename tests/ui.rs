@@ -11,5 +11,6 @@ fn ui() {
     cases.compile_fail("ui/signature/*.rs");
     cases.compile_fail("ui/types/*.rs");
     cases.compile_fail("ui/attr/*.rs");
+    cases.compile_fail("ui/header/*.rs");
     cases.pass("ui/pass/*.rs");
 }

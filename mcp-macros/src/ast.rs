@@ -18,8 +18,20 @@ pub(crate) struct ToolFn {
     pub(crate) output: Output,
 }
 
-/// One parameter of the fn, which becomes one property of the inputSchema.
+/// What a parameter is: an argument from the client, or something the
+/// runtime injects (never in the inputSchema).
+pub(crate) enum ParamKind {
+    /// One property of the inputSchema.
+    Argument,
+    /// The call's `Context`.
+    Context,
+    /// `State<T>`: application state registered on the server.
+    State(Type),
+}
+
+/// One parameter of the fn.
 pub(crate) struct Param {
+    pub(crate) kind: ParamKind,
     /// The binding, or `None` when the pattern is not a plain identifier.
     pub(crate) ident: Option<syn::Ident>,
     pub(crate) pat: Pat,
@@ -91,6 +103,7 @@ impl ToolFn {
                 (None, None) => (String::new(), syn::spanned::Spanned::span(&pat_type.pat)),
             };
             params.push(Param {
+                kind: ParamKind::of(&pat_type.ty),
                 ident,
                 pat: (*pat_type.pat).clone(),
                 ty: (*pat_type.ty).clone(),
@@ -114,6 +127,36 @@ impl ToolFn {
             params,
             output,
         })
+    }
+}
+
+impl ParamKind {
+    /// Injected parameters are recognised by their type's last path segment:
+    /// `Context` and `State<T>` (as re-exported by the runtime).
+    fn of(ty: &Type) -> ParamKind {
+        let Type::Path(path) = ty else {
+            return ParamKind::Argument;
+        };
+        let Some(last) = path.path.segments.last() else {
+            return ParamKind::Argument;
+        };
+        match (&last.arguments, last.ident.to_string().as_str()) {
+            (PathArguments::None, "Context") => ParamKind::Context,
+            (PathArguments::AngleBracketed(args), "State") if args.args.len() == 1 => {
+                match args.args.first() {
+                    Some(GenericArgument::Type(inner)) => ParamKind::State(inner.clone()),
+                    _ => ParamKind::Argument,
+                }
+            }
+            _ => ParamKind::Argument,
+        }
+    }
+}
+
+impl Param {
+    /// Whether the client sends this parameter (it is in the inputSchema).
+    pub(crate) fn is_argument(&self) -> bool {
+        matches!(self.kind, ParamKind::Argument)
     }
 }
 

@@ -56,6 +56,7 @@ pub(crate) struct ToolAttr {
     pub(crate) open_world: Slot<bool>,
     pub(crate) icons: Vec<Icon>,
     pub(crate) meta: Vec<(LitStr, Lit)>,
+    pub(crate) timeout: Slot<LitStr>,
     pub(crate) krate: Slot<Path>,
 }
 
@@ -79,6 +80,7 @@ impl ToolAttr {
             "idempotent" => self.idempotent.set(&meta, flag(&meta)?),
             "open_world" => self.open_world.set(&meta, flag(&meta)?),
             "crate" => self.krate.set(&meta, meta.value()?.parse()?),
+            "timeout" => self.timeout.set(&meta, meta.value()?.parse()?),
             "icon" => {
                 let icon = parse_icon(&meta)?;
                 self.icons.push(icon);
@@ -104,7 +106,7 @@ impl ToolAttr {
             }),
             _ => Err(meta.error(format!(
                 "unknown `#[tool]` option `{key}`; expected one of: name, title, description, \
-                 read_only, destructive, idempotent, open_world, icon, meta, crate"
+                 read_only, destructive, idempotent, open_world, icon, meta, timeout, crate"
             ))),
         }
     }
@@ -160,6 +162,7 @@ fn parse_icon(meta: &ParseNestedMeta) -> syn::Result<Icon> {
 pub(crate) struct ArgAttr {
     pub(crate) rename: Slot<LitStr>,
     pub(crate) description: Slot<LitStr>,
+    pub(crate) header: Slot<LitStr>,
 }
 
 impl ArgAttr {
@@ -188,8 +191,9 @@ impl ArgAttr {
         match key.as_str() {
             "rename" => self.rename.set(&meta, meta.value()?.parse()?),
             "description" => self.description.set(&meta, meta.value()?.parse()?),
+            "header" => self.header.set(&meta, meta.value()?.parse()?),
             _ => Err(meta.error(format!(
-                "unknown `#[arg]` option `{key}`; expected rename or description"
+                "unknown `#[arg]` option `{key}`; expected rename, description or header"
             ))),
         }
     }

@@ -1,7 +1,8 @@
 //! The only place that makes tokens: the re-emitted fn, a marker type with the
 //! fn's name for `tools![...]`, and the tool's definition and call glue.
 
-use crate::ast::{OutputValue, ToolFn};
+use crate::ast::{OutputValue, ParamKind, ToolFn};
+use crate::validate::{HeaderType, header_type, timeout_millis};
 use crate::attr::ToolAttr;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -123,12 +124,16 @@ fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
     }
 }
 
-/// `__McpT0`, `__McpT1`, ...: the args struct's type parameters, one per parameter.
+/// `__McpT0`, `__McpT1`, ...: the args struct's type parameters, one per
+/// argument (injected parameters are not arguments).
 fn type_params(tool: &ToolFn) -> Vec<syn::Ident> {
-    (0..tool.params.len())
+    (0..tool.params.iter().filter(|p| p.is_argument()).count())
         .map(|i| format_ident!("__McpT{}", i))
         .collect()
 }
+
+/// The largest integer every JSON number reader keeps exactly: 2^53 − 1.
+const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 
 /// The hidden struct the arguments deserialize into; its derives make the
 /// inputSchema and the deserializer agree by construction.
@@ -141,7 +146,8 @@ fn args_struct(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
     let serde_path = format!("{}::serde", pm.to_string().replace(' ', ""));
     let schemars_path = format!("{}::schemars", pm.to_string().replace(' ', ""));
     let type_params = type_params(tool);
-    let fields = tool.params.iter().zip(&type_params).map(|(param, ty)| {
+    let arguments = tool.params.iter().filter(|p| p.is_argument());
+    let fields = arguments.zip(&type_params).map(|(param, ty)| {
         let ident = param.ident.as_ref().expect("validated: plain bindings");
         let wire = &param.wire_name;
         let docs = &param.docs;
@@ -149,9 +155,25 @@ fn args_struct(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
             let d = &d.value;
             quote!(#[schemars(description = #d)])
         });
+        // `x-mcp-header` mirrors the argument into an HTTP header; integers
+        // that can leave ±(2^53−1) are bounded so every client reads them
+        // exactly (the runtime enforces the bound at call time).
+        let header = param.arg.header.get().map(|h| {
+            let h = &h.value;
+            let range = match header_type(&param.ty) {
+                Some(HeaderType::WideSigned) => {
+                    let min = -MAX_SAFE_INTEGER;
+                    quote!(#[schemars(range(min = #min, max = #MAX_SAFE_INTEGER))])
+                }
+                Some(HeaderType::WideUnsigned) => quote!(#[schemars(range(min = 0, max = #MAX_SAFE_INTEGER))]),
+                _ => quote!(),
+            };
+            quote!(#[schemars(extend("x-mcp-header" = #h))] #range)
+        });
         quote! {
             #(#[doc = #docs])*
             #description
+            #header
             #[serde(rename = #wire)]
             #ident: #ty
         }
@@ -176,7 +198,7 @@ fn build_fn(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
     quote! {
         fn __mcp_build<#(#type_params: #pm::Argument),*>(
             name: &'static str,
-            call: fn(__McpArgs<#(#type_params),*>) -> #pm::BoxFuture<#pm::ToolOutcome>,
+            call: fn(__McpArgs<#(#type_params),*>, #pm::Context) -> #pm::BoxFuture<#pm::ToolOutcome>,
         ) -> #pm::ToolBuilder {
             #pm::tool_builder::<__McpArgs<#(#type_params),*>>(name, call)
         }
@@ -233,10 +255,19 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         OutputValue::Content(_) => quote!(),
     };
     // The user's own type tokens: rustc points a failed bound at them.
-    let param_types = tool.params.iter().map(|param| &param.ty);
+    let param_types = tool.params.iter().filter(|p| p.is_argument()).map(|param| &param.ty);
+    let states = tool.params.iter().filter_map(|param| match &param.kind {
+        ParamKind::State(inner) => Some(quote!(.requires_state::<#inner>())),
+        _ => None,
+    });
+    let timeout = attr.timeout.get().and_then(|t| timeout_millis(&t.value).ok()).map(|ms| {
+        quote!(.timeout(::core::time::Duration::from_millis(#ms)))
+    });
     let call = call_glue(tool, pm);
     quote! {
         __mcp_build::<#(#param_types),*>(#name, #call)
+            #(#states)*
+            #timeout
             #description
             #title
             #output
@@ -255,10 +286,28 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
 /// locals, so a parameter cannot shadow the fn it is passed to.
 fn call_glue(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
     let fn_ident = &tool.item.sig.ident;
-    let idents = tool
-        .params
-        .iter()
-        .map(|p| p.ident.as_ref().expect("validated: plain bindings"));
+    // Injected values are fetched first; arguments are passed as fields.
+    let mut fetch = Vec::new();
+    let mut passed = Vec::new();
+    for (i, param) in tool.params.iter().enumerate() {
+        match &param.kind {
+            ParamKind::Argument => {
+                let ident = param.ident.as_ref().expect("validated: plain bindings");
+                passed.push(quote!(__mcp_args.#ident));
+            }
+            ParamKind::Context => passed.push(quote!(::core::clone::Clone::clone(&__mcp_context))),
+            ParamKind::State(inner) => {
+                let local = format_ident!("__mcp_state_{}", i);
+                fetch.push(quote! {
+                    let #local = match #pm::state::<#inner>(&__mcp_context) {
+                        ::core::result::Result::Ok(__mcp_state) => __mcp_state,
+                        ::core::result::Result::Err(__mcp_missing) => return __mcp_missing,
+                    };
+                });
+                passed.push(quote!(#local));
+            }
+        }
+    }
     let awaited = tool.item.sig.asyncness.map(|_| quote!(.await));
     let convert_value = |value: TokenStream| match &tool.output.value {
         OutputValue::Structured(ty) => {
@@ -286,9 +335,10 @@ fn call_glue(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         convert_value(quote!(__mcp_out))
     };
     quote! {
-        |__mcp_args| {
+        |__mcp_args, __mcp_context| {
             ::std::boxed::Box::pin(async move {
-                let __mcp_out = #fn_ident(#(__mcp_args.#idents),*) #awaited;
+                #(#fetch)*
+                let __mcp_out = #fn_ident(#(#passed),*) #awaited;
                 #convert
             })
         }

@@ -34,8 +34,15 @@ pub(crate) fn check(tool: &ToolFn) -> Result<(), syn::Error> {
     for param in &tool.params {
         report(plain_binding(param));
         report(owned_type(&param.ty));
+        report(injected_without_arg(param));
+        report(header_value(param));
+        report(header_type_rule(param));
     }
     report(unique_param_names(&tool.params));
+    report(unique_headers(&tool.params));
+    if let Some(timeout) = tool.attr.timeout.get() {
+        report(timeout_millis(&timeout.value).map(|_| ()));
+    }
     match errors {
         Some(err) => Err(err),
         None => Ok(()),
@@ -226,5 +233,163 @@ fn unique_param_names(params: &[Param]) -> syn::Result<()> {
     match errors {
         Some(err) => Err(err),
         None => Ok(()),
+    }
+}
+
+/// `Context` and `State<T>` come from the runtime, not the client: there is
+/// no argument for `#[arg]` to describe.
+fn injected_without_arg(param: &Param) -> syn::Result<()> {
+    if param.is_argument() {
+        return Ok(());
+    }
+    let arg = &param.arg;
+    let lit = arg
+        .rename
+        .get()
+        .or(arg.description.get())
+        .or(arg.header.get());
+    match lit {
+        Some(lit) => Err(syn::Error::new(
+            lit.value.span(),
+            "this parameter is injected by the runtime (Context or State<T>), not sent by the client; `#[arg]` does not apply to it",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// RFC 9110 `tchar`: the characters of a header field name.
+fn is_tchar(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
+}
+
+/// `x-mcp-header` values are non-empty RFC 9110 tokens (no spaces, no
+/// control characters, no separators).
+fn header_value(param: &Param) -> syn::Result<()> {
+    let Some(header) = param.arg.header.get() else {
+        return Ok(());
+    };
+    let lit = &header.value;
+    let value = lit.value();
+    let rule = "a header name is one or more RFC 9110 token characters: letters, digits and !#$%&'*+-.^_`|~";
+    if value.is_empty() {
+        return Err(syn::Error::new(lit.span(), format!("the header name is empty; {rule}")));
+    }
+    if let Some(bad) = value.chars().find(|c| c.is_control()) {
+        return Err(syn::Error::new(
+            lit.span(),
+            format!("the header name contains the control character {bad:?}; {rule}"),
+        ));
+    }
+    if let Some(bad) = value.chars().find(|c| !is_tchar(*c)) {
+        return Err(syn::Error::new(
+            lit.span(),
+            format!("the header name contains {bad:?}; {rule}"),
+        ));
+    }
+    Ok(())
+}
+
+/// What a header parameter's type is on the wire, judged by its spelling.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HeaderType {
+    String,
+    Boolean,
+    /// An integer type whose values fit in ±(2^53−1).
+    SafeInteger,
+    /// A signed integer type that can leave ±(2^53−1).
+    WideSigned,
+    /// An unsigned integer type that can exceed 2^53−1.
+    WideUnsigned,
+}
+
+/// The header type of `ty` (or of `T` in `Option<T>`), if it may carry a header.
+pub(crate) fn header_type(ty: &Type) -> Option<HeaderType> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    let name = last.ident.to_string();
+    if name == "Option" {
+        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+            return None;
+        };
+        return match args.args.first()? {
+            syn::GenericArgument::Type(inner) => header_type(inner).filter(|_| args.args.len() == 1),
+            _ => None,
+        };
+    }
+    if !last.arguments.is_empty() {
+        return None;
+    }
+    Some(match name.as_str() {
+        "String" => HeaderType::String,
+        "bool" => HeaderType::Boolean,
+        "i8" | "i16" | "i32" | "u8" | "u16" | "u32" => HeaderType::SafeInteger,
+        "i64" | "i128" | "isize" => HeaderType::WideSigned,
+        "u64" | "u128" | "usize" => HeaderType::WideUnsigned,
+        _ => return None,
+    })
+}
+
+/// Only string, integer and boolean arguments can be mirrored into a header
+/// (`number` is banned: `1.0` and `1` would render differently).
+fn header_type_rule(param: &Param) -> syn::Result<()> {
+    if param.arg.header.get().is_none() || !param.is_argument() || header_type(&param.ty).is_some() {
+        return Ok(());
+    }
+    let spelled = quote::ToTokens::to_token_stream(&param.ty).to_string();
+    let is_float = spelled.contains("f32") || spelled.contains("f64");
+    let why = if is_float {
+        "floating-point numbers cannot be mirrored into a header (the spec bans `number`); use an integer or a String"
+    } else {
+        "a header can only mirror a String, an integer, a bool, or an Option of one"
+    };
+    Err(syn::Error::new_spanned(&param.ty, format!("this argument has a header, but {why}")))
+}
+
+/// Two headers equal up to case would be the same HTTP header.
+fn unique_headers(params: &[Param]) -> syn::Result<()> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut errors = None;
+    for param in params {
+        let Some(header) = param.arg.header.get() else { continue };
+        let value = header.value.value();
+        if seen.iter().any(|s| s.eq_ignore_ascii_case(&value)) {
+            combine(
+                &mut errors,
+                syn::Error::new(
+                    header.value.span(),
+                    format!(
+                        "the header `{value}` is used twice in this tool (header names are case-insensitive); give each argument its own"
+                    ),
+                ),
+            );
+        }
+        seen.push(value);
+    }
+    match errors {
+        Some(err) => Err(err),
+        None => Ok(()),
+    }
+}
+
+/// `timeout = "30s"`: a whole number and a unit (`ms`, `s`, `m`, `h`).
+pub(crate) fn timeout_millis(lit: &syn::LitStr) -> syn::Result<u64> {
+    let text = lit.value();
+    let rule = "a timeout is a whole number and a unit, like \"500ms\", \"30s\", \"2m\" or \"1h\"";
+    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let factor = match unit {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        _ => return Err(syn::Error::new(lit.span(), format!("`{text}` is not a timeout; {rule}"))),
+    };
+    let number: u64 = number
+        .parse()
+        .map_err(|_| syn::Error::new(lit.span(), format!("`{text}` is not a timeout; {rule}")))?;
+    match number.checked_mul(factor) {
+        Some(0) => Err(syn::Error::new(lit.span(), "a timeout of zero would fail every call; give a positive duration")),
+        Some(ms) => Ok(ms),
+        None => Err(syn::Error::new(lit.span(), format!("`{text}` is too long a timeout"))),
     }
 }

@@ -120,6 +120,7 @@ macro_rules! tools {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::schema::{doc_text, input_schema};
+    pub use crate::Context;
     pub use crate::tool::{BoxFuture, Icon, ToolBuilder, ToolCall, ToolOutcome};
     pub use schemars;
     pub use serde;
@@ -146,19 +147,30 @@ pub mod __private {
     #[diagnostic::do_not_recommend]
     impl<T: serde::de::DeserializeOwned + schemars::JsonSchema + 'static> Argument for T {}
 
-    /// A builder whose handler deserializes `A` and passes it to `call`, with
-    /// `A`'s inputSchema.
+    /// A builder whose handler deserializes `A` and passes it, with the
+    /// call's context, to `call`; with `A`'s inputSchema.
     pub fn tool_builder<A: serde::de::DeserializeOwned + schemars::JsonSchema + 'static>(
         name: &'static str,
-        call: fn(A) -> BoxFuture<ToolOutcome>,
+        call: fn(A, crate::Context) -> BoxFuture<ToolOutcome>,
     ) -> ToolBuilder {
         ToolBuilder::new(name, move |tool_call: ToolCall| {
             match tool_call.arguments::<A>() {
-                Ok(args) => call(args),
+                Ok(args) => call(args, tool_call.context().clone()),
                 Err(invalid) => Box::pin(async move { invalid }),
             }
         })
         .input_schema(input_schema::<A>())
+    }
+
+    /// The `State<T>` a tool takes; registration is checked at startup, so
+    /// the `Err` (an error result) only guards against misuse of the builder.
+    pub fn state<T: Send + Sync + 'static>(context: &crate::Context) -> Result<crate::State<T>, ToolOutcome> {
+        context.state::<T>().ok_or_else(|| {
+            ToolOutcome::Error(format!(
+                "this server has no State<{}> registered",
+                core::any::type_name::<T>()
+            ))
+        })
     }
 
     /// What a structured `#[tool]` return type must implement.

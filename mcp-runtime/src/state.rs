@@ -16,15 +16,19 @@ use std::sync::Arc;
 /// use mcp_runtime::{Server, State, tool, tools};
 /// use std::sync::atomic::{AtomicU64, Ordering};
 ///
-/// struct Counter(AtomicU64);
+/// struct Counter {
+///     hits: AtomicU64,
+/// }
 ///
 /// /// Count calls.
 /// #[tool]
 /// async fn hit(counter: State<Counter>) -> String {
-///     (counter.0.fetch_add(1, Ordering::Relaxed) + 1).to_string()
+///     (counter.hits.fetch_add(1, Ordering::Relaxed) + 1).to_string()
 /// }
 ///
-/// let server = Server::new("count", "1").state(Counter(AtomicU64::new(0))).tools(tools![hit]);
+/// let server = Server::new("count", "1")
+///     .state(Counter { hits: AtomicU64::new(0) })
+///     .tools(tools![hit]);
 /// # let _ = server;
 /// ```
 pub struct State<T: ?Sized>(pub Arc<T>);

@@ -35,7 +35,37 @@ pub struct Tool {
     pub(crate) meta: Map<String, Value>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) states: Vec<StateRequirement>,
+    /// Header-mirrored integer arguments and their bounds, from the inputSchema.
+    pub(crate) header_bounds: Vec<HeaderBound>,
     pub(crate) handler: Handler,
+}
+
+/// An integer argument mirrored into a header, with the range it must stay in.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct HeaderBound {
+    property: String,
+    minimum: f64,
+    maximum: f64,
+}
+
+impl HeaderBound {
+    /// Top-level integer properties with `x-mcp-header` and bounds.
+    fn from_schema(schema: &Value) -> Vec<HeaderBound> {
+        let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+            return Vec::new();
+        };
+        props
+            .iter()
+            .filter(|(_, p)| p.get("x-mcp-header").is_some() && p.get("type") == Some(&Value::from("integer")))
+            .filter_map(|(name, p)| {
+                Some(HeaderBound {
+                    property: name.clone(),
+                    minimum: p.get("minimum")?.as_f64()?,
+                    maximum: p.get("maximum")?.as_f64()?,
+                })
+            })
+            .collect()
+    }
 }
 
 impl fmt::Debug for Tool {
@@ -125,7 +155,29 @@ impl Tool {
     }
 
     pub(crate) fn call(&self, call: ToolCall) -> BoxFuture<ToolOutcome> {
+        if let Some(refusal) = self.out_of_header_range(call.arguments.as_deref()) {
+            return Box::pin(async move { refusal });
+        }
         (self.handler)(call)
+    }
+
+    /// Header-mirrored integers must stay within their advertised bounds
+    /// (±(2^53−1) for wide types): beyond, clients render them inexactly.
+    fn out_of_header_range(&self, arguments: Option<&RawValue>) -> Option<ToolOutcome> {
+        if self.header_bounds.is_empty() {
+            return None;
+        }
+        let arguments: Map<String, Value> = serde_json::from_str(arguments?.get()).ok()?;
+        self.header_bounds.iter().find_map(|bound| {
+            let value = arguments.get(&bound.property)?;
+            let number = value.as_f64()?;
+            (number < bound.minimum || number > bound.maximum).then(|| {
+                ToolOutcome::Error(format!(
+                    "Invalid arguments for tool '{}': `{}`: {value} is out of range; it must be between {} and {}.",
+                    self.name, bound.property, bound.minimum, bound.maximum
+                ))
+            })
+        })
     }
 }
 
@@ -177,6 +229,7 @@ impl ToolBuilder {
                 meta: Map::new(),
                 timeout: None,
                 states: Vec::new(),
+                header_bounds: Vec::new(),
                 handler: Arc::new(handler),
             },
         }
@@ -262,7 +315,8 @@ impl ToolBuilder {
     }
 
     /// The finished tool.
-    pub fn build(self) -> Tool {
+    pub fn build(mut self) -> Tool {
+        self.tool.header_bounds = HeaderBound::from_schema(&self.tool.input_schema);
         self.tool
     }
 }

@@ -1,0 +1,10 @@
+use mcp_runtime::tool;
+
+#[tool]
+async fn query(#[arg(header = "")] region: String) -> String {
+    region
+}
+
+fn main() {
+    let _ = mcp_runtime::tools![query];
+}

@@ -1,0 +1,10 @@
+use mcp_runtime::{Context, tool};
+
+#[tool]
+async fn whoami(#[arg(header = "Ctx")] ctx: Context) -> String {
+    ctx.tool_name().to_owned()
+}
+
+fn main() {
+    let _ = mcp_runtime::tools![whoami];
+}

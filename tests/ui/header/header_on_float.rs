@@ -1,0 +1,10 @@
+use mcp_runtime::tool;
+
+#[tool]
+async fn scale(#[arg(header = "Factor")] factor: f64) -> String {
+    factor.to_string()
+}
+
+fn main() {
+    let _ = mcp_runtime::tools![scale];
+}

@@ -1,0 +1,11 @@
+use mcp_runtime::tool;
+use std::collections::HashMap;
+
+#[tool]
+async fn label(#[arg(header = "Labels")] labels: HashMap<String, String>) -> String {
+    labels.len().to_string()
+}
+
+fn main() {
+    let _ = mcp_runtime::tools![label];
+}

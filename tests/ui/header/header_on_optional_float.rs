@@ -1,0 +1,10 @@
+use mcp_runtime::tool;
+
+#[tool]
+async fn scale(#[arg(header = "Factor")] factor: Option<f32>) -> String {
+    format!("{factor:?}")
+}
+
+fn main() {
+    let _ = mcp_runtime::tools![scale];
+}

@@ -1,0 +1,10 @@
+use mcp_runtime::tool;
+
+#[tool]
+async fn tag(#[arg(header = "Tags")] tags: Vec<String>) -> String {
+    tags.join(",")
+}
+
+fn main() {
+    let _ = mcp_runtime::tools![tag];
+}
