@@ -1,10 +1,12 @@
 //! Run with: cargo run --release --example everything
 //!
-//! A kitchen-sink MCP server: structured and text results, errors, a slow tool,
-//! a panicking tool, and (with `TOOLS=N`) N extra copies of `add` for load tests.
-//! `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls per second) sets the rate limit.
+//! A kitchen-sink MCP server: structured and text results, errors, a slow tool
+//! with progress, logs and cancellation, elicitation, tool list changes, a
+//! panicking tool, a tool that prints to stdout, and (with `TOOLS=N`) N extra
+//! copies of `add` for load tests. `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls
+//! per second) sets the rate limit.
 
-use mcp_runtime::{Server, ToolError, tool, tools};
+use mcp_runtime::{Context, ElicitRequest, Level, Server, ToolError, tool, tools};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -71,9 +73,11 @@ struct Slept {
     steps: u32,
 }
 
-/// Sleep for `ms` milliseconds, optionally in `steps` equal steps.
+/// Sleep for `ms` milliseconds in `steps` equal steps, reporting progress
+/// and logging each step; cancellable at any step.
 #[tool(read_only, idempotent, open_world = false)]
 async fn slow(
+    ctx: Context,
     /// Milliseconds to sleep (at most 600000)
     ms: u64,
     /// Number of steps; 1 when absent
@@ -82,11 +86,69 @@ async fn slow(
     if ms > 600_000 {
         return Err(ToolError::new("ms must be at most 600000 (ten minutes)"));
     }
-    let steps = steps.unwrap_or(1).max(1);
-    for _ in 0..steps {
+    let steps = steps.unwrap_or(1).clamp(1, 10_000);
+    for step in 1..=steps {
         tokio::time::sleep(Duration::from_millis(ms / u64::from(steps))).await;
+        ctx.progress(f64::from(step), Some(f64::from(steps)), Some("sleeping"))?;
+        ctx.log(Level::Info, format!("slept step {step} of {steps}"));
     }
     Ok(Slept { ms, steps })
+}
+
+/// The booking `book_table` made.
+#[derive(Serialize, JsonSchema)]
+struct Booking {
+    /// Whether a table was booked
+    booked: bool,
+    /// Who the table is booked for, when booked
+    name: Option<String>,
+    /// Party size
+    party: u32,
+}
+
+/// The form `book_table` shows the user.
+#[derive(Deserialize, JsonSchema)]
+struct Guest {
+    /// Name for the booking
+    name: String,
+}
+
+/// Book a table, asking the user for the name on the booking.
+#[tool(open_world = false)]
+async fn book_table(
+    ctx: Context,
+    /// Number of people, 1 to 20
+    party: u32,
+) -> Result<Booking, ToolError> {
+    if !(1..=20).contains(&party) {
+        return Err(ToolError::new("party must be between 1 and 20"));
+    }
+    let form = ElicitRequest::for_type::<Guest>(format!("Whose name is the table for {party} under?"));
+    let answer = ctx.elicit("guest", form).await?;
+    if !answer.is_accepted() {
+        return Ok(Booking { booked: false, name: None, party });
+    }
+    let guest: Guest = answer.content_as()?;
+    Ok(Booking { booked: true, name: Some(guest.name), party })
+}
+
+/// Show or hide the `bonus` tool, to demonstrate tool list changes.
+#[tool(open_world = false)]
+async fn toggle_bonus(ctx: Context) -> String {
+    let tools = ctx.tools();
+    if tools.is_enabled("bonus") {
+        tools.disable("bonus");
+        "bonus is now hidden".to_owned()
+    } else {
+        tools.enable("bonus");
+        "bonus is now listed".to_owned()
+    }
+}
+
+/// A tool that `toggle_bonus` shows and hides.
+#[tool(read_only, open_world = false)]
+async fn bonus() -> String {
+    "You found the bonus tool.".to_owned()
 }
 
 /// Prints to stdout, as careless code does; the stdout guard sends it to
@@ -180,8 +242,9 @@ async fn main() -> std::io::Result<()> {
     }
     server
         .title("Everything (mcp-runtime example)")
-        .instructions("Demonstration tools: add, echo, fail, slow, panic, noisy, split_words, get_weather_data.")
+        .instructions("Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, book_table (elicitation), toggle_bonus and bonus (list changes).")
         .tools(tools![add, echo, fail, slow, panic, noisy, split_words, get_weather_data])
+        .tools(tools![book_table, toggle_bonus, bonus])
         .tools(copies)
         .serve_stdio()
         .await

@@ -33,9 +33,9 @@ fn mcp_dumps_are_valid_tools_list_results() {
     for (format, version) in [("mcp", "2025-11-25"), ("mcp-2025-06-18", "2025-06-18"), ("mcp-2026-07-28", "2026-07-28")] {
         let (json, report) = dump_json(format);
         assert_valid(version, "ListToolsResult", &json);
-        assert_eq!(json["tools"].as_array().unwrap().len(), 8, "{format}");
+        assert_eq!(json["tools"].as_array().unwrap().len(), 11, "{format}");
         let total_line = report.lines().last().unwrap();
-        assert!(total_line.starts_with("total") && total_line.contains("in 8 tools"), "{report}");
+        assert!(total_line.starts_with("total") && total_line.contains("in 11 tools"), "{report}");
     }
     let plain = dump(&["--dump-tools"]);
     let plain: Value = serde_json::from_slice(&plain.stdout).unwrap();

@@ -56,7 +56,7 @@ fn initialize_echoes_every_legacy_version() {
                 "protocolVersion": version,
                 "capabilities": {"tools": {"listChanged": true}, "logging": {}},
                 "serverInfo": server_info,
-                "instructions": "Demonstration tools: add, echo, fail, slow, panic, noisy, split_words, get_weather_data."
+                "instructions": "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, book_table (elicitation), toggle_bonus and bonus (list changes)."
             }})
         );
         assert_valid(version, "InitializeResult", &response["result"]);
@@ -115,7 +115,10 @@ fn tools_list_is_shaped_for_each_legacy_version() {
             .collect();
         assert_eq!(
             names,
-            ["add", "echo", "fail", "get_weather_data", "noisy", "panic", "slow", "split_words"],
+            [
+                "add", "bonus", "book_table", "echo", "fail", "get_weather_data", "noisy", "panic", "slow",
+                "split_words", "toggle_bonus"
+            ],
             "sorted by name"
         );
         assert_eq!(list["result"].get("nextCursor"), None);
@@ -377,7 +380,7 @@ fn discover_describes_the_server() {
             "capabilities": {"tools": {"listChanged": true}},
             "ttlMs": 300000,
             "cacheScope": "public",
-            "instructions": "Demonstration tools: add, echo, fail, slow, panic, noisy, split_words, get_weather_data.",
+            "instructions": "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, book_table (elicitation), toggle_bonus and bonus (list changes).",
             "resultType": "complete",
             "_meta": server_info_meta()}})
     );
@@ -532,4 +535,168 @@ fn sigterm_finishes_calls_in_flight_and_exits_zero() {
     let (status, rest) = peer.close();
     assert!(status.success(), "{status}");
     assert!(rest.is_empty());
+}
+
+// ---- context, long-running tools, elicitation, list changes (through `everything`) ----
+
+fn with_meta(mut message: Value, meta: Value) -> Value {
+    let params = &mut message["params"];
+    let mut merged = params.get("_meta").cloned().unwrap_or_else(|| json!({}));
+    for (k, v) in meta.as_object().unwrap() {
+        merged[k] = v.clone();
+    }
+    params["_meta"] = merged;
+    message
+}
+
+#[test]
+fn progress_and_logs_reach_the_client_in_both_eras() {
+    for modern in [false, true] {
+        let mut peer = if modern { Peer::modern() } else { Peer::legacy("2025-11-25") };
+        if !modern {
+            let set = peer.request(request(1, "logging/setLevel", json!({"level": "info"}), false));
+            assert_eq!(set["result"], json!({}));
+        }
+        let mut message = with_meta(call(2, "slow", json!({"ms": 30, "steps": 3}), modern), json!({"progressToken": "p-1"}));
+        if modern {
+            message = with_meta(message, json!({"io.modelcontextprotocol/logLevel": "info"}));
+        }
+        peer.send(&message);
+        let mut progress = Vec::new();
+        let mut logs = Vec::new();
+        loop {
+            let line = peer.recv();
+            match line["method"].as_str() {
+                Some("notifications/progress") => {
+                    assert_valid(&peer.version, "ProgressNotification", &line);
+                    assert_eq!(line["params"]["progressToken"], "p-1");
+                    progress.push(line["params"]["progress"].as_f64().unwrap());
+                }
+                Some("notifications/message") => {
+                    assert_valid(&peer.version, "LoggingMessageNotification", &line);
+                    logs.push(line["params"]["data"].clone());
+                }
+                _ => {
+                    assert_eq!(line["id"], 2);
+                    assert_eq!(line["result"]["structuredContent"], json!({"ms": 30, "steps": 3}));
+                    break;
+                }
+            }
+        }
+        assert_eq!(progress, [1.0, 2.0, 3.0], "modern: {modern}");
+        assert_eq!(logs, [json!("slept step 1 of 3"), json!("slept step 2 of 3"), json!("slept step 3 of 3")]);
+        // Without a token: no progress. Logs follow the level: the legacy
+        // session's level persists; a modern request without one gets none.
+        peer.send(&call(3, "slow", json!({"ms": 10, "steps": 2}), modern));
+        let mut notes = Vec::new();
+        let quiet = loop {
+            let line = peer.recv();
+            if line.get("id").is_some() {
+                break line;
+            }
+            notes.push(line["method"].as_str().unwrap().to_owned());
+        };
+        assert_eq!(quiet["result"]["structuredContent"]["steps"], 2);
+        let expected: &[&str] = if modern { &[] } else { &["notifications/message", "notifications/message"] };
+        assert_eq!(notes, expected, "modern: {modern}");
+    }
+}
+
+#[test]
+fn a_cancelled_call_gets_no_response_in_both_eras() {
+    for modern in [false, true] {
+        let mut peer = if modern { Peer::modern() } else { Peer::legacy("2025-11-25") };
+        peer.send(&call(1, "slow", json!({"ms": 5000}), modern));
+        std::thread::sleep(Duration::from_millis(100));
+        peer.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "reason": "test"}}));
+        let started = Instant::now();
+        let next = peer.request(call(2, "add", json!({"a": 1, "b": 2}), modern));
+        assert_eq!(next["id"], 2);
+        peer.expect_silence(Duration::from_millis(300));
+        let (status, rest) = peer.close();
+        assert!(status.success());
+        assert!(rest.is_empty(), "nothing for the cancelled call: {rest:?}");
+        assert!(started.elapsed() < Duration::from_secs(3), "the cancelled call did not hold up the exit");
+    }
+}
+
+#[test]
+fn elicitation_in_a_legacy_session_is_a_server_request() {
+    let mut peer = Peer::everything();
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "stdio-tests", "version": "1"}}});
+    peer.request(init);
+    peer.send(&call(1, "book_table", json!({"party": 4}), false));
+    let ask = peer.recv();
+    assert_valid("2025-11-25", "ElicitRequest", &ask);
+    assert_eq!(ask["method"], "elicitation/create");
+    assert_eq!(ask["params"]["message"], "Whose name is the table for 4 under?");
+    assert_eq!(ask["params"]["requestedSchema"]["required"], json!(["name"]));
+    peer.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"name": "Grace"}}}));
+    let done = peer.recv();
+    assert_eq!(done["id"], 1);
+    assert_eq!(done["result"]["structuredContent"], json!({"booked": true, "name": "Grace", "party": 4}));
+    // Declining reaches the tool as a value.
+    peer.send(&call(2, "book_table", json!({"party": 2}), false));
+    let ask = peer.recv();
+    peer.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "decline"}}));
+    assert_eq!(peer.recv()["result"]["structuredContent"], json!({"booked": false, "name": null, "party": 2}));
+}
+
+#[test]
+fn elicitation_in_the_stateless_era_is_input_required() {
+    let mut peer = Peer::modern();
+    let mut first = call(1, "book_table", json!({"party": 3}), true);
+    first["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
+    let round = peer.request(first.clone());
+    assert_valid("2026-07-28", "InputRequiredResult", &round["result"]);
+    assert_eq!(round["result"]["resultType"], "input_required");
+    let request = &round["result"]["inputRequests"]["guest"];
+    assert_eq!(request["method"], "elicitation/create");
+    assert_eq!(request["params"]["mode"], "form");
+    let mut retry = first.clone();
+    retry["id"] = 2.into();
+    retry["params"]["inputResponses"] = json!({"guest": {"action": "accept", "content": {"name": "Alan"}}});
+    retry["params"]["requestState"] = round["result"]["requestState"].clone();
+    let done = peer.request(retry.clone());
+    assert_eq!(done["result"]["resultType"], "complete");
+    assert_eq!(done["result"]["structuredContent"], json!({"booked": true, "name": "Alan", "party": 3}));
+    // Other arguments with the same state: refused.
+    let mut replay = retry;
+    replay["id"] = 3.into();
+    replay["params"]["arguments"] = json!({"party": 20});
+    let refused = peer.request(replay);
+    assert_eq!(refused["error"]["code"], -32602);
+    // A client without the capability: -32021.
+    let missing = peer.request(call(4, "book_table", json!({"party": 3}), true));
+    assert_eq!(missing["error"]["code"], -32021);
+    assert_eq!(missing["error"]["data"]["requiredCapabilities"], json!({"elicitation": {}}));
+}
+
+#[test]
+fn list_changes_reach_legacy_sessions_and_modern_subscribers() {
+    let mut legacy = Peer::legacy("2025-11-25");
+    legacy.send(&call(1, "toggle_bonus", json!({}), false));
+    let mut seen = vec![legacy.recv(), legacy.recv()];
+    seen.sort_by_key(|m| m.get("id").is_some());
+    assert_eq!(seen[0], json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}}));
+    assert_eq!(seen[1]["result"]["content"][0]["text"], "bonus is now hidden");
+    let list = legacy.request(request(2, "tools/list", json!({}), false));
+    assert!(list["result"]["tools"].as_array().unwrap().iter().all(|t| t["name"] != "bonus"));
+
+    let mut modern = Peer::modern();
+    let listen = request(1, "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}), true);
+    modern.send(&listen);
+    let ack = modern.recv();
+    assert_valid("2026-07-28", "SubscriptionsAcknowledgedNotification", &ack);
+    modern.send(&call(2, "toggle_bonus", json!({}), true));
+    let mut seen = vec![modern.recv(), modern.recv()];
+    seen.sort_by_key(|m| m.get("id").is_some());
+    assert_valid("2026-07-28", "ToolListChangedNotification", &seen[0]);
+    assert_eq!(seen[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 1);
+    let (status, rest) = modern.close();
+    assert!(status.success());
+    let end: Value = serde_json::from_str(&rest[0]).unwrap();
+    assert_valid("2026-07-28", "SubscriptionsListenResultResponse", &end);
 }
