@@ -700,3 +700,21 @@ fn list_changes_reach_legacy_sessions_and_modern_subscribers() {
     let end: Value = serde_json::from_str(&rest[0]).unwrap();
     assert_valid("2026-07-28", "SubscriptionsListenResultResponse", &end);
 }
+
+#[test]
+fn the_basket_example_keeps_state_behind_handles() {
+    let mut peer = Peer::spawn("basket", &[]);
+    peer.request(initialize(0, "2025-11-25"));
+    let created = peer.request(call(1, "create_basket", json!({}), false));
+    let id = created["result"]["structuredContent"]["basket_id"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("basket_") && id.len() == 39, "{id}");
+    let added = peer.request(call(2, "add_item", json!({"basket_id": id, "item": "cheese", "quantity": 2}), false));
+    assert_eq!(added["result"]["structuredContent"]["total_cents"], 960);
+    let unknown = peer.request(call(3, "view_basket", json!({"basket_id": "basket_0123"}), false));
+    assert_eq!(unknown["result"]["isError"], true);
+    assert!(unknown["result"]["content"][0]["text"].as_str().unwrap().contains("call `create_basket`"));
+    let done = peer.request(call(4, "checkout", json!({"basket_id": id}), false));
+    assert_eq!(done["result"]["structuredContent"]["items"], json!({"cheese": 2}));
+    let gone = peer.request(call(5, "view_basket", json!({"basket_id": id}), false));
+    assert_eq!(gone["result"]["isError"], true, "checked-out baskets are gone");
+}
