@@ -12,7 +12,12 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// Prices in cents; a real server would ask a catalogue.
-const PRICES: [(&str, u64); 4] = [("apple", 40), ("bread", 250), ("cheese", 480), ("milk", 120)];
+const PRICES: [(&str, u64); 4] = [
+    ("apple", 40),
+    ("bread", 250),
+    ("cheese", 480),
+    ("milk", 120),
+];
 
 /// A basket's lines: item -> quantity.
 type Basket = BTreeMap<String, u32>;
@@ -51,7 +56,10 @@ fn view(id: &str, basket: &Basket) -> BasketView {
 }
 
 fn price(item: &str) -> Option<u64> {
-    PRICES.iter().find(|(name, _)| *name == item).map(|(_, cents)| *cents)
+    PRICES
+        .iter()
+        .find(|(name, _)| *name == item)
+        .map(|(_, cents)| *cents)
 }
 
 /// Create an empty basket; returns its handle (valid for an hour after last use).
@@ -109,16 +117,21 @@ async fn checkout(
 ) -> Result<BasketView, ToolError> {
     let basket = baskets.remove_for(&caller(&ctx), &basket_id)?;
     if basket.is_empty() {
-        return Err(ToolError::new("the basket is empty; add items before checking out"));
+        return Err(ToolError::new(
+            "the basket is empty; add items before checking out",
+        ));
     }
     Ok(view(&basket_id, &basket))
 }
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let baskets: Handles<Basket> = Handles::new("basket", "create_basket", Duration::from_secs(3600));
+    let baskets: Handles<Basket> =
+        Handles::new("basket", "create_basket", Duration::from_secs(3600));
     Server::new("basket", env!("CARGO_PKG_VERSION"))
-        .instructions("Create a basket, add items (apple, bread, cheese, milk), view it, check out.")
+        .instructions(
+            "Create a basket, add items (apple, bread, cheese, milk), view it, check out.",
+        )
         .state(baskets)
         .tools(tools![create_basket, add_item, view_basket, checkout])
         .serve_stdio()

@@ -34,7 +34,11 @@ async fn add(
     read_only,
     idempotent,
     open_world = false,
-    icon(src = "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=", mime_type = "image/svg+xml", sizes = "any")
+    icon(
+        src = "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=",
+        mime_type = "image/svg+xml",
+        sizes = "any"
+    )
 )]
 async fn echo(
     /// Text to echo
@@ -123,13 +127,22 @@ async fn book_table(
     if !(1..=20).contains(&party) {
         return Err(ToolError::new("party must be between 1 and 20"));
     }
-    let form = ElicitRequest::for_type::<Guest>(format!("Whose name is the table for {party} under?"));
+    let form =
+        ElicitRequest::for_type::<Guest>(format!("Whose name is the table for {party} under?"));
     let answer = ctx.elicit("guest", form).await?;
     if !answer.is_accepted() {
-        return Ok(Booking { booked: false, name: None, party });
+        return Ok(Booking {
+            booked: false,
+            name: None,
+            party,
+        });
     }
     let guest: Guest = answer.content_as()?;
-    Ok(Booking { booked: true, name: Some(guest.name), party })
+    Ok(Booking {
+        booked: true,
+        name: Some(guest.name),
+        party,
+    })
 }
 
 /// Show or hide the `bonus` tool, to demonstrate tool list changes.
@@ -203,11 +216,15 @@ async fn get_weather_data(
 ) -> Result<Weather, ToolError> {
     let location = location.trim().to_owned();
     if location.is_empty() {
-        return Err(ToolError::new("location is empty; pass a city name or zip code"));
+        return Err(ToolError::new(
+            "location is empty; pass a city name or zip code",
+        ));
     }
     // A deterministic stand-in for a weather service: the same place always
     // gets the same weather.
-    let seed = location.bytes().fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+    let seed = location
+        .bytes()
+        .fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
     let celsius = f64::from(seed % 35) - 5.0;
     let kmh = f64::from(seed % 40);
     let units = units.unwrap_or(Units::Metric);
@@ -215,7 +232,8 @@ async fn get_weather_data(
         Units::Metric => (celsius, kmh),
         Units::Imperial => (celsius * 9.0 / 5.0 + 32.0, (kmh / 1.609).round()),
     };
-    let conditions = ["clear", "partly cloudy", "overcast", "light rain", "windy"][(seed % 5) as usize];
+    let conditions =
+        ["clear", "partly cloudy", "overcast", "light rain", "windy"][(seed % 5) as usize];
     Ok(Weather {
         location,
         temperature,
@@ -227,7 +245,10 @@ async fn get_weather_data(
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let extra_adds: usize = std::env::var("TOOLS").ok().and_then(|n| n.parse().ok()).unwrap_or(0);
+    let extra_adds: usize = std::env::var("TOOLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
     let copies = (0..extra_adds).map(|i| tools![add].remove(0).renamed(format!("add_{i}")));
     let mut server = Server::new("everything", env!("CARGO_PKG_VERSION"));
     // RATE_LIMIT=off (load tests, benchmarks) or RATE_LIMIT=N calls per second.

@@ -15,7 +15,9 @@ static NOTES: LazyLock<Mutex<BTreeMap<String, String>>> = LazyLock::new(Default:
 
 fn notes() -> std::sync::MutexGuard<'static, BTreeMap<String, String>> {
     // A poisoned lock only means an earlier call panicked mid-write; the map is still usable.
-    NOTES.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    NOTES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A stored note.

@@ -5,7 +5,8 @@
 use mcp_runtime::testing::Client;
 use mcp_runtime::transport::{MemoryTransport, memory};
 use mcp_runtime::{
-    Content, ElicitRequest, Level, ProtocolVersion, Server, State, Tool, ToolBuilder, ToolCall, ToolOutcome,
+    Content, ElicitRequest, Level, ProtocolVersion, Server, State, Tool, ToolBuilder, ToolCall,
+    ToolOutcome,
 };
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -41,26 +42,33 @@ fn counter() -> Tool {
 #[tokio::test]
 async fn progress_is_sent_only_with_a_token_in_both_eras() {
     for version in [LEGACY, ProtocolVersion::LATEST] {
-        let mut client = Client::new(Server::new("p", "1").tool(counter()))
+        let mut client = Client::builder(Server::new("p", "1").tool(counter()))
             .protocol_version(version)
             .connect()
             .await
             .unwrap();
         let with = client.call_with_progress("count", json!({})).await.unwrap();
-        let progress: Vec<f64> = with.progress().iter().map(|p| p["progress"].as_f64().unwrap()).collect();
+        let progress: Vec<f64> = with
+            .progress()
+            .iter()
+            .map(|p| p["progress"].as_f64().unwrap())
+            .collect();
         assert_eq!(progress, [1.0, 2.0, 3.0], "{version}");
         assert_eq!(with.progress()[0]["total"], 3.0);
         assert_eq!(with.progress()[0]["message"], "counting");
         let without = client.call("count", json!({})).await.unwrap();
         assert!(without.progress().is_empty(), "{version}");
-        assert!(without.logs().is_empty(), "no log level set: no messages ({version})");
+        assert!(
+            without.logs().is_empty(),
+            "no log level set: no messages ({version})"
+        );
     }
 }
 
 #[tokio::test]
 async fn log_messages_follow_the_level_in_both_eras() {
     for version in [LEGACY, ProtocolVersion::LATEST] {
-        let mut client = Client::new(Server::new("l", "1").tool(counter()))
+        let mut client = Client::builder(Server::new("l", "1").tool(counter()))
             .protocol_version(version)
             .log_level(Level::Warning)
             .connect()
@@ -69,14 +77,20 @@ async fn log_messages_follow_the_level_in_both_eras() {
         let result = client.call("count", json!({})).await.unwrap();
         let logs = result.logs();
         assert_eq!(logs.len(), 3, "only warnings pass ({version})");
-        assert_eq!(logs[0], &json!({"level": "warning", "logger": "count", "data": {"step": 1}}));
+        assert_eq!(
+            logs[0],
+            &json!({"level": "warning", "logger": "count", "data": {"step": 1}})
+        );
     }
-    let mut legacy = Client::new(Server::new("l", "1").tool(counter()))
+    let mut legacy = Client::builder(Server::new("l", "1").tool(counter()))
         .protocol_version(LEGACY)
         .connect()
         .await
         .unwrap();
-    let bad = legacy.request("logging/setLevel", json!({"level": "loud"})).await.unwrap_err();
+    let bad = legacy
+        .request("logging/setLevel", json!({"level": "loud"}))
+        .await
+        .unwrap_err();
     assert_eq!(bad.code, -32602);
     // An unknown per-request log level is invalid params (sent raw: the
     // testing client only sends valid levels).
@@ -86,12 +100,26 @@ async fn log_messages_follow_the_level_in_both_eras() {
         "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/logLevel": "loud"}}});
     assert_eq!(ask(&mut raw, line).await["error"]["code"], -32602);
-    let mut modern = Client::new(Server::new("l", "1").tool(counter())).connect().await.unwrap();
-    let set_level = modern.request("logging/setLevel", json!({"level": "info"})).await.unwrap_err();
-    assert_eq!(set_level.code, -32601, "logging/setLevel is gone in 2026-07-28");
+    let mut modern = Client::builder(Server::new("l", "1").tool(counter()))
+        .connect()
+        .await
+        .unwrap();
+    let set_level = modern
+        .request("logging/setLevel", json!({"level": "info"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        set_level.code, -32601,
+        "logging/setLevel is gone in 2026-07-28"
+    );
 }
 
-fn start(server: Server) -> (MemoryTransport, tokio::task::JoinHandle<std::io::Result<()>>) {
+fn start(
+    server: Server,
+) -> (
+    MemoryTransport,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+) {
     let (client, server_end) = memory();
     let (read, write) = tokio::io::split(server_end);
     (client, tokio::spawn(server.serve(read, write)))
@@ -147,19 +175,36 @@ async fn cancellation_drops_the_call_and_sends_nothing_for_it() {
     let dropped = Arc::new(AtomicBool::new(false));
     let (mut client, _server) = start(Server::new("c", "1").tool(sleeper(Arc::clone(&dropped))));
     initialize(&mut client, json!({})).await;
-    client.send(&call_line(json!("s1"), "sleep", json!({})).to_string()).await.unwrap();
+    client
+        .send(&call_line(json!("s1"), "sleep", json!({})).to_string())
+        .await
+        .unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "s1", "reason": "user"}});
     client.send(&cancel.to_string()).await.unwrap();
     // Cancelling an unknown or finished id is ignored.
     let unknown = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 999}});
     client.send(&unknown.to_string()).await.unwrap();
-    let ping = ask(&mut client, json!({"jsonrpc": "2.0", "id": "after", "method": "ping"})).await;
-    assert_eq!(ping["id"], "after", "the next line is the ping's, not the cancelled call's");
+    let ping = ask(
+        &mut client,
+        json!({"jsonrpc": "2.0", "id": "after", "method": "ping"}),
+    )
+    .await;
+    assert_eq!(
+        ping["id"], "after",
+        "the next line is the ping's, not the cancelled call's"
+    );
     tokio::time::sleep(Duration::from_millis(50)).await;
-    assert!(dropped.load(Ordering::SeqCst), "the tool's future was dropped");
+    assert!(
+        dropped.load(Ordering::SeqCst),
+        "the tool's future was dropped"
+    );
     client.close().await.unwrap();
-    assert_eq!(client.recv().await.unwrap(), None, "nothing more, ever, for s1");
+    assert_eq!(
+        client.recv().await.unwrap(),
+        None,
+        "nothing more, ever, for s1"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -176,22 +221,32 @@ async fn cooperative_cancellation_reaches_code_that_never_awaits() {
                 std::hint::spin_loop();
             }
             seen.store(ctx.is_cancelled(), Ordering::SeqCst);
-            assert!(ctx.progress(1.0, None, None).is_err(), "progress fails once cancelled");
+            assert!(
+                ctx.progress(1.0, None, None).is_err(),
+                "progress fails once cancelled"
+            );
             ToolOutcome::text("never sent")
         }
     });
     let (mut raw, _server) = start(Server::new("c", "1").tool(spinner));
     initialize(&mut raw, json!({})).await;
-    raw.send(&call_line(json!(7), "spin", json!({})).to_string()).await.unwrap();
+    raw.send(&call_line(json!(7), "spin", json!({})).to_string())
+        .await
+        .unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
-    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
+    let cancel =
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
     raw.send(&cancel.to_string()).await.unwrap();
     let deadline = Instant::now() + Duration::from_secs(5);
     while !saw.load(Ordering::SeqCst) {
         assert!(Instant::now() < deadline, "the loop saw the cancellation");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let ping = ask(&mut raw, json!({"jsonrpc": "2.0", "id": 8, "method": "ping"})).await;
+    let ping = ask(
+        &mut raw,
+        json!({"jsonrpc": "2.0", "id": 8, "method": "ping"}),
+    )
+    .await;
     assert_eq!(ping["id"], 8, "no response for the cancelled call");
 }
 
@@ -214,14 +269,24 @@ async fn timeouts_end_calls_with_an_error_result() {
     let server = Server::new("t", "1")
         .call_timeout(Duration::from_secs(1))
         .tools([slow("server_default"), per_tool]);
-    let mut client = Client::new(server).protocol_version(LEGACY).connect().await.unwrap();
+    let mut client = Client::builder(server)
+        .protocol_version(LEGACY)
+        .connect()
+        .await
+        .unwrap();
     let started = Instant::now();
     let result = client.call("per_tool", json!({})).await.unwrap();
     assert!(result.is_error());
-    assert_eq!(result.text(), Some("The tool 'per_tool' timed out after 50ms."));
+    assert_eq!(
+        result.text(),
+        Some("The tool 'per_tool' timed out after 50ms.")
+    );
     assert!(started.elapsed() < Duration::from_secs(1));
     let result = client.call("server_default", json!({})).await.unwrap();
-    assert_eq!(result.text(), Some("The tool 'server_default' timed out after 1s."));
+    assert_eq!(
+        result.text(),
+        Some("The tool 'server_default' timed out after 1s.")
+    );
 }
 
 #[tokio::test]
@@ -242,7 +307,9 @@ async fn concurrency_is_limited_and_excess_calls_wait() {
     let (mut raw, _server) = start(Server::new("c", "1").max_concurrent_calls(2).tool(work));
     initialize(&mut raw, json!({})).await;
     for id in 0..6 {
-        raw.send(&call_line(json!(id), "work", json!({})).to_string()).await.unwrap();
+        raw.send(&call_line(json!(id), "work", json!({})).to_string())
+            .await
+            .unwrap();
     }
     for _ in 0..6 {
         assert_eq!(recv(&mut raw).await["result"]["content"][0]["text"], "ok");
@@ -253,7 +320,7 @@ async fn concurrency_is_limited_and_excess_calls_wait() {
 #[tokio::test]
 async fn the_rate_limit_and_the_pending_limit_refuse_with_error_results() {
     let quick = tool("quick", |_call| async { ToolOutcome::text("ok") });
-    let mut client = Client::new(Server::new("r", "1").rate_limit(1, 2).tool(quick))
+    let mut client = Client::builder(Server::new("r", "1").rate_limit(1, 2).tool(quick))
         .protocol_version(LEGACY)
         .connect()
         .await
@@ -262,16 +329,34 @@ async fn the_rate_limit_and_the_pending_limit_refuse_with_error_results() {
     assert!(!client.call("quick", json!({})).await.unwrap().is_error());
     let refused = client.call("quick", json!({})).await.unwrap();
     assert!(refused.is_error());
-    assert!(refused.text().unwrap().starts_with("Rate limit exceeded: 'quick' was not run. Retry in "), "{refused:?}");
+    assert!(
+        refused
+            .text()
+            .unwrap()
+            .starts_with("Rate limit exceeded: 'quick' was not run. Retry in "),
+        "{refused:?}"
+    );
 
     let dropped = Arc::new(AtomicBool::new(false));
-    let (mut raw, _server) = start(Server::new("b", "1").max_concurrent_calls(1).max_pending_calls(1).tool(sleeper(dropped)));
+    let (mut raw, _server) = start(
+        Server::new("b", "1")
+            .max_concurrent_calls(1)
+            .max_pending_calls(1)
+            .tool(sleeper(dropped)),
+    );
     initialize(&mut raw, json!({})).await;
-    raw.send(&call_line(json!(1), "sleep", json!({})).to_string()).await.unwrap();
+    raw.send(&call_line(json!(1), "sleep", json!({})).to_string())
+        .await
+        .unwrap();
     let busy = ask(&mut raw, call_line(json!(2), "sleep", json!({}))).await;
     assert_eq!(busy["id"], 2);
     assert_eq!(busy["result"]["isError"], true);
-    assert!(busy["result"]["content"][0]["text"].as_str().unwrap().starts_with("The server is busy"));
+    assert!(
+        busy["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("The server is busy")
+    );
     // A second call reusing the id of a call in flight is refused.
     let duplicate = ask(&mut raw, call_line(json!(1), "sleep", json!({}))).await;
     assert_eq!(duplicate["error"]["code"], -32600);
@@ -289,11 +374,18 @@ async fn state_is_shared_and_checked_at_startup() {
     })
     .requires_state::<Greeting>()
     .build();
-    let mut client = Client::new(Server::new("s", "1").state(Greeting("hello")).tool(greet.clone()))
-        .connect()
-        .await
-        .unwrap();
-    assert_eq!(client.call("greet", json!({})).await.unwrap().text(), Some("hello"));
+    let mut client = Client::builder(
+        Server::new("s", "1")
+            .state(Greeting("hello"))
+            .tool(greet.clone()),
+    )
+    .connect()
+    .await
+    .unwrap();
+    assert_eq!(
+        client.call("greet", json!({})).await.unwrap().text(),
+        Some("hello")
+    );
     let (_raw, server) = start(Server::new("s", "1").tool(greet));
     let err = server.await.unwrap().unwrap_err();
     assert!(err.to_string().contains("takes State<"), "{err}");
@@ -310,7 +402,10 @@ fn asker() -> Tool {
         );
         match ctx.elicit("name", form).await {
             Ok(answer) if answer.is_accepted() => {
-                let name = answer.content.unwrap_or_default()["name"].as_str().unwrap_or("?").to_owned();
+                let name = answer.content.unwrap_or_default()["name"]
+                    .as_str()
+                    .unwrap_or("?")
+                    .to_owned();
                 ToolOutcome::text(format!("Hello, {name}!"))
             }
             Ok(answer) => ToolOutcome::text(format!("No name given ({:?})", answer.action)),
@@ -321,10 +416,14 @@ fn asker() -> Tool {
 
 #[tokio::test]
 async fn elicitation_works_the_same_in_both_eras() {
-    for version in [ProtocolVersion::V2025_06_18, LEGACY, ProtocolVersion::LATEST] {
+    for version in [
+        ProtocolVersion::V2025_06_18,
+        LEGACY,
+        ProtocolVersion::LATEST,
+    ] {
         let seen = Arc::new(AtomicUsize::new(0));
         let counter = Arc::clone(&seen);
-        let mut client = Client::new(Server::new("e", "1").tool(asker()))
+        let mut client = Client::builder(Server::new("e", "1").tool(asker()))
             .protocol_version(version)
             .on_elicitation(move |params| {
                 counter.fetch_add(1, Ordering::SeqCst);
@@ -338,7 +437,7 @@ async fn elicitation_works_the_same_in_both_eras() {
         assert_eq!(result.text(), Some("Hello, Ada!"), "{version}");
         assert_eq!(seen.load(Ordering::SeqCst), 1, "{version}");
 
-        let mut decliner = Client::new(Server::new("e", "1").tool(asker()))
+        let mut decliner = Client::builder(Server::new("e", "1").tool(asker()))
             .protocol_version(version)
             .on_elicitation(|_| json!({"action": "decline"}))
             .connect()
@@ -353,7 +452,9 @@ async fn elicitation_works_the_same_in_both_eras() {
 async fn legacy_elicitation_is_a_real_server_request() {
     let (mut raw, _server) = start(Server::new("e", "1").tool(asker()));
     initialize(&mut raw, json!({"elicitation": {}})).await;
-    raw.send(&call_line(json!(1), "ask_name", json!({})).to_string()).await.unwrap();
+    raw.send(&call_line(json!(1), "ask_name", json!({})).to_string())
+        .await
+        .unwrap();
     let request = recv(&mut raw).await;
     assert_eq!(request["method"], "elicitation/create");
     assert_eq!(request["params"]["mode"], "form");
@@ -368,7 +469,12 @@ async fn legacy_elicitation_is_a_real_server_request() {
     initialize(&mut plain, json!({})).await;
     let refused = ask(&mut plain, call_line(json!(2), "ask_name", json!({}))).await;
     assert_eq!(refused["result"]["isError"], true);
-    assert!(refused["result"]["content"][0]["text"].as_str().unwrap().contains("elicitation capability"));
+    assert!(
+        refused["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("elicitation capability")
+    );
 }
 
 fn modern_call(id: u64, name: &str, capabilities: Value, extra: Value) -> Value {
@@ -384,25 +490,46 @@ fn modern_call(id: u64, name: &str, capabilities: Value, extra: Value) -> Value 
 #[tokio::test]
 async fn modern_elicitation_is_input_required_with_sealed_state() {
     let (mut raw, _server) = start(Server::new("e", "1").tool(asker()));
-    let first = ask(&mut raw, modern_call(1, "ask_name", json!({"elicitation": {}}), json!({}))).await;
+    let first = ask(
+        &mut raw,
+        modern_call(1, "ask_name", json!({"elicitation": {}}), json!({})),
+    )
+    .await;
     let result = &first["result"];
     assert_eq!(result["resultType"], "input_required");
-    assert_eq!(result["inputRequests"]["name"]["method"], "elicitation/create");
-    assert_eq!(result["inputRequests"]["name"]["params"]["message"], "What is your name?");
+    assert_eq!(
+        result["inputRequests"]["name"]["method"],
+        "elicitation/create"
+    );
+    assert_eq!(
+        result["inputRequests"]["name"]["params"]["message"],
+        "What is your name?"
+    );
     assert!(result.get("ttlMs").is_none() && result.get("content").is_none());
     let state = result["requestState"].as_str().unwrap().to_owned();
 
     let answer = json!({"inputResponses": {"name": {"action": "accept", "content": {"name": "Kay"}}}, "requestState": state});
-    let second = ask(&mut raw, modern_call(2, "ask_name", json!({"elicitation": {}}), answer)).await;
+    let second = ask(
+        &mut raw,
+        modern_call(2, "ask_name", json!({"elicitation": {}}), answer),
+    )
+    .await;
     assert_eq!(second["result"]["resultType"], "complete");
     assert_eq!(second["result"]["content"][0]["text"], "Hello, Kay!");
 
     let mut tampered = state.clone();
     tampered.replace_range(0..1, if tampered.starts_with('A') { "B" } else { "A" });
     let bad = json!({"inputResponses": {"name": {"action": "accept", "content": {"name": "Eve"}}}, "requestState": tampered});
-    let refused = ask(&mut raw, modern_call(3, "ask_name", json!({"elicitation": {}}), bad)).await;
+    let refused = ask(
+        &mut raw,
+        modern_call(3, "ask_name", json!({"elicitation": {}}), bad),
+    )
+    .await;
     assert_eq!(refused["error"]["code"], -32602);
-    assert_eq!(refused["error"]["message"], "Invalid params: requestState is not one this server issued");
+    assert_eq!(
+        refused["error"]["message"],
+        "Invalid params: requestState is not one this server issued"
+    );
 
     let no_capability = ask(&mut raw, modern_call(4, "ask_name", json!({}), json!({}))).await;
     assert_eq!(
@@ -431,16 +558,28 @@ fn extra() -> Tool {
 
 #[tokio::test]
 async fn legacy_clients_hear_of_list_changes() {
-    let mut client = Client::new(Server::new("t", "1").tools([toggler(), extra()]))
+    let mut client = Client::builder(Server::new("t", "1").tools([toggler(), extra()]))
         .protocol_version(LEGACY)
         .connect()
         .await
         .unwrap();
     assert_eq!(client.list_tools().await.unwrap().len(), 2);
     client.call("toggle", json!({})).await.unwrap();
-    let note = client.next_notification(Duration::from_secs(5)).await.unwrap();
-    assert_eq!(note, json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}}));
-    let names: Vec<Value> = client.list_tools().await.unwrap().iter().map(|t| t["name"].clone()).collect();
+    let note = client
+        .next_notification(Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(
+        note,
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}})
+    );
+    let names: Vec<Value> = client
+        .list_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].clone())
+        .collect();
     assert_eq!(names, [json!("toggle")]);
     let gone = client.call("extra", json!({})).await.unwrap_err();
     assert_eq!(gone.code, -32602, "a disabled tool cannot be called");
@@ -462,8 +601,10 @@ async fn modern_clients_hear_of_list_changes_only_on_a_subscription() {
             "_meta": {"io.modelcontextprotocol/subscriptionId": "listen-1"},
             "notifications": {"toolsListChanged": true}}})
     );
-    raw.send(&modern_call(2, "toggle", json!({}), json!({})).to_string()).await.unwrap();
-    let mut seen = vec![recv(&mut raw).await, recv(&mut raw).await];
+    raw.send(&modern_call(2, "toggle", json!({}), json!({})).to_string())
+        .await
+        .unwrap();
+    let mut seen = [recv(&mut raw).await, recv(&mut raw).await];
     seen.sort_by_key(|m| m.get("id").is_some());
     assert_eq!(
         seen[0],
@@ -477,7 +618,11 @@ async fn modern_clients_hear_of_list_changes_only_on_a_subscription() {
     let third = ask(&mut raw, modern_call(3, "toggle", json!({}), json!({}))).await;
     assert_eq!(third["id"], 3);
     raw.close().await.unwrap();
-    assert_eq!(raw.recv().await.unwrap(), None, "no notification after the subscription ended");
+    assert_eq!(
+        raw.recv().await.unwrap(),
+        None,
+        "no notification after the subscription ended"
+    );
 }
 
 #[tokio::test]
@@ -509,8 +654,12 @@ async fn shutdown_waits_for_calls_then_cancels_past_the_drain_timeout() {
         .tools([slowish, sleeper(Arc::clone(&dropped))]);
     let (mut raw, handle) = start(server);
     initialize(&mut raw, json!({})).await;
-    raw.send(&call_line(json!(1), "slowish", json!({})).to_string()).await.unwrap();
-    raw.send(&call_line(json!(2), "sleep", json!({})).to_string()).await.unwrap();
+    raw.send(&call_line(json!(1), "slowish", json!({})).to_string())
+        .await
+        .unwrap();
+    raw.send(&call_line(json!(2), "sleep", json!({})).to_string())
+        .await
+        .unwrap();
     raw.close().await.unwrap();
     let started = Instant::now();
     let first = recv(&mut raw).await;
@@ -536,16 +685,32 @@ async fn mixed_content_degrades_per_version() {
             Content::embedded_text("mem://notes", "hello").mime_type("text/plain"),
         ])
     });
-    let mut modern = Client::new(Server::new("m", "1").tool(mixed.clone())).connect().await.unwrap();
+    let mut modern = Client::builder(Server::new("m", "1").tool(mixed.clone()))
+        .connect()
+        .await
+        .unwrap();
     let result = modern.call("mixed", json!({})).await.unwrap();
-    let kinds: Vec<&str> = result.result["content"].as_array().unwrap().iter().map(|b| b["type"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["text", "image", "audio", "resource_link", "resource"]);
-    let mut old = Client::new(Server::new("m", "1").tool(mixed))
+    let kinds: Vec<&str> = result.result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["text", "image", "audio", "resource_link", "resource"]
+    );
+    let mut old = Client::builder(Server::new("m", "1").tool(mixed))
         .protocol_version(ProtocolVersion::V2024_11_05)
         .connect()
         .await
         .unwrap();
     let result = old.call("mixed", json!({})).await.unwrap();
-    let kinds: Vec<&str> = result.result["content"].as_array().unwrap().iter().map(|b| b["type"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> = result.result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["type"].as_str().unwrap())
+        .collect();
     assert_eq!(kinds, ["text", "image", "text", "text", "resource"]);
 }

@@ -28,7 +28,10 @@ fn ten_thousand_concurrent_calls_are_each_answered_exactly_once() {
         let response = peer.recv_unvalidated();
         let id = response["id"].as_u64().expect("an integer id");
         assert!(seen.insert(id), "id {id} answered twice");
-        assert_eq!(response["result"]["structuredContent"]["sum"], id as f64 + 0.5);
+        assert_eq!(
+            response["result"]["structuredContent"]["sum"],
+            id as f64 + 0.5
+        );
     }
     assert_eq!(seen.len() as u64, CALLS);
     let (status, rest) = peer.close();

@@ -56,7 +56,10 @@ async fn walk(client: &mut MemoryTransport, modern: bool) -> (Vec<String>, usize
         );
         pages += 1;
         if modern {
-            assert_eq!(result["cacheScope"], "public", "every page shares one cacheScope");
+            assert_eq!(
+                result["cacheScope"], "public",
+                "every page shares one cacheScope"
+            );
         }
         match result.get("nextCursor").and_then(Value::as_str) {
             Some(next) => cursor = Some(next.to_owned()),
@@ -102,7 +105,11 @@ async fn a_cursor_without_pagination_is_invalid() {
 
 #[tokio::test]
 async fn oversized_and_invalid_lines_are_answered_and_the_next_one_served() {
-    let (mut client, server) = start(Server::new("small", "1").max_message_size(1024).tool(named("a")));
+    let (mut client, server) = start(
+        Server::new("small", "1")
+            .max_message_size(1024)
+            .tool(named("a")),
+    );
     let big = format!(
         "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"pad\":\"{}\"}}}}",
         "x".repeat(4096)
@@ -113,8 +120,15 @@ async fn oversized_and_invalid_lines_are_answered_and_the_next_one_served() {
         "Invalid Request: the message is {} bytes, over this server's limit of 1024 bytes; it was discarded",
         big.len()
     );
-    assert_eq!(line, json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": message}}));
-    let ping = ask(&mut client, json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})).await;
+    assert_eq!(
+        line,
+        json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": message}})
+    );
+    let ping = ask(
+        &mut client,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+    )
+    .await;
     assert_eq!(ping["result"], json!({}));
     // Invalid UTF-8 inside a string is a parse error, not a crash.
     client
@@ -137,18 +151,23 @@ async fn oversized_and_invalid_lines_are_answered_and_the_next_one_served() {
     .build();
     let (mut client2, _s) = start(Server::new("deep", "1").tool(value_tool));
     let nesting = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-    let deep_member = format!("{{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"x\":{nesting}}}");
+    let deep_member =
+        format!("{{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"x\":{nesting}}}");
     client2.send(&deep_member).await.unwrap();
     let nested: Value = serde_json::from_str(&client2.recv().await.unwrap().unwrap()).unwrap();
     assert_eq!(nested, json!({"jsonrpc": "2.0", "id": 4, "result": {}}));
-    let deep_params = format!("{{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\",\"params\":{{\"x\":{nesting}}}}}");
+    let deep_params = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\",\"params\":{{\"x\":{nesting}}}}}"
+    );
     client2.send(&deep_params).await.unwrap();
     let answered: Value = serde_json::from_str(&client2.recv().await.unwrap().unwrap()).unwrap();
     assert_eq!(answered, json!({"jsonrpc": "2.0", "id": 5, "result": {}}));
     let init = json!({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
     ask(&mut client2, init).await;
-    let deep_args = format!("{{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{{\"name\":\"value\",\"arguments\":{{\"x\":{nesting}}}}}}}");
+    let deep_args = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{{\"name\":\"value\",\"arguments\":{{\"x\":{nesting}}}}}}}"
+    );
     client2.send(&deep_args).await.unwrap();
     let refused: Value = serde_json::from_str(&client2.recv().await.unwrap().unwrap()).unwrap();
     assert_eq!(refused["result"]["isError"], true);
@@ -159,7 +178,11 @@ async fn oversized_and_invalid_lines_are_answered_and_the_next_one_served() {
             "[0]".repeat(19)
         )
     );
-    let ping = ask(&mut client2, json!({"jsonrpc": "2.0", "id": 6, "method": "ping"})).await;
+    let ping = ask(
+        &mut client2,
+        json!({"jsonrpc": "2.0", "id": 6, "method": "ping"}),
+    )
+    .await;
     assert_eq!(ping["result"], json!({}));
 }
 
@@ -178,7 +201,11 @@ async fn duplicate_tool_names_fail_at_startup() {
 async fn invalid_names_from_builders_fail_at_startup() {
     let (_client, server) = start(Server::new("bad", "1").tool(named("has space")));
     let err = server.await.unwrap().unwrap_err();
-    assert!(err.to_string().contains("tool names are 1 to 128 characters"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("tool names are 1 to 128 characters"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
@@ -186,5 +213,9 @@ async fn end_of_input_ends_serving_cleanly() {
     let (mut client, server) = start(Server::new("eof", "1").tool(named("a")));
     client.close().await.unwrap();
     server.await.unwrap().unwrap();
-    assert_eq!(client.recv().await.unwrap(), None, "output closed after input ended");
+    assert_eq!(
+        client.recv().await.unwrap(),
+        None,
+        "output closed after input ended"
+    );
 }

@@ -59,10 +59,16 @@ fn assert_portable(schema: &Value) {
                     let name = reference
                         .strip_prefix("#/$defs/")
                         .unwrap_or_else(|| panic!("$ref outside the schema: {reference}"));
-                    assert!(root["$defs"].get(name).is_some(), "dangling $ref {reference}");
+                    assert!(
+                        root["$defs"].get(name).is_some(),
+                        "dangling $ref {reference}"
+                    );
                 }
                 if let Some(Value::Array(types)) = map.get("type") {
-                    assert!(!types.contains(&json!("null")) || map.get("required").is_some(), "null union: {value}");
+                    assert!(
+                        !types.contains(&json!("null")) || map.get("required").is_some(),
+                        "null union: {value}"
+                    );
                 }
                 map.values().for_each(|v| walk(v, root));
             }
@@ -91,17 +97,41 @@ fn primitives() {
     let ok = json!({"small": 255, "signed": -5, "real": 1.5, "flag": true, "text": "x"});
     let schema = check::<Primitives>(&[
         (ok.clone(), Agree),
-        (json!({"small": 256, "signed": 0, "real": 0, "flag": false, "text": ""}), Agree),
-        (json!({"small": -1, "signed": 0, "real": 0, "flag": false, "text": ""}), Agree),
-        (json!({"small": 1.5, "signed": 0, "real": 0, "flag": false, "text": ""}), Agree),
-        (json!({"small": 1, "signed": "0", "real": 0, "flag": false, "text": ""}), Agree),
-        (json!({"small": 1, "signed": 0, "real": 0, "flag": 1, "text": ""}), Agree),
-        (json!({"small": 1, "signed": 0, "real": 0, "flag": true}), Agree),
-        (json!({"small": 1, "signed": 0, "real": 0, "flag": true, "text": "", "extra": 1}), Agree),
+        (
+            json!({"small": 256, "signed": 0, "real": 0, "flag": false, "text": ""}),
+            Agree,
+        ),
+        (
+            json!({"small": -1, "signed": 0, "real": 0, "flag": false, "text": ""}),
+            Agree,
+        ),
+        (
+            json!({"small": 1.5, "signed": 0, "real": 0, "flag": false, "text": ""}),
+            Agree,
+        ),
+        (
+            json!({"small": 1, "signed": "0", "real": 0, "flag": false, "text": ""}),
+            Agree,
+        ),
+        (
+            json!({"small": 1, "signed": 0, "real": 0, "flag": 1, "text": ""}),
+            Agree,
+        ),
+        (
+            json!({"small": 1, "signed": 0, "real": 0, "flag": true}),
+            Agree,
+        ),
+        (
+            json!({"small": 1, "signed": 0, "real": 0, "flag": true, "text": "", "extra": 1}),
+            Agree,
+        ),
         (json!([1, 2]), Agree),
     ]);
     assert_eq!(schema["properties"]["small"]["maximum"], 255);
-    assert_eq!(schema["required"], json!(["small", "signed", "real", "flag", "text"]));
+    assert_eq!(
+        schema["required"],
+        json!(["small", "signed", "real", "flag", "text"])
+    );
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -118,7 +148,10 @@ struct Optionals {
 fn option_and_default_are_optional_with_a_plain_type() {
     let schema = check::<Optionals>(&[
         (json!({"needed": true}), Agree),
-        (json!({"needed": true, "name": "a", "count": 3, "level": 2}), Agree),
+        (
+            json!({"needed": true, "name": "a", "count": 3, "level": 2}),
+            Agree,
+        ),
         (json!({"name": "a"}), Agree),
         (json!({"needed": true, "count": -1}), Agree),
         (json!({"needed": true, "name": 5}), Agree),
@@ -142,7 +175,10 @@ struct Collections {
 fn vectors_and_maps() {
     check::<Collections>(&[
         (json!({"list": [], "map": {}, "sorted": {}}), Agree),
-        (json!({"list": [1, -2], "map": {"a": true}, "sorted": {"k": ["v"]}}), Agree),
+        (
+            json!({"list": [1, -2], "map": {"a": true}, "sorted": {"k": ["v"]}}),
+            Agree,
+        ),
         (json!({"list": [1.5], "map": {}, "sorted": {}}), Agree),
         (json!({"list": "1", "map": {}, "sorted": {}}), Agree),
         (json!({"list": [], "map": {"a": 1}, "sorted": {}}), Agree),
@@ -169,12 +205,24 @@ struct Path {
 fn nested_structs_are_inlined() {
     let schema = check::<Path>(&[
         (json!({"start": {"x": 0, "y": 0}, "points": []}), Agree),
-        (json!({"start": {"x": 0, "y": 0}, "points": [{"x": 1, "y": 2}], "end": {"x": 3, "y": 4}}), Agree),
+        (
+            json!({"start": {"x": 0, "y": 0}, "points": [{"x": 1, "y": 2}], "end": {"x": 3, "y": 4}}),
+            Agree,
+        ),
         (json!({"start": {"x": 0}, "points": []}), Agree),
-        (json!({"start": {"x": 0, "y": 0}, "points": [{"x": "1", "y": 2}]}), Agree),
-        (json!({"start": {"x": 0, "y": 0}, "points": [], "end": null}), StricterSchema),
+        (
+            json!({"start": {"x": 0, "y": 0}, "points": [{"x": "1", "y": 2}]}),
+            Agree,
+        ),
+        (
+            json!({"start": {"x": 0, "y": 0}, "points": [], "end": null}),
+            StricterSchema,
+        ),
     ]);
-    assert!(schema.get("$defs").is_none(), "non-recursive types are inlined: {schema}");
+    assert!(
+        schema.get("$defs").is_none(),
+        "non-recursive types are inlined: {schema}"
+    );
     assert_eq!(schema["properties"]["start"]["type"], "object");
 }
 
@@ -209,14 +257,25 @@ fn unit_enums_are_string_enums() {
     let colour = &schema["properties"]["colour"];
     assert_eq!(colour["type"], "string");
     let sorted = |v: &Value| {
-        let mut names: Vec<String> = v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_owned()).collect();
+        let mut names: Vec<String> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_owned())
+            .collect();
         names.sort();
         names
     };
     assert_eq!(sorted(&colour["enum"]), ["BLUE", "green", "red"]);
     assert!(colour.get("oneOf").is_none());
-    assert_eq!(colour["description"], "Colour of a thing. (red: The colour of blood)");
-    assert_eq!(sorted(&schema["properties"]["second"]["enum"]), ["BLUE", "green", "red"]);
+    assert_eq!(
+        colour["description"],
+        "Colour of a thing. (red: The colour of blood)"
+    );
+    assert_eq!(
+        sorted(&schema["properties"]["second"]["enum"]),
+        ["BLUE", "green", "red"]
+    );
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -253,13 +312,34 @@ struct Drawing {
 #[test]
 fn tagged_enums() {
     check::<Drawing>(&[
-        (json!({"shape": {"kind": "circle", "radius": 1}, "adjacent": {"t": "Num", "c": 1}, "external": "Stop"}), Agree),
-        (json!({"shape": {"kind": "rect", "w": 1, "h": 2}, "adjacent": {"t": "Word", "c": "x"}, "external": {"Go": {"speed": 3}}}), Agree),
-        (json!({"shape": {"kind": "rect", "w": 1}, "adjacent": {"t": "Num", "c": 1}, "external": "Stop"}), Agree),
-        (json!({"shape": {"kind": "triangle"}, "adjacent": {"t": "Num", "c": 1}, "external": "Stop"}), Agree),
-        (json!({"shape": {"kind": "circle", "radius": 1}, "adjacent": {"t": "Num", "c": "x"}, "external": "Stop"}), Agree),
-        (json!({"shape": {"kind": "circle", "radius": 1}, "adjacent": {"t": "Num", "c": 1}, "external": "Go"}), Agree),
-        (json!({"shape": {"kind": "circle", "radius": 1}, "adjacent": {"t": "Num", "c": 1}, "external": {"Go": {"speed": 300}}}), Agree),
+        (
+            json!({"shape": {"kind": "circle", "radius": 1}, "adjacent": {"t": "Num", "c": 1}, "external": "Stop"}),
+            Agree,
+        ),
+        (
+            json!({"shape": {"kind": "rect", "w": 1, "h": 2}, "adjacent": {"t": "Word", "c": "x"}, "external": {"Go": {"speed": 3}}}),
+            Agree,
+        ),
+        (
+            json!({"shape": {"kind": "rect", "w": 1}, "adjacent": {"t": "Num", "c": 1}, "external": "Stop"}),
+            Agree,
+        ),
+        (
+            json!({"shape": {"kind": "triangle"}, "adjacent": {"t": "Num", "c": 1}, "external": "Stop"}),
+            Agree,
+        ),
+        (
+            json!({"shape": {"kind": "circle", "radius": 1}, "adjacent": {"t": "Num", "c": "x"}, "external": "Stop"}),
+            Agree,
+        ),
+        (
+            json!({"shape": {"kind": "circle", "radius": 1}, "adjacent": {"t": "Num", "c": 1}, "external": "Go"}),
+            Agree,
+        ),
+        (
+            json!({"shape": {"kind": "circle", "radius": 1}, "adjacent": {"t": "Num", "c": 1}, "external": {"Go": {"speed": 300}}}),
+            Agree,
+        ),
     ]);
 }
 
@@ -290,11 +370,17 @@ fn default_limit() -> u16 {
 fn rename_default_and_flatten() {
     let schema = check::<Renamed>(&[
         (json!({"id": 1, "displayName": "a", "type": "t"}), Agree),
-        (json!({"id": 1, "displayName": "a", "type": "t", "limit": 5}), Agree),
+        (
+            json!({"id": 1, "displayName": "a", "type": "t", "limit": 5}),
+            Agree,
+        ),
         (json!({"id": 1, "display_name": "a", "type": "t"}), Agree),
         (json!({"id": 1, "displayName": "a", "kind": "t"}), Agree),
         (json!({"displayName": "a", "type": "t"}), Agree),
-        (json!({"id": 1, "displayName": "a", "type": "t", "limit": 70000}), Agree),
+        (
+            json!({"id": 1, "displayName": "a", "type": "t", "limit": 70000}),
+            Agree,
+        ),
     ]);
     assert_eq!(schema["required"], json!(["id", "displayName", "type"]));
 }
@@ -318,15 +404,30 @@ fn recursive_types_use_local_refs() {
     let leaf = json!({"name": "leaf", "children": []});
     let schema = check::<Forest>(&[
         (json!({"trees": []}), Agree),
-        (json!({"trees": [{"name": "a", "children": [leaf.clone(), {"name": "b", "children": [leaf.clone()]}]}]}), Agree),
-        (json!({"trees": [{"name": "a", "children": [{"name": 1, "children": []}]}]}), Agree),
-        (json!({"trees": [{"name": "a", "children": [{"name": "b"}]}]}), Agree),
+        (
+            json!({"trees": [{"name": "a", "children": [leaf.clone(), {"name": "b", "children": [leaf.clone()]}]}]}),
+            Agree,
+        ),
+        (
+            json!({"trees": [{"name": "a", "children": [{"name": 1, "children": []}]}]}),
+            Agree,
+        ),
+        (
+            json!({"trees": [{"name": "a", "children": [{"name": "b"}]}]}),
+            Agree,
+        ),
         (json!({"trees": [], "biggest": leaf}), Agree),
     ]);
     assert!(schema["$defs"].get("Tree").is_some());
     // A recursive root names itself in $defs, so the schema survives embedding.
-    let root = check::<Tree>(&[(json!({"name": "r", "children": [{"name": "c", "children": []}]}), Agree)]);
-    assert_eq!(root["properties"]["children"]["items"]["$ref"], "#/$defs/Tree");
+    let root = check::<Tree>(&[(
+        json!({"name": "r", "children": [{"name": "c", "children": []}]}),
+        Agree,
+    )]);
+    assert_eq!(
+        root["properties"]["children"]["items"]["$ref"],
+        "#/$defs/Tree"
+    );
 }
 
 #[derive(Deserialize, JsonSchema)]

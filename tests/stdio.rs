@@ -35,7 +35,10 @@ fn check_structured(version: &str, list: &Value, name: &str, response: &Value) -
     let structured = result["structuredContent"].clone();
     let mirror: Value = serde_json::from_str(result["content"][0]["text"].as_str().expect("text"))
         .expect("text mirror is JSON");
-    assert_eq!(mirror, structured, "text mirror differs from structuredContent");
+    assert_eq!(
+        mirror, structured,
+        "text mirror differs from structuredContent"
+    );
     assert_matches_schema(&tool(list, name)["outputSchema"], &structured);
     structured
 }
@@ -68,7 +71,10 @@ fn initialize_counter_offers_the_newest_legacy_version() {
     for requested in ["1999-01-01", "2026-07-28", "not-a-date"] {
         let mut peer = Peer::everything();
         let response = peer.request(initialize(1, requested));
-        assert_eq!(response["result"]["protocolVersion"], "2025-11-25", "for {requested}");
+        assert_eq!(
+            response["result"]["protocolVersion"], "2025-11-25",
+            "for {requested}"
+        );
         assert_valid("2025-11-25", "InitializeResult", &response["result"]);
     }
 }
@@ -83,7 +89,8 @@ fn initialize_twice_or_without_a_version_is_refused() {
             "message": "Invalid Request: 'initialize' was already received on this connection"}})
     );
     let mut fresh = Peer::everything();
-    let response = fresh.request(json!({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {}}));
+    let response =
+        fresh.request(json!({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {}}));
     assert_eq!(response["error"]["code"], -32602);
     assert_eq!(
         response["error"]["message"],
@@ -116,8 +123,17 @@ fn tools_list_is_shaped_for_each_legacy_version() {
         assert_eq!(
             names,
             [
-                "add", "bonus", "book_table", "echo", "fail", "get_weather_data", "noisy", "panic", "slow",
-                "split_words", "toggle_bonus"
+                "add",
+                "bonus",
+                "book_table",
+                "echo",
+                "fail",
+                "get_weather_data",
+                "noisy",
+                "panic",
+                "slow",
+                "split_words",
+                "toggle_bonus"
             ],
             "sorted by name"
         );
@@ -133,16 +149,32 @@ fn tools_list_is_shaped_for_each_legacy_version() {
         );
         assert_eq!(add["description"], "Add two numbers.");
         let weather = tool(&list, "get_weather_data");
-        assert_eq!(weather["inputSchema"]["required"], json!(["location"]), "Option is not required");
+        assert_eq!(
+            weather["inputSchema"]["required"],
+            json!(["location"]),
+            "Option is not required"
+        );
         assert_eq!(
             tool(&list, "panic")["inputSchema"],
             json!({"type": "object", "additionalProperties": false})
         );
         // Fields appear only from the version that defines them.
         let has = |name: &str, field: &str| tool(&list, name).get(field).is_some();
-        assert_eq!(has("add", "annotations"), version >= "2025-03-26", "{version}");
-        assert_eq!(has("add", "outputSchema"), version >= "2025-06-18", "{version}");
-        assert_eq!(has("get_weather_data", "title"), version >= "2025-06-18", "{version}");
+        assert_eq!(
+            has("add", "annotations"),
+            version >= "2025-03-26",
+            "{version}"
+        );
+        assert_eq!(
+            has("add", "outputSchema"),
+            version >= "2025-06-18",
+            "{version}"
+        );
+        assert_eq!(
+            has("get_weather_data", "title"),
+            version >= "2025-06-18",
+            "{version}"
+        );
         assert_eq!(has("echo", "icons"), version >= "2025-11-25", "{version}");
         if version == "2025-03-26" {
             assert_eq!(weather["annotations"]["title"], "Weather Data Retriever");
@@ -179,7 +211,12 @@ fn structured_results_carry_a_text_mirror() {
             "structuredContent": {"sum": 5.5}}})
     );
     check_structured("2025-11-25", &list, "add", &add);
-    let weather = peer.request(call(3, "get_weather_data", json!({"location": "Paris"}), false));
+    let weather = peer.request(call(
+        3,
+        "get_weather_data",
+        json!({"location": "Paris"}),
+        false,
+    ));
     let value = check_structured("2025-11-25", &list, "get_weather_data", &weather);
     assert_eq!(value["units"], "metric");
     assert_eq!(value["location"], "Paris");
@@ -189,7 +226,10 @@ fn structured_results_carry_a_text_mirror() {
         json!({"location": "Paris", "units": "imperial"}),
         false,
     ));
-    assert_eq!(check_structured("2025-11-25", &list, "get_weather_data", &imperial)["units"], "imperial");
+    assert_eq!(
+        check_structured("2025-11-25", &list, "get_weather_data", &imperial)["units"],
+        "imperial"
+    );
     let words = peer.request(call(5, "split_words", json!({"text": "a b  c"}), false));
     assert_eq!(
         check_structured("2025-11-25", &list, "split_words", &words),
@@ -209,14 +249,22 @@ fn old_versions_get_text_only() {
         );
         assert_valid(version, "CallToolResult", &add["result"]);
         let words = peer.request(call(2, "split_words", json!({"text": "x y"}), false));
-        assert_eq!(words["result"]["content"][0]["text"], "[\"x\",\"y\"]", "not wrapped without outputSchema");
+        assert_eq!(
+            words["result"]["content"][0]["text"], "[\"x\",\"y\"]",
+            "not wrapped without outputSchema"
+        );
     }
 }
 
 #[test]
 fn text_and_unit_results_are_content_only() {
     let mut peer = Peer::legacy("2025-06-18");
-    let echo = peer.request(call(1, "echo", json!({"text": "hi\nthere \u{1F600}"}), false));
+    let echo = peer.request(call(
+        1,
+        "echo",
+        json!({"text": "hi\nthere \u{1F600}"}),
+        false,
+    ));
     assert_eq!(
         echo,
         json!({"jsonrpc": "2.0", "id": 1, "result": {
@@ -244,9 +292,18 @@ fn tool_failures_are_error_results() {
 fn bad_arguments_name_the_field_and_the_expectation() {
     let mut peer = Peer::legacy("2025-11-25");
     let cases = [
-        (json!({"a": "x", "b": 2}), "Invalid arguments for tool 'add': `a`: invalid type: string \"x\", expected f64."),
-        (json!({"a": 1}), "Invalid arguments for tool 'add': missing field `b`."),
-        (json!({"a": 1, "b": 2, "c": 3}), "Invalid arguments for tool 'add': `c`: unknown field `c`, expected `a` or `b`."),
+        (
+            json!({"a": "x", "b": 2}),
+            "Invalid arguments for tool 'add': `a`: invalid type: string \"x\", expected f64.",
+        ),
+        (
+            json!({"a": 1}),
+            "Invalid arguments for tool 'add': missing field `b`.",
+        ),
+        (
+            json!({"a": 1, "b": 2, "c": 3}),
+            "Invalid arguments for tool 'add': `c`: unknown field `c`, expected `a` or `b`.",
+        ),
     ];
     for (i, (arguments, message)) in cases.into_iter().enumerate() {
         let response = peer.request(call(i as u64, "add", arguments, false));
@@ -256,11 +313,24 @@ fn bad_arguments_name_the_field_and_the_expectation() {
                 "content": [{"type": "text", "text": message}], "isError": true}})
         );
     }
-    let enum_value = peer.request(call(9, "get_weather_data", json!({"location": "x", "units": "kelvin"}), false));
+    let enum_value = peer.request(call(
+        9,
+        "get_weather_data",
+        json!({"location": "x", "units": "kelvin"}),
+        false,
+    ));
     let text = enum_value["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.contains("`units`") && text.contains("metric"), "{text}");
-    let missing = peer.request(json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": "add"}}));
-    assert_eq!(missing["result"]["isError"], true, "absent arguments read as {{}}");
+    assert!(
+        text.contains("`units`") && text.contains("metric"),
+        "{text}"
+    );
+    let missing = peer.request(
+        json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": "add"}}),
+    );
+    assert_eq!(
+        missing["result"]["isError"], true,
+        "absent arguments read as {{}}"
+    );
 }
 
 #[test]
@@ -271,7 +341,9 @@ fn malformed_calls_are_invalid_params() {
         unknown,
         json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Unknown tool: nope", "data": {"name": "nope"}}})
     );
-    let no_name = peer.request(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"arguments": {}}}));
+    let no_name = peer.request(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"arguments": {}}}),
+    );
     assert_eq!(
         no_name,
         json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "Invalid params for tools/call: missing field `name`"}})
@@ -283,7 +355,8 @@ fn malformed_calls_are_invalid_params() {
     );
     let no_params = peer.request(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call"}));
     assert_eq!(no_params["error"]["code"], -32602);
-    let name_type = peer.request(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": 5}}));
+    let name_type = peer
+        .request(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": 5}}));
     assert_eq!(name_type["error"]["code"], -32602);
 }
 
@@ -313,21 +386,49 @@ fn calls_run_concurrently_and_answer_in_completion_order() {
     let mut slow_ids = vec![peer.recv()["id"].clone(), peer.recv()["id"].clone()];
     slow_ids.sort_by_key(|v| v.as_u64());
     assert_eq!(slow_ids, [json!(1), json!(2)]);
-    assert!(started.elapsed() < Duration::from_millis(1100), "slow calls overlapped: {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_millis(1100),
+        "slow calls overlapped: {:?}",
+        started.elapsed()
+    );
 }
 
 #[test]
 fn json_rpc_hygiene() {
     let mut peer = Peer::legacy("2025-11-25");
     let cases: [(&str, Value); 8] = [
-        ("not json at all", json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error: expected ident"}})),
-        ("{\"jsonrpc\":\"2.0\",\"id\":1,", json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error: EOF while parsing a value"}})),
-        ("{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request: \"id\" must not be null (a notification has no \"id\" at all)"}})),
-        ("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request: batches are not supported; send one JSON-RPC message per line"}})),
-        ("{\"jsonrpc\":\"2.0\",\"id\":5}", json!({"jsonrpc": "2.0", "id": 5, "error": {"code": -32600, "message": "Invalid Request: \"method\" is missing"}})),
-        ("{\"id\":6,\"method\":\"ping\"}", json!({"jsonrpc": "2.0", "id": 6, "error": {"code": -32600, "message": "Invalid Request: \"jsonrpc\" must be \"2.0\""}})),
-        ("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"resources/list\"}", json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found: resources/list", "data": {"method": "resources/list"}}})),
-        ("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"server/discover\"}", json!({"jsonrpc": "2.0", "id": 8, "error": {"code": -32601, "message": "Method not found: server/discover", "data": {"method": "server/discover"}}})),
+        (
+            "not json at all",
+            json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error: expected ident"}}),
+        ),
+        (
+            "{\"jsonrpc\":\"2.0\",\"id\":1,",
+            json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error: EOF while parsing a value"}}),
+        ),
+        (
+            "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}",
+            json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request: \"id\" must not be null (a notification has no \"id\" at all)"}}),
+        ),
+        (
+            "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]",
+            json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request: batches are not supported; send one JSON-RPC message per line"}}),
+        ),
+        (
+            "{\"jsonrpc\":\"2.0\",\"id\":5}",
+            json!({"jsonrpc": "2.0", "id": 5, "error": {"code": -32600, "message": "Invalid Request: \"method\" is missing"}}),
+        ),
+        (
+            "{\"id\":6,\"method\":\"ping\"}",
+            json!({"jsonrpc": "2.0", "id": 6, "error": {"code": -32600, "message": "Invalid Request: \"jsonrpc\" must be \"2.0\""}}),
+        ),
+        (
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"resources/list\"}",
+            json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found: resources/list", "data": {"method": "resources/list"}}}),
+        ),
+        (
+            "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"server/discover\"}",
+            json!({"jsonrpc": "2.0", "id": 8, "error": {"code": -32601, "message": "Method not found: server/discover", "data": {"method": "server/discover"}}}),
+        ),
     ];
     for (line, expected) in cases {
         peer.send_raw(line);
@@ -337,7 +438,10 @@ fn json_rpc_hygiene() {
     peer.send_raw("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/whatever\",\"params\":{}}");
     peer.send_raw("{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"add\"}}");
     peer.send_raw("{\"jsonrpc\":\"2.0\",\"id\":\"last\",\"method\":\"ping\"}");
-    assert_eq!(peer.recv(), json!({"jsonrpc": "2.0", "id": "last", "result": {}}));
+    assert_eq!(
+        peer.recv(),
+        json!({"jsonrpc": "2.0", "id": "last", "result": {}})
+    );
     peer.expect_silence(Duration::from_millis(200));
 }
 
@@ -434,27 +538,43 @@ fn initialize_after_a_modern_request_is_an_unsupported_version() {
 #[test]
 fn the_envelope_is_validated_on_every_request() {
     let mut peer = Peer::modern();
-    let unknown = peer.request(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+    let unknown = peer.request(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
         "io.modelcontextprotocol/protocolVersion": "1900-01-01",
-        "io.modelcontextprotocol/clientCapabilities": {}}}}));
+        "io.modelcontextprotocol/clientCapabilities": {}}}}),
+    );
     assert_eq!(
         unknown,
         json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "Unsupported protocol version",
             "data": {"supported": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"], "requested": "1900-01-01"}}})
     );
     assert_valid("2026-07-28", "UnsupportedProtocolVersionError", &unknown);
-    let no_caps = peer.request(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}));
+    let no_caps = peer.request(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}),
+    );
     assert_eq!(no_caps["error"]["code"], -32602);
-    assert!(no_caps["error"]["message"].as_str().unwrap().contains("clientCapabilities"));
+    assert!(
+        no_caps["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("clientCapabilities")
+    );
     // Once modern, every request needs its own envelope.
     peer.request(request(3, "tools/list", json!({}), true));
     let bare = peer.request(request(4, "tools/list", json!({}), false));
     assert_eq!(bare["error"]["code"], -32602);
-    assert!(bare["error"]["message"].as_str().unwrap().contains("io.modelcontextprotocol/protocolVersion"));
-    let caps_type = peer.request(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": {
+    assert!(
+        bare["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("io.modelcontextprotocol/protocolVersion")
+    );
+    let caps_type = peer.request(
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": "all"}}}));
+        "io.modelcontextprotocol/clientCapabilities": "all"}}}),
+    );
     assert_eq!(caps_type["error"]["code"], -32602);
     let ping = peer.request(request(6, "ping", json!({}), true));
     assert_eq!(ping["error"]["code"], -32601, "ping is gone in 2026-07-28");
@@ -475,8 +595,16 @@ fn modern_tools_list_carries_cache_hints_and_bare_schemas() {
     );
     assert_eq!(tool(&list, "echo")["icons"][0]["mimeType"], "image/svg+xml");
     let words = peer.request(call(2, "split_words", json!({"text": "one two"}), true));
-    assert_eq!(check_structured("2026-07-28", &list, "split_words", &words), json!(["one", "two"]));
-    let weather = peer.request(call(3, "get_weather_data", json!({"location": "Oslo", "units": "metric"}), true));
+    assert_eq!(
+        check_structured("2026-07-28", &list, "split_words", &words),
+        json!(["one", "two"])
+    );
+    let weather = peer.request(call(
+        3,
+        "get_weather_data",
+        json!({"location": "Oslo", "units": "metric"}),
+        true,
+    ));
     check_structured("2026-07-28", &list, "get_weather_data", &weather);
     let bad = peer.request(call(4, "add", json!({"a": true, "b": 1}), true));
     assert_eq!(bad["result"]["isError"], true);
@@ -514,8 +642,16 @@ fn a_tool_that_prints_cannot_corrupt_stdout() {
     assert_eq!(lines.len(), 3);
     assert_eq!(lines[1]["result"]["content"][0]["text"], "printed 18 bytes");
     let mut stderr = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
-    assert!(stderr.contains("noisy says: hello from println"), "the print went to stderr: {stderr}");
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(
+        stderr.contains("noisy says: hello from println"),
+        "the print went to stderr: {stderr}"
+    );
     assert!(child.wait().unwrap().success());
 }
 
@@ -552,12 +688,24 @@ fn with_meta(mut message: Value, meta: Value) -> Value {
 #[test]
 fn progress_and_logs_reach_the_client_in_both_eras() {
     for modern in [false, true] {
-        let mut peer = if modern { Peer::modern() } else { Peer::legacy("2025-11-25") };
+        let mut peer = if modern {
+            Peer::modern()
+        } else {
+            Peer::legacy("2025-11-25")
+        };
         if !modern {
-            let set = peer.request(request(1, "logging/setLevel", json!({"level": "info"}), false));
+            let set = peer.request(request(
+                1,
+                "logging/setLevel",
+                json!({"level": "info"}),
+                false,
+            ));
             assert_eq!(set["result"], json!({}));
         }
-        let mut message = with_meta(call(2, "slow", json!({"ms": 30, "steps": 3}), modern), json!({"progressToken": "p-1"}));
+        let mut message = with_meta(
+            call(2, "slow", json!({"ms": 30, "steps": 3}), modern),
+            json!({"progressToken": "p-1"}),
+        );
         if modern {
             message = with_meta(message, json!({"io.modelcontextprotocol/logLevel": "info"}));
         }
@@ -578,13 +726,23 @@ fn progress_and_logs_reach_the_client_in_both_eras() {
                 }
                 _ => {
                     assert_eq!(line["id"], 2);
-                    assert_eq!(line["result"]["structuredContent"], json!({"ms": 30, "steps": 3}));
+                    assert_eq!(
+                        line["result"]["structuredContent"],
+                        json!({"ms": 30, "steps": 3})
+                    );
                     break;
                 }
             }
         }
         assert_eq!(progress, [1.0, 2.0, 3.0], "modern: {modern}");
-        assert_eq!(logs, [json!("slept step 1 of 3"), json!("slept step 2 of 3"), json!("slept step 3 of 3")]);
+        assert_eq!(
+            logs,
+            [
+                json!("slept step 1 of 3"),
+                json!("slept step 2 of 3"),
+                json!("slept step 3 of 3")
+            ]
+        );
         // Without a token: no progress. Logs follow the level: the legacy
         // session's level persists; a modern request without one gets none.
         peer.send(&call(3, "slow", json!({"ms": 10, "steps": 2}), modern));
@@ -597,7 +755,11 @@ fn progress_and_logs_reach_the_client_in_both_eras() {
             notes.push(line["method"].as_str().unwrap().to_owned());
         };
         assert_eq!(quiet["result"]["structuredContent"]["steps"], 2);
-        let expected: &[&str] = if modern { &[] } else { &["notifications/message", "notifications/message"] };
+        let expected: &[&str] = if modern {
+            &[]
+        } else {
+            &["notifications/message", "notifications/message"]
+        };
         assert_eq!(notes, expected, "modern: {modern}");
     }
 }
@@ -605,7 +767,11 @@ fn progress_and_logs_reach_the_client_in_both_eras() {
 #[test]
 fn a_cancelled_call_gets_no_response_in_both_eras() {
     for modern in [false, true] {
-        let mut peer = if modern { Peer::modern() } else { Peer::legacy("2025-11-25") };
+        let mut peer = if modern {
+            Peer::modern()
+        } else {
+            Peer::legacy("2025-11-25")
+        };
         peer.send(&call(1, "slow", json!({"ms": 5000}), modern));
         std::thread::sleep(Duration::from_millis(100));
         peer.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "reason": "test"}}));
@@ -616,7 +782,10 @@ fn a_cancelled_call_gets_no_response_in_both_eras() {
         let (status, rest) = peer.close();
         assert!(status.success());
         assert!(rest.is_empty(), "nothing for the cancelled call: {rest:?}");
-        assert!(started.elapsed() < Duration::from_secs(3), "the cancelled call did not hold up the exit");
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "the cancelled call did not hold up the exit"
+        );
     }
 }
 
@@ -631,24 +800,37 @@ fn elicitation_in_a_legacy_session_is_a_server_request() {
     let ask = peer.recv();
     assert_valid("2025-11-25", "ElicitRequest", &ask);
     assert_eq!(ask["method"], "elicitation/create");
-    assert_eq!(ask["params"]["message"], "Whose name is the table for 4 under?");
-    assert_eq!(ask["params"]["requestedSchema"]["required"], json!(["name"]));
+    assert_eq!(
+        ask["params"]["message"],
+        "Whose name is the table for 4 under?"
+    );
+    assert_eq!(
+        ask["params"]["requestedSchema"]["required"],
+        json!(["name"])
+    );
     peer.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"name": "Grace"}}}));
     let done = peer.recv();
     assert_eq!(done["id"], 1);
-    assert_eq!(done["result"]["structuredContent"], json!({"booked": true, "name": "Grace", "party": 4}));
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"booked": true, "name": "Grace", "party": 4})
+    );
     // Declining reaches the tool as a value.
     peer.send(&call(2, "book_table", json!({"party": 2}), false));
     let ask = peer.recv();
     peer.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "decline"}}));
-    assert_eq!(peer.recv()["result"]["structuredContent"], json!({"booked": false, "name": null, "party": 2}));
+    assert_eq!(
+        peer.recv()["result"]["structuredContent"],
+        json!({"booked": false, "name": null, "party": 2})
+    );
 }
 
 #[test]
 fn elicitation_in_the_stateless_era_is_input_required() {
     let mut peer = Peer::modern();
     let mut first = call(1, "book_table", json!({"party": 3}), true);
-    first["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
+    first["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"elicitation": {}});
     let round = peer.request(first.clone());
     assert_valid("2026-07-28", "InputRequiredResult", &round["result"]);
     assert_eq!(round["result"]["resultType"], "input_required");
@@ -657,11 +839,15 @@ fn elicitation_in_the_stateless_era_is_input_required() {
     assert_eq!(request["params"]["mode"], "form");
     let mut retry = first.clone();
     retry["id"] = 2.into();
-    retry["params"]["inputResponses"] = json!({"guest": {"action": "accept", "content": {"name": "Alan"}}});
+    retry["params"]["inputResponses"] =
+        json!({"guest": {"action": "accept", "content": {"name": "Alan"}}});
     retry["params"]["requestState"] = round["result"]["requestState"].clone();
     let done = peer.request(retry.clone());
     assert_eq!(done["result"]["resultType"], "complete");
-    assert_eq!(done["result"]["structuredContent"], json!({"booked": true, "name": "Alan", "party": 3}));
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"booked": true, "name": "Alan", "party": 3})
+    );
     // Other arguments with the same state: refused.
     let mut replay = retry;
     replay["id"] = 3.into();
@@ -671,30 +857,53 @@ fn elicitation_in_the_stateless_era_is_input_required() {
     // A client without the capability: -32021.
     let missing = peer.request(call(4, "book_table", json!({"party": 3}), true));
     assert_eq!(missing["error"]["code"], -32021);
-    assert_eq!(missing["error"]["data"]["requiredCapabilities"], json!({"elicitation": {}}));
+    assert_eq!(
+        missing["error"]["data"]["requiredCapabilities"],
+        json!({"elicitation": {}})
+    );
 }
 
 #[test]
 fn list_changes_reach_legacy_sessions_and_modern_subscribers() {
     let mut legacy = Peer::legacy("2025-11-25");
     legacy.send(&call(1, "toggle_bonus", json!({}), false));
-    let mut seen = vec![legacy.recv(), legacy.recv()];
+    let mut seen = [legacy.recv(), legacy.recv()];
     seen.sort_by_key(|m| m.get("id").is_some());
-    assert_eq!(seen[0], json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}}));
-    assert_eq!(seen[1]["result"]["content"][0]["text"], "bonus is now hidden");
+    assert_eq!(
+        seen[0],
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}})
+    );
+    assert_eq!(
+        seen[1]["result"]["content"][0]["text"],
+        "bonus is now hidden"
+    );
     let list = legacy.request(request(2, "tools/list", json!({}), false));
-    assert!(list["result"]["tools"].as_array().unwrap().iter().all(|t| t["name"] != "bonus"));
+    assert!(
+        list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["name"] != "bonus")
+    );
 
     let mut modern = Peer::modern();
-    let listen = request(1, "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}), true);
+    let listen = request(
+        1,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+        true,
+    );
     modern.send(&listen);
     let ack = modern.recv();
     assert_valid("2026-07-28", "SubscriptionsAcknowledgedNotification", &ack);
     modern.send(&call(2, "toggle_bonus", json!({}), true));
-    let mut seen = vec![modern.recv(), modern.recv()];
+    let mut seen = [modern.recv(), modern.recv()];
     seen.sort_by_key(|m| m.get("id").is_some());
     assert_valid("2026-07-28", "ToolListChangedNotification", &seen[0]);
-    assert_eq!(seen[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 1);
+    assert_eq!(
+        seen[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        1
+    );
     let (status, rest) = modern.close();
     assert!(status.success());
     let end: Value = serde_json::from_str(&rest[0]).unwrap();
@@ -706,15 +915,39 @@ fn the_basket_example_keeps_state_behind_handles() {
     let mut peer = Peer::spawn("basket", &[]);
     peer.request(initialize(0, "2025-11-25"));
     let created = peer.request(call(1, "create_basket", json!({}), false));
-    let id = created["result"]["structuredContent"]["basket_id"].as_str().unwrap().to_owned();
+    let id = created["result"]["structuredContent"]["basket_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert!(id.starts_with("basket_") && id.len() == 39, "{id}");
-    let added = peer.request(call(2, "add_item", json!({"basket_id": id, "item": "cheese", "quantity": 2}), false));
+    let added = peer.request(call(
+        2,
+        "add_item",
+        json!({"basket_id": id, "item": "cheese", "quantity": 2}),
+        false,
+    ));
     assert_eq!(added["result"]["structuredContent"]["total_cents"], 960);
-    let unknown = peer.request(call(3, "view_basket", json!({"basket_id": "basket_0123"}), false));
+    let unknown = peer.request(call(
+        3,
+        "view_basket",
+        json!({"basket_id": "basket_0123"}),
+        false,
+    ));
     assert_eq!(unknown["result"]["isError"], true);
-    assert!(unknown["result"]["content"][0]["text"].as_str().unwrap().contains("call `create_basket`"));
+    assert!(
+        unknown["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("call `create_basket`")
+    );
     let done = peer.request(call(4, "checkout", json!({"basket_id": id}), false));
-    assert_eq!(done["result"]["structuredContent"]["items"], json!({"cheese": 2}));
+    assert_eq!(
+        done["result"]["structuredContent"]["items"],
+        json!({"cheese": 2})
+    );
     let gone = peer.request(call(5, "view_basket", json!({"basket_id": id}), false));
-    assert_eq!(gone["result"]["isError"], true, "checked-out baskets are gone");
+    assert_eq!(
+        gone["result"]["isError"], true,
+        "checked-out baskets are gone"
+    );
 }

@@ -11,7 +11,10 @@ fn main() {
     let server = Server::new("catalog", env!("CARGO_PKG_VERSION")).tools(catalog_tools::all());
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     for (format, file) in [
-        (DumpFormat::Mcp(mcp_runtime::ProtocolVersion::LATEST_LEGACY), "tools.json"),
+        (
+            DumpFormat::Mcp(mcp_runtime::ProtocolVersion::LATEST_LEGACY),
+            "tools.json",
+        ),
         (DumpFormat::Anthropic, "tools.anthropic.json"),
         (DumpFormat::OpenAi, "tools.openai.json"),
     ] {

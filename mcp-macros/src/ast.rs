@@ -26,7 +26,7 @@ pub(crate) enum ParamKind {
     /// The call's `Context`.
     Context,
     /// `State<T>`: application state registered on the server.
-    State(Type),
+    State(Box<Type>),
 }
 
 /// One parameter of the fn.
@@ -144,7 +144,7 @@ impl ParamKind {
             (PathArguments::None, "Context") => ParamKind::Context,
             (PathArguments::AngleBracketed(args), "State") if args.args.len() == 1 => {
                 match args.args.first() {
-                    Some(GenericArgument::Type(inner)) => ParamKind::State(inner.clone()),
+                    Some(GenericArgument::Type(inner)) => ParamKind::State(Box::new(inner.clone())),
                     _ => ParamKind::Argument,
                 }
             }

@@ -2,8 +2,8 @@
 //! fn's name for `tools![...]`, and the tool's definition and call glue.
 
 use crate::ast::{OutputValue, ParamKind, ToolFn};
-use crate::validate::{HeaderType, header_type, timeout_millis};
 use crate::attr::ToolAttr;
+use crate::validate::{HeaderType, header_type, timeout_millis};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::ItemFn;
@@ -165,7 +165,9 @@ fn args_struct(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
                     let min = -MAX_SAFE_INTEGER;
                     quote!(#[schemars(range(min = #min, max = #MAX_SAFE_INTEGER))])
                 }
-                Some(HeaderType::WideUnsigned) => quote!(#[schemars(range(min = 0, max = #MAX_SAFE_INTEGER))]),
+                Some(HeaderType::WideUnsigned) => {
+                    quote!(#[schemars(range(min = 0, max = #MAX_SAFE_INTEGER))])
+                }
                 _ => quote!(),
             };
             quote!(#[schemars(extend("x-mcp-header" = #h))] #range)
@@ -255,14 +257,20 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         OutputValue::Content(_) => quote!(),
     };
     // The user's own type tokens: rustc points a failed bound at them.
-    let param_types = tool.params.iter().filter(|p| p.is_argument()).map(|param| &param.ty);
+    let param_types = tool
+        .params
+        .iter()
+        .filter(|p| p.is_argument())
+        .map(|param| &param.ty);
     let states = tool.params.iter().filter_map(|param| match &param.kind {
         ParamKind::State(inner) => Some(quote!(.requires_state::<#inner>())),
         _ => None,
     });
-    let timeout = attr.timeout.get().and_then(|t| timeout_millis(&t.value).ok()).map(|ms| {
-        quote!(.timeout(::core::time::Duration::from_millis(#ms)))
-    });
+    let timeout = attr
+        .timeout
+        .get()
+        .and_then(|t| timeout_millis(&t.value).ok())
+        .map(|ms| quote!(.timeout(::core::time::Duration::from_millis(#ms))));
     let call = call_glue(tool, pm);
     quote! {
         __mcp_build::<#(#param_types),*>(#name, #call)

@@ -272,7 +272,10 @@ fn header_value(param: &Param) -> syn::Result<()> {
     let value = lit.value();
     let rule = "a header name is one or more RFC 9110 token characters: letters, digits and !#$%&'*+-.^_`|~";
     if value.is_empty() {
-        return Err(syn::Error::new(lit.span(), format!("the header name is empty; {rule}")));
+        return Err(syn::Error::new(
+            lit.span(),
+            format!("the header name is empty; {rule}"),
+        ));
     }
     if let Some(bad) = value.chars().find(|c| c.is_control()) {
         return Err(syn::Error::new(
@@ -312,7 +315,9 @@ pub(crate) fn header_type(ty: &Type) -> Option<HeaderType> {
             return None;
         };
         return match args.args.first()? {
-            syn::GenericArgument::Type(inner) => header_type(inner).filter(|_| args.args.len() == 1),
+            syn::GenericArgument::Type(inner) => {
+                header_type(inner).filter(|_| args.args.len() == 1)
+            }
             _ => None,
         };
     }
@@ -332,7 +337,8 @@ pub(crate) fn header_type(ty: &Type) -> Option<HeaderType> {
 /// Only string, integer and boolean arguments can be mirrored into a header
 /// (`number` is banned: `1.0` and `1` would render differently).
 fn header_type_rule(param: &Param) -> syn::Result<()> {
-    if param.arg.header.get().is_none() || !param.is_argument() || header_type(&param.ty).is_some() {
+    if param.arg.header.get().is_none() || !param.is_argument() || header_type(&param.ty).is_some()
+    {
         return Ok(());
     }
     let spelled = quote::ToTokens::to_token_stream(&param.ty).to_string();
@@ -342,7 +348,10 @@ fn header_type_rule(param: &Param) -> syn::Result<()> {
     } else {
         "a header can only mirror a String, an integer, a bool, or an Option of one"
     };
-    Err(syn::Error::new_spanned(&param.ty, format!("this argument has a header, but {why}")))
+    Err(syn::Error::new_spanned(
+        &param.ty,
+        format!("this argument has a header, but {why}"),
+    ))
 }
 
 /// Two headers equal up to case would be the same HTTP header.
@@ -350,7 +359,9 @@ fn unique_headers(params: &[Param]) -> syn::Result<()> {
     let mut seen: Vec<String> = Vec::new();
     let mut errors = None;
     for param in params {
-        let Some(header) = param.arg.header.get() else { continue };
+        let Some(header) = param.arg.header.get() else {
+            continue;
+        };
         let value = header.value.value();
         if seen.iter().any(|s| s.eq_ignore_ascii_case(&value)) {
             combine(
@@ -375,21 +386,34 @@ fn unique_headers(params: &[Param]) -> syn::Result<()> {
 pub(crate) fn timeout_millis(lit: &syn::LitStr) -> syn::Result<u64> {
     let text = lit.value();
     let rule = "a timeout is a whole number and a unit, like \"500ms\", \"30s\", \"2m\" or \"1h\"";
-    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
     let factor = match unit {
         "ms" => 1,
         "s" => 1_000,
         "m" => 60_000,
         "h" => 3_600_000,
-        _ => return Err(syn::Error::new(lit.span(), format!("`{text}` is not a timeout; {rule}"))),
+        _ => {
+            return Err(syn::Error::new(
+                lit.span(),
+                format!("`{text}` is not a timeout; {rule}"),
+            ));
+        }
     };
     let number: u64 = number
         .parse()
         .map_err(|_| syn::Error::new(lit.span(), format!("`{text}` is not a timeout; {rule}")))?;
     match number.checked_mul(factor) {
-        Some(0) => Err(syn::Error::new(lit.span(), "a timeout of zero would fail every call; give a positive duration")),
+        Some(0) => Err(syn::Error::new(
+            lit.span(),
+            "a timeout of zero would fail every call; give a positive duration",
+        )),
         Some(ms) => Ok(ms),
-        None => Err(syn::Error::new(lit.span(), format!("`{text}` is too long a timeout"))),
+        None => Err(syn::Error::new(
+            lit.span(),
+            format!("`{text}` is too long a timeout"),
+        )),
     }
 }

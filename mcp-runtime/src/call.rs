@@ -79,9 +79,13 @@ pub(crate) fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, prepared: 
                 let state = shared
                     .sealer
                     .seal(&tool.name, &arguments_digest, context.answers());
-                let mut body = json!({"inputRequests": input_requests, "requestState": state}).to_string();
+                let mut body =
+                    json!({"inputRequests": input_requests, "requestState": state}).to_string();
                 body.pop();
-                frame::result(&id, &shared.identity.close_as(body, version, "input_required"))
+                frame::result(
+                    &id,
+                    &shared.identity.close_as(body, version, "input_required"),
+                )
             }
         };
         connection.send(frame);
@@ -151,7 +155,11 @@ impl Future for CatchUnwind {
 
 /// The `CallToolResult` for `outcome`, as an open object (see
 /// [`crate::shared::Identity::close`]).
-pub(crate) fn render_result(tool: &Tool, outcome: &ToolOutcome, version: ProtocolVersion) -> String {
+pub(crate) fn render_result(
+    tool: &Tool,
+    outcome: &ToolOutcome,
+    version: ProtocolVersion,
+) -> String {
     let mut body = Vec::with_capacity(128);
     match outcome {
         ToolOutcome::Structured(json) => {

@@ -17,7 +17,9 @@ pub(crate) type Outbox = mpsc::UnboundedSender<Vec<u8>>;
 /// Locks a mutex, recovering from poisoning: every critical section here
 /// leaves the data consistent, so a panic elsewhere must not wedge the server.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A cooperative cancellation signal, set once.
@@ -213,7 +215,11 @@ impl Connection {
 
     /// Sends `method` to the client as a request and returns the receiver of
     /// its reply.
-    pub(crate) fn request_client(&self, method: &str, params: &Value) -> oneshot::Receiver<ClientReply> {
+    pub(crate) fn request_client(
+        &self,
+        method: &str,
+        params: &Value,
+    ) -> oneshot::Receiver<ClientReply> {
         let n = self.next_server_request.fetch_add(1, Ordering::Relaxed);
         let id = format!("\"mcp-server-{n}\"");
         let (tx, rx) = oneshot::channel();

@@ -35,10 +35,20 @@ pub enum Audience {
 #[derive(Clone, Debug, PartialEq)]
 enum Block {
     Text(String),
-    Image { data: String, mime_type: String },
-    Audio { data: String, mime_type: String },
+    Image {
+        data: String,
+        mime_type: String,
+    },
+    Audio {
+        data: String,
+        mime_type: String,
+    },
     ResourceLink(Box<ResourceLink>),
-    Embedded { uri: String, mime_type: Option<String>, body: EmbeddedBody },
+    Embedded {
+        uri: String,
+        mime_type: Option<String>,
+        body: EmbeddedBody,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -125,14 +135,21 @@ impl Content {
         match &mut self.block {
             Block::ResourceLink(link) => link.mime_type = Some(mime_type.into()),
             Block::Embedded { mime_type: m, .. } => *m = Some(mime_type.into()),
-            Block::Image { mime_type: m, .. } | Block::Audio { mime_type: m, .. } => *m = mime_type.into(),
+            Block::Image { mime_type: m, .. } | Block::Audio { mime_type: m, .. } => {
+                *m = mime_type.into()
+            }
             Block::Text(_) => {}
         }
         self
     }
 
     /// Sets a resource link's title, description and size in bytes.
-    pub fn link_details(mut self, title: Option<&str>, description: Option<&str>, size: Option<u64>) -> Content {
+    pub fn link_details(
+        mut self,
+        title: Option<&str>,
+        description: Option<&str>,
+        size: Option<u64>,
+    ) -> Content {
         if let Block::ResourceLink(link) = &mut self.block {
             link.title = title.map(str::to_owned);
             link.description = description.map(str::to_owned);
@@ -167,7 +184,9 @@ impl Content {
     pub(crate) fn to_json(&self, version: ProtocolVersion) -> Value {
         let mut block = match &self.block {
             Block::Text(text) => json!({"type": "text", "text": text}),
-            Block::Image { data, mime_type } => json!({"type": "image", "data": data, "mimeType": mime_type}),
+            Block::Image { data, mime_type } => {
+                json!({"type": "image", "data": data, "mimeType": mime_type})
+            }
             Block::Audio { data, mime_type } if version >= ProtocolVersion::V2025_03_26 => {
                 json!({"type": "audio", "data": data, "mimeType": mime_type})
             }
@@ -180,7 +199,11 @@ impl Content {
                 map.insert("type".into(), "resource_link".into());
                 map.insert("uri".into(), link.uri.clone().into());
                 map.insert("name".into(), link.name.clone().into());
-                for (key, value) in [("title", &link.title), ("description", &link.description), ("mimeType", &link.mime_type)] {
+                for (key, value) in [
+                    ("title", &link.title),
+                    ("description", &link.description),
+                    ("mimeType", &link.mime_type),
+                ] {
                     if let Some(value) = value {
                         map.insert(key.into(), value.clone().into());
                     }
@@ -190,8 +213,14 @@ impl Content {
                 }
                 Value::Object(map)
             }
-            Block::ResourceLink(link) => json!({"type": "text", "text": format!("[resource {}: {}]", link.name, link.uri)}),
-            Block::Embedded { uri, mime_type, body } => {
+            Block::ResourceLink(link) => {
+                json!({"type": "text", "text": format!("[resource {}: {}]", link.name, link.uri)})
+            }
+            Block::Embedded {
+                uri,
+                mime_type,
+                body,
+            } => {
                 let mut resource = Map::new();
                 resource.insert("uri".into(), uri.clone().into());
                 if let Some(mime_type) = mime_type {
@@ -293,13 +322,19 @@ mod tests {
         let audio = Content::audio("AAAA", "audio/wav");
         assert_eq!(audio.to_json(ProtocolVersion::V2025_03_26)["type"], "audio");
         assert_eq!(audio.to_json(ProtocolVersion::V2024_11_05)["type"], "text");
-        let note = Content::text("x").last_modified("2026-01-01T00:00:00Z").priority(2.0);
-        assert_eq!(note.to_json(ProtocolVersion::V2025_03_26)["annotations"], json!({"priority": 1.0}));
+        let note = Content::text("x")
+            .last_modified("2026-01-01T00:00:00Z")
+            .priority(2.0);
+        assert_eq!(
+            note.to_json(ProtocolVersion::V2025_03_26)["annotations"],
+            json!({"priority": 1.0})
+        );
         assert_eq!(
             note.to_json(ProtocolVersion::LATEST)["annotations"],
             json!({"priority": 1.0, "lastModified": "2026-01-01T00:00:00Z"})
         );
-        let embedded = Content::embedded_blob("mem://x", "AQID").mime_type("application/octet-stream");
+        let embedded =
+            Content::embedded_blob("mem://x", "AQID").mime_type("application/octet-stream");
         assert_eq!(
             embedded.to_json(ProtocolVersion::V2024_11_05),
             json!({"type": "resource", "resource": {"uri": "mem://x", "mimeType": "application/octet-stream", "blob": "AQID"}})

@@ -180,7 +180,12 @@ impl Context {
     /// carried a `progressToken`; values that do not increase are skipped, as
     /// the protocol requires progress to grow. Fails once the call is
     /// cancelled, so `?` stops the tool.
-    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<(), ToolError> {
+    pub fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> Result<(), ToolError> {
         if self.is_cancelled() {
             return Err(ToolError::new("the call was cancelled"));
         }
@@ -230,7 +235,8 @@ impl Context {
         if level < threshold || !self.may_send() {
             return;
         }
-        let params = json!({"level": level.as_str(), "logger": &*self.inner.tool, "data": data.into()});
+        let params =
+            json!({"level": level.as_str(), "logger": &*self.inner.tool, "data": data.into()});
         self.inner
             .connection
             .send(frame::notification("notifications/message", &params));
@@ -243,7 +249,11 @@ impl Context {
     /// Declining or cancelling reaches the tool as an [`Elicitation`] value;
     /// an `Err` means the client cannot be asked (no `elicitation`
     /// capability in a legacy session, or the client failed the request).
-    pub async fn elicit(&self, key: &str, request: ElicitRequest) -> Result<Elicitation, ToolError> {
+    pub async fn elicit(
+        &self,
+        key: &str,
+        request: ElicitRequest,
+    ) -> Result<Elicitation, ToolError> {
         if self.inner.version.is_modern() {
             self.elicit_modern(key, request).await
         } else {
@@ -265,13 +275,20 @@ impl Context {
             Ok(Ok(result)) => Elicitation::from_result(&result),
             Ok(Err(error)) => Err(ToolError::new(format!(
                 "the client failed the elicitation: {}",
-                error.get("message").and_then(Value::as_str).unwrap_or("no message")
+                error
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("no message")
             ))),
             Err(_) => Err(ToolError::new("the client went away before answering")),
         }
     }
 
-    async fn elicit_modern(&self, key: &str, request: ElicitRequest) -> Result<Elicitation, ToolError> {
+    async fn elicit_modern(
+        &self,
+        key: &str,
+        request: ElicitRequest,
+    ) -> Result<Elicitation, ToolError> {
         if let Some(answer) = self.inner.answers.get(key) {
             return Elicitation::from_result(answer);
         }

@@ -8,7 +8,9 @@ use crate::elicit::arguments_digest;
 use crate::level::Level;
 use crate::lifecycle::{Lifecycle, negotiate};
 use crate::protocol::incoming::{Incoming, Rejection, without_position};
-use crate::protocol::{ErrorCode, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, ProtocolVersion, frame};
+use crate::protocol::{
+    ErrorCode, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, ProtocolVersion, frame,
+};
 use crate::shared::Shared;
 use crate::tool::{ToolCall, ToolOutcome};
 use serde::Deserialize;
@@ -71,8 +73,12 @@ impl Dispatcher {
     }
 
     fn send_failure(&self, id: Option<&str>, failure: &Failure) {
-        self.connection
-            .send(frame::error(id, failure.code, &failure.message, failure.data.as_ref()));
+        self.connection.send(frame::error(
+            id,
+            failure.code,
+            &failure.message,
+            failure.data.as_ref(),
+        ));
     }
 
     /// Handles one line: answers it, starts a call, or takes a notification.
@@ -86,12 +92,17 @@ impl Dispatcher {
             Ok(Incoming::Notification { method, params }) => self.on_notification(&method, params),
             Ok(Incoming::Response { id, result, error }) => {
                 let reply = match (result, error) {
-                    (Some(result), _) => Ok(serde_json::from_str(result.get()).unwrap_or(Value::Null)),
+                    (Some(result), _) => {
+                        Ok(serde_json::from_str(result.get()).unwrap_or(Value::Null))
+                    }
                     (None, error) => Err(error
                         .and_then(|e| serde_json::from_str(e.get()).ok())
                         .unwrap_or(Value::Null)),
                 };
-                if !self.connection.deliver_reply(&canonical_id(id.get()), reply) {
+                if !self
+                    .connection
+                    .deliver_reply(&canonical_id(id.get()), reply)
+                {
                     tracing::debug!(id = id.get(), "ignored a response to no request of ours");
                 }
             }
@@ -108,8 +119,12 @@ impl Dispatcher {
         let message = format!(
             "Invalid Request: the message is {len} bytes, over this server's limit of {max} bytes; it was discarded"
         );
-        self.connection
-            .send(frame::error(None, ErrorCode::INVALID_REQUEST, &message, None));
+        self.connection.send(frame::error(
+            None,
+            ErrorCode::INVALID_REQUEST,
+            &message,
+            None,
+        ));
     }
 
     fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
@@ -128,7 +143,8 @@ impl Dispatcher {
                     #[serde(rename = "requestId", borrow)]
                     request_id: &'a RawValue,
                 }
-                let Some(cancelled) = params.and_then(|p| serde_json::from_str::<Cancelled<'_>>(p.get()).ok())
+                let Some(cancelled) =
+                    params.and_then(|p| serde_json::from_str::<Cancelled<'_>>(p.get()).ok())
                 else {
                     return;
                 };
@@ -143,7 +159,12 @@ impl Dispatcher {
         }
     }
 
-    fn on_request(&mut self, id: &str, method: &str, params: Option<&RawValue>) -> Result<(), Failure> {
+    fn on_request(
+        &mut self,
+        id: &str,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<(), Failure> {
         if method == "initialize" {
             return self.initialize(id, params);
         }
@@ -159,13 +180,20 @@ impl Dispatcher {
             "subscriptions/listen" if version.is_modern() => self.listen(id, params),
             "tools/list" => self.list_tools(id, version, params),
             "tools/call" => self.call_tool(id, info, params),
-            _ => Err(Failure::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {method}"))
-                .with_data(json!({"method": method}))),
+            _ => Err(Failure::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("Method not found: {method}"),
+            )
+            .with_data(json!({"method": method}))),
         }
     }
 
     /// The revision and caller a request is served for, enforcing the era rules.
-    fn request_info(&mut self, method: &str, params: Option<&RawValue>) -> Result<RequestInfo, Failure> {
+    fn request_info(
+        &mut self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<RequestInfo, Failure> {
         let meta = request_meta(params);
         let lifecycle = self.connection.lifecycle();
         match lifecycle {
@@ -182,7 +210,8 @@ impl Dispatcher {
             Lifecycle::Modern => modern_request(meta, lifecycle),
             Lifecycle::Fresh => {
                 let enveloped = meta.as_ref().is_some_and(|m| {
-                    m.get(META_PROTOCOL_VERSION).is_some() || m.get(META_CLIENT_CAPABILITIES).is_some()
+                    m.get(META_PROTOCOL_VERSION).is_some()
+                        || m.get(META_CLIENT_CAPABILITIES).is_some()
                 });
                 if !enveloped {
                     if method == "ping" {
@@ -265,10 +294,9 @@ impl Dispatcher {
             level: Cow<'a, str>,
         }
         let params: SetLevel<'_> = parse_params(params, "logging/setLevel")?;
-        let level: Level = params
-            .level
-            .parse()
-            .map_err(|message: String| Failure::invalid_params(format!("Invalid params: {message}")))?;
+        let level: Level = params.level.parse().map_err(|message: String| {
+            Failure::invalid_params(format!("Invalid params: {message}"))
+        })?;
         self.connection.set_log_level(level);
         self.connection.send(frame::result(id, "{}"));
         Ok(())
@@ -320,7 +348,12 @@ impl Dispatcher {
         Ok(())
     }
 
-    fn list_tools(&mut self, id: &str, version: ProtocolVersion, params: Option<&RawValue>) -> Result<(), Failure> {
+    fn list_tools(
+        &mut self,
+        id: &str,
+        version: ProtocolVersion,
+        params: Option<&RawValue>,
+    ) -> Result<(), Failure> {
         #[derive(Deserialize)]
         struct ListParams<'a> {
             #[serde(default, borrow)]
@@ -349,12 +382,19 @@ impl Dispatcher {
             body.push_str(&self.shared.identity.list_ttl_ms.to_string());
             body.push_str(",\"cacheScope\":\"public\"");
         }
-        self.connection
-            .send(frame::result(id, &self.shared.identity.close(body, version)));
+        self.connection.send(frame::result(
+            id,
+            &self.shared.identity.close(body, version),
+        ));
         Ok(())
     }
 
-    fn call_tool(&mut self, id: &str, info: RequestInfo, params: Option<&RawValue>) -> Result<(), Failure> {
+    fn call_tool(
+        &mut self,
+        id: &str,
+        info: RequestInfo,
+        params: Option<&RawValue>,
+    ) -> Result<(), Failure> {
         #[derive(Deserialize)]
         struct CallParams<'a> {
             #[serde(borrow)]
@@ -377,8 +417,10 @@ impl Dispatcher {
         }
         let registry = self.shared.tools.registry();
         let Some((name, tool)) = registry.get(&params.name) else {
-            return Err(Failure::invalid_params(format!("Unknown tool: {}", params.name))
-                .with_data(json!({"name": params.name})));
+            return Err(
+                Failure::invalid_params(format!("Unknown tool: {}", params.name))
+                    .with_data(json!({"name": params.name})),
+            );
         };
         let version = info.version;
         let digest = if version.is_modern() {
@@ -393,7 +435,9 @@ impl Dispatcher {
                     .shared
                     .sealer
                     .open(state, &name, &digest)
-                    .map_err(|reason| Failure::invalid_params(format!("Invalid params: {reason}")))?;
+                    .map_err(|reason| {
+                        Failure::invalid_params(format!("Invalid params: {reason}"))
+                    })?;
             }
             answers.extend(params.input_responses.unwrap_or_default());
         }
@@ -401,7 +445,9 @@ impl Dispatcher {
         let duplicate = || {
             Failure::new(
                 ErrorCode::INVALID_REQUEST,
-                format!("Invalid Request: id {id} is already used by a call in flight; use a new id"),
+                format!(
+                    "Invalid Request: id {id} is already used by a call in flight; use a new id"
+                ),
             )
         };
         if self.connection.is_in_flight(&key) {
@@ -409,8 +455,10 @@ impl Dispatcher {
         }
         if let Some(refusal) = self.admission(&name) {
             let body = render_result(tool, &refusal, version);
-            self.connection
-                .send(frame::result(id, &self.shared.identity.close(body, version)));
+            self.connection.send(frame::result(
+                id,
+                &self.shared.identity.close(body, version),
+            ));
             return Ok(());
         }
         let Some(cancel) = self.connection.begin_call(&key) else {
@@ -474,7 +522,10 @@ impl Dispatcher {
     pub(crate) async fn shutdown(self, drain: Duration) {
         let connection = &self.connection;
         connection.fail_server_requests();
-        if tokio::time::timeout(drain, connection.wait_idle()).await.is_err() {
+        if tokio::time::timeout(drain, connection.wait_idle())
+            .await
+            .is_err()
+        {
             for id in connection.cancel_all() {
                 tracing::warn!(%id, "cancelled a call still running after the drain timeout");
                 connection.send(frame::error(
@@ -560,7 +611,9 @@ fn modern_request(meta: Option<Value>, lifecycle: Lifecycle) -> Result<RequestIn
                 .as_str()
                 .unwrap_or_default()
                 .parse::<Level>()
-                .map_err(|message| Failure::invalid_params(format!("Invalid params: {META_LOG_LEVEL}: {message}")))?,
+                .map_err(|message| {
+                    Failure::invalid_params(format!("Invalid params: {META_LOG_LEVEL}: {message}"))
+                })?,
         ),
     };
     let client_info = meta.get("io.modelcontextprotocol/clientInfo").cloned();
@@ -577,14 +630,21 @@ fn modern_request(meta: Option<Value>, lifecycle: Lifecycle) -> Result<RequestIn
 }
 
 fn unsupported_version(requested: &str, lifecycle: Lifecycle) -> Failure {
-    Failure::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version").with_data(json!({
+    Failure::new(
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+        "Unsupported protocol version",
+    )
+    .with_data(json!({
         "supported": lifecycle.supported_versions(),
         "requested": requested,
     }))
 }
 
 /// Deserializes a method's params, or says what is wrong with them.
-fn parse_params<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>, method: &str) -> Result<T, Failure> {
+fn parse_params<'a, T: Deserialize<'a>>(
+    params: Option<&'a RawValue>,
+    method: &str,
+) -> Result<T, Failure> {
     let text = params.map_or("{}", RawValue::get);
     serde_json::from_str(text).map_err(|err| {
         Failure::invalid_params(format!(

@@ -141,10 +141,19 @@ impl ToolDump {
     /// One line per tool with its size, then the total: what `--dump-tools`
     /// prints on stderr.
     pub fn size_report(&self) -> String {
-        let width = self.entries.iter().map(|e| e.name.len()).max().unwrap_or(4).max(5);
+        let width = self
+            .entries
+            .iter()
+            .map(|e| e.name.len())
+            .max()
+            .unwrap_or(4)
+            .max(5);
         let mut report = String::new();
         for entry in &self.entries {
-            report.push_str(&format!("{:<width$}  {:>7} bytes\n", entry.name, entry.bytes));
+            report.push_str(&format!(
+                "{:<width$}  {:>7} bytes\n",
+                entry.name, entry.bytes
+            ));
         }
         report.push_str(&format!(
             "{:<width$}  {:>7} bytes in {} tools ({})\n",
@@ -183,10 +192,21 @@ mod tests {
 
     #[test]
     fn formats_parse_by_name() {
-        assert_eq!("mcp".parse(), Ok(DumpFormat::Mcp(ProtocolVersion::V2025_11_25)));
-        assert_eq!("mcp-2026-07-28".parse(), Ok(DumpFormat::Mcp(ProtocolVersion::V2026_07_28)));
+        assert_eq!(
+            "mcp".parse(),
+            Ok(DumpFormat::Mcp(ProtocolVersion::V2025_11_25))
+        );
+        assert_eq!(
+            "mcp-2026-07-28".parse(),
+            Ok(DumpFormat::Mcp(ProtocolVersion::V2026_07_28))
+        );
         assert_eq!("openai".parse(), Ok(DumpFormat::OpenAi));
-        assert!("yaml".parse::<DumpFormat>().unwrap_err().contains("anthropic"));
+        assert!(
+            "yaml"
+                .parse::<DumpFormat>()
+                .unwrap_err()
+                .contains("anthropic")
+        );
         for name in DumpFormat::NAMES {
             assert!(name.parse::<DumpFormat>().is_ok());
         }

@@ -108,7 +108,9 @@ impl Elicitation {
                     ToolError::new(format!("the user's answer does not fit the form: {err}"))
                 })
             }
-            (ElicitAction::Accept, None) => Err(ToolError::new("the user accepted but sent no fields")),
+            (ElicitAction::Accept, None) => {
+                Err(ToolError::new("the user accepted but sent no fields"))
+            }
             (action, _) => Err(ToolError::new(format!(
                 "the user did not fill in the form ({})",
                 match action {
@@ -132,7 +134,9 @@ pub(crate) struct StateSealer {
 
 impl std::fmt::Debug for StateSealer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StateSealer").field("ttl", &self.ttl).finish_non_exhaustive()
+        f.debug_struct("StateSealer")
+            .field("ttl", &self.ttl)
+            .finish_non_exhaustive()
     }
 }
 
@@ -158,22 +162,32 @@ impl StateSealer {
 
     /// The sealed state for a call of `tool` with arguments digest `digest`.
     pub(crate) fn seal(&self, tool: &str, digest: &str, answers: &Map<String, Value>) -> String {
-        let expires = now_ms().saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
-        let payload = json!({"v": 1, "t": tool, "a": digest, "e": expires, "r": answers}).to_string();
+        let expires =
+            now_ms().saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
+        let payload =
+            json!({"v": 1, "t": tool, "a": digest, "e": expires, "r": answers}).to_string();
         let tag = self.mac(payload.as_bytes()).finalize().into_bytes();
         format!("{}.{}", base64url(payload.as_bytes()), base64url(&tag))
     }
 
     /// The answers sealed in `state`, if it is ours, unexpired, and for this
     /// tool and these arguments.
-    pub(crate) fn open(&self, state: &str, tool: &str, digest: &str) -> Result<Map<String, Value>, &'static str> {
+    pub(crate) fn open(
+        &self,
+        state: &str,
+        tool: &str,
+        digest: &str,
+    ) -> Result<Map<String, Value>, &'static str> {
         let invalid = "requestState is not one this server issued";
         let (payload, tag) = state.split_once('.').ok_or(invalid)?;
         let payload = unbase64url(payload).ok_or(invalid)?;
         let tag = unbase64url(tag).ok_or(invalid)?;
         self.mac(&payload).verify_slice(&tag).map_err(|_| invalid)?;
         let payload: Value = serde_json::from_slice(&payload).map_err(|_| invalid)?;
-        if payload["e"].as_u64().is_none_or(|expires| expires < now_ms()) {
+        if payload["e"]
+            .as_u64()
+            .is_none_or(|expires| expires < now_ms())
+        {
             return Err("requestState has expired; call the tool again without it");
         }
         if payload["t"] != tool || payload["a"] != digest {
@@ -240,7 +254,10 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 pub(crate) fn base64url(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
         let chars = chunk.len() + 1;
         for i in 0..chars {
             out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
@@ -259,7 +276,10 @@ fn unbase64url(text: &str) -> Option<Vec<u8>> {
         if chunk.len() == 1 {
             return None;
         }
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, v)| n | (v << (18 - 6 * i)));
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, v)| n | (v << (18 - 6 * i)));
         for i in 0..chunk.len() - 1 {
             out.push((n >> (16 - 8 * i)) as u8);
         }
@@ -274,7 +294,10 @@ mod tests {
     #[test]
     fn base64url_round_trips() {
         for text in ["", "f", "fo", "foo", "foob", "fooba", "foobar", "\u{1F600}"] {
-            assert_eq!(unbase64url(&base64url(text.as_bytes())).unwrap(), text.as_bytes());
+            assert_eq!(
+                unbase64url(&base64url(text.as_bytes())).unwrap(),
+                text.as_bytes()
+            );
         }
         assert_eq!(base64url(b"foobar"), "Zm9vYmFy");
         assert_eq!(base64url(b"fo"), "Zm8");
@@ -284,7 +307,10 @@ mod tests {
     fn sealed_state_opens_only_untampered_and_bound() {
         let sealer = StateSealer::new(None, Duration::from_secs(60));
         let digest = arguments_digest(Some(r#"{"b":1,"a":[1,{"y":2,"x":1}]}"#));
-        assert_eq!(digest, arguments_digest(Some(r#"{ "a":[1,{"x":1,"y":2}], "b":1 }"#)));
+        assert_eq!(
+            digest,
+            arguments_digest(Some(r#"{ "a":[1,{"x":1,"y":2}], "b":1 }"#))
+        );
         let mut answers = Map::new();
         answers.insert("name".into(), json!({"action": "accept"}));
         let state = sealer.seal("greet", &digest, &answers);
@@ -296,7 +322,10 @@ mod tests {
         assert!(sealer.open(&tampered, "greet", &digest).is_err());
         let other_key = StateSealer::new(None, Duration::from_secs(60));
         assert!(other_key.open(&state, "greet", &digest).is_err());
-        let expired = StateSealer { ttl: Duration::ZERO, ..sealer.clone() };
+        let expired = StateSealer {
+            ttl: Duration::ZERO,
+            ..sealer.clone()
+        };
         let old = expired.seal("greet", &digest, &answers);
         std::thread::sleep(Duration::from_millis(5));
         assert_eq!(

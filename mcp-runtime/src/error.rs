@@ -37,7 +37,9 @@ impl fmt::Display for Error {
                 f,
                 "two tools are registered under the name `{name}`; tool names must be unique within a server"
             ),
-            Error::InvalidToolName { name, reason } => write!(f, "invalid tool name `{name}`: {reason}"),
+            Error::InvalidToolName { name, reason } => {
+                write!(f, "invalid tool name `{name}`: {reason}")
+            }
             Error::InvalidInputSchema(name) => write!(
                 f,
                 "the inputSchema of tool `{name}` must have `\"type\": \"object\"` at its root"

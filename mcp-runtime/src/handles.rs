@@ -96,7 +96,10 @@ impl<T> Handles<T> {
         let id = format!(
             "{}_{}",
             self.inner.kind,
-            random.iter().map(|b| format!("{b:02x}")).collect::<String>()
+            random
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
         );
         let mut entries = lock(&self.inner.entries);
         let now = Instant::now();
@@ -118,11 +121,21 @@ impl<T> Handles<T> {
     }
 
     /// [`Handles::with`] for a value created with [`Handles::create_for`].
-    pub fn with_for<R>(&self, owner: &str, id: &str, f: impl FnOnce(&mut T) -> R) -> Result<R, ToolError> {
+    pub fn with_for<R>(
+        &self,
+        owner: &str,
+        id: &str,
+        f: impl FnOnce(&mut T) -> R,
+    ) -> Result<R, ToolError> {
         self.with_owner(Some(owner), id, f)
     }
 
-    fn with_owner<R>(&self, owner: Option<&str>, id: &str, f: impl FnOnce(&mut T) -> R) -> Result<R, ToolError> {
+    fn with_owner<R>(
+        &self,
+        owner: Option<&str>,
+        id: &str,
+        f: impl FnOnce(&mut T) -> R,
+    ) -> Result<R, ToolError> {
         let mut entries = lock(&self.inner.entries);
         let now = Instant::now();
         let Some(entry) = entries.get_mut(id) else {
@@ -170,7 +183,10 @@ impl<T> Handles<T> {
     /// How many live handles there are.
     pub fn len(&self) -> usize {
         let now = Instant::now();
-        lock(&self.inner.entries).values().filter(|e| e.expires > now).count()
+        lock(&self.inner.entries)
+            .values()
+            .filter(|e| e.expires > now)
+            .count()
     }
 
     /// Whether there are no live handles.
@@ -210,8 +226,14 @@ mod tests {
         let mine = handles.create_for("alice", 3);
         assert_eq!(handles.with_for("alice", &mine, |v| *v).unwrap(), 3);
         let stranger = handles.with_for("bob", &mine, |v| *v).unwrap_err();
-        assert!(stranger.message().starts_with("unknown cart handle"), "{stranger}");
-        assert!(handles.remove(&mine).is_err(), "an owned handle needs its owner");
+        assert!(
+            stranger.message().starts_with("unknown cart handle"),
+            "{stranger}"
+        );
+        assert!(
+            handles.remove(&mine).is_err(),
+            "an owned handle needs its owner"
+        );
         assert_eq!(handles.remove_for("alice", &mine).unwrap(), 3);
         std::thread::sleep(Duration::from_millis(80));
         let expired = handles.with(&b, |v| *v).unwrap_err();

@@ -77,22 +77,26 @@ pub mod transport;
 
 pub use content::{Audience, Content, IntoContent};
 pub use context::Context;
-pub use elicit::{ElicitAction, ElicitRequest, Elicitation};
-pub use level::Level;
-pub use limits::{DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_PENDING_CALLS, DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND};
-pub use state::State;
-pub use toolset::ToolSet;
 pub use dump::{DumpEntry, DumpFormat, ToolDump};
+pub use elicit::{ElicitAction, ElicitRequest, Elicitation};
 pub use error::Error;
 pub use handles::Handles;
+pub use level::Level;
+pub use limits::{
+    DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_PENDING_CALLS, DEFAULT_RATE_BURST,
+    DEFAULT_RATE_PER_SECOND,
+};
 pub use mcp_macros::tool;
 pub use protocol::ProtocolVersion;
 pub use schemars::{self, JsonSchema};
 pub use serde::{self, Deserialize, Serialize};
 pub use server::{
-    DEFAULT_DRAIN_TIMEOUT, DEFAULT_INPUT_REQUEST_TTL, DEFAULT_LIST_TTL, DEFAULT_MAX_MESSAGE_SIZE, Server,
+    DEFAULT_DRAIN_TIMEOUT, DEFAULT_INPUT_REQUEST_TTL, DEFAULT_LIST_TTL, DEFAULT_MAX_MESSAGE_SIZE,
+    Server,
 };
+pub use state::State;
 pub use tool::{BoxFuture, Icon, Tool, ToolBuilder, ToolCall, ToolError, ToolOutcome};
+pub use toolset::ToolSet;
 
 /// Collects `#[tool]` fns into a `Vec<Tool>` for [`Server::tools`].
 ///
@@ -119,8 +123,8 @@ macro_rules! tools {
 /// public API: it changes with the macro, which is pinned to this version.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::schema::{doc_text, input_schema};
     pub use crate::Context;
+    pub use crate::schema::{doc_text, input_schema};
     pub use crate::tool::{BoxFuture, Icon, ToolBuilder, ToolCall, ToolOutcome};
     pub use schemars;
     pub use serde;
@@ -164,7 +168,9 @@ pub mod __private {
 
     /// The `State<T>` a tool takes; registration is checked at startup, so
     /// the `Err` (an error result) only guards against misuse of the builder.
-    pub fn state<T: Send + Sync + 'static>(context: &crate::Context) -> Result<crate::State<T>, ToolOutcome> {
+    pub fn state<T: Send + Sync + 'static>(
+        context: &crate::Context,
+    ) -> Result<crate::State<T>, ToolOutcome> {
         context.state::<T>().ok_or_else(|| {
             ToolOutcome::Error(format!(
                 "this server has no State<{}> registered",

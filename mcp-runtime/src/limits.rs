@@ -35,7 +35,9 @@ impl TokenBucket {
             self.tokens -= 1.0;
             Ok(())
         } else {
-            Err(Duration::from_secs_f64((1.0 - self.tokens) / self.per_second))
+            Err(Duration::from_secs_f64(
+                (1.0 - self.tokens) / self.per_second,
+            ))
         }
     }
 }
@@ -49,7 +51,11 @@ pub(crate) struct Limits {
 }
 
 impl Limits {
-    pub(crate) fn new(max_concurrent: usize, max_pending: usize, rate: Option<(u32, u32)>) -> Limits {
+    pub(crate) fn new(
+        max_concurrent: usize,
+        max_pending: usize,
+        rate: Option<(u32, u32)>,
+    ) -> Limits {
         let max_concurrent = max_concurrent.max(1);
         Limits {
             running: Semaphore::new(max_concurrent),

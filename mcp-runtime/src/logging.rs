@@ -32,7 +32,11 @@ impl tracing::Subscriber for StderrSubscriber {
     fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
 
     fn event(&self, event: &tracing::Event<'_>) {
-        let mut line = format!("{} {}:", event.metadata().level(), event.metadata().target());
+        let mut line = format!(
+            "{} {}:",
+            event.metadata().level(),
+            event.metadata().target()
+        );
         event.record(&mut FieldWriter(&mut line));
         line.push('\n');
         use std::io::Write;

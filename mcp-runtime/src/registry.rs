@@ -43,7 +43,10 @@ impl Registry {
             if tool.input_schema.get("type").and_then(|t| t.as_str()) != Some("object") {
                 return Err(Error::InvalidInputSchema(tool.name.clone()));
             }
-            if by_name.insert(Arc::from(tool.name.as_str()), index).is_some() {
+            if by_name
+                .insert(Arc::from(tool.name.as_str()), index)
+                .is_some()
+            {
                 return Err(Error::DuplicateToolName(tool.name.clone()));
             }
             tool.name.hash(&mut hasher);
@@ -80,7 +83,11 @@ impl Registry {
     }
 
     /// One page of `tools/list`; `Err` when the cursor is not one of ours.
-    pub(crate) fn page(&self, version: ProtocolVersion, cursor: Option<&str>) -> Result<Page<'_>, ()> {
+    pub(crate) fn page(
+        &self,
+        version: ProtocolVersion,
+        cursor: Option<&str>,
+    ) -> Result<Page<'_>, ()> {
         let Some(size) = self.page_size else {
             if cursor.is_some() {
                 return Err(());
@@ -177,6 +184,10 @@ mod tests {
         assert_eq!(pages, 3);
         assert_eq!(seen, ["a", "b", "c", "d", "e"]);
         assert!(registry.page(v, Some("bogus")).is_err());
-        assert!(registry.page(v, Some(&format!("{:016x}ff", registry.fingerprint))).is_err());
+        assert!(
+            registry
+                .page(v, Some(&format!("{:016x}ff", registry.fingerprint)))
+                .is_err()
+        );
     }
 }

@@ -79,7 +79,11 @@ fn portable(mut schema: Value) -> Value {
     visit_objects(&mut schema, &mut |node| {
         optional_without_null(node);
         unit_enum_as_string_enum(node);
-        if node.get("required").and_then(Value::as_array).is_some_and(Vec::is_empty) {
+        if node
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty)
+        {
             node.remove("required");
         }
     });
@@ -178,7 +182,12 @@ fn optional_without_null(map: &mut Map<String, Value>) {
     let required: Vec<String> = map
         .get("required")
         .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default();
     let Some(Value::Object(props)) = map.get_mut("properties") else {
         return;
@@ -202,9 +211,13 @@ fn unit_enum_as_string_enum(map: &mut Map<String, Value>) {
         let mut values = Vec::new();
         let mut notes = Vec::new();
         for branch in branches {
-            let Some(branch) = branch.as_object() else { return };
+            let Some(branch) = branch.as_object() else {
+                return;
+            };
             if branch.get("type").and_then(Value::as_str) != Some("string")
-                || branch.keys().any(|k| !matches!(k.as_str(), "type" | "const" | "enum" | "description"))
+                || branch
+                    .keys()
+                    .any(|k| !matches!(k.as_str(), "type" | "const" | "enum" | "description"))
             {
                 return;
             }
@@ -215,7 +228,10 @@ fn unit_enum_as_string_enum(map: &mut Map<String, Value>) {
             };
             if let Some(description) = branch.get("description").and_then(Value::as_str) {
                 for value in &branch_values {
-                    notes.push(format!("{}: {description}", value.as_str().unwrap_or_default()));
+                    notes.push(format!(
+                        "{}: {description}",
+                        value.as_str().unwrap_or_default()
+                    ));
                 }
             }
             values.extend(branch_values);
@@ -276,7 +292,11 @@ pub fn doc_text(lines: &[&str]) -> String {
     let joined: Vec<&str> = lines
         .iter()
         .flat_map(|chunk| chunk.split('\n'))
-        .map(|line| line.strip_prefix(' ').unwrap_or(line).trim_end_matches('\r'))
+        .map(|line| {
+            line.strip_prefix(' ')
+                .unwrap_or(line)
+                .trim_end_matches('\r')
+        })
         .collect();
     joined.join("\n").trim().to_owned()
 }
@@ -287,7 +307,10 @@ mod tests {
 
     #[test]
     fn doc_text_follows_rustdoc() {
-        assert_eq!(doc_text(&[" Add two numbers.", "", " More."]), "Add two numbers.\n\nMore.");
+        assert_eq!(
+            doc_text(&[" Add two numbers.", "", " More."]),
+            "Add two numbers.\n\nMore."
+        );
         assert_eq!(doc_text(&[]), "");
     }
 
@@ -295,7 +318,10 @@ mod tests {
     fn wrapping_keeps_defs_resolvable() {
         let schema = json!({"type": "array", "items": {"$ref": "#/$defs/X"}, "$defs": {"X": {"type": "string"}}});
         let wrapped = wrap_in_result(&schema);
-        assert_eq!(wrapped["properties"]["result"]["items"]["$ref"], "#/$defs/X");
+        assert_eq!(
+            wrapped["properties"]["result"]["items"]["$ref"],
+            "#/$defs/X"
+        );
         assert_eq!(wrapped["$defs"]["X"]["type"], "string");
         assert_eq!(wrapped["required"], json!(["result"]));
     }
@@ -316,7 +342,10 @@ mod tests {
         optional_without_null(schema.as_object_mut().unwrap());
         assert_eq!(schema["properties"]["a"], json!({"type": "string"}));
         assert_eq!(schema["properties"]["b"]["enum"], json!(["x", "y"]));
-        assert_eq!(schema["properties"]["c"], json!({"type": "integer", "description": "c"}));
+        assert_eq!(
+            schema["properties"]["c"],
+            json!({"type": "integer", "description": "c"})
+        );
         assert_eq!(schema["properties"]["d"]["type"], json!(["string", "null"]));
     }
 }

@@ -6,7 +6,8 @@ use crate::dump::{DumpFormat, ToolDump};
 use crate::elicit::StateSealer;
 use crate::error::Error;
 use crate::limits::{
-    DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_PENDING_CALLS, DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND, Limits,
+    DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_PENDING_CALLS, DEFAULT_RATE_BURST,
+    DEFAULT_RATE_PER_SECOND, Limits,
 };
 use crate::registry::Registry;
 use crate::shared::{Identity, Shared};
@@ -241,7 +242,11 @@ impl Server {
     pub fn dump(&self, format: DumpFormat) -> Result<ToolDump, Error> {
         let registry = Registry::new(self.tools.clone(), None)?;
         for tool in registry.tools() {
-            if let Some(missing) = tool.states.iter().find(|s| !self.states.contains(s.type_id)) {
+            if let Some(missing) = tool
+                .states
+                .iter()
+                .find(|s| !self.states.contains(s.type_id))
+            {
                 return Err(Error::MissingState {
                     tool: tool.name.clone(),
                     type_name: missing.type_name,
@@ -257,7 +262,11 @@ impl Server {
     /// every state a tool needs registered).
     fn into_shared(self) -> Result<(Arc<Shared>, usize, Duration), Error> {
         for tool in &self.tools {
-            if let Some(missing) = tool.states.iter().find(|s| !self.states.contains(s.type_id)) {
+            if let Some(missing) = tool
+                .states
+                .iter()
+                .find(|s| !self.states.contains(s.type_id))
+            {
                 return Err(Error::MissingState {
                     tool: tool.name.clone(),
                     type_name: missing.type_name,
@@ -266,13 +275,23 @@ impl Server {
         }
         let tools = ToolSet::new(self.tools, self.page_size)?;
         let ttl_ms = u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX);
-        let identity = Identity::new(self.name, self.version, self.title, self.instructions, ttl_ms);
+        let identity = Identity::new(
+            self.name,
+            self.version,
+            self.title,
+            self.instructions,
+            ttl_ms,
+        );
         let shared = Shared {
             tools,
             identity,
             states: Arc::new(self.states),
             sealer: StateSealer::new(self.request_state_key, self.input_request_ttl),
-            limits: Limits::new(self.max_concurrent_calls, self.max_pending_calls, self.rate_limit),
+            limits: Limits::new(
+                self.max_concurrent_calls,
+                self.max_pending_calls,
+                self.rate_limit,
+            ),
             call_timeout: self.call_timeout,
         };
         Ok((Arc::new(shared), self.max_message_size, self.drain_timeout))
@@ -290,7 +309,8 @@ impl Server {
     pub async fn serve_stdio(self) -> io::Result<()> {
         if let Some(format) = dump_flag(std::env::args().skip(1))? {
             let dump = self.dump(format)?;
-            let mut text = serde_json::to_string_pretty(&dump.to_json()).map_err(io::Error::other)?;
+            let mut text =
+                serde_json::to_string_pretty(&dump.to_json()).map_err(io::Error::other)?;
             text.push('\n');
             tokio::io::stdout().write_all(text.as_bytes()).await?;
             tokio::io::stdout().flush().await?;
@@ -310,12 +330,18 @@ impl Server {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        self.serve_until(input, output, std::future::pending()).await
+        self.serve_until(input, output, std::future::pending())
+            .await
     }
 
     /// [`Server::serve`] that also ends, the same graceful way, when
     /// `shutdown` completes.
-    async fn serve_until<R, W>(self, input: R, output: W, shutdown: impl Future<Output = ()>) -> io::Result<()>
+    async fn serve_until<R, W>(
+        self,
+        input: R,
+        output: W,
+        shutdown: impl Future<Output = ()>,
+    ) -> io::Result<()>
     where
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
@@ -324,7 +350,10 @@ impl Server {
         let (out, frames) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_frames(frames, output));
         let connection = Arc::new(Connection::new(out));
-        let watcher = tokio::spawn(watch_tool_changes(shared.tools.changes(), Arc::clone(&connection)));
+        let watcher = tokio::spawn(watch_tool_changes(
+            shared.tools.changes(),
+            Arc::clone(&connection),
+        ));
         let mut dispatcher = Dispatcher::new(shared, connection);
         let mut reader = LineReader::new(input, max);
         // The loop's one job is to keep reading: every request is answered or
@@ -363,7 +392,10 @@ async fn termination() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
             (Ok(mut term), Ok(mut int)) => {
                 tokio::select! {
                     _ = term.recv() => {}
@@ -382,7 +414,10 @@ async fn termination() {
 }
 
 /// Sends list-changed notifications on this connection after each change.
-async fn watch_tool_changes(mut changes: tokio::sync::watch::Receiver<u64>, connection: Arc<Connection>) {
+async fn watch_tool_changes(
+    mut changes: tokio::sync::watch::Receiver<u64>,
+    connection: Arc<Connection>,
+) {
     while changes.changed().await.is_ok() {
         notify_tools_changed(&connection);
     }
@@ -445,8 +480,14 @@ mod tests {
         assert_eq!(flag(&[]).unwrap(), None);
         assert_eq!(flag(&["--verbose"]).unwrap(), None);
         assert_eq!(flag(&["--dump-toolsx"]).unwrap(), None);
-        assert_eq!(flag(&["--dump-tools"]).unwrap(), Some(DumpFormat::Mcp(crate::ProtocolVersion::V2025_11_25)));
-        assert_eq!(flag(&["x", "--dump-tools=openai"]).unwrap(), Some(DumpFormat::OpenAi));
+        assert_eq!(
+            flag(&["--dump-tools"]).unwrap(),
+            Some(DumpFormat::Mcp(crate::ProtocolVersion::V2025_11_25))
+        );
+        assert_eq!(
+            flag(&["x", "--dump-tools=openai"]).unwrap(),
+            Some(DumpFormat::OpenAi)
+        );
         assert!(flag(&["--dump-tools=yaml"]).is_err());
     }
 }

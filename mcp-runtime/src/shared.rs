@@ -72,7 +72,12 @@ impl Identity {
     }
 
     /// [`Identity::close`] with another `resultType`.
-    pub(crate) fn close_as(&self, mut body: String, version: ProtocolVersion, result_type: &str) -> String {
+    pub(crate) fn close_as(
+        &self,
+        mut body: String,
+        version: ProtocolVersion,
+        result_type: &str,
+    ) -> String {
         if version.is_modern() {
             if !body.ends_with('{') {
                 body.push(',');

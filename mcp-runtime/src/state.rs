@@ -61,7 +61,9 @@ pub(crate) struct StateMap {
 
 impl fmt::Debug for StateMap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StateMap").field("len", &self.values.len()).finish()
+        f.debug_struct("StateMap")
+            .field("len", &self.values.len())
+            .finish()
     }
 }
 

@@ -101,7 +101,9 @@ pub struct ClientBuilder {
 
 impl fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ClientBuilder").field("version", &self.version).finish_non_exhaustive()
+        f.debug_struct("ClientBuilder")
+            .field("version", &self.version)
+            .finish_non_exhaustive()
     }
 }
 
@@ -156,7 +158,9 @@ impl ClientBuilder {
             client.raw_request("initialize", init).await?;
             client.notify("notifications/initialized", json!({})).await;
             if let Some(level) = self.log_level {
-                client.raw_request("logging/setLevel", json!({"level": level.as_str()})).await?;
+                client
+                    .raw_request("logging/setLevel", json!({"level": level.as_str()}))
+                    .await?;
             }
         }
         Ok(client)
@@ -180,7 +184,7 @@ impl ClientBuilder {
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let mut client = Client::new(Server::new("t", "1").tools(tools![count])).connect().await?;
+/// let mut client = Client::builder(Server::new("t", "1").tools(tools![count])).connect().await?;
 /// let tools = client.list_tools().await?;
 /// assert_eq!(tools[0]["name"], "count");
 /// let result = client.call_with_progress("count", serde_json::json!({"n": 3})).await?;
@@ -203,7 +207,9 @@ pub struct Client {
 
 impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Client").field("version", &self.version).finish_non_exhaustive()
+        f.debug_struct("Client")
+            .field("version", &self.version)
+            .finish_non_exhaustive()
     }
 }
 
@@ -217,7 +223,7 @@ fn transport_error(err: impl fmt::Display) -> RpcError {
 
 impl Client {
     /// A client of `server`, to configure and [`ClientBuilder::connect`].
-    pub fn new(server: Server) -> ClientBuilder {
+    pub fn builder(server: Server) -> ClientBuilder {
         ClientBuilder {
             server,
             version: ProtocolVersion::LATEST,
@@ -262,7 +268,8 @@ impl Client {
     async fn raw_request(&mut self, method: &str, params: Value) -> Result<Value, RpcError> {
         let id = self.next_id;
         self.next_id += 1;
-        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        let line =
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
         self.transport.send(&line).await.map_err(transport_error)?;
         let mut notifications = Vec::new();
         let result = self.await_response(id, &mut notifications).await;
@@ -283,14 +290,19 @@ impl Client {
         }
         let id = self.next_id;
         self.next_id += 1;
-        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        let line =
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
         self.transport.send(&line).await.map_err(transport_error)?;
         let mut notifications = Vec::new();
         let result = self.await_response(id, &mut notifications).await?;
         Ok((result, notifications))
     }
 
-    async fn await_response(&mut self, id: u64, notifications: &mut Vec<Value>) -> Result<Value, RpcError> {
+    async fn await_response(
+        &mut self,
+        id: u64,
+        notifications: &mut Vec<Value>,
+    ) -> Result<Value, RpcError> {
         loop {
             let line = self
                 .transport
@@ -358,13 +370,22 @@ impl Client {
 
     /// [`Client::call`] with a `progressToken`, so the tool's progress is
     /// reported (see [`CallResult::progress`]).
-    pub async fn call_with_progress(&mut self, name: &str, arguments: Value) -> Result<CallResult, RpcError> {
+    pub async fn call_with_progress(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallResult, RpcError> {
         let token = format!("progress-{}", self.next_id);
         self.call_inner(name, arguments, Some(json!({"progressToken": token})))
             .await
     }
 
-    async fn call_inner(&mut self, name: &str, arguments: Value, meta: Option<Value>) -> Result<CallResult, RpcError> {
+    async fn call_inner(
+        &mut self,
+        name: &str,
+        arguments: Value,
+        meta: Option<Value>,
+    ) -> Result<CallResult, RpcError> {
         let mut params = json!({"name": name, "arguments": arguments});
         let mut notifications = Vec::new();
         // Bounded, so a tool that never stops asking cannot hang a test.
@@ -374,17 +395,25 @@ impl Client {
                 .await?;
             notifications.append(&mut received);
             if result["resultType"] != "input_required" {
-                return Ok(CallResult { result, notifications });
+                return Ok(CallResult {
+                    result,
+                    notifications,
+                });
             }
             let Some(handler) = self.elicitation.as_mut() else {
                 return Err(RpcError {
                     code: 0,
-                    message: "the tool asked for input and this client has no elicitation handler".into(),
+                    message: "the tool asked for input and this client has no elicitation handler"
+                        .into(),
                     data: Some(result),
                 });
             };
             let mut responses = Map::new();
-            for (key, request) in result["inputRequests"].as_object().cloned().unwrap_or_default() {
+            for (key, request) in result["inputRequests"]
+                .as_object()
+                .cloned()
+                .unwrap_or_default()
+            {
                 responses.insert(key, handler(&request["params"]));
             }
             params["inputResponses"] = Value::Object(responses);
@@ -416,7 +445,10 @@ impl Client {
         if !self.pending.is_empty() {
             return Some(self.pending.remove(0));
         }
-        let line = tokio::time::timeout(timeout, self.transport.recv()).await.ok()?.ok()??;
+        let line = tokio::time::timeout(timeout, self.transport.recv())
+            .await
+            .ok()?
+            .ok()??;
         serde_json::from_str(&line).ok()
     }
 
@@ -571,7 +603,7 @@ fn line_diff(old: &str, new: &str) -> String {
     let changed: Vec<usize> = (0..ops.len()).filter(|&k| ops[k].0 != ' ').collect();
     let mut out = String::new();
     let mut last_printed: Option<usize> = None;
-    for k in 0..ops.len() {
+    for (k, (mark, line)) in ops.iter().enumerate() {
         let near = changed.iter().any(|&c| c.abs_diff(k) <= 3);
         if !near {
             continue;
@@ -579,9 +611,9 @@ fn line_diff(old: &str, new: &str) -> String {
         if last_printed.is_some_and(|l| l + 1 != k) {
             out.push_str("  ...\n");
         }
-        out.push(ops[k].0);
+        out.push(*mark);
         out.push(' ');
-        out.push_str(ops[k].1);
+        out.push_str(line);
         out.push('\n');
         last_printed = Some(k);
     }
@@ -596,7 +628,10 @@ mod tests {
     fn the_diff_shows_changes_with_context() {
         let old = "a\nb\nc\nd\ne\nf\ng\nh\ni\n";
         let new = "a\nb\nc\nd\nE\nf\ng\nh\ni\n";
-        assert_eq!(line_diff(old, new), "  b\n  c\n  d\n- e\n+ E\n  f\n  g\n  h\n");
+        assert_eq!(
+            line_diff(old, new),
+            "  b\n  c\n  d\n- e\n+ E\n  f\n  g\n  h\n"
+        );
     }
 
     #[test]

@@ -56,7 +56,9 @@ impl HeaderBound {
         };
         props
             .iter()
-            .filter(|(_, p)| p.get("x-mcp-header").is_some() && p.get("type") == Some(&Value::from("integer")))
+            .filter(|(_, p)| {
+                p.get("x-mcp-header").is_some() && p.get("type") == Some(&Value::from("integer"))
+            })
             .filter_map(|(name, p)| {
                 Some(HeaderBound {
                     property: name.clone(),
@@ -139,7 +141,10 @@ impl Tool {
         }
         if version.has_annotations() {
             // Before `title` existed on tools, `annotations.title` carried it.
-            let legacy_title = self.title.as_deref().filter(|_| !version.has_structured_output());
+            let legacy_title = self
+                .title
+                .as_deref()
+                .filter(|_| !version.has_structured_output());
             if let Some(annotations) = self.annotations.to_json(legacy_title) {
                 def.insert("annotations".into(), annotations);
             }

@@ -58,13 +58,20 @@ impl ToolSet {
 
     /// Applies `change` to the list; keeps the old list when the result does
     /// not register (e.g. a duplicate name).
-    fn update<R>(&self, change: impl FnOnce(&mut Vec<(Tool, bool)>) -> Option<R>) -> Result<Option<R>, Error> {
+    fn update<R>(
+        &self,
+        change: impl FnOnce(&mut Vec<(Tool, bool)>) -> Option<R>,
+    ) -> Result<Option<R>, Error> {
         let mut tools = lock(&self.inner.tools);
         let mut next = tools.clone();
         let Some(result) = change(&mut next) else {
             return Ok(None);
         };
-        let enabled = next.iter().filter(|(_, on)| *on).map(|(t, _)| t.clone()).collect();
+        let enabled = next
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(t, _)| t.clone())
+            .collect();
         let registry = Registry::new(enabled, self.inner.page_size)?;
         *tools = next;
         *self
@@ -72,7 +79,9 @@ impl ToolSet {
             .registry
             .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(registry);
-        self.inner.changes.send_modify(|generation| *generation += 1);
+        self.inner
+            .changes
+            .send_modify(|generation| *generation += 1);
         Ok(Some(result))
     }
 
@@ -110,7 +119,9 @@ impl ToolSet {
 
     fn set_enabled(&self, name: &str, on: bool) -> bool {
         self.update(|tools| {
-            let entry = tools.iter_mut().find(|(t, enabled)| t.name() == name && *enabled != on)?;
+            let entry = tools
+                .iter_mut()
+                .find(|(t, enabled)| t.name() == name && *enabled != on)?;
             entry.1 = on;
             Some(())
         })
@@ -121,7 +132,9 @@ impl ToolSet {
 
     /// Whether `name` is registered and enabled.
     pub fn is_enabled(&self, name: &str) -> bool {
-        lock(&self.inner.tools).iter().any(|(t, on)| t.name() == name && *on)
+        lock(&self.inner.tools)
+            .iter()
+            .any(|(t, on)| t.name() == name && *on)
     }
 }
 

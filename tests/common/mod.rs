@@ -22,13 +22,23 @@ fn workspace_root() -> PathBuf {
 /// profile as the tests (a no-op when `cargo test` already built it).
 pub fn example_binary(name: &str) -> PathBuf {
     static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    let profile = if cfg!(debug_assertions) { "debug" } else { "release" };
+    let profile = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     if !built.iter().any(|b| b == name) {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut cmd = Command::new(cargo);
-        cmd.current_dir(workspace_root())
-            .args(["build", "--quiet", "-p", "examples", "--example", name]);
+        cmd.current_dir(workspace_root()).args([
+            "build",
+            "--quiet",
+            "-p",
+            "examples",
+            "--example",
+            name,
+        ]);
         if profile == "release" {
             cmd.arg("--release");
         }
@@ -122,7 +132,8 @@ impl Peer {
             .lines
             .recv_timeout(REPLY_TIMEOUT)
             .unwrap_or_else(|e| panic!("no response within {REPLY_TIMEOUT:?}: {e}"));
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"))
+        serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"))
     }
 
     /// Asserts nothing arrives for `wait`.
@@ -165,7 +176,10 @@ impl Peer {
             if let Some(status) = self.child.try_wait().expect("wait") {
                 break status;
             }
-            assert!(Instant::now() < deadline, "the server did not exit after stdin closed");
+            assert!(
+                Instant::now() < deadline,
+                "the server did not exit after stdin closed"
+            );
             std::thread::sleep(Duration::from_millis(10));
         };
         let rest = self.lines.try_iter().collect();
@@ -212,7 +226,12 @@ pub fn request(id: u64, method: &str, params: Value, modern: bool) -> Value {
 
 /// A `tools/call` request.
 pub fn call(id: u64, name: &str, arguments: Value, modern: bool) -> Value {
-    request(id, "tools/call", json!({"name": name, "arguments": arguments}), modern)
+    request(
+        id,
+        "tools/call",
+        json!({"name": name, "arguments": arguments}),
+        modern,
+    )
 }
 
 /// The file of the schema that validates `version`. 2024-11-05 and 2025-03-26
@@ -237,7 +256,8 @@ fn schema_document(version: &str) -> &'static Value {
     let path = workspace_root().join("../shared/spec/schema").join(file);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-    let doc: &'static Value = Box::leak(Box::new(serde_json::from_str(&text).expect("schema JSON")));
+    let doc: &'static Value =
+        Box::leak(Box::new(serde_json::from_str(&text).expect("schema JSON")));
     docs.push((file.to_owned(), doc));
     doc
 }
@@ -245,7 +265,11 @@ fn schema_document(version: &str) -> &'static Value {
 /// Asserts `instance` is valid against definition `def` of `version`'s schema.
 pub fn assert_valid(version: &str, def: &str, instance: &Value) {
     let doc = schema_document(version);
-    let defs_key = if doc.get("$defs").is_some() { "$defs" } else { "definitions" };
+    let defs_key = if doc.get("$defs").is_some() {
+        "$defs"
+    } else {
+        "definitions"
+    };
     let mut schema = doc.clone();
     schema["$ref"] = format!("#/{defs_key}/{def}").into();
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
@@ -262,6 +286,12 @@ pub fn assert_valid(version: &str, def: &str, instance: &Value) {
 /// Asserts `instance` is valid against a tool's own schema.
 pub fn assert_matches_schema(schema: &Value, instance: &Value) {
     let validator = jsonschema::validator_for(schema).expect("tool schema compiles");
-    let errors: Vec<String> = validator.iter_errors(instance).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "{instance} does not match {schema}: {errors:?}");
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{instance} does not match {schema}: {errors:?}"
+    );
 }

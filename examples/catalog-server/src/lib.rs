@@ -5,7 +5,8 @@
 pub const TOOLS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/tools.json"));
 
 /// The Anthropic Messages API `tools` array, produced at build time.
-pub const ANTHROPIC_TOOLS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/tools.anthropic.json"));
+pub const ANTHROPIC_TOOLS_JSON: &str =
+    include_str!(concat!(env!("OUT_DIR"), "/tools.anthropic.json"));
 
 /// The OpenAI `tools` array, produced at build time.
 pub const OPENAI_TOOLS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/tools.openai.json"));

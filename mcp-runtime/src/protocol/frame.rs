@@ -20,7 +20,12 @@ pub(crate) fn result(id: &str, result: &str) -> Vec<u8> {
 }
 
 /// An error response; `id` is omitted when the request's id could not be read.
-pub(crate) fn error(id: Option<&str>, code: ErrorCode, message: &str, data: Option<&Value>) -> Vec<u8> {
+pub(crate) fn error(
+    id: Option<&str>,
+    code: ErrorCode,
+    message: &str,
+    data: Option<&Value>,
+) -> Vec<u8> {
     let mut out = Vec::with_capacity(96 + message.len());
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",");
     if let Some(id) = id {

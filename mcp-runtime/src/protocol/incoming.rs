@@ -211,13 +211,35 @@ mod tests {
         assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":1,"#), (-32700, None));
         assert_eq!(rejected("[1,2]"), (-32600, None));
         assert_eq!(rejected("42"), (-32600, None));
-        assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#), (-32600, None));
-        assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#), (-32600, None));
-        assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":7}"#), (-32600, Some("7".into())));
-        assert_eq!(rejected(r#"{"jsonrpc":"1.0","id":7,"method":"x"}"#), (-32600, Some("7".into())));
-        assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":7,"method":5}"#), (-32600, Some("7".into())));
-        assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":7,"method":"x","params":3}"#), (-32600, Some("7".into())));
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#),
+            (-32600, None)
+        );
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#),
+            (-32600, None)
+        );
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":7}"#),
+            (-32600, Some("7".into()))
+        );
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"1.0","id":7,"method":"x"}"#),
+            (-32600, Some("7".into()))
+        );
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":7,"method":5}"#),
+            (-32600, Some("7".into()))
+        );
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":7,"method":"x","params":3}"#),
+            (-32600, Some("7".into()))
+        );
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
-        assert_eq!(rejected(&deep).0, -32600, "an array, however deep, is not a request");
+        assert_eq!(
+            rejected(&deep).0,
+            -32600,
+            "an array, however deep, is not a request"
+        );
     }
 }

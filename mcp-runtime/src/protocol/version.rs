@@ -50,7 +50,9 @@ impl ProtocolVersion {
 
     /// Reads a date string; `None` for revisions this runtime does not speak.
     pub fn parse(text: &str) -> Option<ProtocolVersion> {
-        ProtocolVersion::ALL.into_iter().find(|v| v.as_str() == text)
+        ProtocolVersion::ALL
+            .into_iter()
+            .find(|v| v.as_str() == text)
     }
 
     /// Whether this revision uses per-request `_meta` instead of a handshake.

@@ -121,8 +121,14 @@ mod tests {
             }
         });
         let mut reader = LineReader::new(rx, 100);
-        assert_eq!(reader.next_line().await.unwrap(), Some(Line::Message(b"{\"a\":1}")));
-        assert_eq!(reader.next_line().await.unwrap(), Some(Line::Message(b"{\"b\":2}")));
+        assert_eq!(
+            reader.next_line().await.unwrap(),
+            Some(Line::Message(b"{\"a\":1}"))
+        );
+        assert_eq!(
+            reader.next_line().await.unwrap(),
+            Some(Line::Message(b"{\"b\":2}"))
+        );
         writer.await.unwrap();
         assert_eq!(reader.next_line().await.unwrap(), None);
     }

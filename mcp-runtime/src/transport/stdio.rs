@@ -56,7 +56,11 @@ impl StdinReader {
 }
 
 impl AsyncRead for StdinReader {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         loop {
             if self.offset < self.current.len() {
                 let available = &self.current[self.offset..];

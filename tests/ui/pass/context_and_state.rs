@@ -35,7 +35,7 @@ async fn main() {
     assert_eq!(schema["properties"].as_object().unwrap().len(), 2, "{schema}");
 
     let server = Server::new("s", "1").state(Hits { count: AtomicU32::new(0) }).tools(tools![visit, sluggish]);
-    let mut client = Client::new(server).log_level(Level::Info).connect().await.unwrap();
+    let mut client = Client::builder(server).log_level(Level::Info).connect().await.unwrap();
     let first = client.call_with_progress("visit", json!({"name": "Ada", "excited": true})).await.unwrap();
     assert_eq!(first.text(), Some("Hello Ada! Visit 1 via visit"));
     assert_eq!(first.progress().len(), 1);
