@@ -4,9 +4,11 @@
 //! with progress, logs and cancellation, elicitation, tool list changes, a
 //! panicking tool, a tool that prints to stdout, and (with `TOOLS=N`) N extra
 //! copies of `add` for load tests. `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls
-//! per second) sets the rate limit.
+//! per second) sets the rate limit, `CALL_TIMEOUT_MS=N` the default call timeout.
 
-use mcp_runtime::{Context, ElicitRequest, Level, Server, ToolError, tool, tools};
+use mcp_runtime::{
+    Audience, Content, Context, ElicitRequest, Level, Server, ToolError, tool, tools,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -164,6 +166,26 @@ async fn bonus() -> String {
     "You found the bonus tool.".to_owned()
 }
 
+/// Return one block of each content kind (text, image, audio, resource link,
+/// embedded resource), with annotations; older sessions get text fallbacks.
+#[tool(read_only, open_world = false)]
+async fn sample_content() -> Vec<Content> {
+    // A 1x1 transparent PNG and a tiny WAV header, base64-encoded.
+    const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+    const WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
+    vec![
+        Content::text("One block of each kind follows.").audience(Audience::User),
+        Content::image(PNG, "image/png").priority(0.2),
+        Content::audio(WAV, "audio/wav"),
+        Content::resource_link("file:///reports/2026-q3.pdf", "2026-q3.pdf")
+            .mime_type("application/pdf")
+            .link_details(Some("Q3 report"), Some("Quarterly figures"), Some(48_213)),
+        Content::embedded_text("mem://notes/today", "Buy milk.")
+            .mime_type("text/plain")
+            .last_modified("2026-11-30T09:00:00Z"),
+    ]
+}
+
 /// Prints to stdout, as careless code does; the stdout guard sends it to
 /// stderr so the protocol stream stays clean.
 #[tool(read_only, open_world = false)]
@@ -261,11 +283,18 @@ async fn main() -> std::io::Result<()> {
         }
         Err(_) => {}
     }
+    // CALL_TIMEOUT_MS=N: the server's default call timeout.
+    if let Some(ms) = std::env::var("CALL_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        server = server.call_timeout(Duration::from_millis(ms));
+    }
     server
         .title("Everything (mcp-runtime example)")
-        .instructions("Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, book_table (elicitation), toggle_bonus and bonus (list changes).")
+        .instructions("Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, book_table (elicitation), toggle_bonus and bonus (list changes), sample_content.")
         .tools(tools![add, echo, fail, slow, panic, noisy, split_words, get_weather_data])
-        .tools(tools![book_table, toggle_bonus, bonus])
+        .tools(tools![book_table, toggle_bonus, bonus, sample_content])
         .tools(copies)
         .serve_stdio()
         .await

@@ -59,7 +59,7 @@ fn initialize_echoes_every_legacy_version() {
                 "protocolVersion": version,
                 "capabilities": {"tools": {"listChanged": true}, "logging": {}},
                 "serverInfo": server_info,
-                "instructions": "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, book_table (elicitation), toggle_bonus and bonus (list changes)."
+                "instructions": "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, book_table (elicitation), toggle_bonus and bonus (list changes), sample_content."
             }})
         );
         assert_valid(version, "InitializeResult", &response["result"]);
@@ -131,6 +131,7 @@ fn tools_list_is_shaped_for_each_legacy_version() {
                 "get_weather_data",
                 "noisy",
                 "panic",
+                "sample_content",
                 "slow",
                 "split_words",
                 "toggle_bonus"
@@ -484,7 +485,7 @@ fn discover_describes_the_server() {
             "capabilities": {"tools": {"listChanged": true}},
             "ttlMs": 300000,
             "cacheScope": "public",
-            "instructions": "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, book_table (elicitation), toggle_bonus and bonus (list changes).",
+            "instructions": "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, book_table (elicitation), toggle_bonus and bonus (list changes), sample_content.",
             "resultType": "complete",
             "_meta": server_info_meta()}})
     );
@@ -949,5 +950,135 @@ fn the_basket_example_keeps_state_behind_handles() {
     assert_eq!(
         gone["result"]["isError"], true,
         "checked-out baskets are gone"
+    );
+}
+
+#[test]
+fn hostile_input_gets_defined_answers_and_the_server_goes_on() {
+    let mut peer = Peer::legacy("2025-11-25");
+    // A 10 MB string argument: over the 8 MiB limit, answered and skipped.
+    let huge = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"text\":\"{}\"}}}}}}",
+        "x".repeat(10 * 1024 * 1024)
+    );
+    peer.send_raw(&huge);
+    let refused = peer.recv();
+    assert_eq!(refused["error"]["code"], -32600);
+    assert!(refused.get("id").is_none());
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("over this server's limit of 8388608 bytes")
+    );
+    // A 1 MB argument is fine.
+    let big = peer.request(call(
+        2,
+        "echo",
+        json!({"text": "y".repeat(1024 * 1024)}),
+        false,
+    ));
+    assert_eq!(
+        big["result"]["content"][0]["text"].as_str().unwrap().len(),
+        1024 * 1024
+    );
+    // Deep nesting in arguments.
+    let deep = format!("{}1{}", "[".repeat(5000), "]".repeat(5000));
+    peer.send_raw(&format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"text\":{deep}}}}}}}"
+    ));
+    let nested = peer.recv();
+    assert_eq!(nested["id"], 3);
+    assert_eq!(nested["result"]["isError"], true);
+    // A trailing CR (CRLF framing) is accepted.
+    peer.send_raw("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\r");
+    assert_eq!(
+        peer.recv(),
+        json!({"jsonrpc": "2.0", "id": 4, "result": {}})
+    );
+    // Duplicate in-flight ids: the second is refused, the first still answered.
+    peer.send(&call(5, "slow", json!({"ms": 200}), false));
+    let duplicate = peer.request(call(5, "add", json!({"a": 1, "b": 1}), false));
+    assert_eq!(duplicate["error"]["code"], -32600);
+    assert_eq!(peer.recv()["result"]["structuredContent"]["ms"], 200);
+    let alive = peer.request(call(6, "add", json!({"a": 1, "b": 1}), false));
+    assert_eq!(alive["result"]["structuredContent"]["sum"], 2.0);
+}
+
+#[test]
+fn invalid_utf8_is_a_parse_error_over_stdio() {
+    use std::io::Write;
+    let mut peer = Peer::legacy("2025-11-25");
+    peer.stdin_bytes(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"pi\xffng\"}\n");
+    let bad = peer.recv();
+    assert_eq!(bad["error"]["code"], -32700);
+    let _ = std::io::stdout().flush();
+    assert_eq!(
+        peer.request(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))["result"],
+        json!({})
+    );
+}
+
+#[test]
+fn the_server_timeout_and_rate_limit_answer_with_error_results() {
+    let mut timed = Peer::spawn("everything", &[("CALL_TIMEOUT_MS", "100")]);
+    timed.request(initialize(0, "2025-11-25"));
+    let late = timed.request(call(1, "slow", json!({"ms": 2000}), false));
+    assert_eq!(
+        late["result"],
+        json!({"content": [{"type": "text", "text": "The tool 'slow' timed out after 100ms."}], "isError": true})
+    );
+    let mut limited = Peer::spawn("everything", &[("RATE_LIMIT", "1")]);
+    limited.request(initialize(0, "2025-11-25"));
+    let mut refused = 0;
+    for id in 1..=4 {
+        let response = limited.request(call(id, "add", json!({"a": 1, "b": 2}), false));
+        if response["result"]["isError"] == true {
+            assert!(
+                response["result"]["content"][0]["text"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("Rate limit exceeded")
+            );
+            refused += 1;
+        }
+    }
+    assert_eq!(refused, 2, "a burst of 2, then refusals");
+}
+
+#[test]
+fn every_content_kind_reaches_new_sessions_and_degrades_for_old_ones() {
+    let mut modern = Peer::modern();
+    let result = modern.request(call(1, "sample_content", json!({}), true));
+    assert_valid("2026-07-28", "CallToolResult", &result["result"]);
+    let kinds: Vec<&str> = result["result"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["text", "image", "audio", "resource_link", "resource"]
+    );
+    assert_eq!(
+        result["result"]["content"][0]["annotations"],
+        json!({"audience": ["user"]})
+    );
+    assert_eq!(result["result"]["content"][3]["size"], 48213);
+    let mut old = Peer::legacy("2024-11-05");
+    let result = old.request(call(1, "sample_content", json!({}), false));
+    assert_valid("2024-11-05", "CallToolResult", &result["result"]);
+    let kinds: Vec<&str> = result["result"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["text", "image", "text", "text", "resource"]);
+    assert!(
+        result["result"]["content"][4]["annotations"]
+            .get("lastModified")
+            .is_none()
     );
 }

@@ -108,6 +108,13 @@ impl Peer {
         stdin.flush().expect("flush");
     }
 
+    /// Writes raw bytes (valid UTF-8 or not).
+    pub fn stdin_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write");
+        stdin.flush().expect("flush");
+    }
+
     /// Writes one message.
     pub fn send(&mut self, message: &Value) {
         self.send_raw(&message.to_string());
