@@ -271,9 +271,17 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         .get()
         .and_then(|t| timeout_millis(&t.value).ok())
         .map(|ms| quote!(.timeout(::core::time::Duration::from_millis(#ms))));
+    // A tool without a Context cannot watch for cancellation or report
+    // progress while computing, so polling it first on the loop changes
+    // nothing for it and saves a task per call.
+    let inline = !tool
+        .params
+        .iter()
+        .any(|p| matches!(p.kind, ParamKind::Context));
     let call = call_glue(tool, pm);
     quote! {
         __mcp_build::<#(#param_types),*>(#name, #call)
+            .runs_inline(#inline)
             #(#states)*
             #timeout
             #description

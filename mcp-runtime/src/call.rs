@@ -2,7 +2,7 @@
 //! catching, cancellation, and the result shaped for the caller's revision.
 
 use crate::connection::Connection;
-use crate::context::Interrupt;
+use crate::context::{Context, Interrupt};
 use crate::protocol::{ErrorCode, ProtocolVersion, frame};
 use crate::shared::Shared;
 use crate::tool::{Tool, ToolCall, ToolOutcome};
@@ -32,13 +32,17 @@ enum Ending {
     Interrupted(Interrupt),
 }
 
-/// Runs the call on its own task: a slow tool never holds up the reader, and
-/// responses go out in completion order.
-pub(crate) fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, prepared: PreparedCall) {
-    let key = prepared.key.clone();
-    let task_connection = Arc::clone(&connection);
-    let task = tokio::spawn(async move {
-        let connection = task_connection;
+/// Starts a call. A tool that does not take a `Context` is first polled
+/// right here: most tools finish without ever waiting, and then the response
+/// goes out with no task, no wakeup and no extra allocation. A tool that
+/// waits (or takes a `Context`, so that cancellation, progress and
+/// elicitation work while it computes) continues on a task of its own, so a
+/// slow tool never holds up the reader; responses go out in completion order.
+pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCall) {
+    if prepared.tool.first_poll_inline
+        && shared.call_timeout.is_none()
+        && prepared.tool.timeout.is_none()
+    {
         let PreparedCall {
             id,
             key,
@@ -48,22 +52,90 @@ pub(crate) fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, prepared: 
         } = prepared;
         let version = call.version;
         let context = call.context.clone();
+        let mut future = Box::pin(run_tool(Arc::clone(&tool), call));
+        let mut cx = TaskContext::from_waker(std::task::Waker::noop());
+        match future.as_mut().poll(&mut cx) {
+            Poll::Ready(outcome) => {
+                context.finish();
+                if connection.finish_call(&key) {
+                    connection.send(outcome_frame(shared, &id, &tool, &outcome, version));
+                }
+            }
+            Poll::Pending => {
+                let prepared = Pending {
+                    id,
+                    key,
+                    tool,
+                    context,
+                    arguments_digest,
+                    version,
+                    future,
+                };
+                spawn(Arc::clone(shared), Arc::clone(connection), prepared);
+            }
+        }
+        return;
+    }
+    let PreparedCall {
+        id,
+        key,
+        tool,
+        call,
+        arguments_digest,
+    } = prepared;
+    let version = call.version;
+    let context = call.context.clone();
+    let timeout = tool.timeout.or(shared.call_timeout);
+    let future = Box::pin(run_with_timeout(Arc::clone(&tool), call, timeout));
+    let pending = Pending {
+        id,
+        key,
+        tool,
+        context,
+        arguments_digest,
+        version,
+        future,
+    };
+    spawn(Arc::clone(shared), Arc::clone(connection), pending);
+}
+
+/// A call whose future still has to run.
+struct Pending {
+    id: String,
+    key: String,
+    tool: Arc<Tool>,
+    context: Context,
+    arguments_digest: String,
+    version: ProtocolVersion,
+    future: Pin<Box<dyn Future<Output = ToolOutcome> + Send>>,
+}
+
+fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
+    let key = pending.key.clone();
+    let task_connection = Arc::clone(&connection);
+    let task = tokio::spawn(async move {
+        let connection = task_connection;
+        let Pending {
+            id,
+            key,
+            tool,
+            context,
+            arguments_digest,
+            version,
+            future,
+        } = pending;
         let _slot = shared.limits.run_slot().await;
-        let timeout = tool.timeout.or(shared.call_timeout);
         let ending = tokio::select! {
             biased;
             interrupt = context.interrupted() => Ending::Interrupted(interrupt),
-            outcome = run_with_timeout(&tool, call, timeout) => Ending::Outcome(outcome),
+            outcome = future => Ending::Outcome(outcome),
         };
         context.finish();
         if !connection.finish_call(&key) {
             return; // cancelled: nothing more is sent for this id
         }
         let frame = match ending {
-            Ending::Outcome(outcome) => {
-                let body = render_result(&tool, &outcome, version);
-                frame::result(&id, &shared.identity.close(body, version))
-            }
+            Ending::Outcome(outcome) => outcome_frame(&shared, &id, &tool, &outcome, version),
             Ending::Interrupted(Interrupt::MissingCapability(required)) => frame::error(
                 Some(&id),
                 ErrorCode::MISSING_CLIENT_CAPABILITY,
@@ -82,10 +154,13 @@ pub(crate) fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, prepared: 
                 let mut body =
                     json!({"inputRequests": input_requests, "requestState": state}).to_string();
                 body.pop();
-                frame::result(
-                    &id,
-                    &shared.identity.close_as(body, version, "input_required"),
-                )
+                let mut out = frame::start_result(&id, body.len() + 160);
+                out.extend_from_slice(body.as_bytes());
+                shared
+                    .identity
+                    .close_into(&mut out, version, "input_required");
+                frame::end_result(&mut out);
+                out
             }
         };
         connection.send(frame);
@@ -93,10 +168,29 @@ pub(crate) fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, prepared: 
     connection.attach_task(&key, task.abort_handle());
 }
 
-async fn run_with_timeout(tool: &Tool, call: ToolCall, timeout: Option<Duration>) -> ToolOutcome {
+/// The response frame of a finished call.
+fn outcome_frame(
+    shared: &Shared,
+    id: &str,
+    tool: &Tool,
+    outcome: &ToolOutcome,
+    version: ProtocolVersion,
+) -> Vec<u8> {
+    let mut out = frame::start_result(id, 160);
+    render_result(&mut out, tool, outcome, version);
+    shared.identity.close_into(&mut out, version, "complete");
+    frame::end_result(&mut out);
+    out
+}
+
+async fn run_with_timeout(
+    tool: Arc<Tool>,
+    call: ToolCall,
+    timeout: Option<Duration>,
+) -> ToolOutcome {
     match timeout {
-        None => run_tool(tool, call).await,
-        Some(limit) => match tokio::time::timeout(limit, run_tool(tool, call)).await {
+        None => run_tool(Arc::clone(&tool), call).await,
+        Some(limit) => match tokio::time::timeout(limit, run_tool(Arc::clone(&tool), call)).await {
             Ok(outcome) => outcome,
             Err(_) => ToolOutcome::Error(format!(
                 "The tool '{}' timed out after {}.",
@@ -116,7 +210,7 @@ fn human_duration(d: Duration) -> String {
 }
 
 /// Runs a tool, turning a panic into an error result: the server keeps serving.
-async fn run_tool(tool: &Tool, call: ToolCall) -> ToolOutcome {
+async fn run_tool(tool: Arc<Tool>, call: ToolCall) -> ToolOutcome {
     let started = std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(call)));
     let result = match started {
         Ok(future) => CatchUnwind(future).await,
@@ -153,42 +247,44 @@ impl Future for CatchUnwind {
     }
 }
 
-/// The `CallToolResult` for `outcome`, as an open object (see
-/// [`crate::shared::Identity::close`]).
+/// Appends the `CallToolResult` for `outcome` to `out`, as an open object
+/// (see [`crate::shared::Identity::close_into`]).
 pub(crate) fn render_result(
+    out: &mut Vec<u8>,
     tool: &Tool,
     outcome: &ToolOutcome,
     version: ProtocolVersion,
-) -> String {
-    let mut body = Vec::with_capacity(128);
+) {
     match outcome {
         ToolOutcome::Structured(json) => {
-            let wrapped;
-            let value: &str = if tool.wraps_output(version) {
-                wrapped = format!("{{\"result\":{json}}}");
-                &wrapped
+            let wrap = tool.wraps_output(version);
+            out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
+            if wrap {
+                frame::push_json_string(out, &format!("{{\"result\":{json}}}"));
             } else {
-                json
-            };
-            body.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
-            frame::push_json_string(&mut body, value);
-            body.extend_from_slice(b"}]");
+                frame::push_json_string(out, json);
+            }
+            out.extend_from_slice(b"}]");
             if version.has_structured_output() {
-                body.extend_from_slice(b",\"structuredContent\":");
-                body.extend_from_slice(value.as_bytes());
+                out.extend_from_slice(b",\"structuredContent\":");
+                if wrap {
+                    out.extend_from_slice(b"{\"result\":");
+                    out.extend_from_slice(json.as_bytes());
+                    out.push(b'}');
+                } else {
+                    out.extend_from_slice(json.as_bytes());
+                }
             }
         }
         ToolOutcome::Content(blocks) => {
-            body.extend_from_slice(b"{\"content\":");
+            out.extend_from_slice(b"{\"content\":");
             let blocks: Vec<Value> = blocks.iter().map(|b| b.to_json(version)).collect();
-            frame::push_json(&mut body, &Value::Array(blocks));
+            frame::push_json(out, &Value::Array(blocks));
         }
         ToolOutcome::Error(message) => {
-            body.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
-            frame::push_json_string(&mut body, message);
-            body.extend_from_slice(b"}],\"isError\":true");
+            out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
+            frame::push_json_string(out, message);
+            out.extend_from_slice(b"}],\"isError\":true");
         }
     }
-    // Every piece above is valid UTF-8 JSON text.
-    String::from_utf8(body).unwrap_or_default()
 }

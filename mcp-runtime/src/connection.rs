@@ -4,15 +4,15 @@
 
 use crate::level::Level;
 use crate::lifecycle::Lifecycle;
-use crate::protocol::frame;
+use crate::protocol::frame::{self, Frame};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::{Notify, mpsc, oneshot};
 
-/// Where frames go: the writer task drains this in order.
-pub(crate) type Outbox = mpsc::UnboundedSender<Vec<u8>>;
+/// Where frames go: the writer drains this in order.
+pub(crate) type Outbox = mpsc::UnboundedSender<Frame>;
 
 /// Locks a mutex, recovering from poisoning: every critical section here
 /// leaves the data consistent, so a panic elsewhere must not wedge the server.
@@ -77,7 +77,7 @@ pub(crate) struct Subscription {
 pub(crate) struct Connection {
     out: Outbox,
     lifecycle: Mutex<Lifecycle>,
-    session: Mutex<ClientSession>,
+    session: Mutex<Arc<ClientSession>>,
     in_flight: Mutex<HashMap<String, InFlight>>,
     server_requests: Mutex<HashMap<String, oneshot::Sender<ClientReply>>>,
     next_server_request: AtomicU64,
@@ -93,7 +93,7 @@ impl Connection {
         Connection {
             out,
             lifecycle: Mutex::new(Lifecycle::Fresh),
-            session: Mutex::new(ClientSession::default()),
+            session: Mutex::new(Arc::new(ClientSession::default())),
             in_flight: Mutex::new(HashMap::new()),
             server_requests: Mutex::new(HashMap::new()),
             next_server_request: AtomicU64::new(1),
@@ -104,9 +104,9 @@ impl Connection {
     }
 
     /// Queues a frame for the writer.
-    pub(crate) fn send(&self, frame: Vec<u8>) {
+    pub(crate) fn send(&self, frame: impl Into<Frame>) {
         // The writer only goes away when the output is gone; nothing to tell then.
-        let _ = self.out.send(frame);
+        let _ = self.out.send(frame.into());
     }
 
     pub(crate) fn lifecycle(&self) -> Lifecycle {
@@ -117,12 +117,12 @@ impl Connection {
         *lock(&self.lifecycle) = lifecycle;
     }
 
-    pub(crate) fn session(&self) -> ClientSession {
-        lock(&self.session).clone()
+    pub(crate) fn session(&self) -> Arc<ClientSession> {
+        Arc::clone(&lock(&self.session))
     }
 
     pub(crate) fn set_session(&self, session: ClientSession) {
-        *lock(&self.session) = session;
+        *lock(&self.session) = Arc::new(session);
     }
 
     /// Whether a call with this id is in flight.
@@ -274,6 +274,10 @@ impl Connection {
 /// The canonical JSON text of a request id, so `1`, `"a"` and `"\u0061"` are
 /// found however the client spelled them.
 pub(crate) fn canonical_id(raw: &str) -> String {
+    // Integers and strings without escapes are canonical already (the common case).
+    if !raw.contains('\\') {
+        return raw.to_owned();
+    }
     match serde_json::from_str::<Value>(raw) {
         Ok(value) => value.to_string(),
         Err(_) => raw.to_owned(),

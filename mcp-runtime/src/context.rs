@@ -1,16 +1,17 @@
 //! What a running tool can know and do besides its arguments.
 
 use crate::ToolError;
-use crate::connection::{CancelSignal, Connection, lock};
+use crate::connection::{CancelSignal, ClientSession, Connection, lock};
 use crate::elicit::{ElicitRequest, Elicitation};
 use crate::level::Level;
 use crate::protocol::{ProtocolVersion, frame};
 use crate::state::{State, StateMap};
 use crate::toolset::ToolSet;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::Notify;
 
 /// The context of one tool call: who is calling, under which protocol
@@ -51,10 +52,10 @@ struct Inner {
     request_id: String,
     tool: Arc<str>,
     version: ProtocolVersion,
-    client_info: Option<Value>,
-    client_capabilities: Value,
-    meta: Option<Value>,
-    progress_token: Option<Value>,
+    client: Arc<ClientSession>,
+    /// The request's `params._meta`, parsed only when asked for.
+    meta_raw: Option<Box<RawValue>>,
+    meta: OnceLock<Option<Value>>,
     /// 2026-07-28: the request's `logLevel`; legacy: `None` (the session's applies).
     request_log_level: Option<Level>,
     cancel: CancelSignal,
@@ -75,9 +76,8 @@ pub(crate) struct ContextParts {
     pub(crate) request_id: String,
     pub(crate) tool: Arc<str>,
     pub(crate) version: ProtocolVersion,
-    pub(crate) client_info: Option<Value>,
-    pub(crate) client_capabilities: Value,
-    pub(crate) meta: Option<Value>,
+    pub(crate) client: Arc<ClientSession>,
+    pub(crate) meta: Option<Box<RawValue>>,
     pub(crate) request_log_level: Option<Level>,
     pub(crate) cancel: CancelSignal,
     pub(crate) connection: Arc<Connection>,
@@ -88,21 +88,14 @@ pub(crate) struct ContextParts {
 
 impl Context {
     pub(crate) fn new(parts: ContextParts) -> Context {
-        let progress_token = parts
-            .meta
-            .as_ref()
-            .and_then(|m| m.get("progressToken"))
-            .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
-            .cloned();
         Context {
             inner: Arc::new(Inner {
                 request_id: parts.request_id,
                 tool: parts.tool,
                 version: parts.version,
-                client_info: parts.client_info,
-                client_capabilities: parts.client_capabilities,
-                meta: parts.meta,
-                progress_token,
+                client: parts.client,
+                meta_raw: parts.meta,
+                meta: OnceLock::new(),
                 request_log_level: parts.request_log_level,
                 cancel: parts.cancel,
                 connection: parts.connection,
@@ -134,17 +127,32 @@ impl Context {
 
     /// The client's self-reported `Implementation` (`name`, `version`, …), if sent.
     pub fn client_info(&self) -> Option<&Value> {
-        self.inner.client_info.as_ref()
+        self.inner.client.info.as_ref()
     }
 
     /// The client's declared capabilities (`{}` when none).
     pub fn client_capabilities(&self) -> &Value {
-        &self.inner.client_capabilities
+        &self.inner.client.capabilities
     }
 
     /// The request's `params._meta`, if any.
     pub fn meta(&self) -> Option<&Value> {
-        self.inner.meta.as_ref()
+        self.inner
+            .meta
+            .get_or_init(|| {
+                let raw = self.inner.meta_raw.as_ref()?;
+                serde_json::from_str::<Value>(raw.get())
+                    .ok()
+                    .filter(Value::is_object)
+            })
+            .as_ref()
+    }
+
+    /// The request's `progressToken`, if it carried one.
+    fn progress_token(&self) -> Option<&Value> {
+        self.meta()?
+            .get("progressToken")
+            .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
     }
 
     /// Whether the client cancelled the call.
@@ -189,7 +197,7 @@ impl Context {
         if self.is_cancelled() {
             return Err(ToolError::new("the call was cancelled"));
         }
-        let Some(token) = &self.inner.progress_token else {
+        let Some(token) = self.progress_token() else {
             return Ok(());
         };
         {
@@ -262,7 +270,7 @@ impl Context {
     }
 
     async fn elicit_legacy(&self, request: ElicitRequest) -> Result<Elicitation, ToolError> {
-        if self.inner.client_capabilities.get("elicitation").is_none() {
+        if self.client_capabilities().get("elicitation").is_none() {
             return Err(ToolError::new(
                 "this client cannot answer questions (it did not declare the elicitation capability)",
             ));
@@ -292,7 +300,7 @@ impl Context {
         if let Some(answer) = self.inner.answers.get(key) {
             return Elicitation::from_result(answer);
         }
-        let interrupt = if self.inner.client_capabilities.get("elicitation").is_none() {
+        let interrupt = if self.client_capabilities().get("elicitation").is_none() {
             Interrupt::MissingCapability(json!({"elicitation": {}}))
         } else {
             Interrupt::InputRequired {

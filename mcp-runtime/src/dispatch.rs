@@ -1,15 +1,16 @@
 //! Routing: one table from method name to handler, with the era rules in
 //! front of it (see [`crate::lifecycle`]).
 
-use crate::call::{PreparedCall, render_result};
+use crate::call::PreparedCall;
 use crate::connection::{ClientSession, Connection, Subscription, canonical_id};
 use crate::context::{Context, ContextParts};
 use crate::elicit::arguments_digest;
 use crate::level::Level;
 use crate::lifecycle::{Lifecycle, negotiate};
+use crate::protocol::frame::{self, Frame};
 use crate::protocol::incoming::{Incoming, Rejection, without_position};
 use crate::protocol::{
-    ErrorCode, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, ProtocolVersion, frame,
+    ErrorCode, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, ProtocolVersion,
 };
 use crate::shared::Shared;
 use crate::tool::{ToolCall, ToolOutcome};
@@ -54,10 +55,59 @@ impl Failure {
 /// Who is asking and under which revision, for one request.
 struct RequestInfo {
     version: ProtocolVersion,
-    meta: Option<Value>,
-    capabilities: Value,
-    client_info: Option<Value>,
+    client: Arc<ClientSession>,
     log_level: Option<Level>,
+}
+
+/// The 2026-07-28 envelope keys of `params._meta`, borrowed.
+#[derive(Deserialize, Default)]
+struct Envelope<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow)]
+    version: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, borrow)]
+    capabilities: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", default, borrow)]
+    client_info: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/logLevel", default, borrow)]
+    log_level: Option<&'a RawValue>,
+}
+
+impl<'a> Envelope<'a> {
+    fn of(meta: Option<&'a RawValue>) -> Envelope<'a> {
+        meta.and_then(|raw| serde_json::from_str(raw.get()).ok())
+            .unwrap_or_default()
+    }
+
+    fn present(&self) -> bool {
+        self.version.is_some() || self.capabilities.is_some()
+    }
+}
+
+/// The params of `tools/call`.
+#[derive(Deserialize)]
+struct CallParams<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
+    #[serde(rename = "_meta", default, borrow)]
+    meta: Option<&'a RawValue>,
+    #[serde(rename = "inputResponses", default)]
+    input_responses: Option<Map<String, Value>>,
+    #[serde(rename = "requestState", default, borrow)]
+    request_state: Option<Cow<'a, str>>,
+}
+
+/// `params._meta` of any method's params, borrowed.
+fn meta_of(params: Option<&RawValue>) -> Option<&RawValue> {
+    #[derive(Deserialize)]
+    struct WithMeta<'a> {
+        #[serde(rename = "_meta", default, borrow)]
+        meta: Option<&'a RawValue>,
+    }
+    params
+        .and_then(|raw| serde_json::from_str::<WithMeta<'_>>(raw.get()).ok())
+        .and_then(|w| w.meta)
 }
 
 /// Per-connection routing; lives in the reader loop, one line at a time.
@@ -168,7 +218,13 @@ impl Dispatcher {
         if method == "initialize" {
             return self.initialize(id, params);
         }
-        let info = self.request_info(method, params)?;
+        if method == "tools/call" {
+            // The hot path: its params are parsed once, `_meta` included.
+            let call: CallParams<'_> = parse_params(params, "tools/call")?;
+            let info = self.request_info(method, call.meta)?;
+            return self.call_tool(id, info, call);
+        }
+        let info = self.request_info(method, meta_of(params))?;
         let version = info.version;
         match method {
             "ping" if !version.is_modern() => {
@@ -179,7 +235,6 @@ impl Dispatcher {
             "server/discover" if version.is_modern() => self.discover(id, version),
             "subscriptions/listen" if version.is_modern() => self.listen(id, params),
             "tools/list" => self.list_tools(id, version, params),
-            "tools/call" => self.call_tool(id, info, params),
             _ => Err(Failure::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 format!("Method not found: {method}"),
@@ -192,35 +247,24 @@ impl Dispatcher {
     fn request_info(
         &mut self,
         method: &str,
-        params: Option<&RawValue>,
+        meta: Option<&RawValue>,
     ) -> Result<RequestInfo, Failure> {
-        let meta = request_meta(params);
         let lifecycle = self.connection.lifecycle();
         match lifecycle {
-            Lifecycle::Legacy { version, .. } => {
-                let session = self.connection.session();
-                Ok(RequestInfo {
-                    version,
-                    meta,
-                    capabilities: session.capabilities,
-                    client_info: session.info,
-                    log_level: None,
-                })
-            }
-            Lifecycle::Modern => modern_request(meta, lifecycle),
+            Lifecycle::Legacy { version, .. } => Ok(RequestInfo {
+                version,
+                client: self.connection.session(),
+                log_level: None,
+            }),
+            Lifecycle::Modern => modern_request(&Envelope::of(meta), lifecycle),
             Lifecycle::Fresh => {
-                let enveloped = meta.as_ref().is_some_and(|m| {
-                    m.get(META_PROTOCOL_VERSION).is_some()
-                        || m.get(META_CLIENT_CAPABILITIES).is_some()
-                });
-                if !enveloped {
+                let envelope = Envelope::of(meta);
+                if !envelope.present() {
                     if method == "ping" {
                         // Legacy clients may ping before `initialize`.
                         return Ok(RequestInfo {
                             version: ProtocolVersion::LATEST_LEGACY,
-                            meta,
-                            capabilities: json!({}),
-                            client_info: None,
+                            client: self.connection.session(),
                             log_level: None,
                         });
                     }
@@ -230,7 +274,7 @@ impl Dispatcher {
                          \"{META_CLIENT_CAPABILITIES}\" in params._meta"
                     )));
                 }
-                let info = modern_request(meta, lifecycle)?;
+                let info = modern_request(&envelope, lifecycle)?;
                 if method != "server/discover" {
                     self.connection.set_lifecycle(Lifecycle::Modern);
                 }
@@ -315,8 +359,11 @@ impl Dispatcher {
         }
         let mut open = body.to_string();
         open.pop();
-        self.connection
-            .send(frame::result(id, &identity.close(open, version)));
+        let mut out = frame::start_result(id, open.len() + 160);
+        out.extend_from_slice(open.as_bytes());
+        identity.close_into(&mut out, version, "complete");
+        frame::end_result(&mut out);
+        self.connection.send(out);
         Ok(())
     }
 
@@ -364,28 +411,26 @@ impl Dispatcher {
             Some(_) => parse_params(params, "tools/list")?,
         };
         let registry = self.shared.tools.registry();
-        let page = registry.page(version, params.cursor.as_deref()).map_err(|()| {
-            Failure::invalid_params(
-                "Invalid cursor: use a nextCursor value from an earlier tools/list result, or no cursor",
-            )
-        })?;
-        let mut body = String::with_capacity(page.tools_json.len() + 160);
-        body.push_str("{\"tools\":");
-        body.push_str(page.tools_json);
-        if let Some(cursor) = &page.next_cursor {
-            body.push_str(",\"nextCursor\":\"");
-            body.push_str(cursor);
-            body.push('"');
-        }
-        if version.is_modern() {
-            body.push_str(",\"ttlMs\":");
-            body.push_str(&self.shared.identity.list_ttl_ms.to_string());
-            body.push_str(",\"cacheScope\":\"public\"");
-        }
-        self.connection.send(frame::result(
-            id,
-            &self.shared.identity.close(body, version),
-        ));
+        let page = registry
+            .page(version, params.cursor.as_deref(), self.shared.identity.list_ttl_ms)
+            .map_err(|()| {
+                Failure::invalid_params(
+                    "Invalid cursor: use a nextCursor value from an earlier tools/list result, or no cursor",
+                )
+            })?;
+        // The page body is cached and shared: per request only the id and
+        // the closing fields are written.
+        let head = frame::start_result(id, 0);
+        let mut tail = Vec::with_capacity(160);
+        self.shared
+            .identity
+            .close_into(&mut tail, version, "complete");
+        frame::end_result(&mut tail);
+        self.connection.send(Frame::Shared {
+            head,
+            body: page,
+            tail,
+        });
         Ok(())
     }
 
@@ -393,20 +438,8 @@ impl Dispatcher {
         &mut self,
         id: &str,
         info: RequestInfo,
-        params: Option<&RawValue>,
+        params: CallParams<'_>,
     ) -> Result<(), Failure> {
-        #[derive(Deserialize)]
-        struct CallParams<'a> {
-            #[serde(borrow)]
-            name: Cow<'a, str>,
-            #[serde(default, borrow)]
-            arguments: Option<&'a RawValue>,
-            #[serde(rename = "inputResponses", default)]
-            input_responses: Option<Map<String, Value>>,
-            #[serde(rename = "requestState", default, borrow)]
-            request_state: Option<Cow<'a, str>>,
-        }
-        let params: CallParams<'_> = parse_params(params, "tools/call")?;
         let arguments = params.arguments.filter(|raw| raw.get() != "null");
         if let Some(raw) = arguments
             && !raw.get().starts_with('{')
@@ -423,13 +456,9 @@ impl Dispatcher {
             );
         };
         let version = info.version;
-        let digest = if version.is_modern() {
-            arguments_digest(arguments.map(RawValue::get))
-        } else {
-            String::new()
-        };
-        let mut answers = Map::new();
-        if version.is_modern() {
+        let (digest, answers) = if version.is_modern() {
+            let digest = arguments_digest(arguments.map(RawValue::get));
+            let mut answers = Map::new();
             if let Some(state) = &params.request_state {
                 answers = self
                     .shared
@@ -440,7 +469,10 @@ impl Dispatcher {
                     })?;
             }
             answers.extend(params.input_responses.unwrap_or_default());
-        }
+            (digest, answers)
+        } else {
+            (String::new(), Map::new())
+        };
         let key = canonical_id(id);
         let duplicate = || {
             Failure::new(
@@ -454,11 +486,13 @@ impl Dispatcher {
             return Err(duplicate());
         }
         if let Some(refusal) = self.admission(&name) {
-            let body = render_result(tool, &refusal, version);
-            self.connection.send(frame::result(
-                id,
-                &self.shared.identity.close(body, version),
-            ));
+            let mut out = frame::start_result(id, 128);
+            crate::call::render_result(&mut out, tool, &refusal, version);
+            self.shared
+                .identity
+                .close_into(&mut out, version, "complete");
+            frame::end_result(&mut out);
+            self.connection.send(out);
             return Ok(());
         }
         let Some(cancel) = self.connection.begin_call(&key) else {
@@ -468,9 +502,8 @@ impl Dispatcher {
             request_id: id.to_owned(),
             tool: Arc::clone(&name),
             version,
-            client_info: info.client_info,
-            client_capabilities: info.capabilities,
-            meta: info.meta,
+            client: info.client,
+            meta: params.meta.map(|raw| raw.to_owned()),
             request_log_level: info.log_level,
             cancel,
             connection: Arc::clone(&self.connection),
@@ -484,9 +517,9 @@ impl Dispatcher {
             version,
             context,
         };
-        crate::call::spawn(
-            Arc::clone(&self.shared),
-            Arc::clone(&self.connection),
+        crate::call::start(
+            &self.shared,
+            &self.connection,
             PreparedCall {
                 id: id.to_owned(),
                 key,
@@ -567,48 +600,29 @@ pub(crate) fn notify_tools_changed(connection: &Connection) {
     }
 }
 
-/// `params._meta` as a JSON object, if present.
-fn request_meta(params: Option<&RawValue>) -> Option<Value> {
-    #[derive(Deserialize)]
-    struct WithMeta {
-        #[serde(rename = "_meta", default)]
-        meta: Option<Value>,
-    }
-    params
-        .and_then(|raw| serde_json::from_str::<WithMeta>(raw.get()).ok())
-        .and_then(|w| w.meta)
-        .filter(Value::is_object)
-}
-
 /// Validates the 2026-07-28 envelope of a request.
-fn modern_request(meta: Option<Value>, lifecycle: Lifecycle) -> Result<RequestInfo, Failure> {
+fn modern_request(envelope: &Envelope<'_>, lifecycle: Lifecycle) -> Result<RequestInfo, Failure> {
     let missing = |key: &str| {
         Failure::invalid_params(format!(
             "Invalid params: params._meta must carry \"{key}\" (2026-07-28 requests carry their protocol version and client capabilities)"
         ))
     };
-    let Some(meta) = meta else {
-        return Err(missing(META_PROTOCOL_VERSION));
-    };
-    let version = meta
-        .get(META_PROTOCOL_VERSION)
-        .and_then(Value::as_str)
-        .ok_or_else(|| missing(META_PROTOCOL_VERSION))?
-        .to_owned();
-    let capabilities = meta
-        .get(META_CLIENT_CAPABILITIES)
-        .ok_or_else(|| missing(META_CLIENT_CAPABILITIES))?
-        .clone();
-    if !capabilities.is_object() {
+    let version: Cow<'_, str> = envelope
+        .version
+        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+        .ok_or_else(|| missing(META_PROTOCOL_VERSION))?;
+    let capabilities = envelope
+        .capabilities
+        .ok_or_else(|| missing(META_CLIENT_CAPABILITIES))?;
+    if !capabilities.get().starts_with('{') {
         return Err(Failure::invalid_params(format!(
             "Invalid params: \"{META_CLIENT_CAPABILITIES}\" must be an object ({{}} declares none)"
         )));
     }
-    let log_level = match meta.get(META_LOG_LEVEL) {
+    let log_level = match envelope.log_level {
         None => None,
-        Some(level) => Some(
-            level
-                .as_str()
+        Some(raw) => Some(
+            serde_json::from_str::<Cow<'_, str>>(raw.get())
                 .unwrap_or_default()
                 .parse::<Level>()
                 .map_err(|message| {
@@ -616,13 +630,16 @@ fn modern_request(meta: Option<Value>, lifecycle: Lifecycle) -> Result<RequestIn
                 })?,
         ),
     };
-    let client_info = meta.get("io.modelcontextprotocol/clientInfo").cloned();
     match ProtocolVersion::parse(&version) {
         Some(v) if v.is_modern() => Ok(RequestInfo {
             version: v,
-            meta: Some(meta),
-            capabilities,
-            client_info,
+            client: Arc::new(ClientSession {
+                info: envelope
+                    .client_info
+                    .and_then(|raw| serde_json::from_str(raw.get()).ok()),
+                capabilities: serde_json::from_str(capabilities.get())
+                    .unwrap_or_else(|_| json!({})),
+            }),
             log_level,
         }),
         _ => Err(unsupported_version(&version, lifecycle)),

@@ -8,13 +8,6 @@ use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, OnceLock};
 
-/// A page of the tool list: the JSON array's text and the cursor of the next page.
-#[derive(Debug)]
-pub(crate) struct Page<'a> {
-    pub(crate) tools_json: &'a str,
-    pub(crate) next_cursor: Option<String>,
-}
-
 /// Registered tools, immutable once serving starts.
 #[derive(Debug)]
 pub(crate) struct Registry {
@@ -22,10 +15,10 @@ pub(crate) struct Registry {
     by_name: HashMap<Arc<str>, usize>,
     /// Per revision: each tool's definition as JSON text, built on first use.
     definitions: [OnceLock<Vec<String>>; ProtocolVersion::ALL.len()],
-    /// Per revision: the whole unpaginated `tools` array.
-    full_lists: [OnceLock<String>; ProtocolVersion::ALL.len()],
-    /// Per revision and page: the `tools` array of that page.
-    pages: [OnceLock<Vec<String>>; ProtocolVersion::ALL.len()],
+    /// Per revision: each page's result object, open (no closing brace):
+    /// `{"tools":[…],"nextCursor":…,"ttlMs":…,"cacheScope":…`. Built on first
+    /// use and shared by every response.
+    pages: [OnceLock<Vec<Arc<str>>>; ProtocolVersion::ALL.len()],
     page_size: Option<usize>,
     /// Binds cursors to this tool set, so a stale or foreign cursor is refused.
     fingerprint: u64,
@@ -55,7 +48,6 @@ impl Registry {
             tools,
             by_name,
             definitions: Default::default(),
-            full_lists: Default::default(),
             pages: Default::default(),
             page_size: page_size.filter(|&n| n > 0),
             fingerprint: hasher.finish(),
@@ -82,41 +74,51 @@ impl Registry {
         })
     }
 
-    /// One page of `tools/list`; `Err` when the cursor is not one of ours.
+    /// One page of `tools/list` as an open result object; `Err` when the
+    /// cursor is not one of ours. `ttl_ms` is used the first time a page of
+    /// a 2026-07-28 listing is built.
     pub(crate) fn page(
         &self,
         version: ProtocolVersion,
         cursor: Option<&str>,
-    ) -> Result<Page<'_>, ()> {
-        let Some(size) = self.page_size else {
-            if cursor.is_some() {
-                return Err(());
-            }
-            let full = self.full_lists[version.index()]
-                .get_or_init(|| join_array(self.definitions(version)));
-            return Ok(Page {
-                tools_json: full,
-                next_cursor: None,
-            });
-        };
-        let page = match cursor {
-            None => 0,
-            Some(cursor) => self.decode_cursor(cursor).ok_or(())?,
+        ttl_ms: u64,
+    ) -> Result<Arc<str>, ()> {
+        let index = match (cursor, self.page_size) {
+            (None, _) => 0,
+            (Some(_), None) => return Err(()),
+            (Some(cursor), Some(_)) => self.decode_cursor(cursor).ok_or(())?,
         };
         let pages = self.pages[version.index()].get_or_init(|| {
             let defs = self.definitions(version);
-            let mut pages: Vec<String> = defs.chunks(size).map(join_array).collect();
-            if pages.is_empty() {
-                pages.push("[]".to_owned());
-            }
-            pages
+            let size = self.page_size.unwrap_or(defs.len().max(1));
+            let chunks: Vec<&[String]> = if defs.is_empty() {
+                vec![&[]]
+            } else {
+                defs.chunks(size).collect()
+            };
+            let count = chunks.len();
+            chunks
+                .into_iter()
+                .enumerate()
+                .map(|(i, chunk)| {
+                    let mut body = String::with_capacity(
+                        chunk.iter().map(|d| d.len() + 1).sum::<usize>() + 96,
+                    );
+                    body.push_str("{\"tools\":");
+                    body.push_str(&join_array(chunk));
+                    if i + 1 < count {
+                        body.push_str(",\"nextCursor\":\"");
+                        body.push_str(&self.encode_cursor(i + 1));
+                        body.push('"');
+                    }
+                    if version.is_modern() {
+                        body.push_str(&format!(",\"ttlMs\":{ttl_ms},\"cacheScope\":\"public\""));
+                    }
+                    Arc::from(body)
+                })
+                .collect()
         });
-        let tools_json = pages.get(page).ok_or(())?;
-        let next_cursor = (page + 1 < pages.len()).then(|| self.encode_cursor(page + 1));
-        Ok(Page {
-            tools_json,
-            next_cursor,
-        })
+        pages.get(index).cloned().ok_or(())
     }
 
     fn encode_cursor(&self, page: usize) -> String {
@@ -172,21 +174,22 @@ mod tests {
         let mut seen = Vec::new();
         let mut pages = 0;
         loop {
-            let page = registry.page(v, cursor.as_deref()).unwrap();
-            let tools: Vec<serde_json::Value> = serde_json::from_str(page.tools_json).unwrap();
+            let page = registry.page(v, cursor.as_deref(), 0).unwrap();
+            let page: serde_json::Value = serde_json::from_str(&format!("{page}}}")).unwrap();
+            let tools = page["tools"].as_array().unwrap();
             seen.extend(tools.iter().map(|t| t["name"].as_str().unwrap().to_owned()));
             pages += 1;
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
+            match page.get("nextCursor") {
+                Some(next) => cursor = Some(next.as_str().unwrap().to_owned()),
                 None => break,
             }
         }
         assert_eq!(pages, 3);
         assert_eq!(seen, ["a", "b", "c", "d", "e"]);
-        assert!(registry.page(v, Some("bogus")).is_err());
+        assert!(registry.page(v, Some("bogus"), 0).is_err());
         assert!(
             registry
-                .page(v, Some(&format!("{:016x}ff", registry.fingerprint)))
+                .page(v, Some(&format!("{:016x}ff", registry.fingerprint)), 0)
                 .is_err()
         );
     }

@@ -9,6 +9,7 @@ use crate::limits::{
     DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_PENDING_CALLS, DEFAULT_RATE_BURST,
     DEFAULT_RATE_PER_SECOND, Limits,
 };
+use crate::protocol::frame::Frame;
 use crate::registry::Registry;
 use crate::shared::{Identity, Shared};
 use crate::state::StateMap;
@@ -16,10 +17,11 @@ use crate::tool::Tool;
 use crate::toolset::ToolSet;
 use crate::transport::{Line, LineReader};
 use std::io;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 /// The largest message accepted by default: 8 MiB.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 8 * 1024 * 1024;
@@ -320,7 +322,8 @@ impl Server {
         crate::logging::init_stderr();
         let output = crate::transport::stdio::protocol_stdout(self.stdout_guard)?;
         let input = crate::transport::stdio::StdinReader::spawn()?;
-        self.serve_until(input, output, termination()).await
+        self.serve_until(input, Output::Blocking(output), termination())
+            .await
     }
 
     /// Serves one connection until its input ends, then waits for the calls
@@ -330,25 +333,25 @@ impl Server {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        self.serve_until(input, output, std::future::pending())
-            .await
+        self.serve_until(
+            input,
+            Output::Async(Box::pin(output)),
+            std::future::pending(),
+        )
+        .await
     }
 
     /// [`Server::serve`] that also ends, the same graceful way, when
     /// `shutdown` completes.
-    async fn serve_until<R, W>(
+    async fn serve_until<R: AsyncRead + Unpin>(
         self,
         input: R,
-        output: W,
+        output: Output,
         shutdown: impl Future<Output = ()>,
-    ) -> io::Result<()>
-    where
-        R: AsyncRead + Unpin,
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
+    ) -> io::Result<()> {
         let (shared, max, drain) = self.into_shared()?;
         let (out, frames) = mpsc::unbounded_channel();
-        let writer = tokio::spawn(write_frames(frames, output));
+        let writer = output.start(frames)?;
         let connection = Arc::new(Connection::new(out));
         let watcher = tokio::spawn(watch_tool_changes(
             shared.tools.changes(),
@@ -356,10 +359,10 @@ impl Server {
         ));
         let mut dispatcher = Dispatcher::new(shared, connection);
         let mut reader = LineReader::new(input, max);
-        // The loop's one job is to keep reading: every request is answered or
-        // handed to its own task without awaiting it, so input is never
-        // blocked behind a tool. Back-pressure is the writer's: frames queue
-        // in memory while stdout is slow.
+        // The loop's one job is to keep reading: every request is answered,
+        // or its tool polled once and, if it waits, handed to its own task,
+        // so input is never blocked behind a waiting tool. Back-pressure is
+        // the writer's: frames queue in memory while stdout is slow.
         let mut shutdown = std::pin::pin!(shutdown);
         let read_result = loop {
             let line = tokio::select! {
@@ -381,7 +384,9 @@ impl Server {
         // dispatcher, call tasks, contexts) is gone and the frames are out.
         dispatcher.shutdown(drain).await;
         let _ = watcher.await;
-        let write_result = writer.await.map_err(io::Error::other)?;
+        let write_result = writer
+            .await
+            .unwrap_or_else(|_| Err(io::Error::other("the writer stopped unexpectedly")));
         read_result.and(write_result)
     }
 }
@@ -442,29 +447,120 @@ fn dump_flag(args: impl Iterator<Item = String>) -> io::Result<Option<DumpFormat
     Ok(None)
 }
 
+/// Where frames are written.
+enum Output {
+    /// Any async writer (in-memory transports, sockets): a writer task.
+    Async(Pin<Box<dyn AsyncWrite + Send>>),
+    /// A blocking writer (stdout): a writer thread of its own, so writes
+    /// never wait on the runtime's blocking pool.
+    Blocking(Box<dyn std::io::Write + Send>),
+}
+
+impl Output {
+    /// Starts writing `frames`; the receiver completes with the writer's
+    /// result once every sender is gone and the last frame is out.
+    fn start(
+        self,
+        frames: mpsc::UnboundedReceiver<Frame>,
+    ) -> io::Result<oneshot::Receiver<io::Result<()>>> {
+        let (done, finished) = oneshot::channel();
+        match self {
+            Output::Async(output) => {
+                tokio::spawn(async move {
+                    let _ = done.send(write_frames(frames, output).await);
+                });
+            }
+            Output::Blocking(output) => {
+                std::thread::Builder::new()
+                    .name("mcp-stdout".into())
+                    .spawn(move || {
+                        let _ = done.send(write_frames_blocking(frames, output));
+                    })?;
+            }
+        }
+        Ok(finished)
+    }
+}
+
+/// Frames above this size are written from where they are, not copied into
+/// the batch.
+const LARGE_FRAME: usize = 32 * 1024;
+
 /// Writes frames in arrival order, one write and one flush per batch of the
 /// frames that are ready.
-async fn write_frames<W: AsyncWrite + Unpin>(
-    mut frames: mpsc::UnboundedReceiver<Vec<u8>>,
-    mut output: W,
+async fn write_frames(
+    mut frames: mpsc::UnboundedReceiver<Frame>,
+    mut output: Pin<Box<dyn AsyncWrite + Send>>,
 ) -> io::Result<()> {
-    let mut batch = Vec::with_capacity(64 * 1024);
+    let mut batch = Vec::with_capacity(16 * 1024);
     while let Some(frame) = frames.recv().await {
-        batch.extend_from_slice(&frame);
-        while let Ok(more) = frames.try_recv() {
-            batch.extend_from_slice(&more);
-            if batch.len() > 1 << 20 {
-                break;
-            }
+        frame.append_to(&mut batch);
+        while batch.len() < 1 << 20 {
+            let Ok(more) = frames.try_recv() else { break };
+            more.append_to(&mut batch);
         }
         output.write_all(&batch).await?;
         output.flush().await?;
         batch.clear();
+        batch.shrink_to(64 * 1024);
     }
     output.shutdown().await.or_else(|err| match err.kind() {
         io::ErrorKind::BrokenPipe => Ok(()),
         _ => Err(err),
     })
+}
+
+/// [`write_frames`] on a thread, with blocking writes: small frames are
+/// batched, large shared bodies go out in one vectored write without a copy.
+fn write_frames_blocking(
+    mut frames: mpsc::UnboundedReceiver<Frame>,
+    mut output: Box<dyn std::io::Write + Send>,
+) -> io::Result<()> {
+    let mut batch = Vec::with_capacity(16 * 1024);
+    while let Some(mut frame) = frames.blocking_recv() {
+        loop {
+            match frame {
+                Frame::Shared { head, body, tail }
+                    if head.len() + body.len() + tail.len() > LARGE_FRAME =>
+                {
+                    output.write_all(&batch)?;
+                    batch.clear();
+                    write_all_vectored(&mut *output, &[&head, body.as_bytes(), &tail])?;
+                }
+                small => small.append_to(&mut batch),
+            }
+            if batch.len() >= 1 << 20 {
+                break;
+            }
+            match frames.try_recv() {
+                Ok(more) => frame = more,
+                Err(_) => break,
+            }
+        }
+        output.write_all(&batch)?;
+        output.flush()?;
+        batch.clear();
+        batch.shrink_to(64 * 1024);
+    }
+    output.flush()
+}
+
+/// Writes every byte of `parts`, in order, with as few syscalls as the
+/// kernel allows.
+fn write_all_vectored(output: &mut dyn std::io::Write, parts: &[&[u8]]) -> io::Result<()> {
+    let mut slices: Vec<std::io::IoSlice<'_>> =
+        parts.iter().map(|p| std::io::IoSlice::new(p)).collect();
+    let mut slices = &mut slices[..];
+    std::io::IoSlice::advance_slices(&mut slices, 0);
+    while !slices.is_empty() {
+        match output.write_vectored(slices) {
+            Ok(0) => return Err(io::Error::new(io::ErrorKind::WriteZero, "stdout closed")),
+            Ok(n) => std::io::IoSlice::advance_slices(&mut slices, n),
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -65,29 +65,20 @@ impl Identity {
         info
     }
 
-    /// Closes a result object opened by the caller, adding what 2026-07-28
-    /// requires on every result: `resultType` and the server's identity.
-    pub(crate) fn close(&self, body: String, version: ProtocolVersion) -> String {
-        self.close_as(body, version, "complete")
-    }
-
-    /// [`Identity::close`] with another `resultType`.
-    pub(crate) fn close_as(
+    /// Closes a result object whose fields were written to `out` (at least
+    /// one), adding the 2026-07-28 fields for modern sessions.
+    pub(crate) fn close_into(
         &self,
-        mut body: String,
+        out: &mut Vec<u8>,
         version: ProtocolVersion,
         result_type: &str,
-    ) -> String {
+    ) {
         if version.is_modern() {
-            if !body.ends_with('{') {
-                body.push(',');
-            }
-            body.push_str("\"resultType\":\"");
-            body.push_str(result_type);
-            body.push_str("\",");
-            body.push_str(&self.meta_field);
+            out.extend_from_slice(b",\"resultType\":\"");
+            out.extend_from_slice(result_type.as_bytes());
+            out.extend_from_slice(b"\",");
+            out.extend_from_slice(self.meta_field.as_bytes());
         }
-        body.push('}');
-        body
+        out.push(b'}');
     }
 }

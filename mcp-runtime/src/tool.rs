@@ -37,6 +37,9 @@ pub struct Tool {
     pub(crate) states: Vec<StateRequirement>,
     /// Header-mirrored integer arguments and their bounds, from the inputSchema.
     pub(crate) header_bounds: Vec<HeaderBound>,
+    /// Whether a call is first polled on the connection's loop (see
+    /// [`ToolBuilder::runs_inline`]).
+    pub(crate) first_poll_inline: bool,
     pub(crate) handler: Handler,
 }
 
@@ -235,6 +238,7 @@ impl ToolBuilder {
                 timeout: None,
                 states: Vec::new(),
                 header_bounds: Vec::new(),
+                first_poll_inline: false,
                 handler: Arc::new(handler),
             },
         }
@@ -306,6 +310,19 @@ impl ToolBuilder {
     /// (overrides the server's default).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.tool.timeout = Some(timeout);
+        self
+    }
+
+    /// Polls the handler once on the connection's loop before giving it a
+    /// task of its own: for tools that usually finish without waiting (most
+    /// do), this saves a task, a wakeup and a thread hop per call. A handler
+    /// that waits continues on its own task as usual. Keep it off for tools
+    /// that compute for long before their first `.await`, and for tools that
+    /// rely on cooperative cancellation while computing: until the first
+    /// `.await` the loop reads nothing else. `#[tool]` turns it on for fns
+    /// that take no `Context`.
+    pub fn runs_inline(mut self, inline: bool) -> Self {
+        self.tool.first_poll_inline = inline;
         self
     }
 

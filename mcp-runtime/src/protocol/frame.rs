@@ -5,17 +5,64 @@
 
 use super::ErrorCode;
 use serde_json::Value;
+use std::sync::Arc;
 
 const RESULT_HEAD: &str = "{\"jsonrpc\":\"2.0\",\"id\":";
 
-/// `{"jsonrpc":"2.0","id":<id>,"result":<result>}\n`; `result` is JSON text.
-pub(crate) fn result(id: &str, result: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(RESULT_HEAD.len() + id.len() + result.len() + 13);
+/// An outgoing frame. Large cached bodies (tool lists) are shared, not
+/// copied: the writer sends head, body and tail in one vectored write.
+#[derive(Debug)]
+pub(crate) enum Frame {
+    /// A whole frame, newline included.
+    Owned(Vec<u8>),
+    /// `head` + `body` + `tail` make the frame (the tail has the newline).
+    Shared {
+        head: Vec<u8>,
+        body: Arc<str>,
+        tail: Vec<u8>,
+    },
+}
+
+impl From<Vec<u8>> for Frame {
+    fn from(bytes: Vec<u8>) -> Frame {
+        Frame::Owned(bytes)
+    }
+}
+
+impl Frame {
+    /// Appends the frame's bytes to `out`.
+    pub(crate) fn append_to(&self, out: &mut Vec<u8>) {
+        match self {
+            Frame::Owned(bytes) => out.extend_from_slice(bytes),
+            Frame::Shared { head, body, tail } => {
+                out.extend_from_slice(head);
+                out.extend_from_slice(body.as_bytes());
+                out.extend_from_slice(tail);
+            }
+        }
+    }
+}
+
+/// Starts a result frame, `{"jsonrpc":"2.0","id":<id>,"result":`; the caller
+/// appends the result object and then [`end_result`].
+pub(crate) fn start_result(id: &str, capacity: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(RESULT_HEAD.len() + id.len() + 12 + capacity);
     out.extend_from_slice(RESULT_HEAD.as_bytes());
     out.extend_from_slice(id.as_bytes());
     out.extend_from_slice(b",\"result\":");
-    out.extend_from_slice(result.as_bytes());
+    out
+}
+
+/// Ends a frame begun with [`start_result`].
+pub(crate) fn end_result(out: &mut Vec<u8>) {
     out.extend_from_slice(b"}\n");
+}
+
+/// `{"jsonrpc":"2.0","id":<id>,"result":<result>}\n`; `result` is JSON text.
+pub(crate) fn result(id: &str, result: &str) -> Vec<u8> {
+    let mut out = start_result(id, result.len());
+    out.extend_from_slice(result.as_bytes());
+    end_result(&mut out);
     out
 }
 

@@ -11,7 +11,7 @@
 use std::io::{self, Read};
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, ReadBuf};
 use tokio::sync::mpsc;
 
 /// Stdin as an `AsyncRead`, fed by a detached reader thread.
@@ -85,14 +85,13 @@ impl AsyncRead for StdinReader {
 
 /// The writer for protocol frames: with the guard, a private duplicate of
 /// stdout taken before fd 1 is pointed at stderr.
-pub(crate) fn protocol_stdout(guard: bool) -> io::Result<Pin<Box<dyn AsyncWrite + Send>>> {
+pub(crate) fn protocol_stdout(guard: bool) -> io::Result<Box<dyn io::Write + Send>> {
     #[cfg(unix)]
     if guard {
         let private = rustix::io::dup(rustix::stdio::stdout())?;
         rustix::stdio::dup2_stdout(rustix::stdio::stderr())?;
-        let file = std::fs::File::from(private);
-        return Ok(Box::pin(tokio::fs::File::from_std(file)));
+        return Ok(Box::new(std::fs::File::from(private)));
     }
     let _ = guard;
-    Ok(Box::pin(tokio::io::stdout()))
+    Ok(Box::new(io::stdout()))
 }
