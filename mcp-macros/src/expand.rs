@@ -117,7 +117,9 @@ fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
             #build_fn
             impl #pm::ToolFn for #fn_ident {
                 fn tool() -> #krate::Tool {
-                    #builder
+                    // Built once: copies share the definition and its schemas.
+                    static TOOL: ::std::sync::OnceLock<#krate::Tool> = ::std::sync::OnceLock::new();
+                    ::core::clone::Clone::clone(TOOL.get_or_init(|| #builder))
                 }
             }
         };
@@ -252,7 +254,7 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
     // below, so rustc reports an unfit return type once.
     let output = match &tool.output.value {
         OutputValue::Structured(ty) => {
-            quote_spanned!(syn::spanned::Spanned::span(ty)=> .output_schema(#pm::output_schema::<#ty>()))
+            quote_spanned!(syn::spanned::Spanned::span(ty)=> .output_schema_with(#pm::output_schema::<#ty>))
         }
         OutputValue::Content(_) => quote!(),
     };

@@ -39,9 +39,9 @@ enum Ending {
 /// elicitation work while it computes) continues on a task of its own, so a
 /// slow tool never holds up the reader; responses go out in completion order.
 pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCall) {
-    if prepared.tool.first_poll_inline
+    if prepared.tool.def.first_poll_inline
         && shared.call_timeout.is_none()
-        && prepared.tool.timeout.is_none()
+        && prepared.tool.def.timeout.is_none()
     {
         let PreparedCall {
             id,
@@ -85,7 +85,7 @@ pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared
     } = prepared;
     let version = call.version;
     let context = call.context.clone();
-    let timeout = tool.timeout.or(shared.call_timeout);
+    let timeout = tool.def.timeout.or(shared.call_timeout);
     let future = Box::pin(run_with_timeout(Arc::clone(&tool), call, timeout));
     let pending = Pending {
         id,

@@ -167,20 +167,20 @@ impl ToolDump {
 }
 
 fn entry(format: DumpFormat, tool: &Tool) -> Value {
-    let description = tool.description.clone().unwrap_or_default();
+    let description = tool.def.description.clone().unwrap_or_default();
     match format {
         DumpFormat::Mcp(version) => tool.definition(version),
         DumpFormat::Anthropic => json!({
             "name": tool.name,
             "description": description,
-            "input_schema": tool.input_schema,
+            "input_schema": tool.input_schema(),
         }),
         DumpFormat::OpenAi => json!({
             "type": "function",
             "function": {
                 "name": tool.name,
                 "description": description,
-                "parameters": tool.input_schema,
+                "parameters": tool.input_schema(),
             }
         }),
     }

@@ -163,7 +163,7 @@ pub mod __private {
                 Err(invalid) => Box::pin(async move { invalid }),
             }
         })
-        .input_schema(input_schema::<A>())
+        .input_schema_with(input_schema::<A>)
     }
 
     /// The `State<T>` a tool takes; registration is checked at startup, so
@@ -190,7 +190,7 @@ pub mod __private {
     #[diagnostic::do_not_recommend]
     impl<T: serde::Serialize + schemars::JsonSchema> StructuredOutput for T {}
 
-    /// The outputSchema of a structured return type.
+    /// The outputSchema of a structured return type (generated on first use).
     pub fn output_schema<T: StructuredOutput>() -> serde_json::Value {
         crate::schema::output_schema::<T>()
     }

@@ -33,7 +33,10 @@ impl Registry {
         let mut hasher = DefaultHasher::new();
         for (index, tool) in tools.iter().enumerate() {
             check_tool_name(&tool.name)?;
-            if tool.input_schema.get("type").and_then(|t| t.as_str()) != Some("object") {
+            if tool
+                .given_input_schema()
+                .is_some_and(|s| s.get("type").and_then(|t| t.as_str()) != Some("object"))
+            {
                 return Err(Error::InvalidInputSchema(tool.name.clone()));
             }
             if by_name
@@ -69,7 +72,7 @@ impl Registry {
         self.definitions[version.index()].get_or_init(|| {
             self.tools
                 .iter()
-                .map(|tool| tool.definition(version).to_string())
+                .map(|tool| tool.definition_json(version))
                 .collect()
         })
     }

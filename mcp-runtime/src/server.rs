@@ -242,9 +242,17 @@ impl Server {
     /// assert!(dump.total_bytes() < 1_000, "{}", dump.size_report());
     /// ```
     pub fn dump(&self, format: DumpFormat) -> Result<ToolDump, Error> {
+        self.check_states()?;
         let registry = Registry::new(self.tools.clone(), None)?;
-        for tool in registry.tools() {
+        let tools: Vec<&Tool> = registry.tools().collect();
+        Ok(ToolDump::new(format, &tools, self.list_ttl_ms()))
+    }
+
+    /// Every `State<T>` a tool takes must be registered.
+    fn check_states(&self) -> Result<(), Error> {
+        for tool in &self.tools {
             if let Some(missing) = tool
+                .def
                 .states
                 .iter()
                 .find(|s| !self.states.contains(s.type_id))
@@ -255,28 +263,19 @@ impl Server {
                 });
             }
         }
-        let tools: Vec<&Tool> = registry.tools().collect();
-        let ttl_ms = u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX);
-        Ok(ToolDump::new(format, &tools, ttl_ms))
+        Ok(())
+    }
+
+    fn list_ttl_ms(&self) -> u64 {
+        u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX)
     }
 
     /// Checks the registration (unique, valid names; object input schemas;
     /// every state a tool needs registered).
     fn into_shared(self) -> Result<(Arc<Shared>, usize, Duration), Error> {
-        for tool in &self.tools {
-            if let Some(missing) = tool
-                .states
-                .iter()
-                .find(|s| !self.states.contains(s.type_id))
-            {
-                return Err(Error::MissingState {
-                    tool: tool.name.clone(),
-                    type_name: missing.type_name,
-                });
-            }
-        }
+        self.check_states()?;
+        let ttl_ms = self.list_ttl_ms();
         let tools = ToolSet::new(self.tools, self.page_size)?;
-        let ttl_ms = u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX);
         let identity = Identity::new(
             self.name,
             self.version,

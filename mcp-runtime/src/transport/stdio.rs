@@ -24,18 +24,18 @@ pub(crate) struct StdinReader {
 
 impl StdinReader {
     pub(crate) fn spawn() -> io::Result<StdinReader> {
-        let (tx, chunks) = mpsc::channel(16);
+        let (tx, chunks) = mpsc::channel(8);
         std::thread::Builder::new()
             .name("mcp-stdin".into())
             .spawn(move || {
                 let mut stdin = io::stdin().lock();
+                // One reused buffer; each chunk sent is only as long as the read.
+                let mut buf = vec![0u8; 64 * 1024];
                 loop {
-                    let mut buf = vec![0u8; 64 * 1024];
                     match stdin.read(&mut buf) {
                         Ok(0) => break,
                         Ok(n) => {
-                            buf.truncate(n);
-                            if tx.blocking_send(Ok(buf)).is_err() {
+                            if tx.blocking_send(Ok(buf[..n].to_vec())).is_err() {
                                 break;
                             }
                         }
