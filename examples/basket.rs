@@ -124,7 +124,7 @@ async fn checkout(
     Ok(view(&basket_id, &basket))
 }
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
     let baskets: Handles<Basket> =
         Handles::new("basket", "create_basket", Duration::from_secs(3600));

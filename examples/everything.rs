@@ -265,7 +265,7 @@ async fn get_weather_data(
     })
 }
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
     let extra_adds: usize = std::env::var("TOOLS")
         .ok()

@@ -99,7 +99,7 @@ async fn delete_note(
     }
 }
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
     Server::new("notes", env!("CARGO_PKG_VERSION"))
         .instructions("A notebook: save_note, read_note, search_notes, delete_note.")

@@ -10,10 +10,9 @@
 
 use crate::ToolError;
 use crate::protocol::ProtocolVersion;
-use hmac::{Hmac, KeyInit, Mac};
+use crate::sha256::{constant_time_eq, hmac_sha256, sha256};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// A form the client shows the user (`elicitation/create`, form mode).
@@ -140,8 +139,6 @@ impl std::fmt::Debug for StateSealer {
     }
 }
 
-type HmacSha256 = Hmac<Sha256>;
-
 impl StateSealer {
     /// A sealer with `key`, or a fresh random key for this process.
     pub(crate) fn new(key: Option<[u8; 32]>, ttl: Duration) -> StateSealer {
@@ -154,10 +151,8 @@ impl StateSealer {
         StateSealer { key, ttl }
     }
 
-    fn mac(&self, payload: &[u8]) -> HmacSha256 {
-        let mut mac = HmacSha256::new_from_slice(&self.key).expect("HMAC takes any key length");
-        mac.update(payload);
-        mac
+    fn mac(&self, payload: &[u8]) -> [u8; 32] {
+        hmac_sha256(&self.key, payload)
     }
 
     /// The sealed state for a call of `tool` with arguments digest `digest`.
@@ -166,7 +161,7 @@ impl StateSealer {
             now_ms().saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
         let payload =
             json!({"v": 1, "t": tool, "a": digest, "e": expires, "r": answers}).to_string();
-        let tag = self.mac(payload.as_bytes()).finalize().into_bytes();
+        let tag = self.mac(payload.as_bytes());
         format!("{}.{}", base64url(payload.as_bytes()), base64url(&tag))
     }
 
@@ -182,7 +177,9 @@ impl StateSealer {
         let (payload, tag) = state.split_once('.').ok_or(invalid)?;
         let payload = unbase64url(payload).ok_or(invalid)?;
         let tag = unbase64url(tag).ok_or(invalid)?;
-        self.mac(&payload).verify_slice(&tag).map_err(|_| invalid)?;
+        if !constant_time_eq(&self.mac(&payload), &tag) {
+            return Err(invalid);
+        }
         let payload: Value = serde_json::from_slice(&payload).map_err(|_| invalid)?;
         if payload["e"]
             .as_u64()
@@ -212,7 +209,7 @@ pub(crate) fn arguments_digest(arguments: Option<&str>) -> String {
         .unwrap_or_else(|| json!({}));
     let mut canonical = String::new();
     write_canonical(&value, &mut canonical);
-    Sha256::digest(canonical.as_bytes())
+    sha256(canonical.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()

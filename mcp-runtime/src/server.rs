@@ -313,8 +313,9 @@ impl Server {
             let mut text =
                 serde_json::to_string_pretty(&dump.to_json()).map_err(io::Error::other)?;
             text.push('\n');
-            tokio::io::stdout().write_all(text.as_bytes()).await?;
-            tokio::io::stdout().flush().await?;
+            let mut stdout = std::io::stdout().lock();
+            std::io::Write::write_all(&mut stdout, text.as_bytes())?;
+            std::io::Write::flush(&mut stdout)?;
             eprint!("{}", dump.size_report());
             return Ok(());
         }

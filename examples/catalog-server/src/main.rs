@@ -5,7 +5,7 @@
 
 use mcp_runtime::Server;
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
     if std::env::args().any(|a| a == "--print-catalog") {
         print!("{}", catalog_server::TOOLS_JSON);
