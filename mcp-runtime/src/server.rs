@@ -9,19 +9,20 @@ use crate::limits::{
     DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_PENDING_CALLS, DEFAULT_RATE_BURST,
     DEFAULT_RATE_PER_SECOND, Limits,
 };
-use crate::protocol::frame::Frame;
 use crate::registry::Registry;
 use crate::shared::{Identity, Shared};
 use crate::state::StateMap;
 use crate::tool::Tool;
 use crate::toolset::ToolSet;
+use crate::transport::writer::FrameWriter;
 use crate::transport::{Line, LineReader};
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{mpsc, oneshot};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc;
 
 /// The largest message accepted by default: 8 MiB.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 8 * 1024 * 1024;
@@ -320,10 +321,9 @@ impl Server {
             return Ok(());
         }
         crate::logging::init_stderr();
-        let output = crate::transport::stdio::protocol_stdout(self.stdout_guard)?;
-        let input = crate::transport::stdio::StdinReader::spawn()?;
-        self.serve_until(input, Output::Blocking(output), termination())
-            .await
+        let output = crate::transport::stdio::stdout(self.stdout_guard)?;
+        let input = crate::transport::stdio::stdin()?;
+        self.serve_until(input, output, termination()).await
     }
 
     /// Serves one connection until its input ends, then waits for the calls
@@ -333,12 +333,8 @@ impl Server {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        self.serve_until(
-            input,
-            Output::Async(Box::pin(output)),
-            std::future::pending(),
-        )
-        .await
+        self.serve_until(input, Box::pin(output), std::future::pending())
+            .await
     }
 
     /// [`Server::serve`] that also ends, the same graceful way, when
@@ -346,12 +342,11 @@ impl Server {
     async fn serve_until<R: AsyncRead + Unpin>(
         self,
         input: R,
-        output: Output,
+        output: Pin<Box<dyn AsyncWrite + Send>>,
         shutdown: impl Future<Output = ()>,
     ) -> io::Result<()> {
         let (shared, max, drain) = self.into_shared()?;
-        let (out, frames) = mpsc::unbounded_channel();
-        let writer = output.start(frames)?;
+        let (out, mut frames) = mpsc::unbounded_channel();
         let connection = Arc::new(Connection::new(out));
         let watcher = tokio::spawn(watch_tool_changes(
             shared.tools.changes(),
@@ -359,37 +354,109 @@ impl Server {
         ));
         let mut dispatcher = Dispatcher::new(shared, connection);
         let mut reader = LineReader::new(input, max);
-        // The loop's one job is to keep reading: every request is answered,
-        // or its tool polled once and, if it waits, handed to its own task,
-        // so input is never blocked behind a waiting tool. Back-pressure is
-        // the writer's: frames queue in memory while stdout is slow.
+        let mut writer = FrameWriter::new(output);
         let mut shutdown = std::pin::pin!(shutdown);
-        let read_result = loop {
-            let line = tokio::select! {
-                line = reader.next_line() => line,
-                () = &mut shutdown => {
-                    tracing::info!("shutting down on a signal");
-                    break Ok(());
+        // The main loop, in priority order: take the frames calls have
+        // finished; read and dispatch every line that is available (a
+        // request is answered, or its tool polled once and, if it waits,
+        // given a task of its own, so reading never waits on a tool); write
+        // only when there is nothing left to read, so one write carries many
+        // responses. Back-pressure: past BACKLOG_LIMIT unwritten bytes the
+        // loop stops reading until the client has taken some. A batch that
+        // reaches BATCH_SIZE is written at once, to bound latency.
+        let read_result = std::future::poll_fn(|cx| {
+            loop {
+                while let Poll::Ready(Some(frame)) = frames.poll_recv(cx) {
+                    writer.push(frame);
                 }
-            };
-            match line {
-                Ok(Some(Line::Message(line))) => dispatcher.handle_line(line),
-                Ok(Some(Line::Oversized { len })) => dispatcher.handle_oversized(len, max),
-                Ok(None) => break Ok(()),
-                Err(err) => break Err(err),
+                // A full batch goes out before more is read, which bounds
+                // latency while input keeps coming.
+                if writer.backlog() >= BATCH_SIZE {
+                    match writer.poll_flush(cx) {
+                        Poll::Ready(Ok(())) => continue,
+                        Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
+                        Poll::Pending => {}
+                    }
+                }
+                if writer.backlog() < BACKLOG_LIMIT {
+                    match reader.poll_ready(cx) {
+                        Poll::Ready(Ok(())) => {
+                            match reader.take_ready() {
+                                Some(Line::Message(line)) => dispatcher.handle_line(line),
+                                Some(Line::Oversized { len }) => {
+                                    dispatcher.handle_oversized(len, max)
+                                }
+                                None => return Poll::Ready(Ok(())),
+                            }
+                            continue;
+                        }
+                        Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
+                        Poll::Pending => {}
+                    }
+                }
+                if writer.backlog() > 0 {
+                    match writer.poll_flush(cx) {
+                        Poll::Ready(Ok(())) => continue,
+                        Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
+                        Poll::Pending => {}
+                    }
+                }
+                if shutdown.as_mut().poll(cx).is_ready() {
+                    tracing::info!("shutting down on a signal");
+                    return Poll::Ready(Ok(()));
+                }
+                return Poll::Pending;
             }
-        };
+        })
+        .await;
         watcher.abort();
-        // The writer finishes once every holder of the connection (the
-        // dispatcher, call tasks, contexts) is gone and the frames are out.
-        dispatcher.shutdown(drain).await;
-        let _ = watcher.await;
-        let write_result = writer
-            .await
-            .unwrap_or_else(|_| Err(io::Error::other("the writer stopped unexpectedly")));
+        // Draining: calls in flight finish (bounded by the drain timeout)
+        // while their responses keep being written; the frame channel closes
+        // once every holder of the connection (the dispatcher, call tasks,
+        // contexts, the watcher) is gone.
+        let mut draining = std::pin::pin!(dispatcher.shutdown(drain));
+        let mut drained = false;
+        let mut closed = false;
+        let write_result = std::future::poll_fn(|cx| {
+            loop {
+                if !drained && draining.as_mut().poll(cx).is_ready() {
+                    drained = true;
+                }
+                while !closed {
+                    match frames.poll_recv(cx) {
+                        Poll::Ready(Some(frame)) => writer.push(frame),
+                        Poll::Ready(None) => closed = true,
+                        Poll::Pending => break,
+                    }
+                }
+                if writer.backlog() > 0 {
+                    match writer.poll_flush(cx) {
+                        Poll::Ready(Ok(())) => continue,
+                        Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
+                        Poll::Pending => return Poll::Pending,
+                    }
+                }
+                if drained && closed {
+                    return writer.poll_shutdown(cx).map(|r| {
+                        r.or_else(|err| match err.kind() {
+                            io::ErrorKind::BrokenPipe => Ok(()),
+                            _ => Err(err),
+                        })
+                    });
+                }
+                return Poll::Pending;
+            }
+        })
+        .await;
         read_result.and(write_result)
     }
 }
+
+/// Unwritten output past which the main loop stops reading: 4 MiB.
+const BACKLOG_LIMIT: usize = 4 << 20;
+
+/// Unwritten output that is written before anything more is read: 32 KiB.
+const BATCH_SIZE: usize = 32 << 10;
 
 /// Completes on SIGTERM or SIGINT (Ctrl-C), the ways clients and terminals
 /// stop a stdio server.
@@ -445,122 +512,6 @@ fn dump_flag(args: impl Iterator<Item = String>) -> io::Result<Option<DumpFormat
             .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message));
     }
     Ok(None)
-}
-
-/// Where frames are written.
-enum Output {
-    /// Any async writer (in-memory transports, sockets): a writer task.
-    Async(Pin<Box<dyn AsyncWrite + Send>>),
-    /// A blocking writer (stdout): a writer thread of its own, so writes
-    /// never wait on the runtime's blocking pool.
-    Blocking(Box<dyn std::io::Write + Send>),
-}
-
-impl Output {
-    /// Starts writing `frames`; the receiver completes with the writer's
-    /// result once every sender is gone and the last frame is out.
-    fn start(
-        self,
-        frames: mpsc::UnboundedReceiver<Frame>,
-    ) -> io::Result<oneshot::Receiver<io::Result<()>>> {
-        let (done, finished) = oneshot::channel();
-        match self {
-            Output::Async(output) => {
-                tokio::spawn(async move {
-                    let _ = done.send(write_frames(frames, output).await);
-                });
-            }
-            Output::Blocking(output) => {
-                std::thread::Builder::new()
-                    .name("mcp-stdout".into())
-                    .spawn(move || {
-                        let _ = done.send(write_frames_blocking(frames, output));
-                    })?;
-            }
-        }
-        Ok(finished)
-    }
-}
-
-/// Frames above this size are written from where they are, not copied into
-/// the batch.
-const LARGE_FRAME: usize = 32 * 1024;
-
-/// Writes frames in arrival order, one write and one flush per batch of the
-/// frames that are ready.
-async fn write_frames(
-    mut frames: mpsc::UnboundedReceiver<Frame>,
-    mut output: Pin<Box<dyn AsyncWrite + Send>>,
-) -> io::Result<()> {
-    let mut batch = Vec::with_capacity(16 * 1024);
-    while let Some(frame) = frames.recv().await {
-        frame.append_to(&mut batch);
-        while batch.len() < 1 << 20 {
-            let Ok(more) = frames.try_recv() else { break };
-            more.append_to(&mut batch);
-        }
-        output.write_all(&batch).await?;
-        output.flush().await?;
-        batch.clear();
-        batch.shrink_to(64 * 1024);
-    }
-    output.shutdown().await.or_else(|err| match err.kind() {
-        io::ErrorKind::BrokenPipe => Ok(()),
-        _ => Err(err),
-    })
-}
-
-/// [`write_frames`] on a thread, with blocking writes: small frames are
-/// batched, large shared bodies go out in one vectored write without a copy.
-fn write_frames_blocking(
-    mut frames: mpsc::UnboundedReceiver<Frame>,
-    mut output: Box<dyn std::io::Write + Send>,
-) -> io::Result<()> {
-    let mut batch = Vec::with_capacity(16 * 1024);
-    while let Some(mut frame) = frames.blocking_recv() {
-        loop {
-            match frame {
-                Frame::Shared { head, body, tail }
-                    if head.len() + body.len() + tail.len() > LARGE_FRAME =>
-                {
-                    output.write_all(&batch)?;
-                    batch.clear();
-                    write_all_vectored(&mut *output, &[&head, body.as_bytes(), &tail])?;
-                }
-                small => small.append_to(&mut batch),
-            }
-            if batch.len() >= 1 << 20 {
-                break;
-            }
-            match frames.try_recv() {
-                Ok(more) => frame = more,
-                Err(_) => break,
-            }
-        }
-        output.write_all(&batch)?;
-        output.flush()?;
-        batch.clear();
-        batch.shrink_to(64 * 1024);
-    }
-    output.flush()
-}
-
-/// Writes every byte of `parts`, in order, with as few syscalls as the
-/// kernel allows.
-fn write_all_vectored(output: &mut dyn std::io::Write, parts: &[&[u8]]) -> io::Result<()> {
-    let mut slices: Vec<std::io::IoSlice<'_>> =
-        parts.iter().map(|p| std::io::IoSlice::new(p)).collect();
-    let mut slices = &mut slices[..];
-    std::io::IoSlice::advance_slices(&mut slices, 0);
-    while !slices.is_empty() {
-        match output.write_vectored(slices) {
-            Ok(0) => return Err(io::Error::new(io::ErrorKind::WriteZero, "stdout closed")),
-            Ok(n) => std::io::IoSlice::advance_slices(&mut slices, n),
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-            Err(err) => return Err(err),
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -29,20 +29,6 @@ impl From<Vec<u8>> for Frame {
     }
 }
 
-impl Frame {
-    /// Appends the frame's bytes to `out`.
-    pub(crate) fn append_to(&self, out: &mut Vec<u8>) {
-        match self {
-            Frame::Owned(bytes) => out.extend_from_slice(bytes),
-            Frame::Shared { head, body, tail } => {
-                out.extend_from_slice(head);
-                out.extend_from_slice(body.as_bytes());
-                out.extend_from_slice(tail);
-            }
-        }
-    }
-}
-
 /// Starts a result frame, `{"jsonrpc":"2.0","id":<id>,"result":`; the caller
 /// appends the result object and then [`end_result`].
 pub(crate) fn start_result(id: &str, capacity: usize) -> Vec<u8> {

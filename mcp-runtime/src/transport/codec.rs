@@ -5,7 +5,9 @@
 //! [`Line::Oversized`], and the next line is read normally.
 
 use std::io;
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use tokio::io::{AsyncBufRead, AsyncRead, BufReader};
 
 /// One framed line.
 #[derive(Debug, PartialEq, Eq)]
@@ -20,11 +22,18 @@ pub enum Line<'a> {
 }
 
 /// Reads newline-delimited messages of at most `max` bytes each.
+///
+/// Reading is poll-based and keeps its progress in the reader, so a read
+/// interrupted midway (a `select!` that chose another branch) loses nothing.
 #[derive(Debug)]
 pub struct LineReader<R> {
     reader: BufReader<R>,
     line: Vec<u8>,
     max: usize,
+    /// Bytes of an oversized line skipped so far.
+    skipped: usize,
+    /// The previous call returned `line`, which the next call clears.
+    returned: bool,
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
@@ -34,51 +43,78 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             reader: BufReader::with_capacity(64 * 1024, reader),
             line: Vec::with_capacity(4096),
             max,
+            skipped: 0,
+            returned: false,
         }
     }
 
     /// The next non-blank line, or `None` at end of input. A last line
     /// without a newline still counts.
     pub async fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
-        loop {
+        std::future::poll_fn(|cx| self.poll_ready(cx)).await?;
+        Ok(self.take_ready())
+    }
+
+    /// Whether unread bytes are already buffered (the next line may be
+    /// available without waiting for input).
+    pub fn has_buffered(&self) -> bool {
+        !self.reader.buffer().is_empty()
+    }
+
+    /// Polls until a line (or the end of input) is ready; then
+    /// [`LineReader::take_ready`] returns it.
+    pub fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.returned {
             self.line.clear();
-            let mut skipped = 0usize;
-            let mut at_eof = false;
-            loop {
-                let buf = self.reader.fill_buf().await?;
-                if buf.is_empty() {
-                    at_eof = true;
-                    break;
-                }
-                let (chunk, used, done) = match buf.iter().position(|&b| b == b'\n') {
-                    Some(pos) => (&buf[..pos], pos + 1, true),
-                    None => (buf, buf.len(), false),
-                };
-                if skipped > 0 || self.line.len() + chunk.len() > self.max {
-                    skipped += self.line.len() + chunk.len();
-                    self.line.clear();
-                } else {
-                    self.line.extend_from_slice(chunk);
-                }
-                self.reader.consume(used);
-                if done {
-                    break;
-                }
-            }
-            if skipped > 0 {
-                return Ok(Some(Line::Oversized { len: skipped }));
-            }
-            if self.line.last() == Some(&b'\r') {
-                self.line.pop();
-            }
-            if self.line.iter().all(u8::is_ascii_whitespace) {
-                if at_eof {
-                    return Ok(None);
-                }
-                continue;
-            }
-            return Ok(Some(Line::Message(&self.line)));
+            self.returned = false;
         }
+        loop {
+            let buf = match Pin::new(&mut self.reader).poll_fill_buf(cx) {
+                Poll::Ready(Ok(buf)) => buf,
+                Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
+                Poll::Pending => return Poll::Pending,
+            };
+            if buf.is_empty() {
+                // End of input: a last unterminated line still counts.
+                self.returned = true;
+                return Poll::Ready(Ok(()));
+            }
+            let (chunk, used, done) = match buf.iter().position(|&b| b == b'\n') {
+                Some(pos) => (&buf[..pos], pos + 1, true),
+                None => (buf, buf.len(), false),
+            };
+            if self.skipped > 0 || self.line.len() + chunk.len() > self.max {
+                self.skipped += self.line.len() + chunk.len();
+                self.line.clear();
+            } else {
+                self.line.extend_from_slice(chunk);
+            }
+            Pin::new(&mut self.reader).consume(used);
+            if done {
+                if self.skipped == 0 && self.line.iter().all(u8::is_ascii_whitespace) {
+                    // A blank line: skip it and keep reading.
+                    self.line.clear();
+                    continue;
+                }
+                self.returned = true;
+                return Poll::Ready(Ok(()));
+            }
+        }
+    }
+
+    /// The line made ready by [`LineReader::poll_ready`]; `None` at end of input.
+    pub fn take_ready(&mut self) -> Option<Line<'_>> {
+        if self.skipped > 0 {
+            let len = std::mem::take(&mut self.skipped);
+            return Some(Line::Oversized { len });
+        }
+        if self.line.last() == Some(&b'\r') {
+            self.line.pop();
+        }
+        if self.line.iter().all(u8::is_ascii_whitespace) {
+            return None;
+        }
+        Some(Line::Message(&self.line))
     }
 }
 

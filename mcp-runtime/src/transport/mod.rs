@@ -4,6 +4,7 @@
 mod codec;
 mod memory;
 pub(crate) mod stdio;
+pub(crate) mod writer;
 
 pub use codec::{Line, LineReader};
 pub use memory::{MemoryTransport, memory};

@@ -4,26 +4,177 @@
 //!   fd 1 itself is pointed at stderr, so a stray `println!` or a logger that
 //!   writes to stdout anywhere in the program cannot corrupt the frame
 //!   stream. Opt out with [`Server::stdout_guard`](crate::Server::stdout_guard).
-//! - Stdin is read on a thread of its own that is never joined: a read that
-//!   blocks forever (a client that neither writes nor closes) cannot keep the
-//!   process from exiting after a shutdown signal.
+//! - Pipes and sockets (what MCP clients connect) are made non-blocking and
+//!   driven by the runtime's reactor: reading and writing cost no thread
+//!   hops. A terminal or a file falls back to a reader thread (stdin) and
+//!   blocking writes (stdout); that thread is never joined, so a read that
+//!   blocks forever cannot keep the process from exiting.
 
-use std::io::{self, Read};
+use std::fs::File;
+use std::io::{self, Read, Write};
 use std::pin::Pin;
-use std::task::{Context, Poll};
-use tokio::io::{AsyncRead, ReadBuf};
+use std::task::{Context, Poll, ready};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::mpsc;
 
-/// Stdin as an `AsyncRead`, fed by a detached reader thread.
+/// Stdin as an `AsyncRead`.
+pub(crate) fn stdin() -> io::Result<Pin<Box<dyn AsyncRead + Send>>> {
+    #[cfg(unix)]
+    {
+        let file = File::from(rustix::io::dup(rustix::stdio::stdin())?);
+        if let Ok(pipe) = Pipe::try_new(file, tokio::io::Interest::READABLE)? {
+            return Ok(Box::pin(pipe));
+        }
+    }
+    Ok(Box::pin(StdinThread::spawn()?))
+}
+
+/// The writer for protocol frames: with the guard, a private duplicate of
+/// stdout taken before fd 1 is pointed at stderr.
+pub(crate) fn stdout(guard: bool) -> io::Result<Pin<Box<dyn AsyncWrite + Send>>> {
+    #[cfg(unix)]
+    {
+        let file = File::from(rustix::io::dup(rustix::stdio::stdout())?);
+        if guard {
+            rustix::stdio::dup2_stdout(rustix::stdio::stderr())?;
+        }
+        match Pipe::try_new(file, tokio::io::Interest::WRITABLE)? {
+            Ok(pipe) => Ok(Box::pin(pipe)),
+            Err(file) => Ok(Box::pin(BlockingWriter(file))),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = guard;
+        Ok(Box::pin(BlockingWriter(io::stdout())))
+    }
+}
+
+/// A non-blocking pipe or socket end, driven by the reactor.
+#[cfg(unix)]
+struct Pipe {
+    fd: tokio::io::unix::AsyncFd<File>,
+}
+
+#[cfg(unix)]
+impl Pipe {
+    /// Wraps `file` when it is a pipe or a socket (made non-blocking); gives
+    /// terminals and regular files back, which the reactor cannot poll.
+    fn try_new(file: File, interest: tokio::io::Interest) -> io::Result<Result<Pipe, File>> {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = file.metadata()?.file_type();
+        if !(kind.is_fifo() || kind.is_socket()) {
+            return Ok(Err(file));
+        }
+        rustix::io::ioctl_fionbio(&file, true)?;
+        // SAFETY: `register_with_interest` needs the fd to stay open and mean
+        // the same file description for the AsyncFd's whole life. A `File`
+        // owns its fd, closes it only when dropped (which happens only when
+        // the AsyncFd drops it), and `as_raw_fd` always returns that same fd.
+        #[allow(unsafe_code)]
+        let fd = unsafe { tokio::io::unix::AsyncFd::register_with_interest(file, interest) }
+            .map_err(io::Error::from)?;
+        Ok(Ok(Pipe { fd }))
+    }
+}
+
+#[cfg(unix)]
+impl AsyncRead for Pipe {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        loop {
+            let mut guard = ready!(self.fd.poll_read_ready(cx))?;
+            let unfilled = buf.initialize_unfilled();
+            match guard.try_io(|inner| inner.get_ref().read(unfilled)) {
+                Ok(Ok(n)) => {
+                    buf.advance(n);
+                    return Poll::Ready(Ok(()));
+                }
+                Ok(Err(err)) => return Poll::Ready(Err(err)),
+                Err(_would_block) => continue,
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+impl AsyncWrite for Pipe {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        loop {
+            let mut guard = ready!(self.fd.poll_write_ready(cx))?;
+            match guard.try_io(|inner| inner.get_ref().write(data)) {
+                Ok(result) => return Poll::Ready(result),
+                Err(_would_block) => continue,
+            }
+        }
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        loop {
+            let mut guard = ready!(self.fd.poll_write_ready(cx))?;
+            match guard.try_io(|inner| inner.get_ref().write_vectored(bufs)) {
+                Ok(result) => return Poll::Ready(result),
+                Err(_would_block) => continue,
+            }
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// Blocking writes for outputs the reactor cannot poll (terminals, files),
+/// which do not block for long.
+struct BlockingWriter<W>(W);
+
+impl<W: Write + Unpin> AsyncWrite for BlockingWriter<W> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Poll::Ready(self.0.write(data))
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(self.0.flush())
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(self.0.flush())
+    }
+}
+
+/// Stdin read on a detached thread, for inputs the reactor cannot poll.
 #[derive(Debug)]
-pub(crate) struct StdinReader {
+struct StdinThread {
     chunks: mpsc::Receiver<io::Result<Vec<u8>>>,
     current: Vec<u8>,
     offset: usize,
 }
 
-impl StdinReader {
-    pub(crate) fn spawn() -> io::Result<StdinReader> {
+impl StdinThread {
+    fn spawn() -> io::Result<StdinThread> {
         let (tx, chunks) = mpsc::channel(8);
         std::thread::Builder::new()
             .name("mcp-stdin".into())
@@ -47,7 +198,7 @@ impl StdinReader {
                     }
                 }
             })?;
-        Ok(StdinReader {
+        Ok(StdinThread {
             chunks,
             current: Vec::new(),
             offset: 0,
@@ -55,7 +206,7 @@ impl StdinReader {
     }
 }
 
-impl AsyncRead for StdinReader {
+impl AsyncRead for StdinThread {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -69,29 +220,15 @@ impl AsyncRead for StdinReader {
                 self.offset += n;
                 return Poll::Ready(Ok(()));
             }
-            match self.chunks.poll_recv(cx) {
-                Poll::Ready(Some(Ok(chunk))) => {
+            match ready!(self.chunks.poll_recv(cx)) {
+                Some(Ok(chunk)) => {
                     self.current = chunk;
                     self.offset = 0;
                 }
-                Poll::Ready(Some(Err(err))) => return Poll::Ready(Err(err)),
+                Some(Err(err)) => return Poll::Ready(Err(err)),
                 // The thread ended: end of input.
-                Poll::Ready(None) => return Poll::Ready(Ok(())),
-                Poll::Pending => return Poll::Pending,
+                None => return Poll::Ready(Ok(())),
             }
         }
     }
-}
-
-/// The writer for protocol frames: with the guard, a private duplicate of
-/// stdout taken before fd 1 is pointed at stderr.
-pub(crate) fn protocol_stdout(guard: bool) -> io::Result<Box<dyn io::Write + Send>> {
-    #[cfg(unix)]
-    if guard {
-        let private = rustix::io::dup(rustix::stdio::stdout())?;
-        rustix::stdio::dup2_stdout(rustix::stdio::stderr())?;
-        return Ok(Box::new(std::fs::File::from(private)));
-    }
-    let _ = guard;
-    Ok(Box::new(io::stdout()))
 }
