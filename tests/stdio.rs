@@ -9,6 +9,9 @@ use common::{Peer, assert_matches_schema, assert_valid, call, initialize, reques
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
+/// The instructions `everything` advertises.
+const INSTRUCTIONS: &str = "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, book_table (elicitation), toggle_bonus and bonus (list changes), sample_content.";
+
 const LEGACY: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
 fn server_info_meta() -> Value {
@@ -59,7 +62,7 @@ fn initialize_echoes_every_legacy_version() {
                 "protocolVersion": version,
                 "capabilities": {"tools": {"listChanged": true}, "logging": {}},
                 "serverInfo": server_info,
-                "instructions": "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, book_table (elicitation), toggle_bonus and bonus (list changes), sample_content."
+                "instructions": INSTRUCTIONS
             }})
         );
         assert_valid(version, "InitializeResult", &response["result"]);
@@ -485,7 +488,7 @@ fn discover_describes_the_server() {
             "capabilities": {"tools": {"listChanged": true}},
             "ttlMs": 300000,
             "cacheScope": "public",
-            "instructions": "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, book_table (elicitation), toggle_bonus and bonus (list changes), sample_content.",
+            "instructions": INSTRUCTIONS,
             "resultType": "complete",
             "_meta": server_info_meta()}})
     );

@@ -39,43 +39,6 @@ enum Ending {
 /// elicitation work while it computes) continues on a task of its own, so a
 /// slow tool never holds up the reader; responses go out in completion order.
 pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCall) {
-    if prepared.tool.def.first_poll_inline
-        && shared.call_timeout.is_none()
-        && prepared.tool.def.timeout.is_none()
-    {
-        let PreparedCall {
-            id,
-            key,
-            tool,
-            call,
-            arguments_digest,
-        } = prepared;
-        let version = call.version;
-        let context = call.context.clone();
-        let mut future = Box::pin(run_tool(Arc::clone(&tool), call));
-        let mut cx = TaskContext::from_waker(std::task::Waker::noop());
-        match future.as_mut().poll(&mut cx) {
-            Poll::Ready(outcome) => {
-                context.finish();
-                if connection.finish_call(&key) {
-                    connection.send(outcome_frame(shared, &id, &tool, &outcome, version));
-                }
-            }
-            Poll::Pending => {
-                let prepared = Pending {
-                    id,
-                    key,
-                    tool,
-                    context,
-                    arguments_digest,
-                    version,
-                    future,
-                };
-                spawn(Arc::clone(shared), Arc::clone(connection), prepared);
-            }
-        }
-        return;
-    }
     let PreparedCall {
         id,
         key,
@@ -86,7 +49,23 @@ pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared
     let version = call.version;
     let context = call.context.clone();
     let timeout = tool.def.timeout.or(shared.call_timeout);
-    let future = Box::pin(run_with_timeout(Arc::clone(&tool), call, timeout));
+    // A call with a timeout needs the timer of a task from the start.
+    let inline = tool.def.first_poll_inline && timeout.is_none();
+    let mut future: Pin<Box<dyn Future<Output = ToolOutcome> + Send>> = if inline {
+        Box::pin(run_tool(Arc::clone(&tool), call))
+    } else {
+        Box::pin(run_with_timeout(Arc::clone(&tool), call, timeout))
+    };
+    if inline {
+        let mut cx = TaskContext::from_waker(std::task::Waker::noop());
+        if let Poll::Ready(outcome) = future.as_mut().poll(&mut cx) {
+            context.finish();
+            if connection.finish_call(&key) {
+                connection.send(outcome_frame(shared, &id, &tool, &outcome, version));
+            }
+            return;
+        }
+    }
     let pending = Pending {
         id,
         key,

@@ -80,21 +80,21 @@ pub(crate) fn error(
 
 /// A request frame (server to client); `id` is JSON text.
 pub(crate) fn request(id: &str, method: &str, params: &Value) -> Vec<u8> {
-    let mut out = Vec::with_capacity(96);
-    out.extend_from_slice(RESULT_HEAD.as_bytes());
-    out.extend_from_slice(id.as_bytes());
-    out.extend_from_slice(b",\"method\":");
-    push_json_string(&mut out, method);
-    out.extend_from_slice(b",\"params\":");
-    push_json(&mut out, params);
-    out.extend_from_slice(b"}\n");
-    out
+    let mut head = Vec::with_capacity(RESULT_HEAD.len() + id.len() + 1);
+    head.extend_from_slice(RESULT_HEAD.as_bytes());
+    head.extend_from_slice(id.as_bytes());
+    head.push(b',');
+    with_method(head, method, params)
 }
 
 /// A notification frame.
 pub(crate) fn notification(method: &str, params: &Value) -> Vec<u8> {
-    let mut out = Vec::with_capacity(96);
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
+    with_method(b"{\"jsonrpc\":\"2.0\",".to_vec(), method, params)
+}
+
+/// Completes a frame begun with `head` with its method and params.
+fn with_method(mut out: Vec<u8>, method: &str, params: &Value) -> Vec<u8> {
+    out.extend_from_slice(b"\"method\":");
     push_json_string(&mut out, method);
     out.extend_from_slice(b",\"params\":");
     push_json(&mut out, params);
