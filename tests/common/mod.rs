@@ -189,7 +189,11 @@ impl Peer {
             );
             std::thread::sleep(Duration::from_millis(10));
         };
-        let rest = self.lines.try_iter().collect();
+        // The reader thread forwards what is left and ends at end of output.
+        let mut rest = Vec::new();
+        while let Ok(line) = self.lines.recv_timeout(REPLY_TIMEOUT) {
+            rest.push(line);
+        }
         (status, rest)
     }
 }
