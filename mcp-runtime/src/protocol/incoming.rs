@@ -120,11 +120,13 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
     }
 }
 
-/// Ids are strings or integers (MCP narrows JSON-RPC here).
+/// Ids are strings or integers (MCP narrows JSON-RPC here). A string with
+/// escapes must decode: a lone surrogate (`"\ud800"`) is valid JSON syntax
+/// but no string, and echoing it would make the response unreadable.
 fn is_valid_id(raw: &RawValue) -> bool {
     let text = raw.get();
     match text.as_bytes().first() {
-        Some(b'"') => true,
+        Some(b'"') => !text.contains('\\') || serde_json::from_str::<String>(text).is_ok(),
         Some(b'-' | b'0'..=b'9') => text.bytes().skip(1).all(|b| b.is_ascii_digit()),
         _ => false,
     }
@@ -219,6 +221,12 @@ mod tests {
             rejected(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#),
             (-32600, None)
         );
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":"\ud800","method":"ping"}"#),
+            (-32600, None),
+            "a lone surrogate is no string"
+        );
+        assert!(parse(br#"{"jsonrpc":"2.0","id":"\u00e9t\u00e9","method":"ping"}"#).is_ok());
         assert_eq!(
             rejected(r#"{"jsonrpc":"2.0","id":7}"#),
             (-32600, Some("7".into()))
