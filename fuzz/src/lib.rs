@@ -17,7 +17,7 @@ use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Once, OnceLock};
+use std::sync::{Arc, Mutex, Once};
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -169,6 +169,7 @@ fn typed_tool() -> Tool {
     .output_schema(json!({"type": "object"}))
     .title("Typed")
     .read_only_hint(true)
+    .runs_inline(true)
     .build()
 }
 
@@ -288,6 +289,7 @@ fn boom_tool() -> Tool {
     .description("Panics.")
     .input_schema(json!({"type": "object", "properties": {"how": {"type": "integer"}}}))
     .destructive_hint(false)
+    .runs_inline(true)
     .build()
 }
 
@@ -397,7 +399,6 @@ pub fn fuzz_server() -> Server {
         .tools(fuzz_tools())
         .max_message_size(MAX_MESSAGE_SIZE)
         .page_size(3)
-        .call_timeout(Duration::from_secs(3))
         .max_concurrent_calls(2)
         .max_pending_calls(6)
         .rate_limit(1, 24)
@@ -464,12 +465,16 @@ impl AsyncRead for PacedReader<'_> {
     }
 }
 
-/// Collects what the server writes; notes writes after shutdown.
+/// Collects what the server writes; notes writes after shutdown. Like a
+/// pipe, it does not always take everything: every third write takes at most
+/// 7 bytes and every fourth is refused for now (`Pending`, woken at once), so
+/// the server's partial-write and retry paths run.
 #[derive(Clone, Default)]
 pub struct Capture {
     bytes: Arc<Mutex<Vec<u8>>>,
     shut: Arc<AtomicBool>,
     written_after_shutdown: Arc<AtomicBool>,
+    writes: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Capture {
@@ -478,17 +483,55 @@ impl Capture {
     }
 }
 
-impl AsyncWrite for Capture {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        _: &mut TaskContext<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
+impl Capture {
+    /// How much of `len` offered bytes this write takes; `None`: not now.
+    fn accept(&self, cx: &mut TaskContext<'_>, len: usize) -> Option<usize> {
         if self.shut.load(Ordering::SeqCst) {
             self.written_after_shutdown.store(true, Ordering::SeqCst);
         }
-        self.bytes.lock().unwrap().extend_from_slice(buf);
-        Poll::Ready(Ok(buf.len()))
+        let n = self.writes.fetch_add(1, Ordering::SeqCst);
+        if n % 4 == 3 {
+            cx.waker().wake_by_ref();
+            return None;
+        }
+        Some(if n.is_multiple_of(3) { len.min(7) } else { len })
+    }
+}
+
+impl AsyncWrite for Capture {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let Some(take) = self.accept(cx, buf.len()) else {
+            return Poll::Pending;
+        };
+        self.bytes.lock().unwrap().extend_from_slice(&buf[..take]);
+        Poll::Ready(Ok(take))
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let total = bufs.iter().map(|b| b.len()).sum();
+        let Some(mut take) = self.accept(cx, total) else {
+            return Poll::Pending;
+        };
+        let written = take;
+        let mut bytes = self.bytes.lock().unwrap();
+        for buf in bufs {
+            let part = take.min(buf.len());
+            bytes.extend_from_slice(&buf[..part]);
+            take -= part;
+        }
+        Poll::Ready(Ok(written))
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
     }
 
     fn poll_flush(self: Pin<&mut Self>, _: &mut TaskContext<'_>) -> Poll<io::Result<()>> {
@@ -611,14 +654,6 @@ fn canonical(raw: &str) -> String {
     }
 }
 
-/// Whether known runtime issues fail the run too (`MCP_FUZZ_STRICT=1`); by
-/// default they are tolerated so fuzzing goes on to find other ones. See
-/// README.md, "Findings".
-pub fn strict() -> bool {
-    static STRICT: OnceLock<bool> = OnceLock::new();
-    *STRICT.get_or_init(|| std::env::var_os("MCP_FUZZ_STRICT").is_some_and(|v| v == "1"))
-}
-
 /// `text` with every `\uD800`–`\uDFFF` escape replaced by `\uFFFD`; `None`
 /// when it has none.
 fn without_surrogate_escapes(text: &[u8]) -> Option<Vec<u8>> {
@@ -722,22 +757,6 @@ pub fn expectations(input: &[u8]) -> Expectations {
     exp
 }
 
-/// Whether a frame's only surrogate escapes are in its id, echoed verbatim
-/// right after `{"jsonrpc":"2.0","id":` as the runtime writes every response.
-fn echoes_a_lone_surrogate_id(line: &[u8]) -> bool {
-    let Some(rest) = line.strip_prefix(br#"{"jsonrpc":"2.0","id":""#) else {
-        return false;
-    };
-    let mut i = 0;
-    while i < rest.len() && rest[i] != b'"' {
-        i += if rest[i] == b'\\' { 2 } else { 1 };
-    }
-    let Some((id, after)) = rest.split_at_checked(i) else {
-        return false;
-    };
-    without_surrogate_escapes(id).is_some() && without_surrogate_escapes(after).is_none()
-}
-
 /// Panics (so libFuzzer records the input) when the session broke a rule:
 /// `serve` failed; an output line is not one JSON-RPC 2.0 object; a frame is
 /// malformed for its kind; an id was answered more often than the input
@@ -761,14 +780,11 @@ pub fn check(input: &[u8], session: &Session) {
     let mut answered: HashMap<String, usize> = HashMap::new();
     for line in out.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
         let text = String::from_utf8_lossy(line);
+        // Strictly: a lone surrogate escape (an echoed `"\ud800"` id, as
+        // before 653799b) is a finding, though the JSON grammar allows it.
         let frame: Value = match serde_json::from_slice(line) {
             Ok(v) => v,
-            Err(err) => match parse_lenient(line) {
-                // Known issue: a string id with a lone surrogate escape is
-                // echoed verbatim, which strict parsers refuse.
-                Some((v, true)) if !strict() && echoes_a_lone_surrogate_id(line) => v,
-                _ => panic!("output line is not JSON ({err}): {text}"),
-            },
+            Err(err) => panic!("output line is not JSON ({err}): {text}"),
         };
         let Some(object) = frame.as_object() else {
             panic!("output line is not an object: {text}");
@@ -942,23 +958,17 @@ mod tests {
     }
 
     #[test]
-    fn a_lone_surrogate_id_is_tolerated_unless_strict() {
+    fn a_lone_surrogate_id_is_refused_or_caught() {
         let input = "{\"jsonrpc\":\"2.0\",\"id\":\"\\ud800\",\"method\":\"ping\"}\n";
-        let echoed = "{\"jsonrpc\":\"2.0\",\"id\":\"\\ud800\",\"result\":{}}\n";
-        if !strict() {
-            check(input.as_bytes(), &session(echoed));
-        }
-        // Refused without an id (the fix) is fine too.
+        // Refused without an id (since 653799b): fine.
         check(
             input.as_bytes(),
             &session("{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32600,\"message\":\"x\"}}\n"),
         );
-        let elsewhere = "{\"jsonrpc\":\"2.0\",\"id\":\"\\ud800\",\"result\":{\"x\":\"\\udc00\"}}\n";
-        let result = std::panic::catch_unwind(|| check(input.as_bytes(), &session(elsewhere)));
-        assert!(
-            result.is_err(),
-            "a surrogate escape outside the id is not tolerated"
-        );
+        // Echoed (before): a finding.
+        let echoed = "{\"jsonrpc\":\"2.0\",\"id\":\"\\ud800\",\"result\":{}}\n";
+        let result = std::panic::catch_unwind(|| check(input.as_bytes(), &session(echoed)));
+        assert!(result.is_err(), "an echoed lone surrogate is caught");
     }
 
     #[test]
