@@ -714,3 +714,34 @@ async fn mixed_content_degrades_per_version() {
         .collect();
     assert_eq!(kinds, ["text", "image", "text", "text", "resource"]);
 }
+
+#[tokio::test]
+async fn an_elicitation_after_input_ended_fails_at_once() {
+    // The tool awaits first, so it asks only after the client has gone.
+    let late = tool("late_ask", |call| async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let form = ElicitRequest::form("Still there?", json!({"type": "object", "properties": {}}));
+        match call.context().elicit("still", form).await {
+            Ok(_) => ToolOutcome::text("answered"),
+            Err(err) => ToolOutcome::error(err.to_string()),
+        }
+    });
+    let (mut raw, server) = start(Server::new("e", "1").tool(late));
+    initialize(&mut raw, json!({"elicitation": {}})).await;
+    raw.send(&call_line(json!(1), "late_ask", json!({})).to_string())
+        .await
+        .unwrap();
+    raw.close().await.unwrap();
+    let started = Instant::now();
+    let answer = recv(&mut raw).await;
+    assert_eq!(answer["id"], 1);
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        "the client went away before answering"
+    );
+    server.await.unwrap().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "no drain-timeout wait"
+    );
+}

@@ -219,3 +219,36 @@ async fn end_of_input_ends_serving_cleanly() {
         "output closed after input ended"
     );
 }
+
+#[tokio::test]
+async fn hand_built_structured_results_are_framed_safely() {
+    let pretty = ToolBuilder::new("pretty", |_| {
+        Box::pin(async {
+            ToolOutcome::Structured(serde_json::to_string_pretty(&json!({"a": [1, 2]})).unwrap())
+        })
+    })
+    .build();
+    let broken = ToolBuilder::new("broken", |_| {
+        Box::pin(async { ToolOutcome::Structured("{not json".into()) })
+    })
+    .build();
+    let (mut client, _server) = start(Server::new("s", "1").tools([pretty, broken]));
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    ask(&mut client, init).await;
+    let call = |id: u64, name: &str| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name}});
+    let one_line = ask(&mut client, call(1, "pretty")).await;
+    assert_eq!(
+        one_line["result"]["structuredContent"],
+        json!({"a": [1, 2]})
+    );
+    assert_eq!(one_line["result"]["content"][0]["text"], "{\"a\":[1,2]}");
+    let refused = ask(&mut client, call(2, "broken")).await;
+    assert_eq!(refused["result"]["isError"], true);
+    assert!(
+        refused["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("The tool 'broken' produced a structured result that is not JSON")
+    );
+}

@@ -236,6 +236,26 @@ pub(crate) fn render_result(
 ) {
     match outcome {
         ToolOutcome::Structured(json) => {
+            // Hand-built outcomes may hold pretty or broken JSON: a newline
+            // would split the frame, and broken text would corrupt it.
+            let compact;
+            let json: &str = match serde_json::from_str::<&serde_json::value::RawValue>(json) {
+                Ok(_) if !json.contains(['\n', '\r']) => json,
+                Ok(_) => match serde_json::from_str::<Value>(json) {
+                    Ok(value) => {
+                        compact = value.to_string();
+                        &compact
+                    }
+                    Err(_) => json,
+                },
+                Err(err) => {
+                    let message = format!(
+                        "The tool '{}' produced a structured result that is not JSON: {err}",
+                        tool.name
+                    );
+                    return render_result(out, tool, &ToolOutcome::Error(message), version);
+                }
+            };
             let wrap = tool.wraps_output(version);
             out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
             if wrap {

@@ -86,6 +86,8 @@ pub(crate) struct Connection {
     subscriptions: Mutex<Vec<Subscription>>,
     /// Notified whenever the last call in flight ends.
     idle: Notify,
+    /// The client is gone (input ended): requests to it fail at once.
+    client_gone: AtomicBool,
 }
 
 impl Connection {
@@ -100,6 +102,7 @@ impl Connection {
             log_level: AtomicU8::new(0),
             subscriptions: Mutex::new(Vec::new()),
             idle: Notify::new(),
+            client_gone: AtomicBool::new(false),
         }
     }
 
@@ -203,8 +206,10 @@ impl Connection {
         ids.into_iter().filter(|id| self.cancel_call(id)).collect()
     }
 
-    /// Fails every request of ours still waiting for the client (it is gone).
+    /// Fails every request of ours waiting for the client, and any made
+    /// from now on: input has ended, no answer can come.
     pub(crate) fn fail_server_requests(&self) {
+        self.client_gone.store(true, Ordering::SeqCst);
         lock(&self.server_requests).clear();
     }
 
@@ -223,7 +228,15 @@ impl Connection {
         let n = self.next_server_request.fetch_add(1, Ordering::Relaxed);
         let id = format!("\"mcp-server-{n}\"");
         let (tx, rx) = oneshot::channel();
-        lock(&self.server_requests).insert(id.clone(), tx);
+        {
+            let mut waiting = lock(&self.server_requests);
+            // Checked under the lock, so a request cannot slip in after the
+            // table was cleared at the end of input; dropping `tx` fails it.
+            if self.client_gone.load(Ordering::SeqCst) {
+                return rx;
+            }
+            waiting.insert(id.clone(), tx);
+        }
         self.send(frame::request(&id, method, params));
         rx
     }

@@ -585,7 +585,8 @@ impl ToolCall {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ToolOutcome {
-    /// A serialized JSON value: `structuredContent` plus a text mirror.
+    /// A serialized JSON value: `structuredContent` plus a text mirror
+    /// (text that is not JSON becomes an `isError` result).
     Structured(String),
     /// Content blocks, without structured output.
     Content(Vec<Content>),
