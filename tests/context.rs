@@ -690,12 +690,7 @@ async fn mixed_content_degrades_per_version() {
         .await
         .unwrap();
     let result = modern.call("mixed", json!({})).await.unwrap();
-    let kinds: Vec<&str> = result.result["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["type"].as_str().unwrap())
-        .collect();
+    let kinds = result.content_types();
     assert_eq!(
         kinds,
         ["text", "image", "audio", "resource_link", "resource"]
@@ -706,12 +701,7 @@ async fn mixed_content_degrades_per_version() {
         .await
         .unwrap();
     let result = old.call("mixed", json!({})).await.unwrap();
-    let kinds: Vec<&str> = result.result["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["type"].as_str().unwrap())
-        .collect();
+    let kinds = result.content_types();
     assert_eq!(kinds, ["text", "image", "text", "text", "resource"]);
 }
 

@@ -20,6 +20,16 @@ fn server_info_meta() -> Value {
     }})
 }
 
+/// The `type` of each content block of a `tools/call` response.
+fn content_types(response: &Value) -> Vec<&str> {
+    response["result"]["content"]
+        .as_array()
+        .expect("a content array")
+        .iter()
+        .map(|b| b["type"].as_str().expect("a type"))
+        .collect()
+}
+
 fn tool<'a>(list: &'a Value, name: &str) -> &'a Value {
     list["result"]["tools"]
         .as_array()
@@ -1054,12 +1064,7 @@ fn every_content_kind_reaches_new_sessions_and_degrades_for_old_ones() {
     let mut modern = Peer::modern();
     let result = modern.request(call(1, "sample_content", json!({}), true));
     assert_valid("2026-07-28", "CallToolResult", &result["result"]);
-    let kinds: Vec<&str> = result["result"]["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["type"].as_str().unwrap())
-        .collect();
+    let kinds = content_types(&result);
     assert_eq!(
         kinds,
         ["text", "image", "audio", "resource_link", "resource"]
@@ -1072,12 +1077,7 @@ fn every_content_kind_reaches_new_sessions_and_degrades_for_old_ones() {
     let mut old = Peer::legacy("2024-11-05");
     let result = old.request(call(1, "sample_content", json!({}), false));
     assert_valid("2024-11-05", "CallToolResult", &result["result"]);
-    let kinds: Vec<&str> = result["result"]["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["type"].as_str().unwrap())
-        .collect();
+    let kinds = content_types(&result);
     assert_eq!(kinds, ["text", "image", "text", "text", "resource"]);
     assert!(
         result["result"]["content"][4]["annotations"]

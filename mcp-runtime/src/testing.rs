@@ -66,6 +66,14 @@ impl CallResult {
             .as_str()
     }
 
+    /// The `type` of each content block, in order (`"text"`, `"image"`, …).
+    pub fn content_types(&self) -> Vec<&str> {
+        self.result["content"]
+            .as_array()
+            .map(|blocks| blocks.iter().filter_map(|b| b["type"].as_str()).collect())
+            .unwrap_or_default()
+    }
+
     /// `structuredContent`, if any.
     pub fn structured(&self) -> Option<&Value> {
         self.result.get("structuredContent")
