@@ -179,14 +179,6 @@ impl Dispatcher {
 
     fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
         match method {
-            "notifications/initialized" => {
-                if let Lifecycle::Legacy { version, .. } = self.connection.lifecycle() {
-                    self.connection.set_lifecycle(Lifecycle::Legacy {
-                        version,
-                        initialized: true,
-                    });
-                }
-            }
             "notifications/cancelled" => {
                 #[derive(Deserialize)]
                 struct Cancelled<'a> {
@@ -306,10 +298,7 @@ impl Dispatcher {
             }
             Lifecycle::Modern => return Err(unsupported_version(&requested, lifecycle)),
         };
-        self.connection.set_lifecycle(Lifecycle::Legacy {
-            version,
-            initialized: false,
-        });
+        self.connection.set_lifecycle(Lifecycle::Legacy { version });
         self.connection.set_session(ClientSession {
             info: params.client_info,
             capabilities: params

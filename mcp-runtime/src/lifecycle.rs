@@ -11,12 +11,10 @@ use crate::protocol::ProtocolVersion;
 pub(crate) enum Lifecycle {
     /// Nothing has decided the era yet.
     Fresh,
-    /// `initialize` negotiated `version`.
-    Legacy {
-        version: ProtocolVersion,
-        /// Whether `notifications/initialized` arrived.
-        initialized: bool,
-    },
+    /// `initialize` negotiated `version`. (`notifications/initialized` is
+    /// accepted but changes nothing: requests are served as soon as the
+    /// handshake result is out, as clients expect.)
+    Legacy { version: ProtocolVersion },
     /// Requests carry their own `_meta` envelope.
     Modern,
 }
