@@ -264,7 +264,7 @@ fn schema_document(version: &str) -> &'static Value {
     if let Some((_, doc)) = docs.iter().find(|(f, _)| f == file) {
         return doc;
     }
-    let path = workspace_root().join("../shared/spec/schema").join(file);
+    let path = workspace_root().join("tests/schemas").join(file);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     let doc: &'static Value =
