@@ -36,7 +36,7 @@
 //!     Ok(a / b)
 //! }
 //!
-//! #[tokio::main]
+//! #[tokio::main(flavor = "current_thread")]
 //! async fn main() -> std::io::Result<()> {
 //!     Server::new("calc", env!("CARGO_PKG_VERSION"))
 //!         .tools(tools![add, divide])
@@ -98,6 +98,12 @@ pub use server::{
 pub use state::State;
 pub use tool::{BoxFuture, Icon, Tool, ToolBuilder, ToolCall, ToolError, ToolOutcome};
 pub use toolset::ToolSet;
+
+// The README's Rust examples compile as doctests, against the dependencies
+// (and tokio features) the README tells users to add.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
 
 /// Collects `#[tool]` fns into a `Vec<Tool>` for [`Server::tools`].
 ///
