@@ -47,8 +47,7 @@ fn escaping_paths(root: &Path, file: &Path, text: &str) -> Vec<String> {
         if at >= 3 && &text[at - 3..at] == "../" {
             continue; // counted from the start of its chain
         }
-        let ups = text[at..]
-            .as_bytes()
+        let ups = text.as_bytes()[at..]
             .chunks(3)
             .take_while(|c| *c == b"../")
             .count();
