@@ -385,7 +385,6 @@ mod replayable {
                 }
             }
         }
-        drop(exchange);
         client.close().await.unwrap();
         server.await.unwrap().unwrap();
     }

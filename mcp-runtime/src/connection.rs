@@ -385,7 +385,7 @@ mod tests {
         let _ = rx.try_recv();
         assert!(conn.deliver_reply(&answered.id.clone(), Ok(json!({"action": "cancel"}))));
         let reply = futures_now(answered.reply());
-        assert_eq!(reply, Some(Ok(json!({"action": "cancel"}))));
+        assert_eq!(reply, Some(Ok(Ok(json!({"action": "cancel"})))));
         drop(answered);
         assert!(
             rx.try_recv().is_err(),

@@ -195,7 +195,7 @@ impl StateSealer {
     /// A sealer with `key`, or a fresh random key for this process,
     /// remembering up to `max_spent` answered states.
     pub(crate) fn new(key: Option<[u8; 32]>, ttl: Duration, max_spent: usize) -> StateSealer {
-        let key = key.unwrap_or_else(|| random_bytes::<32>());
+        let key = key.unwrap_or_else(random_bytes::<32>);
         StateSealer {
             key,
             ttl,
