@@ -388,4 +388,36 @@ mod replayable {
         client.close().await.unwrap();
         server.await.unwrap().unwrap();
     }
+
+    #[tokio::test]
+    async fn a_full_spent_set_refuses_new_states_rather_than_forget_spent_ones() {
+        let (mut client, server_end) = mcp_runtime::transport::memory();
+        let (read, write) = tokio::io::split(server_end);
+        let server = Server::new("r", "1")
+            .tools(tools![lookup_once])
+            .max_spent_request_states(1);
+        let server = tokio::spawn(server.serve(read, write));
+        let mut exchange = async |line: String| -> Value {
+            client.send(&line).await.unwrap();
+            serde_json::from_str(&client.recv().await.unwrap().unwrap()).unwrap()
+        };
+        let first = exchange(call(1, "lookup_once", json!({}))).await;
+        let second = exchange(call(2, "lookup_once", json!({}))).await;
+        let answer = |round: &Value| {
+            json!({"inputResponses": {"lang": accept(json!({"lang": "de"}))},
+                "requestState": round["result"]["requestState"]})
+        };
+        let used = exchange(call(3, "lookup_once", answer(&first))).await;
+        assert_eq!(used["result"]["content"][0]["text"], "Hund (de)");
+        // The set holds one unexpired id: the next state is refused, not the
+        // spent one forgotten.
+        let busy = exchange(call(4, "lookup_once", answer(&second))).await;
+        assert_eq!(busy["result"]["isError"], true, "{busy}");
+        let text = busy["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("busy") && text.contains("Retry in"), "{text}");
+        let replay = exchange(call(5, "lookup_once", answer(&first))).await;
+        assert_eq!(replay["error"]["code"], -32602, "{replay}");
+        client.close().await.unwrap();
+        server.await.unwrap().unwrap();
+    }
 }

@@ -140,12 +140,12 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
         } = pending;
         let _slot = match shared.limits.run_slot().await {
             Ok(slot) => slot,
-            Err(QueueTimeout { waited, slots }) => {
+            Err(QueueTimeout { waited }) => {
                 context.finish();
                 if connection.finish_call(&key) {
                     let busy = ToolOutcome::Error(format!(
-                        "The server was busy for {}: all {slots} of its run slots stayed \
-                         taken, so '{}' was not run. Retry the call later.",
+                        "The server was busy for {} (every run slot taken by other calls), \
+                         so '{}' was not run. Retry the call later.",
                         human_duration(waited),
                         tool.name
                     ));
