@@ -7,6 +7,12 @@
 //! `requestState`; the client retries the call with the answer, the tool runs
 //! again from the start, and this time `ctx.elicit` returns the answer.
 //! Write tools so that the steps before an `elicit` can run twice.
+//!
+//! The client is not trusted with the answers: they are taken only with a
+//! state this server sealed for the same tool and arguments, unexpired and
+//! not used before (unless the tool opted into replays), and answers sealed
+//! in it cannot be replaced. In a legacy session the question waits at most
+//! the server's elicitation timeout.
 
 use crate::ToolError;
 use crate::connection::lock;
@@ -243,6 +249,7 @@ impl StateSealer {
     ) -> Result<Resumed, &'static str> {
         let responses = responses.unwrap_or_default();
         let Some(state) = state else {
+            // An empty map carries no answers, so it is harmless to accept.
             if !responses.is_empty() {
                 return Err(NO_STATE);
             }
