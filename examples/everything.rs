@@ -4,7 +4,11 @@
 //! with progress, logs and cancellation, elicitation, tool list changes, a
 //! panicking tool, a tool that prints to stdout, and (with `TOOLS=N`) N extra
 //! copies of `add` for load tests. `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls
-//! per second) sets the rate limit, `CALL_TIMEOUT_MS=N` the default call timeout.
+//! per second) sets the rate limit, `CALL_TIMEOUT_MS=N` the default call timeout,
+//! `MAX_CONCURRENT=N` the calls that run at once, `QUEUE_TIMEOUT_MS=N` how long
+//! a call waits for one of them, `ELICIT_TIMEOUT_MS=N` how long a legacy
+//! elicitation waits for the user, `INPUT_REQUEST_TTL_MS=N` the lifetime of a
+//! 2026-07-28 `requestState`.
 
 use mcp_runtime::{
     Audience, Content, Context, ElicitRequest, Level, Server, ToolError, tool, tools,
@@ -119,6 +123,13 @@ struct Guest {
     name: String,
 }
 
+/// The second form `book_table` shows for parties of more than 8.
+#[derive(Deserialize, JsonSchema)]
+struct Deposit {
+    /// Whether to pay the deposit
+    pay: bool,
+}
+
 /// Book a table, asking the user for the name on the booking.
 #[tool(open_world = false)]
 async fn book_table(
@@ -140,6 +151,22 @@ async fn book_table(
         });
     }
     let guest: Guest = answer.content_as()?;
+    // Large parties need a second answer: a round whose requestState already
+    // seals the first one (the 2026-07-28 era's multi-round case).
+    if party > 8 {
+        let form = ElicitRequest::for_type::<Deposit>(format!(
+            "A party of {party} needs a deposit. Pay it now for {}?",
+            guest.name
+        ));
+        let answer = ctx.elicit("deposit", form).await?;
+        if !answer.is_accepted() || !answer.content_as::<Deposit>()?.pay {
+            return Ok(Booking {
+                booked: false,
+                name: None,
+                party,
+            });
+        }
+    }
     Ok(Booking {
         booked: true,
         name: Some(guest.name),
@@ -265,6 +292,11 @@ async fn get_weather_data(
     })
 }
 
+/// The environment variable `name` as a number, if set and valid.
+fn env_number(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
     let extra_adds: usize = std::env::var("TOOLS")
@@ -289,6 +321,22 @@ async fn main() -> std::io::Result<()> {
         .and_then(|v| v.parse().ok())
     {
         server = server.call_timeout(Duration::from_millis(ms));
+    }
+    // MAX_CONCURRENT=N: calls that run at once.
+    if let Some(n) = env_number("MAX_CONCURRENT") {
+        server = server.max_concurrent_calls(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    // QUEUE_TIMEOUT_MS=N: how long a call waits for a run slot.
+    if let Some(ms) = env_number("QUEUE_TIMEOUT_MS") {
+        server = server.queue_timeout(Duration::from_millis(ms));
+    }
+    // ELICIT_TIMEOUT_MS=N: how long a legacy elicitation waits for the user.
+    if let Some(ms) = env_number("ELICIT_TIMEOUT_MS") {
+        server = server.elicitation_timeout(Duration::from_millis(ms));
+    }
+    // INPUT_REQUEST_TTL_MS=N: how long a 2026-07-28 requestState stays valid.
+    if let Some(ms) = env_number("INPUT_REQUEST_TTL_MS") {
+        server = server.input_request_ttl(Duration::from_millis(ms));
     }
     server
         .title("Everything (mcp-runtime example)")

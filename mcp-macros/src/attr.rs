@@ -57,6 +57,7 @@ pub(crate) struct ToolAttr {
     pub(crate) icons: Vec<Icon>,
     pub(crate) meta: Vec<(LitStr, Lit)>,
     pub(crate) timeout: Slot<LitStr>,
+    pub(crate) replayable_input: Slot<bool>,
     pub(crate) krate: Slot<Path>,
 }
 
@@ -81,6 +82,7 @@ impl ToolAttr {
             "open_world" => self.open_world.set(&meta, flag(&meta)?),
             "crate" => self.krate.set(&meta, meta.value()?.parse()?),
             "timeout" => self.timeout.set(&meta, meta.value()?.parse()?),
+            "replayable_input" => self.replayable_input.set(&meta, flag(&meta)?),
             "icon" => {
                 let icon = parse_icon(&meta)?;
                 self.icons.push(icon);
@@ -106,7 +108,8 @@ impl ToolAttr {
             }),
             _ => Err(meta.error(format!(
                 "unknown `#[tool]` option `{key}`; expected one of: name, title, description, \
-                 read_only, destructive, idempotent, open_world, icon, meta, timeout, crate"
+                 read_only, destructive, idempotent, open_world, icon, meta, timeout, \
+                 replayable_input, crate"
             ))),
         }
     }

@@ -273,6 +273,11 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         .get()
         .and_then(|t| timeout_millis(&t.value).ok())
         .map(|ms| quote!(.timeout(::core::time::Duration::from_millis(#ms))));
+    let replayable = attr
+        .replayable_input
+        .get()
+        .map(|replayable| replayable.value)
+        .map(|replayable| quote!(.replayable_input(#replayable)));
     // A tool without a Context cannot watch for cancellation or report
     // progress while computing, so polling it first on the loop changes
     // nothing for it and saves a task per call.
@@ -286,6 +291,7 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
             .runs_inline(#inline)
             #(#states)*
             #timeout
+            #replayable
             #description
             #title
             #output

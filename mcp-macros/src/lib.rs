@@ -13,6 +13,8 @@
 //! | `read_only`, `destructive`, `idempotent`, `open_world` | the four annotation hints; each also takes `= true` / `= false` |
 //! | `icon(src = "...", mime_type = "...", sizes = "48x48 96x96", theme = "light")` | an icon; repeatable |
 //! | `meta(key = value, ...)` | entries of the tool's `_meta` (string, integer, float or bool literals) |
+//! | `timeout = "30s"` | calls running longer end with an `isError` result |
+//! | `replayable_input` | a 2026-07-28 `requestState` may be used more than once (default: once) |
 //! | `crate = path` | where `mcp_runtime` lives, when it is renamed |
 //!
 //! Each parameter may carry one `#[arg(rename = "...", description = "...")]`.

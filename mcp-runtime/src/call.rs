@@ -3,6 +3,8 @@
 
 use crate::connection::Connection;
 use crate::context::{Context, Interrupt};
+use crate::elicit::{ALREADY_USED, SpendRefusal, StateTicket};
+use crate::limits::QueueTimeout;
 use crate::protocol::{ErrorCode, ProtocolVersion, frame};
 use crate::shared::Shared;
 use crate::tool::{Tool, ToolCall, ToolOutcome};
@@ -24,6 +26,9 @@ pub(crate) struct PreparedCall {
     pub(crate) call: ToolCall,
     /// Digest of the arguments, to seal `requestState` (2026-07-28).
     pub(crate) arguments_digest: String,
+    /// The `requestState` whose answers the call uses, spent when it starts
+    /// (2026-07-28; `None` without one, or for a replayable tool).
+    pub(crate) ticket: Option<StateTicket>,
 }
 
 /// How a call ended.
@@ -45,9 +50,39 @@ pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared
         tool,
         call,
         arguments_digest,
+        ticket,
     } = prepared;
     let version = call.version;
     let context = call.context.clone();
+    // Spent once admitted, right before the tool runs: a state refused by
+    // the rate or pending limit stays usable for the client's next try.
+    if let Some(ticket) = ticket {
+        let refusal = match shared.sealer.spend(&ticket) {
+            Ok(()) => None,
+            Err(SpendRefusal::AlreadyUsed) => Some(frame::error(
+                Some(&id),
+                ErrorCode::INVALID_PARAMS,
+                &format!("Invalid params: {ALREADY_USED}"),
+                None,
+            )),
+            Err(SpendRefusal::Full(wait)) => {
+                let busy = ToolOutcome::Error(format!(
+                    "The server is busy (too many answered input requests are still \
+                     unexpired); '{}' was not run. Retry in {}.",
+                    tool.name,
+                    human_duration(wait)
+                ));
+                Some(outcome_frame(shared, &id, &tool, &busy, version))
+            }
+        };
+        if let Some(refusal) = refusal {
+            context.finish();
+            if connection.finish_call(&key) {
+                connection.send(refusal);
+            }
+            return;
+        }
+    }
     let timeout = tool.def.timeout.or(shared.call_timeout);
     // A call with a timeout needs the timer of a task from the start.
     let inline = tool.def.first_poll_inline && timeout.is_none();
@@ -103,7 +138,22 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
             version,
             future,
         } = pending;
-        let _slot = shared.limits.run_slot().await;
+        let _slot = match shared.limits.run_slot().await {
+            Ok(slot) => slot,
+            Err(QueueTimeout { waited }) => {
+                context.finish();
+                if connection.finish_call(&key) {
+                    let busy = ToolOutcome::Error(format!(
+                        "The server was busy for {} (every run slot taken by other calls), \
+                         so '{}' was not run. Retry the call later.",
+                        human_duration(waited),
+                        tool.name
+                    ));
+                    connection.send(outcome_frame(&shared, &id, &tool, &busy, version));
+                }
+                return;
+            }
+        };
         let ending = tokio::select! {
             biased;
             interrupt = context.interrupted() => Ending::Interrupted(interrupt),
@@ -122,14 +172,15 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
                 Some(&json!({"requiredCapabilities": required})),
             ),
             Ending::Interrupted(Interrupt::InputRequired { key, request }) => {
+                let state =
+                    shared
+                        .sealer
+                        .seal(&tool.name, &arguments_digest, &key, context.answers());
                 let mut input_requests = serde_json::Map::new();
                 input_requests.insert(
                     key,
                     json!({"method": "elicitation/create", "params": request.params(version)}),
                 );
-                let state = shared
-                    .sealer
-                    .seal(&tool.name, &arguments_digest, context.answers());
                 let mut body =
                     json!({"inputRequests": input_requests, "requestState": state}).to_string();
                 body.pop();
@@ -180,7 +231,8 @@ async fn run_with_timeout(
     }
 }
 
-fn human_duration(d: Duration) -> String {
+/// `d` for people: whole seconds as `30s`, anything else as `300ms`.
+pub(crate) fn human_duration(d: Duration) -> String {
     if d.subsec_millis() == 0 && d.as_secs() > 0 {
         format!("{}s", d.as_secs())
     } else {

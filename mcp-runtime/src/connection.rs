@@ -5,7 +5,7 @@
 use crate::level::Level;
 use crate::lifecycle::Lifecycle;
 use crate::protocol::frame::{self, Frame};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -56,6 +56,29 @@ struct InFlight {
 
 /// The client's reply to a request this server sent.
 pub(crate) type ClientReply = Result<Value, Value>;
+
+/// A request of ours waiting for the client's reply (legacy elicitation).
+/// Dropped before the reply came (a timeout, a cancelled or finished call),
+/// it is withdrawn: the table of waiting requests never keeps it.
+#[derive(Debug)]
+pub(crate) struct ClientRequest<'a> {
+    connection: &'a Connection,
+    id: String,
+    reply: oneshot::Receiver<ClientReply>,
+}
+
+impl ClientRequest<'_> {
+    /// The client's reply; `Err` when none can come (input ended).
+    pub(crate) async fn reply(&mut self) -> Result<ClientReply, oneshot::error::RecvError> {
+        (&mut self.reply).await
+    }
+}
+
+impl Drop for ClientRequest<'_> {
+    fn drop(&mut self) {
+        self.connection.withdraw_request(&self.id);
+    }
+}
 
 /// What the legacy handshake told us about the client.
 #[derive(Clone, Debug, Default)]
@@ -218,27 +241,45 @@ impl Connection {
         lock(&self.in_flight).len()
     }
 
-    /// Sends `method` to the client as a request and returns the receiver of
-    /// its reply.
-    pub(crate) fn request_client(
-        &self,
-        method: &str,
-        params: &Value,
-    ) -> oneshot::Receiver<ClientReply> {
+    /// Sends `method` to the client as a request; the reply comes through
+    /// the returned [`ClientRequest`], which withdraws the request when it is
+    /// dropped unanswered.
+    pub(crate) fn request_client(&self, method: &str, params: &Value) -> ClientRequest<'_> {
         let n = self.next_server_request.fetch_add(1, Ordering::Relaxed);
         let id = format!("\"mcp-server-{n}\"");
-        let (tx, rx) = oneshot::channel();
+        let (tx, reply) = oneshot::channel();
+        let request = ClientRequest {
+            connection: self,
+            id,
+            reply,
+        };
         {
             let mut waiting = lock(&self.server_requests);
             // Checked under the lock, so a request cannot slip in after the
             // table was cleared at the end of input; dropping `tx` fails it.
             if self.client_gone.load(Ordering::SeqCst) {
-                return rx;
+                return request;
             }
-            waiting.insert(id.clone(), tx);
+            waiting.insert(request.id.clone(), tx);
         }
-        self.send(frame::request(&id, method, params));
-        rx
+        self.send(frame::request(&request.id, method, params));
+        request
+    }
+
+    /// Forgets request `id` of ours if it is still unanswered, so a late
+    /// reply reaches nothing, and tells the client to stop asking the user
+    /// (`notifications/cancelled`), unless the client is gone.
+    fn withdraw_request(&self, id: &str) {
+        if lock(&self.server_requests).remove(id).is_none()
+            || self.client_gone.load(Ordering::SeqCst)
+        {
+            return;
+        }
+        let params = json!({
+            "requestId": serde_json::from_str::<Value>(id).unwrap_or(Value::Null),
+            "reason": "the server no longer needs the answer",
+        });
+        self.send(frame::notification("notifications/cancelled", &params));
     }
 
     /// Delivers the client's reply to a request of ours; `false` if no such
@@ -319,5 +360,46 @@ mod tests {
     fn ids_are_canonical() {
         assert_eq!(canonical_id("\"\\u0061\""), "\"a\"");
         assert_eq!(canonical_id("7"), "7");
+    }
+
+    #[test]
+    fn an_unanswered_request_is_withdrawn_when_dropped() {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let conn = Connection::new(tx);
+        let request = conn.request_client("elicitation/create", &json!({}));
+        let id = request.id.clone();
+        assert!(rx.try_recv().is_ok(), "the request went out");
+        drop(request);
+        let Ok(Frame::Owned(withdrawn)) = rx.try_recv() else {
+            panic!("no notifications/cancelled");
+        };
+        let withdrawn: Value = serde_json::from_slice(&withdrawn).unwrap();
+        assert_eq!(withdrawn["method"], "notifications/cancelled");
+        assert_eq!(withdrawn["params"]["requestId"].to_string(), id);
+        assert!(
+            !conn.deliver_reply(&id, Ok(json!({}))),
+            "a late reply reaches nothing"
+        );
+        // Answered: nothing to withdraw.
+        let mut answered = conn.request_client("elicitation/create", &json!({}));
+        let _ = rx.try_recv();
+        assert!(conn.deliver_reply(&answered.id.clone(), Ok(json!({"action": "cancel"}))));
+        let reply = futures_now(answered.reply());
+        assert_eq!(reply, Some(Ok(Ok(json!({"action": "cancel"})))));
+        drop(answered);
+        assert!(
+            rx.try_recv().is_err(),
+            "nothing sent for an answered request"
+        );
+    }
+
+    /// Polls a future once.
+    fn futures_now<F: std::future::Future>(future: F) -> Option<F::Output> {
+        let mut future = std::pin::pin!(future);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match future.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(output) => Some(output),
+            std::task::Poll::Pending => None,
+        }
     }
 }

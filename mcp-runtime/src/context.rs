@@ -1,6 +1,7 @@
 //! What a running tool can know and do besides its arguments.
 
 use crate::ToolError;
+use crate::call::human_duration;
 use crate::connection::{CancelSignal, ClientSession, Connection, lock};
 use crate::elicit::{ElicitRequest, Elicitation};
 use crate::level::Level;
@@ -12,6 +13,7 @@ use serde_json::{Map, Value, json};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 use tokio::sync::Notify;
 
 /// The context of one tool call: who is calling, under which protocol
@@ -67,6 +69,8 @@ struct Inner {
     done: AtomicBool,
     /// 2026-07-28: answers gathered so far, by input request key.
     answers: Map<String, Value>,
+    /// Legacy: how long `elicit` waits for the user.
+    elicitation_timeout: Duration,
     interrupt: Mutex<Option<Interrupt>>,
     interrupted: Notify,
 }
@@ -84,6 +88,7 @@ pub(crate) struct ContextParts {
     pub(crate) states: Arc<StateMap>,
     pub(crate) tools: ToolSet,
     pub(crate) answers: Map<String, Value>,
+    pub(crate) elicitation_timeout: Duration,
 }
 
 impl Context {
@@ -104,6 +109,7 @@ impl Context {
                 last_progress: Mutex::new(None),
                 done: AtomicBool::new(false),
                 answers: parts.answers,
+                elicitation_timeout: parts.elicitation_timeout,
                 interrupt: Mutex::new(None),
                 interrupted: Notify::new(),
             }),
@@ -256,7 +262,12 @@ impl Context {
     /// runs: in the 2026-07-28 era the tool runs again once the answer is in).
     /// Declining or cancelling reaches the tool as an [`Elicitation`] value;
     /// an `Err` means the client cannot be asked (no `elicitation`
-    /// capability in a legacy session, or the client failed the request).
+    /// capability in a legacy session, or the client failed the request), or,
+    /// in a legacy session, that the user did not answer within
+    /// [`Server::elicitation_timeout`](crate::Server::elicitation_timeout)
+    /// (the question is then withdrawn with `notifications/cancelled`).
+    /// Returning the `Err` with `?` ends the call with an `isError` result
+    /// that says so.
     pub async fn elicit(
         &self,
         key: &str,
@@ -275,20 +286,26 @@ impl Context {
                 "this client cannot answer questions (it did not declare the elicitation capability)",
             ));
         }
-        let reply = self
+        let mut request = self
             .inner
             .connection
             .request_client("elicitation/create", &request.params(self.inner.version));
-        match reply.await {
-            Ok(Ok(result)) => Elicitation::from_result(&result),
-            Ok(Err(error)) => Err(ToolError::new(format!(
+        let limit = self.inner.elicitation_timeout;
+        // On timeout `request` is dropped, which withdraws the question.
+        match tokio::time::timeout(limit, request.reply()).await {
+            Ok(Ok(Ok(result))) => Elicitation::from_result(&result),
+            Ok(Ok(Err(error))) => Err(ToolError::new(format!(
                 "the client failed the elicitation: {}",
                 error
                     .get("message")
                     .and_then(Value::as_str)
                     .unwrap_or("no message")
             ))),
-            Err(_) => Err(ToolError::new("the client went away before answering")),
+            Ok(Err(_)) => Err(ToolError::new("the client went away before answering")),
+            Err(_) => Err(ToolError::new(format!(
+                "the user did not answer within {}; the question was withdrawn",
+                human_duration(limit)
+            ))),
         }
     }
 

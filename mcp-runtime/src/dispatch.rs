@@ -4,7 +4,7 @@
 use crate::call::PreparedCall;
 use crate::connection::{ClientSession, Connection, Subscription, canonical_id};
 use crate::context::{Context, ContextParts};
-use crate::elicit::arguments_digest;
+use crate::elicit::{Resumed, arguments_digest};
 use crate::level::Level;
 use crate::lifecycle::{Lifecycle, negotiate};
 use crate::protocol::frame::{self, Frame};
@@ -445,22 +445,22 @@ impl Dispatcher {
             );
         };
         let version = info.version;
-        let (digest, answers) = if version.is_modern() {
+        let (digest, resumed) = if version.is_modern() {
             let digest = arguments_digest(arguments.map(RawValue::get));
-            let mut answers = Map::new();
-            if let Some(state) = &params.request_state {
-                answers = self
-                    .shared
-                    .sealer
-                    .open(state, &name, &digest)
-                    .map_err(|reason| {
-                        Failure::invalid_params(format!("Invalid params: {reason}"))
-                    })?;
-            }
-            answers.extend(params.input_responses.unwrap_or_default());
-            (digest, answers)
+            let resumed = self
+                .shared
+                .sealer
+                .resume(
+                    &name,
+                    &digest,
+                    params.request_state.as_deref(),
+                    params.input_responses,
+                    tool.def.replayable_input,
+                )
+                .map_err(|reason| Failure::invalid_params(format!("Invalid params: {reason}")))?;
+            (digest, resumed)
         } else {
-            (String::new(), Map::new())
+            (String::new(), Resumed::default())
         };
         let key = canonical_id(id);
         let duplicate = || {
@@ -498,7 +498,8 @@ impl Dispatcher {
             connection: Arc::clone(&self.connection),
             states: Arc::clone(&self.shared.states),
             tools: self.shared.tools.clone(),
-            answers,
+            answers: resumed.answers,
+            elicitation_timeout: self.shared.elicitation_timeout,
         });
         let call = ToolCall {
             name,
@@ -515,6 +516,7 @@ impl Dispatcher {
                 tool: Arc::clone(tool),
                 call,
                 arguments_digest: digest,
+                ticket: resumed.ticket,
             },
         );
         Ok(())

@@ -7,12 +7,21 @@
 //! `requestState`; the client retries the call with the answer, the tool runs
 //! again from the start, and this time `ctx.elicit` returns the answer.
 //! Write tools so that the steps before an `elicit` can run twice.
+//!
+//! The client is not trusted with the answers: they are taken only with a
+//! state this server sealed for the same tool and arguments, unexpired and
+//! not used before (unless the tool opted into replays), and answers sealed
+//! in it cannot be replaced. In a legacy session the question waits at most
+//! the server's elicitation timeout.
 
 use crate::ToolError;
+use crate::connection::lock;
 use crate::protocol::ProtocolVersion;
 use crate::sha256::{constant_time_eq, hmac_sha256, sha256};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// A form the client shows the user (`elicitation/create`, form mode).
@@ -121,14 +130,38 @@ impl Elicitation {
     }
 }
 
+/// Answered `requestState`s remembered by default (see
+/// [`Server::max_spent_request_states`](crate::Server::max_spent_request_states)).
+pub const DEFAULT_MAX_SPENT_REQUEST_STATES: usize = 10_000;
+
+/// How long a legacy `elicitation/create` waits for the user by default: 10
+/// minutes, as long as a 2026-07-28 `requestState` lives
+/// ([`DEFAULT_INPUT_REQUEST_TTL`](crate::DEFAULT_INPUT_REQUEST_TTL)), so the
+/// user has the same time in both eras.
+pub const DEFAULT_ELICITATION_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Why a retry's `requestState` or `inputResponses` are refused (`-32602`).
+const NO_STATE: &str = "inputResponses were sent without a requestState: answers are taken only \
+     on a retry that echoes the requestState of this server's input_required result; \
+     call the tool without inputResponses to be asked";
+const INVALID: &str = "requestState is not one this server issued";
+const EXPIRED: &str = "requestState has expired; call the tool again without it";
+const OTHER_CALL: &str = "requestState belongs to a different tool call";
+/// Shown when a single-use state comes back.
+pub(crate) const ALREADY_USED: &str =
+    "requestState was already used (each is accepted once); call the tool again without it";
+
 /// Seals and opens `requestState`: HMAC-SHA256 over the tool's name, a digest
-/// of its arguments, an expiry and the answers gathered so far. The client
-/// holds it between rounds and cannot forge, replay it onto other arguments,
-/// or keep it past its expiry.
+/// of its arguments, an expiry, a random id, the keys asked in this round and
+/// the answers gathered before it. The client holds it between rounds and
+/// cannot forge it, move it onto other arguments, keep it past its expiry,
+/// or change the answers it seals. Single use is enforced here too: the ids
+/// of answered states are remembered until they expire.
 #[derive(Clone)]
 pub(crate) struct StateSealer {
     key: [u8; 32],
     ttl: Duration,
+    spent: Arc<SpentStates>,
 }
 
 impl std::fmt::Debug for StateSealer {
@@ -139,59 +172,211 @@ impl std::fmt::Debug for StateSealer {
     }
 }
 
+/// A verified state whose answers are about to be used: its id and expiry,
+/// to mark it spent once the call is admitted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct StateTicket {
+    id: String,
+    expires: u64,
+}
+
+/// What a 2026-07-28 call starts with: the answers it may use, and the state
+/// to spend before it runs (`None`: no state, or a replayable tool).
+#[derive(Debug, Default)]
+pub(crate) struct Resumed {
+    pub(crate) answers: Map<String, Value>,
+    pub(crate) ticket: Option<StateTicket>,
+}
+
+/// Why a state could not be spent.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum SpendRefusal {
+    /// The state was accepted before.
+    AlreadyUsed,
+    /// The spent set is full of unexpired ids; one expires in this long.
+    Full(Duration),
+}
+
 impl StateSealer {
-    /// A sealer with `key`, or a fresh random key for this process.
-    pub(crate) fn new(key: Option<[u8; 32]>, ttl: Duration) -> StateSealer {
-        let key = key.unwrap_or_else(|| {
-            let mut key = [0u8; 32];
-            // Without OS randomness the state could be forged; refuse to run that way.
-            getrandom::fill(&mut key).expect("the operating system provides randomness");
-            key
-        });
-        StateSealer { key, ttl }
+    /// A sealer with `key`, or a fresh random key for this process,
+    /// remembering up to `max_spent` answered states.
+    pub(crate) fn new(key: Option<[u8; 32]>, ttl: Duration, max_spent: usize) -> StateSealer {
+        let key = key.unwrap_or_else(random_bytes::<32>);
+        StateSealer {
+            key,
+            ttl,
+            spent: Arc::new(SpentStates::new(max_spent)),
+        }
     }
 
     fn mac(&self, payload: &[u8]) -> [u8; 32] {
         hmac_sha256(&self.key, payload)
     }
 
-    /// The sealed state for a call of `tool` with arguments digest `digest`.
-    pub(crate) fn seal(&self, tool: &str, digest: &str, answers: &Map<String, Value>) -> String {
+    /// The sealed state for a call of `tool` with arguments digest `digest`
+    /// that now asks `asked`, having gathered `answers` so far.
+    pub(crate) fn seal(
+        &self,
+        tool: &str,
+        digest: &str,
+        asked: &str,
+        answers: &Map<String, Value>,
+    ) -> String {
         let expires =
             now_ms().saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
-        let payload =
-            json!({"v": 1, "t": tool, "a": digest, "e": expires, "r": answers}).to_string();
+        let id = base64url(&random_bytes::<16>());
+        let payload = json!({"v": 2, "t": tool, "a": digest, "e": expires, "n": id, "q": [asked], "r": answers})
+            .to_string();
         let tag = self.mac(payload.as_bytes());
         format!("{}.{}", base64url(payload.as_bytes()), base64url(&tag))
     }
 
-    /// The answers sealed in `state`, if it is ours, unexpired, and for this
-    /// tool and these arguments.
-    pub(crate) fn open(
+    /// The answers a 2026-07-28 call of `tool` (arguments digest `digest`)
+    /// may use, from the request's `requestState` and `inputResponses`.
+    ///
+    /// Answers come only with a state this server sealed for this tool and
+    /// these arguments, unexpired and (unless `replayable`) not used before.
+    /// The answers sealed in it stand; of `inputResponses` only the keys the
+    /// state's round asked are taken, and only when not sealed already; the
+    /// rest are ignored, as the specification says of extras.
+    pub(crate) fn resume(
         &self,
-        state: &str,
         tool: &str,
         digest: &str,
-    ) -> Result<Map<String, Value>, &'static str> {
-        let invalid = "requestState is not one this server issued";
-        let (payload, tag) = state.split_once('.').ok_or(invalid)?;
-        let payload = unbase64url(payload).ok_or(invalid)?;
-        let tag = unbase64url(tag).ok_or(invalid)?;
-        if !constant_time_eq(&self.mac(&payload), &tag) {
-            return Err(invalid);
+        state: Option<&str>,
+        responses: Option<Map<String, Value>>,
+        replayable: bool,
+    ) -> Result<Resumed, &'static str> {
+        let responses = responses.unwrap_or_default();
+        let Some(state) = state else {
+            // An empty map carries no answers, so it is harmless to accept.
+            if !responses.is_empty() {
+                return Err(NO_STATE);
+            }
+            return Ok(Resumed::default());
+        };
+        let payload = self.open(state, tool, digest)?;
+        let ticket = StateTicket {
+            id: payload.id,
+            expires: payload.expires,
+        };
+        if !replayable && self.spent.contains(&ticket.id) {
+            return Err(ALREADY_USED);
         }
-        let payload: Value = serde_json::from_slice(&payload).map_err(|_| invalid)?;
-        if payload["e"]
-            .as_u64()
-            .is_none_or(|expires| expires < now_ms())
-        {
-            return Err("requestState has expired; call the tool again without it");
+        let mut answers = payload.answers;
+        for key in payload.asked {
+            if answers.contains_key(&key) {
+                continue;
+            }
+            if let Some(answer) = responses.get(&key) {
+                answers.insert(key, answer.clone());
+            }
+        }
+        Ok(Resumed {
+            answers,
+            ticket: (!replayable).then_some(ticket),
+        })
+    }
+
+    /// Marks a state used; a second use is refused from then on.
+    pub(crate) fn spend(&self, ticket: &StateTicket) -> Result<(), SpendRefusal> {
+        self.spent.insert(ticket, now_ms())
+    }
+
+    /// The payload of `state`, if it is ours, unexpired, and for this tool
+    /// and these arguments.
+    fn open(&self, state: &str, tool: &str, digest: &str) -> Result<Payload, &'static str> {
+        let (payload, tag) = state.split_once('.').ok_or(INVALID)?;
+        let payload = unbase64url(payload).ok_or(INVALID)?;
+        let tag = unbase64url(tag).ok_or(INVALID)?;
+        if !constant_time_eq(&self.mac(&payload), &tag) {
+            return Err(INVALID);
+        }
+        let payload: Value = serde_json::from_slice(&payload).map_err(|_| INVALID)?;
+        // Only states of this layout are sealed by this code; an older
+        // layout (without an id) could not be spent once.
+        if payload["v"] != 2 {
+            return Err(INVALID);
+        }
+        let expires = payload["e"].as_u64().ok_or(INVALID)?;
+        if expires < now_ms() {
+            return Err(EXPIRED);
         }
         if payload["t"] != tool || payload["a"] != digest {
-            return Err("requestState belongs to a different tool call");
+            return Err(OTHER_CALL);
         }
-        Ok(payload["r"].as_object().cloned().unwrap_or_default())
+        let id = payload["n"].as_str().ok_or(INVALID)?.to_owned();
+        let asked = payload["q"]
+            .as_array()
+            .ok_or(INVALID)?
+            .iter()
+            .filter_map(|key| key.as_str().map(str::to_owned))
+            .collect();
+        Ok(Payload {
+            id,
+            expires,
+            asked,
+            answers: payload["r"].as_object().cloned().unwrap_or_default(),
+        })
     }
+}
+
+/// The verified contents of a `requestState`.
+struct Payload {
+    id: String,
+    expires: u64,
+    asked: Vec<String>,
+    answers: Map<String, Value>,
+}
+
+/// Ids of answered states, each kept until its state expires (a state past
+/// its expiry is refused anyway). Bounded: when full, expired ids are
+/// dropped; if none has expired, new states are refused (the caller gets a
+/// "busy, retry" result) rather than forgetting a spent one, which would
+/// let it be replayed.
+#[derive(Debug)]
+struct SpentStates {
+    capacity: usize,
+    ids: Mutex<HashMap<String, u64>>,
+}
+
+impl SpentStates {
+    fn new(capacity: usize) -> SpentStates {
+        SpentStates {
+            capacity: capacity.max(1),
+            ids: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn contains(&self, id: &str) -> bool {
+        lock(&self.ids).contains_key(id)
+    }
+
+    fn insert(&self, ticket: &StateTicket, now: u64) -> Result<(), SpendRefusal> {
+        let mut ids = lock(&self.ids);
+        if ids.contains_key(&ticket.id) {
+            return Err(SpendRefusal::AlreadyUsed);
+        }
+        if ids.len() >= self.capacity {
+            ids.retain(|_, expires| *expires >= now);
+            if ids.len() >= self.capacity {
+                let soonest = ids.values().min().copied().unwrap_or(now);
+                return Err(SpendRefusal::Full(Duration::from_millis(
+                    soonest.saturating_sub(now).saturating_add(1),
+                )));
+            }
+        }
+        ids.insert(ticket.id.clone(), ticket.expires);
+        Ok(())
+    }
+}
+
+/// `N` bytes from the operating system.
+fn random_bytes<const N: usize>() -> [u8; N] {
+    let mut bytes = [0u8; N];
+    // Without OS randomness states could be forged or collide; refuse to run that way.
+    getrandom::fill(&mut bytes).expect("the operating system provides randomness");
+    bytes
 }
 
 fn now_ms() -> u64 {
@@ -300,34 +485,125 @@ mod tests {
         assert_eq!(base64url(b"fo"), "Zm8");
     }
 
+    fn answer(name: &str) -> Value {
+        json!({"action": "accept", "content": {"name": name}})
+    }
+
+    fn responses(pairs: &[(&str, Value)]) -> Option<Map<String, Value>> {
+        Some(
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), v.clone()))
+                .collect(),
+        )
+    }
+
     #[test]
     fn sealed_state_opens_only_untampered_and_bound() {
-        let sealer = StateSealer::new(None, Duration::from_secs(60));
+        let sealer = StateSealer::new(None, Duration::from_secs(60), 16);
         let digest = arguments_digest(Some(r#"{"b":1,"a":[1,{"y":2,"x":1}]}"#));
         assert_eq!(
             digest,
             arguments_digest(Some(r#"{ "a":[1,{"x":1,"y":2}], "b":1 }"#))
         );
-        let mut answers = Map::new();
-        answers.insert("name".into(), json!({"action": "accept"}));
-        let state = sealer.seal("greet", &digest, &answers);
-        assert_eq!(sealer.open(&state, "greet", &digest).unwrap(), answers);
-        assert!(sealer.open(&state, "other", &digest).is_err());
-        assert!(sealer.open(&state, "greet", "00").is_err());
+        let state = sealer.seal("greet", &digest, "name", &Map::new());
+        let given = responses(&[("name", answer("Ada"))]);
+        let resumed = sealer
+            .resume("greet", &digest, Some(&state), given.clone(), false)
+            .unwrap();
+        assert_eq!(resumed.answers["name"], answer("Ada"));
+        let resume = |state: &str, tool: &str, digest: &str| {
+            sealer
+                .resume(tool, digest, Some(state), given.clone(), false)
+                .unwrap_err()
+        };
+        assert_eq!(resume(&state, "other", &digest), OTHER_CALL);
+        assert_eq!(resume(&state, "greet", "00"), OTHER_CALL);
         let mut tampered = state.clone();
         tampered.insert(3, 'x');
-        assert!(sealer.open(&tampered, "greet", &digest).is_err());
-        let other_key = StateSealer::new(None, Duration::from_secs(60));
-        assert!(other_key.open(&state, "greet", &digest).is_err());
+        assert_eq!(resume(&tampered, "greet", &digest), INVALID);
+        let other_key = StateSealer::new(None, Duration::from_secs(60), 16);
+        assert_eq!(
+            other_key
+                .resume("greet", &digest, Some(&state), None, false)
+                .unwrap_err(),
+            INVALID
+        );
         let expired = StateSealer {
             ttl: Duration::ZERO,
             ..sealer.clone()
         };
-        let old = expired.seal("greet", &digest, &answers);
+        let old = expired.seal("greet", &digest, "name", &Map::new());
         std::thread::sleep(Duration::from_millis(5));
+        assert_eq!(resume(&old, "greet", &digest), EXPIRED);
+    }
+
+    #[test]
+    fn answers_need_a_state_and_sealed_ones_stand() {
+        let sealer = StateSealer::new(None, Duration::from_secs(60), 16);
+        let forged = responses(&[("name", answer("Mallory"))]);
         assert_eq!(
-            sealer.open(&old, "greet", &digest).unwrap_err(),
-            "requestState has expired; call the tool again without it"
+            sealer
+                .resume("t", "d", None, forged.clone(), false)
+                .unwrap_err(),
+            NO_STATE
         );
+        // Nothing to take, nothing to refuse.
+        let none = sealer
+            .resume("t", "d", None, Some(Map::new()), false)
+            .unwrap();
+        assert!(none.answers.is_empty() && none.ticket.is_none());
+        let mut sealed = Map::new();
+        sealed.insert("name".into(), answer("Alan"));
+        let state = sealer.seal("t", "d", "deposit", &sealed);
+        let sent = responses(&[
+            ("name", answer("Mallory")),
+            ("deposit", json!({"action": "decline"})),
+            ("unasked", json!({"action": "accept"})),
+        ]);
+        let resumed = sealer.resume("t", "d", Some(&state), sent, false).unwrap();
+        assert_eq!(resumed.answers.len(), 2);
+        assert_eq!(resumed.answers["name"], answer("Alan"));
+        assert_eq!(resumed.answers["deposit"], json!({"action": "decline"}));
+    }
+
+    #[test]
+    fn a_state_is_spent_once_unless_replayable() {
+        let sealer = StateSealer::new(None, Duration::from_secs(60), 16);
+        let state = sealer.seal("t", "d", "k", &Map::new());
+        let first = sealer.resume("t", "d", Some(&state), None, false).unwrap();
+        let ticket = first.ticket.unwrap();
+        assert_eq!(sealer.spend(&ticket), Ok(()));
+        assert_eq!(sealer.spend(&ticket), Err(SpendRefusal::AlreadyUsed));
+        assert_eq!(
+            sealer
+                .resume("t", "d", Some(&state), None, false)
+                .unwrap_err(),
+            ALREADY_USED
+        );
+        let again = sealer.resume("t", "d", Some(&state), None, true).unwrap();
+        assert!(again.ticket.is_none(), "a replayable tool spends nothing");
+    }
+
+    #[test]
+    fn a_full_spent_set_forgets_only_expired_ids() {
+        let spent = SpentStates::new(2);
+        let ticket = |id: &str, expires| StateTicket {
+            id: id.to_owned(),
+            expires,
+        };
+        assert_eq!(spent.insert(&ticket("a", 100), 0), Ok(()));
+        assert_eq!(spent.insert(&ticket("b", 200), 0), Ok(()));
+        assert_eq!(
+            spent.insert(&ticket("c", 300), 50),
+            Err(SpendRefusal::Full(Duration::from_millis(51)))
+        );
+        assert!(
+            spent.contains("a") && spent.contains("b"),
+            "nothing forgotten"
+        );
+        // Once "a" expired, its place is free.
+        assert_eq!(spent.insert(&ticket("c", 300), 150), Ok(()));
+        assert!(!spent.contains("a") && spent.contains("b") && spent.contains("c"));
     }
 }

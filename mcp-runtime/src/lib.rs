@@ -79,13 +79,16 @@ pub mod transport;
 pub use content::{Audience, Content, IntoContent};
 pub use context::Context;
 pub use dump::{DumpEntry, DumpFormat, ToolDump};
-pub use elicit::{ElicitAction, ElicitRequest, Elicitation};
+pub use elicit::{
+    DEFAULT_ELICITATION_TIMEOUT, DEFAULT_MAX_SPENT_REQUEST_STATES, ElicitAction, ElicitRequest,
+    Elicitation,
+};
 pub use error::Error;
 pub use handles::Handles;
 pub use level::Level;
 pub use limits::{
-    DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_PENDING_CALLS, DEFAULT_RATE_BURST,
-    DEFAULT_RATE_PER_SECOND,
+    DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_PENDING_CALLS, DEFAULT_QUEUE_TIMEOUT,
+    DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND,
 };
 pub use mcp_macros::tool;
 pub use protocol::ProtocolVersion;

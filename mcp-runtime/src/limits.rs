@@ -1,5 +1,5 @@
-//! Limits on tool calls: how many run at once, how many may wait, and how
-//! many may start per second (the specification says servers MUST rate-limit
+//! Limits on tool calls: how many run at once, how many may wait and for
+//! how long, and how many may start per second (the specification says servers MUST rate-limit
 //! tool calls).
 
 use crate::connection::lock;
@@ -11,6 +11,9 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 256;
 /// Calls in flight (running or waiting) by default before new ones are refused.
 pub const DEFAULT_MAX_PENDING_CALLS: usize = 65_536;
+/// How long a call waits for a run slot by default before it is answered
+/// "busy, retry": 30 s, under the 60 s after which common clients give up.
+pub const DEFAULT_QUEUE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Sustained calls per second by default.
 pub const DEFAULT_RATE_PER_SECOND: u32 = 1_000;
 /// Calls that may arrive at once by default, above the sustained rate.
@@ -46,6 +49,7 @@ impl TokenBucket {
 #[derive(Debug)]
 pub(crate) struct Limits {
     running: Semaphore,
+    queue_timeout: Duration,
     pub(crate) max_pending: usize,
     rate: Option<Mutex<TokenBucket>>,
 }
@@ -54,11 +58,13 @@ impl Limits {
     pub(crate) fn new(
         max_concurrent: usize,
         max_pending: usize,
+        queue_timeout: Duration,
         rate: Option<(u32, u32)>,
     ) -> Limits {
         let max_concurrent = max_concurrent.max(1);
         Limits {
             running: Semaphore::new(max_concurrent),
+            queue_timeout,
             max_pending: max_pending.max(max_concurrent),
             rate: rate.map(|(per_second, burst)| {
                 let per_second = f64::from(per_second.max(1));
@@ -81,10 +87,22 @@ impl Limits {
         }
     }
 
-    /// Waits for a slot to run in.
-    pub(crate) async fn run_slot(&self) -> Option<SemaphorePermit<'_>> {
-        self.running.acquire().await.ok()
+    /// Waits for a slot to run in, at most the queue timeout: slots held by
+    /// calls that never end must not make later calls wait forever.
+    pub(crate) async fn run_slot(&self) -> Result<Option<SemaphorePermit<'_>>, QueueTimeout> {
+        tokio::time::timeout(self.queue_timeout, self.running.acquire())
+            .await
+            .map(Result::ok)
+            .map_err(|_| QueueTimeout {
+                waited: self.queue_timeout,
+            })
     }
+}
+
+/// A call waited the whole queue timeout without getting a slot.
+#[derive(Debug)]
+pub(crate) struct QueueTimeout {
+    pub(crate) waited: Duration,
 }
 
 #[cfg(test)]
@@ -93,7 +111,7 @@ mod tests {
 
     #[test]
     fn the_bucket_allows_a_burst_then_the_rate() {
-        let limits = Limits::new(4, 8, Some((10, 3)));
+        let limits = Limits::new(4, 8, DEFAULT_QUEUE_TIMEOUT, Some((10, 3)));
         assert!(limits.admit().is_ok());
         assert!(limits.admit().is_ok());
         assert!(limits.admit().is_ok());
@@ -101,9 +119,22 @@ mod tests {
         assert!(wait <= Duration::from_millis(100), "{wait:?}");
         std::thread::sleep(Duration::from_millis(120));
         assert!(limits.admit().is_ok());
-        let unlimited = Limits::new(1, 1, None);
+        let unlimited = Limits::new(1, 1, DEFAULT_QUEUE_TIMEOUT, None);
         for _ in 0..10_000 {
             assert!(unlimited.admit().is_ok());
         }
+    }
+
+    #[tokio::test]
+    async fn a_call_waits_for_a_slot_at_most_the_queue_timeout() {
+        let wait = Duration::from_millis(50);
+        let limits = Limits::new(1, 8, wait, None);
+        let held = limits.run_slot().await.unwrap();
+        let started = Instant::now();
+        let timeout = limits.run_slot().await.unwrap_err();
+        assert!(started.elapsed() >= wait);
+        assert_eq!(timeout.waited, wait);
+        drop(held);
+        assert!(limits.run_slot().await.is_ok());
     }
 }

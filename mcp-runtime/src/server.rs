@@ -3,11 +3,11 @@
 use crate::connection::Connection;
 use crate::dispatch::{Dispatcher, notify_tools_changed};
 use crate::dump::{DumpFormat, ToolDump};
-use crate::elicit::StateSealer;
+use crate::elicit::{DEFAULT_ELICITATION_TIMEOUT, DEFAULT_MAX_SPENT_REQUEST_STATES, StateSealer};
 use crate::error::Error;
 use crate::limits::{
-    DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_PENDING_CALLS, DEFAULT_RATE_BURST,
-    DEFAULT_RATE_PER_SECOND, Limits,
+    DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_PENDING_CALLS, DEFAULT_QUEUE_TIMEOUT,
+    DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND, Limits,
 };
 use crate::registry::Registry;
 use crate::shared::{Identity, Shared};
@@ -77,10 +77,13 @@ pub struct Server {
     call_timeout: Option<Duration>,
     max_concurrent_calls: usize,
     max_pending_calls: usize,
+    queue_timeout: Duration,
     rate_limit: Option<(u32, u32)>,
     drain_timeout: Duration,
     request_state_key: Option<[u8; 32]>,
     input_request_ttl: Duration,
+    max_spent_request_states: usize,
+    elicitation_timeout: Duration,
     stdout_guard: bool,
 }
 
@@ -100,10 +103,13 @@ impl Server {
             call_timeout: None,
             max_concurrent_calls: DEFAULT_MAX_CONCURRENT_CALLS,
             max_pending_calls: DEFAULT_MAX_PENDING_CALLS,
+            queue_timeout: DEFAULT_QUEUE_TIMEOUT,
             rate_limit: Some((DEFAULT_RATE_PER_SECOND, DEFAULT_RATE_BURST)),
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             request_state_key: None,
             input_request_ttl: DEFAULT_INPUT_REQUEST_TTL,
+            max_spent_request_states: DEFAULT_MAX_SPENT_REQUEST_STATES,
+            elicitation_timeout: DEFAULT_ELICITATION_TIMEOUT,
             stdout_guard: true,
         }
     }
@@ -132,8 +138,9 @@ impl Server {
         self
     }
 
-    /// How many calls run at once ([`DEFAULT_MAX_CONCURRENT_CALLS`]); more
-    /// wait for a slot, up to [`Server::max_pending_calls`].
+    /// How many calls run at once ([`DEFAULT_MAX_CONCURRENT_CALLS`], 256);
+    /// more wait for a slot, up to [`Server::max_pending_calls`] of them and
+    /// each at most [`Server::queue_timeout`].
     pub fn max_concurrent_calls(mut self, calls: usize) -> Server {
         self.max_concurrent_calls = calls;
         self
@@ -144,6 +151,16 @@ impl Server {
     /// `isError` result saying the server is busy.
     pub fn max_pending_calls(mut self, calls: usize) -> Server {
         self.max_pending_calls = calls;
+        self
+    }
+
+    /// How long a call may wait for a run slot ([`DEFAULT_QUEUE_TIMEOUT`],
+    /// 30 s) before it is answered with an `isError` result saying the
+    /// server was busy for that long and to retry: calls that never end
+    /// (say, tools stuck on an unanswered question) must not make every
+    /// later call wait forever.
+    pub fn queue_timeout(mut self, timeout: Duration) -> Server {
+        self.queue_timeout = timeout;
         self
     }
 
@@ -170,15 +187,41 @@ impl Server {
 
     /// The key that seals 2026-07-28 `requestState` values (HMAC-SHA256). By
     /// default each process draws a random key, so a restarted server refuses
-    /// states from before; set one to share states across restarts or replicas.
+    /// states from before; set one to share states across restarts or
+    /// replicas. Replicas must then also share the set of spent states (see
+    /// [`Server::max_spent_request_states`]), or a state answered on one
+    /// could be replayed on another.
     pub fn request_state_key(mut self, key: [u8; 32]) -> Server {
         self.request_state_key = Some(key);
         self
     }
 
-    /// How long a `requestState` stays valid ([`DEFAULT_INPUT_REQUEST_TTL`]).
+    /// How long a `requestState` stays valid ([`DEFAULT_INPUT_REQUEST_TTL`],
+    /// 10 minutes), and so how long the user has to answer in the
+    /// 2026-07-28 era.
     pub fn input_request_ttl(mut self, ttl: Duration) -> Server {
         self.input_request_ttl = ttl;
+        self
+    }
+
+    /// How many answered `requestState`s the server remembers
+    /// ([`DEFAULT_MAX_SPENT_REQUEST_STATES`], 10,000), to accept each once.
+    /// Each is kept until it expires. When the set is full and none has
+    /// expired, further answered retries get an `isError` result saying the
+    /// server is busy and when to retry (their states stay usable); a spent
+    /// state is never forgotten early, as that would let it be replayed.
+    pub fn max_spent_request_states(mut self, states: usize) -> Server {
+        self.max_spent_request_states = states;
+        self
+    }
+
+    /// How long a legacy `elicitation/create` waits for the user
+    /// ([`DEFAULT_ELICITATION_TIMEOUT`], 10 minutes). Then the question is
+    /// withdrawn (`notifications/cancelled`) and the tool's `ctx.elicit`
+    /// returns an error saying the user did not answer in time, so a
+    /// question nobody answers cannot hold a run slot forever.
+    pub fn elicitation_timeout(mut self, timeout: Duration) -> Server {
+        self.elicitation_timeout = timeout;
         self
     }
 
@@ -288,13 +331,19 @@ impl Server {
             tools,
             identity,
             states: Arc::new(self.states),
-            sealer: StateSealer::new(self.request_state_key, self.input_request_ttl),
+            sealer: StateSealer::new(
+                self.request_state_key,
+                self.input_request_ttl,
+                self.max_spent_request_states,
+            ),
             limits: Limits::new(
                 self.max_concurrent_calls,
                 self.max_pending_calls,
+                self.queue_timeout,
                 self.rate_limit,
             ),
             call_timeout: self.call_timeout,
+            elicitation_timeout: self.elicitation_timeout,
         };
         Ok((Arc::new(shared), self.max_message_size, self.drain_timeout))
     }

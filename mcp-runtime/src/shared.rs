@@ -19,6 +19,8 @@ pub(crate) struct Shared {
     pub(crate) sealer: StateSealer,
     pub(crate) limits: Limits,
     pub(crate) call_timeout: Option<Duration>,
+    /// How long a legacy `elicitation/create` waits for the user.
+    pub(crate) elicitation_timeout: Duration,
 }
 
 /// The server's identity and advertised settings, with their JSON prepared.

@@ -46,6 +46,9 @@ pub(crate) struct Definition {
     /// Whether a call is first polled on the connection's loop (see
     /// [`ToolBuilder::runs_inline`]).
     pub(crate) first_poll_inline: bool,
+    /// Whether a 2026-07-28 `requestState` may be used more than once (see
+    /// [`ToolBuilder::replayable_input`]).
+    pub(crate) replayable_input: bool,
     /// Header-mirrored integer arguments and their bounds, from the inputSchema.
     header_bounds: OnceLock<Vec<HeaderBound>>,
     /// Per revision: the definition's JSON fields after `"name"`, serialized once.
@@ -309,6 +312,7 @@ impl ToolBuilder {
                 timeout: None,
                 states: Vec::new(),
                 first_poll_inline: false,
+                replayable_input: false,
                 header_bounds: OnceLock::new(),
                 fields_json: Default::default(),
             },
@@ -408,6 +412,18 @@ impl ToolBuilder {
     /// that take no `Context`.
     pub fn runs_inline(mut self, inline: bool) -> Self {
         self.def.first_poll_inline = inline;
+        self
+    }
+
+    /// Lets a 2026-07-28 `requestState` of this tool be used more than once
+    /// (until it expires). Off by default: each state is accepted once, and
+    /// a replay is refused with `-32602`, so one round of answers cannot
+    /// make a booking twice. Turn it on for tools whose run after the
+    /// answers is idempotent (a lookup, a preview), so a client may safely
+    /// resend a retry it lost the answer to. `#[tool(replayable_input)]`
+    /// sets it.
+    pub fn replayable_input(mut self, replayable: bool) -> Self {
+        self.def.replayable_input = replayable;
         self
     }
 
