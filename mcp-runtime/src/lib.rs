@@ -77,7 +77,7 @@ mod toolset;
 pub mod transport;
 
 pub use content::{Audience, Content, IntoContent};
-pub use context::Context;
+pub use context::{Context, TestContext, TestPeer};
 pub use dump::{DumpEntry, DumpFormat, ToolDump};
 pub use elicit::{ElicitAction, ElicitRequest, Elicitation};
 pub use error::Error;

@@ -609,7 +609,11 @@ impl ToolOutcome {
 /// The error a tool returns: its message reaches the model in an `isError`
 /// result.
 ///
-/// Any `std::error::Error` converts with `?`; [`ToolError::new`] takes a
+/// `?` converts anything that converts into `Box<dyn Error + Send + Sync>`:
+/// every `std::error::Error + Send + Sync`, `anyhow::Error`, `String` and
+/// `&str`. The message is the error's text, then the text of each error in
+/// its `source()` chain that the message does not already contain, joined
+/// with `": "` (see [`ToolError::from_error`]). [`ToolError::new`] takes a
 /// message. (Like `anyhow::Error`, it does not implement `std::error::Error`
 /// itself, which is what makes the blanket conversion possible.)
 ///
@@ -623,7 +627,13 @@ impl ToolOutcome {
 ///     Ok(n)
 /// }
 /// assert_eq!(parse("0").unwrap_err().to_string(), "zero is not allowed; pass a positive number");
-/// assert!(parse("x").is_err());
+/// assert_eq!(parse("x").unwrap_err().to_string(), "invalid digit found in string");
+///
+/// fn open(path: &str) -> Result<String, ToolError> {
+///     Ok(std::fs::read_to_string(path)?)
+/// }
+/// let message = open("/no/such/file").unwrap_err().to_string();
+/// assert_eq!(message.matches("os error").count(), 1, "{message}");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolError {
@@ -638,6 +648,26 @@ impl ToolError {
         }
     }
 
+    /// An error whose message is `error`'s text followed by each distinct
+    /// text of its `source()` chain: a source whose text the message
+    /// already contains (many errors print their source in their own text)
+    /// is skipped, so nothing is said twice and nothing is lost.
+    pub fn from_error(error: &(dyn std::error::Error + 'static)) -> ToolError {
+        let mut message = error.to_string();
+        let mut source = error.source();
+        while let Some(cause) = source {
+            let text = cause.to_string();
+            if !text.is_empty() && !message.contains(&text) {
+                if !message.is_empty() {
+                    message.push_str(": ");
+                }
+                message.push_str(&text);
+            }
+            source = cause.source();
+        }
+        ToolError { message }
+    }
+
     /// The message.
     pub fn message(&self) -> &str {
         &self.message
@@ -650,15 +680,12 @@ impl fmt::Display for ToolError {
     }
 }
 
-impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
+/// One conversion for every error type: `Box<dyn Error + Send + Sync>` is
+/// what std errors, `anyhow::Error`, `String` and `&str` all convert into,
+/// and it keeps the `source()` chain (anyhow's context included).
+impl<E: Into<Box<dyn std::error::Error + Send + Sync + 'static>>> From<E> for ToolError {
     fn from(err: E) -> ToolError {
-        let mut message = err.to_string();
-        let mut source = err.source();
-        while let Some(cause) = source {
-            message.push_str(": ");
-            message.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        ToolError { message }
+        let boxed: Box<dyn std::error::Error + Send + Sync + 'static> = err.into();
+        ToolError::from_error(&*boxed)
     }
 }
