@@ -365,7 +365,9 @@ impl Context {
     /// ```
     /// use mcp_runtime::{Context, Level, ToolError, tool};
     ///
-    /// struct Greeting(&'static str);
+    /// struct Greeting {
+    ///     word: &'static str,
+    /// }
     ///
     /// /// Greet, logging who asked.
     /// #[tool]
@@ -373,13 +375,13 @@ impl Context {
     ///     let greeting = ctx.state::<Greeting>().ok_or("no greeting registered")?;
     ///     ctx.log(Level::Info, format!("greeting {name}"));
     ///     ctx.progress(1.0, Some(1.0), Some("done"))?;
-    ///     Ok(format!("{}, {name}!", greeting.0))
+    ///     Ok(format!("{}, {name}!", greeting.word))
     /// }
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
     /// let (ctx, peer) = Context::test_builder()
-    ///     .state(Greeting("Hello"))
+    ///     .state(Greeting { word: "Hello" })
     ///     .client_info(serde_json::json!({"name": "unit-test", "version": "1"}))
     ///     .build();
     /// assert_eq!(greet(ctx, "Ada".into()).await.unwrap(), "Hello, Ada!");

@@ -71,6 +71,7 @@ mod server;
 mod sha256;
 mod shared;
 mod state;
+mod strict;
 pub mod testing;
 mod tool;
 mod toolset;
@@ -198,12 +199,7 @@ pub mod __private {
 
     /// Serializes a structured return value.
     pub fn structured<T: StructuredOutput>(value: &T) -> ToolOutcome {
-        match serde_json::to_string(value) {
-            Ok(json) => ToolOutcome::Structured(json),
-            Err(err) => {
-                ToolOutcome::Error(format!("The tool's result could not be serialized: {err}"))
-            }
-        }
+        ToolOutcome::structured(value)
     }
 
     /// Converts a content return value.
