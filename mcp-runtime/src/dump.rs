@@ -138,7 +138,10 @@ impl ToolDump {
             format,
             entries,
             envelope,
-            warnings: tools.iter().flat_map(|tool| missing_descriptions(tool)).collect(),
+            warnings: tools
+                .iter()
+                .flat_map(|tool| missing_descriptions(tool))
+                .collect(),
         })
     }
 

@@ -174,13 +174,6 @@ fn convert(
         ));
         return;
     };
-    if map.is_empty() {
-        problems.push(format!(
-            "{}: accepts any JSON value; strict mode needs a type",
-            at(path)
-        ));
-        return;
-    }
     let keys: Vec<String> = map.keys().cloned().collect();
     for key in keys {
         let key = key.as_str();
@@ -196,6 +189,25 @@ fn convert(
         // Annotations (`title`, `default`, …) and non-standard keys
         // (`x-mcp-header`, …) constrain nothing: they go.
         map.remove(key);
+    }
+    // `{}` or `{"description": …}`: any JSON value (a `serde_json::Value`).
+    let typed = [
+        "type",
+        "enum",
+        "const",
+        "anyOf",
+        "oneOf",
+        "$ref",
+        "properties",
+    ]
+    .iter()
+    .any(|key| map.contains_key(*key));
+    if !typed {
+        problems.push(format!(
+            "{}: accepts any JSON value; strict mode needs a type",
+            at(path)
+        ));
+        return;
     }
     if let Some(format) = map.get("format").and_then(Value::as_str)
         && !FORMATS.contains(&format)
@@ -229,7 +241,13 @@ fn convert(
     }
     if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
         for (i, branch) in branches.iter_mut().enumerate() {
-            convert(branch, &format!("{path}/anyOf/{i}"), depth, totals, problems);
+            convert(
+                branch,
+                &format!("{path}/anyOf/{i}"),
+                depth,
+                totals,
+                problems,
+            );
         }
     }
     if let Some(items) = map.get_mut("items") {
@@ -340,8 +358,14 @@ fn make_nullable(property: &mut Value) {
     let Value::Object(map) = property else {
         return;
     };
-    let primitive = |t: &Value| matches!(t.as_str(), Some("string" | "number" | "integer" | "boolean" | "null"));
-    let plain = !map.contains_key("$ref") && !map.contains_key("anyOf") && !map.contains_key("const");
+    let primitive = |t: &Value| {
+        matches!(
+            t.as_str(),
+            Some("string" | "number" | "integer" | "boolean" | "null")
+        )
+    };
+    let plain =
+        !map.contains_key("$ref") && !map.contains_key("anyOf") && !map.contains_key("const");
     match map.get_mut("type") {
         Some(Value::String(t)) if plain && primitive(&Value::from(t.as_str())) => {
             let t = std::mem::take(t);
@@ -358,7 +382,10 @@ fn make_nullable(property: &mut Value) {
             if let Some(Value::Array(branches)) = map.get_mut("anyOf")
                 && bare_union
             {
-                if !branches.iter().any(|b| b.get("type") == Some(&"null".into())) {
+                if !branches
+                    .iter()
+                    .any(|b| b.get("type") == Some(&"null".into()))
+                {
                     branches.push(json!({"type": "null"}));
                 }
                 return;
@@ -420,7 +447,12 @@ fn distinct_pair(a: &Value, b: &Value) -> bool {
     let required = |v: &Value| -> Vec<String> {
         v.get("required")
             .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .map(|r| {
+                r.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
             .unwrap_or_default()
     };
     // A key `a` requires that `b` forbids (externally tagged enums).
@@ -461,7 +493,10 @@ mod tests {
             strict["properties"]["b"],
             json!({"type": ["string", "null"], "enum": ["x", "y", null]})
         );
-        assert_eq!(strict["properties"]["c"]["anyOf"][1], json!({"type": "null"}));
+        assert_eq!(
+            strict["properties"]["c"]["anyOf"][1],
+            json!({"type": "null"})
+        );
         assert_eq!(
             strict["properties"]["c"]["anyOf"][0]["additionalProperties"],
             false
@@ -522,7 +557,10 @@ mod tests {
             object = json!({"type": "object", "properties": {"x": object}, "required": ["x"]});
         }
         let problems = input_schema(&object).unwrap_err();
-        assert!(problems[0].contains("nested 11 levels deep"), "{problems:?}");
+        assert!(
+            problems[0].contains("nested 11 levels deep"),
+            "{problems:?}"
+        );
 
         let values: Vec<String> = (0..1001).map(|i| format!("v{i}")).collect();
         let schema = json!({"type": "object", "properties": {"e": {"type": "string", "enum": values}}, "required": ["e"]});
@@ -531,7 +569,8 @@ mod tests {
 
     #[test]
     fn a_tool_without_parameters_is_strict() {
-        let strict = input_schema(&json!({"type": "object", "additionalProperties": false})).unwrap();
+        let strict =
+            input_schema(&json!({"type": "object", "additionalProperties": false})).unwrap();
         assert_eq!(
             strict,
             json!({"type": "object", "additionalProperties": false, "properties": {}, "required": []})
