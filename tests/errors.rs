@@ -121,17 +121,33 @@ fn strings_and_tool_errors_convert_unchanged() {
     assert_eq!(from_string.message(), "pass a positive number");
     let from_str = ToolError::from("pass a positive number");
     assert_eq!(from_str, from_string);
-    let again = ToolError::from(from_string.clone());
-    assert_eq!(
-        again, from_string,
-        "ToolError into ToolError is the identity"
-    );
 
     fn fails() -> Result<(), ToolError> {
         Err("with `?` too")?;
         Ok(())
     }
     assert_eq!(fails().unwrap_err().message(), "with `?` too");
+}
+
+/// Save a note (always fails, with a chain of causes).
+#[tool]
+async fn save() -> Result<String, ToolError> {
+    Err(chain())?
+}
+
+#[tokio::test]
+async fn a_tool_error_reaches_the_model_with_its_whole_chain() {
+    let server = mcp_runtime::Server::new("s", "1").tools(mcp_runtime::tools![save]);
+    let mut client = mcp_runtime::testing::Client::builder(server)
+        .connect()
+        .await
+        .unwrap();
+    let result = client.call("save", json!({})).await.unwrap();
+    assert!(result.is_error());
+    assert_eq!(
+        result.text(),
+        Some("cannot save the note: the disk is full: device /dev/sda1 has 0 bytes left")
+    );
 }
 
 #[test]

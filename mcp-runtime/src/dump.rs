@@ -319,18 +319,9 @@ fn standard_only(schema: &Value) -> Value {
 
 /// A warning for the tool and for each of its arguments without a description.
 fn missing_descriptions(tool: &Tool) -> Vec<String> {
-    let described = |value: Option<&Value>| {
-        value
-            .and_then(Value::as_str)
-            .is_some_and(|text| !text.trim().is_empty())
-    };
+    let described = |text: Option<&str>| text.is_some_and(|text| !text.trim().is_empty());
     let mut warnings = Vec::new();
-    if !tool
-        .def
-        .description
-        .as_deref()
-        .is_some_and(|text| !text.trim().is_empty())
-    {
+    if !described(tool.def.description.as_deref()) {
         warnings.push(format!(
             "tool `{}` has no description; the model sees only its name (add a doc comment)",
             tool.name
@@ -342,7 +333,7 @@ fn missing_descriptions(tool: &Tool) -> Vec<String> {
         .and_then(Value::as_object)
     {
         for (name, property) in properties {
-            if !described(property.get("description")) {
+            if !described(property.get("description").and_then(Value::as_str)) {
                 warnings.push(format!(
                     "argument `{name}` of tool `{}` has no description (add a doc comment on the parameter)",
                     tool.name
