@@ -399,6 +399,30 @@ mod tests {
     }
 
     #[test]
+    fn formats_and_ranges_touch_schemas_not_data() {
+        let schema = portable(json!({
+            "type": "object",
+            "properties": {
+                "format": {"type": "integer", "format": "uint32", "minimum": 1},
+                "required": {"type": "string", "format": "uuid"},
+                "when": {"type": "string", "format": "date-time", "default": {"format": "int8"}}
+            },
+            "required": ["format"]
+        }));
+        assert_eq!(
+            schema["properties"]["format"],
+            json!({"type": "integer", "minimum": 1, "maximum": 4_294_967_295_u32})
+        );
+        assert_eq!(schema["properties"]["required"]["format"], "uuid");
+        assert_eq!(
+            schema["properties"]["when"]["default"],
+            json!({"format": "int8"}),
+            "a default value is data"
+        );
+        assert_eq!(schema["required"], json!(["format"]));
+    }
+
+    #[test]
     fn wrapping_keeps_defs_resolvable() {
         let schema = json!({"type": "array", "items": {"$ref": "#/$defs/X"}, "$defs": {"X": {"type": "string"}}});
         let wrapped = wrap_in_result(&schema);
