@@ -157,8 +157,8 @@ fn tools_list_is_shaped_for_each_legacy_version() {
             add["inputSchema"],
             json!({"type": "object", "additionalProperties": false,
                 "properties": {
-                    "a": {"type": "number", "format": "double", "description": "First addend"},
-                    "b": {"type": "number", "format": "double", "description": "Second addend"}},
+                    "a": {"type": "number", "description": "First addend"},
+                    "b": {"type": "number", "description": "Second addend"}},
                 "required": ["a", "b"]})
         );
         assert_eq!(add["description"], "Add two numbers.");

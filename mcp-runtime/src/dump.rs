@@ -1,6 +1,7 @@
 //! The tool surface without serving: the `tools/list` result and the tool
 //! arrays of model APIs, for gateways, hosts and build scripts.
 
+use crate::error::Error;
 use crate::protocol::ProtocolVersion;
 use crate::tool::Tool;
 use serde_json::{Map, Value, json};
@@ -17,29 +18,42 @@ pub enum DumpFormat {
     Anthropic,
     /// The OpenAI `tools` array: `{"type":"function","function":{name, description, parameters}}`.
     OpenAi,
+    /// The OpenAI `tools` array for strict function calling: `"strict": true`
+    /// and parameters in the subset strict mode accepts (every property
+    /// required, optional ones nullable, `additionalProperties: false`).
+    /// Dumping fails with [`Error::NotExpressible`], naming each tool and
+    /// schema path, when a tool cannot be expressed that way.
+    OpenAiStrict,
 }
 
 impl DumpFormat {
     /// The names [`DumpFormat::from_str`] accepts.
-    pub const NAMES: [&'static str; 4] = ["mcp", "mcp-2026-07-28", "anthropic", "openai"];
+    pub const NAMES: [&'static str; 5] = [
+        "mcp",
+        "mcp-2026-07-28",
+        "anthropic",
+        "openai",
+        "openai-strict",
+    ];
 }
 
 impl FromStr for DumpFormat {
     type Err = String;
 
-    /// `mcp` (2025-11-25), `mcp-<version>`, `anthropic`, `openai`.
+    /// `mcp` (2025-11-25), `mcp-<version>`, `anthropic`, `openai`, `openai-strict`.
     fn from_str(text: &str) -> Result<DumpFormat, String> {
         match text {
             "mcp" => Ok(DumpFormat::Mcp(ProtocolVersion::LATEST_LEGACY)),
             "anthropic" => Ok(DumpFormat::Anthropic),
             "openai" => Ok(DumpFormat::OpenAi),
+            "openai-strict" => Ok(DumpFormat::OpenAiStrict),
             other => other
                 .strip_prefix("mcp-")
                 .and_then(ProtocolVersion::parse)
                 .map(DumpFormat::Mcp)
                 .ok_or_else(|| {
                     format!(
-                        "unknown dump format `{other}`; use one of: mcp, mcp-<protocol version> (e.g. mcp-2026-07-28), anthropic, openai"
+                        "unknown dump format `{other}`; use one of: mcp, mcp-<protocol version> (e.g. mcp-2026-07-28), anthropic, openai, openai-strict"
                     )
                 }),
         }
@@ -52,6 +66,7 @@ impl fmt::Display for DumpFormat {
             DumpFormat::Mcp(version) => write!(f, "mcp-{version}"),
             DumpFormat::Anthropic => f.write_str("anthropic"),
             DumpFormat::OpenAi => f.write_str("openai"),
+            DumpFormat::OpenAiStrict => f.write_str("openai-strict"),
         }
     }
 }
@@ -75,21 +90,39 @@ pub struct ToolDump {
     entries: Vec<DumpEntry>,
     /// Fields around the array for formats that are objects (`tools/list` results).
     envelope: Option<Map<String, Value>>,
+    warnings: Vec<String>,
 }
 
 impl ToolDump {
-    pub(crate) fn new(format: DumpFormat, tools: &[&Tool], list_ttl_ms: u64) -> ToolDump {
-        let entries = tools
-            .iter()
-            .map(|tool| {
-                let json = entry(format, tool);
-                DumpEntry {
+    /// The dump of `tools`; fails when a tool cannot be expressed in
+    /// `format` (see [`DumpFormat::OpenAiStrict`]).
+    pub(crate) fn new(
+        format: DumpFormat,
+        tools: &[&Tool],
+        list_ttl_ms: u64,
+    ) -> Result<ToolDump, Error> {
+        let mut entries = Vec::with_capacity(tools.len());
+        let mut problems = Vec::new();
+        for tool in tools {
+            match entry(format, tool) {
+                Ok(json) => entries.push(DumpEntry {
                     name: tool.name.clone(),
                     bytes: json.to_string().len(),
                     json,
-                }
-            })
-            .collect();
+                }),
+                Err(reasons) => problems.extend(
+                    reasons
+                        .into_iter()
+                        .map(|reason| format!("tool `{}`: {reason}", tool.name)),
+                ),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(Error::NotExpressible {
+                format: format.to_string(),
+                problems,
+            });
+        }
         let envelope = match format {
             DumpFormat::Mcp(version) if version.is_modern() => {
                 let mut map = Map::new();
@@ -101,11 +134,21 @@ impl ToolDump {
             DumpFormat::Mcp(_) => Some(Map::new()),
             _ => None,
         };
-        ToolDump {
+        Ok(ToolDump {
             format,
             entries,
             envelope,
-        }
+            warnings: tools
+                .iter()
+                .flat_map(|tool| missing_descriptions(tool))
+                .collect(),
+        })
+    }
+
+    /// What the dump says too little about: each tool and each argument
+    /// without a description. Legal, but the model then guesses from names.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// The format.
@@ -138,8 +181,9 @@ impl ToolDump {
         }
     }
 
-    /// One line per tool with its size, then the total: what `--dump-tools`
-    /// prints on stderr.
+    /// One `warning:` line per [`ToolDump::warnings`] entry, one line per
+    /// tool with its size, then the total: what `--dump-tools` prints on
+    /// stderr.
     pub fn size_report(&self) -> String {
         let width = self
             .entries
@@ -149,6 +193,9 @@ impl ToolDump {
             .unwrap_or(4)
             .max(5);
         let mut report = String::new();
+        for warning in &self.warnings {
+            report.push_str(&format!("warning: {warning}\n"));
+        }
         for entry in &self.entries {
             report.push_str(&format!(
                 "{:<width$}  {:>7} bytes\n",
@@ -166,24 +213,135 @@ impl ToolDump {
     }
 }
 
-fn entry(format: DumpFormat, tool: &Tool) -> Value {
+/// A tool's entry in `format`, or why it has none.
+fn entry(format: DumpFormat, tool: &Tool) -> Result<Value, Vec<String>> {
     let description = tool.def.description.clone().unwrap_or_default();
-    match format {
+    Ok(match format {
         DumpFormat::Mcp(version) => tool.definition(version),
         DumpFormat::Anthropic => json!({
             "name": tool.name,
             "description": description,
-            "input_schema": tool.input_schema(),
+            "input_schema": standard_only(tool.input_schema()),
         }),
         DumpFormat::OpenAi => json!({
             "type": "function",
             "function": {
                 "name": tool.name,
                 "description": description,
-                "parameters": tool.input_schema(),
+                "parameters": standard_only(tool.input_schema()),
             }
         }),
+        DumpFormat::OpenAiStrict => json!({
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": description,
+                "parameters": crate::strict::input_schema(tool.input_schema())?,
+                "strict": true,
+            }
+        }),
+    })
+}
+
+/// Every keyword of JSON Schema 2020-12 (core, applicator, unevaluated,
+/// validation, meta-data, format and content vocabularies), and draft-07's
+/// `definitions` (hand-written schemas may still point there).
+const STANDARD_KEYWORDS: [&str; 58] = [
+    "$schema",
+    "$id",
+    "$ref",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$vocabulary",
+    "$comment",
+    "$defs",
+    "definitions",
+    "prefixItems",
+    "items",
+    "contains",
+    "additionalProperties",
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "type",
+    "const",
+    "enum",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    "title",
+    "description",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "examples",
+    "format",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+];
+
+/// The schema without non-standard keys (`x-mcp-header`, extensions): model
+/// APIs validate tool schemas, and the keys mean nothing to the model.
+fn standard_only(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    crate::schema::visit_schemas(&mut schema, &mut |node| {
+        node.retain(|key, _| STANDARD_KEYWORDS.contains(&key.as_str()));
+    });
+    schema
+}
+
+/// A warning for the tool and for each of its arguments without a description.
+fn missing_descriptions(tool: &Tool) -> Vec<String> {
+    let described = |text: Option<&str>| text.is_some_and(|text| !text.trim().is_empty());
+    let mut warnings = Vec::new();
+    if !described(tool.def.description.as_deref()) {
+        warnings.push(format!(
+            "tool `{}` has no description; the model sees only its name (add a doc comment)",
+            tool.name
+        ));
     }
+    if let Some(properties) = tool
+        .input_schema()
+        .get("properties")
+        .and_then(Value::as_object)
+    {
+        for (name, property) in properties {
+            if !described(property.get("description").and_then(Value::as_str)) {
+                warnings.push(format!(
+                    "argument `{name}` of tool `{}` has no description (add a doc comment on the parameter)",
+                    tool.name
+                ));
+            }
+        }
+    }
+    warnings
 }
 
 #[cfg(test)]

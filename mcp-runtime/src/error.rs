@@ -26,6 +26,14 @@ pub enum Error {
         /// The state's type.
         type_name: &'static str,
     },
+    /// Some tools cannot be dumped in a format without changing what they
+    /// accept (e.g. a map argument in `openai-strict`).
+    NotExpressible {
+        /// The format, as [`DumpFormat`](crate::DumpFormat) displays it.
+        format: String,
+        /// One line per problem: the tool, the schema path and the reason.
+        problems: Vec<String>,
+    },
     /// Reading or writing the transport failed.
     Io(io::Error),
 }
@@ -48,6 +56,16 @@ impl fmt::Display for Error {
                 f,
                 "tool `{tool}` takes State<{type_name}>, but no such state is registered; add `.state(value)` to the Server"
             ),
+            Error::NotExpressible { format, problems } => {
+                write!(
+                    f,
+                    "the tools cannot be dumped as {format} without changing what they accept:"
+                )?;
+                for problem in problems {
+                    write!(f, "\n  {problem}")?;
+                }
+                Ok(())
+            }
             Error::Io(err) => write!(f, "transport I/O failed: {err}"),
         }
     }

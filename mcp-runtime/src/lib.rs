@@ -71,13 +71,14 @@ mod server;
 mod sha256;
 mod shared;
 mod state;
+mod strict;
 pub mod testing;
 mod tool;
 mod toolset;
 pub mod transport;
 
 pub use content::{Audience, Content, IntoContent};
-pub use context::Context;
+pub use context::{Context, TestContext, TestPeer};
 pub use dump::{DumpEntry, DumpFormat, ToolDump};
 pub use elicit::{
     DEFAULT_ELICITATION_TIMEOUT, DEFAULT_MAX_SPENT_REQUEST_STATES, ElicitAction, ElicitRequest,
@@ -207,12 +208,7 @@ pub mod __private {
 
     /// Serializes a structured return value.
     pub fn structured<T: StructuredOutput>(value: &T) -> ToolOutcome {
-        match serde_json::to_string(value) {
-            Ok(json) => ToolOutcome::Structured(json),
-            Err(err) => {
-                ToolOutcome::Error(format!("The tool's result could not be serialized: {err}"))
-            }
-        }
+        ToolOutcome::structured(value)
     }
 
     /// Converts a content return value.

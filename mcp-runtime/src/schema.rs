@@ -8,10 +8,19 @@
 //!   `["T","null"]` union (rejected by clients backed by some model APIs);
 //! - unit enums as `{"type":"string","enum":[…]}`;
 //! - every property the deserializer requires listed in `required` (schemars
-//!   reads serde's attributes for this: `default`, `rename`, `flatten`, …).
+//!   reads serde's attributes for this: `default`, `rename`, `flatten`, …);
+//! - `format` only with the values JSON Schema 2020-12 defines
+//!   ([`STANDARD_FORMATS`]): schemars' `uint32`, `int64`, `double`, … make
+//!   validating clients warn on every call. An integer's range is carried by
+//!   `minimum`/`maximum` instead: the type's whole range up to 32 bits (`u8`:
+//!   0..=255, `i32`: −2^31..=2^31−1), and for wider types only the bound a
+//!   JSON number reader keeps exactly (`u64`, `usize`: `minimum: 0`; `i64`:
+//!   none). Bounds already present (a header argument's ±(2^53−1), a
+//!   `#[schemars(range)]`) are kept where tighter.
 
 use schemars::generate::SchemaSettings;
-use schemars::{JsonSchema, SchemaGenerator};
+use schemars::transform::{RecursiveTransform, RestrictFormats, Transform};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
 fn generator(deserialize: bool) -> SchemaGenerator {
@@ -67,6 +76,29 @@ pub(crate) fn has_root_composition(schema: &Value) -> bool {
         .any(|key| schema.get(key).is_some())
 }
 
+/// The `format` values JSON Schema 2020-12 defines; no other is advertised.
+pub const STANDARD_FORMATS: [&str; 19] = [
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
 /// Applies the portable profile (see the module docs) to a generated schema.
 fn portable(mut schema: Value) -> Value {
     let root_name = schema
@@ -76,7 +108,8 @@ fn portable(mut schema: Value) -> Value {
         .to_owned();
     tidy_root(&mut schema);
     move_root_self_references(&mut schema, &root_name);
-    visit_objects(&mut schema, &mut |node| {
+    visit_schemas(&mut schema, &mut |node| {
+        integer_range_from_format(node);
         optional_without_null(node);
         unit_enum_as_string_enum(node);
         if node
@@ -87,24 +120,75 @@ fn portable(mut schema: Value) -> Value {
             node.remove("required");
         }
     });
+    if let Ok(root) = <&mut Schema>::try_from(&mut schema) {
+        let mut restrict = RestrictFormats::default();
+        // No `$schema` to infer the dialect from: name the allowed formats.
+        restrict.infer_from_meta_schema = false;
+        restrict.allowed_formats = STANDARD_FORMATS.iter().map(|f| (*f).into()).collect();
+        restrict.transform(root);
+    }
     schema
 }
 
-/// Calls `f` on every object node, parents before children.
-fn visit_objects(value: &mut Value, f: &mut impl FnMut(&mut Map<String, Value>)) {
-    match value {
-        Value::Object(map) => {
+/// Calls `f` on every schema object (the root and its subschemas, parents
+/// before children). Only schema positions are visited: a property named
+/// `format` or `required`, or an object inside `enum`/`default`, is data and
+/// left alone.
+pub(crate) fn visit_schemas(value: &mut Value, f: &mut impl FnMut(&mut Map<String, Value>)) {
+    let Ok(schema) = <&mut Schema>::try_from(value) else {
+        return;
+    };
+    RecursiveTransform(|schema: &mut Schema| {
+        if let Some(map) = schema.as_object_mut() {
             f(map);
-            for child in map.values_mut() {
-                visit_objects(child, f);
-            }
         }
-        Value::Array(items) => {
-            for item in items {
-                visit_objects(item, f);
+    })
+    .transform(schema);
+}
+
+/// The range of an integer `format` of schemars, as (minimum, maximum):
+/// `None` where the bound cannot be written as a JSON number every reader
+/// keeps exactly (beyond ±(2^53−1)).
+fn integer_format_range(format: &str) -> Option<(Option<i64>, Option<i64>)> {
+    Some(match format {
+        "int8" => (Some(i8::MIN.into()), Some(i8::MAX.into())),
+        "int16" => (Some(i16::MIN.into()), Some(i16::MAX.into())),
+        "int32" => (Some(i32::MIN.into()), Some(i32::MAX.into())),
+        "int64" | "int128" | "int" => (None, None),
+        "uint8" => (Some(0), Some(u8::MAX.into())),
+        "uint16" => (Some(0), Some(u16::MAX.into())),
+        "uint32" => (Some(0), Some(u32::MAX.into())),
+        "uint64" | "uint128" | "uint" => (Some(0), None),
+        _ => return None,
+    })
+}
+
+/// Moves the range an integer `format` implies into `minimum`/`maximum`
+/// (keeping a tighter bound already there); the format itself is removed
+/// with every other non-standard one.
+fn integer_range_from_format(map: &mut Map<String, Value>) {
+    let Some((min, max)) = map
+        .get("format")
+        .and_then(Value::as_str)
+        .and_then(integer_format_range)
+    else {
+        return;
+    };
+    let tighter = |existing: Option<&Value>, bound: i64, keep_larger: bool| -> Value {
+        match existing.and_then(Value::as_f64) {
+            Some(current) if (current > bound as f64) == keep_larger => {
+                existing.cloned().unwrap_or_default()
             }
+            _ => bound.into(),
         }
-        _ => {}
+    };
+    if let Some(min) = min {
+        let value = tighter(map.get("minimum"), min, true);
+        map.insert("minimum".into(), value);
+    }
+    if let Some(max) = max {
+        let value = tighter(map.get("maximum"), max, false);
+        map.insert("maximum".into(), value);
     }
 }
 
@@ -312,6 +396,30 @@ mod tests {
             "Add two numbers.\n\nMore."
         );
         assert_eq!(doc_text(&[]), "");
+    }
+
+    #[test]
+    fn formats_and_ranges_touch_schemas_not_data() {
+        let schema = portable(json!({
+            "type": "object",
+            "properties": {
+                "format": {"type": "integer", "format": "uint32", "minimum": 1},
+                "required": {"type": "string", "format": "uuid"},
+                "when": {"type": "string", "format": "date-time", "default": {"format": "int8"}}
+            },
+            "required": ["format"]
+        }));
+        assert_eq!(
+            schema["properties"]["format"],
+            json!({"type": "integer", "minimum": 1, "maximum": 4_294_967_295_u32})
+        );
+        assert_eq!(schema["properties"]["required"]["format"], "uuid");
+        assert_eq!(
+            schema["properties"]["when"]["default"],
+            json!({"format": "int8"}),
+            "a default value is data"
+        );
+        assert_eq!(schema["required"], json!(["format"]));
     }
 
     #[test]

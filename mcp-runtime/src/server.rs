@@ -270,7 +270,8 @@ impl Server {
     }
 
     /// The registered tools in `format`, without serving; fails like serving
-    /// would on a bad registration.
+    /// would on a bad registration (duplicate or invalid names), and when a
+    /// tool cannot be expressed in `format` ([`Error::NotExpressible`]).
     ///
     /// ```
     /// use mcp_runtime::{DumpFormat, Server, tool, tools};
@@ -285,11 +286,13 @@ impl Server {
     /// assert_eq!(dump.to_json()[0]["function"]["name"], "hello");
     /// assert!(dump.total_bytes() < 1_000, "{}", dump.size_report());
     /// ```
+    ///
+    /// Registered state is not needed: schemas do not depend on it, so a
+    /// build script can dump tools that take a `State<T>`.
     pub fn dump(&self, format: DumpFormat) -> Result<ToolDump, Error> {
-        self.check_states()?;
         let registry = Registry::new(self.tools.clone(), None)?;
         let tools: Vec<&Tool> = registry.tools().collect();
-        Ok(ToolDump::new(format, &tools, self.list_ttl_ms()))
+        ToolDump::new(format, &tools, self.list_ttl_ms())
     }
 
     /// Every `State<T>` a tool takes must be registered.
@@ -354,20 +357,18 @@ impl Server {
     /// `MCP_LOG` environment variable, `warn` by default) unless the program
     /// installed its own.
     ///
-    /// With the command-line flag `--dump-tools[=FORMAT]` it serves nothing:
-    /// it prints the tools in `FORMAT` (see [`DumpFormat`]; `mcp` by default)
-    /// on stdout, their sizes on stderr, and returns.
+    /// With the command-line flag `--dump-tools [FORMAT]` (or
+    /// `--dump-tools=FORMAT`) it serves nothing: it prints the tools in
+    /// `FORMAT` (see [`DumpFormat`]; `mcp` by default) on stdout, their sizes
+    /// and warnings (tools and arguments without a description) on stderr,
+    /// and returns. An unknown format ends the process with `error: …` on
+    /// stderr and exit code 2; tools that cannot be dumped in the format
+    /// (see [`DumpFormat::OpenAiStrict`]) with exit code 1; stdout stays empty.
     pub async fn serve_stdio(self) -> io::Result<()> {
-        if let Some(format) = dump_flag(std::env::args().skip(1))? {
-            let dump = self.dump(format)?;
-            let mut text =
-                serde_json::to_string_pretty(&dump.to_json()).map_err(io::Error::other)?;
-            text.push('\n');
-            let mut stdout = std::io::stdout().lock();
-            std::io::Write::write_all(&mut stdout, text.as_bytes())?;
-            std::io::Write::flush(&mut stdout)?;
-            eprint!("{}", dump.size_report());
-            return Ok(());
+        match dump_flag(std::env::args().skip(1)) {
+            Ok(Some(format)) => return self.print_dump(format),
+            Ok(None) => {}
+            Err(message) => exit_with_error(2, &message),
         }
         crate::logging::init_stderr();
         let output = crate::transport::stdio::stdout(self.stdout_guard)?;
@@ -544,21 +545,47 @@ async fn watch_tool_changes(
     }
 }
 
-/// The format asked for by `--dump-tools[=FORMAT]`, if the flag is present.
-fn dump_flag(args: impl Iterator<Item = String>) -> io::Result<Option<DumpFormat>> {
-    for arg in args {
+impl Server {
+    /// `--dump-tools`: the dump on stdout, the size report on stderr.
+    fn print_dump(self, format: DumpFormat) -> io::Result<()> {
+        let dump = match self.dump(format) {
+            Ok(dump) => dump,
+            Err(err) => exit_with_error(1, &err.to_string()),
+        };
+        let mut text = serde_json::to_string_pretty(&dump.to_json()).map_err(io::Error::other)?;
+        text.push('\n');
+        let mut stdout = std::io::stdout().lock();
+        std::io::Write::write_all(&mut stdout, text.as_bytes())?;
+        std::io::Write::flush(&mut stdout)?;
+        eprint!("{}", dump.size_report());
+        Ok(())
+    }
+}
+
+/// Ends a `--dump-tools` run that cannot produce its dump: a plain message,
+/// not the `Debug` form of an error that `main` returning `Err` would print.
+fn exit_with_error(code: i32, message: &str) -> ! {
+    eprintln!("error: {message}");
+    std::process::exit(code)
+}
+
+/// The format asked for by `--dump-tools FORMAT`, `--dump-tools=FORMAT` or
+/// a bare `--dump-tools` (`mcp`), if the flag is present; an unknown format
+/// is an error, not a silent default.
+fn dump_flag(args: impl Iterator<Item = String>) -> Result<Option<DumpFormat>, String> {
+    let mut args = args.peekable();
+    while let Some(arg) = args.next() {
         let format = match arg.strip_prefix("--dump-tools") {
-            Some("") => "mcp",
+            Some("") => args
+                .next_if(|next| !next.starts_with('-'))
+                .unwrap_or_else(|| "mcp".to_owned()),
             Some(rest) => match rest.strip_prefix('=') {
-                Some(format) => format,
+                Some(format) => format.to_owned(),
                 None => continue,
             },
             None => continue,
         };
-        return format
-            .parse()
-            .map(Some)
-            .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message));
+        return format.parse().map(Some);
     }
     Ok(None)
 }
@@ -567,7 +594,7 @@ fn dump_flag(args: impl Iterator<Item = String>) -> io::Result<Option<DumpFormat
 mod tests {
     use super::*;
 
-    fn flag(args: &[&str]) -> io::Result<Option<DumpFormat>> {
+    fn flag(args: &[&str]) -> Result<Option<DumpFormat>, String> {
         dump_flag(args.iter().map(|s| (*s).to_owned()))
     }
 
@@ -585,5 +612,19 @@ mod tests {
             Some(DumpFormat::OpenAi)
         );
         assert!(flag(&["--dump-tools=yaml"]).is_err());
+        assert_eq!(
+            flag(&["--dump-tools", "anthropic"]).unwrap(),
+            Some(DumpFormat::Anthropic)
+        );
+        assert_eq!(
+            flag(&["--dump-tools", "--verbose"]).unwrap(),
+            Some(DumpFormat::Mcp(crate::ProtocolVersion::V2025_11_25))
+        );
+        assert!(
+            flag(&["--dump-tools", "yaml"])
+                .unwrap_err()
+                .contains("unknown dump format `yaml`")
+        );
+        assert!(flag(&["--dump-tools="]).is_err());
     }
 }

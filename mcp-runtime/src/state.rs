@@ -33,6 +33,37 @@ use std::sync::Arc;
 /// ```
 pub struct State<T: ?Sized>(pub Arc<T>);
 
+impl<T> State<T> {
+    /// Wraps `value`, as the server does for a registered state: for
+    /// calling a tool fn that takes a `State<T>` directly, in a unit test.
+    ///
+    /// ```
+    /// use mcp_runtime::{State, tool};
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    ///
+    /// struct Counter {
+    ///     hits: AtomicU64,
+    /// }
+    ///
+    /// /// Count calls.
+    /// #[tool]
+    /// async fn hit(counter: State<Counter>) -> String {
+    ///     (counter.hits.fetch_add(1, Ordering::Relaxed) + 1).to_string()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let counter = State::new(Counter { hits: AtomicU64::new(0) });
+    /// assert_eq!(hit(counter.clone()).await, "1");
+    /// assert_eq!(hit(counter.clone()).await, "2");
+    /// assert_eq!(counter.hits.load(Ordering::Relaxed), 2);
+    /// # }
+    /// ```
+    pub fn new(value: T) -> State<T> {
+        State(Arc::new(value))
+    }
+}
+
 impl<T: ?Sized> Clone for State<T> {
     fn clone(&self) -> Self {
         State(Arc::clone(&self.0))

@@ -569,6 +569,16 @@ impl ToolCall {
         if let Ok(value) = serde_json::from_str(text) {
             return Ok(value);
         }
+        // Strict function calling (OpenAI) sends `null` for every optional
+        // property left out, but serde takes `null` as absent only for an
+        // `Option`: a `#[serde(default)]` field refuses it. A null member
+        // means "absent", so try once more without them.
+        if let Ok(mut tree) = serde_json::from_str::<Value>(text)
+            && drop_null_members(&mut tree)
+            && let Ok(value) = serde_json::from_value(tree)
+        {
+            return Ok(value);
+        }
         let mut de = serde_json::Deserializer::from_str(text);
         match serde_path_to_error::deserialize::<_, T>(&mut de) {
             Ok(value) => Ok(value),
@@ -597,6 +607,26 @@ impl ToolCall {
     }
 }
 
+/// Removes every object member whose value is `null`, at any depth;
+/// whether there was one.
+fn drop_null_members(value: &mut Value) -> bool {
+    match value {
+        Value::Object(map) => {
+            let before = map.len();
+            map.retain(|_, v| !v.is_null());
+            let mut dropped = map.len() != before;
+            for member in map.values_mut() {
+                dropped |= drop_null_members(member);
+            }
+            dropped
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |dropped, item| drop_null_members(item) | dropped),
+        _ => false,
+    }
+}
+
 /// What a tool call produced, before it is shaped for the session's revision.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -620,12 +650,261 @@ impl ToolOutcome {
     pub fn error(message: impl Into<String>) -> ToolOutcome {
         ToolOutcome::Error(message.into())
     }
+
+    /// A structured result: `value` serialized. A value that does not
+    /// serialize, or that holds a NaN or infinite float (which JSON cannot
+    /// carry: serde_json would write `null`, breaking the outputSchema),
+    /// becomes an `isError` result that says where.
+    ///
+    /// ```
+    /// use mcp_runtime::ToolOutcome;
+    /// use std::collections::BTreeMap;
+    ///
+    /// let fine = ToolOutcome::structured(&BTreeMap::from([("sum", 3.0)]));
+    /// assert!(matches!(fine, ToolOutcome::Structured(json) if json == r#"{"sum":3.0}"#));
+    /// let overflow = ToolOutcome::structured(&BTreeMap::from([("sum", f64::INFINITY)]));
+    /// assert!(matches!(overflow, ToolOutcome::Error(message) if message.contains("at `sum`")));
+    /// ```
+    pub fn structured<T: serde::Serialize + ?Sized>(value: &T) -> ToolOutcome {
+        let json = match serde_json::to_string(value) {
+            Ok(json) => json,
+            Err(err) => {
+                return ToolOutcome::Error(format!(
+                    "The tool's result could not be serialized: {err}"
+                ));
+            }
+        };
+        // serde_json writes a non-finite float as `null`: only a result
+        // with a `null` in it needs the second, checking pass.
+        if !json.contains("null") {
+            return ToolOutcome::Structured(json);
+        }
+        match serde_path_to_error::serialize(value, finite::Check) {
+            Ok(()) => ToolOutcome::Structured(json),
+            Err(err) => {
+                let place = match err.path().to_string().as_str() {
+                    "." => "as its result".to_owned(),
+                    path => format!("at `{path}`"),
+                };
+                ToolOutcome::Error(format!(
+                    "The tool returned a non-finite number ({}) {place}; JSON cannot carry NaN or infinity. \
+                     The inputs probably overflow or divide by zero: retry with other values.",
+                    err.inner()
+                ))
+            }
+        }
+    }
+}
+
+/// A serializer that produces nothing and fails on the first NaN or
+/// infinite float, so `serde_path_to_error` can say where it is.
+mod finite {
+    use serde::ser::{self, Serialize};
+    use std::fmt;
+
+    /// The float that is not finite (`NaN`, `inf`, `-inf`).
+    #[derive(Debug)]
+    pub(super) struct NonFinite(String);
+
+    impl fmt::Display for NonFinite {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(&self.0)
+        }
+    }
+
+    impl std::error::Error for NonFinite {}
+
+    impl ser::Error for NonFinite {
+        fn custom<T: fmt::Display>(msg: T) -> Self {
+            NonFinite(msg.to_string())
+        }
+    }
+
+    pub(super) struct Check;
+
+    fn float(value: f64) -> Result<(), NonFinite> {
+        if value.is_finite() {
+            Ok(())
+        } else {
+            Err(NonFinite(value.to_string()))
+        }
+    }
+
+    /// Every compound visits its elements with [`Check`].
+    macro_rules! compound {
+        ($($trait:ident { $($method:ident($($arg:ident: $ty:ty),*);)* })*) => {$(
+            impl ser::$trait for Check {
+                type Ok = ();
+                type Error = NonFinite;
+                $(
+                    fn $method<T: Serialize + ?Sized>(&mut self, $($arg: $ty,)* value: &T) -> Result<(), NonFinite> {
+                        $(let _ = $arg;)*
+                        value.serialize(Check)
+                    }
+                )*
+                fn end(self) -> Result<(), NonFinite> {
+                    Ok(())
+                }
+            }
+        )*};
+    }
+
+    compound! {
+        SerializeSeq { serialize_element(); }
+        SerializeTuple { serialize_element(); }
+        SerializeTupleStruct { serialize_field(); }
+        SerializeTupleVariant { serialize_field(); }
+        SerializeStruct { serialize_field(key: &'static str); }
+        SerializeStructVariant { serialize_field(key: &'static str); }
+    }
+
+    impl ser::SerializeMap for Check {
+        type Ok = ();
+        type Error = NonFinite;
+        fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), NonFinite> {
+            key.serialize(Check)
+        }
+        fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), NonFinite> {
+            value.serialize(Check)
+        }
+        fn end(self) -> Result<(), NonFinite> {
+            Ok(())
+        }
+    }
+
+    impl ser::Serializer for Check {
+        type Ok = ();
+        type Error = NonFinite;
+        type SerializeSeq = Check;
+        type SerializeTuple = Check;
+        type SerializeTupleStruct = Check;
+        type SerializeTupleVariant = Check;
+        type SerializeMap = Check;
+        type SerializeStruct = Check;
+        type SerializeStructVariant = Check;
+
+        fn serialize_bool(self, _: bool) -> Result<(), NonFinite> {
+            Ok(())
+        }
+        fn serialize_i8(self, _: i8) -> Result<(), NonFinite> {
+            Ok(())
+        }
+        fn serialize_i16(self, _: i16) -> Result<(), NonFinite> {
+            Ok(())
+        }
+        fn serialize_i32(self, _: i32) -> Result<(), NonFinite> {
+            Ok(())
+        }
+        fn serialize_i64(self, _: i64) -> Result<(), NonFinite> {
+            Ok(())
+        }
+        fn serialize_u8(self, _: u8) -> Result<(), NonFinite> {
+            Ok(())
+        }
+        fn serialize_u16(self, _: u16) -> Result<(), NonFinite> {
+            Ok(())
+        }
+        fn serialize_u32(self, _: u32) -> Result<(), NonFinite> {
+            Ok(())
+        }
+        fn serialize_u64(self, _: u64) -> Result<(), NonFinite> {
+            Ok(())
+        }
+        fn serialize_f32(self, value: f32) -> Result<(), NonFinite> {
+            float(value.into())
+        }
+        fn serialize_f64(self, value: f64) -> Result<(), NonFinite> {
+            float(value)
+        }
+        fn serialize_char(self, _: char) -> Result<(), NonFinite> {
+            Ok(())
+        }
+        fn serialize_str(self, _: &str) -> Result<(), NonFinite> {
+            Ok(())
+        }
+        fn serialize_bytes(self, _: &[u8]) -> Result<(), NonFinite> {
+            Ok(())
+        }
+        fn serialize_none(self) -> Result<(), NonFinite> {
+            Ok(())
+        }
+        fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), NonFinite> {
+            value.serialize(Check)
+        }
+        fn serialize_unit(self) -> Result<(), NonFinite> {
+            Ok(())
+        }
+        fn serialize_unit_struct(self, _: &'static str) -> Result<(), NonFinite> {
+            Ok(())
+        }
+        fn serialize_unit_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+        ) -> Result<(), NonFinite> {
+            Ok(())
+        }
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            value: &T,
+        ) -> Result<(), NonFinite> {
+            value.serialize(Check)
+        }
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            value: &T,
+        ) -> Result<(), NonFinite> {
+            value.serialize(Check)
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Check, NonFinite> {
+            Ok(Check)
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Check, NonFinite> {
+            Ok(Check)
+        }
+        fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Check, NonFinite> {
+            Ok(Check)
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Check, NonFinite> {
+            Ok(Check)
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<Check, NonFinite> {
+            Ok(Check)
+        }
+        fn serialize_struct(self, _: &'static str, _: usize) -> Result<Check, NonFinite> {
+            Ok(Check)
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Check, NonFinite> {
+            Ok(Check)
+        }
+    }
 }
 
 /// The error a tool returns: its message reaches the model in an `isError`
 /// result.
 ///
-/// Any `std::error::Error` converts with `?`; [`ToolError::new`] takes a
+/// `?` converts anything that converts into `Box<dyn Error + Send + Sync>`:
+/// every `std::error::Error + Send + Sync`, `anyhow::Error`, `String` and
+/// `&str`. The message is the error's text, then the text of each error in
+/// its `source()` chain that the message does not already contain, joined
+/// with `": "` (see [`ToolError::from_error`]). [`ToolError::new`] takes a
 /// message. (Like `anyhow::Error`, it does not implement `std::error::Error`
 /// itself, which is what makes the blanket conversion possible.)
 ///
@@ -639,7 +918,13 @@ impl ToolOutcome {
 ///     Ok(n)
 /// }
 /// assert_eq!(parse("0").unwrap_err().to_string(), "zero is not allowed; pass a positive number");
-/// assert!(parse("x").is_err());
+/// assert_eq!(parse("x").unwrap_err().to_string(), "invalid digit found in string");
+///
+/// fn open(path: &str) -> Result<String, ToolError> {
+///     Ok(std::fs::read_to_string(path)?)
+/// }
+/// let message = open("/no/such/file").unwrap_err().to_string();
+/// assert_eq!(message.matches("os error").count(), 1, "{message}");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolError {
@@ -654,6 +939,26 @@ impl ToolError {
         }
     }
 
+    /// An error whose message is `error`'s text followed by each distinct
+    /// text of its `source()` chain: a source whose text the message
+    /// already contains (many errors print their source in their own text)
+    /// is skipped, so nothing is said twice and nothing is lost.
+    pub fn from_error(error: &(dyn std::error::Error + 'static)) -> ToolError {
+        let mut message = error.to_string();
+        let mut source = error.source();
+        while let Some(cause) = source {
+            let text = cause.to_string();
+            if !text.is_empty() && !message.contains(&text) {
+                if !message.is_empty() {
+                    message.push_str(": ");
+                }
+                message.push_str(&text);
+            }
+            source = cause.source();
+        }
+        ToolError { message }
+    }
+
     /// The message.
     pub fn message(&self) -> &str {
         &self.message
@@ -666,15 +971,12 @@ impl fmt::Display for ToolError {
     }
 }
 
-impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
+/// One conversion for every error type: `Box<dyn Error + Send + Sync>` is
+/// what std errors, `anyhow::Error`, `String` and `&str` all convert into,
+/// and it keeps the `source()` chain (anyhow's context included).
+impl<E: Into<Box<dyn std::error::Error + Send + Sync + 'static>>> From<E> for ToolError {
     fn from(err: E) -> ToolError {
-        let mut message = err.to_string();
-        let mut source = err.source();
-        while let Some(cause) = source {
-            message.push_str(": ");
-            message.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        ToolError { message }
+        let boxed: Box<dyn std::error::Error + Send + Sync + 'static> = err.into();
+        ToolError::from_error(&*boxed)
     }
 }

@@ -27,7 +27,7 @@ use std::collections::HashSet;
 use std::io::{self, BufRead, BufReader, Write};
 
 /// The definition of `add`, as `everything` lists it.
-const ADD_TOOL: &str = r#"{"name":"add","description":"Add two numbers.","inputSchema":{"type":"object","additionalProperties":false,"properties":{"a":{"type":"number","format":"double","description":"First addend"},"b":{"type":"number","format":"double","description":"Second addend"}},"required":["a","b"]},"outputSchema":{"type":"object","properties":{"sum":{"type":"number","format":"double","description":"a + b"}},"required":["sum"],"description":"The result of `add`."},"annotations":{"readOnlyHint":true,"idempotentHint":true}}"#;
+const ADD_TOOL: &str = r#"{"name":"add","description":"Add two numbers.","inputSchema":{"type":"object","additionalProperties":false,"properties":{"a":{"type":"number","description":"First addend"},"b":{"type":"number","description":"Second addend"}},"required":["a","b"]},"outputSchema":{"type":"object","properties":{"sum":{"type":"number","description":"a + b"}},"required":["sum"],"description":"The result of `add`."},"annotations":{"readOnlyHint":true,"idempotentHint":true}}"#;
 
 /// Protocol versions this server accepts in `initialize`; the last is offered
 /// when the client asks for another one.

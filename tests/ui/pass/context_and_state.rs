@@ -45,8 +45,12 @@ async fn main() {
     let slow = client.call("sluggish", json!({})).await.unwrap();
     assert_eq!(slow.text(), Some("The tool 'sluggish' timed out after 50ms."));
 
-    // A State nobody registered stops the server at startup.
+    // A State nobody registered stops the server at startup; dumping the
+    // schemas needs none.
     let missing = Server::new("s", "1").tools(tools![visit]);
-    let err = missing.dump(mcp_runtime::DumpFormat::OpenAi).unwrap_err();
+    assert!(missing.dump(mcp_runtime::DumpFormat::OpenAi).is_ok());
+    let (_client, server_end) = mcp_runtime::transport::memory();
+    let (read, write) = tokio::io::split(server_end);
+    let err = missing.serve(read, write).await.unwrap_err();
     assert!(err.to_string().contains("State<"), "{err}");
 }
