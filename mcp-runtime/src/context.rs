@@ -484,6 +484,7 @@ impl TestContext {
             states: Arc::new(self.states),
             tools,
             answers: Map::new(),
+            elicitation_timeout: crate::elicit::DEFAULT_ELICITATION_TIMEOUT,
         });
         let peer = TestPeer {
             frames: Mutex::new(frames),
