@@ -267,6 +267,12 @@ impl Server {
         Ok(())
     }
 
+    /// What `into_shared` checks, without consuming the server.
+    fn check_registration(&self) -> Result<(), Error> {
+        self.check_states()?;
+        Registry::new(self.tools.clone(), None).map(drop)
+    }
+
     fn list_ttl_ms(&self) -> u64 {
         u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX)
     }
@@ -308,9 +314,16 @@ impl Server {
     /// With the command-line flag `--dump-tools[=FORMAT]` it serves nothing:
     /// it prints the tools in `FORMAT` (see [`DumpFormat`]; `mcp` by default)
     /// on stdout, their sizes on stderr, and returns.
+    ///
+    /// A registration mistake (two tools with one name, an invalid name, a
+    /// `State<T>` never registered; see [`Error`]) ends the process with
+    /// status 1 after printing it on stderr, e.g.
+    /// `error: two tools are named "lookup"`, as a command-line parser does
+    /// with a bad flag: returned from `main`, it would be printed with
+    /// `Debug`. [`Server::serve`] and [`Server::dump`] return it instead.
     pub async fn serve_stdio(self) -> io::Result<()> {
         if let Some(format) = dump_flag(std::env::args().skip(1))? {
-            let dump = self.dump(format)?;
+            let dump = self.dump(format).unwrap_or_else(|err| startup_failed(&err));
             let mut text =
                 serde_json::to_string_pretty(&dump.to_json()).map_err(io::Error::other)?;
             text.push('\n');
@@ -319,6 +332,9 @@ impl Server {
             std::io::Write::flush(&mut stdout)?;
             eprint!("{}", dump.size_report());
             return Ok(());
+        }
+        if let Err(err) = self.check_registration() {
+            startup_failed(&err);
         }
         crate::logging::init_stderr();
         let output = crate::transport::stdio::stdout(self.stdout_guard)?;
@@ -496,6 +512,13 @@ async fn watch_tool_changes(
 }
 
 /// The format asked for by `--dump-tools[=FORMAT]`, if the flag is present.
+/// Prints a registration mistake the way the user should read it and ends
+/// the process (see [`Server::serve_stdio`]).
+fn startup_failed(err: &Error) -> ! {
+    eprintln!("error: {err}");
+    std::process::exit(1)
+}
+
 fn dump_flag(args: impl Iterator<Item = String>) -> io::Result<Option<DumpFormat>> {
     for arg in args {
         let format = match arg.strip_prefix("--dump-tools") {
