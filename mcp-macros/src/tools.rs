@@ -74,7 +74,10 @@ struct Entry {
 impl Entry {
     fn new(path: &Path) -> syn::Result<Entry> {
         let Some(last) = path.segments.last() else {
-            return Err(syn::Error::new(path.span(), "expected the path of a #[tool] fn"));
+            return Err(syn::Error::new(
+                path.span(),
+                "expected the path of a #[tool] fn",
+            ));
         };
         if !matches!(last.arguments, PathArguments::None) {
             return Err(syn::Error::new(
