@@ -191,10 +191,7 @@ async fn duplicate_tool_names_fail_at_startup() {
     let (_client, server) = start(Server::new("dup", "1").tools([named("same"), named("same")]));
     let err = server.await.unwrap().unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
-    assert_eq!(
-        err.to_string(),
-        "two tools are registered under the name `same`; tool names must be unique within a server"
-    );
+    assert_eq!(err.to_string(), "two tools are named \"same\"");
 }
 
 #[tokio::test]

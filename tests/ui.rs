@@ -12,5 +12,7 @@ fn ui() {
     cases.compile_fail("ui/types/*.rs");
     cases.compile_fail("ui/attr/*.rs");
     cases.compile_fail("ui/header/*.rs");
+    cases.compile_fail("ui/placement/*.rs");
+    cases.compile_fail("ui/registration/*.rs");
     cases.pass("ui/pass/*.rs");
 }

@@ -1,5 +1,6 @@
-//! The only place that makes tokens: the re-emitted fn, a marker type with the
-//! fn's name for `tools![...]`, and the tool's definition and call glue.
+//! The only place that makes tokens: the re-emitted fn and, next to it, the
+//! hidden items `tools![...]` reads (see [`hidden_items`]), with the tool's
+//! definition and call glue.
 
 use crate::ast::{OutputValue, ParamKind, ToolFn};
 use crate::attr::ToolAttr;
@@ -7,6 +8,7 @@ use crate::validate::{HeaderType, header_type, timeout_millis};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::ItemFn;
+use syn::ext::IdentExt;
 
 /// Entry point of `#[tool]`.
 pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
@@ -61,68 +63,164 @@ fn strip_helpers(mut item: ItemFn) -> ItemFn {
     item
 }
 
-/// What a failed expansion emits: the user's fn unchanged, the error, and a
-/// marker type with a never-run definition, so `tools![f]` and calls of `f`
+/// What a failed expansion emits: the user's fn unchanged, the error, and
+/// hidden items whose builder never runs, so `tools![f]` and calls of `f`
 /// elsewhere do not add errors of their own.
+///
+/// The first error is spelled inside the builder's parameter type, which
+/// makes that type an error type: whatever `tools!` passes then type-checks
+/// silently, even a generic fn whose type parameters nothing can infer.
 fn fallback(item: ItemFn, err: Option<syn::Error>, krate: Option<TokenStream>) -> TokenStream {
     let krate = krate.unwrap_or_else(|| quote!(::mcp_runtime));
-    let err = err.map(|e| e.to_compile_error());
-    // A fn with `self` sits in an `impl` or `trait`, where a struct or a
-    // `const _` item is itself an error: give back the method alone.
-    if let Some(syn::FnArg::Receiver(_)) = item.sig.inputs.first() {
-        return quote!(#err #item);
-    }
-    let marker = marker(&item);
-    let ident = &item.sig.ident;
-    quote! {
-        #err
-        #item
-        #marker
-        const _: () = {
-            impl #krate::__private::ToolFn for #ident {
-                fn tool() -> #krate::Tool {
-                    ::core::unreachable!("this #[tool] failed to compile")
-                }
+    let mut errors = err.into_iter().flatten();
+    let first = errors.next().map(|e| e.to_compile_error());
+    let rest = errors.map(|e| e.to_compile_error());
+    let name = item.sig.ident.unraw().to_string();
+    let hidden = hidden_items(&item, &name, |builder| match first {
+        Some(first) => quote! {
+            fn #builder(_: [(); #first]) -> #krate::Tool {
+                ::core::unreachable!("this #[tool] failed to compile")
             }
-        };
+        },
+        None => quote! {
+            fn #builder<__McpF>(_: __McpF) -> #krate::Tool {
+                ::core::unreachable!("this #[tool] failed to compile")
+            }
+        },
+    });
+    quote! {
+        #hidden
+        #(#rest)*
+        #item
     }
 }
 
-/// A braced struct lives only in the type namespace, so it can share the fn's
-/// name: `add(1.0, 2.0)` still calls the fn and `tools![add]` finds the tool.
-fn marker(item: &ItemFn) -> TokenStream {
-    let vis = &item.vis;
-    let ident = &item.sig.ident;
-    let doc = format!("The MCP tool registered from the fn [`{ident}()`].");
-    quote! {
-        #[doc = #doc]
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #ident {}
+/// The names of the hidden items of the fn `ident`. They never take the fn's
+/// own name, so a module or a type named like the tool can sit beside it.
+pub(crate) struct HiddenNames {
+    /// `__mcp_tool_<fn>`: the generic fn that builds the tool from the fn.
+    pub(crate) builder: syn::Ident,
+    /// `__mcp_name_<fn>`: the tool's name, for the duplicate check of `tools!`.
+    pub(crate) name: syn::Ident,
+    /// `__mcp_free_<fn>`: the probe that tells a free fn from an associated one.
+    pub(crate) probe: syn::Ident,
+}
+
+impl HiddenNames {
+    pub(crate) fn of(ident: &syn::Ident) -> HiddenNames {
+        let base = ident.unraw();
+        let span = ident.span();
+        HiddenNames {
+            builder: format_ident!("__mcp_tool_{}", base, span = span),
+            name: format_ident!("__mcp_name_{}", base, span = span),
+            probe: format_ident!("__mcp_free_{}", base, span = span),
+        }
     }
+}
+
+/// The items emitted beside the fn. Only fns and named consts, because those
+/// are also valid inside an `impl` block, where `#[tool]` must fail with one
+/// error of its own (see [`free_fn_probe`]) and not with one per item.
+///
+/// The builder (made by `builder` from its name) is handed the fn by `tools!`
+/// instead of naming it: an associated fn cannot be named without `Self`, and
+/// a free fn cannot be named with it.
+fn hidden_items(
+    item: &ItemFn,
+    name: &str,
+    builder: impl FnOnce(&syn::Ident) -> TokenStream,
+) -> TokenStream {
+    let vis = &item.vis;
+    let names = HiddenNames::of(&item.sig.ident);
+    let (name_ident, probe_ident) = (&names.name, &names.probe);
+    let builder = builder(&names.builder);
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, dead_code)]
+        #vis const #name_ident: &str = #name;
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, dead_code)]
+        const #probe_ident: bool = true;
+        #[doc(hidden)]
+        #[allow(non_snake_case, dead_code)]
+        #vis #builder
+    }
+}
+
+/// Puts a check into the fn's body that fails to compile, with one error on
+/// the fn's name, when the fn sits in an `impl` block (which the macro cannot
+/// see).
+///
+/// In the pattern below, `__mcp_free_<fn>` names the probe const when that is
+/// in scope, i.e. when the fn is free and the const beside it is a module
+/// item; inside an `impl` the const is an associated item, out of scope, and
+/// the same identifier is a fresh binding, so the first arm is taken. The
+/// array length is evaluated while type checking, so `cargo check` reports it.
+fn free_fn_probe(item: &mut ItemFn) {
+    let probe = HiddenNames::of(&item.sig.ident).probe;
+    let span = item.sig.ident.span();
+    let message = crate::validate::FREE_FN;
+    let check: syn::Stmt = syn::parse_quote_spanned! {span=>
+        #[allow(unreachable_patterns, unused_variables, non_upper_case_globals)]
+        let _: [(); match false {
+            #probe => ::core::panic!(#message),
+            _ => 0,
+        }] = [];
+    };
+    item.block.stmts.insert(0, check);
 }
 
 fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
-    let item = &tool.item;
-    let fn_ident = &item.sig.ident;
-    let marker = marker(item);
+    let mut item = tool.item.clone();
+    free_fn_probe(&mut item);
     let pm = quote!(#krate::__private);
     let args_struct = args_struct(tool, &pm);
     let build_fn = build_fn(tool, &pm);
-    let builder = definition(tool, &pm);
+    let definition = definition(tool, &pm);
+    let (generics, bounds) = fn_bounds(tool);
+    let hidden = hidden_items(&tool.item, &tool.name, |builder| {
+        quote! {
+            fn #builder #generics (__mcp_fn: __McpF) -> #krate::Tool
+            where
+                #bounds
+            {
+                #args_struct
+                #build_fn
+                // Built once: copies share the definition and its schemas.
+                static TOOL: ::std::sync::OnceLock<#krate::Tool> = ::std::sync::OnceLock::new();
+                ::core::clone::Clone::clone(TOOL.get_or_init(|| #definition))
+            }
+        }
+    });
     quote! {
         #item
-        #marker
-        const _: () = {
-            #args_struct
-            #build_fn
-            impl #pm::ToolFn for #fn_ident {
-                fn tool() -> #krate::Tool {
-                    // Built once: copies share the definition and its schemas.
-                    static TOOL: ::std::sync::OnceLock<#krate::Tool> = ::std::sync::OnceLock::new();
-                    ::core::clone::Clone::clone(TOOL.get_or_init(|| #builder))
-                }
-            }
+        #hidden
+    }
+}
+
+/// The builder's type parameters and what they must be: the fn `tools!`
+/// hands it takes the user's parameter types and returns the user's return
+/// type (through a future when the fn is async), as written.
+fn fn_bounds(tool: &ToolFn) -> (TokenStream, TokenStream) {
+    let inputs = tool.params.iter().map(|param| &param.ty);
+    let output = match &tool.item.sig.output {
+        syn::ReturnType::Default => quote!(()),
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+    };
+    let traits = quote! {
+        ::core::marker::Copy + ::core::marker::Send + ::core::marker::Sync + 'static
+    };
+    if tool.item.sig.asyncness.is_some() {
+        let bounds = quote! {
+            __McpF: ::core::ops::Fn(#(#inputs),*) -> __McpFut + #traits,
+            __McpFut: ::core::future::Future<Output = #output> + ::core::marker::Send + 'static,
         };
+        (quote!(<__McpF, __McpFut>), bounds)
+    } else {
+        let bounds = quote! {
+            __McpF: ::core::ops::Fn(#(#inputs),*) -> #output + #traits,
+        };
+        (quote!(<__McpF>), bounds)
     }
 }
 
@@ -200,11 +298,17 @@ fn args_struct(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
 fn build_fn(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
     let type_params = type_params(tool);
     quote! {
-        fn __mcp_build<#(#type_params: #pm::Argument),*>(
+        fn __mcp_build<#(#type_params: #pm::Argument,)* __McpC>(
             name: &'static str,
-            call: fn(__McpArgs<#(#type_params),*>, #pm::Context) -> #pm::BoxFuture<#pm::ToolOutcome>,
-        ) -> #pm::ToolBuilder {
-            #pm::tool_builder::<__McpArgs<#(#type_params),*>>(name, call)
+            call: __McpC,
+        ) -> #pm::ToolBuilder
+        where
+            __McpC: ::core::ops::Fn(__McpArgs<#(#type_params),*>, #pm::Context) -> #pm::BoxFuture<#pm::ToolOutcome>
+                + ::core::marker::Send
+                + ::core::marker::Sync
+                + 'static,
+        {
+            #pm::tool_builder::<__McpArgs<#(#type_params),*>, __McpC>(name, call)
         }
     }
 }
@@ -287,7 +391,7 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         .any(|p| matches!(p.kind, ParamKind::Context));
     let call = call_glue(tool, pm);
     quote! {
-        __mcp_build::<#(#param_types),*>(#name, #call)
+        __mcp_build::<#(#param_types,)* _>(#name, #call)
             .runs_inline(#inline)
             #(#states)*
             #timeout
@@ -306,10 +410,10 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
 }
 
 /// The closure the handler calls with deserialized arguments: call the user's
-/// fn, convert the result. Arguments are passed as fields, never bound to
+/// fn (the builder's `__mcp_fn`, a copy of it moves into the closure), convert
+/// the result. Arguments are passed as fields, never bound to
 /// locals, so a parameter cannot shadow the fn it is passed to.
 fn call_glue(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
-    let fn_ident = &tool.item.sig.ident;
     // Injected values are fetched first; arguments are passed as fields.
     let mut fetch = Vec::new();
     let mut passed = Vec::new();
@@ -359,10 +463,10 @@ fn call_glue(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         convert_value(quote!(__mcp_out))
     };
     quote! {
-        |__mcp_args, __mcp_context| {
+        move |__mcp_args, __mcp_context| {
             ::std::boxed::Box::pin(async move {
                 #(#fetch)*
-                let __mcp_out = #fn_ident(#(#passed),*) #awaited;
+                let __mcp_out = __mcp_fn(#(#passed),*) #awaited;
                 #convert
             })
         }

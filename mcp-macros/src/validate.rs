@@ -121,13 +121,14 @@ fn tool_name(name: &str, span: proc_macro2::Span) -> syn::Result<()> {
     Ok(())
 }
 
+/// The message for a `#[tool]` in an `impl`; the expansion repeats it for an
+/// associated fn without `self`, which only the compiler can place.
+pub(crate) const FREE_FN: &str = "#[tool] goes on a free fn; use `State<T>` for shared data";
+
 /// A tool is a free fn: there is no value to call a method on.
 fn no_receiver(tool: &ToolFn) -> syn::Result<()> {
     match tool.item.sig.inputs.first() {
-        Some(FnArg::Receiver(receiver)) => Err(syn::Error::new_spanned(
-            receiver,
-            "a #[tool] fn cannot take `self`; make it a free fn and reach shared data through its parameters",
-        )),
+        Some(FnArg::Receiver(receiver)) => Err(syn::Error::new_spanned(receiver, FREE_FN)),
         _ => Ok(()),
     }
 }

@@ -41,10 +41,7 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::DuplicateToolName(name) => write!(
-                f,
-                "two tools are registered under the name `{name}`; tool names must be unique within a server"
-            ),
+            Error::DuplicateToolName(name) => write!(f, "two tools are named \"{name}\""),
             Error::InvalidToolName { name, reason } => {
                 write!(f, "invalid tool name `{name}`: {reason}")
             }

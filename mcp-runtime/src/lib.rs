@@ -111,6 +111,10 @@ struct ReadmeDoctests;
 
 /// Collects `#[tool]` fns into a `Vec<Tool>` for [`Server::tools`].
 ///
+/// Each entry is the path of a `#[tool]` fn (`hello`, `weather::lookup`); a
+/// trailing comma is allowed. A fn listed twice, or two fns whose tools have
+/// the same name, fail to compile with one error naming both.
+///
 /// ```
 /// use mcp_runtime::{tool, tools};
 ///
@@ -125,8 +129,10 @@ struct ReadmeDoctests;
 /// ```
 #[macro_export]
 macro_rules! tools {
-    ($($tool:path),* $(,)?) => {
-        ::std::vec![$(<$tool as $crate::__private::ToolFn>::tool()),*]
+    // Forwarded to the proc macro, which reads the hidden items `#[tool]`
+    // puts beside each fn; this shim keeps the docs and their test here.
+    ($($tokens:tt)*) => {
+        $crate::__private::tools! { $($tokens)* }
     };
 }
 
@@ -137,15 +143,10 @@ pub mod __private {
     pub use crate::Context;
     pub use crate::schema::{doc_text, input_schema};
     pub use crate::tool::{BoxFuture, Icon, ToolBuilder, ToolCall, ToolOutcome};
+    pub use mcp_macros::tools;
     pub use schemars;
     pub use serde;
     pub use serde_json;
-
-    /// Implemented by the marker type `#[tool]` emits next to the fn.
-    pub trait ToolFn {
-        /// The tool's definition and handler.
-        fn tool() -> crate::Tool;
-    }
 
     // `Argument` and `StructuredOutput` each bundle two traits behind a
     // `do_not_recommend` blanket impl, so a type that lacks both derives gets
@@ -164,10 +165,11 @@ pub mod __private {
 
     /// A builder whose handler deserializes `A` and passes it, with the
     /// call's context, to `call`; with `A`'s inputSchema.
-    pub fn tool_builder<A: serde::de::DeserializeOwned + schemars::JsonSchema + 'static>(
-        name: &'static str,
-        call: fn(A, crate::Context) -> BoxFuture<ToolOutcome>,
-    ) -> ToolBuilder {
+    pub fn tool_builder<A, C>(name: &'static str, call: C) -> ToolBuilder
+    where
+        A: serde::de::DeserializeOwned + schemars::JsonSchema + 'static,
+        C: Fn(A, crate::Context) -> BoxFuture<ToolOutcome> + Send + Sync + 'static,
+    {
         ToolBuilder::new(name, move |tool_call: ToolCall| {
             match tool_call.arguments::<A>() {
                 Ok(args) => call(args, tool_call.context().clone()),

@@ -313,6 +313,12 @@ impl Server {
         Ok(())
     }
 
+    /// What `into_shared` checks, without consuming the server.
+    fn check_registration(&self) -> Result<(), Error> {
+        self.check_states()?;
+        Registry::new(self.tools.clone(), None).map(drop)
+    }
+
     fn list_ttl_ms(&self) -> u64 {
         u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX)
     }
@@ -364,11 +370,21 @@ impl Server {
     /// and returns. An unknown format ends the process with `error: …` on
     /// stderr and exit code 2; tools that cannot be dumped in the format
     /// (see [`DumpFormat::OpenAiStrict`]) with exit code 1; stdout stays empty.
+    ///
+    /// A registration mistake (two tools with one name, an invalid name, a
+    /// `State<T>` never registered; see [`Error`]) ends the process with
+    /// status 1 after printing it on stderr, e.g.
+    /// `error: two tools are named "lookup"`, as a command-line parser does
+    /// with a bad flag: returned from `main`, it would be printed with
+    /// `Debug`. [`Server::serve`] and [`Server::dump`] return it instead.
     pub async fn serve_stdio(self) -> io::Result<()> {
         match dump_flag(std::env::args().skip(1)) {
             Ok(Some(format)) => return self.print_dump(format),
             Ok(None) => {}
             Err(message) => exit_with_error(2, &message),
+        }
+        if let Err(err) = self.check_registration() {
+            exit_with_error(1, &err.to_string());
         }
         crate::logging::init_stderr();
         let output = crate::transport::stdio::stdout(self.stdout_guard)?;

@@ -1,6 +1,6 @@
 // The one case with two errors: a free fn cannot take `self`, which rustc
 // reports too. The macro cannot tell a free fn from a method, and a method
-// (see `self_receiver.rs`) must be given back with its `self`.
+// (see `placement/method_with_self.rs`) must be given back with its `self`.
 
 use mcp_runtime::tool;
 

@@ -1,0 +1,13 @@
+// The same tool listed twice.
+
+use mcp_runtime::{tool, tools};
+
+/// Look a user up.
+#[tool]
+async fn lookup(id: u32) -> String {
+    id.to_string()
+}
+
+fn main() {
+    let _ = tools![lookup, lookup];
+}
