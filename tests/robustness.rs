@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_valid, example_binary, initialize};
+use common::{Peer, assert_valid, example_binary, initialize};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -163,4 +163,114 @@ fn a_slow_reader_keeps_the_servers_memory_bounded() {
     );
     let (status, _) = wait_for_exit(&mut child, Duration::from_secs(20)).expect("exits");
     assert!(status.success(), "{status}");
+}
+
+/// Validates an error response against the 2025-11-25 schema, and its error
+/// object against the draft schema's definition for its code (`ParseError`,
+/// `InvalidRequestError`, `InvalidParamsError`).
+fn assert_error(response: &Value, code: i64, id: Option<Value>) {
+    assert_valid("2025-11-25", "JSONRPCErrorResponse", response);
+    let def = match code {
+        -32700 => "ParseError",
+        -32600 => "InvalidRequestError",
+        -32602 => "InvalidParamsError",
+        other => panic!("no definition for {other}"),
+    };
+    assert_valid("2026-07-28", def, &response["error"]);
+    assert_eq!(response.get("id").cloned(), id, "{response}");
+}
+
+/// A request over the message limit, written the TypeScript SDK's way (`id`
+/// last, after params that hold their own `"id"`), gets its refusal with its
+/// id, so the client's request does not hang; the server goes on.
+#[test]
+fn an_oversized_request_is_refused_with_its_id() {
+    let mut peer = Peer::legacy("2025-11-25");
+    let text = "z".repeat(9 * 1024 * 1024);
+    let line = format!(
+        r#"{{"method":"tools/call","params":{{"name":"echo","arguments":{{"id":99,"text":"{text}"}},"_meta":{{"id":"meta"}}}},"jsonrpc":"2.0","id":"ts-\"1\""}}"#
+    );
+    peer.send_raw(&line);
+    let refused = peer.recv();
+    assert_error(&refused, -32600, Some(json!("ts-\"1\"")));
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("the message is {} bytes", line.len())),
+        "{message}"
+    );
+    let pong = peer.request(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}));
+    assert_eq!(pong["result"], json!({}));
+}
+
+/// Malformed lines under the size cap get the error that says what is wrong
+/// with them, each valid against the schema.
+#[test]
+fn malformed_lines_get_the_error_that_fits() {
+    let mut peer = Peer::legacy("2025-11-25");
+    let cases: [(&str, i64, Option<Value>, &str); 7] = [
+        ("[", -32700, None, "Parse error: EOF while parsing a list"),
+        (
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            -32700,
+            None,
+            "Parse error: EOF while parsing a list",
+        ),
+        (
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            -32600,
+            None,
+            "Invalid Request: a JSON array (a JSON-RPC batch) is not accepted; MCP takes one JSON-RPC message, a JSON object, per line",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":2,"method":5,"#,
+            -32700,
+            None,
+            "Parse error: EOF while parsing an object",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":["add",{"a":1,"b":2}]}"#,
+            -32602,
+            Some(json!(3)),
+            "Invalid params: MCP params are a JSON object of named members, not an array",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":[]}"#,
+            -32602,
+            Some(json!(4)),
+            "Invalid params: MCP params are a JSON object of named members, not an array",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":5,"method":"ping","params":"x"}"#,
+            -32600,
+            Some(json!(5)),
+            "Invalid Request: \"params\" must be an object",
+        ),
+    ];
+    for (line, code, id, message) in cases {
+        peer.send_raw(line);
+        let response = peer.recv();
+        assert_error(&response, code, id);
+        assert_eq!(response["error"]["message"], message, "for {line}");
+    }
+    // A notification is never answered, and positional params do not make
+    // one act: this `notifications/cancelled` does not cancel call 6.
+    peer.send(&common::call(6, "slow", json!({"ms": 200}), false));
+    peer.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":[6]}"#);
+    let done = peer.recv();
+    assert_eq!(done["id"], 6);
+    assert_eq!(done["result"]["structuredContent"]["ms"], 200, "{done}");
+}
+
+/// `initialize` with positional params is refused like any other method.
+#[test]
+fn initialize_with_array_params_is_refused() {
+    let mut peer = Peer::everything();
+    peer.send_raw(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":["2025-06-18",{},{"name":"x","version":"1"}]}"#,
+    );
+    let response = peer.recv();
+    assert_error(&response, -32602, Some(json!(1)));
+    // The connection is still fresh: a proper handshake works.
+    let init = peer.request(initialize(2, "2025-11-25"));
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
 }

@@ -139,6 +139,13 @@ impl Dispatcher {
                 self.connection
                     .send(frame::error(id.map(RawValue::get), code, &message, None));
             }
+            Ok(Incoming::Notification { method, params })
+                if params.is_some_and(|raw| raw.get().starts_with('[')) =>
+            {
+                // MCP params are objects; a notification is never answered,
+                // so one with positional params is dropped.
+                tracing::debug!(%method, "ignored a notification with array params");
+            }
             Ok(Incoming::Notification { method, params }) => self.on_notification(&method, params),
             Ok(Incoming::Response { id, result, error }) => {
                 let reply = match (result, error) {
@@ -164,13 +171,14 @@ impl Dispatcher {
         }
     }
 
-    /// A line longer than the limit was skipped.
-    pub(crate) fn handle_oversized(&mut self, len: usize, max: usize) {
+    /// A line longer than the limit was skipped; `id` is the request's id
+    /// (JSON text) when the scan of the line found one.
+    pub(crate) fn handle_oversized(&mut self, len: usize, max: usize, id: Option<&str>) {
         let message = format!(
             "Invalid Request: the message is {len} bytes, over this server's limit of {max} bytes; it was discarded"
         );
         self.connection.send(frame::error(
-            None,
+            id,
             ErrorCode::INVALID_REQUEST,
             &message,
             None,

@@ -383,8 +383,8 @@ impl Server {
                         Poll::Ready(Ok(())) => {
                             match reader.take_ready() {
                                 Some(Line::Message(line)) => dispatcher.handle_line(line),
-                                Some(Line::Oversized { len }) => {
-                                    dispatcher.handle_oversized(len, max)
+                                Some(Line::Oversized { len, id }) => {
+                                    dispatcher.handle_oversized(len, max, id)
                                 }
                                 None => return Poll::Ready(Ok(())),
                             }
