@@ -4,7 +4,8 @@
 //! with progress, logs and cancellation, elicitation, tool list changes, a
 //! panicking tool, a tool that prints to stdout, and (with `TOOLS=N`) N extra
 //! copies of `add` for load tests. `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls
-//! per second) sets the rate limit, `CALL_TIMEOUT_MS=N` the default call timeout.
+//! per second) sets the rate limit, `CALL_TIMEOUT_MS=N` the default call timeout,
+//! `DRAIN_TIMEOUT_MS=N` how long shutting down may take.
 
 use mcp_runtime::{
     Audience, Content, Context, ElicitRequest, Level, Server, ToolError, tool, tools,
@@ -289,6 +290,14 @@ async fn main() -> std::io::Result<()> {
         .and_then(|v| v.parse().ok())
     {
         server = server.call_timeout(Duration::from_millis(ms));
+    }
+    // DRAIN_TIMEOUT_MS=N: how long shutting down may take (calls finishing,
+    // responses written).
+    if let Some(ms) = std::env::var("DRAIN_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        server = server.drain_timeout(Duration::from_millis(ms));
     }
     server
         .title("Everything (mcp-runtime example)")

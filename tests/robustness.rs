@@ -127,7 +127,7 @@ fn a_slow_reader_keeps_the_servers_memory_bounded() {
         }
         // A little slower than the server can write.
         reads += 1;
-        if reads % 2 == 0 {
+        if reads.is_multiple_of(2) {
             std::thread::sleep(Duration::from_millis(1));
         }
     }
@@ -273,4 +273,74 @@ fn initialize_with_array_params_is_refused() {
     // The connection is still fresh: a proper handshake works.
     let init = peer.request(initialize(2, "2025-11-25"));
     assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+}
+
+/// SIGTERM while the client reads nothing: the output backs up (the pipe
+/// and the server's 4 MiB queue fill), yet the drain timeout bounds the
+/// whole shutdown, writing included, and the server exits.
+#[test]
+fn sigterm_exits_within_the_drain_timeout_when_the_client_does_not_read() {
+    let mut child = spawn(&[("RATE_LIMIT", "off"), ("DRAIN_TIMEOUT_MS", "500")]);
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    // Held, never read: the server's writes block once the pipe is full.
+    let stdout = child.stdout.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let text = "q".repeat(100_000);
+        let mut lines = vec![initialize(0, "2025-11-25").to_string()];
+        lines.extend((1..=200).map(|id| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{text}"}}}}}}"#
+            )
+        }));
+        for line in lines {
+            // The server stops reading past its limit and exits later: a
+            // failed write is expected.
+            if writeln!(stdin, "{line}").is_err() {
+                break;
+            }
+        }
+        stdin
+    });
+    // 200 x 100 KB of output is far past what the pipe and the queue hold.
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(child.try_wait().unwrap().is_none(), "exited early");
+    terminate(pid);
+    let exited = wait_for_exit(&mut child, Duration::from_secs(10));
+    let (status, took) = exited.expect("still running 10 s after SIGTERM");
+    eprintln!("exited {took:?} after SIGTERM: {status}");
+    assert!(
+        took < Duration::from_millis(2_500),
+        "took {took:?}, drain timeout 500 ms"
+    );
+    assert!(status.success(), "{status}");
+    drop(stdout);
+    drop(writer.join().unwrap());
+}
+
+/// A client that goes away (both pipes closed) while a long call runs is a
+/// normal end: the call is cancelled and the server exits 0 at once.
+#[test]
+fn a_vanished_client_ends_the_server_promptly_and_cleanly() {
+    let mut child = spawn(&[]);
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    writeln!(stdin, "{}", initialize(0, "2025-11-25")).unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains(r#""id":0"#), "{line}");
+    writeln!(
+        stdin,
+        "{}",
+        common::call(1, "slow", json!({"ms": 20_000}), false)
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    drop(stdin);
+    drop(stdout);
+    let exited = wait_for_exit(&mut child, Duration::from_secs(10));
+    let (status, took) = exited.expect("still running 10 s after the client left");
+    eprintln!("exited {took:?} after the client left: {status}");
+    assert!(status.success(), "{status}");
+    assert!(took < Duration::from_secs(2), "took {took:?}");
 }

@@ -19,7 +19,6 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// `_meta` key of the per-request log level (2026-07-28).
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
@@ -177,12 +176,8 @@ impl Dispatcher {
         let message = format!(
             "Invalid Request: the message is {len} bytes, over this server's limit of {max} bytes; it was discarded"
         );
-        self.connection.send(frame::error(
-            id,
-            ErrorCode::INVALID_REQUEST,
-            &message,
-            None,
-        ));
+        self.connection
+            .send(frame::error(id, ErrorCode::INVALID_REQUEST, &message, None));
     }
 
     fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
@@ -546,13 +541,13 @@ impl Dispatcher {
         })
     }
 
-    /// Ends the connection: calls in flight get up to `drain` to finish
-    /// (longer ones are cancelled with an error response), requests of ours
+    /// Ends the connection: calls in flight may finish until `deadline`
+    /// (later ones are cancelled with an error response), requests of ours
     /// to the client fail, and open subscriptions get their final response.
-    pub(crate) async fn shutdown(self, drain: Duration) {
+    pub(crate) async fn shutdown(self, deadline: tokio::time::Instant) {
         let connection = &self.connection;
         connection.fail_server_requests();
-        if tokio::time::timeout(drain, connection.wait_idle())
+        if tokio::time::timeout_at(deadline, connection.wait_idle())
             .await
             .is_err()
         {

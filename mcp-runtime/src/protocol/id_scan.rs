@@ -239,7 +239,8 @@ impl IdScanner {
                 self.depth += 1;
                 self.slot = Slot::Next;
             }
-            (Slot::Value { id: false }, _) | (Slot::Next, b'0'..=b'9' | b'a'..=b'z' | b'.' | b'+' | b'-' | b'E') => {
+            (Slot::Value { id: false }, _)
+            | (Slot::Next, b'0'..=b'9' | b'a'..=b'z' | b'.' | b'+' | b'-' | b'E') => {
                 // A number or literal value (or the rest of one).
                 self.slot = Slot::Next;
             }
@@ -286,8 +287,10 @@ mod tests {
             Some("17")
         );
         assert_eq!(
-            scan(r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo"},"id":"req-9"}"#)
-                .as_deref(),
+            scan(
+                r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo"},"id":"req-9"}"#
+            )
+            .as_deref(),
             Some(r#""req-9""#)
         );
         assert_eq!(
@@ -332,7 +335,11 @@ mod tests {
             assert_eq!(scan(line), None, "{line}");
         }
         let long = format!(r#"{{"id":"{}","method":"x"}}"#, "a".repeat(MAX_ID_LEN));
-        assert_eq!(scan(&long), None, "an id over {MAX_ID_LEN} bytes is given up");
+        assert_eq!(
+            scan(&long),
+            None,
+            "an id over {MAX_ID_LEN} bytes is given up"
+        );
         let fits = format!(r#"{{"id":"{}","method":"x"}}"#, "a".repeat(MAX_ID_LEN - 2));
         assert!(scan(&fits).is_some());
     }

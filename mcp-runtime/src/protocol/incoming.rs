@@ -289,7 +289,11 @@ mod tests {
             rejected(r#"{"jsonrpc":"2.0","id":7,"method":"x","params":3}"#),
             (-32600, Some("7".into()))
         );
-        assert_eq!(rejected("["), (-32700, None), "not JSON, whatever it starts with");
+        assert_eq!(
+            rejected("["),
+            (-32700, None),
+            "not JSON, whatever it starts with"
+        );
         assert_eq!(rejected("[1"), (-32700, None));
         assert_eq!(rejected("[]"), (-32600, None), "JSON, but a batch");
         assert_eq!(

@@ -169,7 +169,10 @@ mod tests {
     async fn oversized_line_is_skipped_and_the_next_one_served() {
         let mut input = vec![b'x'; 10_000];
         input.extend_from_slice(b"\nok\n");
-        assert_eq!(lines(&input, 100).await, ["<oversized 10000 id None>", "ok"]);
+        assert_eq!(
+            lines(&input, 100).await,
+            ["<oversized 10000 id None>", "ok"]
+        );
     }
 
     #[tokio::test]

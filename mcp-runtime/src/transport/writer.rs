@@ -247,7 +247,10 @@ mod tests {
             }
             most_held = most_held.max(writer.held());
         }
-        assert!(total_read > 10_000_000, "only {total_read} bytes went through");
+        assert!(
+            total_read > 10_000_000,
+            "only {total_read} bytes went through"
+        );
         assert!(
             most_held <= 2 * LIMIT + SEGMENT_SIZE + 40_000,
             "the queue held {most_held} bytes"
