@@ -9,6 +9,7 @@ use crate::limits::{
     DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_PENDING_CALLS, DEFAULT_RATE_BURST,
     DEFAULT_RATE_PER_SECOND, Limits,
 };
+use crate::protocol::frame::Frame;
 use crate::registry::Registry;
 use crate::shared::{Identity, Shared};
 use crate::state::StateMap;
@@ -406,7 +407,7 @@ impl Server {
                                 Some(Line::Oversized { len, id }) => {
                                     dispatcher.handle_oversized(len, max, id)
                                 }
-                                None => return Poll::Ready(End::InputEnded),
+                                None => return Poll::Ready(End::Graceful),
                             }
                             continue;
                         }
@@ -426,7 +427,7 @@ impl Server {
                 }
                 if shutdown.as_mut().poll(cx).is_ready() {
                     tracing::info!("shutting down on a signal");
-                    return Poll::Ready(End::InputEnded);
+                    return Poll::Ready(End::Graceful);
                 }
                 return Poll::Pending;
             }
@@ -434,7 +435,7 @@ impl Server {
         .await;
         watcher.abort();
         let read_error = match end {
-            End::InputEnded => None,
+            End::Graceful => None,
             End::ReadFailed(err) => Some(err),
             End::ClientGone => {
                 client_gone(&calls);
@@ -445,70 +446,94 @@ impl Server {
                 return Err(err);
             }
         };
-        // Draining, bounded as a whole by the drain timeout: calls in flight
-        // may finish while their responses keep being written; at the
-        // deadline the rest are cancelled (with an error response each,
-        // written if the output takes it at once) and what is still unwritten
-        // is dropped, so a client that does not read cannot hold the process.
-        // The frame channel closes once every holder of the connection (the
-        // dispatcher, call tasks, contexts, the watcher) is gone.
-        let deadline = tokio::time::Instant::now() + drain;
-        let mut draining = std::pin::pin!(dispatcher.shutdown(deadline));
-        let mut expired = std::pin::pin!(tokio::time::sleep_until(deadline));
-        let mut drained = false;
-        let mut closed = false;
-        let end = std::future::poll_fn(|cx| {
-            loop {
-                if !drained && draining.as_mut().poll(cx).is_ready() {
-                    drained = true;
-                }
-                while !closed {
-                    match frames.poll_recv(cx) {
-                        Poll::Ready(Some(frame)) => writer.push(frame),
-                        Poll::Ready(None) => closed = true,
-                        Poll::Pending => break,
-                    }
-                }
-                if writer.backlog() > 0 {
-                    match writer.poll_flush(cx) {
-                        Poll::Ready(Ok(())) => continue,
-                        Poll::Ready(Err(err)) => return Poll::Ready(End::write_failed(err)),
-                        Poll::Pending => {}
-                    }
-                } else if drained && closed {
-                    return writer.poll_shutdown(cx).map(|result| match result {
-                        Ok(()) => End::InputEnded,
-                        Err(err) => End::write_failed(err),
-                    });
-                }
-                if output_closed.as_mut().poll(cx).is_ready() {
-                    return Poll::Ready(End::ClientGone);
-                }
-                if expired.as_mut().poll(cx).is_ready() {
-                    tracing::warn!(
-                        unwritten_bytes = writer.backlog(),
-                        "the drain timeout ended the shutdown"
-                    );
-                    cancel_calls(&calls);
-                    return Poll::Ready(End::InputEnded);
-                }
-                return Poll::Pending;
-            }
-        })
+        let end = drain_connection(
+            dispatcher,
+            &mut writer,
+            &mut frames,
+            output_closed,
+            drain,
+            &calls,
+        )
         .await;
         match end {
             End::ClientGone => client_gone(&calls),
             End::WriteFailed(err) => return Err(err),
-            End::InputEnded | End::ReadFailed(_) => {}
+            End::Graceful | End::ReadFailed(_) => {}
         }
         read_error.map_or(Ok(()), Err)
     }
 }
 
+/// Ends a connection whose input is over, bounded as a whole by `drain`:
+/// calls in flight may finish while their responses keep being written; at
+/// the deadline the rest are cancelled (with an error response each, written
+/// if the output takes it at once) and what is still unwritten is dropped,
+/// so a client that does not read cannot keep the process alive. Done early
+/// once the frame channel closes (every holder of the connection, the
+/// dispatcher, call tasks, contexts and the watcher, is gone) and all is
+/// written, or when the client goes away.
+async fn drain_connection(
+    dispatcher: Dispatcher,
+    writer: &mut FrameWriter,
+    frames: &mut mpsc::UnboundedReceiver<Frame>,
+    mut output_closed: Pin<&mut impl Future<Output = ()>>,
+    drain: Duration,
+    calls: &Weak<Connection>,
+) -> End {
+    let deadline = tokio::time::Instant::now() + drain;
+    // The dispatcher cancels late calls at the same deadline; it is polled
+    // first, so their error responses are queued before the deadline ends
+    // the loop.
+    let mut draining = std::pin::pin!(dispatcher.shutdown(deadline));
+    let mut expired = std::pin::pin!(tokio::time::sleep_until(deadline));
+    let mut drained = false;
+    let mut closed = false;
+    std::future::poll_fn(|cx| {
+        loop {
+            if !drained && draining.as_mut().poll(cx).is_ready() {
+                drained = true;
+            }
+            while !closed {
+                match frames.poll_recv(cx) {
+                    Poll::Ready(Some(frame)) => writer.push(frame),
+                    Poll::Ready(None) => closed = true,
+                    Poll::Pending => break,
+                }
+            }
+            if writer.backlog() > 0 {
+                match writer.poll_flush(cx) {
+                    Poll::Ready(Ok(())) => continue,
+                    Poll::Ready(Err(err)) => return Poll::Ready(End::write_failed(err)),
+                    Poll::Pending => {}
+                }
+            } else if drained && closed {
+                return writer.poll_shutdown(cx).map(|result| match result {
+                    Ok(()) => End::Graceful,
+                    Err(err) => End::write_failed(err),
+                });
+            }
+            if output_closed.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(End::ClientGone);
+            }
+            if expired.as_mut().poll(cx).is_ready() {
+                tracing::warn!(
+                    unwritten_bytes = writer.backlog(),
+                    "the drain timeout ended the shutdown"
+                );
+                cancel_calls(calls);
+                return Poll::Ready(End::Graceful);
+            }
+            return Poll::Pending;
+        }
+    })
+    .await
+}
+
 /// How a phase of the main loop ended.
 enum End {
-    /// Input ended, or a termination signal came (or, draining: done).
-    InputEnded,
+    /// Serving: input ended or a termination signal came, so drain.
+    /// Draining: done, or the deadline came.
+    Graceful,
     /// Reading input failed: drain, then report it.
     ReadFailed(io::Error),
     /// The client can no longer read the output: nothing is left to do.
