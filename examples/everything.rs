@@ -8,7 +8,8 @@
 //! `MAX_CONCURRENT=N` the calls that run at once, `QUEUE_TIMEOUT_MS=N` how long
 //! a call waits for one of them, `ELICIT_TIMEOUT_MS=N` how long a legacy
 //! elicitation waits for the user, `INPUT_REQUEST_TTL_MS=N` the lifetime of a
-//! 2026-07-28 `requestState`.
+//! 2026-07-28 `requestState`, `DRAIN_TIMEOUT_MS=N` how long shutting down may
+//! take.
 
 use mcp_runtime::{
     Audience, Content, Context, ElicitRequest, Level, Server, ToolError, tool, tools,
@@ -337,6 +338,11 @@ async fn main() -> std::io::Result<()> {
     // INPUT_REQUEST_TTL_MS=N: how long a 2026-07-28 requestState stays valid.
     if let Some(ms) = env_number("INPUT_REQUEST_TTL_MS") {
         server = server.input_request_ttl(Duration::from_millis(ms));
+    }
+    // DRAIN_TIMEOUT_MS=N: how long shutting down may take (calls finishing,
+    // responses written).
+    if let Some(ms) = env_number("DRAIN_TIMEOUT_MS") {
+        server = server.drain_timeout(Duration::from_millis(ms));
     }
     server
         .title("Everything (mcp-runtime example)")

@@ -122,7 +122,7 @@ async fn oversized_and_invalid_lines_are_answered_and_the_next_one_served() {
     );
     assert_eq!(
         line,
-        json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": message}})
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": message}})
     );
     let ping = ask(
         &mut client,

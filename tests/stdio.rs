@@ -425,7 +425,7 @@ fn json_rpc_hygiene() {
         ),
         (
             "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]",
-            json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request: batches are not supported; send one JSON-RPC message per line"}}),
+            json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request: a JSON array (a JSON-RPC batch) is not accepted; MCP takes one JSON-RPC message, a JSON object, per line"}}),
         ),
         (
             "{\"jsonrpc\":\"2.0\",\"id\":5}",
@@ -977,7 +977,7 @@ fn hostile_input_gets_defined_answers_and_the_server_goes_on() {
     peer.send_raw(&huge);
     let refused = peer.recv();
     assert_eq!(refused["error"]["code"], -32600);
-    assert!(refused.get("id").is_none());
+    assert_eq!(refused["id"], 1, "the id is found in the skipped line");
     assert!(
         refused["error"]["message"]
             .as_str()

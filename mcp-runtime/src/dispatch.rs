@@ -19,7 +19,6 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// `_meta` key of the per-request log level (2026-07-28).
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
@@ -139,6 +138,13 @@ impl Dispatcher {
                 self.connection
                     .send(frame::error(id.map(RawValue::get), code, &message, None));
             }
+            Ok(Incoming::Notification { method, params })
+                if params.is_some_and(|raw| raw.get().starts_with('[')) =>
+            {
+                // MCP params are objects; a notification is never answered,
+                // so one with positional params is dropped.
+                tracing::debug!(%method, "ignored a notification with array params");
+            }
             Ok(Incoming::Notification { method, params }) => self.on_notification(&method, params),
             Ok(Incoming::Response { id, result, error }) => {
                 let reply = match (result, error) {
@@ -164,17 +170,14 @@ impl Dispatcher {
         }
     }
 
-    /// A line longer than the limit was skipped.
-    pub(crate) fn handle_oversized(&mut self, len: usize, max: usize) {
+    /// A line longer than the limit was skipped; `id` is the request's id
+    /// (JSON text) when the scan of the line found one.
+    pub(crate) fn handle_oversized(&mut self, len: usize, max: usize, id: Option<&str>) {
         let message = format!(
             "Invalid Request: the message is {len} bytes, over this server's limit of {max} bytes; it was discarded"
         );
-        self.connection.send(frame::error(
-            None,
-            ErrorCode::INVALID_REQUEST,
-            &message,
-            None,
-        ));
+        self.connection
+            .send(frame::error(id, ErrorCode::INVALID_REQUEST, &message, None));
     }
 
     fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
@@ -540,13 +543,13 @@ impl Dispatcher {
         })
     }
 
-    /// Ends the connection: calls in flight get up to `drain` to finish
-    /// (longer ones are cancelled with an error response), requests of ours
+    /// Ends the connection: calls in flight may finish until `deadline`
+    /// (later ones are cancelled with an error response), requests of ours
     /// to the client fail, and open subscriptions get their final response.
-    pub(crate) async fn shutdown(self, drain: Duration) {
+    pub(crate) async fn shutdown(self, deadline: tokio::time::Instant) {
         let connection = &self.connection;
         connection.fail_server_requests();
-        if tokio::time::timeout(drain, connection.wait_idle())
+        if tokio::time::timeout_at(deadline, connection.wait_idle())
             .await
             .is_err()
         {

@@ -9,6 +9,7 @@ use crate::limits::{
     DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_PENDING_CALLS, DEFAULT_QUEUE_TIMEOUT,
     DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND, Limits,
 };
+use crate::protocol::frame::Frame;
 use crate::registry::Registry;
 use crate::shared::{Identity, Shared};
 use crate::state::StateMap;
@@ -18,7 +19,7 @@ use crate::transport::writer::FrameWriter;
 use crate::transport::{Line, LineReader};
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::task::Poll;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -389,31 +390,44 @@ impl Server {
         crate::logging::init_stderr();
         let output = crate::transport::stdio::stdout(self.stdout_guard)?;
         let input = crate::transport::stdio::stdin()?;
-        self.serve_until(input, output, termination()).await
+        self.serve_until(input, output.writer, output.closed, termination())
+            .await
     }
 
-    /// Serves one connection until its input ends, then waits for the calls
-    /// in flight, flushes their responses and returns.
+    /// Serves one connection until its input ends, then lets the calls in
+    /// flight finish and writes their responses, all within the drain
+    /// timeout ([`Server::drain_timeout`]), and returns. An output that
+    /// fails with `BrokenPipe` or `ConnectionReset` means the client is
+    /// gone: the calls in flight are cancelled and `serve` returns `Ok`.
     pub async fn serve<R, W>(self, input: R, output: W) -> io::Result<()>
     where
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        self.serve_until(input, Box::pin(output), std::future::pending())
-            .await
+        self.serve_until(
+            input,
+            Box::pin(output),
+            std::future::pending(),
+            std::future::pending(),
+        )
+        .await
     }
 
     /// [`Server::serve`] that also ends, the same graceful way, when
-    /// `shutdown` completes.
+    /// `shutdown` completes, and at once when `output_closed` does.
     async fn serve_until<R: AsyncRead + Unpin>(
         self,
         input: R,
         output: Pin<Box<dyn AsyncWrite + Send>>,
+        output_closed: impl Future<Output = ()>,
         shutdown: impl Future<Output = ()>,
     ) -> io::Result<()> {
         let (shared, max, drain) = self.into_shared()?;
         let (out, mut frames) = mpsc::unbounded_channel();
         let connection = Arc::new(Connection::new(out));
+        // Weak: the frame channel closes only when every holder of the
+        // connection is gone, which ends the drain.
+        let calls = Arc::downgrade(&connection);
         let watcher = tokio::spawn(watch_tool_changes(
             shared.tools.changes(),
             Arc::clone(&connection),
@@ -421,26 +435,33 @@ impl Server {
         let mut dispatcher = Dispatcher::new(shared, connection);
         let mut reader = LineReader::new(input, max);
         let mut writer = FrameWriter::new(output);
+        let mut output_closed = std::pin::pin!(output_closed);
         let mut shutdown = std::pin::pin!(shutdown);
-        // The main loop, in priority order: take the frames calls have
-        // finished; read and dispatch every line that is available (a
-        // request is answered, or its tool polled once and, if it waits,
-        // given a task of its own, so reading never waits on a tool); write
-        // only when there is nothing left to read, so one write carries many
-        // responses. Back-pressure: past BACKLOG_LIMIT unwritten bytes the
-        // loop stops reading until the client has taken some. A batch that
-        // reaches BATCH_SIZE is written at once, to bound latency.
-        let read_result = std::future::poll_fn(|cx| {
+        // The main loop, in priority order:
+        // 1. take the frames that calls have finished;
+        // 2. write a full batch (BATCH_SIZE) before reading more, which bounds
+        //    latency while input keeps coming;
+        // 3. read and dispatch every line that is available (a request is
+        //    answered, or its tool polled once and, if it waits, given a task
+        //    of its own, so reading never waits on a tool);
+        // 4. write the rest only when there is nothing left to read, so one
+        //    write carries many responses;
+        // 5. when input and output both wait: the client closing its end of
+        //    the output, or a termination signal.
+        // Back-pressure: past BACKLOG_LIMIT unwritten bytes no line is read
+        // until the client has taken some, and the writer frees what it has
+        // written segment by segment, so a client that reads slowly or not
+        // at all holds the output to that limit plus one frame; its further
+        // requests wait in the pipe.
+        let end = std::future::poll_fn(|cx| {
             loop {
                 while let Poll::Ready(Some(frame)) = frames.poll_recv(cx) {
                     writer.push(frame);
                 }
-                // A full batch goes out before more is read, which bounds
-                // latency while input keeps coming.
                 if writer.backlog() >= BATCH_SIZE {
                     match writer.poll_flush(cx) {
                         Poll::Ready(Ok(())) => continue,
-                        Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
+                        Poll::Ready(Err(err)) => return Poll::Ready(End::write_failed(err)),
                         Poll::Pending => {}
                     }
                 }
@@ -449,73 +470,170 @@ impl Server {
                         Poll::Ready(Ok(())) => {
                             match reader.take_ready() {
                                 Some(Line::Message(line)) => dispatcher.handle_line(line),
-                                Some(Line::Oversized { len }) => {
-                                    dispatcher.handle_oversized(len, max)
+                                Some(Line::Oversized { len, id }) => {
+                                    dispatcher.handle_oversized(len, max, id)
                                 }
-                                None => return Poll::Ready(Ok(())),
+                                None => return Poll::Ready(End::Graceful),
                             }
                             continue;
                         }
-                        Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
+                        Poll::Ready(Err(err)) => return Poll::Ready(End::ReadFailed(err)),
                         Poll::Pending => {}
                     }
                 }
                 if writer.backlog() > 0 {
                     match writer.poll_flush(cx) {
                         Poll::Ready(Ok(())) => continue,
-                        Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
+                        Poll::Ready(Err(err)) => return Poll::Ready(End::write_failed(err)),
                         Poll::Pending => {}
                     }
                 }
+                if output_closed.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(End::ClientGone);
+                }
                 if shutdown.as_mut().poll(cx).is_ready() {
                     tracing::info!("shutting down on a signal");
-                    return Poll::Ready(Ok(()));
+                    return Poll::Ready(End::Graceful);
                 }
                 return Poll::Pending;
             }
         })
         .await;
         watcher.abort();
-        // Draining: calls in flight finish (bounded by the drain timeout)
-        // while their responses keep being written; the frame channel closes
-        // once every holder of the connection (the dispatcher, call tasks,
-        // contexts, the watcher) is gone.
-        let mut draining = std::pin::pin!(dispatcher.shutdown(drain));
-        let mut drained = false;
-        let mut closed = false;
-        let write_result = std::future::poll_fn(|cx| {
-            loop {
-                if !drained && draining.as_mut().poll(cx).is_ready() {
-                    drained = true;
-                }
-                while !closed {
-                    match frames.poll_recv(cx) {
-                        Poll::Ready(Some(frame)) => writer.push(frame),
-                        Poll::Ready(None) => closed = true,
-                        Poll::Pending => break,
-                    }
-                }
-                if writer.backlog() > 0 {
-                    match writer.poll_flush(cx) {
-                        Poll::Ready(Ok(())) => continue,
-                        Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
-                        Poll::Pending => return Poll::Pending,
-                    }
-                }
-                if drained && closed {
-                    return writer.poll_shutdown(cx).map(|r| {
-                        r.or_else(|err| match err.kind() {
-                            io::ErrorKind::BrokenPipe => Ok(()),
-                            _ => Err(err),
-                        })
-                    });
-                }
-                return Poll::Pending;
+        let read_error = match end {
+            End::Graceful => None,
+            End::ReadFailed(err) => Some(err),
+            End::ClientGone => {
+                client_gone(&calls);
+                return Ok(());
             }
-        })
+            End::WriteFailed(err) => {
+                cancel_calls(&calls);
+                return Err(err);
+            }
+        };
+        let end = drain_connection(
+            dispatcher,
+            &mut writer,
+            &mut frames,
+            output_closed,
+            drain,
+            &calls,
+        )
         .await;
-        read_result.and(write_result)
+        match end {
+            End::ClientGone => client_gone(&calls),
+            End::WriteFailed(err) => return Err(err),
+            End::Graceful | End::ReadFailed(_) => {}
+        }
+        read_error.map_or(Ok(()), Err)
     }
+}
+
+/// Ends a connection whose input is over, bounded as a whole by `drain`:
+/// calls in flight may finish while their responses keep being written; at
+/// the deadline the rest are cancelled (with an error response each, written
+/// if the output takes it at once) and what is still unwritten is dropped,
+/// so a client that does not read cannot keep the process alive. Done early
+/// once the frame channel closes (every holder of the connection, the
+/// dispatcher, call tasks, contexts and the watcher, is gone) and all is
+/// written, or when the client goes away.
+async fn drain_connection(
+    dispatcher: Dispatcher,
+    writer: &mut FrameWriter,
+    frames: &mut mpsc::UnboundedReceiver<Frame>,
+    mut output_closed: Pin<&mut impl Future<Output = ()>>,
+    drain: Duration,
+    calls: &Weak<Connection>,
+) -> End {
+    let deadline = tokio::time::Instant::now() + drain;
+    // The dispatcher cancels late calls at the same deadline; it is polled
+    // first, so their error responses are queued before the deadline ends
+    // the loop.
+    let mut draining = std::pin::pin!(dispatcher.shutdown(deadline));
+    let mut expired = std::pin::pin!(tokio::time::sleep_until(deadline));
+    let mut drained = false;
+    let mut closed = false;
+    std::future::poll_fn(|cx| {
+        loop {
+            if !drained && draining.as_mut().poll(cx).is_ready() {
+                drained = true;
+            }
+            while !closed {
+                match frames.poll_recv(cx) {
+                    Poll::Ready(Some(frame)) => writer.push(frame),
+                    Poll::Ready(None) => closed = true,
+                    Poll::Pending => break,
+                }
+            }
+            if writer.backlog() > 0 {
+                match writer.poll_flush(cx) {
+                    Poll::Ready(Ok(())) => continue,
+                    Poll::Ready(Err(err)) => return Poll::Ready(End::write_failed(err)),
+                    Poll::Pending => {}
+                }
+            } else if drained && closed {
+                return writer.poll_shutdown(cx).map(|result| match result {
+                    Ok(()) => End::Graceful,
+                    Err(err) => End::write_failed(err),
+                });
+            }
+            if output_closed.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(End::ClientGone);
+            }
+            if expired.as_mut().poll(cx).is_ready() {
+                tracing::warn!(
+                    unwritten_bytes = writer.backlog(),
+                    "the drain timeout ended the shutdown"
+                );
+                cancel_calls(calls);
+                return Poll::Ready(End::Graceful);
+            }
+            return Poll::Pending;
+        }
+    })
+    .await
+}
+
+/// How a phase of the main loop ended.
+enum End {
+    /// Serving: input ended or a termination signal came, so drain.
+    /// Draining: done, or the deadline came.
+    Graceful,
+    /// Reading input failed: drain, then report it.
+    ReadFailed(io::Error),
+    /// The client can no longer read the output: nothing is left to do.
+    ClientGone,
+    /// Writing failed for another reason.
+    WriteFailed(io::Error),
+}
+
+impl End {
+    /// A closed pipe or reset connection is the client leaving, a normal
+    /// end; other write errors are failures.
+    fn write_failed(err: io::Error) -> End {
+        match err.kind() {
+            io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset => End::ClientGone,
+            _ => End::WriteFailed(err),
+        }
+    }
+}
+
+/// Cancels the calls still running, without responses: nobody reads them.
+fn cancel_calls(connection: &Weak<Connection>) -> usize {
+    connection.upgrade().map_or(0, |connection| {
+        connection.fail_server_requests();
+        connection.cancel_all().len()
+    })
+}
+
+/// The client closed the connection: a normal end, said once.
+fn client_gone(connection: &Weak<Connection>) {
+    let cancelled = cancel_calls(connection);
+    tracing::info!(
+        cancelled_calls = cancelled,
+        "the client closed the connection; exiting"
+    );
 }
 
 /// Unwritten output past which the main loop stops reading: 4 MiB.

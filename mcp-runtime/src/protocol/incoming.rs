@@ -65,6 +65,9 @@ struct Envelope<'a> {
 
 /// Reads one line (without its newline).
 pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
+    if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(reject_non_object(line));
+    }
     let envelope: Envelope<'_> = match serde_json::from_slice(line) {
         Ok(envelope) => envelope,
         Err(err) => return Err(reject_unparsed(line, &err)),
@@ -93,6 +96,8 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
         });
     }
     let params = envelope.params.0.filter(|raw| raw.get() != "null");
+    // JSON-RPC 2.0 allows params by position (an array) or by name (an
+    // object); anything else breaks the Request object itself: -32600.
     if let Some(raw) = params
         && !(raw.get().starts_with('{') || raw.get().starts_with('['))
     {
@@ -102,7 +107,16 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
             id: valid_id,
         });
     }
+    // An array is a well-formed JSON-RPC request whose params do not fit the
+    // method (every MCP method takes named params): -32602, with the id.
+    let positional = params.is_some_and(|raw| raw.get().starts_with('['));
     match (envelope.method, valid_id) {
+        (Some(_), Some(id)) if positional => Err(Rejection {
+            code: ErrorCode::INVALID_PARAMS,
+            message: "Invalid params: MCP params are a JSON object of named members, not an array"
+                .into(),
+            id: Some(id),
+        }),
         (Some(method), Some(id)) => Ok(Incoming::Request { id, method, params }),
         (Some(method), None) => Ok(Incoming::Notification { method, params }),
         (None, Some(id)) if envelope.result.0.is_some() || envelope.error.0.is_some() => {
@@ -123,7 +137,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
 /// Ids are strings or integers (MCP narrows JSON-RPC here). A string with
 /// escapes must decode: a lone surrogate (`"\ud800"`) is valid JSON syntax
 /// but no string, and echoing it would make the response unreadable.
-fn is_valid_id(raw: &RawValue) -> bool {
+pub(crate) fn is_valid_id(raw: &RawValue) -> bool {
     let text = raw.get();
     match text.as_bytes().first() {
         Some(b'"') => !text.contains('\\') || serde_json::from_str::<String>(text).is_ok(),
@@ -132,33 +146,65 @@ fn is_valid_id(raw: &RawValue) -> bool {
     }
 }
 
-/// Not JSON at all is a parse error; JSON of the wrong shape (an array, a
-/// number, a field of the wrong type) is an invalid request, answered with the
-/// id when one can be found.
+/// A line that does not start with `{`: not JSON (a parse error, with the
+/// reason), or JSON that is no message: an array is a JSON-RPC batch, which
+/// MCP does not accept (2025-06-18 removed them), anything else no request.
+fn reject_non_object(line: &[u8]) -> Rejection<'_> {
+    let is_array = line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
+    match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+        // Too deep to check, but certainly no object.
+        Err(err) if !is_recursion_limit(&err) => parse_error(&err),
+        _ if is_array => Rejection {
+            code: ErrorCode::INVALID_REQUEST,
+            message: "Invalid Request: a JSON array (a JSON-RPC batch) is not accepted; MCP \
+                      takes one JSON-RPC message, a JSON object, per line"
+                .into(),
+            id: None,
+        },
+        _ => Rejection {
+            code: ErrorCode::INVALID_REQUEST,
+            message: "Invalid Request: a JSON-RPC message is a JSON object".into(),
+            id: None,
+        },
+    }
+}
+
+fn parse_error(err: &serde_json::Error) -> Rejection<'static> {
+    Rejection {
+        code: ErrorCode::PARSE_ERROR,
+        message: format!("Parse error: {}", without_position(err)).into(),
+        id: None,
+    }
+}
+
+fn is_recursion_limit(err: &serde_json::Error) -> bool {
+    err.to_string().starts_with("recursion limit exceeded")
+}
+
+/// Not JSON at all is a parse error; JSON of the wrong shape (a field of the
+/// wrong type) is an invalid request, answered with the id when one can be
+/// found.
 fn reject_unparsed<'a>(line: &'a [u8], err: &serde_json::Error) -> Rejection<'a> {
     if err.is_syntax() || err.is_eof() || err.is_io() {
-        return Rejection {
-            code: ErrorCode::PARSE_ERROR,
-            message: format!("Parse error: {}", without_position(err)).into(),
-            id: None,
-        };
+        return parse_error(err);
     }
-    if err.to_string().starts_with("recursion limit exceeded") {
+    if is_recursion_limit(err) {
         return Rejection {
             code: ErrorCode::PARSE_ERROR,
             message: "Parse error: the message is nested too deeply (limit 128)".into(),
             id: None,
         };
     }
-    let is_array = line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
-    let message: Cow<'static, str> = if is_array {
-        "Invalid Request: batches are not supported; send one JSON-RPC message per line".into()
-    } else {
-        format!("Invalid Request: {}", without_position(err)).into()
-    };
+    // A type error can come before a syntax error later in the line: a line
+    // that is not JSON is a parse error whatever its first fields were.
+    if let Err(syntax) = serde_json::from_slice::<serde::de::IgnoredAny>(line)
+        && !is_recursion_limit(&syntax)
+    {
+        return parse_error(&syntax);
+    }
     Rejection {
         code: ErrorCode::INVALID_REQUEST,
-        message,
+        message: format!("Invalid Request: {}", without_position(err)).into(),
         id: salvage_id(line),
     }
 }
@@ -243,6 +289,27 @@ mod tests {
             rejected(r#"{"jsonrpc":"2.0","id":7,"method":"x","params":3}"#),
             (-32600, Some("7".into()))
         );
+        assert_eq!(
+            rejected("["),
+            (-32700, None),
+            "not JSON, whatever it starts with"
+        );
+        assert_eq!(rejected("[1"), (-32700, None));
+        assert_eq!(rejected("[]"), (-32600, None), "JSON, but a batch");
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":7,"method":5,"#),
+            (-32700, None),
+            "a type error before a syntax error is still a parse error"
+        );
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":["add",{}]}"#),
+            (-32602, Some("8".into())),
+            "positional params are well-formed JSON-RPC but no MCP params"
+        );
+        assert!(matches!(
+            parse(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":["8"]}"#),
+            Ok(Incoming::Notification { .. })
+        ));
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
         assert_eq!(
             rejected(&deep).0,

@@ -3,6 +3,7 @@
 
 mod error_code;
 pub(crate) mod frame;
+pub(crate) mod id_scan;
 pub(crate) mod incoming;
 mod version;
 

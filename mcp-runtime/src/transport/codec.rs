@@ -2,12 +2,18 @@
 //!
 //! The cap is enforced while reading: an oversized line is skipped through to
 //! its newline without ever being held whole, then reported as one
-//! [`Line::Oversized`], and the next line is read normally.
+//! [`Line::Oversized`] (with the request's `id`, found by a streaming scan of
+//! the skipped bytes, so the refusal reaches the request that caused it), and
+//! the next line is read normally.
 
+use crate::protocol::id_scan::IdScanner;
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use tokio::io::{AsyncBufRead, AsyncRead, BufReader};
+
+/// A line buffer grown past this by a large message is given back after it.
+const KEEP_CAPACITY: usize = 1 << 20;
 
 /// One framed line.
 #[derive(Debug, PartialEq, Eq)]
@@ -18,6 +24,9 @@ pub enum Line<'a> {
     Oversized {
         /// How many bytes the line had (newline excluded).
         len: usize,
+        /// The top-level `id` of the JSON-RPC request on the line, as JSON
+        /// text (a string with its quotes, or an integer), when one was found.
+        id: Option<&'a str>,
     },
 }
 
@@ -32,6 +41,8 @@ pub struct LineReader<R> {
     max: usize,
     /// Bytes of an oversized line skipped so far.
     skipped: usize,
+    /// Looks for the request id in the oversized line being skipped.
+    scanner: IdScanner,
     /// The previous call returned `line`, which the next call clears.
     returned: bool,
 }
@@ -44,6 +55,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             line: Vec::with_capacity(4096),
             max,
             skipped: 0,
+            scanner: IdScanner::default(),
             returned: false,
         }
     }
@@ -66,6 +78,10 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     pub fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         if self.returned {
             self.line.clear();
+            // A rare huge line does not pin its buffer for the connection's life.
+            if self.line.capacity() > KEEP_CAPACITY {
+                self.line = Vec::with_capacity(4096);
+            }
             self.returned = false;
         }
         loop {
@@ -84,6 +100,12 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 None => (buf, buf.len(), false),
             };
             if self.skipped > 0 || self.line.len() + chunk.len() > self.max {
+                if self.skipped == 0 {
+                    // The line just went over the cap: scan what was kept.
+                    self.scanner.reset();
+                    self.scanner.feed(&self.line);
+                }
+                self.scanner.feed(chunk);
                 self.skipped += self.line.len() + chunk.len();
                 self.line.clear();
             } else {
@@ -106,7 +128,10 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     pub fn take_ready(&mut self) -> Option<Line<'_>> {
         if self.skipped > 0 {
             let len = std::mem::take(&mut self.skipped);
-            return Some(Line::Oversized { len });
+            return Some(Line::Oversized {
+                len,
+                id: self.scanner.id(),
+            });
         }
         if self.line.last() == Some(&b'\r') {
             self.line.pop();
@@ -128,7 +153,7 @@ mod tests {
         while let Some(line) = reader.next_line().await.unwrap() {
             out.push(match line {
                 Line::Message(bytes) => String::from_utf8_lossy(bytes).into_owned(),
-                Line::Oversized { len } => format!("<oversized {len}>"),
+                Line::Oversized { len, id } => format!("<oversized {len} id {id:?}>"),
             });
         }
         out
@@ -144,7 +169,41 @@ mod tests {
     async fn oversized_line_is_skipped_and_the_next_one_served() {
         let mut input = vec![b'x'; 10_000];
         input.extend_from_slice(b"\nok\n");
-        assert_eq!(lines(&input, 100).await, ["<oversized 10000>", "ok"]);
+        assert_eq!(
+            lines(&input, 100).await,
+            ["<oversized 10000 id None>", "ok"]
+        );
+    }
+
+    #[tokio::test]
+    async fn an_oversized_request_keeps_its_id_across_reads() {
+        let (mut tx, rx) = tokio::io::duplex(64);
+        let text = "y".repeat(5_000);
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"name":"echo","arguments":{{"id":1,"text":"{text}"}}}},"id":"last"}}"#
+        );
+        let len = line.len();
+        let writer = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            // Pieces of 7 bytes split the id, and the kept prefix ends mid-name.
+            for piece in line.as_bytes().chunks(7) {
+                tx.write_all(piece).await.unwrap();
+            }
+            tx.write_all(b"\n{\"id\":2}\n").await.unwrap();
+        });
+        let mut reader = LineReader::new(rx, 100);
+        assert_eq!(
+            reader.next_line().await.unwrap(),
+            Some(Line::Oversized {
+                len,
+                id: Some("\"last\"")
+            })
+        );
+        assert_eq!(
+            reader.next_line().await.unwrap(),
+            Some(Line::Message(b"{\"id\":2}"))
+        );
+        writer.await.unwrap();
     }
 
     #[tokio::test]

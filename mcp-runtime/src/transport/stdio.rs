@@ -9,10 +9,16 @@
 //!   hops. A terminal or a file falls back to a reader thread (stdin) and
 //!   blocking writes (stdout); that thread is never joined, so a read that
 //!   blocks forever cannot keep the process from exiting.
+//! - A client that stops reading stdout (it exited, or closed the pipe) is
+//!   noticed at once on a pipe, even when nothing is being written: the
+//!   reactor reports the error condition of the write end ([`Stdout::closed`]).
 
 use std::fs::File;
+use std::future::Future;
 use std::io::{self, Read, Write};
 use std::pin::Pin;
+#[cfg(unix)]
+use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::mpsc;
@@ -29,9 +35,19 @@ pub(crate) fn stdin() -> io::Result<Pin<Box<dyn AsyncRead + Send>>> {
     Ok(Box::pin(StdinThread::spawn()?))
 }
 
+/// The protocol's output.
+pub(crate) struct Stdout {
+    /// Where frames are written.
+    pub(crate) writer: Pin<Box<dyn AsyncWrite + Send>>,
+    /// Completes when the client can no longer read what is written (the
+    /// read end of the stdout pipe was closed); never, for outputs where
+    /// that cannot be watched.
+    pub(crate) closed: Pin<Box<dyn Future<Output = ()> + Send>>,
+}
+
 /// The writer for protocol frames: with the guard, a private duplicate of
 /// stdout taken before fd 1 is pointed at stderr.
-pub(crate) fn stdout(guard: bool) -> io::Result<Pin<Box<dyn AsyncWrite + Send>>> {
+pub(crate) fn stdout(guard: bool) -> io::Result<Stdout> {
     #[cfg(unix)]
     {
         let file = File::from(rustix::io::dup(rustix::stdio::stdout())?);
@@ -39,21 +55,39 @@ pub(crate) fn stdout(guard: bool) -> io::Result<Pin<Box<dyn AsyncWrite + Send>>>
             rustix::stdio::dup2_stdout(rustix::stdio::stderr())?;
         }
         match Pipe::try_new(file, tokio::io::Interest::WRITABLE)? {
-            Ok(pipe) => Ok(Box::pin(pipe)),
-            Err(file) => Ok(Box::pin(BlockingWriter(file))),
+            Ok(pipe) => {
+                let fd = Arc::clone(&pipe.fd);
+                // The write end of a pipe reports an error condition once its
+                // read end is closed (EPOLLERR), whether or not a write is
+                // pending; waiting for it consumes no write readiness.
+                let closed = async move {
+                    let _ = fd.ready(tokio::io::Interest::ERROR).await;
+                };
+                Ok(Stdout {
+                    writer: Box::pin(pipe),
+                    closed: Box::pin(closed),
+                })
+            }
+            Err(file) => Ok(Stdout {
+                writer: Box::pin(BlockingWriter(file)),
+                closed: Box::pin(std::future::pending()),
+            }),
         }
     }
     #[cfg(not(unix))]
     {
         let _ = guard;
-        Ok(Box::pin(BlockingWriter(io::stdout())))
+        Ok(Stdout {
+            writer: Box::pin(BlockingWriter(io::stdout())),
+            closed: Box::pin(std::future::pending()),
+        })
     }
 }
 
 /// A non-blocking pipe or socket end, driven by the reactor.
 #[cfg(unix)]
 struct Pipe {
-    fd: tokio::io::unix::AsyncFd<File>,
+    fd: Arc<tokio::io::unix::AsyncFd<File>>,
 }
 
 #[cfg(unix)]
@@ -74,7 +108,7 @@ impl Pipe {
         #[allow(unsafe_code)]
         let fd = unsafe { tokio::io::unix::AsyncFd::register_with_interest(file, interest) }
             .map_err(io::Error::from)?;
-        Ok(Ok(Pipe { fd }))
+        Ok(Ok(Pipe { fd: Arc::new(fd) }))
     }
 }
 

@@ -1,6 +1,13 @@
 //! The frame writer: queues frames and writes them when the main loop has
-//! nothing left to read, several frames per write, large shared bodies
-//! without copying them.
+//! nothing left to read, several frames per write, large frames without
+//! copying them.
+//!
+//! Memory: small frames are copied into segments of [`SEGMENT_SIZE`] bytes,
+//! large ones are queued as they are, and a segment is never appended to once
+//! the writer has started on it. A written segment is therefore freed (or kept
+//! for reuse) as soon as its last byte is out, so what the queue holds is its
+//! unwritten backlog plus the partly written front segment: bounded by the
+//! main loop's back-pressure limit plus one frame, whatever the reader's pace.
 
 use crate::protocol::frame::Frame;
 use std::collections::VecDeque;
@@ -11,8 +18,11 @@ use std::task::{Context, Poll, ready};
 use tokio::io::AsyncWrite;
 
 /// Frames at least this big stay a segment of their own instead of being
-/// copied into the batch.
+/// copied into a segment.
 const SHARE_THRESHOLD: usize = 16 * 1024;
+
+/// The capacity of the segments small frames are copied into.
+const SEGMENT_SIZE: usize = 32 * 1024;
 
 /// How many segments one vectored write takes at most.
 const MAX_SLICES: usize = 64;
@@ -38,6 +48,9 @@ pub(crate) struct FrameWriter {
     /// Bytes of the front segment already written.
     written: usize,
     backlog: usize,
+    /// A written segment kept for the next small frames, so a steady stream
+    /// of responses does not allocate a segment per batch.
+    spare: Option<Vec<u8>>,
 }
 
 impl std::fmt::Debug for FrameWriter {
@@ -55,6 +68,7 @@ impl FrameWriter {
             queue: VecDeque::new(),
             written: 0,
             backlog: 0,
+            spare: None,
         }
     }
 
@@ -63,9 +77,25 @@ impl FrameWriter {
         self.backlog
     }
 
+    /// Bytes the queue holds in memory, written or not (capacities included).
+    #[cfg(test)]
+    fn held(&self) -> usize {
+        self.queue
+            .iter()
+            .map(|segment| match segment {
+                Segment::Bytes(bytes) => bytes.capacity(),
+                Segment::Shared(text) => text.len(),
+            })
+            .sum()
+    }
+
     /// Queues a frame.
     pub(crate) fn push(&mut self, frame: Frame) {
         match frame {
+            Frame::Owned(bytes) if bytes.len() >= SHARE_THRESHOLD => {
+                self.backlog += bytes.len();
+                self.queue.push_back(Segment::Bytes(bytes));
+            }
             Frame::Owned(bytes) => self.push_bytes(&bytes),
             Frame::Shared { head, body, tail } if body.len() >= SHARE_THRESHOLD => {
                 self.push_bytes(&head);
@@ -81,17 +111,26 @@ impl FrameWriter {
         }
     }
 
+    /// Copies small bytes into the back segment when they fit its capacity
+    /// and the writer has not started on it, else into a new segment.
     fn push_bytes(&mut self, bytes: &[u8]) {
         self.backlog += bytes.len();
-        // Appending to a segment the writer has started on is fine: only its
-        // written prefix is fixed.
-        if let Some(Segment::Bytes(last)) = self.queue.back_mut() {
+        // The front segment, once partly written, takes nothing more: its
+        // written prefix is only freed with the whole segment.
+        let started = self.queue.len() == 1 && self.written > 0;
+        if !started
+            && let Some(Segment::Bytes(last)) = self.queue.back_mut()
+            && last.capacity() - last.len() >= bytes.len()
+        {
             last.extend_from_slice(bytes);
-        } else {
-            let mut segment = Vec::with_capacity(bytes.len().max(8 * 1024));
-            segment.extend_from_slice(bytes);
-            self.queue.push_back(Segment::Bytes(segment));
+            return;
         }
+        let mut segment = match self.spare.take() {
+            Some(spare) if spare.capacity() >= bytes.len() => spare,
+            _ => Vec::with_capacity(bytes.len().max(SEGMENT_SIZE)),
+        };
+        segment.extend_from_slice(bytes);
+        self.queue.push_back(Segment::Bytes(segment));
     }
 
     /// Writes until the queue is empty or the output would block.
@@ -132,7 +171,12 @@ impl FrameWriter {
             }
             n -= left;
             self.written = 0;
-            self.queue.pop_front();
+            if let Some(Segment::Bytes(mut done)) = self.queue.pop_front()
+                && done.capacity() == SEGMENT_SIZE
+            {
+                done.clear();
+                self.spare = Some(done);
+            }
         }
     }
 
@@ -145,7 +189,7 @@ impl FrameWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tokio::io::AsyncReadExt;
+    use tokio::io::{AsyncRead, AsyncReadExt};
 
     #[tokio::test]
     async fn frames_come_out_whole_and_in_order() {
@@ -176,5 +220,40 @@ mod tests {
         let all = reading.await.unwrap();
         let expected = format!("one\n[{big}]\nthree\n");
         assert_eq!(String::from_utf8(all).unwrap(), expected);
+    }
+
+    /// A reader slightly slower than the writer keeps the queue from ever
+    /// emptying; what the queue holds must still follow the backlog, not
+    /// the total output.
+    #[test]
+    fn memory_follows_the_backlog_when_the_queue_never_empties() {
+        const LIMIT: usize = 64 * 1024;
+        let (mut read, write) = tokio::io::duplex(4096);
+        let mut writer = FrameWriter::new(Box::pin(write));
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let mut buf = [0u8; 900];
+        let mut total_read = 0;
+        let mut most_held = 0;
+        for i in 0..20_000 {
+            // The main loop's back-pressure: no new frames past the limit.
+            if writer.backlog() < LIMIT {
+                let size = if i % 5_000 == 0 { 40_000 } else { 1_000 };
+                writer.push(Frame::Owned(vec![b'x'; size]));
+            }
+            let _ = writer.poll_flush(&mut cx);
+            let mut read_buf = tokio::io::ReadBuf::new(&mut buf);
+            if let Poll::Ready(Ok(())) = Pin::new(&mut read).poll_read(&mut cx, &mut read_buf) {
+                total_read += read_buf.filled().len();
+            }
+            most_held = most_held.max(writer.held());
+        }
+        assert!(
+            total_read > 10_000_000,
+            "only {total_read} bytes went through"
+        );
+        assert!(
+            most_held <= 2 * LIMIT + SEGMENT_SIZE + 40_000,
+            "the queue held {most_held} bytes"
+        );
     }
 }
