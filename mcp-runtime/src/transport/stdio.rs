@@ -1,9 +1,11 @@
 //! The stdio transport, hardened.
 //!
 //! - Stdout guard (Unix): the protocol gets a private duplicate of fd 1, and
-//!   fd 1 itself is pointed at stderr, so a stray `println!` or a logger that
-//!   writes to stdout anywhere in the program cannot corrupt the frame
-//!   stream. Opt out with [`Server::stdout_guard`](crate::Server::stdout_guard).
+//!   fd 1 itself is pointed at a pipe whose reader thread hands what arrives
+//!   to the non-blocking stderr queue (see `logging`), so a stray `println!`
+//!   or a logger that writes to stdout anywhere in the program can neither
+//!   corrupt the frame stream nor block on a host that does not read stderr.
+//!   Opt out with [`Server::stdout_guard`](crate::Server::stdout_guard).
 //! - Pipes and sockets (what MCP clients connect) are made non-blocking and
 //!   driven by the runtime's reactor: reading and writing cost no thread
 //!   hops. A terminal or a file falls back to a reader thread (stdin) and
@@ -30,13 +32,13 @@ pub(crate) fn stdin() -> io::Result<Pin<Box<dyn AsyncRead + Send>>> {
 }
 
 /// The writer for protocol frames: with the guard, a private duplicate of
-/// stdout taken before fd 1 is pointed at stderr.
+/// stdout taken before fd 1 is diverted to the stderr queue.
 pub(crate) fn stdout(guard: bool) -> io::Result<Pin<Box<dyn AsyncWrite + Send>>> {
     #[cfg(unix)]
     {
         let file = File::from(rustix::io::dup(rustix::stdio::stdout())?);
         if guard {
-            rustix::stdio::dup2_stdout(rustix::stdio::stderr())?;
+            divert_stdout()?;
         }
         match Pipe::try_new(file, tokio::io::Interest::WRITABLE)? {
             Ok(pipe) => Ok(Box::pin(pipe)),
@@ -48,6 +50,36 @@ pub(crate) fn stdout(guard: bool) -> io::Result<Pin<Box<dyn AsyncWrite + Send>>>
         let _ = guard;
         Ok(Box::pin(BlockingWriter(io::stdout())))
     }
+}
+
+/// Points fd 1 at a pipe read by a thread of its own, which hands what
+/// arrives to the stderr queue. A thread, not the reactor, drains it: a tool
+/// that prints on the runtime's thread would otherwise fill the pipe and then
+/// wait on itself. The thread is never joined (fd 1 stays open, so its read
+/// never ends) and ends with the process.
+#[cfg(unix)]
+fn divert_stdout() -> io::Result<()> {
+    let (read, write) = rustix::pipe::pipe()?;
+    // Child processes inherit fd 1 (their prints are diverted too), never the
+    // read end.
+    rustix::io::fcntl_setfd(&read, rustix::io::FdFlags::CLOEXEC)?;
+    let mut read = File::from(read);
+    std::thread::Builder::new()
+        .name("mcp-stdout-guard".into())
+        .spawn(move || {
+            let mut buf = vec![0u8; 16 * 1024];
+            loop {
+                match read.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => crate::logging::write(&buf[..n]),
+                    Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+        })?;
+    // Only once the reader runs: a pipe nobody reads would block at 64 KiB.
+    rustix::stdio::dup2_stdout(&write)?;
+    Ok(())
 }
 
 /// A non-blocking pipe or socket end, driven by the reactor.
