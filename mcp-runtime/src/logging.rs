@@ -181,12 +181,9 @@ fn sink() -> &'static Sink {
     SINK.get_or_init(|| {
         let spawned = std::thread::Builder::new()
             .name("mcp-stderr".into())
-            .spawn(|| {
-                // The thread starts running only once the OnceLock is set.
-                if let Some(sink) = SINK.get() {
-                    sink.drain(io::stderr());
-                }
-            });
+            // The thread may start before this closure has returned: it
+            // waits for the OnceLock to hold the sink.
+            .spawn(|| SINK.wait().drain(io::stderr()));
         Sink {
             queue: Mutex::new(Queue {
                 no_writer: spawned.is_err(),

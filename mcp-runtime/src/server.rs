@@ -346,6 +346,7 @@ impl Server {
         let result = self.serve_until(input, output, termination()).await;
         // The stderr writer ends with the process: give it the chance to
         // write what is queued, bounded in case nobody reads stderr.
+        crate::transport::stdio::end_stdout_guard(Duration::from_millis(500));
         crate::logging::flush();
         result
     }

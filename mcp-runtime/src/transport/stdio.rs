@@ -64,9 +64,12 @@ fn divert_stdout() -> io::Result<()> {
     // read end.
     rustix::io::fcntl_setfd(&read, rustix::io::FdFlags::CLOEXEC)?;
     let mut read = File::from(read);
+    let (done, finished) = std::sync::mpsc::channel::<()>();
     std::thread::Builder::new()
         .name("mcp-stdout-guard".into())
         .spawn(move || {
+            // Dropped when the thread ends, which `end_stdout_guard` waits for.
+            let _done = done;
             let mut buf = vec![0u8; 16 * 1024];
             loop {
                 match read.read(&mut buf) {
@@ -79,7 +82,32 @@ fn divert_stdout() -> io::Result<()> {
         })?;
     // Only once the reader runs: a pipe nobody reads would block at 64 KiB.
     rustix::stdio::dup2_stdout(&write)?;
+    *DIVERTED.lock().unwrap_or_else(|e| e.into_inner()) = Some(finished);
     Ok(())
+}
+
+/// Disconnects when the thread that reads diverted stdout has ended.
+#[cfg(unix)]
+static DIVERTED: std::sync::Mutex<Option<std::sync::mpsc::Receiver<()>>> =
+    std::sync::Mutex::new(None);
+
+/// Ends the stdout guard once serving is over: what is buffered in `stdout`
+/// or still in the pipe reaches the stderr queue (waiting at most `wait`, as
+/// a child process may hold the pipe open), and fd 1 is stderr from then on.
+pub(crate) fn end_stdout_guard(wait: std::time::Duration) {
+    #[cfg(unix)]
+    {
+        let finished = DIVERTED.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let Some(finished) = finished else { return };
+        let _ = io::stdout().flush();
+        // Replacing fd 1 closes the pipe's last write end in this process:
+        // the reader reads to the end of what was written and ends.
+        if rustix::stdio::dup2_stdout(rustix::stdio::stderr()).is_ok() {
+            let _ = finished.recv_timeout(wait);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = wait;
 }
 
 /// A non-blocking pipe or socket end, driven by the reactor.
