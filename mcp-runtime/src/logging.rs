@@ -209,10 +209,12 @@ impl Sink {
         }
         let mut queue = self.lock();
         if queue.no_writer || queue.pending.len() + bytes.len() > QUEUE_CAPACITY {
+            // Still a wake-up: a write larger than the whole queue may find
+            // the writer idle, and the drop must be reported all the same.
             queue.dropped += bytes.len() as u64;
-            return;
+        } else {
+            queue.pending.extend_from_slice(bytes);
         }
-        queue.pending.extend_from_slice(bytes);
         drop(queue);
         self.ready.notify_one();
     }
@@ -352,5 +354,44 @@ mod tests {
         assert_eq!(queue.pending.len(), QUEUE_CAPACITY);
         assert_eq!(queue.pending.last(), Some(&b'c'));
         assert_eq!(queue.dropped, 11);
+    }
+
+    /// A writer that shares what it was given.
+    #[derive(Clone, Default)]
+    struct Shared(std::sync::Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_writer_writes_what_is_queued_and_takes_the_count_of_any_drop() {
+        let sink: &'static Sink = Box::leak(Box::default());
+        let out = Shared::default();
+        let writer = out.clone();
+        std::thread::spawn(move || sink.drain(writer));
+        let wait_idle = |what: &str| {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while !sink.lock().is_idle() {
+                assert!(Instant::now() < deadline, "the writer did not take {what}");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        };
+        sink.push(b"one line\n");
+        wait_idle("the line");
+        assert_eq!(out.0.lock().unwrap().as_slice(), b"one line\n");
+        assert_eq!(sink.lock().written, 9);
+        // Larger than the whole queue, into an idle writer: dropped, and the
+        // writer still wakes up to take the count (and report it).
+        sink.push(&vec![b'x'; QUEUE_CAPACITY + 1]);
+        wait_idle("the count of the drop");
+        assert_eq!(sink.lock().written, 9);
     }
 }

@@ -55,8 +55,8 @@ pub(crate) fn stdout(guard: bool) -> io::Result<Pin<Box<dyn AsyncWrite + Send>>>
 /// Points fd 1 at a pipe read by a thread of its own, which hands what
 /// arrives to the stderr queue. A thread, not the reactor, drains it: a tool
 /// that prints on the runtime's thread would otherwise fill the pipe and then
-/// wait on itself. The thread is never joined (fd 1 stays open, so its read
-/// never ends) and ends with the process.
+/// wait on itself. The thread ends when [`end_stdout_guard`] closes the
+/// pipe's write end, or with the process.
 #[cfg(unix)]
 fn divert_stdout() -> io::Result<()> {
     let (read, write) = rustix::pipe::pipe()?;
@@ -64,12 +64,9 @@ fn divert_stdout() -> io::Result<()> {
     // read end.
     rustix::io::fcntl_setfd(&read, rustix::io::FdFlags::CLOEXEC)?;
     let mut read = File::from(read);
-    let (done, finished) = std::sync::mpsc::channel::<()>();
-    std::thread::Builder::new()
+    let reader = std::thread::Builder::new()
         .name("mcp-stdout-guard".into())
         .spawn(move || {
-            // Dropped when the thread ends, which `end_stdout_guard` waits for.
-            let _done = done;
             let mut buf = vec![0u8; 16 * 1024];
             loop {
                 match read.read(&mut buf) {
@@ -82,13 +79,13 @@ fn divert_stdout() -> io::Result<()> {
         })?;
     // Only once the reader runs: a pipe nobody reads would block at 64 KiB.
     rustix::stdio::dup2_stdout(&write)?;
-    *DIVERTED.lock().unwrap_or_else(|e| e.into_inner()) = Some(finished);
+    *DIVERTED.lock().unwrap_or_else(|e| e.into_inner()) = Some(reader);
     Ok(())
 }
 
-/// Disconnects when the thread that reads diverted stdout has ended.
+/// The thread that reads diverted stdout, while the guard is on.
 #[cfg(unix)]
-static DIVERTED: std::sync::Mutex<Option<std::sync::mpsc::Receiver<()>>> =
+static DIVERTED: std::sync::Mutex<Option<std::thread::JoinHandle<()>>> =
     std::sync::Mutex::new(None);
 
 /// Ends the stdout guard once serving is over: what is buffered in `stdout`
@@ -97,13 +94,17 @@ static DIVERTED: std::sync::Mutex<Option<std::sync::mpsc::Receiver<()>>> =
 pub(crate) fn end_stdout_guard(wait: std::time::Duration) {
     #[cfg(unix)]
     {
-        let finished = DIVERTED.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let Some(finished) = finished else { return };
+        let reader = DIVERTED.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let Some(reader) = reader else { return };
         let _ = io::stdout().flush();
         // Replacing fd 1 closes the pipe's last write end in this process:
         // the reader reads to the end of what was written and ends.
-        if rustix::stdio::dup2_stdout(rustix::stdio::stderr()).is_ok() {
-            let _ = finished.recv_timeout(wait);
+        if rustix::stdio::dup2_stdout(rustix::stdio::stderr()).is_err() {
+            return;
+        }
+        let deadline = std::time::Instant::now() + wait;
+        while !reader.is_finished() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
     #[cfg(not(unix))]
