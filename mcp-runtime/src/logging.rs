@@ -38,11 +38,11 @@ const FLUSH_STALL: Duration = Duration::from_millis(250);
 /// The longest [`flush`] waits in all, even while stderr is being read slowly.
 const FLUSH_LIMIT: Duration = Duration::from_secs(5);
 
-/// Sets up logging for a stdio server: starts the stderr writer, routes
-/// panic reports through it and installs a `tracing` subscriber that writes
-/// to it, unless the program installed its own subscriber, which wins.
+/// Sets up logging for a stdio server: routes panic reports through the
+/// stderr queue and installs a `tracing` subscriber that writes to it,
+/// unless the program installed its own subscriber, which wins. The writer
+/// thread starts with the first write: a quiet server never needs it.
 pub(crate) fn init_stderr() {
-    sink();
     install_panic_hook();
     // A subscriber the program installed wins, and then MCP_LOG means nothing.
     if tracing::dispatcher::has_been_set() {
