@@ -104,7 +104,7 @@ pub(crate) fn end_stdout_guard(wait: std::time::Duration) {
         }
         let deadline = std::time::Instant::now() + wait;
         while !reader.is_finished() && std::time::Instant::now() < deadline {
-            std::thread::sleep(std::time::Duration::from_millis(1));
+            std::thread::sleep(std::time::Duration::from_micros(100));
         }
     }
     #[cfg(not(unix))]
