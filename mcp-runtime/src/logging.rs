@@ -322,6 +322,8 @@ mod tests {
     fn the_filter_comes_from_mcp_log_then_rust_log_then_warn() {
         assert_eq!(filter(&[]), ("warn".to_owned(), None));
         assert_eq!(filter(&[("RUST_LOG", "debug")]).0, "debug");
+        // The values the former single-level MCP_LOG took still work.
+        assert_eq!(filter(&[("MCP_LOG", "INFO")]), ("info".to_owned(), None));
         assert_eq!(
             filter(&[("MCP_LOG", "info"), ("RUST_LOG", "debug")]).0,
             "info"
