@@ -47,6 +47,8 @@ impl Session {
             .stdout(Stdio::piped())
             .stderr(log)
             .env_remove("MCP_LOG")
+            // The server reads RUST_LOG too when MCP_LOG is unset.
+            .env_remove("RUST_LOG")
             .env_remove("TOOLS");
         for (key, value) in &target.env {
             command.env(key, value);

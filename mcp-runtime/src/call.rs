@@ -14,7 +14,7 @@ use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A call ready to run.
 pub(crate) struct PreparedCall {
@@ -52,6 +52,7 @@ pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared
         arguments_digest,
         ticket,
     } = prepared;
+    let started = call_clock();
     let version = call.version;
     let context = call.context.clone();
     // Spent once admitted, right before the tool runs: a state refused by
@@ -95,6 +96,7 @@ pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared
         let mut cx = TaskContext::from_waker(std::task::Waker::noop());
         if let Poll::Ready(outcome) = future.as_mut().poll(&mut cx) {
             context.finish();
+            log_outcome(&tool, &id, started, &outcome);
             if connection.finish_call(&key) {
                 connection.send(outcome_frame(shared, &id, &tool, &outcome, version));
             }
@@ -108,9 +110,28 @@ pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared
         context,
         arguments_digest,
         version,
+        started,
         future,
     };
     spawn(Arc::clone(shared), Arc::clone(connection), pending);
+}
+
+/// When the call started, read only when its debug line will be written.
+fn call_clock() -> Option<Instant> {
+    tracing::enabled!(tracing::Level::DEBUG).then(Instant::now)
+}
+
+/// The per-call debug line of a call that returned.
+fn log_outcome(tool: &Tool, id: &str, started: Option<Instant>, outcome: &ToolOutcome) {
+    if let Some(started) = started {
+        tracing::debug!(
+            tool = %tool.name,
+            id = %id,
+            duration = ?started.elapsed(),
+            is_error = matches!(outcome, ToolOutcome::Error(_)),
+            "tool call"
+        );
+    }
 }
 
 /// A call whose future still has to run.
@@ -121,6 +142,8 @@ struct Pending {
     context: Context,
     arguments_digest: String,
     version: ProtocolVersion,
+    /// See [`call_clock`].
+    started: Option<Instant>,
     future: Pin<Box<dyn Future<Output = ToolOutcome> + Send>>,
 }
 
@@ -136,6 +159,7 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
             context,
             arguments_digest,
             version,
+            started,
             future,
         } = pending;
         let _slot = match shared.limits.run_slot().await {
@@ -160,6 +184,20 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
             outcome = future => Ending::Outcome(outcome),
         };
         context.finish();
+        match (&ending, started) {
+            (Ending::Outcome(outcome), _) => log_outcome(&tool, &id, started, outcome),
+            (Ending::Interrupted(interrupt), Some(started)) => tracing::debug!(
+                tool = %tool.name,
+                id = %id,
+                duration = ?started.elapsed(),
+                interrupted = match interrupt {
+                    Interrupt::InputRequired { .. } => "input required",
+                    Interrupt::MissingCapability(_) => "missing client capability",
+                },
+                "tool call"
+            ),
+            (Ending::Interrupted(_), None) => {}
+        }
         if !connection.finish_call(&key) {
             return; // cancelled: nothing more is sent for this id
         }

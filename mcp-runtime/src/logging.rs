@@ -1,68 +1,399 @@
-//! Logging to stderr: stdout belongs to the protocol.
+//! Logging to stderr without ever blocking the protocol.
+//!
+//! Everything the process means for stderr under [`Server::serve_stdio`]
+//! (`tracing` events, panic reports, and what the stdout guard diverts) goes
+//! into one bounded in-memory queue that a dedicated thread writes to fd 2.
+//! Producers never wait for stderr: when the queue is full the bytes are
+//! dropped and counted, and a later line says how many ("stderr was not read:
+//! N bytes of logs dropped"). A host that never reads stderr therefore costs
+//! log lines, never answers. Only the writer thread blocks on stderr; fd 2
+//! stays a blocking file description because it is shared with the host, and
+//! making it non-blocking would change the host's own stderr under it.
+//!
+//! The filter follows `RUST_LOG` syntax and is read from `MCP_LOG`, else
+//! `RUST_LOG`, else `warn`.
+//!
+//! [`Server::serve_stdio`]: crate::Server::serve_stdio
 
-use tracing::Level;
+use std::io::{self, Write};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+use tracing_subscriber::EnvFilter;
 
-/// Installs a stderr `tracing` subscriber unless one is already set.
+/// Unwritten stderr bytes held at most; more are dropped and counted. With
+/// the pipe's own buffer (64 KiB on Linux) this absorbs bursts from a host
+/// that reads stderr late, while bounding memory for one that never does.
+const QUEUE_CAPACITY: usize = 64 << 10;
+
+/// The filter when neither variable is set, or the one set is invalid.
+const DEFAULT_FILTER: &str = "warn";
+
+/// The environment variables read for the filter, the first set one wins.
+const FILTER_VARS: [&str; 2] = ["MCP_LOG", "RUST_LOG"];
+
+/// How long [`flush`] waits for the writer to make progress before it
+/// concludes that nobody reads stderr.
+const FLUSH_STALL: Duration = Duration::from_millis(250);
+
+/// The longest [`flush`] waits in all, even while stderr is being read slowly.
+const FLUSH_LIMIT: Duration = Duration::from_secs(5);
+
+/// Sets up logging for a stdio server: routes panic reports through the
+/// stderr queue and installs a `tracing` subscriber that writes to it,
+/// unless the program installed its own subscriber, which wins. The writer
+/// thread starts with the first write: a quiet server never needs it.
 pub(crate) fn init_stderr() {
-    let level = std::env::var("MCP_LOG")
-        .ok()
-        .and_then(|text| text.parse::<Level>().ok())
-        .unwrap_or(Level::WARN);
-    let subscriber = StderrSubscriber { level };
-    // Err means the program installed its own subscriber, which wins.
-    let _ = tracing::subscriber::set_global_default(subscriber);
+    install_panic_hook();
+    // A subscriber the program installed wins, and then MCP_LOG means nothing.
+    if tracing::dispatcher::has_been_set() {
+        return;
+    }
+    let (filter, problem) = filter_from_env(|name| std::env::var(name));
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(|| QueueWriter)
+        .with_ansi(false)
+        .finish();
+    if tracing::subscriber::set_global_default(subscriber).is_ok()
+        && let Some(problem) = problem
+    {
+        tracing::warn!("{problem}");
+    }
 }
 
-/// A minimal subscriber: one line per event on stderr, no spans.
-struct StderrSubscriber {
-    level: Level,
-}
-
-impl tracing::Subscriber for StderrSubscriber {
-    fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
-        *metadata.level() <= self.level
-    }
-
-    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        tracing::span::Id::from_u64(1)
-    }
-
-    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
-
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-
-    fn event(&self, event: &tracing::Event<'_>) {
-        let mut line = format!(
-            "{} {}:",
-            event.metadata().level(),
-            event.metadata().target()
-        );
-        event.record(&mut FieldWriter(&mut line));
-        line.push('\n');
-        use std::io::Write;
-        // Nowhere to report a failed log write.
-        let _ = std::io::stderr().lock().write_all(line.as_bytes());
-    }
-
-    fn enter(&self, _: &tracing::span::Id) {}
-
-    fn exit(&self, _: &tracing::span::Id) {}
-}
-
-struct FieldWriter<'a>(&'a mut String);
-
-impl tracing::field::Visit for FieldWriter<'_> {
-    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
-        use std::fmt::Write;
-        let _ = write!(self.0, " {}={value:?}", field.name());
-    }
-
-    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-        use std::fmt::Write;
-        if field.name() == "message" {
-            let _ = write!(self.0, " {value:?}");
-        } else {
-            let _ = write!(self.0, " {}={value:?}", field.name());
+/// The filter from the first of [`FILTER_VARS`] that is set and not empty,
+/// and, when that value is unusable, the warning to log about it (the filter
+/// is then [`DEFAULT_FILTER`]).
+fn filter_from_env(
+    var: impl Fn(&str) -> Result<String, std::env::VarError>,
+) -> (EnvFilter, Option<String>) {
+    let default = || EnvFilter::new(DEFAULT_FILTER);
+    for name in FILTER_VARS {
+        match var(name) {
+            Ok(value) if value.trim().is_empty() => {}
+            Ok(value) => {
+                return match EnvFilter::builder().parse(&value) {
+                    Ok(filter) => (filter, None),
+                    Err(err) => (
+                        default(),
+                        Some(format!(
+                            "{name}={value:?} is not a valid log filter ({err}); logging at the \
+                             default level, {DEFAULT_FILTER}. The syntax is RUST_LOG's, e.g. \
+                             {name}=debug or {name}=mcp_runtime=debug,warn"
+                        )),
+                    ),
+                };
+            }
+            Err(std::env::VarError::NotPresent) => {}
+            Err(std::env::VarError::NotUnicode(value)) => {
+                return (
+                    default(),
+                    Some(format!(
+                        "{name}={value:?} is not valid UTF-8; logging at the default level, \
+                         {DEFAULT_FILTER}"
+                    )),
+                );
+            }
         }
+    }
+    (default(), None)
+}
+
+/// Queues `bytes` for stderr, or drops and counts them when the queue is
+/// full. Never waits for stderr.
+pub(crate) fn write(bytes: &[u8]) {
+    sink().push(bytes);
+}
+
+/// Waits until everything queued has reached stderr, or until nothing has
+/// been written for [`FLUSH_STALL`] (nobody reads stderr), at most
+/// [`FLUSH_LIMIT`]: the writer thread does not outlive the process, so what
+/// is still queued at exit is lost.
+pub(crate) fn flush() {
+    let Some(sink) = SINK.get() else { return };
+    let deadline = Instant::now() + FLUSH_LIMIT;
+    let mut queue = sink.lock();
+    let mut written = queue.written;
+    while !queue.is_idle() && Instant::now() < deadline {
+        let (next, wait) = sink
+            .progress
+            .wait_timeout(queue, FLUSH_STALL)
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        queue = next;
+        if wait.timed_out() && queue.written == written {
+            return;
+        }
+        written = queue.written;
+    }
+}
+
+/// The `tracing` writer: one formatted event arrives as one `write`, so an
+/// event is queued or dropped whole.
+struct QueueWriter;
+
+impl Write for QueueWriter {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        write(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The queue and the writer thread's signals.
+#[derive(Default)]
+struct Sink {
+    queue: Mutex<Queue>,
+    /// Wakes the writer: there is something to write.
+    ready: Condvar,
+    /// Wakes [`flush`]: the writer wrote something or went idle.
+    progress: Condvar,
+}
+
+#[derive(Default)]
+struct Queue {
+    /// Bytes waiting for the writer, at most [`QUEUE_CAPACITY`].
+    pending: Vec<u8>,
+    /// Bytes dropped since the writer last took the count.
+    dropped: u64,
+    /// Whether the writer holds a batch it has not finished writing.
+    writing: bool,
+    /// Bytes written (or discarded on a write error) so far, the progress
+    /// [`flush`] watches.
+    written: u64,
+    /// Whether there is no writer thread (it could not be started): then
+    /// everything is dropped.
+    no_writer: bool,
+}
+
+impl Queue {
+    fn is_idle(&self) -> bool {
+        self.pending.is_empty() && !self.writing && (self.dropped == 0 || self.no_writer)
+    }
+}
+
+static SINK: OnceLock<Sink> = OnceLock::new();
+
+/// The process's stderr queue, its writer thread started on first use.
+fn sink() -> &'static Sink {
+    SINK.get_or_init(|| {
+        let spawned = std::thread::Builder::new()
+            .name("mcp-stderr".into())
+            // The thread may start before this closure has returned: it
+            // waits for the OnceLock to hold the sink.
+            .spawn(|| SINK.wait().drain(io::stderr()));
+        Sink {
+            queue: Mutex::new(Queue {
+                no_writer: spawned.is_err(),
+                ..Queue::default()
+            }),
+            ..Sink::default()
+        }
+    })
+}
+
+impl Sink {
+    /// The queue; a panic while it was held cannot leave it inconsistent
+    /// (every update is a single step), so poisoning is ignored.
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn push(&self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        let mut queue = self.lock();
+        if queue.no_writer || queue.pending.len() + bytes.len() > QUEUE_CAPACITY {
+            // Still a wake-up: a write larger than the whole queue may find
+            // the writer idle, and the drop must be reported all the same.
+            queue.dropped += bytes.len() as u64;
+        } else {
+            queue.pending.extend_from_slice(bytes);
+        }
+        drop(queue);
+        self.ready.notify_one();
+    }
+
+    /// The writer thread: takes everything queued, writes it with blocking
+    /// writes, then reports what was dropped meanwhile. Runs for the life of
+    /// the process.
+    fn drain(&self, mut out: impl Write) {
+        let mut batch = Vec::new();
+        loop {
+            let dropped = {
+                let mut queue = self.lock();
+                while queue.pending.is_empty() && queue.dropped == 0 {
+                    queue = self
+                        .ready
+                        .wait(queue)
+                        .unwrap_or_else(|poisoned| poisoned.into_inner());
+                }
+                // Swapping keeps both buffers' capacity: no allocation per batch.
+                std::mem::swap(&mut batch, &mut queue.pending);
+                queue.writing = true;
+                std::mem::take(&mut queue.dropped)
+            };
+            let mut rest = &batch[..];
+            while !rest.is_empty() {
+                let step = match out.write(rest) {
+                    Ok(0) | Err(_) => rest.len(),
+                    Ok(n) => n,
+                };
+                rest = &rest[step..];
+                self.lock().written += step as u64;
+                self.progress.notify_all();
+            }
+            batch.clear();
+            self.lock().writing = false;
+            if dropped > 0 {
+                // A log event of its own, so it is formatted and filtered
+                // like any other and queued behind what was written.
+                tracing::warn!("stderr was not read: {dropped} bytes of logs dropped");
+            }
+            self.progress.notify_all();
+        }
+    }
+}
+
+/// Replaces the panic hook by one that reports what the default hook does
+/// (thread, message, location, and a backtrace when `RUST_BACKTRACE` asks
+/// for one) through the queue: the default hook writes to stderr directly
+/// and would block a tool's thread, often the runtime's only one, while the
+/// host does not read stderr.
+fn install_panic_hook() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static FIRST_PANIC: AtomicBool = AtomicBool::new(true);
+    std::panic::set_hook(Box::new(|info| {
+        use std::backtrace::Backtrace;
+        use std::fmt::Write as _;
+        let thread = std::thread::current();
+        let name = thread.name().unwrap_or("<unnamed>");
+        let message = info.payload_as_str().unwrap_or("Box<dyn Any>");
+        let mut report = String::new();
+        let _ = match info.location() {
+            Some(location) => writeln!(report, "thread '{name}' panicked at {location}:"),
+            None => writeln!(report, "thread '{name}' panicked:"),
+        };
+        let _ = writeln!(report, "{message}");
+        // RUST_BACKTRACE as the default hook reads it (`Backtrace::capture`
+        // would also obey RUST_LIB_BACKTRACE, which is for errors).
+        let style = std::env::var_os("RUST_BACKTRACE").filter(|v| v != "0");
+        if let Some(style) = style {
+            let backtrace = Backtrace::force_capture();
+            let _ = if style == "full" {
+                writeln!(report, "stack backtrace:\n{backtrace:#}")
+            } else {
+                writeln!(report, "stack backtrace:\n{backtrace}")
+            };
+        } else if FIRST_PANIC.swap(false, Ordering::Relaxed) {
+            report.push_str(
+                "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n",
+            );
+        }
+        write(report.as_bytes());
+        // With panic = "abort" the process ends right after this hook.
+        if cfg!(panic = "abort") {
+            flush();
+        }
+    }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::env::VarError;
+
+    fn filter(vars: &[(&str, &str)]) -> (String, Option<String>) {
+        let (filter, problem) = filter_from_env(|name| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| (*v).to_owned())
+                .ok_or(VarError::NotPresent)
+        });
+        (filter.to_string(), problem)
+    }
+
+    #[test]
+    fn the_filter_comes_from_mcp_log_then_rust_log_then_warn() {
+        assert_eq!(filter(&[]), ("warn".to_owned(), None));
+        assert_eq!(filter(&[("RUST_LOG", "debug")]).0, "debug");
+        // The values the former single-level MCP_LOG took still work.
+        assert_eq!(filter(&[("MCP_LOG", "INFO")]), ("info".to_owned(), None));
+        assert_eq!(
+            filter(&[("MCP_LOG", "info"), ("RUST_LOG", "debug")]).0,
+            "info"
+        );
+        assert_eq!(
+            filter(&[("MCP_LOG", " "), ("RUST_LOG", "debug")]).0,
+            "debug"
+        );
+        assert_eq!(
+            filter(&[("MCP_LOG", "mcp_runtime=debug,warn")]).0,
+            "mcp_runtime=debug,warn"
+        );
+    }
+
+    #[test]
+    fn an_invalid_filter_is_named_and_falls_back_to_warn() {
+        let (filter, problem) = filter(&[("MCP_LOG", "bogus["), ("RUST_LOG", "debug")]);
+        assert_eq!(filter, "warn");
+        let problem = problem.expect("a warning");
+        assert!(problem.contains(r#"MCP_LOG="bogus[""#), "{problem}");
+    }
+
+    #[test]
+    fn a_full_queue_drops_whole_writes_and_counts_them() {
+        let sink = Sink::default();
+        sink.push(&[b'a'; QUEUE_CAPACITY - 10]);
+        sink.push(&[b'b'; 11]);
+        sink.push(&[b'c'; 10]);
+        let queue = sink.lock();
+        assert_eq!(queue.pending.len(), QUEUE_CAPACITY);
+        assert_eq!(queue.pending.last(), Some(&b'c'));
+        assert_eq!(queue.dropped, 11);
+    }
+
+    /// A writer that shares what it was given.
+    #[derive(Clone, Default)]
+    struct Shared(std::sync::Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_writer_writes_what_is_queued_and_takes_the_count_of_any_drop() {
+        let sink: &'static Sink = Box::leak(Box::default());
+        let out = Shared::default();
+        let writer = out.clone();
+        std::thread::spawn(move || sink.drain(writer));
+        let wait_idle = |what: &str| {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while !sink.lock().is_idle() {
+                assert!(Instant::now() < deadline, "the writer did not take {what}");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        };
+        sink.push(b"one line\n");
+        wait_idle("the line");
+        assert_eq!(out.0.lock().unwrap().as_slice(), b"one line\n");
+        assert_eq!(sink.lock().written, 9);
+        // Larger than the whole queue, into an idle writer: dropped, and the
+        // writer still wakes up to take the count (and report it).
+        sink.push(&vec![b'x'; QUEUE_CAPACITY + 1]);
+        wait_idle("the count of the drop");
+        assert_eq!(sink.lock().written, 9);
     }
 }

@@ -116,8 +116,9 @@ impl Server {
     }
 
     /// Whether [`Server::serve_stdio`] guards stdout (on by default, Unix):
-    /// frames go to a private duplicate of stdout and fd 1 is pointed at
-    /// stderr, so stray prints cannot corrupt the protocol. Turn it off only
+    /// frames go to a private duplicate of stdout and what is written to
+    /// fd 1 is diverted to stderr (through the same non-blocking path as the
+    /// logs), so stray prints cannot corrupt the protocol. Turn it off only
     /// if something else must own fd 1.
     pub fn stdout_guard(mut self, on: bool) -> Server {
         self.stdout_guard = on;
@@ -360,9 +361,21 @@ impl Server {
 
     /// Serves stdin/stdout until stdin closes, logging to stderr.
     ///
-    /// Installs a `tracing` subscriber that writes to stderr (level from the
-    /// `MCP_LOG` environment variable, `warn` by default) unless the program
-    /// installed its own.
+    /// Installs a `tracing` subscriber that writes timestamped lines to
+    /// stderr unless the program installed its own. Its filter takes
+    /// `RUST_LOG` syntax (`info`, `mcp_runtime=debug,warn`, …) from the
+    /// `MCP_LOG` environment variable, else `RUST_LOG`, else `warn`; an
+    /// invalid value is reported in a warning and `warn` applies. At `info`
+    /// a startup line names the server, its version, the transport and the
+    /// process id; at `debug` each tool call gets a line with the tool, its
+    /// duration and whether it returned `isError`.
+    ///
+    /// Stderr never holds up the protocol: logs, panic reports (this
+    /// replaces the panic hook with one that reports the same details) and
+    /// output diverted by the [stdout guard](Server::stdout_guard) go
+    /// through a bounded queue written by a thread of its own. What a host
+    /// that does not read stderr leaves no room for is dropped, and a later
+    /// line says how much ("stderr was not read: N bytes of logs dropped").
     ///
     /// With the command-line flag `--dump-tools [FORMAT]` (or
     /// `--dump-tools=FORMAT`) it serves nothing: it prints the tools in
@@ -390,8 +403,21 @@ impl Server {
         crate::logging::init_stderr();
         let output = crate::transport::stdio::stdout(self.stdout_guard)?;
         let input = crate::transport::stdio::stdin()?;
-        self.serve_until(input, output.writer, output.closed, termination())
-            .await
+        tracing::info!(
+            server = %self.name,
+            version = %self.version,
+            transport = "stdio",
+            pid = std::process::id(),
+            "serving"
+        );
+        let result = self
+            .serve_until(input, output.writer, output.closed, termination())
+            .await;
+        // The stderr writer ends with the process: give it the chance to
+        // write what is queued, bounded in case nobody reads stderr.
+        crate::transport::stdio::end_stdout_guard(Duration::from_millis(500));
+        crate::logging::flush();
+        result
     }
 
     /// Serves one connection until its input ends, then lets the calls in

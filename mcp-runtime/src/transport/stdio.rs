@@ -1,9 +1,11 @@
 //! The stdio transport, hardened.
 //!
 //! - Stdout guard (Unix): the protocol gets a private duplicate of fd 1, and
-//!   fd 1 itself is pointed at stderr, so a stray `println!` or a logger that
-//!   writes to stdout anywhere in the program cannot corrupt the frame
-//!   stream. Opt out with [`Server::stdout_guard`](crate::Server::stdout_guard).
+//!   fd 1 itself is pointed at a pipe whose reader thread hands what arrives
+//!   to the non-blocking stderr queue (see `logging`), so a stray `println!`
+//!   or a logger that writes to stdout anywhere in the program can neither
+//!   corrupt the frame stream nor block on a host that does not read stderr.
+//!   Opt out with [`Server::stdout_guard`](crate::Server::stdout_guard).
 //! - Pipes and sockets (what MCP clients connect) are made non-blocking and
 //!   driven by the runtime's reactor: reading and writing cost no thread
 //!   hops. A terminal or a file falls back to a reader thread (stdin) and
@@ -46,13 +48,13 @@ pub(crate) struct Stdout {
 }
 
 /// The writer for protocol frames: with the guard, a private duplicate of
-/// stdout taken before fd 1 is pointed at stderr.
+/// stdout taken before fd 1 is diverted to the stderr queue.
 pub(crate) fn stdout(guard: bool) -> io::Result<Stdout> {
     #[cfg(unix)]
     {
         let file = File::from(rustix::io::dup(rustix::stdio::stdout())?);
         if guard {
-            rustix::stdio::dup2_stdout(rustix::stdio::stderr())?;
+            divert_stdout()?;
         }
         match Pipe::try_new(file, tokio::io::Interest::WRITABLE)? {
             Ok(pipe) => {
@@ -82,6 +84,65 @@ pub(crate) fn stdout(guard: bool) -> io::Result<Stdout> {
             closed: Box::pin(std::future::pending()),
         })
     }
+}
+
+/// Points fd 1 at a pipe read by a thread of its own, which hands what
+/// arrives to the stderr queue. A thread, not the reactor, drains it: a tool
+/// that prints on the runtime's thread would otherwise fill the pipe and then
+/// wait on itself. The thread ends when [`end_stdout_guard`] closes the
+/// pipe's write end, or with the process.
+#[cfg(unix)]
+fn divert_stdout() -> io::Result<()> {
+    let (read, write) = rustix::pipe::pipe()?;
+    // Child processes inherit fd 1 (their prints are diverted too), never the
+    // read end.
+    rustix::io::fcntl_setfd(&read, rustix::io::FdFlags::CLOEXEC)?;
+    let mut read = File::from(read);
+    let reader = std::thread::Builder::new()
+        .name("mcp-stdout-guard".into())
+        .spawn(move || {
+            let mut buf = vec![0u8; 16 * 1024];
+            loop {
+                match read.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => crate::logging::write(&buf[..n]),
+                    Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+        })?;
+    // Only once the reader runs: a pipe nobody reads would block at 64 KiB.
+    rustix::stdio::dup2_stdout(&write)?;
+    *DIVERTED.lock().unwrap_or_else(|e| e.into_inner()) = Some(reader);
+    Ok(())
+}
+
+/// The thread that reads diverted stdout, while the guard is on.
+#[cfg(unix)]
+static DIVERTED: std::sync::Mutex<Option<std::thread::JoinHandle<()>>> =
+    std::sync::Mutex::new(None);
+
+/// Ends the stdout guard once serving is over: what is buffered in `stdout`
+/// or still in the pipe reaches the stderr queue (waiting at most `wait`, as
+/// a child process may hold the pipe open), and fd 1 is stderr from then on.
+pub(crate) fn end_stdout_guard(wait: std::time::Duration) {
+    #[cfg(unix)]
+    {
+        let reader = DIVERTED.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let Some(reader) = reader else { return };
+        let _ = io::stdout().flush();
+        // Replacing fd 1 closes the pipe's last write end in this process:
+        // the reader reads to the end of what was written and ends.
+        if rustix::stdio::dup2_stdout(rustix::stdio::stderr()).is_err() {
+            return;
+        }
+        let deadline = std::time::Instant::now() + wait;
+        while !reader.is_finished() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_micros(100));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = wait;
 }
 
 /// A non-blocking pipe or socket end, driven by the reactor.
