@@ -159,7 +159,9 @@ pub(crate) const ALREADY_USED: &str =
 /// the answers gathered before it. The client holds it between rounds and
 /// cannot forge it, move it onto other arguments, keep it past its expiry,
 /// or change the answers it seals. Single use is enforced here too: the ids
-/// of answered states are remembered until they expire.
+/// of answered states are remembered until they expire. On the wire a state
+/// is the JSON payload and its tag, each in unpadded base64url, joined by a
+/// dot; only the canonical spelling opens.
 #[derive(Clone)]
 pub(crate) struct StateSealer {
     key: [u8; 32],
