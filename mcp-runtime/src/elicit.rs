@@ -17,9 +17,12 @@
 use crate::ToolError;
 use crate::connection::lock;
 use crate::protocol::ProtocolVersion;
-use crate::sha256::{constant_time_eq, hmac_sha256, sha256};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, KeyInit, Mac};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -156,7 +159,9 @@ pub(crate) const ALREADY_USED: &str =
 /// the answers gathered before it. The client holds it between rounds and
 /// cannot forge it, move it onto other arguments, keep it past its expiry,
 /// or change the answers it seals. Single use is enforced here too: the ids
-/// of answered states are remembered until they expire.
+/// of answered states are remembered until they expire. On the wire a state
+/// is the JSON payload and its tag, each in unpadded base64url, joined by a
+/// dot; only the canonical spelling opens.
 #[derive(Clone)]
 pub(crate) struct StateSealer {
     key: [u8; 32],
@@ -209,8 +214,19 @@ impl StateSealer {
         }
     }
 
-    fn mac(&self, payload: &[u8]) -> [u8; 32] {
-        hmac_sha256(&self.key, payload)
+    /// HMAC-SHA256 under this sealer's key, ready for the payload.
+    fn mac(&self) -> Hmac<Sha256> {
+        <Hmac<Sha256> as KeyInit>::new_from_slice(&self.key)
+            .expect("HMAC accepts keys of any length")
+    }
+
+    /// The tag that seals `payload`.
+    fn tag(&self, payload: &[u8]) -> [u8; 32] {
+        self.mac()
+            .chain_update(payload)
+            .finalize()
+            .into_bytes()
+            .into()
     }
 
     /// The sealed state for a call of `tool` with arguments digest `digest`
@@ -224,11 +240,15 @@ impl StateSealer {
     ) -> String {
         let expires =
             now_ms().saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
-        let id = base64url(&random_bytes::<16>());
+        let id = URL_SAFE_NO_PAD.encode(random_bytes::<16>());
         let payload = json!({"v": 2, "t": tool, "a": digest, "e": expires, "n": id, "q": [asked], "r": answers})
             .to_string();
-        let tag = self.mac(payload.as_bytes());
-        format!("{}.{}", base64url(payload.as_bytes()), base64url(&tag))
+        let tag = self.tag(payload.as_bytes());
+        format!(
+            "{}.{}",
+            URL_SAFE_NO_PAD.encode(&payload),
+            URL_SAFE_NO_PAD.encode(tag)
+        )
     }
 
     /// The answers a 2026-07-28 call of `tool` (arguments digest `digest`)
@@ -287,11 +307,16 @@ impl StateSealer {
     /// and these arguments.
     fn open(&self, state: &str, tool: &str, digest: &str) -> Result<Payload, &'static str> {
         let (payload, tag) = state.split_once('.').ok_or(INVALID)?;
-        let payload = unbase64url(payload).ok_or(INVALID)?;
-        let tag = unbase64url(tag).ok_or(INVALID)?;
-        if !constant_time_eq(&self.mac(&payload), &tag) {
-            return Err(INVALID);
-        }
+        // The engine refuses padding and non-zero unused bits, so each state
+        // has exactly one spelling.
+        let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| INVALID)?;
+        let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| INVALID)?;
+        // `verify_slice` compares in constant time, so timing does not tell
+        // a forger how much of a guessed tag was right.
+        self.mac()
+            .chain_update(&payload)
+            .verify_slice(&tag)
+            .map_err(|_| INVALID)?;
         let payload: Value = serde_json::from_slice(&payload).map_err(|_| INVALID)?;
         // Only states of this layout are sealed by this code; an older
         // layout (without an id) could not be spent once.
@@ -394,7 +419,7 @@ pub(crate) fn arguments_digest(arguments: Option<&str>) -> String {
         .unwrap_or_else(|| json!({}));
     let mut canonical = String::new();
     write_canonical(&value, &mut canonical);
-    sha256(canonical.as_bytes())
+    Sha256::digest(canonical.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
@@ -430,59 +455,75 @@ fn write_canonical(value: &Value, out: &mut String) {
     }
 }
 
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/// Unpadded base64url.
-pub(crate) fn base64url(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
-        let chars = chunk.len() + 1;
-        for i in 0..chars {
-            out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
-        }
-    }
-    out
-}
-
-fn unbase64url(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let values: Option<Vec<u32>> = text
-        .bytes()
-        .map(|c| ALPHABET.iter().position(|a| *a == c).map(|p| p as u32))
-        .collect();
-    for chunk in values?.chunks(4) {
-        if chunk.len() == 1 {
-            return None;
-        }
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, v)| n | (v << (18 - 6 * i)));
-        for i in 0..chunk.len() - 1 {
-            out.push((n >> (16 - 8 * i)) as u8);
-        }
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
     #[test]
-    fn base64url_round_trips() {
+    fn state_encoding_is_unpadded_canonical_base64url() {
         for text in ["", "f", "fo", "foo", "foob", "fooba", "foobar", "\u{1F600}"] {
-            assert_eq!(
-                unbase64url(&base64url(text.as_bytes())).unwrap(),
-                text.as_bytes()
-            );
+            let encoded = URL_SAFE_NO_PAD.encode(text);
+            assert_eq!(URL_SAFE_NO_PAD.decode(&encoded).unwrap(), text.as_bytes());
         }
-        assert_eq!(base64url(b"foobar"), "Zm9vYmFy");
-        assert_eq!(base64url(b"fo"), "Zm8");
+        assert_eq!(URL_SAFE_NO_PAD.encode(b"foobar"), "Zm9vYmFy");
+        assert_eq!(URL_SAFE_NO_PAD.encode(b"fo"), "Zm8");
+        assert_eq!(URL_SAFE_NO_PAD.encode([0xfb, 0xff]), "-_8");
+        // "Zm9" is "fo" with an unused bit set; padding and a lone final
+        // character are not base64url of anything this server wrote.
+        for refused in ["Zm9", "Zm8=", "Zm9vY", "Zm+8", "Zm/8"] {
+            assert!(URL_SAFE_NO_PAD.decode(refused).is_err(), "{refused}");
+        }
+    }
+
+    #[test]
+    fn seal_tags_with_hmac_sha256() {
+        // RFC 4231 test case 2. HMAC pads a short key with zeros to the
+        // block size, so "Jefe" and "Jefe" padded to 32 bytes are one key.
+        let mut key = [0u8; 32];
+        key[..4].copy_from_slice(b"Jefe");
+        let sealer = StateSealer::new(Some(key), Duration::from_secs(60), 16);
+        assert_eq!(
+            hex(&sealer.tag(b"what do ya want for nothing?")),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        // And that is the tag a sealed state carries.
+        let state = sealer.seal("t", "d", "k", &Map::new());
+        let (payload, tag) = state.split_once('.').unwrap();
+        let payload = URL_SAFE_NO_PAD.decode(payload).unwrap();
+        assert_eq!(URL_SAFE_NO_PAD.decode(tag).unwrap(), sealer.tag(&payload));
+    }
+
+    #[test]
+    fn a_tampered_tag_is_refused() {
+        let sealer = StateSealer::new(None, Duration::from_secs(60), 16);
+        let state = sealer.seal("t", "d", "k", &Map::new());
+        let (payload, tag) = state.split_once('.').unwrap();
+        let tag = URL_SAFE_NO_PAD.decode(tag).unwrap();
+        let resume = |tag: &[u8]| {
+            let state = format!("{payload}.{}", URL_SAFE_NO_PAD.encode(tag));
+            sealer.resume("t", "d", Some(&state), None, true)
+        };
+        assert!(resume(&tag).is_ok());
+        for byte in [0, 31] {
+            let mut flipped = tag.clone();
+            flipped[byte] ^= 0x01;
+            assert_eq!(resume(&flipped).unwrap_err(), INVALID);
+        }
+        assert_eq!(resume(&tag[..31]).unwrap_err(), INVALID, "truncated");
+        assert_eq!(resume(&[]).unwrap_err(), INVALID, "empty");
+    }
+
+    #[test]
+    fn arguments_digest_is_sha256_of_the_canonical_form() {
+        assert_eq!(
+            arguments_digest(None),
+            "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
+        );
+        assert_eq!(arguments_digest(Some("{ }")), arguments_digest(None));
     }
 
     fn answer(name: &str) -> Value {
@@ -536,6 +577,42 @@ mod tests {
         let old = expired.seal("greet", &digest, "name", &Map::new());
         std::thread::sleep(Duration::from_millis(5));
         assert_eq!(resume(&old, "greet", &digest), EXPIRED);
+    }
+
+    /// The last character of an unpadded base64url text whose length is
+    /// 2 or 3 mod 4 carries unused low bits; setting one of them gives a
+    /// different text that a lenient decoder maps to the same bytes.
+    fn non_canonical(text: &str) -> String {
+        const URL_SAFE: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        assert_ne!(text.len() % 4, 0, "no unused bits to set");
+        let last = text.chars().last().unwrap();
+        let index = URL_SAFE.find(last).unwrap();
+        assert_eq!(
+            index & 1,
+            0,
+            "a canonical encoding leaves the unused bits zero"
+        );
+        let mut out = text[..text.len() - 1].to_owned();
+        out.push(URL_SAFE.as_bytes()[index | 1] as char);
+        out
+    }
+
+    #[test]
+    fn a_non_canonical_encoding_of_a_valid_state_is_refused() {
+        let sealer = StateSealer::new(None, Duration::from_secs(60), 16);
+        let state = sealer.seal("t", "d", "k", &Map::new());
+        assert!(sealer.resume("t", "d", Some(&state), None, true).is_ok());
+        let (payload, tag) = state.split_once('.').unwrap();
+        // 32 bytes of tag are 43 characters, the last one with 2 unused bits.
+        let respelled = format!("{payload}.{}", non_canonical(tag));
+        assert_ne!(respelled, state);
+        assert_eq!(
+            sealer
+                .resume("t", "d", Some(&respelled), None, true)
+                .unwrap_err(),
+            INVALID,
+            "the same tag spelled differently is not the state this server issued"
+        );
     }
 
     #[test]

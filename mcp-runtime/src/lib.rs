@@ -68,7 +68,6 @@ pub mod protocol;
 mod registry;
 pub mod schema;
 mod server;
-mod sha256;
 mod shared;
 mod state;
 mod strict;
