@@ -150,6 +150,48 @@ async fn a_tool_error_reaches_the_model_with_its_whole_chain() {
     );
 }
 
+/// Fails with its own error type, no `ToolError` in between.
+#[tool]
+async fn save_raw() -> Result<String, Layer> {
+    Err(chain())
+}
+
+/// Fails with `std::io::Error`, whose Display already includes its source.
+#[tool]
+async fn open_raw() -> Result<String, std::io::Error> {
+    Err(missing_file())
+}
+
+/// Fails with an `anyhow::Error` (not a `std::error::Error`).
+#[tool]
+async fn load_raw() -> Result<String, anyhow::Error> {
+    Err(anyhow::Error::new(chain()).context("cannot load the notebook"))
+}
+
+#[tokio::test]
+async fn an_error_type_returned_directly_follows_the_same_rule() {
+    let server =
+        mcp_runtime::Server::new("s", "1").tools(mcp_runtime::tools![save_raw, open_raw, load_raw]);
+    let mut client = mcp_runtime::testing::Client::builder(server)
+        .connect()
+        .await
+        .unwrap();
+    let expected = [
+        ("save_raw", "cannot save the note: the disk is full: device /dev/sda1 has 0 bytes left".to_owned()),
+        ("open_raw", missing_file().to_string()),
+        (
+            "load_raw",
+            "cannot load the notebook: cannot save the note: the disk is full: device /dev/sda1 has 0 bytes left"
+                .to_owned(),
+        ),
+    ];
+    for (tool, text) in expected {
+        let result = client.call(tool, json!({})).await.unwrap();
+        assert!(result.is_error(), "{tool}");
+        assert_eq!(result.text(), Some(text.as_str()), "{tool}");
+    }
+}
+
 #[test]
 fn a_non_finite_float_in_structured_output_is_an_error_result() {
     for (version, modern) in [("2025-11-25", false), ("2026-07-28", true)] {
@@ -164,7 +206,7 @@ fn a_non_finite_float_in_structured_output_is_an_error_result() {
         assert!(result.get("structuredContent").is_none(), "{version}");
         let text = result["content"][0]["text"].as_str().unwrap();
         assert!(
-            text.contains("non-finite number (inf) at `sum`")
+            text.starts_with("The tool 'add' returned a non-finite number (inf) at `sum`")
                 && text.contains("JSON cannot carry NaN or infinity"),
             "{text}"
         );

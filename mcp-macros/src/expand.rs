@@ -439,7 +439,7 @@ fn call_glue(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
     let awaited = tool.item.sig.asyncness.map(|_| quote!(.await));
     let convert_value = |value: TokenStream| match &tool.output.value {
         OutputValue::Structured(ty) => {
-            quote_spanned!(syn::spanned::Spanned::span(ty)=> #pm::structured::<#ty>(&#value))
+            quote_spanned!(syn::spanned::Spanned::span(ty)=> #pm::structured::<#ty>(&#value, &__mcp_context))
         }
         OutputValue::Content(ty) => {
             quote_spanned!(syn::spanned::Spanned::span(ty)=> #pm::content::<#ty>(#value))
@@ -447,11 +447,19 @@ fn call_glue(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
     };
     let convert = if tool.output.fallible {
         let ok = convert_value(quote!(__mcp_value));
+        // The source chain is picked by autoref (see `__private::ErrorText`);
+        // only `tool_error` bounds the type, so a type without Display gets
+        // one error, on the type.
+        let chain = quote! {{
+            #[allow(unused_imports)]
+            use #pm::{NoSourceChain as _, SourceChain as _};
+            (&&#pm::ErrorText(&__mcp_error)).chain()
+        }};
         let err = match &tool.output.error {
             Some(ty) => {
-                quote_spanned!(syn::spanned::Spanned::span(ty)=> #pm::tool_error::<#ty>(&__mcp_error))
+                quote_spanned!(syn::spanned::Spanned::span(ty)=> #pm::tool_error::<#ty>(&__mcp_error, #chain))
             }
-            None => quote_spanned!(tool.output.span=> #pm::tool_error(&__mcp_error)),
+            None => quote_spanned!(tool.output.span=> #pm::tool_error(&__mcp_error, #chain)),
         };
         quote! {
             match __mcp_out {

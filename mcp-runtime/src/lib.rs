@@ -207,9 +207,10 @@ pub mod __private {
         crate::schema::output_schema::<T>()
     }
 
-    /// Serializes a structured return value.
-    pub fn structured<T: StructuredOutput>(value: &T) -> ToolOutcome {
-        ToolOutcome::structured(value)
+    /// Serializes a structured return value; a non-finite float in it is an
+    /// error result that names the tool.
+    pub fn structured<T: StructuredOutput>(value: &T, context: &crate::Context) -> ToolOutcome {
+        crate::tool::structured_outcome(value, Some(context.tool_name()))
     }
 
     /// Converts a content return value.
@@ -227,9 +228,43 @@ pub mod __private {
 
     impl<T: core::fmt::Display + ?Sized> ErrorMessage for T {}
 
-    /// Converts the `Err` of a fallible tool (alternate form, so error chains
-    /// that support it are shown whole).
-    pub fn tool_error<E: ErrorMessage>(error: &E) -> ToolOutcome {
-        ToolOutcome::Error(format!("{error:#}"))
+    /// Converts the `Err` of a fallible tool. `chain` is the error's text by
+    /// the one rule of [`ToolError::from_error`](crate::ToolError::from_error)
+    /// when its type is a `std::error::Error` (see [`ErrorText`]); otherwise
+    /// the alternate Display form is used (anyhow shows its context chain so).
+    pub fn tool_error<E: ErrorMessage>(error: &E, chain: Option<String>) -> ToolOutcome {
+        ToolOutcome::Error(chain.unwrap_or_else(|| format!("{error:#}")))
+    }
+
+    /// The `Err` of a fallible tool, asked for its source chain by method
+    /// resolution on `(&&ErrorText(&err)).chain()`: [`SourceChain`] applies
+    /// when the type is a `std::error::Error`, [`NoSourceChain`] (one autoref
+    /// further, no bound, so a type that is neither gets only the
+    /// `ErrorMessage` error) otherwise.
+    #[allow(missing_debug_implementations)]
+    pub struct ErrorText<'a, E: ?Sized>(pub &'a E);
+
+    /// The chain of a `std::error::Error`: Display, then each distinct source.
+    pub trait SourceChain {
+        /// The error's text with its sources.
+        fn chain(&self) -> Option<String>;
+    }
+
+    impl<E: std::error::Error + 'static> SourceChain for &ErrorText<'_, E> {
+        fn chain(&self) -> Option<String> {
+            Some(crate::ToolError::from_error(self.0).message().to_owned())
+        }
+    }
+
+    /// Any other error type: no chain to walk.
+    pub trait NoSourceChain {
+        /// Always `None`.
+        fn chain(&self) -> Option<String>;
+    }
+
+    impl<E: ?Sized> NoSourceChain for ErrorText<'_, E> {
+        fn chain(&self) -> Option<String> {
+            None
+        }
     }
 }

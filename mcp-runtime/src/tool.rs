@@ -666,33 +666,52 @@ impl ToolOutcome {
     /// assert!(matches!(overflow, ToolOutcome::Error(message) if message.contains("at `sum`")));
     /// ```
     pub fn structured<T: serde::Serialize + ?Sized>(value: &T) -> ToolOutcome {
-        let json = match serde_json::to_string(value) {
-            Ok(json) => json,
-            Err(err) => {
-                return ToolOutcome::Error(format!(
-                    "The tool's result could not be serialized: {err}"
-                ));
-            }
-        };
-        // serde_json writes a non-finite float as `null`: only a result
-        // with a `null` in it needs the second, checking pass.
-        if !json.contains("null") {
-            return ToolOutcome::Structured(json);
+        structured_outcome(value, None)
+    }
+}
+
+/// [`ToolOutcome::structured`], naming `tool` in the non-finite error when
+/// it is known (the `#[tool]` expansion passes it).
+pub(crate) fn structured_outcome<T: serde::Serialize + ?Sized>(
+    value: &T,
+    tool: Option<&str>,
+) -> ToolOutcome {
+    let json = match serde_json::to_string(value) {
+        Ok(json) => json,
+        Err(err) => {
+            return ToolOutcome::Error(format!(
+                "{} result could not be serialized: {err}",
+                the_tool(tool)
+            ));
         }
-        match serde_path_to_error::serialize(value, finite::Check) {
-            Ok(()) => ToolOutcome::Structured(json),
-            Err(err) => {
-                let place = match err.path().to_string().as_str() {
-                    "." => "as its result".to_owned(),
-                    path => format!("at `{path}`"),
-                };
-                ToolOutcome::Error(format!(
-                    "The tool returned a non-finite number ({}) {place}; JSON cannot carry NaN or infinity. \
+    };
+    // serde_json writes a non-finite float as `null`: only a result
+    // with a `null` in it needs the second, checking pass.
+    if !json.contains("null") {
+        return ToolOutcome::Structured(json);
+    }
+    match serde_path_to_error::serialize(value, finite::Check) {
+        Ok(()) => ToolOutcome::Structured(json),
+        Err(err) => {
+            let place = match err.path().to_string().as_str() {
+                "." => "as its result".to_owned(),
+                path => format!("at `{path}`"),
+            };
+            ToolOutcome::Error(format!(
+                "{} returned a non-finite number ({}) {place}; JSON cannot carry NaN or infinity. \
                      The inputs probably overflow or divide by zero: retry with other values.",
-                    err.inner()
-                ))
-            }
+                the_tool(tool),
+                err.inner()
+            ))
         }
+    }
+}
+
+/// "The tool 'add'" when the name is known, else "The tool".
+fn the_tool(tool: Option<&str>) -> String {
+    match tool {
+        Some(name) => format!("The tool '{name}'"),
+        None => "The tool".to_owned(),
     }
 }
 
