@@ -11,7 +11,7 @@
 use crate::dump::DumpFormat;
 use crate::level::Level;
 use crate::protocol::ProtocolVersion;
-use crate::transport::{MemoryTransport, memory};
+pub use crate::transport::{MemoryTransport, memory};
 use crate::{Server, Tool};
 use serde_json::{Map, Value, json};
 use std::fmt;
