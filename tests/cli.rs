@@ -70,7 +70,11 @@ fn cli_run_dumps_on_the_flag() {
 
 /// `cli::run` without the flag serves, whatever else is on the command line.
 fn cli_run_serves_without_the_flag() {
-    let output = run_child("cli", &["--verbose", "dump-tools"], &format!("{INITIALIZE}\n"));
+    let output = run_child(
+        "cli",
+        &["--verbose", "dump-tools"],
+        &format!("{INITIALIZE}\n"),
+    );
     assert!(output.status.success(), "{output:?}");
     let lines = stdout_lines(&output);
     assert_eq!(lines.len(), 1, "{lines:?}");

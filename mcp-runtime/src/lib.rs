@@ -59,6 +59,8 @@
 //! `initialize` handshake (2024-11-05 to 2025-11-25) and the stateless
 //! 2026-07-28 era (`server/discover`, a `_meta` envelope on every request).
 
+#![forbid(unsafe_code)]
+
 mod call;
 pub mod cli;
 mod connection;
