@@ -4,7 +4,7 @@
 //! version.
 
 pub use crate::Context;
-pub use crate::schema::{doc_text, input_schema};
+pub use crate::schema::input_schema;
 pub use crate::tool::{BoxFuture, Icon, ToolBuilder, ToolCall, ToolOutcome};
 pub use mcp_macros::tools;
 pub use schemars;
@@ -129,5 +129,34 @@ pub trait NoSourceChain {
 impl<E: ?Sized> NoSourceChain for ErrorText<'_, E> {
     fn chain(&self) -> Option<String> {
         None
+    }
+}
+
+/// Joins doc-comment lines the way rustdoc does: one leading space dropped
+/// per line, surrounding blank lines trimmed.
+pub fn doc_text(lines: &[&str]) -> String {
+    let joined: Vec<&str> = lines
+        .iter()
+        .flat_map(|chunk| chunk.split('\n'))
+        .map(|line| {
+            line.strip_prefix(' ')
+                .unwrap_or(line)
+                .trim_end_matches('\r')
+        })
+        .collect();
+    joined.join("\n").trim().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_text_follows_rustdoc() {
+        assert_eq!(
+            doc_text(&[" Add two numbers.", "", " More."]),
+            "Add two numbers.\n\nMore."
+        );
+        assert_eq!(doc_text(&[]), "");
     }
 }
