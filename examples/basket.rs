@@ -128,12 +128,12 @@ async fn checkout(
 async fn main() -> std::io::Result<()> {
     let baskets: Handles<Basket> =
         Handles::new("basket", "create_basket", Duration::from_secs(3600));
-    Server::new("basket", env!("CARGO_PKG_VERSION"))
+    let server = Server::new("basket", env!("CARGO_PKG_VERSION"))
         .instructions(
             "Create a basket, add items (apple, bread, cheese, milk), view it, check out.",
         )
         .state(baskets)
-        .tools(tools![create_basket, add_item, view_basket, checkout])
-        .serve_stdio()
-        .await
+        .tools(tools![create_basket, add_item, view_basket, checkout]);
+    // Serves stdio, or prints the tools for `--dump-tools`.
+    mcp_runtime::cli::run(server).await
 }

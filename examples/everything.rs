@@ -344,12 +344,12 @@ async fn main() -> std::io::Result<()> {
     if let Some(ms) = env_number("DRAIN_TIMEOUT_MS") {
         server = server.drain_timeout(Duration::from_millis(ms));
     }
-    server
+    let server = server
         .title("Everything (mcp-runtime example)")
         .instructions("Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, book_table (elicitation), toggle_bonus and bonus (list changes), sample_content.")
         .tools(tools![add, echo, fail, slow, panic, noisy, split_words, get_weather_data])
         .tools(tools![book_table, toggle_bonus, bonus, sample_content])
-        .tools(copies)
-        .serve_stdio()
-        .await
+        .tools(copies);
+    // Serves stdio, or prints the tools for `--dump-tools`.
+    mcp_runtime::cli::run(server).await
 }

@@ -101,9 +101,9 @@ async fn delete_note(
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
-    Server::new("notes", env!("CARGO_PKG_VERSION"))
+    let server = Server::new("notes", env!("CARGO_PKG_VERSION"))
         .instructions("A notebook: save_note, read_note, search_notes, delete_note.")
-        .tools(tools![save_note, read_note, search_notes, delete_note])
-        .serve_stdio()
-        .await
+        .tools(tools![save_note, read_note, search_notes, delete_note]);
+    // Serves stdio, or prints the tools for `--dump-tools`.
+    mcp_runtime::cli::run(server).await
 }

@@ -3,7 +3,7 @@
 //! stdio, driven by `mcp_runtime::testing::Client` and by raw JSON lines.
 
 use mcp_runtime::testing::Client;
-use mcp_runtime::transport::{MemoryTransport, memory};
+use mcp_runtime::testing::{MemoryTransport, memory};
 use mcp_runtime::{
     Content, ElicitRequest, Level, ProtocolVersion, Server, State, Tool, ToolBuilder, ToolCall,
     ToolOutcome,

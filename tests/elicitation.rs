@@ -360,7 +360,7 @@ mod replayable {
 
     #[tokio::test]
     async fn a_replayable_tool_accepts_its_state_again() {
-        let (mut client, server_end) = mcp_runtime::transport::memory();
+        let (mut client, server_end) = mcp_runtime::testing::memory();
         let (read, write) = tokio::io::split(server_end);
         let server = Server::new("r", "1").tools(tools![lookup, lookup_once]);
         let server = tokio::spawn(server.serve(read, write));
@@ -391,7 +391,7 @@ mod replayable {
 
     #[tokio::test]
     async fn a_full_spent_set_refuses_new_states_rather_than_forget_spent_ones() {
-        let (mut client, server_end) = mcp_runtime::transport::memory();
+        let (mut client, server_end) = mcp_runtime::testing::memory();
         let (read, write) = tokio::io::split(server_end);
         let server = Server::new("r", "1")
             .tools(tools![lookup_once])

@@ -166,7 +166,7 @@ mod shadowed {
 
 /// Sends `request`, returns the response to it.
 async fn roundtrip(
-    client: &mut mcp_runtime::transport::MemoryTransport,
+    client: &mut mcp_runtime::testing::MemoryTransport,
     request: serde_json::Value,
 ) -> serde_json::Value {
     client.send(&request.to_string()).await.unwrap();
@@ -176,7 +176,7 @@ async fn roundtrip(
 
 /// Calls the tool `name` and returns the `result` of the response.
 async fn call(
-    client: &mut mcp_runtime::transport::MemoryTransport,
+    client: &mut mcp_runtime::testing::MemoryTransport,
     id: u64,
     name: &str,
     arguments: serde_json::Value,
@@ -232,7 +232,7 @@ async fn awkward_tools_register_and_run() {
     assert_eq!(shadowed::tool(), "tool");
     assert_eq!(local(1), 2);
 
-    let (mut client, server_end) = mcp_runtime::transport::memory();
+    let (mut client, server_end) = mcp_runtime::testing::memory();
     let (read, write) = tokio::io::split(server_end);
     let server = tokio::spawn(Server::new("hygiene", "0").tools(tools).serve(read, write));
     let init = roundtrip(

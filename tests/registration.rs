@@ -1,6 +1,7 @@
 //! Registration mistakes that only show at run time (tool lists put together
-//! while the program runs) stop `serve_stdio` with one line on stderr, the
-//! error's `Display` form, and exit status 1.
+//! while the program runs) stop `mcp_runtime::cli::run` with one line on
+//! stderr, the error's `Display` form, and exit status 1; `serve_stdio` and
+//! `serve` return them.
 //!
 //! The test runs its own binary a second time as the server (the
 //! `MCP_REGISTRATION_CHILD` variable says which server), so it needs no
@@ -44,6 +45,14 @@ fn duplicate_names_print_display_and_exit_1() {
     assert_eq!(status, Some(1));
 }
 
+/// `serve_stdio` does not exit the process: it returns the mistake, before
+/// touching stdout.
+fn duplicate_names_in_serve_stdio_return_display() {
+    let (status, stderr) = run_child("duplicate-serve-stdio");
+    assert_eq!(stderr, "returned: two tools are named \"lookup\"\n");
+    assert_eq!(status, Some(0));
+}
+
 fn duplicate_names_in_serve_return_display() {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
@@ -57,20 +66,27 @@ fn duplicate_names_in_serve_return_display() {
 fn main() {
     if let Ok(child) = std::env::var("MCP_REGISTRATION_CHILD") {
         let server = match child.as_str() {
-            "duplicate" => duplicate_lookup(),
+            "duplicate" | "duplicate-serve-stdio" => duplicate_lookup(),
             other => panic!("unknown child {other}"),
         };
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .expect("a runtime");
-        if let Err(err) = runtime.block_on(server.serve_stdio()) {
-            panic!("serve_stdio returned instead of exiting: {err:?}");
+        if child == "duplicate-serve-stdio" {
+            let err = runtime.block_on(server.serve_stdio()).unwrap_err();
+            eprintln!("returned: {err}");
+            return;
+        }
+        if let Err(err) = runtime.block_on(mcp_runtime::cli::run(server)) {
+            panic!("cli::run returned instead of exiting: {err:?}");
         }
         return;
     }
     duplicate_names_print_display_and_exit_1();
     println!("duplicate_names_print_display_and_exit_1 ... ok");
+    duplicate_names_in_serve_stdio_return_display();
+    println!("duplicate_names_in_serve_stdio_return_display ... ok");
     duplicate_names_in_serve_return_display();
     println!("duplicate_names_in_serve_return_display ... ok");
 }

@@ -4,6 +4,8 @@
 //! `::mcp_runtime::__private`, so this crate is never a direct dependency. Its
 //! options are listed on [`macro@tool`].
 
+#![forbid(unsafe_code)]
+
 mod ast;
 mod attr;
 mod expand;

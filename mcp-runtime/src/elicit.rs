@@ -135,13 +135,13 @@ impl Elicitation {
 
 /// Answered `requestState`s remembered by default (see
 /// [`Server::max_spent_request_states`](crate::Server::max_spent_request_states)).
-pub const DEFAULT_MAX_SPENT_REQUEST_STATES: usize = 10_000;
+pub(crate) const DEFAULT_MAX_SPENT_REQUEST_STATES: usize = 10_000;
 
 /// How long a legacy `elicitation/create` waits for the user by default: 10
 /// minutes, as long as a 2026-07-28 `requestState` lives
-/// ([`DEFAULT_INPUT_REQUEST_TTL`](crate::DEFAULT_INPUT_REQUEST_TTL)), so the
+/// (`DEFAULT_INPUT_REQUEST_TTL` in `server.rs`), so the
 /// user has the same time in both eras.
-pub const DEFAULT_ELICITATION_TIMEOUT: Duration = Duration::from_secs(600);
+pub(crate) const DEFAULT_ELICITATION_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Why a retry's `requestState` or `inputResponses` are refused (`-32602`).
 const NO_STATE: &str = "inputResponses were sent without a requestState: answers are taken only \

@@ -8,16 +8,16 @@ use std::time::{Duration, Instant};
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 /// Calls that run at once by default; more wait for a slot.
-pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 256;
+pub(crate) const DEFAULT_MAX_CONCURRENT_CALLS: usize = 256;
 /// Calls in flight (running or waiting) by default before new ones are refused.
-pub const DEFAULT_MAX_PENDING_CALLS: usize = 65_536;
+pub(crate) const DEFAULT_MAX_PENDING_CALLS: usize = 65_536;
 /// How long a call waits for a run slot by default before it is answered
 /// "busy, retry": 30 s, under the 60 s after which common clients give up.
-pub const DEFAULT_QUEUE_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_QUEUE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Sustained calls per second by default.
-pub const DEFAULT_RATE_PER_SECOND: u32 = 1_000;
+pub(crate) const DEFAULT_RATE_PER_SECOND: u32 = 1_000;
 /// Calls that may arrive at once by default, above the sustained rate.
-pub const DEFAULT_RATE_BURST: u32 = 2_000;
+pub(crate) const DEFAULT_RATE_BURST: u32 = 2_000;
 
 /// The rate limit: a token bucket.
 #[derive(Debug)]

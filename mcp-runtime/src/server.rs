@@ -26,16 +26,16 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
 /// The largest message accepted by default: 8 MiB.
-pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 8 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_MESSAGE_SIZE: usize = 8 * 1024 * 1024;
 
 /// How long 2026-07-28 clients may cache lists by default: 5 minutes.
-pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
+pub(crate) const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
 
 /// How long calls in flight may finish after input ends, by default: 30 s.
-pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long a 2026-07-28 `requestState` stays valid by default: 10 minutes.
-pub const DEFAULT_INPUT_REQUEST_TTL: Duration = Duration::from_secs(600);
+pub(crate) const DEFAULT_INPUT_REQUEST_TTL: Duration = Duration::from_secs(600);
 
 /// An MCP server: a name, a version and tools, served over a transport.
 ///
@@ -50,7 +50,7 @@ pub const DEFAULT_INPUT_REQUEST_TTL: Duration = Duration::from_secs(600);
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> std::io::Result<()> {
-/// let (mut client, server_end) = mcp_runtime::transport::memory();
+/// let (mut client, server_end) = mcp_runtime::testing::memory();
 /// let (read, write) = tokio::io::split(server_end);
 /// let server = tokio::spawn(Server::new("calc", "1.0.0").tools(tools![add]).serve(read, write));
 ///
@@ -140,24 +140,23 @@ impl Server {
         self
     }
 
-    /// How many calls run at once ([`DEFAULT_MAX_CONCURRENT_CALLS`], 256);
-    /// more wait for a slot, up to [`Server::max_pending_calls`] of them and
+    /// How many calls run at once (256 by default); more wait for a slot, up to [`Server::max_pending_calls`] of them and
     /// each at most [`Server::queue_timeout`].
     pub fn max_concurrent_calls(mut self, calls: usize) -> Server {
         self.max_concurrent_calls = calls;
         self
     }
 
-    /// How many calls may be in flight, running or waiting
-    /// ([`DEFAULT_MAX_PENDING_CALLS`]); beyond it calls are refused with an
+    /// How many calls may be in flight, running or waiting (65,536 by
+    /// default); beyond it calls are refused with an
     /// `isError` result saying the server is busy.
     pub fn max_pending_calls(mut self, calls: usize) -> Server {
         self.max_pending_calls = calls;
         self
     }
 
-    /// How long a call may wait for a run slot ([`DEFAULT_QUEUE_TIMEOUT`],
-    /// 30 s) before it is answered with an `isError` result saying the
+    /// How long a call may wait for a run slot (30 s by default, under the
+    /// 60 s after which common clients give up) before it is answered with an `isError` result saying the
     /// server was busy for that long and to retry: calls that never end
     /// (say, tools stuck on an unanswered question) must not make every
     /// later call wait forever.
@@ -167,7 +166,7 @@ impl Server {
     }
 
     /// Rate-limits tool calls to `per_second` sustained with bursts of `burst`
-    /// (by default [`DEFAULT_RATE_PER_SECOND`] and [`DEFAULT_RATE_BURST`]);
+    /// (by default 1,000 calls per second with bursts of 2,000);
     /// calls over the limit get an `isError` result saying when to retry.
     pub fn rate_limit(mut self, per_second: u32, burst: u32) -> Server {
         self.rate_limit = Some((per_second, burst));
@@ -180,8 +179,8 @@ impl Server {
         self
     }
 
-    /// How long calls in flight may finish once input ends
-    /// ([`DEFAULT_DRAIN_TIMEOUT`]); the rest are cancelled with an error response.
+    /// How long calls in flight may finish once input ends (30 s by
+    /// default); the rest are cancelled with an error response.
     pub fn drain_timeout(mut self, timeout: Duration) -> Server {
         self.drain_timeout = timeout;
         self
@@ -198,16 +197,15 @@ impl Server {
         self
     }
 
-    /// How long a `requestState` stays valid ([`DEFAULT_INPUT_REQUEST_TTL`],
-    /// 10 minutes), and so how long the user has to answer in the
+    /// How long a `requestState` stays valid (10 minutes by default), and so how long the user has to answer in the
     /// 2026-07-28 era.
     pub fn input_request_ttl(mut self, ttl: Duration) -> Server {
         self.input_request_ttl = ttl;
         self
     }
 
-    /// How many answered `requestState`s the server remembers
-    /// ([`DEFAULT_MAX_SPENT_REQUEST_STATES`], 10,000), to accept each once.
+    /// How many answered `requestState`s the server remembers (10,000 by
+    /// default), to accept each once.
     /// Each is kept until it expires. When the set is full and none has
     /// expired, further answered retries get an `isError` result saying the
     /// server is busy and when to retry (their states stay usable); a spent
@@ -217,8 +215,9 @@ impl Server {
         self
     }
 
-    /// How long a legacy `elicitation/create` waits for the user
-    /// ([`DEFAULT_ELICITATION_TIMEOUT`], 10 minutes). Then the question is
+    /// How long a legacy `elicitation/create` waits for the user (10
+    /// minutes by default, as long as a `requestState` lives, so the user
+    /// has the same time in both eras). Then the question is
     /// withdrawn (`notifications/cancelled`) and the tool's `ctx.elicit`
     /// returns an error saying the user did not answer in time, so a
     /// question nobody answers cannot hold a run slot forever.
@@ -258,14 +257,14 @@ impl Server {
     }
 
     /// How long 2026-07-28 clients may cache `tools/list` and `server/discover`
-    /// results (`ttlMs`); [`DEFAULT_LIST_TTL`] by default.
+    /// results (`ttlMs`); 5 minutes by default.
     pub fn list_ttl(mut self, ttl: Duration) -> Server {
         self.list_ttl = ttl;
         self
     }
 
     /// The largest message accepted, in bytes; longer lines are answered with
-    /// an error and discarded. [`DEFAULT_MAX_MESSAGE_SIZE`] by default.
+    /// an error and discarded. 8 MiB by default.
     pub fn max_message_size(mut self, bytes: usize) -> Server {
         self.max_message_size = bytes;
         self
@@ -316,7 +315,7 @@ impl Server {
     }
 
     /// What `into_shared` checks, without consuming the server.
-    fn check_registration(&self) -> Result<(), Error> {
+    pub(crate) fn check_registration(&self) -> Result<(), Error> {
         self.check_states()?;
         Registry::new(self.tools.clone(), None).map(drop)
     }
@@ -377,29 +376,17 @@ impl Server {
     /// that does not read stderr leaves no room for is dropped, and a later
     /// line says how much ("stderr was not read: N bytes of logs dropped").
     ///
-    /// With the command-line flag `--dump-tools [FORMAT]` (or
-    /// `--dump-tools=FORMAT`) it serves nothing: it prints the tools in
-    /// `FORMAT` (see [`DumpFormat`]; `mcp` by default) on stdout, their sizes
-    /// and warnings (tools and arguments without a description) on stderr,
-    /// and returns. An unknown format ends the process with `error: …` on
-    /// stderr and exit code 2; tools that cannot be dumped in the format
-    /// (see [`DumpFormat::OpenAiStrict`]) with exit code 1; stdout stays empty.
+    /// It serves and does nothing else: it reads no command-line arguments
+    /// and writes only protocol frames to stdout. For `--dump-tools` and
+    /// registration mistakes reported the way a command-line tool reports
+    /// them, call [`cli::run`](crate::cli::run) from `main` instead.
     ///
     /// A registration mistake (two tools with one name, an invalid name, a
-    /// `State<T>` never registered; see [`Error`]) ends the process with
-    /// status 1 after printing it on stderr, e.g.
-    /// `error: two tools are named "lookup"`, as a command-line parser does
-    /// with a bad flag: returned from `main`, it would be printed with
-    /// `Debug`. [`Server::serve`] and [`Server::dump`] return it instead.
+    /// `State<T>` never registered; see [`Error`]) is returned before
+    /// anything is set up, as an [`io::Error`] of kind `InvalidInput` whose
+    /// `Display` is the mistake's.
     pub async fn serve_stdio(self) -> io::Result<()> {
-        match dump_flag(std::env::args().skip(1)) {
-            Ok(Some(format)) => return self.print_dump(format),
-            Ok(None) => {}
-            Err(message) => exit_with_error(2, &message),
-        }
-        if let Err(err) = self.check_registration() {
-            exit_with_error(1, &err.to_string());
-        }
+        self.check_registration()?;
         crate::logging::init_stderr();
         let output = crate::transport::stdio::stdout(self.stdout_guard)?;
         let input = crate::transport::stdio::stdin()?;
@@ -702,89 +689,5 @@ async fn watch_tool_changes(
 ) {
     while changes.changed().await.is_ok() {
         notify_tools_changed(&connection);
-    }
-}
-
-impl Server {
-    /// `--dump-tools`: the dump on stdout, the size report on stderr.
-    fn print_dump(self, format: DumpFormat) -> io::Result<()> {
-        let dump = match self.dump(format) {
-            Ok(dump) => dump,
-            Err(err) => exit_with_error(1, &err.to_string()),
-        };
-        let mut text = serde_json::to_string_pretty(&dump.to_json()).map_err(io::Error::other)?;
-        text.push('\n');
-        let mut stdout = std::io::stdout().lock();
-        std::io::Write::write_all(&mut stdout, text.as_bytes())?;
-        std::io::Write::flush(&mut stdout)?;
-        eprint!("{}", dump.size_report());
-        Ok(())
-    }
-}
-
-/// Ends a `--dump-tools` run that cannot produce its dump: a plain message,
-/// not the `Debug` form of an error that `main` returning `Err` would print.
-fn exit_with_error(code: i32, message: &str) -> ! {
-    eprintln!("error: {message}");
-    std::process::exit(code)
-}
-
-/// The format asked for by `--dump-tools FORMAT`, `--dump-tools=FORMAT` or
-/// a bare `--dump-tools` (`mcp`), if the flag is present; an unknown format
-/// is an error, not a silent default.
-fn dump_flag(args: impl Iterator<Item = String>) -> Result<Option<DumpFormat>, String> {
-    let mut args = args.peekable();
-    while let Some(arg) = args.next() {
-        let format = match arg.strip_prefix("--dump-tools") {
-            Some("") => args
-                .next_if(|next| !next.starts_with('-'))
-                .unwrap_or_else(|| "mcp".to_owned()),
-            Some(rest) => match rest.strip_prefix('=') {
-                Some(format) => format.to_owned(),
-                None => continue,
-            },
-            None => continue,
-        };
-        return format.parse().map(Some);
-    }
-    Ok(None)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn flag(args: &[&str]) -> Result<Option<DumpFormat>, String> {
-        dump_flag(args.iter().map(|s| (*s).to_owned()))
-    }
-
-    #[test]
-    fn the_dump_flag_is_recognised() {
-        assert_eq!(flag(&[]).unwrap(), None);
-        assert_eq!(flag(&["--verbose"]).unwrap(), None);
-        assert_eq!(flag(&["--dump-toolsx"]).unwrap(), None);
-        assert_eq!(
-            flag(&["--dump-tools"]).unwrap(),
-            Some(DumpFormat::Mcp(crate::ProtocolVersion::V2025_11_25))
-        );
-        assert_eq!(
-            flag(&["x", "--dump-tools=openai"]).unwrap(),
-            Some(DumpFormat::OpenAi)
-        );
-        assert!(flag(&["--dump-tools=yaml"]).is_err());
-        assert_eq!(
-            flag(&["--dump-tools", "anthropic"]).unwrap(),
-            Some(DumpFormat::Anthropic)
-        );
-        assert_eq!(
-            flag(&["--dump-tools", "--verbose"]).unwrap(),
-            Some(DumpFormat::Mcp(crate::ProtocolVersion::V2025_11_25))
-        );
-        assert!(
-            flag(&["--dump-tools", "yaml"])
-                .unwrap_err()
-                .contains("unknown dump format `yaml`")
-        );
-        assert!(flag(&["--dump-tools="]).is_err());
     }
 }

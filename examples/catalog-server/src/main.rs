@@ -11,8 +11,7 @@ async fn main() -> std::io::Result<()> {
         print!("{}", catalog_server::TOOLS_JSON);
         return Ok(());
     }
-    Server::new("catalog", env!("CARGO_PKG_VERSION"))
-        .tools(catalog_tools::all())
-        .serve_stdio()
-        .await
+    let server = Server::new("catalog", env!("CARGO_PKG_VERSION")).tools(catalog_tools::all());
+    // Serves stdio, or prints the tools for `--dump-tools`.
+    mcp_runtime::cli::run(server).await
 }

@@ -2,26 +2,26 @@
 
 /// An error code of a JSON-RPC error response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ErrorCode(pub i64);
+pub(crate) struct ErrorCode(i64);
 
 impl ErrorCode {
     /// The line is not JSON.
-    pub const PARSE_ERROR: ErrorCode = ErrorCode(-32700);
+    pub(crate) const PARSE_ERROR: ErrorCode = ErrorCode(-32700);
     /// The JSON is not a valid JSON-RPC request.
-    pub const INVALID_REQUEST: ErrorCode = ErrorCode(-32600);
+    pub(crate) const INVALID_REQUEST: ErrorCode = ErrorCode(-32600);
     /// No such method (or one behind a capability the server lacks).
-    pub const METHOD_NOT_FOUND: ErrorCode = ErrorCode(-32601);
+    pub(crate) const METHOD_NOT_FOUND: ErrorCode = ErrorCode(-32601);
     /// The params are not what the method takes.
-    pub const INVALID_PARAMS: ErrorCode = ErrorCode(-32602);
+    pub(crate) const INVALID_PARAMS: ErrorCode = ErrorCode(-32602);
     /// The server failed.
-    pub const INTERNAL_ERROR: ErrorCode = ErrorCode(-32603);
+    pub(crate) const INTERNAL_ERROR: ErrorCode = ErrorCode(-32603);
     /// 2026-07-28: the request needs a client capability it did not declare.
-    pub const MISSING_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
+    pub(crate) const MISSING_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
     /// 2026-07-28: the request's protocol version is not served here.
-    pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
+    pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
 
     /// The number on the wire.
-    pub const fn code(self) -> i64 {
+    pub(crate) const fn code(self) -> i64 {
         self.0
     }
 }

@@ -7,7 +7,7 @@ pub(crate) mod id_scan;
 pub(crate) mod incoming;
 mod version;
 
-pub use error_code::ErrorCode;
+pub(crate) use error_code::ErrorCode;
 pub use version::ProtocolVersion;
 
 /// `_meta` key of the protocol version in a 2026-07-28 request envelope.

@@ -17,7 +17,7 @@ const KEEP_CAPACITY: usize = 1 << 20;
 
 /// One framed line.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Line<'a> {
+pub(crate) enum Line<'a> {
     /// A line's bytes, without the newline and a trailing `\r`.
     Message(&'a [u8]),
     /// A line longer than the cap, already discarded.
@@ -35,7 +35,7 @@ pub enum Line<'a> {
 /// Reading is poll-based and keeps its progress in the reader, so a read
 /// interrupted midway (a `select!` that chose another branch) loses nothing.
 #[derive(Debug)]
-pub struct LineReader<R> {
+pub(crate) struct LineReader<R> {
     reader: BufReader<R>,
     line: Vec<u8>,
     max: usize,
@@ -49,7 +49,7 @@ pub struct LineReader<R> {
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
     /// Frames `reader`, refusing lines longer than `max` bytes.
-    pub fn new(reader: R, max: usize) -> Self {
+    pub(crate) fn new(reader: R, max: usize) -> Self {
         LineReader {
             reader: BufReader::with_capacity(64 * 1024, reader),
             line: Vec::with_capacity(4096),
@@ -62,20 +62,15 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
     /// The next non-blank line, or `None` at end of input. A last line
     /// without a newline still counts.
-    pub async fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+    #[cfg(test)]
+    async fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         std::future::poll_fn(|cx| self.poll_ready(cx)).await?;
         Ok(self.take_ready())
     }
 
-    /// Whether unread bytes are already buffered (the next line may be
-    /// available without waiting for input).
-    pub fn has_buffered(&self) -> bool {
-        !self.reader.buffer().is_empty()
-    }
-
     /// Polls until a line (or the end of input) is ready; then
     /// [`LineReader::take_ready`] returns it.
-    pub fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+    pub(crate) fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         if self.returned {
             self.line.clear();
             // A rare huge line does not pin its buffer for the connection's life.
@@ -125,7 +120,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     }
 
     /// The line made ready by [`LineReader::poll_ready`]; `None` at end of input.
-    pub fn take_ready(&mut self) -> Option<Line<'_>> {
+    pub(crate) fn take_ready(&mut self) -> Option<Line<'_>> {
         if self.skipped > 0 {
             let len = std::mem::take(&mut self.skipped);
             return Some(Line::Oversized {

@@ -10,7 +10,7 @@ pub struct MemoryTransport {
     writer: WriteHalf<DuplexStream>,
 }
 
-/// A connected pair: give the second value to [`crate::Server::serve`], talk
+/// A connected pair: give the second value to [`Server::serve`](crate::Server::serve), talk
 /// through the first.
 pub fn memory() -> (MemoryTransport, DuplexStream) {
     let (client, server) = tokio::io::duplex(1 << 20);

@@ -1,10 +1,14 @@
 //! Byte transports: newline-delimited framing over any async reader/writer,
-//! stdio, and an in-memory pipe pair for tests and doctests.
+//! stdio, and (with the `testing` feature) an in-memory pipe pair for tests
+//! and doctests. Internal: [`Server::serve`](crate::Server::serve) takes any
+//! `AsyncRead`/`AsyncWrite`.
 
 mod codec;
+#[cfg(feature = "testing")]
 mod memory;
 pub(crate) mod stdio;
 pub(crate) mod writer;
 
-pub use codec::{Line, LineReader};
+pub(crate) use codec::{Line, LineReader};
+#[cfg(feature = "testing")]
 pub use memory::{MemoryTransport, memory};

@@ -30,8 +30,8 @@ pub(crate) fn stdin() -> io::Result<Pin<Box<dyn AsyncRead + Send>>> {
     #[cfg(unix)]
     {
         let file = File::from(rustix::io::dup(rustix::stdio::stdin())?);
-        if let Ok(pipe) = Pipe::try_new(file, tokio::io::Interest::READABLE)? {
-            return Ok(Box::pin(pipe));
+        if let Ok(end) = PipeEnd::try_new(file, Direction::Read)? {
+            return Ok(Box::pin(Pipe(Arc::new(end))));
         }
     }
     Ok(Box::pin(StdinThread::spawn()?))
@@ -56,17 +56,18 @@ pub(crate) fn stdout(guard: bool) -> io::Result<Stdout> {
         if guard {
             divert_stdout()?;
         }
-        match Pipe::try_new(file, tokio::io::Interest::WRITABLE)? {
-            Ok(pipe) => {
-                let fd = Arc::clone(&pipe.fd);
+        match PipeEnd::try_new(file, Direction::Write)? {
+            Ok(end) => {
+                let end = Arc::new(end);
+                let watched = Arc::clone(&end);
                 // The write end of a pipe reports an error condition once its
                 // read end is closed (EPOLLERR), whether or not a write is
                 // pending; waiting for it consumes no write readiness.
                 let closed = async move {
-                    let _ = fd.ready(tokio::io::Interest::ERROR).await;
+                    let _ = watched.error().await;
                 };
                 Ok(Stdout {
-                    writer: Box::pin(pipe),
+                    writer: Box::pin(Pipe(end)),
                     closed: Box::pin(closed),
                 })
             }
@@ -145,31 +146,119 @@ pub(crate) fn end_stdout_guard(wait: std::time::Duration) {
     let _ = wait;
 }
 
-/// A non-blocking pipe or socket end, driven by the reactor.
+/// Which way a stdio end carries bytes.
 #[cfg(unix)]
-struct Pipe {
-    fd: Arc<tokio::io::unix::AsyncFd<File>>,
+#[derive(Clone, Copy)]
+enum Direction {
+    Read,
+    Write,
+}
+
+/// A non-blocking pipe or socket end, driven by the reactor through tokio's
+/// own safe types (no raw fd registration): a FIFO as a pipe end, a socket
+/// (Node's and libuv's child stdio are socket pairs) as a stream.
+#[cfg(unix)]
+enum PipeEnd {
+    Reader(tokio::net::unix::pipe::Receiver),
+    Writer(tokio::net::unix::pipe::Sender),
+    Socket(tokio::net::UnixStream),
 }
 
 #[cfg(unix)]
-impl Pipe {
+impl PipeEnd {
     /// Wraps `file` when it is a pipe or a socket (made non-blocking); gives
     /// terminals and regular files back, which the reactor cannot poll.
-    fn try_new(file: File, interest: tokio::io::Interest) -> io::Result<Result<Pipe, File>> {
+    fn try_new(file: File, direction: Direction) -> io::Result<Result<PipeEnd, File>> {
         use std::os::unix::fs::FileTypeExt;
+        use tokio::net::unix::pipe;
         let kind = file.metadata()?.file_type();
-        if !(kind.is_fifo() || kind.is_socket()) {
-            return Ok(Err(file));
+        if kind.is_fifo() {
+            // `from_file` checks the access mode and sets O_NONBLOCK.
+            return Ok(Ok(match direction {
+                Direction::Read => PipeEnd::Reader(pipe::Receiver::from_file(file)?),
+                Direction::Write => PipeEnd::Writer(pipe::Sender::from_file(file)?),
+            }));
         }
-        rustix::io::ioctl_fionbio(&file, true)?;
-        // SAFETY: `register_with_interest` needs the fd to stay open and mean
-        // the same file description for the AsyncFd's whole life. A `File`
-        // owns its fd, closes it only when dropped (which happens only when
-        // the AsyncFd drops it), and `as_raw_fd` always returns that same fd.
-        #[allow(unsafe_code)]
-        let fd = unsafe { tokio::io::unix::AsyncFd::register_with_interest(file, interest) }
-            .map_err(io::Error::from)?;
-        Ok(Ok(Pipe { fd: Arc::new(fd) }))
+        if kind.is_socket() {
+            rustix::io::ioctl_fionbio(&file, true)?;
+            let socket = std::os::unix::net::UnixStream::from(std::os::fd::OwnedFd::from(file));
+            return Ok(Ok(PipeEnd::Socket(tokio::net::UnixStream::from_std(
+                socket,
+            )?)));
+        }
+        Ok(Err(file))
+    }
+
+    fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self {
+            PipeEnd::Reader(end) => end.poll_read_ready(cx),
+            PipeEnd::Socket(end) => end.poll_read_ready(cx),
+            PipeEnd::Writer(_) => Poll::Ready(Err(io::ErrorKind::Unsupported.into())),
+        }
+    }
+
+    fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            PipeEnd::Reader(end) => end.try_read(buf),
+            PipeEnd::Socket(end) => end.try_read(buf),
+            PipeEnd::Writer(_) => Err(io::ErrorKind::Unsupported.into()),
+        }
+    }
+
+    fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self {
+            PipeEnd::Writer(end) => end.poll_write_ready(cx),
+            PipeEnd::Socket(end) => end.poll_write_ready(cx),
+            PipeEnd::Reader(_) => Poll::Ready(Err(io::ErrorKind::Unsupported.into())),
+        }
+    }
+
+    fn try_write(&self, data: &[u8]) -> io::Result<usize> {
+        match self {
+            PipeEnd::Writer(end) => end.try_write(data),
+            PipeEnd::Socket(end) => end.try_write(data),
+            PipeEnd::Reader(_) => Err(io::ErrorKind::Unsupported.into()),
+        }
+    }
+
+    fn try_write_vectored(&self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        match self {
+            PipeEnd::Writer(end) => end.try_write_vectored(bufs),
+            PipeEnd::Socket(end) => end.try_write_vectored(bufs),
+            PipeEnd::Reader(_) => Err(io::ErrorKind::Unsupported.into()),
+        }
+    }
+
+    /// Completes when the reactor reports an error condition on the end.
+    async fn error(&self) -> io::Result<()> {
+        let interest = tokio::io::Interest::ERROR;
+        match self {
+            PipeEnd::Reader(end) => end.ready(interest).await.map(drop),
+            PipeEnd::Writer(end) => end.ready(interest).await.map(drop),
+            PipeEnd::Socket(end) => end.ready(interest).await.map(drop),
+        }
+    }
+}
+
+/// A [`PipeEnd`] as an `AsyncRead`/`AsyncWrite`, shared with the watcher of
+/// its error condition.
+#[cfg(unix)]
+struct Pipe(Arc<PipeEnd>);
+
+/// Retries `op` until it does not report `WouldBlock`, waiting for readiness
+/// with `ready` (each `WouldBlock` clears the readiness it consumed).
+#[cfg(unix)]
+fn poll_io<T>(
+    cx: &mut Context<'_>,
+    ready: impl Fn(&mut Context<'_>) -> Poll<io::Result<()>>,
+    mut op: impl FnMut() -> io::Result<T>,
+) -> Poll<io::Result<T>> {
+    loop {
+        ready!(ready(cx))?;
+        match op() {
+            Err(err) if err.kind() == io::ErrorKind::WouldBlock => continue,
+            result => return Poll::Ready(result),
+        }
     }
 }
 
@@ -180,18 +269,15 @@ impl AsyncRead for Pipe {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        loop {
-            let mut guard = ready!(self.fd.poll_read_ready(cx))?;
-            let unfilled = buf.initialize_unfilled();
-            match guard.try_io(|inner| inner.get_ref().read(unfilled)) {
-                Ok(Ok(n)) => {
-                    buf.advance(n);
-                    return Poll::Ready(Ok(()));
-                }
-                Ok(Err(err)) => return Poll::Ready(Err(err)),
-                Err(_would_block) => continue,
-            }
-        }
+        let end = &*self.0;
+        let unfilled = buf.initialize_unfilled();
+        let n = ready!(poll_io(
+            cx,
+            |cx| end.poll_read_ready(cx),
+            || end.try_read(unfilled)
+        ))?;
+        buf.advance(n);
+        Poll::Ready(Ok(()))
     }
 }
 
@@ -202,13 +288,8 @@ impl AsyncWrite for Pipe {
         cx: &mut Context<'_>,
         data: &[u8],
     ) -> Poll<io::Result<usize>> {
-        loop {
-            let mut guard = ready!(self.fd.poll_write_ready(cx))?;
-            match guard.try_io(|inner| inner.get_ref().write(data)) {
-                Ok(result) => return Poll::Ready(result),
-                Err(_would_block) => continue,
-            }
-        }
+        let end = &*self.0;
+        poll_io(cx, |cx| end.poll_write_ready(cx), || end.try_write(data))
     }
 
     fn poll_write_vectored(
@@ -216,13 +297,12 @@ impl AsyncWrite for Pipe {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        loop {
-            let mut guard = ready!(self.fd.poll_write_ready(cx))?;
-            match guard.try_io(|inner| inner.get_ref().write_vectored(bufs)) {
-                Ok(result) => return Poll::Ready(result),
-                Err(_would_block) => continue,
-            }
-        }
+        let end = &*self.0;
+        poll_io(
+            cx,
+            |cx| end.poll_write_ready(cx),
+            || end.try_write_vectored(bufs),
+        )
     }
 
     fn is_write_vectored(&self) -> bool {

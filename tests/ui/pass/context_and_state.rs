@@ -49,7 +49,7 @@ async fn main() {
     // schemas needs none.
     let missing = Server::new("s", "1").tools(tools![visit]);
     assert!(missing.dump(mcp_runtime::DumpFormat::OpenAi).is_ok());
-    let (_client, server_end) = mcp_runtime::transport::memory();
+    let (_client, server_end) = mcp_runtime::testing::memory();
     let (read, write) = tokio::io::split(server_end);
     let err = missing.serve(read, write).await.unwrap_err();
     assert!(err.to_string().contains("State<"), "{err}");

@@ -1,106 +1,14 @@
-//! Schema generation for tool inputs and outputs, in one portable profile
-//! (clients in use reject or mangle other shapes):
-//!
-//! - JSON Schema 2020-12 without `$schema` (a URL there invites fetching);
-//! - subschemas inlined unless recursive, and `$ref` only to `#/$defs/…` of the
-//!   same schema (hosts that strip `$defs` leave dangling references);
-//! - optional properties absent from `required`, with a plain type instead of a
-//!   `["T","null"]` union (rejected by clients backed by some model APIs);
-//! - unit enums as `{"type":"string","enum":[…]}`;
-//! - every property the deserializer requires listed in `required` (schemars
-//!   reads serde's attributes for this: `default`, `rename`, `flatten`, …);
-//! - `format` only with the values JSON Schema 2020-12 defines
-//!   ([`STANDARD_FORMATS`]): schemars' `uint32`, `int64`, `double`, … make
-//!   validating clients warn on every call. An integer's range is carried by
-//!   `minimum`/`maximum` instead: the type's whole range up to 32 bits (`u8`:
-//!   0..=255, `i32`: −2^31..=2^31−1), and for wider types only the bound a
-//!   JSON number reader keeps exactly (`u64`, `usize`: `minimum: 0`; `i64`:
-//!   none). Bounds already present (a header argument's ±(2^53−1), a
-//!   `#[schemars(range)]`) are kept where tighter.
+//! The portable profile's rewrites (see the parent module's docs), applied
+//! to every schema the generators produce: formats, integer ranges, root
+//! self-references, optional properties and unit enums.
 
-use schemars::generate::SchemaSettings;
-use schemars::transform::{RecursiveTransform, RestrictFormats, Transform};
-use schemars::{JsonSchema, Schema, SchemaGenerator};
-use serde_json::{Map, Value, json};
-
-fn generator(deserialize: bool) -> SchemaGenerator {
-    let settings = SchemaSettings::draft2020_12().with(|s| {
-        // A `$schema` URL invites clients to fetch it; 2020-12 is the default anyway.
-        s.meta_schema = None;
-        // Hosts that strip `$defs` leave dangling `$ref`s; inline what can be.
-        s.inline_subschemas = true;
-    });
-    let settings = if deserialize {
-        settings.for_deserialize()
-    } else {
-        settings.for_serialize()
-    };
-    settings.into_generator()
-}
-
-/// The portable schema of what `T`'s `Deserialize` accepts.
-pub fn for_deserialize<T: JsonSchema>() -> Value {
-    portable(generator(true).into_root_schema_for::<T>().to_value())
-}
-
-/// The portable schema of what `T`'s `Serialize` produces.
-pub fn for_serialize<T: JsonSchema>() -> Value {
-    portable(generator(false).into_root_schema_for::<T>().to_value())
-}
-
-/// The inputSchema of an arguments type (a struct: root `type: object`).
-pub fn input_schema<T: JsonSchema>() -> Value {
-    let mut schema = for_deserialize::<T>();
-    if let Some(map) = schema.as_object_mut() {
-        let empty_props = map
-            .get("properties")
-            .and_then(Value::as_object)
-            .is_some_and(Map::is_empty);
-        if empty_props {
-            map.remove("properties");
-        }
-    }
-    schema
-}
-
-/// The outputSchema of a return type, as 2026-07-28 sessions see it.
-pub fn output_schema<T: JsonSchema>() -> Value {
-    for_serialize::<T>()
-}
-
-/// Whether a schema's root is a choice (`oneOf`/`anyOf`/`allOf`), which some
-/// clients cannot take at the top of an outputSchema.
-pub(crate) fn has_root_composition(schema: &Value) -> bool {
-    ["oneOf", "anyOf", "allOf"]
-        .iter()
-        .any(|key| schema.get(key).is_some())
-}
-
-/// The `format` values JSON Schema 2020-12 defines; no other is advertised.
-pub const STANDARD_FORMATS: [&str; 19] = [
-    "date-time",
-    "date",
-    "time",
-    "duration",
-    "email",
-    "idn-email",
-    "hostname",
-    "idn-hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uuid",
-    "uri-template",
-    "json-pointer",
-    "relative-json-pointer",
-    "regex",
-];
+use super::{STANDARD_FORMATS, visit_schemas};
+use schemars::Schema;
+use schemars::transform::{RestrictFormats, Transform};
+use serde_json::{Map, Value};
 
 /// Applies the portable profile (see the module docs) to a generated schema.
-fn portable(mut schema: Value) -> Value {
+pub(super) fn portable(mut schema: Value) -> Value {
     let root_name = schema
         .get("title")
         .and_then(Value::as_str)
@@ -128,22 +36,6 @@ fn portable(mut schema: Value) -> Value {
         restrict.transform(root);
     }
     schema
-}
-
-/// Calls `f` on every schema object (the root and its subschemas, parents
-/// before children). Only schema positions are visited: a property named
-/// `format` or `required`, or an object inside `enum`/`default`, is data and
-/// left alone.
-pub(crate) fn visit_schemas(value: &mut Value, f: &mut impl FnMut(&mut Map<String, Value>)) {
-    let Ok(schema) = <&mut Schema>::try_from(value) else {
-        return;
-    };
-    RecursiveTransform(|schema: &mut Schema| {
-        if let Some(map) = schema.as_object_mut() {
-            f(map);
-        }
-    })
-    .transform(schema);
 }
 
 /// The range of an integer `format` of schemars, as (minimum, maximum):
@@ -232,22 +124,6 @@ fn move_root_self_references(schema: &mut Value, root_name: &str) {
     if let Some(defs) = defs.as_object_mut() {
         defs.insert(root_name.to_owned(), Value::Object(definition));
     }
-}
-
-/// `{"result": <schema>}` for sessions that need an object root; `$defs` move
-/// to the new root so local `$ref`s still resolve.
-pub(crate) fn wrap_in_result(schema: &Value) -> Value {
-    let mut inner = schema.clone();
-    let defs = inner.as_object_mut().and_then(|m| m.remove("$defs"));
-    let mut wrapped = json!({
-        "type": "object",
-        "properties": {"result": inner},
-        "required": ["result"],
-    });
-    if let Some(defs) = defs {
-        wrapped["$defs"] = defs;
-    }
-    wrapped
 }
 
 /// The root's `title` is the Rust type's name (e.g. the hidden args struct),
@@ -369,34 +245,10 @@ fn strip_null(prop: &mut Value) {
     }
 }
 
-/// Joins doc-comment lines the way rustdoc does: one leading space dropped
-/// per line, surrounding blank lines trimmed.
-#[doc(hidden)]
-pub fn doc_text(lines: &[&str]) -> String {
-    let joined: Vec<&str> = lines
-        .iter()
-        .flat_map(|chunk| chunk.split('\n'))
-        .map(|line| {
-            line.strip_prefix(' ')
-                .unwrap_or(line)
-                .trim_end_matches('\r')
-        })
-        .collect();
-    joined.join("\n").trim().to_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn doc_text_follows_rustdoc() {
-        assert_eq!(
-            doc_text(&[" Add two numbers.", "", " More."]),
-            "Add two numbers.\n\nMore."
-        );
-        assert_eq!(doc_text(&[]), "");
-    }
+    use serde_json::json;
 
     #[test]
     fn formats_and_ranges_touch_schemas_not_data() {
@@ -420,18 +272,6 @@ mod tests {
             "a default value is data"
         );
         assert_eq!(schema["required"], json!(["format"]));
-    }
-
-    #[test]
-    fn wrapping_keeps_defs_resolvable() {
-        let schema = json!({"type": "array", "items": {"$ref": "#/$defs/X"}, "$defs": {"X": {"type": "string"}}});
-        let wrapped = wrap_in_result(&schema);
-        assert_eq!(
-            wrapped["properties"]["result"]["items"]["$ref"],
-            "#/$defs/X"
-        );
-        assert_eq!(wrapped["$defs"]["X"]["type"], "string");
-        assert_eq!(wrapped["required"], json!(["result"]));
     }
 
     #[test]

@@ -1,0 +1,162 @@
+//! What `#[tool]`'s expansion names, and only that: the one channel between
+//! the macro's generated code and this crate (`::mcp_runtime::__private::…`).
+//! Not a public API: it changes with the macro, which is pinned to this
+//! version.
+
+pub use crate::Context;
+pub use crate::schema::input_schema;
+pub use crate::tool::{BoxFuture, Icon, ToolBuilder, ToolCall, ToolOutcome};
+pub use mcp_macros::tools;
+pub use schemars;
+pub use serde;
+pub use serde_json;
+
+// `Argument` and `StructuredOutput` each bundle two traits behind a
+// `do_not_recommend` blanket impl, so a type that lacks both derives gets
+// one error naming the rule instead of one error per missing trait.
+
+/// What a `#[tool]` parameter's type must implement.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a #[tool] parameter",
+    label = "this type must implement Deserialize and JsonSchema",
+    note = "derive both on your type: #[derive(Deserialize, JsonSchema)]; String, numbers, bool, Vec<T>, Option<T> and maps have them when their contents do"
+)]
+pub trait Argument: serde::de::DeserializeOwned + schemars::JsonSchema + 'static {}
+
+#[diagnostic::do_not_recommend]
+impl<T: serde::de::DeserializeOwned + schemars::JsonSchema + 'static> Argument for T {}
+
+/// A builder whose handler deserializes `A` and passes it, with the
+/// call's context, to `call`; with `A`'s inputSchema.
+pub fn tool_builder<A, C>(name: &'static str, call: C) -> ToolBuilder
+where
+    A: serde::de::DeserializeOwned + schemars::JsonSchema + 'static,
+    C: Fn(A, crate::Context) -> BoxFuture<ToolOutcome> + Send + Sync + 'static,
+{
+    ToolBuilder::new(name, move |tool_call: ToolCall| {
+        match tool_call.arguments::<A>() {
+            Ok(args) => call(args, tool_call.context().clone()),
+            Err(invalid) => Box::pin(async move { invalid }),
+        }
+    })
+    .input_schema_with(input_schema::<A>)
+}
+
+/// The `State<T>` a tool takes; registration is checked at startup, so
+/// the `Err` (an error result) only guards against misuse of the builder.
+pub fn state<T: Send + Sync + 'static>(
+    context: &crate::Context,
+) -> Result<crate::State<T>, ToolOutcome> {
+    context.state::<T>().ok_or_else(|| {
+        ToolOutcome::Error(format!(
+            "this server has no State<{}> registered",
+            core::any::type_name::<T>()
+        ))
+    })
+}
+
+/// What a structured `#[tool]` return type must implement.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a #[tool]",
+    label = "this type must implement Serialize and JsonSchema",
+    note = "derive both: #[derive(Serialize, JsonSchema)]; or return String, (), Content or Vec<Content> for plain content"
+)]
+pub trait StructuredOutput: serde::Serialize + schemars::JsonSchema {}
+
+#[diagnostic::do_not_recommend]
+impl<T: serde::Serialize + schemars::JsonSchema> StructuredOutput for T {}
+
+/// The outputSchema of a structured return type (generated on first use).
+pub fn output_schema<T: StructuredOutput>() -> serde_json::Value {
+    crate::schema::output_schema::<T>()
+}
+
+/// Serializes a structured return value; a non-finite float in it is an
+/// error result that names the tool.
+pub fn structured<T: StructuredOutput>(value: &T, context: &crate::Context) -> ToolOutcome {
+    crate::tool::structured_outcome(value, Some(context.tool_name()))
+}
+
+/// Converts a content return value.
+pub fn content<T: crate::IntoContent>(value: T) -> ToolOutcome {
+    ToolOutcome::Content(value.into_content())
+}
+
+/// What the error type of a fallible `#[tool]` must implement.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the error type of a #[tool]",
+    label = "this type must implement Display",
+    note = "the model reads the error's Display text; implement Display, or return ToolError (any std::error::Error converts to it with `?`)"
+)]
+pub trait ErrorMessage: core::fmt::Display {}
+
+impl<T: core::fmt::Display + ?Sized> ErrorMessage for T {}
+
+/// Converts the `Err` of a fallible tool. `chain` is the error's text by
+/// the one rule of [`ToolError::from_error`](crate::ToolError::from_error)
+/// when its type is a `std::error::Error` (see [`ErrorText`]); otherwise
+/// the alternate Display form is used (anyhow shows its context chain so).
+pub fn tool_error<E: ErrorMessage>(error: &E, chain: Option<String>) -> ToolOutcome {
+    ToolOutcome::Error(chain.unwrap_or_else(|| format!("{error:#}")))
+}
+
+/// The `Err` of a fallible tool, asked for its source chain by method
+/// resolution on `(&&ErrorText(&err)).chain()`: [`SourceChain`] applies
+/// when the type is a `std::error::Error`, [`NoSourceChain`] (one autoref
+/// further, no bound, so a type that is neither gets only the
+/// `ErrorMessage` error) otherwise.
+#[allow(missing_debug_implementations)]
+pub struct ErrorText<'a, E: ?Sized>(pub &'a E);
+
+/// The chain of a `std::error::Error`: Display, then each distinct source.
+pub trait SourceChain {
+    /// The error's text with its sources.
+    fn chain(&self) -> Option<String>;
+}
+
+impl<E: std::error::Error + 'static> SourceChain for &ErrorText<'_, E> {
+    fn chain(&self) -> Option<String> {
+        Some(crate::ToolError::from_error(self.0).message().to_owned())
+    }
+}
+
+/// Any other error type: no chain to walk.
+pub trait NoSourceChain {
+    /// Always `None`.
+    fn chain(&self) -> Option<String>;
+}
+
+impl<E: ?Sized> NoSourceChain for ErrorText<'_, E> {
+    fn chain(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Joins doc-comment lines the way rustdoc does: one leading space dropped
+/// per line, surrounding blank lines trimmed.
+pub fn doc_text(lines: &[&str]) -> String {
+    let joined: Vec<&str> = lines
+        .iter()
+        .flat_map(|chunk| chunk.split('\n'))
+        .map(|line| {
+            line.strip_prefix(' ')
+                .unwrap_or(line)
+                .trim_end_matches('\r')
+        })
+        .collect();
+    joined.join("\n").trim().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_text_follows_rustdoc() {
+        assert_eq!(
+            doc_text(&[" Add two numbers.", "", " More."]),
+            "Add two numbers.\n\nMore."
+        );
+        assert_eq!(doc_text(&[]), "");
+    }
+}

@@ -1,0 +1,80 @@
+//! What the test client returns: a call's result with the notifications that
+//! came during it, and the JSON-RPC errors the server answered with.
+
+use serde_json::Value;
+use std::fmt;
+
+/// A JSON-RPC error the server answered with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RpcError {
+    /// The error code.
+    pub code: i64,
+    /// The message.
+    pub message: String,
+    /// The `data`, if any.
+    pub data: Option<Value>,
+}
+
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "JSON-RPC error {}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for RpcError {}
+
+/// A `tools/call` result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallResult {
+    /// The whole `result` object.
+    pub result: Value,
+    /// Notifications that arrived while the call ran (progress, logs, …).
+    pub notifications: Vec<Value>,
+}
+
+impl CallResult {
+    /// Whether the result has `isError: true`.
+    pub fn is_error(&self) -> bool {
+        self.result["isError"] == true
+    }
+
+    /// The text of the first text block.
+    pub fn text(&self) -> Option<&str> {
+        self.result["content"]
+            .as_array()?
+            .iter()
+            .find(|b| b["type"] == "text")?["text"]
+            .as_str()
+    }
+
+    /// The `type` of each content block, in order (`"text"`, `"image"`, …).
+    pub fn content_types(&self) -> Vec<&str> {
+        self.result["content"]
+            .as_array()
+            .map(|blocks| blocks.iter().filter_map(|b| b["type"].as_str()).collect())
+            .unwrap_or_default()
+    }
+
+    /// `structuredContent`, if any.
+    pub fn structured(&self) -> Option<&Value> {
+        self.result.get("structuredContent")
+    }
+
+    /// The `params` of the `notifications/progress` received during the call.
+    pub fn progress(&self) -> Vec<&Value> {
+        self.with_method("notifications/progress")
+    }
+
+    /// The `params` of the `notifications/message` (logs) received during the call.
+    pub fn logs(&self) -> Vec<&Value> {
+        self.with_method("notifications/message")
+    }
+
+    fn with_method(&self, method: &str) -> Vec<&Value> {
+        self.notifications
+            .iter()
+            .filter(|n| n["method"] == method)
+            .map(|n| &n["params"])
+            .collect()
+    }
+}
