@@ -6,6 +6,7 @@
 
 mod ast;
 mod attr;
+mod ctxt;
 mod expand;
 mod tools;
 mod validate;
