@@ -7,7 +7,7 @@
 //! names of tools declared elsewhere.
 
 use crate::ctxt::Ctxt;
-use crate::expand::HiddenNames;
+use crate::hidden::HiddenNames;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::punctuated::Punctuated;
