@@ -1,14 +1,15 @@
 //! Parsing of `#[tool(...)]` and `#[arg(...)]` into typed values.
 //!
 //! The first phase: it imports nothing of the others. Keys are
-//! `syn::custom_keyword!`s; values are parsed here once (a timeout becomes
-//! milliseconds), keeping the literal they came from for later spans. A
+//! `syn::custom_keyword!`s; values are parsed here once (a timeout becomes a
+//! `Duration`), keeping the literal they came from for later spans. A
 //! repeated key or a bad value is recorded in the [`Ctxt`] and parsing goes
 //! on; a syntax error ends the attribute it is in.
 
 use crate::ctxt::Ctxt;
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
+use std::time::Duration;
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
 use syn::{Attribute, Ident, Lit, LitBool, LitStr, Path, Token};
@@ -72,7 +73,7 @@ pub(crate) struct Icon {
 pub(crate) struct Timeout {
     /// The literal, for errors about the value.
     pub(crate) lit: LitStr,
-    pub(crate) millis: u64,
+    pub(crate) duration: Duration,
 }
 
 /// Everything `#[tool(...)]` can say.
@@ -139,9 +140,9 @@ impl ToolAttr {
         } else if input.peek(kw::timeout) {
             let (option, lit) = str_option::<kw::timeout>(input)?;
             match parse_timeout(&lit) {
-                Ok(millis) => self
+                Ok(duration) => self
                     .timeout
-                    .set(cx, "timeout", option, Timeout { lit, millis }),
+                    .set(cx, "timeout", option, Timeout { lit, duration }),
                 Err(err) => cx.syn_error(err),
             }
         } else if input.peek(Token![crate]) {
@@ -286,34 +287,18 @@ fn parse_meta_entry(input: ParseStream) -> syn::Result<(LitStr, Lit)> {
     Ok((LitStr::new(&key.unraw().to_string(), key.span()), value))
 }
 
-/// `timeout = "30s"`: a whole number and a unit (`ms`, `s`, `m`, `h`), in
-/// milliseconds. Zero parses; refusing it is a rule of `validate`.
-fn parse_timeout(lit: &LitStr) -> syn::Result<u64> {
+/// `timeout = "30s"`, in humantime's syntax (`500ms`, `2m`, `1h 30m`, `1.5s`).
+/// A duration too short to run is parsed; refusing it is a rule of `validate`.
+fn parse_timeout(lit: &LitStr) -> syn::Result<Duration> {
     let text = lit.value();
-    let not_a_timeout = || {
+    humantime::parse_duration(&text).map_err(|err| {
         syn::Error::new(
             lit.span(),
             format!(
-                "`{text}` is not a timeout; a timeout is a whole number and a unit, \
-                 like \"500ms\", \"30s\", \"2m\" or \"1h\""
+                "`{text}` is not a timeout: {err} (durations look like \"500ms\", \"30s\" or \"1h 30m\")"
             ),
         )
-    };
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let factor = match unit {
-        "ms" => 1,
-        "s" => 1_000,
-        "m" => 60_000,
-        "h" => 3_600_000,
-        _ => return Err(not_a_timeout()),
-    };
-    let number: u64 = number.parse().map_err(|_| not_a_timeout())?;
-    number
-        .checked_mul(factor)
-        .ok_or_else(|| syn::Error::new(lit.span(), format!("`{text}` is too long a timeout")))
+    })
 }
 
 /// Everything `#[arg(...)]` on a parameter can say.

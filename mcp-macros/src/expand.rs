@@ -231,8 +231,8 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         _ => None,
     });
     let timeout = attr.timeout.get().map(|t| {
-        let ms = t.millis;
-        quote!(.timeout(::core::time::Duration::from_millis(#ms)))
+        let (secs, nanos) = (t.duration.as_secs(), t.duration.subsec_nanos());
+        quote!(.timeout(::core::time::Duration::new(#secs, #nanos)))
     });
     let replayable = attr
         .replayable_input

@@ -35,7 +35,7 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn) {
     }
     unique_param_names(cx, &tool.params);
     unique_headers(cx, &tool.params);
-    cx.ok(timeout_not_zero(tool));
+    cx.ok(timeout_positive(tool));
 }
 
 /// Whether rustc itself will reject the signature (a name bound twice); the
@@ -310,13 +310,18 @@ fn unique_headers(cx: &Ctxt, params: &[Param]) {
     }
 }
 
-/// A timeout of zero would end every call before it starts.
-fn timeout_not_zero(tool: &ToolFn) -> syn::Result<()> {
-    match tool.attr.timeout.get() {
-        Some(timeout) if timeout.millis == 0 => Err(syn::Error::new(
-            timeout.lit.span(),
-            "a timeout of zero would fail every call; give a positive duration",
-        )),
-        _ => Ok(()),
-    }
+/// A timeout of zero would end every call before it starts; the runtime
+/// counts in milliseconds, so anything shorter is zero to it.
+fn timeout_positive(tool: &ToolFn) -> syn::Result<()> {
+    let Some(timeout) = tool.attr.timeout.get() else {
+        return Ok(());
+    };
+    let message = if timeout.duration.is_zero() {
+        "a timeout of zero would fail every call; give a positive duration"
+    } else if timeout.duration < std::time::Duration::from_millis(1) {
+        "a timeout under a millisecond would fail every call; give at least \"1ms\""
+    } else {
+        return Ok(());
+    };
+    Err(syn::Error::new(timeout.lit.span(), message))
 }
