@@ -53,9 +53,17 @@ pub(crate) struct Param {
 /// An argument mirrored into the HTTP header `Mcp-Param-<name>`.
 pub(crate) struct Header {
     pub(crate) name: LitStr,
-    /// What the parameter's type is on the wire, or `None` when it cannot
-    /// carry a header.
-    pub(crate) ty: Option<HeaderType>,
+    /// What the parameter's type is on the wire, or why it cannot carry a header.
+    pub(crate) ty: Result<HeaderType, Unfit>,
+}
+
+/// Why a type cannot carry a header.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unfit {
+    /// `f32` or `f64` (or an `Option` of one): the spec bans `number`.
+    Float,
+    /// Anything else that is not a string, an integer or a bool.
+    Other,
 }
 
 /// What a header parameter's type is on the wire, judged by its spelling.
@@ -76,34 +84,35 @@ const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 
 impl HeaderType {
     /// The header type of `ty` (or of `T` in `Option<T>`), if it may carry a header.
-    fn of(ty: &Type) -> Option<HeaderType> {
-        let Type::Path(path) = ty else { return None };
-        let last = path.path.segments.last()?;
+    fn of(ty: &Type) -> Result<HeaderType, Unfit> {
+        let Type::Path(path) = ty else {
+            return Err(Unfit::Other);
+        };
+        let Some(last) = path.path.segments.last() else {
+            return Err(Unfit::Other);
+        };
         let name = last.ident.to_string();
-        if name == "Option" {
-            let PathArguments::AngleBracketed(args) = &last.arguments else {
-                return None;
-            };
-            return match args.args.first()? {
-                GenericArgument::Type(inner) if args.args.len() == 1 => HeaderType::of(inner),
-                _ => None,
-            };
-        }
-        if !last.arguments.is_empty() {
-            return None;
-        }
-        Some(match name.as_str() {
-            "String" => HeaderType::String,
-            "bool" => HeaderType::Boolean,
-            "i8" | "i16" | "i32" | "u8" | "u16" | "u32" => HeaderType::Integer { range: None },
-            "i64" | "i128" | "isize" => HeaderType::Integer {
+        match (&last.arguments, name.as_str()) {
+            (PathArguments::AngleBracketed(args), "Option") if args.args.len() == 1 => {
+                match args.args.first() {
+                    Some(GenericArgument::Type(inner)) => HeaderType::of(inner),
+                    _ => Err(Unfit::Other),
+                }
+            }
+            (PathArguments::None, "String") => Ok(HeaderType::String),
+            (PathArguments::None, "bool") => Ok(HeaderType::Boolean),
+            (PathArguments::None, "i8" | "i16" | "i32" | "u8" | "u16" | "u32") => {
+                Ok(HeaderType::Integer { range: None })
+            }
+            (PathArguments::None, "i64" | "i128" | "isize") => Ok(HeaderType::Integer {
                 range: Some((-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)),
-            },
-            "u64" | "u128" | "usize" => HeaderType::Integer {
+            }),
+            (PathArguments::None, "u64" | "u128" | "usize") => Ok(HeaderType::Integer {
                 range: Some((0, MAX_SAFE_INTEGER)),
-            },
-            _ => return None,
-        })
+            }),
+            (PathArguments::None, "f32" | "f64") => Err(Unfit::Float),
+            _ => Err(Unfit::Other),
+        }
     }
 }
 

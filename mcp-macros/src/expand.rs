@@ -130,7 +130,7 @@ fn args_struct(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         let header = param.header.as_ref().map(|h| {
             let name = &h.name;
             let range = match h.ty {
-                Some(HeaderType::Integer {
+                Ok(HeaderType::Integer {
                     range: Some((min, max)),
                 }) => quote!(#[schemars(range(min = #min, max = #max))]),
                 _ => quote!(),

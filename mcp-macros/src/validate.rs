@@ -5,7 +5,7 @@
 //! user's offending token with a sentence that says what to do, and all
 //! rules run, so independent mistakes show up together.
 
-use crate::ast::{Param, ToolFn};
+use crate::ast::{Header, Param, ToolFn, Unfit};
 use crate::ctxt::Ctxt;
 use std::collections::HashMap;
 use syn::spanned::Spanned;
@@ -273,16 +273,17 @@ fn header_value(param: &Param) -> syn::Result<()> {
 /// (`number` is banned: `1.0` and `1` would render differently).
 fn header_type_rule(param: &Param) -> syn::Result<()> {
     // A header on an injected parameter is `injected_without_arg`'s error.
-    match &param.header {
-        Some(header) if header.ty.is_none() && param.is_argument() => {}
+    let unfit = match &param.header {
+        Some(Header { ty: Err(unfit), .. }) if param.is_argument() => *unfit,
         _ => return Ok(()),
-    }
-    let spelled = quote::ToTokens::to_token_stream(&param.ty).to_string();
-    let is_float = spelled.contains("f32") || spelled.contains("f64");
-    let why = if is_float {
-        "floating-point numbers cannot be mirrored into a header (the spec bans `number`); use an integer or a String"
-    } else {
-        "a header can only mirror a String, an integer, a bool, or an Option of one"
+    };
+    let why = match unfit {
+        Unfit::Float => {
+            "floating-point numbers cannot be mirrored into a header (the spec bans `number`); use an integer or a String"
+        }
+        Unfit::Other => {
+            "a header can only mirror a String, an integer, a bool, or an Option of one"
+        }
     };
     Err(syn::Error::new_spanned(
         &param.ty,
