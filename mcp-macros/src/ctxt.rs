@@ -69,3 +69,35 @@ impl Drop for Ctxt {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Ctxt;
+    use proc_macro2::Span;
+
+    #[test]
+    fn check_gives_every_error_in_order() {
+        let cx = Ctxt::new();
+        cx.error_at(Span::call_site(), "first");
+        assert_eq!(
+            cx.ok::<()>(Err(syn::Error::new(Span::call_site(), "second"))),
+            None
+        );
+        assert_eq!(cx.ok(Ok(7)), Some(7));
+        let errors = cx.check().unwrap_err();
+        let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(messages, ["first", "second"]);
+    }
+
+    #[test]
+    fn no_error_checks_ok() {
+        assert!(Ctxt::new().check().is_ok());
+    }
+
+    #[test]
+    #[should_panic(expected = "without `check()`")]
+    fn dropping_unchecked_panics() {
+        let cx = Ctxt::new();
+        cx.error_at(Span::call_site(), "lost");
+    }
+}
