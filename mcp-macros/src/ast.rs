@@ -1,9 +1,14 @@
 //! The typed view of an annotated fn: what the tool is called, what it takes and
 //! what it returns, with references to the user's tokens for spans.
+//!
+//! The second phase: built from `attr`'s values and the fn; everything
+//! `expand` needs is decided here (which parameters are injected, what a
+//! header carries and its bounds), so no later phase looks at spellings again.
 
 use crate::attr::{ArgAttr, ToolAttr};
+use crate::ctxt::Ctxt;
 use proc_macro2::Span;
-use syn::{FnArg, GenericArgument, ItemFn, Pat, PathArguments, ReturnType, Type};
+use syn::{FnArg, GenericArgument, ItemFn, LitStr, Pat, PathArguments, ReturnType, Type};
 
 /// A `#[tool]` fn, read but not yet validated.
 pub(crate) struct ToolFn {
@@ -41,6 +46,74 @@ pub(crate) struct Param {
     pub(crate) wire_span: Span,
     pub(crate) docs: Vec<syn::Expr>,
     pub(crate) arg: ArgAttr,
+    /// `#[arg(header = "...")]`, with what the type carries.
+    pub(crate) header: Option<Header>,
+}
+
+/// An argument mirrored into the HTTP header `Mcp-Param-<name>`.
+pub(crate) struct Header {
+    pub(crate) name: LitStr,
+    /// What the parameter's type is on the wire, or why it cannot carry a header.
+    pub(crate) ty: Result<HeaderType, Unfit>,
+}
+
+/// Why a type cannot carry a header.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unfit {
+    /// `f32` or `f64` (or an `Option` of one): the spec bans `number`.
+    Float,
+    /// Anything else that is not a string, an integer or a bool.
+    Other,
+}
+
+/// What a header parameter's type is on the wire, judged by its spelling.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HeaderType {
+    String,
+    Boolean,
+    /// An integer; `range` bounds a type that can leave ±(2^53−1) to the
+    /// integers every JSON number reader keeps exactly (the runtime enforces
+    /// the bound at call time).
+    Integer {
+        range: Option<(i64, i64)>,
+    },
+}
+
+/// The largest integer every JSON number reader keeps exactly: 2^53 − 1.
+const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
+
+impl HeaderType {
+    /// The header type of `ty` (or of `T` in `Option<T>`), if it may carry a header.
+    fn of(ty: &Type) -> Result<HeaderType, Unfit> {
+        let Type::Path(path) = ty else {
+            return Err(Unfit::Other);
+        };
+        let Some(last) = path.path.segments.last() else {
+            return Err(Unfit::Other);
+        };
+        let name = last.ident.to_string();
+        match (&last.arguments, name.as_str()) {
+            (PathArguments::AngleBracketed(args), "Option") if args.args.len() == 1 => {
+                match args.args.first() {
+                    Some(GenericArgument::Type(inner)) => HeaderType::of(inner),
+                    _ => Err(Unfit::Other),
+                }
+            }
+            (PathArguments::None, "String") => Ok(HeaderType::String),
+            (PathArguments::None, "bool") => Ok(HeaderType::Boolean),
+            (PathArguments::None, "i8" | "i16" | "i32" | "u8" | "u16" | "u32") => {
+                Ok(HeaderType::Integer { range: None })
+            }
+            (PathArguments::None, "i64" | "i128" | "isize") => Ok(HeaderType::Integer {
+                range: Some((-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)),
+            }),
+            (PathArguments::None, "u64" | "u128" | "usize") => Ok(HeaderType::Integer {
+                range: Some((0, MAX_SAFE_INTEGER)),
+            }),
+            (PathArguments::None, "f32" | "f64") => Err(Unfit::Float),
+            _ => Err(Unfit::Other),
+        }
+    }
 }
 
 /// What the fn returns, as far as the conversion into a result cares.
@@ -65,32 +138,22 @@ pub(crate) enum OutputValue {
 }
 
 impl ToolFn {
-    /// Reads the fn; fails only on attribute syntax, never on the fn's meaning
-    /// (that is `validate`'s job, so several mistakes are reported together).
-    /// A failure gives the fn back, for the fallback expansion.
-    pub(crate) fn from_syn(
-        attr: ToolAttr,
-        mut item: ItemFn,
-    ) -> Result<ToolFn, Box<(ItemFn, syn::Error)>> {
+    /// Reads the fn, taking the helper attributes off its parameters (rustc
+    /// would reject them). Only `#[arg]` syntax errors are recorded here,
+    /// never the fn's meaning: that is `validate`'s job.
+    pub(crate) fn from_syn(cx: &Ctxt, attr: ToolAttr, mut item: ItemFn) -> ToolFn {
         let docs = crate::attr::docs(&item.attrs);
         let (name, name_span) = match attr.name.get() {
-            Some(lit) => (lit.value.value(), lit.value.span()),
+            Some(lit) => (lit.value(), lit.span()),
             None => (item.sig.ident.to_string(), item.sig.ident.span()),
         };
         let mut params = Vec::new();
-        let mut errors = None;
         for input in item.sig.inputs.iter_mut() {
             let FnArg::Typed(pat_type) = input else {
                 continue;
             };
             let param_docs = crate::attr::take_docs(&mut pat_type.attrs);
-            let arg = match ArgAttr::take(&mut pat_type.attrs) {
-                Ok(arg) => arg,
-                Err(err) => {
-                    crate::validate::combine(&mut errors, err);
-                    ArgAttr::default()
-                }
-            };
+            let arg = ArgAttr::take(cx, &mut pat_type.attrs);
             let ident = match &*pat_type.pat {
                 Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
                     Some(pat.ident.clone())
@@ -98,10 +161,14 @@ impl ToolFn {
                 _ => None,
             };
             let (wire_name, wire_span) = match (arg.rename.get(), &ident) {
-                (Some(lit), _) => (lit.value.value(), lit.value.span()),
+                (Some(lit), _) => (lit.value(), lit.span()),
                 (None, Some(ident)) => (unraw(ident), ident.span()),
                 (None, None) => (String::new(), syn::spanned::Spanned::span(&pat_type.pat)),
             };
+            let header = arg.header.get().map(|name| Header {
+                name: name.clone(),
+                ty: HeaderType::of(&pat_type.ty),
+            });
             params.push(Param {
                 kind: ParamKind::of(&pat_type.ty),
                 ident,
@@ -111,14 +178,12 @@ impl ToolFn {
                 wire_span,
                 docs: param_docs,
                 arg,
+                header,
             });
-        }
-        if let Some(err) = errors {
-            return Err(Box::new((item, err)));
         }
         let output = Output::from_return(&item.sig.output);
         item.attrs.retain(|a| !a.path().is_ident("tool"));
-        Ok(ToolFn {
+        ToolFn {
             attr,
             item,
             name,
@@ -126,13 +191,16 @@ impl ToolFn {
             docs,
             params,
             output,
-        })
+        }
     }
 }
 
 impl ParamKind {
     /// Injected parameters are recognised by their type's last path segment:
-    /// `Context` and `State<T>` (as re-exported by the runtime).
+    /// `Context` and `State<T>`, however they are imported. A macro cannot
+    /// resolve paths, so `expand` asserts, on the parameter's type, that it
+    /// is the runtime's type: a user's own `Context` fails to compile with one
+    /// error instead of being silently replaced.
     fn of(ty: &Type) -> ParamKind {
         let Type::Path(path) = ty else {
             return ParamKind::Argument;

@@ -1,19 +1,43 @@
-//! Parsing of `#[tool(...)]` and `#[arg(...)]` into typed slots.
+//! Parsing of `#[tool(...)]` and `#[arg(...)]` into typed values.
 //!
-//! Every slot remembers the token it came from, so later phases can span their
-//! errors on it, and a repeated key is reported on its second occurrence.
+//! The first phase: it imports nothing of the others. Keys are
+//! `syn::custom_keyword!`s; values are parsed here once (a timeout becomes a
+//! `Duration`), keeping the literal they came from for later spans. A
+//! repeated key or a bad value is recorded in the [`Ctxt`] and parsing goes
+//! on; a syntax error ends the attribute it is in.
 
-use proc_macro2::TokenStream;
-use syn::meta::ParseNestedMeta;
-use syn::{Attribute, Lit, LitBool, LitStr, Path};
+use crate::ctxt::Ctxt;
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use std::time::Duration;
+use syn::ext::IdentExt;
+use syn::parse::{ParseStream, Parser};
+use syn::{Attribute, Ident, Lit, LitBool, LitStr, Path, Token};
 
-/// A value set by an attribute key.
-pub(crate) struct Spanned<T> {
-    pub(crate) value: T,
+/// The option keys of `#[tool(...)]`, `icon(...)` and `#[arg(...)]`
+/// (`crate` is a Rust keyword, `Token![crate]`).
+mod kw {
+    syn::custom_keyword!(name);
+    syn::custom_keyword!(title);
+    syn::custom_keyword!(description);
+    syn::custom_keyword!(read_only);
+    syn::custom_keyword!(destructive);
+    syn::custom_keyword!(idempotent);
+    syn::custom_keyword!(open_world);
+    syn::custom_keyword!(icon);
+    syn::custom_keyword!(meta);
+    syn::custom_keyword!(timeout);
+    syn::custom_keyword!(replayable_input);
+    syn::custom_keyword!(src);
+    syn::custom_keyword!(mime_type);
+    syn::custom_keyword!(sizes);
+    syn::custom_keyword!(theme);
+    syn::custom_keyword!(rename);
+    syn::custom_keyword!(header);
 }
 
-/// An optional attribute slot that refuses to be set twice.
-pub(crate) struct Slot<T>(Option<Spanned<T>>);
+/// An optional value that may be given once.
+pub(crate) struct Slot<T>(Option<T>);
 
 impl<T> Default for Slot<T> {
     fn default() -> Self {
@@ -22,16 +46,17 @@ impl<T> Default for Slot<T> {
 }
 
 impl<T> Slot<T> {
-    fn set(&mut self, meta: &ParseNestedMeta, value: T) -> syn::Result<()> {
+    /// Sets the value; a second `key` is reported on `option` (the key and
+    /// its value as written) and the first value is kept.
+    fn set(&mut self, cx: &Ctxt, key: &str, option: impl ToTokens, value: T) {
         if self.0.is_some() {
-            let key = path_text(&meta.path);
-            return Err(meta.error(format!("`{key}` is given twice; keep one")));
+            cx.error_spanned_by(option, format!("`{key}` is given twice; keep one"));
+        } else {
+            self.0 = Some(value);
         }
-        self.0 = Some(Spanned { value });
-        Ok(())
     }
 
-    pub(crate) fn get(&self) -> Option<&Spanned<T>> {
+    pub(crate) fn get(&self) -> Option<&T> {
         self.0.as_ref()
     }
 }
@@ -42,6 +67,13 @@ pub(crate) struct Icon {
     pub(crate) mime_type: Option<LitStr>,
     pub(crate) sizes: Option<LitStr>,
     pub(crate) theme: Option<LitStr>,
+}
+
+/// `timeout = "30s"`, parsed.
+pub(crate) struct Timeout {
+    /// The literal, for errors about the value.
+    pub(crate) lit: LitStr,
+    pub(crate) duration: Duration,
 }
 
 /// Everything `#[tool(...)]` can say.
@@ -56,107 +88,216 @@ pub(crate) struct ToolAttr {
     pub(crate) open_world: Slot<bool>,
     pub(crate) icons: Vec<Icon>,
     pub(crate) meta: Vec<(LitStr, Lit)>,
-    pub(crate) timeout: Slot<LitStr>,
+    pub(crate) timeout: Slot<Timeout>,
     pub(crate) replayable_input: Slot<bool>,
     pub(crate) krate: Slot<Path>,
 }
 
 impl ToolAttr {
-    /// Parses the attribute's argument tokens.
-    pub(crate) fn parse(args: TokenStream) -> syn::Result<ToolAttr> {
+    /// Parses the attribute's argument tokens; what cannot be read is
+    /// recorded in `cx` and left at its default.
+    pub(crate) fn from_tokens(cx: &Ctxt, args: TokenStream) -> ToolAttr {
         let mut attr = ToolAttr::default();
-        let parser = syn::meta::parser(|meta| attr.parse_one(meta));
-        syn::parse::Parser::parse2(parser, args)?;
-        Ok(attr)
+        let parser = |input: ParseStream| comma_list(input, |input| attr.parse_option(cx, input));
+        cx.ok(parser.parse2(args));
+        attr
     }
 
-    fn parse_one(&mut self, meta: ParseNestedMeta) -> syn::Result<()> {
-        let key = path_text(&meta.path);
-        match key.as_str() {
-            "name" => self.name.set(&meta, meta.value()?.parse()?),
-            "title" => self.title.set(&meta, meta.value()?.parse()?),
-            "description" => self.description.set(&meta, meta.value()?.parse()?),
-            "read_only" => self.read_only.set(&meta, flag(&meta)?),
-            "destructive" => self.destructive.set(&meta, flag(&meta)?),
-            "idempotent" => self.idempotent.set(&meta, flag(&meta)?),
-            "open_world" => self.open_world.set(&meta, flag(&meta)?),
-            "crate" => self.krate.set(&meta, meta.value()?.parse()?),
-            "timeout" => self.timeout.set(&meta, meta.value()?.parse()?),
-            "replayable_input" => self.replayable_input.set(&meta, flag(&meta)?),
-            "icon" => {
-                let icon = parse_icon(&meta)?;
-                self.icons.push(icon);
-                Ok(())
-            }
-            "meta" => meta.parse_nested_meta(|entry| {
-                let key = match entry.path.get_ident() {
-                    Some(ident) => LitStr::new(&ident.to_string(), ident.span()),
-                    None => return Err(entry.error("a `meta` key is a plain identifier")),
-                };
-                let value: Lit = entry.value()?.parse()?;
-                match value {
-                    Lit::Str(_) | Lit::Int(_) | Lit::Float(_) | Lit::Bool(_) => {}
-                    _ => {
-                        return Err(syn::Error::new(
-                            value.span(),
-                            "a `meta` value is a string, integer, float or bool literal",
-                        ));
-                    }
-                }
-                self.meta.push((key, value));
-                Ok(())
-            }),
-            _ => Err(meta.error(format!(
-                "unknown `#[tool]` option `{key}`; expected one of: name, title, description, \
-                 read_only, destructive, idempotent, open_world, icon, meta, timeout, \
-                 replayable_input, crate"
-            ))),
+    /// The path generated code reaches the runtime by.
+    pub(crate) fn krate(&self) -> TokenStream {
+        match self.krate.get() {
+            Some(path) => path.to_token_stream(),
+            None => quote::quote!(::mcp_runtime),
         }
     }
+
+    fn parse_option(&mut self, cx: &Ctxt, input: ParseStream) -> syn::Result<()> {
+        if input.peek(kw::name) {
+            let (option, lit) = str_option::<kw::name>(input)?;
+            self.name.set(cx, "name", option, lit);
+        } else if input.peek(kw::title) {
+            let (option, lit) = str_option::<kw::title>(input)?;
+            self.title.set(cx, "title", option, lit);
+        } else if input.peek(kw::description) {
+            let (option, lit) = str_option::<kw::description>(input)?;
+            self.description.set(cx, "description", option, lit);
+        } else if input.peek(kw::read_only) {
+            let (option, value) = flag::<kw::read_only>(input)?;
+            self.read_only.set(cx, "read_only", option, value);
+        } else if input.peek(kw::destructive) {
+            let (option, value) = flag::<kw::destructive>(input)?;
+            self.destructive.set(cx, "destructive", option, value);
+        } else if input.peek(kw::idempotent) {
+            let (option, value) = flag::<kw::idempotent>(input)?;
+            self.idempotent.set(cx, "idempotent", option, value);
+        } else if input.peek(kw::open_world) {
+            let (option, value) = flag::<kw::open_world>(input)?;
+            self.open_world.set(cx, "open_world", option, value);
+        } else if input.peek(kw::replayable_input) {
+            let (option, value) = flag::<kw::replayable_input>(input)?;
+            self.replayable_input
+                .set(cx, "replayable_input", option, value);
+        } else if input.peek(kw::timeout) {
+            let (option, lit) = str_option::<kw::timeout>(input)?;
+            match parse_timeout(&lit) {
+                Ok(duration) => self
+                    .timeout
+                    .set(cx, "timeout", option, Timeout { lit, duration }),
+                Err(err) => cx.syn_error(err),
+            }
+        } else if input.peek(Token![crate]) {
+            let key: Token![crate] = input.parse()?;
+            let eq: Token![=] = input.parse()?;
+            let path: Path = input.call(Path::parse_mod_style)?;
+            self.krate
+                .set(cx, "crate", quote::quote!(#key #eq #path), path);
+        } else if input.peek(kw::icon) {
+            let key: kw::icon = input.parse()?;
+            let icon = parse_icon(cx, key.span, input)?;
+            self.icons.push(icon);
+        } else if input.peek(kw::meta) {
+            input.parse::<kw::meta>()?;
+            let content;
+            syn::parenthesized!(content in input);
+            comma_list(&content, |entry| {
+                let entry_meta = parse_meta_entry(entry)?;
+                self.meta.push(entry_meta);
+                Ok(())
+            })?;
+        } else {
+            let key = input.call(Ident::parse_any)?;
+            return Err(syn::Error::new(
+                key.span(),
+                format!(
+                    "unknown `#[tool]` option `{}`; expected one of: name, title, description, \
+                     read_only, destructive, idempotent, open_world, icon, meta, timeout, \
+                     replayable_input, crate",
+                    key.unraw()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Parses `item, item, ...` (a trailing comma allowed) with `item`.
+fn comma_list(
+    input: ParseStream,
+    mut item: impl FnMut(ParseStream) -> syn::Result<()>,
+) -> syn::Result<()> {
+    while !input.is_empty() {
+        item(input)?;
+        if input.is_empty() {
+            break;
+        }
+        input.parse::<Token![,]>()?;
+    }
+    Ok(())
+}
+
+/// `key = "..."`: the option's tokens and its literal.
+fn str_option<K: syn::parse::Parse + ToTokens>(
+    input: ParseStream,
+) -> syn::Result<(TokenStream, LitStr)> {
+    let key: K = input.parse()?;
+    let eq: Token![=] = input.parse()?;
+    let lit: LitStr = input.parse()?;
+    Ok((quote::quote!(#key #eq #lit), lit))
 }
 
 /// `key` alone means true; `key = true|false` says it explicitly.
-fn flag(meta: &ParseNestedMeta) -> syn::Result<bool> {
-    if meta.input.peek(syn::Token![=]) {
-        let lit: LitBool = meta.value()?.parse()?;
-        Ok(lit.value)
+fn flag<K: syn::parse::Parse + ToTokens>(input: ParseStream) -> syn::Result<(TokenStream, bool)> {
+    let key: K = input.parse()?;
+    if input.peek(Token![=]) {
+        let eq: Token![=] = input.parse()?;
+        let lit: LitBool = input.parse()?;
+        Ok((quote::quote!(#key #eq #lit), lit.value))
     } else {
-        Ok(true)
+        Ok((key.into_token_stream(), true))
     }
 }
 
-fn parse_icon(meta: &ParseNestedMeta) -> syn::Result<Icon> {
-    let mut src = None;
-    let mut mime_type = None;
-    let mut sizes = None;
-    let mut theme = None;
-    meta.parse_nested_meta(|entry| {
-        let key = path_text(&entry.path);
-        let slot = match key.as_str() {
-            "src" => &mut src,
-            "mime_type" => &mut mime_type,
-            "sizes" => &mut sizes,
-            "theme" => &mut theme,
-            _ => {
-                return Err(entry.error(format!(
-                    "unknown `icon` field `{key}`; expected src, mime_type, sizes or theme"
-                )));
-            }
-        };
-        if slot.is_some() {
-            return Err(entry.error(format!("`{key}` is given twice; keep one")));
+/// `icon(src = "...", mime_type = "...", sizes = "...", theme = "...")`.
+fn parse_icon(cx: &Ctxt, key_span: Span, input: ParseStream) -> syn::Result<Icon> {
+    let content;
+    syn::parenthesized!(content in input);
+    let mut src = Slot::default();
+    let mut mime_type = Slot::default();
+    let mut sizes = Slot::default();
+    let mut theme = Slot::default();
+    comma_list(&content, |field| {
+        if field.peek(kw::src) {
+            let (option, lit) = str_option::<kw::src>(field)?;
+            src.set(cx, "src", option, lit);
+        } else if field.peek(kw::mime_type) {
+            let (option, lit) = str_option::<kw::mime_type>(field)?;
+            mime_type.set(cx, "mime_type", option, lit);
+        } else if field.peek(kw::sizes) {
+            let (option, lit) = str_option::<kw::sizes>(field)?;
+            sizes.set(cx, "sizes", option, lit);
+        } else if field.peek(kw::theme) {
+            let (option, lit) = str_option::<kw::theme>(field)?;
+            theme.set(cx, "theme", option, lit);
+        } else {
+            let key = field.call(Ident::parse_any)?;
+            return Err(syn::Error::new(
+                key.span(),
+                format!(
+                    "unknown `icon` field `{}`; expected src, mime_type, sizes or theme",
+                    key.unraw()
+                ),
+            ));
         }
-        *slot = Some(entry.value()?.parse::<LitStr>()?);
         Ok(())
     })?;
-    let Some(src) = src else {
-        return Err(meta.error("an `icon(...)` needs `src = \"https://...\"`"));
+    let Some(src) = src.0 else {
+        return Err(syn::Error::new(
+            key_span,
+            "an `icon(...)` needs `src = \"https://...\"`",
+        ));
     };
     Ok(Icon {
         src,
-        mime_type,
-        sizes,
-        theme,
+        mime_type: mime_type.0,
+        sizes: sizes.0,
+        theme: theme.0,
+    })
+}
+
+/// One `key = literal` of `meta(...)`.
+fn parse_meta_entry(input: ParseStream) -> syn::Result<(LitStr, Lit)> {
+    let key = input.call(Ident::parse_any)?;
+    if input.peek(Token![::]) {
+        return Err(syn::Error::new(
+            key.span(),
+            "a `meta` key is a plain identifier",
+        ));
+    }
+    input.parse::<Token![=]>()?;
+    let value: Lit = input.parse()?;
+    match value {
+        Lit::Str(_) | Lit::Int(_) | Lit::Float(_) | Lit::Bool(_) => {}
+        _ => {
+            return Err(syn::Error::new(
+                value.span(),
+                "a `meta` value is a string, integer, float or bool literal",
+            ));
+        }
+    }
+    Ok((LitStr::new(&key.unraw().to_string(), key.span()), value))
+}
+
+/// `timeout = "30s"`, in humantime's syntax (`500ms`, `2m`, `1h 30m`, `1.5s`).
+/// A duration too short to run is parsed; refusing it is a rule of `validate`.
+fn parse_timeout(lit: &LitStr) -> syn::Result<Duration> {
+    let text = lit.value();
+    humantime::parse_duration(&text).map_err(|err| {
+        syn::Error::new(
+            lit.span(),
+            format!(
+                "`{text}` is not a timeout: {err} (durations look like \"500ms\", \"30s\" or \"1h 30m\")"
+            ),
+        )
     })
 }
 
@@ -171,34 +312,49 @@ pub(crate) struct ArgAttr {
 impl ArgAttr {
     /// Takes the `#[arg]` attributes off a parameter and parses them; any other
     /// attribute but doc comments stays where it is.
-    pub(crate) fn take(attrs: &mut Vec<Attribute>) -> syn::Result<ArgAttr> {
+    pub(crate) fn take(cx: &Ctxt, attrs: &mut Vec<Attribute>) -> ArgAttr {
         let mut arg = ArgAttr::default();
-        let mut errors: Option<syn::Error> = None;
         attrs.retain(|attr| {
             if !attr.path().is_ident("arg") {
                 return true;
             }
-            if let Err(err) = attr.parse_nested_meta(|meta| arg.parse_one(meta)) {
-                crate::validate::combine(&mut errors, err);
-            }
+            let parser =
+                |input: ParseStream| comma_list(input, |input| arg.parse_option(cx, input));
+            cx.ok(attr.parse_args_with(parser));
             false
         });
-        match errors {
-            Some(err) => Err(err),
-            None => Ok(arg),
-        }
+        arg
     }
 
-    fn parse_one(&mut self, meta: ParseNestedMeta) -> syn::Result<()> {
-        let key = path_text(&meta.path);
-        match key.as_str() {
-            "rename" => self.rename.set(&meta, meta.value()?.parse()?),
-            "description" => self.description.set(&meta, meta.value()?.parse()?),
-            "header" => self.header.set(&meta, meta.value()?.parse()?),
-            _ => Err(meta.error(format!(
-                "unknown `#[arg]` option `{key}`; expected rename, description or header"
-            ))),
+    /// Whichever option is given first, for errors about `#[arg]` as a whole.
+    pub(crate) fn any(&self) -> Option<&LitStr> {
+        self.rename
+            .get()
+            .or(self.description.get())
+            .or(self.header.get())
+    }
+
+    fn parse_option(&mut self, cx: &Ctxt, input: ParseStream) -> syn::Result<()> {
+        if input.peek(kw::rename) {
+            let (option, lit) = str_option::<kw::rename>(input)?;
+            self.rename.set(cx, "rename", option, lit);
+        } else if input.peek(kw::description) {
+            let (option, lit) = str_option::<kw::description>(input)?;
+            self.description.set(cx, "description", option, lit);
+        } else if input.peek(kw::header) {
+            let (option, lit) = str_option::<kw::header>(input)?;
+            self.header.set(cx, "header", option, lit);
+        } else {
+            let key = input.call(Ident::parse_any)?;
+            return Err(syn::Error::new(
+                key.span(),
+                format!(
+                    "unknown `#[arg]` option `{}`; expected rename, description or header",
+                    key.unraw()
+                ),
+            ));
         }
+        Ok(())
     }
 }
 
@@ -222,10 +378,4 @@ pub(crate) fn take_docs(attrs: &mut Vec<Attribute>) -> Vec<syn::Expr> {
 pub(crate) fn docs(attrs: &[Attribute]) -> Vec<syn::Expr> {
     let mut copy = attrs.to_vec();
     take_docs(&mut copy)
-}
-
-fn path_text(path: &Path) -> String {
-    quote::ToTokens::to_token_stream(path)
-        .to_string()
-        .replace(' ', "")
 }

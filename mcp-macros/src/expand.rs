@@ -1,14 +1,18 @@
 //! The only place that makes tokens: the re-emitted fn and, next to it, the
 //! hidden items `tools![...]` reads (see [`hidden_items`]), with the tool's
 //! definition and call glue.
+//!
+//! The last phase: [`tool`] runs `attr` → `ast` → `validate` with one
+//! [`Ctxt`], then emits the tool from the model, or the fallback when any
+//! error was recorded. Nothing here parses a value again.
 
-use crate::ast::{OutputValue, ParamKind, ToolFn};
+use crate::ast::{HeaderType, OutputValue, ParamKind, ToolFn};
 use crate::attr::ToolAttr;
-use crate::validate::{HeaderType, header_type, timeout_millis};
+use crate::ctxt::Ctxt;
+use crate::hidden::{fallback, free_fn_probe, hidden_items};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::ItemFn;
-use syn::ext::IdentExt;
 
 /// Entry point of `#[tool]`.
 pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
@@ -20,154 +24,20 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
             return quote!(#err #input);
         }
     };
-    let attr = match ToolAttr::parse(args) {
-        Ok(attr) => attr,
-        Err(err) => return fallback(strip_helpers(item), Some(err), None),
-    };
-    let krate = krate(&attr);
-    let tool = match ToolFn::from_syn(attr, item) {
-        Ok(tool) => tool,
-        Err(failed) => {
-            let (item, err) = *failed;
-            return fallback(strip_helpers(item), Some(err), Some(krate));
-        }
-    };
-    if crate::validate::rustc_rejects(&tool) {
-        return fallback(tool.item, None, Some(krate));
+    let cx = Ctxt::new();
+    let attr = ToolAttr::from_tokens(&cx, args);
+    let tool = ToolFn::from_syn(&cx, attr, item);
+    // A name bound twice is rustc's one error; our rules would add more.
+    let rustc_rejects = crate::validate::rustc_rejects(&tool);
+    if !rustc_rejects {
+        crate::validate::check(&cx, &tool);
     }
-    if let Err(err) = crate::validate::check(&tool) {
-        return fallback(tool.item, Some(err), Some(krate));
+    let krate = tool.attr.krate();
+    match cx.check() {
+        Ok(()) if !rustc_rejects => expand(&tool, &krate),
+        Ok(()) => fallback(tool.item, Vec::new(), &krate),
+        Err(errors) => fallback(tool.item, errors, &krate),
     }
-    expand(&tool, &krate)
-}
-
-fn krate(attr: &ToolAttr) -> TokenStream {
-    match attr.krate.get() {
-        Some(path) => {
-            let path = &path.value;
-            quote!(#path)
-        }
-        None => quote!(::mcp_runtime),
-    }
-}
-
-/// Removes `#[arg]` and doc attributes from parameters, which rustc would reject.
-fn strip_helpers(mut item: ItemFn) -> ItemFn {
-    for input in item.sig.inputs.iter_mut() {
-        if let syn::FnArg::Typed(pat_type) = input {
-            pat_type
-                .attrs
-                .retain(|a| !a.path().is_ident("arg") && !a.path().is_ident("doc"));
-        }
-    }
-    item
-}
-
-/// What a failed expansion emits: the user's fn unchanged, the error, and
-/// hidden items whose builder never runs, so `tools![f]` and calls of `f`
-/// elsewhere do not add errors of their own.
-///
-/// The first error is spelled inside the builder's parameter type, which
-/// makes that type an error type: whatever `tools!` passes then type-checks
-/// silently, even a generic fn whose type parameters nothing can infer.
-fn fallback(item: ItemFn, err: Option<syn::Error>, krate: Option<TokenStream>) -> TokenStream {
-    let krate = krate.unwrap_or_else(|| quote!(::mcp_runtime));
-    let mut errors = err.into_iter().flatten();
-    let first = errors.next().map(|e| e.to_compile_error());
-    let rest = errors.map(|e| e.to_compile_error());
-    let name = item.sig.ident.unraw().to_string();
-    let hidden = hidden_items(&item, &name, |builder| match first {
-        Some(first) => quote! {
-            fn #builder(_: [(); #first]) -> #krate::Tool {
-                ::core::unreachable!("this #[tool] failed to compile")
-            }
-        },
-        None => quote! {
-            fn #builder<__McpF>(_: __McpF) -> #krate::Tool {
-                ::core::unreachable!("this #[tool] failed to compile")
-            }
-        },
-    });
-    quote! {
-        #hidden
-        #(#rest)*
-        #item
-    }
-}
-
-/// The names of the hidden items of the fn `ident`. They never take the fn's
-/// own name, so a module or a type named like the tool can sit beside it.
-pub(crate) struct HiddenNames {
-    /// `__mcp_tool_<fn>`: the generic fn that builds the tool from the fn.
-    pub(crate) builder: syn::Ident,
-    /// `__mcp_name_<fn>`: the tool's name, for the duplicate check of `tools!`.
-    pub(crate) name: syn::Ident,
-    /// `__mcp_free_<fn>`: the probe that tells a free fn from an associated one.
-    pub(crate) probe: syn::Ident,
-}
-
-impl HiddenNames {
-    pub(crate) fn of(ident: &syn::Ident) -> HiddenNames {
-        let base = ident.unraw();
-        let span = ident.span();
-        HiddenNames {
-            builder: format_ident!("__mcp_tool_{}", base, span = span),
-            name: format_ident!("__mcp_name_{}", base, span = span),
-            probe: format_ident!("__mcp_free_{}", base, span = span),
-        }
-    }
-}
-
-/// The items emitted beside the fn. Only fns and named consts, because those
-/// are also valid inside an `impl` block, where `#[tool]` must fail with one
-/// error of its own (see [`free_fn_probe`]) and not with one per item.
-///
-/// The builder (made by `builder` from its name) is handed the fn by `tools!`
-/// instead of naming it: an associated fn cannot be named without `Self`, and
-/// a free fn cannot be named with it.
-fn hidden_items(
-    item: &ItemFn,
-    name: &str,
-    builder: impl FnOnce(&syn::Ident) -> TokenStream,
-) -> TokenStream {
-    let vis = &item.vis;
-    let names = HiddenNames::of(&item.sig.ident);
-    let (name_ident, probe_ident) = (&names.name, &names.probe);
-    let builder = builder(&names.builder);
-    quote! {
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, dead_code)]
-        #vis const #name_ident: &str = #name;
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, dead_code)]
-        const #probe_ident: bool = true;
-        #[doc(hidden)]
-        #[allow(non_snake_case, dead_code)]
-        #vis #builder
-    }
-}
-
-/// Puts a check into the fn's body that fails to compile, with one error on
-/// the fn's name, when the fn sits in an `impl` block (which the macro cannot
-/// see).
-///
-/// In the pattern below, `__mcp_free_<fn>` names the probe const when that is
-/// in scope, i.e. when the fn is free and the const beside it is a module
-/// item; inside an `impl` the const is an associated item, out of scope, and
-/// the same identifier is a fresh binding, so the first arm is taken. The
-/// array length is evaluated while type checking, so `cargo check` reports it.
-fn free_fn_probe(item: &mut ItemFn) {
-    let probe = HiddenNames::of(&item.sig.ident).probe;
-    let span = item.sig.ident.span();
-    let message = crate::validate::FREE_FN;
-    let check: syn::Stmt = syn::parse_quote_spanned! {span=>
-        #[allow(unreachable_patterns, unused_variables, non_upper_case_globals)]
-        let _: [(); match false {
-            #probe => ::core::panic!(#message),
-            _ => 0,
-        }] = [];
-    };
-    item.block.stmts.insert(0, check);
 }
 
 fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
@@ -177,6 +47,7 @@ fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
     let args_struct = args_struct(tool, &pm);
     let build_fn = build_fn(tool, &pm);
     let definition = definition(tool, &pm);
+    let injection = injection_traits(tool, krate, &pm);
     let (generics, bounds) = fn_bounds(tool);
     let hidden = hidden_items(&tool.item, &tool.name, |builder| {
         quote! {
@@ -186,6 +57,7 @@ fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
             {
                 #args_struct
                 #build_fn
+                #injection
                 // Built once: copies share the definition and its schemas.
                 static TOOL: ::std::sync::OnceLock<#krate::Tool> = ::std::sync::OnceLock::new();
                 ::core::clone::Clone::clone(TOOL.get_or_init(|| #definition))
@@ -232,9 +104,6 @@ fn type_params(tool: &ToolFn) -> Vec<syn::Ident> {
         .collect()
 }
 
-/// The largest integer every JSON number reader keeps exactly: 2^53 − 1.
-const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
-
 /// The hidden struct the arguments deserialize into; its derives make the
 /// inputSchema and the deserializer agree by construction.
 ///
@@ -251,26 +120,22 @@ fn args_struct(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         let ident = param.ident.as_ref().expect("validated: plain bindings");
         let wire = &param.wire_name;
         let docs = &param.docs;
-        let description = param.arg.description.get().map(|d| {
-            let d = &d.value;
-            quote!(#[schemars(description = #d)])
-        });
-        // `x-mcp-header` mirrors the argument into an HTTP header; integers
-        // that can leave ±(2^53−1) are bounded so every client reads them
-        // exactly (the runtime enforces the bound at call time).
-        let header = param.arg.header.get().map(|h| {
-            let h = &h.value;
-            let range = match header_type(&param.ty) {
-                Some(HeaderType::WideSigned) => {
-                    let min = -MAX_SAFE_INTEGER;
-                    quote!(#[schemars(range(min = #min, max = #MAX_SAFE_INTEGER))])
-                }
-                Some(HeaderType::WideUnsigned) => {
-                    quote!(#[schemars(range(min = 0, max = #MAX_SAFE_INTEGER))])
-                }
+        let description = param
+            .arg
+            .description
+            .get()
+            .map(|d| quote!(#[schemars(description = #d)]));
+        // `x-mcp-header` mirrors the argument into an HTTP header, with the
+        // bounds `ast` decided for wide integers.
+        let header = param.header.as_ref().map(|h| {
+            let name = &h.name;
+            let range = match h.ty {
+                Ok(HeaderType::Integer {
+                    range: Some((min, max)),
+                }) => quote!(#[schemars(range(min = #min, max = #max))]),
                 _ => quote!(),
             };
-            quote!(#[schemars(extend("x-mcp-header" = #h))] #range)
+            quote!(#[schemars(extend("x-mcp-header" = #name))] #range)
         });
         quote! {
             #(#[doc = #docs])*
@@ -318,23 +183,16 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
     let attr = &tool.attr;
     let name = &tool.name;
     let description = match attr.description.get() {
-        Some(lit) => {
-            let lit = &lit.value;
-            quote!(.description(#lit))
-        }
+        Some(lit) => quote!(.description(#lit)),
         None if tool.docs.is_empty() => quote!(),
         None => {
             let docs = &tool.docs;
             quote!(.description(&#pm::doc_text(&[#(#docs),*])))
         }
     };
-    let title = attr.title.get().map(|t| {
-        let t = &t.value;
-        quote!(.title(#t))
-    });
+    let title = attr.title.get().map(|t| quote!(.title(#t)));
     let hint = |slot: &crate::attr::Slot<bool>, setter: &str| {
-        slot.get().map(|s| {
-            let value = s.value;
+        slot.get().map(|value| {
             let setter = format_ident!("{}", setter);
             quote!(.#setter(#value))
         })
@@ -372,15 +230,13 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         ParamKind::State(inner) => Some(quote!(.requires_state::<#inner>())),
         _ => None,
     });
-    let timeout = attr
-        .timeout
-        .get()
-        .and_then(|t| timeout_millis(&t.value).ok())
-        .map(|ms| quote!(.timeout(::core::time::Duration::from_millis(#ms))));
+    let timeout = attr.timeout.get().map(|t| {
+        let (secs, nanos) = (t.duration.as_secs(), t.duration.subsec_nanos());
+        quote!(.timeout(::core::time::Duration::new(#secs, #nanos)))
+    });
     let replayable = attr
         .replayable_input
         .get()
-        .map(|replayable| replayable.value)
         .map(|replayable| quote!(.replayable_input(#replayable)));
     // A tool without a Context cannot watch for cancellation or report
     // progress while computing, so polling it first on the loop changes
@@ -409,6 +265,52 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
     }
 }
 
+/// The traits injected parameters are fetched through, implemented only for
+/// the runtime's `Context` and `State<T>`.
+///
+/// `ast` injects any parameter whose type is spelled `...Context` or
+/// `...State<T>`, since a macro cannot resolve paths; a user's own type of
+/// that name then fails these traits' bound with one error on its spelling
+/// that says what to do, instead of being silently replaced.
+fn injection_traits(tool: &ToolFn, krate: &TokenStream, pm: &TokenStream) -> TokenStream {
+    let has = |f: fn(&ParamKind) -> bool| tool.params.iter().any(|p| f(&p.kind));
+    let context = has(|k| matches!(k, ParamKind::Context)).then(|| {
+        quote! {
+            #[diagnostic::on_unimplemented(
+                message = "`{Self}` is not `mcp_runtime::Context`: #[tool] injects every parameter whose type is named `Context`",
+                label = "not the runtime's `Context`",
+                note = "to take your own type as an argument, rename it or import it under another name (`use my::Context as MyContext;`)"
+            )]
+            trait __McpInjectContext: ::core::marker::Sized {
+                fn __mcp_inject(context: &#pm::Context) -> Self;
+            }
+            impl __McpInjectContext for #pm::Context {
+                fn __mcp_inject(context: &#pm::Context) -> Self {
+                    ::core::clone::Clone::clone(context)
+                }
+            }
+        }
+    });
+    let state = has(|k| matches!(k, ParamKind::State(_))).then(|| {
+        quote! {
+            #[diagnostic::on_unimplemented(
+                message = "`{Self}` is not `mcp_runtime::State<T>`: #[tool] injects every parameter whose type is named `State<T>`",
+                label = "not the runtime's `State<T>`",
+                note = "to take your own type as an argument, rename it or import it under another name (`use my::State as MyState;`)"
+            )]
+            trait __McpInjectState: ::core::marker::Sized {
+                fn __mcp_inject(context: &#pm::Context) -> ::core::result::Result<Self, #pm::ToolOutcome>;
+            }
+            impl<T: ::core::marker::Send + ::core::marker::Sync + 'static> __McpInjectState for #krate::State<T> {
+                fn __mcp_inject(context: &#pm::Context) -> ::core::result::Result<Self, #pm::ToolOutcome> {
+                    #pm::state::<T>(context)
+                }
+            }
+        }
+    });
+    quote!(#context #state)
+}
+
 /// The closure the handler calls with deserialized arguments: call the user's
 /// fn (the builder's `__mcp_fn`, a copy of it moves into the closure), convert
 /// the result. Arguments are passed as fields, never bound to
@@ -423,11 +325,22 @@ fn call_glue(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
                 let ident = param.ident.as_ref().expect("validated: plain bindings");
                 passed.push(quote!(__mcp_args.#ident));
             }
-            ParamKind::Context => passed.push(quote!(::core::clone::Clone::clone(&__mcp_context))),
-            ParamKind::State(inner) => {
+            // Through the traits of `injection_traits`, spanned on the
+            // user's type: the one place a wrong type is reported.
+            ParamKind::Context => {
+                let ty = &param.ty;
+                passed.push(quote_spanned! {syn::spanned::Spanned::span(ty)=>
+                    <#ty as __McpInjectContext>::__mcp_inject(&__mcp_context)
+                });
+            }
+            ParamKind::State(_) => {
+                let ty = &param.ty;
                 let local = format_ident!("__mcp_state_{}", i);
+                let inject = quote_spanned! {syn::spanned::Spanned::span(ty)=>
+                    <#ty as __McpInjectState>::__mcp_inject(&__mcp_context)
+                };
                 fetch.push(quote! {
-                    let #local = match #pm::state::<#inner>(&__mcp_context) {
+                    let #local = match #inject {
                         ::core::result::Result::Ok(__mcp_state) => __mcp_state,
                         ::core::result::Result::Err(__mcp_missing) => return __mcp_missing,
                     };

@@ -8,7 +8,9 @@
 
 mod ast;
 mod attr;
+mod ctxt;
 mod expand;
+mod hidden;
 mod tools;
 mod validate;
 

@@ -6,7 +6,8 @@
 //! check over their `__mcp_name_*` consts, since only the compiler knows the
 //! names of tools declared elsewhere.
 
-use crate::expand::HiddenNames;
+use crate::ctxt::Ctxt;
+use crate::hidden::HiddenNames;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::punctuated::Punctuated;
@@ -20,23 +21,17 @@ pub(crate) fn tools(input: TokenStream) -> TokenStream {
         Ok(paths) => paths,
         Err(err) => return err.to_compile_error(),
     };
-    let entries: Vec<Entry> = match paths.iter().map(Entry::new).collect() {
-        Ok(entries) => entries,
-        Err(err) => return syn::Error::to_compile_error(&err),
-    };
-    let mut errors = None;
+    let cx = Ctxt::new();
+    let entries: Vec<Entry> = paths.iter().filter_map(|p| cx.ok(Entry::new(p))).collect();
     let mut pairs = Vec::new();
     for (j, later) in entries.iter().enumerate() {
         for earlier in &entries[..j] {
             if earlier.text == later.text {
-                crate::validate::combine(
-                    &mut errors,
-                    syn::Error::new(
-                        later.span,
-                        format!(
-                            "`{}` is listed twice; each tool is registered once",
-                            later.text
-                        ),
+                cx.error_at(
+                    later.span,
+                    format!(
+                        "`{}` is listed twice; each tool is registered once",
+                        later.text
                     ),
                 );
             } else {
@@ -44,7 +39,12 @@ pub(crate) fn tools(input: TokenStream) -> TokenStream {
             }
         }
     }
-    let errors = errors.map(|err| err.to_compile_error());
+    let errors = cx
+        .check()
+        .err()
+        .into_iter()
+        .flatten()
+        .map(|err| err.to_compile_error());
     let check = unique_names(&pairs);
     let tools = entries.iter().map(|entry| {
         let (builder, path) = (&entry.builder, &entry.path);
@@ -52,7 +52,7 @@ pub(crate) fn tools(input: TokenStream) -> TokenStream {
     });
     quote! {
         {
-            #errors
+            #(#errors)*
             #check
             ::std::vec![#(#tools),*]
         }

@@ -1,9 +1,12 @@
 //! The rules a `#[tool]` declaration must follow, one small function each.
 //!
-//! Every rule reports on the user's offending token with a sentence that says
-//! what to do, and all rules run, so independent mistakes show up together.
+//! The third phase: it reads the model of `ast` (and the values of `attr` in
+//! it) and changes nothing. Every rule reports into the [`Ctxt`] on the
+//! user's offending token with a sentence that says what to do, and all
+//! rules run, so independent mistakes show up together.
 
-use crate::ast::{Param, ToolFn};
+use crate::ast::{Header, Param, ToolFn, Unfit};
+use crate::ctxt::Ctxt;
 use std::collections::HashMap;
 use syn::spanned::Spanned;
 use syn::{FnArg, Type};
@@ -11,42 +14,28 @@ use syn::{FnArg, Type};
 /// The longest tool name the specification allows.
 const MAX_NAME_LEN: usize = 128;
 
-/// Adds `err` to the errors collected so far.
-pub(crate) fn combine(errors: &mut Option<syn::Error>, err: syn::Error) {
-    match errors {
-        Some(existing) => existing.combine(err),
-        None => *errors = Some(err),
+/// Runs every rule.
+pub(crate) fn check(cx: &Ctxt, tool: &ToolFn) {
+    let rules: [fn(&ToolFn) -> syn::Result<()>; 4] =
+        [tool_name, no_receiver, no_generics, plain_signature];
+    for rule in rules {
+        cx.ok(rule(tool));
     }
-}
-
-/// Runs every rule; `Err` carries all the mistakes found.
-pub(crate) fn check(tool: &ToolFn) -> Result<(), syn::Error> {
-    let mut errors = None;
-    let mut report = |result: syn::Result<()>| {
-        if let Err(err) = result {
-            combine(&mut errors, err);
-        }
-    };
-    report(tool_name(&tool.name, tool.name_span));
-    report(no_receiver(tool));
-    report(no_generics(tool));
-    report(plain_signature(tool));
+    let param_rules: [fn(&Param) -> syn::Result<()>; 5] = [
+        plain_binding,
+        owned_type,
+        injected_without_arg,
+        header_value,
+        header_type_rule,
+    ];
     for param in &tool.params {
-        report(plain_binding(param));
-        report(owned_type(&param.ty));
-        report(injected_without_arg(param));
-        report(header_value(param));
-        report(header_type_rule(param));
+        for rule in param_rules {
+            cx.ok(rule(param));
+        }
     }
-    report(unique_param_names(&tool.params));
-    report(unique_headers(&tool.params));
-    if let Some(timeout) = tool.attr.timeout.get() {
-        report(timeout_millis(&timeout.value).map(|_| ()));
-    }
-    match errors {
-        Some(err) => Err(err),
-        None => Ok(()),
-    }
+    unique_param_names(cx, &tool.params);
+    unique_headers(cx, &tool.params);
+    cx.ok(timeout_positive(tool));
 }
 
 /// Whether rustc itself will reject the signature (a name bound twice); the
@@ -94,7 +83,8 @@ pub(crate) fn not_a_fn(input: proc_macro2::TokenStream) -> syn::Error {
 }
 
 /// Tool names are 1–128 characters of `A-Z a-z 0-9 _ - .` (MCP 2025-11-25, "Tool names").
-fn tool_name(name: &str, span: proc_macro2::Span) -> syn::Result<()> {
+fn tool_name(tool: &ToolFn) -> syn::Result<()> {
+    let (name, span) = (&tool.name, tool.name_span);
     let rule = "tool names are 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`";
     if name.is_empty() {
         return Err(syn::Error::new(
@@ -197,8 +187,8 @@ fn plain_binding(param: &Param) -> syn::Result<()> {
 }
 
 /// Arguments are deserialized into owned values; a borrow has nothing to borrow from.
-fn owned_type(ty: &Type) -> syn::Result<()> {
-    match ty {
+fn owned_type(param: &Param) -> syn::Result<()> {
+    match &param.ty {
         Type::Reference(reference) => Err(syn::Error::new_spanned(
             reference,
             "a #[tool] parameter must be an owned type (e.g. `String` instead of `&str`), because arguments are deserialized into owned values",
@@ -211,29 +201,21 @@ fn owned_type(ty: &Type) -> syn::Result<()> {
 ///
 /// Two bindings with the same identifier are left to rustc, which already
 /// reports them on the second one; repeating that would be a second error.
-fn unique_param_names(params: &[Param]) -> syn::Result<()> {
+fn unique_param_names(cx: &Ctxt, params: &[Param]) {
     let mut seen: HashMap<&str, &syn::Ident> = HashMap::new();
-    let mut errors = None;
     for param in params {
         let Some(ident) = &param.ident else { continue };
         if let Some(first) = seen.insert(&param.wire_name, ident)
             && first != ident
         {
-            combine(
-                &mut errors,
-                syn::Error::new(
-                    param.wire_span,
-                    format!(
-                        "two parameters are named `{}`; each argument needs its own name (use #[arg(rename = \"...\")])",
-                        param.wire_name
-                    ),
+            cx.error_at(
+                param.wire_span,
+                format!(
+                    "two parameters are named `{}`; each argument needs its own name (use #[arg(rename = \"...\")])",
+                    param.wire_name
                 ),
             );
         }
-    }
-    match errors {
-        Some(err) => Err(err),
-        None => Ok(()),
     }
 }
 
@@ -243,15 +225,9 @@ fn injected_without_arg(param: &Param) -> syn::Result<()> {
     if param.is_argument() {
         return Ok(());
     }
-    let arg = &param.arg;
-    let lit = arg
-        .rename
-        .get()
-        .or(arg.description.get())
-        .or(arg.header.get());
-    match lit {
+    match param.arg.any() {
         Some(lit) => Err(syn::Error::new(
-            lit.value.span(),
+            lit.span(),
             "this parameter is injected by the runtime (Context or State<T>), not sent by the client; `#[arg]` does not apply to it",
         )),
         None => Ok(()),
@@ -266,10 +242,10 @@ fn is_tchar(c: char) -> bool {
 /// `x-mcp-header` values are non-empty RFC 9110 tokens (no spaces, no
 /// control characters, no separators).
 fn header_value(param: &Param) -> syn::Result<()> {
-    let Some(header) = param.arg.header.get() else {
+    let Some(header) = &param.header else {
         return Ok(());
     };
-    let lit = &header.value;
+    let lit = &header.name;
     let value = lit.value();
     let rule = "a header name is one or more RFC 9110 token characters: letters, digits and !#$%&'*+-.^_`|~";
     if value.is_empty() {
@@ -293,61 +269,21 @@ fn header_value(param: &Param) -> syn::Result<()> {
     Ok(())
 }
 
-/// What a header parameter's type is on the wire, judged by its spelling.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum HeaderType {
-    String,
-    Boolean,
-    /// An integer type whose values fit in ±(2^53−1).
-    SafeInteger,
-    /// A signed integer type that can leave ±(2^53−1).
-    WideSigned,
-    /// An unsigned integer type that can exceed 2^53−1.
-    WideUnsigned,
-}
-
-/// The header type of `ty` (or of `T` in `Option<T>`), if it may carry a header.
-pub(crate) fn header_type(ty: &Type) -> Option<HeaderType> {
-    let Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last()?;
-    let name = last.ident.to_string();
-    if name == "Option" {
-        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-            return None;
-        };
-        return match args.args.first()? {
-            syn::GenericArgument::Type(inner) => {
-                header_type(inner).filter(|_| args.args.len() == 1)
-            }
-            _ => None,
-        };
-    }
-    if !last.arguments.is_empty() {
-        return None;
-    }
-    Some(match name.as_str() {
-        "String" => HeaderType::String,
-        "bool" => HeaderType::Boolean,
-        "i8" | "i16" | "i32" | "u8" | "u16" | "u32" => HeaderType::SafeInteger,
-        "i64" | "i128" | "isize" => HeaderType::WideSigned,
-        "u64" | "u128" | "usize" => HeaderType::WideUnsigned,
-        _ => return None,
-    })
-}
-
 /// Only string, integer and boolean arguments can be mirrored into a header
 /// (`number` is banned: `1.0` and `1` would render differently).
 fn header_type_rule(param: &Param) -> syn::Result<()> {
-    if param.arg.header.get().is_none() || !param.is_argument() || header_type(&param.ty).is_some()
-    {
-        return Ok(());
-    }
-    let spelled = quote::ToTokens::to_token_stream(&param.ty).to_string();
-    let is_float = spelled.contains("f32") || spelled.contains("f64");
-    let why = if is_float {
-        "floating-point numbers cannot be mirrored into a header (the spec bans `number`); use an integer or a String"
-    } else {
-        "a header can only mirror a String, an integer, a bool, or an Option of one"
+    // A header on an injected parameter is `injected_without_arg`'s error.
+    let unfit = match &param.header {
+        Some(Header { ty: Err(unfit), .. }) if param.is_argument() => *unfit,
+        _ => return Ok(()),
+    };
+    let why = match unfit {
+        Unfit::Float => {
+            "floating-point numbers cannot be mirrored into a header (the spec bans `number`); use an integer or a String"
+        }
+        Unfit::Other => {
+            "a header can only mirror a String, an integer, a bool, or an Option of one"
+        }
     };
     Err(syn::Error::new_spanned(
         &param.ty,
@@ -356,65 +292,37 @@ fn header_type_rule(param: &Param) -> syn::Result<()> {
 }
 
 /// Two headers equal up to case would be the same HTTP header.
-fn unique_headers(params: &[Param]) -> syn::Result<()> {
+fn unique_headers(cx: &Ctxt, params: &[Param]) {
     let mut seen: Vec<String> = Vec::new();
-    let mut errors = None;
     for param in params {
-        let Some(header) = param.arg.header.get() else {
+        let Some(header) = &param.header else {
             continue;
         };
-        let value = header.value.value();
+        let value = header.name.value();
         if seen.iter().any(|s| s.eq_ignore_ascii_case(&value)) {
-            combine(
-                &mut errors,
-                syn::Error::new(
-                    header.value.span(),
-                    format!(
-                        "the header `{value}` is used twice in this tool (header names are case-insensitive); give each argument its own"
-                    ),
+            cx.error_at(
+                header.name.span(),
+                format!(
+                    "the header `{value}` is used twice in this tool (header names are case-insensitive); give each argument its own"
                 ),
             );
         }
         seen.push(value);
     }
-    match errors {
-        Some(err) => Err(err),
-        None => Ok(()),
-    }
 }
 
-/// `timeout = "30s"`: a whole number and a unit (`ms`, `s`, `m`, `h`).
-pub(crate) fn timeout_millis(lit: &syn::LitStr) -> syn::Result<u64> {
-    let text = lit.value();
-    let rule = "a timeout is a whole number and a unit, like \"500ms\", \"30s\", \"2m\" or \"1h\"";
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let factor = match unit {
-        "ms" => 1,
-        "s" => 1_000,
-        "m" => 60_000,
-        "h" => 3_600_000,
-        _ => {
-            return Err(syn::Error::new(
-                lit.span(),
-                format!("`{text}` is not a timeout; {rule}"),
-            ));
-        }
+/// A timeout of zero would end every call before it starts; the runtime
+/// counts in milliseconds, so anything shorter is zero to it.
+fn timeout_positive(tool: &ToolFn) -> syn::Result<()> {
+    let Some(timeout) = tool.attr.timeout.get() else {
+        return Ok(());
     };
-    let number: u64 = number
-        .parse()
-        .map_err(|_| syn::Error::new(lit.span(), format!("`{text}` is not a timeout; {rule}")))?;
-    match number.checked_mul(factor) {
-        Some(0) => Err(syn::Error::new(
-            lit.span(),
-            "a timeout of zero would fail every call; give a positive duration",
-        )),
-        Some(ms) => Ok(ms),
-        None => Err(syn::Error::new(
-            lit.span(),
-            format!("`{text}` is too long a timeout"),
-        )),
-    }
+    let message = if timeout.duration.is_zero() {
+        "a timeout of zero would fail every call; give a positive duration"
+    } else if timeout.duration < std::time::Duration::from_millis(1) {
+        "a timeout under a millisecond would fail every call; give at least \"1ms\""
+    } else {
+        return Ok(());
+    };
+    Err(syn::Error::new(timeout.lit.span(), message))
 }

@@ -1,0 +1,10 @@
+use mcp_runtime::tool;
+
+#[tool(timeout = "2 fortnights")]
+async fn wait() -> String {
+    String::new()
+}
+
+fn main() {
+    let _ = mcp_runtime::tools![wait];
+}
