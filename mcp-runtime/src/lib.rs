@@ -51,23 +51,21 @@
 //! `initialize` handshake (2024-11-05 to 2025-11-25) and the stateless
 //! 2026-07-28 era (`server/discover`, a `_meta` envelope on every request).
 
-mod call;
 mod connection;
 mod content;
 mod context;
-mod dispatch;
 mod dump;
 mod elicit;
 mod error;
 mod handles;
 mod level;
-mod lifecycle;
 mod limits;
 mod logging;
 pub mod protocol;
 mod registry;
 pub mod schema;
 mod server;
+mod session;
 mod shared;
 mod state;
 mod strict;
@@ -75,6 +73,7 @@ pub mod testing;
 mod tool;
 mod toolset;
 pub mod transport;
+mod util;
 
 pub use content::{Audience, Content, IntoContent};
 pub use context::{Context, TestContext, TestPeer};

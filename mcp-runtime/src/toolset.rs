@@ -2,10 +2,10 @@
 //! serving; each change rebuilds the registry and tells subscribed clients
 //! (`notifications/tools/list_changed`).
 
-use crate::connection::lock;
 use crate::error::Error;
 use crate::registry::Registry;
 use crate::tool::Tool;
+use crate::util::lock;
 use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::watch;
 

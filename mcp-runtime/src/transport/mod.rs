@@ -3,6 +3,7 @@
 
 mod codec;
 mod memory;
+pub(crate) mod serve;
 pub(crate) mod stdio;
 pub(crate) mod writer;
 
