@@ -25,7 +25,7 @@ use crate::protocol::ProtocolVersion;
 use crate::protocol::outgoing::ElicitForm;
 use crate::util::{human_duration, lock};
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::time::Duration;
 
 /// A form the client shows the user (`elicitation/create`, form mode).
@@ -145,8 +145,8 @@ pub const DEFAULT_ELICITATION_TIMEOUT: Duration = Duration::from_secs(600);
 pub(crate) enum Interrupt {
     /// The tool asked for input the request does not carry yet.
     InputRequired { key: String, request: ElicitRequest },
-    /// The tool needs a capability the request did not declare.
-    MissingCapability(Value),
+    /// The tool needs a client capability (by name) the request did not declare.
+    MissingCapability(&'static [&'static str]),
 }
 
 /// `ctx.elicit(key, request)`: a real request to the client in a legacy
@@ -200,7 +200,7 @@ async fn ask_modern(
         return Elicitation::from_result(answer);
     }
     let interrupt = if ctx.client_capabilities().get("elicitation").is_none() {
-        Interrupt::MissingCapability(json!({"elicitation": {}}))
+        Interrupt::MissingCapability(&["elicitation"])
     } else {
         Interrupt::InputRequired {
             key: key.to_owned(),

@@ -4,6 +4,7 @@
 //! framing ([`frame`]), error codes and the reserved `_meta` keys. No I/O
 //! happens here.
 
+pub(crate) mod content;
 mod error_code;
 pub(crate) mod frame;
 pub(crate) mod id_scan;

@@ -72,6 +72,9 @@ impl ProtocolVersion {
         Carries {
             envelope: v >= ProtocolVersion::V2026_07_28 as usize,
             annotations: v >= ProtocolVersion::V2025_03_26 as usize,
+            audio: v >= ProtocolVersion::V2025_03_26 as usize,
+            resource_links: v >= ProtocolVersion::V2025_06_18 as usize,
+            last_modified: v >= ProtocolVersion::V2025_06_18 as usize,
             structured_output: v >= ProtocolVersion::V2025_06_18 as usize,
             icons: v >= ProtocolVersion::V2025_11_25 as usize,
             elicitation_mode: v >= ProtocolVersion::V2025_11_25 as usize,
@@ -92,6 +95,12 @@ pub(crate) struct Carries {
     pub(crate) envelope: bool,
     /// Tool `annotations` (2025-03-26).
     pub(crate) annotations: bool,
+    /// Audio content blocks (2025-03-26).
+    pub(crate) audio: bool,
+    /// `resource_link` content blocks (2025-06-18).
+    pub(crate) resource_links: bool,
+    /// `lastModified` in content annotations (2025-06-18).
+    pub(crate) last_modified: bool,
     /// `title` on tools and implementations, `outputSchema`,
     /// `structuredContent` and tool `_meta` (2025-06-18).
     pub(crate) structured_output: bool,

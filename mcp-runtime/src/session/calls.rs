@@ -8,7 +8,7 @@ use crate::elicit::Interrupt;
 use crate::elicit::seal::{ALREADY_USED, SpendRefusal, StateTicket};
 use crate::limits::QueueTimeout;
 use crate::protocol::frame::Frame;
-use crate::protocol::outgoing::{self, CallToolResult, ErrorData, Reply};
+use crate::protocol::outgoing::{self, CallToolResult, Capabilities, ErrorData, Reply};
 use crate::protocol::{ErrorCode, ProtocolVersion};
 use crate::shared::Shared;
 use crate::tool::{Tool, ToolCall, ToolOutcome};
@@ -218,7 +218,9 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
                 Some(&id),
                 ErrorCode::MISSING_CLIENT_CAPABILITY,
                 "Missing required client capability",
-                Some(&ErrorData::MissingCapabilities { required }),
+                Some(&ErrorData::MissingCapability {
+                    required: Capabilities(required),
+                }),
             ),
             Ending::Interrupted(Interrupt::InputRequired { key, request }) => {
                 let state =
@@ -262,9 +264,7 @@ fn outcome_frame(
                 reply.call_result(&CallToolResult::Error(&message))
             }
         },
-        ToolOutcome::Content(blocks) => reply.call_result(&CallToolResult::Content(
-            blocks.iter().map(|b| b.to_json(version)).collect(),
-        )),
+        ToolOutcome::Content(blocks) => reply.call_result(&CallToolResult::Content(blocks)),
         ToolOutcome::Error(message) => reply.call_result(&CallToolResult::Error(message)),
     }
 }

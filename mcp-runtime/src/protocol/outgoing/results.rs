@@ -1,283 +1,18 @@
-//! Every message the server sends, as typed serde data: responses, errors,
-//! requests and notifications, and the results of each method. Cached
-//! pieces (tool definitions, list pages, structured content) are carried as
-//! [`RawValue`], so nothing is parsed or copied again.
-//!
-//! The per-revision differences of results are decided here, from
-//! [`ProtocolVersion::carries`]: a [`Reply`] knows the request's id and
-//! revision and adds `resultType`, `_meta` and the cache hints where the
-//! revision has them.
+//! The results of each method, and [`Reply`], which closes a result the
+//! way the request's revision needs (`resultType`, `_meta`, cache hints).
 
-use super::frame::{self, Frame, Spliced};
-use super::meta;
-use super::{ErrorCode, ProtocolVersion};
-use serde::ser::{SerializeMap, SerializeStruct};
+use super::notify::ElicitForm;
+use super::{JSONRPC, Response};
+use crate::protocol::ProtocolVersion;
+use crate::protocol::content::Content;
+use crate::protocol::frame::{self, Frame, Spliced};
+use crate::protocol::meta;
+use serde::ser::{SerializeMap, SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::sync::Arc;
-
-const JSONRPC: &str = "2.0";
-
-#[derive(Serialize)]
-struct Response<'a, R> {
-    jsonrpc: &'static str,
-    id: &'a RawValue,
-    result: R,
-}
-
-#[derive(Serialize)]
-struct ErrorResponse<'a> {
-    jsonrpc: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<&'a RawValue>,
-    error: ErrorBody<'a>,
-}
-
-#[derive(Serialize)]
-struct ErrorBody<'a> {
-    code: i64,
-    message: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    data: Option<&'a ErrorData>,
-}
-
-/// The `data` of an error response.
-#[derive(Debug, Serialize)]
-#[serde(untagged)]
-pub(crate) enum ErrorData {
-    /// `-32601`: the method that does not exist.
-    Method { method: String },
-    /// `-32602` from `tools/call`: the tool that does not exist.
-    Tool { name: String },
-    /// `-32022`: what was asked and what this connection accepts.
-    UnsupportedVersion {
-        requested: String,
-        supported: Vec<&'static str>,
-    },
-    /// `-32021`: the capabilities the request must declare.
-    MissingCapabilities {
-        #[serde(rename = "requiredCapabilities")]
-        required: Value,
-    },
-}
-
-/// An error response; `id` is omitted when the request's id could not be read.
-pub(crate) fn error(
-    id: Option<&RawValue>,
-    code: ErrorCode,
-    message: &str,
-    data: Option<&ErrorData>,
-) -> Frame {
-    let response = ErrorResponse {
-        jsonrpc: JSONRPC,
-        id,
-        error: ErrorBody {
-            code: code.code(),
-            message,
-            data,
-        },
-    };
-    frame::encode(&response, 96 + message.len())
-}
-
-#[derive(Serialize)]
-struct Notification<'a, P> {
-    jsonrpc: &'static str,
-    method: &'a str,
-    params: P,
-}
-
-fn notification<P: Serialize>(method: &str, params: P) -> Frame {
-    frame::encode(
-        &Notification {
-            jsonrpc: JSONRPC,
-            method,
-            params,
-        },
-        160,
-    )
-}
-
-#[derive(Serialize)]
-struct Request<'a, P> {
-    jsonrpc: &'static str,
-    id: &'a RawValue,
-    method: &'a str,
-    params: P,
-}
-
-/// `notifications/progress`.
-pub(crate) fn progress(
-    token: &Value,
-    progress: f64,
-    total: Option<f64>,
-    message: Option<&str>,
-) -> Frame {
-    #[derive(Serialize)]
-    struct Progress<'a> {
-        #[serde(skip_serializing_if = "Option::is_none")]
-        message: Option<&'a str>,
-        progress: f64,
-        #[serde(rename = "progressToken")]
-        token: &'a Value,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        total: Option<f64>,
-    }
-    notification(
-        "notifications/progress",
-        Progress {
-            message,
-            progress,
-            token,
-            total,
-        },
-    )
-}
-
-/// `notifications/message`: a log line for the client.
-pub(crate) fn log_message(level: &str, logger: &str, data: &Value) -> Frame {
-    #[derive(Serialize)]
-    struct Log<'a> {
-        data: &'a Value,
-        level: &'a str,
-        logger: &'a str,
-    }
-    notification(
-        "notifications/message",
-        Log {
-            data,
-            level,
-            logger,
-        },
-    )
-}
-
-/// `notifications/cancelled` for a request of ours the client need not answer.
-pub(crate) fn cancelled(request_id: &RawValue, reason: &str) -> Frame {
-    #[derive(Serialize)]
-    struct Cancelled<'a> {
-        reason: &'a str,
-        #[serde(rename = "requestId")]
-        request_id: &'a RawValue,
-    }
-    notification("notifications/cancelled", Cancelled { reason, request_id })
-}
-
-/// `_meta` naming the subscription a message belongs to (2026-07-28).
-struct SubscriptionMeta<'a>(&'a RawValue);
-
-impl Serialize for SubscriptionMeta<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry(meta::SUBSCRIPTION_ID, self.0)?;
-        map.end()
-    }
-}
-
-/// `notifications/tools/list_changed`, tagged with a subscription's id in
-/// the 2026-07-28 era.
-pub(crate) fn tools_list_changed(subscription: Option<&RawValue>) -> Frame {
-    #[derive(Serialize)]
-    struct Changed<'a> {
-        #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-        meta: Option<SubscriptionMeta<'a>>,
-    }
-    notification(
-        "notifications/tools/list_changed",
-        Changed {
-            meta: subscription.map(SubscriptionMeta),
-        },
-    )
-}
-
-/// `notifications/subscriptions/acknowledged`: the first message of a
-/// `subscriptions/listen` stream, with the notifications it will carry.
-pub(crate) fn subscription_acknowledged(id: &RawValue, tools_list_changed: bool) -> Frame {
-    #[derive(Serialize)]
-    struct Honoured {
-        #[serde(rename = "toolsListChanged", skip_serializing_if = "is_false")]
-        tools_list_changed: bool,
-    }
-    #[derive(Serialize)]
-    struct Acknowledged<'a> {
-        #[serde(rename = "_meta")]
-        meta: SubscriptionMeta<'a>,
-        notifications: Honoured,
-    }
-    notification(
-        "notifications/subscriptions/acknowledged",
-        Acknowledged {
-            meta: SubscriptionMeta(id),
-            notifications: Honoured { tools_list_changed },
-        },
-    )
-}
-
-fn is_false(value: &bool) -> bool {
-    !value
-}
-
-/// The final response of a `subscriptions/listen` stream, at shutdown.
-pub(crate) fn subscription_closed(id: &RawValue) -> Frame {
-    #[derive(Serialize)]
-    struct Closed<'a> {
-        #[serde(rename = "_meta")]
-        meta: SubscriptionMeta<'a>,
-        #[serde(rename = "resultType")]
-        result_type: &'static str,
-    }
-    frame::encode(
-        &Response {
-            jsonrpc: JSONRPC,
-            id,
-            result: Closed {
-                meta: SubscriptionMeta(id),
-                result_type: "complete",
-            },
-        },
-        128,
-    )
-}
-
-/// The params of `elicitation/create` in form mode.
-#[derive(Clone, Debug, Serialize)]
-pub(crate) struct ElicitForm<'a> {
-    message: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mode: Option<&'static str>,
-    #[serde(rename = "requestedSchema")]
-    requested_schema: &'a Value,
-}
-
-impl<'a> ElicitForm<'a> {
-    /// The form as a session of `version` takes it.
-    pub(crate) fn new(
-        message: &'a str,
-        requested_schema: &'a Value,
-        version: ProtocolVersion,
-    ) -> Self {
-        ElicitForm {
-            message,
-            mode: version.carries().elicitation_mode.then_some("form"),
-            requested_schema,
-        }
-    }
-}
-
-/// An `elicitation/create` request to the client (legacy sessions).
-pub(crate) fn elicitation_request(id: &RawValue, form: &ElicitForm<'_>) -> Frame {
-    frame::encode(
-        &Request {
-            jsonrpc: JSONRPC,
-            id,
-            method: "elicitation/create",
-            params: form,
-        },
-        256,
-    )
-}
 
 /// `Implementation`: a name, a version and (from 2025-06-18) a title.
 #[derive(Debug, Serialize)]
@@ -407,8 +142,8 @@ pub(crate) enum CallToolResult<'a> {
     /// Structured output (`structuredContent` where the revision has it)
     /// and its text mirror; `wrap` puts it under `{"result": …}`.
     Structured { json: &'a RawValue, wrap: bool },
-    /// Content blocks, already shaped for the revision.
-    Content(Vec<Value>),
+    /// Content blocks, shaped for the revision as they are written.
+    Content(&'a [Content]),
     /// An `isError` result with this text.
     Error(&'a str),
 }
@@ -442,7 +177,23 @@ pub(crate) fn structured_json(text: &str) -> Result<Cow<'_, RawValue>, serde_jso
 /// [`CallToolResult`] for one revision.
 struct CallToolBody<'a> {
     result: &'a CallToolResult<'a>,
-    structured_output: bool,
+    version: ProtocolVersion,
+}
+
+/// Content blocks as a session of `version` reads them.
+struct Blocks<'a> {
+    blocks: &'a [Content],
+    version: ProtocolVersion,
+}
+
+impl Serialize for Blocks<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.blocks.len()))?;
+        for block in self.blocks {
+            seq.serialize_element(&block.wire(self.version))?;
+        }
+        seq.end()
+    }
 }
 
 impl Serialize for CallToolBody<'_> {
@@ -459,7 +210,7 @@ impl Serialize for CallToolBody<'_> {
                 };
                 let mut body = serializer.serialize_struct("CallToolResult", 2)?;
                 body.serialize_field("content", &[TextBlock { kind: "text", text }])?;
-                if self.structured_output {
+                if self.version.carries().structured_output {
                     if *wrap {
                         body.serialize_field("structuredContent", &Wrapped { result: json })?;
                     } else {
@@ -470,7 +221,11 @@ impl Serialize for CallToolBody<'_> {
             }
             CallToolResult::Content(blocks) => {
                 let mut body = serializer.serialize_struct("CallToolResult", 1)?;
-                body.serialize_field("content", blocks)?;
+                let blocks = Blocks {
+                    blocks,
+                    version: self.version,
+                };
+                body.serialize_field("content", &blocks)?;
                 body.end()
             }
             CallToolResult::Error(text) => {
@@ -652,7 +407,7 @@ impl<'a> Reply<'a> {
         };
         let body = CallToolBody {
             result,
-            structured_output: self.version.carries().structured_output,
+            version: self.version,
         };
         self.send(body, "complete", capacity)
     }
@@ -675,14 +430,7 @@ impl<'a> Reply<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn raw(text: &str) -> Box<RawValue> {
-        RawValue::from_string(text.to_owned()).unwrap()
-    }
-
-    fn text(frame: Frame) -> String {
-        String::from_utf8(frame.into_bytes()).unwrap()
-    }
+    use crate::protocol::outgoing::tests::{raw, text};
 
     fn meta() -> Box<RawValue> {
         server_meta(&Implementation::new(
@@ -691,30 +439,6 @@ mod tests {
             Some("S"),
             ProtocolVersion::LATEST,
         ))
-    }
-
-    #[test]
-    fn errors_omit_an_unknown_id_and_absent_data() {
-        let frame = error(None, ErrorCode::PARSE_ERROR, "bad\nline", None);
-        assert_eq!(
-            text(frame),
-            "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"bad\\nline\"}}\n"
-        );
-        let data = ErrorData::UnsupportedVersion {
-            requested: "1999".into(),
-            supported: vec!["2026-07-28"],
-        };
-        let frame = error(
-            Some(&raw("\"x\"")),
-            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-            "no",
-            Some(&data),
-        );
-        assert_eq!(
-            text(frame),
-            "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"error\":{\"code\":-32022,\"message\":\"no\",\
-             \"data\":{\"requested\":\"1999\",\"supported\":[\"2026-07-28\"]}}}\n"
-        );
     }
 
     #[test]
@@ -789,21 +513,6 @@ mod tests {
     }
 
     #[test]
-    fn elicitation_gains_a_mode_in_2025_11_25() {
-        let schema = serde_json::json!({"type": "object"});
-        let old = ElicitForm::new("q", &schema, ProtocolVersion::V2025_06_18);
-        let new = ElicitForm::new("q", &schema, ProtocolVersion::V2025_11_25);
-        assert_eq!(
-            serde_json::to_string(&old).unwrap(),
-            "{\"message\":\"q\",\"requestedSchema\":{\"type\":\"object\"}}"
-        );
-        assert_eq!(
-            serde_json::to_string(&new).unwrap(),
-            "{\"message\":\"q\",\"mode\":\"form\",\"requestedSchema\":{\"type\":\"object\"}}"
-        );
-    }
-
-    #[test]
     fn input_required_carries_the_question_and_the_state() {
         let id = raw("2");
         let meta = meta();
@@ -818,27 +527,5 @@ mod tests {
         );
         assert_eq!(frame["result"]["requestState"], "s.t");
         assert_eq!(frame["result"]["resultType"], "input_required");
-    }
-
-    #[test]
-    fn notifications_are_typed() {
-        let id = raw("3");
-        assert_eq!(
-            text(tools_list_changed(None)),
-            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{}}\n"
-        );
-        assert_eq!(
-            text(subscription_acknowledged(&id, true)),
-            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":\
-             {\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":3},\"notifications\":{\"toolsListChanged\":true}}}\n"
-        );
-        assert_eq!(
-            text(subscription_closed(&id)),
-            "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":3},\"resultType\":\"complete\"}}\n"
-        );
-        assert_eq!(
-            text(progress(&Value::from("t"), 1.0, Some(2.0), None)),
-            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1.0,\"progressToken\":\"t\",\"total\":2.0}}\n"
-        );
     }
 }
