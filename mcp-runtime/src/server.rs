@@ -14,6 +14,7 @@ use crate::shared::{Identity, Shared};
 use crate::state::StateMap;
 use crate::tool::Tool;
 use crate::toolset::ToolSet;
+use crate::transport::signal::termination;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -446,33 +447,6 @@ impl Server {
         let (shared, max, drain) = self.into_shared()?;
         crate::transport::serve::run(shared, max, drain, input, output, output_closed, shutdown)
             .await
-    }
-}
-
-/// Completes on SIGTERM or SIGINT (Ctrl-C), the ways clients and terminals
-/// stop a stdio server.
-async fn termination() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) {
-            (Ok(mut term), Ok(mut int)) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = int.recv() => {}
-                }
-            }
-            _ => std::future::pending().await,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
     }
 }
 

@@ -4,6 +4,7 @@
 mod codec;
 mod memory;
 pub(crate) mod serve;
+pub(crate) mod signal;
 pub(crate) mod stdio;
 pub(crate) mod writer;
 
