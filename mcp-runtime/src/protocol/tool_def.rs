@@ -4,12 +4,12 @@
 use super::ProtocolVersion;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 
 /// A tool definition as one revision sees it; serialized once per revision
-/// by the registry, or turned into a `Value` for dumps.
+/// by the registry (with schemas `S` as cached JSON text), or turned into a
+/// `Value` for dumps (with schemas as values).
 #[derive(Debug, Serialize)]
-pub(crate) struct ToolDefinition<'a> {
+pub(crate) struct ToolDefinition<'a, S> {
     name: &'a str,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     meta: Option<&'a Map<String, Value>>,
@@ -20,30 +20,30 @@ pub(crate) struct ToolDefinition<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     icons: Option<&'a [Icon]>,
     #[serde(rename = "inputSchema")]
-    input_schema: &'a Value,
+    input_schema: S,
     #[serde(rename = "outputSchema", skip_serializing_if = "Option::is_none")]
-    output_schema: Option<Cow<'a, Value>>,
+    output_schema: Option<S>,
     #[serde(skip_serializing_if = "Option::is_none")]
     title: Option<&'a str>,
 }
 
 /// Everything a definition is made from, for every revision.
 #[derive(Debug)]
-pub(crate) struct ToolFields<'a> {
+pub(crate) struct ToolFields<'a, S> {
     pub(crate) name: &'a str,
     pub(crate) title: Option<&'a str>,
     pub(crate) description: Option<&'a str>,
-    pub(crate) input_schema: &'a Value,
+    pub(crate) input_schema: S,
     /// The outputSchema as this revision needs it (wrapped or not).
-    pub(crate) output_schema: Option<Cow<'a, Value>>,
+    pub(crate) output_schema: Option<S>,
     pub(crate) annotations: &'a Annotations,
     pub(crate) icons: &'a [Icon],
     pub(crate) meta: &'a Map<String, Value>,
 }
 
-impl<'a> ToolDefinition<'a> {
+impl<'a, S: Serialize> ToolDefinition<'a, S> {
     /// The definition of `tool` for a session of `version`.
-    pub(crate) fn new(tool: ToolFields<'a>, version: ProtocolVersion) -> Self {
+    pub(crate) fn new(tool: ToolFields<'a, S>, version: ProtocolVersion) -> Self {
         let carries = version.carries();
         // Before `title` existed on tools, `annotations.title` carried it.
         let annotations_title = tool.title.filter(|_| !carries.structured_output);
@@ -161,7 +161,7 @@ mod tests {
             title: Some("T"),
             description: Some("d"),
             input_schema: &schema,
-            output_schema: Some(Cow::Borrowed(&schema)),
+            output_schema: Some(&schema),
             annotations: &annotations,
             icons: &icons,
             meta: &meta,

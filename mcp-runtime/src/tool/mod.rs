@@ -63,6 +63,10 @@ pub(crate) struct Definition {
     pub(crate) replayable_input: bool,
     /// Header-mirrored integer arguments and their bounds, from the inputSchema.
     header_bounds: OnceLock<Vec<HeaderBound>>,
+    /// The schemas as JSON text, serialized once and shared by every
+    /// revision and every copy of the tool: the inputSchema, then the
+    /// outputSchema as is and wrapped as `{"result": …}`.
+    schemas_json: [OnceLock<Option<Box<RawValue>>>; 3],
 }
 
 /// A schema given as a value, or generated on first use (startup then costs
@@ -172,21 +176,20 @@ impl Tool {
         crate::schema::has_root_composition(schema) || (carries.object_output_root && !object_root)
     }
 
-    /// What the definition is made from, for a session of `version`.
-    fn fields(&self, version: ProtocolVersion) -> ToolFields<'_> {
+    /// What the definition is made from, for a session of `version`, with
+    /// the schemas as given by `schemas(input, output, wrapped)`.
+    fn fields<'a, S>(
+        &'a self,
+        version: ProtocolVersion,
+        schemas: impl FnOnce(&'a Tool, bool) -> (S, Option<S>),
+    ) -> ToolFields<'a, S> {
         let def = &self.def;
-        let output_schema = self.output_schema().map(|schema| {
-            if self.wraps_output(version) {
-                Cow::Owned(crate::schema::wrap_in_result(schema))
-            } else {
-                Cow::Borrowed(schema)
-            }
-        });
+        let (input_schema, output_schema) = schemas(self, self.wraps_output(version));
         ToolFields {
             name: &self.name,
             title: def.title.as_deref(),
             description: def.description.as_deref(),
-            input_schema: self.input_schema(),
+            input_schema,
             output_schema,
             annotations: &def.annotations,
             icons: &def.icons,
@@ -196,16 +199,48 @@ impl Tool {
 
     /// The tool's definition as a session of `version` sees it.
     pub(crate) fn definition(&self, version: ProtocolVersion) -> Value {
-        let definition = ToolDefinition::new(self.fields(version), version);
+        let fields = self.fields(version, |tool, wrap| {
+            let output = tool.output_schema().map(|schema| {
+                if wrap {
+                    Cow::Owned(crate::schema::wrap_in_result(schema))
+                } else {
+                    Cow::Borrowed(schema)
+                }
+            });
+            (Cow::Borrowed(tool.input_schema()), output)
+        });
         // Plain data with string keys: it always converts.
-        serde_json::to_value(&definition).unwrap_or_default()
+        serde_json::to_value(ToolDefinition::new(fields, version)).unwrap_or_default()
     }
 
-    /// [`Tool::definition`] as JSON text, for the registry's cached pages.
+    /// [`Tool::definition`] as JSON text, for the registry's cached pages;
+    /// the schemas in it are serialized once per tool definition.
     pub(crate) fn definition_json(&self, version: ProtocolVersion) -> Box<RawValue> {
-        let definition = ToolDefinition::new(self.fields(version), version);
-        serde_json::value::to_raw_value(&definition)
+        let fields = self.fields(version, |tool, wrap| {
+            let input = tool.schema_json(0, || Some(tool.input_schema().clone()));
+            let output = tool.schema_json(if wrap { 2 } else { 1 }, || {
+                let schema = tool.output_schema()?;
+                Some(if wrap {
+                    crate::schema::wrap_in_result(schema)
+                } else {
+                    schema.clone()
+                })
+            });
+            // The inputSchema is always there.
+            (
+                input.unwrap_or_else(|| unreachable!("an inputSchema serializes")),
+                output,
+            )
+        });
+        serde_json::value::to_raw_value(&ToolDefinition::new(fields, version))
             .unwrap_or_else(|_| unreachable!("a tool definition is plain data with string keys"))
+    }
+
+    /// Schema `slot` of [`Definition::schemas_json`], made by `make` once.
+    fn schema_json(&self, slot: usize, make: impl FnOnce() -> Option<Value>) -> Option<&RawValue> {
+        self.def.schemas_json[slot]
+            .get_or_init(|| make().and_then(|schema| serde_json::value::to_raw_value(&schema).ok()))
+            .as_deref()
     }
 
     pub(crate) fn call(&self, call: ToolCall) -> BoxFuture<ToolOutcome> {
@@ -236,5 +271,35 @@ impl Tool {
                 ))
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_cached_definition_text_and_the_value_agree_in_every_revision() {
+        let tool = ToolBuilder::new("t", |_| Box::pin(async { ToolOutcome::text("") }))
+            .title("T")
+            .output_schema(json!({"type": "number"}))
+            .build();
+        for version in ProtocolVersion::ALL {
+            let text = tool.definition_json(version);
+            let parsed: Value = serde_json::from_str(text.get()).unwrap();
+            assert_eq!(parsed, tool.definition(version), "{version}");
+            // A second rendering reuses the cached schemas and is the same.
+            assert_eq!(tool.definition_json(version).get(), text.get());
+        }
+        let wrapped: Value =
+            serde_json::from_str(tool.definition_json(ProtocolVersion::V2025_06_18).get()).unwrap();
+        assert_eq!(
+            wrapped["outputSchema"]["properties"]["result"]["type"],
+            "number"
+        );
+        let modern: Value =
+            serde_json::from_str(tool.definition_json(ProtocolVersion::LATEST).get()).unwrap();
+        assert_eq!(modern["outputSchema"], json!({"type": "number"}));
     }
 }

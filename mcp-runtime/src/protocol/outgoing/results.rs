@@ -7,7 +7,7 @@ use crate::protocol::ProtocolVersion;
 use crate::protocol::content::Content;
 use crate::protocol::frame::{self, Frame, Spliced};
 use crate::protocol::meta;
-use serde::ser::{SerializeMap, SerializeSeq, SerializeStruct};
+use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -156,10 +156,16 @@ struct Wrapped<'a> {
 
 /// A text content block.
 #[derive(Serialize)]
-struct TextBlock<'a> {
+struct TextBlock<T> {
     #[serde(rename = "type")]
     kind: &'static str,
-    text: &'a str,
+    text: T,
+}
+
+impl<T: Serialize> TextBlock<T> {
+    fn new(text: T) -> Self {
+        TextBlock { kind: "text", text }
+    }
 }
 
 /// The structured result of a call, ready to send: `text` compacted to one
@@ -174,10 +180,11 @@ pub(crate) fn structured_json(text: &str) -> Result<Cow<'_, RawValue>, serde_jso
     Ok(Cow::Owned(serde_json::value::to_raw_value(&value)?))
 }
 
-/// [`CallToolResult`] for one revision.
+/// [`CallToolResult`] for one revision, with its closing fields.
 struct CallToolBody<'a> {
     result: &'a CallToolResult<'a>,
     version: ProtocolVersion,
+    trailer: Option<Trailer<'a>>,
 }
 
 /// Content blocks as a session of `version` reads them.
@@ -197,44 +204,72 @@ impl Serialize for Blocks<'_> {
 }
 
 impl Serialize for CallToolBody<'_> {
+    // A map written field by field, closing fields included: the hot path
+    // of every call, so no flattening machinery and no intermediate text.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut body = serializer.serialize_map(None)?;
         match self.result {
-            CallToolResult::Structured { json, wrap } => {
-                let wrapped;
-                let text = if *wrap {
-                    wrapped = serde_json::to_string(&Wrapped { result: json })
-                        .map_err(serde::ser::Error::custom)?;
-                    wrapped.as_str()
-                } else {
-                    json.get()
-                };
-                let mut body = serializer.serialize_struct("CallToolResult", 2)?;
-                body.serialize_field("content", &[TextBlock { kind: "text", text }])?;
+            CallToolResult::Structured { json, wrap: true } => {
+                let wrapped = Wrapped { result: json };
+                body.serialize_entry("content", &[TextBlock::new(AsText(&wrapped))])?;
                 if self.version.carries().structured_output {
-                    if *wrap {
-                        body.serialize_field("structuredContent", &Wrapped { result: json })?;
-                    } else {
-                        body.serialize_field("structuredContent", json)?;
-                    }
+                    body.serialize_entry("structuredContent", &wrapped)?;
                 }
-                body.end()
+            }
+            CallToolResult::Structured { json, wrap: false } => {
+                body.serialize_entry("content", &[TextBlock::new(json.get())])?;
+                if self.version.carries().structured_output {
+                    body.serialize_entry("structuredContent", json)?;
+                }
             }
             CallToolResult::Content(blocks) => {
-                let mut body = serializer.serialize_struct("CallToolResult", 1)?;
                 let blocks = Blocks {
                     blocks,
                     version: self.version,
                 };
-                body.serialize_field("content", &blocks)?;
-                body.end()
+                body.serialize_entry("content", &blocks)?;
             }
             CallToolResult::Error(text) => {
-                let mut body = serializer.serialize_struct("CallToolResult", 2)?;
-                body.serialize_field("content", &[TextBlock { kind: "text", text }])?;
-                body.serialize_field("isError", &true)?;
-                body.end()
+                body.serialize_entry("content", &[TextBlock::new(*text)])?;
+                body.serialize_entry("isError", &true)?;
             }
         }
+        if let Some(trailer) = &self.trailer {
+            body.serialize_entry("resultType", trailer.result_type)?;
+            body.serialize_entry("_meta", trailer.meta)?;
+        }
+        body.end()
+    }
+}
+
+/// A value's compact JSON as a string: the text mirror of structured
+/// output, written straight into the string being serialized.
+struct AsText<'a, T>(&'a T);
+
+impl<T: Serialize> Serialize for AsText<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<T: Serialize> std::fmt::Display for AsText<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        serde_json::to_writer(FmtWriter(f), self.0).map_err(|_| std::fmt::Error)
+    }
+}
+
+/// `io::Write` onto a formatter; serde_json writes whole UTF-8 pieces.
+struct FmtWriter<'a, 'b>(&'a mut std::fmt::Formatter<'b>);
+
+impl std::io::Write for FmtWriter<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = std::str::from_utf8(buf).map_err(std::io::Error::other)?;
+        self.0.write_str(text).map_err(std::io::Error::other)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -405,11 +440,19 @@ impl<'a> Reply<'a> {
             CallToolResult::Error(text) => text.len() + 64,
             CallToolResult::Content(_) => 256,
         };
-        let body = CallToolBody {
+        let result = CallToolBody {
             result,
             version: self.version,
+            trailer: self.trailer("complete"),
         };
-        self.send(body, "complete", capacity)
+        frame::encode(
+            &Response {
+                jsonrpc: JSONRPC,
+                id: self.id,
+                result,
+            },
+            capacity + self.id.get().len() + 160,
+        )
     }
 
     /// A 2026-07-28 `input_required` result: the question and the sealed state.
