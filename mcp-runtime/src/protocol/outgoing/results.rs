@@ -211,7 +211,10 @@ impl Serialize for CallToolBody<'_> {
         match self.result {
             CallToolResult::Structured { json, wrap: true } => {
                 let wrapped = Wrapped { result: json };
-                body.serialize_entry("content", &[TextBlock::new(AsText(&wrapped))])?;
+                // The mirror is short: one small string, as cheap as
+                // streaming it through a formatter and simpler.
+                let text = serde_json::to_string(&wrapped).map_err(serde::ser::Error::custom)?;
+                body.serialize_entry("content", &[TextBlock::new(text.as_str())])?;
                 if self.version.carries().structured_output {
                     body.serialize_entry("structuredContent", &wrapped)?;
                 }
@@ -239,37 +242,6 @@ impl Serialize for CallToolBody<'_> {
             body.serialize_entry("_meta", trailer.meta)?;
         }
         body.end()
-    }
-}
-
-/// A value's compact JSON as a string: the text mirror of structured
-/// output, written straight into the string being serialized.
-struct AsText<'a, T>(&'a T);
-
-impl<T: Serialize> Serialize for AsText<'_, T> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<T: Serialize> std::fmt::Display for AsText<'_, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        serde_json::to_writer(FmtWriter(f), self.0).map_err(|_| std::fmt::Error)
-    }
-}
-
-/// `io::Write` onto a formatter; serde_json writes whole UTF-8 pieces.
-struct FmtWriter<'a, 'b>(&'a mut std::fmt::Formatter<'b>);
-
-impl std::io::Write for FmtWriter<'_, '_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let text = std::str::from_utf8(buf).map_err(std::io::Error::other)?;
-        self.0.write_str(text).map_err(std::io::Error::other)?;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 
