@@ -1,16 +1,32 @@
 //! Small helpers shared across the crate: poison-tolerant locking and
 //! durations written for people.
+//!
+//! Every critical section in this crate leaves its data consistent (each
+//! update is a single step), so a panic elsewhere must not wedge the
+//! server: poisoning is ignored everywhere, through these helpers.
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{LockResult, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
-/// Locks a mutex, recovering from poisoning: every critical section in this
-/// crate leaves the data consistent, so a panic elsewhere must not wedge the
-/// server.
+/// Locks a mutex, recovering from poisoning.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    unpoisoned(mutex.lock())
+}
+
+/// Read-locks an `RwLock`, recovering from poisoning.
+pub(crate) fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    unpoisoned(lock.read())
+}
+
+/// Write-locks an `RwLock`, recovering from poisoning.
+pub(crate) fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    unpoisoned(lock.write())
+}
+
+/// The guard (or condition-variable result) whether or not the lock was
+/// poisoned.
+pub(crate) fn unpoisoned<G>(result: LockResult<G>) -> G {
+    result.unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// `d` for people: whole seconds as `30s`, anything else as `300ms`.
