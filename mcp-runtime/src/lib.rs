@@ -51,7 +51,6 @@
 //! `initialize` handshake (2024-11-05 to 2025-11-25) and the stateless
 //! 2026-07-28 era (`server/discover`, a `_meta` envelope on every request).
 
-mod connection;
 mod content;
 mod context;
 mod dump;

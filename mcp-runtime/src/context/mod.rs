@@ -8,10 +8,10 @@ mod test;
 pub use test::{TestContext, TestPeer};
 
 use crate::ToolError;
-use crate::connection::{CancelSignal, ClientSession, Connection};
 use crate::elicit::{ElicitRequest, Elicitation, Interrupt};
 use crate::level::Level;
 use crate::protocol::{ProtocolVersion, outgoing};
+use crate::session::connection::{CancelSignal, ClientSession, Connection};
 use crate::state::{State, StateMap};
 use crate::toolset::ToolSet;
 use crate::util::lock;

@@ -2,10 +2,10 @@
 //! [`TestPeer`] sees what the tool sent and can cancel the call.
 
 use super::{Context, ContextParts};
-use crate::connection::{CancelSignal, ClientSession, Connection};
 use crate::level::Level;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::frame::Frame;
+use crate::session::connection::{CancelSignal, ClientSession, Connection};
 use crate::state::StateMap;
 use crate::toolset::ToolSet;
 use crate::util::lock;

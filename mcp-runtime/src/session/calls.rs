@@ -2,7 +2,6 @@
 //! first poll or a task of its own, run slots, timeout, panic catching,
 //! cancellation, and handing the outcome to [`crate::protocol::outgoing`].
 
-use crate::connection::Connection;
 use crate::context::Context;
 use crate::elicit::Interrupt;
 use crate::elicit::seal::{ALREADY_USED, SpendRefusal, StateTicket};
@@ -10,6 +9,7 @@ use crate::limits::QueueTimeout;
 use crate::protocol::frame::Frame;
 use crate::protocol::outgoing::{self, CallToolResult, Capabilities, ErrorData, Reply};
 use crate::protocol::{ErrorCode, ProtocolVersion};
+use crate::session::connection::Connection;
 use crate::shared::Shared;
 use crate::tool::{Tool, ToolCall, ToolOutcome};
 use crate::util::human_duration;

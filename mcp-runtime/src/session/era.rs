@@ -9,10 +9,10 @@
 //! the stateless era.
 
 use super::Failure;
-use crate::connection::{ClientSession, Connection};
 use crate::level::Level;
 use crate::protocol::outgoing::ErrorData;
 use crate::protocol::{ErrorCode, ProtocolVersion, meta};
+use crate::session::connection::{ClientSession, Connection};
 use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;

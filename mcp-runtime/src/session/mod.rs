@@ -4,19 +4,22 @@
 //!
 //! Routing is one table ([`Session::on_request`]); the era rules run in
 //! front of it ([`era`]); each method family has its file under
-//! [`methods`]; running a call is [`calls`].
+//! [`methods`]; running a call is [`calls`]; what the session's requests,
+//! calls and tasks share (outbox, calls in flight, requests to the client,
+//! subscriptions) is the [`connection::Connection`].
 
 pub(crate) mod calls;
+pub(crate) mod connection;
 pub(crate) mod era;
 mod methods;
 
 pub(crate) use methods::listen::notify_tools_changed;
 
-use crate::connection::{Connection, canonical_id};
 use crate::protocol::ErrorCode;
 use crate::protocol::incoming::{Incoming, Rejection, without_position};
 use crate::protocol::outgoing::{self, ErrorData, Reply};
 use crate::shared::Shared;
+use connection::{Connection, canonical_id};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;

@@ -5,8 +5,8 @@
 
 use super::writer::FrameWriter;
 use super::{Line, LineReader};
-use crate::connection::Connection;
 use crate::protocol::frame::Frame;
+use crate::session::connection::Connection;
 use crate::session::{Session, notify_tools_changed};
 use crate::shared::Shared;
 use serde_json::value::RawValue;

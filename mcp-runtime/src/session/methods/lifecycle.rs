@@ -1,9 +1,9 @@
 //! `initialize`, `ping` and `server/discover`: opening a session, checking
 //! it is alive, and describing the server.
 
-use crate::connection::ClientSession;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::outgoing::{DiscoverResult, InitializeResult};
+use crate::session::connection::ClientSession;
 use crate::session::era::{self, Lifecycle};
 use crate::session::{Failure, Session, parse_params};
 use serde::Deserialize;

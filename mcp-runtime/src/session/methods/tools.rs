@@ -7,6 +7,7 @@ use crate::elicit::seal::{Resumed, arguments_digest};
 use crate::protocol::outgoing::{CallToolResult, ErrorData};
 use crate::protocol::{ErrorCode, ProtocolVersion};
 use crate::session::calls::{self, PreparedCall};
+use crate::session::connection::canonical_id;
 use crate::session::era::RequestInfo;
 use crate::session::{Failure, Session, parse_params};
 use crate::tool::ToolCall;
@@ -107,7 +108,7 @@ impl Session {
         } else {
             (String::new(), Resumed::default())
         };
-        let key = crate::connection::canonical_id(id.get());
+        let key = canonical_id(id.get());
         let duplicate = || {
             Failure::new(
                 ErrorCode::INVALID_REQUEST,
