@@ -49,7 +49,7 @@ impl fmt::Debug for Context {
 }
 
 struct Inner {
-    request_id: String,
+    request_id: Box<RawValue>,
     tool: Arc<str>,
     version: ProtocolVersion,
     client: Arc<ClientSession>,
@@ -75,7 +75,7 @@ struct Inner {
 
 /// Everything a context is made from; built by the dispatcher.
 pub(crate) struct ContextParts {
-    pub(crate) request_id: String,
+    pub(crate) request_id: Box<RawValue>,
     pub(crate) tool: Arc<str>,
     pub(crate) version: ProtocolVersion,
     pub(crate) client: Arc<ClientSession>,
@@ -116,6 +116,11 @@ impl Context {
 
     /// The JSON-RPC id of the call, as JSON text (`7`, `"abc"`).
     pub fn request_id(&self) -> &str {
+        self.inner.request_id.get()
+    }
+
+    /// The JSON-RPC id of the call, as the response echoes it.
+    pub(crate) fn raw_request_id(&self) -> &RawValue {
         &self.inner.request_id
     }
 

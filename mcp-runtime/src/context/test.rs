@@ -138,7 +138,8 @@ impl TestContext {
             Err(err) => unreachable!("an empty tool set is valid: {err}"),
         };
         let context = Context::new(ContextParts {
-            request_id: "1".to_owned(),
+            request_id: RawValue::from_string("1".to_owned())
+                .unwrap_or_else(|_| unreachable!("`1` is JSON")),
             tool: self.tool,
             version: self.version,
             client: Arc::new(self.client),

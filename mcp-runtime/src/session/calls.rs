@@ -27,8 +27,6 @@ const LOG_TARGET: &str = "mcp_runtime::call";
 
 /// A call ready to run.
 pub(crate) struct PreparedCall {
-    /// The request id as the client sent it (echoed in the response).
-    pub(crate) id: Box<RawValue>,
     /// The canonical id, the key of the in-flight table.
     pub(crate) key: String,
     pub(crate) tool: Arc<Tool>,
@@ -54,7 +52,6 @@ enum Ending {
 /// slow tool never holds up the reader; responses go out in completion order.
 pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCall) {
     let PreparedCall {
-        id,
         key,
         tool,
         call,
@@ -64,13 +61,15 @@ pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared
     let started = call_clock();
     let version = call.version;
     let context = call.context.clone();
+    // The id as the client sent it, echoed in the response.
+    let id = context.raw_request_id();
     // Spent once admitted, right before the tool runs: a state refused by
     // the rate or pending limit stays usable for the client's next try.
     if let Some(ticket) = ticket {
         let refusal = match shared.sealer.spend(&ticket) {
             Ok(()) => None,
             Err(SpendRefusal::AlreadyUsed) => Some(outgoing::error(
-                Some(&id),
+                Some(id),
                 ErrorCode::INVALID_PARAMS,
                 &format!("Invalid params: {ALREADY_USED}"),
                 None,
@@ -82,7 +81,7 @@ pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared
                     tool.name,
                     human_duration(wait)
                 ));
-                Some(outcome_frame(shared, &id, &tool, &busy, version))
+                Some(outcome_frame(shared, id, &tool, &busy, version))
             }
         };
         if let Some(refusal) = refusal {
@@ -105,15 +104,14 @@ pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared
         let mut cx = TaskContext::from_waker(std::task::Waker::noop());
         if let Poll::Ready(outcome) = future.as_mut().poll(&mut cx) {
             context.finish();
-            log_outcome(&tool, &id, started, &outcome);
+            log_outcome(&tool, id, started, &outcome);
             if connection.finish_call(&key) {
-                connection.send(outcome_frame(shared, &id, &tool, &outcome, version));
+                connection.send(outcome_frame(shared, id, &tool, &outcome, version));
             }
             return;
         }
     }
     let pending = Pending {
-        id,
         key,
         tool,
         context,
@@ -146,7 +144,6 @@ fn log_outcome(tool: &Tool, id: &RawValue, started: Option<Instant>, outcome: &T
 
 /// A call whose future still has to run.
 struct Pending {
-    id: Box<RawValue>,
     key: String,
     tool: Arc<Tool>,
     context: Context,
@@ -163,7 +160,6 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
     let task = tokio::spawn(async move {
         let connection = task_connection;
         let Pending {
-            id,
             key,
             tool,
             context,
@@ -172,6 +168,7 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
             started,
             future,
         } = pending;
+        let id = context.raw_request_id();
         let _slot = match shared.limits.run_slot().await {
             Ok(slot) => slot,
             Err(QueueTimeout { waited }) => {
@@ -183,7 +180,7 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
                         human_duration(waited),
                         tool.name
                     ));
-                    connection.send(outcome_frame(&shared, &id, &tool, &busy, version));
+                    connection.send(outcome_frame(&shared, id, &tool, &busy, version));
                 }
                 return;
             }
@@ -195,7 +192,7 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
         };
         context.finish();
         match (&ending, started) {
-            (Ending::Outcome(outcome), _) => log_outcome(&tool, &id, started, outcome),
+            (Ending::Outcome(outcome), _) => log_outcome(&tool, id, started, outcome),
             (Ending::Interrupted(interrupt), Some(started)) => tracing::debug!(
                 target: LOG_TARGET,
                 tool = %tool.name,
@@ -213,9 +210,9 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
             return; // cancelled: nothing more is sent for this id
         }
         let frame = match ending {
-            Ending::Outcome(outcome) => outcome_frame(&shared, &id, &tool, &outcome, version),
+            Ending::Outcome(outcome) => outcome_frame(&shared, id, &tool, &outcome, version),
             Ending::Interrupted(Interrupt::MissingCapability(required)) => outgoing::error(
-                Some(&id),
+                Some(id),
                 ErrorCode::MISSING_CLIENT_CAPABILITY,
                 "Missing required client capability",
                 Some(&ErrorData::MissingCapability {
@@ -227,7 +224,7 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
                     shared
                         .sealer
                         .seal(&tool.name, &arguments_digest, &key, context.answers());
-                reply(&shared, &id, version).input_required(&key, &request.wire(version), &state)
+                reply(&shared, id, version).input_required(&key, &request.wire(version), &state)
             }
         };
         connection.send(frame);

@@ -131,7 +131,7 @@ impl Session {
             return Err(duplicate());
         };
         let context = Context::new(ContextParts {
-            request_id: id.get().to_owned(),
+            request_id: id.to_owned(),
             tool: Arc::clone(&name),
             version,
             client: info.client,
@@ -154,7 +154,6 @@ impl Session {
             &self.shared,
             &self.connection,
             PreparedCall {
-                id: id.to_owned(),
                 key,
                 tool: Arc::clone(tool),
                 call,
