@@ -105,15 +105,13 @@ impl<'a> InitializeResult<'a> {
 /// The result of `server/discover` (2026-07-28).
 #[derive(Serialize)]
 pub(crate) struct DiscoverResult<'a> {
-    #[serde(rename = "cacheScope")]
-    cache_scope: &'static str,
     capabilities: ModernCapabilities,
     #[serde(skip_serializing_if = "Option::is_none")]
     instructions: Option<&'a str>,
     #[serde(rename = "supportedVersions")]
     supported_versions: [&'static str; 1],
-    #[serde(rename = "ttlMs")]
-    ttl_ms: u64,
+    #[serde(flatten)]
+    cache: CacheHints,
 }
 
 #[derive(Serialize)]
@@ -125,13 +123,12 @@ impl<'a> DiscoverResult<'a> {
     /// What this server offers, cacheable for `ttl_ms`.
     pub(crate) fn new(instructions: Option<&'a str>, ttl_ms: u64) -> Self {
         DiscoverResult {
-            cache_scope: "public",
             capabilities: ModernCapabilities {
                 tools: ToolsCapability { list_changed: true },
             },
             instructions,
             supported_versions: [ProtocolVersion::LATEST.as_str()],
-            ttl_ms,
+            cache: CacheHints::public(ttl_ms),
         }
     }
 }
@@ -278,13 +275,23 @@ impl Serialize for InputRequests<'_> {
     }
 }
 
-/// `ttlMs` and `cacheScope`, on cacheable 2026-07-28 results.
+/// `ttlMs` and `cacheScope`, on cacheable 2026-07-28 results (every
+/// client may share them: nothing this server lists depends on who asks).
 #[derive(Serialize)]
 struct CacheHints {
     #[serde(rename = "ttlMs")]
     ttl_ms: u64,
     #[serde(rename = "cacheScope")]
     cache_scope: &'static str,
+}
+
+impl CacheHints {
+    fn public(ttl_ms: u64) -> CacheHints {
+        CacheHints {
+            ttl_ms,
+            cache_scope: "public",
+        }
+    }
 }
 
 /// The fields every 2026-07-28 result ends with.
@@ -386,10 +393,11 @@ impl<'a> Reply<'a> {
         let body = ListTools {
             tools: Spliced,
             next_cursor,
-            cache: self.version.carries().envelope.then_some(CacheHints {
-                ttl_ms,
-                cache_scope: "public",
-            }),
+            cache: self
+                .version
+                .carries()
+                .envelope
+                .then(|| CacheHints::public(ttl_ms)),
         };
         let result = Closed {
             body,
@@ -471,6 +479,41 @@ mod tests {
             "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"no\"}],\
              \"isError\":true,\"resultType\":\"complete\",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":\
              {\"name\":\"s\",\"title\":\"S\",\"version\":\"1\"}}}}\n"
+        );
+    }
+
+    #[test]
+    fn discovery_and_handshake_results() {
+        let id = raw("1");
+        let meta = meta();
+        let modern = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
+        let discover: Value = serde_json::from_slice(
+            &modern
+                .discover(&DiscoverResult::new(Some("hi"), 9))
+                .into_bytes(),
+        )
+        .unwrap();
+        let result = &discover["result"];
+        assert_eq!(
+            result["supportedVersions"],
+            serde_json::json!(["2026-07-28"])
+        );
+        assert_eq!(
+            (result["ttlMs"].as_u64(), result["cacheScope"].as_str()),
+            (Some(9), Some("public"))
+        );
+        assert_eq!(result["resultType"], "complete");
+        assert_eq!(
+            result["_meta"]["io.modelcontextprotocol/serverInfo"]["title"],
+            "S"
+        );
+        let v = ProtocolVersion::V2024_11_05;
+        let legacy = Reply::new(&id, v, &meta);
+        let info = Implementation::new("s", "1", Some("S"), v);
+        assert_eq!(
+            text(legacy.initialize(&InitializeResult::new(v, info, None))),
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"capabilities\":{\"logging\":{},\"tools\":{\"listChanged\":true}},\
+             \"protocolVersion\":\"2024-11-05\",\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n"
         );
     }
 
