@@ -5,8 +5,10 @@ use crate::util::lock;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -109,8 +111,17 @@ impl StateSealer {
         let expires =
             now_ms().saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
         let id = URL_SAFE_NO_PAD.encode(random_bytes::<16>());
-        let payload = json!({"v": 2, "t": tool, "a": digest, "e": expires, "n": id, "q": [asked], "r": answers})
-            .to_string();
+        let sealed = Sealed {
+            a: Cow::Borrowed(digest),
+            e: expires,
+            n: Cow::Borrowed(&id),
+            q: vec![Cow::Borrowed(asked)],
+            r: Cow::Borrowed(answers),
+            t: Cow::Borrowed(tool),
+            v: LAYOUT,
+        };
+        // Plain data with string keys: it always serializes.
+        let payload = serde_json::to_string(&sealed).unwrap_or_default();
         let tag = self.tag(payload.as_bytes());
         format!(
             "{}.{}",
@@ -185,33 +196,53 @@ impl StateSealer {
             .chain_update(&payload)
             .verify_slice(&tag)
             .map_err(|_| INVALID)?;
-        let payload: Value = serde_json::from_slice(&payload).map_err(|_| INVALID)?;
+        let sealed: Sealed<'_> = serde_json::from_slice(&payload).map_err(|_| INVALID)?;
         // Only states of this layout are sealed by this code; an older
         // layout (without an id) could not be spent once.
-        if payload["v"] != 2 {
+        if sealed.v != LAYOUT {
             return Err(INVALID);
         }
-        let expires = payload["e"].as_u64().ok_or(INVALID)?;
-        if expires < now_ms() {
+        if sealed.e < now_ms() {
             return Err(EXPIRED);
         }
-        if payload["t"] != tool || payload["a"] != digest {
+        if sealed.t != tool || sealed.a != digest {
             return Err(OTHER_CALL);
         }
-        let id = payload["n"].as_str().ok_or(INVALID)?.to_owned();
-        let asked = payload["q"]
-            .as_array()
-            .ok_or(INVALID)?
-            .iter()
-            .filter_map(|key| key.as_str().map(str::to_owned))
-            .collect();
         Ok(Payload {
-            id,
-            expires,
-            asked,
-            answers: payload["r"].as_object().cloned().unwrap_or_default(),
+            id: sealed.n.into_owned(),
+            expires: sealed.e,
+            asked: sealed.q.into_iter().map(Cow::into_owned).collect(),
+            answers: sealed.r.into_owned(),
         })
     }
+}
+
+/// The layout of [`Sealed`] this code writes and reads.
+const LAYOUT: u8 = 2;
+
+/// The JSON sealed in a `requestState`: short keys, since the client
+/// carries it on every retry (in key order, as it has always been written).
+#[derive(Serialize, Deserialize)]
+struct Sealed<'a> {
+    /// Digest of the call's arguments.
+    #[serde(borrow)]
+    a: Cow<'a, str>,
+    /// Expiry, in milliseconds since the Unix epoch.
+    e: u64,
+    /// A random id, to spend the state once.
+    #[serde(borrow)]
+    n: Cow<'a, str>,
+    /// The input request keys this round asked.
+    #[serde(borrow)]
+    q: Vec<Cow<'a, str>>,
+    /// The answers gathered before this round.
+    #[serde(default)]
+    r: Cow<'a, Map<String, Value>>,
+    /// The tool's name.
+    #[serde(borrow)]
+    t: Cow<'a, str>,
+    /// [`LAYOUT`].
+    v: u8,
 }
 
 /// The verified contents of a `requestState`.
@@ -363,6 +394,20 @@ mod tests {
         let (payload, tag) = state.split_once('.').unwrap();
         let payload = URL_SAFE_NO_PAD.decode(payload).unwrap();
         assert_eq!(URL_SAFE_NO_PAD.decode(tag).unwrap(), sealer.tag(&payload));
+    }
+
+    #[test]
+    fn the_typed_layout_writes_what_the_json_one_did() {
+        let sealer = StateSealer::new(Some([7; 32]), Duration::from_secs(60), 10);
+        let state = sealer.seal("t", "d", "k", &Map::new());
+        let payload = URL_SAFE_NO_PAD
+            .decode(state.split_once('.').unwrap().0)
+            .unwrap();
+        let value: Value = serde_json::from_slice(&payload).unwrap();
+        let before =
+            json!({"v": 2, "t": "t", "a": "d", "e": value["e"], "n": value["n"], "q": ["k"], "r": {}})
+                .to_string();
+        assert_eq!(String::from_utf8(payload).unwrap(), before);
     }
 
     #[test]
