@@ -1,7 +1,7 @@
 //! What a running tool can know and do besides its arguments: the call's
 //! identity and revision, progress, logging, cancellation, state, the live
 //! tool set, and (through [`crate::elicit`]) asking the user. The test
-//! builder is in [`test`].
+//! builder is in [`test`](mod@test).
 
 mod test;
 

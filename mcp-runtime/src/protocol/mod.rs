@@ -1,8 +1,8 @@
 //! What the bytes mean, and the only place that writes them: revisions and
-//! what each carries ([`version`]), incoming message shapes ([`incoming`]),
-//! the typed outgoing messages ([`outgoing`], [`tool_def`]) and their
-//! framing ([`frame`]), error codes and the reserved `_meta` keys. No I/O
-//! happens here.
+//! what each carries (`version`), incoming message shapes (`incoming`), the
+//! typed outgoing messages (`outgoing`, `tool_def`, `content`) and their
+//! framing (`frame`), error codes and the reserved `_meta` keys (`meta`).
+//! No I/O happens here.
 
 pub(crate) mod content;
 mod error_code;

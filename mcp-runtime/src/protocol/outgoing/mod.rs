@@ -4,7 +4,7 @@
 //! [`RawValue`], so nothing is parsed or copied again.
 //!
 //! The per-revision differences of results are decided here, from
-//! [`ProtocolVersion::carries`]: a [`Reply`] knows the request's id and
+//! [`ProtocolVersion::carries`](crate::ProtocolVersion::carries): a [`Reply`] knows the request's id and
 //! revision and adds `resultType`, `_meta` and the cache hints where the
 //! revision has them.
 
