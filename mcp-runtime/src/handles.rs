@@ -8,7 +8,7 @@
 //! that tells the model how to recover.
 
 use crate::ToolError;
-use crate::connection::lock;
+use crate::util::lock;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};

@@ -61,24 +61,21 @@
 
 #![forbid(unsafe_code)]
 
-mod call;
 pub mod cli;
-mod connection;
 mod content;
 mod context;
-mod dispatch;
 mod dump;
 mod elicit;
 mod error;
 mod handles;
 mod level;
-mod lifecycle;
 mod limits;
 mod logging;
 mod protocol;
 mod registry;
 pub mod schema;
 mod server;
+mod session;
 mod shared;
 mod state;
 mod strict;
@@ -87,6 +84,7 @@ pub mod testing;
 mod tool;
 mod toolset;
 mod transport;
+mod util;
 
 pub use content::{Audience, Content, IntoContent};
 pub use context::{Context, TestContext, TestPeer};

@@ -2,7 +2,7 @@
 //! how long, and how many may start per second (the specification says servers MUST rate-limit
 //! tool calls).
 
-use crate::connection::lock;
+use crate::util::lock;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tokio::sync::{Semaphore, SemaphorePermit};

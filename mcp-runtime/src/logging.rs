@@ -21,6 +21,7 @@
 //!
 //! [`Server::serve_stdio`]: crate::Server::serve_stdio
 
+use crate::util::{lock, unpoisoned};
 use std::io::{self, Write};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
@@ -152,10 +153,7 @@ pub(crate) fn flush() {
     let mut queue = sink.lock();
     let mut written = queue.written;
     while !queue.is_idle() && Instant::now() < deadline {
-        let (next, wait) = sink
-            .progress
-            .wait_timeout(queue, FLUSH_STALL)
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (next, wait) = unpoisoned(sink.progress.wait_timeout(queue, FLUSH_STALL));
         queue = next;
         if wait.timed_out() && queue.written == written {
             return;
@@ -232,12 +230,9 @@ fn sink() -> &'static Sink {
 }
 
 impl Sink {
-    /// The queue; a panic while it was held cannot leave it inconsistent
-    /// (every update is a single step), so poisoning is ignored.
+    /// The queue (see [`crate::util`] on poisoning).
     fn lock(&self) -> MutexGuard<'_, Queue> {
-        self.queue
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.queue)
     }
 
     fn push(&self, bytes: &[u8]) {
@@ -265,10 +260,7 @@ impl Sink {
             let dropped = {
                 let mut queue = self.lock();
                 while queue.pending.is_empty() && queue.dropped == 0 {
-                    queue = self
-                        .ready
-                        .wait(queue)
-                        .unwrap_or_else(|poisoned| poisoned.into_inner());
+                    queue = unpoisoned(self.ready.wait(queue));
                 }
                 // Swapping keeps both buffers' capacity: no allocation per batch.
                 std::mem::swap(&mut batch, &mut queue.pending);

@@ -4,9 +4,18 @@
 use crate::error::{Error, check_tool_name};
 use crate::protocol::ProtocolVersion;
 use crate::tool::Tool;
+use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, OnceLock};
+
+/// One page of `tools/list`: its `tools` array as JSON text, shared by
+/// every response, and the cursor of the next page.
+#[derive(Debug)]
+pub(crate) struct Page {
+    pub(crate) tools: Arc<str>,
+    pub(crate) next_cursor: Option<String>,
+}
 
 /// Registered tools, immutable once serving starts.
 #[derive(Debug)]
@@ -14,11 +23,9 @@ pub(crate) struct Registry {
     tools: Vec<Arc<Tool>>,
     by_name: HashMap<Arc<str>, usize>,
     /// Per revision: each tool's definition as JSON text, built on first use.
-    definitions: [OnceLock<Vec<String>>; ProtocolVersion::ALL.len()],
-    /// Per revision: each page's result object, open (no closing brace):
-    /// `{"tools":[…],"nextCursor":…,"ttlMs":…,"cacheScope":…`. Built on first
-    /// use and shared by every response.
-    pages: [OnceLock<Vec<Arc<str>>>; ProtocolVersion::ALL.len()],
+    definitions: [OnceLock<Vec<Box<RawValue>>>; ProtocolVersion::ALL.len()],
+    /// Per revision: the pages, built on first use.
+    pages: [OnceLock<Vec<Page>>; ProtocolVersion::ALL.len()],
     page_size: Option<usize>,
     /// Binds cursors to this tool set, so a stale or foreign cursor is refused.
     fingerprint: u64,
@@ -68,7 +75,7 @@ impl Registry {
         Some((key.clone(), &self.tools[index]))
     }
 
-    fn definitions(&self, version: ProtocolVersion) -> &[String] {
+    fn definitions(&self, version: ProtocolVersion) -> &[Box<RawValue>] {
         self.definitions[version.index()].get_or_init(|| {
             self.tools
                 .iter()
@@ -77,15 +84,8 @@ impl Registry {
         })
     }
 
-    /// One page of `tools/list` as an open result object; `Err` when the
-    /// cursor is not one of ours. `ttl_ms` is used the first time a page of
-    /// a 2026-07-28 listing is built.
-    pub(crate) fn page(
-        &self,
-        version: ProtocolVersion,
-        cursor: Option<&str>,
-        ttl_ms: u64,
-    ) -> Result<Arc<str>, ()> {
+    /// One page of `tools/list`; `Err` when the cursor is not one of ours.
+    pub(crate) fn page(&self, version: ProtocolVersion, cursor: Option<&str>) -> Result<&Page, ()> {
         let index = match (cursor, self.page_size) {
             (None, _) => 0,
             (Some(_), None) => return Err(()),
@@ -94,7 +94,7 @@ impl Registry {
         let pages = self.pages[version.index()].get_or_init(|| {
             let defs = self.definitions(version);
             let size = self.page_size.unwrap_or(defs.len().max(1));
-            let chunks: Vec<&[String]> = if defs.is_empty() {
+            let chunks: Vec<&[Box<RawValue>]> = if defs.is_empty() {
                 vec![&[]]
             } else {
                 defs.chunks(size).collect()
@@ -103,25 +103,14 @@ impl Registry {
             chunks
                 .into_iter()
                 .enumerate()
-                .map(|(i, chunk)| {
-                    let mut body = String::with_capacity(
-                        chunk.iter().map(|d| d.len() + 1).sum::<usize>() + 96,
-                    );
-                    body.push_str("{\"tools\":");
-                    body.push_str(&join_array(chunk));
-                    if i + 1 < count {
-                        body.push_str(",\"nextCursor\":\"");
-                        body.push_str(&self.encode_cursor(i + 1));
-                        body.push('"');
-                    }
-                    if version.is_modern() {
-                        body.push_str(&format!(",\"ttlMs\":{ttl_ms},\"cacheScope\":\"public\""));
-                    }
-                    Arc::from(body)
+                .map(|(i, chunk)| Page {
+                    // An array of JSON texts always serializes.
+                    tools: Arc::from(serde_json::to_string(chunk).unwrap_or_default()),
+                    next_cursor: (i + 1 < count).then(|| self.encode_cursor(i + 1)),
                 })
                 .collect()
         });
-        pages.get(index).cloned().ok_or(())
+        pages.get(index).ok_or(())
     }
 
     fn encode_cursor(&self, page: usize) -> String {
@@ -135,20 +124,6 @@ impl Registry {
         }
         usize::from_str_radix(page, 16).ok()
     }
-}
-
-fn join_array(items: &[String]) -> String {
-    let len = items.iter().map(|s| s.len() + 1).sum::<usize>() + 2;
-    let mut out = String::with_capacity(len);
-    out.push('[');
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(item);
-    }
-    out.push(']');
-    out
 }
 
 #[cfg(test)]
@@ -177,22 +152,21 @@ mod tests {
         let mut seen = Vec::new();
         let mut pages = 0;
         loop {
-            let page = registry.page(v, cursor.as_deref(), 0).unwrap();
-            let page: serde_json::Value = serde_json::from_str(&format!("{page}}}")).unwrap();
-            let tools = page["tools"].as_array().unwrap();
+            let page = registry.page(v, cursor.as_deref()).unwrap();
+            let tools: Vec<serde_json::Value> = serde_json::from_str(&page.tools).unwrap();
             seen.extend(tools.iter().map(|t| t["name"].as_str().unwrap().to_owned()));
             pages += 1;
-            match page.get("nextCursor") {
-                Some(next) => cursor = Some(next.as_str().unwrap().to_owned()),
+            match &page.next_cursor {
+                Some(next) => cursor = Some(next.clone()),
                 None => break,
             }
         }
         assert_eq!(pages, 3);
         assert_eq!(seen, ["a", "b", "c", "d", "e"]);
-        assert!(registry.page(v, Some("bogus"), 0).is_err());
+        assert!(registry.page(v, Some("bogus")).is_err());
         assert!(
             registry
-                .page(v, Some(&format!("{:016x}ff", registry.fingerprint)), 0)
+                .page(v, Some(&format!("{:016x}ff", registry.fingerprint)))
                 .is_err()
         );
     }

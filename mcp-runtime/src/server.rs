@@ -1,29 +1,25 @@
-//! The server builder and its main loop.
+//! The server builder: configuration in, a served connection out (the
+//! loop itself is [`crate::transport::serve`]), plus `--dump-tools`.
 
-use crate::connection::Connection;
-use crate::dispatch::{Dispatcher, notify_tools_changed};
 use crate::dump::{DumpFormat, ToolDump};
-use crate::elicit::{DEFAULT_ELICITATION_TIMEOUT, DEFAULT_MAX_SPENT_REQUEST_STATES, StateSealer};
+use crate::elicit::seal::StateSealer;
+use crate::elicit::{DEFAULT_ELICITATION_TIMEOUT, DEFAULT_MAX_SPENT_REQUEST_STATES};
 use crate::error::Error;
 use crate::limits::{
     DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_PENDING_CALLS, DEFAULT_QUEUE_TIMEOUT,
     DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND, Limits,
 };
-use crate::protocol::frame::Frame;
 use crate::registry::Registry;
 use crate::shared::{Identity, Shared};
 use crate::state::StateMap;
 use crate::tool::Tool;
 use crate::toolset::ToolSet;
-use crate::transport::writer::FrameWriter;
-use crate::transport::{Line, LineReader};
+use crate::transport::signal::termination;
 use std::io;
 use std::pin::Pin;
-use std::sync::{Arc, Weak};
-use std::task::Poll;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::mpsc;
 
 /// The largest message accepted by default: 8 MiB.
 pub(crate) const DEFAULT_MAX_MESSAGE_SIZE: usize = 8 * 1024 * 1024;
@@ -436,258 +432,7 @@ impl Server {
         shutdown: impl Future<Output = ()>,
     ) -> io::Result<()> {
         let (shared, max, drain) = self.into_shared()?;
-        let (out, mut frames) = mpsc::unbounded_channel();
-        let connection = Arc::new(Connection::new(out));
-        // Weak: the frame channel closes only when every holder of the
-        // connection is gone, which ends the drain.
-        let calls = Arc::downgrade(&connection);
-        let watcher = tokio::spawn(watch_tool_changes(
-            shared.tools.changes(),
-            Arc::clone(&connection),
-        ));
-        let mut dispatcher = Dispatcher::new(shared, connection);
-        let mut reader = LineReader::new(input, max);
-        let mut writer = FrameWriter::new(output);
-        let mut output_closed = std::pin::pin!(output_closed);
-        let mut shutdown = std::pin::pin!(shutdown);
-        // The main loop, in priority order:
-        // 1. take the frames that calls have finished;
-        // 2. write a full batch (BATCH_SIZE) before reading more, which bounds
-        //    latency while input keeps coming;
-        // 3. read and dispatch every line that is available (a request is
-        //    answered, or its tool polled once and, if it waits, given a task
-        //    of its own, so reading never waits on a tool);
-        // 4. write the rest only when there is nothing left to read, so one
-        //    write carries many responses;
-        // 5. when input and output both wait: the client closing its end of
-        //    the output, or a termination signal.
-        // Back-pressure: past BACKLOG_LIMIT unwritten bytes no line is read
-        // until the client has taken some, and the writer frees what it has
-        // written segment by segment, so a client that reads slowly or not
-        // at all holds the output to that limit plus one frame; its further
-        // requests wait in the pipe.
-        let end = std::future::poll_fn(|cx| {
-            loop {
-                while let Poll::Ready(Some(frame)) = frames.poll_recv(cx) {
-                    writer.push(frame);
-                }
-                if writer.backlog() >= BATCH_SIZE {
-                    match writer.poll_flush(cx) {
-                        Poll::Ready(Ok(())) => continue,
-                        Poll::Ready(Err(err)) => return Poll::Ready(End::write_failed(err)),
-                        Poll::Pending => {}
-                    }
-                }
-                if writer.backlog() < BACKLOG_LIMIT {
-                    match reader.poll_ready(cx) {
-                        Poll::Ready(Ok(())) => {
-                            match reader.take_ready() {
-                                Some(Line::Message(line)) => dispatcher.handle_line(line),
-                                Some(Line::Oversized { len, id }) => {
-                                    dispatcher.handle_oversized(len, max, id)
-                                }
-                                None => return Poll::Ready(End::Graceful),
-                            }
-                            continue;
-                        }
-                        Poll::Ready(Err(err)) => return Poll::Ready(End::ReadFailed(err)),
-                        Poll::Pending => {}
-                    }
-                }
-                if writer.backlog() > 0 {
-                    match writer.poll_flush(cx) {
-                        Poll::Ready(Ok(())) => continue,
-                        Poll::Ready(Err(err)) => return Poll::Ready(End::write_failed(err)),
-                        Poll::Pending => {}
-                    }
-                }
-                if output_closed.as_mut().poll(cx).is_ready() {
-                    return Poll::Ready(End::ClientGone);
-                }
-                if shutdown.as_mut().poll(cx).is_ready() {
-                    tracing::info!("shutting down on a signal");
-                    return Poll::Ready(End::Graceful);
-                }
-                return Poll::Pending;
-            }
-        })
-        .await;
-        watcher.abort();
-        let read_error = match end {
-            End::Graceful => None,
-            End::ReadFailed(err) => Some(err),
-            End::ClientGone => {
-                client_gone(&calls);
-                return Ok(());
-            }
-            End::WriteFailed(err) => {
-                cancel_calls(&calls);
-                return Err(err);
-            }
-        };
-        let end = drain_connection(
-            dispatcher,
-            &mut writer,
-            &mut frames,
-            output_closed,
-            drain,
-            &calls,
-        )
-        .await;
-        match end {
-            End::ClientGone => client_gone(&calls),
-            End::WriteFailed(err) => return Err(err),
-            End::Graceful | End::ReadFailed(_) => {}
-        }
-        read_error.map_or(Ok(()), Err)
-    }
-}
-
-/// Ends a connection whose input is over, bounded as a whole by `drain`:
-/// calls in flight may finish while their responses keep being written; at
-/// the deadline the rest are cancelled (with an error response each, written
-/// if the output takes it at once) and what is still unwritten is dropped,
-/// so a client that does not read cannot keep the process alive. Done early
-/// once the frame channel closes (every holder of the connection, the
-/// dispatcher, call tasks, contexts and the watcher, is gone) and all is
-/// written, or when the client goes away.
-async fn drain_connection(
-    dispatcher: Dispatcher,
-    writer: &mut FrameWriter,
-    frames: &mut mpsc::UnboundedReceiver<Frame>,
-    mut output_closed: Pin<&mut impl Future<Output = ()>>,
-    drain: Duration,
-    calls: &Weak<Connection>,
-) -> End {
-    let deadline = tokio::time::Instant::now() + drain;
-    // The dispatcher cancels late calls at the same deadline; it is polled
-    // first, so their error responses are queued before the deadline ends
-    // the loop.
-    let mut draining = std::pin::pin!(dispatcher.shutdown(deadline));
-    let mut expired = std::pin::pin!(tokio::time::sleep_until(deadline));
-    let mut drained = false;
-    let mut closed = false;
-    std::future::poll_fn(|cx| {
-        loop {
-            if !drained && draining.as_mut().poll(cx).is_ready() {
-                drained = true;
-            }
-            while !closed {
-                match frames.poll_recv(cx) {
-                    Poll::Ready(Some(frame)) => writer.push(frame),
-                    Poll::Ready(None) => closed = true,
-                    Poll::Pending => break,
-                }
-            }
-            if writer.backlog() > 0 {
-                match writer.poll_flush(cx) {
-                    Poll::Ready(Ok(())) => continue,
-                    Poll::Ready(Err(err)) => return Poll::Ready(End::write_failed(err)),
-                    Poll::Pending => {}
-                }
-            } else if drained && closed {
-                return writer.poll_shutdown(cx).map(|result| match result {
-                    Ok(()) => End::Graceful,
-                    Err(err) => End::write_failed(err),
-                });
-            }
-            if output_closed.as_mut().poll(cx).is_ready() {
-                return Poll::Ready(End::ClientGone);
-            }
-            if expired.as_mut().poll(cx).is_ready() {
-                tracing::warn!(
-                    unwritten_bytes = writer.backlog(),
-                    "the drain timeout ended the shutdown"
-                );
-                cancel_calls(calls);
-                return Poll::Ready(End::Graceful);
-            }
-            return Poll::Pending;
-        }
-    })
-    .await
-}
-
-/// How a phase of the main loop ended.
-enum End {
-    /// Serving: input ended or a termination signal came, so drain.
-    /// Draining: done, or the deadline came.
-    Graceful,
-    /// Reading input failed: drain, then report it.
-    ReadFailed(io::Error),
-    /// The client can no longer read the output: nothing is left to do.
-    ClientGone,
-    /// Writing failed for another reason.
-    WriteFailed(io::Error),
-}
-
-impl End {
-    /// A closed pipe or reset connection is the client leaving, a normal
-    /// end; other write errors are failures.
-    fn write_failed(err: io::Error) -> End {
-        match err.kind() {
-            io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset => End::ClientGone,
-            _ => End::WriteFailed(err),
-        }
-    }
-}
-
-/// Cancels the calls still running, without responses: nobody reads them.
-fn cancel_calls(connection: &Weak<Connection>) -> usize {
-    connection.upgrade().map_or(0, |connection| {
-        connection.fail_server_requests();
-        connection.cancel_all().len()
-    })
-}
-
-/// The client closed the connection: a normal end, said once.
-fn client_gone(connection: &Weak<Connection>) {
-    let cancelled = cancel_calls(connection);
-    tracing::info!(
-        cancelled_calls = cancelled,
-        "the client closed the connection; exiting"
-    );
-}
-
-/// Unwritten output past which the main loop stops reading: 4 MiB.
-const BACKLOG_LIMIT: usize = 4 << 20;
-
-/// Unwritten output that is written before anything more is read: 32 KiB.
-const BATCH_SIZE: usize = 32 << 10;
-
-/// Completes on SIGTERM or SIGINT (Ctrl-C), the ways clients and terminals
-/// stop a stdio server.
-async fn termination() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) {
-            (Ok(mut term), Ok(mut int)) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = int.recv() => {}
-                }
-            }
-            _ => std::future::pending().await,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    }
-}
-
-/// Sends list-changed notifications on this connection after each change.
-async fn watch_tool_changes(
-    mut changes: tokio::sync::watch::Receiver<u64>,
-    connection: Arc<Connection>,
-) {
-    while changes.changed().await.is_ok() {
-        notify_tools_changed(&connection);
+        crate::transport::serve::run(shared, max, drain, input, output, output_closed, shutdown)
+            .await
     }
 }

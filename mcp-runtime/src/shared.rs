@@ -1,12 +1,13 @@
 //! What every request handler and call task reads: the tools, the server's
 //! identity, registered state, limits and the request-state sealer.
 
-use crate::elicit::StateSealer;
+use crate::elicit::seal::StateSealer;
 use crate::limits::Limits;
-use crate::protocol::{META_SERVER_INFO, ProtocolVersion};
+use crate::protocol::ProtocolVersion;
+use crate::protocol::outgoing::{self, Implementation};
 use crate::state::StateMap;
 use crate::toolset::ToolSet;
-use serde_json::{Value, json};
+use serde_json::value::RawValue;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,7 +24,8 @@ pub(crate) struct Shared {
     pub(crate) elicitation_timeout: Duration,
 }
 
-/// The server's identity and advertised settings, with their JSON prepared.
+/// The server's identity and advertised settings, with the `_meta` of
+/// 2026-07-28 results serialized once.
 #[derive(Debug)]
 pub(crate) struct Identity {
     pub(crate) name: String,
@@ -31,8 +33,8 @@ pub(crate) struct Identity {
     pub(crate) title: Option<String>,
     pub(crate) instructions: Option<String>,
     pub(crate) list_ttl_ms: u64,
-    /// `"_meta":{"io.modelcontextprotocol/serverInfo":{…}}`, for 2026-07-28 results.
-    meta_field: String,
+    /// `{"io.modelcontextprotocol/serverInfo":{…}}`, for 2026-07-28 results.
+    server_meta: Box<RawValue>,
 }
 
 impl Identity {
@@ -43,44 +45,29 @@ impl Identity {
         instructions: Option<String>,
         list_ttl_ms: u64,
     ) -> Identity {
-        let mut identity = Identity {
+        let server_meta = outgoing::server_meta(&Implementation::new(
+            &name,
+            &version,
+            title.as_deref(),
+            ProtocolVersion::LATEST,
+        ));
+        Identity {
             name,
             version,
             title,
             instructions,
             list_ttl_ms,
-            meta_field: String::new(),
-        };
-        let info = identity.server_info(ProtocolVersion::LATEST);
-        identity.meta_field = format!("\"_meta\":{}", json!({ META_SERVER_INFO: info }));
-        identity
+            server_meta,
+        }
     }
 
     /// `Implementation` as `version` defines it (`title` from 2025-06-18).
-    pub(crate) fn server_info(&self, version: ProtocolVersion) -> Value {
-        let mut info = json!({"name": self.name, "version": self.version});
-        if version.has_structured_output()
-            && let Some(title) = &self.title
-        {
-            info["title"] = title.clone().into();
-        }
-        info
+    pub(crate) fn server_info(&self, version: ProtocolVersion) -> Implementation<'_> {
+        Implementation::new(&self.name, &self.version, self.title.as_deref(), version)
     }
 
-    /// Closes a result object whose fields were written to `out` (at least
-    /// one), adding the 2026-07-28 fields for modern sessions.
-    pub(crate) fn close_into(
-        &self,
-        out: &mut Vec<u8>,
-        version: ProtocolVersion,
-        result_type: &str,
-    ) {
-        if version.is_modern() {
-            out.extend_from_slice(b",\"resultType\":\"");
-            out.extend_from_slice(result_type.as_bytes());
-            out.extend_from_slice(b"\",");
-            out.extend_from_slice(self.meta_field.as_bytes());
-        }
-        out.push(b'}');
+    /// The `_meta` every 2026-07-28 result carries.
+    pub(crate) fn server_meta(&self) -> &RawValue {
+        &self.server_meta
     }
 }

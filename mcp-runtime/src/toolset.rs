@@ -2,10 +2,10 @@
 //! serving; each change rebuilds the registry and tells subscribed clients
 //! (`notifications/tools/list_changed`).
 
-use crate::connection::lock;
 use crate::error::Error;
 use crate::registry::Registry;
 use crate::tool::Tool;
+use crate::util::{lock, read, write};
 use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::watch;
 
@@ -44,11 +44,7 @@ impl ToolSet {
 
     /// The registry requests are served from now.
     pub(crate) fn registry(&self) -> Arc<Registry> {
-        self.inner
-            .registry
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
+        read(&self.inner.registry).clone()
     }
 
     /// Notified after every change.
@@ -74,11 +70,7 @@ impl ToolSet {
             .collect();
         let registry = Registry::new(enabled, self.inner.page_size)?;
         *tools = next;
-        *self
-            .inner
-            .registry
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(registry);
+        *write(&self.inner.registry) = Arc::new(registry);
         self.inner
             .changes
             .send_modify(|generation| *generation += 1);

@@ -1,16 +1,18 @@
-//! Writers of outgoing frames: one compact JSON-RPC message and a newline.
+//! Frames: one compact JSON-RPC message and a newline, serialized straight
+//! from the typed messages of [`super::outgoing`] into the output buffer.
 //!
-//! Results are assembled from pre-serialized pieces (the id as the client sent
-//! it, cached tool lists), so a response is one allocation and no `Value` tree.
+//! A message may hold one large cached piece ([`Spliced`], e.g. a page of
+//! tool definitions) that is shared, not copied: the frame is then the bytes
+//! before it, the piece, and the bytes after it, sent in one vectored write.
 
-use super::ErrorCode;
-use serde_json::Value;
+use serde::Serialize;
+use serde_json::ser::{CompactFormatter, Formatter, Serializer};
+use serde_json::value::RawValue;
+use std::cell::Cell;
+use std::io;
 use std::sync::Arc;
 
-const RESULT_HEAD: &str = "{\"jsonrpc\":\"2.0\",\"id\":";
-
-/// An outgoing frame. Large cached bodies (tool lists) are shared, not
-/// copied: the writer sends head, body and tail in one vectored write.
+/// An outgoing frame.
 #[derive(Debug)]
 pub(crate) enum Frame {
     /// A whole frame, newline included.
@@ -23,118 +25,151 @@ pub(crate) enum Frame {
     },
 }
 
-impl From<Vec<u8>> for Frame {
-    fn from(bytes: Vec<u8>) -> Frame {
-        Frame::Owned(bytes)
+impl Frame {
+    /// The frame's bytes in one buffer (for tests and the test context).
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Frame::Owned(bytes) => bytes,
+            Frame::Shared { head, body, tail } => {
+                [head.as_slice(), body.as_bytes(), tail.as_slice()].concat()
+            }
+        }
     }
 }
 
-/// Starts a result frame, `{"jsonrpc":"2.0","id":<id>,"result":`; the caller
-/// appends the result object and then [`end_result`].
-pub(crate) fn start_result(id: &str, capacity: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(RESULT_HEAD.len() + id.len() + 12 + capacity);
-    out.extend_from_slice(RESULT_HEAD.as_bytes());
-    out.extend_from_slice(id.as_bytes());
-    out.extend_from_slice(b",\"result\":");
-    out
+/// Serializes `message` as one frame. Typed messages always serialize
+/// (their maps have string keys, their numbers are finite or `null`), and
+/// writing into a `Vec` cannot fail.
+pub(crate) fn encode<T: Serialize>(message: &T, capacity: usize) -> Frame {
+    let mut out = Vec::with_capacity(capacity);
+    // See the doc comment: this cannot fail.
+    serde_json::to_writer(&mut out, message).unwrap_or_default();
+    out.push(b'\n');
+    Frame::Owned(out)
 }
 
-/// Ends a frame begun with [`start_result`].
-pub(crate) fn end_result(out: &mut Vec<u8>) {
-    out.extend_from_slice(b"}\n");
-}
+/// Where a shared piece goes in a message: serializes as a placeholder that
+/// [`encode_shared`] cuts the frame at.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Spliced;
 
-/// `{"jsonrpc":"2.0","id":<id>,"result":<result>}\n`; `result` is JSON text.
-pub(crate) fn result(id: &str, result: &str) -> Vec<u8> {
-    let mut out = start_result(id, result.len());
-    out.extend_from_slice(result.as_bytes());
-    end_result(&mut out);
-    out
-}
+/// The placeholder's text; found again by address, never by content.
+static SPLICE_MARK: &str = "[]";
 
-/// An error response; `id` is omitted when the request's id could not be read.
-pub(crate) fn error(
-    id: Option<&str>,
-    code: ErrorCode,
-    message: &str,
-    data: Option<&Value>,
-) -> Vec<u8> {
-    let mut out = Vec::with_capacity(96 + message.len());
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",");
-    if let Some(id) = id {
-        out.extend_from_slice(b"\"id\":");
-        out.extend_from_slice(id.as_bytes());
-        out.push(b',');
+impl Serialize for Spliced {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mark: &RawValue =
+            serde_json::from_str(SPLICE_MARK).map_err(serde::ser::Error::custom)?;
+        mark.serialize(serializer)
     }
-    out.extend_from_slice(b"\"error\":{\"code\":");
-    out.extend_from_slice(code.code().to_string().as_bytes());
-    out.extend_from_slice(b",\"message\":");
-    push_json_string(&mut out, message);
-    if let Some(data) = data {
-        out.extend_from_slice(b",\"data\":");
-        push_json(&mut out, data);
+}
+
+/// Serializes `message`, whose one [`Spliced`] field stands for `body`
+/// (JSON text), as a shared frame: `body` is not copied.
+pub(crate) fn encode_shared<T: Serialize>(message: &T, body: Arc<str>) -> Frame {
+    let cut = Cell::new(false);
+    let mut parts = Parts {
+        head: Vec::with_capacity(96),
+        tail: Vec::with_capacity(160),
+        cut: &cut,
+    };
+    let formatter = CutAtMark { cut: &cut };
+    let mut serializer = Serializer::with_formatter(&mut parts, formatter);
+    // Cannot fail, as in `encode`.
+    message.serialize(&mut serializer).unwrap_or_default();
+    parts.tail.push(b'\n');
+    Frame::Shared {
+        head: parts.head,
+        body,
+        tail: parts.tail,
     }
-    out.extend_from_slice(b"}}\n");
-    out
 }
 
-/// A request frame (server to client); `id` is JSON text.
-pub(crate) fn request(id: &str, method: &str, params: &Value) -> Vec<u8> {
-    let mut head = Vec::with_capacity(RESULT_HEAD.len() + id.len() + 1);
-    head.extend_from_slice(RESULT_HEAD.as_bytes());
-    head.extend_from_slice(id.as_bytes());
-    head.push(b',');
-    with_method(head, method, params)
+/// The output of [`encode_shared`]: bytes go to `head` until the mark was
+/// met, then to `tail`.
+struct Parts<'a> {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    cut: &'a Cell<bool>,
 }
 
-/// A notification frame.
-pub(crate) fn notification(method: &str, params: &Value) -> Vec<u8> {
-    with_method(b"{\"jsonrpc\":\"2.0\",".to_vec(), method, params)
+impl io::Write for Parts<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.cut.get() {
+            self.tail.extend_from_slice(buf);
+        } else {
+            self.head.extend_from_slice(buf);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
-/// Completes a frame begun with `head` with its method and params.
-fn with_method(mut out: Vec<u8>, method: &str, params: &Value) -> Vec<u8> {
-    out.extend_from_slice(b"\"method\":");
-    push_json_string(&mut out, method);
-    out.extend_from_slice(b",\"params\":");
-    push_json(&mut out, params);
-    out.extend_from_slice(b"}\n");
-    out
+/// Compact JSON, except that the splice mark is dropped and switches the
+/// output from head to tail.
+struct CutAtMark<'a> {
+    cut: &'a Cell<bool>,
 }
 
-/// Appends `text` as a JSON string literal.
-pub(crate) fn push_json_string(out: &mut Vec<u8>, text: &str) {
-    // Writing into a Vec cannot fail, and a str always serializes.
-    serde_json::to_writer(&mut *out, text).unwrap_or_default();
-}
-
-/// Appends `value` as compact JSON.
-pub(crate) fn push_json(out: &mut Vec<u8>, value: &Value) {
-    // A Value always serializes; writing into a Vec cannot fail.
-    serde_json::to_writer(&mut *out, value).unwrap_or_default();
+impl Formatter for CutAtMark<'_> {
+    fn write_raw_fragment<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        if std::ptr::eq(fragment.as_ptr(), SPLICE_MARK.as_ptr()) {
+            self.cut.set(true);
+            return Ok(());
+        }
+        CompactFormatter.write_raw_fragment(writer, fragment)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    #[derive(Serialize)]
+    struct Holder<'a> {
+        a: u8,
+        piece: Spliced,
+        b: &'a str,
+    }
+
     #[test]
-    fn frames_are_single_lines_of_json_rpc() {
-        let ok = result("7", "{}");
-        assert_eq!(ok, b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n");
-        let err = error(None, ErrorCode::PARSE_ERROR, "bad\nline", None);
+    fn a_shared_frame_cuts_around_its_piece() {
+        let frame = encode_shared(
+            &Holder {
+                a: 1,
+                piece: Spliced,
+                b: "[]",
+            },
+            Arc::from("[1,2]"),
+        );
+        let Frame::Shared { head, body, tail } = frame else {
+            panic!("not shared");
+        };
+        assert_eq!(head, b"{\"a\":1,\"piece\":");
+        assert_eq!(&*body, "[1,2]");
+        assert_eq!(tail, b",\"b\":\"[]\"}\n");
+    }
+
+    #[test]
+    fn an_owned_frame_is_one_line() {
+        let frame = encode(
+            &Holder {
+                a: 2,
+                piece: Spliced,
+                b: "x\ny",
+            },
+            0,
+        );
         assert_eq!(
-            String::from_utf8(err).unwrap(),
-            "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"bad\\nline\"}}\n"
+            frame.into_bytes(),
+            b"{\"a\":2,\"piece\":[],\"b\":\"x\\ny\"}\n"
         );
-        let with_data = error(
-            Some("\"x\""),
-            ErrorCode::METHOD_NOT_FOUND,
-            "Method not found",
-            Some(&serde_json::json!({"method": "nope"})),
-        );
-        let parsed: Value = serde_json::from_slice(&with_data).unwrap();
-        assert_eq!(parsed["id"], "x");
-        assert_eq!(parsed["error"]["data"]["method"], "nope");
     }
 }

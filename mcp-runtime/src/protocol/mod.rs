@@ -1,18 +1,18 @@
-//! Protocol data: revisions, error codes, incoming message shapes and the
-//! writers of outgoing frames. No I/O happens here.
+//! What the bytes mean, and the only place that writes them: revisions and
+//! what each carries (`version`), incoming message shapes (`incoming`), the
+//! typed outgoing messages (`outgoing`, `tool_def`, `content`) and their
+//! framing (`frame`), error codes and the reserved `_meta` keys (`meta`).
+//! No I/O happens here.
 
+pub(crate) mod content;
 mod error_code;
 pub(crate) mod frame;
 pub(crate) mod id_scan;
 pub(crate) mod incoming;
+pub(crate) mod meta;
+pub(crate) mod outgoing;
+pub(crate) mod tool_def;
 mod version;
 
 pub(crate) use error_code::ErrorCode;
 pub use version::ProtocolVersion;
-
-/// `_meta` key of the protocol version in a 2026-07-28 request envelope.
-pub(crate) const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-/// `_meta` key of the client capabilities in a 2026-07-28 request envelope.
-pub(crate) const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-/// `_meta` key of the server's identity on 2026-07-28 results.
-pub(crate) const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";

@@ -65,20 +65,52 @@ impl ProtocolVersion {
         self as usize
     }
 
-    /// Tool `annotations` exist from 2025-03-26.
-    pub(crate) fn has_annotations(self) -> bool {
-        self >= ProtocolVersion::V2025_03_26
+    /// What messages of this revision carry: every per-revision difference
+    /// in what the server writes is read from this table.
+    pub(crate) const fn carries(self) -> Carries {
+        let v = self as usize;
+        Carries {
+            envelope: v >= ProtocolVersion::V2026_07_28 as usize,
+            annotations: v >= ProtocolVersion::V2025_03_26 as usize,
+            audio: v >= ProtocolVersion::V2025_03_26 as usize,
+            resource_links: v >= ProtocolVersion::V2025_06_18 as usize,
+            last_modified: v >= ProtocolVersion::V2025_06_18 as usize,
+            structured_output: v >= ProtocolVersion::V2025_06_18 as usize,
+            icons: v >= ProtocolVersion::V2025_11_25 as usize,
+            elicitation_mode: v >= ProtocolVersion::V2025_11_25 as usize,
+            object_output_root: matches!(
+                self,
+                ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25
+            ),
+        }
     }
+}
 
-    /// `title`, `outputSchema`, `structuredContent` and tool `_meta` exist from 2025-06-18.
-    pub(crate) fn has_structured_output(self) -> bool {
-        self >= ProtocolVersion::V2025_06_18
-    }
-
-    /// Tool `icons` exist from 2025-11-25.
-    pub(crate) fn has_icons(self) -> bool {
-        self >= ProtocolVersion::V2025_11_25
-    }
+/// The per-revision rules of what the server writes, as data (see
+/// [`ProtocolVersion::carries`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Carries {
+    /// 2026-07-28: every result carries `resultType` and the server's
+    /// identity in `_meta`; cacheable results carry `ttlMs` and `cacheScope`.
+    pub(crate) envelope: bool,
+    /// Tool `annotations` (2025-03-26).
+    pub(crate) annotations: bool,
+    /// Audio content blocks (2025-03-26).
+    pub(crate) audio: bool,
+    /// `resource_link` content blocks (2025-06-18).
+    pub(crate) resource_links: bool,
+    /// `lastModified` in content annotations (2025-06-18).
+    pub(crate) last_modified: bool,
+    /// `title` on tools and implementations, `outputSchema`,
+    /// `structuredContent` and tool `_meta` (2025-06-18).
+    pub(crate) structured_output: bool,
+    /// Tool `icons` (2025-11-25).
+    pub(crate) icons: bool,
+    /// `mode: "form"` in `elicitation/create` (2025-11-25).
+    pub(crate) elicitation_mode: bool,
+    /// The outputSchema root must be an object, so other roots are wrapped
+    /// as `{"result": …}` (2025-06-18 and 2025-11-25).
+    pub(crate) object_output_root: bool,
 }
 
 impl fmt::Display for ProtocolVersion {
@@ -99,5 +131,18 @@ mod tests {
         assert_eq!(ProtocolVersion::parse("1999-01-01"), None);
         assert!(ProtocolVersion::V2026_07_28.is_modern());
         assert!(!ProtocolVersion::LATEST_LEGACY.is_modern());
+    }
+
+    #[test]
+    fn each_revision_carries_what_it_introduced() {
+        let old = ProtocolVersion::V2024_11_05.carries();
+        assert!(!old.annotations && !old.structured_output && !old.envelope);
+        assert!(ProtocolVersion::V2025_03_26.carries().annotations);
+        let v0618 = ProtocolVersion::V2025_06_18.carries();
+        assert!(v0618.structured_output && v0618.object_output_root && !v0618.icons);
+        let v1125 = ProtocolVersion::V2025_11_25.carries();
+        assert!(v1125.icons && v1125.elicitation_mode && !v1125.envelope);
+        let modern = ProtocolVersion::V2026_07_28.carries();
+        assert!(modern.envelope && !modern.object_output_root && modern.icons);
     }
 }

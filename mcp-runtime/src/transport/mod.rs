@@ -6,6 +6,8 @@
 mod codec;
 #[cfg(feature = "testing")]
 mod memory;
+pub(crate) mod serve;
+pub(crate) mod signal;
 pub(crate) mod stdio;
 pub(crate) mod writer;
 

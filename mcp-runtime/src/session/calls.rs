@@ -1,14 +1,19 @@
-//! Running one tool call: admission, a task of its own, timeout, panic
-//! catching, cancellation, and the result shaped for the caller's revision.
+//! Running one admitted tool call: spending its `requestState`, the inline
+//! first poll or a task of its own, run slots, timeout, panic catching,
+//! cancellation, and handing the outcome to [`crate::protocol::outgoing`].
 
-use crate::connection::Connection;
-use crate::context::{Context, Interrupt};
-use crate::elicit::{ALREADY_USED, SpendRefusal, StateTicket};
+use crate::context::Context;
+use crate::elicit::Interrupt;
+use crate::elicit::seal::{ALREADY_USED, SpendRefusal, StateTicket};
 use crate::limits::QueueTimeout;
-use crate::protocol::{ErrorCode, ProtocolVersion, frame};
+use crate::protocol::frame::Frame;
+use crate::protocol::outgoing::{self, CallToolResult, Capabilities, ErrorData, Reply};
+use crate::protocol::{ErrorCode, ProtocolVersion};
+use crate::session::connection::Connection;
 use crate::shared::Shared;
 use crate::tool::{Tool, ToolCall, ToolOutcome};
-use serde_json::{Value, json};
+use crate::util::human_duration;
+use serde_json::value::RawValue;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -16,10 +21,12 @@ use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 use std::time::{Duration, Instant};
 
+/// The target of the per-call log lines, kept from before this module
+/// moved: users filter on it (`MCP_LOG=mcp_runtime::call=debug`).
+const LOG_TARGET: &str = "mcp_runtime::call";
+
 /// A call ready to run.
 pub(crate) struct PreparedCall {
-    /// The request id as the client sent it (echoed in the response).
-    pub(crate) id: String,
     /// The canonical id, the key of the in-flight table.
     pub(crate) key: String,
     pub(crate) tool: Arc<Tool>,
@@ -45,7 +52,6 @@ enum Ending {
 /// slow tool never holds up the reader; responses go out in completion order.
 pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCall) {
     let PreparedCall {
-        id,
         key,
         tool,
         call,
@@ -55,13 +61,15 @@ pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared
     let started = call_clock();
     let version = call.version;
     let context = call.context.clone();
+    // The id as the client sent it, echoed in the response.
+    let id = context.raw_request_id();
     // Spent once admitted, right before the tool runs: a state refused by
     // the rate or pending limit stays usable for the client's next try.
     if let Some(ticket) = ticket {
         let refusal = match shared.sealer.spend(&ticket) {
             Ok(()) => None,
-            Err(SpendRefusal::AlreadyUsed) => Some(frame::error(
-                Some(&id),
+            Err(SpendRefusal::AlreadyUsed) => Some(outgoing::error(
+                Some(id),
                 ErrorCode::INVALID_PARAMS,
                 &format!("Invalid params: {ALREADY_USED}"),
                 None,
@@ -73,7 +81,7 @@ pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared
                     tool.name,
                     human_duration(wait)
                 ));
-                Some(outcome_frame(shared, &id, &tool, &busy, version))
+                Some(outcome_frame(shared, id, &tool, &busy, version))
             }
         };
         if let Some(refusal) = refusal {
@@ -96,15 +104,14 @@ pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared
         let mut cx = TaskContext::from_waker(std::task::Waker::noop());
         if let Poll::Ready(outcome) = future.as_mut().poll(&mut cx) {
             context.finish();
-            log_outcome(&tool, &id, started, &outcome);
+            log_outcome(&tool, id, started, &outcome);
             if connection.finish_call(&key) {
-                connection.send(outcome_frame(shared, &id, &tool, &outcome, version));
+                connection.send(outcome_frame(shared, id, &tool, &outcome, version));
             }
             return;
         }
     }
     let pending = Pending {
-        id,
         key,
         tool,
         context,
@@ -122,11 +129,12 @@ fn call_clock() -> Option<Instant> {
 }
 
 /// The per-call debug line of a call that returned.
-fn log_outcome(tool: &Tool, id: &str, started: Option<Instant>, outcome: &ToolOutcome) {
+fn log_outcome(tool: &Tool, id: &RawValue, started: Option<Instant>, outcome: &ToolOutcome) {
     if let Some(started) = started {
         tracing::debug!(
+            target: LOG_TARGET,
             tool = %tool.name,
-            id = %id,
+            id = %id.get(),
             duration = ?started.elapsed(),
             is_error = matches!(outcome, ToolOutcome::Error(_)),
             "tool call"
@@ -136,7 +144,6 @@ fn log_outcome(tool: &Tool, id: &str, started: Option<Instant>, outcome: &ToolOu
 
 /// A call whose future still has to run.
 struct Pending {
-    id: String,
     key: String,
     tool: Arc<Tool>,
     context: Context,
@@ -153,7 +160,6 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
     let task = tokio::spawn(async move {
         let connection = task_connection;
         let Pending {
-            id,
             key,
             tool,
             context,
@@ -162,6 +168,7 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
             started,
             future,
         } = pending;
+        let id = context.raw_request_id();
         let _slot = match shared.limits.run_slot().await {
             Ok(slot) => slot,
             Err(QueueTimeout { waited }) => {
@@ -173,7 +180,7 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
                         human_duration(waited),
                         tool.name
                     ));
-                    connection.send(outcome_frame(&shared, &id, &tool, &busy, version));
+                    connection.send(outcome_frame(&shared, id, &tool, &busy, version));
                 }
                 return;
             }
@@ -185,10 +192,11 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
         };
         context.finish();
         match (&ending, started) {
-            (Ending::Outcome(outcome), _) => log_outcome(&tool, &id, started, outcome),
+            (Ending::Outcome(outcome), _) => log_outcome(&tool, id, started, outcome),
             (Ending::Interrupted(interrupt), Some(started)) => tracing::debug!(
+                target: LOG_TARGET,
                 tool = %tool.name,
-                id = %id,
+                id = %id.get(),
                 duration = ?started.elapsed(),
                 interrupted = match interrupt {
                     Interrupt::InputRequired { .. } => "input required",
@@ -202,33 +210,21 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
             return; // cancelled: nothing more is sent for this id
         }
         let frame = match ending {
-            Ending::Outcome(outcome) => outcome_frame(&shared, &id, &tool, &outcome, version),
-            Ending::Interrupted(Interrupt::MissingCapability(required)) => frame::error(
-                Some(&id),
+            Ending::Outcome(outcome) => outcome_frame(&shared, id, &tool, &outcome, version),
+            Ending::Interrupted(Interrupt::MissingCapability(required)) => outgoing::error(
+                Some(id),
                 ErrorCode::MISSING_CLIENT_CAPABILITY,
                 "Missing required client capability",
-                Some(&json!({"requiredCapabilities": required})),
+                Some(&ErrorData::MissingCapability {
+                    required: Capabilities(required),
+                }),
             ),
             Ending::Interrupted(Interrupt::InputRequired { key, request }) => {
                 let state =
                     shared
                         .sealer
                         .seal(&tool.name, &arguments_digest, &key, context.answers());
-                let mut input_requests = serde_json::Map::new();
-                input_requests.insert(
-                    key,
-                    json!({"method": "elicitation/create", "params": request.params(version)}),
-                );
-                let mut body =
-                    json!({"inputRequests": input_requests, "requestState": state}).to_string();
-                body.pop();
-                let mut out = frame::start_result(&id, body.len() + 160);
-                out.extend_from_slice(body.as_bytes());
-                shared
-                    .identity
-                    .close_into(&mut out, version, "input_required");
-                frame::end_result(&mut out);
-                out
+                reply(&shared, id, version).input_required(&key, &request.wire(version), &state)
             }
         };
         connection.send(frame);
@@ -236,19 +232,38 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
     connection.attach_task(&key, task.abort_handle());
 }
 
-/// The response frame of a finished call.
+/// The reply to call `id` of a session or request of `version`.
+fn reply<'a>(shared: &'a Shared, id: &'a RawValue, version: ProtocolVersion) -> Reply<'a> {
+    Reply::new(id, version, shared.identity.server_meta())
+}
+
+/// The response frame of a finished call: the outcome as the revision
+/// shows it (a structured result that is not JSON becomes an error).
 fn outcome_frame(
     shared: &Shared,
-    id: &str,
+    id: &RawValue,
     tool: &Tool,
     outcome: &ToolOutcome,
     version: ProtocolVersion,
-) -> Vec<u8> {
-    let mut out = frame::start_result(id, 160);
-    render_result(&mut out, tool, outcome, version);
-    shared.identity.close_into(&mut out, version, "complete");
-    frame::end_result(&mut out);
-    out
+) -> Frame {
+    let reply = reply(shared, id, version);
+    match outcome {
+        ToolOutcome::Structured(text) => match outgoing::structured_json(text) {
+            Ok(json) => reply.call_result(&CallToolResult::Structured {
+                json: &json,
+                wrap: tool.wraps_output(version),
+            }),
+            Err(err) => {
+                let message = format!(
+                    "The tool '{}' produced a structured result that is not JSON: {err}",
+                    tool.name
+                );
+                reply.call_result(&CallToolResult::Error(&message))
+            }
+        },
+        ToolOutcome::Content(blocks) => reply.call_result(&CallToolResult::Content(blocks)),
+        ToolOutcome::Error(message) => reply.call_result(&CallToolResult::Error(message)),
+    }
 }
 
 async fn run_with_timeout(
@@ -269,15 +284,6 @@ async fn run_with_timeout(
     }
 }
 
-/// `d` for people: whole seconds as `30s`, anything else as `300ms`.
-pub(crate) fn human_duration(d: Duration) -> String {
-    if d.subsec_millis() == 0 && d.as_secs() > 0 {
-        format!("{}s", d.as_secs())
-    } else {
-        format!("{}ms", d.as_millis())
-    }
-}
-
 /// Runs a tool, turning a panic into an error result: the server keeps serving.
 async fn run_tool(tool: Arc<Tool>, call: ToolCall) -> ToolOutcome {
     let started = std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(call)));
@@ -291,7 +297,7 @@ async fn run_tool(tool: Arc<Tool>, call: ToolCall) -> ToolOutcome {
             .map(|s| (*s).to_owned())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "non-string panic payload".to_owned());
-        tracing::error!(tool = %tool.name, panic = %detail, "a tool panicked");
+        tracing::error!(target: LOG_TARGET, tool = %tool.name, panic = %detail, "a tool panicked");
         ToolOutcome::Error(format!(
             "The tool '{}' failed with an internal error; the details are in the server's log. \
              Retrying the same call is unlikely to help.",
@@ -312,68 +318,6 @@ impl Future for CatchUnwind {
             Ok(Poll::Pending) => Poll::Pending,
             Ok(Poll::Ready(outcome)) => Poll::Ready(Ok(outcome)),
             Err(payload) => Poll::Ready(Err(payload)),
-        }
-    }
-}
-
-/// Appends the `CallToolResult` for `outcome` to `out`, as an open object
-/// (see [`crate::shared::Identity::close_into`]).
-pub(crate) fn render_result(
-    out: &mut Vec<u8>,
-    tool: &Tool,
-    outcome: &ToolOutcome,
-    version: ProtocolVersion,
-) {
-    match outcome {
-        ToolOutcome::Structured(json) => {
-            // Hand-built outcomes may hold pretty or broken JSON: a newline
-            // would split the frame, and broken text would corrupt it.
-            let compact;
-            let json: &str = match serde_json::from_str::<&serde_json::value::RawValue>(json) {
-                Ok(_) if !json.contains(['\n', '\r']) => json,
-                Ok(_) => match serde_json::from_str::<Value>(json) {
-                    Ok(value) => {
-                        compact = value.to_string();
-                        &compact
-                    }
-                    Err(_) => json,
-                },
-                Err(err) => {
-                    let message = format!(
-                        "The tool '{}' produced a structured result that is not JSON: {err}",
-                        tool.name
-                    );
-                    return render_result(out, tool, &ToolOutcome::Error(message), version);
-                }
-            };
-            let wrap = tool.wraps_output(version);
-            out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
-            if wrap {
-                frame::push_json_string(out, &format!("{{\"result\":{json}}}"));
-            } else {
-                frame::push_json_string(out, json);
-            }
-            out.extend_from_slice(b"}]");
-            if version.has_structured_output() {
-                out.extend_from_slice(b",\"structuredContent\":");
-                if wrap {
-                    out.extend_from_slice(b"{\"result\":");
-                    out.extend_from_slice(json.as_bytes());
-                    out.push(b'}');
-                } else {
-                    out.extend_from_slice(json.as_bytes());
-                }
-            }
-        }
-        ToolOutcome::Content(blocks) => {
-            out.extend_from_slice(b"{\"content\":");
-            let blocks: Vec<Value> = blocks.iter().map(|b| b.to_json(version)).collect();
-            frame::push_json(out, &Value::Array(blocks));
-        }
-        ToolOutcome::Error(message) => {
-            out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
-            frame::push_json_string(out, message);
-            out.extend_from_slice(b"}],\"isError\":true");
         }
     }
 }

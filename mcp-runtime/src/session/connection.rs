@@ -3,24 +3,19 @@
 //! the client (legacy elicitation), the legacy session, and subscriptions.
 
 use crate::level::Level;
-use crate::lifecycle::Lifecycle;
-use crate::protocol::frame::{self, Frame};
-use serde_json::{Value, json};
+use crate::protocol::frame::Frame;
+use crate::protocol::outgoing::{self, ElicitForm};
+use crate::session::era::Lifecycle;
+use crate::util::lock;
+use serde_json::Value;
+use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use tokio::sync::{Notify, mpsc, oneshot};
 
 /// Where frames go: the writer drains this in order.
 pub(crate) type Outbox = mpsc::UnboundedSender<Frame>;
-
-/// Locks a mutex, recovering from poisoning: every critical section here
-/// leaves the data consistent, so a panic elsewhere must not wedge the server.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// A cooperative cancellation signal, set once.
 #[derive(Clone, Debug, Default)]
@@ -90,8 +85,8 @@ pub(crate) struct ClientSession {
 /// An open `subscriptions/listen` stream.
 #[derive(Clone, Debug)]
 pub(crate) struct Subscription {
-    /// The listen request's id, as JSON text.
-    pub(crate) id: String,
+    /// The listen request's id, canonical.
+    pub(crate) id: Box<RawValue>,
     pub(crate) tools_list_changed: bool,
 }
 
@@ -241,10 +236,10 @@ impl Connection {
         lock(&self.in_flight).len()
     }
 
-    /// Sends `method` to the client as a request; the reply comes through
+    /// Sends `elicitation/create` to the client; the reply comes through
     /// the returned [`ClientRequest`], which withdraws the request when it is
     /// dropped unanswered.
-    pub(crate) fn request_client(&self, method: &str, params: &Value) -> ClientRequest<'_> {
+    pub(crate) fn request_client(&self, form: &ElicitForm<'_>) -> ClientRequest<'_> {
         let n = self.next_server_request.fetch_add(1, Ordering::Relaxed);
         let id = format!("\"mcp-server-{n}\"");
         let (tx, reply) = oneshot::channel();
@@ -262,7 +257,9 @@ impl Connection {
             }
             waiting.insert(request.id.clone(), tx);
         }
-        self.send(frame::request(&request.id, method, params));
+        if let Ok(id) = RawValue::from_string(request.id.clone()) {
+            self.send(outgoing::elicitation_request(&id, form));
+        }
         request
     }
 
@@ -275,11 +272,12 @@ impl Connection {
         {
             return;
         }
-        let params = json!({
-            "requestId": serde_json::from_str::<Value>(id).unwrap_or(Value::Null),
-            "reason": "the server no longer needs the answer",
-        });
-        self.send(frame::notification("notifications/cancelled", &params));
+        if let Ok(id) = RawValue::from_string(id.to_owned()) {
+            self.send(outgoing::cancelled(
+                &id,
+                "the server no longer needs the answer",
+            ));
+        }
     }
 
     /// Delivers the client's reply to a request of ours; `false` if no such
@@ -311,7 +309,7 @@ impl Connection {
     pub(crate) fn unsubscribe(&self, id: &str) -> bool {
         let mut subscriptions = lock(&self.subscriptions);
         let before = subscriptions.len();
-        subscriptions.retain(|s| s.id != id);
+        subscriptions.retain(|s| s.id.get() != id);
         subscriptions.len() != before
     }
 
@@ -341,6 +339,7 @@ pub(crate) fn canonical_id(raw: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn cancelling_a_call_prevents_its_response() {
@@ -366,11 +365,13 @@ mod tests {
     fn an_unanswered_request_is_withdrawn_when_dropped() {
         let (tx, mut rx) = mpsc::unbounded_channel();
         let conn = Connection::new(tx);
-        let request = conn.request_client("elicitation/create", &json!({}));
+        let schema = json!({});
+        let form = ElicitForm::new("q", &schema, crate::ProtocolVersion::V2025_11_25);
+        let request = conn.request_client(&form);
         let id = request.id.clone();
         assert!(rx.try_recv().is_ok(), "the request went out");
         drop(request);
-        let Ok(Frame::Owned(withdrawn)) = rx.try_recv() else {
+        let Ok(withdrawn) = rx.try_recv().map(Frame::into_bytes) else {
             panic!("no notifications/cancelled");
         };
         let withdrawn: Value = serde_json::from_slice(&withdrawn).unwrap();
@@ -381,7 +382,7 @@ mod tests {
             "a late reply reaches nothing"
         );
         // Answered: nothing to withdraw.
-        let mut answered = conn.request_client("elicitation/create", &json!({}));
+        let mut answered = conn.request_client(&form);
         let _ = rx.try_recv();
         assert!(conn.deliver_reply(&answered.id.clone(), Ok(json!({"action": "cancel"}))));
         let reply = futures_now(answered.reply());

@@ -1,147 +1,17 @@
-//! Elicitation: asking the user for input in the middle of a tool call.
-//!
-//! The same `ctx.elicit(key, request)` works in both eras. In a legacy session
-//! it sends a real `elicitation/create` request to the client and awaits the
-//! reply. In the 2026-07-28 era servers may not send requests, so the call
-//! ends with an `input_required` result carrying the request and a sealed
-//! `requestState`; the client retries the call with the answer, the tool runs
-//! again from the start, and this time `ctx.elicit` returns the answer.
-//! Write tools so that the steps before an `elicit` can run twice.
-//!
-//! The client is not trusted with the answers: they are taken only with a
-//! state this server sealed for the same tool and arguments, unexpired and
-//! not used before (unless the tool opted into replays), and answers sealed
-//! in it cannot be replaced. In a legacy session the question waits at most
-//! the server's elicitation timeout.
+//! Sealing `requestState` (HMAC-SHA256, base64url) and the set of spent
+//! states, so the answers of a 2026-07-28 retry can be trusted.
 
-use crate::ToolError;
-use crate::connection::lock;
-use crate::protocol::ProtocolVersion;
+use crate::util::lock;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
-use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-/// A form the client shows the user (`elicitation/create`, form mode).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ElicitRequest {
-    message: String,
-    requested_schema: Value,
-}
-
-impl ElicitRequest {
-    /// A form with `message` and a flat object schema of primitive properties.
-    pub fn form(message: impl Into<String>, requested_schema: Value) -> ElicitRequest {
-        ElicitRequest {
-            message: message.into(),
-            requested_schema,
-        }
-    }
-
-    /// A form whose fields are those of `T` (a struct of primitive fields).
-    pub fn for_type<T: schemars::JsonSchema>(message: impl Into<String>) -> ElicitRequest {
-        let mut schema = crate::schema::for_deserialize::<T>();
-        if let Some(map) = schema.as_object_mut() {
-            // Clients take a restricted schema: only type, properties, required.
-            map.retain(|k, _| matches!(k.as_str(), "type" | "properties" | "required"));
-        }
-        ElicitRequest::form(message, schema)
-    }
-
-    /// The message shown to the user.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-
-    /// The `params` of `elicitation/create` for a session of `version`.
-    pub(crate) fn params(&self, version: ProtocolVersion) -> Value {
-        let mut params = json!({"message": self.message, "requestedSchema": self.requested_schema});
-        if version >= ProtocolVersion::V2025_11_25 {
-            params["mode"] = "form".into();
-        }
-        params
-    }
-}
-
-/// What the user did with the form.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ElicitAction {
-    /// The user submitted the form.
-    Accept,
-    /// The user explicitly declined.
-    Decline,
-    /// The user dismissed the form without choosing.
-    Cancel,
-}
-
-/// The user's answer to an [`ElicitRequest`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct Elicitation {
-    /// What the user did.
-    pub action: ElicitAction,
-    /// The submitted fields (with [`ElicitAction::Accept`]).
-    pub content: Option<Map<String, Value>>,
-}
-
-impl Elicitation {
-    /// Reads an `ElicitResult` from the client.
-    pub(crate) fn from_result(value: &Value) -> Result<Elicitation, ToolError> {
-        let action = match value.get("action").and_then(Value::as_str) {
-            Some("accept") => ElicitAction::Accept,
-            Some("decline") => ElicitAction::Decline,
-            Some("cancel") => ElicitAction::Cancel,
-            _ => {
-                return Err(ToolError::new(
-                    "the client's elicitation answer has no valid \"action\" (accept, decline or cancel)",
-                ));
-            }
-        };
-        let content = value.get("content").and_then(Value::as_object).cloned();
-        Ok(Elicitation { action, content })
-    }
-
-    /// Whether the user submitted the form.
-    pub fn is_accepted(&self) -> bool {
-        self.action == ElicitAction::Accept
-    }
-
-    /// The submitted fields as `T`; an error when the user did not accept or
-    /// the fields do not fit.
-    pub fn content_as<T: DeserializeOwned>(&self) -> Result<T, ToolError> {
-        match (&self.action, &self.content) {
-            (ElicitAction::Accept, Some(content)) => {
-                serde_json::from_value(Value::Object(content.clone())).map_err(|err| {
-                    ToolError::new(format!("the user's answer does not fit the form: {err}"))
-                })
-            }
-            (ElicitAction::Accept, None) => {
-                Err(ToolError::new("the user accepted but sent no fields"))
-            }
-            (action, _) => Err(ToolError::new(format!(
-                "the user did not fill in the form ({})",
-                match action {
-                    ElicitAction::Decline => "declined",
-                    _ => "cancelled",
-                }
-            ))),
-        }
-    }
-}
-
-/// Answered `requestState`s remembered by default (see
-/// [`Server::max_spent_request_states`](crate::Server::max_spent_request_states)).
-pub(crate) const DEFAULT_MAX_SPENT_REQUEST_STATES: usize = 10_000;
-
-/// How long a legacy `elicitation/create` waits for the user by default: 10
-/// minutes, as long as a 2026-07-28 `requestState` lives
-/// (`DEFAULT_INPUT_REQUEST_TTL` in `server.rs`), so the
-/// user has the same time in both eras.
-pub(crate) const DEFAULT_ELICITATION_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Why a retry's `requestState` or `inputResponses` are refused (`-32602`).
 const NO_STATE: &str = "inputResponses were sent without a requestState: answers are taken only \
@@ -241,8 +111,17 @@ impl StateSealer {
         let expires =
             now_ms().saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
         let id = URL_SAFE_NO_PAD.encode(random_bytes::<16>());
-        let payload = json!({"v": 2, "t": tool, "a": digest, "e": expires, "n": id, "q": [asked], "r": answers})
-            .to_string();
+        let sealed = Sealed {
+            a: Cow::Borrowed(digest),
+            e: expires,
+            n: Cow::Borrowed(&id),
+            q: vec![Cow::Borrowed(asked)],
+            r: Cow::Borrowed(answers),
+            t: Cow::Borrowed(tool),
+            v: LAYOUT,
+        };
+        // Plain data with string keys: it always serializes.
+        let payload = serde_json::to_string(&sealed).unwrap_or_default();
         let tag = self.tag(payload.as_bytes());
         format!(
             "{}.{}",
@@ -317,33 +196,53 @@ impl StateSealer {
             .chain_update(&payload)
             .verify_slice(&tag)
             .map_err(|_| INVALID)?;
-        let payload: Value = serde_json::from_slice(&payload).map_err(|_| INVALID)?;
+        let sealed: Sealed<'_> = serde_json::from_slice(&payload).map_err(|_| INVALID)?;
         // Only states of this layout are sealed by this code; an older
         // layout (without an id) could not be spent once.
-        if payload["v"] != 2 {
+        if sealed.v != LAYOUT {
             return Err(INVALID);
         }
-        let expires = payload["e"].as_u64().ok_or(INVALID)?;
-        if expires < now_ms() {
+        if sealed.e < now_ms() {
             return Err(EXPIRED);
         }
-        if payload["t"] != tool || payload["a"] != digest {
+        if sealed.t != tool || sealed.a != digest {
             return Err(OTHER_CALL);
         }
-        let id = payload["n"].as_str().ok_or(INVALID)?.to_owned();
-        let asked = payload["q"]
-            .as_array()
-            .ok_or(INVALID)?
-            .iter()
-            .filter_map(|key| key.as_str().map(str::to_owned))
-            .collect();
         Ok(Payload {
-            id,
-            expires,
-            asked,
-            answers: payload["r"].as_object().cloned().unwrap_or_default(),
+            id: sealed.n.into_owned(),
+            expires: sealed.e,
+            asked: sealed.q.into_iter().map(Cow::into_owned).collect(),
+            answers: sealed.r.into_owned(),
         })
     }
+}
+
+/// The layout of [`Sealed`] this code writes and reads.
+const LAYOUT: u8 = 2;
+
+/// The JSON sealed in a `requestState`: short keys, since the client
+/// carries it on every retry (in key order, as it has always been written).
+#[derive(Serialize, Deserialize)]
+struct Sealed<'a> {
+    /// Digest of the call's arguments.
+    #[serde(borrow)]
+    a: Cow<'a, str>,
+    /// Expiry, in milliseconds since the Unix epoch.
+    e: u64,
+    /// A random id, to spend the state once.
+    #[serde(borrow)]
+    n: Cow<'a, str>,
+    /// The input request keys this round asked.
+    #[serde(borrow)]
+    q: Vec<Cow<'a, str>>,
+    /// The answers gathered before this round.
+    #[serde(default)]
+    r: Cow<'a, Map<String, Value>>,
+    /// The tool's name.
+    #[serde(borrow)]
+    t: Cow<'a, str>,
+    /// [`LAYOUT`].
+    v: u8,
 }
 
 /// The verified contents of a `requestState`.
@@ -495,6 +394,20 @@ mod tests {
         let (payload, tag) = state.split_once('.').unwrap();
         let payload = URL_SAFE_NO_PAD.decode(payload).unwrap();
         assert_eq!(URL_SAFE_NO_PAD.decode(tag).unwrap(), sealer.tag(&payload));
+    }
+
+    #[test]
+    fn the_typed_layout_writes_what_the_json_one_did() {
+        let sealer = StateSealer::new(Some([7; 32]), Duration::from_secs(60), 10);
+        let state = sealer.seal("t", "d", "k", &Map::new());
+        let payload = URL_SAFE_NO_PAD
+            .decode(state.split_once('.').unwrap().0)
+            .unwrap();
+        let value: Value = serde_json::from_slice(&payload).unwrap();
+        let before =
+            json!({"v": 2, "t": "t", "a": "d", "e": value["e"], "n": value["n"], "q": ["k"], "r": {}})
+                .to_string();
+        assert_eq!(String::from_utf8(payload).unwrap(), before);
     }
 
     #[test]

@@ -1,0 +1,310 @@
+//! What a running tool can know and do besides its arguments: the call's
+//! identity and revision, progress, logging, cancellation, state, the live
+//! tool set, and (through [`crate::elicit`]) asking the user. The test
+//! builder is in [`test`](mod@test).
+
+mod test;
+
+pub use test::{TestContext, TestPeer};
+
+use crate::ToolError;
+use crate::elicit::{ElicitRequest, Elicitation, Interrupt};
+use crate::level::Level;
+use crate::protocol::{ProtocolVersion, outgoing};
+use crate::session::connection::{CancelSignal, ClientSession, Connection};
+use crate::state::{State, StateMap};
+use crate::toolset::ToolSet;
+use crate::util::lock;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+use tokio::sync::Notify;
+
+/// The context of one tool call: who is calling, under which protocol
+/// revision, and the channels back to the client (progress, logging,
+/// elicitation, cancellation). As a `#[tool]` parameter of type `Context` it
+/// is injected and never appears in the inputSchema.
+///
+/// Cancellation: when the client sends `notifications/cancelled` for the
+/// call, the tool's future is dropped at its next `.await` and no response is
+/// sent. Code that runs long without awaiting can check
+/// [`Context::is_cancelled`]; [`Context::progress`] returns an error once the
+/// call is cancelled, so `?` ends the tool there.
+#[derive(Clone)]
+pub struct Context {
+    inner: Arc<Inner>,
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("request_id", &self.inner.request_id)
+            .field("tool", &self.inner.tool)
+            .field("version", &self.inner.version)
+            .finish_non_exhaustive()
+    }
+}
+
+struct Inner {
+    request_id: Box<RawValue>,
+    tool: Arc<str>,
+    version: ProtocolVersion,
+    client: Arc<ClientSession>,
+    /// The request's `params._meta`, parsed only when asked for.
+    meta_raw: Option<Box<RawValue>>,
+    meta: OnceLock<Option<Value>>,
+    /// 2026-07-28: the request's `logLevel`; legacy: `None` (the session's applies).
+    request_log_level: Option<Level>,
+    cancel: CancelSignal,
+    connection: Arc<Connection>,
+    states: Arc<StateMap>,
+    tools: ToolSet,
+    last_progress: Mutex<Option<f64>>,
+    /// Set once the response is decided: nothing more may be sent for the call.
+    done: AtomicBool,
+    /// 2026-07-28: answers gathered so far, by input request key.
+    answers: Map<String, Value>,
+    /// Legacy: how long `elicit` waits for the user.
+    elicitation_timeout: Duration,
+    interrupt: Mutex<Option<Interrupt>>,
+    interrupted: Notify,
+}
+
+/// Everything a context is made from; built by the dispatcher.
+pub(crate) struct ContextParts {
+    pub(crate) request_id: Box<RawValue>,
+    pub(crate) tool: Arc<str>,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client: Arc<ClientSession>,
+    pub(crate) meta: Option<Box<RawValue>>,
+    pub(crate) request_log_level: Option<Level>,
+    pub(crate) cancel: CancelSignal,
+    pub(crate) connection: Arc<Connection>,
+    pub(crate) states: Arc<StateMap>,
+    pub(crate) tools: ToolSet,
+    pub(crate) answers: Map<String, Value>,
+    pub(crate) elicitation_timeout: Duration,
+}
+
+impl Context {
+    pub(crate) fn new(parts: ContextParts) -> Context {
+        Context {
+            inner: Arc::new(Inner {
+                request_id: parts.request_id,
+                tool: parts.tool,
+                version: parts.version,
+                client: parts.client,
+                meta_raw: parts.meta,
+                meta: OnceLock::new(),
+                request_log_level: parts.request_log_level,
+                cancel: parts.cancel,
+                connection: parts.connection,
+                states: parts.states,
+                tools: parts.tools,
+                last_progress: Mutex::new(None),
+                done: AtomicBool::new(false),
+                answers: parts.answers,
+                elicitation_timeout: parts.elicitation_timeout,
+                interrupt: Mutex::new(None),
+                interrupted: Notify::new(),
+            }),
+        }
+    }
+
+    /// The JSON-RPC id of the call, as JSON text (`7`, `"abc"`).
+    pub fn request_id(&self) -> &str {
+        self.inner.request_id.get()
+    }
+
+    /// The JSON-RPC id of the call, as the response echoes it.
+    pub(crate) fn raw_request_id(&self) -> &RawValue {
+        &self.inner.request_id
+    }
+
+    /// The name the tool was called by.
+    pub fn tool_name(&self) -> &str {
+        &self.inner.tool
+    }
+
+    /// The protocol revision of the session (legacy) or the request (2026-07-28).
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.version
+    }
+
+    /// The client's self-reported `Implementation` (`name`, `version`, …), if sent.
+    pub fn client_info(&self) -> Option<&Value> {
+        self.inner.client.info.as_ref()
+    }
+
+    /// The client's declared capabilities (`{}` when none).
+    pub fn client_capabilities(&self) -> &Value {
+        &self.inner.client.capabilities
+    }
+
+    /// The request's `params._meta`, if any.
+    pub fn meta(&self) -> Option<&Value> {
+        self.inner
+            .meta
+            .get_or_init(|| {
+                let raw = self.inner.meta_raw.as_ref()?;
+                serde_json::from_str::<Value>(raw.get())
+                    .ok()
+                    .filter(Value::is_object)
+            })
+            .as_ref()
+    }
+
+    /// The request's `progressToken`, if it carried one.
+    fn progress_token(&self) -> Option<&Value> {
+        self.meta()?
+            .get(crate::protocol::meta::PROGRESS_TOKEN)
+            .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
+    }
+
+    /// Whether the client cancelled the call.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    /// Completes when the client cancels the call.
+    pub async fn cancelled(&self) {
+        self.inner.cancel.cancelled().await;
+    }
+
+    /// A value registered with [`Server::state`](crate::Server::state).
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
+        self.inner.states.get::<T>()
+    }
+
+    /// The server's live tool set, to add, remove, enable or disable tools.
+    pub fn tools(&self) -> &ToolSet {
+        &self.inner.tools
+    }
+
+    fn may_send(&self) -> bool {
+        !self.inner.done.load(Ordering::SeqCst) && !self.is_cancelled()
+    }
+
+    /// Marks the call answered: later progress and log calls send nothing.
+    pub(crate) fn finish(&self) {
+        self.inner.done.store(true, Ordering::SeqCst);
+    }
+
+    /// Reports progress (`notifications/progress`). Sent only when the request
+    /// carried a `progressToken`; values that do not increase are skipped, as
+    /// the protocol requires progress to grow. Fails once the call is
+    /// cancelled, so `?` stops the tool.
+    pub fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> Result<(), ToolError> {
+        if self.is_cancelled() {
+            return Err(ToolError::new("the call was cancelled"));
+        }
+        let Some(token) = self.progress_token() else {
+            return Ok(());
+        };
+        {
+            let mut last = lock(&self.inner.last_progress);
+            if last.is_some_and(|l| progress <= l) || !progress.is_finite() {
+                tracing::debug!(progress, "skipped progress that does not increase");
+                return Ok(());
+            }
+            *last = Some(progress);
+        }
+        if self.may_send() {
+            self.inner
+                .connection
+                .send(outgoing::progress(token, progress, total, message));
+        }
+        Ok(())
+    }
+
+    /// The level at and above which [`Context::log`] sends messages, if any:
+    /// the request's `logLevel` (2026-07-28) or the session's
+    /// `logging/setLevel` (legacy). Without either nothing is sent.
+    pub fn log_level(&self) -> Option<Level> {
+        if self.inner.version.is_modern() {
+            self.inner.request_log_level
+        } else {
+            self.inner.connection.log_level()
+        }
+    }
+
+    /// Sends a log message to the client (`notifications/message`) when
+    /// `level` reaches the client's threshold. Never put secrets in it.
+    pub fn log(&self, level: Level, data: impl Into<Value>) {
+        let Some(threshold) = self.log_level() else {
+            return;
+        };
+        if level < threshold || !self.may_send() {
+            return;
+        }
+        self.inner.connection.send(outgoing::log_message(
+            level.as_str(),
+            &self.inner.tool,
+            &data.into(),
+        ));
+    }
+
+    /// Asks the user for input through the client (`elicitation/create`).
+    ///
+    /// `key` names this question within the tool (it must be stable across
+    /// runs: in the 2026-07-28 era the tool runs again once the answer is in).
+    /// Declining or cancelling reaches the tool as an [`Elicitation`] value;
+    /// an `Err` means the client cannot be asked (no `elicitation`
+    /// capability in a legacy session, or the client failed the request), or,
+    /// in a legacy session, that the user did not answer within
+    /// [`Server::elicitation_timeout`](crate::Server::elicitation_timeout)
+    /// (the question is then withdrawn with `notifications/cancelled`).
+    /// Returning the `Err` with `?` ends the call with an `isError` result
+    /// that says so.
+    pub async fn elicit(
+        &self,
+        key: &str,
+        request: ElicitRequest,
+    ) -> Result<Elicitation, ToolError> {
+        crate::elicit::ask(self, key, request).await
+    }
+
+    /// The connection the call came on.
+    pub(crate) fn connection(&self) -> &Connection {
+        &self.inner.connection
+    }
+
+    /// Legacy: how long `elicit` waits for the user.
+    pub(crate) fn elicitation_timeout(&self) -> Duration {
+        self.inner.elicitation_timeout
+    }
+
+    /// Where an elicitation records why the call stopped (2026-07-28).
+    pub(crate) fn interrupt_slot(&self) -> &Mutex<Option<Interrupt>> {
+        &self.inner.interrupt
+    }
+
+    /// Wakes [`Context::interrupted`].
+    pub(crate) fn notify_interrupted(&self) {
+        self.inner.interrupted.notify_one();
+    }
+
+    /// Completes when the tool stopped to wait for input (2026-07-28).
+    pub(crate) async fn interrupted(&self) -> Interrupt {
+        loop {
+            let notified = self.inner.interrupted.notified();
+            if let Some(interrupt) = lock(&self.inner.interrupt).clone() {
+                return interrupt;
+            }
+            notified.await;
+        }
+    }
+
+    /// The answers gathered so far (2026-07-28).
+    pub(crate) fn answers(&self) -> &Map<String, Value> {
+        &self.inner.answers
+    }
+}

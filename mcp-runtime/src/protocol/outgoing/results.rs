@@ -1,0 +1,589 @@
+//! The results of each method, and [`Reply`], which closes a result the
+//! way the request's revision needs (`resultType`, `_meta`, cache hints).
+
+use super::notify::ElicitForm;
+use super::{JSONRPC, Response};
+use crate::protocol::ProtocolVersion;
+use crate::protocol::content::Content;
+use crate::protocol::frame::{self, Frame, Spliced};
+use crate::protocol::meta;
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// `Implementation`: a name, a version and (from 2025-06-18) a title.
+#[derive(Debug, Serialize)]
+pub(crate) struct Implementation<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    version: &'a str,
+}
+
+impl<'a> Implementation<'a> {
+    /// The implementation as a session of `revision` sees it.
+    pub(crate) fn new(
+        name: &'a str,
+        version: &'a str,
+        title: Option<&'a str>,
+        revision: ProtocolVersion,
+    ) -> Self {
+        Implementation {
+            name,
+            title: title.filter(|_| revision.carries().structured_output),
+            version,
+        }
+    }
+}
+
+/// The `_meta` of 2026-07-28 results: the server's identity, serialized once.
+pub(crate) fn server_meta(info: &Implementation<'_>) -> Box<RawValue> {
+    struct ServerMeta<'a>(&'a Implementation<'a>);
+    impl Serialize for ServerMeta<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut map = serializer.serialize_map(Some(1))?;
+            map.serialize_entry(meta::SERVER_INFO, self.0)?;
+            map.end()
+        }
+    }
+    serde_json::value::to_raw_value(&ServerMeta(info)).unwrap_or_else(|_| empty_object())
+}
+
+fn empty_object() -> Box<RawValue> {
+    RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| unreachable!("`{{}}` is JSON"))
+}
+
+#[derive(Serialize)]
+struct ToolsCapability {
+    #[serde(rename = "listChanged")]
+    list_changed: bool,
+}
+
+#[derive(Serialize)]
+struct Empty {}
+
+/// The result of `initialize`.
+#[derive(Serialize)]
+pub(crate) struct InitializeResult<'a> {
+    capabilities: LegacyCapabilities,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+    #[serde(rename = "protocolVersion")]
+    protocol_version: &'static str,
+    #[serde(rename = "serverInfo")]
+    server_info: Implementation<'a>,
+}
+
+#[derive(Serialize)]
+struct LegacyCapabilities {
+    logging: Empty,
+    tools: ToolsCapability,
+}
+
+impl<'a> InitializeResult<'a> {
+    /// The handshake result for the negotiated `version`.
+    pub(crate) fn new(
+        version: ProtocolVersion,
+        server_info: Implementation<'a>,
+        instructions: Option<&'a str>,
+    ) -> Self {
+        InitializeResult {
+            capabilities: LegacyCapabilities {
+                logging: Empty {},
+                tools: ToolsCapability { list_changed: true },
+            },
+            instructions,
+            protocol_version: version.as_str(),
+            server_info,
+        }
+    }
+}
+
+/// The result of `server/discover` (2026-07-28).
+#[derive(Serialize)]
+pub(crate) struct DiscoverResult<'a> {
+    capabilities: ModernCapabilities,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+    #[serde(rename = "supportedVersions")]
+    supported_versions: [&'static str; 1],
+    #[serde(flatten)]
+    cache: CacheHints,
+}
+
+#[derive(Serialize)]
+struct ModernCapabilities {
+    tools: ToolsCapability,
+}
+
+impl<'a> DiscoverResult<'a> {
+    /// What this server offers, cacheable for `ttl_ms`.
+    pub(crate) fn new(instructions: Option<&'a str>, ttl_ms: u64) -> Self {
+        DiscoverResult {
+            capabilities: ModernCapabilities {
+                tools: ToolsCapability { list_changed: true },
+            },
+            instructions,
+            supported_versions: [ProtocolVersion::LATEST.as_str()],
+            cache: CacheHints::public(ttl_ms),
+        }
+    }
+}
+
+/// The result of `tools/call`.
+#[derive(Debug)]
+pub(crate) enum CallToolResult<'a> {
+    /// Structured output (`structuredContent` where the revision has it)
+    /// and its text mirror; `wrap` puts it under `{"result": …}`.
+    Structured { json: &'a RawValue, wrap: bool },
+    /// Content blocks, shaped for the revision as they are written.
+    Content(&'a [Content]),
+    /// An `isError` result with this text.
+    Error(&'a str),
+}
+
+/// `{"result": …}`, the object root older revisions need around other roots.
+#[derive(Serialize)]
+struct Wrapped<'a> {
+    result: &'a RawValue,
+}
+
+/// A text content block.
+#[derive(Serialize)]
+struct TextBlock<T> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: T,
+}
+
+impl<T: Serialize> TextBlock<T> {
+    fn new(text: T) -> Self {
+        TextBlock { kind: "text", text }
+    }
+}
+
+/// The structured result of a call, ready to send: `text` compacted to one
+/// line when needed; `Err` when it is not JSON.
+pub(crate) fn structured_json(text: &str) -> Result<Cow<'_, RawValue>, serde_json::Error> {
+    let raw: &RawValue = serde_json::from_str(text)?;
+    // Hand-built outcomes may hold pretty JSON: a newline would split the frame.
+    if !text.contains(['\n', '\r']) {
+        return Ok(Cow::Borrowed(raw));
+    }
+    let value: Value = serde_json::from_str(text)?;
+    Ok(Cow::Owned(serde_json::value::to_raw_value(&value)?))
+}
+
+/// [`CallToolResult`] for one revision, with its closing fields.
+struct CallToolBody<'a> {
+    result: &'a CallToolResult<'a>,
+    version: ProtocolVersion,
+    trailer: Option<Trailer<'a>>,
+}
+
+/// Content blocks as a session of `version` reads them.
+struct Blocks<'a> {
+    blocks: &'a [Content],
+    version: ProtocolVersion,
+}
+
+impl Serialize for Blocks<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.blocks.len()))?;
+        for block in self.blocks {
+            seq.serialize_element(&block.wire(self.version))?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for CallToolBody<'_> {
+    // A map written field by field, closing fields included: the hot path
+    // of every call, so no flattening machinery and no intermediate text.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut body = serializer.serialize_map(None)?;
+        match self.result {
+            CallToolResult::Structured { json, wrap: true } => {
+                let wrapped = Wrapped { result: json };
+                // The mirror is short: one small string, as cheap as
+                // streaming it through a formatter and simpler.
+                let text = serde_json::to_string(&wrapped).map_err(serde::ser::Error::custom)?;
+                body.serialize_entry("content", &[TextBlock::new(text.as_str())])?;
+                if self.version.carries().structured_output {
+                    body.serialize_entry("structuredContent", &wrapped)?;
+                }
+            }
+            CallToolResult::Structured { json, wrap: false } => {
+                body.serialize_entry("content", &[TextBlock::new(json.get())])?;
+                if self.version.carries().structured_output {
+                    body.serialize_entry("structuredContent", json)?;
+                }
+            }
+            CallToolResult::Content(blocks) => {
+                let blocks = Blocks {
+                    blocks,
+                    version: self.version,
+                };
+                body.serialize_entry("content", &blocks)?;
+            }
+            CallToolResult::Error(text) => {
+                body.serialize_entry("content", &[TextBlock::new(*text)])?;
+                body.serialize_entry("isError", &true)?;
+            }
+        }
+        if let Some(trailer) = &self.trailer {
+            body.serialize_entry("resultType", trailer.result_type)?;
+            body.serialize_entry("_meta", trailer.meta)?;
+        }
+        body.end()
+    }
+}
+
+/// The result of a 2026-07-28 call that needs the user's input first.
+#[derive(Serialize)]
+struct InputRequired<'a> {
+    #[serde(rename = "inputRequests")]
+    input_requests: InputRequests<'a>,
+    #[serde(rename = "requestState")]
+    request_state: &'a str,
+}
+
+struct InputRequests<'a> {
+    key: &'a str,
+    form: &'a ElicitForm<'a>,
+}
+
+impl Serialize for InputRequests<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct InputRequest<'a> {
+            method: &'static str,
+            params: &'a ElicitForm<'a>,
+        }
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry(
+            self.key,
+            &InputRequest {
+                method: "elicitation/create",
+                params: self.form,
+            },
+        )?;
+        map.end()
+    }
+}
+
+/// `ttlMs` and `cacheScope`, on cacheable 2026-07-28 results (every
+/// client may share them: nothing this server lists depends on who asks).
+#[derive(Serialize)]
+struct CacheHints {
+    #[serde(rename = "ttlMs")]
+    ttl_ms: u64,
+    #[serde(rename = "cacheScope")]
+    cache_scope: &'static str,
+}
+
+impl CacheHints {
+    fn public(ttl_ms: u64) -> CacheHints {
+        CacheHints {
+            ttl_ms,
+            cache_scope: "public",
+        }
+    }
+}
+
+/// The fields every 2026-07-28 result ends with.
+#[derive(Serialize)]
+struct Trailer<'a> {
+    #[serde(rename = "resultType")]
+    result_type: &'static str,
+    #[serde(rename = "_meta")]
+    meta: &'a RawValue,
+}
+
+/// A result body followed by the revision's closing fields.
+#[derive(Serialize)]
+struct Closed<'a, B> {
+    #[serde(flatten)]
+    body: B,
+    #[serde(flatten)]
+    trailer: Option<Trailer<'a>>,
+}
+
+/// `tools/list` result fields: the page itself is shared.
+#[derive(Serialize)]
+struct ListTools<'a> {
+    tools: Spliced,
+    #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<&'a str>,
+    #[serde(flatten)]
+    cache: Option<CacheHints>,
+}
+
+/// The response to one request: its id and revision decide every
+/// per-version field of the result.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Reply<'a> {
+    id: &'a RawValue,
+    version: ProtocolVersion,
+    /// The server's identity as 2026-07-28 results carry it in `_meta`.
+    server_meta: &'a RawValue,
+}
+
+impl<'a> Reply<'a> {
+    /// A reply to request `id` of a session or request of `version`.
+    pub(crate) fn new(
+        id: &'a RawValue,
+        version: ProtocolVersion,
+        server_meta: &'a RawValue,
+    ) -> Self {
+        Reply {
+            id,
+            version,
+            server_meta,
+        }
+    }
+
+    fn trailer(&self, result_type: &'static str) -> Option<Trailer<'a>> {
+        self.version.carries().envelope.then_some(Trailer {
+            result_type,
+            meta: self.server_meta,
+        })
+    }
+
+    fn send<B: Serialize>(&self, body: B, result_type: &'static str, capacity: usize) -> Frame {
+        let result = Closed {
+            body,
+            trailer: self.trailer(result_type),
+        };
+        frame::encode(
+            &Response {
+                jsonrpc: JSONRPC,
+                id: self.id,
+                result,
+            },
+            capacity + self.id.get().len() + 160,
+        )
+    }
+
+    /// An empty result, `{}` (legacy `ping` and `logging/setLevel`).
+    pub(crate) fn empty(&self) -> Frame {
+        self.send(Empty {}, "complete", 0)
+    }
+
+    /// The `initialize` result.
+    pub(crate) fn initialize(&self, result: &InitializeResult<'_>) -> Frame {
+        self.send(result, "complete", 256)
+    }
+
+    /// The `server/discover` result.
+    pub(crate) fn discover(&self, result: &DiscoverResult<'_>) -> Frame {
+        self.send(result, "complete", 256)
+    }
+
+    /// A `tools/list` page: `tools` is the page's JSON array, shared.
+    pub(crate) fn tools_page(
+        &self,
+        tools: Arc<str>,
+        next_cursor: Option<&str>,
+        ttl_ms: u64,
+    ) -> Frame {
+        let body = ListTools {
+            tools: Spliced,
+            next_cursor,
+            cache: self
+                .version
+                .carries()
+                .envelope
+                .then(|| CacheHints::public(ttl_ms)),
+        };
+        let result = Closed {
+            body,
+            trailer: self.trailer("complete"),
+        };
+        frame::encode_shared(
+            &Response {
+                jsonrpc: JSONRPC,
+                id: self.id,
+                result,
+            },
+            tools,
+        )
+    }
+
+    /// A `tools/call` result.
+    pub(crate) fn call_result(&self, result: &CallToolResult<'_>) -> Frame {
+        let capacity = match result {
+            CallToolResult::Structured { json, .. } => 2 * json.get().len() + 64,
+            CallToolResult::Error(text) => text.len() + 64,
+            CallToolResult::Content(_) => 256,
+        };
+        let result = CallToolBody {
+            result,
+            version: self.version,
+            trailer: self.trailer("complete"),
+        };
+        frame::encode(
+            &Response {
+                jsonrpc: JSONRPC,
+                id: self.id,
+                result,
+            },
+            capacity + self.id.get().len() + 160,
+        )
+    }
+
+    /// A 2026-07-28 `input_required` result: the question and the sealed state.
+    pub(crate) fn input_required(
+        &self,
+        key: &str,
+        form: &ElicitForm<'_>,
+        request_state: &str,
+    ) -> Frame {
+        let body = InputRequired {
+            input_requests: InputRequests { key, form },
+            request_state,
+        };
+        self.send(body, "input_required", 256 + request_state.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::outgoing::tests::{raw, text};
+
+    fn meta() -> Box<RawValue> {
+        server_meta(&Implementation::new(
+            "s",
+            "1",
+            Some("S"),
+            ProtocolVersion::LATEST,
+        ))
+    }
+
+    #[test]
+    fn only_modern_results_carry_result_type_and_server_meta() {
+        let id = raw("7");
+        let meta = meta();
+        let legacy = Reply::new(&id, ProtocolVersion::V2025_11_25, &meta);
+        assert_eq!(
+            text(legacy.empty()),
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n"
+        );
+        let modern = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
+        assert_eq!(
+            text(modern.call_result(&CallToolResult::Error("no"))),
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"no\"}],\
+             \"isError\":true,\"resultType\":\"complete\",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":\
+             {\"name\":\"s\",\"title\":\"S\",\"version\":\"1\"}}}}\n"
+        );
+    }
+
+    #[test]
+    fn discovery_and_handshake_results() {
+        let id = raw("1");
+        let meta = meta();
+        let modern = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
+        let discover: Value = serde_json::from_slice(
+            &modern
+                .discover(&DiscoverResult::new(Some("hi"), 9))
+                .into_bytes(),
+        )
+        .unwrap();
+        let result = &discover["result"];
+        assert_eq!(
+            result["supportedVersions"],
+            serde_json::json!(["2026-07-28"])
+        );
+        assert_eq!(
+            (result["ttlMs"].as_u64(), result["cacheScope"].as_str()),
+            (Some(9), Some("public"))
+        );
+        assert_eq!(result["resultType"], "complete");
+        assert_eq!(
+            result["_meta"]["io.modelcontextprotocol/serverInfo"]["title"],
+            "S"
+        );
+        let v = ProtocolVersion::V2024_11_05;
+        let legacy = Reply::new(&id, v, &meta);
+        let info = Implementation::new("s", "1", Some("S"), v);
+        assert_eq!(
+            text(legacy.initialize(&InitializeResult::new(v, info, None))),
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"capabilities\":{\"logging\":{},\"tools\":{\"listChanged\":true}},\
+             \"protocolVersion\":\"2024-11-05\",\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n"
+        );
+    }
+
+    #[test]
+    fn only_modern_lists_carry_cache_hints() {
+        let id = raw("1");
+        let meta = meta();
+        let legacy = Reply::new(&id, ProtocolVersion::V2025_06_18, &meta);
+        assert_eq!(
+            text(legacy.tools_page(Arc::from("[{\"name\":\"a\"}]"), Some("c"), 5)),
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"a\"}],\"nextCursor\":\"c\"}}\n"
+        );
+        let modern = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
+        let page = text(modern.tools_page(Arc::from("[]"), None, 5));
+        assert!(
+            page.starts_with("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[],\"ttlMs\":5,\"cacheScope\":\"public\",\"resultType\":\"complete\",\"_meta\":{"),
+            "{page}"
+        );
+    }
+
+    #[test]
+    fn structured_output_is_wrapped_and_mirrored_per_revision() {
+        let id = raw("1");
+        let meta = meta();
+        let json = raw("3.0");
+        let wrapped = CallToolResult::Structured {
+            json: &json,
+            wrap: true,
+        };
+        let v0618 = Reply::new(&id, ProtocolVersion::V2025_06_18, &meta);
+        assert_eq!(
+            text(v0618.call_result(&wrapped)),
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"result\\\":3.0}\"}],\
+             \"structuredContent\":{\"result\":3.0}}}\n"
+        );
+        let plain = CallToolResult::Structured {
+            json: &json,
+            wrap: false,
+        };
+        let v0326 = Reply::new(&id, ProtocolVersion::V2025_03_26, &meta);
+        assert_eq!(
+            text(v0326.call_result(&plain)),
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"3.0\"}]}}\n"
+        );
+    }
+
+    #[test]
+    fn pretty_structured_json_is_compacted_and_broken_json_refused() {
+        assert_eq!(structured_json("{\"a\":1}").unwrap().get(), "{\"a\":1}");
+        assert_eq!(
+            structured_json("{\n \"a\": 1\n}").unwrap().get(),
+            "{\"a\":1}"
+        );
+        assert!(structured_json("{").is_err());
+    }
+
+    #[test]
+    fn input_required_carries_the_question_and_the_state() {
+        let id = raw("2");
+        let meta = meta();
+        let schema = serde_json::json!({});
+        let form = ElicitForm::new("q", &schema, ProtocolVersion::V2026_07_28);
+        let reply = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
+        let frame: Value =
+            serde_json::from_slice(&reply.input_required("k", &form, "s.t").into_bytes()).unwrap();
+        assert_eq!(
+            frame["result"]["inputRequests"]["k"]["method"],
+            "elicitation/create"
+        );
+        assert_eq!(frame["result"]["requestState"], "s.t");
+        assert_eq!(frame["result"]["resultType"], "input_required");
+    }
+}

@@ -1,0 +1,259 @@
+//! The era rules, legacy (`initialize`, 2024-11-05..2025-11-25) against
+//! stateless (2026-07-28), in one place: which era a connection speaks,
+//! what `initialize` agrees on, the `_meta` envelope every 2026-07-28
+//! request carries, and the revision and caller each request is served for.
+//!
+//! `server/discover` never decides the era (dual-era clients probe with it,
+//! then may fall back to `initialize`); `initialize` opts the connection
+//! into a legacy session; the first other enveloped request opts it into
+//! the stateless era.
+
+use super::Failure;
+use crate::level::Level;
+use crate::protocol::outgoing::ErrorData;
+use crate::protocol::{ErrorCode, ProtocolVersion, meta};
+use crate::session::connection::{ClientSession, Connection};
+use serde::Deserialize;
+use serde_json::json;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// The connection's state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lifecycle {
+    /// Nothing has decided the era yet.
+    Fresh,
+    /// `initialize` negotiated `version`. (`notifications/initialized` is
+    /// accepted but changes nothing: requests are served as soon as the
+    /// handshake result is out, as clients expect.)
+    Legacy { version: ProtocolVersion },
+    /// Requests carry their own `_meta` envelope.
+    Modern,
+}
+
+impl Lifecycle {
+    /// Versions an enveloped request may name in this state (the data of a
+    /// `-32022` error): before the era is decided, every version (legacy ones
+    /// through `initialize`); once modern, only modern ones.
+    pub(crate) fn supported_versions(self) -> Vec<&'static str> {
+        let modern_only = matches!(self, Lifecycle::Modern);
+        ProtocolVersion::ALL
+            .iter()
+            .rev()
+            .filter(|v| v.is_modern() || !modern_only)
+            .map(|v| v.as_str())
+            .collect()
+    }
+}
+
+/// The version `initialize` agrees on: the client's when it is a legacy version
+/// we speak, else our newest legacy version as a counter-offer.
+pub(crate) fn negotiate(requested: &str) -> ProtocolVersion {
+    match ProtocolVersion::parse(requested) {
+        Some(v) if !v.is_modern() => v,
+        _ => ProtocolVersion::LATEST_LEGACY,
+    }
+}
+
+/// Who is asking and under which revision, for one request.
+#[derive(Debug)]
+pub(crate) struct RequestInfo {
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client: Arc<ClientSession>,
+    /// 2026-07-28: the request's `logLevel`.
+    pub(crate) log_level: Option<Level>,
+}
+
+/// The 2026-07-28 envelope keys of `params._meta`, borrowed.
+#[derive(Deserialize, Default)]
+struct Envelope<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow)]
+    version: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, borrow)]
+    capabilities: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", default, borrow)]
+    client_info: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/logLevel", default, borrow)]
+    log_level: Option<&'a RawValue>,
+}
+
+impl<'a> Envelope<'a> {
+    fn of(meta: Option<&'a RawValue>) -> Envelope<'a> {
+        meta.and_then(|raw| serde_json::from_str(raw.get()).ok())
+            .unwrap_or_default()
+    }
+
+    fn present(&self) -> bool {
+        self.version.is_some() || self.capabilities.is_some()
+    }
+}
+
+/// `params._meta` of any method's params, borrowed.
+pub(crate) fn meta_of(params: Option<&RawValue>) -> Option<&RawValue> {
+    #[derive(Deserialize)]
+    struct WithMeta<'a> {
+        #[serde(rename = "_meta", default, borrow)]
+        meta: Option<&'a RawValue>,
+    }
+    params
+        .and_then(|raw| serde_json::from_str::<WithMeta<'_>>(raw.get()).ok())
+        .and_then(|w| w.meta)
+}
+
+/// The revision and caller a request is served for, enforcing the era
+/// rules (and deciding the era, when this request does).
+pub(crate) fn request_info(
+    connection: &Connection,
+    method: &str,
+    meta: Option<&RawValue>,
+) -> Result<RequestInfo, Failure> {
+    let lifecycle = connection.lifecycle();
+    match lifecycle {
+        Lifecycle::Legacy { version } => Ok(RequestInfo {
+            version,
+            client: connection.session(),
+            log_level: None,
+        }),
+        Lifecycle::Modern => modern_request(&Envelope::of(meta), lifecycle),
+        Lifecycle::Fresh => {
+            let envelope = Envelope::of(meta);
+            if !envelope.present() {
+                if method == "ping" {
+                    // Legacy clients may ping before `initialize`.
+                    return Ok(RequestInfo {
+                        version: ProtocolVersion::LATEST_LEGACY,
+                        client: connection.session(),
+                        log_level: None,
+                    });
+                }
+                return Err(Failure::invalid_params(format!(
+                    "'{method}' arrived before 'initialize' and without a 2026-07-28 _meta envelope: \
+                     send 'initialize' first, or put \"{}\" and \
+                     \"{}\" in params._meta",
+                    meta::PROTOCOL_VERSION,
+                    meta::CLIENT_CAPABILITIES
+                )));
+            }
+            let info = modern_request(&envelope, lifecycle)?;
+            if method != "server/discover" {
+                connection.set_lifecycle(Lifecycle::Modern);
+            }
+            Ok(info)
+        }
+    }
+}
+
+/// The version an `initialize` request opens a legacy session with, or why
+/// this connection refuses it.
+pub(crate) fn initialize_version(
+    connection: &Connection,
+    requested: &str,
+) -> Result<ProtocolVersion, Failure> {
+    let lifecycle = connection.lifecycle();
+    match lifecycle {
+        Lifecycle::Fresh => Ok(negotiate(requested)),
+        Lifecycle::Legacy { .. } => Err(Failure::new(
+            ErrorCode::INVALID_REQUEST,
+            "Invalid Request: 'initialize' was already received on this connection",
+        )),
+        Lifecycle::Modern => Err(unsupported_version(requested, lifecycle)),
+    }
+}
+
+/// Validates the 2026-07-28 envelope of a request.
+fn modern_request(envelope: &Envelope<'_>, lifecycle: Lifecycle) -> Result<RequestInfo, Failure> {
+    let missing = |key: &str| {
+        Failure::invalid_params(format!(
+            "Invalid params: params._meta must carry \"{key}\" (2026-07-28 requests carry their protocol version and client capabilities)"
+        ))
+    };
+    let version: Cow<'_, str> = envelope
+        .version
+        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+        .ok_or_else(|| missing(meta::PROTOCOL_VERSION))?;
+    let capabilities = envelope
+        .capabilities
+        .ok_or_else(|| missing(meta::CLIENT_CAPABILITIES))?;
+    if !capabilities.get().starts_with('{') {
+        return Err(Failure::invalid_params(format!(
+            "Invalid params: \"{}\" must be an object ({{}} declares none)",
+            meta::CLIENT_CAPABILITIES
+        )));
+    }
+    let log_level = match envelope.log_level {
+        None => None,
+        Some(raw) => Some(
+            serde_json::from_str::<Cow<'_, str>>(raw.get())
+                .unwrap_or_default()
+                .parse::<Level>()
+                .map_err(|message| {
+                    Failure::invalid_params(format!(
+                        "Invalid params: {}: {message}",
+                        meta::LOG_LEVEL
+                    ))
+                })?,
+        ),
+    };
+    match ProtocolVersion::parse(&version) {
+        Some(v) if v.is_modern() => Ok(RequestInfo {
+            version: v,
+            client: Arc::new(ClientSession {
+                info: envelope
+                    .client_info
+                    .and_then(|raw| serde_json::from_str(raw.get()).ok()),
+                capabilities: serde_json::from_str(capabilities.get())
+                    .unwrap_or_else(|_| json!({})),
+            }),
+            log_level,
+        }),
+        _ => Err(unsupported_version(&version, lifecycle)),
+    }
+}
+
+fn unsupported_version(requested: &str, lifecycle: Lifecycle) -> Failure {
+    Failure::new(
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+        "Unsupported protocol version",
+    )
+    .with_data(ErrorData::UnsupportedVersion {
+        requested: requested.to_owned(),
+        supported: lifecycle.supported_versions(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negotiation_echoes_or_counter_offers() {
+        assert_eq!(negotiate("2025-06-18"), ProtocolVersion::V2025_06_18);
+        assert_eq!(negotiate("2024-11-05"), ProtocolVersion::V2024_11_05);
+        assert_eq!(negotiate("1999-01-01"), ProtocolVersion::V2025_11_25);
+        assert_eq!(negotiate("2026-07-28"), ProtocolVersion::V2025_11_25);
+    }
+
+    #[test]
+    fn the_envelope_reads_the_reserved_keys() {
+        let meta = json!({
+            meta::PROTOCOL_VERSION: "2026-07-28",
+            meta::CLIENT_CAPABILITIES: {},
+            meta::LOG_LEVEL: "info",
+        })
+        .to_string();
+        let raw: &RawValue = serde_json::from_str(&meta).unwrap();
+        let envelope = Envelope::of(Some(raw));
+        assert!(envelope.present() && envelope.log_level.is_some());
+        let info = modern_request(&envelope, Lifecycle::Fresh).unwrap();
+        assert_eq!(info.version, ProtocolVersion::V2026_07_28);
+        assert_eq!(info.log_level, Some(Level::Info));
+    }
+
+    #[test]
+    fn supported_versions_narrow_once_modern() {
+        assert_eq!(Lifecycle::Modern.supported_versions(), ["2026-07-28"]);
+        assert_eq!(Lifecycle::Fresh.supported_versions().len(), 5);
+        assert_eq!(Lifecycle::Fresh.supported_versions()[0], "2026-07-28");
+    }
+}

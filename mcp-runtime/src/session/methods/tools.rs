@@ -1,0 +1,184 @@
+//! `tools/list` and `tools/call`: serving the cached pages, and checking a
+//! call (arguments, tool, 2026-07-28 `requestState`, duplicate id,
+//! admission) before [`crate::session::calls`] runs it.
+
+use crate::context::{Context, ContextParts};
+use crate::elicit::seal::{Resumed, arguments_digest};
+use crate::protocol::outgoing::{CallToolResult, ErrorData};
+use crate::protocol::{ErrorCode, ProtocolVersion};
+use crate::session::calls::{self, PreparedCall};
+use crate::session::connection::canonical_id;
+use crate::session::era::RequestInfo;
+use crate::session::{Failure, Session, parse_params};
+use crate::tool::ToolCall;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// The params of `tools/call`.
+#[derive(Deserialize)]
+pub(in crate::session) struct CallParams<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
+    #[serde(rename = "_meta", default, borrow)]
+    pub(in crate::session) meta: Option<&'a RawValue>,
+    #[serde(rename = "inputResponses", default)]
+    input_responses: Option<Map<String, Value>>,
+    #[serde(rename = "requestState", default, borrow)]
+    request_state: Option<Cow<'a, str>>,
+}
+
+impl Session {
+    pub(in crate::session) fn list_tools(
+        &mut self,
+        id: &RawValue,
+        version: ProtocolVersion,
+        params: Option<&RawValue>,
+    ) -> Result<(), Failure> {
+        #[derive(Deserialize)]
+        struct ListParams<'a> {
+            #[serde(default, borrow)]
+            cursor: Option<Cow<'a, str>>,
+        }
+        let params: ListParams<'_> = match params {
+            None => ListParams { cursor: None },
+            Some(_) => parse_params(params, "tools/list")?,
+        };
+        let registry = self.shared.tools.registry();
+        let page = registry
+            .page(version, params.cursor.as_deref())
+            .map_err(|()| {
+                Failure::invalid_params(
+                    "Invalid cursor: use a nextCursor value from an earlier tools/list result, or no cursor",
+                )
+            })?;
+        // The page's tools are cached and shared: per request only the id
+        // and the closing fields are written.
+        self.connection.send(self.reply(id, version).tools_page(
+            Arc::clone(&page.tools),
+            page.next_cursor.as_deref(),
+            self.shared.identity.list_ttl_ms,
+        ));
+        Ok(())
+    }
+
+    pub(in crate::session) fn call_tool(
+        &mut self,
+        id: &RawValue,
+        info: RequestInfo,
+        params: CallParams<'_>,
+    ) -> Result<(), Failure> {
+        let arguments = params.arguments.filter(|raw| raw.get() != "null");
+        if let Some(raw) = arguments
+            && !raw.get().starts_with('{')
+        {
+            return Err(Failure::invalid_params(
+                "Invalid params: tools/call \"arguments\" must be an object",
+            ));
+        }
+        let registry = self.shared.tools.registry();
+        let Some((name, tool)) = registry.get(&params.name) else {
+            return Err(
+                Failure::invalid_params(format!("Unknown tool: {}", params.name)).with_data(
+                    ErrorData::Tool {
+                        name: params.name.into_owned(),
+                    },
+                ),
+            );
+        };
+        let version = info.version;
+        let (digest, resumed) = if version.is_modern() {
+            let digest = arguments_digest(arguments.map(RawValue::get));
+            let resumed = self
+                .shared
+                .sealer
+                .resume(
+                    &name,
+                    &digest,
+                    params.request_state.as_deref(),
+                    params.input_responses,
+                    tool.def.replayable_input,
+                )
+                .map_err(|reason| Failure::invalid_params(format!("Invalid params: {reason}")))?;
+            (digest, resumed)
+        } else {
+            (String::new(), Resumed::default())
+        };
+        let key = canonical_id(id.get());
+        let duplicate = || {
+            Failure::new(
+                ErrorCode::INVALID_REQUEST,
+                format!(
+                    "Invalid Request: id {} is already used by a call in flight; use a new id",
+                    id.get()
+                ),
+            )
+        };
+        if self.connection.is_in_flight(&key) {
+            return Err(duplicate());
+        }
+        if let Some(refusal) = self.admission(&name) {
+            let result = CallToolResult::Error(&refusal);
+            self.connection
+                .send(self.reply(id, version).call_result(&result));
+            return Ok(());
+        }
+        let Some(cancel) = self.connection.begin_call(&key) else {
+            return Err(duplicate());
+        };
+        let context = Context::new(ContextParts {
+            request_id: id.to_owned(),
+            tool: Arc::clone(&name),
+            version,
+            client: info.client,
+            meta: params.meta.map(|raw| raw.to_owned()),
+            request_log_level: info.log_level,
+            cancel,
+            connection: Arc::clone(&self.connection),
+            states: Arc::clone(&self.shared.states),
+            tools: self.shared.tools.clone(),
+            answers: resumed.answers,
+            elicitation_timeout: self.shared.elicitation_timeout,
+        });
+        let call = ToolCall {
+            name,
+            arguments: arguments.map(|raw| raw.to_owned()),
+            version,
+            context,
+        };
+        calls::start(
+            &self.shared,
+            &self.connection,
+            PreparedCall {
+                key,
+                tool: Arc::clone(tool),
+                call,
+                arguments_digest: digest,
+                ticket: resumed.ticket,
+            },
+        );
+        Ok(())
+    }
+
+    /// Refuses a call over the rate or pending limit, with a message the
+    /// model can act on.
+    fn admission(&self, tool: &str) -> Option<String> {
+        let limits = &self.shared.limits;
+        if self.connection.calls_in_flight() >= limits.max_pending {
+            return Some(format!(
+                "The server is busy ({} calls in flight); '{tool}' was not run. Retry when earlier calls have finished.",
+                limits.max_pending
+            ));
+        }
+        limits.admit().err().map(|wait| {
+            format!(
+                "Rate limit exceeded: '{tool}' was not run. Retry in {} ms.",
+                wait.as_millis().max(1)
+            )
+        })
+    }
+}

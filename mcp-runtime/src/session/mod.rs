@@ -1,0 +1,233 @@
+//! One client's conversation, independent of the transport: a [`Session`]
+//! takes each decoded incoming message and puts what it answers into the
+//! connection's outbox (the sink the transport writes from).
+//!
+//! Routing is one table ([`Session::on_request`]); the era rules run in
+//! front of it ([`era`]); each method family has its file under
+//! [`methods`]; running a call is [`calls`]; what the session's requests,
+//! calls and tasks share (outbox, calls in flight, requests to the client,
+//! subscriptions) is the [`connection::Connection`].
+
+pub(crate) mod calls;
+pub(crate) mod connection;
+pub(crate) mod era;
+mod methods;
+
+pub(crate) use methods::listen::notify_tools_changed;
+
+use crate::protocol::ErrorCode;
+use crate::protocol::incoming::{Incoming, Rejection, without_position};
+use crate::protocol::outgoing::{self, ErrorData, Reply};
+use crate::shared::Shared;
+use connection::{Connection, canonical_id};
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// A JSON-RPC error about to be sent.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    code: ErrorCode,
+    message: Cow<'static, str>,
+    data: Option<ErrorData>,
+}
+
+impl Failure {
+    fn new(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Failure {
+        Failure {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    fn invalid_params(message: impl Into<Cow<'static, str>>) -> Failure {
+        Failure::new(ErrorCode::INVALID_PARAMS, message)
+    }
+
+    fn with_data(mut self, data: ErrorData) -> Failure {
+        self.data = Some(data);
+        self
+    }
+}
+
+/// One connection's session: routing, era rules and the calls it starts.
+#[derive(Debug)]
+pub(crate) struct Session {
+    shared: Arc<Shared>,
+    connection: Arc<Connection>,
+}
+
+impl Session {
+    /// A session serving `shared` whose messages go out through `connection`.
+    pub(crate) fn new(shared: Arc<Shared>, connection: Arc<Connection>) -> Session {
+        Session { shared, connection }
+    }
+
+    /// A reply to request `id` under `version`.
+    fn reply<'a>(&'a self, id: &'a RawValue, version: crate::ProtocolVersion) -> Reply<'a> {
+        Reply::new(id, version, self.shared.identity.server_meta())
+    }
+
+    fn send_failure(&self, id: Option<&RawValue>, failure: &Failure) {
+        self.connection.send(outgoing::error(
+            id,
+            failure.code,
+            &failure.message,
+            failure.data.as_ref(),
+        ));
+    }
+
+    /// Handles one decoded message (or the reason it could not be decoded):
+    /// answers it, starts a call, or takes a notification.
+    pub(crate) fn handle(&mut self, message: Result<Incoming<'_>, Rejection<'_>>) {
+        match message {
+            Err(Rejection { code, message, id }) => {
+                tracing::debug!(code = code.code(), %message, "rejected a message");
+                self.connection
+                    .send(outgoing::error(id, code, &message, None));
+            }
+            Ok(Incoming::Notification { method, params })
+                if params.is_some_and(|raw| raw.get().starts_with('[')) =>
+            {
+                // MCP params are objects; a notification is never answered,
+                // so one with positional params is dropped.
+                tracing::debug!(%method, "ignored a notification with array params");
+            }
+            Ok(Incoming::Notification { method, params }) => self.on_notification(&method, params),
+            Ok(Incoming::Response { id, result, error }) => {
+                let reply = match (result, error) {
+                    (Some(result), _) => {
+                        Ok(serde_json::from_str(result.get()).unwrap_or(Value::Null))
+                    }
+                    (None, error) => Err(error
+                        .and_then(|e| serde_json::from_str(e.get()).ok())
+                        .unwrap_or(Value::Null)),
+                };
+                if !self
+                    .connection
+                    .deliver_reply(&canonical_id(id.get()), reply)
+                {
+                    tracing::debug!(id = id.get(), "ignored a response to no request of ours");
+                }
+            }
+            Ok(Incoming::Request { id, method, params }) => {
+                if let Err(failure) = self.on_request(id, &method, params) {
+                    self.send_failure(Some(id), &failure);
+                }
+            }
+        }
+    }
+
+    /// A message longer than the limit was skipped; `id` is the request's
+    /// id when the transport's scan of it found one.
+    pub(crate) fn handle_oversized(&mut self, len: usize, max: usize, id: Option<&RawValue>) {
+        let message = format!(
+            "Invalid Request: the message is {len} bytes, over this server's limit of {max} bytes; it was discarded"
+        );
+        self.connection.send(outgoing::error(
+            id,
+            ErrorCode::INVALID_REQUEST,
+            &message,
+            None,
+        ));
+    }
+
+    fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
+        match method {
+            "notifications/cancelled" => {
+                #[derive(Deserialize)]
+                struct Cancelled<'a> {
+                    #[serde(rename = "requestId", borrow)]
+                    request_id: &'a RawValue,
+                }
+                let Some(cancelled) =
+                    params.and_then(|p| serde_json::from_str::<Cancelled<'_>>(p.get()).ok())
+                else {
+                    return;
+                };
+                let key = canonical_id(cancelled.request_id.get());
+                if self.connection.cancel_call(&key) {
+                    tracing::debug!(id = %key, "cancelled a call");
+                } else if self.connection.unsubscribe(&key) {
+                    tracing::debug!(id = %key, "ended a subscription");
+                }
+            }
+            other => tracing::debug!(method = other, "ignored a notification"),
+        }
+    }
+
+    /// The routing table: method name to handler, behind the era rules.
+    fn on_request(
+        &mut self,
+        id: &RawValue,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<(), Failure> {
+        if method == "initialize" {
+            return self.initialize(id, params);
+        }
+        if method == "tools/call" {
+            // The hot path: its params are parsed once, `_meta` included.
+            let call: methods::tools::CallParams<'_> = parse_params(params, "tools/call")?;
+            let info = era::request_info(&self.connection, method, call.meta)?;
+            return self.call_tool(id, info, call);
+        }
+        let info = era::request_info(&self.connection, method, era::meta_of(params))?;
+        let version = info.version;
+        match method {
+            "ping" if !version.is_modern() => self.ping(id, version),
+            "logging/setLevel" if !version.is_modern() => self.set_level(id, version, params),
+            "server/discover" if version.is_modern() => self.discover(id, version),
+            "subscriptions/listen" if version.is_modern() => self.listen(id, params),
+            "tools/list" => self.list_tools(id, version, params),
+            _ => Err(Failure::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("Method not found: {method}"),
+            )
+            .with_data(ErrorData::Method {
+                method: method.to_owned(),
+            })),
+        }
+    }
+
+    /// Ends the session: calls in flight may finish until `deadline`
+    /// (later ones are cancelled with an error response), requests of ours
+    /// to the client fail, and open subscriptions get their final response.
+    pub(crate) async fn shutdown(self, deadline: tokio::time::Instant) {
+        let connection = &self.connection;
+        connection.fail_server_requests();
+        if tokio::time::timeout_at(deadline, connection.wait_idle())
+            .await
+            .is_err()
+        {
+            for id in connection.cancel_all() {
+                tracing::warn!(%id, "cancelled a call still running after the drain timeout");
+                let id = RawValue::from_string(id).ok();
+                connection.send(outgoing::error(
+                    id.as_deref(),
+                    ErrorCode::INTERNAL_ERROR,
+                    "The server shut down before the call finished",
+                    None,
+                ));
+            }
+        }
+        methods::listen::close_subscriptions(connection);
+    }
+}
+
+/// Deserializes a method's params, or says what is wrong with them.
+fn parse_params<'a, T: Deserialize<'a>>(
+    params: Option<&'a RawValue>,
+    method: &str,
+) -> Result<T, Failure> {
+    let text = params.map_or("{}", RawValue::get);
+    serde_json::from_str(text).map_err(|err| {
+        Failure::invalid_params(format!(
+            "Invalid params for {method}: {}",
+            without_position(&err)
+        ))
+    })
+}

@@ -1,0 +1,106 @@
+//! One call as a tool's handler receives it, and decoding its arguments
+//! with error messages a model can act on.
+
+use super::ToolOutcome;
+use crate::context::Context;
+use crate::protocol::ProtocolVersion;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::sync::Arc;
+
+/// Longest argument path quoted in an error message; deeper paths are cut.
+const MAX_PATH_IN_MESSAGE: usize = 60;
+
+/// One call of a tool, as its handler receives it.
+#[derive(Debug)]
+pub struct ToolCall {
+    pub(crate) name: Arc<str>,
+    pub(crate) arguments: Option<Box<RawValue>>,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) context: Context,
+}
+
+impl ToolCall {
+    /// The call's context: progress, logging, cancellation, elicitation, state.
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+
+    /// The name the tool was called by.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The protocol revision of the calling session or request.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// Deserializes the arguments (absent arguments read as `{}`). On failure
+    /// the `Err` is the `isError` result to return: it names the field and what
+    /// was expected, so a model can correct itself.
+    pub fn arguments<T: DeserializeOwned>(&self) -> Result<T, ToolOutcome> {
+        let text = self.arguments.as_deref().map_or("{}", RawValue::get);
+        // The happy path parses once without tracking the path; only a
+        // failure is parsed again to name the field for the model.
+        if let Ok(value) = serde_json::from_str(text) {
+            return Ok(value);
+        }
+        // Strict function calling (OpenAI) sends `null` for every optional
+        // property left out, but serde takes `null` as absent only for an
+        // `Option`: a `#[serde(default)]` field refuses it. A null member
+        // means "absent", so try once more without them.
+        if let Ok(mut tree) = serde_json::from_str::<Value>(text)
+            && drop_null_members(&mut tree)
+            && let Ok(value) = serde_json::from_value(tree)
+        {
+            return Ok(value);
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        match serde_path_to_error::deserialize::<_, T>(&mut de) {
+            Ok(value) => Ok(value),
+            Err(err) => {
+                let mut path = err.path().to_string();
+                if path.len() > MAX_PATH_IN_MESSAGE {
+                    let cut = path.floor_char_boundary(MAX_PATH_IN_MESSAGE);
+                    path.truncate(cut);
+                    path.push('…');
+                }
+                let mut inner = crate::protocol::incoming::without_position(err.inner());
+                if inner.starts_with("recursion limit exceeded") {
+                    inner = "nested more than 128 levels deep".to_owned();
+                }
+                let message = if path == "." {
+                    format!("Invalid arguments for tool '{}': {inner}.", self.name)
+                } else {
+                    format!(
+                        "Invalid arguments for tool '{}': `{path}`: {inner}.",
+                        self.name
+                    )
+                };
+                Err(ToolOutcome::Error(message))
+            }
+        }
+    }
+}
+
+/// Removes every object member whose value is `null`, at any depth;
+/// whether there was one.
+fn drop_null_members(value: &mut Value) -> bool {
+    match value {
+        Value::Object(map) => {
+            let before = map.len();
+            map.retain(|_, v| !v.is_null());
+            let mut dropped = map.len() != before;
+            for member in map.values_mut() {
+                dropped |= drop_null_members(member);
+            }
+            dropped
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |dropped, item| drop_null_members(item) | dropped),
+        _ => false,
+    }
+}

@@ -1,0 +1,51 @@
+//! Small helpers shared across the crate: poison-tolerant locking and
+//! durations written for people.
+//!
+//! Every critical section in this crate leaves its data consistent (each
+//! update is a single step), so a panic elsewhere must not wedge the
+//! server: poisoning is ignored everywhere, through these helpers.
+
+use std::sync::{LockResult, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Duration;
+
+/// Locks a mutex, recovering from poisoning.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    unpoisoned(mutex.lock())
+}
+
+/// Read-locks an `RwLock`, recovering from poisoning.
+pub(crate) fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    unpoisoned(lock.read())
+}
+
+/// Write-locks an `RwLock`, recovering from poisoning.
+pub(crate) fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    unpoisoned(lock.write())
+}
+
+/// The guard (or condition-variable result) whether or not the lock was
+/// poisoned.
+pub(crate) fn unpoisoned<G>(result: LockResult<G>) -> G {
+    result.unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// `d` for people: whole seconds as `30s`, anything else as `300ms`.
+pub(crate) fn human_duration(d: Duration) -> String {
+    if d.subsec_millis() == 0 && d.as_secs() > 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(human_duration(Duration::from_secs(30)), "30s");
+        assert_eq!(human_duration(Duration::from_millis(1500)), "1500ms");
+        assert_eq!(human_duration(Duration::ZERO), "0ms");
+    }
+}
