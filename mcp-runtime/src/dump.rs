@@ -124,14 +124,10 @@ impl ToolDump {
             });
         }
         let envelope = match format {
-            DumpFormat::Mcp(version) if version.is_modern() => {
-                let mut map = Map::new();
-                map.insert("ttlMs".into(), list_ttl_ms.into());
-                map.insert("cacheScope".into(), "public".into());
-                map.insert("resultType".into(), "complete".into());
-                Some(map)
-            }
-            DumpFormat::Mcp(_) => Some(Map::new()),
+            DumpFormat::Mcp(version) => Some(crate::protocol::outgoing::list_result_fields(
+                version,
+                list_ttl_ms,
+            )),
             _ => None,
         };
         Ok(ToolDump {

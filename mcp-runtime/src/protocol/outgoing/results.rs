@@ -294,6 +294,33 @@ impl CacheHints {
     }
 }
 
+/// The fields a `tools/list` result of `version` carries beside `tools`
+/// (and `_meta`, which a dump leaves out: it names the serving process), for
+/// tool dumps that stand in for a live `tools/list`.
+pub(crate) fn list_result_fields(
+    version: ProtocolVersion,
+    ttl_ms: u64,
+) -> serde_json::Map<String, Value> {
+    #[derive(Serialize)]
+    struct Fields {
+        #[serde(flatten)]
+        cache: CacheHints,
+        #[serde(rename = "resultType")]
+        result_type: &'static str,
+    }
+    if !version.carries().envelope {
+        return serde_json::Map::new();
+    }
+    let fields = Fields {
+        cache: CacheHints::public(ttl_ms),
+        result_type: "complete",
+    };
+    match serde_json::to_value(fields) {
+        Ok(Value::Object(map)) => map,
+        _ => unreachable!("a struct of plain fields serializes to an object"),
+    }
+}
+
 /// The fields every 2026-07-28 result ends with.
 #[derive(Serialize)]
 struct Trailer<'a> {
