@@ -621,3 +621,29 @@ fn tools_and_arguments_without_a_description_are_warned_about() {
     let (_, report) = dump(&["--dump-tools"]);
     assert!(!report.contains("warning"), "{report}");
 }
+
+#[test]
+fn mcp_dumps_are_tools_list_results_of_their_revision() {
+    for (format, version) in [
+        ("mcp", "2025-11-25"),
+        ("mcp-2025-06-18", "2025-06-18"),
+        ("mcp-2026-07-28", "2026-07-28"),
+    ] {
+        let (result, _) = dump(&["--dump-tools", format]);
+        let modern = version == "2026-07-28";
+        assert_eq!(result.get("ttlMs").is_some(), modern, "{format}: {result}");
+        assert_eq!(result.get("cacheScope").is_some(), modern, "{format}");
+        assert_eq!(result.get("resultType").is_some(), modern, "{format}");
+        if modern {
+            assert_eq!(result["cacheScope"], "public");
+            assert_eq!(result["resultType"], "complete");
+            // A live result also names the server in `_meta`; a dump is not
+            // tied to a process and leaves it out.
+            let mut live = result.clone();
+            live["_meta"] = json!({"io.modelcontextprotocol/serverInfo": {"name": "everything", "version": "0.1.0"}});
+            common::assert_valid(version, "ListToolsResult", &live);
+        } else {
+            common::assert_valid(version, "ListToolsResult", &result);
+        }
+    }
+}
