@@ -124,7 +124,8 @@ fn rmcp_version(root: &Path) -> String {
     std::fs::read_to_string(root.join("bench").join("rmcp").join("Cargo.lock"))
         .ok()
         .and_then(|lock| {
-            let at = lock.find("name = \"rmcp\"\nversion = \"")? + 24;
+            const KEY: &str = "name = \"rmcp\"\nversion = \"";
+            let at = lock.find(KEY)? + KEY.len();
             let len = lock[at..].find('"')?;
             Some(lock[at..at + len].to_owned())
         })
@@ -154,9 +155,9 @@ struct Running {
 
 impl Server {
     /// Starts the server on a free loopback port and waits until it accepts
-    /// connections. `Ok(None)` when it exits or does not listen in time (it
-    /// is stopped then).
-    fn start(&self) -> io::Result<Option<Running>> {
+    /// connections. `Ok(Err(why))` when it exits or does not listen in time
+    /// (it is stopped then).
+    fn start(&self) -> io::Result<Result<Running, String>> {
         let addr = free_port()?;
         let log = std::fs::OpenOptions::new()
             .create(true)
@@ -174,7 +175,10 @@ impl Server {
             .stderr(log)
             .spawn()
             .map_err(|e| {
-                io::Error::new(e.kind(), format!("spawning {}: {e}", self.program.display()))
+                io::Error::new(
+                    e.kind(),
+                    format!("spawning {}: {e}", self.program.display()),
+                )
             })?;
         let stdin = child.stdin.take();
         let mut running = Running {
@@ -184,15 +188,18 @@ impl Server {
         };
         let deadline = Instant::now() + LISTEN_TIMEOUT;
         loop {
-            if running.child.try_wait()?.is_some() {
-                return Ok(None);
+            if let Some(status) = running.child.try_wait()? {
+                return Ok(Err(format!("exited ({status}) without listening")));
             }
             if TcpStream::connect_timeout(&addr, Duration::from_millis(100)).is_ok() {
-                return Ok(Some(running));
+                return Ok(Ok(running));
             }
             if Instant::now() > deadline {
                 running.stop()?;
-                return Ok(None);
+                return Ok(Err(format!(
+                    "did not accept connections within {} s",
+                    LISTEN_TIMEOUT.as_secs()
+                )));
             }
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -420,7 +427,7 @@ pub(crate) fn measure(
     {
         let mut running = ceiling
             .start()?
-            .ok_or_else(|| io::Error::other("http-ceiling did not listen"))?;
+            .map_err(|why| io::Error::other(format!("http-ceiling {why}")))?;
         let (status, body) = post_once(running.addr, 7)?;
         running.stop()?;
         if status != 200 || body != reference {
@@ -433,16 +440,16 @@ pub(crate) fn measure(
     }
     // Does this everything serve HTTP?
     let with_everything = match everything.start()? {
-        None => {
+        Err(why) => {
+            eprintln!("everything --http {why}: measuring the ceiling and rmcp only");
             notes.push(format!(
-                "- **`everything` skipped**: `everything --http 127.0.0.1:PORT` did not accept connections within {} s \
-                 (this build has no HTTP transport; it served stdio instead), so only the ceiling and rmcp were measured \
-                 and the `everything` columns are empty.",
-                LISTEN_TIMEOUT.as_secs()
+                "- **`everything` skipped**: `everything --http 127.0.0.1:PORT` {why} (a build without the HTTP \
+                 transport ignores the flag and serves stdio), so only the ceiling and rmcp were measured and the \
+                 `everything` columns are empty."
             ));
             false
         }
-        Some(mut running) => {
+        Ok(mut running) => {
             let (status, body) = post_once(running.addr, 7)?;
             running.stop()?;
             if status != 200 {
@@ -569,7 +576,7 @@ fn run_once(
 ) -> io::Result<()> {
     let mut running = server
         .start()?
-        .ok_or_else(|| io::Error::other(format!("{} did not listen", server.label)))?;
+        .map_err(|why| io::Error::other(format!("{} {why}", server.label)))?;
     let pid = running.child.id();
     let mut generator = Command::new(load)
         .arg(format!("http://{}/mcp", running.addr))
@@ -604,7 +611,11 @@ fn run_once(
         report["p99_us"].as_f64().unwrap_or(f64::NAN),
     );
     push(samples, Metric::Cpu, cpu_ns as f64 / 1e3 / calls);
-    push(samples, Metric::CpuTicks, cpu_ticks as f64 * tick_us / calls);
+    push(
+        samples,
+        Metric::CpuTicks,
+        cpu_ticks as f64 * tick_us / calls,
+    );
     push(samples, Metric::PeakRss, rss as f64 / 1024.0);
     Ok(())
 }
@@ -635,7 +646,11 @@ fn drive(generator: &mut Child, pid: u32, label: &str) -> io::Result<(Value, u64
     let (cpu1, ticks1) = (procfs::cpu_ns(pid)?, procfs::cpu_ticks(pid)?);
     let report: Value =
         serde_json::from_str(&line).map_err(|_| failed("failed during the measured calls"))?;
-    Ok((report, cpu1.saturating_sub(cpu0), ticks1.saturating_sub(ticks0)))
+    Ok((
+        report,
+        cpu1.saturating_sub(cpu0),
+        ticks1.saturating_sub(ticks0),
+    ))
 }
 
 fn push(samples: &mut Samples, metric: Metric, value: f64) {
@@ -703,7 +718,8 @@ fn table(e: &Samples, c: &Samples, r: &Samples, with_everything: bool) -> (Strin
 
 /// Per-repetition values, to show the spread.
 fn spread(servers: &[&Server], samples: &[Samples]) -> String {
-    let mut out = String::from("| metric | server | per repetition (in run order) |\n|---|---|---|\n");
+    let mut out =
+        String::from("| metric | server | per repetition (in run order) |\n|---|---|---|\n");
     for metric in Metric::ALL {
         let (label, unit, _) = metric.describe();
         for (server, samples) in servers.iter().zip(samples) {

@@ -209,7 +209,9 @@ fn run() -> io::Result<()> {
     std::fs::create_dir_all(&scratch)?;
     let result = (|| -> io::Result<(Option<String>, Option<String>)> {
         let stdio = if options.stdio {
-            Some(measure(&options, &root, &cargo, &release, &scratch, &source)?)
+            Some(measure(
+                &options, &root, &cargo, &release, &scratch, &source,
+            )?)
         } else {
             None
         };

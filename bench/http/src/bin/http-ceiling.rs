@@ -55,7 +55,8 @@ fn main() -> std::io::Result<()> {
             addr = Some(arg);
         }
     }
-    let addr = addr.ok_or_else(|| std::io::Error::other("usage: http-ceiling ADDR [--threads N]"))?;
+    let addr =
+        addr.ok_or_else(|| std::io::Error::other("usage: http-ceiling ADDR [--threads N]"))?;
     let server_info = match std::env::var("CEILING_SERVER_INFO") {
         Ok(text) => serde_json::from_str::<Value>(&text).map_err(std::io::Error::other)?,
         Err(_) => serde_json::json!({"name": "http-ceiling", "version": "0.1.0"}),
@@ -117,7 +118,12 @@ async fn handle(request: Request<Incoming>, tail: &[u8]) -> Response<Full<Bytes>
         return error(StatusCode::BAD_REQUEST, &Value::Null, -32700, "Parse error");
     };
     let Some(method) = message.get("method").and_then(Value::as_str) else {
-        return error(StatusCode::BAD_REQUEST, &Value::Null, -32600, "Invalid request");
+        return error(
+            StatusCode::BAD_REQUEST,
+            &Value::Null,
+            -32600,
+            "Invalid request",
+        );
     };
     let Some(id) = message.get("id").filter(|id| !id.is_null()) else {
         // A notification: accepted, nothing to answer.
@@ -126,10 +132,23 @@ async fn handle(request: Request<Incoming>, tail: &[u8]) -> Response<Full<Bytes>
     let params = &message["params"];
     let meta = &params["_meta"];
     let Some(version) = meta["io.modelcontextprotocol/protocolVersion"].as_str() else {
-        return error(StatusCode::BAD_REQUEST, id, -32602, "Missing _meta protocolVersion");
+        return error(
+            StatusCode::BAD_REQUEST,
+            id,
+            -32602,
+            "Missing _meta protocolVersion",
+        );
     };
-    if meta.get("io.modelcontextprotocol/clientCapabilities").is_none() {
-        return error(StatusCode::BAD_REQUEST, id, -32602, "Missing _meta clientCapabilities");
+    if meta
+        .get("io.modelcontextprotocol/clientCapabilities")
+        .is_none()
+    {
+        return error(
+            StatusCode::BAD_REQUEST,
+            id,
+            -32602,
+            "Missing _meta clientCapabilities",
+        );
     }
     let name = params["name"].as_str();
     if header(&parts.headers, "mcp-protocol-version") != Some(version)
@@ -139,7 +158,12 @@ async fn handle(request: Request<Incoming>, tail: &[u8]) -> Response<Full<Bytes>
         return error(StatusCode::BAD_REQUEST, id, -32020, "Header mismatch");
     }
     if version != VERSION {
-        return error(StatusCode::BAD_REQUEST, id, -32022, "Unsupported protocol version");
+        return error(
+            StatusCode::BAD_REQUEST,
+            id,
+            -32022,
+            "Unsupported protocol version",
+        );
     }
     if method != "tools/call" {
         return error(StatusCode::NOT_FOUND, id, -32601, "Method not found");

@@ -281,14 +281,13 @@ fn expected_sum(id: u64) -> f64 {
 /// (the id, `"structuredContent":{"sum":<sum>}`, no `isError`), and a full
 /// parse on every 16th call and whenever the byte check fails.
 fn check(body: &[u8], id: u64, expected: &mut Vec<u8>) -> Result<(), String> {
-    if id % 16 != 0 {
+    if !id.is_multiple_of(16) {
         expected.clear();
         expected.extend_from_slice(b"\"structuredContent\":{\"sum\":");
         serde_json::to_writer(&mut *expected, &expected_sum(id)).map_err(|e| e.to_string())?;
         expected.push(b'}');
         let id_marker = format!("\"id\":{id},");
-        if find(body, expected) && find(body, id_marker.as_bytes()) && !find(body, b"\"isError\"")
-        {
+        if find(body, expected) && find(body, id_marker.as_bytes()) && !find(body, b"\"isError\"") {
             return Ok(());
         }
     }
