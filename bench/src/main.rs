@@ -5,6 +5,7 @@
 //! cargo run --release -p bench -- [--reps N] [--calls N] [--serial-calls N]
 //!     [--tools N] [--list-requests N] [--startups N] [--no-build]
 //!     [--build-reps N] [--write] [--everything PATH]
+//!     [--http-only | --no-http] [--http-calls N] [--http-connections N]
 //! ```
 //!
 //! It builds both servers (release), then runs `--reps` (7) interleaved
@@ -24,7 +25,17 @@
 //! `<!-- bench:begin -->` and `<!-- bench:end -->` markers (text outside them
 //! is kept). `--everything PATH` measures a prebuilt binary in place of the
 //! workspace's `everything` (not built, and its clean build is not timed).
+//!
+//! Then the HTTP part (`http.rs`; `--http-only` runs only it, `--no-http`
+//! skips it): `--reps` interleaved runs of `--http-calls` (50,000) `add`
+//! calls over `--http-connections` (64) HTTP/1.1 keep-alive connections
+//! against `everything --http ADDR`, a hand-written hyper server (the HTTP
+//! ceiling) and rmcp's Streamable HTTP server, all built in the same run.
+//! When `everything` does not serve HTTP the report says so and shows the
+//! other two. Its report goes between `<!-- bench:http:begin -->` and
+//! `<!-- bench:http:end -->` (appended to `BENCHMARKS.md` when missing).
 
+mod http;
 mod procfs;
 mod report;
 mod runs;
@@ -53,6 +64,14 @@ struct Options {
     write: bool,
     /// A prebuilt server to measure instead of the workspace's `everything`.
     everything: Option<PathBuf>,
+    /// Run the stdio part.
+    stdio: bool,
+    /// Run the HTTP part.
+    http: bool,
+    /// Measured `add` calls per HTTP run.
+    http_calls: usize,
+    /// HTTP keep-alive connections.
+    http_connections: usize,
 }
 
 /// Marks the generated part of `BENCHMARKS.md`.
@@ -79,6 +98,10 @@ fn parse_options() -> io::Result<Options> {
         build_reps: 1,
         write: false,
         everything: None,
+        stdio: true,
+        http: true,
+        http_calls: 50_000,
+        http_connections: 64,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -97,6 +120,12 @@ fn parse_options() -> io::Result<Options> {
             "--no-build" => options.build = false,
             "--build-reps" => options.build_reps = value("--build-reps")?.max(1),
             "--write" => options.write = true,
+            "--http-only" => options.stdio = false,
+            "--no-http" => options.http = false,
+            "--http-calls" => options.http_calls = value("--http-calls")?.max(1),
+            "--http-connections" => {
+                options.http_connections = value("--http-connections")?.max(1);
+            }
             "--everything" => {
                 let path = args
                     .next()
@@ -105,7 +134,7 @@ fn parse_options() -> io::Result<Options> {
             }
             "-h" | "--help" => {
                 println!(
-                    "usage: bench [--reps N] [--calls N] [--serial-calls N] [--tools N] [--list-requests N] [--startups N] [--no-build] [--build-reps N] [--write] [--everything PATH]"
+                    "usage: bench [--reps N] [--calls N] [--serial-calls N] [--tools N] [--list-requests N] [--startups N] [--no-build] [--build-reps N] [--write] [--everything PATH] [--http-only | --no-http] [--http-calls N] [--http-connections N]"
                 );
                 std::process::exit(0);
             }
@@ -115,6 +144,11 @@ fn parse_options() -> io::Result<Options> {
                 )));
             }
         }
+    }
+    if !options.stdio && !options.http {
+        return Err(io::Error::other(
+            "--http-only and --no-http leave nothing to run",
+        ));
     }
     Ok(options)
 }
@@ -134,7 +168,7 @@ fn run() -> io::Result<()> {
         .to_path_buf();
 
     eprintln!("building the servers (release)…");
-    for args in [
+    let stdio_builds: &[&[&str]] = &[
         &[
             "build",
             "--release",
@@ -144,25 +178,74 @@ fn run() -> io::Result<()> {
             "everything",
         ][..],
         &["build", "--release", "-p", "bench", "--bin", "ceiling"][..],
-    ] {
+    ];
+    // `everything` is needed by the HTTP part too (its stdio answer is the
+    // reference for the ceiling's bytes).
+    let stdio_builds = if options.stdio {
+        stdio_builds
+    } else {
+        &stdio_builds[..1]
+    };
+    for args in stdio_builds {
+        if options.everything.is_some() && args.contains(&"everything") {
+            continue;
+        }
         let status = Command::new(&cargo)
-            .args(args)
+            .args(*args)
             .current_dir(&root)
             .status()?;
         if !status.success() {
             return Err(io::Error::other(format!("cargo {} failed", args.join(" "))));
         }
     }
+    if options.http {
+        let target = release
+            .parent()
+            .ok_or_else(|| io::Error::other("no target dir"))?;
+        http::build(&cargo, &root, target)?;
+    }
     let source = source_state(&root);
     let scratch = std::env::temp_dir().join(format!("mcp-bench-{}", std::process::id()));
     std::fs::create_dir_all(&scratch)?;
-    let result = measure(&options, &root, &cargo, &release, &scratch, &source);
+    let result = (|| -> io::Result<(Option<String>, Option<String>)> {
+        let stdio = if options.stdio {
+            Some(measure(
+                &options, &root, &cargo, &release, &scratch, &source,
+            )?)
+        } else {
+            None
+        };
+        let http = if options.http {
+            let http_options = http::Options {
+                reps: options.reps,
+                calls: options.http_calls,
+                warm_up: 2_000,
+                connections: options.http_connections,
+            };
+            let programs = http::Programs::in_release(&release, options.everything.clone());
+            Some(http::measure(
+                &http_options,
+                &root,
+                &programs,
+                &scratch,
+                &command_line(&options),
+            )?)
+        } else {
+            None
+        };
+        Ok((stdio, http))
+    })();
     let _ = std::fs::remove_dir_all(&scratch);
-    let text = result?;
-    print!("{text}");
+    let (stdio, http) = result?;
+    let path = root.join("BENCHMARKS.md");
+    for (text, begin, end) in [(stdio, BEGIN, END), (http, http::BEGIN, http::END)] {
+        let Some(text) = text else { continue };
+        print!("{text}");
+        if options.write {
+            write_report(&path, &text, begin, end)?;
+        }
+    }
     if options.write {
-        let path = root.join("BENCHMARKS.md");
-        write_report(&path, &text)?;
         eprintln!("wrote {}", path.display());
     }
     Ok(())
@@ -573,6 +656,18 @@ fn command_line(options: &Options) -> String {
     if let Some(path) = &options.everything {
         let _ = write!(command, " --everything {}", path.display());
     }
+    if !options.stdio {
+        command.push_str(" --http-only");
+    }
+    if !options.http {
+        command.push_str(" --no-http");
+    }
+    if options.http_calls != 50_000 {
+        let _ = write!(command, " --http-calls {}", options.http_calls);
+    }
+    if options.http_connections != 64 {
+        let _ = write!(command, " --http-connections {}", options.http_connections);
+    }
     command.push_str(" --write");
     command
 }
@@ -630,19 +725,22 @@ fn source_state(root: &Path) -> String {
     }
 }
 
-/// Replaces the generated part of `path` (or creates the file).
-fn write_report(path: &Path, generated: &str) -> io::Result<()> {
+/// Replaces the part of `path` between the markers `begin` and `end` with
+/// `generated` (which carries them); appends it when they are missing, and
+/// creates the file when it is.
+fn write_report(path: &Path, generated: &str, begin: &str, end: &str) -> io::Result<()> {
     let old = std::fs::read_to_string(path).unwrap_or_default();
-    let new = match (old.find(BEGIN), old.find(END)) {
-        (Some(begin), Some(end)) if begin < end => {
+    let new = match (old.find(begin), old.find(end)) {
+        (Some(b), Some(e)) if b < e => {
             format!(
                 "{}{}{}",
-                &old[..begin],
+                &old[..b],
                 generated.trim_end(),
-                &old[end + END.len()..]
+                &old[e + end.len()..]
             )
         }
-        _ => format!("# Benchmarks\n\n{generated}"),
+        _ if old.is_empty() => format!("# Benchmarks\n\n{generated}"),
+        _ => format!("{}\n\n{generated}", old.trim_end()),
     };
     std::fs::write(path, new)
 }

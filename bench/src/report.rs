@@ -171,7 +171,7 @@ pub(crate) fn median(values: &[f64]) -> f64 {
 }
 
 /// A number with sensible precision for a table.
-fn number(value: f64) -> String {
+pub(crate) fn number(value: f64) -> String {
     if !value.is_finite() {
         "–".to_owned()
     } else if value.abs() >= 1000.0 {

@@ -1,0 +1,743 @@
+//! The HTTP part of the benchmark: `add` over Streamable HTTP (2026-07-28,
+//! JSON responses, HTTP/1.1 keep-alive, 64 connections) against
+//! `everything --http ADDR`, the HTTP ceiling (`bench/http`, a minimal
+//! hand-written hyper server) and rmcp's stateless Streamable HTTP server
+//! (`bench/rmcp`), all built in the same run.
+//!
+//! Each measured run starts a fresh server process on a free loopback port,
+//! drives it with the load generator (`bench/http/src/bin/http-load.rs`, a
+//! hyper client in its own process), reads the server's CPU time around the
+//! measured calls and its peak RSS after them, and stops it with SIGTERM.
+//! Servers take turns within a repetition, in an order that rotates.
+//!
+//! `everything` joins only when it serves HTTP: the driver starts
+//! `everything --http 127.0.0.1:PORT` and waits for the port to accept
+//! connections; a build without the transport ignores the flag and serves
+//! stdio, so the port never opens and the report says `everything` was
+//! skipped.
+
+use crate::procfs;
+use crate::report::{median, number};
+use crate::session::{Session, Target};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Marks the generated HTTP part of `BENCHMARKS.md`.
+pub(crate) const BEGIN: &str = "<!-- bench:http:begin -->";
+/// Ends the generated HTTP part of `BENCHMARKS.md`.
+pub(crate) const END: &str = "<!-- bench:http:end -->";
+
+/// The protocol version of every HTTP call.
+const VERSION: &str = "2026-07-28";
+/// How long a server may take to accept connections after its spawn.
+const LISTEN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What the HTTP part runs.
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
+    /// Interleaved repetitions.
+    pub(crate) reps: usize,
+    /// Measured `add` calls per run.
+    pub(crate) calls: usize,
+    /// Unmeasured calls before them, in the same connections.
+    pub(crate) warm_up: usize,
+    /// Keep-alive connections, one call in flight each.
+    pub(crate) connections: usize,
+}
+
+/// The programs the HTTP part runs, all in the release target directory.
+#[derive(Debug)]
+pub(crate) struct Programs {
+    /// `everything` (it gets `--http ADDR`).
+    pub(crate) everything: PathBuf,
+    /// The hyper ceiling.
+    pub(crate) ceiling: PathBuf,
+    /// rmcp's server.
+    pub(crate) rmcp: PathBuf,
+    /// The load generator.
+    pub(crate) load: PathBuf,
+}
+
+impl Programs {
+    /// The programs as built into `release` (`<target>/release`).
+    pub(crate) fn in_release(release: &Path, everything: Option<PathBuf>) -> Programs {
+        Programs {
+            everything: everything.unwrap_or_else(|| release.join("examples").join("everything")),
+            ceiling: release.join("http-ceiling"),
+            rmcp: release.join("rmcp-server"),
+            load: release.join("http-load"),
+        }
+    }
+}
+
+/// Builds the ceiling, the load generator and rmcp's server (release) into
+/// the target directory `target`. rmcp's crate is a workspace of its own
+/// (`bench/rmcp`, with its own `Cargo.lock`) so that building or testing the
+/// workspace never compiles it.
+pub(crate) fn build(cargo: &std::ffi::OsStr, root: &Path, target: &Path) -> io::Result<()> {
+    let rmcp_manifest = root.join("bench").join("rmcp").join("Cargo.toml");
+    let builds: [Vec<&std::ffi::OsStr>; 2] = [
+        [
+            "build",
+            "--release",
+            "-p",
+            "bench-http",
+            "--bin",
+            "http-ceiling",
+            "--bin",
+            "http-load",
+        ]
+        .map(std::ffi::OsStr::new)
+        .to_vec(),
+        vec![
+            "build".as_ref(),
+            "--release".as_ref(),
+            "--manifest-path".as_ref(),
+            rmcp_manifest.as_os_str(),
+            "--target-dir".as_ref(),
+            target.as_os_str(),
+        ],
+    ];
+    for args in builds {
+        let status = Command::new(cargo).args(&args).current_dir(root).status()?;
+        if !status.success() {
+            return Err(io::Error::other(format!(
+                "cargo {} failed",
+                args.iter()
+                    .map(|a| a.to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The version of rmcp in `bench/rmcp/Cargo.lock`.
+fn rmcp_version(root: &Path) -> String {
+    std::fs::read_to_string(root.join("bench").join("rmcp").join("Cargo.lock"))
+        .ok()
+        .and_then(|lock| {
+            const KEY: &str = "name = \"rmcp\"\nversion = \"";
+            let at = lock.find(KEY)? + KEY.len();
+            let len = lock[at..].find('"')?;
+            Some(lock[at..at + len].to_owned())
+        })
+        .unwrap_or_else(|| "(version unknown)".to_owned())
+}
+
+/// One HTTP server under test.
+#[derive(Debug)]
+struct Server {
+    label: &'static str,
+    program: PathBuf,
+    /// Arguments before the address.
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    stderr_log: PathBuf,
+}
+
+/// A running server.
+#[derive(Debug)]
+struct Running {
+    child: Child,
+    /// Held open: a server that reads stdin (a stdio `everything`) must not
+    /// see it end while it is being probed.
+    _stdin: Option<ChildStdin>,
+    addr: SocketAddr,
+}
+
+impl Server {
+    /// Starts the server on a free loopback port and waits until it accepts
+    /// connections. `Ok(Err(why))` when it exits or does not listen in time
+    /// (it is stopped then).
+    fn start(&self) -> io::Result<Result<Running, String>> {
+        let addr = free_port()?;
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.stderr_log)?;
+        let mut child = Command::new(&self.program)
+            .args(&self.args)
+            .arg(addr.to_string())
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .env_remove("MCP_LOG")
+            .env_remove("RUST_LOG")
+            .env_remove("TOOLS")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("spawning {}: {e}", self.program.display()),
+                )
+            })?;
+        let stdin = child.stdin.take();
+        let mut running = Running {
+            child,
+            _stdin: stdin,
+            addr,
+        };
+        let deadline = Instant::now() + LISTEN_TIMEOUT;
+        loop {
+            if let Some(status) = running.child.try_wait()? {
+                return Ok(Err(format!("exited ({status}) without listening")));
+            }
+            if TcpStream::connect_timeout(&addr, Duration::from_millis(100)).is_ok() {
+                return Ok(Ok(running));
+            }
+            if Instant::now() > deadline {
+                running.stop()?;
+                return Ok(Err(format!(
+                    "did not accept connections within {} s",
+                    LISTEN_TIMEOUT.as_secs()
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Running {
+    /// SIGTERM, then SIGKILL if it has not exited within 10 s.
+    fn stop(&mut self) -> io::Result<()> {
+        if self.child.try_wait()?.is_some() {
+            return Ok(());
+        }
+        // std has no SIGTERM and the crate denies `unsafe`: ask kill(1).
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.child.try_wait()?.is_none() {
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // Only reached with the server running on an error path.
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// A loopback address with a port that was free a moment ago.
+fn free_port() -> io::Result<SocketAddr> {
+    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?.local_addr()
+}
+
+/// The body of the `add` call with id `id` (`a = id`, `b = 0.25`), the same
+/// the load generator sends.
+fn call_body(id: u64) -> String {
+    format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"add\",\"arguments\":{{\"a\":{id},\"b\":0.25}},\"_meta\":{{\"io.modelcontextprotocol/protocolVersion\":\"{VERSION}\",\"io.modelcontextprotocol/clientCapabilities\":{{}},\"io.modelcontextprotocol/clientInfo\":{{\"name\":\"mcp-bench\",\"version\":\"0.1.0\"}}}}}}}}"
+    )
+}
+
+/// One `add` POST on a fresh connection (`Connection: close`), written by
+/// hand: returns the status code and the body.
+fn post_once(addr: SocketAddr, id: u64) -> io::Result<(u16, Vec<u8>)> {
+    let body = call_body(id);
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5))?;
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {VERSION}\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: add\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )?;
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response)?;
+    let split = response
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| io::Error::other("no HTTP response head"))?;
+    let head = String::from_utf8_lossy(&response[..split]).into_owned();
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| io::Error::other(format!("bad status line in {head:?}")))?;
+    let mut body = response[split + 4..].to_vec();
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        body = dechunk(&body)?;
+    }
+    Ok((status, body))
+}
+
+/// The payload of a chunked body.
+fn dechunk(mut body: &[u8]) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = body
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .ok_or_else(|| io::Error::other("bad chunk"))?;
+        let size_text = String::from_utf8_lossy(&body[..line_end]).into_owned();
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
+            .map_err(|_| io::Error::other("bad chunk size"))?;
+        body = &body[line_end + 2..];
+        if size == 0 {
+            return Ok(out);
+        }
+        let chunk = body
+            .get(..size)
+            .ok_or_else(|| io::Error::other("short chunk"))?;
+        out.extend_from_slice(chunk);
+        body = body.get(size + 2..).unwrap_or_default();
+    }
+}
+
+/// `everything`'s answer over stdio to the same enveloped `add` call: the
+/// bytes the ceiling must send (without the newline), and the `serverInfo`
+/// it puts in `_meta`.
+fn stdio_reference(everything: &Target, id: u64) -> io::Result<(Vec<u8>, Value)> {
+    let mut session = Session::spawn(everything, &[])?;
+    let mut request = call_body(id).into_bytes();
+    request.push(b'\n');
+    session.send(&request)?;
+    let mut line = Vec::new();
+    session.recv(&mut line)?;
+    session.close()?;
+    line.pop();
+    let response: Value = serde_json::from_slice(&line).map_err(io::Error::other)?;
+    let info = response["result"]["_meta"]["io.modelcontextprotocol/serverInfo"].clone();
+    if info.is_null() {
+        return Err(io::Error::other(format!(
+            "everything's 2026-07-28 `add` result has no serverInfo: {response}"
+        )));
+    }
+    Ok((line, info))
+}
+
+/// The HTTP metrics, one table row each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Metric {
+    Throughput,
+    P50,
+    P99,
+    Cpu,
+    CpuTicks,
+    PeakRss,
+}
+
+/// What a row must show for `everything`.
+#[derive(Debug, Clone, Copy)]
+enum Goal {
+    /// Reported for context only.
+    None,
+    /// Higher is better: ÷ ceiling ≥ 1/1.5 and ÷ rmcp > 1.
+    Higher,
+    /// Lower is better: ÷ ceiling ≤ 1.5 and ÷ rmcp < 1.
+    Lower,
+}
+
+impl Metric {
+    const ALL: [Metric; 6] = [
+        Metric::Throughput,
+        Metric::P50,
+        Metric::P99,
+        Metric::Cpu,
+        Metric::CpuTicks,
+        Metric::PeakRss,
+    ];
+
+    /// Row label, unit, goal.
+    fn describe(self) -> (&'static str, &'static str, Goal) {
+        match self {
+            Metric::Throughput => ("`add` throughput, 64 connections", "calls/s", Goal::Higher),
+            Metric::P50 => ("  latency p50", "µs", Goal::Lower),
+            Metric::P99 => ("  latency p99", "µs", Goal::Lower),
+            Metric::Cpu => ("server CPU per call", "µs", Goal::Lower),
+            Metric::CpuTicks => (
+                "server CPU per call, from utime+stime ticks",
+                "µs",
+                Goal::None,
+            ),
+            Metric::PeakRss => ("peak RSS (VmHWM) after the run", "MiB", Goal::Lower),
+        }
+    }
+}
+
+/// Samples per metric for one server.
+type Samples = BTreeMap<Metric, Vec<f64>>;
+
+/// The HTTP part, as the markdown text between [`BEGIN`] and [`END`].
+pub(crate) fn measure(
+    options: &Options,
+    root: &Path,
+    programs: &Programs,
+    scratch: &Path,
+    command: &str,
+) -> io::Result<String> {
+    let everything_stdio = Target {
+        label: "everything",
+        program: programs.everything.clone(),
+        env: vec![("RATE_LIMIT".to_owned(), "off".to_owned())],
+        stderr_log: scratch.join("everything-http.stderr"),
+    };
+    let (reference, server_info) = stdio_reference(&everything_stdio, 7)?;
+    let everything = Server {
+        label: "everything",
+        program: programs.everything.clone(),
+        args: vec!["--http".to_owned()],
+        env: vec![("RATE_LIMIT".to_owned(), "off".to_owned())],
+        stderr_log: scratch.join("everything-http.stderr"),
+    };
+    let ceiling = Server {
+        label: "http-ceiling",
+        program: programs.ceiling.clone(),
+        args: Vec::new(),
+        env: vec![("CEILING_SERVER_INFO".to_owned(), server_info.to_string())],
+        stderr_log: scratch.join("http-ceiling.stderr"),
+    };
+    let rmcp = Server {
+        label: "rmcp",
+        program: programs.rmcp.clone(),
+        args: Vec::new(),
+        env: Vec::new(),
+        stderr_log: scratch.join("rmcp.stderr"),
+    };
+
+    // The ceiling must send everything's bytes; check that first.
+    let mut notes = Vec::new();
+    {
+        let mut running = ceiling
+            .start()?
+            .map_err(|why| io::Error::other(format!("http-ceiling {why}")))?;
+        let (status, body) = post_once(running.addr, 7)?;
+        running.stop()?;
+        if status != 200 || body != reference {
+            return Err(io::Error::other(format!(
+                "http-ceiling's answer differs from everything's over stdio:\n  {status} {}\n  {}",
+                String::from_utf8_lossy(&body),
+                String::from_utf8_lossy(&reference)
+            )));
+        }
+    }
+    // Does this everything serve HTTP?
+    let with_everything = match everything.start()? {
+        Err(why) => {
+            eprintln!("everything --http {why}: measuring the ceiling and rmcp only");
+            notes.push(format!(
+                "- **`everything` skipped**: `everything --http 127.0.0.1:PORT` {why} (a build without the HTTP \
+                 transport ignores the flag and serves stdio), so only the ceiling and rmcp were measured and the \
+                 `everything` columns are empty."
+            ));
+            false
+        }
+        Ok(mut running) => {
+            let (status, body) = post_once(running.addr, 7)?;
+            running.stop()?;
+            if status != 200 {
+                return Err(io::Error::other(format!(
+                    "everything --http answered {status}: {}",
+                    String::from_utf8_lossy(&body)
+                )));
+            }
+            notes.push(if body == reference {
+                "- `everything --http`'s answer to the first call is byte-identical to its stdio answer and to the ceiling's."
+                    .to_owned()
+            } else {
+                format!(
+                    "- `everything --http`'s answer differs from its stdio answer (the load generator checks the sum of every answer): `{}`.",
+                    String::from_utf8_lossy(&body)
+                )
+            });
+            true
+        }
+    };
+
+    let mut servers = vec![&ceiling, &rmcp];
+    if with_everything {
+        servers.insert(0, &everything);
+    }
+    let mut samples: Vec<Samples> = servers.iter().map(|_| Samples::new()).collect();
+    let load_before = procfs::load_average();
+    eprintln!("HTTP warm-up…");
+    for server in &servers {
+        let warm = Options {
+            calls: (options.calls / 10).max(1),
+            ..options.clone()
+        };
+        run_once(server, &warm, &programs.load, &mut Samples::new())?;
+    }
+    for rep in 0..options.reps {
+        eprintln!("HTTP repetition {}/{}…", rep + 1, options.reps);
+        for k in 0..servers.len() {
+            let i = (k + rep) % servers.len();
+            run_once(servers[i], options, &programs.load, &mut samples[i])?;
+        }
+    }
+    let load_after = procfs::load_average();
+
+    let column = |label: &str| {
+        servers
+            .iter()
+            .position(|s| s.label == label)
+            .map(|i| &samples[i])
+    };
+    let empty = Samples::new();
+    let e = column("everything").unwrap_or(&empty);
+    let c = column("http-ceiling").unwrap_or(&empty);
+    let r = column("rmcp").unwrap_or(&empty);
+
+    let mut text = String::new();
+    let _ = writeln!(text, "{BEGIN}");
+    let _ = writeln!(
+        text,
+        "<!-- Generated by `cargo run --release -p bench`; edit outside the markers. -->\n"
+    );
+    let _ = writeln!(
+        text,
+        "### HTTP results\n\nCommand:\n\n```sh\n{command}\n```\n"
+    );
+    let _ = writeln!(
+        text,
+        "- Machine: {}; 1-minute load average {load_before:.2} before the HTTP servers were measured, {load_after:.2} after. \
+         The load generator runs on the same machine (one tokio thread), so it competes with the server for the cores.",
+        procfs::machine()
+    );
+    let _ = writeln!(
+        text,
+        "- Servers: `everything --http ADDR`; **http-ceiling** (`bench/http/src/bin/http-ceiling.rs`: hyper 1.x HTTP/1.1, \
+         one tokio thread like `everything`, `serde_json`, no framework; checks the routing headers against the body and answers \
+         with the bytes `everything` sends); **rmcp** {} (`bench/rmcp`: `StreamableHttpService`, stateless, JSON responses, \
+         `#[tool] add` returning `Json<{{sum}}>`, served by hyper HTTP/1.1 on tokio's multi-thread runtime as in rmcp's examples). \
+         All three are built with the workspace's release profile in this run.",
+        rmcp_version(root)
+    );
+    let _ = writeln!(
+        text,
+        "- Load: `bench/http/src/bin/http-load.rs`, hyper's HTTP/1.1 client with {} keep-alive connections, one call in flight on each; \
+         every call a 2026-07-28 `tools/call add` POST to `/mcp` with `Content-Type`, `Accept: application/json, text/event-stream`, \
+         `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the `_meta` envelope. Per run: a fresh server process, {} unmeasured \
+         calls, then {} measured ones; server CPU is read from `/proc` around the measured calls, RSS after them. \
+         {} interleaved repetitions (the order rotates) after one warm-up round; each cell is the median.",
+        options.connections, options.warm_up, options.calls, options.reps
+    );
+    let _ = writeln!(
+        text,
+        "- Every response was checked: status 200, `application/json`, the call's id and the right sum (byte check on each, full parse of every 16th); \
+         the ceiling's answer to a first call is byte-identical to `everything`'s over stdio."
+    );
+    for note in &notes {
+        let _ = writeln!(text, "{note}");
+    }
+    let _ = writeln!(text);
+    let (table, unmet) = table(e, c, r, with_everything);
+    let _ = writeln!(text, "{table}");
+    let _ = writeln!(
+        text,
+        "Targets (goal: within 1.5× of the hyper ceiling and ahead of rmcp on every metric) not met: {}.\n",
+        if !with_everything {
+            "not evaluated (`everything` was not measured)".to_owned()
+        } else if unmet.is_empty() {
+            "none".to_owned()
+        } else {
+            unmet.join("; ")
+        }
+    );
+    let _ = writeln!(
+        text,
+        "<details><summary>Per-repetition values (HTTP)</summary>\n\n{}\n</details>",
+        spread(&servers, &samples)
+    );
+    let _ = writeln!(text, "{END}");
+    Ok(text)
+}
+
+/// One run against a fresh server process; adds its samples.
+fn run_once(
+    server: &Server,
+    options: &Options,
+    load: &Path,
+    samples: &mut Samples,
+) -> io::Result<()> {
+    let mut running = server
+        .start()?
+        .map_err(|why| io::Error::other(format!("{} {why}", server.label)))?;
+    let pid = running.child.id();
+    let mut generator = Command::new(load)
+        .arg(format!("http://{}/mcp", running.addr))
+        .args(["--connections", &options.connections.to_string()])
+        .args(["--warm-up", &options.warm_up.to_string()])
+        .args(["--calls", &options.calls.to_string()])
+        .arg("--wait")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| io::Error::new(e.kind(), format!("spawning {}: {e}", load.display())))?;
+    let result = drive(&mut generator, pid, server.label);
+    if result.is_err() {
+        let _ = generator.kill();
+    }
+    let _ = generator.wait();
+    let (report, cpu_ns, cpu_ticks) = result?;
+    let rss = procfs::status_kib(pid, "VmHWM")?;
+    running.stop()?;
+    let calls = report["calls"].as_f64().unwrap_or(f64::NAN);
+    let elapsed = report["elapsed_s"].as_f64().unwrap_or(f64::NAN);
+    let tick_us = 1e6 / procfs::ticks_per_second() as f64;
+    push(samples, Metric::Throughput, calls / elapsed);
+    push(
+        samples,
+        Metric::P50,
+        report["p50_us"].as_f64().unwrap_or(f64::NAN),
+    );
+    push(
+        samples,
+        Metric::P99,
+        report["p99_us"].as_f64().unwrap_or(f64::NAN),
+    );
+    push(samples, Metric::Cpu, cpu_ns as f64 / 1e3 / calls);
+    push(
+        samples,
+        Metric::CpuTicks,
+        cpu_ticks as f64 * tick_us / calls,
+    );
+    push(samples, Metric::PeakRss, rss as f64 / 1024.0);
+    Ok(())
+}
+
+/// Waits for the generator's warm-up, starts its measured calls, and reads
+/// its report and the server's CPU time (ns, ticks) spent meanwhile.
+fn drive(generator: &mut Child, pid: u32, label: &str) -> io::Result<(Value, u64, u64)> {
+    let failed = |what: &str| io::Error::other(format!("{label}: the load generator {what}"));
+    let mut stdout: BufReader<ChildStdout> = BufReader::new(
+        generator
+            .stdout
+            .take()
+            .ok_or_else(|| failed("has no stdout"))?,
+    );
+    let mut line = String::new();
+    stdout.read_line(&mut line)?;
+    if line.trim() != "ready" {
+        return Err(failed("failed during the warm-up"));
+    }
+    let (cpu0, ticks0) = (procfs::cpu_ns(pid)?, procfs::cpu_ticks(pid)?);
+    generator
+        .stdin
+        .as_mut()
+        .ok_or_else(|| failed("has no stdin"))?
+        .write_all(b"go\n")?;
+    line.clear();
+    stdout.read_line(&mut line)?;
+    let (cpu1, ticks1) = (procfs::cpu_ns(pid)?, procfs::cpu_ticks(pid)?);
+    let report: Value =
+        serde_json::from_str(&line).map_err(|_| failed("failed during the measured calls"))?;
+    Ok((
+        report,
+        cpu1.saturating_sub(cpu0),
+        ticks1.saturating_sub(ticks0),
+    ))
+}
+
+fn push(samples: &mut Samples, metric: Metric, value: f64) {
+    samples.entry(metric).or_default().push(value);
+}
+
+/// The median of a metric, NaN when not measured.
+fn cell(samples: &Samples, metric: Metric) -> f64 {
+    samples.get(&metric).map_or(f64::NAN, |v| median(v))
+}
+
+/// A ratio for the table.
+fn ratio(value: f64) -> String {
+    if value.is_finite() {
+        format!("{value:.2}")
+    } else {
+        "–".to_owned()
+    }
+}
+
+/// The HTTP table, and the labels of the rows whose targets were missed.
+fn table(e: &Samples, c: &Samples, r: &Samples, with_everything: bool) -> (String, Vec<String>) {
+    let mut out = String::from(
+        "| metric | unit | everything | http-ceiling | rmcp | everything ÷ ceiling | everything ÷ rmcp | rmcp ÷ ceiling | target | met? |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---|---|\n",
+    );
+    let mut unmet = Vec::new();
+    for metric in Metric::ALL {
+        let (label, unit, goal) = metric.describe();
+        let (ev, cv, rv) = (cell(e, metric), cell(c, metric), cell(r, metric));
+        let (vs_ceiling, vs_rmcp) = (ev / cv, ev / rv);
+        let (target, met) = match goal {
+            Goal::None => ("", None),
+            Goal::Higher => (
+                "÷ ceiling ≥ 0.67 (1/1.5), ÷ rmcp > 1",
+                Some(vs_ceiling >= 1.0 / 1.5 && vs_rmcp > 1.0),
+            ),
+            Goal::Lower => (
+                "÷ ceiling ≤ 1.5, ÷ rmcp < 1",
+                Some(vs_ceiling <= 1.5 && vs_rmcp < 1.0),
+            ),
+        };
+        let verdict = match (met, with_everything) {
+            (None, _) => "",
+            (Some(_), false) => "not measured",
+            (Some(true), true) => "yes",
+            (Some(false), true) => {
+                unmet.push(label.trim().to_owned());
+                "**no**"
+            }
+        };
+        let _ = writeln!(
+            out,
+            "| {label} | {unit} | {} | {} | {} | {} | {} | {} | {target} | {verdict} |",
+            number(ev),
+            number(cv),
+            number(rv),
+            ratio(vs_ceiling),
+            ratio(vs_rmcp),
+            ratio(rv / cv),
+        );
+    }
+    (out, unmet)
+}
+
+/// Per-repetition values, to show the spread.
+fn spread(servers: &[&Server], samples: &[Samples]) -> String {
+    let mut out =
+        String::from("| metric | server | per repetition (in run order) |\n|---|---|---|\n");
+    for metric in Metric::ALL {
+        let (label, unit, _) = metric.describe();
+        for (server, samples) in servers.iter().zip(samples) {
+            let Some(values) = samples.get(&metric) else {
+                continue;
+            };
+            let list: Vec<String> = values.iter().map(|&v| number(v)).collect();
+            let _ = writeln!(
+                out,
+                "| {} ({unit}) | {} | {} |",
+                label.trim(),
+                server.label,
+                list.join(", ")
+            );
+        }
+    }
+    out
+}
