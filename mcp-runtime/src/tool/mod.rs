@@ -67,6 +67,9 @@ pub(crate) struct Definition {
     /// revision and every copy of the tool: the inputSchema, then the
     /// outputSchema as is and wrapped as `{"result": …}`.
     schemas_json: [OnceLock<Option<Box<RawValue>>>; 3],
+    /// The outputSchema's root, read once: `(is an object, is a oneOf/anyOf
+    /// composition)`, which decide the `{"result": …}` wrapping per call.
+    output_root: OnceLock<Option<(bool, bool)>>,
 }
 
 /// A schema given as a value, or generated on first use (startup then costs
@@ -165,15 +168,19 @@ impl Tool {
     /// revisions that need an object root get other roots wrapped, and no
     /// session gets a bare `oneOf`/`anyOf` at the top of an outputSchema.
     pub(crate) fn wraps_output(&self, version: ProtocolVersion) -> bool {
-        let Some(schema) = self.output_schema() else {
+        let root = self.def.output_root.get_or_init(|| {
+            self.output_schema().map(|schema| {
+                (
+                    schema.get("type").and_then(Value::as_str) == Some("object"),
+                    crate::schema::has_root_composition(schema),
+                )
+            })
+        });
+        let Some((object_root, composition)) = *root else {
             return false;
         };
         let carries = version.carries();
-        if !carries.structured_output {
-            return false;
-        }
-        let object_root = schema.get("type").and_then(Value::as_str) == Some("object");
-        crate::schema::has_root_composition(schema) || (carries.object_output_root && !object_root)
+        carries.structured_output && (composition || (carries.object_output_root && !object_root))
     }
 
     /// What the definition is made from, for a session of `version`, with

@@ -442,6 +442,15 @@ impl<'a> Reply<'a> {
 
     /// A `tools/call` result.
     pub(crate) fn call_result(&self, result: &CallToolResult<'_>) -> Frame {
+        if let CallToolResult::Structured { json, wrap: false } = result {
+            return self.structured_call_result(json);
+        }
+        self.typed_call_result(result)
+    }
+
+    /// The typed rendering of every `tools/call` result; the definition that
+    /// [`Reply::structured_call_result`] must match byte for byte.
+    fn typed_call_result(&self, result: &CallToolResult<'_>) -> Frame {
         let capacity = match result {
             CallToolResult::Structured { json, .. } => 2 * json.get().len() + 64,
             CallToolResult::Error(text) => text.len() + 64,
@@ -460,6 +469,34 @@ impl<'a> Reply<'a> {
             },
             capacity + self.id.get().len() + 160,
         )
+    }
+
+    /// The most frequent message of all, an unwrapped structured result,
+    /// written as its fixed parts around the three variable ones (id, the
+    /// text mirror, the structured JSON) instead of key by key through
+    /// serde: per call this saves a third of the result's instructions. The
+    /// bytes are those of [`Reply::typed_call_result`] (checked for every
+    /// revision in the tests below); any other result takes the typed path.
+    fn structured_call_result(&self, json: &RawValue) -> Frame {
+        let json = json.get();
+        let carries = self.version.carries();
+        let mut out = Vec::with_capacity(2 * json.len() + self.id.get().len() + 224);
+        out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        out.extend_from_slice(self.id.get().as_bytes());
+        out.extend_from_slice(b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":");
+        // A &str always serializes (as an escaped JSON string).
+        serde_json::to_writer(&mut out, json).unwrap_or_default();
+        out.extend_from_slice(b"}]");
+        if carries.structured_output {
+            out.extend_from_slice(b",\"structuredContent\":");
+            out.extend_from_slice(json.as_bytes());
+        }
+        if carries.envelope {
+            out.extend_from_slice(b",\"resultType\":\"complete\",\"_meta\":");
+            out.extend_from_slice(self.server_meta.get().as_bytes());
+        }
+        out.extend_from_slice(b"}}\n");
+        Frame::Owned(out)
     }
 
     /// A 2026-07-28 `input_required` result: the question and the sealed state.
@@ -489,6 +526,34 @@ mod tests {
             Some("S"),
             ProtocolVersion::LATEST,
         ))
+    }
+
+    #[test]
+    fn the_structured_fast_path_writes_the_typed_bytes() {
+        let meta = meta();
+        for id in ["7", "\"a\\\"b\"", "-12345678901234"] {
+            let id = raw(id);
+            for version in ProtocolVersion::ALL {
+                let reply = Reply::new(&id, version, &meta);
+                for json in [
+                    r#"{"sum":3.0}"#,
+                    r#"{"s":"q\"u\\o\u00e9\n"}"#,
+                    "[1,2]",
+                    "null",
+                ] {
+                    let json = raw(json);
+                    let fast = text(reply.call_result(&CallToolResult::Structured {
+                        json: &json,
+                        wrap: false,
+                    }));
+                    let typed = text(reply.typed_call_result(&CallToolResult::Structured {
+                        json: &json,
+                        wrap: false,
+                    }));
+                    assert_eq!(fast, typed, "{version}");
+                }
+            }
+        }
     }
 
     #[test]
