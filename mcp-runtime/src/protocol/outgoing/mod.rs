@@ -8,9 +8,11 @@
 //! revision and adds `resultType`, `_meta` and the cache hints where the
 //! revision has them.
 
+mod call;
 mod notify;
 mod results;
 
+pub(crate) use call::*;
 pub(crate) use notify::*;
 pub(crate) use results::*;
 
