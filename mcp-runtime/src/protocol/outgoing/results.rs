@@ -1,6 +1,6 @@
-//! The results of each method (`tools/call` in `call.rs`), and [`Reply`],
-//! which closes a result the
-//! way the request's revision needs (`resultType`, `_meta`, cache hints).
+//! The results of each method (`tools/call`'s in `call.rs`), and
+//! [`Reply`], which closes a result the way the request's revision needs
+//! (`resultType`, `_meta`, cache hints).
 
 use super::notify::ElicitForm;
 use super::{JSONRPC, Response};
