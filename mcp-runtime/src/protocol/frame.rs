@@ -37,6 +37,49 @@ impl Frame {
     }
 }
 
+/// What a frame carries, as a transport that routes frames needs to know.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FrameKind {
+    /// A notification or a request of ours: more may follow.
+    Message,
+    /// A successful response.
+    Result,
+    /// An error response with this code.
+    Error(super::ErrorCode),
+}
+
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+impl Frame {
+    /// Whether this frame is a response, and its error code if it is an
+    /// error. A shared frame is always a cached result page.
+    pub(crate) fn kind(&self) -> FrameKind {
+        #[derive(serde::Deserialize)]
+        struct Probe {
+            #[serde(default)]
+            method: Option<serde::de::IgnoredAny>,
+            #[serde(default)]
+            error: Option<ErrorProbe>,
+        }
+        #[derive(serde::Deserialize)]
+        struct ErrorProbe {
+            code: i64,
+        }
+        let Frame::Owned(bytes) = self else {
+            return FrameKind::Result;
+        };
+        match serde_json::from_slice::<Probe>(bytes) {
+            Ok(Probe {
+                method: Some(_), ..
+            }) => FrameKind::Message,
+            Ok(Probe {
+                error: Some(error), ..
+            }) => FrameKind::Error(super::ErrorCode::from_code(error.code)),
+            _ => FrameKind::Result,
+        }
+    }
+}
+
 /// Serializes `message` as one frame. Typed messages always serialize
 /// (their maps have string keys, their numbers are finite or `null`), and
 /// writing into a `Vec` cannot fail.

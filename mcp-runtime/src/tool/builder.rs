@@ -65,6 +65,7 @@ impl ToolBuilder {
                 first_poll_inline: false,
                 replayable_input: false,
                 header_bounds: OnceLock::new(),
+                header_params: OnceLock::new(),
                 schemas_json: Default::default(),
             },
             handler: Arc::new(handler),
