@@ -1,0 +1,570 @@
+//! Streamable HTTP over a real socket: `everything --http 127.0.0.1:0`,
+//! driven by a minimal HTTP/1.1 client on std's `TcpStream`. Every JSON-RPC
+//! body is validated against the official schema of its revision.
+
+mod common;
+
+use common::{assert_valid, example_binary};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const MODERN: &str = "2026-07-28";
+
+/// A running `everything --http` and what it has logged.
+struct Server {
+    child: Child,
+    addr: String,
+    log: Arc<Mutex<String>>,
+}
+
+impl Server {
+    fn start(env: &[(&str, &str)]) -> Server {
+        let mut command = Command::new(example_binary("everything"));
+        command
+            .args(["--http", "127.0.0.1:0"])
+            .env("MCP_LOG", "mcp_runtime=debug")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().expect("everything starts");
+        let stderr = child.stderr.take().unwrap();
+        let log = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let sink = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("address=") {
+                    let addr = line[at + 8..].split_whitespace().next().unwrap_or("");
+                    let _ = tx.send(addr.to_owned());
+                }
+                let mut log = sink.lock().unwrap();
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the server logs its address");
+        Server { child, addr, log }
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Sends raw request bytes; returns the parsed response.
+    fn raw(&self, request: &[u8]) -> Response {
+        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        stream.write_all(request).unwrap();
+        read_response(&mut stream)
+    }
+
+    /// A POST to `/mcp` with `headers` (the usual Content-Type and Accept
+    /// unless given) and `body`.
+    fn post(&self, headers: &[(&str, &str)], body: &str) -> Response {
+        self.raw(&request_bytes(&self.addr, "POST", headers, body))
+    }
+
+    /// A 2026-07-28 POST of `message` with the routing headers it needs, plus `extra`.
+    fn modern(&self, message: &Value, extra: &[(&str, &str)]) -> Response {
+        let method = message["method"].as_str().unwrap().to_owned();
+        let mut headers = vec![
+            ("MCP-Protocol-Version", MODERN.to_owned()),
+            ("Mcp-Method", method.clone()),
+        ];
+        if method == "tools/call" {
+            headers.push((
+                "Mcp-Name",
+                message["params"]["name"].as_str().unwrap().to_owned(),
+            ));
+        }
+        let mut all: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        all.extend_from_slice(extra);
+        self.post(&all, &message.to_string())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn request_bytes(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> Vec<u8> {
+    let mut text = format!("{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    let has = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
+    if !has("content-type") {
+        text.push_str("Content-Type: application/json\r\n");
+    }
+    if !has("accept") {
+        text.push_str("Accept: application/json, text/event-stream\r\n");
+    }
+    for (name, value) in headers {
+        text.push_str(&format!("{name}: {value}\r\n"));
+    }
+    text.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    text.into_bytes()
+}
+
+/// A response: status, headers (lowercased names) and body (de-chunked).
+#[derive(Debug)]
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The JSON body, validated as a JSON-RPC message.
+    fn json(&self) -> Value {
+        assert_eq!(
+            self.header("content-type"),
+            Some("application/json"),
+            "{self:?}"
+        );
+        let message: Value = serde_json::from_str(&self.body).expect("JSON body");
+        assert_valid(MODERN, "JSONRPCMessage", &message);
+        message
+    }
+
+    /// The SSE events' data, each validated as a JSON-RPC message.
+    fn events(&self) -> Vec<Value> {
+        assert_eq!(
+            self.header("content-type"),
+            Some("text/event-stream"),
+            "{self:?}"
+        );
+        self.body
+            .split("\n\n")
+            .filter_map(|event| event.lines().find_map(|l| l.strip_prefix("data: ")))
+            .map(|data| {
+                let message: Value = serde_json::from_str(data).expect("JSON event");
+                assert_valid(MODERN, "JSONRPCMessage", &message);
+                message
+            })
+            .collect()
+    }
+
+    /// Asserts an error response with this status and code.
+    fn expect_error(&self, status: u16, code: i64) -> Value {
+        assert_eq!(self.status, status, "{self:?}");
+        let message = self.json();
+        assert_eq!(message["error"]["code"], code, "{message}");
+        message
+    }
+}
+
+fn read_response(stream: &mut TcpStream) -> Response {
+    let mut bytes = Vec::new();
+    let _ = stream.read_to_end(&mut bytes);
+    let text = String::from_utf8(bytes).expect("UTF-8 response");
+    let (head, rest) = text.split_once("\r\n\r\n").expect("a complete head");
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
+    let body = if chunked {
+        dechunk(rest)
+    } else {
+        rest.to_owned()
+    };
+    Response {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut rest: &str) -> String {
+    let mut body = String::new();
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        body.push_str(&after[..size]);
+        rest = &after[size + 2..];
+    }
+    body
+}
+
+/// The 2026-07-28 envelope with these client capabilities.
+fn meta(capabilities: Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        "io.modelcontextprotocol/clientInfo": {"name": "http-tests", "version": "1"}
+    })
+}
+
+fn call(id: u64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments, "_meta": meta(json!({}))}})
+}
+
+fn request(id: u64, method: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"_meta": meta(json!({}))}})
+}
+
+// ---- responses ----
+
+#[test]
+fn a_call_whose_result_comes_first_is_answered_with_json() {
+    let server = Server::start(&[]);
+    let response = server.modern(&call(1, "add", json!({"a": 1, "b": 2})), &[]);
+    assert_eq!(response.status, 200, "{response:?}");
+    let message = response.json();
+    assert_valid(MODERN, "CallToolResult", &message["result"]);
+    assert_eq!(message["result"]["structuredContent"], json!({"sum": 3.0}));
+    let list = server.modern(&request(2, "tools/list"), &[]).json();
+    assert_valid(MODERN, "ListToolsResult", &list["result"]);
+    let discover = server.modern(&request(3, "server/discover"), &[]).json();
+    assert_eq!(discover["result"]["supportedVersions"][0], MODERN);
+}
+
+#[test]
+fn notifications_before_the_result_make_an_event_stream() {
+    let server = Server::start(&[]);
+    let mut message = call(1, "slow", json!({"ms": 100, "steps": 2}));
+    message["params"]["_meta"]["progressToken"] = "p".into();
+    let response = server.modern(&message, &[]);
+    assert_eq!(response.status, 200);
+    assert_eq!(response.header("x-accel-buffering"), Some("no"));
+    assert_eq!(response.header("cache-control"), Some("no-cache"));
+    let events = response.events();
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert_eq!(events[0]["method"], "notifications/progress");
+    assert_eq!(events[1]["method"], "notifications/progress");
+    assert_eq!(events[2]["id"], 1);
+    assert_valid(MODERN, "CallToolResult", &events[2]["result"]);
+}
+
+#[test]
+fn a_notification_is_accepted_with_202() {
+    let server = Server::start(&[]);
+    let response = server.post(
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "notifications/cancelled"),
+        ],
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+    );
+    assert_eq!(response.status, 202, "{response:?}");
+    assert!(response.body.is_empty());
+}
+
+#[test]
+fn closing_the_connection_cancels_the_call() {
+    let server = Server::start(&[]);
+    let message = call(1, "slow", json!({"ms": 20000}));
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    let bytes = request_bytes(
+        &server.addr,
+        "POST",
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "slow"),
+        ],
+        &message.to_string(),
+    );
+    stream.write_all(&bytes).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    drop(stream);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !server.log().contains("cancelled its calls") {
+        assert!(
+            Instant::now() < deadline,
+            "no cancellation: {}",
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+// ---- status codes ----
+
+#[test]
+fn get_and_delete_are_not_allowed() {
+    let server = Server::start(&[]);
+    for method in ["GET", "DELETE"] {
+        let response = server.raw(&request_bytes(&server.addr, method, &[], ""));
+        assert_eq!(response.status, 405, "{method}");
+        assert_eq!(response.header("allow"), Some("POST"));
+        assert_valid(
+            MODERN,
+            "JSONRPCErrorResponse",
+            &serde_json::from_str(&response.body).unwrap(),
+        );
+    }
+}
+
+#[test]
+fn media_types_are_checked() {
+    let server = Server::start(&[]);
+    let body = call(1, "add", json!({"a": 1, "b": 2})).to_string();
+    let wrong_type = server.post(&[("Content-Type", "text/plain")], &body);
+    assert_eq!(wrong_type.status, 415);
+    let json_only = server.post(&[("Accept", "application/json")], &body);
+    assert_eq!(json_only.status, 406);
+}
+
+#[test]
+fn the_validation_ladder_answers_in_order() {
+    let server = Server::start(&[]);
+    // (1) parse error, (2) not a request.
+    server
+        .post(&[("MCP-Protocol-Version", MODERN)], "{not json")
+        .expect_error(400, -32700);
+    // (3) no envelope: -32602 even though the headers disagree too.
+    let bare = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+    server
+        .post(
+            &[
+                ("MCP-Protocol-Version", MODERN),
+                ("Mcp-Method", "tools/call"),
+            ],
+            &bare.to_string(),
+        )
+        .expect_error(400, -32602);
+    // (4) headers against the body.
+    let list = request(2, "tools/list");
+    let missing = server.post(&[("MCP-Protocol-Version", MODERN)], &list.to_string());
+    missing.expect_error(400, -32020);
+    server
+        .modern(&list, &[("Mcp-Method", "tools/list")])
+        .expect_error(400, -32020); // duplicated routing header
+    server
+        .post(
+            &[
+                ("MCP-Protocol-Version", MODERN),
+                ("Mcp-Method", "TOOLS/LIST"),
+            ],
+            &list.to_string(),
+        )
+        .expect_error(400, -32020); // values compare case-sensitively
+    server
+        .post(
+            &[
+                ("MCP-Protocol-Version", "2025-11-25"),
+                ("Mcp-Method", "tools/list"),
+            ],
+            &list.to_string(),
+        )
+        .expect_error(400, -32020);
+    let add = call(3, "add", json!({"a": 1, "b": 2}));
+    server
+        .post(
+            &[
+                ("MCP-Protocol-Version", MODERN),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", "echo"),
+            ],
+            &add.to_string(),
+        )
+        .expect_error(400, -32020);
+    // Mcp-Name's base64 sentinel decodes before comparing ("add").
+    let sentinel = server.post(
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "=?base64?YWRk?="),
+        ],
+        &add.to_string(),
+    );
+    assert_eq!(sentinel.status, 200, "{sentinel:?}");
+    // (4) before (5): a header mismatch wins over an unsupported version.
+    let mut old = request(4, "tools/list");
+    old["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = "1900-01-01".into();
+    server
+        .post(
+            &[
+                ("MCP-Protocol-Version", MODERN),
+                ("Mcp-Method", "tools/list"),
+            ],
+            &old.to_string(),
+        )
+        .expect_error(400, -32020);
+    // (5) unsupported version.
+    let refused = server
+        .post(
+            &[
+                ("MCP-Protocol-Version", "1900-01-01"),
+                ("Mcp-Method", "tools/list"),
+            ],
+            &old.to_string(),
+        )
+        .expect_error(400, -32022);
+    assert_eq!(refused["error"]["data"]["requested"], "1900-01-01");
+    // (6) unknown method: 404.
+    server
+        .modern(&request(5, "ping"), &[])
+        .expect_error(404, -32601);
+    // (7) unknown tool: an ordinary error, 200.
+    server
+        .modern(&call(6, "nope", json!({})), &[])
+        .expect_error(200, -32602);
+}
+
+#[test]
+fn a_needed_capability_missing_is_400() {
+    let server = Server::start(&[]);
+    server
+        .modern(&call(1, "book_table", json!({"party": 2})), &[])
+        .expect_error(400, -32021);
+}
+
+#[test]
+fn mirrored_arguments_are_checked_against_their_headers() {
+    let server = Server::start(&[]);
+    let locate = |args: Value| call(1, "locate", args);
+    let ok = |r: &Response| {
+        assert_eq!(r.status, 200, "{r:?}");
+        let message = r.json();
+        assert_valid(MODERN, "CallToolResult", &message["result"]);
+        message["result"]["structuredContent"].clone()
+    };
+    let eu = locate(json!({"region": "eu"}));
+    // Missing header while the body has a value.
+    server.modern(&eu, &[]).expect_error(400, -32020);
+    // Mismatch.
+    server
+        .modern(&eu, &[("Mcp-Param-Region", "us")])
+        .expect_error(400, -32020);
+    // Equal; the sentinel decodes; header names are case-insensitive.
+    assert_eq!(
+        ok(&server.modern(&eu, &[("Mcp-Param-Region", "eu")])),
+        json!({"region": "eu", "shard": null})
+    );
+    ok(&server.modern(&eu, &[("mcp-param-region", "=?base64?ZXU=?=")]));
+    // Bad base64.
+    server
+        .modern(&eu, &[("Mcp-Param-Region", "=?base64?!!?=")])
+        .expect_error(400, -32020);
+    // Integers compare numerically.
+    let sharded = locate(json!({"region": "eu", "shard": 42}));
+    for header in ["42", "42.0"] {
+        let result = ok(&server.modern(
+            &sharded,
+            &[("Mcp-Param-Region", "eu"), ("Mcp-Param-Shard", header)],
+        ));
+        assert_eq!(result["shard"], 42);
+    }
+    server
+        .modern(
+            &sharded,
+            &[("Mcp-Param-Region", "eu"), ("Mcp-Param-Shard", "43")],
+        )
+        .expect_error(400, -32020);
+    // A header whose argument has no value in the body.
+    server
+        .modern(&eu, &[("Mcp-Param-Region", "eu"), ("Mcp-Param-Shard", "1")])
+        .expect_error(400, -32020);
+    // Unknown Mcp-Param-* headers are ignored.
+    ok(&server.modern(&eu, &[("Mcp-Param-Region", "eu"), ("Mcp-Param-Zone", "z")]));
+}
+
+// ---- safe by default ----
+
+#[test]
+fn foreign_origins_and_hosts_are_forbidden() {
+    let server = Server::start(&[]);
+    let body = call(1, "add", json!({"a": 1, "b": 2}));
+    let evil = server.modern(&body, &[("Origin", "https://evil.example")]);
+    assert_eq!(evil.status, 403, "{evil:?}");
+    let local = server.modern(&body, &[("Origin", "http://localhost:3000")]);
+    assert_eq!(local.status, 200, "{local:?}");
+    // DNS rebinding: a loopback server answers only to loopback names.
+    let mut bytes = request_bytes(&server.addr, "POST", &[], &body.to_string());
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    bytes = text
+        .replace(&format!("Host: {}", server.addr), "Host: evil.example:80")
+        .into_bytes();
+    assert_eq!(server.raw(&bytes).status, 403);
+}
+
+#[test]
+fn a_body_over_the_limit_is_refused_unread() {
+    let server = Server::start(&[]);
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000000\r\n\r\n{{",
+        server.addr
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let response = read_response(&mut stream);
+    assert_eq!(response.status, 413, "{response:?}");
+}
+
+// ---- MRTR across processes ----
+
+#[test]
+fn replicas_with_one_seal_key_accept_each_others_states() {
+    let key = "0123456789abcdef0123456789abcdef-shared";
+    let a = Server::start(&[("MCP_SEAL_KEY", key)]);
+    let b = Server::start(&[("MCP_SEAL_KEY", key)]);
+    let other = Server::start(&[("MCP_SEAL_KEY", "another key of at least thirty-two bytes")]);
+    assert!(!a.log().contains("no request-state key"), "{}", a.log());
+    let mut book = call(1, "book_table", json!({"party": 2}));
+    book["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"elicitation": {}});
+    let question = a.modern(&book, &[]).json();
+    assert_valid(MODERN, "InputRequiredResult", &question["result"]);
+    let mut retry = book.clone();
+    retry["id"] = 2.into();
+    retry["params"]["inputResponses"] =
+        json!({"guest": {"action": "accept", "content": {"name": "Ada"}}});
+    retry["params"]["requestState"] = question["result"]["requestState"].clone();
+    let refused = other.modern(&retry, &[]).json();
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let done = b.modern(&retry, &[]).json();
+    assert_valid(MODERN, "CallToolResult", &done["result"]);
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"booked": true, "name": "Ada", "party": 2})
+    );
+}
+
+#[test]
+fn without_a_seal_key_one_line_says_replicas_will_not_share_state() {
+    let server = Server::start(&[]);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !server.log().contains("no request-state key") {
+        assert!(Instant::now() < deadline, "{}", server.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(server.log().matches("no request-state key").count(), 1);
+}
