@@ -568,3 +568,268 @@ fn without_a_seal_key_one_line_says_replicas_will_not_share_state() {
     }
     assert_eq!(server.log().matches("no request-state key").count(), 1);
 }
+
+// ---- shutdown ----
+
+/// Sends SIGTERM without `libc`.
+fn sigterm(pid: u32) {
+    let status = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+}
+
+#[test]
+fn sigterm_drains_calls_in_flight_then_exits() {
+    let mut server = Server::start(&[]);
+    let addr = server.addr.clone();
+    let message = call(1, "slow", json!({"ms": 800}));
+    let in_flight = std::thread::spawn(move || {
+        let mut stream = TcpStream::connect(&addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let headers = [
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "slow"),
+        ];
+        stream
+            .write_all(&request_bytes(
+                &addr,
+                "POST",
+                &headers,
+                &message.to_string(),
+            ))
+            .unwrap();
+        read_response(&mut stream)
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    sigterm(server.child.id());
+    let response = in_flight.join().unwrap();
+    assert_eq!(response.status, 200, "{response:?}");
+    let message = response.json();
+    assert_valid(MODERN, "CallToolResult", &message["result"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "still running after the drain");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status}");
+    assert!(
+        TcpStream::connect(&server.addr).is_err(),
+        "no new connections"
+    );
+}
+
+// ---- legacy era (2025-03-26 … 2025-11-25) ----
+
+const LEGACY: &str = "2025-11-25";
+
+/// `initialize` over POST; returns the minted session id.
+fn open_session(server: &Server, capabilities: Value) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": LEGACY, "capabilities": capabilities,
+        "clientInfo": {"name": "http-tests", "version": "1"}}});
+    let response = server.post(&[], &init.to_string());
+    assert_eq!(response.status, 200, "{response:?}");
+    let body: Value = serde_json::from_str(&response.body).unwrap();
+    assert_valid(LEGACY, "JSONRPCResponse", &body);
+    assert_eq!(body["result"]["protocolVersion"], LEGACY);
+    let id = response
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    assert!(
+        id.len() >= 16 && id.bytes().all(|b| (0x21..=0x7e).contains(&b)),
+        "{id}"
+    );
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let done = server.post(&[("Mcp-Session-Id", &id)], &initialized.to_string());
+    assert_eq!(done.status, 202);
+    id
+}
+
+fn legacy_call(id: u64, name: &str, arguments: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}})
+    .to_string()
+}
+
+/// The legacy SSE events' data, each validated.
+fn legacy_events(response: &Response) -> Vec<Value> {
+    assert_eq!(
+        response.header("content-type"),
+        Some("text/event-stream"),
+        "{response:?}"
+    );
+    response
+        .body
+        .split("\n\n")
+        .filter_map(|event| event.lines().find_map(|l| l.strip_prefix("data: ")))
+        .map(|data| {
+            let message: Value = serde_json::from_str(data).unwrap();
+            assert_valid(LEGACY, "JSONRPCMessage", &message);
+            message
+        })
+        .collect()
+}
+
+#[test]
+fn a_legacy_session_is_minted_required_and_deleted() {
+    let server = Server::start(&[]);
+    let id = open_session(&server, json!({}));
+    let headers = [
+        ("Mcp-Session-Id", id.as_str()),
+        ("MCP-Protocol-Version", LEGACY),
+    ];
+    let add = server.post(&headers, &legacy_call(1, "add", json!({"a": 1, "b": 2})));
+    assert_eq!(add.status, 200, "{add:?}");
+    let body: Value = serde_json::from_str(&add.body).unwrap();
+    assert_valid(LEGACY, "JSONRPCResponse", &body);
+    assert_eq!(body["result"]["structuredContent"], json!({"sum": 3.0}));
+    // Missing id: 400; unknown id: 404; wrong version header: 400.
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    assert_eq!(server.post(&[], &list).status, 400);
+    assert_eq!(
+        server.post(&[("Mcp-Session-Id", "nope")], &list).status,
+        404
+    );
+    let wrong = server.post(
+        &[
+            ("Mcp-Session-Id", &id),
+            ("MCP-Protocol-Version", "2025-06-18"),
+        ],
+        &list,
+    );
+    assert_eq!(wrong.status, 400);
+    // An ordinary JSON-RPC error stays 200 (404 would read as "session expired").
+    let unknown = json!({"jsonrpc": "2.0", "id": 3, "method": "nope"}).to_string();
+    let unknown = server.post(&headers, &unknown);
+    assert_eq!(unknown.status, 200);
+    assert_valid(
+        LEGACY,
+        "JSONRPCErrorResponse",
+        &serde_json::from_str(&unknown.body).unwrap(),
+    );
+    // DELETE ends it.
+    let delete = server.raw(&request_bytes(&server.addr, "DELETE", &headers, ""));
+    assert_eq!(delete.status, 204, "{delete:?}");
+    assert_eq!(server.post(&headers, &list).status, 404);
+}
+
+#[test]
+fn a_legacy_call_streams_its_elicitation_and_takes_the_answer_as_a_post() {
+    let server = Server::start(&[]);
+    let id = open_session(&server, json!({"elicitation": {}}));
+    let addr = server.addr.clone();
+    let session = id.clone();
+    let call = std::thread::spawn(move || {
+        let mut stream = TcpStream::connect(&addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let body = legacy_call(1, "book_table", json!({"party": 2}));
+        stream
+            .write_all(&request_bytes(
+                &addr,
+                "POST",
+                &[("Mcp-Session-Id", &session)],
+                &body,
+            ))
+            .unwrap();
+        // Read the head and the first event, answer it, then read the rest.
+        let mut reader = BufReader::new(stream);
+        let mut seen = String::new();
+        let mut line = String::new();
+        while !seen.contains("elicitation/create") {
+            line.clear();
+            assert!(reader.read_line(&mut line).unwrap() > 0, "{seen}");
+            seen.push_str(&line);
+        }
+        let data = seen.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
+        let request: Value = serde_json::from_str(data).unwrap();
+        assert_valid(LEGACY, "JSONRPCRequest", &request);
+        let answer = json!({"jsonrpc": "2.0", "id": request["id"],
+            "result": {"action": "accept", "content": {"name": "Ada"}}});
+        let posted = TcpStream::connect(&addr).and_then(|mut s| {
+            s.write_all(&request_bytes(
+                &addr,
+                "POST",
+                &[("Mcp-Session-Id", &session)],
+                &answer.to_string(),
+            ))?;
+            Ok(read_response(&mut s))
+        });
+        assert_eq!(posted.unwrap().status, 202);
+        let mut rest = String::new();
+        let _ = reader.read_to_string(&mut rest);
+        format!("{seen}{rest}")
+    });
+    let text = call.join().unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    assert!(
+        head.to_ascii_lowercase().contains("text/event-stream"),
+        "{head}"
+    );
+    let response = Response {
+        status: 200,
+        headers: vec![("content-type".into(), "text/event-stream".into())],
+        body: dechunk(body),
+    };
+    let events = legacy_events(&response);
+    let last = events.last().unwrap();
+    assert_eq!(last["id"], 1, "{events:?}");
+    assert_eq!(
+        last["result"]["structuredContent"],
+        json!({"booked": true, "name": "Ada", "party": 2})
+    );
+}
+
+#[test]
+fn the_push_stream_is_one_per_session_and_carries_list_changes() {
+    let server = Server::start(&[]);
+    let id = open_session(&server, json!({}));
+    let mut push = TcpStream::connect(&server.addr).unwrap();
+    push.set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\n\r\n",
+        server.addr
+    );
+    push.write_all(get.as_bytes()).unwrap();
+    let mut reader = BufReader::new(push);
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    assert!(line.contains("200"), "{line}");
+    let second = server.raw(
+        get.replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n")
+            .as_bytes(),
+    );
+    assert_eq!(second.status, 409, "{second:?}");
+    let toggle = server.post(
+        &[("Mcp-Session-Id", &id)],
+        &legacy_call(1, "toggle_bonus", json!({})),
+    );
+    assert_eq!(toggle.status, 200);
+    let mut seen = String::new();
+    while !seen.contains("data: ") {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0);
+        seen.push_str(&line);
+    }
+    let data = seen.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
+    let message: Value = serde_json::from_str(data).unwrap();
+    assert_valid(LEGACY, "JSONRPCNotification", &message);
+    assert_eq!(message["method"], "notifications/tools/list_changed");
+    // GET without a session id: 405.
+    let bare = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n",
+        server.addr
+    );
+    assert_eq!(server.raw(bare.as_bytes()).status, 405);
+}

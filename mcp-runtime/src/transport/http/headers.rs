@@ -12,6 +12,8 @@ pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub(crate) const METHOD: &str = "mcp-method";
 /// `Mcp-Name`.
 pub(crate) const NAME: &str = "mcp-name";
+/// `Mcp-Session-Id` (legacy era).
+pub(crate) const SESSION_ID: &str = "mcp-session-id";
 /// Prefix of the headers mirroring tool arguments.
 pub(crate) const PARAM_PREFIX: &str = "mcp-param-";
 

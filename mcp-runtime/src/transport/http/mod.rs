@@ -9,6 +9,7 @@
 //! notifications precede it.
 
 mod headers;
+mod legacy;
 mod modern;
 mod sse;
 
@@ -87,12 +88,17 @@ pub struct HttpService {
 struct Inner {
     shared: Arc<Shared>,
     config: HttpConfig,
+    sessions: Arc<legacy::Sessions>,
 }
 
 impl HttpService {
     pub(crate) fn new(shared: Arc<Shared>, config: HttpConfig) -> HttpService {
         HttpService {
-            inner: Arc::new(Inner { shared, config }),
+            inner: Arc::new(Inner {
+                shared,
+                config,
+                sessions: Arc::default(),
+            }),
         }
     }
 }
@@ -132,12 +138,25 @@ where
     if config.path.is_some_and(|path| parts.uri.path() != path) {
         return refuse(StatusCode::NOT_FOUND, "Not Found: the MCP endpoint is /mcp");
     }
+    let legacy_session = parts.headers.contains_key(headers::SESSION_ID);
     match parts.method {
         Method::POST => {}
+        Method::GET if legacy_session => {
+            if !accepts(&parts.headers).1 {
+                return refuse(
+                    StatusCode::NOT_ACCEPTABLE,
+                    "Not Acceptable: Accept must list text/event-stream",
+                );
+            }
+            return legacy::get(&inner.shared, &inner.sessions, &parts.headers);
+        }
+        Method::DELETE if legacy_session => {
+            return legacy::delete(&inner.sessions, &parts.headers);
+        }
         Method::GET | Method::DELETE => {
             return refuse(
                 StatusCode::METHOD_NOT_ALLOWED,
-                "Method Not Allowed: this endpoint takes POST; the 2026-07-28 era has no GET stream or session to delete",
+                "Method Not Allowed: without Mcp-Session-Id this endpoint takes POST only (the 2026-07-28 era has no GET stream or session to delete)",
             )
             .with_header(header::ALLOW, "POST");
         }
@@ -161,7 +180,7 @@ where
             "Unsupported Media Type: the body must be application/json",
         );
     }
-    if !accepts_both(&parts.headers) {
+    if accepts(&parts.headers) != (true, true) {
         return refuse(
             StatusCode::NOT_ACCEPTABLE,
             "Not Acceptable: Accept must list application/json and text/event-stream",
@@ -190,11 +209,14 @@ where
             );
         }
     };
+    if legacy::claims(&parts.headers, &body) {
+        return legacy::post(&inner.shared, &inner.sessions, &parts.headers, &body).await;
+    }
     modern::post(&inner.shared, &parts.headers, &body).await
 }
 
-/// `Accept` lists JSON and SSE (wildcards count).
-fn accepts_both(headers: &hyper::HeaderMap) -> bool {
+/// Whether `Accept` lists JSON and SSE (wildcards count).
+fn accepts(headers: &hyper::HeaderMap) -> (bool, bool) {
     let (mut json, mut sse) = (false, false);
     for value in headers.get_all(header::ACCEPT) {
         for item in value.to_str().unwrap_or("").split(',') {
@@ -207,7 +229,7 @@ fn accepts_both(headers: &hyper::HeaderMap) -> bool {
             }
         }
     }
-    json && sse
+    (json, sse)
 }
 
 /// `403` for an `Origin` not allowed, or a `Host` not allowed when checked.
@@ -329,6 +351,8 @@ pub(crate) async fn serve(
     tracing::info!("shutting down on a signal: no new connections; draining");
     drop(listener);
     let _ = stop_tx.send(true);
+    // Push streams never end by themselves: end them so connections close.
+    service.inner.sessions.close_streams();
     let drained = tokio::time::timeout(drain, async {
         loop {
             let notified = closed.notified();

@@ -5,13 +5,13 @@
 use super::headers::{self, BadHeader};
 use super::json_response;
 use super::sse::{CancelOnDrop, HttpBody};
-use crate::protocol::frame::FrameKind;
+use crate::protocol::frame::{Frame, FrameKind};
 use crate::protocol::incoming::{self, Incoming};
 use crate::protocol::outgoing::{self, ErrorData};
 use crate::protocol::probe::RequestProbe;
 use crate::protocol::{ErrorCode, ProtocolVersion, meta};
-use crate::session::Session;
 use crate::session::connection::Connection;
+use crate::session::{Session, notify_tools_changed};
 use crate::shared::Shared;
 use crate::tool::{HeaderKind, Tool};
 use hyper::header::{self, HeaderMap, HeaderValue};
@@ -167,12 +167,12 @@ fn ladder(shared: &Shared, headers: &HeaderMap, probe: &RequestProbe<'_>) -> Res
     Ok(())
 }
 
-/// The versions an HTTP client may use (newest first).
+/// The versions an HTTP client may use, newest first (legacy ones through
+/// `initialize`).
 fn supported_versions() -> Vec<&'static str> {
     ProtocolVersion::ALL
         .iter()
         .rev()
-        .filter(|v| v.is_modern())
         .map(|v| v.as_str())
         .collect()
 }
@@ -244,15 +244,39 @@ fn same_number(text: &str, n: &serde_json::Number) -> bool {
 /// Runs the request in a session of its own and turns its frames into
 /// the response.
 async fn respond(shared: &Arc<Shared>, body: &[u8]) -> Response<HttpBody> {
-    let (out, mut frames) = mpsc::unbounded_channel();
+    let (out, frames) = mpsc::unbounded_channel();
     let connection = Arc::new(Connection::new(out));
-    // The client closing the connection drops this future (or the stream
-    // body later): its call is cancelled.
+    run(shared, connection, frames, body, status_of).await
+}
+
+/// Hands `body` to a session on `connection` (which only this request
+/// uses) and answers with what it sends on `frames`: JSON when the first
+/// frame is the response, else an SSE stream until the response (or, for a
+/// `subscriptions/listen`, until the client closes it). The client closing
+/// the connection first cancels the request's calls.
+pub(super) async fn run(
+    shared: &Arc<Shared>,
+    connection: Arc<Connection>,
+    mut frames: mpsc::UnboundedReceiver<Frame>,
+    body: &[u8],
+    status_of: fn(FrameKind) -> StatusCode,
+) -> Response<HttpBody> {
+    // Dropped with this future (the client went away) or moved into the
+    // stream body.
     let cancel = CancelOnDrop(Arc::downgrade(&connection));
-    {
-        let mut session = Session::new(Arc::clone(shared), connection);
-        session.handle(incoming::parse(body));
-    }
+    Session::new(Arc::clone(shared), Arc::clone(&connection)).handle(incoming::parse(body));
+    let listening = !connection.subscriptions().is_empty();
+    let keep: Option<Box<dyn std::any::Any + Send + Sync>> = if listening {
+        // The subscription lives as long as its stream.
+        tokio::spawn(watch_tool_changes(
+            shared.tools.changes(),
+            Arc::downgrade(&connection),
+        ));
+        Some(Box::new(connection))
+    } else {
+        drop(connection);
+        None
+    };
     let Some(first) = frames.recv().await else {
         // A request always gets an answer; a call cancelled under us has none.
         let mut response = Response::new(HttpBody::empty());
@@ -261,8 +285,13 @@ async fn respond(shared: &Arc<Shared>, body: &[u8]) -> Response<HttpBody> {
     };
     match first.kind() {
         FrameKind::Message => {
-            let mut response =
-                Response::new(HttpBody::stream(first, frames, cancel.disarm(), true));
+            let mut response = Response::new(HttpBody::stream(
+                Some(first),
+                frames,
+                cancel.disarm(),
+                !listening,
+                keep,
+            ));
             let h = response.headers_mut();
             h.insert(
                 header::CONTENT_TYPE,
@@ -273,6 +302,19 @@ async fn respond(shared: &Arc<Shared>, body: &[u8]) -> Response<HttpBody> {
             response
         }
         kind => json_response(status_of(kind), first.into_bytes()),
+    }
+}
+
+/// Tells `connection` about tool list changes while it exists.
+pub(super) async fn watch_tool_changes(
+    mut changes: tokio::sync::watch::Receiver<u64>,
+    connection: std::sync::Weak<Connection>,
+) {
+    while changes.changed().await.is_ok() {
+        match connection.upgrade() {
+            Some(connection) => notify_tools_changed(&connection),
+            None => return,
+        }
     }
 }
 

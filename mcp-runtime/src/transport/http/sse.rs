@@ -30,6 +30,9 @@ enum Kind {
         /// Cancels the calls of the stream's request when the client goes
         /// away before the end (dropping the body is how hyper says so).
         _cancel: CancelOnDrop,
+        /// What must live as long as the stream (a subscription's
+        /// connection, a legacy session's push slot).
+        _keep: Option<Box<dyn std::any::Any + Send + Sync>>,
     },
 }
 
@@ -49,12 +52,14 @@ impl HttpBody {
     }
 
     /// An SSE stream: `first`, then the frames still to come on `frames`,
-    /// until a response (when `until_response`) or until `frames` closes.
+    /// until a response (when `until_response`) or until `frames` closes;
+    /// `keep` lives as long as the stream.
     pub(crate) fn stream(
-        first: Frame,
+        first: Option<Frame>,
         frames: mpsc::UnboundedReceiver<Frame>,
         connection: Weak<Connection>,
         until_response: bool,
+        keep: Option<Box<dyn std::any::Any + Send + Sync>>,
     ) -> HttpBody {
         let (tx, events) = mpsc::channel(STREAM_BUFFER);
         tokio::spawn(forward(first, frames, tx, until_response));
@@ -62,6 +67,7 @@ impl HttpBody {
             kind: Kind::Stream {
                 events,
                 _cancel: CancelOnDrop(connection),
+                _keep: keep,
             },
         }
     }
@@ -70,12 +76,15 @@ impl HttpBody {
 /// Moves frames into the bounded event channel: notifications are dropped
 /// when it is full, responses wait for room.
 async fn forward(
-    first: Frame,
+    first: Option<Frame>,
     mut frames: mpsc::UnboundedReceiver<Frame>,
     events: mpsc::Sender<Bytes>,
     until_response: bool,
 ) {
-    let mut next = Some(first);
+    let mut next = match first {
+        Some(first) => Some(first),
+        None => frames.recv().await,
+    };
     let mut dropped = 0_u64;
     while let Some(frame) = next.take() {
         let kind = frame.kind();
