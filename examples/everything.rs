@@ -6,7 +6,8 @@
 //! copies of `add` for load tests. `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls
 //! per second) sets the rate limit, `CALL_TIMEOUT_MS=N` the default call timeout,
 //! `MAX_CONCURRENT=N` the calls that run at once, `QUEUE_TIMEOUT_MS=N` how long
-//! a call waits for one of them, `ELICIT_TIMEOUT_MS=N` how long a legacy
+//! a call waits for one of them, `MAX_PENDING=N` the calls in flight before
+//! new ones are refused, `ELICIT_TIMEOUT_MS=N` how long a legacy
 //! elicitation waits for the user, `INPUT_REQUEST_TTL_MS=N` the lifetime of a
 //! 2026-07-28 `requestState`, `DRAIN_TIMEOUT_MS=N` how long shutting down may
 //! take, `MCP_SEAL_KEY` (at least 32 bytes) the key sealing 2026-07-28
@@ -367,6 +368,11 @@ async fn main() -> std::io::Result<()> {
     // MAX_CONCURRENT=N: calls that run at once.
     if let Some(n) = env_number("MAX_CONCURRENT") {
         server = server.max_concurrent_calls(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    // MAX_PENDING=N: calls in flight (HTTP: requests being answered) before
+    // new ones are refused.
+    if let Some(n) = env_number("MAX_PENDING") {
+        server = server.max_pending_calls(usize::try_from(n).unwrap_or(usize::MAX));
     }
     // QUEUE_TIMEOUT_MS=N: how long a call waits for a run slot.
     if let Some(ms) = env_number("QUEUE_TIMEOUT_MS") {

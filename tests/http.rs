@@ -833,3 +833,32 @@ fn the_push_stream_is_one_per_session_and_carries_list_changes() {
     );
     assert_eq!(server.raw(bare.as_bytes()).status, 405);
 }
+
+#[test]
+fn requests_beyond_the_pending_limit_get_503() {
+    let server = Server::start(&[("MAX_PENDING", "1"), ("MAX_CONCURRENT", "1")]);
+    let addr = server.addr.clone();
+    let slow = std::thread::spawn(move || {
+        let mut stream = TcpStream::connect(&addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let headers = [
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "slow"),
+        ];
+        let body = call(1, "slow", json!({"ms": 1000})).to_string();
+        stream
+            .write_all(&request_bytes(&addr, "POST", &headers, &body))
+            .unwrap();
+        read_response(&mut stream)
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let busy = server.modern(&call(2, "add", json!({"a": 1, "b": 2})), &[]);
+    assert_eq!(busy.status, 503, "{busy:?}");
+    assert_eq!(busy.header("retry-after"), Some("1"));
+    assert_eq!(slow.join().unwrap().status, 200);
+    let later = server.modern(&call(3, "add", json!({"a": 1, "b": 2})), &[]);
+    assert_eq!(later.status, 200, "{later:?}");
+}

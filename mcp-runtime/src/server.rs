@@ -268,7 +268,9 @@ impl Server {
 
     /// How many calls may be in flight, running or waiting (65,536 by
     /// default); beyond it calls are refused with an
-    /// `isError` result saying the server is busy.
+    /// `isError` result saying the server is busy. Over HTTP it also bounds
+    /// the requests being answered at once, across all connections (more
+    /// get `503` with `Retry-After`).
     pub fn max_pending_calls(mut self, calls: usize) -> Server {
         self.max_pending_calls = calls;
         self

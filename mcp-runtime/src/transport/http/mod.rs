@@ -89,6 +89,9 @@ struct Inner {
     shared: Arc<Shared>,
     config: HttpConfig,
     sessions: Arc<legacy::Sessions>,
+    /// POSTs being answered (streams included), bounded by the server's
+    /// pending-call limit.
+    requests: Arc<AtomicUsize>,
 }
 
 impl HttpService {
@@ -98,6 +101,7 @@ impl HttpService {
                 shared,
                 config,
                 sessions: Arc::default(),
+                requests: Arc::default(),
             }),
         }
     }
@@ -186,6 +190,13 @@ where
             "Not Acceptable: Accept must list application/json and text/event-stream",
         );
     }
+    let Some(counted) = Counted::enter(&inner.requests, inner.shared.limits.max_pending) else {
+        return refuse(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Service Unavailable: too many requests in flight; retry shortly",
+        )
+        .with_header(header::RETRY_AFTER, "1");
+    };
     let declared = parts
         .headers
         .get(header::CONTENT_LENGTH)
@@ -209,10 +220,33 @@ where
             );
         }
     };
-    if legacy::claims(&parts.headers, &body) {
-        return legacy::post(&inner.shared, &inner.sessions, &parts.headers, &body).await;
+    let response = if legacy::claims(&parts.headers, &body) {
+        legacy::post(&inner.shared, &inner.sessions, &parts.headers, &body).await
+    } else {
+        modern::post(&inner.shared, &parts.headers, &body).await
+    };
+    response.map(|body| body.holding(counted))
+}
+
+/// A POST being answered, counted until its response body is dropped.
+struct Counted(Arc<AtomicUsize>);
+
+impl Counted {
+    /// Counts one more, unless `max` are being answered already.
+    fn enter(count: &Arc<AtomicUsize>, max: usize) -> Option<Counted> {
+        count
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Counted(Arc::clone(count)))
     }
-    modern::post(&inner.shared, &parts.headers, &body).await
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Whether `Accept` lists JSON and SSE (wildcards count).

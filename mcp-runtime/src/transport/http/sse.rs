@@ -20,6 +20,8 @@ const STREAM_BUFFER: usize = 64;
 #[derive(Debug)]
 pub struct HttpBody {
     kind: Kind,
+    /// Lives as long as the body (the count of requests being answered).
+    guard: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 #[derive(Debug)]
@@ -41,6 +43,7 @@ impl HttpBody {
     pub(crate) fn full(bytes: impl Into<Bytes>) -> HttpBody {
         HttpBody {
             kind: Kind::Full(Some(bytes.into())),
+            guard: None,
         }
     }
 
@@ -48,6 +51,7 @@ impl HttpBody {
     pub(crate) fn empty() -> HttpBody {
         HttpBody {
             kind: Kind::Full(None),
+            guard: None,
         }
     }
 
@@ -69,7 +73,16 @@ impl HttpBody {
                 _cancel: CancelOnDrop(connection),
                 _keep: keep,
             },
+            guard: None,
         }
+    }
+}
+
+impl HttpBody {
+    /// This body, keeping `guard` until it is dropped.
+    pub(crate) fn holding(mut self, guard: impl std::any::Any + Send + Sync) -> HttpBody {
+        self.guard = Some(Box::new(guard));
+        self
     }
 }
 
