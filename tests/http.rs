@@ -862,3 +862,60 @@ fn requests_beyond_the_pending_limit_get_503() {
     let later = server.modern(&call(3, "add", json!({"a": 1, "b": 2})), &[]);
     assert_eq!(later.status, 200, "{later:?}");
 }
+
+#[test]
+fn a_listen_stream_carries_list_changes_and_ends_with_its_result_on_shutdown() {
+    let mut server = Server::start(&[]);
+    let mut listen = request(7, "subscriptions/listen");
+    listen["params"]["notifications"] = json!({"toolsListChanged": true});
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let headers = [
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "subscriptions/listen"),
+    ];
+    stream
+        .write_all(&request_bytes(
+            &server.addr,
+            "POST",
+            &headers,
+            &listen.to_string(),
+        ))
+        .unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut seen = String::new();
+    let mut line = String::new();
+    while !seen.contains("acknowledged") {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "{seen}");
+        seen.push_str(&line);
+    }
+    let toggle = server.modern(&call(1, "toggle_bonus", json!({})), &[]);
+    assert_eq!(toggle.status, 200);
+    while !seen.contains("list_changed") {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "{seen}");
+        seen.push_str(&line);
+    }
+    sigterm(server.child.id());
+    let mut rest = String::new();
+    reader.read_to_string(&mut rest).unwrap();
+    let text = format!("{seen}{rest}");
+    let (_, body) = text.split_once("\r\n\r\n").unwrap();
+    let events = Response {
+        status: 200,
+        headers: vec![("content-type".into(), "text/event-stream".into())],
+        body: dechunk(body),
+    }
+    .events();
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert_eq!(events[1]["method"], "notifications/tools/list_changed");
+    assert_eq!(events[2]["id"], 7, "the final response ends the stream");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "still running");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -32,7 +32,7 @@ use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 /// Legacy sessions one process keeps at most; `initialize` beyond gets `503`.
 pub(crate) const MAX_SESSIONS: usize = 1024;
@@ -70,13 +70,11 @@ impl LegacySession {
     }
 }
 
-/// Whether a POST belongs to the legacy era: it carries a session id, is an
-/// `initialize`, or is a request without the 2026-07-28 envelope whose
-/// `MCP-Protocol-Version` is absent or a legacy version.
+/// Whether a POST belongs to the legacy era: an `initialize`; a request
+/// without the 2026-07-28 envelope that names a session or whose
+/// `MCP-Protocol-Version` is absent or a legacy version; a notification or
+/// response that names a session.
 pub(super) fn claims(headers: &HeaderMap, body: &[u8]) -> bool {
-    if headers.contains_key(headers::SESSION_ID) {
-        return true;
-    }
     #[derive(Deserialize)]
     struct Probe<'a> {
         #[serde(borrow, default)]
@@ -84,17 +82,26 @@ pub(super) fn claims(headers: &HeaderMap, body: &[u8]) -> bool {
         #[serde(default)]
         id: Option<serde::de::IgnoredAny>,
     }
+    let in_session = headers.contains_key(headers::SESSION_ID);
     let Ok(probe) = serde_json::from_slice::<Probe<'_>>(body) else {
-        return false;
+        return in_session;
     };
     if probe.method.as_deref() == Some("initialize") {
         return true;
     }
     if probe.id.is_none() || probe.method.is_none() {
-        return false;
+        // Notifications and responses belong to a session when they name one.
+        return in_session;
     }
     let enveloped = crate::protocol::probe::RequestProbe::of(body)
         .is_some_and(|p| p.envelope_version().is_some());
+    if enveloped {
+        // A 2026-07-28 request ignores any Mcp-Session-Id.
+        return false;
+    }
+    if in_session {
+        return true;
+    }
     let header_legacy = match headers.get(headers::PROTOCOL_VERSION) {
         None => true,
         Some(v) => v
@@ -109,6 +116,7 @@ pub(super) fn claims(headers: &HeaderMap, body: &[u8]) -> bool {
 /// A legacy POST.
 pub(super) async fn post(
     shared: &Arc<Shared>,
+    stop: &watch::Receiver<bool>,
     sessions: &Sessions,
     headers: &HeaderMap,
     body: &[u8],
@@ -123,7 +131,7 @@ pub(super) async fn post(
                 "Bad Request: 'initialize' opens a new session; send it without Mcp-Session-Id",
             );
         }
-        return initialize(shared, sessions, body).await;
+        return initialize(shared, stop, sessions, body).await;
     }
     let session = match find(sessions, headers) {
         Ok(session) => session,
@@ -164,9 +172,15 @@ pub(super) async fn post(
         Ok(Incoming::Request { .. }) | Err(_) => {
             let (out, frames) = mpsc::unbounded_channel();
             let connection = Arc::new(session.template.fork(out));
-            lock(&session.live).push(Arc::downgrade(&connection));
+            {
+                let mut live = lock(&session.live);
+                // Ended requests' entries go here, so the list stays as
+                // long as the requests in flight.
+                live.retain(|c| c.strong_count() > 0);
+                live.push(Arc::downgrade(&connection));
+            }
             let fork = Arc::clone(&connection);
-            let response = run(shared, connection, frames, body, legacy_status).await;
+            let response = run(shared, stop, connection, frames, body, legacy_status).await;
             // `logging/setLevel` changes the session, not just this request.
             if let Some(level) = fork.log_level()
                 && session.template.log_level() != Some(level)
@@ -180,7 +194,12 @@ pub(super) async fn post(
 
 /// `initialize`: a fresh connection answers it; once it is a legacy
 /// session, it gets an id.
-async fn initialize(shared: &Arc<Shared>, sessions: &Sessions, body: &[u8]) -> Response<HttpBody> {
+async fn initialize(
+    shared: &Arc<Shared>,
+    stop: &watch::Receiver<bool>,
+    sessions: &Sessions,
+    body: &[u8],
+) -> Response<HttpBody> {
     {
         let now = Instant::now();
         let mut map = lock(&sessions.map);
@@ -195,7 +214,7 @@ async fn initialize(shared: &Arc<Shared>, sessions: &Sessions, body: &[u8]) -> R
     let (out, frames) = mpsc::unbounded_channel();
     let connection = Arc::new(Connection::new(out));
     let handshake = Arc::clone(&connection);
-    let mut response = run(shared, connection, frames, body, legacy_status).await;
+    let mut response = run(shared, stop, connection, frames, body, legacy_status).await;
     if !matches!(handshake.lifecycle(), Lifecycle::Legacy { .. }) {
         return response;
     }
@@ -244,9 +263,11 @@ pub(super) fn get(
         }
         *push = Some(Arc::clone(&connection));
     }
+    // The push stream is ended by `Sessions::close_streams` at shutdown.
     tokio::spawn(watch_tool_changes(
         shared.tools.changes(),
         Arc::downgrade(&connection),
+        None,
     ));
     let weak = Arc::downgrade(&connection);
     drop(connection);

@@ -92,6 +92,8 @@ struct Inner {
     /// POSTs being answered (streams included), bounded by the server's
     /// pending-call limit.
     requests: Arc<AtomicUsize>,
+    /// Set when the server stops: subscriptions send their final responses.
+    stop: watch::Sender<bool>,
 }
 
 impl HttpService {
@@ -102,6 +104,7 @@ impl HttpService {
                 config,
                 sessions: Arc::default(),
                 requests: Arc::default(),
+                stop: watch::channel(false).0,
             }),
         }
     }
@@ -221,9 +224,16 @@ where
         }
     };
     let response = if legacy::claims(&parts.headers, &body) {
-        legacy::post(&inner.shared, &inner.sessions, &parts.headers, &body).await
+        let stop = inner.stop.subscribe();
+        legacy::post(&inner.shared, &stop, &inner.sessions, &parts.headers, &body).await
     } else {
-        modern::post(&inner.shared, &parts.headers, &body).await
+        modern::post(
+            &inner.shared,
+            &inner.stop.subscribe(),
+            &parts.headers,
+            &body,
+        )
+        .await
     };
     response.map(|body| body.holding(counted))
 }
@@ -385,8 +395,10 @@ pub(crate) async fn serve(
     tracing::info!("shutting down on a signal: no new connections; draining");
     drop(listener);
     let _ = stop_tx.send(true);
-    // Push streams never end by themselves: end them so connections close.
+    // Push and subscription streams never end by themselves: end them so
+    // connections close.
     service.inner.sessions.close_streams();
+    service.inner.stop.send_replace(true);
     let drained = tokio::time::timeout(drain, async {
         loop {
             let notified = closed.notified();

@@ -11,14 +11,14 @@ use crate::protocol::outgoing::{self, ErrorData};
 use crate::protocol::probe::RequestProbe;
 use crate::protocol::{ErrorCode, ProtocolVersion, meta};
 use crate::session::connection::Connection;
-use crate::session::{Session, notify_tools_changed};
+use crate::session::{Session, close_subscriptions, notify_tools_changed};
 use crate::shared::Shared;
 use crate::tool::{HeaderKind, Tool};
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
 use serde_json::{Map, Value};
 use std::sync::Arc;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 /// A refusal of the ladder: HTTP status, JSON-RPC code, message, data.
 struct Refusal {
@@ -45,9 +45,10 @@ impl From<BadHeader> for Refusal {
     }
 }
 
-/// Answers one POST body.
+/// Answers one POST body; `stop` is set when the server shuts down.
 pub(super) async fn post(
     shared: &Arc<Shared>,
+    stop: &watch::Receiver<bool>,
     headers: &HeaderMap,
     body: &[u8],
 ) -> Response<HttpBody> {
@@ -78,7 +79,7 @@ pub(super) async fn post(
     };
     let Some(probe) = probe else {
         // The session says what is wrong with the shape, as on stdio.
-        return respond(shared, body).await;
+        return respond(shared, stop, body).await;
     };
     if let Err(refusal) = ladder(shared, headers, &probe) {
         let frame = outgoing::error(
@@ -89,7 +90,7 @@ pub(super) async fn post(
         );
         return json_response(refusal.status, frame.into_bytes());
     }
-    respond(shared, body).await
+    respond(shared, stop, body).await
 }
 
 /// Steps 3 to 7 of the ladder (the session does the method and tool
@@ -243,19 +244,24 @@ fn same_number(text: &str, n: &serde_json::Number) -> bool {
 
 /// Runs the request in a session of its own and turns its frames into
 /// the response.
-async fn respond(shared: &Arc<Shared>, body: &[u8]) -> Response<HttpBody> {
+async fn respond(
+    shared: &Arc<Shared>,
+    stop: &watch::Receiver<bool>,
+    body: &[u8],
+) -> Response<HttpBody> {
     let (out, frames) = mpsc::unbounded_channel();
     let connection = Arc::new(Connection::new(out));
-    run(shared, connection, frames, body, status_of).await
+    run(shared, stop, connection, frames, body, status_of).await
 }
 
 /// Hands `body` to a session on `connection` (which only this request
 /// uses) and answers with what it sends on `frames`: JSON when the first
-/// frame is the response, else an SSE stream until the response (or, for a
-/// `subscriptions/listen`, until the client closes it). The client closing
-/// the connection first cancels the request's calls.
+/// frame is the response, else an SSE stream until the response (for a
+/// `subscriptions/listen`, the final one sent when the server stops). The
+/// client closing the connection first cancels the request's calls.
 pub(super) async fn run(
     shared: &Arc<Shared>,
+    stop: &watch::Receiver<bool>,
     connection: Arc<Connection>,
     mut frames: mpsc::UnboundedReceiver<Frame>,
     body: &[u8],
@@ -267,10 +273,12 @@ pub(super) async fn run(
     Session::new(Arc::clone(shared), Arc::clone(&connection)).handle(incoming::parse(body));
     let listening = !connection.subscriptions().is_empty();
     let keep: Option<Box<dyn std::any::Any + Send + Sync>> = if listening {
-        // The subscription lives as long as its stream.
+        // The subscription lives as long as its stream, which ends with
+        // its final response when the server stops.
         tokio::spawn(watch_tool_changes(
             shared.tools.changes(),
             Arc::downgrade(&connection),
+            Some(stop.clone()),
         ));
         Some(Box::new(connection))
     } else {
@@ -289,7 +297,7 @@ pub(super) async fn run(
                 Some(first),
                 frames,
                 cancel.disarm(),
-                !listening,
+                true,
                 keep,
             ));
             let h = response.headers_mut();
@@ -305,15 +313,39 @@ pub(super) async fn run(
     }
 }
 
-/// Tells `connection` about tool list changes while it exists.
+/// Tells `connection` about tool list changes while it exists; when `stop`
+/// says so, gives its subscriptions their final responses.
 pub(super) async fn watch_tool_changes(
-    mut changes: tokio::sync::watch::Receiver<u64>,
+    mut changes: watch::Receiver<u64>,
     connection: std::sync::Weak<Connection>,
+    stop: Option<watch::Receiver<bool>>,
 ) {
-    while changes.changed().await.is_ok() {
-        match connection.upgrade() {
-            Some(connection) => notify_tools_changed(&connection),
-            None => return,
+    let stopping = async move {
+        match stop {
+            Some(mut stop) => {
+                let _ = stop.wait_for(|stop| *stop).await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    let mut stopping = std::pin::pin!(stopping);
+    loop {
+        tokio::select! {
+            changed = changes.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                match connection.upgrade() {
+                    Some(connection) => notify_tools_changed(&connection),
+                    None => return,
+                }
+            }
+            () = &mut stopping => {
+                if let Some(connection) = connection.upgrade() {
+                    close_subscriptions(&connection);
+                }
+                return;
+            }
         }
     }
 }
