@@ -13,7 +13,9 @@ pub(crate) mod connection;
 pub(crate) mod era;
 mod methods;
 
-pub(crate) use methods::listen::{close_subscriptions, notify_tools_changed};
+#[cfg(feature = "http")]
+pub(crate) use methods::listen::close_subscriptions;
+pub(crate) use methods::listen::notify_tools_changed;
 
 use crate::protocol::ErrorCode;
 use crate::protocol::incoming::{Incoming, Rejection, without_position};
