@@ -18,7 +18,8 @@ use super::modern::{run, watch_tool_changes};
 use super::refuse;
 use super::sse::HttpBody;
 use crate::protocol::frame::FrameKind;
-use crate::protocol::incoming::{self, Incoming};
+use crate::protocol::incoming::{Incoming, Rejection};
+use crate::protocol::probe::ParamsProbe;
 use crate::protocol::{ErrorCode, ProtocolVersion};
 use crate::session::connection::{Connection, canonical_id};
 use crate::session::era::Lifecycle;
@@ -74,43 +75,35 @@ impl LegacySession {
 /// without the 2026-07-28 envelope that names a session or whose
 /// `MCP-Protocol-Version` is absent or a legacy version; a notification or
 /// response that names a session.
-pub(super) fn claims(headers: &HeaderMap, body: &[u8]) -> bool {
-    #[derive(Deserialize)]
-    struct Probe<'a> {
-        #[serde(borrow, default)]
-        method: Option<std::borrow::Cow<'a, str>>,
-        #[serde(default)]
-        id: Option<serde::de::IgnoredAny>,
-    }
+pub(super) fn claims(
+    headers: &HeaderMap,
+    message: &Result<Incoming<'_>, Rejection<'_>>,
+    params: Option<&ParamsProbe<'_>>,
+) -> bool {
     let in_session = headers.contains_key(headers::SESSION_ID);
-    let Ok(probe) = serde_json::from_slice::<Probe<'_>>(body) else {
+    let Ok(Incoming::Request { method, .. }) = message else {
+        // Notifications, responses and bad bodies belong to a session when
+        // they name one.
         return in_session;
     };
-    if probe.method.as_deref() == Some("initialize") {
+    if method == "initialize" {
         return true;
     }
-    if probe.id.is_none() || probe.method.is_none() {
-        // Notifications and responses belong to a session when they name one.
-        return in_session;
-    }
-    let enveloped = crate::protocol::probe::RequestProbe::of(body)
-        .is_some_and(|p| p.envelope_version().is_some());
-    if enveloped {
+    if params.is_some_and(|p| p.envelope_version().is_some()) {
         // A 2026-07-28 request ignores any Mcp-Session-Id.
         return false;
     }
     if in_session {
         return true;
     }
-    let header_legacy = match headers.get(headers::PROTOCOL_VERSION) {
+    match headers.get(headers::PROTOCOL_VERSION) {
         None => true,
         Some(v) => v
             .to_str()
             .ok()
             .and_then(ProtocolVersion::parse)
             .is_some_and(|v| !v.is_modern()),
-    };
-    !enveloped && header_legacy
+    }
 }
 
 /// A legacy POST.
@@ -119,9 +112,8 @@ pub(super) async fn post(
     stop: &watch::Receiver<bool>,
     sessions: &Sessions,
     headers: &HeaderMap,
-    body: &[u8],
+    message: Result<Incoming<'_>, Rejection<'_>>,
 ) -> Response<HttpBody> {
-    let message = incoming::parse(body);
     if let Ok(Incoming::Request { method, .. }) = &message
         && method == "initialize"
     {
@@ -131,7 +123,7 @@ pub(super) async fn post(
                 "Bad Request: 'initialize' opens a new session; send it without Mcp-Session-Id",
             );
         }
-        return initialize(shared, stop, sessions, body).await;
+        return initialize(shared, stop, sessions, message).await;
     }
     let session = match find(sessions, headers) {
         Ok(session) => session,
@@ -141,7 +133,7 @@ pub(super) async fn post(
         return refusal;
     }
     match message {
-        Ok(Incoming::Notification { method, params }) => {
+        Ok(Incoming::Notification { ref method, params }) => {
             if method == "notifications/cancelled"
                 && let Some(id) = cancelled_id(params)
             {
@@ -169,7 +161,7 @@ pub(super) async fn post(
             }
             accepted()
         }
-        Ok(Incoming::Request { .. }) | Err(_) => {
+        message @ (Ok(Incoming::Request { .. }) | Err(_)) => {
             let (out, frames) = mpsc::unbounded_channel();
             let connection = Arc::new(session.template.fork(out));
             {
@@ -180,7 +172,7 @@ pub(super) async fn post(
                 live.push(Arc::downgrade(&connection));
             }
             let fork = Arc::clone(&connection);
-            let response = run(shared, stop, connection, frames, body, legacy_status).await;
+            let response = run(shared, stop, connection, frames, message, legacy_status).await;
             // `logging/setLevel` changes the session, not just this request.
             if let Some(level) = fork.log_level()
                 && session.template.log_level() != Some(level)
@@ -198,7 +190,7 @@ async fn initialize(
     shared: &Arc<Shared>,
     stop: &watch::Receiver<bool>,
     sessions: &Sessions,
-    body: &[u8],
+    message: Result<Incoming<'_>, Rejection<'_>>,
 ) -> Response<HttpBody> {
     {
         let now = Instant::now();
@@ -214,7 +206,7 @@ async fn initialize(
     let (out, frames) = mpsc::unbounded_channel();
     let connection = Arc::new(Connection::new(out));
     let handshake = Arc::clone(&connection);
-    let mut response = run(shared, stop, connection, frames, body, legacy_status).await;
+    let mut response = run(shared, stop, connection, frames, message, legacy_status).await;
     if !matches!(handshake.lifecycle(), Lifecycle::Legacy { .. }) {
         return response;
     }

@@ -16,7 +16,9 @@ mod sse;
 pub use sse::HttpBody;
 
 use crate::protocol::ErrorCode;
+use crate::protocol::incoming::{self, Incoming};
 use crate::protocol::outgoing;
+use crate::protocol::probe::ParamsProbe;
 use crate::shared::Shared;
 use bytes::Bytes;
 use http_body_util::BodyExt;
@@ -223,17 +225,25 @@ where
             );
         }
     };
-    let response = if legacy::claims(&parts.headers, &body) {
-        let stop = inner.stop.subscribe();
-        legacy::post(&inner.shared, &stop, &inner.sessions, &parts.headers, &body).await
-    } else {
-        modern::post(
+    // The body is parsed once; a request's params are probed once more
+    // for the era and the validation ladder.
+    let message = incoming::parse(&body);
+    let params = match &message {
+        Ok(Incoming::Request { params, .. }) => ParamsProbe::of(*params),
+        _ => None,
+    };
+    let stop = inner.stop.subscribe();
+    let response = if legacy::claims(&parts.headers, &message, params.as_ref()) {
+        legacy::post(
             &inner.shared,
-            &inner.stop.subscribe(),
+            &stop,
+            &inner.sessions,
             &parts.headers,
-            &body,
+            message,
         )
         .await
+    } else {
+        modern::post(&inner.shared, &stop, &parts.headers, message, params).await
     };
     response.map(|body| body.holding(counted))
 }

@@ -6,9 +6,9 @@ use super::headers::{self, BadHeader};
 use super::json_response;
 use super::sse::{CancelOnDrop, HttpBody};
 use crate::protocol::frame::{Frame, FrameKind};
-use crate::protocol::incoming::{self, Incoming};
+use crate::protocol::incoming::{Incoming, Rejection};
 use crate::protocol::outgoing::{self, ErrorData};
-use crate::protocol::probe::RequestProbe;
+use crate::protocol::probe::ParamsProbe;
 use crate::protocol::{ErrorCode, ProtocolVersion, meta};
 use crate::session::connection::Connection;
 use crate::session::{Session, close_subscriptions, notify_tools_changed};
@@ -45,14 +45,16 @@ impl From<BadHeader> for Refusal {
     }
 }
 
-/// Answers one POST body; `stop` is set when the server shuts down.
+/// Answers one POST's message (`params`: its params' probe, for a
+/// request); `stop` is set when the server shuts down.
 pub(super) async fn post(
     shared: &Arc<Shared>,
     stop: &watch::Receiver<bool>,
     headers: &HeaderMap,
-    body: &[u8],
+    message: Result<Incoming<'_>, Rejection<'_>>,
+    params: Option<ParamsProbe<'_>>,
 ) -> Response<HttpBody> {
-    let probe = match incoming::parse(body) {
+    let refusal = match &message {
         // (1) JSON and (2) JSON-RPC shape.
         Err(rejection) => {
             let frame = outgoing::error(rejection.id, rejection.code, &rejection.message, None);
@@ -75,28 +77,35 @@ pub(super) async fn post(
             );
             return json_response(StatusCode::BAD_REQUEST, frame.into_bytes());
         }
-        Ok(Incoming::Request { .. }) => RequestProbe::of(body),
+        // Params that are not an object: the session says what is wrong,
+        // as on stdio.
+        Ok(Incoming::Request { id, method, .. }) => params
+            .as_ref()
+            .and_then(|params| ladder(shared, headers, method, params).err())
+            .map(|refusal| (*id, refusal)),
     };
-    let Some(probe) = probe else {
-        // The session says what is wrong with the shape, as on stdio.
-        return respond(shared, stop, body).await;
-    };
-    if let Err(refusal) = ladder(shared, headers, &probe) {
+    if let Some((id, refusal)) = refusal {
         let frame = outgoing::error(
-            probe.id,
+            Some(id),
             refusal.code,
             &refusal.message,
             refusal.data.as_ref(),
         );
         return json_response(refusal.status, frame.into_bytes());
     }
-    respond(shared, stop, body).await
+    let (out, frames) = mpsc::unbounded_channel();
+    let connection = Arc::new(Connection::new(out));
+    run(shared, stop, connection, frames, message, status_of).await
 }
 
 /// Steps 3 to 7 of the ladder (the session does the method and tool
 /// lookups, and the capability checks, as on stdio).
-fn ladder(shared: &Shared, headers: &HeaderMap, probe: &RequestProbe<'_>) -> Result<(), Refusal> {
-    let method = probe.method.as_deref().unwrap_or("");
+fn ladder(
+    shared: &Shared,
+    headers: &HeaderMap,
+    method: &str,
+    probe: &ParamsProbe<'_>,
+) -> Result<(), Refusal> {
     // (3) The envelope.
     if !probe.envelope_complete() {
         return Err(Refusal {
@@ -134,7 +143,7 @@ fn ladder(shared: &Shared, headers: &HeaderMap, probe: &RequestProbe<'_>) -> Res
         }
         Some(_) => {}
     }
-    let name = probe.params.as_ref().and_then(|p| p.name.as_deref());
+    let name = probe.name.as_deref();
     let named = matches!(method, "tools/call" | "prompts/get");
     match headers::single(headers, headers::NAME)? {
         None if named => return Err(Refusal::mismatch("the Mcp-Name header is missing")),
@@ -242,19 +251,7 @@ fn same_number(text: &str, n: &serde_json::Number) -> bool {
     }
 }
 
-/// Runs the request in a session of its own and turns its frames into
-/// the response.
-async fn respond(
-    shared: &Arc<Shared>,
-    stop: &watch::Receiver<bool>,
-    body: &[u8],
-) -> Response<HttpBody> {
-    let (out, frames) = mpsc::unbounded_channel();
-    let connection = Arc::new(Connection::new(out));
-    run(shared, stop, connection, frames, body, status_of).await
-}
-
-/// Hands `body` to a session on `connection` (which only this request
+/// Hands `message` to a session on `connection` (which only this request
 /// uses) and answers with what it sends on `frames`: JSON when the first
 /// frame is the response, else an SSE stream until the response (for a
 /// `subscriptions/listen`, the final one sent when the server stops). The
@@ -264,13 +261,13 @@ pub(super) async fn run(
     stop: &watch::Receiver<bool>,
     connection: Arc<Connection>,
     mut frames: mpsc::UnboundedReceiver<Frame>,
-    body: &[u8],
+    message: Result<Incoming<'_>, Rejection<'_>>,
     status_of: fn(FrameKind) -> StatusCode,
 ) -> Response<HttpBody> {
     // Dropped with this future (the client went away) or moved into the
     // stream body.
     let cancel = CancelOnDrop(Arc::downgrade(&connection));
-    Session::new(Arc::clone(shared), Arc::clone(&connection)).handle(incoming::parse(body));
+    Session::new(Arc::clone(shared), Arc::clone(&connection)).handle(message);
     let listening = !connection.subscriptions().is_empty();
     let keep: Option<Box<dyn std::any::Any + Send + Sync>> = if listening {
         // The subscription lives as long as its stream, which ends with
