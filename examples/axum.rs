@@ -1,7 +1,8 @@
 //! Run with: cargo run --example axum
 //!
 //! An MCP server mounted in an axum application: the MCP endpoint at
-//! `/mcp`, next to the application's own `/health` route.
+//! `/mcp`, next to the application's own `/health` route. `ADDR` sets the
+//! address (default `127.0.0.1:8932`).
 
 use axum::Router;
 use axum::routing::get;
@@ -28,7 +29,8 @@ async fn main() -> std::io::Result<()> {
         .route("/health", get(|| async { "ok" }))
         .route_service("/mcp", mcp);
     // Loopback only: the service checks `Host` against loopback names.
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:8932").await?;
+    let addr = std::env::var("ADDR").unwrap_or_else(|_| "127.0.0.1:8932".to_owned());
+    let listener = tokio::net::TcpListener::bind(addr).await?;
     eprintln!("serving http://{}/mcp", listener.local_addr()?);
     axum::serve(listener, app).await
 }

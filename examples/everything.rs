@@ -11,7 +11,8 @@
 //! elicitation waits for the user, `INPUT_REQUEST_TTL_MS=N` the lifetime of a
 //! 2026-07-28 `requestState`, `DRAIN_TIMEOUT_MS=N` how long shutting down may
 //! take, `MCP_SEAL_KEY` (at least 32 bytes) the key sealing 2026-07-28
-//! `requestState` (give replicas the same one). `--http 127.0.0.1:8931`
+//! `requestState` (give replicas the same one), `HTTP_HEADER_TIMEOUT_MS=N` the
+//! HTTP header-read and idle keep-alive timeout. `--http 127.0.0.1:8931`
 //! serves Streamable HTTP at `/mcp` instead of stdio.
 
 use mcp_runtime::{
@@ -390,6 +391,12 @@ async fn main() -> std::io::Result<()> {
     // responses written).
     if let Some(ms) = env_number("DRAIN_TIMEOUT_MS") {
         server = server.drain_timeout(Duration::from_millis(ms));
+    }
+    // HTTP_HEADER_TIMEOUT_MS=N: how long an HTTP client may take to send its
+    // headers, and how long an idle keep-alive connection stays open.
+    #[cfg(feature = "http")]
+    if let Some(ms) = env_number("HTTP_HEADER_TIMEOUT_MS") {
+        server = server.http_header_timeout(Duration::from_millis(ms));
     }
     if let Some(key) = seal_key() {
         server = server.request_state_key(key);

@@ -919,3 +919,120 @@ fn a_listen_stream_carries_list_changes_and_ends_with_its_result_on_shutdown() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+// ---- connections ----
+
+/// Reads one response with a Content-Length body, leaving the connection open.
+fn read_one(reader: &mut BufReader<TcpStream>) -> (u16, String) {
+    let mut status = 0;
+    let mut length = 0;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "closed early");
+        if status == 0 {
+            status = line.split(' ').nth(1).unwrap().parse().unwrap();
+        } else if let Some((name, value)) = line.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().unwrap();
+            }
+        } else if line == "\r\n" {
+            break;
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    (status, String::from_utf8(body).unwrap())
+}
+
+#[test]
+fn connections_are_kept_alive_until_idle() {
+    let server = Server::start(&[("HTTP_HEADER_TIMEOUT_MS", "500")]);
+    let stream = TcpStream::connect(&server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::new(stream);
+    let headers = [
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "add"),
+    ];
+    for id in 1..=3 {
+        let body = call(id, "add", json!({"a": id, "b": 1})).to_string();
+        let request = String::from_utf8(request_bytes(&server.addr, "POST", &headers, &body))
+            .unwrap()
+            .replace("Connection: close\r\n", "");
+        writer.write_all(request.as_bytes()).unwrap();
+        let (status, body) = read_one(&mut reader);
+        assert_eq!(status, 200);
+        let message: Value = serde_json::from_str(&body).unwrap();
+        assert_valid(MODERN, "JSONRPCResponse", &message);
+        assert_eq!(message["id"], id);
+    }
+    // Idle past the timeout: the server closes the connection.
+    let started = Instant::now();
+    let mut rest = Vec::new();
+    let _ = reader.read_to_end(&mut rest);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_client_slow_to_send_its_headers_is_cut_off() {
+    let server = Server::start(&[("HTTP_HEADER_TIMEOUT_MS", "300")]);
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let started = Instant::now();
+    stream.write_all(b"POST /mcp HTTP/1.1\r\nHost: ").unwrap();
+    let mut rest = Vec::new();
+    let _ = stream.read_to_end(&mut rest);
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(250) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
+}
+
+#[test]
+fn the_axum_example_mounts_the_service_next_to_its_routes() {
+    let mut child = Command::new(example_binary("axum"))
+        .env("ADDR", "127.0.0.1:0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the axum example starts");
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("serving http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_owned();
+    let server = Server {
+        child,
+        addr,
+        log: Arc::default(),
+    };
+    let health = server.raw(
+        format!(
+            "GET /health HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            server.addr
+        )
+        .as_bytes(),
+    );
+    assert_eq!((health.status, health.body.as_str()), (200, "ok"));
+    let response = server.modern(&call(1, "add", json!({"a": 1, "b": 2})), &[]);
+    assert_eq!(response.status, 200, "{response:?}");
+    assert_eq!(response.json()["result"]["structuredContent"], 3.0);
+}
