@@ -1036,3 +1036,39 @@ fn the_axum_example_mounts_the_service_next_to_its_routes() {
     assert_eq!(response.status, 200, "{response:?}");
     assert_eq!(response.json()["result"]["structuredContent"], 3.0);
 }
+
+#[test]
+fn a_legacy_cancellation_ends_the_call_and_its_stream() {
+    let server = Server::start(&[]);
+    let id = open_session(&server, json!({}));
+    let addr = server.addr.clone();
+    let session = id.clone();
+    let slow = std::thread::spawn(move || {
+        let mut stream = TcpStream::connect(&addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let body = legacy_call(9, "slow", json!({"ms": 20000}));
+        stream
+            .write_all(&request_bytes(
+                &addr,
+                "POST",
+                &[("Mcp-Session-Id", &session)],
+                &body,
+            ))
+            .unwrap();
+        let started = Instant::now();
+        let _ = read_response(&mut stream);
+        started.elapsed()
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 9, "reason": "test"}});
+    let response = server.post(&[("Mcp-Session-Id", &id)], &cancel.to_string());
+    assert_eq!(response.status, 202);
+    let took = slow.join().unwrap();
+    assert!(
+        took < Duration::from_secs(5),
+        "the call's POST hung: {took:?}"
+    );
+}
