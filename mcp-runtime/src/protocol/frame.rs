@@ -201,6 +201,23 @@ mod tests {
     }
 
     #[test]
+    fn a_frame_says_whether_it_is_a_response() {
+        let frame = |text: &str| Frame::Owned(text.as_bytes().to_vec());
+        let note = frame(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#);
+        assert_eq!(note.kind(), FrameKind::Message);
+        let request = frame(r#"{"jsonrpc":"2.0","id":"s1","method":"elicitation/create"}"#);
+        assert_eq!(request.kind(), FrameKind::Message);
+        assert_eq!(
+            frame(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).kind(),
+            FrameKind::Result
+        );
+        assert_eq!(
+            frame(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}"#).kind(),
+            FrameKind::Error(crate::protocol::ErrorCode::METHOD_NOT_FOUND)
+        );
+    }
+
+    #[test]
     fn an_owned_frame_is_one_line() {
         let frame = encode(
             &Holder {

@@ -349,6 +349,28 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn header_params_come_from_the_input_schema_once() {
+        let tool = ToolBuilder::new("t", |_| Box::pin(async { ToolOutcome::text("") }))
+            .input_schema(json!({"type": "object", "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "shard": {"type": ["integer", "null"], "x-mcp-header": "Shard"},
+                "plain": {"type": "string"}
+            }}))
+            .build();
+        let params = tool.header_params();
+        assert_eq!(params.len(), 2);
+        assert_eq!(
+            params[0],
+            HeaderParam {
+                property: "region".into(),
+                header: "Region".into(),
+                kind: HeaderKind::String
+            }
+        );
+        assert_eq!(params[1].kind, HeaderKind::Integer);
+    }
+
+    #[test]
     fn the_cached_definition_text_and_the_value_agree_in_every_revision() {
         let tool = ToolBuilder::new("t", |_| Box::pin(async { ToolOutcome::text("") }))
             .title("T")

@@ -65,7 +65,8 @@ pub(crate) fn decode(name: &str, value: &HeaderValue) -> Result<String, BadHeade
     }
 }
 
-/// The `Mcp-Param-*` headers, lowercased suffix to (possibly repeated) values.
+/// The values (one, unless the client repeated it) of `Mcp-Param-{header}`;
+/// header names compare case-insensitively.
 pub(crate) fn param<'h>(
     headers: &'h HeaderMap,
     header: &str,

@@ -328,15 +328,12 @@ fn too_large(max: usize) -> Response<HttpBody> {
     .with_header(header::CONNECTION, "close")
 }
 
-/// An HTTP refusal with an id-less JSON-RPC error body.
+/// An HTTP refusal with an id-less JSON-RPC error body (`-32600`: the
+/// request as a whole is refused, whatever it carries).
 fn refuse(status: StatusCode, message: &str) -> Response<HttpBody> {
-    let code = match status {
-        StatusCode::BAD_REQUEST | StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::INVALID_REQUEST,
-        _ => ErrorCode::INVALID_REQUEST,
-    };
     json_response(
         status,
-        outgoing::error(None, code, message, None).into_bytes(),
+        outgoing::error(None, ErrorCode::INVALID_REQUEST, message, None).into_bytes(),
     )
 }
 

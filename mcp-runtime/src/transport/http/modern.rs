@@ -364,3 +364,34 @@ fn status_of(kind: FrameKind) -> StatusCode {
         _ => StatusCode::OK,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_compare_numerically() {
+        let n = |v: i64| serde_json::Number::from(v);
+        assert!(same_number("42", &n(42)));
+        assert!(same_number("42.0", &n(42)));
+        assert!(!same_number("43", &n(42)));
+        assert!(!same_number("forty-two", &n(42)));
+        assert!(!same_number("inf", &n(42)));
+    }
+
+    #[test]
+    fn statuses_follow_the_spec_for_json_responses() {
+        assert_eq!(status_of(FrameKind::Result), StatusCode::OK);
+        let error = |code| FrameKind::Error(code);
+        assert_eq!(
+            status_of(error(ErrorCode::METHOD_NOT_FOUND)),
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            status_of(error(ErrorCode::MISSING_CLIENT_CAPABILITY)),
+            StatusCode::BAD_REQUEST
+        );
+        // An unknown tool is an ordinary error: 200.
+        assert_eq!(status_of(error(ErrorCode::INVALID_PARAMS)), StatusCode::OK);
+    }
+}
