@@ -6,10 +6,14 @@
 //! copies of `add` for load tests. `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls
 //! per second) sets the rate limit, `CALL_TIMEOUT_MS=N` the default call timeout,
 //! `MAX_CONCURRENT=N` the calls that run at once, `QUEUE_TIMEOUT_MS=N` how long
-//! a call waits for one of them, `ELICIT_TIMEOUT_MS=N` how long a legacy
+//! a call waits for one of them, `MAX_PENDING=N` the calls in flight before
+//! new ones are refused, `ELICIT_TIMEOUT_MS=N` how long a legacy
 //! elicitation waits for the user, `INPUT_REQUEST_TTL_MS=N` the lifetime of a
 //! 2026-07-28 `requestState`, `DRAIN_TIMEOUT_MS=N` how long shutting down may
-//! take.
+//! take, `MCP_SEAL_KEY` (at least 32 bytes) the key sealing 2026-07-28
+//! `requestState` (give replicas the same one), `HTTP_HEADER_TIMEOUT_MS=N` the
+//! HTTP header-read and idle keep-alive timeout. `--http 127.0.0.1:8931`
+//! serves Streamable HTTP at `/mcp` instead of stdio.
 
 use mcp_runtime::{
     Audience, Content, Context, ElicitRequest, Level, Server, ToolError, tool, tools,
@@ -293,6 +297,45 @@ async fn get_weather_data(
     })
 }
 
+/// Where `locate` found a request.
+#[derive(Serialize, JsonSchema)]
+struct Location {
+    /// The region asked for.
+    region: String,
+    /// The shard asked for, if any.
+    shard: Option<i64>,
+}
+
+/// Echo a region and an optional shard; both are mirrored into HTTP headers
+/// (`Mcp-Param-Region`, `Mcp-Param-Shard`) so gateways can route on them.
+#[tool(read_only, idempotent, open_world = false)]
+async fn locate(
+    /// Region to route to, e.g. "eu-west1"
+    #[arg(header = "Region")]
+    region: String,
+    /// Shard within the region
+    #[arg(header = "Shard")]
+    shard: Option<i64>,
+) -> Location {
+    Location { region, shard }
+}
+
+/// The key that seals 2026-07-28 `requestState`, from `MCP_SEAL_KEY` (at
+/// least 32 bytes; longer keys are folded into 32), so replicas behind one
+/// load balancer accept each other's states.
+fn seal_key() -> Option<[u8; 32]> {
+    let text = std::env::var("MCP_SEAL_KEY").ok()?;
+    if text.len() < 32 {
+        eprintln!("error: MCP_SEAL_KEY must be at least 32 bytes");
+        std::process::exit(2);
+    }
+    let mut key = [0_u8; 32];
+    for (i, byte) in text.bytes().enumerate() {
+        key[i % 32] ^= byte;
+    }
+    Some(key)
+}
+
 /// The environment variable `name` as a number, if set and valid.
 fn env_number(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
@@ -327,6 +370,11 @@ async fn main() -> std::io::Result<()> {
     if let Some(n) = env_number("MAX_CONCURRENT") {
         server = server.max_concurrent_calls(usize::try_from(n).unwrap_or(usize::MAX));
     }
+    // MAX_PENDING=N: calls in flight (HTTP: requests being answered) before
+    // new ones are refused.
+    if let Some(n) = env_number("MAX_PENDING") {
+        server = server.max_pending_calls(usize::try_from(n).unwrap_or(usize::MAX));
+    }
     // QUEUE_TIMEOUT_MS=N: how long a call waits for a run slot.
     if let Some(ms) = env_number("QUEUE_TIMEOUT_MS") {
         server = server.queue_timeout(Duration::from_millis(ms));
@@ -344,12 +392,23 @@ async fn main() -> std::io::Result<()> {
     if let Some(ms) = env_number("DRAIN_TIMEOUT_MS") {
         server = server.drain_timeout(Duration::from_millis(ms));
     }
+    // HTTP_HEADER_TIMEOUT_MS=N: how long an HTTP client may take to send its
+    // headers, and how long an idle keep-alive connection stays open.
+    #[cfg(feature = "http")]
+    if let Some(ms) = env_number("HTTP_HEADER_TIMEOUT_MS") {
+        server = server.http_header_timeout(Duration::from_millis(ms));
+    }
+    if let Some(key) = seal_key() {
+        server = server.request_state_key(key);
+    }
     let server = server
         .title("Everything (mcp-runtime example)")
-        .instructions("Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, book_table (elicitation), toggle_bonus and bonus (list changes), sample_content.")
+        .instructions("Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), toggle_bonus and bonus (list changes), sample_content.")
         .tools(tools![add, echo, fail, slow, panic, noisy, split_words, get_weather_data])
+        .tools(tools![locate])
         .tools(tools![book_table, toggle_bonus, bonus, sample_content])
         .tools(copies);
-    // Serves stdio, or prints the tools for `--dump-tools`.
+    // Serves stdio, Streamable HTTP with `--http ADDR`, or prints the tools
+    // for `--dump-tools`.
     mcp_runtime::cli::run(server).await
 }

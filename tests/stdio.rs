@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
 /// The instructions `everything` advertises.
-const INSTRUCTIONS: &str = "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, book_table (elicitation), toggle_bonus and bonus (list changes), sample_content.";
+const INSTRUCTIONS: &str = "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), toggle_bonus and bonus (list changes), sample_content.";
 
 const LEGACY: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
@@ -142,6 +142,7 @@ fn tools_list_is_shaped_for_each_legacy_version() {
                 "echo",
                 "fail",
                 "get_weather_data",
+                "locate",
                 "noisy",
                 "panic",
                 "sample_content",

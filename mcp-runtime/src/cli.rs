@@ -27,6 +27,10 @@ use std::io::{self, Write};
 ///
 /// - no `--dump-tools` flag: serves stdin/stdout with
 ///   [`Server::serve_stdio`]; other arguments are left to the program;
+/// - `--http ADDR` or `--http=ADDR` (with the `http` feature): serves
+///   Streamable HTTP at path `/mcp` on `ADDR` (e.g. `127.0.0.1:8931`) with
+///   `Server::serve_http` until SIGTERM or SIGINT; without the
+///   feature the flag is an error (exit status 2);
 /// - `--dump-tools [FORMAT]` or `--dump-tools=FORMAT`: serves nothing, prints
 ///   the tools in `FORMAT` (see [`DumpFormat`]; `mcp` by default) on stdout,
 ///   their sizes and warnings (tools and arguments without a description) on
@@ -52,10 +56,50 @@ pub async fn run(server: Server) -> io::Result<()> {
             if let Err(err) = server.check_registration() {
                 exit_with_error(1, &err.to_string());
             }
-            server.serve_stdio().await
+            match value_flag("--http", std::env::args().skip(1)) {
+                Ok(None) => server.serve_stdio().await,
+                Ok(Some(addr)) => serve_http(server, &addr).await,
+                Err(message) => exit_with_error(2, &message),
+            }
         }
         Err(message) => exit_with_error(2, &message),
     }
+}
+
+#[cfg(feature = "http")]
+async fn serve_http(server: Server, addr: &str) -> io::Result<()> {
+    server.serve_http(addr).await
+}
+
+#[cfg(not(feature = "http"))]
+async fn serve_http(_server: Server, _addr: &str) -> io::Result<()> {
+    exit_with_error(
+        2,
+        "--http needs mcp-runtime's `http` feature; this program was built without it",
+    )
+}
+
+/// The value of `--flag VALUE` or `--flag=VALUE`, if the flag is present;
+/// a flag without a value is an error.
+fn value_flag(flag: &str, args: impl Iterator<Item = String>) -> Result<Option<String>, String> {
+    let mut args = args.peekable();
+    while let Some(arg) = args.next() {
+        let value = match arg.strip_prefix(flag) {
+            Some("") => args.next_if(|next| !next.starts_with('-')),
+            Some(rest) => match rest.strip_prefix('=') {
+                Some(value) => Some(value.to_owned()),
+                None => continue,
+            },
+            None => continue,
+        };
+        return match value {
+            Some(value) if !value.is_empty() => Ok(Some(value)),
+            _ => Err(format!(
+                "{flag} needs an address, e.g. {flag} 127.0.0.1:8931"
+            )),
+        };
+    }
+    Ok(None)
 }
 
 /// `--dump-tools`: the dump on stdout, the size report on stderr.
@@ -140,6 +184,23 @@ mod tests {
             Some(DumpFormat::OpenAiStrict),
             "the first flag wins"
         );
+    }
+
+    #[test]
+    fn the_http_flag_takes_an_address() {
+        let http = |args: &[&str]| value_flag("--http", args.iter().map(|s| (*s).to_owned()));
+        assert_eq!(http(&[]).unwrap(), None);
+        assert_eq!(
+            http(&["--http", "127.0.0.1:1"]).unwrap().as_deref(),
+            Some("127.0.0.1:1")
+        );
+        assert_eq!(
+            http(&["--http=[::1]:2"]).unwrap().as_deref(),
+            Some("[::1]:2")
+        );
+        assert!(http(&["--http"]).is_err());
+        assert!(http(&["--http", "--verbose"]).is_err());
+        assert_eq!(http(&["--https"]).unwrap(), None);
     }
 
     #[test]

@@ -101,6 +101,8 @@ pub use server::Server;
 pub use state::State;
 pub use tool::{BoxFuture, Icon, Tool, ToolBuilder, ToolCall, ToolError, ToolOutcome};
 pub use toolset::ToolSet;
+#[cfg(feature = "http")]
+pub use transport::http::{HttpBody, HttpService};
 
 // The README's Rust examples compile as doctests, against the dependencies
 // (and tokio features) the README tells users to add.

@@ -15,10 +15,20 @@ impl ErrorCode {
     pub(crate) const INVALID_PARAMS: ErrorCode = ErrorCode(-32602);
     /// The server failed.
     pub(crate) const INTERNAL_ERROR: ErrorCode = ErrorCode(-32603);
+    /// 2026-07-28 over HTTP: a routing header disagrees with the body, is
+    /// missing, or is malformed.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) const HEADER_MISMATCH: ErrorCode = ErrorCode(-32020);
     /// 2026-07-28: the request needs a client capability it did not declare.
     pub(crate) const MISSING_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
     /// 2026-07-28: the request's protocol version is not served here.
     pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
+
+    /// The code with this number, if it is one of ours.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) const fn from_code(code: i64) -> ErrorCode {
+        ErrorCode(code)
+    }
 
     /// The number on the wire.
     pub(crate) const fn code(self) -> i64 {

@@ -37,6 +37,49 @@ impl Frame {
     }
 }
 
+/// What a frame carries, as a transport that routes frames needs to know.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FrameKind {
+    /// A notification or a request of ours: more may follow.
+    Message,
+    /// A successful response.
+    Result,
+    /// An error response with this code.
+    Error(super::ErrorCode),
+}
+
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+impl Frame {
+    /// Whether this frame is a response, and its error code if it is an
+    /// error. A shared frame is always a cached result page.
+    pub(crate) fn kind(&self) -> FrameKind {
+        #[derive(serde::Deserialize)]
+        struct Probe {
+            #[serde(default)]
+            method: Option<serde::de::IgnoredAny>,
+            #[serde(default)]
+            error: Option<ErrorProbe>,
+        }
+        #[derive(serde::Deserialize)]
+        struct ErrorProbe {
+            code: i64,
+        }
+        let Frame::Owned(bytes) = self else {
+            return FrameKind::Result;
+        };
+        match serde_json::from_slice::<Probe>(bytes) {
+            Ok(Probe {
+                method: Some(_), ..
+            }) => FrameKind::Message,
+            Ok(Probe {
+                error: Some(error), ..
+            }) => FrameKind::Error(super::ErrorCode::from_code(error.code)),
+            _ => FrameKind::Result,
+        }
+    }
+}
+
 /// Serializes `message` as one frame. Typed messages always serialize
 /// (their maps have string keys, their numbers are finite or `null`), and
 /// writing into a `Vec` cannot fail.
@@ -155,6 +198,23 @@ mod tests {
         assert_eq!(head, b"{\"a\":1,\"piece\":");
         assert_eq!(&*body, "[1,2]");
         assert_eq!(tail, b",\"b\":\"[]\"}\n");
+    }
+
+    #[test]
+    fn a_frame_says_whether_it_is_a_response() {
+        let frame = |text: &str| Frame::Owned(text.as_bytes().to_vec());
+        let note = frame(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#);
+        assert_eq!(note.kind(), FrameKind::Message);
+        let request = frame(r#"{"jsonrpc":"2.0","id":"s1","method":"elicitation/create"}"#);
+        assert_eq!(request.kind(), FrameKind::Message);
+        assert_eq!(
+            frame(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).kind(),
+            FrameKind::Result
+        );
+        assert_eq!(
+            frame(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}"#).kind(),
+            FrameKind::Error(crate::protocol::ErrorCode::METHOD_NOT_FOUND)
+        );
     }
 
     #[test]

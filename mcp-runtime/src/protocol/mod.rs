@@ -11,6 +11,8 @@ pub(crate) mod id_scan;
 pub(crate) mod incoming;
 pub(crate) mod meta;
 pub(crate) mod outgoing;
+#[cfg(feature = "http")]
+pub(crate) mod probe;
 pub(crate) mod tool_def;
 mod version;
 

@@ -98,7 +98,9 @@ pub(crate) struct Connection {
     session: Mutex<Arc<ClientSession>>,
     in_flight: Mutex<HashMap<String, InFlight>>,
     server_requests: Mutex<HashMap<String, oneshot::Sender<ClientReply>>>,
-    next_server_request: AtomicU64,
+    /// Shared by the connections of one HTTP session ([`Connection::fork`]),
+    /// so their requests' ids are unique within the session.
+    next_server_request: Arc<AtomicU64>,
     /// Legacy `logging/setLevel` threshold; 0 = nothing is sent.
     log_level: AtomicU8,
     subscriptions: Mutex<Vec<Subscription>>,
@@ -116,11 +118,28 @@ impl Connection {
             session: Mutex::new(Arc::new(ClientSession::default())),
             in_flight: Mutex::new(HashMap::new()),
             server_requests: Mutex::new(HashMap::new()),
-            next_server_request: AtomicU64::new(1),
+            next_server_request: Arc::new(AtomicU64::new(1)),
             log_level: AtomicU8::new(0),
             subscriptions: Mutex::new(Vec::new()),
             idle: Notify::new(),
             client_gone: AtomicBool::new(false),
+        }
+    }
+
+    /// A connection of the same legacy session writing to `out`: the era,
+    /// the client's handshake and log level are copied, ids of requests to
+    /// the client come from the same counter. (Streamable HTTP answers each
+    /// POST on its own stream.)
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn fork(&self, out: Outbox) -> Connection {
+        let fork = Connection::new(out);
+        fork.set_lifecycle(self.lifecycle());
+        *lock(&fork.session) = self.session();
+        fork.log_level
+            .store(self.log_level.load(Ordering::Relaxed), Ordering::Relaxed);
+        Connection {
+            next_server_request: Arc::clone(&self.next_server_request),
+            ..fork
         }
     }
 

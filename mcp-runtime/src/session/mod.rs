@@ -13,6 +13,8 @@ pub(crate) mod connection;
 pub(crate) mod era;
 mod methods;
 
+#[cfg(feature = "http")]
+pub(crate) use methods::listen::close_subscriptions;
 pub(crate) use methods::listen::notify_tools_changed;
 
 use crate::protocol::ErrorCode;

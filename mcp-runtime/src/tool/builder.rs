@@ -66,6 +66,7 @@ impl ToolBuilder {
                 replayable_input: false,
                 header_bounds: OnceLock::new(),
                 output_root: OnceLock::new(),
+                header_params: OnceLock::new(),
                 schemas_json: Default::default(),
             },
             handler: Arc::new(handler),

@@ -63,6 +63,9 @@ pub(crate) struct Definition {
     pub(crate) replayable_input: bool,
     /// Header-mirrored integer arguments and their bounds, from the inputSchema.
     header_bounds: OnceLock<Vec<HeaderBound>>,
+    /// Every header-mirrored argument (`x-mcp-header`), read once from the
+    /// inputSchema the macro generated, for the HTTP `Mcp-Param-*` checks.
+    header_params: OnceLock<Vec<HeaderParam>>,
     /// The schemas as JSON text, serialized once and shared by every
     /// revision and every copy of the tool: the inputSchema, then the
     /// outputSchema as is and wrapped as `{"result": …}`.
@@ -121,6 +124,63 @@ impl HeaderBound {
                     property: name.clone(),
                     minimum: p.get("minimum")?.as_f64()?,
                     maximum: p.get("maximum")?.as_f64()?,
+                })
+            })
+            .collect()
+    }
+}
+
+/// What a header-mirrored argument is on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HeaderKind {
+    /// A string, compared as text.
+    String,
+    /// An integer, compared numerically.
+    Integer,
+    /// `true` or `false`.
+    Boolean,
+}
+
+/// A top-level argument mirrored into the header `Mcp-Param-{header}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct HeaderParam {
+    /// The argument's property name in `arguments`.
+    pub(crate) property: String,
+    /// The header name after `Mcp-Param-`.
+    pub(crate) header: String,
+    pub(crate) kind: HeaderKind,
+}
+
+impl HeaderParam {
+    /// Top-level properties with `x-mcp-header` (`#[arg(header)]` only
+    /// annotates top-level arguments, typed string, integer or boolean).
+    fn from_schema(schema: &Value) -> Vec<HeaderParam> {
+        let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+            return Vec::new();
+        };
+        props
+            .iter()
+            .filter_map(|(name, p)| {
+                let header = p.get("x-mcp-header")?.as_str()?;
+                let kind = match p.get("type") {
+                    Some(Value::String(t)) => t.as_str(),
+                    // `Option<T>` may be spelled `["string", "null"]`.
+                    Some(Value::Array(types)) => types
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .find(|t| *t != "null")?,
+                    _ => return None,
+                };
+                let kind = match kind {
+                    "string" => HeaderKind::String,
+                    "integer" => HeaderKind::Integer,
+                    "boolean" => HeaderKind::Boolean,
+                    _ => return None,
+                };
+                Some(HeaderParam {
+                    property: name.clone(),
+                    header: header.to_owned(),
+                    kind,
                 })
             })
             .collect()
@@ -250,6 +310,15 @@ impl Tool {
             .as_deref()
     }
 
+    /// The arguments mirrored into `Mcp-Param-*` headers (read from the
+    /// inputSchema once per tool definition).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn header_params(&self) -> &[HeaderParam] {
+        self.def
+            .header_params
+            .get_or_init(|| HeaderParam::from_schema(self.input_schema()))
+    }
+
     pub(crate) fn call(&self, call: ToolCall) -> BoxFuture<ToolOutcome> {
         if let Some(refusal) = self.out_of_header_range(call.arguments.as_deref()) {
             return Box::pin(async move { refusal });
@@ -285,6 +354,28 @@ impl Tool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn header_params_come_from_the_input_schema_once() {
+        let tool = ToolBuilder::new("t", |_| Box::pin(async { ToolOutcome::text("") }))
+            .input_schema(json!({"type": "object", "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "shard": {"type": ["integer", "null"], "x-mcp-header": "Shard"},
+                "plain": {"type": "string"}
+            }}))
+            .build();
+        let params = tool.header_params();
+        assert_eq!(params.len(), 2);
+        assert_eq!(
+            params[0],
+            HeaderParam {
+                property: "region".into(),
+                header: "Region".into(),
+                kind: HeaderKind::String
+            }
+        );
+        assert_eq!(params[1].kind, HeaderKind::Integer);
+    }
 
     #[test]
     fn the_cached_definition_text_and_the_value_agree_in_every_revision() {

@@ -4,6 +4,8 @@
 //! `AsyncRead`/`AsyncWrite`.
 
 mod codec;
+#[cfg(feature = "http")]
+pub(crate) mod http;
 #[cfg(feature = "testing")]
 mod memory;
 pub(crate) mod serve;

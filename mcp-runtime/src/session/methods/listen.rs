@@ -54,7 +54,7 @@ pub(crate) fn notify_tools_changed(connection: &Connection) {
 }
 
 /// Gives every open subscription its final response (at shutdown).
-pub(in crate::session) fn close_subscriptions(connection: &Connection) {
+pub(crate) fn close_subscriptions(connection: &Connection) {
     for subscription in connection.take_subscriptions() {
         connection.send(outgoing::subscription_closed(&subscription.id));
     }

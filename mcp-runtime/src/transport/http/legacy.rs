@@ -1,0 +1,415 @@
+//! Legacy Streamable HTTP (2025-03-26 … 2025-11-25): `initialize` mints an
+//! `Mcp-Session-Id`; later POSTs carry it. Each POST is answered on its own
+//! stream by a connection forked from the session's (same era, client and
+//! log level; unique ids for requests to the client), so a call's
+//! notifications and `elicitation/create` go to that call's stream; the
+//! client's answer is its own POST, routed to the call waiting for it. GET
+//! opens the session's push stream (`notifications/tools/list_changed`);
+//! DELETE ends the session.
+//!
+//! Bounds: at most [`MAX_SESSIONS`] sessions per process, each forgotten
+//! after [`SESSION_IDLE`] without a request (unless its push stream is
+//! open); a session holds its handshake and the connections of its
+//! requests in flight, nothing else. No resumption: SSE events carry no
+//! ids and `Last-Event-ID` is ignored.
+
+use super::headers;
+use super::modern::{run, watch_tool_changes};
+use super::refuse;
+use super::sse::HttpBody;
+use crate::protocol::frame::FrameKind;
+use crate::protocol::incoming::{Incoming, Rejection};
+use crate::protocol::probe::ParamsProbe;
+use crate::protocol::{ErrorCode, ProtocolVersion};
+use crate::session::connection::{Connection, canonical_id};
+use crate::session::era::Lifecycle;
+use crate::shared::Shared;
+use crate::util::lock;
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::{Response, StatusCode};
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, watch};
+
+/// Legacy sessions one process keeps at most; `initialize` beyond gets `503`.
+pub(crate) const MAX_SESSIONS: usize = 1024;
+/// A session unused this long is forgotten (its id then gets `404`): 30 min.
+pub(crate) const SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
+
+/// The legacy sessions of one service.
+#[derive(Debug, Default)]
+pub(crate) struct Sessions {
+    map: Mutex<HashMap<String, Arc<LegacySession>>>,
+}
+
+/// One legacy session.
+#[derive(Debug)]
+struct LegacySession {
+    /// The handshake's connection: era, client, log level, id counter.
+    template: Connection,
+    /// Connections of requests in flight, for the client's answers and
+    /// cancellations.
+    live: Mutex<Vec<Weak<Connection>>>,
+    /// The push stream's connection, while a GET stream is open.
+    push: Mutex<Option<Arc<Connection>>>,
+    used: Mutex<Instant>,
+}
+
+impl LegacySession {
+    fn live(&self) -> Vec<Arc<Connection>> {
+        let mut live = lock(&self.live);
+        live.retain(|c| c.strong_count() > 0);
+        live.iter().filter_map(Weak::upgrade).collect()
+    }
+
+    fn expired(&self, now: Instant) -> bool {
+        lock(&self.push).is_none() && now.duration_since(*lock(&self.used)) > SESSION_IDLE
+    }
+}
+
+/// Whether a POST belongs to the legacy era: an `initialize`; a request
+/// without the 2026-07-28 envelope that names a session or whose
+/// `MCP-Protocol-Version` is absent or a legacy version; a notification or
+/// response that names a session.
+pub(super) fn claims(
+    headers: &HeaderMap,
+    message: &Result<Incoming<'_>, Rejection<'_>>,
+    params: Option<&ParamsProbe<'_>>,
+) -> bool {
+    let in_session = headers.contains_key(headers::SESSION_ID);
+    let Ok(Incoming::Request { method, .. }) = message else {
+        // Notifications, responses and bad bodies belong to a session when
+        // they name one.
+        return in_session;
+    };
+    if method == "initialize" {
+        return true;
+    }
+    if params.is_some_and(|p| p.envelope_version().is_some()) {
+        // A 2026-07-28 request ignores any Mcp-Session-Id.
+        return false;
+    }
+    if in_session {
+        return true;
+    }
+    match headers.get(headers::PROTOCOL_VERSION) {
+        None => true,
+        Some(v) => v
+            .to_str()
+            .ok()
+            .and_then(ProtocolVersion::parse)
+            .is_some_and(|v| !v.is_modern()),
+    }
+}
+
+/// A legacy POST.
+pub(super) async fn post(
+    shared: &Arc<Shared>,
+    stop: &watch::Receiver<bool>,
+    sessions: &Sessions,
+    headers: &HeaderMap,
+    message: Result<Incoming<'_>, Rejection<'_>>,
+) -> Response<HttpBody> {
+    if let Ok(Incoming::Request { method, .. }) = &message
+        && method == "initialize"
+    {
+        if headers.contains_key(headers::SESSION_ID) {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: 'initialize' opens a new session; send it without Mcp-Session-Id",
+            );
+        }
+        return initialize(shared, stop, sessions, message).await;
+    }
+    let session = match find(sessions, headers) {
+        Ok(session) => session,
+        Err(response) => return *response,
+    };
+    if let Some(refusal) = check_version(&session, headers) {
+        return refusal;
+    }
+    match message {
+        Ok(Incoming::Notification { ref method, params }) => {
+            if method == "notifications/cancelled"
+                && let Some(id) = cancelled_id(params)
+            {
+                for connection in session.live() {
+                    connection.cancel_call(&id);
+                }
+            }
+            accepted()
+        }
+        Ok(Incoming::Response { id, result, error }) => {
+            let reply = match (result, error) {
+                (Some(result), _) => Ok(serde_json::from_str(result.get()).unwrap_or(Value::Null)),
+                (None, error) => Err(error
+                    .and_then(|e| serde_json::from_str(e.get()).ok())
+                    .unwrap_or(Value::Null)),
+            };
+            let key = canonical_id(id.get());
+            let mut reply = Some(reply);
+            for connection in session.live() {
+                if let Some(r) = reply.take()
+                    && !connection.deliver_reply(&key, r.clone())
+                {
+                    reply = Some(r);
+                }
+            }
+            accepted()
+        }
+        message @ (Ok(Incoming::Request { .. }) | Err(_)) => {
+            let (out, frames) = mpsc::unbounded_channel();
+            let connection = Arc::new(session.template.fork(out));
+            {
+                let mut live = lock(&session.live);
+                // Ended requests' entries go here, so the list stays as
+                // long as the requests in flight.
+                live.retain(|c| c.strong_count() > 0);
+                live.push(Arc::downgrade(&connection));
+            }
+            // Weak: the stream must end when the request's call does.
+            let fork = Arc::downgrade(&connection);
+            let response = run(shared, stop, connection, frames, message, legacy_status).await;
+            // `logging/setLevel` changes the session, not just this request
+            // (it is answered at once, so its connection is still there).
+            if let Some(level) = fork.upgrade().and_then(|fork| fork.log_level())
+                && session.template.log_level() != Some(level)
+            {
+                session.template.set_log_level(level);
+            }
+            response
+        }
+    }
+}
+
+/// `initialize`: a fresh connection answers it; once it is a legacy
+/// session, it gets an id.
+async fn initialize(
+    shared: &Arc<Shared>,
+    stop: &watch::Receiver<bool>,
+    sessions: &Sessions,
+    message: Result<Incoming<'_>, Rejection<'_>>,
+) -> Response<HttpBody> {
+    {
+        let now = Instant::now();
+        let mut map = lock(&sessions.map);
+        map.retain(|_, s| !s.expired(now));
+        if map.len() >= MAX_SESSIONS {
+            return refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Service Unavailable: too many sessions; retry later",
+            );
+        }
+    }
+    let (out, frames) = mpsc::unbounded_channel();
+    let connection = Arc::new(Connection::new(out));
+    let handshake = Arc::clone(&connection);
+    let mut response = run(shared, stop, connection, frames, message, legacy_status).await;
+    if !matches!(handshake.lifecycle(), Lifecycle::Legacy { .. }) {
+        return response;
+    }
+    let id = session_id();
+    let Ok(value) = HeaderValue::from_str(&id) else {
+        return response;
+    };
+    // The handshake's connection is the session's template from now on.
+    let (out, _) = mpsc::unbounded_channel();
+    let template = handshake.fork(out);
+    lock(&sessions.map).insert(
+        id,
+        Arc::new(LegacySession {
+            template,
+            live: Mutex::new(Vec::new()),
+            push: Mutex::new(None),
+            used: Mutex::new(Instant::now()),
+        }),
+    );
+    response.headers_mut().insert(headers::SESSION_ID, value);
+    response
+}
+
+/// GET: the session's push stream (one at a time; a second gets `409`).
+pub(super) fn get(
+    shared: &Arc<Shared>,
+    sessions: &Arc<Sessions>,
+    headers: &HeaderMap,
+) -> Response<HttpBody> {
+    let session = match find(sessions, headers) {
+        Ok(session) => session,
+        Err(response) => return *response,
+    };
+    if let Some(refusal) = check_version(&session, headers) {
+        return refusal;
+    }
+    let (out, frames) = mpsc::unbounded_channel();
+    let connection = Arc::new(session.template.fork(out));
+    {
+        let mut push = lock(&session.push);
+        if push.is_some() {
+            return refuse(
+                StatusCode::CONFLICT,
+                "Conflict: this session's GET stream is already open",
+            );
+        }
+        *push = Some(Arc::clone(&connection));
+    }
+    // The push stream is ended by `Sessions::close_streams` at shutdown.
+    tokio::spawn(watch_tool_changes(
+        shared.tools.changes(),
+        Arc::downgrade(&connection),
+        None,
+    ));
+    let weak = Arc::downgrade(&connection);
+    drop(connection);
+    let guard = PushGuard(Arc::downgrade(&session));
+    let mut response = Response::new(HttpBody::stream(
+        None,
+        frames,
+        weak,
+        false,
+        Some(Box::new(guard)),
+    ));
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// Frees a session's push slot when its stream ends.
+#[derive(Debug)]
+struct PushGuard(Weak<LegacySession>);
+
+impl Drop for PushGuard {
+    fn drop(&mut self) {
+        if let Some(session) = self.0.upgrade() {
+            lock(&session.push).take();
+            *lock(&session.used) = Instant::now();
+        }
+    }
+}
+
+/// DELETE: ends the session; its calls in flight are cancelled.
+pub(super) fn delete(sessions: &Sessions, headers: &HeaderMap) -> Response<HttpBody> {
+    let session = match find(sessions, headers) {
+        Ok(session) => session,
+        Err(response) => return *response,
+    };
+    lock(&sessions.map).retain(|_, s| !Arc::ptr_eq(s, &session));
+    for connection in session.live() {
+        connection.fail_server_requests();
+        connection.cancel_all();
+    }
+    lock(&session.push).take();
+    let mut response = Response::new(HttpBody::empty());
+    *response.status_mut() = StatusCode::NO_CONTENT;
+    response
+}
+
+impl Sessions {
+    /// Ends every push stream (at shutdown, so connections can close).
+    pub(super) fn close_streams(&self) {
+        for session in lock(&self.map).values() {
+            lock(&session.push).take();
+        }
+    }
+}
+
+/// The session named by `Mcp-Session-Id`: missing → `400`, unknown or
+/// expired → `404`.
+fn find(
+    sessions: &Sessions,
+    headers: &HeaderMap,
+) -> Result<Arc<LegacySession>, Box<Response<HttpBody>>> {
+    let Some(id) = headers
+        .get(headers::SESSION_ID)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return Err(Box::new(refuse(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: Mcp-Session-Id is missing; send 'initialize' first and echo the id it returns",
+        )));
+    };
+    let now = Instant::now();
+    let mut map = lock(&sessions.map);
+    match map.get(id) {
+        Some(session) if !session.expired(now) => {
+            *lock(&session.used) = now;
+            Ok(Arc::clone(session))
+        }
+        Some(_) => {
+            map.remove(id);
+            Err(Box::new(refuse(
+                StatusCode::NOT_FOUND,
+                "Not Found: this session has expired; send 'initialize' again",
+            )))
+        }
+        None => Err(Box::new(refuse(
+            StatusCode::NOT_FOUND,
+            "Not Found: no such session; send 'initialize' again",
+        ))),
+    }
+}
+
+/// `MCP-Protocol-Version`, when sent, must be the session's version.
+fn check_version(session: &LegacySession, headers: &HeaderMap) -> Option<Response<HttpBody>> {
+    let sent = headers.get(headers::PROTOCOL_VERSION)?;
+    let Lifecycle::Legacy { version } = session.template.lifecycle() else {
+        return None;
+    };
+    if sent.to_str().ok() == Some(version.as_str()) {
+        return None;
+    }
+    Some(refuse(
+        StatusCode::BAD_REQUEST,
+        &format!(
+            "Bad Request: MCP-Protocol-Version must be {}, the version this session negotiated",
+            version.as_str()
+        ),
+    ))
+}
+
+/// `params.requestId` of `notifications/cancelled`, canonical.
+fn cancelled_id(params: Option<&RawValue>) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Cancelled<'a> {
+        #[serde(rename = "requestId", borrow)]
+        request_id: &'a RawValue,
+    }
+    let cancelled: Cancelled<'_> = serde_json::from_str(params?.get()).ok()?;
+    Some(canonical_id(cancelled.request_id.get()))
+}
+
+fn accepted() -> Response<HttpBody> {
+    let mut response = Response::new(HttpBody::empty());
+    *response.status_mut() = StatusCode::ACCEPTED;
+    response
+}
+
+/// Legacy statuses: JSON-RPC errors are `200` (a legacy client reads `404`
+/// as "session expired"), except a body that is not JSON-RPC.
+fn legacy_status(kind: FrameKind) -> StatusCode {
+    match kind {
+        FrameKind::Error(code)
+            if code == ErrorCode::PARSE_ERROR || code == ErrorCode::INVALID_REQUEST =>
+        {
+            StatusCode::BAD_REQUEST
+        }
+        _ => StatusCode::OK,
+    }
+}
+
+/// A new session id: 32 hex digits from the OS's randomness (visible ASCII).
+fn session_id() -> String {
+    let mut bytes = [0_u8; 16];
+    // Without OS randomness ids could be guessed; refuse to run that way.
+    getrandom::fill(&mut bytes).expect("the operating system provides randomness");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

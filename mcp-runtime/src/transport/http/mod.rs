@@ -1,0 +1,477 @@
+//! Streamable HTTP: the same sessions behind one endpoint, as a
+//! `tower::Service` ([`HttpService`]) and a hyper server loop ([`serve`]).
+//!
+//! Each POST carries one message. Before the body is read: `Origin` and
+//! `Host` (DNS rebinding), the method, `Content-Type`, `Accept` and the
+//! body limit. Then [`modern`] runs the 2026-07-28 validation ladder and
+//! gives the request a session of its own, whose frames are that POST's
+//! response: JSON when the result comes first, SSE ([`sse`]) when
+//! notifications precede it.
+
+mod headers;
+mod legacy;
+mod modern;
+mod sse;
+
+pub use sse::HttpBody;
+
+use crate::protocol::ErrorCode;
+use crate::protocol::incoming::{self, Incoming};
+use crate::protocol::outgoing;
+use crate::protocol::probe::ParamsProbe;
+use crate::shared::Shared;
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::body::Body;
+use hyper::header::{self, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::sync::{Notify, watch};
+
+/// How long a client may take to send a request's headers, and how long an
+/// idle keep-alive connection stays open (hyper starts the same timer when
+/// the connection waits for its next request): 30 s.
+pub(crate) const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What the HTTP front door allows.
+#[derive(Clone, Debug)]
+pub(crate) struct HttpConfig {
+    /// The body limit (the stdio message limit).
+    pub(crate) max_body: usize,
+    /// Hosts that `Host` may name (when checked) and that origins may have.
+    pub(crate) hosts: Vec<String>,
+    /// Whether `Host` is checked (a loopback bind, or hosts were given).
+    pub(crate) check_host: bool,
+    /// Origins allowed besides those on `hosts`, exactly.
+    pub(crate) origins: Vec<String>,
+    pub(crate) header_timeout: Duration,
+    /// The one path served (`serve_http`); `None` when mounted by a router.
+    pub(crate) path: Option<&'static str>,
+}
+
+impl HttpConfig {
+    /// The defaults: loopback hosts and origins, `Host` checked.
+    pub(crate) fn new(max_body: usize) -> HttpConfig {
+        HttpConfig {
+            max_body,
+            hosts: headers::LOOPBACK_HOSTS
+                .iter()
+                .map(|h| (*h).to_owned())
+                .collect(),
+            check_host: true,
+            origins: Vec::new(),
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
+            path: None,
+        }
+    }
+}
+
+/// The MCP endpoint as a `tower::Service` (made by
+/// [`Server::http_service`](crate::Server::http_service)): mount it on one
+/// path of any hyper- or tower-based server, e.g. with axum:
+/// `Router::new().route_service("/mcp", service)`.
+///
+/// It answers POST (and, for legacy sessions, GET and DELETE) on whatever
+/// path it is mounted; it never fails (`Error = Infallible`): problems are
+/// HTTP statuses with JSON-RPC error bodies.
+#[derive(Clone, Debug)]
+pub struct HttpService {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    shared: Arc<Shared>,
+    config: HttpConfig,
+    sessions: Arc<legacy::Sessions>,
+    /// POSTs being answered (streams included), bounded by the server's
+    /// pending-call limit.
+    requests: Arc<AtomicUsize>,
+    /// Set when the server stops: subscriptions send their final responses.
+    stop: watch::Sender<bool>,
+}
+
+impl HttpService {
+    pub(crate) fn new(shared: Arc<Shared>, config: HttpConfig) -> HttpService {
+        HttpService {
+            inner: Arc::new(Inner {
+                shared,
+                config,
+                sessions: Arc::default(),
+                requests: Arc::default(),
+                stop: watch::channel(false).0,
+            }),
+        }
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for HttpService
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Response = Response<HttpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<HttpBody>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let inner = Arc::clone(&self.inner);
+        Box::pin(async move { Ok(answer(&inner, request).await) })
+    }
+}
+
+/// The checks every request passes, then the method's handler.
+async fn answer<B>(inner: &Arc<Inner>, request: Request<B>) -> Response<HttpBody>
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let config = &inner.config;
+    let (parts, body) = request.into_parts();
+    if let Some(refusal) = check_origin_and_host(config, &parts.headers) {
+        return refusal;
+    }
+    if config.path.is_some_and(|path| parts.uri.path() != path) {
+        return refuse(StatusCode::NOT_FOUND, "Not Found: the MCP endpoint is /mcp");
+    }
+    let legacy_session = parts.headers.contains_key(headers::SESSION_ID);
+    match parts.method {
+        Method::POST => {}
+        Method::GET if legacy_session => {
+            if !accepts(&parts.headers).1 {
+                return refuse(
+                    StatusCode::NOT_ACCEPTABLE,
+                    "Not Acceptable: Accept must list text/event-stream",
+                );
+            }
+            return legacy::get(&inner.shared, &inner.sessions, &parts.headers);
+        }
+        Method::DELETE if legacy_session => {
+            return legacy::delete(&inner.sessions, &parts.headers);
+        }
+        Method::GET | Method::DELETE => {
+            return refuse(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "Method Not Allowed: without Mcp-Session-Id this endpoint takes POST only (the 2026-07-28 era has no GET stream or session to delete)",
+            )
+            .with_header(header::ALLOW, "POST");
+        }
+        _ => {
+            return refuse(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "Method Not Allowed: use POST",
+            )
+            .with_header(header::ALLOW, "POST");
+        }
+    }
+    let json = |v: &HeaderValue| {
+        v.to_str()
+            .ok()
+            .and_then(|t| t.split(';').next())
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+    };
+    if !parts.headers.get(header::CONTENT_TYPE).is_some_and(json) {
+        return refuse(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported Media Type: the body must be application/json",
+        );
+    }
+    if accepts(&parts.headers) != (true, true) {
+        return refuse(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: Accept must list application/json and text/event-stream",
+        );
+    }
+    let Some(counted) = Counted::enter(&inner.requests, inner.shared.limits.max_pending) else {
+        return refuse(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Service Unavailable: too many requests in flight; retry shortly",
+        )
+        .with_header(header::RETRY_AFTER, "1");
+    };
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|len| len > config.max_body as u64) {
+        return too_large(config.max_body);
+    }
+    let body = match http_body_util::Limited::new(body, config.max_body)
+        .collect()
+        .await
+    {
+        Ok(collected) => collected.to_bytes(),
+        Err(err) if err.is::<http_body_util::LengthLimitError>() => {
+            return too_large(config.max_body);
+        }
+        Err(err) => {
+            tracing::debug!(%err, "reading a request body failed");
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: the body could not be read",
+            );
+        }
+    };
+    // The body is parsed once; a request's params are probed once more
+    // for the era and the validation ladder.
+    let message = incoming::parse(&body);
+    let params = match &message {
+        Ok(Incoming::Request { params, .. }) => ParamsProbe::of(*params),
+        _ => None,
+    };
+    let stop = inner.stop.subscribe();
+    let response = if legacy::claims(&parts.headers, &message, params.as_ref()) {
+        legacy::post(
+            &inner.shared,
+            &stop,
+            &inner.sessions,
+            &parts.headers,
+            message,
+        )
+        .await
+    } else {
+        modern::post(&inner.shared, &stop, &parts.headers, message, params).await
+    };
+    response.map(|body| body.holding(counted))
+}
+
+/// A POST being answered, counted until its response body is dropped.
+struct Counted(Arc<AtomicUsize>);
+
+impl Counted {
+    /// Counts one more, unless `max` are being answered already.
+    fn enter(count: &Arc<AtomicUsize>, max: usize) -> Option<Counted> {
+        count
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Counted(Arc::clone(count)))
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Whether `Accept` lists JSON and SSE (wildcards count).
+fn accepts(headers: &hyper::HeaderMap) -> (bool, bool) {
+    let (mut json, mut sse) = (false, false);
+    for value in headers.get_all(header::ACCEPT) {
+        for item in value.to_str().unwrap_or("").split(',') {
+            let media = item.split(';').next().unwrap_or("").trim();
+            match media.to_ascii_lowercase().as_str() {
+                "*/*" => (json, sse) = (true, true),
+                "application/json" | "application/*" => json = true,
+                "text/event-stream" | "text/*" => sse = true,
+                _ => {}
+            }
+        }
+    }
+    (json, sse)
+}
+
+/// `403` for an `Origin` not allowed, or a `Host` not allowed when checked.
+fn check_origin_and_host(
+    config: &HttpConfig,
+    headers: &hyper::HeaderMap,
+) -> Option<Response<HttpBody>> {
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let allowed = origin
+            .to_str()
+            .is_ok_and(|o| headers::origin_allowed(o, &config.hosts, &config.origins));
+        if !allowed {
+            return Some(refuse(
+                StatusCode::FORBIDDEN,
+                "Forbidden: this Origin is not allowed (see Server::allowed_origins)",
+            ));
+        }
+    }
+    if config.check_host {
+        let allowed = headers.get(header::HOST).is_some_and(|host| {
+            host.to_str().is_ok_and(|h| {
+                let name = headers::hostname(h);
+                config.hosts.iter().any(|a| a.eq_ignore_ascii_case(name))
+            })
+        });
+        if !allowed {
+            return Some(refuse(
+                StatusCode::FORBIDDEN,
+                "Forbidden: this Host is not allowed (see Server::allowed_hosts)",
+            ));
+        }
+    }
+    None
+}
+
+fn too_large(max: usize) -> Response<HttpBody> {
+    refuse(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &format!("Payload Too Large: the body is over this server's limit of {max} bytes"),
+    )
+    // The rest of the body is not read, so the connection cannot be reused.
+    .with_header(header::CONNECTION, "close")
+}
+
+/// An HTTP refusal with an id-less JSON-RPC error body (`-32600`: the
+/// request as a whole is refused, whatever it carries).
+fn refuse(status: StatusCode, message: &str) -> Response<HttpBody> {
+    json_response(
+        status,
+        outgoing::error(None, ErrorCode::INVALID_REQUEST, message, None).into_bytes(),
+    )
+}
+
+/// A JSON response.
+fn json_response(status: StatusCode, bytes: Vec<u8>) -> Response<HttpBody> {
+    let mut response = Response::new(HttpBody::full(Bytes::from(bytes)));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// Adds a header to a response.
+trait WithHeader {
+    fn with_header(self, name: header::HeaderName, value: &'static str) -> Self;
+}
+
+impl WithHeader for Response<HttpBody> {
+    fn with_header(mut self, name: header::HeaderName, value: &'static str) -> Self {
+        self.headers_mut()
+            .insert(name, HeaderValue::from_static(value));
+        self
+    }
+}
+
+/// Serves `service` on `listener` until `shutdown` completes; then stops
+/// accepting, lets each connection finish the response it is writing
+/// (streams end with their final results), and returns once all are done
+/// or `drain` has passed (what is left is then cancelled as it is dropped).
+pub(crate) async fn serve(
+    listener: tokio::net::TcpListener,
+    service: HttpService,
+    drain: Duration,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let (stop_tx, stop) = watch::channel(false);
+    let connections = Arc::new(AtomicUsize::new(0));
+    let closed = Arc::new(Notify::new());
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(err) => {
+                    // Out of descriptors and the like: wait a little, keep serving.
+                    tracing::warn!(%err, "accepting a connection failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        connections.fetch_add(1, Ordering::SeqCst);
+        let guard = ConnectionCount(Arc::clone(&connections), Arc::clone(&closed));
+        tokio::spawn(serve_connection(
+            stream,
+            peer,
+            service.clone(),
+            stop.clone(),
+            guard,
+        ));
+    }
+    tracing::info!("shutting down on a signal: no new connections; draining");
+    drop(listener);
+    let _ = stop_tx.send(true);
+    // Push and subscription streams never end by themselves: end them so
+    // connections close.
+    service.inner.sessions.close_streams();
+    service.inner.stop.send_replace(true);
+    let drained = tokio::time::timeout(drain, async {
+        loop {
+            let notified = closed.notified();
+            if connections.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            notified.await;
+        }
+    })
+    .await;
+    if drained.is_err() {
+        tracing::warn!(
+            connections = connections.load(Ordering::SeqCst),
+            "the drain timeout ended the shutdown; cancelling what is left"
+        );
+    }
+    Ok(())
+}
+
+/// Counts a connection until it ends.
+struct ConnectionCount(Arc<AtomicUsize>, Arc<Notify>);
+
+impl Drop for ConnectionCount {
+    fn drop(&mut self) {
+        if self.0.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.1.notify_waiters();
+        }
+    }
+}
+
+/// One HTTP/1.1 connection with keep-alive, a header-read (and idle)
+/// timeout, and a graceful end when the server stops.
+async fn serve_connection(
+    stream: tokio::net::TcpStream,
+    peer: SocketAddr,
+    service: HttpService,
+    mut stop: watch::Receiver<bool>,
+    _count: ConnectionCount,
+) {
+    let header_timeout = service.inner.config.header_timeout;
+    let io = hyper_util::rt::TokioIo::new(stream);
+    let hyper_service = hyper_util::service::TowerToHyperService::new(service);
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(header_timeout)
+        .keep_alive(true);
+    let connection = builder.serve_connection(io, hyper_service);
+    let mut connection = std::pin::pin!(connection);
+    let stopping = async move {
+        // A dropped sender also means stop.
+        let _ = stop.wait_for(|stop| *stop).await;
+    };
+    let result = tokio::select! {
+        result = connection.as_mut() => result,
+        () = stopping => {
+            connection.as_mut().graceful_shutdown();
+            connection.as_mut().await
+        }
+    };
+    if let Err(err) = result {
+        tracing::debug!(%peer, %err, "an HTTP connection ended with an error");
+    }
+}
+
+/// Whether a bind address is loopback, so `Host` is checked by default.
+pub(crate) fn is_loopback(addr: &SocketAddr) -> bool {
+    addr.ip().is_loopback()
+}

@@ -1,0 +1,397 @@
+//! A 2026-07-28 POST: the validation ladder (DIGEST §8.4, in that order),
+//! then a session of its own whose frames are the response: JSON when the
+//! result is the first frame, SSE when notifications come first.
+
+use super::headers::{self, BadHeader};
+use super::json_response;
+use super::sse::{CancelOnDrop, HttpBody};
+use crate::protocol::frame::{Frame, FrameKind};
+use crate::protocol::incoming::{Incoming, Rejection};
+use crate::protocol::outgoing::{self, ErrorData};
+use crate::protocol::probe::ParamsProbe;
+use crate::protocol::{ErrorCode, ProtocolVersion, meta};
+use crate::session::connection::Connection;
+use crate::session::{Session, close_subscriptions, notify_tools_changed};
+use crate::shared::Shared;
+use crate::tool::{HeaderKind, Tool};
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::{Response, StatusCode};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+use tokio::sync::{mpsc, watch};
+
+/// A refusal of the ladder: HTTP status, JSON-RPC code, message, data.
+struct Refusal {
+    status: StatusCode,
+    code: ErrorCode,
+    message: String,
+    data: Option<ErrorData>,
+}
+
+impl Refusal {
+    fn mismatch(message: impl Into<String>) -> Refusal {
+        Refusal {
+            status: StatusCode::BAD_REQUEST,
+            code: ErrorCode::HEADER_MISMATCH,
+            message: format!("Header mismatch: {}", message.into()),
+            data: None,
+        }
+    }
+}
+
+impl From<BadHeader> for Refusal {
+    fn from(bad: BadHeader) -> Refusal {
+        Refusal::mismatch(bad.0)
+    }
+}
+
+/// Answers one POST's message (`params`: its params' probe, for a
+/// request); `stop` is set when the server shuts down.
+pub(super) async fn post(
+    shared: &Arc<Shared>,
+    stop: &watch::Receiver<bool>,
+    headers: &HeaderMap,
+    message: Result<Incoming<'_>, Rejection<'_>>,
+    params: Option<ParamsProbe<'_>>,
+) -> Response<HttpBody> {
+    let refusal = match &message {
+        // (1) JSON and (2) JSON-RPC shape.
+        Err(rejection) => {
+            let frame = outgoing::error(rejection.id, rejection.code, &rejection.message, None);
+            return json_response(StatusCode::BAD_REQUEST, frame.into_bytes());
+        }
+        Ok(Incoming::Notification { .. }) => {
+            // Each POST is its own conversation: a notification (e.g. a
+            // cancellation) has nothing here to act on; closing a stream
+            // is how a 2026-07-28 client cancels.
+            let mut response = Response::new(HttpBody::empty());
+            *response.status_mut() = StatusCode::ACCEPTED;
+            return response;
+        }
+        Ok(Incoming::Response { .. }) => {
+            let frame = outgoing::error(
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: a POST carries one request or notification, not a response",
+                None,
+            );
+            return json_response(StatusCode::BAD_REQUEST, frame.into_bytes());
+        }
+        // Params that are not an object: the session says what is wrong,
+        // as on stdio.
+        Ok(Incoming::Request { id, method, .. }) => params
+            .as_ref()
+            .and_then(|params| ladder(shared, headers, method, params).err())
+            .map(|refusal| (*id, refusal)),
+    };
+    if let Some((id, refusal)) = refusal {
+        let frame = outgoing::error(
+            Some(id),
+            refusal.code,
+            &refusal.message,
+            refusal.data.as_ref(),
+        );
+        return json_response(refusal.status, frame.into_bytes());
+    }
+    let (out, frames) = mpsc::unbounded_channel();
+    let connection = Arc::new(Connection::new(out));
+    run(shared, stop, connection, frames, message, status_of).await
+}
+
+/// Steps 3 to 7 of the ladder (the session does the method and tool
+/// lookups, and the capability checks, as on stdio).
+fn ladder(
+    shared: &Shared,
+    headers: &HeaderMap,
+    method: &str,
+    probe: &ParamsProbe<'_>,
+) -> Result<(), Refusal> {
+    // (3) The envelope.
+    if !probe.envelope_complete() {
+        return Err(Refusal {
+            status: StatusCode::BAD_REQUEST,
+            code: ErrorCode::INVALID_PARAMS,
+            message: format!(
+                "Invalid params: params._meta must carry \"{}\" and \"{}\" (2026-07-28 requests carry their protocol version and client capabilities)",
+                meta::PROTOCOL_VERSION,
+                meta::CLIENT_CAPABILITIES
+            ),
+            data: None,
+        });
+    }
+    let version = probe.envelope_version().unwrap_or("");
+    // (4) Headers against the body.
+    match headers::single(headers, headers::PROTOCOL_VERSION)? {
+        None => {
+            return Err(Refusal::mismatch(
+                "the MCP-Protocol-Version header is missing",
+            ));
+        }
+        Some(h) if h != version => {
+            return Err(Refusal::mismatch(format!(
+                "MCP-Protocol-Version is {h:?} but params._meta names {version:?}"
+            )));
+        }
+        Some(_) => {}
+    }
+    match headers::single(headers, headers::METHOD)? {
+        None => return Err(Refusal::mismatch("the Mcp-Method header is missing")),
+        Some(h) if h != method => {
+            return Err(Refusal::mismatch(format!(
+                "Mcp-Method is {h:?} but the body's method is {method:?}"
+            )));
+        }
+        Some(_) => {}
+    }
+    let name = probe.name.as_deref();
+    let named = matches!(method, "tools/call" | "prompts/get");
+    match headers::single(headers, headers::NAME)? {
+        None if named => return Err(Refusal::mismatch("the Mcp-Name header is missing")),
+        Some(h) if named && Some(h.as_str()) != name => {
+            return Err(Refusal::mismatch(format!(
+                "Mcp-Name is {h:?} but params.name is {:?}",
+                name.unwrap_or("")
+            )));
+        }
+        _ => {}
+    }
+    // (5) The version.
+    if !ProtocolVersion::parse(version).is_some_and(ProtocolVersion::is_modern) {
+        return Err(Refusal {
+            status: StatusCode::BAD_REQUEST,
+            code: ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+            message: "Unsupported protocol version".to_owned(),
+            data: Some(ErrorData::UnsupportedVersion {
+                requested: version.to_owned(),
+                supported: supported_versions(),
+            }),
+        });
+    }
+    // (6) is the session's routing table; (7) the tool's mirrored arguments.
+    if method == "tools/call"
+        && let Some(name) = name
+        && let Some((_, tool)) = shared.tools.registry().get(name)
+    {
+        check_params(tool, headers, probe.arguments().as_ref())?;
+    }
+    Ok(())
+}
+
+/// The versions an HTTP client may use, newest first (legacy ones through
+/// `initialize`).
+fn supported_versions() -> Vec<&'static str> {
+    ProtocolVersion::ALL
+        .iter()
+        .rev()
+        .map(|v| v.as_str())
+        .collect()
+}
+
+/// `Mcp-Param-*` against the arguments the tool mirrors: a value in the
+/// body needs its header, equal after decoding (integers numerically); a
+/// header without a value in the body is refused.
+fn check_params(
+    tool: &Tool,
+    headers: &HeaderMap,
+    arguments: Option<&Map<String, Value>>,
+) -> Result<(), Refusal> {
+    for param in tool.header_params() {
+        let header = format!("Mcp-Param-{}", param.header);
+        let mut values = headers::param(headers, &param.header);
+        let sent = values.next();
+        if values.next().is_some() {
+            return Err(Refusal::mismatch(format!(
+                "the {header} header was sent more than once"
+            )));
+        }
+        let body = arguments
+            .and_then(|a| a.get(&param.property))
+            .filter(|v| !v.is_null());
+        let (sent, body) = match (sent, body) {
+            (None, None) => continue,
+            (None, Some(_)) => {
+                return Err(Refusal::mismatch(format!(
+                    "the {header} header is missing; argument `{}` has a value",
+                    param.property
+                )));
+            }
+            (Some(_), None) => {
+                return Err(Refusal::mismatch(format!(
+                    "the {header} header was sent but argument `{}` has no value",
+                    param.property
+                )));
+            }
+            (Some(sent), Some(body)) => (headers::decode(&header, sent)?, body),
+        };
+        let equal = match (param.kind, body) {
+            (HeaderKind::String, Value::String(s)) => *s == sent,
+            (HeaderKind::Integer, Value::Number(n)) => same_number(&sent, n),
+            (HeaderKind::Boolean, Value::Bool(b)) => sent == if *b { "true" } else { "false" },
+            // A value of the wrong type: the tool reports it (isError).
+            _ => continue,
+        };
+        if !equal {
+            return Err(Refusal::mismatch(format!(
+                "{header} is {sent:?} but argument `{}` is {body}",
+                param.property
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether header text names the same number as `n` (`42` and `42.0` do).
+fn same_number(text: &str, n: &serde_json::Number) -> bool {
+    if let (Ok(a), Some(b)) = (text.parse::<i64>(), n.as_i64()) {
+        return a == b;
+    }
+    match (text.parse::<f64>(), n.as_f64()) {
+        (Ok(a), Some(b)) => a.is_finite() && a == b,
+        _ => false,
+    }
+}
+
+/// Hands `message` to a session on `connection` (which only this request
+/// uses) and answers with what it sends on `frames`: JSON when the first
+/// frame is the response, else an SSE stream until the response (for a
+/// `subscriptions/listen`, the final one sent when the server stops). The
+/// client closing the connection first cancels the request's calls.
+pub(super) async fn run(
+    shared: &Arc<Shared>,
+    stop: &watch::Receiver<bool>,
+    connection: Arc<Connection>,
+    mut frames: mpsc::UnboundedReceiver<Frame>,
+    message: Result<Incoming<'_>, Rejection<'_>>,
+    status_of: fn(FrameKind) -> StatusCode,
+) -> Response<HttpBody> {
+    // Dropped with this future (the client went away) or moved into the
+    // stream body.
+    let cancel = CancelOnDrop(Arc::downgrade(&connection));
+    Session::new(Arc::clone(shared), Arc::clone(&connection)).handle(message);
+    let listening = !connection.subscriptions().is_empty();
+    let keep: Option<Box<dyn std::any::Any + Send + Sync>> = if listening {
+        // The subscription lives as long as its stream, which ends with
+        // its final response when the server stops.
+        tokio::spawn(watch_tool_changes(
+            shared.tools.changes(),
+            Arc::downgrade(&connection),
+            Some(stop.clone()),
+        ));
+        Some(Box::new(connection))
+    } else {
+        drop(connection);
+        None
+    };
+    let Some(first) = frames.recv().await else {
+        // A request always gets an answer; a call cancelled under us has none.
+        let mut response = Response::new(HttpBody::empty());
+        *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+        return response;
+    };
+    match first.kind() {
+        FrameKind::Message => {
+            let mut response = Response::new(HttpBody::stream(
+                Some(first),
+                frames,
+                cancel.disarm(),
+                true,
+                keep,
+            ));
+            let h = response.headers_mut();
+            h.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            );
+            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+            response
+        }
+        kind => json_response(status_of(kind), first.into_bytes()),
+    }
+}
+
+/// Tells `connection` about tool list changes while it exists; when `stop`
+/// says so, gives its subscriptions their final responses.
+pub(super) async fn watch_tool_changes(
+    mut changes: watch::Receiver<u64>,
+    connection: std::sync::Weak<Connection>,
+    stop: Option<watch::Receiver<bool>>,
+) {
+    let stopping = async move {
+        match stop {
+            Some(mut stop) => {
+                let _ = stop.wait_for(|stop| *stop).await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    let mut stopping = std::pin::pin!(stopping);
+    loop {
+        tokio::select! {
+            changed = changes.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                match connection.upgrade() {
+                    Some(connection) => notify_tools_changed(&connection),
+                    None => return,
+                }
+            }
+            () = &mut stopping => {
+                if let Some(connection) = connection.upgrade() {
+                    close_subscriptions(&connection);
+                }
+                return;
+            }
+        }
+    }
+}
+
+/// The HTTP status of a JSON response: the codes §8.3 fixes, else 200 (so a
+/// dual-era client never reads an ordinary error as "legacy server").
+fn status_of(kind: FrameKind) -> StatusCode {
+    match kind {
+        FrameKind::Error(code) if code == ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        FrameKind::Error(code)
+            if code == ErrorCode::HEADER_MISMATCH
+                || code == ErrorCode::MISSING_CLIENT_CAPABILITY
+                || code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+                || code == ErrorCode::PARSE_ERROR
+                || code == ErrorCode::INVALID_REQUEST =>
+        {
+            StatusCode::BAD_REQUEST
+        }
+        _ => StatusCode::OK,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_compare_numerically() {
+        let n = |v: i64| serde_json::Number::from(v);
+        assert!(same_number("42", &n(42)));
+        assert!(same_number("42.0", &n(42)));
+        assert!(!same_number("43", &n(42)));
+        assert!(!same_number("forty-two", &n(42)));
+        assert!(!same_number("inf", &n(42)));
+    }
+
+    #[test]
+    fn statuses_follow_the_spec_for_json_responses() {
+        assert_eq!(status_of(FrameKind::Result), StatusCode::OK);
+        let error = |code| FrameKind::Error(code);
+        assert_eq!(
+            status_of(error(ErrorCode::METHOD_NOT_FOUND)),
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            status_of(error(ErrorCode::MISSING_CLIENT_CAPABILITY)),
+            StatusCode::BAD_REQUEST
+        );
+        // An unknown tool is an ordinary error: 200.
+        assert_eq!(status_of(error(ErrorCode::INVALID_PARAMS)), StatusCode::OK);
+    }
+}

@@ -1,0 +1,1074 @@
+//! Streamable HTTP over a real socket: `everything --http 127.0.0.1:0`,
+//! driven by a minimal HTTP/1.1 client on std's `TcpStream`. Every JSON-RPC
+//! body is validated against the official schema of its revision.
+
+mod common;
+
+use common::{assert_valid, example_binary};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const MODERN: &str = "2026-07-28";
+
+/// A running `everything --http` and what it has logged.
+struct Server {
+    child: Child,
+    addr: String,
+    log: Arc<Mutex<String>>,
+}
+
+impl Server {
+    fn start(env: &[(&str, &str)]) -> Server {
+        let mut command = Command::new(example_binary("everything"));
+        command
+            .args(["--http", "127.0.0.1:0"])
+            .env("MCP_LOG", "mcp_runtime=debug")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().expect("everything starts");
+        let stderr = child.stderr.take().unwrap();
+        let log = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let sink = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("address=") {
+                    let addr = line[at + 8..].split_whitespace().next().unwrap_or("");
+                    let _ = tx.send(addr.to_owned());
+                }
+                let mut log = sink.lock().unwrap();
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the server logs its address");
+        Server { child, addr, log }
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Sends raw request bytes; returns the parsed response.
+    fn raw(&self, request: &[u8]) -> Response {
+        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        stream.write_all(request).unwrap();
+        read_response(&mut stream)
+    }
+
+    /// A POST to `/mcp` with `headers` (the usual Content-Type and Accept
+    /// unless given) and `body`.
+    fn post(&self, headers: &[(&str, &str)], body: &str) -> Response {
+        self.raw(&request_bytes(&self.addr, "POST", headers, body))
+    }
+
+    /// A 2026-07-28 POST of `message` with the routing headers it needs, plus `extra`.
+    fn modern(&self, message: &Value, extra: &[(&str, &str)]) -> Response {
+        let method = message["method"].as_str().unwrap().to_owned();
+        let mut headers = vec![
+            ("MCP-Protocol-Version", MODERN.to_owned()),
+            ("Mcp-Method", method.clone()),
+        ];
+        if method == "tools/call" {
+            headers.push((
+                "Mcp-Name",
+                message["params"]["name"].as_str().unwrap().to_owned(),
+            ));
+        }
+        let mut all: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        all.extend_from_slice(extra);
+        self.post(&all, &message.to_string())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn request_bytes(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> Vec<u8> {
+    let mut text = format!("{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    let has = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
+    if !has("content-type") {
+        text.push_str("Content-Type: application/json\r\n");
+    }
+    if !has("accept") {
+        text.push_str("Accept: application/json, text/event-stream\r\n");
+    }
+    for (name, value) in headers {
+        text.push_str(&format!("{name}: {value}\r\n"));
+    }
+    text.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    text.into_bytes()
+}
+
+/// A response: status, headers (lowercased names) and body (de-chunked).
+#[derive(Debug)]
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The JSON body, validated as a JSON-RPC message.
+    fn json(&self) -> Value {
+        assert_eq!(
+            self.header("content-type"),
+            Some("application/json"),
+            "{self:?}"
+        );
+        let message: Value = serde_json::from_str(&self.body).expect("JSON body");
+        assert_valid(MODERN, "JSONRPCMessage", &message);
+        message
+    }
+
+    /// The SSE events' data, each validated as a JSON-RPC message.
+    fn events(&self) -> Vec<Value> {
+        assert_eq!(
+            self.header("content-type"),
+            Some("text/event-stream"),
+            "{self:?}"
+        );
+        self.body
+            .split("\n\n")
+            .filter_map(|event| event.lines().find_map(|l| l.strip_prefix("data: ")))
+            .map(|data| {
+                let message: Value = serde_json::from_str(data).expect("JSON event");
+                assert_valid(MODERN, "JSONRPCMessage", &message);
+                message
+            })
+            .collect()
+    }
+
+    /// Asserts an error response with this status and code.
+    fn expect_error(&self, status: u16, code: i64) -> Value {
+        assert_eq!(self.status, status, "{self:?}");
+        let message = self.json();
+        assert_eq!(message["error"]["code"], code, "{message}");
+        message
+    }
+}
+
+fn read_response(stream: &mut TcpStream) -> Response {
+    let mut bytes = Vec::new();
+    let _ = stream.read_to_end(&mut bytes);
+    let text = String::from_utf8(bytes).expect("UTF-8 response");
+    let (head, rest) = text.split_once("\r\n\r\n").expect("a complete head");
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
+    let body = if chunked {
+        dechunk(rest)
+    } else {
+        rest.to_owned()
+    };
+    Response {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut rest: &str) -> String {
+    let mut body = String::new();
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        body.push_str(&after[..size]);
+        rest = &after[size + 2..];
+    }
+    body
+}
+
+/// The 2026-07-28 envelope with these client capabilities.
+fn meta(capabilities: Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        "io.modelcontextprotocol/clientInfo": {"name": "http-tests", "version": "1"}
+    })
+}
+
+fn call(id: u64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments, "_meta": meta(json!({}))}})
+}
+
+fn request(id: u64, method: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"_meta": meta(json!({}))}})
+}
+
+// ---- responses ----
+
+#[test]
+fn a_call_whose_result_comes_first_is_answered_with_json() {
+    let server = Server::start(&[]);
+    let response = server.modern(&call(1, "add", json!({"a": 1, "b": 2})), &[]);
+    assert_eq!(response.status, 200, "{response:?}");
+    let message = response.json();
+    assert_valid(MODERN, "CallToolResult", &message["result"]);
+    assert_eq!(message["result"]["structuredContent"], json!({"sum": 3.0}));
+    let list = server.modern(&request(2, "tools/list"), &[]).json();
+    assert_valid(MODERN, "ListToolsResult", &list["result"]);
+    let discover = server.modern(&request(3, "server/discover"), &[]).json();
+    assert_eq!(discover["result"]["supportedVersions"][0], MODERN);
+}
+
+#[test]
+fn notifications_before_the_result_make_an_event_stream() {
+    let server = Server::start(&[]);
+    let mut message = call(1, "slow", json!({"ms": 100, "steps": 2}));
+    message["params"]["_meta"]["progressToken"] = "p".into();
+    let response = server.modern(&message, &[]);
+    assert_eq!(response.status, 200);
+    assert_eq!(response.header("x-accel-buffering"), Some("no"));
+    assert_eq!(response.header("cache-control"), Some("no-cache"));
+    let events = response.events();
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert_eq!(events[0]["method"], "notifications/progress");
+    assert_eq!(events[1]["method"], "notifications/progress");
+    assert_eq!(events[2]["id"], 1);
+    assert_valid(MODERN, "CallToolResult", &events[2]["result"]);
+}
+
+#[test]
+fn a_notification_is_accepted_with_202() {
+    let server = Server::start(&[]);
+    let response = server.post(
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "notifications/cancelled"),
+        ],
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+    );
+    assert_eq!(response.status, 202, "{response:?}");
+    assert!(response.body.is_empty());
+}
+
+#[test]
+fn closing_the_connection_cancels_the_call() {
+    let server = Server::start(&[]);
+    let message = call(1, "slow", json!({"ms": 20000}));
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    let bytes = request_bytes(
+        &server.addr,
+        "POST",
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "slow"),
+        ],
+        &message.to_string(),
+    );
+    stream.write_all(&bytes).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    drop(stream);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !server.log().contains("cancelled its calls") {
+        assert!(
+            Instant::now() < deadline,
+            "no cancellation: {}",
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+// ---- status codes ----
+
+#[test]
+fn get_and_delete_are_not_allowed() {
+    let server = Server::start(&[]);
+    for method in ["GET", "DELETE"] {
+        let response = server.raw(&request_bytes(&server.addr, method, &[], ""));
+        assert_eq!(response.status, 405, "{method}");
+        assert_eq!(response.header("allow"), Some("POST"));
+        assert_valid(
+            MODERN,
+            "JSONRPCErrorResponse",
+            &serde_json::from_str(&response.body).unwrap(),
+        );
+    }
+}
+
+#[test]
+fn media_types_are_checked() {
+    let server = Server::start(&[]);
+    let body = call(1, "add", json!({"a": 1, "b": 2})).to_string();
+    let wrong_type = server.post(&[("Content-Type", "text/plain")], &body);
+    assert_eq!(wrong_type.status, 415);
+    let json_only = server.post(&[("Accept", "application/json")], &body);
+    assert_eq!(json_only.status, 406);
+}
+
+#[test]
+fn the_validation_ladder_answers_in_order() {
+    let server = Server::start(&[]);
+    // (1) parse error, (2) not a request.
+    server
+        .post(&[("MCP-Protocol-Version", MODERN)], "{not json")
+        .expect_error(400, -32700);
+    // (3) no envelope: -32602 even though the headers disagree too.
+    let bare = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+    server
+        .post(
+            &[
+                ("MCP-Protocol-Version", MODERN),
+                ("Mcp-Method", "tools/call"),
+            ],
+            &bare.to_string(),
+        )
+        .expect_error(400, -32602);
+    // (4) headers against the body.
+    let list = request(2, "tools/list");
+    let missing = server.post(&[("MCP-Protocol-Version", MODERN)], &list.to_string());
+    missing.expect_error(400, -32020);
+    server
+        .modern(&list, &[("Mcp-Method", "tools/list")])
+        .expect_error(400, -32020); // duplicated routing header
+    server
+        .post(
+            &[
+                ("MCP-Protocol-Version", MODERN),
+                ("Mcp-Method", "TOOLS/LIST"),
+            ],
+            &list.to_string(),
+        )
+        .expect_error(400, -32020); // values compare case-sensitively
+    server
+        .post(
+            &[
+                ("MCP-Protocol-Version", "2025-11-25"),
+                ("Mcp-Method", "tools/list"),
+            ],
+            &list.to_string(),
+        )
+        .expect_error(400, -32020);
+    let add = call(3, "add", json!({"a": 1, "b": 2}));
+    server
+        .post(
+            &[
+                ("MCP-Protocol-Version", MODERN),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", "echo"),
+            ],
+            &add.to_string(),
+        )
+        .expect_error(400, -32020);
+    // Mcp-Name's base64 sentinel decodes before comparing ("add").
+    let sentinel = server.post(
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "=?base64?YWRk?="),
+        ],
+        &add.to_string(),
+    );
+    assert_eq!(sentinel.status, 200, "{sentinel:?}");
+    // (4) before (5): a header mismatch wins over an unsupported version.
+    let mut old = request(4, "tools/list");
+    old["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = "1900-01-01".into();
+    server
+        .post(
+            &[
+                ("MCP-Protocol-Version", MODERN),
+                ("Mcp-Method", "tools/list"),
+            ],
+            &old.to_string(),
+        )
+        .expect_error(400, -32020);
+    // (5) unsupported version.
+    let refused = server
+        .post(
+            &[
+                ("MCP-Protocol-Version", "1900-01-01"),
+                ("Mcp-Method", "tools/list"),
+            ],
+            &old.to_string(),
+        )
+        .expect_error(400, -32022);
+    assert_eq!(refused["error"]["data"]["requested"], "1900-01-01");
+    // (6) unknown method: 404.
+    server
+        .modern(&request(5, "ping"), &[])
+        .expect_error(404, -32601);
+    // (7) unknown tool: an ordinary error, 200.
+    server
+        .modern(&call(6, "nope", json!({})), &[])
+        .expect_error(200, -32602);
+}
+
+#[test]
+fn a_needed_capability_missing_is_400() {
+    let server = Server::start(&[]);
+    server
+        .modern(&call(1, "book_table", json!({"party": 2})), &[])
+        .expect_error(400, -32021);
+}
+
+#[test]
+fn mirrored_arguments_are_checked_against_their_headers() {
+    let server = Server::start(&[]);
+    let locate = |args: Value| call(1, "locate", args);
+    let ok = |r: &Response| {
+        assert_eq!(r.status, 200, "{r:?}");
+        let message = r.json();
+        assert_valid(MODERN, "CallToolResult", &message["result"]);
+        message["result"]["structuredContent"].clone()
+    };
+    let eu = locate(json!({"region": "eu"}));
+    // Missing header while the body has a value.
+    server.modern(&eu, &[]).expect_error(400, -32020);
+    // Mismatch.
+    server
+        .modern(&eu, &[("Mcp-Param-Region", "us")])
+        .expect_error(400, -32020);
+    // Equal; the sentinel decodes; header names are case-insensitive.
+    assert_eq!(
+        ok(&server.modern(&eu, &[("Mcp-Param-Region", "eu")])),
+        json!({"region": "eu", "shard": null})
+    );
+    ok(&server.modern(&eu, &[("mcp-param-region", "=?base64?ZXU=?=")]));
+    // Bad base64.
+    server
+        .modern(&eu, &[("Mcp-Param-Region", "=?base64?!!?=")])
+        .expect_error(400, -32020);
+    // Integers compare numerically.
+    let sharded = locate(json!({"region": "eu", "shard": 42}));
+    for header in ["42", "42.0"] {
+        let result = ok(&server.modern(
+            &sharded,
+            &[("Mcp-Param-Region", "eu"), ("Mcp-Param-Shard", header)],
+        ));
+        assert_eq!(result["shard"], 42);
+    }
+    server
+        .modern(
+            &sharded,
+            &[("Mcp-Param-Region", "eu"), ("Mcp-Param-Shard", "43")],
+        )
+        .expect_error(400, -32020);
+    // A header whose argument has no value in the body.
+    server
+        .modern(&eu, &[("Mcp-Param-Region", "eu"), ("Mcp-Param-Shard", "1")])
+        .expect_error(400, -32020);
+    // Unknown Mcp-Param-* headers are ignored.
+    ok(&server.modern(&eu, &[("Mcp-Param-Region", "eu"), ("Mcp-Param-Zone", "z")]));
+}
+
+// ---- safe by default ----
+
+#[test]
+fn foreign_origins_and_hosts_are_forbidden() {
+    let server = Server::start(&[]);
+    let body = call(1, "add", json!({"a": 1, "b": 2}));
+    let evil = server.modern(&body, &[("Origin", "https://evil.example")]);
+    assert_eq!(evil.status, 403, "{evil:?}");
+    let local = server.modern(&body, &[("Origin", "http://localhost:3000")]);
+    assert_eq!(local.status, 200, "{local:?}");
+    // DNS rebinding: a loopback server answers only to loopback names.
+    let mut bytes = request_bytes(&server.addr, "POST", &[], &body.to_string());
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    bytes = text
+        .replace(&format!("Host: {}", server.addr), "Host: evil.example:80")
+        .into_bytes();
+    assert_eq!(server.raw(&bytes).status, 403);
+}
+
+#[test]
+fn a_body_over_the_limit_is_refused_unread() {
+    let server = Server::start(&[]);
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000000\r\n\r\n{{",
+        server.addr
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let response = read_response(&mut stream);
+    assert_eq!(response.status, 413, "{response:?}");
+}
+
+// ---- MRTR across processes ----
+
+#[test]
+fn replicas_with_one_seal_key_accept_each_others_states() {
+    let key = "0123456789abcdef0123456789abcdef-shared";
+    let a = Server::start(&[("MCP_SEAL_KEY", key)]);
+    let b = Server::start(&[("MCP_SEAL_KEY", key)]);
+    let other = Server::start(&[("MCP_SEAL_KEY", "another key of at least thirty-two bytes")]);
+    assert!(!a.log().contains("no request-state key"), "{}", a.log());
+    let mut book = call(1, "book_table", json!({"party": 2}));
+    book["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"elicitation": {}});
+    let question = a.modern(&book, &[]).json();
+    assert_valid(MODERN, "InputRequiredResult", &question["result"]);
+    let mut retry = book.clone();
+    retry["id"] = 2.into();
+    retry["params"]["inputResponses"] =
+        json!({"guest": {"action": "accept", "content": {"name": "Ada"}}});
+    retry["params"]["requestState"] = question["result"]["requestState"].clone();
+    let refused = other.modern(&retry, &[]).json();
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let done = b.modern(&retry, &[]).json();
+    assert_valid(MODERN, "CallToolResult", &done["result"]);
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"booked": true, "name": "Ada", "party": 2})
+    );
+}
+
+#[test]
+fn without_a_seal_key_one_line_says_replicas_will_not_share_state() {
+    let server = Server::start(&[]);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !server.log().contains("no request-state key") {
+        assert!(Instant::now() < deadline, "{}", server.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(server.log().matches("no request-state key").count(), 1);
+}
+
+// ---- shutdown ----
+
+/// Sends SIGTERM without `libc`.
+fn sigterm(pid: u32) {
+    let status = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+}
+
+#[test]
+fn sigterm_drains_calls_in_flight_then_exits() {
+    let mut server = Server::start(&[]);
+    let addr = server.addr.clone();
+    let message = call(1, "slow", json!({"ms": 800}));
+    let in_flight = std::thread::spawn(move || {
+        let mut stream = TcpStream::connect(&addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let headers = [
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "slow"),
+        ];
+        stream
+            .write_all(&request_bytes(
+                &addr,
+                "POST",
+                &headers,
+                &message.to_string(),
+            ))
+            .unwrap();
+        read_response(&mut stream)
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    sigterm(server.child.id());
+    let response = in_flight.join().unwrap();
+    assert_eq!(response.status, 200, "{response:?}");
+    let message = response.json();
+    assert_valid(MODERN, "CallToolResult", &message["result"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "still running after the drain");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status}");
+    assert!(
+        TcpStream::connect(&server.addr).is_err(),
+        "no new connections"
+    );
+}
+
+// ---- legacy era (2025-03-26 … 2025-11-25) ----
+
+const LEGACY: &str = "2025-11-25";
+
+/// `initialize` over POST; returns the minted session id.
+fn open_session(server: &Server, capabilities: Value) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": LEGACY, "capabilities": capabilities,
+        "clientInfo": {"name": "http-tests", "version": "1"}}});
+    let response = server.post(&[], &init.to_string());
+    assert_eq!(response.status, 200, "{response:?}");
+    let body: Value = serde_json::from_str(&response.body).unwrap();
+    assert_valid(LEGACY, "JSONRPCResponse", &body);
+    assert_eq!(body["result"]["protocolVersion"], LEGACY);
+    let id = response
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    assert!(
+        id.len() >= 16 && id.bytes().all(|b| (0x21..=0x7e).contains(&b)),
+        "{id}"
+    );
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let done = server.post(&[("Mcp-Session-Id", &id)], &initialized.to_string());
+    assert_eq!(done.status, 202);
+    id
+}
+
+fn legacy_call(id: u64, name: &str, arguments: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}})
+    .to_string()
+}
+
+/// The legacy SSE events' data, each validated.
+fn legacy_events(response: &Response) -> Vec<Value> {
+    assert_eq!(
+        response.header("content-type"),
+        Some("text/event-stream"),
+        "{response:?}"
+    );
+    response
+        .body
+        .split("\n\n")
+        .filter_map(|event| event.lines().find_map(|l| l.strip_prefix("data: ")))
+        .map(|data| {
+            let message: Value = serde_json::from_str(data).unwrap();
+            assert_valid(LEGACY, "JSONRPCMessage", &message);
+            message
+        })
+        .collect()
+}
+
+#[test]
+fn a_legacy_session_is_minted_required_and_deleted() {
+    let server = Server::start(&[]);
+    let id = open_session(&server, json!({}));
+    let headers = [
+        ("Mcp-Session-Id", id.as_str()),
+        ("MCP-Protocol-Version", LEGACY),
+    ];
+    let add = server.post(&headers, &legacy_call(1, "add", json!({"a": 1, "b": 2})));
+    assert_eq!(add.status, 200, "{add:?}");
+    let body: Value = serde_json::from_str(&add.body).unwrap();
+    assert_valid(LEGACY, "JSONRPCResponse", &body);
+    assert_eq!(body["result"]["structuredContent"], json!({"sum": 3.0}));
+    // Missing id: 400; unknown id: 404; wrong version header: 400.
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    assert_eq!(server.post(&[], &list).status, 400);
+    assert_eq!(
+        server.post(&[("Mcp-Session-Id", "nope")], &list).status,
+        404
+    );
+    let wrong = server.post(
+        &[
+            ("Mcp-Session-Id", &id),
+            ("MCP-Protocol-Version", "2025-06-18"),
+        ],
+        &list,
+    );
+    assert_eq!(wrong.status, 400);
+    // An ordinary JSON-RPC error stays 200 (404 would read as "session expired").
+    let unknown = json!({"jsonrpc": "2.0", "id": 3, "method": "nope"}).to_string();
+    let unknown = server.post(&headers, &unknown);
+    assert_eq!(unknown.status, 200);
+    assert_valid(
+        LEGACY,
+        "JSONRPCErrorResponse",
+        &serde_json::from_str(&unknown.body).unwrap(),
+    );
+    // DELETE ends it.
+    let delete = server.raw(&request_bytes(&server.addr, "DELETE", &headers, ""));
+    assert_eq!(delete.status, 204, "{delete:?}");
+    assert_eq!(server.post(&headers, &list).status, 404);
+}
+
+#[test]
+fn a_legacy_call_streams_its_elicitation_and_takes_the_answer_as_a_post() {
+    let server = Server::start(&[]);
+    let id = open_session(&server, json!({"elicitation": {}}));
+    let addr = server.addr.clone();
+    let session = id.clone();
+    let call = std::thread::spawn(move || {
+        let mut stream = TcpStream::connect(&addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let body = legacy_call(1, "book_table", json!({"party": 2}));
+        stream
+            .write_all(&request_bytes(
+                &addr,
+                "POST",
+                &[("Mcp-Session-Id", &session)],
+                &body,
+            ))
+            .unwrap();
+        // Read the head and the first event, answer it, then read the rest.
+        let mut reader = BufReader::new(stream);
+        let mut seen = String::new();
+        let mut line = String::new();
+        while !seen.contains("elicitation/create") {
+            line.clear();
+            assert!(reader.read_line(&mut line).unwrap() > 0, "{seen}");
+            seen.push_str(&line);
+        }
+        let data = seen.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
+        let request: Value = serde_json::from_str(data).unwrap();
+        assert_valid(LEGACY, "JSONRPCRequest", &request);
+        let answer = json!({"jsonrpc": "2.0", "id": request["id"],
+            "result": {"action": "accept", "content": {"name": "Ada"}}});
+        let posted = TcpStream::connect(&addr).and_then(|mut s| {
+            s.write_all(&request_bytes(
+                &addr,
+                "POST",
+                &[("Mcp-Session-Id", &session)],
+                &answer.to_string(),
+            ))?;
+            Ok(read_response(&mut s))
+        });
+        assert_eq!(posted.unwrap().status, 202);
+        let mut rest = String::new();
+        let _ = reader.read_to_string(&mut rest);
+        format!("{seen}{rest}")
+    });
+    let text = call.join().unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    assert!(
+        head.to_ascii_lowercase().contains("text/event-stream"),
+        "{head}"
+    );
+    let response = Response {
+        status: 200,
+        headers: vec![("content-type".into(), "text/event-stream".into())],
+        body: dechunk(body),
+    };
+    let events = legacy_events(&response);
+    let last = events.last().unwrap();
+    assert_eq!(last["id"], 1, "{events:?}");
+    assert_eq!(
+        last["result"]["structuredContent"],
+        json!({"booked": true, "name": "Ada", "party": 2})
+    );
+}
+
+#[test]
+fn the_push_stream_is_one_per_session_and_carries_list_changes() {
+    let server = Server::start(&[]);
+    let id = open_session(&server, json!({}));
+    let mut push = TcpStream::connect(&server.addr).unwrap();
+    push.set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\n\r\n",
+        server.addr
+    );
+    push.write_all(get.as_bytes()).unwrap();
+    let mut reader = BufReader::new(push);
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    assert!(line.contains("200"), "{line}");
+    let second = server.raw(
+        get.replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n")
+            .as_bytes(),
+    );
+    assert_eq!(second.status, 409, "{second:?}");
+    let toggle = server.post(
+        &[("Mcp-Session-Id", &id)],
+        &legacy_call(1, "toggle_bonus", json!({})),
+    );
+    assert_eq!(toggle.status, 200);
+    let mut seen = String::new();
+    while !seen.contains("data: ") {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0);
+        seen.push_str(&line);
+    }
+    let data = seen.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
+    let message: Value = serde_json::from_str(data).unwrap();
+    assert_valid(LEGACY, "JSONRPCNotification", &message);
+    assert_eq!(message["method"], "notifications/tools/list_changed");
+    // GET without a session id: 405.
+    let bare = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n",
+        server.addr
+    );
+    assert_eq!(server.raw(bare.as_bytes()).status, 405);
+}
+
+#[test]
+fn requests_beyond_the_pending_limit_get_503() {
+    let server = Server::start(&[("MAX_PENDING", "1"), ("MAX_CONCURRENT", "1")]);
+    let addr = server.addr.clone();
+    let slow = std::thread::spawn(move || {
+        let mut stream = TcpStream::connect(&addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let headers = [
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "slow"),
+        ];
+        let body = call(1, "slow", json!({"ms": 1000})).to_string();
+        stream
+            .write_all(&request_bytes(&addr, "POST", &headers, &body))
+            .unwrap();
+        read_response(&mut stream)
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let busy = server.modern(&call(2, "add", json!({"a": 1, "b": 2})), &[]);
+    assert_eq!(busy.status, 503, "{busy:?}");
+    assert_eq!(busy.header("retry-after"), Some("1"));
+    assert_eq!(slow.join().unwrap().status, 200);
+    let later = server.modern(&call(3, "add", json!({"a": 1, "b": 2})), &[]);
+    assert_eq!(later.status, 200, "{later:?}");
+}
+
+#[test]
+fn a_listen_stream_carries_list_changes_and_ends_with_its_result_on_shutdown() {
+    let mut server = Server::start(&[]);
+    let mut listen = request(7, "subscriptions/listen");
+    listen["params"]["notifications"] = json!({"toolsListChanged": true});
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let headers = [
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "subscriptions/listen"),
+    ];
+    stream
+        .write_all(&request_bytes(
+            &server.addr,
+            "POST",
+            &headers,
+            &listen.to_string(),
+        ))
+        .unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut seen = String::new();
+    let mut line = String::new();
+    while !seen.contains("acknowledged") {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "{seen}");
+        seen.push_str(&line);
+    }
+    let toggle = server.modern(&call(1, "toggle_bonus", json!({})), &[]);
+    assert_eq!(toggle.status, 200);
+    while !seen.contains("list_changed") {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "{seen}");
+        seen.push_str(&line);
+    }
+    sigterm(server.child.id());
+    let mut rest = String::new();
+    reader.read_to_string(&mut rest).unwrap();
+    let text = format!("{seen}{rest}");
+    let (_, body) = text.split_once("\r\n\r\n").unwrap();
+    let events = Response {
+        status: 200,
+        headers: vec![("content-type".into(), "text/event-stream".into())],
+        body: dechunk(body),
+    }
+    .events();
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert_eq!(events[1]["method"], "notifications/tools/list_changed");
+    assert_eq!(events[2]["id"], 7, "the final response ends the stream");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "still running");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+// ---- connections ----
+
+/// Reads one response with a Content-Length body, leaving the connection open.
+fn read_one(reader: &mut BufReader<TcpStream>) -> (u16, String) {
+    let mut status = 0;
+    let mut length = 0;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "closed early");
+        if status == 0 {
+            status = line.split(' ').nth(1).unwrap().parse().unwrap();
+        } else if let Some((name, value)) = line.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().unwrap();
+            }
+        } else if line == "\r\n" {
+            break;
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    (status, String::from_utf8(body).unwrap())
+}
+
+#[test]
+fn connections_are_kept_alive_until_idle() {
+    let server = Server::start(&[("HTTP_HEADER_TIMEOUT_MS", "500")]);
+    let stream = TcpStream::connect(&server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::new(stream);
+    let headers = [
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "add"),
+    ];
+    for id in 1..=3 {
+        let body = call(id, "add", json!({"a": id, "b": 1})).to_string();
+        let request = String::from_utf8(request_bytes(&server.addr, "POST", &headers, &body))
+            .unwrap()
+            .replace("Connection: close\r\n", "");
+        writer.write_all(request.as_bytes()).unwrap();
+        let (status, body) = read_one(&mut reader);
+        assert_eq!(status, 200);
+        let message: Value = serde_json::from_str(&body).unwrap();
+        assert_valid(MODERN, "JSONRPCResponse", &message);
+        assert_eq!(message["id"], id);
+    }
+    // Idle past the timeout: the server closes the connection.
+    let started = Instant::now();
+    let mut rest = Vec::new();
+    let _ = reader.read_to_end(&mut rest);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_client_slow_to_send_its_headers_is_cut_off() {
+    let server = Server::start(&[("HTTP_HEADER_TIMEOUT_MS", "300")]);
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let started = Instant::now();
+    stream.write_all(b"POST /mcp HTTP/1.1\r\nHost: ").unwrap();
+    let mut rest = Vec::new();
+    let _ = stream.read_to_end(&mut rest);
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(250) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
+}
+
+#[test]
+fn the_axum_example_mounts_the_service_next_to_its_routes() {
+    let mut child = Command::new(example_binary("axum"))
+        .env("ADDR", "127.0.0.1:0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the axum example starts");
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("serving http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_owned();
+    let server = Server {
+        child,
+        addr,
+        log: Arc::default(),
+    };
+    let health = server.raw(
+        format!(
+            "GET /health HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            server.addr
+        )
+        .as_bytes(),
+    );
+    assert_eq!((health.status, health.body.as_str()), (200, "ok"));
+    let response = server.modern(&call(1, "add", json!({"a": 1, "b": 2})), &[]);
+    assert_eq!(response.status, 200, "{response:?}");
+    assert_eq!(response.json()["result"]["structuredContent"], 3.0);
+}
+
+#[test]
+fn a_legacy_cancellation_ends_the_call_and_its_stream() {
+    let server = Server::start(&[]);
+    let id = open_session(&server, json!({}));
+    let addr = server.addr.clone();
+    let session = id.clone();
+    let slow = std::thread::spawn(move || {
+        let mut stream = TcpStream::connect(&addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let body = legacy_call(9, "slow", json!({"ms": 20000}));
+        stream
+            .write_all(&request_bytes(
+                &addr,
+                "POST",
+                &[("Mcp-Session-Id", &session)],
+                &body,
+            ))
+            .unwrap();
+        let started = Instant::now();
+        let _ = read_response(&mut stream);
+        started.elapsed()
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 9, "reason": "test"}});
+    let response = server.post(&[("Mcp-Session-Id", &id)], &cancel.to_string());
+    assert_eq!(response.status, 202);
+    let took = slow.join().unwrap();
+    assert!(
+        took < Duration::from_secs(5),
+        "the call's POST hung: {took:?}"
+    );
+}
