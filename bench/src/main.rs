@@ -168,6 +168,8 @@ fn run() -> io::Result<()> {
         .to_path_buf();
 
     eprintln!("building the servers (release)…");
+    // The stdio rows measure a stdio-only server: `everything` without the
+    // `http` feature (which the examples crate turns on by default).
     let stdio_builds: &[&[&str]] = &[
         &[
             "build",
@@ -176,6 +178,7 @@ fn run() -> io::Result<()> {
             "examples",
             "--example",
             "everything",
+            "--no-default-features",
         ][..],
         &["build", "--release", "-p", "bench", "--bin", "ceiling"][..],
     ];
@@ -204,6 +207,35 @@ fn run() -> io::Result<()> {
             .ok_or_else(|| io::Error::other("no target dir"))?;
         http::build(&cargo, &root, target)?;
     }
+    // `everything` with the `http` feature, in a target dir of its own so
+    // that it does not replace the stdio-only build measured above.
+    let http_everything = match &options.everything {
+        Some(path) => path.clone(),
+        None if options.http => {
+            let dir = release
+                .parent()
+                .ok_or_else(|| io::Error::other("no target dir"))?
+                .join("bench-http-everything");
+            let status = Command::new(&cargo)
+                .args([
+                    "build",
+                    "--release",
+                    "-p",
+                    "examples",
+                    "--example",
+                    "everything",
+                ])
+                .arg("--target-dir")
+                .arg(&dir)
+                .current_dir(&root)
+                .status()?;
+            if !status.success() {
+                return Err(io::Error::other("cargo build of everything (http) failed"));
+            }
+            dir.join("release").join("examples").join("everything")
+        }
+        None => release.join("examples").join("everything"),
+    };
     let source = source_state(&root);
     let scratch = std::env::temp_dir().join(format!("mcp-bench-{}", std::process::id()));
     std::fs::create_dir_all(&scratch)?;
@@ -222,7 +254,7 @@ fn run() -> io::Result<()> {
                 warm_up: 2_000,
                 connections: options.http_connections,
             };
-            let programs = http::Programs::in_release(&release, options.everything.clone());
+            let programs = http::Programs::in_release(&release, Some(http_everything.clone()));
             Some(http::measure(
                 &http_options,
                 &root,
@@ -347,7 +379,13 @@ fn measure(
         for (i, (target, args)) in [
             (
                 &everything,
-                &["-p", "examples", "--example", "everything"][..],
+                &[
+                    "-p",
+                    "examples",
+                    "--example",
+                    "everything",
+                    "--no-default-features",
+                ][..],
             ),
             (&ceiling, &["-p", "bench", "--bin", "ceiling"][..]),
         ]
