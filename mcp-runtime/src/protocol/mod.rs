@@ -11,6 +11,7 @@ pub(crate) mod id_scan;
 pub(crate) mod incoming;
 pub(crate) mod meta;
 pub(crate) mod outgoing;
+pub(crate) mod sampling;
 pub(crate) mod tool_def;
 mod version;
 
