@@ -1,0 +1,307 @@
+//! Run with: cargo run --example conformance [-- --http 127.0.0.1:PORT]
+//!
+//! The fixture tools of the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`, its server scenarios `tools-*`,
+//! `elicitation-sep1034-defaults` and `elicitation-sep1330-enums`), with the
+//! names, arguments and results its scenarios expect. The suite talks
+//! Streamable HTTP (`conformance server --url http://127.0.0.1:PORT/mcp`);
+//! without `--http` this serves stdio, as every example does.
+//! `ELICIT_TIMEOUT_MS=N` sets how long a legacy elicitation or sampling
+//! request waits for the client. Besides the fixtures, `summarize` shows the
+//! whole sampling request builder.
+
+use mcp_runtime::{
+    Content, Context, ElicitRequest, Elicitation, Level, SampleRequest, SamplingMessage, Server,
+    Tool, ToolBuilder, ToolError, ToolOutcome, tool, tools,
+};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// A 1x1 red PNG, base64-encoded.
+const RED_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+/// A WAV file of no samples (a RIFF header only), base64-encoded.
+const EMPTY_WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
+
+/// The pause between the steps of the logging and progress fixtures, so a
+/// client sees the notifications arrive one by one.
+const STEP: Duration = Duration::from_millis(50);
+
+/// Returns a simple text response.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_simple_text() -> String {
+    "This is a simple text response for testing.".to_owned()
+}
+
+/// Returns a 1x1 red PNG image.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_image_content() -> Vec<Content> {
+    vec![Content::image(RED_PIXEL_PNG, "image/png")]
+}
+
+/// Returns a short WAV audio clip.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_audio_content() -> Vec<Content> {
+    vec![Content::audio(EMPTY_WAV, "audio/wav")]
+}
+
+/// Returns an embedded text resource.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_embedded_resource() -> Vec<Content> {
+    vec![
+        Content::embedded_text(
+            "test://embedded-resource",
+            "This is an embedded resource content.",
+        )
+        .mime_type("text/plain"),
+    ]
+}
+
+/// Returns text, an image and an embedded resource.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_multiple_content_types() -> Vec<Content> {
+    vec![
+        Content::text("Multiple content types test:"),
+        Content::image(RED_PIXEL_PNG, "image/png"),
+        Content::embedded_text(
+            "test://mixed-content-resource",
+            json!({"test": "data", "value": 123}).to_string(),
+        )
+        .mime_type("application/json"),
+    ]
+}
+
+/// Sends three info log messages while it runs.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_tool_with_logging(ctx: Context) -> String {
+    ctx.log(Level::Info, "Tool execution started");
+    tokio::time::sleep(STEP).await;
+    ctx.log(Level::Info, "Tool processing data");
+    tokio::time::sleep(STEP).await;
+    ctx.log(Level::Info, "Tool execution completed");
+    "Tool with logging executed successfully".to_owned()
+}
+
+/// Reports progress 0, 50 and 100 of 100 while it runs.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_tool_with_progress(ctx: Context) -> Result<String, ToolError> {
+    ctx.progress(0.0, Some(100.0), None)?;
+    tokio::time::sleep(STEP).await;
+    ctx.progress(50.0, Some(100.0), None)?;
+    tokio::time::sleep(STEP).await;
+    ctx.progress(100.0, Some(100.0), None)?;
+    Ok("Tool with progress executed successfully".to_owned())
+}
+
+/// Always fails with a tool error.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_error_handling() -> Result<String, ToolError> {
+    Err(ToolError::new(
+        "This tool intentionally returns an error for testing",
+    ))
+}
+
+/// Asks the client's model to answer a prompt (`sampling/createMessage`).
+#[tool(read_only, open_world = false)]
+async fn test_sampling(
+    ctx: Context,
+    /// The prompt to send to the LLM
+    prompt: String,
+) -> Result<String, ToolError> {
+    let answer = ctx
+        .sample("llm", SampleRequest::prompt(prompt).max_tokens(100))
+        .await?;
+    let text = answer
+        .text()
+        .ok_or_else(|| ToolError::new("the model answered without text"))?;
+    Ok(format!("LLM response: {text}"))
+}
+
+/// Summarizes a text with the client's model (not a suite fixture: it shows
+/// the rest of the sampling request builder).
+#[tool(read_only, open_world = false)]
+async fn summarize(
+    ctx: Context,
+    /// The text to summarize
+    text: String,
+) -> Result<String, ToolError> {
+    let request = SampleRequest::new([
+        SamplingMessage::user("Summarize the text that follows in one sentence."),
+        SamplingMessage::user(text),
+    ])
+    .max_tokens(60)
+    .system_prompt("You write one-sentence summaries.")
+    .temperature(0.2)
+    .stop_sequence("\n\n")
+    .model_hint("claude");
+    let answer = ctx.sample("summary", request).await?;
+    let summary = answer
+        .text()
+        .ok_or_else(|| ToolError::new("the model answered without text"))?;
+    Ok(format!("{summary} (model: {})", answer.model))
+}
+
+/// Asks the user for a username and an email address.
+#[tool(read_only, open_world = false)]
+async fn test_elicitation(
+    ctx: Context,
+    /// The message to show the user
+    message: String,
+) -> Result<String, ToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"}
+        },
+        "required": ["username", "email"]
+    });
+    let answer = ctx
+        .elicit("user", ElicitRequest::form(message, schema))
+        .await?;
+    Ok(format!("User response: {}", describe(&answer)))
+}
+
+/// Asks for a form whose every field has a default (SEP-1034).
+#[tool(read_only, open_world = false)]
+async fn test_elicitation_sep1034_defaults(ctx: Context) -> Result<String, ToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "User name", "default": "John Doe"},
+            "age": {"type": "integer", "description": "User age", "default": 30},
+            "score": {"type": "number", "description": "User score", "default": 95.5},
+            "status": {
+                "type": "string",
+                "description": "User status",
+                "enum": ["active", "inactive", "pending"],
+                "default": "active"
+            },
+            "verified": {"type": "boolean", "description": "Verification status", "default": true}
+        },
+        "required": []
+    });
+    let request = ElicitRequest::form(
+        "Please review and update the form fields with defaults",
+        schema,
+    );
+    let answer = ctx.elicit("defaults", request).await?;
+    Ok(format!("Elicitation completed: {}", describe(&answer)))
+}
+
+/// Asks for a form with the five kinds of enum field (SEP-1330).
+#[tool(read_only, open_world = false)]
+async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, ToolError> {
+    let titled = |pairs: &[(&str, &str)]| -> Vec<Value> {
+        pairs
+            .iter()
+            .map(|(value, title)| json!({"const": value, "title": title}))
+            .collect()
+    };
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {
+                "type": "string",
+                "description": "Pick one option",
+                "enum": ["option1", "option2", "option3"]
+            },
+            "titledSingle": {
+                "type": "string",
+                "description": "Pick one titled option",
+                "oneOf": titled(&[("value1", "First Option"), ("value2", "Second Option"), ("value3", "Third Option")])
+            },
+            "legacyEnum": {
+                "type": "string",
+                "description": "Pick one (legacy enumNames)",
+                "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"]
+            },
+            "untitledMulti": {
+                "type": "array",
+                "description": "Pick any options",
+                "items": {"type": "string", "enum": ["option1", "option2", "option3"]}
+            },
+            "titledMulti": {
+                "type": "array",
+                "description": "Pick any titled options",
+                "items": {"anyOf": titled(&[("value1", "First Choice"), ("value2", "Second Choice"), ("value3", "Third Choice")])}
+            }
+        },
+        "required": []
+    });
+    let request = ElicitRequest::form("Please choose from the enum fields", schema);
+    let answer = ctx.elicit("enums", request).await?;
+    Ok(format!("Elicitation completed: {}", describe(&answer)))
+}
+
+/// `json_schema_2020_12_tool`: a hand-written inputSchema with 2020-12
+/// keywords (`$schema`, `$defs`, `$ref`, `additionalProperties`), which the
+/// listing must carry unchanged (SEP-1613).
+fn json_schema_2020_12_tool() -> Tool {
+    ToolBuilder::new("json_schema_2020_12_tool", |_| {
+        Box::pin(async { ToolOutcome::text("JSON Schema 2020-12 tool called") })
+    })
+    .description("Tool with JSON Schema 2020-12 features")
+    .input_schema(json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+            }
+        },
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"}
+        },
+        "additionalProperties": false
+    }))
+    .read_only_hint(true)
+    .build()
+}
+
+/// `action=…, content={…}`, as the fixtures report an answer.
+fn describe(answer: &Elicitation) -> String {
+    let action = match answer.action {
+        mcp_runtime::ElicitAction::Accept => "accept",
+        mcp_runtime::ElicitAction::Decline => "decline",
+        mcp_runtime::ElicitAction::Cancel => "cancel",
+    };
+    let content = answer
+        .content
+        .as_ref()
+        .map_or_else(|| "{}".to_owned(), |c| Value::Object(c.clone()).to_string());
+    format!("action={action}, content={content}")
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> std::io::Result<()> {
+    let mut fixtures = tools![
+        test_simple_text,
+        test_image_content,
+        test_audio_content,
+        test_embedded_resource,
+        test_multiple_content_types,
+        test_tool_with_logging,
+        test_tool_with_progress,
+        test_error_handling,
+        test_sampling,
+        summarize,
+        test_elicitation,
+        test_elicitation_sep1034_defaults,
+        test_elicitation_sep1330_enums,
+    ];
+    fixtures.push(json_schema_2020_12_tool());
+    let mut server =
+        Server::new("mcp-runtime-conformance", env!("CARGO_PKG_VERSION")).tools(fixtures);
+    // ELICIT_TIMEOUT_MS=N: how long a legacy elicitation or sampling request
+    // waits for the client (tests shorten it).
+    if let Some(ms) = std::env::var("ELICIT_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        server = server.elicitation_timeout(Duration::from_millis(ms));
+    }
+    mcp_runtime::cli::run(server).await
+}
