@@ -153,8 +153,8 @@ pub(crate) const DEFAULT_ELICITATION_TIMEOUT: Duration = Duration::from_secs(600
 pub(crate) enum Question {
     /// `elicitation/create`.
     Elicit(ElicitRequest),
-    /// `sampling/createMessage`.
-    Sample(SampleRequest),
+    /// `sampling/createMessage` (boxed: far larger than a form).
+    Sample(Box<SampleRequest>),
 }
 
 impl Question {
@@ -210,7 +210,7 @@ pub(crate) async fn sample(
     key: &str,
     request: SampleRequest,
 ) -> Result<SampleResult, ToolError> {
-    let answer = ask_client(ctx, key, Question::Sample(request)).await?;
+    let answer = ask_client(ctx, key, Question::Sample(Box::new(request))).await?;
     SampleResult::from_result(&answer)
 }
 
