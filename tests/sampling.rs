@@ -261,3 +261,57 @@ fn modern_clients_without_the_capability_get_32021() {
         json!({"sampling": {}})
     );
 }
+
+/// Answers every sampling request with "echo: " and the first message's text.
+fn echo_model(params: &Value) -> Value {
+    let prompt = params["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_default();
+    json!({"role": "assistant", "content": {"type": "text", "text": format!("echo: {prompt}")},
+        "model": "echo"})
+}
+
+#[tokio::test]
+async fn the_test_client_answers_sampling_in_both_eras() {
+    use mcp_runtime::testing::Client;
+    use mcp_runtime::{Context, ProtocolVersion, SampleRequest, Server, ToolError, tool, tools};
+
+    /// Asks the model to repeat a word.
+    #[tool]
+    async fn repeat(ctx: Context, word: String) -> Result<String, ToolError> {
+        let answer = ctx.sample("repeat", SampleRequest::prompt(word)).await?;
+        Ok(format!(
+            "{} ({})",
+            answer.text().unwrap_or_default(),
+            answer.model
+        ))
+    }
+
+    for version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
+        let server = Server::new("t", "1").tools(tools![repeat]);
+        let mut client = Client::builder(server)
+            .protocol_version(version)
+            .on_sampling(echo_model)
+            .connect()
+            .await
+            .expect("connects");
+        let result = client
+            .call("repeat", json!({"word": "hi"}))
+            .await
+            .expect("answered");
+        assert_eq!(result.text(), Some("echo: hi (echo)"), "{version:?}");
+    }
+    // Without a handler the capability is not declared: the tool says so
+    // (legacy) or the call fails with -32021 (2026-07-28).
+    let server = Server::new("t", "1").tools(tools![repeat]);
+    let mut client = Client::builder(server)
+        .protocol_version(ProtocolVersion::V2026_07_28)
+        .connect()
+        .await
+        .expect("connects");
+    let err = client
+        .call("repeat", json!({"word": "hi"}))
+        .await
+        .expect_err("no sampling capability");
+    assert_eq!(err.code, -32021, "{err:?}");
+}
