@@ -2,7 +2,8 @@
 //!
 //! The fixture tools of the official MCP conformance suite
 //! (`@modelcontextprotocol/conformance`, its server scenarios `tools-*`,
-//! `elicitation-sep1034-defaults` and `elicitation-sep1330-enums`), with the
+//! `elicitation-sep1034-defaults` and `elicitation-sep1330-enums`; for
+//! 2026-07-28, `input-required-result-*` and `server-stateless`), with the
 //! names, arguments and results its scenarios expect. The suite talks
 //! Streamable HTTP (`conformance server --url http://127.0.0.1:PORT/mcp`);
 //! without `--http` this serves stdio, as every example does.
@@ -234,6 +235,119 @@ async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, ToolErro
     Ok(format!("Elicitation completed: {}", describe(&answer)))
 }
 
+/// A form of one required field `name` of `kind` (`string`, `boolean`, …).
+fn one_field(message: &str, name: &str, kind: &str) -> ElicitRequest {
+    ElicitRequest::form(
+        message,
+        json!({"type": "object", "properties": {name: {"type": kind}}, "required": [name]}),
+    )
+}
+
+/// The accepted field `name` of `answer`, or an error saying what came instead.
+fn accepted(answer: &Elicitation, name: &str) -> Result<Value, ToolError> {
+    answer
+        .content
+        .as_ref()
+        .filter(|_| answer.is_accepted())
+        .and_then(|content| content.get(name).cloned())
+        .ok_or_else(|| ToolError::new(format!("no {name} was given ({})", describe(answer))))
+}
+
+/// 2026-07-28 fixture: asks for a name, then greets it.
+#[tool(read_only, open_world = false)]
+async fn test_input_required_result_elicitation(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit(
+            "user_name",
+            one_field("What is your name?", "name", "string"),
+        )
+        .await?;
+    let name = accepted(&answer, "name")?;
+    Ok(format!("Hello, {}!", name.as_str().unwrap_or_default()))
+}
+
+/// 2026-07-28 fixture: asks the client's model a question.
+#[tool(read_only, open_world = false)]
+async fn test_input_required_result_sampling(ctx: Context) -> Result<String, ToolError> {
+    let request = SampleRequest::prompt("What is the capital of France?").max_tokens(100);
+    let answer = ctx.sample("capital_question", request).await?;
+    answer
+        .text()
+        .ok_or_else(|| ToolError::new("the model answered without text"))
+}
+
+/// 2026-07-28 fixture: asks for a confirmation; the retry only completes
+/// with the sealed `requestState` this server issued.
+#[tool(read_only, open_world = false)]
+async fn test_input_required_result_request_state(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit("confirm", one_field("Please confirm", "ok", "boolean"))
+        .await?;
+    let ok = accepted(&answer, "ok")?;
+    Ok(format!("state-ok: confirmed={ok}"))
+}
+
+/// 2026-07-28 fixture: two rounds of questions, the state growing between them.
+#[tool(read_only, open_world = false)]
+async fn test_input_required_result_multi_round(ctx: Context) -> Result<String, ToolError> {
+    let name = ctx
+        .elicit(
+            "step1",
+            one_field("Step 1: What is your name?", "name", "string"),
+        )
+        .await?;
+    let name = accepted(&name, "name")?;
+    let color = ctx
+        .elicit(
+            "step2",
+            one_field("Step 2: What is your favorite color?", "color", "string"),
+        )
+        .await?;
+    let color = accepted(&color, "color")?;
+    Ok(format!(
+        "Hello, {}! Your favorite color is {}.",
+        name.as_str().unwrap_or_default(),
+        color.as_str().unwrap_or_default()
+    ))
+}
+
+/// 2026-07-28 fixture: a question whose sealed state the client may not alter
+/// (a tampered state is refused with `-32602`).
+#[tool(read_only, open_world = false)]
+async fn test_input_required_result_tampered_state(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit("confirm", one_field("Please confirm", "ok", "boolean"))
+        .await?;
+    let ok = accepted(&answer, "ok")?;
+    Ok(format!("confirmed={ok}"))
+}
+
+/// 2026-07-28 fixture: asks only through a capability the client declared
+/// (sampling first, else elicitation).
+#[tool(read_only, open_world = false)]
+async fn test_input_required_result_capabilities(ctx: Context) -> Result<String, ToolError> {
+    if ctx.client_capabilities().get("sampling").is_some() {
+        let answer = ctx
+            .sample("probe", SampleRequest::prompt("Say hello.").max_tokens(20))
+            .await?;
+        return Ok(format!("sampled: {}", answer.text().unwrap_or_default()));
+    }
+    let answer = ctx
+        .elicit("probe", one_field("Say hello.", "text", "string"))
+        .await?;
+    Ok(format!("elicited: {}", accepted(&answer, "text")?))
+}
+
+/// Needs the `sampling` capability: a client that did not declare it gets
+/// `-32021` (2026-07-28) or an error result (legacy).
+#[tool(read_only, open_world = false)]
+async fn test_missing_capability(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx
+        .sample("probe", SampleRequest::prompt("Say hello.").max_tokens(20))
+        .await?;
+    Ok(answer.text().unwrap_or_default())
+}
+
 /// `json_schema_2020_12_tool`: a hand-written inputSchema with 2020-12
 /// keywords (`$schema`, `$defs`, `$ref`, `additionalProperties`), which the
 /// listing must carry unchanged (SEP-1613).
@@ -291,6 +405,13 @@ async fn main() -> std::io::Result<()> {
         test_elicitation,
         test_elicitation_sep1034_defaults,
         test_elicitation_sep1330_enums,
+        test_input_required_result_elicitation,
+        test_input_required_result_sampling,
+        test_input_required_result_request_state,
+        test_input_required_result_multi_round,
+        test_input_required_result_tampered_state,
+        test_input_required_result_capabilities,
+        test_missing_capability,
     ];
     fixtures.push(json_schema_2020_12_tool());
     let mut server =

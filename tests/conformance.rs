@@ -521,3 +521,192 @@ fn the_official_suite_passes_over_http() {
         scenarios.len()
     );
 }
+
+const MODERN: &str = "2026-07-28";
+
+/// A 2026-07-28 `tools/call` of `name` from a client with `capabilities`.
+fn modern_call(id: u64, name: &str, capabilities: Value) -> Value {
+    let mut message = call(id, name, json!({}), true);
+    message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = capabilities;
+    message
+}
+
+/// Sends `message`; expects `input_required` asking exactly `requests`, and
+/// returns the state.
+fn expect_input_required(peer: &mut Peer, message: &Value, requests: Value) -> Value {
+    let response = peer.request(message.clone());
+    let result = &response["result"];
+    assert_valid(MODERN, "InputRequiredResult", result);
+    assert_eq!(result["resultType"], "input_required", "{response}");
+    assert_eq!(result["inputRequests"], requests, "{response}");
+    assert!(result["requestState"].is_string(), "{response}");
+    result["requestState"].clone()
+}
+
+/// `message` again as call `id`, answering with `responses` and `state`.
+fn retry(message: &Value, id: u64, responses: Value, state: &Value) -> Value {
+    let mut retry = message.clone();
+    retry["id"] = id.into();
+    retry["params"]["inputResponses"] = responses;
+    retry["params"]["requestState"] = state.clone();
+    retry
+}
+
+/// The text of a complete 2026-07-28 `CallToolResult`.
+fn complete_text(response: &Value) -> String {
+    let result = &response["result"];
+    assert_valid(MODERN, "CallToolResult", result);
+    assert_eq!(result["resultType"], "complete", "{response}");
+    assert_ne!(result["isError"], true, "{response}");
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn form_request(message: &str, field: &str, kind: &str) -> Value {
+    json!({"method": "elicitation/create", "params": {"mode": "form", "message": message,
+        "requestedSchema": {"type": "object", "properties": {field: {"type": kind}}, "required": [field]}}})
+}
+
+fn accept(content: Value) -> Value {
+    json!({"action": "accept", "content": content})
+}
+
+fn modern_peer() -> Peer {
+    let mut peer = Peer::spawn("conformance", &[]);
+    peer.version = MODERN.into();
+    peer
+}
+
+#[test]
+fn modern_input_required_fixtures_ask_and_complete_on_the_retry() {
+    let mut peer = modern_peer();
+    let both = json!({"elicitation": {}, "sampling": {}});
+
+    let first = modern_call(1, "test_input_required_result_elicitation", both.clone());
+    let state = expect_input_required(
+        &mut peer,
+        &first,
+        json!({"user_name": form_request("What is your name?", "name", "string")}),
+    );
+    let response = peer.request(retry(
+        &first,
+        2,
+        json!({"user_name": accept(json!({"name": "Alice"}))}),
+        &state,
+    ));
+    assert_eq!(complete_text(&response), "Hello, Alice!");
+
+    let first = modern_call(3, "test_input_required_result_sampling", both.clone());
+    let state = expect_input_required(
+        &mut peer,
+        &first,
+        json!({"capital_question": {"method": "sampling/createMessage", "params": {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}],
+            "maxTokens": 100}}}),
+    );
+    let answer =
+        json!({"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "m"});
+    let response = peer.request(retry(
+        &first,
+        4,
+        json!({"capital_question": answer}),
+        &state,
+    ));
+    assert_eq!(complete_text(&response), "Paris");
+
+    let first = modern_call(5, "test_input_required_result_request_state", both.clone());
+    let state = expect_input_required(
+        &mut peer,
+        &first,
+        json!({"confirm": form_request("Please confirm", "ok", "boolean")}),
+    );
+    let response = peer.request(retry(
+        &first,
+        6,
+        json!({"confirm": accept(json!({"ok": true}))}),
+        &state,
+    ));
+    assert!(complete_text(&response).contains("state-ok"));
+
+    let first = modern_call(7, "test_input_required_result_multi_round", both.clone());
+    let state1 = expect_input_required(
+        &mut peer,
+        &first,
+        json!({"step1": form_request("Step 1: What is your name?", "name", "string")}),
+    );
+    let second = retry(
+        &first,
+        8,
+        json!({"step1": accept(json!({"name": "Ada"}))}),
+        &state1,
+    );
+    let state2 = expect_input_required(
+        &mut peer,
+        &second,
+        json!({"step2": form_request("Step 2: What is your favorite color?", "color", "string")}),
+    );
+    assert_ne!(state1, state2, "the state evolves between rounds");
+    let response = peer.request(retry(
+        &first,
+        9,
+        json!({"step2": accept(json!({"color": "teal"}))}),
+        &state2,
+    ));
+    assert_eq!(
+        complete_text(&response),
+        "Hello, Ada! Your favorite color is teal."
+    );
+}
+
+#[test]
+fn modern_fixtures_refuse_tampered_states_and_respect_capabilities() {
+    let mut peer = modern_peer();
+    let first = modern_call(
+        1,
+        "test_input_required_result_tampered_state",
+        json!({"elicitation": {}}),
+    );
+    let state = expect_input_required(
+        &mut peer,
+        &first,
+        json!({"confirm": form_request("Please confirm", "ok", "boolean")}),
+    );
+    let mut tampered = state.as_str().expect("a string").to_owned();
+    let last = tampered.pop().expect("not empty");
+    tampered.push(if last == 'A' { 'B' } else { 'A' });
+    let response = peer.request(retry(
+        &first,
+        2,
+        json!({"confirm": accept(json!({"ok": true}))}),
+        &Value::from(tampered),
+    ));
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+
+    // Sampling only: the question comes as sampling, never as elicitation.
+    let first = modern_call(
+        3,
+        "test_input_required_result_capabilities",
+        json!({"sampling": {}}),
+    );
+    let response = peer.request(first);
+    let requests = response["result"]["inputRequests"]
+        .as_object()
+        .expect("input requests");
+    assert!(!requests.is_empty());
+    assert!(
+        requests
+            .values()
+            .all(|r| r["method"] == "sampling/createMessage"),
+        "{response}"
+    );
+
+    // No sampling capability: -32021 naming it.
+    let response = peer.request(modern_call(4, "test_missing_capability", json!({})));
+    assert_eq!(response["error"]["code"], -32021, "{response}");
+    assert_eq!(
+        response["error"]["data"]["requiredCapabilities"],
+        json!({"sampling": {}})
+    );
+}
