@@ -348,6 +348,18 @@ async fn test_missing_capability(ctx: Context) -> Result<String, ToolError> {
     Ok(answer.text().unwrap_or_default())
 }
 
+/// Echoes a value the client also sends as the `Mcp-Param-Greeting` HTTP
+/// header (2026-07-28 `x-mcp-header`; the suite checks the server compares
+/// the two).
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_custom_headers(
+    /// A greeting, mirrored in the `Mcp-Param-Greeting` header
+    #[arg(header = "Greeting")]
+    greeting: String,
+) -> String {
+    format!("greeting: {greeting}")
+}
+
 /// `json_schema_2020_12_tool`: a hand-written inputSchema with 2020-12
 /// keywords (`$schema`, `$defs`, `$ref`, `additionalProperties`), which the
 /// listing must carry unchanged (SEP-1613).
@@ -412,6 +424,7 @@ async fn main() -> std::io::Result<()> {
         test_input_required_result_tampered_state,
         test_input_required_result_capabilities,
         test_missing_capability,
+        test_custom_headers,
     ];
     fixtures.push(json_schema_2020_12_tool());
     let mut server =

@@ -5,8 +5,12 @@
 //! - Over stdio: every fixture tool, with the exact names, arguments and
 //!   results of the suite's scenarios, each message checked against the
 //!   official 2025-11-25 schema.
+//! - Over stdio in the 2026-07-28 era: the `input-required-result-*`
+//!   fixtures (questions, retries, evolving and tampered states,
+//!   capabilities).
 //! - Over Streamable HTTP: the suite itself, scenario by scenario
-//!   ([`SCENARIOS`]), against `conformance --http 127.0.0.1:PORT`. It is
+//!   ([`SCENARIOS`] with suite 0.1.16, [`SCENARIOS_2026`] with
+//!   0.2.0-alpha.12), against `conformance --http 127.0.0.1:PORT`. It is
 //!   installed on first use with `npm ci` in `tests/conformance` (Node.js and
 //!   npm on `PATH`; the suite needs Node.js 22, which the `node` package
 //!   pinned there provides). Until `mcp_runtime::cli::run` understands
@@ -25,12 +29,12 @@ use std::time::{Duration, Instant};
 
 const VERSION: &str = "2025-11-25";
 
-/// The suite's server scenarios a tools server must pass: tools, lifecycle,
-/// ping, logging and transport. Left out: the resources, prompts and
-/// completion scenarios (`resources-*`, `prompts-*`, `completion-complete`),
-/// which a tools framework does not serve, and `server-sse-polling`
-/// (resumable SSE streams, optional). `MCP_CONFORMANCE_SCENARIOS`
-/// (comma-separated) replaces the list.
+/// The 2025-11-25 server scenarios a tools server must pass (suite 0.1.16):
+/// tools, lifecycle, ping, logging and transport. Left out: the resources,
+/// prompts and completion scenarios (`resources-*`, `prompts-*`,
+/// `completion-complete`), which a tools framework does not serve, and
+/// `server-sse-polling` (resumable SSE streams, optional).
+/// `MCP_CONFORMANCE_SCENARIOS` (comma-separated) replaces the list.
 const SCENARIOS: &[&str] = &[
     "server-initialize",
     "ping",
@@ -51,6 +55,42 @@ const SCENARIOS: &[&str] = &[
     "elicitation-sep1330-enums",
     "server-sse-multiple-streams",
     "dns-rebinding-protection",
+];
+
+/// The 2026-07-28 server scenarios (suite 0.2.0-alpha.12, `--spec-version
+/// 2026-07-28`). Left out besides resources, prompts and completion
+/// (`sep-2164-resource-not-found`, `input-required-result-non-tool-request`
+/// on `prompts/get`): `roots/list` input requests, which the runtime does not
+/// ask (`input-required-result-basic-list-roots`,
+/// `input-required-result-multiple-input-requests`), and the `tasks-*` and
+/// skills extensions. `MCP_CONFORMANCE_SCENARIOS_2026` replaces the list.
+const SCENARIOS_2026: &[&str] = &[
+    "server-stateless",
+    "tools-list",
+    "tools-call-simple-text",
+    "tools-call-image",
+    "tools-call-audio",
+    "tools-call-embedded-resource",
+    "tools-call-mixed-content",
+    "tools-call-error",
+    "tools-call-with-progress",
+    "json-schema-2020-12",
+    "caching",
+    "http-header-validation",
+    "http-custom-header-server-validation",
+    "server-sse-multiple-streams",
+    "dns-rebinding-protection",
+    "input-required-result-basic-elicitation",
+    "input-required-result-basic-sampling",
+    "input-required-result-request-state",
+    "input-required-result-multi-round",
+    "input-required-result-missing-input-response",
+    "input-required-result-result-type",
+    "input-required-result-unsupported-methods",
+    "input-required-result-tampered-state",
+    "input-required-result-capability-check",
+    "input-required-result-ignore-extra-params",
+    "input-required-result-validate-input",
 ];
 
 /// A 2025-11-25 session that can answer elicitations and sampling, with the
@@ -487,19 +527,58 @@ fn the_official_suite_passes_over_http() {
         }
     };
     let dir = suite_dir();
-    let node = dir.join("node_modules/.bin/node");
-    let cli = dir.join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
     let url = format!("http://{addr}/mcp");
-    let scenarios: Vec<String> = match std::env::var("MCP_CONFORMANCE_SCENARIOS") {
-        Ok(list) => list.split(',').map(|s| s.trim().to_owned()).collect(),
-        Err(_) => SCENARIOS.iter().map(|s| (*s).to_owned()).collect(),
-    };
+    let mut failed = run_suite(
+        &dir,
+        "node_modules/@modelcontextprotocol/conformance/dist/index.js",
+        &[],
+        &url,
+        &scenarios("MCP_CONFORMANCE_SCENARIOS", SCENARIOS),
+    );
+    failed.extend(run_suite(
+        &dir,
+        "node_modules/conformance-2026/dist/index.js",
+        &["--spec-version", "2026-07-28"],
+        &url,
+        &scenarios("MCP_CONFORMANCE_SCENARIOS_2026", SCENARIOS_2026),
+    ));
+    assert!(
+        failed.is_empty(),
+        "{} conformance scenarios failed: {failed:?}",
+        failed.len()
+    );
+}
+
+/// The scenario list in `var` (comma-separated), else `default`.
+fn scenarios(var: &str, default: &[&str]) -> Vec<String> {
+    match std::env::var(var) {
+        Ok(list) => list
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        Err(_) => default.iter().map(|s| (*s).to_owned()).collect(),
+    }
+}
+
+/// Runs each scenario with the suite at `cli` (under `dir`); returns the
+/// failed ones, having printed their reports.
+fn run_suite(
+    dir: &Path,
+    cli: &str,
+    extra: &[&str],
+    url: &str,
+    scenarios: &[String],
+) -> Vec<String> {
+    let node = dir.join("node_modules/.bin/node");
     let mut failed = Vec::new();
-    for scenario in &scenarios {
+    for scenario in scenarios {
         let output = Command::new(&node)
-            .arg(&cli)
-            .args(["server", "--url", &url, "--scenario", scenario])
-            .current_dir(&dir)
+            .arg(dir.join(cli))
+            .args(["server", "--url", url, "--scenario", scenario])
+            .args(extra)
+            .current_dir(dir)
             .stdin(Stdio::null())
             .output()
             .expect("the suite runs");
@@ -514,12 +593,7 @@ fn the_official_suite_passes_over_http() {
             failed.push(scenario.clone());
         }
     }
-    assert!(
-        failed.is_empty(),
-        "{} of {} conformance scenarios failed: {failed:?}",
-        failed.len(),
-        scenarios.len()
-    );
+    failed
 }
 
 const MODERN: &str = "2026-07-28";
