@@ -12,8 +12,8 @@
 //! whole sampling request builder.
 
 use mcp_runtime::{
-    Content, Context, ElicitRequest, Elicitation, Level, SampleRequest, SamplingMessage, Server,
-    Tool, ToolBuilder, ToolError, ToolOutcome, tool, tools,
+    Content, Context, ElicitRequest, Elicitation, FormField, Level, SampleRequest, SamplingMessage,
+    Server, Tool, ToolBuilder, ToolError, ToolOutcome, tool, tools,
 };
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -165,26 +165,33 @@ async fn test_elicitation(
 /// Asks for a form whose every field has a default (SEP-1034).
 #[tool(read_only, open_world = false)]
 async fn test_elicitation_sep1034_defaults(ctx: Context) -> Result<String, ToolError> {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "description": "User name", "default": "John Doe"},
-            "age": {"type": "integer", "description": "User age", "default": 30},
-            "score": {"type": "number", "description": "User score", "default": 95.5},
-            "status": {
-                "type": "string",
-                "description": "User status",
-                "enum": ["active", "inactive", "pending"],
-                "default": "active"
-            },
-            "verified": {"type": "boolean", "description": "Verification status", "default": true}
-        },
-        "required": []
-    });
-    let request = ElicitRequest::form(
-        "Please review and update the form fields with defaults",
-        schema,
-    );
+    let request = ElicitRequest::new("Please review and update the form fields with defaults")
+        .field(
+            "name",
+            FormField::string()
+                .description("User name")
+                .default("John Doe"),
+        )
+        .field(
+            "age",
+            FormField::integer().description("User age").default(30),
+        )
+        .field(
+            "score",
+            FormField::number().description("User score").default(95.5),
+        )
+        .field(
+            "status",
+            FormField::select(["active", "inactive", "pending"])
+                .description("User status")
+                .default("active"),
+        )
+        .field(
+            "verified",
+            FormField::boolean()
+                .description("Verification status")
+                .default(true),
+        );
     let answer = ctx.elicit("defaults", request).await?;
     Ok(format!("Elicitation completed: {}", describe(&answer)))
 }
@@ -192,45 +199,42 @@ async fn test_elicitation_sep1034_defaults(ctx: Context) -> Result<String, ToolE
 /// Asks for a form with the five kinds of enum field (SEP-1330).
 #[tool(read_only, open_world = false)]
 async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, ToolError> {
-    let titled = |pairs: &[(&str, &str)]| -> Vec<Value> {
-        pairs
-            .iter()
-            .map(|(value, title)| json!({"const": value, "title": title}))
-            .collect()
-    };
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "untitledSingle": {
-                "type": "string",
-                "description": "Pick one option",
-                "enum": ["option1", "option2", "option3"]
-            },
-            "titledSingle": {
-                "type": "string",
-                "description": "Pick one titled option",
-                "oneOf": titled(&[("value1", "First Option"), ("value2", "Second Option"), ("value3", "Third Option")])
-            },
-            "legacyEnum": {
-                "type": "string",
-                "description": "Pick one (legacy enumNames)",
-                "enum": ["opt1", "opt2", "opt3"],
-                "enumNames": ["Option One", "Option Two", "Option Three"]
-            },
-            "untitledMulti": {
-                "type": "array",
-                "description": "Pick any options",
-                "items": {"type": "string", "enum": ["option1", "option2", "option3"]}
-            },
-            "titledMulti": {
-                "type": "array",
-                "description": "Pick any titled options",
-                "items": {"anyOf": titled(&[("value1", "First Choice"), ("value2", "Second Choice"), ("value3", "Third Choice")])}
-            }
-        },
-        "required": []
-    });
-    let request = ElicitRequest::form("Please choose from the enum fields", schema);
+    let request = ElicitRequest::new("Please choose from the enum fields")
+        .field(
+            "untitledSingle",
+            FormField::select(["option1", "option2", "option3"]).description("Pick one option"),
+        )
+        .field(
+            "titledSingle",
+            FormField::titled_select([
+                ("value1", "First Option"),
+                ("value2", "Second Option"),
+                ("value3", "Third Option"),
+            ])
+            .description("Pick one titled option"),
+        )
+        .field(
+            "legacyEnum",
+            FormField::legacy_titled_select(
+                ["opt1", "opt2", "opt3"],
+                ["Option One", "Option Two", "Option Three"],
+            )
+            .description("Pick one (legacy enumNames)"),
+        )
+        .field(
+            "untitledMulti",
+            FormField::multi_select(["option1", "option2", "option3"])
+                .description("Pick any options"),
+        )
+        .field(
+            "titledMulti",
+            FormField::titled_multi_select([
+                ("value1", "First Choice"),
+                ("value2", "Second Choice"),
+                ("value3", "Third Choice"),
+            ])
+            .description("Pick any titled options"),
+        );
     let answer = ctx.elicit("enums", request).await?;
     Ok(format!("Elicitation completed: {}", describe(&answer)))
 }

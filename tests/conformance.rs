@@ -361,6 +361,18 @@ fn the_sep1034_fixture_gives_every_field_a_default() {
             "status": "inactive", "verified": false}}),
         1,
     );
+    assert_eq!(
+        request["params"]["requestedSchema"],
+        json!({"type": "object", "properties": {
+            "name": {"type": "string", "description": "User name", "default": "John Doe"},
+            "age": {"type": "integer", "description": "User age", "default": 30},
+            "score": {"type": "number", "description": "User score", "default": 95.5},
+            "status": {"type": "string", "description": "User status",
+                "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "description": "Verification status", "default": true}
+        }}),
+        "the typed FormField builder writes the SEP-1034 shapes"
+    );
     let properties = &request["params"]["requestedSchema"]["properties"];
     for (field, kind, default) in [
         ("name", "string", json!("John Doe")),
@@ -395,6 +407,21 @@ fn the_sep1330_fixture_asks_with_the_five_kinds_of_enum() {
         1,
     );
     let p = &request["params"]["requestedSchema"]["properties"];
+    assert_eq!(
+        p["titledSingle"]["oneOf"][1],
+        json!({"const": "value2", "title": "Second Option"})
+    );
+    assert_eq!(
+        p["legacyEnum"]["enumNames"],
+        json!(["Option One", "Option Two", "Option Three"])
+    );
+    assert_eq!(
+        p["titledMulti"],
+        json!({"type": "array", "description": "Pick any titled options", "items": {"anyOf": [
+            {"const": "value1", "title": "First Choice"},
+            {"const": "value2", "title": "Second Choice"},
+            {"const": "value3", "title": "Third Choice"}]}})
+    );
     let untitled = &p["untitledSingle"];
     assert!(
         untitled["enum"].is_array()

@@ -89,7 +89,9 @@ mod util;
 pub use content::{Audience, Content, IntoContent};
 pub use context::{Context, TestContext, TestPeer};
 pub use dump::{DumpEntry, DumpFormat, ToolDump};
-pub use elicit::{ElicitAction, ElicitRequest, Elicitation, SampleRequest, SampleResult};
+pub use elicit::{
+    ElicitAction, ElicitRequest, Elicitation, FormField, SampleRequest, SampleResult,
+};
 pub use error::Error;
 pub use handles::Handles;
 pub use level::Level;

@@ -21,25 +21,34 @@
 //! in it cannot be replaced. In a legacy session the question waits at most
 //! the server's elicitation timeout.
 
+mod form;
 mod sample;
 pub(crate) mod seal;
 
+pub use form::FormField;
 pub use sample::{SampleRequest, SampleResult};
 
 use crate::ToolError;
 use crate::context::Context;
 use crate::protocol::ProtocolVersion;
+use crate::protocol::form::{FieldSchema, form_schema};
 use crate::protocol::outgoing::{ElicitForm, InputRequest};
 use crate::util::{human_duration, lock};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::time::Duration;
 
-/// A form the client shows the user (`elicitation/create`, form mode).
+/// A form the client shows the user (`elicitation/create`, form mode):
+/// built field by field ([`ElicitRequest::new`] and [`FormField`]), from a
+/// struct ([`ElicitRequest::for_type`]) or from a schema
+/// ([`ElicitRequest::form`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequest {
     message: String,
     requested_schema: Value,
+    /// The typed fields of [`ElicitRequest::field`], in order.
+    fields: Vec<(String, FieldSchema)>,
+    required: Vec<String>,
 }
 
 impl ElicitRequest {
@@ -48,7 +57,29 @@ impl ElicitRequest {
         ElicitRequest {
             message: message.into(),
             requested_schema,
+            fields: Vec::new(),
+            required: Vec::new(),
         }
+    }
+
+    /// A form with `message` and no fields yet; add them with
+    /// [`ElicitRequest::field`].
+    pub fn new(message: impl Into<String>) -> ElicitRequest {
+        ElicitRequest::form(message, form_schema(&[], &[]))
+    }
+
+    /// Adds (or replaces) the field `name`. The typed fields make the whole
+    /// schema: they replace one given to [`ElicitRequest::form`].
+    pub fn field(mut self, name: impl Into<String>, field: FormField) -> ElicitRequest {
+        let name = name.into();
+        self.fields.retain(|(n, _)| *n != name);
+        self.required.retain(|n| *n != name);
+        if field.required {
+            self.required.push(name.clone());
+        }
+        self.fields.push((name, field.schema));
+        self.requested_schema = form_schema(&self.fields, &self.required);
+        self
     }
 
     /// A form whose fields are those of `T` (a struct of primitive fields).

@@ -6,6 +6,7 @@
 
 pub(crate) mod content;
 mod error_code;
+pub(crate) mod form;
 pub(crate) mod frame;
 pub(crate) mod id_scan;
 pub(crate) mod incoming;
