@@ -89,12 +89,15 @@ mod util;
 pub use content::{Audience, Content, IntoContent};
 pub use context::{Context, TestContext, TestPeer};
 pub use dump::{DumpEntry, DumpFormat, ToolDump};
-pub use elicit::{ElicitAction, ElicitRequest, Elicitation};
+pub use elicit::{
+    ElicitAction, ElicitRequest, Elicitation, FormField, SampleRequest, SampleResult,
+};
 pub use error::Error;
 pub use handles::Handles;
 pub use level::Level;
 pub use mcp_macros::tool;
 pub use protocol::ProtocolVersion;
+pub use protocol::sampling::{Role, SamplingContent, SamplingMessage};
 pub use schemars::{self, JsonSchema};
 pub use serde::{self, Deserialize, Serialize};
 pub use server::Server;

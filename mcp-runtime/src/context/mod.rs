@@ -1,6 +1,7 @@
 //! What a running tool can know and do besides its arguments: the call's
 //! identity and revision, progress, logging, cancellation, state, the live
-//! tool set, and (through [`crate::elicit`]) asking the user. The test
+//! tool set, and (through [`crate::elicit`]) asking the user or the
+//! client's model. The test
 //! builder is in [`test`](mod@test).
 
 mod test;
@@ -8,7 +9,7 @@ mod test;
 pub use test::{TestContext, TestPeer};
 
 use crate::ToolError;
-use crate::elicit::{ElicitRequest, Elicitation, Interrupt};
+use crate::elicit::{ElicitRequest, Elicitation, Interrupt, SampleRequest, SampleResult};
 use crate::level::Level;
 use crate::protocol::{ProtocolVersion, outgoing};
 use crate::session::connection::{CancelSignal, ClientSession, Connection};
@@ -270,6 +271,39 @@ impl Context {
         request: ElicitRequest,
     ) -> Result<Elicitation, ToolError> {
         crate::elicit::ask(self, key, request).await
+    }
+
+    /// Asks the client's model for a message (`sampling/createMessage`).
+    ///
+    /// Works like [`Context::elicit`]: `key` names this request within the
+    /// tool and must be stable across runs (in the 2026-07-28 era the call
+    /// ends with an `input_required` result carrying the request, and the
+    /// tool runs again once the client sends the model's answer). An `Err`
+    /// means the client cannot be asked (no `sampling` capability: in the
+    /// 2026-07-28 era the call then fails with `-32021`), failed the
+    /// request, sent an answer that is not a `CreateMessageResult`, or, in a
+    /// legacy session, did not answer within
+    /// [`Server::elicitation_timeout`](crate::Server::elicitation_timeout)
+    /// (the request is then withdrawn with `notifications/cancelled`).
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{Context, SampleRequest, ToolError, tool};
+    ///
+    /// /// Summarize a text with the client's model.
+    /// #[tool]
+    /// async fn summarize(ctx: Context, text: String) -> Result<String, ToolError> {
+    ///     let request = SampleRequest::prompt(format!("Summarize in one line:\n{text}"))
+    ///         .max_tokens(100);
+    ///     let answer = ctx.sample("summary", request).await?;
+    ///     answer.text().ok_or_else(|| ToolError::new("the model sent no text"))
+    /// }
+    /// ```
+    pub async fn sample(
+        &self,
+        key: &str,
+        request: SampleRequest,
+    ) -> Result<SampleResult, ToolError> {
+        crate::elicit::sample(self, key, request).await
     }
 
     /// The connection the call came on.

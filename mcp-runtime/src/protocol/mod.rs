@@ -6,6 +6,7 @@
 
 pub(crate) mod content;
 mod error_code;
+pub(crate) mod form;
 pub(crate) mod frame;
 pub(crate) mod id_scan;
 pub(crate) mod incoming;
@@ -13,6 +14,7 @@ pub(crate) mod meta;
 pub(crate) mod outgoing;
 #[cfg(feature = "http")]
 pub(crate) mod probe;
+pub(crate) mod sampling;
 pub(crate) mod tool_def;
 mod version;
 

@@ -4,7 +4,7 @@
 
 use crate::level::Level;
 use crate::protocol::frame::Frame;
-use crate::protocol::outgoing::{self, ElicitForm};
+use crate::protocol::outgoing::{self, InputRequest};
 use crate::session::era::Lifecycle;
 use crate::util::lock;
 use serde_json::Value;
@@ -255,10 +255,11 @@ impl Connection {
         lock(&self.in_flight).len()
     }
 
-    /// Sends `elicitation/create` to the client; the reply comes through
+    /// Sends a request to the client (`elicitation/create`,
+    /// `sampling/createMessage`); the reply comes through
     /// the returned [`ClientRequest`], which withdraws the request when it is
     /// dropped unanswered.
-    pub(crate) fn request_client(&self, form: &ElicitForm<'_>) -> ClientRequest<'_> {
+    pub(crate) fn request_client(&self, question: &InputRequest<'_>) -> ClientRequest<'_> {
         let n = self.next_server_request.fetch_add(1, Ordering::Relaxed);
         let id = format!("\"mcp-server-{n}\"");
         let (tx, reply) = oneshot::channel();
@@ -277,7 +278,7 @@ impl Connection {
             waiting.insert(request.id.clone(), tx);
         }
         if let Ok(id) = RawValue::from_string(request.id.clone()) {
-            self.send(outgoing::elicitation_request(&id, form));
+            self.send(outgoing::client_request(&id, question));
         }
         request
     }
@@ -385,7 +386,11 @@ mod tests {
         let (tx, mut rx) = mpsc::unbounded_channel();
         let conn = Connection::new(tx);
         let schema = json!({});
-        let form = ElicitForm::new("q", &schema, crate::ProtocolVersion::V2025_11_25);
+        let form = InputRequest::Elicit(outgoing::ElicitForm::new(
+            "q",
+            &schema,
+            crate::ProtocolVersion::V2025_11_25,
+        ));
         let request = conn.request_client(&form);
         let id = request.id.clone();
         assert!(rx.try_recv().is_ok(), "the request went out");

@@ -1,6 +1,6 @@
 //! The in-process test client: a [`Client`] speaks either era to a server
-//! served over an in-memory transport, answering elicitations and collecting
-//! notifications.
+//! served over an in-memory transport, answering elicitations and sampling
+//! requests and collecting notifications.
 
 use crate::Server;
 use crate::level::Level;
@@ -17,12 +17,17 @@ use super::{CallResult, RpcError};
 /// `ElicitResult` (e.g. `{"action":"accept","content":{…}}`).
 pub type ElicitationHandler = Box<dyn FnMut(&Value) -> Value + Send>;
 
+/// Answers a `sampling/createMessage` request: gets its `params`, returns the
+/// `CreateMessageResult` (e.g. `{"role":"assistant","content":{"type":"text","text":"…"},"model":"m"}`).
+pub type SamplingHandler = Box<dyn FnMut(&Value) -> Value + Send>;
+
 /// Configures a [`Client`] before it connects.
 #[must_use]
 pub struct ClientBuilder {
     server: Server,
     version: ProtocolVersion,
     elicitation: Option<ElicitationHandler>,
+    sampling: Option<SamplingHandler>,
     log_level: Option<Level>,
 }
 
@@ -50,6 +55,14 @@ impl ClientBuilder {
         self
     }
 
+    /// Declares the `sampling` capability and answers sampling requests with
+    /// `handler` (legacy: `sampling/createMessage` requests; 2026-07-28:
+    /// `input_required` results, retried with the answers).
+    pub fn on_sampling(mut self, handler: impl FnMut(&Value) -> Value + Send + 'static) -> Self {
+        self.sampling = Some(Box::new(handler));
+        self
+    }
+
     /// Receives log messages at `level` and above (legacy:
     /// `logging/setLevel`; 2026-07-28: the per-request `logLevel`).
     pub fn log_level(mut self, level: Level) -> Self {
@@ -66,12 +79,16 @@ impl ClientBuilder {
         if self.elicitation.is_some() {
             capabilities["elicitation"] = json!({});
         }
+        if self.sampling.is_some() {
+            capabilities["sampling"] = json!({});
+        }
         let mut client = Client {
             transport,
             server,
             version: self.version,
             capabilities,
             elicitation: self.elicitation,
+            sampling: self.sampling,
             log_level: self.log_level,
             next_id: 1,
             pending: Vec::new(),
@@ -126,6 +143,7 @@ pub struct Client {
     version: ProtocolVersion,
     capabilities: Value,
     elicitation: Option<ElicitationHandler>,
+    sampling: Option<SamplingHandler>,
     log_level: Option<Level>,
     next_id: u64,
     /// Notifications received outside of any call.
@@ -155,6 +173,7 @@ impl Client {
             server,
             version: ProtocolVersion::LATEST,
             elicitation: None,
+            sampling: None,
             log_level: None,
         }
     }
@@ -257,13 +276,26 @@ impl Client {
         }
     }
 
+    /// The handler answering requests of `method`, if this client has one.
+    fn handler(
+        &mut self,
+        method: &str,
+    ) -> Option<&mut (dyn FnMut(&Value) -> Value + Send + 'static)> {
+        match method {
+            "elicitation/create" => self.elicitation.as_deref_mut(),
+            "sampling/createMessage" => self.sampling.as_deref_mut(),
+            _ => None,
+        }
+    }
+
     async fn answer_server_request(&mut self, request: &Value) -> Result<(), RpcError> {
-        let reply = match (request["method"].as_str(), self.elicitation.as_mut()) {
-            (Some("elicitation/create"), Some(handler)) => {
+        let method = request["method"].as_str().unwrap_or_default();
+        let reply = match self.handler(method) {
+            Some(handler) => {
                 json!({"jsonrpc": "2.0", "id": request["id"], "result": handler(&request["params"])})
             }
-            (method, _) => json!({"jsonrpc": "2.0", "id": request["id"], "error": {
-                "code": -32601, "message": format!("Method not found: {}", method.unwrap_or_default())}}),
+            None => json!({"jsonrpc": "2.0", "id": request["id"], "error": {
+                "code": -32601, "message": format!("Method not found: {method}")}}),
         };
         self.transport
             .send(&reply.to_string())
@@ -289,7 +321,8 @@ impl Client {
         }
     }
 
-    /// Calls a tool; elicitations are answered by the handler (2026-07-28:
+    /// Calls a tool; elicitations and sampling requests are answered by the
+    /// handlers (2026-07-28:
     /// the call is retried with the answers until it completes).
     pub async fn call(&mut self, name: &str, arguments: Value) -> Result<CallResult, RpcError> {
         self.call_inner(name, arguments, None).await
@@ -327,20 +360,22 @@ impl Client {
                     notifications,
                 });
             }
-            let Some(handler) = self.elicitation.as_mut() else {
-                return Err(RpcError {
-                    code: 0,
-                    message: "the tool asked for input and this client has no elicitation handler"
-                        .into(),
-                    data: Some(result),
-                });
-            };
             let mut responses = Map::new();
             for (key, request) in result["inputRequests"]
                 .as_object()
                 .cloned()
                 .unwrap_or_default()
             {
+                let method = request["method"].as_str().unwrap_or_default();
+                let Some(handler) = self.handler(method) else {
+                    return Err(RpcError {
+                        code: 0,
+                        message: format!(
+                            "the tool asked for input ({method}) and this client has no handler for it"
+                        ),
+                        data: Some(result),
+                    });
+                };
                 responses.insert(key, handler(&request["params"]));
             }
             params["inputResponses"] = Value::Object(responses);

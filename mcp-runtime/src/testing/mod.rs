@@ -17,6 +17,6 @@ mod results;
 mod snapshot;
 
 pub use crate::transport::{MemoryTransport, memory};
-pub use client::{Client, ClientBuilder, ElicitationHandler};
+pub use client::{Client, ClientBuilder, ElicitationHandler, SamplingHandler};
 pub use results::{CallResult, RpcError};
 pub use snapshot::{ToolSurface, UPDATE_SNAPSHOTS_ENV, assert_snapshot};

@@ -122,14 +122,6 @@ fn notification<P: Serialize>(method: &str, params: P) -> Frame {
     )
 }
 
-#[derive(Serialize)]
-struct Request<'a, P> {
-    jsonrpc: &'static str,
-    id: &'a RawValue,
-    method: &'a str,
-    params: P,
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

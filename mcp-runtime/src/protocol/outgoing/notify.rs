@@ -1,11 +1,13 @@
 //! Notifications and requests the server sends: progress, log messages,
 //! cancellations of its own requests, list changes and the
-//! `subscriptions/listen` stream, and `elicitation/create`.
+//! `subscriptions/listen` stream, and the questions for the client
+//! (`elicitation/create`, `sampling/createMessage`).
 
-use super::{JSONRPC, Request, Response, notification};
+use super::{JSONRPC, Response, notification};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::frame::{self, Frame};
 use crate::protocol::meta;
+use crate::protocol::sampling::CreateMessageParams;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -169,14 +171,35 @@ impl<'a> ElicitForm<'a> {
     }
 }
 
-/// An `elicitation/create` request to the client (legacy sessions).
-pub(crate) fn elicitation_request(id: &RawValue, form: &ElicitForm<'_>) -> Frame {
+/// A question for the client: a legacy server request's `method` and
+/// `params`, or one entry of a 2026-07-28 `inputRequests` map (the same
+/// `{method, params}` object).
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "method", content = "params")]
+pub(crate) enum InputRequest<'a> {
+    /// `elicitation/create`.
+    #[serde(rename = "elicitation/create")]
+    Elicit(ElicitForm<'a>),
+    /// `sampling/createMessage`.
+    #[serde(rename = "sampling/createMessage")]
+    Sample(CreateMessageParams<'a>),
+}
+
+/// A request to the client (legacy sessions): `elicitation/create` or
+/// `sampling/createMessage`.
+pub(crate) fn client_request(id: &RawValue, request: &InputRequest<'_>) -> Frame {
+    #[derive(Serialize)]
+    struct ClientRequest<'a> {
+        jsonrpc: &'static str,
+        id: &'a RawValue,
+        #[serde(flatten)]
+        request: &'a InputRequest<'a>,
+    }
     frame::encode(
-        &Request {
+        &ClientRequest {
             jsonrpc: JSONRPC,
             id,
-            method: "elicitation/create",
-            params: form,
+            request,
         },
         256,
     )
@@ -199,6 +222,17 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&new).unwrap(),
             "{\"message\":\"q\",\"mode\":\"form\",\"requestedSchema\":{\"type\":\"object\"}}"
+        );
+    }
+
+    #[test]
+    fn client_requests_put_method_and_params_after_the_id() {
+        let schema = serde_json::json!({"type": "object"});
+        let form = ElicitForm::new("q", &schema, ProtocolVersion::V2025_06_18);
+        assert_eq!(
+            text(client_request(&raw("\"s1\""), &InputRequest::Elicit(form))),
+            "{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"elicitation/create\",\
+             \"params\":{\"message\":\"q\",\"requestedSchema\":{\"type\":\"object\"}}}\n"
         );
     }
 

@@ -2,7 +2,7 @@
 //! [`Reply`], which closes a result the way the request's revision needs
 //! (`resultType`, `_meta`, cache hints).
 
-use super::notify::ElicitForm;
+use super::notify::InputRequest;
 use super::{JSONRPC, Response};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::frame::{self, Frame, Spliced};
@@ -143,24 +143,13 @@ struct InputRequired<'a> {
 
 struct InputRequests<'a> {
     key: &'a str,
-    form: &'a ElicitForm<'a>,
+    request: &'a InputRequest<'a>,
 }
 
 impl Serialize for InputRequests<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct InputRequest<'a> {
-            method: &'static str,
-            params: &'a ElicitForm<'a>,
-        }
         let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry(
-            self.key,
-            &InputRequest {
-                method: "elicitation/create",
-                params: self.form,
-            },
-        )?;
+        map.serialize_entry(self.key, self.request)?;
         map.end()
     }
 }
@@ -334,11 +323,11 @@ impl<'a> Reply<'a> {
     pub(crate) fn input_required(
         &self,
         key: &str,
-        form: &ElicitForm<'_>,
+        request: &InputRequest<'_>,
         request_state: &str,
     ) -> Frame {
         let body = InputRequired {
-            input_requests: InputRequests { key, form },
+            input_requests: InputRequests { key, request },
             request_state,
         };
         self.send(body, "input_required", 256 + request_state.len())
@@ -435,7 +424,11 @@ pub(crate) mod tests {
         let id = raw("2");
         let meta = meta();
         let schema = serde_json::json!({});
-        let form = ElicitForm::new("q", &schema, ProtocolVersion::V2026_07_28);
+        let form = InputRequest::Elicit(super::super::ElicitForm::new(
+            "q",
+            &schema,
+            ProtocolVersion::V2026_07_28,
+        ));
         let reply = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
         let frame: Value =
             serde_json::from_slice(&reply.input_required("k", &form, "s.t").into_bytes()).unwrap();

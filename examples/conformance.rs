@@ -1,0 +1,445 @@
+//! Run with: cargo run --example conformance [-- --http 127.0.0.1:PORT]
+//!
+//! The fixture tools of the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`, its server scenarios `tools-*`,
+//! `elicitation-sep1034-defaults` and `elicitation-sep1330-enums`; for
+//! 2026-07-28, `input-required-result-*` and `server-stateless`), with the
+//! names, arguments and results its scenarios expect. The suite talks
+//! Streamable HTTP (`conformance server --url http://127.0.0.1:PORT/mcp`);
+//! without `--http` this serves stdio, as every example does.
+//! `ELICIT_TIMEOUT_MS=N` sets how long a legacy elicitation or sampling
+//! request waits for the client. Besides the fixtures, `summarize` shows the
+//! whole sampling request builder.
+
+use mcp_runtime::{
+    Content, Context, ElicitRequest, Elicitation, FormField, Level, SampleRequest, SamplingMessage,
+    Server, Tool, ToolBuilder, ToolError, ToolOutcome, tool, tools,
+};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// A 1x1 red PNG, base64-encoded.
+const RED_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+/// A WAV file of no samples (a RIFF header only), base64-encoded.
+const EMPTY_WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
+
+/// The pause between the steps of the logging and progress fixtures, so a
+/// client sees the notifications arrive one by one.
+const STEP: Duration = Duration::from_millis(50);
+
+/// Returns a simple text response.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_simple_text() -> String {
+    "This is a simple text response for testing.".to_owned()
+}
+
+/// Returns a 1x1 red PNG image.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_image_content() -> Vec<Content> {
+    vec![Content::image(RED_PIXEL_PNG, "image/png")]
+}
+
+/// Returns a short WAV audio clip.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_audio_content() -> Vec<Content> {
+    vec![Content::audio(EMPTY_WAV, "audio/wav")]
+}
+
+/// Returns an embedded text resource.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_embedded_resource() -> Vec<Content> {
+    vec![
+        Content::embedded_text(
+            "test://embedded-resource",
+            "This is an embedded resource content.",
+        )
+        .mime_type("text/plain"),
+    ]
+}
+
+/// Returns text, an image and an embedded resource.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_multiple_content_types() -> Vec<Content> {
+    vec![
+        Content::text("Multiple content types test:"),
+        Content::image(RED_PIXEL_PNG, "image/png"),
+        Content::embedded_text(
+            "test://mixed-content-resource",
+            json!({"test": "data", "value": 123}).to_string(),
+        )
+        .mime_type("application/json"),
+    ]
+}
+
+/// Sends three info log messages while it runs.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_tool_with_logging(ctx: Context) -> String {
+    ctx.log(Level::Info, "Tool execution started");
+    tokio::time::sleep(STEP).await;
+    ctx.log(Level::Info, "Tool processing data");
+    tokio::time::sleep(STEP).await;
+    ctx.log(Level::Info, "Tool execution completed");
+    "Tool with logging executed successfully".to_owned()
+}
+
+/// Reports progress 0, 50 and 100 of 100 while it runs.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_tool_with_progress(ctx: Context) -> Result<String, ToolError> {
+    ctx.progress(0.0, Some(100.0), None)?;
+    tokio::time::sleep(STEP).await;
+    ctx.progress(50.0, Some(100.0), None)?;
+    tokio::time::sleep(STEP).await;
+    ctx.progress(100.0, Some(100.0), None)?;
+    Ok("Tool with progress executed successfully".to_owned())
+}
+
+/// Always fails with a tool error.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_error_handling() -> Result<String, ToolError> {
+    Err(ToolError::new(
+        "This tool intentionally returns an error for testing",
+    ))
+}
+
+/// Asks the client's model to answer a prompt (`sampling/createMessage`).
+#[tool(read_only, open_world = false)]
+async fn test_sampling(
+    ctx: Context,
+    /// The prompt to send to the LLM
+    prompt: String,
+) -> Result<String, ToolError> {
+    let answer = ctx
+        .sample("llm", SampleRequest::prompt(prompt).max_tokens(100))
+        .await?;
+    let text = answer
+        .text()
+        .ok_or_else(|| ToolError::new("the model answered without text"))?;
+    Ok(format!("LLM response: {text}"))
+}
+
+/// Summarizes a text with the client's model (not a suite fixture: it shows
+/// the rest of the sampling request builder).
+#[tool(read_only, open_world = false)]
+async fn summarize(
+    ctx: Context,
+    /// The text to summarize
+    text: String,
+) -> Result<String, ToolError> {
+    let request = SampleRequest::new([
+        SamplingMessage::user("Summarize the text that follows in one sentence."),
+        SamplingMessage::user(text),
+    ])
+    .max_tokens(60)
+    .system_prompt("You write one-sentence summaries.")
+    .temperature(0.2)
+    .stop_sequence("\n\n")
+    .model_hint("claude");
+    let answer = ctx.sample("summary", request).await?;
+    let summary = answer
+        .text()
+        .ok_or_else(|| ToolError::new("the model answered without text"))?;
+    Ok(format!("{summary} (model: {})", answer.model))
+}
+
+/// Asks the user for a username and an email address.
+#[tool(read_only, open_world = false)]
+async fn test_elicitation(
+    ctx: Context,
+    /// The message to show the user
+    message: String,
+) -> Result<String, ToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"}
+        },
+        "required": ["username", "email"]
+    });
+    let answer = ctx
+        .elicit("user", ElicitRequest::form(message, schema))
+        .await?;
+    Ok(format!("User response: {}", describe(&answer)))
+}
+
+/// Asks for a form whose every field has a default (SEP-1034).
+#[tool(read_only, open_world = false)]
+async fn test_elicitation_sep1034_defaults(ctx: Context) -> Result<String, ToolError> {
+    let request = ElicitRequest::new("Please review and update the form fields with defaults")
+        .field(
+            "name",
+            FormField::string()
+                .description("User name")
+                .default("John Doe"),
+        )
+        .field(
+            "age",
+            FormField::integer().description("User age").default(30),
+        )
+        .field(
+            "score",
+            FormField::number().description("User score").default(95.5),
+        )
+        .field(
+            "status",
+            FormField::select(["active", "inactive", "pending"])
+                .description("User status")
+                .default("active"),
+        )
+        .field(
+            "verified",
+            FormField::boolean()
+                .description("Verification status")
+                .default(true),
+        );
+    let answer = ctx.elicit("defaults", request).await?;
+    Ok(format!("Elicitation completed: {}", describe(&answer)))
+}
+
+/// Asks for a form with the five kinds of enum field (SEP-1330).
+#[tool(read_only, open_world = false)]
+async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, ToolError> {
+    let request = ElicitRequest::new("Please choose from the enum fields")
+        .field(
+            "untitledSingle",
+            FormField::select(["option1", "option2", "option3"]).description("Pick one option"),
+        )
+        .field(
+            "titledSingle",
+            FormField::titled_select([
+                ("value1", "First Option"),
+                ("value2", "Second Option"),
+                ("value3", "Third Option"),
+            ])
+            .description("Pick one titled option"),
+        )
+        .field(
+            "legacyEnum",
+            FormField::legacy_titled_select(
+                ["opt1", "opt2", "opt3"],
+                ["Option One", "Option Two", "Option Three"],
+            )
+            .description("Pick one (legacy enumNames)"),
+        )
+        .field(
+            "untitledMulti",
+            FormField::multi_select(["option1", "option2", "option3"])
+                .description("Pick any options"),
+        )
+        .field(
+            "titledMulti",
+            FormField::titled_multi_select([
+                ("value1", "First Choice"),
+                ("value2", "Second Choice"),
+                ("value3", "Third Choice"),
+            ])
+            .description("Pick any titled options"),
+        );
+    let answer = ctx.elicit("enums", request).await?;
+    Ok(format!("Elicitation completed: {}", describe(&answer)))
+}
+
+/// A form of one required field `name` of `kind` (`string`, `boolean`, …).
+fn one_field(message: &str, name: &str, kind: &str) -> ElicitRequest {
+    ElicitRequest::form(
+        message,
+        json!({"type": "object", "properties": {name: {"type": kind}}, "required": [name]}),
+    )
+}
+
+/// The accepted field `name` of `answer`, or an error saying what came instead.
+fn accepted(answer: &Elicitation, name: &str) -> Result<Value, ToolError> {
+    answer
+        .content
+        .as_ref()
+        .filter(|_| answer.is_accepted())
+        .and_then(|content| content.get(name).cloned())
+        .ok_or_else(|| ToolError::new(format!("no {name} was given ({})", describe(answer))))
+}
+
+/// 2026-07-28 fixture: asks for a name, then greets it.
+#[tool(read_only, open_world = false)]
+async fn test_input_required_result_elicitation(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit(
+            "user_name",
+            one_field("What is your name?", "name", "string"),
+        )
+        .await?;
+    let name = accepted(&answer, "name")?;
+    Ok(format!("Hello, {}!", name.as_str().unwrap_or_default()))
+}
+
+/// 2026-07-28 fixture: asks the client's model a question.
+#[tool(read_only, open_world = false)]
+async fn test_input_required_result_sampling(ctx: Context) -> Result<String, ToolError> {
+    let request = SampleRequest::prompt("What is the capital of France?").max_tokens(100);
+    let answer = ctx.sample("capital_question", request).await?;
+    answer
+        .text()
+        .ok_or_else(|| ToolError::new("the model answered without text"))
+}
+
+/// 2026-07-28 fixture: asks for a confirmation; the retry only completes
+/// with the sealed `requestState` this server issued.
+#[tool(read_only, open_world = false)]
+async fn test_input_required_result_request_state(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit("confirm", one_field("Please confirm", "ok", "boolean"))
+        .await?;
+    let ok = accepted(&answer, "ok")?;
+    Ok(format!("state-ok: confirmed={ok}"))
+}
+
+/// 2026-07-28 fixture: two rounds of questions, the state growing between them.
+#[tool(read_only, open_world = false)]
+async fn test_input_required_result_multi_round(ctx: Context) -> Result<String, ToolError> {
+    let name = ctx
+        .elicit(
+            "step1",
+            one_field("Step 1: What is your name?", "name", "string"),
+        )
+        .await?;
+    let name = accepted(&name, "name")?;
+    let color = ctx
+        .elicit(
+            "step2",
+            one_field("Step 2: What is your favorite color?", "color", "string"),
+        )
+        .await?;
+    let color = accepted(&color, "color")?;
+    Ok(format!(
+        "Hello, {}! Your favorite color is {}.",
+        name.as_str().unwrap_or_default(),
+        color.as_str().unwrap_or_default()
+    ))
+}
+
+/// 2026-07-28 fixture: a question whose sealed state the client may not alter
+/// (a tampered state is refused with `-32602`).
+#[tool(read_only, open_world = false)]
+async fn test_input_required_result_tampered_state(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit("confirm", one_field("Please confirm", "ok", "boolean"))
+        .await?;
+    let ok = accepted(&answer, "ok")?;
+    Ok(format!("confirmed={ok}"))
+}
+
+/// 2026-07-28 fixture: asks only through a capability the client declared
+/// (sampling first, else elicitation).
+#[tool(read_only, open_world = false)]
+async fn test_input_required_result_capabilities(ctx: Context) -> Result<String, ToolError> {
+    if ctx.client_capabilities().get("sampling").is_some() {
+        let answer = ctx
+            .sample("probe", SampleRequest::prompt("Say hello.").max_tokens(20))
+            .await?;
+        return Ok(format!("sampled: {}", answer.text().unwrap_or_default()));
+    }
+    let answer = ctx
+        .elicit("probe", one_field("Say hello.", "text", "string"))
+        .await?;
+    Ok(format!("elicited: {}", accepted(&answer, "text")?))
+}
+
+/// Needs the `sampling` capability: a client that did not declare it gets
+/// `-32021` (2026-07-28) or an error result (legacy).
+#[tool(read_only, open_world = false)]
+async fn test_missing_capability(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx
+        .sample("probe", SampleRequest::prompt("Say hello.").max_tokens(20))
+        .await?;
+    Ok(answer.text().unwrap_or_default())
+}
+
+/// Echoes a value the client also sends as the `Mcp-Param-Greeting` HTTP
+/// header (2026-07-28 `x-mcp-header`; the suite checks the server compares
+/// the two).
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_custom_headers(
+    /// A greeting, mirrored in the `Mcp-Param-Greeting` header
+    #[arg(header = "Greeting")]
+    greeting: String,
+) -> String {
+    format!("greeting: {greeting}")
+}
+
+/// `json_schema_2020_12_tool`: a hand-written inputSchema with 2020-12
+/// keywords (`$schema`, `$defs`, `$ref`, `additionalProperties`), which the
+/// listing must carry unchanged (SEP-1613).
+fn json_schema_2020_12_tool() -> Tool {
+    ToolBuilder::new("json_schema_2020_12_tool", |_| {
+        Box::pin(async { ToolOutcome::text("JSON Schema 2020-12 tool called") })
+    })
+    .description("Tool with JSON Schema 2020-12 features")
+    .input_schema(json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+            }
+        },
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"}
+        },
+        "additionalProperties": false
+    }))
+    .read_only_hint(true)
+    .build()
+}
+
+/// `action=…, content={…}`, as the fixtures report an answer.
+fn describe(answer: &Elicitation) -> String {
+    let action = match answer.action {
+        mcp_runtime::ElicitAction::Accept => "accept",
+        mcp_runtime::ElicitAction::Decline => "decline",
+        mcp_runtime::ElicitAction::Cancel => "cancel",
+    };
+    let content = answer
+        .content
+        .as_ref()
+        .map_or_else(|| "{}".to_owned(), |c| Value::Object(c.clone()).to_string());
+    format!("action={action}, content={content}")
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> std::io::Result<()> {
+    let mut fixtures = tools![
+        test_simple_text,
+        test_image_content,
+        test_audio_content,
+        test_embedded_resource,
+        test_multiple_content_types,
+        test_tool_with_logging,
+        test_tool_with_progress,
+        test_error_handling,
+        test_sampling,
+        summarize,
+        test_elicitation,
+        test_elicitation_sep1034_defaults,
+        test_elicitation_sep1330_enums,
+        test_input_required_result_elicitation,
+        test_input_required_result_sampling,
+        test_input_required_result_request_state,
+        test_input_required_result_multi_round,
+        test_input_required_result_tampered_state,
+        test_input_required_result_capabilities,
+        test_missing_capability,
+        test_custom_headers,
+    ];
+    fixtures.push(json_schema_2020_12_tool());
+    let mut server =
+        Server::new("mcp-runtime-conformance", env!("CARGO_PKG_VERSION")).tools(fixtures);
+    // ELICIT_TIMEOUT_MS=N: how long a legacy elicitation or sampling request
+    // waits for the client (tests shorten it).
+    if let Some(ms) = std::env::var("ELICIT_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        server = server.elicitation_timeout(Duration::from_millis(ms));
+    }
+    mcp_runtime::cli::run(server).await
+}
