@@ -1,8 +1,12 @@
 //! Interop tests: the official MCP SDK clients drive the `everything` example
-//! over stdio (scripts and pinned client versions in `tests/interop/`).
+//! over stdio (`client.mjs`, `client.py`) and over Streamable HTTP at
+//! `http://127.0.0.1:PORT/mcp` (`http_client.mjs`; the
+//! server runs as `everything --http 127.0.0.1:0`). Scripts and pinned client
+//! versions are in `tests/interop/`.
 //!
-//! Protocol versions negotiated with `everything` (observed with the pins in
-//! `tests/interop/package-lock.json` and `tests/interop/requirements.txt`):
+//! Protocol versions negotiated with `everything` over stdio (observed with
+//! the pins in `tests/interop/package-lock.json` and
+//! `tests/interop/requirements.txt`):
 //!
 //! - TypeScript `@modelcontextprotocol/sdk` 1.32.2: `2025-11-25`. The v1
 //!   client only speaks the legacy handshake: `initialize` offering
@@ -15,6 +19,12 @@
 //!   timeout, or on a result without a modern version.
 //! - Python `mcp` 2.3.0, `mode="legacy"`: `2025-11-25` via `initialize`.
 //!
+//! Over Streamable HTTP, the same:
+//!
+//! - TypeScript 1.32.2 (`Client` + `StreamableHTTPClientTransport`):
+//!   `2025-11-25` via `initialize`; progress, an elicitation handler,
+//!   cancellation by `AbortSignal` and 50 concurrent calls all work.
+//!
 //! The clients are installed on first use: `npm ci` in `tests/interop`, and a
 //! virtualenv at `target/interop-venv` with `pip install -r
 //! tests/interop/requirements.txt`. Node.js (>= 20, with npm) and Python
@@ -22,12 +32,12 @@
 //! without them. Set `MCP_INTEROP_SERVER` to a
 //! server executable to test that instead of building `everything`.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::fs::{self, File};
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
+use std::process::{Child, Command, Stdio};
+use std::sync::{OnceLock, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -225,8 +235,9 @@ fn python_client() -> &'static Path {
 }
 
 /// Run a client script against the server; return its final JSON line after
-/// asserting that it exited 0 within [`CLIENT_TIMEOUT`].
-fn run_client(name: &str, mut cmd: Command) -> Value {
+/// asserting that it exited 0 within [`CLIENT_TIMEOUT`] having run at least
+/// `min_checks` checks.
+fn run_client(name: &str, mut cmd: Command, min_checks: u64) -> Value {
     let started = Instant::now();
     let mut child = cmd
         .current_dir(interop_dir())
@@ -278,7 +289,7 @@ fn run_client(name: &str, mut cmd: Command) -> Value {
         .unwrap_or_else(|e| panic!("{name}: final line is not JSON ({e}): {last}\n{}", report()));
     let checks = summary["checks"].as_u64().unwrap_or(0);
     assert!(
-        checks >= 40,
+        checks >= min_checks,
         "{name}: only {checks} checks ran: {summary}\n{}",
         report()
     );
@@ -308,7 +319,7 @@ fn python_command(mode: &str) -> Command {
 
 #[test]
 fn typescript_sdk_client() {
-    let summary = run_client("typescript", node_command());
+    let summary = run_client("typescript", node_command(), 40);
     assert_eq!(summary["client"], "typescript");
     // The v1 client offers its newest version, 2025-11-25, which the server
     // supports and so must echo.
@@ -320,7 +331,7 @@ fn typescript_sdk_client() {
 
 #[test]
 fn python_sdk_client_default_mode() {
-    let summary = run_client("python (auto)", python_command("auto"));
+    let summary = run_client("python (auto)", python_command("auto"), 40);
     assert_eq!(summary["client"], "python");
     // `server/discover` is answered, so the client stays in the modern era.
     assert_eq!(summary["era"], "modern", "{summary}");
@@ -332,11 +343,112 @@ fn python_sdk_client_default_mode() {
 
 #[test]
 fn python_sdk_client_legacy_mode() {
-    let summary = run_client("python (legacy)", python_command("legacy"));
+    let summary = run_client("python (legacy)", python_command("legacy"), 40);
     assert_eq!(summary["client"], "python");
     assert_eq!(summary["era"], "legacy", "{summary}");
     assert_eq!(
         summary["negotiatedProtocolVersion"], "2025-11-25",
         "{summary}"
+    );
+}
+
+/// A running `everything --http 127.0.0.1:0` (the port the OS picked, read
+/// from its log), killed when dropped.
+struct HttpServer {
+    child: Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start() -> HttpServer {
+        let mut child = Command::new(server())
+            .args(["--http", "127.0.0.1:0"])
+            .env("MCP_LOG", "mcp_runtime=debug")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("everything --http starts");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (tx, rx) = mpsc::channel();
+        // Keeps draining the log after the address so the server never blocks on stderr.
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("address=") {
+                    let addr = line[at + "address=".len()..]
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or("");
+                    let _ = tx.send(addr.to_owned());
+                }
+            }
+        });
+        let addr = match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(addr) => addr,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("everything --http did not log its address: {e}");
+            }
+        };
+        HttpServer {
+            child,
+            url: format!("http://{addr}/mcp"),
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The tools `everything` lists (sorted), as the HTTP client scripts report them.
+const EVERYTHING_TOOLS: [&str; 13] = [
+    "add",
+    "bonus",
+    "book_table",
+    "echo",
+    "fail",
+    "get_weather_data",
+    "locate",
+    "noisy",
+    "panic",
+    "sample_content",
+    "slow",
+    "split_words",
+    "toggle_bonus",
+];
+
+#[test]
+fn typescript_sdk_client_over_http() {
+    let http = HttpServer::start();
+    let mut cmd = Command::new("node");
+    cmd.arg(node_client().join("http_client.mjs"))
+        .arg(&http.url);
+    let summary = run_client("typescript (http)", cmd, 11);
+    assert_eq!(
+        summary,
+        json!({
+            "client": "typescript-http",
+            "sdkVersion": "1.32.2",
+            // The v1 client only speaks the `initialize` handshake, over HTTP too.
+            "negotiatedProtocolVersion": "2025-11-25",
+            "checks": 11,
+            "tools": EVERYTHING_TOOLS,
+            // One notification per step of slow(300 ms, 3 steps), in order.
+            "progress": [
+                {"progress": 1, "total": 3},
+                {"progress": 2, "total": 3},
+                {"progress": 3, "total": 3},
+            ],
+            // The handler saw the question and its answer booked the table.
+            "elicitations": ["Whose name is the table for 4 under?"],
+            "booking": {"booked": true, "name": "Ada", "party": 4},
+            "cancelled": true,
+            "concurrentCorrect": 50,
+        })
     );
 }
