@@ -1,6 +1,6 @@
 //! Interop tests: the official MCP SDK clients drive the `everything` example
 //! over stdio (`client.mjs`, `client.py`) and over Streamable HTTP at
-//! `http://127.0.0.1:PORT/mcp` (`http_client.mjs`; the
+//! `http://127.0.0.1:PORT/mcp` (`http_client.mjs`, `http_client.py`; the
 //! server runs as `everything --http 127.0.0.1:0`). Scripts and pinned client
 //! versions are in `tests/interop/`.
 //!
@@ -24,6 +24,13 @@
 //! - TypeScript 1.32.2 (`Client` + `StreamableHTTPClientTransport`):
 //!   `2025-11-25` via `initialize`; progress, an elicitation handler,
 //!   cancellation by `AbortSignal` and 50 concurrent calls all work.
+//! - Python 2.3.0, `mcp.Client(url)` (default `mode="auto"`): `2026-07-28` via
+//!   `server/discover`; it sends `Mcp-Param-Region`/`Mcp-Param-Shard` for
+//!   `locate` once it has listed the tools (a non-ASCII value in the
+//!   `=?base64?...?=` sentinel), and on a call refused for missing headers it
+//!   re-lists the tools and resends with them.
+//! - Python 2.3.0, `mode="legacy"` (the streamable HTTP client with the
+//!   `initialize` handshake): `2025-11-25`.
 //!
 //! The clients are installed on first use: `npm ci` in `tests/interop`, and a
 //! virtualenv at `target/interop-venv` with `pip install -r
@@ -422,6 +429,13 @@ const EVERYTHING_TOOLS: [&str; 13] = [
     "toggle_bonus",
 ];
 
+fn python_http_command(mode: &str, url: &str) -> Command {
+    let mut cmd = Command::new(python_client());
+    cmd.arg(interop_dir().join("http_client.py"))
+        .args(["--mode", mode, url]);
+    cmd
+}
+
 #[test]
 fn typescript_sdk_client_over_http() {
     let http = HttpServer::start();
@@ -449,6 +463,79 @@ fn typescript_sdk_client_over_http() {
             "booking": {"booked": true, "name": "Ada", "party": 4},
             "cancelled": true,
             "concurrentCorrect": 50,
+        })
+    );
+}
+
+#[test]
+fn python_sdk_client_over_http_default_mode() {
+    let http = HttpServer::start();
+    let summary = run_client(
+        "python (http, auto)",
+        python_http_command("auto", &http.url),
+        7,
+    );
+    assert_eq!(
+        summary,
+        json!({
+            "client": "python-http",
+            "sdkVersion": "2.3.0",
+            "mode": "auto",
+            // `server/discover` is answered over HTTP, so the client stays modern.
+            "negotiatedProtocolVersion": "2026-07-28",
+            "era": "modern",
+            "tools": EVERYTHING_TOOLS,
+            "located": [
+                {"region": "eu-west1", "shard": 7},
+                {"region": "São Paulo ☀", "shard": null},
+            ],
+            // The hooked connection had not listed the tools: its first
+            // `locate` went without `Mcp-Param-*` headers and was refused
+            // (HEADER_MISMATCH); the client re-listed and resent it with
+            // them. The non-ASCII region travels in the base64 sentinel.
+            "toolsCallHeaders": [
+                {
+                    "mcp-protocol-version": "2026-07-28",
+                    "mcp-method": "tools/call",
+                    "mcp-name": "locate",
+                },
+                {
+                    "mcp-protocol-version": "2026-07-28",
+                    "mcp-method": "tools/call",
+                    "mcp-name": "locate",
+                    "mcp-param-region": "eu-west1",
+                    "mcp-param-shard": "7",
+                },
+                {
+                    "mcp-protocol-version": "2026-07-28",
+                    "mcp-method": "tools/call",
+                    "mcp-name": "locate",
+                    "mcp-param-region": "=?base64?U8OjbyBQYXVsbyDimIA=?=",
+                },
+            ],
+            "checks": 7,
+        })
+    );
+}
+
+#[test]
+fn python_sdk_client_over_http_legacy_mode() {
+    let http = HttpServer::start();
+    let summary = run_client(
+        "python (http, legacy)",
+        python_http_command("legacy", &http.url),
+        3,
+    );
+    assert_eq!(
+        summary,
+        json!({
+            "client": "python-http",
+            "sdkVersion": "2.3.0",
+            "mode": "legacy",
+            "negotiatedProtocolVersion": "2025-11-25",
+            "era": "legacy",
+            "tools": EVERYTHING_TOOLS,
+            "checks": 3,
         })
     );
 }
