@@ -44,7 +44,7 @@ use std::fs::{self, File};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{OnceLock, mpsc};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -364,6 +364,8 @@ fn python_sdk_client_legacy_mode() {
 struct HttpServer {
     child: Child,
     url: String,
+    /// Everything the server has logged so far (at `mcp_runtime=debug`).
+    log: Arc<Mutex<String>>,
 }
 
 impl HttpServer {
@@ -378,9 +380,16 @@ impl HttpServer {
             .expect("everything --http starts");
         let stderr = child.stderr.take().expect("piped stderr");
         let (tx, rx) = mpsc::channel();
+        let log = Arc::new(Mutex::new(String::new()));
+        let sink = Arc::clone(&log);
         // Keeps draining the log after the address so the server never blocks on stderr.
         thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                {
+                    let mut log = sink.lock().unwrap_or_else(|e| e.into_inner());
+                    log.push_str(&line);
+                    log.push('\n');
+                }
                 if let Some(at) = line.find("address=") {
                     let addr = line[at + "address=".len()..]
                         .split_whitespace()
@@ -401,6 +410,23 @@ impl HttpServer {
         HttpServer {
             child,
             url: format!("http://{addr}/mcp"),
+            log,
+        }
+    }
+
+    /// Waits up to 5 s for the server to log a line containing `needle`;
+    /// returns the log so far when it never does.
+    fn wait_for_log(&self, needle: &str) -> Result<(), String> {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let log = self.log.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            if log.contains(needle) {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(log);
+            }
+            thread::sleep(Duration::from_millis(20));
         }
     }
 }
@@ -465,6 +491,12 @@ fn typescript_sdk_client_over_http() {
             "concurrentCorrect": 50,
         })
     );
+    // The abort reached the server as `notifications/cancelled` for the
+    // aborted call (the script's sixth request, id 5) and stopped it there,
+    // rather than only rejecting on the client side.
+    if let Err(log) = http.wait_for_log("cancelled a call id=5") {
+        panic!("the server never cancelled the aborted `slow` call:\n{log}");
+    }
 }
 
 #[test]

@@ -138,7 +138,11 @@ pub(super) async fn post(
                 && let Some(id) = cancelled_id(params)
             {
                 for connection in session.live() {
-                    connection.cancel_call(&id);
+                    // Logged as over stdio, so a cancellation can be told
+                    // from a call that merely went quiet.
+                    if connection.cancel_call(&id) {
+                        tracing::debug!(id = %id, "cancelled a call");
+                    }
                 }
             }
             accepted()
