@@ -28,7 +28,8 @@
 //!   `server/discover`; it sends `Mcp-Param-Region`/`Mcp-Param-Shard` for
 //!   `locate` once it has listed the tools (a non-ASCII value in the
 //!   `=?base64?...?=` sentinel), and on a call refused for missing headers it
-//!   re-lists the tools and resends with them.
+//!   re-lists the tools and resends with them. Elicitation (two
+//!   input-required rounds) and progress work too.
 //! - Python 2.3.0, `mode="legacy"` (the streamable HTTP client with the
 //!   `initialize` handshake): `2025-11-25`.
 //!
@@ -505,7 +506,7 @@ fn python_sdk_client_over_http_default_mode() {
     let summary = run_client(
         "python (http, auto)",
         python_http_command("auto", &http.url),
-        7,
+        9,
     );
     assert_eq!(
         summary,
@@ -521,6 +522,14 @@ fn python_sdk_client_over_http_default_mode() {
                 {"region": "eu-west1", "shard": 7},
                 {"region": "São Paulo ☀", "shard": null},
             ],
+            // Two input-required rounds (name, then deposit) answered by the
+            // elicitation callback, then the booking.
+            "elicitations": [
+                "Whose name is the table for 10 under?",
+                "A party of 10 needs a deposit. Pay it now for Grace?",
+            ],
+            "booking": {"booked": true, "name": "Grace", "party": 10},
+            "progress": [[1.0, 3.0], [2.0, 3.0], [3.0, 3.0]],
             // The hooked connection had not listed the tools: its first
             // `locate` went without `Mcp-Param-*` headers and was refused
             // (HEADER_MISMATCH); the client re-listed and resent it with
@@ -545,7 +554,7 @@ fn python_sdk_client_over_http_default_mode() {
                     "mcp-param-region": "=?base64?U8OjbyBQYXVsbyDimIA=?=",
                 },
             ],
-            "checks": 7,
+            "checks": 9,
         })
     );
 }

@@ -12,7 +12,9 @@ the client mirrors into ``Mcp-Param-Region``/``Mcp-Param-Shard`` headers (a
 non-ASCII region goes in the ``=?base64?...?=`` sentinel); the server refuses
 such a call without matching headers, so success shows they were sent. A second
 connection through an httpx2 client with a request hook records the headers
-themselves. ``--mode legacy`` forces the ``initialize`` handshake over the
+themselves. The auto run also books a table for 10 (two elicitation rounds,
+answered by an elicitation callback) and follows a slow call's progress.
+``--mode legacy`` forces the ``initialize`` handshake over the
 streamable HTTP transport.
 
 On success prints exactly one JSON line to stdout, e.g.
@@ -30,7 +32,7 @@ from typing import Any
 
 import anyio
 import httpx2
-from mcp import Client
+from mcp import Client, types
 from mcp.client.streamable_http import streamable_http_client
 
 OVERALL_TIMEOUT_S = 45.0
@@ -98,9 +100,34 @@ async def locate(client: Client, check: Checks, info: dict[str, Any]) -> None:
 
 
 async def run_auto(url: str, check: Checks, info: dict[str, Any]) -> None:
-    async with Client(url, read_timeout_seconds=REQUEST_TIMEOUT_S) as client:
+    questions: list[str] = []
+
+    async def elicit(_context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        # `book_table` asks for a name, then (a party of more than 8) for a deposit.
+        questions.append(params.message)
+        content = {"pay": True} if "deposit" in params.message else {"name": "Grace"}
+        return types.ElicitResult(action="accept", content=content)
+
+    async with Client(url, read_timeout_seconds=REQUEST_TIMEOUT_S, elicitation_callback=elicit) as client:
         await list_and_add(client, check, info)
         await locate(client, check, info)
+        # Two input-required rounds over HTTP: the second retry carries the
+        # requestState that seals the first answer.
+        r = await call(client, check, "book_table", {"party": 10}, "book_table party 10")
+        check(r is not None and not r.is_error, "book_table party 10: not isError", r)
+        info["booking"] = r.structured_content if r is not None else None
+        info["elicitations"] = questions
+        progress: list[list[float | None]] = []
+
+        async def on_progress(value: float, total: float | None, _message: str | None) -> None:
+            progress.append([value, total])
+
+        try:
+            r = await client.call_tool("slow", {"ms": 300, "steps": 3}, progress_callback=on_progress)
+            check(not r.is_error, "slow with progress: not isError", r)
+        except Exception as e:  # noqa: BLE001
+            check(False, "slow with progress raised", e)
+        info["progress"] = progress
 
     # The same calls through an httpx2 client whose request hook records the
     # routing headers of every tools/call.
