@@ -495,7 +495,9 @@ fn discover_describes_the_server() {
     assert_eq!(
         response,
         json!({"jsonrpc": "2.0", "id": 1, "result": {
-            "supportedVersions": ["2026-07-28"],
+            // Before the era is decided, the legacy versions too (through
+            // `initialize`), as a -32022 error here names them.
+            "supportedVersions": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
             "capabilities": {"tools": {"listChanged": true}},
             "ttlMs": 300000,
             "cacheScope": "public",
