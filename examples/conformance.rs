@@ -352,6 +352,21 @@ async fn test_missing_capability(ctx: Context) -> Result<String, ToolError> {
     Ok(answer.text().unwrap_or_default())
 }
 
+/// 2026-07-28 fixture (`server-stateless`): reports progress, then asks the
+/// user to confirm. A 2026-07-28 request's stream carries the progress and
+/// the `input_required` result, never an `elicitation/create` request of its
+/// own; in a legacy session the question is that request, on the call's
+/// stream.
+#[tool(read_only, open_world = false)]
+async fn test_streaming_elicitation(ctx: Context) -> Result<String, ToolError> {
+    ctx.progress(0.0, Some(1.0), Some("asking the user"))?;
+    let answer = ctx
+        .elicit("confirm", one_field("Please confirm", "ok", "boolean"))
+        .await?;
+    let ok = accepted(&answer, "ok")?;
+    Ok(format!("streamed: confirmed={ok}"))
+}
+
 /// Echoes a value the client also sends as the `Mcp-Param-Greeting` HTTP
 /// header (2026-07-28 `x-mcp-header`; the suite checks the server compares
 /// the two).
@@ -429,6 +444,7 @@ async fn main() -> std::io::Result<()> {
         test_input_required_result_capabilities,
         test_missing_capability,
         test_custom_headers,
+        test_streaming_elicitation,
     ];
     fixtures.push(json_schema_2020_12_tool());
     let mut server =
