@@ -367,6 +367,14 @@ async fn test_streaming_elicitation(ctx: Context) -> Result<String, ToolError> {
     Ok(format!("streamed: confirmed={ok}"))
 }
 
+/// 2026-07-28 fixture (`server-stateless`): logs while it runs. A request
+/// that names no `logLevel` in its envelope gets no `notifications/message`.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_logging_tool(ctx: Context) -> String {
+    ctx.log(Level::Info, "test_logging_tool ran");
+    "Logged one message (when the request set a log level)".to_owned()
+}
+
 /// Echoes a value the client also sends as the `Mcp-Param-Greeting` HTTP
 /// header (2026-07-28 `x-mcp-header`; the suite checks the server compares
 /// the two).
@@ -445,6 +453,7 @@ async fn main() -> std::io::Result<()> {
         test_missing_capability,
         test_custom_headers,
         test_streaming_elicitation,
+        test_logging_tool,
     ];
     fixtures.push(json_schema_2020_12_tool());
     let mut server =

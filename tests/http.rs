@@ -1201,3 +1201,18 @@ fn a_modern_elicitation_streams_notifications_and_its_result_only() {
         );
     }
 }
+
+#[test]
+fn a_modern_call_logs_only_when_its_request_sets_a_level() {
+    // The conformance suite's `sep-2575-server-no-log-without-loglevel`.
+    let server = Server::start_example("conformance", &[]);
+    let mut message = call(1, "test_logging_tool", json!({}));
+    let quiet = server.modern(&message, &[]).json();
+    assert_eq!(quiet["id"], 1);
+    assert_valid(MODERN, "CallToolResult", &quiet["result"]);
+    message["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = "info".into();
+    let events = server.modern(&message, &[]).events();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[0]["method"], "notifications/message");
+    assert_valid(MODERN, "CallToolResult", &events[1]["result"]);
+}
