@@ -553,6 +553,22 @@ fn initialize_after_a_modern_request_is_an_unsupported_version() {
 }
 
 #[test]
+fn an_enveloped_initialize_is_an_unknown_method_and_discover_then_narrows() {
+    // The 2026-07-28 era has no `initialize`; the enveloped request decides
+    // the era, so `server/discover` and `-32022` then name only its version.
+    let mut peer = Peer::modern();
+    let init = peer.request(request(1, "initialize", json!({}), true));
+    assert_eq!(init["error"]["code"], -32601, "{init}");
+    assert_valid("2026-07-28", "JSONRPCErrorResponse", &init);
+    let discover = peer.request(request(2, "server/discover", json!({}), true));
+    assert_eq!(
+        discover["result"]["supportedVersions"],
+        json!(["2026-07-28"])
+    );
+    assert_valid("2026-07-28", "DiscoverResult", &discover["result"]);
+}
+
+#[test]
 fn the_envelope_is_validated_on_every_request() {
     let mut peer = Peer::modern();
     let unknown = peer.request(
