@@ -352,6 +352,29 @@ async fn test_missing_capability(ctx: Context) -> Result<String, ToolError> {
     Ok(answer.text().unwrap_or_default())
 }
 
+/// 2026-07-28 fixture (`server-stateless`): reports progress, then asks the
+/// user to confirm. A 2026-07-28 request's stream carries the progress and
+/// the `input_required` result, never an `elicitation/create` request of its
+/// own; in a legacy session the question is that request, on the call's
+/// stream.
+#[tool(read_only, open_world = false)]
+async fn test_streaming_elicitation(ctx: Context) -> Result<String, ToolError> {
+    ctx.progress(0.0, Some(1.0), Some("asking the user"))?;
+    let answer = ctx
+        .elicit("confirm", one_field("Please confirm", "ok", "boolean"))
+        .await?;
+    let ok = accepted(&answer, "ok")?;
+    Ok(format!("streamed: confirmed={ok}"))
+}
+
+/// 2026-07-28 fixture (`server-stateless`): logs while it runs. A request
+/// that names no `logLevel` in its envelope gets no `notifications/message`.
+#[tool(read_only, idempotent, open_world = false)]
+async fn test_logging_tool(ctx: Context) -> String {
+    ctx.log(Level::Info, "test_logging_tool ran");
+    "Logged one message (when the request set a log level)".to_owned()
+}
+
 /// Echoes a value the client also sends as the `Mcp-Param-Greeting` HTTP
 /// header (2026-07-28 `x-mcp-header`; the suite checks the server compares
 /// the two).
@@ -429,6 +452,8 @@ async fn main() -> std::io::Result<()> {
         test_input_required_result_capabilities,
         test_missing_capability,
         test_custom_headers,
+        test_streaming_elicitation,
+        test_logging_tool,
     ];
     fixtures.push(json_schema_2020_12_tool());
     let mut server =

@@ -23,7 +23,12 @@ struct Server {
 
 impl Server {
     fn start(env: &[(&str, &str)]) -> Server {
-        let mut command = Command::new(example_binary("everything"));
+        Server::start_example("everything", env)
+    }
+
+    /// The example `name` serving `--http 127.0.0.1:0`.
+    fn start_example(name: &str, env: &[(&str, &str)]) -> Server {
+        let mut command = Command::new(example_binary(name));
         command
             .args(["--http", "127.0.0.1:0"])
             .env("MCP_LOG", "mcp_runtime=debug")
@@ -702,7 +707,7 @@ fn a_legacy_session_is_minted_required_and_deleted() {
     let wrong = server.post(
         &[
             ("Mcp-Session-Id", &id),
-            ("MCP-Protocol-Version", "2025-06-18"),
+            ("MCP-Protocol-Version", "1900-01-01"),
         ],
         &list,
     );
@@ -1071,4 +1076,143 @@ fn a_legacy_cancellation_ends_the_call_and_its_stream() {
         took < Duration::from_secs(5),
         "the call's POST hung: {took:?}"
     );
+}
+
+#[test]
+fn a_legacy_session_takes_concurrent_posts_naming_any_supported_version() {
+    // The conformance suite's `server-sse-multiple-streams`: a 2025-11-25
+    // session, three POSTs at once with `MCP-Protocol-Version: 2025-03-26`.
+    let server = Arc::new(Server::start(&[]));
+    let id = open_session(&server, json!({}));
+    let posts: Vec<_> = (0..3)
+        .map(|n| {
+            let (server, id) = (Arc::clone(&server), id.clone());
+            std::thread::spawn(move || {
+                let list = json!({"jsonrpc": "2.0", "id": 1000 + n, "method": "tools/list",
+                    "params": {}});
+                server.post(
+                    &[
+                        ("Mcp-Session-Id", &id),
+                        ("MCP-Protocol-Version", "2025-03-26"),
+                        ("Accept", "text/event-stream, application/json"),
+                    ],
+                    &list.to_string(),
+                )
+            })
+        })
+        .collect();
+    for (n, post) in posts.into_iter().enumerate() {
+        let response = post.join().unwrap();
+        assert_eq!(response.status, 200, "{response:?}");
+        let body: Value = serde_json::from_str(&response.body).unwrap();
+        assert_eq!(body["id"], 1000 + n as u64);
+        assert_valid(LEGACY, "ListToolsResult", &body["result"]);
+    }
+    // Unsupported versions stay refused: an unknown one, and the 2026-07-28
+    // one on a request without its envelope.
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    for version in ["1900-01-01", MODERN] {
+        let refused = server.post(
+            &[("Mcp-Session-Id", &id), ("MCP-Protocol-Version", version)],
+            &list,
+        );
+        assert_eq!(refused.status, 400, "{version}: {refused:?}");
+        assert_valid(
+            LEGACY,
+            "JSONRPCErrorResponse",
+            &serde_json::from_str(&refused.body).unwrap(),
+        );
+    }
+}
+
+#[test]
+fn an_unsupported_version_names_the_versions_discover_lists() {
+    let server = Server::start(&[]);
+    let discover = server.modern(&request(1, "server/discover"), &[]).json();
+    assert_valid(MODERN, "DiscoverResult", &discover["result"]);
+    let supported = discover["result"]["supportedVersions"].clone();
+    assert_eq!(supported[0], MODERN);
+    let mut message = request(301, "server/discover");
+    message["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = "v999.0.0".into();
+    let response = server.post(
+        &[
+            ("MCP-Protocol-Version", "v999.0.0"),
+            ("Mcp-Method", "server/discover"),
+        ],
+        &message.to_string(),
+    );
+    let error = response.expect_error(400, -32022);
+    assert_valid(MODERN, "UnsupportedProtocolVersionError", &error);
+    assert_eq!(error["id"], 301);
+    assert_eq!(
+        error["error"]["data"],
+        json!({"supported": supported, "requested": "v999.0.0"})
+    );
+}
+
+#[test]
+fn an_enveloped_initialize_is_not_found_while_a_bare_one_opens_a_session() {
+    let server = Server::start(&[]);
+    // The 2026-07-28 form: the envelope (and its version header).
+    let error = server
+        .modern(&request(500, "initialize"), &[])
+        .expect_error(404, -32601);
+    assert_valid(MODERN, "JSONRPCErrorResponse", &error);
+    assert_valid(MODERN, "MethodNotFoundError", &error["error"]);
+    assert_eq!(error["id"], 500);
+    // The handshake without the envelope keeps opening a legacy session,
+    // even when a 2026-07-28 version header is left over from a probe.
+    open_session(&server, json!({}));
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": LEGACY, "capabilities": {},
+        "clientInfo": {"name": "http-tests", "version": "1"}}});
+    let response = server.post(&[("MCP-Protocol-Version", MODERN)], &init.to_string());
+    assert_eq!(response.status, 200, "{response:?}");
+    assert!(response.header("mcp-session-id").is_some(), "{response:?}");
+    let body: Value = serde_json::from_str(&response.body).unwrap();
+    assert_valid(LEGACY, "InitializeResult", &body["result"]);
+}
+
+#[test]
+fn a_modern_elicitation_streams_notifications_and_its_result_only() {
+    // The conformance suite's `sep-2575-http-server-no-independent-requests-on-stream`.
+    let server = Server::start_example("conformance", &[]);
+    let mut message = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "test_streaming_elicitation", "arguments": {},
+        "_meta": meta(json!({"elicitation": {}}))}});
+    // Without a progress token: the question alone, as JSON.
+    let response = server.modern(&message, &[]);
+    assert_eq!(response.status, 200, "{response:?}");
+    let only = response.json();
+    assert_eq!(only["result"]["resultType"], "input_required", "{only}");
+    assert_valid(MODERN, "InputRequiredResult", &only["result"]);
+    // With one: the progress, then the question, on one stream.
+    message["params"]["_meta"]["progressToken"] = "p".into();
+    let events = server.modern(&message, &[]).events();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[0]["method"], "notifications/progress");
+    assert_eq!(events[1]["id"], 7);
+    assert_valid(MODERN, "InputRequiredResult", &events[1]["result"]);
+    for event in &events {
+        let method = event["method"].as_str().unwrap_or("notifications/");
+        assert!(
+            method.starts_with("notifications/"),
+            "a request on the stream: {event}"
+        );
+    }
+}
+
+#[test]
+fn a_modern_call_logs_only_when_its_request_sets_a_level() {
+    // The conformance suite's `sep-2575-server-no-log-without-loglevel`.
+    let server = Server::start_example("conformance", &[]);
+    let mut message = call(1, "test_logging_tool", json!({}));
+    let quiet = server.modern(&message, &[]).json();
+    assert_eq!(quiet["id"], 1);
+    assert_valid(MODERN, "CallToolResult", &quiet["result"]);
+    message["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = "info".into();
+    let events = server.modern(&message, &[]).events();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[0]["method"], "notifications/message");
+    assert_valid(MODERN, "CallToolResult", &events[1]["result"]);
 }

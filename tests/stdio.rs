@@ -495,7 +495,9 @@ fn discover_describes_the_server() {
     assert_eq!(
         response,
         json!({"jsonrpc": "2.0", "id": 1, "result": {
-            "supportedVersions": ["2026-07-28"],
+            // Before the era is decided, the legacy versions too (through
+            // `initialize`), as a -32022 error here names them.
+            "supportedVersions": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
             "capabilities": {"tools": {"listChanged": true}},
             "ttlMs": 300000,
             "cacheScope": "public",
@@ -548,6 +550,22 @@ fn initialize_after_a_modern_request_is_an_unsupported_version() {
             "data": {"supported": ["2026-07-28"], "requested": "2025-11-25"}}})
     );
     assert_valid("2026-07-28", "UnsupportedProtocolVersionError", &init);
+}
+
+#[test]
+fn an_enveloped_initialize_is_an_unknown_method_and_discover_then_narrows() {
+    // The 2026-07-28 era has no `initialize`; the enveloped request decides
+    // the era, so `server/discover` and `-32022` then name only its version.
+    let mut peer = Peer::modern();
+    let init = peer.request(request(1, "initialize", json!({}), true));
+    assert_eq!(init["error"]["code"], -32601, "{init}");
+    assert_valid("2026-07-28", "JSONRPCErrorResponse", &init);
+    let discover = peer.request(request(2, "server/discover", json!({}), true));
+    assert_eq!(
+        discover["result"]["supportedVersions"],
+        json!(["2026-07-28"])
+    );
+    assert_valid("2026-07-28", "DiscoverResult", &discover["result"]);
 }
 
 #[test]

@@ -101,6 +101,12 @@ pub(crate) fn meta_of(params: Option<&RawValue>) -> Option<&RawValue> {
         .and_then(|w| w.meta)
 }
 
+/// Whether `params._meta` carries the 2026-07-28 envelope (either of its
+/// required keys).
+pub(crate) fn enveloped(params: Option<&RawValue>) -> bool {
+    Envelope::of(meta_of(params)).present()
+}
+
 /// The revision and caller a request is served for, enforcing the era
 /// rules (and deciding the era, when this request does).
 pub(crate) fn request_info(

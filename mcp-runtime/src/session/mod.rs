@@ -168,7 +168,10 @@ impl Session {
         method: &str,
         params: Option<&RawValue>,
     ) -> Result<(), Failure> {
-        if method == "initialize" {
+        // An enveloped `initialize` is a 2026-07-28 request, and that era has
+        // no such method: it goes through the era rules to the table, which
+        // answers `-32601` (on HTTP `404`). Only a bare one is a handshake.
+        if method == "initialize" && !era::enveloped(params) {
             return self.initialize(id, params);
         }
         if method == "tools/call" {

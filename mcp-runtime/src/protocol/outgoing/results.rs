@@ -108,7 +108,7 @@ pub(crate) struct DiscoverResult<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     instructions: Option<&'a str>,
     #[serde(rename = "supportedVersions")]
-    supported_versions: [&'static str; 1],
+    supported_versions: Vec<&'static str>,
     #[serde(flatten)]
     cache: CacheHints,
 }
@@ -119,14 +119,22 @@ struct ModernCapabilities {
 }
 
 impl<'a> DiscoverResult<'a> {
-    /// What this server offers, cacheable for `ttl_ms`.
-    pub(crate) fn new(instructions: Option<&'a str>, ttl_ms: u64) -> Self {
+    /// What this server offers, cacheable for `ttl_ms`. `supported` is the
+    /// same list a `-32022` error on this connection names (the scenario
+    /// `server-stateless` of the conformance suite holds the two together):
+    /// a dual-era server lists its legacy versions too, reachable through
+    /// `initialize`, until the connection is locked to the 2026-07-28 era.
+    pub(crate) fn new(
+        instructions: Option<&'a str>,
+        ttl_ms: u64,
+        supported: Vec<&'static str>,
+    ) -> Self {
         DiscoverResult {
             capabilities: ModernCapabilities {
                 tools: ToolsCapability { list_changed: true },
             },
             instructions,
-            supported_versions: [ProtocolVersion::LATEST.as_str()],
+            supported_versions: supported,
             cache: CacheHints::public(ttl_ms),
         }
     }
@@ -374,7 +382,7 @@ pub(crate) mod tests {
         let modern = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
         let discover: Value = serde_json::from_slice(
             &modern
-                .discover(&DiscoverResult::new(Some("hi"), 9))
+                .discover(&DiscoverResult::new(Some("hi"), 9, vec!["2026-07-28"]))
                 .into_bytes(),
         )
         .unwrap();

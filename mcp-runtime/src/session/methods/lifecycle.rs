@@ -64,7 +64,11 @@ impl Session {
         version: ProtocolVersion,
     ) -> Result<(), Failure> {
         let identity = &self.shared.identity;
-        let result = DiscoverResult::new(identity.instructions.as_deref(), identity.list_ttl_ms);
+        let result = DiscoverResult::new(
+            identity.instructions.as_deref(),
+            identity.list_ttl_ms,
+            self.connection.lifecycle().supported_versions(),
+        );
         self.connection
             .send(self.reply(id, version).discover(&result));
         Ok(())

@@ -71,10 +71,17 @@ impl LegacySession {
     }
 }
 
-/// Whether a POST belongs to the legacy era: an `initialize`; a request
-/// without the 2026-07-28 envelope that names a session or whose
-/// `MCP-Protocol-Version` is absent or a legacy version; a notification or
-/// response that names a session.
+/// Whether a POST belongs to the legacy era (DIGEST §3.3): a request
+/// without the 2026-07-28 envelope that is an `initialize`, names a session,
+/// or whose `MCP-Protocol-Version` is absent or a legacy version; a
+/// notification or response that names a session.
+///
+/// The envelope decides first, `initialize` included: an enveloped
+/// `initialize` is a 2026-07-28 request for a method that era removed, so
+/// the modern ladder answers it (`404` + `-32601`). A legacy handshake never
+/// carries the envelope, whatever its `MCP-Protocol-Version` header says
+/// (clients may keep a header from an earlier probe), so it still opens a
+/// session.
 pub(super) fn claims(
     headers: &HeaderMap,
     message: &Result<Incoming<'_>, Rejection<'_>>,
@@ -86,12 +93,12 @@ pub(super) fn claims(
         // they name one.
         return in_session;
     };
-    if method == "initialize" {
-        return true;
-    }
     if params.is_some_and(|p| p.envelope_version().is_some()) {
         // A 2026-07-28 request ignores any Mcp-Session-Id.
         return false;
+    }
+    if method == "initialize" {
+        return true;
     }
     if in_session {
         return true;
@@ -362,19 +369,30 @@ fn find(
     }
 }
 
-/// `MCP-Protocol-Version`, when sent, must be the session's version.
+/// `MCP-Protocol-Version`, when sent, must name a legacy version this
+/// server supports. Not necessarily the negotiated one: the 2025-11-25
+/// transport refuses only "an invalid or unsupported" version (`400`), and
+/// clients do send another supported one (the official conformance suite's
+/// `server-sse-multiple-streams` sends `2025-03-26` on a 2025-11-25
+/// session). A 2026-07-28 version is refused: such a request without the
+/// envelope is neither era's.
 fn check_version(session: &LegacySession, headers: &HeaderMap) -> Option<Response<HttpBody>> {
     let sent = headers.get(headers::PROTOCOL_VERSION)?;
     let Lifecycle::Legacy { version } = session.template.lifecycle() else {
         return None;
     };
-    if sent.to_str().ok() == Some(version.as_str()) {
+    let supported = sent
+        .to_str()
+        .ok()
+        .and_then(ProtocolVersion::parse)
+        .is_some_and(|v| !v.is_modern());
+    if supported {
         return None;
     }
     Some(refuse(
         StatusCode::BAD_REQUEST,
         &format!(
-            "Bad Request: MCP-Protocol-Version must be {}, the version this session negotiated",
+            "Bad Request: MCP-Protocol-Version must name a version of the initialize era this server supports ({} was negotiated)",
             version.as_str()
         ),
     ))

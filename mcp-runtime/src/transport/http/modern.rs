@@ -11,6 +11,7 @@ use crate::protocol::outgoing::{self, ErrorData};
 use crate::protocol::probe::ParamsProbe;
 use crate::protocol::{ErrorCode, ProtocolVersion, meta};
 use crate::session::connection::Connection;
+use crate::session::era::Lifecycle;
 use crate::session::{Session, close_subscriptions, notify_tools_changed};
 use crate::shared::Shared;
 use crate::tool::{HeaderKind, Tool};
@@ -178,13 +179,10 @@ fn ladder(
 }
 
 /// The versions an HTTP client may use, newest first (legacy ones through
-/// `initialize`).
+/// `initialize`): those of a fresh connection, as `server/discover` lists
+/// them.
 fn supported_versions() -> Vec<&'static str> {
-    ProtocolVersion::ALL
-        .iter()
-        .rev()
-        .map(|v| v.as_str())
-        .collect()
+    Lifecycle::Fresh.supported_versions()
 }
 
 /// `Mcp-Param-*` against the arguments the tool mirrors: a value in the
