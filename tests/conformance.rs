@@ -183,6 +183,70 @@ fn the_fixture_tools_are_listed_with_descriptions_and_2020_12_schemas() {
     assert_eq!(schema["additionalProperties"], false);
 }
 
+/// The inputSchema of `json_schema_2020_12_tool` as the suite's
+/// `json-schema-2020-12` scenario gives it (0.2.0-alpha.12: SEP-1613 and the
+/// SEP-2106 vocabulary), which every revision must list unchanged.
+fn json_schema_2020_12_fixture() -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "$anchor": "addressDef",
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+            }
+        },
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false
+    })
+}
+
+#[test]
+fn the_2020_12_fixture_schema_is_listed_unchanged_in_every_revision() {
+    let listed_schema = |peer: &mut Peer, modern: bool| {
+        let response = peer.request(common::request(1, "tools/list", json!({}), modern));
+        let result = &response["result"];
+        assert_valid(&peer.version.clone(), "ListToolsResult", result);
+        result["tools"]
+            .as_array()
+            .and_then(|tools| {
+                tools
+                    .iter()
+                    .find(|t| t["name"] == "json_schema_2020_12_tool")
+            })
+            .unwrap_or_else(|| panic!("{}: not listed", peer.version))["inputSchema"]
+            .clone()
+    };
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", VERSION] {
+        let mut peer = Peer::spawn("conformance", &[]);
+        peer.version = version.into();
+        let response = peer.request(common::initialize(0, version));
+        assert_eq!(response["result"]["protocolVersion"], version);
+        peer.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        assert_eq!(
+            listed_schema(&mut peer, false),
+            json_schema_2020_12_fixture(),
+            "{version}"
+        );
+    }
+    let mut peer = modern_peer();
+    assert_eq!(
+        listed_schema(&mut peer, true),
+        json_schema_2020_12_fixture()
+    );
+}
+
 #[test]
 fn content_fixtures_return_what_the_scenarios_expect() {
     let mut peer = session();
