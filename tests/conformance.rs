@@ -60,8 +60,9 @@ const SCENARIOS: &[&str] = &[
 /// The 2026-07-28 server scenarios (suite 0.2.0-alpha.12, `--spec-version
 /// 2026-07-28`). Left out besides resources, prompts and completion
 /// (`sep-2164-resource-not-found`, `input-required-result-non-tool-request`
-/// on `prompts/get`): `roots/list` input requests, which the runtime does not
-/// ask (`input-required-result-basic-list-roots`,
+/// on `prompts/get`, `caching` on the prompt and resource lists):
+/// `roots/list` input requests, which the runtime does not ask
+/// (`input-required-result-basic-list-roots`,
 /// `input-required-result-multiple-input-requests`), and the `tasks-*` and
 /// skills extensions. `MCP_CONFORMANCE_SCENARIOS_2026` replaces the list.
 const SCENARIOS_2026: &[&str] = &[
@@ -75,7 +76,9 @@ const SCENARIOS_2026: &[&str] = &[
     "tools-call-error",
     "tools-call-with-progress",
     "json-schema-2020-12",
-    "caching",
+    // Not `caching`: it also asks `prompts/list`, `resources/list` and
+    // `resources/templates/list` for `ttlMs`/`cacheScope`, which a tools
+    // framework does not serve (its `tools/list` checks pass).
     "http-header-validation",
     "http-custom-header-server-validation",
     "server-sse-multiple-streams",
