@@ -388,8 +388,10 @@ async fn test_custom_headers(
 }
 
 /// `json_schema_2020_12_tool`: a hand-written inputSchema with 2020-12
-/// keywords (`$schema`, `$defs`, `$ref`, `additionalProperties`), which the
-/// listing must carry unchanged (SEP-1613).
+/// keywords (`$schema`, `$defs`, `$ref`, `additionalProperties`; SEP-1613)
+/// and the wider vocabulary of SEP-2106 (`$anchor` inside `$defs`,
+/// `allOf`/`anyOf`, `if`/`then`/`else`), which the listing must carry
+/// unchanged in every revision.
 fn json_schema_2020_12_tool() -> Tool {
     ToolBuilder::new("json_schema_2020_12_tool", |_| {
         Box::pin(async { ToolOutcome::text("JSON Schema 2020-12 tool called") })
@@ -400,14 +402,22 @@ fn json_schema_2020_12_tool() -> Tool {
         "type": "object",
         "$defs": {
             "address": {
+                "$anchor": "addressDef",
                 "type": "object",
                 "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
             }
         },
         "properties": {
             "name": {"type": "string"},
-            "address": {"$ref": "#/$defs/address"}
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
         },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
         "additionalProperties": false
     }))
     .read_only_hint(true)

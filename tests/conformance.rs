@@ -60,8 +60,9 @@ const SCENARIOS: &[&str] = &[
 /// The 2026-07-28 server scenarios (suite 0.2.0-alpha.12, `--spec-version
 /// 2026-07-28`). Left out besides resources, prompts and completion
 /// (`sep-2164-resource-not-found`, `input-required-result-non-tool-request`
-/// on `prompts/get`): `roots/list` input requests, which the runtime does not
-/// ask (`input-required-result-basic-list-roots`,
+/// on `prompts/get`, `caching` on the prompt and resource lists):
+/// `roots/list` input requests, which the runtime does not ask
+/// (`input-required-result-basic-list-roots`,
 /// `input-required-result-multiple-input-requests`), and the `tasks-*` and
 /// skills extensions. `MCP_CONFORMANCE_SCENARIOS_2026` replaces the list.
 const SCENARIOS_2026: &[&str] = &[
@@ -75,7 +76,9 @@ const SCENARIOS_2026: &[&str] = &[
     "tools-call-error",
     "tools-call-with-progress",
     "json-schema-2020-12",
-    "caching",
+    // Not `caching`: it also asks `prompts/list`, `resources/list` and
+    // `resources/templates/list` for `ttlMs`/`cacheScope`, which a tools
+    // framework does not serve (its `tools/list` checks pass).
     "http-header-validation",
     "http-custom-header-server-validation",
     "server-sse-multiple-streams",
@@ -181,6 +184,70 @@ fn the_fixture_tools_are_listed_with_descriptions_and_2020_12_schemas() {
     );
     assert!(schema["$defs"]["address"].is_object(), "{schema}");
     assert_eq!(schema["additionalProperties"], false);
+}
+
+/// The inputSchema of `json_schema_2020_12_tool` as the suite's
+/// `json-schema-2020-12` scenario gives it (0.2.0-alpha.12: SEP-1613 and the
+/// SEP-2106 vocabulary), which every revision must list unchanged.
+fn json_schema_2020_12_fixture() -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "$anchor": "addressDef",
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+            }
+        },
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false
+    })
+}
+
+#[test]
+fn the_2020_12_fixture_schema_is_listed_unchanged_in_every_revision() {
+    let listed_schema = |peer: &mut Peer, modern: bool| {
+        let response = peer.request(common::request(1, "tools/list", json!({}), modern));
+        let result = &response["result"];
+        assert_valid(&peer.version.clone(), "ListToolsResult", result);
+        result["tools"]
+            .as_array()
+            .and_then(|tools| {
+                tools
+                    .iter()
+                    .find(|t| t["name"] == "json_schema_2020_12_tool")
+            })
+            .unwrap_or_else(|| panic!("{}: not listed", peer.version))["inputSchema"]
+            .clone()
+    };
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", VERSION] {
+        let mut peer = Peer::spawn("conformance", &[]);
+        peer.version = version.into();
+        let response = peer.request(common::initialize(0, version));
+        assert_eq!(response["result"]["protocolVersion"], version);
+        peer.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        assert_eq!(
+            listed_schema(&mut peer, false),
+            json_schema_2020_12_fixture(),
+            "{version}"
+        );
+    }
+    let mut peer = modern_peer();
+    assert_eq!(
+        listed_schema(&mut peer, true),
+        json_schema_2020_12_fixture()
+    );
 }
 
 #[test]

@@ -1216,3 +1216,39 @@ fn a_modern_call_logs_only_when_its_request_sets_a_level() {
     assert_eq!(events[0]["method"], "notifications/message");
     assert_valid(MODERN, "CallToolResult", &events[1]["result"]);
 }
+
+#[test]
+fn a_legacy_log_level_set_on_one_post_applies_to_calls_on_the_others() {
+    let server = Server::start(&[]);
+    let id = open_session(&server, json!({}));
+    let headers = [
+        ("Mcp-Session-Id", id.as_str()),
+        ("MCP-Protocol-Version", LEGACY),
+    ];
+    let set_level = json!({"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel",
+        "params": {"level": "debug"}});
+    let response = server.post(&headers, &set_level.to_string());
+    assert_eq!(response.status, 200, "{response:?}");
+    let body: Value = serde_json::from_str(&response.body).unwrap();
+    assert_valid(LEGACY, "JSONRPCResponse", &body);
+    // `slow` logs each step at info: two log notifications, then the result.
+    let response = server.post(
+        &headers,
+        &legacy_call(2, "slow", json!({"ms": 20, "steps": 2})),
+    );
+    assert_eq!(response.status, 200, "{response:?}");
+    let events = legacy_events(&response);
+    let logs: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["method"] == "notifications/message")
+        .collect();
+    assert_eq!(logs.len(), 2, "{events:?}");
+    assert_eq!(logs[0]["params"]["level"], "info");
+    assert_eq!(logs[1]["params"]["data"], "slept step 2 of 2");
+    let last = events.last().unwrap();
+    assert_eq!(last["id"], 2, "{events:?}");
+    assert_eq!(
+        last["result"]["structuredContent"],
+        json!({"ms": 20, "steps": 2})
+    );
+}

@@ -144,6 +144,38 @@ mod tests {
     }
 
     #[test]
+    fn a_hand_given_schema_is_listed_as_given_in_every_revision() {
+        // The portable profile is for generated schemas; one given by hand
+        // keeps `$schema`, `$anchor`, composition and conditionals.
+        let schema = serde_json::json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {"a": {"$anchor": "aDef", "type": "object"}},
+            "properties": {"a": {"$ref": "#/$defs/a"}, "n": {"type": "integer", "format": "int64"}},
+            "allOf": [{"anyOf": [{"required": ["a"]}, {"required": ["n"]}]}],
+            "if": {"required": ["a"]},
+            "then": {"required": ["n"]},
+            "else": {"required": []},
+            "additionalProperties": false
+        });
+        let given = ToolBuilder::new("t", |_| Box::pin(async { ToolOutcome::text("") }))
+            .input_schema(schema.clone())
+            .build();
+        let registry = Registry::new(vec![given], None).unwrap();
+        for version in ProtocolVersion::ALL {
+            let page = registry.page(version, None).unwrap();
+            let tools: serde_json::Value = serde_json::from_str(&page.tools).unwrap();
+            assert_eq!(tools[0]["inputSchema"], schema, "{version:?}");
+            let tool = registry.get("t").unwrap().1;
+            assert_eq!(
+                tool.definition(version)["inputSchema"],
+                schema,
+                "{version:?}"
+            );
+        }
+    }
+
+    #[test]
     fn pages_walk_every_tool_in_name_order() {
         let names = ["e", "c", "a", "d", "b"];
         let registry = Registry::new(names.iter().map(|n| tool(n)).collect(), Some(2)).unwrap();

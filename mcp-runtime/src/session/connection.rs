@@ -101,8 +101,10 @@ pub(crate) struct Connection {
     /// Shared by the connections of one HTTP session ([`Connection::fork`]),
     /// so their requests' ids are unique within the session.
     next_server_request: Arc<AtomicU64>,
-    /// Legacy `logging/setLevel` threshold; 0 = nothing is sent.
-    log_level: AtomicU8,
+    /// Legacy `logging/setLevel` threshold; 0 = nothing is sent. Shared by
+    /// the connections of one HTTP session ([`Connection::fork`]): the level
+    /// set on one POST applies to the calls of every other.
+    log_level: Arc<AtomicU8>,
     subscriptions: Mutex<Vec<Subscription>>,
     /// Notified whenever the last call in flight ends.
     idle: Notify,
@@ -119,26 +121,25 @@ impl Connection {
             in_flight: Mutex::new(HashMap::new()),
             server_requests: Mutex::new(HashMap::new()),
             next_server_request: Arc::new(AtomicU64::new(1)),
-            log_level: AtomicU8::new(0),
+            log_level: Arc::new(AtomicU8::new(0)),
             subscriptions: Mutex::new(Vec::new()),
             idle: Notify::new(),
             client_gone: AtomicBool::new(false),
         }
     }
 
-    /// A connection of the same legacy session writing to `out`: the era,
-    /// the client's handshake and log level are copied, ids of requests to
-    /// the client come from the same counter. (Streamable HTTP answers each
+    /// A connection of the same legacy session writing to `out`: the era and
+    /// the client's handshake are copied; the log level and the counter of
+    /// ids of requests to the client are shared. (Streamable HTTP answers each
     /// POST on its own stream.)
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn fork(&self, out: Outbox) -> Connection {
         let fork = Connection::new(out);
         fork.set_lifecycle(self.lifecycle());
         *lock(&fork.session) = self.session();
-        fork.log_level
-            .store(self.log_level.load(Ordering::Relaxed), Ordering::Relaxed);
         Connection {
             next_server_request: Arc::clone(&self.next_server_request),
+            log_level: Arc::clone(&self.log_level),
             ..fork
         }
     }

@@ -182,17 +182,9 @@ pub(super) async fn post(
                 live.retain(|c| c.strong_count() > 0);
                 live.push(Arc::downgrade(&connection));
             }
-            // Weak: the stream must end when the request's call does.
-            let fork = Arc::downgrade(&connection);
-            let response = run(shared, stop, connection, frames, message, legacy_status).await;
-            // `logging/setLevel` changes the session, not just this request
-            // (it is answered at once, so its connection is still there).
-            if let Some(level) = fork.upgrade().and_then(|fork| fork.log_level())
-                && session.template.log_level() != Some(level)
-            {
-                session.template.set_log_level(level);
-            }
-            response
+            // `logging/setLevel` changes the session, not just this request:
+            // the fork shares the template's log level.
+            run(shared, stop, connection, frames, message, legacy_status).await
         }
     }
 }
