@@ -659,6 +659,24 @@ fn open_session(server: &Server, capabilities: Value) -> String {
     id
 }
 
+/// Opens a connection and sends `body` as a POST of legacy `session`, for
+/// tests that read the response themselves, often on another thread.
+fn post_in_session(addr: &str, session: &str, body: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    stream
+        .write_all(&request_bytes(
+            addr,
+            "POST",
+            &[("Mcp-Session-Id", session)],
+            body,
+        ))
+        .unwrap();
+    stream
+}
+
 fn legacy_call(id: u64, name: &str, arguments: Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
         "params": {"name": name, "arguments": arguments}})
@@ -734,19 +752,11 @@ fn a_legacy_call_streams_its_elicitation_and_takes_the_answer_as_a_post() {
     let addr = server.addr.clone();
     let session = id.clone();
     let call = std::thread::spawn(move || {
-        let mut stream = TcpStream::connect(&addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(20)))
-            .unwrap();
-        let body = legacy_call(1, "book_table", json!({"party": 2}));
-        stream
-            .write_all(&request_bytes(
-                &addr,
-                "POST",
-                &[("Mcp-Session-Id", &session)],
-                &body,
-            ))
-            .unwrap();
+        let mut stream = post_in_session(
+            &addr,
+            &session,
+            &legacy_call(1, "book_table", json!({"party": 2})),
+        );
         // Read the head and the first event, answer it, then read the rest.
         let mut reader = BufReader::new(stream);
         let mut seen = String::new();
@@ -1049,19 +1059,11 @@ fn a_legacy_cancellation_ends_the_call_and_its_stream() {
     let addr = server.addr.clone();
     let session = id.clone();
     let slow = std::thread::spawn(move || {
-        let mut stream = TcpStream::connect(&addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(20)))
-            .unwrap();
-        let body = legacy_call(9, "slow", json!({"ms": 20000}));
-        stream
-            .write_all(&request_bytes(
-                &addr,
-                "POST",
-                &[("Mcp-Session-Id", &session)],
-                &body,
-            ))
-            .unwrap();
+        let mut stream = post_in_session(
+            &addr,
+            &session,
+            &legacy_call(9, "slow", json!({"ms": 20000})),
+        );
         let started = Instant::now();
         let _ = read_response(&mut stream);
         started.elapsed()
