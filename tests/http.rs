@@ -752,7 +752,7 @@ fn a_legacy_call_streams_its_elicitation_and_takes_the_answer_as_a_post() {
     let addr = server.addr.clone();
     let session = id.clone();
     let call = std::thread::spawn(move || {
-        let mut stream = post_in_session(
+        let stream = post_in_session(
             &addr,
             &session,
             &legacy_call(1, "book_table", json!({"party": 2})),
