@@ -6,6 +6,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
@@ -141,7 +142,7 @@ impl StateSealer {
     pub(crate) fn resume(
         &self,
         tool: &str,
-        digest: &str,
+        digest: &ArgumentsDigest,
         state: Option<&str>,
         responses: Option<Map<String, Value>>,
         replayable: bool,
@@ -154,7 +155,7 @@ impl StateSealer {
             }
             return Ok(Resumed::default());
         };
-        let payload = self.open(state, tool, digest)?;
+        let payload = self.open(state, tool, &digest.get())?;
         let ticket = StateTicket {
             id: payload.id,
             expires: payload.expires,
@@ -310,6 +311,28 @@ fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
+/// The arguments digest of a 2026-07-28 call, computed when first needed:
+/// only a call that opens or seals a `requestState` reads it, and hashing
+/// costs more than all the rest of a small call.
+pub(crate) enum ArgumentsDigest {
+    /// Computed already (or empty: a legacy call never seals).
+    Known(String),
+    /// The call's arguments, hashed on demand.
+    Of(Option<Box<RawValue>>),
+}
+
+impl ArgumentsDigest {
+    /// The digest ([`arguments_digest`] of the arguments).
+    pub(crate) fn get(&self) -> Cow<'_, str> {
+        match self {
+            ArgumentsDigest::Known(digest) => Cow::Borrowed(digest),
+            ArgumentsDigest::Of(arguments) => {
+                Cow::Owned(arguments_digest(arguments.as_deref().map(RawValue::get)))
+            }
+        }
+    }
+}
+
 /// SHA-256 of the arguments in canonical form (keys sorted), so a client that
 /// re-serializes the same arguments still matches.
 pub(crate) fn arguments_digest(arguments: Option<&str>) -> String {
@@ -357,6 +380,10 @@ fn write_canonical(value: &Value, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn known(digest: &str) -> ArgumentsDigest {
+        ArgumentsDigest::Known(digest.to_owned())
+    }
 
     fn hex(bytes: &[u8]) -> String {
         bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -418,7 +445,7 @@ mod tests {
         let tag = URL_SAFE_NO_PAD.decode(tag).unwrap();
         let resume = |tag: &[u8]| {
             let state = format!("{payload}.{}", URL_SAFE_NO_PAD.encode(tag));
-            sealer.resume("t", "d", Some(&state), None, true)
+            sealer.resume("t", &known("d"), Some(&state), None, true)
         };
         assert!(resume(&tag).is_ok());
         for byte in [0, 31] {
@@ -428,6 +455,17 @@ mod tests {
         }
         assert_eq!(resume(&tag[..31]).unwrap_err(), INVALID, "truncated");
         assert_eq!(resume(&[]).unwrap_err(), INVALID, "empty");
+    }
+
+    #[test]
+    fn a_deferred_digest_is_the_digest_of_its_arguments() {
+        let text = r#"{"b":1,"a":[1,{"y":2,"x":1}]}"#;
+        let raw = RawValue::from_string(text.to_owned()).unwrap();
+        assert_eq!(
+            ArgumentsDigest::Of(Some(raw)).get(),
+            arguments_digest(Some(text))
+        );
+        assert_eq!(ArgumentsDigest::Of(None).get(), arguments_digest(None));
     }
 
     #[test]
@@ -463,12 +501,12 @@ mod tests {
         let state = sealer.seal("greet", &digest, "name", &Map::new());
         let given = responses(&[("name", answer("Ada"))]);
         let resumed = sealer
-            .resume("greet", &digest, Some(&state), given.clone(), false)
+            .resume("greet", &known(&digest), Some(&state), given.clone(), false)
             .unwrap();
         assert_eq!(resumed.answers["name"], answer("Ada"));
         let resume = |state: &str, tool: &str, digest: &str| {
             sealer
-                .resume(tool, digest, Some(state), given.clone(), false)
+                .resume(tool, &known(digest), Some(state), given.clone(), false)
                 .unwrap_err()
         };
         assert_eq!(resume(&state, "other", &digest), OTHER_CALL);
@@ -479,7 +517,7 @@ mod tests {
         let other_key = StateSealer::new(None, Duration::from_secs(60), 16);
         assert_eq!(
             other_key
-                .resume("greet", &digest, Some(&state), None, false)
+                .resume("greet", &known(&digest), Some(&state), None, false)
                 .unwrap_err(),
             INVALID
         );
@@ -514,14 +552,18 @@ mod tests {
     fn a_non_canonical_encoding_of_a_valid_state_is_refused() {
         let sealer = StateSealer::new(None, Duration::from_secs(60), 16);
         let state = sealer.seal("t", "d", "k", &Map::new());
-        assert!(sealer.resume("t", "d", Some(&state), None, true).is_ok());
+        assert!(
+            sealer
+                .resume("t", &known("d"), Some(&state), None, true)
+                .is_ok()
+        );
         let (payload, tag) = state.split_once('.').unwrap();
         // 32 bytes of tag are 43 characters, the last one with 2 unused bits.
         let respelled = format!("{payload}.{}", non_canonical(tag));
         assert_ne!(respelled, state);
         assert_eq!(
             sealer
-                .resume("t", "d", Some(&respelled), None, true)
+                .resume("t", &known("d"), Some(&respelled), None, true)
                 .unwrap_err(),
             INVALID,
             "the same tag spelled differently is not the state this server issued"
@@ -534,13 +576,13 @@ mod tests {
         let forged = responses(&[("name", answer("Mallory"))]);
         assert_eq!(
             sealer
-                .resume("t", "d", None, forged.clone(), false)
+                .resume("t", &known("d"), None, forged.clone(), false)
                 .unwrap_err(),
             NO_STATE
         );
         // Nothing to take, nothing to refuse.
         let none = sealer
-            .resume("t", "d", None, Some(Map::new()), false)
+            .resume("t", &known("d"), None, Some(Map::new()), false)
             .unwrap();
         assert!(none.answers.is_empty() && none.ticket.is_none());
         let mut sealed = Map::new();
@@ -551,7 +593,9 @@ mod tests {
             ("deposit", json!({"action": "decline"})),
             ("unasked", json!({"action": "accept"})),
         ]);
-        let resumed = sealer.resume("t", "d", Some(&state), sent, false).unwrap();
+        let resumed = sealer
+            .resume("t", &known("d"), Some(&state), sent, false)
+            .unwrap();
         assert_eq!(resumed.answers.len(), 2);
         assert_eq!(resumed.answers["name"], answer("Alan"));
         assert_eq!(resumed.answers["deposit"], json!({"action": "decline"}));
@@ -561,17 +605,21 @@ mod tests {
     fn a_state_is_spent_once_unless_replayable() {
         let sealer = StateSealer::new(None, Duration::from_secs(60), 16);
         let state = sealer.seal("t", "d", "k", &Map::new());
-        let first = sealer.resume("t", "d", Some(&state), None, false).unwrap();
+        let first = sealer
+            .resume("t", &known("d"), Some(&state), None, false)
+            .unwrap();
         let ticket = first.ticket.unwrap();
         assert_eq!(sealer.spend(&ticket), Ok(()));
         assert_eq!(sealer.spend(&ticket), Err(SpendRefusal::AlreadyUsed));
         assert_eq!(
             sealer
-                .resume("t", "d", Some(&state), None, false)
+                .resume("t", &known("d"), Some(&state), None, false)
                 .unwrap_err(),
             ALREADY_USED
         );
-        let again = sealer.resume("t", "d", Some(&state), None, true).unwrap();
+        let again = sealer
+            .resume("t", &known("d"), Some(&state), None, true)
+            .unwrap();
         assert!(again.ticket.is_none(), "a replayable tool spends nothing");
     }
 

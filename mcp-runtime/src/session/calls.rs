@@ -4,7 +4,7 @@
 
 use crate::context::Context;
 use crate::elicit::Interrupt;
-use crate::elicit::seal::{ALREADY_USED, SpendRefusal, StateTicket};
+use crate::elicit::seal::{ALREADY_USED, ArgumentsDigest, SpendRefusal, StateTicket};
 use crate::limits::QueueTimeout;
 use crate::protocol::frame::Frame;
 use crate::protocol::outgoing::{self, CallToolResult, Capabilities, ErrorData, Reply};
@@ -32,7 +32,7 @@ pub(crate) struct PreparedCall {
     pub(crate) tool: Arc<Tool>,
     pub(crate) call: ToolCall,
     /// Digest of the arguments, to seal `requestState` (2026-07-28).
-    pub(crate) arguments_digest: String,
+    pub(crate) arguments_digest: ArgumentsDigest,
     /// The `requestState` whose answers the call uses, spent when it starts
     /// (2026-07-28; `None` without one, or for a replayable tool).
     pub(crate) ticket: Option<StateTicket>,
@@ -147,7 +147,7 @@ struct Pending {
     key: String,
     tool: Arc<Tool>,
     context: Context,
-    arguments_digest: String,
+    arguments_digest: ArgumentsDigest,
     version: ProtocolVersion,
     /// See [`call_clock`].
     started: Option<Instant>,
@@ -220,10 +220,12 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
                 }),
             ),
             Ending::Interrupted(Interrupt::InputRequired { key, request }) => {
-                let state =
-                    shared
-                        .sealer
-                        .seal(&tool.name, &arguments_digest, &key, context.answers());
+                let state = shared.sealer.seal(
+                    &tool.name,
+                    &arguments_digest.get(),
+                    &key,
+                    context.answers(),
+                );
                 reply(&shared, id, version).input_required(&key, &request.wire(version), &state)
             }
         };

@@ -3,7 +3,7 @@
 //! admission) before [`crate::session::calls`] runs it.
 
 use crate::context::{Context, ContextParts};
-use crate::elicit::seal::{Resumed, arguments_digest};
+use crate::elicit::seal::{ArgumentsDigest, Resumed, arguments_digest};
 use crate::protocol::outgoing::{CallToolResult, ErrorData};
 use crate::protocol::{ErrorCode, ProtocolVersion};
 use crate::session::calls::{self, PreparedCall};
@@ -92,7 +92,12 @@ impl Session {
         };
         let version = info.version;
         let (digest, resumed) = if version.is_modern() {
-            let digest = arguments_digest(arguments.map(RawValue::get));
+            // Hashed now only when a state is opened; else when one is sealed.
+            let digest = if params.request_state.is_some() {
+                ArgumentsDigest::Known(arguments_digest(arguments.map(RawValue::get)))
+            } else {
+                ArgumentsDigest::Of(arguments.map(|raw| raw.to_owned()))
+            };
             let resumed = self
                 .shared
                 .sealer
@@ -106,7 +111,7 @@ impl Session {
                 .map_err(|reason| Failure::invalid_params(format!("Invalid params: {reason}")))?;
             (digest, resumed)
         } else {
-            (String::new(), Resumed::default())
+            (ArgumentsDigest::Known(String::new()), Resumed::default())
         };
         let key = canonical_id(id.get());
         let duplicate = || {
