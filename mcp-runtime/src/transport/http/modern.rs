@@ -168,10 +168,12 @@ fn ladder(
             }),
         });
     }
-    // (6) is the session's routing table; (7) the tool's mirrored arguments.
+    // (6) is the session's routing table; (7) the tool's mirrored arguments
+    // (parsed only for a tool that mirrors some).
     if method == "tools/call"
         && let Some(name) = name
         && let Some((_, tool)) = shared.tools.registry().get(name)
+        && !tool.header_params().is_empty()
     {
         check_params(tool, headers, probe.arguments().as_ref())?;
     }
