@@ -54,29 +54,52 @@ impl Frame {
     /// Whether this frame is a response, and its error code if it is an
     /// error. A shared frame is always a cached result page.
     pub(crate) fn kind(&self) -> FrameKind {
-        #[derive(serde::Deserialize)]
-        struct Probe {
-            #[serde(default)]
-            method: Option<serde::de::IgnoredAny>,
-            #[serde(default)]
-            error: Option<ErrorProbe>,
-        }
+        let Frame::Owned(bytes) = self else {
+            return FrameKind::Result;
+        };
+        // The top-level keys are read until one decides; the visitor then
+        // stops the parse (with an error), so a result's body, usually most
+        // of the frame, is not scanned.
+        let found = Cell::new(None);
+        let mut reader = serde_json::Deserializer::from_slice(bytes);
+        let _ = serde::Deserializer::deserialize_map(&mut reader, KindVisitor(&found));
+        found.get().unwrap_or(FrameKind::Result)
+    }
+}
+
+/// Reads a frame's top-level keys into [`Frame::kind`]'s answer.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+struct KindVisitor<'c>(&'c Cell<Option<FrameKind>>);
+
+impl<'de> serde::de::Visitor<'de> for KindVisitor<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON-RPC message")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         #[derive(serde::Deserialize)]
         struct ErrorProbe {
             code: i64,
         }
-        let Frame::Owned(bytes) = self else {
-            return FrameKind::Result;
-        };
-        match serde_json::from_slice::<Probe>(bytes) {
-            Ok(Probe {
-                method: Some(_), ..
-            }) => FrameKind::Message,
-            Ok(Probe {
-                error: Some(error), ..
-            }) => FrameKind::Error(super::ErrorCode::from_code(error.code)),
-            _ => FrameKind::Result,
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let kind = match &*key {
+                "method" => FrameKind::Message,
+                "result" => FrameKind::Result,
+                "error" => match map.next_value::<ErrorProbe>() {
+                    Ok(error) => FrameKind::Error(super::ErrorCode::from_code(error.code)),
+                    Err(_) => FrameKind::Result,
+                },
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    continue;
+                }
+            };
+            self.0.set(Some(kind));
+            return Err(serde::de::Error::custom("decided"));
         }
+        Ok(())
     }
 }
 
