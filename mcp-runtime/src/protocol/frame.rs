@@ -83,15 +83,25 @@ impl<'de> serde::de::Visitor<'de> for KindVisitor<'_> {
         struct ErrorProbe {
             code: i64,
         }
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            let kind = match &*key {
-                "method" => FrameKind::Message,
-                "result" => FrameKind::Result,
-                "error" => match map.next_value::<ErrorProbe>() {
+        /// A top-level key, read without copying it.
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "lowercase")]
+        enum Key {
+            Method,
+            Result,
+            Error,
+            #[serde(other)]
+            Other,
+        }
+        while let Some(key) = map.next_key::<Key>()? {
+            let kind = match key {
+                Key::Method => FrameKind::Message,
+                Key::Result => FrameKind::Result,
+                Key::Error => match map.next_value::<ErrorProbe>() {
                     Ok(error) => FrameKind::Error(super::ErrorCode::from_code(error.code)),
                     Err(_) => FrameKind::Result,
                 },
-                _ => {
+                Key::Other => {
                     map.next_value::<serde::de::IgnoredAny>()?;
                     continue;
                 }
