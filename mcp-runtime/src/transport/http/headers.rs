@@ -5,15 +5,16 @@
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use hyper::header::{HeaderMap, HeaderName, HeaderValue};
+use std::borrow::Cow;
 
 /// `MCP-Protocol-Version`.
-pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+pub(crate) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 /// `Mcp-Method`.
-pub(crate) const METHOD: &str = "mcp-method";
+pub(crate) const METHOD: HeaderName = HeaderName::from_static("mcp-method");
 /// `Mcp-Name`.
-pub(crate) const NAME: &str = "mcp-name";
+pub(crate) const NAME: HeaderName = HeaderName::from_static("mcp-name");
 /// `Mcp-Session-Id` (legacy era).
-pub(crate) const SESSION_ID: &str = "mcp-session-id";
+pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 /// Prefix of the headers mirroring tool arguments.
 pub(crate) const PARAM_PREFIX: &str = "mcp-param-";
 
@@ -28,7 +29,10 @@ pub(crate) struct BadHeader(pub(crate) String);
 
 /// The single value of header `name`, decoded from the base64 sentinel;
 /// `Ok(None)` when absent.
-pub(crate) fn single(headers: &HeaderMap, name: &str) -> Result<Option<String>, BadHeader> {
+pub(crate) fn single<'h>(
+    headers: &'h HeaderMap,
+    name: &HeaderName,
+) -> Result<Option<Cow<'h, str>>, BadHeader> {
     let mut values = headers.get_all(name).iter();
     let Some(value) = values.next() else {
         return Ok(None);
@@ -38,12 +42,12 @@ pub(crate) fn single(headers: &HeaderMap, name: &str) -> Result<Option<String>, 
             "the {name} header was sent more than once"
         )));
     }
-    decode(name, value).map(Some)
+    decode(name.as_str(), value).map(Some)
 }
 
 /// A header value as text: plain visible ASCII (spaces inside allowed), or
-/// the sentinel `=?base64?<base64 of UTF-8>?=`.
-pub(crate) fn decode(name: &str, value: &HeaderValue) -> Result<String, BadHeader> {
+/// the sentinel `=?base64?<base64 of UTF-8>?=` (only that is copied).
+pub(crate) fn decode<'v>(name: &str, value: &'v HeaderValue) -> Result<Cow<'v, str>, BadHeader> {
     let bad = |why: &str| BadHeader(format!("the {name} header {why}"));
     let text = value.to_str().map_err(|_| {
         bad("holds characters other than visible ASCII; encode them as =?base64?…?=")
@@ -59,9 +63,11 @@ pub(crate) fn decode(name: &str, value: &HeaderValue) -> Result<String, BadHeade
             let bytes = STANDARD
                 .decode(encoded)
                 .map_err(|_| bad("holds an =?base64?…?= value that is not valid base64"))?;
-            String::from_utf8(bytes).map_err(|_| bad("holds base64 that is not UTF-8"))
+            String::from_utf8(bytes)
+                .map(Cow::Owned)
+                .map_err(|_| bad("holds base64 that is not UTF-8"))
         }
-        None => Ok(text.to_owned()),
+        None => Ok(Cow::Borrowed(text)),
     }
 }
 
@@ -120,11 +126,11 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.append(METHOD, HeaderValue::from_static("tools/call"));
         assert_eq!(
-            single(&headers, METHOD).unwrap().as_deref(),
+            single(&headers, &METHOD).unwrap().as_deref(),
             Some("tools/call")
         );
         headers.append(METHOD, HeaderValue::from_static("tools/call"));
-        assert!(single(&headers, METHOD).is_err());
+        assert!(single(&headers, &METHOD).is_err());
     }
 
     #[test]

@@ -122,7 +122,7 @@ fn ladder(
     }
     let version = probe.envelope_version().unwrap_or("");
     // (4) Headers against the body.
-    match headers::single(headers, headers::PROTOCOL_VERSION)? {
+    match headers::single(headers, &headers::PROTOCOL_VERSION)? {
         None => {
             return Err(Refusal::mismatch(
                 "the MCP-Protocol-Version header is missing",
@@ -135,7 +135,7 @@ fn ladder(
         }
         Some(_) => {}
     }
-    match headers::single(headers, headers::METHOD)? {
+    match headers::single(headers, &headers::METHOD)? {
         None => return Err(Refusal::mismatch("the Mcp-Method header is missing")),
         Some(h) if h != method => {
             return Err(Refusal::mismatch(format!(
@@ -146,9 +146,9 @@ fn ladder(
     }
     let name = probe.name.as_deref();
     let named = matches!(method, "tools/call" | "prompts/get");
-    match headers::single(headers, headers::NAME)? {
+    match headers::single(headers, &headers::NAME)? {
         None if named => return Err(Refusal::mismatch("the Mcp-Name header is missing")),
-        Some(h) if named && Some(h.as_str()) != name => {
+        Some(h) if named && Some(&*h) != name => {
             return Err(Refusal::mismatch(format!(
                 "Mcp-Name is {h:?} but params.name is {:?}",
                 name.unwrap_or("")
