@@ -275,11 +275,14 @@ fn accepts(headers: &hyper::HeaderMap) -> (bool, bool) {
     for value in headers.get_all(header::ACCEPT) {
         for item in value.to_str().unwrap_or("").split(',') {
             let media = item.split(';').next().unwrap_or("").trim();
-            match media.to_ascii_lowercase().as_str() {
-                "*/*" => (json, sse) = (true, true),
-                "application/json" | "application/*" => json = true,
-                "text/event-stream" | "text/*" => sse = true,
-                _ => {}
+            // Compared in place: no lowercase copy per item.
+            let is = |name: &str| media.eq_ignore_ascii_case(name);
+            if is("*/*") {
+                (json, sse) = (true, true);
+            } else if is("application/json") || is("application/*") {
+                json = true;
+            } else if is("text/event-stream") || is("text/*") {
+                sse = true;
             }
         }
     }
