@@ -4,11 +4,11 @@
 
 mod common;
 
-use common::{REPLY_TIMEOUT, call, example_binary, initialize};
+use common::{REPLY_TIMEOUT, call, example_binary, initialize, stdout_lines};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 /// `everything` with stderr piped and left unread until [`Server::finish`].
@@ -32,16 +32,7 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .expect("example starts");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = stdout_lines(&mut child);
         Server {
             stdin: child.stdin.take(),
             child,

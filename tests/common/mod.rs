@@ -52,6 +52,22 @@ pub fn example_binary(name: &str) -> PathBuf {
     target.join(profile).join("examples").join(name)
 }
 
+/// The lines of a spawned child's piped stdout, read on a thread of their
+/// own so a test can wait for each with a timeout.
+pub fn stdout_lines(child: &mut Child) -> Receiver<String> {
+    let stdout = child.stdout.take().expect("piped stdout");
+    let (tx, lines) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}
+
 /// A server process talking JSON lines over its stdin/stdout.
 pub struct Peer {
     child: Child,
@@ -77,16 +93,7 @@ impl Peer {
             .stderr(Stdio::null())
             .spawn()
             .expect("example starts");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = stdout_lines(&mut child);
         Peer {
             stdin: child.stdin.take(),
             child,
