@@ -11,6 +11,7 @@ pub use test::{TestContext, TestPeer};
 use crate::ToolError;
 use crate::elicit::{ElicitRequest, Elicitation, Interrupt, SampleRequest, SampleResult};
 use crate::level::Level;
+use crate::principal::Principal;
 use crate::protocol::{ProtocolVersion, outgoing};
 use crate::session::connection::{CancelSignal, ClientSession, Connection};
 use crate::state::{State, StateMap};
@@ -163,6 +164,16 @@ impl Context {
         self.meta()?
             .get(crate::protocol::meta::PROGRESS_TOKEN)
             .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
+    }
+
+    /// The verified caller (Streamable HTTP with authorization): subject,
+    /// scopes and token claims. `None` on stdio and on HTTP without
+    /// authorization.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner
+            .connection
+            .principal()
+            .map(|principal| &**principal)
     }
 
     /// Whether the client cancelled the call.

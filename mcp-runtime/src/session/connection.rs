@@ -3,6 +3,7 @@
 //! the client (legacy elicitation), the legacy session, and subscriptions.
 
 use crate::level::Level;
+use crate::principal::Principal;
 use crate::protocol::frame::Frame;
 use crate::protocol::outgoing::{self, InputRequest};
 use crate::session::era::Lifecycle;
@@ -110,6 +111,9 @@ pub(crate) struct Connection {
     idle: Notify,
     /// The client is gone (input ended): requests to it fail at once.
     client_gone: AtomicBool,
+    /// The caller the transport verified for this connection's requests
+    /// (HTTP with authorization); `None` on stdio.
+    principal: Option<Arc<Principal>>,
 }
 
 impl Connection {
@@ -125,7 +129,20 @@ impl Connection {
             subscriptions: Mutex::new(Vec::new()),
             idle: Notify::new(),
             client_gone: AtomicBool::new(false),
+            principal: None,
         }
+    }
+
+    /// This connection with its requests made by `principal`.
+    // Used by the HTTP transport once authorization is on (issue 11, in progress).
+    #[allow(dead_code)]
+    pub(crate) fn with_principal(self, principal: Option<Arc<Principal>>) -> Connection {
+        Connection { principal, ..self }
+    }
+
+    /// The verified caller of this connection's requests, if any.
+    pub(crate) fn principal(&self) -> Option<&Arc<Principal>> {
+        self.principal.as_ref()
     }
 
     /// A connection of the same legacy session writing to `out`: the era and
