@@ -3,6 +3,9 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod http;
+pub mod services;
+
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
