@@ -11,7 +11,9 @@
 //! elicitation waits for the user, `INPUT_REQUEST_TTL_MS=N` the lifetime of a
 //! 2026-07-28 `requestState`, `DRAIN_TIMEOUT_MS=N` how long shutting down may
 //! take, `MCP_SEAL_KEY` (at least 32 bytes) the key sealing 2026-07-28
-//! `requestState` (give replicas the same one), `HTTP_HEADER_TIMEOUT_MS=N` the
+//! `requestState` (give replicas the same one), `MCP_REPLICA` this replica's
+//! tag in legacy session ids (for routing them behind a load balancer; see
+//! `deploy/`), `HTTP_HEADER_TIMEOUT_MS=N` the
 //! HTTP header-read and idle keep-alive timeout. `--http 127.0.0.1:8931`
 //! serves Streamable HTTP at `/mcp` instead of stdio.
 
@@ -397,6 +399,12 @@ async fn main() -> std::io::Result<()> {
     #[cfg(feature = "http")]
     if let Some(ms) = env_number("HTTP_HEADER_TIMEOUT_MS") {
         server = server.http_header_timeout(Duration::from_millis(ms));
+    }
+    // MCP_REPLICA=r2: legacy session ids start with `r2.`, so nginx can
+    // send each session's requests to the replica that holds it.
+    #[cfg(feature = "http")]
+    if let Ok(tag) = std::env::var("MCP_REPLICA") {
+        server = server.replica_tag(tag);
     }
     if let Some(key) = seal_key() {
         server = server.request_state_key(key);

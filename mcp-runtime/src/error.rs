@@ -34,6 +34,9 @@ pub enum Error {
         /// One line per problem: the tool, the schema path and the reason.
         problems: Vec<String>,
     },
+    /// The replica tag given to `Server::replica_tag` cannot go into a
+    /// session id (1 to 63 ASCII letters, digits, `-` or `_`).
+    InvalidReplicaTag(String),
     /// Reading or writing the transport failed.
     Io(io::Error),
 }
@@ -63,6 +66,10 @@ impl fmt::Display for Error {
                 }
                 Ok(())
             }
+            Error::InvalidReplicaTag(tag) => write!(
+                f,
+                "invalid replica tag {tag:?}: use 1 to 63 ASCII letters, digits, '-' or '_'"
+            ),
             Error::Io(err) => write!(f, "transport I/O failed: {err}"),
         }
     }

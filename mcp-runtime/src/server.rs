@@ -93,6 +93,7 @@ struct HttpSettings {
     hosts: Option<Vec<String>>,
     origins: Vec<String>,
     header_timeout: Option<Duration>,
+    replica_tag: Option<String>,
 }
 
 impl Server {
@@ -154,6 +155,20 @@ impl Server {
     #[cfg(feature = "http")]
     pub fn http_header_timeout(mut self, timeout: Duration) -> Server {
         self.http.header_timeout = Some(timeout);
+        self
+    }
+
+    /// HTTP: this replica's tag, put in front of each legacy
+    /// `Mcp-Session-Id` it mints (`r2.` and then the usual 32 random hex
+    /// digits), so a load balancer in front of several replicas can send a
+    /// session's requests to the process that holds it (`deploy/nginx.conf`
+    /// routes on it with a `map`). 1 to 63 ASCII letters, digits, `-` or
+    /// `_` (a Kubernetes pod name fits); anything else is refused when
+    /// serving starts ([`Error::InvalidReplicaTag`]). The 2026-07-28 era has
+    /// no sessions and ignores it.
+    #[cfg(feature = "http")]
+    pub fn replica_tag(mut self, tag: impl Into<String>) -> Server {
+        self.http.replica_tag = Some(tag.into());
         self
     }
 
@@ -227,6 +242,9 @@ impl Server {
         config.origins = settings.origins;
         if let Some(timeout) = settings.header_timeout {
             config.header_timeout = timeout;
+        }
+        if let Some(tag) = settings.replica_tag {
+            config.replica_tag = Some(crate::transport::http::checked_replica_tag(tag)?);
         }
         Ok((
             crate::transport::http::HttpService::new(shared, config),
@@ -438,6 +456,10 @@ impl Server {
     /// What `into_shared` checks, without consuming the server.
     pub(crate) fn check_registration(&self) -> Result<(), Error> {
         self.check_states()?;
+        #[cfg(feature = "http")]
+        if let Some(tag) = &self.http.replica_tag {
+            crate::transport::http::checked_replica_tag(tag.clone())?;
+        }
         Registry::new(self.tools.clone(), None).map(drop)
     }
 

@@ -4,6 +4,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod http;
+pub mod node;
 pub mod services;
 
 use serde_json::{Value, json};

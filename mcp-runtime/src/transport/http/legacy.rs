@@ -44,6 +44,8 @@ pub(crate) const SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
 #[derive(Debug, Default)]
 pub(crate) struct Sessions {
     map: Mutex<HashMap<String, Arc<LegacySession>>>,
+    /// This replica's tag, in front of the ids it mints (checked).
+    tag: Option<String>,
 }
 
 /// One legacy session.
@@ -215,7 +217,7 @@ async fn initialize(
     if !matches!(handshake.lifecycle(), Lifecycle::Legacy { .. }) {
         return response;
     }
-    let id = session_id();
+    let id = session_id(sessions.tag.as_deref());
     let Ok(value) = HeaderValue::from_str(&id) else {
         return response;
     };
@@ -317,6 +319,14 @@ pub(super) fn delete(sessions: &Sessions, headers: &HeaderMap) -> Response<HttpB
 }
 
 impl Sessions {
+    /// No sessions yet; ids minted with `tag` in front.
+    pub(super) fn new(tag: Option<String>) -> Sessions {
+        Sessions {
+            map: Mutex::default(),
+            tag,
+        }
+    }
+
     /// Ends every push stream (at shutdown, so connections can close).
     pub(super) fn close_streams(&self) {
         for session in lock(&self.map).values() {
@@ -420,10 +430,45 @@ fn legacy_status(kind: FrameKind) -> StatusCode {
     }
 }
 
-/// A new session id: 32 hex digits from the OS's randomness (visible ASCII).
-fn session_id() -> String {
+/// A new session id: 32 hex digits from the OS's randomness (visible
+/// ASCII), after `tag.` when the replica has a tag. The tag only routes: the
+/// random part alone keeps the id unguessable.
+fn session_id(tag: Option<&str>) -> String {
     let mut bytes = [0_u8; 16];
     // Without OS randomness ids could be guessed; refuse to run that way.
     getrandom::fill(&mut bytes).expect("the operating system provides randomness");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    let random: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    match tag {
+        Some(tag) => format!("{tag}.{random}"),
+        None => random,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::session_id;
+    use crate::transport::http::checked_replica_tag;
+
+    #[test]
+    fn a_tagged_id_is_the_tag_a_dot_and_128_random_bits() {
+        let id = session_id(Some("r2"));
+        let (tag, random) = id.split_once('.').expect("a tag and a dot");
+        assert_eq!(tag, "r2");
+        assert_eq!(random.len(), 32, "{id}");
+        assert!(random.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+        assert_ne!(session_id(Some("r2")), id);
+        let untagged = session_id(None);
+        assert_eq!(untagged.len(), 32);
+        assert!(!untagged.contains('.'));
+    }
+
+    #[test]
+    fn tags_are_short_and_header_and_regex_safe() {
+        for good in ["r2", "mcp-7d9f8c6b5-x2x4q", "A_1", &"a".repeat(63)] {
+            assert_eq!(checked_replica_tag(good.to_owned()).unwrap(), good);
+        }
+        for bad in ["", "r.2", "r 2", "r2\n", "é", "r/2", &"a".repeat(64)] {
+            assert!(checked_replica_tag(bad.to_owned()).is_err(), "{bad:?}");
+        }
+    }
 }

@@ -54,6 +54,8 @@ pub(crate) struct HttpConfig {
     pub(crate) header_timeout: Duration,
     /// The one path served (`serve_http`); `None` when mounted by a router.
     pub(crate) path: Option<&'static str>,
+    /// The tag in front of minted legacy session ids (`Server::replica_tag`).
+    pub(crate) replica_tag: Option<String>,
 }
 
 impl HttpConfig {
@@ -69,6 +71,7 @@ impl HttpConfig {
             origins: Vec::new(),
             header_timeout: DEFAULT_HEADER_TIMEOUT,
             path: None,
+            replica_tag: None,
         }
     }
 }
@@ -103,8 +106,8 @@ impl HttpService {
         HttpService {
             inner: Arc::new(Inner {
                 shared,
+                sessions: Arc::new(legacy::Sessions::new(config.replica_tag.clone())),
                 config,
-                sessions: Arc::default(),
                 requests: Arc::default(),
                 stop: watch::channel(false).0,
             }),
@@ -132,6 +135,26 @@ where
     }
 }
 
+/// The health route of the built-in server ([`serve`]): `GET /health`
+/// answers `200 ok` while the process accepts connections, for load
+/// balancers' and orchestrators' probes.
+pub(crate) const HEALTH_PATH: &str = "/health";
+
+/// A replica tag as given, if it can go into a session id and an nginx
+/// `map` regex unescaped: 1 to 63 ASCII letters, digits, `-` or `_` (no
+/// `.`, which ends the tag in the id).
+pub(crate) fn checked_replica_tag(tag: String) -> Result<String, crate::Error> {
+    let fits = (1..=63).contains(&tag.len())
+        && tag
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if fits {
+        Ok(tag)
+    } else {
+        Err(crate::Error::InvalidReplicaTag(tag))
+    }
+}
+
 /// The checks every request passes, then the method's handler.
 async fn answer<B>(inner: &Arc<Inner>, request: Request<B>) -> Response<HttpBody>
 where
@@ -141,6 +164,19 @@ where
 {
     let config = &inner.config;
     let (parts, body) = request.into_parts();
+    // Before the Host check: probes name the replica by its address, not
+    // by an allowed host, and the answer reveals nothing.
+    if config.path.is_some()
+        && parts.uri.path() == HEALTH_PATH
+        && matches!(parts.method, Method::GET | Method::HEAD)
+    {
+        let mut response = Response::new(HttpBody::full(Bytes::from_static(b"ok\n")));
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        return response;
+    }
     if let Some(refusal) = check_origin_and_host(config, &parts.headers) {
         return refusal;
     }

@@ -1,0 +1,524 @@
+//! Replicas behind a stock load balancer: three `everything --http`
+//! processes with one `MCP_SEAL_KEY` and their own `MCP_REPLICA` (`r1`,
+//! `r2`, `r3`), behind an nginx that runs the shipped `deploy/nginx.conf`
+//! (only ports and the log path substituted), all on loopback ports and
+//! stopped by PID. Which replica answered each request is read from nginx's
+//! access log (`upstream=`).
+//!
+//! The 2026-07-28 era needs no affinity: calls and elicitation rounds land
+//! round-robin. Legacy sessions reach the replica named by the tag in their
+//! `Mcp-Session-Id`, driven by the official TypeScript client
+//! (`tests/interop/replicas_client.mjs`).
+
+mod common;
+
+use common::assert_valid;
+use common::http::{MODERN, Response, Server, call, meta, modern_to, post_to, raw_to};
+use common::services::{Nginx, Redis};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// The key every replica seals `requestState` with.
+const SEAL_KEY: &str = "replicas-behind-nginx-share-this-seal-key";
+
+/// The replicas' tags, as `deploy/nginx.conf` maps them.
+const TAGS: [&str; 3] = ["r1", "r2", "r3"];
+
+/// The shipped nginx configuration with these replica addresses (in place
+/// of `127.0.0.1:8081..8083`), the harness's port and its log directory.
+/// Each spelling replaced must be found as often as the file is meant to
+/// have it, so the file tested cannot drift from the file shipped.
+fn shipped_config(replicas: &[String]) -> String {
+    let mut config = include_str!("../deploy/nginx.conf").to_owned();
+    let mut replace = |from: &str, to: &str, times: usize| {
+        assert_eq!(
+            config.matches(from).count(),
+            times,
+            "deploy/nginx.conf should have `{from}` {times} times"
+        );
+        config = config.replace(from, to);
+    };
+    for (i, addr) in replicas.iter().enumerate() {
+        // In the round-robin upstream and its tag's upstream, and as a
+        // backup in the two other tags' upstreams.
+        replace(
+            &format!("server 127.0.0.1:{};", 8081 + i),
+            &format!("server {addr};"),
+            2,
+        );
+        replace(
+            &format!("server 127.0.0.1:{} backup;", 8081 + i),
+            &format!("server {addr} backup;"),
+            2,
+        );
+    }
+    replace("listen 8080;", "listen 127.0.0.1:{PORT};", 1);
+    replace("/var/log/nginx/mcp_access.log", "logs/access.log", 1);
+    config
+}
+
+/// A line of the `mcp` access log.
+#[derive(Debug, Clone)]
+struct Logged {
+    status: u16,
+    /// The address(es) nginx sent the request to, comma-separated.
+    upstream: String,
+    /// The session's replica tag, or `-`.
+    session: String,
+    name: String,
+}
+
+/// Three replicas behind nginx.
+struct Cluster {
+    /// Stopped first (fields drop in order).
+    nginx: Nginx,
+    /// `None` once stopped.
+    replicas: Vec<Option<Server>>,
+    addrs: Vec<String>,
+}
+
+impl Cluster {
+    /// Starts the replicas (with `env` besides the seal key and tag), then
+    /// nginx in front of them.
+    fn start(env: &[(&str, &str)]) -> Cluster {
+        let replicas: Vec<Server> = TAGS
+            .iter()
+            .map(|tag| {
+                let mut all = vec![("MCP_SEAL_KEY", SEAL_KEY), ("MCP_REPLICA", *tag)];
+                all.extend_from_slice(env);
+                Server::start(&all)
+            })
+            .collect();
+        let addrs: Vec<String> = replicas.iter().map(|r| r.addr.clone()).collect();
+        let nginx = Nginx::start(&shipped_config(&addrs));
+        Cluster {
+            nginx,
+            replicas: replicas.into_iter().map(Some).collect(),
+            addrs,
+        }
+    }
+
+    /// nginx's `127.0.0.1:PORT`.
+    fn addr(&self) -> String {
+        self.nginx.addr()
+    }
+
+    /// Stops replica `i` (SIGKILL by PID, as a crash would).
+    fn stop(&mut self, i: usize) {
+        drop(self.replicas[i].take());
+    }
+
+    /// The index of the replica at `upstream` (a single address).
+    fn replica_at(&self, upstream: &str) -> usize {
+        self.addrs
+            .iter()
+            .position(|a| a == upstream)
+            .unwrap_or_else(|| panic!("{upstream} is none of the replicas {:?}", self.addrs))
+    }
+
+    /// The access log so far.
+    fn log(&self) -> Vec<Logged> {
+        self.nginx
+            .log("access.log")
+            .lines()
+            .map(|line| {
+                // `… "POST /mcp HTTP/1.1" 200 123 upstream=A, B upstream_status=502, 404 …`:
+                // a value runs to the next ` key=` (addresses are comma-separated).
+                let (_, after) = line.rsplit_once('"').expect("a quoted request");
+                let status = after.split_whitespace().next().unwrap().parse().unwrap();
+                let keys = ["upstream", "upstream_status", "session", "method", "name", "time"];
+                let field = |key: &str| {
+                    let start = after
+                        .find(&format!(" {key}="))
+                        .unwrap_or_else(|| panic!("no {key}= in {line}"))
+                        + key.len()
+                        + 2;
+                    let end = keys
+                        .iter()
+                        .filter_map(|k| after[start..].find(&format!(" {k}=")))
+                        .min()
+                        .map_or(after.len(), |end| start + end);
+                    after[start..end].to_owned()
+                };
+                Logged {
+                    status,
+                    upstream: field("upstream"),
+                    session: field("session"),
+                    name: field("name"),
+                }
+            })
+            .collect()
+    }
+
+    /// The log lines of calls to `tool`, with the replica that answered.
+    fn calls_of(&self, tool: &str) -> Vec<usize> {
+        self.log()
+            .iter()
+            .filter(|l| l.name == tool)
+            .map(|l| self.replica_at(&l.upstream))
+            .collect()
+    }
+}
+
+/// A `book_table` call from a client that can answer questions.
+fn book(id: u64, party: u32) -> Value {
+    let mut book = call(id, "book_table", json!({"party": party}));
+    book["params"]["_meta"] = meta(json!({"elicitation": {}}));
+    book
+}
+
+/// The result of a 2026-07-28 response, validated as `kind`.
+fn result(response: &Response, kind: &str) -> Value {
+    assert_eq!(response.status, 200, "{response:?}");
+    let message = response.json();
+    assert_valid(MODERN, kind, &message["result"]);
+    message["result"].clone()
+}
+
+// ---- the 2026-07-28 era: round-robin ----
+
+#[test]
+fn three_hundred_adds_spread_over_all_three_replicas() {
+    let cluster = Cluster::start(&[]);
+    let addr = cluster.addr();
+    std::thread::scope(|scope| {
+        for thread in 0..6_u64 {
+            let addr = &addr;
+            scope.spawn(move || {
+                for i in 0..50_u64 {
+                    let id = thread * 100 + i;
+                    let response = modern_to(addr, &call(id, "add", json!({"a": i, "b": thread})), &[]);
+                    let sum = result(&response, "CallToolResult")["structuredContent"]["sum"].clone();
+                    assert_eq!(sum, json!((i + thread) as f64), "{response:?}");
+                }
+            });
+        }
+    });
+    let mut per_replica = [0_usize; 3];
+    for replica in cluster.calls_of("add") {
+        per_replica[replica] += 1;
+    }
+    eprintln!("add calls per replica: {per_replica:?}");
+    assert_eq!(per_replica.iter().sum::<usize>(), 300);
+    // Round-robin: a fair share each (exactly 100 when nothing else runs).
+    assert!(per_replica.iter().all(|&n| n >= 80), "{per_replica:?}");
+}
+
+#[test]
+fn elicitation_rounds_complete_across_replicas() {
+    let cluster = Cluster::start(&[]);
+    let addr = cluster.addr();
+    let mut requests_per_booking = Vec::new();
+    for i in 0..20_u64 {
+        // Every other party needs a deposit too: two rounds, the second
+        // sealing the first answer in its requestState.
+        let party = if i % 2 == 0 { 2 } else { 10 };
+        let first = book(i * 10, party);
+        let mut answer = result(&modern_to(&addr, &first, &[]), "InputRequiredResult");
+        let mut requests = 1;
+        let done = loop {
+            let asked: Vec<&String> = answer["inputRequests"].as_object().unwrap().keys().collect();
+            let responses = match asked.as_slice() {
+                [key] if *key == "guest" => {
+                    json!({"guest": {"action": "accept", "content": {"name": format!("guest {i}")}}})
+                }
+                [key] if *key == "deposit" => {
+                    json!({"deposit": {"action": "accept", "content": {"pay": true}}})
+                }
+                other => panic!("unexpected questions {other:?}"),
+            };
+            let mut retry = first.clone();
+            retry["id"] = (i * 10 + requests).into();
+            retry["params"]["inputResponses"] = responses;
+            retry["params"]["requestState"] = answer["requestState"].clone();
+            let response = modern_to(&addr, &retry, &[]);
+            requests += 1;
+            let message = response.json();
+            if message["result"]["resultType"] == "input_required" {
+                answer = result(&response, "InputRequiredResult");
+            } else {
+                break result(&response, "CallToolResult");
+            }
+        };
+        assert_eq!(
+            done["structuredContent"],
+            json!({"booked": true, "name": format!("guest {i}"), "party": party}),
+            "booking {i}"
+        );
+        requests_per_booking.push(requests as usize);
+    }
+    // Requests were sent one at a time, so the log lists each booking's
+    // requests together, in order.
+    let replicas = cluster.calls_of("book_table");
+    assert_eq!(replicas.len(), requests_per_booking.iter().sum::<usize>());
+    let (mut rounds, mut crossed, mut at) = (0, 0, 0);
+    for n in requests_per_booking {
+        let booking = &replicas[at..at + n];
+        at += n;
+        for pair in booking.windows(2) {
+            rounds += 1;
+            crossed += usize::from(pair[0] != pair[1]);
+        }
+    }
+    eprintln!("elicitation rounds: {rounds}, answered on another replica than asked: {crossed}");
+    assert_eq!(rounds, 30);
+    assert!(crossed > 0, "no round crossed replicas");
+}
+
+#[test]
+fn locate_routes_and_validates_its_headers_through_nginx() {
+    let cluster = Cluster::start(&[]);
+    let (proxy, direct) = (cluster.addr(), cluster.addrs[0].clone());
+    let eu = call(1, "locate", json!({"region": "eu", "shard": 42}));
+    let matching = [("Mcp-Param-Region", "eu"), ("Mcp-Param-Shard", "42")];
+    for _ in 0..3 {
+        let located = result(&modern_to(&proxy, &eu, &matching), "CallToolResult");
+        assert_eq!(located["structuredContent"], json!({"region": "eu", "shard": 42}));
+    }
+    // The headers reach the replica unchanged: a mismatch, a missing one and
+    // a bad sentinel get the same 400 through nginx as directly.
+    for headers in [
+        &[("Mcp-Param-Region", "us"), ("Mcp-Param-Shard", "42")][..],
+        &[("Mcp-Param-Shard", "42")][..],
+        &[("Mcp-Param-Region", "=?base64?!!?="), ("Mcp-Param-Shard", "42")][..],
+    ] {
+        let through = modern_to(&proxy, &eu, headers);
+        let straight = modern_to(&direct, &eu, headers);
+        let error = through.expect_error(400, -32020);
+        assert_eq!(error, straight.expect_error(400, -32020), "{headers:?}");
+    }
+    let replicas = cluster.calls_of("locate");
+    assert_eq!(replicas.len(), 6);
+    let mut seen = replicas.clone();
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen.len(), 3, "locate went round-robin: {replicas:?}");
+}
+
+/// Needs the shared store (`REDIS_URL`): without it each replica keeps its
+/// own set of spent states and the replay below is accepted.
+#[test]
+fn a_replayed_request_state_is_refused_on_another_replica() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let cluster = Cluster::start(&[("REDIS_URL", &url)]);
+    let first = book(1, 2);
+    let question = result(&modern_to(&cluster.addr(), &first, &[]), "InputRequiredResult");
+    let mut retry = first.clone();
+    retry["id"] = 2.into();
+    retry["params"]["inputResponses"] =
+        json!({"guest": {"action": "accept", "content": {"name": "Ada"}}});
+    retry["params"]["requestState"] = question["requestState"].clone();
+    let done = result(&modern_to(&cluster.addr(), &retry, &[]), "CallToolResult");
+    assert_eq!(done["structuredContent"]["booked"], true, "{done}");
+    let answered = *cluster.calls_of("book_table").last().unwrap();
+    // The same answer again, on each of the other replicas: refused.
+    for other in (0..3).filter(|&i| i != answered) {
+        let replay = modern_to(&cluster.addrs[other], &retry, &[]);
+        let message = replay.json();
+        assert_eq!(message["error"]["code"], -32602, "replica {other}: {message}");
+        assert!(
+            message["error"]["message"].as_str().unwrap().contains("already used"),
+            "{message}"
+        );
+    }
+}
+
+// ---- legacy sessions: routed by the replica tag ----
+
+#[test]
+fn legacy_sessions_stay_on_their_replica_and_start_over_when_it_is_gone() {
+    let mut cluster = Cluster::start(&[]);
+    let dir = common::node::interop_dir();
+    let mut client = Command::new("node")
+        .arg(dir.join("replicas_client.mjs"))
+        .arg(format!("http://{}/mcp", cluster.addr()))
+        .arg("6")
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("node runs (install Node.js >= 20)");
+    let mut stdin = client.stdin.take().unwrap();
+    let stdout = BufReader::new(client.stdout.take().unwrap());
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let next = |phase: u64| -> Vec<Value> {
+        let line = lines
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("the client did not finish phase {phase}"));
+        let report: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(report["phase"], phase, "{report}");
+        report["sessions"].as_array().unwrap().clone()
+    };
+    let tag = |id: &str| id.split_once('.').expect("a tagged session id").0.to_owned();
+
+    // Six sessions, each list + call + elicitation.
+    let sessions = next(1);
+    assert_eq!(sessions.len(), 6);
+    let mut tags: Vec<String> = Vec::new();
+    for session in &sessions {
+        assert_eq!(session["completed"], true, "{session}");
+        let id = session["id"].as_str().unwrap();
+        let (prefix, random) = id.split_once('.').unwrap();
+        assert!(TAGS.contains(&prefix), "{id}");
+        assert!(random.len() == 32 && random.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+        tags.push(prefix.to_owned());
+    }
+    let mut distinct = tags.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 3, "initialize went round-robin: {tags:?}");
+    // Every request naming a session reached the replica of its tag.
+    let before = cluster.log();
+    let in_sessions: Vec<&Logged> = before.iter().filter(|l| l.session != "-").collect();
+    for line in &in_sessions {
+        let tagged = TAGS.iter().position(|t| *t == line.session).unwrap();
+        assert_eq!(cluster.replica_at(&line.upstream), tagged, "{line:?}");
+    }
+    eprintln!(
+        "legacy: {} sessions ({tags:?}), {} requests in sessions, each on its replica",
+        sessions.len(),
+        in_sessions.len()
+    );
+
+    // The replica of the first session goes away.
+    let gone = TAGS.iter().position(|t| *t == tags[0]).unwrap();
+    cluster.stop(gone);
+    std::thread::sleep(Duration::from_millis(200));
+    writeln!(stdin, "go").unwrap();
+    let after = next(2);
+    let mut restarted = 0;
+    for (session, old) in after.iter().zip(&tags) {
+        assert_eq!(session["completed"], true, "{session}");
+        let new = tag(session["after"].as_str().unwrap());
+        if *old == TAGS[gone] {
+            // 404 through nginx, then a new session on a live replica.
+            assert_eq!(session["status"], 404, "{session}");
+            assert_ne!(new, TAGS[gone], "{session}");
+            restarted += 1;
+        } else {
+            assert_eq!(session["status"], 200, "{session}");
+            assert_eq!(session["before"], session["after"], "{session}");
+        }
+    }
+    assert_eq!(restarted, tags.iter().filter(|t| **t == TAGS[gone]).count());
+    let status = wait_for_exit(&mut client);
+    assert!(status.success(), "the client failed: {status}");
+    // nginx noticed the replica was down and passed the request on to a
+    // backup, which answered 404.
+    let dead = &cluster.addrs[gone];
+    let passed_on: Vec<Logged> = cluster.log()[before.len()..]
+        .iter()
+        .filter(|l| l.upstream.starts_with(dead.as_str()) && l.upstream.contains(", "))
+        .cloned()
+        .collect();
+    assert!(
+        passed_on.iter().any(|l| l.status == 404),
+        "{passed_on:?}\n{}",
+        cluster.nginx.log("access.log")
+    );
+    eprintln!(
+        "legacy: replica {} stopped; {restarted} sessions got 404 through nginx and re-initialized",
+        TAGS[gone]
+    );
+}
+
+/// Waits (bounded) for a child to exit.
+fn wait_for_exit(child: &mut std::process::Child) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the client did not exit");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+// ---- the pieces: tags in session ids, the health route ----
+
+#[test]
+fn minted_session_ids_carry_the_replica_tag() {
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "replicas-tests", "version": "1"}}})
+    .to_string();
+    let tagged = Server::start(&[("MCP_REPLICA", "mcp-7d9f8c6b5-x2x4q")]);
+    let id = post_to(&tagged.addr, &[], &initialize)
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    let random = id.strip_prefix("mcp-7d9f8c6b5-x2x4q.").expect(&id);
+    assert!(random.len() == 32 && random.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+    let plain = Server::start(&[]);
+    let id = post_to(&plain.addr, &[], &initialize)
+        .header("mcp-session-id")
+        .unwrap()
+        .to_owned();
+    assert!(id.len() == 32 && !id.contains('.'), "{id}");
+}
+
+#[test]
+fn a_tag_that_cannot_go_into_a_session_id_stops_the_server_at_startup() {
+    for bad in ["r.2", "r 2", ""] {
+        let output = Command::new(common::example_binary("everything"))
+            .args(["--http", "127.0.0.1:0"])
+            .env("MCP_REPLICA", bad)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{bad:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("invalid replica tag"), "{bad:?}: {stderr}");
+    }
+}
+
+#[test]
+fn the_health_route_answers_ok_to_probes() {
+    let server = Server::start(&[]);
+    let get = |path: &str, host: &str| {
+        raw_to(
+            &server.addr,
+            format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").as_bytes(),
+        )
+    };
+    let ok = get("/health", &server.addr);
+    assert_eq!((ok.status, ok.body.as_str()), (200, "ok\n"), "{ok:?}");
+    assert_eq!(ok.header("content-type"), Some("text/plain; charset=utf-8"));
+    // A probe names the replica by its address, not an allowed host.
+    assert_eq!(get("/health", "10.1.2.3:8080").status, 200);
+    let head = raw_to(
+        &server.addr,
+        format!("HEAD /health HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", server.addr)
+            .as_bytes(),
+    );
+    assert_eq!(head.status, 200);
+    // Other paths are still not served, and the check stays on for /mcp.
+    assert_eq!(get("/healthz", &server.addr).status, 404);
+    assert_eq!(get("/mcp", "10.1.2.3:8080").status, 403);
+}
+
+#[test]
+fn the_health_route_answers_through_nginx() {
+    let cluster = Cluster::start(&[]);
+    for _ in 0..3 {
+        let response = raw_to(
+            &cluster.addr(),
+            format!("GET /health HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", cluster.addr())
+                .as_bytes(),
+        );
+        assert_eq!((response.status, response.body.as_str()), (200, "ok\n"));
+    }
+}
