@@ -129,7 +129,14 @@ impl Cluster {
                 // a value runs to the next ` key=` (addresses are comma-separated).
                 let (_, after) = line.rsplit_once('"').expect("a quoted request");
                 let status = after.split_whitespace().next().unwrap().parse().unwrap();
-                let keys = ["upstream", "upstream_status", "session", "method", "name", "time"];
+                let keys = [
+                    "upstream",
+                    "upstream_status",
+                    "session",
+                    "method",
+                    "name",
+                    "time",
+                ];
                 let field = |key: &str| {
                     let start = after
                         .find(&format!(" {key}="))
@@ -190,8 +197,10 @@ fn three_hundred_adds_spread_over_all_three_replicas() {
             scope.spawn(move || {
                 for i in 0..50_u64 {
                     let id = thread * 100 + i;
-                    let response = modern_to(addr, &call(id, "add", json!({"a": i, "b": thread})), &[]);
-                    let sum = result(&response, "CallToolResult")["structuredContent"]["sum"].clone();
+                    let response =
+                        modern_to(addr, &call(id, "add", json!({"a": i, "b": thread})), &[]);
+                    let sum =
+                        result(&response, "CallToolResult")["structuredContent"]["sum"].clone();
                     assert_eq!(sum, json!((i + thread) as f64), "{response:?}");
                 }
             });
@@ -220,7 +229,11 @@ fn elicitation_rounds_complete_across_replicas() {
         let mut answer = result(&modern_to(&addr, &first, &[]), "InputRequiredResult");
         let mut requests = 1;
         let done = loop {
-            let asked: Vec<&String> = answer["inputRequests"].as_object().unwrap().keys().collect();
+            let asked: Vec<&String> = answer["inputRequests"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .collect();
             let responses = match asked.as_slice() {
                 [key] if *key == "guest" => {
                     json!({"guest": {"action": "accept", "content": {"name": format!("guest {i}")}}})
@@ -276,14 +289,20 @@ fn locate_routes_and_validates_its_headers_through_nginx() {
     let matching = [("Mcp-Param-Region", "eu"), ("Mcp-Param-Shard", "42")];
     for _ in 0..3 {
         let located = result(&modern_to(&proxy, &eu, &matching), "CallToolResult");
-        assert_eq!(located["structuredContent"], json!({"region": "eu", "shard": 42}));
+        assert_eq!(
+            located["structuredContent"],
+            json!({"region": "eu", "shard": 42})
+        );
     }
     // The headers reach the replica unchanged: a mismatch, a missing one and
     // a bad sentinel get the same 400 through nginx as directly.
     for headers in [
         &[("Mcp-Param-Region", "us"), ("Mcp-Param-Shard", "42")][..],
         &[("Mcp-Param-Shard", "42")][..],
-        &[("Mcp-Param-Region", "=?base64?!!?="), ("Mcp-Param-Shard", "42")][..],
+        &[
+            ("Mcp-Param-Region", "=?base64?!!?="),
+            ("Mcp-Param-Shard", "42"),
+        ][..],
     ] {
         let through = modern_to(&proxy, &eu, headers);
         let straight = modern_to(&direct, &eu, headers);
@@ -306,7 +325,10 @@ fn a_replayed_request_state_is_refused_on_another_replica() {
     let url = redis.url();
     let cluster = Cluster::start(&[("REDIS_URL", &url)]);
     let first = book(1, 2);
-    let question = result(&modern_to(&cluster.addr(), &first, &[]), "InputRequiredResult");
+    let question = result(
+        &modern_to(&cluster.addr(), &first, &[]),
+        "InputRequiredResult",
+    );
     let mut retry = first.clone();
     retry["id"] = 2.into();
     retry["params"]["inputResponses"] =
@@ -319,9 +341,15 @@ fn a_replayed_request_state_is_refused_on_another_replica() {
     for other in (0..3).filter(|&i| i != answered) {
         let replay = modern_to(&cluster.addrs[other], &retry, &[]);
         let message = replay.json();
-        assert_eq!(message["error"]["code"], -32602, "replica {other}: {message}");
+        assert_eq!(
+            message["error"]["code"], -32602,
+            "replica {other}: {message}"
+        );
         assert!(
-            message["error"]["message"].as_str().unwrap().contains("already used"),
+            message["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("already used"),
             "{message}"
         );
     }
@@ -359,7 +387,12 @@ fn legacy_sessions_stay_on_their_replica_and_start_over_when_it_is_gone() {
         assert_eq!(report["phase"], phase, "{report}");
         report["sessions"].as_array().unwrap().clone()
     };
-    let tag = |id: &str| id.split_once('.').expect("a tagged session id").0.to_owned();
+    let tag = |id: &str| {
+        id.split_once('.')
+            .expect("a tagged session id")
+            .0
+            .to_owned()
+    };
 
     // Six sessions, each list + call + elicitation.
     let sessions = next(1);
@@ -370,7 +403,10 @@ fn legacy_sessions_stay_on_their_replica_and_start_over_when_it_is_gone() {
         let id = session["id"].as_str().unwrap();
         let (prefix, random) = id.split_once('.').unwrap();
         assert!(TAGS.contains(&prefix), "{id}");
-        assert!(random.len() == 32 && random.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+        assert!(
+            random.len() == 32 && random.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{id}"
+        );
         tags.push(prefix.to_owned());
     }
     let mut distinct = tags.clone();
@@ -461,7 +497,10 @@ fn minted_session_ids_carry_the_replica_tag() {
         .expect("a session id")
         .to_owned();
     let random = id.strip_prefix("mcp-7d9f8c6b5-x2x4q.").expect(&id);
-    assert!(random.len() == 32 && random.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+    assert!(
+        random.len() == 32 && random.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{id}"
+    );
     let plain = Server::start(&[]);
     let id = post_to(&plain.addr, &[], &initialize)
         .header("mcp-session-id")
@@ -501,8 +540,11 @@ fn the_health_route_answers_ok_to_probes() {
     assert_eq!(get("/health", "10.1.2.3:8080").status, 200);
     let head = raw_to(
         &server.addr,
-        format!("HEAD /health HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", server.addr)
-            .as_bytes(),
+        format!(
+            "HEAD /health HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            server.addr
+        )
+        .as_bytes(),
     );
     assert_eq!(head.status, 200);
     // Other paths are still not served, and the check stays on for /mcp.
@@ -516,8 +558,11 @@ fn the_health_route_answers_through_nginx() {
     for _ in 0..3 {
         let response = raw_to(
             &cluster.addr(),
-            format!("GET /health HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", cluster.addr())
-                .as_bytes(),
+            format!(
+                "GET /health HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+                cluster.addr()
+            )
+            .as_bytes(),
         );
         assert_eq!((response.status, response.body.as_str()), (200, "ok\n"));
     }

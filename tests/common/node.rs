@@ -15,14 +15,16 @@ pub fn interop_dir() -> &'static Path {
     READY.get_or_init(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let dir = root.join("interop");
-        let lock = fs::read(dir.join("package-lock.json")).expect("tests/interop/package-lock.json");
+        let lock =
+            fs::read(dir.join("package-lock.json")).expect("tests/interop/package-lock.json");
         let stamp = dir.join("node_modules").join(".interop-installed");
         let installed = || fs::read(&stamp).is_ok_and(|have| have == lock);
         if !installed() {
             let target = std::env::var_os("CARGO_TARGET_DIR")
                 .map_or_else(|| root.join("../target"), PathBuf::from);
             fs::create_dir_all(&target).expect("the target directory");
-            let guard = File::create(target.join("interop-install.lock")).expect("the install lock");
+            let guard =
+                File::create(target.join("interop-install.lock")).expect("the install lock");
             guard.lock().expect("the install lock is taken");
             if !installed() {
                 let output = Command::new("npm")
