@@ -193,6 +193,10 @@ impl Server {
     /// checked (DNS rebinding), `Origin` always (see
     /// [`Server::allowed_origins`]). Bodies over the message limit
     /// ([`Server::max_message_size`]) get `413`.
+    ///
+    /// `GET /health` answers `200 ok` while the server accepts connections,
+    /// for load balancers' and orchestrators' probes (before the `Host`
+    /// check: probes name the replica by its address).
     #[cfg(feature = "http")]
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> io::Result<()> {
         self.check_registration()?;
