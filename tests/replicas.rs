@@ -468,7 +468,8 @@ fn legacy_sessions_stay_on_their_replica_and_start_over_when_it_is_gone() {
     );
 }
 
-/// Waits (bounded) for a child to exit.
+/// Waits (bounded: 30 s) for a child to exit; kills it and fails if it
+/// does not.
 fn wait_for_exit(child: &mut std::process::Child) -> std::process::ExitStatus {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
@@ -477,7 +478,8 @@ fn wait_for_exit(child: &mut std::process::Child) -> std::process::ExitStatus {
         }
         if Instant::now() > deadline {
             let _ = child.kill();
-            panic!("the client did not exit");
+            let _ = child.wait();
+            panic!("the process did not exit within 30 s");
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -512,14 +514,19 @@ fn minted_session_ids_carry_the_replica_tag() {
 #[test]
 fn a_tag_that_cannot_go_into_a_session_id_stops_the_server_at_startup() {
     for bad in ["r.2", "r 2", ""] {
-        let output = Command::new(common::example_binary("everything"))
+        let mut child = Command::new(common::example_binary("everything"))
             .args(["--http", "127.0.0.1:0"])
             .env("MCP_REPLICA", bad)
             .stdin(Stdio::null())
-            .output()
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
             .unwrap();
-        assert_eq!(output.status.code(), Some(1), "{bad:?}");
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        // A server that accepted the tag would serve until stopped.
+        let status = wait_for_exit(&mut child);
+        assert_eq!(status.code(), Some(1), "{bad:?}");
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
         assert!(stderr.contains("invalid replica tag"), "{bad:?}: {stderr}");
     }
 }
