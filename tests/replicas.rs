@@ -317,6 +317,48 @@ fn locate_routes_and_validates_its_headers_through_nginx() {
     assert_eq!(seen.len(), 3, "locate went round-robin: {replicas:?}");
 }
 
+/// Progress reaches the client as it happens. Two things see to it, either
+/// enough: `proxy_buffering off` in the config and the replicas'
+/// `X-Accel-Buffering: no` on every event stream.
+#[test]
+fn event_streams_pass_through_nginx_as_they_come() {
+    let cluster = Cluster::start(&[]);
+    let addr = cluster.addr();
+    let mut slow = call(1, "slow", json!({"ms": 3000, "steps": 3}));
+    slow["params"]["_meta"]["progressToken"] = "p".into();
+    let body = slow.to_string();
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let headers = [
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "slow"),
+    ];
+    let started = Instant::now();
+    stream
+        .write_all(&common::http::request_bytes(&addr, "POST", &headers, &body))
+        .unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    while !line.contains("notifications/progress") {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "the stream ended");
+    }
+    let first = started.elapsed();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut reader, &mut rest).unwrap();
+    let all = started.elapsed();
+    assert!(rest.contains("\"steps\":3"), "{rest}");
+    // The first step's progress (at 1 s) arrived long before the result (3 s).
+    eprintln!("through nginx: first progress after {first:?}, result after {all:?}");
+    assert!(
+        all - first > Duration::from_millis(1500),
+        "{first:?} {all:?}"
+    );
+}
+
 /// Needs the shared store (`REDIS_URL`): without it each replica keeps its
 /// own set of spent states and the replay below is accepted.
 #[test]
