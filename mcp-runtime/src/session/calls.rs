@@ -28,7 +28,7 @@ const LOG_TARGET: &str = "mcp_runtime::call";
 /// A call ready to run.
 pub(crate) struct PreparedCall {
     /// The canonical id, the key of the in-flight table.
-    pub(crate) key: String,
+    pub(crate) key: Arc<str>,
     pub(crate) tool: Arc<Tool>,
     pub(crate) call: ToolCall,
     /// Digest of the arguments, to seal `requestState` (2026-07-28).
@@ -144,7 +144,7 @@ fn log_outcome(tool: &Tool, id: &RawValue, started: Option<Instant>, outcome: &T
 
 /// A call whose future still has to run.
 struct Pending {
-    key: String,
+    key: Arc<str>,
     tool: Arc<Tool>,
     context: Context,
     arguments_digest: ArgumentsDigest,
@@ -155,7 +155,7 @@ struct Pending {
 }
 
 fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
-    let key = pending.key.clone();
+    let key = Arc::clone(&pending.key);
     let task_connection = Arc::clone(&connection);
     let task = tokio::spawn(async move {
         let connection = task_connection;

@@ -113,7 +113,7 @@ impl Session {
         } else {
             (ArgumentsDigest::Known(String::new()), Resumed::default())
         };
-        let key = canonical_id(id.get());
+        let key: Arc<str> = Arc::from(canonical_id(id.get()));
         let duplicate = || {
             Failure::new(
                 ErrorCode::INVALID_REQUEST,

@@ -398,7 +398,7 @@ fn cancelled_id(params: Option<&RawValue>) -> Option<String> {
         request_id: &'a RawValue,
     }
     let cancelled: Cancelled<'_> = serde_json::from_str(params?.get()).ok()?;
-    Some(canonical_id(cancelled.request_id.get()))
+    Some(canonical_id(cancelled.request_id.get()).into_owned())
 }
 
 fn accepted() -> Response<HttpBody> {
