@@ -346,7 +346,7 @@ impl Server {
     /// entries are kept: by default a [`MemoryStore`] of
     /// [`Server::max_spent_request_states`] entries, right for one process.
     /// Replicas behind one load balancer share a store (e.g.
-    /// [`RedisStore`](crate::store::RedisStore), feature `redis`), so a
+    /// `store::RedisStore`, feature `redis`), so a
     /// handle made on one is found on the others and a state answered on
     /// one is refused on all. While the store fails, calls that need it get
     /// an `isError` result starting "state store unavailable"; other calls

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 /// A [`Store`] in this process's memory; clones share the entries. Right for
 /// one process (stdio, or one HTTP server); replicas need a shared store
-/// such as [`RedisStore`](super::RedisStore).
+/// such as `RedisStore` (feature `redis`).
 ///
 /// Bounded: when it holds `capacity` unexpired entries, a new key is refused
 /// with [`StoreError::Full`] (saying when the soonest entry expires) rather

@@ -1,7 +1,7 @@
 //! Where the runtime keeps what outlives one request: the ids of spent
 //! 2026-07-28 `requestState`s and the entries behind [`Handles`](crate::Handles).
 //! In memory by default ([`MemoryStore`]); replicas behind one load balancer
-//! share a [`RedisStore`] (feature `redis`), so a basket made on one replica
+//! share a `RedisStore` (feature `redis`), so a basket made on one replica
 //! is found on the next and a state answered on one is refused on all.
 
 mod memory;
@@ -116,9 +116,3 @@ impl fmt::Display for StoreError {
 }
 
 impl std::error::Error for StoreError {}
-
-/// A time-to-live in whole milliseconds, at least 1 (a zero TTL would mean
-/// "never expires" to some backends and "invalid" to others).
-pub(crate) fn ttl_ms(ttl: Duration) -> u64 {
-    u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
-}

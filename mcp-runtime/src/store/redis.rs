@@ -1,7 +1,7 @@
 //! The shared store: Redis, through the `redis` crate's connection manager
 //! (one multiplexed connection, re-established after a failure).
 
-use super::{Store, StoreError, StoreFuture, ttl_ms};
+use super::{Store, StoreError, StoreFuture};
 use crate::util::lock;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Client, Cmd, FromRedisValue, Script};
@@ -12,6 +12,12 @@ use std::time::Duration;
 
 /// How long one operation may take by default, connecting included.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// A time-to-live in whole milliseconds, at least 1 (a zero TTL would mean
+/// "never expires" to some backends and "invalid" to others).
+fn ttl_ms(ttl: Duration) -> u64 {
+    u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
+}
 
 /// `compare_and_set` in one step on the server: GET, compare, SET with PX.
 static COMPARE_AND_SET: LazyLock<Script> = LazyLock::new(|| {
