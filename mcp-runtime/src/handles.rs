@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// How many times an update is tried when other calls change the same value
-/// between its read and its write.
+/// between its read and its write (and a new id drawn, were one taken).
 const UPDATE_ATTEMPTS: usize = 8;
 
 /// Values behind opaque, expiring handles, kept in the server's store
@@ -144,7 +144,7 @@ impl<T: Serialize + DeserializeOwned> Handles<T> {
             owner: self.owner(ctx),
             value: &value,
         })?;
-        loop {
+        for _ in 0..UPDATE_ATTEMPTS {
             let id = self.new_id();
             // Set only if absent: a collision of 128 random bits will not
             // happen, but if it did it must not hand over another's value.
@@ -156,6 +156,10 @@ impl<T: Serialize + DeserializeOwned> Handles<T> {
                 return Ok(id);
             }
         }
+        Err(ToolError::new(format!(
+            "the state store refused {UPDATE_ATTEMPTS} new {} handles in a row; retry the call",
+            self.kind
+        )))
     }
 
     /// A copy of the value behind `id`; renews its lifetime.
