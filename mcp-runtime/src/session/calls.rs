@@ -1,6 +1,7 @@
 //! Running one admitted tool call: spending its `requestState` (in the
-//! server's store), the inline first poll or a task of its own, run slots, timeout, panic catching,
-//! cancellation, and handing the outcome to [`crate::protocol::outgoing`].
+//! server's store), the inline first poll or a task of its own, run slots,
+//! timeout, panic catching, cancellation, and handing the outcome to
+//! [`crate::protocol::outgoing`].
 
 use crate::context::Context;
 use crate::elicit::Interrupt;
@@ -120,12 +121,13 @@ fn after_spend(
     }
 }
 
-/// Runs an admitted call whose state, if any, is spent. A tool that does not take a `Context` is first polled
-/// right here: most tools finish without ever waiting, and then the response
-/// goes out with no task, no wakeup and no extra allocation. A tool that
-/// waits (or takes a `Context`, so that cancellation, progress and
-/// elicitation work while it computes) continues on a task of its own, so a
-/// slow tool never holds up the reader; responses go out in completion order.
+/// Runs an admitted call whose state, if any, is spent. A tool that does
+/// not take a `Context` is first polled right here: most tools finish
+/// without ever waiting, and then the response goes out with no task, no
+/// wakeup and no extra allocation. A tool that waits (or takes a `Context`,
+/// so that cancellation, progress and elicitation work while it computes)
+/// continues on a task of its own, so a slow tool never holds up the
+/// reader; responses go out in completion order.
 fn run(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCall) {
     let PreparedCall {
         key,
