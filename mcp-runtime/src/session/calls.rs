@@ -1,6 +1,7 @@
-//! Running one admitted tool call: spending its `requestState`, the inline
-//! first poll or a task of its own, run slots, timeout, panic catching,
-//! cancellation, and handing the outcome to [`crate::protocol::outgoing`].
+//! Running one admitted tool call: spending its `requestState` (in the
+//! server's store), the inline first poll or a task of its own, run slots,
+//! timeout, panic catching, cancellation, and handing the outcome to
+//! [`crate::protocol::outgoing`].
 
 use crate::context::Context;
 use crate::elicit::Interrupt;
@@ -11,6 +12,7 @@ use crate::protocol::outgoing::{self, CallToolResult, Capabilities, ErrorData, R
 use crate::protocol::{ErrorCode, ProtocolVersion};
 use crate::session::connection::Connection;
 use crate::shared::Shared;
+use crate::store::StoreError;
 use crate::tool::{Tool, ToolCall, ToolOutcome};
 use crate::util::human_duration;
 use serde_json::value::RawValue;
@@ -44,54 +46,101 @@ enum Ending {
     Interrupted(Interrupt),
 }
 
-/// Starts a call. A tool that does not take a `Context` is first polled
-/// right here: most tools finish without ever waiting, and then the response
-/// goes out with no task, no wakeup and no extra allocation. A tool that
-/// waits (or takes a `Context`, so that cancellation, progress and
-/// elicitation work while it computes) continues on a task of its own, so a
-/// slow tool never holds up the reader; responses go out in completion order.
-pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCall) {
+/// Starts a call: spends its `requestState`, if any, then [`run`]s it.
+pub(crate) fn start(
+    shared: &Arc<Shared>,
+    connection: &Arc<Connection>,
+    mut prepared: PreparedCall,
+) {
+    // Spent once admitted, right before the tool runs: a state refused by
+    // the rate or pending limit stays usable for the client's next try.
+    let Some(ticket) = prepared.ticket.take() else {
+        return run(shared, connection, prepared);
+    };
+    let mut spend = shared.sealer.spend(ticket);
+    // The in-memory store answers at once; a shared one is waited for on a
+    // task of the call's own, cancellable like the call.
+    let mut cx = TaskContext::from_waker(std::task::Waker::noop());
+    if let Poll::Ready(spent) = spend.as_mut().poll(&mut cx) {
+        return after_spend(shared, connection, prepared, spent);
+    }
+    let key = prepared.key.clone();
+    let (task_shared, task_connection) = (Arc::clone(shared), Arc::clone(connection));
+    let task = tokio::spawn(async move {
+        let spent = spend.await;
+        after_spend(&task_shared, &task_connection, prepared, spent);
+    });
+    connection.attach_task(&key, task.abort_handle());
+}
+
+/// Runs the call whose state was spent, or answers why it could not be.
+fn after_spend(
+    shared: &Arc<Shared>,
+    connection: &Arc<Connection>,
+    prepared: PreparedCall,
+    spent: Result<(), SpendRefusal>,
+) {
+    let refused = match spent {
+        Ok(()) => return run(shared, connection, prepared),
+        Err(refusal) => refusal,
+    };
+    let PreparedCall {
+        key, tool, call, ..
+    } = prepared;
+    let id = call.context.raw_request_id();
+    let refusal = match refused {
+        SpendRefusal::AlreadyUsed => outgoing::error(
+            Some(id),
+            ErrorCode::INVALID_PARAMS,
+            &format!("Invalid params: {ALREADY_USED}"),
+            None,
+        ),
+        SpendRefusal::Store(StoreError::Full(wait)) => {
+            let busy = ToolOutcome::Error(format!(
+                "The server is busy (too many answered input requests are still \
+                 unexpired); '{}' was not run. Retry in {}.",
+                tool.name,
+                human_duration(wait)
+            ));
+            outcome_frame(shared, id, &tool, &busy, call.version)
+        }
+        // Never run on answers that could not be marked used: they could
+        // be replayed.
+        SpendRefusal::Store(err) => {
+            let failed = ToolOutcome::Error(format!(
+                "{err}; '{}' was not run, as its requestState could not be checked. \
+                 Retry the call later.",
+                tool.name
+            ));
+            outcome_frame(shared, id, &tool, &failed, call.version)
+        }
+    };
+    call.context.finish();
+    if connection.finish_call(&key) {
+        connection.send(refusal);
+    }
+}
+
+/// Runs an admitted call whose state, if any, is spent. A tool that does
+/// not take a `Context` is first polled right here: most tools finish
+/// without ever waiting, and then the response goes out with no task, no
+/// wakeup and no extra allocation. A tool that waits (or takes a `Context`,
+/// so that cancellation, progress and elicitation work while it computes)
+/// continues on a task of its own, so a slow tool never holds up the
+/// reader; responses go out in completion order.
+fn run(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCall) {
     let PreparedCall {
         key,
         tool,
         call,
         arguments_digest,
-        ticket,
+        ticket: _,
     } = prepared;
     let started = call_clock();
     let version = call.version;
     let context = call.context.clone();
     // The id as the client sent it, echoed in the response.
     let id = context.raw_request_id();
-    // Spent once admitted, right before the tool runs: a state refused by
-    // the rate or pending limit stays usable for the client's next try.
-    if let Some(ticket) = ticket {
-        let refusal = match shared.sealer.spend(&ticket) {
-            Ok(()) => None,
-            Err(SpendRefusal::AlreadyUsed) => Some(outgoing::error(
-                Some(id),
-                ErrorCode::INVALID_PARAMS,
-                &format!("Invalid params: {ALREADY_USED}"),
-                None,
-            )),
-            Err(SpendRefusal::Full(wait)) => {
-                let busy = ToolOutcome::Error(format!(
-                    "The server is busy (too many answered input requests are still \
-                     unexpired); '{}' was not run. Retry in {}.",
-                    tool.name,
-                    human_duration(wait)
-                ));
-                Some(outcome_frame(shared, id, &tool, &busy, version))
-            }
-        };
-        if let Some(refusal) = refusal {
-            context.finish();
-            if connection.finish_call(&key) {
-                connection.send(refusal);
-            }
-            return;
-        }
-    }
     let timeout = tool.def.timeout.or(shared.call_timeout);
     // A call with a timeout needs the timer of a task from the start.
     let inline = tool.def.first_poll_inline && timeout.is_none();

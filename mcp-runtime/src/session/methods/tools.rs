@@ -145,6 +145,7 @@ impl Session {
             cancel,
             connection: Arc::clone(&self.connection),
             states: Arc::clone(&self.shared.states),
+            store: Arc::clone(&self.shared.store),
             tools: self.shared.tools.clone(),
             answers: resumed.answers,
             elicitation_timeout: self.shared.elicitation_timeout,
