@@ -23,7 +23,19 @@ use std::time::Duration;
 
 /// How many times an update is tried when other calls change the same value
 /// between its read and its write (and a new id drawn, were one taken).
-const UPDATE_ATTEMPTS: usize = 8;
+const UPDATE_ATTEMPTS: u32 = 16;
+
+/// Waits before attempt `attempt` (from 1) of a contended update: a random
+/// delay, doubling up to 32 ms, so writers that collided (on this server or
+/// on replicas) do not collide again in lockstep.
+async fn back_off(attempt: u32) {
+    let mut random = [0u8; 2];
+    // Without randomness, the full step is still a back-off.
+    let jitter = getrandom::fill(&mut random).map_or(u16::MAX, |()| u16::from_le_bytes(random));
+    let ceiling_us = 1_000u64 << attempt.min(5);
+    let wait_us = ceiling_us * u64::from(jitter) / u64::from(u16::MAX);
+    tokio::time::sleep(Duration::from_micros(wait_us)).await;
+}
 
 /// Values behind opaque, expiring handles, kept in the server's store
 /// ([`Server::store`](crate::Server::store)): in memory by default, shared
@@ -183,7 +195,10 @@ impl<T: Serialize + DeserializeOwned> Handles<T> {
         id: &str,
         mut f: impl FnMut(&mut T) -> R,
     ) -> Result<R, ToolError> {
-        for _ in 0..UPDATE_ATTEMPTS {
+        for attempt in 0..UPDATE_ATTEMPTS {
+            if attempt > 0 {
+                back_off(attempt).await;
+            }
             let (bytes, mut value) = self.read(ctx, id).await?;
             let result = f(&mut value);
             let updated = self.encode(&Entry {
@@ -208,7 +223,10 @@ impl<T: Serialize + DeserializeOwned> Handles<T> {
     /// Removes the value behind `id` and returns it; the handle is unknown
     /// from then on.
     pub async fn remove(&self, ctx: &Context, id: &str) -> Result<T, ToolError> {
-        for _ in 0..UPDATE_ATTEMPTS {
+        for attempt in 0..UPDATE_ATTEMPTS {
+            if attempt > 0 {
+                back_off(attempt).await;
+            }
             let (bytes, value) = self.read(ctx, id).await?;
             // Removed only as read: a change that lands meanwhile is not
             // lost with a stale copy returned.
