@@ -11,6 +11,7 @@
 use super::Failure;
 use crate::level::Level;
 use crate::protocol::outgoing::ErrorData;
+use crate::protocol::trace_context::TraceContext;
 use crate::protocol::{ErrorCode, ProtocolVersion, meta};
 use crate::session::connection::{ClientSession, Connection};
 use serde::Deserialize;
@@ -63,6 +64,8 @@ pub(crate) struct RequestInfo {
     pub(crate) client: Arc<ClientSession>,
     /// 2026-07-28: the request's `logLevel`.
     pub(crate) log_level: Option<Level>,
+    /// 2026-07-28: the caller's valid `traceparent` and `tracestate`.
+    pub(crate) trace: Option<TraceContext>,
 }
 
 /// The 2026-07-28 envelope keys of `params._meta`, borrowed.
@@ -76,12 +79,26 @@ struct Envelope<'a> {
     client_info: Option<&'a RawValue>,
     #[serde(rename = "io.modelcontextprotocol/logLevel", default, borrow)]
     log_level: Option<&'a RawValue>,
+    #[serde(rename = "traceparent", default, borrow)]
+    traceparent: Option<&'a RawValue>,
+    #[serde(rename = "tracestate", default, borrow)]
+    tracestate: Option<&'a RawValue>,
 }
 
 impl<'a> Envelope<'a> {
     fn of(meta: Option<&'a RawValue>) -> Envelope<'a> {
         meta.and_then(|raw| serde_json::from_str(raw.get()).ok())
             .unwrap_or_default()
+    }
+
+    /// The caller's trace context. A missing or invalid `traceparent` (not
+    /// even a string) is no trace context, never an error: the keys are
+    /// taken raw so that their type cannot fail the envelope.
+    fn trace(&self) -> Option<TraceContext> {
+        let text = |raw: &RawValue| serde_json::from_str::<Cow<'_, str>>(raw.get()).ok();
+        let traceparent = text(self.traceparent?)?;
+        let tracestate = self.tracestate.and_then(text);
+        TraceContext::parse(&traceparent, tracestate.as_deref())
     }
 
     fn present(&self) -> bool {
@@ -120,6 +137,7 @@ pub(crate) fn request_info(
             version,
             client: connection.session(),
             log_level: None,
+            trace: None,
         }),
         Lifecycle::Modern => modern_request(&Envelope::of(meta), lifecycle),
         Lifecycle::Fresh => {
@@ -131,6 +149,7 @@ pub(crate) fn request_info(
                         version: ProtocolVersion::LATEST_LEGACY,
                         client: connection.session(),
                         log_level: None,
+                        trace: None,
                     });
                 }
                 return Err(Failure::invalid_params(format!(
@@ -212,6 +231,7 @@ fn modern_request(envelope: &Envelope<'_>, lifecycle: Lifecycle) -> Result<Reque
                     .unwrap_or_else(|_| json!({})),
             }),
             log_level,
+            trace: envelope.trace(),
         }),
         _ => Err(unsupported_version(&version, lifecycle)),
     }
@@ -231,6 +251,7 @@ fn unsupported_version(requested: &str, lifecycle: Lifecycle) -> Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn negotiation_echoes_or_counter_offers() {
@@ -254,6 +275,28 @@ mod tests {
         let info = modern_request(&envelope, Lifecycle::Fresh).unwrap();
         assert_eq!(info.version, ProtocolVersion::V2026_07_28);
         assert_eq!(info.log_level, Some(Level::Info));
+    }
+
+    #[test]
+    fn the_envelope_reads_the_trace_context_and_ignores_a_bad_one() {
+        let info = |traceparent: Value| {
+            let meta = json!({
+                meta::PROTOCOL_VERSION: "2026-07-28",
+                meta::CLIENT_CAPABILITIES: {},
+                "traceparent": traceparent,
+                "tracestate": "vendor=1",
+            })
+            .to_string();
+            let raw: &RawValue = serde_json::from_str(&meta).unwrap();
+            modern_request(&Envelope::of(Some(raw)), Lifecycle::Fresh).unwrap()
+        };
+        let good = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        let trace = info(json!(good)).trace.expect("a trace context");
+        assert_eq!(trace.to_string(), good);
+        assert_eq!(trace.state.as_deref(), Some("vendor=1"));
+        // Invalid, or not even a string: no trace context, and no error.
+        assert_eq!(info(json!("00-nonsense")).trace, None);
+        assert_eq!(info(json!(42)).trace, None);
     }
 
     #[test]

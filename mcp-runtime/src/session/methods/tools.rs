@@ -6,7 +6,7 @@ use crate::context::{Context, ContextParts};
 use crate::elicit::seal::{ArgumentsDigest, Resumed, arguments_digest};
 use crate::protocol::outgoing::{CallToolResult, ErrorData};
 use crate::protocol::{ErrorCode, ProtocolVersion};
-use crate::session::calls::{self, PreparedCall};
+use crate::session::calls::{self, CallSpan, Outcome, PreparedCall};
 use crate::session::connection::canonical_id;
 use crate::session::era::RequestInfo;
 use crate::session::{Failure, Session, parse_params};
@@ -126,7 +126,11 @@ impl Session {
         if self.connection.is_in_flight(&key) {
             return Err(duplicate());
         }
+        // The call's own `_meta` context, else the transport's (HTTP headers).
+        let trace = info.trace.as_ref().or(self.connection.trace());
+        let span = CallSpan::open(&name, id, version, trace);
         if let Some(refusal) = self.admission(&name) {
+            span.close(&name, id, Outcome::IsError);
             let result = CallToolResult::Error(&refusal);
             self.connection
                 .send(self.reply(id, version).call_result(&result));
@@ -164,6 +168,7 @@ impl Session {
                 call,
                 arguments_digest: digest,
                 ticket: resumed.ticket,
+                span,
             },
         );
         Ok(())
