@@ -76,20 +76,21 @@ impl Outcome {
 /// closed (the call's task was aborted), it records `cancelled`.
 pub(crate) struct CallSpan {
     span: Span,
-    /// When the call started; read only when the span or the debug line
-    /// will use it.
+    /// When the call started, until it is closed; read only when the span
+    /// or the debug line will use it (else `None` from the start, and
+    /// closing costs a branch).
     started: Option<Instant>,
-    closed: bool,
 }
 
 impl CallSpan {
     /// Opens the span of call `id` to `tool` under `version`, a child of
-    /// the caller's `trace` context when there is one.
+    /// the caller's trace context when `trace` finds one (asked only when
+    /// the span is enabled).
     pub(crate) fn open(
         tool: &str,
         id: &RawValue,
         version: ProtocolVersion,
-        trace: Option<&TraceContext>,
+        trace: impl FnOnce() -> Option<TraceContext>,
     ) -> CallSpan {
         let span = tracing::info_span!(
             target: LOG_TARGET,
@@ -107,27 +108,31 @@ impl CallSpan {
             tracestate = Empty,
         );
         let traced = !span.is_disabled();
-        if traced && let Some(trace) = trace {
-            span.record("traceparent", display(trace));
+        if traced && let Some(trace) = trace() {
+            span.record("traceparent", display(&trace));
             if let Some(state) = &trace.state {
                 span.record("tracestate", &**state);
             }
             #[cfg(feature = "opentelemetry")]
-            otel::set_parent(&span, trace);
+            otel::set_parent(&span, &trace);
         }
         let logged = tracing::enabled!(target: LOG_TARGET, tracing::Level::DEBUG);
         CallSpan {
             span,
             started: (traced || logged).then(Instant::now),
-            closed: false,
         }
     }
 
     /// Records how the call ended and writes its debug line (outside the
     /// span: the line carries the call's fields itself).
+    #[inline]
     pub(crate) fn close(mut self, tool: &str, id: &RawValue, outcome: Outcome) {
-        self.closed = true;
-        let Some(started) = self.started else { return };
+        if let Some(started) = self.started.take() {
+            self.finish(started, tool, id, outcome);
+        }
+    }
+
+    fn finish(&self, started: Instant, tool: &str, id: &RawValue, outcome: Outcome) {
         let elapsed = started.elapsed();
         self.record(outcome, elapsed);
         tracing::debug!(
@@ -159,9 +164,7 @@ impl CallSpan {
 
 impl Drop for CallSpan {
     fn drop(&mut self) {
-        if !self.closed
-            && let Some(started) = self.started
-        {
+        if let Some(started) = self.started {
             self.record(Outcome::Cancelled, started.elapsed());
         }
     }
@@ -293,15 +296,15 @@ pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared
     let timeout = tool.def.timeout.or(shared.call_timeout);
     // A call with a timeout needs the timer of a task from the start.
     let inline = tool.def.first_poll_inline && timeout.is_none();
-    let mut future: Pin<Box<dyn Future<Output = Ran> + Send>> =
-        Box::pin(run_with_timeout(Arc::clone(&tool), call, timeout));
+    let mut future: Pin<Box<dyn Future<Output = ToolOutcome> + Send>> =
+        Box::pin(run_tool(Arc::clone(&tool), call));
     if inline {
         let mut cx = TaskContext::from_waker(std::task::Waker::noop());
-        if let Poll::Ready(ran) = span.span.in_scope(|| future.as_mut().poll(&mut cx)) {
+        if let Poll::Ready(outcome) = span.span.in_scope(|| future.as_mut().poll(&mut cx)) {
             context.finish();
             if connection.finish_call(&key) {
-                span.close(&tool.name, id, ran.outcome());
-                connection.send(outcome_frame(shared, id, &tool, &ran.outcome, version));
+                span.close(&tool.name, id, Outcome::of(&outcome));
+                connection.send(outcome_frame(shared, id, &tool, &outcome, version));
             } else {
                 span.close(&tool.name, id, Outcome::Cancelled);
             }
@@ -315,6 +318,7 @@ pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared
         arguments_digest,
         version,
         span,
+        timeout,
         future,
     };
     spawn(Arc::clone(shared), Arc::clone(connection), pending);
@@ -328,7 +332,8 @@ struct Pending {
     arguments_digest: ArgumentsDigest,
     version: ProtocolVersion,
     span: CallSpan,
-    future: Pin<Box<dyn Future<Output = Ran> + Send>>,
+    timeout: Option<Duration>,
+    future: Pin<Box<dyn Future<Output = ToolOutcome> + Send>>,
 }
 
 fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
@@ -343,6 +348,7 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
             arguments_digest,
             version,
             span,
+            timeout,
             future,
         } = pending;
         let id = context.raw_request_id();
@@ -370,7 +376,7 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
         let ending = tokio::select! {
             biased;
             interrupt = context.interrupted() => Ending::Interrupted(interrupt),
-            ran = tracing::Instrument::instrument(future, span.span.clone()) => Ending::Outcome(ran),
+            ran = with_timeout(tool.name.as_ref(), tracing::Instrument::instrument(future, span.span.clone()), timeout) => Ending::Outcome(ran),
         };
         context.finish();
         if !connection.finish_call(&key) {
@@ -450,19 +456,24 @@ fn outcome_frame(
     }
 }
 
-async fn run_with_timeout(tool: Arc<Tool>, call: ToolCall, timeout: Option<Duration>) -> Ran {
+/// Runs `tool`'s future under its timeout, if it has one (the timer starts
+/// at the first poll, once the call has a run slot).
+async fn with_timeout(
+    tool: &str,
+    future: impl Future<Output = ToolOutcome>,
+    timeout: Option<Duration>,
+) -> Ran {
     let returned = |outcome| Ran {
         outcome,
         timed_out: false,
     };
     match timeout {
-        None => returned(run_tool(Arc::clone(&tool), call).await),
-        Some(limit) => match tokio::time::timeout(limit, run_tool(Arc::clone(&tool), call)).await {
+        None => returned(future.await),
+        Some(limit) => match tokio::time::timeout(limit, future).await {
             Ok(outcome) => returned(outcome),
             Err(_) => Ran {
                 outcome: ToolOutcome::Error(format!(
-                    "The tool '{}' timed out after {}.",
-                    tool.name,
+                    "The tool '{tool}' timed out after {}.",
                     human_duration(limit)
                 )),
                 timed_out: true,

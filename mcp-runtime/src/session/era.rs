@@ -64,8 +64,6 @@ pub(crate) struct RequestInfo {
     pub(crate) client: Arc<ClientSession>,
     /// 2026-07-28: the request's `logLevel`.
     pub(crate) log_level: Option<Level>,
-    /// 2026-07-28: the caller's valid `traceparent` and `tracestate`.
-    pub(crate) trace: Option<TraceContext>,
 }
 
 /// The 2026-07-28 envelope keys of `params._meta`, borrowed.
@@ -79,26 +77,12 @@ struct Envelope<'a> {
     client_info: Option<&'a RawValue>,
     #[serde(rename = "io.modelcontextprotocol/logLevel", default, borrow)]
     log_level: Option<&'a RawValue>,
-    #[serde(rename = "traceparent", default, borrow)]
-    traceparent: Option<&'a RawValue>,
-    #[serde(rename = "tracestate", default, borrow)]
-    tracestate: Option<&'a RawValue>,
 }
 
 impl<'a> Envelope<'a> {
     fn of(meta: Option<&'a RawValue>) -> Envelope<'a> {
         meta.and_then(|raw| serde_json::from_str(raw.get()).ok())
             .unwrap_or_default()
-    }
-
-    /// The caller's trace context. A missing or invalid `traceparent` (not
-    /// even a string) is no trace context, never an error: the keys are
-    /// taken raw so that their type cannot fail the envelope.
-    fn trace(&self) -> Option<TraceContext> {
-        let text = |raw: &RawValue| serde_json::from_str::<Cow<'_, str>>(raw.get()).ok();
-        let traceparent = text(self.traceparent?)?;
-        let tracestate = self.tracestate.and_then(text);
-        TraceContext::parse(&traceparent, tracestate.as_deref())
     }
 
     fn present(&self) -> bool {
@@ -116,6 +100,26 @@ pub(crate) fn meta_of(params: Option<&RawValue>) -> Option<&RawValue> {
     params
         .and_then(|raw| serde_json::from_str::<WithMeta<'_>>(raw.get()).ok())
         .and_then(|w| w.meta)
+}
+
+/// The caller's trace context in a 2026-07-28 request's `params._meta`
+/// (`traceparent`, `tracestate`). A missing or invalid `traceparent` (not
+/// even a string) is no trace context, never an error. Read only when a
+/// span will carry it, so a call nobody traces never parses it.
+pub(crate) fn trace_context(meta: Option<&RawValue>) -> Option<TraceContext> {
+    #[derive(Deserialize)]
+    struct Keys<'a> {
+        // Raw, so that a wrongly typed value is ignored, not a failure.
+        #[serde(default, borrow)]
+        traceparent: Option<&'a RawValue>,
+        #[serde(default, borrow)]
+        tracestate: Option<&'a RawValue>,
+    }
+    let keys: Keys<'_> = serde_json::from_str(meta?.get()).ok()?;
+    let text = |raw: &RawValue| serde_json::from_str::<Cow<'_, str>>(raw.get()).ok();
+    let traceparent = text(keys.traceparent?)?;
+    let tracestate = keys.tracestate.and_then(text);
+    TraceContext::parse(&traceparent, tracestate.as_deref())
 }
 
 /// Whether `params._meta` carries the 2026-07-28 envelope (either of its
@@ -137,7 +141,6 @@ pub(crate) fn request_info(
             version,
             client: connection.session(),
             log_level: None,
-            trace: None,
         }),
         Lifecycle::Modern => modern_request(&Envelope::of(meta), lifecycle),
         Lifecycle::Fresh => {
@@ -149,7 +152,6 @@ pub(crate) fn request_info(
                         version: ProtocolVersion::LATEST_LEGACY,
                         client: connection.session(),
                         log_level: None,
-                        trace: None,
                     });
                 }
                 return Err(Failure::invalid_params(format!(
@@ -231,7 +233,6 @@ fn modern_request(envelope: &Envelope<'_>, lifecycle: Lifecycle) -> Result<Reque
                     .unwrap_or_else(|_| json!({})),
             }),
             log_level,
-            trace: envelope.trace(),
         }),
         _ => Err(unsupported_version(&version, lifecycle)),
     }
@@ -278,25 +279,24 @@ mod tests {
     }
 
     #[test]
-    fn the_envelope_reads_the_trace_context_and_ignores_a_bad_one() {
-        let info = |traceparent: Value| {
+    fn the_trace_context_is_read_from_meta_and_a_bad_one_ignored() {
+        let trace = |traceparent: Value| {
             let meta = json!({
                 meta::PROTOCOL_VERSION: "2026-07-28",
-                meta::CLIENT_CAPABILITIES: {},
                 "traceparent": traceparent,
                 "tracestate": "vendor=1",
             })
             .to_string();
-            let raw: &RawValue = serde_json::from_str(&meta).unwrap();
-            modern_request(&Envelope::of(Some(raw)), Lifecycle::Fresh).unwrap()
+            trace_context(Some(serde_json::from_str(&meta).unwrap()))
         };
         let good = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-        let trace = info(json!(good)).trace.expect("a trace context");
-        assert_eq!(trace.to_string(), good);
-        assert_eq!(trace.state.as_deref(), Some("vendor=1"));
-        // Invalid, or not even a string: no trace context, and no error.
-        assert_eq!(info(json!("00-nonsense")).trace, None);
-        assert_eq!(info(json!(42)).trace, None);
+        let context = trace(json!(good)).expect("a trace context");
+        assert_eq!(context.to_string(), good);
+        assert_eq!(context.state.as_deref(), Some("vendor=1"));
+        // Invalid, or not even a string: no trace context.
+        assert_eq!(trace(json!("00-nonsense")), None);
+        assert_eq!(trace(json!(42)), None);
+        assert_eq!(trace_context(None), None);
     }
 
     #[test]
