@@ -519,3 +519,97 @@ impl Future for CatchUnwind {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::Server;
+    use crate::tool::{ToolBuilder, ToolOutcome};
+    use crate::transport::memory;
+    use serde_json::{Value, json};
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+    use tracing::field::{Field, Visit};
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::layer::{Context, SubscriberExt};
+
+    /// Records the `outcome` each call span is given, in order.
+    #[derive(Clone, Default)]
+    struct Outcomes(Arc<Mutex<Vec<String>>>);
+
+    impl<S: tracing::Subscriber> Layer<S> for Outcomes {
+        fn on_record(
+            &self,
+            _: &tracing::span::Id,
+            values: &tracing::span::Record<'_>,
+            _: Context<'_, S>,
+        ) {
+            struct Visitor<'a>(&'a Mutex<Vec<String>>);
+            impl Visit for Visitor<'_> {
+                fn record_str(&mut self, field: &Field, value: &str) {
+                    if field.name() == "outcome" {
+                        self.0.lock().unwrap().push(value.to_owned());
+                    }
+                }
+                fn record_debug(&mut self, _: &Field, _: &dyn std::fmt::Debug) {}
+            }
+            values.record(&mut Visitor(&self.0));
+        }
+    }
+
+    /// A tool that answers after `wait`.
+    fn sleeper(name: &str, wait: Duration) -> ToolBuilder {
+        ToolBuilder::new(name, move |_| {
+            Box::pin(async move {
+                tokio::time::sleep(wait).await;
+                ToolOutcome::text("done")
+            })
+        })
+    }
+
+    #[tokio::test]
+    async fn the_span_records_timeout_and_cancelled_outcomes() {
+        let outcomes = Outcomes::default();
+        let _guard =
+            tracing::subscriber::set_default(tracing_subscriber::registry().with(outcomes.clone()));
+        let server = Server::new("spans", "1")
+            .tool(
+                sleeper("sleepy", Duration::from_secs(30))
+                    .timeout(Duration::from_millis(10))
+                    .build(),
+            )
+            .tool(sleeper("waits", Duration::from_secs(30)).build())
+            .tool(sleeper("quick", Duration::ZERO).build());
+        let (mut client, io) = memory();
+        let (input, output) = tokio::io::split(io);
+        let served = tokio::spawn(server.serve(input, output));
+        let mut send = async |message: Value| client.send(&message.to_string()).await.unwrap();
+        send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        )
+        .await;
+        let call = |id: u64, name: &str| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": name, "arguments": {}}})
+        };
+        send(call(2, "sleepy")).await;
+        send(call(3, "waits")).await;
+        send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 3}}),
+        )
+        .await;
+        send(call(4, "quick")).await;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while outcomes.0.lock().unwrap().len() < 3 {
+            assert!(Instant::now() < deadline, "{:?}", outcomes.0);
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let mut seen = outcomes.0.lock().unwrap().clone();
+        seen.sort();
+        assert_eq!(seen, ["cancelled", "ok", "timeout"]);
+        client.close().await.unwrap();
+        served.await.unwrap().unwrap();
+    }
+}
