@@ -57,12 +57,20 @@ fn span_of(spans: &[Value], id: u64) -> Value {
 /// Runs the `otel` example over stdio on `messages` until it exits at the
 /// end of its input; returns its responses and its spans.
 fn over_stdio(messages: &[Value]) -> (Vec<Value>, Vec<Value>) {
-    let mut child = Command::new(example_binary("otel"))
+    let (responses, stderr) = run_stdio("otel", &[], messages);
+    (responses, spans(&stderr))
+}
+
+/// Runs `example` over stdio on `messages` until it exits at the end of its
+/// input; returns its responses and its stderr.
+fn run_stdio(example: &str, env: &[(&str, &str)], messages: &[Value]) -> (Vec<Value>, String) {
+    let mut child = Command::new(example_binary(example))
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("otel starts");
+        .expect("the example starts");
     let mut input = String::new();
     for message in messages {
         input.push_str(&message.to_string());
@@ -91,7 +99,7 @@ fn over_stdio(messages: &[Value]) -> (Vec<Value>, Vec<Value>) {
         .lines()
         .map(|line| serde_json::from_str(line).expect("JSON"))
         .collect();
-    (responses, spans(&stderr))
+    (responses, stderr)
 }
 
 fn response(responses: &[Value], id: u64) -> &Value {
@@ -274,4 +282,33 @@ fn over_http_a_legacy_session_call_takes_the_header_context() {
     let span = wait_for_span(&server, 2);
     assert_eq!(span["trace_id"], TRACE_ID, "{span:#}");
     assert_eq!(span["attributes"]["mcp.era"], "legacy");
+}
+
+#[test]
+fn the_call_target_alone_turns_on_the_per_call_debug_line() {
+    // The line's target is `mcp_runtime::call`; filtering on it alone must
+    // be enough (the clock used to be read only under the module's target).
+    let (responses, stderr) = run_stdio(
+        "everything",
+        &[("MCP_LOG", "mcp_runtime::call=debug")],
+        &[traced_call(
+            1,
+            "add",
+            json!({"a": 1, "b": 2}),
+            json!({"traceparent": traceparent()}),
+        )],
+    );
+    assert_eq!(
+        response(&responses, 1)["result"]["structuredContent"]["sum"],
+        3.0
+    );
+    let line = stderr
+        .lines()
+        .find(|line| line.contains(" tool call "))
+        .unwrap_or_else(|| panic!("no per-call line in {stderr:?}"));
+    assert!(
+        line.contains(" DEBUG mcp_runtime::call: tool call tool=add id=1 "),
+        "{line}"
+    );
+    assert!(line.contains(r#" outcome="ok" is_error=false"#), "{line}");
 }
