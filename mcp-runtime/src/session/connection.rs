@@ -6,6 +6,7 @@ use crate::level::Level;
 use crate::principal::Principal;
 use crate::protocol::frame::Frame;
 use crate::protocol::outgoing::{self, InputRequest};
+use crate::protocol::trace_context::TraceContext;
 use crate::session::era::Lifecycle;
 use crate::util::FastMap;
 use crate::util::lock;
@@ -115,6 +116,9 @@ pub(crate) struct Connection {
     /// The caller the transport verified for this connection's requests
     /// (HTTP with authorization); `None` on stdio.
     principal: Option<Arc<Principal>>,
+    /// The trace context of the HTTP request this connection answers (its
+    /// `traceparent` and `tracestate` headers); `None` on stdio.
+    trace: Option<TraceContext>,
 }
 
 impl Connection {
@@ -131,6 +135,7 @@ impl Connection {
             idle: Notify::new(),
             client_gone: AtomicBool::new(false),
             principal: None,
+            trace: None,
         }
     }
 
@@ -139,6 +144,18 @@ impl Connection {
     #[allow(dead_code)]
     pub(crate) fn with_principal(self, principal: Option<Arc<Principal>>) -> Connection {
         Connection { principal, ..self }
+    }
+
+    /// This connection with its requests traced under `trace` (from HTTP
+    /// headers; a call's own `_meta` context wins over it).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_trace(self, trace: Option<TraceContext>) -> Connection {
+        Connection { trace, ..self }
+    }
+
+    /// The trace context of the transport's request, if any.
+    pub(crate) fn trace(&self) -> Option<&TraceContext> {
+        self.trace.as_ref()
     }
 
     /// The verified caller of this connection's requests, if any.

@@ -174,7 +174,8 @@ pub(super) async fn post(
         }
         message @ (Ok(Incoming::Request { .. }) | Err(_)) => {
             let (out, frames) = mpsc::unbounded_channel();
-            let connection = Arc::new(session.template.fork(out));
+            let trace = headers::trace_context(headers);
+            let connection = Arc::new(session.template.fork(out).with_trace(trace));
             {
                 let mut live = lock(&session.live);
                 // Ended requests' entries go here, so the list stays as
