@@ -4,6 +4,13 @@
 //! stateful-tool pattern of the MCP specification (unguessable ids, bounded
 //! lifetime, a check of the caller on every use, and expiry reported as an
 //! error the model can recover from by creating a new basket).
+//!
+//! `--http 127.0.0.1:8931` serves Streamable HTTP at `/mcp` instead of
+//! stdio. `REDIS_URL=redis://…` keeps the baskets (and spent 2026-07-28
+//! request states) in that Redis, so replicas behind one load balancer share
+//! them; `MCP_SEAL_KEY` (at least 32 bytes) is the key sealing `requestState`
+//! (give replicas the same one); `BASKET_TTL_MS=N` how long an unused basket
+//! lives (an hour by default).
 
 use mcp_runtime::{Context, Handles, Server, State, ToolError, tool, tools};
 use schemars::JsonSchema;
@@ -21,16 +28,6 @@ const PRICES: [(&str, u64); 4] = [
 
 /// A basket's lines: item -> quantity.
 type Basket = BTreeMap<String, u32>;
-
-/// Who is calling. Over stdio one process serves one client, so the client's
-/// self-reported name is enough to keep baskets apart in this example; behind
-/// an authenticated transport, use the authenticated principal instead.
-fn caller(ctx: &Context) -> String {
-    ctx.client_info()
-        .and_then(|info| info["name"].as_str())
-        .unwrap_or("anonymous")
-        .to_owned()
-}
 
 /// A basket as the model sees it.
 #[derive(Serialize, JsonSchema)]
@@ -62,11 +59,47 @@ fn price(item: &str) -> Option<u64> {
         .map(|(_, cents)| *cents)
 }
 
+/// An item on sale.
+#[derive(Serialize, JsonSchema)]
+struct Item {
+    /// Its name, for add_item
+    name: String,
+    /// Price in cents
+    price_cents: u64,
+}
+
+/// The items on sale and their prices.
+#[derive(Serialize, JsonSchema)]
+struct Catalogue {
+    /// Every item that add_item takes
+    items: Vec<Item>,
+}
+
+/// List the items on sale and their prices.
+#[tool(read_only, idempotent, open_world = false)]
+async fn list_items() -> Catalogue {
+    Catalogue {
+        items: PRICES
+            .iter()
+            .map(|(name, cents)| Item {
+                name: (*name).to_owned(),
+                price_cents: *cents,
+            })
+            .collect(),
+    }
+}
+
 /// Create an empty basket; returns its handle (valid for an hour after last use).
+///
+/// Baskets belong to their creator: over HTTP with authorization, another
+/// user's basket is "unknown" (Handles binds each to the caller's principal).
 #[tool(open_world = false)]
-async fn create_basket(ctx: Context, baskets: State<Handles<Basket>>) -> BasketView {
-    let id = baskets.create_for(&caller(&ctx), Basket::new());
-    view(&id, &Basket::new())
+async fn create_basket(
+    ctx: Context,
+    baskets: State<Handles<Basket>>,
+) -> Result<BasketView, ToolError> {
+    let id = baskets.create(&ctx, Basket::new()).await?;
+    Ok(view(&id, &Basket::new()))
 }
 
 /// Add an item to a basket.
@@ -90,10 +123,12 @@ async fn add_item(
     if !(1..=99).contains(&quantity) {
         return Err(ToolError::new("quantity must be between 1 and 99"));
     }
-    baskets.with_for(&caller(&ctx), &basket_id, |basket| {
-        *basket.entry(item).or_default() += quantity;
-        view(&basket_id, basket)
-    })
+    baskets
+        .update(&ctx, &basket_id, |basket| {
+            *basket.entry(item.clone()).or_default() += quantity;
+            view(&basket_id, basket)
+        })
+        .await
 }
 
 /// Show a basket's contents and total.
@@ -104,7 +139,8 @@ async fn view_basket(
     /// The handle from create_basket
     basket_id: String,
 ) -> Result<BasketView, ToolError> {
-    baskets.with_for(&caller(&ctx), &basket_id, |basket| view(&basket_id, basket))
+    let basket = baskets.get(&ctx, &basket_id).await?;
+    Ok(view(&basket_id, &basket))
 }
 
 /// Check out: returns the final basket and closes it.
@@ -115,7 +151,7 @@ async fn checkout(
     /// The handle from create_basket
     basket_id: String,
 ) -> Result<BasketView, ToolError> {
-    let basket = baskets.remove_for(&caller(&ctx), &basket_id)?;
+    let basket = baskets.remove(&ctx, &basket_id).await?;
     if basket.is_empty() {
         return Err(ToolError::new(
             "the basket is empty; add items before checking out",
@@ -124,16 +160,70 @@ async fn checkout(
     Ok(view(&basket_id, &basket))
 }
 
+/// The key that seals 2026-07-28 `requestState`, from `MCP_SEAL_KEY` (at
+/// least 32 bytes; longer keys are folded into 32).
+fn seal_key() -> Option<[u8; 32]> {
+    let text = std::env::var("MCP_SEAL_KEY").ok()?;
+    if text.len() < 32 {
+        eprintln!("error: MCP_SEAL_KEY must be at least 32 bytes");
+        std::process::exit(2);
+    }
+    let mut key = [0_u8; 32];
+    for (i, byte) in text.bytes().enumerate() {
+        key[i % 32] ^= byte;
+    }
+    Some(key)
+}
+
+/// `REDIS_URL` set: baskets and spent request states live in that Redis,
+/// under keys starting `basket:`, shared by every replica given the URL.
+#[cfg(feature = "redis")]
+fn with_shared_store(server: Server) -> Server {
+    let Ok(url) = std::env::var("REDIS_URL") else {
+        return server;
+    };
+    match mcp_runtime::store::RedisStore::open(&url) {
+        Ok(store) => server.store(store.prefix("basket:")),
+        Err(err) => {
+            eprintln!("error: REDIS_URL: {err}");
+            std::process::exit(2);
+        }
+    }
+}
+
+#[cfg(not(feature = "redis"))]
+fn with_shared_store(server: Server) -> Server {
+    if std::env::var_os("REDIS_URL").is_some() {
+        eprintln!("error: REDIS_URL needs the examples' `redis` feature");
+        std::process::exit(2);
+    }
+    server
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
-    let baskets: Handles<Basket> =
-        Handles::new("basket", "create_basket", Duration::from_secs(3600));
-    let server = Server::new("basket", env!("CARGO_PKG_VERSION"))
+    let ttl = std::env::var("BASKET_TTL_MS")
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+        .map_or(Duration::from_secs(3600), Duration::from_millis);
+    let baskets: Handles<Basket> = Handles::new("basket", "create_basket", ttl);
+    let mut server = Server::new("basket", env!("CARGO_PKG_VERSION"))
         .instructions(
-            "Create a basket, add items (apple, bread, cheese, milk), view it, check out.",
+            "List the items, create a basket, add items (apple, bread, cheese, milk), view it, \
+             check out.",
         )
         .state(baskets)
-        .tools(tools![create_basket, add_item, view_basket, checkout]);
-    // Serves stdio, or prints the tools for `--dump-tools`.
-    mcp_runtime::cli::run(server).await
+        .tools(tools![
+            list_items,
+            create_basket,
+            add_item,
+            view_basket,
+            checkout
+        ]);
+    if let Some(key) = seal_key() {
+        server = server.request_state_key(key);
+    }
+    // Serves stdio, Streamable HTTP with `--http ADDR`, or prints the tools
+    // for `--dump-tools`.
+    mcp_runtime::cli::run(with_shared_store(server)).await
 }

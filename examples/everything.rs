@@ -13,7 +13,9 @@
 //! take, `MCP_SEAL_KEY` (at least 32 bytes) the key sealing 2026-07-28
 //! `requestState` (give replicas the same one), `MCP_REPLICA` this replica's
 //! tag in legacy session ids (for routing them behind a load balancer; see
-//! `deploy/`), `HTTP_HEADER_TIMEOUT_MS=N` the
+//! `deploy/`), `REDIS_URL=redis://…` a Redis keeping the spent request states
+//! (so replicas sharing it refuse a replay on any of them),
+//! `HTTP_HEADER_TIMEOUT_MS=N` the
 //! HTTP header-read and idle keep-alive timeout. `--http 127.0.0.1:8931`
 //! serves Streamable HTTP at `/mcp` instead of stdio.
 
@@ -338,6 +340,31 @@ fn seal_key() -> Option<[u8; 32]> {
     Some(key)
 }
 
+/// `REDIS_URL` set: spent request states live in that Redis, under keys
+/// starting `everything:`, shared by every replica given the URL.
+#[cfg(feature = "redis")]
+fn with_shared_store(server: Server) -> Server {
+    let Ok(url) = std::env::var("REDIS_URL") else {
+        return server;
+    };
+    match mcp_runtime::store::RedisStore::open(&url) {
+        Ok(store) => server.store(store.prefix("everything:")),
+        Err(err) => {
+            eprintln!("error: REDIS_URL: {err}");
+            std::process::exit(2);
+        }
+    }
+}
+
+#[cfg(not(feature = "redis"))]
+fn with_shared_store(server: Server) -> Server {
+    if std::env::var_os("REDIS_URL").is_some() {
+        eprintln!("error: REDIS_URL needs the examples' `redis` feature");
+        std::process::exit(2);
+    }
+    server
+}
+
 /// The environment variable `name` as a number, if set and valid.
 fn env_number(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
@@ -409,7 +436,7 @@ async fn main() -> std::io::Result<()> {
     if let Some(key) = seal_key() {
         server = server.request_state_key(key);
     }
-    let server = server
+    let server = with_shared_store(server)
         .title("Everything (mcp-runtime example)")
         .instructions("Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), toggle_bonus and bonus (list changes), sample_content.")
         .tools(tools![add, echo, fail, slow, panic, noisy, split_words, get_weather_data])

@@ -134,30 +134,30 @@ fn rmcp_version(root: &Path) -> String {
 
 /// One HTTP server under test.
 #[derive(Debug)]
-struct Server {
-    label: &'static str,
-    program: PathBuf,
+pub(crate) struct Server {
+    pub(crate) label: &'static str,
+    pub(crate) program: PathBuf,
     /// Arguments before the address.
-    args: Vec<String>,
-    env: Vec<(String, String)>,
-    stderr_log: PathBuf,
+    pub(crate) args: Vec<String>,
+    pub(crate) env: Vec<(String, String)>,
+    pub(crate) stderr_log: PathBuf,
 }
 
 /// A running server.
 #[derive(Debug)]
-struct Running {
-    child: Child,
+pub(crate) struct Running {
+    pub(crate) child: Child,
     /// Held open: a server that reads stdin (a stdio `everything`) must not
     /// see it end while it is being probed.
     _stdin: Option<ChildStdin>,
-    addr: SocketAddr,
+    pub(crate) addr: SocketAddr,
 }
 
 impl Server {
     /// Starts the server on a free loopback port and waits until it accepts
     /// connections. `Ok(Err(why))` when it exits or does not listen in time
     /// (it is stopped then).
-    fn start(&self) -> io::Result<Result<Running, String>> {
+    pub(crate) fn start(&self) -> io::Result<Result<Running, String>> {
         let addr = free_port()?;
         let log = std::fs::OpenOptions::new()
             .create(true)
@@ -208,7 +208,7 @@ impl Server {
 
 impl Running {
     /// SIGTERM, then SIGKILL if it has not exited within 10 s.
-    fn stop(&mut self) -> io::Result<()> {
+    pub(crate) fn stop(&mut self) -> io::Result<()> {
         if self.child.try_wait()?.is_some() {
             return Ok(());
         }
@@ -241,7 +241,7 @@ impl Drop for Running {
 }
 
 /// A loopback address with a port that was free a moment ago.
-fn free_port() -> io::Result<SocketAddr> {
+pub(crate) fn free_port() -> io::Result<SocketAddr> {
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?.local_addr()
 }
 
@@ -255,7 +255,7 @@ fn call_body(id: u64) -> String {
 
 /// One `add` POST on a fresh connection (`Connection: close`), written by
 /// hand: returns the status code and the body.
-fn post_once(addr: SocketAddr, id: u64) -> io::Result<(u16, Vec<u8>)> {
+pub(crate) fn post_once(addr: SocketAddr, id: u64) -> io::Result<(u16, Vec<u8>)> {
     let body = call_body(id);
     let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5))?;
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;

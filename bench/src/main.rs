@@ -6,6 +6,7 @@
 //!     [--tools N] [--list-requests N] [--startups N] [--no-build]
 //!     [--build-reps N] [--write] [--everything PATH]
 //!     [--http-only | --no-http] [--http-calls N] [--http-connections N]
+//!     [--replicas-only | --no-replicas] [--no-stdio]
 //! ```
 //!
 //! It builds both servers (release), then runs `--reps` (7) interleaved
@@ -34,9 +35,16 @@
 //! When `everything` does not serve HTTP the report says so and shows the
 //! other two. Its report goes between `<!-- bench:http:begin -->` and
 //! `<!-- bench:http:end -->` (appended to `BENCHMARKS.md` when missing).
+//!
+//! Then "3 replicas behind nginx" (`replicas.rs`; `--replicas-only` runs
+//! only it, `--no-replicas` skips it): the same `add` load against one
+//! `everything --http` directly, one replica behind nginx and three behind
+//! nginx, between `<!-- bench:replicas:begin -->` and
+//! `<!-- bench:replicas:end -->`.
 
 mod http;
 mod procfs;
+mod replicas;
 mod report;
 mod runs;
 mod session;
@@ -68,6 +76,8 @@ struct Options {
     stdio: bool,
     /// Run the HTTP part.
     http: bool,
+    /// Run "3 replicas behind nginx".
+    replicas: bool,
     /// Measured `add` calls per HTTP run.
     http_calls: usize,
     /// HTTP keep-alive connections.
@@ -100,6 +110,7 @@ fn parse_options() -> io::Result<Options> {
         everything: None,
         stdio: true,
         http: true,
+        replicas: true,
         http_calls: 50_000,
         http_connections: 64,
     };
@@ -120,8 +131,17 @@ fn parse_options() -> io::Result<Options> {
             "--no-build" => options.build = false,
             "--build-reps" => options.build_reps = value("--build-reps")?.max(1),
             "--write" => options.write = true,
-            "--http-only" => options.stdio = false,
+            "--http-only" => {
+                options.stdio = false;
+                options.replicas = false;
+            }
             "--no-http" => options.http = false,
+            "--replicas-only" => {
+                options.stdio = false;
+                options.http = false;
+            }
+            "--no-replicas" => options.replicas = false,
+            "--no-stdio" => options.stdio = false,
             "--http-calls" => options.http_calls = value("--http-calls")?.max(1),
             "--http-connections" => {
                 options.http_connections = value("--http-connections")?.max(1);
@@ -134,7 +154,7 @@ fn parse_options() -> io::Result<Options> {
             }
             "-h" | "--help" => {
                 println!(
-                    "usage: bench [--reps N] [--calls N] [--serial-calls N] [--tools N] [--list-requests N] [--startups N] [--no-build] [--build-reps N] [--write] [--everything PATH] [--http-only | --no-http] [--http-calls N] [--http-connections N]"
+                    "usage: bench [--reps N] [--calls N] [--serial-calls N] [--tools N] [--list-requests N] [--startups N] [--no-build] [--build-reps N] [--write] [--everything PATH] [--http-only | --no-http] [--http-calls N] [--http-connections N] [--replicas-only | --no-replicas] [--no-stdio]"
                 );
                 std::process::exit(0);
             }
@@ -145,9 +165,9 @@ fn parse_options() -> io::Result<Options> {
             }
         }
     }
-    if !options.stdio && !options.http {
+    if !options.stdio && !options.http && !options.replicas {
         return Err(io::Error::other(
-            "--http-only and --no-http leave nothing to run",
+            "these --*-only and --no-* options leave nothing to run",
         ));
     }
     Ok(options)
@@ -206,12 +226,27 @@ fn run() -> io::Result<()> {
             .parent()
             .ok_or_else(|| io::Error::other("no target dir"))?;
         http::build(&cargo, &root, target)?;
+    } else if options.replicas {
+        let status = Command::new(&cargo)
+            .args([
+                "build",
+                "--release",
+                "-p",
+                "bench-http",
+                "--bin",
+                "http-load",
+            ])
+            .current_dir(&root)
+            .status()?;
+        if !status.success() {
+            return Err(io::Error::other("cargo build of http-load failed"));
+        }
     }
     // `everything` with the `http` feature, in a target dir of its own so
     // that it does not replace the stdio-only build measured above.
     let http_everything = match &options.everything {
         Some(path) => path.clone(),
-        None if options.http => {
+        None if options.http || options.replicas => {
             let dir = release
                 .parent()
                 .ok_or_else(|| io::Error::other("no target dir"))?
@@ -239,7 +274,7 @@ fn run() -> io::Result<()> {
     let source = source_state(&root);
     let scratch = std::env::temp_dir().join(format!("mcp-bench-{}", std::process::id()));
     std::fs::create_dir_all(&scratch)?;
-    let result = (|| -> io::Result<(Option<String>, Option<String>)> {
+    let result = (|| -> io::Result<(Option<String>, Option<String>, Option<String>)> {
         let stdio = if options.stdio {
             Some(measure(
                 &options, &root, &cargo, &release, &scratch, &source,
@@ -247,13 +282,13 @@ fn run() -> io::Result<()> {
         } else {
             None
         };
+        let http_options = http::Options {
+            reps: options.reps,
+            calls: options.http_calls,
+            warm_up: 2_000,
+            connections: options.http_connections,
+        };
         let http = if options.http {
-            let http_options = http::Options {
-                reps: options.reps,
-                calls: options.http_calls,
-                warm_up: 2_000,
-                connections: options.http_connections,
-            };
             let programs = http::Programs::in_release(&release, Some(http_everything.clone()));
             Some(http::measure(
                 &http_options,
@@ -265,12 +300,27 @@ fn run() -> io::Result<()> {
         } else {
             None
         };
-        Ok((stdio, http))
+        let replicas = if options.replicas {
+            Some(replicas::measure(
+                &http_options,
+                &http_everything,
+                &release.join("http-load"),
+                &scratch,
+                &command_line(&options),
+            )?)
+        } else {
+            None
+        };
+        Ok((stdio, http, replicas))
     })();
     let _ = std::fs::remove_dir_all(&scratch);
-    let (stdio, http) = result?;
+    let (stdio, http, replicas) = result?;
     let path = root.join("BENCHMARKS.md");
-    for (text, begin, end) in [(stdio, BEGIN, END), (http, http::BEGIN, http::END)] {
+    for (text, begin, end) in [
+        (stdio, BEGIN, END),
+        (http, http::BEGIN, http::END),
+        (replicas, replicas::BEGIN, replicas::END),
+    ] {
         let Some(text) = text else { continue };
         print!("{text}");
         if options.write {
@@ -694,11 +744,20 @@ fn command_line(options: &Options) -> String {
     if let Some(path) = &options.everything {
         let _ = write!(command, " --everything {}", path.display());
     }
-    if !options.stdio {
-        command.push_str(" --http-only");
-    }
-    if !options.http {
-        command.push_str(" --no-http");
+    match (options.stdio, options.http, options.replicas) {
+        (false, true, false) => command.push_str(" --http-only"),
+        (false, false, true) => command.push_str(" --replicas-only"),
+        (stdio, http, replicas) => {
+            if !stdio {
+                command.push_str(" --no-stdio");
+            }
+            if !http {
+                command.push_str(" --no-http");
+            }
+            if !replicas {
+                command.push_str(" --no-replicas");
+            }
+        }
     }
     if options.http_calls != 50_000 {
         let _ = write!(command, " --http-calls {}", options.http_calls);

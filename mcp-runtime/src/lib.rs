@@ -79,6 +79,7 @@ mod server;
 mod session;
 mod shared;
 mod state;
+pub mod store;
 mod strict;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -4,8 +4,8 @@
 use crate::error::{Error, check_tool_name};
 use crate::protocol::ProtocolVersion;
 use crate::tool::Tool;
+use crate::util::FastMap;
 use serde_json::value::RawValue;
-use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, OnceLock};
 
@@ -21,7 +21,7 @@ pub(crate) struct Page {
 #[derive(Debug)]
 pub(crate) struct Registry {
     tools: Vec<Arc<Tool>>,
-    by_name: HashMap<Arc<str>, usize>,
+    by_name: FastMap<Arc<str>, usize>,
     /// Per revision: each tool's definition as JSON text, built on first use.
     definitions: [OnceLock<Vec<Box<RawValue>>>; ProtocolVersion::ALL.len()],
     /// Per revision: the pages, built on first use.
@@ -36,7 +36,7 @@ impl Registry {
     pub(crate) fn new(tools: Vec<Tool>, page_size: Option<usize>) -> Result<Registry, Error> {
         let mut tools: Vec<Arc<Tool>> = tools.into_iter().map(Arc::new).collect();
         tools.sort_by(|a, b| a.name.cmp(&b.name));
-        let mut by_name = HashMap::with_capacity(tools.len());
+        let mut by_name = FastMap::with_capacity_and_hasher(tools.len(), Default::default());
         let mut hasher = DefaultHasher::new();
         for (index, tool) in tools.iter().enumerate() {
             check_tool_name(&tool.name)?;

@@ -12,6 +12,7 @@ use crate::limits::{
 use crate::registry::Registry;
 use crate::shared::{Identity, Shared};
 use crate::state::StateMap;
+use crate::store::{MemoryStore, Store};
 use crate::tool::Tool;
 use crate::toolset::ToolSet;
 use crate::transport::signal::termination;
@@ -80,6 +81,7 @@ pub struct Server {
     request_state_key: Option<[u8; 32]>,
     input_request_ttl: Duration,
     max_spent_request_states: usize,
+    store: Option<Arc<dyn Store>>,
     elicitation_timeout: Duration,
     stdout_guard: bool,
     #[cfg(feature = "http")]
@@ -118,6 +120,7 @@ impl Server {
             request_state_key: None,
             input_request_ttl: DEFAULT_INPUT_REQUEST_TTL,
             max_spent_request_states: DEFAULT_MAX_SPENT_REQUEST_STATES,
+            store: None,
             elicitation_timeout: DEFAULT_ELICITATION_TIMEOUT,
             stdout_guard: true,
             #[cfg(feature = "http")]
@@ -332,9 +335,9 @@ impl Server {
     /// The key that seals 2026-07-28 `requestState` values (HMAC-SHA256). By
     /// default each process draws a random key, so a restarted server refuses
     /// states from before; set one to share states across restarts or
-    /// replicas. Replicas must then also share the set of spent states (see
-    /// [`Server::max_spent_request_states`]), or a state answered on one
-    /// could be replayed on another.
+    /// replicas. Replicas must then also share the set of spent states (a
+    /// shared [`Server::store`]), or a state answered on one could be
+    /// replayed on another.
     pub fn request_state_key(mut self, key: [u8; 32]) -> Server {
         self.request_state_key = Some(key);
         self
@@ -347,14 +350,31 @@ impl Server {
         self
     }
 
-    /// How many answered `requestState`s the server remembers (10,000 by
-    /// default), to accept each once.
-    /// Each is kept until it expires. When the set is full and none has
-    /// expired, further answered retries get an `isError` result saying the
-    /// server is busy and when to retry (their states stay usable); a spent
-    /// state is never forgotten early, as that would let it be replayed.
+    /// How many entries the default in-memory store holds (10,000 by
+    /// default): the answered `requestState`s the server remembers, to
+    /// accept each once, and the values behind [`Handles`](crate::Handles).
+    /// Each answered state is kept until it expires (plus a minute, for
+    /// replicas' clocks). When the store is full and nothing has expired,
+    /// further answered retries get an `isError` result saying the server is
+    /// busy and when to retry (their states stay usable); a spent state is
+    /// never forgotten early, as that would let it be replayed. No effect
+    /// with a [`Server::store`] of your own.
     pub fn max_spent_request_states(mut self, states: usize) -> Server {
         self.max_spent_request_states = states;
+        self
+    }
+
+    /// Where spent `requestState` ids and [`Handles`](crate::Handles)
+    /// entries are kept: by default a [`MemoryStore`] of
+    /// [`Server::max_spent_request_states`] entries, right for one process.
+    /// Replicas behind one load balancer share a store (e.g.
+    /// `store::RedisStore`, feature `redis`), so a
+    /// handle made on one is found on the others and a state answered on
+    /// one is refused on all. While the store fails, calls that need it get
+    /// an `isError` result starting "state store unavailable"; other calls
+    /// are not affected.
+    pub fn store(mut self, store: impl Store) -> Server {
+        self.store = Some(Arc::new(store));
         self
     }
 
@@ -484,6 +504,9 @@ impl Server {
             self.instructions,
             ttl_ms,
         );
+        let store = self
+            .store
+            .unwrap_or_else(|| Arc::new(MemoryStore::with_capacity(self.max_spent_request_states)));
         let shared = Shared {
             tools,
             identity,
@@ -491,8 +514,9 @@ impl Server {
             sealer: StateSealer::new(
                 self.request_state_key,
                 self.input_request_ttl,
-                self.max_spent_request_states,
+                Arc::clone(&store),
             ),
+            store,
             limits: Limits::new(
                 self.max_concurrent_calls,
                 self.max_pending_calls,

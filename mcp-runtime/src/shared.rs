@@ -1,11 +1,13 @@
 //! What every request handler and call task reads: the tools, the server's
-//! identity, registered state, limits and the request-state sealer.
+//! identity, registered state, the state store, limits and the request-state
+//! sealer.
 
 use crate::elicit::seal::StateSealer;
 use crate::limits::Limits;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::outgoing::{self, Implementation};
 use crate::state::StateMap;
+use crate::store::Store;
 use crate::toolset::ToolSet;
 use serde_json::value::RawValue;
 use std::sync::Arc;
@@ -17,6 +19,8 @@ pub(crate) struct Shared {
     pub(crate) tools: ToolSet,
     pub(crate) identity: Identity,
     pub(crate) states: Arc<StateMap>,
+    /// Spent request states and `Handles` entries.
+    pub(crate) store: Arc<dyn Store>,
     pub(crate) sealer: StateSealer,
     pub(crate) limits: Limits,
     pub(crate) call_timeout: Option<Duration>,

@@ -1,5 +1,5 @@
-//! Small helpers shared across the crate: poison-tolerant locking and
-//! durations written for people.
+//! Small helpers shared across the crate: poison-tolerant locking, the
+//! hash map of the per-call paths, and durations written for people.
 //!
 //! Every critical section in this crate leaves its data consistent (each
 //! update is a single step), so a panic elsewhere must not wedge the
@@ -7,6 +7,13 @@
 
 use std::sync::{LockResult, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
+
+/// A hash map for the maps a call looks up several times (calls in flight,
+/// requests to the client, tools by name). foldhash with a per-map random
+/// seed: several times cheaper than std's SipHash on short keys like request
+/// ids, and still seeded, so a client cannot precompute colliding ids (the
+/// maps are bounded by the pending-call limit anyway).
+pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Locks a mutex, recovering from poisoning.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

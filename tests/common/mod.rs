@@ -43,6 +43,10 @@ pub fn example_binary(name: &str) -> PathBuf {
             "--example",
             name,
         ]);
+        // Examples behind a feature of their own (`required-features`).
+        if name == "otel" {
+            cmd.args(["--features", "otel"]);
+        }
         if profile == "release" {
             cmd.arg("--release");
         }

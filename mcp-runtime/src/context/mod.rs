@@ -15,6 +15,7 @@ use crate::principal::Principal;
 use crate::protocol::{ProtocolVersion, outgoing};
 use crate::session::connection::{CancelSignal, ClientSession, Connection};
 use crate::state::{State, StateMap};
+use crate::store::Store;
 use crate::toolset::ToolSet;
 use crate::util::lock;
 use serde_json::value::RawValue;
@@ -63,6 +64,7 @@ struct Inner {
     cancel: CancelSignal,
     connection: Arc<Connection>,
     states: Arc<StateMap>,
+    store: Arc<dyn Store>,
     tools: ToolSet,
     last_progress: Mutex<Option<f64>>,
     /// Set once the response is decided: nothing more may be sent for the call.
@@ -86,6 +88,7 @@ pub(crate) struct ContextParts {
     pub(crate) cancel: CancelSignal,
     pub(crate) connection: Arc<Connection>,
     pub(crate) states: Arc<StateMap>,
+    pub(crate) store: Arc<dyn Store>,
     pub(crate) tools: ToolSet,
     pub(crate) answers: Map<String, Value>,
     pub(crate) elicitation_timeout: Duration,
@@ -105,6 +108,7 @@ impl Context {
                 cancel: parts.cancel,
                 connection: parts.connection,
                 states: parts.states,
+                store: parts.store,
                 tools: parts.tools,
                 last_progress: Mutex::new(None),
                 done: AtomicBool::new(false),
@@ -189,6 +193,13 @@ impl Context {
     /// A value registered with [`Server::state`](crate::Server::state).
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
         self.inner.states.get::<T>()
+    }
+
+    /// The server's state store ([`Server::store`](crate::Server::store)),
+    /// where [`Handles`](crate::Handles) keep their values; shared by
+    /// replicas when the store is.
+    pub fn store(&self) -> &dyn Store {
+        &*self.inner.store
     }
 
     /// The server's live tool set, to add, remove, enable or disable tools.

@@ -3,10 +3,12 @@
 
 use super::{Context, ContextParts};
 use crate::level::Level;
+use crate::principal::Principal;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::frame::Frame;
 use crate::session::connection::{CancelSignal, ClientSession, Connection};
 use crate::state::StateMap;
+use crate::store::{MemoryStore, Store};
 use crate::toolset::ToolSet;
 use crate::util::lock;
 use serde_json::value::RawValue;
@@ -77,6 +79,8 @@ impl Context {
             version: ProtocolVersion::LATEST_LEGACY,
             client: ClientSession::default(),
             states: StateMap::default(),
+            store: Arc::new(MemoryStore::new()),
+            principal: None,
         }
     }
 }
@@ -89,6 +93,8 @@ pub struct TestContext {
     version: ProtocolVersion,
     client: ClientSession,
     states: StateMap,
+    store: Arc<dyn Store>,
+    principal: Option<Arc<Principal>>,
 }
 
 impl TestContext {
@@ -96,6 +102,22 @@ impl TestContext {
     /// tools read it with [`Context::state`].
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.states.insert(value);
+        self
+    }
+
+    /// The state store ([`Server::store`](crate::Server::store)); a fresh,
+    /// unbounded [`MemoryStore`] by default. Give contexts a clone of one
+    /// `MemoryStore` to let [`Handles`](crate::Handles) made in one call be
+    /// found in the next.
+    pub fn store(mut self, store: impl Store) -> Self {
+        self.store = Arc::new(store);
+        self
+    }
+
+    /// The verified caller, as an authorizing transport sets it.
+    #[cfg(test)]
+    pub(crate) fn test_principal(mut self, principal: Option<Principal>) -> Self {
+        self.principal = principal.map(Arc::new);
         self
     }
 
@@ -129,7 +151,7 @@ impl TestContext {
     /// `elicitation`, and then waits forever: no one answers in a test.
     pub fn build(self) -> (Context, TestPeer) {
         let (out, frames) = tokio::sync::mpsc::unbounded_channel();
-        let connection = Arc::new(Connection::new(out));
+        let connection = Arc::new(Connection::new(out).with_principal(self.principal));
         connection.set_log_level(Level::Debug);
         let cancel = CancelSignal::default();
         let meta = RawValue::from_string(r#"{"progressToken":"test"}"#.to_owned()).ok();
@@ -148,6 +170,7 @@ impl TestContext {
             cancel: cancel.clone(),
             connection,
             states: Arc::new(self.states),
+            store: self.store,
             tools,
             answers: Map::new(),
             elicitation_timeout: crate::elicit::DEFAULT_ELICITATION_TIMEOUT,

@@ -168,7 +168,8 @@ impl Elicitation {
     }
 }
 
-/// Answered `requestState`s remembered by default (see
+/// Entries of the default in-memory store (answered `requestState`s and
+/// `Handles` values; see
 /// [`Server::max_spent_request_states`](crate::Server::max_spent_request_states)).
 pub(crate) const DEFAULT_MAX_SPENT_REQUEST_STATES: usize = 10_000;
 

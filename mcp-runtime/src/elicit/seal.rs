@@ -1,7 +1,8 @@
 //! Sealing `requestState` (HMAC-SHA256, base64url) and the set of spent
 //! states, so the answers of a 2026-07-28 retry can be trusted.
 
-use crate::util::lock;
+use crate::store::{Store, StoreError};
+use crate::tool::BoxFuture;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
@@ -10,8 +11,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Why a retry's `requestState` or `inputResponses` are refused (`-32602`).
@@ -30,14 +30,15 @@ pub(crate) const ALREADY_USED: &str =
 /// the answers gathered before it. The client holds it between rounds and
 /// cannot forge it, move it onto other arguments, keep it past its expiry,
 /// or change the answers it seals. Single use is enforced here too: the ids
-/// of answered states are remembered until they expire. On the wire a state
+/// of answered states are kept in the server's [`Store`] until they expire
+/// (shared by replicas when the store is), each set only if absent. On the wire a state
 /// is the JSON payload and its tag, each in unpadded base64url, joined by a
 /// dot; only the canonical spelling opens.
 #[derive(Clone)]
 pub(crate) struct StateSealer {
     key: [u8; 32],
     ttl: Duration,
-    spent: Arc<SpentStates>,
+    store: Arc<dyn Store>,
 }
 
 impl std::fmt::Debug for StateSealer {
@@ -69,20 +70,22 @@ pub(crate) struct Resumed {
 pub(crate) enum SpendRefusal {
     /// The state was accepted before.
     AlreadyUsed,
-    /// The spent set is full of unexpired ids; one expires in this long.
-    Full(Duration),
+    /// The store could not record it (full, or unreachable): the call must
+    /// not run, since the state could be replayed.
+    Store(StoreError),
 }
+
+/// How much longer than its state a spent id is kept: replicas' clocks
+/// disagree a little, and one whose clock is behind would still take a
+/// state whose id another replica's store had already let expire.
+const SPENT_GRACE: Duration = Duration::from_secs(60);
 
 impl StateSealer {
     /// A sealer with `key`, or a fresh random key for this process,
-    /// remembering up to `max_spent` answered states.
-    pub(crate) fn new(key: Option<[u8; 32]>, ttl: Duration, max_spent: usize) -> StateSealer {
+    /// keeping the ids of answered states in `store`.
+    pub(crate) fn new(key: Option<[u8; 32]>, ttl: Duration, store: Arc<dyn Store>) -> StateSealer {
         let key = key.unwrap_or_else(random_bytes::<32>);
-        StateSealer {
-            key,
-            ttl,
-            spent: Arc::new(SpentStates::new(max_spent)),
-        }
+        StateSealer { key, ttl, store }
     }
 
     /// HMAC-SHA256 under this sealer's key, ready for the payload.
@@ -135,7 +138,8 @@ impl StateSealer {
     /// may use, from the request's `requestState` and `inputResponses`.
     ///
     /// Answers come only with a state this server sealed for this tool and
-    /// these arguments, unexpired and (unless `replayable`) not used before.
+    /// these arguments and unexpired; unless `replayable`, the returned
+    /// ticket must then be [spent](StateSealer::spend) before they are used.
     /// The answers sealed in it stand; of `inputResponses` only the keys the
     /// state's round asked are taken, and only when not sealed already; the
     /// rest are ignored, as the specification says of extras.
@@ -160,9 +164,6 @@ impl StateSealer {
             id: payload.id,
             expires: payload.expires,
         };
-        if !replayable && self.spent.contains(&ticket.id) {
-            return Err(ALREADY_USED);
-        }
         let mut answers = payload.answers;
         for key in payload.asked {
             if answers.contains_key(&key) {
@@ -178,9 +179,23 @@ impl StateSealer {
         })
     }
 
-    /// Marks a state used; a second use is refused from then on.
-    pub(crate) fn spend(&self, ticket: &StateTicket) -> Result<(), SpendRefusal> {
-        self.spent.insert(ticket, now_ms())
+    /// Marks a state used, once across every server sharing the store: a
+    /// second use is refused from then on. The future owns what it needs,
+    /// so a call can poll it inline and finish it on a task.
+    pub(crate) fn spend(&self, ticket: StateTicket) -> BoxFuture<Result<(), SpendRefusal>> {
+        let store = Arc::clone(&self.store);
+        Box::pin(async move {
+            let left = Duration::from_millis(ticket.expires.saturating_sub(now_ms()));
+            let key = format!("spent:{}", ticket.id);
+            match store
+                .put_if_absent(&key, Vec::new(), left + SPENT_GRACE)
+                .await
+            {
+                Ok(true) => Ok(()),
+                Ok(false) => Err(SpendRefusal::AlreadyUsed),
+                Err(err) => Err(SpendRefusal::Store(err)),
+            }
+        })
     }
 
     /// The payload of `state`, if it is ours, unexpired, and for this tool
@@ -252,48 +267,6 @@ struct Payload {
     expires: u64,
     asked: Vec<String>,
     answers: Map<String, Value>,
-}
-
-/// Ids of answered states, each kept until its state expires (a state past
-/// its expiry is refused anyway). Bounded: when full, expired ids are
-/// dropped; if none has expired, new states are refused (the caller gets a
-/// "busy, retry" result) rather than forgetting a spent one, which would
-/// let it be replayed.
-#[derive(Debug)]
-struct SpentStates {
-    capacity: usize,
-    ids: Mutex<HashMap<String, u64>>,
-}
-
-impl SpentStates {
-    fn new(capacity: usize) -> SpentStates {
-        SpentStates {
-            capacity: capacity.max(1),
-            ids: Mutex::new(HashMap::new()),
-        }
-    }
-
-    fn contains(&self, id: &str) -> bool {
-        lock(&self.ids).contains_key(id)
-    }
-
-    fn insert(&self, ticket: &StateTicket, now: u64) -> Result<(), SpendRefusal> {
-        let mut ids = lock(&self.ids);
-        if ids.contains_key(&ticket.id) {
-            return Err(SpendRefusal::AlreadyUsed);
-        }
-        if ids.len() >= self.capacity {
-            ids.retain(|_, expires| *expires >= now);
-            if ids.len() >= self.capacity {
-                let soonest = ids.values().min().copied().unwrap_or(now);
-                return Err(SpendRefusal::Full(Duration::from_millis(
-                    soonest.saturating_sub(now).saturating_add(1),
-                )));
-            }
-        }
-        ids.insert(ticket.id.clone(), ticket.expires);
-        Ok(())
-    }
 }
 
 /// `N` bytes from the operating system.
@@ -380,6 +353,11 @@ fn write_canonical(value: &Value, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::MemoryStore;
+
+    fn memory() -> Arc<dyn Store> {
+        Arc::new(MemoryStore::with_capacity(16))
+    }
 
     fn known(digest: &str) -> ArgumentsDigest {
         ArgumentsDigest::Known(digest.to_owned())
@@ -411,7 +389,7 @@ mod tests {
         // block size, so "Jefe" and "Jefe" padded to 32 bytes are one key.
         let mut key = [0u8; 32];
         key[..4].copy_from_slice(b"Jefe");
-        let sealer = StateSealer::new(Some(key), Duration::from_secs(60), 16);
+        let sealer = StateSealer::new(Some(key), Duration::from_secs(60), memory());
         assert_eq!(
             hex(&sealer.tag(b"what do ya want for nothing?")),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
@@ -425,7 +403,7 @@ mod tests {
 
     #[test]
     fn the_typed_layout_writes_what_the_json_one_did() {
-        let sealer = StateSealer::new(Some([7; 32]), Duration::from_secs(60), 10);
+        let sealer = StateSealer::new(Some([7; 32]), Duration::from_secs(60), memory());
         let state = sealer.seal("t", "d", "k", &Map::new());
         let payload = URL_SAFE_NO_PAD
             .decode(state.split_once('.').unwrap().0)
@@ -439,7 +417,7 @@ mod tests {
 
     #[test]
     fn a_tampered_tag_is_refused() {
-        let sealer = StateSealer::new(None, Duration::from_secs(60), 16);
+        let sealer = StateSealer::new(None, Duration::from_secs(60), memory());
         let state = sealer.seal("t", "d", "k", &Map::new());
         let (payload, tag) = state.split_once('.').unwrap();
         let tag = URL_SAFE_NO_PAD.decode(tag).unwrap();
@@ -492,7 +470,7 @@ mod tests {
 
     #[test]
     fn sealed_state_opens_only_untampered_and_bound() {
-        let sealer = StateSealer::new(None, Duration::from_secs(60), 16);
+        let sealer = StateSealer::new(None, Duration::from_secs(60), memory());
         let digest = arguments_digest(Some(r#"{"b":1,"a":[1,{"y":2,"x":1}]}"#));
         assert_eq!(
             digest,
@@ -514,7 +492,7 @@ mod tests {
         let mut tampered = state.clone();
         tampered.insert(3, 'x');
         assert_eq!(resume(&tampered, "greet", &digest), INVALID);
-        let other_key = StateSealer::new(None, Duration::from_secs(60), 16);
+        let other_key = StateSealer::new(None, Duration::from_secs(60), memory());
         assert_eq!(
             other_key
                 .resume("greet", &known(&digest), Some(&state), None, false)
@@ -550,7 +528,7 @@ mod tests {
 
     #[test]
     fn a_non_canonical_encoding_of_a_valid_state_is_refused() {
-        let sealer = StateSealer::new(None, Duration::from_secs(60), 16);
+        let sealer = StateSealer::new(None, Duration::from_secs(60), memory());
         let state = sealer.seal("t", "d", "k", &Map::new());
         assert!(
             sealer
@@ -572,7 +550,7 @@ mod tests {
 
     #[test]
     fn answers_need_a_state_and_sealed_ones_stand() {
-        let sealer = StateSealer::new(None, Duration::from_secs(60), 16);
+        let sealer = StateSealer::new(None, Duration::from_secs(60), memory());
         let forged = responses(&[("name", answer("Mallory"))]);
         assert_eq!(
             sealer
@@ -601,47 +579,64 @@ mod tests {
         assert_eq!(resumed.answers["deposit"], json!({"action": "decline"}));
     }
 
-    #[test]
-    fn a_state_is_spent_once_unless_replayable() {
-        let sealer = StateSealer::new(None, Duration::from_secs(60), 16);
+    #[tokio::test]
+    async fn a_state_is_spent_once_unless_replayable() {
+        let sealer = StateSealer::new(None, Duration::from_secs(60), memory());
         let state = sealer.seal("t", "d", "k", &Map::new());
         let first = sealer
             .resume("t", &known("d"), Some(&state), None, false)
             .unwrap();
         let ticket = first.ticket.unwrap();
-        assert_eq!(sealer.spend(&ticket), Ok(()));
-        assert_eq!(sealer.spend(&ticket), Err(SpendRefusal::AlreadyUsed));
+        assert_eq!(sealer.spend(ticket.clone()).await, Ok(()));
         assert_eq!(
-            sealer
-                .resume("t", &known("d"), Some(&state), None, false)
-                .unwrap_err(),
-            ALREADY_USED
+            sealer.spend(ticket.clone()).await,
+            Err(SpendRefusal::AlreadyUsed)
         );
-        let again = sealer
+        // Another sealer on the same store (a replica) refuses it too.
+        let replica = StateSealer {
+            key: sealer.key,
+            ..StateSealer::new(None, Duration::from_secs(60), Arc::clone(&sealer.store))
+        };
+        let again = replica
+            .resume("t", &known("d"), Some(&state), None, false)
+            .unwrap();
+        assert_eq!(
+            replica.spend(again.ticket.unwrap()).await,
+            Err(SpendRefusal::AlreadyUsed)
+        );
+        let replayable = sealer
             .resume("t", &known("d"), Some(&state), None, true)
             .unwrap();
-        assert!(again.ticket.is_none(), "a replayable tool spends nothing");
+        assert!(
+            replayable.ticket.is_none(),
+            "a replayable tool spends nothing"
+        );
     }
 
-    #[test]
-    fn a_full_spent_set_forgets_only_expired_ids() {
-        let spent = SpentStates::new(2);
-        let ticket = |id: &str, expires| StateTicket {
-            id: id.to_owned(),
-            expires,
+    #[tokio::test]
+    async fn a_full_store_refuses_to_spend_rather_than_forget() {
+        let sealer = StateSealer::new(
+            None,
+            Duration::from_secs(60),
+            Arc::new(MemoryStore::with_capacity(1)),
+        );
+        let ticket = |state: &str| {
+            sealer
+                .resume("t", &known("d"), Some(state), None, false)
+                .unwrap()
+                .ticket
+                .unwrap()
         };
-        assert_eq!(spent.insert(&ticket("a", 100), 0), Ok(()));
-        assert_eq!(spent.insert(&ticket("b", 200), 0), Ok(()));
-        assert_eq!(
-            spent.insert(&ticket("c", 300), 50),
-            Err(SpendRefusal::Full(Duration::from_millis(51)))
-        );
+        let first = sealer.seal("t", "d", "k", &Map::new());
+        let second = sealer.seal("t", "d", "k", &Map::new());
+        assert_eq!(sealer.spend(ticket(&first)).await, Ok(()));
+        let Err(SpendRefusal::Store(StoreError::Full(wait))) = sealer.spend(ticket(&second)).await
+        else {
+            panic!("a second id does not fit");
+        };
         assert!(
-            spent.contains("a") && spent.contains("b"),
-            "nothing forgotten"
+            wait > Duration::from_secs(60),
+            "kept past the state's expiry: {wait:?}"
         );
-        // Once "a" expired, its place is free.
-        assert_eq!(spent.insert(&ticket("c", 300), 150), Ok(()));
-        assert!(!spent.contains("a") && spent.contains("b") && spent.contains("c"));
     }
 }

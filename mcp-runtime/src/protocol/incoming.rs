@@ -47,14 +47,41 @@ impl<'de: 'a, 'a> Deserialize<'de> for Present<'a> {
     }
 }
 
+/// A string borrowed from the line unless it has escapes. serde borrows a
+/// `Cow<str>` only as a field of its own, not inside an `Option`: there it
+/// would allocate for every message.
+#[derive(Debug, Default)]
+struct Text<'a>(Option<Cow<'a, str>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Cow<'de, str>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(text))
+            }
+            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(text.to_owned()))
+            }
+        }
+        deserializer
+            .deserialize_str(Visitor)
+            .map(|text| Text(Some(text)))
+    }
+}
+
 #[derive(Deserialize)]
 struct Envelope<'a> {
     #[serde(default, borrow)]
-    jsonrpc: Option<Cow<'a, str>>,
+    jsonrpc: Text<'a>,
     #[serde(default, borrow)]
     id: Present<'a>,
     #[serde(default, borrow)]
-    method: Option<Cow<'a, str>>,
+    method: Text<'a>,
     #[serde(default, borrow)]
     params: Present<'a>,
     #[serde(default, borrow)]
@@ -68,13 +95,20 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
     if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return Err(reject_non_object(line));
     }
-    let envelope: Envelope<'_> = match serde_json::from_slice(line) {
+    // UTF-8 is checked once for the whole line: parsed from a `&str`, the
+    // borrowed parts (`params`, then `arguments`) are not checked again. An
+    // invalid line goes the byte path, whose errors point at the bad byte.
+    let parsed = match std::str::from_utf8(line) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(line),
+    };
+    let envelope: Envelope<'_> = match parsed {
         Ok(envelope) => envelope,
         Err(err) => return Err(reject_unparsed(line, &err)),
     };
     let id = envelope.id.0;
     let valid_id = id.filter(|raw| is_valid_id(raw));
-    if envelope.jsonrpc.as_deref() != Some("2.0") {
+    if envelope.jsonrpc.0.as_deref() != Some("2.0") {
         return Err(Rejection {
             code: ErrorCode::INVALID_REQUEST,
             message: "Invalid Request: \"jsonrpc\" must be \"2.0\"".into(),
@@ -110,7 +144,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
     // An array is a well-formed JSON-RPC request whose params do not fit the
     // method (every MCP method takes named params): -32602, with the id.
     let positional = params.is_some_and(|raw| raw.get().starts_with('['));
-    match (envelope.method, valid_id) {
+    match (envelope.method.0, valid_id) {
         (Some(_), Some(id)) if positional => Err(Rejection {
             code: ErrorCode::INVALID_PARAMS,
             message: "Invalid params: MCP params are a JSON object of named members, not an array"

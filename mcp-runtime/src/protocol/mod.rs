@@ -1,7 +1,8 @@
 //! What the bytes mean, and the only place that writes them: revisions and
 //! what each carries (`version`), incoming message shapes (`incoming`), the
 //! typed outgoing messages (`outgoing`, `tool_def`, `content`) and their
-//! framing (`frame`), error codes and the reserved `_meta` keys (`meta`).
+//! framing (`frame`), error codes and the reserved `_meta` keys (`meta`), W3C trace context
+//! (`trace_context`).
 //! No I/O happens here.
 
 pub(crate) mod content;
@@ -16,6 +17,7 @@ pub(crate) mod outgoing;
 pub(crate) mod probe;
 pub(crate) mod sampling;
 pub(crate) mod tool_def;
+pub(crate) mod trace_context;
 mod version;
 
 pub(crate) use error_code::ErrorCode;

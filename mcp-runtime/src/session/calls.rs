@@ -1,6 +1,8 @@
-//! Running one admitted tool call: spending its `requestState`, the inline
-//! first poll or a task of its own, run slots, timeout, panic catching,
-//! cancellation, and handing the outcome to [`crate::protocol::outgoing`].
+//! Running one admitted tool call: spending its `requestState` (in the
+//! server's store), the inline first poll or a task of its own, run slots,
+//! timeout, panic catching, cancellation, and handing the outcome to
+//! [`crate::protocol::outgoing`]. Also the call's `tracing` span and debug
+//! line ([`CallSpan`]), the one place that observes calls.
 
 use crate::context::Context;
 use crate::elicit::Interrupt;
@@ -8,9 +10,11 @@ use crate::elicit::seal::{ALREADY_USED, ArgumentsDigest, SpendRefusal, StateTick
 use crate::limits::QueueTimeout;
 use crate::protocol::frame::Frame;
 use crate::protocol::outgoing::{self, CallToolResult, Capabilities, ErrorData, Reply};
+use crate::protocol::trace_context::TraceContext;
 use crate::protocol::{ErrorCode, ProtocolVersion};
 use crate::session::connection::Connection;
 use crate::shared::Shared;
+use crate::store::StoreError;
 use crate::tool::{Tool, ToolCall, ToolOutcome};
 use crate::util::human_duration;
 use serde_json::value::RawValue;
@@ -20,15 +24,186 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 use std::time::{Duration, Instant};
+use tracing::Span;
+use tracing::field::{Empty, display};
 
-/// The target of the per-call log lines, kept from before this module
-/// moved: users filter on it (`MCP_LOG=mcp_runtime::call=debug`).
+/// The target of the per-call log lines and spans, kept from before this
+/// module moved: users filter on it (`MCP_LOG=mcp_runtime::call=debug`).
 const LOG_TARGET: &str = "mcp_runtime::call";
+
+/// How a call ended, as its span's `outcome` field says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// A result.
+    Ok,
+    /// A result with `isError: true` (the tool's error, a panic, a refusal
+    /// by the rate or pending limit, a busy server).
+    IsError,
+    /// A JSON-RPC error response (a spent `requestState`, a missing client
+    /// capability).
+    Error,
+    /// Cancelled by the client, or its client went away: nothing was sent.
+    Cancelled,
+    /// The call ran past its timeout (answered with `isError: true`).
+    Timeout,
+    /// 2026-07-28: an `input_required` result (the tool asked the user).
+    InputRequired,
+}
+
+impl Outcome {
+    fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::IsError => "isError",
+            Outcome::Error => "error",
+            Outcome::Cancelled => "cancelled",
+            Outcome::Timeout => "timeout",
+            Outcome::InputRequired => "inputRequired",
+        }
+    }
+
+    fn of(outcome: &ToolOutcome) -> Outcome {
+        match outcome {
+            ToolOutcome::Error(_) => Outcome::IsError,
+            _ => Outcome::Ok,
+        }
+    }
+}
+
+/// The `tracing` span of one tool call (`mcp.tool_call`, target
+/// [`LOG_TARGET`], level INFO), entered while the tool runs, and the call's
+/// debug line. With no subscriber interested in either, opening it is a
+/// cached callsite check and it reads no clock. Dropped before it was
+/// closed (the call's task was aborted), it records `cancelled`.
+pub(crate) struct CallSpan {
+    span: Span,
+    /// When the call started, until it is closed; read only when the span
+    /// or the debug line will use it (else `None` from the start, and
+    /// closing costs a branch).
+    started: Option<Instant>,
+}
+
+impl CallSpan {
+    /// Opens the span of call `id` to `tool` under `version`, a child of
+    /// the caller's trace context when `trace` finds one (asked only when
+    /// the span is enabled).
+    pub(crate) fn open(
+        tool: &str,
+        id: &RawValue,
+        version: ProtocolVersion,
+        trace: impl FnOnce() -> Option<TraceContext>,
+    ) -> CallSpan {
+        let span = tracing::info_span!(
+            target: LOG_TARGET,
+            "mcp.tool_call",
+            otel.kind = "server",
+            otel.status_code = Empty,
+            mcp.method.name = "tools/call",
+            gen_ai.tool.name = tool,
+            jsonrpc.request.id = id.get(),
+            mcp.protocol.version = version.as_str(),
+            mcp.era = if version.is_modern() { "stateless" } else { "legacy" },
+            outcome = Empty,
+            duration_ms = Empty,
+            traceparent = Empty,
+            tracestate = Empty,
+        );
+        let traced = !span.is_disabled();
+        if traced && let Some(trace) = trace() {
+            span.record("traceparent", display(&trace));
+            if let Some(state) = &trace.state {
+                span.record("tracestate", &**state);
+            }
+            #[cfg(feature = "opentelemetry")]
+            otel::set_parent(&span, &trace);
+        }
+        let logged = tracing::enabled!(target: LOG_TARGET, tracing::Level::DEBUG);
+        CallSpan {
+            span,
+            started: (traced || logged).then(Instant::now),
+        }
+    }
+
+    /// Records how the call ended and writes its debug line (outside the
+    /// span: the line carries the call's fields itself).
+    #[inline]
+    pub(crate) fn close(mut self, tool: &str, id: &RawValue, outcome: Outcome) {
+        if let Some(started) = self.started.take() {
+            self.finish(started, tool, id, outcome);
+        }
+    }
+
+    fn finish(&self, started: Instant, tool: &str, id: &RawValue, outcome: Outcome) {
+        let elapsed = started.elapsed();
+        self.record(outcome, elapsed);
+        tracing::debug!(
+            target: LOG_TARGET,
+            tool = %tool,
+            id = %id.get(),
+            duration = ?elapsed,
+            outcome = outcome.as_str(),
+            is_error = matches!(outcome, Outcome::IsError | Outcome::Timeout),
+            "tool call"
+        );
+    }
+
+    fn record(&self, outcome: Outcome, elapsed: Duration) {
+        if self.span.is_disabled() {
+            return;
+        }
+        self.span.record("outcome", outcome.as_str());
+        self.span
+            .record("duration_ms", elapsed.as_secs_f64() * 1000.0);
+        let failed = matches!(
+            outcome,
+            Outcome::IsError | Outcome::Error | Outcome::Timeout
+        );
+        self.span
+            .record("otel.status_code", if failed { "error" } else { "ok" });
+    }
+}
+
+impl Drop for CallSpan {
+    fn drop(&mut self) {
+        if let Some(started) = self.started {
+            self.record(Outcome::Cancelled, started.elapsed());
+        }
+    }
+}
+
+/// Linking the span to the caller's trace for `tracing-opentelemetry`.
+#[cfg(feature = "opentelemetry")]
+mod otel {
+    use super::TraceContext;
+    use opentelemetry::trace::{
+        SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState,
+    };
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+    /// Makes the caller's span the OpenTelemetry parent of `span`. Without
+    /// an OpenTelemetry layer in the subscriber this does nothing.
+    pub(super) fn set_parent(span: &tracing::Span, trace: &TraceContext) {
+        let state = trace
+            .state
+            .as_deref()
+            .and_then(|state| state.parse::<TraceState>().ok())
+            .unwrap_or_default();
+        let remote = SpanContext::new(
+            TraceId::from_bytes(trace.trace_id),
+            SpanId::from_bytes(trace.parent_id),
+            TraceFlags::new(trace.flags),
+            true,
+            state,
+        );
+        // Refused only without an OpenTelemetry layer: nothing to link then.
+        let _ = span.set_parent(opentelemetry::Context::new().with_remote_span_context(remote));
+    }
+}
 
 /// A call ready to run.
 pub(crate) struct PreparedCall {
     /// The canonical id, the key of the in-flight table.
-    pub(crate) key: String,
+    pub(crate) key: Arc<str>,
     pub(crate) tool: Arc<Tool>,
     pub(crate) call: ToolCall,
     /// Digest of the arguments, to seal `requestState` (2026-07-28).
@@ -36,77 +211,157 @@ pub(crate) struct PreparedCall {
     /// The `requestState` whose answers the call uses, spent when it starts
     /// (2026-07-28; `None` without one, or for a replayable tool).
     pub(crate) ticket: Option<StateTicket>,
+    /// The call's span, opened when it was admitted.
+    pub(crate) span: CallSpan,
 }
 
 /// How a call ended.
 enum Ending {
-    Outcome(ToolOutcome),
+    Outcome(Ran),
     Interrupted(Interrupt),
 }
 
-/// Starts a call. A tool that does not take a `Context` is first polled
-/// right here: most tools finish without ever waiting, and then the response
-/// goes out with no task, no wakeup and no extra allocation. A tool that
-/// waits (or takes a `Context`, so that cancellation, progress and
-/// elicitation work while it computes) continues on a task of its own, so a
-/// slow tool never holds up the reader; responses go out in completion order.
-pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCall) {
+/// What a tool's run returned, and whether that is its timeout's error.
+struct Ran {
+    outcome: ToolOutcome,
+    timed_out: bool,
+}
+
+impl Ran {
+    fn outcome(&self) -> Outcome {
+        if self.timed_out {
+            Outcome::Timeout
+        } else {
+            Outcome::of(&self.outcome)
+        }
+    }
+}
+
+/// Starts a call: spends its `requestState`, if any, then [`run`]s it.
+pub(crate) fn start(
+    shared: &Arc<Shared>,
+    connection: &Arc<Connection>,
+    mut prepared: PreparedCall,
+) {
+    // Spent once admitted, right before the tool runs: a state refused by
+    // the rate or pending limit stays usable for the client's next try.
+    let Some(ticket) = prepared.ticket.take() else {
+        return run(shared, connection, prepared);
+    };
+    let mut spend = shared.sealer.spend(ticket);
+    // The in-memory store answers at once; a shared one is waited for on a
+    // task of the call's own, cancellable like the call.
+    let mut cx = TaskContext::from_waker(std::task::Waker::noop());
+    if let Poll::Ready(spent) = spend.as_mut().poll(&mut cx) {
+        return after_spend(shared, connection, prepared, spent);
+    }
+    let key = prepared.key.clone();
+    let (task_shared, task_connection) = (Arc::clone(shared), Arc::clone(connection));
+    let task = tokio::spawn(async move {
+        let spent = spend.await;
+        after_spend(&task_shared, &task_connection, prepared, spent);
+    });
+    connection.attach_task(&key, task.abort_handle());
+}
+
+/// Runs the call whose state was spent, or answers why it could not be.
+fn after_spend(
+    shared: &Arc<Shared>,
+    connection: &Arc<Connection>,
+    prepared: PreparedCall,
+    spent: Result<(), SpendRefusal>,
+) {
+    let refused = match spent {
+        Ok(()) => return run(shared, connection, prepared),
+        Err(refusal) => refusal,
+    };
+    let PreparedCall {
+        key,
+        tool,
+        call,
+        span,
+        ..
+    } = prepared;
+    let id = call.context.raw_request_id();
+    let (outcome, refusal) = match refused {
+        SpendRefusal::AlreadyUsed => (
+            Outcome::Error,
+            outgoing::error(
+                Some(id),
+                ErrorCode::INVALID_PARAMS,
+                &format!("Invalid params: {ALREADY_USED}"),
+                None,
+            ),
+        ),
+        SpendRefusal::Store(StoreError::Full(wait)) => {
+            let busy = ToolOutcome::Error(format!(
+                "The server is busy (too many answered input requests are still \
+                 unexpired); '{}' was not run. Retry in {}.",
+                tool.name,
+                human_duration(wait)
+            ));
+            (
+                Outcome::IsError,
+                outcome_frame(shared, id, &tool, &busy, call.version),
+            )
+        }
+        // Never run on answers that could not be marked used: they could
+        // be replayed.
+        SpendRefusal::Store(err) => {
+            let failed = ToolOutcome::Error(format!(
+                "{err}; '{}' was not run, as its requestState could not be checked. \
+                 Retry the call later.",
+                tool.name
+            ));
+            (
+                Outcome::IsError,
+                outcome_frame(shared, id, &tool, &failed, call.version),
+            )
+        }
+    };
+    call.context.finish();
+    if connection.finish_call(&key) {
+        span.close(&tool.name, id, outcome);
+        connection.send(refusal);
+    } else {
+        span.close(&tool.name, id, Outcome::Cancelled);
+    }
+}
+
+/// Runs an admitted call whose state, if any, is spent. A tool that does
+/// not take a `Context` is first polled right here: most tools finish
+/// without ever waiting, and then the response goes out with no task, no
+/// wakeup and no extra allocation. A tool that waits (or takes a `Context`,
+/// so that cancellation, progress and elicitation work while it computes)
+/// continues on a task of its own, so a slow tool never holds up the
+/// reader; responses go out in completion order.
+fn run(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCall) {
     let PreparedCall {
         key,
         tool,
         call,
         arguments_digest,
-        ticket,
+        ticket: _,
+        span,
     } = prepared;
-    let started = call_clock();
     let version = call.version;
     let context = call.context.clone();
     // The id as the client sent it, echoed in the response.
     let id = context.raw_request_id();
-    // Spent once admitted, right before the tool runs: a state refused by
-    // the rate or pending limit stays usable for the client's next try.
-    if let Some(ticket) = ticket {
-        let refusal = match shared.sealer.spend(&ticket) {
-            Ok(()) => None,
-            Err(SpendRefusal::AlreadyUsed) => Some(outgoing::error(
-                Some(id),
-                ErrorCode::INVALID_PARAMS,
-                &format!("Invalid params: {ALREADY_USED}"),
-                None,
-            )),
-            Err(SpendRefusal::Full(wait)) => {
-                let busy = ToolOutcome::Error(format!(
-                    "The server is busy (too many answered input requests are still \
-                     unexpired); '{}' was not run. Retry in {}.",
-                    tool.name,
-                    human_duration(wait)
-                ));
-                Some(outcome_frame(shared, id, &tool, &busy, version))
-            }
-        };
-        if let Some(refusal) = refusal {
-            context.finish();
-            if connection.finish_call(&key) {
-                connection.send(refusal);
-            }
-            return;
-        }
-    }
     let timeout = tool.def.timeout.or(shared.call_timeout);
     // A call with a timeout needs the timer of a task from the start.
     let inline = tool.def.first_poll_inline && timeout.is_none();
-    let mut future: Pin<Box<dyn Future<Output = ToolOutcome> + Send>> = if inline {
-        Box::pin(run_tool(Arc::clone(&tool), call))
-    } else {
-        Box::pin(run_with_timeout(Arc::clone(&tool), call, timeout))
-    };
+    let mut future: Pin<Box<dyn Future<Output = ToolOutcome> + Send>> =
+        Box::pin(run_tool(Arc::clone(&tool), call));
     if inline {
         let mut cx = TaskContext::from_waker(std::task::Waker::noop());
-        if let Poll::Ready(outcome) = future.as_mut().poll(&mut cx) {
+        if let Poll::Ready(outcome) = span.span.in_scope(|| future.as_mut().poll(&mut cx)) {
             context.finish();
-            log_outcome(&tool, id, started, &outcome);
             if connection.finish_call(&key) {
+                span.close(&tool.name, id, Outcome::of(&outcome));
                 connection.send(outcome_frame(shared, id, &tool, &outcome, version));
+            } else {
+                span.close(&tool.name, id, Outcome::Cancelled);
             }
             return;
         }
@@ -117,45 +372,27 @@ pub(crate) fn start(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared
         context,
         arguments_digest,
         version,
-        started,
+        span,
+        timeout,
         future,
     };
     spawn(Arc::clone(shared), Arc::clone(connection), pending);
 }
 
-/// When the call started, read only when its debug line will be written.
-fn call_clock() -> Option<Instant> {
-    tracing::enabled!(tracing::Level::DEBUG).then(Instant::now)
-}
-
-/// The per-call debug line of a call that returned.
-fn log_outcome(tool: &Tool, id: &RawValue, started: Option<Instant>, outcome: &ToolOutcome) {
-    if let Some(started) = started {
-        tracing::debug!(
-            target: LOG_TARGET,
-            tool = %tool.name,
-            id = %id.get(),
-            duration = ?started.elapsed(),
-            is_error = matches!(outcome, ToolOutcome::Error(_)),
-            "tool call"
-        );
-    }
-}
-
 /// A call whose future still has to run.
 struct Pending {
-    key: String,
+    key: Arc<str>,
     tool: Arc<Tool>,
     context: Context,
     arguments_digest: ArgumentsDigest,
     version: ProtocolVersion,
-    /// See [`call_clock`].
-    started: Option<Instant>,
+    span: CallSpan,
+    timeout: Option<Duration>,
     future: Pin<Box<dyn Future<Output = ToolOutcome> + Send>>,
 }
 
 fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
-    let key = pending.key.clone();
+    let key = Arc::clone(&pending.key);
     let task_connection = Arc::clone(&connection);
     let task = tokio::spawn(async move {
         let connection = task_connection;
@@ -165,7 +402,8 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
             context,
             arguments_digest,
             version,
-            started,
+            span,
+            timeout,
             future,
         } = pending;
         let id = context.raw_request_id();
@@ -180,44 +418,41 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
                         human_duration(waited),
                         tool.name
                     ));
+                    span.close(&tool.name, id, Outcome::IsError);
                     connection.send(outcome_frame(&shared, id, &tool, &busy, version));
+                } else {
+                    span.close(&tool.name, id, Outcome::Cancelled);
                 }
                 return;
             }
         };
+        // The span is entered while the tool's future is polled, so what
+        // the tool logs or traces is inside it.
         let ending = tokio::select! {
             biased;
             interrupt = context.interrupted() => Ending::Interrupted(interrupt),
-            outcome = future => Ending::Outcome(outcome),
+            ran = with_timeout(tool.name.as_ref(), tracing::Instrument::instrument(future, span.span.clone()), timeout) => Ending::Outcome(ran),
         };
         context.finish();
-        match (&ending, started) {
-            (Ending::Outcome(outcome), _) => log_outcome(&tool, id, started, outcome),
-            (Ending::Interrupted(interrupt), Some(started)) => tracing::debug!(
-                target: LOG_TARGET,
-                tool = %tool.name,
-                id = %id.get(),
-                duration = ?started.elapsed(),
-                interrupted = match interrupt {
-                    Interrupt::InputRequired { .. } => "input required",
-                    Interrupt::MissingCapability(_) => "missing client capability",
-                },
-                "tool call"
-            ),
-            (Ending::Interrupted(_), None) => {}
-        }
         if !connection.finish_call(&key) {
+            span.close(&tool.name, id, Outcome::Cancelled);
             return; // cancelled: nothing more is sent for this id
         }
-        let frame = match ending {
-            Ending::Outcome(outcome) => outcome_frame(&shared, id, &tool, &outcome, version),
-            Ending::Interrupted(Interrupt::MissingCapability(required)) => outgoing::error(
-                Some(id),
-                ErrorCode::MISSING_CLIENT_CAPABILITY,
-                "Missing required client capability",
-                Some(&ErrorData::MissingCapability {
-                    required: Capabilities(required),
-                }),
+        let (outcome, frame) = match ending {
+            Ending::Outcome(ran) => (
+                ran.outcome(),
+                outcome_frame(&shared, id, &tool, &ran.outcome, version),
+            ),
+            Ending::Interrupted(Interrupt::MissingCapability(required)) => (
+                Outcome::Error,
+                outgoing::error(
+                    Some(id),
+                    ErrorCode::MISSING_CLIENT_CAPABILITY,
+                    "Missing required client capability",
+                    Some(&ErrorData::MissingCapability {
+                        required: Capabilities(required),
+                    }),
+                ),
             ),
             Ending::Interrupted(Interrupt::InputRequired { key, request }) => {
                 let state = shared.sealer.seal(
@@ -226,9 +461,17 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
                     &key,
                     context.answers(),
                 );
-                reply(&shared, id, version).input_required(&key, &request.wire(version), &state)
+                (
+                    Outcome::InputRequired,
+                    reply(&shared, id, version).input_required(
+                        &key,
+                        &request.wire(version),
+                        &state,
+                    ),
+                )
             }
         };
+        span.close(&tool.name, id, outcome);
         connection.send(frame);
     });
     connection.attach_task(&key, task.abort_handle());
@@ -268,20 +511,28 @@ fn outcome_frame(
     }
 }
 
-async fn run_with_timeout(
-    tool: Arc<Tool>,
-    call: ToolCall,
+/// Runs `tool`'s future under its timeout, if it has one (the timer starts
+/// at the first poll, once the call has a run slot).
+async fn with_timeout(
+    tool: &str,
+    future: impl Future<Output = ToolOutcome>,
     timeout: Option<Duration>,
-) -> ToolOutcome {
+) -> Ran {
+    let returned = |outcome| Ran {
+        outcome,
+        timed_out: false,
+    };
     match timeout {
-        None => run_tool(Arc::clone(&tool), call).await,
-        Some(limit) => match tokio::time::timeout(limit, run_tool(Arc::clone(&tool), call)).await {
-            Ok(outcome) => outcome,
-            Err(_) => ToolOutcome::Error(format!(
-                "The tool '{}' timed out after {}.",
-                tool.name,
-                human_duration(limit)
-            )),
+        None => returned(future.await),
+        Some(limit) => match tokio::time::timeout(limit, future).await {
+            Ok(outcome) => returned(outcome),
+            Err(_) => Ran {
+                outcome: ToolOutcome::Error(format!(
+                    "The tool '{tool}' timed out after {}.",
+                    human_duration(limit)
+                )),
+                timed_out: true,
+            },
         },
     }
 }
@@ -321,5 +572,99 @@ impl Future for CatchUnwind {
             Ok(Poll::Ready(outcome)) => Poll::Ready(Ok(outcome)),
             Err(payload) => Poll::Ready(Err(payload)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Server;
+    use crate::tool::{ToolBuilder, ToolOutcome};
+    use crate::transport::memory;
+    use serde_json::{Value, json};
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+    use tracing::field::{Field, Visit};
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::layer::{Context, SubscriberExt};
+
+    /// Records the `outcome` each call span is given, in order.
+    #[derive(Clone, Default)]
+    struct Outcomes(Arc<Mutex<Vec<String>>>);
+
+    impl<S: tracing::Subscriber> Layer<S> for Outcomes {
+        fn on_record(
+            &self,
+            _: &tracing::span::Id,
+            values: &tracing::span::Record<'_>,
+            _: Context<'_, S>,
+        ) {
+            struct Visitor<'a>(&'a Mutex<Vec<String>>);
+            impl Visit for Visitor<'_> {
+                fn record_str(&mut self, field: &Field, value: &str) {
+                    if field.name() == "outcome" {
+                        self.0.lock().unwrap().push(value.to_owned());
+                    }
+                }
+                fn record_debug(&mut self, _: &Field, _: &dyn std::fmt::Debug) {}
+            }
+            values.record(&mut Visitor(&self.0));
+        }
+    }
+
+    /// A tool that answers after `wait`.
+    fn sleeper(name: &str, wait: Duration) -> ToolBuilder {
+        ToolBuilder::new(name, move |_| {
+            Box::pin(async move {
+                tokio::time::sleep(wait).await;
+                ToolOutcome::text("done")
+            })
+        })
+    }
+
+    #[tokio::test]
+    async fn the_span_records_timeout_and_cancelled_outcomes() {
+        let outcomes = Outcomes::default();
+        let _guard =
+            tracing::subscriber::set_default(tracing_subscriber::registry().with(outcomes.clone()));
+        let server = Server::new("spans", "1")
+            .tool(
+                sleeper("sleepy", Duration::from_secs(30))
+                    .timeout(Duration::from_millis(10))
+                    .build(),
+            )
+            .tool(sleeper("waits", Duration::from_secs(30)).build())
+            .tool(sleeper("quick", Duration::ZERO).build());
+        let (mut client, io) = memory();
+        let (input, output) = tokio::io::split(io);
+        let served = tokio::spawn(server.serve(input, output));
+        let mut send = async |message: Value| client.send(&message.to_string()).await.unwrap();
+        send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        )
+        .await;
+        let call = |id: u64, name: &str| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": name, "arguments": {}}})
+        };
+        send(call(2, "sleepy")).await;
+        send(call(3, "waits")).await;
+        send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 3}}),
+        )
+        .await;
+        send(call(4, "quick")).await;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while outcomes.0.lock().unwrap().len() < 3 {
+            assert!(Instant::now() < deadline, "{:?}", outcomes.0);
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let mut seen = outcomes.0.lock().unwrap().clone();
+        seen.sort();
+        assert_eq!(seen, ["cancelled", "ok", "timeout"]);
+        client.close().await.unwrap();
+        served.await.unwrap().unwrap();
     }
 }

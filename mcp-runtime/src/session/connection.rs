@@ -6,11 +6,13 @@ use crate::level::Level;
 use crate::principal::Principal;
 use crate::protocol::frame::Frame;
 use crate::protocol::outgoing::{self, InputRequest};
+use crate::protocol::trace_context::TraceContext;
 use crate::session::era::Lifecycle;
+use crate::util::FastMap;
 use crate::util::lock;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use std::collections::HashMap;
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::{Notify, mpsc, oneshot};
@@ -97,8 +99,8 @@ pub(crate) struct Connection {
     out: Outbox,
     lifecycle: Mutex<Lifecycle>,
     session: Mutex<Arc<ClientSession>>,
-    in_flight: Mutex<HashMap<String, InFlight>>,
-    server_requests: Mutex<HashMap<String, oneshot::Sender<ClientReply>>>,
+    in_flight: Mutex<FastMap<Arc<str>, InFlight>>,
+    server_requests: Mutex<FastMap<String, oneshot::Sender<ClientReply>>>,
     /// Shared by the connections of one HTTP session ([`Connection::fork`]),
     /// so their requests' ids are unique within the session.
     next_server_request: Arc<AtomicU64>,
@@ -114,6 +116,9 @@ pub(crate) struct Connection {
     /// The caller the transport verified for this connection's requests
     /// (HTTP with authorization); `None` on stdio.
     principal: Option<Arc<Principal>>,
+    /// The trace context of the HTTP request this connection answers (its
+    /// `traceparent` and `tracestate` headers); `None` on stdio.
+    trace: Option<TraceContext>,
 }
 
 impl Connection {
@@ -122,14 +127,15 @@ impl Connection {
             out,
             lifecycle: Mutex::new(Lifecycle::Fresh),
             session: Mutex::new(Arc::new(ClientSession::default())),
-            in_flight: Mutex::new(HashMap::new()),
-            server_requests: Mutex::new(HashMap::new()),
+            in_flight: Mutex::new(FastMap::default()),
+            server_requests: Mutex::new(FastMap::default()),
             next_server_request: Arc::new(AtomicU64::new(1)),
             log_level: Arc::new(AtomicU8::new(0)),
             subscriptions: Mutex::new(Vec::new()),
             idle: Notify::new(),
             client_gone: AtomicBool::new(false),
             principal: None,
+            trace: None,
         }
     }
 
@@ -138,6 +144,18 @@ impl Connection {
     #[allow(dead_code)]
     pub(crate) fn with_principal(self, principal: Option<Arc<Principal>>) -> Connection {
         Connection { principal, ..self }
+    }
+
+    /// This connection with its requests traced under `trace` (from HTTP
+    /// headers; a call's own `_meta` context wins over it).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_trace(self, trace: Option<TraceContext>) -> Connection {
+        Connection { trace, ..self }
+    }
+
+    /// The trace context of the transport's request, if any.
+    pub(crate) fn trace(&self) -> Option<&TraceContext> {
+        self.trace.as_ref()
     }
 
     /// The verified caller of this connection's requests, if any.
@@ -189,14 +207,14 @@ impl Connection {
     }
 
     /// Registers a call under `id`; `None` when that id is already in flight.
-    pub(crate) fn begin_call(&self, id: &str) -> Option<CancelSignal> {
+    pub(crate) fn begin_call(&self, id: &Arc<str>) -> Option<CancelSignal> {
         let mut calls = lock(&self.in_flight);
-        if calls.contains_key(id) {
+        if calls.contains_key(&**id) {
             return None;
         }
         let cancel = CancelSignal::default();
         calls.insert(
-            id.to_owned(),
+            Arc::clone(id),
             InFlight {
                 cancel: cancel.clone(),
                 abort: None,
@@ -257,8 +275,11 @@ impl Connection {
 
     /// Cancels every call in flight; returns their ids.
     pub(crate) fn cancel_all(&self) -> Vec<String> {
-        let ids: Vec<String> = lock(&self.in_flight).keys().cloned().collect();
-        ids.into_iter().filter(|id| self.cancel_call(id)).collect()
+        let ids: Vec<Arc<str>> = lock(&self.in_flight).keys().cloned().collect();
+        ids.into_iter()
+            .filter(|id| self.cancel_call(id))
+            .map(|id| id.to_string())
+            .collect()
     }
 
     /// Fails every request of ours waiting for the client, and any made
@@ -363,14 +384,14 @@ impl Connection {
 
 /// The canonical JSON text of a request id, so `1`, `"a"` and `"\u0061"` are
 /// found however the client spelled them.
-pub(crate) fn canonical_id(raw: &str) -> String {
+pub(crate) fn canonical_id(raw: &str) -> Cow<'_, str> {
     // Integers and strings without escapes are canonical already (the common case).
     if !raw.contains('\\') {
-        return raw.to_owned();
+        return Cow::Borrowed(raw);
     }
     match serde_json::from_str::<Value>(raw) {
-        Ok(value) => value.to_string(),
-        Err(_) => raw.to_owned(),
+        Ok(value) => Cow::Owned(value.to_string()),
+        Err(_) => Cow::Borrowed(raw),
     }
 }
 
@@ -383,13 +404,16 @@ mod tests {
     fn cancelling_a_call_prevents_its_response() {
         let (tx, _rx) = mpsc::unbounded_channel();
         let conn = Connection::new(tx);
-        let signal = conn.begin_call("1").unwrap();
-        assert!(conn.begin_call("1").is_none(), "duplicate in-flight id");
+        let signal = conn.begin_call(&Arc::from("1")).unwrap();
+        assert!(
+            conn.begin_call(&Arc::from("1")).is_none(),
+            "duplicate in-flight id"
+        );
         assert!(conn.cancel_call("1"));
         assert!(signal.is_cancelled());
         assert!(!conn.finish_call("1"), "a cancelled call sends nothing");
         assert!(!conn.cancel_call("1"), "a second cancel is ignored");
-        conn.begin_call("2").unwrap();
+        conn.begin_call(&Arc::from("2")).unwrap();
         assert!(conn.finish_call("2"));
     }
 

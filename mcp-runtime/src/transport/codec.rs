@@ -90,7 +90,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 self.returned = true;
                 return Poll::Ready(Ok(()));
             }
-            let (chunk, used, done) = match buf.iter().position(|&b| b == b'\n') {
+            let (chunk, used, done) = match memchr::memchr(b'\n', buf) {
                 Some(pos) => (&buf[..pos], pos + 1, true),
                 None => (buf, buf.len(), false),
             };

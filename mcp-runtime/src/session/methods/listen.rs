@@ -25,7 +25,8 @@ impl Session {
         }
         let params: Listen = parse_params(params, "subscriptions/listen")?;
         let tools_list_changed = params.notifications.tools_list_changed;
-        let id = RawValue::from_string(canonical_id(id.get())).unwrap_or_else(|_| id.to_owned());
+        let id = RawValue::from_string(canonical_id(id.get()).into_owned())
+            .unwrap_or_else(|_| id.to_owned());
         // The acknowledgement is the first message tagged with this subscription.
         self.connection
             .send(outgoing::subscription_acknowledged(&id, tools_list_changed));

@@ -6,9 +6,9 @@ use crate::context::{Context, ContextParts};
 use crate::elicit::seal::{ArgumentsDigest, Resumed, arguments_digest};
 use crate::protocol::outgoing::{CallToolResult, ErrorData};
 use crate::protocol::{ErrorCode, ProtocolVersion};
-use crate::session::calls::{self, PreparedCall};
+use crate::session::calls::{self, CallSpan, Outcome, PreparedCall};
 use crate::session::connection::canonical_id;
-use crate::session::era::RequestInfo;
+use crate::session::era::{self, RequestInfo};
 use crate::session::{Failure, Session, parse_params};
 use crate::tool::ToolCall;
 use serde::Deserialize;
@@ -113,7 +113,7 @@ impl Session {
         } else {
             (ArgumentsDigest::Known(String::new()), Resumed::default())
         };
-        let key = canonical_id(id.get());
+        let key: Arc<str> = Arc::from(canonical_id(id.get()));
         let duplicate = || {
             Failure::new(
                 ErrorCode::INVALID_REQUEST,
@@ -126,7 +126,15 @@ impl Session {
         if self.connection.is_in_flight(&key) {
             return Err(duplicate());
         }
+        // The call's own `_meta` context (2026-07-28), else the transport's
+        // (HTTP headers).
+        let connection = &self.connection;
+        let meta = params.meta.filter(|_| version.is_modern());
+        let span = CallSpan::open(&name, id, version, || {
+            era::trace_context(meta).or_else(|| connection.trace().cloned())
+        });
         if let Some(refusal) = self.admission(&name) {
+            span.close(&name, id, Outcome::IsError);
             let result = CallToolResult::Error(&refusal);
             self.connection
                 .send(self.reply(id, version).call_result(&result));
@@ -145,6 +153,7 @@ impl Session {
             cancel,
             connection: Arc::clone(&self.connection),
             states: Arc::clone(&self.shared.states),
+            store: Arc::clone(&self.shared.store),
             tools: self.shared.tools.clone(),
             answers: resumed.answers,
             elicitation_timeout: self.shared.elicitation_timeout,
@@ -164,6 +173,7 @@ impl Session {
                 call,
                 arguments_digest: digest,
                 ticket: resumed.ticket,
+                span,
             },
         );
         Ok(())

@@ -1,7 +1,9 @@
 //! The request headers HTTP checks: `Origin` and `Host` (DNS rebinding),
 //! the 2026-07-28 routing headers (`MCP-Protocol-Version`, `Mcp-Method`,
-//! `Mcp-Name`, `Mcp-Param-*`) and their `=?base64?…?=` sentinel.
+//! `Mcp-Name`, `Mcp-Param-*`) and their `=?base64?…?=` sentinel, and the
+//! W3C trace context (`traceparent`, `tracestate`).
 
+use crate::protocol::trace_context::TraceContext;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use hyper::header::{HeaderMap, HeaderName, HeaderValue};
@@ -17,6 +19,11 @@ pub(crate) const NAME: HeaderName = HeaderName::from_static("mcp-name");
 pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 /// Prefix of the headers mirroring tool arguments.
 pub(crate) const PARAM_PREFIX: &str = "mcp-param-";
+
+/// `traceparent` (W3C Trace Context).
+const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
+/// `tracestate` (W3C Trace Context).
+const TRACESTATE: HeaderName = HeaderName::from_static("tracestate");
 
 /// The hosts a loopback server answers to, and the origins a browser page
 /// on this machine has, by default.
@@ -43,6 +50,24 @@ pub(crate) fn single<'h>(
         )));
     }
     decode(name.as_str(), value).map(Some)
+}
+
+/// The request's W3C trace context: one valid `traceparent` (two are
+/// invalid, as W3C says), with the `tracestate` headers joined by commas.
+/// Anything invalid is no trace context, never a refusal.
+pub(crate) fn trace_context(headers: &HeaderMap) -> Option<TraceContext> {
+    let mut parents = headers.get_all(TRACEPARENT).iter();
+    let parent = parents.next()?.to_str().ok()?;
+    if parents.next().is_some() {
+        return None;
+    }
+    let states: Vec<&str> = headers
+        .get_all(TRACESTATE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    let state = (!states.is_empty()).then(|| states.join(","));
+    TraceContext::parse(parent, state.as_deref())
 }
 
 /// A header value as text: plain visible ASCII (spaces inside allowed), or
@@ -111,6 +136,32 @@ pub(crate) fn origin_allowed(origin: &str, hosts: &[String], origins: &[String])
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_trace_context_comes_from_one_valid_traceparent() {
+        const PARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        let map = |pairs: &[(&'static str, &'static str)]| {
+            let mut map = HeaderMap::new();
+            for (name, value) in pairs {
+                map.append(*name, HeaderValue::from_static(value));
+            }
+            map
+        };
+        let trace = trace_context(&map(&[
+            ("traceparent", PARENT),
+            ("tracestate", "a=1"),
+            ("tracestate", "b=2"),
+        ]))
+        .expect("a trace context");
+        assert_eq!(trace.to_string(), PARENT);
+        assert_eq!(trace.state.as_deref(), Some("a=1,b=2"));
+        assert_eq!(trace_context(&map(&[("tracestate", "a=1")])), None);
+        assert_eq!(trace_context(&map(&[("traceparent", "00-bad")])), None);
+        assert_eq!(
+            trace_context(&map(&[("traceparent", PARENT), ("traceparent", PARENT)])),
+            None
+        );
+    }
 
     #[test]
     fn sentinels_decode_and_plain_values_pass() {

@@ -176,7 +176,8 @@ pub(super) async fn post(
         }
         message @ (Ok(Incoming::Request { .. }) | Err(_)) => {
             let (out, frames) = mpsc::unbounded_channel();
-            let connection = Arc::new(session.template.fork(out));
+            let trace = headers::trace_context(headers);
+            let connection = Arc::new(session.template.fork(out).with_trace(trace));
             {
                 let mut live = lock(&session.live);
                 // Ended requests' entries go here, so the list stays as
@@ -408,7 +409,7 @@ fn cancelled_id(params: Option<&RawValue>) -> Option<String> {
         request_id: &'a RawValue,
     }
     let cancelled: Cancelled<'_> = serde_json::from_str(params?.get()).ok()?;
-    Some(canonical_id(cancelled.request_id.get()))
+    Some(canonical_id(cancelled.request_id.get()).into_owned())
 }
 
 fn accepted() -> Response<HttpBody> {

@@ -95,7 +95,7 @@ pub(super) async fn post(
         return json_response(refusal.status, frame.into_bytes());
     }
     let (out, frames) = mpsc::unbounded_channel();
-    let connection = Arc::new(Connection::new(out));
+    let connection = Arc::new(Connection::new(out).with_trace(headers::trace_context(headers)));
     run(shared, stop, connection, frames, message, status_of).await
 }
 

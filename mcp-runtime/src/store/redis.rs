@@ -1,0 +1,240 @@
+//! The shared store: Redis, through the `redis` crate's connection manager
+//! (one multiplexed connection, re-established after a failure).
+
+use super::{Store, StoreError, StoreFuture};
+use crate::util::lock;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{Client, Cmd, FromRedisValue, Script};
+use std::fmt;
+use std::future::Future;
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::Duration;
+
+/// How long one operation may take by default, connecting included.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// A time-to-live in whole milliseconds, at least 1 (a zero TTL would mean
+/// "never expires" to some backends and "invalid" to others).
+fn ttl_ms(ttl: Duration) -> u64 {
+    u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+/// `compare_and_set` in one step on the server: GET, compare, SET with PX.
+static COMPARE_AND_SET: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        "if redis.call('GET', KEYS[1]) == ARGV[1] then \
+           redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 \
+         end return 0",
+    )
+});
+
+/// `compare_and_delete` in one step on the server.
+static COMPARE_AND_DELETE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        "if redis.call('GET', KEYS[1]) == ARGV[1] then \
+           redis.call('DEL', KEYS[1]) return 1 \
+         end return 0",
+    )
+});
+
+/// A [`Store`] in Redis, shared by every server given the same URL and
+/// prefix; clones share the connection.
+///
+/// Each key is this store's prefix (`mcp:` unless [`RedisStore::prefix`]
+/// says otherwise) followed by the runtime's key, and each carries its TTL
+/// (`PX`), so Redis drops expired entries by itself. Single-use ids are set
+/// with `SET NX PX`; compare-and-set runs as a Lua script, atomic on the
+/// server.
+///
+/// The connection is made on first use and re-made after a failure, so a
+/// server starts while Redis is down and recovers by itself when it comes
+/// back. Every operation is bounded by [`RedisStore::timeout`] (1 s by
+/// default): while Redis is unreachable, calls that need the store fail with
+/// "state store unavailable …" at once instead of hanging, and other calls
+/// are not affected.
+///
+/// ```no_run
+/// use mcp_runtime::Server;
+/// use mcp_runtime::store::RedisStore;
+/// use std::time::Duration;
+///
+/// let store = RedisStore::open("redis://127.0.0.1:6379")?
+///     .prefix("basket:")
+///     .timeout(Duration::from_millis(500));
+/// let server = Server::new("basket", "1.0.0").store(store);
+/// # Ok::<(), mcp_runtime::store::StoreError>(())
+/// ```
+#[derive(Clone)]
+pub struct RedisStore {
+    client: Client,
+    prefix: String,
+    timeout: Duration,
+    /// Made on first use, inside the runtime.
+    manager: Arc<Mutex<Option<ConnectionManager>>>,
+}
+
+impl fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("server", &self.client.get_connection_info().addr())
+            .field("prefix", &self.prefix)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisStore {
+    /// A store at `url` (`redis://host:port/db`, `rediss://…` is not built
+    /// in). Only the URL is checked here; the connection is made on first
+    /// use.
+    pub fn open(url: &str) -> Result<RedisStore, StoreError> {
+        let client = Client::open(url)
+            .map_err(|err| StoreError::unavailable(format!("invalid Redis URL: {err}")))?;
+        Ok(RedisStore {
+            client,
+            prefix: "mcp:".to_owned(),
+            timeout: DEFAULT_TIMEOUT,
+            manager: Arc::new(Mutex::new(None)),
+        })
+    }
+
+    /// What every key starts with (`mcp:` by default): give each server its
+    /// own when several share one Redis, and replicas of one server the same.
+    #[must_use]
+    pub fn prefix(mut self, prefix: impl Into<String>) -> RedisStore {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// How long one operation may take, connecting included (1 s by
+    /// default); then it fails with "state store unavailable".
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> RedisStore {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The connection manager, made on first use.
+    fn connection(&self) -> Result<ConnectionManager, StoreError> {
+        let mut slot = lock(&self.manager);
+        if let Some(manager) = slot.as_ref() {
+            return Ok(manager.clone());
+        }
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(self.timeout))
+            .set_response_timeout(Some(self.timeout))
+            // Reconnection is retried on the next operation; one quick try
+            // in the background is enough.
+            .set_number_of_retries(1)
+            .set_min_delay(Duration::from_millis(50))
+            .set_max_delay(self.timeout);
+        let manager = ConnectionManager::new_lazy_with_config(self.client.clone(), config)
+            .map_err(|err| StoreError::unavailable(format!("Redis: {err}")))?;
+        *slot = Some(manager.clone());
+        Ok(manager)
+    }
+
+    fn key(&self, key: &str) -> String {
+        format!("{}{key}", self.prefix)
+    }
+
+    /// Runs `op` on a connection within the timeout.
+    fn run<'a, T, F>(
+        &'a self,
+        op: impl FnOnce(ConnectionManager) -> F + Send + 'a,
+    ) -> StoreFuture<'a, T>
+    where
+        T: Send + 'a,
+        F: Future<Output = redis::RedisResult<T>> + Send + 'a,
+    {
+        Box::pin(async move {
+            let connection = self.connection()?;
+            match tokio::time::timeout(self.timeout, op(connection)).await {
+                Ok(Ok(value)) => Ok(value),
+                Ok(Err(err)) => Err(StoreError::unavailable(format!("Redis: {err}"))),
+                Err(_) => Err(StoreError::unavailable(format!(
+                    "Redis did not answer within {}",
+                    crate::util::human_duration(self.timeout)
+                ))),
+            }
+        })
+    }
+
+    /// Runs one command.
+    fn command<'a, T: FromRedisValue + Send + 'a>(&'a self, command: Cmd) -> StoreFuture<'a, T> {
+        self.run(move |mut connection| async move { command.query_async(&mut connection).await })
+    }
+}
+
+impl Store for RedisStore {
+    fn put<'a>(&'a self, key: &'a str, value: Vec<u8>, ttl: Duration) -> StoreFuture<'a, ()> {
+        let mut command = redis::cmd("SET");
+        command
+            .arg(self.key(key))
+            .arg(value)
+            .arg("PX")
+            .arg(ttl_ms(ttl));
+        self.command(command)
+    }
+
+    fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
+        let mut command = redis::cmd("GET");
+        command.arg(self.key(key));
+        self.command(command)
+    }
+
+    fn delete<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+        let mut command = redis::cmd("DEL");
+        command.arg(self.key(key));
+        Box::pin(async move { Ok(self.command::<u64>(command).await? > 0) })
+    }
+
+    fn put_if_absent<'a>(
+        &'a self,
+        key: &'a str,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> StoreFuture<'a, bool> {
+        let mut command = redis::cmd("SET");
+        command
+            .arg(self.key(key))
+            .arg(value)
+            .arg("NX")
+            .arg("PX")
+            .arg(ttl_ms(ttl));
+        // `OK` when set, nil when the key was there.
+        Box::pin(async move { Ok(self.command::<Option<String>>(command).await?.is_some()) })
+    }
+
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: &'a [u8],
+        new: Vec<u8>,
+        ttl: Duration,
+    ) -> StoreFuture<'a, bool> {
+        let key = self.key(key);
+        self.run(move |mut connection| async move {
+            let set: i64 = COMPARE_AND_SET
+                .key(key)
+                .arg(expected)
+                .arg(new)
+                .arg(ttl_ms(ttl))
+                .invoke_async(&mut connection)
+                .await?;
+            Ok(set == 1)
+        })
+    }
+
+    fn compare_and_delete<'a>(&'a self, key: &'a str, expected: &'a [u8]) -> StoreFuture<'a, bool> {
+        let key = self.key(key);
+        self.run(move |mut connection| async move {
+            let deleted: i64 = COMPARE_AND_DELETE
+                .key(key)
+                .arg(expected)
+                .invoke_async(&mut connection)
+                .await?;
+            Ok(deleted == 1)
+        })
+    }
+}
