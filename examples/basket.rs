@@ -9,7 +9,9 @@
 //! stdio. `REDIS_URL=redis://…` keeps the baskets (and spent 2026-07-28
 //! request states) in that Redis, so replicas behind one load balancer share
 //! them; `MCP_SEAL_KEY` (at least 32 bytes) is the key sealing `requestState`
-//! (give replicas the same one); `BASKET_TTL_MS=N` how long an unused basket
+//! (give replicas the same one); `MCP_REPLICA` this replica's tag in legacy
+//! session ids (for routing them behind a load balancer; see `deploy/`);
+//! `BASKET_TTL_MS=N` how long an unused basket
 //! lives (an hour by default).
 
 use mcp_runtime::{Context, Handles, Server, State, ToolError, tool, tools};
@@ -222,6 +224,12 @@ async fn main() -> std::io::Result<()> {
         ]);
     if let Some(key) = seal_key() {
         server = server.request_state_key(key);
+    }
+    // MCP_REPLICA=r2: legacy session ids start with `r2.`, so nginx can
+    // send each session's requests to the replica that holds it.
+    #[cfg(feature = "http")]
+    if let Ok(tag) = std::env::var("MCP_REPLICA") {
+        server = server.replica_tag(tag);
     }
     // Serves stdio, Streamable HTTP with `--http ADDR`, or prints the tools
     // for `--dump-tools`.

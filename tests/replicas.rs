@@ -545,6 +545,13 @@ fn minted_session_ids_carry_the_replica_tag() {
         random.len() == 32 && random.bytes().all(|b| b.is_ascii_hexdigit()),
         "{id}"
     );
+    // The basket example reads it too.
+    let basket = Server::start_example("basket", &[("MCP_REPLICA", "b1")]);
+    let id = post_to(&basket.addr, &[], &initialize)
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    assert!(id.starts_with("b1.") && id.len() == 35, "{id}");
     let plain = Server::start(&[]);
     let id = post_to(&plain.addr, &[], &initialize)
         .header("mcp-session-id")
