@@ -50,12 +50,13 @@ use std::sync::Arc;
 /// [`Server::auth`](crate::Server::auth).
 ///
 /// ```
-/// # #[cfg(feature = "jwt")] {
+/// # #[cfg(feature = "jwt")]
+/// # fn main() -> std::io::Result<()> {
 /// use mcp_runtime::Server;
 /// use mcp_runtime::auth::{Auth, Jwks, JwtVerifier};
 ///
 /// let verifier = JwtVerifier::new(
-///     Jwks::url("http://idp.internal/.well-known/jwks.json"),
+///     Jwks::url("http://idp.internal/.well-known/jwks.json")?,
 ///     "https://auth.example.com",     // the `iss` tokens must carry
 ///     "https://mcp.example.com/mcp",  // the `aud`: this server's canonical URI
 /// );
@@ -63,7 +64,11 @@ use std::sync::Arc;
 ///     Auth::new("https://mcp.example.com/mcp", verifier)
 ///         .authorization_server("https://auth.example.com"),
 /// );
-/// # let _ = server; }
+/// # let _ = server;
+/// # Ok(())
+/// # }
+/// # #[cfg(not(feature = "jwt"))]
+/// # fn main() {}
 /// ```
 #[must_use]
 pub struct Auth {
