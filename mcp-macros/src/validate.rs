@@ -362,7 +362,10 @@ fn scope_tokens(cx: &Ctxt, tool: &ToolFn) {
                 ),
             );
         } else if seen.contains(&scope) {
-            cx.error_at(lit.span(), format!("the scope `{scope}` is listed twice; keep one"));
+            cx.error_at(
+                lit.span(),
+                format!("the scope `{scope}` is listed twice; keep one"),
+            );
         }
         seen.push(scope);
     }

@@ -80,7 +80,10 @@ impl fmt::Display for Error {
                 tool,
                 scope,
                 reason,
-            } => write!(f, "tool `{tool}` declares the scope {scope:?}, which {reason}"),
+            } => write!(
+                f,
+                "tool `{tool}` declares the scope {scope:?}, which {reason}"
+            ),
             Error::InvalidAuth(reason) => write!(f, "invalid authorization settings: {reason}"),
             Error::Io(err) => write!(f, "transport I/O failed: {err}"),
         }

@@ -220,7 +220,10 @@ mod tests {
         let v = ProtocolVersion::LATEST;
         let names_of = |text: &str| -> Vec<String> {
             let tools: Vec<serde_json::Value> = serde_json::from_str(text).unwrap();
-            tools.iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+            tools
+                .iter()
+                .map(|t| t["name"].as_str().unwrap().to_owned())
+                .collect()
         };
         let shown = |t: &Tool| t.name() != "b" && t.name() != "c";
         let (first, next) = registry.page_filtered(v, None, shown).unwrap();

@@ -114,8 +114,8 @@ impl Jwks {
     /// The keys of the JWKS document `text` (say, embedded in the program);
     /// they never change.
     pub fn from_json(text: &str) -> io::Result<Jwks> {
-        let keys =
-            parse(text.as_bytes()).map_err(|err| io::Error::new(io::ErrorKind::InvalidData, err))?;
+        let keys = parse(text.as_bytes())
+            .map_err(|err| io::Error::new(io::ErrorKind::InvalidData, err))?;
         let fixed = text.as_bytes().to_vec();
         let jwks = Jwks::with_fetch(
             Arc::new(move || {
@@ -432,7 +432,13 @@ mod tests {
         let count = Arc::new(AtomicUsize::new(0));
         let jwks = counting(&count, format!(r#"{{"keys":[{EC_JWK}]}}"#))
             .refresh_interval(Duration::from_secs(3600));
-        assert_eq!(jwks.keys_for(Some("ec1"), Algorithm::ES256).await.unwrap().len(), 1);
+        assert_eq!(
+            jwks.keys_for(Some("ec1"), Algorithm::ES256)
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
         assert_eq!(count.load(Ordering::SeqCst), 1, "fetched on first use");
         for _ in 0..20 {
             assert_eq!(
@@ -441,11 +447,15 @@ mod tests {
             );
         }
         assert_eq!(count.load(Ordering::SeqCst), 1, "within the interval");
-        let eager = counting(&count, format!(r#"{{"keys":[{EC_JWK}]}}"#))
-            .refresh_interval(Duration::ZERO);
+        let eager =
+            counting(&count, format!(r#"{{"keys":[{EC_JWK}]}}"#)).refresh_interval(Duration::ZERO);
         count.store(0, Ordering::SeqCst);
         let _ = eager.keys_for(Some("nope"), Algorithm::ES256).await;
-        assert_eq!(count.load(Ordering::SeqCst), 2, "first use, then one refetch");
+        assert_eq!(
+            count.load(Ordering::SeqCst),
+            2,
+            "first use, then one refetch"
+        );
         assert!(
             eager.keys_for(Some("ec1"), Algorithm::RS256).await.is_err(),
             "an EC key never verifies RS256"
@@ -455,8 +465,14 @@ mod tests {
     #[tokio::test(flavor = "current_thread")]
     async fn a_failed_first_fetch_is_unavailable_not_invalid() {
         let jwks = Jwks::fetch_with("down", || Box::pin(async { Err("refused".to_owned()) }));
-        let err = jwks.keys_for(Some("a"), Algorithm::RS256).await.unwrap_err();
-        assert!(matches!(err, Rejection::Unavailable(ref m) if m.contains("refused")), "{err}");
+        let err = jwks
+            .keys_for(Some("a"), Algorithm::RS256)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, Rejection::Unavailable(ref m) if m.contains("refused")),
+            "{err}"
+        );
     }
 
     #[tokio::test(flavor = "current_thread")]
@@ -478,7 +494,13 @@ mod tests {
             head
         });
         let jwks = Jwks::url(&format!("http://{addr}/jwks.json")).unwrap();
-        assert_eq!(jwks.keys_for(Some("ec1"), Algorithm::ES256).await.unwrap().len(), 1);
+        assert_eq!(
+            jwks.keys_for(Some("ec1"), Algorithm::ES256)
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
         let head = server.await.unwrap();
         assert!(head.starts_with("GET /jwks.json HTTP/1.1\r\n"), "{head}");
         assert!(Jwks::url("https://idp.example.com/jwks").is_err());

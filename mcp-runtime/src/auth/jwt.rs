@@ -61,7 +61,10 @@ impl JwtVerifier {
         if !matches!(header.alg, Algorithm::RS256 | Algorithm::ES256) {
             return Err(Rejection::BadSignature);
         }
-        let keys = self.jwks.keys_for(header.kid.as_deref(), header.alg).await?;
+        let keys = self
+            .jwks
+            .keys_for(header.kid.as_deref(), header.alg)
+            .await?;
         let mut validation = Validation::new(header.alg);
         validation.leeway = self.leeway.as_secs();
         validation.validate_exp = true;
@@ -176,10 +179,19 @@ mod tests {
     #[test]
     fn library_errors_map_to_rejections() {
         assert_eq!(rejection(&ErrorKind::ExpiredSignature), Rejection::Expired);
-        assert_eq!(rejection(&ErrorKind::ImmatureSignature), Rejection::NotYetValid);
-        assert_eq!(rejection(&ErrorKind::InvalidAudience), Rejection::WrongAudience);
+        assert_eq!(
+            rejection(&ErrorKind::ImmatureSignature),
+            Rejection::NotYetValid
+        );
+        assert_eq!(
+            rejection(&ErrorKind::InvalidAudience),
+            Rejection::WrongAudience
+        );
         assert_eq!(rejection(&ErrorKind::InvalidIssuer), Rejection::WrongIssuer);
-        assert_eq!(rejection(&ErrorKind::InvalidSignature), Rejection::BadSignature);
+        assert_eq!(
+            rejection(&ErrorKind::InvalidSignature),
+            Rejection::BadSignature
+        );
         assert_eq!(rejection(&ErrorKind::InvalidToken), Rejection::Malformed);
     }
 
@@ -187,12 +199,18 @@ mod tests {
     async fn garbage_and_unsigned_tokens_are_refused() {
         let jwks = Jwks::from_json(r#"{"keys":[]}"#).unwrap();
         let verifier = JwtVerifier::new(jwks, "https://as", "https://rs/mcp");
-        assert_eq!(verifier.check("garbage").await.unwrap_err(), Rejection::Malformed);
+        assert_eq!(
+            verifier.check("garbage").await.unwrap_err(),
+            Rejection::Malformed
+        );
         // {"alg":"none"} . {"sub":"a"} . (no signature)
         let none = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhIn0.";
         assert!(verifier.check(none).await.is_err());
         // {"alg":"HS256"}: a shared-secret algorithm is never accepted.
         let hs = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln";
-        assert_eq!(verifier.check(hs).await.unwrap_err(), Rejection::BadSignature);
+        assert_eq!(
+            verifier.check(hs).await.unwrap_err(),
+            Rejection::BadSignature
+        );
     }
 }

@@ -40,8 +40,8 @@ pub use verifier::{Bearer, Rejection, TokenVerifier, VerifyFuture};
 
 use crate::error::Error;
 use crate::principal::Principal;
-use hyper::header::{self, HeaderMap};
 use hyper::StatusCode;
+use hyper::header::{self, HeaderMap};
 use metadata::{ProtectedResourceMetadata, ResourceUri};
 use std::fmt;
 use std::sync::Arc;
@@ -116,7 +116,10 @@ impl Auth {
 
     /// The metadata's `scopes_supported`. By default: every scope a
     /// registered tool declares, sorted.
-    pub fn scopes_supported<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Auth {
+    pub fn scopes_supported<S: Into<String>>(
+        mut self,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Auth {
         self.scopes_supported = Some(scopes.into_iter().map(Into::into).collect());
         self
     }
@@ -371,14 +374,16 @@ fn bearer_token(headers: &HeaderMap) -> Result<&str, Credentials> {
     }
     let token = token.trim_start_matches(' ');
     if token.is_empty() {
-        return Err(Credentials::Malformed("the Bearer credentials have no token"));
+        return Err(Credentials::Malformed(
+            "the Bearer credentials have no token",
+        ));
     }
     // RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
     let body = token.trim_end_matches('=');
     let b64token = !body.is_empty()
-        && body
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/'));
+        && body.bytes().all(|b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/')
+        });
     if !b64token {
         return Err(Credentials::Malformed(
             "the bearer token has characters RFC 6750 does not allow",
@@ -458,13 +463,23 @@ mod tests {
             format!("Bearer resource_metadata=\"{url}\"")
         );
         assert_eq!(
-            challenge(Some("insufficient_scope"), None, Some("files:read files:write"), url),
+            challenge(
+                Some("insufficient_scope"),
+                None,
+                Some("files:read files:write"),
+                url
+            ),
             format!(
                 "Bearer error=\"insufficient_scope\", scope=\"files:read files:write\", resource_metadata=\"{url}\""
             )
         );
         assert_eq!(
-            challenge(Some("invalid_token"), Some("say \"hi\" \\ bye\n"), None, url),
+            challenge(
+                Some("invalid_token"),
+                Some("say \"hi\" \\ bye\n"),
+                None,
+                url
+            ),
             format!(
                 "Bearer error=\"invalid_token\", error_description=\"say \\\"hi\\\" \\\\ bye\", resource_metadata=\"{url}\""
             )
@@ -473,14 +488,32 @@ mod tests {
 
     #[test]
     fn bearer_tokens_are_read_from_the_header_only() {
-        assert_eq!(bearer_token(&headers(&["Bearer abc.def-_~+/=="])), Ok("abc.def-_~+/=="));
+        assert_eq!(
+            bearer_token(&headers(&["Bearer abc.def-_~+/=="])),
+            Ok("abc.def-_~+/==")
+        );
         assert_eq!(bearer_token(&headers(&["bearer abc"])), Ok("abc"));
         assert_eq!(bearer_token(&headers(&[])), Err(Credentials::Missing));
-        assert_eq!(bearer_token(&headers(&["Basic dXNlcjpwYXNz"])), Err(Credentials::Missing));
-        assert!(matches!(bearer_token(&headers(&["Bearer"])), Err(Credentials::Malformed(_))));
-        assert!(matches!(bearer_token(&headers(&["Bearer "])), Err(Credentials::Malformed(_))));
-        assert!(matches!(bearer_token(&headers(&["Bearer a b"])), Err(Credentials::Malformed(_))));
-        assert!(matches!(bearer_token(&headers(&["Bearer ==="])), Err(Credentials::Malformed(_))));
+        assert_eq!(
+            bearer_token(&headers(&["Basic dXNlcjpwYXNz"])),
+            Err(Credentials::Missing)
+        );
+        assert!(matches!(
+            bearer_token(&headers(&["Bearer"])),
+            Err(Credentials::Malformed(_))
+        ));
+        assert!(matches!(
+            bearer_token(&headers(&["Bearer "])),
+            Err(Credentials::Malformed(_))
+        ));
+        assert!(matches!(
+            bearer_token(&headers(&["Bearer a b"])),
+            Err(Credentials::Malformed(_))
+        ));
+        assert!(matches!(
+            bearer_token(&headers(&["Bearer ==="])),
+            Err(Credentials::Malformed(_))
+        ));
         assert!(matches!(
             bearer_token(&headers(&["Bearer a", "Bearer b"])),
             Err(Credentials::Malformed(_))
@@ -539,8 +572,11 @@ mod tests {
 
     #[test]
     fn a_config_without_an_authorization_server_is_refused() {
-        let err = Gate::new(Auth::new("https://mcp.example.com/mcp", Refuse(Rejection::Expired)))
-            .unwrap_err();
+        let err = Gate::new(Auth::new(
+            "https://mcp.example.com/mcp",
+            Refuse(Rejection::Expired),
+        ))
+        .unwrap_err();
         assert!(err.to_string().contains("authorization server"), "{err}");
         let err = Gate::new(
             Auth::new("mcp", Refuse(Rejection::Expired)).authorization_server("https://a"),

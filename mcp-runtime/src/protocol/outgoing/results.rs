@@ -316,17 +316,13 @@ impl<'a> Reply<'a> {
         let body = ListTools {
             tools: Spliced,
             next_cursor,
-            cache: self
-                .version
-                .carries()
-                .envelope
-                .then(|| {
-                    if per_caller {
-                        CacheHints::private(ttl_ms)
-                    } else {
-                        CacheHints::public(ttl_ms)
-                    }
-                }),
+            cache: self.version.carries().envelope.then(|| {
+                if per_caller {
+                    CacheHints::private(ttl_ms)
+                } else {
+                    CacheHints::public(ttl_ms)
+                }
+            }),
         };
         let result = Closed {
             body,

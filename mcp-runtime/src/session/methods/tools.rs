@@ -66,7 +66,8 @@ impl Session {
                     crate::principal::grants(principal, tool.scopes())
                 })
                 .map_err(invalid)?;
-            self.connection.send(reply.tools_page(tools, next, ttl, true));
+            self.connection
+                .send(reply.tools_page(tools, next, ttl, true));
             return Ok(());
         }
         let page = registry

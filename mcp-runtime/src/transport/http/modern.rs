@@ -3,8 +3,8 @@
 //! result is the first frame, SSE when notifications come first.
 
 use super::headers::{self, BadHeader};
-use super::{Caller, json_response};
 use super::sse::{CancelOnDrop, HttpBody};
+use super::{Caller, json_response};
 use crate::protocol::frame::{Frame, FrameKind};
 use crate::protocol::incoming::{Incoming, Rejection};
 use crate::protocol::outgoing::{self, ErrorData};
