@@ -189,8 +189,8 @@ async fn book_table(
 }
 
 /// Show or hide the `bonus` tool, to demonstrate tool list changes.
-/// Over HTTP with authorization, only callers granted `tools:admin` may;
-/// stdio ignores scopes (the user who started the server is the caller).
+// Over HTTP with authorization, only callers granted `tools:admin` may;
+// stdio ignores scopes (the user who started the server is the caller).
 #[tool(open_world = false, scopes("tools:admin"))]
 async fn toggle_bonus(ctx: Context) -> String {
     let tools = ctx.tools();
