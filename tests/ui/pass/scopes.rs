@@ -34,7 +34,7 @@ async fn main() -> std::io::Result<()> {
         .send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"save","arguments":{"path":"a"}}}"#)
         .await?;
     let call: serde_json::Value = serde_json::from_str(&client.recv().await?.unwrap()).unwrap();
-    assert_eq!(call["result"]["isError"], false, "{call}");
+    assert_eq!(call["result"]["content"][0]["text"], "a", "{call}");
     client.close().await?;
     server.await??;
     Ok(())
