@@ -35,7 +35,7 @@ fn keys() -> &'static Keys {
         use p256::elliptic_curve::Generate;
         use p256::pkcs8::EncodePrivateKey;
         use rsa::pkcs1::EncodeRsaPrivateKey;
-        let rsa_key = rsa::RsaPrivateKey::new(&mut getrandom::SysRng, 2048).unwrap();
+        let rsa_key = rsa::PrivateKey::new(&mut getrandom::SysRng, 2048).unwrap();
         let rsa = EncodingKey::from_rsa_der(rsa_key.to_pkcs1_der().unwrap().as_bytes());
         let ec_der = |key: p256::ecdsa::SigningKey| key.to_pkcs8_der().unwrap().as_bytes().to_vec();
         let new_ec =
