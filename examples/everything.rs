@@ -206,7 +206,7 @@ async fn toggle_bonus(ctx: Context) -> String {
 /// Who is calling: the subject and scopes of the caller's verified token
 /// (registered when authorization is on).
 #[tool(read_only, open_world = false)]
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
+#[cfg_attr(not(feature = "auth"), allow(dead_code))]
 async fn whoami(ctx: Context) -> Caller {
     match ctx.principal() {
         Some(principal) => Caller {
@@ -232,7 +232,7 @@ struct Caller {
 /// Authorization from the environment (see the module docs): `None` when
 /// none of its variables is set; exits naming the missing ones when only
 /// some are.
-#[cfg(feature = "http")]
+#[cfg(feature = "auth")]
 fn auth_from_env() -> Option<mcp_runtime::auth::Auth> {
     use mcp_runtime::auth::{Auth, Jwks, JwtVerifier};
     const VARS: [&str; 4] = [
@@ -488,7 +488,7 @@ async fn main() -> std::io::Result<()> {
         server = server.request_state_key(key);
     }
     // MCP_AUTH_*, MCP_RESOURCE_URL: an OAuth-protected HTTP server.
-    #[cfg(feature = "http")]
+    #[cfg(feature = "auth")]
     if let Some(auth) = auth_from_env() {
         server = server.auth(auth).tools(tools![whoami]);
     }
