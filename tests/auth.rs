@@ -595,15 +595,31 @@ fn a_legacy_session_serves_only_the_subject_that_opened_it() {
 
 #[test]
 fn authorization_needs_all_four_variables() {
-    let output = std::process::Command::new(example_binary("everything"))
+    let mut child = std::process::Command::new(example_binary("everything"))
         .args(["--http", "127.0.0.1:0"])
         .env("MCP_AUTH_ISSUER", ISSUER)
         .env("MCP_RESOURCE_URL", RESOURCE)
         .stdin(std::process::Stdio::null())
-        .output()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
-    assert_eq!(output.status.code(), Some(2), "{output:?}");
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    // A server that starts anyway would serve unprotected: it must exit.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("everything served with only some MCP_AUTH_* variables set");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(2), "{stderr}");
     assert!(
         stderr.contains("missing: MCP_AUTH_JWKS, MCP_AUTH_SERVER"),
         "{stderr}"
