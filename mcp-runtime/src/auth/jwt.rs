@@ -195,6 +195,134 @@ mod tests {
         assert_eq!(rejection(&ErrorKind::InvalidToken), Rejection::Malformed);
     }
 
+    /// A P-256 key made for these tests only (PKCS#8 DER, base64).
+    const TEST_KEY: &str = "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg3Byn/M3DIeJql1bY0cR76Wzd+Wn78SFuIOx5m8dAyk2hRANCAATsYqEK2cIRDF8OuUy2hLJTGmGIegBFn5TllFjTbk1UIDCNEFl0dmtUfkIwd6xHHpfZWeo4zeYsaf8yCNEuRbr1";
+
+    fn signing_key() -> jsonwebtoken::EncodingKey {
+        use base64::Engine;
+        let der = base64::engine::general_purpose::STANDARD
+            .decode(TEST_KEY)
+            .unwrap();
+        jsonwebtoken::EncodingKey::from_ec_der(&der)
+    }
+
+    /// A verifier trusting the test key as `k1`.
+    fn verifier() -> JwtVerifier {
+        let mut jwk =
+            jsonwebtoken::jwk::Jwk::from_encoding_key(&signing_key(), Algorithm::ES256).unwrap();
+        jwk.common.key_id = Some("k1".to_owned());
+        let jwks = Jwks::from_json(&json!({"keys": [jwk]}).to_string()).unwrap();
+        JwtVerifier::new(jwks, "https://as", "https://rs/mcp")
+    }
+
+    fn now() -> i64 {
+        i64::try_from(jsonwebtoken::get_current_timestamp()).unwrap()
+    }
+
+    /// Valid claims, changed by `change`, signed with `kid`.
+    fn token(kid: Option<&str>, change: impl FnOnce(&mut Map<String, Value>)) -> String {
+        let mut claims = claims(json!({"iss": "https://as", "aud": "https://rs/mcp",
+            "sub": "alice", "scope": "a b", "exp": now() + 60}));
+        change(&mut claims);
+        let mut header = jsonwebtoken::Header::new(Algorithm::ES256);
+        header.kid = kid.map(str::to_owned);
+        jsonwebtoken::encode(&header, &claims, &signing_key()).unwrap()
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn every_claim_is_checked() {
+        let v = verifier();
+        let check = |t: String| {
+            let v = &v;
+            async move { v.check(&t).await }
+        };
+        let ok = check(token(Some("k1"), |_| {})).await.unwrap();
+        assert_eq!(
+            (ok.subject(), ok.scopes()),
+            ("alice", &["a".to_owned(), "b".to_owned()][..])
+        );
+        let refused = |change: fn(&mut Map<String, Value>)| token(Some("k1"), change);
+        let cases: [(fn(&mut Map<String, Value>), Rejection); 8] = [
+            (
+                |c| {
+                    c.insert("exp".into(), json!(now() - 90));
+                },
+                Rejection::Expired,
+            ),
+            (
+                |c| {
+                    c.insert("nbf".into(), json!(now() + 90));
+                },
+                Rejection::NotYetValid,
+            ),
+            (
+                |c| {
+                    c.insert("iss".into(), json!("https://other"));
+                },
+                Rejection::WrongIssuer,
+            ),
+            (
+                |c| {
+                    c.insert("aud".into(), json!("https://rs"));
+                },
+                Rejection::WrongAudience,
+            ),
+            (
+                |c| {
+                    c.insert("aud".into(), json!(["https://x", "https://rs/mcp/"]));
+                },
+                Rejection::WrongAudience,
+            ),
+            (
+                |c| {
+                    c.remove("aud");
+                },
+                Rejection::MissingClaim("aud".into()),
+            ),
+            (
+                |c| {
+                    c.remove("exp");
+                },
+                Rejection::MissingClaim("exp".into()),
+            ),
+            (
+                |c| {
+                    c.remove("sub");
+                },
+                Rejection::MissingClaim("sub".into()),
+            ),
+        ];
+        for (change, expected) in cases {
+            assert_eq!(check(refused(change)).await.unwrap_err(), expected);
+        }
+        // Within the 30 s leeway; an array audience naming this server.
+        let skewed = token(Some("k1"), |c| {
+            c.insert("exp".into(), json!(now() - 20));
+            c.insert("nbf".into(), json!(now() + 20));
+            c.insert("aud".into(), json!(["https://x", "https://rs/mcp"]));
+        });
+        assert!(check(skewed.clone()).await.is_ok());
+        let strict = verifier().leeway(Duration::ZERO);
+        assert_eq!(strict.check(&skewed).await.unwrap_err(), Rejection::Expired);
+        // No `kid`: every ES256 key is tried; an unknown `kid` is refused.
+        assert!(check(token(None, |_| {})).await.is_ok());
+        assert_eq!(
+            check(token(Some("k2"), |_| {})).await.unwrap_err(),
+            Rejection::UnknownKey
+        );
+        // A signature over other claims does not verify.
+        let good = token(Some("k1"), |_| {});
+        let other = token(Some("k1"), |c| {
+            c.insert("sub".into(), json!("mallory"));
+        });
+        let spliced = format!(
+            "{}.{}",
+            other.rsplit_once('.').unwrap().0,
+            good.rsplit_once('.').unwrap().1
+        );
+        assert_eq!(check(spliced).await.unwrap_err(), Rejection::BadSignature);
+    }
+
     #[tokio::test(flavor = "current_thread")]
     async fn garbage_and_unsigned_tokens_are_refused() {
         let jwks = Jwks::from_json(r#"{"keys":[]}"#).unwrap();
