@@ -241,8 +241,9 @@ mod tests {
             (ok.subject(), ok.scopes()),
             ("alice", &["a".to_owned(), "b".to_owned()][..])
         );
-        let refused = |change: fn(&mut Map<String, Value>)| token(Some("k1"), change);
-        let cases: [(fn(&mut Map<String, Value>), Rejection); 8] = [
+        type Change = fn(&mut Map<String, Value>);
+        let refused = |change: Change| token(Some("k1"), change);
+        let cases: [(Change, Rejection); 8] = [
             (
                 |c| {
                     c.insert("exp".into(), json!(now() - 90));
