@@ -18,6 +18,15 @@
 //! `HTTP_HEADER_TIMEOUT_MS=N` the
 //! HTTP header-read and idle keep-alive timeout. `--http 127.0.0.1:8931`
 //! serves Streamable HTTP at `/mcp` instead of stdio.
+//!
+//! Authorization (HTTP only; all four or none): `MCP_AUTH_JWKS` (path of the
+//! JWKS file with the token-signing keys), `MCP_AUTH_ISSUER` (the `iss`
+//! tokens carry), `MCP_RESOURCE_URL` (this server's canonical URI: the
+//! audience tokens must name, and the metadata's `resource`) and
+//! `MCP_AUTH_SERVER` (the authorization server the metadata lists).
+//! `MCP_AUTH_HIDE_TOOLS=1` leaves out of `tools/list` the tools the caller
+//! lacks scopes for. With authorization on, `toggle_bonus` needs scope
+//! `tools:admin` and `whoami` tells the caller who the token says they are.
 
 use mcp_runtime::{
     Audience, Content, Context, ElicitRequest, Level, Server, ToolError, tool, tools,
@@ -184,7 +193,9 @@ async fn book_table(
 }
 
 /// Show or hide the `bonus` tool, to demonstrate tool list changes.
-#[tool(open_world = false)]
+// Over HTTP with authorization, only callers granted `tools:admin` may;
+// stdio ignores scopes (the user who started the server is the caller).
+#[tool(open_world = false, scopes("tools:admin"))]
 async fn toggle_bonus(ctx: Context) -> String {
     let tools = ctx.tools();
     if tools.is_enabled("bonus") {
@@ -194,6 +205,81 @@ async fn toggle_bonus(ctx: Context) -> String {
         tools.enable("bonus");
         "bonus is now listed".to_owned()
     }
+}
+
+/// Who is calling: the subject and scopes of the caller's verified token
+/// (registered when authorization is on).
+#[tool(read_only, open_world = false)]
+#[cfg_attr(not(feature = "auth"), allow(dead_code))]
+async fn whoami(ctx: Context) -> Caller {
+    match ctx.principal() {
+        Some(principal) => Caller {
+            subject: Some(principal.subject().to_owned()),
+            scopes: principal.scopes().to_vec(),
+        },
+        None => Caller {
+            subject: None,
+            scopes: Vec::new(),
+        },
+    }
+}
+
+/// The result of `whoami`.
+#[derive(Serialize, JsonSchema)]
+struct Caller {
+    /// The token's subject (`sub`); absent without authorization.
+    subject: Option<String>,
+    /// The scopes the token grants.
+    scopes: Vec<String>,
+}
+
+/// Authorization from the environment (see the module docs): `None` when
+/// none of its variables is set; exits naming the missing ones when only
+/// some are.
+#[cfg(feature = "auth")]
+fn auth_from_env() -> Option<mcp_runtime::auth::Auth> {
+    use mcp_runtime::auth::{Auth, Jwks, JwtVerifier};
+    const VARS: [&str; 4] = [
+        "MCP_AUTH_JWKS",
+        "MCP_AUTH_ISSUER",
+        "MCP_RESOURCE_URL",
+        "MCP_AUTH_SERVER",
+    ];
+    let values: Vec<Option<String>> = VARS
+        .iter()
+        .map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
+        .collect();
+    if values.iter().all(Option::is_none) {
+        return None;
+    }
+    let missing: Vec<&str> = VARS
+        .iter()
+        .zip(&values)
+        .filter(|(_, value)| value.is_none())
+        .map(|(name, _)| *name)
+        .collect();
+    if !missing.is_empty() {
+        eprintln!(
+            "error: authorization needs all of {}; missing: {}",
+            VARS.join(", "),
+            missing.join(", ")
+        );
+        std::process::exit(2);
+    }
+    let [jwks, issuer, resource, server] =
+        [0, 1, 2, 3].map(|i| values[i].clone().unwrap_or_default());
+    let jwks = Jwks::file(&jwks).unwrap_or_else(|err| {
+        eprintln!("error: MCP_AUTH_JWKS: {err}");
+        std::process::exit(2);
+    });
+    let verifier = JwtVerifier::new(jwks, issuer, resource.clone());
+    let hide = std::env::var("MCP_AUTH_HIDE_TOOLS").is_ok_and(|v| v == "1");
+    Some(
+        Auth::new(resource, verifier)
+            .authorization_server(server)
+            .resource_name("Everything (mcp-runtime example)")
+            .hide_unauthorized_tools(hide),
+    )
 }
 
 /// A tool that `toggle_bonus` shows and hides.
@@ -435,6 +521,11 @@ async fn main() -> std::io::Result<()> {
     }
     if let Some(key) = seal_key() {
         server = server.request_state_key(key);
+    }
+    // MCP_AUTH_*, MCP_RESOURCE_URL: an OAuth-protected HTTP server.
+    #[cfg(feature = "auth")]
+    if let Some(auth) = auth_from_env() {
+        server = server.auth(auth).tools(tools![whoami]);
     }
     let server = with_shared_store(server)
         .title("Everything (mcp-runtime example)")

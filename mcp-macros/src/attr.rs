@@ -28,6 +28,7 @@ mod kw {
     syn::custom_keyword!(meta);
     syn::custom_keyword!(timeout);
     syn::custom_keyword!(replayable_input);
+    syn::custom_keyword!(scopes);
     syn::custom_keyword!(src);
     syn::custom_keyword!(mime_type);
     syn::custom_keyword!(sizes);
@@ -76,6 +77,13 @@ pub(crate) struct Timeout {
     pub(crate) duration: Duration,
 }
 
+/// `scopes("files:read", ...)`: the key's span and the literals.
+pub(crate) struct Scopes {
+    /// The `scopes` keyword, for errors about the list as a whole.
+    pub(crate) key: Span,
+    pub(crate) lits: Vec<LitStr>,
+}
+
 /// Everything `#[tool(...)]` can say.
 #[derive(Default)]
 pub(crate) struct ToolAttr {
@@ -90,6 +98,7 @@ pub(crate) struct ToolAttr {
     pub(crate) meta: Vec<(LitStr, Lit)>,
     pub(crate) timeout: Slot<Timeout>,
     pub(crate) replayable_input: Slot<bool>,
+    pub(crate) scopes: Slot<Scopes>,
     pub(crate) krate: Slot<Path>,
 }
 
@@ -137,6 +146,25 @@ impl ToolAttr {
             let (option, value) = flag::<kw::replayable_input>(input)?;
             self.replayable_input
                 .set(cx, "replayable_input", option, value);
+        } else if input.peek(kw::scopes) {
+            let key: kw::scopes = input.parse()?;
+            let content;
+            syn::parenthesized!(content in input);
+            let mut lits = Vec::new();
+            comma_list(&content, |entry| {
+                lits.push(entry.parse::<LitStr>()?);
+                Ok(())
+            })?;
+            let option = quote::quote!(#key (#(#lits),*));
+            self.scopes.set(
+                cx,
+                "scopes",
+                option,
+                Scopes {
+                    key: key.span,
+                    lits,
+                },
+            );
         } else if input.peek(kw::timeout) {
             let (option, lit) = str_option::<kw::timeout>(input)?;
             match parse_timeout(&lit) {
@@ -171,7 +199,7 @@ impl ToolAttr {
                 format!(
                     "unknown `#[tool]` option `{}`; expected one of: name, title, description, \
                      read_only, destructive, idempotent, open_world, icon, meta, timeout, \
-                     replayable_input, crate",
+                     replayable_input, scopes, crate",
                     key.unraw()
                 ),
             ));

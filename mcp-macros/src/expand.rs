@@ -238,6 +238,10 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         .replayable_input
         .get()
         .map(|replayable| quote!(.replayable_input(#replayable)));
+    let scopes = attr.scopes.get().map(|scopes| {
+        let lits = &scopes.lits;
+        quote!(.scopes([#(#lits),*]))
+    });
     // A tool without a Context cannot watch for cancellation or report
     // progress while computing, so polling it first on the loop changes
     // nothing for it and saves a task per call.
@@ -252,6 +256,7 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
             #(#states)*
             #timeout
             #replayable
+            #scopes
             #description
             #title
             #output

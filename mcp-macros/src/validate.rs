@@ -36,6 +36,7 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn) {
     unique_param_names(cx, &tool.params);
     unique_headers(cx, &tool.params);
     cx.ok(timeout_positive(tool));
+    scope_tokens(cx, tool);
 }
 
 /// Whether rustc itself will reject the signature (a name bound twice); the
@@ -325,4 +326,47 @@ fn timeout_positive(tool: &ToolFn) -> syn::Result<()> {
         return Ok(());
     };
     Err(syn::Error::new(timeout.lit.span(), message))
+}
+
+/// Each scope is an OAuth scope token (RFC 6749 §3.3): one or more visible
+/// ASCII characters but `"` and `\\`; a space would make two scopes of one.
+/// The list names at least one, each once.
+fn scope_tokens(cx: &Ctxt, tool: &ToolFn) {
+    let Some(scopes) = tool.attr.scopes.get() else {
+        return;
+    };
+    if scopes.lits.is_empty() {
+        cx.error_at(
+            scopes.key,
+            "`scopes()` names no scope; list the OAuth scopes a caller needs, e.g. `scopes(\"files:write\")`, or leave the option out",
+        );
+    }
+    let mut seen: Vec<String> = Vec::new();
+    for lit in &scopes.lits {
+        let scope = lit.value();
+        let problem = if scope.is_empty() {
+            Some("the scope is empty".to_owned())
+        } else if scope.contains(' ') {
+            Some("the scope contains a space, which separates scopes; give each scope as its own string".to_owned())
+        } else {
+            scope
+                .chars()
+                .find(|&c| !matches!(c, '!' | '#'..='[' | ']'..='~'))
+                .map(|c| format!("the scope contains {c:?}"))
+        };
+        if let Some(problem) = problem {
+            cx.error_at(
+                lit.span(),
+                format!(
+                    "{problem}; an OAuth scope is one or more visible ASCII characters other than `\"` and `\\` (RFC 6749)"
+                ),
+            );
+        } else if seen.contains(&scope) {
+            cx.error_at(
+                lit.span(),
+                format!("the scope `{scope}` is listed twice; keep one"),
+            );
+        }
+        seen.push(scope);
+    }
 }

@@ -37,6 +37,19 @@ pub enum Error {
     /// The replica tag given to `Server::replica_tag` cannot go into a
     /// session id (1 to 63 ASCII letters, digits, `-` or `_`).
     InvalidReplicaTag(String),
+    /// A tool declares a scope that is not an OAuth scope token (tools
+    /// built by hand; `#[tool(scopes(...))]` checks at compile time).
+    InvalidToolScope {
+        /// The tool.
+        tool: String,
+        /// The offending scope.
+        scope: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The authorization settings given to `Server::auth` cannot be served
+    /// (say, a relative resource URI or no authorization server).
+    InvalidAuth(String),
     /// Reading or writing the transport failed.
     Io(io::Error),
 }
@@ -70,6 +83,15 @@ impl fmt::Display for Error {
                 f,
                 "invalid replica tag {tag:?}: use 1 to 63 ASCII letters, digits, '-' or '_'"
             ),
+            Error::InvalidToolScope {
+                tool,
+                scope,
+                reason,
+            } => write!(
+                f,
+                "tool `{tool}` declares the scope {scope:?}, which {reason}"
+            ),
+            Error::InvalidAuth(reason) => write!(f, "invalid authorization settings: {reason}"),
             Error::Io(err) => write!(f, "transport I/O failed: {err}"),
         }
     }
@@ -119,5 +141,23 @@ pub(crate) fn check_tool_name(name: &str) -> Result<(), Error> {
                 "{reason}; tool names are 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`"
             ),
         }),
+    }
+}
+
+/// Checks an OAuth scope token (RFC 6749 §3.3: `%x21 / %x23-5B / %x5D-7E`,
+/// one or more): no spaces (they separate scopes), quotes or backslashes.
+/// `Err` says what is wrong, to follow "which".
+pub(crate) fn check_scope(scope: &str) -> Result<(), String> {
+    if scope.is_empty() {
+        return Err("is empty; a scope is one or more visible ASCII characters".to_owned());
+    }
+    match scope
+        .chars()
+        .find(|&c| !matches!(c, '!' | '#'..='[' | ']'..='~'))
+    {
+        None => Ok(()),
+        Some(c) => Err(format!(
+            "contains {c:?}; a scope is visible ASCII without spaces, `\"` or `\\` (RFC 6749)"
+        )),
     }
 }

@@ -61,6 +61,8 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "http")]
+pub mod auth;
 pub mod cli;
 mod content;
 mod context;

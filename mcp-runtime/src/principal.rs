@@ -57,3 +57,22 @@ impl Principal {
         &self.claims
     }
 }
+
+/// Whether `scopes` are all granted to `principal` (exact names: scope
+/// hierarchies are the authorization server's to expand into the token).
+pub(crate) fn grants(principal: &Principal, scopes: &[String]) -> bool {
+    scopes.iter().all(|scope| principal.has_scope(scope))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_are_granted_only_when_all_are_held() {
+        let p = Principal::new("a", ["x", "y"], Map::new());
+        assert!(grants(&p, &[]));
+        assert!(grants(&p, &["x".to_owned()]));
+        assert!(!grants(&p, &["x".to_owned(), "z".to_owned()]));
+    }
+}

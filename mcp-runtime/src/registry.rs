@@ -1,7 +1,7 @@
 //! The one table behind both `tools/list` and `tools/call`: tools sorted by
 //! name, each definition serialized once per protocol revision.
 
-use crate::error::{Error, check_tool_name};
+use crate::error::{Error, check_scope, check_tool_name};
 use crate::protocol::ProtocolVersion;
 use crate::tool::Tool;
 use crate::util::FastMap;
@@ -40,6 +40,13 @@ impl Registry {
         let mut hasher = DefaultHasher::new();
         for (index, tool) in tools.iter().enumerate() {
             check_tool_name(&tool.name)?;
+            for scope in tool.scopes() {
+                check_scope(scope).map_err(|reason| Error::InvalidToolScope {
+                    tool: tool.name.clone(),
+                    scope: scope.clone(),
+                    reason,
+                })?;
+            }
             if tool
                 .given_input_schema()
                 .is_some_and(|s| s.get("type").and_then(|t| t.as_str()) != Some("object"))
@@ -84,13 +91,18 @@ impl Registry {
         })
     }
 
+    /// The index of the page `cursor` names; `Err` when it is not one of ours.
+    fn page_index(&self, cursor: Option<&str>) -> Result<usize, ()> {
+        match (cursor, self.page_size) {
+            (None, _) => Ok(0),
+            (Some(_), None) => Err(()),
+            (Some(cursor), Some(_)) => self.decode_cursor(cursor).ok_or(()),
+        }
+    }
+
     /// One page of `tools/list`; `Err` when the cursor is not one of ours.
     pub(crate) fn page(&self, version: ProtocolVersion, cursor: Option<&str>) -> Result<&Page, ()> {
-        let index = match (cursor, self.page_size) {
-            (None, _) => 0,
-            (Some(_), None) => return Err(()),
-            (Some(cursor), Some(_)) => self.decode_cursor(cursor).ok_or(())?,
-        };
+        let index = self.page_index(cursor)?;
         let pages = self.pages[version.index()].get_or_init(|| {
             let defs = self.definitions(version);
             let size = self.page_size.unwrap_or(defs.len().max(1));
@@ -111,6 +123,32 @@ impl Registry {
                 .collect()
         });
         pages.get(index).ok_or(())
+    }
+
+    /// [`Registry::page`] without the tools `shown` refuses: the same pages
+    /// and cursors (a page may come out shorter, or empty), built per call
+    /// instead of cached, as they depend on who asks.
+    pub(crate) fn page_filtered(
+        &self,
+        version: ProtocolVersion,
+        cursor: Option<&str>,
+        shown: impl Fn(&Tool) -> bool,
+    ) -> Result<(Arc<str>, Option<&str>), ()> {
+        let page = self.page(version, cursor)?;
+        let index = self.page_index(cursor)?;
+        let size = self.page_size.unwrap_or(self.tools.len().max(1));
+        let start = index * size;
+        let end = (start + size).min(self.tools.len());
+        let defs = &self.definitions(version)[start..end];
+        let kept: Vec<&RawValue> = self.tools[start..end]
+            .iter()
+            .zip(defs)
+            .filter(|(tool, _)| shown(tool))
+            .map(|(_, def)| &**def)
+            .collect();
+        // An array of JSON texts always serializes.
+        let tools = serde_json::to_string(&kept).unwrap_or_default();
+        Ok((Arc::from(tools), page.next_cursor.as_deref()))
     }
 
     fn encode_cursor(&self, page: usize) -> String {
@@ -173,6 +211,29 @@ mod tests {
                 "{version:?}"
             );
         }
+    }
+
+    #[test]
+    fn filtered_pages_keep_the_cursors_and_drop_the_refused_tools() {
+        let names = ["e", "c", "a", "d", "b"];
+        let registry = Registry::new(names.iter().map(|n| tool(n)).collect(), Some(2)).unwrap();
+        let v = ProtocolVersion::LATEST;
+        let names_of = |text: &str| -> Vec<String> {
+            let tools: Vec<serde_json::Value> = serde_json::from_str(text).unwrap();
+            tools
+                .iter()
+                .map(|t| t["name"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        let shown = |t: &Tool| t.name() != "b" && t.name() != "c";
+        let (first, next) = registry.page_filtered(v, None, shown).unwrap();
+        assert_eq!(names_of(&first), ["a"]);
+        let (second, next) = registry.page_filtered(v, next, shown).unwrap();
+        assert_eq!(names_of(&second), ["d"]);
+        let (third, next) = registry.page_filtered(v, next, shown).unwrap();
+        assert_eq!(names_of(&third), ["e"]);
+        assert!(next.is_none());
+        assert!(registry.page_filtered(v, Some("bogus"), shown).is_err());
     }
 
     #[test]

@@ -96,6 +96,7 @@ struct HttpSettings {
     origins: Vec<String>,
     header_timeout: Option<Duration>,
     replica_tag: Option<String>,
+    auth: Option<crate::auth::Auth>,
 }
 
 impl Server {
@@ -175,6 +176,27 @@ impl Server {
         self
     }
 
+    /// HTTP: makes the server an OAuth 2.1 resource server (see
+    /// [`auth`](crate::auth) for every status it answers). Each request
+    /// to the MCP endpoint needs `Authorization: Bearer <token>`, which
+    /// `auth`'s verifier turns into the [`Principal`](crate::Principal)
+    /// tools read with [`Context::principal`](crate::Context::principal);
+    /// `tools/call` of a tool with scopes ([`ToolBuilder::scopes`](crate::ToolBuilder::scopes))
+    /// needs them all; a legacy session serves only the subject that
+    /// opened it. The metadata document (RFC 9728) is served, open to all,
+    /// at `/.well-known/oauth-protected-resource` and that path followed by
+    /// the canonical URI's path. Stdio ignores this setting: there the
+    /// user who started the server is the caller (MCP authorization says
+    /// stdio servers take credentials from their environment).
+    ///
+    /// Serving fails with [`Error::InvalidAuth`] when the canonical URI is
+    /// not absolute or no authorization server is given.
+    #[cfg(feature = "http")]
+    pub fn auth(mut self, auth: crate::auth::Auth) -> Server {
+        self.http.auth = Some(auth);
+        self
+    }
+
     /// The MCP endpoint as a `tower::Service`, to mount next to other
     /// routes (e.g. axum's `Router::route_service("/mcp", service)`).
     /// `Host` is checked against [`Server::allowed_hosts`] (loopback names
@@ -239,7 +261,9 @@ impl Server {
         path: Option<&'static str>,
     ) -> Result<(crate::HttpService, Duration), Error> {
         let settings = std::mem::take(&mut self.http);
-        let (shared, max, drain) = self.into_shared()?;
+        let gate = settings.auth.map(crate::auth::Gate::new).transpose()?;
+        let hide = gate.as_ref().is_some_and(|g| g.hide_unauthorized_tools);
+        let (shared, max, drain) = self.into_shared(hide)?;
         let mut config = crate::transport::http::HttpConfig::new(max);
         if let Some(hosts) = settings.hosts {
             config.hosts = hosts;
@@ -253,6 +277,7 @@ impl Server {
         if let Some(tag) = settings.replica_tag {
             config.replica_tag = Some(crate::transport::http::checked_replica_tag(tag)?);
         }
+        config.auth = gate.map(Arc::new);
         Ok((
             crate::transport::http::HttpService::new(shared, config),
             drain,
@@ -493,7 +518,11 @@ impl Server {
 
     /// Checks the registration (unique, valid names; object input schemas;
     /// every state a tool needs registered).
-    fn into_shared(self) -> Result<(Arc<Shared>, usize, Duration), Error> {
+    /// `hide_unauthorized_tools`: see `Auth::hide_unauthorized_tools`.
+    fn into_shared(
+        self,
+        hide_unauthorized_tools: bool,
+    ) -> Result<(Arc<Shared>, usize, Duration), Error> {
         self.check_states()?;
         let ttl_ms = self.list_ttl_ms();
         let tools = ToolSet::new(self.tools, self.page_size)?;
@@ -525,6 +554,7 @@ impl Server {
             ),
             call_timeout: self.call_timeout,
             elicitation_timeout: self.elicitation_timeout,
+            hide_unauthorized_tools,
         };
         Ok((Arc::new(shared), self.max_message_size, self.drain_timeout))
     }
@@ -606,7 +636,7 @@ impl Server {
         output_closed: impl Future<Output = ()>,
         shutdown: impl Future<Output = ()>,
     ) -> io::Result<()> {
-        let (shared, max, drain) = self.into_shared()?;
+        let (shared, max, drain) = self.into_shared(false)?;
         crate::transport::serve::run(shared, max, drain, input, output, output_closed, shutdown)
             .await
     }

@@ -26,6 +26,9 @@ pub(crate) struct Shared {
     pub(crate) call_timeout: Option<Duration>,
     /// How long a legacy `elicitation/create` waits for the user.
     pub(crate) elicitation_timeout: Duration,
+    /// `tools/list` leaves out the tools a verified caller lacks scopes for
+    /// (`Auth::hide_unauthorized_tools`).
+    pub(crate) hide_unauthorized_tools: bool,
 }
 
 /// The server's identity and advertised settings, with the `_meta` of

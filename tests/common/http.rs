@@ -89,7 +89,18 @@ impl Drop for Server {
 }
 
 pub fn request_bytes(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> Vec<u8> {
-    let mut text = format!("{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    request_bytes_at(addr, method, "/mcp", headers, body)
+}
+
+/// [`request_bytes`] to `path` (which may carry a query string).
+pub fn request_bytes_at(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Vec<u8> {
+    let mut text = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     let has = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
     if !has("content-type") {
         text.push_str("Content-Type: application/json\r\n");

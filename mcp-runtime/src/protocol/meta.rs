@@ -14,3 +14,7 @@ pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 /// The progress token of a request (every revision).
 pub(crate) const PROGRESS_TOKEN: &str = "progressToken";
+/// The OAuth scopes a tool needs (`_meta` of a tool definition). This
+/// crate's own prefix: `io.modelcontextprotocol/` is reserved for the
+/// specification, and it defines no such key.
+pub(crate) const TOOL_SCOPES: &str = "rs.mcp-runtime/scopes";

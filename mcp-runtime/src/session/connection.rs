@@ -140,8 +140,7 @@ impl Connection {
     }
 
     /// This connection with its requests made by `principal`.
-    // Used by the HTTP transport once authorization is on (issue 11, in progress).
-    #[allow(dead_code)]
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn with_principal(self, principal: Option<Arc<Principal>>) -> Connection {
         Connection { principal, ..self }
     }

@@ -61,6 +61,7 @@ impl ToolBuilder {
                 icons: Vec::new(),
                 meta: Map::new(),
                 timeout: None,
+                scopes: Vec::new(),
                 states: Vec::new(),
                 first_poll_inline: false,
                 replayable_input: false,
@@ -145,6 +146,29 @@ impl ToolBuilder {
     /// Adds an entry to the tool's `_meta`.
     pub fn meta(mut self, key: impl Into<String>, value: Value) -> Self {
         self.def.meta.insert(key.into(), value);
+        self
+    }
+
+    /// The OAuth scopes a caller needs to call this tool, added to those
+    /// given before; `#[tool(scopes("files:write"))]` sets them. Advertised
+    /// in the tool's `_meta` as `"rs.mcp-runtime/scopes": [...]`. Enforced
+    /// only over HTTP with [`Server::auth`](crate::Server::auth): a token
+    /// without all of them gets `403` with `error="insufficient_scope"`
+    /// before the tool runs. Stdio and HTTP without authorization have no
+    /// caller identity to check, and run the tool. Each scope is an OAuth
+    /// scope token (visible ASCII, no space, `"` or `\`), checked at
+    /// registration.
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        for scope in scopes {
+            let scope = scope.into();
+            if !self.def.scopes.contains(&scope) {
+                self.def.scopes.push(scope);
+            }
+        }
+        self.def.meta.insert(
+            crate::protocol::meta::TOOL_SCOPES.to_owned(),
+            Value::from(self.def.scopes.clone()),
+        );
         self
     }
 

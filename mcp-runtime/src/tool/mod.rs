@@ -54,6 +54,8 @@ pub(crate) struct Definition {
     icons: Vec<Icon>,
     meta: Map<String, Value>,
     pub(crate) timeout: Option<Duration>,
+    /// The OAuth scopes a caller needs (HTTP with authorization).
+    pub(crate) scopes: Vec<String>,
     pub(crate) states: Vec<StateRequirement>,
     /// Whether a call is first polled on the connection's loop (see
     /// [`ToolBuilder::runs_inline`]).
@@ -207,6 +209,12 @@ impl Tool {
     pub fn renamed(mut self, name: impl Into<String>) -> Tool {
         self.name = name.into();
         self
+    }
+
+    /// The OAuth scopes a caller's token must grant to call this tool over
+    /// HTTP with authorization (see [`ToolBuilder::scopes`]).
+    pub fn scopes(&self) -> &[String] {
+        &self.def.scopes
     }
 
     /// The advertised inputSchema.

@@ -162,8 +162,9 @@ impl Serialize for InputRequests<'_> {
     }
 }
 
-/// `ttlMs` and `cacheScope`, on cacheable 2026-07-28 results (every
-/// client may share them: nothing this server lists depends on who asks).
+/// `ttlMs` and `cacheScope`, on cacheable 2026-07-28 results: `public`
+/// (every client may share them) unless a `tools/list` is filtered for its
+/// caller (`private`: only the same authorization context may reuse it).
 #[derive(Serialize)]
 struct CacheHints {
     #[serde(rename = "ttlMs")]
@@ -177,6 +178,13 @@ impl CacheHints {
         CacheHints {
             ttl_ms,
             cache_scope: "public",
+        }
+    }
+
+    fn private(ttl_ms: u64) -> CacheHints {
+        CacheHints {
+            ttl_ms,
+            cache_scope: "private",
         }
     }
 }
@@ -303,15 +311,18 @@ impl<'a> Reply<'a> {
         tools: Arc<str>,
         next_cursor: Option<&str>,
         ttl_ms: u64,
+        per_caller: bool,
     ) -> Frame {
         let body = ListTools {
             tools: Spliced,
             next_cursor,
-            cache: self
-                .version
-                .carries()
-                .envelope
-                .then(|| CacheHints::public(ttl_ms)),
+            cache: self.version.carries().envelope.then(|| {
+                if per_caller {
+                    CacheHints::private(ttl_ms)
+                } else {
+                    CacheHints::public(ttl_ms)
+                }
+            }),
         };
         let result = Closed {
             body,
@@ -416,15 +427,17 @@ pub(crate) mod tests {
         let meta = meta();
         let legacy = Reply::new(&id, ProtocolVersion::V2025_06_18, &meta);
         assert_eq!(
-            text(legacy.tools_page(Arc::from("[{\"name\":\"a\"}]"), Some("c"), 5)),
+            text(legacy.tools_page(Arc::from("[{\"name\":\"a\"}]"), Some("c"), 5, false)),
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"a\"}],\"nextCursor\":\"c\"}}\n"
         );
         let modern = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
-        let page = text(modern.tools_page(Arc::from("[]"), None, 5));
+        let page = text(modern.tools_page(Arc::from("[]"), None, 5, false));
         assert!(
             page.starts_with("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[],\"ttlMs\":5,\"cacheScope\":\"public\",\"resultType\":\"complete\",\"_meta\":{"),
             "{page}"
         );
+        let private = text(modern.tools_page(Arc::from("[]"), None, 5, true));
+        assert!(private.contains("\"cacheScope\":\"private\""), "{private}");
     }
 
     #[test]

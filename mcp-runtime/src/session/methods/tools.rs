@@ -49,19 +49,37 @@ impl Session {
             Some(_) => parse_params(params, "tools/list")?,
         };
         let registry = self.shared.tools.registry();
+        let invalid = |()| {
+            Failure::invalid_params(
+                "Invalid cursor: use a nextCursor value from an earlier tools/list result, or no cursor",
+            )
+        };
+        let reply = self.reply(id, version);
+        let ttl = self.shared.identity.list_ttl_ms;
+        // With `Auth::hide_unauthorized_tools`, a caller sees only the tools
+        // its scopes allow: that list is its own, built per request.
+        if self.shared.hide_unauthorized_tools
+            && let Some(principal) = self.connection.principal()
+        {
+            let (tools, next) = registry
+                .page_filtered(version, params.cursor.as_deref(), |tool| {
+                    crate::principal::grants(principal, tool.scopes())
+                })
+                .map_err(invalid)?;
+            self.connection
+                .send(reply.tools_page(tools, next, ttl, true));
+            return Ok(());
+        }
         let page = registry
             .page(version, params.cursor.as_deref())
-            .map_err(|()| {
-                Failure::invalid_params(
-                    "Invalid cursor: use a nextCursor value from an earlier tools/list result, or no cursor",
-                )
-            })?;
+            .map_err(invalid)?;
         // The page's tools are cached and shared: per request only the id
         // and the closing fields are written.
-        self.connection.send(self.reply(id, version).tools_page(
+        self.connection.send(reply.tools_page(
             Arc::clone(&page.tools),
             page.next_cursor.as_deref(),
-            self.shared.identity.list_ttl_ms,
+            ttl,
+            false,
         ));
         Ok(())
     }

@@ -7,6 +7,12 @@
 //! opens the session's push stream (`notifications/tools/list_changed`);
 //! DELETE ends the session.
 //!
+//! With authorization, a session belongs to the subject (and issuer) whose
+//! token opened it: a request on it with another subject's token gets the
+//! `404` of an unknown session, so an id seen in a log or a proxy cannot be
+//! used by anyone else, and the session's existence is not revealed. Each
+//! request's own (possibly refreshed) token is the principal its calls see.
+//!
 //! Bounds: at most [`MAX_SESSIONS`] sessions per process, each forgotten
 //! after [`SESSION_IDLE`] without a request (unless its push stream is
 //! open); a session holds its handshake and the connections of its
@@ -15,8 +21,9 @@
 
 use super::headers;
 use super::modern::{run, watch_tool_changes};
-use super::refuse;
 use super::sse::HttpBody;
+use super::{Caller, refuse};
+use crate::principal::Principal;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::incoming::{Incoming, Rejection};
 use crate::protocol::probe::ParamsProbe;
@@ -59,6 +66,8 @@ struct LegacySession {
     /// The push stream's connection, while a GET stream is open.
     push: Mutex<Option<Arc<Connection>>>,
     used: Mutex<Instant>,
+    /// Who opened the session (with authorization): only they may use it.
+    owner: Caller,
 }
 
 impl LegacySession {
@@ -70,6 +79,19 @@ impl LegacySession {
 
     fn expired(&self, now: Instant) -> bool {
         lock(&self.push).is_none() && now.duration_since(*lock(&self.used)) > SESSION_IDLE
+    }
+
+    /// Whether `caller` may use this session: the same subject from the
+    /// same issuer as its owner (or no authorization at all).
+    fn serves(&self, caller: Option<&Arc<Principal>>) -> bool {
+        match (&self.owner, caller) {
+            (None, None) => true,
+            (Some(owner), Some(caller)) => {
+                owner.subject() == caller.subject()
+                    && owner.claims().get("iss") == caller.claims().get("iss")
+            }
+            _ => false,
+        }
     }
 }
 
@@ -122,6 +144,7 @@ pub(super) async fn post(
     sessions: &Sessions,
     headers: &HeaderMap,
     message: Result<Incoming<'_>, Rejection<'_>>,
+    principal: Caller,
 ) -> Response<HttpBody> {
     if let Ok(Incoming::Request { method, .. }) = &message
         && method == "initialize"
@@ -132,9 +155,9 @@ pub(super) async fn post(
                 "Bad Request: 'initialize' opens a new session; send it without Mcp-Session-Id",
             );
         }
-        return initialize(shared, stop, sessions, message).await;
+        return initialize(shared, stop, sessions, message, principal).await;
     }
-    let session = match find(sessions, headers) {
+    let session = match find(sessions, headers, principal.as_ref()) {
         Ok(session) => session,
         Err(response) => return *response,
     };
@@ -177,7 +200,13 @@ pub(super) async fn post(
         message @ (Ok(Incoming::Request { .. }) | Err(_)) => {
             let (out, frames) = mpsc::unbounded_channel();
             let trace = headers::trace_context(headers);
-            let connection = Arc::new(session.template.fork(out).with_trace(trace));
+            let connection = Arc::new(
+                session
+                    .template
+                    .fork(out)
+                    .with_trace(trace)
+                    .with_principal(principal),
+            );
             {
                 let mut live = lock(&session.live);
                 // Ended requests' entries go here, so the list stays as
@@ -199,6 +228,7 @@ async fn initialize(
     stop: &watch::Receiver<bool>,
     sessions: &Sessions,
     message: Result<Incoming<'_>, Rejection<'_>>,
+    principal: Caller,
 ) -> Response<HttpBody> {
     {
         let now = Instant::now();
@@ -212,7 +242,7 @@ async fn initialize(
         }
     }
     let (out, frames) = mpsc::unbounded_channel();
-    let connection = Arc::new(Connection::new(out));
+    let connection = Arc::new(Connection::new(out).with_principal(principal.clone()));
     let handshake = Arc::clone(&connection);
     let mut response = run(shared, stop, connection, frames, message, legacy_status).await;
     if !matches!(handshake.lifecycle(), Lifecycle::Legacy { .. }) {
@@ -232,6 +262,7 @@ async fn initialize(
             live: Mutex::new(Vec::new()),
             push: Mutex::new(None),
             used: Mutex::new(Instant::now()),
+            owner: principal,
         }),
     );
     response.headers_mut().insert(headers::SESSION_ID, value);
@@ -243,8 +274,9 @@ pub(super) fn get(
     shared: &Arc<Shared>,
     sessions: &Arc<Sessions>,
     headers: &HeaderMap,
+    principal: Caller,
 ) -> Response<HttpBody> {
-    let session = match find(sessions, headers) {
+    let session = match find(sessions, headers, principal.as_ref()) {
         Ok(session) => session,
         Err(response) => return *response,
     };
@@ -252,7 +284,7 @@ pub(super) fn get(
         return refusal;
     }
     let (out, frames) = mpsc::unbounded_channel();
-    let connection = Arc::new(session.template.fork(out));
+    let connection = Arc::new(session.template.fork(out).with_principal(principal));
     {
         let mut push = lock(&session.push);
         if push.is_some() {
@@ -303,8 +335,12 @@ impl Drop for PushGuard {
 }
 
 /// DELETE: ends the session; its calls in flight are cancelled.
-pub(super) fn delete(sessions: &Sessions, headers: &HeaderMap) -> Response<HttpBody> {
-    let session = match find(sessions, headers) {
+pub(super) fn delete(
+    sessions: &Sessions,
+    headers: &HeaderMap,
+    principal: Option<&Arc<Principal>>,
+) -> Response<HttpBody> {
+    let session = match find(sessions, headers, principal) {
         Ok(session) => session,
         Err(response) => return *response,
     };
@@ -336,11 +372,12 @@ impl Sessions {
     }
 }
 
-/// The session named by `Mcp-Session-Id`: missing → `400`, unknown or
-/// expired → `404`.
+/// The session named by `Mcp-Session-Id`: missing → `400`, unknown,
+/// expired or another principal's → `404`.
 fn find(
     sessions: &Sessions,
     headers: &HeaderMap,
+    caller: Option<&Arc<Principal>>,
 ) -> Result<Arc<LegacySession>, Box<Response<HttpBody>>> {
     let Some(id) = headers
         .get(headers::SESSION_ID)
@@ -353,7 +390,17 @@ fn find(
     };
     let now = Instant::now();
     let mut map = lock(&sessions.map);
+    let unknown = || {
+        Err(Box::new(refuse(
+            StatusCode::NOT_FOUND,
+            "Not Found: no such session; send 'initialize' again",
+        )))
+    };
     match map.get(id) {
+        Some(session) if !session.serves(caller) => {
+            tracing::debug!("refused a legacy session to another principal than its owner");
+            unknown()
+        }
         Some(session) if !session.expired(now) => {
             *lock(&session.used) = now;
             Ok(Arc::clone(session))
@@ -365,10 +412,7 @@ fn find(
                 "Not Found: this session has expired; send 'initialize' again",
             )))
         }
-        None => Err(Box::new(refuse(
-            StatusCode::NOT_FOUND,
-            "Not Found: no such session; send 'initialize' again",
-        ))),
+        None => unknown(),
     }
 }
 

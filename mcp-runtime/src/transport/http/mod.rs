@@ -6,7 +6,9 @@
 //! body limit. Then [`modern`] runs the 2026-07-28 validation ladder and
 //! gives the request a session of its own, whose frames are that POST's
 //! response: JSON when the result comes first, SSE ([`sse`]) when
-//! notifications precede it.
+//! notifications precede it. With [`crate::auth`], the metadata document
+//! is served at its well-known paths and every request to the endpoint is
+//! authenticated first; its principal goes on the request's connection.
 
 mod headers;
 mod legacy;
@@ -15,6 +17,8 @@ mod sse;
 
 pub use sse::HttpBody;
 
+use crate::auth::{Denial, Gate};
+use crate::principal::Principal;
 use crate::protocol::ErrorCode;
 use crate::protocol::incoming::{self, Incoming};
 use crate::protocol::outgoing;
@@ -56,6 +60,8 @@ pub(crate) struct HttpConfig {
     pub(crate) path: Option<&'static str>,
     /// The tag in front of minted legacy session ids (`Server::replica_tag`).
     pub(crate) replica_tag: Option<String>,
+    /// Authorization (`Server::auth`), if on.
+    pub(crate) auth: Option<Arc<Gate>>,
 }
 
 impl HttpConfig {
@@ -72,6 +78,7 @@ impl HttpConfig {
             header_timeout: DEFAULT_HEADER_TIMEOUT,
             path: None,
             replica_tag: None,
+            auth: None,
         }
     }
 }
@@ -177,12 +184,34 @@ where
         );
         return response;
     }
+    // The metadata document is public: clients read it before they have a
+    // token, from any origin.
+    if let Some(gate) = &config.auth
+        && gate.is_metadata_path(parts.uri.path())
+    {
+        return metadata(gate, &inner.shared, &parts.method);
+    }
     if let Some(refusal) = check_origin_and_host(config, &parts.headers) {
         return refusal;
     }
     if config.path.is_some_and(|path| parts.uri.path() != path) {
         return refuse(StatusCode::NOT_FOUND, "Not Found: the MCP endpoint is /mcp");
     }
+    // Every method on the endpoint is authenticated, before the body is
+    // read: an unauthenticated client costs no more than its headers.
+    let principal = match &config.auth {
+        None => None,
+        Some(gate) => {
+            let needed = named_tool_scopes(&inner.shared, &parts.headers);
+            match gate
+                .authenticate(&parts.headers, parts.uri.query(), &needed)
+                .await
+            {
+                Ok(principal) => Some(principal),
+                Err(denial) => return denied(denial),
+            }
+        }
+    };
     let legacy_session = parts.headers.contains_key(headers::SESSION_ID);
     match parts.method {
         Method::POST => {}
@@ -193,10 +222,10 @@ where
                     "Not Acceptable: Accept must list text/event-stream",
                 );
             }
-            return legacy::get(&inner.shared, &inner.sessions, &parts.headers);
+            return legacy::get(&inner.shared, &inner.sessions, &parts.headers, principal);
         }
         Method::DELETE if legacy_session => {
-            return legacy::delete(&inner.sessions, &parts.headers);
+            return legacy::delete(&inner.sessions, &parts.headers, principal.as_ref());
         }
         Method::GET | Method::DELETE => {
             return refuse(
@@ -268,6 +297,17 @@ where
         Ok(Incoming::Request { params, .. }) => ParamsProbe::of(*params),
         _ => None,
     };
+    // Scopes are checked before the call runs, in both eras, on the name
+    // the body gives (the 2026-07-28 ladder holds `Mcp-Name` to it).
+    if let (Some(gate), Some(principal), Ok(Incoming::Request { method, .. }), Some(params)) =
+        (&config.auth, &principal, &message, &params)
+        && *method == "tools/call"
+        && let Some(name) = params.name.as_deref()
+        && let Some((_, tool)) = inner.shared.tools.registry().get(name)
+        && !crate::principal::grants(principal, tool.scopes())
+    {
+        return denied(gate.insufficient_scope(name, tool.scopes()));
+    }
     let stop = inner.stop.subscribe();
     let response = if legacy::claims(&parts.headers, &message, params.as_ref()) {
         legacy::post(
@@ -276,13 +316,73 @@ where
             &inner.sessions,
             &parts.headers,
             message,
+            principal,
         )
         .await
     } else {
-        modern::post(&inner.shared, &stop, &parts.headers, message, params).await
+        modern::post(
+            &inner.shared,
+            &stop,
+            &parts.headers,
+            message,
+            params,
+            principal,
+        )
+        .await
     };
     response.map(|body| body.holding(counted))
 }
+
+/// The scopes of the tool a 2026-07-28 `tools/call` names in its headers
+/// (for the `scope` of a `401`, before the body is read); none otherwise.
+fn named_tool_scopes(shared: &Shared, headers: &hyper::HeaderMap) -> Vec<String> {
+    let method = headers::single(headers, &headers::METHOD).ok().flatten();
+    if method.as_deref() != Some("tools/call") {
+        return Vec::new();
+    }
+    let Some(name) = headers::single(headers, &headers::NAME).ok().flatten() else {
+        return Vec::new();
+    };
+    shared
+        .tools
+        .registry()
+        .get(&name)
+        .map(|(_, tool)| tool.scopes().to_vec())
+        .unwrap_or_default()
+}
+
+/// The protected resource metadata document (GET or HEAD).
+fn metadata(gate: &Gate, shared: &Shared, method: &Method) -> Response<HttpBody> {
+    if *method != Method::GET && *method != Method::HEAD {
+        return refuse(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "Method Not Allowed: the metadata document takes GET",
+        )
+        .with_header(header::ALLOW, "GET, HEAD");
+    }
+    let registry = shared.tools.registry();
+    let document = gate.metadata(registry.tools().flat_map(|tool| tool.scopes()));
+    json_response(StatusCode::OK, document)
+}
+
+/// A refusal of the authorization gate, with its `WWW-Authenticate`.
+fn denied(denial: Denial) -> Response<HttpBody> {
+    let mut response = refuse(denial.status, &denial.message);
+    if let Some(challenge) = denial.challenge
+        && let Ok(value) = HeaderValue::from_str(&challenge)
+    {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    if denial.status == StatusCode::SERVICE_UNAVAILABLE {
+        response = response.with_header(header::RETRY_AFTER, "5");
+    }
+    response
+}
+
+/// The verified caller of a request, if authorization is on.
+pub(crate) type Caller = Option<Arc<Principal>>;
 
 /// A POST being answered, counted until its response body is dropped.
 struct Counted(Arc<AtomicUsize>);

@@ -3,8 +3,8 @@
 //! result is the first frame, SSE when notifications come first.
 
 use super::headers::{self, BadHeader};
-use super::json_response;
 use super::sse::{CancelOnDrop, HttpBody};
+use super::{Caller, json_response};
 use crate::protocol::frame::{Frame, FrameKind};
 use crate::protocol::incoming::{Incoming, Rejection};
 use crate::protocol::outgoing::{self, ErrorData};
@@ -47,13 +47,15 @@ impl From<BadHeader> for Refusal {
 }
 
 /// Answers one POST's message (`params`: its params' probe, for a
-/// request); `stop` is set when the server shuts down.
+/// request; `principal`: its verified caller); `stop` is set when the
+/// server shuts down.
 pub(super) async fn post(
     shared: &Arc<Shared>,
     stop: &watch::Receiver<bool>,
     headers: &HeaderMap,
     message: Result<Incoming<'_>, Rejection<'_>>,
     params: Option<ParamsProbe<'_>>,
+    principal: Caller,
 ) -> Response<HttpBody> {
     let refusal = match &message {
         // (1) JSON and (2) JSON-RPC shape.
@@ -95,7 +97,11 @@ pub(super) async fn post(
         return json_response(refusal.status, frame.into_bytes());
     }
     let (out, frames) = mpsc::unbounded_channel();
-    let connection = Arc::new(Connection::new(out).with_trace(headers::trace_context(headers)));
+    let connection = Arc::new(
+        Connection::new(out)
+            .with_trace(headers::trace_context(headers))
+            .with_principal(principal),
+    );
     run(shared, stop, connection, frames, message, status_of).await
 }
 

@@ -1,0 +1,642 @@
+//! OAuth 2.1 resource server over a real socket: `everything --http` with
+//! `MCP_AUTH_*`, keys made here (RS256 with `rsa`, ES256 with `p256`), a
+//! JWKS file in a temporary directory, tokens signed with jsonwebtoken.
+
+mod common;
+
+use common::http::{Response, Server, call, modern_to, raw_to, request, request_bytes_at};
+use common::services::temp_dir;
+use common::{assert_valid, example_binary};
+use jsonwebtoken::jwk::Jwk;
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+const ISSUER: &str = "https://auth.example.test";
+const RESOURCE: &str = "https://mcp.example.test/mcp";
+const METADATA_URL: &str = "https://mcp.example.test/.well-known/oauth-protected-resource/mcp";
+const LEGACY: &str = "2025-11-25";
+
+/// The signing keys, made once per test run, and the JWKS file of their
+/// public halves.
+struct Keys {
+    rsa: EncodingKey,
+    ec: EncodingKey,
+    /// Not in the JWKS: signs tokens whose signature must fail.
+    stranger: EncodingKey,
+    jwks: PathBuf,
+}
+
+fn keys() -> &'static Keys {
+    static KEYS: OnceLock<Keys> = OnceLock::new();
+    KEYS.get_or_init(|| {
+        use p256::elliptic_curve::Generate;
+        use p256::pkcs8::EncodePrivateKey;
+        use rsa::pkcs1::EncodeRsaPrivateKey;
+        let rsa_key = rsa::PrivateKey::new(&mut getrandom::SysRng, 2048).unwrap();
+        let rsa = EncodingKey::from_rsa_der(rsa_key.to_pkcs1_der().unwrap().as_bytes());
+        let ec_der = |key: p256::ecdsa::SigningKey| key.to_pkcs8_der().unwrap().as_bytes().to_vec();
+        let new_ec =
+            || p256::ecdsa::SigningKey::try_generate_from_rng(&mut getrandom::SysRng).unwrap();
+        let ec = EncodingKey::from_ec_der(&ec_der(new_ec()));
+        let stranger = EncodingKey::from_ec_der(&ec_der(new_ec()));
+        let public = |key: &EncodingKey, alg, kid: &str| {
+            let mut jwk = Jwk::from_encoding_key(key, alg).unwrap();
+            jwk.common.key_id = Some(kid.to_owned());
+            jwk
+        };
+        let document = json!({"keys": [
+            public(&rsa, Algorithm::RS256, "rsa1"),
+            public(&ec, Algorithm::ES256, "ec1"),
+        ]});
+        let jwks = temp_dir("auth").join("jwks.json");
+        std::fs::write(&jwks, document.to_string()).unwrap();
+        Keys {
+            rsa,
+            ec,
+            stranger,
+            jwks,
+        }
+    })
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// Valid claims for `sub` with `scope`.
+fn claims(sub: &str, scope: &str) -> Value {
+    json!({"iss": ISSUER, "aud": RESOURCE, "sub": sub, "scope": scope,
+        "iat": now(), "exp": now() + 600})
+}
+
+/// `claims` signed with the RSA key (RS256, kid `rsa1`).
+fn rs256(claims: &Value) -> String {
+    sign(Algorithm::RS256, "rsa1", &keys().rsa, claims)
+}
+
+/// `claims` signed with the EC key (ES256, kid `ec1`).
+fn es256(claims: &Value) -> String {
+    sign(Algorithm::ES256, "ec1", &keys().ec, claims)
+}
+
+fn sign(alg: Algorithm, kid: &str, key: &EncodingKey, claims: &Value) -> String {
+    let mut header = Header::new(alg);
+    header.kid = Some(kid.to_owned());
+    jsonwebtoken::encode(&header, claims, key).unwrap()
+}
+
+fn bearer(token: &str) -> String {
+    format!("Bearer {token}")
+}
+
+/// `everything --http` with authorization on, plus `extra` environment.
+fn start(extra: &[(&str, &str)]) -> Server {
+    let jwks = keys().jwks.to_str().unwrap().to_owned();
+    let mut env = vec![
+        ("MCP_AUTH_JWKS", jwks.as_str()),
+        ("MCP_AUTH_ISSUER", ISSUER),
+        ("MCP_RESOURCE_URL", RESOURCE),
+        ("MCP_AUTH_SERVER", ISSUER),
+    ];
+    env.extend_from_slice(extra);
+    Server::start(&env)
+}
+
+/// A GET of `path` on `server` with `headers`.
+fn get(server: &Server, path: &str, headers: &[(&str, &str)]) -> Response {
+    raw_to(
+        &server.addr,
+        &request_bytes_at(&server.addr, "GET", path, headers, ""),
+    )
+}
+
+/// A 2026-07-28 call of `tool` with `authorization` (if any).
+fn modern_call(server: &Server, tool: &str, authorization: Option<&str>) -> Response {
+    let headers: Vec<(&str, &str)> = authorization
+        .map(|a| ("Authorization", a))
+        .into_iter()
+        .collect();
+    server.modern(&call(1, tool, json!({})), &headers)
+}
+
+/// Asserts a refusal with `status` and exactly this `WWW-Authenticate`.
+#[track_caller]
+fn assert_challenge(response: &Response, status: u16, challenge: &str) {
+    assert_eq!(response.status, status, "{response:?}");
+    assert_eq!(
+        response.header("www-authenticate"),
+        Some(challenge),
+        "{response:?}"
+    );
+    // The body is an id-less JSON-RPC error, as for every HTTP refusal.
+    assert_eq!(response.json()["error"]["code"], -32600);
+}
+
+/// The `invalid_token` challenge with this description.
+fn invalid_token(description: &str) -> String {
+    format!(
+        "Bearer error=\"invalid_token\", error_description=\"{description}\", resource_metadata=\"{METADATA_URL}\""
+    )
+}
+
+#[test]
+fn the_metadata_document_is_served_at_both_well_known_paths_without_a_token() {
+    let server = start(&[]);
+    for path in [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ] {
+        let response = get(&server, path, &[]);
+        assert_eq!(response.status, 200, "{path}: {response:?}");
+        assert_eq!(response.header("content-type"), Some("application/json"));
+        let document: Value = serde_json::from_str(&response.body).unwrap();
+        // RFC 9728 §2 and MCP authorization: `resource` is the canonical
+        // URI, at least one authorization server, bearer tokens in the
+        // header only.
+        assert_eq!(document["resource"], RESOURCE, "{document}");
+        assert_eq!(document["authorization_servers"], json!([ISSUER]));
+        assert_eq!(document["bearer_methods_supported"], json!(["header"]));
+        assert_eq!(
+            document["scopes_supported"],
+            json!(["tools:admin"]),
+            "the tools' scopes"
+        );
+        assert_eq!(
+            document["resource_name"],
+            "Everything (mcp-runtime example)"
+        );
+        let unknown: Vec<&String> = document
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| {
+                ![
+                    "resource",
+                    "authorization_servers",
+                    "scopes_supported",
+                    "bearer_methods_supported",
+                    "resource_name",
+                ]
+                .contains(&k.as_str())
+            })
+            .collect();
+        assert!(unknown.is_empty(), "{unknown:?}");
+    }
+    let other = get(&server, "/.well-known/oauth-protected-resource/other", &[]);
+    assert_eq!(other.status, 404, "{other:?}");
+    let post = raw_to(
+        &server.addr,
+        &request_bytes_at(
+            &server.addr,
+            "POST",
+            "/.well-known/oauth-protected-resource",
+            &[],
+            "{}",
+        ),
+    );
+    assert_eq!(post.status, 405, "{post:?}");
+    assert_eq!(post.header("allow"), Some("GET, HEAD"));
+}
+
+#[test]
+fn requests_without_a_usable_bearer_token_get_401_with_the_metadata_url() {
+    let server = start(&[]);
+    let plain = format!("Bearer resource_metadata=\"{METADATA_URL}\"");
+    // No credentials, or another scheme: RFC 6750 §3.1 says no error code.
+    assert_challenge(&modern_call(&server, "add", None), 401, &plain);
+    assert_challenge(
+        &modern_call(&server, "add", Some("Basic dXNlcjpwYXNz")),
+        401,
+        &plain,
+    );
+    // A call of a tool with scopes names them, so a client asks for them
+    // the first time.
+    assert_challenge(
+        &modern_call(&server, "toggle_bonus", None),
+        401,
+        &format!("Bearer scope=\"tools:admin\", resource_metadata=\"{METADATA_URL}\""),
+    );
+    // Every method on the endpoint needs the token: the legacy GET stream
+    // and DELETE too.
+    for method in ["GET", "DELETE"] {
+        let response = raw_to(
+            &server.addr,
+            &request_bytes_at(
+                &server.addr,
+                method,
+                "/mcp",
+                &[("Mcp-Session-Id", "0123456789abcdef0123456789abcdef")],
+                "",
+            ),
+        );
+        assert_challenge(&response, 401, &plain);
+    }
+}
+
+#[test]
+fn invalid_tokens_get_401_invalid_token() {
+    let server = start(&[]);
+    let base = claims("alice", "");
+    let with = |change: &dyn Fn(&mut Value)| {
+        let mut claims = base.clone();
+        change(&mut claims);
+        claims
+    };
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("garbage", "not-a-jwt".to_owned(), "the token is malformed"),
+        (
+            "bad signature",
+            sign(Algorithm::ES256, "ec1", &keys().stranger, &base),
+            "the token's signature is invalid",
+        ),
+        (
+            "unknown key id",
+            sign(Algorithm::ES256, "ec9", &keys().stranger, &base),
+            "the token is signed with an unknown key",
+        ),
+        (
+            "expired beyond the leeway",
+            rs256(&with(&|c| c["exp"] = json!(now() - 120))),
+            "the token has expired",
+        ),
+        (
+            "not valid before a time beyond the leeway",
+            es256(&with(&|c| c["nbf"] = json!(now() + 300))),
+            "the token is not valid yet",
+        ),
+        (
+            "another issuer",
+            rs256(&with(&|c| c["iss"] = json!("https://evil.example.test"))),
+            "the token is from another issuer",
+        ),
+        (
+            "another audience",
+            es256(&with(&|c| {
+                c["aud"] = json!("https://other.example.test/mcp");
+            })),
+            "the token is meant for another resource",
+        ),
+        (
+            "another audience, in an array",
+            rs256(&with(&|c| {
+                c["aud"] = json!(["https://other.example.test/mcp", "https://mcp.example.test"]);
+            })),
+            "the token is meant for another resource",
+        ),
+        (
+            "no audience",
+            rs256(&with(&|c| {
+                c.as_object_mut().unwrap().remove("aud");
+            })),
+            "the token has no valid `aud` claim",
+        ),
+        (
+            "no subject",
+            es256(&with(&|c| {
+                c.as_object_mut().unwrap().remove("sub");
+            })),
+            "the token has no valid `sub` claim",
+        ),
+    ];
+    for (case, token, description) in cases {
+        let response = modern_call(&server, "add", Some(&bearer(&token)));
+        assert_eq!(response.status, 401, "{case}: {response:?}");
+        assert_eq!(
+            response.header("www-authenticate"),
+            Some(invalid_token(description).as_str()),
+            "{case}"
+        );
+    }
+    // Within the 30 s leeway, a token just expired or not quite valid yet
+    // is accepted (clock skew).
+    let skewed = with(&|c| {
+        c["exp"] = json!(now() - 5);
+        c["nbf"] = json!(now() + 5);
+    });
+    let response = modern_call(&server, "add", Some(&bearer(&rs256(&skewed))));
+    assert_eq!(response.status, 200, "{response:?}");
+}
+
+#[test]
+fn malformed_credentials_get_400_invalid_request() {
+    let server = start(&[]);
+    let token = rs256(&claims("alice", ""));
+    let invalid_request = |why: &str| {
+        format!(
+            "Bearer error=\"invalid_request\", error_description=\"{why}\", resource_metadata=\"{METADATA_URL}\""
+        )
+    };
+    assert_challenge(
+        &modern_call(&server, "add", Some("Bearer")),
+        400,
+        &invalid_request("the Bearer credentials have no token"),
+    );
+    assert_challenge(
+        &modern_call(&server, "add", Some("Bearer a b")),
+        400,
+        &invalid_request("the bearer token has characters RFC 6750 does not allow"),
+    );
+    // Two methods at once (RFC 6750 §2): the header and the query string.
+    let message = call(1, "add", json!({"a": 1, "b": 2}));
+    let both = raw_to(
+        &server.addr,
+        &request_bytes_at(
+            &server.addr,
+            "POST",
+            &format!("/mcp?access_token={token}"),
+            &[
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", "add"),
+                ("Authorization", &bearer(&token)),
+            ],
+            &message.to_string(),
+        ),
+    );
+    assert_challenge(
+        &both,
+        400,
+        &invalid_request(
+            "a token in the query string too; send it only in the Authorization header",
+        ),
+    );
+}
+
+#[test]
+fn a_token_in_the_query_string_is_never_read() {
+    let server = start(&[]);
+    let token = rs256(&claims("alice", "tools:admin"));
+    let message = call(1, "add", json!({"a": 1, "b": 2}));
+    let response = raw_to(
+        &server.addr,
+        &request_bytes_at(
+            &server.addr,
+            "POST",
+            &format!("/mcp?access_token={token}"),
+            &[
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", "add"),
+            ],
+            &message.to_string(),
+        ),
+    );
+    // 401, the challenge of a request without credentials: a valid token
+    // there counts for nothing, and the client learns how to authenticate.
+    assert_challenge(
+        &response,
+        401,
+        &format!("Bearer resource_metadata=\"{METADATA_URL}\""),
+    );
+    assert!(
+        response.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("query string"),
+        "{response:?}"
+    );
+}
+
+#[test]
+fn valid_tokens_of_both_algorithms_reach_the_tool_as_its_principal() {
+    let server = start(&[]);
+    for (alg, token) in [
+        ("RS256", rs256(&claims("alice", "files:read tools:admin"))),
+        ("ES256", es256(&claims("bob", "files:read"))),
+    ] {
+        let response = modern_call(&server, "whoami", Some(&bearer(&token)));
+        assert_eq!(response.status, 200, "{alg}: {response:?}");
+        let message = response.json();
+        assert_valid("2026-07-28", "CallToolResult", &message["result"]);
+        let expected = if alg == "RS256" {
+            json!({"subject": "alice", "scopes": ["files:read", "tools:admin"]})
+        } else {
+            json!({"subject": "bob", "scopes": ["files:read"]})
+        };
+        assert_eq!(message["result"]["structuredContent"], expected, "{alg}");
+        let add = server.modern(
+            &call(2, "add", json!({"a": 1, "b": 2})),
+            &[("Authorization", &bearer(&token))],
+        );
+        assert_eq!(
+            add.json()["result"]["structuredContent"],
+            json!({"sum": 3.0})
+        );
+    }
+    // `scp` as an array, as some providers send scopes.
+    let mut scp = claims("carol", "");
+    scp.as_object_mut().unwrap().remove("scope");
+    scp["scp"] = json!(["tools:admin"]);
+    let response = modern_call(&server, "whoami", Some(&bearer(&es256(&scp))));
+    assert_eq!(
+        response.json()["result"]["structuredContent"]["scopes"],
+        json!(["tools:admin"])
+    );
+}
+
+#[test]
+fn a_tool_whose_scope_the_token_lacks_is_403_before_it_runs() {
+    let server = start(&[]);
+    let insufficient = format!(
+        "Bearer error=\"insufficient_scope\", scope=\"tools:admin\", resource_metadata=\"{METADATA_URL}\""
+    );
+    let reader = bearer(&es256(&claims("bob", "files:read")));
+    assert_challenge(
+        &modern_call(&server, "toggle_bonus", Some(&reader)),
+        403,
+        &insufficient,
+    );
+    // It did not run: `bonus` is still listed.
+    let list = server.modern(&request(2, "tools/list"), &[("Authorization", &reader)]);
+    let names = tool_names(&list.json());
+    assert!(names.contains(&"bonus".to_owned()), "{names:?}");
+    let admin = bearer(&rs256(&claims("alice", "tools:admin")));
+    let toggled = modern_call(&server, "toggle_bonus", Some(&admin));
+    assert_eq!(toggled.status, 200, "{toggled:?}");
+    assert_eq!(
+        toggled.json()["result"]["content"][0]["text"],
+        "bonus is now hidden"
+    );
+    // The legacy era checks the name in the body, before the call runs.
+    let session = open_session(&server, &reader);
+    let response = server.post(
+        &[("Mcp-Session-Id", &session), ("Authorization", &reader)],
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "toggle_bonus", "arguments": {}}})
+        .to_string(),
+    );
+    assert_challenge(&response, 403, &insufficient);
+}
+
+fn tool_names(list: &Value) -> Vec<String> {
+    list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn tools_list_hides_what_the_caller_cannot_call_only_when_asked() {
+    let reader = bearer(&es256(&claims("bob", "files:read")));
+    let admin = bearer(&rs256(&claims("alice", "tools:admin")));
+    let list = |server: &Server, token: &str| {
+        let list = server
+            .modern(&request(1, "tools/list"), &[("Authorization", token)])
+            .json();
+        assert_valid("2026-07-28", "ListToolsResult", &list["result"]);
+        list
+    };
+    // By default everyone gets one list, shareable by caches.
+    let server = start(&[]);
+    let shared = list(&server, &reader);
+    assert!(tool_names(&shared).contains(&"toggle_bonus".to_owned()));
+    assert_eq!(shared["result"]["cacheScope"], "public");
+    let toggle = shared["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "toggle_bonus")
+        .unwrap();
+    assert_eq!(
+        toggle["_meta"]["rs.mcp-runtime/scopes"],
+        json!(["tools:admin"]),
+        "the scopes are advertised"
+    );
+    drop(server);
+    let server = start(&[("MCP_AUTH_HIDE_TOOLS", "1")]);
+    let hidden = list(&server, &reader);
+    let names = tool_names(&hidden);
+    assert!(!names.contains(&"toggle_bonus".to_owned()), "{names:?}");
+    assert!(names.contains(&"add".to_owned()), "{names:?}");
+    assert_eq!(hidden["result"]["cacheScope"], "private");
+    let full = list(&server, &admin);
+    assert!(tool_names(&full).contains(&"toggle_bonus".to_owned()));
+    assert_eq!(full["result"]["cacheScope"], "private");
+}
+
+/// Opens a legacy session with `authorization`; returns its id.
+fn open_session(server: &Server, authorization: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": LEGACY, "capabilities": {},
+        "clientInfo": {"name": "auth-tests", "version": "1"}}});
+    let response = server.post(&[("Authorization", authorization)], &init.to_string());
+    assert_eq!(response.status, 200, "{response:?}");
+    let id = response.header("mcp-session-id").unwrap().to_owned();
+    let done = server.post(
+        &[("Mcp-Session-Id", &id), ("Authorization", authorization)],
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+    );
+    assert_eq!(done.status, 202, "{done:?}");
+    id
+}
+
+#[test]
+fn a_legacy_session_serves_only_the_subject_that_opened_it() {
+    let server = start(&[]);
+    let alice = bearer(&rs256(&claims("alice", "files:read")));
+    // A fresh token of alice's (other scopes): the same subject.
+    let alice_again = bearer(&es256(&claims("alice", "tools:admin")));
+    let mallory = bearer(&es256(&claims("mallory", "tools:admin")));
+    let session = open_session(&server, &alice);
+    let whoami = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "whoami", "arguments": {}}})
+    .to_string();
+    let as_ = |token: &str| {
+        server.post(
+            &[("Mcp-Session-Id", &session), ("Authorization", token)],
+            &whoami,
+        )
+    };
+    // Another subject gets the 404 of an unknown session: the id is
+    // useless to them, and it does not say the session exists.
+    let stolen = as_(&mallory);
+    assert_eq!(stolen.status, 404, "{stolen:?}");
+    assert!(stolen.body.contains("no such session"), "{stolen:?}");
+    for method in ["GET", "DELETE"] {
+        let response = raw_to(
+            &server.addr,
+            &request_bytes_at(
+                &server.addr,
+                method,
+                "/mcp",
+                &[
+                    ("Mcp-Session-Id", &session),
+                    ("Authorization", &mallory),
+                    ("Accept", "text/event-stream"),
+                ],
+                "",
+            ),
+        );
+        assert_eq!(response.status, 404, "{method}: {response:?}");
+    }
+    // Alice, with either token, still has her session; each request's
+    // calls see that request's token.
+    for (token, scopes) in [
+        (&alice, json!(["files:read"])),
+        (&alice_again, json!(["tools:admin"])),
+    ] {
+        let response = as_(token);
+        assert_eq!(response.status, 200, "{response:?}");
+        let body: Value = serde_json::from_str(&response.body).unwrap();
+        assert_eq!(
+            body["result"]["structuredContent"],
+            json!({"subject": "alice", "scopes": scopes})
+        );
+    }
+}
+
+#[test]
+fn authorization_needs_all_four_variables() {
+    let mut child = std::process::Command::new(example_binary("everything"))
+        .args(["--http", "127.0.0.1:0"])
+        .env("MCP_AUTH_ISSUER", ISSUER)
+        .env("MCP_RESOURCE_URL", RESOURCE)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A server that starts anyway would serve unprotected: it must exit.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("everything served with only some MCP_AUTH_* variables set");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("missing: MCP_AUTH_JWKS, MCP_AUTH_SERVER"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn without_authorization_scopes_are_not_enforced() {
+    // No MCP_AUTH_*: no caller identity, so `toggle_bonus` runs for anyone
+    // (as on stdio) and `whoami` is not registered.
+    let server = Server::start(&[]);
+    let toggled = modern_to(&server.addr, &call(1, "toggle_bonus", json!({})), &[]);
+    assert_eq!(toggled.status, 200, "{toggled:?}");
+    assert_eq!(
+        toggled.json()["result"]["content"][0]["text"],
+        "bonus is now hidden"
+    );
+    let metadata = get(&server, "/.well-known/oauth-protected-resource", &[]);
+    assert_eq!(metadata.status, 404, "no metadata without authorization");
+}

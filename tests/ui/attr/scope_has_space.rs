@@ -1,0 +1,10 @@
+use mcp_runtime::tool;
+
+#[tool(scopes("files:read files:write"))]
+async fn save() -> String {
+    String::new()
+}
+
+fn main() {
+    let _ = mcp_runtime::tools![save];
+}
