@@ -11,6 +11,8 @@
 //! them; `MCP_SEAL_KEY` (at least 32 bytes) is the key sealing `requestState`
 //! (give replicas the same one); `MCP_REPLICA` this replica's tag in legacy
 //! session ids (for routing them behind a load balancer; see `deploy/`);
+//! `MCP_AUTH_*` as for `everything` (each basket then belongs to the token's
+//! subject: another user's basket id reads as unknown);
 //! `BASKET_TTL_MS=N` how long an unused basket
 //! lives (an hour by default).
 
@@ -162,46 +164,6 @@ async fn checkout(
     Ok(view(&basket_id, &basket))
 }
 
-/// The key that seals 2026-07-28 `requestState`, from `MCP_SEAL_KEY` (at
-/// least 32 bytes; longer keys are folded into 32).
-fn seal_key() -> Option<[u8; 32]> {
-    let text = std::env::var("MCP_SEAL_KEY").ok()?;
-    if text.len() < 32 {
-        eprintln!("error: MCP_SEAL_KEY must be at least 32 bytes");
-        std::process::exit(2);
-    }
-    let mut key = [0_u8; 32];
-    for (i, byte) in text.bytes().enumerate() {
-        key[i % 32] ^= byte;
-    }
-    Some(key)
-}
-
-/// `REDIS_URL` set: baskets and spent request states live in that Redis,
-/// under keys starting `basket:`, shared by every replica given the URL.
-#[cfg(feature = "redis")]
-fn with_shared_store(server: Server) -> Server {
-    let Ok(url) = std::env::var("REDIS_URL") else {
-        return server;
-    };
-    match mcp_runtime::store::RedisStore::open(&url) {
-        Ok(store) => server.store(store.prefix("basket:")),
-        Err(err) => {
-            eprintln!("error: REDIS_URL: {err}");
-            std::process::exit(2);
-        }
-    }
-}
-
-#[cfg(not(feature = "redis"))]
-fn with_shared_store(server: Server) -> Server {
-    if std::env::var_os("REDIS_URL").is_some() {
-        eprintln!("error: REDIS_URL needs the examples' `redis` feature");
-        std::process::exit(2);
-    }
-    server
-}
-
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
     let ttl = std::env::var("BASKET_TTL_MS")
@@ -209,7 +171,7 @@ async fn main() -> std::io::Result<()> {
         .and_then(|ms| ms.parse().ok())
         .map_or(Duration::from_secs(3600), Duration::from_millis);
     let baskets: Handles<Basket> = Handles::new("basket", "create_basket", ttl);
-    let mut server = Server::new("basket", env!("CARGO_PKG_VERSION"))
+    let server = Server::new("basket", env!("CARGO_PKG_VERSION"))
         .instructions(
             "List the items, create a basket, add items (apple, bread, cheese, milk), view it, \
              check out.",
@@ -222,16 +184,11 @@ async fn main() -> std::io::Result<()> {
             view_basket,
             checkout
         ]);
-    if let Some(key) = seal_key() {
-        server = server.request_state_key(key);
-    }
-    // MCP_REPLICA=r2: legacy session ids start with `r2.`, so nginx can
-    // send each session's requests to the replica that holds it.
-    #[cfg(feature = "http")]
-    if let Ok(tag) = std::env::var("MCP_REPLICA") {
-        server = server.replica_tag(tag);
-    }
+    // MCP_SEAL_KEY, MCP_REPLICA, REDIS_URL, MCP_AUTH_*: running as one of
+    // several replicas, possibly OAuth-protected (README, "Deployment"); with
+    // authorization, each basket belongs to the token's subject.
+    let (server, _auth) = examples::deployment(server, "basket", "Basket (mcp-runtime example)");
     // Serves stdio, Streamable HTTP with `--http ADDR`, or prints the tools
     // for `--dump-tools`.
-    mcp_runtime::cli::run(with_shared_store(server)).await
+    mcp_runtime::cli::run(server).await
 }

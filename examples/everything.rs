@@ -233,55 +233,6 @@ struct Caller {
     scopes: Vec<String>,
 }
 
-/// Authorization from the environment (see the module docs): `None` when
-/// none of its variables is set; exits naming the missing ones when only
-/// some are.
-#[cfg(feature = "auth")]
-fn auth_from_env() -> Option<mcp_runtime::auth::Auth> {
-    use mcp_runtime::auth::{Auth, Jwks, JwtVerifier};
-    const VARS: [&str; 4] = [
-        "MCP_AUTH_JWKS",
-        "MCP_AUTH_ISSUER",
-        "MCP_RESOURCE_URL",
-        "MCP_AUTH_SERVER",
-    ];
-    let values: Vec<Option<String>> = VARS
-        .iter()
-        .map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
-        .collect();
-    if values.iter().all(Option::is_none) {
-        return None;
-    }
-    let missing: Vec<&str> = VARS
-        .iter()
-        .zip(&values)
-        .filter(|(_, value)| value.is_none())
-        .map(|(name, _)| *name)
-        .collect();
-    if !missing.is_empty() {
-        eprintln!(
-            "error: authorization needs all of {}; missing: {}",
-            VARS.join(", "),
-            missing.join(", ")
-        );
-        std::process::exit(2);
-    }
-    let [jwks, issuer, resource, server] =
-        [0, 1, 2, 3].map(|i| values[i].clone().unwrap_or_default());
-    let jwks = Jwks::file(&jwks).unwrap_or_else(|err| {
-        eprintln!("error: MCP_AUTH_JWKS: {err}");
-        std::process::exit(2);
-    });
-    let verifier = JwtVerifier::new(jwks, issuer, resource.clone());
-    let hide = std::env::var("MCP_AUTH_HIDE_TOOLS").is_ok_and(|v| v == "1");
-    Some(
-        Auth::new(resource, verifier)
-            .authorization_server(server)
-            .resource_name("Everything (mcp-runtime example)")
-            .hide_unauthorized_tools(hide),
-    )
-}
-
 /// A tool that `toggle_bonus` shows and hides.
 #[tool(read_only, open_world = false)]
 async fn bonus() -> String {
@@ -410,47 +361,6 @@ async fn locate(
     Location { region, shard }
 }
 
-/// The key that seals 2026-07-28 `requestState`, from `MCP_SEAL_KEY` (at
-/// least 32 bytes; longer keys are folded into 32), so replicas behind one
-/// load balancer accept each other's states.
-fn seal_key() -> Option<[u8; 32]> {
-    let text = std::env::var("MCP_SEAL_KEY").ok()?;
-    if text.len() < 32 {
-        eprintln!("error: MCP_SEAL_KEY must be at least 32 bytes");
-        std::process::exit(2);
-    }
-    let mut key = [0_u8; 32];
-    for (i, byte) in text.bytes().enumerate() {
-        key[i % 32] ^= byte;
-    }
-    Some(key)
-}
-
-/// `REDIS_URL` set: spent request states live in that Redis, under keys
-/// starting `everything:`, shared by every replica given the URL.
-#[cfg(feature = "redis")]
-fn with_shared_store(server: Server) -> Server {
-    let Ok(url) = std::env::var("REDIS_URL") else {
-        return server;
-    };
-    match mcp_runtime::store::RedisStore::open(&url) {
-        Ok(store) => server.store(store.prefix("everything:")),
-        Err(err) => {
-            eprintln!("error: REDIS_URL: {err}");
-            std::process::exit(2);
-        }
-    }
-}
-
-#[cfg(not(feature = "redis"))]
-fn with_shared_store(server: Server) -> Server {
-    if std::env::var_os("REDIS_URL").is_some() {
-        eprintln!("error: REDIS_URL needs the examples' `redis` feature");
-        std::process::exit(2);
-    }
-    server
-}
-
 /// The environment variable `name` as a number, if set and valid.
 fn env_number(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
@@ -513,21 +423,14 @@ async fn main() -> std::io::Result<()> {
     if let Some(ms) = env_number("HTTP_HEADER_TIMEOUT_MS") {
         server = server.http_header_timeout(Duration::from_millis(ms));
     }
-    // MCP_REPLICA=r2: legacy session ids start with `r2.`, so nginx can
-    // send each session's requests to the replica that holds it.
-    #[cfg(feature = "http")]
-    if let Ok(tag) = std::env::var("MCP_REPLICA") {
-        server = server.replica_tag(tag);
+    // MCP_SEAL_KEY, MCP_REPLICA, REDIS_URL, MCP_AUTH_*: running as one of
+    // several replicas, possibly OAuth-protected (README, "Deployment").
+    let (mut server, auth) =
+        examples::deployment(server, "everything", "Everything (mcp-runtime example)");
+    if auth {
+        server = server.tools(tools![whoami]);
     }
-    if let Some(key) = seal_key() {
-        server = server.request_state_key(key);
-    }
-    // MCP_AUTH_*, MCP_RESOURCE_URL: an OAuth-protected HTTP server.
-    #[cfg(feature = "auth")]
-    if let Some(auth) = auth_from_env() {
-        server = server.auth(auth).tools(tools![whoami]);
-    }
-    let server = with_shared_store(server)
+    let server = server
         .title("Everything (mcp-runtime example)")
         .instructions("Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), toggle_bonus and bonus (list changes), sample_content.")
         .tools(tools![add, echo, fail, slow, panic, noisy, split_words, get_weather_data])

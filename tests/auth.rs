@@ -97,6 +97,11 @@ fn bearer(token: &str) -> String {
 
 /// `everything --http` with authorization on, plus `extra` environment.
 fn start(extra: &[(&str, &str)]) -> Server {
+    start_example("everything", extra)
+}
+
+/// The example `name` serving `--http` with authorization on, plus `extra`.
+fn start_example(name: &str, extra: &[(&str, &str)]) -> Server {
     let jwks = keys().jwks.to_str().unwrap().to_owned();
     let mut env = vec![
         ("MCP_AUTH_JWKS", jwks.as_str()),
@@ -105,7 +110,7 @@ fn start(extra: &[(&str, &str)]) -> Server {
         ("MCP_AUTH_SERVER", ISSUER),
     ];
     env.extend_from_slice(extra);
-    Server::start(&env)
+    Server::start_example(name, &env)
 }
 
 /// A GET of `path` on `server` with `headers`.
@@ -639,4 +644,58 @@ fn without_authorization_scopes_are_not_enforced() {
     );
     let metadata = get(&server, "/.well-known/oauth-protected-resource", &[]);
     assert_eq!(metadata.status, 404, "no metadata without authorization");
+}
+
+#[test]
+fn a_handle_belongs_to_the_subject_that_made_it() {
+    let server = start_example("basket", &[]);
+    let alice = bearer(&rs256(&claims("alice", "")));
+    let bob = bearer(&es256(&claims("bob", "")));
+    let call_as = |who: &str, id: u64, tool: &str, arguments: Value| {
+        let response = server.modern(&call(id, tool, arguments), &[("Authorization", who)]);
+        assert_eq!(response.status, 200, "{response:?}");
+        let message = response.json();
+        assert_valid("2026-07-28", "CallToolResult", &message["result"]);
+        message["result"].clone()
+    };
+    let made = call_as(&alice, 1, "create_basket", json!({}));
+    let id = made["structuredContent"]["basket_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a basket id: {made}"))
+        .to_owned();
+    let added = call_as(
+        &alice,
+        2,
+        "add_item",
+        json!({"basket_id": id, "item": "milk"}),
+    );
+    assert_ne!(added["isError"], true, "{added}");
+    // Bob's view of Alice's basket reads exactly like a basket that does not exist.
+    let foreign = call_as(&bob, 3, "view_basket", json!({"basket_id": id}));
+    let unknown_id = format!("basket_{}", "0".repeat(32));
+    let unknown = call_as(&bob, 4, "view_basket", json!({"basket_id": unknown_id}));
+    assert_eq!(foreign["isError"], true, "{foreign}");
+    assert_eq!(
+        foreign["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .replace(&id, "ID"),
+        unknown["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .replace(&unknown_id, "ID"),
+    );
+    let changed = call_as(
+        &bob,
+        5,
+        "add_item",
+        json!({"basket_id": id, "item": "bread"}),
+    );
+    assert_eq!(changed["isError"], true, "{changed}");
+    let own = call_as(&alice, 6, "view_basket", json!({"basket_id": id}));
+    assert_eq!(
+        own["structuredContent"]["items"],
+        json!({"milk": 1}),
+        "{own}"
+    );
 }
