@@ -30,56 +30,15 @@ fn redis_store_operations_are_atomic_and_expire() {
     let redis = Redis::start();
     runtime().block_on(async {
         let store = RedisStore::open(&redis.url()).unwrap().prefix("t1:");
-        assert_eq!(store.get("k").await, Ok(None));
-        store.put("k", b"a".to_vec(), MINUTE).await.unwrap();
-        assert_eq!(store.get("k").await, Ok(Some(b"a".to_vec())));
-        assert_eq!(
-            store.put_if_absent("k", b"b".to_vec(), MINUTE).await,
-            Ok(false)
-        );
-        assert_eq!(
-            store.put_if_absent("j", b"b".to_vec(), MINUTE).await,
-            Ok(true)
-        );
-        assert_eq!(
-            store
-                .compare_and_set("k", b"x", b"c".to_vec(), MINUTE)
-                .await,
-            Ok(false)
-        );
-        assert_eq!(
-            store
-                .compare_and_set("k", b"a", b"c".to_vec(), MINUTE)
-                .await,
-            Ok(true)
-        );
-        assert_eq!(store.get("k").await, Ok(Some(b"c".to_vec())));
-        assert_eq!(
-            store
-                .compare_and_set("absent", b"", b"c".to_vec(), MINUTE)
-                .await,
-            Ok(false),
-            "an absent key matches no expected value, not even an empty one"
-        );
-        assert_eq!(store.compare_and_delete("k", b"a").await, Ok(false));
-        assert_eq!(store.compare_and_delete("k", b"c").await, Ok(true));
-        assert_eq!(store.delete("j").await, Ok(true));
-        assert_eq!(store.delete("j").await, Ok(false));
-        // Bytes, not text: every value survives.
-        let binary: Vec<u8> = (0..=255).collect();
-        store.put("bin", binary.clone(), MINUTE).await.unwrap();
-        assert_eq!(store.get("bin").await, Ok(Some(binary.clone())));
-        assert_eq!(
-            store
-                .compare_and_set("bin", &binary, b"z".to_vec(), MINUTE)
-                .await,
-            Ok(true)
-        );
+        mcp_runtime::testing::check_store(&store).await;
 
         // The prefix keeps servers sharing one Redis apart; clones share.
         let other = RedisStore::open(&redis.url()).unwrap().prefix("t2:");
-        assert_eq!(other.get("bin").await, Ok(None));
-        assert_eq!(store.clone().get("bin").await, Ok(Some(b"z".to_vec())));
+        assert_eq!(other.get("contract:bin").await, Ok(None));
+        assert_eq!(
+            store.clone().get("contract:bin").await,
+            Ok(Some(b"z".to_vec()))
+        );
 
         // Every write carries its TTL.
         let short = Duration::from_millis(150);

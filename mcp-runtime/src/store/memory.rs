@@ -181,41 +181,7 @@ mod tests {
     #[tokio::test]
     async fn operations_are_atomic_per_key() {
         let store = MemoryStore::new();
-        assert_eq!(store.get("k").await, Ok(None));
-        store.put("k", b"a".to_vec(), MINUTE).await.unwrap();
-        assert_eq!(store.get("k").await, Ok(Some(b"a".to_vec())));
-        assert_eq!(
-            store.put_if_absent("k", b"b".to_vec(), MINUTE).await,
-            Ok(false)
-        );
-        assert_eq!(
-            store.put_if_absent("j", b"b".to_vec(), MINUTE).await,
-            Ok(true)
-        );
-        assert_eq!(
-            store
-                .compare_and_set("k", b"x", b"c".to_vec(), MINUTE)
-                .await,
-            Ok(false)
-        );
-        assert_eq!(
-            store
-                .compare_and_set("k", b"a", b"c".to_vec(), MINUTE)
-                .await,
-            Ok(true)
-        );
-        assert_eq!(store.get("k").await, Ok(Some(b"c".to_vec())));
-        assert_eq!(
-            store
-                .compare_and_set("absent", b"", b"c".to_vec(), MINUTE)
-                .await,
-            Ok(false),
-            "an absent key matches no expected value, not even an empty one"
-        );
-        assert_eq!(store.compare_and_delete("k", b"a").await, Ok(false));
-        assert_eq!(store.compare_and_delete("k", b"c").await, Ok(true));
-        assert_eq!(store.delete("j").await, Ok(true));
-        assert_eq!(store.delete("j").await, Ok(false));
+        super::super::contract::check(&store).await;
         let clone = store.clone();
         store.put("shared", b"1".to_vec(), MINUTE).await.unwrap();
         assert_eq!(

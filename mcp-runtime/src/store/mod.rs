@@ -4,6 +4,8 @@
 //! share a `RedisStore` (feature `redis`), so a basket made on one replica
 //! is found on the next and a state answered on one is refused on all.
 
+#[cfg(any(test, feature = "testing"))]
+pub(crate) mod contract;
 mod memory;
 #[cfg(feature = "redis")]
 mod redis;

@@ -20,3 +20,17 @@ pub use crate::transport::{MemoryTransport, memory};
 pub use client::{Client, ClientBuilder, ElicitationHandler, SamplingHandler};
 pub use results::{CallResult, RpcError};
 pub use snapshot::{ToolSurface, UPDATE_SNAPSHOTS_ENV, assert_snapshot};
+
+/// Checks that `store` behaves as every [`Store`](crate::store::Store) must
+/// (absent keys, put, put-if-absent, compare-and-set, compare-and-delete,
+/// delete, binary values), on keys starting `contract:`; panics at the first
+/// wrong answer. Run it in the tests of your own store:
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// mcp_runtime::testing::check_store(&mcp_runtime::store::MemoryStore::new()).await;
+/// # });
+/// ```
+pub async fn check_store(store: &dyn crate::store::Store) {
+    crate::store::contract::check(store).await;
+}
