@@ -209,25 +209,30 @@ impl Server {
 impl Running {
     /// SIGTERM, then SIGKILL if it has not exited within 10 s.
     pub(crate) fn stop(&mut self) -> io::Result<()> {
-        if self.child.try_wait()?.is_some() {
-            return Ok(());
-        }
-        // std has no SIGTERM and the crate denies `unsafe`: ask kill(1).
-        let _ = Command::new("kill")
-            .arg("-TERM")
-            .arg(self.child.id().to_string())
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while self.child.try_wait()?.is_none() {
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        Ok(())
+        terminate(&mut self.child)
     }
+}
+
+/// Stops `child`: SIGTERM, then SIGKILL if it has not exited within 10 s.
+pub(crate) fn terminate(child: &mut std::process::Child) -> io::Result<()> {
+    if child.try_wait()?.is_some() {
+        return Ok(());
+    }
+    // std has no SIGTERM and the crate denies `unsafe`: ask kill(1).
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while child.try_wait()?.is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Ok(())
 }
 
 impl Drop for Running {

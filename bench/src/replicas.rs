@@ -134,20 +134,7 @@ impl Nginx {
 
     /// SIGTERM (nginx's fast shutdown), then SIGKILL after 10 s.
     fn stop(&mut self) -> io::Result<()> {
-        let _ = Command::new("kill")
-            .arg("-TERM")
-            .arg(self.child.id().to_string())
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while self.child.try_wait()?.is_none() {
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        Ok(())
+        crate::http::terminate(&mut self.child)
     }
 }
 
