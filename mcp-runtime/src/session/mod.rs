@@ -8,6 +8,7 @@
 //! calls and tasks share (outbox, calls in flight, requests to the client,
 //! subscriptions) is the [`connection::Connection`].
 
+mod call_span;
 pub(crate) mod calls;
 pub(crate) mod connection;
 pub(crate) mod era;
