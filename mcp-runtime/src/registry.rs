@@ -39,20 +39,7 @@ impl Registry {
         let mut by_name = FastMap::with_capacity_and_hasher(tools.len(), Default::default());
         let mut hasher = DefaultHasher::new();
         for (index, tool) in tools.iter().enumerate() {
-            check_tool_name(&tool.name)?;
-            for scope in tool.scopes() {
-                check_scope(scope).map_err(|reason| Error::InvalidToolScope {
-                    tool: tool.name.clone(),
-                    scope: scope.clone(),
-                    reason,
-                })?;
-            }
-            if tool
-                .given_input_schema()
-                .is_some_and(|s| s.get("type").and_then(|t| t.as_str()) != Some("object"))
-            {
-                return Err(Error::InvalidInputSchema(tool.name.clone()));
-            }
+            check_tool(tool)?;
             if by_name
                 .insert(Arc::from(tool.name.as_str()), index)
                 .is_some()
@@ -69,6 +56,23 @@ impl Registry {
             page_size: page_size.filter(|&n| n > 0),
             fingerprint: hasher.finish(),
         })
+    }
+
+    /// What [`Registry::new`] refuses, in the same order, checked without
+    /// building the table: run before serving, so it must stay cheap with
+    /// thousands of tools.
+    pub(crate) fn check(tools: &[Tool]) -> Result<(), Error> {
+        let mut sorted: Vec<&Tool> = tools.iter().collect();
+        sorted.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut previous: Option<&str> = None;
+        for tool in sorted {
+            check_tool(tool)?;
+            if previous == Some(tool.name.as_str()) {
+                return Err(Error::DuplicateToolName(tool.name.clone()));
+            }
+            previous = Some(&tool.name);
+        }
+        Ok(())
     }
 
     /// Every tool, sorted by name.
@@ -162,6 +166,25 @@ impl Registry {
         }
         usize::from_str_radix(page, 16).ok()
     }
+}
+
+/// One tool's name, scopes and input schema, as registration requires.
+fn check_tool(tool: &Tool) -> Result<(), Error> {
+    check_tool_name(&tool.name)?;
+    for scope in tool.scopes() {
+        check_scope(scope).map_err(|reason| Error::InvalidToolScope {
+            tool: tool.name.clone(),
+            scope: scope.clone(),
+            reason,
+        })?;
+    }
+    if tool
+        .given_input_schema()
+        .is_some_and(|s| s.get("type").and_then(|t| t.as_str()) != Some("object"))
+    {
+        return Err(Error::InvalidInputSchema(tool.name.clone()));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -344,7 +344,7 @@ impl Server {
         self.check_states()?;
         #[cfg(feature = "http")]
         self.http.check()?;
-        Registry::new(self.tools.clone(), None).map(drop)
+        Registry::check(&self.tools)
     }
 
     fn list_ttl_ms(&self) -> u64 {
