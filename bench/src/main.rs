@@ -579,7 +579,9 @@ fn set_affinity(pid: u32, cpus: &str) -> io::Result<()> {
     if status.success() {
         Ok(())
     } else {
-        Err(io::Error::other(format!("taskset -p -c {cpus} {pid} failed")))
+        Err(io::Error::other(format!(
+            "taskset -p -c {cpus} {pid} failed"
+        )))
     }
 }
 
