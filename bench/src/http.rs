@@ -596,12 +596,15 @@ fn run_once(
         .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| io::Error::new(e.kind(), format!("spawning {}: {e}", load.display())))?;
-    let result = drive(&mut generator, pid, server.label);
+    let result = drive(&mut generator, server.label, || {
+        Ok((procfs::cpu_ns(pid)?, procfs::cpu_ticks(pid)?))
+    });
     if result.is_err() {
         let _ = generator.kill();
     }
     let _ = generator.wait();
-    let (report, cpu_ns, cpu_ticks) = result?;
+    let (report, (cpu0, ticks0), (cpu1, ticks1)) = result?;
+    let (cpu_ns, cpu_ticks) = (cpu1.saturating_sub(cpu0), ticks1.saturating_sub(ticks0));
     let rss = procfs::status_kib(pid, "VmHWM")?;
     running.stop()?;
     let calls = report["calls"].as_f64().unwrap_or(f64::NAN);
@@ -629,8 +632,13 @@ fn run_once(
 }
 
 /// Waits for the generator's warm-up, starts its measured calls, and reads
-/// its report and the server's CPU time (ns, ticks) spent meanwhile.
-fn drive(generator: &mut Child, pid: u32, label: &str) -> io::Result<(Value, u64, u64)> {
+/// its report; `reading` (the servers' CPU time) is taken right before and
+/// right after the measured calls.
+pub(crate) fn drive<T>(
+    generator: &mut Child,
+    label: &str,
+    mut reading: impl FnMut() -> io::Result<T>,
+) -> io::Result<(Value, T, T)> {
     let failed = |what: &str| io::Error::other(format!("{label}: the load generator {what}"));
     let mut stdout: BufReader<ChildStdout> = BufReader::new(
         generator
@@ -643,7 +651,7 @@ fn drive(generator: &mut Child, pid: u32, label: &str) -> io::Result<(Value, u64
     if line.trim() != "ready" {
         return Err(failed("failed during the warm-up"));
     }
-    let (cpu0, ticks0) = (procfs::cpu_ns(pid)?, procfs::cpu_ticks(pid)?);
+    let before = reading()?;
     generator
         .stdin
         .as_mut()
@@ -651,14 +659,10 @@ fn drive(generator: &mut Child, pid: u32, label: &str) -> io::Result<(Value, u64
         .write_all(b"go\n")?;
     line.clear();
     stdout.read_line(&mut line)?;
-    let (cpu1, ticks1) = (procfs::cpu_ns(pid)?, procfs::cpu_ticks(pid)?);
+    let after = reading()?;
     let report: Value =
         serde_json::from_str(&line).map_err(|_| failed("failed during the measured calls"))?;
-    Ok((
-        report,
-        cpu1.saturating_sub(cpu0),
-        ticks1.saturating_sub(ticks0),
-    ))
+    Ok((report, before, after))
 }
 
 fn push(samples: &mut Samples, metric: Metric, value: f64) {

@@ -15,9 +15,8 @@
 use crate::http::{self, Server, free_port, post_once};
 use crate::procfs;
 use crate::report::{median, number};
-use serde_json::Value;
 use std::fmt::Write as _;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io;
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -385,38 +384,14 @@ fn run_once(
         .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| io::Error::new(e.kind(), format!("spawning {}: {e}", load.display())))?;
-    let result = (|| -> io::Result<(Value, u64)> {
-        let failed =
-            |what: &str| io::Error::other(format!("{}: the load generator {what}", setup.label()));
-        let mut stdout = BufReader::new(
-            generator
-                .stdout
-                .take()
-                .ok_or_else(|| failed("has no stdout"))?,
-        );
-        let mut line = String::new();
-        stdout.read_line(&mut line)?;
-        if line.trim() != "ready" {
-            return Err(failed("failed during the warm-up"));
-        }
-        // After the warm-up, so nginx's workers exist.
+    // Read after the warm-up, so nginx's workers exist.
+    let result = crate::http::drive(&mut generator, &setup.label(), || {
         let mut pids: Vec<u32> = replicas.iter().map(|r| r.child.id()).collect();
         if let Some(proxy) = &proxy {
             pids.extend(proxy.pids());
         }
-        let cpu0 = cpu_ns(&pids)?;
-        generator
-            .stdin
-            .as_mut()
-            .ok_or_else(|| failed("has no stdin"))?
-            .write_all(b"go\n")?;
-        line.clear();
-        stdout.read_line(&mut line)?;
-        let cpu1 = cpu_ns(&pids)?;
-        let report: Value =
-            serde_json::from_str(&line).map_err(|_| failed("failed during the measured calls"))?;
-        Ok((report, cpu1.saturating_sub(cpu0)))
-    })();
+        cpu_ns(&pids)
+    });
     if result.is_err() {
         let _ = generator.kill();
     }
@@ -427,7 +402,8 @@ fn run_once(
     for replica in &mut replicas {
         replica.stop()?;
     }
-    let (report, cpu) = result?;
+    let (report, cpu0, cpu1) = result?;
+    let cpu = cpu1.saturating_sub(cpu0);
     let calls = report["calls"].as_f64().unwrap_or(f64::NAN);
     let elapsed = report["elapsed_s"].as_f64().unwrap_or(f64::NAN);
     samples.throughput.push(calls / elapsed);
