@@ -40,6 +40,10 @@
 //! without them. Set `MCP_INTEROP_SERVER` to a
 //! server executable to test that instead of building `everything`.
 
+/// The pinned TypeScript client, installed once (shared with `tests/replicas.rs`).
+#[path = "common/node.rs"]
+#[allow(unreachable_pub)]
+mod node;
 use serde_json::{Value, json};
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, Read};
@@ -167,31 +171,6 @@ fn stamp_matches(stamp: &Path, expected: &[u8]) -> bool {
     fs::read(stamp).is_ok_and(|have| have == expected)
 }
 
-/// `tests/interop/node_modules`, installed with `npm ci` unless the stamp
-/// written after the last successful install matches `package-lock.json`.
-fn node_client() -> &'static Path {
-    static READY: OnceLock<PathBuf> = OnceLock::new();
-    READY.get_or_init(|| {
-        let dir = interop_dir();
-        let lock = fs::read(dir.join("package-lock.json")).expect("read tests/interop/package-lock.json");
-        let stamp = dir.join("node_modules").join(".interop-installed");
-        if !stamp_matches(&stamp, &lock) {
-            let _guard = install_lock();
-            if !stamp_matches(&stamp, &lock) {
-                let npm = if cfg!(windows) { "npm.cmd" } else { "npm" };
-                run_checked(
-                    Command::new(npm)
-                        .args(["ci", "--no-audit", "--no-fund"])
-                        .current_dir(&dir),
-                    "installing the TypeScript SDK (npm is required: install Node.js >= 20 with npm)",
-                );
-                fs::write(&stamp, &lock).expect("write the npm install stamp");
-            }
-        }
-        dir
-    })
-}
-
 /// The interpreter of the `target/interop-venv` virtualenv, created and
 /// populated from `requirements.txt` unless the stamp written after the last
 /// successful install matches it.
@@ -311,7 +290,7 @@ fn run_client(name: &str, mut cmd: Command, min_checks: u64) -> Value {
 }
 
 fn node_command() -> Command {
-    let dir = node_client();
+    let dir = node::interop_dir();
     let mut cmd = Command::new("node");
     cmd.arg(dir.join("client.mjs")).arg(server());
     cmd
@@ -467,7 +446,7 @@ fn python_http_command(mode: &str, url: &str) -> Command {
 fn typescript_sdk_client_over_http() {
     let http = HttpServer::start();
     let mut cmd = Command::new("node");
-    cmd.arg(node_client().join("http_client.mjs"))
+    cmd.arg(node::interop_dir().join("http_client.mjs"))
         .arg(&http.url);
     let summary = run_client("typescript (http)", cmd, 11);
     assert_eq!(
