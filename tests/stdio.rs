@@ -689,6 +689,31 @@ fn a_tool_that_prints_cannot_corrupt_stdout() {
 }
 
 #[test]
+fn a_first_call_that_prints_more_than_a_pipe_holds_is_answered() {
+    // The thread that drains the stdout guard's pipe starts once `initialize`
+    // has been answered, to keep it off the time to the first response. A
+    // call that comes first, or in the same write as `initialize`, must still
+    // find it running: a print past the pipe's 64 KiB would otherwise wait
+    // on the runtime's own thread forever.
+    let text = "x".repeat(200 << 10);
+    let printed = format!("printed {} bytes", text.len());
+    let mut modern = Peer::modern();
+    let first = modern.request(call(1, "noisy", json!({"text": text}), true));
+    assert_eq!(first["result"]["content"][0]["text"], printed.as_str());
+
+    let mut legacy = Peer::everything();
+    let together = format!(
+        "{}\n{}\n",
+        initialize(1, "2025-11-25"),
+        call(2, "noisy", json!({"text": text}), false)
+    );
+    legacy.stdin_bytes(together.as_bytes());
+    assert_eq!(legacy.recv()["id"], 1);
+    let second = legacy.recv();
+    assert_eq!(second["result"]["content"][0]["text"], printed.as_str());
+}
+
+#[test]
 fn sigterm_finishes_calls_in_flight_and_exits_zero() {
     let mut peer = Peer::legacy("2025-11-25");
     peer.send(&call(1, "slow", json!({"ms": 300}), false));

@@ -17,7 +17,6 @@ use crate::tool::Tool;
 use crate::toolset::ToolSet;
 use crate::transport::signal::termination;
 use std::io;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -433,9 +432,7 @@ impl Server {
             pid = std::process::id(),
             "serving"
         );
-        let result = self
-            .serve_until(input, output.writer, output.closed, termination())
-            .await;
+        let result = self.serve_until(input, output, termination()).await;
         // The stderr writer ends with the process: give it the chance to
         // write what is queued, bounded in case nobody reads stderr.
         crate::transport::stdio::end_stdout_guard(Duration::from_millis(500));
@@ -453,26 +450,20 @@ impl Server {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        self.serve_until(
-            input,
-            Box::pin(output),
-            std::future::pending(),
-            std::future::pending(),
-        )
-        .await
+        let output = crate::transport::serve::Output::plain(Box::pin(output));
+        self.serve_until(input, output, std::future::pending())
+            .await
     }
 
     /// [`Server::serve`] that also ends, the same graceful way, when
-    /// `shutdown` completes, and at once when `output_closed` does.
+    /// `shutdown` completes, and at once when the output's `closed` does.
     async fn serve_until<R: AsyncRead + Unpin>(
         self,
         input: R,
-        output: Pin<Box<dyn AsyncWrite + Send>>,
-        output_closed: impl Future<Output = ()>,
+        output: crate::transport::serve::Output,
         shutdown: impl Future<Output = ()>,
     ) -> io::Result<()> {
         let (shared, max, drain) = self.into_shared(false)?;
-        crate::transport::serve::run(shared, max, drain, input, output, output_closed, shutdown)
-            .await
+        crate::transport::serve::run(shared, max, drain, input, output, shutdown).await
     }
 }

@@ -6,6 +6,7 @@
 use super::writer::FrameWriter;
 use super::{Line, LineReader};
 use crate::protocol::frame::Frame;
+use crate::protocol::incoming::{Incoming, Rejection};
 use crate::session::connection::Connection;
 use crate::session::{Session, notify_tools_changed};
 use crate::shared::Shared;
@@ -25,20 +26,50 @@ const BACKLOG_LIMIT: usize = 4 << 20;
 /// Unwritten output that is written before anything more is read: 32 KiB.
 const BATCH_SIZE: usize = 32 << 10;
 
+/// The output side of a connection.
+pub(crate) struct Output {
+    /// Where frames are written.
+    pub(crate) writer: Pin<Box<dyn AsyncWrite + Send>>,
+    /// Completes when the client can no longer read what is written (for
+    /// stdio: the read end of the stdout pipe was closed); never, for
+    /// outputs where that cannot be watched.
+    pub(crate) closed: Pin<Box<dyn Future<Output = ()> + Send>>,
+    /// Work the transport put off so that it does not delay the answer to
+    /// `initialize` (the stdout guard's reader thread): run before any other
+    /// message reaches the session (so before any tool runs), or when the
+    /// loop first waits after a message, whichever comes first.
+    pub(crate) deferred: Option<fn()>,
+}
+
+impl Output {
+    /// An output with nothing to watch and nothing deferred.
+    pub(crate) fn plain(writer: Pin<Box<dyn AsyncWrite + Send>>) -> Output {
+        Output {
+            writer,
+            closed: Box::pin(std::future::pending()),
+            deferred: None,
+        }
+    }
+}
+
 /// Serves one connection until its input ends (or `shutdown` completes),
 /// then lets the calls in flight finish within `drain` while their
-/// responses are written, and returns. Ends at once when `output_closed`
-/// completes or the output fails with `BrokenPipe`/`ConnectionReset`: the
+/// responses are written, and returns. Ends at once when the output's
+/// `closed` completes or it fails with `BrokenPipe`/`ConnectionReset`: the
 /// client is gone, the calls are cancelled and the result is `Ok`.
 pub(crate) async fn run<R: AsyncRead + Unpin>(
     shared: Arc<Shared>,
     max_message_size: usize,
     drain: Duration,
     input: R,
-    output: Pin<Box<dyn AsyncWrite + Send>>,
-    output_closed: impl Future<Output = ()>,
+    output: Output,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
+    let Output {
+        writer: output,
+        closed: mut output_closed,
+        deferred,
+    } = output;
     let (out, frames) = mpsc::unbounded_channel();
     let connection = Arc::new(Connection::new(out));
     // Weak: the frame channel closes only when every holder of the
@@ -55,8 +86,9 @@ pub(crate) async fn run<R: AsyncRead + Unpin>(
         writer: FrameWriter::new(output),
         frames,
         frames_closed: false,
+        deferred,
+        had_input: false,
     };
-    let mut output_closed = std::pin::pin!(output_closed);
     let mut shutdown = std::pin::pin!(shutdown);
     let end = pump
         .run(Phase::Serving, output_closed.as_mut(), shutdown.as_mut())
@@ -89,7 +121,7 @@ pub(crate) async fn run<R: AsyncRead + Unpin>(
         expired: Box::pin(tokio::time::sleep_until(deadline)),
         calls: calls.clone(),
     };
-    match pump.run(draining, output_closed, shutdown).await {
+    match pump.run(draining, output_closed.as_mut(), shutdown).await {
         End::ClientGone => client_gone(&calls),
         End::WriteFailed(err) => return Err(err),
         End::Graceful | End::ReadFailed(_) => {}
@@ -108,6 +140,10 @@ struct Pump<R> {
     frames: mpsc::UnboundedReceiver<Frame>,
     /// Every holder of the connection is gone: no frame can come.
     frames_closed: bool,
+    /// See [`Output::deferred`]; `None` once run.
+    deferred: Option<fn()>,
+    /// A line has been handed to the session.
+    had_input: bool,
 }
 
 /// What the loop is for.
@@ -149,7 +185,7 @@ impl<R: AsyncRead + Unpin> Pump<R> {
     async fn run(
         &mut self,
         mut phase: Phase,
-        mut output_closed: Pin<&mut impl Future<Output = ()>>,
+        mut output_closed: Pin<&mut (impl Future<Output = ()> + ?Sized)>,
         mut shutdown: Pin<&mut impl Future<Output = ()>>,
     ) -> End {
         std::future::poll_fn(|cx| {
@@ -162,7 +198,7 @@ impl<R: AsyncRead + Unpin> Pump<R> {
         &mut self,
         cx: &mut Context<'_>,
         phase: &mut Phase,
-        mut output_closed: Pin<&mut impl Future<Output = ()>>,
+        mut output_closed: Pin<&mut (impl Future<Output = ()> + ?Sized)>,
         mut shutdown: Pin<&mut impl Future<Output = ()>>,
     ) -> Poll<End> {
         loop {
@@ -237,6 +273,11 @@ impl<R: AsyncRead + Unpin> Pump<R> {
                     }
                 }
             }
+            if self.had_input
+                && let Some(deferred) = self.deferred.take()
+            {
+                deferred();
+            }
             return Poll::Pending;
         }
     }
@@ -247,8 +288,18 @@ impl<R: AsyncRead + Unpin> Pump<R> {
         let Some(session) = self.session.as_mut() else {
             return true;
         };
+        self.had_input = true;
         match self.reader.take_ready() {
-            Some(Line::Message(line)) => session.handle(crate::protocol::incoming::parse(line)),
+            Some(Line::Message(line)) => {
+                let message = crate::protocol::incoming::parse(line);
+                if self.deferred.is_some()
+                    && !is_initialize(&message)
+                    && let Some(deferred) = self.deferred.take()
+                {
+                    deferred();
+                }
+                session.handle(message)
+            }
             Some(Line::Oversized { len, id }) => {
                 let id = id.and_then(|text| serde_json::from_str::<&RawValue>(text).ok());
                 session.handle_oversized(len, self.max_message_size, id);
@@ -257,6 +308,12 @@ impl<R: AsyncRead + Unpin> Pump<R> {
         }
         true
     }
+}
+
+/// `initialize` runs no user code, so it may be answered before the
+/// transport's deferred work is done.
+fn is_initialize(message: &Result<Incoming<'_>, Rejection<'_>>) -> bool {
+    matches!(message, Ok(Incoming::Request { method, .. }) if method == "initialize")
 }
 
 /// How a phase of the main loop ended.

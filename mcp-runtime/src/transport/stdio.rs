@@ -13,10 +13,9 @@
 //!   blocks forever cannot keep the process from exiting.
 //! - A client that stops reading stdout (it exited, or closed the pipe) is
 //!   noticed at once on a pipe, even when nothing is being written: the
-//!   reactor reports the error condition of the write end ([`Stdout::closed`]).
+//!   reactor reports the error condition of the write end ([`Output::closed`]).
 
 use std::fs::File;
-use std::future::Future;
 use std::io::{self, Read, Write};
 use std::pin::Pin;
 #[cfg(unix)]
@@ -24,6 +23,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::mpsc;
+
+use super::serve::Output;
+#[cfg(unix)]
+use crate::util::lock;
 
 /// Stdin as an `AsyncRead`.
 pub(crate) fn stdin() -> io::Result<Pin<Box<dyn AsyncRead + Send>>> {
@@ -37,25 +40,19 @@ pub(crate) fn stdin() -> io::Result<Pin<Box<dyn AsyncRead + Send>>> {
     Ok(Box::pin(StdinThread::spawn()?))
 }
 
-/// The protocol's output.
-pub(crate) struct Stdout {
-    /// Where frames are written.
-    pub(crate) writer: Pin<Box<dyn AsyncWrite + Send>>,
-    /// Completes when the client can no longer read what is written (the
-    /// read end of the stdout pipe was closed); never, for outputs where
-    /// that cannot be watched.
-    pub(crate) closed: Pin<Box<dyn Future<Output = ()> + Send>>,
-}
-
 /// The writer for protocol frames: with the guard, a private duplicate of
-/// stdout taken before fd 1 is diverted to the stderr queue.
-pub(crate) fn stdout(guard: bool) -> io::Result<Stdout> {
+/// stdout taken before fd 1 is diverted to the stderr queue (the thread that
+/// drains it is started by the main loop, see [`start_stdout_guard`]).
+pub(crate) fn stdout(guard: bool) -> io::Result<Output> {
     #[cfg(unix)]
     {
         let file = File::from(rustix::io::dup(rustix::stdio::stdout())?);
-        if guard {
+        let deferred = if guard {
             divert_stdout()?;
-        }
+            Some(start_stdout_guard as fn())
+        } else {
+            None
+        };
         match PipeEnd::try_new(file, Direction::Write)? {
             Ok(end) => {
                 let end = Arc::new(end);
@@ -66,39 +63,57 @@ pub(crate) fn stdout(guard: bool) -> io::Result<Stdout> {
                 let closed = async move {
                     let _ = watched.error().await;
                 };
-                Ok(Stdout {
+                Ok(Output {
                     writer: Box::pin(Pipe(end)),
                     closed: Box::pin(closed),
+                    deferred,
                 })
             }
-            Err(file) => Ok(Stdout {
-                writer: Box::pin(BlockingWriter(file)),
-                closed: Box::pin(std::future::pending()),
+            Err(file) => Ok(Output {
+                deferred,
+                ..Output::plain(Box::pin(BlockingWriter(file)))
             }),
         }
     }
     #[cfg(not(unix))]
     {
         let _ = guard;
-        Ok(Stdout {
-            writer: Box::pin(BlockingWriter(io::stdout())),
-            closed: Box::pin(std::future::pending()),
-        })
+        Ok(Output::plain(Box::pin(BlockingWriter(io::stdout()))))
     }
 }
 
-/// Points fd 1 at a pipe read by a thread of its own, which hands what
-/// arrives to the stderr queue. A thread, not the reactor, drains it: a tool
-/// that prints on the runtime's thread would otherwise fill the pipe and then
-/// wait on itself. The thread ends when [`end_stdout_guard`] closes the
-/// pipe's write end, or with the process.
+/// Points fd 1 at a pipe, to be read by a thread of its own
+/// ([`start_stdout_guard`]) which hands what arrives to the stderr queue. A
+/// thread, not the reactor, drains it: a tool that prints on the runtime's
+/// thread would otherwise fill the pipe and then wait on itself.
+///
+/// The thread is started later, by the main loop, because creating it would
+/// add a tenth to the time from spawn to the `initialize` response. Until it
+/// runs, prints wait in the pipe (64 KiB); nothing can fill that first, as no
+/// tool runs before it starts.
 #[cfg(unix)]
 fn divert_stdout() -> io::Result<()> {
     let (read, write) = rustix::pipe::pipe()?;
     // Child processes inherit fd 1 (their prints are diverted too), never the
     // read end.
     rustix::io::fcntl_setfd(&read, rustix::io::FdFlags::CLOEXEC)?;
-    let mut read = File::from(read);
+    rustix::stdio::dup2_stdout(&write)?;
+    *lock(&DIVERTED) = Diverted::Waiting(File::from(read));
+    Ok(())
+}
+
+/// Starts the thread that drains diverted stdout, if it waits to be. It ends
+/// when [`end_stdout_guard`] closes the pipe's write end, or with the
+/// process. Should the thread not start, fd 1 goes to stderr instead.
+#[cfg(unix)]
+fn start_stdout_guard() {
+    let mut diverted = lock(&DIVERTED);
+    let Diverted::Waiting(_) = &*diverted else {
+        return;
+    };
+    let Diverted::Waiting(mut read) = std::mem::replace(&mut *diverted, Diverted::Off) else {
+        return;
+    };
     let reader = std::thread::Builder::new()
         .name("mcp-stdout-guard".into())
         .spawn(move || {
@@ -111,17 +126,29 @@ fn divert_stdout() -> io::Result<()> {
                     Err(_) => break,
                 }
             }
-        })?;
-    // Only once the reader runs: a pipe nobody reads would block at 64 KiB.
-    rustix::stdio::dup2_stdout(&write)?;
-    *DIVERTED.lock().unwrap_or_else(|e| e.into_inner()) = Some(reader);
-    Ok(())
+        });
+    match reader {
+        Ok(reader) => *diverted = Diverted::Running(reader),
+        Err(err) => {
+            let _ = rustix::stdio::dup2_stdout(rustix::stdio::stderr());
+            tracing::warn!(error = %err, "the stdout guard could not start; stdout now goes to stderr");
+        }
+    }
 }
 
-/// The thread that reads diverted stdout, while the guard is on.
+/// Where diverted stdout stands.
 #[cfg(unix)]
-static DIVERTED: std::sync::Mutex<Option<std::thread::JoinHandle<()>>> =
-    std::sync::Mutex::new(None);
+enum Diverted {
+    /// Not diverted, or no longer.
+    Off,
+    /// Diverted; the read end of the pipe waits for its thread.
+    Waiting(File),
+    /// Diverted, and this thread reads the pipe.
+    Running(std::thread::JoinHandle<()>),
+}
+
+#[cfg(unix)]
+static DIVERTED: std::sync::Mutex<Diverted> = std::sync::Mutex::new(Diverted::Off);
 
 /// Ends the stdout guard once serving is over: what is buffered in `stdout`
 /// or still in the pipe reaches the stderr queue (waiting at most `wait`, as
@@ -129,8 +156,12 @@ static DIVERTED: std::sync::Mutex<Option<std::thread::JoinHandle<()>>> =
 pub(crate) fn end_stdout_guard(wait: std::time::Duration) {
     #[cfg(unix)]
     {
-        let reader = DIVERTED.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let Some(reader) = reader else { return };
+        // A loop that ended before it ever waited did not start the reader.
+        start_stdout_guard();
+        let Diverted::Running(reader) = std::mem::replace(&mut *lock(&DIVERTED), Diverted::Off)
+        else {
+            return;
+        };
         let _ = io::stdout().flush();
         // Replacing fd 1 closes the pipe's last write end in this process:
         // the reader reads to the end of what was written and ends.
