@@ -97,7 +97,8 @@ pub(crate) struct Subscription {
 #[derive(Debug)]
 pub(crate) struct Connection {
     out: Outbox,
-    lifecycle: Mutex<Lifecycle>,
+    /// [`Lifecycle::to_bits`]: read by every request, so no lock.
+    lifecycle: AtomicU8,
     session: Mutex<Arc<ClientSession>>,
     in_flight: Mutex<FastMap<Arc<str>, InFlight>>,
     server_requests: Mutex<FastMap<String, oneshot::Sender<ClientReply>>>,
@@ -125,7 +126,7 @@ impl Connection {
     pub(crate) fn new(out: Outbox) -> Connection {
         Connection {
             out,
-            lifecycle: Mutex::new(Lifecycle::Fresh),
+            lifecycle: AtomicU8::new(Lifecycle::Fresh.to_bits()),
             session: Mutex::new(Arc::new(ClientSession::default())),
             in_flight: Mutex::new(FastMap::default()),
             server_requests: Mutex::new(FastMap::default()),
@@ -185,11 +186,11 @@ impl Connection {
     }
 
     pub(crate) fn lifecycle(&self) -> Lifecycle {
-        *lock(&self.lifecycle)
+        Lifecycle::from_bits(self.lifecycle.load(Ordering::Acquire))
     }
 
     pub(crate) fn set_lifecycle(&self, lifecycle: Lifecycle) {
-        *lock(&self.lifecycle) = lifecycle;
+        self.lifecycle.store(lifecycle.to_bits(), Ordering::Release);
     }
 
     pub(crate) fn session(&self) -> Arc<ClientSession> {

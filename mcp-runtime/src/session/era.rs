@@ -34,6 +34,32 @@ pub(crate) enum Lifecycle {
 }
 
 impl Lifecycle {
+    /// As one byte, so that a connection can keep it in an atomic (it is read
+    /// on every request): 0 fresh, 1 modern, 2 + the index in
+    /// [`ProtocolVersion::ALL`] for a legacy session.
+    pub(crate) fn to_bits(self) -> u8 {
+        match self {
+            Lifecycle::Fresh => 0,
+            Lifecycle::Modern => 1,
+            Lifecycle::Legacy { version } => {
+                let index = ProtocolVersion::ALL.iter().position(|v| *v == version);
+                // Every version is in ALL; the index is below 5.
+                2 + index.unwrap_or(0) as u8
+            }
+        }
+    }
+
+    /// The inverse of [`Lifecycle::to_bits`].
+    pub(crate) fn from_bits(bits: u8) -> Lifecycle {
+        match bits {
+            0 => Lifecycle::Fresh,
+            1 => Lifecycle::Modern,
+            n => Lifecycle::Legacy {
+                version: ProtocolVersion::ALL[usize::from(n - 2) % ProtocolVersion::ALL.len()],
+            },
+        }
+    }
+
     /// Versions an enveloped request may name in this state (the data of a
     /// `-32022` error): before the era is decided, every version (legacy ones
     /// through `initialize`); once modern, only modern ones.
@@ -297,6 +323,17 @@ mod tests {
         assert_eq!(trace(json!("00-nonsense")), None);
         assert_eq!(trace(json!(42)), None);
         assert_eq!(trace_context(None), None);
+    }
+
+    #[test]
+    fn every_lifecycle_survives_its_byte() {
+        let every = ProtocolVersion::ALL
+            .iter()
+            .map(|&version| Lifecycle::Legacy { version })
+            .chain([Lifecycle::Fresh, Lifecycle::Modern]);
+        for lifecycle in every {
+            assert_eq!(Lifecycle::from_bits(lifecycle.to_bits()), lifecycle);
+        }
     }
 
     #[test]
