@@ -12,7 +12,7 @@ use crate::limits::QueueTimeout;
 use crate::protocol::frame::Frame;
 use crate::protocol::outgoing::{self, CallToolResult, Capabilities, ErrorData, Reply};
 use crate::protocol::{ErrorCode, ProtocolVersion};
-use crate::session::connection::Connection;
+use crate::session::connection::{CancelSignal, Connection};
 use crate::shared::Shared;
 use crate::store::StoreError;
 use crate::tool::{Tool, ToolCall, ToolOutcome};
@@ -29,6 +29,11 @@ use std::time::Duration;
 pub(crate) struct PreparedCall {
     /// The canonical id, the key of the in-flight table.
     pub(crate) key: Arc<str>,
+    /// The call's cancellation, which the in-flight table signals.
+    pub(crate) cancel: CancelSignal,
+    /// In the in-flight table: the call did not finish while it was
+    /// dispatched ([`Connection::track_call`]).
+    pub(crate) tracked: bool,
     pub(crate) tool: Arc<Tool>,
     pub(crate) call: ToolCall,
     /// Digest of the arguments, to seal `requestState` (2026-07-28).
@@ -81,6 +86,8 @@ pub(crate) fn start(
         return after_spend(shared, connection, prepared, spent);
     }
     let key = prepared.key.clone();
+    connection.track_call(&key, &prepared.cancel);
+    prepared.tracked = true;
     let (task_shared, task_connection) = (Arc::clone(shared), Arc::clone(connection));
     let task = tokio::spawn(async move {
         let spent = spend.await;
@@ -102,6 +109,7 @@ fn after_spend(
     };
     let PreparedCall {
         key,
+        tracked,
         tool,
         call,
         span,
@@ -145,7 +153,7 @@ fn after_spend(
         }
     };
     call.context.finish();
-    if connection.finish_call(&key) {
+    if finished(connection, &key, tracked) {
         span.close(&tool.name, id, outcome);
         connection.send(refusal);
     } else {
@@ -163,6 +171,8 @@ fn after_spend(
 fn run(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCall) {
     let PreparedCall {
         key,
+        cancel,
+        tracked,
         tool,
         call,
         arguments_digest,
@@ -182,7 +192,7 @@ fn run(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCal
         let mut cx = TaskContext::from_waker(std::task::Waker::noop());
         if let Poll::Ready(outcome) = span.span().in_scope(|| future.as_mut().poll(&mut cx)) {
             context.finish();
-            if connection.finish_call(&key) {
+            if finished(connection, &key, tracked) {
                 span.close(&tool.name, id, Outcome::of(&outcome));
                 connection.send(outcome_frame(shared, id, &tool, &outcome, version));
             } else {
@@ -190,6 +200,9 @@ fn run(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCal
             }
             return;
         }
+    }
+    if !tracked {
+        connection.track_call(&key, &cancel);
     }
     let pending = Pending {
         key,
@@ -202,6 +215,13 @@ fn run(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCal
         future,
     };
     spawn(Arc::clone(shared), Arc::clone(connection), pending);
+}
+
+/// Ends a call that was run (or refused) without waiting: `false` when it
+/// was cancelled meanwhile, so its response must not be sent. A call that was
+/// never tracked cannot have been.
+fn finished(connection: &Connection, key: &str, tracked: bool) -> bool {
+    !tracked || connection.finish_call(key)
 }
 
 /// A call whose future still has to run.

@@ -14,7 +14,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use tokio::sync::{Notify, mpsc, oneshot};
 
 /// Where frames go: the writer drains this in order.
@@ -99,7 +99,9 @@ pub(crate) struct Connection {
     out: Outbox,
     /// [`Lifecycle::to_bits`]: read by every request, so no lock.
     lifecycle: AtomicU8,
-    session: Mutex<Arc<ClientSession>>,
+    /// What the client said in `initialize`: set once, as a connection
+    /// accepts `initialize` once; read by every legacy request, so no lock.
+    session: OnceLock<Arc<ClientSession>>,
     in_flight: Mutex<FastMap<Arc<str>, InFlight>>,
     server_requests: Mutex<FastMap<String, oneshot::Sender<ClientReply>>>,
     /// Shared by the connections of one HTTP session ([`Connection::fork`]),
@@ -127,7 +129,7 @@ impl Connection {
         Connection {
             out,
             lifecycle: AtomicU8::new(Lifecycle::Fresh.to_bits()),
-            session: Mutex::new(Arc::new(ClientSession::default())),
+            session: OnceLock::new(),
             in_flight: Mutex::new(FastMap::default()),
             server_requests: Mutex::new(FastMap::default()),
             next_server_request: Arc::new(AtomicU64::new(1)),
@@ -171,7 +173,9 @@ impl Connection {
     pub(crate) fn fork(&self, out: Outbox) -> Connection {
         let fork = Connection::new(out);
         fork.set_lifecycle(self.lifecycle());
-        *lock(&fork.session) = self.session();
+        if let Some(session) = self.session.get() {
+            let _ = fork.session.set(Arc::clone(session));
+        }
         Connection {
             next_server_request: Arc::clone(&self.next_server_request),
             log_level: Arc::clone(&self.log_level),
@@ -193,34 +197,38 @@ impl Connection {
         self.lifecycle.store(lifecycle.to_bits(), Ordering::Release);
     }
 
+    /// The client's `initialize` (empty before one).
     pub(crate) fn session(&self) -> Arc<ClientSession> {
-        Arc::clone(&lock(&self.session))
+        static NONE: LazyLock<Arc<ClientSession>> = LazyLock::new(Arc::default);
+        Arc::clone(self.session.get().unwrap_or(&NONE))
     }
 
+    /// Keeps what the client said in `initialize`; only the first call
+    /// counts (`era::initialize_version` refuses a second `initialize`).
     pub(crate) fn set_session(&self, session: ClientSession) {
-        *lock(&self.session) = Arc::new(session);
+        let _ = self.session.set(Arc::new(session));
     }
 
-    /// Whether a call with this id is in flight.
-    pub(crate) fn is_in_flight(&self, id: &str) -> bool {
-        lock(&self.in_flight).contains_key(id)
+    /// How many calls are in flight, or `None` when `id` is one of them.
+    pub(crate) fn in_flight_besides(&self, id: &str) -> Option<usize> {
+        let calls = lock(&self.in_flight);
+        (!calls.contains_key(id)).then_some(calls.len())
     }
 
-    /// Registers a call under `id`; `None` when that id is already in flight.
-    pub(crate) fn begin_call(&self, id: &Arc<str>) -> Option<CancelSignal> {
-        let mut calls = lock(&self.in_flight);
-        if calls.contains_key(&**id) {
-            return None;
-        }
-        let cancel = CancelSignal::default();
-        calls.insert(
+    /// Tracks call `id` from now until [`Connection::finish_call`] or a
+    /// cancellation. Only calls that go on running are tracked: one that
+    /// finishes while it is being dispatched cannot be cancelled or
+    /// collide with a later id, so it costs the table nothing. The caller
+    /// has checked `id` with [`Connection::in_flight_besides`] in the same
+    /// dispatch.
+    pub(crate) fn track_call(&self, id: &Arc<str>, cancel: &CancelSignal) {
+        lock(&self.in_flight).insert(
             Arc::clone(id),
             InFlight {
                 cancel: cancel.clone(),
                 abort: None,
             },
         );
-        Some(cancel)
     }
 
     /// Attaches the task running call `id`, unless it already finished.
@@ -287,11 +295,6 @@ impl Connection {
     pub(crate) fn fail_server_requests(&self) {
         self.client_gone.store(true, Ordering::SeqCst);
         lock(&self.server_requests).clear();
-    }
-
-    /// Number of calls in flight.
-    pub(crate) fn calls_in_flight(&self) -> usize {
-        lock(&self.in_flight).len()
     }
 
     /// Sends a request to the client (`elicitation/create`,
@@ -404,17 +407,18 @@ mod tests {
     fn cancelling_a_call_prevents_its_response() {
         let (tx, _rx) = mpsc::unbounded_channel();
         let conn = Connection::new(tx);
-        let signal = conn.begin_call(&Arc::from("1")).unwrap();
-        assert!(
-            conn.begin_call(&Arc::from("1")).is_none(),
-            "duplicate in-flight id"
-        );
+        let signal = CancelSignal::default();
+        assert_eq!(conn.in_flight_besides("1"), Some(0));
+        conn.track_call(&Arc::from("1"), &signal);
+        assert_eq!(conn.in_flight_besides("1"), None, "duplicate in-flight id");
+        assert_eq!(conn.in_flight_besides("2"), Some(1));
         assert!(conn.cancel_call("1"));
         assert!(signal.is_cancelled());
         assert!(!conn.finish_call("1"), "a cancelled call sends nothing");
         assert!(!conn.cancel_call("1"), "a second cancel is ignored");
-        conn.begin_call(&Arc::from("2")).unwrap();
+        conn.track_call(&Arc::from("2"), &CancelSignal::default());
         assert!(conn.finish_call("2"));
+        assert_eq!(conn.in_flight_besides("2"), Some(0));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::protocol::outgoing::{CallToolResult, ErrorData};
 use crate::protocol::{ErrorCode, ProtocolVersion};
 use crate::session::call_span::{CallSpan, Outcome};
 use crate::session::calls::{self, PreparedCall};
-use crate::session::connection::canonical_id;
+use crate::session::connection::{CancelSignal, canonical_id};
 use crate::session::era::{self, RequestInfo};
 use crate::session::{Failure, Session, parse_params};
 use crate::tool::ToolCall;
@@ -142,9 +142,9 @@ impl Session {
                 ),
             )
         };
-        if self.connection.is_in_flight(&key) {
+        let Some(in_flight) = self.connection.in_flight_besides(&key) else {
             return Err(duplicate());
-        }
+        };
         // The call's own `_meta` context (2026-07-28), else the transport's
         // (HTTP headers).
         let connection = &self.connection;
@@ -152,16 +152,14 @@ impl Session {
         let span = CallSpan::open(&name, id, version, || {
             era::trace_context(meta).or_else(|| connection.trace().cloned())
         });
-        if let Some(refusal) = self.admission(&name) {
+        if let Some(refusal) = self.admission(&name, in_flight) {
             span.close(&name, id, Outcome::IsError);
             let result = CallToolResult::Error(&refusal);
             self.connection
                 .send(self.reply(id, version).call_result(&result));
             return Ok(());
         }
-        let Some(cancel) = self.connection.begin_call(&key) else {
-            return Err(duplicate());
-        };
+        let cancel = CancelSignal::default();
         let context = Context::new(ContextParts {
             request_id: id.to_owned(),
             tool: Arc::clone(&name),
@@ -169,7 +167,7 @@ impl Session {
             client: info.client,
             meta: params.meta.map(|raw| raw.to_owned()),
             request_log_level: info.log_level,
-            cancel,
+            cancel: cancel.clone(),
             connection: Arc::clone(&self.connection),
             states: Arc::clone(&self.shared.states),
             store: Arc::clone(&self.shared.store),
@@ -188,6 +186,8 @@ impl Session {
             &self.connection,
             PreparedCall {
                 key,
+                cancel,
+                tracked: false,
                 tool: Arc::clone(tool),
                 call,
                 arguments_digest: digest,
@@ -198,11 +198,11 @@ impl Session {
         Ok(())
     }
 
-    /// Refuses a call over the rate or pending limit, with a message the
-    /// model can act on.
-    fn admission(&self, tool: &str) -> Option<String> {
+    /// Refuses a call over the rate or pending limit (with `in_flight`
+    /// calls running), with a message the model can act on.
+    fn admission(&self, tool: &str, in_flight: usize) -> Option<String> {
         let limits = &self.shared.limits;
-        if self.connection.calls_in_flight() >= limits.max_pending {
+        if in_flight >= limits.max_pending {
             return Some(format!(
                 "The server is busy ({} calls in flight); '{tool}' was not run. Retry when earlier calls have finished.",
                 limits.max_pending
