@@ -51,9 +51,11 @@ impl ToolCall {
         // property left out, but serde takes `null` as absent only for an
         // `Option`: a `#[serde(default)]` field refuses it. A null member
         // means "absent", so try once more without them.
+        // Parsed again from text, not `from_value`: one instantiation of
+        // `T`'s deserializer per tool instead of two keeps binaries small.
         if let Ok(mut tree) = serde_json::from_str::<Value>(text)
             && drop_null_members(&mut tree)
-            && let Ok(value) = serde_json::from_value(tree)
+            && let Ok(value) = serde_json::from_str(&tree.to_string())
         {
             return Ok(value);
         }
