@@ -2,12 +2,11 @@
 //! identity, registered state, the state store, limits and the request-state
 //! sealer.
 
+use crate::context::Reach;
 use crate::elicit::seal::StateSealer;
 use crate::limits::Limits;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::outgoing::{self, Implementation};
-use crate::state::StateMap;
-use crate::store::Store;
 use crate::toolset::ToolSet;
 use serde_json::value::RawValue;
 use std::sync::Arc;
@@ -18,14 +17,13 @@ use std::time::Duration;
 pub(crate) struct Shared {
     pub(crate) tools: ToolSet,
     pub(crate) identity: Identity,
-    pub(crate) states: Arc<StateMap>,
-    /// Spent request states and `Handles` entries.
-    pub(crate) store: Arc<dyn Store>,
+    /// What each call's `Context` reaches: the states, the store (spent
+    /// request states and `Handles` entries), the tool set (the same handle
+    /// as `tools`), the elicitation timeout.
+    pub(crate) reach: Arc<Reach>,
     pub(crate) sealer: StateSealer,
     pub(crate) limits: Limits,
     pub(crate) call_timeout: Option<Duration>,
-    /// How long a legacy `elicitation/create` waits for the user.
-    pub(crate) elicitation_timeout: Duration,
     /// `tools/list` leaves out the tools a verified caller lacks scopes for
     /// (`Auth::hide_unauthorized_tools`).
     pub(crate) hide_unauthorized_tools: bool,

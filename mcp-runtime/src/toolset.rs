@@ -47,6 +47,16 @@ impl ToolSet {
         read(&self.inner.registry).clone()
     }
 
+    /// The tool named `name` in the registry requests are served from now,
+    /// with its name. Looked up under the lock, without taking a reference
+    /// on the whole registry (this runs for every call).
+    pub(crate) fn lookup(&self, name: &str) -> Option<(Arc<str>, Arc<Tool>)> {
+        let registry = read(&self.inner.registry);
+        registry
+            .get(name)
+            .map(|(name, tool)| (name, Arc::clone(tool)))
+    }
+
     /// Notified after every change.
     pub(crate) fn changes(&self) -> watch::Receiver<u64> {
         self.inner.changes.subscribe()

@@ -51,6 +51,17 @@ impl fmt::Debug for Context {
     }
 }
 
+/// What every call of one server reaches through its `Context`: built once,
+/// and shared by one reference per call rather than one per part.
+#[derive(Debug)]
+pub(crate) struct Reach {
+    pub(crate) states: StateMap,
+    pub(crate) store: Arc<dyn Store>,
+    pub(crate) tools: ToolSet,
+    /// Legacy: how long `elicit` waits for the user.
+    pub(crate) elicitation_timeout: Duration,
+}
+
 struct Inner {
     request_id: Box<RawValue>,
     tool: Arc<str>,
@@ -63,16 +74,12 @@ struct Inner {
     request_log_level: Option<Level>,
     cancel: CancelSignal,
     connection: Arc<Connection>,
-    states: Arc<StateMap>,
-    store: Arc<dyn Store>,
-    tools: ToolSet,
+    reach: Arc<Reach>,
     last_progress: Mutex<Option<f64>>,
     /// Set once the response is decided: nothing more may be sent for the call.
     done: AtomicBool,
     /// 2026-07-28: answers gathered so far, by input request key.
     answers: Map<String, Value>,
-    /// Legacy: how long `elicit` waits for the user.
-    elicitation_timeout: Duration,
     interrupt: Mutex<Option<Interrupt>>,
     interrupted: Notify,
 }
@@ -87,11 +94,8 @@ pub(crate) struct ContextParts {
     pub(crate) request_log_level: Option<Level>,
     pub(crate) cancel: CancelSignal,
     pub(crate) connection: Arc<Connection>,
-    pub(crate) states: Arc<StateMap>,
-    pub(crate) store: Arc<dyn Store>,
-    pub(crate) tools: ToolSet,
+    pub(crate) reach: Arc<Reach>,
     pub(crate) answers: Map<String, Value>,
-    pub(crate) elicitation_timeout: Duration,
 }
 
 impl Context {
@@ -107,13 +111,10 @@ impl Context {
                 request_log_level: parts.request_log_level,
                 cancel: parts.cancel,
                 connection: parts.connection,
-                states: parts.states,
-                store: parts.store,
-                tools: parts.tools,
+                reach: parts.reach,
                 last_progress: Mutex::new(None),
                 done: AtomicBool::new(false),
                 answers: parts.answers,
-                elicitation_timeout: parts.elicitation_timeout,
                 interrupt: Mutex::new(None),
                 interrupted: Notify::new(),
             }),
@@ -192,19 +193,19 @@ impl Context {
 
     /// A value registered with [`Server::state`](crate::Server::state).
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
-        self.inner.states.get::<T>()
+        self.inner.reach.states.get::<T>()
     }
 
     /// The server's state store ([`Server::store`](crate::Server::store)),
     /// where [`Handles`](crate::Handles) keep their values; shared by
     /// replicas when the store is.
     pub fn store(&self) -> &dyn Store {
-        &*self.inner.store
+        &*self.inner.reach.store
     }
 
     /// The server's live tool set, to add, remove, enable or disable tools.
     pub fn tools(&self) -> &ToolSet {
-        &self.inner.tools
+        &self.inner.reach.tools
     }
 
     fn may_send(&self) -> bool {
@@ -335,7 +336,7 @@ impl Context {
 
     /// Legacy: how long `elicit` waits for the user.
     pub(crate) fn elicitation_timeout(&self) -> Duration {
-        self.inner.elicitation_timeout
+        self.inner.reach.elicitation_timeout
     }
 
     /// Where an elicitation records why the call stopped (2026-07-28).

@@ -1,7 +1,7 @@
 //! Contexts for unit tests of tool fns: [`TestContext`] builds one,
 //! [`TestPeer`] sees what the tool sent and can cancel the call.
 
-use super::{Context, ContextParts};
+use super::{Context, ContextParts, Reach};
 use crate::level::Level;
 use crate::principal::Principal;
 use crate::protocol::ProtocolVersion;
@@ -169,11 +169,13 @@ impl TestContext {
             request_log_level: Some(Level::Debug),
             cancel: cancel.clone(),
             connection,
-            states: Arc::new(self.states),
-            store: self.store,
-            tools,
+            reach: Arc::new(Reach {
+                states: self.states,
+                store: self.store,
+                tools,
+                elicitation_timeout: crate::elicit::DEFAULT_ELICITATION_TIMEOUT,
+            }),
             answers: Map::new(),
-            elicitation_timeout: crate::elicit::DEFAULT_ELICITATION_TIMEOUT,
         });
         let peer = TestPeer {
             frames: Mutex::new(frames),

@@ -1,6 +1,7 @@
 //! The server builder: configuration in, a served connection out (the
 //! loop itself is [`crate::transport::serve`]), plus `--dump-tools`.
 
+use crate::context::Reach;
 use crate::dump::{DumpFormat, ToolDump};
 use crate::elicit::seal::StateSealer;
 use crate::elicit::{DEFAULT_ELICITATION_TIMEOUT, DEFAULT_MAX_SPENT_REQUEST_STATES};
@@ -370,16 +371,17 @@ impl Server {
         let store = self
             .store
             .unwrap_or_else(|| Arc::new(MemoryStore::with_capacity(self.max_spent_request_states)));
+        let reach = Arc::new(Reach {
+            states: self.states,
+            store: Arc::clone(&store),
+            tools: tools.clone(),
+            elicitation_timeout: self.elicitation_timeout,
+        });
         let shared = Shared {
             tools,
             identity,
-            states: Arc::new(self.states),
-            sealer: StateSealer::new(
-                self.request_state_key,
-                self.input_request_ttl,
-                Arc::clone(&store),
-            ),
-            store,
+            reach,
+            sealer: StateSealer::new(self.request_state_key, self.input_request_ttl, store),
             limits: Limits::new(
                 self.max_concurrent_calls,
                 self.max_pending_calls,
@@ -387,7 +389,6 @@ impl Server {
                 self.rate_limit,
             ),
             call_timeout: self.call_timeout,
-            elicitation_timeout: self.elicitation_timeout,
             hide_unauthorized_tools,
         };
         Ok((Arc::new(shared), self.max_message_size, self.drain_timeout))

@@ -99,8 +99,7 @@ impl Session {
                 "Invalid params: tools/call \"arguments\" must be an object",
             ));
         }
-        let registry = self.shared.tools.registry();
-        let Some((name, tool)) = registry.get(&params.name) else {
+        let Some((name, tool)) = self.shared.tools.lookup(&params.name) else {
             return Err(
                 Failure::invalid_params(format!("Unknown tool: {}", params.name)).with_data(
                     ErrorData::Tool {
@@ -169,11 +168,8 @@ impl Session {
             request_log_level: info.log_level,
             cancel: cancel.clone(),
             connection: Arc::clone(&self.connection),
-            states: Arc::clone(&self.shared.states),
-            store: Arc::clone(&self.shared.store),
-            tools: self.shared.tools.clone(),
+            reach: Arc::clone(&self.shared.reach),
             answers: resumed.answers,
-            elicitation_timeout: self.shared.elicitation_timeout,
         });
         let call = ToolCall {
             name,
@@ -188,7 +184,7 @@ impl Session {
                 key,
                 cancel,
                 tracked: false,
-                tool: Arc::clone(tool),
+                tool,
                 call,
                 arguments_digest: digest,
                 ticket: resumed.ticket,
