@@ -3,6 +3,7 @@
 
 use crate::error::{Error, check_scope, check_tool_name};
 use crate::protocol::ProtocolVersion;
+use crate::protocol::tool_def::definitions_array;
 use crate::tool::Tool;
 use crate::util::FastMap;
 use serde_json::value::RawValue;
@@ -120,8 +121,7 @@ impl Registry {
                 .into_iter()
                 .enumerate()
                 .map(|(i, chunk)| Page {
-                    // An array of JSON texts always serializes.
-                    tools: Arc::from(serde_json::to_string(chunk).unwrap_or_default()),
+                    tools: Arc::from(definitions_array(chunk.iter().map(|def| &**def))),
                     next_cursor: (i + 1 < count).then(|| self.encode_cursor(i + 1)),
                 })
                 .collect()
@@ -144,14 +144,12 @@ impl Registry {
         let start = index * size;
         let end = (start + size).min(self.tools.len());
         let defs = &self.definitions(version)[start..end];
-        let kept: Vec<&RawValue> = self.tools[start..end]
+        let kept = self.tools[start..end]
             .iter()
             .zip(defs)
             .filter(|(tool, _)| shown(tool))
-            .map(|(_, def)| &**def)
-            .collect();
-        // An array of JSON texts always serializes.
-        let tools = serde_json::to_string(&kept).unwrap_or_default();
+            .map(|(_, def)| &**def);
+        let tools = definitions_array(kept);
         Ok((Arc::from(tools), page.next_cursor.as_deref()))
     }
 

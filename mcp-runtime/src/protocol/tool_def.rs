@@ -3,7 +3,32 @@
 
 use super::ProtocolVersion;
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+
+/// The JSON array of `definitions` (a `tools/list` page), written at its final
+/// size: a page of a thousand tools is half a megabyte, which growing by
+/// doubling would copy many times over.
+pub(crate) fn definitions_array<'a, I>(definitions: I) -> String
+where
+    I: Iterator<Item = &'a RawValue> + Clone,
+{
+    let size = definitions
+        .clone()
+        .map(|definition| definition.get().len() + 1)
+        .sum::<usize>()
+        + 2;
+    let mut array = String::with_capacity(size);
+    array.push('[');
+    for (i, definition) in definitions.enumerate() {
+        if i > 0 {
+            array.push(',');
+        }
+        array.push_str(definition.get());
+    }
+    array.push(']');
+    array
+}
 
 /// A tool definition as one revision sees it; serialized once per revision
 /// by the registry (with schemas `S` as cached JSON text), or turned into a
@@ -147,6 +172,25 @@ impl Icon {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_definitions_array_is_what_serde_json_writes() {
+        let texts = [
+            r#"{"name":"a"}"#,
+            r#"{"name":"b","inputSchema":{"type":"object"}}"#,
+        ];
+        let raw: Vec<Box<RawValue>> = texts
+            .iter()
+            .map(|text| RawValue::from_string((*text).to_owned()).unwrap())
+            .collect();
+        for n in 0..=raw.len() {
+            let expected = serde_json::to_string(&raw[..n]).unwrap();
+            let written = definitions_array(raw[..n].iter().map(|def| &**def));
+            assert_eq!(written, expected);
+            // Sized once: at most the comma counted for the last item spare.
+            assert!(written.capacity() <= written.len() + 1, "{n}");
+        }
+    }
 
     fn render(version: ProtocolVersion) -> String {
         let schema = json!({"type": "object"});
