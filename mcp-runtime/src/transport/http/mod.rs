@@ -11,20 +11,21 @@
 //! is served at its well-known paths and every request to the endpoint is
 //! authenticated first; its principal goes on the request's connection.
 
+mod checks;
 mod headers;
 mod legacy;
 mod listener;
 mod modern;
+mod sessions;
 mod sse;
 
+use checks::{WithHeader, accepts, check_origin_and_host, json_response, refuse, too_large};
 pub(crate) use listener::{is_loopback, serve};
 pub use sse::HttpBody;
 
 use crate::auth::{Denial, Gate};
 use crate::principal::Principal;
-use crate::protocol::ErrorCode;
 use crate::protocol::incoming::{self, Incoming};
-use crate::protocol::outgoing;
 use crate::protocol::probe::ParamsProbe;
 use crate::shared::Shared;
 use bytes::Bytes;
@@ -102,7 +103,7 @@ pub struct HttpService {
 struct Inner {
     shared: Arc<Shared>,
     config: HttpConfig,
-    sessions: Arc<legacy::Sessions>,
+    sessions: Arc<sessions::Sessions>,
     /// POSTs being answered (streams included), bounded by the server's
     /// pending-call limit.
     requests: Arc<AtomicUsize>,
@@ -115,7 +116,7 @@ impl HttpService {
         HttpService {
             inner: Arc::new(Inner {
                 shared,
-                sessions: Arc::new(legacy::Sessions::new(config.replica_tag.clone())),
+                sessions: Arc::new(sessions::Sessions::new(config.replica_tag.clone())),
                 config,
                 requests: Arc::default(),
                 stop: watch::channel(false).0,
@@ -404,100 +405,5 @@ impl Counted {
 impl Drop for Counted {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// Whether `Accept` lists JSON and SSE (wildcards count).
-fn accepts(headers: &hyper::HeaderMap) -> (bool, bool) {
-    let (mut json, mut sse) = (false, false);
-    for value in headers.get_all(header::ACCEPT) {
-        for item in value.to_str().unwrap_or("").split(',') {
-            let media = item.split(';').next().unwrap_or("").trim();
-            // Compared in place: no lowercase copy per item.
-            let is = |name: &str| media.eq_ignore_ascii_case(name);
-            if is("*/*") {
-                (json, sse) = (true, true);
-            } else if is("application/json") || is("application/*") {
-                json = true;
-            } else if is("text/event-stream") || is("text/*") {
-                sse = true;
-            }
-        }
-    }
-    (json, sse)
-}
-
-/// `403` for an `Origin` not allowed, or a `Host` not allowed when checked.
-fn check_origin_and_host(
-    config: &HttpConfig,
-    headers: &hyper::HeaderMap,
-) -> Option<Response<HttpBody>> {
-    if let Some(origin) = headers.get(header::ORIGIN) {
-        let allowed = origin
-            .to_str()
-            .is_ok_and(|o| headers::origin_allowed(o, &config.hosts, &config.origins));
-        if !allowed {
-            return Some(refuse(
-                StatusCode::FORBIDDEN,
-                "Forbidden: this Origin is not allowed (see Server::allowed_origins)",
-            ));
-        }
-    }
-    if config.check_host {
-        let allowed = headers.get(header::HOST).is_some_and(|host| {
-            host.to_str().is_ok_and(|h| {
-                let name = headers::hostname(h);
-                config.hosts.iter().any(|a| a.eq_ignore_ascii_case(name))
-            })
-        });
-        if !allowed {
-            return Some(refuse(
-                StatusCode::FORBIDDEN,
-                "Forbidden: this Host is not allowed (see Server::allowed_hosts)",
-            ));
-        }
-    }
-    None
-}
-
-fn too_large(max: usize) -> Response<HttpBody> {
-    refuse(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        &format!("Payload Too Large: the body is over this server's limit of {max} bytes"),
-    )
-    // The rest of the body is not read, so the connection cannot be reused.
-    .with_header(header::CONNECTION, "close")
-}
-
-/// An HTTP refusal with an id-less JSON-RPC error body (`-32600`: the
-/// request as a whole is refused, whatever it carries).
-fn refuse(status: StatusCode, message: &str) -> Response<HttpBody> {
-    json_response(
-        status,
-        outgoing::error(None, ErrorCode::INVALID_REQUEST, message, None).into_bytes(),
-    )
-}
-
-/// A JSON response.
-fn json_response(status: StatusCode, bytes: Vec<u8>) -> Response<HttpBody> {
-    let mut response = Response::new(HttpBody::full(Bytes::from(bytes)));
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
-}
-
-/// Adds a header to a response.
-trait WithHeader {
-    fn with_header(self, name: header::HeaderName, value: &'static str) -> Self;
-}
-
-impl WithHeader for Response<HttpBody> {
-    fn with_header(mut self, name: header::HeaderName, value: &'static str) -> Self {
-        self.headers_mut()
-            .insert(name, HeaderValue::from_static(value));
-        self
     }
 }

@@ -1,0 +1,107 @@
+//! The answers an HTTP request can get before it reaches a session: what
+//! is checked before the body is read (`Accept`, `Origin`, `Host`, size),
+//! and the plain JSON responses such refusals are.
+
+use super::headers;
+use super::{HttpBody, HttpConfig};
+use crate::protocol::ErrorCode;
+use crate::protocol::outgoing;
+use bytes::Bytes;
+use hyper::header::{self, HeaderValue};
+use hyper::{Response, StatusCode};
+
+/// Whether `Accept` lists JSON and SSE (wildcards count).
+pub(super) fn accepts(headers: &hyper::HeaderMap) -> (bool, bool) {
+    let (mut json, mut sse) = (false, false);
+    for value in headers.get_all(header::ACCEPT) {
+        for item in value.to_str().unwrap_or("").split(',') {
+            let media = item.split(';').next().unwrap_or("").trim();
+            // Compared in place: no lowercase copy per item.
+            let is = |name: &str| media.eq_ignore_ascii_case(name);
+            if is("*/*") {
+                (json, sse) = (true, true);
+            } else if is("application/json") || is("application/*") {
+                json = true;
+            } else if is("text/event-stream") || is("text/*") {
+                sse = true;
+            }
+        }
+    }
+    (json, sse)
+}
+
+/// `403` for an `Origin` not allowed, or a `Host` not allowed when checked.
+pub(super) fn check_origin_and_host(
+    config: &HttpConfig,
+    headers: &hyper::HeaderMap,
+) -> Option<Response<HttpBody>> {
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let allowed = origin
+            .to_str()
+            .is_ok_and(|o| headers::origin_allowed(o, &config.hosts, &config.origins));
+        if !allowed {
+            return Some(refuse(
+                StatusCode::FORBIDDEN,
+                "Forbidden: this Origin is not allowed (see Server::allowed_origins)",
+            ));
+        }
+    }
+    if config.check_host {
+        let allowed = headers.get(header::HOST).is_some_and(|host| {
+            host.to_str().is_ok_and(|h| {
+                let name = headers::hostname(h);
+                config.hosts.iter().any(|a| a.eq_ignore_ascii_case(name))
+            })
+        });
+        if !allowed {
+            return Some(refuse(
+                StatusCode::FORBIDDEN,
+                "Forbidden: this Host is not allowed (see Server::allowed_hosts)",
+            ));
+        }
+    }
+    None
+}
+
+/// `413`, closing the connection.
+pub(super) fn too_large(max: usize) -> Response<HttpBody> {
+    refuse(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &format!("Payload Too Large: the body is over this server's limit of {max} bytes"),
+    )
+    // The rest of the body is not read, so the connection cannot be reused.
+    .with_header(header::CONNECTION, "close")
+}
+
+/// An HTTP refusal with an id-less JSON-RPC error body (`-32600`: the
+/// request as a whole is refused, whatever it carries).
+pub(super) fn refuse(status: StatusCode, message: &str) -> Response<HttpBody> {
+    json_response(
+        status,
+        outgoing::error(None, ErrorCode::INVALID_REQUEST, message, None).into_bytes(),
+    )
+}
+
+/// A JSON response.
+pub(super) fn json_response(status: StatusCode, bytes: Vec<u8>) -> Response<HttpBody> {
+    let mut response = Response::new(HttpBody::full(Bytes::from(bytes)));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// Adds a header to a response.
+pub(super) trait WithHeader {
+    fn with_header(self, name: header::HeaderName, value: &'static str) -> Self;
+}
+
+impl WithHeader for Response<HttpBody> {
+    fn with_header(mut self, name: header::HeaderName, value: &'static str) -> Self {
+        self.headers_mut()
+            .insert(name, HeaderValue::from_static(value));
+        self
+    }
+}

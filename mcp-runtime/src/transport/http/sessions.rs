@@ -1,0 +1,186 @@
+//! The table of legacy Streamable HTTP sessions: what a session holds, who
+//! may use it, how an `Mcp-Session-Id` finds it (or gets `400`/`404`), how
+//! ids are minted, and the bounds ([`MAX_SESSIONS`], [`SESSION_IDLE`]). The
+//! requests on them are answered in [`super::legacy`].
+
+use super::headers;
+use super::sse::HttpBody;
+use super::{Caller, refuse};
+use crate::principal::Principal;
+use crate::session::connection::Connection;
+use crate::util::lock;
+use hyper::header::HeaderMap;
+use hyper::{Response, StatusCode};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+/// Legacy sessions one process keeps at most; `initialize` beyond gets `503`.
+pub(crate) const MAX_SESSIONS: usize = 1024;
+/// A session unused this long is forgotten (its id then gets `404`): 30 min.
+pub(crate) const SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
+
+/// The legacy sessions of one service.
+#[derive(Debug, Default)]
+pub(crate) struct Sessions {
+    pub(super) map: Mutex<HashMap<String, Arc<LegacySession>>>,
+    /// This replica's tag, in front of the ids it mints (checked).
+    pub(super) tag: Option<String>,
+}
+
+/// One legacy session.
+#[derive(Debug)]
+pub(super) struct LegacySession {
+    /// The handshake's connection: era, client, log level, id counter.
+    pub(super) template: Connection,
+    /// Connections of requests in flight, for the client's answers and
+    /// cancellations.
+    pub(super) live: Mutex<Vec<Weak<Connection>>>,
+    /// The push stream's connection, while a GET stream is open.
+    pub(super) push: Mutex<Option<Arc<Connection>>>,
+    pub(super) used: Mutex<Instant>,
+    /// Who opened the session (with authorization): only they may use it.
+    pub(super) owner: Caller,
+}
+
+impl LegacySession {
+    pub(super) fn live(&self) -> Vec<Arc<Connection>> {
+        let mut live = lock(&self.live);
+        live.retain(|c| c.strong_count() > 0);
+        live.iter().filter_map(Weak::upgrade).collect()
+    }
+
+    pub(super) fn expired(&self, now: Instant) -> bool {
+        lock(&self.push).is_none() && now.duration_since(*lock(&self.used)) > SESSION_IDLE
+    }
+
+    /// Whether `caller` may use this session: the same subject from the
+    /// same issuer as its owner (or no authorization at all).
+    fn serves(&self, caller: Option<&Arc<Principal>>) -> bool {
+        match (&self.owner, caller) {
+            (None, None) => true,
+            (Some(owner), Some(caller)) => {
+                owner.subject() == caller.subject()
+                    && owner.claims().get("iss") == caller.claims().get("iss")
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Frees a session's push slot when its stream ends.
+#[derive(Debug)]
+pub(super) struct PushGuard(pub(super) Weak<LegacySession>);
+
+impl Drop for PushGuard {
+    fn drop(&mut self) {
+        if let Some(session) = self.0.upgrade() {
+            lock(&session.push).take();
+            *lock(&session.used) = Instant::now();
+        }
+    }
+}
+
+impl Sessions {
+    /// No sessions yet; ids minted with `tag` in front.
+    pub(super) fn new(tag: Option<String>) -> Sessions {
+        Sessions {
+            map: Mutex::default(),
+            tag,
+        }
+    }
+
+    /// Ends every push stream (at shutdown, so connections can close).
+    pub(super) fn close_streams(&self) {
+        for session in lock(&self.map).values() {
+            lock(&session.push).take();
+        }
+    }
+}
+
+/// The session named by `Mcp-Session-Id`: missing → `400`, unknown,
+/// expired or another principal's → `404`.
+pub(super) fn find(
+    sessions: &Sessions,
+    headers: &HeaderMap,
+    caller: Option<&Arc<Principal>>,
+) -> Result<Arc<LegacySession>, Box<Response<HttpBody>>> {
+    let Some(id) = headers
+        .get(headers::SESSION_ID)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return Err(Box::new(refuse(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: Mcp-Session-Id is missing; send 'initialize' first and echo the id it returns",
+        )));
+    };
+    let now = Instant::now();
+    let mut map = lock(&sessions.map);
+    let unknown = || {
+        Err(Box::new(refuse(
+            StatusCode::NOT_FOUND,
+            "Not Found: no such session; send 'initialize' again",
+        )))
+    };
+    match map.get(id) {
+        Some(session) if !session.serves(caller) => {
+            tracing::debug!("refused a legacy session to another principal than its owner");
+            unknown()
+        }
+        Some(session) if !session.expired(now) => {
+            *lock(&session.used) = now;
+            Ok(Arc::clone(session))
+        }
+        Some(_) => {
+            map.remove(id);
+            Err(Box::new(refuse(
+                StatusCode::NOT_FOUND,
+                "Not Found: this session has expired; send 'initialize' again",
+            )))
+        }
+        None => unknown(),
+    }
+}
+
+/// A new session id: 32 hex digits from the OS's randomness (visible
+/// ASCII), after `tag.` when the replica has a tag. The tag only routes: the
+/// random part alone keeps the id unguessable.
+pub(super) fn session_id(tag: Option<&str>) -> String {
+    let mut bytes = [0_u8; 16];
+    // Without OS randomness ids could be guessed; refuse to run that way.
+    getrandom::fill(&mut bytes).expect("the operating system provides randomness");
+    let random: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    match tag {
+        Some(tag) => format!("{tag}.{random}"),
+        None => random,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::session_id;
+    use crate::transport::http::checked_replica_tag;
+
+    #[test]
+    fn a_tagged_id_is_the_tag_a_dot_and_128_random_bits() {
+        let id = session_id(Some("r2"));
+        let (tag, random) = id.split_once('.').expect("a tag and a dot");
+        assert_eq!(tag, "r2");
+        assert_eq!(random.len(), 32, "{id}");
+        assert!(random.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+        assert_ne!(session_id(Some("r2")), id);
+        let untagged = session_id(None);
+        assert_eq!(untagged.len(), 32);
+        assert!(!untagged.contains('.'));
+    }
+
+    #[test]
+    fn tags_are_short_and_header_and_regex_safe() {
+        for good in ["r2", "mcp-7d9f8c6b5-x2x4q", "A_1", &"a".repeat(63)] {
+            assert_eq!(checked_replica_tag(good.to_owned()).unwrap(), good);
+        }
+        for bad in ["", "r.2", "r 2", "r2\n", "é", "r/2", &"a".repeat(64)] {
+            assert!(checked_replica_tag(bad.to_owned()).is_err(), "{bad:?}");
+        }
+    }
+}
