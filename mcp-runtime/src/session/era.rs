@@ -41,11 +41,8 @@ impl Lifecycle {
         match self {
             Lifecycle::Fresh => 0,
             Lifecycle::Modern => 1,
-            Lifecycle::Legacy { version } => {
-                let index = ProtocolVersion::ALL.iter().position(|v| *v == version);
-                // Every version is in ALL; the index is below 5.
-                2 + index.unwrap_or(0) as u8
-            }
+            // Five versions: the index fits.
+            Lifecycle::Legacy { version } => 2 + version.index() as u8,
         }
     }
 

@@ -108,11 +108,13 @@ fn divert_stdout() -> io::Result<()> {
 #[cfg(unix)]
 fn start_stdout_guard() {
     let mut diverted = lock(&DIVERTED);
-    let Diverted::Waiting(_) = &*diverted else {
-        return;
-    };
-    let Diverted::Waiting(mut read) = std::mem::replace(&mut *diverted, Diverted::Off) else {
-        return;
+    let mut read = match std::mem::replace(&mut *diverted, Diverted::Off) {
+        Diverted::Waiting(read) => read,
+        // Not diverted, or the thread runs already.
+        other => {
+            *diverted = other;
+            return;
+        }
     };
     let reader = std::thread::Builder::new()
         .name("mcp-stdout-guard".into())
