@@ -128,7 +128,9 @@ impl Server {
         let (service, drain) = self
             .into_http(check_host, Some("/mcp"))
             .map_err(|err| io::Error::new(io::ErrorKind::InvalidInput, err.to_string()))?;
+        // The same target as the stdio startup line's.
         tracing::info!(
+            target: "mcp_runtime::server",
             server = %name,
             version = %version,
             transport = "http",

@@ -41,7 +41,10 @@ impl Server {
         crate::logging::init_stderr();
         let output = crate::transport::stdio::stdout(self.stdout_guard)?;
         let input = crate::transport::stdio::stdin()?;
+        // The startup line's target is `mcp_runtime::server` for every
+        // transport, whichever file of the module serves it.
         tracing::info!(
+            target: "mcp_runtime::server",
             server = %self.name,
             version = %self.version,
             transport = "stdio",
