@@ -674,6 +674,76 @@ async fn shutdown_waits_for_calls_then_cancels_past_the_drain_timeout() {
     assert!(dropped.load(Ordering::SeqCst));
 }
 
+/// An output that takes one write every 20 ms: a client that reads slowly.
+struct SlowOutput {
+    written: Arc<std::sync::Mutex<Vec<u8>>>,
+    next: std::pin::Pin<Box<tokio::time::Sleep>>,
+}
+
+impl tokio::io::AsyncWrite for SlowOutput {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        bytes: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::task::ready!(self.next.as_mut().poll(cx));
+        self.written.lock().unwrap().extend_from_slice(bytes);
+        let next = tokio::time::Instant::now() + Duration::from_millis(20);
+        self.next.as_mut().reset(next);
+        std::task::Poll::Ready(Ok(bytes.len()))
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+#[tokio::test]
+async fn a_call_cancelled_by_the_drain_timeout_is_answered_to_a_slow_reader() {
+    // Cancelled at the very end of the drain, the error response would be
+    // queued just as the loop gives up writing: calls are cancelled a tenth
+    // of the drain (here 40 ms) earlier, so it still goes out.
+    let dropped = Arc::new(AtomicBool::new(false));
+    let server = Server::new("d", "1")
+        .drain_timeout(Duration::from_millis(400))
+        .tool(sleeper(Arc::clone(&dropped)));
+    let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let input = format!("{init}\n{}\n", call_line(json!(2), "sleep", json!({})));
+    let written = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let output = SlowOutput {
+        written: Arc::clone(&written),
+        next: Box::pin(tokio::time::sleep(Duration::ZERO)),
+    };
+    let started = Instant::now();
+    server.serve(input.as_bytes(), output).await.unwrap();
+    assert!(started.elapsed() < Duration::from_secs(2));
+    let written = String::from_utf8(written.lock().unwrap().clone()).unwrap();
+    let lines: Vec<Value> = written
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{written}");
+    assert_eq!(
+        lines[1],
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "The server shut down before the call finished"}})
+    );
+    assert!(
+        dropped.load(Ordering::SeqCst),
+        "the call's future was dropped"
+    );
+}
+
 #[tokio::test]
 async fn mixed_content_degrades_per_version() {
     let mixed = tool("mixed", |_call| async {

@@ -26,6 +26,10 @@ const BACKLOG_LIMIT: usize = 4 << 20;
 /// Unwritten output that is written before anything more is read: 32 KiB.
 const BATCH_SIZE: usize = 32 << 10;
 
+/// How long before the end of the drain the calls still running are
+/// cancelled, at most: 250 ms.
+const CANCEL_AHEAD: Duration = Duration::from_millis(250);
+
 /// The output side of a connection.
 pub(crate) struct Output {
     /// Where frames are written.
@@ -107,14 +111,15 @@ pub(crate) async fn run<R: AsyncRead + Unpin>(
         }
     };
     let deadline = tokio::time::Instant::now() + drain;
-    // The session cancels late calls at the same deadline; it is polled
-    // first, so their error responses are queued before the deadline ends
-    // the loop.
+    // The session cancels late calls a little before the loop's own
+    // deadline (a tenth of the drain, at most 250 ms): their error responses
+    // still have that long to be written to a client that reads slowly.
+    let calls_deadline = deadline - (drain / 10).min(CANCEL_AHEAD);
     let session = pump.session.take();
     let draining = Phase::Draining {
         session_done: Box::pin(async move {
             if let Some(session) = session {
-                session.shutdown(deadline).await;
+                session.shutdown(calls_deadline).await;
             }
         }),
         drained: false,
@@ -269,6 +274,11 @@ impl<R: AsyncRead + Unpin> Pump<R> {
                             "the drain timeout ended the shutdown"
                         );
                         cancel_calls(calls);
+                        // All that could be written was: end the output too,
+                        // if that takes no waiting.
+                        if self.writer.backlog() == 0 {
+                            let _ = self.writer.poll_shutdown(cx);
+                        }
                         return Poll::Ready(End::Graceful);
                     }
                 }
