@@ -187,7 +187,9 @@ impl Server {
     }
 
     /// How long calls in flight may finish once input ends (30 s by
-    /// default); the rest are cancelled with an error response.
+    /// default), their responses written included. Calls still running a
+    /// tenth of it before the end (at most 250 ms before) are cancelled with
+    /// an error response, which the rest of the time is left to write.
     pub fn drain_timeout(mut self, timeout: Duration) -> Server {
         self.drain_timeout = timeout;
         self
