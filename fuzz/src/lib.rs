@@ -628,6 +628,33 @@ struct IdOnly<'a> {
     id: &'a RawValue,
 }
 
+/// Every top-level `id` member of `line` read before its first syntax
+/// error, canonical.
+fn top_level_ids(line: &[u8]) -> Vec<String> {
+    struct Ids<'c>(&'c std::cell::RefCell<Vec<String>>);
+    impl<'de> serde::de::Visitor<'de> for Ids<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "id" {
+                    let id: &'de RawValue = map.next_value()?;
+                    self.0.borrow_mut().push(canonical(id.get()));
+                } else {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+            Ok(())
+        }
+    }
+    let found = std::cell::RefCell::new(Vec::new());
+    let mut reader = serde_json::Deserializer::from_slice(line);
+    let _ = serde::Deserializer::deserialize_map(&mut reader, Ids(&found));
+    found.into_inner()
+}
+
 #[derive(Deserialize)]
 struct Cancelled<'a> {
     #[serde(rename = "requestId", borrow)]
@@ -718,6 +745,12 @@ pub fn expectations(input: &[u8]) -> Expectations {
         }
         if let Ok(only) = serde_json::from_slice::<IdOnly<'_>>(line) {
             ids.insert(canonical(only.id.get()));
+        }
+        // The server finds the id of a line it cannot decode (too long,
+        // duplicate keys, a number out of range elsewhere) by scanning the
+        // top level: every `id` member read before the line goes wrong.
+        for id in top_level_ids(line) {
+            ids.insert(id);
         }
         let envelope = serde_json::from_slice::<Envelope<'_>>(line).ok();
         if let Some(id) = envelope.as_ref().and_then(|e| e.id.0) {
