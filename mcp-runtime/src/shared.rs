@@ -7,12 +7,14 @@ use crate::elicit::seal::StateSealer;
 use crate::limits::Limits;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::outgoing::{self, Implementation};
+use crate::session::era::RecentClient;
 use crate::toolset::ToolSet;
 use serde_json::value::RawValue;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Server-wide, read-only while serving (the tool set changes through its own lock).
+/// Server-wide, read-only while serving (the tool set changes through its
+/// own lock; `recent_client` is a cache).
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub(crate) tools: ToolSet,
@@ -27,6 +29,9 @@ pub(crate) struct Shared {
     /// `tools/list` leaves out the tools a verified caller lacks scopes for
     /// (`Auth::hide_unauthorized_tools`).
     pub(crate) hide_unauthorized_tools: bool,
+    /// The last 2026-07-28 client's parsed envelope (a cache; the one part
+    /// that changes while serving).
+    pub(crate) recent_client: RecentClient,
 }
 
 /// The server's identity and advertised settings, with the `_meta` of

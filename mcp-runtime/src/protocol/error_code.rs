@@ -24,12 +24,6 @@ impl ErrorCode {
     /// 2026-07-28: the request's protocol version is not served here.
     pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
 
-    /// The code with this number, if it is one of ours.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) const fn from_code(code: i64) -> ErrorCode {
-        ErrorCode(code)
-    }
-
     /// The number on the wire.
     pub(crate) const fn code(self) -> i64 {
         self.0

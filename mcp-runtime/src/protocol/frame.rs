@@ -15,9 +15,10 @@ use std::sync::Arc;
 /// An outgoing frame.
 #[derive(Debug)]
 pub(crate) enum Frame {
-    /// A whole frame, newline included.
-    Owned(Vec<u8>),
-    /// `head` + `body` + `tail` make the frame (the tail has the newline).
+    /// A whole frame, newline included, and what it carries.
+    Owned(Vec<u8>, FrameKind),
+    /// `head` + `body` + `tail` make the frame (the tail has the newline);
+    /// always a result (a cached list page).
     Shared {
         head: Vec<u8>,
         body: Arc<str>,
@@ -29,7 +30,7 @@ impl Frame {
     /// The frame's bytes in one buffer (for tests and the test context).
     pub(crate) fn into_bytes(self) -> Vec<u8> {
         match self {
-            Frame::Owned(bytes) => bytes,
+            Frame::Owned(bytes, _) => bytes,
             Frame::Shared { head, body, tail } => {
                 [head.as_slice(), body.as_bytes(), tail.as_slice()].concat()
             }
@@ -49,79 +50,28 @@ pub(crate) enum FrameKind {
     Error(super::ErrorCode),
 }
 
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
 impl Frame {
     /// Whether this frame is a response, and its error code if it is an
-    /// error. A shared frame is always a cached result page.
+    /// error: decided where the frame is made (the message's type knows),
+    /// so routing a frame never reads it back.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn kind(&self) -> FrameKind {
-        let Frame::Owned(bytes) = self else {
-            return FrameKind::Result;
-        };
-        // The top-level keys are read until one decides; the visitor then
-        // stops the parse (with an error), so a result's body, usually most
-        // of the frame, is not scanned.
-        let found = Cell::new(None);
-        let mut reader = serde_json::Deserializer::from_slice(bytes);
-        let _ = serde::Deserializer::deserialize_map(&mut reader, KindVisitor(&found));
-        found.get().unwrap_or(FrameKind::Result)
+        match self {
+            Frame::Owned(_, kind) => *kind,
+            Frame::Shared { .. } => FrameKind::Result,
+        }
     }
 }
 
-/// Reads a frame's top-level keys into [`Frame::kind`]'s answer.
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
-struct KindVisitor<'c>(&'c Cell<Option<FrameKind>>);
-
-impl<'de> serde::de::Visitor<'de> for KindVisitor<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON-RPC message")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        #[derive(serde::Deserialize)]
-        struct ErrorProbe {
-            code: i64,
-        }
-        /// A top-level key, read without copying it.
-        #[derive(serde::Deserialize)]
-        #[serde(rename_all = "lowercase")]
-        enum Key {
-            Method,
-            Result,
-            Error,
-            #[serde(other)]
-            Other,
-        }
-        while let Some(key) = map.next_key::<Key>()? {
-            let kind = match key {
-                Key::Method => FrameKind::Message,
-                Key::Result => FrameKind::Result,
-                Key::Error => match map.next_value::<ErrorProbe>() {
-                    Ok(error) => FrameKind::Error(super::ErrorCode::from_code(error.code)),
-                    Err(_) => FrameKind::Result,
-                },
-                Key::Other => {
-                    map.next_value::<serde::de::IgnoredAny>()?;
-                    continue;
-                }
-            };
-            self.0.set(Some(kind));
-            return Err(serde::de::Error::custom("decided"));
-        }
-        Ok(())
-    }
-}
-
-/// Serializes `message` as one frame. Typed messages always serialize
-/// (their maps have string keys, their numbers are finite or `null`), and
-/// writing into a `Vec` cannot fail.
-pub(crate) fn encode<T: Serialize>(message: &T, capacity: usize) -> Frame {
+/// Serializes `message`, which carries `kind`, as one frame. Typed messages
+/// always serialize (their maps have string keys, their numbers are finite
+/// or `null`), and writing into a `Vec` cannot fail.
+pub(crate) fn encode<T: Serialize>(message: &T, capacity: usize, kind: FrameKind) -> Frame {
     let mut out = Vec::with_capacity(capacity);
     // See the doc comment: this cannot fail.
     serde_json::to_writer(&mut out, message).unwrap_or_default();
     out.push(b'\n');
-    Frame::Owned(out)
+    Frame::Owned(out, kind)
 }
 
 /// Where a shared piece goes in a message: serializes as a placeholder that
@@ -234,23 +184,6 @@ mod tests {
     }
 
     #[test]
-    fn a_frame_says_whether_it_is_a_response() {
-        let frame = |text: &str| Frame::Owned(text.as_bytes().to_vec());
-        let note = frame(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#);
-        assert_eq!(note.kind(), FrameKind::Message);
-        let request = frame(r#"{"jsonrpc":"2.0","id":"s1","method":"elicitation/create"}"#);
-        assert_eq!(request.kind(), FrameKind::Message);
-        assert_eq!(
-            frame(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).kind(),
-            FrameKind::Result
-        );
-        assert_eq!(
-            frame(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}"#).kind(),
-            FrameKind::Error(crate::protocol::ErrorCode::METHOD_NOT_FOUND)
-        );
-    }
-
-    #[test]
     fn an_owned_frame_is_one_line() {
         let frame = encode(
             &Holder {
@@ -259,7 +192,9 @@ mod tests {
                 b: "x\ny",
             },
             0,
+            FrameKind::Result,
         );
+        assert_eq!(frame.kind(), FrameKind::Result);
         assert_eq!(
             frame.into_bytes(),
             b"{\"a\":2,\"piece\":[],\"b\":\"x\\ny\"}\n"

@@ -391,6 +391,7 @@ impl Server {
             ),
             call_timeout: self.call_timeout,
             hide_unauthorized_tools,
+            recent_client: Default::default(),
         };
         Ok((Arc::new(shared), self.max_message_size, self.drain_timeout))
     }

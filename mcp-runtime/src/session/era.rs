@@ -14,11 +14,12 @@ use crate::protocol::outgoing::ErrorData;
 use crate::protocol::trace_context::TraceContext;
 use crate::protocol::{ErrorCode, ProtocolVersion, meta};
 use crate::session::connection::{ClientSession, Connection};
+use crate::util::lock;
 use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// The connection's state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,6 +155,7 @@ pub(crate) fn enveloped(params: Option<&RawValue>) -> bool {
 /// The revision and caller a request is served for, enforcing the era
 /// rules (and deciding the era, when this request does).
 pub(crate) fn request_info(
+    recent: &RecentClient,
     connection: &Connection,
     method: &str,
     meta: Option<&RawValue>,
@@ -165,7 +167,7 @@ pub(crate) fn request_info(
             client: connection.session(),
             log_level: None,
         }),
-        Lifecycle::Modern => modern_request(&Envelope::of(meta), lifecycle),
+        Lifecycle::Modern => modern_request(recent, &Envelope::of(meta), lifecycle),
         Lifecycle::Fresh => {
             let envelope = Envelope::of(meta);
             if !envelope.present() {
@@ -185,7 +187,7 @@ pub(crate) fn request_info(
                     meta::CLIENT_CAPABILITIES
                 )));
             }
-            let info = modern_request(&envelope, lifecycle)?;
+            let info = modern_request(recent, &envelope, lifecycle)?;
             if method != "server/discover" {
                 connection.set_lifecycle(Lifecycle::Modern);
             }
@@ -212,7 +214,11 @@ pub(crate) fn initialize_version(
 }
 
 /// Validates the 2026-07-28 envelope of a request.
-fn modern_request(envelope: &Envelope<'_>, lifecycle: Lifecycle) -> Result<RequestInfo, Failure> {
+fn modern_request(
+    recent: &RecentClient,
+    envelope: &Envelope<'_>,
+    lifecycle: Lifecycle,
+) -> Result<RequestInfo, Failure> {
     let missing = |key: &str| {
         Failure::invalid_params(format!(
             "Invalid params: params._meta must carry \"{key}\" (2026-07-28 requests carry their protocol version and client capabilities)"
@@ -248,16 +254,55 @@ fn modern_request(envelope: &Envelope<'_>, lifecycle: Lifecycle) -> Result<Reque
     match ProtocolVersion::parse(&version) {
         Some(v) if v.is_modern() => Ok(RequestInfo {
             version: v,
-            client: Arc::new(ClientSession {
-                info: envelope
-                    .client_info
-                    .and_then(|raw| serde_json::from_str(raw.get()).ok()),
-                capabilities: serde_json::from_str(capabilities.get())
-                    .unwrap_or_else(|_| json!({})),
-            }),
+            client: recent.client(envelope.client_info, capabilities),
             log_level,
         }),
         _ => Err(unsupported_version(&version, lifecycle)),
+    }
+}
+
+/// The last 2026-07-28 client seen, by the text of its envelope's
+/// `clientInfo` and `clientCapabilities`. A client repeats the same
+/// envelope on every request, so its parsed form is shared, not rebuilt
+/// (two JSON values and their allocations) per request; different clients
+/// take turns in the one entry, each still getting exactly what it sent.
+#[derive(Debug, Default)]
+pub(crate) struct RecentClient(Mutex<Option<Recent>>);
+
+#[derive(Debug)]
+struct Recent {
+    info: Option<Box<str>>,
+    capabilities: Box<str>,
+    client: Arc<ClientSession>,
+}
+
+/// Envelopes longer than this are parsed every time, not kept.
+const RECENT_CLIENT_MAX_TEXT: usize = 4096;
+
+impl RecentClient {
+    /// The client whose envelope carries `info` and `capabilities`.
+    fn client(&self, info: Option<&RawValue>, capabilities: &RawValue) -> Arc<ClientSession> {
+        let info = info.map(RawValue::get);
+        let capabilities = capabilities.get();
+        let mut recent = lock(&self.0);
+        if let Some(known) = recent.as_ref()
+            && known.info.as_deref() == info
+            && *known.capabilities == *capabilities
+        {
+            return Arc::clone(&known.client);
+        }
+        let client = Arc::new(ClientSession {
+            info: info.and_then(|text| serde_json::from_str(text).ok()),
+            capabilities: serde_json::from_str(capabilities).unwrap_or_else(|_| json!({})),
+        });
+        if info.map_or(0, str::len) + capabilities.len() <= RECENT_CLIENT_MAX_TEXT {
+            *recent = Some(Recent {
+                info: info.map(Box::from),
+                capabilities: Box::from(capabilities),
+                client: Arc::clone(&client),
+            });
+        }
+        client
     }
 }
 
@@ -296,9 +341,36 @@ mod tests {
         let raw: &RawValue = serde_json::from_str(&meta).unwrap();
         let envelope = Envelope::of(Some(raw));
         assert!(envelope.present() && envelope.log_level.is_some());
-        let info = modern_request(&envelope, Lifecycle::Fresh).unwrap();
+        let info = modern_request(&RecentClient::default(), &envelope, Lifecycle::Fresh).unwrap();
         assert_eq!(info.version, ProtocolVersion::V2026_07_28);
         assert_eq!(info.log_level, Some(Level::Info));
+    }
+
+    #[test]
+    fn a_repeated_envelope_shares_its_client_and_a_different_one_does_not() {
+        let raw = |text: &str| RawValue::from_string(text.to_owned()).unwrap();
+        let recent = RecentClient::default();
+        let (alice, bob) = (raw(r#"{"name":"alice"}"#), raw(r#"{"name":"bob"}"#));
+        let (none, forms) = (raw("{}"), raw(r#"{"elicitation":{}}"#));
+        let first = recent.client(Some(&alice), &none);
+        assert!(Arc::ptr_eq(&first, &recent.client(Some(&alice), &none)));
+        let name = |client: &ClientSession| client.info.as_ref().unwrap()["name"].clone();
+        let other = recent.client(Some(&bob), &none);
+        assert_eq!(name(&other), "bob");
+        let capable = recent.client(Some(&bob), &forms);
+        assert!(!Arc::ptr_eq(&other, &capable));
+        assert_eq!(capable.capabilities, json!({"elicitation": {}}));
+        assert_eq!(recent.client(None, &none).info, None);
+        assert_eq!(name(&recent.client(Some(&alice), &none)), "alice");
+        // Too long to keep: parsed each time, still right.
+        let long = raw(&format!(
+            r#"{{"name":"{}"}}"#,
+            "x".repeat(RECENT_CLIENT_MAX_TEXT)
+        ));
+        let a = recent.client(Some(&long), &none);
+        let b = recent.client(Some(&long), &none);
+        assert!(!Arc::ptr_eq(&a, &b));
+        assert_eq!(a.info, b.info);
     }
 
     #[test]

@@ -178,10 +178,20 @@ impl Session {
         if method == "tools/call" {
             // The hot path: its params are parsed once, `_meta` included.
             let call: methods::tools::CallParams<'_> = parse_params(params, "tools/call")?;
-            let info = era::request_info(&self.connection, method, call.meta)?;
+            let info = era::request_info(
+                &self.shared.recent_client,
+                &self.connection,
+                method,
+                call.meta,
+            )?;
             return self.call_tool(id, info, call);
         }
-        let info = era::request_info(&self.connection, method, era::meta_of(params))?;
+        let info = era::request_info(
+            &self.shared.recent_client,
+            &self.connection,
+            method,
+            era::meta_of(params),
+        )?;
         let version = info.version;
         match method {
             "ping" if !version.is_modern() => self.ping(id, version),

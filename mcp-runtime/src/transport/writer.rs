@@ -92,11 +92,11 @@ impl FrameWriter {
     /// Queues a frame.
     pub(crate) fn push(&mut self, frame: Frame) {
         match frame {
-            Frame::Owned(bytes) if bytes.len() >= SHARE_THRESHOLD => {
+            Frame::Owned(bytes, _) if bytes.len() >= SHARE_THRESHOLD => {
                 self.backlog += bytes.len();
                 self.queue.push_back(Segment::Bytes(bytes));
             }
-            Frame::Owned(bytes) => self.push_bytes(&bytes),
+            Frame::Owned(bytes, _) => self.push_bytes(&bytes),
             Frame::Shared { head, body, tail } if body.len() >= SHARE_THRESHOLD => {
                 self.push_bytes(&head);
                 self.backlog += body.len();
@@ -189,6 +189,7 @@ impl FrameWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::frame::FrameKind;
     use tokio::io::{AsyncRead, AsyncReadExt};
 
     #[tokio::test]
@@ -196,13 +197,13 @@ mod tests {
         let (mut read, write) = tokio::io::duplex(64);
         let mut writer = FrameWriter::new(Box::pin(write));
         let big: Arc<str> = Arc::from("x".repeat(40_000));
-        writer.push(Frame::Owned(b"one\n".to_vec()));
+        writer.push(Frame::Owned(b"one\n".to_vec(), FrameKind::Message));
         writer.push(Frame::Shared {
             head: b"[".to_vec(),
             body: Arc::clone(&big),
             tail: b"]\n".to_vec(),
         });
-        writer.push(Frame::Owned(b"three\n".to_vec()));
+        writer.push(Frame::Owned(b"three\n".to_vec(), FrameKind::Message));
         assert_eq!(writer.backlog(), 4 + 1 + 40_000 + 2 + 6);
         let reading = tokio::spawn(async move {
             let mut all = Vec::new();
@@ -238,7 +239,7 @@ mod tests {
             // The main loop's back-pressure: no new frames past the limit.
             if writer.backlog() < LIMIT {
                 let size = if i % 5_000 == 0 { 40_000 } else { 1_000 };
-                writer.push(Frame::Owned(vec![b'x'; size]));
+                writer.push(Frame::Owned(vec![b'x'; size], FrameKind::Message));
             }
             let _ = writer.poll_flush(&mut cx);
             let mut read_buf = tokio::io::ReadBuf::new(&mut buf);

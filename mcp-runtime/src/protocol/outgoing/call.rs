@@ -7,7 +7,7 @@ use super::results::Trailer;
 use super::{JSONRPC, Response};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::content::Content;
-use crate::protocol::frame::{self, Frame};
+use crate::protocol::frame::{self, Frame, FrameKind};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -152,6 +152,7 @@ impl Reply<'_> {
                 result,
             },
             capacity + self.id.get().len() + 160,
+            FrameKind::Result,
         )
     }
 
@@ -180,7 +181,7 @@ impl Reply<'_> {
             out.extend_from_slice(self.server_meta.get().as_bytes());
         }
         out.extend_from_slice(b"}}\n");
-        Frame::Owned(out)
+        Frame::Owned(out, FrameKind::Result)
     }
 }
 

@@ -17,7 +17,7 @@ pub(crate) use notify::*;
 pub(crate) use results::*;
 
 use super::ErrorCode;
-use super::frame::{self, Frame};
+use super::frame::{self, Frame, FrameKind};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -101,7 +101,7 @@ pub(crate) fn error(
             data,
         },
     };
-    frame::encode(&response, 96 + message.len())
+    frame::encode(&response, 96 + message.len(), FrameKind::Error(code))
 }
 
 #[derive(Serialize)]
@@ -119,6 +119,7 @@ fn notification<P: Serialize>(method: &str, params: P) -> Frame {
             params,
         },
         160,
+        FrameKind::Message,
     )
 }
 
@@ -132,6 +133,73 @@ pub(crate) mod tests {
 
     pub(crate) fn text(frame: Frame) -> String {
         String::from_utf8(frame.into_bytes()).unwrap()
+    }
+
+    /// What a frame's bytes say it is: a message (it has a `method`), an
+    /// error (its code), else a result; as `(message, error code)`.
+    fn kind_read_back(frame: &Frame) -> (bool, Option<i64>) {
+        let bytes = match frame {
+            Frame::Owned(bytes, _) => bytes.clone(),
+            Frame::Shared { .. } => return (false, None),
+        };
+        let value: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        if value.get("method").is_some() {
+            return (true, None);
+        }
+        let code = value.pointer("/error/code").and_then(|c| c.as_i64());
+        assert!(code.is_some() || value.get("result").is_some(), "{value}");
+        (false, code)
+    }
+
+    fn kind_as_told(frame: &Frame) -> (bool, Option<i64>) {
+        match frame.kind() {
+            FrameKind::Message => (true, None),
+            FrameKind::Result => (false, None),
+            FrameKind::Error(code) => (false, Some(code.code())),
+        }
+    }
+
+    #[test]
+    fn every_frame_knows_what_it_carries() {
+        use super::notify::{self, ElicitForm, InputRequest};
+        use crate::protocol::ProtocolVersion;
+        use crate::protocol::outgoing::results::tests::meta;
+        let id = raw("7");
+        let meta = meta();
+        let schema = serde_json::json!({"type": "object"});
+        let json = raw("{\"sum\":1}");
+        let mut frames = vec![
+            error(None, ErrorCode::PARSE_ERROR, "bad", None),
+            error(Some(&id), ErrorCode::METHOD_NOT_FOUND, "no", None),
+            notify::progress(&serde_json::json!("t"), 1.0, None, None),
+            notify::log_message("info", "x", &serde_json::json!("m")),
+            notify::cancelled(&id, "why"),
+            notify::tools_list_changed(None),
+            notify::subscription_acknowledged(&id, true),
+            notify::subscription_closed(&id),
+            notify::client_request(
+                &raw("\"s1\""),
+                &InputRequest::Elicit(ElicitForm::new("?", &schema, ProtocolVersion::LATEST)),
+            ),
+        ];
+        for version in ProtocolVersion::ALL {
+            let reply = Reply::new(&id, version, &meta);
+            frames.push(reply.empty());
+            frames.push(reply.tools_page(std::sync::Arc::from("[]"), None, 1000, false));
+            frames.push(reply.call_result(&CallToolResult::Structured {
+                json: &json,
+                wrap: false,
+            }));
+            frames.push(reply.call_result(&CallToolResult::Error("failed")));
+        }
+        for frame in frames {
+            assert_eq!(
+                kind_as_told(&frame),
+                kind_read_back(&frame),
+                "{}",
+                text(frame)
+            );
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use super::{JSONRPC, Response, notification};
 use crate::protocol::ProtocolVersion;
-use crate::protocol::frame::{self, Frame};
+use crate::protocol::frame::{self, Frame, FrameKind};
 use crate::protocol::meta;
 use crate::protocol::sampling::CreateMessageParams;
 use serde::ser::SerializeMap;
@@ -143,6 +143,7 @@ pub(crate) fn subscription_closed(id: &RawValue) -> Frame {
             },
         },
         128,
+        FrameKind::Result,
     )
 }
 
@@ -202,6 +203,7 @@ pub(crate) fn client_request(id: &RawValue, request: &InputRequest<'_>) -> Frame
             request,
         },
         256,
+        FrameKind::Message,
     )
 }
 

@@ -5,7 +5,7 @@
 use super::notify::InputRequest;
 use super::{JSONRPC, Response};
 use crate::protocol::ProtocolVersion;
-use crate::protocol::frame::{self, Frame, Spliced};
+use crate::protocol::frame::{self, Frame, FrameKind, Spliced};
 use crate::protocol::meta;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
@@ -287,6 +287,7 @@ impl<'a> Reply<'a> {
                 result,
             },
             capacity + self.id.get().len() + 160,
+            FrameKind::Result,
         )
     }
 

@@ -14,10 +14,12 @@ use hyper::{Response, StatusCode};
 pub(super) fn accepts(headers: &hyper::HeaderMap) -> (bool, bool) {
     let (mut json, mut sse) = (false, false);
     for value in headers.get_all(header::ACCEPT) {
-        for item in value.to_str().unwrap_or("").split(',') {
-            let media = item.split(';').next().unwrap_or("").trim();
-            // Compared in place: no lowercase copy per item.
-            let is = |name: &str| media.eq_ignore_ascii_case(name);
+        // Bytes, compared in place: the names sought are ASCII, so an item
+        // with other bytes never matches, and no copy is made per item.
+        for item in value.as_bytes().split(|&b| b == b',') {
+            let media = item.split(|&b| b == b';').next().unwrap_or_default();
+            let media = media.trim_ascii();
+            let is = |name: &str| media.eq_ignore_ascii_case(name.as_bytes());
             if is("*/*") {
                 (json, sse) = (true, true);
             } else if is("application/json") || is("application/*") {
@@ -103,5 +105,48 @@ impl WithHeader for Response<HttpBody> {
         self.headers_mut()
             .insert(name, HeaderValue::from_static(value));
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accept(values: &[&[u8]]) -> (bool, bool) {
+        let mut headers = hyper::HeaderMap::new();
+        for value in values {
+            headers.append(header::ACCEPT, HeaderValue::from_bytes(value).unwrap());
+        }
+        accepts(&headers)
+    }
+
+    #[test]
+    fn accept_lists_media_types_with_parameters_wildcards_and_any_case() {
+        assert_eq!(
+            accept(&[b"application/json, text/event-stream"]),
+            (true, true)
+        );
+        assert_eq!(
+            accept(&[b"Application/JSON;q=0.9 ,TEXT/Event-Stream ; q=1"]),
+            (true, true)
+        );
+        assert_eq!(
+            accept(&[b"application/json", b"text/event-stream"]),
+            (true, true)
+        );
+        assert_eq!(accept(&[b"*/*"]), (true, true));
+        assert_eq!(accept(&[b"application/*, text/*"]), (true, true));
+        assert_eq!(accept(&[b"application/json"]), (true, false));
+        assert_eq!(accept(&[b"text/event-stream"]), (false, true));
+        assert_eq!(accept(&[]), (false, false));
+        assert_eq!(
+            accept(&[b"application/jsonx, text/event-streams, text/html"]),
+            (false, false)
+        );
+        // An item with bytes outside ASCII matches nothing; the others count.
+        assert_eq!(
+            accept(&[b"application/json\xe9, text/event-stream"]),
+            (false, true)
+        );
     }
 }
