@@ -284,19 +284,19 @@ impl RecentClient {
     fn client(&self, info: Option<&RawValue>, capabilities: &RawValue) -> Arc<ClientSession> {
         let info = info.map(RawValue::get);
         let capabilities = capabilities.get();
-        let mut recent = lock(&self.0);
-        if let Some(known) = recent.as_ref()
+        if let Some(known) = lock(&self.0).as_ref()
             && known.info.as_deref() == info
             && *known.capabilities == *capabilities
         {
             return Arc::clone(&known.client);
         }
+        // Parsed outside the lock: other clients' requests need not wait.
         let client = Arc::new(ClientSession {
             info: info.and_then(|text| serde_json::from_str(text).ok()),
             capabilities: serde_json::from_str(capabilities).unwrap_or_else(|_| json!({})),
         });
         if info.map_or(0, str::len) + capabilities.len() <= RECENT_CLIENT_MAX_TEXT {
-            *recent = Some(Recent {
+            *lock(&self.0) = Some(Recent {
                 info: info.map(Box::from),
                 capabilities: Box::from(capabilities),
                 client: Arc::clone(&client),
