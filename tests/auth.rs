@@ -139,8 +139,17 @@ fn assert_challenge(response: &Response, status: u16, challenge: &str) {
         Some(challenge),
         "{response:?}"
     );
-    // The body is an id-less JSON-RPC error, as for every HTTP refusal.
-    assert_eq!(response.json()["error"]["code"], -32600);
+    let body = response.json();
+    if status == 403 {
+        // The session refused the call it resolved: its error response,
+        // with the request's id and the server-defined code -32003.
+        assert_eq!(body["error"]["code"], -32003, "{body}");
+        assert!(body.get("id").is_some(), "{body}");
+    } else {
+        // The body is an id-less JSON-RPC error, as for every refusal of
+        // the front door.
+        assert_eq!(body["error"]["code"], -32600, "{body}");
+    }
 }
 
 /// The `invalid_token` challenge with this description.
@@ -698,4 +707,263 @@ fn a_handle_belongs_to_the_subject_that_made_it() {
         json!({"milk": 1}),
         "{own}"
     );
+}
+
+/// `_meta` shapes that an earlier front door could not read (so it skipped
+/// the scope check and the header ladder) while the session read them
+/// leniently and ran the tool.
+fn odd_meta_shapes() -> Vec<Value> {
+    vec![
+        json!(0),
+        json!("x"),
+        json!([1]),
+        json!(null),
+        json!(true),
+        json!(["2026-07-28", {}, null]),
+        json!([common::http::MODERN, {}, {"name": "c", "version": "1"}, "info"]),
+        json!({"io.modelcontextprotocol/protocolVersion": 20260728,
+            "io.modelcontextprotocol/clientCapabilities": {}}),
+        json!({"io.modelcontextprotocol/protocolVersion": common::http::MODERN,
+            "io.modelcontextprotocol/clientCapabilities": []}),
+    ]
+}
+
+/// Whether `bonus` is still listed (`toggle_bonus` did not run).
+fn bonus_listed(server: &Server, token: &str) -> bool {
+    let list = server.modern(&request(99, "tools/list"), &[("Authorization", token)]);
+    tool_names(&list.json()).contains(&"bonus".to_owned())
+}
+
+#[test]
+fn a_scoped_tool_never_runs_for_a_token_without_its_scope_whatever_meta_is() {
+    let server = start(&[]);
+    let reader = bearer(&es256(&claims("bob", "tools:read")));
+    let insufficient = format!(
+        "Bearer error=\"insufficient_scope\", scope=\"tools:admin\", resource_metadata=\"{METADATA_URL}\""
+    );
+    let session = open_session(&server, &reader);
+    for meta in odd_meta_shapes() {
+        let params = json!({"name": "toggle_bonus", "arguments": {}, "_meta": meta});
+        let body = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": params});
+        // 2026-07-28: the routing headers agree with the body's name.
+        let modern = server.modern(&body, &[("Authorization", &reader)]);
+        let refusal = modern.expect_error(400, -32602);
+        assert_eq!(refusal["id"], 5, "{refusal}");
+        assert!(
+            refusal["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("_meta"),
+            "{refusal}"
+        );
+        // A legacy session, and a legacy request with no session at all.
+        for headers in [
+            vec![
+                ("Mcp-Session-Id", session.as_str()),
+                ("Authorization", &reader),
+            ],
+            vec![("Authorization", &reader)],
+        ] {
+            let legacy = server.post(&headers, &body.to_string());
+            assert_eq!(legacy.status, 400, "{meta}: {legacy:?}");
+            assert_ne!(legacy.status, 200, "{legacy:?}");
+        }
+        assert!(
+            bonus_listed(&server, &reader),
+            "toggle_bonus ran with _meta {meta}"
+        );
+    }
+    // A name the front door and the session read alike, spelt with an
+    // escape, or sent twice: refused, and the tool did not run.
+    let escaped = r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"toggle\u005fbonus","arguments":{}}}"#;
+    let response = server.post(
+        &[("Mcp-Session-Id", &session), ("Authorization", &reader)],
+        escaped,
+    );
+    assert_challenge(&response, 403, &insufficient);
+    assert_eq!(response.json()["error"]["code"], -32003, "{response:?}");
+    assert_eq!(response.json()["id"], 6, "the denial answers the request");
+    let twice = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"whoami","name":"toggle_bonus","arguments":{}}}"#;
+    let response = server.post(
+        &[("Mcp-Session-Id", &session), ("Authorization", &reader)],
+        twice,
+    );
+    assert_eq!(response.status, 400, "{response:?}");
+    assert!(response.body.contains("duplicate field"), "{response:?}");
+    // The 2026-07-28 era: the denial is decided by the session, on the
+    // tool it resolved, and answered 403 with the challenge.
+    let denied = modern_call(&server, "toggle_bonus", Some(&reader));
+    assert_challenge(&denied, 403, &insufficient);
+    assert_eq!(denied.json()["error"]["code"], -32003);
+    assert!(bonus_listed(&server, &reader));
+}
+
+#[test]
+fn mirrored_headers_are_checked_whatever_shape_meta_or_arguments_have() {
+    let server = start(&[]);
+    let token = bearer(&es256(&claims("bob", "tools:read")));
+    let auth = ("Authorization", token.as_str());
+    let locate = |meta: Value, arguments: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"locate","arguments":{arguments},"_meta":{meta}}}}}"#
+        )
+    };
+    let modern_headers = [
+        ("MCP-Protocol-Version", common::http::MODERN),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "locate"),
+        ("Mcp-Param-Region", "eu-west1"),
+        auth,
+    ];
+    // A well-formed envelope: the header disagrees with the body: -32020.
+    let good_meta = common::http::meta(json!({}));
+    let body = locate(good_meta.clone(), r#"{"region":"us-east1"}"#);
+    server
+        .post(&modern_headers, &body)
+        .expect_error(400, -32020);
+    // A key given twice: the header cannot be held to one of them.
+    let body = locate(good_meta, r#"{"region":"eu-west1","region":"us-east1"}"#);
+    let twice = server.post(&modern_headers, &body);
+    assert_eq!(twice.status, 400, "{twice:?}");
+    assert!(twice.body.contains("twice"), "{twice:?}");
+    // The odd `_meta` shapes: refused before anything runs (the envelope
+    // step of the ladder comes before the header step), never 200.
+    for meta in odd_meta_shapes() {
+        let body = locate(meta.clone(), r#"{"region":"us-east1"}"#);
+        let response = server.post(&modern_headers, &body);
+        assert_eq!(response.status, 400, "{meta}: {response:?}");
+        assert_eq!(response.json()["error"]["code"], -32602, "{response:?}");
+        assert!(
+            !response.body.contains("us-east1"),
+            "the tool ran: {response:?}"
+        );
+    }
+}
+
+/// A small deterministic generator (xorshift64*), so the property test
+/// below replays the same cases on every run and a failure names its seed.
+struct Cases(u64);
+
+impl Cases {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn pick<'a>(&mut self, items: &'a [&'a str]) -> &'a str {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+
+    /// A JSON text for `_meta`: objects with the envelope's keys of every
+    /// type, arrays in the envelope's order, scalars, repeated keys.
+    fn meta(&mut self) -> String {
+        let version = self.pick(&[
+            "\"2026-07-28\"",
+            "\"2025-11-25\"",
+            "20260728",
+            "null",
+            "[\"2026-07-28\"]",
+            "{}",
+            "\"2026-07-28\\u0000\"",
+        ]);
+        let capabilities = self.pick(&["{}", "[]", "null", "\"{}\"", "{\"elicitation\":{}}", "0"]);
+        let info = self.pick(&["{\"name\":\"c\",\"version\":\"1\"}", "null", "\"c\"", "[]"]);
+        let key_v = "\"io.modelcontextprotocol/protocolVersion\"";
+        let key_c = "\"io.modelcontextprotocol/clientCapabilities\"";
+        let key_i = "\"io.modelcontextprotocol/clientInfo\"";
+        match self.next() % 8 {
+            0 => format!("{{{key_v}:{version},{key_c}:{capabilities},{key_i}:{info}}}"),
+            1 => format!("[{version},{capabilities},{info},\"info\"]"),
+            2 => format!("[{version},{capabilities}]"),
+            3 => format!("{{{key_v}:{version},{key_v}:\"2026-07-28\",{key_c}:{capabilities}}}"),
+            4 => format!("{{{key_c}:{capabilities},\"progressToken\":{version}}}"),
+            5 => self
+                .pick(&["0", "\"x\"", "[1]", "null", "true", "{}", "[]"])
+                .to_owned(),
+            6 => format!("{{\"nested\":[{version}],{key_v}:{version}}}"),
+            _ => format!("{{{key_v}:\"2026-07-28\",{key_c}:{{}},{key_i}:{info}}}"),
+        }
+    }
+
+    /// Params naming `tool` in many spellings, with `meta` and `arguments`.
+    fn params(&mut self, tool: &str, meta: &str, arguments: &str) -> String {
+        let escaped: String = tool
+            .chars()
+            .map(|c| {
+                if c == '_' {
+                    "\\u005f".to_owned()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect();
+        match self.next() % 6 {
+            0 => format!(r#"{{"name":"{escaped}","arguments":{arguments},"_meta":{meta}}}"#),
+            1 => format!(r#"{{"_meta":{meta},"arguments":{arguments},"name":"{tool}"}}"#),
+            2 => format!(
+                r#"{{"name":"whoami","name":"{tool}","arguments":{arguments},"_meta":{meta}}}"#
+            ),
+            3 => format!(
+                r#"{{"name":"{tool}","arguments":{arguments},"_meta":{meta},"_meta":{{}}}}"#
+            ),
+            4 => format!(r#"{{"name":"{tool}","arguments":{arguments}}}"#),
+            _ => format!(r#"{{"name":"{tool}","arguments":{arguments},"_meta":{meta}}}"#),
+        }
+    }
+}
+
+/// Whatever shape params and `_meta` take, a `tools:read` token never runs
+/// the `tools:admin` tool, and a mirrored header that disagrees with the
+/// body never lets the call run, in either era, with or without a session:
+/// the front door's decisions are the session's, made on one parse.
+#[test]
+fn mutated_params_never_bypass_scopes_or_mirrored_headers() {
+    let server = start(&[]);
+    let reader = bearer(&es256(&claims("bob", "tools:read")));
+    let session = open_session(&server, &reader);
+    let mut cases = Cases(0x5eed_0f16);
+    for case in 0..240 {
+        let meta = cases.meta();
+        let era = cases.next() % 3;
+        let (tool, arguments) = if case % 2 == 0 {
+            ("toggle_bonus", "{}".to_owned())
+        } else {
+            let region = cases.pick(&[
+                r#"{"region":"us-east1"}"#,
+                r#"{"region":"eu-west1","region":"us-east1"}"#,
+                r#"{"region":"us-east1","shard":1}"#,
+            ]);
+            ("locate", region.to_owned())
+        };
+        let params = cases.params(tool, &meta, &arguments);
+        let body =
+            format!(r#"{{"jsonrpc":"2.0","id":{case},"method":"tools/call","params":{params}}}"#);
+        let mut headers = vec![("Authorization", reader.as_str())];
+        match era {
+            0 => headers.extend([
+                ("MCP-Protocol-Version", common::http::MODERN),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", tool),
+                ("Mcp-Param-Region", "eu-west1"),
+            ]),
+            1 => headers.push(("Mcp-Session-Id", session.as_str())),
+            _ => {}
+        }
+        let response = server.post(&headers, &body);
+        let ran = response.body.contains("\"result\"");
+        // Only the 2026-07-28 era mirrors arguments into headers: a legacy
+        // `locate` call runs, and says it.
+        let must_not_run = tool == "toggle_bonus" || era == 0;
+        assert!(
+            !(ran && must_not_run),
+            "case {case} (era {era}) ran {tool}: {body}\n{response:?}"
+        );
+        assert!(
+            [400, 403, 404].contains(&response.status) || response.status == 200,
+            "case {case}: {response:?}"
+        );
+    }
+    assert!(bonus_listed(&server, &reader), "toggle_bonus ran");
 }

@@ -366,13 +366,33 @@ fn malformed_calls_are_invalid_params() {
     let bad_args = peer.request(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "add", "arguments": [1, 2]}}));
     assert_eq!(
         bad_args,
-        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "Invalid params: tools/call \"arguments\" must be an object"}})
+        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "Invalid params: \"arguments\" must be a JSON object"}})
     );
     let no_params = peer.request(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call"}));
     assert_eq!(no_params["error"]["code"], -32602);
     let name_type = peer
         .request(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": 5}}));
     assert_eq!(name_type["error"]["code"], -32602);
+    // `_meta` is an object or absent, on every transport: the one parse of
+    // params that HTTP's checks use decides here too.
+    for meta in [
+        json!(0),
+        json!("x"),
+        json!([1]),
+        json!(null),
+        json!(["2026-07-28", {}, null]),
+    ] {
+        let odd = peer.request(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+            "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": meta}}));
+        assert_eq!(
+            odd,
+            json!({"jsonrpc": "2.0", "id": 6, "error": {"code": -32602, "message": "Invalid params: params._meta must be a JSON object"}}),
+            "{meta}"
+        );
+    }
+    let listed = peer.request(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list",
+        "params": {"_meta": {"progressToken": 1}, "cursor": null}}));
+    assert!(listed.get("result").is_some(), "{listed}");
 }
 
 #[test]

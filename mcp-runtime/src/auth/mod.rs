@@ -20,9 +20,11 @@
 //! | `tools/call` of a tool whose scopes the token lacks | `403` | `Bearer error="insufficient_scope", scope="<every scope of the tool>", resource_metadata="…"` |
 //!
 //! Scopes are declared per tool (`#[tool(scopes("files:write"))]`,
-//! [`ToolBuilder::scopes`](crate::ToolBuilder::scopes)) and enforced only
-//! here: stdio, and HTTP without `Server::auth`, have no caller identity and
-//! run every tool.
+//! [`ToolBuilder::scopes`](crate::ToolBuilder::scopes)). They are checked by
+//! the session, on the tool it resolved, with the principal this gate put on
+//! the request's connection; this module only turns the session's refusal
+//! into the `403` and its challenge. Stdio, and HTTP without `Server::auth`,
+//! have no caller identity and run every tool.
 
 mod metadata;
 mod verifier;

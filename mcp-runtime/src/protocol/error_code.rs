@@ -15,6 +15,10 @@ impl ErrorCode {
     pub(crate) const INVALID_PARAMS: ErrorCode = ErrorCode(-32602);
     /// The server failed.
     pub(crate) const INTERNAL_ERROR: ErrorCode = ErrorCode(-32603);
+    /// The caller's token lacks a scope the tool needs (a server-defined
+    /// code, in the range JSON-RPC leaves to implementations; on HTTP the
+    /// response is `403` with the `insufficient_scope` challenge).
+    pub(crate) const FORBIDDEN: ErrorCode = ErrorCode(-32003);
     /// 2026-07-28 over HTTP: a routing header disagrees with the body, is
     /// missing, or is malformed.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]

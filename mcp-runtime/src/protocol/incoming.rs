@@ -2,6 +2,7 @@
 //! rejection that says which JSON-RPC error it earns.
 
 use super::ErrorCode;
+use super::params::Params;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -9,11 +10,12 @@ use std::borrow::Cow;
 /// One well-formed JSON-RPC message, borrowing from the line it was read from.
 #[derive(Debug)]
 pub(crate) enum Incoming<'a> {
-    /// A request: it gets exactly one response.
+    /// A request: it gets exactly one response. Its params are read once,
+    /// here ([`Params`]), for every layer that decides on them.
     Request {
         id: &'a RawValue,
         method: Cow<'a, str>,
-        params: Option<&'a RawValue>,
+        params: Params<'a>,
     },
     /// A notification: it is never answered.
     Notification {
@@ -39,7 +41,7 @@ pub(crate) struct Rejection<'a> {
 
 /// A field that distinguishes "absent" (`None`) from `null` (`Some("null")`).
 #[derive(Debug, Default)]
-struct Present<'a>(Option<&'a RawValue>);
+pub(crate) struct Present<'a>(pub(crate) Option<&'a RawValue>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Present<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -51,7 +53,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Present<'a> {
 /// `Cow<str>` only as a field of its own, not inside an `Option`: there it
 /// would allocate for every message.
 #[derive(Debug, Default)]
-struct Text<'a>(Option<Cow<'a, str>>);
+pub(crate) struct Text<'a>(pub(crate) Option<Cow<'a, str>>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -151,7 +153,14 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
                 .into(),
             id: Some(id),
         }),
-        (Some(method), Some(id)) => Ok(Incoming::Request { id, method, params }),
+        (Some(method), Some(id)) => match Params::parse(params) {
+            Ok(params) => Ok(Incoming::Request { id, method, params }),
+            Err(invalid) => Err(Rejection {
+                code: ErrorCode::INVALID_PARAMS,
+                message: invalid.0.into(),
+                id: Some(id),
+            }),
+        },
         (Some(method), None) => Ok(Incoming::Notification { method, params }),
         (None, Some(id)) if envelope.result.0.is_some() || envelope.error.0.is_some() => {
             Ok(Incoming::Response {

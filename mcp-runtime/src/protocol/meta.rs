@@ -1,11 +1,13 @@
 //! The reserved `_meta` keys this server reads or writes, in one place.
-//! (The envelope decoder in `session/era.rs` must spell its keys in serde
+//! (The envelope decoder in `params.rs` must spell its keys in serde
 //! attributes, which take literals only; a test there checks they match.)
 
 /// The protocol version in a 2026-07-28 request envelope.
 pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// The client capabilities in a 2026-07-28 request envelope.
 pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// The client's name and version in a 2026-07-28 request envelope.
+pub(crate) const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// The per-request log level (2026-07-28).
 pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 /// The server's identity on 2026-07-28 results.

@@ -122,6 +122,20 @@ pub(crate) struct Connection {
     /// The trace context of the HTTP request this connection answers (its
     /// `traceparent` and `tracestate` headers); `None` on stdio.
     trace: Option<TraceContext>,
+    /// Set when the session refused a call for the caller's scopes, so the
+    /// transport can answer with its own denial (HTTP: `403` and the
+    /// `insufficient_scope` challenge). The session decides; this only
+    /// tells.
+    scope_denial: OnceLock<ScopeDenial>,
+}
+
+/// A call refused because the caller's token lacks the tool's scopes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ScopeDenial {
+    /// The tool that was not run.
+    pub(crate) tool: Arc<str>,
+    /// Every scope the tool needs (a new token needs all of them).
+    pub(crate) scopes: Vec<String>,
 }
 
 impl Connection {
@@ -139,6 +153,7 @@ impl Connection {
             client_gone: AtomicBool::new(false),
             principal: None,
             trace: None,
+            scope_denial: OnceLock::new(),
         }
     }
 
@@ -163,6 +178,18 @@ impl Connection {
     /// The verified caller of this connection's requests, if any.
     pub(crate) fn principal(&self) -> Option<&Arc<Principal>> {
         self.principal.as_ref()
+    }
+
+    /// Records that a call was refused for the caller's scopes (the first
+    /// refusal; an HTTP connection answers one request).
+    pub(crate) fn set_scope_denial(&self, denial: ScopeDenial) {
+        let _ = self.scope_denial.set(denial);
+    }
+
+    /// The scope refusal of this connection's request, if there was one.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn scope_denial(&self) -> Option<&ScopeDenial> {
+        self.scope_denial.get()
     }
 
     /// A connection of the same legacy session writing to `out`: the era and

@@ -11,6 +11,7 @@
 use super::Failure;
 use crate::level::Level;
 use crate::protocol::outgoing::ErrorData;
+use crate::protocol::params::{Meta, Params};
 use crate::protocol::trace_context::TraceContext;
 use crate::protocol::{ErrorCode, ProtocolVersion, meta};
 use crate::session::connection::{ClientSession, Connection};
@@ -90,42 +91,6 @@ pub(crate) struct RequestInfo {
     pub(crate) log_level: Option<Level>,
 }
 
-/// The 2026-07-28 envelope keys of `params._meta`, borrowed.
-#[derive(Deserialize, Default)]
-struct Envelope<'a> {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow)]
-    version: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, borrow)]
-    capabilities: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", default, borrow)]
-    client_info: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/logLevel", default, borrow)]
-    log_level: Option<&'a RawValue>,
-}
-
-impl<'a> Envelope<'a> {
-    fn of(meta: Option<&'a RawValue>) -> Envelope<'a> {
-        meta.and_then(|raw| serde_json::from_str(raw.get()).ok())
-            .unwrap_or_default()
-    }
-
-    fn present(&self) -> bool {
-        self.version.is_some() || self.capabilities.is_some()
-    }
-}
-
-/// `params._meta` of any method's params, borrowed.
-pub(crate) fn meta_of(params: Option<&RawValue>) -> Option<&RawValue> {
-    #[derive(Deserialize)]
-    struct WithMeta<'a> {
-        #[serde(rename = "_meta", default, borrow)]
-        meta: Option<&'a RawValue>,
-    }
-    params
-        .and_then(|raw| serde_json::from_str::<WithMeta<'_>>(raw.get()).ok())
-        .and_then(|w| w.meta)
-}
-
 /// The caller's trace context in a 2026-07-28 request's `params._meta`
 /// (`traceparent`, `tracestate`). A missing or invalid `traceparent` (not
 /// even a string) is no trace context, never an error. Read only when a
@@ -146,19 +111,13 @@ pub(crate) fn trace_context(meta: Option<&RawValue>) -> Option<TraceContext> {
     TraceContext::parse(&traceparent, tracestate.as_deref())
 }
 
-/// Whether `params._meta` carries the 2026-07-28 envelope (either of its
-/// required keys).
-pub(crate) fn enveloped(params: Option<&RawValue>) -> bool {
-    Envelope::of(meta_of(params)).present()
-}
-
 /// The revision and caller a request is served for, enforcing the era
 /// rules (and deciding the era, when this request does).
 pub(crate) fn request_info(
     recent: &RecentClient,
     connection: &Connection,
     method: &str,
-    meta: Option<&RawValue>,
+    params: &Params<'_>,
 ) -> Result<RequestInfo, Failure> {
     let lifecycle = connection.lifecycle();
     match lifecycle {
@@ -167,10 +126,9 @@ pub(crate) fn request_info(
             client: connection.session(),
             log_level: None,
         }),
-        Lifecycle::Modern => modern_request(recent, &Envelope::of(meta), lifecycle),
+        Lifecycle::Modern => modern_request(recent, params.meta.as_ref(), lifecycle),
         Lifecycle::Fresh => {
-            let envelope = Envelope::of(meta);
-            if !envelope.present() {
+            if !params.enveloped() {
                 if method == "ping" {
                     // Legacy clients may ping before `initialize`.
                     return Ok(RequestInfo {
@@ -187,7 +145,7 @@ pub(crate) fn request_info(
                     meta::CLIENT_CAPABILITIES
                 )));
             }
-            let info = modern_request(recent, &envelope, lifecycle)?;
+            let info = modern_request(recent, params.meta.as_ref(), lifecycle)?;
             if method != "server/discover" {
                 connection.set_lifecycle(Lifecycle::Modern);
             }
@@ -213,10 +171,11 @@ pub(crate) fn initialize_version(
     }
 }
 
-/// Validates the 2026-07-28 envelope of a request.
+/// Validates the 2026-07-28 envelope of a request (its keys' types were
+/// checked by the one parse, [`Params`]).
 fn modern_request(
     recent: &RecentClient,
-    envelope: &Envelope<'_>,
+    meta: Option<&Meta<'_>>,
     lifecycle: Lifecycle,
 ) -> Result<RequestInfo, Failure> {
     let missing = |key: &str| {
@@ -224,40 +183,25 @@ fn modern_request(
             "Invalid params: params._meta must carry \"{key}\" (2026-07-28 requests carry their protocol version and client capabilities)"
         ))
     };
-    let version: Cow<'_, str> = envelope
-        .version
-        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+    let version = meta
+        .and_then(|meta| meta.protocol_version.as_deref())
         .ok_or_else(|| missing(meta::PROTOCOL_VERSION))?;
-    let capabilities = envelope
-        .capabilities
+    let capabilities = meta
+        .and_then(|meta| meta.client_capabilities)
         .ok_or_else(|| missing(meta::CLIENT_CAPABILITIES))?;
-    if !capabilities.get().starts_with('{') {
-        return Err(Failure::invalid_params(format!(
-            "Invalid params: \"{}\" must be an object ({{}} declares none)",
-            meta::CLIENT_CAPABILITIES
-        )));
-    }
-    let log_level = match envelope.log_level {
+    let log_level = match meta.and_then(|meta| meta.log_level.as_deref()) {
         None => None,
-        Some(raw) => Some(
-            serde_json::from_str::<Cow<'_, str>>(raw.get())
-                .unwrap_or_default()
-                .parse::<Level>()
-                .map_err(|message| {
-                    Failure::invalid_params(format!(
-                        "Invalid params: {}: {message}",
-                        meta::LOG_LEVEL
-                    ))
-                })?,
-        ),
+        Some(level) => Some(level.parse::<Level>().map_err(|message| {
+            Failure::invalid_params(format!("Invalid params: {}: {message}", meta::LOG_LEVEL))
+        })?),
     };
-    match ProtocolVersion::parse(&version) {
+    match ProtocolVersion::parse(version) {
         Some(v) if v.is_modern() => Ok(RequestInfo {
             version: v,
-            client: recent.client(envelope.client_info, capabilities),
+            client: recent.client(meta.and_then(|meta| meta.client_info), capabilities),
             log_level,
         }),
-        _ => Err(unsupported_version(&version, lifecycle)),
+        _ => Err(unsupported_version(version, lifecycle)),
     }
 }
 
@@ -332,16 +276,21 @@ mod tests {
 
     #[test]
     fn the_envelope_reads_the_reserved_keys() {
-        let meta = json!({
+        let text = json!({"_meta": {
             meta::PROTOCOL_VERSION: "2026-07-28",
             meta::CLIENT_CAPABILITIES: {},
             meta::LOG_LEVEL: "info",
-        })
+        }})
         .to_string();
-        let raw: &RawValue = serde_json::from_str(&meta).unwrap();
-        let envelope = Envelope::of(Some(raw));
-        assert!(envelope.present() && envelope.log_level.is_some());
-        let info = modern_request(&RecentClient::default(), &envelope, Lifecycle::Fresh).unwrap();
+        let raw: &RawValue = serde_json::from_str(&text).unwrap();
+        let params = Params::parse(Some(raw)).unwrap();
+        assert!(params.enveloped());
+        let info = modern_request(
+            &RecentClient::default(),
+            params.meta.as_ref(),
+            Lifecycle::Fresh,
+        )
+        .unwrap();
         assert_eq!(info.version, ProtocolVersion::V2026_07_28);
         assert_eq!(info.log_level, Some(Level::Info));
     }

@@ -21,6 +21,7 @@ pub(crate) use methods::listen::notify_tools_changed;
 use crate::protocol::ErrorCode;
 use crate::protocol::incoming::{Incoming, Rejection, without_position};
 use crate::protocol::outgoing::{self, ErrorData, Reply};
+use crate::protocol::params::Params;
 use crate::shared::Shared;
 use connection::{Connection, canonical_id};
 use serde::Deserialize;
@@ -167,38 +168,28 @@ impl Session {
         &mut self,
         id: &RawValue,
         method: &str,
-        params: Option<&RawValue>,
+        params: Params<'_>,
     ) -> Result<(), Failure> {
         // An enveloped `initialize` is a 2026-07-28 request, and that era has
         // no such method: it goes through the era rules to the table, which
         // answers `-32601` (on HTTP `404`). Only a bare one is a handshake.
-        if method == "initialize" && !era::enveloped(params) {
-            return self.initialize(id, params);
-        }
-        if method == "tools/call" {
-            // The hot path: its params are parsed once, `_meta` included.
-            let call: methods::tools::CallParams<'_> = parse_params(params, "tools/call")?;
-            let info = era::request_info(
-                &self.shared.recent_client,
-                &self.connection,
-                method,
-                call.meta,
-            )?;
-            return self.call_tool(id, info, call);
+        if method == "initialize" && !params.enveloped() {
+            return self.initialize(id, params.raw);
         }
         let info = era::request_info(
             &self.shared.recent_client,
             &self.connection,
             method,
-            era::meta_of(params),
+            &params,
         )?;
         let version = info.version;
         match method {
+            "tools/call" => self.call_tool(id, info, params),
             "ping" if !version.is_modern() => self.ping(id, version),
-            "logging/setLevel" if !version.is_modern() => self.set_level(id, version, params),
+            "logging/setLevel" if !version.is_modern() => self.set_level(id, version, params.raw),
             "server/discover" if version.is_modern() => self.discover(id, version),
-            "subscriptions/listen" if version.is_modern() => self.listen(id, params),
-            "tools/list" => self.list_tools(id, version, params),
+            "subscriptions/listen" if version.is_modern() => self.listen(id, params.raw),
+            "tools/list" => self.list_tools(id, version, params.raw),
             _ => Err(Failure::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 format!("Method not found: {method}"),

@@ -4,34 +4,20 @@
 
 use crate::context::{Context, ContextParts};
 use crate::elicit::seal::{ArgumentsDigest, Resumed, arguments_digest};
+use crate::protocol::incoming::without_position;
 use crate::protocol::outgoing::{CallToolResult, ErrorData};
+use crate::protocol::params::Params;
 use crate::protocol::{ErrorCode, ProtocolVersion};
 use crate::session::call_span::{CallSpan, Outcome};
 use crate::session::calls::{self, PreparedCall};
-use crate::session::connection::{CancelSignal, canonical_id};
+use crate::session::connection::{CancelSignal, ScopeDenial, canonical_id};
 use crate::session::era::{self, RequestInfo};
 use crate::session::{Failure, Session, parse_params};
 use crate::tool::ToolCall;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::sync::Arc;
-
-/// The params of `tools/call`.
-#[derive(Deserialize)]
-pub(in crate::session) struct CallParams<'a> {
-    #[serde(borrow)]
-    name: Cow<'a, str>,
-    #[serde(default, borrow)]
-    arguments: Option<&'a RawValue>,
-    #[serde(rename = "_meta", default, borrow)]
-    pub(in crate::session) meta: Option<&'a RawValue>,
-    #[serde(rename = "inputResponses", default)]
-    input_responses: Option<Map<String, Value>>,
-    #[serde(rename = "requestState", default, borrow)]
-    request_state: Option<Cow<'a, str>>,
-}
 
 impl Session {
     pub(in crate::session) fn list_tools(
@@ -89,27 +75,43 @@ impl Session {
         &mut self,
         id: &RawValue,
         info: RequestInfo,
-        params: CallParams<'_>,
+        params: Params<'_>,
     ) -> Result<(), Failure> {
-        let arguments = params.arguments.filter(|raw| raw.get() != "null");
-        if let Some(raw) = arguments
-            && !raw.get().starts_with('{')
-        {
+        let Some(requested) = params.name.as_deref() else {
             return Err(Failure::invalid_params(
-                "Invalid params: tools/call \"arguments\" must be an object",
+                "Invalid params for tools/call: missing field `name`",
             ));
-        }
-        let Some((name, tool)) = self.shared.tools.lookup(&params.name) else {
+        };
+        // `arguments` is an object or absent: the one parse checked it.
+        let arguments = params.arguments;
+        let Some((name, tool)) = self.shared.tools.lookup(requested) else {
             return Err(
-                Failure::invalid_params(format!("Unknown tool: {}", params.name)).with_data(
+                Failure::invalid_params(format!("Unknown tool: {requested}")).with_data(
                     ErrorData::Tool {
-                        name: params.name.into_owned(),
+                        name: requested.to_owned(),
                     },
                 ),
             );
         };
+        // Authorization is decided here, on the tool that will run, with the
+        // caller the transport verified: no transport or method can skip it.
+        // (Without a principal, as on stdio, there is no caller to check.)
+        if let Some(principal) = self.connection.principal()
+            && !crate::principal::grants(principal, tool.scopes())
+        {
+            return Err(self.deny_scopes(&name, tool.scopes()));
+        }
         let version = info.version;
         let (digest, resumed) = if version.is_modern() {
+            let input_responses = match params.input_responses {
+                None => None,
+                Some(raw) => Some(serde_json::from_str(raw.get()).map_err(|err| {
+                    Failure::invalid_params(format!(
+                        "Invalid params: \"inputResponses\": {}",
+                        without_position(&err)
+                    ))
+                })?),
+            };
             // Hashed now only when a state is opened; else when one is sealed.
             let digest = if params.request_state.is_some() {
                 ArgumentsDigest::Known(arguments_digest(arguments.map(RawValue::get)))
@@ -123,7 +125,7 @@ impl Session {
                     &name,
                     &digest,
                     params.request_state.as_deref(),
-                    params.input_responses,
+                    input_responses,
                     tool.def.replayable_input,
                 )
                 .map_err(|reason| Failure::invalid_params(format!("Invalid params: {reason}")))?;
@@ -147,7 +149,7 @@ impl Session {
         // The call's own `_meta` context (2026-07-28), else the transport's
         // (HTTP headers).
         let connection = &self.connection;
-        let meta = params.meta.filter(|_| version.is_modern());
+        let meta = params.meta_raw().filter(|_| version.is_modern());
         let span = CallSpan::open(&name, id, version, || {
             era::trace_context(meta).or_else(|| connection.trace().cloned())
         });
@@ -164,7 +166,7 @@ impl Session {
             tool: Arc::clone(&name),
             version,
             client: info.client,
-            meta: params.meta.map(|raw| raw.to_owned()),
+            meta: params.meta_raw().map(|raw| raw.to_owned()),
             request_log_level: info.log_level,
             cancel: cancel.clone(),
             connection: Arc::clone(&self.connection),
@@ -192,6 +194,24 @@ impl Session {
             },
         );
         Ok(())
+    }
+
+    /// The refusal of a call whose tool needs `scopes` that the caller's
+    /// token lacks. The transport learns of it from the connection
+    /// ([`Connection::scope_denial`](crate::session::connection::Connection::scope_denial)),
+    /// so HTTP answers `403` with the `insufficient_scope` challenge.
+    fn deny_scopes(&self, tool: &Arc<str>, scopes: &[String]) -> Failure {
+        self.connection.set_scope_denial(ScopeDenial {
+            tool: Arc::clone(tool),
+            scopes: scopes.to_vec(),
+        });
+        Failure::new(
+            ErrorCode::FORBIDDEN,
+            format!(
+                "Forbidden: the tool '{tool}' needs the scopes {:?}; get a token granting them",
+                scopes.join(" ")
+            ),
+        )
     }
 
     /// Refuses a call over the rate or pending limit (with `in_flight`

@@ -24,10 +24,10 @@ use super::modern::{run, watch_tool_changes};
 use super::sessions::{LegacySession, MAX_SESSIONS, PushGuard, Sessions, find, session_id};
 use super::sse::HttpBody;
 use super::{Caller, refuse};
+use crate::auth::Gate;
 use crate::principal::Principal;
 use crate::protocol::frame::FrameKind;
 use crate::protocol::incoming::{Incoming, Rejection};
-use crate::protocol::probe::ParamsProbe;
 use crate::protocol::{ErrorCode, ProtocolVersion};
 use crate::session::connection::{Connection, canonical_id};
 use crate::session::era::Lifecycle;
@@ -54,18 +54,14 @@ use tokio::sync::{mpsc, watch};
 /// carries the envelope, whatever its `MCP-Protocol-Version` header says
 /// (clients may keep a header from an earlier probe), so it still opens a
 /// session.
-pub(super) fn claims(
-    headers: &HeaderMap,
-    message: &Result<Incoming<'_>, Rejection<'_>>,
-    params: Option<&ParamsProbe<'_>>,
-) -> bool {
+pub(super) fn claims(headers: &HeaderMap, message: &Result<Incoming<'_>, Rejection<'_>>) -> bool {
     let in_session = headers.contains_key(headers::SESSION_ID);
-    let Ok(Incoming::Request { method, .. }) = message else {
+    let Ok(Incoming::Request { method, params, .. }) = message else {
         // Notifications, responses and bad bodies belong to a session when
         // they name one.
         return in_session;
     };
-    if params.is_some_and(|p| p.envelope_version().is_some()) {
+    if params.envelope_version().is_some() {
         // A 2026-07-28 request ignores any Mcp-Session-Id.
         return false;
     }
@@ -93,6 +89,7 @@ pub(super) async fn post(
     headers: &HeaderMap,
     message: Result<Incoming<'_>, Rejection<'_>>,
     principal: Caller,
+    gate: Option<&Gate>,
 ) -> Response<HttpBody> {
     if let Ok(Incoming::Request { method, .. }) = &message
         && method == "initialize"
@@ -103,7 +100,7 @@ pub(super) async fn post(
                 "Bad Request: 'initialize' opens a new session; send it without Mcp-Session-Id",
             );
         }
-        return initialize(shared, stop, sessions, message, principal).await;
+        return initialize(shared, stop, sessions, message, principal, gate).await;
     }
     let session = match find(sessions, headers, principal.as_ref()) {
         Ok(session) => session,
@@ -162,9 +159,16 @@ pub(super) async fn post(
                 live.retain(|c| c.strong_count() > 0);
                 live.push(Arc::downgrade(&connection));
             }
+            // A message the one parse refused (its params included) is a
+            // bad request on HTTP, in either era.
+            let status_of = if message.is_err() {
+                |_| StatusCode::BAD_REQUEST
+            } else {
+                legacy_status
+            };
             // `logging/setLevel` changes the session, not just this request:
             // the fork shares the template's log level.
-            run(shared, stop, connection, frames, message, legacy_status).await
+            run(shared, stop, connection, frames, message, status_of, gate).await
         }
     }
 }
@@ -177,6 +181,7 @@ async fn initialize(
     sessions: &Sessions,
     message: Result<Incoming<'_>, Rejection<'_>>,
     principal: Caller,
+    gate: Option<&Gate>,
 ) -> Response<HttpBody> {
     {
         let now = Instant::now();
@@ -192,7 +197,16 @@ async fn initialize(
     let (out, frames) = mpsc::unbounded_channel();
     let connection = Arc::new(Connection::new(out).with_principal(principal.clone()));
     let handshake = Arc::clone(&connection);
-    let mut response = run(shared, stop, connection, frames, message, legacy_status).await;
+    let mut response = run(
+        shared,
+        stop,
+        connection,
+        frames,
+        message,
+        legacy_status,
+        gate,
+    )
+    .await;
     if !matches!(handshake.lifecycle(), Lifecycle::Legacy { .. }) {
         return response;
     }

@@ -25,8 +25,7 @@ pub use sse::HttpBody;
 
 use crate::auth::{Denial, Gate};
 use crate::principal::Principal;
-use crate::protocol::incoming::{self, Incoming};
-use crate::protocol::probe::ParamsProbe;
+use crate::protocol::incoming;
 use crate::shared::Shared;
 use bytes::Bytes;
 use http_body_util::BodyExt;
@@ -293,26 +292,12 @@ where
             );
         }
     };
-    // The body is parsed once; a request's params are probed once more
-    // for the era and the validation ladder.
+    // The body is parsed once, its params included: the era choice, the
+    // header ladder, the scope check and the call all read that one parse.
     let message = incoming::parse(&body);
-    let params = match &message {
-        Ok(Incoming::Request { params, .. }) => ParamsProbe::of(*params),
-        _ => None,
-    };
-    // Scopes are checked before the call runs, in both eras, on the name
-    // the body gives (the 2026-07-28 ladder holds `Mcp-Name` to it).
-    if let (Some(gate), Some(principal), Ok(Incoming::Request { method, .. }), Some(params)) =
-        (&config.auth, &principal, &message, &params)
-        && *method == "tools/call"
-        && let Some(name) = params.name.as_deref()
-        && let Some((_, tool)) = inner.shared.tools.registry().get(name)
-        && !crate::principal::grants(principal, tool.scopes())
-    {
-        return denied(gate.insufficient_scope(name, tool.scopes()));
-    }
     let stop = inner.stop.subscribe();
-    let response = if legacy::claims(&parts.headers, &message, params.as_ref()) {
+    let gate = config.auth.as_deref();
+    let response = if legacy::claims(&parts.headers, &message) {
         legacy::post(
             &inner.shared,
             &stop,
@@ -320,6 +305,7 @@ where
             &parts.headers,
             message,
             principal,
+            gate,
         )
         .await
     } else {
@@ -328,8 +314,8 @@ where
             &stop,
             &parts.headers,
             message,
-            params,
             principal,
+            gate,
         )
         .await
     };
@@ -370,7 +356,16 @@ fn metadata(gate: &Gate, shared: &Shared, method: &Method) -> Response<HttpBody>
 
 /// A refusal of the authorization gate, with its `WWW-Authenticate`.
 fn denied(denial: Denial) -> Response<HttpBody> {
-    let mut response = refuse(denial.status, &denial.message);
+    let response = refuse(denial.status, &denial.message);
+    with_challenge(response, denial)
+}
+
+/// `denial`'s status and headers on `response`.
+pub(super) fn with_challenge(
+    mut response: Response<HttpBody>,
+    denial: Denial,
+) -> Response<HttpBody> {
+    *response.status_mut() = denial.status;
     if let Some(challenge) = denial.challenge
         && let Ok(value) = HeaderValue::from_str(&challenge)
     {

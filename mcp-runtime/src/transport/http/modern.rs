@@ -4,11 +4,12 @@
 
 use super::headers::{self, BadHeader};
 use super::sse::{CancelOnDrop, HttpBody};
-use super::{Caller, json_response};
+use super::{Caller, json_response, with_challenge};
+use crate::auth::Gate;
 use crate::protocol::frame::{Frame, FrameKind};
-use crate::protocol::incoming::{Incoming, Rejection};
+use crate::protocol::incoming::{Incoming, Rejection, without_position};
 use crate::protocol::outgoing::{self, ErrorData};
-use crate::protocol::probe::ParamsProbe;
+use crate::protocol::params::Params;
 use crate::protocol::{ErrorCode, ProtocolVersion, meta};
 use crate::session::connection::Connection;
 use crate::session::era::Lifecycle;
@@ -17,6 +18,7 @@ use crate::shared::Shared;
 use crate::tool::{HeaderKind, Tool};
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
@@ -46,16 +48,16 @@ impl From<BadHeader> for Refusal {
     }
 }
 
-/// Answers one POST's message (`params`: its params' probe, for a
-/// request; `principal`: its verified caller); `stop` is set when the
-/// server shuts down.
+/// Answers one POST's message (`principal`: its verified caller, `gate`:
+/// the authorization settings, if on); `stop` is set when the server shuts
+/// down.
 pub(super) async fn post(
     shared: &Arc<Shared>,
     stop: &watch::Receiver<bool>,
     headers: &HeaderMap,
     message: Result<Incoming<'_>, Rejection<'_>>,
-    params: Option<ParamsProbe<'_>>,
     principal: Caller,
+    gate: Option<&Gate>,
 ) -> Response<HttpBody> {
     let refusal = match &message {
         // (1) JSON and (2) JSON-RPC shape.
@@ -80,11 +82,8 @@ pub(super) async fn post(
             );
             return json_response(StatusCode::BAD_REQUEST, frame.into_bytes());
         }
-        // Params that are not an object: the session says what is wrong,
-        // as on stdio.
-        Ok(Incoming::Request { id, method, .. }) => params
-            .as_ref()
-            .and_then(|params| ladder(shared, headers, method, params).err())
+        Ok(Incoming::Request { id, method, params }) => ladder(shared, headers, method, params)
+            .err()
             .map(|refusal| (*id, refusal)),
     };
     if let Some((id, refusal)) = refusal {
@@ -102,7 +101,7 @@ pub(super) async fn post(
             .with_trace(headers::trace_context(headers))
             .with_principal(principal),
     );
-    run(shared, stop, connection, frames, message, status_of).await
+    run(shared, stop, connection, frames, message, status_of, gate).await
 }
 
 /// Steps 3 to 7 of the ladder (the session does the method and tool
@@ -111,10 +110,14 @@ fn ladder(
     shared: &Shared,
     headers: &HeaderMap,
     method: &str,
-    probe: &ParamsProbe<'_>,
+    params: &Params<'_>,
 ) -> Result<(), Refusal> {
-    // (3) The envelope.
-    if !probe.envelope_complete() {
+    // (3) The envelope (its keys' types were checked by the one parse).
+    let envelope_complete = params
+        .meta
+        .as_ref()
+        .is_some_and(|m| m.protocol_version.is_some() && m.client_capabilities.is_some());
+    if !envelope_complete {
         return Err(Refusal {
             status: StatusCode::BAD_REQUEST,
             code: ErrorCode::INVALID_PARAMS,
@@ -126,7 +129,7 @@ fn ladder(
             data: None,
         });
     }
-    let version = probe.envelope_version().unwrap_or("");
+    let version = params.envelope_version().unwrap_or("");
     // (4) Headers against the body.
     match headers::single(headers, &headers::PROTOCOL_VERSION)? {
         None => {
@@ -150,7 +153,7 @@ fn ladder(
         }
         Some(_) => {}
     }
-    let name = probe.name.as_deref();
+    let name = params.name.as_deref();
     let named = matches!(method, "tools/call" | "prompts/get");
     match headers::single(headers, &headers::NAME)? {
         None if named => return Err(Refusal::mismatch("the Mcp-Name header is missing")),
@@ -175,13 +178,18 @@ fn ladder(
         });
     }
     // (6) is the session's routing table; (7) the tool's mirrored arguments
-    // (parsed only for a tool that mirrors some).
+    // (parsed only for a tool that mirrors some), on the tool the session
+    // will look up by the same name.
     if method == "tools/call"
         && let Some(name) = name
-        && let Some((_, tool)) = shared.tools.registry().get(name)
+        && let Some((_, tool)) = shared.tools.lookup(name)
         && !tool.header_params().is_empty()
     {
-        check_params(tool, headers, probe.arguments().as_ref())?;
+        let arguments = match params.arguments {
+            None => None,
+            Some(raw) => Some(read_arguments(raw)?),
+        };
+        check_params(&tool, headers, arguments.as_ref())?;
     }
     Ok(())
 }
@@ -246,6 +254,48 @@ fn check_params(
     Ok(())
 }
 
+/// The arguments of a tool that mirrors some into headers. An object (the
+/// one parse checked it); a key given twice is refused, since the header
+/// would be compared with one value and the tool might read the other.
+fn read_arguments(raw: &RawValue) -> Result<Map<String, Value>, Refusal> {
+    struct Unique(Map<String, Value>);
+    impl<'de> serde::Deserialize<'de> for Unique {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Unique, D::Error> {
+            struct Visitor;
+            impl<'de> serde::de::Visitor<'de> for Visitor {
+                type Value = Unique;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut access: A,
+                ) -> Result<Unique, A::Error> {
+                    let mut map = Map::new();
+                    while let Some((key, value)) = access.next_entry::<String, Value>()? {
+                        if map.contains_key(&key) {
+                            return Err(serde::de::Error::custom(format_args!(
+                                "argument `{key}` is given twice"
+                            )));
+                        }
+                        map.insert(key, value);
+                    }
+                    Ok(Unique(map))
+                }
+            }
+            d.deserialize_map(Visitor)
+        }
+    }
+    serde_json::from_str::<Unique>(raw.get())
+        .map(|unique| unique.0)
+        .map_err(|err| Refusal {
+            status: StatusCode::BAD_REQUEST,
+            code: ErrorCode::INVALID_PARAMS,
+            message: format!("Invalid params: {}", without_position(&err)),
+            data: None,
+        })
+}
+
 /// Whether header text names the same number as `n` (`42` and `42.0` do).
 fn same_number(text: &str, n: &serde_json::Number) -> bool {
     if let (Ok(a), Some(b)) = (text.parse::<i64>(), n.as_i64()) {
@@ -269,11 +319,21 @@ pub(super) async fn run(
     mut frames: mpsc::UnboundedReceiver<Frame>,
     message: Result<Incoming<'_>, Rejection<'_>>,
     status_of: fn(FrameKind) -> StatusCode,
+    gate: Option<&Gate>,
 ) -> Response<HttpBody> {
     // Dropped with this future (the client went away) or moved into the
     // stream body.
     let cancel = CancelOnDrop(Arc::downgrade(&connection));
     Session::new(Arc::clone(shared), Arc::clone(&connection)).handle(message);
+    // The session refused the call for the caller's scopes (it decides, on
+    // the tool it resolved): HTTP's part is the status and the challenge.
+    // The body is the session's error response (sent before `handle`
+    // returned), which names the request's id.
+    if let (Some(gate), Some(denial)) = (gate, connection.scope_denial()) {
+        let challenge = gate.insufficient_scope(&denial.tool, &denial.scopes);
+        let body = frames.try_recv().map(Frame::into_bytes).unwrap_or_default();
+        return with_challenge(json_response(challenge.status, body), challenge);
+    }
     let listening = !connection.subscriptions().is_empty();
     let keep: Option<Box<dyn std::any::Any + Send + Sync>> = if listening {
         // The subscription lives as long as its stream, which ends with
