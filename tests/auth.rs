@@ -338,6 +338,31 @@ fn invalid_tokens_get_401_invalid_token() {
 }
 
 #[test]
+fn a_token_with_an_empty_subject_is_an_invalid_token() {
+    let server = start(&[]);
+    let description = "the token is invalid: its subject (`sub`) is empty";
+    for (case, token) in [
+        ("empty, RS256", rs256(&claims("", "tools:admin"))),
+        ("empty, ES256", es256(&claims("", ""))),
+        ("whitespace", rs256(&claims(" \t ", ""))),
+    ] {
+        // A modern call, and a legacy initialize: such tokens would all be
+        // one subject, sharing legacy sessions and handles.
+        let response = modern_call(&server, "whoami", Some(&bearer(&token)));
+        assert_challenge(&response, 401, &invalid_token(description));
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": LEGACY, "capabilities": {},
+            "clientInfo": {"name": "auth-tests", "version": "1"}}});
+        let response = server.post(&[("Authorization", &bearer(&token))], &init.to_string());
+        assert_eq!(response.status, 401, "{case}: {response:?}");
+        assert!(response.header("mcp-session-id").is_none(), "{case}");
+    }
+    // A one-character subject is a subject.
+    let response = modern_call(&server, "whoami", Some(&bearer(&rs256(&claims("a", "")))));
+    assert_eq!(response.status, 200, "{response:?}");
+}
+
+#[test]
 fn malformed_credentials_get_400_invalid_request() {
     let server = start(&[]);
     let token = rs256(&claims("alice", ""));

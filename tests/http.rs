@@ -292,6 +292,80 @@ fn foreign_origins_and_hosts_are_forbidden() {
     assert_eq!(server.raw(&bytes).status, 403);
 }
 
+/// `bytes` with its `Host: <addr>` line replaced by `hosts`, one header each.
+fn with_hosts(server: &Server, bytes: &[u8], hosts: &[&str]) -> Vec<u8> {
+    let lines: Vec<String> = hosts.iter().map(|h| format!("Host: {h}")).collect();
+    String::from_utf8(bytes.to_vec())
+        .unwrap()
+        .replace(&format!("Host: {}", server.addr), &lines.join("\r\n"))
+        .into_bytes()
+}
+
+#[test]
+fn hosts_and_origins_are_parsed_strictly() {
+    let server = Server::start(&[]);
+    let message = call(1, "add", json!({"a": 1, "b": 2}));
+    let port = server.addr.rsplit(':').next().unwrap().to_owned();
+    let routing = [
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "add"),
+    ];
+    let bytes = request_bytes(&server.addr, "POST", &routing, &message.to_string());
+    let host_status = |hosts: &[&str]| server.raw(&with_hosts(&server, &bytes, hosts)).status;
+    // What a loopback server answers to keeps working.
+    let localhost = format!("localhost:{port}");
+    let loopback = format!("127.0.0.1:{port}");
+    let ipv6 = format!("[::1]:{port}");
+    for good in [
+        "localhost",
+        &localhost,
+        &loopback,
+        "127.0.0.1",
+        &ipv6,
+        "[::1]",
+    ] {
+        assert_eq!(host_status(&[good]), 200, "Host: {good}");
+    }
+    // A host that only begins like a loopback name is not one.
+    for bad in [
+        "localhost:80@evil.com",
+        "localhost:evil",
+        "[::1]evil",
+        "localhost@evil.com",
+        "localhost:80:80",
+        "localhost:+80",
+        "localhost.evil.com",
+        "[::1].evil.com",
+    ] {
+        let response = server.raw(&with_hosts(&server, &bytes, &[bad]));
+        assert_eq!(response.status, 403, "Host: {bad}: {response:?}");
+        assert!(response.body.contains("Host"), "{response:?}");
+    }
+    // Two Host headers, even both allowed, are a bad request.
+    for pair in [["localhost", "localhost"], ["localhost", "evil.example"]] {
+        let response = server.raw(&with_hosts(&server, &bytes, &pair));
+        assert_eq!(response.status, 400, "Host: {pair:?}: {response:?}");
+        assert!(response.body.contains("more than once"), "{response:?}");
+    }
+    // An Origin is `scheme://host[:port]` and nothing else.
+    for bad in [
+        "http://localhost:80@evil.com",
+        "http://localhost@evil.com",
+        "http://localhost:evil",
+        "http://[::1]evil",
+        "http://localhost/",
+    ] {
+        let response = server.modern(&message, &[("Origin", bad)]);
+        assert_eq!(response.status, 403, "Origin: {bad}: {response:?}");
+    }
+    let local = format!("http://localhost:{port}");
+    for good in ["http://localhost", local.as_str(), "https://[::1]:3000"] {
+        let response = server.modern(&message, &[("Origin", good)]);
+        assert_eq!(response.status, 200, "Origin: {good}: {response:?}");
+    }
+}
+
 #[test]
 fn a_body_over_the_limit_is_refused_unread() {
     let server = Server::start(&[]);

@@ -22,7 +22,9 @@ const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
 /// issuer; `aud` is the server's canonical URI, or an array containing it
 /// (RFC 8707: a token for another resource is refused); `exp` is in the
 /// future and `nbf`, if present, in the past, give or take the leeway; and
-/// `sub` is a string. Keys a token header carries (`jwk`, `jku`) are
+/// `sub` is a string that is not empty or only whitespace (one subject
+/// shared by every token without one would share their sessions and
+/// handles). Keys a token header carries (`jwk`, `jku`) are
 /// ignored.
 ///
 /// The [`Principal`]: `sub`; the scopes of `scope` (space-separated, RFC
@@ -119,6 +121,9 @@ fn principal(claims: Map<String, Value>) -> Result<Principal, Rejection> {
     let Some(Value::String(subject)) = claims.get("sub") else {
         return Err(Rejection::MissingClaim("sub".to_owned()));
     };
+    if subject.trim().is_empty() {
+        return Err(Rejection::Invalid(super::EMPTY_SUBJECT.to_owned()));
+    }
     let subject = subject.clone();
     let scopes = scopes(&claims);
     Ok(Principal::new(subject, scopes, claims))
@@ -174,6 +179,13 @@ mod tests {
             principal(claims(json!({"sub": 7}))).unwrap_err(),
             Rejection::MissingClaim("sub".to_owned())
         );
+        for blank in ["", " ", "\t \n"] {
+            assert_eq!(
+                principal(claims(json!({"sub": blank}))).unwrap_err(),
+                Rejection::Invalid(super::super::EMPTY_SUBJECT.to_owned()),
+                "{blank:?}"
+            );
+        }
     }
 
     #[test]

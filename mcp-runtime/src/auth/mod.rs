@@ -15,7 +15,7 @@
 //! | a token only in the query string (`?access_token=`) | `401` | as above: such a token is never read, so the request has none |
 //! | a query-string token and a header token | `400` | `Bearer error="invalid_request", …` (RFC 6750 §2: one method per request) |
 //! | `Bearer` with no token, a token of characters RFC 6750 does not allow, two `Authorization` headers | `400` | `Bearer error="invalid_request", …` |
-//! | a token the verifier refuses: garbage, bad signature, unknown key, expired, not yet valid, another issuer, another audience | `401` | `Bearer error="invalid_token", error_description="…", resource_metadata="…"` |
+//! | a token the verifier refuses: garbage, bad signature, unknown key, expired, not yet valid, another issuer, another audience, an empty or blank `sub`; or a [`Principal`] with an empty or blank subject from any verifier | `401` | `Bearer error="invalid_token", error_description="…", resource_metadata="…"` |
 //! | the verifier cannot check now ([`Rejection::Unavailable`]) | `503` | none (`Retry-After`) |
 //! | `tools/call` of a tool whose scopes the token lacks | `403` | `Bearer error="insufficient_scope", scope="<every scope of the tool>", resource_metadata="…"` |
 //!
@@ -182,6 +182,9 @@ pub(crate) struct Denial {
 /// `error` codes of RFC 6750 §3.1.
 const INVALID_REQUEST: &str = "invalid_request";
 const INVALID_TOKEN: &str = "invalid_token";
+/// Why a principal with a blank subject is refused (the JWT verifier's
+/// words too).
+pub(crate) const EMPTY_SUBJECT: &str = "its subject (`sub`) is empty";
 const INSUFFICIENT_SCOPE: &str = "insufficient_scope";
 
 impl Gate {
@@ -282,7 +285,20 @@ impl Gate {
                 &format!("Bad Request: {why}"),
             ));
         }
-        match self.verifier.verify(Bearer::new(token, headers)).await {
+        let verified = self
+            .verifier
+            .verify(Bearer::new(token, headers))
+            .await
+            .and_then(|principal| {
+                // Legacy sessions and handles belong to a subject: every
+                // token without one (whatever the verifier) would share them.
+                if principal.subject().trim().is_empty() {
+                    Err(Rejection::Invalid(EMPTY_SUBJECT.to_owned()))
+                } else {
+                    Ok(principal)
+                }
+            });
+        match verified {
             Ok(principal) => Ok(Arc::new(principal)),
             Err(Rejection::Unavailable(reason)) => {
                 tracing::warn!(%reason, "a bearer token could not be checked");
@@ -570,6 +586,47 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(denial.status, StatusCode::SERVICE_UNAVAILABLE);
+    }
+
+    /// Accepts every token as a principal with this subject.
+    struct Subject(&'static str);
+
+    impl TokenVerifier for Subject {
+        fn verify<'a>(&'a self, _bearer: Bearer<'a>) -> VerifyFuture<'a> {
+            Box::pin(async move { Ok(Principal::new(self.0, ["s"], Default::default())) })
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_principal_without_a_subject_is_an_invalid_token_whatever_the_verifier() {
+        for blank in ["", " ", "\t\n "] {
+            let gate = Gate::new(
+                Auth::new("https://mcp.example.com/mcp", Subject(blank))
+                    .authorization_server("https://auth.example.com"),
+            )
+            .unwrap();
+            let denial = gate
+                .authenticate(&headers(&["Bearer t"]), None, &[])
+                .await
+                .unwrap_err();
+            assert_eq!(denial.status, StatusCode::UNAUTHORIZED, "{blank:?}");
+            let challenge = denial.challenge.unwrap();
+            assert!(
+                challenge.starts_with("Bearer error=\"invalid_token\""),
+                "{challenge}"
+            );
+            assert!(challenge.contains(EMPTY_SUBJECT), "{challenge}");
+        }
+        let gate = Gate::new(
+            Auth::new("https://mcp.example.com/mcp", Subject("alice"))
+                .authorization_server("https://auth.example.com"),
+        )
+        .unwrap();
+        let principal = gate
+            .authenticate(&headers(&["Bearer t"]), None, &[])
+            .await
+            .unwrap();
+        assert_eq!(principal.subject(), "alice");
     }
 
     #[test]

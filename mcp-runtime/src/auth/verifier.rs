@@ -46,7 +46,10 @@ impl<'a> Bearer<'a> {
 /// front that has verified the token already and says so in a header.
 /// Whatever the verifier, it must refuse tokens issued for another resource
 /// (the MCP authorization rules: the audience is this server's canonical
-/// URI).
+/// URI). A [`Principal`] it returns with an empty or whitespace-only
+/// subject is refused by the server as an invalid token (`401`), since
+/// legacy sessions and handles belong to the subject: all such callers
+/// would share them.
 ///
 /// ```
 /// use mcp_runtime::Principal;

@@ -35,7 +35,10 @@ impl Server {
     /// `127.0.0.1` and `[::1]`. Setting them turns the `Host` check on for
     /// every bind address (by default it is on only for a loopback bind
     /// and in [`Server::http_service`]); a request naming another host
-    /// gets `403`, which stops DNS-rebinding attacks.
+    /// gets `403`, which stops DNS-rebinding attacks. `Host` must be a host
+    /// and optional `:port` of digits, nothing else: `localhost:80@evil.com`
+    /// or `[::1]evil` is `403`, two `Host` headers are `400`. Write IPv6
+    /// addresses in brackets (`[::1]`), as `Host` carries them.
     pub fn allowed_hosts<S: Into<String>>(mut self, hosts: impl IntoIterator<Item = S>) -> Server {
         self.http.hosts = Some(hosts.into_iter().map(Into::into).collect());
         self
@@ -43,7 +46,9 @@ impl Server {
 
     /// HTTP: origins (`https://app.example.com`, exact) allowed besides
     /// those on the allowed hosts. A request with another `Origin` gets
-    /// `403`; one without `Origin` (a non-browser client) is fine.
+    /// `403`; one without `Origin` (a non-browser client) is fine. An origin
+    /// on an allowed host must be exactly `http(s)://host[:port]` (no
+    /// userinfo, path or trailing characters), and there must be one.
     pub fn allowed_origins<S: Into<String>>(
         mut self,
         origins: impl IntoIterator<Item = S>,

@@ -48,7 +48,12 @@ static COMPARE_AND_DELETE: LazyLock<Script> = LazyLock::new(|| {
 ///
 /// The connection is made on first use and re-made after a failure, so a
 /// server starts while Redis is down and recovers by itself when it comes
-/// back. Every operation is bounded by [`RedisStore::timeout`] (1 s by
+/// back. An operation that finds the connection broken (an I/O error: the
+/// first one after a Redis restart gets "broken pipe") is tried once more,
+/// on the new connection, within the same timeout; timeouts and errors
+/// Redis answered are not retried. So an operation whose connection broke
+/// after Redis ran it may run twice: `put_if_absent` then answers `false`
+/// and `compare_and_set` `false`, as if another server had been first. Every operation is bounded by [`RedisStore::timeout`] (1 s by
 /// default): while Redis is unreachable, calls that need the store fail with
 /// "state store unavailable …" at once instead of hanging, and other calls
 /// are not affected.
@@ -138,32 +143,56 @@ impl RedisStore {
         format!("{}{key}", self.prefix)
     }
 
-    /// Runs `op` on a connection within the timeout.
-    fn run<'a, T, F>(
-        &'a self,
-        op: impl FnOnce(ConnectionManager) -> F + Send + 'a,
-    ) -> StoreFuture<'a, T>
+    /// Runs `op` on a connection within the timeout, twice if the first
+    /// try finds the connection broken ([`is_connection_error`]).
+    ///
+    /// The manager learns that its connection died only when a command
+    /// fails on it (after a Redis restart, a dead socket answers "broken
+    /// pipe"); it then reconnects, and the retry waits for that new
+    /// connection. Without the retry, the first operation after every
+    /// restart failed, once per replica. Both tries share the one timeout.
+    async fn run<T, F>(&self, op: impl Fn(ConnectionManager) -> F) -> Result<T, StoreError>
     where
-        T: Send + 'a,
-        F: Future<Output = redis::RedisResult<T>> + Send + 'a,
+        F: Future<Output = redis::RedisResult<T>>,
     {
-        Box::pin(async move {
-            let connection = self.connection()?;
-            match tokio::time::timeout(self.timeout, op(connection)).await {
-                Ok(Ok(value)) => Ok(value),
-                Ok(Err(err)) => Err(StoreError::unavailable(format!("Redis: {err}"))),
-                Err(_) => Err(StoreError::unavailable(format!(
-                    "Redis did not answer within {}",
-                    crate::util::human_duration(self.timeout)
-                ))),
+        let connection = self.connection()?;
+        let tries = async {
+            match op(connection.clone()).await {
+                Err(err) if is_connection_error(&err) => {
+                    tracing::debug!(error = %err, "the Redis connection broke; retrying once");
+                    op(connection).await
+                }
+                result => result,
             }
-        })
+        };
+        match tokio::time::timeout(self.timeout, tries).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(err)) => Err(StoreError::unavailable(format!("Redis: {err}"))),
+            Err(_) => Err(StoreError::unavailable(format!(
+                "Redis did not answer within {}",
+                crate::util::human_duration(self.timeout)
+            ))),
+        }
     }
 
     /// Runs one command.
     fn command<'a, T: FromRedisValue + Send + 'a>(&'a self, command: Cmd) -> StoreFuture<'a, T> {
-        self.run(move |mut connection| async move { command.query_async(&mut connection).await })
+        Box::pin(async move {
+            let command = &command;
+            self.run(|mut connection| async move { command.query_async(&mut connection).await })
+                .await
+        })
     }
+}
+
+/// Whether `err` says the connection is gone (an I/O error: broken pipe,
+/// reset, refused, end of stream), so that the same operation on a new
+/// connection may succeed. Not a timeout: a command that timed out may have
+/// run on a Redis that is slow, not gone, and a retry would overrun the
+/// operation's time bound; nor any error Redis itself answered (a script
+/// error, a wrong type), which a retry would only repeat.
+fn is_connection_error(err: &redis::RedisError) -> bool {
+    (err.is_io_error() || err.is_connection_dropped()) && !err.is_timeout()
 }
 
 impl Store for RedisStore {
@@ -214,27 +243,35 @@ impl Store for RedisStore {
         ttl: Duration,
     ) -> StoreFuture<'a, bool> {
         let key = self.key(key);
-        self.run(move |mut connection| async move {
-            let set: i64 = COMPARE_AND_SET
-                .key(key)
-                .arg(expected)
-                .arg(new)
-                .arg(ttl_ms(ttl))
-                .invoke_async(&mut connection)
-                .await?;
-            Ok(set == 1)
+        Box::pin(async move {
+            let (key, new) = (&key, &new);
+            self.run(|mut connection| async move {
+                let set: i64 = COMPARE_AND_SET
+                    .key(key)
+                    .arg(expected)
+                    .arg(new.as_slice())
+                    .arg(ttl_ms(ttl))
+                    .invoke_async(&mut connection)
+                    .await?;
+                Ok(set == 1)
+            })
+            .await
         })
     }
 
     fn compare_and_delete<'a>(&'a self, key: &'a str, expected: &'a [u8]) -> StoreFuture<'a, bool> {
         let key = self.key(key);
-        self.run(move |mut connection| async move {
-            let deleted: i64 = COMPARE_AND_DELETE
-                .key(key)
-                .arg(expected)
-                .invoke_async(&mut connection)
-                .await?;
-            Ok(deleted == 1)
+        Box::pin(async move {
+            let key = &key;
+            self.run(|mut connection| async move {
+                let deleted: i64 = COMPARE_AND_DELETE
+                    .key(key)
+                    .arg(expected)
+                    .invoke_async(&mut connection)
+                    .await?;
+                Ok(deleted == 1)
+            })
+            .await
         })
     }
 }

@@ -107,30 +107,91 @@ pub(crate) fn param<'h>(
         .flat_map(move |name| headers.get_all(name).into_iter())
 }
 
-/// The host part of a `Host` header or of an origin's authority:
-/// `localhost:8931` → `localhost`, `[::1]:80` → `[::1]`.
-pub(crate) fn hostname(authority: &str) -> &str {
-    if authority.starts_with('[') {
-        return authority
-            .find(']')
-            .map_or(authority, |end| &authority[..=end]);
-    }
-    authority.split(':').next().unwrap_or(authority)
+/// A `host[:port]` authority as `Host` and an origin carry it, parsed
+/// strictly (RFC 9110 §7.2, RFC 3986 §3.2): the host is a reg-name (which
+/// covers IPv4 literals) or a bracketed IPv6 literal, kept with its brackets
+/// (`[::1]`) as the allowed hosts are written; the port, when there is a
+/// `:`, is one or more digits that fit 16 bits. No userinfo, nothing after.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Authority<'a> {
+    /// The host as sent (compare it case-insensitively).
+    pub(crate) host: &'a str,
+    /// The port, if one was given.
+    pub(crate) port: Option<u16>,
 }
 
-/// Whether `origin` (`scheme://host[:port]`) may call: its host is one of
-/// `hosts`, or the origin is listed exactly in `origins`.
+/// `text` as an [`Authority`], or `None` when it is anything else. Taking
+/// the host as "whatever comes before the first `:`" let
+/// `localhost:80@evil.com`, `localhost:evil` and `[::1]evil` pass for
+/// loopback names: every byte must belong to the grammar here.
+pub(crate) fn authority(text: &str) -> Option<Authority<'_>> {
+    let (host, port) = if text.starts_with('[') {
+        let end = text.find(']')?;
+        let (host, rest) = text.split_at(end + 1);
+        // IPvFuture (`[v1.…]`) is refused: no client of a local server
+        // sends it, and it names nothing an allow-list holds.
+        host[1..end].parse::<std::net::Ipv6Addr>().ok()?;
+        (host, rest)
+    } else {
+        let end = text.find(':').unwrap_or(text.len());
+        let (host, rest) = text.split_at(end);
+        if host.is_empty() || !is_reg_name(host) {
+            return None;
+        }
+        (host, rest)
+    };
+    let port = match port {
+        "" => None,
+        rest => {
+            let digits = rest.strip_prefix(':')?;
+            // Digits only: `u16::from_str` alone would take a leading `+`.
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            Some(digits.parse::<u16>().ok()?)
+        }
+    };
+    Some(Authority { host, port })
+}
+
+/// RFC 3986 `reg-name`: unreserved characters, sub-delims and
+/// percent-encoded octets (two hex digits after each `%`).
+fn is_reg_name(host: &str) -> bool {
+    let bytes = host.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = |at: usize| bytes.get(at).is_some_and(u8::is_ascii_hexdigit);
+                if !(hex(i + 1) && hex(i + 2)) {
+                    return false;
+                }
+                i += 3;
+            }
+            b if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=".contains(&b) => i += 1,
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Whether `origin` may call: it is listed exactly in `origins`, or it is
+/// exactly `http(s)://host[:port]` (an [`authority`], no path, no
+/// userinfo) and its host is one of `hosts`.
 pub(crate) fn origin_allowed(origin: &str, hosts: &[String], origins: &[String]) -> bool {
     if origins.iter().any(|o| o.eq_ignore_ascii_case(origin)) {
         return true;
     }
-    let Some((scheme, authority)) = origin.split_once("://") else {
+    let Some((scheme, rest)) = origin.split_once("://") else {
         return false;
     };
     matches!(scheme, "http" | "https")
-        && hosts
-            .iter()
-            .any(|h| h.eq_ignore_ascii_case(hostname(authority)))
+        && authority(rest).is_some_and(|a| host_allowed(a.host, hosts))
+}
+
+/// Whether `host` (an [`Authority`]'s) is one of `hosts`, ignoring case.
+pub(crate) fn host_allowed(host: &str, hosts: &[String]) -> bool {
+    hosts.iter().any(|h| h.eq_ignore_ascii_case(host))
 }
 
 #[cfg(test)]
@@ -188,7 +249,11 @@ mod tests {
     fn origins_and_hosts() {
         let hosts: Vec<String> = LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect();
         assert!(origin_allowed("http://localhost:3000", &hosts, &[]));
+        assert!(origin_allowed("http://localhost", &hosts, &[]));
+        assert!(origin_allowed("https://127.0.0.1:8443", &hosts, &[]));
         assert!(origin_allowed("http://[::1]", &hosts, &[]));
+        assert!(origin_allowed("http://[::1]:3000", &hosts, &[]));
+        assert!(origin_allowed("http://LOCALHOST:3000", &hosts, &[]));
         assert!(!origin_allowed("https://evil.example", &hosts, &[]));
         assert!(!origin_allowed("null", &hosts, &[]));
         assert!(origin_allowed(
@@ -196,7 +261,96 @@ mod tests {
             &hosts,
             &["https://app.example".to_owned()]
         ));
-        assert_eq!(hostname("127.0.0.1:8931"), "127.0.0.1");
-        assert_eq!(hostname("[::1]:8931"), "[::1]");
+        // Nothing but `scheme://host[:port]`: no userinfo, trailing junk,
+        // path, other scheme or missing host.
+        for origin in [
+            "http://localhost:80@evil.com",
+            "http://localhost@evil.com",
+            "http://user@localhost",
+            "http://localhost:evil",
+            "http://localhost:3000/",
+            "http://localhost/path",
+            "http://localhost?x",
+            "http://localhost#x",
+            "http://[::1]evil",
+            "http://[::1].evil.com",
+            "http://localhost.evil.com",
+            "http://",
+            "http://:80",
+            "ftp://localhost",
+            "HTTP//localhost",
+            "localhost",
+            "http://localhost:80:80",
+            "http://localhost:+80",
+        ] {
+            assert!(!origin_allowed(origin, &hosts, &[]), "{origin}");
+        }
+    }
+
+    #[test]
+    fn authorities_parse_strictly() {
+        let ok = |text: &str, host: &str, port: Option<u16>| {
+            assert_eq!(
+                authority(text),
+                Some(Authority { host, port }),
+                "{text} should parse"
+            );
+        };
+        ok("localhost", "localhost", None);
+        ok("localhost:8080", "localhost", Some(8080));
+        ok("LocalHost:80", "LocalHost", Some(80));
+        ok("127.0.0.1:1234", "127.0.0.1", Some(1234));
+        ok("127.0.0.1", "127.0.0.1", None);
+        ok("[::1]", "[::1]", None);
+        ok("[::1]:80", "[::1]", Some(80));
+        ok("[2001:db8::7]:65535", "[2001:db8::7]", Some(65535));
+        ok("[::ffff:127.0.0.1]:1", "[::ffff:127.0.0.1]", Some(1));
+        ok("mcp.example.com:0", "mcp.example.com", Some(0));
+        ok("xn--bcher-kva.example", "xn--bcher-kva.example", None);
+        ok("my_host~1", "my_host~1", None);
+        ok("a%2Db", "a%2Db", None);
+        ok("localhost:08080", "localhost", Some(8080));
+        for bad in [
+            "",
+            ":80",
+            "localhost:",
+            "localhost:evil",
+            "localhost:80@evil.com",
+            "localhost:80:80",
+            "localhost:+80",
+            "localhost:-1",
+            "localhost:65536",
+            "localhost:99999999999999999999",
+            "localhost: 80",
+            "localhost :80",
+            " localhost",
+            "localhost ",
+            "user@localhost",
+            "user:pass@localhost",
+            "localhost/evil",
+            "localhost?",
+            "localhost#",
+            "local host",
+            "localhost\\evil",
+            "a%2",
+            "a%zz",
+            "[::1]evil",
+            "[::1].evil.com",
+            "[::1]:",
+            "[::1]:evil",
+            "[::1]:80evil",
+            "[::1",
+            "::1",
+            "[]",
+            "[localhost]",
+            "[v1.fe]",
+            "[::1]]",
+            "[[::1]]",
+            "[127.0.0.1]",
+            "[::1%25eth0]",
+            "\u{e9}vil",
+        ] {
+            assert_eq!(authority(bad), None, "{bad:?} should not parse");
+        }
     }
 }

@@ -19,7 +19,9 @@ mod modern;
 mod sessions;
 mod sse;
 
-use checks::{WithHeader, accepts, check_origin_and_host, json_response, refuse, too_large};
+use checks::{
+    WithHeader, accepts, check_origin_and_host, check_single_host, json_response, refuse, too_large,
+};
 pub(crate) use listener::{is_loopback, serve};
 pub use sse::HttpBody;
 
@@ -173,6 +175,9 @@ where
 {
     let config = &inner.config;
     let (parts, body) = request.into_parts();
+    if let Some(refusal) = check_single_host(&parts.headers) {
+        return refusal;
+    }
     // Before the Host check: probes name the replica by its address, not
     // by an allowed host, and the answer reveals nothing.
     if config.path.is_some()
