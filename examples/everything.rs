@@ -5,7 +5,10 @@
 //! panicking tool, a tool that prints to stdout, and (with `TOOLS=N`) N extra
 //! copies of `add` for load tests. `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls
 //! per second) sets the rate limit, `CALL_TIMEOUT_MS=N` the default call timeout,
-//! `MAX_CONCURRENT=N` the calls that run at once, `QUEUE_TIMEOUT_MS=N` how long
+//! `MAX_CONCURRENT=N` the calls that run at once,
+//! `MAX_CONCURRENT_PER_CLIENT=N` those one HTTP client may run,
+//! `OPEN_STATES_PER_CLIENT=N` the unanswered input requests one HTTP client
+//! may have open, `QUEUE_TIMEOUT_MS=N` how long
 //! a call waits for one of them, `MAX_PENDING=N` the calls in flight before
 //! new ones are refused, `ELICIT_TIMEOUT_MS=N` how long a legacy
 //! elicitation waits for the user, `INPUT_REQUEST_TTL_MS=N` the lifetime of a
@@ -397,6 +400,16 @@ async fn main() -> std::io::Result<()> {
     }
     // MAX_PENDING=N: calls in flight (HTTP: requests being answered) before
     // new ones are refused.
+    // MAX_CONCURRENT_PER_CLIENT=N: run slots one HTTP client may hold.
+    if let Some(n) = env_number("MAX_CONCURRENT_PER_CLIENT") {
+        server = server.max_concurrent_calls_per_client(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    // OPEN_STATES_PER_CLIENT=N: unanswered 2026-07-28 input requests one
+    // HTTP client may have open.
+    if let Some(n) = env_number("OPEN_STATES_PER_CLIENT") {
+        server =
+            server.max_open_request_states_per_client(usize::try_from(n).unwrap_or(usize::MAX));
+    }
     if let Some(n) = env_number("MAX_PENDING") {
         server = server.max_pending_calls(usize::try_from(n).unwrap_or(usize::MAX));
     }

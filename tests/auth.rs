@@ -992,3 +992,103 @@ fn mutated_params_never_bypass_scopes_or_mirrored_headers() {
     }
     assert!(bonus_listed(&server, &reader), "toggle_bonus ran");
 }
+
+/// A 2026-07-28 `tools/call` of `tool` with `arguments` from a client that
+/// can answer questions, with `token`.
+fn modern_call_with(
+    server_addr: &str,
+    id: u64,
+    tool: &str,
+    arguments: Value,
+    token: &str,
+) -> Response {
+    let mut message = call(id, tool, arguments);
+    message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"elicitation": {}});
+    modern_to(server_addr, &message, &[("Authorization", token)])
+}
+
+#[test]
+fn one_subject_holding_long_calls_leaves_the_others_their_run_slots() {
+    let server = start(&[
+        ("MAX_CONCURRENT", "8"),
+        ("MAX_CONCURRENT_PER_CLIENT", "4"),
+        ("QUEUE_TIMEOUT_MS", "1000"),
+    ]);
+    let mallory = bearer(&es256(&claims("mallory", "tools:read")));
+    let alice = bearer(&es256(&claims("alice", "tools:read")));
+    // Mallory takes every slot she can (and queues for more).
+    let holders: Vec<_> = (0..8)
+        .map(|i| {
+            let (addr, token) = (server.addr.clone(), mallory.clone());
+            std::thread::spawn(move || {
+                modern_call_with(&addr, 100 + i, "slow", json!({"ms": 3000}), &token)
+            })
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let started = std::time::Instant::now();
+    let honest = modern_call_with(&server.addr, 1, "slow", json!({"ms": 10}), &alice);
+    let waited = started.elapsed();
+    let body = honest.json();
+    assert_eq!(body["result"]["structuredContent"]["ms"], 10, "{body}");
+    assert!(
+        waited < std::time::Duration::from_millis(900),
+        "alice waited {waited:?}"
+    );
+    // Of mallory's eight, four ran; four waited for her own slots and were
+    // answered busy at the queue timeout.
+    let outcomes: Vec<Value> = holders
+        .into_iter()
+        .map(|h| h.join().unwrap().json())
+        .collect();
+    let ran = outcomes
+        .iter()
+        .filter(|o| o["result"]["structuredContent"]["ms"] == 3000)
+        .count();
+    assert_eq!(ran, 4, "{outcomes:?}");
+    println!("alice's call waited {waited:?} with mallory holding her share");
+}
+
+#[test]
+fn one_subject_cannot_take_every_input_request_from_the_others() {
+    let server = start(&[("OPEN_STATES_PER_CLIENT", "3")]);
+    let mallory = bearer(&es256(&claims("mallory", "tools:read")));
+    let alice = bearer(&es256(&claims("alice", "tools:read")));
+    let book = |id: u64, token: &str| {
+        modern_call_with(&server.addr, id, "book_table", json!({"party": 2}), token).json()
+    };
+    let mut rounds = Vec::new();
+    for id in 0..3 {
+        let round = book(id, &mallory);
+        assert_eq!(round["result"]["resultType"], "input_required", "{round}");
+        rounds.push(round);
+    }
+    let over = book(3, &mallory);
+    assert_eq!(over["result"]["isError"], true, "{over}");
+    let text = over["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("unanswered input requests"), "{text}");
+    // Alice is asked, and her answer is taken.
+    let round = book(10, &alice);
+    assert_eq!(round["result"]["resultType"], "input_required", "{round}");
+    let answer = |id: u64, round: &Value, token: &str| {
+        let mut message = call(id, "book_table", json!({"party": 2}));
+        message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+            json!({"elicitation": {}});
+        message["params"]["requestState"] = round["result"]["requestState"].clone();
+        message["params"]["inputResponses"] =
+            json!({"guest": {"action": "accept", "content": {"name": "Ada"}}});
+        modern_to(&server.addr, &message, &[("Authorization", token)]).json()
+    };
+    let booked = answer(11, &round, &alice);
+    assert_eq!(
+        booked["result"]["structuredContent"]["booked"], true,
+        "{booked}"
+    );
+    // Mallory's issued rounds are still answered.
+    let booked = answer(12, &rounds[0], &mallory);
+    assert_eq!(
+        booked["result"]["structuredContent"]["booked"], true,
+        "{booked}"
+    );
+}

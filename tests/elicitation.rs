@@ -390,7 +390,7 @@ mod replayable {
     }
 
     #[tokio::test]
-    async fn a_full_spent_set_refuses_new_states_rather_than_forget_spent_ones() {
+    async fn a_full_store_refuses_new_rounds_never_answers_to_issued_ones() {
         let (mut client, server_end) = mcp_runtime::testing::memory();
         let (read, write) = tokio::io::split(server_end);
         let server = Server::new("r", "1")
@@ -402,22 +402,56 @@ mod replayable {
             serde_json::from_str(&client.recv().await.unwrap().unwrap()).unwrap()
         };
         let first = exchange(call(1, "lookup_once", json!({}))).await;
+        assert!(first["result"]["requestState"].is_string(), "{first}");
+        // The store holds the one open round: a second is not issued (the
+        // tool is told why and when to retry), rather than an answer to
+        // the first refused later.
         let second = exchange(call(2, "lookup_once", json!({}))).await;
+        assert_eq!(second["result"]["isError"], true, "{second}");
+        let text = second["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains("cannot take more input requests") && text.contains("retry in"),
+            "{text}"
+        );
         let answer = |round: &Value| {
             json!({"inputResponses": {"lang": accept(json!({"lang": "de"}))},
                 "requestState": round["result"]["requestState"]})
         };
         let used = exchange(call(3, "lookup_once", answer(&first))).await;
-        assert_eq!(used["result"]["content"][0]["text"], "Hund (de)");
-        // The set holds one unexpired id: the next state is refused, not the
-        // spent one forgotten.
-        let busy = exchange(call(4, "lookup_once", answer(&second))).await;
-        assert_eq!(busy["result"]["isError"], true, "{busy}");
-        let text = busy["result"]["content"][0]["text"].as_str().unwrap();
-        assert!(text.contains("busy") && text.contains("Retry in"), "{text}");
+        assert_eq!(used["result"]["content"][0]["text"], "Hund (de)", "{used}");
         let replay = exchange(call(5, "lookup_once", answer(&first))).await;
         assert_eq!(replay["error"]["code"], -32602, "{replay}");
         client.close().await.unwrap();
         server.await.unwrap().unwrap();
     }
+}
+
+#[test]
+fn a_state_answered_before_a_restart_is_not_accepted_after_it() {
+    // The same seal key across the restart, as replicas and restarts with
+    // `MCP_SEAL_KEY` have: the state still verifies, but the new process's
+    // store never issued it, so it cannot know it is unspent.
+    let key = [("MCP_SEAL_KEY", "0123456789abcdef0123456789abcdef-restart")];
+    let mut before = modern_with(&key);
+    let state = expect_question(&mut before, book(1, 2), "guest");
+    let answer = retry(
+        &book(1, 2),
+        2,
+        Some(json!({"guest": accept(json!({"name": "Ada"}))})),
+        Some(&state),
+    );
+    expect_booking(&before.request(answer.clone()), "Ada", 2);
+    drop(before);
+    let mut after = modern_with(&key);
+    let replay = after.request(answer);
+    expect_invalid_params(&replay, "not known to this server's state store");
+    // A new round on the new process works as ever.
+    let state = expect_question(&mut after, book(3, 2), "guest");
+    let honest = retry(
+        &book(3, 2),
+        4,
+        Some(json!({"guest": accept(json!({"name": "Ada"}))})),
+        Some(&state),
+    );
+    expect_booking(&after.request(honest), "Ada", 2);
 }

@@ -2,13 +2,17 @@
 //! how long, and how many may start per second (the specification says servers MUST rate-limit
 //! tool calls).
 
-use crate::util::lock;
-use std::sync::Mutex;
+use crate::util::{FastMap, lock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, SemaphorePermit};
 
 /// Calls that run at once by default; more wait for a slot.
 pub(crate) const DEFAULT_MAX_CONCURRENT_CALLS: usize = 256;
+/// Run slots one client (a verified subject, or a peer address) may hold at
+/// once by default: a quarter of the total, so a client holding long calls
+/// leaves the others three quarters.
+pub(crate) const DEFAULT_MAX_CONCURRENT_CALLS_PER_CLIENT: usize = 64;
 /// Calls in flight (running or waiting) by default before new ones are refused.
 pub(crate) const DEFAULT_MAX_PENDING_CALLS: usize = 65_536;
 /// How long a call waits for a run slot by default before it is answered
@@ -49,14 +53,54 @@ impl TokenBucket {
 #[derive(Debug)]
 pub(crate) struct Limits {
     running: Semaphore,
+    /// Each client's share of `running`.
+    per_client: ClientSlots,
     queue_timeout: Duration,
     pub(crate) max_pending: usize,
     rate: Option<Mutex<TokenBucket>>,
 }
 
+/// The run slots each client holds: a semaphore of `per_client` permits per
+/// client key, made when the client first calls and forgotten once it
+/// holds none.
+#[derive(Debug)]
+struct ClientSlots {
+    per_client: usize,
+    clients: Mutex<FastMap<Arc<str>, Arc<Semaphore>>>,
+}
+
+/// Clients remembered before those holding no slot are forgotten.
+const CLIENT_SWEEP_AT: usize = 1_024;
+
+impl ClientSlots {
+    fn semaphore(&self, client: &str) -> Arc<Semaphore> {
+        let mut clients = lock(&self.clients);
+        if clients.len() >= CLIENT_SWEEP_AT {
+            // Held by nobody but the map, every permit back: idle.
+            let per_client = self.per_client;
+            clients.retain(|_, s| Arc::strong_count(s) > 1 || s.available_permits() < per_client);
+        }
+        if let Some(semaphore) = clients.get(client) {
+            return Arc::clone(semaphore);
+        }
+        let semaphore = Arc::new(Semaphore::new(self.per_client));
+        clients.insert(Arc::from(client), Arc::clone(&semaphore));
+        semaphore
+    }
+}
+
+/// A call's run slot: one of the server's, and one of its client's share
+/// when it has a client key.
+#[derive(Debug)]
+pub(crate) struct RunSlot<'a> {
+    _server: Option<SemaphorePermit<'a>>,
+    _client: Option<OwnedSemaphorePermit>,
+}
+
 impl Limits {
     pub(crate) fn new(
         max_concurrent: usize,
+        max_per_client: usize,
         max_pending: usize,
         queue_timeout: Duration,
         rate: Option<(u32, u32)>,
@@ -64,6 +108,10 @@ impl Limits {
         let max_concurrent = max_concurrent.max(1);
         Limits {
             running: Semaphore::new(max_concurrent),
+            per_client: ClientSlots {
+                per_client: max_per_client.clamp(1, max_concurrent),
+                clients: Mutex::new(FastMap::default()),
+            },
             queue_timeout,
             max_pending: max_pending.max(max_concurrent),
             rate: rate.map(|(per_second, burst)| {
@@ -88,11 +136,22 @@ impl Limits {
     }
 
     /// Waits for a slot to run in, at most the queue timeout: slots held by
-    /// calls that never end must not make later calls wait forever.
-    pub(crate) async fn run_slot(&self) -> Result<Option<SemaphorePermit<'_>>, QueueTimeout> {
-        tokio::time::timeout(self.queue_timeout, self.running.acquire())
+    /// calls that never end must not make later calls wait forever. A call
+    /// of `client` first waits for a slot of its client's share, so one
+    /// client's calls never hold more than that share of the server's.
+    pub(crate) async fn run_slot(&self, client: Option<&str>) -> Result<RunSlot<'_>, QueueTimeout> {
+        let acquire = async {
+            let client = match client {
+                Some(client) => self.per_client.semaphore(client).acquire_owned().await.ok(),
+                None => None,
+            };
+            RunSlot {
+                _server: self.running.acquire().await.ok(),
+                _client: client,
+            }
+        };
+        tokio::time::timeout(self.queue_timeout, acquire)
             .await
-            .map(Result::ok)
             .map_err(|_| QueueTimeout {
                 waited: self.queue_timeout,
             })
@@ -111,7 +170,7 @@ mod tests {
 
     #[test]
     fn the_bucket_allows_a_burst_then_the_rate() {
-        let limits = Limits::new(4, 8, DEFAULT_QUEUE_TIMEOUT, Some((10, 3)));
+        let limits = Limits::new(4, 4, 8, DEFAULT_QUEUE_TIMEOUT, Some((10, 3)));
         assert!(limits.admit().is_ok());
         assert!(limits.admit().is_ok());
         assert!(limits.admit().is_ok());
@@ -119,7 +178,7 @@ mod tests {
         assert!(wait <= Duration::from_millis(100), "{wait:?}");
         std::thread::sleep(Duration::from_millis(120));
         assert!(limits.admit().is_ok());
-        let unlimited = Limits::new(1, 1, DEFAULT_QUEUE_TIMEOUT, None);
+        let unlimited = Limits::new(1, 1, 1, DEFAULT_QUEUE_TIMEOUT, None);
         for _ in 0..10_000 {
             assert!(unlimited.admit().is_ok());
         }
@@ -128,13 +187,33 @@ mod tests {
     #[tokio::test]
     async fn a_call_waits_for_a_slot_at_most_the_queue_timeout() {
         let wait = Duration::from_millis(50);
-        let limits = Limits::new(1, 8, wait, None);
-        let held = limits.run_slot().await.unwrap();
+        let limits = Limits::new(1, 1, 8, wait, None);
+        let held = limits.run_slot(None).await.unwrap();
         let started = Instant::now();
-        let timeout = limits.run_slot().await.unwrap_err();
+        let timeout = limits.run_slot(None).await.unwrap_err();
         assert!(started.elapsed() >= wait);
         assert_eq!(timeout.waited, wait);
         drop(held);
-        assert!(limits.run_slot().await.is_ok());
+        assert!(limits.run_slot(None).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_client_holds_at_most_its_share_and_others_still_run() {
+        let wait = Duration::from_millis(50);
+        let limits = Limits::new(4, 2, 64, wait, None);
+        let mut mallory = Vec::new();
+        for _ in 0..2 {
+            mallory.push(limits.run_slot(Some("mallory")).await.unwrap());
+        }
+        assert!(
+            limits.run_slot(Some("mallory")).await.is_err(),
+            "a third of mallory's waits for one of its own"
+        );
+        // Alice and the client-less (stdio) caller get the rest at once.
+        let alice = limits.run_slot(Some("alice")).await.unwrap();
+        let stdio = limits.run_slot(None).await.unwrap();
+        drop((alice, stdio));
+        drop(mallory.pop());
+        assert!(limits.run_slot(Some("mallory")).await.is_ok());
     }
 }

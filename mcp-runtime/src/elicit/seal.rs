@@ -3,6 +3,7 @@
 
 use crate::store::{Store, StoreError};
 use crate::tool::BoxFuture;
+use crate::util::{FastMap, lock};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
@@ -11,8 +12,9 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
-use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Why a retry's `requestState` or `inputResponses` are refused (`-32602`).
 const NO_STATE: &str = "inputResponses were sent without a requestState: answers are taken only \
@@ -24,6 +26,28 @@ const OTHER_CALL: &str = "requestState belongs to a different tool call";
 /// Shown when a single-use state comes back.
 pub(crate) const ALREADY_USED: &str =
     "requestState was already used (each is accepted once); call the tool again without it";
+/// Shown when the store no longer knows a state (it was emptied since).
+pub(crate) const UNKNOWN_STATE: &str = "requestState is not known to this server's state store \
+     (it was issued before the store was reset); call the tool again without it";
+
+/// The store entry of an issued, unanswered state, and of an answered one.
+const OPEN: &[u8] = b"open";
+const SPENT: &[u8] = b"spent";
+
+/// The store key of the state with `id`.
+fn state_key(id: &str) -> String {
+    format!("state:{id}")
+}
+
+/// Why a new input round could not be issued.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum IssueRefusal {
+    /// The client holds as many open states as its quota allows; the
+    /// oldest expires in this long.
+    Quota(Duration),
+    /// The store could not record the state (full, or unreachable).
+    Store(StoreError),
+}
 
 /// Seals and opens `requestState`: HMAC-SHA256 over the tool's name, a digest
 /// of its arguments, an expiry, a random id, the keys asked in this round and
@@ -39,6 +63,7 @@ pub(crate) struct StateSealer {
     key: [u8; 32],
     ttl: Duration,
     store: Arc<dyn Store>,
+    quota: Arc<IssueQuota>,
 }
 
 impl std::fmt::Debug for StateSealer {
@@ -70,6 +95,9 @@ pub(crate) struct Resumed {
 pub(crate) enum SpendRefusal {
     /// The state was accepted before.
     AlreadyUsed,
+    /// The store holds no open entry for it: it was issued before the
+    /// store was emptied (a restart), so it cannot be known to be unspent.
+    Unknown,
     /// The store could not record it (full, or unreachable): the call must
     /// not run, since the state could be replayed.
     Store(StoreError),
@@ -83,9 +111,26 @@ const SPENT_GRACE: Duration = Duration::from_secs(60);
 impl StateSealer {
     /// A sealer with `key`, or a fresh random key for this process,
     /// keeping the ids of answered states in `store`.
+    #[cfg(test)]
     pub(crate) fn new(key: Option<[u8; 32]>, ttl: Duration, store: Arc<dyn Store>) -> StateSealer {
+        StateSealer::with_quota(key, ttl, store, DEFAULT_OPEN_STATES_PER_CLIENT)
+    }
+
+    /// As [`StateSealer::new`], each client holding at most `per_client`
+    /// open states at once.
+    pub(crate) fn with_quota(
+        key: Option<[u8; 32]>,
+        ttl: Duration,
+        store: Arc<dyn Store>,
+        per_client: usize,
+    ) -> StateSealer {
         let key = key.unwrap_or_else(random_bytes::<32>);
-        StateSealer { key, ttl, store }
+        StateSealer {
+            key,
+            ttl,
+            store,
+            quota: Arc::new(IssueQuota::new(per_client, ttl)),
+        }
     }
 
     /// HMAC-SHA256 under this sealer's key, ready for the payload.
@@ -103,8 +148,68 @@ impl StateSealer {
             .into()
     }
 
+    /// Issues the state of a call of `tool` (arguments digest `digest`)
+    /// that now asks `asked`, having gathered `answers` so far, for the
+    /// client `client` (its quota key; `None` on stdio, whose one client
+    /// has no other to crowd out).
+    ///
+    /// A single-use state (`single_use`: the tool is not replayable) is
+    /// recorded in the store as open before it is handed out, so that
+    /// answering it later only changes that entry and never needs room the
+    /// store may no longer have: when the store is full, or the client has
+    /// as many open states as its quota allows, *this* is refused (the tool
+    /// is not asked), never an answer to a state already issued. A state
+    /// the store does not hold as open (spent, or issued before the store
+    /// was emptied: a Redis restart without persistence, a restarted
+    /// process with the same key) is refused when answered.
+    pub(crate) fn issue(
+        &self,
+        tool: &str,
+        digest: &str,
+        asked: &str,
+        answers: &Map<String, Value>,
+        client: Option<&str>,
+        single_use: bool,
+    ) -> BoxFuture<Result<String, IssueRefusal>> {
+        let (state, ticket) = self.seal_ticket(tool, digest, asked, answers);
+        if !single_use {
+            return Box::pin(std::future::ready(Ok(state)));
+        }
+        let quota = match client {
+            Some(client) => match self.quota.admit(client) {
+                Ok(held) => Some(held),
+                Err(wait) => return Box::pin(std::future::ready(Err(IssueRefusal::Quota(wait)))),
+            },
+            None => None,
+        };
+        let store = Arc::clone(&self.store);
+        Box::pin(async move {
+            let left = Duration::from_millis(ticket.expires.saturating_sub(now_ms()));
+            match store
+                .put_if_absent(&state_key(&ticket.id), OPEN.to_vec(), left + SPENT_GRACE)
+                .await
+            {
+                Ok(true) => Ok(state),
+                // A random 128-bit id already there: never in practice, and
+                // never handed out twice.
+                Ok(false) => Err(IssueRefusal::Store(StoreError::unavailable(
+                    "a new requestState id collided",
+                ))),
+                Err(err) => {
+                    // Not issued: the quota's place is given back.
+                    if let Some(held) = quota {
+                        held.release();
+                    }
+                    Err(IssueRefusal::Store(err))
+                }
+            }
+        })
+    }
+
     /// The sealed state for a call of `tool` with arguments digest `digest`
-    /// that now asks `asked`, having gathered `answers` so far.
+    /// that now asks `asked`, having gathered `answers` so far (not
+    /// recorded in the store: [`StateSealer::issue`] does that).
+    #[cfg(test)]
     pub(crate) fn seal(
         &self,
         tool: &str,
@@ -112,6 +217,17 @@ impl StateSealer {
         asked: &str,
         answers: &Map<String, Value>,
     ) -> String {
+        self.seal_ticket(tool, digest, asked, answers).0
+    }
+
+    /// A sealed state and the ticket that spends it.
+    fn seal_ticket(
+        &self,
+        tool: &str,
+        digest: &str,
+        asked: &str,
+        answers: &Map<String, Value>,
+    ) -> (String, StateTicket) {
         let expires =
             now_ms().saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
         let id = URL_SAFE_NO_PAD.encode(random_bytes::<16>());
@@ -127,11 +243,12 @@ impl StateSealer {
         // Plain data with string keys: it always serializes.
         let payload = serde_json::to_string(&sealed).unwrap_or_default();
         let tag = self.tag(payload.as_bytes());
-        format!(
+        let state = format!(
             "{}.{}",
             URL_SAFE_NO_PAD.encode(&payload),
             URL_SAFE_NO_PAD.encode(tag)
-        )
+        );
+        (state, StateTicket { id, expires })
     }
 
     /// The answers a 2026-07-28 call of `tool` (arguments digest `digest`)
@@ -182,17 +299,25 @@ impl StateSealer {
     /// Marks a state used, once across every server sharing the store: a
     /// second use is refused from then on. The future owns what it needs,
     /// so a call can poll it inline and finish it on a task.
+    ///
+    /// Spending turns the state's open entry (written when it was issued)
+    /// into a spent one: it takes no new room in the store, so a full store
+    /// never refuses an answer to a state it issued.
     pub(crate) fn spend(&self, ticket: StateTicket) -> BoxFuture<Result<(), SpendRefusal>> {
         let store = Arc::clone(&self.store);
         Box::pin(async move {
             let left = Duration::from_millis(ticket.expires.saturating_sub(now_ms()));
-            let key = format!("spent:{}", ticket.id);
+            let key = state_key(&ticket.id);
             match store
-                .put_if_absent(&key, Vec::new(), left + SPENT_GRACE)
+                .compare_and_set(&key, OPEN, SPENT.to_vec(), left + SPENT_GRACE)
                 .await
             {
                 Ok(true) => Ok(()),
-                Ok(false) => Err(SpendRefusal::AlreadyUsed),
+                Ok(false) => match store.get(&key).await {
+                    Ok(Some(_)) => Err(SpendRefusal::AlreadyUsed),
+                    Ok(None) => Err(SpendRefusal::Unknown),
+                    Err(err) => Err(SpendRefusal::Store(err)),
+                },
                 Err(err) => Err(SpendRefusal::Store(err)),
             }
         })
@@ -230,6 +355,78 @@ impl StateSealer {
             asked: sealed.q.into_iter().map(Cow::into_owned).collect(),
             answers: sealed.r.into_owned(),
         })
+    }
+}
+
+/// How many single-use states one client may have issued within a
+/// state's lifetime, by default (`Server::max_open_request_states_per_client`):
+/// a tenth of the default store, so one client cannot take the room that
+/// every other client's input rounds need.
+pub(crate) const DEFAULT_OPEN_STATES_PER_CLIENT: usize = 1_000;
+
+/// The states each client issued that may still be answered (issued less
+/// than a state's lifetime ago), in this process.
+#[derive(Debug)]
+struct IssueQuota {
+    per_client: usize,
+    ttl: Duration,
+    clients: Mutex<FastMap<String, VecDeque<Instant>>>,
+}
+
+/// Clients remembered before those with nothing open are forgotten.
+const QUOTA_SWEEP_AT: usize = 4_096;
+
+impl IssueQuota {
+    fn new(per_client: usize, ttl: Duration) -> IssueQuota {
+        IssueQuota {
+            per_client: per_client.max(1),
+            ttl,
+            clients: Mutex::new(FastMap::default()),
+        }
+    }
+
+    /// Counts one more state for `client`, unless it has its quota open;
+    /// then how long until its oldest expires.
+    fn admit(self: &Arc<Self>, client: &str) -> Result<QuotaPlace, Duration> {
+        let now = Instant::now();
+        let mut clients = lock(&self.clients);
+        if clients.len() >= QUOTA_SWEEP_AT {
+            clients.retain(|_, issued| {
+                issued.retain(|at| now.duration_since(*at) < self.ttl);
+                !issued.is_empty()
+            });
+        }
+        let issued = clients.entry(client.to_owned()).or_default();
+        while issued
+            .front()
+            .is_some_and(|at| now.duration_since(*at) >= self.ttl)
+        {
+            issued.pop_front();
+        }
+        if issued.len() >= self.per_client {
+            let oldest = issued.front().copied().unwrap_or(now);
+            return Err(self.ttl.saturating_sub(now.duration_since(oldest)));
+        }
+        issued.push_back(now);
+        Ok(QuotaPlace {
+            quota: Arc::clone(self),
+            client: client.to_owned(),
+        })
+    }
+}
+
+/// A place taken in a client's quota, given back if the state was not
+/// issued after all.
+struct QuotaPlace {
+    quota: Arc<IssueQuota>,
+    client: String,
+}
+
+impl QuotaPlace {
+    fn release(self) {
+        if let Some(issued) = lock(&self.quota.clients).get_mut(&self.client) {
+            issued.pop_back();
+        }
     }
 }
 
@@ -579,14 +776,24 @@ mod tests {
         assert_eq!(resumed.answers["deposit"], json!({"action": "decline"}));
     }
 
+    /// A single-use state issued for `client`.
+    async fn issued(sealer: &StateSealer, client: Option<&str>) -> Result<String, IssueRefusal> {
+        sealer.issue("t", "d", "k", &Map::new(), client, true).await
+    }
+
+    fn ticket_of(sealer: &StateSealer, state: &str) -> StateTicket {
+        sealer
+            .resume("t", &known("d"), Some(state), None, false)
+            .unwrap()
+            .ticket
+            .unwrap()
+    }
+
     #[tokio::test]
     async fn a_state_is_spent_once_unless_replayable() {
         let sealer = StateSealer::new(None, Duration::from_secs(60), memory());
-        let state = sealer.seal("t", "d", "k", &Map::new());
-        let first = sealer
-            .resume("t", &known("d"), Some(&state), None, false)
-            .unwrap();
-        let ticket = first.ticket.unwrap();
+        let state = issued(&sealer, None).await.unwrap();
+        let ticket = ticket_of(&sealer, &state);
         assert_eq!(sealer.spend(ticket.clone()).await, Ok(()));
         assert_eq!(
             sealer.spend(ticket.clone()).await,
@@ -614,29 +821,66 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_full_store_refuses_to_spend_rather_than_forget() {
+    async fn a_full_store_refuses_to_issue_never_to_answer() {
         let sealer = StateSealer::new(
             None,
             Duration::from_secs(60),
             Arc::new(MemoryStore::with_capacity(1)),
         );
-        let ticket = |state: &str| {
-            sealer
-                .resume("t", &known("d"), Some(state), None, false)
-                .unwrap()
-                .ticket
-                .unwrap()
-        };
-        let first = sealer.seal("t", "d", "k", &Map::new());
-        let second = sealer.seal("t", "d", "k", &Map::new());
-        assert_eq!(sealer.spend(ticket(&first)).await, Ok(()));
-        let Err(SpendRefusal::Store(StoreError::Full(wait))) = sealer.spend(ticket(&second)).await
-        else {
-            panic!("a second id does not fit");
+        let first = issued(&sealer, None).await.unwrap();
+        let Err(IssueRefusal::Store(StoreError::Full(wait))) = issued(&sealer, None).await else {
+            panic!("a second state does not fit");
         };
         assert!(
             wait > Duration::from_secs(60),
             "kept past the state's expiry: {wait:?}"
         );
+        // The state already issued is still answered, once.
+        assert_eq!(sealer.spend(ticket_of(&sealer, &first)).await, Ok(()));
+        assert_eq!(
+            sealer.spend(ticket_of(&sealer, &first)).await,
+            Err(SpendRefusal::AlreadyUsed)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_state_issued_before_the_store_was_emptied_is_refused() {
+        let key = Some([9; 32]);
+        let ttl = Duration::from_secs(60);
+        let before = StateSealer::new(key, ttl, memory());
+        let state = issued(&before, None).await.unwrap();
+        // The same key, a new (empty) store: a restarted process, or Redis
+        // restarted without persistence.
+        let after = StateSealer::new(key, ttl, memory());
+        assert_eq!(
+            after.spend(ticket_of(&after, &state)).await,
+            Err(SpendRefusal::Unknown)
+        );
+        // Unsealed states were never issued: they are unknown too.
+        let unsealed = before.seal("t", "d", "k", &Map::new());
+        assert_eq!(
+            before.spend(ticket_of(&before, &unsealed)).await,
+            Err(SpendRefusal::Unknown)
+        );
+    }
+
+    #[tokio::test]
+    async fn each_client_has_its_quota_of_open_states() {
+        let sealer = StateSealer::with_quota(None, Duration::from_secs(60), memory(), 2);
+        for _ in 0..2 {
+            issued(&sealer, Some("mallory")).await.unwrap();
+        }
+        let Err(IssueRefusal::Quota(wait)) = issued(&sealer, Some("mallory")).await else {
+            panic!("over quota");
+        };
+        assert!(wait <= Duration::from_secs(60) && wait > Duration::from_secs(50));
+        // Others are not affected, nor is stdio's one client.
+        issued(&sealer, Some("alice")).await.unwrap();
+        issued(&sealer, None).await.unwrap();
+        // A replayable tool's state takes no place.
+        sealer
+            .issue("t", "d", "k", &Map::new(), Some("mallory"), false)
+            .await
+            .unwrap();
     }
 }

@@ -4,12 +4,13 @@
 
 use crate::context::Reach;
 use crate::dump::{DumpFormat, ToolDump};
-use crate::elicit::seal::StateSealer;
+use crate::elicit::seal::{DEFAULT_OPEN_STATES_PER_CLIENT, StateSealer};
 use crate::elicit::{DEFAULT_ELICITATION_TIMEOUT, DEFAULT_MAX_SPENT_REQUEST_STATES};
 use crate::error::Error;
 use crate::limits::{
-    DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_PENDING_CALLS, DEFAULT_QUEUE_TIMEOUT,
-    DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND, Limits,
+    DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_CONCURRENT_CALLS_PER_CLIENT,
+    DEFAULT_MAX_PENDING_CALLS, DEFAULT_QUEUE_TIMEOUT, DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND,
+    Limits,
 };
 use crate::registry::Registry;
 use crate::shared::{Identity, Shared};
@@ -76,6 +77,7 @@ pub struct Server {
     states: StateMap,
     call_timeout: Option<Duration>,
     max_concurrent_calls: usize,
+    max_concurrent_calls_per_client: usize,
     max_pending_calls: usize,
     queue_timeout: Duration,
     rate_limit: Option<(u32, u32)>,
@@ -83,6 +85,7 @@ pub struct Server {
     request_state_key: Option<[u8; 32]>,
     input_request_ttl: Duration,
     max_spent_request_states: usize,
+    max_open_request_states_per_client: usize,
     store: Option<Arc<dyn Store>>,
     elicitation_timeout: Duration,
     stdout_guard: bool,
@@ -105,6 +108,7 @@ impl Server {
             states: StateMap::default(),
             call_timeout: None,
             max_concurrent_calls: DEFAULT_MAX_CONCURRENT_CALLS,
+            max_concurrent_calls_per_client: DEFAULT_MAX_CONCURRENT_CALLS_PER_CLIENT,
             max_pending_calls: DEFAULT_MAX_PENDING_CALLS,
             queue_timeout: DEFAULT_QUEUE_TIMEOUT,
             rate_limit: Some((DEFAULT_RATE_PER_SECOND, DEFAULT_RATE_BURST)),
@@ -112,6 +116,7 @@ impl Server {
             request_state_key: None,
             input_request_ttl: DEFAULT_INPUT_REQUEST_TTL,
             max_spent_request_states: DEFAULT_MAX_SPENT_REQUEST_STATES,
+            max_open_request_states_per_client: DEFAULT_OPEN_STATES_PER_CLIENT,
             store: None,
             elicitation_timeout: DEFAULT_ELICITATION_TIMEOUT,
             stdout_guard: true,
@@ -149,6 +154,18 @@ impl Server {
     /// each at most [`Server::queue_timeout`].
     pub fn max_concurrent_calls(mut self, calls: usize) -> Server {
         self.max_concurrent_calls = calls;
+        self
+    }
+
+    /// How many run slots one client may hold at once (64 by default, a
+    /// quarter of [`Server::max_concurrent_calls`]; at most that many): its
+    /// further calls wait for one of its own slots (at most
+    /// [`Server::queue_timeout`]), so a client holding long calls leaves
+    /// the others their share. Over HTTP a client is the token's subject
+    /// with authorization, else the peer's IP address; stdio serves one
+    /// client and is not limited by this.
+    pub fn max_concurrent_calls_per_client(mut self, calls: usize) -> Server {
+        self.max_concurrent_calls_per_client = calls;
         self
     }
 
@@ -214,16 +231,30 @@ impl Server {
     }
 
     /// How many entries the default in-memory store holds (10,000 by
-    /// default): the answered `requestState`s the server remembers, to
-    /// accept each once, and the values behind [`Handles`](crate::Handles).
-    /// Each answered state is kept until it expires (plus a minute, for
-    /// replicas' clocks). When the store is full and nothing has expired,
-    /// further answered retries get an `isError` result saying the server is
-    /// busy and when to retry (their states stay usable); a spent state is
-    /// never forgotten early, as that would let it be replayed. No effect
-    /// with a [`Server::store`] of your own.
+    /// default): the single-use 2026-07-28 `requestState`s the server has
+    /// issued and not yet seen expire (open or answered, to accept each
+    /// once), and the values behind [`Handles`](crate::Handles). Each is
+    /// kept until its state expires (plus a minute, for replicas' clocks).
+    /// When the store is full and nothing has expired, a tool that asks for
+    /// input gets an `isError` result saying the server cannot take more
+    /// input requests and when to retry; answers to rounds already issued
+    /// are always taken, and a used state is never forgotten early, as that
+    /// would let it be replayed. No effect with a [`Server::store`] of your
+    /// own.
     pub fn max_spent_request_states(mut self, states: usize) -> Server {
         self.max_spent_request_states = states;
+        self
+    }
+
+    /// How many single-use 2026-07-28 input requests one client may have
+    /// open (issued within [`Server::input_request_ttl`]) at once: 1,000
+    /// by default, a tenth of the default store. A tool that asks for input
+    /// past it gets an `isError` result saying so and when to retry, so one
+    /// client cannot fill the store that every client's answers need. Over
+    /// HTTP a client is the token's subject with authorization, else the
+    /// peer's IP address; stdio serves one client and is not limited.
+    pub fn max_open_request_states_per_client(mut self, states: usize) -> Server {
+        self.max_open_request_states_per_client = states;
         self
     }
 
@@ -382,9 +413,15 @@ impl Server {
             tools,
             identity,
             reach,
-            sealer: StateSealer::new(self.request_state_key, self.input_request_ttl, store),
+            sealer: StateSealer::with_quota(
+                self.request_state_key,
+                self.input_request_ttl,
+                store,
+                self.max_open_request_states_per_client,
+            ),
             limits: Limits::new(
                 self.max_concurrent_calls,
+                self.max_concurrent_calls_per_client,
                 self.max_pending_calls,
                 self.queue_timeout,
                 self.rate_limit,

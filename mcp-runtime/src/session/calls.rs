@@ -7,7 +7,9 @@
 use super::call_span::{CallSpan, LOG_TARGET, Outcome};
 use crate::context::Context;
 use crate::elicit::Interrupt;
-use crate::elicit::seal::{ALREADY_USED, ArgumentsDigest, SpendRefusal, StateTicket};
+use crate::elicit::seal::{
+    ALREADY_USED, ArgumentsDigest, IssueRefusal, SpendRefusal, StateTicket, UNKNOWN_STATE,
+};
 use crate::limits::QueueTimeout;
 use crate::protocol::frame::Frame;
 use crate::protocol::outgoing::{self, CallToolResult, Capabilities, ErrorData, Reply};
@@ -123,6 +125,15 @@ fn after_spend(
                 Some(id),
                 ErrorCode::INVALID_PARAMS,
                 &format!("Invalid params: {ALREADY_USED}"),
+                None,
+            ),
+        ),
+        SpendRefusal::Unknown => (
+            Outcome::Error,
+            outgoing::error(
+                Some(id),
+                ErrorCode::INVALID_PARAMS,
+                &format!("Invalid params: {UNKNOWN_STATE}"),
                 None,
             ),
         ),
@@ -252,7 +263,7 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
             future,
         } = pending;
         let id = context.raw_request_id();
-        let _slot = match shared.limits.run_slot().await {
+        let _slot = match shared.limits.run_slot(connection.client_key()).await {
             Ok(slot) => slot,
             Err(QueueTimeout { waited }) => {
                 context.finish();
@@ -300,26 +311,62 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
                 ),
             ),
             Ending::Interrupted(Interrupt::InputRequired { key, request }) => {
-                let state = shared.sealer.seal(
-                    &tool.name,
-                    &arguments_digest.get(),
-                    &key,
-                    context.answers(),
-                );
-                (
-                    Outcome::InputRequired,
-                    reply(&shared, id, version).input_required(
+                let issued = shared
+                    .sealer
+                    .issue(
+                        &tool.name,
+                        &arguments_digest.get(),
                         &key,
-                        &request.wire(version),
-                        &state,
+                        context.answers(),
+                        connection.client_key(),
+                        !tool.def.replayable_input,
+                    )
+                    .await;
+                match issued {
+                    Ok(state) => (
+                        Outcome::InputRequired,
+                        reply(&shared, id, version).input_required(
+                            &key,
+                            &request.wire(version),
+                            &state,
+                        ),
                     ),
-                )
+                    Err(refusal) => {
+                        let outcome = ToolOutcome::Error(not_issued(&tool.name, &refusal));
+                        (
+                            Outcome::IsError,
+                            outcome_frame(&shared, id, &tool, &outcome, version),
+                        )
+                    }
+                }
             }
         };
         span.close(&tool.name, id, outcome);
         connection.send(frame);
     });
     connection.attach_task(&key, task.abort_handle());
+}
+
+/// Why a tool that asked for input could not be given a new round: the
+/// store keeps room for the answers of rounds already issued rather than
+/// issue more than it can take answers for.
+fn not_issued(tool: &str, refusal: &IssueRefusal) -> String {
+    match refusal {
+        IssueRefusal::Quota(wait) => format!(
+            "'{tool}' needs input, but this client has as many unanswered input requests open as \
+             the server allows; answer or abandon those first, or retry in {}.",
+            human_duration(*wait)
+        ),
+        IssueRefusal::Store(StoreError::Full(wait)) => format!(
+            "'{tool}' needs input, but the server cannot take more input requests now (its state \
+             store is full of unexpired ones); retry in {}.",
+            human_duration(*wait)
+        ),
+        IssueRefusal::Store(err) => format!(
+            "{err}; '{tool}' needs input, but its input request could not be recorded. Retry the \
+             call later."
+        ),
+    }
 }
 
 /// The reply to call `id` of a session or request of `version`.

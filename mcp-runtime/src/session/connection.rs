@@ -127,6 +127,11 @@ pub(crate) struct Connection {
     /// `insufficient_scope` challenge). The session decides; this only
     /// tells.
     scope_denial: OnceLock<ScopeDenial>,
+    /// Who this connection's requests count against, for the limits that
+    /// give each client its share (run slots, open input requests): the
+    /// verified subject, else the peer's address; `None` on stdio, which
+    /// serves one client.
+    client_key: Option<Arc<str>>,
 }
 
 /// A call refused because the caller's token lacks the tool's scopes.
@@ -154,6 +159,7 @@ impl Connection {
             principal: None,
             trace: None,
             scope_denial: OnceLock::new(),
+            client_key: None,
         }
     }
 
@@ -178,6 +184,22 @@ impl Connection {
     /// The verified caller of this connection's requests, if any.
     pub(crate) fn principal(&self) -> Option<&Arc<Principal>> {
         self.principal.as_ref()
+    }
+
+    /// This connection with its requests counted against `client` (see
+    /// [`Connection::client_key`]).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_client_key(self, client: Option<Arc<str>>) -> Connection {
+        Connection {
+            client_key: client,
+            ..self
+        }
+    }
+
+    /// Who this connection's requests count against, if it serves one of
+    /// several clients.
+    pub(crate) fn client_key(&self) -> Option<&str> {
+        self.client_key.as_deref()
     }
 
     /// Records that a call was refused for the caller's scopes (the first

@@ -23,7 +23,7 @@ use super::headers;
 use super::modern::{run, watch_tool_changes};
 use super::sessions::{LegacySession, MAX_SESSIONS, PushGuard, Sessions, find, session_id};
 use super::sse::HttpBody;
-use super::{Caller, refuse};
+use super::{Caller, client_key, refuse};
 use crate::auth::Gate;
 use crate::principal::Principal;
 use crate::protocol::frame::FrameKind;
@@ -150,6 +150,7 @@ pub(super) async fn post(
                     .template
                     .fork(out)
                     .with_trace(trace)
+                    .with_client_key(client_key(&principal))
                     .with_principal(principal),
             );
             {
@@ -195,7 +196,11 @@ async fn initialize(
         }
     }
     let (out, frames) = mpsc::unbounded_channel();
-    let connection = Arc::new(Connection::new(out).with_principal(principal.clone()));
+    let connection = Arc::new(
+        Connection::new(out)
+            .with_client_key(client_key(&principal))
+            .with_principal(principal.clone()),
+    );
     let handshake = Arc::clone(&connection);
     let mut response = run(
         shared,
@@ -246,7 +251,13 @@ pub(super) fn get(
         return refusal;
     }
     let (out, frames) = mpsc::unbounded_channel();
-    let connection = Arc::new(session.template.fork(out).with_principal(principal));
+    let connection = Arc::new(
+        session
+            .template
+            .fork(out)
+            .with_client_key(client_key(&principal))
+            .with_principal(principal),
+    );
     {
         let mut push = lock(&session.push);
         if push.is_some() {

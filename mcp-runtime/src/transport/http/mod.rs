@@ -387,6 +387,18 @@ pub(super) fn with_challenge(
 /// The verified caller of a request, if authorization is on.
 pub(crate) type Caller = Option<Arc<Principal>>;
 
+/// Whom a request counts against for the per-client limits (run slots,
+/// open input requests): the token's issuer and subject.
+pub(super) fn client_key(principal: &Caller) -> Option<Arc<str>> {
+    let principal = principal.as_ref()?;
+    let issuer = principal
+        .claims()
+        .get("iss")
+        .and_then(|iss| iss.as_str())
+        .unwrap_or("");
+    Some(Arc::from(format!("sub:{issuer} {}", principal.subject())))
+}
+
 /// A POST being answered, counted until its response body is dropped.
 struct Counted(Arc<AtomicUsize>);
 

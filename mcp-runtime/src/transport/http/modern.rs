@@ -4,7 +4,7 @@
 
 use super::headers::{self, BadHeader};
 use super::sse::{CancelOnDrop, HttpBody};
-use super::{Caller, json_response, with_challenge};
+use super::{Caller, client_key, json_response, with_challenge};
 use crate::auth::Gate;
 use crate::protocol::frame::{Frame, FrameKind};
 use crate::protocol::incoming::{Incoming, Rejection, without_position};
@@ -99,6 +99,7 @@ pub(super) async fn post(
     let connection = Arc::new(
         Connection::new(out)
             .with_trace(headers::trace_context(headers))
+            .with_client_key(client_key(&principal))
             .with_principal(principal),
     );
     run(shared, stop, connection, frames, message, status_of, gate).await
