@@ -17,6 +17,8 @@ pub(super) struct HttpSettings {
     header_timeout: Option<Duration>,
     replica_tag: Option<String>,
     auth: Option<crate::auth::Auth>,
+    max_sessions: Option<usize>,
+    sessions_per_client: Option<usize>,
 }
 
 impl HttpSettings {
@@ -54,6 +56,29 @@ impl Server {
         origins: impl IntoIterator<Item = S>,
     ) -> Server {
         self.http.origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// HTTP: how many legacy (`initialize`) sessions the process keeps at
+    /// once (1,024 by default). When the table is full, a new `initialize`
+    /// ends the least recently used session that has no open GET stream
+    /// (else the least recently used one of the client holding the most),
+    /// so a new client always gets one; the ended session's id then gets
+    /// `404`, which tells its client to initialize again.
+    pub fn max_legacy_sessions(mut self, sessions: usize) -> Server {
+        self.http.max_sessions = Some(sessions);
+        self
+    }
+
+    /// HTTP: how many legacy sessions one client may hold (256 by default,
+    /// a quarter of [`Server::max_legacy_sessions`]). A client is the
+    /// token's issuer and subject with authorization, else the peer's IP
+    /// address (behind a proxy without authorization, every client shares
+    /// the proxy's). Past it, the client's own least recently used session
+    /// without a GET stream is ended; when all have one, `initialize` gets
+    /// `429` until the client ends one.
+    pub fn max_legacy_sessions_per_client(mut self, sessions: usize) -> Server {
+        self.http.sessions_per_client = Some(sessions);
         self
     }
 
@@ -178,6 +203,12 @@ impl Server {
             config.replica_tag = Some(crate::transport::http::checked_replica_tag(tag)?);
         }
         config.auth = gate.map(Arc::new);
+        if let Some(max) = settings.max_sessions {
+            config.max_sessions = max;
+        }
+        if let Some(per_client) = settings.sessions_per_client {
+            config.sessions_per_client = per_client;
+        }
         Ok((
             crate::transport::http::HttpService::new(shared, config),
             drain,

@@ -13,7 +13,9 @@
 //! used by anyone else, and the session's existence is not revealed. Each
 //! request's own (possibly refreshed) token is the principal its calls see.
 //!
-//! Bounds: at most [`MAX_SESSIONS`] sessions per process, each forgotten
+//! Bounds: at most `Server::max_legacy_sessions` sessions per process and
+//! `Server::max_legacy_sessions_per_client` per client (the least recently
+//! used session makes room: see [`Sessions::make_room`]), each forgotten
 //! after [`SESSION_IDLE`](super::sessions::SESSION_IDLE) without a request (unless its push stream is
 //! open); a session holds its handshake and the connections of its
 //! requests in flight, nothing else. No resumption: SSE events carry no
@@ -21,7 +23,7 @@
 
 use super::headers;
 use super::modern::{run, watch_tool_changes};
-use super::sessions::{LegacySession, MAX_SESSIONS, PushGuard, Sessions, find, session_id};
+use super::sessions::{LegacySession, PushGuard, Sessions, find, session_id};
 use super::sse::HttpBody;
 use super::{Caller, client_key, refuse};
 use crate::auth::Gate;
@@ -184,21 +186,14 @@ async fn initialize(
     principal: Caller,
     gate: Option<&Gate>,
 ) -> Response<HttpBody> {
-    {
-        let now = Instant::now();
-        let mut map = lock(&sessions.map);
-        map.retain(|_, s| !s.expired(now));
-        if map.len() >= MAX_SESSIONS {
-            return refuse(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "Service Unavailable: too many sessions; retry later",
-            );
-        }
+    let client = client_key(&principal);
+    if let Err(refusal) = sessions.make_room(client.as_deref()) {
+        return *refusal;
     }
     let (out, frames) = mpsc::unbounded_channel();
     let connection = Arc::new(
         Connection::new(out)
-            .with_client_key(client_key(&principal))
+            .with_client_key(client.clone())
             .with_principal(principal.clone()),
     );
     let handshake = Arc::clone(&connection);
@@ -222,6 +217,10 @@ async fn initialize(
     // The handshake's connection is the session's template from now on.
     let (out, _) = mpsc::unbounded_channel();
     let template = handshake.fork(out);
+    // Made again: other handshakes may have filled the table meanwhile.
+    if let Err(refusal) = sessions.make_room(client.as_deref()) {
+        return *refusal;
+    }
     lock(&sessions.map).insert(
         id,
         Arc::new(LegacySession {
@@ -230,6 +229,7 @@ async fn initialize(
             push: Mutex::new(None),
             used: Mutex::new(Instant::now()),
             owner: principal,
+            client,
         }),
     );
     response.headers_mut().insert(headers::SESSION_ID, value);
@@ -305,11 +305,7 @@ pub(super) fn delete(
         Err(response) => return *response,
     };
     lock(&sessions.map).retain(|_, s| !Arc::ptr_eq(s, &session));
-    for connection in session.live() {
-        connection.fail_server_requests();
-        connection.cancel_all();
-    }
-    lock(&session.push).take();
+    session.end();
     let mut response = Response::new(HttpBody::empty());
     *response.status_mut() = StatusCode::NO_CONTENT;
     response

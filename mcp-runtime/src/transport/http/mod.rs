@@ -66,6 +66,9 @@ pub(crate) struct HttpConfig {
     pub(crate) replica_tag: Option<String>,
     /// Authorization (`Server::auth`), if on.
     pub(crate) auth: Option<Arc<Gate>>,
+    /// Legacy sessions kept at most, and per client.
+    pub(crate) max_sessions: usize,
+    pub(crate) sessions_per_client: usize,
 }
 
 impl HttpConfig {
@@ -83,6 +86,8 @@ impl HttpConfig {
             path: None,
             replica_tag: None,
             auth: None,
+            max_sessions: sessions::MAX_SESSIONS,
+            sessions_per_client: sessions::SESSIONS_PER_CLIENT,
         }
     }
 }
@@ -117,7 +122,11 @@ impl HttpService {
         HttpService {
             inner: Arc::new(Inner {
                 shared,
-                sessions: Arc::new(sessions::Sessions::new(config.replica_tag.clone())),
+                sessions: Arc::new(sessions::Sessions::new(
+                    config.replica_tag.clone(),
+                    config.max_sessions,
+                    config.sessions_per_client,
+                )),
                 config,
                 requests: Arc::default(),
                 stop: watch::channel(false).0,

@@ -15,17 +15,24 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-/// Legacy sessions one process keeps at most; `initialize` beyond gets `503`.
+/// Legacy sessions one process keeps at most by default
+/// (`Server::max_legacy_sessions`).
 pub(crate) const MAX_SESSIONS: usize = 1024;
+/// Legacy sessions one client may hold at once by default
+/// (`Server::max_legacy_sessions_per_client`): a quarter of the table.
+pub(crate) const SESSIONS_PER_CLIENT: usize = 256;
 /// A session unused this long is forgotten (its id then gets `404`): 30 min.
 pub(crate) const SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
 
 /// The legacy sessions of one service.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Sessions {
     pub(super) map: Mutex<HashMap<String, Arc<LegacySession>>>,
     /// This replica's tag, in front of the ids it mints (checked).
     pub(super) tag: Option<String>,
+    /// Sessions kept at most, and per client.
+    max: usize,
+    per_client: usize,
 }
 
 /// One legacy session.
@@ -41,6 +48,8 @@ pub(super) struct LegacySession {
     pub(super) used: Mutex<Instant>,
     /// Who opened the session (with authorization): only they may use it.
     pub(super) owner: Caller,
+    /// The client it counts against (see `Connection::client_key`).
+    pub(super) client: Option<Arc<str>>,
 }
 
 impl LegacySession {
@@ -48,6 +57,20 @@ impl LegacySession {
         let mut live = lock(&self.live);
         live.retain(|c| c.strong_count() > 0);
         live.iter().filter_map(Weak::upgrade).collect()
+    }
+
+    /// Whether its GET stream is open.
+    fn streaming(&self) -> bool {
+        lock(&self.push).is_some()
+    }
+
+    /// Ends the session's calls, requests to its client and push stream.
+    pub(super) fn end(&self) {
+        for connection in self.live() {
+            connection.fail_server_requests();
+            connection.cancel_all();
+        }
+        lock(&self.push).take();
     }
 
     pub(super) fn expired(&self, now: Instant) -> bool {
@@ -82,12 +105,58 @@ impl Drop for PushGuard {
 }
 
 impl Sessions {
-    /// No sessions yet; ids minted with `tag` in front.
-    pub(super) fn new(tag: Option<String>) -> Sessions {
+    /// No sessions yet; ids minted with `tag` in front; at most `max`
+    /// sessions, `per_client` of one client.
+    pub(super) fn new(tag: Option<String>, max: usize, per_client: usize) -> Sessions {
+        let max = max.max(1);
         Sessions {
             map: Mutex::default(),
             tag,
+            max,
+            per_client: per_client.clamp(1, max),
         }
+    }
+
+    /// Makes room in the table for a new session of `client`, or says why
+    /// there is none. Expired sessions go first. A client at its quota
+    /// loses its own least recently used session without a push stream
+    /// (`429` when every one of them has a stream: it must end one). A full
+    /// table loses the least recently used session without a stream, else
+    /// the least recently used one of the client holding the most: a new
+    /// client always gets a session, however many one client opened.
+    pub(super) fn make_room(&self, client: Option<&str>) -> Result<(), Box<Response<HttpBody>>> {
+        let now = Instant::now();
+        let mut map = lock(&self.map);
+        map.retain(|_, s| !s.expired(now));
+        let ours = |s: &LegacySession| s.client.as_deref() == client;
+        if map.values().filter(|s| ours(s)).count() >= self.per_client {
+            let Some(id) = least_recent(&map, |s| ours(s) && !s.streaming()) else {
+                return Err(Box::new(refuse(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    &format!(
+                        "Too Many Requests: this client holds {} sessions, each with an open GET stream; end one (DELETE) first",
+                        self.per_client
+                    ),
+                )));
+            };
+            evict(&mut map, &id, "the client opened more sessions than its quota");
+        }
+        if map.len() >= self.max {
+            let victim = least_recent(&map, |s| !s.streaming()).or_else(|| {
+                let busiest = busiest_client(&map);
+                least_recent(&map, |s| s.client == busiest)
+            });
+            match victim {
+                Some(id) => evict(&mut map, &id, "the session table is full"),
+                None => {
+                    return Err(Box::new(refuse(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "Service Unavailable: too many sessions; retry later",
+                    )));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Ends every push stream (at shutdown, so connections can close).
@@ -95,6 +164,37 @@ impl Sessions {
         for session in lock(&self.map).values() {
             lock(&session.push).take();
         }
+    }
+}
+
+/// The id of the least recently used session that `pick` accepts.
+fn least_recent(
+    map: &HashMap<String, Arc<LegacySession>>,
+    pick: impl Fn(&LegacySession) -> bool,
+) -> Option<String> {
+    map.iter()
+        .filter(|(_, s)| pick(s))
+        .min_by_key(|(_, s)| *lock(&s.used))
+        .map(|(id, _)| id.clone())
+}
+
+/// The client holding the most sessions.
+fn busiest_client(map: &HashMap<String, Arc<LegacySession>>) -> Option<Arc<str>> {
+    let mut counts: HashMap<Option<&Arc<str>>, usize> = HashMap::new();
+    for session in map.values() {
+        *counts.entry(session.client.as_ref()).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .max_by_key(|(_, n)| *n)
+        .and_then(|(client, _)| client.cloned())
+}
+
+/// Forgets session `id` and ends what it holds (its id then gets `404`).
+fn evict(map: &mut HashMap<String, Arc<LegacySession>>, id: &str, why: &str) {
+    if let Some(session) = map.remove(id) {
+        tracing::debug!(reason = why, "ended the least recently used legacy session");
+        session.end();
     }
 }
 
