@@ -111,8 +111,10 @@ impl Server {
     /// [`Server::auth`], else the peer's IP address (an IPv6 address by
     /// its /64). [`Server::http_service`] knows the peer only if the
     /// router puts its [`SocketAddr`](std::net::SocketAddr) into the
-    /// request's extensions; without it all unauthenticated clients share
-    /// one quota. Beyond it: `429` with `Retry-After: 5`.
+    /// request's extensions (e.g. from axum's `ConnectInfo`); without it
+    /// unauthenticated streams are not capped (one quota shared by all
+    /// would let one client use up everyone's). Beyond it: `429` with
+    /// `Retry-After: 5`.
     pub fn max_streams_per_client(mut self, streams: usize) -> Server {
         self.http.streams_per_client = Some(streams);
         self

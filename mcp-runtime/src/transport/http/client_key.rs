@@ -25,6 +25,8 @@ pub(crate) enum ClientKey {
     Address(IpAddr),
     /// Neither a principal nor a peer address (a service mounted by a
     /// router that puts no `SocketAddr` in the request's extensions).
+    /// [`ClientQuota`] does not count it: one bucket for every such client
+    /// would let one of them use up everyone's quota.
     Unknown,
 }
 
@@ -87,8 +89,15 @@ impl ClientQuota {
     }
 
     /// One more for `key`, held until the slot is dropped; `None` when
-    /// `key` holds `max` already.
+    /// `key` holds `max` already. An unknown client is let through
+    /// uncounted (see [`ClientKey::Unknown`]).
     pub(crate) fn enter(self: &Arc<Self>, key: ClientKey) -> Option<QuotaSlot> {
+        if key == ClientKey::Unknown {
+            return Some(QuotaSlot {
+                quota: Arc::clone(self),
+                key,
+            });
+        }
         let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
         let count = held.entry(key.clone()).or_insert(0);
         if *count >= self.max {
@@ -111,6 +120,9 @@ pub(crate) struct QuotaSlot {
 
 impl Drop for QuotaSlot {
     fn drop(&mut self) {
+        if self.key == ClientKey::Unknown {
+            return;
+        }
         let mut held = self.quota.held.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(count) = held.get_mut(&self.key) {
             *count -= 1;
@@ -176,5 +188,7 @@ mod tests {
         assert!(quota.enter(key("10.0.0.2")).is_some());
         drop(first);
         assert!(quota.enter(key("10.0.0.1")).is_some());
+        let unknown: Vec<_> = (0..5).map(|_| quota.enter(ClientKey::Unknown)).collect();
+        assert!(unknown.iter().all(Option::is_some), "not counted");
     }
 }
