@@ -156,7 +156,12 @@ impl Server {
     /// The MCP endpoint as a `tower::Service`, to mount next to other
     /// routes (e.g. axum's `Router::route_service("/mcp", service)`).
     /// `Host` is checked against [`Server::allowed_hosts`] (loopback names
-    /// by default); the server's limits apply to all its requests together.
+    /// by default); the server's limits apply to all its requests together,
+    /// as do the body timeout and budget and the per-client stream quota
+    /// ([`Server::http_body_timeout`], [`Server::http_body_budget`],
+    /// [`Server::max_streams_per_client`]). The write timeout, the
+    /// connection limit and the drain's `503`s are the built-in server's:
+    /// under a router, its own settings govern connections.
     ///
     /// A registration mistake is returned as for [`Server::serve_stdio`].
     pub fn http_service(self) -> Result<crate::HttpService, Error> {
