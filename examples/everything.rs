@@ -436,6 +436,27 @@ async fn main() -> std::io::Result<()> {
     if let Some(ms) = env_number("HTTP_HEADER_TIMEOUT_MS") {
         server = server.http_header_timeout(Duration::from_millis(ms));
     }
+    // HTTP_BODY_TIMEOUT_MS, HTTP_BODY_BUDGET (bytes), HTTP_WRITE_TIMEOUT_MS,
+    // HTTP_MAX_CONNECTIONS, HTTP_STREAMS_PER_CLIENT: the HTTP front door's
+    // limits against slow or greedy clients (README, "Remote server").
+    #[cfg(feature = "http")]
+    {
+        if let Some(ms) = env_number("HTTP_BODY_TIMEOUT_MS") {
+            server = server.http_body_timeout(Duration::from_millis(ms));
+        }
+        if let Some(bytes) = env_number("HTTP_BODY_BUDGET") {
+            server = server.http_body_budget(usize::try_from(bytes).unwrap_or(usize::MAX));
+        }
+        if let Some(ms) = env_number("HTTP_WRITE_TIMEOUT_MS") {
+            server = server.http_write_timeout(Duration::from_millis(ms));
+        }
+        if let Some(n) = env_number("HTTP_MAX_CONNECTIONS") {
+            server = server.max_http_connections(usize::try_from(n).unwrap_or(usize::MAX));
+        }
+        if let Some(n) = env_number("HTTP_STREAMS_PER_CLIENT") {
+            server = server.max_streams_per_client(usize::try_from(n).unwrap_or(usize::MAX));
+        }
+    }
     // MCP_SEAL_KEY, MCP_REPLICA, REDIS_URL, MCP_AUTH_*: running as one of
     // several replicas, possibly OAuth-protected (README, "Deployment").
     let (mut server, auth) =

@@ -5,7 +5,7 @@
 mod common;
 
 use common::http::{
-    MODERN, Response, Server, call, dechunk, meta, read_response, request, request_bytes,
+    MODERN, Response, Server, call, dechunk, meta, raw_to, read_response, request, request_bytes,
 };
 use common::{assert_valid, example_binary};
 use serde_json::{Value, json};
@@ -1101,4 +1101,349 @@ fn a_legacy_log_level_set_on_one_post_applies_to_calls_on_the_others() {
         last["result"]["structuredContent"],
         json!({"ms": 20, "steps": 2})
     );
+}
+
+// ---- hostile clients (issue 16) ----
+
+/// The head of a 2026-07-28 `tools/call` POST declaring `length` bytes of
+/// body, kept alive.
+fn call_head(addr: &str, name: &str, length: usize) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: {MODERN}\r\nMcp-Method: tools/call\r\nMcp-Name: {name}\r\nContent-Length: {length}\r\n\r\n"
+    )
+}
+
+/// Reads a response head (status and lowercased headers) off `stream`,
+/// giving up at `deadline`; `None` if it never came.
+fn head_by(stream: &mut TcpStream, deadline: Instant) -> Option<(u16, String)> {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        let left = deadline.checked_duration_since(Instant::now())?;
+        stream
+            .set_read_timeout(Some(left.max(Duration::from_millis(10))))
+            .unwrap();
+        match stream.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => return None,
+        }
+    }
+    let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
+    let status = head.split(' ').nth(1)?.parse().ok()?;
+    Some((status, head))
+}
+
+/// An honest `add` on a new connection: its status and how long it took.
+fn honest_call(addr: &str) -> (u16, Duration) {
+    let started = Instant::now();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    let body = call(1, "add", json!({"a": 1, "b": 2})).to_string();
+    let headers = [
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "add"),
+    ];
+    stream
+        .write_all(&request_bytes(addr, "POST", &headers, &body))
+        .unwrap();
+    let status = head_by(&mut stream, started + Duration::from_secs(10)).map_or(0, |(s, _)| s);
+    (status, started.elapsed())
+}
+
+#[test]
+fn a_stalled_body_is_answered_408_and_its_connection_closed() {
+    let server = Server::start(&[("HTTP_BODY_TIMEOUT_MS", "1000")]);
+    // 200 clients declare almost the whole message limit and send 1 KiB.
+    let started = Instant::now();
+    let mut streams: Vec<TcpStream> = (0..200)
+        .map(|_| {
+            let mut stream = TcpStream::connect(&server.addr).unwrap();
+            stream
+                .write_all(call_head(&server.addr, "echo", 8_388_000).as_bytes())
+                .unwrap();
+            stream.write_all(&[b' '; 1024]).unwrap();
+            stream
+        })
+        .collect();
+    let deadline = started + Duration::from_secs(10);
+    let mut slowest = Duration::ZERO;
+    for stream in &mut streams {
+        let (status, head) = head_by(stream, deadline).expect("answered before the deadline");
+        assert_eq!(status, 408, "{head}");
+        assert!(head.contains("connection: close"), "{head}");
+        let mut rest = Vec::new();
+        let _ = stream.read_to_end(&mut rest);
+        slowest = slowest.max(started.elapsed());
+    }
+    eprintln!("200/200 stalled bodies answered 408 and closed within {slowest:?}");
+    assert!(slowest < Duration::from_secs(5), "{slowest:?}");
+    assert_eq!(honest_call(&server.addr).0, 200);
+}
+
+#[test]
+fn stalled_bodies_hold_at_most_the_body_budget() {
+    // 12 MiB: one stalled body of nearly 8 MiB fits, a second does not.
+    let server = Server::start(&[("HTTP_BODY_BUDGET", "12582912")]);
+    assert_eq!(honest_call(&server.addr).0, 200);
+    let before = server.status_kib("VmRSS");
+    let chunk = vec![b' '; 8_388_000 - 1024];
+    let _stalled: Vec<TcpStream> = (0..20)
+        .map(|_| {
+            let mut stream = TcpStream::connect(&server.addr).unwrap();
+            stream
+                .set_write_timeout(Some(Duration::from_secs(5)))
+                .unwrap();
+            let _ = stream.write_all(call_head(&server.addr, "echo", 8_388_000).as_bytes());
+            // Refused bodies are cut off mid-way: their writes fail.
+            let _ = stream.write_all(&chunk);
+            stream
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let grown = server.status_kib("VmRSS").saturating_sub(before) / 1024;
+    eprintln!("20 stalled 8 MB bodies: RSS grew by {grown} MiB (budget 12 MiB)");
+    assert!(grown < 48, "RSS grew by {grown} MiB");
+    // A body that cannot fit is refused before a byte of it is read.
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    stream
+        .write_all(call_head(&server.addr, "echo", 8_388_000).as_bytes())
+        .unwrap();
+    let (status, head) =
+        head_by(&mut stream, Instant::now() + Duration::from_secs(5)).expect("answered at once");
+    assert_eq!(status, 503, "{head}");
+    assert!(head.contains("retry-after: 1"), "{head}");
+    // Small bodies still fit.
+    let (status, took) = honest_call(&server.addr);
+    assert_eq!(status, 200);
+    eprintln!("an honest call beside them: 200 in {took:?}");
+}
+
+#[test]
+fn a_client_that_reads_no_response_loses_its_connection_after_the_write_timeout() {
+    let server = Server::start(&[("HTTP_WRITE_TIMEOUT_MS", "1000")]);
+    assert_eq!(honest_call(&server.addr).0, 200);
+    let fds = server.open_fds();
+    let before = server.status_kib("VmRSS");
+    let text = "x".repeat(8_000_000);
+    let body = call(1, "echo", json!({ "text": text })).to_string();
+    let started = Instant::now();
+    // 20 clients ask for an 8 MB response each and never read it.
+    let _unread: Vec<TcpStream> = (0..20)
+        .map(|_| {
+            let mut stream = TcpStream::connect(&server.addr).unwrap();
+            stream
+                .write_all(call_head(&server.addr, "echo", body.len()).as_bytes())
+                .unwrap();
+            stream.write_all(body.as_bytes()).unwrap();
+            stream
+        })
+        .collect();
+    let sent = started.elapsed();
+    let (mut held, mut rss) = (0, 0);
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let open = server.open_fds();
+        held = held.max(open);
+        rss = rss.max(server.status_kib("VmRSS").saturating_sub(before) / 1024);
+        if open <= fds {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{open} descriptors still open (from {fds}), RSS +{rss} MiB"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let after = server.status_kib("VmRSS").saturating_sub(before) / 1024;
+    eprintln!(
+        "20 unread 8 MB responses (sent in {sent:?}): up to {held} descriptors (from {fds}), \
+         RSS up to +{rss} MiB; all closed {:?} after the first request, RSS then +{after} MiB",
+        started.elapsed()
+    );
+    assert!(held > fds, "the connections were open ({held} vs {fds})");
+    assert_eq!(honest_call(&server.addr).0, 200);
+}
+
+/// Opens `n` `subscriptions/listen` streams; returns the streams and how
+/// many were answered with each status (0: never answered).
+fn listen_streams(addr: &str, n: usize) -> (Vec<TcpStream>, Vec<(u16, usize)>) {
+    let mut listen = request(7, "subscriptions/listen");
+    listen["params"]["notifications"] = json!({"toolsListChanged": true});
+    let headers = [
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "subscriptions/listen"),
+    ];
+    let bytes = String::from_utf8(request_bytes(addr, "POST", &headers, &listen.to_string()))
+        .unwrap()
+        .replace("Connection: close\r\n", "");
+    let mut streams: Vec<TcpStream> = (0..n)
+        .filter_map(|_| {
+            let mut stream = TcpStream::connect(addr).ok()?;
+            stream.write_all(bytes.as_bytes()).ok()?;
+            Some(stream)
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut counts: Vec<(u16, usize)> = Vec::new();
+    for stream in &mut streams {
+        let status = head_by(stream, deadline).map_or(0, |(s, _)| s);
+        match counts.iter_mut().find(|(s, _)| *s == status) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((status, 1)),
+        }
+    }
+    counts.sort_unstable();
+    (streams, counts)
+}
+
+#[test]
+fn held_listen_streams_leave_room_for_honest_calls() {
+    // 256 descriptors, which the server cannot raise: 300 listen streams
+    // from one address would take them all.
+    let server = Server::start_with_open_files(256, 256, &[]);
+    let (_streams, counts) = listen_streams(&server.addr, 300);
+    let (status, took) = honest_call(&server.addr);
+    eprintln!(
+        "300 listen streams from one address at 256 descriptors: statuses {counts:?}; \
+         an honest call on a new connection: {status} in {took:?}"
+    );
+    assert_eq!(status, 200, "{counts:?}");
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert!(
+        counts.contains(&(200, 32)),
+        "32 streams per client: {counts:?}"
+    );
+    assert!(
+        counts.iter().all(|(s, _)| [200, 429, 503].contains(s)),
+        "every other one is refused: {counts:?}"
+    );
+    // A refused one is told why, and when to come back.
+    let (_more, again) = listen_streams(&server.addr, 1);
+    assert_eq!(again, vec![(429, 1)]);
+}
+
+#[test]
+fn the_soft_open_file_limit_is_raised_to_the_hard_one() {
+    let server = Server::start_with_open_files(256, 4096, &[]);
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", server.child.id())).unwrap();
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .unwrap()
+        .to_owned();
+    eprintln!("{line}");
+    assert_eq!(
+        line.split_whitespace().nth(3),
+        Some("4096"),
+        "soft limit: {line}"
+    );
+    assert!(
+        server.log().contains("raised the soft open-file limit"),
+        "{}",
+        server.log()
+    );
+}
+
+#[test]
+fn running_out_of_descriptors_is_logged_once_a_second() {
+    // The connection limit set above the descriptors: accept fails.
+    let server = Server::start_with_open_files(128, 128, &[("HTTP_MAX_CONNECTIONS", "100000")]);
+    let _idle: Vec<TcpStream> = (0..200)
+        .filter_map(|_| TcpStream::connect(&server.addr).ok())
+        .collect();
+    std::thread::sleep(Duration::from_millis(2500));
+    let lines = server
+        .log()
+        .matches("accepting a connection failed")
+        .count();
+    eprintln!("2.5 s out of descriptors: {lines} warnings");
+    assert!((1..=4).contains(&lines), "{lines} warnings");
+}
+
+#[test]
+fn a_request_on_a_kept_alive_connection_during_the_drain_gets_503() {
+    let mut server = Server::start(&[]);
+    let stream = TcpStream::connect(&server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::new(stream);
+    let headers = [
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "add"),
+    ];
+    let keep_alive = |id: u64| {
+        let body = call(id, "add", json!({"a": 1, "b": 2})).to_string();
+        String::from_utf8(request_bytes(&server.addr, "POST", &headers, &body))
+            .unwrap()
+            .replace("Connection: close\r\n", "")
+    };
+    writer.write_all(keep_alive(1).as_bytes()).unwrap();
+    assert_eq!(read_one(&mut reader).0, 200);
+    // A slow call keeps the drain going.
+    let addr = server.addr.clone();
+    let slow = std::thread::spawn(move || {
+        let slow = [
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "slow"),
+        ];
+        let body = call(9, "slow", json!({"ms": 1500})).to_string();
+        raw_to(&addr, &request_bytes(&addr, "POST", &slow, &body))
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    sigterm(server.child.id());
+    std::thread::sleep(Duration::from_millis(300));
+    writer.write_all(keep_alive(2).as_bytes()).unwrap();
+    let mut status_line = String::new();
+    reader.read_line(&mut status_line).unwrap();
+    let mut rest = String::new();
+    let _ = reader.read_to_string(&mut rest);
+    eprintln!("a request on a kept-alive connection during the drain: {status_line:?}");
+    assert!(status_line.starts_with("HTTP/1.1 503"), "{status_line:?}");
+    let head = rest.to_ascii_lowercase();
+    assert!(head.contains("connection: close"), "{rest}");
+    assert!(head.contains("retry-after: 1"), "{rest}");
+    assert_eq!(slow.join().unwrap().status, 200);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "still running");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn listen_and_legacy_get_streams_share_one_quota_per_client() {
+    let server = Server::start(&[("HTTP_STREAMS_PER_CLIENT", "2")]);
+    let (listening, counts) = listen_streams(&server.addr, 1);
+    assert_eq!(counts, vec![(200, 1)]);
+    let get = |id: &str| {
+        let mut push = TcpStream::connect(&server.addr).unwrap();
+        let get = format!(
+            "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\n\r\n",
+            server.addr
+        );
+        push.write_all(get.as_bytes()).unwrap();
+        let status = head_by(&mut push, Instant::now() + Duration::from_secs(10));
+        (push, status.map_or(0, |(s, _)| s))
+    };
+    let (_first, status) = get(&open_session(&server, json!({})));
+    assert_eq!(status, 200);
+    let second_session = open_session(&server, json!({}));
+    let (_refused, status) = get(&second_session);
+    assert_eq!(status, 429, "the third stream of one address");
+    // Ending a stream gives its place back.
+    drop(listening);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_push, status) = get(&second_session);
+        if status == 200 {
+            break;
+        }
+        assert_eq!(status, 429);
+        assert!(Instant::now() < deadline, "the slot never came back");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

@@ -28,7 +28,21 @@ impl Server {
 
     /// The example `name` serving `--http 127.0.0.1:0`.
     pub fn start_example(name: &str, env: &[(&str, &str)]) -> Server {
-        let mut command = Command::new(example_binary(name));
+        Server::spawn(Command::new(example_binary(name)), env)
+    }
+
+    /// `everything` with its open-file limit set to `soft:hard` by
+    /// `prlimit` (which then runs it, so the child's id is the server's).
+    pub fn start_with_open_files(soft: u64, hard: u64, env: &[(&str, &str)]) -> Server {
+        let mut command = Command::new("prlimit");
+        command
+            .arg(format!("--nofile={soft}:{hard}"))
+            .arg(example_binary("everything"));
+        Server::spawn(command, env)
+    }
+
+    /// `command` with `--http 127.0.0.1:0`, its log collected.
+    fn spawn(mut command: Command, env: &[(&str, &str)]) -> Server {
         command
             .args(["--http", "127.0.0.1:0"])
             .env("MCP_LOG", "mcp_runtime=debug")
@@ -58,6 +72,23 @@ impl Server {
             .recv_timeout(Duration::from_secs(30))
             .expect("the server logs its address");
         Server { child, addr, log }
+    }
+
+    /// A line of the server's `/proc/PID/status`, in its unit (`VmRSS` in kB).
+    pub fn status_kib(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("no {field} in {status}"))
+    }
+
+    /// The descriptors the server has open.
+    pub fn open_fds(&self) -> usize {
+        std::fs::read_dir(format!("/proc/{}/fd", self.child.id()))
+            .unwrap()
+            .count()
     }
 
     pub fn log(&self) -> String {

@@ -15,6 +15,11 @@ pub(super) struct HttpSettings {
     hosts: Option<Vec<String>>,
     origins: Vec<String>,
     header_timeout: Option<Duration>,
+    body_timeout: Option<Duration>,
+    body_budget: Option<usize>,
+    write_timeout: Option<Duration>,
+    max_connections: Option<usize>,
+    streams_per_client: Option<usize>,
     replica_tag: Option<String>,
     auth: Option<crate::auth::Auth>,
     max_sessions: Option<usize>,
@@ -90,6 +95,61 @@ impl Server {
         self
     }
 
+    /// HTTP: how long a request body may take to arrive once its headers
+    /// have (default 30 s, an 8 MiB body at 280 KB/s). A client slower
+    /// than that, or one that stalls, gets `408` and its connection is
+    /// closed, so it holds neither a connection nor memory for long.
+    pub fn http_body_timeout(mut self, timeout: Duration) -> Server {
+        self.http.body_timeout = Some(timeout);
+        self
+    }
+
+    /// HTTP: the bytes of request bodies that all connections together may
+    /// hold while their bodies arrive (default 64 MiB, eight bodies at the
+    /// default [`Server::max_message_size`]; keep it at least that). A body
+    /// that would go past it gets `503` with `Retry-After: 1` and its
+    /// connection is closed: many clients stalling large bodies cannot
+    /// exhaust memory. Counted with one atomic operation per chunk.
+    pub fn http_body_budget(mut self, bytes: usize) -> Server {
+        self.http.body_budget = Some(bytes);
+        self
+    }
+
+    /// HTTP, built-in server ([`Server::serve_http`]): how long a response
+    /// may make no write progress, its client reading nothing of it,
+    /// before the connection is closed and the response dropped (default
+    /// 30 s). An event stream with nothing to send is not affected: the
+    /// clock runs only while a write waits.
+    pub fn http_write_timeout(mut self, timeout: Duration) -> Server {
+        self.http.write_timeout = Some(timeout);
+        self
+    }
+
+    /// HTTP, built-in server: connections served at once. By default the
+    /// soft open-file limit (which `serve_http` first raises to the hard
+    /// limit) minus 64 descriptors kept for the process, at least 16. A
+    /// connection beyond it is answered `503` with `Retry-After: 1` and
+    /// closed at once, so the process never runs out of descriptors.
+    pub fn max_http_connections(mut self, connections: usize) -> Server {
+        self.http.max_connections = Some(connections);
+        self
+    }
+
+    /// HTTP: long-lived event streams (2026-07-28 `subscriptions/listen`
+    /// POSTs, legacy GET streams) one client may hold open at once
+    /// (default 32). A client is the token's issuer and subject with
+    /// [`Server::auth`], else the peer's IP address (an IPv6 address by
+    /// its /64). [`Server::http_service`] knows the peer only if the
+    /// router puts its [`SocketAddr`](std::net::SocketAddr) into the
+    /// request's extensions (e.g. from axum's `ConnectInfo`); without it
+    /// unauthenticated streams are not capped (one quota shared by all
+    /// would let one client use up everyone's). Beyond it: `429` with
+    /// `Retry-After: 5`.
+    pub fn max_streams_per_client(mut self, streams: usize) -> Server {
+        self.http.streams_per_client = Some(streams);
+        self
+    }
+
     /// HTTP: this replica's tag, put in front of each legacy
     /// `Mcp-Session-Id` it mints (`r2.` and then the usual 32 random hex
     /// digits), so a load balancer in front of several replicas can send a
@@ -126,7 +186,12 @@ impl Server {
     /// The MCP endpoint as a `tower::Service`, to mount next to other
     /// routes (e.g. axum's `Router::route_service("/mcp", service)`).
     /// `Host` is checked against [`Server::allowed_hosts`] (loopback names
-    /// by default); the server's limits apply to all its requests together.
+    /// by default); the server's limits apply to all its requests together,
+    /// as do the body timeout and budget and the per-client stream quota
+    /// ([`Server::http_body_timeout`], [`Server::http_body_budget`],
+    /// [`Server::max_streams_per_client`]). The write timeout, the
+    /// connection limit and the drain's `503`s are the built-in server's:
+    /// under a router, its own settings govern connections.
     ///
     /// A registration mistake is returned as for [`Server::serve_stdio`].
     pub fn http_service(self) -> Result<crate::HttpService, Error> {
@@ -142,7 +207,14 @@ impl Server {
     /// reachable from elsewhere; on a loopback address the `Host` header is
     /// checked (DNS rebinding), `Origin` always (see
     /// [`Server::allowed_origins`]). Bodies over the message limit
-    /// ([`Server::max_message_size`]) get `413`.
+    /// ([`Server::max_message_size`]) get `413`, bodies slower than
+    /// [`Server::http_body_timeout`] `408`, bodies past
+    /// [`Server::http_body_budget`] `503`; a response its client does not
+    /// read is dropped after [`Server::http_write_timeout`]. The soft
+    /// open-file limit is raised to the hard one first, and connections are
+    /// capped below it ([`Server::max_http_connections`]). During the drain,
+    /// a request on an open keep-alive connection gets `503` with
+    /// `Connection: close` and `Retry-After: 1`.
     ///
     /// `GET /health` answers `200 ok` while the server accepts connections,
     /// for load balancers' and orchestrators' probes (before the `Host`
@@ -150,6 +222,10 @@ impl Server {
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> io::Result<()> {
         self.check_registration()?;
         crate::logging::init_stderr();
+        // Before binding, and before the "serving" line: each connection is a
+        // descriptor, and the limit the connection cap is derived from must
+        // be the final one.
+        let files = crate::transport::http::raise_open_file_limit();
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let local = listener.local_addr()?;
         let check_host = crate::transport::http::is_loopback(&local) || self.http.hosts.is_some();
@@ -174,7 +250,8 @@ impl Server {
                  seals 2026-07-28 requestState, so replicas will not accept each other's states"
             );
         }
-        let result = crate::transport::http::serve(listener, service, drain, termination()).await;
+        let result =
+            crate::transport::http::serve(listener, service, drain, files, termination()).await;
         crate::logging::flush();
         result
     }
@@ -198,6 +275,19 @@ impl Server {
         config.origins = settings.origins;
         if let Some(timeout) = settings.header_timeout {
             config.header_timeout = timeout;
+        }
+        if let Some(timeout) = settings.body_timeout {
+            config.body_timeout = timeout;
+        }
+        if let Some(bytes) = settings.body_budget {
+            config.body_budget = bytes;
+        }
+        if let Some(timeout) = settings.write_timeout {
+            config.write_timeout = timeout;
+        }
+        config.max_connections = settings.max_connections;
+        if let Some(streams) = settings.streams_per_client {
+            config.streams_per_client = streams;
         }
         if let Some(tag) = settings.replica_tag {
             config.replica_tag = Some(crate::transport::http::checked_replica_tag(tag)?);

@@ -1,115 +1,322 @@
-//! The hyper server loop: accepting connections, serving each with
-//! [`HttpService`] under the header timeout, and draining at shutdown.
+//! The hyper server loop: accepting connections (at most the connection
+//! limit, with the open-file limit raised first), serving each with
+//! [`HttpService`] under the header timeout and a write-idle timeout, and
+//! draining at shutdown.
 
 use super::HttpService;
+use super::checks::{WithHeader, refuse};
+use super::sse::HttpBody;
+use hyper::header;
+use hyper::{Request, Response, StatusCode};
 use std::future::Future;
+use std::io;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::{Notify, watch};
 
+/// Descriptors kept for the process itself (its pipes, the runtime's own,
+/// store and JWKS connections, files tools open) when the connection limit
+/// is derived from the open-file limit.
+const RESERVED_DESCRIPTORS: u64 = 64;
+
+/// The connection limit derived from a soft open-file limit of `files`:
+/// all but [`RESERVED_DESCRIPTORS`] of them, at least 16.
+fn default_max_connections(files: Option<u64>) -> usize {
+    match files {
+        Some(files) => usize::try_from(files.saturating_sub(RESERVED_DESCRIPTORS).max(16))
+            .unwrap_or(usize::MAX),
+        None => usize::MAX,
+    }
+}
+
 /// Serves `service` on `listener` until `shutdown` completes; then stops
-/// accepting, lets each connection finish the response it is writing
-/// (streams end with their final results), and returns once all are done
-/// or `drain` has passed (what is left is then cancelled as it is dropped).
+/// accepting, answers requests that arrive on open connections with `503`
+/// (`Connection: close`, `Retry-After`) so clients retry elsewhere, lets
+/// the responses in flight finish (streams end with their final results),
+/// closes the idle connections and returns once all are done or `drain` has
+/// passed (what is left is then cancelled as it is dropped). `files` is the
+/// soft open-file limit ([`raise_open_file_limit`]), which the connection
+/// limit is derived from unless set.
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     service: HttpService,
     drain: Duration,
+    files: Option<u64>,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let (stop_tx, stop) = watch::channel(false);
-    let connections = Arc::new(AtomicUsize::new(0));
-    let closed = Arc::new(Notify::new());
+    let max_connections = service
+        .inner
+        .config
+        .max_connections
+        .unwrap_or_else(|| default_max_connections(files));
+    tracing::debug!(max_connections, open_files = ?files, "connection limit");
+    let (close_idle_tx, close_idle) = watch::channel(false);
+    let state = Arc::new(ListenerState::default());
     let mut shutdown = std::pin::pin!(shutdown);
+    let mut accept_failed = Throttled::default();
+    let mut over_limit = Throttled::default();
     loop {
         let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(err) => {
-                    // Out of descriptors and the like: wait a little, keep serving.
-                    tracing::warn!(%err, "accepting a connection failed");
+                    // Out of descriptors and the like: wait a little, keep
+                    // serving; said once a second at most, or the log is
+                    // what fills up.
+                    if let Some(suppressed) = accept_failed.due() {
+                        tracing::warn!(%err, suppressed, "accepting a connection failed");
+                    }
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
             },
             () = &mut shutdown => break,
         };
+        if state.connections.load(Ordering::SeqCst) >= max_connections {
+            // Refused where it costs least: one write into the socket's empty
+            // buffer, then the descriptor is closed.
+            let _ = stream.try_write(OVER_CAPACITY);
+            drop(stream);
+            if let Some(suppressed) = over_limit.due() {
+                tracing::warn!(
+                    max_connections,
+                    suppressed,
+                    "the connection limit is reached; refusing connections with 503 \
+                     (Server::max_http_connections)"
+                );
+            }
+            continue;
+        }
         let _ = stream.set_nodelay(true);
-        connections.fetch_add(1, Ordering::SeqCst);
-        let guard = ConnectionCount(Arc::clone(&connections), Arc::clone(&closed));
+        state.connections.fetch_add(1, Ordering::SeqCst);
+        let guard = ConnectionCount(Arc::clone(&state));
         tokio::spawn(serve_connection(
             stream,
             peer,
-            service.clone(),
-            stop.clone(),
+            Front {
+                service: service.clone(),
+                peer,
+                state: Arc::clone(&state),
+            },
+            close_idle.clone(),
             guard,
         ));
     }
     tracing::info!("shutting down on a signal: no new connections; draining");
     drop(listener);
-    let _ = stop_tx.send(true);
+    // From here a new request on an open connection is answered 503.
+    state.draining.store(true, Ordering::SeqCst);
     // Push and subscription streams never end by themselves: end them so
-    // connections close.
+    // their responses finish.
     service.inner.sessions.close_streams();
     service.inner.stop.send_replace(true);
     let drained = tokio::time::timeout(drain, async {
-        loop {
-            let notified = closed.notified();
-            if connections.load(Ordering::SeqCst) == 0 {
-                return;
-            }
-            notified.await;
-        }
+        state
+            .wait_for(|state| state.in_flight.load(Ordering::SeqCst) == 0)
+            .await;
+        // Idle keep-alive connections stayed open so that requests sent on
+        // them got the 503 above rather than an EOF; now they close.
+        let _ = close_idle_tx.send(true);
+        state
+            .wait_for(|state| state.connections.load(Ordering::SeqCst) == 0)
+            .await;
     })
     .await;
     if drained.is_err() {
         tracing::warn!(
-            connections = connections.load(Ordering::SeqCst),
+            connections = state.connections.load(Ordering::SeqCst),
             "the drain timeout ended the shutdown; cancelling what is left"
         );
     }
     Ok(())
 }
 
-/// Counts a connection until it ends.
-struct ConnectionCount(Arc<AtomicUsize>, Arc<Notify>);
+/// The whole answer to a connection beyond the limit.
+const OVER_CAPACITY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 58\r\n\r\nService Unavailable: too many connections; retry shortly\r\n";
 
-impl Drop for ConnectionCount {
-    fn drop(&mut self) {
-        if self.0.fetch_sub(1, Ordering::SeqCst) == 1 {
-            self.1.notify_waiters();
+/// What the accept loop and the connections share.
+#[derive(Debug, Default)]
+struct ListenerState {
+    /// Connections open.
+    connections: AtomicUsize,
+    /// Responses not yet fully written (streams included).
+    in_flight: AtomicUsize,
+    /// Set at shutdown: new requests get 503.
+    draining: AtomicBool,
+    /// Woken when either count falls to zero.
+    changed: Notify,
+}
+
+impl ListenerState {
+    /// Waits until `done` holds (checked again whenever a count reaches 0).
+    async fn wait_for(&self, done: impl Fn(&ListenerState) -> bool) {
+        loop {
+            let notified = self.changed.notified();
+            if done(self) {
+                return;
+            }
+            notified.await;
         }
     }
 }
 
+/// Counts a connection until it ends.
+struct ConnectionCount(Arc<ListenerState>);
+
+impl Drop for ConnectionCount {
+    fn drop(&mut self) {
+        if self.0.connections.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.changed.notify_waiters();
+        }
+    }
+}
+
+/// Counts a response until hyper drops its body (written, or abandoned).
+#[derive(Debug)]
+struct InFlight(Arc<ListenerState>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if self.0.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.changed.notify_waiters();
+        }
+    }
+}
+
+/// A log line at most once a second, with how many were held back.
+#[derive(Debug, Default)]
+struct Throttled {
+    last: Option<Instant>,
+    suppressed: u64,
+}
+
+impl Throttled {
+    /// `Some(suppressed since the last line)` when a line is due.
+    fn due(&mut self) -> Option<u64> {
+        let now = Instant::now();
+        if self
+            .last
+            .is_some_and(|last| now.duration_since(last) < Duration::from_secs(1))
+        {
+            self.suppressed += 1;
+            return None;
+        }
+        self.last = Some(now);
+        Some(std::mem::take(&mut self.suppressed))
+    }
+}
+
+/// Raises the soft open-file limit to the hard one (each connection is a
+/// descriptor, and distributions' soft default of 1024 is far below what
+/// a server may hold); returns the soft limit in force (`None`: unlimited
+/// or unknown).
+#[cfg(unix)]
+pub(crate) fn raise_open_file_limit() -> Option<u64> {
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    // No soft limit: nothing to raise.
+    let soft = limit.current?;
+    // An unlimited hard limit is refused as a soft one by some kernels
+    // (macOS caps it at OPEN_MAX): aim at a large finite number then.
+    let target = limit.maximum.unwrap_or(1 << 20);
+    if target <= soft {
+        return Some(soft);
+    }
+    let raised = Rlimit {
+        current: Some(target),
+        maximum: limit.maximum,
+    };
+    match setrlimit(Resource::Nofile, raised) {
+        Ok(()) => {
+            tracing::info!(from = soft, to = target, "raised the soft open-file limit");
+            Some(target)
+        }
+        Err(err) => {
+            tracing::warn!(%err, soft, "could not raise the soft open-file limit");
+            Some(soft)
+        }
+    }
+}
+
+#[cfg(not(unix))]
+pub(crate) fn raise_open_file_limit() -> Option<u64> {
+    None
+}
+
+/// The service hyper calls on one connection: the peer address goes into
+/// the request's extensions (for per-client quotas, `ClientKey`), each
+/// response is counted until written, and during the drain new requests
+/// get 503.
+#[derive(Clone, Debug)]
+struct Front {
+    service: HttpService,
+    peer: SocketAddr,
+    state: Arc<ListenerState>,
+}
+
+impl hyper::service::Service<Request<hyper::body::Incoming>> for Front {
+    type Response = Response<HttpBody>;
+    type Error = std::convert::Infallible;
+    type Future =
+        Pin<Box<dyn Future<Output = Result<Response<HttpBody>, std::convert::Infallible>> + Send>>;
+
+    fn call(&self, mut request: Request<hyper::body::Incoming>) -> Self::Future {
+        if self.state.draining.load(Ordering::SeqCst) {
+            return Box::pin(std::future::ready(Ok(shutting_down())));
+        }
+        request.extensions_mut().insert(self.peer);
+        self.state.in_flight.fetch_add(1, Ordering::SeqCst);
+        let counted = InFlight(Arc::clone(&self.state));
+        let inner = Arc::clone(&self.service.inner);
+        Box::pin(async move {
+            let response = super::answer(&inner, request).await;
+            Ok(response.map(|body| body.holding(counted)))
+        })
+    }
+}
+
+/// `503` to a request that arrives while the server drains.
+fn shutting_down() -> Response<HttpBody> {
+    refuse(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Service Unavailable: this server is shutting down; retry on a new connection",
+    )
+    .with_header(header::RETRY_AFTER, "1")
+    .with_header(header::CONNECTION, "close")
+}
+
 /// One HTTP/1.1 connection with keep-alive, a header-read (and idle)
-/// timeout, and a graceful end when the server stops.
+/// timeout, a write-idle timeout, and a graceful end when the server
+/// closes its idle connections.
 async fn serve_connection(
     stream: tokio::net::TcpStream,
     peer: SocketAddr,
-    service: HttpService,
-    mut stop: watch::Receiver<bool>,
+    front: Front,
+    mut close_idle: watch::Receiver<bool>,
     _count: ConnectionCount,
 ) {
-    let header_timeout = service.inner.config.header_timeout;
-    let io = hyper_util::rt::TokioIo::new(stream);
-    let hyper_service = hyper_util::service::TowerToHyperService::new(service);
+    let config = &front.service.inner.config;
+    let header_timeout = config.header_timeout;
+    let io = hyper_util::rt::TokioIo::new(WriteIdle::new(stream, config.write_timeout));
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(header_timeout)
         .keep_alive(true);
-    let connection = builder.serve_connection(io, hyper_service);
+    let connection = builder.serve_connection(io, front);
     let mut connection = std::pin::pin!(connection);
-    let stopping = async move {
-        // A dropped sender also means stop.
-        let _ = stop.wait_for(|stop| *stop).await;
+    let closing = async move {
+        // A dropped sender also means close.
+        let _ = close_idle.wait_for(|close| *close).await;
     };
     let result = tokio::select! {
         result = connection.as_mut() => result,
-        () = stopping => {
+        () = closing => {
             connection.as_mut().graceful_shutdown();
             connection.as_mut().await
         }
@@ -119,7 +326,136 @@ async fn serve_connection(
     }
 }
 
+/// A stream whose writes fail with `TimedOut` once one has made no
+/// progress for `idle` (hyper has no write timeout): a client that stops
+/// reading a response loses its connection, and the response's memory is
+/// freed, instead of holding both forever. The timer runs only while a
+/// write waits, so an event stream with nothing to send is never cut.
+#[derive(Debug)]
+struct WriteIdle<S> {
+    inner: S,
+    idle: Duration,
+    /// Armed when a write first waits; cleared by any progress.
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl<S> WriteIdle<S> {
+    fn new(inner: S, idle: Duration) -> WriteIdle<S> {
+        WriteIdle {
+            inner,
+            idle,
+            timer: None,
+        }
+    }
+
+    /// What a write that returned `poll` means, under the idle timer.
+    fn watch<T>(&mut self, cx: &mut Context<'_>, poll: Poll<io::Result<T>>) -> Poll<io::Result<T>> {
+        match poll {
+            Poll::Ready(result) => {
+                self.timer = None;
+                Poll::Ready(result)
+            }
+            Poll::Pending => {
+                let idle = self.idle;
+                let timer = self
+                    .timer
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(idle)));
+                match timer.as_mut().poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the client read nothing of the response within the write timeout",
+                    ))),
+                    Poll::Pending => Poll::Pending,
+                }
+            }
+        }
+    }
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for WriteIdle<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for WriteIdle<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let poll = Pin::new(&mut self.inner).poll_write(cx, buf);
+        self.watch(cx, poll)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let poll = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        self.watch(cx, poll)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let poll = Pin::new(&mut self.inner).poll_flush(cx);
+        self.watch(cx, poll)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let poll = Pin::new(&mut self.inner).poll_shutdown(cx);
+        self.watch(cx, poll)
+    }
+}
+
 /// Whether a bind address is loopback, so `Host` is checked by default.
 pub(crate) fn is_loopback(addr: &SocketAddr) -> bool {
     addr.ip().is_loopback()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncWriteExt;
+
+    #[test]
+    fn the_connection_limit_leaves_descriptors_for_the_process() {
+        assert_eq!(default_max_connections(Some(1024)), 960);
+        assert_eq!(default_max_connections(Some(20)), 16);
+        assert_eq!(default_max_connections(None), usize::MAX);
+    }
+
+    #[test]
+    fn a_log_line_is_due_once_a_second_with_the_count_held_back() {
+        let mut throttled = Throttled::default();
+        assert_eq!(throttled.due(), Some(0));
+        assert_eq!(throttled.due(), None);
+        assert_eq!(throttled.due(), None);
+        throttled.last = Some(Instant::now() - Duration::from_secs(2));
+        assert_eq!(throttled.due(), Some(2));
+    }
+
+    #[tokio::test]
+    async fn a_write_that_makes_no_progress_fails_after_the_idle_time() {
+        // A peer that never reads: the pipe's buffer fills, then writes wait.
+        let (near, _far) = tokio::io::duplex(64);
+        let mut stream = WriteIdle::new(near, Duration::from_millis(100));
+        stream.write_all(&[0; 64]).await.unwrap();
+        let started = Instant::now();
+        let err = stream.write_all(&[0; 64]).await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        let took = started.elapsed();
+        assert!(
+            took >= Duration::from_millis(100) && took < Duration::from_secs(5),
+            "{took:?}"
+        );
+    }
 }

@@ -11,7 +11,9 @@
 //! is served at its well-known paths and every request to the endpoint is
 //! authenticated first; its principal goes on the request's connection.
 
+mod body;
 mod checks;
+pub(crate) mod client_key;
 mod headers;
 mod legacy;
 mod listener;
@@ -19,18 +21,16 @@ mod modern;
 mod sessions;
 mod sse;
 
-use checks::{
-    WithHeader, accepts, check_origin_and_host, check_single_host, json_response, refuse, too_large,
-};
-pub(crate) use listener::{is_loopback, serve};
+use checks::{WithHeader, accepts, check_origin_and_host, check_single_host, json_response, refuse};
+use client_key::{ClientKey, ClientQuota};
+pub(crate) use listener::{is_loopback, raise_open_file_limit, serve};
 pub use sse::HttpBody;
 
 use crate::auth::{Denial, Gate};
 use crate::principal::Principal;
-use crate::protocol::incoming;
+use crate::protocol::incoming::{self, Incoming};
 use crate::shared::Shared;
 use bytes::Bytes;
-use http_body_util::BodyExt;
 use hyper::body::Body;
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
@@ -48,6 +48,22 @@ use tokio::sync::watch;
 /// the connection waits for its next request): 30 s.
 pub(crate) const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long a request body may take to arrive once its headers have: 30 s
+/// (an 8 MiB body at 280 KB/s).
+pub(crate) const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The bytes of request bodies all connections together may hold while
+/// they arrive: 64 MiB (eight bodies at the default message limit).
+pub(crate) const DEFAULT_BODY_BUDGET: usize = 64 * 1024 * 1024;
+
+/// How long a response may make no write progress (a client that does not
+/// read) before its connection is closed: 30 s.
+pub(crate) const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Long-lived event streams (2026-07-28 `subscriptions/listen`, legacy GET)
+/// one client may hold open at once: 32.
+pub(crate) const DEFAULT_STREAMS_PER_CLIENT: usize = 32;
+
 /// What the HTTP front door allows.
 #[derive(Clone, Debug)]
 pub(crate) struct HttpConfig {
@@ -60,6 +76,17 @@ pub(crate) struct HttpConfig {
     /// Origins allowed besides those on `hosts`, exactly.
     pub(crate) origins: Vec<String>,
     pub(crate) header_timeout: Duration,
+    /// How long a body may take to arrive after its headers.
+    pub(crate) body_timeout: Duration,
+    /// The bytes of bodies held across connections while they arrive.
+    pub(crate) body_budget: usize,
+    /// How long a response may make no write progress (built-in server).
+    pub(crate) write_timeout: Duration,
+    /// Connections served at once by the built-in server; `None`: derived
+    /// from the descriptor limit when it starts.
+    pub(crate) max_connections: Option<usize>,
+    /// Event streams one client may hold open.
+    pub(crate) streams_per_client: usize,
     /// The one path served (`serve_http`); `None` when mounted by a router.
     pub(crate) path: Option<&'static str>,
     /// The tag in front of minted legacy session ids (`Server::replica_tag`).
@@ -83,6 +110,11 @@ impl HttpConfig {
             check_host: true,
             origins: Vec::new(),
             header_timeout: DEFAULT_HEADER_TIMEOUT,
+            body_timeout: DEFAULT_BODY_TIMEOUT,
+            body_budget: DEFAULT_BODY_BUDGET,
+            write_timeout: DEFAULT_WRITE_TIMEOUT,
+            max_connections: None,
+            streams_per_client: DEFAULT_STREAMS_PER_CLIENT,
             path: None,
             replica_tag: None,
             auth: None,
@@ -113,6 +145,10 @@ struct Inner {
     /// POSTs being answered (streams included), bounded by the server's
     /// pending-call limit.
     requests: Arc<AtomicUsize>,
+    /// The bytes of request bodies being received.
+    budget: Arc<body::BodyBudget>,
+    /// The event streams each client holds open.
+    streams: Arc<ClientQuota>,
     /// Set when the server stops: subscriptions send their final responses.
     stop: watch::Sender<bool>,
 }
@@ -127,6 +163,8 @@ impl HttpService {
                     config.max_sessions,
                     config.sessions_per_client,
                 )),
+                budget: body::BodyBudget::new(config.body_budget),
+                streams: ClientQuota::new(config.streams_per_client),
                 config,
                 requests: Arc::default(),
                 stop: watch::channel(false).0,
@@ -238,7 +276,12 @@ where
                     "Not Acceptable: Accept must list text/event-stream",
                 );
             }
-            return legacy::get(&inner.shared, &inner.sessions, &parts.headers, principal);
+            let client = ClientKey::of(principal.as_deref(), &parts.extensions);
+            let Some(slot) = inner.streams.enter(client) else {
+                return too_many_streams(inner.streams.max());
+            };
+            return legacy::get(&inner.shared, &inner.sessions, &parts.headers, principal)
+                .map(|body| body.holding(slot));
         }
         Method::DELETE if legacy_session => {
             return legacy::delete(&inner.sessions, &parts.headers, principal.as_ref());
@@ -287,28 +330,26 @@ where
         .headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-    if declared.is_some_and(|len| len > config.max_body as u64) {
-        return too_large(config.max_body);
-    }
-    let body = match http_body_util::Limited::new(body, config.max_body)
-        .collect()
-        .await
-    {
-        Ok(collected) => collected.to_bytes(),
-        Err(err) if err.is::<http_body_util::LengthLimitError>() => {
-            return too_large(config.max_body);
-        }
-        Err(err) => {
-            tracing::debug!(%err, "reading a request body failed");
-            return refuse(
-                StatusCode::BAD_REQUEST,
-                "Bad Request: the body could not be read",
-            );
-        }
+    // `_held` keeps the body's bytes counted until this request is handed
+    // on (the message borrows them until then).
+    let (body, _held) = match body::read(config, &inner.budget, declared, body).await {
+        Ok(read) => read,
+        Err(refusal) => return refusal,
     };
     // The body is parsed once, its params included: the era choice, the
     // header ladder, the scope check and the call all read that one parse.
     let message = incoming::parse(&body);
+    // A listen stream lives until the server stops: counted per client.
+    let slot = match &message {
+        Ok(Incoming::Request { method, .. }) if *method == "subscriptions/listen" => {
+            let client = ClientKey::of(principal.as_deref(), &parts.extensions);
+            match inner.streams.enter(client) {
+                Some(slot) => Some(slot),
+                None => return too_many_streams(inner.streams.max()),
+            }
+        }
+        _ => None,
+    };
     let stop = inner.stop.subscribe();
     let gate = config.auth.as_deref();
     let response = if legacy::claims(&parts.headers, &message) {
@@ -333,7 +374,20 @@ where
         )
         .await
     };
-    response.map(|body| body.holding(counted))
+    response.map(|body| body.holding((counted, slot)))
+}
+
+/// `429`: the client holds its quota of event streams.
+fn too_many_streams(max: usize) -> Response<HttpBody> {
+    refuse(
+        StatusCode::TOO_MANY_REQUESTS,
+        &format!(
+            "Too Many Requests: this client already holds {max} open event streams (subscriptions/listen or GET; Server::max_streams_per_client); close one or retry later"
+        ),
+    )
+    .with_header(header::RETRY_AFTER, "5")
+    // Refused clients do not keep a connection (a descriptor) for it.
+    .with_header(header::CONNECTION, "close")
 }
 
 /// The scopes of the tool a 2026-07-28 `tools/call` names in its headers

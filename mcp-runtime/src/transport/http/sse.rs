@@ -79,9 +79,13 @@ impl HttpBody {
 }
 
 impl HttpBody {
-    /// This body, keeping `guard` until it is dropped.
+    /// This body, keeping `guard` (and what it kept already) until it is
+    /// dropped.
     pub(crate) fn holding(mut self, guard: impl std::any::Any + Send + Sync) -> HttpBody {
-        self.guard = Some(Box::new(guard));
+        self.guard = Some(match self.guard.take() {
+            None => Box::new(guard),
+            Some(earlier) => Box::new((earlier, guard)),
+        });
         self
     }
 }

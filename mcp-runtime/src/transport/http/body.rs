@@ -1,0 +1,194 @@
+//! Reading a request body under three bounds: its size (the message
+//! limit), its time (the body timeout: a client that sends headers and then
+//! trickles or stalls is answered `408` and cut off) and the bytes all
+//! connections together may hold while their bodies arrive (the body
+//! budget: past it, `503` with `Retry-After`), so stalled bodies cannot
+//! pile up in memory.
+
+use super::checks::{WithHeader, refuse, too_large};
+use super::{HttpBody, HttpConfig};
+use bytes::{Buf, Bytes};
+use http_body_util::BodyExt;
+use hyper::body::Body;
+use hyper::header;
+use hyper::{Response, StatusCode};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The bytes of request bodies held across all connections, at most `max`.
+/// One atomic add and one subtract per chunk: the ordinary request (one
+/// chunk) pays two uncontended atomic operations.
+#[derive(Debug)]
+pub(crate) struct BodyBudget {
+    held: AtomicUsize,
+    max: usize,
+}
+
+impl BodyBudget {
+    pub(crate) fn new(max: usize) -> Arc<BodyBudget> {
+        Arc::new(BodyBudget {
+            held: AtomicUsize::new(0),
+            max,
+        })
+    }
+
+    /// Whether `len` more bytes fit now (a hint before reading: nothing is
+    /// taken, so a body that only declares a length holds nothing).
+    fn fits(&self, len: usize) -> bool {
+        self.held.load(Ordering::Relaxed).saturating_add(len) <= self.max
+    }
+}
+
+/// The bytes one body holds of the budget, given back when dropped (after
+/// the message made from them is handled).
+#[derive(Debug)]
+pub(crate) struct Held {
+    budget: Arc<BodyBudget>,
+    bytes: usize,
+}
+
+impl Held {
+    /// Takes `n` more bytes, unless the budget would go over.
+    fn take(&mut self, n: usize) -> bool {
+        let budget = &self.budget;
+        let taken = budget
+            .held
+            .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |held| {
+                held.checked_add(n).filter(|&total| total <= budget.max)
+            })
+            .is_ok();
+        if taken {
+            self.bytes += n;
+        }
+        taken
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if self.bytes > 0 {
+            self.budget.held.fetch_sub(self.bytes, Ordering::AcqRel);
+        }
+    }
+}
+
+/// The body of a request whose headers passed the checks: its bytes and
+/// their share of the budget, or the refusal to answer with.
+pub(super) async fn read<B>(
+    config: &HttpConfig,
+    budget: &Arc<BodyBudget>,
+    declared: Option<u64>,
+    body: B,
+) -> Result<(Bytes, Held), Response<HttpBody>>
+where
+    B: Body,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    if declared.is_some_and(|len| len > config.max_body as u64) {
+        return Err(too_large(config.max_body));
+    }
+    let declared = declared.map_or(0, |len| len as usize);
+    if !budget.fits(declared) {
+        return Err(over_budget());
+    }
+    let mut held = Held {
+        budget: Arc::clone(budget),
+        bytes: 0,
+    };
+    let collect = collect(body, config.max_body, &mut held);
+    match tokio::time::timeout(config.body_timeout, collect).await {
+        Ok(Ok(bytes)) => Ok((bytes, held)),
+        Ok(Err(refusal)) => Err(refusal),
+        Err(_) => Err(refuse(
+            StatusCode::REQUEST_TIMEOUT,
+            &format!(
+                "Request Timeout: the body did not arrive within {} ms",
+                config.body_timeout.as_millis()
+            ),
+        )
+        // The rest of the body is not read: the connection cannot be reused.
+        .with_header(header::CONNECTION, "close")),
+    }
+}
+
+/// The chunks of `body`, each taken from the budget as it arrives.
+async fn collect<B>(body: B, max: usize, held: &mut Held) -> Result<Bytes, Response<HttpBody>>
+where
+    B: Body,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let mut body = std::pin::pin!(body);
+    let mut chunks: Vec<Bytes> = Vec::new();
+    let mut len = 0_usize;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|err| {
+            let err: Box<dyn std::error::Error + Send + Sync> = err.into();
+            tracing::debug!(%err, "reading a request body failed");
+            refuse(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: the body could not be read",
+            )
+        })?;
+        let Ok(mut data) = frame.into_data() else {
+            continue;
+        };
+        let n = data.remaining();
+        if len + n > max {
+            return Err(too_large(max));
+        }
+        if !held.take(n) {
+            return Err(over_budget());
+        }
+        len += n;
+        // Zero-copy for hyper's `Bytes` chunks.
+        chunks.push(data.copy_to_bytes(n));
+    }
+    Ok(match chunks.len() {
+        0 => Bytes::new(),
+        1 => chunks.swap_remove(0),
+        _ => {
+            let mut all = Vec::with_capacity(len);
+            for chunk in &chunks {
+                all.extend_from_slice(chunk);
+            }
+            Bytes::from(all)
+        }
+    })
+}
+
+/// `503`: the bodies being read hold the whole budget.
+fn over_budget() -> Response<HttpBody> {
+    refuse(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Service Unavailable: the server holds too many request bodies being received (Server::http_body_budget); retry shortly",
+    )
+    .with_header(header::RETRY_AFTER, "1")
+    // The body is not read: the connection cannot be reused.
+    .with_header(header::CONNECTION, "close")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_budget_takes_up_to_its_max_and_gives_back_on_drop() {
+        let budget = BodyBudget::new(10);
+        let mut a = Held {
+            budget: Arc::clone(&budget),
+            bytes: 0,
+        };
+        assert!(a.take(6));
+        let mut b = Held {
+            budget: Arc::clone(&budget),
+            bytes: 0,
+        };
+        assert!(!b.take(5));
+        assert!(b.take(4));
+        assert!(!budget.fits(1));
+        drop(a);
+        assert!(budget.fits(6));
+        drop(b);
+        assert_eq!(budget.held.load(Ordering::Relaxed), 0);
+    }
+}

@@ -1,0 +1,194 @@
+//! Who a quota counts a request against: the verified principal when
+//! authorization is on (tokens of one subject share it wherever they come
+//! from), else the peer's address (IPv6 by its /64, which one host or one
+//! customer usually holds whole), else one bucket for every unidentified
+//! client. And [`ClientQuota`], a count per client of what it holds open.
+
+use crate::principal::Principal;
+use hyper::http;
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::sync::{Arc, Mutex};
+
+/// The client a request is counted against.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum ClientKey {
+    /// A verified token's issuer (`iss`, empty when absent) and subject.
+    Principal {
+        /// The `iss` claim of the token.
+        issuer: Box<str>,
+        /// The token's subject.
+        subject: Box<str>,
+    },
+    /// No authorization: the peer's IP address (IPv6 cut to its /64,
+    /// IPv4-mapped IPv6 as IPv4).
+    Address(IpAddr),
+    /// Neither a principal nor a peer address (a service mounted by a
+    /// router that puts no `SocketAddr` in the request's extensions).
+    /// [`ClientQuota`] does not count it: one bucket for every such client
+    /// would let one of them use up everyone's quota.
+    Unknown,
+}
+
+impl ClientKey {
+    /// The key of a request: its principal if any, else the peer address
+    /// the listener put in `extensions` (a [`SocketAddr`]; a router
+    /// mounting [`HttpService`](super::HttpService) may insert one too).
+    pub(crate) fn of(principal: Option<&Principal>, extensions: &http::Extensions) -> ClientKey {
+        if let Some(principal) = principal {
+            let issuer = principal
+                .claims()
+                .get("iss")
+                .and_then(|iss| iss.as_str())
+                .unwrap_or_default();
+            return ClientKey::Principal {
+                issuer: issuer.into(),
+                subject: principal.subject().into(),
+            };
+        }
+        match extensions.get::<SocketAddr>() {
+            Some(peer) => ClientKey::Address(bucket(peer.ip())),
+            None => ClientKey::Unknown,
+        }
+    }
+}
+
+/// The address a quota counts: IPv4 as is, IPv6 by its /64 (a host gets a
+/// whole /64, so counting single addresses would let one host be many).
+fn bucket(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(Ipv6Addr::from_bits(v6.to_bits() & !((1u128 << 64) - 1))),
+        },
+    }
+}
+
+/// How many of something (open event streams) each client holds, at most
+/// `max` each. Only requests that open such a thing touch it, so its lock
+/// is off the path of ordinary calls.
+#[derive(Debug)]
+pub(crate) struct ClientQuota {
+    max: usize,
+    held: Mutex<HashMap<ClientKey, usize>>,
+}
+
+impl ClientQuota {
+    /// A quota of `max` per client.
+    pub(crate) fn new(max: usize) -> Arc<ClientQuota> {
+        Arc::new(ClientQuota {
+            max,
+            held: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The most one client may hold.
+    pub(crate) fn max(&self) -> usize {
+        self.max
+    }
+
+    /// One more for `key`, held until the slot is dropped; `None` when
+    /// `key` holds `max` already. An unknown client is let through
+    /// uncounted (see [`ClientKey::Unknown`]).
+    pub(crate) fn enter(self: &Arc<Self>, key: ClientKey) -> Option<QuotaSlot> {
+        if key == ClientKey::Unknown {
+            return Some(QuotaSlot {
+                quota: Arc::clone(self),
+                key,
+            });
+        }
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        let count = held.entry(key.clone()).or_insert(0);
+        if *count >= self.max {
+            return None;
+        }
+        *count += 1;
+        Some(QuotaSlot {
+            quota: Arc::clone(self),
+            key,
+        })
+    }
+}
+
+/// One unit of a client's quota; given back when dropped.
+#[derive(Debug)]
+pub(crate) struct QuotaSlot {
+    quota: Arc<ClientQuota>,
+    key: ClientKey,
+}
+
+impl Drop for QuotaSlot {
+    fn drop(&mut self) {
+        if self.key == ClientKey::Unknown {
+            return;
+        }
+        let mut held = self.quota.held.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = held.get_mut(&self.key) {
+            *count -= 1;
+            // Forget clients that hold nothing, so the map stays as small
+            // as what is open.
+            if *count == 0 {
+                held.remove(&self.key);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_peer(addr: &str) -> http::Extensions {
+        let mut extensions = http::Extensions::new();
+        extensions.insert(addr.parse::<SocketAddr>().unwrap());
+        extensions
+    }
+
+    #[test]
+    fn a_principal_wins_over_the_address() {
+        let mut claims = serde_json::Map::new();
+        claims.insert("iss".into(), "https://auth.example".into());
+        let alice = Principal::new("alice", ["a"], claims);
+        let key = ClientKey::of(Some(&alice), &with_peer("10.0.0.1:5"));
+        assert_eq!(
+            key,
+            ClientKey::Principal {
+                issuer: "https://auth.example".into(),
+                subject: "alice".into()
+            }
+        );
+    }
+
+    #[test]
+    fn addresses_are_counted_by_host_and_ipv6_by_its_slash_64() {
+        let a = ClientKey::of(None, &with_peer("127.0.0.1:1000"));
+        assert_eq!(a, ClientKey::of(None, &with_peer("127.0.0.1:2000")));
+        let six = ClientKey::of(None, &with_peer("[2001:db8:1:2:aaaa::1]:1"));
+        assert_eq!(
+            six,
+            ClientKey::of(None, &with_peer("[2001:db8:1:2:bbbb::9]:1"))
+        );
+        assert_ne!(six, ClientKey::of(None, &with_peer("[2001:db8:1:3::1]:1")));
+        let mapped = ClientKey::of(None, &with_peer("[::ffff:127.0.0.1]:1"));
+        assert_eq!(mapped, a);
+        assert_eq!(
+            ClientKey::of(None, &http::Extensions::new()),
+            ClientKey::Unknown
+        );
+    }
+
+    #[test]
+    fn a_quota_counts_per_client_and_gives_back_on_drop() {
+        let quota = ClientQuota::new(2);
+        let key = |ip: &str| ClientKey::Address(ip.parse().unwrap());
+        let first = quota.enter(key("10.0.0.1")).unwrap();
+        let _second = quota.enter(key("10.0.0.1")).unwrap();
+        assert!(quota.enter(key("10.0.0.1")).is_none());
+        assert!(quota.enter(key("10.0.0.2")).is_some());
+        drop(first);
+        assert!(quota.enter(key("10.0.0.1")).is_some());
+        let unknown: Vec<_> = (0..5).map(|_| quota.enter(ClientKey::Unknown)).collect();
+        assert!(unknown.iter().all(Option::is_some), "not counted");
+    }
+}
