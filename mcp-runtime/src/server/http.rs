@@ -17,6 +17,8 @@ pub(super) struct HttpSettings {
     header_timeout: Option<Duration>,
     replica_tag: Option<String>,
     auth: Option<crate::auth::Auth>,
+    /// [`Server::max_sse_unwritten`]; `None` for the default.
+    pub(super) sse_unwritten: Option<usize>,
 }
 
 impl HttpSettings {
@@ -57,6 +59,20 @@ impl Server {
     /// 30 s).
     pub fn http_header_timeout(mut self, timeout: Duration) -> Server {
         self.http.header_timeout = Some(timeout);
+        self
+    }
+
+    /// HTTP: how many bytes of messages each event stream (the SSE
+    /// response to one request, or a legacy session's GET stream) may hold
+    /// that the client has not read yet: 1 MiB by default. Past it, the
+    /// notifications the stream's calls send (progress, log messages) are
+    /// dropped and counted, with a warning in the log at most every ten
+    /// seconds per stream; the response and requests to the client are
+    /// never dropped. A client that stops reading thus costs the server at
+    /// most this much per stream, plus hyper's and the kernel's socket
+    /// buffers.
+    pub fn max_sse_unwritten(mut self, bytes: usize) -> Server {
+        self.http.sse_unwritten = Some(bytes);
         self
     }
 

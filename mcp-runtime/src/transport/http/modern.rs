@@ -5,13 +5,14 @@
 use super::headers::{self, BadHeader};
 use super::sse::{CancelOnDrop, HttpBody};
 use super::{Caller, json_response};
-use crate::protocol::frame::{Frame, FrameKind};
+use crate::protocol::frame::FrameKind;
 use crate::protocol::incoming::{Incoming, Rejection};
 use crate::protocol::outgoing::{self, ErrorData};
 use crate::protocol::probe::ParamsProbe;
 use crate::protocol::{ErrorCode, ProtocolVersion, meta};
 use crate::session::connection::Connection;
 use crate::session::era::Lifecycle;
+use crate::session::outbox::{self, Frames};
 use crate::session::{Session, close_subscriptions, notify_tools_changed};
 use crate::shared::Shared;
 use crate::tool::{HeaderKind, Tool};
@@ -19,7 +20,7 @@ use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
 use serde_json::{Map, Value};
 use std::sync::Arc;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 
 /// A refusal of the ladder: HTTP status, JSON-RPC code, message, data.
 struct Refusal {
@@ -96,7 +97,7 @@ pub(super) async fn post(
         );
         return json_response(refusal.status, frame.into_bytes());
     }
-    let (out, frames) = mpsc::unbounded_channel();
+    let (out, frames) = outbox::channel(shared.max_sse_unwritten);
     let connection = Arc::new(
         Connection::new(out)
             .with_trace(headers::trace_context(headers))
@@ -266,7 +267,7 @@ pub(super) async fn run(
     shared: &Arc<Shared>,
     stop: &watch::Receiver<bool>,
     connection: Arc<Connection>,
-    mut frames: mpsc::UnboundedReceiver<Frame>,
+    mut frames: Frames,
     message: Result<Incoming<'_>, Rejection<'_>>,
     status_of: fn(FrameKind) -> StatusCode,
 ) -> Response<HttpBody> {
