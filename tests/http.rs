@@ -109,6 +109,25 @@ fn an_event_stream_nobody_reads_drops_notifications_past_its_byte_bound() {
     );
 }
 
+/// A `progressToken` over 256 bytes is refused with `-32602` naming the
+/// limit (status 200, as the session's other refusals of a call's params),
+/// and the tool does not run (no event stream).
+#[test]
+fn a_progress_token_over_the_limit_is_refused() {
+    let server = Server::start(&[]);
+    let mut message = call(1, "slow", json!({"ms": 2_000, "steps": 100}));
+    message["params"]["_meta"]["progressToken"] = "t".repeat(4_000_000).into();
+    let refused = server.modern(&message, &[]).expect_error(200, -32602);
+    assert_eq!(
+        refused["error"]["message"],
+        "Invalid params: params._meta.progressToken is 4000000 bytes; the limit is 256 bytes"
+    );
+    message["params"]["_meta"]["progressToken"] = "t".repeat(256).into();
+    message["params"]["arguments"] = json!({"ms": 10});
+    let events = server.modern(&message, &[]).events();
+    assert_eq!(events[0]["params"]["progressToken"], "t".repeat(256));
+}
+
 #[test]
 fn a_notification_is_accepted_with_202() {
     let server = Server::start(&[]);

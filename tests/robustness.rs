@@ -421,3 +421,59 @@ fn notifications_nobody_reads_are_dropped_past_the_output_bound() {
         "peak RSS {peak} KiB, bound {PEAK_BOUND_KIB} KiB"
     );
 }
+
+/// A `progressToken` over 256 bytes is refused with `-32602` naming the
+/// limit before the tool runs, in both eras and both spellings (string,
+/// number); one at the limit is used. Every progress notification repeats
+/// the token: before the limit, one `slow` call with a 4 MB token queued a
+/// 4 MB notification per step (RSS 10 -> 369 MiB in 8 s, debug build, still
+/// growing); now it is one error response.
+#[test]
+fn a_progress_token_over_the_limit_is_refused_before_the_tool_runs() {
+    let huge = "t".repeat(4_000_000);
+    let slow = json!({"ms": 2_000, "steps": 100});
+    let expect_refused = |peer: &mut Peer, response: Value, len: usize| {
+        assert_error(&response, -32602, Some(response["id"].clone()));
+        assert_eq!(
+            response["error"]["message"],
+            format!(
+                "Invalid params: params._meta.progressToken is {len} bytes; the limit is 256 bytes"
+            )
+        );
+        // The tool did not run: nothing more comes for that id.
+        peer.expect_silence(Duration::from_millis(300));
+    };
+    let mut legacy = Peer::legacy("2025-11-25");
+    let mut message = common::call(1, "slow", slow.clone(), false);
+    message["params"]["_meta"] = json!({"progressToken": huge});
+    let refused = legacy.request(message);
+    expect_refused(&mut legacy, refused, huge.len());
+    let peak = status_kib(legacy.pid(), "VmHWM");
+    eprintln!("peak RSS (VmHWM) after a 4 MB progressToken: {peak} KiB");
+    let digits = "7".repeat(300);
+    legacy.send_raw(&format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"slow","arguments":{{"ms":10}},"_meta":{{"progressToken":{digits}}}}}}}"#
+    ));
+    let refused = legacy.recv();
+    assert_eq!(refused["id"], 2);
+    expect_refused(&mut legacy, refused, 300);
+    // At the limit: the progress carries it.
+    let at_limit = "a".repeat(256);
+    let mut message = common::call(3, "slow", json!({"ms": 10}), false);
+    message["params"]["_meta"] = json!({"progressToken": at_limit});
+    legacy.send(&message);
+    let progress = legacy.recv();
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
+    assert_eq!(progress["params"]["progressToken"], at_limit.as_str());
+    assert_eq!(legacy.recv()["id"], 3);
+
+    let mut modern = Peer::modern();
+    let mut message = common::call(4, "slow", slow, true);
+    message["params"]["_meta"]["progressToken"] = huge.clone().into();
+    let refused = modern.request(message);
+    expect_refused(&mut modern, refused, huge.len());
+    assert!(
+        peak < 64 << 10,
+        "peak RSS {peak} KiB after one refused request"
+    );
+}

@@ -5,7 +5,7 @@
 use crate::context::{Context, ContextParts};
 use crate::elicit::seal::{ArgumentsDigest, Resumed, arguments_digest};
 use crate::protocol::outgoing::{CallToolResult, ErrorData};
-use crate::protocol::{ErrorCode, ProtocolVersion};
+use crate::protocol::{ErrorCode, ProtocolVersion, meta};
 use crate::session::call_span::{CallSpan, Outcome};
 use crate::session::calls::{self, PreparedCall};
 use crate::session::connection::{CancelSignal, canonical_id};
@@ -91,6 +91,12 @@ impl Session {
         info: RequestInfo,
         params: CallParams<'_>,
     ) -> Result<(), Failure> {
+        if let Some(len) = params.meta.and_then(meta::oversized_progress_token) {
+            return Err(Failure::invalid_params(format!(
+                "Invalid params: params._meta.progressToken is {len} bytes; the limit is {} bytes",
+                meta::MAX_PROGRESS_TOKEN_LEN
+            )));
+        }
         let arguments = params.arguments.filter(|raw| raw.get() != "null");
         if let Some(raw) = arguments
             && !raw.get().starts_with('{')
