@@ -131,11 +131,13 @@ impl Server {
         }
     }
 
-    /// Whether [`Server::serve_stdio`] guards stdout (on by default, Unix):
-    /// frames go to a private duplicate of stdout and what is written to
-    /// fd 1 is diverted to stderr (through the same non-blocking path as the
-    /// logs), so stray prints cannot corrupt the protocol. Turn it off only
-    /// if something else must own fd 1.
+    /// Whether [`Server::serve_stdio`] guards stdout and stderr (on by
+    /// default, Unix): frames go to a private duplicate of stdout, and what
+    /// is written to fd 1 or fd 2 is diverted to the real stderr through the
+    /// same bounded, non-blocking path as the logs, so stray prints cannot
+    /// corrupt the protocol and an `eprintln!` cannot block the server on a
+    /// host that does not read stderr. Turn it off only if something else
+    /// must own fd 1 and fd 2.
     pub fn stdout_guard(mut self, on: bool) -> Server {
         self.stdout_guard = on;
         self
