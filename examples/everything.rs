@@ -2,8 +2,8 @@
 //!
 //! A kitchen-sink MCP server: structured and text results, errors, a slow tool
 //! with progress, logs and cancellation, elicitation, tool list changes, a
-//! panicking tool, a tool that prints to stdout, and (with `TOOLS=N`) N extra
-//! copies of `add` for load tests. `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls
+//! panicking tool, a tool that prints to stdout or stderr, and (with
+//! `TOOLS=N`) N extra copies of `add` for load tests. `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls
 //! per second) sets the rate limit, `CALL_TIMEOUT_MS=N` the default call timeout,
 //! `MAX_CONCURRENT=N` the calls that run at once,
 //! `MAX_CONCURRENT_PER_CLIENT=N` those one HTTP client may run,
@@ -262,15 +262,43 @@ async fn sample_content() -> Vec<Content> {
     ]
 }
 
-/// Prints to stdout, as careless code does; the stdout guard sends it to
-/// stderr so the protocol stream stays clean.
+/// Where `noisy` prints.
+#[derive(Deserialize, JsonSchema, Clone, Copy, Default)]
+#[serde(rename_all = "lowercase")]
+enum Stream {
+    /// Standard output (fd 1)
+    #[default]
+    Stdout,
+    /// Standard error (fd 2)
+    Stderr,
+    /// The client, as log messages (`notifications/message` at level info)
+    Log,
+}
+
+/// Prints to stdout or stderr, as careless code does (the stdout and stderr
+/// guards send it to the bounded stderr queue, so the protocol stream stays
+/// clean and a host that does not read stderr cannot block the server), or
+/// logs it to the client.
 #[tool(read_only, open_world = false)]
 async fn noisy(
+    ctx: Context,
     /// What to print
     text: String,
+    /// Where to print it: stdout (the default), stderr, or log (to the client)
+    to: Option<Stream>,
+    /// How many times to print it; 1 when absent (at most 100000)
+    times: Option<u32>,
 ) -> String {
-    println!("noisy says: {text}");
-    format!("printed {} bytes", text.len())
+    let times = times.unwrap_or(1).clamp(1, 100_000);
+    // `println!`/`eprintln!` on purpose: the very writes the guards catch.
+    for _ in 0..times {
+        match to.unwrap_or_default() {
+            Stream::Stdout => println!("noisy says: {text}"),
+            Stream::Stderr => eprintln!("noisy says: {text}"),
+            Stream::Log => ctx.log(Level::Info, format!("noisy says: {text}")),
+        }
+    }
+    format!("printed {} bytes", text.len() * times as usize)
 }
 
 /// Panics, to show that a crashing tool does not take the server down.

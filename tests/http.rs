@@ -48,6 +48,86 @@ fn notifications_before_the_result_make_an_event_stream() {
     assert_valid(MODERN, "CallToolResult", &events[2]["result"]);
 }
 
+/// A call that streams 200 MB of log notifications (2,000 of 100 KB) to a
+/// client that reads nothing yet: past the stream's 1 MiB bound they are
+/// dropped and a warning says so; the result still comes, once the client
+/// reads. Before the byte bound the stream counted events (64) and queued
+/// every frame behind them: the peak RSS followed the 200 MB (measured
+/// 230 MiB in a debug build); with it, about 20 MiB.
+#[test]
+fn an_event_stream_nobody_reads_drops_notifications_past_its_byte_bound() {
+    const TIMES: usize = 2_000;
+    const PEAK_BOUND_KIB: u64 = 48 << 10;
+    let server = Server::start(&[]);
+    let mut message = call(
+        1,
+        "noisy",
+        json!({"text": "n".repeat(100_000), "to": "log", "times": TIMES}),
+    );
+    message["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = "info".into();
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let bytes = request_bytes(
+        &server.addr,
+        "POST",
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "noisy"),
+        ],
+        &message.to_string(),
+    );
+    stream.write_all(&bytes).unwrap();
+    // Not read meanwhile: the call runs and queues what it sends.
+    std::thread::sleep(Duration::from_millis(1_500));
+    let response = read_response(&mut stream);
+    let peak = common::status_kib(server.child.id(), "VmHWM");
+    assert_eq!(response.status, 200, "{}", response.status);
+    let events = response.events();
+    let last = events.last().expect("events");
+    assert_eq!(last["id"], 1, "the result ends the stream");
+    assert_eq!(
+        last["result"]["content"][0]["text"],
+        format!("printed {} bytes", TIMES * 100_000)
+    );
+    let logs = events.len() - 1;
+    eprintln!("peak RSS (VmHWM) {peak} KiB; {logs} of {TIMES} log notifications delivered");
+    assert!(logs < TIMES, "nothing was dropped");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !server
+        .log()
+        .contains("notifications (progress, log messages) were dropped")
+    {
+        assert!(Instant::now() < deadline, "no warning: {}", server.log());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        peak < PEAK_BOUND_KIB,
+        "peak RSS {peak} KiB, bound {PEAK_BOUND_KIB} KiB"
+    );
+}
+
+/// A `progressToken` over 256 bytes is refused with `-32602` naming the
+/// limit (status 200, as the session's other refusals of a call's params),
+/// and the tool does not run (no event stream).
+#[test]
+fn a_progress_token_over_the_limit_is_refused() {
+    let server = Server::start(&[]);
+    let mut message = call(1, "slow", json!({"ms": 2_000, "steps": 100}));
+    message["params"]["_meta"]["progressToken"] = "t".repeat(4_000_000).into();
+    let refused = server.modern(&message, &[]).expect_error(200, -32602);
+    assert_eq!(
+        refused["error"]["message"],
+        "Invalid params: params._meta.progressToken is 4000000 bytes; the limit is 256 bytes"
+    );
+    message["params"]["_meta"]["progressToken"] = "t".repeat(256).into();
+    message["params"]["arguments"] = json!({"ms": 10});
+    let events = server.modern(&message, &[]).events();
+    assert_eq!(events[0]["params"]["progressToken"], "t".repeat(256));
+}
+
 #[test]
 fn a_notification_is_accepted_with_202() {
     let server = Server::start(&[]);

@@ -1,10 +1,11 @@
 //! The stdio transport under stress, end to end over real pipes: memory under
-//! a slow reader, oversized and malformed lines, shutdown while the client
-//! does not read, and a client that vanishes.
+//! a slow reader and under notifications nobody reads, oversized and
+//! malformed lines, shutdown while the client does not read, and a client
+//! that vanishes.
 
 mod common;
 
-use common::{Peer, assert_valid, example_binary, initialize};
+use common::{Peer, assert_valid, example_binary, initialize, status_kib};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -19,17 +20,6 @@ fn spawn(env: &[(&str, &str)]) -> Child {
         .stderr(Stdio::null())
         .spawn()
         .expect("everything starts")
-}
-
-/// A `kB` field of `/proc/<pid>/status`, in KiB.
-fn status_kib(pid: u32, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
-        .and_then(|rest| rest.trim().strip_suffix("kB"))
-        .and_then(|kib| kib.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
 }
 
 /// Waits up to `limit` for `child` to exit.
@@ -343,4 +333,147 @@ fn a_vanished_client_ends_the_server_promptly_and_cleanly() {
     eprintln!("exited {took:?} after the client left: {status}");
     assert!(status.success(), "{status}");
     assert!(took < Duration::from_secs(2), "took {took:?}");
+}
+
+/// A call that sends 200 MB of log notifications (2,000 of 100 KB) while
+/// the client reads nothing: the outbox drops notifications past its 4 MiB
+/// bound and says so in a warning, the response still comes, and the server
+/// answers the next request. Before the bound every notification was queued:
+/// the peak RSS followed the 200 MB (measured 240 MiB in a debug build);
+/// with it, about 20 MiB.
+#[test]
+fn notifications_nobody_reads_are_dropped_past_the_output_bound() {
+    const TIMES: usize = 2_000;
+    const PEAK_BOUND_KIB: u64 = 48 << 10;
+    let mut child = Command::new(example_binary("everything"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("everything starts");
+    let pid = child.id();
+    let mut stderr = child.stderr.take().unwrap();
+    let stderr = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    for message in [
+        initialize(0, "2025-11-25"),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel", "params": {"level": "info"}}),
+    ] {
+        writeln!(stdin, "{message}").unwrap();
+        line.clear();
+        stdout.read_line(&mut line).unwrap();
+    }
+    let text = "n".repeat(100_000);
+    let noisy = common::call(
+        2,
+        "noisy",
+        json!({"text": text, "to": "log", "times": TIMES}),
+        false,
+    );
+    writeln!(stdin, "{noisy}").unwrap();
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":3,"method":"ping"}}"#).unwrap();
+    stdin.flush().unwrap();
+    // Stdout unread meanwhile: the call runs and queues what it sends.
+    std::thread::sleep(Duration::from_millis(1_500));
+    let mut logs = 0;
+    let mut result = None;
+    let mut pong = false;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while result.is_none() || !pong {
+        assert!(
+            Instant::now() < deadline,
+            "no answer to the call or the ping"
+        );
+        line.clear();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "stdout ended");
+        let message: Value = serde_json::from_str(&line).expect("a JSON frame");
+        match message["id"].as_u64() {
+            None => logs += 1,
+            Some(2) => result = Some(message),
+            Some(3) => pong = true,
+            Some(other) => panic!("unexpected id {other}"),
+        }
+    }
+    let peak = status_kib(pid, "VmHWM");
+    let result = result.unwrap_or_default();
+    assert_eq!(
+        result["result"]["content"][0]["text"],
+        format!("printed {} bytes", TIMES * 100_000)
+    );
+    drop(stdin);
+    let (status, _) = wait_for_exit(&mut child, Duration::from_secs(20)).expect("exits");
+    assert!(status.success(), "{status}");
+    let stderr = stderr.join().unwrap();
+    eprintln!("peak RSS (VmHWM) {peak} KiB; {logs} of {TIMES} log notifications delivered");
+    assert!(logs < TIMES, "nothing was dropped");
+    assert!(
+        stderr.contains("notifications (progress, log messages) were dropped"),
+        "no warning: {stderr}"
+    );
+    assert!(
+        peak < PEAK_BOUND_KIB,
+        "peak RSS {peak} KiB, bound {PEAK_BOUND_KIB} KiB"
+    );
+}
+
+/// A `progressToken` over 256 bytes is refused with `-32602` naming the
+/// limit before the tool runs, in both eras and both spellings (string,
+/// number); one at the limit is used. Every progress notification repeats
+/// the token: before the limit, one `slow` call with a 4 MB token queued a
+/// 4 MB notification per step (RSS 10 -> 369 MiB in 8 s, debug build, still
+/// growing); now it is one error response.
+#[test]
+fn a_progress_token_over_the_limit_is_refused_before_the_tool_runs() {
+    let huge = "t".repeat(4_000_000);
+    let slow = json!({"ms": 2_000, "steps": 100});
+    let expect_refused = |peer: &mut Peer, response: Value, len: usize| {
+        assert_error(&response, -32602, Some(response["id"].clone()));
+        assert_eq!(
+            response["error"]["message"],
+            format!(
+                "Invalid params: params._meta.progressToken is {len} bytes; the limit is 256 bytes"
+            )
+        );
+        // The tool did not run: nothing more comes for that id.
+        peer.expect_silence(Duration::from_millis(300));
+    };
+    let mut legacy = Peer::legacy("2025-11-25");
+    let mut message = common::call(1, "slow", slow.clone(), false);
+    message["params"]["_meta"] = json!({"progressToken": huge});
+    let refused = legacy.request(message);
+    expect_refused(&mut legacy, refused, huge.len());
+    let peak = status_kib(legacy.pid(), "VmHWM");
+    eprintln!("peak RSS (VmHWM) after a 4 MB progressToken: {peak} KiB");
+    let digits = "7".repeat(300);
+    legacy.send_raw(&format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"slow","arguments":{{"ms":10}},"_meta":{{"progressToken":{digits}}}}}}}"#
+    ));
+    let refused = legacy.recv();
+    assert_eq!(refused["id"], 2);
+    expect_refused(&mut legacy, refused, 300);
+    // At the limit: the progress carries it.
+    let at_limit = "a".repeat(256);
+    let mut message = common::call(3, "slow", json!({"ms": 10}), false);
+    message["params"]["_meta"] = json!({"progressToken": at_limit});
+    legacy.send(&message);
+    let progress = legacy.recv();
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
+    assert_eq!(progress["params"]["progressToken"], at_limit.as_str());
+    assert_eq!(legacy.recv()["id"], 3);
+
+    let mut modern = Peer::modern();
+    let mut message = common::call(4, "slow", slow, true);
+    message["params"]["_meta"]["progressToken"] = huge.clone().into();
+    let refused = modern.request(message);
+    expect_refused(&mut modern, refused, huge.len());
+    assert!(
+        peak < 64 << 10,
+        "peak RSS {peak} KiB after one refused request"
+    );
 }

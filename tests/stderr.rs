@@ -156,6 +156,61 @@ fn a_host_that_never_reads_stderr_still_gets_every_answer() {
     assert!(dropped > 0, "{report}");
 }
 
+/// A tool that writes 1 MB straight to fd 2 (`eprintln!`) while the host
+/// never reads stderr: the writes land in the stderr guard's pipe and then
+/// the bounded queue, so the protocol goes on and a `ping` right after is
+/// answered within 2 s. Before the guard covered fd 2, the tool's thread (the
+/// runtime's) sat in the pipe write once the 64 KiB pipe was full, and the
+/// ping was still unanswered after 10 s.
+#[test]
+fn a_tool_writing_to_fd_2_cannot_block_the_server() {
+    const PING_LIMIT: Duration = Duration::from_secs(2);
+    let mut server = session(&[]);
+    let stdin = server.stdin.as_mut().expect("stdin open");
+    let noisy = call(
+        1,
+        "noisy",
+        json!({"text": "e".repeat(1_000), "to": "stderr", "times": 1_000}),
+        false,
+    );
+    writeln!(stdin, "{noisy}").expect("write");
+    stdin.flush().expect("flush");
+    let answered = server
+        .lines
+        .recv_timeout(REPLY_TIMEOUT)
+        .unwrap_or_else(|e| panic!("no answer to the noisy call ({e}): the server hangs"));
+    let answered: Value = serde_json::from_str(&answered).expect("a JSON frame");
+    assert_eq!(
+        answered["result"]["content"][0]["text"],
+        "printed 1000000 bytes"
+    );
+    let stdin = server.stdin.as_mut().expect("stdin open");
+    let sent = Instant::now();
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":2,"method":"ping"}}"#).expect("write");
+    stdin.flush().expect("flush");
+    let pong = server
+        .lines
+        .recv_timeout(PING_LIMIT)
+        .unwrap_or_else(|e| panic!("ping unanswered after {PING_LIMIT:?} ({e})"));
+    let took = sent.elapsed();
+    eprintln!("ping answered in {took:?} after 1 MB written to an unread stderr");
+    let pong: Value = serde_json::from_str(&pong).expect("a JSON frame");
+    assert_eq!(pong, json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+
+    let (status, stderr) = server.finish();
+    assert!(status.success(), "{status}");
+    assert!(
+        stderr.contains("noisy says: eee"),
+        "what fit reached the real stderr: {}",
+        tail(&stderr)
+    );
+    assert!(
+        stderr.contains("bytes of logs dropped"),
+        "the rest was dropped and counted: {}",
+        tail(&stderr)
+    );
+}
+
 fn tail(text: &str) -> &str {
     let mut start = text.len().saturating_sub(500);
     while !text.is_char_boundary(start) {

@@ -693,7 +693,9 @@ fn a_tool_that_prints_cannot_corrupt_stdout() {
         .map(|l| serde_json::from_str(&l.unwrap()).expect("every stdout line is a JSON-RPC frame"))
         .collect();
     assert_eq!(lines.len(), 3);
-    assert_eq!(lines[1]["result"]["content"][0]["text"], "printed 18 bytes");
+    // Responses go out as calls finish: found by id.
+    let noisy = lines.iter().find(|l| l["id"] == 2).expect("noisy answered");
+    assert_eq!(noisy["result"]["content"][0]["text"], "printed 18 bytes");
     let mut stderr = String::new();
     child
         .stderr

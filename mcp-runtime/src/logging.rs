@@ -2,7 +2,9 @@
 //!
 //! Everything the process means for stderr under [`Server::serve_stdio`]
 //! (`tracing` events, panic reports, and what the stdout guard diverts) goes
-//! into one bounded in-memory queue that a dedicated thread writes to fd 2.
+//! into one bounded in-memory queue that a dedicated thread writes to the
+//! real stderr (fd 2, or, once the stdio guard has pointed fd 2 at its pipe,
+//! the duplicate of the original fd 2 kept by [`real_stderr`]).
 //! Producers never wait for stderr: when the queue is full the bytes are
 //! dropped and counted, and a later line says how many ("stderr was not read:
 //! N bytes of logs dropped"). A host that never reads stderr therefore costs
@@ -162,6 +164,42 @@ pub(crate) fn flush() {
     }
 }
 
+/// The original stderr, duplicated the first time this is called (the stdio
+/// guard calls it before it points fd 2 at its pipe), so the writer thread
+/// keeps writing to the host's stderr rather than into the guard's pipe,
+/// which would feed its own output back into the queue.
+#[cfg(unix)]
+pub(crate) fn real_stderr() -> io::Result<&'static std::fs::File> {
+    if let Some(real) = REAL_STDERR.get() {
+        return Ok(real);
+    }
+    let dup = std::fs::File::from(rustix::io::dup(rustix::stdio::stderr())?);
+    Ok(REAL_STDERR.get_or_init(|| dup))
+}
+
+/// See [`real_stderr`].
+#[cfg(unix)]
+static REAL_STDERR: OnceLock<std::fs::File> = OnceLock::new();
+
+/// Where the writer thread writes: the kept original stderr once there is
+/// one, else fd 2. Looked up per write, as the guard may divert fd 2 after
+/// the thread started.
+struct RealStderr;
+
+impl Write for RealStderr {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        #[cfg(unix)]
+        if let Some(mut real) = REAL_STDERR.get() {
+            return real.write(bytes);
+        }
+        io::stderr().write(bytes)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// The `tracing` writer: one formatted event arrives as one `write`, so an
 /// event is queued or dropped whole.
 struct QueueWriter;
@@ -218,7 +256,7 @@ fn sink() -> &'static Sink {
             .name("mcp-stderr".into())
             // The thread may start before this closure has returned: it
             // waits for the OnceLock to hold the sink.
-            .spawn(|| SINK.wait().drain(io::stderr()));
+            .spawn(|| SINK.wait().drain(RealStderr));
         Sink {
             queue: Mutex::new(Queue {
                 no_writer: spawned.is_err(),

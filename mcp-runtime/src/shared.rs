@@ -32,6 +32,13 @@ pub(crate) struct Shared {
     /// The last 2026-07-28 client's parsed envelope (a cache; the one part
     /// that changes while serving).
     pub(crate) recent_client: RecentClient,
+    /// Unwritten output past which a byte-stream connection stops reading
+    /// and drops notifications (`Server::max_unwritten_output`).
+    pub(crate) max_unwritten_output: usize,
+    /// Unread messages past which an SSE stream drops notifications
+    /// (`Server::max_sse_unwritten`).
+    #[cfg(feature = "http")]
+    pub(crate) max_sse_unwritten: usize,
 }
 
 /// The server's identity and advertised settings, with the `_meta` of

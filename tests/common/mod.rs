@@ -60,6 +60,17 @@ pub fn example_binary(name: &str) -> PathBuf {
     target.join(profile).join("examples").join(name)
 }
 
+/// A `kB` field of `/proc/<pid>/status` (`VmRSS`, `VmHWM`), in KiB.
+pub fn status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|rest| rest.trim().strip_suffix("kB"))
+        .and_then(|kib| kib.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
+}
+
 /// The lines of a spawned child's piped stdout, read on a thread of their
 /// own so a test can wait for each with a timeout.
 pub fn stdout_lines(child: &mut Child) -> Receiver<String> {

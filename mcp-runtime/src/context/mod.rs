@@ -220,7 +220,9 @@ impl Context {
     /// Reports progress (`notifications/progress`). Sent only when the request
     /// carried a `progressToken`; values that do not increase are skipped, as
     /// the protocol requires progress to grow. Fails once the call is
-    /// cancelled, so `?` stops the tool.
+    /// cancelled, so `?` stops the tool. While the client leaves too much
+    /// output unread ([`Server::max_unwritten_output`](crate::Server::max_unwritten_output))
+    /// the notification is dropped, not queued.
     pub fn progress(
         &self,
         progress: f64,
@@ -244,7 +246,7 @@ impl Context {
         if self.may_send() {
             self.inner
                 .connection
-                .send(outgoing::progress(token, progress, total, message));
+                .notify(outgoing::progress(token, progress, total, message));
         }
         Ok(())
     }
@@ -262,6 +264,8 @@ impl Context {
 
     /// Sends a log message to the client (`notifications/message`) when
     /// `level` reaches the client's threshold. Never put secrets in it.
+    /// Dropped, like [`Context::progress`], while the client leaves too much
+    /// output unread.
     pub fn log(&self, level: Level, data: impl Into<Value>) {
         let Some(threshold) = self.log_level() else {
             return;
@@ -269,7 +273,7 @@ impl Context {
         if level < threshold || !self.may_send() {
             return;
         }
-        self.inner.connection.send(outgoing::log_message(
+        self.inner.connection.notify(outgoing::log_message(
             level.as_str(),
             &self.inner.tool,
             &data.into(),

@@ -5,7 +5,6 @@ use super::{Context, ContextParts, Reach};
 use crate::level::Level;
 use crate::principal::Principal;
 use crate::protocol::ProtocolVersion;
-use crate::protocol::frame::Frame;
 use crate::session::connection::{CancelSignal, ClientSession, Connection};
 use crate::state::StateMap;
 use crate::store::{MemoryStore, Store};
@@ -150,7 +149,8 @@ impl TestContext {
     /// and logs are recorded. Elicitation fails unless the capabilities say
     /// `elicitation`, and then waits forever: no one answers in a test.
     pub fn build(self) -> (Context, TestPeer) {
-        let (out, frames) = tokio::sync::mpsc::unbounded_channel();
+        // Nothing is dropped: a test sees every notification the tool sent.
+        let (out, frames) = crate::session::outbox::channel(usize::MAX);
         let connection = Arc::new(Connection::new(out).with_principal(self.principal));
         connection.set_log_level(Level::Debug);
         let cancel = CancelSignal::default();
@@ -190,7 +190,7 @@ impl TestContext {
 /// and cancellation.
 #[derive(Debug)]
 pub struct TestPeer {
-    frames: Mutex<tokio::sync::mpsc::UnboundedReceiver<Frame>>,
+    frames: Mutex<crate::session::outbox::Frames>,
     received: Mutex<Vec<Value>>,
     cancel: CancelSignal,
 }
@@ -200,7 +200,7 @@ impl TestPeer {
     pub fn notifications(&self) -> Vec<Value> {
         let mut received = lock(&self.received);
         let mut frames = lock(&self.frames);
-        while let Ok(frame) = frames.try_recv() {
+        while let Some(frame) = frames.try_recv() {
             let bytes = frame.into_bytes();
             if let Ok(message) = serde_json::from_slice(&bytes) {
                 received.push(message);

@@ -27,6 +27,14 @@ pub(crate) enum Frame {
 }
 
 impl Frame {
+    /// How many bytes the frame puts on the wire (newline included).
+    pub(crate) fn byte_len(&self) -> usize {
+        match self {
+            Frame::Owned(bytes, _) => bytes.len(),
+            Frame::Shared { head, body, tail } => head.len() + body.len() + tail.len(),
+        }
+    }
+
     /// The frame's bytes in one buffer (for tests and the test context).
     pub(crate) fn into_bytes(self) -> Vec<u8> {
         match self {

@@ -24,6 +24,8 @@ pub(super) struct HttpSettings {
     auth: Option<crate::auth::Auth>,
     max_sessions: Option<usize>,
     sessions_per_client: Option<usize>,
+    /// [`Server::max_sse_unwritten`]; `None` for the default.
+    pub(super) sse_unwritten: Option<usize>,
 }
 
 impl HttpSettings {
@@ -147,6 +149,20 @@ impl Server {
     /// `Retry-After: 5`.
     pub fn max_streams_per_client(mut self, streams: usize) -> Server {
         self.http.streams_per_client = Some(streams);
+        self
+    }
+
+    /// HTTP: how many bytes of messages each event stream (the SSE
+    /// response to one request, or a legacy session's GET stream) may hold
+    /// that the client has not read yet: 1 MiB by default. Past it, the
+    /// notifications the stream's calls send (progress, log messages) are
+    /// dropped and counted, with a warning in the log at most every ten
+    /// seconds per stream; the response and requests to the client are
+    /// never dropped. A client that stops reading thus costs the server at
+    /// most this much per stream, plus hyper's and the kernel's socket
+    /// buffers.
+    pub fn max_sse_unwritten(mut self, bytes: usize) -> Server {
+        self.http.sse_unwritten = Some(bytes);
         self
     }
 

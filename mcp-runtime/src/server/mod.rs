@@ -28,6 +28,15 @@ mod stdio;
 /// The largest message accepted by default: 8 MiB.
 pub(crate) const DEFAULT_MAX_MESSAGE_SIZE: usize = 8 * 1024 * 1024;
 
+/// Unwritten output a byte-stream connection (stdio) holds by default
+/// before it stops reading and drops notifications: 4 MiB.
+pub(crate) const DEFAULT_MAX_UNWRITTEN_OUTPUT: usize = 4 << 20;
+
+/// Unread messages an SSE stream holds by default before it drops
+/// notifications: 1 MiB.
+#[cfg(feature = "http")]
+pub(crate) const DEFAULT_MAX_SSE_UNWRITTEN: usize = 1 << 20;
+
 /// How long 2026-07-28 clients may cache lists by default: 5 minutes.
 pub(crate) const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
 
@@ -89,6 +98,7 @@ pub struct Server {
     store: Option<Arc<dyn Store>>,
     elicitation_timeout: Duration,
     stdout_guard: bool,
+    max_unwritten_output: usize,
     #[cfg(feature = "http")]
     http: http::HttpSettings,
 }
@@ -120,18 +130,35 @@ impl Server {
             store: None,
             elicitation_timeout: DEFAULT_ELICITATION_TIMEOUT,
             stdout_guard: true,
+            max_unwritten_output: DEFAULT_MAX_UNWRITTEN_OUTPUT,
             #[cfg(feature = "http")]
             http: http::HttpSettings::default(),
         }
     }
 
-    /// Whether [`Server::serve_stdio`] guards stdout (on by default, Unix):
-    /// frames go to a private duplicate of stdout and what is written to
-    /// fd 1 is diverted to stderr (through the same non-blocking path as the
-    /// logs), so stray prints cannot corrupt the protocol. Turn it off only
-    /// if something else must own fd 1.
+    /// Whether [`Server::serve_stdio`] guards stdout and stderr (on by
+    /// default, Unix): frames go to a private duplicate of stdout, and what
+    /// is written to fd 1 or fd 2 is diverted to the real stderr through the
+    /// same bounded, non-blocking path as the logs, so stray prints cannot
+    /// corrupt the protocol and an `eprintln!` cannot block the server on a
+    /// host that does not read stderr. Turn it off only if something else
+    /// must own fd 1 and fd 2.
     pub fn stdout_guard(mut self, on: bool) -> Server {
         self.stdout_guard = on;
+        self
+    }
+
+    /// How many bytes of output a stdio (or [`Server::serve`]) connection
+    /// may hold that the client has not read yet: 4 MiB by default. Past
+    /// it, no more requests are read until the client reads, and the
+    /// notifications running calls send (progress, log messages) are
+    /// dropped and counted, with a warning in the log at most every ten
+    /// seconds; responses and requests to the client are never dropped. A
+    /// client that stops reading thus costs the server about this much,
+    /// plus the responses of the calls already running. For HTTP event
+    /// streams see `Server::max_sse_unwritten` (feature `http`).
+    pub fn max_unwritten_output(mut self, bytes: usize) -> Server {
+        self.max_unwritten_output = bytes;
         self
     }
 
@@ -429,6 +456,9 @@ impl Server {
             call_timeout: self.call_timeout,
             hide_unauthorized_tools,
             recent_client: Default::default(),
+            max_unwritten_output: self.max_unwritten_output,
+            #[cfg(feature = "http")]
+            max_sse_unwritten: self.http.sse_unwritten.unwrap_or(DEFAULT_MAX_SSE_UNWRITTEN),
         };
         Ok((Arc::new(shared), self.max_message_size, self.drain_timeout))
     }

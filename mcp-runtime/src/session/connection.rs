@@ -8,6 +8,7 @@ use crate::protocol::frame::Frame;
 use crate::protocol::outgoing::{self, InputRequest};
 use crate::protocol::trace_context::TraceContext;
 use crate::session::era::Lifecycle;
+use crate::session::outbox::Outbox;
 use crate::util::FastMap;
 use crate::util::lock;
 use serde_json::Value;
@@ -15,10 +16,7 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
-use tokio::sync::{Notify, mpsc, oneshot};
-
-/// Where frames go: the writer drains this in order.
-pub(crate) type Outbox = mpsc::UnboundedSender<Frame>;
+use tokio::sync::{Notify, oneshot};
 
 /// A cooperative cancellation signal, set once.
 #[derive(Clone, Debug, Default)]
@@ -232,10 +230,18 @@ impl Connection {
         }
     }
 
-    /// Queues a frame for the writer.
+    /// Queues a frame for the writer, however much output waits unread:
+    /// responses and requests to the client are never dropped.
     pub(crate) fn send(&self, frame: impl Into<Frame>) {
-        // The writer only goes away when the output is gone; nothing to tell then.
-        let _ = self.out.send(frame.into());
+        self.out.send(frame.into());
+    }
+
+    /// Queues a notification a tool sends at will (progress, a log message),
+    /// or drops it when the output this connection has waiting is past its
+    /// bound ([`Outbox::send_lossy`]): a client that does not read must not
+    /// make the server hold what a call emits without limit.
+    pub(crate) fn notify(&self, frame: impl Into<Frame>) {
+        self.out.send_lossy(frame.into());
     }
 
     pub(crate) fn lifecycle(&self) -> Lifecycle {
@@ -454,7 +460,7 @@ mod tests {
 
     #[test]
     fn cancelling_a_call_prevents_its_response() {
-        let (tx, _rx) = mpsc::unbounded_channel();
+        let (tx, _rx) = crate::session::outbox::channel(usize::MAX);
         let conn = Connection::new(tx);
         let signal = CancelSignal::default();
         assert_eq!(conn.in_flight_besides("1"), Some(0));
@@ -478,7 +484,7 @@ mod tests {
 
     #[test]
     fn an_unanswered_request_is_withdrawn_when_dropped() {
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = crate::session::outbox::channel(usize::MAX);
         let conn = Connection::new(tx);
         let schema = json!({});
         let form = InputRequest::Elicit(outgoing::ElicitForm::new(
@@ -488,9 +494,9 @@ mod tests {
         ));
         let request = conn.request_client(&form);
         let id = request.id.clone();
-        assert!(rx.try_recv().is_ok(), "the request went out");
+        assert!(rx.try_recv().is_some(), "the request went out");
         drop(request);
-        let Ok(withdrawn) = rx.try_recv().map(Frame::into_bytes) else {
+        let Some(withdrawn) = rx.try_recv().map(Frame::into_bytes) else {
             panic!("no notifications/cancelled");
         };
         let withdrawn: Value = serde_json::from_slice(&withdrawn).unwrap();
@@ -508,7 +514,7 @@ mod tests {
         assert_eq!(reply, Some(Ok(Ok(json!({"action": "cancel"})))));
         drop(answered);
         assert!(
-            rx.try_recv().is_err(),
+            rx.try_recv().is_none(),
             "nothing sent for an answered request"
         );
     }

@@ -13,6 +13,7 @@ pub(crate) mod calls;
 pub(crate) mod connection;
 pub(crate) mod era;
 mod methods;
+pub(crate) mod outbox;
 
 #[cfg(feature = "http")]
 pub(crate) use methods::listen::close_subscriptions;

@@ -5,9 +5,9 @@
 
 use super::writer::FrameWriter;
 use super::{Line, LineReader};
-use crate::protocol::frame::Frame;
 use crate::protocol::incoming::{Incoming, Rejection};
 use crate::session::connection::Connection;
+use crate::session::outbox::{self, Frames};
 use crate::session::{Session, notify_tools_changed};
 use crate::shared::Shared;
 use serde_json::value::RawValue;
@@ -18,10 +18,6 @@ use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::mpsc;
-
-/// Unwritten output past which the main loop stops reading: 4 MiB.
-const BACKLOG_LIMIT: usize = 4 << 20;
 
 /// Unwritten output that is written before anything more is read: 32 KiB.
 const BATCH_SIZE: usize = 32 << 10;
@@ -74,7 +70,11 @@ pub(crate) async fn run<R: AsyncRead + Unpin>(
         closed: mut output_closed,
         deferred,
     } = output;
-    let (out, frames) = mpsc::unbounded_channel();
+    // One bound for both: past it no request is read and notifications are
+    // dropped (`Server::max_unwritten_output`).
+    let backlog_limit = shared.max_unwritten_output;
+    let (out, mut frames) = outbox::channel(backlog_limit);
+    let release = frames.release_when_written();
     let connection = Arc::new(Connection::new(out));
     // Weak: the frame channel closes only when every holder of the
     // connection is gone, which ends the drain.
@@ -87,7 +87,8 @@ pub(crate) async fn run<R: AsyncRead + Unpin>(
         session: Some(Session::new(shared, connection)),
         reader: LineReader::new(input, max_message_size),
         max_message_size,
-        writer: FrameWriter::new(output),
+        writer: FrameWriter::new(output).releasing(release),
+        backlog_limit,
         frames,
         frames_closed: false,
         deferred,
@@ -142,7 +143,9 @@ struct Pump<R> {
     reader: LineReader<R>,
     max_message_size: usize,
     writer: FrameWriter,
-    frames: mpsc::UnboundedReceiver<Frame>,
+    /// Unwritten output past which no line is read.
+    backlog_limit: usize,
+    frames: Frames,
     /// Every holder of the connection is gone: no frame can come.
     frames_closed: bool,
     /// See [`Output::deferred`]; `None` once run.
@@ -181,11 +184,13 @@ impl<R: AsyncRead + Unpin> Pump<R> {
     ///    the output, then a termination signal (serving) or the drain
     ///    deadline (draining).
     ///
-    /// Back-pressure: past BACKLOG_LIMIT unwritten bytes no line is read
+    /// Back-pressure: past `backlog_limit` unwritten bytes no line is read
     /// until the client has taken some, and the writer frees what it has
     /// written segment by segment, so a client that reads slowly or not at
-    /// all holds the output to that limit plus one frame; its further
-    /// requests wait in the pipe. At the drain deadline what is still
+    /// all holds the output to that limit plus the responses of the calls
+    /// in flight; its further requests wait in the pipe. Notifications the
+    /// calls send meanwhile are dropped past the same limit (the outbox
+    /// counts what waits here too), so running calls cannot grow it either. At the drain deadline what is still
     /// unwritten is dropped, so such a client cannot keep the process alive.
     async fn run(
         &mut self,
@@ -231,7 +236,7 @@ impl<R: AsyncRead + Unpin> Pump<R> {
                     Poll::Pending => {}
                 }
             }
-            if serving && self.writer.backlog() < BACKLOG_LIMIT {
+            if serving && self.writer.backlog() < self.backlog_limit {
                 match self.reader.poll_ready(cx) {
                     Poll::Ready(Ok(())) => {
                         if !self.take_line() {

@@ -1,11 +1,14 @@
 //! The stdio transport, hardened.
 //!
-//! - Stdout guard (Unix): the protocol gets a private duplicate of fd 1, and
-//!   fd 1 itself is pointed at a pipe whose reader thread hands what arrives
-//!   to the non-blocking stderr queue (see `logging`), so a stray `println!`
-//!   or a logger that writes to stdout anywhere in the program can neither
-//!   corrupt the frame stream nor block on a host that does not read stderr.
-//!   Opt out with [`Server::stdout_guard`](crate::Server::stdout_guard).
+//! - Stdout and stderr guard (Unix): the protocol gets a private duplicate
+//!   of fd 1, and fd 1 and fd 2 are pointed at one pipe whose reader thread
+//!   hands what arrives to the non-blocking stderr queue (see `logging`),
+//!   which writes to a duplicate of the original fd 2. So a stray `println!`
+//!   or a logger that writes to stdout anywhere in the program cannot corrupt
+//!   the frame stream, and nothing written to either (`eprintln!` included)
+//!   can block on a host that does not read stderr: past the queue's bound
+//!   it is dropped. Opt out with
+//!   [`Server::stdout_guard`](crate::Server::stdout_guard).
 //! - Pipes and sockets (what MCP clients connect) are made non-blocking and
 //!   driven by the runtime's reactor: reading and writing cost no thread
 //!   hops. A terminal or a file falls back to a reader thread (stdin) and
@@ -82,10 +85,13 @@ pub(crate) fn stdout(guard: bool) -> io::Result<Output> {
     }
 }
 
-/// Points fd 1 at a pipe, to be read by a thread of its own
+/// Points fd 1 and fd 2 at a pipe, to be read by a thread of its own
 /// ([`start_stdout_guard`]) which hands what arrives to the stderr queue. A
 /// thread, not the reactor, drains it: a tool that prints on the runtime's
-/// thread would otherwise fill the pipe and then wait on itself.
+/// thread would otherwise fill the pipe and then wait on itself. One pipe
+/// for both: they go to the same queue, writes up to `PIPE_BUF` stay whole
+/// either way, and one thread is enough. The original fd 2 is kept first
+/// ([`crate::logging::real_stderr`]) for the queue's writer.
 ///
 /// The thread is started later, by the main loop, because creating it would
 /// add a tenth to the time from spawn to the `initialize` response. Until it
@@ -97,14 +103,17 @@ fn divert_stdout() -> io::Result<()> {
     // Child processes inherit fd 1 (their prints are diverted too), never the
     // read end.
     rustix::io::fcntl_setfd(&read, rustix::io::FdFlags::CLOEXEC)?;
+    crate::logging::real_stderr()?;
     rustix::stdio::dup2_stdout(&write)?;
+    rustix::stdio::dup2_stderr(&write)?;
     *lock(&DIVERTED) = Diverted::Waiting(File::from(read));
     Ok(())
 }
 
 /// Starts the thread that drains diverted stdout, if it waits to be. It ends
-/// when [`end_stdout_guard`] closes the pipe's write end, or with the
-/// process. Should the thread not start, fd 1 goes to stderr instead.
+/// when [`end_stdout_guard`] closes the pipe's write ends, or with the
+/// process. Should the thread not start, fd 1 and fd 2 go to the original
+/// stderr instead.
 #[cfg(unix)]
 fn start_stdout_guard() {
     let mut diverted = lock(&DIVERTED);
@@ -132,10 +141,21 @@ fn start_stdout_guard() {
     match reader {
         Ok(reader) => *diverted = Diverted::Running(reader),
         Err(err) => {
-            let _ = rustix::stdio::dup2_stdout(rustix::stdio::stderr());
+            restore_stdio();
             tracing::warn!(error = %err, "the stdout guard could not start; stdout now goes to stderr");
         }
     }
+}
+
+/// Points fd 1 and fd 2 at the original stderr; fd 2 is the original
+/// stderr again, not the guard's pipe.
+#[cfg(unix)]
+fn restore_stdio() -> bool {
+    let Ok(real) = crate::logging::real_stderr() else {
+        return false;
+    };
+    let err = rustix::stdio::dup2_stderr(real).is_err();
+    rustix::stdio::dup2_stdout(real).is_ok() && !err
 }
 
 /// Where diverted stdout stands.
@@ -152,9 +172,10 @@ enum Diverted {
 #[cfg(unix)]
 static DIVERTED: std::sync::Mutex<Diverted> = std::sync::Mutex::new(Diverted::Off);
 
-/// Ends the stdout guard once serving is over: what is buffered in `stdout`
-/// or still in the pipe reaches the stderr queue (waiting at most `wait`, as
-/// a child process may hold the pipe open), and fd 1 is stderr from then on.
+/// Ends the guard once serving is over: what is buffered in `stdout` or
+/// still in the pipe reaches the stderr queue (waiting at most `wait`, as a
+/// child process may hold the pipe open), and fd 1 and fd 2 are the original
+/// stderr from then on.
 pub(crate) fn end_stdout_guard(wait: std::time::Duration) {
     #[cfg(unix)]
     {
@@ -165,9 +186,9 @@ pub(crate) fn end_stdout_guard(wait: std::time::Duration) {
             return;
         };
         let _ = io::stdout().flush();
-        // Replacing fd 1 closes the pipe's last write end in this process:
-        // the reader reads to the end of what was written and ends.
-        if rustix::stdio::dup2_stdout(rustix::stdio::stderr()).is_err() {
+        // Replacing fd 1 and fd 2 closes the pipe's last write ends in this
+        // process: the reader reads to the end of what was written and ends.
+        if !restore_stdio() {
             return;
         }
         let deadline = std::time::Instant::now() + wait;

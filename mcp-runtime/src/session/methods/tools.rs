@@ -7,7 +7,7 @@ use crate::elicit::seal::{ArgumentsDigest, Resumed, arguments_digest};
 use crate::protocol::incoming::without_position;
 use crate::protocol::outgoing::{CallToolResult, ErrorData};
 use crate::protocol::params::Params;
-use crate::protocol::{ErrorCode, ProtocolVersion};
+use crate::protocol::{ErrorCode, ProtocolVersion, meta};
 use crate::session::call_span::{CallSpan, Outcome};
 use crate::session::calls::{self, PreparedCall};
 use crate::session::connection::{CancelSignal, ScopeDenial, canonical_id};
@@ -77,6 +77,12 @@ impl Session {
         info: RequestInfo,
         params: Params<'_>,
     ) -> Result<(), Failure> {
+        if let Some(len) = params.meta_raw().and_then(meta::oversized_progress_token) {
+            return Err(Failure::invalid_params(format!(
+                "Invalid params: params._meta.progressToken is {len} bytes; the limit is {} bytes",
+                meta::MAX_PROGRESS_TOKEN_LEN
+            )));
+        }
         let Some(requested) = params.name.as_deref() else {
             return Err(Failure::invalid_params(
                 "Invalid params for tools/call: missing field `name`",

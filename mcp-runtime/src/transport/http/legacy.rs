@@ -33,6 +33,7 @@ use crate::protocol::incoming::{Incoming, Rejection};
 use crate::protocol::{ErrorCode, ProtocolVersion};
 use crate::session::connection::{Connection, canonical_id};
 use crate::session::era::Lifecycle;
+use crate::session::outbox;
 use crate::shared::Shared;
 use crate::util::lock;
 use hyper::header::{self, HeaderMap, HeaderValue};
@@ -43,7 +44,7 @@ use serde_json::value::RawValue;
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 
 /// Whether a POST belongs to the legacy era (DIGEST §3.3): a request
 /// without the 2026-07-28 envelope that is an `initialize`, names a session,
@@ -145,7 +146,7 @@ pub(super) async fn post(
             accepted()
         }
         message @ (Ok(Incoming::Request { .. }) | Err(_)) => {
-            let (out, frames) = mpsc::unbounded_channel();
+            let (out, frames) = outbox::channel(shared.max_sse_unwritten);
             let trace = headers::trace_context(headers);
             let connection = Arc::new(
                 session
@@ -190,7 +191,7 @@ async fn initialize(
     if let Err(refusal) = sessions.make_room(client.as_deref()) {
         return *refusal;
     }
-    let (out, frames) = mpsc::unbounded_channel();
+    let (out, frames) = outbox::channel(shared.max_sse_unwritten);
     let connection = Arc::new(
         Connection::new(out)
             .with_client_key(client.clone())
@@ -215,7 +216,7 @@ async fn initialize(
         return response;
     };
     // The handshake's connection is the session's template from now on.
-    let (out, _) = mpsc::unbounded_channel();
+    let (out, _) = outbox::channel(shared.max_sse_unwritten);
     let template = handshake.fork(out);
     // Made again: other handshakes may have filled the table meanwhile.
     if let Err(refusal) = sessions.make_room(client.as_deref()) {
@@ -250,7 +251,7 @@ pub(super) fn get(
     if let Some(refusal) = check_version(&session, headers) {
         return refusal;
     }
-    let (out, frames) = mpsc::unbounded_channel();
+    let (out, frames) = outbox::channel(shared.max_sse_unwritten);
     let connection = Arc::new(
         session
             .template

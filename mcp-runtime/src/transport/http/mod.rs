@@ -21,7 +21,9 @@ mod modern;
 mod sessions;
 mod sse;
 
-use checks::{WithHeader, accepts, check_origin_and_host, check_single_host, json_response, refuse};
+use checks::{
+    WithHeader, accepts, check_origin_and_host, check_single_host, json_response, refuse,
+};
 use client_key::{ClientKey, ClientQuota};
 pub(crate) use listener::{is_loopback, raise_open_file_limit, serve};
 pub use sse::HttpBody;

@@ -13,6 +13,7 @@ use crate::protocol::params::Params;
 use crate::protocol::{ErrorCode, ProtocolVersion, meta};
 use crate::session::connection::Connection;
 use crate::session::era::Lifecycle;
+use crate::session::outbox::{self, Frames};
 use crate::session::{Session, close_subscriptions, notify_tools_changed};
 use crate::shared::Shared;
 use crate::tool::{HeaderKind, Tool};
@@ -21,7 +22,7 @@ use hyper::{Response, StatusCode};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::sync::Arc;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 
 /// A refusal of the ladder: HTTP status, JSON-RPC code, message, data.
 struct Refusal {
@@ -95,7 +96,7 @@ pub(super) async fn post(
         );
         return json_response(refusal.status, frame.into_bytes());
     }
-    let (out, frames) = mpsc::unbounded_channel();
+    let (out, frames) = outbox::channel(shared.max_sse_unwritten);
     let connection = Arc::new(
         Connection::new(out)
             .with_trace(headers::trace_context(headers))
@@ -317,7 +318,7 @@ pub(super) async fn run(
     shared: &Arc<Shared>,
     stop: &watch::Receiver<bool>,
     connection: Arc<Connection>,
-    mut frames: mpsc::UnboundedReceiver<Frame>,
+    mut frames: Frames,
     message: Result<Incoming<'_>, Rejection<'_>>,
     status_of: fn(FrameKind) -> StatusCode,
     gate: Option<&Gate>,

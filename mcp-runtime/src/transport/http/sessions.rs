@@ -139,7 +139,11 @@ impl Sessions {
                     ),
                 )));
             };
-            evict(&mut map, &id, "the client opened more sessions than its quota");
+            evict(
+                &mut map,
+                &id,
+                "the client opened more sessions than its quota",
+            );
         }
         if map.len() >= self.max {
             let victim = least_recent(&map, |s| !s.streaming()).or_else(|| {

@@ -1,20 +1,20 @@
 //! Response bodies: one JSON message, nothing, or a Server-Sent Events
-//! stream fed by a call's frames. The stream is bounded: a client that
-//! reads slowly makes the server drop notifications (progress, logs), never
-//! the final response, so its memory cannot grow without bound.
+//! stream fed by a call's frames. The stream is bounded in bytes: its
+//! frames are taken from the connection's outbox only as hyper asks for
+//! more body (which it does only while the socket takes what it has), and
+//! the outbox drops notifications (progress, logs) past
+//! `Server::max_sse_unwritten` unread bytes, never the final response, so a
+//! client that reads slowly or not at all cannot grow the server's memory.
 
 use crate::protocol::frame::{Frame, FrameKind};
 use crate::session::connection::Connection;
+use crate::session::outbox::Frames;
 use bytes::Bytes;
 use hyper::body::{Body, Frame as BodyFrame, SizeHint};
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Weak;
 use std::task::{Context, Poll};
-use tokio::sync::mpsc;
-
-/// SSE events a stream may hold unread before notifications are dropped.
-const STREAM_BUFFER: usize = 64;
 
 /// The body of a response of [`HttpService`](super::HttpService).
 #[derive(Debug)]
@@ -28,7 +28,15 @@ pub struct HttpBody {
 enum Kind {
     Full(Option<Bytes>),
     Stream {
-        events: mpsc::Receiver<Bytes>,
+        /// The frame that made this a stream, sent first.
+        first: Option<Frame>,
+        /// The rest; taking a frame releases its bytes from the outbox's
+        /// bound, as hyper then holds them (in a buffer of its own bound).
+        frames: Frames,
+        /// The stream ends after the first response.
+        until_response: bool,
+        /// The response went out (with `until_response`): the stream is over.
+        ended: bool,
         /// Cancels the calls of the stream's request when the client goes
         /// away before the end (dropping the body is how hyper says so).
         _cancel: CancelOnDrop,
@@ -60,16 +68,17 @@ impl HttpBody {
     /// `keep` lives as long as the stream.
     pub(crate) fn stream(
         first: Option<Frame>,
-        frames: mpsc::UnboundedReceiver<Frame>,
+        frames: Frames,
         connection: Weak<Connection>,
         until_response: bool,
         keep: Option<Box<dyn std::any::Any + Send + Sync>>,
     ) -> HttpBody {
-        let (tx, events) = mpsc::channel(STREAM_BUFFER);
-        tokio::spawn(forward(first, frames, tx, until_response));
         HttpBody {
             kind: Kind::Stream {
-                events,
+                first,
+                frames,
+                until_response,
+                ended: false,
                 _cancel: CancelOnDrop(connection),
                 _keep: keep,
             },
@@ -87,46 +96,6 @@ impl HttpBody {
             Some(earlier) => Box::new((earlier, guard)),
         });
         self
-    }
-}
-
-/// Moves frames into the bounded event channel: notifications are dropped
-/// when it is full, responses wait for room.
-async fn forward(
-    first: Option<Frame>,
-    mut frames: mpsc::UnboundedReceiver<Frame>,
-    events: mpsc::Sender<Bytes>,
-    until_response: bool,
-) {
-    let mut next = match first {
-        Some(first) => Some(first),
-        None => frames.recv().await,
-    };
-    let mut dropped = 0_u64;
-    while let Some(frame) = next.take() {
-        let kind = frame.kind();
-        let event = event(frame);
-        if kind == FrameKind::Message {
-            match events.try_send(event) {
-                Ok(()) => {}
-                Err(mpsc::error::TrySendError::Full(_)) => dropped += 1,
-                Err(mpsc::error::TrySendError::Closed(_)) => return,
-            }
-        } else {
-            if events.send(event).await.is_err() {
-                return;
-            }
-            if until_response {
-                break;
-            }
-        }
-        next = frames.recv().await;
-    }
-    if dropped > 0 {
-        tracing::warn!(
-            dropped,
-            "a client read its event stream too slowly; notifications were dropped"
-        );
     }
 }
 
@@ -178,9 +147,28 @@ impl Body for HttpBody {
     ) -> Poll<Option<Result<BodyFrame<Bytes>, Infallible>>> {
         match &mut self.kind {
             Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(BodyFrame::data(b)))),
-            Kind::Stream { events, .. } => events
-                .poll_recv(cx)
-                .map(|event| event.map(|b| Ok(BodyFrame::data(b)))),
+            Kind::Stream {
+                first,
+                frames,
+                until_response,
+                ended,
+                ..
+            } => {
+                if *ended {
+                    return Poll::Ready(None);
+                }
+                let frame = match first.take() {
+                    Some(frame) => frame,
+                    None => match std::task::ready!(frames.poll_recv(cx)) {
+                        Some(frame) => frame,
+                        None => return Poll::Ready(None),
+                    },
+                };
+                if *until_response && frame.kind() != FrameKind::Message {
+                    *ended = true;
+                }
+                Poll::Ready(Some(Ok(BodyFrame::data(event(frame)))))
+            }
         }
     }
 
