@@ -8,7 +8,8 @@
 //! `MAX_CONCURRENT=N` the calls that run at once,
 //! `MAX_CONCURRENT_PER_CLIENT=N` those one HTTP client may run,
 //! `OPEN_STATES_PER_CLIENT=N` the unanswered input requests one HTTP client
-//! may have open, `QUEUE_TIMEOUT_MS=N` how long
+//! may have open, `LEGACY_SESSIONS=N` and `LEGACY_SESSIONS_PER_CLIENT=N` the
+//! legacy HTTP sessions kept in all and per client, `QUEUE_TIMEOUT_MS=N` how long
 //! a call waits for one of them, `MAX_PENDING=N` the calls in flight before
 //! new ones are refused, `ELICIT_TIMEOUT_MS=N` how long a legacy
 //! elicitation waits for the user, `INPUT_REQUEST_TTL_MS=N` the lifetime of a
@@ -457,6 +458,16 @@ async fn main() -> std::io::Result<()> {
     // responses written).
     if let Some(ms) = env_number("DRAIN_TIMEOUT_MS") {
         server = server.drain_timeout(Duration::from_millis(ms));
+    }
+    // LEGACY_SESSIONS=N, LEGACY_SESSIONS_PER_CLIENT=N: legacy HTTP sessions
+    // kept, in all and per client.
+    #[cfg(feature = "http")]
+    if let Some(n) = env_number("LEGACY_SESSIONS") {
+        server = server.max_legacy_sessions(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    #[cfg(feature = "http")]
+    if let Some(n) = env_number("LEGACY_SESSIONS_PER_CLIENT") {
+        server = server.max_legacy_sessions_per_client(usize::try_from(n).unwrap_or(usize::MAX));
     }
     // HTTP_HEADER_TIMEOUT_MS=N: how long an HTTP client may take to send its
     // headers, and how long an idle keep-alive connection stays open.

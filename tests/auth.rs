@@ -1092,3 +1092,82 @@ fn one_subject_cannot_take_every_input_request_from_the_others() {
         "{booked}"
     );
 }
+
+/// Whether the legacy session `id` is still served for `token`.
+fn session_alive(server: &Server, id: &str, token: &str) -> bool {
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+    let response = server.post(&[("Mcp-Session-Id", id), ("Authorization", token)], &list);
+    match response.status {
+        200 => true,
+        404 => false,
+        other => panic!("unexpected {other}: {response:?}"),
+    }
+}
+
+#[test]
+fn one_subject_opening_sessions_never_locks_out_another() {
+    let server = start(&[
+        ("LEGACY_SESSIONS", "8"),
+        ("LEGACY_SESSIONS_PER_CLIENT", "4"),
+    ]);
+    let mallory = bearer(&es256(&claims("mallory", "tools:read")));
+    let alice = bearer(&es256(&claims("alice", "tools:read")));
+    // Over her quota, mallory's own least recently used sessions make room.
+    let opened: Vec<String> = (0..10).map(|_| open_session(&server, &mallory)).collect();
+    let alive: Vec<bool> = opened
+        .iter()
+        .map(|id| session_alive(&server, id, &mallory))
+        .collect();
+    assert_eq!(alive.iter().filter(|a| **a).count(), 4, "{alive:?}");
+    assert!(alive[6..].iter().all(|a| *a), "the newest stay: {alive:?}");
+    // Alice is served at once, her sessions untouched by mallory's.
+    let hers = open_session(&server, &alice);
+    for _ in 0..6 {
+        open_session(&server, &mallory);
+    }
+    assert!(session_alive(&server, &hers, &alice));
+}
+
+#[test]
+fn a_full_session_table_makes_room_for_a_new_subject() {
+    let server = start(&[
+        ("LEGACY_SESSIONS", "6"),
+        ("LEGACY_SESSIONS_PER_CLIENT", "6"),
+    ]);
+    let mallory = bearer(&es256(&claims("mallory", "tools:read")));
+    let alice = bearer(&es256(&claims("alice", "tools:read")));
+    let opened: Vec<String> = (0..6).map(|_| open_session(&server, &mallory)).collect();
+    // Every one of mallory's sessions holds a GET stream.
+    let streams: Vec<std::net::TcpStream> = opened
+        .iter()
+        .map(|id| {
+            use std::io::{Read, Write};
+            let mut push = std::net::TcpStream::connect(&server.addr).unwrap();
+            let get = format!(
+                "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\nAuthorization: {mallory}\r\n\r\n",
+                server.addr
+            );
+            push.write_all(get.as_bytes()).unwrap();
+            let mut head = [0u8; 12];
+            push.read_exact(&mut head).unwrap();
+            assert_eq!(&head, b"HTTP/1.1 200", "{}", String::from_utf8_lossy(&head));
+            push
+        })
+        .collect();
+    // Her seventh is refused: each of hers has a stream, she must end one.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": LEGACY, "capabilities": {},
+        "clientInfo": {"name": "auth-tests", "version": "1"}}})
+    .to_string();
+    let refused = server.post(&[("Authorization", &mallory)], &init);
+    assert_eq!(refused.status, 429, "{refused:?}");
+    // Alice still gets a session: mallory's least recently used one ends.
+    let hers = open_session(&server, &alice);
+    assert!(session_alive(&server, &hers, &alice));
+    let left = opened
+        .iter()
+        .filter(|id| session_alive(&server, id, &mallory))
+        .count();
+    assert_eq!(left, 5);
+    drop(streams);
+}

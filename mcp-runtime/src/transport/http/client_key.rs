@@ -53,6 +53,21 @@ impl ClientKey {
     }
 }
 
+impl ClientKey {
+    /// The key as the session's per-client limits take it (run slots, open
+    /// input requests: `Connection::client_key`); `None` for
+    /// [`ClientKey::Unknown`], which those limits do not count either.
+    pub(crate) fn label(&self) -> Option<Arc<str>> {
+        match self {
+            ClientKey::Principal { issuer, subject } => {
+                Some(Arc::from(format!("sub:{issuer} {subject}")))
+            }
+            ClientKey::Address(ip) => Some(Arc::from(format!("ip:{ip}"))),
+            ClientKey::Unknown => None,
+        }
+    }
+}
+
 /// The address a quota counts: IPv4 as is, IPv6 by its /64 (a host gets a
 /// whole /64, so counting single addresses would let one host be many).
 fn bucket(ip: IpAddr) -> IpAddr {

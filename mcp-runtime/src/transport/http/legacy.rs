@@ -25,7 +25,7 @@ use super::headers;
 use super::modern::{run, watch_tool_changes};
 use super::sessions::{LegacySession, PushGuard, Sessions, find, session_id};
 use super::sse::HttpBody;
-use super::{Caller, client_key, refuse};
+use super::{Caller, refuse};
 use crate::auth::Gate;
 use crate::principal::Principal;
 use crate::protocol::frame::FrameKind;
@@ -91,7 +91,7 @@ pub(super) async fn post(
     sessions: &Sessions,
     headers: &HeaderMap,
     message: Result<Incoming<'_>, Rejection<'_>>,
-    principal: Caller,
+    caller: Caller,
     gate: Option<&Gate>,
 ) -> Response<HttpBody> {
     if let Ok(Incoming::Request { method, .. }) = &message
@@ -103,9 +103,9 @@ pub(super) async fn post(
                 "Bad Request: 'initialize' opens a new session; send it without Mcp-Session-Id",
             );
         }
-        return initialize(shared, stop, sessions, message, principal, gate).await;
+        return initialize(shared, stop, sessions, message, caller, gate).await;
     }
-    let session = match find(sessions, headers, principal.as_ref()) {
+    let session = match find(sessions, headers, caller.principal.as_ref()) {
         Ok(session) => session,
         Err(response) => return *response,
     };
@@ -148,14 +148,7 @@ pub(super) async fn post(
         message @ (Ok(Incoming::Request { .. }) | Err(_)) => {
             let (out, frames) = outbox::channel(shared.max_sse_unwritten);
             let trace = headers::trace_context(headers);
-            let connection = Arc::new(
-                session
-                    .template
-                    .fork(out)
-                    .with_trace(trace)
-                    .with_client_key(client_key(&principal))
-                    .with_principal(principal),
-            );
+            let connection = Arc::new(caller.on(session.template.fork(out).with_trace(trace)));
             {
                 let mut live = lock(&session.live);
                 // Ended requests' entries go here, so the list stays as
@@ -184,19 +177,15 @@ async fn initialize(
     stop: &watch::Receiver<bool>,
     sessions: &Sessions,
     message: Result<Incoming<'_>, Rejection<'_>>,
-    principal: Caller,
+    caller: Caller,
     gate: Option<&Gate>,
 ) -> Response<HttpBody> {
-    let client = client_key(&principal);
+    let client = caller.client.clone();
     if let Err(refusal) = sessions.make_room(client.as_deref()) {
         return *refusal;
     }
     let (out, frames) = outbox::channel(shared.max_sse_unwritten);
-    let connection = Arc::new(
-        Connection::new(out)
-            .with_client_key(client.clone())
-            .with_principal(principal.clone()),
-    );
+    let connection = Arc::new(caller.on(Connection::new(out)));
     let handshake = Arc::clone(&connection);
     let mut response = run(
         shared,
@@ -229,7 +218,7 @@ async fn initialize(
             live: Mutex::new(Vec::new()),
             push: Mutex::new(None),
             used: Mutex::new(Instant::now()),
-            owner: principal,
+            owner: caller.principal,
             client,
         }),
     );
@@ -242,9 +231,9 @@ pub(super) fn get(
     shared: &Arc<Shared>,
     sessions: &Arc<Sessions>,
     headers: &HeaderMap,
-    principal: Caller,
+    caller: Caller,
 ) -> Response<HttpBody> {
-    let session = match find(sessions, headers, principal.as_ref()) {
+    let session = match find(sessions, headers, caller.principal.as_ref()) {
         Ok(session) => session,
         Err(response) => return *response,
     };
@@ -252,13 +241,7 @@ pub(super) fn get(
         return refusal;
     }
     let (out, frames) = outbox::channel(shared.max_sse_unwritten);
-    let connection = Arc::new(
-        session
-            .template
-            .fork(out)
-            .with_client_key(client_key(&principal))
-            .with_principal(principal),
-    );
+    let connection = Arc::new(caller.on(session.template.fork(out)));
     {
         let mut push = lock(&session.push);
         if push.is_some() {

@@ -31,6 +31,7 @@ pub use sse::HttpBody;
 use crate::auth::{Denial, Gate};
 use crate::principal::Principal;
 use crate::protocol::incoming::{self, Incoming};
+use crate::session::connection::Connection;
 use crate::shared::Shared;
 use bytes::Bytes;
 use hyper::body::Body;
@@ -268,6 +269,12 @@ where
             }
         }
     };
+    // Whom the per-client limits count this request against.
+    let client = ClientKey::of(principal.as_deref(), &parts.extensions);
+    let caller = Caller {
+        client: client.label(),
+        principal,
+    };
     let legacy_session = parts.headers.contains_key(headers::SESSION_ID);
     match parts.method {
         Method::POST => {}
@@ -278,15 +285,14 @@ where
                     "Not Acceptable: Accept must list text/event-stream",
                 );
             }
-            let client = ClientKey::of(principal.as_deref(), &parts.extensions);
             let Some(slot) = inner.streams.enter(client) else {
                 return too_many_streams(inner.streams.max());
             };
-            return legacy::get(&inner.shared, &inner.sessions, &parts.headers, principal)
+            return legacy::get(&inner.shared, &inner.sessions, &parts.headers, caller)
                 .map(|body| body.holding(slot));
         }
         Method::DELETE if legacy_session => {
-            return legacy::delete(&inner.sessions, &parts.headers, principal.as_ref());
+            return legacy::delete(&inner.sessions, &parts.headers, caller.principal.as_ref());
         }
         Method::GET | Method::DELETE => {
             return refuse(
@@ -344,7 +350,6 @@ where
     // A listen stream lives until the server stops: counted per client.
     let slot = match &message {
         Ok(Incoming::Request { method, .. }) if *method == "subscriptions/listen" => {
-            let client = ClientKey::of(principal.as_deref(), &parts.extensions);
             match inner.streams.enter(client) {
                 Some(slot) => Some(slot),
                 None => return too_many_streams(inner.streams.max()),
@@ -361,20 +366,12 @@ where
             &inner.sessions,
             &parts.headers,
             message,
-            principal,
+            caller,
             gate,
         )
         .await
     } else {
-        modern::post(
-            &inner.shared,
-            &stop,
-            &parts.headers,
-            message,
-            principal,
-            gate,
-        )
-        .await
+        modern::post(&inner.shared, &stop, &parts.headers, message, caller, gate).await
     };
     response.map(|body| body.holding((counted, slot)))
 }
@@ -449,19 +446,22 @@ pub(super) fn with_challenge(
     response
 }
 
-/// The verified caller of a request, if authorization is on.
-pub(crate) type Caller = Option<Arc<Principal>>;
+/// Who sent a request: its verified principal (with authorization) and
+/// the client it counts against for the per-client limits.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Caller {
+    pub(crate) principal: Option<Arc<Principal>>,
+    /// [`ClientKey::label`]: `None` when the client cannot be told apart.
+    pub(crate) client: Option<Arc<str>>,
+}
 
-/// Whom a request counts against for the per-client limits (run slots,
-/// open input requests): the token's issuer and subject.
-pub(super) fn client_key(principal: &Caller) -> Option<Arc<str>> {
-    let principal = principal.as_ref()?;
-    let issuer = principal
-        .claims()
-        .get("iss")
-        .and_then(|iss| iss.as_str())
-        .unwrap_or("");
-    Some(Arc::from(format!("sub:{issuer} {}", principal.subject())))
+impl Caller {
+    /// `connection`, serving this caller.
+    pub(super) fn on(&self, connection: Connection) -> Connection {
+        connection
+            .with_client_key(self.client.clone())
+            .with_principal(self.principal.clone())
+    }
 }
 
 /// A POST being answered, counted until its response body is dropped.

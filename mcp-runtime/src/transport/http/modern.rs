@@ -4,7 +4,7 @@
 
 use super::headers::{self, BadHeader};
 use super::sse::{CancelOnDrop, HttpBody};
-use super::{Caller, client_key, json_response, with_challenge};
+use super::{Caller, json_response, with_challenge};
 use crate::auth::Gate;
 use crate::protocol::frame::{Frame, FrameKind};
 use crate::protocol::incoming::{Incoming, Rejection, without_position};
@@ -49,7 +49,7 @@ impl From<BadHeader> for Refusal {
     }
 }
 
-/// Answers one POST's message (`principal`: its verified caller, `gate`:
+/// Answers one POST's message (`caller`: who sent it, `gate`:
 /// the authorization settings, if on); `stop` is set when the server shuts
 /// down.
 pub(super) async fn post(
@@ -57,7 +57,7 @@ pub(super) async fn post(
     stop: &watch::Receiver<bool>,
     headers: &HeaderMap,
     message: Result<Incoming<'_>, Rejection<'_>>,
-    principal: Caller,
+    caller: Caller,
     gate: Option<&Gate>,
 ) -> Response<HttpBody> {
     let refusal = match &message {
@@ -97,12 +97,8 @@ pub(super) async fn post(
         return json_response(refusal.status, frame.into_bytes());
     }
     let (out, frames) = outbox::channel(shared.max_sse_unwritten);
-    let connection = Arc::new(
-        Connection::new(out)
-            .with_trace(headers::trace_context(headers))
-            .with_client_key(client_key(&principal))
-            .with_principal(principal),
-    );
+    let connection =
+        Arc::new(caller.on(Connection::new(out).with_trace(headers::trace_context(headers))));
     run(shared, stop, connection, frames, message, status_of, gate).await
 }
 

@@ -4,8 +4,8 @@
 //! requests on them are answered in [`super::legacy`].
 
 use super::headers;
+use super::refuse;
 use super::sse::HttpBody;
-use super::{Caller, refuse};
 use crate::principal::Principal;
 use crate::session::connection::Connection;
 use crate::util::lock;
@@ -47,7 +47,7 @@ pub(super) struct LegacySession {
     pub(super) push: Mutex<Option<Arc<Connection>>>,
     pub(super) used: Mutex<Instant>,
     /// Who opened the session (with authorization): only they may use it.
-    pub(super) owner: Caller,
+    pub(super) owner: Option<Arc<Principal>>,
     /// The client it counts against (see `Connection::client_key`).
     pub(super) client: Option<Arc<str>>,
 }
