@@ -465,10 +465,15 @@ fn a_body_over_the_limit_is_refused_unread() {
 // ---- MRTR across processes ----
 
 #[test]
-fn replicas_with_one_seal_key_accept_each_others_states() {
+fn replicas_with_one_seal_key_and_one_store_accept_each_others_states() {
     let key = "0123456789abcdef0123456789abcdef-shared";
-    let a = Server::start(&[("MCP_SEAL_KEY", key)]);
-    let b = Server::start(&[("MCP_SEAL_KEY", key)]);
+    let redis = common::services::Redis::start();
+    let url = redis.url();
+    let shared = [("MCP_SEAL_KEY", key), ("REDIS_URL", url.as_str())];
+    let a = Server::start(&shared);
+    let b = Server::start(&shared);
+    // The same key but a store of its own: it never issued the state.
+    let alone = Server::start(&[("MCP_SEAL_KEY", key)]);
     let other = Server::start(&[("MCP_SEAL_KEY", "another key of at least thirty-two bytes")]);
     assert!(!a.log().contains("no request-state key"), "{}", a.log());
     let mut book = call(1, "book_table", json!({"party": 2}));
@@ -483,6 +488,15 @@ fn replicas_with_one_seal_key_accept_each_others_states() {
     retry["params"]["requestState"] = question["result"]["requestState"].clone();
     let refused = other.modern(&retry, &[]).json();
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let unknown = alone.modern(&retry, &[]).json();
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    assert!(
+        unknown["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not known to this server's state store"),
+        "{unknown}"
+    );
     let done = b.modern(&retry, &[]).json();
     assert_valid(MODERN, "CallToolResult", &done["result"]);
     assert_eq!(

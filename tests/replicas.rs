@@ -218,7 +218,11 @@ fn three_hundred_adds_spread_over_all_three_replicas() {
 
 #[test]
 fn elicitation_rounds_complete_across_replicas() {
-    let cluster = Cluster::start(&[]);
+    // Replicas share the seal key and the store of issued states (which is
+    // what lets a round issued on one be answered, once, on another).
+    let redis = Redis::start();
+    let url = redis.url();
+    let cluster = Cluster::start(&[("REDIS_URL", url.as_str())]);
     let addr = cluster.addr();
     let mut requests_per_booking = Vec::new();
     for i in 0..20_u64 {

@@ -380,9 +380,11 @@ fn a_replayed_request_state_is_refused_on_another_replica() {
         let message = replay["error"]["message"].as_str().unwrap();
         assert!(message.contains("already used"), "{message}");
     }
-    // The spent id is kept in Redis under the server's prefix, with a TTL.
-    let keys = redis_cli(&redis, &["--scan", "--pattern", "everything:spent:*"]);
+    // The state's entry is kept in Redis under the server's prefix, with a
+    // TTL, now spent.
+    let keys = redis_cli(&redis, &["--scan", "--pattern", "everything:state:*"]);
     assert_eq!(keys.lines().count(), 1, "{keys}");
+    assert_eq!(redis_cli(&redis, &["GET", keys.trim()]).trim(), "spent");
     let ttl: i64 = redis_cli(&redis, &["PTTL", keys.trim()])
         .trim()
         .parse()
@@ -406,17 +408,50 @@ fn a_request_state_is_not_accepted_while_redis_is_down() {
     let sum = call_on(&server.addr, "add", json!({"a": 1, "b": 2}));
     assert_eq!(sum["structuredContent"], json!({"sum": 3.0}));
     redis.start_again();
-    // The state was never spent, so it still works once Redis is back.
+    // Redis came back empty (no persistence): the state was issued before,
+    // so the server cannot know it is unspent and refuses it, saying why.
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         let done = modern_to(&server.addr, &retry, &[]).json();
-        assert_valid(MODERN, "CallToolResult", &done["result"]);
-        if done["result"]["isError"] != true {
-            assert_eq!(done["result"]["structuredContent"]["booked"], true);
+        if done.get("error").is_some() {
+            assert_eq!(done["error"]["code"], -32602, "{done}");
+            let message = done["error"]["message"].as_str().unwrap();
+            assert!(
+                message.contains("not known to this server's state store"),
+                "{message}"
+            );
             break;
         }
         assert!(Instant::now() < deadline, "not recovered: {done}");
         std::thread::sleep(Duration::from_millis(100));
+    }
+    // A new round works as ever.
+    let retry = book_table_retry(&server.addr);
+    let done = modern_to(&server.addr, &retry, &[]).json();
+    assert_eq!(
+        done["result"]["structuredContent"]["booked"], true,
+        "{done}"
+    );
+}
+
+#[test]
+fn a_state_spent_before_redis_restarted_without_persistence_is_refused_after() {
+    let mut redis = Redis::start();
+    let url = redis.url();
+    let env = [("MCP_SEAL_KEY", SEAL_KEY), ("REDIS_URL", url.as_str())];
+    let (a, b) = (Server::start(&env), Server::start(&env));
+    let retry = book_table_retry(&a.addr);
+    let done = modern_to(&a.addr, &retry, &[]).json();
+    assert_eq!(
+        done["result"]["structuredContent"]["booked"], true,
+        "{done}"
+    );
+    redis.stop();
+    redis.start_again();
+    // A second booking with the same answers: refused on both replicas.
+    for replica in [&a, &b, &a] {
+        let replay = modern_to(&replica.addr, &retry, &[]).json();
+        assert_eq!(replay["error"]["code"], -32602, "{replay}");
     }
 }
 
