@@ -1171,3 +1171,31 @@ fn a_full_session_table_makes_room_for_a_new_subject() {
     assert_eq!(left, 5);
     drop(streams);
 }
+
+#[test]
+fn one_subject_cannot_take_every_handle_from_the_others() {
+    let server = start_example("basket", &[("HANDLES_PER_CLIENT", "3")]);
+    let mallory = bearer(&es256(&claims("mallory", "")));
+    let alice = bearer(&es256(&claims("alice", "")));
+    let create = |who: &str, id: u64| {
+        let response = server.modern(
+            &call(id, "create_basket", json!({})),
+            &[("Authorization", who)],
+        );
+        response.json()["result"].clone()
+    };
+    for id in 0..3 {
+        let made = create(&mallory, id);
+        assert!(made["structuredContent"]["basket_id"].is_string(), "{made}");
+    }
+    let refused = create(&mallory, 3);
+    assert_eq!(refused["isError"], true, "{refused}");
+    let text = refused["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("as many basket handles as the server allows"),
+        "{text}"
+    );
+    // Alice's baskets are made as ever.
+    let hers = create(&alice, 4);
+    assert!(hers["structuredContent"]["basket_id"].is_string(), "{hers}");
+}

@@ -16,7 +16,9 @@ use mcp_runtime::Server;
 ///   Redis, under keys starting `{name}:`;
 /// - `MCP_AUTH_JWKS`, `MCP_AUTH_ISSUER`, `MCP_RESOURCE_URL`,
 ///   `MCP_AUTH_SERVER` (feature `auth`; all four or none), and
-///   `MCP_AUTH_HIDE_TOOLS=1`: an OAuth-protected HTTP server.
+///   `MCP_AUTH_HIDE_TOOLS=1`: an OAuth-protected HTTP server;
+/// - `HANDLES_PER_CLIENT=N`: the handles one HTTP client may create within
+///   their lifetime.
 ///
 /// Returns the server and whether authorization is on. A variable set to
 /// something unusable ends the process with status 2 and a line naming it.
@@ -29,6 +31,14 @@ pub fn deployment(mut server: Server, name: &str, title: &str) -> (Server, bool)
         server = server.replica_tag(tag);
     }
     server = with_shared_store(server, name);
+    // HANDLES_PER_CLIENT=N: handles one HTTP client may create within their
+    // lifetime.
+    if let Some(n) = std::env::var("HANDLES_PER_CLIENT")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        server = server.max_handles_per_client(n);
+    }
     #[cfg(feature = "auth")]
     if let Some(auth) = auth_from_env(title) {
         return (server.auth(auth), true);

@@ -21,6 +21,10 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// How many handles one client may create within their lifetime by
+/// default (`Server::max_handles_per_client`): a tenth of the default store.
+pub(crate) const DEFAULT_HANDLES_PER_CLIENT: usize = 1_000;
+
 /// How many times an update is tried when other calls change the same value
 /// between its read and its write (and a new id drawn, were one taken).
 const UPDATE_ATTEMPTS: u32 = 16;
@@ -156,16 +160,35 @@ impl<T: Serialize + DeserializeOwned> Handles<T> {
             owner: self.owner(ctx),
             value: &value,
         })?;
+        // One client's handles take at most its share of the store.
+        let place = match ctx.handle_quota() {
+            (quota, Some(client)) => Some(quota.admit(client, self.ttl).map_err(|wait| {
+                ToolError::new(format!(
+                    "this client already holds as many {} handles as the server allows; \
+                     remove some or retry in {}",
+                    self.kind,
+                    human_duration(wait)
+                ))
+            })?),
+            (_, None) => None,
+        };
         for _ in 0..UPDATE_ATTEMPTS {
             let id = self.new_id();
             // Set only if absent: a collision of 128 random bits will not
             // happen, but if it did it must not hand over another's value.
-            if ctx
+            let stored = ctx
                 .store()
                 .put_if_absent(&key(&id), bytes.clone(), self.ttl)
-                .await?
-            {
-                return Ok(id);
+                .await;
+            match stored {
+                Ok(true) => return Ok(id),
+                Ok(false) => {}
+                Err(err) => {
+                    if let Some(place) = place {
+                        place.release();
+                    }
+                    return Err(err.into());
+                }
             }
         }
         Err(ToolError::new(format!(

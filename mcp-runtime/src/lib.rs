@@ -75,6 +75,7 @@ mod limits;
 mod logging;
 mod principal;
 mod protocol;
+mod quota;
 mod registry;
 pub mod schema;
 mod server;

@@ -13,6 +13,7 @@ use crate::elicit::{ElicitRequest, Elicitation, Interrupt, SampleRequest, Sample
 use crate::level::Level;
 use crate::principal::Principal;
 use crate::protocol::{ProtocolVersion, outgoing};
+use crate::quota::WindowQuota;
 use crate::session::connection::{CancelSignal, ClientSession, Connection};
 use crate::state::{State, StateMap};
 use crate::store::Store;
@@ -60,6 +61,9 @@ pub(crate) struct Reach {
     pub(crate) tools: ToolSet,
     /// Legacy: how long `elicit` waits for the user.
     pub(crate) elicitation_timeout: Duration,
+    /// How many [`Handles`](crate::Handles) each client may create within
+    /// their lifetime (`Server::max_handles_per_client`).
+    pub(crate) handle_quota: Arc<WindowQuota>,
 }
 
 struct Inner {
@@ -201,6 +205,15 @@ impl Context {
     /// replicas when the store is.
     pub fn store(&self) -> &dyn Store {
         &*self.inner.reach.store
+    }
+
+    /// The quota of handles each client may create, and this call's client
+    /// (`None` on stdio, which serves one).
+    pub(crate) fn handle_quota(&self) -> (&Arc<WindowQuota>, Option<&str>) {
+        (
+            &self.inner.reach.handle_quota,
+            self.inner.connection.client_key(),
+        )
     }
 
     /// The server's live tool set, to add, remove, enable or disable tools.

@@ -174,6 +174,9 @@ impl TestContext {
                 store: self.store,
                 tools,
                 elicitation_timeout: crate::elicit::DEFAULT_ELICITATION_TIMEOUT,
+                handle_quota: Arc::new(crate::quota::WindowQuota::new(
+                    crate::handles::DEFAULT_HANDLES_PER_CLIENT,
+                )),
             }),
             answers: Map::new(),
         });

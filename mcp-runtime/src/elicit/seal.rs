@@ -1,9 +1,9 @@
 //! Sealing `requestState` (HMAC-SHA256, base64url) and the set of spent
 //! states, so the answers of a 2026-07-28 retry can be trusted.
 
+use crate::quota::WindowQuota;
 use crate::store::{Store, StoreError};
 use crate::tool::BoxFuture;
-use crate::util::{FastMap, lock};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
@@ -12,9 +12,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Why a retry's `requestState` or `inputResponses` are refused (`-32602`).
 const NO_STATE: &str = "inputResponses were sent without a requestState: answers are taken only \
@@ -63,7 +62,7 @@ pub(crate) struct StateSealer {
     key: [u8; 32],
     ttl: Duration,
     store: Arc<dyn Store>,
-    quota: Arc<IssueQuota>,
+    quota: Arc<WindowQuota>,
 }
 
 impl std::fmt::Debug for StateSealer {
@@ -129,7 +128,7 @@ impl StateSealer {
             key,
             ttl,
             store,
-            quota: Arc::new(IssueQuota::new(per_client, ttl)),
+            quota: Arc::new(WindowQuota::new(per_client)),
         }
     }
 
@@ -176,7 +175,7 @@ impl StateSealer {
             return Box::pin(std::future::ready(Ok(state)));
         }
         let quota = match client {
-            Some(client) => match self.quota.admit(client) {
+            Some(client) => match self.quota.admit(client, self.ttl) {
                 Ok(held) => Some(held),
                 Err(wait) => return Box::pin(std::future::ready(Err(IssueRefusal::Quota(wait)))),
             },
@@ -363,72 +362,6 @@ impl StateSealer {
 /// a tenth of the default store, so one client cannot take the room that
 /// every other client's input rounds need.
 pub(crate) const DEFAULT_OPEN_STATES_PER_CLIENT: usize = 1_000;
-
-/// The states each client issued that may still be answered (issued less
-/// than a state's lifetime ago), in this process.
-#[derive(Debug)]
-struct IssueQuota {
-    per_client: usize,
-    ttl: Duration,
-    clients: Mutex<FastMap<String, VecDeque<Instant>>>,
-}
-
-/// Clients remembered before those with nothing open are forgotten.
-const QUOTA_SWEEP_AT: usize = 4_096;
-
-impl IssueQuota {
-    fn new(per_client: usize, ttl: Duration) -> IssueQuota {
-        IssueQuota {
-            per_client: per_client.max(1),
-            ttl,
-            clients: Mutex::new(FastMap::default()),
-        }
-    }
-
-    /// Counts one more state for `client`, unless it has its quota open;
-    /// then how long until its oldest expires.
-    fn admit(self: &Arc<Self>, client: &str) -> Result<QuotaPlace, Duration> {
-        let now = Instant::now();
-        let mut clients = lock(&self.clients);
-        if clients.len() >= QUOTA_SWEEP_AT {
-            clients.retain(|_, issued| {
-                issued.retain(|at| now.duration_since(*at) < self.ttl);
-                !issued.is_empty()
-            });
-        }
-        let issued = clients.entry(client.to_owned()).or_default();
-        while issued
-            .front()
-            .is_some_and(|at| now.duration_since(*at) >= self.ttl)
-        {
-            issued.pop_front();
-        }
-        if issued.len() >= self.per_client {
-            let oldest = issued.front().copied().unwrap_or(now);
-            return Err(self.ttl.saturating_sub(now.duration_since(oldest)));
-        }
-        issued.push_back(now);
-        Ok(QuotaPlace {
-            quota: Arc::clone(self),
-            client: client.to_owned(),
-        })
-    }
-}
-
-/// A place taken in a client's quota, given back if the state was not
-/// issued after all.
-struct QuotaPlace {
-    quota: Arc<IssueQuota>,
-    client: String,
-}
-
-impl QuotaPlace {
-    fn release(self) {
-        if let Some(issued) = lock(&self.quota.clients).get_mut(&self.client) {
-            issued.pop_back();
-        }
-    }
-}
 
 /// The layout of [`Sealed`] this code writes and reads.
 const LAYOUT: u8 = 2;

@@ -95,6 +95,7 @@ pub struct Server {
     input_request_ttl: Duration,
     max_spent_request_states: usize,
     max_open_request_states_per_client: usize,
+    max_handles_per_client: usize,
     store: Option<Arc<dyn Store>>,
     elicitation_timeout: Duration,
     stdout_guard: bool,
@@ -127,6 +128,7 @@ impl Server {
             input_request_ttl: DEFAULT_INPUT_REQUEST_TTL,
             max_spent_request_states: DEFAULT_MAX_SPENT_REQUEST_STATES,
             max_open_request_states_per_client: DEFAULT_OPEN_STATES_PER_CLIENT,
+            max_handles_per_client: crate::handles::DEFAULT_HANDLES_PER_CLIENT,
             store: None,
             elicitation_timeout: DEFAULT_ELICITATION_TIMEOUT,
             stdout_guard: true,
@@ -285,6 +287,18 @@ impl Server {
         self
     }
 
+    /// How many [`Handles`](crate::Handles) one client may create within
+    /// their lifetime (1,000 by default, a tenth of the default store): past
+    /// it, `Handles::create` fails with an error saying when to retry, so one
+    /// client cannot fill the store that every client's handles and input
+    /// requests need. Over HTTP a client is the token's subject with
+    /// authorization, else the peer's IP address; stdio serves one client
+    /// and is not limited.
+    pub fn max_handles_per_client(mut self, handles: usize) -> Server {
+        self.max_handles_per_client = handles;
+        self
+    }
+
     /// Where spent `requestState` ids and [`Handles`](crate::Handles)
     /// entries are kept: by default a [`MemoryStore`] of
     /// [`Server::max_spent_request_states`] entries, right for one process.
@@ -435,6 +449,7 @@ impl Server {
             store: Arc::clone(&store),
             tools: tools.clone(),
             elicitation_timeout: self.elicitation_timeout,
+            handle_quota: Arc::new(crate::quota::WindowQuota::new(self.max_handles_per_client)),
         });
         let shared = Shared {
             tools,
