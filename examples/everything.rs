@@ -476,7 +476,8 @@ async fn main() -> std::io::Result<()> {
         server = server.http_header_timeout(Duration::from_millis(ms));
     }
     // HTTP_BODY_TIMEOUT_MS, HTTP_BODY_BUDGET (bytes), HTTP_WRITE_TIMEOUT_MS,
-    // HTTP_MAX_CONNECTIONS, HTTP_STREAMS_PER_CLIENT: the HTTP front door's
+    // HTTP_MAX_CONNECTIONS, HTTP_CONNECTIONS_PER_ADDRESS,
+    // HTTP_STREAMS_PER_CLIENT: the HTTP front door's
     // limits against slow or greedy clients (README, "Remote server").
     #[cfg(feature = "http")]
     {
@@ -491,6 +492,10 @@ async fn main() -> std::io::Result<()> {
         }
         if let Some(n) = env_number("HTTP_MAX_CONNECTIONS") {
             server = server.max_http_connections(usize::try_from(n).unwrap_or(usize::MAX));
+        }
+        if let Some(n) = env_number("HTTP_CONNECTIONS_PER_ADDRESS") {
+            server =
+                server.max_http_connections_per_address(usize::try_from(n).unwrap_or(usize::MAX));
         }
         if let Some(n) = env_number("HTTP_STREAMS_PER_CLIENT") {
             server = server.max_streams_per_client(usize::try_from(n).unwrap_or(usize::MAX));

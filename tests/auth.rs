@@ -1199,3 +1199,26 @@ fn one_subject_cannot_take_every_handle_from_the_others() {
     let hers = create(&alice, 4);
     assert!(hers["structuredContent"]["basket_id"].is_string(), "{hers}");
 }
+
+#[test]
+fn one_subject_spending_its_rate_leaves_the_others_theirs() {
+    let server = start(&[("RATE_LIMIT", "5")]);
+    let mallory = bearer(&es256(&claims("mallory", "tools:read")));
+    let alice = bearer(&es256(&claims("alice", "tools:read")));
+    let add = |id: u64, token: &str| {
+        server
+            .modern(
+                &call(id, "add", json!({"a": 1, "b": 2})),
+                &[("Authorization", token)],
+            )
+            .json()
+    };
+    // A burst of 10 (twice the rate), then refusals for mallory.
+    let refused = (0..30)
+        .map(|id| add(id, &mallory))
+        .filter(|r| r["result"]["isError"] == true)
+        .count();
+    assert!(refused >= 15, "{refused} of mallory's 30 refused");
+    let hers = add(100, &alice);
+    assert_eq!(hers["result"]["structuredContent"]["sum"], 3.0, "{hers}");
+}

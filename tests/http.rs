@@ -1541,3 +1541,77 @@ fn listen_and_legacy_get_streams_share_one_quota_per_client() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// A connection to `addr` from the loopback address `from` (another
+/// client, as far as the server can tell).
+fn connect_from(from: &str, addr: &str) -> TcpStream {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+        let stream = socket.connect(addr.parse().unwrap()).await.unwrap();
+        let stream = stream.into_std().unwrap();
+        stream.set_nonblocking(false).unwrap();
+        stream
+    })
+}
+
+/// Status and body of an `add` call on `stream`.
+fn add_on(stream: &mut TcpStream, addr: &str) -> (u16, String) {
+    let body = call(1, "add", json!({"a": 1, "b": 2})).to_string();
+    let headers = [
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "add"),
+    ];
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let _ = stream.write_all(&request_bytes(addr, "POST", &headers, &body));
+    let mut text = String::new();
+    let _ = stream.read_to_string(&mut text);
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, text)
+}
+
+#[test]
+fn one_address_holding_idle_connections_leaves_the_others_theirs() {
+    let server = Server::start(&[("HTTP_CONNECTIONS_PER_ADDRESS", "10")]);
+    let held: Vec<TcpStream> = (0..10)
+        .map(|_| TcpStream::connect(&server.addr).unwrap())
+        .collect();
+    // Give the accept loop time to count them.
+    std::thread::sleep(Duration::from_millis(200));
+    let (status, text) = add_on(&mut TcpStream::connect(&server.addr).unwrap(), &server.addr);
+    assert_eq!(status, 503, "{text}");
+    assert!(
+        text.contains("too many connections from this address"),
+        "{text}"
+    );
+    // Another address is served at once.
+    let started = Instant::now();
+    let (status, text) = add_on(&mut connect_from("127.0.0.2", &server.addr), &server.addr);
+    assert_eq!(status, 200, "{text}");
+    eprintln!(
+        "10 idle connections held by 127.0.0.1: its 11th refused 503; 127.0.0.2 served in {:?}",
+        started.elapsed()
+    );
+    // Closing one gives the address its place back.
+    drop(held);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let (status, _) = add_on(&mut TcpStream::connect(&server.addr).unwrap(), &server.addr);
+        if status == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the places never came back");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -57,7 +57,50 @@ pub(crate) struct Limits {
     per_client: ClientSlots,
     queue_timeout: Duration,
     pub(crate) max_pending: usize,
-    rate: Option<Mutex<TokenBucket>>,
+    rate: Option<Rate>,
+}
+
+/// The rate limit, per client: the bucket of the connection without a
+/// client key (stdio's one client), and one per client key, so one client
+/// spending its calls never spends another's.
+#[derive(Debug)]
+struct Rate {
+    per_second: f64,
+    burst: f64,
+    unkeyed: Mutex<TokenBucket>,
+    clients: Mutex<FastMap<Arc<str>, TokenBucket>>,
+}
+
+impl Rate {
+    fn bucket(&self) -> TokenBucket {
+        TokenBucket {
+            per_second: self.per_second,
+            burst: self.burst,
+            tokens: self.burst,
+            refilled: Instant::now(),
+        }
+    }
+
+    fn take(&self, client: Option<&str>) -> Result<(), Duration> {
+        let Some(client) = client else {
+            return lock(&self.unkeyed).take();
+        };
+        let mut clients = lock(&self.clients);
+        if clients.len() >= CLIENT_SWEEP_AT {
+            // A bucket refilled to its burst is a fresh one: forget it.
+            let now = Instant::now();
+            clients.retain(|_, b| {
+                b.tokens + now.duration_since(b.refilled).as_secs_f64() * b.per_second < b.burst
+            });
+        }
+        if let Some(bucket) = clients.get_mut(client) {
+            return bucket.take();
+        }
+        let mut bucket = self.bucket();
+        let taken = bucket.take();
+        clients.insert(Arc::from(client), bucket);
+        taken
+    }
 }
 
 /// The run slots each client holds: a semaphore of `per_client` permits per
@@ -117,20 +160,26 @@ impl Limits {
             rate: rate.map(|(per_second, burst)| {
                 let per_second = f64::from(per_second.max(1));
                 let burst = f64::from(burst.max(1));
-                Mutex::new(TokenBucket {
+                Rate {
                     per_second,
                     burst,
-                    tokens: burst,
-                    refilled: Instant::now(),
-                })
+                    unkeyed: Mutex::new(TokenBucket {
+                        per_second,
+                        burst,
+                        tokens: burst,
+                        refilled: Instant::now(),
+                    }),
+                    clients: Mutex::new(FastMap::default()),
+                }
             }),
         }
     }
 
-    /// Takes a token for a new call; `Err` says how long until one is free.
-    pub(crate) fn admit(&self) -> Result<(), Duration> {
+    /// Takes a token of `client`'s bucket for a new call; `Err` says how
+    /// long until one is free.
+    pub(crate) fn admit(&self, client: Option<&str>) -> Result<(), Duration> {
         match &self.rate {
-            Some(bucket) => lock(bucket).take(),
+            Some(rate) => rate.take(client),
             None => Ok(()),
         }
     }
@@ -171,16 +220,23 @@ mod tests {
     #[test]
     fn the_bucket_allows_a_burst_then_the_rate() {
         let limits = Limits::new(4, 4, 8, DEFAULT_QUEUE_TIMEOUT, Some((10, 3)));
-        assert!(limits.admit().is_ok());
-        assert!(limits.admit().is_ok());
-        assert!(limits.admit().is_ok());
-        let wait = limits.admit().unwrap_err();
+        assert!(limits.admit(None).is_ok());
+        assert!(limits.admit(None).is_ok());
+        assert!(limits.admit(None).is_ok());
+        let wait = limits.admit(None).unwrap_err();
         assert!(wait <= Duration::from_millis(100), "{wait:?}");
         std::thread::sleep(Duration::from_millis(120));
-        assert!(limits.admit().is_ok());
+        assert!(limits.admit(None).is_ok());
+        // Each client has a bucket of its own: mallory's spending leaves
+        // alice's whole.
+        for _ in 0..3 {
+            assert!(limits.admit(Some("mallory")).is_ok());
+        }
+        assert!(limits.admit(Some("mallory")).is_err());
+        assert!(limits.admit(Some("alice")).is_ok());
         let unlimited = Limits::new(1, 1, 1, DEFAULT_QUEUE_TIMEOUT, None);
         for _ in 0..10_000 {
-            assert!(unlimited.admit().is_ok());
+            assert!(unlimited.admit(None).is_ok());
         }
     }
 

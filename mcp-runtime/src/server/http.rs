@@ -19,6 +19,7 @@ pub(super) struct HttpSettings {
     body_budget: Option<usize>,
     write_timeout: Option<Duration>,
     max_connections: Option<usize>,
+    max_connections_per_address: Option<usize>,
     streams_per_client: Option<usize>,
     replica_tag: Option<String>,
     auth: Option<crate::auth::Auth>,
@@ -134,6 +135,17 @@ impl Server {
     /// closed at once, so the process never runs out of descriptors.
     pub fn max_http_connections(mut self, connections: usize) -> Server {
         self.http.max_connections = Some(connections);
+        self
+    }
+
+    /// HTTP, built-in server: connections one peer address (an IPv6
+    /// address by its /64) may hold at once; by default a quarter of
+    /// [`Server::max_http_connections`]. Its connection beyond that is
+    /// answered `503` with `Retry-After: 1` and closed, so one client
+    /// holding idle connections cannot take every descriptor. Behind a
+    /// proxy, every client shares the proxy's address: raise it there.
+    pub fn max_http_connections_per_address(mut self, connections: usize) -> Server {
+        self.http.max_connections_per_address = Some(connections);
         self
     }
 
@@ -302,6 +314,7 @@ impl Server {
             config.write_timeout = timeout;
         }
         config.max_connections = settings.max_connections;
+        config.max_connections_per_address = settings.max_connections_per_address;
         if let Some(streams) = settings.streams_per_client {
             config.streams_per_client = streams;
         }

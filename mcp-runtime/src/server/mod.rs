@@ -219,8 +219,12 @@ impl Server {
     }
 
     /// Rate-limits tool calls to `per_second` sustained with bursts of `burst`
-    /// (by default 1,000 calls per second with bursts of 2,000);
-    /// calls over the limit get an `isError` result saying when to retry.
+    /// (by default 1,000 calls per second with bursts of 2,000), for each
+    /// client: over HTTP the token's subject with authorization, else the
+    /// peer's IP address, each with a bucket of its own, so one client
+    /// spending its calls never spends another's; stdio's one client has
+    /// one bucket. Calls over the limit get an `isError` result saying when
+    /// to retry.
     pub fn rate_limit(mut self, per_second: u32, burst: u32) -> Server {
         self.rate_limit = Some((per_second, burst));
         self

@@ -230,11 +230,14 @@ impl Session {
                 limits.max_pending
             ));
         }
-        limits.admit().err().map(|wait| {
-            format!(
-                "Rate limit exceeded: '{tool}' was not run. Retry in {} ms.",
-                wait.as_millis().max(1)
-            )
-        })
+        limits
+            .admit(self.connection.client_key())
+            .err()
+            .map(|wait| {
+                format!(
+                    "Rate limit exceeded: '{tool}' was not run. Retry in {} ms.",
+                    wait.as_millis().max(1)
+                )
+            })
     }
 }

@@ -70,7 +70,7 @@ impl ClientKey {
 
 /// The address a quota counts: IPv4 as is, IPv6 by its /64 (a host gets a
 /// whole /64, so counting single addresses would let one host be many).
-fn bucket(ip: IpAddr) -> IpAddr {
+pub(super) fn bucket(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V4(_) => ip,
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {

@@ -54,7 +54,13 @@ pub(crate) async fn serve(
         .config
         .max_connections
         .unwrap_or_else(|| default_max_connections(files));
-    tracing::debug!(max_connections, open_files = ?files, "connection limit");
+    let per_address = service
+        .inner
+        .config
+        .max_connections_per_address
+        .unwrap_or(max_connections / 4)
+        .max(1);
+    tracing::debug!(max_connections, per_address, open_files = ?files, "connection limit");
     let (close_idle_tx, close_idle) = watch::channel(false);
     let state = Arc::new(ListenerState::default());
     let mut shutdown = std::pin::pin!(shutdown);
@@ -92,9 +98,25 @@ pub(crate) async fn serve(
             }
             continue;
         }
+        // One address (an IPv6 /64) holds at most its share of the
+        // connections, so one client cannot take every descriptor.
+        let address = super::client_key::bucket(peer.ip());
+        let Some(held) = AddressCount::enter(&state, address, per_address) else {
+            let _ = stream.try_write(OVER_CAPACITY_FOR_ADDRESS);
+            drop(stream);
+            if let Some(suppressed) = over_limit.due() {
+                tracing::warn!(
+                    per_address,
+                    suppressed,
+                    "an address holds its share of connections; refusing its new ones with 503 \
+                     (Server::max_http_connections_per_address)"
+                );
+            }
+            continue;
+        };
         let _ = stream.set_nodelay(true);
         state.connections.fetch_add(1, Ordering::SeqCst);
-        let guard = ConnectionCount(Arc::clone(&state));
+        let guard = (ConnectionCount(Arc::clone(&state)), held);
         tokio::spawn(serve_connection(
             stream,
             peer,
@@ -139,11 +161,17 @@ pub(crate) async fn serve(
 /// The whole answer to a connection beyond the limit.
 const OVER_CAPACITY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 58\r\n\r\nService Unavailable: too many connections; retry shortly\r\n";
 
+/// The answer to a connection beyond its address's share.
+const OVER_CAPACITY_FOR_ADDRESS: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 74\r\n\r\nService Unavailable: too many connections from this address; retry later\r\n";
+
 /// What the accept loop and the connections share.
 #[derive(Debug, Default)]
 struct ListenerState {
     /// Connections open.
     connections: AtomicUsize,
+    /// Connections open per address (IPv6 by its /64); an address with none
+    /// has no entry.
+    per_address: std::sync::Mutex<crate::util::FastMap<std::net::IpAddr, usize>>,
     /// Responses not yet fully written (streams included).
     in_flight: AtomicUsize,
     /// Set at shutdown: new requests get 503.
@@ -172,6 +200,34 @@ impl Drop for ConnectionCount {
     fn drop(&mut self) {
         if self.0.connections.fetch_sub(1, Ordering::SeqCst) == 1 {
             self.0.changed.notify_waiters();
+        }
+    }
+}
+
+/// Counts a connection of one address until it ends.
+struct AddressCount(Arc<ListenerState>, std::net::IpAddr);
+
+impl AddressCount {
+    /// Counts one more connection of `address`, unless it holds `max`.
+    fn enter(state: &Arc<ListenerState>, address: std::net::IpAddr, max: usize) -> Option<Self> {
+        let mut counts = crate::util::lock(&state.per_address);
+        let count = counts.entry(address).or_default();
+        if *count >= max {
+            return None;
+        }
+        *count += 1;
+        Some(AddressCount(Arc::clone(state), address))
+    }
+}
+
+impl Drop for AddressCount {
+    fn drop(&mut self) {
+        let mut counts = crate::util::lock(&self.0.per_address);
+        if let Some(count) = counts.get_mut(&self.1) {
+            *count -= 1;
+            if *count == 0 {
+                counts.remove(&self.1);
+            }
         }
     }
 }
@@ -298,7 +354,7 @@ async fn serve_connection(
     peer: SocketAddr,
     front: Front,
     mut close_idle: watch::Receiver<bool>,
-    _count: ConnectionCount,
+    _count: (ConnectionCount, AddressCount),
 ) {
     let config = &front.service.inner.config;
     let header_timeout = config.header_timeout;

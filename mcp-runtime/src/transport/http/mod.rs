@@ -88,6 +88,9 @@ pub(crate) struct HttpConfig {
     /// Connections served at once by the built-in server; `None`: derived
     /// from the descriptor limit when it starts.
     pub(crate) max_connections: Option<usize>,
+    /// Connections one address may hold (built-in server); `None`: a
+    /// quarter of `max_connections`.
+    pub(crate) max_connections_per_address: Option<usize>,
     /// Event streams one client may hold open.
     pub(crate) streams_per_client: usize,
     /// The one path served (`serve_http`); `None` when mounted by a router.
@@ -117,6 +120,7 @@ impl HttpConfig {
             body_budget: DEFAULT_BODY_BUDGET,
             write_timeout: DEFAULT_WRITE_TIMEOUT,
             max_connections: None,
+            max_connections_per_address: None,
             streams_per_client: DEFAULT_STREAMS_PER_CLIENT,
             path: None,
             replica_tag: None,
