@@ -902,25 +902,35 @@ fn read_one(reader: &mut BufReader<TcpStream>) -> (u16, String) {
     (status, String::from_utf8(body).unwrap())
 }
 
-#[test]
-fn connections_are_kept_alive_until_idle() {
-    let server = Server::start(&[("HTTP_HEADER_TIMEOUT_MS", "500")]);
-    let stream = TcpStream::connect(&server.addr).unwrap();
+/// A connection to `addr` to send several requests on: its writing half
+/// and its buffered reading half (reads time out after 10 s).
+fn kept_alive(addr: &str) -> (TcpStream, BufReader<TcpStream>) {
+    let stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
-    let mut writer = stream.try_clone().unwrap();
-    let mut reader = BufReader::new(stream);
+    (stream.try_clone().unwrap(), BufReader::new(stream))
+}
+
+/// A 2026-07-28 `add` call `id` (of `a` and 1) that keeps its connection open.
+fn keep_alive_add(addr: &str, id: u64, a: u64) -> String {
     let headers = [
         ("MCP-Protocol-Version", MODERN),
         ("Mcp-Method", "tools/call"),
         ("Mcp-Name", "add"),
     ];
+    let body = call(id, "add", json!({"a": a, "b": 1})).to_string();
+    String::from_utf8(request_bytes(addr, "POST", &headers, &body))
+        .unwrap()
+        .replace("Connection: close\r\n", "")
+}
+
+#[test]
+fn connections_are_kept_alive_until_idle() {
+    let server = Server::start(&[("HTTP_HEADER_TIMEOUT_MS", "500")]);
+    let (mut writer, mut reader) = kept_alive(&server.addr);
     for id in 1..=3 {
-        let body = call(id, "add", json!({"a": id, "b": 1})).to_string();
-        let request = String::from_utf8(request_bytes(&server.addr, "POST", &headers, &body))
-            .unwrap()
-            .replace("Connection: close\r\n", "");
+        let request = keep_alive_add(&server.addr, id, id);
         writer.write_all(request.as_bytes()).unwrap();
         let (status, body) = read_one(&mut reader);
         assert_eq!(status, 200);
@@ -1457,23 +1467,8 @@ fn running_out_of_descriptors_is_logged_once_a_second() {
 #[test]
 fn a_request_on_a_kept_alive_connection_during_the_drain_gets_503() {
     let mut server = Server::start(&[]);
-    let stream = TcpStream::connect(&server.addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    let mut writer = stream.try_clone().unwrap();
-    let mut reader = BufReader::new(stream);
-    let headers = [
-        ("MCP-Protocol-Version", MODERN),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "add"),
-    ];
-    let keep_alive = |id: u64| {
-        let body = call(id, "add", json!({"a": 1, "b": 2})).to_string();
-        String::from_utf8(request_bytes(&server.addr, "POST", &headers, &body))
-            .unwrap()
-            .replace("Connection: close\r\n", "")
-    };
+    let (mut writer, mut reader) = kept_alive(&server.addr);
+    let keep_alive = |id: u64| keep_alive_add(&server.addr, id, 1);
     writer.write_all(keep_alive(1).as_bytes()).unwrap();
     assert_eq!(read_one(&mut reader).0, 200);
     // A slow call keeps the drain going.

@@ -83,36 +83,26 @@ pub(crate) async fn serve(
             },
             () = &mut shutdown => break,
         };
-        if state.connections.load(Ordering::SeqCst) >= max_connections {
-            // Refused where it costs least: one write into the socket's empty
-            // buffer, then the descriptor is closed.
-            let _ = stream.try_write(OVER_CAPACITY);
-            drop(stream);
-            if let Some(suppressed) = over_limit.due() {
-                tracing::warn!(
-                    max_connections,
-                    suppressed,
-                    "the connection limit is reached; refusing connections with 503 \
-                     (Server::max_http_connections)"
-                );
+        // Refused where it costs least: one write into the socket's empty
+        // buffer, then the descriptor is closed. One address (an IPv6 /64)
+        // holds at most its share, so one client cannot take every
+        // descriptor.
+        let admitted = if state.connections.load(Ordering::SeqCst) >= max_connections {
+            Err((OVER_CAPACITY, LIMIT_REACHED))
+        } else {
+            AddressCount::enter(&state, super::client_key::bucket(peer.ip()), per_address)
+                .ok_or((OVER_CAPACITY_FOR_ADDRESS, ADDRESS_LIMIT_REACHED))
+        };
+        let held = match admitted {
+            Ok(held) => held,
+            Err((answer, why)) => {
+                let _ = stream.try_write(answer);
+                drop(stream);
+                if let Some(suppressed) = over_limit.due() {
+                    tracing::warn!(max_connections, per_address, suppressed, "{why}");
+                }
+                continue;
             }
-            continue;
-        }
-        // One address (an IPv6 /64) holds at most its share of the
-        // connections, so one client cannot take every descriptor.
-        let address = super::client_key::bucket(peer.ip());
-        let Some(held) = AddressCount::enter(&state, address, per_address) else {
-            let _ = stream.try_write(OVER_CAPACITY_FOR_ADDRESS);
-            drop(stream);
-            if let Some(suppressed) = over_limit.due() {
-                tracing::warn!(
-                    per_address,
-                    suppressed,
-                    "an address holds its share of connections; refusing its new ones with 503 \
-                     (Server::max_http_connections_per_address)"
-                );
-            }
-            continue;
         };
         let _ = stream.set_nodelay(true);
         state.connections.fetch_add(1, Ordering::SeqCst);
@@ -160,6 +150,12 @@ pub(crate) async fn serve(
 
 /// The whole answer to a connection beyond the limit.
 const OVER_CAPACITY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 58\r\n\r\nService Unavailable: too many connections; retry shortly\r\n";
+
+/// Logged (at most once a second) when connections are refused.
+const LIMIT_REACHED: &str =
+    "the connection limit is reached; refusing connections with 503 (Server::max_http_connections)";
+const ADDRESS_LIMIT_REACHED: &str = "an address holds its share of connections; refusing its new \
+     ones with 503 (Server::max_http_connections_per_address)";
 
 /// The answer to a connection beyond its address's share.
 const OVER_CAPACITY_FOR_ADDRESS: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 74\r\n\r\nService Unavailable: too many connections from this address; retry later\r\n";
