@@ -5,7 +5,8 @@
 mod common;
 
 use common::http::{
-    MODERN, Response, Server, call, dechunk, meta, raw_to, read_response, request, request_bytes,
+    MODERN, Response, Server, call, call_bytes, dechunk, meta, raw_to, read_response, request,
+    request_bytes,
 };
 use common::{assert_valid, example_binary};
 use serde_json::{Value, json};
@@ -69,16 +70,7 @@ fn an_event_stream_nobody_reads_drops_notifications_past_its_byte_bound() {
     stream
         .set_read_timeout(Some(Duration::from_secs(60)))
         .unwrap();
-    let bytes = request_bytes(
-        &server.addr,
-        "POST",
-        &[
-            ("MCP-Protocol-Version", MODERN),
-            ("Mcp-Method", "tools/call"),
-            ("Mcp-Name", "noisy"),
-        ],
-        &message.to_string(),
-    );
+    let bytes = call_bytes(&server.addr, "noisy", &message.to_string());
     stream.write_all(&bytes).unwrap();
     // Not read meanwhile: the call runs and queues what it sends.
     std::thread::sleep(Duration::from_millis(1_500));
@@ -147,16 +139,7 @@ fn closing_the_connection_cancels_the_call() {
     let server = Server::start(&[]);
     let message = call(1, "slow", json!({"ms": 20000}));
     let mut stream = TcpStream::connect(&server.addr).unwrap();
-    let bytes = request_bytes(
-        &server.addr,
-        "POST",
-        &[
-            ("MCP-Protocol-Version", MODERN),
-            ("Mcp-Method", "tools/call"),
-            ("Mcp-Name", "slow"),
-        ],
-        &message.to_string(),
-    );
+    let bytes = call_bytes(&server.addr, "slow", &message.to_string());
     stream.write_all(&bytes).unwrap();
     std::thread::sleep(Duration::from_millis(300));
     drop(stream);

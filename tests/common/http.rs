@@ -119,6 +119,17 @@ impl Drop for Server {
     }
 }
 
+/// A 2026-07-28 `tools/call` of `tool` POSTed to `addr` with its routing
+/// headers: `message` is the whole JSON-RPC request.
+pub fn call_bytes(addr: &str, tool: &str, message: &str) -> Vec<u8> {
+    let headers = [
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", tool),
+    ];
+    request_bytes(addr, "POST", &headers, message)
+}
+
 pub fn request_bytes(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> Vec<u8> {
     request_bytes_at(addr, method, "/mcp", headers, body)
 }
