@@ -48,13 +48,15 @@ fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
     let build_fn = build_fn(tool, &pm);
     let definition = definition(tool, &pm);
     let injection = injection_traits(tool, krate, &pm);
-    let (generics, bounds) = fn_bounds(tool);
+    let (generics, bounds) = fn_bounds(tool, &pm);
+    let sync_state_check = sync_state_check(tool, &pm);
     let hidden = hidden_items(&tool.item, &tool.name, |builder| {
         quote! {
             fn #builder #generics (__mcp_fn: __McpF) -> #krate::Tool
             where
                 #bounds
             {
+                #sync_state_check
                 #args_struct
                 #build_fn
                 #injection
@@ -73,7 +75,12 @@ fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
 /// The builder's type parameters and what they must be: the fn `tools!`
 /// hands it takes the user's parameter types and returns the user's return
 /// type (through a future when the fn is async), as written.
-fn fn_bounds(tool: &ToolFn) -> (TokenStream, TokenStream) {
+///
+/// With `State<T>` parameters, the future's `Send` is asked as
+/// `SendFuture<[(); checks]>` (see [`state_checks`]): a `T` that is not
+/// `Sync` makes the future not `Send` too, and this keeps that to the one
+/// error of the check.
+fn fn_bounds(tool: &ToolFn, pm: &TokenStream) -> (TokenStream, TokenStream) {
     let inputs = tool.params.iter().map(|param| &param.ty);
     let output = match &tool.item.sig.output {
         syn::ReturnType::Default => quote!(()),
@@ -83,9 +90,13 @@ fn fn_bounds(tool: &ToolFn) -> (TokenStream, TokenStream) {
         ::core::marker::Copy + ::core::marker::Send + ::core::marker::Sync + 'static
     };
     if tool.item.sig.asyncness.is_some() {
+        let send = match state_checks(tool, pm) {
+            Some(checks) => quote!(#pm::SendFuture<[(); #checks]>),
+            None => quote!(::core::marker::Send),
+        };
         let bounds = quote! {
             __McpF: ::core::ops::Fn(#(#inputs),*) -> __McpFut + #traits,
-            __McpFut: ::core::future::Future<Output = #output> + ::core::marker::Send + 'static,
+            __McpFut: ::core::future::Future<Output = #output> + #send + 'static,
         };
         (quote!(<__McpF, __McpFut>), bounds)
     } else {
@@ -94,6 +105,34 @@ fn fn_bounds(tool: &ToolFn) -> (TokenStream, TokenStream) {
         };
         (quote!(<__McpF>), bounds)
     }
+}
+
+/// `0 + <T as SharedState>::CHECKED + ...`, one term per `State<T>`
+/// parameter, each spelled on the user's `T`: an unfit `T` is one error
+/// there, with `SharedState`'s message, and makes this constant an error.
+/// `None` when the fn takes no state.
+fn state_checks(tool: &ToolFn, pm: &TokenStream) -> Option<TokenStream> {
+    let terms: Vec<TokenStream> = tool
+        .params
+        .iter()
+        .filter_map(|param| match &param.kind {
+            ParamKind::State(inner) => Some(quote_spanned! {syn::spanned::Spanned::span(inner)=>
+                <#inner as #pm::SharedState>::CHECKED
+            }),
+            _ => None,
+        })
+        .collect();
+    (!terms.is_empty()).then(|| quote!(0 #(+ #terms)*))
+}
+
+/// The state check of a sync fn, which has no future to bound: a constant
+/// in the builder's body.
+fn sync_state_check(tool: &ToolFn, pm: &TokenStream) -> Option<TokenStream> {
+    if tool.item.sig.asyncness.is_some() {
+        return None;
+    }
+    let checks = state_checks(tool, pm)?;
+    Some(quote!(const _: usize = #checks;))
 }
 
 /// `__McpT0`, `__McpT1`, ...: the args struct's type parameters, one per
@@ -226,10 +265,6 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         .iter()
         .filter(|p| p.is_argument())
         .map(|param| &param.ty);
-    let states = tool.params.iter().filter_map(|param| match &param.kind {
-        ParamKind::State(inner) => Some(quote!(.requires_state::<#inner>())),
-        _ => None,
-    });
     let timeout = attr.timeout.get().map(|t| {
         let (secs, nanos) = (t.duration.as_secs(), t.duration.subsec_nanos());
         quote!(.timeout(::core::time::Duration::new(#secs, #nanos)))
@@ -250,10 +285,17 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         .iter()
         .any(|p| matches!(p.kind, ParamKind::Context));
     let call = call_glue(tool, pm);
+    // Without a bound on `T` (see `state_checks`).
+    let start = quote!(__mcp_build::<#(#param_types,)* _>(#name, #call).runs_inline(#inline));
+    let start = tool
+        .params
+        .iter()
+        .fold(start, |builder, param| match &param.kind {
+            ParamKind::State(inner) => quote!(#pm::requires_state::<#inner>(#builder)),
+            _ => builder,
+        });
     quote! {
-        __mcp_build::<#(#param_types,)* _>(#name, #call)
-            .runs_inline(#inline)
-            #(#states)*
+        #start
             #timeout
             #replayable
             #scopes
@@ -306,7 +348,8 @@ fn injection_traits(tool: &ToolFn, krate: &TokenStream, pm: &TokenStream) -> Tok
             trait __McpInjectState: ::core::marker::Sized {
                 fn __mcp_inject(context: &#pm::Context) -> ::core::result::Result<Self, #pm::ToolOutcome>;
             }
-            impl<T: ::core::marker::Send + ::core::marker::Sync + 'static> __McpInjectState for #krate::State<T> {
+            // No `Send + Sync` here: that is the one check of `state_checks`.
+            impl<T: 'static> __McpInjectState for #krate::State<T> {
                 fn __mcp_inject(context: &#pm::Context) -> ::core::result::Result<Self, #pm::ToolOutcome> {
                     #pm::state::<T>(context)
                 }

@@ -42,12 +42,50 @@ where
     .input_schema_with(input_schema::<A>)
 }
 
+/// What the `T` of a `State<T>` parameter must be: calls run at once on
+/// several threads and share the one registered value.
+///
+/// `#[tool]` checks it once per `State<T>` parameter, as
+/// `<T as SharedState>::CHECKED` spelled on the user's `T`, inside the array
+/// length of the builder's bound on the fn's future
+/// ([`SendFuture`]`<[(); …]>`). So an unfit `T` is this one error, on the
+/// `T`: the failed constant makes that bound an error type, which rustc
+/// does not report again at `tools![]` ("future cannot be sent between
+/// threads safely"); and the glue that fetches the state ([`state`],
+/// [`requires_state`]) has no bound on `T` to fail a second time.
+#[diagnostic::on_unimplemented(
+    message = "`State<{Self}>` needs `{Self}: Send + Sync + 'static`, because calls run at once on several threads and share the one value",
+    label = "this type is not `Send + Sync`",
+    note = "wrap it in a Mutex: take `State<Mutex<{Self}>>`, registered with `.state(Mutex::new(value))` (a RefCell or Cell inside can then go, and an Rc must become an Arc); State<T> is already an Arc<T>, so no Arc<Mutex<..>> is needed"
+)]
+// No supertraits: rustc would report the failed `Sync` of one of them
+// (its own message) instead of this trait's.
+pub trait SharedState {
+    /// `0`: a constant that exists only when `Self` is fit.
+    const CHECKED: usize = 0;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Send + Sync + 'static> SharedState for T {}
+
+/// `Send`, for the future of a tool fn that takes a `State<T>`; `Checks`
+/// is `[(); n]`, whose length is the [`SharedState`] check of each `T`.
+pub trait SendFuture<Checks>: Send {}
+
+#[diagnostic::do_not_recommend]
+impl<F: Send, Checks> SendFuture<Checks> for F {}
+
+/// Declares the `State<T>` a tool takes (see [`SharedState`] for why `T` has
+/// no bound).
+pub fn requires_state<T: 'static>(builder: ToolBuilder) -> ToolBuilder {
+    builder.requires_state_unbounded::<T>()
+}
+
 /// The `State<T>` a tool takes; registration is checked at startup, so
 /// the `Err` (an error result) only guards against misuse of the builder.
-pub fn state<T: Send + Sync + 'static>(
-    context: &crate::Context,
-) -> Result<crate::State<T>, ToolOutcome> {
-    context.state::<T>().ok_or_else(|| {
+/// `T` has no bound: see [`SharedState`].
+pub fn state<T: 'static>(context: &crate::Context) -> Result<crate::State<T>, ToolOutcome> {
+    context.state_unbounded::<T>().ok_or_else(|| {
         ToolOutcome::Error(format!(
             "this server has no State<{}> registered",
             core::any::type_name::<T>()

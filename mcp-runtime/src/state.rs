@@ -87,6 +87,8 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for State<T> {
 /// Registered states by type.
 #[derive(Clone, Default)]
 pub(crate) struct StateMap {
+    /// Each value is the `State<T>` of its `T`: reading it back needs only
+    /// `T: 'static` (see [`StateMap::get`]).
     values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
 }
 
@@ -100,16 +102,22 @@ impl fmt::Debug for StateMap {
 
 impl StateMap {
     pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
-        self.values.insert(TypeId::of::<T>(), Arc::new(value));
+        self.values
+            .insert(TypeId::of::<T>(), Arc::new(State::new(value)));
     }
 
     pub(crate) fn contains(&self, type_id: TypeId) -> bool {
         self.values.contains_key(&type_id)
     }
 
-    pub(crate) fn get<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
-        let value = self.values.get(&TypeId::of::<T>())?.clone();
-        value.downcast::<T>().ok().map(State)
+    /// Only `Send + Sync` values are inserted, so `T` needs no such bound
+    /// here: without one, the `#[tool]` glue that calls this through
+    /// `__private::state` adds no error of its own when a `State<T>`
+    /// parameter's `T` is not `Sync` (that is `__private::SharedState`'s one
+    /// error).
+    pub(crate) fn get<T: 'static>(&self) -> Option<State<T>> {
+        let value = self.values.get(&TypeId::of::<T>())?;
+        value.downcast_ref::<State<T>>().cloned()
     }
 }
 

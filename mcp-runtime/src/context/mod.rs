@@ -200,6 +200,12 @@ impl Context {
         self.inner.reach.states.get::<T>()
     }
 
+    /// [`Context::state`] without its bound, for `__private::state` (see
+    /// `StateMap::get`).
+    pub(crate) fn state_unbounded<T: 'static>(&self) -> Option<State<T>> {
+        self.inner.reach.states.get::<T>()
+    }
+
     /// The server's state store ([`Server::store`](crate::Server::store)),
     /// where [`Handles`](crate::Handles) keep their values; shared by
     /// replicas when the store is.

@@ -206,7 +206,14 @@ impl ToolBuilder {
 
     /// Declares that the tool reads `State<T>`: serving fails at startup when
     /// no such state was registered.
-    pub fn requires_state<T: Send + Sync + 'static>(mut self) -> Self {
+    pub fn requires_state<T: Send + Sync + 'static>(self) -> Self {
+        self.requires_state_unbounded::<T>()
+    }
+
+    /// [`ToolBuilder::requires_state`] without its bound, for
+    /// `__private::requires_state`: the `#[tool]` glue must not repeat the
+    /// `Send + Sync` error of `__private::SharedState`.
+    pub(crate) fn requires_state_unbounded<T: 'static>(mut self) -> Self {
         self.def.states.push(StateRequirement {
             type_id: std::any::TypeId::of::<T>(),
             type_name: std::any::type_name::<T>(),
