@@ -247,9 +247,11 @@ async fn bonus() -> String {
 /// embedded resource), with annotations; older sessions get text fallbacks.
 #[tool(read_only, open_world = false)]
 async fn sample_content() -> Vec<Content> {
-    // A 1x1 transparent PNG and a tiny WAV header, base64-encoded.
-    const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
-    const WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
+    // The bytes of a 1x1 transparent PNG and of a WAV file of no samples
+    // (its RIFF header only); `Content::image` and `Content::audio` encode
+    // them in base64.
+    const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x04\x00\x00\x00\xb5\x1c\x0c\x02\x00\x00\x00\x0bIDATx\xdacd`\x00\x00\x00\x06\x00\x020\x81\xd0/\x00\x00\x00\x00IEND\xaeB`\x82";
+    const WAV: &[u8] = b"RIFF$\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00@\x1f\x00\x00@\x1f\x00\x00\x01\x00\x08\x00data\x00\x00\x00\x00";
     vec![
         Content::text("One block of each kind follows.").audience(Audience::User),
         Content::image(PNG, "image/png").priority(0.2),

@@ -749,8 +749,8 @@ async fn mixed_content_degrades_per_version() {
     let mixed = tool("mixed", |_call| async {
         ToolOutcome::Content(vec![
             Content::text("summary"),
-            Content::image("iVBORw0KGgo=", "image/png"),
-            Content::audio("UklGRg==", "audio/wav"),
+            Content::image(b"\x89PNG\r\n\x1a\n", "image/png"),
+            Content::audio(b"RIFF", "audio/wav"),
             Content::resource_link("file:///report.pdf", "report.pdf").mime_type("application/pdf"),
             Content::embedded_text("mem://notes", "hello").mime_type("text/plain"),
         ])
