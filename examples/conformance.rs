@@ -36,13 +36,13 @@ async fn test_simple_text() -> String {
 /// Returns a 1x1 red PNG image.
 #[tool(read_only, idempotent, open_world = false)]
 async fn test_image_content() -> Vec<Content> {
-    vec![Content::image(RED_PIXEL_PNG, "image/png")]
+    vec![Content::image_base64(RED_PIXEL_PNG, "image/png")]
 }
 
 /// Returns a short WAV audio clip.
 #[tool(read_only, idempotent, open_world = false)]
 async fn test_audio_content() -> Vec<Content> {
-    vec![Content::audio(EMPTY_WAV, "audio/wav")]
+    vec![Content::audio_base64(EMPTY_WAV, "audio/wav")]
 }
 
 /// Returns an embedded text resource.
@@ -62,7 +62,7 @@ async fn test_embedded_resource() -> Vec<Content> {
 async fn test_multiple_content_types() -> Vec<Content> {
     vec![
         Content::text("Multiple content types test:"),
-        Content::image(RED_PIXEL_PNG, "image/png"),
+        Content::image_base64(RED_PIXEL_PNG, "image/png"),
         Content::embedded_text(
             "test://mixed-content-resource",
             json!({"test": "data", "value": 123}).to_string(),

@@ -1,6 +1,7 @@
 //! Run with: cargo run --release --example everything
 //!
-//! A kitchen-sink MCP server: structured and text results, errors, a slow tool
+//! A kitchen-sink MCP server: structured and text results (and structured
+//! output with an image beside it, `chart`), errors, a slow tool
 //! with progress, logs and cancellation, elicitation, tool list changes, a
 //! panicking tool, a tool that prints to stdout or stderr, and (with
 //! `TOOLS=N`) N extra copies of `add` for load tests. `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls
@@ -33,7 +34,7 @@
 //! `tools:admin` and `whoami` tells the caller who the token says they are.
 
 use mcp_runtime::{
-    Audience, Content, Context, ElicitRequest, Level, Server, ToolError, tool, tools,
+    Audience, Content, Context, ElicitRequest, Level, Server, Structured, ToolError, tool, tools,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -247,9 +248,11 @@ async fn bonus() -> String {
 /// embedded resource), with annotations; older sessions get text fallbacks.
 #[tool(read_only, open_world = false)]
 async fn sample_content() -> Vec<Content> {
-    // A 1x1 transparent PNG and a tiny WAV header, base64-encoded.
-    const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
-    const WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
+    // The bytes of a 1x1 transparent PNG and of a WAV file of no samples
+    // (its RIFF header only); `Content::image` and `Content::audio` encode
+    // them in base64.
+    const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x04\x00\x00\x00\xb5\x1c\x0c\x02\x00\x00\x00\x0bIDATx\xdacd`\x00\x00\x00\x06\x00\x020\x81\xd0/\x00\x00\x00\x00IEND\xaeB`\x82";
+    const WAV: &[u8] = b"RIFF$\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00@\x1f\x00\x00@\x1f\x00\x00\x01\x00\x08\x00data\x00\x00\x00\x00";
     vec![
         Content::text("One block of each kind follows.").audience(Audience::User),
         Content::image(PNG, "image/png").priority(0.2),
@@ -261,6 +264,70 @@ async fn sample_content() -> Vec<Content> {
             .mime_type("text/plain")
             .last_modified("2026-11-30T09:00:00Z"),
     ]
+}
+
+/// The figures of the values `chart` drew.
+#[derive(Serialize, JsonSchema)]
+struct Figures {
+    /// How many values there are.
+    count: usize,
+    /// The smallest value.
+    min: f64,
+    /// The largest value.
+    max: f64,
+    /// Their mean.
+    mean: f64,
+}
+
+/// Chart 1 to 50 values: their figures as structured output, and beside
+/// them a bar chart of the values as an SVG image.
+#[tool(read_only, idempotent, open_world = false)]
+async fn chart(
+    /// The values, one bar each, left to right
+    values: Vec<f64>,
+) -> Result<Structured<Figures>, ToolError> {
+    if values.is_empty() || values.len() > 50 {
+        return Err(ToolError::new(format!(
+            "pass 1 to 50 values, not {}",
+            values.len()
+        )));
+    }
+    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    // A sum past f64::MAX makes the mean infinite: the runtime answers with
+    // an error result naming `mean`.
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    let figures = Figures {
+        count: values.len(),
+        min,
+        max,
+        mean,
+    };
+    let svg = bar_chart(&values);
+    Ok(Structured::new(figures).with(Content::image(svg.as_bytes(), "image/svg+xml")))
+}
+
+/// A bar per value, 100 px for the largest magnitude.
+fn bar_chart(values: &[f64]) -> String {
+    let scale = values.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+    let width = 10 * values.len();
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"100\" viewBox=\"0 0 {width} 100\">"
+    );
+    for (i, value) in values.iter().enumerate() {
+        let height = if scale > 0.0 {
+            (100.0 * value.abs() / scale).round()
+        } else {
+            0.0
+        };
+        svg.push_str(&format!(
+            "<rect x=\"{}\" y=\"{}\" width=\"9\" height=\"{height}\"/>",
+            10 * i,
+            100.0 - height
+        ));
+    }
+    svg.push_str("</svg>");
+    svg
 }
 
 /// Where `noisy` prints.
@@ -510,10 +577,10 @@ async fn main() -> std::io::Result<()> {
     }
     let server = server
         .title("Everything (mcp-runtime example)")
-        .instructions("Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), toggle_bonus and bonus (list changes), sample_content.")
+        .instructions("Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), toggle_bonus and bonus (list changes), sample_content, chart (structured output with an image).")
         .tools(tools![add, echo, fail, slow, panic, noisy, split_words, get_weather_data])
         .tools(tools![locate])
-        .tools(tools![book_table, toggle_bonus, bonus, sample_content])
+        .tools(tools![book_table, toggle_bonus, bonus, sample_content, chart])
         .tools(copies);
     // Serves stdio, Streamable HTTP with `--http ADDR`, or prints the tools
     // for `--dump-tools`.

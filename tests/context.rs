@@ -5,8 +5,8 @@
 use mcp_runtime::testing::Client;
 use mcp_runtime::testing::{MemoryTransport, memory};
 use mcp_runtime::{
-    Content, ElicitRequest, Level, ProtocolVersion, Server, State, Tool, ToolBuilder, ToolCall,
-    ToolOutcome,
+    Content, ElicitRequest, Level, ProtocolVersion, Server, State, Structured, Tool, ToolBuilder,
+    ToolCall, ToolOutcome,
 };
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -749,8 +749,8 @@ async fn mixed_content_degrades_per_version() {
     let mixed = tool("mixed", |_call| async {
         ToolOutcome::Content(vec![
             Content::text("summary"),
-            Content::image("iVBORw0KGgo=", "image/png"),
-            Content::audio("UklGRg==", "audio/wav"),
+            Content::image(b"\x89PNG\r\n\x1a\n", "image/png"),
+            Content::audio(b"RIFF", "audio/wav"),
             Content::resource_link("file:///report.pdf", "report.pdf").mime_type("application/pdf"),
             Content::embedded_text("mem://notes", "hello").mime_type("text/plain"),
         ])
@@ -773,6 +773,60 @@ async fn mixed_content_degrades_per_version() {
     let result = old.call("mixed", json!({})).await.unwrap();
     let kinds = result.content_types();
     assert_eq!(kinds, ["text", "image", "text", "text", "resource"]);
+}
+
+/// How loud `beep` was.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Loudness {
+    /// Decibels.
+    db: f64,
+}
+
+/// Beep, and say how loud; the sound and a link to it come beside the figure.
+#[mcp_runtime::tool]
+async fn beep(db: f64) -> anyhow::Result<Structured<Loudness>> {
+    anyhow::ensure!(db >= 0.0, "db must not be negative");
+    Ok(Structured::new(Loudness { db })
+        .with(Content::audio(b"RIFF", "audio/wav"))
+        .with(Content::resource_link("file:///beep.wav", "beep.wav")))
+}
+
+#[tokio::test]
+async fn blocks_beside_structured_output_degrade_per_version() {
+    let mirror = json!({"type": "text", "text": "{\"db\":3.0}"});
+    let audio = json!({"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"});
+    let no_audio = json!({"type": "text", "text": "[audio/wav audio of 8 base64 bytes omitted: this protocol version cannot carry audio]"});
+    let link = json!({"type": "resource_link", "uri": "file:///beep.wav", "name": "beep.wav"});
+    let no_link = json!({"type": "text", "text": "[resource beep.wav: file:///beep.wav]"});
+    let cases = [
+        (
+            ProtocolVersion::V2024_11_05,
+            json!({"content": [mirror, no_audio, no_link]}),
+        ),
+        (
+            ProtocolVersion::V2025_03_26,
+            json!({"content": [mirror, audio, no_link]}),
+        ),
+        (
+            ProtocolVersion::V2025_06_18,
+            json!({"content": [mirror, audio, link], "structuredContent": {"db": 3.0}}),
+        ),
+    ];
+    for (version, expected) in cases {
+        let mut client = Client::builder(Server::new("b", "1").tools(mcp_runtime::tools![beep]))
+            .protocol_version(version)
+            .connect()
+            .await
+            .unwrap();
+        let result = client.call("beep", json!({"db": 3})).await.unwrap();
+        assert_eq!(result.result, expected, "{version}");
+        let failed = client.call("beep", json!({"db": -1})).await.unwrap();
+        assert_eq!(
+            failed.result,
+            json!({"content": [{"type": "text", "text": "db must not be negative"}], "isError": true}),
+            "{version}"
+        );
+    }
 }
 
 #[tokio::test]

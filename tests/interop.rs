@@ -419,10 +419,11 @@ impl Drop for HttpServer {
 }
 
 /// The tools `everything` lists (sorted), as the HTTP client scripts report them.
-const EVERYTHING_TOOLS: [&str; 13] = [
+const EVERYTHING_TOOLS: [&str; 14] = [
     "add",
     "bonus",
     "book_table",
+    "chart",
     "echo",
     "fail",
     "get_weather_data",

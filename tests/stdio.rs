@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
 /// The instructions `everything` advertises.
-const INSTRUCTIONS: &str = "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), toggle_bonus and bonus (list changes), sample_content.";
+const INSTRUCTIONS: &str = "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), toggle_bonus and bonus (list changes), sample_content, chart (structured output with an image).";
 
 const LEGACY: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
@@ -139,6 +139,7 @@ fn tools_list_is_shaped_for_each_legacy_version() {
                 "add",
                 "bonus",
                 "book_table",
+                "chart",
                 "echo",
                 "fail",
                 "get_weather_data",
@@ -1150,4 +1151,103 @@ fn every_content_kind_reaches_new_sessions_and_degrades_for_old_ones() {
             .get("lastModified")
             .is_none()
     );
+}
+
+/// `chart` of `[3, 1, 2]`: its figures, and the bar chart
+/// `<svg xmlns="http://www.w3.org/2000/svg" width="30" height="100" viewBox="0 0 30 100"><rect x="0" y="0" width="9" height="100"/><rect x="10" y="67" width="9" height="33"/><rect x="20" y="33" width="9" height="67"/></svg>`
+/// base64-encoded.
+const CHART_SVG: &str = "PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHdpZHRoPSIzMCIgaGVpZ2h0PSIxMDAiIHZpZXdCb3g9IjAgMCAzMCAxMDAiPjxyZWN0IHg9IjAiIHk9IjAiIHdpZHRoPSI5IiBoZWlnaHQ9IjEwMCIvPjxyZWN0IHg9IjEwIiB5PSI2NyIgd2lkdGg9IjkiIGhlaWdodD0iMzMiLz48cmVjdCB4PSIyMCIgeT0iMzMiIHdpZHRoPSI5IiBoZWlnaHQ9IjY3Ii8+PC9zdmc+";
+
+#[test]
+fn structured_output_with_an_image_reaches_every_revision() {
+    let figures = json!({"count": 3, "min": 1.0, "max": 3.0, "mean": 2.0});
+    let content = json!([
+        {"type": "text", "text": "{\"count\":3,\"min\":1.0,\"max\":3.0,\"mean\":2.0}"},
+        {"type": "image", "data": CHART_SVG, "mimeType": "image/svg+xml"},
+    ]);
+    // `Structured<Figures>` advertises what returning `Figures` would.
+    let output_schema = json!({
+        "type": "object",
+        "description": "The figures of the values `chart` drew.",
+        "properties": {
+            "count": {"description": "How many values there are.", "minimum": 0, "type": "integer"},
+            "max": {"description": "The largest value.", "type": "number"},
+            "mean": {"description": "Their mean.", "type": "number"},
+            "min": {"description": "The smallest value.", "type": "number"}
+        },
+        "required": ["count", "min", "max", "mean"]
+    });
+    for version in LEGACY.into_iter().chain(["2026-07-28"]) {
+        let modern = version == "2026-07-28";
+        let mut peer = if modern {
+            Peer::modern()
+        } else {
+            Peer::legacy(version)
+        };
+        let structured = !matches!(version, "2024-11-05" | "2025-03-26");
+        let list = peer.request(request(1, "tools/list", json!({}), modern));
+        assert_eq!(
+            tool(&list, "chart").get("outputSchema"),
+            structured.then_some(&output_schema),
+            "{version}"
+        );
+        let response = peer.request(call(2, "chart", json!({"values": [3, 1, 2]}), modern));
+        let mut expected = json!({"content": content});
+        if structured {
+            expected["structuredContent"] = figures.clone();
+        }
+        if modern {
+            expected["resultType"] = json!("complete");
+            expected["_meta"] = server_info_meta();
+        }
+        assert_eq!(
+            response,
+            json!({"jsonrpc": "2.0", "id": 2, "result": expected}),
+            "{version}"
+        );
+        assert_valid(version, "CallToolResult", &response["result"]);
+        if structured {
+            assert_eq!(
+                check_structured(version, &list, "chart", &response),
+                figures
+            );
+        }
+    }
+}
+
+#[test]
+fn a_failed_structured_output_with_an_image_is_an_error_without_either() {
+    for (version, modern) in [("2025-11-25", false), ("2026-07-28", true)] {
+        let mut peer = if modern {
+            Peer::modern()
+        } else {
+            Peer::legacy(version)
+        };
+        let trailer = |mut result: Value| {
+            if modern {
+                result["resultType"] = json!("complete");
+                result["_meta"] = server_info_meta();
+            }
+            result
+        };
+        // The tool's own `Err`.
+        let empty = peer.request(call(1, "chart", json!({"values": []}), modern));
+        assert_eq!(
+            empty,
+            json!({"jsonrpc": "2.0", "id": 1, "result": trailer(json!({
+                "content": [{"type": "text", "text": "pass 1 to 50 values, not 0"}],
+                "isError": true}))})
+        );
+        assert_valid(version, "CallToolResult", &empty["result"]);
+        // A mean JSON cannot carry: the runtime's error, the image dropped.
+        let overflow = peer.request(call(2, "chart", json!({"values": [1e308, 1e308]}), modern));
+        assert_eq!(
+            overflow,
+            json!({"jsonrpc": "2.0", "id": 2, "result": trailer(json!({
+                "content": [{"type": "text", "text": "The tool 'chart' returned a non-finite number (inf) at `mean`; \
+                    JSON cannot carry NaN or infinity. The inputs probably overflow or divide by zero: retry with other values."}],
+                "isError": true}))})
+        );
+        assert_valid(version, "CallToolResult", &overflow["result"]);
+    }
 }

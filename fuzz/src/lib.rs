@@ -119,12 +119,12 @@ fn typed_tool() -> Tool {
                     for i in 0..times.min(8) {
                         blocks.push(match i % 6 {
                             0 => Content::text(args.name.clone()),
-                            1 => Content::image("aGVsbG8=", "image/png").priority(0.5),
-                            2 => Content::audio("aGVsbG8=", "audio/wav"),
+                            1 => Content::image(b"hello", "image/png").priority(0.5),
+                            2 => Content::audio_base64("aGVsbG8=", "audio/wav"),
                             3 => Content::resource_link(format!("file:///{}", args.name), args.name.clone())
                                 .link_details(Some("title"), None, Some(u64::from(i))),
                             4 => Content::embedded_text("mem://x", args.name.clone()).mime_type("text/plain"),
-                            _ => Content::embedded_blob("mem://y", "aGVsbG8="),
+                            _ => Content::embedded_blob("mem://y", b"hello"),
                         });
                     }
                     return ToolOutcome::Content(blocks);

@@ -4,6 +4,8 @@
 
 pub use crate::protocol::content::{Audience, Content};
 use crate::protocol::content::{Block, EmbeddedBody, ResourceLink};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
 
 impl Content {
     fn of(block: Block) -> Content {
@@ -20,17 +22,47 @@ impl Content {
         Content::of(Block::Text(text.into()))
     }
 
-    /// An image block from base64 data, e.g. `image/png`.
-    pub fn image(base64: impl Into<String>, mime_type: impl Into<String>) -> Content {
+    /// An image block from the image's bytes, e.g. a PNG file's contents
+    /// with `image/png`; the bytes are base64-encoded for the wire (a `&str`
+    /// of base64 does not compile here: it goes to [`Content::image_base64`]).
+    ///
+    /// ```
+    /// use mcp_runtime::Content;
+    /// // The bytes of a file, of a buffer an image was rendered into, …
+    /// let gif: Vec<u8> = b"GIF89a".to_vec();
+    /// let image = Content::image(&gif, "image/gif");
+    /// assert_eq!(image, Content::image_base64("R0lGODlh", "image/gif"));
+    /// ```
+    pub fn image(bytes: &[u8], mime_type: impl Into<String>) -> Content {
+        Content::image_base64(STANDARD.encode(bytes), mime_type)
+    }
+
+    /// An image block from data that is already base64-encoded (standard
+    /// alphabet, padded), sent as it is; [`Content::image`] takes bytes.
+    pub fn image_base64(base64: impl Into<String>, mime_type: impl Into<String>) -> Content {
         Content::of(Block::Image {
             data: base64.into(),
             mime_type: mime_type.into(),
         })
     }
 
-    /// An audio block from base64 data, e.g. `audio/wav` (2025-03-26 and later;
-    /// older sessions get a text block saying what was left out).
-    pub fn audio(base64: impl Into<String>, mime_type: impl Into<String>) -> Content {
+    /// An audio block from the clip's bytes, e.g. a WAV file's contents with
+    /// `audio/wav`; the bytes are base64-encoded for the wire. Audio blocks
+    /// exist from 2025-03-26; older sessions get a text block saying what
+    /// was left out.
+    ///
+    /// ```
+    /// use mcp_runtime::Content;
+    /// let wav: &[u8] = b"RIFF\x24\0\0\0WAVE";
+    /// assert_eq!(Content::audio(wav, "audio/wav"), Content::audio_base64("UklGRiQAAABXQVZF", "audio/wav"));
+    /// ```
+    pub fn audio(bytes: &[u8], mime_type: impl Into<String>) -> Content {
+        Content::audio_base64(STANDARD.encode(bytes), mime_type)
+    }
+
+    /// An audio block from data that is already base64-encoded (standard
+    /// alphabet, padded), sent as it is; [`Content::audio`] takes bytes.
+    pub fn audio_base64(base64: impl Into<String>, mime_type: impl Into<String>) -> Content {
         Content::of(Block::Audio {
             data: base64.into(),
             mime_type: mime_type.into(),
@@ -59,8 +91,15 @@ impl Content {
         })
     }
 
-    /// A resource embedded as base64 binary data.
-    pub fn embedded_blob(uri: impl Into<String>, base64: impl Into<String>) -> Content {
+    /// A resource embedded as binary data, from its bytes (base64-encoded
+    /// for the wire); set its type with [`Content::mime_type`].
+    pub fn embedded_blob(uri: impl Into<String>, bytes: &[u8]) -> Content {
+        Content::embedded_blob_base64(uri, STANDARD.encode(bytes))
+    }
+
+    /// A resource embedded as binary data that is already base64-encoded
+    /// (standard alphabet, padded), sent as it is.
+    pub fn embedded_blob_base64(uri: impl Into<String>, base64: impl Into<String>) -> Content {
         Content::of(Block::Embedded {
             uri: uri.into(),
             mime_type: None,

@@ -108,7 +108,7 @@ pub use schemars::{self, JsonSchema};
 pub use serde::{self, Deserialize, Serialize};
 pub use server::Server;
 pub use state::State;
-pub use tool::{BoxFuture, Icon, Tool, ToolBuilder, ToolCall, ToolError, ToolOutcome};
+pub use tool::{BoxFuture, Icon, Structured, Tool, ToolBuilder, ToolCall, ToolError, ToolOutcome};
 pub use toolset::ToolSet;
 #[cfg(feature = "http")]
 pub use transport::http::{HttpBody, HttpService};

@@ -93,26 +93,79 @@ pub fn state<T: 'static>(context: &crate::Context) -> Result<crate::State<T>, To
     })
 }
 
-/// What a structured `#[tool]` return type must implement.
+/// What a structured `#[tool]` return type must implement: every
+/// `Serialize + JsonSchema` type, and [`Structured<T>`](crate::Structured)
+/// of one (see [`StructuredReturn`]).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a #[tool]",
     label = "this type must implement Serialize and JsonSchema",
     note = "derive both: #[derive(Serialize, JsonSchema)]; or return String, (), Content or Vec<Content> for plain content"
 )]
-pub trait StructuredOutput: serde::Serialize + schemars::JsonSchema {}
+pub trait StructuredOutput {
+    /// The outputSchema the tool advertises.
+    fn output_schema() -> serde_json::Value;
+    /// The outcome of a returned value; `tool` names the tool in errors.
+    fn outcome(&self, tool: &str) -> ToolOutcome;
+}
 
+// One impl only, so that an unfit type's error names the rule above and
+// lists no other implementor; the two shapes are `StructuredReturn`'s.
 #[diagnostic::do_not_recommend]
-impl<T: serde::Serialize + schemars::JsonSchema> StructuredOutput for T {}
+impl<T: StructuredReturn> StructuredOutput for T {
+    fn output_schema() -> serde_json::Value {
+        T::schema()
+    }
+
+    fn outcome(&self, tool: &str) -> ToolOutcome {
+        self.structured(tool)
+    }
+}
+
+/// The two shapes of a structured return value: a `Serialize + JsonSchema`
+/// value, and a [`Structured<T>`](crate::Structured) of one (`T`'s
+/// outputSchema; `T`'s outcome followed by the blocks).
+pub trait StructuredReturn {
+    /// The outputSchema.
+    fn schema() -> serde_json::Value;
+    /// The outcome; `tool` names the tool in errors.
+    fn structured(&self, tool: &str) -> ToolOutcome;
+}
+
+impl<T: serde::Serialize + schemars::JsonSchema> StructuredReturn for T {
+    fn schema() -> serde_json::Value {
+        crate::schema::output_schema::<T>()
+    }
+
+    fn structured(&self, tool: &str) -> ToolOutcome {
+        crate::tool::structured_outcome(self, Some(tool))
+    }
+}
+
+/// No overlap with the impl above: `Structured` is neither `Serialize` nor
+/// `JsonSchema`.
+impl<T: StructuredReturn> StructuredReturn for crate::Structured<T> {
+    fn schema() -> serde_json::Value {
+        T::schema()
+    }
+
+    // The expansion hands the value over by reference, so the blocks are
+    // cloned: one copy of bytes that are written out right after.
+    fn structured(&self, tool: &str) -> ToolOutcome {
+        self.value()
+            .structured(tool)
+            .followed_by(self.content().iter().cloned())
+    }
+}
 
 /// The outputSchema of a structured return type (generated on first use).
 pub fn output_schema<T: StructuredOutput>() -> serde_json::Value {
-    crate::schema::output_schema::<T>()
+    T::output_schema()
 }
 
 /// Serializes a structured return value; a non-finite float in it is an
 /// error result that names the tool.
 pub fn structured<T: StructuredOutput>(value: &T, context: &crate::Context) -> ToolOutcome {
-    crate::tool::structured_outcome(value, Some(context.tool_name()))
+    value.outcome(context.tool_name())
 }
 
 /// Converts a content return value.
@@ -188,6 +241,32 @@ pub fn doc_text(lines: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn structured_with_blocks_keeps_the_schema_and_adds_the_blocks() {
+        type Plain = std::collections::BTreeMap<String, f64>;
+        assert_eq!(
+            output_schema::<crate::Structured<Plain>>(),
+            output_schema::<Plain>()
+        );
+        let image = crate::Content::image(b"GIF89a", "image/gif");
+        let value = Plain::from([("sum".to_owned(), 3.0)]);
+        let outcome = crate::Structured::new(value.clone())
+            .with(image.clone())
+            .outcome("add");
+        assert!(
+            matches!(&outcome, ToolOutcome::StructuredWith { json, content }
+                if json == r#"{"sum":3.0}"# && content == std::slice::from_ref(&image)),
+            "{outcome:?}"
+        );
+        // A value JSON cannot carry is an error, without the blocks.
+        let overflow = Plain::from([("sum".to_owned(), f64::INFINITY)]);
+        let outcome = crate::Structured::new(overflow).with(image).outcome("add");
+        assert!(
+            matches!(&outcome, ToolOutcome::Error(message) if message.starts_with("The tool 'add' returned a non-finite number")),
+            "{outcome:?}"
+        );
+    }
 
     #[test]
     fn doc_text_follows_rustdoc() {

@@ -243,7 +243,7 @@ mod tests {
             render(&link, ProtocolVersion::V2025_03_26),
             json!({"type": "text", "text": "[resource a.rs: file:///a.rs]"})
         );
-        let audio = Content::audio("AAAA", "audio/wav");
+        let audio = Content::audio(&[0, 0, 0], "audio/wav");
         assert_eq!(
             render(&audio, ProtocolVersion::V2025_03_26)["type"],
             "audio"
@@ -261,7 +261,7 @@ mod tests {
             json!({"priority": 1.0, "lastModified": "2026-01-01T00:00:00Z"})
         );
         let embedded =
-            Content::embedded_blob("mem://x", "AQID").mime_type("application/octet-stream");
+            Content::embedded_blob("mem://x", &[1, 2, 3]).mime_type("application/octet-stream");
         assert_eq!(
             text(&embedded, ProtocolVersion::V2024_11_05),
             r#"{"resource":{"blob":"AQID","mimeType":"application/octet-stream","uri":"mem://x"},"type":"resource"}"#

@@ -5,6 +5,7 @@
 //! span and debug line) is in [`super::call_span`].
 
 use super::call_span::{CallSpan, LOG_TARGET, Outcome};
+use crate::content::Content;
 use crate::context::Context;
 use crate::elicit::Interrupt;
 use crate::elicit::seal::{
@@ -384,20 +385,23 @@ fn outcome_frame(
     version: ProtocolVersion,
 ) -> Frame {
     let reply = reply(shared, id, version);
+    let structured = |text: &str, content: &[Content]| match outgoing::structured_json(text) {
+        Ok(json) => reply.call_result(&CallToolResult::Structured {
+            json: &json,
+            wrap: tool.wraps_output(version),
+            content,
+        }),
+        Err(err) => {
+            let message = format!(
+                "The tool '{}' produced a structured result that is not JSON: {err}",
+                tool.name
+            );
+            reply.call_result(&CallToolResult::Error(&message))
+        }
+    };
     match outcome {
-        ToolOutcome::Structured(text) => match outgoing::structured_json(text) {
-            Ok(json) => reply.call_result(&CallToolResult::Structured {
-                json: &json,
-                wrap: tool.wraps_output(version),
-            }),
-            Err(err) => {
-                let message = format!(
-                    "The tool '{}' produced a structured result that is not JSON: {err}",
-                    tool.name
-                );
-                reply.call_result(&CallToolResult::Error(&message))
-            }
-        },
+        ToolOutcome::Structured(text) => structured(text, &[]),
+        ToolOutcome::StructuredWith { json, content } => structured(json, content),
         ToolOutcome::Content(blocks) => reply.call_result(&CallToolResult::Content(blocks)),
         ToolOutcome::Error(message) => reply.call_result(&CallToolResult::Error(message)),
     }

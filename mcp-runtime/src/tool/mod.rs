@@ -12,7 +12,7 @@ pub use crate::protocol::tool_def::Icon;
 pub use builder::ToolBuilder;
 pub use call::ToolCall;
 pub(crate) use outcome::structured_outcome;
-pub use outcome::{ToolError, ToolOutcome};
+pub use outcome::{Structured, ToolError, ToolOutcome};
 
 use crate::protocol::ProtocolVersion;
 use crate::protocol::tool_def::{Annotations, ToolDefinition, ToolFields};

@@ -1,5 +1,6 @@
 //! What a tool gives back: [`ToolOutcome`] (structured output, content or
-//! an error for the model) and [`ToolError`].
+//! an error for the model), [`Structured`] (structured output with more
+//! content blocks) and [`ToolError`].
 
 use crate::content::Content;
 use std::fmt;
@@ -11,6 +12,15 @@ pub enum ToolOutcome {
     /// A serialized JSON value: `structuredContent` plus a text mirror
     /// (text that is not JSON becomes an `isError` result).
     Structured(String),
+    /// A serialized JSON value as in [`ToolOutcome::Structured`], and content
+    /// blocks that follow its text mirror in `content` (see [`Structured`]).
+    StructuredWith {
+        /// The JSON value: `structuredContent`, and the first text block.
+        json: String,
+        /// The blocks after the text mirror, each shaped for the session's
+        /// revision as [`ToolOutcome::Content`]'s are.
+        content: Vec<Content>,
+    },
     /// Content blocks, without structured output.
     Content(Vec<Content>),
     /// A failure the model should see: `isError: true` with this text.
@@ -44,6 +54,123 @@ impl ToolOutcome {
     /// ```
     pub fn structured<T: serde::Serialize + ?Sized>(value: &T) -> ToolOutcome {
         structured_outcome(value, None)
+    }
+
+    /// A structured result as [`ToolOutcome::structured`] makes it, with
+    /// `content` after the text mirror (an error result stays an error,
+    /// without them).
+    ///
+    /// ```
+    /// use mcp_runtime::{Content, ToolOutcome};
+    ///
+    /// let outcome = ToolOutcome::structured_with(&[1, 2], vec![Content::image(b"GIF89a", "image/gif")]);
+    /// assert!(matches!(outcome, ToolOutcome::StructuredWith { json, content } if json == "[1,2]" && content.len() == 1));
+    /// ```
+    pub fn structured_with<T: serde::Serialize + ?Sized>(
+        value: &T,
+        content: Vec<Content>,
+    ) -> ToolOutcome {
+        structured_outcome(value, None).followed_by(content)
+    }
+
+    /// This outcome with `blocks` after what it already has: a structured
+    /// result keeps its JSON and gains them, content gains them, an error
+    /// stays as it is (the blocks went with the result that failed).
+    pub(crate) fn followed_by(self, blocks: impl IntoIterator<Item = Content>) -> ToolOutcome {
+        match self {
+            ToolOutcome::Structured(json) => ToolOutcome::StructuredWith {
+                json,
+                content: blocks.into_iter().collect(),
+            },
+            ToolOutcome::StructuredWith { json, mut content } => {
+                content.extend(blocks);
+                ToolOutcome::StructuredWith { json, content }
+            }
+            ToolOutcome::Content(mut content) => {
+                content.extend(blocks);
+                ToolOutcome::Content(content)
+            }
+            ToolOutcome::Error(message) => ToolOutcome::Error(message),
+        }
+    }
+}
+
+/// Structured output with content blocks beside it, e.g. the figures of a
+/// chart and the chart as an image.
+///
+/// Return `Structured<T>` from a `#[tool]` (or `Result<Structured<T>, E>`)
+/// where you would return `T`: the tool advertises the same `outputSchema`
+/// (made from `T`), and its results carry the same `structuredContent` and
+/// text mirror, followed in `content` by the blocks added with
+/// [`Structured::with`]. Each revision gets what it can read: sessions
+/// before 2025-06-18 get the text mirror and the blocks, without
+/// `structuredContent`; a block of a kind the revision lacks becomes a text
+/// block, as in any content result. A non-finite float in `T` makes the
+/// result an `isError` one, without the blocks.
+///
+/// ```
+/// use mcp_runtime::{Content, Structured, ToolError, tool};
+/// use mcp_runtime::{JsonSchema, Serialize};
+///
+/// #[derive(Serialize, JsonSchema)]
+/// #[serde(crate = "mcp_runtime::serde")]
+/// #[schemars(crate = "mcp_runtime::schemars")]
+/// struct Plot {
+///     points: usize,
+/// }
+///
+/// /// Plot the values.
+/// #[tool]
+/// async fn plot(values: Vec<f64>) -> Result<Structured<Plot>, ToolError> {
+///     if values.is_empty() {
+///         return Err(ToolError::new("pass at least one value"));
+///     }
+///     let svg = format!("<svg xmlns=\"http://www.w3.org/2000/svg\"><!-- {} points --></svg>", values.len());
+///     Ok(Structured::new(Plot { points: values.len() })
+///         .with(Content::image(svg.as_bytes(), "image/svg+xml")))
+/// }
+///
+/// fn main() {
+///     let tools = mcp_runtime::tools![plot];
+///     // The outputSchema is Plot's.
+///     assert_eq!(tools[0].output_schema().unwrap()["required"][0], "points");
+/// }
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Structured<T> {
+    value: T,
+    content: Vec<Content>,
+}
+
+impl<T> Structured<T> {
+    /// `value` as structured output, with no blocks yet.
+    pub fn new(value: T) -> Structured<T> {
+        Structured {
+            value,
+            content: Vec::new(),
+        }
+    }
+
+    /// Adds a block after the text mirror (and after the blocks added
+    /// before it).
+    pub fn with(mut self, block: Content) -> Structured<T> {
+        self.content.push(block);
+        self
+    }
+
+    /// The structured value.
+    pub fn value(&self) -> &T {
+        &self.value
+    }
+
+    /// The blocks added so far.
+    pub fn content(&self) -> &[Content] {
+        &self.content
+    }
+
+    /// The value and the blocks.
+    pub fn into_parts(self) -> (T, Vec<Content>) {
+        (self.value, self.content)
     }
 }
 

@@ -4,7 +4,7 @@ use mcp_runtime::{Content, tool};
 
 #[tool]
 async fn pictures(count: usize) -> Vec<Content> {
-    vec![Content::image("iVBORw0KGgo=", "image/png"); count]
+    vec![Content::image(b"\x89PNG\r\n\x1a\n", "image/png"); count]
 }
 
 #[tool]

@@ -18,8 +18,13 @@ use std::borrow::Cow;
 #[derive(Debug)]
 pub(crate) enum CallToolResult<'a> {
     /// Structured output (`structuredContent` where the revision has it)
-    /// and its text mirror; `wrap` puts it under `{"result": …}`.
-    Structured { json: &'a RawValue, wrap: bool },
+    /// and its text mirror, then `content`; `wrap` puts the output under
+    /// `{"result": …}`.
+    Structured {
+        json: &'a RawValue,
+        wrap: bool,
+        content: &'a [Content],
+    },
     /// Content blocks, shaped for the revision as they are written.
     Content(&'a [Content]),
     /// An `isError` result with this text.
@@ -81,24 +86,61 @@ impl Serialize for Blocks<'_> {
     }
 }
 
+/// A structured result's `content`: the text mirror, then its blocks.
+struct Mirrored<'a, T> {
+    mirror: TextBlock<T>,
+    then: Blocks<'a>,
+}
+
+impl<T: Serialize> Serialize for Mirrored<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(1 + self.then.blocks.len()))?;
+        seq.serialize_element(&self.mirror)?;
+        for block in self.then.blocks {
+            seq.serialize_element(&block.wire(self.then.version))?;
+        }
+        seq.end()
+    }
+}
+
+impl<'a> CallToolBody<'a> {
+    fn mirrored<'t>(&self, text: &'t str, blocks: &'a [Content]) -> Mirrored<'a, &'t str> {
+        Mirrored {
+            mirror: TextBlock::new(text),
+            then: Blocks {
+                blocks,
+                version: self.version,
+            },
+        }
+    }
+}
+
 impl Serialize for CallToolBody<'_> {
     // A map written field by field, closing fields included: the hot path
     // of every call, so no flattening machinery and no intermediate text.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut body = serializer.serialize_map(None)?;
         match self.result {
-            CallToolResult::Structured { json, wrap: true } => {
+            CallToolResult::Structured {
+                json,
+                wrap: true,
+                content,
+            } => {
                 let wrapped = Wrapped { result: json };
                 // The mirror is short: one small string, as cheap as
                 // streaming it through a formatter and simpler.
                 let text = serde_json::to_string(&wrapped).map_err(serde::ser::Error::custom)?;
-                body.serialize_entry("content", &[TextBlock::new(text.as_str())])?;
+                body.serialize_entry("content", &self.mirrored(text.as_str(), content))?;
                 if self.version.carries().structured_output {
                     body.serialize_entry("structuredContent", &wrapped)?;
                 }
             }
-            CallToolResult::Structured { json, wrap: false } => {
-                body.serialize_entry("content", &[TextBlock::new(json.get())])?;
+            CallToolResult::Structured {
+                json,
+                wrap: false,
+                content,
+            } => {
+                body.serialize_entry("content", &self.mirrored(json.get(), content))?;
                 if self.version.carries().structured_output {
                     body.serialize_entry("structuredContent", json)?;
                 }
@@ -126,7 +168,12 @@ impl Serialize for CallToolBody<'_> {
 impl Reply<'_> {
     /// A `tools/call` result.
     pub(crate) fn call_result(&self, result: &CallToolResult<'_>) -> Frame {
-        if let CallToolResult::Structured { json, wrap: false } = result {
+        if let CallToolResult::Structured {
+            json,
+            wrap: false,
+            content: [],
+        } = result
+        {
             return self.structured_call_result(json);
         }
         self.typed_call_result(result)
@@ -136,7 +183,9 @@ impl Reply<'_> {
     /// [`Reply::structured_call_result`] must match byte for byte.
     fn typed_call_result(&self, result: &CallToolResult<'_>) -> Frame {
         let capacity = match result {
-            CallToolResult::Structured { json, .. } => 2 * json.get().len() + 64,
+            CallToolResult::Structured { json, content, .. } => {
+                2 * json.get().len() + 64 + 256 * content.len()
+            }
             CallToolResult::Error(text) => text.len() + 64,
             CallToolResult::Content(_) => 256,
         };
@@ -156,7 +205,8 @@ impl Reply<'_> {
         )
     }
 
-    /// The most frequent message of all, an unwrapped structured result,
+    /// The most frequent message of all, an unwrapped structured result
+    /// without more blocks,
     /// written as its fixed parts around the three variable ones (id, the
     /// text mirror, the structured JSON) instead of key by key through
     /// serde: per call this saves a third of the result's instructions. The
@@ -208,10 +258,12 @@ mod tests {
                     let fast = text(reply.call_result(&CallToolResult::Structured {
                         json: &json,
                         wrap: false,
+                        content: &[],
                     }));
                     let typed = text(reply.typed_call_result(&CallToolResult::Structured {
                         json: &json,
                         wrap: false,
+                        content: &[],
                     }));
                     assert_eq!(fast, typed, "{version}");
                 }
@@ -227,6 +279,7 @@ mod tests {
         let wrapped = CallToolResult::Structured {
             json: &json,
             wrap: true,
+            content: &[],
         };
         let v0618 = Reply::new(&id, ProtocolVersion::V2025_06_18, &meta);
         assert_eq!(
@@ -237,11 +290,70 @@ mod tests {
         let plain = CallToolResult::Structured {
             json: &json,
             wrap: false,
+            content: &[],
         };
         let v0326 = Reply::new(&id, ProtocolVersion::V2025_03_26, &meta);
         assert_eq!(
             text(v0326.call_result(&plain)),
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"3.0\"}]}}\n"
+        );
+    }
+
+    #[test]
+    fn blocks_follow_the_text_mirror_in_every_revision() {
+        let id = raw("1");
+        let meta = meta();
+        let json = raw(r#"{"n":2}"#);
+        let blocks = [
+            Content::image(b"GIF89a", "image/gif"),
+            Content::audio(b"RIFF", "audio/wav"),
+        ];
+        for version in ProtocolVersion::ALL {
+            let reply = Reply::new(&id, version, &meta);
+            for wrap in [false, true] {
+                let result = CallToolResult::Structured {
+                    json: &json,
+                    wrap,
+                    content: &blocks,
+                };
+                let frame: Value = serde_json::from_str(&text(reply.call_result(&result))).unwrap();
+                let result = &frame["result"];
+                let value = if wrap {
+                    serde_json::json!({"result": {"n": 2}})
+                } else {
+                    serde_json::json!({"n": 2})
+                };
+                let audio = if version.carries().audio {
+                    serde_json::json!({"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"})
+                } else {
+                    serde_json::json!({"type": "text", "text": "[audio/wav audio of 8 base64 bytes omitted: this protocol version cannot carry audio]"})
+                };
+                assert_eq!(
+                    result["content"],
+                    serde_json::json!([
+                        {"type": "text", "text": value.to_string()},
+                        {"type": "image", "data": "R0lGODlh", "mimeType": "image/gif"},
+                        audio,
+                    ]),
+                    "{version}"
+                );
+                assert_eq!(
+                    result.get("structuredContent"),
+                    version.carries().structured_output.then_some(&value),
+                    "{version}"
+                );
+            }
+        }
+        // Without blocks, the typed path writes what the fast path does.
+        let reply = Reply::new(&id, ProtocolVersion::V2025_06_18, &meta);
+        assert_eq!(
+            text(reply.typed_call_result(&CallToolResult::Structured {
+                json: &json,
+                wrap: false,
+                content: &blocks[..1],
+            })),
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"n\\\":2}\"},\
+             {\"data\":\"R0lGODlh\",\"mimeType\":\"image/gif\",\"type\":\"image\"}],\"structuredContent\":{\"n\":2}}}\n"
         );
     }
 

@@ -189,6 +189,7 @@ pub(crate) mod tests {
             frames.push(reply.call_result(&CallToolResult::Structured {
                 json: &json,
                 wrap: false,
+                content: &[],
             }));
             frames.push(reply.call_result(&CallToolResult::Error("failed")));
         }
