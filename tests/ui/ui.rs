@@ -3,16 +3,20 @@
 //! Each declaration mistake must fail with one error on the user's token that
 //! states the rule; each pass case runs its `main`, which checks the tool.
 //! Regenerate the `.stderr` files with `TRYBUILD=overwrite` and read them.
+//!
+//! A crate of its own (`ui-tests`, `cargo test -p ui-tests`): trybuild
+//! builds every dependency of the crate that runs it again, for its cases,
+//! so this crate depends on little more than mcp-runtime.
 
 #[test]
 fn ui() {
     let cases = trybuild::TestCases::new();
-    cases.compile_fail("ui/name/*.rs");
-    cases.compile_fail("ui/signature/*.rs");
-    cases.compile_fail("ui/types/*.rs");
-    cases.compile_fail("ui/attr/*.rs");
-    cases.compile_fail("ui/header/*.rs");
-    cases.compile_fail("ui/placement/*.rs");
-    cases.compile_fail("ui/registration/*.rs");
-    cases.pass("ui/pass/*.rs");
+    cases.compile_fail("name/*.rs");
+    cases.compile_fail("signature/*.rs");
+    cases.compile_fail("types/*.rs");
+    cases.compile_fail("attr/*.rs");
+    cases.compile_fail("header/*.rs");
+    cases.compile_fail("placement/*.rs");
+    cases.compile_fail("registration/*.rs");
+    cases.pass("pass/*.rs");
 }
