@@ -1,4 +1,4 @@
-//! Run with: cargo run --example axum
+//! Run with: cargo run --example axum --features http
 //!
 //! An MCP server mounted in an axum application: the MCP endpoint at
 //! `/mcp`, next to the application's own `/health` route. `ADDR` sets the

@@ -1,17 +1,20 @@
 //! Run with: cargo run --release --example basket
 //!
+//! That build serves stdio only; over HTTP with Redis and authorization:
+//! `cargo run --release --example basket --features http,redis,auth -- --http 127.0.0.1:8931`.
+//!
 //! A shopping basket kept between calls behind an opaque handle: the
 //! stateful-tool pattern of the MCP specification (unguessable ids, bounded
 //! lifetime, a check of the caller on every use, and expiry reported as an
 //! error the model can recover from by creating a new basket).
 //!
-//! `--http 127.0.0.1:8931` serves Streamable HTTP at `/mcp` instead of
-//! stdio. `REDIS_URL=redis://…` keeps the baskets (and spent 2026-07-28
+//! `--http 127.0.0.1:8931` (feature `http`) serves Streamable HTTP at `/mcp`
+//! instead of stdio. `REDIS_URL=redis://…` (feature `redis`) keeps the baskets (and spent 2026-07-28
 //! request states) in that Redis, so replicas behind one load balancer share
 //! them; `MCP_SEAL_KEY` (at least 32 bytes) is the key sealing `requestState`
 //! (give replicas the same one); `MCP_REPLICA` this replica's tag in legacy
 //! session ids (for routing them behind a load balancer; see `deploy/`);
-//! `MCP_AUTH_*` as for `everything` (each basket then belongs to the token's
+//! `MCP_AUTH_*` (feature `auth`) as for `everything` (each basket then belongs to the token's
 //! subject: another user's basket id reads as unknown);
 //! `BASKET_TTL_MS=N` how long an unused basket
 //! lives (an hour by default).

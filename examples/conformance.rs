@@ -1,4 +1,5 @@
-//! Run with: cargo run --example conformance [-- --http 127.0.0.1:PORT]
+//! Run with: cargo run --example conformance (stdio), or over HTTP (feature
+//! `http`): cargo run --example conformance --features http -- --http 127.0.0.1:PORT
 //!
 //! The fixture tools of the official MCP conformance suite
 //! (`@modelcontextprotocol/conformance`, its server scenarios `tools-*`,
@@ -440,6 +441,7 @@ fn describe(answer: &Elicitation) -> String {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
+    examples::require_features("conformance");
     let mut fixtures = tools![
         test_simple_text,
         test_image_content,

@@ -1,5 +1,11 @@
 //! Run with: cargo run --release --example everything
 //!
+//! That build serves stdio only. Streamable HTTP needs the `http` feature,
+//! Redis `redis`, authorization `auth` (which includes `http`):
+//! `cargo run --release --example everything --features http -- --http 127.0.0.1:8931`,
+//! `--features http,redis` for `REDIS_URL`, `--features auth` for `MCP_AUTH_*`
+//! (`--features http,redis,auth` for all of them).
+//!
 //! A kitchen-sink MCP server: structured and text results (and structured
 //! output with an image beside it, `chart`), errors, a slow tool
 //! with progress, logs and cancellation, elicitation, tool list changes, a
@@ -19,12 +25,12 @@
 //! `requestState` (give replicas the same one), `MCP_REPLICA` this replica's
 //! tag in legacy session ids (for routing them behind a load balancer; see
 //! `deploy/`), `REDIS_URL=redis://…` a Redis keeping the spent request states
-//! (so replicas sharing it refuse a replay on any of them),
+//! (so replicas sharing it refuse a replay on any of them; feature `redis`),
 //! `HTTP_HEADER_TIMEOUT_MS=N` the
 //! HTTP header-read and idle keep-alive timeout. `--http 127.0.0.1:8931`
-//! serves Streamable HTTP at `/mcp` instead of stdio.
+//! (feature `http`) serves Streamable HTTP at `/mcp` instead of stdio.
 //!
-//! Authorization (HTTP only; all four or none): `MCP_AUTH_JWKS` (path of the
+//! Authorization (feature `auth`, HTTP only; all four or none): `MCP_AUTH_JWKS` (path of the
 //! JWKS file with the token-signing keys), `MCP_AUTH_ISSUER` (the `iss`
 //! tokens carry), `MCP_RESOURCE_URL` (this server's canonical URI: the
 //! audience tokens must name, and the metadata's `resource`) and

@@ -1,4 +1,5 @@
-//! Run with: cargo run --example otel --features otel
+//! Run with: cargo run --example otel --features otel (stdio), or over HTTP:
+//! cargo run --example otel --features otel,http -- --http 127.0.0.1:8931
 //!
 //! Each tool call's `mcp.tool_call` span exported through OpenTelemetry,
 //! linked to the caller's trace (`params._meta.traceparent` in 2026-07-28
@@ -6,7 +7,7 @@
 //! finished span as one JSON line on stderr (stdout carries the protocol
 //! over stdio); swap it for `opentelemetry-otlp`'s to send spans to a
 //! collector (see the README, "Tracing and OpenTelemetry"). Serves stdio,
-//! or Streamable HTTP with `--http 127.0.0.1:8931`.
+//! or Streamable HTTP with `--http 127.0.0.1:8931` (feature `http` too).
 
 use mcp_runtime::{Server, ToolError, tool, tools};
 use opentelemetry::trace::TracerProvider as _;

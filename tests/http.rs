@@ -488,15 +488,35 @@ fn replicas_with_one_seal_key_and_one_store_accept_each_others_states() {
     );
 }
 
-#[test]
-fn without_a_seal_key_one_line_says_replicas_will_not_share_state() {
-    let server = Server::start(&[]);
+/// The log line about the missing request-state key, once it is there.
+fn no_key_line(server: &Server) -> String {
     let deadline = Instant::now() + Duration::from_secs(5);
-    while !server.log().contains("no request-state key") {
-        assert!(Instant::now() < deadline, "{}", server.log());
+    loop {
+        let log = server.log();
+        let lines: Vec<&str> = log
+            .lines()
+            .filter(|line| line.contains("no request-state key"))
+            .collect();
+        if let [line] = lines[..] {
+            return line.to_owned();
+        }
+        assert!(lines.is_empty(), "more than one line: {log}");
+        assert!(Instant::now() < deadline, "{log}");
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert_eq!(server.log().matches("no request-state key").count(), 1);
+}
+
+#[test]
+fn without_a_seal_key_one_line_says_replicas_will_not_share_state() {
+    // A single process (no replica tag): one line at info, no warning.
+    // (The test server logs `mcp_runtime=debug`, so info lines show.)
+    let server = Server::start(&[]);
+    let line = no_key_line(&server);
+    assert!(line.contains(" INFO "), "{line}");
+    // One of several replicas (MCP_REPLICA sets the tag): a warning.
+    let replica = Server::start(&[("MCP_REPLICA", "r1")]);
+    let line = no_key_line(&replica);
+    assert!(line.contains(" WARN "), "{line}");
 }
 
 // ---- shutdown ----

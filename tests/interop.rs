@@ -136,13 +136,11 @@ fn server() -> &'static Path {
         cmd.arg("build")
             .arg("--manifest-path")
             .arg(workspace_root().join("Cargo.toml"))
-            .args([
-                "--package",
-                "examples",
-                "--example",
-                "everything",
-                "--target-dir",
-            ])
+            // The whole workspace, as tests/common's `example_binary` and
+            // `cargo test --workspace` select it: the same features (the
+            // tests crate's, http and redis among them), so nothing is
+            // compiled twice.
+            .args(["--workspace", "--example", "everything", "--target-dir"])
             .arg(target_dir());
         match profile.as_str() {
             "debug" => {}

@@ -10,11 +10,13 @@
 //! measured calls and its peak RSS after them, and stops it with SIGTERM.
 //! Servers take turns within a repetition, in an order that rotates.
 //!
-//! `everything` joins only when it serves HTTP: the driver starts
-//! `everything --http 127.0.0.1:PORT` and waits for the port to accept
-//! connections; a build without the transport ignores the flag and serves
-//! stdio, so the port never opens and the report says `everything` was
-//! skipped.
+//! `everything` joins only when it serves HTTP: the driver (bench/src/main.rs)
+//! builds it with the examples crate's `http` feature (off by default:
+//! `cargo build --release -p examples --example everything --features http`),
+//! starts `everything --http 127.0.0.1:PORT` and waits for the port to
+//! accept connections; a build without the transport (e.g. one given with
+//! `--everything PATH`) exits or serves stdio, so the port never opens and
+//! the report says `everything` was skipped.
 
 use crate::procfs;
 use crate::report::{median, number};

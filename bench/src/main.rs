@@ -197,8 +197,9 @@ fn run() -> io::Result<()> {
         .to_path_buf();
 
     eprintln!("building the servers (release)…");
-    // The stdio rows measure a stdio-only server: `everything` without the
-    // `http` feature (which the examples crate turns on by default).
+    // The stdio rows measure a stdio-only server: `everything` with the
+    // examples crate's default features, which are none (no `http`);
+    // `--no-default-features` says so explicitly.
     let stdio_builds: &[&[&str]] = &[
         &[
             "build",
@@ -251,8 +252,9 @@ fn run() -> io::Result<()> {
             return Err(io::Error::other("cargo build of http-load failed"));
         }
     }
-    // `everything` with the `http` feature, in a target dir of its own so
-    // that it does not replace the stdio-only build measured above.
+    // `everything` with the examples crate's `http` feature (off by
+    // default, so asked for here), in a target dir of its own so that it
+    // does not replace the stdio-only build measured above.
     let http_everything = match &options.everything {
         Some(path) => path.clone(),
         None if options.http || options.replicas => {
@@ -268,6 +270,8 @@ fn run() -> io::Result<()> {
                     "examples",
                     "--example",
                     "everything",
+                    "--features",
+                    "http",
                 ])
                 .arg("--target-dir")
                 .arg(&dir)

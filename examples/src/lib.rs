@@ -23,6 +23,7 @@ use mcp_runtime::Server;
 /// Returns the server and whether authorization is on. A variable set to
 /// something unusable ends the process with status 2 and a line naming it.
 pub fn deployment(mut server: Server, name: &str, title: &str) -> (Server, bool) {
+    require_features(name);
     if let Some(key) = seal_key() {
         server = server.request_state_key(key);
     }
@@ -46,6 +47,47 @@ pub fn deployment(mut server: Server, name: &str, title: &str) -> (Server, bool)
     #[cfg(not(feature = "auth"))]
     let _ = title;
     (server, false)
+}
+
+/// Ends the process, naming the cargo feature to build `example` with, when
+/// an argument or variable asks for something this build left out: `--http`
+/// (feature `http`), `MCP_REPLICA` (`http`), `MCP_AUTH_*` (`auth`).
+/// `REDIS_URL` without `redis` is refused where the store is set up.
+pub fn require_features(example: &str) {
+    #[cfg(not(feature = "http"))]
+    if std::env::args()
+        .skip(1)
+        .any(|arg| arg == "--http" || arg.starts_with("--http="))
+    {
+        refuse(format_args!(
+            "--http needs the examples' `http` feature: \
+             cargo run --release --example {example} --features http -- --http 127.0.0.1:8931"
+        ));
+    }
+    #[cfg(not(feature = "http"))]
+    if std::env::var_os("MCP_REPLICA").is_some() {
+        refuse(format_args!(
+            "MCP_REPLICA (HTTP) needs the examples' `http` feature: \
+             cargo run --release --example {example} --features http -- --http ADDR"
+        ));
+    }
+    #[cfg(not(feature = "auth"))]
+    if let Some(name) = [
+        "MCP_AUTH_JWKS",
+        "MCP_AUTH_ISSUER",
+        "MCP_RESOURCE_URL",
+        "MCP_AUTH_SERVER",
+    ]
+    .into_iter()
+    .find(|name| std::env::var_os(name).is_some())
+    {
+        refuse(format_args!(
+            "{name} (authorization) needs the examples' `auth` feature: \
+             cargo run --release --example {example} --features auth -- --http ADDR"
+        ));
+    }
+    #[cfg(all(feature = "http", feature = "auth"))]
+    let _ = example;
 }
 
 /// Ends the process: a deployment variable cannot be used.
@@ -83,10 +125,11 @@ fn with_shared_store(server: Server, name: &str) -> Server {
 }
 
 #[cfg(not(feature = "redis"))]
-fn with_shared_store(server: Server, _name: &str) -> Server {
+fn with_shared_store(server: Server, name: &str) -> Server {
     if std::env::var_os("REDIS_URL").is_some() {
         refuse(format_args!(
-            "REDIS_URL needs the examples' `redis` feature"
+            "REDIS_URL needs the examples' `redis` feature (and `http` to serve replicas): \
+             cargo run --release --example {name} --features http,redis -- --http ADDR"
         ));
     }
     server

@@ -24,6 +24,13 @@ fn workspace_root() -> PathBuf {
 
 /// The path of an example binary, built once per test process with the same
 /// profile as the tests (a no-op when `cargo test` already built it).
+///
+/// The examples crate turns on no feature by default (a stdio server); the
+/// tests crate asks for `http`, `redis`, `auth` and `otel` through its
+/// dev-dependency on it (tests/Cargo.toml). The build selects the whole
+/// workspace, as `scripts/test` (`cargo test --workspace`) does, so cargo
+/// resolves the same features for every crate and reuses what that run
+/// built instead of compiling the dependency graph a second time.
 pub fn example_binary(name: &str) -> PathBuf {
     static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let profile = if cfg!(debug_assertions) {
@@ -38,15 +45,10 @@ pub fn example_binary(name: &str) -> PathBuf {
         cmd.current_dir(workspace_root()).args([
             "build",
             "--quiet",
-            "-p",
-            "examples",
+            "--workspace",
             "--example",
             name,
         ]);
-        // Examples behind a feature of their own (`required-features`).
-        if name == "otel" {
-            cmd.args(["--features", "otel"]);
-        }
         if profile == "release" {
             cmd.arg("--release");
         }

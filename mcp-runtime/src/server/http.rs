@@ -9,6 +9,12 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// Logged by `serve_http` when no request-state key is set: at warn when a
+/// replica tag says other replicas exist, else at info.
+const NO_REQUEST_STATE_KEY: &str = "no request-state key set (Server::request_state_key): a \
+    random per-process key seals 2026-07-28 requestState, so replicas will not accept each \
+    other's states";
+
 /// What the HTTP front door allows, as set on the builder.
 #[derive(Debug, Default)]
 pub(super) struct HttpSettings {
@@ -259,6 +265,7 @@ impl Server {
         let check_host = crate::transport::http::is_loopback(&local) || self.http.hosts.is_some();
         let (name, version) = (self.name.clone(), self.version.clone());
         let key_given = self.request_state_key.is_some();
+        let replicated = self.http.replica_tag.is_some();
         let (service, drain) = self
             .into_http(check_host, Some("/mcp"))
             .map_err(|err| io::Error::new(io::ErrorKind::InvalidInput, err.to_string()))?;
@@ -272,11 +279,14 @@ impl Server {
             pid = std::process::id(),
             "serving"
         );
+        // Only a deployment with replicas (a replica tag set) needs a shared
+        // key; a single process is fine with its own, so it hears at info.
         if !key_given {
-            tracing::warn!(
-                "no request-state key set (Server::request_state_key): a random per-process key \
-                 seals 2026-07-28 requestState, so replicas will not accept each other's states"
-            );
+            if replicated {
+                tracing::warn!("{NO_REQUEST_STATE_KEY}");
+            } else {
+                tracing::info!("{NO_REQUEST_STATE_KEY}");
+            }
         }
         let result =
             crate::transport::http::serve(listener, service, drain, files, termination()).await;

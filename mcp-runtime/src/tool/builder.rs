@@ -152,7 +152,7 @@ impl ToolBuilder {
     /// The OAuth scopes a caller needs to call this tool, added to those
     /// given before; `#[tool(scopes("files:write"))]` sets them. Advertised
     /// in the tool's `_meta` as `"rs.mcp-runtime/scopes": [...]`. Enforced
-    /// only over HTTP with [`Server::auth`](crate::Server::auth): a token
+    /// only over HTTP with `Server::auth` (feature `http`): a token
     /// without all of them gets `403` with `error="insufficient_scope"`
     /// before the tool runs. Stdio and HTTP without authorization have no
     /// caller identity to check, and run the tool. Each scope is an OAuth
