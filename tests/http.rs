@@ -1245,14 +1245,7 @@ fn honest_call(addr: &str) -> (u16, Duration) {
     let started = Instant::now();
     let mut stream = TcpStream::connect(addr).unwrap();
     let body = call(1, "add", json!({"a": 1, "b": 2})).to_string();
-    let headers = [
-        ("MCP-Protocol-Version", MODERN),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "add"),
-    ];
-    stream
-        .write_all(&request_bytes(addr, "POST", &headers, &body))
-        .unwrap();
+    stream.write_all(&call_bytes(addr, "add", &body)).unwrap();
     let status = head_by(&mut stream, started + Duration::from_secs(10)).map_or(0, |(s, _)| s);
     (status, started.elapsed())
 }
@@ -1560,15 +1553,10 @@ fn connect_from(from: &str, addr: &str) -> TcpStream {
 /// Status and body of an `add` call on `stream`.
 fn add_on(stream: &mut TcpStream, addr: &str) -> (u16, String) {
     let body = call(1, "add", json!({"a": 1, "b": 2})).to_string();
-    let headers = [
-        ("MCP-Protocol-Version", MODERN),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "add"),
-    ];
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
-    let _ = stream.write_all(&request_bytes(addr, "POST", &headers, &body));
+    let _ = stream.write_all(&call_bytes(addr, "add", &body));
     let mut text = String::new();
     let _ = stream.read_to_string(&mut text);
     let status = text

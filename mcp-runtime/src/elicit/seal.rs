@@ -184,24 +184,21 @@ impl StateSealer {
         let store = Arc::clone(&self.store);
         Box::pin(async move {
             let left = Duration::from_millis(ticket.expires.saturating_sub(now_ms()));
-            match store
+            let refusal = match store
                 .put_if_absent(&state_key(&ticket.id), OPEN.to_vec(), left + SPENT_GRACE)
                 .await
             {
-                Ok(true) => Ok(state),
+                Ok(true) => return Ok(state),
                 // A random 128-bit id already there: never in practice, and
                 // never handed out twice.
-                Ok(false) => Err(IssueRefusal::Store(StoreError::unavailable(
-                    "a new requestState id collided",
-                ))),
-                Err(err) => {
-                    // Not issued: the quota's place is given back.
-                    if let Some(held) = quota {
-                        held.release();
-                    }
-                    Err(IssueRefusal::Store(err))
-                }
+                Ok(false) => StoreError::unavailable("a new requestState id collided"),
+                Err(err) => err,
+            };
+            // Not issued: the quota's place is given back.
+            if let Some(held) = quota {
+                held.release();
             }
+            Err(IssueRefusal::Store(refusal))
         })
     }
 

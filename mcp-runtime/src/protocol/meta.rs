@@ -23,24 +23,15 @@ pub(crate) const PROGRESS_TOKEN: &str = "progressToken";
 /// number of notifications its call sends.
 pub(crate) const MAX_PROGRESS_TOKEN_LEN: usize = 256;
 
-/// The length of the `progressToken` in the request `_meta` `meta` when it
-/// is over [`MAX_PROGRESS_TOKEN_LEN`]; `None` when there is none, or it is
-/// within the limit, or `meta` is not an object (that is reported where
-/// `_meta` is read).
-pub(crate) fn oversized_progress_token(meta: &serde_json::value::RawValue) -> Option<usize> {
-    #[derive(serde::Deserialize)]
-    struct Token<'a> {
-        #[serde(rename = "progressToken", default, borrow)]
-        token: Option<&'a serde_json::value::RawValue>,
-    }
-    let raw = meta.get();
-    // A token over the limit needs a `_meta` over it too, and its key is
-    // spelled out or escaped: most requests are settled without parsing.
-    if raw.len() <= MAX_PROGRESS_TOKEN_LEN || !(raw.contains(PROGRESS_TOKEN) || raw.contains('\\'))
-    {
+/// The length of a request's `progressToken` (as sent, read by the one
+/// parse of its params) when it is over [`MAX_PROGRESS_TOKEN_LEN`]: a
+/// string's decoded UTF-8, any other value's text.
+pub(crate) fn oversized_progress_token(token: &serde_json::value::RawValue) -> Option<usize> {
+    let token = token.get();
+    if token.len() <= MAX_PROGRESS_TOKEN_LEN {
+        // Escapes only make a string longer than what it decodes to.
         return None;
     }
-    let token = serde_json::from_str::<Token<'_>>(raw).ok()?.token?.get();
     let len = if token.starts_with('"') {
         serde_json::from_str::<std::borrow::Cow<'_, str>>(token).map_or(token.len(), |t| t.len())
     } else {
@@ -48,6 +39,7 @@ pub(crate) fn oversized_progress_token(meta: &serde_json::value::RawValue) -> Op
     };
     (len > MAX_PROGRESS_TOKEN_LEN).then_some(len)
 }
+
 /// The OAuth scopes a tool needs (`_meta` of a tool definition). This
 /// crate's own prefix: `io.modelcontextprotocol/` is reserved for the
 /// specification, and it defines no such key.
@@ -56,10 +48,18 @@ pub(crate) const TOOL_SCOPES: &str = "rs.mcp-runtime/scopes";
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::params::Params;
     use serde_json::value::RawValue;
 
+    /// The oversized length of the token in `_meta` text `meta`, read as
+    /// a request's params are.
     fn oversized(meta: &str) -> Option<usize> {
-        oversized_progress_token(&RawValue::from_string(meta.to_owned()).unwrap())
+        let params = RawValue::from_string(format!(r#"{{"_meta":{meta}}}"#)).unwrap();
+        let params = Params::parse(Some(&params)).unwrap();
+        params
+            .meta?
+            .progress_token
+            .and_then(oversized_progress_token)
     }
 
     #[test]

@@ -52,6 +52,9 @@ pub(crate) struct Meta<'a> {
     pub(crate) client_info: Option<&'a RawValue>,
     /// `io.modelcontextprotocol/logLevel`.
     pub(crate) log_level: Option<Cow<'a, str>>,
+    /// `progressToken` (any revision), as sent: its length is checked where
+    /// a call starts ([`super::meta::oversized_progress_token`]).
+    pub(crate) progress_token: Option<&'a RawValue>,
 }
 
 /// Why params cannot be read: the message of a `-32602`.
@@ -95,6 +98,8 @@ struct MetaKeys<'a> {
     client_info: Option<&'a RawValue>,
     #[serde(rename = "io.modelcontextprotocol/logLevel", default, borrow)]
     log_level: Option<&'a RawValue>,
+    #[serde(rename = "progressToken", default, borrow)]
+    progress_token: Option<&'a RawValue>,
 }
 
 impl<'a> Params<'a> {
@@ -104,17 +109,7 @@ impl<'a> Params<'a> {
         let Some(raw) = params.filter(|raw| raw.get() != "null") else {
             return Ok(Params::default());
         };
-        if !is_object(raw) {
-            return Err(InvalidParams(
-                "Invalid params: params must be a JSON object".to_owned(),
-            ));
-        }
-        let members: Members<'a> = serde_json::from_str(raw.get()).map_err(|err| {
-            InvalidParams(format!(
-                "Invalid params: {}",
-                super::incoming::without_position(&err)
-            ))
-        })?;
+        let members: Members<'a> = read_object(raw, "params", "")?;
         let arguments = object_or_null(members.arguments, "\"arguments\"")?;
         let input_responses = object_or_null(members.input_responses, "\"inputResponses\"")?;
         let meta = match members.meta.0 {
@@ -153,19 +148,7 @@ impl<'a> Params<'a> {
 
 impl<'a> Meta<'a> {
     fn parse(raw: &'a RawValue) -> Result<Meta<'a>, InvalidParams> {
-        // Checked before serde reads it: serde reads a JSON array into a
-        // struct, position by position.
-        if !is_object(raw) {
-            return Err(InvalidParams(
-                "Invalid params: params._meta must be a JSON object".to_owned(),
-            ));
-        }
-        let keys: MetaKeys<'a> = serde_json::from_str(raw.get()).map_err(|err| {
-            InvalidParams(format!(
-                "Invalid params: params._meta: {}",
-                super::incoming::without_position(&err)
-            ))
-        })?;
+        let keys: MetaKeys<'a> = read_object(raw, "params._meta", "params._meta: ")?;
         let string = |value: Option<&'a RawValue>, key: &str| match value {
             None => Ok(None),
             Some(value) => serde_json::from_str::<Text<'a>>(value.get())
@@ -188,8 +171,31 @@ impl<'a> Meta<'a> {
             client_capabilities: object(keys.client_capabilities, meta::CLIENT_CAPABILITIES)?,
             client_info: object(keys.client_info, meta::CLIENT_INFO)?,
             log_level: string(keys.log_level, meta::LOG_LEVEL)?,
+            progress_token: keys.progress_token,
         })
     }
+}
+
+/// `raw` read as the struct `T`, or why not: it must be a JSON object
+/// (checked before serde reads it, since serde reads a JSON array into a
+/// struct, position by position). `what` names it in that refusal, `context`
+/// prefixes serde's own message.
+fn read_object<'a, T: Deserialize<'a>>(
+    raw: &'a RawValue,
+    what: &str,
+    context: &str,
+) -> Result<T, InvalidParams> {
+    if !is_object(raw) {
+        return Err(InvalidParams(format!(
+            "Invalid params: {what} must be a JSON object"
+        )));
+    }
+    serde_json::from_str(raw.get()).map_err(|err| {
+        InvalidParams(format!(
+            "Invalid params: {context}{}",
+            super::incoming::without_position(&err)
+        ))
+    })
 }
 
 /// Whether a raw value is a JSON object (raw values start at their first

@@ -77,7 +77,8 @@ impl Session {
         info: RequestInfo,
         params: Params<'_>,
     ) -> Result<(), Failure> {
-        if let Some(len) = params.meta_raw().and_then(meta::oversized_progress_token) {
+        let token = params.meta.as_ref().and_then(|meta| meta.progress_token);
+        if let Some(len) = token.and_then(meta::oversized_progress_token) {
             return Err(Failure::invalid_params(format!(
                 "Invalid params: params._meta.progressToken is {len} bytes; the limit is {} bytes",
                 meta::MAX_PROGRESS_TOKEN_LEN
