@@ -74,7 +74,6 @@ mod level;
 mod limits;
 mod logging;
 mod principal;
-mod protocol;
 mod quota;
 mod registry;
 pub mod schema;
@@ -90,6 +89,10 @@ mod tool;
 mod toolset;
 mod transport;
 mod util;
+
+// The wire model lives in its own crate (no I/O, shared with clients); the
+// alias keeps `crate::protocol::...` paths as they were.
+use mcp_protocol as protocol;
 
 pub use content::{Audience, Content, IntoContent};
 pub use context::{Context, TestContext, TestPeer};

@@ -21,45 +21,45 @@ use std::borrow::Cow;
 /// A request's params, with the members that route, authorize and envelope
 /// it read once. Borrowed from the message.
 #[derive(Debug, Default)]
-pub(crate) struct Params<'a> {
+pub struct Params<'a> {
     /// The params object as sent (`None` when absent or `null`), for the
     /// method's own params type.
-    pub(crate) raw: Option<&'a RawValue>,
+    pub raw: Option<&'a RawValue>,
     /// `name` (`tools/call`, `prompts/get`).
-    pub(crate) name: Option<Cow<'a, str>>,
+    pub name: Option<Cow<'a, str>>,
     /// `arguments`: an object, when present and not `null`.
-    pub(crate) arguments: Option<&'a RawValue>,
+    pub arguments: Option<&'a RawValue>,
     /// `_meta`: an object, when present.
-    pub(crate) meta: Option<Meta<'a>>,
+    pub meta: Option<Meta<'a>>,
     /// `requestState` (2026-07-28 `tools/call`).
-    pub(crate) request_state: Option<Cow<'a, str>>,
+    pub request_state: Option<Cow<'a, str>>,
     /// `inputResponses` (2026-07-28 `tools/call`): an object, when present
     /// and not `null`.
-    pub(crate) input_responses: Option<&'a RawValue>,
+    pub input_responses: Option<&'a RawValue>,
 }
 
 /// `params._meta`, with the reserved keys this server reads, each of its
 /// type (the 2026-07-28 envelope, and the progress token of any revision).
 #[derive(Debug)]
-pub(crate) struct Meta<'a> {
+pub struct Meta<'a> {
     /// The whole object, for `Context::meta`.
-    pub(crate) raw: &'a RawValue,
+    pub raw: &'a RawValue,
     /// `io.modelcontextprotocol/protocolVersion`.
-    pub(crate) protocol_version: Option<Cow<'a, str>>,
+    pub protocol_version: Option<Cow<'a, str>>,
     /// `io.modelcontextprotocol/clientCapabilities`: an object.
-    pub(crate) client_capabilities: Option<&'a RawValue>,
+    pub client_capabilities: Option<&'a RawValue>,
     /// `io.modelcontextprotocol/clientInfo`: an object.
-    pub(crate) client_info: Option<&'a RawValue>,
+    pub client_info: Option<&'a RawValue>,
     /// `io.modelcontextprotocol/logLevel`.
-    pub(crate) log_level: Option<Cow<'a, str>>,
+    pub log_level: Option<Cow<'a, str>>,
     /// `progressToken` (any revision), as sent: its length is checked where
     /// a call starts ([`super::meta::oversized_progress_token`]).
-    pub(crate) progress_token: Option<&'a RawValue>,
+    pub progress_token: Option<&'a RawValue>,
 }
 
 /// Why params cannot be read: the message of a `-32602`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct InvalidParams(pub(crate) String);
+pub struct InvalidParams(pub String);
 
 impl std::fmt::Display for InvalidParams {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -105,7 +105,7 @@ struct MetaKeys<'a> {
 impl<'a> Params<'a> {
     /// Reads `params` (absent and `null` are the same: no params). Must be
     /// an object: callers refuse arrays first, with their own message.
-    pub(crate) fn parse(params: Option<&'a RawValue>) -> Result<Params<'a>, InvalidParams> {
+    pub fn parse(params: Option<&'a RawValue>) -> Result<Params<'a>, InvalidParams> {
         let Some(raw) = params.filter(|raw| raw.get() != "null") else {
             return Ok(Params::default());
         };
@@ -127,21 +127,20 @@ impl<'a> Params<'a> {
     }
 
     /// `_meta` as sent, if any.
-    pub(crate) fn meta_raw(&self) -> Option<&'a RawValue> {
+    pub fn meta_raw(&self) -> Option<&'a RawValue> {
         self.meta.as_ref().map(|meta| meta.raw)
     }
 
     /// Whether `_meta` carries the 2026-07-28 envelope (either of its
     /// required keys): such a request belongs to that era.
-    pub(crate) fn enveloped(&self) -> bool {
+    pub fn enveloped(&self) -> bool {
         self.meta.as_ref().is_some_and(|meta| {
             meta.protocol_version.is_some() || meta.client_capabilities.is_some()
         })
     }
 
     /// The envelope's protocol version, if it carries one.
-    #[cfg_attr(not(any(feature = "http", test)), allow(dead_code))]
-    pub(crate) fn envelope_version(&self) -> Option<&str> {
+    pub fn envelope_version(&self) -> Option<&str> {
         self.meta.as_ref()?.protocol_version.as_deref()
     }
 }

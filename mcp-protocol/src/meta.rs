@@ -3,30 +3,30 @@
 //! attributes, which take literals only; a test there checks they match.)
 
 /// The protocol version in a 2026-07-28 request envelope.
-pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// The client capabilities in a 2026-07-28 request envelope.
-pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 /// The client's name and version in a 2026-07-28 request envelope.
-pub(crate) const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// The per-request log level (2026-07-28).
-pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 /// The server's identity on 2026-07-28 results.
-pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// Tags the messages of a `subscriptions/listen` stream (2026-07-28).
-pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 /// The progress token of a request (every revision).
-pub(crate) const PROGRESS_TOKEN: &str = "progressToken";
+pub const PROGRESS_TOKEN: &str = "progressToken";
 
 /// The longest `progressToken` accepted, in bytes (a string's UTF-8, a
 /// number's digits): 256. Every progress notification repeats the token, so
 /// an unbounded one would let a single request multiply its size by the
 /// number of notifications its call sends.
-pub(crate) const MAX_PROGRESS_TOKEN_LEN: usize = 256;
+pub const MAX_PROGRESS_TOKEN_LEN: usize = 256;
 
 /// The length of a request's `progressToken` (as sent, read by the one
 /// parse of its params) when it is over [`MAX_PROGRESS_TOKEN_LEN`]: a
 /// string's decoded UTF-8, any other value's text.
-pub(crate) fn oversized_progress_token(token: &serde_json::value::RawValue) -> Option<usize> {
+pub fn oversized_progress_token(token: &serde_json::value::RawValue) -> Option<usize> {
     let token = token.get();
     if token.len() <= MAX_PROGRESS_TOKEN_LEN {
         // Escapes only make a string longer than what it decodes to.
@@ -43,12 +43,12 @@ pub(crate) fn oversized_progress_token(token: &serde_json::value::RawValue) -> O
 /// The OAuth scopes a tool needs (`_meta` of a tool definition). This
 /// crate's own prefix: `io.modelcontextprotocol/` is reserved for the
 /// specification, and it defines no such key.
-pub(crate) const TOOL_SCOPES: &str = "rs.mcp-runtime/scopes";
+pub const TOOL_SCOPES: &str = "rs.mcp-runtime/scopes";
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::params::Params;
+    use crate::params::Params;
     use serde_json::value::RawValue;
 
     /// The oversized length of the token in `_meta` text `meta`, read as
