@@ -27,6 +27,12 @@ impl ErrorCode {
     /// 2026-07-28: the request's protocol version is not served here.
     pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
 
+    /// The code of a number read from the wire (any number: JSON-RPC
+    /// leaves most of the range to implementations).
+    pub const fn from_code(code: i64) -> ErrorCode {
+        ErrorCode(code)
+    }
+
     /// The number on the wire.
     pub const fn code(self) -> i64 {
         self.0

@@ -8,6 +8,10 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 
 /// One well-formed JSON-RPC message, borrowing from the line it was read from.
+// A request's params (with the `_meta` envelope) make it the large variant:
+// the value is made once per message and taken apart at once, never stored
+// in bulk, and boxing it would cost an allocation on every request.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Incoming<'a> {
     /// A request: it gets exactly one response. Its params are read once,

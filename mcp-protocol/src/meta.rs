@@ -1,6 +1,13 @@
-//! The reserved `_meta` keys this server reads or writes, in one place.
-//! (The envelope decoder in `params.rs` must spell its keys in serde
-//! attributes, which take literals only; a test there checks they match.)
+//! The reserved `_meta` keys this server reads or writes, in one place, and
+//! the one typed struct of a request's envelope ([`Envelope`]) that both the
+//! server's parse of incoming params and a client's outgoing requests use.
+//! (Its serde attributes take literals only; a test checks they match the
+//! constants here.)
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
 
 /// The protocol version in a 2026-07-28 request envelope.
 pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -45,6 +52,185 @@ pub fn oversized_progress_token(token: &serde_json::value::RawValue) -> Option<u
 /// specification, and it defines no such key.
 pub const TOOL_SCOPES: &str = "rs.mcp-runtime/scopes";
 
+/// The reserved keys of a request's `params._meta`, each of its type: the
+/// 2026-07-28 envelope and the progress token of any revision.
+///
+/// One struct both ways: the server reads incoming params into it (through
+/// [`crate::params::Params::parse`], once, strictly: a key of the wrong type
+/// is refused with a message naming it, a repeated key is refused), and a
+/// client serializes its outgoing requests' `_meta` from it. Two decoders of
+/// the envelope that disagreed once let a forged `_meta` past a scope check;
+/// there is no second one. Borrowed from the message on the server; a client
+/// fills it with owned values.
+///
+/// ```
+/// use mcp_protocol::meta::Envelope;
+/// let envelope = Envelope::new("2026-07-28", "{}", r#"{"name":"c","version":"1"}"#).unwrap();
+/// let json = serde_json::to_string(&envelope).unwrap();
+/// assert!(json.contains(r#""io.modelcontextprotocol/protocolVersion":"2026-07-28""#));
+/// ```
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Envelope<'a> {
+    /// `io.modelcontextprotocol/protocolVersion`: a string.
+    #[serde(
+        rename = "io.modelcontextprotocol/protocolVersion",
+        default,
+        borrow,
+        deserialize_with = "protocol_version",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub protocol_version: Option<Cow<'a, str>>,
+    /// `io.modelcontextprotocol/clientCapabilities`: an object.
+    #[serde(
+        rename = "io.modelcontextprotocol/clientCapabilities",
+        default,
+        borrow,
+        deserialize_with = "client_capabilities",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub client_capabilities: Option<Cow<'a, RawValue>>,
+    /// `io.modelcontextprotocol/clientInfo`: an object.
+    #[serde(
+        rename = "io.modelcontextprotocol/clientInfo",
+        default,
+        borrow,
+        deserialize_with = "client_info",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub client_info: Option<Cow<'a, RawValue>>,
+    /// `io.modelcontextprotocol/logLevel`: a string.
+    #[serde(
+        rename = "io.modelcontextprotocol/logLevel",
+        default,
+        borrow,
+        deserialize_with = "log_level",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub log_level: Option<Cow<'a, str>>,
+    /// `progressToken` (any revision), as sent: its length is checked where
+    /// a call starts ([`oversized_progress_token`]).
+    #[serde(
+        rename = "progressToken",
+        default,
+        borrow,
+        deserialize_with = "progress_token",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub progress_token: Option<Cow<'a, RawValue>>,
+}
+
+/// A value of an [`Envelope`] that cannot be made: JSON that does not parse
+/// or is not of the key's type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnvelopeError(pub String);
+
+impl std::fmt::Display for EnvelopeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for EnvelopeError {}
+
+impl Envelope<'static> {
+    /// The envelope a 2026-07-28 client sends on every request: the
+    /// revision, its capabilities and its identity (both JSON objects, as
+    /// text, e.g. `serde_json::to_string(&capabilities)`).
+    pub fn new(
+        protocol_version: impl Into<String>,
+        client_capabilities: &str,
+        client_info: &str,
+    ) -> Result<Envelope<'static>, EnvelopeError> {
+        Ok(Envelope {
+            protocol_version: Some(Cow::Owned(protocol_version.into())),
+            client_capabilities: Some(Cow::Owned(owned_object(
+                client_capabilities,
+                CLIENT_CAPABILITIES,
+            )?)),
+            client_info: Some(Cow::Owned(owned_object(client_info, CLIENT_INFO)?)),
+            log_level: None,
+            progress_token: None,
+        })
+    }
+}
+
+impl Envelope<'_> {
+    /// The same envelope with a progress token: a JSON string or integer,
+    /// as text (`"\"p1\""`, `7`).
+    pub fn with_progress_token(mut self, token: &str) -> Result<Self, EnvelopeError> {
+        let raw = RawValue::from_string(token.to_owned())
+            .map_err(|err| EnvelopeError(format!("{PROGRESS_TOKEN}: {err}")))?;
+        self.progress_token = Some(Cow::Owned(raw));
+        Ok(self)
+    }
+
+    /// Whether it carries the 2026-07-28 envelope (either of its required
+    /// keys): such a request belongs to that era.
+    pub fn enveloped(&self) -> bool {
+        self.protocol_version.is_some() || self.client_capabilities.is_some()
+    }
+}
+
+fn owned_object(text: &str, key: &str) -> Result<Box<RawValue>, EnvelopeError> {
+    let raw = RawValue::from_string(text.trim().to_owned())
+        .map_err(|err| EnvelopeError(format!("{key}: {err}")))?;
+    if raw.get().starts_with('{') {
+        Ok(raw)
+    } else {
+        Err(EnvelopeError(format!("{key} must be a JSON object")))
+    }
+}
+
+// The readers of the keys: each refuses a value of the wrong type with a
+// message that names the key (`["key"] must be …`; the params parse puts
+// `params._meta` before it). A key sent as `null` is of the wrong type too.
+
+fn string<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    key: &str,
+) -> Result<Option<Cow<'de, str>>, D::Error> {
+    let raw = <&'de RawValue>::deserialize(deserializer)?;
+    serde_json::from_str::<crate::incoming::Text<'de>>(raw.get())
+        .map(|text| text.0)
+        .map_err(|_| D::Error::custom(format!("[\"{key}\"] must be a string")))
+}
+
+fn object<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    key: &str,
+) -> Result<Option<Cow<'de, RawValue>>, D::Error> {
+    let raw = <&'de RawValue>::deserialize(deserializer)?;
+    if raw.get().starts_with('{') {
+        Ok(Some(Cow::Borrowed(raw)))
+    } else {
+        Err(D::Error::custom(format!(
+            "[\"{key}\"] must be an object ({{}} when empty)"
+        )))
+    }
+}
+
+fn protocol_version<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Error> {
+    string(d, PROTOCOL_VERSION)
+}
+
+fn log_level<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Error> {
+    string(d, LOG_LEVEL)
+}
+
+fn client_capabilities<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Cow<'de, RawValue>>, D::Error> {
+    object(d, CLIENT_CAPABILITIES)
+}
+
+fn client_info<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, RawValue>>, D::Error> {
+    object(d, CLIENT_INFO)
+}
+
+fn progress_token<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, RawValue>>, D::Error> {
+    <&'de RawValue>::deserialize(d).map(|raw| Some(Cow::Borrowed(raw)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,6 +245,7 @@ mod tests {
         params
             .meta?
             .progress_token
+            .as_deref()
             .and_then(oversized_progress_token)
     }
 

@@ -13,7 +13,7 @@
 //! Members it does not name are left to the method's own params type.
 
 use super::incoming::{Present, Text};
-use super::meta;
+use super::meta::Envelope;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -38,23 +38,23 @@ pub struct Params<'a> {
     pub input_responses: Option<&'a RawValue>,
 }
 
-/// `params._meta`, with the reserved keys this server reads, each of its
-/// type (the 2026-07-28 envelope, and the progress token of any revision).
+/// `params._meta`: the object as sent, and the reserved keys this server
+/// reads ([`Envelope`], the one struct of them, which a client's requests
+/// are written from too). It derefs to the envelope, so
+/// `meta.protocol_version` reads as the key it is.
 #[derive(Debug)]
 pub struct Meta<'a> {
     /// The whole object, for `Context::meta`.
     pub raw: &'a RawValue,
-    /// `io.modelcontextprotocol/protocolVersion`.
-    pub protocol_version: Option<Cow<'a, str>>,
-    /// `io.modelcontextprotocol/clientCapabilities`: an object.
-    pub client_capabilities: Option<&'a RawValue>,
-    /// `io.modelcontextprotocol/clientInfo`: an object.
-    pub client_info: Option<&'a RawValue>,
-    /// `io.modelcontextprotocol/logLevel`.
-    pub log_level: Option<Cow<'a, str>>,
-    /// `progressToken` (any revision), as sent: its length is checked where
-    /// a call starts ([`super::meta::oversized_progress_token`]).
-    pub progress_token: Option<&'a RawValue>,
+    /// Its reserved keys, each of its type.
+    pub envelope: Envelope<'a>,
+}
+
+impl<'a> std::ops::Deref for Meta<'a> {
+    type Target = Envelope<'a>;
+    fn deref(&self) -> &Envelope<'a> {
+        &self.envelope
+    }
 }
 
 /// Why params cannot be read: the message of a `-32602`.
@@ -83,23 +83,6 @@ struct Members<'a> {
     request_state: Text<'a>,
     #[serde(rename = "inputResponses", default, borrow)]
     input_responses: Option<&'a RawValue>,
-}
-
-/// The reserved `_meta` keys read here, raw: each is type-checked below
-/// with an error that names it. (serde attributes take literals only; a
-/// test checks they match [`meta`].)
-#[derive(Deserialize)]
-struct MetaKeys<'a> {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow)]
-    protocol_version: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, borrow)]
-    client_capabilities: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", default, borrow)]
-    client_info: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/logLevel", default, borrow)]
-    log_level: Option<&'a RawValue>,
-    #[serde(rename = "progressToken", default, borrow)]
-    progress_token: Option<&'a RawValue>,
 }
 
 impl<'a> Params<'a> {
@@ -134,9 +117,7 @@ impl<'a> Params<'a> {
     /// Whether `_meta` carries the 2026-07-28 envelope (either of its
     /// required keys): such a request belongs to that era.
     pub fn enveloped(&self) -> bool {
-        self.meta.as_ref().is_some_and(|meta| {
-            meta.protocol_version.is_some() || meta.client_capabilities.is_some()
-        })
+        self.meta.as_ref().is_some_and(|meta| meta.enveloped())
     }
 
     /// The envelope's protocol version, if it carries one.
@@ -147,31 +128,13 @@ impl<'a> Params<'a> {
 
 impl<'a> Meta<'a> {
     fn parse(raw: &'a RawValue) -> Result<Meta<'a>, InvalidParams> {
-        let keys: MetaKeys<'a> = read_object(raw, "params._meta", "params._meta: ")?;
-        let string = |value: Option<&'a RawValue>, key: &str| match value {
-            None => Ok(None),
-            Some(value) => serde_json::from_str::<Text<'a>>(value.get())
-                .map(|text| text.0)
-                .map_err(|_| {
-                    InvalidParams(format!(
-                        "Invalid params: params._meta[\"{key}\"] must be a string"
-                    ))
-                }),
-        };
-        let object = |value: Option<&'a RawValue>, key: &str| match value {
-            Some(value) if !is_object(value) => Err(InvalidParams(format!(
-                "Invalid params: params._meta[\"{key}\"] must be an object ({{}} when empty)"
-            ))),
-            value => Ok(value),
-        };
-        Ok(Meta {
-            raw,
-            protocol_version: string(keys.protocol_version, meta::PROTOCOL_VERSION)?,
-            client_capabilities: object(keys.client_capabilities, meta::CLIENT_CAPABILITIES)?,
-            client_info: object(keys.client_info, meta::CLIENT_INFO)?,
-            log_level: string(keys.log_level, meta::LOG_LEVEL)?,
-            progress_token: keys.progress_token,
-        })
+        let envelope: Envelope<'a> = read_object(raw, "params._meta", "params._meta: ")
+            // A key of the wrong type is named by the envelope's reader as
+            // `["key"] must be …`: it reads as `params._meta["key"]`.
+            .map_err(|InvalidParams(message)| {
+                InvalidParams(message.replacen("params._meta: [", "params._meta[", 1))
+            })?;
+        Ok(Meta { raw, envelope })
     }
 }
 
@@ -219,6 +182,7 @@ fn object_or_null<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::meta;
     use serde_json::json;
 
     fn parse(text: &str) -> Result<Params<'_>, InvalidParams> {
@@ -304,7 +268,10 @@ mod tests {
         assert!(refused("[1]").contains("must be a JSON object"));
         assert!(refused("7").contains("must be a JSON object"));
         let version = format!(r#"{{"_meta":{{"{}":7}}}}"#, meta::PROTOCOL_VERSION);
-        assert!(refused(&version).contains("must be a string"));
+        assert_eq!(
+            refused(&version),
+            "Invalid params: params._meta[\"io.modelcontextprotocol/protocolVersion\"] must be a string"
+        );
         let caps = format!(r#"{{"_meta":{{"{}":[]}}}}"#, meta::CLIENT_CAPABILITIES);
         assert!(refused(&caps).contains("must be an object"));
         let info = format!(r#"{{"_meta":{{"{}":"me"}}}}"#, meta::CLIENT_INFO);

@@ -62,7 +62,7 @@ impl SamplingContent {
 }
 
 /// A message of the conversation the client's model continues.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SamplingMessage {
     /// Who says it.
     pub role: Role,
