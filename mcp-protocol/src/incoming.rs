@@ -1,8 +1,8 @@
 //! Classifying one incoming line: request, notification, response, or a
 //! rejection that says which JSON-RPC error it earns.
 
-use super::ErrorCode;
 use super::params::Params;
+use super::{ErrorCode, RpcError};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -45,10 +45,8 @@ pub enum Incoming<'a> {
 /// Why a line is not a message we can act on, and the id to answer with.
 #[derive(Debug)]
 pub struct Rejection<'a> {
-    /// The JSON-RPC error code.
-    pub code: ErrorCode,
     /// What was wrong.
-    pub message: Cow<'static, str>,
+    pub error: RpcError,
     /// The request's id when it could be read; the response omits `id` otherwise.
     pub id: Option<&'a RawValue>,
 }
@@ -126,8 +124,10 @@ pub fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
     let valid_id = id.filter(|raw| is_valid_id(raw));
     if envelope.jsonrpc.0.as_deref() != Some("2.0") {
         return Err(Rejection {
-            code: ErrorCode::INVALID_REQUEST,
-            message: "Invalid Request: \"jsonrpc\" must be \"2.0\"".into(),
+            error: RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: \"jsonrpc\" must be \"2.0\"",
+            ),
             id: valid_id,
         });
     }
@@ -140,8 +140,7 @@ pub fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
             "Invalid Request: \"id\" must be a string or an integer"
         };
         return Err(Rejection {
-            code: ErrorCode::INVALID_REQUEST,
-            message: message.into(),
+            error: RpcError::new(ErrorCode::INVALID_REQUEST, message),
             id: None,
         });
     }
@@ -152,8 +151,10 @@ pub fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
         && !(raw.get().starts_with('{') || raw.get().starts_with('['))
     {
         return Err(Rejection {
-            code: ErrorCode::INVALID_REQUEST,
-            message: "Invalid Request: \"params\" must be an object".into(),
+            error: RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: \"params\" must be an object",
+            ),
             id: valid_id,
         });
     }
@@ -162,16 +163,16 @@ pub fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
     let positional = params.is_some_and(|raw| raw.get().starts_with('['));
     match (envelope.method.0, valid_id) {
         (Some(_), Some(id)) if positional => Err(Rejection {
-            code: ErrorCode::INVALID_PARAMS,
-            message: "Invalid params: MCP params are a JSON object of named members, not an array"
-                .into(),
+            error: RpcError::new(
+                ErrorCode::INVALID_PARAMS,
+                "Invalid params: MCP params are a JSON object of named members, not an array",
+            ),
             id: Some(id),
         }),
         (Some(method), Some(id)) => match Params::parse(params) {
             Ok(params) => Ok(Incoming::Request { id, method, params }),
             Err(invalid) => Err(Rejection {
-                code: ErrorCode::INVALID_PARAMS,
-                message: invalid.0.into(),
+                error: RpcError::new(ErrorCode::INVALID_PARAMS, invalid.0),
                 id: Some(id),
             }),
         },
@@ -184,8 +185,10 @@ pub fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
             })
         }
         (None, id) => Err(Rejection {
-            code: ErrorCode::INVALID_REQUEST,
-            message: "Invalid Request: \"method\" is missing".into(),
+            error: RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: \"method\" is missing",
+            ),
             id,
         }),
     }
@@ -212,15 +215,18 @@ fn reject_non_object(line: &[u8]) -> Rejection<'_> {
         // Too deep to check, but certainly no object.
         Err(err) if !is_recursion_limit(&err) => parse_error(&err),
         _ if is_array => Rejection {
-            code: ErrorCode::INVALID_REQUEST,
-            message: "Invalid Request: a JSON array (a JSON-RPC batch) is not accepted; MCP \
-                      takes one JSON-RPC message, a JSON object, per line"
-                .into(),
+            error: RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: a JSON array (a JSON-RPC batch) is not accepted; MCP \
+                 takes one JSON-RPC message, a JSON object, per line",
+            ),
             id: None,
         },
         _ => Rejection {
-            code: ErrorCode::INVALID_REQUEST,
-            message: "Invalid Request: a JSON-RPC message is a JSON object".into(),
+            error: RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: a JSON-RPC message is a JSON object",
+            ),
             id: None,
         },
     }
@@ -228,8 +234,10 @@ fn reject_non_object(line: &[u8]) -> Rejection<'_> {
 
 fn parse_error(err: &serde_json::Error) -> Rejection<'static> {
     Rejection {
-        code: ErrorCode::PARSE_ERROR,
-        message: format!("Parse error: {}", without_position(err)).into(),
+        error: RpcError::new(
+            ErrorCode::PARSE_ERROR,
+            format!("Parse error: {}", without_position(err)),
+        ),
         id: None,
     }
 }
@@ -247,8 +255,10 @@ fn reject_unparsed<'a>(line: &'a [u8], err: &serde_json::Error) -> Rejection<'a>
     }
     if is_recursion_limit(err) {
         return Rejection {
-            code: ErrorCode::PARSE_ERROR,
-            message: "Parse error: the message is nested too deeply (limit 128)".into(),
+            error: RpcError::new(
+                ErrorCode::PARSE_ERROR,
+                "Parse error: the message is nested too deeply (limit 128)",
+            ),
             id: None,
         };
     }
@@ -260,8 +270,10 @@ fn reject_unparsed<'a>(line: &'a [u8], err: &serde_json::Error) -> Rejection<'a>
         return parse_error(&syntax);
     }
     Rejection {
-        code: ErrorCode::INVALID_REQUEST,
-        message: format!("Invalid Request: {}", without_position(err)).into(),
+        error: RpcError::new(
+            ErrorCode::INVALID_REQUEST,
+            format!("Invalid Request: {}", without_position(err)),
+        ),
         id: salvage_id(line),
     }
 }
@@ -295,7 +307,7 @@ mod tests {
 
     fn rejected(line: &str) -> (i64, Option<String>) {
         match parse(line.as_bytes()) {
-            Err(r) => (r.code.code(), r.id.map(|id| id.get().to_owned())),
+            Err(r) => (r.error.code, r.id.map(|id| id.get().to_owned())),
             Ok(m) => panic!("accepted {line}: {m:?}"),
         }
     }

@@ -16,8 +16,8 @@ pub use call::*;
 pub use notify::*;
 pub use results::*;
 
-use super::ErrorCode;
 use super::frame::{self, Frame, FrameKind};
+use super::{ErrorCode, RpcError};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -31,19 +31,19 @@ struct Response<'a, R> {
 }
 
 #[derive(Serialize)]
-struct ErrorResponse<'a> {
+struct ErrorResponse<'a, D> {
     jsonrpc: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<&'a RawValue>,
-    error: ErrorBody<'a>,
+    error: ErrorBody<'a, D>,
 }
 
 #[derive(Serialize)]
-struct ErrorBody<'a> {
+struct ErrorBody<'a, D> {
     code: i64,
     message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    data: Option<&'a ErrorData>,
+    data: Option<&'a D>,
 }
 
 /// The `data` of an error response.
@@ -96,12 +96,25 @@ impl Serialize for Capabilities {
     }
 }
 
+/// The response refusing request `id` with `error` (`id` omitted when the
+/// request's id could not be read): the one way an error frame is written.
+pub fn rpc_error(id: Option<&RawValue>, error: &RpcError) -> Frame {
+    self::error(id, error.error_code(), &error.message, error.data.as_ref())
+}
+
+impl From<ErrorData> for serde_json::Value {
+    fn from(data: ErrorData) -> serde_json::Value {
+        // Plain strings and maps: serializing them cannot fail.
+        serde_json::to_value(data).unwrap_or_default()
+    }
+}
+
 /// An error response; `id` is omitted when the request's id could not be read.
-pub fn error(
+fn error<D: Serialize>(
     id: Option<&RawValue>,
     code: ErrorCode,
     message: &str,
-    data: Option<&ErrorData>,
+    data: Option<&D>,
 ) -> Frame {
     let response = ErrorResponse {
         jsonrpc: JSONRPC,
@@ -180,8 +193,8 @@ pub(crate) mod tests {
         let schema = serde_json::json!({"type": "object"});
         let json = raw("{\"sum\":1}");
         let mut frames = vec![
-            error(None, ErrorCode::PARSE_ERROR, "bad", None),
-            error(Some(&id), ErrorCode::METHOD_NOT_FOUND, "no", None),
+            rpc_error(None, &RpcError::parse_error("bad")),
+            rpc_error(Some(&id), &RpcError::method_not_found("no")),
             notify::progress(&serde_json::json!("t"), 1.0, None, None),
             notify::log_message("info", "x", &serde_json::json!("m")),
             notify::cancelled(&id, "why"),
@@ -216,7 +229,7 @@ pub(crate) mod tests {
 
     #[test]
     fn errors_omit_an_unknown_id_and_absent_data() {
-        let frame = error(None, ErrorCode::PARSE_ERROR, "bad\nline", None);
+        let frame = rpc_error(None, &RpcError::parse_error("bad\nline"));
         assert_eq!(
             text(frame),
             "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"bad\\nline\"}}\n"
@@ -232,11 +245,9 @@ pub(crate) mod tests {
             serde_json::to_string(&missing).unwrap(),
             "{\"requiredCapabilities\":{\"elicitation\":{}}}"
         );
-        let frame = error(
+        let frame = rpc_error(
             Some(&raw("\"x\"")),
-            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-            "no",
-            Some(&data),
+            &RpcError::unsupported_protocol_version("no").with_data(data.into()),
         );
         assert_eq!(
             text(frame),

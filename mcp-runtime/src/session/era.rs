@@ -8,8 +8,8 @@
 //! into a legacy session; the first other enveloped request opts it into
 //! the stateless era.
 
-use super::Failure;
 use crate::level::Level;
+use crate::protocol::RpcError;
 use crate::protocol::outgoing::ErrorData;
 use crate::protocol::params::{Meta, Params};
 use crate::protocol::trace_context::TraceContext;
@@ -118,7 +118,7 @@ pub(crate) fn request_info(
     connection: &Connection,
     method: &str,
     params: &Params<'_>,
-) -> Result<RequestInfo, Failure> {
+) -> Result<RequestInfo, RpcError> {
     let lifecycle = connection.lifecycle();
     match lifecycle {
         Lifecycle::Legacy { version } => Ok(RequestInfo {
@@ -137,7 +137,7 @@ pub(crate) fn request_info(
                         log_level: None,
                     });
                 }
-                return Err(Failure::invalid_params(format!(
+                return Err(RpcError::invalid_params(format!(
                     "'{method}' arrived before 'initialize' and without a 2026-07-28 _meta envelope: \
                      send 'initialize' first, or put \"{}\" and \
                      \"{}\" in params._meta",
@@ -159,11 +159,11 @@ pub(crate) fn request_info(
 pub(crate) fn initialize_version(
     connection: &Connection,
     requested: &str,
-) -> Result<ProtocolVersion, Failure> {
+) -> Result<ProtocolVersion, RpcError> {
     let lifecycle = connection.lifecycle();
     match lifecycle {
         Lifecycle::Fresh => Ok(negotiate(requested)),
-        Lifecycle::Legacy { .. } => Err(Failure::new(
+        Lifecycle::Legacy { .. } => Err(RpcError::new(
             ErrorCode::INVALID_REQUEST,
             "Invalid Request: 'initialize' was already received on this connection",
         )),
@@ -177,9 +177,9 @@ fn modern_request(
     recent: &RecentClient,
     meta: Option<&Meta<'_>>,
     lifecycle: Lifecycle,
-) -> Result<RequestInfo, Failure> {
+) -> Result<RequestInfo, RpcError> {
     let missing = |key: &str| {
-        Failure::invalid_params(format!(
+        RpcError::invalid_params(format!(
             "Invalid params: params._meta must carry \"{key}\" (2026-07-28 requests carry their protocol version and client capabilities)"
         ))
     };
@@ -192,7 +192,7 @@ fn modern_request(
     let log_level = match meta.and_then(|meta| meta.log_level.as_deref()) {
         None => None,
         Some(level) => Some(level.parse::<Level>().map_err(|message| {
-            Failure::invalid_params(format!("Invalid params: {}: {message}", meta::LOG_LEVEL))
+            RpcError::invalid_params(format!("Invalid params: {}: {message}", meta::LOG_LEVEL))
         })?),
     };
     match ProtocolVersion::parse(version) {
@@ -253,15 +253,18 @@ impl RecentClient {
     }
 }
 
-fn unsupported_version(requested: &str, lifecycle: Lifecycle) -> Failure {
-    Failure::new(
+fn unsupported_version(requested: &str, lifecycle: Lifecycle) -> RpcError {
+    RpcError::new(
         ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
         "Unsupported protocol version",
     )
-    .with_data(ErrorData::UnsupportedVersion {
-        requested: requested.to_owned(),
-        supported: lifecycle.supported_versions(),
-    })
+    .with_data(
+        ErrorData::UnsupportedVersion {
+            requested: requested.to_owned(),
+            supported: lifecycle.supported_versions(),
+        }
+        .into(),
+    )
 }
 
 #[cfg(test)]

@@ -2,10 +2,11 @@
 //! it is alive, and describing the server.
 
 use crate::protocol::ProtocolVersion;
+use crate::protocol::RpcError;
 use crate::protocol::outgoing::{DiscoverResult, InitializeResult};
 use crate::session::connection::ClientSession;
 use crate::session::era::{self, Lifecycle};
-use crate::session::{Failure, Session, parse_params};
+use crate::session::{Session, parse_params};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -16,7 +17,7 @@ impl Session {
         &mut self,
         id: &RawValue,
         params: Option<&RawValue>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), RpcError> {
         #[derive(Deserialize)]
         struct InitializeParams<'a> {
             #[serde(rename = "protocolVersion", borrow)]
@@ -53,7 +54,7 @@ impl Session {
         &mut self,
         id: &RawValue,
         version: ProtocolVersion,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), RpcError> {
         self.connection.send(self.reply(id, version).empty());
         Ok(())
     }
@@ -62,7 +63,7 @@ impl Session {
         &mut self,
         id: &RawValue,
         version: ProtocolVersion,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), RpcError> {
         let identity = &self.shared.identity;
         let result = DiscoverResult::new(
             identity.instructions.as_deref(),

@@ -1,10 +1,11 @@
 //! `subscriptions/listen` (2026-07-28) and list-changed notifications in
 //! both eras.
 
+use crate::protocol::RpcError;
 use crate::protocol::outgoing;
 use crate::session::connection::{Connection, Subscription, canonical_id};
 use crate::session::era::Lifecycle;
-use crate::session::{Failure, Session, parse_params};
+use crate::session::{Session, parse_params};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -13,7 +14,7 @@ impl Session {
         &mut self,
         id: &RawValue,
         params: Option<&RawValue>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), RpcError> {
         #[derive(Deserialize)]
         struct Listen {
             notifications: Filter,

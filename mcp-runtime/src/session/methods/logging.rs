@@ -3,7 +3,8 @@
 
 use crate::level::Level;
 use crate::protocol::ProtocolVersion;
-use crate::session::{Failure, Session, parse_params};
+use crate::protocol::RpcError;
+use crate::session::{Session, parse_params};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -14,7 +15,7 @@ impl Session {
         id: &RawValue,
         version: ProtocolVersion,
         params: Option<&RawValue>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), RpcError> {
         #[derive(Deserialize)]
         struct SetLevel<'a> {
             #[serde(borrow)]
@@ -22,7 +23,7 @@ impl Session {
         }
         let params: SetLevel<'_> = parse_params(params, "logging/setLevel")?;
         let level: Level = params.level.parse().map_err(|message: String| {
-            Failure::invalid_params(format!("Invalid params: {message}"))
+            RpcError::invalid_params(format!("Invalid params: {message}"))
         })?;
         self.connection.set_log_level(level);
         self.connection.send(self.reply(id, version).empty());

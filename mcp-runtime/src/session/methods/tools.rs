@@ -4,6 +4,7 @@
 
 use crate::context::{Context, ContextParts};
 use crate::elicit::seal::{ArgumentsDigest, Resumed, arguments_digest};
+use crate::protocol::RpcError;
 use crate::protocol::incoming::without_position;
 use crate::protocol::outgoing::{CallToolResult, ErrorData};
 use crate::protocol::params::Params;
@@ -12,7 +13,7 @@ use crate::session::call_span::{CallSpan, Outcome};
 use crate::session::calls::{self, PreparedCall};
 use crate::session::connection::{CancelSignal, ScopeDenial, canonical_id};
 use crate::session::era::{self, RequestInfo};
-use crate::session::{Failure, Session, parse_params};
+use crate::session::{Session, parse_params};
 use crate::tool::ToolCall;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -25,7 +26,7 @@ impl Session {
         id: &RawValue,
         version: ProtocolVersion,
         params: Option<&RawValue>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), RpcError> {
         #[derive(Deserialize)]
         struct ListParams<'a> {
             #[serde(default, borrow)]
@@ -37,7 +38,7 @@ impl Session {
         };
         let registry = self.shared.tools.registry();
         let invalid = |()| {
-            Failure::invalid_params(
+            RpcError::invalid_params(
                 "Invalid cursor: use a nextCursor value from an earlier tools/list result, or no cursor",
             )
         };
@@ -76,19 +77,19 @@ impl Session {
         id: &RawValue,
         info: RequestInfo,
         params: Params<'_>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), RpcError> {
         let token = params
             .meta
             .as_ref()
             .and_then(|meta| meta.progress_token.as_deref());
         if let Some(len) = token.and_then(meta::oversized_progress_token) {
-            return Err(Failure::invalid_params(format!(
+            return Err(RpcError::invalid_params(format!(
                 "Invalid params: params._meta.progressToken is {len} bytes; the limit is {} bytes",
                 meta::MAX_PROGRESS_TOKEN_LEN
             )));
         }
         let Some(requested) = params.name.as_deref() else {
-            return Err(Failure::invalid_params(
+            return Err(RpcError::invalid_params(
                 "Invalid params for tools/call: missing field `name`",
             ));
         };
@@ -96,10 +97,11 @@ impl Session {
         let arguments = params.arguments;
         let Some((name, tool)) = self.shared.tools.lookup(requested) else {
             return Err(
-                Failure::invalid_params(format!("Unknown tool: {requested}")).with_data(
+                RpcError::invalid_params(format!("Unknown tool: {requested}")).with_data(
                     ErrorData::Tool {
                         name: requested.to_owned(),
-                    },
+                    }
+                    .into(),
                 ),
             );
         };
@@ -116,7 +118,7 @@ impl Session {
             let input_responses = match params.input_responses {
                 None => None,
                 Some(raw) => Some(serde_json::from_str(raw.get()).map_err(|err| {
-                    Failure::invalid_params(format!(
+                    RpcError::invalid_params(format!(
                         "Invalid params: \"inputResponses\": {}",
                         without_position(&err)
                     ))
@@ -138,14 +140,14 @@ impl Session {
                     input_responses,
                     tool.def.replayable_input,
                 )
-                .map_err(|reason| Failure::invalid_params(format!("Invalid params: {reason}")))?;
+                .map_err(|reason| RpcError::invalid_params(format!("Invalid params: {reason}")))?;
             (digest, resumed)
         } else {
             (ArgumentsDigest::Known(String::new()), Resumed::default())
         };
         let key: Arc<str> = Arc::from(canonical_id(id.get()));
         let duplicate = || {
-            Failure::new(
+            RpcError::new(
                 ErrorCode::INVALID_REQUEST,
                 format!(
                     "Invalid Request: id {} is already used by a call in flight; use a new id",
@@ -210,12 +212,12 @@ impl Session {
     /// token lacks. The transport learns of it from the connection
     /// ([`Connection::scope_denial`](crate::session::connection::Connection::scope_denial)),
     /// so HTTP answers `403` with the `insufficient_scope` challenge.
-    fn deny_scopes(&self, tool: &Arc<str>, scopes: &[String]) -> Failure {
+    fn deny_scopes(&self, tool: &Arc<str>, scopes: &[String]) -> RpcError {
         self.connection.set_scope_denial(ScopeDenial {
             tool: Arc::clone(tool),
             scopes: scopes.to_vec(),
         });
-        Failure::new(
+        RpcError::new(
             ErrorCode::FORBIDDEN,
             format!(
                 "Forbidden: the tool '{tool}' needs the scopes {:?}; get a token granting them",

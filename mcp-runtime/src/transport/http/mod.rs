@@ -20,6 +20,7 @@ mod listener;
 mod modern;
 mod sessions;
 mod sse;
+mod status;
 
 use checks::{
     WithHeader, accepts, check_origin_and_host, check_single_host, json_response, refuse,
