@@ -96,13 +96,13 @@ use mcp_protocol as protocol;
 
 pub use content::{Audience, Content, IntoContent};
 pub use context::{Context, TestContext, TestPeer};
-pub use dump::{DumpEntry, DumpFormat, ToolDump};
+pub use dump::{DumpEntry, DumpFormat, ToolDump, UnknownDumpFormat};
 pub use elicit::{
     ElicitAction, ElicitRequest, Elicitation, FormField, SampleRequest, SampleResult,
 };
 pub use error::Error;
 pub use handles::Handles;
-pub use level::Level;
+pub use level::{Level, UnknownLevel};
 pub use mcp_macros::tool;
 pub use principal::Principal;
 pub use protocol::ProtocolVersion;

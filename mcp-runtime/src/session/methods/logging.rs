@@ -22,9 +22,13 @@ impl Session {
             level: Cow<'a, str>,
         }
         let params: SetLevel<'_> = parse_params(params, "logging/setLevel")?;
-        let level: Level = params.level.parse().map_err(|message: String| {
-            RpcError::invalid_params(format!("Invalid params: {message}"))
-        })?;
+        let level: Level =
+            params
+                .level
+                .parse()
+                .map_err(|message: crate::level::UnknownLevel| {
+                    RpcError::invalid_params(format!("Invalid params: {message}"))
+                })?;
         self.connection.set_log_level(level);
         self.connection.send(self.reply(id, version).empty());
         Ok(())

@@ -9,6 +9,7 @@ use crate::protocol::incoming::without_position;
 use crate::protocol::outgoing::{CallToolResult, ErrorData};
 use crate::protocol::params::Params;
 use crate::protocol::{ErrorCode, ProtocolVersion, meta};
+use crate::registry::UnknownCursor;
 use crate::session::call_span::{CallSpan, Outcome};
 use crate::session::calls::{self, PreparedCall};
 use crate::session::connection::{CancelSignal, ScopeDenial, canonical_id};
@@ -37,7 +38,7 @@ impl Session {
             Some(_) => parse_params(params, "tools/list")?,
         };
         let registry = self.shared.tools.registry();
-        let invalid = |()| {
+        let invalid = |_: UnknownCursor| {
             RpcError::invalid_params(
                 "Invalid cursor: use a nextCursor value from an earlier tools/list result, or no cursor",
             )
