@@ -32,6 +32,7 @@ pub use sse::HttpBody;
 use crate::auth::{Denial, Gate};
 use crate::principal::Principal;
 use crate::protocol::incoming::{self, Incoming};
+use crate::protocol::outgoing;
 use crate::session::connection::Connection;
 use crate::shared::Shared;
 use bytes::Bytes;
@@ -428,7 +429,8 @@ fn metadata(gate: &Gate, shared: &Shared, method: &Method) -> Response<HttpBody>
 
 /// A refusal of the authorization gate, with its `WWW-Authenticate`.
 fn denied(denial: Denial) -> Response<HttpBody> {
-    let response = refuse(denial.status, &denial.message);
+    let body = outgoing::rpc_error(None, &denial.error).into_bytes();
+    let response = json_response(denial.status, body);
     with_challenge(response, denial)
 }
 
