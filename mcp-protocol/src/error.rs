@@ -103,7 +103,7 @@ impl RpcError {
 
 impl std::fmt::Display for RpcError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ({})", self.message, self.code)
+        write!(f, "JSON-RPC error {}: {}", self.code, self.message)
     }
 }
 
