@@ -108,3 +108,47 @@ impl std::fmt::Display for RpcError {
 }
 
 impl std::error::Error for RpcError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn each_constructor_carries_its_code() {
+        type Make = fn(&'static str) -> RpcError;
+        let cases: [(Make, ErrorCode); 9] = [
+            (RpcError::parse_error, ErrorCode::PARSE_ERROR),
+            (RpcError::invalid_request, ErrorCode::INVALID_REQUEST),
+            (RpcError::method_not_found, ErrorCode::METHOD_NOT_FOUND),
+            (RpcError::invalid_params, ErrorCode::INVALID_PARAMS),
+            (RpcError::internal_error, ErrorCode::INTERNAL_ERROR),
+            (RpcError::forbidden, ErrorCode::FORBIDDEN),
+            (RpcError::header_mismatch, ErrorCode::HEADER_MISMATCH),
+            (
+                RpcError::missing_client_capability,
+                ErrorCode::MISSING_CLIENT_CAPABILITY,
+            ),
+            (
+                RpcError::unsupported_protocol_version,
+                ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+            ),
+        ];
+        for (make, code) in cases {
+            let error = make("m");
+            assert_eq!((error.code, error.error_code()), (code.code(), code));
+        }
+    }
+
+    #[test]
+    fn it_round_trips_and_skips_absent_data() {
+        let error = RpcError::invalid_params("bad").with_data(json!({"name": "t"}));
+        let wire = json!({"code": -32602, "message": "bad", "data": {"name": "t"}});
+        assert_eq!(serde_json::to_value(&error).unwrap(), wire);
+        assert_eq!(serde_json::from_value::<RpcError>(wire).unwrap(), error);
+        let bare: RpcError =
+            serde_json::from_value(json!({"code": 1, "message": "x", "extra": 0})).unwrap();
+        assert_eq!(bare.data, None);
+        assert_eq!(bare.to_string(), "JSON-RPC error 1: x");
+    }
+}

@@ -484,6 +484,23 @@ pub struct CreateMessageResult {
     pub stop_reason: Option<String>,
 }
 
+/// A root the client exposes (`roots/list`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Root {
+    /// Its URI (`file://…`).
+    pub uri: String,
+    /// A name for display.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// The result a client answers `roots/list` with.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ListRootsResult {
+    /// The roots.
+    pub roots: Vec<Root>,
+}
+
 // ------------------------------------------------- requests a client sends
 
 /// A JSON-RPC request id: a string or an integer.
@@ -980,6 +997,8 @@ pub enum ServerRequest {
     Elicit(ElicitParams),
     /// `sampling/createMessage`.
     CreateMessage(CreateMessageParams),
+    /// `roots/list`.
+    ListRoots,
     /// `ping`.
     Ping,
     /// Any other method, as sent.
@@ -1000,6 +1019,7 @@ impl ServerRequest {
             method::CREATE_MESSAGE => {
                 ServerRequest::CreateMessage(serde_json::from_value(params_of(params))?)
             }
+            method::ROOTS_LIST => ServerRequest::ListRoots,
             method::PING => ServerRequest::Ping,
             _ => ServerRequest::Other {
                 method: method.to_owned(),
