@@ -1,0 +1,634 @@
+//! Conversions between MCP and the model APIs' tool use, each a pure
+//! function.
+//!
+//! **Tools.** [`claude_tool`] gives the Anthropic Messages API's
+//! `{name, description, input_schema}`; [`openai_tool`] the Chat Completions
+//! API's `{"type":"function","function":{name, description, parameters}}`,
+//! with `"strict": true` where the schema can be expressed in strict mode's
+//! subset ([`Strict`]). The schema rewrites are mcp-runtime's, the ones its
+//! `--dump-tools anthropic|openai|openai-strict` use
+//! ([`mcp_runtime::schema::for_model_api`],
+//! [`mcp_runtime::schema::openai_strict`]). A strict schema makes every
+//! optional argument required and nullable, so the model sends `null` for
+//! "absent"; [`strip_absent_nulls`] takes those out again before the call,
+//! since an MCP server need not accept `null` for an optional argument.
+//!
+//! **Results to Claude.** [`claude_tool_result`] gives one `tool_result`
+//! block (to go, with the others of the same turn, in one `role: user`
+//! message):
+//!
+//! | MCP | Claude |
+//! |---|---|
+//! | one text block, nothing else | `"content": "<text>"` |
+//! | text | `{"type":"text","text"}` (empty ones dropped) |
+//! | image (JPEG, PNG, GIF, WebP) | `{"type":"image","source":{"type":"base64","media_type","data"}}` |
+//! | image of another type | a text note saying what was left out |
+//! | audio | a text note (the API takes no audio) |
+//! | resource link | text: name, URI, type, size, description |
+//! | embedded text resource | `{"type":"document","source":{"type":"text","media_type":"text/plain","data"},"title":<uri>}` |
+//! | embedded PDF | `{"type":"document","source":{"type":"base64","media_type":"application/pdf","data"},"title":<uri>}` |
+//! | embedded image blob | as an image |
+//! | other embedded blob | a text note |
+//! | only `structuredContent` | its JSON as text |
+//! | `isError: true` | `"is_error": true` |
+//!
+//! **Results to OpenAI.** A `role: tool` message carries text only, so
+//! [`openai_tool_message`] gives the text (the same notes and renderings, an
+//! embedded text resource inline after its URI, `Error: ` before the text
+//! of an `isError` result since the message has no error flag) and, for each
+//! image, a note in the text plus an `image_url` part with a `data:` URL.
+//! [`openai_tool_messages`] assembles one turn: one `role: tool` message per
+//! call, in order, then, if any call returned images, **one `role: user`
+//! message right after the tool messages** carrying them (a user message may
+//! not come between the tool messages of one assistant turn). PDFs are
+//! described in text, not attached.
+//!
+//! **Failures.** A call that produced no result ([`CallFailure`]: a JSON-RPC
+//! error, a name never offered, a timeout, a server gone, a call declined)
+//! becomes an `isError` result whose text says why
+//! ([`CallFailure::to_result`]), so the model can react.
+
+use crate::wire::{
+    AudioContent, CallToolResult, ContentBlock, ImageContent, JsonObject, ResourceContents,
+    ResourceLinkContent, RpcError, Tool,
+};
+use serde_json::{Map, Value, json};
+use std::fmt;
+use std::time::Duration;
+
+/// The image media types the Anthropic API accepts.
+pub const CLAUDE_IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+
+/// The image media types OpenAI's `image_url` parts accept (GIF: not
+/// animated; the API checks).
+pub const OPENAI_IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+
+/// The tool's description for the model: its description, else its title,
+/// else empty (both APIs take an empty one; the model then has the name).
+fn description(tool: &Tool) -> &str {
+    tool.description
+        .as_deref()
+        .or(tool.title.as_deref())
+        .unwrap_or_default()
+}
+
+/// The input schema as the model APIs take it: standard keywords only and an
+/// object root (MCP requires `"type": "object"`; a server that leaves it
+/// out still gets a schema both APIs accept).
+fn model_schema(tool: &Tool) -> Value {
+    let mut schema = mcp_runtime::schema::for_model_api(&Value::Object(tool.input_schema.clone()));
+    if let Value::Object(map) = &mut schema {
+        map.entry("type").or_insert_with(|| "object".into());
+    }
+    schema
+}
+
+/// The Anthropic Messages API entry of `tool`, offered as `model_name`:
+/// `{"name", "description", "input_schema"}`.
+pub fn claude_tool(model_name: &str, tool: &Tool) -> Value {
+    json!({
+        "name": model_name,
+        "description": description(tool),
+        "input_schema": model_schema(tool),
+    })
+}
+
+/// Whether OpenAI tools are offered in strict mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Strict {
+    /// Never: `parameters` is the tool's schema.
+    #[default]
+    Off,
+    /// `"strict": true` for each tool whose schema strict mode can express;
+    /// the others as with [`Strict::Off`].
+    WhereExpressible,
+}
+
+/// The OpenAI Chat Completions entry of `tool`, offered as `model_name`:
+/// `{"type":"function","function":{"name","description","parameters"}}`,
+/// plus `"strict": true` with the strict form of the schema when `strict`
+/// asks for it and the schema allows.
+pub fn openai_tool(model_name: &str, tool: &Tool, strict: Strict) -> Value {
+    if strict == Strict::WhereExpressible
+        && let Ok(entry) = openai_strict_tool(model_name, tool)
+    {
+        return entry;
+    }
+    json!({
+        "type": "function",
+        "function": {
+            "name": model_name,
+            "description": description(tool),
+            "parameters": model_schema(tool),
+        }
+    })
+}
+
+/// The strict OpenAI entry of `tool`, or every reason (with its schema
+/// path) strict mode cannot express its schema.
+pub fn openai_strict_tool(model_name: &str, tool: &Tool) -> Result<Value, Vec<String>> {
+    let parameters = mcp_runtime::schema::openai_strict(&Value::Object(tool.input_schema.clone()))?;
+    Ok(json!({
+        "type": "function",
+        "function": {
+            "name": model_name,
+            "description": description(tool),
+            "parameters": parameters,
+            "strict": true,
+        }
+    }))
+}
+
+/// Removes from `arguments` each `null` a strict-mode model sent for an
+/// argument the tool's `input_schema` does not require and does not allow
+/// to be `null`: strict mode made it required-and-nullable, and `null`
+/// there means "absent". Nested objects, array items and `$ref`s to
+/// `#/$defs/…` are followed; anything else is left as it is.
+pub fn strip_absent_nulls(arguments: &mut Value, input_schema: &JsonObject) {
+    strip(arguments, input_schema, input_schema, 0);
+}
+
+/// How deep [`strip_absent_nulls`] follows schemas (recursive `$ref`s end).
+const MAX_STRIP_DEPTH: usize = 32;
+
+fn strip(value: &mut Value, schema: &JsonObject, root: &JsonObject, depth: usize) {
+    if depth > MAX_STRIP_DEPTH {
+        return;
+    }
+    let schema = resolve(schema, root);
+    match value {
+        Value::Object(object) => {
+            let Some(Value::Object(properties)) = schema.get("properties") else {
+                return;
+            };
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            object.retain(|name, value| {
+                !(value.is_null()
+                    && !required.contains(&name.as_str())
+                    && properties
+                        .get(name)
+                        .and_then(Value::as_object)
+                        .is_some_and(|p| !allows_null(resolve(p, root))))
+            });
+            for (name, value) in object.iter_mut() {
+                if let Some(Value::Object(property)) = properties.get(name) {
+                    strip(value, property, root, depth + 1);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(Value::Object(item)) = schema.get("items") {
+                for value in items {
+                    strip(value, item, root, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `schema`, or what its `$ref` to `#/$defs/…` points at.
+fn resolve<'a>(schema: &'a JsonObject, root: &'a JsonObject) -> &'a JsonObject {
+    schema
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix("#/$defs/"))
+        .and_then(|name| root.get("$defs")?.get(name)?.as_object())
+        .unwrap_or(schema)
+}
+
+/// Whether the tool's own schema accepts `null` (then `null` is a value,
+/// not "absent").
+fn allows_null(schema: &JsonObject) -> bool {
+    let null_type = |t: &Value| t == "null";
+    match schema.get("type") {
+        Some(Value::String(t)) if t == "null" => return true,
+        Some(Value::Array(types)) if types.iter().any(null_type) => return true,
+        _ => {}
+    }
+    if schema.get("const") == Some(&Value::Null) {
+        return true;
+    }
+    if let Some(Value::Array(values)) = schema.get("enum")
+        && values.iter().any(Value::is_null)
+    {
+        return true;
+    }
+    ["anyOf", "oneOf"].iter().any(|key| {
+        schema
+            .get(*key)
+            .and_then(Value::as_array)
+            .is_some_and(|branches| {
+                branches
+                    .iter()
+                    .filter_map(Value::as_object)
+                    .any(allows_null)
+            })
+    }) || !schema.contains_key("type")
+        && !schema.contains_key("const")
+        && !schema.contains_key("enum")
+        && !schema.contains_key("anyOf")
+        && !schema.contains_key("oneOf")
+        && !schema.contains_key("$ref")
+}
+
+/// Bytes that `base64` decodes to (padding and whitespace not counted).
+fn decoded_len(base64: &str) -> usize {
+    let digits = base64
+        .bytes()
+        .filter(|b| {
+            b.is_ascii_alphanumeric() || *b == b'+' || *b == b'/' || *b == b'-' || *b == b'_'
+        })
+        .count();
+    digits * 3 / 4
+}
+
+/// A media type compared as the APIs expect it: lower case, parameters
+/// dropped, and the common `image/jpg` taken for `image/jpeg`.
+fn normalized_media_type(mime_type: &str) -> String {
+    let base = mime_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    if base == "image/jpg" {
+        "image/jpeg".to_owned()
+    } else {
+        base
+    }
+}
+
+/// What an image not passed on was.
+fn image_note(image: &ImageContent, why: &str) -> String {
+    format!(
+        "[The tool returned an image ({}, {} bytes) that is not shown: {why}.]",
+        image.mime_type,
+        decoded_len(&image.data)
+    )
+}
+
+/// What audio returned by a tool becomes: a note (neither API takes audio
+/// in tool results).
+fn audio_note(audio: &AudioContent) -> String {
+    format!(
+        "[The tool returned audio ({}, {} bytes) that is not shown: the model API takes no audio in tool results.]",
+        audio.mime_type,
+        decoded_len(&audio.data)
+    )
+}
+
+/// What a resource link becomes: its name, URI, type, size and description.
+fn link_text(link: &ResourceLinkContent) -> String {
+    let mut text = format!(
+        "Resource link: {} <{}>",
+        link.title.as_deref().unwrap_or(&link.name),
+        link.uri
+    );
+    match (&link.mime_type, link.size) {
+        (Some(mime), Some(size)) => text.push_str(&format!(" ({mime}, {size} bytes)")),
+        (Some(mime), None) => text.push_str(&format!(" ({mime})")),
+        (None, Some(size)) => text.push_str(&format!(" ({size} bytes)")),
+        (None, None) => {}
+    }
+    if let Some(description) = &link.description {
+        text.push('\n');
+        text.push_str(description);
+    }
+    text
+}
+
+/// A binary embedded resource no API block takes.
+fn blob_note(uri: &str, mime_type: Option<&str>, blob: &str) -> String {
+    format!(
+        "[The tool returned the resource <{uri}> ({}, {} bytes of binary data) that is not shown.]",
+        mime_type.unwrap_or("no media type"),
+        decoded_len(blob)
+    )
+}
+
+/// The text of a result with no content but `structuredContent`, or of an
+/// error result with nothing at all.
+fn fallback_text(result: &CallToolResult) -> Option<String> {
+    if !result.content.is_empty() {
+        return None;
+    }
+    match &result.structured_content {
+        Some(structured) => Some(structured.to_string()),
+        None if result.is_error => {
+            Some("The tool reported an error and gave no details.".to_owned())
+        }
+        None => None,
+    }
+}
+
+/// The `content` of a Claude `tool_result` for `result`: a plain string for
+/// a single text, else an array of blocks; `None` when there is nothing to
+/// send (a successful call with no output).
+pub fn claude_tool_result_content(result: &CallToolResult) -> Option<Value> {
+    let text = |text: String| json!({"type": "text", "text": text});
+    let mut blocks = Vec::new();
+    if let Some(fallback) = fallback_text(result) {
+        blocks.push(text(fallback));
+    }
+    for block in &result.content {
+        match block {
+            // The API refuses empty text blocks inside an array.
+            ContentBlock::Text(t) if t.text.is_empty() => {}
+            ContentBlock::Text(t) => blocks.push(text(t.text.clone())),
+            ContentBlock::Image(image) => {
+                let media_type = normalized_media_type(&image.mime_type);
+                if CLAUDE_IMAGE_TYPES.contains(&media_type.as_str()) {
+                    blocks.push(claude_image(&media_type, &image.data));
+                } else {
+                    blocks.push(text(image_note(
+                        image,
+                        "Claude accepts JPEG, PNG, GIF and WebP images only",
+                    )));
+                }
+            }
+            ContentBlock::Resource(embedded) => blocks.push(match &embedded.resource {
+                ResourceContents::Text { uri, text, .. } => json!({
+                    "type": "document",
+                    "source": {"type": "text", "media_type": "text/plain", "data": text},
+                    "title": uri,
+                }),
+                ResourceContents::Blob {
+                    uri,
+                    mime_type,
+                    blob,
+                } => {
+                    let media_type = normalized_media_type(mime_type.as_deref().unwrap_or(""));
+                    if media_type == "application/pdf" {
+                        json!({
+                            "type": "document",
+                            "source": {"type": "base64", "media_type": "application/pdf", "data": blob},
+                            "title": uri,
+                        })
+                    } else if CLAUDE_IMAGE_TYPES.contains(&media_type.as_str()) {
+                        claude_image(&media_type, blob)
+                    } else {
+                        text(blob_note(uri, mime_type.as_deref(), blob))
+                    }
+                }
+            }),
+            ContentBlock::Audio(audio) => blocks.push(text(audio_note(audio))),
+            ContentBlock::ResourceLink(link) => blocks.push(text(link_text(link))),
+        }
+    }
+    match blocks.len() {
+        0 => None,
+        1 if blocks[0]["type"] == "text" => Some(blocks.swap_remove(0)["text"].take()),
+        _ => Some(Value::Array(blocks)),
+    }
+}
+
+fn claude_image(media_type: &str, data: &str) -> Value {
+    json!({
+        "type": "image",
+        "source": {"type": "base64", "media_type": media_type, "data": data},
+    })
+}
+
+/// The Claude `tool_result` block answering the `tool_use` whose `id` is
+/// `tool_use_id`: `{"type":"tool_result","tool_use_id","content"[,"is_error":true]}`.
+pub fn claude_tool_result(tool_use_id: &str, result: &CallToolResult) -> Value {
+    let mut block = Map::new();
+    block.insert("type".into(), "tool_result".into());
+    block.insert("tool_use_id".into(), tool_use_id.into());
+    if let Some(content) = claude_tool_result_content(result) {
+        block.insert("content".into(), content);
+    }
+    if result.is_error {
+        block.insert("is_error".into(), true.into());
+    }
+    Value::Object(block)
+}
+
+/// One call's result in OpenAI's shape: the `role: tool` message, and the
+/// images that must travel in a `role: user` message after the turn's tool
+/// messages.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenAiToolOutput {
+    /// `{"role":"tool","tool_call_id","content":<text>}`.
+    pub message: Value,
+    /// `{"type":"image_url","image_url":{"url":"data:…"}}` parts, in the
+    /// order the result gave them.
+    pub images: Vec<Value>,
+}
+
+/// The `role: tool` message answering the tool call `tool_call_id`, and its
+/// images (see the module docs). `first_image` numbers the images (the
+/// notes say "image 3"), so that a turn's images have distinct numbers.
+pub fn openai_tool_message(
+    tool_call_id: &str,
+    result: &CallToolResult,
+    first_image: usize,
+) -> OpenAiToolOutput {
+    let mut parts: Vec<String> = Vec::new();
+    let mut images = Vec::new();
+    if let Some(fallback) = fallback_text(result) {
+        parts.push(fallback);
+    }
+    for block in &result.content {
+        match block {
+            ContentBlock::Text(t) => parts.push(t.text.clone()),
+            ContentBlock::Image(image) => {
+                let media_type = normalized_media_type(&image.mime_type);
+                if OPENAI_IMAGE_TYPES.contains(&media_type.as_str()) {
+                    let number = first_image + images.len();
+                    parts.push(format!(
+                        "[Image {number} ({media_type}) is in the user message after the tool results.]"
+                    ));
+                    images.push(json!({
+                        "type": "image_url",
+                        "image_url": {"url": format!("data:{media_type};base64,{}", image.data)},
+                    }));
+                } else {
+                    parts.push(image_note(
+                        image,
+                        "the model API accepts JPEG, PNG, GIF and WebP images only",
+                    ));
+                }
+            }
+            ContentBlock::Resource(embedded) => parts.push(match &embedded.resource {
+                ResourceContents::Text { uri, text, .. } => format!("Resource <{uri}>:\n{text}"),
+                ResourceContents::Blob {
+                    uri,
+                    mime_type,
+                    blob,
+                } => blob_note(uri, mime_type.as_deref(), blob),
+            }),
+            ContentBlock::Audio(audio) => parts.push(audio_note(audio)),
+            ContentBlock::ResourceLink(link) => parts.push(link_text(link)),
+        }
+    }
+    let mut content = parts.join("\n");
+    if result.is_error {
+        content.insert_str(0, "Error: ");
+    }
+    OpenAiToolOutput {
+        message: json!({"role": "tool", "tool_call_id": tool_call_id, "content": content}),
+        images,
+    }
+}
+
+/// One turn's results in OpenAI's shape, `(tool_call_id, result)` in the
+/// order of the assistant's `tool_calls`: a `role: tool` message each, then
+/// one `role: user` message with every image, if there are any.
+pub fn openai_tool_messages<'a>(
+    results: impl IntoIterator<Item = (&'a str, &'a CallToolResult)>,
+) -> Vec<Value> {
+    let mut messages = Vec::new();
+    let mut images = Vec::new();
+    for (id, result) in results {
+        let output = openai_tool_message(id, result, images.len() + 1);
+        messages.push(output.message);
+        images.extend(output.images);
+    }
+    if !images.is_empty() {
+        let mut content = vec![json!({
+            "type": "text",
+            "text": "The images returned by the tool calls above, in order:",
+        })];
+        content.extend(images);
+        messages.push(json!({"role": "user", "content": content}));
+    }
+    messages
+}
+
+/// The arguments of an OpenAI tool call (`function.arguments`, a JSON
+/// *string*) as the object `tools/call` takes; an empty string is `{}`.
+pub fn parse_openai_arguments(arguments: &str) -> Result<Value, CallFailure> {
+    if arguments.trim().is_empty() {
+        return Ok(json!({}));
+    }
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(object @ Value::Object(_)) => Ok(object),
+        Ok(other) => Err(CallFailure::InvalidArguments {
+            reason: format!("the arguments must be a JSON object, not `{other}`"),
+        }),
+        Err(error) => Err(CallFailure::InvalidArguments {
+            reason: format!("the arguments are not valid JSON ({error})"),
+        }),
+    }
+}
+
+/// A tool call that produced no result of its own.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum CallFailure {
+    /// The server answered `tools/call` with a JSON-RPC error.
+    Rpc(RpcError),
+    /// The model asked for a name that was never offered.
+    UnknownTool {
+        /// The name the model used.
+        name: String,
+    },
+    /// The model's arguments could not be used (not JSON, not an object).
+    InvalidArguments {
+        /// What is wrong with them.
+        reason: String,
+    },
+    /// No answer in time; the call was cancelled.
+    Timeout {
+        /// How long the host waited.
+        after: Duration,
+    },
+    /// The server is not running or not reachable.
+    ServerGone {
+        /// The server's config name.
+        server: String,
+        /// What happened (exit status, connection error).
+        reason: String,
+    },
+    /// The server's `structuredContent` does not match the tool's
+    /// `outputSchema`; the result is not passed on.
+    InvalidOutput {
+        /// The first violation.
+        reason: String,
+    },
+    /// The user declined to run the call.
+    Declined,
+    /// The host did not run the call for another reason (a guard on the
+    /// number of calls, a policy).
+    NotRun {
+        /// Why, for the model.
+        reason: String,
+    },
+}
+
+/// The longest JSON-RPC `data` quoted to the model, in bytes.
+const MAX_ERROR_DATA: usize = 1_000;
+
+impl fmt::Display for CallFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallFailure::Rpc(error) => {
+                match error.code {
+                    -32602 => write!(
+                        f,
+                        "The server rejected the call's arguments (JSON-RPC error -32602): {}",
+                        error.message
+                    )?,
+                    code => write!(
+                        f,
+                        "The server answered the call with JSON-RPC error {code}: {}",
+                        error.message
+                    )?,
+                }
+                if let Some(data) = &error.data {
+                    let mut data = data.to_string();
+                    if data.len() > MAX_ERROR_DATA {
+                        let mut end = MAX_ERROR_DATA;
+                        while !data.is_char_boundary(end) {
+                            end -= 1;
+                        }
+                        data.truncate(end);
+                        data.push('…');
+                    }
+                    write!(f, " ({data})")?;
+                }
+                Ok(())
+            }
+            CallFailure::UnknownTool { name } => write!(
+                f,
+                "There is no tool named `{name}`; call one of the tools offered."
+            ),
+            CallFailure::InvalidArguments { reason } => {
+                write!(f, "The call was not made: {reason}.")
+            }
+            CallFailure::Timeout { after } => write!(
+                f,
+                "The tool did not answer within {} s; the call was cancelled.",
+                after.as_secs_f64()
+            ),
+            CallFailure::ServerGone { server, reason } => write!(
+                f,
+                "The server `{server}` that provides this tool is not available ({reason}); the call was not completed."
+            ),
+            CallFailure::InvalidOutput { reason } => write!(
+                f,
+                "The tool's structured result does not match its output schema ({reason}); it was discarded."
+            ),
+            CallFailure::Declined => f.write_str("The user declined to run this tool call."),
+            CallFailure::NotRun { reason } => write!(f, "The call was not run: {reason}."),
+        }
+    }
+}
+
+impl std::error::Error for CallFailure {}
+
+impl CallFailure {
+    /// The `isError` result the model sees for this failure.
+    pub fn to_result(&self) -> CallToolResult {
+        CallToolResult::error(self.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests;
