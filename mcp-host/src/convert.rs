@@ -32,6 +32,14 @@
 //! | only `structuredContent` | its JSON as text |
 //! | `isError: true` | `"is_error": true` |
 //!
+//! Images and PDFs are passed on only as canonical base64 (line breaks
+//! removed, the URL-safe alphabet and missing padding repaired; anything
+//! else becomes a note), and an image goes with the type its first bytes
+//! show when they show one: both APIs refuse the *whole request* for one
+//! undecodable image or one whose bytes contradict its type, which would
+//! let one broken tool end the conversation. Block annotations (`audience`,
+//! `priority`) are not acted on: every block goes to the model.
+//!
 //! **Results to OpenAI.** A `role: tool` message carries text only, so
 //! [`openai_tool_message`] gives the text (the same notes and renderings, an
 //! embedded text resource inline after its URI, `Error: ` before the text
@@ -49,19 +57,18 @@
 //! ([`CallFailure::to_result`]), so the model can react.
 
 use crate::wire::{
-    AudioContent, CallToolResult, ContentBlock, ImageContent, JsonObject, ResourceContents,
-    ResourceLinkContent, RpcError, Tool,
+    AudioContent, CallToolResult, ContentBlock, JsonObject, ResourceContents, ResourceLinkContent,
+    RpcError, Tool,
 };
 use serde_json::{Map, Value, json};
+use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
-/// The image media types the Anthropic API accepts.
-pub const CLAUDE_IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
-
-/// The image media types OpenAI's `image_url` parts accept (GIF: not
-/// animated; the API checks).
-pub const OPENAI_IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+/// The image media types both the Anthropic API (`image` blocks) and
+/// OpenAI's `image_url` parts accept (OpenAI: GIF not animated; the API
+/// checks that itself).
+pub const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
 
 /// The tool's description for the model: its description, else its title,
 /// else empty (both APIs take an empty one; the model then has the name).
@@ -263,12 +270,101 @@ fn normalized_media_type(mime_type: &str) -> String {
     }
 }
 
+/// `data` as standard, padded base64 without whitespace (what both APIs
+/// take: a bad image fails the whole request, not just this result), or
+/// `None` when it is not base64. Line breaks are removed and the URL-safe
+/// alphabet and missing padding are repaired; anything else is refused.
+fn canonical_base64(data: &str) -> Option<Cow<'_, str>> {
+    let standard = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+    let body = data.trim_end_matches('=');
+    let padding = data.len() - body.len();
+    if !body.is_empty()
+        && body.bytes().all(standard)
+        && padding <= 2
+        && (body.len() + padding).is_multiple_of(4)
+        && body.len() % 4 != 1
+    {
+        return Some(Cow::Borrowed(data));
+    }
+    let mut fixed: String = data
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace())
+        .map(|c| match c {
+            '-' => '+',
+            '_' => '/',
+            c => c,
+        })
+        .collect();
+    let body_len = fixed.trim_end_matches('=').len();
+    fixed.truncate(body_len);
+    if fixed.is_empty() || !fixed.bytes().all(standard) || fixed.len() % 4 == 1 {
+        return None;
+    }
+    while !fixed.len().is_multiple_of(4) {
+        fixed.push('=');
+    }
+    Some(Cow::Owned(fixed))
+}
+
+/// The image type the first bytes of base64 `data` show: JPEG, PNG, GIF or
+/// WebP, the four both APIs take.
+fn sniff_image(data: &str) -> Option<&'static str> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    // 16 digits: the 12 bytes a WebP header needs.
+    let mut bytes = Vec::with_capacity(12);
+    for chunk in data.as_bytes().chunks(4).take(4) {
+        if chunk.len() < 4 || chunk.contains(&b'=') {
+            break;
+        }
+        let mut n = 0u32;
+        for &c in chunk {
+            n = n << 6 | value(c)?;
+        }
+        bytes.extend_from_slice(&n.to_be_bytes()[1..]);
+    }
+    if bytes.starts_with(&[0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a]) {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+        Some("image/jpeg")
+    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else if bytes.len() >= 12 && bytes.starts_with(b"RIFF") && &bytes[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
+    }
+}
+
+/// The media type and data to send an image with, or why it is left out:
+/// the type its bytes show when they show one (the APIs refuse an image
+/// whose bytes contradict its type), else the declared type if the APIs take
+/// it.
+fn sendable_image<'a>(
+    declared: &str,
+    data: &'a str,
+) -> Result<(&'static str, Cow<'a, str>), &'static str> {
+    let data = canonical_base64(data).ok_or("its data is not valid base64")?;
+    let declared = normalized_media_type(declared);
+    let media_type = sniff_image(&data)
+        .or_else(|| IMAGE_TYPES.iter().copied().find(|t| *t == declared))
+        .ok_or("the model APIs accept JPEG, PNG, GIF and WebP images only")?;
+    Ok((media_type, data))
+}
+
 /// What an image not passed on was.
-fn image_note(image: &ImageContent, why: &str) -> String {
+fn image_note(mime_type: &str, data: &str, why: &str) -> String {
     format!(
-        "[The tool returned an image ({}, {} bytes) that is not shown: {why}.]",
-        image.mime_type,
-        decoded_len(&image.data)
+        "[The tool returned an image ({mime_type}, {} bytes) that is not shown: {why}.]",
+        decoded_len(data)
     )
 }
 
@@ -341,17 +437,16 @@ pub fn claude_tool_result_content(result: &CallToolResult) -> Option<Value> {
             ContentBlock::Text(t) if t.text.is_empty() => {}
             ContentBlock::Text(t) => blocks.push(text(t.text.clone())),
             ContentBlock::Image(image) => {
-                let media_type = normalized_media_type(&image.mime_type);
-                if CLAUDE_IMAGE_TYPES.contains(&media_type.as_str()) {
-                    blocks.push(claude_image(&media_type, &image.data));
-                } else {
-                    blocks.push(text(image_note(
-                        image,
-                        "Claude accepts JPEG, PNG, GIF and WebP images only",
-                    )));
-                }
+                blocks.push(match sendable_image(&image.mime_type, &image.data) {
+                    Ok((media_type, data)) => claude_image(media_type, &data),
+                    Err(why) => text(image_note(&image.mime_type, &image.data, why)),
+                });
             }
             ContentBlock::Resource(embedded) => blocks.push(match &embedded.resource {
+                // The API refuses an empty document.
+                ResourceContents::Text { uri, text: body, .. } if body.is_empty() => {
+                    text(format!("[The tool returned the resource <{uri}>, which is empty.]"))
+                }
                 ResourceContents::Text { uri, text, .. } => json!({
                     "type": "document",
                     "source": {"type": "text", "media_type": "text/plain", "data": text},
@@ -362,17 +457,18 @@ pub fn claude_tool_result_content(result: &CallToolResult) -> Option<Value> {
                     mime_type,
                     blob,
                 } => {
-                    let media_type = normalized_media_type(mime_type.as_deref().unwrap_or(""));
-                    if media_type == "application/pdf" {
-                        json!({
+                    let declared = mime_type.as_deref().unwrap_or("");
+                    let pdf = normalized_media_type(declared) == "application/pdf";
+                    match canonical_base64(blob) {
+                        Some(data) if pdf => json!({
                             "type": "document",
-                            "source": {"type": "base64", "media_type": "application/pdf", "data": blob},
+                            "source": {"type": "base64", "media_type": "application/pdf", "data": data},
                             "title": uri,
-                        })
-                    } else if CLAUDE_IMAGE_TYPES.contains(&media_type.as_str()) {
-                        claude_image(&media_type, blob)
-                    } else {
-                        text(blob_note(uri, mime_type.as_deref(), blob))
+                        }),
+                        _ => match sendable_image(declared, blob) {
+                            Ok((media_type, data)) => claude_image(media_type, &data),
+                            Err(_) => text(blob_note(uri, mime_type.as_deref(), blob)),
+                        },
                     }
                 }
             }),
@@ -437,24 +533,19 @@ pub fn openai_tool_message(
     for block in &result.content {
         match block {
             ContentBlock::Text(t) => parts.push(t.text.clone()),
-            ContentBlock::Image(image) => {
-                let media_type = normalized_media_type(&image.mime_type);
-                if OPENAI_IMAGE_TYPES.contains(&media_type.as_str()) {
+            ContentBlock::Image(image) => match sendable_image(&image.mime_type, &image.data) {
+                Ok((media_type, data)) => {
                     let number = first_image + images.len();
                     parts.push(format!(
                         "[Image {number} ({media_type}) is in the user message after the tool results.]"
                     ));
                     images.push(json!({
                         "type": "image_url",
-                        "image_url": {"url": format!("data:{media_type};base64,{}", image.data)},
+                        "image_url": {"url": format!("data:{media_type};base64,{data}")},
                     }));
-                } else {
-                    parts.push(image_note(
-                        image,
-                        "the model API accepts JPEG, PNG, GIF and WebP images only",
-                    ));
                 }
-            }
+                Err(why) => parts.push(image_note(&image.mime_type, &image.data, why)),
+            },
             ContentBlock::Resource(embedded) => parts.push(match &embedded.resource {
                 ResourceContents::Text { uri, text, .. } => format!("Resource <{uri}>:\n{text}"),
                 ResourceContents::Blob {

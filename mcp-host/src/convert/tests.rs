@@ -26,7 +26,7 @@ fn weather() -> Tool {
     }))
 }
 
-// A 1x1 PNG's base64 is 68 bytes for 51... any base64 does here.
+/// A 1x1 PNG.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
 #[test]
@@ -210,7 +210,8 @@ fn every_image_type_claude_accepts_passes_and_others_become_a_note() {
         ("image/gif", "image/gif"),
         ("image/webp; q=1", "image/webp"),
     ] {
-        let r = result(json!({"content": [{"type": "image", "data": PNG, "mimeType": mime}]}));
+        // Bytes that show no type: the declared one is used.
+        let r = result(json!({"content": [{"type": "image", "data": "AAAA", "mimeType": mime}]}));
         let content = claude_tool_result_content(&r).unwrap();
         assert_eq!(content[0]["source"]["media_type"], expected, "{mime}");
     }
@@ -474,4 +475,85 @@ fn openai_arguments_are_parsed_from_their_json_string() {
     );
     let garbage = parse_openai_arguments("{\"city\":").unwrap_err();
     assert!(garbage.to_string().contains("not valid JSON"), "{garbage}");
+}
+
+#[test]
+fn an_image_is_sent_with_the_type_its_bytes_show() {
+    // PNG bytes labelled JPEG: the API would refuse the label, so the bytes win.
+    let mislabelled =
+        result(json!({"content": [{"type": "image", "data": PNG, "mimeType": "image/jpeg"}]}));
+    assert_eq!(
+        claude_tool_result_content(&mislabelled).unwrap()[0]["source"]["media_type"],
+        "image/png"
+    );
+    for (data, expected) in [
+        ("/9j/4AAQSkZJRg==", "image/jpeg"),
+        ("R0lGODlhAQABAAAAACw=", "image/gif"),
+        ("UklGRiQAAABXRUJQVlA4IA==", "image/webp"),
+    ] {
+        let r = result(
+            json!({"content": [{"type": "image", "data": data, "mimeType": "application/octet-stream"}]}),
+        );
+        assert_eq!(
+            claude_tool_result_content(&r).unwrap()[0]["source"]["media_type"],
+            expected,
+            "{data}"
+        );
+        let output = openai_tool_message("c", &r, 1);
+        assert_eq!(
+            output.images[0]["image_url"]["url"],
+            format!("data:{expected};base64,{data}")
+        );
+    }
+}
+
+#[test]
+fn image_data_that_is_not_base64_becomes_a_note_and_near_misses_are_repaired() {
+    // One bad image would make the API refuse the whole request.
+    let garbage = result(
+        json!({"content": [{"type": "image", "data": "not base64!", "mimeType": "image/png"}]}),
+    );
+    let note = claude_tool_result_content(&garbage).unwrap();
+    assert!(
+        note.as_str().unwrap().contains("not valid base64"),
+        "{note}"
+    );
+    assert!(openai_tool_message("c", &garbage, 1).images.is_empty());
+    let empty =
+        result(json!({"content": [{"type": "image", "data": "", "mimeType": "image/png"}]}));
+    assert!(claude_tool_result_content(&empty).unwrap().is_string());
+    // Line breaks, the URL-safe alphabet and missing padding are fixed.
+    let wrapped = format!("{}\n{}", &PNG[..40], &PNG[40..]);
+    let r =
+        result(json!({"content": [{"type": "image", "data": wrapped, "mimeType": "image/png"}]}));
+    assert_eq!(
+        claude_tool_result_content(&r).unwrap()[0]["source"]["data"],
+        PNG
+    );
+    let r =
+        result(json!({"content": [{"type": "image", "data": "ab-_", "mimeType": "image/png"}]}));
+    assert_eq!(
+        claude_tool_result_content(&r).unwrap()[0]["source"]["data"],
+        "ab+/"
+    );
+    let r = result(json!({"content": [{"type": "image", "data": "abc", "mimeType": "image/png"}]}));
+    assert_eq!(
+        claude_tool_result_content(&r).unwrap()[0]["source"]["data"],
+        "abc="
+    );
+}
+
+#[test]
+fn an_empty_text_resource_is_a_note_not_an_empty_document() {
+    let r = result(
+        json!({"content": [{"type": "resource", "resource": {"uri": "file:///e", "text": ""}}]}),
+    );
+    let content = claude_tool_result_content(&r).unwrap();
+    assert!(
+        content
+            .as_str()
+            .unwrap()
+            .contains("<file:///e>, which is empty"),
+        "{content}"
+    );
 }
