@@ -12,6 +12,10 @@
 //! optional argument required and nullable, so the model sends `null` for
 //! "absent"; [`strip_absent_nulls`] takes those out again before the call,
 //! since an MCP server need not accept `null` for an optional argument.
+//! A root `oneOf`/`anyOf`/`allOf`/`not`/`enum`, which both APIs refuse
+//! (failing every request, not just this tool), is flattened into the
+//! root's properties, and the choice it expressed is said in a sentence
+//! added to the description.
 //!
 //! **Results to Claude.** [`claude_tool_result`] gives one `tool_result`
 //! block (to go, with the others of the same turn, in one `role: user`
@@ -79,24 +83,127 @@ fn description(tool: &Tool) -> &str {
         .unwrap_or_default()
 }
 
-/// The input schema as the model APIs take it: standard keywords only and an
-/// object root (MCP requires `"type": "object"`; a server that leaves it
-/// out still gets a schema both APIs accept).
-fn model_schema(tool: &Tool) -> Value {
+/// The input schema as the model APIs take it, and a sentence for the
+/// description when flattening the root lost a choice between argument
+/// sets: standard keywords only, an object root (MCP requires
+/// `"type": "object"`; a server that leaves it out still gets a schema both
+/// APIs accept), and no `oneOf`/`anyOf`/`allOf`/`not`/`enum` at the root.
+///
+/// The Anthropic API refuses the whole request ("input_schema does not
+/// support oneOf, allOf, or anyOf at the top level") and OpenAI's refuses
+/// those and `not`/`enum` at the root, so one such tool from one server
+/// would break every request. The branches' properties move to the root
+/// (`allOf`'s required ones stay required); the server still validates,
+/// and a model that sends a wrong combination gets its error.
+fn model_schema(tool: &Tool) -> (Value, Option<String>) {
     let mut schema = mcp_runtime::schema::for_model_api(&Value::Object(tool.input_schema.clone()));
+    let mut hint = None;
     if let Value::Object(map) = &mut schema {
-        map.entry("type").or_insert_with(|| "object".into());
+        hint = flatten_root(map);
+        map.insert("type".into(), "object".into());
     }
-    schema
+    (schema, hint)
+}
+
+/// Root keywords neither API takes.
+const ROOT_REFUSED: [&str; 5] = ["oneOf", "anyOf", "allOf", "not", "enum"];
+
+/// Moves the properties of a root `oneOf`/`anyOf`/`allOf` to the root and
+/// drops the refused keywords; says which argument sets a `oneOf`/`anyOf`
+/// required, when its branches required different ones.
+fn flatten_root(root: &mut Map<String, Value>) -> Option<String> {
+    let mut choices = Vec::new();
+    for key in ["allOf", "oneOf", "anyOf"] {
+        let Some(Value::Array(branches)) = root.remove(key) else {
+            continue;
+        };
+        let mut sets = Vec::new();
+        for branch in branches {
+            let Value::Object(mut branch) = branch else {
+                continue;
+            };
+            // A `$defs` of a branch is not reachable from the root's `$ref`s.
+            branch.remove("$defs");
+            let required = match branch.remove("required") {
+                Some(Value::Array(required)) => required,
+                _ => Vec::new(),
+            };
+            if let Some(Value::Object(properties)) = branch.remove("properties") {
+                let root_properties = root
+                    .entry("properties")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(root_properties) = root_properties {
+                    for (name, property) in properties {
+                        root_properties.entry(name).or_insert(property);
+                    }
+                }
+            }
+            if key == "allOf" {
+                let root_required = root
+                    .entry("required")
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(root_required) = root_required {
+                    for name in required {
+                        if !root_required.contains(&name) {
+                            root_required.push(name);
+                        }
+                    }
+                }
+            } else {
+                let names: Vec<String> = required
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|name| format!("`{name}`"))
+                    .collect();
+                sets.push(names.join(" and "));
+            }
+        }
+        sets.dedup();
+        if sets.len() > 1 && sets.iter().any(|set| !set.is_empty()) {
+            let sets: Vec<String> = sets
+                .into_iter()
+                .map(|set| {
+                    if set.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        set
+                    }
+                })
+                .collect();
+            let verb = if key == "oneOf" {
+                "exactly one"
+            } else {
+                "at least one"
+            };
+            choices.push(format!(
+                "The arguments must match {verb} of these sets of required arguments: {}.",
+                sets.join("; ")
+            ));
+        }
+    }
+    for key in ROOT_REFUSED {
+        root.remove(key);
+    }
+    (!choices.is_empty()).then(|| choices.join(" "))
+}
+
+/// The description with the flattening's sentence, if any.
+fn described(tool: &Tool, hint: Option<String>) -> String {
+    match hint {
+        Some(hint) if description(tool).is_empty() => hint,
+        Some(hint) => format!("{}\n\n{hint}", description(tool)),
+        None => description(tool).to_owned(),
+    }
 }
 
 /// The Anthropic Messages API entry of `tool`, offered as `model_name`:
 /// `{"name", "description", "input_schema"}`.
 pub fn claude_tool(model_name: &str, tool: &Tool) -> Value {
+    let (schema, hint) = model_schema(tool);
     json!({
         "name": model_name,
-        "description": description(tool),
-        "input_schema": model_schema(tool),
+        "description": described(tool, hint),
+        "input_schema": schema,
     })
 }
 
@@ -121,12 +228,13 @@ pub fn openai_tool(model_name: &str, tool: &Tool, strict: Strict) -> Value {
     {
         return entry;
     }
+    let (schema, hint) = model_schema(tool);
     json!({
         "type": "function",
         "function": {
             "name": model_name,
-            "description": description(tool),
-            "parameters": model_schema(tool),
+            "description": described(tool, hint),
+            "parameters": schema,
         }
     })
 }
@@ -134,12 +242,15 @@ pub fn openai_tool(model_name: &str, tool: &Tool, strict: Strict) -> Value {
 /// The strict OpenAI entry of `tool`, or every reason (with its schema
 /// path) strict mode cannot express its schema.
 pub fn openai_strict_tool(model_name: &str, tool: &Tool) -> Result<Value, Vec<String>> {
-    let parameters = mcp_runtime::schema::openai_strict(&Value::Object(tool.input_schema.clone()))?;
+    // Flattened first: strict mode refuses a root `anyOf` as the
+    // non-strict API does, and mcp-runtime's conversion would keep one.
+    let (schema, hint) = model_schema(tool);
+    let parameters = mcp_runtime::schema::openai_strict(&schema)?;
     Ok(json!({
         "type": "function",
         "function": {
             "name": model_name,
-            "description": description(tool),
+            "description": described(tool, hint),
             "parameters": parameters,
             "strict": true,
         }

@@ -557,3 +557,58 @@ fn an_empty_text_resource_is_a_note_not_an_empty_document() {
         "{content}"
     );
 }
+
+#[test]
+fn a_root_choice_is_flattened_because_the_apis_refuse_it() {
+    // Exactly one of `id` and `full_path` (zod's union of two objects).
+    let union = tool(json!({
+        "name": "get_resource",
+        "description": "Get a resource.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"ref": {"type": "string"}},
+            "oneOf": [
+                {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"], "additionalProperties": false},
+                {"type": "object", "properties": {"full_path": {"type": "string"}}, "required": ["full_path"]}
+            ]
+        }
+    }));
+    let expected_schema = json!({
+        "type": "object",
+        "properties": {"ref": {"type": "string"}, "id": {"type": "string"}, "full_path": {"type": "string"}}
+    });
+    let expected_description = "Get a resource.\n\nThe arguments must match exactly one of these sets of required arguments: `id`; `full_path`.";
+    let claude = claude_tool("get_resource", &union);
+    assert_eq!(claude["input_schema"], expected_schema);
+    assert_eq!(claude["description"], expected_description);
+    let openai = openai_tool("get_resource", &union, Strict::Off);
+    assert_eq!(openai["function"]["parameters"], expected_schema);
+    assert_eq!(openai["function"]["description"], expected_description);
+    // Strict: the flattened schema, every argument required and nullable
+    // (`strip_absent_nulls` removes the `null`s of the set not chosen).
+    let strict = openai_tool("get_resource", &union, Strict::WhereExpressible);
+    assert_eq!(strict["function"]["strict"], true);
+    assert_eq!(strict["function"]["description"], expected_description);
+    let parameters = &strict["function"]["parameters"];
+    assert!(parameters.get("anyOf").is_none() && parameters.get("oneOf").is_none());
+    assert_eq!(parameters["required"], json!(["full_path", "id", "ref"]));
+
+    // `allOf`: every branch's required arguments stay required; `not` and
+    // `enum` at the root go.
+    let all = tool(json!({
+        "name": "x",
+        "inputSchema": {
+            "allOf": [
+                {"properties": {"a": {"type": "string"}}, "required": ["a"]},
+                {"properties": {"b": {"type": "integer"}}, "required": ["b"]}
+            ],
+            "not": {"required": ["c"]}
+        }
+    }));
+    let claude = claude_tool("x", &all);
+    assert_eq!(
+        claude["input_schema"],
+        json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a", "b"]})
+    );
+    assert_eq!(claude["description"], "");
+}
