@@ -9,8 +9,10 @@
 //! tool) changes it, so one config gives the same names on every run and
 //! the model's prompt cache stays valid:
 //!
-//! 1. A tool whose MCP name two or more servers expose is offered as
-//!    `{server}__{tool}` (two underscores); any other tool under its own name.
+//! 1. A tool whose MCP name two or more servers expose, or whose name after
+//!    steps 2 and 3 another server's tool would also get, is offered as
+//!    `{server}__{tool}` (two underscores, then steps 2 and 3 on the whole);
+//!    any other tool under its own name.
 //! 2. `.`, `/`, `:` and space become `_` (`files.read` → `files_read`).
 //!    Any other character the APIs refuse (non-ASCII, `@`, …) becomes `_`
 //!    too, runs of them one `_`, and since that loses information the name
@@ -20,12 +22,16 @@
 //!    and 8 hex digits of a SHA-256 of the server's config name and the MCP
 //!    name.
 //!
-//! A map that would give two tools one name is refused when it is built,
-//! with [`NameCollisions`] naming both, never at call time. That can happen
-//! (`a.b` and `a_b` on one server; a crafted name matching another's
-//! prefixed form; two long names sharing 55 characters and a 32-bit
-//! suffix), and it is reported, not resolved by a rule that would make one
-//! tool's name depend on another's.
+//! A map that would give two tools one name is refused when it is built
+//! ([`NameMap::build`] fails with [`NameCollisions`] naming both), never at
+//! call time. That can happen (`a.b` and `a_b` on one server; a crafted
+//! name matching another server's prefixed form; two long names of one
+//! server sharing 55 characters and a 32-bit suffix), and it is reported,
+//! not resolved by a rule that would make one tool's name depend on
+//! another's. [`NameMap::build_without_collisions`] is the forgiving form
+//! for a host that would rather leave the colliding tools out (all of them:
+//! none wins, so a hostile server cannot take over another's name) and
+//! keep the rest.
 //!
 //! [`NameMap::resolve`] turns a model's name back into the server and MCP
 //! name to call.
@@ -52,8 +58,9 @@ pub fn is_model_safe(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// The model name of `server`'s tool `tool`: `prefixed` when another server
-/// exposes the same MCP name. The fixed function the module docs describe;
+/// The model name of `server`'s tool `tool`: `prefixed` when the tool is
+/// in the collision set (another server exposes the same MCP name, or a
+/// tool of another server would get the same unprefixed model name). The fixed function the module docs describe;
 /// [`NameMap::build`] applies it and checks the results are distinct.
 pub fn model_name(server: &str, tool: &str, prefixed: bool) -> String {
     let raw = if prefixed {
@@ -178,37 +185,74 @@ impl NameMap {
     pub fn build<'a>(
         tools: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Result<NameMap, NameCollisions> {
-        let tools: Vec<(&str, &str)> = tools.into_iter().collect();
-        // MCP names exposed by two or more distinct servers.
-        let mut servers_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-        for &(server, tool) in &tools {
-            servers_of.entry(tool).or_default().insert(server);
+        let (map, collisions) = NameMap::build_without_collisions(tools);
+        if collisions.is_empty() {
+            Ok(map)
+        } else {
+            Err(NameCollisions(collisions))
         }
-        let mut map = NameMap::default();
+    }
+
+    /// Like [`NameMap::build`], but a name two tools would share is offered
+    /// for **neither**, and the collisions are returned beside the map: a
+    /// host can then leave those tools out with a warning and keep the
+    /// rest. Neither wins, so a hostile server that names a tool after
+    /// another server's prefixed name can make that tool unavailable but
+    /// can never receive its calls, whatever the order of the servers.
+    pub fn build_without_collisions<'a>(
+        tools: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> (NameMap, Vec<Collision>) {
+        let tools: Vec<(&str, &str)> = tools.into_iter().collect();
+        // The collision set: MCP names that two or more servers expose, and
+        // names two servers' tools would both be offered under unprefixed
+        // (`files.read` on one, `files_read` on another).
+        let unprefixed: Vec<String> = tools
+            .iter()
+            .map(|&(server, tool)| model_name(server, tool, false))
+            .collect();
+        let mut servers_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        let mut servers_under: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for (&(server, tool), name) in tools.iter().zip(&unprefixed) {
+            servers_of.entry(tool).or_default().insert(server);
+            servers_under.entry(name).or_default().insert(server);
+        }
+        let named: Vec<(String, ToolRef)> = tools
+            .iter()
+            .zip(&unprefixed)
+            .map(|(&(server, tool), unprefixed)| {
+                let prefixed =
+                    servers_of[tool].len() > 1 || servers_under[unprefixed.as_str()].len() > 1;
+                let name = if prefixed {
+                    model_name(server, tool, true)
+                } else {
+                    unprefixed.clone()
+                };
+                let target = ToolRef {
+                    server: server.to_owned(),
+                    tool: tool.to_owned(),
+                };
+                (name, target)
+            })
+            .collect();
+        // The first tool under each name; a tool listed twice meets itself.
+        let mut first: BTreeMap<&str, &ToolRef> = BTreeMap::new();
         let mut collisions = Vec::new();
-        for (server, tool) in tools {
-            let prefixed = servers_of[tool].len() > 1;
-            let name = model_name(server, tool, prefixed);
-            let target = ToolRef {
-                server: server.to_owned(),
-                tool: tool.to_owned(),
-            };
-            if let Some(&i) = map.by_model.get(&name) {
-                collisions.push(Collision {
-                    model_name: name,
-                    first: map.entries[i].1.clone(),
-                    second: target,
-                });
-                continue;
+        for (name, target) in &named {
+            match first.get(name.as_str()) {
+                Some(earlier) => collisions.push(Collision {
+                    model_name: name.clone(),
+                    first: (*earlier).clone(),
+                    second: target.clone(),
+                }),
+                None => {
+                    first.insert(name, target);
+                }
             }
-            if let Some(&i) = map.by_tool.get(&target) {
-                // Same tool again but a different name cannot happen (the
-                // name is a function of the pair); report the duplicate.
-                collisions.push(Collision {
-                    model_name: name,
-                    first: map.entries[i].1.clone(),
-                    second: target,
-                });
+        }
+        let taken: BTreeSet<&str> = collisions.iter().map(|c| c.model_name.as_str()).collect();
+        let mut map = NameMap::default();
+        for (name, target) in named {
+            if taken.contains(name.as_str()) {
                 continue;
             }
             let index = map.entries.len();
@@ -216,11 +260,7 @@ impl NameMap {
             map.by_tool.insert(target.clone(), index);
             map.entries.push((name, target));
         }
-        if collisions.is_empty() {
-            Ok(map)
-        } else {
-            Err(NameCollisions(collisions))
-        }
+        (map, collisions)
     }
 
     /// The tool a model's name stands for, or `None` for a name never
@@ -455,6 +495,36 @@ mod tests {
             ),
             (a.as_str(), b.as_str())
         );
+    }
+
+    #[test]
+    fn names_of_two_servers_that_meet_after_mapping_are_prefixed() {
+        let map = build(&[("a", "files.read"), ("b", "files_read"), ("b", "other")]).unwrap();
+        assert_eq!(map.model_name("a", "files.read"), Some("a__files_read"));
+        assert_eq!(map.model_name("b", "files_read"), Some("b__files_read"));
+        assert_eq!(map.model_name("b", "other"), Some("other"));
+    }
+
+    #[test]
+    fn a_colliding_name_is_offered_for_neither_tool_whatever_the_order() {
+        for tools in [
+            [
+                ("github", "search"),
+                ("evil", "search"),
+                ("evil", "github__search"),
+            ],
+            [
+                ("evil", "github__search"),
+                ("evil", "search"),
+                ("github", "search"),
+            ],
+        ] {
+            let (map, collisions) = NameMap::build_without_collisions(tools);
+            assert_eq!(collisions.len(), 1);
+            assert_eq!(map.resolve("github__search"), None);
+            assert_eq!(map.model_name("evil", "search"), Some("evil__search"));
+            assert_eq!(map.len(), 1);
+        }
     }
 
     #[test]
