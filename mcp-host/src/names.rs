@@ -4,9 +4,9 @@
 //! `^[a-zA-Z0-9_-]{1,64}$`; MCP allows 128 characters including `.` and
 //! `/`, and two servers may both have a `search`. [`NameMap::build`] gives
 //! each `(server, tool)` one model name by a fixed function of the server's
-//! config name, the tool's MCP name and whether another server exposes the
-//! same MCP name (the collision set); nothing else (no order, no other
-//! tool) changes it, so one config gives the same names on every run and
+//! config name, the tool's MCP name and whether the tool is in the
+//! collision set (step 1); nothing else (no order, no unrelated tool)
+//! changes it, so one config gives the same names on every run and
 //! the model's prompt cache stays valid:
 //!
 //! 1. A tool whose MCP name two or more servers expose, or whose name after
@@ -16,8 +16,8 @@
 //! 2. `.`, `/`, `:` and space become `_` (`files.read` → `files_read`).
 //!    Any other character the APIs refuse (non-ASCII, `@`, …) becomes `_`
 //!    too, runs of them one `_`, and since that loses information the name
-//!    gets a hash suffix (`查天气` → `tool_5e1c2a9b`, `get_天气` →
-//!    `get_ab12cd34`).
+//!    gets a hash suffix (server `cn`: `查天气` → `tool_14fcceb5`,
+//!    `get_天气` → `get_8463fa9c`).
 //! 3. A name longer than 64 characters keeps its first 55 and ends in `_`
 //!    and 8 hex digits of a SHA-256 of the server's config name and the MCP
 //!    name.
@@ -60,8 +60,9 @@ pub fn is_model_safe(name: &str) -> bool {
 
 /// The model name of `server`'s tool `tool`: `prefixed` when the tool is
 /// in the collision set (another server exposes the same MCP name, or a
-/// tool of another server would get the same unprefixed model name). The fixed function the module docs describe;
-/// [`NameMap::build`] applies it and checks the results are distinct.
+/// tool of another server would get the same unprefixed model name). The
+/// fixed function the module docs describe; [`NameMap::build`] applies it
+/// and checks the results are distinct.
 pub fn model_name(server: &str, tool: &str, prefixed: bool) -> String {
     let raw = if prefixed {
         format!("{server}{PREFIX_SEPARATOR}{tool}")
@@ -411,15 +412,15 @@ mod tests {
         for (name, tool) in first.iter() {
             assert_eq!(third.model_name(&tool.server, &tool.tool), Some(name));
         }
-        // Fixed values, so a change to the function is a visible change.
+        // Fixed values, so a change to the function is a visible change:
+        // a change here renames users' tools.
         assert_eq!(first.model_name("a", "search"), Some("a__search"));
+        assert_eq!(first.model_name("a", "files.read"), Some("files_read"));
+        assert_eq!(model_name("cn", "查天气", false), "tool_14fcceb5");
+        assert_eq!(model_name("cn", "get_天气", false), "get_8463fa9c");
         assert_eq!(
-            first.model_name("c", "查天气"),
-            Some(model_name("c", "查天气", false).as_str())
-        );
-        assert_eq!(
-            model_name("c", "查天气", false),
-            model_name("c", "查天气", false)
+            model_name("s", &format!("{}a", "x".repeat(127)), false),
+            format!("{}_23dc82d0", "x".repeat(55))
         );
     }
 
