@@ -23,7 +23,8 @@
 //! catalog's tool order, and so the model's prompt prefix and its cache,
 //! then stays the same when a user reorders entries, and serde_json (built
 //! here without `preserve_order`) has no file order to give anyway. A name
-//! given twice is an error rather than "last one wins".
+//! given twice is an error rather than "last one wins". Errors are found in
+//! the same order: the first invalid entry by name is the one reported.
 //!
 //! Not supported, and said so in [`McpConfig::warnings`]: VS Code's
 //! `${input:…}` and `${env:…}` variables (values are used as written) and
@@ -263,11 +264,13 @@ impl McpConfig {
             return Err(ConfigError::DuplicateServer { server });
         }
         let mut warnings = Vec::new();
-        // A `Map` iterates in key order: the documented sorted order.
-        let servers = entries
+        let mut servers = entries
             .iter()
             .map(|(name, entry)| server(name, entry, &mut warnings))
             .collect::<Result<Vec<_>, _>>()?;
+        // Sorted here, not left to `Map`: with serde_json's `preserve_order`
+        // (which any crate in a build can turn on) it iterates in file order.
+        servers.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(McpConfig {
             form,
             servers,
