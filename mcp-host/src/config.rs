@@ -23,8 +23,7 @@
 //! catalog's tool order, and so the model's prompt prefix and its cache,
 //! then stays the same when a user reorders entries, and serde_json (built
 //! here without `preserve_order`) has no file order to give anyway. A name
-//! given twice is an error rather than "last one wins". Errors are found in
-//! the same order: the first invalid entry by name is the one reported.
+//! given twice is an error rather than "last one wins".
 //!
 //! Not supported, and said so in [`McpConfig::warnings`]: VS Code's
 //! `${input:…}` and `${env:…}` variables (values are used as written) and
