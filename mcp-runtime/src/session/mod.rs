@@ -6,25 +6,23 @@
 //! front of it ([`era`]); each method family has its file under
 //! [`methods`]; running a call is [`calls`]; what the session's requests,
 //! calls and tasks share (outbox, calls in flight, requests to the client,
-//! subscriptions) is the [`connection::Connection`].
+//! subscriptions) is the [`Connection`], in `conn/` below this module.
 
 mod call_span;
 pub(crate) mod calls;
-pub(crate) mod connection;
 pub(crate) mod era;
 mod methods;
-pub(crate) mod outbox;
 
 #[cfg(feature = "http")]
 pub(crate) use methods::listen::close_subscriptions;
 pub(crate) use methods::listen::notify_tools_changed;
 
+use crate::conn::connection::{Connection, canonical_id};
 use crate::protocol::ErrorCode;
 use crate::protocol::incoming::{Incoming, Rejection, without_position};
 use crate::protocol::outgoing::{self, ErrorData, Reply};
 use crate::protocol::params::Params;
 use crate::shared::Shared;
-use connection::{Connection, canonical_id};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;

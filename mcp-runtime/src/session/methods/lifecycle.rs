@@ -1,10 +1,11 @@
 //! `initialize`, `ping` and `server/discover`: opening a session, checking
 //! it is alive, and describing the server.
 
+use crate::conn::client::ClientInfo;
+use crate::conn::lifecycle::Lifecycle;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::outgoing::{DiscoverResult, InitializeResult};
-use crate::session::connection::ClientSession;
-use crate::session::era::{self, Lifecycle};
+use crate::session::era;
 use crate::session::{Failure, Session, parse_params};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -30,7 +31,7 @@ impl Session {
         let requested = params.protocol_version;
         let version = era::initialize_version(&self.connection, &requested)?;
         self.connection.set_lifecycle(Lifecycle::Legacy { version });
-        self.connection.set_session(ClientSession {
+        self.connection.set_client_info(ClientInfo {
             info: params.client_info,
             capabilities: params
                 .capabilities

@@ -1,9 +1,9 @@
 //! `subscriptions/listen` (2026-07-28) and list-changed notifications in
 //! both eras.
 
+use crate::conn::connection::{Connection, Subscription, canonical_id};
+use crate::conn::lifecycle::Lifecycle;
 use crate::protocol::outgoing;
-use crate::session::connection::{Connection, Subscription, canonical_id};
-use crate::session::era::Lifecycle;
 use crate::session::{Failure, Session, parse_params};
 use serde::Deserialize;
 use serde_json::value::RawValue;
