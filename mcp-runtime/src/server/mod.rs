@@ -431,7 +431,7 @@ impl Server {
     /// Checks the registration (unique, valid names; object input schemas;
     /// every state a tool needs registered).
     /// `hide_unauthorized_tools`: see `Auth::hide_unauthorized_tools`.
-    fn into_shared(
+    pub(crate) fn into_shared(
         self,
         hide_unauthorized_tools: bool,
     ) -> Result<(Arc<Shared>, usize, Duration), Error> {

@@ -2,8 +2,9 @@
 //! takes each decoded incoming message and puts what it answers into the
 //! connection's outbox (the sink the transport writes from).
 //!
-//! Routing is one table ([`Session::on_request`]); the era rules run in
-//! front of it ([`era`]); each method family has its file under
+//! Routing is one table ([`table::METHODS`]: each method's name, eras,
+//! capability and handler), read by [`Session::on_request`]; the era rules
+//! run in front of it ([`era`]); each method family has its file under
 //! [`methods`]; running a call is [`calls`]; what the session's requests,
 //! calls and tasks share (outbox, calls in flight, requests to the client,
 //! subscriptions) is the [`Connection`], in `conn/` below this module.
@@ -12,6 +13,7 @@ mod call_span;
 pub(crate) mod calls;
 pub(crate) mod era;
 mod methods;
+mod table;
 
 #[cfg(feature = "http")]
 pub(crate) use methods::listen::close_subscriptions;
@@ -182,20 +184,19 @@ impl Session {
             &params,
         )?;
         let version = info.version;
-        match method {
-            "tools/call" => self.call_tool(id, info, params),
-            "ping" if !version.is_modern() => self.ping(id, version),
-            "logging/setLevel" if !version.is_modern() => self.set_level(id, version, params.raw),
-            "server/discover" if version.is_modern() => self.discover(id, version),
-            "subscriptions/listen" if version.is_modern() => self.listen(id, params.raw),
-            "tools/list" => self.list_tools(id, version, params.raw),
-            _ => Err(Failure::new(
+        let Some(entry) = table::find(method).filter(|entry| entry.eras.include(version)) else {
+            return Err(Failure::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 format!("Method not found: {method}"),
             )
             .with_data(ErrorData::Method {
                 method: method.to_owned(),
-            })),
+            }));
+        };
+        match entry.route {
+            table::Route::Call => self.call_tool(id, info, params),
+            table::Route::Typed(run) => run(self, id, version, params.raw),
+            table::Route::Own(handle) => handle(self, id, version, params.raw),
         }
     }
 
@@ -236,4 +237,16 @@ fn parse_params<'a, T: Deserialize<'a>>(
             without_position(&err)
         ))
     })
+}
+
+/// A session of a server built from `server`, on a connection of its own,
+/// and the connection's outbox (where a handler called directly must write
+/// nothing: the router writes the reply).
+#[cfg(test)]
+fn test_session(server: crate::server::Server) -> (Session, crate::conn::outbox::Frames) {
+    let (shared, _, _) = server
+        .into_shared(false)
+        .unwrap_or_else(|err| panic!("a valid test server: {err}"));
+    let (out, frames) = crate::conn::outbox::channel(usize::MAX);
+    (Session::new(shared, Arc::new(Connection::new(out))), frames)
 }

@@ -3,6 +3,7 @@
 
 use crate::conn::connection::{Connection, Subscription, canonical_id};
 use crate::conn::lifecycle::Lifecycle;
+use crate::protocol::ProtocolVersion;
 use crate::protocol::outgoing;
 use crate::session::{Failure, Session, parse_params};
 use serde::Deserialize;
@@ -12,6 +13,7 @@ impl Session {
     pub(in crate::session) fn listen(
         &mut self,
         id: &RawValue,
+        _: ProtocolVersion,
         params: Option<&RawValue>,
     ) -> Result<(), Failure> {
         #[derive(Deserialize)]
