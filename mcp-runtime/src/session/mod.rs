@@ -164,7 +164,7 @@ impl Session {
         }
     }
 
-    /// The routing table: method name to handler, behind the era rules.
+    /// The router: the method table (`table::METHODS`) behind the era rules.
     fn on_request(
         &mut self,
         id: &RawValue,

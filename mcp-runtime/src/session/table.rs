@@ -9,7 +9,7 @@
 //! Adding a method: its params and result types, an `impl Method` in its
 //! family's file under `methods/`, and one [`entry`] in [`METHODS`].
 
-use super::methods::{lifecycle, logging};
+use super::methods::{lifecycle, logging, tools};
 use super::{Failure, Session, parse_params};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::frame::Frame;
@@ -75,7 +75,7 @@ pub(super) trait Method {
 /// How a result becomes its response frame, shaped for the request by `reply`.
 pub(super) trait Respond {
     /// The response frame.
-    fn respond(&self, reply: Reply<'_>) -> Frame;
+    fn respond(self, reply: Reply<'_>) -> Frame;
 }
 
 /// How the router runs an entry.
@@ -89,8 +89,8 @@ pub(super) enum Route {
     /// from the call's task. The router calls `Session::call_tool` directly,
     /// not through a pointer, so the hot path stays what it was.
     Call,
-    /// A method whose answer is not one result frame now: `tools/list`
-    /// splices its cached page, `subscriptions/listen` opens a stream.
+    /// A method whose answer is not one result frame: `subscriptions/listen`
+    /// acknowledges, then streams until the client cancels it.
     Own(fn(&mut Session, &RawValue, ProtocolVersion, Option<&RawValue>) -> Result<(), Failure>),
 }
 
@@ -123,12 +123,7 @@ pub(super) static METHODS: &[Entry] = &[
         capability: Some(Capability::Tools),
         route: Route::Call,
     },
-    Entry {
-        name: "tools/list",
-        eras: Eras::Both,
-        capability: Some(Capability::Tools),
-        route: Route::Own(Session::list_tools),
-    },
+    entry::<tools::ListTools>(),
     entry::<lifecycle::Ping>(),
     entry::<logging::SetLevel>(),
     entry::<lifecycle::Discover>(),

@@ -60,7 +60,7 @@ impl Session {
 pub(in crate::session) struct Empty;
 
 impl Respond for Empty {
-    fn respond(&self, reply: Reply<'_>) -> Frame {
+    fn respond(self, reply: Reply<'_>) -> Frame {
         reply.empty()
     }
 }
@@ -82,8 +82,8 @@ impl Method for Ping {
 }
 
 impl Respond for DiscoverResult<'_> {
-    fn respond(&self, reply: Reply<'_>) -> Frame {
-        reply.discover(self)
+    fn respond(self, reply: Reply<'_>) -> Frame {
+        reply.discover(&self)
     }
 }
 
