@@ -334,14 +334,14 @@ fn module_graph() -> BTreeMap<String, BTreeMap<String, PathBuf>> {
                 vec![ident_at(rest, 0).to_owned()]
             };
             for name in names {
-                if let Some(to) = root.resolve(&name, file) {
-                    if to != from {
-                        graph
-                            .entry(from.clone())
-                            .or_default()
-                            .entry(to)
-                            .or_insert_with(|| file.clone());
-                    }
+                if let Some(to) = root.resolve(&name, file)
+                    && to != from
+                {
+                    graph
+                        .entry(from.clone())
+                        .or_default()
+                        .entry(to)
+                        .or_insert_with(|| file.clone());
                 }
             }
         }
