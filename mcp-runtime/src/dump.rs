@@ -325,7 +325,7 @@ const STANDARD_KEYWORDS: [&str; 58] = [
 
 /// The schema without non-standard keys (`x-mcp-header`, extensions): model
 /// APIs validate tool schemas, and the keys mean nothing to the model.
-fn standard_only(schema: &Value) -> Value {
+pub(crate) fn standard_only(schema: &Value) -> Value {
     let mut schema = schema.clone();
     crate::schema::visit_schemas(&mut schema, &mut |node| {
         node.retain(|key, _| STANDARD_KEYWORDS.contains(&key.as_str()));

@@ -137,6 +137,28 @@ pub(crate) fn wrap_in_result(schema: &Value) -> Value {
     wrapped
 }
 
+/// `schema` as the model APIs' tool arrays carry it (Anthropic
+/// `input_schema`, OpenAI `parameters`): without non-standard keys
+/// (`x-mcp-header`, extensions), which model APIs may reject and which mean
+/// nothing to the model. The same function the `--dump-tools anthropic` and
+/// `openai` dumps use, public for hosts (`mcp-host`) that convert tools
+/// listed by other servers.
+pub fn for_model_api(schema: &Value) -> Value {
+    crate::dump::standard_only(schema)
+}
+
+/// `schema` in the subset OpenAI strict function calling accepts (every
+/// property required, optional ones nullable, `additionalProperties:
+/// false`), or every reason it cannot be expressed there, each with its
+/// schema path. The conversion `--dump-tools openai-strict` uses, public for
+/// hosts (`mcp-host`) that convert tools listed by other servers; a host that
+/// sends a strict schema must drop the `null`s the model then sends for
+/// optional arguments before calling a server that does not take `null` as
+/// absent.
+pub fn openai_strict(schema: &Value) -> Result<Value, Vec<String>> {
+    crate::strict::input_schema(schema)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,7 +15,8 @@ use std::sync::{Arc, OnceLock};
 #[derive(Debug)]
 pub(crate) struct Page {
     pub(crate) tools: Arc<str>,
-    pub(crate) next_cursor: Option<String>,
+    /// Shared, so a reply holds it without a copy.
+    pub(crate) next_cursor: Option<Arc<str>>,
 }
 
 /// Registered tools, immutable once serving starts.
@@ -131,7 +132,7 @@ impl Registry {
                 .enumerate()
                 .map(|(i, chunk)| Page {
                     tools: Arc::from(definitions_array(chunk.iter().map(|def| &**def))),
-                    next_cursor: (i + 1 < count).then(|| self.encode_cursor(i + 1)),
+                    next_cursor: (i + 1 < count).then(|| Arc::from(self.encode_cursor(i + 1))),
                 })
                 .collect()
         });
@@ -146,7 +147,7 @@ impl Registry {
         version: ProtocolVersion,
         cursor: Option<&str>,
         shown: impl Fn(&Tool) -> bool,
-    ) -> Result<(Arc<str>, Option<&str>), UnknownCursor> {
+    ) -> Result<(Arc<str>, Option<Arc<str>>), UnknownCursor> {
         let page = self.page(version, cursor)?;
         let index = self.page_index(cursor)?;
         let size = self.page_size.unwrap_or(self.tools.len().max(1));
@@ -159,7 +160,7 @@ impl Registry {
             .filter(|(tool, _)| shown(tool))
             .map(|(_, def)| &**def);
         let tools = definitions_array(kept);
-        Ok((Arc::from(tools), page.next_cursor.as_deref()))
+        Ok((Arc::from(tools), page.next_cursor.clone()))
     }
 
     fn encode_cursor(&self, page: usize) -> String {
@@ -258,9 +259,9 @@ mod tests {
         let shown = |t: &Tool| t.name() != "b" && t.name() != "c";
         let (first, next) = registry.page_filtered(v, None, shown).unwrap();
         assert_eq!(names_of(&first), ["a"]);
-        let (second, next) = registry.page_filtered(v, next, shown).unwrap();
+        let (second, next) = registry.page_filtered(v, next.as_deref(), shown).unwrap();
         assert_eq!(names_of(&second), ["d"]);
-        let (third, next) = registry.page_filtered(v, next, shown).unwrap();
+        let (third, next) = registry.page_filtered(v, next.as_deref(), shown).unwrap();
         assert_eq!(names_of(&third), ["e"]);
         assert!(next.is_none());
         assert!(registry.page_filtered(v, Some("bogus"), shown).is_err());
