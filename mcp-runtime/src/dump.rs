@@ -38,10 +38,10 @@ impl DumpFormat {
 }
 
 impl FromStr for DumpFormat {
-    type Err = String;
+    type Err = UnknownDumpFormat;
 
     /// `mcp` (2025-11-25), `mcp-<version>`, `anthropic`, `openai`, `openai-strict`.
-    fn from_str(text: &str) -> Result<DumpFormat, String> {
+    fn from_str(text: &str) -> Result<DumpFormat, UnknownDumpFormat> {
         match text {
             "mcp" => Ok(DumpFormat::Mcp(ProtocolVersion::LATEST_LEGACY)),
             "anthropic" => Ok(DumpFormat::Anthropic),
@@ -51,14 +51,34 @@ impl FromStr for DumpFormat {
                 .strip_prefix("mcp-")
                 .and_then(ProtocolVersion::parse)
                 .map(DumpFormat::Mcp)
-                .ok_or_else(|| {
-                    format!(
-                        "unknown dump format `{other}`; use one of: mcp, mcp-<protocol version> (e.g. mcp-2026-07-28), anthropic, openai, openai-strict"
-                    )
-                }),
+                .ok_or_else(|| UnknownDumpFormat(other.to_owned())),
         }
     }
 }
+
+/// A name [`DumpFormat::from_str`] does not know; it displays as the message
+/// a user reads (the name, and the formats there are).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownDumpFormat(String);
+
+impl UnknownDumpFormat {
+    /// The name that was given.
+    pub fn name(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for UnknownDumpFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown dump format `{}`; use one of: mcp, mcp-<protocol version> (e.g. mcp-2026-07-28), anthropic, openai, openai-strict",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownDumpFormat {}
 
 impl fmt::Display for DumpFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -359,6 +379,7 @@ mod tests {
             "yaml"
                 .parse::<DumpFormat>()
                 .unwrap_err()
+                .to_string()
                 .contains("anthropic")
         );
         for name in DumpFormat::NAMES {

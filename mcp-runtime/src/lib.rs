@@ -75,7 +75,6 @@ mod limits;
 mod logging;
 mod outcome;
 mod principal;
-mod protocol;
 mod quota;
 pub mod schema;
 mod server;
@@ -91,15 +90,19 @@ mod tool;
 mod transport;
 mod util;
 
+// The wire model lives in its own crate (no I/O, shared with clients); the
+// alias keeps `crate::protocol::...` paths as they were.
+use mcp_protocol as protocol;
+
 pub use content::{Audience, Content, IntoContent};
 pub use context::Context;
 pub use context::elicit::{
     ElicitAction, ElicitRequest, Elicitation, FormField, SampleRequest, SampleResult,
 };
-pub use dump::{DumpEntry, DumpFormat, ToolDump};
+pub use dump::{DumpEntry, DumpFormat, ToolDump, UnknownDumpFormat};
 pub use error::Error;
 pub use handles::Handles;
-pub use level::Level;
+pub use level::{Level, UnknownLevel};
 pub use mcp_macros::tool;
 pub use outcome::{Structured, ToolError, ToolOutcome};
 pub use principal::Principal;

@@ -15,13 +15,40 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// Why a retry's `requestState` or `inputResponses` are refused (`-32602`).
-const NO_STATE: &str = "inputResponses were sent without a requestState: answers are taken only \
-     on a retry that echoes the requestState of this server's input_required result; \
-     call the tool without inputResponses to be asked";
-const INVALID: &str = "requestState is not one this server issued";
-const EXPIRED: &str = "requestState has expired; call the tool again without it";
-const OTHER_CALL: &str = "requestState belongs to a different tool call";
+/// Why a retry's `requestState` or `inputResponses` are refused (`-32602`);
+/// it displays as the reason the error message gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StateRefusal {
+    /// Answers without a state.
+    NoState,
+    /// A state this server did not seal (or of an older layout).
+    Invalid,
+    /// A state past its lifetime.
+    Expired,
+    /// A state sealed for another tool or other arguments.
+    OtherCall,
+}
+
+impl std::fmt::Display for StateRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StateRefusal::NoState => {
+                "inputResponses were sent without a requestState: answers are taken only \
+                 on a retry that echoes the requestState of this server's input_required \
+                 result; call the tool without inputResponses to be asked"
+            }
+            StateRefusal::Invalid => "requestState is not one this server issued",
+            StateRefusal::Expired => "requestState has expired; call the tool again without it",
+            StateRefusal::OtherCall => "requestState belongs to a different tool call",
+        })
+    }
+}
+
+// Short names for the refusals, where they are returned and tested.
+const NO_STATE: StateRefusal = StateRefusal::NoState;
+const INVALID: StateRefusal = StateRefusal::Invalid;
+const EXPIRED: StateRefusal = StateRefusal::Expired;
+const OTHER_CALL: StateRefusal = StateRefusal::OtherCall;
 /// Shown when a single-use state comes back.
 pub(crate) const ALREADY_USED: &str =
     "requestState was already used (each is accepted once); call the tool again without it";
@@ -263,7 +290,7 @@ impl StateSealer {
         state: Option<&str>,
         responses: Option<Map<String, Value>>,
         replayable: bool,
-    ) -> Result<Resumed, &'static str> {
+    ) -> Result<Resumed, StateRefusal> {
         let responses = responses.unwrap_or_default();
         let Some(state) = state else {
             // An empty map carries no answers, so it is harmless to accept.
@@ -321,7 +348,7 @@ impl StateSealer {
 
     /// The payload of `state`, if it is ours, unexpired, and for this tool
     /// and these arguments.
-    fn open(&self, state: &str, tool: &str, digest: &str) -> Result<Payload, &'static str> {
+    fn open(&self, state: &str, tool: &str, digest: &str) -> Result<Payload, StateRefusal> {
         let (payload, tag) = state.split_once('.').ok_or(INVALID)?;
         // The engine refuses padding and non-zero unused bits, so each state
         // has exactly one spelling.

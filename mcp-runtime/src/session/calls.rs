@@ -16,7 +16,7 @@ use crate::limits::QueueTimeout;
 use crate::outcome::ToolOutcome;
 use crate::protocol::frame::Frame;
 use crate::protocol::outgoing::{self, CallToolResult, Capabilities, ErrorData, Reply};
-use crate::protocol::{ErrorCode, ProtocolVersion};
+use crate::protocol::{ProtocolVersion, RpcError};
 use crate::shared::Shared;
 use crate::store::StoreError;
 use crate::tool::{Tool, ToolCall};
@@ -123,20 +123,16 @@ fn after_spend(
     let (outcome, refusal) = match refused {
         SpendRefusal::AlreadyUsed => (
             Outcome::Error,
-            outgoing::error(
+            outgoing::rpc_error(
                 Some(id),
-                ErrorCode::INVALID_PARAMS,
-                &format!("Invalid params: {ALREADY_USED}"),
-                None,
+                &RpcError::invalid_params(format!("Invalid params: {ALREADY_USED}")),
             ),
         ),
         SpendRefusal::Unknown => (
             Outcome::Error,
-            outgoing::error(
+            outgoing::rpc_error(
                 Some(id),
-                ErrorCode::INVALID_PARAMS,
-                &format!("Invalid params: {UNKNOWN_STATE}"),
-                None,
+                &RpcError::invalid_params(format!("Invalid params: {UNKNOWN_STATE}")),
             ),
         ),
         SpendRefusal::Store(StoreError::Full(wait)) => {
@@ -303,13 +299,15 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
             ),
             Ending::Interrupted(Interrupt::MissingCapability(required)) => (
                 Outcome::Error,
-                outgoing::error(
+                outgoing::rpc_error(
                     Some(id),
-                    ErrorCode::MISSING_CLIENT_CAPABILITY,
-                    "Missing required client capability",
-                    Some(&ErrorData::MissingCapability {
-                        required: Capabilities(required),
-                    }),
+                    &RpcError::missing_client_capability("Missing required client capability")
+                        .with_data(
+                            ErrorData::MissingCapability {
+                                required: Capabilities(required),
+                            }
+                            .into(),
+                        ),
                 ),
             ),
             Ending::Interrupted(Interrupt::InputRequired { key, request }) => {

@@ -8,11 +8,11 @@
 //! into a legacy session; the first other enveloped request opts it into
 //! the stateless era.
 
-use super::Failure;
 use crate::conn::client::{ClientInfo, RecentClient};
 use crate::conn::connection::Connection;
 use crate::conn::lifecycle::Lifecycle;
 use crate::level::Level;
+use crate::protocol::RpcError;
 use crate::protocol::outgoing::ErrorData;
 use crate::protocol::params::{Meta, Params};
 use crate::protocol::trace_context::TraceContext;
@@ -67,7 +67,7 @@ pub(crate) fn request_info(
     connection: &Connection,
     method: &str,
     params: &Params<'_>,
-) -> Result<RequestInfo, Failure> {
+) -> Result<RequestInfo, RpcError> {
     let lifecycle = connection.lifecycle();
     match lifecycle {
         Lifecycle::Legacy { version } => Ok(RequestInfo {
@@ -86,7 +86,7 @@ pub(crate) fn request_info(
                         log_level: None,
                     });
                 }
-                return Err(Failure::invalid_params(format!(
+                return Err(RpcError::invalid_params(format!(
                     "'{method}' arrived before 'initialize' and without a 2026-07-28 _meta envelope: \
                      send 'initialize' first, or put \"{}\" and \
                      \"{}\" in params._meta",
@@ -108,11 +108,11 @@ pub(crate) fn request_info(
 pub(crate) fn initialize_version(
     connection: &Connection,
     requested: &str,
-) -> Result<ProtocolVersion, Failure> {
+) -> Result<ProtocolVersion, RpcError> {
     let lifecycle = connection.lifecycle();
     match lifecycle {
         Lifecycle::Fresh => Ok(negotiate(requested)),
-        Lifecycle::Legacy { .. } => Err(Failure::new(
+        Lifecycle::Legacy { .. } => Err(RpcError::new(
             ErrorCode::INVALID_REQUEST,
             "Invalid Request: 'initialize' was already received on this connection",
         )),
@@ -126,9 +126,9 @@ fn modern_request(
     recent: &RecentClient,
     meta: Option<&Meta<'_>>,
     lifecycle: Lifecycle,
-) -> Result<RequestInfo, Failure> {
+) -> Result<RequestInfo, RpcError> {
     let missing = |key: &str| {
-        Failure::invalid_params(format!(
+        RpcError::invalid_params(format!(
             "Invalid params: params._meta must carry \"{key}\" (2026-07-28 requests carry their protocol version and client capabilities)"
         ))
     };
@@ -136,33 +136,39 @@ fn modern_request(
         .and_then(|meta| meta.protocol_version.as_deref())
         .ok_or_else(|| missing(meta::PROTOCOL_VERSION))?;
     let capabilities = meta
-        .and_then(|meta| meta.client_capabilities)
+        .and_then(|meta| meta.client_capabilities.as_deref())
         .ok_or_else(|| missing(meta::CLIENT_CAPABILITIES))?;
     let log_level = match meta.and_then(|meta| meta.log_level.as_deref()) {
         None => None,
         Some(level) => Some(level.parse::<Level>().map_err(|message| {
-            Failure::invalid_params(format!("Invalid params: {}: {message}", meta::LOG_LEVEL))
+            RpcError::invalid_params(format!("Invalid params: {}: {message}", meta::LOG_LEVEL))
         })?),
     };
     match ProtocolVersion::parse(version) {
         Some(v) if v.is_modern() => Ok(RequestInfo {
             version: v,
-            client: recent.client(meta.and_then(|meta| meta.client_info), capabilities),
+            client: recent.client(
+                meta.and_then(|meta| meta.client_info.as_deref()),
+                capabilities,
+            ),
             log_level,
         }),
         _ => Err(unsupported_version(version, lifecycle)),
     }
 }
 
-fn unsupported_version(requested: &str, lifecycle: Lifecycle) -> Failure {
-    Failure::new(
+fn unsupported_version(requested: &str, lifecycle: Lifecycle) -> RpcError {
+    RpcError::new(
         ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
         "Unsupported protocol version",
     )
-    .with_data(ErrorData::UnsupportedVersion {
-        requested: requested.to_owned(),
-        supported: lifecycle.supported_versions(),
-    })
+    .with_data(
+        ErrorData::UnsupportedVersion {
+            requested: requested.to_owned(),
+            supported: lifecycle.supported_versions(),
+        }
+        .into(),
+    )
 }
 
 #[cfg(test)]

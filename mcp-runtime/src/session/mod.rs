@@ -20,43 +20,15 @@ pub(crate) use methods::listen::close_subscriptions;
 pub(crate) use methods::listen::notify_tools_changed;
 
 use crate::conn::connection::{Connection, canonical_id};
-use crate::protocol::ErrorCode;
 use crate::protocol::incoming::{Incoming, Rejection, without_position};
 use crate::protocol::outgoing::{self, ErrorData, Reply};
 use crate::protocol::params::Params;
+use crate::protocol::{ErrorCode, RpcError};
 use crate::shared::Shared;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 use std::sync::Arc;
-
-/// A JSON-RPC error about to be sent.
-#[derive(Debug)]
-pub(crate) struct Failure {
-    code: ErrorCode,
-    message: Cow<'static, str>,
-    data: Option<ErrorData>,
-}
-
-impl Failure {
-    fn new(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Failure {
-        Failure {
-            code,
-            message: message.into(),
-            data: None,
-        }
-    }
-
-    fn invalid_params(message: impl Into<Cow<'static, str>>) -> Failure {
-        Failure::new(ErrorCode::INVALID_PARAMS, message)
-    }
-
-    fn with_data(mut self, data: ErrorData) -> Failure {
-        self.data = Some(data);
-        self
-    }
-}
 
 /// One connection's session: routing, era rules and the calls it starts.
 #[derive(Debug)]
@@ -76,23 +48,17 @@ impl Session {
         Reply::new(id, version, self.shared.identity.server_meta())
     }
 
-    fn send_failure(&self, id: Option<&RawValue>, failure: &Failure) {
-        self.connection.send(outgoing::error(
-            id,
-            failure.code,
-            &failure.message,
-            failure.data.as_ref(),
-        ));
+    fn send_failure(&self, id: Option<&RawValue>, failure: &RpcError) {
+        self.connection.send(outgoing::rpc_error(id, failure));
     }
 
     /// Handles one decoded message (or the reason it could not be decoded):
     /// answers it, starts a call, or takes a notification.
     pub(crate) fn handle(&mut self, message: Result<Incoming<'_>, Rejection<'_>>) {
         match message {
-            Err(Rejection { code, message, id }) => {
-                tracing::debug!(code = code.code(), %message, "rejected a message");
-                self.connection
-                    .send(outgoing::error(id, code, &message, None));
+            Err(Rejection { error, id }) => {
+                tracing::debug!(code = error.code, message = %error.message, "rejected a message");
+                self.connection.send(outgoing::rpc_error(id, &error));
             }
             Ok(Incoming::Notification { method, params })
                 if params.is_some_and(|raw| raw.get().starts_with('[')) =>
@@ -132,12 +98,8 @@ impl Session {
         let message = format!(
             "Invalid Request: the message is {len} bytes, over this server's limit of {max} bytes; it was discarded"
         );
-        self.connection.send(outgoing::error(
-            id,
-            ErrorCode::INVALID_REQUEST,
-            &message,
-            None,
-        ));
+        self.connection
+            .send(outgoing::rpc_error(id, &RpcError::invalid_request(message)));
     }
 
     fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
@@ -170,7 +132,7 @@ impl Session {
         id: &RawValue,
         method: &str,
         params: Params<'_>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), RpcError> {
         // An enveloped `initialize` is a 2026-07-28 request, and that era has
         // no such method: it goes through the era rules to the table, which
         // answers `-32601` (on HTTP `404`). Only a bare one is a handshake.
@@ -185,13 +147,16 @@ impl Session {
         )?;
         let version = info.version;
         let Some(entry) = table::find(method).filter(|entry| entry.eras.include(version)) else {
-            return Err(Failure::new(
+            return Err(RpcError::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 format!("Method not found: {method}"),
             )
-            .with_data(ErrorData::Method {
-                method: method.to_owned(),
-            }));
+            .with_data(
+                ErrorData::Method {
+                    method: method.to_owned(),
+                }
+                .into(),
+            ));
         };
         match entry.route {
             table::Route::Call => self.call_tool(id, info, params),
@@ -213,11 +178,9 @@ impl Session {
             for id in connection.cancel_all() {
                 tracing::warn!(%id, "cancelled a call still running after the drain timeout");
                 let id = RawValue::from_string(id).ok();
-                connection.send(outgoing::error(
+                connection.send(outgoing::rpc_error(
                     id.as_deref(),
-                    ErrorCode::INTERNAL_ERROR,
-                    "The server shut down before the call finished",
-                    None,
+                    &RpcError::internal_error("The server shut down before the call finished"),
                 ));
             }
         }
@@ -229,10 +192,10 @@ impl Session {
 fn parse_params<'a, T: Deserialize<'a>>(
     params: Option<&'a RawValue>,
     method: &str,
-) -> Result<T, Failure> {
+) -> Result<T, RpcError> {
     let text = params.map_or("{}", RawValue::get);
     serde_json::from_str(text).map_err(|err| {
-        Failure::invalid_params(format!(
+        RpcError::invalid_params(format!(
             "Invalid params for {method}: {}",
             without_position(&err)
         ))

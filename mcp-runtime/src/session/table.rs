@@ -3,15 +3,16 @@
 //! router ([`Session::on_request`](super::Session)) finds the entry, checks
 //! the era, and runs it; for a typed method ([`Method`]) it also parses the
 //! params, calls the handler and writes the reply, here in [`run`], so a
-//! handler only turns params into a result or a [`Failure`] and is tested
+//! handler only turns params into a result or a [`RpcError`] and is tested
 //! without an outbox.
 //!
 //! Adding a method: its params and result types, an `impl Method` in its
 //! family's file under `methods/`, and one [`entry`] in [`METHODS`].
 
 use super::methods::{lifecycle, logging, tools};
-use super::{Failure, Session, parse_params};
+use super::{Session, parse_params};
 use crate::protocol::ProtocolVersion;
+use crate::protocol::RpcError;
 use crate::protocol::frame::Frame;
 use crate::protocol::outgoing::{Reply, ServerCapabilities};
 use serde::Deserialize;
@@ -69,7 +70,7 @@ pub(super) trait Method {
         session: &'s Session,
         version: ProtocolVersion,
         params: Self::Params<'_>,
-    ) -> Result<Self::Result<'s>, Failure>;
+    ) -> Result<Self::Result<'s>, RpcError>;
 }
 
 /// How a result becomes its response frame, shaped for the request by `reply`.
@@ -82,7 +83,7 @@ pub(super) trait Respond {
 #[derive(Clone, Copy)]
 pub(super) enum Route {
     /// A [`Method`]: parsed, called and answered by [`run`].
-    Typed(fn(&Session, &RawValue, ProtocolVersion, Option<&RawValue>) -> Result<(), Failure>),
+    Typed(fn(&Session, &RawValue, ProtocolVersion, Option<&RawValue>) -> Result<(), RpcError>),
     /// `tools/call`: the specialised entry. It reads the one parse of its
     /// params (`Params`, `_meta` included) and writes its result frame
     /// itself, on the measured fast path (`Reply::call_result`), or later
@@ -91,7 +92,7 @@ pub(super) enum Route {
     Call,
     /// A method whose answer is not one result frame: `subscriptions/listen`
     /// acknowledges, then streams until the client cancels it.
-    Own(fn(&mut Session, &RawValue, ProtocolVersion, Option<&RawValue>) -> Result<(), Failure>),
+    Own(fn(&mut Session, &RawValue, ProtocolVersion, Option<&RawValue>) -> Result<(), RpcError>),
 }
 
 /// One method of the table.
@@ -146,7 +147,7 @@ fn run<M: Method>(
     id: &RawValue,
     version: ProtocolVersion,
     params: Option<&RawValue>,
-) -> Result<(), Failure> {
+) -> Result<(), RpcError> {
     let params: M::Params<'_> = parse_params(params, M::NAME)?;
     let result = M::handle(session, version, params)?;
     session

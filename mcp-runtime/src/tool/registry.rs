@@ -33,6 +33,11 @@ pub(crate) struct Registry {
     fingerprint: u64,
 }
 
+/// A `tools/list` cursor that is not one of this registry's `nextCursor`
+/// values (or any cursor, when the list is not paged): `-32602`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct UnknownCursor;
+
 impl Registry {
     /// Checks names, sorts by name, refuses duplicates.
     pub(crate) fn new(tools: Vec<Tool>, page_size: Option<usize>) -> Result<Registry, Error> {
@@ -98,16 +103,20 @@ impl Registry {
     }
 
     /// The index of the page `cursor` names; `Err` when it is not one of ours.
-    fn page_index(&self, cursor: Option<&str>) -> Result<usize, ()> {
+    fn page_index(&self, cursor: Option<&str>) -> Result<usize, UnknownCursor> {
         match (cursor, self.page_size) {
             (None, _) => Ok(0),
-            (Some(_), None) => Err(()),
-            (Some(cursor), Some(_)) => self.decode_cursor(cursor).ok_or(()),
+            (Some(_), None) => Err(UnknownCursor),
+            (Some(cursor), Some(_)) => self.decode_cursor(cursor).ok_or(UnknownCursor),
         }
     }
 
     /// One page of `tools/list`; `Err` when the cursor is not one of ours.
-    pub(crate) fn page(&self, version: ProtocolVersion, cursor: Option<&str>) -> Result<&Page, ()> {
+    pub(crate) fn page(
+        &self,
+        version: ProtocolVersion,
+        cursor: Option<&str>,
+    ) -> Result<&Page, UnknownCursor> {
         let index = self.page_index(cursor)?;
         let pages = self.pages[version.index()].get_or_init(|| {
             let defs = self.definitions(version);
@@ -127,7 +136,7 @@ impl Registry {
                 })
                 .collect()
         });
-        pages.get(index).ok_or(())
+        pages.get(index).ok_or(UnknownCursor)
     }
 
     /// [`Registry::page`] without the tools `shown` refuses: the same pages
@@ -138,7 +147,7 @@ impl Registry {
         version: ProtocolVersion,
         cursor: Option<&str>,
         shown: impl Fn(&Tool) -> bool,
-    ) -> Result<(Arc<str>, Option<Arc<str>>), ()> {
+    ) -> Result<(Arc<str>, Option<Arc<str>>), UnknownCursor> {
         let page = self.page(version, cursor)?;
         let index = self.page_index(cursor)?;
         let size = self.page_size.unwrap_or(self.tools.len().max(1));

@@ -3,12 +3,12 @@
 
 use crate::conn::client::ClientInfo;
 use crate::conn::lifecycle::Lifecycle;
-use crate::protocol::ProtocolVersion;
 use crate::protocol::frame::Frame;
 use crate::protocol::outgoing::{DiscoverResult, InitializeResult, Reply};
+use crate::protocol::{ProtocolVersion, RpcError};
 use crate::session::era;
 use crate::session::table::{self, Eras, Method, Respond};
-use crate::session::{Failure, Session, parse_params};
+use crate::session::{Session, parse_params};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
@@ -20,7 +20,7 @@ impl Session {
         &mut self,
         id: &RawValue,
         params: Option<&RawValue>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), RpcError> {
         #[derive(Deserialize)]
         struct InitializeParams<'a> {
             #[serde(rename = "protocolVersion", borrow)]
@@ -76,7 +76,7 @@ impl Method for Ping {
     type Params<'p> = IgnoredAny;
     type Result<'s> = Empty;
 
-    fn handle(_: &Session, _: ProtocolVersion, _: IgnoredAny) -> Result<Empty, Failure> {
+    fn handle(_: &Session, _: ProtocolVersion, _: IgnoredAny) -> Result<Empty, RpcError> {
         Ok(Empty)
     }
 }
@@ -103,7 +103,7 @@ impl Method for Discover {
         session: &'s Session,
         version: ProtocolVersion,
         _: IgnoredAny,
-    ) -> Result<DiscoverResult<'s>, Failure> {
+    ) -> Result<DiscoverResult<'s>, RpcError> {
         let identity = &session.shared.identity;
         Ok(DiscoverResult::new(
             identity.instructions.as_deref(),

@@ -3,9 +3,9 @@
 
 use crate::conn::connection::{Connection, Subscription, canonical_id};
 use crate::conn::lifecycle::Lifecycle;
-use crate::protocol::ProtocolVersion;
 use crate::protocol::outgoing;
-use crate::session::{Failure, Session, parse_params};
+use crate::protocol::{ProtocolVersion, RpcError};
+use crate::session::{Session, parse_params};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -15,7 +15,7 @@ impl Session {
         id: &RawValue,
         _: ProtocolVersion,
         params: Option<&RawValue>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), RpcError> {
         #[derive(Deserialize)]
         struct Listen {
             notifications: Filter,

@@ -3,9 +3,10 @@
 
 use crate::level::Level;
 use crate::protocol::ProtocolVersion;
+use crate::protocol::RpcError;
+use crate::session::Session;
 use crate::session::methods::lifecycle::Empty;
 use crate::session::table::{Capability, Eras, Method};
-use crate::session::{Failure, Session};
 use serde::Deserialize;
 use std::borrow::Cow;
 
@@ -32,10 +33,14 @@ impl Method for SetLevel {
         session: &Session,
         _: ProtocolVersion,
         params: SetLevelParams<'_>,
-    ) -> Result<Empty, Failure> {
-        let level: Level = params.level.parse().map_err(|message: String| {
-            Failure::invalid_params(format!("Invalid params: {message}"))
-        })?;
+    ) -> Result<Empty, RpcError> {
+        let level: Level =
+            params
+                .level
+                .parse()
+                .map_err(|message: crate::level::UnknownLevel| {
+                    RpcError::invalid_params(format!("Invalid params: {message}"))
+                })?;
         session.connection.set_log_level(level);
         Ok(Empty)
     }
@@ -73,7 +78,7 @@ mod tests {
         let (session, _frames) = test_session(Server::new("t", "0"));
         let failure = SetLevel::handle(&session, ProtocolVersion::V2025_11_25, params("loud"))
             .expect_err("no such level");
-        assert_eq!(failure.code, crate::protocol::ErrorCode::INVALID_PARAMS);
+        assert_eq!(failure.error_code(), crate::protocol::ErrorCode::INVALID_PARAMS);
         assert!(
             failure.message.starts_with("Invalid params: "),
             "{}",

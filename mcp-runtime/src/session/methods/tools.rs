@@ -9,13 +9,14 @@ use crate::protocol::frame::Frame;
 use crate::protocol::incoming::without_position;
 use crate::protocol::outgoing::{CallToolResult, ErrorData, Reply};
 use crate::protocol::params::Params;
-use crate::protocol::{ErrorCode, ProtocolVersion, meta};
+use crate::protocol::{ErrorCode, ProtocolVersion, RpcError, meta};
+use crate::session::Session;
 use crate::session::call_span::{CallSpan, Outcome};
 use crate::session::calls::{self, PreparedCall};
 use crate::session::era::{self, RequestInfo};
 use crate::session::table::{Capability, Eras, Method, Respond};
-use crate::session::{Failure, Session};
 use crate::tool::ToolCall;
+use crate::tool::registry::UnknownCursor;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -66,10 +67,10 @@ impl Method for ListTools {
         session: &Session,
         version: ProtocolVersion,
         params: ListParams<'_>,
-    ) -> Result<ToolsPage, Failure> {
+    ) -> Result<ToolsPage, RpcError> {
         let registry = session.shared.tools.registry();
-        let invalid = |()| {
-            Failure::invalid_params(
+        let invalid = |_: UnknownCursor| {
+            RpcError::invalid_params(
                 "Invalid cursor: use a nextCursor value from an earlier tools/list result, or no cursor",
             )
         };
@@ -109,16 +110,19 @@ impl Session {
         id: &RawValue,
         info: RequestInfo,
         params: Params<'_>,
-    ) -> Result<(), Failure> {
-        let token = params.meta.as_ref().and_then(|meta| meta.progress_token);
+    ) -> Result<(), RpcError> {
+        let token = params
+            .meta
+            .as_ref()
+            .and_then(|meta| meta.progress_token.as_deref());
         if let Some(len) = token.and_then(meta::oversized_progress_token) {
-            return Err(Failure::invalid_params(format!(
+            return Err(RpcError::invalid_params(format!(
                 "Invalid params: params._meta.progressToken is {len} bytes; the limit is {} bytes",
                 meta::MAX_PROGRESS_TOKEN_LEN
             )));
         }
         let Some(requested) = params.name.as_deref() else {
-            return Err(Failure::invalid_params(
+            return Err(RpcError::invalid_params(
                 "Invalid params for tools/call: missing field `name`",
             ));
         };
@@ -126,10 +130,11 @@ impl Session {
         let arguments = params.arguments;
         let Some((name, tool)) = self.shared.tools.lookup(requested) else {
             return Err(
-                Failure::invalid_params(format!("Unknown tool: {requested}")).with_data(
+                RpcError::invalid_params(format!("Unknown tool: {requested}")).with_data(
                     ErrorData::Tool {
                         name: requested.to_owned(),
-                    },
+                    }
+                    .into(),
                 ),
             );
         };
@@ -146,7 +151,7 @@ impl Session {
             let input_responses = match params.input_responses {
                 None => None,
                 Some(raw) => Some(serde_json::from_str(raw.get()).map_err(|err| {
-                    Failure::invalid_params(format!(
+                    RpcError::invalid_params(format!(
                         "Invalid params: \"inputResponses\": {}",
                         without_position(&err)
                     ))
@@ -168,14 +173,14 @@ impl Session {
                     input_responses,
                     tool.def.replayable_input,
                 )
-                .map_err(|reason| Failure::invalid_params(format!("Invalid params: {reason}")))?;
+                .map_err(|reason| RpcError::invalid_params(format!("Invalid params: {reason}")))?;
             (digest, resumed)
         } else {
             (ArgumentsDigest::Known(String::new()), Resumed::default())
         };
         let key: Arc<str> = Arc::from(canonical_id(id.get()));
         let duplicate = || {
-            Failure::new(
+            RpcError::new(
                 ErrorCode::INVALID_REQUEST,
                 format!(
                     "Invalid Request: id {} is already used by a call in flight; use a new id",
@@ -240,12 +245,12 @@ impl Session {
     /// token lacks. The transport learns of it from the connection
     /// ([`Connection::scope_denial`](crate::conn::connection::Connection::scope_denial)),
     /// so HTTP answers `403` with the `insufficient_scope` challenge.
-    fn deny_scopes(&self, tool: &Arc<str>, scopes: &[String]) -> Failure {
+    fn deny_scopes(&self, tool: &Arc<str>, scopes: &[String]) -> RpcError {
         self.connection.set_scope_denial(ScopeDenial {
             tool: Arc::clone(tool),
             scopes: scopes.to_vec(),
         });
-        Failure::new(
+        RpcError::new(
             ErrorCode::FORBIDDEN,
             format!(
                 "Forbidden: the tool '{tool}' needs the scopes {:?}; get a token granting them",
@@ -334,7 +339,7 @@ mod tests {
         };
         let failure = ListTools::handle(&session, ProtocolVersion::V2026_07_28, params)
             .expect_err("not a cursor of ours");
-        assert_eq!(failure.code, ErrorCode::INVALID_PARAMS);
+        assert_eq!(failure.error_code(), ErrorCode::INVALID_PARAMS);
         assert!(
             failure.message.starts_with("Invalid cursor"),
             "{}",

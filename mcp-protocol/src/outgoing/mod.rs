@@ -12,12 +12,12 @@ mod call;
 mod notify;
 mod results;
 
-pub(crate) use call::*;
-pub(crate) use notify::*;
-pub(crate) use results::*;
+pub use call::*;
+pub use notify::*;
+pub use results::*;
 
-use super::ErrorCode;
 use super::frame::{self, Frame, FrameKind};
+use super::{ErrorCode, RpcError};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -31,37 +31,48 @@ struct Response<'a, R> {
 }
 
 #[derive(Serialize)]
-struct ErrorResponse<'a> {
+struct ErrorResponse<'a, D> {
     jsonrpc: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<&'a RawValue>,
-    error: ErrorBody<'a>,
+    error: ErrorBody<'a, D>,
 }
 
 #[derive(Serialize)]
-struct ErrorBody<'a> {
+struct ErrorBody<'a, D> {
     code: i64,
     message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    data: Option<&'a ErrorData>,
+    data: Option<&'a D>,
 }
 
 /// The `data` of an error response.
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
-pub(crate) enum ErrorData {
+pub enum ErrorData {
     /// `-32601`: the method that does not exist.
-    Method { method: String },
+    /// The method name.
+    Method {
+        /// The method name.
+        method: String,
+    },
     /// `-32602` from `tools/call`: the tool that does not exist.
-    Tool { name: String },
+    /// The tool name.
+    Tool {
+        /// The tool name.
+        name: String,
+    },
     /// `-32022`: what was asked and what this connection accepts.
     UnsupportedVersion {
+        /// The version asked for.
         requested: String,
+        /// The versions this connection accepts.
         supported: Vec<&'static str>,
     },
     /// `-32021`: the client capability the request must declare (by name,
     /// e.g. `elicitation`).
     MissingCapability {
+        /// The capabilities, by name.
         #[serde(rename = "requiredCapabilities")]
         required: Capabilities,
     },
@@ -70,7 +81,7 @@ pub(crate) enum ErrorData {
 /// A set of client capabilities, each declared with no options
 /// (`{"elicitation":{}}`).
 #[derive(Debug)]
-pub(crate) struct Capabilities(pub(crate) &'static [&'static str]);
+pub struct Capabilities(pub &'static [&'static str]);
 
 impl Serialize for Capabilities {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -85,12 +96,25 @@ impl Serialize for Capabilities {
     }
 }
 
+/// The response refusing request `id` with `error` (`id` omitted when the
+/// request's id could not be read): the one way an error frame is written.
+pub fn rpc_error(id: Option<&RawValue>, error: &RpcError) -> Frame {
+    self::error(id, error.error_code(), &error.message, error.data.as_ref())
+}
+
+impl From<ErrorData> for serde_json::Value {
+    fn from(data: ErrorData) -> serde_json::Value {
+        // Plain strings and maps: serializing them cannot fail.
+        serde_json::to_value(data).unwrap_or_default()
+    }
+}
+
 /// An error response; `id` is omitted when the request's id could not be read.
-pub(crate) fn error(
+fn error<D: Serialize>(
     id: Option<&RawValue>,
     code: ErrorCode,
     message: &str,
-    data: Option<&ErrorData>,
+    data: Option<&D>,
 ) -> Frame {
     let response = ErrorResponse {
         jsonrpc: JSONRPC,
@@ -162,15 +186,15 @@ pub(crate) mod tests {
     #[test]
     fn every_frame_knows_what_it_carries() {
         use super::notify::{self, ElicitForm, InputRequest};
-        use crate::protocol::ProtocolVersion;
-        use crate::protocol::outgoing::results::tests::meta;
+        use crate::ProtocolVersion;
+        use crate::outgoing::results::tests::meta;
         let id = raw("7");
         let meta = meta();
         let schema = serde_json::json!({"type": "object"});
         let json = raw("{\"sum\":1}");
         let mut frames = vec![
-            error(None, ErrorCode::PARSE_ERROR, "bad", None),
-            error(Some(&id), ErrorCode::METHOD_NOT_FOUND, "no", None),
+            rpc_error(None, &RpcError::parse_error("bad")),
+            rpc_error(Some(&id), &RpcError::method_not_found("no")),
             notify::progress(&serde_json::json!("t"), 1.0, None, None),
             notify::log_message("info", "x", &serde_json::json!("m")),
             notify::cancelled(&id, "why"),
@@ -205,7 +229,7 @@ pub(crate) mod tests {
 
     #[test]
     fn errors_omit_an_unknown_id_and_absent_data() {
-        let frame = error(None, ErrorCode::PARSE_ERROR, "bad\nline", None);
+        let frame = rpc_error(None, &RpcError::parse_error("bad\nline"));
         assert_eq!(
             text(frame),
             "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"bad\\nline\"}}\n"
@@ -221,11 +245,9 @@ pub(crate) mod tests {
             serde_json::to_string(&missing).unwrap(),
             "{\"requiredCapabilities\":{\"elicitation\":{}}}"
         );
-        let frame = error(
+        let frame = rpc_error(
             Some(&raw("\"x\"")),
-            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-            "no",
-            Some(&data),
+            &RpcError::unsupported_protocol_version("no").with_data(data.into()),
         );
         assert_eq!(
             text(frame),

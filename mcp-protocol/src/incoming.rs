@@ -1,47 +1,59 @@
 //! Classifying one incoming line: request, notification, response, or a
 //! rejection that says which JSON-RPC error it earns.
 
-use super::ErrorCode;
 use super::params::Params;
+use super::{ErrorCode, RpcError};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
 /// One well-formed JSON-RPC message, borrowing from the line it was read from.
+// A request's params (with the `_meta` envelope) make it the large variant:
+// the value is made once per message and taken apart at once, never stored
+// in bulk, and boxing it would cost an allocation on every request.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
-pub(crate) enum Incoming<'a> {
+pub enum Incoming<'a> {
     /// A request: it gets exactly one response. Its params are read once,
     /// here ([`Params`]), for every layer that decides on them.
     Request {
+        /// The request's id, as sent.
         id: &'a RawValue,
+        /// The method.
         method: Cow<'a, str>,
+        /// The params, read once.
         params: Params<'a>,
     },
     /// A notification: it is never answered.
     Notification {
+        /// The method.
         method: Cow<'a, str>,
+        /// The params, unread.
         params: Option<&'a RawValue>,
     },
     /// A response to a request this server sent.
     Response {
+        /// The id of the request this answers.
         id: &'a RawValue,
+        /// The result, if it succeeded.
         result: Option<&'a RawValue>,
+        /// The error, if it failed.
         error: Option<&'a RawValue>,
     },
 }
 
 /// Why a line is not a message we can act on, and the id to answer with.
 #[derive(Debug)]
-pub(crate) struct Rejection<'a> {
-    pub(crate) code: ErrorCode,
-    pub(crate) message: Cow<'static, str>,
+pub struct Rejection<'a> {
+    /// What was wrong.
+    pub error: RpcError,
     /// The request's id when it could be read; the response omits `id` otherwise.
-    pub(crate) id: Option<&'a RawValue>,
+    pub id: Option<&'a RawValue>,
 }
 
 /// A field that distinguishes "absent" (`None`) from `null` (`Some("null")`).
 #[derive(Debug, Default)]
-pub(crate) struct Present<'a>(pub(crate) Option<&'a RawValue>);
+pub struct Present<'a>(pub Option<&'a RawValue>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Present<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -53,7 +65,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Present<'a> {
 /// `Cow<str>` only as a field of its own, not inside an `Option`: there it
 /// would allocate for every message.
 #[derive(Debug, Default)]
-pub(crate) struct Text<'a>(pub(crate) Option<Cow<'a, str>>);
+pub struct Text<'a>(pub Option<Cow<'a, str>>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -93,7 +105,7 @@ struct Envelope<'a> {
 }
 
 /// Reads one line (without its newline).
-pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
+pub fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
     if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return Err(reject_non_object(line));
     }
@@ -112,8 +124,10 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
     let valid_id = id.filter(|raw| is_valid_id(raw));
     if envelope.jsonrpc.0.as_deref() != Some("2.0") {
         return Err(Rejection {
-            code: ErrorCode::INVALID_REQUEST,
-            message: "Invalid Request: \"jsonrpc\" must be \"2.0\"".into(),
+            error: RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: \"jsonrpc\" must be \"2.0\"",
+            ),
             id: valid_id,
         });
     }
@@ -126,8 +140,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
             "Invalid Request: \"id\" must be a string or an integer"
         };
         return Err(Rejection {
-            code: ErrorCode::INVALID_REQUEST,
-            message: message.into(),
+            error: RpcError::new(ErrorCode::INVALID_REQUEST, message),
             id: None,
         });
     }
@@ -138,8 +151,10 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
         && !(raw.get().starts_with('{') || raw.get().starts_with('['))
     {
         return Err(Rejection {
-            code: ErrorCode::INVALID_REQUEST,
-            message: "Invalid Request: \"params\" must be an object".into(),
+            error: RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: \"params\" must be an object",
+            ),
             id: valid_id,
         });
     }
@@ -148,16 +163,16 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
     let positional = params.is_some_and(|raw| raw.get().starts_with('['));
     match (envelope.method.0, valid_id) {
         (Some(_), Some(id)) if positional => Err(Rejection {
-            code: ErrorCode::INVALID_PARAMS,
-            message: "Invalid params: MCP params are a JSON object of named members, not an array"
-                .into(),
+            error: RpcError::new(
+                ErrorCode::INVALID_PARAMS,
+                "Invalid params: MCP params are a JSON object of named members, not an array",
+            ),
             id: Some(id),
         }),
         (Some(method), Some(id)) => match Params::parse(params) {
             Ok(params) => Ok(Incoming::Request { id, method, params }),
             Err(invalid) => Err(Rejection {
-                code: ErrorCode::INVALID_PARAMS,
-                message: invalid.0.into(),
+                error: RpcError::new(ErrorCode::INVALID_PARAMS, invalid.0),
                 id: Some(id),
             }),
         },
@@ -170,8 +185,10 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
             })
         }
         (None, id) => Err(Rejection {
-            code: ErrorCode::INVALID_REQUEST,
-            message: "Invalid Request: \"method\" is missing".into(),
+            error: RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: \"method\" is missing",
+            ),
             id,
         }),
     }
@@ -180,7 +197,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
 /// Ids are strings or integers (MCP narrows JSON-RPC here). A string with
 /// escapes must decode: a lone surrogate (`"\ud800"`) is valid JSON syntax
 /// but no string, and echoing it would make the response unreadable.
-pub(crate) fn is_valid_id(raw: &RawValue) -> bool {
+pub fn is_valid_id(raw: &RawValue) -> bool {
     let text = raw.get();
     match text.as_bytes().first() {
         Some(b'"') => !text.contains('\\') || serde_json::from_str::<String>(text).is_ok(),
@@ -198,15 +215,18 @@ fn reject_non_object(line: &[u8]) -> Rejection<'_> {
         // Too deep to check, but certainly no object.
         Err(err) if !is_recursion_limit(&err) => parse_error(&err),
         _ if is_array => Rejection {
-            code: ErrorCode::INVALID_REQUEST,
-            message: "Invalid Request: a JSON array (a JSON-RPC batch) is not accepted; MCP \
-                      takes one JSON-RPC message, a JSON object, per line"
-                .into(),
+            error: RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: a JSON array (a JSON-RPC batch) is not accepted; MCP \
+                 takes one JSON-RPC message, a JSON object, per line",
+            ),
             id: None,
         },
         _ => Rejection {
-            code: ErrorCode::INVALID_REQUEST,
-            message: "Invalid Request: a JSON-RPC message is a JSON object".into(),
+            error: RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: a JSON-RPC message is a JSON object",
+            ),
             id: None,
         },
     }
@@ -214,8 +234,10 @@ fn reject_non_object(line: &[u8]) -> Rejection<'_> {
 
 fn parse_error(err: &serde_json::Error) -> Rejection<'static> {
     Rejection {
-        code: ErrorCode::PARSE_ERROR,
-        message: format!("Parse error: {}", without_position(err)).into(),
+        error: RpcError::new(
+            ErrorCode::PARSE_ERROR,
+            format!("Parse error: {}", without_position(err)),
+        ),
         id: None,
     }
 }
@@ -233,8 +255,10 @@ fn reject_unparsed<'a>(line: &'a [u8], err: &serde_json::Error) -> Rejection<'a>
     }
     if is_recursion_limit(err) {
         return Rejection {
-            code: ErrorCode::PARSE_ERROR,
-            message: "Parse error: the message is nested too deeply (limit 128)".into(),
+            error: RpcError::new(
+                ErrorCode::PARSE_ERROR,
+                "Parse error: the message is nested too deeply (limit 128)",
+            ),
             id: None,
         };
     }
@@ -246,8 +270,10 @@ fn reject_unparsed<'a>(line: &'a [u8], err: &serde_json::Error) -> Rejection<'a>
         return parse_error(&syntax);
     }
     Rejection {
-        code: ErrorCode::INVALID_REQUEST,
-        message: format!("Invalid Request: {}", without_position(err)).into(),
+        error: RpcError::new(
+            ErrorCode::INVALID_REQUEST,
+            format!("Invalid Request: {}", without_position(err)),
+        ),
         id: salvage_id(line),
     }
 }
@@ -267,7 +293,7 @@ fn salvage_id(line: &[u8]) -> Option<&RawValue> {
 
 /// serde_json's message without the " at line 1 column 7" tail, which means
 /// nothing to a client that sent a single line.
-pub(crate) fn without_position(err: &serde_json::Error) -> String {
+pub fn without_position(err: &serde_json::Error) -> String {
     let text = err.to_string();
     match text.rfind(" at line ") {
         Some(at) => text[..at].to_owned(),
@@ -281,7 +307,7 @@ mod tests {
 
     fn rejected(line: &str) -> (i64, Option<String>) {
         match parse(line.as_bytes()) {
-            Err(r) => (r.code.code(), r.id.map(|id| id.get().to_owned())),
+            Err(r) => (r.error.code, r.id.map(|id| id.get().to_owned())),
             Ok(m) => panic!("accepted {line}: {m:?}"),
         }
     }
