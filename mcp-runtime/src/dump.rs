@@ -237,14 +237,14 @@ fn entry(format: DumpFormat, tool: &Tool) -> Result<Value, Vec<String>> {
         DumpFormat::Anthropic => json!({
             "name": tool.name,
             "description": description,
-            "input_schema": standard_only(tool.input_schema()),
+            "input_schema": crate::schema::for_model_api(tool.input_schema()),
         }),
         DumpFormat::OpenAi => json!({
             "type": "function",
             "function": {
                 "name": tool.name,
                 "description": description,
-                "parameters": standard_only(tool.input_schema()),
+                "parameters": crate::schema::for_model_api(tool.input_schema()),
             }
         }),
         DumpFormat::OpenAiStrict => json!({
@@ -257,80 +257,6 @@ fn entry(format: DumpFormat, tool: &Tool) -> Result<Value, Vec<String>> {
             }
         }),
     })
-}
-
-/// Every keyword of JSON Schema 2020-12 (core, applicator, unevaluated,
-/// validation, meta-data, format and content vocabularies), and draft-07's
-/// `definitions` (hand-written schemas may still point there).
-const STANDARD_KEYWORDS: [&str; 58] = [
-    "$schema",
-    "$id",
-    "$ref",
-    "$anchor",
-    "$dynamicRef",
-    "$dynamicAnchor",
-    "$vocabulary",
-    "$comment",
-    "$defs",
-    "definitions",
-    "prefixItems",
-    "items",
-    "contains",
-    "additionalProperties",
-    "properties",
-    "patternProperties",
-    "dependentSchemas",
-    "propertyNames",
-    "if",
-    "then",
-    "else",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "type",
-    "const",
-    "enum",
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxContains",
-    "minContains",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "dependentRequired",
-    "title",
-    "description",
-    "default",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "examples",
-    "format",
-    "contentEncoding",
-    "contentMediaType",
-    "contentSchema",
-];
-
-/// The schema without non-standard keys (`x-mcp-header`, extensions): model
-/// APIs validate tool schemas, and the keys mean nothing to the model.
-pub(crate) fn standard_only(schema: &Value) -> Value {
-    let mut schema = schema.clone();
-    crate::schema::visit_schemas(&mut schema, &mut |node| {
-        node.retain(|key, _| STANDARD_KEYWORDS.contains(&key.as_str()));
-    });
-    schema
 }
 
 /// A warning for the tool and for each of its arguments without a description.

@@ -78,7 +78,10 @@ mod tests {
         let (session, _frames) = test_session(Server::new("t", "0"));
         let failure = SetLevel::handle(&session, ProtocolVersion::V2025_11_25, params("loud"))
             .expect_err("no such level");
-        assert_eq!(failure.error_code(), crate::protocol::ErrorCode::INVALID_PARAMS);
+        assert_eq!(
+            failure.error_code(),
+            crate::protocol::ErrorCode::INVALID_PARAMS
+        );
         assert!(
             failure.message.starts_with("Invalid params: "),
             "{}",
