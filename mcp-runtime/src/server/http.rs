@@ -33,6 +33,8 @@ pub(super) struct HttpSettings {
     sessions_per_client: Option<usize>,
     /// [`Server::max_sse_unwritten`]; `None` for the default.
     pub(super) sse_unwritten: Option<usize>,
+    /// [`Server::http_layer`].
+    layer: Option<crate::transport::http::Wrap>,
 }
 
 impl HttpSettings {
@@ -217,6 +219,113 @@ impl Server {
         self
     }
 
+    /// HTTP, built-in server ([`Server::serve_http`]): wraps the endpoint
+    /// in a [`tower_layer::Layer`] of your own: tracing, CORS, rate or
+    /// concurrency limits, authentication of your own, metrics (tower-http's
+    /// layers and tower's `ServiceBuilder` are layers). The layered service
+    /// sees every request the listener accepts (`/health`, the metadata
+    /// document and the MCP endpoint, before any of their checks), with the
+    /// peer's [`SocketAddr`](std::net::SocketAddr) in its extensions, and
+    /// may change the response (add a header) or answer itself (refuse).
+    /// Requests that arrive during the drain are answered `503` before it.
+    ///
+    /// A second call replaces the first layer: combine several with
+    /// `ServiceBuilder` or [`tower_layer::Stack`]. If the layered service
+    /// fails (a `tower` timeout or load shedding: `Err` rather than a
+    /// response), the client gets `500` and the error is logged; map such
+    /// errors to responses inside the layer for another status. Without a
+    /// layer nothing is added to a request's cost; with one, a clone of
+    /// the layered service, a boxed future and a boxed body per request.
+    ///
+    /// Under a router ([`Server::http_service`]) the layer does not apply:
+    /// layer the router, or the returned service, yourself.
+    ///
+    /// ```no_run
+    /// use hyper::header::{HeaderName, HeaderValue};
+    /// use hyper::{Request, Response, StatusCode};
+    /// use mcp_runtime::{Server, tool, tools};
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// use std::task::{Context, Poll};
+    ///
+    /// /// Adds `Access-Control-Allow-Origin: *` and counts requests.
+    /// #[derive(Clone)]
+    /// struct Cors<S> {
+    ///     inner: S,
+    ///     seen: Arc<AtomicU64>,
+    /// }
+    ///
+    /// impl<S, B, R> tower_service::Service<Request<B>> for Cors<S>
+    /// where
+    ///     S: tower_service::Service<Request<B>, Response = Response<R>>,
+    ///     S::Future: Send + 'static,
+    /// {
+    ///     type Response = Response<R>;
+    ///     type Error = S::Error;
+    ///     type Future = std::pin::Pin<
+    ///         Box<dyn Future<Output = Result<Response<R>, S::Error>> + Send>,
+    ///     >;
+    ///
+    ///     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+    ///         self.inner.poll_ready(cx)
+    ///     }
+    ///
+    ///     fn call(&mut self, request: Request<B>) -> Self::Future {
+    ///         self.seen.fetch_add(1, Ordering::Relaxed);
+    ///         let answer = self.inner.call(request);
+    ///         Box::pin(async move {
+    ///             let mut response = answer.await?;
+    ///             response.headers_mut().insert(
+    ///                 HeaderName::from_static("access-control-allow-origin"),
+    ///                 HeaderValue::from_static("*"),
+    ///             );
+    ///             Ok(response)
+    ///         })
+    ///     }
+    /// }
+    ///
+    /// #[tool]
+    /// /// Adds two numbers.
+    /// fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// #[tokio::main(flavor = "current_thread")]
+    /// async fn main() -> std::io::Result<()> {
+    ///     let seen = Arc::new(AtomicU64::new(0));
+    ///     let layer = tower_layer::layer_fn(move |inner| Cors {
+    ///         inner,
+    ///         seen: Arc::clone(&seen),
+    ///     });
+    ///     Server::new("calc", "1.0.0")
+    ///         .tools(tools![add])
+    ///         .allowed_origins(["https://app.example.com"])
+    ///         .http_layer(layer)
+    ///         .serve_http("127.0.0.1:8080")
+    ///         .await
+    /// }
+    /// ```
+    ///
+    /// (`tower-layer`, `tower-service` and `hyper` are the crates that
+    /// example names; tower-http's `CorsLayer` goes in the same place.)
+    pub fn http_layer<L, S, B>(mut self, layer: L) -> Server
+    where
+        L: tower_layer::Layer<crate::HttpService, Service = S> + Send + Sync + 'static,
+        S: tower_service::Service<
+                hyper::Request<hyper::body::Incoming>,
+                Response = hyper::Response<B>,
+            > + Clone
+            + Send
+            + 'static,
+        S::Future: Send + 'static,
+        S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+        B: hyper::body::Body<Data = bytes::Bytes> + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        self.http.layer = Some(crate::transport::http::Wrap::new(layer));
+        self
+    }
+
     /// The MCP endpoint as a `tower::Service`, to mount next to other
     /// routes (e.g. axum's `Router::route_service("/mcp", service)`).
     /// `Host` is checked against [`Server::allowed_hosts`] (loopback names
@@ -229,7 +338,12 @@ impl Server {
     ///
     /// A registration mistake is returned as for [`Server::serve_stdio`].
     pub fn http_service(self) -> Result<crate::HttpService, Error> {
-        self.into_http(true, None).map(|(service, _)| service)
+        if self.http.layer.is_some() {
+            tracing::warn!(
+                "Server::http_layer applies to serve_http only; http_service ignores it (layer the router instead)"
+            );
+        }
+        self.into_http(true, None).map(|(service, _, _)| service)
     }
 
     /// Serves Streamable HTTP on `addr`, path `/mcp`, until SIGTERM or
@@ -261,12 +375,25 @@ impl Server {
         // be the final one.
         let files = crate::transport::http::raise_open_file_limit();
         let listener = tokio::net::TcpListener::bind(addr).await?;
+        let result = self.serve_http_on(listener, files, termination()).await;
+        crate::logging::flush();
+        result
+    }
+
+    /// [`Server::serve_http`] on a bound `listener` until `shutdown`
+    /// completes (`files`: the soft open-file limit).
+    pub(crate) async fn serve_http_on(
+        self,
+        listener: tokio::net::TcpListener,
+        files: Option<u64>,
+        shutdown: impl std::future::Future<Output = ()>,
+    ) -> io::Result<()> {
         let local = listener.local_addr()?;
         let check_host = crate::transport::http::is_loopback(&local) || self.http.hosts.is_some();
         let (name, version) = (self.name.clone(), self.version.clone());
         let key_given = self.request_state_key.is_some();
         let replicated = self.http.replica_tag.is_some();
-        let (service, drain) = self
+        let (service, layer, drain) = self
             .into_http(check_host, Some("/mcp"))
             .map_err(|err| io::Error::new(io::ErrorKind::InvalidInput, err.to_string()))?;
         // The same target as the stdio startup line's.
@@ -288,18 +415,23 @@ impl Server {
                 tracing::info!("{NO_REQUEST_STATE_KEY}");
             }
         }
-        let result =
-            crate::transport::http::serve(listener, service, drain, files, termination()).await;
-        crate::logging::flush();
-        result
+        crate::transport::http::serve(listener, service, layer, drain, files, shutdown).await
     }
 
-    /// The HTTP service of this server and its drain timeout.
+    /// The HTTP service of this server, the user's layer and the drain
+    /// timeout.
     fn into_http(
         mut self,
         check_host: bool,
         path: Option<&'static str>,
-    ) -> Result<(crate::HttpService, Duration), Error> {
+    ) -> Result<
+        (
+            crate::HttpService,
+            Option<crate::transport::http::Wrap>,
+            Duration,
+        ),
+        Error,
+    > {
         let settings = std::mem::take(&mut self.http);
         let gate = settings.auth.map(crate::auth::Gate::new).transpose()?;
         let hide = gate.as_ref().is_some_and(|g| g.hide_unauthorized_tools);
@@ -340,6 +472,7 @@ impl Server {
         }
         Ok((
             crate::transport::http::HttpService::new(shared, config),
+            settings.layer,
             drain,
         ))
     }

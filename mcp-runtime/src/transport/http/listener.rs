@@ -5,6 +5,7 @@
 
 use super::HttpService;
 use super::checks::{WithHeader, refuse};
+use super::layer::{Layered, LayeredBody, Wrap};
 use super::sse::HttpBody;
 use hyper::header;
 use hyper::{Request, Response, StatusCode};
@@ -41,10 +42,13 @@ fn default_max_connections(files: Option<u64>) -> usize {
 /// closes the idle connections and returns once all are done or `drain` has
 /// passed (what is left is then cancelled as it is dropped). `files` is the
 /// soft open-file limit ([`raise_open_file_limit`]), which the connection
-/// limit is derived from unless set.
+/// limit is derived from unless set. `layer` (`Server::http_layer`), if
+/// any, goes between the listener's own handling (peer address, drain,
+/// the count of responses in flight) and the front door.
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     service: HttpService,
+    layer: Option<Wrap>,
     drain: Duration,
     files: Option<u64>,
     shutdown: impl Future<Output = ()>,
@@ -61,6 +65,11 @@ pub(crate) async fn serve(
         .unwrap_or(max_connections / 4)
         .max(1);
     tracing::debug!(max_connections, per_address, open_files = ?files, "connection limit");
+    let layered = layer.map(|layer| layer.over(service.clone()));
+    let timeouts = Timeouts {
+        header: service.inner.config.header_timeout,
+        write: service.inner.config.write_timeout,
+    };
     let (close_idle_tx, close_idle) = watch::channel(false);
     let state = Arc::new(ListenerState::default());
     let mut shutdown = std::pin::pin!(shutdown);
@@ -107,17 +116,30 @@ pub(crate) async fn serve(
         let _ = stream.set_nodelay(true);
         state.connections.fetch_add(1, Ordering::SeqCst);
         let guard = (ConnectionCount(Arc::clone(&state)), held);
-        tokio::spawn(serve_connection(
-            stream,
-            peer,
-            Front {
-                service: service.clone(),
-                peer,
-                state: Arc::clone(&state),
-            },
-            close_idle.clone(),
-            guard,
-        ));
+        let state = Arc::clone(&state);
+        let close_idle = close_idle.clone();
+        match &layered {
+            None => {
+                let front = Front {
+                    service: service.clone(),
+                    peer,
+                    state,
+                };
+                tokio::spawn(serve_connection(
+                    stream, peer, front, timeouts, close_idle, guard,
+                ));
+            }
+            Some(layered) => {
+                let front = LayeredFront {
+                    service: layered.clone_box(),
+                    peer,
+                    state,
+                };
+                tokio::spawn(serve_connection(
+                    stream, peer, front, timeouts, close_idle, guard,
+                ));
+            }
+        }
     }
     tracing::info!("shutting down on a signal: no new connections; draining");
     drop(listener);
@@ -326,10 +348,50 @@ impl hyper::service::Service<Request<hyper::body::Incoming>> for Front {
         let counted = InFlight(Arc::clone(&self.state));
         let inner = Arc::clone(&self.service.inner);
         Box::pin(async move {
-            let response = super::answer(&inner, request).await;
+            let response = super::front::answer(&inner, request).await;
             Ok(response.map(|body| body.holding(counted)))
         })
     }
+}
+
+/// [`Front`] with the user's layers between it and the front door: the
+/// same handling, around the layered service.
+struct LayeredFront {
+    service: Box<dyn Layered>,
+    peer: SocketAddr,
+    state: Arc<ListenerState>,
+}
+
+impl hyper::service::Service<Request<hyper::body::Incoming>> for LayeredFront {
+    type Response = Response<LayeredBody>;
+    type Error = std::convert::Infallible;
+    type Future = Pin<
+        Box<dyn Future<Output = Result<Response<LayeredBody>, std::convert::Infallible>> + Send>,
+    >;
+
+    fn call(&self, mut request: Request<hyper::body::Incoming>) -> Self::Future {
+        if self.state.draining.load(Ordering::SeqCst) {
+            let response = shutting_down().map(LayeredBody::own);
+            return Box::pin(std::future::ready(Ok(response)));
+        }
+        request.extensions_mut().insert(self.peer);
+        self.state.in_flight.fetch_add(1, Ordering::SeqCst);
+        let counted = InFlight(Arc::clone(&self.state));
+        let answer = self.service.call(request);
+        Box::pin(async move {
+            let response = answer.await;
+            Ok(response.map(|body| body.holding(counted)))
+        })
+    }
+}
+
+/// The timeouts of one connection.
+#[derive(Clone, Copy, Debug)]
+struct Timeouts {
+    /// Reading a request's headers, and idle keep-alive.
+    header: Duration,
+    /// A response's write making no progress.
+    write: Duration,
 }
 
 /// `503` to a request that arrives while the server drains.
@@ -345,20 +407,27 @@ fn shutting_down() -> Response<HttpBody> {
 /// One HTTP/1.1 connection with keep-alive, a header-read (and idle)
 /// timeout, a write-idle timeout, and a graceful end when the server
 /// closes its idle connections.
-async fn serve_connection(
+async fn serve_connection<F, B>(
     stream: tokio::net::TcpStream,
     peer: SocketAddr,
-    front: Front,
+    front: F,
+    timeouts: Timeouts,
     mut close_idle: watch::Receiver<bool>,
     _count: (ConnectionCount, AddressCount),
-) {
-    let config = &front.service.inner.config;
-    let header_timeout = config.header_timeout;
-    let io = hyper_util::rt::TokioIo::new(WriteIdle::new(stream, config.write_timeout));
+) where
+    F: hyper::service::Service<
+            Request<hyper::body::Incoming>,
+            Response = Response<B>,
+            Error = std::convert::Infallible,
+        >,
+    B: hyper::body::Body + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let io = hyper_util::rt::TokioIo::new(WriteIdle::new(stream, timeouts.write));
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(hyper_util::rt::TokioTimer::new())
-        .header_read_timeout(header_timeout)
+        .header_read_timeout(timeouts.header)
         .keep_alive(true);
     let connection = builder.serve_connection(io, front);
     let mut connection = std::pin::pin!(connection);
