@@ -477,3 +477,167 @@ impl Server {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::HttpService;
+    use hyper::body::Incoming;
+    use hyper::header::{HeaderName, HeaderValue};
+    use hyper::{Request, Response, StatusCode};
+    use std::net::SocketAddr;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::{Context, Poll};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+    /// What the test layer saw.
+    #[derive(Default)]
+    struct Seen {
+        requests: AtomicUsize,
+        peers: Mutex<Vec<SocketAddr>>,
+    }
+
+    /// Counts requests and notes their peers; refuses `x-refuse` itself
+    /// (`403`), fails `x-fail` (an `Err`), adds
+    /// `access-control-allow-origin: *` to every answer.
+    #[derive(Clone)]
+    struct Cors {
+        inner: HttpService,
+        seen: Arc<Seen>,
+    }
+
+    impl tower_service::Service<Request<Incoming>> for Cors {
+        type Response = Response<crate::HttpBody>;
+        type Error = BoxError;
+        type Future = std::pin::Pin<
+            Box<dyn Future<Output = Result<Response<crate::HttpBody>, BoxError>> + Send>,
+        >;
+
+        fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, request: Request<Incoming>) -> Self::Future {
+            self.seen.requests.fetch_add(1, Ordering::SeqCst);
+            if let Some(peer) = request.extensions().get::<SocketAddr>() {
+                self.seen.peers.lock().unwrap().push(*peer);
+            }
+            let refuse = request.headers().contains_key("x-refuse");
+            let fail = request.headers().contains_key("x-fail");
+            let mut inner = self.inner.clone();
+            Box::pin(async move {
+                let mut response = if refuse {
+                    let mut response = Response::new(crate::HttpBody::default());
+                    *response.status_mut() = StatusCode::FORBIDDEN;
+                    response
+                } else if fail {
+                    return Err("this layer fails".into());
+                } else {
+                    let Ok(response) = tower_service::Service::call(&mut inner, request).await;
+                    response
+                };
+                response.headers_mut().insert(
+                    HeaderName::from_static("access-control-allow-origin"),
+                    HeaderValue::from_static("*"),
+                );
+                Ok(response)
+            })
+        }
+    }
+
+    /// Sends `request` (a whole HTTP/1.1 request, `Connection: close`) to
+    /// `addr`: the status and the head of the response.
+    async fn send(addr: SocketAddr, request: &str) -> (u16, String) {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).await.unwrap();
+        let status = answer[9..12].parse().unwrap();
+        let head = answer
+            .split("\r\n\r\n")
+            .next()
+            .unwrap()
+            .to_ascii_lowercase();
+        (status, head)
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_layer_sees_every_request_and_may_add_headers_or_refuse() {
+        let seen = Arc::new(Seen::default());
+        let layer = {
+            let seen = Arc::clone(&seen);
+            tower_layer::layer_fn(move |inner| Cors {
+                inner,
+                seen: Arc::clone(&seen),
+            })
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = Server::new("layered", "1").http_layer(layer);
+        let serving = tokio::spawn(server.serve_http_on(listener, None, async move {
+            let _ = stopped.await;
+        }));
+        let cors = "access-control-allow-origin: *";
+
+        let (status, head) = send(
+            addr,
+            "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+        )
+        .await;
+        assert_eq!(status, 200, "{head}");
+        assert!(head.contains(cors), "{head}");
+
+        // The front door's own refusal goes out through the layer too.
+        let (status, head) = send(
+            addr,
+            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nAccept: */*\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        )
+        .await;
+        assert_eq!(status, 415, "{head}");
+        assert!(head.contains(cors), "{head}");
+
+        // A legacy handshake, answered by the endpoint.
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let (status, head) = send(
+            addr,
+            &format!(
+                "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+        .await;
+        assert_eq!(status, 200, "{head}");
+        assert!(head.contains(cors), "{head}");
+        assert!(head.contains("mcp-session-id:"), "{head}");
+
+        // Refused by the layer: the endpoint's checks never ran (no Host).
+        let (status, head) = send(
+            addr,
+            "POST /mcp HTTP/1.1\r\nx-refuse: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        )
+        .await;
+        assert_eq!(status, 403, "{head}");
+        assert!(head.contains(cors), "{head}");
+
+        // A layer that fails: 500, and the connection closes.
+        let (status, head) = send(
+            addr,
+            "GET /health HTTP/1.1\r\nHost: localhost\r\nx-fail: 1\r\nConnection: close\r\n\r\n",
+        )
+        .await;
+        assert_eq!(status, 500, "{head}");
+        assert!(head.contains("connection: close"), "{head}");
+
+        assert_eq!(seen.requests.load(Ordering::SeqCst), 5);
+        let peers = seen.peers.lock().unwrap().clone();
+        assert_eq!(peers.len(), 5);
+        assert!(peers.iter().all(|peer| peer.ip().is_loopback()));
+
+        stop.send(()).unwrap();
+        serving.await.unwrap().unwrap();
+    }
+}

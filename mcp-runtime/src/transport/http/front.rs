@@ -79,13 +79,20 @@ pub(super) const STEPS: [Step; 10] = [
 pub(super) enum Flow {
     /// On to the next step.
     Next,
-    /// This is the answer; no later step runs.
-    Answer(Response<HttpBody>),
+    /// This is the answer; no later step runs. Boxed: `Next`, the common
+    /// case, stays a word.
+    Answer(Box<Response<HttpBody>>),
+}
+
+impl Flow {
+    fn answer(response: Response<HttpBody>) -> Flow {
+        Flow::Answer(Box::new(response))
+    }
 }
 
 impl From<Option<Response<HttpBody>>> for Flow {
     fn from(answer: Option<Response<HttpBody>>) -> Flow {
-        answer.map_or(Flow::Next, Flow::Answer)
+        answer.map_or(Flow::Next, Flow::answer)
     }
 }
 
@@ -130,7 +137,7 @@ where
     let mut visit = Visit::new(request);
     for step in STEPS {
         if let Flow::Answer(response) = step.run(inner, &mut visit).await {
-            return response;
+            return *response;
         }
     }
     endpoint(inner, visit).await
@@ -210,7 +217,7 @@ async fn bearer<B>(inner: &Inner, visit: &mut Visit<B>) -> Flow {
         None => None,
         Some(gate) => match authenticate(gate, &inner.shared, parts).await {
             Ok(principal) => Some(principal),
-            Err(denial) => return Flow::Answer(denied(denial)),
+            Err(denial) => return Flow::answer(denied(denial)),
         },
     };
     visit.client = ClientKey::of(principal.as_deref(), &parts.extensions);
@@ -240,13 +247,13 @@ fn method<B>(inner: &Inner, visit: &mut Visit<B>) -> Flow {
         Method::POST => return Flow::Next,
         Method::GET if legacy_session => {
             if !accepts(headers).1 {
-                return Flow::Answer(refuse(
+                return Flow::answer(refuse(
                     StatusCode::NOT_ACCEPTABLE,
                     "Not Acceptable: Accept must list text/event-stream",
                 ));
             }
             let Some(slot) = inner.streams.enter(visit.client.clone()) else {
-                return Flow::Answer(too_many_streams(inner.streams.max()));
+                return Flow::answer(too_many_streams(inner.streams.max()));
             };
             let caller = std::mem::take(&mut visit.caller);
             legacy::get(&inner.shared, &inner.sessions, headers, caller)
@@ -266,7 +273,7 @@ fn method<B>(inner: &Inner, visit: &mut Visit<B>) -> Flow {
         )
         .with_header(header::ALLOW, "POST"),
     };
-    Flow::Answer(answer)
+    Flow::answer(answer)
 }
 
 /// [`Step::Media`].
@@ -299,7 +306,7 @@ fn admission<B>(inner: &Inner, visit: &mut Visit<B>) -> Flow {
             visit.counted = Some(counted);
             Flow::Next
         }
-        None => Flow::Answer(
+        None => Flow::answer(
             refuse(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "Service Unavailable: too many requests in flight; retry shortly",
@@ -329,7 +336,7 @@ where
             visit.read = Some(read);
             Flow::Next
         }
-        Err(refusal) => Flow::Answer(refusal),
+        Err(refusal) => Flow::answer(refusal),
     }
 }
 
@@ -497,7 +504,7 @@ mod tests {
     ) -> Option<Response<HttpBody>> {
         match step.run(inner, &mut visit(request, "")).await {
             Flow::Next => None,
-            Flow::Answer(response) => Some(response),
+            Flow::Answer(response) => Some(*response),
         }
     }
 
