@@ -27,6 +27,7 @@ use hyper::body::Body;
 use hyper::header::{self, HeaderValue};
 use hyper::http::request::Parts;
 use hyper::{Method, Request, Response, StatusCode};
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -71,18 +72,26 @@ impl<B> Visit<B> {
     }
 }
 
-/// The steps, then the endpoint.
-pub(super) async fn answer<B>(inner: &Arc<Inner>, request: Request<B>) -> Response<HttpBody>
+/// The steps, then the endpoint. Not an `async fn`: the request is taken
+/// apart before the future is made, so the future does not keep a slot
+/// for it beside the [`Visit`] (the listener boxes this future for every
+/// request).
+pub(super) fn answer<B>(
+    inner: &Arc<Inner>,
+    request: Request<B>,
+) -> impl Future<Output = Response<HttpBody>> + Send + '_
 where
     B: Body + Send + 'static,
     B::Data: Send,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let mut visit = Visit::new(request);
-    if let Err(answer) = steps(inner, &mut visit).await {
-        return *answer;
+    async move {
+        if let Err(answer) = steps(inner, &mut visit).await {
+            return *answer;
+        }
+        endpoint(inner, &mut visit).await
     }
-    endpoint(inner, &mut visit).await
 }
 
 /// The front door's order, stated once: health → metadata → Origin/Host →

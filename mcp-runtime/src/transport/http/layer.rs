@@ -4,8 +4,8 @@
 //! (`poll_ready`, then `call`, on a copy of one's own).
 //!
 //! Without a layer the listener calls the front door directly, so this
-//! costs nothing then; with one, a request pays a clone of the layered
-//! service, one boxed future and one boxed response body.
+//! costs nothing then but a match; with one, a request pays a clone of the
+//! layered service, one boxed future more and one boxed response body.
 
 use super::HttpService;
 use super::checks::{WithHeader, refuse};
@@ -24,7 +24,7 @@ use std::task::{Context, Poll};
 pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A response of the layered service.
-pub(crate) type Answer = Pin<Box<dyn Future<Output = Response<LayeredBody>> + Send>>;
+pub(crate) type Answer = Pin<Box<dyn Future<Output = Response<ListenerBody>> + Send>>;
 
 /// `Server::http_layer`'s layer, applied when serving starts.
 pub(crate) struct Wrap(Box<dyn FnOnce(HttpService) -> Box<dyn Layered> + Send + Sync>);
@@ -91,7 +91,9 @@ where
                 return failed(&err.into());
             }
             match service.call(request).await {
-                Ok(response) => response.map(|body| LayeredBody::new(body.map_err(Into::into))),
+                Ok(response) => {
+                    response.map(|body| ListenerBody::layered(body.map_err(Into::into)))
+                }
                 Err(err) => failed(&err.into()),
             }
         })
@@ -100,67 +102,95 @@ where
 
 /// `500` for a layer whose service failed (hyper would only close the
 /// connection): the client learns that it was the server.
-fn failed(err: &BoxError) -> Response<LayeredBody> {
+fn failed(err: &BoxError) -> Response<ListenerBody> {
     tracing::warn!(%err, "a layer of Server::http_layer failed a request");
     refuse(
         StatusCode::INTERNAL_SERVER_ERROR,
         "Internal Server Error: a layer of this server failed the request",
     )
     .with_header(header::CONNECTION, "close")
-    .map(LayeredBody::own)
+    .map(ListenerBody::Own)
 }
 
-/// The body of a layered service's response, and what must live as long.
-pub(crate) struct LayeredBody {
-    body: UnsyncBoxBody<Bytes, BoxError>,
-    guard: Option<Box<dyn std::any::Any + Send>>,
+/// The body of every response of the built-in server: this crate's own,
+/// or a layered service's (boxed) with what must live as long. One type,
+/// so hyper's connection code is compiled once, for both.
+pub(crate) enum ListenerBody {
+    /// Of the front door, or of the listener itself.
+    Own(super::HttpBody),
+    /// Of the user's layered service.
+    Layered {
+        body: UnsyncBoxBody<Bytes, BoxError>,
+        guard: Option<Box<dyn std::any::Any + Send>>,
+    },
 }
 
-impl fmt::Debug for LayeredBody {
+impl fmt::Debug for ListenerBody {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LayeredBody").finish_non_exhaustive()
+        match self {
+            ListenerBody::Own(body) => f.debug_tuple("Own").field(body).finish(),
+            ListenerBody::Layered { .. } => f.debug_struct("Layered").finish_non_exhaustive(),
+        }
     }
 }
 
-impl LayeredBody {
-    fn new<B>(body: B) -> LayeredBody
+impl ListenerBody {
+    fn layered<B>(body: B) -> ListenerBody
     where
         B: Body<Data = Bytes, Error = BoxError> + Send + 'static,
     {
-        LayeredBody {
+        ListenerBody::Layered {
             body: body.boxed_unsync(),
             guard: None,
         }
     }
 
-    /// One of this crate's bodies.
-    pub(crate) fn own(body: super::HttpBody) -> LayeredBody {
-        LayeredBody::new(body.map_err(|never| match never {}))
-    }
-
     /// This body, keeping `guard` until it is dropped.
-    pub(crate) fn holding(mut self, guard: impl std::any::Any + Send) -> LayeredBody {
-        self.guard = Some(Box::new(guard));
-        self
+    pub(crate) fn holding(self, guard: impl std::any::Any + Send + Sync) -> ListenerBody {
+        match self {
+            ListenerBody::Own(body) => ListenerBody::Own(body.holding(guard)),
+            ListenerBody::Layered { body, guard: None } => ListenerBody::Layered {
+                body,
+                guard: Some(Box::new(guard)),
+            },
+            ListenerBody::Layered {
+                body,
+                guard: Some(earlier),
+            } => ListenerBody::Layered {
+                body,
+                guard: Some(Box::new((earlier, guard))),
+            },
+        }
     }
 }
 
-impl Body for LayeredBody {
+impl Body for ListenerBody {
     type Data = Bytes;
     type Error = BoxError;
 
     fn poll_frame(
-        mut self: Pin<&mut Self>,
+        self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
+        match self.get_mut() {
+            ListenerBody::Own(body) => Pin::new(body)
+                .poll_frame(cx)
+                .map(|frame| frame.map(|frame| frame.map_err(|never| match never {}))),
+            ListenerBody::Layered { body, .. } => Pin::new(body).poll_frame(cx),
+        }
     }
 
     fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
+        match self {
+            ListenerBody::Own(body) => body.is_end_stream(),
+            ListenerBody::Layered { body, .. } => body.is_end_stream(),
+        }
     }
 
     fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
+        match self {
+            ListenerBody::Own(body) => body.size_hint(),
+            ListenerBody::Layered { body, .. } => body.size_hint(),
+        }
     }
 }

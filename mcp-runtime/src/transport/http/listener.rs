@@ -5,7 +5,7 @@
 
 use super::HttpService;
 use super::checks::{WithHeader, refuse};
-use super::layer::{Layered, LayeredBody, Wrap};
+use super::layer::{Layered, ListenerBody, Wrap};
 use super::sse::HttpBody;
 use hyper::header;
 use hyper::{Request, Response, StatusCode};
@@ -116,30 +116,23 @@ pub(crate) async fn serve(
         let _ = stream.set_nodelay(true);
         state.connections.fetch_add(1, Ordering::SeqCst);
         let guard = (ConnectionCount(Arc::clone(&state)), held);
-        let state = Arc::clone(&state);
-        let close_idle = close_idle.clone();
-        match &layered {
-            None => {
-                let front = Front {
-                    service: service.clone(),
-                    peer,
-                    state,
-                };
-                tokio::spawn(serve_connection(
-                    stream, peer, front, timeouts, close_idle, guard,
-                ));
-            }
-            Some(layered) => {
-                let front = LayeredFront {
-                    service: layered.clone_box(),
-                    peer,
-                    state,
-                };
-                tokio::spawn(serve_connection(
-                    stream, peer, front, timeouts, close_idle, guard,
-                ));
-            }
-        }
+        let route = match &layered {
+            None => Route::Door(service.clone()),
+            Some(layered) => Route::Layered(layered.clone_box()),
+        };
+        let front = Front {
+            route,
+            peer,
+            state: Arc::clone(&state),
+        };
+        tokio::spawn(serve_connection(
+            stream,
+            peer,
+            front,
+            timeouts,
+            close_idle.clone(),
+            guard,
+        ));
     }
     tracing::info!("shutting down on a signal: no new connections; draining");
     drop(listener);
@@ -326,62 +319,61 @@ pub(crate) fn raise_open_file_limit() -> Option<u64> {
 /// the request's extensions (for per-client quotas, `ClientKey`), each
 /// response is counted until written, and during the drain new requests
 /// get 503.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Front {
-    service: HttpService,
+    route: Route,
     peer: SocketAddr,
     state: Arc<ListenerState>,
 }
 
-impl hyper::service::Service<Request<hyper::body::Incoming>> for Front {
-    type Response = Response<HttpBody>;
-    type Error = std::convert::Infallible;
-    type Future =
-        Pin<Box<dyn Future<Output = Result<Response<HttpBody>, std::convert::Infallible>> + Send>>;
+/// Where [`Front`] hands a request on.
+enum Route {
+    /// The front door.
+    Door(HttpService),
+    /// The user's layers (`Server::http_layer`), then the front door.
+    Layered(Box<dyn Layered>),
+}
 
-    fn call(&self, mut request: Request<hyper::body::Incoming>) -> Self::Future {
-        if self.state.draining.load(Ordering::SeqCst) {
-            return Box::pin(std::future::ready(Ok(shutting_down())));
-        }
-        request.extensions_mut().insert(self.peer);
-        self.state.in_flight.fetch_add(1, Ordering::SeqCst);
-        let counted = InFlight(Arc::clone(&self.state));
-        let inner = Arc::clone(&self.service.inner);
-        Box::pin(async move {
-            let response = super::front::answer(&inner, request).await;
-            Ok(response.map(|body| body.holding(counted)))
+impl std::fmt::Debug for Route {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Route::Door(_) => "Door",
+            Route::Layered(_) => "Layered",
         })
     }
 }
 
-/// [`Front`] with the user's layers between it and the front door: the
-/// same handling, around the layered service.
-struct LayeredFront {
-    service: Box<dyn Layered>,
-    peer: SocketAddr,
-    state: Arc<ListenerState>,
-}
-
-impl hyper::service::Service<Request<hyper::body::Incoming>> for LayeredFront {
-    type Response = Response<LayeredBody>;
+impl hyper::service::Service<Request<hyper::body::Incoming>> for Front {
+    type Response = Response<ListenerBody>;
     type Error = std::convert::Infallible;
     type Future = Pin<
-        Box<dyn Future<Output = Result<Response<LayeredBody>, std::convert::Infallible>> + Send>,
+        Box<dyn Future<Output = Result<Response<ListenerBody>, std::convert::Infallible>> + Send>,
     >;
 
     fn call(&self, mut request: Request<hyper::body::Incoming>) -> Self::Future {
         if self.state.draining.load(Ordering::SeqCst) {
-            let response = shutting_down().map(LayeredBody::own);
+            let response = shutting_down().map(ListenerBody::Own);
             return Box::pin(std::future::ready(Ok(response)));
         }
         request.extensions_mut().insert(self.peer);
         self.state.in_flight.fetch_add(1, Ordering::SeqCst);
         let counted = InFlight(Arc::clone(&self.state));
-        let answer = self.service.call(request);
-        Box::pin(async move {
-            let response = answer.await;
-            Ok(response.map(|body| body.holding(counted)))
-        })
+        match &self.route {
+            Route::Door(service) => {
+                let inner = Arc::clone(&service.inner);
+                Box::pin(async move {
+                    let response = super::front::answer(&inner, request).await;
+                    Ok(response.map(|body| ListenerBody::Own(body.holding(counted))))
+                })
+            }
+            Route::Layered(layered) => {
+                let answer = layered.call(request);
+                Box::pin(async move {
+                    let response = answer.await;
+                    Ok(response.map(|body| body.holding(counted)))
+                })
+            }
+        }
     }
 }
 
