@@ -366,7 +366,8 @@ impl Server {
     ///
     /// `GET /health` answers `200 ok` while the server accepts connections,
     /// for load balancers' and orchestrators' probes (before the `Host`
-    /// check: probes name the replica by its address).
+    /// check: probes name the replica by its address). Tracing, CORS or
+    /// limits of your own go in front with [`Server::http_layer`].
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> io::Result<()> {
         self.check_registration()?;
         crate::logging::init_stderr();

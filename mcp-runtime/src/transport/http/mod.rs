@@ -2,14 +2,16 @@
 //! `tower::Service` ([`HttpService`]) and a hyper server loop
 //! ([`listener`]).
 //!
-//! Each POST carries one message. Before the body is read: `Origin` and
-//! `Host` (DNS rebinding), the method, `Content-Type`, `Accept` and the
+//! Each POST carries one message. Before the body is read, the front door
+//! ([`front`]) takes every request through its ordered steps: one `Host`,
+//! health, the metadata document, `Origin` and `Host` (DNS rebinding), the
+//! path, the bearer token, the method, the media types, admission and the
 //! body limit. Then [`modern`] runs the 2026-07-28 validation ladder and
 //! gives the request a session of its own, whose frames are that POST's
 //! response: JSON when the result comes first, SSE ([`sse`]) when
-//! notifications precede it. With [`crate::auth`], the metadata document
-//! is served at its well-known paths and every request to the endpoint is
-//! authenticated first; its principal goes on the request's connection.
+//! notifications precede it; [`legacy`] serves the `Mcp-Session-Id` eras.
+//! On the built-in server, the user's tower layers (`Server::http_layer`,
+//! [`layer`]) go between the listener and the front door.
 
 mod body;
 mod checks;
