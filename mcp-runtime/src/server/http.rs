@@ -33,6 +33,8 @@ pub(super) struct HttpSettings {
     sessions_per_client: Option<usize>,
     /// [`Server::max_sse_unwritten`]; `None` for the default.
     pub(super) sse_unwritten: Option<usize>,
+    /// [`Server::http_layer`].
+    layer: Option<crate::transport::http::Wrap>,
 }
 
 impl HttpSettings {
@@ -217,6 +219,113 @@ impl Server {
         self
     }
 
+    /// HTTP, built-in server ([`Server::serve_http`]): wraps the endpoint
+    /// in a [`tower_layer::Layer`] of your own: tracing, CORS, rate or
+    /// concurrency limits, authentication of your own, metrics (tower-http's
+    /// layers and tower's `ServiceBuilder` are layers). The layered service
+    /// sees every request the listener accepts (`/health`, the metadata
+    /// document and the MCP endpoint, before any of their checks), with the
+    /// peer's [`SocketAddr`](std::net::SocketAddr) in its extensions, and
+    /// may change the response (add a header) or answer itself (refuse).
+    /// Requests that arrive during the drain are answered `503` before it.
+    ///
+    /// A second call replaces the first layer: combine several with
+    /// `ServiceBuilder` or [`tower_layer::Stack`]. If the layered service
+    /// fails (a `tower` timeout or load shedding: `Err` rather than a
+    /// response), the client gets `500` and the error is logged; map such
+    /// errors to responses inside the layer for another status. Without a
+    /// layer nothing is added to a request's cost; with one, a clone of
+    /// the layered service, a boxed future and a boxed body per request.
+    ///
+    /// Under a router ([`Server::http_service`]) the layer does not apply:
+    /// layer the router, or the returned service, yourself.
+    ///
+    /// ```no_run
+    /// use hyper::header::{HeaderName, HeaderValue};
+    /// use hyper::{Request, Response, StatusCode};
+    /// use mcp_runtime::{Server, tool, tools};
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// use std::task::{Context, Poll};
+    ///
+    /// /// Adds `Access-Control-Allow-Origin: *` and counts requests.
+    /// #[derive(Clone)]
+    /// struct Cors<S> {
+    ///     inner: S,
+    ///     seen: Arc<AtomicU64>,
+    /// }
+    ///
+    /// impl<S, B, R> tower_service::Service<Request<B>> for Cors<S>
+    /// where
+    ///     S: tower_service::Service<Request<B>, Response = Response<R>>,
+    ///     S::Future: Send + 'static,
+    /// {
+    ///     type Response = Response<R>;
+    ///     type Error = S::Error;
+    ///     type Future = std::pin::Pin<
+    ///         Box<dyn Future<Output = Result<Response<R>, S::Error>> + Send>,
+    ///     >;
+    ///
+    ///     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+    ///         self.inner.poll_ready(cx)
+    ///     }
+    ///
+    ///     fn call(&mut self, request: Request<B>) -> Self::Future {
+    ///         self.seen.fetch_add(1, Ordering::Relaxed);
+    ///         let answer = self.inner.call(request);
+    ///         Box::pin(async move {
+    ///             let mut response = answer.await?;
+    ///             response.headers_mut().insert(
+    ///                 HeaderName::from_static("access-control-allow-origin"),
+    ///                 HeaderValue::from_static("*"),
+    ///             );
+    ///             Ok(response)
+    ///         })
+    ///     }
+    /// }
+    ///
+    /// #[tool]
+    /// /// Adds two numbers.
+    /// fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// #[tokio::main(flavor = "current_thread")]
+    /// async fn main() -> std::io::Result<()> {
+    ///     let seen = Arc::new(AtomicU64::new(0));
+    ///     let layer = tower_layer::layer_fn(move |inner| Cors {
+    ///         inner,
+    ///         seen: Arc::clone(&seen),
+    ///     });
+    ///     Server::new("calc", "1.0.0")
+    ///         .tools(tools![add])
+    ///         .allowed_origins(["https://app.example.com"])
+    ///         .http_layer(layer)
+    ///         .serve_http("127.0.0.1:8080")
+    ///         .await
+    /// }
+    /// ```
+    ///
+    /// (`tower-layer`, `tower-service` and `hyper` are the crates that
+    /// example names; tower-http's `CorsLayer` goes in the same place.)
+    pub fn http_layer<L, S, B>(mut self, layer: L) -> Server
+    where
+        L: tower_layer::Layer<crate::HttpService, Service = S> + Send + Sync + 'static,
+        S: tower_service::Service<
+                hyper::Request<hyper::body::Incoming>,
+                Response = hyper::Response<B>,
+            > + Clone
+            + Send
+            + 'static,
+        S::Future: Send + 'static,
+        S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+        B: hyper::body::Body<Data = bytes::Bytes> + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        self.http.layer = Some(crate::transport::http::Wrap::new(layer));
+        self
+    }
+
     /// The MCP endpoint as a `tower::Service`, to mount next to other
     /// routes (e.g. axum's `Router::route_service("/mcp", service)`).
     /// `Host` is checked against [`Server::allowed_hosts`] (loopback names
@@ -229,7 +338,12 @@ impl Server {
     ///
     /// A registration mistake is returned as for [`Server::serve_stdio`].
     pub fn http_service(self) -> Result<crate::HttpService, Error> {
-        self.into_http(true, None).map(|(service, _)| service)
+        if self.http.layer.is_some() {
+            tracing::warn!(
+                "Server::http_layer applies to serve_http only; http_service ignores it (layer the router instead)"
+            );
+        }
+        self.into_http(true, None).map(|(service, _, _)| service)
     }
 
     /// Serves Streamable HTTP on `addr`, path `/mcp`, until SIGTERM or
@@ -252,7 +366,8 @@ impl Server {
     ///
     /// `GET /health` answers `200 ok` while the server accepts connections,
     /// for load balancers' and orchestrators' probes (before the `Host`
-    /// check: probes name the replica by its address).
+    /// check: probes name the replica by its address). Tracing, CORS or
+    /// limits of your own go in front with [`Server::http_layer`].
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> io::Result<()> {
         self.check_registration()?;
         crate::logging::init_stderr();
@@ -261,12 +376,25 @@ impl Server {
         // be the final one.
         let files = crate::transport::http::raise_open_file_limit();
         let listener = tokio::net::TcpListener::bind(addr).await?;
+        let result = self.serve_http_on(listener, files, termination()).await;
+        crate::logging::flush();
+        result
+    }
+
+    /// [`Server::serve_http`] on a bound `listener` until `shutdown`
+    /// completes (`files`: the soft open-file limit).
+    pub(crate) async fn serve_http_on(
+        self,
+        listener: tokio::net::TcpListener,
+        files: Option<u64>,
+        shutdown: impl std::future::Future<Output = ()>,
+    ) -> io::Result<()> {
         let local = listener.local_addr()?;
         let check_host = crate::transport::http::is_loopback(&local) || self.http.hosts.is_some();
         let (name, version) = (self.name.clone(), self.version.clone());
         let key_given = self.request_state_key.is_some();
         let replicated = self.http.replica_tag.is_some();
-        let (service, drain) = self
+        let (service, layer, drain) = self
             .into_http(check_host, Some("/mcp"))
             .map_err(|err| io::Error::new(io::ErrorKind::InvalidInput, err.to_string()))?;
         // The same target as the stdio startup line's.
@@ -288,18 +416,23 @@ impl Server {
                 tracing::info!("{NO_REQUEST_STATE_KEY}");
             }
         }
-        let result =
-            crate::transport::http::serve(listener, service, drain, files, termination()).await;
-        crate::logging::flush();
-        result
+        crate::transport::http::serve(listener, service, layer, drain, files, shutdown).await
     }
 
-    /// The HTTP service of this server and its drain timeout.
+    /// The HTTP service of this server, the user's layer and the drain
+    /// timeout.
     fn into_http(
         mut self,
         check_host: bool,
         path: Option<&'static str>,
-    ) -> Result<(crate::HttpService, Duration), Error> {
+    ) -> Result<
+        (
+            crate::HttpService,
+            Option<crate::transport::http::Wrap>,
+            Duration,
+        ),
+        Error,
+    > {
         let settings = std::mem::take(&mut self.http);
         let gate = settings.auth.map(crate::auth::Gate::new).transpose()?;
         let hide = gate.as_ref().is_some_and(|g| g.hide_unauthorized_tools);
@@ -340,7 +473,172 @@ impl Server {
         }
         Ok((
             crate::transport::http::HttpService::new(shared, config),
+            settings.layer,
             drain,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::HttpService;
+    use hyper::body::Incoming;
+    use hyper::header::{HeaderName, HeaderValue};
+    use hyper::{Request, Response, StatusCode};
+    use std::net::SocketAddr;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::{Context, Poll};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+    /// What the test layer saw.
+    #[derive(Default)]
+    struct Seen {
+        requests: AtomicUsize,
+        peers: Mutex<Vec<SocketAddr>>,
+    }
+
+    /// Counts requests and notes their peers; refuses `x-refuse` itself
+    /// (`403`), fails `x-fail` (an `Err`), adds
+    /// `access-control-allow-origin: *` to every answer.
+    #[derive(Clone)]
+    struct Cors {
+        inner: HttpService,
+        seen: Arc<Seen>,
+    }
+
+    impl tower_service::Service<Request<Incoming>> for Cors {
+        type Response = Response<crate::HttpBody>;
+        type Error = BoxError;
+        type Future = std::pin::Pin<
+            Box<dyn Future<Output = Result<Response<crate::HttpBody>, BoxError>> + Send>,
+        >;
+
+        fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, request: Request<Incoming>) -> Self::Future {
+            self.seen.requests.fetch_add(1, Ordering::SeqCst);
+            if let Some(peer) = request.extensions().get::<SocketAddr>() {
+                self.seen.peers.lock().unwrap().push(*peer);
+            }
+            let refuse = request.headers().contains_key("x-refuse");
+            let fail = request.headers().contains_key("x-fail");
+            let mut inner = self.inner.clone();
+            Box::pin(async move {
+                let mut response = if refuse {
+                    let mut response = Response::new(crate::HttpBody::default());
+                    *response.status_mut() = StatusCode::FORBIDDEN;
+                    response
+                } else if fail {
+                    return Err("this layer fails".into());
+                } else {
+                    let Ok(response) = tower_service::Service::call(&mut inner, request).await;
+                    response
+                };
+                response.headers_mut().insert(
+                    HeaderName::from_static("access-control-allow-origin"),
+                    HeaderValue::from_static("*"),
+                );
+                Ok(response)
+            })
+        }
+    }
+
+    /// Sends `request` (a whole HTTP/1.1 request, `Connection: close`) to
+    /// `addr`: the status and the head of the response.
+    async fn send(addr: SocketAddr, request: &str) -> (u16, String) {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).await.unwrap();
+        let status = answer[9..12].parse().unwrap();
+        let head = answer
+            .split("\r\n\r\n")
+            .next()
+            .unwrap()
+            .to_ascii_lowercase();
+        (status, head)
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_layer_sees_every_request_and_may_add_headers_or_refuse() {
+        let seen = Arc::new(Seen::default());
+        let layer = {
+            let seen = Arc::clone(&seen);
+            tower_layer::layer_fn(move |inner| Cors {
+                inner,
+                seen: Arc::clone(&seen),
+            })
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = Server::new("layered", "1").http_layer(layer);
+        let serving = tokio::spawn(server.serve_http_on(listener, None, async move {
+            let _ = stopped.await;
+        }));
+        let cors = "access-control-allow-origin: *";
+
+        let (status, head) = send(
+            addr,
+            "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+        )
+        .await;
+        assert_eq!(status, 200, "{head}");
+        assert!(head.contains(cors), "{head}");
+
+        // The front door's own refusal goes out through the layer too.
+        let (status, head) = send(
+            addr,
+            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nAccept: */*\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        )
+        .await;
+        assert_eq!(status, 415, "{head}");
+        assert!(head.contains(cors), "{head}");
+
+        // A legacy handshake, answered by the endpoint.
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let (status, head) = send(
+            addr,
+            &format!(
+                "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+        .await;
+        assert_eq!(status, 200, "{head}");
+        assert!(head.contains(cors), "{head}");
+        assert!(head.contains("mcp-session-id:"), "{head}");
+
+        // Refused by the layer: the endpoint's checks never ran (no Host).
+        let (status, head) = send(
+            addr,
+            "POST /mcp HTTP/1.1\r\nx-refuse: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        )
+        .await;
+        assert_eq!(status, 403, "{head}");
+        assert!(head.contains(cors), "{head}");
+
+        // A layer that fails: 500, and the connection closes.
+        let (status, head) = send(
+            addr,
+            "GET /health HTTP/1.1\r\nHost: localhost\r\nx-fail: 1\r\nConnection: close\r\n\r\n",
+        )
+        .await;
+        assert_eq!(status, 500, "{head}");
+        assert!(head.contains("connection: close"), "{head}");
+
+        assert_eq!(seen.requests.load(Ordering::SeqCst), 5);
+        let peers = seen.peers.lock().unwrap().clone();
+        assert_eq!(peers.len(), 5);
+        assert!(peers.iter().all(|peer| peer.ip().is_loopback()));
+
+        stop.send(()).unwrap();
+        serving.await.unwrap().unwrap();
     }
 }

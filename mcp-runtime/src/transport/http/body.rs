@@ -48,6 +48,14 @@ pub(crate) struct Held {
 }
 
 impl Held {
+    /// No bytes of `budget` (the body of a request whose body was not read).
+    pub(super) fn none(budget: &Arc<BodyBudget>) -> Held {
+        Held {
+            budget: Arc::clone(budget),
+            bytes: 0,
+        }
+    }
+
     /// Takes `n` more bytes, unless the budget would go over.
     fn take(&mut self, n: usize) -> bool {
         let budget = &self.budget;

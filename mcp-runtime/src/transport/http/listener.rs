@@ -5,6 +5,7 @@
 
 use super::HttpService;
 use super::checks::{WithHeader, refuse};
+use super::layer::{Layered, ListenerBody, Wrap};
 use super::sse::HttpBody;
 use hyper::header;
 use hyper::{Request, Response, StatusCode};
@@ -41,10 +42,13 @@ fn default_max_connections(files: Option<u64>) -> usize {
 /// closes the idle connections and returns once all are done or `drain` has
 /// passed (what is left is then cancelled as it is dropped). `files` is the
 /// soft open-file limit ([`raise_open_file_limit`]), which the connection
-/// limit is derived from unless set.
+/// limit is derived from unless set. `layer` (`Server::http_layer`), if
+/// any, goes between the listener's own handling (peer address, drain,
+/// the count of responses in flight) and the front door.
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     service: HttpService,
+    layer: Option<Wrap>,
     drain: Duration,
     files: Option<u64>,
     shutdown: impl Future<Output = ()>,
@@ -61,6 +65,11 @@ pub(crate) async fn serve(
         .unwrap_or(max_connections / 4)
         .max(1);
     tracing::debug!(max_connections, per_address, open_files = ?files, "connection limit");
+    let layered = layer.map(|layer| layer.over(service.clone()));
+    let timeouts = Timeouts {
+        header: service.inner.config.header_timeout,
+        write: service.inner.config.write_timeout,
+    };
     let (close_idle_tx, close_idle) = watch::channel(false);
     let state = Arc::new(ListenerState::default());
     let mut shutdown = std::pin::pin!(shutdown);
@@ -107,14 +116,20 @@ pub(crate) async fn serve(
         let _ = stream.set_nodelay(true);
         state.connections.fetch_add(1, Ordering::SeqCst);
         let guard = (ConnectionCount(Arc::clone(&state)), held);
+        let route = match &layered {
+            None => Route::Door(service.clone()),
+            Some(layered) => Route::Layered(layered.clone_box()),
+        };
+        let front = Front {
+            route,
+            peer,
+            state: Arc::clone(&state),
+        };
         tokio::spawn(serve_connection(
             stream,
             peer,
-            Front {
-                service: service.clone(),
-                peer,
-                state: Arc::clone(&state),
-            },
+            front,
+            timeouts,
             close_idle.clone(),
             guard,
         ));
@@ -304,32 +319,71 @@ pub(crate) fn raise_open_file_limit() -> Option<u64> {
 /// the request's extensions (for per-client quotas, `ClientKey`), each
 /// response is counted until written, and during the drain new requests
 /// get 503.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Front {
-    service: HttpService,
+    route: Route,
     peer: SocketAddr,
     state: Arc<ListenerState>,
 }
 
+/// Where [`Front`] hands a request on.
+enum Route {
+    /// The front door.
+    Door(HttpService),
+    /// The user's layers (`Server::http_layer`), then the front door.
+    Layered(Box<dyn Layered>),
+}
+
+impl std::fmt::Debug for Route {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Route::Door(_) => "Door",
+            Route::Layered(_) => "Layered",
+        })
+    }
+}
+
 impl hyper::service::Service<Request<hyper::body::Incoming>> for Front {
-    type Response = Response<HttpBody>;
+    type Response = Response<ListenerBody>;
     type Error = std::convert::Infallible;
-    type Future =
-        Pin<Box<dyn Future<Output = Result<Response<HttpBody>, std::convert::Infallible>> + Send>>;
+    type Future = Pin<
+        Box<dyn Future<Output = Result<Response<ListenerBody>, std::convert::Infallible>> + Send>,
+    >;
 
     fn call(&self, mut request: Request<hyper::body::Incoming>) -> Self::Future {
         if self.state.draining.load(Ordering::SeqCst) {
-            return Box::pin(std::future::ready(Ok(shutting_down())));
+            let response = shutting_down().map(ListenerBody::Own);
+            return Box::pin(std::future::ready(Ok(response)));
         }
         request.extensions_mut().insert(self.peer);
         self.state.in_flight.fetch_add(1, Ordering::SeqCst);
         let counted = InFlight(Arc::clone(&self.state));
-        let inner = Arc::clone(&self.service.inner);
-        Box::pin(async move {
-            let response = super::answer(&inner, request).await;
-            Ok(response.map(|body| body.holding(counted)))
-        })
+        match &self.route {
+            Route::Door(service) => {
+                let inner = Arc::clone(&service.inner);
+                Box::pin(async move {
+                    let response = super::front::answer(&inner, request).await;
+                    Ok(response.map(|body| ListenerBody::Own(body.holding(counted))))
+                })
+            }
+            Route::Layered(layered) => {
+                let answer = layered.call(request);
+                Box::pin(async move {
+                    let response = answer.await;
+                    Ok(response.map(|body| body.holding(counted)))
+                })
+            }
+        }
     }
+}
+
+/// The timeouts of one connection.
+#[derive(Clone, Copy, Debug)]
+struct Timeouts {
+    /// Reading a request's headers, and idle keep-alive.
+    header: Duration,
+    /// A response's write making no progress.
+    write: Duration,
 }
 
 /// `503` to a request that arrives while the server drains.
@@ -345,20 +399,27 @@ fn shutting_down() -> Response<HttpBody> {
 /// One HTTP/1.1 connection with keep-alive, a header-read (and idle)
 /// timeout, a write-idle timeout, and a graceful end when the server
 /// closes its idle connections.
-async fn serve_connection(
+async fn serve_connection<F, B>(
     stream: tokio::net::TcpStream,
     peer: SocketAddr,
-    front: Front,
+    front: F,
+    timeouts: Timeouts,
     mut close_idle: watch::Receiver<bool>,
     _count: (ConnectionCount, AddressCount),
-) {
-    let config = &front.service.inner.config;
-    let header_timeout = config.header_timeout;
-    let io = hyper_util::rt::TokioIo::new(WriteIdle::new(stream, config.write_timeout));
+) where
+    F: hyper::service::Service<
+            Request<hyper::body::Incoming>,
+            Response = Response<B>,
+            Error = std::convert::Infallible,
+        >,
+    B: hyper::body::Body + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let io = hyper_util::rt::TokioIo::new(WriteIdle::new(stream, timeouts.write));
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(hyper_util::rt::TokioTimer::new())
-        .header_read_timeout(header_timeout)
+        .header_read_timeout(timeouts.header)
         .keep_alive(true);
     let connection = builder.serve_connection(io, front);
     let mut connection = std::pin::pin!(connection);

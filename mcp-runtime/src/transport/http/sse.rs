@@ -87,6 +87,15 @@ impl HttpBody {
     }
 }
 
+/// No body: what a layer of your own answers with when it refuses a
+/// request itself (tower-http's CORS preflight and header validation need
+/// it).
+impl Default for HttpBody {
+    fn default() -> HttpBody {
+        HttpBody::empty()
+    }
+}
+
 impl HttpBody {
     /// This body, keeping `guard` (and what it kept already) until it is
     /// dropped.
