@@ -395,12 +395,9 @@ impl Dispatcher {
         );
         let timeout = options.timeout.unwrap_or(shared.config.default_timeout);
         let exchange = async {
-            shared.transport.send(message).await.map_err(Some)?;
-            match answer.await {
-                Ok(answer) => answer.map_err(|e| Some(e)),
-                // The dispatcher was dropped.
-                Err(_) => Err(Some(ClientError::Closed)),
-            }
+            shared.transport.send(message).await?;
+            // A dropped sender means the dispatcher was dropped.
+            answer.await.unwrap_or(Err(ClientError::Closed))
         };
         match tokio::time::timeout(timeout, exchange).await {
             Ok(Ok(result)) => {
@@ -409,7 +406,7 @@ impl Dispatcher {
             }
             Ok(Err(error)) => {
                 guard.forget();
-                Err(error.unwrap_or(ClientError::Closed))
+                Err(error)
             }
             Err(_) => {
                 guard.reason = "timeout";

@@ -2,14 +2,14 @@
 
 use super::error::ClientError;
 use super::stdio::{StdioConfig, StdioTransport};
-use super::transport::{BoxFuture, Inbox, Transport, TransportFactory};
+use super::transport::{BoxFuture, Connection, Transport, TransportFactory};
 
 /// Starts the configured process anew on each connection.
 #[derive(Debug, Clone)]
 pub struct StdioFactory(pub StdioConfig);
 
 impl TransportFactory for StdioFactory {
-    fn connect(&self) -> BoxFuture<'_, Result<(Box<dyn Transport>, Inbox), ClientError>> {
+    fn connect(&self) -> BoxFuture<'_, Result<Connection, ClientError>> {
         Box::pin(async move {
             let (transport, inbox) = StdioTransport::spawn(self.0.clone())?;
             Ok((Box::new(transport) as Box<dyn Transport>, inbox))
@@ -24,7 +24,7 @@ pub struct HttpFactory(pub super::http::HttpConfig);
 
 #[cfg(feature = "http")]
 impl TransportFactory for HttpFactory {
-    fn connect(&self) -> BoxFuture<'_, Result<(Box<dyn Transport>, Inbox), ClientError>> {
+    fn connect(&self) -> BoxFuture<'_, Result<Connection, ClientError>> {
         Box::pin(async move {
             let (transport, inbox) = super::http::HttpTransport::connect(self.0.clone())?;
             Ok((Box::new(transport) as Box<dyn Transport>, inbox))

@@ -49,5 +49,5 @@ pub use jsonrpc::ServerRequestId;
 pub use restart::Reconnector;
 pub use stdio::{DEFAULT_MAX_MESSAGE_BYTES, StdioConfig, StdioTransport};
 pub use transport::{
-    BoxFuture, Inbox, InboxSender, Incoming, Outgoing, Transport, TransportFactory,
+    BoxFuture, Connection, Inbox, InboxSender, Incoming, Outgoing, Transport, TransportFactory,
 };

@@ -119,9 +119,12 @@ pub trait Transport: Send + Sync + fmt::Debug + 'static {
     fn close(&self) -> BoxFuture<'_, ()>;
 }
 
+/// A new connection: the transport and its inbox.
+pub type Connection = (Box<dyn Transport>, Inbox);
+
 /// Makes connections to one server: the first, and a new one when the
 /// last is lost (see [`Reconnector`](super::Reconnector)).
 pub trait TransportFactory: Send + Sync + fmt::Debug + 'static {
     /// Starts a new connection.
-    fn connect(&self) -> BoxFuture<'_, Result<(Box<dyn Transport>, Inbox), ClientError>>;
+    fn connect(&self) -> BoxFuture<'_, Result<Connection, ClientError>>;
 }
