@@ -51,6 +51,11 @@ struct Envelope {
 
 /// Parses one message; the error says what is wrong, for the log.
 pub(crate) fn parse(text: &str) -> Result<Message, String> {
+    if !text.trim_start().starts_with('{') {
+        // serde's message for a struct read from an array or a number
+        // ("invalid type: integer") would not say what is wrong.
+        return Err("not a JSON object".into());
+    }
     let envelope: Envelope = serde_json::from_str(text).map_err(|e| e.to_string())?;
     if envelope.jsonrpc.as_deref() != Some("2.0") {
         return Err("`jsonrpc` is not \"2.0\"".into());
