@@ -128,3 +128,23 @@ pub trait TransportFactory: Send + Sync + fmt::Debug + 'static {
     /// Starts a new connection.
     fn connect(&self) -> BoxFuture<'_, Result<Connection, ClientError>>;
 }
+
+/// A shared transport, so that the layer above can keep a handle on it
+/// (an HTTP session's id) while a dispatcher sends through it.
+impl<T: Transport> Transport for std::sync::Arc<T> {
+    fn send(&self, message: Outgoing) -> BoxFuture<'_, Result<(), ClientError>> {
+        (**self).send(message)
+    }
+
+    fn abandon(&self, id: u64) {
+        (**self).abandon(id);
+    }
+
+    fn listen(&self) -> BoxFuture<'_, Result<(), ClientError>> {
+        (**self).listen()
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        (**self).close()
+    }
+}

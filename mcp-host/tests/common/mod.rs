@@ -39,7 +39,7 @@ fn init_log() {
     ONCE.get_or_init(|| {
         let _ = tracing_subscriber::fmt()
             .with_writer(std::io::stderr)
-            .with_max_level(tracing::Level::DEBUG)
+            .with_max_level(tracing::Level::INFO)
             .try_init();
     });
 }
