@@ -226,3 +226,156 @@ fn a_lost_connection_is_made_again_once() {
         assert!(matches!(refused, ClientError::Exited { .. }), "{refused}");
     });
 }
+
+/// Sleeps on every notification and every request: a handler far behind.
+struct Sluggish {
+    seen: std::sync::atomic::AtomicUsize,
+}
+
+impl mcp_host::client::Handler for Sluggish {
+    fn request(
+        &self,
+        _: mcp_host::client::ServerRequest,
+    ) -> mcp_host::client::BoxFuture<
+        '_,
+        Result<Box<serde_json::value::RawValue>, mcp_host::client::RpcError>,
+    > {
+        Box::pin(async {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            Ok(common::raw(json!({"late": true})))
+        })
+    }
+
+    fn notification(
+        &self,
+        _: mcp_host::client::ServerNotification,
+    ) -> mcp_host::client::BoxFuture<'_, ()> {
+        Box::pin(async {
+            self.seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        })
+    }
+}
+
+#[test]
+fn a_flood_of_notifications_is_bounded_and_does_not_delay_answers() {
+    run(async {
+        let handler = Arc::new(Sluggish {
+            seen: Default::default(),
+        });
+        let config = StdioConfig::new("flood", "sh").args([
+            "-c",
+            concat!(
+                r#"read l; i=0; while [ $i -lt 2000 ]; do echo '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}'; i=$((i+1)); done;"#,
+                r#"echo '{"jsonrpc":"2.0","id":1,"result":{"done":true}}'; sleep 5"#,
+            ),
+        ]);
+        let (transport, inbox) = StdioTransport::spawn(config).unwrap();
+        let mut limits = DispatcherConfig::new("flood");
+        limits.max_buffered_notifications = 8;
+        let client =
+            mcp_host::client::Dispatcher::new(Box::new(transport), inbox, handler.clone(), limits);
+        let started = Instant::now();
+        let done = call(&client, "tools/call", json!({}), SECOND)
+            .await
+            .unwrap();
+        assert_eq!(done, json!({"done": true}));
+        // 2,000 notifications at 10 ms each would take 20 s.
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        let seen = handler.seen.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(
+            seen < 500,
+            "{seen} notifications handled: the queue was not bounded"
+        );
+    });
+}
+
+#[test]
+fn requests_past_the_pending_bound_are_refused_at_once() {
+    run(async {
+        let (transport, inbox) =
+            StdioTransport::spawn(StdioConfig::new("silent", "sh").args(["-c", "sleep 30"]))
+                .unwrap();
+        let mut limits = DispatcherConfig::new("silent");
+        limits.max_pending = 2;
+        let client = mcp_host::client::Dispatcher::new(
+            Box::new(transport),
+            inbox,
+            Arc::new(NoHandler),
+            limits,
+        );
+        let slow = || call(&client, "x", json!({}), Duration::from_millis(500));
+        let (a, b, c) = tokio::join!(slow(), slow(), async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let started = Instant::now();
+            (slow().await, started.elapsed())
+        });
+        assert!(matches!(a, Err(ClientError::Timeout { .. })));
+        assert!(matches!(b, Err(ClientError::Timeout { .. })));
+        assert_eq!(c.0, Err(ClientError::TooManyPending { limit: 2 }));
+        assert!(c.1 < Duration::from_millis(100));
+        // Once they are gone, there is room again.
+        let again = call(&client, "x", json!({}), Duration::from_millis(100)).await;
+        assert!(
+            matches!(again, Err(ClientError::Timeout { .. })),
+            "{again:?}"
+        );
+    });
+}
+
+#[test]
+fn a_server_request_the_server_cancels_is_not_answered() {
+    run(async {
+        let recorder = Arc::new(Recorder::default());
+        // The server asks (id 9), cancels, then reports what it got back
+        // within a second: nothing, if the cancellation was honoured.
+        let script = concat!(
+            r#"echo '{"jsonrpc":"2.0","id":9,"method":"sampling/createMessage","params":{}}';"#,
+            r#"echo '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}';"#,
+            r#"a=$(timeout 1 head -n 1);"#,
+            r#"echo "{\"jsonrpc\":\"2.0\",\"method\":\"seen\",\"params\":[${a:-null}]}"; sleep 5"#,
+        );
+        let (transport, inbox) =
+            StdioTransport::spawn(StdioConfig::new("asker", "sh").args(["-c", script])).unwrap();
+        let sluggish = Arc::new(Sluggish {
+            seen: Default::default(),
+        });
+        // The sluggish handler answers requests after 500 ms; the recorder
+        // sees notifications. One handler for both: forward.
+        struct Both(Arc<Sluggish>, Arc<Recorder>);
+        impl mcp_host::client::Handler for Both {
+            fn request(
+                &self,
+                r: mcp_host::client::ServerRequest,
+            ) -> mcp_host::client::BoxFuture<
+                '_,
+                Result<Box<serde_json::value::RawValue>, mcp_host::client::RpcError>,
+            > {
+                self.0.request(r)
+            }
+            fn notification(
+                &self,
+                n: mcp_host::client::ServerNotification,
+            ) -> mcp_host::client::BoxFuture<'_, ()> {
+                self.1.notification(n)
+            }
+        }
+        let client = mcp_host::client::Dispatcher::new(
+            Box::new(transport),
+            inbox,
+            Arc::new(Both(sluggish, recorder.clone())),
+            DispatcherConfig::new("asker"),
+        );
+        let seen = recorder.wait_for("seen").await;
+        assert_eq!(
+            seen,
+            json!([null]),
+            "the cancelled request was answered: {seen}"
+        );
+        drop(client);
+    });
+}

@@ -1,6 +1,8 @@
 //! The client over real sockets: `everything --http 127.0.0.1:0` in both
 //! protocol eras, and a deliberately broken HTTP server.
 
+#![cfg(feature = "http")]
+
 mod common;
 
 use common::{HttpServer, Recorder, parsed, raw, run};

@@ -558,12 +558,21 @@ impl Router {
                             tracing::warn!(
                                 server = %self.shared.config.name,
                                 dropped = self.dropped,
-                                "notifications were dropped: the handler fell behind"
+                                "the handler caught up; notifications were dropped meanwhile"
                             );
                             self.dropped = 0;
                         }
                     }
-                    Err(mpsc::error::TrySendError::Full(_)) => self.dropped += 1,
+                    Err(mpsc::error::TrySendError::Full(_)) => {
+                        if self.dropped == 0 {
+                            tracing::warn!(
+                                server = %self.shared.config.name,
+                                limit = self.shared.config.max_buffered_notifications,
+                                "dropping notifications: the handler fell behind"
+                            );
+                        }
+                        self.dropped += 1;
+                    }
                     Err(mpsc::error::TrySendError::Closed(_)) => {}
                 }
             }
