@@ -295,6 +295,39 @@ fn a_flood_of_notifications_is_bounded_and_does_not_delay_answers() {
 }
 
 #[test]
+fn buffered_notifications_are_bounded_in_bytes_too() {
+    run(async {
+        let handler = Arc::new(Sluggish {
+            seen: Default::default(),
+        });
+        let config = StdioConfig::new("flood", "sh").args([
+            "-c",
+            concat!(
+                r#"read l; i=0; while [ $i -lt 300 ]; do echo '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}}'; i=$((i+1)); done;"#,
+                r#"echo '{"jsonrpc":"2.0","id":1,"result":{"done":true}}'; sleep 5"#,
+            ),
+        ]);
+        let (transport, inbox) = StdioTransport::spawn(config).unwrap();
+        let mut limits = DispatcherConfig::new("flood");
+        limits.max_buffered_notifications = 10_000;
+        limits.max_buffered_notification_bytes = 1_000;
+        let client =
+            mcp_host::client::Dispatcher::new(Box::new(transport), inbox, handler.clone(), limits);
+        let done = call(&client, "tools/call", json!({}), SECOND)
+            .await
+            .unwrap();
+        assert_eq!(done, json!({"done": true}));
+        // Each is ~150 bytes: a handful fit at a time, not 300.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let seen = handler.seen.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(
+            seen < 100,
+            "{seen} notifications handled: the bytes were not bounded"
+        );
+    });
+}
+
+#[test]
 fn requests_past_the_pending_bound_are_refused_at_once() {
     run(async {
         let (transport, inbox) =

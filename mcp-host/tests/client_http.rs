@@ -410,3 +410,33 @@ fn a_broken_http_server_gives_clear_errors() {
         );
     });
 }
+
+#[cfg(feature = "https")]
+#[test]
+fn an_https_url_goes_through_tls() {
+    run(async {
+        // A plain-HTTP server, answering before it is asked: the TLS
+        // handshake fails, and says so.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            if let Ok((mut stream, _)) = listener.accept().await {
+                let _ = stream.write_all(reply("200 OK", "", "").as_bytes()).await;
+                tokio::time::sleep(Duration::from_secs(5)).await;
+            }
+        });
+        let (_, client) = client_on(&format!("https://{addr}/mcp"));
+        let err = client
+            .request("tools/list", None, RequestOptions::timeout(SECOND))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ClientError::Disconnected { .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(
+            text.contains("InvalidContentType")
+                || text.to_lowercase().contains("tls")
+                || text.contains("corrupt"),
+            "{text}"
+        );
+    });
+}

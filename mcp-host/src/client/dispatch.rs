@@ -8,14 +8,14 @@
 //! the answers to our requests, and memory stays bounded whatever the
 //! server sends.
 
-use super::error::{ClientError, RpcError};
+use super::error::{ClientError, RpcError, excerpt};
 use super::jsonrpc::{self, Message, ServerRequestId};
 use super::transport::{BoxFuture, Inbox, Incoming, Outgoing, Transport};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
@@ -38,6 +38,9 @@ pub struct DispatcherConfig {
     /// How many server notifications may wait for the handler; past that
     /// they are dropped with a warning. Default 256.
     pub max_buffered_notifications: usize,
+    /// How many bytes of notifications may wait for the handler, all told;
+    /// past that they are dropped too. Default 16 MiB.
+    pub max_buffered_notification_bytes: usize,
     /// How many server requests may run at once; one more is answered with
     /// an error at once. Default 16.
     pub max_server_requests: usize,
@@ -51,6 +54,7 @@ impl DispatcherConfig {
             default_timeout: DEFAULT_TIMEOUT,
             max_pending: 1024,
             max_buffered_notifications: 256,
+            max_buffered_notification_bytes: 16 * 1024 * 1024,
             max_server_requests: 16,
         }
     }
@@ -308,14 +312,16 @@ impl Dispatcher {
             headers: Mutex::new(Vec::new()),
             server_requests: Mutex::new(HashMap::new()),
         });
+        let queued = Arc::new(AtomicUsize::new(0));
         let router = Router {
             shared: Arc::clone(&shared),
             handler: Arc::clone(&handler),
             notifications: notify_tx,
+            queued: Arc::clone(&queued),
             dropped: 0,
         };
         let router = tokio::spawn(router.run(inbox));
-        let notifier = tokio::spawn(deliver_notifications(handler, notify_rx));
+        let notifier = tokio::spawn(deliver_notifications(handler, notify_rx, queued));
         Dispatcher {
             shared,
             tasks: vec![router.abort_handle(), notifier.abort_handle()],
@@ -450,11 +456,18 @@ impl Dispatcher {
     }
 }
 
+/// What a queued notification counts against the byte bound.
+fn queued_size(notification: &ServerNotification) -> usize {
+    notification.method.len() + notification.params.as_ref().map_or(0, |p| p.get().len())
+}
+
 async fn deliver_notifications(
     handler: Arc<dyn Handler>,
     mut queue: mpsc::Receiver<ServerNotification>,
+    queued: Arc<AtomicUsize>,
 ) {
     while let Some(notification) = queue.recv().await {
+        queued.fetch_sub(queued_size(&notification), Ordering::Relaxed);
         handler.notification(notification).await;
     }
 }
@@ -463,6 +476,8 @@ struct Router {
     shared: Arc<Shared>,
     handler: Arc<dyn Handler>,
     notifications: mpsc::Sender<ServerNotification>,
+    /// Bytes of notifications in the queue.
+    queued: Arc<AtomicUsize>,
     /// Notifications dropped since the last warning.
     dropped: u64,
 }
@@ -476,14 +491,6 @@ struct CancelledParams {
 /// At most this much of a bad message is quoted in the log.
 const EXCERPT: usize = 200;
 
-fn excerpt(text: &str) -> &str {
-    let mut end = text.len().min(EXCERPT);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
-
 impl Router {
     async fn run(mut self, mut inbox: Inbox) {
         let name = self.shared.config.name.clone();
@@ -494,7 +501,7 @@ impl Router {
                     Err(reason) => tracing::warn!(
                         server = %name,
                         "skipped a message that is not JSON-RPC ({reason}): {}",
-                        excerpt(&text)
+                        excerpt(&text, EXCERPT)
                     ),
                 },
                 Incoming::Failed { id, error } => self.answer(id, Err(error)),
@@ -549,10 +556,20 @@ impl Router {
                 if method == "notifications/cancelled" {
                     self.server_cancelled(params.as_deref());
                 }
-                match self
-                    .notifications
-                    .try_send(ServerNotification { method, params })
-                {
+                let notification = ServerNotification { method, params };
+                let size = queued_size(&notification);
+                let budget = self.shared.config.max_buffered_notification_bytes;
+                let sent = if self.queued.load(Ordering::Relaxed) + size > budget {
+                    Err(mpsc::error::TrySendError::Full(notification))
+                } else {
+                    self.queued.fetch_add(size, Ordering::Relaxed);
+                    let sent = self.notifications.try_send(notification);
+                    if sent.is_err() {
+                        self.queued.fetch_sub(size, Ordering::Relaxed);
+                    }
+                    sent
+                };
+                match sent {
                     Ok(()) => {
                         if self.dropped > 0 {
                             tracing::warn!(

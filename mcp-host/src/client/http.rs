@@ -8,7 +8,7 @@
 //! Connections are pooled and kept alive (hyper-util's client), so calls at
 //! a high rate do not pay a TCP (and TLS) handshake each.
 
-use super::error::ClientError;
+use super::error::{ClientError, excerpt};
 use super::jsonrpc::{self, Message};
 use super::sse::{Event, SseParser};
 use super::stdio::DEFAULT_MAX_MESSAGE_BYTES;
@@ -324,7 +324,7 @@ impl Shared {
         // waiting for its timeout: fail it now.
         if let Err(reason) = jsonrpc::parse(&text) {
             return Err(ClientError::Malformed {
-                reason: format!("{reason}: {}", excerpt(&text)),
+                reason: format!("{reason}: {}", excerpt(&text, ERROR_EXCERPT)),
             });
         }
         self.inbox.send(Incoming::Message(text)).await;
@@ -352,7 +352,7 @@ impl Shared {
         }
         ClientError::Http {
             status,
-            body: excerpt(&text).to_owned(),
+            body: excerpt(&text, ERROR_EXCERPT),
         }
     }
 
@@ -415,8 +415,11 @@ impl Shared {
                 }
             }
             if answered {
-                // The server should end the stream now; nothing more of
-                // interest can come on it.
+                // The server should end the stream now: read its end
+                // briefly, so that the connection can be reused, but never
+                // wait on a server that keeps it open.
+                let rest = async { while let Some(Ok(_)) = body.frame().await {} };
+                let _ = tokio::time::timeout(Duration::from_millis(100), rest).await;
                 break;
             }
         }
@@ -500,14 +503,6 @@ impl Shared {
 
 fn content_length(headers: &HeaderMap) -> Option<usize> {
     headers.get(CONTENT_LENGTH)?.to_str().ok()?.parse().ok()
-}
-
-fn excerpt(text: &str) -> &str {
-    let mut end = text.len().min(ERROR_EXCERPT);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text[..end].trim_end()
 }
 
 /// The whole body, up to `limit` bytes: `Err(None)` past it.

@@ -1,7 +1,7 @@
 //! The stdio transport: a child process, one JSON-RPC message per line on
 //! its stdin and stdout, its stderr forwarded to our log.
 
-use super::error::ClientError;
+use super::error::{ClientError, excerpt};
 use super::framing::{Line, LineReader};
 use super::transport::{BoxFuture, Inbox, InboxSender, Incoming, Outgoing, Transport};
 use std::collections::VecDeque;
@@ -293,7 +293,7 @@ async fn forward_stderr(
     let mut lines = LineReader::new(stderr, STDERR_LINE_BYTES);
     while let Ok(Some(line)) = lines.next().await {
         let text = match line {
-            Line::Text(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Line::Text(bytes) => excerpt(&String::from_utf8_lossy(&bytes), STDERR_LINE_BYTES),
             Line::TooLong { bytes, .. } => format!("[a stderr line of {bytes} bytes, not shown]"),
         };
         tracing::info!(target: "mcp_host::server", server = %name, "{text}");
