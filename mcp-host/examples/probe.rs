@@ -45,7 +45,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let version =
         serde_json::from_str::<serde_json::Value>(result.get())?["protocolVersion"].clone();
     if let Some(version) = version.as_str() {
-        client.set_headers(vec![("MCP-Protocol-Version".into(), version.into())]);
+        client.set_headers(&[("MCP-Protocol-Version".into(), version.into())])?;
     }
     client
         .notify("notifications/initialized", None, &[])

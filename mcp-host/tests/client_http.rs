@@ -230,7 +230,9 @@ fn a_legacy_session_streams_server_requests_and_list_changes_then_is_deleted() {
             .unwrap();
         assert_eq!(parsed(&result)["protocolVersion"], LEGACY);
         let session = transport.session_id().expect("a session id");
-        client.set_headers(vec![("MCP-Protocol-Version".into(), LEGACY.into())]);
+        client
+            .set_headers(&[("MCP-Protocol-Version".into(), LEGACY.into())])
+            .unwrap();
         client
             .notify("notifications/initialized", None, &[])
             .await
@@ -380,8 +382,12 @@ fn a_broken_http_server_gives_clear_errors() {
             err.to_string().contains("content type `text/html`"),
             "{err}"
         );
-        // A session is minted; the next request, naming it, gets 404.
+        // A session is minted; the next request, naming it (and the
+        // connection's headers), gets 404.
         list().await.unwrap();
+        client
+            .set_headers(&[("MCP-Protocol-Version".into(), "2025-11-25".into())])
+            .unwrap();
         assert_eq!(transport.session_id().as_deref(), Some("abc"));
         let err = list().await.unwrap_err();
         assert_eq!(err, ClientError::SessionExpired);
@@ -393,6 +399,20 @@ fn a_broken_http_server_gives_clear_errors() {
         }
         assert_eq!(client.closed_reason(), Some(ClientError::SessionExpired));
         let heads = heads.lock().unwrap();
+        assert!(
+            heads[5]
+                .to_ascii_lowercase()
+                .contains("mcp-protocol-version: 2025-11-25"),
+            "{}",
+            heads[5]
+        );
+        assert!(
+            !heads[4]
+                .to_ascii_lowercase()
+                .contains("mcp-protocol-version"),
+            "{}",
+            heads[4]
+        );
         assert!(
             heads[5]
                 .to_ascii_lowercase()

@@ -66,7 +66,7 @@ pub struct RequestOptions {
     /// How long to wait for the answer; the dispatcher's default when
     /// `None`. `Duration::MAX` waits as long as the connection lasts.
     pub timeout: Option<Duration>,
-    /// HTTP headers for this request only, after the dispatcher's own.
+    /// HTTP headers for this request only, after the connection's own.
     pub headers: Vec<(String, String)>,
     /// Whether a timeout or a dropped caller sends `notifications/cancelled`
     /// (true by default). `initialize` is not cancellable, and on 2026-07-28
@@ -160,8 +160,6 @@ struct Shared {
     transport: Box<dyn Transport>,
     state: Mutex<State>,
     next_id: AtomicU64,
-    /// Headers on every message this dispatcher sends.
-    headers: Mutex<Vec<(String, String)>>,
     /// The server's requests being answered, by the JSON text of their id.
     server_requests: Mutex<HashMap<String, AbortHandle>>,
 }
@@ -177,16 +175,10 @@ impl Shared {
         request_id: Option<u64>,
         extra: &[(String, String)],
     ) -> Outgoing {
-        let mut headers = self
-            .headers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        headers.extend_from_slice(extra);
         Outgoing {
             body,
             request_id,
-            headers,
+            headers: extra.to_vec(),
         }
     }
 
@@ -309,7 +301,6 @@ impl Dispatcher {
             transport,
             state: Mutex::new(State::default()),
             next_id: AtomicU64::new(1),
-            headers: Mutex::new(Vec::new()),
             server_requests: Mutex::new(HashMap::new()),
         });
         let queued = Arc::new(AtomicUsize::new(0));
@@ -333,15 +324,12 @@ impl Dispatcher {
         &self.shared.config.name
     }
 
-    /// Sets the HTTP headers sent with every later message (requests,
-    /// notifications, answers, cancellations), e.g. `MCP-Protocol-Version`
-    /// once a legacy handshake chose it.
-    pub fn set_headers(&self, headers: Vec<(String, String)>) {
-        *self
-            .shared
-            .headers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = headers;
+    /// Sets the HTTP headers of every later request of this connection
+    /// (requests, notifications, answers, cancellations, the GET stream,
+    /// the DELETE), e.g. `MCP-Protocol-Version` once a legacy handshake
+    /// chose it. See [`Transport::set_headers`].
+    pub fn set_headers(&self, headers: &[(String, String)]) -> Result<(), ClientError> {
+        self.shared.transport.set_headers(headers)
     }
 
     /// Why the connection is over, once it is.

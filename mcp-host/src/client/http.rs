@@ -33,7 +33,6 @@ type Connector = HttpConnector;
 type HttpClient = Client<Connector, Full<Bytes>>;
 
 const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
-const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 /// How much of an error body is read and quoted.
 const ERROR_BODY_BYTES: usize = 64 * 1024;
 const ERROR_EXCERPT: usize = 300;
@@ -86,9 +85,10 @@ struct Shared {
     headers: HeaderMap,
     /// The legacy session's id, once the server minted one.
     session: Mutex<Option<HeaderValue>>,
-    /// The last `MCP-Protocol-Version` a message was sent with: the GET
-    /// stream and the DELETE carry it too.
-    version: Mutex<Option<HeaderValue>>,
+    /// Headers the layer above set for the rest of the connection
+    /// (`MCP-Protocol-Version` after a legacy handshake): on every POST,
+    /// the GET stream and the DELETE.
+    connection_headers: Mutex<HeaderMap>,
     inbox: InboxSender,
     /// The event streams being read, by the id of the request they answer.
     streams: Mutex<HashMap<u64, AbortHandle>>,
@@ -186,7 +186,7 @@ impl HttpTransport {
             client,
             headers,
             session: Mutex::new(None),
-            version: Mutex::new(None),
+            connection_headers: Mutex::new(HeaderMap::new()),
             inbox: inbox_tx,
             streams: Mutex::new(HashMap::new()),
             listener: Mutex::new(None),
@@ -229,22 +229,13 @@ impl Shared {
             })?;
         let headers = request.headers_mut();
         headers.extend(self.headers.clone());
+        headers.extend(lock(&self.connection_headers).clone());
         if let Some(session) = lock(&self.session).clone() {
             headers.insert(SESSION_ID, session);
         }
         for (name, value) in extra {
             let (name, value) = header_pair(name, value)?;
-            if name.as_str() == PROTOCOL_VERSION {
-                *lock(&self.version) = Some(value.clone());
-            }
             headers.insert(name, value);
-        }
-        if !extra
-            .iter()
-            .any(|(n, _)| n.eq_ignore_ascii_case(PROTOCOL_VERSION))
-            && let Some(version) = lock(&self.version).clone()
-        {
-            headers.insert(HeaderName::from_static(PROTOCOL_VERSION), version);
         }
         Ok(request)
     }
@@ -539,6 +530,16 @@ impl Transport for HttpTransport {
         if let Some(task) = lock(&self.shared.streams).remove(&id) {
             task.abort();
         }
+    }
+
+    fn set_headers(&self, headers: &[(String, String)]) -> Result<(), ClientError> {
+        let mut map = HeaderMap::new();
+        for (name, value) in headers {
+            let (name, value) = header_pair(name, value)?;
+            map.insert(name, value);
+        }
+        *lock(&self.shared.connection_headers) = map;
+        Ok(())
     }
 
     fn listen(&self) -> BoxFuture<'_, Result<(), ClientError>> {

@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 
 /// An id the server chose for a request of its own, kept as its JSON text so
 /// that the answer echoes it exactly (a string stays a string).
-pub type ServerRequestId = Box<RawValue>;
+pub(crate) type ServerRequestId = Box<RawValue>;
 
 /// One message from the server.
 #[derive(Debug)]

@@ -45,7 +45,6 @@ pub use factory::HttpFactory;
 pub use factory::StdioFactory;
 #[cfg(feature = "http")]
 pub use http::{HttpConfig, HttpTransport};
-pub use jsonrpc::ServerRequestId;
 pub use restart::Reconnector;
 pub use stdio::{DEFAULT_MAX_MESSAGE_BYTES, StdioConfig, StdioTransport};
 pub use transport::{

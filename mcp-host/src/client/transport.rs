@@ -107,6 +107,15 @@ pub trait Transport: Send + Sync + fmt::Debug + 'static {
         let _ = id;
     }
 
+    /// Sets the HTTP headers of every later request of this connection
+    /// (POSTs, the GET stream, the DELETE), in place of those set before:
+    /// `MCP-Protocol-Version` once a legacy handshake chose it. Nothing for
+    /// stdio.
+    fn set_headers(&self, headers: &[(String, String)]) -> Result<(), ClientError> {
+        let _ = headers;
+        Ok(())
+    }
+
     /// Opens the channel on which the server sends messages unprompted,
     /// where the transport needs one: a legacy HTTP session's GET stream.
     /// Nothing for stdio, whose stdout already is that channel.
@@ -138,6 +147,10 @@ impl<T: Transport> Transport for std::sync::Arc<T> {
 
     fn abandon(&self, id: u64) {
         (**self).abandon(id);
+    }
+
+    fn set_headers(&self, headers: &[(String, String)]) -> Result<(), ClientError> {
+        (**self).set_headers(headers)
     }
 
     fn listen(&self) -> BoxFuture<'_, Result<(), ClientError>> {
