@@ -169,19 +169,6 @@ impl Shared {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn outgoing(
-        &self,
-        body: String,
-        request_id: Option<u64>,
-        extra: &[(String, String)],
-    ) -> Outgoing {
-        Outgoing {
-            body,
-            request_id,
-            headers: extra.to_vec(),
-        }
-    }
-
     /// Marks the connection over and fails every waiting request with `reason`.
     fn shut(&self, reason: ClientError) {
         let pending = {
@@ -217,7 +204,7 @@ impl Shared {
         };
         let shared = Arc::clone(self);
         runtime.spawn(async move {
-            let message = shared.outgoing(jsonrpc::cancelled(id, reason), None, &[]);
+            let message = Outgoing::new(jsonrpc::cancelled(id, reason), None);
             if let Err(error) = shared.transport.send(message).await {
                 tracing::debug!(server = %shared.config.name, id, %error, "the cancellation could not be sent");
             }
@@ -382,11 +369,11 @@ impl Dispatcher {
             armed: true,
             reason: "the caller stopped waiting",
         };
-        let message = shared.outgoing(
-            jsonrpc::request(id, method, params),
-            Some(id),
-            &options.headers,
-        );
+        let message = Outgoing {
+            body: jsonrpc::request(id, method, params),
+            request_id: Some(id),
+            headers: options.headers,
+        };
         let timeout = options.timeout.unwrap_or(shared.config.default_timeout);
         let exchange = async {
             shared.transport.send(message).await?;
@@ -423,9 +410,11 @@ impl Dispatcher {
         if let Some(reason) = self.closed_reason() {
             return Err(reason);
         }
-        let message = self
-            .shared
-            .outgoing(jsonrpc::notification(method, params), None, headers);
+        let message = Outgoing {
+            body: jsonrpc::notification(method, params),
+            request_id: None,
+            headers: headers.to_vec(),
+        };
         self.shared.transport.send(message).await
     }
 
@@ -661,7 +650,7 @@ fn empty_object() -> Box<RawValue> {
 }
 
 async fn reply(shared: &Shared, id: &RawValue, outcome: Result<&RawValue, &RpcError>) {
-    let message = shared.outgoing(jsonrpc::response(id, outcome), None, &[]);
+    let message = Outgoing::new(jsonrpc::response(id, outcome), None);
     if let Err(error) = shared.transport.send(message).await {
         tracing::warn!(server = %shared.config.name, %error, "an answer to the server could not be sent");
     }
