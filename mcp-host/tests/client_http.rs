@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{HttpServer, Recorder, parsed, raw, run};
+use common::{HttpServer, Recorder, everything, parsed, raw, run};
 use mcp_host::client::{
     ClientError, Dispatcher, DispatcherConfig, Handler, HttpConfig, HttpTransport, NoHandler,
     RequestOptions,
@@ -65,6 +65,8 @@ async fn modern(
 
 #[test]
 fn a_2026_call_is_answered_with_json() {
+    // Built before the test's clock starts: a first build takes minutes.
+    everything();
     run(async {
         let server = HttpServer::start();
         let (transport, client) = client(&server.url(), Arc::new(NoHandler));
@@ -138,6 +140,8 @@ async fn join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
 
 #[test]
 fn a_2026_call_with_progress_streams_events_then_its_result() {
+    // Built before the test's clock starts: a first build takes minutes.
+    everything();
     run(async {
         let server = HttpServer::start();
         let recorder = Arc::new(Recorder::default());
@@ -162,6 +166,8 @@ fn a_2026_call_with_progress_streams_events_then_its_result() {
 
 #[test]
 fn a_2026_timeout_closes_the_stream_which_cancels_the_call() {
+    // Built before the test's clock starts: a first build takes minutes.
+    everything();
     run(async {
         let server = HttpServer::start();
         let (_, client) = client(&server.url(), Arc::new(NoHandler));
@@ -181,6 +187,8 @@ fn a_2026_timeout_closes_the_stream_which_cancels_the_call() {
 
 #[test]
 fn an_http_error_carries_the_servers_json_rpc_error() {
+    // Built before the test's clock starts: a first build takes minutes.
+    everything();
     run(async {
         let server = HttpServer::start();
         let (_, client) = client(&server.url(), Arc::new(NoHandler));
@@ -214,6 +222,8 @@ fn client_on(url: &str) -> (Arc<HttpTransport>, Dispatcher) {
 
 #[test]
 fn a_legacy_session_streams_server_requests_and_list_changes_then_is_deleted() {
+    // Built before the test's clock starts: a first build takes minutes.
+    everything();
     run(async {
         let server = HttpServer::start();
         let recorder = Arc::new(Recorder::default());
@@ -344,6 +354,8 @@ fn reply(status: &str, headers: &str, body: &str) -> String {
 
 #[test]
 fn a_broken_http_server_gives_clear_errors() {
+    // Built before the test's clock starts: a first build takes minutes.
+    everything();
     run(async {
         let json = "Content-Type: application/json\r\n";
         let sse = "Content-Type: text/event-stream\r\n";
@@ -434,6 +446,8 @@ fn a_broken_http_server_gives_clear_errors() {
 #[cfg(feature = "https")]
 #[test]
 fn an_https_url_goes_through_tls() {
+    // Built before the test's clock starts: a first build takes minutes.
+    everything();
     run(async {
         // A plain-HTTP server, answering before it is asked: the TLS
         // handshake fails, and says so.

@@ -18,6 +18,8 @@ fn initialize(capabilities: serde_json::Value) -> serde_json::Value {
 
 #[test]
 fn initialize_and_call_a_tool() {
+    // Built before the test's clock starts: a first build takes minutes.
+    everything();
     run(async {
         let client = stdio(
             StdioConfig::new("everything", everything().to_str().unwrap()),
@@ -89,6 +91,8 @@ async fn futures_join<F: std::future::Future<Output = ()>>(futures: impl Iterato
 
 #[test]
 fn server_requests_and_notifications_reach_the_handler() {
+    // Built before the test's clock starts: a first build takes minutes.
+    everything();
     run(async {
         let recorder = Arc::new(Recorder::default());
         let client = stdio(
@@ -139,6 +143,8 @@ fn server_requests_and_notifications_reach_the_handler() {
 
 #[test]
 fn a_timeout_cancels_the_call_and_the_connection_goes_on() {
+    // Built before the test's clock starts: a first build takes minutes.
+    everything();
     run(async {
         let client = stdio(
             StdioConfig::new("everything", everything().to_str().unwrap()),
@@ -194,6 +200,8 @@ fn a_timeout_cancels_the_call_and_the_connection_goes_on() {
 
 #[test]
 fn dropping_the_client_kills_the_child() {
+    // Built before the test's clock starts: a first build takes minutes.
+    everything();
     run(async {
         let config = StdioConfig::new("everything", everything().to_str().unwrap());
         let (transport, inbox) = mcp_host::client::StdioTransport::spawn(config).unwrap();

@@ -48,8 +48,14 @@ fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The `everything` example with Streamable HTTP, built once per test
-/// process with the tests' profile.
+/// The `everything` example, built once per test process with the tests'
+/// profile.
+///
+/// The build selects the whole workspace, as the `tests` crate's harness
+/// and `scripts/test` do: cargo then resolves one feature set for
+/// `examples` (with `http`, through the `tests` crate's dev-dependency) and
+/// reuses what the suite built, instead of compiling (and overwriting) a
+/// second variant of the binary.
 pub fn everything() -> PathBuf {
     static BUILT: Mutex<bool> = Mutex::new(false);
     let profile = if cfg!(debug_assertions) {
@@ -64,12 +70,9 @@ pub fn everything() -> PathBuf {
         cmd.current_dir(workspace_root()).args([
             "build",
             "--quiet",
-            "-p",
-            "examples",
+            "--workspace",
             "--example",
             "everything",
-            "--features",
-            "http",
         ]);
         if profile == "release" {
             cmd.arg("--release");
