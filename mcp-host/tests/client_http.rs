@@ -338,12 +338,24 @@ async fn canned(responses: Vec<String>) -> (String, Arc<std::sync::Mutex<Vec<Str
                     }
                 }
             }
+            if response == SILENT {
+                // Held open elsewhere, so the next connection is served.
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_secs(20)).await;
+                    drop(stream);
+                });
+                continue;
+            }
             let _ = stream.write_all(response.as_bytes()).await;
             let _ = stream.shutdown().await;
         }
     });
     (format!("http://{addr}/mcp"), heads)
 }
+
+/// A canned "response" that is no response: the server reads the request
+/// and says nothing.
+const SILENT: &str = "";
 
 fn reply(status: &str, headers: &str, body: &str) -> String {
     format!(
@@ -472,5 +484,51 @@ fn an_https_url_goes_through_tls() {
                 || text.contains("corrupt"),
             "{text}"
         );
+    });
+}
+
+#[test]
+fn a_silent_or_oversized_http_answer_is_bounded() {
+    run(async {
+        let big = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"x":"{}"}}}}"#,
+            "a".repeat(5000)
+        );
+        let events = format!("data: {big}\n\n");
+        let cases = [
+            (SILENT.to_owned(), Duration::from_millis(300), None),
+            (
+                reply("200 OK", "Content-Type: application/json\r\n", &big),
+                SECOND,
+                Some(ClientError::TooLarge { limit: 1000 }),
+            ),
+            (
+                reply("200 OK", "Content-Type: text/event-stream\r\n", &events),
+                SECOND,
+                Some(ClientError::TooLarge { limit: 1000 }),
+            ),
+        ];
+        for (response, timeout, expected) in cases {
+            let (url, _) = canned(vec![response]).await;
+            let mut config = HttpConfig::new("tiny", url);
+            config.max_message_bytes = 1000;
+            let (transport, inbox) = HttpTransport::connect(config).unwrap();
+            let client = Dispatcher::new(
+                Box::new(transport),
+                inbox,
+                Arc::new(NoHandler),
+                DispatcherConfig::new("tiny"),
+            );
+            let started = std::time::Instant::now();
+            let err = client
+                .request("tools/list", None, RequestOptions::timeout(timeout))
+                .await
+                .unwrap_err();
+            match expected {
+                Some(expected) => assert_eq!(err, expected),
+                None => assert!(matches!(err, ClientError::Timeout { .. }), "{err:?}"),
+            }
+            assert!(started.elapsed() < Duration::from_secs(2));
+        }
     });
 }
