@@ -1,4 +1,13 @@
-//! The host side of MCP: a client that connects to MCP servers over stdio or
-//! Streamable HTTP.
+//! The host half of MCP: the servers of an `mcp.json` ([`config`]), the
+//! names a model API accepts for the tools of many servers ([`names`]), the
+//! conversions between MCP tools and results and the Anthropic Messages and
+//! OpenAI Chat Completions tool-use formats ([`convert`]), all pure (but
+//! [`config::McpConfig::load`], which reads a file), and the message-level
+//! MCP client over stdio and Streamable HTTP ([`client`]). The catalog
+//! builds on them.
 
 pub mod client;
+pub mod config;
+pub mod convert;
+pub mod names;
+pub mod wire;

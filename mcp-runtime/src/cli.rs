@@ -19,7 +19,7 @@
 //! }
 //! ```
 
-use crate::dump::DumpFormat;
+use crate::dump::{DumpFormat, UnknownDumpFormat};
 use crate::server::Server;
 use std::io::{self, Write};
 
@@ -140,7 +140,10 @@ fn dump_flag(args: impl Iterator<Item = String>) -> Result<Option<DumpFormat>, S
             },
             None => continue,
         };
-        return format.parse().map(Some);
+        return format
+            .parse()
+            .map(Some)
+            .map_err(|unknown: UnknownDumpFormat| unknown.to_string());
     }
     Ok(None)
 }

@@ -38,10 +38,10 @@ impl DumpFormat {
 }
 
 impl FromStr for DumpFormat {
-    type Err = String;
+    type Err = UnknownDumpFormat;
 
     /// `mcp` (2025-11-25), `mcp-<version>`, `anthropic`, `openai`, `openai-strict`.
-    fn from_str(text: &str) -> Result<DumpFormat, String> {
+    fn from_str(text: &str) -> Result<DumpFormat, UnknownDumpFormat> {
         match text {
             "mcp" => Ok(DumpFormat::Mcp(ProtocolVersion::LATEST_LEGACY)),
             "anthropic" => Ok(DumpFormat::Anthropic),
@@ -51,14 +51,34 @@ impl FromStr for DumpFormat {
                 .strip_prefix("mcp-")
                 .and_then(ProtocolVersion::parse)
                 .map(DumpFormat::Mcp)
-                .ok_or_else(|| {
-                    format!(
-                        "unknown dump format `{other}`; use one of: mcp, mcp-<protocol version> (e.g. mcp-2026-07-28), anthropic, openai, openai-strict"
-                    )
-                }),
+                .ok_or_else(|| UnknownDumpFormat(other.to_owned())),
         }
     }
 }
+
+/// A name [`DumpFormat::from_str`] does not know; it displays as the message
+/// a user reads (the name, and the formats there are).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownDumpFormat(String);
+
+impl UnknownDumpFormat {
+    /// The name that was given.
+    pub fn name(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for UnknownDumpFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown dump format `{}`; use one of: mcp, mcp-<protocol version> (e.g. mcp-2026-07-28), anthropic, openai, openai-strict",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownDumpFormat {}
 
 impl fmt::Display for DumpFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -217,14 +237,14 @@ fn entry(format: DumpFormat, tool: &Tool) -> Result<Value, Vec<String>> {
         DumpFormat::Anthropic => json!({
             "name": tool.name,
             "description": description,
-            "input_schema": standard_only(tool.input_schema()),
+            "input_schema": crate::schema::for_model_api(tool.input_schema()),
         }),
         DumpFormat::OpenAi => json!({
             "type": "function",
             "function": {
                 "name": tool.name,
                 "description": description,
-                "parameters": standard_only(tool.input_schema()),
+                "parameters": crate::schema::for_model_api(tool.input_schema()),
             }
         }),
         DumpFormat::OpenAiStrict => json!({
@@ -237,80 +257,6 @@ fn entry(format: DumpFormat, tool: &Tool) -> Result<Value, Vec<String>> {
             }
         }),
     })
-}
-
-/// Every keyword of JSON Schema 2020-12 (core, applicator, unevaluated,
-/// validation, meta-data, format and content vocabularies), and draft-07's
-/// `definitions` (hand-written schemas may still point there).
-const STANDARD_KEYWORDS: [&str; 58] = [
-    "$schema",
-    "$id",
-    "$ref",
-    "$anchor",
-    "$dynamicRef",
-    "$dynamicAnchor",
-    "$vocabulary",
-    "$comment",
-    "$defs",
-    "definitions",
-    "prefixItems",
-    "items",
-    "contains",
-    "additionalProperties",
-    "properties",
-    "patternProperties",
-    "dependentSchemas",
-    "propertyNames",
-    "if",
-    "then",
-    "else",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "type",
-    "const",
-    "enum",
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxContains",
-    "minContains",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "dependentRequired",
-    "title",
-    "description",
-    "default",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "examples",
-    "format",
-    "contentEncoding",
-    "contentMediaType",
-    "contentSchema",
-];
-
-/// The schema without non-standard keys (`x-mcp-header`, extensions): model
-/// APIs validate tool schemas, and the keys mean nothing to the model.
-fn standard_only(schema: &Value) -> Value {
-    let mut schema = schema.clone();
-    crate::schema::visit_schemas(&mut schema, &mut |node| {
-        node.retain(|key, _| STANDARD_KEYWORDS.contains(&key.as_str()));
-    });
-    schema
 }
 
 /// A warning for the tool and for each of its arguments without a description.
@@ -359,6 +305,7 @@ mod tests {
             "yaml"
                 .parse::<DumpFormat>()
                 .unwrap_err()
+                .to_string()
                 .contains("anthropic")
         );
         for name in DumpFormat::NAMES {

@@ -57,19 +57,39 @@ impl Level {
 }
 
 impl FromStr for Level {
-    type Err = String;
+    type Err = UnknownLevel;
 
-    fn from_str(text: &str) -> Result<Level, String> {
+    fn from_str(text: &str) -> Result<Level, UnknownLevel> {
         Level::ALL
             .into_iter()
             .find(|l| l.as_str() == text)
-            .ok_or_else(|| {
-                format!(
-                    "unknown log level {text:?}; use one of debug, info, notice, warning, error, critical, alert, emergency"
-                )
-            })
+            .ok_or_else(|| UnknownLevel(text.to_owned()))
     }
 }
+
+/// A name [`Level::from_str`] does not know; it displays as the message a
+/// user reads (the name, and the names there are).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownLevel(String);
+
+impl UnknownLevel {
+    /// The name that was given.
+    pub fn name(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for UnknownLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown log level {:?}; use one of debug, info, notice, warning, error, critical, alert, emergency",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownLevel {}
 
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -42,6 +42,7 @@ pub use verifier::{Bearer, Rejection, TokenVerifier, VerifyFuture};
 
 use crate::error::Error;
 use crate::principal::Principal;
+use crate::protocol::RpcError;
 use hyper::StatusCode;
 use hyper::header::{self, HeaderMap};
 use metadata::{ProtectedResourceMetadata, ResourceUri};
@@ -170,13 +171,14 @@ impl fmt::Debug for Gate {
     }
 }
 
-/// A refused request: its status, its `WWW-Authenticate` (if any) and a
-/// message for the body.
+/// A refused request: its status (RFC 6750 decides it, not a JSON-RPC
+/// code), its `WWW-Authenticate` (if any) and the error of the body (an
+/// id-less `-32600`: the request as a whole is refused).
 #[derive(Debug)]
 pub(crate) struct Denial {
     pub(crate) status: StatusCode,
     pub(crate) challenge: Option<String>,
-    pub(crate) message: String,
+    pub(crate) error: RpcError,
 }
 
 /// `error` codes of RFC 6750 §3.1.
@@ -305,8 +307,9 @@ impl Gate {
                 Err(Denial {
                     status: StatusCode::SERVICE_UNAVAILABLE,
                     challenge: None,
-                    message: "Service Unavailable: the token cannot be checked now; retry shortly"
-                        .to_owned(),
+                    error: RpcError::invalid_request(
+                        "Service Unavailable: the token cannot be checked now; retry shortly",
+                    ),
                 })
             }
             Err(rejection) => {
@@ -356,7 +359,7 @@ impl Gate {
                 scope.as_deref(),
                 &self.metadata_url,
             )),
-            message: message.to_owned(),
+            error: RpcError::invalid_request(message.to_owned()),
         }
     }
 }
@@ -574,7 +577,7 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(denial.status, StatusCode::UNAUTHORIZED);
-        assert!(denial.message.contains("query string"));
+        assert!(denial.error.message.contains("query string"));
         let denial = g
             .authenticate(&headers(&["Bearer t"]), Some("access_token=t"), &[])
             .await

@@ -2,61 +2,33 @@
 //! takes each decoded incoming message and puts what it answers into the
 //! connection's outbox (the sink the transport writes from).
 //!
-//! Routing is one table ([`Session::on_request`]); the era rules run in
-//! front of it ([`era`]); each method family has its file under
+//! Routing is one table ([`table::METHODS`]: each method's name, eras,
+//! capability and handler), read by [`Session::on_request`]; the era rules
+//! run in front of it ([`era`]); each method family has its file under
 //! [`methods`]; running a call is [`calls`]; what the session's requests,
 //! calls and tasks share (outbox, calls in flight, requests to the client,
-//! subscriptions) is the [`connection::Connection`].
+//! subscriptions) is the [`Connection`], in `conn/` below this module.
 
 mod call_span;
 pub(crate) mod calls;
-pub(crate) mod connection;
 pub(crate) mod era;
 mod methods;
-pub(crate) mod outbox;
+mod table;
 
 #[cfg(feature = "http")]
 pub(crate) use methods::listen::close_subscriptions;
 pub(crate) use methods::listen::notify_tools_changed;
 
-use crate::protocol::ErrorCode;
+use crate::conn::connection::{Connection, canonical_id};
 use crate::protocol::incoming::{Incoming, Rejection, without_position};
 use crate::protocol::outgoing::{self, ErrorData, Reply};
 use crate::protocol::params::Params;
+use crate::protocol::{ErrorCode, RpcError};
 use crate::shared::Shared;
-use connection::{Connection, canonical_id};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 use std::sync::Arc;
-
-/// A JSON-RPC error about to be sent.
-#[derive(Debug)]
-pub(crate) struct Failure {
-    code: ErrorCode,
-    message: Cow<'static, str>,
-    data: Option<ErrorData>,
-}
-
-impl Failure {
-    fn new(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Failure {
-        Failure {
-            code,
-            message: message.into(),
-            data: None,
-        }
-    }
-
-    fn invalid_params(message: impl Into<Cow<'static, str>>) -> Failure {
-        Failure::new(ErrorCode::INVALID_PARAMS, message)
-    }
-
-    fn with_data(mut self, data: ErrorData) -> Failure {
-        self.data = Some(data);
-        self
-    }
-}
 
 /// One connection's session: routing, era rules and the calls it starts.
 #[derive(Debug)]
@@ -76,23 +48,17 @@ impl Session {
         Reply::new(id, version, self.shared.identity.server_meta())
     }
 
-    fn send_failure(&self, id: Option<&RawValue>, failure: &Failure) {
-        self.connection.send(outgoing::error(
-            id,
-            failure.code,
-            &failure.message,
-            failure.data.as_ref(),
-        ));
+    fn send_failure(&self, id: Option<&RawValue>, failure: &RpcError) {
+        self.connection.send(outgoing::rpc_error(id, failure));
     }
 
     /// Handles one decoded message (or the reason it could not be decoded):
     /// answers it, starts a call, or takes a notification.
     pub(crate) fn handle(&mut self, message: Result<Incoming<'_>, Rejection<'_>>) {
         match message {
-            Err(Rejection { code, message, id }) => {
-                tracing::debug!(code = code.code(), %message, "rejected a message");
-                self.connection
-                    .send(outgoing::error(id, code, &message, None));
+            Err(Rejection { error, id }) => {
+                tracing::debug!(code = error.code, message = %error.message, "rejected a message");
+                self.connection.send(outgoing::rpc_error(id, &error));
             }
             Ok(Incoming::Notification { method, params })
                 if params.is_some_and(|raw| raw.get().starts_with('[')) =>
@@ -132,12 +98,8 @@ impl Session {
         let message = format!(
             "Invalid Request: the message is {len} bytes, over this server's limit of {max} bytes; it was discarded"
         );
-        self.connection.send(outgoing::error(
-            id,
-            ErrorCode::INVALID_REQUEST,
-            &message,
-            None,
-        ));
+        self.connection
+            .send(outgoing::rpc_error(id, &RpcError::invalid_request(message)));
     }
 
     fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
@@ -164,13 +126,13 @@ impl Session {
         }
     }
 
-    /// The routing table: method name to handler, behind the era rules.
+    /// The router: the method table (`table::METHODS`) behind the era rules.
     fn on_request(
         &mut self,
         id: &RawValue,
         method: &str,
         params: Params<'_>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), RpcError> {
         // An enveloped `initialize` is a 2026-07-28 request, and that era has
         // no such method: it goes through the era rules to the table, which
         // answers `-32601` (on HTTP `404`). Only a bare one is a handshake.
@@ -184,20 +146,22 @@ impl Session {
             &params,
         )?;
         let version = info.version;
-        match method {
-            "tools/call" => self.call_tool(id, info, params),
-            "ping" if !version.is_modern() => self.ping(id, version),
-            "logging/setLevel" if !version.is_modern() => self.set_level(id, version, params.raw),
-            "server/discover" if version.is_modern() => self.discover(id, version),
-            "subscriptions/listen" if version.is_modern() => self.listen(id, params.raw),
-            "tools/list" => self.list_tools(id, version, params.raw),
-            _ => Err(Failure::new(
+        let Some(entry) = table::find(method).filter(|entry| entry.eras.include(version)) else {
+            return Err(RpcError::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 format!("Method not found: {method}"),
             )
-            .with_data(ErrorData::Method {
-                method: method.to_owned(),
-            })),
+            .with_data(
+                ErrorData::Method {
+                    method: method.to_owned(),
+                }
+                .into(),
+            ));
+        };
+        match entry.route {
+            table::Route::Call => self.call_tool(id, info, params),
+            table::Route::Typed(run) => run(self, id, version, params.raw),
+            table::Route::Own(handle) => handle(self, id, version, params.raw),
         }
     }
 
@@ -214,11 +178,9 @@ impl Session {
             for id in connection.cancel_all() {
                 tracing::warn!(%id, "cancelled a call still running after the drain timeout");
                 let id = RawValue::from_string(id).ok();
-                connection.send(outgoing::error(
+                connection.send(outgoing::rpc_error(
                     id.as_deref(),
-                    ErrorCode::INTERNAL_ERROR,
-                    "The server shut down before the call finished",
-                    None,
+                    &RpcError::internal_error("The server shut down before the call finished"),
                 ));
             }
         }
@@ -230,12 +192,24 @@ impl Session {
 fn parse_params<'a, T: Deserialize<'a>>(
     params: Option<&'a RawValue>,
     method: &str,
-) -> Result<T, Failure> {
+) -> Result<T, RpcError> {
     let text = params.map_or("{}", RawValue::get);
     serde_json::from_str(text).map_err(|err| {
-        Failure::invalid_params(format!(
+        RpcError::invalid_params(format!(
             "Invalid params for {method}: {}",
             without_position(&err)
         ))
     })
+}
+
+/// A session of a server built from `server`, on a connection of its own,
+/// and the connection's outbox (where a handler called directly must write
+/// nothing: the router writes the reply).
+#[cfg(test)]
+fn test_session(server: crate::server::Server) -> (Session, crate::conn::outbox::Frames) {
+    let (shared, _, _) = server
+        .into_shared(false)
+        .unwrap_or_else(|err| panic!("a valid test server: {err}"));
+    let (out, frames) = crate::conn::outbox::channel(usize::MAX);
+    (Session::new(shared, Arc::new(Connection::new(out))), frames)
 }

@@ -5,6 +5,7 @@
 use crate::Server;
 use crate::level::Level;
 use crate::protocol::ProtocolVersion;
+use crate::protocol::model::{ClientCapabilities, Implementation, InitializeParams, JsonObject};
 use crate::transport::{MemoryTransport, memory};
 use serde_json::{Map, Value, json};
 use std::fmt;
@@ -75,13 +76,11 @@ impl ClientBuilder {
         let (transport, server_end) = memory();
         let (read, write) = tokio::io::split(server_end);
         let server = tokio::spawn(self.server.serve(read, write));
-        let mut capabilities = json!({});
-        if self.elicitation.is_some() {
-            capabilities["elicitation"] = json!({});
-        }
-        if self.sampling.is_some() {
-            capabilities["sampling"] = json!({});
-        }
+        let capabilities = ClientCapabilities {
+            elicitation: self.elicitation.is_some().then(JsonObject::new),
+            sampling: self.sampling.is_some().then(JsonObject::new),
+            ..ClientCapabilities::default()
+        };
         let mut client = Client {
             transport,
             server,
@@ -94,11 +93,12 @@ impl ClientBuilder {
             pending: Vec::new(),
         };
         if !self.version.is_modern() {
-            let init = json!({
-                "protocolVersion": self.version.as_str(),
-                "capabilities": client.capabilities,
-                "clientInfo": {"name": "mcp-runtime-testing", "version": env!("CARGO_PKG_VERSION")}
-            });
+            let init = InitializeParams {
+                protocol_version: self.version.as_str().to_owned(),
+                capabilities: client.capabilities.clone(),
+                client_info: client_info(),
+            };
+            let init = serde_json::to_value(init).map_err(transport_error)?;
             client.raw_request("initialize", init).await?;
             client.notify("notifications/initialized", json!({})).await;
             if let Some(level) = self.log_level {
@@ -141,7 +141,7 @@ pub struct Client {
     transport: MemoryTransport,
     server: JoinHandle<io::Result<()>>,
     version: ProtocolVersion,
-    capabilities: Value,
+    capabilities: ClientCapabilities,
     elicitation: Option<ElicitationHandler>,
     sampling: Option<SamplingHandler>,
     log_level: Option<Level>,
@@ -156,6 +156,11 @@ impl fmt::Debug for Client {
             .field("version", &self.version)
             .finish_non_exhaustive()
     }
+}
+
+/// Who the test client says it is.
+fn client_info() -> Implementation {
+    Implementation::new("mcp-runtime-testing", env!("CARGO_PKG_VERSION"))
 }
 
 fn transport_error(err: impl fmt::Display) -> RpcError {
@@ -183,19 +188,19 @@ impl Client {
         self.version
     }
 
-    fn envelope(&self, extra: Option<Value>) -> Value {
-        let mut meta = json!({
-            "io.modelcontextprotocol/protocolVersion": self.version.as_str(),
-            "io.modelcontextprotocol/clientCapabilities": self.capabilities,
-            "io.modelcontextprotocol/clientInfo": {"name": "mcp-runtime-testing", "version": env!("CARGO_PKG_VERSION")},
-        });
-        if let Some(level) = self.log_level {
-            meta["io.modelcontextprotocol/logLevel"] = level.as_str().into();
-        }
+    /// The 2026-07-28 `_meta` of a request: the envelope (written from
+    /// the one struct of its keys, the one the server reads), then `extra`.
+    fn envelope(&self, extra: Option<Value>) -> Result<Value, RpcError> {
+        let mut envelope = self
+            .capabilities
+            .envelope(self.version.as_str(), &client_info())
+            .map_err(transport_error)?;
+        envelope.log_level = self.log_level.map(|level| level.as_str().into());
+        let mut meta = serde_json::to_value(&envelope).map_err(transport_error)?;
         if let (Some(Value::Object(extra)), Some(map)) = (extra, meta.as_object_mut()) {
             map.extend(extra);
         }
-        meta
+        Ok(meta)
     }
 
     async fn notify(&mut self, method: &str, params: Value) {
@@ -230,7 +235,7 @@ impl Client {
         meta: Option<Value>,
     ) -> Result<(Value, Vec<Value>), RpcError> {
         if self.version.is_modern() {
-            params["_meta"] = self.envelope(meta);
+            params["_meta"] = self.envelope(meta)?;
         } else if let Some(meta) = meta {
             params["_meta"] = meta;
         }

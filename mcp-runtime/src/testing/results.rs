@@ -2,26 +2,10 @@
 //! came during it, and the JSON-RPC errors the server answered with.
 
 use serde_json::Value;
-use std::fmt;
 
-/// A JSON-RPC error the server answered with.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RpcError {
-    /// The error code.
-    pub code: i64,
-    /// The message.
-    pub message: String,
-    /// The `data`, if any.
-    pub data: Option<Value>,
-}
-
-impl fmt::Display for RpcError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "JSON-RPC error {}: {}", self.code, self.message)
-    }
-}
-
-impl std::error::Error for RpcError {}
+/// A JSON-RPC error the server answered with: the one error object of
+/// the wire model.
+pub use crate::protocol::RpcError;
 
 /// A `tools/call` result.
 #[derive(Clone, Debug, PartialEq)]

@@ -51,7 +51,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     /// Frames `reader`, refusing lines longer than `max` bytes.
     pub(crate) fn new(reader: R, max: usize) -> Self {
         LineReader {
-            reader: BufReader::with_capacity(64 * 1024, reader),
+            reader: BufReader::with_capacity(16 * 1024, reader),
             line: Vec::with_capacity(4096),
             max,
             skipped: 0,

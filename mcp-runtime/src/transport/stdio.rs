@@ -116,6 +116,11 @@ fn divert_stdout() -> io::Result<()> {
 /// stderr instead.
 #[cfg(unix)]
 fn start_stdout_guard() {
+    // The buffer is on the thread's stack, not the heap: a thread's first
+    // allocation gives it a malloc arena of its own, resident pages the
+    // process would keep for a thread that mostly sleeps.
+    const GUARD_READ: usize = 4096;
+    const GUARD_STACK: usize = 64 * 1024;
     let mut diverted = lock(&DIVERTED);
     let mut read = match std::mem::replace(&mut *diverted, Diverted::Off) {
         Diverted::Waiting(read) => read,
@@ -127,8 +132,9 @@ fn start_stdout_guard() {
     };
     let reader = std::thread::Builder::new()
         .name("mcp-stdout-guard".into())
+        .stack_size(GUARD_STACK)
         .spawn(move || {
-            let mut buf = vec![0u8; 16 * 1024];
+            let mut buf = [0u8; GUARD_READ];
             loop {
                 match read.read(&mut buf) {
                     Ok(0) => break,

@@ -1,10 +1,11 @@
 //! `subscriptions/listen` (2026-07-28) and list-changed notifications in
 //! both eras.
 
+use crate::conn::connection::{Connection, Subscription, canonical_id};
+use crate::conn::lifecycle::Lifecycle;
 use crate::protocol::outgoing;
-use crate::session::connection::{Connection, Subscription, canonical_id};
-use crate::session::era::Lifecycle;
-use crate::session::{Failure, Session, parse_params};
+use crate::protocol::{ProtocolVersion, RpcError};
+use crate::session::{Session, parse_params};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -12,8 +13,9 @@ impl Session {
     pub(in crate::session) fn listen(
         &mut self,
         id: &RawValue,
+        _: ProtocolVersion,
         params: Option<&RawValue>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), RpcError> {
         #[derive(Deserialize)]
         struct Listen {
             notifications: Filter,

@@ -2,90 +2,127 @@
 //! call (arguments, tool, 2026-07-28 `requestState`, duplicate id,
 //! admission) before [`crate::session::calls`] runs it.
 
+use crate::conn::connection::{CancelSignal, ScopeDenial, canonical_id};
+use crate::context::seal::{ArgumentsDigest, Resumed, arguments_digest};
 use crate::context::{Context, ContextParts};
-use crate::elicit::seal::{ArgumentsDigest, Resumed, arguments_digest};
+use crate::protocol::frame::Frame;
 use crate::protocol::incoming::without_position;
-use crate::protocol::outgoing::{CallToolResult, ErrorData};
+use crate::protocol::outgoing::{CallToolResult, ErrorData, Reply};
 use crate::protocol::params::Params;
-use crate::protocol::{ErrorCode, ProtocolVersion, meta};
+use crate::protocol::{ErrorCode, ProtocolVersion, RpcError, meta};
+use crate::session::Session;
 use crate::session::call_span::{CallSpan, Outcome};
 use crate::session::calls::{self, PreparedCall};
-use crate::session::connection::{CancelSignal, ScopeDenial, canonical_id};
 use crate::session::era::{self, RequestInfo};
-use crate::session::{Failure, Session, parse_params};
+use crate::session::table::{Capability, Eras, Method, Respond};
 use crate::tool::ToolCall;
+use crate::tool::registry::UnknownCursor;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-impl Session {
-    pub(in crate::session) fn list_tools(
-        &mut self,
-        id: &RawValue,
+/// `tools/list`'s params.
+#[derive(Debug, Deserialize)]
+pub(in crate::session) struct ListParams<'a> {
+    #[serde(default, borrow)]
+    cursor: Option<Cow<'a, str>>,
+}
+
+/// One `tools/list` page: its tools' JSON array (a cached page, shared, or
+/// one built for this caller) and the cursor of the next page.
+#[derive(Debug)]
+pub(in crate::session) struct ToolsPage {
+    tools: Arc<str>,
+    next_cursor: Option<Arc<str>>,
+    ttl_ms: u64,
+    per_caller: bool,
+}
+
+impl Respond for ToolsPage {
+    fn respond(self, reply: Reply<'_>) -> Frame {
+        // The page's tools are spliced in: per request only the id and the
+        // closing fields are written.
+        reply.tools_page(
+            self.tools,
+            self.next_cursor.as_deref(),
+            self.ttl_ms,
+            self.per_caller,
+        )
+    }
+}
+
+/// `tools/list`: a page of the tool list, in both eras.
+#[derive(Debug)]
+pub(in crate::session) struct ListTools;
+
+impl Method for ListTools {
+    const NAME: &'static str = "tools/list";
+    const ERAS: Eras = Eras::Both;
+    const CAPABILITY: Option<Capability> = Some(Capability::Tools);
+    type Params<'p> = ListParams<'p>;
+    type Result<'s> = ToolsPage;
+
+    fn handle(
+        session: &Session,
         version: ProtocolVersion,
-        params: Option<&RawValue>,
-    ) -> Result<(), Failure> {
-        #[derive(Deserialize)]
-        struct ListParams<'a> {
-            #[serde(default, borrow)]
-            cursor: Option<Cow<'a, str>>,
-        }
-        let params: ListParams<'_> = match params {
-            None => ListParams { cursor: None },
-            Some(_) => parse_params(params, "tools/list")?,
-        };
-        let registry = self.shared.tools.registry();
-        let invalid = |()| {
-            Failure::invalid_params(
+        params: ListParams<'_>,
+    ) -> Result<ToolsPage, RpcError> {
+        let registry = session.shared.tools.registry();
+        let invalid = |_: UnknownCursor| {
+            RpcError::invalid_params(
                 "Invalid cursor: use a nextCursor value from an earlier tools/list result, or no cursor",
             )
         };
-        let reply = self.reply(id, version);
-        let ttl = self.shared.identity.list_ttl_ms;
+        let ttl_ms = session.shared.identity.list_ttl_ms;
         // With `Auth::hide_unauthorized_tools`, a caller sees only the tools
         // its scopes allow: that list is its own, built per request.
-        if self.shared.hide_unauthorized_tools
-            && let Some(principal) = self.connection.principal()
+        if session.shared.hide_unauthorized_tools
+            && let Some(principal) = session.connection.principal()
         {
-            let (tools, next) = registry
+            let (tools, next_cursor) = registry
                 .page_filtered(version, params.cursor.as_deref(), |tool| {
                     crate::principal::grants(principal, tool.scopes())
                 })
                 .map_err(invalid)?;
-            self.connection
-                .send(reply.tools_page(tools, next, ttl, true));
-            return Ok(());
+            return Ok(ToolsPage {
+                tools,
+                next_cursor,
+                ttl_ms,
+                per_caller: true,
+            });
         }
         let page = registry
             .page(version, params.cursor.as_deref())
             .map_err(invalid)?;
-        // The page's tools are cached and shared: per request only the id
-        // and the closing fields are written.
-        self.connection.send(reply.tools_page(
-            Arc::clone(&page.tools),
-            page.next_cursor.as_deref(),
-            ttl,
-            false,
-        ));
-        Ok(())
+        Ok(ToolsPage {
+            tools: Arc::clone(&page.tools),
+            next_cursor: page.next_cursor.clone(),
+            ttl_ms,
+            per_caller: false,
+        })
     }
+}
 
+impl Session {
     pub(in crate::session) fn call_tool(
         &mut self,
         id: &RawValue,
         info: RequestInfo,
         params: Params<'_>,
-    ) -> Result<(), Failure> {
-        let token = params.meta.as_ref().and_then(|meta| meta.progress_token);
+    ) -> Result<(), RpcError> {
+        let token = params
+            .meta
+            .as_ref()
+            .and_then(|meta| meta.progress_token.as_deref());
         if let Some(len) = token.and_then(meta::oversized_progress_token) {
-            return Err(Failure::invalid_params(format!(
+            return Err(RpcError::invalid_params(format!(
                 "Invalid params: params._meta.progressToken is {len} bytes; the limit is {} bytes",
                 meta::MAX_PROGRESS_TOKEN_LEN
             )));
         }
         let Some(requested) = params.name.as_deref() else {
-            return Err(Failure::invalid_params(
+            return Err(RpcError::invalid_params(
                 "Invalid params for tools/call: missing field `name`",
             ));
         };
@@ -93,10 +130,11 @@ impl Session {
         let arguments = params.arguments;
         let Some((name, tool)) = self.shared.tools.lookup(requested) else {
             return Err(
-                Failure::invalid_params(format!("Unknown tool: {requested}")).with_data(
+                RpcError::invalid_params(format!("Unknown tool: {requested}")).with_data(
                     ErrorData::Tool {
                         name: requested.to_owned(),
-                    },
+                    }
+                    .into(),
                 ),
             );
         };
@@ -113,7 +151,7 @@ impl Session {
             let input_responses = match params.input_responses {
                 None => None,
                 Some(raw) => Some(serde_json::from_str(raw.get()).map_err(|err| {
-                    Failure::invalid_params(format!(
+                    RpcError::invalid_params(format!(
                         "Invalid params: \"inputResponses\": {}",
                         without_position(&err)
                     ))
@@ -135,14 +173,14 @@ impl Session {
                     input_responses,
                     tool.def.replayable_input,
                 )
-                .map_err(|reason| Failure::invalid_params(format!("Invalid params: {reason}")))?;
+                .map_err(|reason| RpcError::invalid_params(format!("Invalid params: {reason}")))?;
             (digest, resumed)
         } else {
             (ArgumentsDigest::Known(String::new()), Resumed::default())
         };
         let key: Arc<str> = Arc::from(canonical_id(id.get()));
         let duplicate = || {
-            Failure::new(
+            RpcError::new(
                 ErrorCode::INVALID_REQUEST,
                 format!(
                     "Invalid Request: id {} is already used by a call in flight; use a new id",
@@ -205,14 +243,14 @@ impl Session {
 
     /// The refusal of a call whose tool needs `scopes` that the caller's
     /// token lacks. The transport learns of it from the connection
-    /// ([`Connection::scope_denial`](crate::session::connection::Connection::scope_denial)),
+    /// ([`Connection::scope_denial`](crate::conn::connection::Connection::scope_denial)),
     /// so HTTP answers `403` with the `insufficient_scope` challenge.
-    fn deny_scopes(&self, tool: &Arc<str>, scopes: &[String]) -> Failure {
+    fn deny_scopes(&self, tool: &Arc<str>, scopes: &[String]) -> RpcError {
         self.connection.set_scope_denial(ScopeDenial {
             tool: Arc::clone(tool),
             scopes: scopes.to_vec(),
         });
-        Failure::new(
+        RpcError::new(
             ErrorCode::FORBIDDEN,
             format!(
                 "Forbidden: the tool '{tool}' needs the scopes {:?}; get a token granting them",
@@ -240,5 +278,72 @@ impl Session {
                     wait.as_millis().max(1)
                 )
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::ToolOutcome;
+    use crate::server::Server;
+    use crate::session::test_session;
+    use crate::tool::ToolBuilder;
+    use serde_json::Value;
+
+    fn server(names: &[&str]) -> Server {
+        let tools = names.iter().map(|name| {
+            ToolBuilder::new(*name, |_| Box::pin(async { ToolOutcome::text("") })).build()
+        });
+        Server::new("t", "0")
+            .tools(tools.collect::<Vec<_>>())
+            .page_size(2)
+    }
+
+    fn names(page: &ToolsPage) -> Vec<String> {
+        let tools: Vec<Value> = serde_json::from_str(&page.tools).unwrap();
+        tools
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn list_tools_pages_through_the_cached_pages() {
+        let (session, mut frames) = test_session(server(&["a", "b", "c"]));
+        let version = ProtocolVersion::V2025_11_25;
+        let first = ListTools::handle(&session, version, ListParams { cursor: None }).unwrap();
+        assert_eq!(names(&first), ["a", "b"]);
+        assert!(!first.per_caller);
+        let cursor = first.next_cursor.clone().expect("a second page");
+        let second = ListTools::handle(
+            &session,
+            version,
+            ListParams {
+                cursor: Some(Cow::Borrowed(&cursor)),
+            },
+        )
+        .unwrap();
+        assert_eq!(names(&second), ["c"]);
+        assert_eq!(second.next_cursor, None);
+        assert!(
+            frames.try_recv().is_none(),
+            "the router replies, not the handler"
+        );
+    }
+
+    #[test]
+    fn list_tools_refuses_a_cursor_not_of_ours() {
+        let (session, _frames) = test_session(server(&["a"]));
+        let params = ListParams {
+            cursor: Some(Cow::Borrowed("bogus")),
+        };
+        let failure = ListTools::handle(&session, ProtocolVersion::V2026_07_28, params)
+            .expect_err("not a cursor of ours");
+        assert_eq!(failure.error_code(), ErrorCode::INVALID_PARAMS);
+        assert!(
+            failure.message.starts_with("Invalid cursor"),
+            "{}",
+            failure.message
+        );
     }
 }

@@ -4,7 +4,7 @@
 
 use super::headers;
 use super::{HttpBody, HttpConfig};
-use crate::protocol::ErrorCode;
+use crate::protocol::RpcError;
 use crate::protocol::outgoing;
 use bytes::Bytes;
 use hyper::header::{self, HeaderValue};
@@ -97,7 +97,7 @@ pub(super) fn too_large(max: usize) -> Response<HttpBody> {
 pub(super) fn refuse(status: StatusCode, message: &str) -> Response<HttpBody> {
     json_response(
         status,
-        outgoing::error(None, ErrorCode::INVALID_REQUEST, message, None).into_bytes(),
+        outgoing::rpc_error(None, &RpcError::invalid_request(message.to_owned())).into_bytes(),
     )
 }
 

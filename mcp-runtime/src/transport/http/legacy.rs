@@ -25,15 +25,15 @@ use super::headers;
 use super::modern::{run, watch_tool_changes};
 use super::sessions::{LegacySession, PushGuard, Sessions, find, session_id};
 use super::sse::HttpBody;
+use super::status;
 use super::{Caller, refuse};
 use crate::auth::Gate;
+use crate::conn::connection::{Connection, canonical_id};
+use crate::conn::lifecycle::Lifecycle;
+use crate::conn::outbox;
 use crate::principal::Principal;
-use crate::protocol::frame::FrameKind;
+use crate::protocol::ProtocolVersion;
 use crate::protocol::incoming::{Incoming, Rejection};
-use crate::protocol::{ErrorCode, ProtocolVersion};
-use crate::session::connection::{Connection, canonical_id};
-use crate::session::era::Lifecycle;
-use crate::session::outbox;
 use crate::shared::Shared;
 use crate::util::lock;
 use hyper::header::{self, HeaderMap, HeaderValue};
@@ -159,9 +159,9 @@ pub(super) async fn post(
             // A message the one parse refused (its params included) is a
             // bad request on HTTP, in either era.
             let status_of = if message.is_err() {
-                |_| StatusCode::BAD_REQUEST
+                status::refused
             } else {
-                legacy_status
+                status::legacy
             };
             // `logging/setLevel` changes the session, not just this request:
             // the fork shares the template's log level.
@@ -193,7 +193,7 @@ async fn initialize(
         connection,
         frames,
         message,
-        legacy_status,
+        status::legacy,
         gate,
     )
     .await;
@@ -339,17 +339,4 @@ fn accepted() -> Response<HttpBody> {
     let mut response = Response::new(HttpBody::empty());
     *response.status_mut() = StatusCode::ACCEPTED;
     response
-}
-
-/// Legacy statuses: JSON-RPC errors are `200` (a legacy client reads `404`
-/// as "session expired"), except a body that is not JSON-RPC.
-fn legacy_status(kind: FrameKind) -> StatusCode {
-    match kind {
-        FrameKind::Error(code)
-            if code == ErrorCode::PARSE_ERROR || code == ErrorCode::INVALID_REQUEST =>
-        {
-            StatusCode::BAD_REQUEST
-        }
-        _ => StatusCode::OK,
-    }
 }

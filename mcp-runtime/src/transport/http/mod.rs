@@ -20,6 +20,7 @@ mod listener;
 mod modern;
 mod sessions;
 mod sse;
+mod status;
 
 use checks::{
     WithHeader, accepts, check_origin_and_host, check_single_host, json_response, refuse,
@@ -29,9 +30,10 @@ pub(crate) use listener::{is_loopback, raise_open_file_limit, serve};
 pub use sse::HttpBody;
 
 use crate::auth::{Denial, Gate};
+use crate::conn::connection::Connection;
 use crate::principal::Principal;
 use crate::protocol::incoming::{self, Incoming};
-use crate::session::connection::Connection;
+use crate::protocol::outgoing;
 use crate::shared::Shared;
 use bytes::Bytes;
 use hyper::body::Body;
@@ -427,7 +429,8 @@ fn metadata(gate: &Gate, shared: &Shared, method: &Method) -> Response<HttpBody>
 
 /// A refusal of the authorization gate, with its `WWW-Authenticate`.
 fn denied(denial: Denial) -> Response<HttpBody> {
-    let response = refuse(denial.status, &denial.message);
+    let body = outgoing::rpc_error(None, &denial.error).into_bytes();
+    let response = json_response(denial.status, body);
     with_challenge(response, denial)
 }
 

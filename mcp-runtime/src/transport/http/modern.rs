@@ -4,16 +4,17 @@
 
 use super::headers::{self, BadHeader};
 use super::sse::{CancelOnDrop, HttpBody};
+use super::status::{self, Stage};
 use super::{Caller, json_response, with_challenge};
 use crate::auth::Gate;
+use crate::conn::connection::Connection;
+use crate::conn::lifecycle::Lifecycle;
+use crate::conn::outbox::{self, Frames};
 use crate::protocol::frame::{Frame, FrameKind};
 use crate::protocol::incoming::{Incoming, Rejection, without_position};
 use crate::protocol::outgoing::{self, ErrorData};
 use crate::protocol::params::Params;
-use crate::protocol::{ErrorCode, ProtocolVersion, meta};
-use crate::session::connection::Connection;
-use crate::session::era::Lifecycle;
-use crate::session::outbox::{self, Frames};
+use crate::protocol::{ProtocolVersion, RpcError, meta};
 use crate::session::{Session, close_subscriptions, notify_tools_changed};
 use crate::shared::Shared;
 use crate::tool::{HeaderKind, Tool};
@@ -24,28 +25,15 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 use tokio::sync::watch;
 
-/// A refusal of the ladder: HTTP status, JSON-RPC code, message, data.
-struct Refusal {
-    status: StatusCode,
-    code: ErrorCode,
-    message: String,
-    data: Option<ErrorData>,
+/// A refusal of the ladder: a header that disagrees with the body, is
+/// missing or malformed (`-32020`).
+fn mismatch(message: impl std::fmt::Display) -> RpcError {
+    RpcError::header_mismatch(format!("Header mismatch: {message}"))
 }
 
-impl Refusal {
-    fn mismatch(message: impl Into<String>) -> Refusal {
-        Refusal {
-            status: StatusCode::BAD_REQUEST,
-            code: ErrorCode::HEADER_MISMATCH,
-            message: format!("Header mismatch: {}", message.into()),
-            data: None,
-        }
-    }
-}
-
-impl From<BadHeader> for Refusal {
-    fn from(bad: BadHeader) -> Refusal {
-        Refusal::mismatch(bad.0)
+impl From<BadHeader> for RpcError {
+    fn from(bad: BadHeader) -> RpcError {
+        mismatch(bad.0)
     }
 }
 
@@ -63,8 +51,11 @@ pub(super) async fn post(
     let refusal = match &message {
         // (1) JSON and (2) JSON-RPC shape.
         Err(rejection) => {
-            let frame = outgoing::error(rejection.id, rejection.code, &rejection.message, None);
-            return json_response(StatusCode::BAD_REQUEST, frame.into_bytes());
+            let frame = outgoing::rpc_error(rejection.id, &rejection.error);
+            return json_response(
+                status::status_of(rejection.error.error_code(), Stage::Refused),
+                frame.into_bytes(),
+            );
         }
         Ok(Incoming::Notification { .. }) => {
             // Each POST is its own conversation: a notification (e.g. a
@@ -75,31 +66,39 @@ pub(super) async fn post(
             return response;
         }
         Ok(Incoming::Response { .. }) => {
-            let frame = outgoing::error(
-                None,
-                ErrorCode::INVALID_REQUEST,
+            let error = RpcError::invalid_request(
                 "Invalid Request: a POST carries one request or notification, not a response",
-                None,
             );
-            return json_response(StatusCode::BAD_REQUEST, frame.into_bytes());
+            let frame = outgoing::rpc_error(None, &error);
+            return json_response(
+                status::status_of(error.error_code(), Stage::Refused),
+                frame.into_bytes(),
+            );
         }
         Ok(Incoming::Request { id, method, params }) => ladder(shared, headers, method, params)
             .err()
             .map(|refusal| (*id, refusal)),
     };
     if let Some((id, refusal)) = refusal {
-        let frame = outgoing::error(
-            Some(id),
-            refusal.code,
-            &refusal.message,
-            refusal.data.as_ref(),
+        let frame = outgoing::rpc_error(Some(id), &refusal);
+        return json_response(
+            status::status_of(refusal.error_code(), Stage::Refused),
+            frame.into_bytes(),
         );
-        return json_response(refusal.status, frame.into_bytes());
     }
     let (out, frames) = outbox::channel(shared.max_sse_unwritten);
     let connection =
         Arc::new(caller.on(Connection::new(out).with_trace(headers::trace_context(headers))));
-    run(shared, stop, connection, frames, message, status_of, gate).await
+    run(
+        shared,
+        stop,
+        connection,
+        frames,
+        message,
+        status::modern,
+        gate,
+    )
+    .await
 }
 
 /// Steps 3 to 7 of the ladder (the session does the method and tool
@@ -109,43 +108,36 @@ fn ladder(
     headers: &HeaderMap,
     method: &str,
     params: &Params<'_>,
-) -> Result<(), Refusal> {
+) -> Result<(), RpcError> {
     // (3) The envelope (its keys' types were checked by the one parse).
     let envelope_complete = params
         .meta
         .as_ref()
         .is_some_and(|m| m.protocol_version.is_some() && m.client_capabilities.is_some());
     if !envelope_complete {
-        return Err(Refusal {
-            status: StatusCode::BAD_REQUEST,
-            code: ErrorCode::INVALID_PARAMS,
-            message: format!(
-                "Invalid params: params._meta must carry \"{}\" and \"{}\" (2026-07-28 requests carry their protocol version and client capabilities)",
-                meta::PROTOCOL_VERSION,
-                meta::CLIENT_CAPABILITIES
-            ),
-            data: None,
-        });
+        return Err(RpcError::invalid_params(format!(
+            "Invalid params: params._meta must carry \"{}\" and \"{}\" (2026-07-28 requests carry their protocol version and client capabilities)",
+            meta::PROTOCOL_VERSION,
+            meta::CLIENT_CAPABILITIES
+        )));
     }
     let version = params.envelope_version().unwrap_or("");
     // (4) Headers against the body.
     match headers::single(headers, &headers::PROTOCOL_VERSION)? {
         None => {
-            return Err(Refusal::mismatch(
-                "the MCP-Protocol-Version header is missing",
-            ));
+            return Err(mismatch("the MCP-Protocol-Version header is missing"));
         }
         Some(h) if h != version => {
-            return Err(Refusal::mismatch(format!(
+            return Err(mismatch(format!(
                 "MCP-Protocol-Version is {h:?} but params._meta names {version:?}"
             )));
         }
         Some(_) => {}
     }
     match headers::single(headers, &headers::METHOD)? {
-        None => return Err(Refusal::mismatch("the Mcp-Method header is missing")),
+        None => return Err(mismatch("the Mcp-Method header is missing")),
         Some(h) if h != method => {
-            return Err(Refusal::mismatch(format!(
+            return Err(mismatch(format!(
                 "Mcp-Method is {h:?} but the body's method is {method:?}"
             )));
         }
@@ -154,9 +146,9 @@ fn ladder(
     let name = params.name.as_deref();
     let named = matches!(method, "tools/call" | "prompts/get");
     match headers::single(headers, &headers::NAME)? {
-        None if named => return Err(Refusal::mismatch("the Mcp-Name header is missing")),
+        None if named => return Err(mismatch("the Mcp-Name header is missing")),
         Some(h) if named && Some(&*h) != name => {
-            return Err(Refusal::mismatch(format!(
+            return Err(mismatch(format!(
                 "Mcp-Name is {h:?} but params.name is {:?}",
                 name.unwrap_or("")
             )));
@@ -165,15 +157,15 @@ fn ladder(
     }
     // (5) The version.
     if !ProtocolVersion::parse(version).is_some_and(ProtocolVersion::is_modern) {
-        return Err(Refusal {
-            status: StatusCode::BAD_REQUEST,
-            code: ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-            message: "Unsupported protocol version".to_owned(),
-            data: Some(ErrorData::UnsupportedVersion {
-                requested: version.to_owned(),
-                supported: supported_versions(),
-            }),
-        });
+        return Err(
+            RpcError::unsupported_protocol_version("Unsupported protocol version").with_data(
+                ErrorData::UnsupportedVersion {
+                    requested: version.to_owned(),
+                    supported: supported_versions(),
+                }
+                .into(),
+            ),
+        );
     }
     // (6) is the session's routing table; (7) the tool's mirrored arguments
     // (parsed only for a tool that mirrors some), on the tool the session
@@ -206,13 +198,13 @@ fn check_params(
     tool: &Tool,
     headers: &HeaderMap,
     arguments: Option<&Map<String, Value>>,
-) -> Result<(), Refusal> {
+) -> Result<(), RpcError> {
     for param in tool.header_params() {
         let header = format!("Mcp-Param-{}", param.header);
         let mut values = headers::param(headers, &param.header);
         let sent = values.next();
         if values.next().is_some() {
-            return Err(Refusal::mismatch(format!(
+            return Err(mismatch(format!(
                 "the {header} header was sent more than once"
             )));
         }
@@ -222,13 +214,13 @@ fn check_params(
         let (sent, body) = match (sent, body) {
             (None, None) => continue,
             (None, Some(_)) => {
-                return Err(Refusal::mismatch(format!(
+                return Err(mismatch(format!(
                     "the {header} header is missing; argument `{}` has a value",
                     param.property
                 )));
             }
             (Some(_), None) => {
-                return Err(Refusal::mismatch(format!(
+                return Err(mismatch(format!(
                     "the {header} header was sent but argument `{}` has no value",
                     param.property
                 )));
@@ -243,7 +235,7 @@ fn check_params(
             _ => continue,
         };
         if !equal {
-            return Err(Refusal::mismatch(format!(
+            return Err(mismatch(format!(
                 "{header} is {sent:?} but argument `{}` is {body}",
                 param.property
             )));
@@ -255,7 +247,7 @@ fn check_params(
 /// The arguments of a tool that mirrors some into headers. An object (the
 /// one parse checked it); a key given twice is refused, since the header
 /// would be compared with one value and the tool might read the other.
-fn read_arguments(raw: &RawValue) -> Result<Map<String, Value>, Refusal> {
+fn read_arguments(raw: &RawValue) -> Result<Map<String, Value>, RpcError> {
     struct Unique(Map<String, Value>);
     impl<'de> serde::Deserialize<'de> for Unique {
         fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Unique, D::Error> {
@@ -286,11 +278,8 @@ fn read_arguments(raw: &RawValue) -> Result<Map<String, Value>, Refusal> {
     }
     serde_json::from_str::<Unique>(raw.get())
         .map(|unique| unique.0)
-        .map_err(|err| Refusal {
-            status: StatusCode::BAD_REQUEST,
-            code: ErrorCode::INVALID_PARAMS,
-            message: format!("Invalid params: {}", without_position(&err)),
-            data: None,
+        .map_err(|err| {
+            RpcError::invalid_params(format!("Invalid params: {}", without_position(&err)))
         })
 }
 
@@ -411,24 +400,6 @@ pub(super) async fn watch_tool_changes(
     }
 }
 
-/// The HTTP status of a JSON response: the codes §8.3 fixes, else 200 (so a
-/// dual-era client never reads an ordinary error as "legacy server").
-fn status_of(kind: FrameKind) -> StatusCode {
-    match kind {
-        FrameKind::Error(code) if code == ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
-        FrameKind::Error(code)
-            if code == ErrorCode::HEADER_MISMATCH
-                || code == ErrorCode::MISSING_CLIENT_CAPABILITY
-                || code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
-                || code == ErrorCode::PARSE_ERROR
-                || code == ErrorCode::INVALID_REQUEST =>
-        {
-            StatusCode::BAD_REQUEST
-        }
-        _ => StatusCode::OK,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -441,21 +412,5 @@ mod tests {
         assert!(!same_number("43", &n(42)));
         assert!(!same_number("forty-two", &n(42)));
         assert!(!same_number("inf", &n(42)));
-    }
-
-    #[test]
-    fn statuses_follow_the_spec_for_json_responses() {
-        assert_eq!(status_of(FrameKind::Result), StatusCode::OK);
-        let error = |code| FrameKind::Error(code);
-        assert_eq!(
-            status_of(error(ErrorCode::METHOD_NOT_FOUND)),
-            StatusCode::NOT_FOUND
-        );
-        assert_eq!(
-            status_of(error(ErrorCode::MISSING_CLIENT_CAPABILITY)),
-            StatusCode::BAD_REQUEST
-        );
-        // An unknown tool is an ordinary error: 200.
-        assert_eq!(status_of(error(ErrorCode::INVALID_PARAMS)), StatusCode::OK);
     }
 }

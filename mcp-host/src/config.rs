@@ -1,0 +1,782 @@
+//! `mcp.json`: the servers a host connects to.
+//!
+//! Both forms users have are read:
+//!
+//! - Claude Desktop (and Claude Code's `.mcp.json`):
+//!   `{"mcpServers": {NAME: {"command", "args", "env"} | {"url", "headers"}}}`;
+//! - VS Code (`.vscode/mcp.json`):
+//!   `{"servers": {NAME: {"type": "stdio"|"http"|"sse", ...}}}`.
+//!
+//! In either form an entry may carry `"type"` (`stdio`, `http`, or `sse`,
+//! which VS Code and Claude Code document); without one, `command` makes a
+//! stdio server and `url` an HTTP one. `"sse"` is accepted because VS Code
+//! documents it beside `"http"` (and itself tries Streamable HTTP first);
+//! this host speaks Streamable HTTP only, so such a server is reached that
+//! way and [`Transport::Http::declared_sse`] records what the entry said, for
+//! a better error if the server speaks only the old HTTP+SSE transport.
+//!
+//! `"trusted": true|false` says whether the server's tool annotations
+//! (`readOnlyHint`, …) are believed; the default is `true` for a stdio server
+//! (the user chose to run that program) and `false` for a URL.
+//!
+//! Servers come out **sorted by name** (byte order), not in file order: the
+//! catalog's tool order, and so the model's prompt prefix and its cache,
+//! then stays the same when a user reorders entries, and serde_json (built
+//! here without `preserve_order`) has no file order to give anyway. A name
+//! given twice is an error rather than "last one wins".
+//!
+//! Not supported, and said so in [`McpConfig::warnings`]: VS Code's
+//! `${input:…}` and `${env:…}` variables (values are used as written) and
+//! `envFile`. Other unknown fields are ignored, as the hosts that define the
+//! formats do.
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A parsed `mcp.json`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct McpConfig {
+    form: ConfigForm,
+    servers: Vec<ServerConfig>,
+    warnings: Vec<String>,
+}
+
+/// Which of the two forms a file used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConfigForm {
+    /// `{"mcpServers": {...}}` (Claude Desktop, Claude Code).
+    ClaudeDesktop,
+    /// `{"servers": {...}}` (VS Code).
+    VsCode,
+}
+
+/// One server entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// The entry's key: the server's name in logs, errors and, when two
+    /// servers expose one tool name, the prefix of the names the model sees.
+    pub name: String,
+    /// How to reach the server.
+    pub transport: Transport,
+    /// Whether the server's tool annotations are believed (default: stdio
+    /// `true`, URL `false`).
+    pub trusted: bool,
+}
+
+/// How to reach a server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
+    Stdio {
+        /// The program to run.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Variables added to the host's environment for the child.
+        env: BTreeMap<String, String>,
+        /// The child's working directory (`cwd`), if given.
+        cwd: Option<String>,
+    },
+    /// Streamable HTTP.
+    Http {
+        /// The MCP endpoint (`http://` or `https://`).
+        url: String,
+        /// Headers sent on every request (e.g. `Authorization`).
+        headers: BTreeMap<String, String>,
+        /// The entry said `"type": "sse"`: the server may speak only the
+        /// 2024-11-05 HTTP+SSE transport, which this host does not.
+        declared_sse: bool,
+    },
+}
+
+/// Why an `mcp.json` cannot be used. Each message names the problem and,
+/// where there is one, the server; the `mcp-host` program prints it and
+/// exits with status 2.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file could not be read.
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// The text is not JSON.
+    NotJson {
+        /// The parser's message, with line and column.
+        reason: String,
+    },
+    /// The top level is not an object with `mcpServers` or `servers`.
+    NoServers,
+    /// `mcpServers` or `servers` is there but is not an object.
+    ServersNotObject {
+        /// `mcpServers` or `servers`.
+        key: &'static str,
+        /// What it is instead (`an array`, …).
+        found: &'static str,
+    },
+    /// Both `mcpServers` and `servers` are there: which one is meant?
+    BothForms,
+    /// Two entries have the same name.
+    DuplicateServer {
+        /// The name.
+        server: String,
+    },
+    /// An entry is not an object.
+    EntryNotObject {
+        /// The entry's name.
+        server: String,
+        /// What it is instead.
+        found: &'static str,
+    },
+    /// An entry has neither `command` nor `url`.
+    NoCommandOrUrl {
+        /// The entry's name.
+        server: String,
+    },
+    /// An entry has both `command` and `url` and no `type` to choose.
+    CommandAndUrl {
+        /// The entry's name.
+        server: String,
+    },
+    /// An entry's `type` is none of `stdio`, `http`, `sse`.
+    UnknownType {
+        /// The entry's name.
+        server: String,
+        /// The type given.
+        ty: String,
+    },
+    /// An entry's `type` needs a field the entry lacks (`stdio` without
+    /// `command`, `http` without `url`).
+    MissingField {
+        /// The entry's name.
+        server: String,
+        /// The type given.
+        ty: &'static str,
+        /// The field it needs.
+        field: &'static str,
+    },
+    /// A field has the wrong shape.
+    InvalidField {
+        /// The entry's name.
+        server: String,
+        /// The field (`args`, `env.HOME`, …).
+        field: String,
+        /// What it must be.
+        expected: &'static str,
+    },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::Unreadable { path, reason } => {
+                write!(f, "cannot read {}: {reason}", path.display())
+            }
+            ConfigError::NotJson { reason } => write!(f, "the config is not JSON: {reason}"),
+            ConfigError::NoServers => f.write_str(
+                "the config has no `mcpServers` object (Claude Desktop form) or `servers` object (VS Code form) at the top level",
+            ),
+            ConfigError::ServersNotObject { key, found } => write!(
+                f,
+                "`{key}` is {found}; it must be an object mapping server names to their settings"
+            ),
+            ConfigError::BothForms => f.write_str(
+                "the config has both `mcpServers` and `servers`; keep one (`mcpServers`: Claude Desktop form, `servers`: VS Code form)",
+            ),
+            ConfigError::DuplicateServer { server } => {
+                write!(f, "server `{server}` is configured twice")
+            }
+            ConfigError::EntryNotObject { server, found } => write!(
+                f,
+                "server `{server}`: the entry is {found}; it must be an object with `command` or `url`"
+            ),
+            ConfigError::NoCommandOrUrl { server } => write!(
+                f,
+                "server `{server}`: the entry has neither `command` (a program to run) nor `url` (an HTTP endpoint)"
+            ),
+            ConfigError::CommandAndUrl { server } => write!(
+                f,
+                "server `{server}`: the entry has both `command` and `url`; keep one, or say which with `\"type\": \"stdio\"` or `\"type\": \"http\"`"
+            ),
+            ConfigError::UnknownType { server, ty } => write!(
+                f,
+                "server `{server}`: unknown `type` `{ty}`; use `stdio`, `http` or `sse`"
+            ),
+            ConfigError::MissingField { server, ty, field } => write!(
+                f,
+                "server `{server}`: `\"type\": \"{ty}\"` needs `{field}`"
+            ),
+            ConfigError::InvalidField {
+                server,
+                field,
+                expected,
+            } => write!(f, "server `{server}`: `{field}` must be {expected}"),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl McpConfig {
+    /// Reads and parses the file at `path`.
+    pub fn load(path: impl AsRef<Path>) -> Result<McpConfig, ConfigError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Unreadable {
+            path: path.to_owned(),
+            reason: error.to_string(),
+        })?;
+        let config = McpConfig::parse(&text)?;
+        for warning in &config.warnings {
+            tracing::warn!(config = %path.display(), "{warning}");
+        }
+        Ok(config)
+    }
+
+    /// Parses the text of an `mcp.json`.
+    pub fn parse(text: &str) -> Result<McpConfig, ConfigError> {
+        let root: Value = serde_json::from_str(text).map_err(|error| ConfigError::NotJson {
+            reason: error.to_string(),
+        })?;
+        let Value::Object(root) = root else {
+            return Err(ConfigError::NoServers);
+        };
+        let (form, key) = match (root.get("mcpServers"), root.get("servers")) {
+            (Some(_), Some(_)) => return Err(ConfigError::BothForms),
+            (Some(_), None) => (ConfigForm::ClaudeDesktop, "mcpServers"),
+            (None, Some(_)) => (ConfigForm::VsCode, "servers"),
+            (None, None) => return Err(ConfigError::NoServers),
+        };
+        let Some(Value::Object(entries)) = root.get(key) else {
+            return Err(ConfigError::ServersNotObject {
+                key,
+                found: kind(&root[key]),
+            });
+        };
+        // `Value` keeps the last of two equal keys; a second, ordered pass
+        // over the same text sees them all.
+        if let Some(server) = duplicate_server(text, key) {
+            return Err(ConfigError::DuplicateServer { server });
+        }
+        let mut warnings = Vec::new();
+        let mut servers = entries
+            .iter()
+            .map(|(name, entry)| server(name, entry, &mut warnings))
+            .collect::<Result<Vec<_>, _>>()?;
+        // Sorted here, not left to `Map`: with serde_json's `preserve_order`
+        // (which any crate in a build can turn on) it iterates in file order.
+        servers.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(McpConfig {
+            form,
+            servers,
+            warnings,
+        })
+    }
+
+    /// Which form the file used.
+    pub fn form(&self) -> ConfigForm {
+        self.form
+    }
+
+    /// The servers, sorted by name.
+    pub fn servers(&self) -> &[ServerConfig] {
+        &self.servers
+    }
+
+    /// The server named `name`.
+    pub fn server(&self, name: &str) -> Option<&ServerConfig> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+
+    /// What the file asks for that this host does not do (variables left
+    /// unsubstituted, `envFile` ignored, a field ignored because `type`
+    /// chose the other transport): one sentence each, naming the server.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+}
+
+/// "an array", "a string", … for messages.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn server(
+    name: &str,
+    entry: &Value,
+    warnings: &mut Vec<String>,
+) -> Result<ServerConfig, ConfigError> {
+    let Value::Object(entry) = entry else {
+        return Err(ConfigError::EntryNotObject {
+            server: name.to_owned(),
+            found: kind(entry),
+        });
+    };
+    let fields = Fields {
+        server: name,
+        entry,
+    };
+    let ty = fields.string("type")?;
+    let has_command = entry.contains_key("command");
+    let has_url = entry.contains_key("url");
+    let stdio = match ty {
+        Some("stdio") => {
+            if !has_command {
+                return Err(ConfigError::MissingField {
+                    server: name.to_owned(),
+                    ty: "stdio",
+                    field: "command",
+                });
+            }
+            true
+        }
+        Some(t @ ("http" | "sse")) => {
+            if !has_url {
+                return Err(ConfigError::MissingField {
+                    server: name.to_owned(),
+                    ty: if t == "http" { "http" } else { "sse" },
+                    field: "url",
+                });
+            }
+            false
+        }
+        Some(other) => {
+            return Err(ConfigError::UnknownType {
+                server: name.to_owned(),
+                ty: other.to_owned(),
+            });
+        }
+        None => match (has_command, has_url) {
+            (true, false) => true,
+            (false, true) => false,
+            (true, true) => {
+                return Err(ConfigError::CommandAndUrl {
+                    server: name.to_owned(),
+                });
+            }
+            (false, false) => {
+                return Err(ConfigError::NoCommandOrUrl {
+                    server: name.to_owned(),
+                });
+            }
+        },
+    };
+    if has_command && has_url {
+        let ignored = if stdio { "url" } else { "command" };
+        warnings.push(format!(
+            "server `{name}`: `{ignored}` is ignored (`type` is `{}`)",
+            ty.unwrap_or_default()
+        ));
+    }
+    let transport = if stdio {
+        let command = fields.string("command")?.unwrap_or_default();
+        if command.is_empty() {
+            return Err(fields.invalid("command", "a non-empty string"));
+        }
+        if entry.contains_key("envFile") {
+            warnings.push(format!(
+                "server `{name}`: `envFile` is not supported and is ignored; put the variables in `env`"
+            ));
+        }
+        Transport::Stdio {
+            command: command.to_owned(),
+            args: fields.strings("args")?,
+            env: fields.string_map("env")?,
+            cwd: fields.string("cwd")?.map(str::to_owned),
+        }
+    } else {
+        let url = fields.string("url")?.unwrap_or_default();
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(fields.invalid("url", "an http:// or https:// URL"));
+        }
+        Transport::Http {
+            url: url.to_owned(),
+            headers: fields.string_map("headers")?,
+            declared_sse: ty == Some("sse"),
+        }
+    };
+    if mentions_variable(entry) {
+        warnings.push(format!(
+            "server `{name}`: `${{…}}` variables are not substituted; values are used as written"
+        ));
+    }
+    let trusted = match entry.get("trusted") {
+        None => stdio,
+        Some(Value::Bool(trusted)) => *trusted,
+        Some(_) => return Err(fields.invalid("trusted", "true or false")),
+    };
+    Ok(ServerConfig {
+        name: name.to_owned(),
+        transport,
+        trusted,
+    })
+}
+
+/// Typed access to one entry's fields, with errors that name the server.
+struct Fields<'a> {
+    server: &'a str,
+    entry: &'a Map<String, Value>,
+}
+
+impl<'a> Fields<'a> {
+    fn invalid(&self, field: &str, expected: &'static str) -> ConfigError {
+        ConfigError::InvalidField {
+            server: self.server.to_owned(),
+            field: field.to_owned(),
+            expected,
+        }
+    }
+
+    fn string(&self, field: &str) -> Result<Option<&'a str>, ConfigError> {
+        match self.entry.get(field) {
+            None => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text)),
+            Some(_) => Err(self.invalid(field, "a string")),
+        }
+    }
+
+    fn strings(&self, field: &str) -> Result<Vec<String>, ConfigError> {
+        match self.entry.get(field) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| item.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| self.invalid(field, "an array of strings")),
+            Some(_) => Err(self.invalid(field, "an array of strings")),
+        }
+    }
+
+    fn string_map(&self, field: &str) -> Result<BTreeMap<String, String>, ConfigError> {
+        match self.entry.get(field) {
+            None => Ok(BTreeMap::new()),
+            Some(Value::Object(map)) => map
+                .iter()
+                .map(|(key, value)| match value {
+                    Value::String(value) => Ok((key.clone(), value.clone())),
+                    _ => Err(self.invalid(&format!("{field}.{key}"), "a string")),
+                })
+                .collect(),
+            Some(_) => Err(self.invalid(field, "an object of strings")),
+        }
+    }
+}
+
+/// Whether a string value anywhere in the entry holds `${…}`.
+fn mentions_variable(entry: &Map<String, Value>) -> bool {
+    fn walk(value: &Value) -> bool {
+        match value {
+            Value::String(text) => text.contains("${"),
+            Value::Array(items) => items.iter().any(walk),
+            Value::Object(map) => map.values().any(walk),
+            _ => false,
+        }
+    }
+    entry.values().any(walk)
+}
+
+/// The first server name that `key`'s object gives twice. Runs on text
+/// already known to be JSON with `key` an object.
+fn duplicate_server(text: &str, key: &'static str) -> Option<String> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let names = RootNames(key).deserialize(&mut deserializer).ok()??;
+    let mut seen = BTreeSet::new();
+    names.into_iter().find(|name| !seen.insert(name.clone()))
+}
+
+/// Reads the top level and keeps the names of `.0`'s object, in file order.
+struct RootNames(&'static str);
+
+impl<'de> DeserializeSeed<'de> for RootNames {
+    type Value = Option<Vec<String>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RootNames {
+    type Value = Option<Vec<String>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut found = None;
+        while let Some(name) = map.next_key::<String>()? {
+            if name == self.0 {
+                found = Some(map.next_value_seed(Names)?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// The keys of one object, in file order.
+struct Names;
+
+impl<'de> DeserializeSeed<'de> for Names {
+    type Value = Vec<String>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Names {
+    type Value = Vec<String>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut names = Vec::new();
+        while let Some((name, IgnoredAny)) = map.next_entry::<String, IgnoredAny>()? {
+            names.push(name);
+        }
+        Ok(names)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(text: &str) -> ConfigError {
+        McpConfig::parse(text).unwrap_err()
+    }
+
+    #[test]
+    fn the_claude_desktop_form_is_read() {
+        let config = McpConfig::parse(
+            r#"{"mcpServers": {
+                "weather": {"url": "https://xxx.com/mcp", "headers": {"Authorization": "Bearer t"}},
+                "filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/path"], "env": {"DEBUG": "1"}}
+            }}"#,
+        )
+        .unwrap();
+        assert_eq!(config.form(), ConfigForm::ClaudeDesktop);
+        assert_eq!(
+            config.servers(),
+            [
+                ServerConfig {
+                    name: "filesystem".into(),
+                    transport: Transport::Stdio {
+                        command: "npx".into(),
+                        args: vec![
+                            "-y".into(),
+                            "@modelcontextprotocol/server-filesystem".into(),
+                            "/path".into()
+                        ],
+                        env: [("DEBUG".to_owned(), "1".to_owned())].into(),
+                        cwd: None,
+                    },
+                    trusted: true,
+                },
+                ServerConfig {
+                    name: "weather".into(),
+                    transport: Transport::Http {
+                        url: "https://xxx.com/mcp".into(),
+                        headers: [("Authorization".to_owned(), "Bearer t".to_owned())].into(),
+                        declared_sse: false,
+                    },
+                    trusted: false,
+                },
+            ]
+        );
+        assert!(config.warnings().is_empty());
+    }
+
+    #[test]
+    fn the_vs_code_form_is_read_with_its_types() {
+        let config = McpConfig::parse(
+            r#"{"inputs": [], "servers": {
+                "memory": {"type": "stdio", "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "cwd": "/tmp"},
+                "api": {"type": "http", "url": "http://localhost:3000/mcp"},
+                "old": {"type": "sse", "url": "http://localhost:3001/sse"},
+                "untyped": {"command": "server"}
+            }}"#,
+        )
+        .unwrap();
+        assert_eq!(config.form(), ConfigForm::VsCode);
+        let names: Vec<&str> = config.servers().iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["api", "memory", "old", "untyped"]);
+        assert!(matches!(
+            &config.server("memory").unwrap().transport,
+            Transport::Stdio { cwd: Some(cwd), .. } if cwd == "/tmp"
+        ));
+        assert!(matches!(
+            config.server("old").unwrap().transport,
+            Transport::Http {
+                declared_sse: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            config.server("api").unwrap().transport,
+            Transport::Http {
+                declared_sse: false,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn trusted_defaults_by_transport_and_can_be_set() {
+        let config = McpConfig::parse(
+            r#"{"mcpServers": {
+                "local": {"command": "a"},
+                "local-untrusted": {"command": "a", "trusted": false},
+                "remote": {"url": "https://r/mcp"},
+                "remote-trusted": {"url": "https://r/mcp", "trusted": true}
+            }}"#,
+        )
+        .unwrap();
+        let trusted: Vec<(&str, bool)> = config
+            .servers()
+            .iter()
+            .map(|s| (s.name.as_str(), s.trusted))
+            .collect();
+        assert_eq!(
+            trusted,
+            [
+                ("local", true),
+                ("local-untrusted", false),
+                ("remote", false),
+                ("remote-trusted", true)
+            ]
+        );
+    }
+
+    #[test]
+    fn servers_are_sorted_by_name_whatever_the_file_order() {
+        let a = McpConfig::parse(r#"{"mcpServers": {"b": {"command": "b"}, "a": {"command": "a"}, "C": {"command": "c"}}}"#).unwrap();
+        let b = McpConfig::parse(r#"{"mcpServers": {"a": {"command": "a"}, "C": {"command": "c"}, "b": {"command": "b"}}}"#).unwrap();
+        assert_eq!(a, b);
+        let names: Vec<&str> = a.servers().iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["C", "a", "b"]);
+    }
+
+    #[test]
+    fn each_invalid_file_gets_an_error_naming_the_problem_and_the_server() {
+        let cases: [(&str, &str); 14] = [
+            (
+                "{",
+                "the config is not JSON: EOF while parsing an object at line 1 column 1",
+            ),
+            ("[]", "the config has no `mcpServers` object"),
+            (
+                r#"{"other": {}}"#,
+                "the config has no `mcpServers` object (Claude Desktop form) or `servers` object (VS Code form) at the top level",
+            ),
+            (
+                r#"{"mcpServers": []}"#,
+                "`mcpServers` is an array; it must be an object",
+            ),
+            (
+                r#"{"mcpServers": {}, "servers": {}}"#,
+                "the config has both `mcpServers` and `servers`; keep one",
+            ),
+            (
+                r#"{"servers": {"w": "npx"}}"#,
+                "server `w`: the entry is a string; it must be an object with `command` or `url`",
+            ),
+            (
+                r#"{"servers": {"w": {"args": []}}}"#,
+                "server `w`: the entry has neither `command` (a program to run) nor `url` (an HTTP endpoint)",
+            ),
+            (
+                r#"{"servers": {"w": {"type": "websocket", "url": "ws://x"}}}"#,
+                "server `w`: unknown `type` `websocket`; use `stdio`, `http` or `sse`",
+            ),
+            (
+                r#"{"servers": {"w": {"type": "stdio", "url": "http://x"}}}"#,
+                "server `w`: `\"type\": \"stdio\"` needs `command`",
+            ),
+            (
+                r#"{"servers": {"w": {"command": "a", "url": "http://x"}}}"#,
+                "server `w`: the entry has both `command` and `url`",
+            ),
+            (
+                r#"{"mcpServers": {"w": {"command": "a", "args": "-v"}}}"#,
+                "server `w`: `args` must be an array of strings",
+            ),
+            (
+                r#"{"mcpServers": {"w": {"command": "a", "env": {"N": 1}}}}"#,
+                "server `w`: `env.N` must be a string",
+            ),
+            (
+                r#"{"mcpServers": {"w": {"url": "ftp://x"}}}"#,
+                "server `w`: `url` must be an http:// or https:// URL",
+            ),
+            (
+                r#"{"mcpServers": {"w": {"command": "a"}, "w": {"command": "b"}}}"#,
+                "server `w` is configured twice",
+            ),
+        ];
+        for (text, expected) in cases {
+            let message = error(text).to_string();
+            assert!(
+                message.starts_with(expected),
+                "{text}\n  gave: {message}\n  want: {expected}"
+            );
+        }
+        assert_eq!(
+            error(r#"{"mcpServers": {"w": {"command": "a", "trusted": "yes"}}}"#),
+            ConfigError::InvalidField {
+                server: "w".into(),
+                field: "trusted".into(),
+                expected: "true or false"
+            }
+        );
+        assert_eq!(
+            error(r#"{"servers": {"w": {"type": 3, "command": "a"}}}"#).to_string(),
+            "server `w`: `type` must be a string"
+        );
+    }
+
+    #[test]
+    fn what_is_not_supported_is_warned_about() {
+        let config = McpConfig::parse(
+            r#"{"servers": {
+                "a": {"type": "stdio", "command": "x", "env": {"KEY": "${input:key}"}, "envFile": "${workspaceFolder}/.env"},
+                "b": {"type": "http", "url": "https://b/mcp", "command": "ignored"}
+            }}"#,
+        )
+        .unwrap();
+        let warnings = config.warnings().join("\n");
+        for expected in [
+            "server `a`: `envFile` is not supported",
+            "server `a`: `${…}` variables are not substituted",
+            "server `b`: `command` is ignored (`type` is `http`)",
+        ] {
+            assert!(warnings.contains(expected), "{expected}\n in {warnings}");
+        }
+    }
+
+    #[test]
+    fn an_unreadable_file_names_the_path() {
+        let error = McpConfig::load("/nonexistent/mcp.json").unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("cannot read /nonexistent/mcp.json: "),
+            "{error}"
+        );
+    }
+}

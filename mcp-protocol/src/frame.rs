@@ -1,0 +1,212 @@
+//! Frames: one compact JSON-RPC message and a newline, serialized straight
+//! from the typed messages of [`super::outgoing`] into the output buffer.
+//!
+//! A message may hold one large cached piece ([`Spliced`], e.g. a page of
+//! tool definitions) that is shared, not copied: the frame is then the bytes
+//! before it, the piece, and the bytes after it, sent in one vectored write.
+
+use serde::Serialize;
+use serde_json::ser::{CompactFormatter, Formatter, Serializer};
+use serde_json::value::RawValue;
+use std::cell::Cell;
+use std::io;
+use std::sync::Arc;
+
+/// An outgoing frame.
+#[derive(Debug)]
+pub enum Frame {
+    /// A whole frame, newline included, and what it carries.
+    Owned(Vec<u8>, FrameKind),
+    /// `head` + `body` + `tail` make the frame (the tail has the newline);
+    /// always a result (a cached list page).
+    Shared {
+        /// The bytes before the page.
+        head: Vec<u8>,
+        /// The cached page, shared by every frame that lists it.
+        body: Arc<str>,
+        /// The bytes after it, newline included.
+        tail: Vec<u8>,
+    },
+}
+
+impl Frame {
+    /// How many bytes the frame puts on the wire (newline included).
+    pub fn byte_len(&self) -> usize {
+        match self {
+            Frame::Owned(bytes, _) => bytes.len(),
+            Frame::Shared { head, body, tail } => head.len() + body.len() + tail.len(),
+        }
+    }
+
+    /// The frame's bytes in one buffer (for tests and the test context).
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Frame::Owned(bytes, _) => bytes,
+            Frame::Shared { head, body, tail } => {
+                [head.as_slice(), body.as_bytes(), tail.as_slice()].concat()
+            }
+        }
+    }
+}
+
+/// What a frame carries, as a transport that routes frames needs to know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameKind {
+    /// A notification or a request of ours: more may follow.
+    Message,
+    /// A successful response.
+    Result,
+    /// An error response with this code.
+    Error(super::ErrorCode),
+}
+
+impl Frame {
+    /// Whether this frame is a response, and its error code if it is an
+    /// error: decided where the frame is made (the message's type knows),
+    /// so routing a frame never reads it back.
+    pub fn kind(&self) -> FrameKind {
+        match self {
+            Frame::Owned(_, kind) => *kind,
+            Frame::Shared { .. } => FrameKind::Result,
+        }
+    }
+}
+
+/// Serializes `message`, which carries `kind`, as one frame. Typed messages
+/// always serialize (their maps have string keys, their numbers are finite
+/// or `null`), and writing into a `Vec` cannot fail.
+pub fn encode<T: Serialize>(message: &T, capacity: usize, kind: FrameKind) -> Frame {
+    let mut out = Vec::with_capacity(capacity);
+    // See the doc comment: this cannot fail.
+    serde_json::to_writer(&mut out, message).unwrap_or_default();
+    out.push(b'\n');
+    Frame::Owned(out, kind)
+}
+
+/// Where a shared piece goes in a message: serializes as a placeholder that
+/// [`encode_shared`] cuts the frame at.
+#[derive(Clone, Copy, Debug)]
+pub struct Spliced;
+
+/// The placeholder's text; found again by address, never by content.
+static SPLICE_MARK: &str = "[]";
+
+impl Serialize for Spliced {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mark: &RawValue =
+            serde_json::from_str(SPLICE_MARK).map_err(serde::ser::Error::custom)?;
+        mark.serialize(serializer)
+    }
+}
+
+/// Serializes `message`, whose one [`Spliced`] field stands for `body`
+/// (JSON text), as a shared frame: `body` is not copied.
+pub fn encode_shared<T: Serialize>(message: &T, body: Arc<str>) -> Frame {
+    let cut = Cell::new(false);
+    let mut parts = Parts {
+        head: Vec::with_capacity(96),
+        tail: Vec::with_capacity(160),
+        cut: &cut,
+    };
+    let formatter = CutAtMark { cut: &cut };
+    let mut serializer = Serializer::with_formatter(&mut parts, formatter);
+    // Cannot fail, as in `encode`.
+    message.serialize(&mut serializer).unwrap_or_default();
+    parts.tail.push(b'\n');
+    Frame::Shared {
+        head: parts.head,
+        body,
+        tail: parts.tail,
+    }
+}
+
+/// The output of [`encode_shared`]: bytes go to `head` until the mark was
+/// met, then to `tail`.
+struct Parts<'a> {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    cut: &'a Cell<bool>,
+}
+
+impl io::Write for Parts<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.cut.get() {
+            self.tail.extend_from_slice(buf);
+        } else {
+            self.head.extend_from_slice(buf);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Compact JSON, except that the splice mark is dropped and switches the
+/// output from head to tail.
+struct CutAtMark<'a> {
+    cut: &'a Cell<bool>,
+}
+
+impl Formatter for CutAtMark<'_> {
+    fn write_raw_fragment<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        if std::ptr::eq(fragment.as_ptr(), SPLICE_MARK.as_ptr()) {
+            self.cut.set(true);
+            return Ok(());
+        }
+        CompactFormatter.write_raw_fragment(writer, fragment)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Holder<'a> {
+        a: u8,
+        piece: Spliced,
+        b: &'a str,
+    }
+
+    #[test]
+    fn a_shared_frame_cuts_around_its_piece() {
+        let frame = encode_shared(
+            &Holder {
+                a: 1,
+                piece: Spliced,
+                b: "[]",
+            },
+            Arc::from("[1,2]"),
+        );
+        let Frame::Shared { head, body, tail } = frame else {
+            panic!("not shared");
+        };
+        assert_eq!(head, b"{\"a\":1,\"piece\":");
+        assert_eq!(&*body, "[1,2]");
+        assert_eq!(tail, b",\"b\":\"[]\"}\n");
+    }
+
+    #[test]
+    fn an_owned_frame_is_one_line() {
+        let frame = encode(
+            &Holder {
+                a: 2,
+                piece: Spliced,
+                b: "x\ny",
+            },
+            0,
+            FrameKind::Result,
+        );
+        assert_eq!(frame.kind(), FrameKind::Result);
+        assert_eq!(
+            frame.into_bytes(),
+            b"{\"a\":2,\"piece\":[],\"b\":\"x\\ny\"}\n"
+        );
+    }
+}

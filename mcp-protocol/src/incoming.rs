@@ -1,0 +1,389 @@
+//! Classifying one incoming line: request, notification, response, or a
+//! rejection that says which JSON-RPC error it earns.
+
+use super::params::Params;
+use super::{ErrorCode, RpcError};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+/// One well-formed JSON-RPC message, borrowing from the line it was read from.
+// A request's params (with the `_meta` envelope) make it the large variant:
+// the value is made once per message and taken apart at once, never stored
+// in bulk, and boxing it would cost an allocation on every request.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum Incoming<'a> {
+    /// A request: it gets exactly one response. Its params are read once,
+    /// here ([`Params`]), for every layer that decides on them.
+    Request {
+        /// The request's id, as sent.
+        id: &'a RawValue,
+        /// The method.
+        method: Cow<'a, str>,
+        /// The params, read once.
+        params: Params<'a>,
+    },
+    /// A notification: it is never answered.
+    Notification {
+        /// The method.
+        method: Cow<'a, str>,
+        /// The params, unread.
+        params: Option<&'a RawValue>,
+    },
+    /// A response to a request this server sent.
+    Response {
+        /// The id of the request this answers.
+        id: &'a RawValue,
+        /// The result, if it succeeded.
+        result: Option<&'a RawValue>,
+        /// The error, if it failed.
+        error: Option<&'a RawValue>,
+    },
+}
+
+/// Why a line is not a message we can act on, and the id to answer with.
+#[derive(Debug)]
+pub struct Rejection<'a> {
+    /// What was wrong.
+    pub error: RpcError,
+    /// The request's id when it could be read; the response omits `id` otherwise.
+    pub id: Option<&'a RawValue>,
+}
+
+/// A field that distinguishes "absent" (`None`) from `null` (`Some("null")`).
+#[derive(Debug, Default)]
+pub struct Present<'a>(pub Option<&'a RawValue>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Present<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        <&'a RawValue>::deserialize(deserializer).map(|raw| Present(Some(raw)))
+    }
+}
+
+/// A string borrowed from the line unless it has escapes. serde borrows a
+/// `Cow<str>` only as a field of its own, not inside an `Option`: there it
+/// would allocate for every message.
+#[derive(Debug, Default)]
+pub struct Text<'a>(pub Option<Cow<'a, str>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Cow<'de, str>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(text))
+            }
+            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(text.to_owned()))
+            }
+        }
+        deserializer
+            .deserialize_str(Visitor)
+            .map(|text| Text(Some(text)))
+    }
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, borrow)]
+    jsonrpc: Text<'a>,
+    #[serde(default, borrow)]
+    id: Present<'a>,
+    #[serde(default, borrow)]
+    method: Text<'a>,
+    #[serde(default, borrow)]
+    params: Present<'a>,
+    #[serde(default, borrow)]
+    result: Present<'a>,
+    #[serde(default, borrow)]
+    error: Present<'a>,
+}
+
+/// Reads one line (without its newline).
+pub fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
+    if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(reject_non_object(line));
+    }
+    // UTF-8 is checked once for the whole line: parsed from a `&str`, the
+    // borrowed parts (`params`, then `arguments`) are not checked again. An
+    // invalid line goes the byte path, whose errors point at the bad byte.
+    let parsed = match std::str::from_utf8(line) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(line),
+    };
+    let envelope: Envelope<'_> = match parsed {
+        Ok(envelope) => envelope,
+        Err(err) => return Err(reject_unparsed(line, &err)),
+    };
+    let id = envelope.id.0;
+    let valid_id = id.filter(|raw| is_valid_id(raw));
+    if envelope.jsonrpc.0.as_deref() != Some("2.0") {
+        return Err(Rejection {
+            error: RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: \"jsonrpc\" must be \"2.0\"",
+            ),
+            id: valid_id,
+        });
+    }
+    if let Some(raw) = id
+        && valid_id.is_none()
+    {
+        let message = if raw.get() == "null" {
+            "Invalid Request: \"id\" must not be null (a notification has no \"id\" at all)"
+        } else {
+            "Invalid Request: \"id\" must be a string or an integer"
+        };
+        return Err(Rejection {
+            error: RpcError::new(ErrorCode::INVALID_REQUEST, message),
+            id: None,
+        });
+    }
+    let params = envelope.params.0.filter(|raw| raw.get() != "null");
+    // JSON-RPC 2.0 allows params by position (an array) or by name (an
+    // object); anything else breaks the Request object itself: -32600.
+    if let Some(raw) = params
+        && !(raw.get().starts_with('{') || raw.get().starts_with('['))
+    {
+        return Err(Rejection {
+            error: RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: \"params\" must be an object",
+            ),
+            id: valid_id,
+        });
+    }
+    // An array is a well-formed JSON-RPC request whose params do not fit the
+    // method (every MCP method takes named params): -32602, with the id.
+    let positional = params.is_some_and(|raw| raw.get().starts_with('['));
+    match (envelope.method.0, valid_id) {
+        (Some(_), Some(id)) if positional => Err(Rejection {
+            error: RpcError::new(
+                ErrorCode::INVALID_PARAMS,
+                "Invalid params: MCP params are a JSON object of named members, not an array",
+            ),
+            id: Some(id),
+        }),
+        (Some(method), Some(id)) => match Params::parse(params) {
+            Ok(params) => Ok(Incoming::Request { id, method, params }),
+            Err(invalid) => Err(Rejection {
+                error: RpcError::new(ErrorCode::INVALID_PARAMS, invalid.0),
+                id: Some(id),
+            }),
+        },
+        (Some(method), None) => Ok(Incoming::Notification { method, params }),
+        (None, Some(id)) if envelope.result.0.is_some() || envelope.error.0.is_some() => {
+            Ok(Incoming::Response {
+                id,
+                result: envelope.result.0,
+                error: envelope.error.0,
+            })
+        }
+        (None, id) => Err(Rejection {
+            error: RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: \"method\" is missing",
+            ),
+            id,
+        }),
+    }
+}
+
+/// Ids are strings or integers (MCP narrows JSON-RPC here). A string with
+/// escapes must decode: a lone surrogate (`"\ud800"`) is valid JSON syntax
+/// but no string, and echoing it would make the response unreadable.
+pub fn is_valid_id(raw: &RawValue) -> bool {
+    let text = raw.get();
+    match text.as_bytes().first() {
+        Some(b'"') => !text.contains('\\') || serde_json::from_str::<String>(text).is_ok(),
+        Some(b'-' | b'0'..=b'9') => text.bytes().skip(1).all(|b| b.is_ascii_digit()),
+        _ => false,
+    }
+}
+
+/// A line that does not start with `{`: not JSON (a parse error, with the
+/// reason), or JSON that is no message: an array is a JSON-RPC batch, which
+/// MCP does not accept (2025-06-18 removed them), anything else no request.
+fn reject_non_object(line: &[u8]) -> Rejection<'_> {
+    let is_array = line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
+    match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+        // Too deep to check, but certainly no object.
+        Err(err) if !is_recursion_limit(&err) => parse_error(&err),
+        _ if is_array => Rejection {
+            error: RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: a JSON array (a JSON-RPC batch) is not accepted; MCP \
+                 takes one JSON-RPC message, a JSON object, per line",
+            ),
+            id: None,
+        },
+        _ => Rejection {
+            error: RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: a JSON-RPC message is a JSON object",
+            ),
+            id: None,
+        },
+    }
+}
+
+fn parse_error(err: &serde_json::Error) -> Rejection<'static> {
+    Rejection {
+        error: RpcError::new(
+            ErrorCode::PARSE_ERROR,
+            format!("Parse error: {}", without_position(err)),
+        ),
+        id: None,
+    }
+}
+
+fn is_recursion_limit(err: &serde_json::Error) -> bool {
+    err.to_string().starts_with("recursion limit exceeded")
+}
+
+/// Not JSON at all is a parse error; JSON of the wrong shape (a field of the
+/// wrong type) is an invalid request, answered with the id when one can be
+/// found.
+fn reject_unparsed<'a>(line: &'a [u8], err: &serde_json::Error) -> Rejection<'a> {
+    if err.is_syntax() || err.is_eof() || err.is_io() {
+        return parse_error(err);
+    }
+    if is_recursion_limit(err) {
+        return Rejection {
+            error: RpcError::new(
+                ErrorCode::PARSE_ERROR,
+                "Parse error: the message is nested too deeply (limit 128)",
+            ),
+            id: None,
+        };
+    }
+    // A type error can come before a syntax error later in the line: a line
+    // that is not JSON is a parse error whatever its first fields were.
+    if let Err(syntax) = serde_json::from_slice::<serde::de::IgnoredAny>(line)
+        && !is_recursion_limit(&syntax)
+    {
+        return parse_error(&syntax);
+    }
+    Rejection {
+        error: RpcError::new(
+            ErrorCode::INVALID_REQUEST,
+            format!("Invalid Request: {}", without_position(err)),
+        ),
+        id: salvage_id(line),
+    }
+}
+
+/// The `id` of an object that failed to parse for another reason.
+fn salvage_id(line: &[u8]) -> Option<&RawValue> {
+    #[derive(Deserialize)]
+    struct IdOnly<'a> {
+        #[serde(borrow)]
+        id: &'a RawValue,
+    }
+    serde_json::from_slice::<IdOnly<'_>>(line)
+        .ok()
+        .map(|only| only.id)
+        .filter(|raw| is_valid_id(raw))
+}
+
+/// serde_json's message without the " at line 1 column 7" tail, which means
+/// nothing to a client that sent a single line.
+pub fn without_position(err: &serde_json::Error) -> String {
+    let text = err.to_string();
+    match text.rfind(" at line ") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rejected(line: &str) -> (i64, Option<String>) {
+        match parse(line.as_bytes()) {
+            Err(r) => (r.error.code, r.id.map(|id| id.get().to_owned())),
+            Ok(m) => panic!("accepted {line}: {m:?}"),
+        }
+    }
+
+    #[test]
+    fn classifies_requests_notifications_and_responses() {
+        let req = parse(br#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#).unwrap();
+        assert!(matches!(req, Incoming::Request { id, .. } if id.get() == "\"a\""));
+        let note = parse(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).unwrap();
+        assert!(matches!(note, Incoming::Notification { .. }));
+        let resp = parse(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#).unwrap();
+        assert!(matches!(resp, Incoming::Response { .. }));
+    }
+
+    #[test]
+    fn rejects_with_the_right_code() {
+        assert_eq!(rejected("not json"), (-32700, None));
+        assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":1,"#), (-32700, None));
+        assert_eq!(rejected("[1,2]"), (-32600, None));
+        assert_eq!(rejected("42"), (-32600, None));
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#),
+            (-32600, None)
+        );
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#),
+            (-32600, None)
+        );
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":"\ud800","method":"ping"}"#),
+            (-32600, None),
+            "a lone surrogate is no string"
+        );
+        assert!(parse(br#"{"jsonrpc":"2.0","id":"\u00e9t\u00e9","method":"ping"}"#).is_ok());
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":7}"#),
+            (-32600, Some("7".into()))
+        );
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"1.0","id":7,"method":"x"}"#),
+            (-32600, Some("7".into()))
+        );
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":7,"method":5}"#),
+            (-32600, Some("7".into()))
+        );
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":7,"method":"x","params":3}"#),
+            (-32600, Some("7".into()))
+        );
+        assert_eq!(
+            rejected("["),
+            (-32700, None),
+            "not JSON, whatever it starts with"
+        );
+        assert_eq!(rejected("[1"), (-32700, None));
+        assert_eq!(rejected("[]"), (-32600, None), "JSON, but a batch");
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":7,"method":5,"#),
+            (-32700, None),
+            "a type error before a syntax error is still a parse error"
+        );
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":["add",{}]}"#),
+            (-32602, Some("8".into())),
+            "positional params are well-formed JSON-RPC but no MCP params"
+        );
+        assert!(matches!(
+            parse(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":["8"]}"#),
+            Ok(Incoming::Notification { .. })
+        ));
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert_eq!(
+            rejected(&deep).0,
+            -32600,
+            "an array, however deep, is not a request"
+        );
+    }
+}

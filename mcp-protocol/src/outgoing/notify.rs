@@ -1,0 +1,253 @@
+//! Notifications and requests the server sends: progress, log messages,
+//! cancellations of its own requests, list changes and the
+//! `subscriptions/listen` stream, and the questions for the client
+//! (`elicitation/create`, `sampling/createMessage`).
+
+use super::{JSONRPC, Response, notification};
+use crate::ProtocolVersion;
+use crate::frame::{self, Frame, FrameKind};
+use crate::meta;
+use crate::sampling::CreateMessageParams;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// `notifications/progress`.
+pub fn progress(token: &Value, progress: f64, total: Option<f64>, message: Option<&str>) -> Frame {
+    #[derive(Serialize)]
+    struct Progress<'a> {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<&'a str>,
+        progress: f64,
+        #[serde(rename = "progressToken")]
+        token: &'a Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        total: Option<f64>,
+    }
+    notification(
+        "notifications/progress",
+        Progress {
+            message,
+            progress,
+            token,
+            total,
+        },
+    )
+}
+
+/// `notifications/message`: a log line for the client.
+pub fn log_message(level: &str, logger: &str, data: &Value) -> Frame {
+    #[derive(Serialize)]
+    struct Log<'a> {
+        data: &'a Value,
+        level: &'a str,
+        logger: &'a str,
+    }
+    notification(
+        "notifications/message",
+        Log {
+            data,
+            level,
+            logger,
+        },
+    )
+}
+
+/// `notifications/cancelled` for a request of ours the client need not answer.
+pub fn cancelled(request_id: &RawValue, reason: &str) -> Frame {
+    #[derive(Serialize)]
+    struct Cancelled<'a> {
+        reason: &'a str,
+        #[serde(rename = "requestId")]
+        request_id: &'a RawValue,
+    }
+    notification("notifications/cancelled", Cancelled { reason, request_id })
+}
+
+/// `_meta` naming the subscription a message belongs to (2026-07-28).
+struct SubscriptionMeta<'a>(&'a RawValue);
+
+impl Serialize for SubscriptionMeta<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry(meta::SUBSCRIPTION_ID, self.0)?;
+        map.end()
+    }
+}
+
+/// `notifications/tools/list_changed`, tagged with a subscription's id in
+/// the 2026-07-28 era.
+pub fn tools_list_changed(subscription: Option<&RawValue>) -> Frame {
+    #[derive(Serialize)]
+    struct Changed<'a> {
+        #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+        meta: Option<SubscriptionMeta<'a>>,
+    }
+    notification(
+        "notifications/tools/list_changed",
+        Changed {
+            meta: subscription.map(SubscriptionMeta),
+        },
+    )
+}
+
+/// `notifications/subscriptions/acknowledged`: the first message of a
+/// `subscriptions/listen` stream, with the notifications it will carry.
+pub fn subscription_acknowledged(id: &RawValue, tools_list_changed: bool) -> Frame {
+    #[derive(Serialize)]
+    struct Honoured {
+        #[serde(rename = "toolsListChanged", skip_serializing_if = "is_false")]
+        tools_list_changed: bool,
+    }
+    #[derive(Serialize)]
+    struct Acknowledged<'a> {
+        #[serde(rename = "_meta")]
+        meta: SubscriptionMeta<'a>,
+        notifications: Honoured,
+    }
+    notification(
+        "notifications/subscriptions/acknowledged",
+        Acknowledged {
+            meta: SubscriptionMeta(id),
+            notifications: Honoured { tools_list_changed },
+        },
+    )
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
+}
+
+/// The final response of a `subscriptions/listen` stream, at shutdown.
+pub fn subscription_closed(id: &RawValue) -> Frame {
+    #[derive(Serialize)]
+    struct Closed<'a> {
+        #[serde(rename = "_meta")]
+        meta: SubscriptionMeta<'a>,
+        #[serde(rename = "resultType")]
+        result_type: &'static str,
+    }
+    frame::encode(
+        &Response {
+            jsonrpc: JSONRPC,
+            id,
+            result: Closed {
+                meta: SubscriptionMeta(id),
+                result_type: "complete",
+            },
+        },
+        128,
+        FrameKind::Result,
+    )
+}
+
+/// The params of `elicitation/create` in form mode.
+#[derive(Clone, Debug, Serialize)]
+pub struct ElicitForm<'a> {
+    message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mode: Option<&'static str>,
+    #[serde(rename = "requestedSchema")]
+    requested_schema: &'a Value,
+}
+
+impl<'a> ElicitForm<'a> {
+    /// The form as a session of `version` takes it.
+    pub fn new(message: &'a str, requested_schema: &'a Value, version: ProtocolVersion) -> Self {
+        ElicitForm {
+            message,
+            mode: version.carries().elicitation_mode.then_some("form"),
+            requested_schema,
+        }
+    }
+}
+
+/// A question for the client: a legacy server request's `method` and
+/// `params`, or one entry of a 2026-07-28 `inputRequests` map (the same
+/// `{method, params}` object).
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "method", content = "params")]
+pub enum InputRequest<'a> {
+    /// `elicitation/create`.
+    #[serde(rename = "elicitation/create")]
+    Elicit(ElicitForm<'a>),
+    /// `sampling/createMessage`.
+    #[serde(rename = "sampling/createMessage")]
+    Sample(CreateMessageParams<'a>),
+}
+
+/// A request to the client (legacy sessions): `elicitation/create` or
+/// `sampling/createMessage`.
+pub fn client_request(id: &RawValue, request: &InputRequest<'_>) -> Frame {
+    #[derive(Serialize)]
+    struct ClientRequest<'a> {
+        jsonrpc: &'static str,
+        id: &'a RawValue,
+        #[serde(flatten)]
+        request: &'a InputRequest<'a>,
+    }
+    frame::encode(
+        &ClientRequest {
+            jsonrpc: JSONRPC,
+            id,
+            request,
+        },
+        256,
+        FrameKind::Message,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outgoing::tests::{raw, text};
+
+    #[test]
+    fn elicitation_gains_a_mode_in_2025_11_25() {
+        let schema = serde_json::json!({"type": "object"});
+        let old = ElicitForm::new("q", &schema, ProtocolVersion::V2025_06_18);
+        let new = ElicitForm::new("q", &schema, ProtocolVersion::V2025_11_25);
+        assert_eq!(
+            serde_json::to_string(&old).unwrap(),
+            "{\"message\":\"q\",\"requestedSchema\":{\"type\":\"object\"}}"
+        );
+        assert_eq!(
+            serde_json::to_string(&new).unwrap(),
+            "{\"message\":\"q\",\"mode\":\"form\",\"requestedSchema\":{\"type\":\"object\"}}"
+        );
+    }
+
+    #[test]
+    fn client_requests_put_method_and_params_after_the_id() {
+        let schema = serde_json::json!({"type": "object"});
+        let form = ElicitForm::new("q", &schema, ProtocolVersion::V2025_06_18);
+        assert_eq!(
+            text(client_request(&raw("\"s1\""), &InputRequest::Elicit(form))),
+            "{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"elicitation/create\",\
+             \"params\":{\"message\":\"q\",\"requestedSchema\":{\"type\":\"object\"}}}\n"
+        );
+    }
+
+    #[test]
+    fn notifications_are_typed() {
+        let id = raw("3");
+        assert_eq!(
+            text(tools_list_changed(None)),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{}}\n"
+        );
+        assert_eq!(
+            text(subscription_acknowledged(&id, true)),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":\
+             {\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":3},\"notifications\":{\"toolsListChanged\":true}}}\n"
+        );
+        assert_eq!(
+            text(subscription_closed(&id)),
+            "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":3},\"resultType\":\"complete\"}}\n"
+        );
+        assert_eq!(
+            text(progress(&Value::from("t"), 1.0, Some(2.0), None)),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1.0,\"progressToken\":\"t\",\"total\":2.0}}\n"
+        );
+    }
+}

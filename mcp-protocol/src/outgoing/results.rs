@@ -1,0 +1,486 @@
+//! The results of each method (`tools/call`'s in `call.rs`), and
+//! [`Reply`], which closes a result the way the request's revision needs
+//! (`resultType`, `_meta`, cache hints).
+
+use super::notify::InputRequest;
+use super::{JSONRPC, Response};
+use crate::ProtocolVersion;
+use crate::frame::{self, Frame, FrameKind, Spliced};
+use crate::meta;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::sync::Arc;
+
+/// `Implementation`: a name, a version and (from 2025-06-18) a title.
+#[derive(Debug, Serialize)]
+pub struct Implementation<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    version: &'a str,
+}
+
+impl<'a> Implementation<'a> {
+    /// The implementation as a session of `revision` sees it.
+    pub fn new(
+        name: &'a str,
+        version: &'a str,
+        title: Option<&'a str>,
+        revision: ProtocolVersion,
+    ) -> Self {
+        Implementation {
+            name,
+            title: title.filter(|_| revision.carries().structured_output),
+            version,
+        }
+    }
+}
+
+/// The `_meta` of 2026-07-28 results: the server's identity, serialized once.
+pub fn server_meta(info: &Implementation<'_>) -> Box<RawValue> {
+    struct ServerMeta<'a>(&'a Implementation<'a>);
+    impl Serialize for ServerMeta<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut map = serializer.serialize_map(Some(1))?;
+            map.serialize_entry(meta::SERVER_INFO, self.0)?;
+            map.end()
+        }
+    }
+    serde_json::value::to_raw_value(&ServerMeta(info)).unwrap_or_else(|_| empty_object())
+}
+
+fn empty_object() -> Box<RawValue> {
+    RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| unreachable!("`{{}}` is JSON"))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+struct ToolsCapability {
+    #[serde(rename = "listChanged")]
+    list_changed: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+struct Empty {}
+
+/// The `capabilities` of `initialize` and `server/discover`: which keys a
+/// server sets is decided by the methods it serves in the era (the session's
+/// method table), not here.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ServerCapabilities {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    logging: Option<Empty>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<ToolsCapability>,
+}
+
+impl ServerCapabilities {
+    /// With `logging: {}`.
+    pub fn with_logging(self) -> Self {
+        ServerCapabilities {
+            logging: Some(Empty {}),
+            ..self
+        }
+    }
+
+    /// With `tools: {"listChanged": list_changed}`.
+    pub fn with_tools(self, list_changed: bool) -> Self {
+        ServerCapabilities {
+            tools: Some(ToolsCapability { list_changed }),
+            ..self
+        }
+    }
+}
+
+/// The result of `initialize`.
+#[derive(Debug, Serialize)]
+pub struct InitializeResult<'a> {
+    capabilities: ServerCapabilities,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+    #[serde(rename = "protocolVersion")]
+    protocol_version: &'static str,
+    #[serde(rename = "serverInfo")]
+    server_info: Implementation<'a>,
+}
+
+impl<'a> InitializeResult<'a> {
+    /// The handshake result for the negotiated `version`.
+    pub fn new(
+        version: ProtocolVersion,
+        server_info: Implementation<'a>,
+        instructions: Option<&'a str>,
+        capabilities: ServerCapabilities,
+    ) -> Self {
+        InitializeResult {
+            capabilities,
+            instructions,
+            protocol_version: version.as_str(),
+            server_info,
+        }
+    }
+}
+
+/// The result of `server/discover` (2026-07-28).
+#[derive(Debug, Serialize)]
+pub struct DiscoverResult<'a> {
+    capabilities: ServerCapabilities,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+    #[serde(rename = "supportedVersions")]
+    supported_versions: Vec<&'static str>,
+    #[serde(flatten)]
+    cache: CacheHints,
+}
+
+impl<'a> DiscoverResult<'a> {
+    /// What this server offers, cacheable for `ttl_ms`. `supported` is the
+    /// same list a `-32022` error on this connection names (the scenario
+    /// `server-stateless` of the conformance suite holds the two together):
+    /// a dual-era server lists its legacy versions too, reachable through
+    /// `initialize`, until the connection is locked to the 2026-07-28 era.
+    pub fn new(
+        instructions: Option<&'a str>,
+        ttl_ms: u64,
+        supported: Vec<&'static str>,
+        capabilities: ServerCapabilities,
+    ) -> Self {
+        DiscoverResult {
+            capabilities,
+            instructions,
+            supported_versions: supported,
+            cache: CacheHints::public(ttl_ms),
+        }
+    }
+}
+
+/// The result of a 2026-07-28 call that needs the user's input first.
+#[derive(Serialize)]
+struct InputRequired<'a> {
+    #[serde(rename = "inputRequests")]
+    input_requests: InputRequests<'a>,
+    #[serde(rename = "requestState")]
+    request_state: &'a str,
+}
+
+struct InputRequests<'a> {
+    key: &'a str,
+    request: &'a InputRequest<'a>,
+}
+
+impl Serialize for InputRequests<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry(self.key, self.request)?;
+        map.end()
+    }
+}
+
+/// `ttlMs` and `cacheScope`, on cacheable 2026-07-28 results: `public`
+/// (every client may share them) unless a `tools/list` is filtered for its
+/// caller (`private`: only the same authorization context may reuse it).
+#[derive(Debug, Serialize)]
+struct CacheHints {
+    #[serde(rename = "ttlMs")]
+    ttl_ms: u64,
+    #[serde(rename = "cacheScope")]
+    cache_scope: &'static str,
+}
+
+impl CacheHints {
+    fn public(ttl_ms: u64) -> CacheHints {
+        CacheHints {
+            ttl_ms,
+            cache_scope: "public",
+        }
+    }
+
+    fn private(ttl_ms: u64) -> CacheHints {
+        CacheHints {
+            ttl_ms,
+            cache_scope: "private",
+        }
+    }
+}
+
+/// The fields a `tools/list` result of `version` carries beside `tools`
+/// (and `_meta`, which a dump leaves out: it names the serving process), for
+/// tool dumps that stand in for a live `tools/list`.
+pub fn list_result_fields(version: ProtocolVersion, ttl_ms: u64) -> serde_json::Map<String, Value> {
+    #[derive(Serialize)]
+    struct Fields {
+        #[serde(flatten)]
+        cache: CacheHints,
+        #[serde(rename = "resultType")]
+        result_type: &'static str,
+    }
+    if !version.carries().envelope {
+        return serde_json::Map::new();
+    }
+    let fields = Fields {
+        cache: CacheHints::public(ttl_ms),
+        result_type: "complete",
+    };
+    match serde_json::to_value(fields) {
+        Ok(Value::Object(map)) => map,
+        _ => unreachable!("a struct of plain fields serializes to an object"),
+    }
+}
+
+/// The fields every 2026-07-28 result ends with.
+#[derive(Serialize)]
+pub(super) struct Trailer<'a> {
+    #[serde(rename = "resultType")]
+    pub(super) result_type: &'static str,
+    #[serde(rename = "_meta")]
+    pub(super) meta: &'a RawValue,
+}
+
+/// A result body followed by the revision's closing fields.
+#[derive(Serialize)]
+struct Closed<'a, B> {
+    #[serde(flatten)]
+    body: B,
+    #[serde(flatten)]
+    trailer: Option<Trailer<'a>>,
+}
+
+/// `tools/list` result fields: the page itself is shared.
+#[derive(Serialize)]
+struct ListTools<'a> {
+    tools: Spliced,
+    #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<&'a str>,
+    #[serde(flatten)]
+    cache: Option<CacheHints>,
+}
+
+/// The response to one request: its id and revision decide every
+/// per-version field of the result.
+#[derive(Clone, Copy, Debug)]
+pub struct Reply<'a> {
+    pub(super) id: &'a RawValue,
+    pub(super) version: ProtocolVersion,
+    /// The server's identity as 2026-07-28 results carry it in `_meta`.
+    pub(super) server_meta: &'a RawValue,
+}
+
+impl<'a> Reply<'a> {
+    /// A reply to request `id` of a session or request of `version`.
+    pub fn new(id: &'a RawValue, version: ProtocolVersion, server_meta: &'a RawValue) -> Self {
+        Reply {
+            id,
+            version,
+            server_meta,
+        }
+    }
+
+    pub(super) fn trailer(&self, result_type: &'static str) -> Option<Trailer<'a>> {
+        self.version.carries().envelope.then_some(Trailer {
+            result_type,
+            meta: self.server_meta,
+        })
+    }
+
+    fn send<B: Serialize>(&self, body: B, result_type: &'static str, capacity: usize) -> Frame {
+        let result = Closed {
+            body,
+            trailer: self.trailer(result_type),
+        };
+        frame::encode(
+            &Response {
+                jsonrpc: JSONRPC,
+                id: self.id,
+                result,
+            },
+            capacity + self.id.get().len() + 160,
+            FrameKind::Result,
+        )
+    }
+
+    /// An empty result, `{}` (legacy `ping` and `logging/setLevel`).
+    pub fn empty(&self) -> Frame {
+        self.send(Empty {}, "complete", 0)
+    }
+
+    /// The `initialize` result.
+    pub fn initialize(&self, result: &InitializeResult<'_>) -> Frame {
+        self.send(result, "complete", 256)
+    }
+
+    /// The `server/discover` result.
+    pub fn discover(&self, result: &DiscoverResult<'_>) -> Frame {
+        self.send(result, "complete", 256)
+    }
+
+    /// A `tools/list` page: `tools` is the page's JSON array, shared.
+    pub fn tools_page(
+        &self,
+        tools: Arc<str>,
+        next_cursor: Option<&str>,
+        ttl_ms: u64,
+        per_caller: bool,
+    ) -> Frame {
+        let body = ListTools {
+            tools: Spliced,
+            next_cursor,
+            cache: self.version.carries().envelope.then(|| {
+                if per_caller {
+                    CacheHints::private(ttl_ms)
+                } else {
+                    CacheHints::public(ttl_ms)
+                }
+            }),
+        };
+        let result = Closed {
+            body,
+            trailer: self.trailer("complete"),
+        };
+        frame::encode_shared(
+            &Response {
+                jsonrpc: JSONRPC,
+                id: self.id,
+                result,
+            },
+            tools,
+        )
+    }
+
+    /// A 2026-07-28 `input_required` result: the question and the sealed state.
+    pub fn input_required(
+        &self,
+        key: &str,
+        request: &InputRequest<'_>,
+        request_state: &str,
+    ) -> Frame {
+        let body = InputRequired {
+            input_requests: InputRequests { key, request },
+            request_state,
+        };
+        self.send(body, "input_required", 256 + request_state.len())
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::outgoing::CallToolResult;
+    use crate::outgoing::tests::{raw, text};
+
+    pub(crate) fn meta() -> Box<RawValue> {
+        server_meta(&Implementation::new(
+            "s",
+            "1",
+            Some("S"),
+            ProtocolVersion::LATEST,
+        ))
+    }
+
+    #[test]
+    fn only_modern_results_carry_result_type_and_server_meta() {
+        let id = raw("7");
+        let meta = meta();
+        let legacy = Reply::new(&id, ProtocolVersion::V2025_11_25, &meta);
+        assert_eq!(
+            text(legacy.empty()),
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n"
+        );
+        let modern = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
+        assert_eq!(
+            text(modern.call_result(&CallToolResult::Error("no"))),
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"no\"}],\
+             \"isError\":true,\"resultType\":\"complete\",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":\
+             {\"name\":\"s\",\"title\":\"S\",\"version\":\"1\"}}}}\n"
+        );
+    }
+
+    #[test]
+    fn discovery_and_handshake_results() {
+        let id = raw("1");
+        let meta = meta();
+        let modern = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
+        let discover: Value = serde_json::from_slice(
+            &modern
+                .discover(&DiscoverResult::new(
+                    Some("hi"),
+                    9,
+                    vec!["2026-07-28"],
+                    ServerCapabilities::default().with_tools(true),
+                ))
+                .into_bytes(),
+        )
+        .unwrap();
+        let result = &discover["result"];
+        assert_eq!(
+            result["supportedVersions"],
+            serde_json::json!(["2026-07-28"])
+        );
+        assert_eq!(
+            (result["ttlMs"].as_u64(), result["cacheScope"].as_str()),
+            (Some(9), Some("public"))
+        );
+        assert_eq!(result["resultType"], "complete");
+        assert_eq!(
+            result["_meta"]["io.modelcontextprotocol/serverInfo"]["title"],
+            "S"
+        );
+        let v = ProtocolVersion::V2024_11_05;
+        let legacy = Reply::new(&id, v, &meta);
+        let info = Implementation::new("s", "1", Some("S"), v);
+        assert_eq!(
+            text(
+                legacy.initialize(&InitializeResult::new(
+                    v,
+                    info,
+                    None,
+                    ServerCapabilities::default()
+                        .with_logging()
+                        .with_tools(true)
+                ))
+            ),
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"capabilities\":{\"logging\":{},\"tools\":{\"listChanged\":true}},\
+             \"protocolVersion\":\"2024-11-05\",\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n"
+        );
+    }
+
+    #[test]
+    fn only_modern_lists_carry_cache_hints() {
+        let id = raw("1");
+        let meta = meta();
+        let legacy = Reply::new(&id, ProtocolVersion::V2025_06_18, &meta);
+        assert_eq!(
+            text(legacy.tools_page(Arc::from("[{\"name\":\"a\"}]"), Some("c"), 5, false)),
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"a\"}],\"nextCursor\":\"c\"}}\n"
+        );
+        let modern = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
+        let page = text(modern.tools_page(Arc::from("[]"), None, 5, false));
+        assert!(
+            page.starts_with("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[],\"ttlMs\":5,\"cacheScope\":\"public\",\"resultType\":\"complete\",\"_meta\":{"),
+            "{page}"
+        );
+        let private = text(modern.tools_page(Arc::from("[]"), None, 5, true));
+        assert!(private.contains("\"cacheScope\":\"private\""), "{private}");
+    }
+
+    #[test]
+    fn input_required_carries_the_question_and_the_state() {
+        let id = raw("2");
+        let meta = meta();
+        let schema = serde_json::json!({});
+        let form = InputRequest::Elicit(super::super::ElicitForm::new(
+            "q",
+            &schema,
+            ProtocolVersion::V2026_07_28,
+        ));
+        let reply = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
+        let frame: Value =
+            serde_json::from_slice(&reply.input_required("k", &form, "s.t").into_bytes()).unwrap();
+        assert_eq!(
+            frame["result"]["inputRequests"]["k"]["method"],
+            "elicitation/create"
+        );
+        assert_eq!(frame["result"]["requestState"], "s.t");
+        assert_eq!(frame["result"]["resultType"], "input_required");
+    }
+}
