@@ -126,9 +126,8 @@ pub trait Handler: Send + Sync + 'static {
     /// `-32601`.
     fn request(&self, request: ServerRequest) -> BoxFuture<'_, Result<Box<RawValue>, RpcError>> {
         Box::pin(async move {
-            let mut error = RpcError::new(-32601, "Method not found");
-            error.data = Some(serde_json::json!({"method": request.method}));
-            Err(error)
+            Err(RpcError::method_not_found("Method not found")
+                .with_data(serde_json::json!({"method": request.method})))
         })
     }
 
@@ -607,18 +606,14 @@ impl Router {
         let key = id.get().to_owned();
         if running.len() >= self.shared.config.max_server_requests || running.contains_key(&key) {
             let error = if running.contains_key(&key) {
-                RpcError::new(
-                    -32600,
+                RpcError::invalid_request(
                     "Invalid request: this id is already in use by a request in progress",
                 )
             } else {
-                RpcError::new(
-                    -32603,
-                    format!(
-                        "Internal error: the client is already answering {} requests",
-                        running.len()
-                    ),
-                )
+                RpcError::internal_error(format!(
+                    "Internal error: the client is already answering {} requests",
+                    running.len()
+                ))
             };
             drop(running);
             tokio::spawn(async move { reply(&shared, &id, Err(&error)).await });

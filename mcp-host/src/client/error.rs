@@ -1,41 +1,11 @@
 //! The one error type of the client machinery.
 
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::time::Duration;
 
-/// A JSON-RPC error object, as a server answers it: `{code, message, data?}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RpcError {
-    /// The error code (`-32601` method not found, `-32602` invalid params, …).
-    pub code: i64,
-    /// The server's short description.
-    pub message: String,
-    /// Whatever the server attached.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data: Option<serde_json::Value>,
-}
-
-impl RpcError {
-    /// An error object with no `data`.
-    pub fn new(code: i64, message: impl Into<String>) -> Self {
-        RpcError {
-            code,
-            message: message.into(),
-            data: None,
-        }
-    }
-}
-
-impl fmt::Display for RpcError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (code {})", self.message, self.code)?;
-        if let Some(data) = &self.data {
-            write!(f, "; data: {data}")?;
-        }
-        Ok(())
-    }
-}
+/// A JSON-RPC error object (`{code, message, data?}`), the protocol
+/// crate's own.
+pub use mcp_protocol::RpcError;
 
 /// Why a request, a notification or a connection failed.
 ///
@@ -162,7 +132,17 @@ impl fmt::Display for ClientError {
                 "no response to `{method}` within {:.1} s; the request was cancelled",
                 after.as_secs_f64()
             ),
-            ClientError::Rpc(error) => write!(f, "the server answered an error: {error}"),
+            ClientError::Rpc(error) => {
+                write!(
+                    f,
+                    "the server answered an error: {} (code {})",
+                    error.message, error.code
+                )?;
+                if let Some(data) = &error.data {
+                    write!(f, "; data: {data}")?;
+                }
+                Ok(())
+            }
             ClientError::Malformed { reason } => {
                 write!(f, "the server sent a malformed message: {reason}")
             }

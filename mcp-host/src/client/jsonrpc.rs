@@ -222,7 +222,7 @@ mod tests {
         );
         let id = RawValue::from_string(r#""a""#.into()).unwrap();
         assert_eq!(
-            response(&id, Err(&RpcError::new(-32601, "no"))),
+            response(&id, Err(&RpcError::method_not_found("no"))),
             r#"{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"no"}}"#
         );
         assert_eq!(

@@ -241,7 +241,9 @@ impl Handler for Recorder {
                     serde_json::json!({"action": "accept", "content": {"name": "Ada"}}),
                 ))
             } else {
-                Err(mcp_host::client::RpcError::new(-32601, "Method not found"))
+                Err(mcp_host::client::RpcError::method_not_found(
+                    "Method not found",
+                ))
             }
         })
     }
