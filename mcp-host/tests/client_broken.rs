@@ -412,3 +412,53 @@ fn a_server_request_the_server_cancels_is_not_answered() {
         drop(client);
     });
 }
+
+#[test]
+fn close_asks_with_eof_then_sigterm_before_it_kills() {
+    run(async {
+        use mcp_host::client::{Incoming, Transport};
+        // Ignores the EOF on its stdin; leaves on SIGTERM, saying so.
+        let script = "trap 'echo got TERM >&2; exit 0' TERM; while true; do sleep 0.1; done";
+        let mut config = StdioConfig::new("stubborn", "sh").args(["-c", script]);
+        config.close_grace = Duration::from_millis(300);
+        let (transport, mut inbox) = StdioTransport::spawn(config).unwrap();
+        let started = Instant::now();
+        transport.close().await;
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        let closed = loop {
+            match inbox.recv().await {
+                Some(Incoming::Closed(reason)) => break reason,
+                Some(_) => continue,
+                None => panic!("no close reported"),
+            }
+        };
+        match closed {
+            ClientError::Exited { status, stderr, .. } => {
+                assert_eq!(status, "exit status: 0");
+                assert_eq!(stderr, "got TERM");
+            }
+            other => panic!("{other:?}"),
+        }
+        // One that ignores SIGTERM too is killed.
+        let mut config = StdioConfig::new("deaf", "sh")
+            .args(["-c", "trap '' TERM; while true; do sleep 0.1; done"]);
+        config.close_grace = Duration::from_millis(200);
+        let (transport, mut inbox) = StdioTransport::spawn(config).unwrap();
+        transport.close().await;
+        let closed = loop {
+            match inbox.recv().await {
+                Some(Incoming::Closed(reason)) => break reason,
+                Some(_) => continue,
+                None => panic!("no close reported"),
+            }
+        };
+        assert!(
+            matches!(closed, ClientError::Exited { ref status, .. } if status.contains("SIGKILL")),
+            "{closed:?}"
+        );
+    });
+}

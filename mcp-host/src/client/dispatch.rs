@@ -190,6 +190,20 @@ impl Shared {
         }
     }
 
+    /// A send failed with `error`: if it means the connection is over (the
+    /// process exited, the session expired), mark it so now, not only once
+    /// the transport's own report comes through the inbox (the layer above
+    /// would find it alive meanwhile). An HTTP `Disconnected` concerns that
+    /// one request (a refused connect, a reset): the next may succeed.
+    fn lost(&self, error: &ClientError) {
+        if matches!(
+            error,
+            ClientError::Exited { .. } | ClientError::SessionExpired | ClientError::Closed
+        ) {
+            self.shut(error.clone());
+        }
+    }
+
     /// Sends `notifications/cancelled` for `id` in the background (a drop
     /// cannot wait).
     fn cancel(self: &Arc<Self>, id: u64, method: &str, reason: &'static str, notify: bool) {
@@ -375,7 +389,11 @@ impl Dispatcher {
         };
         let timeout = options.timeout.unwrap_or(shared.config.default_timeout);
         let exchange = async {
-            shared.transport.send(message).await?;
+            shared
+                .transport
+                .send(message)
+                .await
+                .inspect_err(|e| shared.lost(e))?;
             // A dropped sender means the dispatcher was dropped.
             answer.await.unwrap_or(Err(ClientError::Closed))
         };
@@ -414,7 +432,8 @@ impl Dispatcher {
             request_id: None,
             headers: headers.to_vec(),
         };
-        self.shared.transport.send(message).await
+        let sent = self.shared.transport.send(message).await;
+        sent.inspect_err(|e| self.shared.lost(e))
     }
 
     /// Opens the transport's channel for unprompted server messages (the

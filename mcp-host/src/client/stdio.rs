@@ -42,7 +42,8 @@ pub struct StdioConfig {
     /// child's stdout is no longer read (back-pressure). Default 64.
     pub inbox_capacity: usize,
     /// How long [`Transport::close`] waits for the child to exit after its
-    /// stdin is closed, before killing it. Default 2 s.
+    /// stdin is closed, and again after SIGTERM (on Unix), before killing
+    /// it. Default 2 s.
     pub close_grace: Duration,
 }
 
@@ -94,7 +95,7 @@ pub struct StdioTransport {
     closed: watch::Receiver<Option<ClientError>>,
     exit: watch::Receiver<Option<ExitStatus>>,
     /// Dropping the last sender (this one and the reader's) kills the child.
-    kill: Mutex<Option<mpsc::Sender<()>>>,
+    kill: Mutex<Option<mpsc::Sender<Stop>>>,
     tasks: Vec<AbortHandle>,
     close_grace: Duration,
 }
@@ -244,11 +245,13 @@ impl Transport for StdioTransport {
                 tracing::debug!(server = %self.name, "the server did not exit when its stdin closed; killing it");
             }
             let kill = self.kill.lock().unwrap_or_else(|e| e.into_inner()).take();
-            if let Some(kill) = kill {
-                let _ = kill.try_send(());
+            if let Some(kill) = kill
+                && !exited
+            {
+                let _ = kill.try_send(Stop::Terminate(self.close_grace));
             }
-            let _ =
-                tokio::time::timeout(Duration::from_secs(2), exit.wait_for(Option::is_some)).await;
+            let wait = self.close_grace + Duration::from_secs(2);
+            let _ = tokio::time::timeout(wait, exit.wait_for(Option::is_some)).await;
         })
     }
 }
@@ -263,16 +266,34 @@ impl Drop for StdioTransport {
     }
 }
 
-/// Owns the child: reports its exit, kills it when asked or when every
-/// kill sender is gone.
+/// How the supervisor is asked to stop the child.
+#[derive(Debug)]
+enum Stop {
+    /// SIGTERM (on Unix), then SIGKILL if it still runs after this long.
+    Terminate(Duration),
+    /// SIGKILL now.
+    Kill,
+}
+
+/// Owns the child: reports its exit, stops it when asked, kills it when
+/// every sender of `stop` is gone (the transport was dropped).
 async fn supervise(
     mut child: Child,
-    mut kill: mpsc::Receiver<()>,
+    mut stop: mpsc::Receiver<Stop>,
     exit: watch::Sender<Option<ExitStatus>>,
 ) {
     let status = tokio::select! {
         status = child.wait() => status,
-        _ = kill.recv() => {
+        request = stop.recv() => {
+            if let Some(Stop::Terminate(grace)) = request {
+                terminate(&child);
+                if let Ok(status) = tokio::time::timeout(grace, child.wait()).await {
+                    if let Ok(status) = status {
+                        let _ = exit.send(Some(status));
+                    }
+                    return;
+                }
+            }
             let _ = child.start_kill();
             child.wait().await
         }
@@ -281,6 +302,23 @@ async fn supervise(
         let _ = exit.send(Some(status));
     }
 }
+
+/// Sends SIGTERM: the child has not been reaped (the supervisor alone waits
+/// for it), so its pid is still its own.
+#[cfg(unix)]
+fn terminate(child: &Child) {
+    let pid = child
+        .id()
+        .and_then(|id| i32::try_from(id).ok())
+        .and_then(rustix::process::Pid::from_raw);
+    if let Some(pid) = pid {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+    }
+}
+
+/// No gentler signal than the kill elsewhere.
+#[cfg(not(unix))]
+fn terminate(_: &Child) {}
 
 /// Forwards stderr to `tracing`, line by line, keeping the last few lines
 /// for the exit report.
@@ -311,7 +349,7 @@ struct Reader {
     inbox: InboxSender,
     exit: watch::Receiver<Option<ExitStatus>>,
     closed: watch::Sender<Option<ClientError>>,
-    kill: mpsc::Sender<()>,
+    kill: mpsc::Sender<Stop>,
     tail: Arc<Mutex<VecDeque<String>>>,
     stderr_done: oneshot::Receiver<()>,
 }
@@ -372,7 +410,7 @@ impl Reader {
             Some(status) => status,
             None => {
                 // Its stdout closed but it runs on: it cannot be talked to.
-                let _ = self.kill.try_send(());
+                let _ = self.kill.try_send(Stop::Kill);
                 match read_error {
                     Some(error) => format!("reading its stdout failed ({error}); it was killed"),
                     None => "it closed its stdout; it was killed".to_owned(),
