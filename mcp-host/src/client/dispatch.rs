@@ -1,0 +1,671 @@
+//! The dispatcher: requests and their answers over one transport.
+//!
+//! One routing task reads the inbox in order and never waits on a handler:
+//! answers go to the caller waiting for them, server requests run as tasks
+//! of their own (bounded), notifications go through a bounded queue to one
+//! task that hands them to the handler in order (dropped, with a warning,
+//! when the handler falls that far behind). So a slow handler cannot stop
+//! the answers to our requests, and memory stays bounded whatever the
+//! server sends.
+
+use super::error::{ClientError, RpcError, excerpt};
+use super::jsonrpc::{self, Message, ServerRequestId};
+use super::transport::{BoxFuture, Inbox, Incoming, Outgoing, Transport};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::AbortHandle;
+
+/// The default timeout of a request (60 s, as `mcp-host --tool-timeout`).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Limits and defaults of a [`Dispatcher`].
+#[derive(Debug, Clone)]
+pub struct DispatcherConfig {
+    /// The server's name in the configuration (for the log and errors).
+    pub name: String,
+    /// The timeout of a request whose options name none. Default
+    /// [`DEFAULT_TIMEOUT`].
+    pub default_timeout: Duration,
+    /// How many of our requests may wait for an answer at once; one more
+    /// fails with [`ClientError::TooManyPending`]. Default 1024.
+    pub max_pending: usize,
+    /// How many server notifications may wait for the handler; past that
+    /// they are dropped with a warning. Default 256.
+    pub max_buffered_notifications: usize,
+    /// How many bytes of notifications may wait for the handler, all told;
+    /// past that they are dropped too. Default 16 MiB.
+    pub max_buffered_notification_bytes: usize,
+    /// How many server requests may run at once; one more is answered with
+    /// an error at once. Default 16.
+    pub max_server_requests: usize,
+}
+
+impl DispatcherConfig {
+    /// The defaults, for the server called `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        DispatcherConfig {
+            name: name.into(),
+            default_timeout: DEFAULT_TIMEOUT,
+            max_pending: 1024,
+            max_buffered_notifications: 256,
+            max_buffered_notification_bytes: 16 * 1024 * 1024,
+            max_server_requests: 16,
+        }
+    }
+}
+
+/// How one request is sent.
+#[derive(Debug, Clone)]
+pub struct RequestOptions {
+    /// How long to wait for the answer; the dispatcher's default when
+    /// `None`. `Duration::MAX` waits as long as the connection lasts.
+    pub timeout: Option<Duration>,
+    /// HTTP headers for this request only, after the connection's own.
+    pub headers: Vec<(String, String)>,
+    /// Whether a timeout or a dropped caller sends `notifications/cancelled`
+    /// (true by default). `initialize` is not cancellable, and on 2026-07-28
+    /// HTTP dropping the response stream is the cancellation.
+    pub cancel_notification: bool,
+}
+
+impl Default for RequestOptions {
+    fn default() -> Self {
+        RequestOptions {
+            timeout: None,
+            headers: Vec::new(),
+            cancel_notification: true,
+        }
+    }
+}
+
+impl RequestOptions {
+    /// The defaults with this timeout.
+    pub fn timeout(timeout: Duration) -> Self {
+        RequestOptions {
+            timeout: Some(timeout),
+            ..RequestOptions::default()
+        }
+    }
+
+    /// Adds an HTTP header for this request.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+}
+
+/// A request the server makes of us.
+#[derive(Debug)]
+pub struct ServerRequest {
+    /// Its method (`sampling/createMessage`, `elicitation/create`, `roots/list`).
+    pub method: String,
+    /// Its params, unparsed.
+    pub params: Option<Box<RawValue>>,
+}
+
+/// A notification from the server.
+#[derive(Debug)]
+pub struct ServerNotification {
+    /// Its method (`notifications/progress`, `notifications/message`, …).
+    pub method: String,
+    /// Its params, unparsed.
+    pub params: Option<Box<RawValue>>,
+}
+
+/// What the layer above does with what the server sends unasked.
+///
+/// `ping` is answered by the dispatcher itself.
+pub trait Handler: Send + Sync + 'static {
+    /// Answers a server request; the default refuses every method with
+    /// `-32601`.
+    fn request(&self, request: ServerRequest) -> BoxFuture<'_, Result<Box<RawValue>, RpcError>> {
+        Box::pin(async move {
+            Err(RpcError::method_not_found("Method not found")
+                .with_data(serde_json::json!({"method": request.method})))
+        })
+    }
+
+    /// Takes a notification; the default ignores it. Called in arrival
+    /// order, one at a time.
+    fn notification(&self, notification: ServerNotification) -> BoxFuture<'_, ()> {
+        let _ = notification;
+        Box::pin(async {})
+    }
+}
+
+/// A [`Handler`] that refuses every request and ignores every notification.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoHandler;
+
+impl Handler for NoHandler {}
+
+type Answer = Result<Box<RawValue>, ClientError>;
+
+#[derive(Default)]
+struct State {
+    pending: HashMap<u64, oneshot::Sender<Answer>>,
+    /// Set once the connection is over; every later request fails with it.
+    closed: Option<ClientError>,
+}
+
+struct Shared {
+    config: DispatcherConfig,
+    transport: Box<dyn Transport>,
+    state: Mutex<State>,
+    next_id: AtomicU64,
+    /// The server's requests being answered, by the JSON text of their id.
+    server_requests: Mutex<HashMap<String, AbortHandle>>,
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Marks the connection over and fails every waiting request with `reason`.
+    fn shut(&self, reason: ClientError) {
+        let pending = {
+            let mut state = self.lock();
+            if state.closed.is_none() {
+                state.closed = Some(reason.clone());
+            }
+            std::mem::take(&mut state.pending)
+        };
+        for (_, waiter) in pending {
+            let _ = waiter.send(Err(reason.clone()));
+        }
+        for (_, task) in self
+            .server_requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain()
+        {
+            task.abort();
+        }
+    }
+
+    /// A send failed with `error`: if it means the connection is over (the
+    /// process exited, the session expired), mark it so now, not only once
+    /// the transport's own report comes through the inbox (the layer above
+    /// would find it alive meanwhile). An HTTP `Disconnected` concerns that
+    /// one request (a refused connect, a reset): the next may succeed.
+    fn lost(&self, error: &ClientError) {
+        if matches!(
+            error,
+            ClientError::Exited { .. } | ClientError::SessionExpired | ClientError::Closed
+        ) {
+            self.shut(error.clone());
+        }
+    }
+
+    /// Sends `notifications/cancelled` for `id` in the background (a drop
+    /// cannot wait).
+    fn cancel(self: &Arc<Self>, id: u64, method: &str, reason: &'static str, notify: bool) {
+        self.transport.abandon(id);
+        tracing::debug!(server = %self.config.name, id, method, reason, "request cancelled");
+        if !notify || self.lock().closed.is_some() {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let shared = Arc::clone(self);
+        runtime.spawn(async move {
+            let message = Outgoing::new(jsonrpc::cancelled(id, reason), None);
+            if let Err(error) = shared.transport.send(message).await {
+                tracing::debug!(server = %shared.config.name, id, %error, "the cancellation could not be sent");
+            }
+        });
+    }
+}
+
+/// Requests and their answers over one connection, and the server's own
+/// messages handed to a [`Handler`].
+///
+/// Ids are unique per connection (1, 2, 3, …). Dropping the dispatcher
+/// stops its tasks and drops the transport (which kills a stdio child).
+pub struct Dispatcher {
+    shared: Arc<Shared>,
+    tasks: Vec<AbortHandle>,
+}
+
+impl fmt::Debug for Dispatcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Dispatcher")
+            .field("server", &self.shared.config.name)
+            .field("transport", &self.shared.transport)
+            .field("closed", &self.closed_reason())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Dispatcher {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+        self.shared.shut(ClientError::Closed);
+    }
+}
+
+/// Cancels a request that is dropped or times out before its answer.
+struct PendingGuard<'a> {
+    shared: &'a Arc<Shared>,
+    id: u64,
+    method: &'a str,
+    notify: bool,
+    armed: bool,
+    reason: &'static str,
+}
+
+impl PendingGuard<'_> {
+    /// The request is over without a cancellation (answered, or never sent).
+    fn forget(&mut self) {
+        self.armed = false;
+        self.shared.lock().pending.remove(&self.id);
+    }
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        // Still pending means unanswered: cancel it. Gone means the answer
+        // won the race and there is nothing to cancel.
+        if self.shared.lock().pending.remove(&self.id).is_some() {
+            self.shared
+                .cancel(self.id, self.method, self.reason, self.notify);
+        }
+    }
+}
+
+impl Dispatcher {
+    /// Starts routing the messages of `inbox`; `transport` sends. Must be
+    /// called inside a tokio runtime.
+    pub fn new(
+        transport: Box<dyn Transport>,
+        inbox: Inbox,
+        handler: Arc<dyn Handler>,
+        config: DispatcherConfig,
+    ) -> Self {
+        let (notify_tx, notify_rx) = mpsc::channel(config.max_buffered_notifications.max(1));
+        let shared = Arc::new(Shared {
+            config,
+            transport,
+            state: Mutex::new(State::default()),
+            next_id: AtomicU64::new(1),
+            server_requests: Mutex::new(HashMap::new()),
+        });
+        let queued = Arc::new(AtomicUsize::new(0));
+        let router = Router {
+            shared: Arc::clone(&shared),
+            handler: Arc::clone(&handler),
+            notifications: notify_tx,
+            queued: Arc::clone(&queued),
+            dropped: 0,
+        };
+        let router = tokio::spawn(router.run(inbox));
+        let notifier = tokio::spawn(deliver_notifications(handler, notify_rx, queued));
+        Dispatcher {
+            shared,
+            tasks: vec![router.abort_handle(), notifier.abort_handle()],
+        }
+    }
+
+    /// The server's name.
+    pub fn name(&self) -> &str {
+        &self.shared.config.name
+    }
+
+    /// Sets the HTTP headers of every later request of this connection
+    /// (requests, notifications, answers, cancellations, the GET stream,
+    /// the DELETE), e.g. `MCP-Protocol-Version` once a legacy handshake
+    /// chose it. See [`Transport::set_headers`].
+    pub fn set_headers(&self, headers: &[(String, String)]) -> Result<(), ClientError> {
+        self.shared.transport.set_headers(headers)
+    }
+
+    /// Why the connection is over, once it is.
+    pub fn closed_reason(&self) -> Option<ClientError> {
+        self.shared.lock().closed.clone()
+    }
+
+    /// Whether the connection is over (the server exited, the session
+    /// expired, [`close`](Self::close) was called).
+    pub fn is_closed(&self) -> bool {
+        self.shared.lock().closed.is_some()
+    }
+
+    /// How many requests wait for their answer.
+    pub fn pending(&self) -> usize {
+        self.shared.lock().pending.len()
+    }
+
+    /// Sends a request and waits for its result. A timeout, or dropping the
+    /// returned future, cancels the request: the server is told (see
+    /// [`RequestOptions::cancel_notification`]) and a late answer is
+    /// dropped.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        options: RequestOptions,
+    ) -> Result<Box<RawValue>, ClientError> {
+        let shared = &self.shared;
+        let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let answer = {
+            let mut state = shared.lock();
+            if let Some(reason) = &state.closed {
+                return Err(reason.clone());
+            }
+            if state.pending.len() >= shared.config.max_pending {
+                return Err(ClientError::TooManyPending {
+                    limit: shared.config.max_pending,
+                });
+            }
+            let (tx, rx) = oneshot::channel();
+            state.pending.insert(id, tx);
+            rx
+        };
+        let mut guard = PendingGuard {
+            shared,
+            id,
+            method,
+            notify: options.cancel_notification,
+            armed: true,
+            reason: "the caller stopped waiting",
+        };
+        let message = Outgoing {
+            body: jsonrpc::request(id, method, params),
+            request_id: Some(id),
+            headers: options.headers,
+        };
+        let timeout = options.timeout.unwrap_or(shared.config.default_timeout);
+        let exchange = async {
+            shared
+                .transport
+                .send(message)
+                .await
+                .inspect_err(|e| shared.lost(e))?;
+            // A dropped sender means the dispatcher was dropped.
+            answer.await.unwrap_or(Err(ClientError::Closed))
+        };
+        match tokio::time::timeout(timeout, exchange).await {
+            Ok(Ok(result)) => {
+                guard.forget();
+                Ok(result)
+            }
+            Ok(Err(error)) => {
+                guard.forget();
+                Err(error)
+            }
+            Err(_) => {
+                guard.reason = "timeout";
+                drop(guard);
+                Err(ClientError::Timeout {
+                    method: method.to_owned(),
+                    after: timeout,
+                })
+            }
+        }
+    }
+
+    /// Sends a notification.
+    pub async fn notify(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        headers: &[(String, String)],
+    ) -> Result<(), ClientError> {
+        if let Some(reason) = self.closed_reason() {
+            return Err(reason);
+        }
+        let message = Outgoing {
+            body: jsonrpc::notification(method, params),
+            request_id: None,
+            headers: headers.to_vec(),
+        };
+        let sent = self.shared.transport.send(message).await;
+        sent.inspect_err(|e| self.shared.lost(e))
+    }
+
+    /// Opens the transport's channel for unprompted server messages (the
+    /// legacy HTTP GET stream); nothing on stdio.
+    pub async fn listen(&self) -> Result<(), ClientError> {
+        self.shared.transport.listen().await
+    }
+
+    /// Ends the connection (DELETE of an HTTP session; stdin closed, then
+    /// the child killed if it lingers). Waiting requests fail with
+    /// [`ClientError::Closed`].
+    pub async fn close(&self) {
+        self.shared.shut(ClientError::Closed);
+        self.shared.transport.close().await;
+    }
+}
+
+/// What a queued notification counts against the byte bound.
+fn queued_size(notification: &ServerNotification) -> usize {
+    notification.method.len() + notification.params.as_ref().map_or(0, |p| p.get().len())
+}
+
+async fn deliver_notifications(
+    handler: Arc<dyn Handler>,
+    mut queue: mpsc::Receiver<ServerNotification>,
+    queued: Arc<AtomicUsize>,
+) {
+    while let Some(notification) = queue.recv().await {
+        queued.fetch_sub(queued_size(&notification), Ordering::Relaxed);
+        handler.notification(notification).await;
+    }
+}
+
+struct Router {
+    shared: Arc<Shared>,
+    handler: Arc<dyn Handler>,
+    notifications: mpsc::Sender<ServerNotification>,
+    /// Bytes of notifications in the queue.
+    queued: Arc<AtomicUsize>,
+    /// Notifications dropped since the last warning.
+    dropped: u64,
+}
+
+#[derive(Deserialize)]
+struct CancelledParams {
+    #[serde(rename = "requestId")]
+    request_id: Box<RawValue>,
+}
+
+/// At most this much of a bad message is quoted in the log.
+const EXCERPT: usize = 200;
+
+impl Router {
+    async fn run(mut self, mut inbox: Inbox) {
+        let name = self.shared.config.name.clone();
+        while let Some(incoming) = inbox.recv().await {
+            match incoming {
+                Incoming::Message(text) => match jsonrpc::parse(&text) {
+                    Ok(message) => self.route(message),
+                    Err(reason) => tracing::warn!(
+                        server = %name,
+                        "skipped a message that is not JSON-RPC ({reason}): {}",
+                        excerpt(&text, EXCERPT)
+                    ),
+                },
+                Incoming::Failed { id, error } => self.answer(id, Err(error)),
+                Incoming::Closed(reason) => {
+                    self.shared.shut(reason);
+                    return;
+                }
+            }
+        }
+        self.shared.shut(ClientError::Disconnected {
+            server: name,
+            reason: "the transport stopped".into(),
+        });
+    }
+
+    fn answer(&self, id: u64, answer: Answer) {
+        let waiter = self.shared.lock().pending.remove(&id);
+        match waiter {
+            Some(waiter) => {
+                let _ = waiter.send(answer);
+            }
+            None => tracing::warn!(
+                server = %self.shared.config.name,
+                id,
+                "dropped an answer to a request that is not waiting (unknown, cancelled or timed out)"
+            ),
+        }
+    }
+
+    fn route(&mut self, message: Message) {
+        match message {
+            Message::Response {
+                id: Some(id),
+                outcome,
+                ..
+            } => self.answer(id, outcome.map_err(ClientError::Rpc)),
+            Message::Response {
+                raw_id, outcome, ..
+            } => match (raw_id, outcome) {
+                (None, Err(error)) => tracing::warn!(
+                    server = %self.shared.config.name,
+                    "the server answered an error without an id: {error}"
+                ),
+                (raw_id, _) => tracing::warn!(
+                    server = %self.shared.config.name,
+                    id = raw_id.as_deref().map_or("none", RawValue::get),
+                    "dropped an answer whose id this client never sent"
+                ),
+            },
+            Message::Request { id, method, params } => self.server_request(id, method, params),
+            Message::Notification { method, params } => {
+                if method == "notifications/cancelled" {
+                    self.server_cancelled(params.as_deref());
+                }
+                let notification = ServerNotification { method, params };
+                let size = queued_size(&notification);
+                let budget = self.shared.config.max_buffered_notification_bytes;
+                let sent = if self.queued.load(Ordering::Relaxed) + size > budget {
+                    Err(mpsc::error::TrySendError::Full(notification))
+                } else {
+                    self.queued.fetch_add(size, Ordering::Relaxed);
+                    let sent = self.notifications.try_send(notification);
+                    if sent.is_err() {
+                        self.queued.fetch_sub(size, Ordering::Relaxed);
+                    }
+                    sent
+                };
+                match sent {
+                    Ok(()) => {
+                        if self.dropped > 0 {
+                            tracing::warn!(
+                                server = %self.shared.config.name,
+                                dropped = self.dropped,
+                                "the handler caught up; notifications were dropped meanwhile"
+                            );
+                            self.dropped = 0;
+                        }
+                    }
+                    Err(mpsc::error::TrySendError::Full(_)) => {
+                        if self.dropped == 0 {
+                            tracing::warn!(
+                                server = %self.shared.config.name,
+                                limit = self.shared.config.max_buffered_notifications,
+                                "dropping notifications: the handler fell behind"
+                            );
+                        }
+                        self.dropped += 1;
+                    }
+                    Err(mpsc::error::TrySendError::Closed(_)) => {}
+                }
+            }
+        }
+    }
+
+    /// The server gave up on one of its requests: stop answering it.
+    fn server_cancelled(&self, params: Option<&RawValue>) {
+        let Some(params) =
+            params.and_then(|p| serde_json::from_str::<CancelledParams>(p.get()).ok())
+        else {
+            return;
+        };
+        let task = self
+            .shared
+            .server_requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(params.request_id.get());
+        if let Some(task) = task {
+            task.abort();
+        }
+    }
+
+    fn server_request(&self, id: ServerRequestId, method: String, params: Option<Box<RawValue>>) {
+        let shared = Arc::clone(&self.shared);
+        if method == "ping" {
+            tokio::spawn(async move {
+                reply(&shared, &id, Ok(&empty_object())).await;
+            });
+            return;
+        }
+        let mut running = self
+            .shared
+            .server_requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let key = id.get().to_owned();
+        if running.len() >= self.shared.config.max_server_requests || running.contains_key(&key) {
+            let error = if running.contains_key(&key) {
+                RpcError::invalid_request(
+                    "Invalid request: this id is already in use by a request in progress",
+                )
+            } else {
+                RpcError::internal_error(format!(
+                    "Internal error: the client is already answering {} requests",
+                    running.len()
+                ))
+            };
+            drop(running);
+            tokio::spawn(async move { reply(&shared, &id, Err(&error)).await });
+            return;
+        }
+        let handler = Arc::clone(&self.handler);
+        let task_key = key.clone();
+        let task = tokio::spawn(async move {
+            let outcome = handler.request(ServerRequest { method, params }).await;
+            // Answer only if not cancelled meanwhile.
+            let still = shared
+                .server_requests
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&task_key)
+                .is_some();
+            if still {
+                reply(&shared, &id, outcome.as_deref()).await;
+            }
+        });
+        running.insert(key, task.abort_handle());
+    }
+}
+
+/// `{}`, the result of `ping`.
+fn empty_object() -> Box<RawValue> {
+    // Serializing an empty map cannot fail; `null` would do no harm anyway.
+    serde_json::value::to_raw_value(&serde_json::Map::new()).unwrap_or_default()
+}
+
+async fn reply(shared: &Shared, id: &RawValue, outcome: Result<&RawValue, &RpcError>) {
+    let message = Outgoing::new(jsonrpc::response(id, outcome), None);
+    if let Err(error) = shared.transport.send(message).await {
+        tracing::warn!(server = %shared.config.name, %error, "an answer to the server could not be sent");
+    }
+}

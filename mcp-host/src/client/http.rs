@@ -1,0 +1,579 @@
+//! The Streamable HTTP transport: each message is a POST to the server's
+//! one endpoint; an answer comes back as a JSON body or as an event stream
+//! (notifications first, the answer last). A legacy session's
+//! `Mcp-Session-Id` is kept and sent, its GET stream opened on
+//! [`listen`](Transport::listen), and the session ended with DELETE on
+//! close.
+//!
+//! Connections are pooled and kept alive (hyper-util's client), so calls at
+//! a high rate do not pay a TCP (and TLS) handshake each.
+
+use super::error::{ClientError, excerpt};
+use super::jsonrpc::{self, Message};
+use super::sse::{Event, SseParser};
+use super::stdio::DEFAULT_MAX_MESSAGE_BYTES;
+use super::transport::{BoxFuture, Inbox, InboxSender, Incoming, Outgoing, Transport};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use hyper::{Method, Request, StatusCode, Uri};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::task::AbortHandle;
+
+#[cfg(feature = "https")]
+type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+#[cfg(not(feature = "https"))]
+type Connector = HttpConnector;
+
+type HttpClient = Client<Connector, Full<Bytes>>;
+
+const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+/// How much of an error body is read and quoted.
+const ERROR_BODY_BYTES: usize = 64 * 1024;
+const ERROR_EXCERPT: usize = 300;
+
+/// How to reach a Streamable HTTP server.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// The server's name in the configuration (for the log and errors).
+    pub name: String,
+    /// Its MCP endpoint (`http://…` or, with the `https` feature, `https://…`).
+    pub url: String,
+    /// Headers sent on every request to it (e.g. `Authorization: Bearer …`).
+    pub headers: Vec<(String, String)>,
+    /// The largest message read (a JSON body, or one event's data); a
+    /// larger one is discarded. Default 16 MiB.
+    pub max_message_bytes: usize,
+    /// How many incoming messages may wait for the dispatcher before the
+    /// streams are no longer read (back-pressure). Default 64.
+    pub inbox_capacity: usize,
+    /// How long a TCP connect may take. Default 10 s.
+    pub connect_timeout: Duration,
+}
+
+impl HttpConfig {
+    /// The server called `name` at `url`, with the defaults.
+    pub fn new(name: impl Into<String>, url: impl Into<String>) -> Self {
+        HttpConfig {
+            name: name.into(),
+            url: url.into(),
+            headers: Vec::new(),
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            inbox_capacity: 64,
+            connect_timeout: Duration::from_secs(10),
+        }
+    }
+
+    /// Adds a header sent on every request.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+}
+
+/// What the transport and its reading tasks share.
+#[derive(Debug)]
+struct Shared {
+    name: String,
+    uri: Uri,
+    client: HttpClient,
+    headers: HeaderMap,
+    /// The legacy session's id, once the server minted one.
+    session: Mutex<Option<HeaderValue>>,
+    /// Headers the layer above set for the rest of the connection
+    /// (`MCP-Protocol-Version` after a legacy handshake): on every POST,
+    /// the GET stream and the DELETE.
+    connection_headers: Mutex<HeaderMap>,
+    inbox: InboxSender,
+    /// The event streams being read, by the id of the request they answer.
+    streams: Mutex<HashMap<u64, AbortHandle>>,
+    listener: Mutex<Option<AbortHandle>>,
+    limit: usize,
+}
+
+/// A Streamable HTTP server. Dropping it stops its streams and ends its
+/// session (DELETE, in the background).
+#[derive(Debug)]
+pub struct HttpTransport {
+    shared: Arc<Shared>,
+}
+
+fn header_pair(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), ClientError> {
+    let header = HeaderName::from_bytes(name.as_bytes()).map_err(|_| ClientError::Config {
+        reason: format!("`{name}` is not a valid HTTP header name"),
+    })?;
+    let value = HeaderValue::from_str(value).map_err(|_| ClientError::Config {
+        reason: format!("the value of header `{name}` is not valid in HTTP"),
+    })?;
+    Ok((header, value))
+}
+
+/// An error with its causes, which hyper keeps apart (`client error
+/// (Connect)` alone says little).
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn connector(config: &HttpConfig) -> Connector {
+    let mut http = HttpConnector::new();
+    http.set_connect_timeout(Some(config.connect_timeout));
+    http.set_nodelay(true);
+    #[cfg(feature = "https")]
+    {
+        http.enforce_http(false);
+        hyper_rustls::HttpsConnectorBuilder::new()
+            .with_webpki_roots()
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(http)
+    }
+    #[cfg(not(feature = "https"))]
+    http
+}
+
+impl HttpTransport {
+    /// A transport to `config.url`. Nothing is sent yet. Must be called
+    /// inside a tokio runtime.
+    pub fn connect(config: HttpConfig) -> Result<(HttpTransport, Inbox), ClientError> {
+        let uri: Uri = config.url.parse().map_err(|e| ClientError::Config {
+            reason: format!("`{}` is not a URL: {e}", config.url),
+        })?;
+        match uri.scheme_str() {
+            Some("http") => {}
+            Some("https") if cfg!(feature = "https") => {}
+            Some("https") => {
+                return Err(ClientError::Config {
+                    reason: format!(
+                        "`{}` needs HTTPS, which this build leaves out (feature `https`)",
+                        config.url
+                    ),
+                });
+            }
+            _ => {
+                return Err(ClientError::Config {
+                    reason: format!("`{}` is not an http:// or https:// URL", config.url),
+                });
+            }
+        }
+        let mut headers = HeaderMap::new();
+        for (name, value) in &config.headers {
+            let (name, value) = header_pair(name, value)?;
+            headers.append(name, value);
+        }
+        let client = Client::builder(TokioExecutor::new())
+            .pool_idle_timeout(Duration::from_secs(60))
+            .build(connector(&config));
+        let (inbox_tx, inbox) = Inbox::channel(config.inbox_capacity);
+        let shared = Arc::new(Shared {
+            name: config.name,
+            uri,
+            client,
+            headers,
+            session: Mutex::new(None),
+            connection_headers: Mutex::new(HeaderMap::new()),
+            inbox: inbox_tx,
+            streams: Mutex::new(HashMap::new()),
+            listener: Mutex::new(None),
+            limit: config.max_message_bytes,
+        });
+        Ok((HttpTransport { shared }, inbox))
+    }
+
+    /// The legacy session's id, once the server minted one.
+    pub fn session_id(&self) -> Option<String> {
+        lock(&self.shared.session)
+            .as_ref()
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    }
+}
+
+impl Shared {
+    fn disconnected(&self, reason: String) -> ClientError {
+        ClientError::Disconnected {
+            server: self.name.clone(),
+            reason,
+        }
+    }
+
+    /// A request to the endpoint with the configured headers, the session
+    /// and `extra`.
+    fn request(
+        &self,
+        method: Method,
+        extra: &[(String, String)],
+        body: Bytes,
+    ) -> Result<Request<Full<Bytes>>, ClientError> {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(self.uri.clone())
+            .body(Full::new(body))
+            .map_err(|e| ClientError::Config {
+                reason: e.to_string(),
+            })?;
+        let headers = request.headers_mut();
+        headers.extend(self.headers.clone());
+        headers.extend(lock(&self.connection_headers).clone());
+        if let Some(session) = lock(&self.session).clone() {
+            headers.insert(SESSION_ID, session);
+        }
+        for (name, value) in extra {
+            let (name, value) = header_pair(name, value)?;
+            headers.insert(name, value);
+        }
+        Ok(request)
+    }
+
+    async fn post(self: &Arc<Self>, message: Outgoing) -> Result<(), ClientError> {
+        let mut request =
+            self.request(Method::POST, &message.headers, Bytes::from(message.body))?;
+        let headers = request.headers_mut();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(
+            ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        let had_session = lock(&self.session).is_some();
+        let response = self
+            .client
+            .request(request)
+            .await
+            .map_err(|e| self.disconnected(chain(&e)))?;
+        let status = response.status();
+        if let Some(session) = response.headers().get(&SESSION_ID)
+            && status.is_success()
+        {
+            *lock(&self.session) = Some(session.clone());
+        }
+        if status == StatusCode::NOT_FOUND && had_session {
+            *lock(&self.session) = None;
+            let _ = self
+                .inbox
+                .send(Incoming::Closed(ClientError::SessionExpired))
+                .await;
+            return Err(ClientError::SessionExpired);
+        }
+        if !status.is_success() {
+            return Err(self.error_response(response).await);
+        }
+        let Some(id) = message.request_id else {
+            // A notification or an answer: 202 and no body.
+            return Ok(());
+        };
+        if status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
+            return Err(ClientError::Malformed {
+                reason: format!("HTTP {status} with no body in answer to a request"),
+            });
+        }
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if content_type.starts_with("text/event-stream") {
+            self.read_stream_in_background(id, response.into_body());
+            return Ok(());
+        }
+        if !content_type.starts_with("application/json") {
+            return Err(ClientError::Malformed {
+                reason: format!("an answer of content type `{content_type}`"),
+            });
+        }
+        if let Some(length) = content_length(response.headers())
+            && length > self.limit
+        {
+            return Err(ClientError::TooLarge { limit: self.limit });
+        }
+        let body = read_body(response.into_body(), self.limit)
+            .await
+            .map_err(|e| e.unwrap_or(ClientError::TooLarge { limit: self.limit }))
+            .map_err(|e| match e {
+                ClientError::Disconnected { reason, .. } => self.disconnected(reason),
+                other => other,
+            })?;
+        let text = String::from_utf8(body).map_err(|_| ClientError::Malformed {
+            reason: "a JSON body that is not UTF-8".into(),
+        })?;
+        // A body that is not a JSON-RPC message would leave the request
+        // waiting for its timeout: fail it now.
+        if let Err(reason) = jsonrpc::parse(&text) {
+            return Err(ClientError::Malformed {
+                reason: format!("{reason}: {}", excerpt(&text, ERROR_EXCERPT)),
+            });
+        }
+        self.inbox.send(Incoming::Message(text)).await;
+        Ok(())
+    }
+
+    /// The error an unsuccessful status stands for: the JSON-RPC error in
+    /// its body if there is one (`-32022` unsupported version, …), else
+    /// the status and the start of the body.
+    async fn error_response(
+        &self,
+        response: hyper::Response<hyper::body::Incoming>,
+    ) -> ClientError {
+        let status = response.status().as_u16();
+        let body = read_body(response.into_body(), ERROR_BODY_BYTES)
+            .await
+            .unwrap_or_default();
+        let text = String::from_utf8_lossy(&body);
+        if let Ok(Message::Response {
+            outcome: Err(error),
+            ..
+        }) = jsonrpc::parse(&text)
+        {
+            return ClientError::Rpc(error);
+        }
+        ClientError::Http {
+            status,
+            body: excerpt(&text, ERROR_EXCERPT),
+        }
+    }
+
+    fn read_stream_in_background(self: &Arc<Self>, id: u64, body: hyper::body::Incoming) {
+        let shared = Arc::clone(self);
+        let mut streams = lock(&self.streams);
+        let task = tokio::spawn(async move {
+            let outcome = shared.read_events(body, Some(id)).await;
+            lock(&shared.streams).remove(&id);
+            if let Err(error) = outcome {
+                shared.inbox.send(Incoming::Failed { id, error }).await;
+            }
+        });
+        streams.insert(id, task.abort_handle());
+    }
+
+    /// Reads an event stream into the inbox. For the stream of request
+    /// `id`: `Ok` once its answer came, else why it cannot come.
+    async fn read_events(
+        &self,
+        mut body: hyper::body::Incoming,
+        id: Option<u64>,
+    ) -> Result<(), ClientError> {
+        let mut parser = SseParser::new(self.limit);
+        let mut events = Vec::new();
+        let mut answered = false;
+        let mut dropped = false;
+        loop {
+            let frame = match body.frame().await {
+                None => break,
+                Some(Ok(frame)) => frame,
+                Some(Err(e)) => {
+                    if answered {
+                        break;
+                    }
+                    return Err(self.disconnected(format!("the event stream broke: {}", chain(&e))));
+                }
+            };
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            parser.feed(&data, &mut events);
+            for event in events.drain(..) {
+                match event {
+                    Event::Data(text) => {
+                        if let (Some(id), Ok(Message::Response { id: Some(got), .. })) =
+                            (id, jsonrpc::parse(&text))
+                            && got == id
+                        {
+                            answered = true;
+                        }
+                        if !self.inbox.send(Incoming::Message(text)).await {
+                            return Ok(());
+                        }
+                    }
+                    Event::TooLarge => {
+                        tracing::warn!(server = %self.name, limit = self.limit, "discarded an event over the size limit");
+                        dropped = true;
+                    }
+                }
+            }
+            if answered {
+                // The server should end the stream now: read its end
+                // briefly, so that the connection can be reused, but never
+                // wait on a server that keeps it open.
+                let rest = async { while let Some(Ok(_)) = body.frame().await {} };
+                let _ = tokio::time::timeout(Duration::from_millis(100), rest).await;
+                break;
+            }
+        }
+        match id {
+            Some(_) if !answered && dropped => Err(ClientError::TooLarge { limit: self.limit }),
+            Some(_) if !answered => {
+                Err(self.disconnected("the event stream ended before the answer".into()))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The legacy session's GET stream, reopened when it ends (three
+    /// failures in a row end it for good).
+    async fn listen_loop(self: Arc<Self>) {
+        let mut failures = 0;
+        while failures < 3 {
+            if lock(&self.session).is_none() {
+                return;
+            }
+            let request = match self.request(Method::GET, &[], Bytes::new()) {
+                Ok(mut request) => {
+                    request
+                        .headers_mut()
+                        .insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+                    request
+                }
+                Err(_) => return,
+            };
+            match self.client.request(request).await {
+                Ok(response) if response.status().is_success() => {
+                    failures = 0;
+                    let _ = self.read_events(response.into_body(), None).await;
+                }
+                Ok(response) if response.status() == StatusCode::METHOD_NOT_ALLOWED => {
+                    tracing::debug!(server = %self.name, "the server offers no GET stream");
+                    return;
+                }
+                Ok(response) => {
+                    failures += 1;
+                    tracing::warn!(server = %self.name, status = %response.status(), "the GET stream was refused");
+                }
+                Err(error) => {
+                    failures += 1;
+                    tracing::warn!(server = %self.name, error = %chain(&error), "the GET stream could not be opened");
+                }
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    }
+
+    fn stop_streams(&self) {
+        for (_, task) in lock(&self.streams).drain() {
+            task.abort();
+        }
+        if let Some(task) = lock(&self.listener).take() {
+            task.abort();
+        }
+    }
+
+    /// DELETE of the session, if there is one.
+    async fn end_session(&self) {
+        if lock(&self.session).is_none() {
+            return;
+        }
+        let Ok(request) = self.request(Method::DELETE, &[], Bytes::new()) else {
+            return;
+        };
+        *lock(&self.session) = None;
+        match tokio::time::timeout(Duration::from_secs(5), self.client.request(request)).await {
+            Ok(Ok(response)) => {
+                tracing::debug!(server = %self.name, status = %response.status(), "session ended");
+            }
+            Ok(Err(error)) => {
+                tracing::debug!(server = %self.name, error = %chain(&error), "the session could not be ended");
+            }
+            Err(_) => tracing::debug!(server = %self.name, "no answer to the session's DELETE"),
+        }
+    }
+}
+
+fn content_length(headers: &HeaderMap) -> Option<usize> {
+    headers.get(CONTENT_LENGTH)?.to_str().ok()?.parse().ok()
+}
+
+/// The whole body, up to `limit` bytes: `Err(None)` past it.
+async fn read_body(
+    mut body: hyper::body::Incoming,
+    limit: usize,
+) -> Result<Vec<u8>, Option<ClientError>> {
+    let mut bytes = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| {
+            Some(ClientError::Disconnected {
+                server: String::new(),
+                reason: format!("reading the body failed: {}", chain(&e)),
+            })
+        })?;
+        if let Ok(data) = frame.into_data() {
+            if bytes.len() + data.len() > limit {
+                return Err(None);
+            }
+            bytes.extend_from_slice(&data);
+        }
+    }
+    Ok(bytes)
+}
+
+impl Transport for HttpTransport {
+    fn send(&self, message: Outgoing) -> BoxFuture<'_, Result<(), ClientError>> {
+        Box::pin(async move { self.shared.post(message).await })
+    }
+
+    fn abandon(&self, id: u64) {
+        // Dropping the stream closes its connection: the 2026-07-28 era's
+        // cancellation, and no more events for a call nobody waits for.
+        if let Some(task) = lock(&self.shared.streams).remove(&id) {
+            task.abort();
+        }
+    }
+
+    fn set_headers(&self, headers: &[(String, String)]) -> Result<(), ClientError> {
+        let mut map = HeaderMap::new();
+        for (name, value) in headers {
+            let (name, value) = header_pair(name, value)?;
+            map.insert(name, value);
+        }
+        *lock(&self.shared.connection_headers) = map;
+        Ok(())
+    }
+
+    fn listen(&self) -> BoxFuture<'_, Result<(), ClientError>> {
+        Box::pin(async move {
+            if lock(&self.shared.session).is_none() {
+                // No session (the 2026-07-28 era, or a stateless legacy
+                // server): there is no GET stream to open.
+                return Ok(());
+            }
+            let mut listener = lock(&self.shared.listener);
+            if listener.is_none() {
+                let task = tokio::spawn(Arc::clone(&self.shared).listen_loop());
+                *listener = Some(task.abort_handle());
+            }
+            Ok(())
+        })
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            self.shared.stop_streams();
+            self.shared.end_session().await;
+        })
+    }
+}
+
+impl Drop for HttpTransport {
+    fn drop(&mut self) {
+        self.shared.stop_streams();
+        if lock(&self.shared.session).is_some()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            let shared = Arc::clone(&self.shared);
+            runtime.spawn(async move { shared.end_session().await });
+        }
+    }
+}

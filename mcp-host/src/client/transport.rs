@@ -1,0 +1,163 @@
+//! The transport seam: sends one JSON-RPC message, and yields what comes in.
+//!
+//! A transport only frames messages; it never reads them beyond what it must
+//! to report a failure to the right request. Each connection is a pair: the
+//! [`Transport`] (shared, for sending) and its [`Inbox`] (owned by the one
+//! task that routes incoming messages).
+
+use super::error::ClientError;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use tokio::sync::mpsc;
+
+/// A boxed future, so that [`Transport`] is object-safe.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One message to send.
+#[derive(Debug, Clone)]
+pub struct Outgoing {
+    /// The message, one JSON text with no raw newline.
+    pub body: String,
+    /// The id of the request this message is, if it is one: a transport
+    /// reports a failure to deliver its answer as [`Incoming::Failed`].
+    pub request_id: Option<u64>,
+    /// Extra HTTP headers for this message only (`MCP-Protocol-Version`,
+    /// `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`); stdio ignores them.
+    pub headers: Vec<(String, String)>,
+}
+
+impl Outgoing {
+    /// A message with no extra headers.
+    pub fn new(body: String, request_id: Option<u64>) -> Self {
+        Outgoing {
+            body,
+            request_id,
+            headers: Vec::new(),
+        }
+    }
+}
+
+/// What a transport yields.
+#[derive(Debug)]
+pub enum Incoming {
+    /// One message's JSON text.
+    Message(String),
+    /// The answer to request `id` cannot come: its HTTP response was not
+    /// JSON-RPC, its event stream ended early, the line was too long…
+    Failed {
+        /// The request's id.
+        id: u64,
+        /// Why.
+        error: ClientError,
+    },
+    /// The connection is over; nothing more will come.
+    Closed(ClientError),
+}
+
+/// The sending half of an [`Inbox`], for a transport's reading tasks.
+#[derive(Debug, Clone)]
+pub struct InboxSender(mpsc::Sender<Incoming>);
+
+impl InboxSender {
+    /// Queues `incoming`, waiting while the inbox is full (back-pressure on
+    /// the server). `false` when the inbox is gone: stop reading.
+    pub async fn send(&self, incoming: Incoming) -> bool {
+        self.0.send(incoming).await.is_ok()
+    }
+
+    /// Whether the receiving side is gone.
+    pub fn is_closed(&self) -> bool {
+        self.0.is_closed()
+    }
+}
+
+/// The incoming messages of one connection, in arrival order.
+#[derive(Debug)]
+pub struct Inbox(mpsc::Receiver<Incoming>);
+
+impl Inbox {
+    /// A bounded inbox of `capacity` messages and its sender.
+    pub fn channel(capacity: usize) -> (InboxSender, Inbox) {
+        let (tx, rx) = mpsc::channel(capacity.max(1));
+        (InboxSender(tx), Inbox(rx))
+    }
+
+    /// The next incoming event; `None` when every sender is gone.
+    pub async fn recv(&mut self) -> Option<Incoming> {
+        self.0.recv().await
+    }
+}
+
+/// How messages get to a server and back.
+///
+/// `send` may be called from many tasks at once; each message is sent
+/// whole. Answers and server messages arrive through the [`Inbox`] made
+/// with the transport.
+pub trait Transport: Send + Sync + fmt::Debug + 'static {
+    /// Sends one message. `Ok` when it was handed over: written to the
+    /// child's stdin, or accepted by the HTTP server (whose answer, for a
+    /// request, then comes through the inbox).
+    fn send(&self, message: Outgoing) -> BoxFuture<'_, Result<(), ClientError>>;
+
+    /// Stops waiting for the answer to request `id` (it was cancelled): an
+    /// HTTP transport drops that request's response stream, which the
+    /// 2026-07-28 era reads as the cancellation. Nothing for stdio.
+    fn abandon(&self, id: u64) {
+        let _ = id;
+    }
+
+    /// Sets the HTTP headers of every later request of this connection
+    /// (POSTs, the GET stream, the DELETE), in place of those set before:
+    /// `MCP-Protocol-Version` once a legacy handshake chose it. Nothing for
+    /// stdio.
+    fn set_headers(&self, headers: &[(String, String)]) -> Result<(), ClientError> {
+        let _ = headers;
+        Ok(())
+    }
+
+    /// Opens the channel on which the server sends messages unprompted,
+    /// where the transport needs one: a legacy HTTP session's GET stream.
+    /// Nothing for stdio, whose stdout already is that channel.
+    fn listen(&self) -> BoxFuture<'_, Result<(), ClientError>> {
+        Box::pin(async { Ok(()) })
+    }
+
+    /// Ends the connection: closes the child's stdin and waits a moment for
+    /// it to exit before killing it; ends an HTTP session with DELETE.
+    fn close(&self) -> BoxFuture<'_, ()>;
+}
+
+/// A new connection: the transport and its inbox.
+pub type Connection = (Box<dyn Transport>, Inbox);
+
+/// Makes connections to one server: the first, and a new one when the
+/// last is lost (see [`Reconnector`](super::Reconnector)).
+pub trait TransportFactory: Send + Sync + fmt::Debug + 'static {
+    /// Starts a new connection.
+    fn connect(&self) -> BoxFuture<'_, Result<Connection, ClientError>>;
+}
+
+/// A shared transport, so that the layer above can keep a handle on it
+/// (an HTTP session's id) while a dispatcher sends through it.
+impl<T: Transport> Transport for std::sync::Arc<T> {
+    fn send(&self, message: Outgoing) -> BoxFuture<'_, Result<(), ClientError>> {
+        (**self).send(message)
+    }
+
+    fn abandon(&self, id: u64) {
+        (**self).abandon(id);
+    }
+
+    fn set_headers(&self, headers: &[(String, String)]) -> Result<(), ClientError> {
+        (**self).set_headers(headers)
+    }
+
+    fn listen(&self) -> BoxFuture<'_, Result<(), ClientError>> {
+        (**self).listen()
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        (**self).close()
+    }
+}

@@ -1,0 +1,268 @@
+//! Shared test harness: the `everything` example (built once, with HTTP),
+//! started over stdio or on a loopback port, and a bound on every test.
+
+#![allow(dead_code, unreachable_pub)]
+
+use mcp_host::client::{
+    ClientError, Dispatcher, DispatcherConfig, Handler, NoHandler, RequestOptions, StdioConfig,
+    StdioTransport,
+};
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::future::Future;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+/// How long any one test may take.
+pub const TEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Runs `test` on a multi-threaded runtime, failing it past [`TEST_TIMEOUT`].
+pub fn run<F: Future<Output = ()>>(test: F) {
+    init_log();
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async {
+            tokio::time::timeout(TEST_TIMEOUT, test)
+                .await
+                .expect("the test hung");
+        });
+}
+
+fn init_log() {
+    static ONCE: OnceLock<()> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let _ = tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_max_level(tracing::Level::INFO)
+            .try_init();
+    });
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The `everything` example, built once per test process with the tests'
+/// profile.
+///
+/// The build selects the whole workspace, as the `tests` crate's harness
+/// and `scripts/test` do: cargo then resolves one feature set for
+/// `examples` (with `http`, through the `tests` crate's dev-dependency) and
+/// reuses what the suite built, instead of compiling (and overwriting) a
+/// second variant of the binary.
+pub fn everything() -> PathBuf {
+    static BUILT: Mutex<bool> = Mutex::new(false);
+    let profile = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if !*built {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.current_dir(workspace_root()).args([
+            "build",
+            "--quiet",
+            "--workspace",
+            "--example",
+            "everything",
+        ]);
+        if profile == "release" {
+            cmd.arg("--release");
+        }
+        assert!(
+            cmd.status().expect("cargo runs").success(),
+            "building everything failed"
+        );
+        *built = true;
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"));
+    target.join(profile).join("examples").join("everything")
+}
+
+/// `JSON text` as params.
+pub fn raw(value: Value) -> Box<RawValue> {
+    serde_json::value::to_raw_value(&value).unwrap()
+}
+
+/// A result's JSON.
+pub fn parsed(result: &RawValue) -> Value {
+    serde_json::from_str(result.get()).unwrap()
+}
+
+/// A dispatcher over a stdio child.
+pub fn stdio(config: StdioConfig, handler: Arc<dyn Handler>) -> Dispatcher {
+    let name = config.name.clone();
+    let (transport, inbox) = StdioTransport::spawn(config).expect("the server starts");
+    Dispatcher::new(
+        Box::new(transport),
+        inbox,
+        handler,
+        DispatcherConfig::new(name),
+    )
+}
+
+/// A dispatcher over `sh -c script`.
+pub fn script(script: &str) -> Dispatcher {
+    stdio(
+        StdioConfig::new("broken", "sh").args(["-c", script]),
+        Arc::new(NoHandler),
+    )
+}
+
+/// A request with `timeout`.
+pub async fn call(
+    client: &Dispatcher,
+    method: &str,
+    params: Value,
+    timeout: Duration,
+) -> Result<Value, ClientError> {
+    client
+        .request(method, Some(&raw(params)), RequestOptions::timeout(timeout))
+        .await
+        .map(|r| parsed(&r))
+}
+
+/// A running `everything --http 127.0.0.1:0` and its log.
+pub struct HttpServer {
+    pub child: Child,
+    pub addr: String,
+    pub log: Arc<Mutex<String>>,
+}
+
+impl HttpServer {
+    pub fn start() -> HttpServer {
+        let mut child = Command::new(everything())
+            .args(["--http", "127.0.0.1:0"])
+            .env("MCP_LOG", "mcp_runtime=debug")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("everything starts");
+        let stderr = child.stderr.take().unwrap();
+        let log = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let sink = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("address=") {
+                    let addr = line[at + 8..].split_whitespace().next().unwrap_or("");
+                    let _ = tx.send(addr.to_owned());
+                }
+                let mut log = sink.lock().unwrap();
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the server logs its address");
+        HttpServer { child, addr, log }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    pub fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Waits until the log contains `text`.
+    pub async fn wait_for_log(&self, text: &str) {
+        for _ in 0..200 {
+            if self.log().contains(text) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the server never logged {text:?}: {}", self.log());
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A handler that records every notification and answers `elicitation/create`
+/// with `{"action":"accept","content":{"name":"Ada"}}`.
+#[derive(Default)]
+pub struct Recorder {
+    pub notifications: Mutex<Vec<(String, Value)>>,
+    pub requests: Mutex<Vec<(String, Value)>>,
+    pub seen: tokio::sync::Notify,
+}
+
+impl Recorder {
+    /// Waits for a notification of `method`; returns its params.
+    pub async fn wait_for(&self, method: &str) -> Value {
+        loop {
+            let seen = self.seen.notified();
+            if let Some((_, params)) = self
+                .notifications
+                .lock()
+                .unwrap()
+                .iter()
+                .find(|(m, _)| m == method)
+            {
+                return params.clone();
+            }
+            seen.await;
+        }
+    }
+}
+
+impl Handler for Recorder {
+    fn request(
+        &self,
+        request: mcp_host::client::ServerRequest,
+    ) -> mcp_host::client::BoxFuture<'_, Result<Box<RawValue>, mcp_host::client::RpcError>> {
+        Box::pin(async move {
+            let params = request.params.as_deref().map(parsed).unwrap_or(Value::Null);
+            self.requests
+                .lock()
+                .unwrap()
+                .push((request.method.clone(), params));
+            if request.method == "elicitation/create" {
+                Ok(raw(
+                    serde_json::json!({"action": "accept", "content": {"name": "Ada"}}),
+                ))
+            } else {
+                Err(mcp_host::client::RpcError::method_not_found(
+                    "Method not found",
+                ))
+            }
+        })
+    }
+
+    fn notification(
+        &self,
+        notification: mcp_host::client::ServerNotification,
+    ) -> mcp_host::client::BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let params = notification
+                .params
+                .as_deref()
+                .map(parsed)
+                .unwrap_or(Value::Null);
+            self.notifications
+                .lock()
+                .unwrap()
+                .push((notification.method, params));
+            self.seen.notify_waiters();
+        })
+    }
+}
