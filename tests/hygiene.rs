@@ -7,6 +7,10 @@
 
 use mcp_runtime::Server;
 
+// The module graph of mcp-runtime/src: acyclic (ARCHITECTURE.md, "How the
+// layering is checked").
+mod module_graph;
+
 mod shadowed {
     use ::mcp_runtime::{ToolError, tool};
 

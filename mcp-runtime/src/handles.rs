@@ -11,8 +11,8 @@
 //! through the call's [`Context`]), serialized as JSON with their owner, so
 //! replicas sharing a store share the handles.
 
-use crate::ToolError;
 use crate::context::Context;
+use crate::outcome::ToolError;
 use crate::util::human_duration;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

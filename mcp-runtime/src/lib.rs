@@ -64,19 +64,19 @@
 #[cfg(feature = "http")]
 pub mod auth;
 pub mod cli;
+mod conn;
 mod content;
 mod context;
 mod dump;
-mod elicit;
 mod error;
 mod handles;
 mod level;
 mod limits;
 mod logging;
+mod outcome;
 mod principal;
 mod protocol;
 mod quota;
-mod registry;
 pub mod schema;
 mod server;
 mod session;
@@ -84,23 +84,24 @@ mod shared;
 mod state;
 pub mod store;
 mod strict;
+mod test_context;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod tool;
-mod toolset;
 mod transport;
 mod util;
 
 pub use content::{Audience, Content, IntoContent};
-pub use context::{Context, TestContext, TestPeer};
-pub use dump::{DumpEntry, DumpFormat, ToolDump};
-pub use elicit::{
+pub use context::Context;
+pub use context::elicit::{
     ElicitAction, ElicitRequest, Elicitation, FormField, SampleRequest, SampleResult,
 };
+pub use dump::{DumpEntry, DumpFormat, ToolDump};
 pub use error::Error;
 pub use handles::Handles;
 pub use level::Level;
 pub use mcp_macros::tool;
+pub use outcome::{Structured, ToolError, ToolOutcome};
 pub use principal::Principal;
 pub use protocol::ProtocolVersion;
 pub use protocol::sampling::{Role, SamplingContent, SamplingMessage};
@@ -108,10 +109,12 @@ pub use schemars::{self, JsonSchema};
 pub use serde::{self, Deserialize, Serialize};
 pub use server::Server;
 pub use state::State;
-pub use tool::{BoxFuture, Icon, Structured, Tool, ToolBuilder, ToolCall, ToolError, ToolOutcome};
-pub use toolset::ToolSet;
+pub use test_context::{TestContext, TestPeer};
+pub use tool::toolset::ToolSet;
+pub use tool::{Icon, Tool, ToolBuilder, ToolCall};
 #[cfg(feature = "http")]
 pub use transport::http::{HttpBody, HttpService};
+pub use util::BoxFuture;
 
 // The README's Rust examples compile as doctests, against the dependencies
 // (and tokio features) the README tells users to add.

@@ -4,8 +4,10 @@
 //! version.
 
 pub use crate::Context;
+pub use crate::outcome::ToolOutcome;
 pub use crate::schema::input_schema;
-pub use crate::tool::{BoxFuture, Icon, ToolBuilder, ToolCall, ToolOutcome};
+pub use crate::tool::{Icon, ToolBuilder, ToolCall};
+pub use crate::util::BoxFuture;
 pub use mcp_macros::tools;
 pub use schemars;
 pub use serde;
@@ -137,7 +139,7 @@ impl<T: serde::Serialize + schemars::JsonSchema> StructuredReturn for T {
     }
 
     fn structured(&self, tool: &str) -> ToolOutcome {
-        crate::tool::structured_outcome(self, Some(tool))
+        crate::outcome::structured_outcome(self, Some(tool))
     }
 }
 

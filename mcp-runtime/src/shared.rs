@@ -2,13 +2,13 @@
 //! identity, registered state, the state store, limits and the request-state
 //! sealer.
 
+use crate::conn::client::RecentClient;
 use crate::context::Reach;
-use crate::elicit::seal::StateSealer;
+use crate::context::seal::StateSealer;
 use crate::limits::Limits;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::outgoing::{self, Implementation};
-use crate::session::era::RecentClient;
-use crate::toolset::ToolSet;
+use crate::tool::toolset::ToolSet;
 use serde_json::value::RawValue;
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,12 +1,18 @@
 //! Small helpers shared across the crate: poison-tolerant locking, the
-//! hash map of the per-call paths, and durations written for people.
+//! hash map of the per-call paths, durations written for people, and the
+//! boxed future every handler and store call returns.
 //!
 //! Every critical section in this crate leaves its data consistent (each
 //! update is a single step), so a panic elsewhere must not wedge the
 //! server: poisoning is ignored everywhere, through these helpers.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{LockResult, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
+
+/// A boxed, sendable future, the shape every tool handler returns.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// A hash map for the maps a call looks up several times (calls in flight,
 /// requests to the client, tools by name). foldhash with a per-map random

@@ -2,7 +2,7 @@
 //! from a file or a URL, cached and refreshed within bounds.
 
 use super::verifier::Rejection;
-use crate::tool::BoxFuture;
+use crate::util::BoxFuture;
 use crate::util::lock;
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, KeyAlgorithm, PublicKeyUse};
 use jsonwebtoken::{Algorithm, DecodingKey};

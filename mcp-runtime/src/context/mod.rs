@@ -1,26 +1,28 @@
 //! What a running tool can know and do besides its arguments: the call's
 //! identity and revision, progress, logging, cancellation, state, the live
-//! tool set, and (through [`crate::elicit`]) asking the user or the
-//! client's model. The test
-//! builder is in [`test`](mod@test).
+//! tool set, and (through [`elicit`], beside it) asking the user or the
+//! client's model. The test builder is `test_context.rs`, above this
+//! module and `tool/`.
 
-mod test;
+pub(crate) mod elicit;
+mod form;
+mod sample;
+pub(crate) mod seal;
 
-pub use test::{TestContext, TestPeer};
-
-use crate::ToolError;
-use crate::elicit::{ElicitRequest, Elicitation, Interrupt, SampleRequest, SampleResult};
+use crate::conn::client::ClientInfo;
+use crate::conn::connection::{CancelSignal, Connection};
+use crate::context::elicit::{ElicitRequest, Elicitation, Interrupt, SampleRequest, SampleResult};
 use crate::level::Level;
+use crate::outcome::ToolError;
 use crate::principal::Principal;
 use crate::protocol::{ProtocolVersion, outgoing};
 use crate::quota::WindowQuota;
-use crate::session::connection::{CancelSignal, ClientSession, Connection};
 use crate::state::{State, StateMap};
 use crate::store::Store;
-use crate::toolset::ToolSet;
 use crate::util::lock;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::any::Any;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -58,7 +60,12 @@ impl fmt::Debug for Context {
 pub(crate) struct Reach {
     pub(crate) states: StateMap,
     pub(crate) store: Arc<dyn Store>,
-    pub(crate) tools: ToolSet,
+    /// The server's live tool set (a `ToolSet`), held without naming its
+    /// type: a tool receives a `Context` and the tool set holds tools, so
+    /// `context/` sits below `tool/` and carries the set as a handle passed
+    /// down. `Context::tools`, in `tool/toolset.rs` where the type is known,
+    /// reads it.
+    pub(crate) tools: Box<dyn Any + Send + Sync>,
     /// Legacy: how long `elicit` waits for the user.
     pub(crate) elicitation_timeout: Duration,
     /// How many [`Handles`](crate::Handles) each client may create within
@@ -70,7 +77,7 @@ struct Inner {
     request_id: Box<RawValue>,
     tool: Arc<str>,
     version: ProtocolVersion,
-    client: Arc<ClientSession>,
+    client: Arc<ClientInfo>,
     /// The request's `params._meta`, parsed only when asked for.
     meta_raw: Option<Box<RawValue>>,
     meta: OnceLock<Option<Value>>,
@@ -93,7 +100,7 @@ pub(crate) struct ContextParts {
     pub(crate) request_id: Box<RawValue>,
     pub(crate) tool: Arc<str>,
     pub(crate) version: ProtocolVersion,
-    pub(crate) client: Arc<ClientSession>,
+    pub(crate) client: Arc<ClientInfo>,
     pub(crate) meta: Option<Box<RawValue>>,
     pub(crate) request_log_level: Option<Level>,
     pub(crate) cancel: CancelSignal,
@@ -222,9 +229,9 @@ impl Context {
         )
     }
 
-    /// The server's live tool set, to add, remove, enable or disable tools.
-    pub fn tools(&self) -> &ToolSet {
-        &self.inner.reach.tools
+    /// The tool set this call's server serves, untyped (see [`Reach::tools`]).
+    pub(crate) fn tool_set(&self) -> &(dyn Any + Send + Sync) {
+        &*self.inner.reach.tools
     }
 
     fn may_send(&self) -> bool {
@@ -316,7 +323,7 @@ impl Context {
         key: &str,
         request: ElicitRequest,
     ) -> Result<Elicitation, ToolError> {
-        crate::elicit::ask(self, key, request).await
+        crate::context::elicit::ask(self, key, request).await
     }
 
     /// Asks the client's model for a message (`sampling/createMessage`).
@@ -349,7 +356,7 @@ impl Context {
         key: &str,
         request: SampleRequest,
     ) -> Result<SampleResult, ToolError> {
-        crate::elicit::sample(self, key, request).await
+        crate::context::elicit::sample(self, key, request).await
     }
 
     /// The connection the call came on.

@@ -3,21 +3,21 @@
 //! loop itself is [`crate::transport::serve`]) and `http` (feature `http`).
 
 use crate::context::Reach;
+use crate::context::elicit::{DEFAULT_ELICITATION_TIMEOUT, DEFAULT_MAX_SPENT_REQUEST_STATES};
+use crate::context::seal::{DEFAULT_OPEN_STATES_PER_CLIENT, StateSealer};
 use crate::dump::{DumpFormat, ToolDump};
-use crate::elicit::seal::{DEFAULT_OPEN_STATES_PER_CLIENT, StateSealer};
-use crate::elicit::{DEFAULT_ELICITATION_TIMEOUT, DEFAULT_MAX_SPENT_REQUEST_STATES};
 use crate::error::Error;
 use crate::limits::{
     DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_CONCURRENT_CALLS_PER_CLIENT,
     DEFAULT_MAX_PENDING_CALLS, DEFAULT_QUEUE_TIMEOUT, DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND,
     Limits,
 };
-use crate::registry::Registry;
 use crate::shared::{Identity, Shared};
 use crate::state::StateMap;
 use crate::store::{MemoryStore, Store};
 use crate::tool::Tool;
-use crate::toolset::ToolSet;
+use crate::tool::registry::Registry;
+use crate::tool::toolset::ToolSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -431,7 +431,7 @@ impl Server {
     /// Checks the registration (unique, valid names; object input schemas;
     /// every state a tool needs registered).
     /// `hide_unauthorized_tools`: see `Auth::hide_unauthorized_tools`.
-    fn into_shared(
+    pub(crate) fn into_shared(
         self,
         hide_unauthorized_tools: bool,
     ) -> Result<(Arc<Shared>, usize, Duration), Error> {
@@ -451,7 +451,7 @@ impl Server {
         let reach = Arc::new(Reach {
             states: self.states,
             store: Arc::clone(&store),
-            tools: tools.clone(),
+            tools: Box::new(tools.clone()),
             elicitation_timeout: self.elicitation_timeout,
             handle_quota: Arc::new(crate::quota::WindowQuota::new(self.max_handles_per_client)),
         });

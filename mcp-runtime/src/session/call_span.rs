@@ -2,9 +2,9 @@
 //! calls: its `tracing` span (`mcp.tool_call`, linked to the caller's W3C
 //! trace context) and its debug line, and how it ended ([`Outcome`]).
 
+use crate::outcome::ToolOutcome;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::trace_context::TraceContext;
-use crate::tool::ToolOutcome;
 use serde_json::value::RawValue;
 use std::time::{Duration, Instant};
 use tracing::Span;

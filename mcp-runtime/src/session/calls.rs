@@ -5,20 +5,21 @@
 //! span and debug line) is in [`super::call_span`].
 
 use super::call_span::{CallSpan, LOG_TARGET, Outcome};
+use crate::conn::connection::{CancelSignal, Connection};
 use crate::content::Content;
 use crate::context::Context;
-use crate::elicit::Interrupt;
-use crate::elicit::seal::{
+use crate::context::elicit::Interrupt;
+use crate::context::seal::{
     ALREADY_USED, ArgumentsDigest, IssueRefusal, SpendRefusal, StateTicket, UNKNOWN_STATE,
 };
 use crate::limits::QueueTimeout;
+use crate::outcome::ToolOutcome;
 use crate::protocol::frame::Frame;
 use crate::protocol::outgoing::{self, CallToolResult, Capabilities, ErrorData, Reply};
 use crate::protocol::{ErrorCode, ProtocolVersion};
-use crate::session::connection::{CancelSignal, Connection};
 use crate::shared::Shared;
 use crate::store::StoreError;
-use crate::tool::{Tool, ToolCall, ToolOutcome};
+use crate::tool::{Tool, ToolCall};
 use crate::util::human_duration;
 use serde_json::value::RawValue;
 use std::future::Future;
@@ -456,7 +457,7 @@ async fn run_tool(tool: Arc<Tool>, call: ToolCall) -> ToolOutcome {
 }
 
 /// Polls a future, catching a panic as `Err` instead of unwinding the task.
-struct CatchUnwind(crate::tool::BoxFuture<ToolOutcome>);
+struct CatchUnwind(crate::util::BoxFuture<ToolOutcome>);
 
 impl Future for CatchUnwind {
     type Output = Result<ToolOutcome, Box<dyn std::any::Any + Send>>;
@@ -474,7 +475,8 @@ impl Future for CatchUnwind {
 #[cfg(test)]
 mod tests {
     use crate::Server;
-    use crate::tool::{ToolBuilder, ToolOutcome};
+    use crate::outcome::ToolOutcome;
+    use crate::tool::ToolBuilder;
     use crate::transport::memory;
     use serde_json::{Value, json};
     use std::sync::{Arc, Mutex};

@@ -9,69 +9,18 @@
 //! the stateless era.
 
 use super::Failure;
+use crate::conn::client::{ClientInfo, RecentClient};
+use crate::conn::connection::Connection;
+use crate::conn::lifecycle::Lifecycle;
 use crate::level::Level;
 use crate::protocol::outgoing::ErrorData;
 use crate::protocol::params::{Meta, Params};
 use crate::protocol::trace_context::TraceContext;
 use crate::protocol::{ErrorCode, ProtocolVersion, meta};
-use crate::session::connection::{ClientSession, Connection};
-use crate::util::lock;
 use serde::Deserialize;
-use serde_json::json;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::sync::{Arc, Mutex};
-
-/// The connection's state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Lifecycle {
-    /// Nothing has decided the era yet.
-    Fresh,
-    /// `initialize` negotiated `version`. (`notifications/initialized` is
-    /// accepted but changes nothing: requests are served as soon as the
-    /// handshake result is out, as clients expect.)
-    Legacy { version: ProtocolVersion },
-    /// Requests carry their own `_meta` envelope.
-    Modern,
-}
-
-impl Lifecycle {
-    /// As one byte, so that a connection can keep it in an atomic (it is read
-    /// on every request): 0 fresh, 1 modern, 2 + the index in
-    /// [`ProtocolVersion::ALL`] for a legacy session.
-    pub(crate) fn to_bits(self) -> u8 {
-        match self {
-            Lifecycle::Fresh => 0,
-            Lifecycle::Modern => 1,
-            // Five versions: the index fits.
-            Lifecycle::Legacy { version } => 2 + version.index() as u8,
-        }
-    }
-
-    /// The inverse of [`Lifecycle::to_bits`].
-    pub(crate) fn from_bits(bits: u8) -> Lifecycle {
-        match bits {
-            0 => Lifecycle::Fresh,
-            1 => Lifecycle::Modern,
-            n => Lifecycle::Legacy {
-                version: ProtocolVersion::ALL[usize::from(n - 2) % ProtocolVersion::ALL.len()],
-            },
-        }
-    }
-
-    /// Versions an enveloped request may name in this state (the data of a
-    /// `-32022` error): before the era is decided, every version (legacy ones
-    /// through `initialize`); once modern, only modern ones.
-    pub(crate) fn supported_versions(self) -> Vec<&'static str> {
-        let modern_only = matches!(self, Lifecycle::Modern);
-        ProtocolVersion::ALL
-            .iter()
-            .rev()
-            .filter(|v| v.is_modern() || !modern_only)
-            .map(|v| v.as_str())
-            .collect()
-    }
-}
+use std::sync::Arc;
 
 /// The version `initialize` agrees on: the client's when it is a legacy version
 /// we speak, else our newest legacy version as a counter-offer.
@@ -86,7 +35,7 @@ pub(crate) fn negotiate(requested: &str) -> ProtocolVersion {
 #[derive(Debug)]
 pub(crate) struct RequestInfo {
     pub(crate) version: ProtocolVersion,
-    pub(crate) client: Arc<ClientSession>,
+    pub(crate) client: Arc<ClientInfo>,
     /// 2026-07-28: the request's `logLevel`.
     pub(crate) log_level: Option<Level>,
 }
@@ -123,7 +72,7 @@ pub(crate) fn request_info(
     match lifecycle {
         Lifecycle::Legacy { version } => Ok(RequestInfo {
             version,
-            client: connection.session(),
+            client: connection.client_info(),
             log_level: None,
         }),
         Lifecycle::Modern => modern_request(recent, params.meta.as_ref(), lifecycle),
@@ -133,7 +82,7 @@ pub(crate) fn request_info(
                     // Legacy clients may ping before `initialize`.
                     return Ok(RequestInfo {
                         version: ProtocolVersion::LATEST_LEGACY,
-                        client: connection.session(),
+                        client: connection.client_info(),
                         log_level: None,
                     });
                 }
@@ -205,51 +154,6 @@ fn modern_request(
     }
 }
 
-/// The last 2026-07-28 client seen, by the text of its envelope's
-/// `clientInfo` and `clientCapabilities`. A client repeats the same
-/// envelope on every request, so its parsed form is shared, not rebuilt
-/// (two JSON values and their allocations) per request; different clients
-/// take turns in the one entry, each still getting exactly what it sent.
-#[derive(Debug, Default)]
-pub(crate) struct RecentClient(Mutex<Option<Recent>>);
-
-#[derive(Debug)]
-struct Recent {
-    info: Option<Box<str>>,
-    capabilities: Box<str>,
-    client: Arc<ClientSession>,
-}
-
-/// Envelopes longer than this are parsed every time, not kept.
-const RECENT_CLIENT_MAX_TEXT: usize = 4096;
-
-impl RecentClient {
-    /// The client whose envelope carries `info` and `capabilities`.
-    fn client(&self, info: Option<&RawValue>, capabilities: &RawValue) -> Arc<ClientSession> {
-        let info = info.map(RawValue::get);
-        let capabilities = capabilities.get();
-        if let Some(known) = lock(&self.0).as_ref()
-            && known.info.as_deref() == info
-            && *known.capabilities == *capabilities
-        {
-            return Arc::clone(&known.client);
-        }
-        // Parsed outside the lock: other clients' requests need not wait.
-        let client = Arc::new(ClientSession {
-            info: info.and_then(|text| serde_json::from_str(text).ok()),
-            capabilities: serde_json::from_str(capabilities).unwrap_or_else(|_| json!({})),
-        });
-        if info.map_or(0, str::len) + capabilities.len() <= RECENT_CLIENT_MAX_TEXT {
-            *lock(&self.0) = Some(Recent {
-                info: info.map(Box::from),
-                capabilities: Box::from(capabilities),
-                client: Arc::clone(&client),
-            });
-        }
-        client
-    }
-}
-
 fn unsupported_version(requested: &str, lifecycle: Lifecycle) -> Failure {
     Failure::new(
         ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
@@ -264,7 +168,7 @@ fn unsupported_version(requested: &str, lifecycle: Lifecycle) -> Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
+    use serde_json::{Value, json};
 
     #[test]
     fn negotiation_echoes_or_counter_offers() {
@@ -293,33 +197,6 @@ mod tests {
         .unwrap();
         assert_eq!(info.version, ProtocolVersion::V2026_07_28);
         assert_eq!(info.log_level, Some(Level::Info));
-    }
-
-    #[test]
-    fn a_repeated_envelope_shares_its_client_and_a_different_one_does_not() {
-        let raw = |text: &str| RawValue::from_string(text.to_owned()).unwrap();
-        let recent = RecentClient::default();
-        let (alice, bob) = (raw(r#"{"name":"alice"}"#), raw(r#"{"name":"bob"}"#));
-        let (none, forms) = (raw("{}"), raw(r#"{"elicitation":{}}"#));
-        let first = recent.client(Some(&alice), &none);
-        assert!(Arc::ptr_eq(&first, &recent.client(Some(&alice), &none)));
-        let name = |client: &ClientSession| client.info.as_ref().unwrap()["name"].clone();
-        let other = recent.client(Some(&bob), &none);
-        assert_eq!(name(&other), "bob");
-        let capable = recent.client(Some(&bob), &forms);
-        assert!(!Arc::ptr_eq(&other, &capable));
-        assert_eq!(capable.capabilities, json!({"elicitation": {}}));
-        assert_eq!(recent.client(None, &none).info, None);
-        assert_eq!(name(&recent.client(Some(&alice), &none)), "alice");
-        // Too long to keep: parsed each time, still right.
-        let long = raw(&format!(
-            r#"{{"name":"{}"}}"#,
-            "x".repeat(RECENT_CLIENT_MAX_TEXT)
-        ));
-        let a = recent.client(Some(&long), &none);
-        let b = recent.client(Some(&long), &none);
-        assert!(!Arc::ptr_eq(&a, &b));
-        assert_eq!(a.info, b.info);
     }
 
     #[test]

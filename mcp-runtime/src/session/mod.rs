@@ -2,29 +2,29 @@
 //! takes each decoded incoming message and puts what it answers into the
 //! connection's outbox (the sink the transport writes from).
 //!
-//! Routing is one table ([`Session::on_request`]); the era rules run in
-//! front of it ([`era`]); each method family has its file under
+//! Routing is one table ([`table::METHODS`]: each method's name, eras,
+//! capability and handler), read by [`Session::on_request`]; the era rules
+//! run in front of it ([`era`]); each method family has its file under
 //! [`methods`]; running a call is [`calls`]; what the session's requests,
 //! calls and tasks share (outbox, calls in flight, requests to the client,
-//! subscriptions) is the [`connection::Connection`].
+//! subscriptions) is the [`Connection`], in `conn/` below this module.
 
 mod call_span;
 pub(crate) mod calls;
-pub(crate) mod connection;
 pub(crate) mod era;
 mod methods;
-pub(crate) mod outbox;
+mod table;
 
 #[cfg(feature = "http")]
 pub(crate) use methods::listen::close_subscriptions;
 pub(crate) use methods::listen::notify_tools_changed;
 
+use crate::conn::connection::{Connection, canonical_id};
 use crate::protocol::ErrorCode;
 use crate::protocol::incoming::{Incoming, Rejection, without_position};
 use crate::protocol::outgoing::{self, ErrorData, Reply};
 use crate::protocol::params::Params;
 use crate::shared::Shared;
-use connection::{Connection, canonical_id};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -184,20 +184,19 @@ impl Session {
             &params,
         )?;
         let version = info.version;
-        match method {
-            "tools/call" => self.call_tool(id, info, params),
-            "ping" if !version.is_modern() => self.ping(id, version),
-            "logging/setLevel" if !version.is_modern() => self.set_level(id, version, params.raw),
-            "server/discover" if version.is_modern() => self.discover(id, version),
-            "subscriptions/listen" if version.is_modern() => self.listen(id, params.raw),
-            "tools/list" => self.list_tools(id, version, params.raw),
-            _ => Err(Failure::new(
+        let Some(entry) = table::find(method).filter(|entry| entry.eras.include(version)) else {
+            return Err(Failure::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 format!("Method not found: {method}"),
             )
             .with_data(ErrorData::Method {
                 method: method.to_owned(),
-            })),
+            }));
+        };
+        match entry.route {
+            table::Route::Call => self.call_tool(id, info, params),
+            table::Route::Typed(run) => run(self, id, version, params.raw),
+            table::Route::Own(handle) => handle(self, id, version, params.raw),
         }
     }
 
@@ -238,4 +237,16 @@ fn parse_params<'a, T: Deserialize<'a>>(
             without_position(&err)
         ))
     })
+}
+
+/// A session of a server built from `server`, on a connection of its own,
+/// and the connection's outbox (where a handler called directly must write
+/// nothing: the router writes the reply).
+#[cfg(test)]
+fn test_session(server: crate::server::Server) -> (Session, crate::conn::outbox::Frames) {
+    let (shared, _, _) = server
+        .into_shared(false)
+        .unwrap_or_else(|err| panic!("a valid test server: {err}"));
+    let (out, frames) = crate::conn::outbox::channel(usize::MAX);
+    (Session::new(shared, Arc::new(Connection::new(out))), frames)
 }

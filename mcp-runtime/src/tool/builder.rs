@@ -1,8 +1,10 @@
 //! [`ToolBuilder`]: how `#[tool]` and hand-written code make a [`Tool`].
 
-use super::{BoxFuture, Definition, Handler, Schema, Tool, ToolCall, ToolOutcome};
+use super::{Definition, Handler, Schema, Tool, ToolCall};
+use crate::outcome::ToolOutcome;
 use crate::protocol::tool_def::{Annotations, Icon};
 use crate::state::StateRequirement;
+use crate::util::BoxFuture;
 use serde_json::{Map, Value};
 use std::fmt;
 use std::sync::{Arc, OnceLock};

@@ -1,8 +1,8 @@
 //! One call as a tool's handler receives it, and decoding its arguments
 //! with error messages a model can act on.
 
-use super::ToolOutcome;
 use crate::context::Context;
+use crate::outcome::ToolOutcome;
 use crate::protocol::ProtocolVersion;
 use serde::de::DeserializeOwned;
 use serde_json::Value;

@@ -1,33 +1,30 @@
 //! What a tool is at run time: its definition (rendered for each revision
 //! through [`crate::protocol::tool_def`]) and the entry point of a call.
-//! The builder, the call and its arguments, and the outcome live in the
-//! submodules.
+//! The builder, the call and its arguments, the server's live tool set
+//! ([`toolset`]) and the list it reads ([`registry`]) live in the
+//! submodules; what a call returns is [`crate::outcome`], below both this
+//! and the context.
 
 mod builder;
 mod call;
-mod finite;
-mod outcome;
+pub(crate) mod registry;
+pub(crate) mod toolset;
 
 pub use crate::protocol::tool_def::Icon;
 pub use builder::ToolBuilder;
 pub use call::ToolCall;
-pub(crate) use outcome::structured_outcome;
-pub use outcome::{Structured, ToolError, ToolOutcome};
 
+use crate::outcome::ToolOutcome;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::tool_def::{Annotations, ToolDefinition, ToolFields};
 use crate::state::StateRequirement;
+use crate::util::BoxFuture;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
-
-/// A boxed, sendable future, the shape every tool handler returns.
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 pub(crate) type Handler = Arc<dyn Fn(ToolCall) -> BoxFuture<ToolOutcome> + Send + Sync>;
 

@@ -5,9 +5,9 @@
 
 use super::writer::FrameWriter;
 use super::{Line, LineReader};
+use crate::conn::connection::Connection;
+use crate::conn::outbox::{self, Frames};
 use crate::protocol::incoming::{Incoming, Rejection};
-use crate::session::connection::Connection;
-use crate::session::outbox::{self, Frames};
 use crate::session::{Session, notify_tools_changed};
 use crate::shared::Shared;
 use serde_json::value::RawValue;

@@ -9,8 +9,8 @@
 //! unwritten backlog plus the partly written front segment: bounded by the
 //! main loop's back-pressure limit plus one frame, whatever the reader's pace.
 
+use crate::conn::outbox::Release;
 use crate::protocol::frame::Frame;
-use crate::session::outbox::Release;
 use std::collections::VecDeque;
 use std::io::{self, IoSlice};
 use std::pin::Pin;

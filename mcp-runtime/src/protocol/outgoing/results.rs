@@ -55,19 +55,48 @@ fn empty_object() -> Box<RawValue> {
     RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| unreachable!("`{{}}` is JSON"))
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 struct ToolsCapability {
     #[serde(rename = "listChanged")]
     list_changed: bool,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 struct Empty {}
+
+/// The `capabilities` of `initialize` and `server/discover`: which keys a
+/// server sets is decided by the methods it serves in the era (the session's
+/// method table), not here.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub(crate) struct ServerCapabilities {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    logging: Option<Empty>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<ToolsCapability>,
+}
+
+impl ServerCapabilities {
+    /// With `logging: {}`.
+    pub(crate) fn with_logging(self) -> Self {
+        ServerCapabilities {
+            logging: Some(Empty {}),
+            ..self
+        }
+    }
+
+    /// With `tools: {"listChanged": list_changed}`.
+    pub(crate) fn with_tools(self, list_changed: bool) -> Self {
+        ServerCapabilities {
+            tools: Some(ToolsCapability { list_changed }),
+            ..self
+        }
+    }
+}
 
 /// The result of `initialize`.
 #[derive(Serialize)]
 pub(crate) struct InitializeResult<'a> {
-    capabilities: LegacyCapabilities,
+    capabilities: ServerCapabilities,
     #[serde(skip_serializing_if = "Option::is_none")]
     instructions: Option<&'a str>,
     #[serde(rename = "protocolVersion")]
@@ -76,24 +105,16 @@ pub(crate) struct InitializeResult<'a> {
     server_info: Implementation<'a>,
 }
 
-#[derive(Serialize)]
-struct LegacyCapabilities {
-    logging: Empty,
-    tools: ToolsCapability,
-}
-
 impl<'a> InitializeResult<'a> {
     /// The handshake result for the negotiated `version`.
     pub(crate) fn new(
         version: ProtocolVersion,
         server_info: Implementation<'a>,
         instructions: Option<&'a str>,
+        capabilities: ServerCapabilities,
     ) -> Self {
         InitializeResult {
-            capabilities: LegacyCapabilities {
-                logging: Empty {},
-                tools: ToolsCapability { list_changed: true },
-            },
+            capabilities,
             instructions,
             protocol_version: version.as_str(),
             server_info,
@@ -104,18 +125,13 @@ impl<'a> InitializeResult<'a> {
 /// The result of `server/discover` (2026-07-28).
 #[derive(Serialize)]
 pub(crate) struct DiscoverResult<'a> {
-    capabilities: ModernCapabilities,
+    capabilities: ServerCapabilities,
     #[serde(skip_serializing_if = "Option::is_none")]
     instructions: Option<&'a str>,
     #[serde(rename = "supportedVersions")]
     supported_versions: Vec<&'static str>,
     #[serde(flatten)]
     cache: CacheHints,
-}
-
-#[derive(Serialize)]
-struct ModernCapabilities {
-    tools: ToolsCapability,
 }
 
 impl<'a> DiscoverResult<'a> {
@@ -128,11 +144,10 @@ impl<'a> DiscoverResult<'a> {
         instructions: Option<&'a str>,
         ttl_ms: u64,
         supported: Vec<&'static str>,
+        capabilities: ServerCapabilities,
     ) -> Self {
         DiscoverResult {
-            capabilities: ModernCapabilities {
-                tools: ToolsCapability { list_changed: true },
-            },
+            capabilities,
             instructions,
             supported_versions: supported,
             cache: CacheHints::public(ttl_ms),
@@ -394,7 +409,12 @@ pub(crate) mod tests {
         let modern = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
         let discover: Value = serde_json::from_slice(
             &modern
-                .discover(&DiscoverResult::new(Some("hi"), 9, vec!["2026-07-28"]))
+                .discover(&DiscoverResult::new(
+                    Some("hi"),
+                    9,
+                    vec!["2026-07-28"],
+                    ServerCapabilities::default().with_tools(true),
+                ))
                 .into_bytes(),
         )
         .unwrap();
@@ -416,7 +436,16 @@ pub(crate) mod tests {
         let legacy = Reply::new(&id, v, &meta);
         let info = Implementation::new("s", "1", Some("S"), v);
         assert_eq!(
-            text(legacy.initialize(&InitializeResult::new(v, info, None))),
+            text(
+                legacy.initialize(&InitializeResult::new(
+                    v,
+                    info,
+                    None,
+                    ServerCapabilities::default()
+                        .with_logging()
+                        .with_tools(true)
+                ))
+            ),
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"capabilities\":{\"logging\":{},\"tools\":{\"listChanged\":true}},\
              \"protocolVersion\":\"2024-11-05\",\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n"
         );

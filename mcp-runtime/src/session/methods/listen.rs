@@ -1,9 +1,10 @@
 //! `subscriptions/listen` (2026-07-28) and list-changed notifications in
 //! both eras.
 
+use crate::conn::connection::{Connection, Subscription, canonical_id};
+use crate::conn::lifecycle::Lifecycle;
+use crate::protocol::ProtocolVersion;
 use crate::protocol::outgoing;
-use crate::session::connection::{Connection, Subscription, canonical_id};
-use crate::session::era::Lifecycle;
 use crate::session::{Failure, Session, parse_params};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -12,6 +13,7 @@ impl Session {
     pub(in crate::session) fn listen(
         &mut self,
         id: &RawValue,
+        _: ProtocolVersion,
         params: Option<&RawValue>,
     ) -> Result<(), Failure> {
         #[derive(Deserialize)]

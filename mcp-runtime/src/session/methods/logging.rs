@@ -3,29 +3,82 @@
 
 use crate::level::Level;
 use crate::protocol::ProtocolVersion;
-use crate::session::{Failure, Session, parse_params};
+use crate::session::methods::lifecycle::Empty;
+use crate::session::table::{Capability, Eras, Method};
+use crate::session::{Failure, Session};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use std::borrow::Cow;
 
-impl Session {
-    pub(in crate::session) fn set_level(
-        &mut self,
-        id: &RawValue,
-        version: ProtocolVersion,
-        params: Option<&RawValue>,
-    ) -> Result<(), Failure> {
-        #[derive(Deserialize)]
-        struct SetLevel<'a> {
-            #[serde(borrow)]
-            level: Cow<'a, str>,
-        }
-        let params: SetLevel<'_> = parse_params(params, "logging/setLevel")?;
+/// `logging/setLevel`'s params.
+#[derive(Debug, Deserialize)]
+pub(in crate::session) struct SetLevelParams<'a> {
+    #[serde(borrow)]
+    level: Cow<'a, str>,
+}
+
+/// `logging/setLevel` (legacy): the lowest level of log messages the
+/// session's calls send.
+#[derive(Debug)]
+pub(in crate::session) struct SetLevel;
+
+impl Method for SetLevel {
+    const NAME: &'static str = "logging/setLevel";
+    const ERAS: Eras = Eras::Legacy;
+    const CAPABILITY: Option<Capability> = Some(Capability::Logging);
+    type Params<'p> = SetLevelParams<'p>;
+    type Result<'s> = Empty;
+
+    fn handle(
+        session: &Session,
+        _: ProtocolVersion,
+        params: SetLevelParams<'_>,
+    ) -> Result<Empty, Failure> {
         let level: Level = params.level.parse().map_err(|message: String| {
             Failure::invalid_params(format!("Invalid params: {message}"))
         })?;
-        self.connection.set_log_level(level);
-        self.connection.send(self.reply(id, version).empty());
-        Ok(())
+        session.connection.set_log_level(level);
+        Ok(Empty)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::Server;
+    use crate::session::test_session;
+
+    fn params(level: &str) -> SetLevelParams<'_> {
+        SetLevelParams {
+            level: Cow::Borrowed(level),
+        }
+    }
+
+    #[test]
+    fn set_level_sets_the_connection_level_and_writes_nothing() {
+        let (session, mut frames) = test_session(Server::new("t", "0"));
+        let version = ProtocolVersion::V2025_11_25;
+        assert_eq!(
+            SetLevel::handle(&session, version, params("warning")).ok(),
+            Some(Empty)
+        );
+        assert_eq!(session.connection.log_level(), Some(Level::Warning));
+        assert!(
+            frames.try_recv().is_none(),
+            "the router replies, not the handler"
+        );
+    }
+
+    #[test]
+    fn set_level_refuses_an_unknown_level_as_invalid_params() {
+        let (session, _frames) = test_session(Server::new("t", "0"));
+        let failure = SetLevel::handle(&session, ProtocolVersion::V2025_11_25, params("loud"))
+            .expect_err("no such level");
+        assert_eq!(failure.code, crate::protocol::ErrorCode::INVALID_PARAMS);
+        assert!(
+            failure.message.starts_with("Invalid params: "),
+            "{}",
+            failure.message
+        );
+        assert_eq!(session.connection.log_level(), None);
     }
 }

@@ -1,5 +1,6 @@
-//! One file per method family; each adds its handlers to
-//! [`Session`](super::Session), called from its routing table.
+//! One file per method family: its typed methods (`impl Method`, listed in
+//! [`METHODS`](super::table::METHODS)) and the handlers of the entries that
+//! write their own frames (`tools/call`, `tools/list`, `subscriptions/listen`).
 
 pub(super) mod lifecycle;
 pub(crate) mod listen;

@@ -2,15 +2,15 @@
 //! call (arguments, tool, 2026-07-28 `requestState`, duplicate id,
 //! admission) before [`crate::session::calls`] runs it.
 
+use crate::conn::connection::{CancelSignal, ScopeDenial, canonical_id};
+use crate::context::seal::{ArgumentsDigest, Resumed, arguments_digest};
 use crate::context::{Context, ContextParts};
-use crate::elicit::seal::{ArgumentsDigest, Resumed, arguments_digest};
 use crate::protocol::incoming::without_position;
 use crate::protocol::outgoing::{CallToolResult, ErrorData};
 use crate::protocol::params::Params;
 use crate::protocol::{ErrorCode, ProtocolVersion, meta};
 use crate::session::call_span::{CallSpan, Outcome};
 use crate::session::calls::{self, PreparedCall};
-use crate::session::connection::{CancelSignal, ScopeDenial, canonical_id};
 use crate::session::era::{self, RequestInfo};
 use crate::session::{Failure, Session, parse_params};
 use crate::tool::ToolCall;
@@ -205,7 +205,7 @@ impl Session {
 
     /// The refusal of a call whose tool needs `scopes` that the caller's
     /// token lacks. The transport learns of it from the connection
-    /// ([`Connection::scope_denial`](crate::session::connection::Connection::scope_denial)),
+    /// ([`Connection::scope_denial`](crate::conn::connection::Connection::scope_denial)),
     /// so HTTP answers `403` with the `insufficient_scope` challenge.
     fn deny_scopes(&self, tool: &Arc<str>, scopes: &[String]) -> Failure {
         self.connection.set_scope_denial(ScopeDenial {

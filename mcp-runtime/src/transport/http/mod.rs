@@ -29,9 +29,9 @@ pub(crate) use listener::{is_loopback, raise_open_file_limit, serve};
 pub use sse::HttpBody;
 
 use crate::auth::{Denial, Gate};
+use crate::conn::connection::Connection;
 use crate::principal::Principal;
 use crate::protocol::incoming::{self, Incoming};
-use crate::session::connection::Connection;
 use crate::shared::Shared;
 use bytes::Bytes;
 use hyper::body::Body;

@@ -6,8 +6,8 @@
 use super::headers;
 use super::refuse;
 use super::sse::HttpBody;
+use crate::conn::connection::Connection;
 use crate::principal::Principal;
-use crate::session::connection::Connection;
 use crate::util::lock;
 use hyper::header::HeaderMap;
 use hyper::{Response, StatusCode};

@@ -6,9 +6,9 @@
 //! `Server::max_sse_unwritten` unread bytes, never the final response, so a
 //! client that reads slowly or not at all cannot grow the server's memory.
 
+use crate::conn::connection::Connection;
+use crate::conn::outbox::Frames;
 use crate::protocol::frame::{Frame, FrameKind};
-use crate::session::connection::Connection;
-use crate::session::outbox::Frames;
 use bytes::Bytes;
 use hyper::body::{Body, Frame as BodyFrame, SizeHint};
 use std::convert::Infallible;

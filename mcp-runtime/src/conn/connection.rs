@@ -2,13 +2,14 @@
 //! the outbox, calls in flight (for cancellation), requests this server sent
 //! the client (legacy elicitation), the legacy session, and subscriptions.
 
+use super::client::ClientInfo;
+use super::lifecycle::Lifecycle;
+use super::outbox::Outbox;
 use crate::level::Level;
 use crate::principal::Principal;
 use crate::protocol::frame::Frame;
 use crate::protocol::outgoing::{self, InputRequest};
 use crate::protocol::trace_context::TraceContext;
-use crate::session::era::Lifecycle;
-use crate::session::outbox::Outbox;
 use crate::util::FastMap;
 use crate::util::lock;
 use serde_json::Value;
@@ -76,13 +77,6 @@ impl Drop for ClientRequest<'_> {
     }
 }
 
-/// What the legacy handshake told us about the client.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct ClientSession {
-    pub(crate) info: Option<Value>,
-    pub(crate) capabilities: Value,
-}
-
 /// An open `subscriptions/listen` stream.
 #[derive(Clone, Debug)]
 pub(crate) struct Subscription {
@@ -99,7 +93,7 @@ pub(crate) struct Connection {
     lifecycle: AtomicU8,
     /// What the client said in `initialize`: set once, as a connection
     /// accepts `initialize` once; read by every legacy request, so no lock.
-    session: OnceLock<Arc<ClientSession>>,
+    client_info: OnceLock<Arc<ClientInfo>>,
     in_flight: Mutex<FastMap<Arc<str>, InFlight>>,
     server_requests: Mutex<FastMap<String, oneshot::Sender<ClientReply>>>,
     /// Shared by the connections of one HTTP session ([`Connection::fork`]),
@@ -146,7 +140,7 @@ impl Connection {
         Connection {
             out,
             lifecycle: AtomicU8::new(Lifecycle::Fresh.to_bits()),
-            session: OnceLock::new(),
+            client_info: OnceLock::new(),
             in_flight: Mutex::new(FastMap::default()),
             server_requests: Mutex::new(FastMap::default()),
             next_server_request: Arc::new(AtomicU64::new(1)),
@@ -220,8 +214,8 @@ impl Connection {
     pub(crate) fn fork(&self, out: Outbox) -> Connection {
         let fork = Connection::new(out);
         fork.set_lifecycle(self.lifecycle());
-        if let Some(session) = self.session.get() {
-            let _ = fork.session.set(Arc::clone(session));
+        if let Some(client) = self.client_info.get() {
+            let _ = fork.client_info.set(Arc::clone(client));
         }
         Connection {
             next_server_request: Arc::clone(&self.next_server_request),
@@ -253,15 +247,15 @@ impl Connection {
     }
 
     /// The client's `initialize` (empty before one).
-    pub(crate) fn session(&self) -> Arc<ClientSession> {
-        static NONE: LazyLock<Arc<ClientSession>> = LazyLock::new(Arc::default);
-        Arc::clone(self.session.get().unwrap_or(&NONE))
+    pub(crate) fn client_info(&self) -> Arc<ClientInfo> {
+        static NONE: LazyLock<Arc<ClientInfo>> = LazyLock::new(Arc::default);
+        Arc::clone(self.client_info.get().unwrap_or(&NONE))
     }
 
     /// Keeps what the client said in `initialize`; only the first call
     /// counts (`era::initialize_version` refuses a second `initialize`).
-    pub(crate) fn set_session(&self, session: ClientSession) {
-        let _ = self.session.set(Arc::new(session));
+    pub(crate) fn set_client_info(&self, client: ClientInfo) {
+        let _ = self.client_info.set(Arc::new(client));
     }
 
     /// How many calls are in flight, or `None` when `id` is one of them.
@@ -460,7 +454,7 @@ mod tests {
 
     #[test]
     fn cancelling_a_call_prevents_its_response() {
-        let (tx, _rx) = crate::session::outbox::channel(usize::MAX);
+        let (tx, _rx) = crate::conn::outbox::channel(usize::MAX);
         let conn = Connection::new(tx);
         let signal = CancelSignal::default();
         assert_eq!(conn.in_flight_besides("1"), Some(0));
@@ -484,7 +478,7 @@ mod tests {
 
     #[test]
     fn an_unanswered_request_is_withdrawn_when_dropped() {
-        let (tx, mut rx) = crate::session::outbox::channel(usize::MAX);
+        let (tx, mut rx) = crate::conn::outbox::channel(usize::MAX);
         let conn = Connection::new(tx);
         let schema = json!({});
         let form = InputRequest::Elicit(outgoing::ElicitForm::new(

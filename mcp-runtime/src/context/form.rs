@@ -1,4 +1,4 @@
-//! Typed form fields for [`ElicitRequest::new`](super::ElicitRequest::new):
+//! Typed form fields for [`ElicitRequest::new`](super::elicit::ElicitRequest::new):
 //! the primitive fields a form-mode elicitation may ask for, defaults
 //! (SEP-1034) and the single- and multi-select enums, titled or not
 //! (SEP-1330). The wire shape is in `protocol/form.rs`.

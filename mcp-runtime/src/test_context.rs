@@ -1,14 +1,17 @@
 //! Contexts for unit tests of tool fns: [`TestContext`] builds one,
-//! [`TestPeer`] sees what the tool sent and can cancel the call.
+//! [`TestPeer`] sees what the tool sent and can cancel the call. Above
+//! `context/` and `tool/`: it builds a context as the server would, with a
+//! tool set of its own.
 
-use super::{Context, ContextParts, Reach};
+use crate::conn::client::ClientInfo;
+use crate::conn::connection::{CancelSignal, Connection};
+use crate::context::{Context, ContextParts, Reach};
 use crate::level::Level;
 use crate::principal::Principal;
 use crate::protocol::ProtocolVersion;
-use crate::session::connection::{CancelSignal, ClientSession, Connection};
 use crate::state::StateMap;
 use crate::store::{MemoryStore, Store};
-use crate::toolset::ToolSet;
+use crate::tool::toolset::ToolSet;
 use crate::util::lock;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -76,7 +79,7 @@ impl Context {
         TestContext {
             tool: "test".into(),
             version: ProtocolVersion::LATEST_LEGACY,
-            client: ClientSession::default(),
+            client: ClientInfo::default(),
             states: StateMap::default(),
             store: Arc::new(MemoryStore::new()),
             principal: None,
@@ -90,7 +93,7 @@ impl Context {
 pub struct TestContext {
     tool: Arc<str>,
     version: ProtocolVersion,
-    client: ClientSession,
+    client: ClientInfo,
     states: StateMap,
     store: Arc<dyn Store>,
     principal: Option<Arc<Principal>>,
@@ -150,7 +153,7 @@ impl TestContext {
     /// `elicitation`, and then waits forever: no one answers in a test.
     pub fn build(self) -> (Context, TestPeer) {
         // Nothing is dropped: a test sees every notification the tool sent.
-        let (out, frames) = crate::session::outbox::channel(usize::MAX);
+        let (out, frames) = crate::conn::outbox::channel(usize::MAX);
         let connection = Arc::new(Connection::new(out).with_principal(self.principal));
         connection.set_log_level(Level::Debug);
         let cancel = CancelSignal::default();
@@ -172,8 +175,8 @@ impl TestContext {
             reach: Arc::new(Reach {
                 states: self.states,
                 store: self.store,
-                tools,
-                elicitation_timeout: crate::elicit::DEFAULT_ELICITATION_TIMEOUT,
+                tools: Box::new(tools),
+                elicitation_timeout: crate::context::elicit::DEFAULT_ELICITATION_TIMEOUT,
                 handle_quota: Arc::new(crate::quota::WindowQuota::new(
                     crate::handles::DEFAULT_HANDLES_PER_CLIENT,
                 )),
@@ -193,7 +196,7 @@ impl TestContext {
 /// and cancellation.
 #[derive(Debug)]
 pub struct TestPeer {
-    frames: Mutex<crate::session::outbox::Frames>,
+    frames: Mutex<crate::conn::outbox::Frames>,
     received: Mutex<Vec<Value>>,
     cancel: CancelSignal,
 }

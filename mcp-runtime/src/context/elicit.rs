@@ -1,9 +1,10 @@
 //! Elicitation and sampling: asking the user (or the client's model) for
 //! input in the middle of a tool call, in both eras. Everything about it is
-//! here: the request and answer types (sampling in [`sample`]), the two
-//! flows behind `ctx.elicit` ([`ask`]) and `ctx.sample` ([`sample()`]), the
-//! interrupt a 2026-07-28 call ends with, and the sealing of `requestState`
-//! ([`seal`]).
+//! here, beside the [`Context`] whose methods they are: the request and answer
+//! types (form fields in `context/form.rs`, sampling in `context/sample.rs`),
+//! the two flows behind `ctx.elicit` ([`ask`]) and `ctx.sample`
+//! ([`sample()`]), the interrupt a 2026-07-28 call ends with; the sealing of
+//! `requestState` is `context/seal.rs`.
 //!
 //! The same `ctx.elicit(key, request)` works in both eras. In a legacy session
 //! it sends a real `elicitation/create` request to the client and awaits the
@@ -21,15 +22,11 @@
 //! in it cannot be replaced. In a legacy session the question waits at most
 //! the server's elicitation timeout.
 
-mod form;
-mod sample;
-pub(crate) mod seal;
+pub use super::form::FormField;
+pub use super::sample::{SampleRequest, SampleResult};
 
-pub use form::FormField;
-pub use sample::{SampleRequest, SampleResult};
-
-use crate::ToolError;
 use crate::context::Context;
+use crate::outcome::ToolError;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::form::{FieldSchema, form_schema};
 use crate::protocol::outgoing::{ElicitForm, InputRequest};

@@ -1,6 +1,9 @@
-//! What a tool gives back: [`ToolOutcome`] (structured output, content or
+//! What a tool call gives back (below `tool/` and `context/`, which both
+//! name it): [`ToolOutcome`] (structured output, content or
 //! an error for the model), [`Structured`] (structured output with more
 //! content blocks) and [`ToolError`].
+
+mod finite;
 
 use crate::content::Content;
 use std::fmt;
@@ -194,7 +197,7 @@ pub(crate) fn structured_outcome<T: serde::Serialize + ?Sized>(
     if !json.contains("null") {
         return ToolOutcome::Structured(json);
     }
-    match serde_path_to_error::serialize(value, super::finite::Check) {
+    match serde_path_to_error::serialize(value, finite::Check) {
         Ok(()) => ToolOutcome::Structured(json),
         Err(err) => {
             let place = match err.path().to_string().as_str() {

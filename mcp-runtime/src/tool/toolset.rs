@@ -2,9 +2,10 @@
 //! serving; each change rebuilds the registry and tells subscribed clients
 //! (`notifications/tools/list_changed`).
 
+use crate::context::Context;
 use crate::error::Error;
-use crate::registry::Registry;
 use crate::tool::Tool;
+use crate::tool::registry::Registry;
 use crate::util::{lock, read, write};
 use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::watch;
@@ -137,6 +138,18 @@ impl ToolSet {
         lock(&self.inner.tools)
             .iter()
             .any(|(t, on)| t.name() == name && *on)
+    }
+}
+
+impl Context {
+    /// The server's live tool set, to add, remove, enable or disable tools.
+    // Defined here, not in `context/`: the context sits below `tool/` and
+    // holds the set untyped (`Reach::tools`).
+    pub fn tools(&self) -> &ToolSet {
+        match self.tool_set().downcast_ref::<ToolSet>() {
+            Some(tools) => tools,
+            None => unreachable!("every Reach is built with the server's ToolSet"),
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::quota::WindowQuota;
 use crate::store::{Store, StoreError};
-use crate::tool::BoxFuture;
+use crate::util::BoxFuture;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};

@@ -2,7 +2,7 @@
 //! request builder and the typed answer; the wire shapes are in
 //! `protocol/sampling.rs`.
 
-use crate::ToolError;
+use crate::outcome::ToolError;
 use crate::protocol::sampling::{
     CreateMessageParams, CreateMessageResult, ModelHint, ModelPreferences, ResultContent, Role,
     SamplingContent, SamplingMessage,

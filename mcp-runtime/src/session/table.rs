@@ -1,0 +1,225 @@
+//! The method table: every method the session serves, with the eras it
+//! exists in, the capability its family implies, and how it is run. The
+//! router ([`Session::on_request`](super::Session)) finds the entry, checks
+//! the era, and runs it; for a typed method ([`Method`]) it also parses the
+//! params, calls the handler and writes the reply, here in [`run`], so a
+//! handler only turns params into a result or a [`Failure`] and is tested
+//! without an outbox.
+//!
+//! Adding a method: its params and result types, an `impl Method` in its
+//! family's file under `methods/`, and one [`entry`] in [`METHODS`].
+
+use super::methods::{lifecycle, logging};
+use super::{Failure, Session, parse_params};
+use crate::protocol::ProtocolVersion;
+use crate::protocol::frame::Frame;
+use crate::protocol::outgoing::{Reply, ServerCapabilities};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+/// The eras a method exists in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Eras {
+    /// Only in a legacy session (opened by `initialize`, 2024-11-05..2025-11-25).
+    Legacy,
+    /// Only in the stateless 2026-07-28 era.
+    Modern,
+    /// In both.
+    Both,
+}
+
+impl Eras {
+    /// Whether a request served under `version` may call the method.
+    pub(super) fn include(self, version: ProtocolVersion) -> bool {
+        match self {
+            Eras::Legacy => !version.is_modern(),
+            Eras::Modern => version.is_modern(),
+            Eras::Both => true,
+        }
+    }
+}
+
+/// What a method family tells the client the server offers, in the
+/// `capabilities` of `initialize` and `server/discover`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Capability {
+    /// `logging: {}`: the client may set the level (`logging/setLevel`).
+    Logging,
+    /// `tools: {"listChanged": true}`: the tool list can change while
+    /// serving (`ToolSet`), and the session says so in both eras.
+    Tools,
+}
+
+/// A method with typed params and result: the router parses the params as
+/// [`Method::Params`], calls [`Method::handle`] and replies with the result.
+pub(super) trait Method {
+    /// The JSON-RPC method name.
+    const NAME: &'static str;
+    /// The eras it exists in; outside them it is `-32601`.
+    const ERAS: Eras;
+    /// The capability its family implies, if any.
+    const CAPABILITY: Option<Capability>;
+    /// Its params, borrowed from the request where they can be.
+    type Params<'p>: Deserialize<'p>;
+    /// Its result, borrowed from the session where it can be.
+    type Result<'s>: Respond;
+    /// The result for `params`, or why there is none. `version` is the
+    /// request's revision.
+    fn handle<'s>(
+        session: &'s Session,
+        version: ProtocolVersion,
+        params: Self::Params<'_>,
+    ) -> Result<Self::Result<'s>, Failure>;
+}
+
+/// How a result becomes its response frame, shaped for the request by `reply`.
+pub(super) trait Respond {
+    /// The response frame.
+    fn respond(&self, reply: Reply<'_>) -> Frame;
+}
+
+/// How the router runs an entry.
+#[derive(Clone, Copy)]
+pub(super) enum Route {
+    /// A [`Method`]: parsed, called and answered by [`run`].
+    Typed(fn(&Session, &RawValue, ProtocolVersion, Option<&RawValue>) -> Result<(), Failure>),
+    /// `tools/call`: the specialised entry. It reads the one parse of its
+    /// params (`Params`, `_meta` included) and writes its result frame
+    /// itself, on the measured fast path (`Reply::call_result`), or later
+    /// from the call's task. The router calls `Session::call_tool` directly,
+    /// not through a pointer, so the hot path stays what it was.
+    Call,
+    /// A method whose answer is not one result frame now: `tools/list`
+    /// splices its cached page, `subscriptions/listen` opens a stream.
+    Own(fn(&mut Session, &RawValue, ProtocolVersion, Option<&RawValue>) -> Result<(), Failure>),
+}
+
+/// One method of the table.
+#[derive(Clone, Copy)]
+pub(super) struct Entry {
+    pub(super) name: &'static str,
+    pub(super) eras: Eras,
+    pub(super) capability: Option<Capability>,
+    pub(super) route: Route,
+}
+
+/// The entry of a typed method.
+pub(super) const fn entry<M: Method>() -> Entry {
+    Entry {
+        name: M::NAME,
+        eras: M::ERAS,
+        capability: M::CAPABILITY,
+        route: Route::Typed(run::<M>),
+    }
+}
+
+/// Every method but the bare `initialize` (the handshake, which runs before
+/// the era rules: `Session::on_request`). `tools/call` first: it is the one
+/// a busy server is asked most, and the lookup is a scan.
+pub(super) static METHODS: &[Entry] = &[
+    Entry {
+        name: "tools/call",
+        eras: Eras::Both,
+        capability: Some(Capability::Tools),
+        route: Route::Call,
+    },
+    Entry {
+        name: "tools/list",
+        eras: Eras::Both,
+        capability: Some(Capability::Tools),
+        route: Route::Own(Session::list_tools),
+    },
+    entry::<lifecycle::Ping>(),
+    entry::<logging::SetLevel>(),
+    entry::<lifecycle::Discover>(),
+    Entry {
+        name: "subscriptions/listen",
+        eras: Eras::Modern,
+        capability: None,
+        route: Route::Own(Session::listen),
+    },
+];
+
+/// The entry for `method`, if the table has one.
+pub(super) fn find(method: &str) -> Option<&'static Entry> {
+    METHODS.iter().find(|entry| entry.name == method)
+}
+
+/// Parses, calls, replies: the one place a typed method's frame is made.
+fn run<M: Method>(
+    session: &Session,
+    id: &RawValue,
+    version: ProtocolVersion,
+    params: Option<&RawValue>,
+) -> Result<(), Failure> {
+    let params: M::Params<'_> = parse_params(params, M::NAME)?;
+    let result = M::handle(session, version, params)?;
+    session
+        .connection
+        .send(result.respond(session.reply(id, version)));
+    Ok(())
+}
+
+/// The capabilities a server announces to a request of `version`: those of
+/// the methods that exist in its era.
+pub(super) fn capabilities(version: ProtocolVersion) -> ServerCapabilities {
+    let mut capabilities = ServerCapabilities::default();
+    let offered = |wanted: Capability| {
+        METHODS
+            .iter()
+            .any(|entry| entry.capability == Some(wanted) && entry.eras.include(version))
+    };
+    if offered(Capability::Logging) {
+        capabilities = capabilities.with_logging();
+    }
+    if offered(Capability::Tools) {
+        capabilities = capabilities.with_tools(true);
+    }
+    capabilities
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(capabilities: ServerCapabilities) -> String {
+        serde_json::to_string(&capabilities).unwrap()
+    }
+
+    #[test]
+    fn capabilities_follow_the_methods_of_each_era() {
+        // Byte for byte what `initialize` and `server/discover` said when
+        // they were written out by hand.
+        for version in ProtocolVersion::ALL {
+            let expected = if version.is_modern() {
+                r#"{"tools":{"listChanged":true}}"#
+            } else {
+                r#"{"logging":{},"tools":{"listChanged":true}}"#
+            };
+            assert_eq!(text(capabilities(version)), expected, "{version}");
+        }
+    }
+
+    #[test]
+    fn each_method_is_listed_once_and_found_by_name() {
+        for (at, entry) in METHODS.iter().enumerate() {
+            assert!(
+                METHODS[..at].iter().all(|e| e.name != entry.name),
+                "{} is listed twice",
+                entry.name
+            );
+            assert_eq!(find(entry.name).map(|e| e.name), Some(entry.name));
+        }
+        assert!(find("initialize").is_none() && find("resources/list").is_none());
+        assert_eq!(find("ping").map(|e| e.eras), Some(Eras::Legacy));
+        assert_eq!(find("server/discover").map(|e| e.eras), Some(Eras::Modern));
+    }
+
+    #[test]
+    fn eras_include_their_versions() {
+        let (legacy, modern) = (ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28);
+        assert!(Eras::Legacy.include(legacy) && !Eras::Legacy.include(modern));
+        assert!(!Eras::Modern.include(legacy) && Eras::Modern.include(modern));
+        assert!(Eras::Both.include(legacy) && Eras::Both.include(modern));
+    }
+}
