@@ -601,7 +601,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Present<'a> {
     }
 }
 
-/// The runtime's envelope (mcp-runtime/src/protocol/incoming.rs), mirrored so
+/// The runtime's envelope (mcp-protocol/src/incoming.rs), mirrored so
 /// the checks classify lines exactly as the decoder does.
 #[derive(Deserialize)]
 struct Envelope<'a> {

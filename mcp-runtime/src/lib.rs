@@ -75,7 +75,6 @@ mod limits;
 mod logging;
 mod outcome;
 mod principal;
-mod protocol;
 mod quota;
 pub mod schema;
 mod server;
@@ -90,6 +89,10 @@ pub mod testing;
 mod tool;
 mod transport;
 mod util;
+
+// The wire model lives in its own crate (no I/O, shared with clients); the
+// alias keeps `crate::protocol::...` paths as they were.
+use mcp_protocol as protocol;
 
 pub use content::{Audience, Content, IntoContent};
 pub use context::Context;

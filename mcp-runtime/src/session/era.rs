@@ -136,7 +136,7 @@ fn modern_request(
         .and_then(|meta| meta.protocol_version.as_deref())
         .ok_or_else(|| missing(meta::PROTOCOL_VERSION))?;
     let capabilities = meta
-        .and_then(|meta| meta.client_capabilities)
+        .and_then(|meta| meta.client_capabilities.as_deref())
         .ok_or_else(|| missing(meta::CLIENT_CAPABILITIES))?;
     let log_level = match meta.and_then(|meta| meta.log_level.as_deref()) {
         None => None,
@@ -147,7 +147,10 @@ fn modern_request(
     match ProtocolVersion::parse(version) {
         Some(v) if v.is_modern() => Ok(RequestInfo {
             version: v,
-            client: recent.client(meta.and_then(|meta| meta.client_info), capabilities),
+            client: recent.client(
+                meta.and_then(|meta| meta.client_info.as_deref()),
+                capabilities,
+            ),
             log_level,
         }),
         _ => Err(unsupported_version(version, lifecycle)),

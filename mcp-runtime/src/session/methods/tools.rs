@@ -77,7 +77,10 @@ impl Session {
         info: RequestInfo,
         params: Params<'_>,
     ) -> Result<(), Failure> {
-        let token = params.meta.as_ref().and_then(|meta| meta.progress_token);
+        let token = params
+            .meta
+            .as_ref()
+            .and_then(|meta| meta.progress_token.as_deref());
         if let Some(len) = token.and_then(meta::oversized_progress_token) {
             return Err(Failure::invalid_params(format!(
                 "Invalid params: params._meta.progressToken is {len} bytes; the limit is {} bytes",

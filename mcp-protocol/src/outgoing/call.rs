@@ -5,9 +5,9 @@
 use super::results::Reply;
 use super::results::Trailer;
 use super::{JSONRPC, Response};
-use crate::protocol::ProtocolVersion;
-use crate::protocol::content::Content;
-use crate::protocol::frame::{self, Frame, FrameKind};
+use crate::ProtocolVersion;
+use crate::content::Content;
+use crate::frame::{self, Frame, FrameKind};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -16,13 +16,16 @@ use std::borrow::Cow;
 
 /// The result of `tools/call`.
 #[derive(Debug)]
-pub(crate) enum CallToolResult<'a> {
+pub enum CallToolResult<'a> {
     /// Structured output (`structuredContent` where the revision has it)
     /// and its text mirror, then `content`; `wrap` puts the output under
     /// `{"result": …}`.
     Structured {
+        /// The output, already JSON.
         json: &'a RawValue,
+        /// Whether to put it under `{"result": …}`.
         wrap: bool,
+        /// The blocks after the text mirror.
         content: &'a [Content],
     },
     /// Content blocks, shaped for the revision as they are written.
@@ -53,7 +56,7 @@ impl<T: Serialize> TextBlock<T> {
 
 /// The structured result of a call, ready to send: `text` compacted to one
 /// line when needed; `Err` when it is not JSON.
-pub(crate) fn structured_json(text: &str) -> Result<Cow<'_, RawValue>, serde_json::Error> {
+pub fn structured_json(text: &str) -> Result<Cow<'_, RawValue>, serde_json::Error> {
     let raw: &RawValue = serde_json::from_str(text)?;
     // Hand-built outcomes may hold pretty JSON: a newline would split the frame.
     if !text.contains(['\n', '\r']) {
@@ -167,7 +170,7 @@ impl Serialize for CallToolBody<'_> {
 
 impl Reply<'_> {
     /// A `tools/call` result.
-    pub(crate) fn call_result(&self, result: &CallToolResult<'_>) -> Frame {
+    pub fn call_result(&self, result: &CallToolResult<'_>) -> Frame {
         if let CallToolResult::Structured {
             json,
             wrap: false,
@@ -238,8 +241,8 @@ impl Reply<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::outgoing::results::tests::meta;
-    use crate::protocol::outgoing::tests::{raw, text};
+    use crate::outgoing::results::tests::meta;
+    use crate::outgoing::tests::{raw, text};
 
     #[test]
     fn the_structured_fast_path_writes_the_typed_bytes() {

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 /// The JSON array of `definitions` (a `tools/list` page), written at its final
 /// size: a page of a thousand tools is half a megabyte, which growing by
 /// doubling would copy many times over.
-pub(crate) fn definitions_array<'a, I>(definitions: I) -> String
+pub fn definitions_array<'a, I>(definitions: I) -> String
 where
     I: Iterator<Item = &'a RawValue> + Clone,
 {
@@ -34,7 +34,7 @@ where
 /// by the registry (with schemas `S` as cached JSON text), or turned into a
 /// `Value` for dumps (with schemas as values).
 #[derive(Debug, Serialize)]
-pub(crate) struct ToolDefinition<'a, S> {
+pub struct ToolDefinition<'a, S> {
     name: &'a str,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     meta: Option<&'a Map<String, Value>>,
@@ -54,21 +54,28 @@ pub(crate) struct ToolDefinition<'a, S> {
 
 /// Everything a definition is made from, for every revision.
 #[derive(Debug)]
-pub(crate) struct ToolFields<'a, S> {
-    pub(crate) name: &'a str,
-    pub(crate) title: Option<&'a str>,
-    pub(crate) description: Option<&'a str>,
-    pub(crate) input_schema: S,
+pub struct ToolFields<'a, S> {
+    /// The tool's name.
+    pub name: &'a str,
+    /// A title for display.
+    pub title: Option<&'a str>,
+    /// What it does.
+    pub description: Option<&'a str>,
+    /// The `inputSchema`.
+    pub input_schema: S,
     /// The outputSchema as this revision needs it (wrapped or not).
-    pub(crate) output_schema: Option<S>,
-    pub(crate) annotations: &'a Annotations,
-    pub(crate) icons: &'a [Icon],
-    pub(crate) meta: &'a Map<String, Value>,
+    pub output_schema: Option<S>,
+    /// The behaviour hints.
+    pub annotations: &'a Annotations,
+    /// Icons for display.
+    pub icons: &'a [Icon],
+    /// `_meta` of the definition.
+    pub meta: &'a Map<String, Value>,
 }
 
 impl<'a, S: Serialize> ToolDefinition<'a, S> {
     /// The definition of `tool` for a session of `version`.
-    pub(crate) fn new(tool: ToolFields<'a, S>, version: ProtocolVersion) -> Self {
+    pub fn new(tool: ToolFields<'a, S>, version: ProtocolVersion) -> Self {
         let carries = version.carries();
         // Before `title` existed on tools, `annotations.title` carried it.
         let annotations_title = tool.title.filter(|_| !carries.structured_output);
@@ -90,11 +97,15 @@ impl<'a, S: Serialize> ToolDefinition<'a, S> {
 
 /// The four behaviour hints of a tool; `None` leaves the client's default.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Annotations {
-    pub(crate) read_only: Option<bool>,
-    pub(crate) destructive: Option<bool>,
-    pub(crate) idempotent: Option<bool>,
-    pub(crate) open_world: Option<bool>,
+pub struct Annotations {
+    /// `readOnlyHint`.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`.
+    pub open_world: Option<bool>,
 }
 
 #[derive(Debug, Serialize)]

@@ -10,23 +10,23 @@ const MAX_TRACESTATE: usize = 512;
 
 /// A caller's valid trace context.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct TraceContext {
+pub struct TraceContext {
     /// The trace, never all zeros.
-    pub(crate) trace_id: [u8; 16],
+    pub trace_id: [u8; 16],
     /// The caller's span, the parent of the call's span; never all zeros.
-    pub(crate) parent_id: [u8; 8],
+    pub parent_id: [u8; 8],
     /// The trace flags (bit 0: sampled).
-    pub(crate) flags: u8,
+    pub flags: u8,
     /// The vendor list, as sent (kept only with a valid `traceparent`, and
     /// only when it is printable ASCII of at most 512 bytes).
-    pub(crate) state: Option<Box<str>>,
+    pub state: Option<Box<str>>,
 }
 
 impl TraceContext {
     /// The context from a `traceparent` and an optional `tracestate`, or
     /// `None` when `traceparent` is not valid (then `tracestate` is ignored
     /// too, as the W3C rules say).
-    pub(crate) fn parse(traceparent: &str, tracestate: Option<&str>) -> Option<TraceContext> {
+    pub fn parse(traceparent: &str, tracestate: Option<&str>) -> Option<TraceContext> {
         let (trace_id, parent_id, flags) = parse_traceparent(traceparent.trim())?;
         let state = tracestate
             .map(str::trim)
@@ -42,12 +42,12 @@ impl TraceContext {
     }
 
     /// The trace id as 32 lowercase hex digits.
-    pub(crate) fn trace_id_hex(&self) -> Hex<'_> {
+    pub fn trace_id_hex(&self) -> Hex<'_> {
         Hex(&self.trace_id)
     }
 
     /// The caller's span id as 16 lowercase hex digits.
-    pub(crate) fn parent_id_hex(&self) -> Hex<'_> {
+    pub fn parent_id_hex(&self) -> Hex<'_> {
         Hex(&self.parent_id)
     }
 }
@@ -66,7 +66,8 @@ impl fmt::Display for TraceContext {
 }
 
 /// Bytes shown as lowercase hex.
-pub(crate) struct Hex<'a>(&'a [u8]);
+#[derive(Debug)]
+pub struct Hex<'a>(&'a [u8]);
 
 impl fmt::Display for Hex<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

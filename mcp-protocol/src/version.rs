@@ -61,13 +61,13 @@ impl ProtocolVersion {
     }
 
     /// Position in [`ProtocolVersion::ALL`], for per-revision caches.
-    pub(crate) const fn index(self) -> usize {
+    pub const fn index(self) -> usize {
         self as usize
     }
 
     /// What messages of this revision carry: every per-revision difference
     /// in what the server writes is read from this table.
-    pub(crate) const fn carries(self) -> Carries {
+    pub const fn carries(self) -> Carries {
         let v = self as usize;
         Carries {
             envelope: v >= ProtocolVersion::V2026_07_28 as usize,
@@ -89,28 +89,28 @@ impl ProtocolVersion {
 /// The per-revision rules of what the server writes, as data (see
 /// [`ProtocolVersion::carries`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Carries {
+pub struct Carries {
     /// 2026-07-28: every result carries `resultType` and the server's
     /// identity in `_meta`; cacheable results carry `ttlMs` and `cacheScope`.
-    pub(crate) envelope: bool,
+    pub envelope: bool,
     /// Tool `annotations` (2025-03-26).
-    pub(crate) annotations: bool,
+    pub annotations: bool,
     /// Audio content blocks (2025-03-26).
-    pub(crate) audio: bool,
+    pub audio: bool,
     /// `resource_link` content blocks (2025-06-18).
-    pub(crate) resource_links: bool,
+    pub resource_links: bool,
     /// `lastModified` in content annotations (2025-06-18).
-    pub(crate) last_modified: bool,
+    pub last_modified: bool,
     /// `title` on tools and implementations, `outputSchema`,
     /// `structuredContent` and tool `_meta` (2025-06-18).
-    pub(crate) structured_output: bool,
+    pub structured_output: bool,
     /// Tool `icons` (2025-11-25).
-    pub(crate) icons: bool,
+    pub icons: bool,
     /// `mode: "form"` in `elicitation/create` (2025-11-25).
-    pub(crate) elicitation_mode: bool,
+    pub elicitation_mode: bool,
     /// The outputSchema root must be an object, so other roots are wrapped
     /// as `{"result": …}` (2025-06-18 and 2025-11-25).
-    pub(crate) object_output_root: bool,
+    pub object_output_root: bool,
 }
 
 impl fmt::Display for ProtocolVersion {

@@ -14,21 +14,24 @@ use std::sync::Arc;
 
 /// An outgoing frame.
 #[derive(Debug)]
-pub(crate) enum Frame {
+pub enum Frame {
     /// A whole frame, newline included, and what it carries.
     Owned(Vec<u8>, FrameKind),
     /// `head` + `body` + `tail` make the frame (the tail has the newline);
     /// always a result (a cached list page).
     Shared {
+        /// The bytes before the page.
         head: Vec<u8>,
+        /// The cached page, shared by every frame that lists it.
         body: Arc<str>,
+        /// The bytes after it, newline included.
         tail: Vec<u8>,
     },
 }
 
 impl Frame {
     /// How many bytes the frame puts on the wire (newline included).
-    pub(crate) fn byte_len(&self) -> usize {
+    pub fn byte_len(&self) -> usize {
         match self {
             Frame::Owned(bytes, _) => bytes.len(),
             Frame::Shared { head, body, tail } => head.len() + body.len() + tail.len(),
@@ -36,7 +39,7 @@ impl Frame {
     }
 
     /// The frame's bytes in one buffer (for tests and the test context).
-    pub(crate) fn into_bytes(self) -> Vec<u8> {
+    pub fn into_bytes(self) -> Vec<u8> {
         match self {
             Frame::Owned(bytes, _) => bytes,
             Frame::Shared { head, body, tail } => {
@@ -47,9 +50,8 @@ impl Frame {
 }
 
 /// What a frame carries, as a transport that routes frames needs to know.
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum FrameKind {
+pub enum FrameKind {
     /// A notification or a request of ours: more may follow.
     Message,
     /// A successful response.
@@ -62,8 +64,7 @@ impl Frame {
     /// Whether this frame is a response, and its error code if it is an
     /// error: decided where the frame is made (the message's type knows),
     /// so routing a frame never reads it back.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn kind(&self) -> FrameKind {
+    pub fn kind(&self) -> FrameKind {
         match self {
             Frame::Owned(_, kind) => *kind,
             Frame::Shared { .. } => FrameKind::Result,
@@ -74,7 +75,7 @@ impl Frame {
 /// Serializes `message`, which carries `kind`, as one frame. Typed messages
 /// always serialize (their maps have string keys, their numbers are finite
 /// or `null`), and writing into a `Vec` cannot fail.
-pub(crate) fn encode<T: Serialize>(message: &T, capacity: usize, kind: FrameKind) -> Frame {
+pub fn encode<T: Serialize>(message: &T, capacity: usize, kind: FrameKind) -> Frame {
     let mut out = Vec::with_capacity(capacity);
     // See the doc comment: this cannot fail.
     serde_json::to_writer(&mut out, message).unwrap_or_default();
@@ -85,7 +86,7 @@ pub(crate) fn encode<T: Serialize>(message: &T, capacity: usize, kind: FrameKind
 /// Where a shared piece goes in a message: serializes as a placeholder that
 /// [`encode_shared`] cuts the frame at.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Spliced;
+pub struct Spliced;
 
 /// The placeholder's text; found again by address, never by content.
 static SPLICE_MARK: &str = "[]";
@@ -100,7 +101,7 @@ impl Serialize for Spliced {
 
 /// Serializes `message`, whose one [`Spliced`] field stands for `body`
 /// (JSON text), as a shared frame: `body` is not copied.
-pub(crate) fn encode_shared<T: Serialize>(message: &T, body: Arc<str>) -> Frame {
+pub fn encode_shared<T: Serialize>(message: &T, body: Arc<str>) -> Frame {
     let cut = Cell::new(false);
     let mut parts = Parts {
         head: Vec::with_capacity(96),

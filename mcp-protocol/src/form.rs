@@ -2,32 +2,37 @@
 //! object of primitive fields (`PrimitiveSchemaDefinition` of 2025-11-25
 //! and 2026-07-28): strings, numbers, booleans, and the enum kinds of
 //! SEP-1330, each with an optional default (SEP-1034). The builder is
-//! `crate::elicit::FormField`.
+//! `mcp_runtime::FormField`.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// One option of a titled enum: the value sent back and the label shown.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub(crate) struct TitledValue {
+pub struct TitledValue {
+    /// `const`: the value sent back.
     #[serde(rename = "const")]
-    pub(crate) value: String,
-    pub(crate) title: String,
+    pub value: String,
+    /// The label shown.
+    pub title: String,
 }
 
 /// The `items` of a multi-select field.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
-pub(crate) enum Items {
+pub enum Items {
     /// `{"type":"string","enum":[…]}`.
     Untitled {
+        /// Always `string`.
         #[serde(rename = "type")]
         kind: &'static str,
+        /// The choices.
         #[serde(rename = "enum")]
         values: Vec<String>,
     },
     /// `{"anyOf":[{"const":…,"title":…}]}`.
     Titled {
+        /// The choices with their labels.
         #[serde(rename = "anyOf")]
         any_of: Vec<TitledValue>,
     },
@@ -35,43 +40,57 @@ pub(crate) enum Items {
 
 /// One field of a form: `type` and what that type allows.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub(crate) struct FieldSchema {
+pub struct FieldSchema {
+    /// `type`: `string`, `number`, `integer` or `boolean`.
     #[serde(rename = "type")]
-    pub(crate) kind: &'static str,
+    pub kind: &'static str,
+    /// A label.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) title: Option<String>,
+    pub title: Option<String>,
+    /// What to enter.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) description: Option<String>,
+    pub description: Option<String>,
+    /// A string format (`email`, `uri`, `date`, `date-time`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) format: Option<String>,
+    pub format: Option<String>,
+    /// `minLength`.
     #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
-    pub(crate) min_length: Option<u64>,
+    pub min_length: Option<u64>,
+    /// `maxLength`.
     #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
-    pub(crate) max_length: Option<u64>,
+    pub max_length: Option<u64>,
+    /// The least number allowed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) minimum: Option<f64>,
+    pub minimum: Option<f64>,
+    /// The greatest number allowed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) maximum: Option<f64>,
+    pub maximum: Option<f64>,
+    /// `enum`: the allowed strings.
     #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
-    pub(crate) values: Option<Vec<String>>,
+    pub values: Option<Vec<String>>,
     /// Deprecated labels of `enum` (`LegacyTitledEnumSchema`).
     #[serde(rename = "enumNames", skip_serializing_if = "Option::is_none")]
-    pub(crate) value_names: Option<Vec<String>>,
+    pub value_names: Option<Vec<String>>,
+    /// `oneOf`: the allowed strings with labels.
     #[serde(rename = "oneOf", skip_serializing_if = "Option::is_none")]
-    pub(crate) one_of: Option<Vec<TitledValue>>,
+    pub one_of: Option<Vec<TitledValue>>,
+    /// A multi-select field's `items`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) items: Option<Items>,
+    pub items: Option<Items>,
+    /// `minItems`.
     #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
-    pub(crate) min_items: Option<u64>,
+    pub min_items: Option<u64>,
+    /// `maxItems`.
     #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
-    pub(crate) max_items: Option<u64>,
+    pub max_items: Option<u64>,
+    /// The value the client proposes.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) default: Option<Value>,
+    pub default: Option<Value>,
 }
 
 impl FieldSchema {
     /// A field of `kind` with nothing else set.
-    pub(crate) fn of(kind: &'static str) -> FieldSchema {
+    pub fn of(kind: &'static str) -> FieldSchema {
         FieldSchema {
             kind,
             title: None,
@@ -93,17 +112,20 @@ impl FieldSchema {
 }
 
 /// A whole `requestedSchema`: `{"type":"object","properties":{…},"required":[…]}`.
-#[derive(Serialize)]
-pub(crate) struct FormSchema<'a> {
+#[derive(Debug, Serialize)]
+pub struct FormSchema<'a> {
+    /// Always `object`.
     #[serde(rename = "type")]
-    pub(crate) kind: &'static str,
-    pub(crate) properties: Map<String, Value>,
+    pub kind: &'static str,
+    /// Each field's schema by name.
+    pub properties: Map<String, Value>,
+    /// The fields that must be answered.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    pub(crate) required: &'a [String],
+    pub required: &'a [String],
 }
 
 /// `requestedSchema` of `fields` (in order), `required` naming some of them.
-pub(crate) fn form_schema(fields: &[(String, FieldSchema)], required: &[String]) -> Value {
+pub fn form_schema(fields: &[(String, FieldSchema)], required: &[String]) -> Value {
     let properties = fields
         .iter()
         .map(|(name, field)| {

@@ -12,9 +12,9 @@ mod call;
 mod notify;
 mod results;
 
-pub(crate) use call::*;
-pub(crate) use notify::*;
-pub(crate) use results::*;
+pub use call::*;
+pub use notify::*;
+pub use results::*;
 
 use super::ErrorCode;
 use super::frame::{self, Frame, FrameKind};
@@ -49,19 +49,30 @@ struct ErrorBody<'a> {
 /// The `data` of an error response.
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
-pub(crate) enum ErrorData {
+pub enum ErrorData {
     /// `-32601`: the method that does not exist.
-    Method { method: String },
+    /// The method name.
+    Method {
+        /// The method name.
+        method: String,
+    },
     /// `-32602` from `tools/call`: the tool that does not exist.
-    Tool { name: String },
+    /// The tool name.
+    Tool {
+        /// The tool name.
+        name: String,
+    },
     /// `-32022`: what was asked and what this connection accepts.
     UnsupportedVersion {
+        /// The version asked for.
         requested: String,
+        /// The versions this connection accepts.
         supported: Vec<&'static str>,
     },
     /// `-32021`: the client capability the request must declare (by name,
     /// e.g. `elicitation`).
     MissingCapability {
+        /// The capabilities, by name.
         #[serde(rename = "requiredCapabilities")]
         required: Capabilities,
     },
@@ -70,7 +81,7 @@ pub(crate) enum ErrorData {
 /// A set of client capabilities, each declared with no options
 /// (`{"elicitation":{}}`).
 #[derive(Debug)]
-pub(crate) struct Capabilities(pub(crate) &'static [&'static str]);
+pub struct Capabilities(pub &'static [&'static str]);
 
 impl Serialize for Capabilities {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -86,7 +97,7 @@ impl Serialize for Capabilities {
 }
 
 /// An error response; `id` is omitted when the request's id could not be read.
-pub(crate) fn error(
+pub fn error(
     id: Option<&RawValue>,
     code: ErrorCode,
     message: &str,
@@ -162,8 +173,8 @@ pub(crate) mod tests {
     #[test]
     fn every_frame_knows_what_it_carries() {
         use super::notify::{self, ElicitForm, InputRequest};
-        use crate::protocol::ProtocolVersion;
-        use crate::protocol::outgoing::results::tests::meta;
+        use crate::ProtocolVersion;
+        use crate::outgoing::results::tests::meta;
         let id = raw("7");
         let meta = meta();
         let schema = serde_json::json!({"type": "object"});

@@ -8,40 +8,54 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 
 /// One well-formed JSON-RPC message, borrowing from the line it was read from.
+// A request's params (with the `_meta` envelope) make it the large variant:
+// the value is made once per message and taken apart at once, never stored
+// in bulk, and boxing it would cost an allocation on every request.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
-pub(crate) enum Incoming<'a> {
+pub enum Incoming<'a> {
     /// A request: it gets exactly one response. Its params are read once,
     /// here ([`Params`]), for every layer that decides on them.
     Request {
+        /// The request's id, as sent.
         id: &'a RawValue,
+        /// The method.
         method: Cow<'a, str>,
+        /// The params, read once.
         params: Params<'a>,
     },
     /// A notification: it is never answered.
     Notification {
+        /// The method.
         method: Cow<'a, str>,
+        /// The params, unread.
         params: Option<&'a RawValue>,
     },
     /// A response to a request this server sent.
     Response {
+        /// The id of the request this answers.
         id: &'a RawValue,
+        /// The result, if it succeeded.
         result: Option<&'a RawValue>,
+        /// The error, if it failed.
         error: Option<&'a RawValue>,
     },
 }
 
 /// Why a line is not a message we can act on, and the id to answer with.
 #[derive(Debug)]
-pub(crate) struct Rejection<'a> {
-    pub(crate) code: ErrorCode,
-    pub(crate) message: Cow<'static, str>,
+pub struct Rejection<'a> {
+    /// The JSON-RPC error code.
+    pub code: ErrorCode,
+    /// What was wrong.
+    pub message: Cow<'static, str>,
     /// The request's id when it could be read; the response omits `id` otherwise.
-    pub(crate) id: Option<&'a RawValue>,
+    pub id: Option<&'a RawValue>,
 }
 
 /// A field that distinguishes "absent" (`None`) from `null` (`Some("null")`).
 #[derive(Debug, Default)]
-pub(crate) struct Present<'a>(pub(crate) Option<&'a RawValue>);
+pub struct Present<'a>(pub Option<&'a RawValue>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Present<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -53,7 +67,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Present<'a> {
 /// `Cow<str>` only as a field of its own, not inside an `Option`: there it
 /// would allocate for every message.
 #[derive(Debug, Default)]
-pub(crate) struct Text<'a>(pub(crate) Option<Cow<'a, str>>);
+pub struct Text<'a>(pub Option<Cow<'a, str>>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -93,7 +107,7 @@ struct Envelope<'a> {
 }
 
 /// Reads one line (without its newline).
-pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
+pub fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
     if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return Err(reject_non_object(line));
     }
@@ -180,7 +194,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
 /// Ids are strings or integers (MCP narrows JSON-RPC here). A string with
 /// escapes must decode: a lone surrogate (`"\ud800"`) is valid JSON syntax
 /// but no string, and echoing it would make the response unreadable.
-pub(crate) fn is_valid_id(raw: &RawValue) -> bool {
+pub fn is_valid_id(raw: &RawValue) -> bool {
     let text = raw.get();
     match text.as_bytes().first() {
         Some(b'"') => !text.contains('\\') || serde_json::from_str::<String>(text).is_ok(),
@@ -267,7 +281,7 @@ fn salvage_id(line: &[u8]) -> Option<&RawValue> {
 
 /// serde_json's message without the " at line 1 column 7" tail, which means
 /// nothing to a client that sent a single line.
-pub(crate) fn without_position(err: &serde_json::Error) -> String {
+pub fn without_position(err: &serde_json::Error) -> String {
     let text = err.to_string();
     match text.rfind(" at line ") {
         Some(at) => text[..at].to_owned(),

@@ -4,9 +4,9 @@
 
 use super::notify::InputRequest;
 use super::{JSONRPC, Response};
-use crate::protocol::ProtocolVersion;
-use crate::protocol::frame::{self, Frame, FrameKind, Spliced};
-use crate::protocol::meta;
+use crate::ProtocolVersion;
+use crate::frame::{self, Frame, FrameKind, Spliced};
+use crate::meta;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 /// `Implementation`: a name, a version and (from 2025-06-18) a title.
 #[derive(Debug, Serialize)]
-pub(crate) struct Implementation<'a> {
+pub struct Implementation<'a> {
     name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     title: Option<&'a str>,
@@ -24,7 +24,7 @@ pub(crate) struct Implementation<'a> {
 
 impl<'a> Implementation<'a> {
     /// The implementation as a session of `revision` sees it.
-    pub(crate) fn new(
+    pub fn new(
         name: &'a str,
         version: &'a str,
         title: Option<&'a str>,
@@ -39,7 +39,7 @@ impl<'a> Implementation<'a> {
 }
 
 /// The `_meta` of 2026-07-28 results: the server's identity, serialized once.
-pub(crate) fn server_meta(info: &Implementation<'_>) -> Box<RawValue> {
+pub fn server_meta(info: &Implementation<'_>) -> Box<RawValue> {
     struct ServerMeta<'a>(&'a Implementation<'a>);
     impl Serialize for ServerMeta<'_> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -68,7 +68,7 @@ struct Empty {}
 /// server sets is decided by the methods it serves in the era (the session's
 /// method table), not here.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub(crate) struct ServerCapabilities {
+pub struct ServerCapabilities {
     #[serde(skip_serializing_if = "Option::is_none")]
     logging: Option<Empty>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -77,7 +77,7 @@ pub(crate) struct ServerCapabilities {
 
 impl ServerCapabilities {
     /// With `logging: {}`.
-    pub(crate) fn with_logging(self) -> Self {
+    pub fn with_logging(self) -> Self {
         ServerCapabilities {
             logging: Some(Empty {}),
             ..self
@@ -85,7 +85,7 @@ impl ServerCapabilities {
     }
 
     /// With `tools: {"listChanged": list_changed}`.
-    pub(crate) fn with_tools(self, list_changed: bool) -> Self {
+    pub fn with_tools(self, list_changed: bool) -> Self {
         ServerCapabilities {
             tools: Some(ToolsCapability { list_changed }),
             ..self
@@ -94,8 +94,8 @@ impl ServerCapabilities {
 }
 
 /// The result of `initialize`.
-#[derive(Serialize)]
-pub(crate) struct InitializeResult<'a> {
+#[derive(Debug, Serialize)]
+pub struct InitializeResult<'a> {
     capabilities: ServerCapabilities,
     #[serde(skip_serializing_if = "Option::is_none")]
     instructions: Option<&'a str>,
@@ -107,7 +107,7 @@ pub(crate) struct InitializeResult<'a> {
 
 impl<'a> InitializeResult<'a> {
     /// The handshake result for the negotiated `version`.
-    pub(crate) fn new(
+    pub fn new(
         version: ProtocolVersion,
         server_info: Implementation<'a>,
         instructions: Option<&'a str>,
@@ -123,8 +123,8 @@ impl<'a> InitializeResult<'a> {
 }
 
 /// The result of `server/discover` (2026-07-28).
-#[derive(Serialize)]
-pub(crate) struct DiscoverResult<'a> {
+#[derive(Debug, Serialize)]
+pub struct DiscoverResult<'a> {
     capabilities: ServerCapabilities,
     #[serde(skip_serializing_if = "Option::is_none")]
     instructions: Option<&'a str>,
@@ -140,7 +140,7 @@ impl<'a> DiscoverResult<'a> {
     /// `server-stateless` of the conformance suite holds the two together):
     /// a dual-era server lists its legacy versions too, reachable through
     /// `initialize`, until the connection is locked to the 2026-07-28 era.
-    pub(crate) fn new(
+    pub fn new(
         instructions: Option<&'a str>,
         ttl_ms: u64,
         supported: Vec<&'static str>,
@@ -180,7 +180,7 @@ impl Serialize for InputRequests<'_> {
 /// `ttlMs` and `cacheScope`, on cacheable 2026-07-28 results: `public`
 /// (every client may share them) unless a `tools/list` is filtered for its
 /// caller (`private`: only the same authorization context may reuse it).
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct CacheHints {
     #[serde(rename = "ttlMs")]
     ttl_ms: u64,
@@ -207,10 +207,7 @@ impl CacheHints {
 /// The fields a `tools/list` result of `version` carries beside `tools`
 /// (and `_meta`, which a dump leaves out: it names the serving process), for
 /// tool dumps that stand in for a live `tools/list`.
-pub(crate) fn list_result_fields(
-    version: ProtocolVersion,
-    ttl_ms: u64,
-) -> serde_json::Map<String, Value> {
+pub fn list_result_fields(version: ProtocolVersion, ttl_ms: u64) -> serde_json::Map<String, Value> {
     #[derive(Serialize)]
     struct Fields {
         #[serde(flatten)]
@@ -262,7 +259,7 @@ struct ListTools<'a> {
 /// The response to one request: its id and revision decide every
 /// per-version field of the result.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Reply<'a> {
+pub struct Reply<'a> {
     pub(super) id: &'a RawValue,
     pub(super) version: ProtocolVersion,
     /// The server's identity as 2026-07-28 results carry it in `_meta`.
@@ -271,11 +268,7 @@ pub(crate) struct Reply<'a> {
 
 impl<'a> Reply<'a> {
     /// A reply to request `id` of a session or request of `version`.
-    pub(crate) fn new(
-        id: &'a RawValue,
-        version: ProtocolVersion,
-        server_meta: &'a RawValue,
-    ) -> Self {
+    pub fn new(id: &'a RawValue, version: ProtocolVersion, server_meta: &'a RawValue) -> Self {
         Reply {
             id,
             version,
@@ -307,22 +300,22 @@ impl<'a> Reply<'a> {
     }
 
     /// An empty result, `{}` (legacy `ping` and `logging/setLevel`).
-    pub(crate) fn empty(&self) -> Frame {
+    pub fn empty(&self) -> Frame {
         self.send(Empty {}, "complete", 0)
     }
 
     /// The `initialize` result.
-    pub(crate) fn initialize(&self, result: &InitializeResult<'_>) -> Frame {
+    pub fn initialize(&self, result: &InitializeResult<'_>) -> Frame {
         self.send(result, "complete", 256)
     }
 
     /// The `server/discover` result.
-    pub(crate) fn discover(&self, result: &DiscoverResult<'_>) -> Frame {
+    pub fn discover(&self, result: &DiscoverResult<'_>) -> Frame {
         self.send(result, "complete", 256)
     }
 
     /// A `tools/list` page: `tools` is the page's JSON array, shared.
-    pub(crate) fn tools_page(
+    pub fn tools_page(
         &self,
         tools: Arc<str>,
         next_cursor: Option<&str>,
@@ -355,7 +348,7 @@ impl<'a> Reply<'a> {
     }
 
     /// A 2026-07-28 `input_required` result: the question and the sealed state.
-    pub(crate) fn input_required(
+    pub fn input_required(
         &self,
         key: &str,
         request: &InputRequest<'_>,
@@ -372,8 +365,8 @@ impl<'a> Reply<'a> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::protocol::outgoing::CallToolResult;
-    use crate::protocol::outgoing::tests::{raw, text};
+    use crate::outgoing::CallToolResult;
+    use crate::outgoing::tests::{raw, text};
 
     pub(crate) fn meta() -> Box<RawValue> {
         server_meta(&Implementation::new(

@@ -4,22 +4,17 @@
 //! (`elicitation/create`, `sampling/createMessage`).
 
 use super::{JSONRPC, Response, notification};
-use crate::protocol::ProtocolVersion;
-use crate::protocol::frame::{self, Frame, FrameKind};
-use crate::protocol::meta;
-use crate::protocol::sampling::CreateMessageParams;
+use crate::ProtocolVersion;
+use crate::frame::{self, Frame, FrameKind};
+use crate::meta;
+use crate::sampling::CreateMessageParams;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 /// `notifications/progress`.
-pub(crate) fn progress(
-    token: &Value,
-    progress: f64,
-    total: Option<f64>,
-    message: Option<&str>,
-) -> Frame {
+pub fn progress(token: &Value, progress: f64, total: Option<f64>, message: Option<&str>) -> Frame {
     #[derive(Serialize)]
     struct Progress<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -42,7 +37,7 @@ pub(crate) fn progress(
 }
 
 /// `notifications/message`: a log line for the client.
-pub(crate) fn log_message(level: &str, logger: &str, data: &Value) -> Frame {
+pub fn log_message(level: &str, logger: &str, data: &Value) -> Frame {
     #[derive(Serialize)]
     struct Log<'a> {
         data: &'a Value,
@@ -60,7 +55,7 @@ pub(crate) fn log_message(level: &str, logger: &str, data: &Value) -> Frame {
 }
 
 /// `notifications/cancelled` for a request of ours the client need not answer.
-pub(crate) fn cancelled(request_id: &RawValue, reason: &str) -> Frame {
+pub fn cancelled(request_id: &RawValue, reason: &str) -> Frame {
     #[derive(Serialize)]
     struct Cancelled<'a> {
         reason: &'a str,
@@ -83,7 +78,7 @@ impl Serialize for SubscriptionMeta<'_> {
 
 /// `notifications/tools/list_changed`, tagged with a subscription's id in
 /// the 2026-07-28 era.
-pub(crate) fn tools_list_changed(subscription: Option<&RawValue>) -> Frame {
+pub fn tools_list_changed(subscription: Option<&RawValue>) -> Frame {
     #[derive(Serialize)]
     struct Changed<'a> {
         #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
@@ -99,7 +94,7 @@ pub(crate) fn tools_list_changed(subscription: Option<&RawValue>) -> Frame {
 
 /// `notifications/subscriptions/acknowledged`: the first message of a
 /// `subscriptions/listen` stream, with the notifications it will carry.
-pub(crate) fn subscription_acknowledged(id: &RawValue, tools_list_changed: bool) -> Frame {
+pub fn subscription_acknowledged(id: &RawValue, tools_list_changed: bool) -> Frame {
     #[derive(Serialize)]
     struct Honoured {
         #[serde(rename = "toolsListChanged", skip_serializing_if = "is_false")]
@@ -125,7 +120,7 @@ fn is_false(value: &bool) -> bool {
 }
 
 /// The final response of a `subscriptions/listen` stream, at shutdown.
-pub(crate) fn subscription_closed(id: &RawValue) -> Frame {
+pub fn subscription_closed(id: &RawValue) -> Frame {
     #[derive(Serialize)]
     struct Closed<'a> {
         #[serde(rename = "_meta")]
@@ -149,7 +144,7 @@ pub(crate) fn subscription_closed(id: &RawValue) -> Frame {
 
 /// The params of `elicitation/create` in form mode.
 #[derive(Clone, Debug, Serialize)]
-pub(crate) struct ElicitForm<'a> {
+pub struct ElicitForm<'a> {
     message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     mode: Option<&'static str>,
@@ -159,11 +154,7 @@ pub(crate) struct ElicitForm<'a> {
 
 impl<'a> ElicitForm<'a> {
     /// The form as a session of `version` takes it.
-    pub(crate) fn new(
-        message: &'a str,
-        requested_schema: &'a Value,
-        version: ProtocolVersion,
-    ) -> Self {
+    pub fn new(message: &'a str, requested_schema: &'a Value, version: ProtocolVersion) -> Self {
         ElicitForm {
             message,
             mode: version.carries().elicitation_mode.then_some("form"),
@@ -177,7 +168,7 @@ impl<'a> ElicitForm<'a> {
 /// `{method, params}` object).
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "method", content = "params")]
-pub(crate) enum InputRequest<'a> {
+pub enum InputRequest<'a> {
     /// `elicitation/create`.
     #[serde(rename = "elicitation/create")]
     Elicit(ElicitForm<'a>),
@@ -188,7 +179,7 @@ pub(crate) enum InputRequest<'a> {
 
 /// A request to the client (legacy sessions): `elicitation/create` or
 /// `sampling/createMessage`.
-pub(crate) fn client_request(id: &RawValue, request: &InputRequest<'_>) -> Frame {
+pub fn client_request(id: &RawValue, request: &InputRequest<'_>) -> Frame {
     #[derive(Serialize)]
     struct ClientRequest<'a> {
         jsonrpc: &'static str,
@@ -210,7 +201,7 @@ pub(crate) fn client_request(id: &RawValue, request: &InputRequest<'_>) -> Frame
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::outgoing::tests::{raw, text};
+    use crate::outgoing::tests::{raw, text};
 
     #[test]
     fn elicitation_gains_a_mode_in_2025_11_25() {

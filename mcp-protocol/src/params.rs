@@ -13,7 +13,7 @@
 //! Members it does not name are left to the method's own params type.
 
 use super::incoming::{Present, Text};
-use super::meta;
+use super::meta::Envelope;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -21,45 +21,45 @@ use std::borrow::Cow;
 /// A request's params, with the members that route, authorize and envelope
 /// it read once. Borrowed from the message.
 #[derive(Debug, Default)]
-pub(crate) struct Params<'a> {
+pub struct Params<'a> {
     /// The params object as sent (`None` when absent or `null`), for the
     /// method's own params type.
-    pub(crate) raw: Option<&'a RawValue>,
+    pub raw: Option<&'a RawValue>,
     /// `name` (`tools/call`, `prompts/get`).
-    pub(crate) name: Option<Cow<'a, str>>,
+    pub name: Option<Cow<'a, str>>,
     /// `arguments`: an object, when present and not `null`.
-    pub(crate) arguments: Option<&'a RawValue>,
+    pub arguments: Option<&'a RawValue>,
     /// `_meta`: an object, when present.
-    pub(crate) meta: Option<Meta<'a>>,
+    pub meta: Option<Meta<'a>>,
     /// `requestState` (2026-07-28 `tools/call`).
-    pub(crate) request_state: Option<Cow<'a, str>>,
+    pub request_state: Option<Cow<'a, str>>,
     /// `inputResponses` (2026-07-28 `tools/call`): an object, when present
     /// and not `null`.
-    pub(crate) input_responses: Option<&'a RawValue>,
+    pub input_responses: Option<&'a RawValue>,
 }
 
-/// `params._meta`, with the reserved keys this server reads, each of its
-/// type (the 2026-07-28 envelope, and the progress token of any revision).
+/// `params._meta`: the object as sent, and the reserved keys this server
+/// reads ([`Envelope`], the one struct of them, which a client's requests
+/// are written from too). It derefs to the envelope, so
+/// `meta.protocol_version` reads as the key it is.
 #[derive(Debug)]
-pub(crate) struct Meta<'a> {
+pub struct Meta<'a> {
     /// The whole object, for `Context::meta`.
-    pub(crate) raw: &'a RawValue,
-    /// `io.modelcontextprotocol/protocolVersion`.
-    pub(crate) protocol_version: Option<Cow<'a, str>>,
-    /// `io.modelcontextprotocol/clientCapabilities`: an object.
-    pub(crate) client_capabilities: Option<&'a RawValue>,
-    /// `io.modelcontextprotocol/clientInfo`: an object.
-    pub(crate) client_info: Option<&'a RawValue>,
-    /// `io.modelcontextprotocol/logLevel`.
-    pub(crate) log_level: Option<Cow<'a, str>>,
-    /// `progressToken` (any revision), as sent: its length is checked where
-    /// a call starts ([`super::meta::oversized_progress_token`]).
-    pub(crate) progress_token: Option<&'a RawValue>,
+    pub raw: &'a RawValue,
+    /// Its reserved keys, each of its type.
+    pub envelope: Envelope<'a>,
+}
+
+impl<'a> std::ops::Deref for Meta<'a> {
+    type Target = Envelope<'a>;
+    fn deref(&self) -> &Envelope<'a> {
+        &self.envelope
+    }
 }
 
 /// Why params cannot be read: the message of a `-32602`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct InvalidParams(pub(crate) String);
+pub struct InvalidParams(pub String);
 
 impl std::fmt::Display for InvalidParams {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -85,27 +85,10 @@ struct Members<'a> {
     input_responses: Option<&'a RawValue>,
 }
 
-/// The reserved `_meta` keys read here, raw: each is type-checked below
-/// with an error that names it. (serde attributes take literals only; a
-/// test checks they match [`meta`].)
-#[derive(Deserialize)]
-struct MetaKeys<'a> {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow)]
-    protocol_version: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, borrow)]
-    client_capabilities: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", default, borrow)]
-    client_info: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/logLevel", default, borrow)]
-    log_level: Option<&'a RawValue>,
-    #[serde(rename = "progressToken", default, borrow)]
-    progress_token: Option<&'a RawValue>,
-}
-
 impl<'a> Params<'a> {
     /// Reads `params` (absent and `null` are the same: no params). Must be
     /// an object: callers refuse arrays first, with their own message.
-    pub(crate) fn parse(params: Option<&'a RawValue>) -> Result<Params<'a>, InvalidParams> {
+    pub fn parse(params: Option<&'a RawValue>) -> Result<Params<'a>, InvalidParams> {
         let Some(raw) = params.filter(|raw| raw.get() != "null") else {
             return Ok(Params::default());
         };
@@ -127,52 +110,31 @@ impl<'a> Params<'a> {
     }
 
     /// `_meta` as sent, if any.
-    pub(crate) fn meta_raw(&self) -> Option<&'a RawValue> {
+    pub fn meta_raw(&self) -> Option<&'a RawValue> {
         self.meta.as_ref().map(|meta| meta.raw)
     }
 
     /// Whether `_meta` carries the 2026-07-28 envelope (either of its
     /// required keys): such a request belongs to that era.
-    pub(crate) fn enveloped(&self) -> bool {
-        self.meta.as_ref().is_some_and(|meta| {
-            meta.protocol_version.is_some() || meta.client_capabilities.is_some()
-        })
+    pub fn enveloped(&self) -> bool {
+        self.meta.as_ref().is_some_and(|meta| meta.enveloped())
     }
 
     /// The envelope's protocol version, if it carries one.
-    #[cfg_attr(not(any(feature = "http", test)), allow(dead_code))]
-    pub(crate) fn envelope_version(&self) -> Option<&str> {
+    pub fn envelope_version(&self) -> Option<&str> {
         self.meta.as_ref()?.protocol_version.as_deref()
     }
 }
 
 impl<'a> Meta<'a> {
     fn parse(raw: &'a RawValue) -> Result<Meta<'a>, InvalidParams> {
-        let keys: MetaKeys<'a> = read_object(raw, "params._meta", "params._meta: ")?;
-        let string = |value: Option<&'a RawValue>, key: &str| match value {
-            None => Ok(None),
-            Some(value) => serde_json::from_str::<Text<'a>>(value.get())
-                .map(|text| text.0)
-                .map_err(|_| {
-                    InvalidParams(format!(
-                        "Invalid params: params._meta[\"{key}\"] must be a string"
-                    ))
-                }),
-        };
-        let object = |value: Option<&'a RawValue>, key: &str| match value {
-            Some(value) if !is_object(value) => Err(InvalidParams(format!(
-                "Invalid params: params._meta[\"{key}\"] must be an object ({{}} when empty)"
-            ))),
-            value => Ok(value),
-        };
-        Ok(Meta {
-            raw,
-            protocol_version: string(keys.protocol_version, meta::PROTOCOL_VERSION)?,
-            client_capabilities: object(keys.client_capabilities, meta::CLIENT_CAPABILITIES)?,
-            client_info: object(keys.client_info, meta::CLIENT_INFO)?,
-            log_level: string(keys.log_level, meta::LOG_LEVEL)?,
-            progress_token: keys.progress_token,
-        })
+        let envelope: Envelope<'a> = read_object(raw, "params._meta", "params._meta: ")
+            // A key of the wrong type is named by the envelope's reader as
+            // `["key"] must be …`: it reads as `params._meta["key"]`.
+            .map_err(|InvalidParams(message)| {
+                InvalidParams(message.replacen("params._meta: [", "params._meta[", 1))
+            })?;
+        Ok(Meta { raw, envelope })
     }
 }
 
@@ -220,6 +182,7 @@ fn object_or_null<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::meta;
     use serde_json::json;
 
     fn parse(text: &str) -> Result<Params<'_>, InvalidParams> {
@@ -305,7 +268,10 @@ mod tests {
         assert!(refused("[1]").contains("must be a JSON object"));
         assert!(refused("7").contains("must be a JSON object"));
         let version = format!(r#"{{"_meta":{{"{}":7}}}}"#, meta::PROTOCOL_VERSION);
-        assert!(refused(&version).contains("must be a string"));
+        assert_eq!(
+            refused(&version),
+            "Invalid params: params._meta[\"io.modelcontextprotocol/protocolVersion\"] must be a string"
+        );
         let caps = format!(r#"{{"_meta":{{"{}":[]}}}}"#, meta::CLIENT_CAPABILITIES);
         assert!(refused(&caps).contains("must be an object"));
         let info = format!(r#"{{"_meta":{{"{}":"me"}}}}"#, meta::CLIENT_INFO);

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 
 /// The longest `id` kept, in bytes of JSON text (quotes included); a longer
 /// one is given up on, as is a line whose top level is not an object.
-pub(crate) const MAX_ID_LEN: usize = 256;
+pub const MAX_ID_LEN: usize = 256;
 
 /// Where the scanner is in the top-level object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +44,7 @@ enum Capture {
 
 /// A streaming scanner for the top-level `"id"` of one JSON object.
 #[derive(Debug)]
-pub(crate) struct IdScanner {
+pub struct IdScanner {
     slot: Slot,
     /// Nesting depth: 1 inside the top-level object.
     depth: u32,
@@ -74,7 +74,7 @@ impl Default for IdScanner {
 
 impl IdScanner {
     /// Forgets the previous line.
-    pub(crate) fn reset(&mut self) {
+    pub fn reset(&mut self) {
         self.buf.clear();
         let buf = std::mem::take(&mut self.buf);
         *self = IdScanner {
@@ -85,7 +85,7 @@ impl IdScanner {
 
     /// The id found so far, as JSON text (a string with its quotes, or an
     /// integer); only a valid MCP id (string or integer) is returned.
-    pub(crate) fn id(&self) -> Option<&str> {
+    pub fn id(&self) -> Option<&str> {
         if !self.found {
             return None;
         }
@@ -94,7 +94,7 @@ impl IdScanner {
     }
 
     /// Feeds the next piece of the line.
-    pub(crate) fn feed(&mut self, mut bytes: &[u8]) {
+    pub fn feed(&mut self, mut bytes: &[u8]) {
         while !bytes.is_empty() && self.slot != Slot::Done {
             if self.in_string {
                 bytes = self.string_bytes(bytes);

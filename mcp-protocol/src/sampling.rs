@@ -1,7 +1,7 @@
 //! `sampling/createMessage`: the message types a tool builds and reads, the
 //! `params` the server sends and the `CreateMessageResult` the client
 //! answers with (the same shapes in a legacy request and in a 2026-07-28
-//! input request). The builder is `crate::elicit::SampleRequest`.
+//! input request). The builder is `mcp_runtime::SampleRequest`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -62,7 +62,7 @@ impl SamplingContent {
 }
 
 /// A message of the conversation the client's model continues.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SamplingMessage {
     /// Who says it.
     pub role: Role,
@@ -90,70 +90,89 @@ impl SamplingMessage {
 
 /// A model name hint (`modelPreferences.hints[]`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub(crate) struct ModelHint {
-    pub(crate) name: String,
+pub struct ModelHint {
+    /// A model name or part of one.
+    pub name: String,
 }
 
 /// `modelPreferences`: hints and priorities in `0..=1`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub(crate) struct ModelPreferences {
+pub struct ModelPreferences {
+    /// Models to prefer, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) hints: Vec<ModelHint>,
+    pub hints: Vec<ModelHint>,
+    /// `costPriority`.
     #[serde(rename = "costPriority", skip_serializing_if = "Option::is_none")]
-    pub(crate) cost_priority: Option<f64>,
+    pub cost_priority: Option<f64>,
+    /// `speedPriority`.
     #[serde(rename = "speedPriority", skip_serializing_if = "Option::is_none")]
-    pub(crate) speed_priority: Option<f64>,
+    pub speed_priority: Option<f64>,
+    /// `intelligencePriority`.
     #[serde(
         rename = "intelligencePriority",
         skip_serializing_if = "Option::is_none"
     )]
-    pub(crate) intelligence_priority: Option<f64>,
+    pub intelligence_priority: Option<f64>,
 }
 
 impl ModelPreferences {
-    pub(crate) fn is_empty(&self) -> bool {
+    /// Whether nothing is set (then it is not sent).
+    pub fn is_empty(&self) -> bool {
         *self == ModelPreferences::default()
     }
 }
 
 /// The `params` of `sampling/createMessage`.
 #[derive(Clone, Debug, Serialize)]
-pub(crate) struct CreateMessageParams<'a> {
-    pub(crate) messages: &'a [SamplingMessage],
+pub struct CreateMessageParams<'a> {
+    /// The conversation.
+    pub messages: &'a [SamplingMessage],
+    /// `maxTokens`.
     #[serde(rename = "maxTokens")]
-    pub(crate) max_tokens: u32,
+    pub max_tokens: u32,
+    /// `systemPrompt`.
     #[serde(rename = "systemPrompt", skip_serializing_if = "Option::is_none")]
-    pub(crate) system_prompt: Option<&'a str>,
+    pub system_prompt: Option<&'a str>,
+    /// Sampling temperature.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) temperature: Option<f64>,
+    pub temperature: Option<f64>,
+    /// `stopSequences`.
     #[serde(rename = "stopSequences", skip_serializing_if = "<[_]>::is_empty")]
-    pub(crate) stop_sequences: &'a [String],
+    pub stop_sequences: &'a [String],
+    /// `modelPreferences`.
     #[serde(
         rename = "modelPreferences",
         skip_serializing_if = "ModelPreferences::is_empty"
     )]
-    pub(crate) model_preferences: &'a ModelPreferences,
+    pub model_preferences: &'a ModelPreferences,
+    /// Passed through to the model provider.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) metadata: Option<&'a Value>,
+    pub metadata: Option<&'a Value>,
 }
 
 /// The content of a `CreateMessageResult`: one block or (2025-11-25 on) a list.
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(untagged)]
-pub(crate) enum ResultContent {
+pub enum ResultContent {
     // A list first: `SamplingContent::Other` would take a list as one block.
+    /// A list of blocks.
     Many(Vec<SamplingContent>),
+    /// One block.
     One(SamplingContent),
 }
 
 /// A `CreateMessageResult` from the client.
-#[derive(Deserialize)]
-pub(crate) struct CreateMessageResult {
-    pub(crate) role: Role,
-    pub(crate) content: ResultContent,
-    pub(crate) model: String,
+#[derive(Debug, Deserialize)]
+pub struct CreateMessageResult {
+    /// Who produced the message.
+    pub role: Role,
+    /// What it said.
+    pub content: ResultContent,
+    /// The model that produced it.
+    pub model: String,
+    /// `stopReason`, e.g. `endTurn`.
     #[serde(rename = "stopReason", default)]
-    pub(crate) stop_reason: Option<String>,
+    pub stop_reason: Option<String>,
 }
 
 #[cfg(test)]
