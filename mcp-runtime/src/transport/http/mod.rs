@@ -18,6 +18,7 @@ mod headers;
 mod legacy;
 mod listener;
 mod modern;
+mod respond;
 mod sessions;
 mod sse;
 
