@@ -1,6 +1,6 @@
 //! A 2026-07-28 POST: the validation ladder (DIGEST §8.4, in that order),
 //! then a session of its own whose frames are the response
-//! ([`respond`](super::respond::respond)): JSON when the result is the first
+//! ([`respond`]): JSON when the result is the first
 //! frame, SSE when notifications come first.
 
 use super::headers::{self, BadHeader};
