@@ -1,6 +1,6 @@
 //! The server builder: configuration in, the shared server state out, plus
 //! `--dump-tools`. Serving is in [`stdio`] (stdio or any reader/writer; the
-//! loop itself is [`crate::transport::serve`]) and `http` (feature `http`).
+//! loop itself is [`crate::transport::driver`]) and `http` (feature `http`).
 
 use crate::context::Reach;
 use crate::context::elicit::{DEFAULT_ELICITATION_TIMEOUT, DEFAULT_MAX_SPENT_REQUEST_STATES};

@@ -69,7 +69,7 @@ impl Server {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let output = crate::transport::serve::Output::plain(Box::pin(output));
+        let output = crate::transport::lines::Output::plain(Box::pin(output));
         self.serve_until(input, output, std::future::pending())
             .await
     }
@@ -79,10 +79,10 @@ impl Server {
     async fn serve_until<R: AsyncRead + Unpin>(
         self,
         input: R,
-        output: crate::transport::serve::Output,
+        output: crate::transport::lines::Output,
         shutdown: impl Future<Output = ()>,
     ) -> io::Result<()> {
         let (shared, max, drain) = self.into_shared(false)?;
-        crate::transport::serve::run(shared, max, drain, input, output, shutdown).await
+        crate::transport::lines::serve(shared, max, drain, input, output, shutdown).await
     }
 }

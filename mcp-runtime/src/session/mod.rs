@@ -12,6 +12,7 @@
 mod call_span;
 pub(crate) mod calls;
 pub(crate) mod era;
+pub(crate) mod forks;
 mod methods;
 mod table;
 
@@ -19,7 +20,7 @@ mod table;
 pub(crate) use methods::listen::close_subscriptions;
 pub(crate) use methods::listen::notify_tools_changed;
 
-use crate::conn::connection::{Connection, canonical_id};
+use crate::conn::connection::{ClientReply, Connection, canonical_id};
 use crate::protocol::incoming::{Incoming, Rejection, without_position};
 use crate::protocol::outgoing::{self, ErrorData, Reply};
 use crate::protocol::params::Params;
@@ -35,12 +36,60 @@ use std::sync::Arc;
 pub(crate) struct Session {
     shared: Arc<Shared>,
     connection: Arc<Connection>,
+    /// The connections the client's answers and cancellations reach, when
+    /// the conversation spans several ([`Session::across`]); else
+    /// `connection` alone.
+    forks: Option<Arc<forks::Forks>>,
 }
 
 impl Session {
     /// A session serving `shared` whose messages go out through `connection`.
     pub(crate) fn new(shared: Arc<Shared>, connection: Arc<Connection>) -> Session {
-        Session { shared, connection }
+        Session {
+            shared,
+            connection,
+            forks: None,
+        }
+    }
+
+    /// This session, taking the client's answers to requests of ours and its
+    /// cancellations for the calls of every connection in `forks` instead of
+    /// its own connection's (a legacy HTTP session's POSTs in flight).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn across(self, forks: Arc<forks::Forks>) -> Session {
+        Session {
+            forks: Some(forks),
+            ..self
+        }
+    }
+
+    /// Hands the client's `reply` to the request of ours it answers, on
+    /// whichever connection of the conversation made it; `false` if none
+    /// waits for it.
+    fn deliver_reply(&self, id: &str, reply: ClientReply) -> bool {
+        match &self.forks {
+            None => self.connection.deliver_reply(id, reply),
+            Some(forks) => forks
+                .live()
+                .iter()
+                .any(|connection| connection.deliver_reply(id, reply.clone())),
+        }
+    }
+
+    /// Cancels call `id`, or ends subscription `id`, on every connection of
+    /// the conversation.
+    fn cancel(&self, id: &str) {
+        let one = |connection: &Connection| {
+            if connection.cancel_call(id) {
+                tracing::debug!(id = %id, "cancelled a call");
+            } else if connection.unsubscribe(id) {
+                tracing::debug!(id = %id, "ended a subscription");
+            }
+        };
+        match &self.forks {
+            None => one(&self.connection),
+            Some(forks) => forks.live().iter().for_each(|connection| one(connection)),
+        }
     }
 
     /// A reply to request `id` under `version`.
@@ -77,10 +126,7 @@ impl Session {
                         .and_then(|e| serde_json::from_str(e.get()).ok())
                         .unwrap_or(Value::Null)),
                 };
-                if !self
-                    .connection
-                    .deliver_reply(&canonical_id(id.get()), reply)
-                {
+                if !self.deliver_reply(&canonical_id(id.get()), reply) {
                     tracing::debug!(id = id.get(), "ignored a response to no request of ours");
                 }
             }
@@ -115,12 +161,7 @@ impl Session {
                 else {
                     return;
                 };
-                let key = canonical_id(cancelled.request_id.get());
-                if self.connection.cancel_call(&key) {
-                    tracing::debug!(id = %key, "cancelled a call");
-                } else if self.connection.unsubscribe(&key) {
-                    tracing::debug!(id = %key, "ended a subscription");
-                }
+                self.cancel(&canonical_id(cancelled.request_id.get()));
             }
             other => tracing::debug!(method = other, "ignored a notification"),
         }

@@ -2,33 +2,19 @@
 //!
 //! The cap is enforced while reading: an oversized line is skipped through to
 //! its newline without ever being held whole, then reported as one
-//! [`Line::Oversized`] (with the request's `id`, found by a streaming scan of
+//! [`Message::Oversized`] (with the request's `id`, found by a streaming scan of
 //! the skipped bytes, so the refusal reaches the request that caused it), and
 //! the next line is read normally.
 
+use super::driver::Message;
 use crate::protocol::id_scan::IdScanner;
 use std::io;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 use tokio::io::{AsyncBufRead, AsyncRead, BufReader};
 
 /// A line buffer grown past this by a large message is given back after it.
 const KEEP_CAPACITY: usize = 1 << 20;
-
-/// One framed line.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Line<'a> {
-    /// A line's bytes, without the newline and a trailing `\r`.
-    Message(&'a [u8]),
-    /// A line longer than the cap, already discarded.
-    Oversized {
-        /// How many bytes the line had (newline excluded).
-        len: usize,
-        /// The top-level `id` of the JSON-RPC request on the line, as JSON
-        /// text (a string with its quotes, or an integer), when one was found.
-        id: Option<&'a str>,
-    },
-}
 
 /// Reads newline-delimited messages of at most `max` bytes each.
 ///
@@ -63,14 +49,25 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     /// The next non-blank line, or `None` at end of input. A last line
     /// without a newline still counts.
     #[cfg(test)]
-    async fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+    async fn next_line(&mut self) -> io::Result<Option<Message<'_>>> {
         std::future::poll_fn(|cx| self.poll_ready(cx)).await?;
         Ok(self.take_ready())
     }
 
+    /// The next non-blank line, `None` at end of input (a last line without
+    /// a newline still counts), without its newline and a trailing `\r`;
+    /// an oversized one as [`Message::Oversized`].
+    pub(crate) fn poll_next(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<Option<Message<'_>>>> {
+        ready!(self.poll_ready(cx))?;
+        Poll::Ready(Ok(self.take_ready()))
+    }
+
     /// Polls until a line (or the end of input) is ready; then
     /// [`LineReader::take_ready`] returns it.
-    pub(crate) fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         if self.returned {
             self.line.clear();
             // A rare huge line does not pin its buffer for the connection's life.
@@ -120,10 +117,10 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     }
 
     /// The line made ready by [`LineReader::poll_ready`]; `None` at end of input.
-    pub(crate) fn take_ready(&mut self) -> Option<Line<'_>> {
+    fn take_ready(&mut self) -> Option<Message<'_>> {
         if self.skipped > 0 {
             let len = std::mem::take(&mut self.skipped);
-            return Some(Line::Oversized {
+            return Some(Message::Oversized {
                 len,
                 id: self.scanner.id(),
             });
@@ -134,7 +131,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         if self.line.iter().all(u8::is_ascii_whitespace) {
             return None;
         }
-        Some(Line::Message(&self.line))
+        Some(Message::Bytes(&self.line))
     }
 }
 
@@ -147,8 +144,8 @@ mod tests {
         let mut out = Vec::new();
         while let Some(line) = reader.next_line().await.unwrap() {
             out.push(match line {
-                Line::Message(bytes) => String::from_utf8_lossy(bytes).into_owned(),
-                Line::Oversized { len, id } => format!("<oversized {len} id {id:?}>"),
+                Message::Bytes(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+                Message::Oversized { len, id } => format!("<oversized {len} id {id:?}>"),
             });
         }
         out
@@ -189,14 +186,14 @@ mod tests {
         let mut reader = LineReader::new(rx, 100);
         assert_eq!(
             reader.next_line().await.unwrap(),
-            Some(Line::Oversized {
+            Some(Message::Oversized {
                 len,
                 id: Some("\"last\"")
             })
         );
         assert_eq!(
             reader.next_line().await.unwrap(),
-            Some(Line::Message(b"{\"id\":2}"))
+            Some(Message::Bytes(b"{\"id\":2}"))
         );
         writer.await.unwrap();
     }
@@ -213,11 +210,11 @@ mod tests {
         let mut reader = LineReader::new(rx, 100);
         assert_eq!(
             reader.next_line().await.unwrap(),
-            Some(Line::Message(b"{\"a\":1}"))
+            Some(Message::Bytes(b"{\"a\":1}"))
         );
         assert_eq!(
             reader.next_line().await.unwrap(),
-            Some(Line::Message(b"{\"b\":2}"))
+            Some(Message::Bytes(b"{\"b\":2}"))
         );
         writer.await.unwrap();
         assert_eq!(reader.next_line().await.unwrap(), None);

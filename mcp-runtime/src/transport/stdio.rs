@@ -27,7 +27,7 @@ use std::task::{Context, Poll, ready};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::mpsc;
 
-use super::serve::Output;
+use super::lines::Output;
 #[cfg(unix)]
 use crate::util::lock;
 

@@ -9,7 +9,6 @@
 //! unwritten backlog plus the partly written front segment: bounded by the
 //! main loop's back-pressure limit plus one frame, whatever the reader's pace.
 
-use crate::conn::outbox::Release;
 use crate::protocol::frame::Frame;
 use std::collections::VecDeque;
 use std::io::{self, IoSlice};
@@ -52,9 +51,6 @@ pub(crate) struct FrameWriter {
     /// A written segment kept for the next small frames, so a steady stream
     /// of responses does not allocate a segment per batch.
     spare: Option<Vec<u8>>,
-    /// Gives written bytes back to the connection's outbox, whose bound on
-    /// notifications counts what waits here too.
-    release: Option<Release>,
 }
 
 impl std::fmt::Debug for FrameWriter {
@@ -73,15 +69,6 @@ impl FrameWriter {
             written: 0,
             backlog: 0,
             spare: None,
-            release: None,
-        }
-    }
-
-    /// This writer, releasing the bytes it writes to `release`.
-    pub(crate) fn releasing(self, release: Release) -> FrameWriter {
-        FrameWriter {
-            release: Some(release),
-            ..self
         }
     }
 
@@ -173,9 +160,6 @@ impl FrameWriter {
 
     fn advance(&mut self, mut n: usize) {
         self.backlog -= n;
-        if let Some(release) = &self.release {
-            release.release(n);
-        }
         while n > 0 {
             let Some(front) = self.queue.front() else {
                 break;

@@ -22,25 +22,24 @@
 //! ids and `Last-Event-ID` is ignored.
 
 use super::headers;
-use super::modern::{run, watch_tool_changes};
+use super::respond::{respond, watch_tool_changes};
 use super::sessions::{LegacySession, PushGuard, Sessions, find, session_id};
 use super::sse::HttpBody;
 use super::status;
 use super::{Caller, refuse};
 use crate::auth::Gate;
-use crate::conn::connection::{Connection, canonical_id};
+use crate::conn::connection::Connection;
 use crate::conn::lifecycle::Lifecycle;
 use crate::conn::outbox;
 use crate::principal::Principal;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::incoming::{Incoming, Rejection};
+use crate::session::Session;
+use crate::session::forks::Forks;
 use crate::shared::Shared;
 use crate::util::lock;
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
-use serde::Deserialize;
-use serde_json::Value;
-use serde_json::value::RawValue;
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -113,49 +112,20 @@ pub(super) async fn post(
         return refusal;
     }
     match message {
-        Ok(Incoming::Notification { ref method, params }) => {
-            if method == "notifications/cancelled"
-                && let Some(id) = cancelled_id(params)
-            {
-                for connection in session.live() {
-                    // Logged as over stdio, so a cancellation can be told
-                    // from a call that merely went quiet.
-                    if connection.cancel_call(&id) {
-                        tracing::debug!(id = %id, "cancelled a call");
-                    }
-                }
-            }
-            accepted()
-        }
-        Ok(Incoming::Response { id, result, error }) => {
-            let reply = match (result, error) {
-                (Some(result), _) => Ok(serde_json::from_str(result.get()).unwrap_or(Value::Null)),
-                (None, error) => Err(error
-                    .and_then(|e| serde_json::from_str(e.get()).ok())
-                    .unwrap_or(Value::Null)),
-            };
-            let key = canonical_id(id.get());
-            let mut reply = Some(reply);
-            for connection in session.live() {
-                if let Some(r) = reply.take()
-                    && !connection.deliver_reply(&key, r.clone())
-                {
-                    reply = Some(r);
-                }
-            }
+        // The client's answers to our requests and its cancellations: the
+        // session takes them, as on stdio, across the connections of this
+        // session's requests in flight.
+        message @ Ok(Incoming::Notification { .. } | Incoming::Response { .. }) => {
+            Session::new(Arc::clone(shared), Arc::clone(&session.template))
+                .across(Arc::clone(&session.forks))
+                .handle(message);
             accepted()
         }
         message @ (Ok(Incoming::Request { .. }) | Err(_)) => {
             let (out, frames) = outbox::channel(shared.max_sse_unwritten);
             let trace = headers::trace_context(headers);
             let connection = Arc::new(caller.on(session.template.fork(out).with_trace(trace)));
-            {
-                let mut live = lock(&session.live);
-                // Ended requests' entries go here, so the list stays as
-                // long as the requests in flight.
-                live.retain(|c| c.strong_count() > 0);
-                live.push(Arc::downgrade(&connection));
-            }
+            session.forks.add(&connection);
             // A message the one parse refused (its params included) is a
             // bad request on HTTP, in either era.
             let status_of = if message.is_err() {
@@ -165,7 +135,7 @@ pub(super) async fn post(
             };
             // `logging/setLevel` changes the session, not just this request:
             // the fork shares the template's log level.
-            run(shared, stop, connection, frames, message, status_of, gate).await
+            respond(shared, stop, connection, frames, message, status_of, gate).await
         }
     }
 }
@@ -187,7 +157,7 @@ async fn initialize(
     let (out, frames) = outbox::channel(shared.max_sse_unwritten);
     let connection = Arc::new(caller.on(Connection::new(out)));
     let handshake = Arc::clone(&connection);
-    let mut response = run(
+    let mut response = respond(
         shared,
         stop,
         connection,
@@ -206,7 +176,7 @@ async fn initialize(
     };
     // The handshake's connection is the session's template from now on.
     let (out, _) = outbox::channel(shared.max_sse_unwritten);
-    let template = handshake.fork(out);
+    let template = Arc::new(handshake.fork(out));
     // Made again: other handshakes may have filled the table meanwhile.
     if let Err(refusal) = sessions.make_room(client.as_deref()) {
         return *refusal;
@@ -215,7 +185,7 @@ async fn initialize(
         id,
         Arc::new(LegacySession {
             template,
-            live: Mutex::new(Vec::new()),
+            forks: Arc::new(Forks::default()),
             push: Mutex::new(None),
             used: Mutex::new(Instant::now()),
             owner: caller.principal,
@@ -322,17 +292,6 @@ fn check_version(session: &LegacySession, headers: &HeaderMap) -> Option<Respons
             version.as_str()
         ),
     ))
-}
-
-/// `params.requestId` of `notifications/cancelled`, canonical.
-fn cancelled_id(params: Option<&RawValue>) -> Option<String> {
-    #[derive(Deserialize)]
-    struct Cancelled<'a> {
-        #[serde(rename = "requestId", borrow)]
-        request_id: &'a RawValue,
-    }
-    let cancelled: Cancelled<'_> = serde_json::from_str(params?.get()).ok()?;
-    Some(canonical_id(cancelled.request_id.get()).into_owned())
 }
 
 fn accepted() -> Response<HttpBody> {

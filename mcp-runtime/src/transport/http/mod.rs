@@ -22,6 +22,7 @@ mod layer;
 mod legacy;
 mod listener;
 mod modern;
+mod respond;
 mod sessions;
 mod sse;
 mod status;

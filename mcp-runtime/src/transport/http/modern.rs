@@ -1,24 +1,24 @@
 //! A 2026-07-28 POST: the validation ladder (DIGEST §8.4, in that order),
-//! then a session of its own whose frames are the response: JSON when the
-//! result is the first frame, SSE when notifications come first.
+//! then a session of its own whose frames are the response
+//! ([`respond`]): JSON when the result is the first
+//! frame, SSE when notifications come first.
 
 use super::headers::{self, BadHeader};
-use super::sse::{CancelOnDrop, HttpBody};
+use super::respond::respond;
+use super::sse::HttpBody;
 use super::status::{self, Stage};
-use super::{Caller, json_response, with_challenge};
+use super::{Caller, json_response};
 use crate::auth::Gate;
 use crate::conn::connection::Connection;
 use crate::conn::lifecycle::Lifecycle;
-use crate::conn::outbox::{self, Frames};
-use crate::protocol::frame::{Frame, FrameKind};
+use crate::conn::outbox;
 use crate::protocol::incoming::{Incoming, Rejection, without_position};
 use crate::protocol::outgoing::{self, ErrorData};
 use crate::protocol::params::Params;
 use crate::protocol::{ProtocolVersion, RpcError, meta};
-use crate::session::{Session, close_subscriptions, notify_tools_changed};
 use crate::shared::Shared;
 use crate::tool::{HeaderKind, Tool};
-use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::header::HeaderMap;
 use hyper::{Response, StatusCode};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -89,7 +89,7 @@ pub(super) async fn post(
     let (out, frames) = outbox::channel(shared.max_sse_unwritten);
     let connection =
         Arc::new(caller.on(Connection::new(out).with_trace(headers::trace_context(headers))));
-    run(
+    respond(
         shared,
         stop,
         connection,
@@ -291,112 +291,6 @@ fn same_number(text: &str, n: &serde_json::Number) -> bool {
     match (text.parse::<f64>(), n.as_f64()) {
         (Ok(a), Some(b)) => a.is_finite() && a == b,
         _ => false,
-    }
-}
-
-/// Hands `message` to a session on `connection` (which only this request
-/// uses) and answers with what it sends on `frames`: JSON when the first
-/// frame is the response, else an SSE stream until the response (for a
-/// `subscriptions/listen`, the final one sent when the server stops). The
-/// client closing the connection first cancels the request's calls.
-pub(super) async fn run(
-    shared: &Arc<Shared>,
-    stop: &watch::Receiver<bool>,
-    connection: Arc<Connection>,
-    mut frames: Frames,
-    message: Result<Incoming<'_>, Rejection<'_>>,
-    status_of: fn(FrameKind) -> StatusCode,
-    gate: Option<&Gate>,
-) -> Response<HttpBody> {
-    // Dropped with this future (the client went away) or moved into the
-    // stream body.
-    let cancel = CancelOnDrop(Arc::downgrade(&connection));
-    Session::new(Arc::clone(shared), Arc::clone(&connection)).handle(message);
-    // The session refused the call for the caller's scopes (it decides, on
-    // the tool it resolved): HTTP's part is the status and the challenge.
-    // The body is the session's error response (sent before `handle`
-    // returned), which names the request's id.
-    if let (Some(gate), Some(denial)) = (gate, connection.scope_denial()) {
-        let challenge = gate.insufficient_scope(&denial.tool, &denial.scopes);
-        let body = frames.try_recv().map(Frame::into_bytes).unwrap_or_default();
-        return with_challenge(json_response(challenge.status, body), challenge);
-    }
-    let listening = !connection.subscriptions().is_empty();
-    let keep: Option<Box<dyn std::any::Any + Send + Sync>> = if listening {
-        // The subscription lives as long as its stream, which ends with
-        // its final response when the server stops.
-        tokio::spawn(watch_tool_changes(
-            shared.tools.changes(),
-            Arc::downgrade(&connection),
-            Some(stop.clone()),
-        ));
-        Some(Box::new(connection))
-    } else {
-        drop(connection);
-        None
-    };
-    let Some(first) = frames.recv().await else {
-        // A request always gets an answer; a call cancelled under us has none.
-        let mut response = Response::new(HttpBody::empty());
-        *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
-        return response;
-    };
-    match first.kind() {
-        FrameKind::Message => {
-            let mut response = Response::new(HttpBody::stream(
-                Some(first),
-                frames,
-                cancel.disarm(),
-                true,
-                keep,
-            ));
-            let h = response.headers_mut();
-            h.insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/event-stream"),
-            );
-            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-            h.insert("x-accel-buffering", HeaderValue::from_static("no"));
-            response
-        }
-        kind => json_response(status_of(kind), first.into_bytes()),
-    }
-}
-
-/// Tells `connection` about tool list changes while it exists; when `stop`
-/// says so, gives its subscriptions their final responses.
-pub(super) async fn watch_tool_changes(
-    mut changes: watch::Receiver<u64>,
-    connection: std::sync::Weak<Connection>,
-    stop: Option<watch::Receiver<bool>>,
-) {
-    let stopping = async move {
-        match stop {
-            Some(mut stop) => {
-                let _ = stop.wait_for(|stop| *stop).await;
-            }
-            None => std::future::pending().await,
-        }
-    };
-    let mut stopping = std::pin::pin!(stopping);
-    loop {
-        tokio::select! {
-            changed = changes.changed() => {
-                if changed.is_err() {
-                    return;
-                }
-                match connection.upgrade() {
-                    Some(connection) => notify_tools_changed(&connection),
-                    None => return,
-                }
-            }
-            () = &mut stopping => {
-                if let Some(connection) = connection.upgrade() {
-                    close_subscriptions(&connection);
-                }
-                return;
-            }
-        }
     }
 }
 

@@ -8,6 +8,7 @@ use super::refuse;
 use super::sse::HttpBody;
 use crate::conn::connection::Connection;
 use crate::principal::Principal;
+use crate::session::forks::Forks;
 use crate::util::lock;
 use hyper::header::HeaderMap;
 use hyper::{Response, StatusCode};
@@ -39,10 +40,10 @@ pub(crate) struct Sessions {
 #[derive(Debug)]
 pub(super) struct LegacySession {
     /// The handshake's connection: era, client, log level, id counter.
-    pub(super) template: Connection,
-    /// Connections of requests in flight, for the client's answers and
-    /// cancellations.
-    pub(super) live: Mutex<Vec<Weak<Connection>>>,
+    pub(super) template: Arc<Connection>,
+    /// Connections of requests in flight (forks of the template), which
+    /// the client's answers and cancellations reach.
+    pub(super) forks: Arc<Forks>,
     /// The push stream's connection, while a GET stream is open.
     pub(super) push: Mutex<Option<Arc<Connection>>>,
     pub(super) used: Mutex<Instant>,
@@ -53,12 +54,6 @@ pub(super) struct LegacySession {
 }
 
 impl LegacySession {
-    pub(super) fn live(&self) -> Vec<Arc<Connection>> {
-        let mut live = lock(&self.live);
-        live.retain(|c| c.strong_count() > 0);
-        live.iter().filter_map(Weak::upgrade).collect()
-    }
-
     /// Whether its GET stream is open.
     fn streaming(&self) -> bool {
         lock(&self.push).is_some()
@@ -66,7 +61,7 @@ impl LegacySession {
 
     /// Ends the session's calls, requests to its client and push stream.
     pub(super) fn end(&self) {
-        for connection in self.live() {
+        for connection in self.forks.live() {
             connection.fail_server_requests();
             connection.cancel_all();
         }

@@ -1,0 +1,140 @@
+//! HTTP's seam with the session, the per-POST responder: one message in, a
+//! session on a connection of the request's own, and the frames it sends
+//! out as the response until the response is complete.
+//!
+//! Not an adapter of the driver (`transport/driver.rs`), deliberately. The
+//! driver owns a long-lived connection's policy: when to read more input
+//! and when to write, the back-pressure between the two, the drain with
+//! cancel-ahead, the client going away. A POST has none of that to decide.
+//! Its one message was read (and checked, by the validation ladder) before
+//! a session exists, so there is no reading to order or hold back; hyper
+//! pulls the body (`sse.rs`) only while the socket takes it, which is the
+//! back-pressure; the drain is the server's, not a connection's
+//! (`listener.rs`: no new requests, responses in flight finish); the client
+//! going away is the body being dropped (`CancelOnDrop`). And the response
+//! head depends on the first frame (JSON or SSE, its status, a `403`
+//! challenge read from the connection right after the session took the
+//! message), which a push loop could not give back. Driving a POST through
+//! the driver would add a task and a channel per request for policies that
+//! do not apply, so the seam is this function: `Session::handle`, the
+//! outbox's `Frames`, and the body that drains them.
+
+use super::sse::{CancelOnDrop, HttpBody};
+use super::{json_response, with_challenge};
+use crate::auth::Gate;
+use crate::conn::connection::Connection;
+use crate::conn::outbox::Frames;
+use crate::protocol::frame::{Frame, FrameKind};
+use crate::protocol::incoming::{Incoming, Rejection};
+use crate::session::{Session, close_subscriptions, notify_tools_changed};
+use crate::shared::Shared;
+use hyper::header::{self, HeaderValue};
+use hyper::{Response, StatusCode};
+use std::sync::Arc;
+use tokio::sync::watch;
+
+/// Hands `message` to a session on `connection` (which only this request
+/// uses) and answers with what it sends on `frames`: JSON when the first
+/// frame is the response, else an SSE stream until the response (for a
+/// `subscriptions/listen`, the final one sent when the server stops). The
+/// client closing the connection first cancels the request's calls.
+pub(super) async fn respond(
+    shared: &Arc<Shared>,
+    stop: &watch::Receiver<bool>,
+    connection: Arc<Connection>,
+    mut frames: Frames,
+    message: Result<Incoming<'_>, Rejection<'_>>,
+    status_of: fn(FrameKind) -> StatusCode,
+    gate: Option<&Gate>,
+) -> Response<HttpBody> {
+    // Dropped with this future (the client went away) or moved into the
+    // stream body.
+    let cancel = CancelOnDrop(Arc::downgrade(&connection));
+    Session::new(Arc::clone(shared), Arc::clone(&connection)).handle(message);
+    // The session refused the call for the caller's scopes (it decides, on
+    // the tool it resolved): HTTP's part is the status and the challenge.
+    // The body is the session's error response (sent before `handle`
+    // returned), which names the request's id.
+    if let (Some(gate), Some(denial)) = (gate, connection.scope_denial()) {
+        let challenge = gate.insufficient_scope(&denial.tool, &denial.scopes);
+        let body = frames.try_recv().map(Frame::into_bytes).unwrap_or_default();
+        return with_challenge(json_response(challenge.status, body), challenge);
+    }
+    let listening = !connection.subscriptions().is_empty();
+    let keep: Option<Box<dyn std::any::Any + Send + Sync>> = if listening {
+        // The subscription lives as long as its stream, which ends with
+        // its final response when the server stops.
+        tokio::spawn(watch_tool_changes(
+            shared.tools.changes(),
+            Arc::downgrade(&connection),
+            Some(stop.clone()),
+        ));
+        Some(Box::new(connection))
+    } else {
+        drop(connection);
+        None
+    };
+    let Some(first) = frames.recv().await else {
+        // A request always gets an answer; a call cancelled under us has none.
+        let mut response = Response::new(HttpBody::empty());
+        *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+        return response;
+    };
+    match first.kind() {
+        FrameKind::Message => {
+            let mut response = Response::new(HttpBody::stream(
+                Some(first),
+                frames,
+                cancel.disarm(),
+                true,
+                keep,
+            ));
+            let h = response.headers_mut();
+            h.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            );
+            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+            response
+        }
+        kind => json_response(status_of(kind), first.into_bytes()),
+    }
+}
+
+/// Tells `connection` about tool list changes while it exists; when `stop`
+/// says so, gives its subscriptions their final responses.
+pub(super) async fn watch_tool_changes(
+    mut changes: watch::Receiver<u64>,
+    connection: std::sync::Weak<Connection>,
+    stop: Option<watch::Receiver<bool>>,
+) {
+    let stopping = async move {
+        match stop {
+            Some(mut stop) => {
+                let _ = stop.wait_for(|stop| *stop).await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    let mut stopping = std::pin::pin!(stopping);
+    loop {
+        tokio::select! {
+            changed = changes.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                match connection.upgrade() {
+                    Some(connection) => notify_tools_changed(&connection),
+                    None => return,
+                }
+            }
+            () = &mut stopping => {
+                if let Some(connection) = connection.upgrade() {
+                    close_subscriptions(&connection);
+                }
+                return;
+            }
+        }
+    }
+}
