@@ -25,11 +25,14 @@
 pub use super::form::FormField;
 pub use super::sample::{SampleRequest, SampleResult};
 
+use crate::conn::peer::Peer;
 use crate::context::Context;
 use crate::outcome::ToolError;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::form::{FieldSchema, form_schema};
+use crate::protocol::model::{ElicitParams, RpcError};
 use crate::protocol::outgoing::{ElicitForm, InputRequest};
+use crate::util::BoxFuture;
 use crate::util::{human_duration, lock};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -92,6 +95,22 @@ impl ElicitRequest {
     /// The message shown to the user.
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// The `params` of `elicitation/create` as the typed model holds them,
+    /// for the in-process door (`mode` as a session of `version` sends it).
+    pub(crate) fn model(&self, version: ProtocolVersion) -> ElicitParams {
+        ElicitParams {
+            mode: version
+                .carries()
+                .elicitation_mode
+                .then(|| "form".to_owned()),
+            message: self.message.clone(),
+            requested_schema: self.requested_schema.as_object().cloned(),
+            url: None,
+            elicitation_id: None,
+            meta: None,
+        }
     }
 
     /// The `params` of `elicitation/create` for a session of `version`.
@@ -245,6 +264,11 @@ pub(crate) async fn sample(
 
 /// The client's bare answer to `question`, in either era.
 async fn ask_client(ctx: &Context, key: &str, question: Question) -> Result<Value, ToolError> {
+    if let Some(peer) = ctx.peer() {
+        // In-process: the callback answers, in either era, with no
+        // `input_required` round trip (the door's caller awaits it).
+        return ask_peer(ctx, peer, question).await;
+    }
     if ctx.protocol_version().is_modern() {
         ask_modern(ctx, key, question).await
     } else {
@@ -259,16 +283,76 @@ fn declares(ctx: &Context, question: &Question) -> bool {
         .all(|name| ctx.client_capabilities().get(name).is_some())
 }
 
+/// Why a client that did not declare `question`'s capability is not asked.
+fn undeclared(question: &Question) -> ToolError {
+    ToolError::new(match question {
+        Question::Elicit(_) => {
+            "this client cannot answer questions (it did not declare the elicitation capability)"
+        }
+        Question::Sample(_) => {
+            "this client cannot sample its model (it did not declare the sampling capability)"
+        }
+    })
+}
+
+/// Asks the in-process door's callbacks: the question as the model's typed
+/// params, the answer as the model's typed result (turned into the value
+/// the answer types read, without any JSON text), under the same timeout
+/// as a legacy question.
+async fn ask_peer(ctx: &Context, peer: &dyn Peer, question: Question) -> Result<Value, ToolError> {
+    let noun = question.noun();
+    let asked = match &question {
+        Question::Elicit(request) => peer.elicit(request.model(ctx.protocol_version())).map(
+            |answer| -> BoxFuture<Result<Value, RpcError>> {
+                Box::pin(async move {
+                    let answer = answer.await?;
+                    serde_json::to_value(answer)
+                        .map_err(|err| RpcError::internal_error(err.to_string()))
+                })
+            },
+        ),
+        Question::Sample(request) => {
+            peer.sample(request.model())
+                .map(|answer| -> BoxFuture<Result<Value, RpcError>> {
+                    Box::pin(async move {
+                        let answer = answer.await?;
+                        serde_json::to_value(answer)
+                            .map_err(|err| RpcError::internal_error(err.to_string()))
+                    })
+                })
+        }
+    };
+    let Some(asked) = asked else {
+        return Err(undeclared(&question));
+    };
+    let limit = ctx.elicitation_timeout();
+    match tokio::time::timeout(limit, asked).await {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(error)) => Err(ToolError::new(format!(
+            "the client failed the {noun}: {}",
+            error.message
+        ))),
+        Err(_) => Err(timed_out(&question, limit)),
+    }
+}
+
+/// Why a question the client did not answer within `limit` was withdrawn.
+fn timed_out(question: &Question, limit: Duration) -> ToolError {
+    ToolError::new(match question {
+        Question::Elicit(_) => format!(
+            "the user did not answer within {}; the question was withdrawn",
+            human_duration(limit)
+        ),
+        Question::Sample(_) => format!(
+            "the client did not answer the sampling request within {}; it was withdrawn",
+            human_duration(limit)
+        ),
+    })
+}
+
 async fn ask_legacy(ctx: &Context, question: Question) -> Result<Value, ToolError> {
     if !declares(ctx, &question) {
-        return Err(ToolError::new(match question {
-            Question::Elicit(_) => {
-                "this client cannot answer questions (it did not declare the elicitation capability)"
-            }
-            Question::Sample(_) => {
-                "this client cannot sample its model (it did not declare the sampling capability)"
-            }
-        }));
+        return Err(undeclared(&question));
     }
     let noun = question.noun();
     let wire = question.wire(ctx.protocol_version());
@@ -285,16 +369,7 @@ async fn ask_legacy(ctx: &Context, question: Question) -> Result<Value, ToolErro
                 .unwrap_or("no message")
         ))),
         Ok(Err(_)) => Err(ToolError::new("the client went away before answering")),
-        Err(_) => Err(ToolError::new(match question {
-            Question::Elicit(_) => format!(
-                "the user did not answer within {}; the question was withdrawn",
-                human_duration(limit)
-            ),
-            Question::Sample(_) => format!(
-                "the client did not answer the sampling request within {}; it was withdrawn",
-                human_duration(limit)
-            ),
-        })),
+        Err(_) => Err(timed_out(&question, limit)),
     }
 }
 

@@ -110,6 +110,24 @@ impl SampleRequest {
         &self.messages
     }
 
+    /// The `params` of `sampling/createMessage` as the typed model holds
+    /// them, for the in-process door.
+    pub(crate) fn model(&self) -> crate::protocol::model::CreateMessageParams {
+        crate::protocol::model::CreateMessageParams {
+            messages: self.messages.clone(),
+            max_tokens: self.max_tokens,
+            system_prompt: self.system_prompt.clone(),
+            temperature: self.temperature,
+            stop_sequences: self.stop_sequences.clone(),
+            model_preferences: (!self.model_preferences.is_empty())
+                .then(|| serde_json::to_value(&self.model_preferences).ok())
+                .flatten(),
+            include_context: None,
+            metadata: self.metadata.clone(),
+            meta: None,
+        }
+    }
+
     /// The `params` of `sampling/createMessage`.
     pub(crate) fn wire(&self) -> CreateMessageParams<'_> {
         CreateMessageParams {
