@@ -386,7 +386,8 @@ impl LocalClient {
             ));
         }
         let n = door.next_id.fetch_add(1, Ordering::Relaxed);
-        let id = RawValue::from_string(n.to_string())
+        // Written straight into the box, without the parse `from_string` does.
+        let id: Box<RawValue> = serde_json::value::to_raw_value(&n)
             .unwrap_or_else(|_| unreachable!("an integer is JSON"));
         let version = door.version;
         let span = CallSpan::open(&name, &id, version, || None);
