@@ -25,12 +25,11 @@
 pub use super::form::FormField;
 pub use super::sample::{SampleRequest, SampleResult};
 
-use crate::conn::peer::Peer;
 use crate::context::Context;
 use crate::outcome::ToolError;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::form::{FieldSchema, form_schema};
-use crate::protocol::model::{ElicitParams, RpcError};
+use crate::protocol::model::{self, ElicitParams, RpcError};
 use crate::protocol::outgoing::{ElicitForm, InputRequest};
 use crate::util::BoxFuture;
 use crate::util::{human_duration, lock};
@@ -248,6 +247,20 @@ pub(crate) async fn ask(
     key: &str,
     request: ElicitRequest,
 ) -> Result<Elicitation, ToolError> {
+    // In-process: the callback answers, in either era, with no
+    // `input_required` round trip (the door's caller awaits it).
+    if let Some(peer) = ctx.peer() {
+        let asked = peer.elicit(request.model(ctx.protocol_version()));
+        let answer = ask_peer(ctx, Question::Elicit(request), asked).await?;
+        return Ok(Elicitation {
+            action: match answer.action {
+                model::ElicitAction::Accept => ElicitAction::Accept,
+                model::ElicitAction::Decline => ElicitAction::Decline,
+                model::ElicitAction::Cancel => ElicitAction::Cancel,
+            },
+            content: answer.content,
+        });
+    }
     let answer = ask_client(ctx, key, Question::Elicit(request)).await?;
     Elicitation::from_result(&answer)
 }
@@ -258,17 +271,22 @@ pub(crate) async fn sample(
     key: &str,
     request: SampleRequest,
 ) -> Result<SampleResult, ToolError> {
+    if let Some(peer) = ctx.peer() {
+        let asked = peer.sample(request.model());
+        let answer = ask_peer(ctx, Question::Sample(Box::new(request)), asked).await?;
+        return Ok(SampleResult {
+            role: answer.role,
+            content: vec![answer.content],
+            model: answer.model,
+            stop_reason: answer.stop_reason,
+        });
+    }
     let answer = ask_client(ctx, key, Question::Sample(Box::new(request))).await?;
     SampleResult::from_result(&answer)
 }
 
 /// The client's bare answer to `question`, in either era.
 async fn ask_client(ctx: &Context, key: &str, question: Question) -> Result<Value, ToolError> {
-    if let Some(peer) = ctx.peer() {
-        // In-process: the callback answers, in either era, with no
-        // `input_required` round trip (the door's caller awaits it).
-        return ask_peer(ctx, peer, question).await;
-    }
     if ctx.protocol_version().is_modern() {
         ask_modern(ctx, key, question).await
     } else {
@@ -296,32 +314,14 @@ fn undeclared(question: &Question) -> ToolError {
 }
 
 /// Asks the in-process door's callbacks: the question as the model's typed
-/// params, the answer as the model's typed result (turned into the value
-/// the answer types read, without any JSON text), under the same timeout
-/// as a legacy question.
-async fn ask_peer(ctx: &Context, peer: &dyn Peer, question: Question) -> Result<Value, ToolError> {
-    let noun = question.noun();
-    let asked = match &question {
-        Question::Elicit(request) => peer.elicit(request.model(ctx.protocol_version())).map(
-            |answer| -> BoxFuture<Result<Value, RpcError>> {
-                Box::pin(async move {
-                    let answer = answer.await?;
-                    serde_json::to_value(answer)
-                        .map_err(|err| RpcError::internal_error(err.to_string()))
-                })
-            },
-        ),
-        Question::Sample(request) => {
-            peer.sample(request.model())
-                .map(|answer| -> BoxFuture<Result<Value, RpcError>> {
-                    Box::pin(async move {
-                        let answer = answer.await?;
-                        serde_json::to_value(answer)
-                            .map_err(|err| RpcError::internal_error(err.to_string()))
-                    })
-                })
-        }
-    };
+/// params, the answer as the model's typed result, read into the tool's
+/// answer type directly (no JSON on the way), under the same timeout as a
+/// legacy question.
+async fn ask_peer<T>(
+    ctx: &Context,
+    question: Question,
+    asked: Option<BoxFuture<Result<T, RpcError>>>,
+) -> Result<T, ToolError> {
     let Some(asked) = asked else {
         return Err(undeclared(&question));
     };
@@ -329,7 +329,8 @@ async fn ask_peer(ctx: &Context, peer: &dyn Peer, question: Question) -> Result<
     match tokio::time::timeout(limit, asked).await {
         Ok(Ok(answer)) => Ok(answer),
         Ok(Err(error)) => Err(ToolError::new(format!(
-            "the client failed the {noun}: {}",
+            "the client failed the {}: {}",
+            question.noun(),
             error.message
         ))),
         Err(_) => Err(timed_out(&question, limit)),

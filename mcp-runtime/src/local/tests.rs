@@ -245,7 +245,9 @@ async fn elicitation_reaches_the_callback_and_without_one_the_tool_hears_so() {
 #[tokio::test]
 async fn sampling_reaches_the_callback_and_a_failure_reaches_the_tool() {
     let tool = with_ctx("summarize", |ctx| async move {
-        let request = SampleRequest::prompt("Summarize: a b c").max_tokens(10);
+        let request = SampleRequest::prompt("Summarize: a b c")
+            .max_tokens(10)
+            .model_hint("claude");
         match ctx.sample("summary", request).await {
             Ok(answer) => ToolOutcome::text(answer.text().unwrap_or_default()),
             Err(err) => ToolOutcome::error(err.to_string()),
@@ -261,6 +263,10 @@ async fn sampling_reaches_the_callback_and_a_failure_reaches_the_tool() {
         .clone()
         .on_sampling(|params: CreateMessageParams| async move {
             assert_eq!(params.max_tokens, 10);
+            assert_eq!(
+                params.model_preferences,
+                Some(json!({"hints": [{"name": "claude"}]}))
+            );
             Ok(CreateMessageResult {
                 role: Role::Assistant,
                 content: SamplingContent::text(format!("{} messages", params.messages.len())),
