@@ -2,7 +2,10 @@
 //! the `#[tool]` fn directly, for `add`: 1,000,000 calls each on a
 //! current-thread runtime, the median of 5 runs, in ns per call.
 //!
-//! `cargo run --release -p bench --bin door [-- CALLS]`
+//! `cargo run --release -p bench --bin door [-- CALLS [door|direct]]`: with
+//! `door` or `direct` only that loop runs (once, untimed), for
+//! `perf stat -e instructions` to count what a call costs however loaded
+//! the machine is.
 
 use mcp_runtime::{LocalClient, Server, tool, tools};
 use serde_json::{Map, Value, json};
@@ -46,6 +49,27 @@ async fn main() {
         Value::Object(map) => map,
         _ => unreachable!(),
     };
+    match std::env::args().nth(2).as_deref() {
+        Some("direct") => {
+            for _ in 0..calls {
+                black_box(add(black_box(1.0), black_box(2.0)).await);
+            }
+            return;
+        }
+        Some("door") => {
+            for _ in 0..calls {
+                black_box(client.call("add", arguments.clone()).await.ok());
+            }
+            return;
+        }
+        Some("clone") => {
+            for _ in 0..calls {
+                black_box(black_box(&arguments).clone());
+            }
+            return;
+        }
+        _ => {}
+    }
     let direct = median(calls, async |n| {
         for _ in 0..n {
             black_box(add(black_box(1.0), black_box(2.0)).await);
