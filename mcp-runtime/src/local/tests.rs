@@ -327,3 +327,17 @@ async fn the_principal_is_presented_and_scopes_are_checked() {
     let err = bob.call("guarded", Map::new()).await.unwrap_err();
     assert_eq!(err.code, ErrorCode::FORBIDDEN.code());
 }
+
+#[tokio::test]
+async fn the_handle_is_shared_across_tasks() {
+    fn shareable<T: Clone + Send + Sync + 'static>(_: &T) {}
+    let client = server(vec![add()]);
+    shareable(&client);
+    // The call's future is `Send`: a host can spawn it.
+    let spawned = tokio::spawn({
+        let client = client.clone();
+        async move { client.call("add", args(json!({"a": 2, "b": 3}))).await }
+    });
+    let result = spawned.await.unwrap().unwrap();
+    assert_eq!(result.structured_content, Some(json!(5.0)));
+}
