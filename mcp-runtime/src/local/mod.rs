@@ -285,6 +285,34 @@ impl LocalClient {
 
     /// Answers the elicitations tools ask for (`ctx.elicit`) with
     /// `callback`, and declares the `elicitation` capability.
+    ///
+    /// ```
+    /// use mcp_runtime::model::{ElicitAction, ElicitParams, ElicitResult};
+    /// use mcp_runtime::{Context, ElicitRequest, FormField, Server, ToolError, tool, tools};
+    ///
+    /// /// Greet the user by name.
+    /// #[tool]
+    /// async fn greet(ctx: Context) -> Result<String, ToolError> {
+    ///     let form = ElicitRequest::new("Your name?").field("name", FormField::string().required());
+    ///     let answer = ctx.elicit("name", form).await?;
+    ///     let fields: serde_json::Map<String, serde_json::Value> = answer.content_as()?;
+    ///     Ok(format!("Hello, {}!", fields["name"].as_str().unwrap_or("you")))
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let client = Server::new("hi", "1").tools(tools![greet]).local()?.on_elicitation(
+    ///     |params: ElicitParams| async move {
+    ///         assert_eq!(params.message, "Your name?");
+    ///         let content = serde_json::json!({"name": "Ada"}).as_object().cloned();
+    ///         Ok(ElicitResult { action: ElicitAction::Accept, content })
+    ///     },
+    /// );
+    /// let result = client.call("greet", serde_json::Map::new()).await?;
+    /// assert!(matches!(&result.content[0], mcp_runtime::model::ContentBlock::Text(t) if t.text == "Hello, Ada!"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn on_elicitation<F, Fut>(self, callback: F) -> LocalClient
     where
         F: Fn(ElicitParams) -> Fut + Send + Sync + 'static,
