@@ -307,6 +307,16 @@ fn check(body: &[u8], id: u64, expected: &mut Vec<u8>) -> Result<(), String> {
             .is_some_and(|mirror| mirror == result["structuredContent"]);
     if ok {
         Ok(())
+    } else if result["content"][0]["text"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("Rate limit exceeded"))
+    {
+        // The server's per-client rate limit (1,000 calls/s by default) is
+        // binding: one load generator is one client (one address).
+        Err(format!(
+            "call {id}: the server refused it under its per-client rate limit; start the server with RATE_LIMIT=off (or a higher RATE_LIMIT=N) for a load test: {}",
+            text()
+        ))
     } else {
         Err(format!("call {id}: wrong answer: {}", text()))
     }
