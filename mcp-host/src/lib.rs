@@ -9,5 +9,6 @@
 pub mod client;
 pub mod config;
 pub mod convert;
+pub mod mcp_client;
 pub mod names;
 pub mod wire;
