@@ -189,7 +189,8 @@ mod tests {
         let params = header_params(&s).unwrap();
         assert_eq!(params.len(), 2);
         let args = json!({"region": "eu", "opts": {"shard": 3}});
-        let headers = param_headers(&params, args.as_object());
+        let mut headers = param_headers(&params, args.as_object());
+        headers.sort();
         assert_eq!(
             headers,
             vec![
