@@ -6,6 +6,7 @@
 //! MCP client over stdio and Streamable HTTP ([`client`]). The catalog
 //! builds on them.
 
+pub mod catalog;
 pub mod client;
 pub mod config;
 pub mod convert;
