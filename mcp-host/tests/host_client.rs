@@ -1,0 +1,709 @@
+//! The era layer and the catalog over real processes and sockets: the
+//! `everything` and `conformance` examples (stdio and HTTP, both eras), a
+//! hand-written misbehaving server (tests/interop/fake.py) and a server made
+//! with the official Python SDK (tests/interop/server.py).
+
+mod common;
+
+use common::{HttpServer, example, run};
+use mcp_host::catalog::{Catalog, CatalogError, CatalogOptions};
+use mcp_host::config::{McpConfig, ServerConfig, Transport};
+use mcp_host::mcp_client::{
+    CallOptions, ClientOptions, ElicitFn, McpClient, McpError, Mode, ProgressFn, SampleFn,
+};
+use mcp_host::wire::{
+    CallToolResult, ContentBlock, CreateMessageResult, ElicitAction, ElicitResult, JsonObject,
+    Role, SamplingContent,
+};
+use mcp_protocol::ProtocolVersion;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+fn stdio(name: &str, command: PathBuf, env: &[(&str, &str)]) -> ServerConfig {
+    ServerConfig {
+        name: name.to_owned(),
+        transport: Transport::Stdio {
+            command: command.to_string_lossy().into_owned(),
+            args: Vec::new(),
+            env: env
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+            cwd: None,
+        },
+        trusted: true,
+    }
+}
+
+fn http(name: &str, url: String) -> ServerConfig {
+    ServerConfig {
+        name: name.to_owned(),
+        transport: Transport::Http {
+            url,
+            headers: BTreeMap::new(),
+            declared_sse: false,
+        },
+        trusted: false,
+    }
+}
+
+fn fake(mode: &str, dir: Option<&str>) -> ServerConfig {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/fake.py");
+    let mut env = BTreeMap::from([("FAKE".to_owned(), mode.to_owned())]);
+    if let Some(dir) = dir {
+        env.insert("FAKE_DIR".to_owned(), dir.to_owned());
+    }
+    ServerConfig {
+        name: format!("fake-{mode}"),
+        transport: Transport::Stdio {
+            command: "python3".into(),
+            args: vec![script.to_string_lossy().into_owned()],
+            env,
+            cwd: None,
+        },
+        trusted: true,
+    }
+}
+
+fn args(value: Value) -> Option<JsonObject> {
+    value.as_object().cloned()
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An elicitation handler that accepts every form with `content`, counting.
+fn accept(content: Value, asked: Arc<Mutex<Vec<String>>>) -> ElicitFn {
+    Arc::new(move |params| {
+        asked.lock().unwrap().push(params.message.clone());
+        let content = content.as_object().cloned();
+        Box::pin(async move {
+            Ok(ElicitResult {
+                action: ElicitAction::Accept,
+                content,
+            })
+        })
+    })
+}
+
+fn sampler() -> SampleFn {
+    Arc::new(|params| {
+        let prompt = params
+            .messages
+            .first()
+            .and_then(|m| m.content.as_text().map(str::to_owned))
+            .unwrap_or_default();
+        Box::pin(async move {
+            Ok(CreateMessageResult {
+                role: Role::Assistant,
+                content: SamplingContent::text(format!("echo of {prompt}")),
+                model: "fake-model".into(),
+                stop_reason: Some("endTurn".into()),
+            })
+        })
+    })
+}
+
+async fn connect(config: ServerConfig, mode: Mode) -> McpClient {
+    McpClient::connect_with(config, ClientOptions::mode(mode))
+        .await
+        .expect("connects")
+}
+
+fn everything_stdio(env: &[(&str, &str)]) -> ServerConfig {
+    stdio("everything", example("everything"), env)
+}
+
+#[test]
+fn both_eras_over_stdio() {
+    run(async {
+        for (mode, version) in [
+            (Mode::Legacy, ProtocolVersion::V2025_11_25),
+            (Mode::Modern, ProtocolVersion::V2026_07_28),
+            (Mode::Auto, ProtocolVersion::V2026_07_28),
+        ] {
+            let client = connect(everything_stdio(&[]), mode).await;
+            assert_eq!(client.protocol_version().await, version, "{mode:?}");
+            let tools = client.list_tools().await.unwrap();
+            assert!(tools.iter().any(|t| t.name == "add"));
+            let result = client
+                .call_tool("add", args(json!({"a": 2, "b": 3})), CallOptions::default())
+                .await
+                .unwrap();
+            assert!(!result.is_error, "{result:?}");
+            assert_eq!(result.structured_content, Some(json!({"sum": 5.0})));
+            let failed = client
+                .call_tool(
+                    "fail",
+                    args(json!({"reason": "no"})),
+                    CallOptions::default(),
+                )
+                .await
+                .unwrap();
+            assert!(failed.is_error);
+            assert!(text(&failed).contains("no"));
+            client.close().await;
+        }
+    });
+}
+
+#[test]
+fn every_page_is_followed_in_both_eras() {
+    run(async {
+        for mode in [Mode::Legacy, Mode::Modern] {
+            let client = connect(
+                everything_stdio(&[("TOOLS", "23"), ("PAGE_SIZE", "4")]),
+                mode,
+            )
+            .await;
+            let tools = client.list_tools().await.unwrap();
+            let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+            for i in 0..23 {
+                assert!(
+                    names.contains(&format!("add_{i}").as_str()),
+                    "{mode:?}: {names:?}"
+                );
+            }
+            let mut unique = names.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), names.len(), "no page twice");
+            // Cached: the same list object until it changes or expires.
+            let again = client.list_tools().await.unwrap();
+            assert!(Arc::ptr_eq(&tools, &again));
+        }
+    });
+}
+
+#[test]
+fn elicitation_in_both_eras() {
+    run(async {
+        for mode in [Mode::Legacy, Mode::Modern] {
+            let asked = Arc::new(Mutex::new(Vec::new()));
+            let options = ClientOptions {
+                elicitation: Some(accept(
+                    json!({"name": "Ada", "pay": true}),
+                    Arc::clone(&asked),
+                )),
+                ..ClientOptions::mode(mode)
+            };
+            let client = McpClient::connect_with(everything_stdio(&[]), options)
+                .await
+                .unwrap();
+            // A party of 10 asks twice: two rounds in 2026-07-28.
+            let result = client
+                .call_tool(
+                    "book_table",
+                    args(json!({"party": 10})),
+                    CallOptions::default(),
+                )
+                .await
+                .unwrap();
+            assert!(!result.is_error, "{mode:?}: {result:?}");
+            assert_eq!(
+                result.structured_content,
+                Some(json!({"booked": true, "name": "Ada", "party": 10})),
+                "{mode:?}"
+            );
+            assert_eq!(asked.lock().unwrap().len(), 2, "{mode:?}");
+        }
+    });
+}
+
+#[test]
+fn input_rounds_are_bounded() {
+    run(async {
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let options = ClientOptions {
+            elicitation: Some(accept(
+                json!({"name": "Ada", "pay": true}),
+                Arc::clone(&asked),
+            )),
+            max_input_rounds: 1,
+            ..ClientOptions::mode(Mode::Modern)
+        };
+        let client = McpClient::connect_with(everything_stdio(&[]), options)
+            .await
+            .unwrap();
+        let error = client
+            .call_tool(
+                "book_table",
+                args(json!({"party": 10})),
+                CallOptions::default(),
+            )
+            .await
+            .unwrap_err();
+        assert!(error.to_string().contains("after 1 rounds"), "{error}");
+    });
+}
+
+#[test]
+fn sampling_in_both_eras() {
+    run(async {
+        for mode in [Mode::Legacy, Mode::Modern] {
+            let options = ClientOptions {
+                sampling: Some(sampler()),
+                ..ClientOptions::mode(mode)
+            };
+            let client =
+                McpClient::connect_with(stdio("conformance", example("conformance"), &[]), options)
+                    .await
+                    .unwrap();
+            let result = client
+                .call_tool(
+                    "test_sampling",
+                    args(json!({"prompt": "hi"})),
+                    CallOptions::default(),
+                )
+                .await
+                .unwrap();
+            assert!(!result.is_error, "{mode:?}: {result:?}");
+            assert_eq!(text(&result), "LLM response: echo of hi", "{mode:?}");
+        }
+    });
+}
+
+#[test]
+fn progress_reaches_the_callback() {
+    run(async {
+        for mode in [Mode::Legacy, Mode::Modern] {
+            let client = connect(everything_stdio(&[]), mode).await;
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            let sink = Arc::clone(&seen);
+            let progress: ProgressFn = Arc::new(move |p| sink.lock().unwrap().push(p.progress));
+            let options = CallOptions {
+                progress: Some(progress),
+                ..CallOptions::default()
+            };
+            let result = client
+                .call_tool("slow", args(json!({"ms": 200, "steps": 4})), options)
+                .await
+                .unwrap();
+            assert!(!result.is_error);
+            // Notifications travel beside the result; give the last a moment.
+            for _ in 0..50 {
+                if seen.lock().unwrap().len() == 4 {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            assert_eq!(*seen.lock().unwrap(), vec![1.0, 2.0, 3.0, 4.0], "{mode:?}");
+        }
+    });
+}
+
+#[test]
+fn a_timeout_cancels_and_the_connection_stays() {
+    run(async {
+        for mode in [Mode::Legacy, Mode::Modern] {
+            let client = connect(everything_stdio(&[]), mode).await;
+            let started = Instant::now();
+            let error = client
+                .call_tool(
+                    "slow",
+                    args(json!({"ms": 20000})),
+                    CallOptions::timeout(Duration::from_millis(300)),
+                )
+                .await
+                .unwrap_err();
+            assert!(started.elapsed() < Duration::from_secs(5));
+            assert!(
+                matches!(&error, McpError::Client(mcp_host::client::ClientError::Timeout { after, .. }) if *after == Duration::from_millis(300)),
+                "{error:?}"
+            );
+            // Dropping a call's future cancels it too.
+            let dropped = tokio::time::timeout(
+                Duration::from_millis(200),
+                client.call_tool("slow", args(json!({"ms": 20000})), CallOptions::default()),
+            )
+            .await;
+            assert!(dropped.is_err());
+            let result = client
+                .call_tool("add", args(json!({"a": 1, "b": 1})), CallOptions::default())
+                .await
+                .unwrap();
+            assert!(!result.is_error);
+        }
+    });
+}
+
+async fn has_bonus(client: &McpClient) -> bool {
+    client
+        .list_tools()
+        .await
+        .unwrap()
+        .iter()
+        .any(|t| t.name == "bonus")
+}
+
+/// Toggles `bonus` and waits until the (cached) list shows the change: only
+/// a list-changed notification invalidates the cache.
+async fn toggled_list_changes(client: &McpClient) {
+    let before = has_bonus(client).await;
+    let result = client
+        .call_tool("toggle_bonus", None, CallOptions::default())
+        .await
+        .unwrap();
+    assert!(!result.is_error);
+    for _ in 0..100 {
+        if has_bonus(client).await != before {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the tool list never changed");
+}
+
+#[test]
+fn list_changes_invalidate_the_cache() {
+    run(async {
+        for mode in [Mode::Legacy, Mode::Modern] {
+            let client = connect(everything_stdio(&[]), mode).await;
+            toggled_list_changes(&client).await;
+        }
+    });
+}
+
+#[test]
+fn both_eras_over_http() {
+    run(async {
+        let server = HttpServer::start();
+        for (mode, version) in [
+            (Mode::Legacy, ProtocolVersion::V2025_11_25),
+            (Mode::Auto, ProtocolVersion::V2026_07_28),
+        ] {
+            let asked = Arc::new(Mutex::new(Vec::new()));
+            let options = ClientOptions {
+                elicitation: Some(accept(
+                    json!({"name": "Ada", "pay": true}),
+                    Arc::clone(&asked),
+                )),
+                ..ClientOptions::mode(mode)
+            };
+            let client = McpClient::connect_with(http("web", server.url()), options)
+                .await
+                .unwrap();
+            assert_eq!(client.protocol_version().await, version);
+            let tools = client.list_tools().await.unwrap();
+            // Untrusted (a URL): hints are dropped, titles kept.
+            let add = tools.iter().find(|t| t.name == "add").unwrap();
+            assert!(
+                add.annotations
+                    .as_ref()
+                    .is_none_or(|a| a.read_only_hint.is_none())
+            );
+            // `locate` mirrors arguments into Mcp-Param-* headers, which a
+            // 2026-07-28 server checks against the body.
+            let result = client
+                .call_tool(
+                    "locate",
+                    args(json!({"region": "Zürich", "shard": 7})),
+                    CallOptions::default(),
+                )
+                .await
+                .unwrap();
+            assert!(!result.is_error, "{mode:?}: {result:?}");
+            let result = client
+                .call_tool(
+                    "book_table",
+                    args(json!({"party": 2})),
+                    CallOptions::default(),
+                )
+                .await
+                .unwrap();
+            assert!(!result.is_error, "{mode:?}: {result:?}");
+            assert_eq!(asked.lock().unwrap().len(), 1);
+            let error = client
+                .call_tool(
+                    "slow",
+                    args(json!({"ms": 20000})),
+                    CallOptions::timeout(Duration::from_millis(300)),
+                )
+                .await
+                .unwrap_err();
+            assert!(matches!(
+                error,
+                McpError::Client(mcp_host::client::ClientError::Timeout { .. })
+            ));
+            toggled_list_changes(&client).await;
+            client.close().await;
+        }
+    });
+}
+
+#[test]
+fn output_that_breaks_its_schema_is_not_passed_on() {
+    run(async {
+        let client = connect(fake("bad-output", None), Mode::Auto).await;
+        assert_eq!(
+            client.protocol_version().await,
+            ProtocolVersion::V2025_06_18
+        );
+        let bad = client
+            .call_tool("check", None, CallOptions::default())
+            .await
+            .unwrap();
+        assert!(bad.is_error);
+        assert!(bad.structured_content.is_none());
+        assert!(text(&bad).contains("outputSchema"), "{}", text(&bad));
+        let good = client
+            .call_tool("check", args(json!({"good": true})), CallOptions::default())
+            .await
+            .unwrap();
+        assert!(!good.is_error, "{good:?}");
+    });
+}
+
+#[test]
+fn an_unsupported_revision_is_refused() {
+    run(async {
+        let error =
+            McpClient::connect_with(fake("old-version", None), ClientOptions::mode(Mode::Legacy))
+                .await
+                .unwrap_err();
+        assert!(
+            matches!(&error, McpError::UnsupportedVersion { version, .. } if version == "1999-01-01")
+        );
+        assert!(error.to_string().contains("1999-01-01"));
+    });
+}
+
+#[test]
+fn a_dead_stdio_server_is_restarted_once() {
+    run(async {
+        let dir = std::env::temp_dir().join(format!("mcp-host-restart-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let client = connect(fake("exit", Some(dir.to_str().unwrap())), Mode::Auto).await;
+        let count = |c: CallToolResult| text(&c);
+        assert_eq!(
+            count(
+                client
+                    .call_tool("count", None, CallOptions::default())
+                    .await
+                    .unwrap()
+            ),
+            "1"
+        );
+        // The call the server dies in fails; the next one starts it again.
+        assert!(
+            client
+                .call_tool("exit", None, CallOptions::default())
+                .await
+                .is_err()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(
+            count(
+                client
+                    .call_tool("count", None, CallOptions::default())
+                    .await
+                    .unwrap()
+            ),
+            "2"
+        );
+        assert_eq!(client.restarts().await, 1);
+        // Only once.
+        assert!(
+            client
+                .call_tool("exit", None, CallOptions::default())
+                .await
+                .is_err()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(
+            client
+                .call_tool("count", None, CallOptions::default())
+                .await
+                .is_err()
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    });
+}
+
+fn config_of(servers: Value) -> McpConfig {
+    McpConfig::parse(&json!({"mcpServers": servers}).to_string()).unwrap()
+}
+
+#[test]
+fn a_catalog_of_two_servers_with_the_same_tools() {
+    run(async {
+        let everything = example("everything").to_string_lossy().into_owned();
+        let config = config_of(json!({
+            "two": {"command": everything},
+            "one": {"command": everything, "env": {"TOOLS": "1"}},
+            "broken": {"command": "/nonexistent/mcp-server"},
+        }));
+        let catalog = Catalog::build(&config, Vec::new(), CatalogOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(catalog.failures().len(), 1);
+        assert_eq!(catalog.failures()[0].server, "broken");
+        let names: Vec<&str> = catalog
+            .tools()
+            .iter()
+            .map(|t| t.model_name.as_str())
+            .collect();
+        // By server name, then the server's order; shared names prefixed.
+        assert_eq!(names[0], "one_add");
+        assert!(names.contains(&"add_0"), "{names:?}");
+        assert!(names.contains(&"two_add"));
+        let first_two = names.iter().position(|n| n.starts_with("two_")).unwrap();
+        assert!(names[..first_two].iter().all(|n| !n.starts_with("two_")));
+        let claude = catalog.claude_tools();
+        assert_eq!(claude.len(), names.len());
+        assert_eq!(claude[0]["name"], "one_add");
+        assert!(claude[0]["input_schema"].is_object());
+        let openai = catalog.openai_tools(mcp_host::convert::Strict::WhereExpressible);
+        assert_eq!(openai[0]["function"]["name"], "one_add");
+
+        let result = catalog.call("two_add", json!({"a": 1, "b": 2})).await;
+        assert_eq!(result.structured_content, Some(json!({"sum": 3.0})));
+        let unknown = catalog.call("nope", json!({})).await;
+        assert!(unknown.is_error);
+        assert!(text(&unknown).contains("nope"));
+        let rpc = catalog.call("one_add", json!({"a": "x"})).await;
+        assert!(rpc.is_error);
+
+        // Two slow calls on two servers run at once.
+        let started = Instant::now();
+        let (a, b) = tokio::join!(
+            catalog.call("one_slow", json!({"ms": 600})),
+            catalog.call("two_slow", json!({"ms": 600}))
+        );
+        assert!(!a.is_error && !b.is_error);
+        assert!(
+            started.elapsed() < Duration::from_millis(1100),
+            "{:?}",
+            started.elapsed()
+        );
+
+        // A timeout is an isError result that says so.
+        let options = CatalogOptions {
+            call_timeout: Some(Duration::from_millis(200)),
+            ..CatalogOptions::default()
+        };
+        let quick = Catalog::build(
+            &config_of(json!({"e": {"command": everything}})),
+            Vec::new(),
+            options,
+        )
+        .await
+        .unwrap();
+        let timed_out = quick.call("slow", json!({"ms": 10000})).await;
+        assert!(timed_out.is_error);
+        assert!(
+            text(&timed_out).to_lowercase().contains("time"),
+            "{}",
+            text(&timed_out)
+        );
+    });
+}
+
+#[test]
+fn a_catalog_refuses_a_collision_after_mapping() {
+    run(async {
+        let python = common::python_sdk();
+        let server = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/server.py");
+        let everything = example("everything").to_string_lossy().into_owned();
+        // Both list `add`, so `e`'s is offered as `e_add`: the name of
+        // py's own tool `e_add`.
+        let config = config_of(json!({
+            "e": {"command": everything},
+            "py": {"command": python, "args": [server]},
+        }));
+        let error = Catalog::build(&config, Vec::new(), CatalogOptions::default())
+            .await
+            .unwrap_err();
+        let CatalogError::Collisions(collisions) = &error else {
+            panic!("{error}");
+        };
+        assert_eq!(collisions.0[0].model_name, "e_add");
+    });
+}
+
+#[test]
+fn interop_with_the_python_sdk_server_over_stdio() {
+    run(async {
+        let python = common::python_sdk();
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/server.py");
+        for mode in [Mode::Auto, Mode::Legacy] {
+            let config = ServerConfig {
+                name: "py".into(),
+                transport: Transport::Stdio {
+                    command: python.to_string_lossy().into_owned(),
+                    args: vec![script.to_string_lossy().into_owned()],
+                    env: BTreeMap::new(),
+                    cwd: None,
+                },
+                trusted: true,
+            };
+            let client = connect(config, mode).await;
+            let version = client.protocol_version().await;
+            let tools = client.list_tools().await.unwrap();
+            let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+            assert!(
+                names.contains(&"add") && names.contains(&"greet"),
+                "{names:?}"
+            );
+            let result = client
+                .call_tool("add", args(json!({"a": 2, "b": 5})), CallOptions::default())
+                .await
+                .unwrap();
+            assert!(!result.is_error, "{mode:?} {version}: {result:?}");
+            assert_eq!(
+                result.structured_content,
+                Some(json!({"sum": 7.0})),
+                "{mode:?}"
+            );
+            let result = client
+                .call_tool(
+                    "greet",
+                    args(json!({"name": "Ada"})),
+                    CallOptions::default(),
+                )
+                .await
+                .unwrap();
+            assert_eq!(text(&result), "Hello, Ada!");
+            eprintln!("python SDK server, {mode:?}: {version}");
+            client.close().await;
+        }
+    });
+}
+
+/// The README's "Host side" block is `ignore` there (mcp-runtime's doctests
+/// do not depend on mcp-host); lib.rs compiles the same code as a doctest.
+#[test]
+fn the_readme_example_is_the_compiled_one() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("../README.md")).unwrap();
+    let start = readme
+        .find("```rust,ignore\nuse mcp_host::catalog")
+        .expect("the Host side example")
+        + "```rust,ignore\n".len();
+    let end = start + readme[start..].find("```").unwrap();
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    let doc: Vec<&str> = lib
+        .lines()
+        .skip_while(|l| *l != "//! ```no_run")
+        .skip(1)
+        .take_while(|l| *l != "//! ```")
+        .map(|l| {
+            l.strip_prefix("//! ")
+                .unwrap_or(l.strip_prefix("//!").unwrap_or(l))
+        })
+        .collect();
+    let readme_lines: Vec<&str> = readme[start..end].lines().collect();
+    assert_eq!(doc, readme_lines);
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""A stdio MCP server written with the official Python SDK (PyPI `mcp`), for
+mcp-host's client interop tests. Tools: `add` (structured output), `greet`
+(text), `e_add` (a name that collides with the prefixed `add` of a server
+called `e`, for the catalog's collision check)."""
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import BaseModel
+
+server = MCPServer("python-interop")
+
+
+class Sum(BaseModel):
+    sum: float
+
+
+@server.tool()
+def add(a: float, b: float) -> Sum:
+    """Add two numbers."""
+    return Sum(sum=a + b)
+
+
+@server.tool()
+def greet(name: str) -> str:
+    """Greet someone."""
+    return f"Hello, {name}!"
+
+
+@server.tool()
+def e_add(a: float, b: float) -> str:
+    """Add two numbers, as text."""
+    return str(a + b)
+
+
+if __name__ == "__main__":
+    server.run()
