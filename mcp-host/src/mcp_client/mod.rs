@@ -961,7 +961,14 @@ impl McpClient {
     }
 }
 
-/// Removes a call's progress callback when the call ends, however it ends.
+/// How long a call's progress callback outlives the call. The dispatcher
+/// routes the result to the caller at once but hands notifications to the
+/// handler through a queue, so progress the server sent just before its
+/// result may be delivered just after it.
+const PROGRESS_GRACE: Duration = Duration::from_millis(500);
+
+/// Removes a call's progress callback once the call ends, however it ends
+/// (after [`PROGRESS_GRACE`]).
 struct Unregister {
     handler: Arc<HostHandler>,
     token: String,
@@ -969,11 +976,24 @@ struct Unregister {
 
 impl Drop for Unregister {
     fn drop(&mut self) {
-        self.handler
-            .progress
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.token);
+        let handler = Arc::clone(&self.handler);
+        let token = std::mem::take(&mut self.token);
+        let remove = move || {
+            handler
+                .progress
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&token);
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    tokio::time::sleep(PROGRESS_GRACE).await;
+                    remove();
+                });
+            }
+            Err(_) => remove(),
+        }
     }
 }
 

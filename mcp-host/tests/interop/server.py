@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A stdio MCP server written with the official Python SDK (PyPI `mcp`), for
 mcp-host's client interop tests. Tools: `add` (structured output), `greet`
-(text), `e_add` (a name that collides with the prefixed `add` of a server
+(text), `e__add` (a name that collides with the prefixed `add` of a server
 called `e`, for the catalog's collision check)."""
 
 from mcp.server.mcpserver import MCPServer
@@ -27,7 +27,7 @@ def greet(name: str) -> str:
 
 
 @server.tool()
-def e_add(a: float, b: float) -> str:
+def e__add(a: float, b: float) -> str:
     """Add two numbers, as text."""
     return str(a + b)
 
