@@ -72,6 +72,7 @@ mod error;
 mod handles;
 mod level;
 mod limits;
+mod local;
 mod logging;
 mod outcome;
 mod principal;
@@ -103,10 +104,15 @@ pub use dump::{DumpEntry, DumpFormat, ToolDump, UnknownDumpFormat};
 pub use error::Error;
 pub use handles::Handles;
 pub use level::{Level, UnknownLevel};
+pub use local::{CallOptions, LocalClient};
 pub use mcp_macros::tool;
 pub use outcome::{Structured, ToolError, ToolOutcome};
 pub use principal::Principal;
 pub use protocol::ProtocolVersion;
+/// The typed client-direction model ([`mcp_protocol::model`]) that
+/// [`LocalClient`] speaks: `Tool`, `CallToolResult`, `ContentBlock`,
+/// `RpcError`, the elicitation and sampling params and results.
+pub use protocol::model;
 pub use protocol::sampling::{Role, SamplingContent, SamplingMessage};
 pub use schemars::{self, JsonSchema};
 pub use serde::{self, Deserialize, Serialize};

@@ -182,6 +182,7 @@ impl TestContext {
                 )),
             }),
             answers: Map::new(),
+            peer: None,
         });
         let peer = TestPeer {
             frames: Mutex::new(frames),

@@ -8,3 +8,4 @@ pub(crate) mod client;
 pub(crate) mod connection;
 pub(crate) mod lifecycle;
 pub(crate) mod outbox;
+pub(crate) mod peer;

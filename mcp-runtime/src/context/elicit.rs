@@ -29,7 +29,9 @@ use crate::context::Context;
 use crate::outcome::ToolError;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::form::{FieldSchema, form_schema};
+use crate::protocol::model::{self, ElicitParams, RpcError};
 use crate::protocol::outgoing::{ElicitForm, InputRequest};
+use crate::util::BoxFuture;
 use crate::util::{human_duration, lock};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -92,6 +94,22 @@ impl ElicitRequest {
     /// The message shown to the user.
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// The `params` of `elicitation/create` as the typed model holds them,
+    /// for the in-process door (`mode` as a session of `version` sends it).
+    pub(crate) fn model(&self, version: ProtocolVersion) -> ElicitParams {
+        ElicitParams {
+            mode: version
+                .carries()
+                .elicitation_mode
+                .then(|| "form".to_owned()),
+            message: self.message.clone(),
+            requested_schema: self.requested_schema.as_object().cloned(),
+            url: None,
+            elicitation_id: None,
+            meta: None,
+        }
     }
 
     /// The `params` of `elicitation/create` for a session of `version`.
@@ -229,6 +247,20 @@ pub(crate) async fn ask(
     key: &str,
     request: ElicitRequest,
 ) -> Result<Elicitation, ToolError> {
+    // In-process: the callback answers, in either era, with no
+    // `input_required` round trip (the door's caller awaits it).
+    if let Some(peer) = ctx.peer() {
+        let asked = peer.elicit(request.model(ctx.protocol_version()));
+        let answer = ask_peer(ctx, Question::Elicit(request), asked).await?;
+        return Ok(Elicitation {
+            action: match answer.action {
+                model::ElicitAction::Accept => ElicitAction::Accept,
+                model::ElicitAction::Decline => ElicitAction::Decline,
+                model::ElicitAction::Cancel => ElicitAction::Cancel,
+            },
+            content: answer.content,
+        });
+    }
     let answer = ask_client(ctx, key, Question::Elicit(request)).await?;
     Elicitation::from_result(&answer)
 }
@@ -239,6 +271,16 @@ pub(crate) async fn sample(
     key: &str,
     request: SampleRequest,
 ) -> Result<SampleResult, ToolError> {
+    if let Some(peer) = ctx.peer() {
+        let asked = peer.sample(request.model());
+        let answer = ask_peer(ctx, Question::Sample(Box::new(request)), asked).await?;
+        return Ok(SampleResult {
+            role: answer.role,
+            content: vec![answer.content],
+            model: answer.model,
+            stop_reason: answer.stop_reason,
+        });
+    }
     let answer = ask_client(ctx, key, Question::Sample(Box::new(request))).await?;
     SampleResult::from_result(&answer)
 }
@@ -259,16 +301,59 @@ fn declares(ctx: &Context, question: &Question) -> bool {
         .all(|name| ctx.client_capabilities().get(name).is_some())
 }
 
+/// Why a client that did not declare `question`'s capability is not asked.
+fn undeclared(question: &Question) -> ToolError {
+    ToolError::new(match question {
+        Question::Elicit(_) => {
+            "this client cannot answer questions (it did not declare the elicitation capability)"
+        }
+        Question::Sample(_) => {
+            "this client cannot sample its model (it did not declare the sampling capability)"
+        }
+    })
+}
+
+/// Asks the in-process door's callbacks: the question as the model's typed
+/// params, the answer as the model's typed result, read into the tool's
+/// answer type directly (no JSON on the way), under the same timeout as a
+/// legacy question.
+async fn ask_peer<T>(
+    ctx: &Context,
+    question: Question,
+    asked: Option<BoxFuture<Result<T, RpcError>>>,
+) -> Result<T, ToolError> {
+    let Some(asked) = asked else {
+        return Err(undeclared(&question));
+    };
+    let limit = ctx.elicitation_timeout();
+    match tokio::time::timeout(limit, asked).await {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(error)) => Err(ToolError::new(format!(
+            "the client failed the {}: {}",
+            question.noun(),
+            error.message
+        ))),
+        Err(_) => Err(timed_out(&question, limit)),
+    }
+}
+
+/// Why a question the client did not answer within `limit` was withdrawn.
+fn timed_out(question: &Question, limit: Duration) -> ToolError {
+    ToolError::new(match question {
+        Question::Elicit(_) => format!(
+            "the user did not answer within {}; the question was withdrawn",
+            human_duration(limit)
+        ),
+        Question::Sample(_) => format!(
+            "the client did not answer the sampling request within {}; it was withdrawn",
+            human_duration(limit)
+        ),
+    })
+}
+
 async fn ask_legacy(ctx: &Context, question: Question) -> Result<Value, ToolError> {
     if !declares(ctx, &question) {
-        return Err(ToolError::new(match question {
-            Question::Elicit(_) => {
-                "this client cannot answer questions (it did not declare the elicitation capability)"
-            }
-            Question::Sample(_) => {
-                "this client cannot sample its model (it did not declare the sampling capability)"
-            }
-        }));
+        return Err(undeclared(&question));
     }
     let noun = question.noun();
     let wire = question.wire(ctx.protocol_version());
@@ -285,16 +370,7 @@ async fn ask_legacy(ctx: &Context, question: Question) -> Result<Value, ToolErro
                 .unwrap_or("no message")
         ))),
         Ok(Err(_)) => Err(ToolError::new("the client went away before answering")),
-        Err(_) => Err(ToolError::new(match question {
-            Question::Elicit(_) => format!(
-                "the user did not answer within {}; the question was withdrawn",
-                human_duration(limit)
-            ),
-            Question::Sample(_) => format!(
-                "the client did not answer the sampling request within {}; it was withdrawn",
-                human_duration(limit)
-            ),
-        })),
+        Err(_) => Err(timed_out(&question, limit)),
     }
 }
 

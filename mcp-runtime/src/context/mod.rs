@@ -11,10 +11,12 @@ pub(crate) mod seal;
 
 use crate::conn::client::ClientInfo;
 use crate::conn::connection::{CancelSignal, Connection};
+use crate::conn::peer::Peer;
 use crate::context::elicit::{ElicitRequest, Elicitation, Interrupt, SampleRequest, SampleResult};
 use crate::level::Level;
 use crate::outcome::ToolError;
 use crate::principal::Principal;
+use crate::protocol::model::{LoggingMessageParams, ProgressParams};
 use crate::protocol::{ProtocolVersion, outgoing};
 use crate::quota::WindowQuota;
 use crate::state::{State, StateMap};
@@ -93,6 +95,9 @@ struct Inner {
     answers: Map<String, Value>,
     interrupt: Mutex<Option<Interrupt>>,
     interrupted: Notify,
+    /// The client reached by calls instead of frames (the in-process
+    /// door); `None` for a call that came over a transport.
+    peer: Option<Arc<dyn Peer>>,
 }
 
 /// Everything a context is made from; built by the dispatcher.
@@ -107,6 +112,7 @@ pub(crate) struct ContextParts {
     pub(crate) connection: Arc<Connection>,
     pub(crate) reach: Arc<Reach>,
     pub(crate) answers: Map<String, Value>,
+    pub(crate) peer: Option<Arc<dyn Peer>>,
 }
 
 impl Context {
@@ -128,6 +134,7 @@ impl Context {
                 answers: parts.answers,
                 interrupt: Mutex::new(None),
                 interrupted: Notify::new(),
+                peer: parts.peer,
             }),
         }
     }
@@ -258,7 +265,11 @@ impl Context {
         if self.is_cancelled() {
             return Err(ToolError::new("the call was cancelled"));
         }
-        let Some(token) = self.progress_token() else {
+        let token = match &self.inner.peer {
+            Some(peer) => peer.progress_token(),
+            None => self.progress_token(),
+        };
+        let Some(token) = token else {
             return Ok(());
         };
         {
@@ -269,10 +280,20 @@ impl Context {
             }
             *last = Some(progress);
         }
-        if self.may_send() {
-            self.inner
+        if !self.may_send() {
+            return Ok(());
+        }
+        match &self.inner.peer {
+            Some(peer) => peer.progress(ProgressParams {
+                progress_token: token.clone(),
+                progress,
+                total,
+                message: message.map(str::to_owned),
+            }),
+            None => self
+                .inner
                 .connection
-                .notify(outgoing::progress(token, progress, total, message));
+                .notify(outgoing::progress(token, progress, total, message)),
         }
         Ok(())
     }
@@ -281,7 +302,9 @@ impl Context {
     /// the request's `logLevel` (2026-07-28) or the session's
     /// `logging/setLevel` (legacy). Without either nothing is sent.
     pub fn log_level(&self) -> Option<Level> {
-        if self.inner.version.is_modern() {
+        if let Some(peer) = &self.inner.peer {
+            peer.log_level()
+        } else if self.inner.version.is_modern() {
             self.inner.request_log_level
         } else {
             self.inner.connection.log_level()
@@ -299,11 +322,18 @@ impl Context {
         if level < threshold || !self.may_send() {
             return;
         }
-        self.inner.connection.notify(outgoing::log_message(
-            level.as_str(),
-            &self.inner.tool,
-            &data.into(),
-        ));
+        match &self.inner.peer {
+            Some(peer) => peer.log(LoggingMessageParams {
+                level: level.as_str().to_owned(),
+                logger: Some(self.inner.tool.to_string()),
+                data: data.into(),
+            }),
+            None => self.inner.connection.notify(outgoing::log_message(
+                level.as_str(),
+                &self.inner.tool,
+                &data.into(),
+            )),
+        }
     }
 
     /// Asks the user for input through the client (`elicitation/create`).
@@ -357,6 +387,12 @@ impl Context {
         request: SampleRequest,
     ) -> Result<SampleResult, ToolError> {
         crate::context::elicit::sample(self, key, request).await
+    }
+
+    /// The client reached by calls instead of frames, if the call came
+    /// through the in-process door.
+    pub(crate) fn peer(&self) -> Option<&dyn Peer> {
+        self.inner.peer.as_deref()
     }
 
     /// The connection the call came on.

@@ -110,6 +110,23 @@ impl SampleRequest {
         &self.messages
     }
 
+    /// The `params` of `sampling/createMessage` as the typed model holds
+    /// them, for the in-process door.
+    pub(crate) fn model(&self) -> crate::protocol::model::CreateMessageParams {
+        crate::protocol::model::CreateMessageParams {
+            messages: self.messages.clone(),
+            max_tokens: self.max_tokens,
+            system_prompt: self.system_prompt.clone(),
+            temperature: self.temperature,
+            stop_sequences: self.stop_sequences.clone(),
+            model_preferences: (!self.model_preferences.is_empty())
+                .then(|| preferences_value(&self.model_preferences)),
+            include_context: None,
+            metadata: self.metadata.clone(),
+            meta: None,
+        }
+    }
+
     /// The `params` of `sampling/createMessage`.
     pub(crate) fn wire(&self) -> CreateMessageParams<'_> {
         CreateMessageParams {
@@ -122,6 +139,30 @@ impl SampleRequest {
             metadata: self.metadata.as_ref(),
         }
     }
+}
+
+/// `modelPreferences` as the typed model holds it (built by hand: a
+/// `Value` serializer for one struct would cost more code than this).
+fn preferences_value(preferences: &ModelPreferences) -> Value {
+    let mut map = serde_json::Map::new();
+    if !preferences.hints.is_empty() {
+        let hints = preferences
+            .hints
+            .iter()
+            .map(|hint| serde_json::json!({ "name": hint.name }))
+            .collect();
+        map.insert("hints".into(), Value::Array(hints));
+    }
+    for (key, priority) in [
+        ("costPriority", preferences.cost_priority),
+        ("speedPriority", preferences.speed_priority),
+        ("intelligencePriority", preferences.intelligence_priority),
+    ] {
+        if let Some(priority) = priority {
+            map.insert(key.into(), priority.into());
+        }
+    }
+    Value::Object(map)
 }
 
 /// The client's answer to a [`SampleRequest`]: the model's message.

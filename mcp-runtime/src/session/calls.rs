@@ -56,13 +56,13 @@ enum Ending {
 }
 
 /// What a tool's run returned, and whether that is its timeout's error.
-struct Ran {
-    outcome: ToolOutcome,
+pub(crate) struct Ran {
+    pub(crate) outcome: ToolOutcome,
     timed_out: bool,
 }
 
 impl Ran {
-    fn outcome(&self) -> Outcome {
+    pub(crate) fn outcome(&self) -> Outcome {
         if self.timed_out {
             Outcome::Timeout
         } else {
@@ -408,7 +408,7 @@ fn outcome_frame(
 
 /// Runs `tool`'s future under its timeout, if it has one (the timer starts
 /// at the first poll, once the call has a run slot).
-async fn with_timeout(
+pub(crate) async fn with_timeout(
     tool: &str,
     future: impl Future<Output = ToolOutcome>,
     timeout: Option<Duration>,
@@ -433,7 +433,7 @@ async fn with_timeout(
 }
 
 /// Runs a tool, turning a panic into an error result: the server keeps serving.
-async fn run_tool(tool: Arc<Tool>, call: ToolCall) -> ToolOutcome {
+pub(crate) async fn run_tool(tool: Arc<Tool>, call: ToolCall) -> ToolOutcome {
     let started = std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(call)));
     let result = match started {
         Ok(future) => CatchUnwind(future).await,

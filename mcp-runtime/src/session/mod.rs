@@ -9,7 +9,7 @@
 //! calls and tasks share (outbox, calls in flight, requests to the client,
 //! subscriptions) is the [`Connection`], in `conn/` below this module.
 
-mod call_span;
+pub(crate) mod call_span;
 pub(crate) mod calls;
 pub(crate) mod era;
 pub(crate) mod forks;

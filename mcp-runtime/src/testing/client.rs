@@ -113,6 +113,15 @@ impl ClientBuilder {
 
 /// An in-process MCP client for tests.
 ///
+/// It speaks the wire on purpose: JSON-RPC lines over the memory
+/// transport, through the same main loop as stdio, so that its results are
+/// the wire's `result` objects (each revision's shapes, `resultType` and
+/// `_meta` in the 2026-07-28 era) and its 2026-07-28 calls go through
+/// `input_required` rounds and sealed `requestState`s, which tests of the
+/// protocol check. To call tools in-process with typed values and no JSON
+/// (an agent loop, a host), use [`Server::local`] and its
+/// [`LocalClient`](crate::LocalClient).
+///
 /// ```
 /// use mcp_runtime::testing::Client;
 /// use mcp_runtime::{Context, Server, tool, tools};

@@ -5,18 +5,54 @@ use crate::context::Context;
 use crate::outcome::ToolOutcome;
 use crate::protocol::ProtocolVersion;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Longest argument path quoted in an error message; deeper paths are cut.
 const MAX_PATH_IN_MESSAGE: usize = 60;
 
+/// A call's arguments: the wire's text, read once by the tool's own
+/// deserializer, or the in-process door's object, which is never written
+/// out as text on the happy path.
+#[derive(Debug)]
+pub(crate) enum Arguments {
+    /// Absent (read as `{}`).
+    None,
+    /// The `arguments` object as the client sent it.
+    Raw(Box<RawValue>),
+    /// An object handed over in-process (always a `Value::Object`).
+    Local(Value),
+}
+
+impl Arguments {
+    /// The arguments as JSON text: the wire's as sent, a local object
+    /// written out (only off the happy path: errors, header bounds).
+    fn text(&self) -> Cow<'_, str> {
+        match self {
+            Arguments::None => Cow::Borrowed("{}"),
+            Arguments::Raw(raw) => Cow::Borrowed(raw.get()),
+            Arguments::Local(value) => Cow::Owned(value.to_string()),
+        }
+    }
+
+    /// The arguments as an object, if they are one (header bounds).
+    pub(crate) fn object(&self) -> Option<Cow<'_, Map<String, Value>>> {
+        match self {
+            Arguments::None => None,
+            Arguments::Raw(raw) => serde_json::from_str(raw.get()).ok().map(Cow::Owned),
+            Arguments::Local(Value::Object(map)) => Some(Cow::Borrowed(map)),
+            Arguments::Local(_) => None,
+        }
+    }
+}
+
 /// One call of a tool, as its handler receives it.
 #[derive(Debug)]
 pub struct ToolCall {
     pub(crate) name: Arc<str>,
-    pub(crate) arguments: Option<Box<RawValue>>,
+    pub(crate) arguments: Arguments,
     pub(crate) version: ProtocolVersion,
     pub(crate) context: Context,
 }
@@ -41,7 +77,17 @@ impl ToolCall {
     /// the `Err` is the `isError` result to return: it names the field and what
     /// was expected, so a model can correct itself.
     pub fn arguments<T: DeserializeOwned>(&self) -> Result<T, ToolOutcome> {
-        let text = self.arguments.as_deref().map_or("{}", RawValue::get);
+        // In-process arguments are read from the object itself: one more
+        // instantiation of `T`'s deserializer (over `&Value`), for the happy
+        // path only. A failure takes the text path below, so the messages
+        // (and the null-member retry) are the wire's, word for word.
+        if let Arguments::Local(value) = &self.arguments
+            && let Ok(value) = T::deserialize(value)
+        {
+            return Ok(value);
+        }
+        let text = self.arguments.text();
+        let text = text.as_ref();
         // The happy path parses once without tracking the path; only a
         // failure is parsed again to name the field for the model.
         if let Ok(value) = serde_json::from_str(text) {

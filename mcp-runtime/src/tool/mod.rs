@@ -6,7 +6,7 @@
 //! and the context.
 
 mod builder;
-mod call;
+pub(crate) mod call;
 pub(crate) mod registry;
 pub(crate) mod toolset;
 
@@ -325,7 +325,7 @@ impl Tool {
     }
 
     pub(crate) fn call(&self, call: ToolCall) -> BoxFuture<ToolOutcome> {
-        if let Some(refusal) = self.out_of_header_range(call.arguments.as_deref()) {
+        if let Some(refusal) = self.out_of_header_range(&call.arguments) {
             return Box::pin(async move { refusal });
         }
         (self.handler)(call)
@@ -333,7 +333,7 @@ impl Tool {
 
     /// Header-mirrored integers must stay within their advertised bounds
     /// (±(2^53−1) for wide types): beyond, clients render them inexactly.
-    fn out_of_header_range(&self, arguments: Option<&RawValue>) -> Option<ToolOutcome> {
+    fn out_of_header_range(&self, arguments: &call::Arguments) -> Option<ToolOutcome> {
         let bounds = self
             .def
             .header_bounds
@@ -341,7 +341,7 @@ impl Tool {
         if bounds.is_empty() {
             return None;
         }
-        let arguments: Map<String, Value> = serde_json::from_str(arguments?.get()).ok()?;
+        let arguments = arguments.object()?;
         bounds.iter().find_map(|bound| {
             let value = arguments.get(&bound.property)?;
             let number = value.as_f64()?;

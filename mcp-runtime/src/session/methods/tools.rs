@@ -16,6 +16,7 @@ use crate::session::calls::{self, PreparedCall};
 use crate::session::era::{self, RequestInfo};
 use crate::session::table::{Capability, Eras, Method, Respond};
 use crate::tool::ToolCall;
+use crate::tool::call::Arguments;
 use crate::tool::registry::UnknownCursor;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -217,10 +218,11 @@ impl Session {
             connection: Arc::clone(&self.connection),
             reach: Arc::clone(&self.shared.reach),
             answers: resumed.answers,
+            peer: None,
         });
         let call = ToolCall {
             name,
-            arguments: arguments.map(|raw| raw.to_owned()),
+            arguments: arguments.map_or(Arguments::None, |raw| Arguments::Raw(raw.to_owned())),
             version,
             context,
         };

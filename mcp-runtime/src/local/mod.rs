@@ -1,0 +1,695 @@
+//! The in-process door: a cloneable handle on a [`Server`] that lists and
+//! calls its tools with the typed client-direction model
+//! ([`mcp_protocol::model`]) and no JSON text on the way. Arguments reach
+//! the tool as an object (decoded from the `Value` itself), its outcome
+//! becomes a [`CallToolResult`] directly, and what the tool sends or asks
+//! its client (progress, log messages, elicitation, sampling) reaches the
+//! handle's callbacks as typed values through the context's
+//! [`Peer`](crate::conn::peer::Peer) seam. The server's limits apply as on
+//! a transport: run slots, the rate limit, the call timeout, panics caught
+//! as error results, and the call's `tracing` span.
+
+use crate::conn::client::ClientInfo;
+use crate::conn::connection::{CancelSignal, Connection};
+use crate::conn::peer::Peer;
+use crate::content::Content;
+use crate::context::{Context, ContextParts};
+use crate::error::Error;
+use crate::level::Level;
+use crate::limits::QueueTimeout;
+use crate::outcome::ToolOutcome;
+use crate::principal::Principal;
+use crate::protocol::content::{Audience, Block, EmbeddedBody};
+use crate::protocol::model::{
+    self, BlockAnnotations, CallToolResult, ContentBlock, CreateMessageParams, CreateMessageResult,
+    ElicitParams, ElicitResult, Implementation, LoggingMessageParams, ProgressParams, RpcError,
+};
+use crate::protocol::{ErrorCode, ProtocolVersion};
+use crate::server::Server;
+use crate::session::call_span::{CallSpan, Outcome};
+use crate::session::calls::{run_tool, with_timeout};
+use crate::shared::Shared;
+use crate::tool::call::Arguments;
+use crate::tool::{Tool, ToolCall};
+use crate::util::{BoxFuture, human_duration};
+use serde::Deserialize as _;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
+
+type ElicitFn =
+    Arc<dyn Fn(ElicitParams) -> BoxFuture<Result<ElicitResult, RpcError>> + Send + Sync>;
+type SampleFn = Arc<
+    dyn Fn(CreateMessageParams) -> BoxFuture<Result<CreateMessageResult, RpcError>> + Send + Sync,
+>;
+type ProgressFn = Arc<dyn Fn(ProgressParams) + Send + Sync>;
+type LogFn = Arc<dyn Fn(LoggingMessageParams) + Send + Sync>;
+
+impl Server {
+    /// This server as an in-process client handle: its tools called with
+    /// typed requests and results, no transport and no JSON text (see
+    /// [`LocalClient`]). Fails like serving would on a bad registration.
+    pub fn local(self) -> Result<LocalClient, Error> {
+        let (shared, _, _) = self.into_shared(false)?;
+        Ok(LocalClient::new(shared))
+    }
+}
+
+/// A cloneable, in-process handle on a [`Server`]: lists its tools and calls
+/// them with the typed model of [`mcp_protocol::model`], without a transport
+/// and without JSON text. Calls take `&self`, so one handle (or its clones)
+/// runs several at once; dropping a call's future cancels the call (the
+/// tool's [`Context::cancelled`] fires).
+///
+/// The handle presents a client: by default the latest protocol revision,
+/// no principal, and capabilities for what it has callbacks for
+/// ([`LocalClient::on_elicitation`], [`LocalClient::on_sampling`]): a tool
+/// asking a handle without the callback gets the error a client without
+/// the capability gives.
+///
+/// ```
+/// use mcp_runtime::{Server, tool, tools};
+/// use serde_json::json;
+///
+/// /// Add two numbers.
+/// #[tool]
+/// async fn add(a: f64, b: f64) -> f64 {
+///     a + b
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let client = Server::new("calc", "1.0.0").tools(tools![add]).local()?;
+/// assert_eq!(client.tools()[0].name, "add");
+/// let args = json!({"a": 1, "b": 2}).as_object().cloned().unwrap();
+/// let result = client.call("add", args).await?;
+/// assert_eq!(result.structured_content, Some(json!(3.0)));
+/// assert!(!result.is_error);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct LocalClient {
+    door: Arc<Door>,
+}
+
+/// What every clone of one handle shares.
+struct Door {
+    shared: Arc<Shared>,
+    /// Carries the principal and the client key the limits count against;
+    /// nothing is ever written to its outbox (the peer gets it all).
+    connection: Arc<Connection>,
+    client: Arc<ClientInfo>,
+    version: ProtocolVersion,
+    principal: Option<Arc<Principal>>,
+    client_info: Option<Implementation>,
+    elicit: Option<ElicitFn>,
+    sample: Option<SampleFn>,
+    /// The peer of calls without per-call callbacks, shared by them.
+    peer: Arc<LocalPeer>,
+    next_id: Arc<AtomicU64>,
+    in_flight: Arc<AtomicUsize>,
+}
+
+impl fmt::Debug for LocalClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LocalClient")
+            .field("server", &self.door.shared.identity.name)
+            .field("version", &self.door.version)
+            .field("elicitation", &self.door.elicit.is_some())
+            .field("sampling", &self.door.sample.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// How one call runs, besides its arguments ([`LocalClient::call_with`]).
+#[derive(Clone, Default)]
+#[must_use]
+pub struct CallOptions {
+    progress: Option<ProgressFn>,
+    log: Option<LogFn>,
+    log_level: Option<Level>,
+    timeout: Option<Duration>,
+}
+
+impl fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("progress", &self.progress.is_some())
+            .field("log", &self.log.is_some())
+            .field("log_level", &self.log_level)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl CallOptions {
+    /// Options that change nothing (what [`LocalClient::call`] uses).
+    pub fn new() -> CallOptions {
+        CallOptions::default()
+    }
+
+    /// Receives the call's progress reports (`notifications/progress`),
+    /// as if the call carried a `progressToken` (its token is the call's
+    /// id).
+    pub fn on_progress(
+        mut self,
+        callback: impl Fn(ProgressParams) + Send + Sync + 'static,
+    ) -> CallOptions {
+        self.progress = Some(Arc::new(callback));
+        self
+    }
+
+    /// Receives the log messages the tool sends (`notifications/message`)
+    /// at [`CallOptions::log_level`] and above (`debug` unless set).
+    pub fn on_log(
+        mut self,
+        callback: impl Fn(LoggingMessageParams) + Send + Sync + 'static,
+    ) -> CallOptions {
+        self.log = Some(Arc::new(callback));
+        self
+    }
+
+    /// The level from which log messages reach [`CallOptions::on_log`].
+    pub fn log_level(mut self, level: Level) -> CallOptions {
+        self.log_level = Some(level);
+        self
+    }
+
+    /// Ends the call after `timeout` with the `isError` result a server
+    /// timeout gives (the shorter of this and the tool's or server's
+    /// timeout applies).
+    pub fn timeout(mut self, timeout: Duration) -> CallOptions {
+        self.timeout = Some(timeout);
+        self
+    }
+}
+
+/// The door's side of the [`Peer`] seam: the handle's callbacks, and the
+/// call's own when it has some.
+struct LocalPeer {
+    elicit: Option<ElicitFn>,
+    sample: Option<SampleFn>,
+    progress: Option<(ProgressFn, Value)>,
+    log: Option<(LogFn, Level)>,
+}
+
+impl fmt::Debug for LocalPeer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LocalPeer").finish_non_exhaustive()
+    }
+}
+
+impl Peer for LocalPeer {
+    fn progress_token(&self) -> Option<&Value> {
+        self.progress.as_ref().map(|(_, token)| token)
+    }
+
+    fn progress(&self, params: ProgressParams) {
+        if let Some((callback, _)) = &self.progress {
+            callback(params);
+        }
+    }
+
+    fn log_level(&self) -> Option<Level> {
+        self.log.as_ref().map(|(_, level)| *level)
+    }
+
+    fn log(&self, params: LoggingMessageParams) {
+        if let Some((callback, _)) = &self.log {
+            callback(params);
+        }
+    }
+
+    fn elicit(&self, params: ElicitParams) -> Option<BoxFuture<Result<ElicitResult, RpcError>>> {
+        self.elicit.as_ref().map(|callback| callback(params))
+    }
+
+    fn sample(
+        &self,
+        params: CreateMessageParams,
+    ) -> Option<BoxFuture<Result<CreateMessageResult, RpcError>>> {
+        self.sample.as_ref().map(|callback| callback(params))
+    }
+}
+
+/// Cancels a call whose future is dropped before it finished, so clones of
+/// its context (say, in a task the tool spawned) see the cancellation.
+struct CancelOnDrop(Option<CancelSignal>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(cancel) = self.0.take() {
+            cancel.cancel();
+        }
+    }
+}
+
+/// Counts a call in flight until it ends.
+struct InFlight(Arc<AtomicUsize>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl LocalClient {
+    fn new(shared: Arc<Shared>) -> LocalClient {
+        let door = Door {
+            shared,
+            connection: Arc::new(Connection::new(crate::conn::outbox::channel(0).0)),
+            client: Arc::new(ClientInfo::default()),
+            version: ProtocolVersion::LATEST,
+            principal: None,
+            client_info: None,
+            elicit: None,
+            sample: None,
+            peer: Arc::new(LocalPeer {
+                elicit: None,
+                sample: None,
+                progress: None,
+                log: None,
+            }),
+            next_id: Arc::new(AtomicU64::new(1)),
+            in_flight: Arc::new(AtomicUsize::new(0)),
+        };
+        LocalClient {
+            door: Arc::new(door).rebuilt(|_| {}),
+        }
+    }
+
+    /// Answers the elicitations tools ask for (`ctx.elicit`) with
+    /// `callback`, and declares the `elicitation` capability.
+    ///
+    /// ```
+    /// use mcp_runtime::model::{ElicitAction, ElicitParams, ElicitResult};
+    /// use mcp_runtime::{Context, ElicitRequest, FormField, Server, ToolError, tool, tools};
+    ///
+    /// /// Greet the user by name.
+    /// #[tool]
+    /// async fn greet(ctx: Context) -> Result<String, ToolError> {
+    ///     let form = ElicitRequest::new("Your name?").field("name", FormField::string().required());
+    ///     let answer = ctx.elicit("name", form).await?;
+    ///     let fields: serde_json::Map<String, serde_json::Value> = answer.content_as()?;
+    ///     Ok(format!("Hello, {}!", fields["name"].as_str().unwrap_or("you")))
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let client = Server::new("hi", "1").tools(tools![greet]).local()?.on_elicitation(
+    ///     |params: ElicitParams| async move {
+    ///         assert_eq!(params.message, "Your name?");
+    ///         let content = serde_json::json!({"name": "Ada"}).as_object().cloned();
+    ///         Ok(ElicitResult { action: ElicitAction::Accept, content })
+    ///     },
+    /// );
+    /// let result = client.call("greet", serde_json::Map::new()).await?;
+    /// assert!(matches!(&result.content[0], mcp_runtime::model::ContentBlock::Text(t) if t.text == "Hello, Ada!"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn on_elicitation<F, Fut>(self, callback: F) -> LocalClient
+    where
+        F: Fn(ElicitParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult, RpcError>> + Send + 'static,
+    {
+        let callback: ElicitFn = Arc::new(move |params| Box::pin(callback(params)));
+        self.with(|door| door.elicit = Some(callback))
+    }
+
+    /// Answers the sampling requests tools make (`ctx.sample`) with
+    /// `callback`, and declares the `sampling` capability.
+    pub fn on_sampling<F, Fut>(self, callback: F) -> LocalClient
+    where
+        F: Fn(CreateMessageParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, RpcError>> + Send + 'static,
+    {
+        let callback: SampleFn = Arc::new(move |params| Box::pin(callback(params)));
+        self.with(|door| door.sample = Some(callback))
+    }
+
+    /// Presents `principal` as the caller ([`Context::principal`]); the
+    /// tools' scopes are checked against it, and the per-client limits
+    /// count its calls under its subject.
+    pub fn principal(self, principal: Principal) -> LocalClient {
+        self.with(|door| door.principal = Some(Arc::new(principal)))
+    }
+
+    /// Presents `info` as the client's `Implementation` ([`Context::client_info`]).
+    pub fn client_info(self, info: Implementation) -> LocalClient {
+        self.with(|door| door.client_info = Some(info))
+    }
+
+    /// Presents protocol revision `version` ([`Context::protocol_version`];
+    /// the latest by default). Results are the tool's in every revision:
+    /// the door's client reads the full model.
+    pub fn protocol_version(self, version: ProtocolVersion) -> LocalClient {
+        self.with(|door| door.version = version)
+    }
+
+    /// A handle changed by `change` (its clones keep the old settings).
+    fn with(self, change: impl FnOnce(&mut Door)) -> LocalClient {
+        LocalClient {
+            door: self.door.rebuilt(change),
+        }
+    }
+
+    /// The server's tools as `tools/list` lists them (the live set: tools
+    /// added, removed, enabled or disabled through the `ToolSet` show).
+    pub fn tools(&self) -> Vec<model::Tool> {
+        let door = &*self.door;
+        let registry = door.shared.tools.registry();
+        registry
+            .tools()
+            .filter(|tool| {
+                door.principal
+                    .as_deref()
+                    .is_none_or(|principal| crate::principal::grants(principal, tool.scopes()))
+                    || !door.shared.hide_unauthorized_tools
+            })
+            .filter_map(|tool| model::Tool::deserialize(tool.definition(door.version)).ok())
+            .collect()
+    }
+
+    /// Calls tool `name` with `arguments`. An unknown tool (or one the
+    /// principal lacks scopes for) is the `Err` the wire answers with;
+    /// everything the tool does, invalid arguments included, is a result
+    /// (`is_error` for failures), as on the wire.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<CallToolResult, RpcError> {
+        self.call_with(name, arguments, CallOptions::default())
+            .await
+    }
+
+    /// [`LocalClient::call`] with progress and log callbacks and a timeout.
+    pub async fn call_with(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        options: CallOptions,
+    ) -> Result<CallToolResult, RpcError> {
+        let door = &*self.door;
+        let shared = &door.shared;
+        let Some((name, tool)) = shared.tools.lookup(name) else {
+            return Err(RpcError::invalid_params(format!("Unknown tool: {name}"))
+                .with_data(json!({ "name": name })));
+        };
+        if let Some(principal) = &door.principal
+            && !crate::principal::grants(principal, tool.scopes())
+        {
+            return Err(RpcError::new(
+                ErrorCode::FORBIDDEN,
+                format!(
+                    "Forbidden: the tool '{name}' needs the scopes {:?}; get a token granting them",
+                    tool.scopes().join(" ")
+                ),
+            ));
+        }
+        let n = door.next_id.fetch_add(1, Ordering::Relaxed);
+        // Written straight into the box, without the parse `from_string` does.
+        let id: Box<RawValue> = serde_json::value::to_raw_value(&n)
+            .unwrap_or_else(|_| unreachable!("an integer is JSON"));
+        let version = door.version;
+        let span = CallSpan::open(&name, &id, version, || None);
+        if let Some(refusal) = admission(door, &name) {
+            span.close(&name, &id, Outcome::IsError);
+            return Ok(CallToolResult::error(refusal));
+        }
+        let _in_flight = InFlight(Arc::clone(&door.in_flight));
+        let peer = door.peer_for(&options, n);
+        let cancel = CancelSignal::default();
+        let context = Context::new(ContextParts {
+            request_id: id,
+            tool: Arc::clone(&name),
+            version,
+            client: Arc::clone(&door.client),
+            meta: None,
+            request_log_level: None,
+            cancel: cancel.clone(),
+            connection: Arc::clone(&door.connection),
+            reach: Arc::clone(&shared.reach),
+            answers: Map::new(),
+            peer: Some(peer),
+        });
+        let mut cancel_on_drop = CancelOnDrop(Some(cancel));
+        let call = ToolCall {
+            name,
+            arguments: Arguments::Local(Value::Object(arguments)),
+            version,
+            context: context.clone(),
+        };
+        let id = context.raw_request_id();
+        let _slot = match shared.limits.run_slot(door.connection.client_key()).await {
+            Ok(slot) => slot,
+            Err(QueueTimeout { waited }) => {
+                context.finish();
+                cancel_on_drop.0 = None;
+                span.close(&tool.name, id, Outcome::IsError);
+                return Ok(CallToolResult::error(format!(
+                    "The server was busy for {} (every run slot taken by other calls), \
+                     so '{}' was not run. Retry the call later.",
+                    human_duration(waited),
+                    tool.name
+                )));
+            }
+        };
+        let timeout = [options.timeout, tool.def.timeout.or(shared.call_timeout)]
+            .into_iter()
+            .flatten()
+            .min();
+        let future =
+            tracing::Instrument::instrument(run_tool(Arc::clone(&tool), call), span.span().clone());
+        let ran = with_timeout(&tool.name, future, timeout).await;
+        context.finish();
+        cancel_on_drop.0 = None;
+        span.close(&tool.name, id, ran.outcome());
+        Ok(call_result(&tool, ran.outcome, version))
+    }
+}
+
+impl Door {
+    /// A copy of this door changed by `change`, with the client it
+    /// presents and its shared peer made anew.
+    fn rebuilt(&self, change: impl FnOnce(&mut Door)) -> Arc<Door> {
+        let mut door = Door {
+            shared: Arc::clone(&self.shared),
+            connection: Arc::clone(&self.connection),
+            client: Arc::clone(&self.client),
+            version: self.version,
+            principal: self.principal.clone(),
+            client_info: self.client_info.clone(),
+            elicit: self.elicit.clone(),
+            sample: self.sample.clone(),
+            peer: Arc::clone(&self.peer),
+            next_id: Arc::clone(&self.next_id),
+            in_flight: Arc::clone(&self.in_flight),
+        };
+        change(&mut door);
+        let mut capabilities = Map::new();
+        if door.elicit.is_some() {
+            capabilities.insert("elicitation".into(), json!({}));
+        }
+        if door.sample.is_some() {
+            capabilities.insert("sampling".into(), json!({}));
+        }
+        door.client = Arc::new(ClientInfo {
+            info: door
+                .client_info
+                .as_ref()
+                .and_then(|info| serde_json::to_value(info).ok()),
+            capabilities: Value::Object(capabilities),
+        });
+        let client_key = door
+            .principal
+            .as_ref()
+            .map(|principal| Arc::from(principal.subject()));
+        door.connection = Arc::new(
+            Connection::new(crate::conn::outbox::channel(0).0)
+                .with_principal(door.principal.clone())
+                .with_client_key(client_key),
+        );
+        door.peer = Arc::new(LocalPeer {
+            elicit: door.elicit.clone(),
+            sample: door.sample.clone(),
+            progress: None,
+            log: None,
+        });
+        Arc::new(door)
+    }
+
+    /// The peer of a call with `options`: the shared one, unless the call
+    /// has callbacks of its own.
+    fn peer_for(&self, options: &CallOptions, id: u64) -> Arc<dyn Peer> {
+        if options.progress.is_none() && options.log.is_none() {
+            return Arc::clone(&self.peer) as Arc<dyn Peer>;
+        }
+        Arc::new(LocalPeer {
+            elicit: self.elicit.clone(),
+            sample: self.sample.clone(),
+            progress: options
+                .progress
+                .clone()
+                .map(|callback| (callback, Value::from(id))),
+            log: options
+                .log
+                .clone()
+                .map(|callback| (callback, options.log_level.unwrap_or(Level::Debug))),
+        })
+    }
+}
+
+/// The refusal of a call over the pending or rate limit, as the wire words it.
+fn admission(door: &Door, tool: &str) -> Option<String> {
+    let limits = &door.shared.limits;
+    let in_flight = door.in_flight.fetch_add(1, Ordering::Relaxed);
+    if in_flight >= limits.max_pending {
+        door.in_flight.fetch_sub(1, Ordering::Relaxed);
+        return Some(format!(
+            "The server is busy ({} calls in flight); '{tool}' was not run. Retry when earlier calls have finished.",
+            limits.max_pending
+        ));
+    }
+    let refused = limits
+        .admit(door.connection.client_key())
+        .err()
+        .map(|wait| {
+            format!(
+                "Rate limit exceeded: '{tool}' was not run. Retry in {} ms.",
+                wait.as_millis().max(1)
+            )
+        });
+    if refused.is_some() {
+        door.in_flight.fetch_sub(1, Ordering::Relaxed);
+    }
+    refused
+}
+
+/// The typed result of an outcome: structured output and its text mirror
+/// (wrapped as `{"result": …}` where the revision's outputSchema is), or
+/// the content blocks, or the error.
+fn call_result(tool: &Tool, outcome: ToolOutcome, version: ProtocolVersion) -> CallToolResult {
+    let structured = |json: String, content: Vec<Content>| {
+        let value: Value = match serde_json::from_str(&json) {
+            Ok(value) => value,
+            Err(err) => {
+                return CallToolResult::error(format!(
+                    "The tool '{}' produced a structured result that is not JSON: {err}",
+                    tool.name
+                ));
+            }
+        };
+        let (mirror, value) = if tool.wraps_output(version) {
+            let wrapped = json!({ "result": value });
+            (wrapped.to_string(), wrapped)
+        } else if json.contains(['\n', '\r']) {
+            (value.to_string(), value)
+        } else {
+            (json, value)
+        };
+        let mut blocks = Vec::with_capacity(1 + content.len());
+        blocks.push(text_block(mirror));
+        blocks.extend(content.into_iter().map(block));
+        CallToolResult {
+            content: blocks,
+            structured_content: version.carries().structured_output.then_some(value),
+            ..CallToolResult::default()
+        }
+    };
+    match outcome {
+        ToolOutcome::Structured(json) => structured(json, Vec::new()),
+        ToolOutcome::StructuredWith { json, content } => structured(json, content),
+        ToolOutcome::Content(blocks) => CallToolResult {
+            content: blocks.into_iter().map(block).collect(),
+            ..CallToolResult::default()
+        },
+        ToolOutcome::Error(message) => CallToolResult::error(message),
+    }
+}
+
+fn text_block(text: String) -> ContentBlock {
+    ContentBlock::Text(model::TextContent {
+        text,
+        annotations: None,
+        meta: None,
+    })
+}
+
+/// A content block as the model holds it (every kind, as the latest
+/// revision carries it).
+fn block(content: Content) -> ContentBlock {
+    let annotations = (!content.audience.is_empty()
+        || content.priority.is_some()
+        || content.last_modified.is_some())
+    .then(|| BlockAnnotations {
+        audience: content
+            .audience
+            .iter()
+            .map(|audience| match audience {
+                Audience::User => model::Role::User,
+                Audience::Assistant => model::Role::Assistant,
+            })
+            .collect(),
+        priority: content.priority,
+        last_modified: content.last_modified,
+    });
+    match content.block {
+        Block::Text(text) => ContentBlock::Text(model::TextContent {
+            text,
+            annotations,
+            meta: None,
+        }),
+        Block::Image { data, mime_type } => ContentBlock::Image(model::ImageContent {
+            data,
+            mime_type,
+            annotations,
+            meta: None,
+        }),
+        Block::Audio { data, mime_type } => ContentBlock::Audio(model::AudioContent {
+            data,
+            mime_type,
+            annotations,
+            meta: None,
+        }),
+        Block::ResourceLink(link) => ContentBlock::ResourceLink(model::ResourceLinkContent {
+            uri: link.uri,
+            name: link.name,
+            title: link.title,
+            description: link.description,
+            mime_type: link.mime_type,
+            size: link.size,
+            annotations,
+            meta: None,
+        }),
+        Block::Embedded {
+            uri,
+            mime_type,
+            body,
+        } => ContentBlock::Resource(model::EmbeddedResource {
+            resource: match body {
+                EmbeddedBody::Text(text) => model::ResourceContents::Text {
+                    uri,
+                    mime_type,
+                    text,
+                },
+                EmbeddedBody::Blob(blob) => model::ResourceContents::Blob {
+                    uri,
+                    mime_type,
+                    blob,
+                },
+            },
+            annotations,
+            meta: None,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests;
