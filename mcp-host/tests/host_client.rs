@@ -707,3 +707,38 @@ fn the_readme_example_is_the_compiled_one() {
     let readme_lines: Vec<&str> = readme[start..end].lines().collect();
     assert_eq!(doc, readme_lines);
 }
+
+/// Add two numbers (in-process).
+#[mcp_runtime::tool]
+async fn add(a: f64, b: f64) -> f64 {
+    a + b + 1000.0
+}
+
+#[test]
+fn in_process_tools_beside_a_server() {
+    run(async {
+        let local = mcp_runtime::Server::new("local", "1.0.0")
+            .tools(mcp_runtime::tools![add])
+            .local()
+            .unwrap();
+        let sources: Vec<Arc<dyn mcp_host::catalog::ToolSource>> =
+            vec![Arc::new(mcp_host::catalog::LocalSource::new("mine", local))];
+        let everything = example("everything").to_string_lossy().into_owned();
+        let config = config_of(json!({"remote": {"command": everything}}));
+        let catalog = Catalog::build(&config, sources, CatalogOptions::default())
+            .await
+            .unwrap();
+        let names: Vec<&str> = catalog
+            .tools()
+            .iter()
+            .map(|t| t.model_name.as_str())
+            .collect();
+        // `mine` sorts before `remote`; both have `add`.
+        assert_eq!(names[0], "mine__add");
+        assert!(names.contains(&"remote__add"));
+        let local = catalog.call("mine__add", json!({"a": 1, "b": 2})).await;
+        assert_eq!(local.structured_content, Some(json!(1003.0)));
+        let remote = catalog.call("remote__add", json!({"a": 1, "b": 2})).await;
+        assert_eq!(remote.structured_content, Some(json!({"sum": 3.0})));
+    });
+}
