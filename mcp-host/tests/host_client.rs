@@ -742,3 +742,147 @@ fn in_process_tools_beside_a_server() {
         assert_eq!(remote.structured_content, Some(json!({"sum": 3.0})));
     });
 }
+
+/// One HTTP request as the fake server saw it.
+#[derive(Debug, Clone)]
+struct Seen {
+    headers: Vec<(String, String)>,
+    body: Value,
+}
+
+impl Seen {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A 2026-07-28 HTTP server in a few lines: answers `server/discover`,
+/// lists a tool with a valid `x-mcp-header` and one with a broken one, and
+/// answers `tools/call` with the arguments it got; records every request.
+async fn fake_modern_http() -> (String, Arc<Mutex<Vec<Seen>>>) {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            let log = Arc::clone(&log);
+            tokio::spawn(async move {
+                let mut stream = BufReader::new(stream);
+                loop {
+                    let mut line = String::new();
+                    if stream.read_line(&mut line).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let mut headers = Vec::new();
+                    let mut length = 0;
+                    loop {
+                        let mut header = String::new();
+                        stream.read_line(&mut header).await.unwrap();
+                        let header = header.trim_end();
+                        if header.is_empty() {
+                            break;
+                        }
+                        let (name, value) = header.split_once(':').unwrap();
+                        if name.eq_ignore_ascii_case("content-length") {
+                            length = value.trim().parse().unwrap();
+                        }
+                        headers.push((name.to_owned(), value.trim().to_owned()));
+                    }
+                    let mut body = vec![0; length];
+                    stream.read_exact(&mut body).await.unwrap();
+                    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                    log.lock().unwrap().push(Seen {
+                        headers,
+                        body: body.clone(),
+                    });
+                    let result = match body["method"].as_str() {
+                        Some("server/discover") => json!({"resultType": "complete",
+                            "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                            "ttlMs": 60000, "cacheScope": "public"}),
+                        Some("tools/list") => json!({"resultType": "complete", "ttlMs": 60000,
+                            "cacheScope": "public", "tools": [
+                            {"name": "route", "inputSchema": {"type": "object", "properties": {
+                                "region": {"type": "string", "x-mcp-header": "Region"}}}},
+                            {"name": "broken", "inputSchema": {"type": "object", "properties": {
+                                "n": {"type": "number", "x-mcp-header": "N"}}}}]}),
+                        Some("tools/call") => json!({"resultType": "complete",
+                            "content": [{"type": "text", "text": "routed"}]}),
+                        _ => json!({}),
+                    };
+                    let reply =
+                        json!({"jsonrpc": "2.0", "id": body["id"], "result": result}).to_string();
+                    let response = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{reply}",
+                        reply.len()
+                    );
+                    if stream
+                        .get_mut()
+                        .write_all(response.as_bytes())
+                        .await
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (url, seen)
+}
+
+#[test]
+fn modern_http_headers_and_the_x_mcp_header_rules() {
+    run(async {
+        let (url, seen) = fake_modern_http().await;
+        let client = connect(http("fake", url), Mode::Auto).await;
+        assert_eq!(
+            client.protocol_version().await,
+            ProtocolVersion::V2026_07_28
+        );
+        let tools = client.list_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        // `broken` mirrors a `number`: dropped (with a warning).
+        assert_eq!(names, ["route"]);
+        let result = client
+            .call_tool(
+                "route",
+                args(json!({"region": "Zürich"})),
+                CallOptions::default(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(text(&result), "routed");
+        let seen = seen.lock().unwrap().clone();
+        let call = seen
+            .iter()
+            .find(|s| s.body["method"] == "tools/call")
+            .expect("the call was posted");
+        assert_eq!(call.header("Mcp-Method"), Some("tools/call"));
+        assert_eq!(call.header("Mcp-Name"), Some("route"));
+        assert_eq!(call.header("MCP-Protocol-Version"), Some("2026-07-28"));
+        assert_eq!(
+            call.header("Mcp-Param-Region"),
+            Some("=?base64?WsO8cmljaA==?=")
+        );
+        assert_eq!(
+            call.body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        // Every request carries the envelope.
+        for request in &seen {
+            assert!(
+                request.body["params"]["_meta"]["io.modelcontextprotocol/clientInfo"].is_object(),
+                "{request:?}"
+            );
+            assert!(request.header("Mcp-Method").is_some());
+        }
+    });
+}
