@@ -886,3 +886,64 @@ fn modern_http_headers_and_the_x_mcp_header_rules() {
         }
     });
 }
+
+/// Kills the Python server when the test ends, however it ends.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn interop_with_the_python_sdk_server_over_http() {
+    run(async {
+        let python = common::python_sdk();
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/server.py");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let _server = Killed(
+            std::process::Command::new(python)
+                .arg(&script)
+                .args(["--http", &port.to_string()])
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        // Up when it accepts connections.
+        for _ in 0..200 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        for mode in [Mode::Auto, Mode::Legacy] {
+            let client = connect(http("py", url.clone()), mode).await;
+            let version = client.protocol_version().await;
+            let tools = client.list_tools().await.unwrap();
+            assert!(tools.iter().any(|t| t.name == "greet"), "{mode:?}");
+            let result = client
+                .call_tool("add", args(json!({"a": 2, "b": 5})), CallOptions::default())
+                .await
+                .unwrap();
+            assert_eq!(
+                result.structured_content,
+                Some(json!({"sum": 7.0})),
+                "{mode:?} {version}"
+            );
+            eprintln!("python SDK server over HTTP, {mode:?}: {version}");
+            client.close().await;
+        }
+    });
+}

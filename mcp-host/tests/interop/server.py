@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A stdio MCP server written with the official Python SDK (PyPI `mcp`), for
+"""A stdio (or, with `--http PORT`, Streamable HTTP) MCP server written with the official Python SDK (PyPI `mcp`), for
 mcp-host's client interop tests. Tools: `add` (structured output), `greet`
 (text), `e__add` (a name that collides with the prefixed `add` of a server
 called `e`, for the catalog's collision check)."""
@@ -33,4 +33,10 @@ def e__add(a: float, b: float) -> str:
 
 
 if __name__ == "__main__":
-    server.run()
+    import sys
+
+    # `--http PORT`: Streamable HTTP at http://127.0.0.1:PORT/mcp.
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run()
