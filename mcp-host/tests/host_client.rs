@@ -947,3 +947,36 @@ fn interop_with_the_python_sdk_server_over_http() {
         }
     });
 }
+
+#[test]
+fn a_catalog_restarts_a_dead_server_under_the_same_names() {
+    run(async {
+        let dir = std::env::temp_dir().join(format!("mcp-host-catalog-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/fake.py");
+        let config = config_of(json!({"f": {"command": "python3", "args": [script],
+            "env": {"FAKE": "exit", "FAKE_DIR": dir}}}));
+        let catalog = Catalog::build(&config, Vec::new(), CatalogOptions::default())
+            .await
+            .unwrap();
+        let names: Vec<String> = catalog
+            .tools()
+            .iter()
+            .map(|t| t.model_name.clone())
+            .collect();
+        assert_eq!(text(&catalog.call("count", json!({})).await), "1");
+        let died = catalog.call("exit", json!({})).await;
+        assert!(died.is_error);
+        assert!(text(&died).contains("exited"), "{}", text(&died));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(text(&catalog.call("count", json!({})).await), "2");
+        let after: Vec<String> = catalog
+            .tools()
+            .iter()
+            .map(|t| t.model_name.clone())
+            .collect();
+        assert_eq!(names, after);
+        let _ = std::fs::remove_dir_all(&dir);
+    });
+}
