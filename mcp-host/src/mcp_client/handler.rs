@@ -10,7 +10,7 @@ use crate::wire::{
 };
 use serde_json::value::RawValue;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Answers `elicitation/create` (a legacy server request, or a 2026-07-28
@@ -36,6 +36,9 @@ pub(crate) struct HostHandler {
     pub(crate) progress: Mutex<HashMap<String, ProgressFn>>,
     /// Bumped by every `notifications/tools/list_changed`.
     pub(crate) tools_generation: AtomicU64,
+    /// The 2026-07-28 server declared `tools.listChanged` (worth a
+    /// `subscriptions/listen` stream).
+    pub(crate) lists_changes: AtomicBool,
 }
 
 impl HostHandler {

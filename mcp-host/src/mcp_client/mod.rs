@@ -59,7 +59,7 @@ use serde_json::value::RawValue;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The default timeout of a call (60 s, as `mcp-host --tool-timeout`).
@@ -414,6 +414,7 @@ impl McpClient {
             sample: options.sampling.clone(),
             progress: Default::default(),
             tools_generation: AtomicU64::new(0),
+            lists_changes: AtomicBool::new(false),
         });
         let capabilities = ClientCapabilities {
             elicitation: options.elicitation.as_ref().map(|_| JsonObject::new()),
@@ -439,6 +440,7 @@ impl McpClient {
         let mut current = reconnector.connect().await?;
         let parts = Parts {
             server: &config.name,
+            handler: &handler,
             http,
             envelope: &envelope,
             capabilities: &capabilities,
@@ -535,6 +537,7 @@ impl McpClient {
     fn parts(&self) -> Parts<'_> {
         Parts {
             server: &self.inner.config.name,
+            handler: &self.inner.handler,
             http: self.inner.http,
             envelope: &self.inner.envelope,
             capabilities: &self.inner.capabilities,
@@ -712,7 +715,10 @@ impl McpClient {
     /// notifications reach the handler like any other.
     async fn ensure_listening(&self, dispatcher: &Arc<Dispatcher>, number: u64) {
         let mut conn = self.inner.conn.lock().await;
-        if conn.listen.is_some() || conn.number != number {
+        if conn.listen.is_some()
+            || conn.number != number
+            || !self.inner.handler.lists_changes.load(Ordering::Acquire)
+        {
             return;
         }
         let params = ListenParams {
@@ -1000,6 +1006,7 @@ impl Drop for Unregister {
 /// What a handshake needs, borrowed from the client (also before it exists).
 struct Parts<'a> {
     server: &'a str,
+    handler: &'a HostHandler,
     http: bool,
     envelope: &'a Envelope<'static>,
     capabilities: &'a ClientCapabilities,
@@ -1041,6 +1048,14 @@ impl Parts<'_> {
         if self.http {
             dispatcher.set_headers(&[("MCP-Protocol-Version".to_owned(), version.to_owned())])?;
         }
+        let lists_changes = result
+            .capabilities
+            .tools
+            .as_ref()
+            .is_some_and(|t| t.list_changed);
+        self.handler
+            .lists_changes
+            .store(lists_changes, Ordering::Release);
         tracing::debug!(server = %self.server, "speaking 2026-07-28");
         Ok(Some(Era::Modern))
     }
