@@ -17,7 +17,7 @@
 //! started again once, on the next call to it, with its names unchanged.
 
 use crate::client::BoxFuture;
-use crate::config::McpConfig;
+use crate::config::{McpConfig, ServerConfig};
 use crate::convert::{self, CallFailure, Strict};
 use crate::mcp_client::{CallOptions, ClientOptions, McpClient, McpError};
 use crate::names::{NameCollisions, NameMap, ToolRef};
@@ -164,8 +164,24 @@ impl Catalog {
         extra: Vec<Arc<dyn ToolSource>>,
         options: CatalogOptions,
     ) -> Result<Catalog, CatalogError> {
+        Catalog::build_from(config.servers(), extra, options).await
+    }
+
+    /// A catalog of `sources` only (no config).
+    pub async fn from_sources(
+        sources: Vec<Arc<dyn ToolSource>>,
+        options: CatalogOptions,
+    ) -> Result<Catalog, CatalogError> {
+        Catalog::build_from(&[], sources, options).await
+    }
+
+    async fn build_from(
+        servers: &[ServerConfig],
+        extra: Vec<Arc<dyn ToolSource>>,
+        options: CatalogOptions,
+    ) -> Result<Catalog, CatalogError> {
         let mut tasks = Vec::new();
-        for server in config.servers() {
+        for server in servers {
             let server = server.clone();
             let client_options = options.client.clone();
             let limit = options.start_timeout;
@@ -219,15 +235,6 @@ impl Catalog {
         let mut catalog = Catalog::assemble(listed, options.call_timeout)?;
         catalog.failures = failures;
         Ok(catalog)
-    }
-
-    /// A catalog of `sources` only (no config).
-    pub async fn from_sources(
-        sources: Vec<Arc<dyn ToolSource>>,
-        options: CatalogOptions,
-    ) -> Result<Catalog, CatalogError> {
-        let empty = McpConfig::parse(r#"{"mcpServers": {}}"#).unwrap_or_else(|_| unreachable!());
-        Catalog::build(&empty, sources, options).await
     }
 
     fn assemble(

@@ -325,10 +325,8 @@ impl fmt::Debug for McpClient {
 }
 
 fn raw_params<T: Serialize>(value: &T) -> Box<RawValue> {
-    // Our own model types always serialize.
-    serde_json::value::to_raw_value(value).unwrap_or_else(|_| {
-        RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| unreachable!())
-    })
+    serde_json::value::to_raw_value(value)
+        .unwrap_or_else(|_| unreachable!("the client's own params are plain JSON objects"))
 }
 
 fn factory(config: &ServerConfig) -> Result<Arc<dyn TransportFactory>, McpError> {
