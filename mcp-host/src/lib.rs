@@ -13,7 +13,7 @@
 //! use mcp_host::catalog::{Catalog, CatalogOptions};
 //! use mcp_host::config::McpConfig;
 //!
-//! #[tokio::main]
+//! #[tokio::main(flavor = "current_thread")]
 //! async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //!     let config = McpConfig::parse(
 //!         r#"{"mcpServers": {"everything": {"command": "target/release/examples/everything"}}}"#,
