@@ -980,3 +980,60 @@ fn a_catalog_restarts_a_dead_server_under_the_same_names() {
         let _ = std::fs::remove_dir_all(&dir);
     });
 }
+
+/// A log sink for one test.
+#[derive(Clone, Default)]
+struct Sink(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn every_call_is_logged_for_audit() {
+    let sink = Sink::default();
+    let writer = sink.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .finish();
+    tracing::subscriber::with_default(subscriber, || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(async {
+                tokio::time::timeout(common::TEST_TIMEOUT, async {
+                    let client = connect(everything_stdio(&[]), Mode::Auto).await;
+                    client
+                        .call_tool("fail", None, CallOptions::default())
+                        .await
+                        .unwrap();
+                    client.close().await;
+                })
+                .await
+                .expect("the test hung");
+            });
+    });
+    let log = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
+    let line = log
+        .lines()
+        .find(|l| l.contains("mcp_host::audit"))
+        .unwrap_or_else(|| panic!("no audit line in {log}"));
+    for part in [
+        "server=everything",
+        "tool=fail",
+        "duration_ms=",
+        "is_error=true",
+    ] {
+        assert!(line.contains(part), "{part} missing from {line}");
+    }
+}
