@@ -759,10 +759,21 @@ impl Seen {
     }
 }
 
-/// A 2026-07-28 HTTP server in a few lines: answers `server/discover`,
-/// lists a tool with a valid `x-mcp-header` and one with a broken one, and
-/// answers `tools/call` with the arguments it got; records every request.
-async fn fake_modern_http() -> (String, Arc<Mutex<Vec<Seen>>>) {
+/// How the fake HTTP server behaves.
+#[derive(Clone, Copy)]
+struct FakeHttp {
+    /// The `ttlMs` of its tool list.
+    ttl_ms: u64,
+    /// Legacy only: `server/discover` gets a bare HTTP 400, `initialize`
+    /// answers 2025-11-25, notifications 202, the GET stream 405.
+    legacy: bool,
+}
+
+/// A 2026-07-28 (or legacy) HTTP server in a few lines: answers
+/// `server/discover` (or `initialize`), lists a tool with a valid
+/// `x-mcp-header` and one with a broken one, and answers `tools/call`;
+/// records every request.
+async fn fake_http(behaviour: FakeHttp) -> (String, Arc<Mutex<Vec<Seen>>>) {
     use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
@@ -781,7 +792,10 @@ async fn fake_modern_http() -> (String, Arc<Mutex<Vec<Seen>>>) {
                     if stream.read_line(&mut line).await.unwrap_or(0) == 0 {
                         return;
                     }
-                    let mut headers = Vec::new();
+                    let mut headers = vec![(
+                        ":method".to_owned(),
+                        line.split(' ').next().unwrap_or("").to_owned(),
+                    )];
                     let mut length = 0;
                     loop {
                         let mut header = String::new();
@@ -800,29 +814,54 @@ async fn fake_modern_http() -> (String, Arc<Mutex<Vec<Seen>>>) {
                     stream.read_exact(&mut body).await.unwrap();
                     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
                     log.lock().unwrap().push(Seen {
-                        headers,
+                        headers: headers.clone(),
                         body: body.clone(),
                     });
-                    let result = match body["method"].as_str() {
-                        Some("server/discover") => json!({"resultType": "complete",
+                    let ttl = behaviour.ttl_ms;
+                    let tools = json!([
+                        {"name": "route", "inputSchema": {"type": "object", "properties": {
+                            "region": {"type": "string", "x-mcp-header": "Region"}}}},
+                        {"name": "broken", "inputSchema": {"type": "object", "properties": {
+                            "n": {"type": "number", "x-mcp-header": "N"}}}}]);
+                    let result = match (body["method"].as_str(), behaviour.legacy) {
+                        _ if headers[0].1 != "POST" => None,
+                        (Some("server/discover"), true) => None,
+                        (Some("server/discover"), false) => Some(json!({"resultType": "complete",
                             "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
-                            "ttlMs": 60000, "cacheScope": "public"}),
-                        Some("tools/list") => json!({"resultType": "complete", "ttlMs": 60000,
-                            "cacheScope": "public", "tools": [
-                            {"name": "route", "inputSchema": {"type": "object", "properties": {
-                                "region": {"type": "string", "x-mcp-header": "Region"}}}},
-                            {"name": "broken", "inputSchema": {"type": "object", "properties": {
-                                "n": {"type": "number", "x-mcp-header": "N"}}}}]}),
-                        Some("tools/call") => json!({"resultType": "complete",
-                            "content": [{"type": "text", "text": "routed"}]}),
-                        _ => json!({}),
+                            "ttlMs": 60000, "cacheScope": "public"})),
+                        (Some("initialize"), true) => Some(json!({"protocolVersion": "2025-11-25",
+                            "capabilities": {"tools": {}}, "serverInfo": {"name": "fake", "version": "1"}})),
+                        (Some("tools/list"), true) => Some(json!({"tools": tools})),
+                        (Some("tools/list"), false) => Some(json!({"resultType": "complete",
+                            "ttlMs": ttl, "cacheScope": "public", "tools": tools})),
+                        (Some("tools/call"), _) => Some(json!({"resultType": "complete",
+                            "content": [{"type": "text", "text": "routed"}]})),
+                        _ => Some(json!({})),
                     };
-                    let reply =
-                        json!({"jsonrpc": "2.0", "id": body["id"], "result": result}).to_string();
-                    let response = format!(
-                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{reply}",
-                        reply.len()
-                    );
+                    let response = match result {
+                        _ if headers[0].1 == "GET" => {
+                            "HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n"
+                                .to_owned()
+                        }
+                        None => "HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n".to_owned(),
+                        Some(_) if body.get("id").is_none() => {
+                            "HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n".to_owned()
+                        }
+                        Some(result) => {
+                            let reply =
+                                json!({"jsonrpc": "2.0", "id": body["id"], "result": result})
+                                    .to_string();
+                            let session = if behaviour.legacy {
+                                "mcp-session-id: s1\r\n"
+                            } else {
+                                ""
+                            };
+                            format!(
+                                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n{session}content-length: {}\r\n\r\n{reply}",
+                                reply.len()
+                            )
+                        }
+                    };
                     if stream
                         .get_mut()
                         .write_all(response.as_bytes())
@@ -836,6 +875,85 @@ async fn fake_modern_http() -> (String, Arc<Mutex<Vec<Seen>>>) {
         }
     });
     (url, seen)
+}
+
+async fn fake_modern_http() -> (String, Arc<Mutex<Vec<Seen>>>) {
+    fake_http(FakeHttp {
+        ttl_ms: 60_000,
+        legacy: false,
+    })
+    .await
+}
+
+fn count_of(seen: &Mutex<Vec<Seen>>, method: &str) -> usize {
+    seen.lock()
+        .unwrap()
+        .iter()
+        .filter(|s| s.body["method"] == method)
+        .count()
+}
+
+#[test]
+fn tool_lists_are_cached_for_their_ttl() {
+    run(async {
+        for (ttl_ms, lists) in [(60_000, 1), (0, 3)] {
+            let (url, seen) = fake_http(FakeHttp {
+                ttl_ms,
+                legacy: false,
+            })
+            .await;
+            let client = connect(http("fake", url), Mode::Modern).await;
+            for _ in 0..3 {
+                client.list_tools().await.unwrap();
+            }
+            assert_eq!(count_of(&seen, "tools/list"), lists, "ttlMs {ttl_ms}");
+        }
+    });
+}
+
+#[test]
+fn an_http_400_to_discover_falls_back_to_the_handshake() {
+    run(async {
+        let (url, seen) = fake_http(FakeHttp {
+            ttl_ms: 0,
+            legacy: true,
+        })
+        .await;
+        let client = connect(http("fake", url), Mode::Auto).await;
+        assert_eq!(
+            client.protocol_version().await,
+            ProtocolVersion::V2025_11_25
+        );
+        let tools = client.list_tools().await.unwrap();
+        // A legacy session mirrors nothing into headers: `broken` stays.
+        assert_eq!(tools.len(), 2);
+        let result = client
+            .call_tool(
+                "route",
+                args(json!({"region": "eu"})),
+                CallOptions::default(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(text(&result), "routed");
+        let seen = seen.lock().unwrap().clone();
+        let methods: Vec<&str> = seen
+            .iter()
+            .filter_map(|s| s.body["method"].as_str())
+            .collect();
+        assert_eq!(
+            &methods[..3],
+            ["server/discover", "initialize", "notifications/initialized"]
+        );
+        let call = seen
+            .iter()
+            .find(|s| s.body["method"] == "tools/call")
+            .unwrap();
+        assert_eq!(call.header("MCP-Protocol-Version"), Some("2025-11-25"));
+        assert_eq!(call.header("Mcp-Session-Id"), Some("s1"));
+        assert!(call.header("Mcp-Method").is_none());
+        assert!(call.body["params"].get("_meta").is_none());
+    });
 }
 
 #[test]

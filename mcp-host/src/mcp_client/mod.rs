@@ -17,8 +17,8 @@
 //!   cached until `ttlMs` passes or the server says the list changed
 //!   (`notifications/tools/list_changed`: legacy, or on a
 //!   `subscriptions/listen` stream opened when a 2026-07-28 server declares
-//!   `tools.listChanged`). On HTTP a tool whose `x-mcp-header` breaks the
-//!   rules is dropped with a warning. Annotations of an untrusted server
+//!   `tools.listChanged`). On 2026-07-28 HTTP a tool whose `x-mcp-header`
+//!   breaks the rules is dropped with a warning naming it and the rule. Annotations of an untrusted server
 //!   keep only their `title`: its hints are not believed.
 //! - **Calls** ([`McpClient::call_tool`]): a timeout (default
 //!   [`DEFAULT_CALL_TIMEOUT`]) over the whole call that cancels it; a
@@ -629,7 +629,9 @@ impl McpClient {
         for mut tool in tools {
             let params = match headers::header_params(&tool.input_schema) {
                 Ok(params) => params,
-                Err(reason) if self.inner.http => {
+                // The keyword is 2026-07-28's, and so is the duty: a legacy
+                // session mirrors no arguments into headers.
+                Err(reason) if self.inner.http && era == Era::Modern => {
                     tracing::warn!(server = %self.inner.config.name, tool = %tool.name, %reason, "tool dropped: its x-mcp-header breaks the rules");
                     continue;
                 }
