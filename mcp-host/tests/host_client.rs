@@ -907,6 +907,16 @@ fn tool_lists_are_cached_for_their_ttl() {
                 client.list_tools().await.unwrap();
             }
             assert_eq!(count_of(&seen, "tools/list"), lists, "ttlMs {ttl_ms}");
+            // A call uses what is known of the tool, stale or not.
+            client
+                .call_tool(
+                    "route",
+                    args(json!({"region": "eu"})),
+                    CallOptions::default(),
+                )
+                .await
+                .unwrap();
+            assert_eq!(count_of(&seen, "tools/list"), lists, "ttlMs {ttl_ms}");
         }
     });
 }

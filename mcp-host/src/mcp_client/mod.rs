@@ -273,7 +273,7 @@ struct Entry {
 
 struct Cache {
     tools: Arc<Vec<Tool>>,
-    entries: HashMap<String, Arc<Entry>>,
+    entries: Arc<HashMap<String, Arc<Entry>>>,
     fetched: Instant,
     ttl: Option<Duration>,
     generation: u64,
@@ -606,7 +606,7 @@ impl McpClient {
 
     async fn cached_or_fetch(
         &self,
-    ) -> Result<(Arc<Vec<Tool>>, HashMap<String, Arc<Entry>>), McpError> {
+    ) -> Result<(Arc<Vec<Tool>>, Arc<HashMap<String, Arc<Entry>>>), McpError> {
         let (dispatcher, era, number) = self.session().await?;
         {
             let cache = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
@@ -615,7 +615,7 @@ impl McpClient {
                 && cache.generation == self.inner.handler.generation()
                 && cache.ttl.is_none_or(|ttl| cache.fetched.elapsed() < ttl)
             {
-                return Ok((Arc::clone(&cache.tools), cache.entries.clone()));
+                return Ok((Arc::clone(&cache.tools), Arc::clone(&cache.entries)));
             }
         }
         if era == Era::Modern {
@@ -661,15 +661,24 @@ impl McpClient {
             kept.push(tool);
         }
         let tools = Arc::new(kept);
+        let entries = Arc::new(entries);
         *self.inner.cache.lock().unwrap_or_else(|e| e.into_inner()) = Some(Cache {
             tools: Arc::clone(&tools),
-            entries: entries.clone(),
+            entries: Arc::clone(&entries),
             fetched,
             ttl,
             generation,
             connection: number,
         });
         Ok((tools, entries))
+    }
+
+    /// The cached entry of tool `name`, stale or not: a call needs only its
+    /// header parameters and validator, and listing before every call of a
+    /// server with `ttlMs: 0` would double its requests.
+    fn known_entry(&self, name: &str) -> Option<Arc<Entry>> {
+        let cache = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.as_ref()?.entries.get(name).cloned()
     }
 
     async fn fetch_tools(
@@ -798,12 +807,15 @@ impl McpClient {
         let deadline = Instant::now() + timeout;
         // The tool's header parameters and output validator; a failed list
         // does not stop the call (the server judges it).
-        let entry = match self.cached_or_fetch().await {
-            Ok((_, entries)) => entries.get(name).cloned(),
-            Err(e) => {
-                tracing::debug!(server = %self.inner.config.name, error = %e, "tools/list failed before a call");
-                None
-            }
+        let entry = match self.known_entry(name) {
+            Some(entry) => Some(entry),
+            None => match self.cached_or_fetch().await {
+                Ok((_, entries)) => entries.get(name).cloned(),
+                Err(e) => {
+                    tracing::debug!(server = %self.inner.config.name, error = %e, "tools/list failed before a call");
+                    None
+                }
+            },
         };
         let (dispatcher, era, _) = self.session().await?;
         let token = options.progress.as_ref().map(|callback| {
