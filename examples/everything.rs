@@ -10,7 +10,8 @@
 //! output with an image beside it, `chart`), errors, a slow tool
 //! with progress, logs and cancellation, elicitation, tool list changes, a
 //! panicking tool, a tool that prints to stdout or stderr, and (with
-//! `TOOLS=N`) N extra copies of `add` for load tests. `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls
+//! `TOOLS=N`) N extra copies of `add` for load tests (`PAGE_SIZE=N` lists them N to a
+//! `tools/list` page). `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls
 //! per second) sets the rate limit, `CALL_TIMEOUT_MS=N` the default call timeout,
 //! `MAX_CONCURRENT=N` the calls that run at once,
 //! `MAX_CONCURRENT_PER_CLIENT=N` those one HTTP client may run,
@@ -488,6 +489,10 @@ async fn main() -> std::io::Result<()> {
             }
         }
         Err(_) => {}
+    }
+    // PAGE_SIZE=N: tools per tools/list page (clients' pagination tests).
+    if let Some(n) = env_number("PAGE_SIZE") {
+        server = server.page_size(usize::try_from(n).unwrap_or(usize::MAX));
     }
     // CALL_TIMEOUT_MS=N: the server's default call timeout.
     if let Some(ms) = std::env::var("CALL_TIMEOUT_MS")

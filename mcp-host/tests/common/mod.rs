@@ -57,14 +57,20 @@ fn workspace_root() -> PathBuf {
 /// reuses what the suite built, instead of compiling (and overwriting) a
 /// second variant of the binary.
 pub fn everything() -> PathBuf {
-    static BUILT: Mutex<bool> = Mutex::new(false);
+    example("everything")
+}
+
+/// The example `name` (`everything`, `conformance`), built once per test
+/// process as [`everything`] says.
+pub fn example(name: &str) -> PathBuf {
+    static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let profile = if cfg!(debug_assertions) {
         "debug"
     } else {
         "release"
     };
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if !*built {
+    if !built.iter().any(|b| b == name) {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut cmd = Command::new(cargo);
         cmd.current_dir(workspace_root()).args([
@@ -72,21 +78,21 @@ pub fn everything() -> PathBuf {
             "--quiet",
             "--workspace",
             "--example",
-            "everything",
+            name,
         ]);
         if profile == "release" {
             cmd.arg("--release");
         }
         assert!(
             cmd.status().expect("cargo runs").success(),
-            "building everything failed"
+            "building {name} failed"
         );
-        *built = true;
+        built.push(name.to_owned());
     }
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace_root().join("target"));
-    target.join(profile).join("examples").join("everything")
+    target.join(profile).join("examples").join(name)
 }
 
 /// `JSON text` as params.
@@ -265,4 +271,56 @@ impl Handler for Recorder {
             self.seen.notify_waiters();
         })
     }
+}
+
+/// The Python interpreter of `target/interop-venv`, the virtualenv
+/// tests/interop.rs makes from tests/interop/requirements.txt (the official
+/// Python SDK); made here the same way when missing, under the same lock.
+pub fn python_sdk() -> PathBuf {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let requirements = workspace_root().join("tests/interop/requirements.txt");
+            let wanted = std::fs::read(&requirements).expect("read tests/interop/requirements.txt");
+            let target = std::env::var_os("CARGO_TARGET_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| workspace_root().join("target"));
+            let venv = target.join("interop-venv");
+            let python = venv.join("bin").join("python");
+            let stamp = venv.join(".interop-requirements.txt");
+            let ready = || python.is_file() && std::fs::read(&stamp).is_ok_and(|s| s == wanted);
+            if !ready() {
+                std::fs::create_dir_all(&target).unwrap();
+                let lock = std::fs::File::create(target.join("interop-install.lock")).unwrap();
+                lock.lock().expect("lock the install lock file");
+                if !ready() {
+                    let _ = std::fs::remove_dir_all(&venv);
+                    let ok = Command::new("python3")
+                        .args(["-m", "venv"])
+                        .arg(&venv)
+                        .status()
+                        .is_ok_and(|s| s.success());
+                    assert!(
+                        ok,
+                        "creating the interop venv failed (Python >= 3.10 with venv)"
+                    );
+                    let ok = Command::new(&python)
+                        .args([
+                            "-m",
+                            "pip",
+                            "install",
+                            "--disable-pip-version-check",
+                            "--quiet",
+                            "-r",
+                        ])
+                        .arg(&requirements)
+                        .status()
+                        .is_ok_and(|s| s.success());
+                    assert!(ok, "installing the Python SDK into the interop venv failed");
+                    std::fs::write(&stamp, &wanted).unwrap();
+                }
+            }
+            python
+        })
+        .clone()
 }

@@ -1,0 +1,442 @@
+//! The tools of many servers in one list a model can be offered, and the
+//! way back from a model's call to the right server.
+//!
+//! [`Catalog::build`] starts every server of an `mcp.json` at once; one that
+//! fails to start or to list its tools within [`START_TIMEOUT`] is reported
+//! ([`Catalog::failures`]) and left out, the rest work. Other sources (an
+//! in-process server) join through [`ToolSource`]. The order is fixed (by
+//! source name, then the source's own tool order), so one configuration
+//! gives the same tool list on every run (stable prompt caches). Model
+//! names come from [`NameMap`]; a collision after mapping refuses the
+//! catalog when it is built, never at call time.
+//!
+//! [`Catalog::call`] routes a model's call under the tool's MCP name and
+//! never fails: a JSON-RPC error, an unknown name, a timeout or a server
+//! gone becomes an `isError` result whose text says why
+//! ([`CallFailure`]). Calls run concurrently. A stdio server that died is
+//! started again once, on the next call to it, with its names unchanged.
+
+use crate::client::BoxFuture;
+use crate::config::{McpConfig, ServerConfig};
+use crate::convert::{self, CallFailure, Strict};
+use crate::mcp_client::{CallOptions, ClientOptions, McpClient, McpError};
+use crate::names::{NameCollisions, NameMap, ToolRef};
+use crate::wire::{CallToolResult, JsonObject, Tool};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a server may take to start and list its tools.
+pub const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Where tools come from: an MCP server through [`McpClient`], or anything
+/// else that lists and calls tools (an in-process server).
+pub trait ToolSource: Send + Sync + fmt::Debug + 'static {
+    /// The source's name: the config name of a server, the prefix of its
+    /// tools' model names on collision.
+    fn name(&self) -> &str;
+
+    /// Whether its annotations are believed.
+    fn trusted(&self) -> bool;
+
+    /// Its tools, in its own order.
+    fn list_tools(&self) -> BoxFuture<'_, Result<Arc<Vec<Tool>>, McpError>>;
+
+    /// Calls its tool `tool` (an MCP name).
+    fn call_tool<'a>(
+        &'a self,
+        tool: &'a str,
+        arguments: Option<JsonObject>,
+        options: CallOptions,
+    ) -> BoxFuture<'a, Result<CallToolResult, McpError>>;
+}
+
+impl ToolSource for McpClient {
+    fn name(&self) -> &str {
+        McpClient::name(self)
+    }
+
+    fn trusted(&self) -> bool {
+        McpClient::trusted(self)
+    }
+
+    fn list_tools(&self) -> BoxFuture<'_, Result<Arc<Vec<Tool>>, McpError>> {
+        Box::pin(McpClient::list_tools(self))
+    }
+
+    fn call_tool<'a>(
+        &'a self,
+        tool: &'a str,
+        arguments: Option<JsonObject>,
+        options: CallOptions,
+    ) -> BoxFuture<'a, Result<CallToolResult, McpError>> {
+        Box::pin(McpClient::call_tool(self, tool, arguments, options))
+    }
+}
+
+/// A source and the tools it listed.
+type Listed = (Arc<dyn ToolSource>, Arc<Vec<Tool>>);
+
+/// How a catalog is built and calls are made.
+#[derive(Clone, Debug)]
+pub struct CatalogOptions {
+    /// How each server of the config is connected.
+    pub client: ClientOptions,
+    /// How long a server may take to start and list. Default [`START_TIMEOUT`].
+    pub start_timeout: Duration,
+    /// The timeout of each call. Default the client's
+    /// [`ClientOptions::call_timeout`].
+    pub call_timeout: Option<Duration>,
+}
+
+impl Default for CatalogOptions {
+    fn default() -> Self {
+        CatalogOptions {
+            client: ClientOptions::default(),
+            start_timeout: START_TIMEOUT,
+            call_timeout: None,
+        }
+    }
+}
+
+/// Why a catalog could not be built.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum CatalogError {
+    /// Two tools would be offered under one model name.
+    Collisions(NameCollisions),
+    /// Two sources share a name.
+    DuplicateSource(String),
+}
+
+impl fmt::Display for CatalogError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CatalogError::Collisions(c) => write!(f, "{c}"),
+            CatalogError::DuplicateSource(name) => {
+                write!(f, "two tool sources are both called `{name}`")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CatalogError {}
+
+/// A source left out of the catalog, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceFailure {
+    /// The source's name.
+    pub server: String,
+    /// What happened.
+    pub reason: String,
+}
+
+/// One offered tool.
+#[derive(Clone, Debug)]
+pub struct CatalogTool {
+    /// The name the model sees.
+    pub model_name: String,
+    /// The source's name.
+    pub server: String,
+    /// The tool as its source lists it.
+    pub tool: Tool,
+}
+
+/// The tools of many sources under model-safe names.
+#[derive(Debug)]
+pub struct Catalog {
+    sources: BTreeMap<String, Arc<dyn ToolSource>>,
+    tools: Vec<CatalogTool>,
+    names: NameMap,
+    by_model: BTreeMap<String, usize>,
+    failures: Vec<SourceFailure>,
+    call_timeout: Option<Duration>,
+}
+
+impl Catalog {
+    /// Connects every server of `config` (at once) and adds `extra`
+    /// sources; servers that fail to start or list are left out and
+    /// reported in [`failures`](Self::failures).
+    pub async fn build(
+        config: &McpConfig,
+        extra: Vec<Arc<dyn ToolSource>>,
+        options: CatalogOptions,
+    ) -> Result<Catalog, CatalogError> {
+        Catalog::build_from(config.servers(), extra, options).await
+    }
+
+    /// A catalog of `sources` only (no config).
+    pub async fn from_sources(
+        sources: Vec<Arc<dyn ToolSource>>,
+        options: CatalogOptions,
+    ) -> Result<Catalog, CatalogError> {
+        Catalog::build_from(&[], sources, options).await
+    }
+
+    async fn build_from(
+        servers: &[ServerConfig],
+        extra: Vec<Arc<dyn ToolSource>>,
+        options: CatalogOptions,
+    ) -> Result<Catalog, CatalogError> {
+        let mut tasks = Vec::new();
+        for server in servers {
+            let server = server.clone();
+            let client_options = options.client.clone();
+            let limit = options.start_timeout;
+            let name = server.name.clone();
+            tasks.push((
+                name,
+                tokio::spawn(async move {
+                    tokio::time::timeout(limit, async move {
+                        let client = McpClient::connect_with(server, client_options).await?;
+                        let tools = client.list_tools().await?;
+                        Ok::<_, McpError>((client, tools))
+                    })
+                    .await
+                }),
+            ));
+        }
+        let mut listed: Vec<Listed> = Vec::new();
+        let mut failures = Vec::new();
+        for (name, task) in tasks {
+            let reason = match task.await {
+                Ok(Ok(Ok((client, tools)))) => {
+                    listed.push((Arc::new(client), tools));
+                    continue;
+                }
+                Ok(Ok(Err(e))) => e.to_string(),
+                Ok(Err(_)) => format!(
+                    "did not start and list its tools within {} s",
+                    options.start_timeout.as_secs()
+                ),
+                Err(e) => format!("its start failed: {e}"),
+            };
+            tracing::warn!(server = %name, %reason, "server left out");
+            failures.push(SourceFailure {
+                server: name,
+                reason,
+            });
+        }
+        for source in extra {
+            match tokio::time::timeout(options.start_timeout, source.list_tools()).await {
+                Ok(Ok(tools)) => listed.push((source, tools)),
+                Ok(Err(e)) => failures.push(SourceFailure {
+                    server: source.name().to_owned(),
+                    reason: e.to_string(),
+                }),
+                Err(_) => failures.push(SourceFailure {
+                    server: source.name().to_owned(),
+                    reason: "did not list its tools in time".into(),
+                }),
+            }
+        }
+        let mut catalog = Catalog::assemble(listed, options.call_timeout)?;
+        catalog.failures = failures;
+        Ok(catalog)
+    }
+
+    fn assemble(
+        mut listed: Vec<Listed>,
+        call_timeout: Option<Duration>,
+    ) -> Result<Catalog, CatalogError> {
+        listed.sort_by(|a, b| a.0.name().cmp(b.0.name()));
+        let mut sources = BTreeMap::new();
+        for (source, _) in &listed {
+            if sources
+                .insert(source.name().to_owned(), Arc::clone(source))
+                .is_some()
+            {
+                return Err(CatalogError::DuplicateSource(source.name().to_owned()));
+            }
+        }
+        let pairs: Vec<(&str, &str)> = listed
+            .iter()
+            .flat_map(|(source, tools)| tools.iter().map(move |t| (source.name(), t.name.as_str())))
+            .collect();
+        let names = NameMap::build(pairs).map_err(CatalogError::Collisions)?;
+        let mut tools = Vec::new();
+        let mut by_model = BTreeMap::new();
+        for (source, listed_tools) in &listed {
+            for tool in listed_tools.iter() {
+                let Some(model_name) = names.model_name(source.name(), &tool.name) else {
+                    continue;
+                };
+                by_model.insert(model_name.to_owned(), tools.len());
+                tools.push(CatalogTool {
+                    model_name: model_name.to_owned(),
+                    server: source.name().to_owned(),
+                    tool: tool.clone(),
+                });
+            }
+        }
+        Ok(Catalog {
+            sources,
+            tools,
+            names,
+            by_model,
+            failures: Vec::new(),
+            call_timeout,
+        })
+    }
+
+    /// The offered tools, in the catalog's fixed order.
+    pub fn tools(&self) -> &[CatalogTool] {
+        &self.tools
+    }
+
+    /// The sources left out, and why.
+    pub fn failures(&self) -> &[SourceFailure] {
+        &self.failures
+    }
+
+    /// The names, both ways.
+    pub fn names(&self) -> &NameMap {
+        &self.names
+    }
+
+    /// The tool a model name stands for.
+    pub fn resolve(&self, model_name: &str) -> Option<&ToolRef> {
+        self.names.resolve(model_name)
+    }
+
+    /// The tools in the Anthropic Messages API's `tools` form.
+    pub fn claude_tools(&self) -> Vec<Value> {
+        self.tools
+            .iter()
+            .map(|t| convert::claude_tool(&t.model_name, &t.tool))
+            .collect()
+    }
+
+    /// The tools in OpenAI Chat Completions' `tools` form, strict where
+    /// `strict` asks and the schema allows.
+    pub fn openai_tools(&self, strict: Strict) -> Vec<Value> {
+        self.tools
+            .iter()
+            .map(|t| convert::openai_tool(&t.model_name, &t.tool, strict))
+            .collect()
+    }
+
+    /// Runs the model's call of `model_name` with `input`; never fails (a
+    /// failure is an `isError` result saying why).
+    pub async fn call(&self, model_name: &str, input: Value) -> CallToolResult {
+        self.call_with(model_name, input, CallOptions::default())
+            .await
+    }
+
+    /// [`call`](Self::call) with options (a progress callback, a timeout).
+    pub async fn call_with(
+        &self,
+        model_name: &str,
+        input: Value,
+        mut options: CallOptions,
+    ) -> CallToolResult {
+        let Some(&index) = self.by_model.get(model_name) else {
+            return CallFailure::UnknownTool {
+                name: model_name.to_owned(),
+            }
+            .to_result();
+        };
+        let entry = &self.tools[index];
+        let arguments = match input {
+            Value::Object(map) => Some(map),
+            Value::Null => None,
+            other => {
+                return CallFailure::InvalidArguments {
+                    reason: format!("the arguments must be a JSON object, not {other}"),
+                }
+                .to_result();
+            }
+        };
+        let Some(source) = self.sources.get(&entry.server) else {
+            return CallFailure::UnknownTool {
+                name: model_name.to_owned(),
+            }
+            .to_result();
+        };
+        if options.timeout.is_none() {
+            options.timeout = self.call_timeout;
+        }
+        match source.call_tool(&entry.tool.name, arguments, options).await {
+            Ok(result) => result,
+            Err(e) => e.to_failure(&entry.server).to_result(),
+        }
+    }
+}
+
+/// An in-process [`mcp_runtime::Server`] as a tool source: its `#[tool]` fns
+/// called through the core's in-process door ([`mcp_runtime::LocalClient`]),
+/// with no process and no JSON text. Trusted: it is the host's own code.
+///
+/// ```
+/// use mcp_host::catalog::{Catalog, CatalogOptions, LocalSource, ToolSource};
+/// use mcp_runtime::{Server, tool, tools};
+/// use std::sync::Arc;
+///
+/// /// Add two numbers.
+/// #[tool]
+/// async fn add(a: f64, b: f64) -> f64 {
+///     a + b
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let local = Server::new("calc", "1.0.0").tools(tools![add]).local()?;
+/// let sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(LocalSource::new("calc", local))];
+/// let catalog = Catalog::from_sources(sources, CatalogOptions::default()).await?;
+/// let result = catalog.call("add", serde_json::json!({"a": 1, "b": 2})).await;
+/// assert_eq!(result.structured_content, Some(serde_json::json!(3.0)));
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct LocalSource {
+    name: String,
+    client: mcp_runtime::LocalClient,
+}
+
+impl LocalSource {
+    /// The tools of `client`, under the source name `name`.
+    pub fn new(name: impl Into<String>, client: mcp_runtime::LocalClient) -> LocalSource {
+        LocalSource {
+            name: name.into(),
+            client,
+        }
+    }
+}
+
+impl ToolSource for LocalSource {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn trusted(&self) -> bool {
+        true
+    }
+
+    fn list_tools(&self) -> BoxFuture<'_, Result<Arc<Vec<Tool>>, McpError>> {
+        Box::pin(async move { Ok(Arc::new(self.client.tools())) })
+    }
+
+    fn call_tool<'a>(
+        &'a self,
+        tool: &'a str,
+        arguments: Option<JsonObject>,
+        options: CallOptions,
+    ) -> BoxFuture<'a, Result<CallToolResult, McpError>> {
+        Box::pin(async move {
+            let mut local = mcp_runtime::CallOptions::new();
+            if let Some(timeout) = options.timeout {
+                local = local.timeout(timeout);
+            }
+            if let Some(progress) = options.progress {
+                local = local.on_progress(move |p| progress(p));
+            }
+            self.client
+                .call_with(tool, arguments.unwrap_or_default(), local)
+                .await
+                .map_err(|e| McpError::Client(crate::client::ClientError::Rpc(e)))
+        })
+    }
+}

@@ -1,0 +1,127 @@
+//! What the client does with the server's own messages: elicitation and
+//! sampling requests go to the user's async handlers, progress to the
+//! callback of the call it reports on, `list_changed` marks the tool cache
+//! stale, log messages go to our log under the server's name.
+
+use crate::client::{BoxFuture, Handler, RpcError, ServerNotification, ServerRequest};
+use crate::wire::{
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ProgressParams,
+    ServerNotification as Notification, ServerRequest as Request,
+};
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Answers `elicitation/create` (a legacy server request, or a 2026-07-28
+/// input request): typically asks the user.
+pub type ElicitFn =
+    Arc<dyn Fn(ElicitParams) -> BoxFuture<'static, Result<ElicitResult, RpcError>> + Send + Sync>;
+
+/// Answers `sampling/createMessage`: typically asks a model.
+pub type SampleFn = Arc<
+    dyn Fn(CreateMessageParams) -> BoxFuture<'static, Result<CreateMessageResult, RpcError>>
+        + Send
+        + Sync,
+>;
+
+/// Receives the `notifications/progress` of one call.
+pub type ProgressFn = Arc<dyn Fn(ProgressParams) + Send + Sync>;
+
+pub(crate) struct HostHandler {
+    pub(crate) server: String,
+    pub(crate) elicit: Option<ElicitFn>,
+    pub(crate) sample: Option<SampleFn>,
+    /// Progress callbacks by the JSON text of their token.
+    pub(crate) progress: Mutex<HashMap<String, ProgressFn>>,
+    /// Bumped by every `notifications/tools/list_changed`.
+    pub(crate) tools_generation: AtomicU64,
+    /// The 2026-07-28 server declared `tools.listChanged` (worth a
+    /// `subscriptions/listen` stream).
+    pub(crate) lists_changes: AtomicBool,
+}
+
+impl HostHandler {
+    pub(crate) async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, RpcError> {
+        match &self.elicit {
+            Some(elicit) => elicit(params).await,
+            None => Err(RpcError::method_not_found(
+                "this client has no elicitation handler",
+            )),
+        }
+    }
+
+    pub(crate) async fn sample(
+        &self,
+        params: CreateMessageParams,
+    ) -> Result<CreateMessageResult, RpcError> {
+        match &self.sample {
+            Some(sample) => sample(params).await,
+            None => Err(RpcError::method_not_found(
+                "this client has no sampling handler",
+            )),
+        }
+    }
+
+    pub(crate) fn generation(&self) -> u64 {
+        self.tools_generation.load(Ordering::Acquire)
+    }
+}
+
+fn parsed(params: Option<Box<RawValue>>) -> Option<serde_json::Value> {
+    params.and_then(|p| serde_json::from_str(p.get()).ok())
+}
+
+fn raw<T: serde::Serialize>(value: &T) -> Result<Box<RawValue>, RpcError> {
+    serde_json::value::to_raw_value(value).map_err(|e| RpcError::internal_error(e.to_string()))
+}
+
+impl Handler for HostHandler {
+    fn request(&self, request: ServerRequest) -> BoxFuture<'_, Result<Box<RawValue>, RpcError>> {
+        Box::pin(async move {
+            let parsed = Request::parse(&request.method, parsed(request.params))
+                .map_err(|e| RpcError::invalid_params(e.to_string()))?;
+            match parsed {
+                Request::Elicit(params) => raw(&self.elicit(params).await?),
+                Request::CreateMessage(params) => raw(&self.sample(params).await?),
+                Request::ListRoots => raw(&serde_json::json!({"roots": []})),
+                Request::Ping => raw(&serde_json::json!({})),
+                Request::Other { method, .. } => Err(RpcError::method_not_found(format!(
+                    "Method not found: {method}"
+                ))),
+            }
+        })
+    }
+
+    fn notification(&self, notification: ServerNotification) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let Ok(parsed) = Notification::parse(&notification.method, parsed(notification.params))
+            else {
+                tracing::debug!(server = %self.server, method = %notification.method, "unreadable notification");
+                return;
+            };
+            match parsed {
+                Notification::Progress(progress) => {
+                    let key = progress.progress_token.to_string();
+                    let callback = self
+                        .progress
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .get(&key)
+                        .cloned();
+                    if let Some(callback) = callback {
+                        callback(progress);
+                    }
+                }
+                Notification::ToolsListChanged => {
+                    self.tools_generation.fetch_add(1, Ordering::AcqRel);
+                    tracing::debug!(server = %self.server, "tools/list changed");
+                }
+                Notification::Message(message) => {
+                    tracing::info!(server = %self.server, level = %message.level, data = %message.data, "server log");
+                }
+                Notification::Cancelled(_) | Notification::Other { .. } => {}
+            }
+        })
+    }
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""A hand-written legacy stdio MCP server (no SDK) that misbehaves on
+purpose, one way per FAKE mode:
+
+- `bad-output`: `check` has an outputSchema and answers structuredContent
+  that breaks it;
+- `old-version`: answers initialize with a revision nobody speaks;
+- `exit`: the tool `exit` makes the process exit (the client restarts it);
+  `count` says how many processes were started (a file in FAKE_DIR).
+Every other request gets -32601 (so `server/discover` falls back).
+"""
+
+import json
+import os
+import sys
+
+MODE = os.environ.get("FAKE", "bad-output")
+if MODE == "exit":
+    path = os.path.join(os.environ["FAKE_DIR"], "starts")
+    starts = int(open(path).read()) + 1 if os.path.exists(path) else 1
+    open(path, "w").write(str(starts))
+else:
+    starts = 1
+
+TOOLS = [
+    {
+        "name": "check",
+        "inputSchema": {"type": "object"},
+        "outputSchema": {
+            "type": "object",
+            "properties": {"ok": {"type": "boolean"}},
+            "required": ["ok"],
+        },
+    },
+    {"name": "exit", "inputSchema": {"type": "object"}},
+    {"name": "count", "inputSchema": {"type": "object"}},
+]
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    id_, method = message["id"], message.get("method")
+    if method == "initialize":
+        version = "1999-01-01" if MODE == "old-version" else "2025-06-18"
+        send({"jsonrpc": "2.0", "id": id_, "result": {
+            "protocolVersion": version, "capabilities": {"tools": {}},
+            "serverInfo": {"name": "fake", "version": "1"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": id_, "result": {"tools": TOOLS}})
+    elif method == "tools/call":
+        name = message["params"]["name"]
+        if name == "check":
+            good = message["params"].get("arguments", {}).get("good", False)
+            structured = {"ok": True} if good else {"ok": "yes"}
+            send({"jsonrpc": "2.0", "id": id_, "result": {
+                "content": [{"type": "text", "text": json.dumps(structured)}],
+                "structuredContent": structured}})
+        elif name == "exit":
+            sys.exit(3)
+        else:
+            send({"jsonrpc": "2.0", "id": id_, "result": {
+                "content": [{"type": "text", "text": str(starts)}]}})
+    else:
+        send({"jsonrpc": "2.0", "id": id_, "error": {"code": -32601, "message": "Method not found"}})
