@@ -477,4 +477,84 @@ mod tests {
         assert!(!is_model_safe(&"a".repeat(65)));
         assert!(!is_model_safe("é"));
     }
+
+    mod dump_agreement {
+        use crate::catalog::{Catalog, CatalogOptions, LocalSource, ToolSource};
+        use mcp_runtime::{DumpFormat, Server, tool, tools};
+        use serde_json::Value;
+        use std::sync::Arc;
+
+        /// Read a file.
+        #[tool(name = "files.read")]
+        async fn read(
+            /// The path
+            path: String,
+        ) -> String {
+            path
+        }
+
+        /// Forecast.
+        #[tool(name = "get_the_current_weather_forecast_for_a_city_and_country_in_metric_units")]
+        async fn forecast(
+            /// The city
+            city: String,
+        ) -> String {
+            city
+        }
+
+        fn names(tools: &[Value], pointer: &str) -> Vec<String> {
+            tools
+                .iter()
+                .map(|t| t.pointer(pointer).unwrap().as_str().unwrap().to_owned())
+                .collect()
+        }
+
+        /// A server's `--dump-tools` names are the names a catalog offers
+        /// for it as the only source under the server's own name.
+        #[tokio::test]
+        async fn a_dump_and_a_catalog_of_the_same_server_offer_the_same_names() {
+            let server = Server::new("weather", "1").tools(tools![read, forecast]);
+            let dumped = names(
+                &server
+                    .dump(DumpFormat::Anthropic)
+                    .unwrap()
+                    .to_json()
+                    .as_array()
+                    .unwrap()
+                    .clone(),
+                "/name",
+            );
+            let openai = names(
+                &server
+                    .dump(DumpFormat::OpenAi)
+                    .unwrap()
+                    .to_json()
+                    .as_array()
+                    .unwrap()
+                    .clone(),
+                "/function/name",
+            );
+            assert_eq!(dumped, openai);
+            let source: Arc<dyn ToolSource> =
+                Arc::new(LocalSource::new("weather", server.local().unwrap()));
+            let catalog = Catalog::from_sources(vec![source], CatalogOptions::default())
+                .await
+                .unwrap();
+            let mut offered = names(&catalog.claude_tools(), "/name");
+            offered.sort();
+            assert_eq!(offered, dumped);
+            assert_eq!(
+                dumped,
+                [
+                    "files_read",
+                    "get_the_current_weather_forecast_for_a_city_and_country_f57f0a21"
+                ]
+            );
+            // The catalog routes the mapped name to the MCP name.
+            let result = catalog
+                .call("files_read", serde_json::json!({"path": "/x"}))
+                .await;
+            assert!(!result.is_error, "{result:?}");
+        }
+    }
 }
