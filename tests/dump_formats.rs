@@ -2,7 +2,8 @@
 //! `minimum`/`maximum`; `--dump-tools FORMAT` in both spellings, unknown
 //! formats refused; model API dumps without non-standard keys; the
 //! `openai-strict` dump checked against every strict-mode rule; dumps that
-//! need no registered state; warnings for missing descriptions.
+//! need no registered state; warnings for missing descriptions; names model
+//! APIs refuse mapped as a host maps them, collisions refused.
 
 mod common;
 
@@ -646,4 +647,138 @@ fn mcp_dumps_are_tools_list_results_of_their_revision() {
             common::assert_valid(version, "ListToolsResult", &result);
         }
     }
+}
+
+/// Read a file.
+#[tool(name = "files.read")]
+async fn files_dot_read(
+    /// The path
+    path: String,
+) -> String {
+    path
+}
+
+/// A name MCP allows and model APIs do not: 71 characters.
+const LONG_NAME: &str = "get_the_current_weather_forecast_for_a_city_and_country_in_metric_units";
+
+/// Forecast.
+#[tool(name = "get_the_current_weather_forecast_for_a_city_and_country_in_metric_units")]
+async fn long_forecast(
+    /// The city
+    city: String,
+) -> String {
+    city
+}
+
+/// Read a file, under the name `files.read` maps to.
+#[tool(name = "files_read")]
+async fn files_underscore_read(
+    /// The path
+    path: String,
+) -> String {
+    path
+}
+
+#[tokio::test]
+async fn model_api_dumps_map_dotted_and_long_names_as_a_host_does() {
+    use mcp_protocol::model_name::{is_model_safe, model_name};
+    let server = Server::new("weather", "1").tools(tools![files_dot_read, long_forecast]);
+    // The values are fixed: a change here renames users' tools.
+    let long_mapped = "get_the_current_weather_forecast_for_a_city_and_country_f57f0a21";
+    assert_eq!(model_name("weather", LONG_NAME, false), long_mapped);
+    let expected = [("files.read", "files_read"), (LONG_NAME, long_mapped)];
+    for (format, pointer) in [
+        (DumpFormat::Anthropic, "/name"),
+        (DumpFormat::OpenAi, "/function/name"),
+        (DumpFormat::OpenAiStrict, "/function/name"),
+    ] {
+        let dump = server.dump(format).unwrap();
+        let json = dump.to_json();
+        for (i, (mcp, mapped)) in expected.iter().enumerate() {
+            assert_eq!(json[i].pointer(pointer).unwrap(), mapped, "{format}");
+            assert!(is_model_safe(mapped));
+            assert_eq!(dump.entries()[i].name, *mapped, "{format}");
+            assert_eq!(dump.entries()[i].mcp_name, *mcp, "{format}");
+            assert!(
+                dump.warnings().iter().any(|w| w.starts_with(&format!(
+                    "tool `{mcp}` is offered to the model as `{mapped}`"
+                ))),
+                "{format}: {:#?}",
+                dump.warnings()
+            );
+        }
+        let report = dump.size_report();
+        assert!(
+            report.contains("warning: tool `files.read` is offered to the model as `files_read`"),
+            "{report}"
+        );
+        assert!(
+            report.lines().any(|l| l.starts_with(long_mapped)),
+            "{report}"
+        );
+    }
+    // The MCP dump and the served names are unchanged.
+    let mcp = server
+        .dump(DumpFormat::Mcp(mcp_runtime::ProtocolVersion::LATEST_LEGACY))
+        .unwrap();
+    assert!(mcp.warnings().is_empty(), "{:#?}", mcp.warnings());
+    let json = mcp.to_json();
+    assert_eq!(json["tools"][0]["name"], "files.read");
+    assert_eq!(json["tools"][1]["name"], LONG_NAME);
+    let mut client = Client::builder(server).connect().await.unwrap();
+    let result = client
+        .call("files.read", json!({"path": "/etc/hosts"}))
+        .await
+        .unwrap();
+    assert_eq!(result.text(), Some("/etc/hosts"));
+}
+
+#[test]
+fn two_tools_mapped_to_one_model_name_fail_the_model_api_dumps() {
+    let server = Server::new("s", "1").tools(tools![files_dot_read, files_underscore_read]);
+    for format in [
+        DumpFormat::Anthropic,
+        DumpFormat::OpenAi,
+        DumpFormat::OpenAiStrict,
+    ] {
+        let err = server.dump(format).unwrap_err();
+        let Error::ModelNameCollision {
+            first,
+            second,
+            model_name,
+            ..
+        } = &err
+        else {
+            panic!("{err}");
+        };
+        assert_eq!(
+            (first.as_str(), second.as_str(), model_name.as_str()),
+            ("files.read", "files_read", "files_read")
+        );
+        let message = err.to_string();
+        assert!(
+            message.contains("`files.read`")
+                && message.contains("`files_read`")
+                && message.contains(&format.to_string()),
+            "{message}"
+        );
+    }
+    // Over MCP they are two names.
+    let mcp = server.dump(DumpFormat::Mcp(mcp_runtime::ProtocolVersion::LATEST_LEGACY));
+    assert_eq!(mcp.unwrap().entries().len(), 2);
+}
+
+#[test]
+fn the_tool_docs_example_of_a_mapped_name_is_what_the_function_gives() {
+    use mcp_protocol::model_name::model_name;
+    let docs = include_str!("../mcp-macros/tool-options.md");
+    for tool in ["files.read", LONG_NAME] {
+        assert!(
+            docs.contains(&format!("#[tool(name = \"{tool}\")]")),
+            "{tool}"
+        );
+        let line = format!("model APIs: {}", model_name("weather", tool, false));
+        assert!(docs.contains(&line), "tool-options.md lacks `{line}`");
+    }
+    assert!(docs.contains("For a server named `weather`"));
 }

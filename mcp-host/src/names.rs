@@ -22,6 +22,12 @@
 //!    and 8 hex digits of a SHA-256 of the server's config name and the MCP
 //!    name.
 //!
+//! Steps 2 and 3 are [`model_name`], which lives in
+//! [`mcp_protocol::model_name`] so that `mcp-runtime`'s
+//! `--dump-tools anthropic|openai|openai-strict` maps a server's names the
+//! same way (unprefixed, hashing with the server's own name: a host whose
+//! config names the server the same offers the same names as its dump).
+//!
 //! A map that would give two tools one name is refused when it is built
 //! ([`NameMap::build`] fails with [`NameCollisions`] naming both), never at
 //! call time. That can happen (`a.b` and `a_b` on one server; a crafted
@@ -36,90 +42,14 @@
 //! [`NameMap::resolve`] turns a model's name back into the server and MCP
 //! name to call.
 
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-/// The longest name the model APIs accept.
-pub const MAX_MODEL_NAME_LEN: usize = 64;
-
-/// Between a server's name and a tool's in a prefixed model name.
-pub const PREFIX_SEPARATOR: &str = "__";
-
-/// Hex digits of the hash suffix.
-const HASH_HEX: usize = 8;
-
-/// Whether `name` matches `^[a-zA-Z0-9_-]{1,64}$`, what the Anthropic and
-/// OpenAI APIs accept.
-pub fn is_model_safe(name: &str) -> bool {
-    (1..=MAX_MODEL_NAME_LEN).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
-
-/// The model name of `server`'s tool `tool`: `prefixed` when the tool is
-/// in the collision set (another server exposes the same MCP name, or a
-/// tool of another server would get the same unprefixed model name). The
-/// fixed function the module docs describe; [`NameMap::build`] applies it
-/// and checks the results are distinct.
-pub fn model_name(server: &str, tool: &str, prefixed: bool) -> String {
-    let raw = if prefixed {
-        format!("{server}{PREFIX_SEPARATOR}{tool}")
-    } else {
-        tool.to_owned()
-    };
-    if is_model_safe(&raw) {
-        return raw;
-    }
-    let mut name = String::with_capacity(raw.len());
-    let mut lossy = false;
-    let mut in_run = false;
-    for c in raw.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-            name.push(c);
-            in_run = false;
-        } else if matches!(c, '.' | '/' | ':' | ' ') {
-            // Separators: `_` reads the same to a model, and names that
-            // differ only here are rare enough to be refused when they meet.
-            name.push('_');
-            in_run = false;
-        } else {
-            lossy = true;
-            if !in_run {
-                name.push('_');
-            }
-            in_run = true;
-        }
-    }
-    // An empty MCP name has nothing to keep; it gets a name like a lossy one.
-    lossy |= name.is_empty();
-    if lossy {
-        let kept = name.trim_end_matches('_');
-        let kept = if kept.is_empty() { "tool" } else { kept };
-        name = format!("{kept}_{}", hash(server, tool));
-    }
-    if name.len() > MAX_MODEL_NAME_LEN {
-        let keep = MAX_MODEL_NAME_LEN - 1 - HASH_HEX;
-        // `name` is ASCII by now: any byte index is a char boundary.
-        name = format!("{}_{}", &name[..keep], hash(server, tool));
-    }
-    name
-}
-
-/// 8 hex digits of SHA-256 over the server's name and the tool's, length-
-/// prefixed so that no two pairs hash the same input.
-fn hash(server: &str, tool: &str) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update((server.len() as u64).to_be_bytes());
-    hasher.update(server.as_bytes());
-    hasher.update(tool.as_bytes());
-    let digest = hasher.finalize();
-    digest[..HASH_HEX / 2]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
+// The per-name function lives in mcp-protocol so that mcp-runtime's
+// `--dump-tools` model formats map names exactly as this catalog does.
+pub use mcp_protocol::model_name::{
+    MAX_MODEL_NAME_LEN, PREFIX_SEPARATOR, is_model_safe, model_name,
+};
 
 /// A tool of one server: where a model name leads.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -300,6 +230,7 @@ impl NameMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcp_protocol::model_name::HASH_HEX;
 
     fn build(tools: &[(&str, &str)]) -> Result<NameMap, NameCollisions> {
         NameMap::build(tools.iter().copied())
@@ -545,5 +476,85 @@ mod tests {
         assert!(!is_model_safe("a.b"));
         assert!(!is_model_safe(&"a".repeat(65)));
         assert!(!is_model_safe("é"));
+    }
+
+    mod dump_agreement {
+        use crate::catalog::{Catalog, CatalogOptions, LocalSource, ToolSource};
+        use mcp_runtime::{DumpFormat, Server, tool, tools};
+        use serde_json::Value;
+        use std::sync::Arc;
+
+        /// Read a file.
+        #[tool(name = "files.read")]
+        async fn read(
+            /// The path
+            path: String,
+        ) -> String {
+            path
+        }
+
+        /// Forecast.
+        #[tool(name = "get_the_current_weather_forecast_for_a_city_and_country_in_metric_units")]
+        async fn forecast(
+            /// The city
+            city: String,
+        ) -> String {
+            city
+        }
+
+        fn names(tools: &[Value], pointer: &str) -> Vec<String> {
+            tools
+                .iter()
+                .map(|t| t.pointer(pointer).unwrap().as_str().unwrap().to_owned())
+                .collect()
+        }
+
+        /// A server's `--dump-tools` names are the names a catalog offers
+        /// for it as the only source under the server's own name.
+        #[tokio::test]
+        async fn a_dump_and_a_catalog_of_the_same_server_offer_the_same_names() {
+            let server = Server::new("weather", "1").tools(tools![read, forecast]);
+            let dumped = names(
+                &server
+                    .dump(DumpFormat::Anthropic)
+                    .unwrap()
+                    .to_json()
+                    .as_array()
+                    .unwrap()
+                    .clone(),
+                "/name",
+            );
+            let openai = names(
+                &server
+                    .dump(DumpFormat::OpenAi)
+                    .unwrap()
+                    .to_json()
+                    .as_array()
+                    .unwrap()
+                    .clone(),
+                "/function/name",
+            );
+            assert_eq!(dumped, openai);
+            let source: Arc<dyn ToolSource> =
+                Arc::new(LocalSource::new("weather", server.local().unwrap()));
+            let catalog = Catalog::from_sources(vec![source], CatalogOptions::default())
+                .await
+                .unwrap();
+            let mut offered = names(&catalog.claude_tools(), "/name");
+            offered.sort();
+            assert_eq!(offered, dumped);
+            assert_eq!(
+                dumped,
+                [
+                    "files_read",
+                    "get_the_current_weather_forecast_for_a_city_and_country_f57f0a21"
+                ]
+            );
+            // The catalog routes the mapped name to the MCP name.
+            let result = catalog
+                .call("files_read", serde_json::json!({"path": "/x"}))
+                .await;
+            assert!(!result.is_error, "{result:?}");
+        }
     }
 }

@@ -6,7 +6,9 @@
 //! ([`frame`]), error codes and the reserved `_meta` keys ([`meta`]), W3C
 //! trace context ([`trace_context`]); the client direction: typed requests
 //! a client sends and the results, server requests and notifications it
-//! reads ([`model`]), and the one JSON-RPC error object ([`RpcError`]).
+//! reads ([`model`]), and the one JSON-RPC error object ([`RpcError`]);
+//! the names model APIs accept for MCP tools ([`model_name`]), one mapping
+//! for host catalogs and server dumps.
 //!
 //! No I/O happens here: the server runtime (`mcp-runtime`) reads and writes
 //! the bytes, this crate says what they are.
@@ -22,6 +24,7 @@ pub mod id_scan;
 pub mod incoming;
 pub mod meta;
 pub mod model;
+pub mod model_name;
 pub mod outgoing;
 pub mod params;
 pub mod sampling;

@@ -33,8 +33,8 @@ use std::io::{self, Write};
 ///   feature the flag is an error (exit status 2);
 /// - `--dump-tools [FORMAT]` or `--dump-tools=FORMAT`: serves nothing, prints
 ///   the tools in `FORMAT` (see [`DumpFormat`]; `mcp` by default) on stdout,
-///   their sizes and warnings (tools and arguments without a description) on
-///   stderr, and returns.
+///   their sizes and warnings (tools and arguments without a description,
+///   tool names a model API format had to map) on stderr, and returns.
 ///
 /// Mistakes end the process with `error: …` on stderr (the error's `Display`
 /// form, as a command-line parser reports a bad flag; returned from `main`,
@@ -42,7 +42,8 @@ use std::io::{self, Write};
 ///
 /// - an unknown format: exit status 2;
 /// - tools that cannot be dumped in the format (see
-///   [`DumpFormat::OpenAiStrict`]): exit status 1;
+///   [`DumpFormat::OpenAiStrict`]), or two tools whose names a model API
+///   format maps to one ([`Error::ModelNameCollision`](crate::Error::ModelNameCollision)): exit status 1;
 /// - a registration mistake (two tools with one name, an invalid name, a
 ///   `State<T>` never registered; see [`Error`](crate::Error)), when dumping
 ///   or before serving: exit status 1, e.g.

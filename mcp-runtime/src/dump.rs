@@ -4,7 +4,9 @@
 use crate::error::Error;
 use crate::protocol::ProtocolVersion;
 use crate::tool::Tool;
+use mcp_protocol::model_name::model_name;
 use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -94,8 +96,15 @@ impl fmt::Display for DumpFormat {
 /// One tool of a dump, with the size of its compact JSON.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DumpEntry {
-    /// The tool's name.
+    /// The tool's name in the dump: its MCP name in the `mcp` formats; in
+    /// the model API formats the name those APIs accept
+    /// (`^[a-zA-Z0-9_-]{1,64}$`), mapped by
+    /// [`mcp_protocol::model_name::model_name`] when the MCP name is not
+    /// one (`files.read` → `files_read`).
     pub name: String,
+    /// The tool's MCP name, what `tools/call` takes; the same as `name`
+    /// unless the dump's format had to map it.
+    pub mcp_name: String,
     /// The tool's entry in the dump's format.
     pub json: Value,
     /// Bytes of `json` serialized compactly: what the entry costs on the wire
@@ -116,17 +125,49 @@ pub struct ToolDump {
 impl ToolDump {
     /// The dump of `tools`; fails when a tool cannot be expressed in
     /// `format` (see [`DumpFormat::OpenAiStrict`]).
+    ///
+    /// In the model API formats each name is mapped as a host maps it
+    /// ([`mcp_protocol::model_name::model_name`], unprefixed: one server,
+    /// hashing with `server`, its name): a changed name is a warning, and
+    /// two tools that would get one name fail the dump with
+    /// [`Error::ModelNameCollision`].
     pub(crate) fn new(
         format: DumpFormat,
+        server: &str,
         tools: &[&Tool],
         list_ttl_ms: u64,
     ) -> Result<ToolDump, Error> {
         let mut entries = Vec::with_capacity(tools.len());
         let mut problems = Vec::new();
+        let mut renamed = Vec::new();
+        // The first tool given each model name, to name both of a collision.
+        let mut taken: BTreeMap<String, &str> = BTreeMap::new();
         for tool in tools {
-            match entry(format, tool) {
+            let name = match format {
+                DumpFormat::Mcp(_) => tool.name.clone(),
+                DumpFormat::Anthropic | DumpFormat::OpenAi | DumpFormat::OpenAiStrict => {
+                    model_name(server, &tool.name, false)
+                }
+            };
+            if let Some(first) = taken.get(&name) {
+                return Err(Error::ModelNameCollision {
+                    format: format.to_string(),
+                    first: (*first).to_owned(),
+                    second: tool.name.clone(),
+                    model_name: name,
+                });
+            }
+            taken.insert(name.clone(), &tool.name);
+            if name != tool.name {
+                renamed.push(format!(
+                    "tool `{}` is offered to the model as `{name}`: model APIs accept only names matching ^[a-zA-Z0-9_-]{{1,64}}$ (a host maps it the same way; rename the tool to choose the name yourself)",
+                    tool.name
+                ));
+            }
+            match entry(format, &name, tool) {
                 Ok(json) => entries.push(DumpEntry {
-                    name: tool.name.clone(),
+                    name,
+                    mcp_name: tool.name.clone(),
                     bytes: json.to_string().len(),
                     json,
                 }),
@@ -154,15 +195,17 @@ impl ToolDump {
             format,
             entries,
             envelope,
-            warnings: tools
-                .iter()
-                .flat_map(|tool| missing_descriptions(tool))
+            warnings: renamed
+                .into_iter()
+                .chain(tools.iter().flat_map(|tool| missing_descriptions(tool)))
                 .collect(),
         })
     }
 
-    /// What the dump says too little about: each tool and each argument
-    /// without a description. Legal, but the model then guesses from names.
+    /// What a reader of the dump should know: each tool whose name the
+    /// format had to map (`tool `files.read` is offered to the model as
+    /// `files_read`: …`), then each tool and each argument without a
+    /// description (legal, but the model then guesses from names).
     pub fn warnings(&self) -> &[String] {
         &self.warnings
     }
@@ -229,20 +272,20 @@ impl ToolDump {
     }
 }
 
-/// A tool's entry in `format`, or why it has none.
-fn entry(format: DumpFormat, tool: &Tool) -> Result<Value, Vec<String>> {
+/// A tool's entry in `format` under `name`, or why it has none.
+fn entry(format: DumpFormat, name: &str, tool: &Tool) -> Result<Value, Vec<String>> {
     let description = tool.def.description.clone().unwrap_or_default();
     Ok(match format {
         DumpFormat::Mcp(version) => tool.definition(version),
         DumpFormat::Anthropic => json!({
-            "name": tool.name,
+            "name": name,
             "description": description,
             "input_schema": crate::schema::for_model_api(tool.input_schema()),
         }),
         DumpFormat::OpenAi => json!({
             "type": "function",
             "function": {
-                "name": tool.name,
+                "name": name,
                 "description": description,
                 "parameters": crate::schema::for_model_api(tool.input_schema()),
             }
@@ -250,7 +293,7 @@ fn entry(format: DumpFormat, tool: &Tool) -> Result<Value, Vec<String>> {
         DumpFormat::OpenAiStrict => json!({
             "type": "function",
             "function": {
-                "name": tool.name,
+                "name": name,
                 "description": description,
                 "parameters": crate::strict::input_schema(tool.input_schema())?,
                 "strict": true,

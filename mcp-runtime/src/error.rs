@@ -34,6 +34,19 @@ pub enum Error {
         /// One line per problem: the tool, the schema path and the reason.
         problems: Vec<String>,
     },
+    /// Two tools would get one name in a model API dump (`a.b` and `a_b`
+    /// are both `a_b` there: see
+    /// [`mcp_protocol::model_name::model_name`]).
+    ModelNameCollision {
+        /// The format, as [`DumpFormat`](crate::DumpFormat) displays it.
+        format: String,
+        /// The MCP name of the tool that got the name first.
+        first: String,
+        /// The MCP name of the other tool.
+        second: String,
+        /// The name both would get.
+        model_name: String,
+    },
     /// The replica tag given to `Server::replica_tag` cannot go into a
     /// session id (1 to 63 ASCII letters, digits, `-` or `_`).
     InvalidReplicaTag(String),
@@ -79,6 +92,15 @@ impl fmt::Display for Error {
                 }
                 Ok(())
             }
+            Error::ModelNameCollision {
+                format,
+                first,
+                second,
+                model_name,
+            } => write!(
+                f,
+                "tools `{first}` and `{second}` would both be offered to the model as `{model_name}` in the {format} dump (model APIs accept only ^[a-zA-Z0-9_-]{{1,64}}$); rename one of them"
+            ),
             Error::InvalidReplicaTag(tag) => write!(
                 f,
                 "invalid replica tag {tag:?}: use 1 to 63 ASCII letters, digits, '-' or '_'"

@@ -376,6 +376,13 @@ impl Server {
     /// would on a bad registration (duplicate or invalid names), and when a
     /// tool cannot be expressed in `format` ([`Error::NotExpressible`]).
     ///
+    /// The model API formats offer each tool under the name those APIs
+    /// accept, mapped as `mcp-host` maps it
+    /// ([`mcp_protocol::model_name::model_name`]; the server's name seeds
+    /// the hash of a shortened name); a name that changes is a
+    /// [`ToolDump::warnings`] entry, and two tools mapped to one name fail
+    /// the dump ([`Error::ModelNameCollision`]).
+    ///
     /// ```
     /// use mcp_runtime::{DumpFormat, Server, tool, tools};
     ///
@@ -395,7 +402,7 @@ impl Server {
     pub fn dump(&self, format: DumpFormat) -> Result<ToolDump, Error> {
         let registry = Registry::new(self.tools.clone(), None)?;
         let tools: Vec<&Tool> = registry.tools().collect();
-        ToolDump::new(format, &tools, self.list_ttl_ms())
+        ToolDump::new(format, &self.name, &tools, self.list_ttl_ms())
     }
 
     /// Every `State<T>` a tool takes must be registered.
