@@ -682,16 +682,17 @@ fn interop_with_the_python_sdk_server_over_stdio() {
     });
 }
 
-/// The README's "Host side" block is `ignore` there (mcp-runtime's doctests
-/// do not depend on mcp-host); lib.rs compiles the same code as a doctest.
+/// The README's "Host side" block is fenced `rs` (highlighted as Rust, but
+/// not one of mcp-runtime's README doctests, which do not depend on
+/// mcp-host); lib.rs compiles the same code as a doctest.
 #[test]
 fn the_readme_example_is_the_compiled_one() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("../README.md")).unwrap();
     let start = readme
-        .find("```rust,ignore\nuse mcp_host::catalog")
+        .find("```rs\nuse mcp_host::catalog")
         .expect("the Host side example")
-        + "```rust,ignore\n".len();
+        + "```rs\n".len();
     let end = start + readme[start..].find("```").unwrap();
     let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
     let doc: Vec<&str> = lib
