@@ -10,6 +10,7 @@ MODE: auto (2026-07-28 when the server speaks it) or legacy.
 """
 
 import json
+import os
 import resource
 import sys
 import time
@@ -19,7 +20,9 @@ from mcp import Client, StdioServerParameters
 
 
 async def main(kind: str, target: str, mode: str, calls: int, inflight: int) -> None:
-    server = StdioServerParameters(command=target, args=[]) if kind == "--stdio" else target
+    # The whole environment (the SDK passes only a safe subset by default):
+    # `clients` sets `RATE_LIMIT=off` there for the server.
+    server = StdioServerParameters(command=target, args=[], env=dict(os.environ)) if kind == "--stdio" else target
     async with Client(server, mode=mode) as client:
         await client.list_tools()
         latencies: list[float] = []

@@ -22,7 +22,9 @@ const inflight = Number(inflightArg);
 let transport;
 if (kind === '--stdio') {
   const { StdioClientTransport } = await load('client/stdio.js');
-  transport = new StdioClientTransport({ command: target, args: [] });
+  // The whole environment (the SDK passes only a safe subset by default):
+  // `clients` sets `RATE_LIMIT=off` there for the server.
+  transport = new StdioClientTransport({ command: target, args: [], env: process.env });
 } else {
   const { StreamableHTTPClientTransport } = await load('client/streamableHttp.js');
   transport = new StreamableHTTPClientTransport(new URL(target));

@@ -32,7 +32,9 @@ fn main() {
                 transport = Some(Transport::Stdio {
                     command: value(),
                     args: Vec::new(),
-                    env: BTreeMap::new(),
+                    // This process's environment, as the peers pass theirs
+                    // (`clients` sets `RATE_LIMIT=off` there).
+                    env: std::env::vars().collect(),
                     cwd: None,
                 });
             }

@@ -5,7 +5,8 @@
 //! calls with `--inflight` (64) in flight on one connection, every answer
 //! checked, over stdio (the client spawns `everything`) and over Streamable
 //! HTTP (a fresh `everything --http 127.0.0.1:0` per run), in each protocol
-//! era the client speaks. `--reps` (3) interleaved repetitions, the order of
+//! era the client speaks; `everything` runs with `RATE_LIMIT=off` (its
+//! default limit would refuse most of the calls). `--reps` (3) interleaved repetitions, the order of
 //! the clients rotated each time; each row is the median of its runs.
 //!
 //! ```text
@@ -133,6 +134,9 @@ fn main() {
                 cmd.arg(&py_script).args([server.0, &server.1, row.mode]);
                 cmd.args([calls.to_string(), inflight.to_string()]);
             }
+            // The stdio server is the client's child: it gets this through
+            // the client's environment, which every client passes on whole.
+            cmd.env("RATE_LIMIT", "off");
             let result = run(cmd);
             eprintln!(
                 "rep {rep}: {} {} {}: {result}",
@@ -227,6 +231,7 @@ impl HttpServer {
             .to_string();
         let child = Command::new(everything)
             .args(["--http", &addr])
+            .env("RATE_LIMIT", "off")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
