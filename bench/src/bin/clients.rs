@@ -1,5 +1,6 @@
 //! The host side: MCP clients under the same load against `everything`, in
-//! one run. mcp-host's `McpClient` (`client-load`), the official TypeScript
+//! one run. mcp-host's `McpClient` (`client-load`), rmcp's client
+//! (`bench/rmcp`'s `rmcp-client`; `--no-rmcp` leaves it out), the official TypeScript
 //! SDK client (`bench/clients/ts_client.mjs`) and the official Python SDK
 //! client (`bench/clients/py_client.py`) each make `--calls` (5,000) `add`
 //! calls with `--inflight` (64) in flight on one connection, every answer
@@ -11,10 +12,11 @@
 //!
 //! ```text
 //! cargo run --release -p bench --bin clients -- [--calls N] [--inflight N]
-//!     [--reps N] [--no-build]
+//!     [--reps N] [--no-build] [--no-rmcp]
 //! ```
 //!
-//! It builds `everything` (with `http`) and `client-load` (release), installs
+//! It builds `everything` (with `http`), `client-load` and `rmcp-client`
+//! (release), installs
 //! the pinned SDKs when missing (`npm ci` in tests/interop; the virtualenv
 //! `target/interop-venv` from tests/interop/requirements.txt, as the interop
 //! tests do) and prints a markdown table: calls/s, p50 and p99 latency, the
@@ -45,6 +47,7 @@ fn main() {
     let mut inflight = 64usize;
     let mut reps = 3usize;
     let mut build = true;
+    let mut rmcp = true;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut number = || {
@@ -57,6 +60,7 @@ fn main() {
             "--inflight" => inflight = number(),
             "--reps" => reps = number(),
             "--no-build" => build = false,
+            "--no-rmcp" => rmcp = false,
             other => panic!("unknown argument {other}"),
         }
     }
@@ -85,9 +89,23 @@ fn main() {
                 .is_ok_and(|s| s.success());
             assert!(ok, "cargo {} failed", args.join(" "));
         }
+        if rmcp {
+            // A workspace of its own (bench/rmcp), built into this target
+            // directory as the HTTP benchmark builds its server.
+            let ok = Command::new(&cargo)
+                .args(["build", "--release", "--manifest-path"])
+                .arg(root.join("bench/rmcp/Cargo.toml"))
+                .arg("--target-dir")
+                .arg(&target)
+                .args(["--bin", "rmcp-client"])
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "building bench/rmcp's rmcp-client failed");
+        }
     }
     let everything = target.join("release/examples/everything");
     let ours = target.join("release/client-load");
+    let rmcp_client = target.join("release/rmcp-client");
     let sdk = ts_sdk(&root);
     let python = python_sdk(&root, &target);
     let ts_script = root.join("bench/clients/ts_client.mjs");
@@ -95,13 +113,19 @@ fn main() {
 
     let mut rows = Vec::new();
     for transport in ["stdio", "http"] {
-        for (client, mode) in [
+        let peers = [
             ("mcp-host", "auto"),
             ("mcp-host", "legacy"),
+            ("rmcp 3.11", "auto"),
+            ("rmcp 3.11", "legacy"),
             ("TypeScript SDK 1.32.2", "legacy"),
             ("Python SDK 2.3.0", "auto"),
             ("Python SDK 2.3.0", "legacy"),
-        ] {
+        ];
+        for (client, mode) in peers
+            .into_iter()
+            .filter(|(client, _)| rmcp || !client.starts_with("rmcp"))
+        {
             rows.push(Row {
                 transport,
                 client,
@@ -110,6 +134,7 @@ fn main() {
             });
         }
     }
+    let load_before = load_average();
     let count = rows.len();
     for rep in 0..reps {
         for k in 0..count {
@@ -125,6 +150,10 @@ fn main() {
                 cmd.args([server.0, &server.1, "--mode", row.mode]);
                 cmd.args(["--calls", &calls.to_string()]);
                 cmd.args(["--inflight", &inflight.to_string()]);
+            } else if row.client.starts_with("rmcp") {
+                cmd = Command::new(&rmcp_client);
+                cmd.args([server.0, &server.1, row.mode]);
+                cmd.args([calls.to_string(), inflight.to_string()]);
             } else if row.client.starts_with("TypeScript") {
                 cmd = Command::new("node");
                 cmd.arg(&ts_script).arg(&sdk).args([server.0, &server.1]);
@@ -146,6 +175,18 @@ fn main() {
         }
     }
     print!("{}", report(&rows, calls, inflight, reps));
+    println!(
+        "\n1-minute load average {load_before} before the runs, {} after.",
+        load_average()
+    );
+}
+
+/// The 1-minute load average (`/proc/loadavg`): the machine is shared.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".into())
 }
 
 /// Runs one client; its JSON line, killed past [`RUN_TIMEOUT`].
