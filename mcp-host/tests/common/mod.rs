@@ -324,3 +324,46 @@ pub fn python_sdk() -> PathBuf {
         })
         .clone()
 }
+
+/// `tests/interop`, the directory whose `node_modules` holds the official
+/// TypeScript SDK pinned by its `package-lock.json`, installed with `npm ci`
+/// when the stamp `tests/common/node.rs` writes after an install does not
+/// match the lock file: the same stamp and the same lock file as that
+/// helper, so this and the `tests` crate's interop tests install it once.
+/// Node.js >= 20 with npm must be on `PATH`; without them the test fails
+/// with a message saying so, as the `tests` crate's interop tests do.
+pub fn ts_sdk() -> PathBuf {
+    static READY: OnceLock<PathBuf> = OnceLock::new();
+    READY
+        .get_or_init(|| {
+            let dir = workspace_root().join("tests/interop");
+            let lock = std::fs::read(dir.join("package-lock.json"))
+                .expect("read tests/interop/package-lock.json");
+            let stamp = dir.join("node_modules").join(".interop-installed");
+            let installed = || std::fs::read(&stamp).is_ok_and(|have| have == lock);
+            if !installed() {
+                let target = std::env::var_os("CARGO_TARGET_DIR")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| workspace_root().join("target"));
+                std::fs::create_dir_all(&target).unwrap();
+                let guard = std::fs::File::create(target.join("interop-install.lock")).unwrap();
+                guard.lock().expect("lock the install lock file");
+                if !installed() {
+                    let output = Command::new("npm")
+                        .args(["ci", "--no-audit", "--no-fund"])
+                        .current_dir(&dir)
+                        .stdin(Stdio::null())
+                        .output()
+                        .expect("npm runs (install Node.js >= 20 with npm)");
+                    assert!(
+                        output.status.success(),
+                        "npm ci in tests/interop failed:\n{}",
+                        String::from_utf8_lossy(&output.stderr)
+                    );
+                    std::fs::write(&stamp, &lock).unwrap();
+                }
+            }
+            dir
+        })
+        .clone()
+}
