@@ -38,7 +38,7 @@ use crate::session::Session;
 use crate::session::forks::Forks;
 use crate::shared::Shared;
 use crate::util::lock;
-use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::header::{HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
 
 use std::sync::{Arc, Mutex};
@@ -231,21 +231,13 @@ pub(super) fn get(
     let weak = Arc::downgrade(&connection);
     drop(connection);
     let guard = PushGuard(Arc::downgrade(&session));
-    let mut response = Response::new(HttpBody::stream(
+    super::sse::event_stream(HttpBody::stream(
         None,
         frames,
         weak,
         false,
         Some(Box::new(guard)),
-    ));
-    let h = response.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    response
+    ))
 }
 
 /// DELETE: ends the session; its calls in flight are cancelled.

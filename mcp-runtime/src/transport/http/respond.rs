@@ -19,7 +19,7 @@
 //! do not apply, so the seam is this function: `Session::handle`, the
 //! outbox's `Frames`, and the body that drains them.
 
-use super::sse::{CancelOnDrop, HttpBody};
+use super::sse::{CancelOnDrop, HttpBody, event_stream};
 use super::{json_response, with_challenge};
 use crate::auth::Gate;
 use crate::conn::connection::Connection;
@@ -28,7 +28,6 @@ use crate::protocol::frame::{Frame, FrameKind};
 use crate::protocol::incoming::{Incoming, Rejection};
 use crate::session::{Session, close_subscriptions, notify_tools_changed};
 use crate::shared::Shared;
-use hyper::header::{self, HeaderValue};
 use hyper::{Response, StatusCode};
 use std::sync::Arc;
 use tokio::sync::watch;
@@ -81,23 +80,13 @@ pub(super) async fn respond(
         return response;
     };
     match first.kind() {
-        FrameKind::Message => {
-            let mut response = Response::new(HttpBody::stream(
-                Some(first),
-                frames,
-                cancel.disarm(),
-                true,
-                keep,
-            ));
-            let h = response.headers_mut();
-            h.insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/event-stream"),
-            );
-            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-            h.insert("x-accel-buffering", HeaderValue::from_static("no"));
-            response
-        }
+        FrameKind::Message => event_stream(HttpBody::stream(
+            Some(first),
+            frames,
+            cancel.disarm(),
+            true,
+            keep,
+        )),
         kind => json_response(status_of(kind), first.into_bytes()),
     }
 }

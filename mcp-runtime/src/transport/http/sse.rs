@@ -119,6 +119,22 @@ fn event(frame: Frame) -> Bytes {
     Bytes::from(event)
 }
 
+/// `body` as a `200` event stream: `text/event-stream`, not cached, and
+/// not buffered by a proxy in front (nginx's `X-Accel-Buffering`), so each
+/// event reaches the client as it is written.
+pub(crate) fn event_stream(body: HttpBody) -> hyper::Response<HttpBody> {
+    use hyper::header::{self, HeaderValue};
+    let mut response = hyper::Response::new(body);
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
 /// Cancels every call of a request's connection when dropped; calls that
 /// have finished are gone from it, so this is a no-op after a normal end.
 #[derive(Debug)]
