@@ -593,10 +593,19 @@ impl Router {
 
     /// The server gave up on one of its requests: stop answering it.
     fn server_cancelled(&self, params: Option<&RawValue>) {
-        let Some(params) =
-            params.and_then(|p| serde_json::from_str::<CancelledParams>(p.get()).ok())
-        else {
-            return;
+        // A notification gets no answer: one that names no request is
+        // logged and dropped, and no request is cancelled by it.
+        let parsed = params.map(|p| serde_json::from_str::<CancelledParams>(p.get()));
+        let params = match parsed {
+            Some(Ok(params)) => params,
+            Some(Err(err)) => {
+                tracing::debug!(server = %self.shared.config.name, error = %err, "ignored a notifications/cancelled with unreadable params");
+                return;
+            }
+            None => {
+                tracing::debug!(server = %self.shared.config.name, "ignored a notifications/cancelled without params");
+                return;
+            }
         };
         let task = self
             .shared

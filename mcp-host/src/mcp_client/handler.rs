@@ -68,8 +68,11 @@ impl HostHandler {
     }
 }
 
-fn parsed(params: Option<Box<RawValue>>) -> Option<serde_json::Value> {
-    params.and_then(|p| serde_json::from_str(p.get()).ok())
+/// The params as a tree. They are JSON already (the dispatcher's envelope
+/// parse), but may nest past serde_json's depth limit: that is an error for
+/// the message, not "no params".
+fn parsed(params: Option<Box<RawValue>>) -> Result<Option<serde_json::Value>, serde_json::Error> {
+    params.map(|p| serde_json::from_str(p.get())).transpose()
 }
 
 fn raw<T: serde::Serialize>(value: &T) -> Result<Box<RawValue>, RpcError> {
@@ -79,7 +82,9 @@ fn raw<T: serde::Serialize>(value: &T) -> Result<Box<RawValue>, RpcError> {
 impl Handler for HostHandler {
     fn request(&self, request: ServerRequest) -> BoxFuture<'_, Result<Box<RawValue>, RpcError>> {
         Box::pin(async move {
-            let parsed = Request::parse(&request.method, parsed(request.params))
+            let params =
+                parsed(request.params).map_err(|e| RpcError::invalid_params(e.to_string()))?;
+            let parsed = Request::parse(&request.method, params)
                 .map_err(|e| RpcError::invalid_params(e.to_string()))?;
             match parsed {
                 Request::Elicit(params) => raw(&self.elicit(params).await?),
@@ -95,7 +100,8 @@ impl Handler for HostHandler {
 
     fn notification(&self, notification: ServerNotification) -> BoxFuture<'_, ()> {
         Box::pin(async move {
-            let Ok(parsed) = Notification::parse(&notification.method, parsed(notification.params))
+            let Ok(parsed) = parsed(notification.params)
+                .and_then(|params| Notification::parse(&notification.method, params))
             else {
                 tracing::debug!(server = %self.server, method = %notification.method, "unreadable notification");
                 return;

@@ -13,6 +13,7 @@ use crate::conn::connection::Connection;
 use crate::conn::lifecycle::Lifecycle;
 use crate::level::Level;
 use crate::protocol::RpcError;
+use crate::protocol::incoming::without_position;
 use crate::protocol::outgoing::ErrorData;
 use crate::protocol::params::{Meta, Params};
 use crate::protocol::trace_context::TraceContext;
@@ -147,10 +148,17 @@ fn modern_request(
     match ProtocolVersion::parse(version) {
         Some(v) if v.is_modern() => Ok(RequestInfo {
             version: v,
-            client: recent.client(
-                meta.and_then(|meta| meta.client_info.as_deref()),
-                capabilities,
-            ),
+            client: recent
+                .client(
+                    meta.and_then(|meta| meta.client_info.as_deref()),
+                    capabilities,
+                )
+                .map_err(|err| {
+                    RpcError::invalid_params(format!(
+                        "Invalid params: params._meta: {}",
+                        without_position(&err)
+                    ))
+                })?,
             log_level,
         }),
         _ => Err(unsupported_version(version, lifecycle)),

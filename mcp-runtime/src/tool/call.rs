@@ -37,13 +37,16 @@ impl Arguments {
         }
     }
 
-    /// The arguments as an object, if they are one (header bounds).
-    pub(crate) fn object(&self) -> Option<Cow<'_, Map<String, Value>>> {
+    /// The arguments as an object, if they are one (header bounds), or why
+    /// the wire's text cannot be read as one. The params parse has checked
+    /// that it is an object, but not how deep it nests: a tree past
+    /// serde_json's depth limit is refused here, never passed unchecked.
+    pub(crate) fn object(&self) -> Result<Option<Cow<'_, Map<String, Value>>>, serde_json::Error> {
         match self {
-            Arguments::None => None,
-            Arguments::Raw(raw) => serde_json::from_str(raw.get()).ok().map(Cow::Owned),
-            Arguments::Local(Value::Object(map)) => Some(Cow::Borrowed(map)),
-            Arguments::Local(_) => None,
+            Arguments::None => Ok(None),
+            Arguments::Raw(raw) => serde_json::from_str(raw.get()).map(|map| Some(Cow::Owned(map))),
+            Arguments::Local(Value::Object(map)) => Ok(Some(Cow::Borrowed(map))),
+            Arguments::Local(_) => Ok(None),
         }
     }
 }

@@ -341,7 +341,16 @@ impl Tool {
         if bounds.is_empty() {
             return None;
         }
-        let arguments = arguments.object()?;
+        let arguments = match arguments.object() {
+            Ok(arguments) => arguments?,
+            Err(err) => {
+                return Some(ToolOutcome::Error(format!(
+                    "Invalid arguments for tool '{}': {}.",
+                    self.name,
+                    crate::protocol::incoming::without_position(&err)
+                )));
+            }
+        };
         bounds.iter().find_map(|bound| {
             let value = arguments.get(&bound.property)?;
             let number = value.as_f64()?;
