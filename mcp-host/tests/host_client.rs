@@ -5,15 +5,14 @@
 
 mod common;
 
-use common::{HttpServer, example, run};
+use common::{HttpServer, args, example, run, text};
 use mcp_host::catalog::{Catalog, CatalogError, CatalogOptions};
 use mcp_host::config::{McpConfig, ServerConfig, Transport};
 use mcp_host::mcp_client::{
     CallOptions, ClientOptions, ElicitFn, McpClient, McpError, Mode, ProgressFn, SampleFn,
 };
 use mcp_host::wire::{
-    CallToolResult, ContentBlock, CreateMessageResult, ElicitAction, ElicitResult, JsonObject,
-    Role, SamplingContent,
+    CallToolResult, CreateMessageResult, ElicitAction, ElicitResult, Role, SamplingContent,
 };
 use mcp_protocol::ProtocolVersion;
 use serde_json::{Value, json};
@@ -66,21 +65,6 @@ fn fake(mode: &str, dir: Option<&str>) -> ServerConfig {
         },
         trusted: true,
     }
-}
-
-fn args(value: Value) -> Option<JsonObject> {
-    value.as_object().cloned()
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// An elicitation handler that accepts every form with `content`, counting.

@@ -15,12 +15,12 @@
 
 mod common;
 
-use common::run;
+use common::{args, run, text};
 use mcp_host::config::{ServerConfig, Transport};
 use mcp_host::mcp_client::{CallOptions, ClientOptions, McpClient, Mode};
-use mcp_host::wire::{CallToolResult, ContentBlock, JsonObject};
+use mcp_host::wire::ContentBlock;
 use mcp_protocol::ProtocolVersion;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -32,21 +32,6 @@ fn script() -> String {
         .join("tests/interop/ts_server.mjs")
         .to_string_lossy()
         .into_owned()
-}
-
-fn args(value: Value) -> Option<JsonObject> {
-    value.as_object().cloned()
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The checks both transports share: the tools, `add`'s structured result,

@@ -96,6 +96,23 @@ pub fn example(name: &str) -> PathBuf {
 }
 
 /// `JSON text` as params.
+/// A call's arguments from a `json!` object.
+pub fn args(value: Value) -> Option<mcp_host::wire::JsonObject> {
+    value.as_object().cloned()
+}
+
+/// The text blocks of a result, concatenated.
+pub fn text(result: &mcp_host::wire::CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            mcp_host::wire::ContentBlock::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 pub fn raw(value: Value) -> Box<RawValue> {
     serde_json::value::to_raw_value(&value).unwrap()
 }
