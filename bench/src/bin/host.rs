@@ -285,6 +285,8 @@ struct Run {
     hwm_kib: u64,
     /// Peak RSS after the first answer.
     first_hwm_kib: u64,
+    /// Minor page faults after the first answer and after the last.
+    faults: (u64, u64),
     /// On-CPU ns of the live threads after each answer (cumulative).
     cpu_after: Vec<u64>,
     /// Wall time from writing each line to reading its answer.
@@ -315,6 +317,20 @@ impl Run {
             .map(|s| s.bytes)
             .sum()
     }
+}
+
+/// Minor page faults of the whole process so far (`minflt`, field 10 of
+/// `/proc/<pid>/stat`): memory the kernel had to hand the process afresh.
+fn minor_faults(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|text| {
+            // Fields after the command name's ')': state is field 3, so
+            // minflt (10) is at index 7.
+            let (_, rest) = text.rsplit_once(')')?;
+            rest.split_whitespace().nth(7)?.parse().ok()
+        })
+        .unwrap_or(0)
 }
 
 /// Runs one subject through the conversation.
@@ -358,6 +374,7 @@ fn run_once(
     let mut failure = None;
     let mut measured = None;
     let mut first_hwm_kib = 0;
+    let mut faults = (0, 0);
     for i in 1..=lines {
         let started = Instant::now();
         if let Err(e) = writeln!(stdin, "Please read page {i} and tell me when you are done.")
@@ -388,8 +405,10 @@ fn run_once(
         }
         if i == 1 {
             first_hwm_kib = procfs::status_kib(pid, "VmHWM").map_err(|e| e.to_string())?;
+            faults.0 = minor_faults(pid);
         }
         if i == lines {
+            faults.1 = minor_faults(pid);
             measured = Some((
                 procfs::cpu_ticks(pid).map_err(|e| e.to_string())?,
                 procfs::status_kib(pid, "VmHWM").map_err(|e| e.to_string())?,
@@ -436,6 +455,7 @@ fn run_once(
         ticks,
         hwm_kib,
         first_hwm_kib,
+        faults,
         cpu_after,
         walls,
         seen,
@@ -675,6 +695,16 @@ fn report(
             "MiB",
             [0, 1].map(|w| per(w, &|r| r.hwm_kib as f64 / 1024.0)),
             1,
+        ),
+        (
+            format!("minor page faults per line, lines 2–{lines}"),
+            "",
+            [0, 1].map(|w| {
+                per(w, &|r| {
+                    (r.faults.1 - r.faults.0) as f64 / (lines - 1) as f64
+                })
+            }),
+            0,
         ),
         (
             "wall time per line, median".into(),
