@@ -347,14 +347,13 @@ pub fn openai_tool_calls(content: Option<&str>, calls: &[(&str, &str, &str)]) ->
             "id": id,
             "type": "function",
             "function": {"name": name, "arguments": arguments}
-        })).collect::<Vec<_>>(),
-        "refusal": null
+        })).collect::<Vec<_>>()
     })
 }
 
 /// An OpenAI assistant message with only text.
 pub fn openai_text(content: &str) -> Value {
-    json!({"role": "assistant", "content": content, "refusal": null})
+    json!({"role": "assistant", "content": content})
 }
 
 /// A URL on a loopback port nothing listens on (bound, then closed), for a
