@@ -39,7 +39,11 @@ impl Oracle {
             .unwrap();
         let parsed = mcp_host::config::McpConfig::load(&config.path).unwrap();
         let catalog = runtime
-            .block_on(Catalog::build(&parsed, Vec::new(), CatalogOptions::default()))
+            .block_on(Catalog::build(
+                &parsed,
+                Vec::new(),
+                CatalogOptions::default(),
+            ))
             .unwrap();
         assert!(catalog.failures().is_empty(), "{:?}", catalog.failures());
         Oracle { runtime, catalog }
@@ -85,12 +89,7 @@ fn openai_env(fake: &FakeModel) -> Vec<(&'static str, String)> {
 }
 
 /// Runs the program with `--config config` and `args`.
-fn host(
-    config: &McpConfig,
-    args: &[&str],
-    env: &[(&'static str, String)],
-    stdin: &str,
-) -> HostRun {
+fn host(config: &McpConfig, args: &[&str], env: &[(&'static str, String)], stdin: &str) -> HostRun {
     let mut all = vec!["--config", config.arg()];
     all.extend_from_slice(args);
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -492,7 +491,12 @@ fn two_slow_calls_of_one_response_run_at_once_and_answer_in_tool_use_order() {
     ]);
     let fake = FakeModel::start(vec![
         Reply::ok(claude_message(calls.clone(), "tool_use", 10, 10)),
-        Reply::ok(claude_message(json!([text_block("done")]), "end_turn", 10, 10)),
+        Reply::ok(claude_message(
+            json!([text_block("done")]),
+            "end_turn",
+            10,
+            10,
+        )),
     ]);
     let run = host(
         &config,
@@ -549,7 +553,12 @@ fn claude_tool_errors_rpc_errors_and_unknown_names_are_is_error_results() {
     ]);
     let fake = FakeModel::start(vec![
         Reply::ok(claude_message(calls.clone(), "tool_use", 10, 10)),
-        Reply::ok(claude_message(json!([text_block("ok")]), "end_turn", 10, 10)),
+        Reply::ok(claude_message(
+            json!([text_block("ok")]),
+            "end_turn",
+            10,
+            10,
+        )),
     ]);
     let run = host(
         &config,
@@ -577,11 +586,16 @@ fn claude_tool_errors_rpc_errors_and_unknown_names_are_is_error_results() {
         results[0],
         json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "没有这个城市", "is_error": true})
     );
-    // Arguments the server refuses (a JSON-RPC error): is_error, and the
-    // same text the library gives.
+    // Arguments the tool cannot read: is_error, and the same text the
+    // library gives.
+    // (mcp-runtime answers arguments its tool cannot read with an
+    // `isError` result, not a JSON-RPC error: see the next test for one.)
     let mcp_answer = oracle.call("add", json!({"a": "one", "b": 2}));
     assert!(mcp_answer.is_error);
-    assert_eq!(results[1], convert::claude_tool_result("toolu_2", &mcp_answer));
+    assert_eq!(
+        results[1],
+        convert::claude_tool_result("toolu_2", &mcp_answer)
+    );
     assert_eq!(results[2]["type"], "tool_result");
     assert_eq!(results[2]["tool_use_id"], "toolu_3");
     assert_eq!(results[2]["is_error"], true);
@@ -683,7 +697,12 @@ fn an_mcp_image_is_an_image_block_for_claude() {
     let calls = json!([tool_use("toolu_img", "sample_content", json!({}))]);
     let fake = FakeModel::start(vec![
         Reply::ok(claude_message(calls.clone(), "tool_use", 10, 10)),
-        Reply::ok(claude_message(json!([text_block("seen")]), "end_turn", 10, 10)),
+        Reply::ok(claude_message(
+            json!([text_block("seen")]),
+            "end_turn",
+            10,
+            10,
+        )),
     ]);
     let run = host(
         &config,
@@ -750,9 +769,15 @@ fn an_mcp_image_is_a_text_note_in_the_openai_tool_message() {
     assert_eq!(tool["tool_call_id"], "call_img");
     // A tool message's content is text: the image is a note there.
     let content = tool["content"].as_str().expect("text content");
-    assert!(content.contains("One block of each kind follows."), "{content}");
+    assert!(
+        content.contains("One block of each kind follows."),
+        "{content}"
+    );
     assert!(content.to_lowercase().contains("image"), "{content}");
     assert!(content.contains("image/png"), "{content}");
+    // Only the note: no image data in the text, and no extra message.
+    assert!(!content.contains("iVBORw0KGgo"), "{content}");
+    assert_eq!(messages.len(), 3, "{messages:#?}");
 }
 
 // ---------------------------------------------------------------------------
@@ -767,8 +792,18 @@ fn pause_turn_is_resent_with_the_paused_content_and_no_new_user_message() {
     ]);
     let fake = FakeModel::start(vec![
         Reply::ok(claude_message(paused.clone(), "pause_turn", 10, 5)),
-        Reply::ok(claude_message(json!([text_block("Found it.")]), "end_turn", 20, 7)),
-        Reply::ok(claude_message(json!([text_block("Again.")]), "end_turn", 30, 9)),
+        Reply::ok(claude_message(
+            json!([text_block("Found it.")]),
+            "end_turn",
+            20,
+            7,
+        )),
+        Reply::ok(claude_message(
+            json!([text_block("Again.")]),
+            "end_turn",
+            30,
+            9,
+        )),
     ]);
     let run = host(&config, &["--json"], &claude_env(&fake), "search\nmore\n");
     let out = lines(&run, 2);
@@ -807,7 +842,12 @@ fn max_turns_stops_after_the_nth_response_and_its_calls_still_run() {
         Reply::ok(claude_message(ask("toolu_1", "one"), "tool_use", 10, 1)),
         Reply::ok(claude_message(ask("toolu_2", "two"), "tool_use", 20, 2)),
         Reply::ok(claude_message(ask("toolu_3", "three"), "tool_use", 30, 3)),
-        Reply::ok(claude_message(json!([text_block("bye")]), "end_turn", 40, 4)),
+        Reply::ok(claude_message(
+            json!([text_block("bye")]),
+            "end_turn",
+            40,
+            4,
+        )),
     ]);
     let run = host(
         &config,
@@ -876,7 +916,12 @@ fn approval_run(config: &McpConfig, approve: Option<&str>) -> (HostRun, Value) {
     ]);
     let fake = FakeModel::start(vec![
         Reply::ok(claude_message(calls, "tool_use", 10, 10)),
-        Reply::ok(claude_message(json!([text_block("ok")]), "end_turn", 10, 10)),
+        Reply::ok(claude_message(
+            json!([text_block("ok")]),
+            "end_turn",
+            10,
+            10,
+        )),
     ]);
     let mut args = vec!["--json"];
     if let Some(approve) = approve {
@@ -942,7 +987,8 @@ fn approve_all_runs_everything() {
     assert_eq!(
         results,
         json!([
-            {"type": "tool_result", "tool_use_id": "toolu_w", "content": "bonus is now listed"},
+            // `bonus` starts listed: the call ran and hid it.
+            {"type": "tool_result", "tool_use_id": "toolu_w", "content": "bonus is now hidden"},
             {"type": "tool_result", "tool_use_id": "toolu_r", "content": "read me"}
         ])
     );
@@ -1378,4 +1424,346 @@ fn tool_calls_name_the_mcp_tool_and_its_config_server() {
         requests[1].body["messages"][2]["content"][0],
         json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "b"})
     );
+}
+
+// ---------------------------------------------------------------------------
+// More of the loop's edges.
+
+#[test]
+fn a_request_failing_after_a_tool_round_drops_the_whole_line_from_the_history() {
+    let config = everything("everything");
+    let calls = json!([tool_use("toolu_1", "echo", json!({"text": "x"}))]);
+    let fake = FakeModel::start(vec![
+        Reply::ok(claude_message(calls, "tool_use", 7, 3)),
+        Reply::claude_error(400, "invalid_request_error", "prompt is too long"),
+        fine(1),
+    ]);
+    let run = host(
+        &config,
+        &["--json", "--approve", "all"],
+        &claude_env(&fake),
+        "a\nb\n",
+    );
+    let out = lines(&run, 2);
+    // The responses before the failure are reported; the text is empty.
+    assert_eq!(
+        out[0],
+        json!({
+            "text": "",
+            "stop_reason": "error",
+            "turns": 1,
+            "usage": {"input_tokens": 7, "output_tokens": 3},
+            "tool_calls": [{"name": "echo", "server": "everything", "is_error": false}],
+            "error": out[0]["error"]
+        })
+    );
+    assert!(
+        out[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("prompt is too long")
+    );
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(requests[1].body["messages"].as_array().unwrap().len(), 3);
+    // "a", its tool_use and its tool_result are gone.
+    assert_claude_messages(&requests[2].body, &json!([user("b")]));
+}
+
+#[test]
+fn a_tool_use_cut_off_by_max_tokens_is_not_run_but_answered() {
+    let config = everything("everything");
+    let cut = json!([
+        text_block("Let me"),
+        tool_use("toolu_cut", "toggle_bonus", json!({}))
+    ]);
+    let fake = FakeModel::start(vec![
+        Reply::ok(claude_message(cut.clone(), "max_tokens", 5, 16)),
+        fine(1),
+        // A server whose `bonus` was toggled would answer "listed" here.
+        Reply::ok(claude_message(
+            json!([tool_use("toolu_t", "toggle_bonus", json!({}))]),
+            "tool_use",
+            1,
+            1,
+        )),
+        fine(1),
+    ]);
+    let run = host(
+        &config,
+        &["--json", "--approve", "all"],
+        &claude_env(&fake),
+        "a\nb\nc\n",
+    );
+    let out = lines(&run, 3);
+    assert_eq!(out[0]["stop_reason"], "max_tokens");
+    assert_eq!(out[0]["text"], "Let me");
+    assert_eq!(out[0]["turns"], 1);
+    assert_eq!(out[0]["tool_calls"][0]["is_error"], true);
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 4);
+    let history = &requests[1].body["messages"];
+    assert_claude_history_valid(history);
+    assert_eq!(history[1], assistant(&cut));
+    assert_eq!(history[2]["content"][0]["is_error"], true);
+    // The cut-off call never reached the server.
+    assert_eq!(
+        requests[3].body["messages"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()["content"][0]["content"],
+        "bonus is now hidden"
+    );
+}
+
+#[test]
+fn each_answer_is_written_before_the_next_line_is_read() {
+    use std::io::{BufRead, BufReader, Write};
+    let config = everything("everything");
+    let fake = FakeModel::start(vec![fine(1), fine(2)]);
+    let mut child = std::process::Command::new("setsid")
+        .arg("-w")
+        .arg(common::fake_model::host_binary())
+        .args(["--config", config.arg(), "--json"])
+        .env_remove("OPENAI_BASE_URL")
+        .env("ANTHROPIC_BASE_URL", &fake.base_url)
+        .env("ANTHROPIC_API_KEY", CLAUDE_KEY)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    writeln!(stdin, "first").unwrap();
+    stdin.flush().unwrap();
+    // stdin stays open: the answer must come anyway.
+    let first = rx.recv_timeout(Duration::from_secs(30));
+    writeln!(stdin, "second").unwrap();
+    drop(stdin);
+    let second = rx.recv_timeout(Duration::from_secs(30));
+    let status = child.wait().unwrap();
+    let first: Value =
+        serde_json::from_str(&first.expect("no answer while stdin was open")).unwrap();
+    assert_eq!(first["usage"]["input_tokens"], 1);
+    let second: Value = serde_json::from_str(&second.unwrap()).unwrap();
+    assert_eq!(second["usage"]["input_tokens"], 2);
+    assert!(status.success());
+}
+
+#[test]
+fn empty_stdin_exits_0_with_no_request_and_no_output() {
+    let config = everything("everything");
+    let fake = FakeModel::start(vec![]);
+    let run = host(&config, &["--json"], &claude_env(&fake), "\n  \n");
+    assert!(run.status.success(), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    assert!(fake.requests().is_empty());
+}
+
+#[test]
+fn openai_retries_503_with_backoff_and_gives_up_after_three_429s() {
+    let config = everything("everything");
+    let rate_limited = || {
+        Reply::openai_error(429, "rate_limit_exceeded", "Rate limit reached")
+            .header("retry-after", "0")
+    };
+    let done = |text: &str| {
+        Reply::ok(openai_completion(
+            json!({"role": "assistant", "content": text}),
+            "stop",
+            1,
+            1,
+        ))
+    };
+    let fake = FakeModel::start(vec![
+        Reply::openai_error(503, "server_error", "The server is overloaded"),
+        done("one"),
+        rate_limited(),
+        rate_limited(),
+        rate_limited(),
+        done("three"),
+    ]);
+    let run = host(
+        &config,
+        &["--provider", "openai", "--json"],
+        &openai_env(&fake),
+        "1\n2\n3\n",
+    );
+    let out = lines(&run, 3);
+    assert_eq!(out[0]["text"], "one");
+    assert_eq!(out[0]["turns"], 1);
+    assert_eq!(out[1]["stop_reason"], "error");
+    assert!(
+        out[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("Rate limit reached")
+    );
+    assert_eq!(out[2]["text"], "three");
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 6);
+    assert_openai_request(&fake);
+    let backoff = requests[1].received - requests[0].received;
+    eprintln!("503 without retry-after: waited {backoff:?}");
+    assert!(backoff >= Duration::from_millis(450), "{backoff:?}");
+    assert!(backoff < Duration::from_millis(1500), "{backoff:?}");
+    assert_eq!(
+        requests[5].body["messages"],
+        json!([
+            user("1"),
+            {"role": "assistant", "content": "one"},
+            user("3")
+        ])
+    );
+}
+
+#[test]
+fn openai_read_only_declines_and_max_turns_keeps_the_history_valid() {
+    let config = everything("everything");
+    let ask = |id: &str| {
+        json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": format!("{id}_w"), "type": "function", "function": {"name": "toggle_bonus", "arguments": "{}"}},
+            {"id": format!("{id}_r"), "type": "function", "function": {"name": "echo", "arguments": "{\"text\":\"r\"}"}}
+        ]})
+    };
+    let fake = FakeModel::start(vec![
+        Reply::ok(openai_completion(ask("c1"), "tool_calls", 1, 1)),
+        Reply::ok(openai_completion(
+            json!({"role": "assistant", "content": "done"}),
+            "stop",
+            1,
+            1,
+        )),
+    ]);
+    let run = host(
+        &config,
+        &[
+            "--provider",
+            "openai",
+            "--json",
+            "--approve",
+            "read-only",
+            "--max-turns",
+            "1",
+        ],
+        &openai_env(&fake),
+        "a\nb\n",
+    );
+    let out = lines(&run, 2);
+    assert_eq!(out[0]["stop_reason"], "max_turns");
+    assert_eq!(out[0]["turns"], 1);
+    assert_eq!(
+        out[0]["tool_calls"],
+        json!([
+            {"name": "toggle_bonus", "server": "everything", "is_error": true},
+            {"name": "echo", "server": "everything", "is_error": false}
+        ])
+    );
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 5, "{messages:#?}");
+    assert_eq!(messages[1], ask("c1"));
+    assert_eq!(messages[2]["tool_call_id"], "c1_w");
+    let declined = messages[2]["content"].as_str().unwrap().to_lowercase();
+    assert!(declined.contains("declined"), "{declined}");
+    assert_eq!(
+        messages[3],
+        json!({"role": "tool", "tool_call_id": "c1_r", "content": "r"})
+    );
+    assert_eq!(messages[4], user("b"));
+}
+
+/// A minimal stdio MCP server (legacy handshake) with one read-only tool,
+/// `lookup`, whose every call is answered with JSON-RPC error -32602.
+const RPC_ERROR_SERVER: &str = r#"
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    method, id = message.get("method"), message["id"]
+    if method == "initialize":
+        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "rpc", "version": "1.0.0"}}
+        reply = {"jsonrpc": "2.0", "id": id, "result": result}
+    elif method == "tools/list":
+        tool = {"name": "lookup", "description": "Look a city up",
+                "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+                "annotations": {"readOnlyHint": True}}
+        reply = {"jsonrpc": "2.0", "id": id, "result": {"tools": [tool]}}
+    elif method == "tools/call":
+        reply = {"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": "Invalid params: no city called Atlantis"}}
+    else:
+        reply = {"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}}
+    sys.stdout.write(json.dumps(reply) + "\n")
+    sys.stdout.flush()
+"#;
+
+#[test]
+fn a_json_rpc_error_from_the_server_is_an_is_error_result_for_both_apis() {
+    let dir = common::fake_model::TempDir::new();
+    let script = dir.write("rpc_error_server.py", RPC_ERROR_SERVER);
+    let config = McpConfig::new(&json!({"mcpServers": {
+        "rpc": {"command": "python3", "args": [script.to_str().unwrap()]}
+    }}));
+
+    let fake = FakeModel::start(vec![
+        Reply::ok(claude_message(
+            json!([tool_use("toolu_1", "lookup", json!({"city": "Atlantis"}))]),
+            "tool_use",
+            1,
+            1,
+        )),
+        fine(1),
+    ]);
+    let run = host(&config, &["--json"], &claude_env(&fake), "where\n");
+    let out = lines(&run, 1);
+    assert_eq!(
+        out[0]["tool_calls"],
+        json!([{"name": "lookup", "server": "rpc", "is_error": true}])
+    );
+    let result = &fake.requests()[1].body["messages"][2]["content"][0];
+    assert_eq!(result["tool_use_id"], "toolu_1");
+    assert_eq!(result["is_error"], true);
+    let text = result["content"].to_string();
+    assert!(text.contains("no city called Atlantis"), "{result}");
+    assert!(text.contains("-32602"), "{result}");
+
+    let fake = FakeModel::start(vec![
+        Reply::ok(openai_completion(
+            json!({"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": "{\"city\":\"Atlantis\"}"}}
+            ]}),
+            "tool_calls",
+            1,
+            1,
+        )),
+        Reply::ok(openai_completion(
+            json!({"role": "assistant", "content": "no"}),
+            "stop",
+            1,
+            1,
+        )),
+    ]);
+    let run = host(
+        &config,
+        &["--provider", "openai", "--json"],
+        &openai_env(&fake),
+        "where\n",
+    );
+    let out = lines(&run, 1);
+    assert_eq!(out[0]["tool_calls"][0]["is_error"], true);
+    let tool = &fake.requests()[1].body["messages"][2];
+    assert_eq!(tool["tool_call_id"], "call_1");
+    let content = tool["content"].as_str().unwrap();
+    assert!(content.contains("no city called Atlantis"), "{content}");
 }
