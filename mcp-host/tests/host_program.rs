@@ -1522,11 +1522,17 @@ fn each_answer_is_written_before_the_next_line_is_read() {
     use std::io::{BufRead, BufReader, Write};
     let config = everything("everything");
     let fake = FakeModel::start(vec![fine(1), fine(2)]);
-    let mut child = std::process::Command::new("setsid")
+    let mut command = std::process::Command::new("setsid");
+    command
         .arg("-w")
         .arg(common::fake_model::host_binary())
-        .args(["--config", config.arg(), "--json"])
-        .env_remove("OPENAI_BASE_URL")
+        .args(["--config", config.arg(), "--json"]);
+    for (name, _) in std::env::vars() {
+        if name.starts_with("ANTHROPIC_") || name.starts_with("OPENAI_") {
+            command.env_remove(name);
+        }
+    }
+    let mut child = command
         .env("ANTHROPIC_BASE_URL", &fake.base_url)
         .env("ANTHROPIC_API_KEY", CLAUDE_KEY)
         .stdin(std::process::Stdio::piped())
@@ -1766,4 +1772,55 @@ fn a_json_rpc_error_from_the_server_is_an_is_error_result_for_both_apis() {
     assert_eq!(tool["tool_call_id"], "call_1");
     let content = tool["content"].as_str().unwrap();
     assert!(content.contains("no city called Atlantis"), "{content}");
+}
+
+#[test]
+fn approve_ask_never_reads_approvals_from_stdin() {
+    // With no terminal, a "y" on stdin is the user's next line, not a yes.
+    let config = everything("everything");
+    let fake = FakeModel::start(vec![
+        Reply::ok(claude_message(
+            json!([tool_use("toolu_w", "toggle_bonus", json!({}))]),
+            "tool_use",
+            1,
+            1,
+        )),
+        fine(1),
+        fine(1),
+    ]);
+    let run = host(
+        &config,
+        &["--json", "--approve", "ask"],
+        &claude_env(&fake),
+        "go\ny\n",
+    );
+    let out = lines(&run, 2);
+    assert_eq!(out[0]["tool_calls"][0]["is_error"], true);
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3);
+    assert_declined(&requests[1].body["messages"][2]["content"][0], "toolu_w");
+    let last = requests[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(normalized(&json!([last])), normalized(&json!([user("y")])));
+}
+
+#[test]
+fn without_json_an_error_line_is_a_blank_text_and_the_error_goes_to_stderr() {
+    let config = everything("everything");
+    let fake = FakeModel::start(vec![
+        Reply::claude_error(400, "invalid_request_error", "max_tokens: too large"),
+        fine(1),
+    ]);
+    let run = host(&config, &[], &claude_env(&fake), "a\nb\n");
+    assert!(run.status.success(), "{}", run.stderr);
+    assert_eq!(run.stdout, "\n\nfine\n\n");
+    assert!(
+        run.stderr.contains("max_tokens: too large"),
+        "{}",
+        run.stderr
+    );
 }
