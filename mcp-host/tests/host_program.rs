@@ -1824,3 +1824,44 @@ fn without_json_an_error_line_is_a_blank_text_and_the_error_goes_to_stderr() {
         run.stderr
     );
 }
+
+#[test]
+fn base_urls_with_a_path_or_a_trailing_slash_get_the_apis_paths() {
+    let config = everything("everything");
+    let fake = FakeModel::start(vec![fine(1)]);
+    let env = vec![
+        ("ANTHROPIC_BASE_URL", format!("{}/", fake.base_url)),
+        ("ANTHROPIC_API_KEY", CLAUDE_KEY.to_owned()),
+    ];
+    lines(&host(&config, &["--json"], &env, "a\n"), 1);
+    assert_eq!(fake.requests()[0].path, "/v1/messages");
+
+    // OpenAI's default base ends in /v1: the path goes after it.
+    let fake = FakeModel::start(vec![Reply::ok(openai_completion(
+        json!({"role": "assistant", "content": "ok"}),
+        "stop",
+        1,
+        1,
+    ))]);
+    let env = vec![
+        ("OPENAI_BASE_URL", format!("{}/v1/", fake.base_url)),
+        ("OPENAI_API_KEY", OPENAI_KEY.to_owned()),
+    ];
+    lines(
+        &host(&config, &["--provider", "openai", "--json"], &env, "a\n"),
+        1,
+    );
+    assert_eq!(fake.requests()[0].path, "/v1/chat/completions");
+}
+
+#[test]
+fn a_success_status_with_a_body_that_is_no_message_ends_the_line_with_error() {
+    let config = everything("everything");
+    let fake = FakeModel::start(vec![Reply::ok(json!({"unexpected": true})), fine(1)]);
+    let run = host(&config, &["--json"], &claude_env(&fake), "a\nb\n");
+    let out = lines(&run, 2);
+    assert_eq!(out[0]["stop_reason"], "error");
+    assert!(out[0]["error"].is_string());
+    assert_eq!(out[1]["stop_reason"], "end_turn");
+    assert_claude_messages(&fake.requests()[1].body, &json!([user("b")]));
+}
