@@ -1140,9 +1140,18 @@ fn http_date_formats_the_rfc_example() {
 #[test]
 fn a_503_with_an_http_date_retry_after_waits_until_that_date() {
     let config = everything("everything");
-    // Two seconds ahead at whole-second precision: a wait of 1 to 2 s, more
-    // than the 0.5 s used without the header.
-    let at = http_date(SystemTime::now() + Duration::from_secs(2));
+    // The date, at whole-second precision, 2 to 3 s ahead; the retry must
+    // not come before it (the 0.5 s backoff of a 503 without the header
+    // would), nor long after.
+    let now = SystemTime::now();
+    let clock = std::time::Instant::now();
+    let secs = (now + Duration::from_secs(3))
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let date = UNIX_EPOCH + Duration::from_secs(secs);
+    let due = clock + date.duration_since(now).unwrap();
+    let at = http_date(date);
     let fake = FakeModel::start(vec![
         Reply::claude_error(503, "api_error", "unavailable").header("retry-after", &at),
         fine(5),
@@ -1155,8 +1164,17 @@ fn a_503_with_an_http_date_retry_after_waits_until_that_date() {
     assert_eq!(requests.len(), 2);
     let waited = requests[1].received - requests[0].received;
     eprintln!("retry-after: {at} → waited {waited:?}");
-    assert!(waited >= Duration::from_millis(900), "{waited:?}");
-    assert!(waited < Duration::from_millis(3000), "{waited:?}");
+    // 50 ms for the two clocks' readings above.
+    assert!(
+        requests[1].received + Duration::from_millis(50) >= due,
+        "retried {:?} before the date",
+        due - requests[1].received
+    );
+    assert!(
+        requests[1].received < due + Duration::from_millis(1500),
+        "retried {:?} after the date",
+        requests[1].received - due
+    );
 }
 
 #[test]
