@@ -542,7 +542,7 @@ fn two_slow_calls_of_one_response_run_at_once_and_answer_in_tool_use_order() {
 // Failures become is_error results.
 
 #[test]
-fn claude_tool_errors_rpc_errors_and_unknown_names_are_is_error_results() {
+fn claude_tool_errors_unreadable_arguments_and_unknown_names_are_is_error_results() {
     let config = everything("everything");
     let oracle = Oracle::new(&config);
     let calls = json!([
