@@ -1989,3 +1989,42 @@ fn approve_ask_with_a_terminal_asks_there_in_order() {
     assert!(first < second, "{shown}");
     assert!(!stderr.contains("read-only"), "{stderr}");
 }
+
+#[test]
+fn every_call_of_a_response_runs_at_once_even_past_eight() {
+    // "every call of that response runs concurrently": twelve calls of
+    // 1 s take about 1 s, not 2 (eight, then four).
+    let config = everything("everything");
+    let calls: Vec<Value> = (0..12)
+        .map(|i| tool_use(&format!("toolu_{i:02}"), "slow", json!({"ms": 1000 + i})))
+        .collect();
+    let fake = FakeModel::start(vec![
+        Reply::ok(claude_message(json!(calls), "tool_use", 1, 1)),
+        fine(1),
+    ]);
+    let run = host(
+        &config,
+        &["--json", "--approve", "all"],
+        &claude_env(&fake),
+        "many\n",
+    );
+    let out = lines(&run, 1);
+    assert_eq!(out[0]["tool_calls"].as_array().unwrap().len(), 12);
+    let requests = fake.requests();
+    let tool_phase = requests[1].received - requests[0].received;
+    eprintln!("twelve calls of 1 s: tool phase {tool_phase:?}");
+    assert!(tool_phase < Duration::from_millis(1900), "{tool_phase:?}");
+    // In the order of the calls, each with its own duration.
+    let results = requests[1].body["messages"][2]["content"]
+        .as_array()
+        .unwrap();
+    for (i, result) in results.iter().enumerate() {
+        assert_eq!(result["tool_use_id"], format!("toolu_{i:02}"));
+        assert!(
+            result["content"]
+                .to_string()
+                .contains(&format!("{}", 1000 + i)),
+            "{result}"
+        );
+    }
+}
