@@ -142,6 +142,9 @@ pub struct CatalogTool {
     pub server: String,
     /// The tool as its source lists it.
     pub tool: Tool,
+    /// Whether its source's annotations are believed
+    /// ([`ToolSource::trusted`]).
+    pub trusted: bool,
 }
 
 /// The tools of many sources under model-safe names.
@@ -268,6 +271,7 @@ impl Catalog {
                     model_name: model_name.to_owned(),
                     server: source.name().to_owned(),
                     tool: tool.clone(),
+                    trusted: source.trusted(),
                 });
             }
         }
@@ -294,6 +298,13 @@ impl Catalog {
     /// The names, both ways.
     pub fn names(&self) -> &NameMap {
         &self.names
+    }
+
+    /// The offered tool called `model_name`.
+    pub fn tool(&self, model_name: &str) -> Option<&CatalogTool> {
+        self.by_model
+            .get(model_name)
+            .map(|&index| &self.tools[index])
     }
 
     /// The tool a model name stands for.

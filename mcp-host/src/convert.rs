@@ -636,6 +636,24 @@ pub fn openai_tool_message(
     result: &CallToolResult,
     first_image: usize,
 ) -> OpenAiToolOutput {
+    openai_tool_output(tool_call_id, result, Some(first_image))
+}
+
+/// The `role: tool` message answering the tool call `tool_call_id`, text
+/// only: each image is a note saying what it was (a tool message carries
+/// text only). What the `mcp-host` program sends: one message per call and
+/// nothing between them.
+pub fn openai_tool_text_message(tool_call_id: &str, result: &CallToolResult) -> Value {
+    openai_tool_output(tool_call_id, result, None).message
+}
+
+/// [`openai_tool_message`] when `first_image` is `Some`; images as notes
+/// only when `None`.
+fn openai_tool_output(
+    tool_call_id: &str,
+    result: &CallToolResult,
+    first_image: Option<usize>,
+) -> OpenAiToolOutput {
     let mut parts: Vec<String> = Vec::new();
     let mut images = Vec::new();
     if let Some(fallback) = fallback_text(result) {
@@ -645,7 +663,13 @@ pub fn openai_tool_message(
         match block {
             ContentBlock::Text(t) => parts.push(t.text.clone()),
             ContentBlock::Image(image) => match sendable_image(&image.mime_type, &image.data) {
+                Ok(_) if first_image.is_none() => parts.push(image_note(
+                    &image.mime_type,
+                    &image.data,
+                    "a tool message carries text only",
+                )),
                 Ok((media_type, data)) => {
+                    let first_image = first_image.unwrap_or(1);
                     let number = first_image + images.len();
                     parts.push(format!(
                         "[Image {number} ({media_type}) is in the user message after the tool results.]"

@@ -29,10 +29,12 @@
 //! }
 //! ```
 
+pub mod agent;
 pub mod catalog;
 pub mod client;
 pub mod config;
 pub mod convert;
 pub mod mcp_client;
 pub mod names;
+pub mod provider;
 pub mod wire;

@@ -26,9 +26,9 @@ use std::time::Duration;
 use tokio::task::AbortHandle;
 
 #[cfg(feature = "https")]
-type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+pub(crate) type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
 #[cfg(not(feature = "https"))]
-type Connector = HttpConnector;
+pub(crate) type Connector = HttpConnector;
 
 type HttpClient = Client<Connector, Full<Bytes>>;
 
@@ -115,7 +115,7 @@ fn header_pair(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), Cli
 
 /// An error with its causes, which hyper keeps apart (`client error
 /// (Connect)` alone says little).
-fn chain(error: &dyn std::error::Error) -> String {
+pub(crate) fn chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {
@@ -130,9 +130,12 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn connector(config: &HttpConfig) -> Connector {
+/// A pooled HTTP(S) connector: TCP_NODELAY, `connect_timeout`, and (with
+/// `https`) rustls over the compiled-in Mozilla roots. The model APIs'
+/// client ([`crate::provider`]) uses the same one.
+pub(crate) fn connector(connect_timeout: Duration) -> Connector {
     let mut http = HttpConnector::new();
-    http.set_connect_timeout(Some(config.connect_timeout));
+    http.set_connect_timeout(Some(connect_timeout));
     http.set_nodelay(true);
     #[cfg(feature = "https")]
     {
@@ -178,7 +181,7 @@ impl HttpTransport {
         }
         let client = Client::builder(TokioExecutor::new())
             .pool_idle_timeout(Duration::from_secs(60))
-            .build(connector(&config));
+            .build(connector(config.connect_timeout));
         let (inbox_tx, inbox) = Inbox::channel(config.inbox_capacity);
         let shared = Arc::new(Shared {
             name: config.name,

@@ -23,11 +23,11 @@
 //! ```
 
 mod dispatch;
-mod error;
+pub(crate) mod error;
 mod factory;
 mod framing;
 #[cfg(feature = "http")]
-mod http;
+pub(crate) mod http;
 mod jsonrpc;
 mod restart;
 #[cfg(feature = "http")]

@@ -1,0 +1,145 @@
+//! One response's tool calls: each is resolved to its server, put to the
+//! approver (one at a time, in order, so a person is asked in the order the
+//! model asked), then every approved call runs at once, at most
+//! `in_flight` at a time across the host, and the results come back in the
+//! order of the calls.
+//!
+//! Every call gets a result, whatever happens to it: a name never offered,
+//! arguments that are not an object, a declined call, a call the loop does
+//! not run, a timeout or a dead server each become an `isError` result
+//! saying why ([`CallFailure`]). The APIs refuse a history where a
+//! `tool_use` has no `tool_result`, and the model can act on the reason.
+
+use super::approval::{ApprovalRequest, Approver, Decision};
+use crate::catalog::Catalog;
+use crate::convert::CallFailure;
+use crate::provider::ToolCall;
+use crate::wire::CallToolResult;
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::sync::Semaphore;
+use tokio::task::JoinHandle;
+
+/// What happened to one call the model asked for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CallRecord {
+    /// The tool's MCP name (the model's name when it names no offered tool).
+    pub name: String,
+    /// The server's config name (`""` for a name never offered).
+    pub server: String,
+    /// Whether its result is an error (including declined and not run).
+    pub is_error: bool,
+}
+
+/// Whether the loop runs a response's calls.
+#[derive(Clone, Debug)]
+pub(super) enum Run {
+    /// It does, each through the approver.
+    Yes,
+    /// It does not (the response was cut off): each gets this reason.
+    No(String),
+}
+
+/// A call's result, or the task making it.
+enum Slot {
+    Settled(CallToolResult),
+    Running(JoinHandle<CallToolResult>),
+}
+
+/// Aborts the calls still running when the line is dropped (the caller
+/// went away): their servers see `notifications/cancelled`.
+struct Slots(Vec<Slot>);
+
+impl Drop for Slots {
+    fn drop(&mut self) {
+        for slot in &self.0 {
+            if let Slot::Running(handle) = slot {
+                handle.abort();
+            }
+        }
+    }
+}
+
+/// Runs `calls` (see the module docs); the results in the calls' order.
+pub(super) async fn run(
+    catalog: &Arc<Catalog>,
+    approver: &dyn Approver,
+    in_flight: &Arc<Semaphore>,
+    calls: &[ToolCall],
+    run: Run,
+) -> Vec<(CallToolResult, CallRecord)> {
+    let mut records = Vec::with_capacity(calls.len());
+    let mut slots = Slots(Vec::with_capacity(calls.len()));
+    for call in calls {
+        let entry = catalog.tool(&call.name);
+        records.push(CallRecord {
+            name: entry.map_or_else(|| call.name.clone(), |e| e.tool.name.clone()),
+            server: entry.map(|e| e.server.clone()).unwrap_or_default(),
+            is_error: false,
+        });
+        let failure = match (entry, &call.input, &run) {
+            (None, _, _) => Some(CallFailure::UnknownTool {
+                name: call.name.clone(),
+            }),
+            (_, Err(failure), _) => Some(failure.clone()),
+            (_, _, Run::No(reason)) => Some(CallFailure::NotRun {
+                reason: reason.clone(),
+            }),
+            (Some(entry), Ok(input), Run::Yes) => {
+                let request = ApprovalRequest {
+                    model_name: &call.name,
+                    tool: &entry.tool,
+                    server: &entry.server,
+                    trusted: entry.trusted,
+                    input,
+                };
+                match approver.decide(&request).await {
+                    Decision::Run => None,
+                    Decision::Decline => Some(CallFailure::Declined),
+                }
+            }
+        };
+        match failure {
+            Some(failure) => {
+                tracing::info!(tool = %call.name, reason = %failure, "call not run");
+                slots.0.push(Slot::Settled(failure.to_result()));
+            }
+            None => {
+                let catalog = Arc::clone(catalog);
+                let in_flight = Arc::clone(in_flight);
+                let name = call.name.clone();
+                let input = call.input.clone().unwrap_or_default();
+                slots.0.push(Slot::Running(tokio::spawn(async move {
+                    // The semaphore is never closed.
+                    let _permit = in_flight.acquire_owned().await;
+                    let started = Instant::now();
+                    tracing::info!(tool = %name, "calling");
+                    let result = catalog.call(&name, input).await;
+                    tracing::info!(
+                        tool = %name,
+                        is_error = result.is_error,
+                        ms = started.elapsed().as_millis() as u64,
+                        "call done"
+                    );
+                    result
+                })));
+            }
+        }
+    }
+    let mut results = Vec::with_capacity(calls.len());
+    for (slot, mut record) in slots.0.iter_mut().zip(records) {
+        let result = match slot {
+            Slot::Settled(result) => result.clone(),
+            Slot::Running(handle) => handle.await.unwrap_or_else(|e| {
+                CallFailure::NotRun {
+                    reason: format!("the call's task ended abnormally ({e})"),
+                }
+                .to_result()
+            }),
+        };
+        record.is_error = result.is_error;
+        results.push((result, record));
+    }
+    results
+}

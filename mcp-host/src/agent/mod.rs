@@ -1,0 +1,457 @@
+//! The tool-use loop a host runs between a user, a model API and the
+//! tools: [`Agent::send`] takes one user message and loops until the model
+//! is done with it.
+//!
+//! Each round sends the whole history (the APIs keep nothing). When the
+//! response asks for tools, its message goes into the history exactly as
+//! the API returned it (text blocks included), every call of that response
+//! runs at once through the catalog ([`calls`]), and the results go back
+//! the way the API wants them (Anthropic: one user message of
+//! `tool_result` blocks in the order of the `tool_use` blocks; OpenAI: one
+//! `role: tool` message per call, in order). The `tool_use`/`tool_result`
+//! pairs stay in the history for every later line.
+//!
+//! The turn ends when the model says so (`end_turn`, `stop`) or stops for
+//! another reason (`max_tokens`/`length`, `stop_sequence`,
+//! `refusal`/`content_filter`), which the [`Answer`] reports. A paused turn
+//! (`pause_turn`) is resent as it is, with no new user message. A guard on
+//! model requests per line ([`AgentBuilder::max_turns`], default 10) ends a
+//! runaway loop, after the results of the last response's calls are in, so
+//! the history stays valid. A request that fails leaves the history as it
+//! was before the line.
+//!
+//! ```no_run
+//! use mcp_host::agent::Agent;
+//! use mcp_host::provider::Anthropic;
+//! use mcp_runtime::{tool, tools};
+//!
+//! /// The weather in a city, right now.
+//! #[tool(read_only)]
+//! async fn get_weather(city: String) -> String {
+//!     format!("{city}今天晴，25°C")
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let agent = Agent::new(Anthropic::from_env()?)
+//!     .tools(tools![get_weather])
+//!     .system("你是一个专业的天气助手，回答简洁。")
+//!     .build()
+//!     .await?;
+//! let mut chat = agent.conversation();
+//! let answer = agent.send(&mut chat, "北京今天天气怎么样").await?;
+//! println!("{}", answer.text);
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod approval;
+pub mod calls;
+pub mod history;
+
+use crate::catalog::{Catalog, CatalogError, CatalogOptions, LocalSource, ToolSource};
+use crate::config::McpConfig;
+use crate::provider::{Provider, ProviderError, Reply, Request, Stop, ToolCall, Usage};
+use crate::wire::CallToolResult;
+use approval::{ApproveAll, Approver};
+use calls::{CallRecord, Run};
+use history::{FullHistory, History, HistoryPolicy};
+use serde_json::Value;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Semaphore;
+
+/// Model requests per user line when nothing else is said.
+pub const DEFAULT_MAX_TURNS: u32 = 10;
+/// The `max_tokens` of each request when nothing else is said.
+pub const DEFAULT_MAX_TOKENS: u32 = 1024;
+/// Calls running at once across the agent when nothing else is said.
+pub const DEFAULT_CALLS_IN_FLIGHT: usize = 8;
+
+/// The `stop_reason` of an [`Answer`] the guard on model requests ended.
+pub const MAX_TURNS: &str = "max_turns";
+
+/// Why an agent could not be made.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// The in-process tools could not be served (two tools of one name…).
+    Local(mcp_runtime::Error),
+    /// The catalog could not be built (two tools under one model name…).
+    Catalog(CatalogError),
+}
+
+impl fmt::Display for AgentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AgentError::Local(e) => write!(f, "the in-process tools cannot be served: {e}"),
+            AgentError::Catalog(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for AgentError {}
+
+/// How an [`Agent`] is put together; from [`Agent::new`].
+#[derive(Debug)]
+pub struct AgentBuilder {
+    provider: Arc<dyn Provider>,
+    config: Option<McpConfig>,
+    local_tools: Vec<mcp_runtime::Tool>,
+    servers: Vec<(String, mcp_runtime::Server)>,
+    sources: Vec<Arc<dyn ToolSource>>,
+    catalog_options: CatalogOptions,
+    model: Option<String>,
+    system: Option<String>,
+    max_tokens: u32,
+    max_turns: u32,
+    calls_in_flight: usize,
+    approver: Arc<dyn Approver>,
+    history: Arc<dyn HistoryPolicy>,
+}
+
+impl AgentBuilder {
+    /// In-process `#[tool]` fns (`tools![a, b]`), offered as the tools of a
+    /// source called `local`.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = mcp_runtime::Tool>) -> AgentBuilder {
+        self.local_tools.extend(tools);
+        self
+    }
+
+    /// A whole in-process server, as the source `name`.
+    pub fn server(mut self, name: impl Into<String>, server: mcp_runtime::Server) -> AgentBuilder {
+        self.servers.push((name.into(), server));
+        self
+    }
+
+    /// The servers of an `mcp.json`, started when the agent is built.
+    pub fn config(mut self, config: McpConfig) -> AgentBuilder {
+        self.config = Some(config);
+        self
+    }
+
+    /// Any other tool source.
+    pub fn source(mut self, source: Arc<dyn ToolSource>) -> AgentBuilder {
+        self.sources.push(source);
+        self
+    }
+
+    /// How servers are started and called (start timeout, call timeout).
+    pub fn catalog_options(mut self, options: CatalogOptions) -> AgentBuilder {
+        self.catalog_options = options;
+        self
+    }
+
+    /// How long a tool call may take before it is cancelled and answered
+    /// with an error result.
+    pub fn tool_timeout(mut self, timeout: Duration) -> AgentBuilder {
+        self.catalog_options.call_timeout = Some(timeout);
+        self
+    }
+
+    /// The model (default: the provider's, [`Provider::default_model`]).
+    pub fn model(mut self, model: impl Into<String>) -> AgentBuilder {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// The system prompt.
+    pub fn system(mut self, system: impl Into<String>) -> AgentBuilder {
+        self.system = Some(system.into());
+        self
+    }
+
+    /// `max_tokens` of each request (default [`DEFAULT_MAX_TOKENS`]).
+    pub fn max_tokens(mut self, max_tokens: u32) -> AgentBuilder {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    /// Model requests per user line (default [`DEFAULT_MAX_TURNS`]; at
+    /// least 1).
+    pub fn max_turns(mut self, max_turns: u32) -> AgentBuilder {
+        self.max_turns = max_turns.max(1);
+        self
+    }
+
+    /// Tool calls running at once (default [`DEFAULT_CALLS_IN_FLIGHT`]).
+    pub fn calls_in_flight(mut self, n: usize) -> AgentBuilder {
+        self.calls_in_flight = n.max(1);
+        self
+    }
+
+    /// Who decides whether each call runs (default [`ApproveAll`]).
+    pub fn approve(mut self, approver: impl Approver) -> AgentBuilder {
+        self.approver = Arc::new(approver);
+        self
+    }
+
+    /// [`approve`](Self::approve) with a shared approver.
+    pub fn approve_with(mut self, approver: Arc<dyn Approver>) -> AgentBuilder {
+        self.approver = approver;
+        self
+    }
+
+    /// What the history keeps (default [`FullHistory`]).
+    pub fn history(mut self, policy: impl HistoryPolicy) -> AgentBuilder {
+        self.history = Arc::new(policy);
+        self
+    }
+
+    /// Starts the config's servers, serves the in-process tools, and
+    /// builds the catalog. Servers that fail are left out and listed in
+    /// [`Catalog::failures`].
+    pub async fn build(self) -> Result<Agent, AgentError> {
+        let mut sources = self.sources;
+        if !self.local_tools.is_empty() {
+            let server = mcp_runtime::Server::new("local", env!("CARGO_PKG_VERSION"))
+                .tools(self.local_tools);
+            let client = server.local().map_err(AgentError::Local)?;
+            sources.push(Arc::new(LocalSource::new("local", client)));
+        }
+        for (name, server) in self.servers {
+            let client = server.local().map_err(AgentError::Local)?;
+            sources.push(Arc::new(LocalSource::new(name, client)));
+        }
+        let catalog = match &self.config {
+            Some(config) => Catalog::build(config, sources, self.catalog_options).await,
+            None => Catalog::from_sources(sources, self.catalog_options).await,
+        }
+        .map_err(AgentError::Catalog)?;
+        let tools = self.provider.tools(&catalog);
+        let model = self
+            .model
+            .unwrap_or_else(|| self.provider.default_model().to_owned());
+        Ok(Agent {
+            provider: self.provider,
+            catalog: Arc::new(catalog),
+            tools,
+            model,
+            system: self.system,
+            max_tokens: self.max_tokens,
+            max_turns: self.max_turns,
+            in_flight: Arc::new(Semaphore::new(self.calls_in_flight)),
+            approver: self.approver,
+            history: self.history,
+        })
+    }
+}
+
+/// A model, its tools, and the loop between them. Shareable (`&self`):
+/// several conversations can run at once.
+#[derive(Debug)]
+pub struct Agent {
+    provider: Arc<dyn Provider>,
+    catalog: Arc<Catalog>,
+    /// The provider's form of the catalog, made once: the same bytes on
+    /// every request.
+    tools: Vec<Value>,
+    model: String,
+    system: Option<String>,
+    max_tokens: u32,
+    max_turns: u32,
+    in_flight: Arc<Semaphore>,
+    approver: Arc<dyn Approver>,
+    history: Arc<dyn HistoryPolicy>,
+}
+
+/// One conversation: its history and what it has cost.
+#[derive(Clone, Debug, Default)]
+pub struct Conversation {
+    history: History,
+    usage: Usage,
+}
+
+impl Conversation {
+    /// The messages so far.
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// The history, to edit (a summary of old turns).
+    pub fn history_mut(&mut self) -> &mut History {
+        &mut self.history
+    }
+
+    /// Tokens over every line so far.
+    pub fn usage(&self) -> Usage {
+        self.usage
+    }
+}
+
+/// How one user line ended.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Answer {
+    /// The text of the last response, its text blocks concatenated.
+    pub text: String,
+    /// The last response's reason, or [`MAX_TURNS`].
+    pub stop_reason: String,
+    /// Model responses received for the line (a retried request is one).
+    pub responses: u32,
+    /// Tokens over those responses.
+    pub usage: Usage,
+    /// Every call the model asked for, in order, response by response.
+    pub tool_calls: Vec<CallRecord>,
+}
+
+/// A line that ended because the model API failed. The history is as it
+/// was before the line; `partial` says what happened up to the failure.
+#[derive(Clone, Debug)]
+pub struct AnswerError {
+    /// The responses, usage and calls before the failure (`text` empty,
+    /// `stop_reason` `error`).
+    pub partial: Answer,
+    /// What failed.
+    pub error: ProviderError,
+}
+
+impl fmt::Display for AnswerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.error)
+    }
+}
+
+impl std::error::Error for AnswerError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+impl Agent {
+    /// An agent on `provider`, to be given tools and built.
+    #[allow(clippy::new_ret_no_self)]
+    pub fn new(provider: impl Provider) -> AgentBuilder {
+        Agent::with_provider(Arc::new(provider))
+    }
+
+    /// [`new`](Self::new) with a shared provider.
+    pub fn with_provider(provider: Arc<dyn Provider>) -> AgentBuilder {
+        AgentBuilder {
+            provider,
+            config: None,
+            local_tools: Vec::new(),
+            servers: Vec::new(),
+            sources: Vec::new(),
+            catalog_options: CatalogOptions::default(),
+            model: None,
+            system: None,
+            max_tokens: DEFAULT_MAX_TOKENS,
+            max_turns: DEFAULT_MAX_TURNS,
+            calls_in_flight: DEFAULT_CALLS_IN_FLIGHT,
+            approver: Arc::new(ApproveAll),
+            history: Arc::new(FullHistory),
+        }
+    }
+
+    /// The tools offered and the servers left out.
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// The tools as each request offers them.
+    pub fn offered_tools(&self) -> &[Value] {
+        &self.tools
+    }
+
+    /// The model requests go to.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// A new, empty conversation.
+    pub fn conversation(&self) -> Conversation {
+        Conversation::default()
+    }
+
+    /// The user says `text`; loops until the model is done with it.
+    pub async fn send(
+        &self,
+        conversation: &mut Conversation,
+        text: &str,
+    ) -> Result<Answer, AnswerError> {
+        let mark = conversation.history.mark();
+        conversation
+            .history
+            .begin_turn(self.provider.user_message(text));
+        let mut answer = Answer::default();
+        loop {
+            let request = Request {
+                model: &self.model,
+                max_tokens: self.max_tokens,
+                system: self.system.as_deref(),
+                messages: conversation.history.messages(),
+                tools: &self.tools,
+            };
+            let reply = match self.provider.send(request).await {
+                Ok(reply) => reply,
+                Err(error) => {
+                    conversation.history.reset(mark);
+                    answer.text.clear();
+                    answer.stop_reason = "error".into();
+                    return Err(AnswerError {
+                        partial: answer,
+                        error,
+                    });
+                }
+            };
+            answer.responses += 1;
+            answer.usage += reply.usage;
+            let Reply {
+                message,
+                text,
+                calls,
+                stop,
+                stop_reason,
+                ..
+            } = reply;
+            conversation.history.push(message);
+            answer.text = text;
+            answer.stop_reason = stop_reason;
+            let run = match stop {
+                Stop::ToolUse => Run::Yes,
+                _ => Run::No(format!(
+                    "the response stopped ({}) before the call was complete",
+                    answer.stop_reason
+                )),
+            };
+            if !calls.is_empty() {
+                self.answer_calls(conversation, &mut answer, &calls, run)
+                    .await;
+            }
+            let more = matches!(stop, Stop::ToolUse | Stop::Pause);
+            if !more {
+                break;
+            }
+            if answer.responses >= self.max_turns {
+                answer.stop_reason = MAX_TURNS.into();
+                break;
+            }
+        }
+        conversation.usage += answer.usage;
+        self.history.after_turn(&mut conversation.history);
+        Ok(answer)
+    }
+
+    /// Runs one response's calls and appends their results.
+    async fn answer_calls(
+        &self,
+        conversation: &mut Conversation,
+        answer: &mut Answer,
+        calls: &[ToolCall],
+        run: Run,
+    ) {
+        let results = calls::run(&self.catalog, &*self.approver, &self.in_flight, calls, run).await;
+        let pairs: Vec<(&ToolCall, &CallToolResult)> = calls
+            .iter()
+            .zip(&results)
+            .map(|(call, (result, _))| (call, result))
+            .collect();
+        for message in self.provider.tool_results(&pairs) {
+            conversation.history.push(message);
+        }
+        answer
+            .tool_calls
+            .extend(results.into_iter().map(|(_, record)| record));
+    }
+}

@@ -1,0 +1,231 @@
+//! The command line: parsed by hand (ten flags do not need a parser
+//! crate's build time), both `--flag value` and `--flag=value`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The usage text, printed on `--help` and after a usage error.
+pub(crate) const USAGE: &str = "\
+usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--system TEXT]
+                [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
+                [--approve all|read-only|ask] [--json]
+
+Reads one user message per line from stdin and answers each with the model,
+calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
+ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL; OPENAI_API_KEY, OPENAI_BASE_URL.
+Defaults: --provider anthropic, --model claude-sonnet-4-6 (openai: gpt-4.1),
+--max-tokens 1024, --max-turns 10, --tool-timeout 60, --approve ask.";
+
+/// Which API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ProviderKind {
+    Anthropic,
+    OpenAi,
+}
+
+/// Which approval policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ApproveKind {
+    All,
+    ReadOnly,
+    Ask,
+}
+
+/// What the command line asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Args {
+    pub(crate) config: PathBuf,
+    pub(crate) provider: ProviderKind,
+    pub(crate) model: Option<String>,
+    pub(crate) system: Option<String>,
+    pub(crate) max_turns: u32,
+    pub(crate) max_tokens: u32,
+    pub(crate) tool_timeout: Duration,
+    pub(crate) approve: ApproveKind,
+    pub(crate) json: bool,
+}
+
+/// A run, or `--help`.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Parsed {
+    Run(Args),
+    Help,
+}
+
+fn positive(flag: &str, value: &str) -> Result<u32, String> {
+    match value.parse::<u32>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!(
+            "{flag} takes a positive whole number, not `{value}`"
+        )),
+    }
+}
+
+/// Parses the arguments after the program name.
+pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
+    let mut config = None;
+    let mut provider = ProviderKind::Anthropic;
+    let mut model = None;
+    let mut system = None;
+    let mut max_turns = 10;
+    let mut max_tokens = 1024;
+    let mut tool_timeout = Duration::from_secs(60);
+    let mut approve = ApproveKind::Ask;
+    let mut json = false;
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => {
+                (flag.to_owned(), Some(value.to_owned()))
+            }
+            _ => (arg, None),
+        };
+        match flag.as_str() {
+            "--help" | "-h" => return Ok(Parsed::Help),
+            "--json" if inline.is_none() => {
+                json = true;
+                continue;
+            }
+            "--json" => return Err("--json takes no value".into()),
+            _ => {}
+        }
+        let mut value = || -> Result<String, String> {
+            match &inline {
+                Some(value) => Ok(value.clone()),
+                None => args.next().ok_or_else(|| format!("{flag} needs a value")),
+            }
+        };
+        match flag.as_str() {
+            "--config" => config = Some(PathBuf::from(value()?)),
+            "--provider" => {
+                provider = match value()?.as_str() {
+                    "anthropic" => ProviderKind::Anthropic,
+                    "openai" => ProviderKind::OpenAi,
+                    other => {
+                        return Err(format!("--provider is anthropic or openai, not `{other}`"));
+                    }
+                }
+            }
+            "--model" => model = Some(value()?),
+            "--system" => system = Some(value()?),
+            "--max-turns" => max_turns = positive("--max-turns", &value()?)?,
+            "--max-tokens" => max_tokens = positive("--max-tokens", &value()?)?,
+            "--tool-timeout" => {
+                let text = value()?;
+                tool_timeout = text
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| *s > 0.0)
+                    .and_then(|s| Duration::try_from_secs_f64(s).ok())
+                    .ok_or_else(|| {
+                        format!("--tool-timeout takes a positive number of seconds, not `{text}`")
+                    })?;
+            }
+            "--approve" => {
+                approve = match value()?.as_str() {
+                    "all" => ApproveKind::All,
+                    "read-only" => ApproveKind::ReadOnly,
+                    "ask" => ApproveKind::Ask,
+                    other => {
+                        return Err(format!("--approve is all, read-only or ask, not `{other}`"));
+                    }
+                }
+            }
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    let config = config.ok_or("--config PATH is required")?;
+    Ok(Parsed::Run(Args {
+        config,
+        provider,
+        model,
+        system,
+        max_turns,
+        max_tokens,
+        tool_timeout,
+        approve,
+        json,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str]) -> Result<Args, String> {
+        match parse(args.iter().map(|a| a.to_string()))? {
+            Parsed::Run(args) => Ok(args),
+            Parsed::Help => Err("help".into()),
+        }
+    }
+
+    #[test]
+    fn defaults_are_the_contracts() {
+        let args = run(&["--config", "mcp.json"]).unwrap();
+        assert_eq!(
+            args,
+            Args {
+                config: "mcp.json".into(),
+                provider: ProviderKind::Anthropic,
+                model: None,
+                system: None,
+                max_turns: 10,
+                max_tokens: 1024,
+                tool_timeout: Duration::from_secs(60),
+                approve: ApproveKind::Ask,
+                json: false,
+            }
+        );
+    }
+
+    #[test]
+    fn every_flag_is_read_in_both_forms() {
+        let args = run(&[
+            "--config=c.json",
+            "--provider",
+            "openai",
+            "--model=gpt-x",
+            "--system",
+            "简洁",
+            "--max-turns",
+            "3",
+            "--max-tokens=77",
+            "--tool-timeout",
+            "1.5",
+            "--approve",
+            "read-only",
+            "--json",
+        ])
+        .unwrap();
+        assert_eq!(args.provider, ProviderKind::OpenAi);
+        assert_eq!(
+            (args.model.as_deref(), args.system.as_deref()),
+            (Some("gpt-x"), Some("简洁"))
+        );
+        assert_eq!((args.max_turns, args.max_tokens), (3, 77));
+        assert_eq!(args.tool_timeout, Duration::from_millis(1500));
+        assert_eq!((args.approve, args.json), (ApproveKind::ReadOnly, true));
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        assert_eq!(run(&[]).unwrap_err(), "--config PATH is required");
+        assert_eq!(run(&["--config"]).unwrap_err(), "--config needs a value");
+        assert!(
+            run(&["--config", "c", "--max-turns", "0"])
+                .unwrap_err()
+                .contains("--max-turns")
+        );
+        assert!(
+            run(&["--config", "c", "--approve", "some"])
+                .unwrap_err()
+                .contains("not `some`")
+        );
+        assert!(run(&["--config", "c", "--tool-timeout", "-1"]).is_err());
+        assert_eq!(
+            run(&["--config", "c", "--verbose"]).unwrap_err(),
+            "unknown argument `--verbose`"
+        );
+        assert_eq!(run(&["--help"]).unwrap_err(), "help");
+    }
+}

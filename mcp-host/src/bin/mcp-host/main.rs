@@ -1,0 +1,199 @@
+//! `mcp-host`: the reference host. Reads one user message per line from
+//! stdin, answers each through the tool-use loop of [`mcp_host::agent`]
+//! with the tools of the servers of an `mcp.json`, and writes one answer
+//! per line (with `--json`, one JSON object). Logs, progress and warnings
+//! go to stderr; approvals are asked on the terminal, never on stdin.
+//!
+//! Exit status: 0 at the end of stdin; 2 for a usage error or an unusable
+//! config; 1 when the model API refuses the key (401/403), since every
+//! later line would fail the same way.
+
+mod cli;
+
+use cli::{ApproveKind, Args, Parsed, ProviderKind, USAGE};
+use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
+use mcp_host::agent::calls::CallRecord;
+use mcp_host::agent::{Agent, Answer, Conversation};
+use mcp_host::config::McpConfig;
+use mcp_host::provider::{Anthropic, OpenAi, Provider, ProviderError, Usage};
+use serde::Serialize;
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+use tokio::io::AsyncBufReadExt;
+
+/// One `--json` output line.
+#[derive(Serialize)]
+struct Line<'a> {
+    text: &'a str,
+    stop_reason: &'a str,
+    turns: u32,
+    usage: Usage,
+    tool_calls: &'a [CallRecord],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+fn main() -> ExitCode {
+    let args = match cli::parse(std::env::args().skip(1)) {
+        Ok(Parsed::Run(args)) => args,
+        Ok(Parsed::Help) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("mcp-host: {e}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(tracing::Level::INFO)
+        .without_time()
+        .init();
+    let config = match McpConfig::load(&args.config) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("mcp-host: {}: {e}", args.config.display());
+            return ExitCode::from(2);
+        }
+    };
+    for warning in config.warnings() {
+        eprintln!("mcp-host: {}: {warning}", args.config.display());
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("mcp-host: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(run(args, config))
+}
+
+fn provider(kind: ProviderKind) -> Result<Arc<dyn Provider>, ProviderError> {
+    Ok(match kind {
+        ProviderKind::Anthropic => Arc::new(Anthropic::from_env()?),
+        ProviderKind::OpenAi => Arc::new(OpenAi::from_env()?),
+    })
+}
+
+fn approver(kind: ApproveKind) -> Arc<dyn Approver> {
+    match kind {
+        ApproveKind::All => Arc::new(ApproveAll),
+        ApproveKind::ReadOnly => Arc::new(ReadOnly),
+        ApproveKind::Ask => match AskTerminal::open() {
+            Ok(terminal) => Arc::new(terminal),
+            Err(e) => {
+                eprintln!(
+                    "mcp-host: --approve ask: no terminal to ask on ({e}); behaving as --approve read-only: only tools a trusted server marks read-only run, the others are declined"
+                );
+                Arc::new(ReadOnly)
+            }
+        },
+    }
+}
+
+async fn run(args: Args, config: McpConfig) -> ExitCode {
+    let provider = match provider(args.provider) {
+        Ok(provider) => provider,
+        Err(e) => {
+            eprintln!("mcp-host: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut builder = Agent::with_provider(provider)
+        .config(config)
+        .max_turns(args.max_turns)
+        .max_tokens(args.max_tokens)
+        .tool_timeout(args.tool_timeout)
+        .approve_with(approver(args.approve));
+    if let Some(model) = &args.model {
+        builder = builder.model(model);
+    }
+    if let Some(system) = &args.system {
+        builder = builder.system(system);
+    }
+    let agent = match builder.build().await {
+        Ok(agent) => agent,
+        Err(e) => {
+            eprintln!("mcp-host: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    for failure in agent.catalog().failures() {
+        eprintln!(
+            "mcp-host: server `{}` left out: {}",
+            failure.server, failure.reason
+        );
+    }
+    eprintln!(
+        "mcp-host: {} tools offered to {}",
+        agent.catalog().tools().len(),
+        agent.model()
+    );
+    let mut conversation = agent.conversation();
+    let status = converse(&agent, &mut conversation, args.json).await;
+    drop(agent);
+    status
+}
+
+/// Answers stdin's lines until its end.
+async fn converse(agent: &Agent, conversation: &mut Conversation, json: bool) -> ExitCode {
+    let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+    let mut buffer = Vec::new();
+    loop {
+        buffer.clear();
+        match stdin.read_until(b'\n', &mut buffer).await {
+            Ok(0) => return ExitCode::SUCCESS,
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("mcp-host: stdin: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+        let line = String::from_utf8_lossy(&buffer);
+        let line = line.trim_end_matches(['\n', '\r']);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (answer, error) = match agent.send(conversation, line).await {
+            Ok(answer) => (answer, None),
+            Err(failed) if failed.error.is_auth() => {
+                eprintln!("mcp-host: {}", failed.error);
+                return ExitCode::FAILURE;
+            }
+            Err(failed) => {
+                eprintln!("mcp-host: the model request failed: {}", failed.error);
+                (failed.partial, Some(failed.error.to_string()))
+            }
+        };
+        if let Err(e) = write_answer(&answer, error, json) {
+            // stdout closed: nobody reads the answers any more.
+            eprintln!("mcp-host: stdout: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+}
+
+fn write_answer(answer: &Answer, error: Option<String>, json: bool) -> std::io::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        let line = Line {
+            text: &answer.text,
+            stop_reason: &answer.stop_reason,
+            turns: answer.responses,
+            usage: answer.usage,
+            tool_calls: &answer.tool_calls,
+            error,
+        };
+        serde_json::to_writer(&mut stdout, &line)?;
+        stdout.write_all(b"\n")?;
+    } else {
+        writeln!(stdout, "{}\n", answer.text)?;
+    }
+    stdout.flush()
+}

@@ -1,0 +1,229 @@
+//! The model APIs a host drives: what one request and one response of a
+//! tool-use conversation are, whatever the API ([`Provider`]), and the two
+//! the program speaks, Anthropic's Messages ([`Anthropic`]) and OpenAI's
+//! Chat Completions ([`OpenAi`]).
+//!
+//! Both APIs are stateless and differ in every field name, so the history
+//! stays in the provider's own message form ([`Value`]s the provider made):
+//! an assistant message goes back into the history exactly as the API
+//! returned it (text blocks, `tool_use` blocks, and block kinds this crate
+//! does not know, such as `thinking` with its signature), which no
+//! translation to a neutral form and back can promise.
+//!
+//! Adding an API (Gemini, a local model server) is one file: an
+//! implementation of [`Provider`]'s five methods, with [`ApiClient`] for the
+//! HTTP, the retries and the error mapping.
+
+#[cfg(feature = "http")]
+pub mod anthropic;
+#[cfg(feature = "http")]
+mod http;
+#[cfg(feature = "http")]
+pub mod openai;
+
+#[cfg(feature = "http")]
+pub use anthropic::Anthropic;
+#[cfg(feature = "http")]
+pub use http::{ApiClient, ApiEndpoint, MAX_ATTEMPTS, MAX_RETRY_WAIT};
+#[cfg(feature = "http")]
+pub use openai::OpenAi;
+
+use crate::catalog::Catalog;
+use crate::client::BoxFuture;
+use crate::convert::CallFailure;
+use crate::wire::CallToolResult;
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt;
+use std::time::Duration;
+
+/// One request to the model: the whole history, every time (the APIs keep
+/// nothing between requests).
+#[derive(Clone, Copy, Debug)]
+pub struct Request<'a> {
+    /// The model's name.
+    pub model: &'a str,
+    /// The most tokens the response may have.
+    pub max_tokens: u32,
+    /// The system prompt, if any.
+    pub system: Option<&'a str>,
+    /// The conversation so far, in the provider's message form.
+    pub messages: &'a [Value],
+    /// The tools offered, in the provider's form ([`Provider::tools`]).
+    pub tools: &'a [Value],
+}
+
+/// Why the model stopped, as far as the loop is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// It asked for tools: run them, send the results, ask again.
+    ToolUse,
+    /// It paused a long turn (Anthropic `pause_turn`): send the history as
+    /// it is now, with no new user message, and it goes on.
+    Pause,
+    /// The turn is over (`end_turn`, `stop`, `max_tokens`, `refusal`, …).
+    End,
+}
+
+/// A call the model asked for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCall {
+    /// The id its result must carry back (`tool_use.id`, `tool_calls[].id`).
+    pub id: String,
+    /// The tool's name as offered to the model.
+    pub name: String,
+    /// Its arguments, or why they cannot be used (OpenAI sends them as a
+    /// JSON string, which may not parse).
+    pub input: Result<Value, CallFailure>,
+}
+
+/// Tokens, as the API reports them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    /// Tokens read (OpenAI `prompt_tokens`).
+    pub input_tokens: u64,
+    /// Tokens written (OpenAI `completion_tokens`).
+    pub output_tokens: u64,
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+    }
+}
+
+/// One response of the model.
+#[derive(Clone, Debug)]
+pub struct Reply {
+    /// The assistant message, to be appended to the history as it is.
+    pub message: Value,
+    /// Its text, the text blocks concatenated with no separator.
+    pub text: String,
+    /// The calls it asks for, in its order.
+    pub calls: Vec<ToolCall>,
+    /// What the loop does next.
+    pub stop: Stop,
+    /// The API's own reason (`end_turn`, `tool_use`, `stop`, `length`, …).
+    pub stop_reason: String,
+    /// What this response cost.
+    pub usage: Usage,
+}
+
+/// A model API.
+pub trait Provider: Send + Sync + fmt::Debug + 'static {
+    /// The model used when the host names none.
+    fn default_model(&self) -> &str;
+
+    /// The catalog's tools in this API's form; made once per catalog, so
+    /// that every request offers the same bytes (prompt caches hold).
+    fn tools(&self, catalog: &Catalog) -> Vec<Value>;
+
+    /// The history entry of a user's message.
+    fn user_message(&self, text: &str) -> Value;
+
+    /// The history entries answering one response's calls, `(call, result)`
+    /// in the order of the calls (Anthropic: one user message of
+    /// `tool_result` blocks; OpenAI: one `role: tool` message each).
+    fn tool_results(&self, results: &[(&ToolCall, &CallToolResult)]) -> Vec<Value>;
+
+    /// Sends `request`; retries what the API asks to be retried.
+    fn send<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>>;
+}
+
+/// Why a model request produced no response.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ProviderError {
+    /// 401 or 403: the key is missing, wrong, or not allowed this model.
+    /// Retrying cannot help; a program should stop.
+    Auth {
+        /// The HTTP status.
+        status: u16,
+        /// The variable the key is read from (`ANTHROPIC_API_KEY`).
+        key_variable: String,
+        /// The API's `error.message`.
+        message: String,
+    },
+    /// Any other error status (after the retries, for 429/503/529).
+    Api {
+        /// The HTTP status.
+        status: u16,
+        /// The API's `error.message`, or an excerpt of the body.
+        message: String,
+        /// How many requests were made.
+        attempts: u32,
+    },
+    /// The API could not be reached, or the connection broke.
+    Network {
+        /// What happened.
+        reason: String,
+    },
+    /// No response in time.
+    Timeout {
+        /// How long the host waited.
+        after: Duration,
+    },
+    /// The provider cannot be set up (a base URL that is not one, a key
+    /// that cannot go in a header).
+    Config {
+        /// What is wrong.
+        reason: String,
+    },
+    /// A 2xx response that is not the API's response shape.
+    InvalidResponse {
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+impl ProviderError {
+    /// Whether this is a 401/403 (the key), after which nothing will work.
+    pub fn is_auth(&self) -> bool {
+        matches!(self, ProviderError::Auth { .. })
+    }
+}
+
+impl fmt::Display for ProviderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProviderError::Auth {
+                status,
+                key_variable,
+                message,
+            } => write!(
+                f,
+                "the API refused the key (HTTP {status}): {message}; check {key_variable}"
+            ),
+            ProviderError::Api {
+                status,
+                message,
+                attempts,
+            } if *attempts > 1 => {
+                write!(f, "HTTP {status} after {attempts} attempts: {message}")
+            }
+            ProviderError::Api {
+                status, message, ..
+            } => write!(f, "HTTP {status}: {message}"),
+            ProviderError::Network { reason } => {
+                write!(f, "the API could not be reached: {reason}")
+            }
+            ProviderError::Timeout { after } => {
+                write!(f, "the API did not answer within {} s", after.as_secs_f64())
+            }
+            ProviderError::Config { reason } => f.write_str(reason),
+            ProviderError::InvalidResponse { reason } => {
+                write!(f, "the API's response could not be read: {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ProviderError {}
+
+/// The API's `error.message` (both APIs put it there:
+/// `{"type":"error","error":{"type","message"}}`,
+/// `{"error":{"message","type","code"}}`).
+pub fn error_message(body: &Value) -> Option<&str> {
+    body.get("error")?.get("message")?.as_str()
+}
