@@ -12,7 +12,7 @@ use common::fake_model::{
     FakeModel, HostRun, McpConfig, Recorded, Reply, TempDir, claude_message, closed_port_url,
     everything_entry, run_host, text_block, tool_use,
 };
-use common::{HttpServer, everything, python_sdk};
+use common::{HttpServer, everything, python_sdk, ts_sdk};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -612,6 +612,88 @@ fn the_python_sdk_server_is_driven_through_the_host() {
     assert_eq!(results[0].text, "Hello, Ada!");
     assert_eq!(tool_calls(&lines[0]), [call("greet", "py", false)]);
     assert_eq!(lines[0]["text"], "greeted");
+}
+
+/// A child process killed (by its pid) and reaped when dropped.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The TypeScript SDK's server over HTTP (tests/interop/ts_server.mjs:
+/// stateful 2025-11-25 sessions only): the entry's headers also go with
+/// the session's later requests (`Mcp-Session-Id`), its notifications and
+/// its end, not only with the requests of the 2026-07-28 era.
+#[test]
+fn a_legacy_http_session_gets_the_headers_on_every_request() {
+    let mut child = std::process::Command::new("node")
+        .arg(interop("ts_server.mjs"))
+        .arg(ts_sdk())
+        .args(["--http", "0"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("node runs (install Node.js >= 20)");
+    let stderr = child.stderr.take().unwrap();
+    let _server = Killed(child);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stderr)).map_while(Result::ok) {
+            if let Some(addr) = line.strip_prefix("listening on ") {
+                let _ = tx.send(addr.to_owned());
+            }
+        }
+    });
+    let addr = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the TypeScript server logs its address");
+    let tap = HeaderTap::start(addr);
+    let config = McpConfig::new(&json!({"mcpServers": {"ts": {
+        "url": tap.url(),
+        "headers": {"Authorization": "Bearer ts-token", "X-Host-Test": "legacy"},
+    }}}));
+    let model = FakeModel::start(vec![
+        asks(vec![tool_use("t1", "add", json!({"a": 2, "b": 5}))]),
+        says("added"),
+    ]);
+    let run = host(&config, &model, "all", &[], "add 2 and 5\n");
+    let lines = lines(&run);
+    let results = results(&model.requests()[1]);
+    assert!(!results[0].is_error, "{results:?}");
+    assert!(results[0].text.contains('7'), "{results:?}");
+    assert_eq!(tool_calls(&lines[0]), [call("add", "ts", false)]);
+
+    let tapped = tap.requests();
+    for method in [
+        "initialize",
+        "notifications/initialized",
+        "tools/list",
+        "tools/call",
+    ] {
+        assert!(
+            tapped
+                .iter()
+                .any(|r| r.body.contains(&format!("\"method\":\"{method}\""))),
+            "{method} went through the tap: {tapped:?}"
+        );
+    }
+    assert!(
+        tapped.iter().any(|r| r.header("mcp-session-id").is_some()),
+        "a legacy session: {tapped:?}"
+    );
+    for request in &tapped {
+        assert_eq!(
+            request.header("authorization"),
+            Some("Bearer ts-token"),
+            "{request:?}"
+        );
+        assert_eq!(request.header("x-host-test"), Some("legacy"), "{request:?}");
+    }
 }
 
 /// `--tool-timeout 1`: a call with no answer after a second gets an
