@@ -181,11 +181,20 @@ fn an_unusable_config_exits_2_with_one_line_naming_the_problem() {
             "empty",
         ),
         (
+            "VS Code entry not an object",
+            Some(r#"{"servers": {"numbered": 5}}"#),
+            "numbered",
+        ),
+        (
             "unknown VS Code type",
             Some(r#"{"servers": {"bird": {"type": "carrier-pigeon", "command": "x"}}}"#),
             "carrier-pigeon",
         ),
     ];
+    // A model that must never be asked: the config is read before any
+    // request.
+    let model = FakeModel::start(Vec::new());
+    let base_url = model.base_url.as_str();
     // Concurrently: each run only reads a file and exits.
     std::thread::scope(|scope| {
         for (i, (case, text, named)) in cases.iter().enumerate() {
@@ -197,7 +206,7 @@ fn an_unusable_config_exits_2_with_one_line_naming_the_problem() {
                 let run = run_host(
                     &["--config", path.to_str().unwrap(), "--json"],
                     &[
-                        ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9"),
+                        ("ANTHROPIC_BASE_URL", base_url),
                         ("ANTHROPIC_API_KEY", "test-key"),
                     ],
                     "hello\n",
@@ -214,6 +223,7 @@ fn an_unusable_config_exits_2_with_one_line_naming_the_problem() {
             });
         }
     });
+    assert!(model.requests().is_empty(), "{:?}", model.requests());
 }
 
 /// Claude Desktop form: a server whose command does not exist and a URL
