@@ -10,7 +10,8 @@ mod common;
 
 use common::fake_model::{
     FakeModel, HostRun, McpConfig, Recorded, Reply, TempDir, claude_message, closed_port_url,
-    everything_entry, run_host, text_block, tool_use,
+    everything_entry, openai_completion, openai_text, openai_tool_calls, run_host, text_block,
+    tool_use,
 };
 use common::{HttpServer, everything, python_sdk, ts_sdk};
 use serde_json::{Value, json};
@@ -620,6 +621,80 @@ fn the_python_sdk_server_is_driven_through_the_host() {
     assert_eq!(results.len(), 1, "{results:?}");
     assert!(!results[0].is_error, "{results:?}");
     assert_eq!(results[0].text, "Hello, Ada!");
+    assert_eq!(tool_calls(&lines[0]), [call("greet", "py", false)]);
+    assert_eq!(lines[0]["text"], "greeted");
+}
+
+/// The same server through the OpenAI provider: its tools as functions
+/// whose `parameters` are the input schemas, the call's result as the
+/// `role: tool` message of the next request.
+#[test]
+fn the_python_sdk_server_is_driven_through_the_openai_provider() {
+    let config = McpConfig::new(&json!({"mcpServers": {"py": {
+        "command": python_sdk().to_str().unwrap(),
+        "args": [interop("server.py")],
+    }}}));
+    let model = FakeModel::start(vec![
+        Reply::ok(openai_completion(
+            openai_tool_calls(None, &[("call_1", "greet", r#"{"name":"Lin"}"#)]),
+            "tool_calls",
+            10,
+            5,
+        )),
+        Reply::ok(openai_completion(openai_text("greeted"), "stop", 10, 5)),
+    ]);
+    let run = run_host(
+        &[
+            "--config",
+            config.arg(),
+            "--provider",
+            "openai",
+            "--json",
+            "--approve",
+            "all",
+        ],
+        &[
+            ("OPENAI_BASE_URL", model.base_url.as_str()),
+            ("OPENAI_API_KEY", "test-key"),
+        ],
+        "greet Lin\n",
+    );
+    let lines = lines(&run);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    let greet = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "greet")
+        .unwrap_or_else(|| panic!("greet not offered: {}", requests[0].body["tools"]))
+        .clone();
+    assert_eq!(greet["type"], "function", "{greet}");
+    assert_eq!(
+        greet["function"]["description"], "Greet someone.",
+        "{greet}"
+    );
+    let parameters = &greet["function"]["parameters"];
+    assert_eq!(parameters["type"], "object", "{greet}");
+    assert_eq!(
+        parameters["properties"]["name"]["type"], "string",
+        "{greet}"
+    );
+    assert_eq!(parameters["required"], json!(["name"]), "{greet}");
+    let last = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "tool", "{last}");
+    assert_eq!(last["tool_call_id"], "call_1", "{last}");
+    let content = match &last["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
+        other => panic!("tool message content {other}"),
+    };
+    assert!(content.contains("Hello, Lin!"), "{last}");
     assert_eq!(tool_calls(&lines[0]), [call("greet", "py", false)]);
     assert_eq!(lines[0]["text"], "greeted");
 }
