@@ -3,7 +3,8 @@
 //! `everything` over stdio and Streamable HTTP (with the config's headers on
 //! every request), the official Python SDK server, name prefixing and
 //! mapping, `--tool-timeout`, a server that exits mid-conversation, and
-//! `trusted` under `--approve read-only`. Each test checks what the host sent
+//! `trusted` under `--approve read-only`; the TypeScript SDK's server for a
+//! legacy HTTP session's headers, the OpenAI provider for the Python one. Each test checks what the host sent
 //! the model (the recorded requests) and what it printed (`--json`).
 
 mod common;
@@ -227,13 +228,16 @@ fn an_unusable_config_exits_2_with_one_line_naming_the_problem() {
     assert!(model.requests().is_empty(), "{:?}", model.requests());
 }
 
-/// Claude Desktop form: a server whose command does not exist and a URL
-/// nothing listens on are reported and left out; the other server's tools
-/// are offered (unprefixed) and work.
+/// Claude Desktop form: servers that cannot be used (a command that does
+/// not exist, one that exits at once, one that answers initialize with a
+/// revision nobody speaks, a URL nothing listens on) are reported and left
+/// out; the other server's tools are offered (unprefixed) and work.
 #[test]
 fn a_server_that_cannot_start_is_reported_and_the_others_work() {
     let config = McpConfig::new(&json!({"mcpServers": {
         "broken": {"command": "/nonexistent/mcp-server-h19c", "args": ["--stdio"]},
+        "quits": {"command": "sh", "args": ["-c", "exit 3"]},
+        "ancient": fake("old-version", None),
         "gone": {"url": format!("{}/mcp", closed_port_url()), "headers": {"X-Unused": "1"}},
         "e": everything_entry(&[]),
     }}));
@@ -243,7 +247,7 @@ fn a_server_that_cannot_start_is_reported_and_the_others_work() {
     ]);
     let run = host(&config, &model, "all", &[], "add 2 and 3\n");
     let lines = lines(&run);
-    for failed in ["broken", "gone"] {
+    for failed in ["broken", "quits", "ancient", "gone"] {
         assert!(
             run.stderr.contains(failed),
             "the failed server {failed} is named on stderr: {}",
