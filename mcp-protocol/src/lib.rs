@@ -28,6 +28,7 @@ pub mod model_name;
 pub mod outgoing;
 pub mod params;
 pub mod sampling;
+pub mod task;
 pub mod tool_def;
 pub mod trace_context;
 mod version;

@@ -318,6 +318,8 @@ pub enum CallToolResponse {
     Complete(CallToolResult),
     /// `input_required`: answer the questions and call again.
     InputRequired(InputRequiredResult),
+    /// `task` (the Tasks extension): the call runs as a task to poll.
+    Task(crate::task::CreateTaskResult),
 }
 
 impl Serialize for CallToolResponse {
@@ -327,6 +329,7 @@ impl Serialize for CallToolResponse {
             CallToolResponse::InputRequired(result) => {
                 ("input_required", serde_json::to_value(result))
             }
+            CallToolResponse::Task(result) => ("task", serde_json::to_value(result)),
         };
         let mut value = value.map_err(serde::ser::Error::custom)?;
         if let Value::Object(map) = &mut value {
@@ -356,6 +359,15 @@ impl<'de> Deserialize<'de> for CallToolResponse {
             "input_required" => serde_json::from_value(value)
                 .map(CallToolResponse::InputRequired)
                 .map_err(D::Error::custom),
+            "task" => {
+                let mut value = value;
+                if let Value::Object(map) = &mut value {
+                    map.insert("resultType".into(), "task".into());
+                }
+                serde_json::from_value(value)
+                    .map(CallToolResponse::Task)
+                    .map_err(D::Error::custom)
+            }
             other => Err(D::Error::custom(format!("unknown resultType {other:?}"))),
         }
     }

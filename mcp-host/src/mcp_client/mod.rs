@@ -938,6 +938,17 @@ impl McpClient {
                     input_responses = (!answers.is_empty()).then_some(answers);
                     request_state = asked.request_state;
                 }
+                CallToolResponse::Task(created) => {
+                    // This client does not declare the Tasks extension, so
+                    // a server must not answer with a task.
+                    return Err(McpError::Protocol {
+                        server: self.inner.config.name.clone(),
+                        reason: format!(
+                            "tool `{name}` answered with task `{}`, but this client did not declare the tasks extension",
+                            created.task.task_id
+                        ),
+                    });
+                }
             }
         }
         Err(McpError::Protocol {

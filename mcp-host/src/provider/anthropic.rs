@@ -104,8 +104,9 @@ fn read_content(content: &[Value]) -> (String, Vec<ToolCall>) {
     (text, calls)
 }
 
-/// A response body as a [`Reply`].
-pub(super) fn read_response(mut body: Value) -> Result<Reply, ProviderError> {
+/// A response body of this API as a [`Reply`] (for a provider that
+/// reaches the API its own way: a proxy, a recorded session).
+pub fn read_response(mut body: Value) -> Result<Reply, ProviderError> {
     let Some(Value::Array(content)) = body.get_mut("content").map(Value::take) else {
         return Err(ProviderError::InvalidResponse {
             reason: "no `content` array".into(),

@@ -122,8 +122,9 @@ fn history_message(message: &Map<String, Value>) -> Value {
     Value::Object(kept)
 }
 
-/// A response body as a [`Reply`].
-pub(super) fn read_response(body: Value) -> Result<Reply, ProviderError> {
+/// A response body of this API as a [`Reply`] (for a provider that
+/// reaches the API its own way: a proxy, a recorded session).
+pub fn read_response(body: Value) -> Result<Reply, ProviderError> {
     let choice = &body["choices"][0];
     let Some(message) = choice["message"].as_object() else {
         return Err(ProviderError::InvalidResponse {

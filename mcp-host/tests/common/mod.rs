@@ -3,6 +3,8 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod fake_model;
+
 use mcp_host::client::{
     ClientError, Dispatcher, DispatcherConfig, Handler, NoHandler, RequestOptions, StdioConfig,
     StdioTransport,

@@ -6,7 +6,9 @@ purpose, one way per FAKE mode:
   that breaks it;
 - `old-version`: answers initialize with a revision nobody speaks;
 - `exit`: the tool `exit` makes the process exit (the client restarts it);
-  `count` says how many processes were started (a file in FAKE_DIR).
+  `count` says how many processes were started (a file in FAKE_DIR);
+- `names`: tools whose names a model API refuses (`files.read`,
+  `weather/查天气`) instead of the three above; a call answers the name.
 Every other request gets -32601 (so `server/discover` falls back).
 """
 
@@ -35,6 +37,13 @@ TOOLS = [
     {"name": "exit", "inputSchema": {"type": "object"}},
     {"name": "count", "inputSchema": {"type": "object"}},
 ]
+if MODE == "names":
+    TOOLS = [
+        {"name": "files.read", "description": "Read a file.",
+         "inputSchema": {"type": "object"}},
+        {"name": "weather/查天气", "description": "Look up the weather.",
+         "inputSchema": {"type": "object"}},
+    ]
 
 
 def send(message):
@@ -56,7 +65,10 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": id_, "result": {"tools": TOOLS}})
     elif method == "tools/call":
         name = message["params"]["name"]
-        if name == "check":
+        if MODE == "names":
+            send({"jsonrpc": "2.0", "id": id_, "result": {
+                "content": [{"type": "text", "text": f"called {name}"}]}})
+        elif name == "check":
             good = message["params"].get("arguments", {}).get("good", False)
             structured = {"ok": True} if good else {"ok": "yes"}
             send({"jsonrpc": "2.0", "id": id_, "result": {

@@ -110,6 +110,10 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
         .max_turns(args.max_turns)
         .max_tokens(args.max_tokens)
         .tool_timeout(args.tool_timeout)
+        // The contract: "every call of that response runs concurrently",
+        // however many there are; the library's default bound (8) would
+        // queue the ninth. Each server still bounds its own calls.
+        .calls_in_flight(tokio::sync::Semaphore::MAX_PERMITS)
         .approve_with(approver(args.approve));
     if let Some(model) = &args.model {
         builder = builder.model(model);
