@@ -52,8 +52,9 @@ pub enum TaskSupport {
     Never,
     /// A task when the request declares the extension, else a plain call.
     Optional,
-    /// Only as a task: a request that does not declare the extension is
-    /// refused with `-32021`, naming it.
+    /// Only as a task: a 2026-07-28 request that does not declare the
+    /// extension is refused with `-32021`, naming it. (A legacy session has
+    /// no extensions; there it is a plain call.)
     Required,
 }
 

@@ -153,9 +153,10 @@ impl Session {
         let version = info.version;
         // Tasks (2026-07-28, an extension the request declares in its own
         // `_meta`): a tool that runs only as a task refuses a request that
-        // cannot take one, before anything runs.
+        // could declare it and did not, before anything runs. A legacy
+        // session has no extensions: there task tools are plain calls.
         let takes_tasks = version.is_modern() && declares_tasks(&info.client.capabilities);
-        if tool.def.task == TaskSupport::Required && !takes_tasks {
+        if tool.def.task == TaskSupport::Required && version.is_modern() && !takes_tasks {
             return Err(tasks_required(&name));
         }
         let may_be_task = takes_tasks && tool.def.task != TaskSupport::Never;
