@@ -15,7 +15,7 @@ use mcp_host::wire::{ElicitAction, ElicitResult, ProgressParams};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -55,7 +55,7 @@ impl Logged {
     }
 }
 
-fn read_log(path: &PathBuf) -> Vec<Logged> {
+fn read_log(path: &Path) -> Vec<Logged> {
     let Ok(text) = std::fs::read_to_string(path) else {
         return Vec::new();
     };
@@ -77,7 +77,7 @@ fn of<'a>(log: &'a [Logged], method: &str) -> Vec<&'a Logged> {
 }
 
 /// Waits until the server logged `count` messages of `method`.
-async fn wait_for(path: &PathBuf, method: &str, count: usize) -> Vec<Logged> {
+async fn wait_for(path: &Path, method: &str, count: usize) -> Vec<Logged> {
     for _ in 0..200 {
         let log = read_log(path);
         if of(&log, method).len() >= count {
@@ -91,7 +91,7 @@ async fn wait_for(path: &PathBuf, method: &str, count: usize) -> Vec<Logged> {
     );
 }
 
-fn stdio(log: &PathBuf, legacy: bool) -> ServerConfig {
+fn stdio(log: &Path, legacy: bool) -> ServerConfig {
     let mut env = BTreeMap::from([("TASKS_LOG".to_owned(), log.to_string_lossy().into_owned())]);
     if legacy {
         env.insert("TASKS_LEGACY".to_owned(), "1".to_owned());
@@ -488,7 +488,7 @@ struct HttpTasks {
 }
 
 impl HttpTasks {
-    fn start(log: &PathBuf) -> HttpTasks {
+    fn start(log: &Path) -> HttpTasks {
         let mut child = Command::new("python3")
             .arg(script())
             .arg("--http")
