@@ -29,6 +29,15 @@
 //!   (feature `output-schema`, default), a violation returned as an
 //!   `isError` result; every call logged for audit (target
 //!   `mcp_host::audit`: server, tool, duration, isError).
+//! - **Tasks** (the `io.modelcontextprotocol/tasks` extension, declared in
+//!   every 2026-07-28 request's envelope unless [`ClientOptions::tasks`] is
+//!   off): a `tools/call` the server answers with a task is driven to its
+//!   end inside [`McpClient::call_tool`] — `tasks/get` polled at the
+//!   server's `pollIntervalMs`, its `statusMessage` reported as progress,
+//!   its `inputRequests` answered once each through the same handlers
+//!   (`tasks/update`), `tasks/cancel` on timeout or when the call is
+//!   dropped — so the caller sees an ordinary result, or the task's
+//!   JSON-RPC error, or [`McpError::TaskEnded`].
 //! - **Restarts**: a connection found lost is made again once, on next use,
 //!   with a new handshake.
 
