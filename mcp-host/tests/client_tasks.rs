@@ -28,8 +28,24 @@ fn script() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/tasks.py")
 }
 
-/// A fresh log file for one server.
-fn log_file() -> PathBuf {
+/// A fresh log file for one server, removed when the test ends.
+struct LogFile(PathBuf);
+
+impl std::ops::Deref for LogFile {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for LogFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn log_file() -> LogFile {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let path = std::env::temp_dir().join(format!(
         "mcp-host-tasks-{}-{}.jsonl",
@@ -37,7 +53,7 @@ fn log_file() -> PathBuf {
         NEXT.fetch_add(1, Ordering::Relaxed)
     ));
     let _ = std::fs::remove_file(&path);
-    path
+    LogFile(path)
 }
 
 /// One message the server received.
