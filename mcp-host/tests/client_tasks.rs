@@ -601,3 +601,30 @@ fn over_http_every_tasks_request_is_routed_by_its_task_id() {
         assert!(of(&logged, "notifications/cancelled").is_empty());
     });
 }
+
+#[test]
+fn an_input_request_the_client_cannot_answer_cancels_the_task() {
+    run(async {
+        let log = log_file();
+        // No elicitation handler: `name` cannot be answered.
+        let client = McpClient::connect_with(stdio(&log, false), ClientOptions::mode(Mode::Modern))
+            .await
+            .unwrap();
+        let error = client
+            .call_tool("flow", None, CallOptions::default())
+            .await
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("input request `name` could not be answered"),
+            "{error}"
+        );
+        let logged = wait_for(&log, "tasks/cancel", 1).await;
+        assert!(of(&logged, "tasks/update").is_empty());
+        assert_eq!(
+            of(&logged, "tasks/cancel")[0].message["params"]["taskId"],
+            of(&logged, "tasks/get")[0].message["params"]["taskId"]
+        );
+    });
+}
