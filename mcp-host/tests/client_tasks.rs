@@ -2,7 +2,8 @@
 //! side, over real stdio and Streamable HTTP: a hand-written server
 //! (tests/interop/tasks.py) answers `tools/call` with tasks and logs every
 //! message it receives, and `McpClient::call_tool` must turn each task into
-//! an ordinary result or error.
+//! an ordinary result or error; then the runtime's own tasks (the
+//! `conformance` example's fixtures) end to end.
 
 mod common;
 
@@ -626,5 +627,142 @@ fn an_input_request_the_client_cannot_answer_cancels_the_task() {
             of(&logged, "tasks/cancel")[0].message["params"]["taskId"],
             of(&logged, "tasks/get")[0].message["params"]["taskId"]
         );
+    });
+}
+
+/// Answers the `conformance` example's task fixtures: "Delete …?" with
+/// `confirm: true`, every other question with `name: Luca`; records them.
+fn conformance_answers(asked: Arc<Mutex<Vec<String>>>) -> ElicitFn {
+    Arc::new(move |params| {
+        asked.lock().unwrap().push(params.message.clone());
+        let content = if params.message.starts_with("Delete") {
+            json!({"confirm": true})
+        } else {
+            json!({"name": "Luca"})
+        };
+        Box::pin(async move {
+            Ok(ElicitResult {
+                action: ElicitAction::Accept,
+                content: content.as_object().cloned(),
+            })
+        })
+    })
+}
+
+/// The runtime's own tasks (the `conformance` example's fixtures), over
+/// stdio and over HTTP, where the server checks `Mcp-Name` against the
+/// task's id.
+#[test]
+fn the_runtimes_tasks_are_driven_over_stdio_and_http() {
+    run(async {
+        let http = common::HttpServer::start_example("conformance");
+        let configs = [
+            ServerConfig {
+                name: "conformance".to_owned(),
+                transport: Transport::Stdio {
+                    command: common::example("conformance")
+                        .to_string_lossy()
+                        .into_owned(),
+                    args: Vec::new(),
+                    env: BTreeMap::new(),
+                    cwd: None,
+                },
+                trusted: true,
+            },
+            ServerConfig {
+                name: "conformance".to_owned(),
+                transport: Transport::Http {
+                    url: http.url(),
+                    headers: BTreeMap::new(),
+                    declared_sse: false,
+                },
+                trusted: true,
+            },
+        ];
+        for config in configs {
+            let asked = Arc::new(Mutex::new(Vec::new()));
+            let options = ClientOptions {
+                elicitation: Some(conformance_answers(Arc::clone(&asked))),
+                ..ClientOptions::mode(Mode::Modern)
+            };
+            let client = McpClient::connect_with(config, options).await.unwrap();
+            let call = |name: &'static str, arguments: Value| {
+                let client = client.clone();
+                async move {
+                    client
+                        .call_tool(name, arguments.as_object().cloned(), CallOptions::default())
+                        .await
+                }
+            };
+            let deleted = call("confirm_delete", json!({"filename": "a.txt"}))
+                .await
+                .unwrap();
+            assert_eq!(text(&deleted), "Deleted a.txt");
+            let both = call("multi_input", json!({})).await.unwrap();
+            assert_eq!(
+                text(&both),
+                r#"Received: action=accept, content={"name":"Luca"} and action=accept, content={"name":"Luca"}"#
+            );
+            // An input_required round on the request, then a task.
+            let greeted = call("test_tool_with_task", json!({})).await.unwrap();
+            assert_eq!(text(&greeted), "Hello, Luca!");
+            let mut questions = asked.lock().unwrap().clone();
+            questions.sort();
+            assert_eq!(
+                questions,
+                [
+                    "Delete a.txt?",
+                    "First answer?",
+                    "Second answer?",
+                    "What is your name?"
+                ]
+            );
+            // A tool error completes the task; a JSON-RPC error fails it.
+            let failed = call("failing_job", json!({})).await.unwrap();
+            assert!(failed.is_error && text(&failed).contains("the job failed"));
+            let error = call("protocol_error_job", json!({})).await.unwrap_err();
+            assert!(
+                matches!(&error, McpError::Client(ClientError::Rpc(e)) if e.code == -32603),
+                "{error:?}"
+            );
+            // The task's progress is its statusMessage.
+            let (options, seen) = progress();
+            let computed = client
+                .call_tool(
+                    "slow_compute",
+                    common::args(json!({"seconds": 2, "label": "x"})),
+                    options,
+                )
+                .await
+                .unwrap();
+            assert_eq!(text(&computed), "x: computed for 2 s");
+            let messages: Vec<String> = seen
+                .lock()
+                .unwrap()
+                .iter()
+                .filter_map(|p| p.message.clone())
+                .collect();
+            assert!(messages.iter().any(|m| m == "x: 1 of 2 s"), "{messages:?}");
+            // A timeout cancels the task; the connection goes on.
+            let error = client
+                .call_tool(
+                    "slow_compute",
+                    common::args(json!({"seconds": 30, "label": "y"})),
+                    CallOptions::timeout(Duration::from_millis(1200)),
+                )
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(error, McpError::Client(ClientError::Timeout { .. })),
+                "{error:?}"
+            );
+            assert_eq!(
+                text(&call("greet", json!({"name": "Ada"})).await.unwrap()),
+                "Hello, Ada!"
+            );
+        }
+        // The HTTP server took the timed-out call's tasks/cancel (whose
+        // Mcp-Name it checks against the task's id) and ended the task.
+        http.wait_for_log(r#"status="cancelled""#).await;
     });
 }
