@@ -552,3 +552,56 @@ fn the_readme_agent_is_the_compiled_example() {
         "README.md's agent block differs from mcp-host/examples/agent.rs"
     );
 }
+
+#[test]
+fn a_tool_that_runs_as_a_task_is_an_ordinary_call_to_the_loop() {
+    run(async {
+        let config = McpConfig::parse(&format!(
+            r#"{{"mcpServers": {{"jobs": {{"command": "{}"}}}}}}"#,
+            common::example("conformance").display()
+        ))
+        .unwrap();
+        let model = Scripted::new(vec![
+            message(
+                json!([
+                    tool_use(
+                        "1",
+                        "slow_compute",
+                        json!({"seconds": 1, "label": "report"})
+                    ),
+                    tool_use("2", "failing_job", json!({}))
+                ]),
+                "tool_use",
+            ),
+            message(json!([text("done")]), "end_turn"),
+        ]);
+        let agent = Agent::with_provider(model.clone())
+            .config(config)
+            .build()
+            .await
+            .unwrap();
+        assert!(agent.catalog().failures().is_empty());
+        let answer = agent
+            .send(&mut agent.conversation(), "run both")
+            .await
+            .unwrap();
+        let calls: Vec<(&str, bool)> = answer
+            .tool_calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.is_error))
+            .collect();
+        // `slow_compute` (task = "optional") and `failing_job` (task =
+        // "required", whose task completes with an isError result) ran as
+        // tasks the client polled; the loop saw two results.
+        assert_eq!(calls, [("slow_compute", false), ("failing_job", true)]);
+        let results = &model.requests()[1]["messages"][2]["content"];
+        assert_eq!(results[0]["content"], "report: computed for 1 s");
+        assert!(
+            results[1]["content"]
+                .as_str()
+                .unwrap()
+                .contains("the job failed"),
+            "{results}"
+        );
+    });
+}
