@@ -4,7 +4,8 @@
 //! The fixture tools of the official MCP conformance suite
 //! (`@modelcontextprotocol/conformance`, its server scenarios `tools-*`,
 //! `elicitation-sep1034-defaults` and `elicitation-sep1330-enums`; for
-//! 2026-07-28, `input-required-result-*` and `server-stateless`), with the
+//! 2026-07-28, `input-required-result-*`, `server-stateless` and the Tasks
+//! extension's `tasks-*`), with the
 //! names, arguments and results its scenarios expect. The suite talks
 //! Streamable HTTP (`conformance server --url http://127.0.0.1:PORT/mcp`);
 //! without `--http` this serves stdio, as every example does.
@@ -14,7 +15,7 @@
 
 use mcp_runtime::{
     Content, Context, ElicitRequest, Elicitation, FormField, Level, SampleRequest, SamplingMessage,
-    Server, Tool, ToolBuilder, ToolError, ToolOutcome, tool, tools,
+    Server, TaskSupport, Tool, ToolBuilder, ToolError, ToolOutcome, tool, tools,
 };
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -425,6 +426,101 @@ fn json_schema_2020_12_tool() -> Tool {
     .build()
 }
 
+/// Tasks fixture: greets `name`, always on the request (never a task).
+#[tool(read_only, idempotent, open_world = false)]
+async fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Tasks fixture: works `seconds` seconds (at most 600) in steps of one,
+/// reporting progress; a task when the client supports tasks.
+#[tool(read_only, idempotent, open_world = false, task = "optional")]
+async fn slow_compute(ctx: Context, seconds: u64, label: String) -> Result<String, ToolError> {
+    let seconds = seconds.min(600);
+    for second in 1..=seconds {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        ctx.progress(
+            second as f64,
+            Some(seconds as f64),
+            Some(&format!("{label}: {second} of {seconds} s")),
+        )?;
+    }
+    Ok(format!("{label}: computed for {seconds} s"))
+}
+
+/// Tasks fixture: a job that fails after a second with a tool error (an
+/// `isError` result: the task completes); only as a task.
+#[tool(open_world = false, task = "required")]
+async fn failing_job() -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err(ToolError::new("the job failed: its input was rejected"))
+}
+
+/// Tasks fixture: a job that ends with a JSON-RPC error (the task fails).
+fn protocol_error_job() -> Tool {
+    ToolBuilder::new("protocol_error_job", |_| {
+        Box::pin(async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            ToolOutcome::protocol_error(-32603, "the job's backend answered with an internal error")
+        })
+    })
+    .description("Tasks fixture: a job that fails with a JSON-RPC error.")
+    .task(TaskSupport::Optional)
+    .build()
+}
+
+/// Tasks fixture: asks to confirm deleting `filename`, as a task.
+#[tool(destructive, open_world = false, task = "optional")]
+async fn confirm_delete(ctx: Context, filename: String) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit(
+            "confirm",
+            one_field(&format!("Delete {filename}?"), "confirm", "boolean"),
+        )
+        .await?;
+    match accepted(&answer, "confirm")? {
+        Value::Bool(true) => Ok(format!("Deleted {filename}")),
+        _ => Ok(format!("Kept {filename}")),
+    }
+}
+
+/// Tasks fixture: asks two questions at once, as a task.
+#[tool(read_only, open_world = false, task = "optional")]
+async fn multi_input(ctx: Context) -> Result<String, ToolError> {
+    let form = |message: &str| {
+        ElicitRequest::form(
+            message,
+            json!({"type": "object", "properties": {"name": {"type": "string"}, "confirm": {"type": "boolean"}}}),
+        )
+    };
+    let (first, second) = tokio::join!(
+        ctx.elicit("first", form("First answer?")),
+        ctx.elicit("second", form("Second answer?"))
+    );
+    let (first, second) = (first?, second?);
+    Ok(format!(
+        "Received: {} and {}",
+        describe(&first),
+        describe(&second)
+    ))
+}
+
+/// Tasks fixture: asks for a name on the request (a 2026-07-28 round),
+/// then becomes a task that greets it.
+#[tool(read_only, open_world = false, task = "required")]
+async fn test_tool_with_task(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit(
+            "user_name",
+            one_field("What is your name?", "name", "string"),
+        )
+        .await?;
+    let name = accepted(&answer, "name")?;
+    ctx.begin_task().await?;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    Ok(format!("Hello, {}!", name.as_str().unwrap_or_default()))
+}
+
 /// `action=…, content={…}`, as the fixtures report an answer.
 fn describe(answer: &Elicitation) -> String {
     let action = match answer.action {
@@ -466,8 +562,15 @@ async fn main() -> std::io::Result<()> {
         test_custom_headers,
         test_streaming_elicitation,
         test_logging_tool,
+        greet,
+        slow_compute,
+        failing_job,
+        confirm_delete,
+        multi_input,
+        test_tool_with_task,
     ];
     fixtures.push(json_schema_2020_12_tool());
+    fixtures.push(protocol_error_job());
     let mut server =
         Server::new("mcp-runtime-conformance", env!("CARGO_PKG_VERSION")).tools(fixtures);
     // ELICIT_TIMEOUT_MS=N: how long a legacy elicitation or sampling request

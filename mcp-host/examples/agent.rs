@@ -25,10 +25,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut chat = agent.conversation();
     for line in ["北京今天天气怎么样", "那上海呢", "2 加 3 是多少？"] {
         let answer = agent.send(&mut chat, line).await?;
-        println!(
-            "> {line}\n{}  [{}, {:?}]",
-            answer.text, answer.stop_reason, answer.usage
-        );
+        println!("> {line}\n{} [{}]", answer.text, answer.stop_reason);
     }
     Ok(())
 }

@@ -778,6 +778,12 @@ pub enum CallFailure {
         /// The first violation.
         reason: String,
     },
+    /// The server ran the call as a task (the Tasks extension) that ended
+    /// without a result: cancelled on the server's side, or forgotten.
+    TaskEnded {
+        /// What happened to the task.
+        reason: String,
+    },
     /// The user declined to run the call.
     Declined,
     /// The host did not run the call for another reason (a guard on the
@@ -840,6 +846,10 @@ impl fmt::Display for CallFailure {
             CallFailure::InvalidOutput { reason } => write!(
                 f,
                 "The tool's structured result does not match its output schema ({reason}); it was discarded."
+            ),
+            CallFailure::TaskEnded { reason } => write!(
+                f,
+                "The server ran the call as a task that ended without a result: {reason}."
             ),
             CallFailure::Declined => f.write_str("The user declined to run this tool call."),
             CallFailure::NotRun { reason } => write!(f, "The call was not run: {reason}."),

@@ -14,7 +14,9 @@ use mcp_host::agent::{Agent, MAX_TURNS};
 use mcp_host::catalog::Catalog;
 use mcp_host::client::BoxFuture;
 use mcp_host::config::McpConfig;
-use mcp_host::provider::{self, Provider, ProviderError, Reply, Request, ToolCall, Usage};
+use mcp_host::provider::{
+    self, Anthropic, Provider, ProviderError, Reply, Request, ToolCall, Usage,
+};
 use mcp_host::wire::CallToolResult;
 use mcp_runtime::{Context, Server, tool, tools};
 use serde_json::{Value, json};
@@ -24,9 +26,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Answers with scripted Anthropic response bodies (or errors) and keeps
-/// every request as the Anthropic body it would have sent.
-#[derive(Debug, Default)]
+/// every request; the Anthropic provider makes the messages (it is never
+/// asked to send).
+#[derive(Debug)]
 struct Scripted {
+    shapes: Anthropic,
     replies: Mutex<VecDeque<Result<Value, ProviderError>>>,
     requests: Mutex<Vec<Value>>,
 }
@@ -34,6 +38,7 @@ struct Scripted {
 impl Scripted {
     fn new(replies: Vec<Result<Value, ProviderError>>) -> Arc<Scripted> {
         Arc::new(Scripted {
+            shapes: Anthropic::new("http://127.0.0.1:9", None).unwrap(),
             replies: Mutex::new(replies.into()),
             requests: Mutex::default(),
         })
@@ -64,19 +69,15 @@ impl Provider for Scripted {
     }
 
     fn tools(&self, catalog: &Catalog) -> Vec<Value> {
-        catalog.claude_tools()
+        self.shapes.tools(catalog)
     }
 
     fn user_message(&self, text: &str) -> Value {
-        json!({"role": "user", "content": text})
+        self.shapes.user_message(text)
     }
 
     fn tool_results(&self, results: &[(&ToolCall, &CallToolResult)]) -> Vec<Value> {
-        let blocks: Vec<Value> = results
-            .iter()
-            .map(|(call, result)| mcp_host::convert::claude_tool_result(&call.id, result))
-            .collect();
-        vec![json!({"role": "user", "content": blocks})]
+        self.shapes.tool_results(results)
     }
 
     fn send<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>> {
@@ -550,4 +551,57 @@ fn the_readme_agent_is_the_compiled_example() {
         readme.contains(&format!("```rs\n{example}```")),
         "README.md's agent block differs from mcp-host/examples/agent.rs"
     );
+}
+
+#[test]
+fn a_tool_that_runs_as_a_task_is_an_ordinary_call_to_the_loop() {
+    run(async {
+        let config = McpConfig::parse(&format!(
+            r#"{{"mcpServers": {{"jobs": {{"command": "{}"}}}}}}"#,
+            common::example("conformance").display()
+        ))
+        .unwrap();
+        let model = Scripted::new(vec![
+            message(
+                json!([
+                    tool_use(
+                        "1",
+                        "slow_compute",
+                        json!({"seconds": 1, "label": "report"})
+                    ),
+                    tool_use("2", "failing_job", json!({}))
+                ]),
+                "tool_use",
+            ),
+            message(json!([text("done")]), "end_turn"),
+        ]);
+        let agent = Agent::with_provider(model.clone())
+            .config(config)
+            .build()
+            .await
+            .unwrap();
+        assert!(agent.catalog().failures().is_empty());
+        let answer = agent
+            .send(&mut agent.conversation(), "run both")
+            .await
+            .unwrap();
+        let calls: Vec<(&str, bool)> = answer
+            .tool_calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.is_error))
+            .collect();
+        // `slow_compute` (task = "optional") and `failing_job` (task =
+        // "required", whose task completes with an isError result) ran as
+        // tasks the client polled; the loop saw two results.
+        assert_eq!(calls, [("slow_compute", false), ("failing_job", true)]);
+        let results = &model.requests()[1]["messages"][2]["content"];
+        assert_eq!(results[0]["content"], "report: computed for 1 s");
+        assert!(
+            results[1]["content"]
+                .as_str()
+                .unwrap()
+                .contains("the job failed"),
+            "{results}"
+        );
+    });
 }

@@ -28,6 +28,7 @@ mod kw {
     syn::custom_keyword!(meta);
     syn::custom_keyword!(timeout);
     syn::custom_keyword!(replayable_input);
+    syn::custom_keyword!(task);
     syn::custom_keyword!(scopes);
     syn::custom_keyword!(src);
     syn::custom_keyword!(mime_type);
@@ -77,6 +78,12 @@ pub(crate) struct Timeout {
     pub(crate) duration: Duration,
 }
 
+/// `task = "optional" | "required"`, parsed.
+pub(crate) struct Task {
+    /// `true` for `required`.
+    pub(crate) required: bool,
+}
+
 /// `scopes("files:read", ...)`: the key's span and the literals.
 pub(crate) struct Scopes {
     /// The `scopes` keyword, for errors about the list as a whole.
@@ -98,6 +105,7 @@ pub(crate) struct ToolAttr {
     pub(crate) meta: Vec<(LitStr, Lit)>,
     pub(crate) timeout: Slot<Timeout>,
     pub(crate) replayable_input: Slot<bool>,
+    pub(crate) task: Slot<Task>,
     pub(crate) scopes: Slot<Scopes>,
     pub(crate) krate: Slot<Path>,
 }
@@ -146,6 +154,18 @@ impl ToolAttr {
             let (option, value) = flag::<kw::replayable_input>(input)?;
             self.replayable_input
                 .set(cx, "replayable_input", option, value);
+        } else if input.peek(kw::task) {
+            let (option, lit) = str_option::<kw::task>(input)?;
+            match lit.value().as_str() {
+                "optional" => self.task.set(cx, "task", option, Task { required: false }),
+                "required" => self.task.set(cx, "task", option, Task { required: true }),
+                other => cx.error_at(
+                    lit.span(),
+                    format!(
+                        "`task = \"{other}\"` is not a task mode; write `task = \"optional\"` (a task when the client supports tasks) or `task = \"required\"` (only as a task), or leave it out (never a task)"
+                    ),
+                ),
+            }
         } else if input.peek(kw::scopes) {
             let key: kw::scopes = input.parse()?;
             let content;
@@ -199,7 +219,7 @@ impl ToolAttr {
                 format!(
                     "unknown `#[tool]` option `{}`; expected one of: name, title, description, \
                      read_only, destructive, idempotent, open_world, icon, meta, timeout, \
-                     replayable_input, scopes, crate",
+                     replayable_input, task, scopes, crate",
                     key.unraw()
                 ),
             ));

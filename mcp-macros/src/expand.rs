@@ -273,6 +273,23 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         .replayable_input
         .get()
         .map(|replayable| quote!(.replayable_input(#replayable)));
+    let task = attr.task.get().map(|task| {
+        if task.required {
+            quote!(.task(#pm::TaskSupport::Required))
+        } else {
+            quote!(.task(#pm::TaskSupport::Optional))
+        }
+    });
+    // A task tool that calls `begin_task` in its body becomes a task there,
+    // after the questions it asks on the request; one that does not, before
+    // its first line. Seen in the tokens: a call in a helper fn is not, and
+    // the task then begins at the start (the helper's call does nothing).
+    let begins_in_body = attr.task.get().is_some()
+        && mentions(
+            quote::ToTokens::to_token_stream(&tool.item.block),
+            "begin_task",
+        );
+    let begins_in_body = begins_in_body.then(|| quote!(.task_begins_in_body(true)));
     let scopes = attr.scopes.get().map(|scopes| {
         let lits = &scopes.lits;
         quote!(.scopes([#(#lits),*]))
@@ -298,6 +315,8 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         #start
             #timeout
             #replayable
+            #task
+            #begins_in_body
             #scopes
             #description
             #title
@@ -440,4 +459,13 @@ fn call_glue(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
             })
         }
     }
+}
+
+/// Whether `tokens` contain the identifier `name` anywhere, in groups too.
+fn mentions(tokens: proc_macro2::TokenStream, name: &str) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) => ident == name,
+        proc_macro2::TokenTree::Group(group) => mentions(group.stream(), name),
+        _ => false,
+    })
 }

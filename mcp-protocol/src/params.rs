@@ -33,9 +33,12 @@ pub struct Params<'a> {
     pub meta: Option<Meta<'a>>,
     /// `requestState` (2026-07-28 `tools/call`).
     pub request_state: Option<Cow<'a, str>>,
-    /// `inputResponses` (2026-07-28 `tools/call`): an object, when present
-    /// and not `null`.
+    /// `inputResponses` (2026-07-28 `tools/call`, `tasks/update`): an
+    /// object, when present and not `null`.
     pub input_responses: Option<&'a RawValue>,
+    /// `taskId` (`tasks/get`, `tasks/update`, `tasks/cancel`): read here so
+    /// that the `Mcp-Name` check and the method see one value.
+    pub task_id: Option<Cow<'a, str>>,
 }
 
 /// `params._meta`: the object as sent, and the reserved keys this server
@@ -83,6 +86,8 @@ struct Members<'a> {
     request_state: Text<'a>,
     #[serde(rename = "inputResponses", default, borrow)]
     input_responses: Option<&'a RawValue>,
+    #[serde(rename = "taskId", default, borrow)]
+    task_id: Text<'a>,
 }
 
 impl<'a> Params<'a> {
@@ -106,6 +111,7 @@ impl<'a> Params<'a> {
             meta,
             request_state: members.request_state.0,
             input_responses,
+            task_id: members.task_id.0,
         })
     }
 

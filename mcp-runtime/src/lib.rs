@@ -84,6 +84,7 @@ mod shared;
 mod state;
 pub mod store;
 mod strict;
+mod task;
 mod test_context;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -120,7 +121,7 @@ pub use server::Server;
 pub use state::State;
 pub use test_context::{TestContext, TestPeer};
 pub use tool::toolset::ToolSet;
-pub use tool::{Icon, Tool, ToolBuilder, ToolCall};
+pub use tool::{Icon, TaskSupport, Tool, ToolBuilder, ToolCall};
 #[cfg(feature = "http")]
 pub use transport::http::{HttpBody, HttpService};
 pub use util::BoxFuture;

@@ -26,6 +26,10 @@ pub(crate) struct Shared {
     pub(crate) sealer: StateSealer,
     pub(crate) limits: Limits,
     pub(crate) call_timeout: Option<Duration>,
+    /// The Tasks extension's records, in the store, and each client's quota
+    /// of live tasks.
+    pub(crate) tasks: crate::task::Tasks,
+    pub(crate) task_quota: Arc<crate::quota::WindowQuota>,
     /// `tools/list` leaves out the tools a verified caller lacks scopes for
     /// (`Auth::hide_unauthorized_tools`).
     pub(crate) hide_unauthorized_tools: bool,

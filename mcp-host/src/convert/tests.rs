@@ -424,6 +424,12 @@ fn failures_become_error_results_that_say_why() {
             },
             "`weather` that provides this tool is not available (exited with status 1)",
         ),
+        (
+            CallFailure::TaskEnded {
+                reason: "task `t1` was cancelled by the server".into(),
+            },
+            "as a task that ended without a result: task `t1` was cancelled by the server.",
+        ),
         (CallFailure::Declined, "The user declined"),
         (
             CallFailure::NotRun {

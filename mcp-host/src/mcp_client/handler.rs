@@ -5,9 +5,10 @@
 
 use crate::client::{BoxFuture, Handler, RpcError, ServerNotification, ServerRequest};
 use crate::wire::{
-    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ProgressParams,
-    ServerNotification as Notification, ServerRequest as Request,
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, InputRequest,
+    ProgressParams, ServerNotification as Notification, ServerRequest as Request,
 };
+use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -60,6 +61,21 @@ impl HostHandler {
             None => Err(RpcError::method_not_found(
                 "this client has no sampling handler",
             )),
+        }
+    }
+
+    /// The answer to one 2026-07-28 input request (an `input_required`
+    /// round of a call, or a task's `inputRequests`), as the JSON its
+    /// `inputResponses` entry carries: the same handlers, and so the same
+    /// trust, as a standalone server request.
+    pub(crate) async fn answer(&self, request: InputRequest) -> Result<Value, RpcError> {
+        fn json<T: serde::Serialize>(value: T) -> Result<Value, RpcError> {
+            serde_json::to_value(value).map_err(|e| RpcError::internal_error(e.to_string()))
+        }
+        match request {
+            InputRequest::Elicit(params) => json(self.elicit(params).await?),
+            InputRequest::CreateMessage(params) => json(self.sample(params).await?),
+            InputRequest::ListRoots(_) => Ok(serde_json::json!({"roots": []})),
         }
     }
 

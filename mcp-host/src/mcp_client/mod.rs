@@ -29,11 +29,21 @@
 //!   (feature `output-schema`, default), a violation returned as an
 //!   `isError` result; every call logged for audit (target
 //!   `mcp_host::audit`: server, tool, duration, isError).
+//! - **Tasks** (the `io.modelcontextprotocol/tasks` extension, declared in
+//!   every 2026-07-28 request's envelope unless [`ClientOptions::tasks`] is
+//!   off): a `tools/call` the server answers with a task is driven to its
+//!   end inside [`McpClient::call_tool`] — `tasks/get` polled at the
+//!   server's `pollIntervalMs`, its `statusMessage` reported as progress,
+//!   its `inputRequests` answered once each through the same handlers
+//!   (`tasks/update`), `tasks/cancel` on timeout or when the call is
+//!   dropped — so the caller sees an ordinary result, or the task's
+//!   JSON-RPC error, or [`McpError::TaskEnded`].
 //! - **Restarts**: a connection found lost is made again once, on next use,
 //!   with a new handshake.
 
 mod handler;
 mod headers;
+mod task;
 
 pub use handler::{ElicitFn, ProgressFn, SampleFn};
 
@@ -52,6 +62,7 @@ use handler::HostHandler;
 use headers::HeaderParam;
 use mcp_protocol::ProtocolVersion;
 use mcp_protocol::meta::Envelope;
+use mcp_protocol::task::TASKS_EXTENSION;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -110,6 +121,11 @@ pub struct ClientOptions {
     /// The timeout of a call whose [`CallOptions`] names none. Default
     /// [`DEFAULT_CALL_TIMEOUT`].
     pub call_timeout: Duration,
+    /// Whether 2026-07-28 requests declare the Tasks extension
+    /// (`io.modelcontextprotocol/tasks`), so a server may answer
+    /// `tools/call` with a task the client then drives to its result.
+    /// Default `true`; never declared in a legacy session.
+    pub tasks: bool,
 }
 
 impl fmt::Debug for ClientOptions {
@@ -121,6 +137,7 @@ impl fmt::Debug for ClientOptions {
             .field("sampling", &self.sampling.is_some())
             .field("max_input_rounds", &self.max_input_rounds)
             .field("call_timeout", &self.call_timeout)
+            .field("tasks", &self.tasks)
             .finish()
     }
 }
@@ -134,6 +151,7 @@ impl Default for ClientOptions {
             sampling: None,
             max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            tasks: true,
         }
     }
 }
@@ -204,6 +222,19 @@ pub enum McpError {
         /// What was wrong.
         reason: String,
     },
+    /// The task the call became ended without a result: the server
+    /// cancelled it, or no longer knows it (`tasks/get` answered `-32602`).
+    /// A task that failed is the JSON-RPC error it carries
+    /// ([`McpError::Client`] with [`ClientError::Rpc`]), as a direct answer
+    /// would have been.
+    TaskEnded {
+        /// The server's config name.
+        server: String,
+        /// The task's id.
+        task_id: String,
+        /// What happened, as a clause ("was cancelled by the server").
+        reason: String,
+    },
     /// The configuration cannot be used by this build (an `https://` URL
     /// without the `https` feature, a `"type": "sse"` server).
     Config {
@@ -229,6 +260,11 @@ impl fmt::Display for McpError {
                 write!(f, "server `{server}` broke the protocol: {reason}")
             }
             McpError::Config { server, reason } => write!(f, "server `{server}`: {reason}"),
+            McpError::TaskEnded {
+                server,
+                task_id,
+                reason,
+            } => write!(f, "server `{server}`: task `{task_id}` {reason}"),
         }
     }
 }
@@ -249,6 +285,11 @@ impl McpError {
             McpError::Client(ClientError::Timeout { after, .. }) => {
                 CallFailure::Timeout { after: *after }
             }
+            McpError::TaskEnded {
+                task_id, reason, ..
+            } => CallFailure::TaskEnded {
+                reason: format!("task `{task_id}` {reason}"),
+            },
             other => CallFailure::ServerGone {
                 server: server.to_owned(),
                 reason: other.to_string(),
@@ -419,7 +460,16 @@ impl McpClient {
             sampling: options.sampling.as_ref().map(|_| JsonObject::new()),
             ..ClientCapabilities::default()
         };
-        let envelope = capabilities
+        // The extension is a per-request capability of 2026-07-28, so it
+        // goes in the envelope only, never in a legacy `initialize`.
+        let mut modern_capabilities = capabilities.clone();
+        if options.tasks {
+            modern_capabilities.extensions = Some(JsonObject::from_iter([(
+                TASKS_EXTENSION.to_owned(),
+                Value::Object(JsonObject::new()),
+            )]));
+        }
+        let envelope = modern_capabilities
             .envelope(ProtocolVersion::V2026_07_28.as_str(), &options.client_info)
             .map_err(|e| McpError::Protocol {
                 server: config.name.clone(),
@@ -901,53 +951,42 @@ impl McpClient {
                             reason: "an input_required result in a legacy session".into(),
                         });
                     }
-                    let mut answers = BTreeMap::new();
-                    for (key, question) in asked.input_requests {
-                        let answer = match question {
-                            InputRequest::Elicit(params) => {
-                                self.inner.handler.elicit(params).await.and_then(|r| {
-                                    serde_json::to_value(r).map_err(|e| {
-                                        crate::client::RpcError::internal_error(e.to_string())
-                                    })
-                                })
-                            }
-                            InputRequest::CreateMessage(params) => {
-                                self.inner.handler.sample(params).await.and_then(|r| {
-                                    serde_json::to_value(r).map_err(|e| {
-                                        crate::client::RpcError::internal_error(e.to_string())
-                                    })
-                                })
-                            }
-                            InputRequest::ListRoots(_) => Ok(serde_json::json!({"roots": []})),
-                        };
-                        match answer {
-                            Ok(answer) => {
-                                answers.insert(key, answer);
-                            }
-                            Err(e) => {
-                                return Err(McpError::Protocol {
-                                    server: self.inner.config.name.clone(),
-                                    reason: format!(
-                                        "input request `{key}` could not be answered: {}",
-                                        e.message
-                                    ),
-                                });
-                            }
-                        }
-                    }
+                    let answers = self.answer_inputs(asked.input_requests).await?;
                     input_responses = (!answers.is_empty()).then_some(answers);
                     request_state = asked.request_state;
                 }
                 CallToolResponse::Task(created) => {
-                    // This client does not declare the Tasks extension, so
-                    // a server must not answer with a task.
-                    return Err(McpError::Protocol {
-                        server: self.inner.config.name.clone(),
-                        reason: format!(
-                            "tool `{name}` answered with task `{}`, but this client did not declare the tasks extension",
-                            created.task.task_id
-                        ),
-                    });
+                    // A server may answer with a task only a client that
+                    // declared the extension on this request.
+                    if era != Era::Modern || !self.inner.options.tasks {
+                        return Err(McpError::Protocol {
+                            server: self.inner.config.name.clone(),
+                            reason: format!(
+                                "tool `{name}` answered with task `{}`, but this client did not declare the tasks extension",
+                                created.task.task_id
+                            ),
+                        });
+                    }
+                    let progress =
+                        options
+                            .progress
+                            .as_ref()
+                            .zip(token.as_deref())
+                            .map(|(callback, token)| {
+                                (
+                                    Arc::clone(callback),
+                                    serde_json::from_str(token).unwrap_or(Value::Null),
+                                )
+                            });
+                    let driven = task::Driven {
+                        dispatcher: &dispatcher,
+                        created: created.task,
+                        deadline,
+                        timeout,
+                        progress,
+                    };
+                    let result = self.drive_task(driven).await?;
+                    return Ok(self.checked(name, entry.as_deref(), result));
                 }
             }
         }
@@ -958,6 +997,34 @@ impl McpClient {
                 self.inner.options.max_input_rounds
             ),
         })
+    }
+
+    /// The answers to 2026-07-28 input requests by their keys, from the
+    /// client's handlers (the `input_required` rounds of a call and a
+    /// task's `inputRequests` alike); one that cannot be answered fails
+    /// the call.
+    async fn answer_inputs(
+        &self,
+        requests: impl IntoIterator<Item = (String, InputRequest)>,
+    ) -> Result<BTreeMap<String, Value>, McpError> {
+        let mut answers = BTreeMap::new();
+        for (key, request) in requests {
+            match self.inner.handler.answer(request).await {
+                Ok(answer) => {
+                    answers.insert(key, answer);
+                }
+                Err(e) => {
+                    return Err(McpError::Protocol {
+                        server: self.inner.config.name.clone(),
+                        reason: format!(
+                            "input request `{key}` could not be answered: {}",
+                            e.message
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(answers)
     }
 
     /// The result, or an `isError` result in its place when its

@@ -68,14 +68,8 @@ impl Anthropic {
     /// and `ANTHROPIC_BASE_URL` (default [`DEFAULT_BASE_URL`]). A missing
     /// key is a warning here and a 401 at the first request.
     pub fn from_env() -> Result<Anthropic, ProviderError> {
-        let base = std::env::var("ANTHROPIC_BASE_URL")
-            .ok()
-            .filter(|b| !b.is_empty())
-            .unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
-        let key = std::env::var(KEY_VARIABLE).ok().filter(|k| !k.is_empty());
-        if key.is_none() {
-            tracing::warn!("{KEY_VARIABLE} is not set: requests go without a key");
-        }
+        let (base, key) =
+            super::http::from_env("ANTHROPIC_BASE_URL", DEFAULT_BASE_URL, KEY_VARIABLE);
         Anthropic::new(&base, key.as_deref())
     }
 
@@ -163,10 +157,7 @@ impl Provider for Anthropic {
                 messages: request.messages,
                 tools: request.tools,
             };
-            let body = serde_json::to_vec(&body).map_err(|e| ProviderError::Config {
-                reason: format!("the request could not be written: {e}"),
-            })?;
-            read_response(self.http.post(&self.endpoint, body).await?)
+            read_response(self.http.post(&self.endpoint, &body).await?)
         })
     }
 }

@@ -38,6 +38,25 @@ const MAX_RESPONSE_BYTES: usize = 64 << 20;
 /// How much of a non-JSON error body is quoted.
 const ERROR_EXCERPT: usize = 300;
 
+/// The base URL and key of an API the way the official SDKs read them:
+/// `base_variable` (else `default_base`) and `key_variable` (`None`, with a
+/// warning, when unset: the first request then gets the API's 401).
+pub fn from_env(
+    base_variable: &str,
+    default_base: &str,
+    key_variable: &str,
+) -> (String, Option<String>) {
+    let base = std::env::var(base_variable)
+        .ok()
+        .filter(|b| !b.is_empty())
+        .unwrap_or_else(|| default_base.to_owned());
+    let key = std::env::var(key_variable).ok().filter(|k| !k.is_empty());
+    if key.is_none() {
+        tracing::warn!("{key_variable} is not set: requests go without a key");
+    }
+    (base, key)
+}
+
 /// Where a provider's requests go and what they always carry.
 #[derive(Clone)]
 pub struct ApiEndpoint {
@@ -146,13 +165,16 @@ impl ApiClient {
         self
     }
 
-    /// POSTs the JSON `body` to `endpoint` and returns the parsed 2xx
+    /// POSTs `body` as JSON to `endpoint` and returns the parsed 2xx
     /// response, retrying 429/503/529 (see the module docs).
-    pub async fn post(
+    pub async fn post<B: serde::Serialize + ?Sized>(
         &self,
         endpoint: &ApiEndpoint,
-        body: Vec<u8>,
+        body: &B,
     ) -> Result<Value, ProviderError> {
+        let body = serde_json::to_vec(body).map_err(|e| ProviderError::Config {
+            reason: format!("the request could not be written: {e}"),
+        })?;
         let body = Bytes::from(body);
         let mut attempt = 1;
         loop {

@@ -24,7 +24,7 @@ pub mod openai;
 #[cfg(feature = "http")]
 pub use anthropic::Anthropic;
 #[cfg(feature = "http")]
-pub use http::{ApiClient, ApiEndpoint, MAX_ATTEMPTS, MAX_RETRY_WAIT};
+pub use http::{ApiClient, ApiEndpoint, MAX_ATTEMPTS, MAX_RETRY_WAIT, from_env};
 #[cfg(feature = "http")]
 pub use openai::OpenAi;
 

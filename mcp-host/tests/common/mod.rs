@@ -166,14 +166,19 @@ pub struct HttpServer {
 
 impl HttpServer {
     pub fn start() -> HttpServer {
-        let mut child = Command::new(everything())
+        HttpServer::start_example("everything")
+    }
+
+    /// The example `name` (`everything`, `conformance`) on a loopback port.
+    pub fn start_example(name: &str) -> HttpServer {
+        let mut child = Command::new(example(name))
             .args(["--http", "127.0.0.1:0"])
             .env("MCP_LOG", "mcp_runtime=debug")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("everything starts");
+            .expect("the example starts");
         let stderr = child.stderr.take().unwrap();
         let log = Arc::new(Mutex::new(String::new()));
         let (tx, rx) = std::sync::mpsc::channel();

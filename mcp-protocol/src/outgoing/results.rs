@@ -73,6 +73,15 @@ pub struct ServerCapabilities {
     logging: Option<Empty>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tools: Option<ToolsCapability>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extensions: Option<Extensions>,
+}
+
+/// `capabilities.extensions`: the extensions a server supports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+struct Extensions {
+    #[serde(rename = "io.modelcontextprotocol/tasks")]
+    tasks: Empty,
 }
 
 impl ServerCapabilities {
@@ -80,6 +89,14 @@ impl ServerCapabilities {
     pub fn with_logging(self) -> Self {
         ServerCapabilities {
             logging: Some(Empty {}),
+            ..self
+        }
+    }
+
+    /// With `extensions: {"io.modelcontextprotocol/tasks": {}}`.
+    pub fn with_tasks_extension(self) -> Self {
+        ServerCapabilities {
+            extensions: Some(Extensions { tasks: Empty {} }),
             ..self
         }
     }
@@ -307,6 +324,18 @@ impl<'a> Reply<'a> {
     /// The `initialize` result.
     pub fn initialize(&self, result: &InitializeResult<'_>) -> Frame {
         self.send(result, "complete", 256)
+    }
+
+    /// A `tools/call` answered with a task (Tasks extension): the task's
+    /// fields, flat, with `resultType: "task"`.
+    pub fn task_created(&self, task: &crate::task::Task) -> Frame {
+        self.send(task, "task", 256)
+    }
+
+    /// The `tasks/get` result: the task with what its status carries
+    /// (`result_type` left `None`: the reply adds `"complete"`).
+    pub fn task(&self, task: &crate::task::DetailedTask) -> Frame {
+        self.send(task, "complete", 512)
     }
 
     /// The `server/discover` result.

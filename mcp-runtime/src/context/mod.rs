@@ -98,6 +98,24 @@ struct Inner {
     /// The client reached by calls instead of frames (the in-process
     /// door); `None` for a call that came over a transport.
     peer: Option<Arc<dyn Peer>>,
+    /// How the call becomes a task (Tasks extension), when it may.
+    task_start: OnceLock<Arc<dyn TaskStart>>,
+    /// The task's side of the seam once the call became one: progress and
+    /// questions go to the task's record from then on.
+    task: tokio::sync::OnceCell<Arc<dyn Peer>>,
+}
+
+/// What [`TaskStart::begin`] returns: the peer of the task, once stored.
+pub(crate) type TaskBegun<'a> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<Arc<dyn Peer>, ToolError>> + Send + 'a>,
+>;
+
+/// How a call becomes a task: implemented by the session, which stores
+/// the task, answers the request with it, and gives back the peer the rest
+/// of the call talks to.
+pub(crate) trait TaskStart: Send + Sync {
+    /// Makes the call of `ctx` a task.
+    fn begin<'a>(&'a self, ctx: &'a Context) -> TaskBegun<'a>;
 }
 
 /// Everything a context is made from; built by the dispatcher.
@@ -135,6 +153,8 @@ impl Context {
                 interrupt: Mutex::new(None),
                 interrupted: Notify::new(),
                 peer: parts.peer,
+                task_start: OnceLock::new(),
+                task: tokio::sync::OnceCell::new(),
             }),
         }
     }
@@ -265,7 +285,7 @@ impl Context {
         if self.is_cancelled() {
             return Err(ToolError::new("the call was cancelled"));
         }
-        let token = match &self.inner.peer {
+        let token = match self.peer() {
             Some(peer) => peer.progress_token(),
             None => self.progress_token(),
         };
@@ -283,7 +303,7 @@ impl Context {
         if !self.may_send() {
             return Ok(());
         }
-        match &self.inner.peer {
+        match self.peer() {
             Some(peer) => peer.progress(ProgressParams {
                 progress_token: token.clone(),
                 progress,
@@ -302,7 +322,7 @@ impl Context {
     /// the request's `logLevel` (2026-07-28) or the session's
     /// `logging/setLevel` (legacy). Without either nothing is sent.
     pub fn log_level(&self) -> Option<Level> {
-        if let Some(peer) = &self.inner.peer {
+        if let Some(peer) = self.peer() {
             peer.log_level()
         } else if self.inner.version.is_modern() {
             self.inner.request_log_level
@@ -322,7 +342,7 @@ impl Context {
         if level < threshold || !self.may_send() {
             return;
         }
-        match &self.inner.peer {
+        match self.peer() {
             Some(peer) => peer.log(LoggingMessageParams {
                 level: level.as_str().to_owned(),
                 logger: Some(self.inner.tool.to_string()),
@@ -389,10 +409,47 @@ impl Context {
         crate::context::elicit::sample(self, key, request).await
     }
 
-    /// The client reached by calls instead of frames, if the call came
-    /// through the in-process door.
+    /// The client reached by calls instead of frames: the task's record
+    /// once the call became a task, else the in-process door's callbacks
+    /// if the call came through it.
     pub(crate) fn peer(&self) -> Option<&dyn Peer> {
-        self.inner.peer.as_deref()
+        self.inner
+            .task
+            .get()
+            .map(|peer| &**peer)
+            .or(self.inner.peer.as_deref())
+    }
+
+    /// Lets the call become a task (the session decided it may).
+    pub(crate) fn allow_task(&self, start: Arc<dyn TaskStart>) {
+        let _ = self.inner.task_start.set(start);
+    }
+
+    /// Whether the call runs as a task (Tasks extension): the request was
+    /// answered with the task, and the client polls it for the result.
+    pub fn is_task(&self) -> bool {
+        self.inner.task.get().is_some()
+    }
+
+    /// Makes the call a task from here on, when it may be one (a tool with
+    /// `task = "optional" | "required"`, a client that declares the
+    /// extension): the request is answered with the task, and the rest of
+    /// the tool runs after it, its progress becoming the task's
+    /// `statusMessage` and its questions the task's `input_required`
+    /// rounds. What the tool asked before (`ctx.elicit`, `ctx.sample`) was
+    /// asked on the request itself, in 2026-07-28 rounds, before any task
+    /// existed. Without a call here a task tool becomes a task before its
+    /// first line. Does nothing when the call cannot be a task, or already
+    /// is one; fails when the task cannot be stored.
+    pub async fn begin_task(&self) -> Result<(), ToolError> {
+        let Some(start) = self.inner.task_start.get() else {
+            return Ok(());
+        };
+        self.inner
+            .task
+            .get_or_try_init(|| start.begin(self))
+            .await
+            .map(|_| ())
     }
 
     /// The connection the call came on.

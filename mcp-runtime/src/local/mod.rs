@@ -12,25 +12,24 @@
 use crate::conn::client::ClientInfo;
 use crate::conn::connection::{CancelSignal, Connection};
 use crate::conn::peer::Peer;
-use crate::content::Content;
 use crate::context::{Context, ContextParts};
 use crate::error::Error;
 use crate::level::Level;
 use crate::limits::QueueTimeout;
 use crate::outcome::ToolOutcome;
 use crate::principal::Principal;
-use crate::protocol::content::{Audience, Block, EmbeddedBody};
 use crate::protocol::model::{
-    self, BlockAnnotations, CallToolResult, ContentBlock, CreateMessageParams, CreateMessageResult,
-    ElicitParams, ElicitResult, Implementation, LoggingMessageParams, ProgressParams, RpcError,
+    self, CallToolResult, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
+    Implementation, LoggingMessageParams, ProgressParams, RpcError,
 };
 use crate::protocol::{ErrorCode, ProtocolVersion};
 use crate::server::Server;
 use crate::session::call_span::{CallSpan, Outcome};
 use crate::session::calls::{run_tool, with_timeout};
+use crate::session::typed_result::call_result;
 use crate::shared::Shared;
+use crate::tool::ToolCall;
 use crate::tool::call::Arguments;
-use crate::tool::{Tool, ToolCall};
 use crate::util::{BoxFuture, human_duration};
 use serde::Deserialize as _;
 use serde_json::value::RawValue;
@@ -471,6 +470,9 @@ impl LocalClient {
         context.finish();
         cancel_on_drop.0 = None;
         span.close(&tool.name, id, ran.outcome());
+        if let ToolOutcome::Protocol(error) = ran.outcome {
+            return Err(error);
+        }
         Ok(call_result(&tool, ran.outcome, version))
     }
 }
@@ -570,125 +572,6 @@ fn admission(door: &Door, tool: &str) -> Option<String> {
         door.in_flight.fetch_sub(1, Ordering::Relaxed);
     }
     refused
-}
-
-/// The typed result of an outcome: structured output and its text mirror
-/// (wrapped as `{"result": …}` where the revision's outputSchema is), or
-/// the content blocks, or the error.
-fn call_result(tool: &Tool, outcome: ToolOutcome, version: ProtocolVersion) -> CallToolResult {
-    let structured = |json: String, content: Vec<Content>| {
-        let value: Value = match serde_json::from_str(&json) {
-            Ok(value) => value,
-            Err(err) => {
-                return CallToolResult::error(format!(
-                    "The tool '{}' produced a structured result that is not JSON: {err}",
-                    tool.name
-                ));
-            }
-        };
-        let (mirror, value) = if tool.wraps_output(version) {
-            let wrapped = json!({ "result": value });
-            (wrapped.to_string(), wrapped)
-        } else if json.contains(['\n', '\r']) {
-            (value.to_string(), value)
-        } else {
-            (json, value)
-        };
-        let mut blocks = Vec::with_capacity(1 + content.len());
-        blocks.push(text_block(mirror));
-        blocks.extend(content.into_iter().map(block));
-        CallToolResult {
-            content: blocks,
-            structured_content: version.carries().structured_output.then_some(value),
-            ..CallToolResult::default()
-        }
-    };
-    match outcome {
-        ToolOutcome::Structured(json) => structured(json, Vec::new()),
-        ToolOutcome::StructuredWith { json, content } => structured(json, content),
-        ToolOutcome::Content(blocks) => CallToolResult {
-            content: blocks.into_iter().map(block).collect(),
-            ..CallToolResult::default()
-        },
-        ToolOutcome::Error(message) => CallToolResult::error(message),
-    }
-}
-
-fn text_block(text: String) -> ContentBlock {
-    ContentBlock::Text(model::TextContent {
-        text,
-        annotations: None,
-        meta: None,
-    })
-}
-
-/// A content block as the model holds it (every kind, as the latest
-/// revision carries it).
-fn block(content: Content) -> ContentBlock {
-    let annotations = (!content.audience.is_empty()
-        || content.priority.is_some()
-        || content.last_modified.is_some())
-    .then(|| BlockAnnotations {
-        audience: content
-            .audience
-            .iter()
-            .map(|audience| match audience {
-                Audience::User => model::Role::User,
-                Audience::Assistant => model::Role::Assistant,
-            })
-            .collect(),
-        priority: content.priority,
-        last_modified: content.last_modified,
-    });
-    match content.block {
-        Block::Text(text) => ContentBlock::Text(model::TextContent {
-            text,
-            annotations,
-            meta: None,
-        }),
-        Block::Image { data, mime_type } => ContentBlock::Image(model::ImageContent {
-            data,
-            mime_type,
-            annotations,
-            meta: None,
-        }),
-        Block::Audio { data, mime_type } => ContentBlock::Audio(model::AudioContent {
-            data,
-            mime_type,
-            annotations,
-            meta: None,
-        }),
-        Block::ResourceLink(link) => ContentBlock::ResourceLink(model::ResourceLinkContent {
-            uri: link.uri,
-            name: link.name,
-            title: link.title,
-            description: link.description,
-            mime_type: link.mime_type,
-            size: link.size,
-            annotations,
-            meta: None,
-        }),
-        Block::Embedded {
-            uri,
-            mime_type,
-            body,
-        } => ContentBlock::Resource(model::EmbeddedResource {
-            resource: match body {
-                EmbeddedBody::Text(text) => model::ResourceContents::Text {
-                    uri,
-                    mime_type,
-                    text,
-                },
-                EmbeddedBody::Blob(blob) => model::ResourceContents::Blob {
-                    uri,
-                    mime_type,
-                    blob,
-                },
-            },
-            annotations,
-            meta: None,
-        }),
-    }
 }
 
 #[cfg(test)]

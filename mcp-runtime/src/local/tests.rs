@@ -4,7 +4,8 @@
 use super::*;
 use crate::__private::tool_builder;
 use crate::context::elicit::{ElicitRequest, FormField};
-use crate::protocol::model::{ElicitAction, Role, SamplingContent};
+use crate::protocol::model::{ContentBlock, ElicitAction, Role, SamplingContent};
+use crate::tool::Tool;
 use crate::{SampleRequest, ToolBuilder};
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;

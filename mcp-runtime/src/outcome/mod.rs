@@ -28,6 +28,11 @@ pub enum ToolOutcome {
     Content(Vec<Content>),
     /// A failure the model should see: `isError: true` with this text.
     Error(String),
+    /// A JSON-RPC error instead of a result: a protocol fault, not the
+    /// tool's (the spec keeps tool failures in `isError` results, which
+    /// the model reads). A call answers with the error; a task ends
+    /// `failed` carrying it.
+    Protocol(mcp_protocol::RpcError),
 }
 
 impl ToolOutcome {
@@ -39,6 +44,15 @@ impl ToolOutcome {
     /// An `isError` result with `message`.
     pub fn error(message: impl Into<String>) -> ToolOutcome {
         ToolOutcome::Error(message.into())
+    }
+
+    /// A JSON-RPC error with `code` and `message` instead of a result
+    /// (see [`ToolOutcome::Protocol`]).
+    pub fn protocol_error(code: i64, message: impl Into<String>) -> ToolOutcome {
+        ToolOutcome::Protocol(mcp_protocol::RpcError::new(
+            mcp_protocol::ErrorCode::from_code(code),
+            message.into(),
+        ))
     }
 
     /// A structured result: `value` serialized. A value that does not
@@ -93,7 +107,7 @@ impl ToolOutcome {
                 content.extend(blocks);
                 ToolOutcome::Content(content)
             }
-            ToolOutcome::Error(message) => ToolOutcome::Error(message),
+            failed @ (ToolOutcome::Error(_) | ToolOutcome::Protocol(_)) => failed,
         }
     }
 }

@@ -96,6 +96,8 @@ pub struct Server {
     max_spent_request_states: usize,
     max_open_request_states_per_client: usize,
     max_handles_per_client: usize,
+    task_ttl: Duration,
+    max_tasks_per_client: usize,
     store: Option<Arc<dyn Store>>,
     elicitation_timeout: Duration,
     stdout_guard: bool,
@@ -129,6 +131,8 @@ impl Server {
             max_spent_request_states: DEFAULT_MAX_SPENT_REQUEST_STATES,
             max_open_request_states_per_client: DEFAULT_OPEN_STATES_PER_CLIENT,
             max_handles_per_client: crate::handles::DEFAULT_HANDLES_PER_CLIENT,
+            task_ttl: crate::task::DEFAULT_TTL,
+            max_tasks_per_client: crate::task::DEFAULT_TASKS_PER_CLIENT,
             store: None,
             elicitation_timeout: DEFAULT_ELICITATION_TIMEOUT,
             stdout_guard: true,
@@ -288,6 +292,22 @@ impl Server {
     /// peer's IP address; stdio serves one client and is not limited.
     pub fn max_open_request_states_per_client(mut self, states: usize) -> Server {
         self.max_open_request_states_per_client = states;
+        self
+    }
+
+    /// How long a task (Tasks extension) is kept after it was made: its
+    /// `ttlMs`, after which `tasks/get` no longer finds it. Default one hour.
+    pub fn task_ttl(mut self, ttl: Duration) -> Server {
+        self.task_ttl = ttl.max(Duration::from_secs(1));
+        self
+    }
+
+    /// How many tasks one client may make within a task TTL (default
+    /// 100): the store holds every live task, so one client must not fill
+    /// it. Counted per replica, like the other per-client quotas; a call
+    /// over it is answered with an `isError` result saying when to retry.
+    pub fn max_tasks_per_client(mut self, tasks: usize) -> Server {
+        self.max_tasks_per_client = tasks.max(1);
         self
     }
 
@@ -455,6 +475,7 @@ impl Server {
         let store = self
             .store
             .unwrap_or_else(|| Arc::new(MemoryStore::with_capacity(self.max_spent_request_states)));
+        let tasks = crate::task::Tasks::new(Arc::clone(&store), self.task_ttl);
         let reach = Arc::new(Reach {
             states: self.states,
             store: Arc::clone(&store),
@@ -480,6 +501,8 @@ impl Server {
                 self.rate_limit,
             ),
             call_timeout: self.call_timeout,
+            tasks,
+            task_quota: Arc::new(crate::quota::WindowQuota::new(self.max_tasks_per_client)),
             hide_unauthorized_tools,
             recent_client: Default::default(),
             max_unwritten_output: self.max_unwritten_output,

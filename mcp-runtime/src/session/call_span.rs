@@ -48,6 +48,7 @@ impl Outcome {
     pub(crate) fn of(outcome: &ToolOutcome) -> Outcome {
         match outcome {
             ToolOutcome::Error(_) => Outcome::IsError,
+            ToolOutcome::Protocol(_) => Outcome::Error,
             _ => Outcome::Ok,
         }
     }

@@ -17,6 +17,8 @@ use crate::outcome::ToolOutcome;
 use crate::protocol::frame::Frame;
 use crate::protocol::outgoing::{self, CallToolResult, Capabilities, ErrorData, Reply};
 use crate::protocol::{ProtocolVersion, RpcError};
+use crate::session::tasks::{Settled, TaskStarter};
+use crate::session::typed_result::call_result;
 use crate::shared::Shared;
 use crate::store::StoreError;
 use crate::tool::{Tool, ToolCall};
@@ -47,12 +49,16 @@ pub(crate) struct PreparedCall {
     pub(crate) ticket: Option<StateTicket>,
     /// The call's span, opened when it was admitted.
     pub(crate) span: CallSpan,
+    /// How the call becomes a task, when it may (Tasks extension).
+    pub(crate) task: Option<Arc<TaskStarter>>,
 }
 
 /// How a call ended.
 enum Ending {
     Outcome(Ran),
     Interrupted(Interrupt),
+    /// A task's `tasks/cancel` took effect.
+    Cancelled,
 }
 
 /// What a tool's run returned, and whether that is its timeout's error.
@@ -187,14 +193,21 @@ fn run(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCal
         arguments_digest,
         ticket: _,
         span,
+        task,
     } = prepared;
     let version = call.version;
     let context = call.context.clone();
     // The id as the client sent it, echoed in the response.
     let id = context.raw_request_id();
-    let timeout = tool.def.timeout.or(shared.call_timeout);
-    // A call with a timeout needs the timer of a task from the start.
-    let inline = tool.def.first_poll_inline && timeout.is_none();
+    // The server's call timeout bounds a request; a task outlives its
+    // request, so only the tool's own timeout bounds it.
+    let timeout = match task {
+        Some(_) => tool.def.timeout,
+        None => tool.def.timeout.or(shared.call_timeout),
+    };
+    // A call with a timeout needs the timer of a task from the start, and
+    // one that may become a task must first be stored.
+    let inline = tool.def.first_poll_inline && timeout.is_none() && task.is_none();
     let mut future: Pin<Box<dyn Future<Output = ToolOutcome> + Send>> =
         Box::pin(run_tool(Arc::clone(&tool), call));
     if inline {
@@ -222,6 +235,7 @@ fn run(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCal
         span,
         timeout,
         future,
+        task,
     };
     spawn(Arc::clone(shared), Arc::clone(connection), pending);
 }
@@ -243,6 +257,7 @@ struct Pending {
     span: CallSpan,
     timeout: Option<Duration>,
     future: Pin<Box<dyn Future<Output = ToolOutcome> + Send>>,
+    task: Option<Arc<TaskStarter>>,
 }
 
 fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
@@ -259,6 +274,7 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
             span,
             timeout,
             future,
+            task,
         } = pending;
         let id = context.raw_request_id();
         let _slot = match shared.limits.run_slot(connection.client_key()).await {
@@ -280,19 +296,55 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
                 return;
             }
         };
+        // A task tool becomes a task before its first line, unless its body
+        // says where (after the questions it asks on the request).
+        if task.is_some()
+            && !tool.def.task_begins_in_body
+            && let Err(refusal) = context.begin_task().await
+        {
+            context.finish();
+            if connection.finish_call(&key) {
+                span.close(&tool.name, id, Outcome::IsError);
+                let refused = ToolOutcome::Error(refusal.message().to_owned());
+                connection.send(outcome_frame(&shared, id, &tool, &refused, version));
+            } else {
+                span.close(&tool.name, id, Outcome::Cancelled);
+            }
+            return;
+        }
+        // `tasks/cancel` fires the context's cancellation; a plain call's
+        // cancellation aborts this task instead.
+        let task_cancelled = async {
+            match &task {
+                Some(_) => context.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
         // The span is entered while the tool's future is polled, so what
         // the tool logs or traces is inside it.
         let ending = tokio::select! {
             biased;
+            () = task_cancelled => Ending::Cancelled,
             interrupt = context.interrupted() => Ending::Interrupted(interrupt),
             ran = with_timeout(tool.name.as_ref(), tracing::Instrument::instrument(future, span.span().clone()), timeout) => Ending::Outcome(ran),
         };
         context.finish();
+        if let Some(run) = task.as_ref().and_then(|starter| starter.run()) {
+            let (outcome, settled) = task_end(&tool, ending, version);
+            run.settle(settled).await;
+            span.close(&tool.name, id, outcome);
+            return;
+        }
         if !connection.finish_call(&key) {
             span.close(&tool.name, id, Outcome::Cancelled);
             return; // cancelled: nothing more is sent for this id
         }
         let (outcome, frame) = match ending {
+            // Only a task is cancelled this way, and this call is not one.
+            Ending::Cancelled => {
+                span.close(&tool.name, id, Outcome::Cancelled);
+                return;
+            }
             Ending::Outcome(ran) => (
                 ran.outcome(),
                 outcome_frame(&shared, id, &tool, &ran.outcome, version),
@@ -345,6 +397,49 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
         connection.send(frame);
     });
     connection.attach_task(&key, task.abort_handle());
+}
+
+/// What a task's end stores, from how its call ended.
+fn task_end(tool: &Tool, ending: Ending, version: ProtocolVersion) -> (Outcome, Settled) {
+    match ending {
+        Ending::Cancelled => (Outcome::Cancelled, Settled::Cancelled),
+        Ending::Outcome(ran) => {
+            let outcome = ran.outcome();
+            match ran.outcome {
+                ToolOutcome::Protocol(error) => (outcome, Settled::Failed(error)),
+                done => {
+                    let result = call_result(tool, done, version);
+                    match serde_json::to_value(result) {
+                        Ok(result) => (outcome, Settled::Completed(result)),
+                        Err(e) => (
+                            Outcome::Error,
+                            Settled::Failed(RpcError::internal_error(e.to_string())),
+                        ),
+                    }
+                }
+            }
+        }
+        Ending::Interrupted(Interrupt::MissingCapability(required)) => (
+            Outcome::Error,
+            Settled::Failed(
+                RpcError::missing_client_capability("Missing required client capability")
+                    .with_data(
+                        ErrorData::MissingCapability {
+                            required: Capabilities(required),
+                        }
+                        .into(),
+                    ),
+            ),
+        ),
+        // A task's questions go to its record, never into a round of the
+        // request, which is over.
+        Ending::Interrupted(Interrupt::InputRequired { key, .. }) => (
+            Outcome::Error,
+            Settled::Failed(RpcError::internal_error(format!(
+                "the tool asked `{key}` on the request after its task began"
+            ))),
+        ),
+    }
 }
 
 /// Why a tool that asked for input could not be given a new round: the
@@ -403,6 +498,7 @@ fn outcome_frame(
         ToolOutcome::StructuredWith { json, content } => structured(json, content),
         ToolOutcome::Content(blocks) => reply.call_result(&CallToolResult::Content(blocks)),
         ToolOutcome::Error(message) => reply.call_result(&CallToolResult::Error(message)),
+        ToolOutcome::Protocol(error) => outgoing::rpc_error(Some(id), error),
     }
 }
 

@@ -15,6 +15,8 @@ pub(crate) mod era;
 pub(crate) mod forks;
 mod methods;
 mod table;
+pub(crate) mod tasks;
+pub(crate) mod typed_result;
 
 #[cfg(feature = "http")]
 pub(crate) use methods::listen::close_subscriptions;
@@ -203,6 +205,7 @@ impl Session {
             table::Route::Call => self.call_tool(id, info, params),
             table::Route::Typed(run) => run(self, id, version, params.raw),
             table::Route::Own(handle) => handle(self, id, version, params.raw),
+            table::Route::Task(method) => self.task_request(id, method, info, &params),
         }
     }
 

@@ -9,6 +9,7 @@
 //! Adding a method: its params and result types, an `impl Method` in its
 //! family's file under `methods/`, and one [`entry`] in [`METHODS`].
 
+use super::methods::tasks::TaskMethod;
 use super::methods::{lifecycle, logging, tools};
 use super::{Session, parse_params};
 use crate::protocol::ProtocolVersion;
@@ -49,6 +50,9 @@ pub(super) enum Capability {
     /// `tools: {"listChanged": true}`: the tool list can change while
     /// serving (`ToolSet`), and the session says so in both eras.
     Tools,
+    /// `extensions: {"io.modelcontextprotocol/tasks": {}}`: tools may run
+    /// as tasks, polled with `tasks/*` (when a tool does).
+    Tasks,
 }
 
 /// A method with typed params and result: the router parses the params as
@@ -93,6 +97,9 @@ pub(super) enum Route {
     /// A method whose answer is not one result frame: `subscriptions/listen`
     /// acknowledges, then streams until the client cancels it.
     Own(fn(&mut Session, &RawValue, ProtocolVersion, Option<&RawValue>) -> Result<(), RpcError>),
+    /// `tasks/*` (Tasks extension): answered from the store, on a task of
+    /// its own, once the request's own capabilities allow it.
+    Task(TaskMethod),
 }
 
 /// One method of the table.
@@ -134,7 +141,25 @@ pub(super) static METHODS: &[Entry] = &[
         capability: None,
         route: Route::Own(Session::listen),
     },
+    task_entry(TaskMethod::Get),
+    task_entry(TaskMethod::Update),
+    task_entry(TaskMethod::Cancel),
 ];
+
+/// The entry of a `tasks/*` method: 2026-07-28 only (a legacy session has
+/// no such method: `-32601`).
+const fn task_entry(method: TaskMethod) -> Entry {
+    Entry {
+        name: match method {
+            TaskMethod::Get => "tasks/get",
+            TaskMethod::Update => "tasks/update",
+            TaskMethod::Cancel => "tasks/cancel",
+        },
+        eras: Eras::Modern,
+        capability: Some(Capability::Tasks),
+        route: Route::Task(method),
+    }
+}
 
 /// The entry for `method`, if the table has one.
 pub(super) fn find(method: &str) -> Option<&'static Entry> {
@@ -157,8 +182,9 @@ fn run<M: Method>(
 }
 
 /// The capabilities a server announces to a request of `version`: those of
-/// the methods that exist in its era.
-pub(super) fn capabilities(version: ProtocolVersion) -> ServerCapabilities {
+/// the methods that exist in its era (the Tasks extension only when a tool
+/// can run as a task: `has_task_tools`).
+pub(super) fn capabilities(version: ProtocolVersion, has_task_tools: bool) -> ServerCapabilities {
     let mut capabilities = ServerCapabilities::default();
     let offered = |wanted: Capability| {
         METHODS
@@ -170,6 +196,9 @@ pub(super) fn capabilities(version: ProtocolVersion) -> ServerCapabilities {
     }
     if offered(Capability::Tools) {
         capabilities = capabilities.with_tools(true);
+    }
+    if has_task_tools && offered(Capability::Tasks) {
+        capabilities = capabilities.with_tasks_extension();
     }
     capabilities
 }
@@ -192,7 +221,13 @@ mod tests {
             } else {
                 r#"{"logging":{},"tools":{"listChanged":true}}"#
             };
-            assert_eq!(text(capabilities(version)), expected, "{version}");
+            assert_eq!(text(capabilities(version, false)), expected, "{version}");
+            let with_tasks = if version.is_modern() {
+                r#"{"tools":{"listChanged":true},"extensions":{"io.modelcontextprotocol/tasks":{}}}"#
+            } else {
+                expected
+            };
+            assert_eq!(text(capabilities(version, true)), with_tasks, "{version}");
         }
     }
 

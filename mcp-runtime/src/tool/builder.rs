@@ -1,6 +1,6 @@
 //! [`ToolBuilder`]: how `#[tool]` and hand-written code make a [`Tool`].
 
-use super::{Definition, Handler, Schema, Tool, ToolCall};
+use super::{Definition, Handler, Schema, TaskSupport, Tool, ToolCall};
 use crate::outcome::ToolOutcome;
 use crate::protocol::tool_def::{Annotations, Icon};
 use crate::state::StateRequirement;
@@ -67,6 +67,8 @@ impl ToolBuilder {
                 states: Vec::new(),
                 first_poll_inline: false,
                 replayable_input: false,
+                task: TaskSupport::Never,
+                task_begins_in_body: false,
                 header_bounds: OnceLock::new(),
                 output_root: OnceLock::new(),
                 header_params: OnceLock::new(),
@@ -203,6 +205,29 @@ impl ToolBuilder {
     /// sets it.
     pub fn replayable_input(mut self, replayable: bool) -> Self {
         self.def.replayable_input = replayable;
+        self
+    }
+
+    /// Runs calls as tasks of the Tasks extension (2026-07-28): the
+    /// request is answered at once with a task (`resultType: "task"`), the
+    /// tool runs on, and the client polls `tasks/get`, answers its questions
+    /// with `tasks/update` and may `tasks/cancel` it, on any replica sharing
+    /// the server's store. The same fn body works both ways: `ctx.progress`
+    /// becomes the task's `statusMessage`, `ctx.elicit`/`ctx.sample` its
+    /// `input_required` rounds, and `tasks/cancel` its cancellation.
+    /// `#[tool(task = "optional" | "required")]` sets it.
+    pub fn task(mut self, task: TaskSupport) -> Self {
+        self.def.task = task;
+        self
+    }
+
+    /// Says that the handler calls [`Context::begin_task`](crate::Context::begin_task)
+    /// itself, so that what it asks before (`ctx.elicit`) is asked on the
+    /// request, in 2026-07-28 rounds, before the task exists; without it a
+    /// task tool becomes a task before its handler runs. `#[tool]` sets it
+    /// when the fn's body calls `begin_task`.
+    pub fn task_begins_in_body(mut self, in_body: bool) -> Self {
+        self.def.task_begins_in_body = in_body;
         self
     }
 

@@ -41,6 +41,23 @@ pub struct Tool {
     pub(crate) handler: Handler,
 }
 
+/// Whether a call of a tool runs as a task of the Tasks extension
+/// (`io.modelcontextprotocol/tasks`, 2026-07-28): answered at once with a
+/// task the client polls, the tool running on after the request is over.
+/// `#[tool(task = "optional" | "required")]` sets it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// Never a task: every call is answered on its request (the default).
+    #[default]
+    Never,
+    /// A task when the request declares the extension, else a plain call.
+    Optional,
+    /// Only as a task: a 2026-07-28 request that does not declare the
+    /// extension is refused with `-32021`, naming it. (A legacy session has
+    /// no extensions; there it is a plain call.)
+    Required,
+}
+
 /// Everything about a tool but its name.
 pub(crate) struct Definition {
     pub(crate) title: Option<String>,
@@ -60,6 +77,11 @@ pub(crate) struct Definition {
     /// Whether a 2026-07-28 `requestState` may be used more than once (see
     /// [`ToolBuilder::replayable_input`]).
     pub(crate) replayable_input: bool,
+    /// Whether a call runs as a task (see [`ToolBuilder::task`]).
+    pub(crate) task: TaskSupport,
+    /// Whether the handler says where its task begins (see
+    /// [`ToolBuilder::task_begins_in_body`]).
+    pub(crate) task_begins_in_body: bool,
     /// Header-mirrored integer arguments and their bounds, from the inputSchema.
     header_bounds: OnceLock<Vec<HeaderBound>>,
     /// Every header-mirrored argument (`x-mcp-header`), read once from the

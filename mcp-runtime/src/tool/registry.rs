@@ -88,6 +88,13 @@ impl Registry {
     }
 
     /// The tool called `name`, with its name as a shared string.
+    /// Whether any tool may run as a task (the server then advertises the
+    /// Tasks extension).
+    pub(crate) fn has_task_tools(&self) -> bool {
+        self.tools()
+            .any(|tool| tool.def.task != super::TaskSupport::Never)
+    }
+
     pub(crate) fn get(&self, name: &str) -> Option<(Arc<str>, &Arc<Tool>)> {
         let (key, &index) = self.by_name.get_key_value(name)?;
         Some((key.clone(), &self.tools[index]))

@@ -128,12 +128,8 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    for failure in agent.catalog().failures() {
-        eprintln!(
-            "mcp-host: server `{}` left out: {}",
-            failure.server, failure.reason
-        );
-    }
+    // Each server left out is already on stderr: the catalog logs it
+    // (`WARN … server left out server=… reason=…`) as it happens.
     eprintln!(
         "mcp-host: {} tools offered to {}",
         agent.catalog().tools().len(),

@@ -46,7 +46,7 @@ impl Session {
             version,
             identity.server_info(version),
             identity.instructions.as_deref(),
-            table::capabilities(version),
+            table::capabilities(version, false),
         );
         tracing::debug!(%version, %requested, "initialized a legacy session");
         self.connection
@@ -109,7 +109,7 @@ impl Method for Discover {
             identity.instructions.as_deref(),
             identity.list_ttl_ms,
             session.connection.lifecycle().supported_versions(),
-            table::capabilities(version),
+            table::capabilities(version, session.shared.tools.registry().has_task_tools()),
         ))
     }
 }

@@ -5,4 +5,5 @@
 pub(super) mod lifecycle;
 pub(crate) mod listen;
 pub(super) mod logging;
+pub(super) mod tasks;
 pub(super) mod tools;

@@ -3,21 +3,24 @@
 //! admission) before [`crate::session::calls`] runs it.
 
 use crate::conn::connection::{CancelSignal, ScopeDenial, canonical_id};
+use crate::context::TaskStart;
 use crate::context::seal::{ArgumentsDigest, Resumed, arguments_digest};
 use crate::context::{Context, ContextParts};
 use crate::protocol::frame::Frame;
 use crate::protocol::incoming::without_position;
 use crate::protocol::outgoing::{CallToolResult, ErrorData, Reply};
 use crate::protocol::params::Params;
+use crate::protocol::task::TASKS_EXTENSION;
 use crate::protocol::{ErrorCode, ProtocolVersion, RpcError, meta};
 use crate::session::Session;
 use crate::session::call_span::{CallSpan, Outcome};
 use crate::session::calls::{self, PreparedCall};
 use crate::session::era::{self, RequestInfo};
 use crate::session::table::{Capability, Eras, Method, Respond};
-use crate::tool::ToolCall;
+use crate::session::tasks::TaskStarter;
 use crate::tool::call::Arguments;
 use crate::tool::registry::UnknownCursor;
+use crate::tool::{TaskSupport, ToolCall};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -148,6 +151,15 @@ impl Session {
             return Err(self.deny_scopes(&name, tool.scopes()));
         }
         let version = info.version;
+        // Tasks (2026-07-28, an extension the request declares in its own
+        // `_meta`): a tool that runs only as a task refuses a request that
+        // could declare it and did not, before anything runs. A legacy
+        // session has no extensions: there task tools are plain calls.
+        let takes_tasks = version.is_modern() && declares_tasks(&info.client.capabilities);
+        if tool.def.task == TaskSupport::Required && version.is_modern() && !takes_tasks {
+            return Err(tasks_required(&name));
+        }
+        let may_be_task = takes_tasks && tool.def.task != TaskSupport::Never;
         let (digest, resumed) = if version.is_modern() {
             let input_responses = match params.input_responses {
                 None => None,
@@ -220,6 +232,19 @@ impl Session {
             answers: resumed.answers,
             peer: None,
         });
+        let task = may_be_task.then(|| {
+            let starter = Arc::new(TaskStarter::new(
+                &self.shared,
+                &self.connection,
+                Arc::clone(&key),
+                id,
+                version,
+                &tool,
+                cancel.clone(),
+            ));
+            context.allow_task(Arc::clone(&starter) as Arc<dyn TaskStart>);
+            starter
+        });
         let call = ToolCall {
             name,
             arguments: arguments.map_or(Arguments::None, |raw| Arguments::Raw(raw.to_owned())),
@@ -238,6 +263,7 @@ impl Session {
                 arguments_digest: digest,
                 ticket: resumed.ticket,
                 span,
+                task,
             },
         );
         Ok(())
@@ -281,6 +307,26 @@ impl Session {
                 )
             })
     }
+}
+
+/// Whether client capabilities declare the Tasks extension
+/// (`extensions["io.modelcontextprotocol/tasks"]`, an object).
+pub(in crate::session) fn declares_tasks(capabilities: &serde_json::Value) -> bool {
+    capabilities
+        .get("extensions")
+        .and_then(|extensions| extensions.get(TASKS_EXTENSION))
+        .is_some_and(serde_json::Value::is_object)
+}
+
+/// `-32021` naming the Tasks extension: what a request that did not
+/// declare it gets from a tool that runs only as a task, and from `tasks/*`.
+pub(in crate::session) fn tasks_required(what: &str) -> RpcError {
+    RpcError::missing_client_capability(format!(
+        "Missing required client capability: {what} needs the {TASKS_EXTENSION} extension; declare it in the request's _meta client capabilities (\"extensions\": {{\"{TASKS_EXTENSION}\": {{}}}})"
+    ))
+    .with_data(serde_json::json!({
+        "requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}
+    }))
 }
 
 #[cfg(test)]

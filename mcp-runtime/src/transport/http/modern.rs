@@ -144,13 +144,20 @@ fn ladder(
         Some(_) => {}
     }
     let name = params.name.as_deref();
-    let named = matches!(method, "tools/call" | "prompts/get");
-    match headers::single(headers, &headers::NAME)? {
-        None if named => return Err(mismatch("the Mcp-Name header is missing")),
-        Some(h) if named && Some(&*h) != name => {
+    // `Mcp-Name` routes: the tool or prompt's name, or the task's id.
+    let (named, field) = match method {
+        "tools/call" | "prompts/get" => (Some(name), "params.name"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => {
+            (Some(params.task_id.as_deref()), "params.taskId")
+        }
+        _ => (None, ""),
+    };
+    match (headers::single(headers, &headers::NAME)?, named) {
+        (None, Some(_)) => return Err(mismatch("the Mcp-Name header is missing")),
+        (Some(h), Some(value)) if Some(h.trim()) != value => {
             return Err(mismatch(format!(
-                "Mcp-Name is {h:?} but params.name is {:?}",
-                name.unwrap_or("")
+                "Mcp-Name is {h:?} but {field} is {:?}",
+                value.unwrap_or("")
             )));
         }
         _ => {}

@@ -1,0 +1,405 @@
+//! A call that became a task (Tasks extension): storing it and answering
+//! the request with it ([`TaskStarter`]), the task's side of the peer seam
+//! while the tool runs ([`TaskRun`]: progress becomes `statusMessage`, a
+//! question becomes an `input_required` round answered by `tasks/update`),
+//! the watcher that renews the worker's lease and turns `tasks/cancel`
+//! into the call's cancellation, and the task's end ([`TaskRun::settle`]).
+//!
+//! The worker is the replica that runs the tool; everything else (the
+//! polls, the answers, the cancel) may come to any replica, which reads
+//! and writes the record in the shared store. The worker watches the
+//! record every [`WATCH`] for a cancel and renews its lease every third of
+//! [`LEASE`]; when the worker dies, its lease lapses and the next reader
+//! fails the task (`TaskRecord::fail_orphaned`).
+
+use crate::conn::connection::{CancelSignal, Connection};
+use crate::conn::peer::Peer;
+use crate::context::{Context, TaskBegun, TaskStart};
+use crate::level::Level;
+use crate::outcome::ToolError;
+use crate::protocol::model::{
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, LoggingMessageParams,
+    ProgressParams, RpcError,
+};
+use crate::protocol::outgoing::Reply;
+use crate::protocol::task::TaskStatus;
+use crate::protocol::{ErrorCode, ProtocolVersion};
+use crate::shared::Shared;
+use crate::task::{LEASE, TaskError, TaskRecord, Tasks, input_request, new_id, now_ms};
+use crate::tool::Tool;
+use crate::util::{BoxFuture, human_duration, lock};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+/// How often the worker reads its record (for a cancel) and a question
+/// waits for its answer between reads.
+const WATCH: Duration = Duration::from_millis(200);
+
+/// The progress token tasks report under: progress goes to the record,
+/// not to a client, so it needs none of its own.
+static TASK_PROGRESS: Value = Value::Null;
+
+/// What a task's end stores.
+#[derive(Debug)]
+pub(crate) enum Settled {
+    /// The `CallToolResult` (an `isError` one too).
+    Completed(Value),
+    /// A JSON-RPC error.
+    Failed(RpcError),
+    /// Cancelled by `tasks/cancel`.
+    Cancelled,
+}
+
+/// Makes a call a task when it begins one ([`Context::begin_task`]).
+pub(crate) struct TaskStarter {
+    shared: Arc<Shared>,
+    connection: Arc<Connection>,
+    /// The call's key in the connection's in-flight table.
+    key: Arc<str>,
+    /// The request's id, which the answer echoes.
+    id: Box<RawValue>,
+    version: ProtocolVersion,
+    tool: Arc<Tool>,
+    cancel: CancelSignal,
+    run: OnceLock<TaskRun>,
+}
+
+impl TaskStarter {
+    pub(crate) fn new(
+        shared: &Arc<Shared>,
+        connection: &Arc<Connection>,
+        key: Arc<str>,
+        id: &RawValue,
+        version: ProtocolVersion,
+        tool: &Arc<Tool>,
+        cancel: CancelSignal,
+    ) -> TaskStarter {
+        TaskStarter {
+            shared: Arc::clone(shared),
+            connection: Arc::clone(connection),
+            key,
+            id: id.to_owned(),
+            version,
+            tool: Arc::clone(tool),
+            cancel,
+            run: OnceLock::new(),
+        }
+    }
+
+    /// The task, once the call became one.
+    pub(crate) fn run(&self) -> Option<&TaskRun> {
+        self.run.get()
+    }
+
+    async fn start(&self) -> Result<TaskRun, ToolError> {
+        let tasks = &self.shared.tasks;
+        let owner = self
+            .connection
+            .principal()
+            .map(|principal| principal.subject().to_owned());
+        if let Some(client) = self.connection.client_key()
+            && let Err(wait) = self.shared.task_quota.admit(client, tasks.ttl)
+        {
+            return Err(ToolError::new(format!(
+                "'{}' was not started: this client has as many live tasks as the server allows; retry in {}",
+                self.tool.name,
+                human_duration(wait)
+            )));
+        }
+        let record = TaskRecord::new(owner.clone(), &self.tool.name, tasks.ttl);
+        let id = new_id();
+        match tasks.create(&id, &record).await {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(ToolError::new(
+                    "a task id was drawn twice; call the tool again",
+                ));
+            }
+            Err(e) => {
+                return Err(ToolError::new(format!(
+                    "{e}; '{}' was not started as a task. Retry the call later.",
+                    self.tool.name
+                )));
+            }
+        }
+        let run = TaskRun(Arc::new(RunInner {
+            tasks: tasks.clone(),
+            id: id.clone(),
+            owner,
+            cancel: self.cancel.clone(),
+            progress: Mutex::new(ProgressWrite::default()),
+            watcher: Mutex::new(None),
+        }));
+        run.watch();
+        // The request is over: the task answers it. Taken out of the
+        // in-flight table first, so a late `notifications/cancelled` for
+        // the request id no longer reaches the call (tasks/cancel does).
+        if self.connection.finish_call(&self.key) {
+            let reply = Reply::new(&self.id, self.version, self.shared.identity.server_meta());
+            self.connection.send(reply.task_created(&record.task(&id)));
+        } else {
+            // Cancelled before the task was announced: nobody knows its id.
+            run.settle(Settled::Cancelled).await;
+            return Err(ToolError::new("the call was cancelled"));
+        }
+        tracing::info!(task = %id, tool = %self.tool.name, "task created");
+        Ok(run)
+    }
+}
+
+impl TaskStart for TaskStarter {
+    fn begin<'a>(&'a self, _ctx: &'a Context) -> TaskBegun<'a> {
+        Box::pin(async move {
+            let run = self.start().await?;
+            let peer: Arc<dyn Peer> = Arc::new(run.clone());
+            let _ = self.run.set(run);
+            Ok(peer)
+        })
+    }
+}
+
+/// A status message waiting to be written, and whether a write is under way.
+#[derive(Debug, Default)]
+struct ProgressWrite {
+    latest: Option<String>,
+    writing: bool,
+}
+
+/// A running task: the worker's handle on its record.
+#[derive(Clone, Debug)]
+pub(crate) struct TaskRun(Arc<RunInner>);
+
+#[derive(Debug)]
+struct RunInner {
+    tasks: Tasks,
+    id: String,
+    owner: Option<String>,
+    /// The call's cancellation, fired when the record says `tasks/cancel`.
+    cancel: CancelSignal,
+    progress: Mutex<ProgressWrite>,
+    watcher: Mutex<Option<tokio::task::AbortHandle>>,
+}
+
+impl TaskRun {
+    /// Starts the watcher: reads the record every [`WATCH`], cancels the
+    /// call when the record asks, renews the lease when a third of it is
+    /// gone.
+    fn watch(&self) {
+        let inner = Arc::clone(&self.0);
+        let watcher = tokio::spawn(async move {
+            let renew_after = LEASE.as_millis() as u64 / 3;
+            let mut renewed = now_ms();
+            loop {
+                tokio::time::sleep(WATCH).await;
+                let now = now_ms();
+                let renew = now.saturating_sub(renewed) >= renew_after;
+                let read = inner
+                    .tasks
+                    .update(&inner.id, inner.owner.as_deref(), |record| {
+                        if record.cancel_requested {
+                            return false;
+                        }
+                        if renew && !record.status.is_terminal() {
+                            record.lease_ms = now + LEASE.as_millis() as u64;
+                            return true;
+                        }
+                        false
+                    })
+                    .await;
+                match read {
+                    Ok(record) if record.cancel_requested => {
+                        inner.cancel.cancel();
+                        return;
+                    }
+                    Ok(record) if record.status.is_terminal() => return,
+                    Ok(_) => {
+                        if renew {
+                            renewed = now;
+                        }
+                    }
+                    // Expired or gone: nothing left to run for.
+                    Err(TaskError::Unknown) => {
+                        inner.cancel.cancel();
+                        return;
+                    }
+                    Err(TaskError::Store(e)) => {
+                        tracing::warn!(task = %inner.id, error = %e, "could not read the task's record");
+                    }
+                }
+            }
+        });
+        *lock(&self.0.watcher) = Some(watcher.abort_handle());
+    }
+
+    /// Stores the task's end (unless it already ended: an orphan failed by
+    /// a reader, say) and stops the watcher.
+    pub(crate) async fn settle(&self, settled: Settled) {
+        if let Some(watcher) = lock(&self.0.watcher).take() {
+            watcher.abort();
+        }
+        let inner = &self.0;
+        let status = match &settled {
+            Settled::Completed(_) => TaskStatus::Completed,
+            Settled::Failed(_) => TaskStatus::Failed,
+            Settled::Cancelled => TaskStatus::Cancelled,
+        };
+        let written = inner
+            .tasks
+            .update(&inner.id, inner.owner.as_deref(), |record| {
+                if record.status.is_terminal() {
+                    return false;
+                }
+                match &settled {
+                    Settled::Completed(result) => record.result = Some(result.clone()),
+                    Settled::Failed(error) => {
+                        record.status_message = Some(format!("The tool failed: {}", error.message));
+                        record.error = Some(error.clone());
+                    }
+                    Settled::Cancelled => {
+                        record.status_message = Some("Cancelled by the client.".into());
+                    }
+                }
+                record.settle(status);
+                true
+            })
+            .await;
+        match written {
+            Ok(_) => tracing::info!(task = %inner.id, status = status.as_str(), "task ended"),
+            Err(TaskError::Unknown) => {
+                tracing::warn!(task = %inner.id, "the task expired before it ended");
+            }
+            Err(TaskError::Store(e)) => {
+                tracing::error!(task = %inner.id, error = %e, "could not store the task's end");
+            }
+        }
+    }
+
+    /// Writes `message` as the status message, coalescing bursts: one
+    /// write at a time, each of the latest message.
+    fn report(&self, message: String) {
+        {
+            let mut progress = lock(&self.0.progress);
+            progress.latest = Some(message);
+            if progress.writing {
+                return;
+            }
+            progress.writing = true;
+        }
+        let inner = Arc::clone(&self.0);
+        tokio::spawn(async move {
+            loop {
+                let Some(message) = lock(&inner.progress).latest.take() else {
+                    lock(&inner.progress).writing = false;
+                    return;
+                };
+                let written = inner
+                    .tasks
+                    .update(&inner.id, inner.owner.as_deref(), |record| {
+                        if record.status.is_terminal() {
+                            return false;
+                        }
+                        record.status_message = Some(message.clone());
+                        record.updated_ms = now_ms();
+                        true
+                    })
+                    .await;
+                if let Err(TaskError::Store(e)) = written {
+                    tracing::warn!(task = %inner.id, error = %e, "could not store the task's progress");
+                }
+            }
+        });
+    }
+
+    /// Asks the client `method` with `params` through the record: a new
+    /// key (never used before in this task) in `inputRequests`, the task
+    /// `input_required`, then the answer `tasks/update` leaves for it.
+    fn ask<T: DeserializeOwned + Send + 'static>(
+        &self,
+        method: &'static str,
+        params: Result<Value, serde_json::Error>,
+    ) -> BoxFuture<Result<T, RpcError>> {
+        let inner = Arc::clone(&self.0);
+        Box::pin(async move {
+            let params = params.map_err(|e| RpcError::internal_error(e.to_string()))?;
+            let unavailable = |e: TaskError| match e {
+                TaskError::Unknown => RpcError::internal_error("the task expired"),
+                TaskError::Store(e) => RpcError::internal_error(e.to_string()),
+            };
+            let mut key = String::new();
+            inner
+                .tasks
+                .update(&inner.id, inner.owner.as_deref(), |record| {
+                    record.issued += 1;
+                    key = format!("input-{}", record.issued);
+                    record
+                        .input_requests
+                        .insert(key.clone(), input_request(method, params.clone()));
+                    record.status = TaskStatus::InputRequired;
+                    record.updated_ms = now_ms();
+                    true
+                })
+                .await
+                .map_err(unavailable)?;
+            loop {
+                tokio::time::sleep(WATCH).await;
+                let mut answer = None;
+                let record = inner
+                    .tasks
+                    .update(&inner.id, inner.owner.as_deref(), |record| {
+                        answer = record.responses.remove(&key);
+                        answer.is_some()
+                    })
+                    .await
+                    .map_err(unavailable)?;
+                if let Some(answer) = answer {
+                    return serde_json::from_value(answer).map_err(|e| {
+                        RpcError::new(
+                            ErrorCode::INVALID_PARAMS,
+                            format!("the answer to `{key}` is not a {method} result: {e}"),
+                        )
+                    });
+                }
+                if record.status.is_terminal() || record.cancel_requested {
+                    return Err(RpcError::internal_error(
+                        "the task ended before the answer came",
+                    ));
+                }
+            }
+        })
+    }
+}
+
+impl Peer for TaskRun {
+    fn progress_token(&self) -> Option<&Value> {
+        Some(&TASK_PROGRESS)
+    }
+
+    fn progress(&self, params: ProgressParams) {
+        let message = params.message.unwrap_or_else(|| match params.total {
+            Some(total) => format!("{} of {total}", params.progress),
+            None => format!("{} done", params.progress),
+        });
+        self.report(message);
+    }
+
+    /// No log messages for tasks: the extension carries none.
+    fn log_level(&self) -> Option<Level> {
+        None
+    }
+
+    fn log(&self, _params: LoggingMessageParams) {}
+
+    fn elicit(&self, params: ElicitParams) -> Option<BoxFuture<Result<ElicitResult, RpcError>>> {
+        Some(self.ask("elicitation/create", serde_json::to_value(params)))
+    }
+
+    fn sample(
+        &self,
+        params: CreateMessageParams,
+    ) -> Option<BoxFuture<Result<CreateMessageResult, RpcError>>> {
+        Some(self.ask("sampling/createMessage", serde_json::to_value(params)))
+    }
+}

@@ -1,0 +1,10 @@
+use mcp_runtime::tool;
+
+#[tool(task = "always")]
+async fn build_report() -> String {
+    String::new()
+}
+
+fn main() {
+    let _ = mcp_runtime::tools![build_report];
+}
