@@ -907,3 +907,100 @@ fn modern_fixtures_refuse_tampered_states_and_respect_capabilities() {
         json!({"sampling": {}})
     );
 }
+
+/// Client capabilities that declare the Tasks extension.
+fn with_tasks() -> Value {
+    json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+}
+
+/// A 2026-07-28 request `method` with `params` from a client declaring
+/// `capabilities`.
+fn modern_request(id: u64, method: &str, params: Value, capabilities: Value) -> Value {
+    let mut message = common::request(id, method, params, true);
+    message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = capabilities;
+    message
+}
+
+#[test]
+fn a_listen_stream_naming_task_ids_carries_their_status_until_they_end() {
+    let mut peer = Peer::spawn("conformance", &[]);
+    let mut create = modern_call(1, "slow_compute", with_tasks());
+    create["params"]["arguments"] = json!({"seconds": 1, "label": "watched"});
+    let created = peer.request(create);
+    let task_id = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+
+    // Without the extension, a subscription to task status is refused.
+    let refused = peer.request(modern_request(
+        2,
+        "subscriptions/listen",
+        json!({"notifications": {"taskIds": [task_id]}}),
+        json!({}),
+    ));
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert_eq!(
+        refused["error"]["data"]["requiredCapabilities"]["extensions"]["io.modelcontextprotocol/tasks"],
+        json!({}),
+        "{refused}"
+    );
+
+    peer.send(&modern_request(
+        3,
+        "subscriptions/listen",
+        json!({"notifications": {"taskIds": [task_id, "not-a-task-of-anyone"]}}),
+        with_tasks(),
+    ));
+    let ack = peer.recv();
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        3
+    );
+    let mut acked: Vec<&str> = ack["params"]["notifications"]["taskIds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| id.as_str().unwrap())
+        .collect();
+    acked.sort_unstable();
+    let mut asked = vec![task_id.as_str(), "not-a-task-of-anyone"];
+    asked.sort_unstable();
+    assert_eq!(acked, asked, "every id asked for is accepted, known or not");
+
+    let mut statuses = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while statuses.last().map(String::as_str) != Some("completed") {
+        assert!(
+            Instant::now() < deadline,
+            "no completed status: {statuses:?}"
+        );
+        let note = peer.recv();
+        assert_eq!(
+            note["method"], "notifications/tasks",
+            "only task status on this stream: {note}"
+        );
+        let params = &note["params"];
+        assert_eq!(params["taskId"], task_id.as_str(), "{note}");
+        assert_eq!(
+            params["_meta"]["io.modelcontextprotocol/subscriptionId"], 3,
+            "{note}"
+        );
+        assert!(params.get("resultType").is_none(), "{note}");
+        if params["status"] == "completed" {
+            assert_eq!(
+                params["result"]["content"][0]["text"], "watched: computed for 1 s",
+                "{note}"
+            );
+        }
+        statuses.push(params["status"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(statuses[0], "working", "{statuses:?}");
+    // The ended task and the unknown one get nothing more.
+    peer.expect_silence(Duration::from_millis(700));
+}

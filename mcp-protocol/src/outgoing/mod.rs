@@ -199,7 +199,7 @@ pub(crate) mod tests {
             notify::log_message("info", "x", &serde_json::json!("m")),
             notify::cancelled(&id, "why"),
             notify::tools_list_changed(None),
-            notify::subscription_acknowledged(&id, true),
+            notify::subscription_acknowledged(&id, true, &[]),
             notify::subscription_closed(&id),
             notify::client_request(
                 &raw("\"s1\""),

@@ -93,24 +93,53 @@ pub fn tools_list_changed(subscription: Option<&RawValue>) -> Frame {
 }
 
 /// `notifications/subscriptions/acknowledged`: the first message of a
-/// `subscriptions/listen` stream, with the notifications it will carry.
-pub fn subscription_acknowledged(id: &RawValue, tools_list_changed: bool) -> Frame {
+/// `subscriptions/listen` stream, with the notifications it will carry
+/// (the list changes; the status of the tasks `task_ids`, Tasks extension).
+pub fn subscription_acknowledged(
+    id: &RawValue,
+    tools_list_changed: bool,
+    task_ids: &[String],
+) -> Frame {
     #[derive(Serialize)]
-    struct Honoured {
+    struct Honoured<'a> {
         #[serde(rename = "toolsListChanged", skip_serializing_if = "is_false")]
         tools_list_changed: bool,
+        #[serde(rename = "taskIds", skip_serializing_if = "<[String]>::is_empty")]
+        task_ids: &'a [String],
     }
     #[derive(Serialize)]
     struct Acknowledged<'a> {
         #[serde(rename = "_meta")]
         meta: SubscriptionMeta<'a>,
-        notifications: Honoured,
+        notifications: Honoured<'a>,
     }
     notification(
         "notifications/subscriptions/acknowledged",
         Acknowledged {
             meta: SubscriptionMeta(id),
-            notifications: Honoured { tools_list_changed },
+            notifications: Honoured {
+                tools_list_changed,
+                task_ids,
+            },
+        },
+    )
+}
+
+/// `notifications/tasks` (Tasks extension) on the `subscriptions/listen`
+/// stream `subscription`: the task as `tasks/get` would answer now.
+pub fn task_status(subscription: &RawValue, task: &crate::task::DetailedTask) -> Frame {
+    #[derive(Serialize)]
+    struct Status<'a> {
+        #[serde(flatten)]
+        task: &'a crate::task::DetailedTask,
+        #[serde(rename = "_meta")]
+        meta: SubscriptionMeta<'a>,
+    }
+    notification(
+        crate::task::TASKS_NOTIFICATION,
+        Status {
+            task,
+            meta: SubscriptionMeta(subscription),
         },
     )
 }
@@ -237,7 +266,7 @@ mod tests {
             "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{}}\n"
         );
         assert_eq!(
-            text(subscription_acknowledged(&id, true)),
+            text(subscription_acknowledged(&id, true, &[])),
             "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":\
              {\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":3},\"notifications\":{\"toolsListChanged\":true}}}\n"
         );

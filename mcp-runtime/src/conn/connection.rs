@@ -428,6 +428,13 @@ impl Connection {
         lock(&self.subscriptions).clone()
     }
 
+    /// Whether the subscription `id` (canonical) is still open.
+    pub(crate) fn is_subscribed(&self, id: &str) -> bool {
+        lock(&self.subscriptions)
+            .iter()
+            .any(|subscription| subscription.id.get() == id)
+    }
+
     /// Takes every open subscription (at shutdown).
     pub(crate) fn take_subscriptions(&self) -> Vec<Subscription> {
         std::mem::take(&mut *lock(&self.subscriptions))

@@ -204,7 +204,7 @@ impl Session {
         match entry.route {
             table::Route::Call => self.call_tool(id, info, params),
             table::Route::Typed(run) => run(self, id, version, params.raw),
-            table::Route::Own(handle) => handle(self, id, version, params.raw),
+            table::Route::Own(handle) => handle(self, id, info, params.raw),
             table::Route::Task(method) => self.task_request(id, method, info, &params),
         }
     }

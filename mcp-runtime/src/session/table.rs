@@ -9,6 +9,7 @@
 //! Adding a method: its params and result types, an `impl Method` in its
 //! family's file under `methods/`, and one [`entry`] in [`METHODS`].
 
+use super::era::RequestInfo;
 use super::methods::tasks::TaskMethod;
 use super::methods::{lifecycle, logging, tools};
 use super::{Session, parse_params};
@@ -96,7 +97,7 @@ pub(super) enum Route {
     Call,
     /// A method whose answer is not one result frame: `subscriptions/listen`
     /// acknowledges, then streams until the client cancels it.
-    Own(fn(&mut Session, &RawValue, ProtocolVersion, Option<&RawValue>) -> Result<(), RpcError>),
+    Own(fn(&mut Session, &RawValue, RequestInfo, Option<&RawValue>) -> Result<(), RpcError>),
     /// `tasks/*` (Tasks extension): answered from the store, on a task of
     /// its own, once the request's own capabilities allow it.
     Task(TaskMethod),
