@@ -362,7 +362,18 @@ impl TaskRun {
                         )
                     });
                 }
-                if record.status.is_terminal() || record.cancel_requested {
+                if record.cancel_requested && !record.status.is_terminal() {
+                    // `tasks/cancel` came while the tool waits here: the
+                    // task must end `cancelled`, as the watcher would end
+                    // it. Failing the question instead would let the tool
+                    // turn that into its own result (an `isError` one,
+                    // say) and the task would end `completed`, whichever of
+                    // this loop and the watcher read the flag first. The
+                    // call's cancellation ends the tool, dropping this.
+                    inner.cancel.cancel();
+                    return std::future::pending().await;
+                }
+                if record.status.is_terminal() {
                     return Err(RpcError::internal_error(
                         "the task ended before the answer came",
                     ));
