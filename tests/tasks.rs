@@ -136,11 +136,7 @@ fn call(wire: &mut dyn Wire, tool: &str, arguments: Value, capabilities: Value) 
 
 /// `tasks/get` of `task`, declaring the extension.
 fn get(wire: &mut dyn Wire, task: &str) -> Value {
-    wire.exchange(&message(
-        "tasks/get",
-        json!({"taskId": task}),
-        with_tasks(),
-    ))
+    wire.exchange(&message("tasks/get", json!({"taskId": task}), with_tasks()))
 }
 
 /// `tasks/update` of `task` with `responses`, declaring the extension.
@@ -244,7 +240,11 @@ fn detailed(response: &Value, task: &str) -> Value {
         status == "completed",
         "{result}"
     );
-    assert_eq!(result.get("error").is_some(), status == "failed", "{result}");
+    assert_eq!(
+        result.get("error").is_some(),
+        status == "failed",
+        "{result}"
+    );
     match status {
         "input_required" => {
             let requests = &result["inputRequests"];
@@ -327,7 +327,8 @@ fn wait_until(wire: &mut dyn Wire, task: &str, done: impl Fn(&Value) -> bool) ->
         if done(&now) {
             return now;
         }
-        let terminal = ["completed", "failed", "cancelled"].contains(&now["status"].as_str().unwrap());
+        let terminal =
+            ["completed", "failed", "cancelled"].contains(&now["status"].as_str().unwrap());
         assert!(!terminal, "the task ended otherwise: {now}");
         assert!(Instant::now() < deadline, "still not there: {now}");
         std::thread::sleep(Duration::from_millis(40));
@@ -370,9 +371,7 @@ fn a_task_is_created_works_reporting_progress_and_completes_with_the_tools_resul
     assert_eq!(first["createdAt"], response["result"]["createdAt"]);
     // Each second's `ctx.progress(…, Some(message))` becomes the
     // statusMessage while the task works.
-    let working = wait_until(&mut peer, &task, |t| {
-        t["statusMessage"] == "sum: 1 of 2 s"
-    });
+    let working = wait_until(&mut peer, &task, |t| t["statusMessage"] == "sum: 1 of 2 s");
     assert_eq!(working["status"], "working", "{working}");
     let done = wait_for(&mut peer, &task, "completed");
     assert_eq!(
@@ -583,7 +582,11 @@ fn a_cancelled_task_settles_cancelled_and_cancelling_an_ended_task_is_acked() {
     assert_eq!(cancelled["statusMessage"], "Cancelled by the client.");
     // A terminal task: cancel is still acked, and the task stays cancelled.
     assert_ack(&cancel(&mut peer, &task));
-    assert_ack(&update(&mut peer, &task, json!({"input-1": accept(json!({}))})));
+    assert_ack(&update(
+        &mut peer,
+        &task,
+        json!({"input-1": accept(json!({}))}),
+    ));
     let still = detailed(&get(&mut peer, &task), &task);
     assert_eq!(still["status"], "cancelled");
     assert_eq!(still["lastUpdatedAt"], cancelled["lastUpdatedAt"]);
@@ -656,7 +659,10 @@ fn without_the_extension_tasks_methods_and_required_task_tools_are_refused_with_
     let task = created(&call(&mut peer, "failing_job", json!({}), with_tasks()));
     for (method, params) in [
         ("tasks/get", json!({"taskId": task})),
-        ("tasks/update", json!({"taskId": task, "inputResponses": {}})),
+        (
+            "tasks/update",
+            json!({"taskId": task, "inputResponses": {}}),
+        ),
         ("tasks/cancel", json!({"taskId": task})),
         // Refused before the lookup: an unknown id is no different.
         ("tasks/get", json!({"taskId": "unknown"})),
@@ -674,7 +680,10 @@ fn without_the_extension_tasks_methods_and_required_task_tools_are_refused_with_
         let response = call(&mut peer, tool, json!({}), without_tasks());
         assert_extension_required(&response);
         assert!(
-            response["error"]["message"].as_str().unwrap().contains(tool),
+            response["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(tool),
             "{response}"
         );
     }
@@ -762,7 +771,10 @@ fn a_question_before_begin_task_is_a_round_on_the_request_then_the_task_starts()
     let mut peer = stdio(&[]);
     let first = call(&mut peer, "test_tool_with_task", json!({}), with_tasks());
     let round = &first["result"];
-    assert_eq!(round["resultType"], "input_required", "no task yet: {first}");
+    assert_eq!(
+        round["resultType"], "input_required",
+        "no task yet: {first}"
+    );
     assert_valid(MODERN, "InputRequiredResult", round);
     assert!(round.get("taskId").is_none(), "{first}");
     let state = round["requestState"].as_str().expect("a sealed state");
@@ -877,7 +889,12 @@ fn over_http_a_client_past_its_task_quota_gets_an_is_error_result_naming_it() {
     // Calls that make no task are not counted.
     let response = call(&mut http, "greet", json!({"name": "Ada"}), with_tasks());
     assert_eq!(text(&response["result"]), "Hello, Ada!");
-    let response = call(&mut http, "slow_compute", json!({"seconds": 0, "label": "p"}), without_tasks());
+    let response = call(
+        &mut http,
+        "slow_compute",
+        json!({"seconds": 0, "label": "p"}),
+        without_tasks(),
+    );
     assert_eq!(text(&response["result"]), "p: computed for 0 s");
 }
 
