@@ -980,3 +980,44 @@ fn with_authorization_the_task_quota_is_per_subject() {
     // Eve, from the same address, has a quota of her own.
     created(&call(&mut eve, "slow_compute", long(), with_tasks()));
 }
+
+#[test]
+fn answers_sent_at_the_same_moment_are_all_taken() {
+    // Two `tasks/update`s racing on one record: the one whose
+    // compare-and-set loses retries, and its answer must survive the retry.
+    // (Over a socket the two rarely meet inside one read-modify-write; the
+    // unit test `answers_survive_an_update_that_lost_a_compare_and_set` of
+    // mcp-runtime makes the lost compare-and-set certain.)
+    let server = Server::start_example("conformance", &[]);
+    for _ in 0..4 {
+        let task = created(&call(
+            &mut Http::new(&server),
+            "multi_input",
+            json!({}),
+            with_tasks(),
+        ));
+        let asking = wait_until(&mut Http::new(&server), &task, |t| keys(t).len() == 2);
+        assert_eq!(keys(&asking), ["input-1", "input-2"]);
+        let barrier = std::sync::Barrier::new(2);
+        std::thread::scope(|scope| {
+            for key in ["input-1", "input-2"] {
+                let (server, task, barrier) = (&server, &task, &barrier);
+                scope.spawn(move || {
+                    let answer = json!({key: accept(json!({"name": key}))});
+                    let request = message(
+                        "tasks/update",
+                        json!({"taskId": task, "inputResponses": answer}),
+                        with_tasks(),
+                    );
+                    barrier.wait();
+                    assert_ack(&Http::new(server).exchange(&request));
+                });
+            }
+        });
+        // Both were acked: neither question may still be outstanding.
+        let after = detailed(&get(&mut Http::new(&server), &task), &task);
+        assert!(keys(&after).is_empty(), "an acked answer was lost: {after}");
+        let done = wait_for(&mut Http::new(&server), &task, "completed");
+        assert!(text(&done["result"]).starts_with("Received:"), "{done}");
+    }
+}
