@@ -1021,3 +1021,29 @@ fn answers_sent_at_the_same_moment_are_all_taken() {
         assert!(text(&done["result"]).starts_with("Received:"), "{done}");
     }
 }
+
+#[test]
+fn a_task_the_store_could_not_hold_takes_no_place_in_the_quota() {
+    // Nothing listens on the store's port: every task's record fails to be
+    // stored, and each refusal must say so, not that the quota is used up.
+    let port = common::services::free_port().to_string();
+    let url = format!("redis://127.0.0.1:{port}");
+    let server = Server::start_example(
+        "conformance",
+        &[("MAX_TASKS_PER_CLIENT", "1"), ("REDIS_URL", &url)],
+    );
+    let mut http = Http::new(&server);
+    // With a quota of one, the second refusal shows the first took no place.
+    for _ in 0..2 {
+        let response = call(&mut http, "failing_job", json!({}), with_tasks());
+        let result = &response["result"];
+        assert_valid(MODERN, "CallToolResult", result);
+        assert_eq!(result["isError"], true, "{response}");
+        let refusal = text(result);
+        assert!(
+            refusal.contains("'failing_job' was not started as a task. Retry the call later."),
+            "{refusal}"
+        );
+        assert!(!refusal.contains("live tasks"), "{refusal}");
+    }
+}
