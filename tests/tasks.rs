@@ -76,6 +76,8 @@ impl Wire for Peer {
 struct Http<'a> {
     addr: &'a str,
     authorization: Option<String>,
+    /// The HTTP status of the last response.
+    status: u16,
 }
 
 impl<'a> Http<'a> {
@@ -83,6 +85,7 @@ impl<'a> Http<'a> {
         Http {
             addr: &server.addr,
             authorization: None,
+            status: 0,
         }
     }
 
@@ -91,6 +94,7 @@ impl<'a> Http<'a> {
         Http {
             addr: &server.addr,
             authorization: Some(bearer(&es256(&claims(sub, "")))),
+            status: 0,
         }
     }
 }
@@ -104,6 +108,7 @@ impl Wire for Http<'_> {
             .into_iter()
             .collect();
         let response = modern_to(self.addr, message, &extra);
+        self.status = response.status;
         if response.header("content-type") == Some("text/event-stream") {
             let events = response.events();
             return events
@@ -914,14 +919,15 @@ fn another_principal_sees_a_task_exactly_as_an_unknown_one() {
     let asking = wait_for(&mut ada, &task, "input_required");
     let unknown = "AAAAAAAAAAAAAAAAAAAAAA";
     let answer = json!({"input-1": accept(json!({"confirm": true}))});
-    let exchanges: [(&str, fn(&mut dyn Wire, &str, &Value) -> Value); 3] = [
-        ("tasks/get", |w, t, _| get(w, t)),
-        ("tasks/update", |w, t, a| update(w, t, a.clone())),
-        ("tasks/cancel", |w, t, _| cancel(w, t)),
-    ];
-    for (method, exchange) in exchanges {
-        let theirs = exchange(&mut eve, &task, &answer);
-        let none = exchange(&mut eve, unknown, &answer);
+    let params = |method: &str, id: &str| match method {
+        "tasks/update" => json!({"taskId": id, "inputResponses": answer}),
+        _ => json!({"taskId": id}),
+    };
+    for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+        let theirs = eve.exchange(&message(method, params(method, &task), with_tasks()));
+        let their_status = eve.status;
+        let none = eve.exchange(&message(method, params(method, unknown), with_tasks()));
+        assert_eq!(their_status, eve.status, "{method}: the same HTTP status");
         let (theirs, none) = (error(&theirs, -32602), error(&none, -32602));
         let shape = |error: &Value, id: &str| {
             let mut error = error.clone();
