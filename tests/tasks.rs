@@ -851,6 +851,17 @@ fn over_http_a_task_asks_and_completes_with_mcp_name_naming_it() {
     ));
     let done = wait_for(&mut http, &task, "completed");
     assert_eq!(text(&done["result"]), "Kept web.txt");
+    // Without the extension: -32021, with the 400 of that error over HTTP.
+    let refused = http.exchange(&message(
+        "tasks/get",
+        json!({"taskId": task}),
+        without_tasks(),
+    ));
+    assert_extension_required(&refused);
+    assert_eq!(http.status, 400);
+    let refused = call(&mut http, "failing_job", json!({}), without_tasks());
+    assert_extension_required(&refused);
+    assert_eq!(http.status, 400);
     // The header must name the task the body names.
     let get = message("tasks/get", json!({"taskId": task}), with_tasks());
     let body = get.to_string();
