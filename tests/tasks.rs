@@ -1064,3 +1064,22 @@ fn a_task_the_store_could_not_hold_takes_no_place_in_the_quota() {
         assert!(!refusal.contains("live tasks"), "{refusal}");
     }
 }
+
+#[test]
+fn a_cancellation_notification_for_the_call_does_not_cancel_its_task() {
+    // The extension: `notifications/cancelled` is not how a task is
+    // cancelled; once the request was answered with the task, it is over.
+    let mut peer = stdio(&[]);
+    let request = message(
+        "tools/call",
+        json!({"name": "slow_compute", "arguments": {"seconds": 1, "label": "kept"}}),
+        with_tasks(),
+    );
+    let task = created(&peer.exchange(&request));
+    peer.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": request["id"], "reason": "not this way"}}),
+    );
+    let done = wait_for(&mut peer, &task, "completed");
+    assert_eq!(text(&done["result"]), "kept: computed for 1 s");
+}
