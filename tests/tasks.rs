@@ -761,13 +761,14 @@ fn a_legacy_session_has_no_tasks_and_runs_task_tools_as_plain_calls() {
     assert_eq!(text(&response["result"]), "legacy: computed for 0 s");
     let response = peer.request(common::call(3, "protocol_error_job", json!({}), false));
     assert_eq!(response["error"]["code"], -32603, "{response}");
-    // A tool that runs only as a task cannot run in a session that has
-    // none: refused with the extension named, before it runs.
+    // Even a tool that runs only as a task: a legacy session has no
+    // extensions, so it is a plain call there (its isError result).
     let response = peer.request(common::call(4, "failing_job", json!({}), false));
-    assert_eq!(response["error"]["code"], -32021, "{response}");
+    assert_valid(LEGACY, "CallToolResult", &response["result"]);
+    assert_eq!(response["result"]["isError"], true, "{response}");
     assert_eq!(
-        response["error"]["data"]["requiredCapabilities"],
-        json!({"extensions": {EXT: {}}})
+        text(&response["result"]),
+        "the job failed: its input was rejected"
     );
 }
 
