@@ -10,7 +10,10 @@
 //! Streamable HTTP (`conformance server --url http://127.0.0.1:PORT/mcp`);
 //! without `--http` this serves stdio, as every example does.
 //! `ELICIT_TIMEOUT_MS=N` sets how long a legacy elicitation or sampling
-//! request waits for the client. Besides the fixtures, `summarize` shows the
+//! request waits for the client; `MAX_TASKS_PER_CLIENT=N` how many tasks one
+//! client may make within a task TTL; the deployment variables
+//! (`examples::deployment`: `MCP_AUTH_*`, `REDIS_URL`, …) apply as they do to
+//! `everything`. Besides the fixtures, `summarize` shows the
 //! whole sampling request builder.
 
 use mcp_runtime::{
@@ -521,6 +524,29 @@ async fn test_tool_with_task(ctx: Context) -> Result<String, ToolError> {
     Ok(format!("Hello, {}!", name.as_str().unwrap_or_default()))
 }
 
+/// Tasks fixture (not a suite one; tests/tasks.rs): asks for a name, then,
+/// once that is answered, for a color, as a task: the task's second
+/// question gets a key of its own (`input-2`), never the first one's.
+#[tool(read_only, open_world = false, task = "optional")]
+async fn two_step_job(ctx: Context) -> Result<String, ToolError> {
+    let name = ctx
+        .elicit("name", one_field("What is your name?", "name", "string"))
+        .await?;
+    let name = accepted(&name, "name")?;
+    let color = ctx
+        .elicit(
+            "color",
+            one_field("What is your favorite color?", "color", "string"),
+        )
+        .await?;
+    let color = accepted(&color, "color")?;
+    Ok(format!(
+        "{} likes {}",
+        name.as_str().unwrap_or_default(),
+        color.as_str().unwrap_or_default()
+    ))
+}
+
 /// `action=…, content={…}`, as the fixtures report an answer.
 fn describe(answer: &Elicitation) -> String {
     let action = match answer.action {
@@ -537,7 +563,6 @@ fn describe(answer: &Elicitation) -> String {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
-    examples::require_features("conformance");
     let mut fixtures = tools![
         test_simple_text,
         test_image_content,
@@ -568,6 +593,7 @@ async fn main() -> std::io::Result<()> {
         confirm_delete,
         multi_input,
         test_tool_with_task,
+        two_step_job,
     ];
     fixtures.push(json_schema_2020_12_tool());
     fixtures.push(protocol_error_job());
@@ -581,5 +607,21 @@ async fn main() -> std::io::Result<()> {
     {
         server = server.elicitation_timeout(Duration::from_millis(ms));
     }
+    // MAX_TASKS_PER_CLIENT=N: how many tasks one client may make within a
+    // task TTL (tests lower it to reach the quota).
+    if let Some(tasks) = std::env::var("MAX_TASKS_PER_CLIENT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        server = server.max_tasks_per_client(tasks);
+    }
+    // The deployment variables of the README (`MCP_AUTH_*` for an
+    // OAuth-protected server, `REDIS_URL`, …): tests/tasks.rs runs the task
+    // fixtures with authorization on, where a task is its principal's.
+    let (server, _auth) = examples::deployment(
+        server,
+        "conformance",
+        "Conformance fixtures (mcp-runtime example)",
+    );
     mcp_runtime::cli::run(server).await
 }

@@ -1,6 +1,6 @@
 //! Runnable examples live beside this file; see `everything.rs` and
 //! `notes.rs`. This library holds what the remote-capable examples
-//! (`everything`, `basket`) read from the environment to run as replicas
+//! (`everything`, `basket`, `conformance`) read from the environment to run as replicas
 //! behind a load balancer: the deployment variables of the README.
 
 use mcp_runtime::Server;

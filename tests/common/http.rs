@@ -293,7 +293,7 @@ pub fn post_to(addr: &str, headers: &[(&str, &str)], body: &str) -> Response {
 }
 
 /// A 2026-07-28 POST of `message` to `addr` with the routing headers it
-/// needs, plus `extra`.
+/// needs (`Mcp-Name` of a `tools/call` and of `tasks/*`), plus `extra`.
 pub fn modern_to(addr: &str, message: &Value, extra: &[(&str, &str)]) -> Response {
     let method = message["method"].as_str().unwrap().to_owned();
     let mut headers = vec![
@@ -305,6 +305,12 @@ pub fn modern_to(addr: &str, message: &Value, extra: &[(&str, &str)]) -> Respons
             "Mcp-Name",
             message["params"]["name"].as_str().unwrap().to_owned(),
         ));
+    }
+    // Tasks extension: `tasks/*` name their task in `Mcp-Name`.
+    if method.starts_with("tasks/")
+        && let Some(task) = message["params"]["taskId"].as_str()
+    {
+        headers.push(("Mcp-Name", task.to_owned()));
     }
     let mut all: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
     all.extend_from_slice(extra);

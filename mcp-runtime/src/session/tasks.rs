@@ -100,30 +100,39 @@ impl TaskStarter {
             .connection
             .principal()
             .map(|principal| principal.subject().to_owned());
-        if let Some(client) = self.connection.client_key()
-            && let Err(wait) = self.shared.task_quota.admit(client, tasks.ttl)
-        {
-            return Err(ToolError::new(format!(
-                "'{}' was not started: this client has as many live tasks as the server allows; retry in {}",
-                self.tool.name,
-                human_duration(wait)
-            )));
-        }
+        // Stdio serves one client, which no per-client quota counts.
+        let place = match self.connection.client_key() {
+            None => None,
+            Some(client) => match self.shared.task_quota.admit(client, tasks.ttl) {
+                Ok(place) => Some(place),
+                Err(wait) => {
+                    return Err(ToolError::new(format!(
+                        "'{}' was not started: this client has as many live tasks as the server allows; retry in {}",
+                        self.tool.name,
+                        human_duration(wait)
+                    )));
+                }
+            },
+        };
         let record = TaskRecord::new(owner.clone(), &self.tool.name, tasks.ttl);
         let id = new_id();
-        match tasks.create(&id, &record).await {
-            Ok(true) => {}
-            Ok(false) => {
-                return Err(ToolError::new(
-                    "a task id was drawn twice; call the tool again",
-                ));
+        let refusal = match tasks.create(&id, &record).await {
+            Ok(true) => None,
+            Ok(false) => Some(ToolError::new(
+                "a task id was drawn twice; call the tool again",
+            )),
+            Err(e) => Some(ToolError::new(format!(
+                "{e}; '{}' was not started as a task. Retry the call later.",
+                self.tool.name
+            ))),
+        };
+        if let Some(refusal) = refusal {
+            // No task was made: it takes no place in the client's quota
+            // (else every store outage would use the quota up).
+            if let Some(place) = place {
+                place.release();
             }
-            Err(e) => {
-                return Err(ToolError::new(format!(
-                    "{e}; '{}' was not started as a task. Retry the call later.",
-                    self.tool.name
-                )));
-            }
+            return Err(refusal);
         }
         let run = TaskRun(Arc::new(RunInner {
             tasks: tasks.clone(),
@@ -362,7 +371,18 @@ impl TaskRun {
                         )
                     });
                 }
-                if record.status.is_terminal() || record.cancel_requested {
+                if record.cancel_requested && !record.status.is_terminal() {
+                    // `tasks/cancel` came while the tool waits here: the
+                    // task must end `cancelled`, as the watcher would end
+                    // it. Failing the question instead would let the tool
+                    // turn that into its own result (an `isError` one,
+                    // say) and the task would end `completed`, whichever of
+                    // this loop and the watcher read the flag first. The
+                    // call's cancellation ends the tool, dropping this.
+                    inner.cancel.cancel();
+                    return std::future::pending().await;
+                }
+                if record.status.is_terminal() {
                     return Err(RpcError::internal_error(
                         "the task ended before the answer came",
                     ));

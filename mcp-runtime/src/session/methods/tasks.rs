@@ -17,6 +17,7 @@ use crate::session::Session;
 use crate::session::era::RequestInfo;
 use crate::task::{TaskError, TaskRecord, now_ms};
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 /// Which of the three methods.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +65,28 @@ fn on_read(record: &mut TaskRecord) -> bool {
     false
 }
 
+/// What `tasks/update` makes of a record read: each answer to an
+/// outstanding key moves it from `inputRequests` to the answers the worker
+/// takes, and the task works again once nothing is outstanding. Answers to
+/// keys not outstanding (never asked, answered already, or of an ended
+/// task) are ignored, as the extension says. `answers` is only read: the
+/// change runs again on a fresh read whenever another writer's
+/// compare-and-set came first, and each run must see every answer.
+fn take_answers(record: &mut TaskRecord, answers: &Map<String, Value>) -> bool {
+    let mut changed = on_read(record);
+    for (key, answer) in answers {
+        if record.input_requests.remove(key).is_some() {
+            record.responses.insert(key.clone(), answer.clone());
+            changed = true;
+        }
+    }
+    if changed && record.status == TaskStatus::InputRequired && record.input_requests.is_empty() {
+        record.status = TaskStatus::Working;
+        record.updated_ms = now_ms();
+    }
+    changed
+}
+
 impl Session {
     /// Serves `method`: the checks that need no store here, the rest on a
     /// task of its own.
@@ -85,7 +108,7 @@ impl Session {
                 method.name()
             )));
         };
-        let responses: Option<serde_json::Map<String, serde_json::Value>> = match method {
+        let responses: Option<Map<String, Value>> = match method {
             TaskMethod::Update => Some(match params.input_responses {
                 None => serde_json::Map::new(),
                 Some(raw) => serde_json::from_str(raw.get()).map_err(|e| {
@@ -120,28 +143,9 @@ impl Session {
                     reply.task(&detailed)
                 }),
                 TaskMethod::Update => {
-                    let mut responses = responses.unwrap_or_default();
+                    let responses = responses.unwrap_or_default();
                     tasks
-                        .update(&task_id, owner, |record| {
-                            // Answers to keys not outstanding (never asked,
-                            // answered already, or of an ended task) are
-                            // ignored, as the extension says.
-                            let mut changed = on_read(record);
-                            for (key, answer) in std::mem::take(&mut responses) {
-                                if record.input_requests.remove(&key).is_some() {
-                                    record.responses.insert(key, answer);
-                                    changed = true;
-                                }
-                            }
-                            if changed
-                                && record.status == TaskStatus::InputRequired
-                                && record.input_requests.is_empty()
-                            {
-                                record.status = TaskStatus::Working;
-                                record.updated_ms = now_ms();
-                            }
-                            changed
-                        })
+                        .update(&task_id, owner, |record| take_answers(record, &responses))
                         .await
                         .map(|_| reply.empty())
                 }
@@ -171,5 +175,104 @@ impl Session {
             connection.send(frame);
         });
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{MemoryStore, Store, StoreFuture};
+    use crate::task::{Tasks, input_request, new_id};
+    use serde_json::json;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    /// A memory store where another writer (the worker renewing its lease,
+    /// say) changes the record just before the first compare-and-set, so
+    /// that one loses and the update runs again.
+    #[derive(Debug, Default)]
+    struct Raced {
+        inner: MemoryStore,
+        raced: AtomicBool,
+    }
+
+    impl Store for Raced {
+        fn put<'a>(&'a self, key: &'a str, value: Vec<u8>, ttl: Duration) -> StoreFuture<'a, ()> {
+            self.inner.put(key, value, ttl)
+        }
+        fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
+            self.inner.get(key)
+        }
+        fn delete<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+            self.inner.delete(key)
+        }
+        fn put_if_absent<'a>(
+            &'a self,
+            key: &'a str,
+            value: Vec<u8>,
+            ttl: Duration,
+        ) -> StoreFuture<'a, bool> {
+            self.inner.put_if_absent(key, value, ttl)
+        }
+        fn compare_and_set<'a>(
+            &'a self,
+            key: &'a str,
+            expected: &'a [u8],
+            new: Vec<u8>,
+            ttl: Duration,
+        ) -> StoreFuture<'a, bool> {
+            Box::pin(async move {
+                if !self.raced.swap(true, Ordering::SeqCst) {
+                    let mut record: TaskRecord = serde_json::from_slice(expected).unwrap();
+                    record.lease_ms += 1;
+                    let renewed = serde_json::to_vec(&record).unwrap();
+                    assert!(
+                        self.inner
+                            .compare_and_set(key, expected, renewed, ttl)
+                            .await?
+                    );
+                }
+                self.inner.compare_and_set(key, expected, new, ttl).await
+            })
+        }
+        fn compare_and_delete<'a>(
+            &'a self,
+            key: &'a str,
+            expected: &'a [u8],
+        ) -> StoreFuture<'a, bool> {
+            self.inner.compare_and_delete(key, expected)
+        }
+    }
+
+    #[tokio::test]
+    async fn answers_survive_an_update_that_lost_a_compare_and_set() {
+        let store = Arc::new(Raced::default());
+        let tasks = Tasks::new(store.clone(), Duration::from_secs(60));
+        let id = new_id();
+        let mut record = TaskRecord::new(None, "ask", Duration::from_secs(60));
+        record.issued = 1;
+        record.input_requests.insert(
+            "input-1".into(),
+            input_request("elicitation/create", json!({"message": "?"})),
+        );
+        record.status = TaskStatus::InputRequired;
+        assert!(tasks.create(&id, &record).await.unwrap());
+        let answers: Map<String, Value> =
+            serde_json::from_value(json!({"input-1": {"action": "accept", "content": {}}}))
+                .unwrap();
+        let after = tasks
+            .update(&id, None, |record| take_answers(record, &answers))
+            .await
+            .unwrap();
+        assert!(store.raced.load(Ordering::SeqCst), "the race happened");
+        assert!(after.input_requests.is_empty(), "{after:?}");
+        assert_eq!(after.status, TaskStatus::Working);
+        assert_eq!(
+            after.responses.get("input-1"),
+            Some(&json!({"action": "accept", "content": {}}))
+        );
+        let (_, stored) = tasks.load(&id, None).await.unwrap();
+        assert_eq!(stored, after, "what the update returned is what is stored");
     }
 }
