@@ -17,6 +17,7 @@ use crate::session::Session;
 use crate::session::era::RequestInfo;
 use crate::task::{TaskError, TaskRecord, now_ms};
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 /// Which of the three methods.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +65,27 @@ fn on_read(record: &mut TaskRecord) -> bool {
     false
 }
 
+/// What `tasks/update` makes of a record read: `responses` taken for the
+/// keys outstanding (answers to others, never asked, answered already or
+/// of an ended task, are ignored, as the extension says), the task back to
+/// `working` once none is. It must leave `responses` whole: the change is
+/// made again on a fresh read whenever another writer (the worker renewing
+/// its lease or writing progress) changed the record first.
+fn on_update(record: &mut TaskRecord, responses: &Map<String, Value>) -> bool {
+    let mut changed = on_read(record);
+    for (key, answer) in responses {
+        if record.input_requests.remove(key).is_some() {
+            record.responses.insert(key.clone(), answer.clone());
+            changed = true;
+        }
+    }
+    if changed && record.status == TaskStatus::InputRequired && record.input_requests.is_empty() {
+        record.status = TaskStatus::Working;
+        record.updated_ms = now_ms();
+    }
+    changed
+}
+
 impl Session {
     /// Serves `method`: the checks that need no store here, the rest on a
     /// task of its own.
@@ -85,7 +107,7 @@ impl Session {
                 method.name()
             )));
         };
-        let responses: Option<serde_json::Map<String, serde_json::Value>> = match method {
+        let responses: Option<Map<String, Value>> = match method {
             TaskMethod::Update => Some(match params.input_responses {
                 None => serde_json::Map::new(),
                 Some(raw) => serde_json::from_str(raw.get()).map_err(|e| {
@@ -120,28 +142,9 @@ impl Session {
                     reply.task(&detailed)
                 }),
                 TaskMethod::Update => {
-                    let mut responses = responses.unwrap_or_default();
+                    let responses = responses.unwrap_or_default();
                     tasks
-                        .update(&task_id, owner, |record| {
-                            // Answers to keys not outstanding (never asked,
-                            // answered already, or of an ended task) are
-                            // ignored, as the extension says.
-                            let mut changed = on_read(record);
-                            for (key, answer) in std::mem::take(&mut responses) {
-                                if record.input_requests.remove(&key).is_some() {
-                                    record.responses.insert(key, answer);
-                                    changed = true;
-                                }
-                            }
-                            if changed
-                                && record.status == TaskStatus::InputRequired
-                                && record.input_requests.is_empty()
-                            {
-                                record.status = TaskStatus::Working;
-                                record.updated_ms = now_ms();
-                            }
-                            changed
-                        })
+                        .update(&task_id, owner, |record| on_update(record, &responses))
                         .await
                         .map(|_| reply.empty())
                 }
@@ -171,5 +174,53 @@ impl Session {
             connection.send(frame);
         });
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::DEFAULT_TTL;
+    use serde_json::json;
+
+    /// A task that asked `input-1` and `input-2`.
+    fn asking() -> TaskRecord {
+        let mut record = TaskRecord::new(None, "build", DEFAULT_TTL);
+        for key in ["input-1", "input-2"] {
+            record.input_requests.insert(key.into(), json!({}));
+        }
+        record.issued = 2;
+        record.status = TaskStatus::InputRequired;
+        record
+    }
+
+    #[test]
+    fn an_update_made_again_after_a_lost_compare_and_set_still_carries_its_answers() {
+        let answers = json!({"input-1": {"action": "accept"}, "input-2": {"action": "decline"}, "input-9": {}});
+        let answers = answers.as_object().unwrap().clone();
+        // The first try's compare-and-set lost: the change is made again,
+        // on a fresh read of the record.
+        let mut lost = asking();
+        assert!(on_update(&mut lost, &answers));
+        let mut again = asking();
+        assert!(on_update(&mut again, &answers));
+        assert_eq!(again.responses.len(), 2, "{again:?}");
+        assert_eq!(again.responses["input-2"], json!({"action": "decline"}));
+        assert!(again.input_requests.is_empty());
+        assert_eq!(again.status, TaskStatus::Working);
+        // Sent once more, the answers find nothing outstanding.
+        assert!(!on_update(&mut again, &answers));
+    }
+
+    #[test]
+    fn a_partial_update_leaves_the_task_asking() {
+        let answers = json!({"input-2": {"action": "accept"}});
+        let mut record = asking();
+        assert!(on_update(&mut record, answers.as_object().unwrap()));
+        assert_eq!(record.status, TaskStatus::InputRequired);
+        assert_eq!(
+            record.input_requests.keys().collect::<Vec<_>>(),
+            ["input-1"]
+        );
     }
 }
