@@ -161,11 +161,13 @@ impl TaskStart for TaskStarter {
     }
 }
 
-/// A status message waiting to be written, and whether a write is under way.
+/// A status message waiting to be written, whether a write is under way,
+/// and the last message reported (written or not).
 #[derive(Debug, Default)]
 struct ProgressWrite {
     latest: Option<String>,
     writing: bool,
+    last: Option<String>,
 }
 
 /// A running task: the worker's handle on its record.
@@ -241,6 +243,10 @@ impl TaskRun {
             watcher.abort();
         }
         let inner = &self.0;
+        // The progress reported just before the end may still be on its way
+        // (a write of its own, which finds the task ended and gives up): a
+        // completed task keeps it as its status message.
+        let last = lock(&inner.progress).last.clone();
         let status = match &settled {
             Settled::Completed(_) => TaskStatus::Completed,
             Settled::Failed(_) => TaskStatus::Failed,
@@ -253,7 +259,12 @@ impl TaskRun {
                     return false;
                 }
                 match &settled {
-                    Settled::Completed(result) => record.result = Some(result.clone()),
+                    Settled::Completed(result) => {
+                        record.result = Some(result.clone());
+                        if last.is_some() {
+                            record.status_message.clone_from(&last);
+                        }
+                    }
                     Settled::Failed(error) => {
                         record.status_message = Some(format!("The tool failed: {}", error.message));
                         record.error = Some(error.clone());
@@ -282,6 +293,7 @@ impl TaskRun {
     fn report(&self, message: String) {
         {
             let mut progress = lock(&self.0.progress);
+            progress.last = Some(message.clone());
             progress.latest = Some(message);
             if progress.writing {
                 return;
