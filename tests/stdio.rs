@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
 /// The instructions `everything` advertises.
-const INSTRUCTIONS: &str = "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), toggle_bonus and bonus (list changes), sample_content, chart (structured output with an image).";
+const INSTRUCTIONS: &str = "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), build_report (a task with progress, a question and cancellation), toggle_bonus and bonus (list changes), sample_content, chart (structured output with an image).";
 
 const LEGACY: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
@@ -139,6 +139,7 @@ fn tools_list_is_shaped_for_each_legacy_version() {
                 "add",
                 "bonus",
                 "book_table",
+                "build_report",
                 "chart",
                 "echo",
                 "fail",
@@ -519,7 +520,9 @@ fn discover_describes_the_server() {
             // Before the era is decided, the legacy versions too (through
             // `initialize`), as a -32022 error here names them.
             "supportedVersions": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
-            "capabilities": {"tools": {"listChanged": true}},
+            // `build_report` may run as a task: the Tasks extension.
+            "capabilities": {"tools": {"listChanged": true},
+                "extensions": {"io.modelcontextprotocol/tasks": {}}},
             "ttlMs": 300000,
             "cacheScope": "public",
             "instructions": INSTRUCTIONS,
