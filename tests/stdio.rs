@@ -909,6 +909,68 @@ fn elicitation_in_a_legacy_session_is_a_server_request() {
     );
 }
 
+/// `build_report` without the Tasks extension (a legacy session): a plain
+/// call whose progress carries a message per section and whose question
+/// midway is a server request, answered while the call waits.
+#[test]
+fn build_report_in_a_legacy_session_reports_each_section_and_asks_once() {
+    let mut peer = Peer::everything();
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "stdio-tests", "version": "1"}}});
+    peer.request(init);
+    let mut report = call(
+        1,
+        "build_report",
+        json!({"sections": 4, "step_ms": 20}),
+        false,
+    );
+    report["params"]["_meta"] = json!({"progressToken": "r"});
+    peer.send(&report);
+    let mut progress = Vec::new();
+    let ask = loop {
+        let message = peer.recv();
+        match message["method"].as_str() {
+            Some("notifications/progress") => progress.push(message["params"].clone()),
+            Some("elicitation/create") => break message,
+            _ => panic!("unexpected {message}"),
+        }
+    };
+    assert_valid("2025-11-25", "ElicitRequest", &ask);
+    assert_eq!(
+        ask["params"]["message"],
+        "Include the appendix? (2 of 4 sections written)"
+    );
+    assert_eq!(
+        ask["params"]["requestedSchema"]["properties"]["include"]["type"],
+        "boolean"
+    );
+    peer.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"include": true}}}));
+    let done = loop {
+        let message = peer.recv();
+        match message["method"].as_str() {
+            Some("notifications/progress") => progress.push(message["params"].clone()),
+            _ => break message,
+        }
+    };
+    assert_eq!(done["id"], 1, "{done}");
+    assert_eq!(
+        done["result"]["structuredContent"]["appendix"], true,
+        "{done}"
+    );
+    assert!(
+        done["result"]["structuredContent"]["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("4. Section 4\nAppendix\n"),
+        "{done}"
+    );
+    let expected: Vec<Value> = (1..=4)
+        .map(|i| json!({"progressToken": "r", "progress": f64::from(i), "total": 4.0, "message": format!("section {i} of 4")}))
+        .collect();
+    assert_eq!(progress, expected);
+}
+
 #[test]
 fn elicitation_in_the_stateless_era_is_input_required() {
     let mut peer = Peer::modern();
