@@ -8,7 +8,8 @@
 //!
 //! A kitchen-sink MCP server: structured and text results (and structured
 //! output with an image beside it, `chart`), errors, a slow tool
-//! with progress, logs and cancellation, elicitation, tool list changes, a
+//! with progress, logs and cancellation, elicitation, a task tool
+//! (`build_report`, Tasks extension), tool list changes, a
 //! panicking tool, a tool that prints to stdout or stderr, and (with
 //! `TOOLS=N`) N extra copies of `add` for load tests (`PAGE_SIZE=N` lists them N to a
 //! `tools/list` page). `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls
@@ -201,6 +202,84 @@ async fn book_table(
         booked: true,
         name: Some(guest.name),
         party,
+    })
+}
+
+/// What `build_report` built.
+#[derive(Serialize, JsonSchema)]
+struct Report {
+    /// Sections written
+    sections: u32,
+    /// Whether the appendix is in (the answer to the question asked midway)
+    appendix: bool,
+    /// The report: a title line, then a line per section (and the appendix)
+    text: String,
+}
+
+/// The question `build_report` asks midway.
+#[derive(Deserialize, JsonSchema)]
+struct Appendix {
+    /// Whether to include the appendix
+    include: bool,
+}
+
+/// Build a report of 1 to 20 sections, `step_ms` per section: progress for
+/// each section ("section i of n"), one question midway (whether to include
+/// the appendix), cancellable between sections. Runs as a task when the
+/// client declares the Tasks extension, else as a plain call.
+#[tool(read_only, open_world = false, task = "optional")]
+async fn build_report(
+    ctx: Context,
+    /// Number of sections, 1 to 20
+    sections: u32,
+    /// Milliseconds each section takes, at most 10000; 500 when absent
+    step_ms: Option<u64>,
+) -> Result<Report, ToolError> {
+    if !(1..=20).contains(&sections) {
+        return Err(ToolError::new("sections must be between 1 and 20"));
+    }
+    let step_ms = step_ms.unwrap_or(500);
+    if step_ms > 10_000 {
+        return Err(ToolError::new(
+            "step_ms must be at most 10000 (ten seconds)",
+        ));
+    }
+    let midway = sections.div_ceil(2);
+    let mut text = format!("Report in {sections} sections\n");
+    let mut appendix = false;
+    for i in 1..=sections {
+        // Each section is an await: a cancelled call (`tasks/cancel`, or
+        // `notifications/cancelled` for a plain one) drops the future here.
+        tokio::time::sleep(Duration::from_millis(step_ms)).await;
+        if ctx.is_cancelled() {
+            return Err(ToolError::new("the report was cancelled"));
+        }
+        text.push_str(&format!("{i}. Section {i}\n"));
+        // As a task this becomes its statusMessage; `?` stops a cancelled call.
+        ctx.progress(
+            f64::from(i),
+            Some(f64::from(sections)),
+            Some(&format!("section {i} of {sections}")),
+        )?;
+        if i == midway {
+            // A task asks through `input_required` and `tasks/update`; a
+            // plain 2026-07-28 call ends with an `input_required` round and
+            // runs again from the top with the answer; a legacy session
+            // asks the client while the call waits.
+            let form = ElicitRequest::for_type::<Appendix>(format!(
+                "Include the appendix? ({i} of {sections} sections written)"
+            ));
+            let answer = ctx.elicit("appendix", form).await?;
+            appendix = answer.is_accepted() && answer.content_as::<Appendix>()?.include;
+        }
+    }
+    if appendix {
+        text.push_str("Appendix\n");
+    }
+    Ok(Report {
+        sections,
+        appendix,
+        text,
     })
 }
 
@@ -588,10 +667,10 @@ async fn main() -> std::io::Result<()> {
     }
     let server = server
         .title("Everything (mcp-runtime example)")
-        .instructions("Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), toggle_bonus and bonus (list changes), sample_content, chart (structured output with an image).")
+        .instructions("Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), build_report (a task with progress, a question and cancellation), toggle_bonus and bonus (list changes), sample_content, chart (structured output with an image).")
         .tools(tools![add, echo, fail, slow, panic, noisy, split_words, get_weather_data])
         .tools(tools![locate])
-        .tools(tools![book_table, toggle_bonus, bonus, sample_content, chart])
+        .tools(tools![book_table, build_report, toggle_bonus, bonus, sample_content, chart])
         .tools(copies);
     // Serves stdio, Streamable HTTP with `--http ADDR`, or prints the tools
     // for `--dump-tools`.

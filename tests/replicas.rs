@@ -6,7 +6,11 @@
 //! access log (`upstream=`).
 //!
 //! The 2026-07-28 era needs no affinity: calls and elicitation rounds land
-//! round-robin. Legacy sessions reach the replica named by the tag in their
+//! round-robin. Neither do tasks (Tasks extension): a task's record is in
+//! the shared Redis, so one replica runs the tool and any replica answers
+//! `tasks/get`, `tasks/update` and `tasks/cancel` (addressed directly here,
+//! and round-robin through nginx); a killed worker's tasks fail when their
+//! lease lapses. Legacy sessions reach the replica named by the tag in their
 //! `Mcp-Session-Id`, driven by the official TypeScript client
 //! (`tests/interop/replicas_client.mjs`).
 
@@ -399,6 +403,343 @@ fn a_replayed_request_state_is_refused_on_another_replica() {
             "{message}"
         );
     }
+}
+
+// ---- the Tasks extension: a task on one replica, served by all ----
+
+/// The `_meta` of a request from a client that declares the Tasks
+/// extension (and can answer questions).
+fn tasks_meta() -> Value {
+    meta(json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}))
+}
+
+/// A `build_report` call of `sections` sections, `step_ms` each, from a
+/// client that declares the extension.
+fn report_call(sections: u32, step_ms: u64) -> Value {
+    let mut report = call(
+        1,
+        "build_report",
+        json!({"sections": sections, "step_ms": step_ms}),
+    );
+    report["params"]["_meta"] = tasks_meta();
+    report
+}
+
+/// A `tasks/*` request naming `task`, with `params` besides `taskId`
+/// (`modern_to` sends `Mcp-Name: <taskId>` with it).
+fn task_request(method: &str, task: &str, params: Value) -> Value {
+    let mut request = json!({"jsonrpc": "2.0", "id": 2, "method": method,
+        "params": {"taskId": task, "_meta": tasks_meta()}});
+    for (key, value) in params.as_object().unwrap() {
+        request["params"][key] = value.clone();
+    }
+    request
+}
+
+/// Starts a `build_report` task at `addr`; its id.
+fn create_report(addr: &str, sections: u32, step_ms: u64) -> String {
+    let response = modern_to(addr, &report_call(sections, step_ms), &[]);
+    assert_eq!(response.status, 200, "{response:?}");
+    let created = response.json()["result"].clone();
+    assert_eq!(created["resultType"], "task", "{created}");
+    assert_eq!(created["status"], "working", "{created}");
+    assert_eq!(created["ttlMs"], 3_600_000, "{created}");
+    created["taskId"].as_str().unwrap().to_owned()
+}
+
+/// `tasks/get` of `task` at `addr`: the task, its id checked.
+fn get_task(addr: &str, task: &str) -> Value {
+    let response = modern_to(addr, &task_request("tasks/get", task, json!({})), &[]);
+    assert_eq!(response.status, 200, "{response:?}");
+    let got = response.json()["result"].clone();
+    assert_eq!(got["resultType"], "complete", "{got}");
+    assert_eq!(got["taskId"], task, "{got}");
+    got
+}
+
+/// `tasks/update` or `tasks/cancel` of `task` at `addr`: the empty
+/// `complete` result the extension answers both with.
+fn change_task(addr: &str, method: &str, task: &str, params: Value) {
+    let response = modern_to(addr, &task_request(method, task, params), &[]);
+    assert_eq!(response.status, 200, "{response:?}");
+    let message = response.json();
+    let mut result = message["result"].clone();
+    // Besides the server's `_meta` (its serverInfo), nothing.
+    result.as_object_mut().unwrap().remove("_meta");
+    assert_eq!(result, json!({"resultType": "complete"}), "{message}");
+}
+
+/// Polls `task` with `tasks/get`, on `addrs` in turn, every 100 ms until
+/// `done` says so (at most `within`, else fails): the task then, and the
+/// status messages seen on the way, each once, in order.
+fn poll_until(
+    addrs: &[&str],
+    task: &str,
+    within: Duration,
+    done: impl Fn(&Value) -> bool,
+) -> (Value, Vec<String>) {
+    let deadline = Instant::now() + within;
+    let mut seen: Vec<String> = Vec::new();
+    for turn in 0.. {
+        let asked = Instant::now();
+        let got = get_task(addrs[turn % addrs.len()], task);
+        // A poll is one store read (and maybe one write): never slow, even
+        // while the replica running the task is gone.
+        assert!(
+            asked.elapsed() < Duration::from_secs(2),
+            "tasks/get took {:?}",
+            asked.elapsed()
+        );
+        if let Some(message) = got["statusMessage"].as_str()
+            && seen.last().map(String::as_str) != Some(message)
+        {
+            seen.push(message.to_owned());
+        }
+        if done(&got) {
+            return (got, seen);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "task not done within {within:?}: {got}\nseen {seen:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    unreachable!()
+}
+
+fn is_terminal(task: &Value) -> bool {
+    ["completed", "failed", "cancelled"].contains(&task["status"].as_str().unwrap())
+}
+
+/// The one outstanding input request of a task that asks whether to add
+/// the appendix, checked: its key.
+fn appendix_question(task: &Value) -> String {
+    assert_eq!(task["status"], "input_required", "{task}");
+    let requests = &task["inputRequests"];
+    assert_valid(MODERN, "InputRequests", requests);
+    let keys: Vec<&String> = requests.as_object().unwrap().keys().collect();
+    assert_eq!(keys.len(), 1, "{task}");
+    let request = &requests[keys[0].as_str()];
+    assert_eq!(request["method"], "elicitation/create", "{task}");
+    assert!(
+        request["params"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Include the appendix?"),
+        "{task}"
+    );
+    keys[0].clone()
+}
+
+/// The answer to [`appendix_question`]'s `key`: `include`.
+fn appendix_answer(key: &str, include: bool) -> Value {
+    let responses = json!({key: {"action": "accept", "content": {"include": include}}});
+    assert_valid(MODERN, "InputResponses", &responses);
+    json!({"inputResponses": responses})
+}
+
+/// Which replicas logged `what` for `task` (`task created`, `task ended`).
+fn logged_by(cluster: &Cluster, what: &str, task: &str) -> Vec<usize> {
+    cluster
+        .replicas
+        .iter()
+        .enumerate()
+        .filter(|(_, replica)| {
+            replica.as_ref().is_some_and(|r| {
+                r.log()
+                    .lines()
+                    .any(|line| line.contains(what) && line.contains(task))
+            })
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[test]
+fn a_task_made_on_one_replica_is_polled_answered_and_finished_on_the_others() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let cluster = Cluster::start(&[("REDIS_URL", &url)]);
+    let [r1, r2, r3] = [0, 1, 2].map(|i| cluster.addrs[i].as_str());
+    let started = Instant::now();
+    let task = create_report(r1, 6, 300);
+    // Polled on r2 until it asks (after section 3 of 6).
+    let (asking, seen) = poll_until(&[r2], &task, Duration::from_secs(10), |t| {
+        t["status"] == "input_required"
+    });
+    let key = appendix_question(&asking);
+    assert_eq!(key, "input-1");
+    assert_eq!(asking["statusMessage"], "section 3 of 6", "{asking}");
+    assert!(
+        seen.iter()
+            .all(|m| ["section 1 of 6", "section 2 of 6", "section 3 of 6"].contains(&m.as_str())),
+        "{seen:?}"
+    );
+    // Answered on r3.
+    change_task(r3, "tasks/update", &task, appendix_answer(&key, true));
+    // Polled on all three in turn until it is done.
+    let (done, seen) = poll_until(&[r1, r2, r3], &task, Duration::from_secs(15), is_terminal);
+    let took = started.elapsed();
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done.get("inputRequests"), None, "{done}");
+    let result = &done["result"];
+    // The CallToolResult inlined as the extension's example shows it: its
+    // `resultType` is the task's (`complete`), not repeated inside.
+    assert_eq!(result.get("resultType"), None, "{done}");
+    let mut whole = result.clone();
+    whole["resultType"] = "complete".into();
+    assert_valid(MODERN, "CallToolResult", &whole);
+    assert_ne!(result["isError"], true, "{done}");
+    let text = "Report in 6 sections\n1. Section 1\n2. Section 2\n3. Section 3\n4. Section 4\n5. Section 5\n6. Section 6\nAppendix\n";
+    assert_eq!(
+        result["structuredContent"],
+        json!({"sections": 6, "appendix": true, "text": text}),
+        "{done}"
+    );
+    // The progress after the answer reached the record too, the last of it
+    // kept as the completed task's status message.
+    assert_eq!(done["statusMessage"], "section 6 of 6", "{done}");
+    assert!(
+        seen.iter()
+            .any(|m| m == "section 4 of 6" || m == "section 5 of 6"),
+        "{seen:?}"
+    );
+    // The answer is taken once: sent again (to r2), it is ignored.
+    change_task(r2, "tasks/update", &task, appendix_answer(&key, false));
+    assert_eq!(get_task(r1, &task)["result"], *result);
+    // The tool ran on r1 alone.
+    assert_eq!(logged_by(&cluster, "task created", &task), [0]);
+    assert_eq!(logged_by(&cluster, "task ended", &task), [0]);
+    eprintln!("tasks: made on r1, polled on r2, answered on r3, completed in {took:?}");
+}
+
+#[test]
+fn a_task_cancelled_on_another_replica_than_its_worker_ends_cancelled() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let cluster = Cluster::start(&[("REDIS_URL", &url)]);
+    let [r1, r2, r3] = [0, 1, 2].map(|i| cluster.addrs[i].as_str());
+    // 20 sections of 500 ms: the question would come after 5 s.
+    let task = create_report(r1, 20, 500);
+    poll_until(&[r2], &task, Duration::from_secs(10), |t| {
+        t["statusMessage"] == "section 2 of 20"
+    });
+    let asked = Instant::now();
+    change_task(r2, "tasks/cancel", &task, json!({}));
+    let (done, _) = poll_until(&[r3], &task, Duration::from_secs(5), is_terminal);
+    let took = asked.elapsed();
+    assert_eq!(done["status"], "cancelled", "{done}");
+    assert_eq!(done["statusMessage"], "Cancelled by the client.", "{done}");
+    assert_eq!(done.get("result"), None, "{done}");
+    // The worker, r1, stopped the tool and recorded the end itself (it
+    // polls its record every 200 ms).
+    assert_eq!(logged_by(&cluster, "task ended", &task), [0]);
+    let ended = cluster.replicas[0].as_ref().unwrap().log();
+    assert!(
+        ended
+            .lines()
+            .any(|l| l.contains("task ended") && l.contains(&task) && l.contains("cancelled")),
+        "{ended}"
+    );
+    // Later sections never come, and a second cancel changes nothing.
+    std::thread::sleep(Duration::from_millis(1200));
+    change_task(r1, "tasks/cancel", &task, json!({}));
+    let after = get_task(r2, &task);
+    assert_eq!(after["status"], "cancelled", "{after}");
+    assert_eq!(after["lastUpdatedAt"], done["lastUpdatedAt"], "{after}");
+    eprintln!("tasks: cancelled on r2 while running on r1; cancelled (seen on r3) after {took:?}");
+    assert!(took < Duration::from_secs(2), "{took:?}");
+}
+
+#[test]
+fn a_task_whose_replica_is_killed_fails_once_its_lease_lapses() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let mut cluster = Cluster::start(&[("REDIS_URL", &url)]);
+    let (r2, r3) = (cluster.addrs[1].clone(), cluster.addrs[2].clone());
+    let task = create_report(&cluster.addrs[0], 20, 500);
+    poll_until(&[&r2], &task, Duration::from_secs(10), |t| {
+        t["statusMessage"] == "section 2 of 20"
+    });
+    // SIGKILL: r1 renews nothing and settles nothing any more.
+    cluster.stop(0);
+    let killed = Instant::now();
+    let (failed, _) = poll_until(&[&r2], &task, Duration::from_secs(15), is_terminal);
+    let took = killed.elapsed();
+    assert_eq!(failed["status"], "failed", "{failed}");
+    let message = failed["statusMessage"].as_str().unwrap();
+    assert!(
+        message.contains("lease lapsed") && message.contains("stopped before it finished"),
+        "{failed}"
+    );
+    assert_eq!(failed["error"]["code"], -32603, "{failed}");
+    assert_eq!(failed.get("result"), None, "{failed}");
+    // The lease is 10 s, renewed every third of it: it lapsed 6.7 to 10 s
+    // after the kill.
+    eprintln!("tasks: r1 killed mid-task; failed on r2 after {took:?}");
+    assert!(took < Duration::from_secs(12), "{took:?}");
+    // Every replica reads the same end, and late answers or cancels leave it.
+    change_task(&r3, "tasks/update", &task, appendix_answer("input-1", true));
+    change_task(&r3, "tasks/cancel", &task, json!({}));
+    let after = get_task(&r3, &task);
+    assert_eq!(after["status"], "failed", "{after}");
+    assert_eq!(after["statusMessage"], message, "{after}");
+    assert_eq!(after["lastUpdatedAt"], failed["lastUpdatedAt"], "{after}");
+    // The tool was not run again anywhere: no live replica started or
+    // ended the task as its worker.
+    for what in ["task created", "task ended"] {
+        assert_eq!(logged_by(&cluster, what, &task), Vec::<usize>::new());
+    }
+}
+
+#[test]
+fn a_task_runs_to_its_end_through_nginx_round_robin() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let cluster = Cluster::start(&[("REDIS_URL", &url)]);
+    let addr = cluster.addr();
+    let task = create_report(&addr, 4, 200);
+    let (asking, _) = poll_until(&[&addr], &task, Duration::from_secs(10), |t| {
+        t["status"] == "input_required"
+    });
+    let key = appendix_question(&asking);
+    change_task(&addr, "tasks/update", &task, appendix_answer(&key, false));
+    let (done, _) = poll_until(&[&addr], &task, Duration::from_secs(10), is_terminal);
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["structuredContent"]["appendix"], false,
+        "{done}"
+    );
+    assert_eq!(done["result"]["structuredContent"]["sections"], 4, "{done}");
+    // `Mcp-Name` of tasks/* is the task id; the requests naming it went
+    // round-robin, and each replica served them from the shared store.
+    let served = cluster.calls_of(&task);
+    let mut seen = served.clone();
+    seen.sort_unstable();
+    seen.dedup();
+    eprintln!(
+        "tasks through nginx: {} tasks/* requests, served by replicas {seen:?}",
+        served.len()
+    );
+    assert_eq!(seen, [0, 1, 2], "{served:?}");
+    // Without the extension the same tool is a plain call: its question is
+    // a 2026-07-28 round, answered on whichever replica the retry reaches.
+    let mut plain = call(3, "build_report", json!({"sections": 2, "step_ms": 10}));
+    plain["params"]["_meta"] = meta(json!({"elicitation": {}}));
+    let round = result(&modern_to(&addr, &plain, &[]), "InputRequiredResult");
+    let keys: Vec<&String> = round["inputRequests"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["appendix"], "{round}");
+    let mut retry = plain.clone();
+    retry["params"]["inputResponses"] =
+        json!({"appendix": {"action": "accept", "content": {"include": true}}});
+    retry["params"]["requestState"] = round["requestState"].clone();
+    let done = result(&modern_to(&addr, &retry, &[]), "CallToolResult");
+    assert_eq!(
+        done["structuredContent"],
+        json!({"sections": 2, "appendix": true,
+            "text": "Report in 2 sections\n1. Section 1\n2. Section 2\nAppendix\n"}),
+        "{done}"
+    );
 }
 
 // ---- legacy sessions: routed by the replica tag ----

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
 /// The instructions `everything` advertises.
-const INSTRUCTIONS: &str = "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), toggle_bonus and bonus (list changes), sample_content, chart (structured output with an image).";
+const INSTRUCTIONS: &str = "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), build_report (a task with progress, a question and cancellation), toggle_bonus and bonus (list changes), sample_content, chart (structured output with an image).";
 
 const LEGACY: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
@@ -139,6 +139,7 @@ fn tools_list_is_shaped_for_each_legacy_version() {
                 "add",
                 "bonus",
                 "book_table",
+                "build_report",
                 "chart",
                 "echo",
                 "fail",
@@ -519,7 +520,9 @@ fn discover_describes_the_server() {
             // Before the era is decided, the legacy versions too (through
             // `initialize`), as a -32022 error here names them.
             "supportedVersions": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
-            "capabilities": {"tools": {"listChanged": true}},
+            // `build_report` may run as a task: the Tasks extension.
+            "capabilities": {"tools": {"listChanged": true},
+                "extensions": {"io.modelcontextprotocol/tasks": {}}},
             "ttlMs": 300000,
             "cacheScope": "public",
             "instructions": INSTRUCTIONS,
@@ -904,6 +907,68 @@ fn elicitation_in_a_legacy_session_is_a_server_request() {
         peer.recv()["result"]["structuredContent"],
         json!({"booked": false, "name": null, "party": 2})
     );
+}
+
+/// `build_report` without the Tasks extension (a legacy session): a plain
+/// call whose progress carries a message per section and whose question
+/// midway is a server request, answered while the call waits.
+#[test]
+fn build_report_in_a_legacy_session_reports_each_section_and_asks_once() {
+    let mut peer = Peer::everything();
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "stdio-tests", "version": "1"}}});
+    peer.request(init);
+    let mut report = call(
+        1,
+        "build_report",
+        json!({"sections": 4, "step_ms": 20}),
+        false,
+    );
+    report["params"]["_meta"] = json!({"progressToken": "r"});
+    peer.send(&report);
+    let mut progress = Vec::new();
+    let ask = loop {
+        let message = peer.recv();
+        match message["method"].as_str() {
+            Some("notifications/progress") => progress.push(message["params"].clone()),
+            Some("elicitation/create") => break message,
+            _ => panic!("unexpected {message}"),
+        }
+    };
+    assert_valid("2025-11-25", "ElicitRequest", &ask);
+    assert_eq!(
+        ask["params"]["message"],
+        "Include the appendix? (2 of 4 sections written)"
+    );
+    assert_eq!(
+        ask["params"]["requestedSchema"]["properties"]["include"]["type"],
+        "boolean"
+    );
+    peer.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"include": true}}}));
+    let done = loop {
+        let message = peer.recv();
+        match message["method"].as_str() {
+            Some("notifications/progress") => progress.push(message["params"].clone()),
+            _ => break message,
+        }
+    };
+    assert_eq!(done["id"], 1, "{done}");
+    assert_eq!(
+        done["result"]["structuredContent"]["appendix"], true,
+        "{done}"
+    );
+    assert!(
+        done["result"]["structuredContent"]["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("4. Section 4\nAppendix\n"),
+        "{done}"
+    );
+    let expected: Vec<Value> = (1..=4)
+        .map(|i| json!({"progressToken": "r", "progress": f64::from(i), "total": 4.0, "message": format!("section {i} of 4")}))
+        .collect();
+    assert_eq!(progress, expected);
 }
 
 #[test]

@@ -293,24 +293,22 @@ pub fn post_to(addr: &str, headers: &[(&str, &str)], body: &str) -> Response {
 }
 
 /// A 2026-07-28 POST of `message` to `addr` with the routing headers it
-/// needs (`Mcp-Name` of a `tools/call` and of `tasks/*`), plus `extra`.
+/// needs (`Mcp-Method`; `Mcp-Name` for `tools/call` and `tasks/*`), plus
+/// `extra`.
 pub fn modern_to(addr: &str, message: &Value, extra: &[(&str, &str)]) -> Response {
     let method = message["method"].as_str().unwrap().to_owned();
     let mut headers = vec![
         ("MCP-Protocol-Version", MODERN.to_owned()),
         ("Mcp-Method", method.clone()),
     ];
-    if method == "tools/call" {
-        headers.push((
-            "Mcp-Name",
-            message["params"]["name"].as_str().unwrap().to_owned(),
-        ));
-    }
-    // Tasks extension: `tasks/*` name their task in `Mcp-Name`.
-    if method.starts_with("tasks/")
-        && let Some(task) = message["params"]["taskId"].as_str()
-    {
-        headers.push(("Mcp-Name", task.to_owned()));
+    // `Mcp-Name`: the tool's name, or the task's id (Tasks extension).
+    let name = match method.as_str() {
+        "tools/call" => message["params"]["name"].as_str(),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => message["params"]["taskId"].as_str(),
+        _ => None,
+    };
+    if let Some(name) = name {
+        headers.push(("Mcp-Name", name.to_owned()));
     }
     let mut all: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
     all.extend_from_slice(extra);

@@ -170,11 +170,13 @@ impl TaskStart for TaskStarter {
     }
 }
 
-/// A status message waiting to be written, and whether a write is under way.
+/// A status message waiting to be written, whether a write is under way,
+/// and the last message reported (written or not).
 #[derive(Debug, Default)]
 struct ProgressWrite {
     latest: Option<String>,
     writing: bool,
+    last: Option<String>,
 }
 
 /// A running task: the worker's handle on its record.
@@ -223,7 +225,14 @@ impl TaskRun {
                         inner.cancel.cancel();
                         return;
                     }
-                    Ok(record) if record.status.is_terminal() => return,
+                    // Ended by another (a reader failed it when its lease
+                    // lapsed while this worker stalled, or cancelled it
+                    // then): its end is written, so the tool's would be
+                    // dropped; stop it instead of letting it run on.
+                    Ok(record) if record.status.is_terminal() => {
+                        inner.cancel.cancel();
+                        return;
+                    }
                     Ok(_) => {
                         if renew {
                             renewed = now;
@@ -250,6 +259,10 @@ impl TaskRun {
             watcher.abort();
         }
         let inner = &self.0;
+        // The progress reported just before the end may still be on its way
+        // (a write of its own, which finds the task ended and gives up): a
+        // completed task keeps it as its status message.
+        let last = lock(&inner.progress).last.clone();
         let status = match &settled {
             Settled::Completed(_) => TaskStatus::Completed,
             Settled::Failed(_) => TaskStatus::Failed,
@@ -262,7 +275,12 @@ impl TaskRun {
                     return false;
                 }
                 match &settled {
-                    Settled::Completed(result) => record.result = Some(result.clone()),
+                    Settled::Completed(result) => {
+                        record.result = Some(result.clone());
+                        if last.is_some() {
+                            record.status_message.clone_from(&last);
+                        }
+                    }
                     Settled::Failed(error) => {
                         record.status_message = Some(format!("The tool failed: {}", error.message));
                         record.error = Some(error.clone());
@@ -276,6 +294,11 @@ impl TaskRun {
             })
             .await;
         match written {
+            Ok(record) if record.status != status => tracing::info!(
+                task = %inner.id,
+                status = record.status.as_str(),
+                "task had ended already"
+            ),
             Ok(_) => tracing::info!(task = %inner.id, status = status.as_str(), "task ended"),
             Err(TaskError::Unknown) => {
                 tracing::warn!(task = %inner.id, "the task expired before it ended");
@@ -291,6 +314,7 @@ impl TaskRun {
     fn report(&self, message: String) {
         {
             let mut progress = lock(&self.0.progress);
+            progress.last = Some(message.clone());
             progress.latest = Some(message);
             if progress.writing {
                 return;
@@ -338,9 +362,17 @@ impl TaskRun {
                 TaskError::Store(e) => RpcError::internal_error(e.to_string()),
             };
             let mut key = String::new();
+            let mut ended = false;
             inner
                 .tasks
                 .update(&inner.id, inner.owner.as_deref(), |record| {
+                    // A task that ended (failed by a reader when its lease
+                    // lapsed while this worker stalled, say) stays ended:
+                    // asking would make it `input_required` again.
+                    ended = record.status.is_terminal();
+                    if ended {
+                        return false;
+                    }
                     record.issued += 1;
                     key = format!("input-{}", record.issued);
                     record
@@ -352,6 +384,11 @@ impl TaskRun {
                 })
                 .await
                 .map_err(unavailable)?;
+            if ended {
+                return Err(RpcError::internal_error(
+                    "the task ended before the question was asked",
+                ));
+            }
             loop {
                 tokio::time::sleep(WATCH).await;
                 let mut answer = None;
@@ -421,5 +458,66 @@ impl Peer for TaskRun {
         params: CreateMessageParams,
     ) -> Option<BoxFuture<Result<CreateMessageResult, RpcError>>> {
         Some(self.ask("sampling/createMessage", serde_json::to_value(params)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::MemoryStore;
+    use crate::task::DEFAULT_TTL;
+    use serde_json::json;
+
+    /// A task stored in a fresh store, and its worker's handle (no watcher
+    /// yet).
+    async fn running() -> (Tasks, TaskRun) {
+        let tasks = Tasks::new(Arc::new(MemoryStore::new()), DEFAULT_TTL);
+        let id = new_id();
+        let record = TaskRecord::new(None, "build", DEFAULT_TTL);
+        assert!(tasks.create(&id, &record).await.unwrap());
+        let run = TaskRun(Arc::new(RunInner {
+            tasks: tasks.clone(),
+            id,
+            owner: None,
+            cancel: CancelSignal::default(),
+            progress: Mutex::default(),
+            watcher: Mutex::new(None),
+        }));
+        (tasks, run)
+    }
+
+    /// What a reader does to a task whose lease lapsed.
+    async fn fail_orphaned(tasks: &Tasks, run: &TaskRun) {
+        tasks
+            .update(&run.0.id, None, |record| {
+                record.fail_orphaned();
+                true
+            })
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_task_that_ended_asks_nothing_more() {
+        let (tasks, run) = running().await;
+        fail_orphaned(&tasks, &run).await;
+        let asked = run
+            .ask::<Value>("elicitation/create", Ok(json!({"message": "?"})))
+            .await;
+        assert!(asked.is_err(), "{asked:?}");
+        let (_, record) = tasks.load(&run.0.id, None).await.unwrap();
+        assert_eq!(record.status, TaskStatus::Failed);
+        assert!(record.input_requests.is_empty());
+        assert_eq!(record.issued, 0);
+    }
+
+    #[tokio::test]
+    async fn the_worker_stops_the_tool_of_a_task_another_ended() {
+        let (tasks, run) = running().await;
+        run.watch();
+        fail_orphaned(&tasks, &run).await;
+        tokio::time::timeout(Duration::from_secs(2), run.0.cancel.cancelled())
+            .await
+            .expect("the watcher cancels the call within a few reads");
     }
 }

@@ -275,4 +275,21 @@ mod tests {
         let (_, stored) = tasks.load(&id, None).await.unwrap();
         assert_eq!(stored, after, "what the update returned is what is stored");
     }
+
+    #[test]
+    fn a_partial_update_leaves_the_task_asking_and_a_repeat_changes_nothing() {
+        let mut record = TaskRecord::new(None, "build", Duration::from_secs(60));
+        for key in ["input-1", "input-2"] {
+            record.input_requests.insert(key.into(), json!({}));
+        }
+        record.issued = 2;
+        record.status = TaskStatus::InputRequired;
+        let answers = json!({"input-2": {"action": "accept"}, "input-9": {}});
+        let answers = answers.as_object().unwrap();
+        assert!(take_answers(&mut record, answers));
+        assert_eq!(record.status, TaskStatus::InputRequired);
+        assert_eq!(record.input_requests.keys().collect::<Vec<_>>(), ["input-1"]);
+        assert_eq!(record.responses.keys().collect::<Vec<_>>(), ["input-2"]);
+        assert!(!take_answers(&mut record, answers), "nothing outstanding matches");
+    }
 }
