@@ -288,8 +288,14 @@ mod tests {
         let answers = answers.as_object().unwrap();
         assert!(take_answers(&mut record, answers));
         assert_eq!(record.status, TaskStatus::InputRequired);
-        assert_eq!(record.input_requests.keys().collect::<Vec<_>>(), ["input-1"]);
+        assert_eq!(
+            record.input_requests.keys().collect::<Vec<_>>(),
+            ["input-1"]
+        );
         assert_eq!(record.responses.keys().collect::<Vec<_>>(), ["input-2"]);
-        assert!(!take_answers(&mut record, answers), "nothing outstanding matches");
+        assert!(
+            !take_answers(&mut record, answers),
+            "nothing outstanding matches"
+        );
     }
 }
