@@ -223,6 +223,42 @@ struct Appendix {
     include: bool,
 }
 
+/// Crawl 1 to 50 pages, `step_ms` each (at most 10000; 200 when absent),
+/// reporting each page. A task when the client declares the Tasks
+/// extension; the crawl is idempotent, so when the replica running it dies
+/// another starts it again from the first page (`resumable`).
+#[tool(
+    read_only,
+    idempotent,
+    open_world = false,
+    task = "optional",
+    resumable
+)]
+async fn crawl(
+    ctx: Context,
+    /// Pages to crawl, 1 to 50
+    pages: u32,
+    /// Milliseconds per page, at most 10000; 200 when absent
+    step_ms: Option<u64>,
+) -> Result<String, ToolError> {
+    if !(1..=50).contains(&pages) {
+        return Err(ToolError::new("pages must be 1 to 50"));
+    }
+    let step = step_ms.unwrap_or(200);
+    if step > 10_000 {
+        return Err(ToolError::new("step_ms must be at most 10000"));
+    }
+    for page in 1..=pages {
+        tokio::time::sleep(Duration::from_millis(step)).await;
+        ctx.progress(
+            f64::from(page),
+            Some(f64::from(pages)),
+            Some(&format!("page {page} of {pages}")),
+        )?;
+    }
+    Ok(format!("Crawled {pages} pages"))
+}
+
 /// Build a report of 1 to 20 sections, `step_ms` per section: progress for
 /// each section ("section i of n"), one question midway (whether to include
 /// the appendix), cancellable between sections. Runs as a task when the
@@ -667,10 +703,10 @@ async fn main() -> std::io::Result<()> {
     }
     let server = server
         .title("Everything (mcp-runtime example)")
-        .instructions("Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), build_report (a task with progress, a question and cancellation), toggle_bonus and bonus (list changes), sample_content, chart (structured output with an image).")
+        .instructions("Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), build_report (a task with progress, a question and cancellation), crawl (a resumable task), toggle_bonus and bonus (list changes), sample_content, chart (structured output with an image).")
         .tools(tools![add, echo, fail, slow, panic, noisy, split_words, get_weather_data])
         .tools(tools![locate])
-        .tools(tools![book_table, build_report, toggle_bonus, bonus, sample_content, chart])
+        .tools(tools![book_table, build_report, crawl, toggle_bonus, bonus, sample_content, chart])
         .tools(copies);
     // Serves stdio, Streamable HTTP with `--http ADDR`, or prints the tools
     // for `--dump-tools`.

@@ -417,12 +417,13 @@ impl Drop for HttpServer {
 }
 
 /// The tools `everything` lists (sorted), as the HTTP client scripts report them.
-const EVERYTHING_TOOLS: [&str; 15] = [
+const EVERYTHING_TOOLS: [&str; 16] = [
     "add",
     "bonus",
     "book_table",
     "build_report",
     "chart",
+    "crawl",
     "echo",
     "fail",
     "get_weather_data",

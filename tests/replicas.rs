@@ -693,6 +693,45 @@ fn a_task_whose_replica_is_killed_fails_once_its_lease_lapses() {
 }
 
 #[test]
+fn a_resumable_task_whose_replica_is_killed_is_started_again_on_another() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let mut cluster = Cluster::start(&[("REDIS_URL", &url)]);
+    let r2 = cluster.addrs[1].clone();
+    let mut crawl = call(1, "crawl", json!({"pages": 30, "step_ms": 300}));
+    crawl["params"]["_meta"] = tasks_meta();
+    let created = modern_to(&cluster.addrs[0], &crawl, &[]).json()["result"].clone();
+    assert_eq!(created["resultType"], "task", "{created}");
+    let task = created["taskId"].as_str().unwrap().to_owned();
+    poll_until(&[&r2], &task, Duration::from_secs(10), |t| {
+        t["statusMessage"] == "page 2 of 30"
+    });
+    cluster.stop(0);
+    // The lease lapses (at most 10 s): the next poll on r2 takes the task
+    // over and runs the crawl again from its first page, on r2.
+    let (resumed, _) = poll_until(&[&r2], &task, Duration::from_secs(15), |t| {
+        t["statusMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("started again"))
+    });
+    assert_eq!(resumed["status"], "working", "{resumed}");
+    assert!(
+        resumed["statusMessage"]
+            .as_str()
+            .unwrap()
+            .contains("attempt 2 of 4"),
+        "{resumed}"
+    );
+    let (done, _) = poll_until(&[&r2], &task, Duration::from_secs(20), is_terminal);
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Crawled 30 pages",
+        "{done}"
+    );
+    assert_eq!(logged_by(&cluster, "task taken over", &task), [1]);
+}
+
+#[test]
 fn a_task_runs_to_its_end_through_nginx_round_robin() {
     let redis = Redis::start();
     let url = redis.url();

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
 /// The instructions `everything` advertises.
-const INSTRUCTIONS: &str = "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), build_report (a task with progress, a question and cancellation), toggle_bonus and bonus (list changes), sample_content, chart (structured output with an image).";
+const INSTRUCTIONS: &str = "Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), build_report (a task with progress, a question and cancellation), crawl (a resumable task), toggle_bonus and bonus (list changes), sample_content, chart (structured output with an image).";
 
 const LEGACY: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
@@ -141,6 +141,7 @@ fn tools_list_is_shaped_for_each_legacy_version() {
                 "book_table",
                 "build_report",
                 "chart",
+                "crawl",
                 "echo",
                 "fail",
                 "get_weather_data",

@@ -29,6 +29,7 @@ mod kw {
     syn::custom_keyword!(timeout);
     syn::custom_keyword!(replayable_input);
     syn::custom_keyword!(task);
+    syn::custom_keyword!(resumable);
     syn::custom_keyword!(scopes);
     syn::custom_keyword!(src);
     syn::custom_keyword!(mime_type);
@@ -106,6 +107,7 @@ pub(crate) struct ToolAttr {
     pub(crate) timeout: Slot<Timeout>,
     pub(crate) replayable_input: Slot<bool>,
     pub(crate) task: Slot<Task>,
+    pub(crate) resumable: Slot<(Span, bool)>,
     pub(crate) scopes: Slot<Scopes>,
     pub(crate) krate: Slot<Path>,
 }
@@ -166,6 +168,10 @@ impl ToolAttr {
                     ),
                 ),
             }
+        } else if input.peek(kw::resumable) {
+            let span = input.span();
+            let (option, value) = flag::<kw::resumable>(input)?;
+            self.resumable.set(cx, "resumable", option, (span, value));
         } else if input.peek(kw::scopes) {
             let key: kw::scopes = input.parse()?;
             let content;
@@ -219,7 +225,7 @@ impl ToolAttr {
                 format!(
                     "unknown `#[tool]` option `{}`; expected one of: name, title, description, \
                      read_only, destructive, idempotent, open_world, icon, meta, timeout, \
-                     replayable_input, task, scopes, crate",
+                     replayable_input, task, resumable, scopes, crate",
                     key.unraw()
                 ),
             ));

@@ -290,6 +290,10 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
             "begin_task",
         );
     let begins_in_body = begins_in_body.then(|| quote!(.task_begins_in_body(true)));
+    let resumable = attr
+        .resumable
+        .get()
+        .map(|(_, resumable)| quote!(.resumable(#resumable)));
     let scopes = attr.scopes.get().map(|scopes| {
         let lits = &scopes.lits;
         quote!(.scopes([#(#lits),*]))
@@ -317,6 +321,7 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
             #replayable
             #task
             #begins_in_body
+            #resumable
             #scopes
             #description
             #title

@@ -36,6 +36,7 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn) {
     unique_param_names(cx, &tool.params);
     unique_headers(cx, &tool.params);
     cx.ok(timeout_positive(tool));
+    cx.ok(resumable_needs_task(tool));
     scope_tokens(cx, tool);
 }
 
@@ -368,5 +369,17 @@ fn scope_tokens(cx: &Ctxt, tool: &ToolFn) {
             );
         }
         seen.push(scope);
+    }
+}
+
+/// `resumable` says what happens to a task whose worker is gone: without
+/// `task = …` the tool never runs as one, and the flag would mean nothing.
+fn resumable_needs_task(tool: &ToolFn) -> syn::Result<()> {
+    match (tool.attr.resumable.get(), tool.attr.task.get()) {
+        (Some((span, true)), None) => Err(syn::Error::new(
+            *span,
+            "`resumable` applies to task tools; add `task = \"optional\"` or `task = \"required\"`, or remove it",
+        )),
+        _ => Ok(()),
     }
 }

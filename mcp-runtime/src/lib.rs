@@ -119,6 +119,7 @@ pub use schemars::{self, JsonSchema};
 pub use serde::{self, Deserialize, Serialize};
 pub use server::Server;
 pub use state::State;
+pub use task::MAX_TASK_RESUMES;
 pub use test_context::{TestContext, TestPeer};
 pub use tool::toolset::ToolSet;
 pub use tool::{Icon, TaskSupport, Tool, ToolBuilder, ToolCall};

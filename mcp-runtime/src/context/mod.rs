@@ -425,6 +425,12 @@ impl Context {
         let _ = self.inner.task_start.set(start);
     }
 
+    /// Makes a run that is a task from its start (a resumed one) talk to
+    /// the task's `peer`.
+    pub(crate) fn resume_task(&self, peer: Arc<dyn Peer>) {
+        let _ = self.inner.task.set(peer);
+    }
+
     /// Whether the call runs as a task (Tasks extension): the request was
     /// answered with the task, and the client polls it for the result.
     pub fn is_task(&self) -> bool {

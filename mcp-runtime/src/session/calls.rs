@@ -17,7 +17,7 @@ use crate::outcome::ToolOutcome;
 use crate::protocol::frame::Frame;
 use crate::protocol::outgoing::{self, CallToolResult, Capabilities, ErrorData, Reply};
 use crate::protocol::{ProtocolVersion, RpcError};
-use crate::session::tasks::{Settled, TaskStarter};
+use crate::session::tasks::{Settled, TaskRun, TaskStarter};
 use crate::session::typed_result::call_result;
 use crate::shared::Shared;
 use crate::store::StoreError;
@@ -397,6 +397,35 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
         connection.send(frame);
     });
     connection.attach_task(&key, task.abort_handle());
+}
+
+/// Runs a task's tool again after its worker was lost (see
+/// `session::tasks::resume`): a run slot, the tool's own timeout,
+/// `tasks/cancel`, and the end stored in the record.
+pub(crate) async fn run_resumed(shared: &Shared, tool: Arc<Tool>, call: ToolCall, run: TaskRun) {
+    let context = call.context.clone();
+    let version = call.version;
+    let _slot = match shared.limits.run_slot(None).await {
+        Ok(slot) => slot,
+        Err(QueueTimeout { waited }) => {
+            run.settle(Settled::Failed(RpcError::internal_error(format!(
+                "the server was busy for {} (every run slot taken), so the task could not be started again",
+                human_duration(waited)
+            ))))
+            .await;
+            return;
+        }
+    };
+    let future = run_tool(Arc::clone(&tool), call);
+    let ending = tokio::select! {
+        biased;
+        () = context.cancelled() => Ending::Cancelled,
+        interrupt = context.interrupted() => Ending::Interrupted(interrupt),
+        ran = with_timeout(tool.name.as_ref(), future, tool.def.timeout) => Ending::Outcome(ran),
+    };
+    context.finish();
+    let (_, settled) = task_end(&tool, ending, version);
+    run.settle(settled).await;
 }
 
 /// What a task's end stores, from how its call ended.

@@ -12,9 +12,10 @@
 //! [`LEASE`]; when the worker dies, its lease lapses and the next reader
 //! fails the task (`TaskRecord::fail_orphaned`).
 
+use crate::conn::client::ClientInfo;
 use crate::conn::connection::{CancelSignal, Connection};
 use crate::conn::peer::Peer;
-use crate::context::{Context, TaskBegun, TaskStart};
+use crate::context::{Context, ContextParts, TaskBegun, TaskStart};
 use crate::level::Level;
 use crate::outcome::ToolError;
 use crate::protocol::model::{
@@ -25,8 +26,10 @@ use crate::protocol::outgoing::Reply;
 use crate::protocol::task::TaskStatus;
 use crate::protocol::{ErrorCode, ProtocolVersion};
 use crate::shared::Shared;
-use crate::task::{LEASE, TaskError, TaskRecord, Tasks, input_request, new_id, now_ms};
+use crate::task::{LEASE, Resume, TaskError, TaskRecord, Tasks, input_request, new_id, now_ms};
 use crate::tool::Tool;
+use crate::tool::ToolCall;
+use crate::tool::call::Arguments;
 use crate::util::{BoxFuture, human_duration, lock};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -64,6 +67,8 @@ pub(crate) struct TaskStarter {
     version: ProtocolVersion,
     tool: Arc<Tool>,
     cancel: CancelSignal,
+    /// A resumable tool's arguments and client capabilities.
+    resume: Option<Resume>,
     run: OnceLock<TaskRun>,
 }
 
@@ -85,8 +90,15 @@ impl TaskStarter {
             version,
             tool: Arc::clone(tool),
             cancel,
+            resume: None,
             run: OnceLock::new(),
         }
+    }
+
+    /// Keeps what a resumable tool is started again with.
+    pub(crate) fn with_resume(mut self, resume: Option<Resume>) -> TaskStarter {
+        self.resume = resume;
+        self
     }
 
     /// The task, once the call became one.
@@ -114,7 +126,8 @@ impl TaskStarter {
                 }
             },
         };
-        let record = TaskRecord::new(owner.clone(), &self.tool.name, tasks.ttl);
+        let mut record = TaskRecord::new(owner.clone(), &self.tool.name, tasks.ttl);
+        record.resume = self.resume.clone();
         let id = new_id();
         let refusal = match tasks.create(&id, &record).await {
             Ok(true) => None,
@@ -134,14 +147,7 @@ impl TaskStarter {
             }
             return Err(refusal);
         }
-        let run = TaskRun(Arc::new(RunInner {
-            tasks: tasks.clone(),
-            id: id.clone(),
-            owner,
-            cancel: self.cancel.clone(),
-            progress: Mutex::new(ProgressWrite::default()),
-            watcher: Mutex::new(None),
-        }));
+        let run = TaskRun::new(tasks, &id, owner, self.cancel.clone());
         run.watch();
         // The request is over: the task answers it. Taken out of the
         // in-flight table first, so a late `notifications/cancelled` for
@@ -195,6 +201,17 @@ struct RunInner {
 }
 
 impl TaskRun {
+    fn new(tasks: &Tasks, id: &str, owner: Option<String>, cancel: CancelSignal) -> TaskRun {
+        TaskRun(Arc::new(RunInner {
+            tasks: tasks.clone(),
+            id: id.to_owned(),
+            owner,
+            cancel,
+            progress: Mutex::new(ProgressWrite::default()),
+            watcher: Mutex::new(None),
+        }))
+    }
+
     /// Starts the watcher: reads the record every [`WATCH`], cancels the
     /// call when the record asks, renews the lease when a third of it is
     /// gone.
@@ -459,6 +476,63 @@ impl Peer for TaskRun {
     ) -> Option<BoxFuture<Result<CreateMessageResult, RpcError>>> {
         Some(self.ask("sampling/createMessage", serde_json::to_value(params)))
     }
+}
+
+/// Runs the tool of task `id` again from the start, on this replica, after
+/// this replica took the task over from a lost worker (a resumable tool:
+/// `TaskRecord::adopt_or_fail`). The run has no request: its id is the
+/// task's, its client the capabilities the task was made with, no
+/// principal (the token that made the task is gone with its request).
+pub(crate) fn resume(shared: &Arc<Shared>, id: &str, record: &TaskRecord) {
+    let Some(again) = record.resume.clone() else {
+        return;
+    };
+    let shared = Arc::clone(shared);
+    let (id, tool_name, owner) = (id.to_owned(), record.tool.clone(), record.owner.clone());
+    tokio::spawn(async move {
+        let cancel = CancelSignal::default();
+        let run = TaskRun::new(&shared.tasks, &id, owner, cancel.clone());
+        let Some((name, tool)) = shared.tools.lookup(&tool_name) else {
+            run.settle(Settled::Failed(RpcError::internal_error(format!(
+                "the task's tool '{tool_name}' is no longer served, so it could not be started again"
+            ))))
+            .await;
+            return;
+        };
+        run.watch();
+        tracing::info!(task = %id, tool = %name, "task taken over: its tool runs again");
+        let request_id = serde_json::value::to_raw_value(&id)
+            .unwrap_or_else(|_| unreachable!("a string is JSON"));
+        let context = Context::new(ContextParts {
+            request_id,
+            tool: Arc::clone(&name),
+            version: ProtocolVersion::V2026_07_28,
+            client: Arc::new(ClientInfo {
+                info: None,
+                capabilities: again.capabilities,
+            }),
+            meta: None,
+            request_log_level: None,
+            cancel,
+            // Nothing is written to it: the task's peer gets it all.
+            connection: Arc::new(Connection::new(crate::conn::outbox::channel(0).0)),
+            reach: Arc::clone(&shared.reach),
+            answers: serde_json::Map::new(),
+            peer: None,
+        });
+        context.resume_task(Arc::new(run.clone()));
+        let arguments = match again.arguments {
+            Some(value) => Arguments::Local(value),
+            None => Arguments::None,
+        };
+        let call = ToolCall {
+            name,
+            arguments,
+            version: ProtocolVersion::V2026_07_28,
+            context,
+        };
+        crate::session::calls::run_resumed(&shared, tool, call, run).await;
+    });
 }
 
 #[cfg(test)]

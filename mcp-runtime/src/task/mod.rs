@@ -11,7 +11,9 @@
 //! The worker (the replica that runs the tool) renews its lease while the
 //! tool runs. A record whose lease lapsed while it was not terminal has
 //! lost its worker (the replica died or was killed): whoever reads it next
-//! marks it failed, with a status message that says so.
+//! marks it failed, with a status message that says so, unless the tool
+//! is resumable: then that reader takes the task over and runs the tool
+//! again from the start (at most [`MAX_TASK_RESUMES`] times).
 
 use crate::protocol::RpcError;
 use crate::protocol::model::InputRequest;
@@ -31,6 +33,9 @@ pub(crate) const DEFAULT_TTL: Duration = Duration::from_secs(3600);
 pub(crate) const POLL_INTERVAL: Duration = Duration::from_millis(500);
 /// How long a worker's lease lasts; it is renewed every third of it.
 pub(crate) const LEASE: Duration = Duration::from_secs(10);
+/// How many times a resumable task is started again after its worker was
+/// lost, before it fails like any other.
+pub const MAX_TASK_RESUMES: u32 = 3;
 /// Tasks one client may have alive at once, by default.
 pub(crate) const DEFAULT_TASKS_PER_CLIENT: usize = 100;
 
@@ -50,6 +55,14 @@ pub(crate) struct TaskRecord {
     pub(crate) poll_ms: u64,
     /// Until when its worker is known to be alive.
     pub(crate) lease_ms: u64,
+    /// A resumable tool's run: its arguments and the client's
+    /// capabilities, to start it again when its worker is lost; `None`
+    /// for a tool that is not resumable.
+    #[serde(default)]
+    pub(crate) resume: Option<Resume>,
+    /// How many times it was started again.
+    #[serde(default)]
+    pub(crate) resumes: u32,
     /// The outstanding input requests, by key.
     pub(crate) input_requests: BTreeMap<String, Value>,
     /// How many keys were ever issued (the next key is `input-<n+1>`).
@@ -59,6 +72,25 @@ pub(crate) struct TaskRecord {
     pub(crate) cancel_requested: bool,
     pub(crate) result: Option<Value>,
     pub(crate) error: Option<RpcError>,
+}
+
+/// What a resumable task is started again with.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Resume {
+    pub(crate) arguments: Option<Value>,
+    pub(crate) capabilities: Value,
+}
+
+/// What reading a record found about its worker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Orphan {
+    /// The worker is alive, or the task ended.
+    No,
+    /// The worker was lost; the task failed.
+    Failed,
+    /// The worker was lost; the reader took the task over and must run
+    /// the tool again.
+    TakenOver,
 }
 
 /// Milliseconds since the epoch.
@@ -97,6 +129,8 @@ impl TaskRecord {
             ttl_ms: ttl.as_millis() as u64,
             poll_ms: POLL_INTERVAL.as_millis() as u64,
             lease_ms: now + LEASE.as_millis() as u64,
+            resume: None,
+            resumes: 0,
             input_requests: BTreeMap::new(),
             issued: 0,
             responses: BTreeMap::new(),
@@ -160,6 +194,34 @@ impl TaskRecord {
         self.input_requests.clear();
         self.responses.clear();
         self.updated_ms = now_ms();
+    }
+
+    /// What the reader of an orphaned task does: take a resumable one over
+    /// (a fresh lease, its questions gone: the new run asks anew) or fail
+    /// it. `No` when the task is not orphaned.
+    pub(crate) fn adopt_or_fail(&mut self) -> Orphan {
+        let now = now_ms();
+        if !self.orphaned(now) {
+            return Orphan::No;
+        }
+        if self.resume.is_some() && self.resumes < MAX_TASK_RESUMES && !self.cancel_requested {
+            self.resumes += 1;
+            let lapsed = self.lease_ms;
+            self.lease_ms = now + LEASE.as_millis() as u64;
+            self.status = TaskStatus::Working;
+            self.input_requests.clear();
+            self.responses.clear();
+            self.status_message = Some(format!(
+                "The server running this task stopped (its lease lapsed at {}); the task was started again on another (attempt {} of {}).",
+                rfc3339(lapsed),
+                self.resumes + 1,
+                MAX_TASK_RESUMES + 1
+            ));
+            self.updated_ms = now;
+            return Orphan::TakenOver;
+        }
+        self.fail_orphaned();
+        Orphan::Failed
     }
 
     /// Ends an orphaned task `failed`, saying why.
@@ -317,6 +379,40 @@ mod tests {
         assert_eq!(detailed["status"], "working");
         assert!(detailed["createdAt"].as_str().unwrap().ends_with('Z'));
         assert_eq!(detailed["ttlMs"], 3_600_000);
+    }
+
+    #[test]
+    fn a_resumable_orphan_is_taken_over_a_bounded_number_of_times() {
+        let mut record = TaskRecord::new(None, "crawl", DEFAULT_TTL);
+        record.resume = Some(Resume {
+            arguments: None,
+            capabilities: serde_json::json!({}),
+        });
+        record.input_requests.insert("input-1".into(), Value::Null);
+        record.status = TaskStatus::InputRequired;
+        assert_eq!(record.adopt_or_fail(), Orphan::No, "its worker is alive");
+        for attempt in 1..=MAX_TASK_RESUMES {
+            record.lease_ms = 0;
+            assert_eq!(record.adopt_or_fail(), Orphan::TakenOver);
+            assert_eq!(
+                (record.resumes, record.status),
+                (attempt, TaskStatus::Working)
+            );
+            assert!(record.input_requests.is_empty(), "the new run asks anew");
+            assert!(record.lease_ms > now_ms());
+        }
+        record.lease_ms = 0;
+        assert_eq!(record.adopt_or_fail(), Orphan::Failed, "resumed enough");
+        assert_eq!(record.status, TaskStatus::Failed);
+        let mut cancelled = TaskRecord::new(None, "crawl", DEFAULT_TTL);
+        cancelled.resume = record.resume.clone();
+        cancelled.cancel_requested = true;
+        cancelled.lease_ms = 0;
+        assert_eq!(
+            cancelled.adopt_or_fail(),
+            Orphan::Failed,
+            "a cancelled one is not run again"
+        );
     }
 
     #[test]

@@ -69,6 +69,7 @@ impl ToolBuilder {
                 replayable_input: false,
                 task: TaskSupport::Never,
                 task_begins_in_body: false,
+                resumable: false,
                 header_bounds: OnceLock::new(),
                 output_root: OnceLock::new(),
                 header_params: OnceLock::new(),
@@ -228,6 +229,20 @@ impl ToolBuilder {
     /// when the fn's body calls `begin_task`.
     pub fn task_begins_in_body(mut self, in_body: bool) -> Self {
         self.def.task_begins_in_body = in_body;
+        self
+    }
+
+    /// Marks a task tool as safe to run again from the start when the
+    /// replica running its task is gone: the next `tasks/get`,
+    /// `tasks/update` or `tasks/cancel` that finds the task's lease lapsed
+    /// starts it again, on the replica that serves that request, with the
+    /// same arguments (at most [`MAX_TASK_RESUMES`](crate::MAX_TASK_RESUMES)
+    /// times), instead of failing the task. Its questions are asked anew,
+    /// and its context has no principal (the run outlived the request that
+    /// carried it). Only for tools whose work is idempotent.
+    /// `#[tool(task = "…", resumable)]` sets it.
+    pub fn resumable(mut self, resumable: bool) -> Self {
+        self.def.resumable = resumable;
         self
     }
 

@@ -79,6 +79,9 @@ pub(crate) struct Definition {
     pub(crate) replayable_input: bool,
     /// Whether a call runs as a task (see [`ToolBuilder::task`]).
     pub(crate) task: TaskSupport,
+    /// Whether a task whose worker is gone is run again from the start
+    /// (see [`ToolBuilder::resumable`]).
+    pub(crate) resumable: bool,
     /// Whether the handler says where its task begins (see
     /// [`ToolBuilder::task_begins_in_body`]).
     pub(crate) task_begins_in_body: bool,

@@ -1,9 +1,10 @@
-//! `task = "optional" | "required"`, and `ctx.begin_task()` in the body.
+//! `task = "optional" | "required"`, `resumable`, and `ctx.begin_task()` in the body.
 
 use mcp_runtime::{Context, ToolError, tool};
 
-/// Builds a report, as a task when the client supports tasks.
-#[tool(task = "optional")]
+/// Builds a report, as a task when the client supports tasks (run again
+/// from the start if its replica dies).
+#[tool(task = "optional", resumable)]
 async fn build_report(ctx: Context, sections: u32) -> Result<String, ToolError> {
     ctx.progress(1.0, Some(f64::from(sections)), Some("started"))?;
     Ok(format!("{sections} sections"))

@@ -15,7 +15,7 @@ use crate::protocol::params::Params;
 use crate::protocol::task::TaskStatus;
 use crate::session::Session;
 use crate::session::era::RequestInfo;
-use crate::task::{TaskError, TaskRecord, now_ms};
+use crate::task::{Orphan, TaskError, TaskRecord, now_ms};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -55,14 +55,13 @@ fn failure(method: TaskMethod, id: &str, error: TaskError) -> RpcError {
     }
 }
 
-/// What the changes of `tasks/get` make of a record read: an orphan (its
-/// worker's lease lapsed) becomes failed.
-fn on_read(record: &mut TaskRecord) -> bool {
-    if record.orphaned(now_ms()) {
-        record.fail_orphaned();
-        return true;
-    }
-    false
+/// What every `tasks/*` makes of a record read: an orphan (its worker's
+/// lease lapsed) is failed, or taken over when its tool is resumable;
+/// `orphan` says which (the change may run again on a fresh read, so it
+/// is set on each run). `true` when the record changed.
+fn on_read(record: &mut TaskRecord, orphan: &mut Orphan) -> bool {
+    *orphan = record.adopt_or_fail();
+    *orphan != Orphan::No
 }
 
 /// What `tasks/update` makes of a record read: each answer to an
@@ -72,8 +71,12 @@ fn on_read(record: &mut TaskRecord) -> bool {
 /// task) are ignored, as the extension says. `answers` is only read: the
 /// change runs again on a fresh read whenever another writer's
 /// compare-and-set came first, and each run must see every answer.
-fn take_answers(record: &mut TaskRecord, answers: &Map<String, Value>) -> bool {
-    let mut changed = on_read(record);
+fn take_answers(
+    record: &mut TaskRecord,
+    answers: &Map<String, Value>,
+    orphan: &mut Orphan,
+) -> bool {
+    let mut changed = on_read(record, orphan);
     for (key, answer) in answers {
         if record.input_requests.remove(key).is_some() {
             record.responses.insert(key.clone(), answer.clone());
@@ -135,37 +138,53 @@ impl Session {
                 version,
                 shared.identity.server_meta(),
             );
-            let frame = match method {
-                TaskMethod::Get => tasks.update(&task_id, owner, on_read).await.map(|record| {
+            let mut orphan = Orphan::No;
+            let updated = match method {
+                TaskMethod::Get => {
+                    tasks
+                        .update(&task_id, owner, |record| on_read(record, &mut orphan))
+                        .await
+                }
+                TaskMethod::Update => {
+                    let responses = responses.unwrap_or_default();
+                    tasks
+                        .update(&task_id, owner, |record| {
+                            take_answers(record, &responses, &mut orphan)
+                        })
+                        .await
+                }
+                TaskMethod::Cancel => {
+                    tasks
+                        .update(&task_id, owner, |record| {
+                            if record.status.is_terminal() || record.cancel_requested {
+                                return on_read(record, &mut orphan);
+                            }
+                            // Cooperative: the worker sees the flag, cancels the
+                            // tool, and settles the task `cancelled`.
+                            record.cancel_requested = true;
+                            if record.orphaned(now_ms()) {
+                                record.status_message = Some("Cancelled by the client.".into());
+                                record.settle(TaskStatus::Cancelled);
+                            }
+                            true
+                        })
+                        .await
+                }
+            };
+            // This replica took a lost worker's task over: it runs the
+            // tool again.
+            if let (Ok(record), Orphan::TakenOver) = (&updated, orphan) {
+                crate::session::tasks::resume(&shared, &task_id, record);
+            }
+            let frame = updated.map(|record| match method {
+                TaskMethod::Get => {
                     let mut detailed = record.detailed(&task_id);
                     // The reply writes `resultType`.
                     detailed.result_type = None;
                     reply.task(&detailed)
-                }),
-                TaskMethod::Update => {
-                    let responses = responses.unwrap_or_default();
-                    tasks
-                        .update(&task_id, owner, |record| take_answers(record, &responses))
-                        .await
-                        .map(|_| reply.empty())
                 }
-                TaskMethod::Cancel => tasks
-                    .update(&task_id, owner, |record| {
-                        if record.status.is_terminal() || record.cancel_requested {
-                            return on_read(record);
-                        }
-                        // Cooperative: the worker sees the flag, cancels the
-                        // tool, and settles the task `cancelled`.
-                        record.cancel_requested = true;
-                        if record.orphaned(now_ms()) {
-                            record.status_message = Some("Cancelled by the client.".into());
-                            record.settle(TaskStatus::Cancelled);
-                        }
-                        true
-                    })
-                    .await
-                    .map(|_| reply.empty()),
-            };
+                TaskMethod::Update | TaskMethod::Cancel => reply.empty(),
+            });
             let frame = frame.unwrap_or_else(|error| {
                 crate::protocol::outgoing::rpc_error(
                     Some(&request_id),
@@ -262,7 +281,9 @@ mod tests {
             serde_json::from_value(json!({"input-1": {"action": "accept", "content": {}}}))
                 .unwrap();
         let after = tasks
-            .update(&id, None, |record| take_answers(record, &answers))
+            .update(&id, None, |record| {
+                take_answers(record, &answers, &mut Orphan::No)
+            })
             .await
             .unwrap();
         assert!(store.raced.load(Ordering::SeqCst), "the race happened");
@@ -286,7 +307,7 @@ mod tests {
         record.status = TaskStatus::InputRequired;
         let answers = json!({"input-2": {"action": "accept"}, "input-9": {}});
         let answers = answers.as_object().unwrap();
-        assert!(take_answers(&mut record, answers));
+        assert!(take_answers(&mut record, answers, &mut Orphan::No));
         assert_eq!(record.status, TaskStatus::InputRequired);
         assert_eq!(
             record.input_requests.keys().collect::<Vec<_>>(),
@@ -294,7 +315,7 @@ mod tests {
         );
         assert_eq!(record.responses.keys().collect::<Vec<_>>(), ["input-2"]);
         assert!(
-            !take_answers(&mut record, answers),
+            !take_answers(&mut record, answers, &mut Orphan::No),
             "nothing outstanding matches"
         );
     }

@@ -18,6 +18,7 @@ use crate::session::calls::{self, PreparedCall};
 use crate::session::era::{self, RequestInfo};
 use crate::session::table::{Capability, Eras, Method, Respond};
 use crate::session::tasks::TaskStarter;
+use crate::task::Resume;
 use crate::tool::call::Arguments;
 use crate::tool::registry::UnknownCursor;
 use crate::tool::{TaskSupport, ToolCall};
@@ -233,15 +234,25 @@ impl Session {
             peer: None,
         });
         let task = may_be_task.then(|| {
-            let starter = Arc::new(TaskStarter::new(
-                &self.shared,
-                &self.connection,
-                Arc::clone(&key),
-                id,
-                version,
-                &tool,
-                cancel.clone(),
-            ));
+            // What a resumable tool is started again with, if its worker
+            // is lost: the arguments as sent (parsed once more only for
+            // such a tool) and the request's capabilities.
+            let resume = tool.def.resumable.then(|| Resume {
+                arguments: arguments.and_then(|raw| serde_json::from_str(raw.get()).ok()),
+                capabilities: context.client_capabilities().clone(),
+            });
+            let starter = Arc::new(
+                TaskStarter::new(
+                    &self.shared,
+                    &self.connection,
+                    Arc::clone(&key),
+                    id,
+                    version,
+                    &tool,
+                    cancel.clone(),
+                )
+                .with_resume(resume),
+            );
             context.allow_task(Arc::clone(&starter) as Arc<dyn TaskStart>);
             starter
         });
