@@ -1277,7 +1277,16 @@ mod tests {
             matches!(&result.input_requests["guest"], InputRequest::Elicit(e) if e.message == "who?")
         );
         assert_eq!(serde_json::to_value(&asked).unwrap(), wire);
-        let unknown = serde_json::from_value::<CallToolResponse>(json!({"resultType": "task"}));
+        let task = json!({"resultType": "task", "taskId": "t1", "status": "working",
+            "createdAt": "2026-12-02T00:00:00Z", "lastUpdatedAt": "2026-12-02T00:00:00Z", "ttlMs": null});
+        let created: CallToolResponse = serde_json::from_value(task.clone()).unwrap();
+        assert!(matches!(&created, CallToolResponse::Task(t) if t.task.task_id == "t1"));
+        assert_eq!(
+            serde_json::to_value(&created).unwrap(),
+            task,
+            "one resultType, the task's fields flat"
+        );
+        let unknown = serde_json::from_value::<CallToolResponse>(json!({"resultType": "later"}));
         assert!(
             unknown
                 .unwrap_err()
