@@ -134,6 +134,26 @@ pub struct DetailedTask {
     pub error: Option<RpcError>,
 }
 
+/// A [`DetailedTask`] as a server writes it from what it stored: the
+/// result, the error and the questions as the JSON they were kept as,
+/// serialized without a typed parse (the same fields, the same bytes).
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskView<'a> {
+    /// The task.
+    #[serde(flatten)]
+    pub task: &'a Task,
+    /// `input_required`: every outstanding request, by its key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<&'a BTreeMap<String, Value>>,
+    /// `completed`: the request's result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<&'a Value>,
+    /// `failed`: the JSON-RPC error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<&'a RpcError>,
+}
+
 /// The params of `tasks/get` and `tasks/cancel`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -127,11 +127,11 @@ pub fn subscription_acknowledged(
 
 /// `notifications/tasks` (Tasks extension) on the `subscriptions/listen`
 /// stream `subscription`: the task as `tasks/get` would answer now.
-pub fn task_status(subscription: &RawValue, task: &crate::task::DetailedTask) -> Frame {
+pub fn task_status(subscription: &RawValue, task: &crate::task::TaskView<'_>) -> Frame {
     #[derive(Serialize)]
     struct Status<'a> {
         #[serde(flatten)]
-        task: &'a crate::task::DetailedTask,
+        task: &'a crate::task::TaskView<'a>,
         #[serde(rename = "_meta")]
         meta: SubscriptionMeta<'a>,
     }

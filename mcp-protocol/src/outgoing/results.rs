@@ -332,9 +332,9 @@ impl<'a> Reply<'a> {
         self.send(task, "task", 256)
     }
 
-    /// The `tasks/get` result: the task with what its status carries
-    /// (`result_type` left `None`: the reply adds `"complete"`).
-    pub fn task(&self, task: &crate::task::DetailedTask) -> Frame {
+    /// The `tasks/get` result: the task with what its status carries (the
+    /// reply adds `resultType: "complete"`).
+    pub fn task(&self, task: &crate::task::TaskView<'_>) -> Frame {
         self.send(task, "complete", 512)
     }
 

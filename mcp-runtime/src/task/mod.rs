@@ -16,8 +16,7 @@
 //! again from the start (at most [`MAX_TASK_RESUMES`] times).
 
 use crate::protocol::RpcError;
-use crate::protocol::model::InputRequest;
-use crate::protocol::task::{DetailedTask, Task, TaskStatus};
+use crate::protocol::task::{Task, TaskStatus, TaskView};
 use crate::store::{Store, StoreError};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -153,33 +152,22 @@ impl TaskRecord {
         }
     }
 
-    /// What `tasks/get` answers.
-    pub(crate) fn detailed(&self, id: &str) -> DetailedTask {
-        let input_requests = (self.status == TaskStatus::InputRequired).then(|| {
-            self.input_requests
-                .iter()
-                .filter_map(|(key, request)| {
-                    serde_json::from_value::<InputRequest>(request.clone())
-                        .ok()
-                        .map(|request| (key.clone(), request))
-                })
-                .collect()
-        });
-        DetailedTask {
-            result_type: Some("complete".into()),
-            task: self.task(id),
-            input_requests,
-            result: match self.status {
-                TaskStatus::Completed => self
-                    .result
-                    .clone()
-                    .and_then(|r| serde_json::from_value(r).ok()),
-                _ => None,
-            },
-            error: match self.status {
-                TaskStatus::Failed => self.error.clone(),
-                _ => None,
-            },
+    /// What `tasks/get` answers (and `notifications/tasks` carries) of
+    /// `task` (this record's [`task`](Self::task)): what its status
+    /// carries, written from the stored JSON as it is.
+    pub(crate) fn view<'a>(&'a self, task: &'a Task) -> TaskView<'a> {
+        TaskView {
+            task,
+            input_requests: (self.status == TaskStatus::InputRequired)
+                .then_some(&self.input_requests),
+            result: self
+                .result
+                .as_ref()
+                .filter(|_| self.status == TaskStatus::Completed),
+            error: self
+                .error
+                .as_ref()
+                .filter(|_| self.status == TaskStatus::Failed),
         }
     }
 
@@ -374,8 +362,8 @@ mod tests {
         assert_eq!(changed.status_message.as_deref(), Some("half way"));
         let (_, read) = tasks.load(&id, Some("ada")).await.unwrap();
         assert_eq!(read, changed);
-        let detailed = serde_json::to_value(read.detailed(&id)).unwrap();
-        assert_eq!(detailed["resultType"], "complete");
+        let task = read.task(&id);
+        let detailed = serde_json::to_value(read.view(&task)).unwrap();
         assert_eq!(detailed["status"], "working");
         assert!(detailed["createdAt"].as_str().unwrap().ends_with('Z'));
         assert_eq!(detailed["ttlMs"], 3_600_000);

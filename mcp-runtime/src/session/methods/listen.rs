@@ -103,12 +103,11 @@ async fn watch_tasks(
                 Ok((_, record)) => {
                     if *last != Some(record.updated_ms) {
                         *last = Some(record.updated_ms);
-                        let mut detailed = record.detailed(task);
-                        detailed.result_type = None;
+                        let status = record.task(task);
                         let Some(connection) = connection.upgrade() else {
                             return;
                         };
-                        connection.send(outgoing::task_status(&id, &detailed));
+                        connection.send(outgoing::task_status(&id, &record.view(&status)));
                     }
                     if record.status.is_terminal() {
                         ended.push(task.clone());

@@ -177,12 +177,7 @@ impl Session {
                 crate::session::tasks::resume(&shared, &task_id, record);
             }
             let frame = updated.map(|record| match method {
-                TaskMethod::Get => {
-                    let mut detailed = record.detailed(&task_id);
-                    // The reply writes `resultType`.
-                    detailed.result_type = None;
-                    reply.task(&detailed)
-                }
+                TaskMethod::Get => reply.task(&record.view(&record.task(&task_id))),
                 TaskMethod::Update | TaskMethod::Cancel => reply.empty(),
             });
             let frame = frame.unwrap_or_else(|error| {
