@@ -151,11 +151,7 @@ pub(super) static METHODS: &[Entry] = &[
 /// no such method: `-32601`).
 const fn task_entry(method: TaskMethod) -> Entry {
     Entry {
-        name: match method {
-            TaskMethod::Get => "tasks/get",
-            TaskMethod::Update => "tasks/update",
-            TaskMethod::Cancel => "tasks/cancel",
-        },
+        name: method.name(),
         eras: Eras::Modern,
         capability: Some(Capability::Tasks),
         route: Route::Task(method),

@@ -521,10 +521,7 @@ pub(crate) fn resume(shared: &Arc<Shared>, id: &str, record: &TaskRecord) {
             peer: None,
         });
         context.resume_task(Arc::new(run.clone()));
-        let arguments = match again.arguments {
-            Some(value) => Arguments::Local(value),
-            None => Arguments::None,
-        };
+        let arguments = again.arguments.map_or(Arguments::None, Arguments::Raw);
         let call = ToolCall {
             name,
             arguments,

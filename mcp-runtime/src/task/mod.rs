@@ -74,10 +74,21 @@ pub(crate) struct TaskRecord {
 }
 
 /// What a resumable task is started again with.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Resume {
-    pub(crate) arguments: Option<Value>,
+    /// The `arguments` object as the client sent it (the one parse of the
+    /// request checked it is one), kept as its text.
+    pub(crate) arguments: Option<Box<serde_json::value::RawValue>>,
     pub(crate) capabilities: Value,
+}
+
+/// Equal when the arguments are the same text (a raw value has no `==`).
+impl PartialEq for Resume {
+    fn eq(&self, other: &Resume) -> bool {
+        self.arguments.as_ref().map(|raw| raw.get())
+            == other.arguments.as_ref().map(|raw| raw.get())
+            && self.capabilities == other.capabilities
+    }
 }
 
 /// What reading a record found about its worker.

@@ -28,7 +28,7 @@ pub(in crate::session) enum TaskMethod {
 }
 
 impl TaskMethod {
-    pub(in crate::session) fn name(self) -> &'static str {
+    pub(in crate::session) const fn name(self) -> &'static str {
         match self {
             TaskMethod::Get => "tasks/get",
             TaskMethod::Update => "tasks/update",

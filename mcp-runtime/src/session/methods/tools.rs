@@ -156,11 +156,13 @@ impl Session {
         // `_meta`): a tool that runs only as a task refuses a request that
         // could declare it and did not, before anything runs. A legacy
         // session has no extensions: there task tools are plain calls.
-        let takes_tasks = version.is_modern() && declares_tasks(&info.client.capabilities);
-        if tool.def.task == TaskSupport::Required && version.is_modern() && !takes_tasks {
+        // The capabilities are read only for a task tool: most calls are not.
+        let may_be_task = tool.def.task != TaskSupport::Never
+            && version.is_modern()
+            && declares_tasks(&info.client.capabilities);
+        if tool.def.task == TaskSupport::Required && version.is_modern() && !may_be_task {
             return Err(tasks_required(&name));
         }
-        let may_be_task = takes_tasks && tool.def.task != TaskSupport::Never;
         let (digest, resumed) = if version.is_modern() {
             let input_responses = match params.input_responses {
                 None => None,
@@ -235,10 +237,9 @@ impl Session {
         });
         let task = may_be_task.then(|| {
             // What a resumable tool is started again with, if its worker
-            // is lost: the arguments as sent (parsed once more only for
-            // such a tool) and the request's capabilities.
+            // is lost: the arguments as sent and the request's capabilities.
             let resume = tool.def.resumable.then(|| Resume {
-                arguments: arguments.and_then(|raw| serde_json::from_str(raw.get()).ok()),
+                arguments: arguments.map(RawValue::to_owned),
                 capabilities: context.client_capabilities().clone(),
             });
             let starter = Arc::new(
