@@ -1,8 +1,8 @@
 //! Context, long-running tools, elicitation and list changes, in process:
 //! hand-built tools (`ToolBuilder`) served through the same main loop as
-//! stdio, driven by `mcp_runtime::testing::Client` and by raw JSON lines.
+//! stdio, driven by `mcp_runtime::testing::wire::Client` and by raw JSON lines.
 
-use mcp_runtime::testing::Client;
+use mcp_runtime::testing::wire::Client;
 use mcp_runtime::testing::{MemoryTransport, memory};
 use mcp_runtime::{
     Content, ElicitRequest, Level, ProtocolVersion, Server, State, Structured, Tool, ToolBuilder,
@@ -858,4 +858,124 @@ async fn an_elicitation_after_input_ended_fails_at_once() {
         started.elapsed() < Duration::from_secs(5),
         "no drain-timeout wait"
     );
+}
+
+/// `testing::Client`, the layer over the in-process door: the same tools,
+/// the same answers as over the wire, with typed results.
+mod door_client {
+    use super::{LEGACY, asker, counter, tool};
+    use mcp_runtime::testing::{Client, wire};
+    use mcp_runtime::{Level, Server, ToolOutcome};
+    use serde_json::json;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn progress_only_when_asked_and_logs_from_the_level() {
+        let client = Client::builder(Server::new("p", "1").tool(counter()))
+            .log_level(Level::Warning)
+            .connect()
+            .await
+            .unwrap();
+        let with = client.call_with_progress("count", json!({})).await.unwrap();
+        let progress: Vec<f64> = with.progress().iter().map(|p| p.progress).collect();
+        assert_eq!(progress, [1.0, 2.0, 3.0]);
+        assert_eq!(with.progress()[0].total, Some(3.0));
+        assert_eq!(with.logs().len(), 3, "only warnings pass");
+        assert_eq!(with.logs()[0].data, json!({"step": 1}));
+        assert_eq!(with.logs()[0].logger.as_deref(), Some("count"));
+        let without = client.call("count", json!({})).await.unwrap();
+        assert!(without.progress().is_empty());
+        assert_eq!(without.text(), Some("done"));
+
+        let quiet = Client::builder(Server::new("p", "1").tool(counter()))
+            .connect()
+            .await
+            .unwrap();
+        assert!(
+            quiet
+                .call("count", json!({}))
+                .await
+                .unwrap()
+                .logs()
+                .is_empty(),
+            "no level, no logs"
+        );
+    }
+
+    #[tokio::test]
+    async fn elicitation_answers_as_over_the_wire_and_a_bad_answer_is_the_tools_error() {
+        for version in [LEGACY, mcp_runtime::ProtocolVersion::LATEST] {
+            let door = Client::builder(Server::new("e", "1").tool(asker()))
+                .protocol_version(version)
+                .on_elicitation(|params| {
+                    assert_eq!(params["message"], "What is your name?");
+                    json!({"action": "accept", "content": {"name": "Ada"}})
+                })
+                .connect()
+                .await
+                .unwrap();
+            assert_eq!(door.protocol_version(), version);
+            let mut over_the_wire = wire::Client::builder(Server::new("e", "1").tool(asker()))
+                .protocol_version(version)
+                .on_elicitation(|_| json!({"action": "accept", "content": {"name": "Ada"}}))
+                .connect()
+                .await
+                .unwrap();
+            let local = door.call("ask_name", json!({})).await.unwrap();
+            let wired = over_the_wire.call("ask_name", json!({})).await.unwrap();
+            assert_eq!(local.text(), Some("Hello, Ada!"), "{version}");
+            assert_eq!(local.text(), wired.text(), "{version}");
+            assert_eq!(local.content_types(), ["text"]);
+        }
+        let confused = Client::builder(Server::new("e", "1").tool(asker()))
+            .on_elicitation(|_| json!({"action": "maybe"}))
+            .connect()
+            .await
+            .unwrap();
+        let result = confused.call("ask_name", json!({})).await.unwrap();
+        assert!(result.is_error());
+        assert!(
+            result
+                .text()
+                .unwrap()
+                .contains("elicitation handler answered"),
+            "{result:?}"
+        );
+        let unasked = Client::builder(Server::new("e", "1").tool(asker()))
+            .connect()
+            .await
+            .unwrap();
+        let result = unasked.call("ask_name", json!({})).await.unwrap();
+        assert!(result.is_error(), "no handler: no elicitation capability");
+    }
+
+    #[tokio::test]
+    async fn calls_run_at_once_and_refusals_are_errors() {
+        let slow = tool("slow", |_call| async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            ToolOutcome::text("slept")
+        });
+        let client = Client::builder(Server::new("c", "1").tool(slow))
+            .connect()
+            .await
+            .unwrap();
+        let clone = client.clone();
+        let started = std::time::Instant::now();
+        let (a, b) = tokio::join!(
+            client.call("slow", json!({})),
+            clone.call("slow", serde_json::Value::Null)
+        );
+        assert_eq!(a.unwrap().text(), Some("slept"));
+        assert_eq!(b.unwrap().text(), Some("slept"));
+        assert!(
+            started.elapsed() < Duration::from_millis(380),
+            "ran one after the other"
+        );
+        assert_eq!(client.tools()[0].name, "slow");
+        let unknown = client.call("nope", json!({})).await.unwrap_err();
+        assert_eq!(unknown.code, -32602);
+        let not_an_object = client.call("slow", json!([1])).await.unwrap_err();
+        assert_eq!(not_an_object.code, -32602);
+        assert!(not_an_object.message.contains("must be an object"));
+    }
 }

@@ -8,7 +8,7 @@
 mod common;
 
 use common::example_binary;
-use mcp_runtime::testing::Client;
+use mcp_runtime::testing::wire::Client;
 use mcp_runtime::{
     Deserialize, DumpFormat, Error, JsonSchema, Serialize, Server, State, Tool, tool, tools,
 };
@@ -525,6 +525,22 @@ async fn nulls_that_strict_clients_send_for_absent_properties_are_taken_as_absen
     assert_eq!(retries["type"], json!(["integer", "null"]));
     let mut client = Client::builder(server).connect().await.unwrap();
     let result = client
+        .call(
+            "configure",
+            json!({"settings": {"retries": null, "label": null}, "note": null}),
+        )
+        .await
+        .unwrap();
+    assert!(!result.is_error(), "{:?}", result.text());
+    assert_eq!(result.text(), Some("3  "));
+    // The in-process door decodes its arguments with the second decoder:
+    // it takes the nulls as absent too.
+    let server = Server::new("s", "1").tools(tools![configure]);
+    let door = mcp_runtime::testing::Client::builder(server)
+        .connect()
+        .await
+        .unwrap();
+    let result = door
         .call(
             "configure",
             json!({"settings": {"retries": null, "label": null}, "note": null}),

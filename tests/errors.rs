@@ -138,7 +138,7 @@ async fn save() -> Result<String, ToolError> {
 #[tokio::test]
 async fn a_tool_error_reaches_the_model_with_its_whole_chain() {
     let server = mcp_runtime::Server::new("s", "1").tools(mcp_runtime::tools![save]);
-    let mut client = mcp_runtime::testing::Client::builder(server)
+    let mut client = mcp_runtime::testing::wire::Client::builder(server)
         .connect()
         .await
         .unwrap();
@@ -172,7 +172,7 @@ async fn load_raw() -> Result<String, anyhow::Error> {
 async fn an_error_type_returned_directly_follows_the_same_rule() {
     let server =
         mcp_runtime::Server::new("s", "1").tools(mcp_runtime::tools![save_raw, open_raw, load_raw]);
-    let mut client = mcp_runtime::testing::Client::builder(server)
+    let mut client = mcp_runtime::testing::wire::Client::builder(server)
         .connect()
         .await
         .unwrap();

@@ -273,7 +273,7 @@ fn echo_model(params: &Value) -> Value {
 
 #[tokio::test]
 async fn the_test_client_answers_sampling_in_both_eras() {
-    use mcp_runtime::testing::Client;
+    use mcp_runtime::testing::wire::Client;
     use mcp_runtime::{Context, ProtocolVersion, SampleRequest, Server, ToolError, tool, tools};
 
     /// Asks the model to repeat a word.

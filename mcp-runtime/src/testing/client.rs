@@ -1,26 +1,19 @@
-//! The in-process test client: a [`Client`] speaks either era to a server
-//! served over an in-memory transport, answering elicitations and sampling
-//! requests and collecting notifications.
+//! The test client of tools: a thin layer over the in-process door
+//! ([`LocalClient`]) that takes arguments and answers as JSON values, the
+//! way a test writes them, and collects what a call reported.
 
-use crate::Server;
+use super::{CallResult, ElicitationHandler, RpcError, SamplingHandler};
+use crate::error::Error;
 use crate::level::Level;
+use crate::local::{CallOptions, LocalClient};
 use crate::protocol::ProtocolVersion;
-use crate::protocol::model::{ClientCapabilities, Implementation, InitializeParams, JsonObject};
-use crate::transport::{MemoryTransport, memory};
-use serde_json::{Map, Value, json};
+use crate::protocol::model::{CreateMessageResult, ElicitResult, Tool};
+use crate::server::Server;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
 use std::fmt;
-use std::io;
-use tokio::task::JoinHandle;
-
-use super::{CallResult, RpcError};
-
-/// Answers an `elicitation/create` request: gets its `params`, returns the
-/// `ElicitResult` (e.g. `{"action":"accept","content":{…}}`).
-pub type ElicitationHandler = Box<dyn FnMut(&Value) -> Value + Send>;
-
-/// Answers a `sampling/createMessage` request: gets its `params`, returns the
-/// `CreateMessageResult` (e.g. `{"role":"assistant","content":{"type":"text","text":"…"},"model":"m"}`).
-pub type SamplingHandler = Box<dyn FnMut(&Value) -> Value + Send>;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Configures a [`Client`] before it connects.
 #[must_use]
@@ -41,86 +34,98 @@ impl fmt::Debug for ClientBuilder {
 }
 
 impl ClientBuilder {
-    /// Speak `version`: a legacy version does the `initialize` handshake; the
-    /// default, 2026-07-28, sends the `_meta` envelope on every request.
+    /// Presents protocol revision `version` to the tools
+    /// ([`Context::protocol_version`](crate::Context::protocol_version));
+    /// the latest by default.
     pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
         self.version = version;
         self
     }
 
-    /// Declares the `elicitation` capability and answers elicitations with
-    /// `handler` (legacy: `elicitation/create` requests; 2026-07-28:
-    /// `input_required` results, retried with the answers).
+    /// Declares the `elicitation` capability and answers the tools'
+    /// elicitations with `handler`: it gets the request's params as JSON and
+    /// returns the `ElicitResult` (e.g. `{"action":"accept","content":{…}}`).
     pub fn on_elicitation(mut self, handler: impl FnMut(&Value) -> Value + Send + 'static) -> Self {
         self.elicitation = Some(Box::new(handler));
         self
     }
 
-    /// Declares the `sampling` capability and answers sampling requests with
-    /// `handler` (legacy: `sampling/createMessage` requests; 2026-07-28:
-    /// `input_required` results, retried with the answers).
+    /// Declares the `sampling` capability and answers the tools' sampling
+    /// requests with `handler`: it gets the params as JSON and returns the
+    /// `CreateMessageResult` (e.g.
+    /// `{"role":"assistant","content":{"type":"text","text":"…"},"model":"m"}`).
     pub fn on_sampling(mut self, handler: impl FnMut(&Value) -> Value + Send + 'static) -> Self {
         self.sampling = Some(Box::new(handler));
         self
     }
 
-    /// Receives log messages at `level` and above (legacy:
-    /// `logging/setLevel`; 2026-07-28: the per-request `logLevel`).
+    /// Collects the log messages tools send at `level` and above
+    /// ([`CallResult::logs`]); without it, none.
     pub fn log_level(mut self, level: Level) -> Self {
         self.log_level = Some(level);
         self
     }
 
-    /// Starts the server in-process and connects.
-    pub async fn connect(self) -> Result<Client, RpcError> {
-        let (transport, server_end) = memory();
-        let (read, write) = tokio::io::split(server_end);
-        let server = tokio::spawn(self.server.serve(read, write));
-        let capabilities = ClientCapabilities {
-            elicitation: self.elicitation.is_some().then(JsonObject::new),
-            sampling: self.sampling.is_some().then(JsonObject::new),
-            ..ClientCapabilities::default()
-        };
-        let mut client = Client {
-            transport,
-            server,
-            version: self.version,
-            capabilities,
-            elicitation: self.elicitation,
-            sampling: self.sampling,
-            log_level: self.log_level,
-            next_id: 1,
-            pending: Vec::new(),
-        };
-        if !self.version.is_modern() {
-            let init = InitializeParams {
-                protocol_version: self.version.as_str().to_owned(),
-                capabilities: client.capabilities.clone(),
-                client_info: client_info(),
-            };
-            let init = serde_json::to_value(init).map_err(transport_error)?;
-            client.raw_request("initialize", init).await?;
-            client.notify("notifications/initialized", json!({})).await;
-            if let Some(level) = self.log_level {
-                client
-                    .raw_request("logging/setLevel", json!({"level": level.as_str()}))
-                    .await?;
-            }
+    /// The client, on the server's in-process door. Fails as serving would
+    /// on a bad registration (a duplicate tool, a `State<T>` nobody gave).
+    /// `async` so that it reads like [`wire::ClientBuilder::connect`](super::wire::ClientBuilder::connect):
+    /// a test switches between the two by its `use` line.
+    pub async fn connect(self) -> Result<Client, Error> {
+        let mut local = self.server.local()?.protocol_version(self.version);
+        if let Some(handler) = self.elicitation {
+            let handler = shared(handler);
+            local = local.on_elicitation(move |params| {
+                let answer = answer::<_, ElicitResult>(&handler, &params, "elicitation");
+                async move { answer }
+            });
         }
-        Ok(client)
+        if let Some(handler) = self.sampling {
+            let handler = shared(handler);
+            local = local.on_sampling(move |params| {
+                let answer = answer::<_, CreateMessageResult>(&handler, &params, "sampling");
+                async move { answer }
+            });
+        }
+        Ok(Client {
+            local,
+            version: self.version,
+            log_level: self.log_level,
+        })
     }
 }
 
-/// An in-process MCP client for tests.
+/// A handler the door's callbacks (`Fn`, shared across calls) can run.
+type Shared = Arc<Mutex<Box<dyn FnMut(&Value) -> Value + Send>>>;
+
+fn shared(handler: Box<dyn FnMut(&Value) -> Value + Send>) -> Shared {
+    Arc::new(Mutex::new(handler))
+}
+
+/// Runs a JSON handler on typed params and reads its answer as `R`; an
+/// answer that is not one is the error a client's bad answer gives the tool.
+fn answer<P: Serialize, R: DeserializeOwned>(
+    handler: &Shared,
+    params: &P,
+    what: &str,
+) -> Result<R, RpcError> {
+    let params = serde_json::to_value(params)
+        .map_err(|err| RpcError::internal_error(format!("the {what} request as JSON: {err}")))?;
+    let mut handler = handler.lock().unwrap_or_else(PoisonError::into_inner);
+    let reply = handler(&params);
+    serde_json::from_value(reply).map_err(|err| {
+        RpcError::invalid_params(format!("the test's {what} handler answered: {err}"))
+    })
+}
+
+/// An in-process client for tests of tools: a thin layer over the server's
+/// in-process door ([`Server::local`], [`LocalClient`]), so a call runs the
+/// tool with the server's limits, timeouts and panic catching, and no JSON
+/// text on the way. Arguments and handler answers are JSON values; results
+/// are typed ([`CallResult`]). Calls take `&self`: several run at once.
 ///
-/// It speaks the wire on purpose: JSON-RPC lines over the memory
-/// transport, through the same main loop as stdio, so that its results are
-/// the wire's `result` objects (each revision's shapes, `resultType` and
-/// `_meta` in the 2026-07-28 era) and its 2026-07-28 calls go through
-/// `input_required` rounds and sealed `requestState`s, which tests of the
-/// protocol check. To call tools in-process with typed values and no JSON
-/// (an agent loop, a host), use [`Server::local`] and its
-/// [`LocalClient`](crate::LocalClient).
+/// What the wire carries (each revision's shapes, `resultType`, `_meta`,
+/// `input_required` rounds, notifications outside calls) is not seen here;
+/// a test of the protocol uses [`wire::Client`](super::wire::Client).
 ///
 /// ```
 /// use mcp_runtime::testing::Client;
@@ -137,47 +142,19 @@ impl ClientBuilder {
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let mut client = Client::builder(Server::new("t", "1").tools(tools![count])).connect().await?;
-/// let tools = client.list_tools().await?;
-/// assert_eq!(tools[0]["name"], "count");
+/// let client = Client::builder(Server::new("t", "1").tools(tools![count])).connect().await?;
+/// assert_eq!(client.tools()[0].name, "count");
 /// let result = client.call_with_progress("count", serde_json::json!({"n": 3})).await?;
 /// assert_eq!(result.text(), Some("counted to 3"));
 /// assert_eq!(result.progress().len(), 3);
 /// # Ok(())
 /// # }
 /// ```
+#[derive(Clone, Debug)]
 pub struct Client {
-    transport: MemoryTransport,
-    server: JoinHandle<io::Result<()>>,
+    local: LocalClient,
     version: ProtocolVersion,
-    capabilities: ClientCapabilities,
-    elicitation: Option<ElicitationHandler>,
-    sampling: Option<SamplingHandler>,
     log_level: Option<Level>,
-    next_id: u64,
-    /// Notifications received outside of any call.
-    pending: Vec<Value>,
-}
-
-impl fmt::Debug for Client {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Client")
-            .field("version", &self.version)
-            .finish_non_exhaustive()
-    }
-}
-
-/// Who the test client says it is.
-fn client_info() -> Implementation {
-    Implementation::new("mcp-runtime-testing", env!("CARGO_PKG_VERSION"))
-}
-
-fn transport_error(err: impl fmt::Display) -> RpcError {
-    RpcError {
-        code: 0,
-        message: format!("transport: {err}"),
-        data: None,
-    }
 }
 
 impl Client {
@@ -192,251 +169,76 @@ impl Client {
         }
     }
 
-    /// The protocol revision this client speaks.
+    /// The protocol revision this client presents.
     pub fn protocol_version(&self) -> ProtocolVersion {
         self.version
     }
 
-    /// The 2026-07-28 `_meta` of a request: the envelope (written from
-    /// the one struct of its keys, the one the server reads), then `extra`.
-    fn envelope(&self, extra: Option<Value>) -> Result<Value, RpcError> {
-        let mut envelope = self
-            .capabilities
-            .envelope(self.version.as_str(), &client_info())
-            .map_err(transport_error)?;
-        envelope.log_level = self.log_level.map(|level| level.as_str().into());
-        let mut meta = serde_json::to_value(&envelope).map_err(transport_error)?;
-        if let (Some(Value::Object(extra)), Some(map)) = (extra, meta.as_object_mut()) {
-            map.extend(extra);
-        }
-        Ok(meta)
+    /// The door this client is a layer over, for what it does not wrap
+    /// (a principal, typed callbacks, a per-call timeout).
+    pub fn local(&self) -> &LocalClient {
+        &self.local
     }
 
-    async fn notify(&mut self, method: &str, params: Value) {
-        let line = json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string();
-        // A closed server shows up on the next request.
-        let _ = self.transport.send(&line).await;
+    /// Every tool, as `tools/list` lists it.
+    pub fn tools(&self) -> Vec<Tool> {
+        self.local.tools()
     }
 
-    /// Sends a request (adding the envelope in the 2026-07-28 era) and waits
-    /// for its response, answering elicitations and collecting notifications
-    /// meanwhile.
-    pub async fn request(&mut self, method: &str, params: Value) -> Result<Value, RpcError> {
-        Ok(self.request_collecting(method, params, None).await?.0)
+    /// Calls a tool with `arguments` (a JSON object, or `null` for none).
+    /// An unknown tool is the `Err` the wire answers with; everything the
+    /// tool does, invalid arguments included, is a result.
+    pub async fn call(&self, name: &str, arguments: Value) -> Result<CallResult, RpcError> {
+        self.call_inner(name, arguments, false).await
     }
 
-    async fn raw_request(&mut self, method: &str, params: Value) -> Result<Value, RpcError> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let line =
-            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
-        self.transport.send(&line).await.map_err(transport_error)?;
-        let mut notifications = Vec::new();
-        let result = self.await_response(id, &mut notifications).await;
-        self.pending.extend(notifications);
-        result
-    }
-
-    async fn request_collecting(
-        &mut self,
-        method: &str,
-        mut params: Value,
-        meta: Option<Value>,
-    ) -> Result<(Value, Vec<Value>), RpcError> {
-        if self.version.is_modern() {
-            params["_meta"] = self.envelope(meta)?;
-        } else if let Some(meta) = meta {
-            params["_meta"] = meta;
-        }
-        let id = self.next_id;
-        self.next_id += 1;
-        let line =
-            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
-        self.transport.send(&line).await.map_err(transport_error)?;
-        let mut notifications = Vec::new();
-        let result = self.await_response(id, &mut notifications).await?;
-        Ok((result, notifications))
-    }
-
-    async fn await_response(
-        &mut self,
-        id: u64,
-        notifications: &mut Vec<Value>,
-    ) -> Result<Value, RpcError> {
-        loop {
-            let line = self
-                .transport
-                .recv()
-                .await
-                .map_err(transport_error)?
-                .ok_or_else(|| transport_error("the server closed the connection"))?;
-            let message: Value = serde_json::from_str(&line).map_err(transport_error)?;
-            let has_method = message.get("method").is_some();
-            if !has_method && message["id"] == id {
-                if let Some(error) = message.get("error") {
-                    return Err(RpcError {
-                        code: error["code"].as_i64().unwrap_or_default(),
-                        message: error["message"].as_str().unwrap_or_default().to_owned(),
-                        data: error.get("data").cloned(),
-                    });
-                }
-                return Ok(message["result"].clone());
-            }
-            if has_method && message.get("id").is_some() {
-                self.answer_server_request(&message).await?;
-            } else {
-                notifications.push(message);
-            }
-        }
-    }
-
-    /// The handler answering requests of `method`, if this client has one.
-    fn handler(
-        &mut self,
-        method: &str,
-    ) -> Option<&mut (dyn FnMut(&Value) -> Value + Send + 'static)> {
-        match method {
-            "elicitation/create" => self.elicitation.as_deref_mut(),
-            "sampling/createMessage" => self.sampling.as_deref_mut(),
-            _ => None,
-        }
-    }
-
-    async fn answer_server_request(&mut self, request: &Value) -> Result<(), RpcError> {
-        let method = request["method"].as_str().unwrap_or_default();
-        let reply = match self.handler(method) {
-            Some(handler) => {
-                json!({"jsonrpc": "2.0", "id": request["id"], "result": handler(&request["params"])})
-            }
-            None => json!({"jsonrpc": "2.0", "id": request["id"], "error": {
-                "code": -32601, "message": format!("Method not found: {method}")}}),
-        };
-        self.transport
-            .send(&reply.to_string())
-            .await
-            .map_err(transport_error)
-    }
-
-    /// Every tool, following `nextCursor` through all pages.
-    pub async fn list_tools(&mut self) -> Result<Vec<Value>, RpcError> {
-        let mut tools = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
-            let params = match &cursor {
-                Some(cursor) => json!({"cursor": cursor}),
-                None => json!({}),
-            };
-            let page = self.request("tools/list", params).await?;
-            tools.extend(page["tools"].as_array().cloned().unwrap_or_default());
-            match page.get("nextCursor").and_then(Value::as_str) {
-                Some(next) => cursor = Some(next.to_owned()),
-                None => return Ok(tools),
-            }
-        }
-    }
-
-    /// Calls a tool; elicitations and sampling requests are answered by the
-    /// handlers (2026-07-28:
-    /// the call is retried with the answers until it completes).
-    pub async fn call(&mut self, name: &str, arguments: Value) -> Result<CallResult, RpcError> {
-        self.call_inner(name, arguments, None).await
-    }
-
-    /// [`Client::call`] with a `progressToken`, so the tool's progress is
-    /// reported (see [`CallResult::progress`]).
+    /// [`Client::call`] that also collects the tool's progress reports
+    /// ([`CallResult::progress`]), as a call with a `progressToken` would.
     pub async fn call_with_progress(
-        &mut self,
+        &self,
         name: &str,
         arguments: Value,
     ) -> Result<CallResult, RpcError> {
-        let token = format!("progress-{}", self.next_id);
-        self.call_inner(name, arguments, Some(json!({"progressToken": token})))
-            .await
+        self.call_inner(name, arguments, true).await
     }
 
     async fn call_inner(
-        &mut self,
+        &self,
         name: &str,
         arguments: Value,
-        meta: Option<Value>,
+        with_progress: bool,
     ) -> Result<CallResult, RpcError> {
-        let mut params = json!({"name": name, "arguments": arguments});
-        let mut notifications = Vec::new();
-        // Bounded, so a tool that never stops asking cannot hang a test.
-        for _ in 0..32 {
-            let (result, mut received) = self
-                .request_collecting("tools/call", params.clone(), meta.clone())
-                .await?;
-            notifications.append(&mut received);
-            if result["resultType"] != "input_required" {
-                return Ok(CallResult {
-                    result,
-                    notifications,
-                });
+        let arguments = match arguments {
+            Value::Object(arguments) => arguments,
+            Value::Null => Map::new(),
+            other => {
+                return Err(RpcError::invalid_params(format!(
+                    "the arguments of '{name}' must be an object, not {other}"
+                )));
             }
-            let mut responses = Map::new();
-            for (key, request) in result["inputRequests"]
-                .as_object()
-                .cloned()
-                .unwrap_or_default()
-            {
-                let method = request["method"].as_str().unwrap_or_default();
-                let Some(handler) = self.handler(method) else {
-                    return Err(RpcError {
-                        code: 0,
-                        message: format!(
-                            "the tool asked for input ({method}) and this client has no handler for it"
-                        ),
-                        data: Some(result),
-                    });
-                };
-                responses.insert(key, handler(&request["params"]));
-            }
-            params["inputResponses"] = Value::Object(responses);
-            match result.get("requestState") {
-                Some(state) => params["requestState"] = state.clone(),
-                None => {
-                    if let Some(map) = params.as_object_mut() {
-                        map.remove("requestState");
-                    }
-                }
-            }
+        };
+        let progress = Arc::new(Mutex::new(Vec::new()));
+        let logs = Arc::new(Mutex::new(Vec::new()));
+        let mut options = CallOptions::new();
+        if with_progress {
+            let progress = Arc::clone(&progress);
+            options = options.on_progress(move |params| lock(&progress).push(params));
         }
-        Err(RpcError {
-            code: 0,
-            message: "the tool asked for input 32 times in a row".into(),
-            data: None,
+        if let Some(level) = self.log_level {
+            let logs = Arc::clone(&logs);
+            options = options
+                .log_level(level)
+                .on_log(move |params| lock(&logs).push(params));
+        }
+        let result = self.local.call_with(name, arguments, options).await?;
+        Ok(CallResult {
+            result,
+            progress: std::mem::take(&mut *lock(&progress)),
+            logs: std::mem::take(&mut *lock(&logs)),
         })
     }
+}
 
-    /// Notifications received outside of any call (e.g. `list_changed`),
-    /// taken out of the client.
-    pub fn take_notifications(&mut self) -> Vec<Value> {
-        std::mem::take(&mut self.pending)
-    }
-
-    /// Waits for the next message the server sends on its own (a
-    /// notification), for at most `timeout`.
-    pub async fn next_notification(&mut self, timeout: std::time::Duration) -> Option<Value> {
-        if !self.pending.is_empty() {
-            return Some(self.pending.remove(0));
-        }
-        let line = tokio::time::timeout(timeout, self.transport.recv())
-            .await
-            .ok()?
-            .ok()??;
-        serde_json::from_str(&line).ok()
-    }
-
-    /// Sends a notification (e.g. `notifications/cancelled`).
-    pub async fn send_notification(&mut self, method: &str, params: Value) {
-        self.notify(method, params).await;
-    }
-
-    /// Closes the connection and waits for the server to finish.
-    pub async fn close(mut self) -> io::Result<()> {
-        self.transport.close().await?;
-        while self.transport.recv().await?.is_some() {}
-        self.server.await.map_err(io::Error::other)?
-    }
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

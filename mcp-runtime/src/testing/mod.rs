@@ -2,11 +2,14 @@
 //! so production binaries do not carry them). This module owns the re-exports;
 //! each part lives in its own file:
 //!
-//! - [`Client`] (`client.rs`): an in-process MCP client for unit tests of
-//!   tools, in either era: list and call tools, answer elicitations, collect
-//!   progress and logs. No process and no pipes: it talks to the server
-//!   through an in-memory transport ([`memory`]), through the same main loop
-//!   as stdio; what it returns is in `results.rs`.
+//! - [`Client`] (`client.rs`): the client for unit tests of tools, a thin
+//!   layer over the in-process door ([`LocalClient`](crate::LocalClient)):
+//!   list and call tools with JSON arguments, answer elicitations and
+//!   sampling, collect progress and logs; typed results (`results.rs`).
+//! - [`wire::Client`] (`wire.rs`): the client for tests of the protocol. It
+//!   speaks JSON-RPC lines, in either era, to the server over an in-memory
+//!   transport ([`memory`]), through the same main loop as stdio, and returns
+//!   the wire's `result` objects and notifications.
 //! - The golden gate (`snapshot.rs`):
 //!   [`assert_tools_snapshot!`](crate::assert_tools_snapshot) fails with a
 //!   unified line diff when the advertised tool surface changes, and rewrites
@@ -15,10 +18,21 @@
 mod client;
 mod results;
 mod snapshot;
+pub mod wire;
+
+use serde_json::Value;
 
 pub use crate::transport::{MemoryTransport, memory};
-pub use client::{Client, ClientBuilder, ElicitationHandler, SamplingHandler};
+pub use client::{Client, ClientBuilder};
 pub use results::{CallResult, RpcError};
+
+/// Answers an `elicitation/create` request: gets its `params`, returns the
+/// `ElicitResult` (e.g. `{"action":"accept","content":{…}}`).
+pub type ElicitationHandler = Box<dyn FnMut(&Value) -> Value + Send>;
+
+/// Answers a `sampling/createMessage` request: gets its `params`, returns the
+/// `CreateMessageResult` (e.g. `{"role":"assistant","content":{"type":"text","text":"…"},"model":"m"}`).
+pub type SamplingHandler = Box<dyn FnMut(&Value) -> Value + Send>;
 pub use snapshot::{ToolSurface, UPDATE_SNAPSHOTS_ENV, assert_snapshot};
 
 /// Checks that `store` behaves as every [`Store`](crate::store::Store) must

@@ -1,64 +1,67 @@
-//! What the test client returns: a call's result with the notifications that
-//! came during it, and the JSON-RPC errors the server answered with.
+//! What the test client returns: a call's typed result with the progress
+//! and log messages that came during it, and the JSON-RPC errors the server
+//! answered with.
 
+use crate::protocol::model::{CallToolResult, ContentBlock, LoggingMessageParams, ProgressParams};
 use serde_json::Value;
 
 /// A JSON-RPC error the server answered with: the one error object of
 /// the wire model.
 pub use crate::protocol::RpcError;
 
-/// A `tools/call` result.
+/// A `tools/call` result, typed, with what the tool reported while it ran.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallResult {
-    /// The whole `result` object.
-    pub result: Value,
-    /// Notifications that arrived while the call ran (progress, logs, …).
-    pub notifications: Vec<Value>,
+    /// The result, as a client reads it.
+    pub result: CallToolResult,
+    pub(super) progress: Vec<ProgressParams>,
+    pub(super) logs: Vec<LoggingMessageParams>,
 }
 
 impl CallResult {
     /// Whether the result has `isError: true`.
     pub fn is_error(&self) -> bool {
-        self.result["isError"] == true
+        self.result.is_error
     }
 
     /// The text of the first text block.
     pub fn text(&self) -> Option<&str> {
-        self.result["content"]
-            .as_array()?
-            .iter()
-            .find(|b| b["type"] == "text")?["text"]
-            .as_str()
+        self.result.content.iter().find_map(|block| match block {
+            ContentBlock::Text(text) => Some(text.text.as_str()),
+            _ => None,
+        })
     }
 
     /// The `type` of each content block, in order (`"text"`, `"image"`, …).
-    pub fn content_types(&self) -> Vec<&str> {
-        self.result["content"]
-            .as_array()
-            .map(|blocks| blocks.iter().filter_map(|b| b["type"].as_str()).collect())
-            .unwrap_or_default()
+    pub fn content_types(&self) -> Vec<&'static str> {
+        self.result
+            .content
+            .iter()
+            .map(|block| match block {
+                ContentBlock::Text(_) => "text",
+                ContentBlock::Image(_) => "image",
+                ContentBlock::Audio(_) => "audio",
+                ContentBlock::ResourceLink(_) => "resource_link",
+                ContentBlock::Resource(_) => "resource",
+            })
+            .collect()
     }
 
     /// `structuredContent`, if any.
     pub fn structured(&self) -> Option<&Value> {
-        self.result.get("structuredContent")
+        self.result.structured_content.as_ref()
     }
 
-    /// The `params` of the `notifications/progress` received during the call.
-    pub fn progress(&self) -> Vec<&Value> {
-        self.with_method("notifications/progress")
+    /// The progress the tool reported (only in a call made with
+    /// [`Client::call_with_progress`](super::Client::call_with_progress)).
+    pub fn progress(&self) -> &[ProgressParams] {
+        &self.progress
     }
 
-    /// The `params` of the `notifications/message` (logs) received during the call.
-    pub fn logs(&self) -> Vec<&Value> {
-        self.with_method("notifications/message")
-    }
-
-    fn with_method(&self, method: &str) -> Vec<&Value> {
-        self.notifications
-            .iter()
-            .filter(|n| n["method"] == method)
-            .map(|n| &n["params"])
-            .collect()
+    /// The log messages the tool sent at the client's
+    /// [`log_level`](super::ClientBuilder::log_level) and above (none
+    /// without one).
+    pub fn logs(&self) -> &[LoggingMessageParams] {
+        &self.logs
     }
 }

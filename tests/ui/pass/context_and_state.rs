@@ -35,11 +35,11 @@ async fn main() {
     assert_eq!(schema["properties"].as_object().unwrap().len(), 2, "{schema}");
 
     let server = Server::new("s", "1").state(Hits { count: AtomicU32::new(0) }).tools(tools![visit, sluggish]);
-    let mut client = Client::builder(server).log_level(Level::Info).connect().await.unwrap();
+    let client = Client::builder(server).log_level(Level::Info).connect().await.unwrap();
     let first = client.call_with_progress("visit", json!({"name": "Ada", "excited": true})).await.unwrap();
     assert_eq!(first.text(), Some("Hello Ada! Visit 1 via visit"));
     assert_eq!(first.progress().len(), 1);
-    assert_eq!(first.logs()[0]["data"], "visit 1");
+    assert_eq!(first.logs()[0].data, "visit 1");
     let second = client.call("visit", json!({"name": "Bo"})).await.unwrap();
     assert_eq!(second.text(), Some("Hello Bo. Visit 2 via visit"));
     let slow = client.call("sluggish", json!({})).await.unwrap();

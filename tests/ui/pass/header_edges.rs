@@ -37,7 +37,7 @@ async fn main() {
     assert!(props["sql"].get("x-mcp-header").is_none());
 
     let server = Server::new("h", "1").tools(tools![query]);
-    let mut client = Client::builder(server).protocol_version(ProtocolVersion::V2025_11_25).connect().await.unwrap();
+    let client = Client::builder(server).protocol_version(ProtocolVersion::V2025_11_25).connect().await.unwrap();
     let ok = client
         .call("query", json!({"region": "eu", "shard": 1, "tenant": 9_007_199_254_740_991_u64, "sql": "select 1"}))
         .await

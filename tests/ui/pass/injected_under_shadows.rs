@@ -58,7 +58,7 @@ async fn main() {
     let listed = tools![shadowed::greet, shadowed::named];
     assert_eq!(listed[0].input_schema()["required"], json!(["who"]));
     let server = Server::new("s", "1").state(shadowed::Greeting { text: "Hello" }).tools(listed);
-    let mut client = Client::builder(server).connect().await.unwrap();
+    let client = Client::builder(server).connect().await.unwrap();
     let greeted = client.call("greet", json!({"who": "Ada"})).await.unwrap();
     assert_eq!(greeted.text(), Some("Hello Ada from greet"));
     let named = client.call("named", json!({})).await.unwrap();

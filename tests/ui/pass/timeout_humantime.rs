@@ -20,7 +20,7 @@ async fn patient() -> String {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let server = Server::new("s", "1").tools(tools![sluggish, patient]);
-    let mut client = Client::builder(server).connect().await.unwrap();
+    let client = Client::builder(server).connect().await.unwrap();
     let slow = client.call("sluggish", json!({})).await.unwrap();
     assert_eq!(slow.text(), Some("The tool 'sluggish' timed out after 100ms."));
     let fine = client.call("patient", json!({})).await.unwrap();
