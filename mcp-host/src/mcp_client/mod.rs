@@ -1,4 +1,4 @@
-//! The era layer over the [`Dispatcher`](crate::client::Dispatcher): an MCP
+//! The era layer over the [`Dispatcher`]: an MCP
 //! client of one configured server, speaking the legacy handshake
 //! (2024-11-05 to 2025-11-25) or the stateless 2026-07-28 era.
 //!

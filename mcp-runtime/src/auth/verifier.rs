@@ -40,7 +40,7 @@ impl<'a> Bearer<'a> {
 
 /// Checks a bearer token and says who sent it.
 ///
-/// [`JwtVerifier`](super::JwtVerifier) (feature `jwt`) checks signed JWTs
+/// `JwtVerifier` (feature `jwt`) checks signed JWTs
 /// against a JWKS; implement this trait for anything else: token
 /// introspection (RFC 7662) at the authorization server, or a gateway in
 /// front that has verified the token already and says so in a header.
