@@ -1,5 +1,8 @@
 //! Classifying one incoming line: request, notification, response, or a
-//! rejection that says which JSON-RPC error it earns.
+//! rejection that says which JSON-RPC error it earns; and the params of
+//! each method a server serves ([`requests`]).
+
+pub mod requests;
 
 use super::params::Params;
 use super::{ErrorCode, RpcError};

@@ -1,7 +1,9 @@
 //! What the bytes of the [Model Context Protocol](https://modelcontextprotocol.io)
 //! mean, and the only place that writes them: revisions and what each
-//! carries ([`ProtocolVersion`]), incoming message shapes ([`incoming`]) and
-//! the one parse of a request's params ([`params`]), the typed outgoing
+//! carries ([`ProtocolVersion`]), incoming message shapes and the params
+//! of each method a server serves ([`incoming`], [`incoming::requests`]),
+//! the one parse of the members of a request's params every layer decides
+//! on ([`params`]), the typed outgoing
 //! messages ([`outgoing`], [`tool_def`], [`content`]) and their framing
 //! ([`frame`]), error codes and the reserved `_meta` keys ([`meta`]), W3C
 //! trace context ([`trace_context`]); the client direction: typed requests

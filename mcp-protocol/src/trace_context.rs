@@ -3,6 +3,9 @@
 //! (2026-07-28) or as HTTP headers. A value that does not parse is ignored,
 //! never an error: tracing must not make a call fail.
 
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::fmt;
 
 /// The longest `tracestate` kept (the W3C limit for a whole header value).
@@ -39,6 +42,26 @@ impl TraceContext {
             flags,
             state,
         })
+    }
+
+    /// The context in a 2026-07-28 request's `params._meta` (its
+    /// `traceparent` and `tracestate` keys). A missing or invalid
+    /// `traceparent` (not even a string) is no context, never an error.
+    pub fn from_meta(meta: &RawValue) -> Option<TraceContext> {
+        #[derive(Deserialize)]
+        struct Keys<'a> {
+            // Raw, so that a wrongly typed value is ignored, not a failure
+            // of the whole `_meta`.
+            #[serde(default, borrow)]
+            traceparent: Option<&'a RawValue>,
+            #[serde(default, borrow)]
+            tracestate: Option<&'a RawValue>,
+        }
+        let keys: Keys<'_> = serde_json::from_str(meta.get()).ok()?;
+        let text = |raw: &RawValue| serde_json::from_str::<Cow<'_, str>>(raw.get()).ok();
+        let traceparent = text(keys.traceparent?)?;
+        let tracestate = keys.tracestate.and_then(text);
+        TraceContext::parse(&traceparent, tracestate.as_deref())
     }
 
     /// The trace id as 32 lowercase hex digits.
@@ -160,6 +183,27 @@ mod tests {
         for case in cases {
             assert_eq!(TraceContext::parse(case, Some("a=b")), None, "{case:?}");
         }
+    }
+
+    #[test]
+    fn the_context_is_read_from_meta_and_a_bad_one_ignored() {
+        let trace = |traceparent: serde_json::Value| {
+            let meta = serde_json::json!({
+                crate::meta::PROTOCOL_VERSION: "2026-07-28",
+                "traceparent": traceparent,
+                "tracestate": "vendor=1",
+            })
+            .to_string();
+            TraceContext::from_meta(&RawValue::from_string(meta).unwrap())
+        };
+        let context = trace(VALID.into()).expect("a trace context");
+        assert_eq!(context.to_string(), VALID);
+        assert_eq!(context.state.as_deref(), Some("vendor=1"));
+        // Invalid, or not even a string: no trace context.
+        assert_eq!(trace("00-nonsense".into()), None);
+        assert_eq!(trace(42.into()), None);
+        let none = RawValue::from_string("{}".to_owned()).unwrap();
+        assert_eq!(TraceContext::from_meta(&none), None);
     }
 
     #[test]

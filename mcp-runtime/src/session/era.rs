@@ -16,11 +16,7 @@ use crate::protocol::RpcError;
 use crate::protocol::incoming::without_position;
 use crate::protocol::outgoing::ErrorData;
 use crate::protocol::params::{Meta, Params};
-use crate::protocol::trace_context::TraceContext;
 use crate::protocol::{ErrorCode, ProtocolVersion, meta};
-use serde::Deserialize;
-use serde_json::value::RawValue;
-use std::borrow::Cow;
 use std::sync::Arc;
 
 /// The version `initialize` agrees on: the client's when it is a legacy version
@@ -39,26 +35,6 @@ pub(crate) struct RequestInfo {
     pub(crate) client: Arc<ClientInfo>,
     /// 2026-07-28: the request's `logLevel`.
     pub(crate) log_level: Option<Level>,
-}
-
-/// The caller's trace context in a 2026-07-28 request's `params._meta`
-/// (`traceparent`, `tracestate`). A missing or invalid `traceparent` (not
-/// even a string) is no trace context, never an error. Read only when a
-/// span will carry it, so a call nobody traces never parses it.
-pub(crate) fn trace_context(meta: Option<&RawValue>) -> Option<TraceContext> {
-    #[derive(Deserialize)]
-    struct Keys<'a> {
-        // Raw, so that a wrongly typed value is ignored, not a failure.
-        #[serde(default, borrow)]
-        traceparent: Option<&'a RawValue>,
-        #[serde(default, borrow)]
-        tracestate: Option<&'a RawValue>,
-    }
-    let keys: Keys<'_> = serde_json::from_str(meta?.get()).ok()?;
-    let text = |raw: &RawValue| serde_json::from_str::<Cow<'_, str>>(raw.get()).ok();
-    let traceparent = text(keys.traceparent?)?;
-    let tracestate = keys.tracestate.and_then(text);
-    TraceContext::parse(&traceparent, tracestate.as_deref())
 }
 
 /// The revision and caller a request is served for, enforcing the era
@@ -182,7 +158,8 @@ fn unsupported_version(requested: &str, lifecycle: Lifecycle) -> RpcError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::{Value, json};
+    use serde_json::json;
+    use serde_json::value::RawValue;
 
     #[test]
     fn negotiation_echoes_or_counter_offers() {
@@ -211,27 +188,6 @@ mod tests {
         .unwrap();
         assert_eq!(info.version, ProtocolVersion::V2026_07_28);
         assert_eq!(info.log_level, Some(Level::Info));
-    }
-
-    #[test]
-    fn the_trace_context_is_read_from_meta_and_a_bad_one_ignored() {
-        let trace = |traceparent: Value| {
-            let meta = json!({
-                meta::PROTOCOL_VERSION: "2026-07-28",
-                "traceparent": traceparent,
-                "tracestate": "vendor=1",
-            })
-            .to_string();
-            trace_context(Some(serde_json::from_str(&meta).unwrap()))
-        };
-        let good = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-        let context = trace(json!(good)).expect("a trace context");
-        assert_eq!(context.to_string(), good);
-        assert_eq!(context.state.as_deref(), Some("vendor=1"));
-        // Invalid, or not even a string: no trace context.
-        assert_eq!(trace(json!("00-nonsense")), None);
-        assert_eq!(trace(json!(42)), None);
-        assert_eq!(trace_context(None), None);
     }
 
     #[test]

@@ -23,10 +23,11 @@ pub(crate) use methods::listen::close_subscriptions;
 pub(crate) use methods::listen::notify_tools_changed;
 
 use crate::conn::connection::{ClientReply, Connection, canonical_id};
+use crate::protocol::incoming::requests::CancelledParams;
 use crate::protocol::incoming::{Incoming, Rejection, without_position};
 use crate::protocol::outgoing::{self, ErrorData, Reply};
 use crate::protocol::params::Params;
-use crate::protocol::{ErrorCode, RpcError};
+use crate::protocol::{ErrorCode, ProtocolVersion, RpcError};
 use crate::shared::Shared;
 use serde::Deserialize;
 use serde_json::Value;
@@ -95,7 +96,7 @@ impl Session {
     }
 
     /// A reply to request `id` under `version`.
-    fn reply<'a>(&'a self, id: &'a RawValue, version: crate::ProtocolVersion) -> Reply<'a> {
+    fn reply<'a>(&'a self, id: &'a RawValue, version: ProtocolVersion) -> Reply<'a> {
         Reply::new(id, version, self.shared.identity.server_meta())
     }
 
@@ -153,13 +154,8 @@ impl Session {
     fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
         match method {
             "notifications/cancelled" => {
-                #[derive(Deserialize)]
-                struct Cancelled<'a> {
-                    #[serde(rename = "requestId", borrow)]
-                    request_id: &'a RawValue,
-                }
                 let Some(cancelled) =
-                    params.and_then(|p| serde_json::from_str::<Cancelled<'_>>(p.get()).ok())
+                    params.and_then(|p| serde_json::from_str::<CancelledParams<'_>>(p.get()).ok())
                 else {
                     return;
                 };
@@ -176,11 +172,19 @@ impl Session {
         method: &str,
         params: Params<'_>,
     ) -> Result<(), RpcError> {
-        // An enveloped `initialize` is a 2026-07-28 request, and that era has
-        // no such method: it goes through the era rules to the table, which
-        // answers `-32601` (on HTTP `404`). Only a bare one is a handshake.
-        if method == "initialize" && !params.enveloped() {
-            return self.initialize(id, params.raw);
+        let entry = table::find(method);
+        // The handshake decides the era, so it runs ahead of the era rules,
+        // as the bare request it is (`Eras::Handshake`). An enveloped one is
+        // a 2026-07-28 request, and that era has no such method: it goes
+        // through the era rules to `-32601` (on HTTP `404`).
+        if let Some(table::Entry {
+            eras: table::Eras::Handshake,
+            route: table::Route::Typed(run),
+            ..
+        }) = entry
+            && !params.enveloped()
+        {
+            return run(self, id, ProtocolVersion::LATEST_LEGACY, params.raw);
         }
         let info = era::request_info(
             &self.shared.recent_client,
@@ -189,7 +193,7 @@ impl Session {
             &params,
         )?;
         let version = info.version;
-        let Some(entry) = table::find(method).filter(|entry| entry.eras.include(version)) else {
+        let Some(entry) = entry.filter(|entry| entry.eras.include(version)) else {
             return Err(RpcError::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 format!("Method not found: {method}"),
@@ -204,7 +208,7 @@ impl Session {
         match entry.route {
             table::Route::Call => self.call_tool(id, info, params),
             table::Route::Typed(run) => run(self, id, version, params.raw),
-            table::Route::Own(handle) => handle(self, id, info, params.raw),
+            table::Route::Stream(open) => open(self, id, info, params.raw),
             table::Route::Task(method) => self.task_request(id, method, info, &params),
         }
     }

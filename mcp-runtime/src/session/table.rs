@@ -6,12 +6,15 @@
 //! handler only turns params into a result or a [`RpcError`] and is tested
 //! without an outbox.
 //!
-//! Adding a method: its params and result types, an `impl Method` in its
-//! family's file under `methods/`, and one [`entry`] in [`METHODS`].
+//! Adding a method: its params type in `mcp-protocol`
+//! (`incoming::requests`), an `impl Method` in its family's file under
+//! `methods/`, and one [`entry`] in [`METHODS`] (and a result type, in
+//! `mcp-protocol`'s `outgoing`, only for a shape no `Reply` method writes
+//! yet).
 
 use super::era::RequestInfo;
 use super::methods::tasks::TaskMethod;
-use super::methods::{lifecycle, logging, tools};
+use super::methods::{lifecycle, listen, logging, tools};
 use super::{Session, parse_params};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::RpcError;
@@ -23,6 +26,15 @@ use serde_json::value::RawValue;
 /// The eras a method exists in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Eras {
+    /// Before any era: the handshake (`initialize`), which is what opens a
+    /// legacy session, so the router runs it ahead of the era rules when it
+    /// comes bare (without the 2026-07-28 envelope). Its handler negotiates
+    /// the version itself; the router serves it as a legacy request
+    /// ([`ProtocolVersion::LATEST_LEGACY`]: no legacy reply carries the
+    /// envelope, so which legacy version does not change a byte). It is in
+    /// no era: an enveloped request for it is a 2026-07-28 request, and that
+    /// era has no such method (`-32601`).
+    Handshake,
     /// Only in a legacy session (opened by `initialize`, 2024-11-05..2025-11-25).
     Legacy,
     /// Only in the stateless 2026-07-28 era.
@@ -35,6 +47,7 @@ impl Eras {
     /// Whether a request served under `version` may call the method.
     pub(super) fn include(self, version: ProtocolVersion) -> bool {
         match self {
+            Eras::Handshake => false,
             Eras::Legacy => !version.is_modern(),
             Eras::Modern => version.is_modern(),
             Eras::Both => true,
@@ -70,7 +83,7 @@ pub(super) trait Method {
     /// Its result, borrowed from the session where it can be.
     type Result<'s>: Respond;
     /// The result for `params`, or why there is none. `version` is the
-    /// request's revision.
+    /// request's revision (for the handshake, see [`Eras::Handshake`]).
     fn handle<'s>(
         session: &'s Session,
         version: ProtocolVersion,
@@ -84,6 +97,44 @@ pub(super) trait Respond {
     fn respond(self, reply: Reply<'_>) -> Frame;
 }
 
+/// A method whose answer is a stream (`subscriptions/listen`): the router
+/// parses the params as [`Streaming::Params`], [`Streaming::accept`]
+/// checks them and says what the stream carries, the router writes that
+/// acknowledgement (the stream's first message), then [`Streaming::start`]
+/// starts the stream. Not a [`Method`]: the acknowledgement is a
+/// notification tagged with the subscription, not the response, which
+/// comes only when the stream ends (at shutdown; a cancelled stream gets
+/// none). The split keeps the checks testable without an outbox and the
+/// acknowledgement ahead of anything the stream sends.
+pub(super) trait Streaming {
+    /// The JSON-RPC method name.
+    const NAME: &'static str;
+    /// The eras it exists in; outside them it is `-32601`.
+    const ERAS: Eras;
+    /// The capability its family implies, if any.
+    const CAPABILITY: Option<Capability>;
+    /// Its params, borrowed from the request where they can be.
+    type Params<'p>: Deserialize<'p>;
+    /// What the stream was accepted for: written first, then started.
+    type Ack: Acknowledge;
+    /// The stream request `id` of `info`'s caller opens, or why it opens
+    /// none.
+    fn accept(
+        session: &Session,
+        id: &RawValue,
+        info: &RequestInfo,
+        params: Self::Params<'_>,
+    ) -> Result<Self::Ack, RpcError>;
+    /// Starts sending what `ack` accepted, after the router wrote it.
+    fn start(session: &Session, ack: Self::Ack);
+}
+
+/// How an accepted stream's first message is written.
+pub(super) trait Acknowledge {
+    /// The acknowledgement frame.
+    fn acknowledge(&self) -> Frame;
+}
+
 /// How the router runs an entry.
 #[derive(Clone, Copy)]
 pub(super) enum Route {
@@ -95,9 +146,9 @@ pub(super) enum Route {
     /// from the call's task. The router calls `Session::call_tool` directly,
     /// not through a pointer, so the hot path stays what it was.
     Call,
-    /// A method whose answer is not one result frame: `subscriptions/listen`
-    /// acknowledges, then streams until the client cancels it.
-    Own(fn(&mut Session, &RawValue, RequestInfo, Option<&RawValue>) -> Result<(), RpcError>),
+    /// A [`Streaming`] method: parsed, accepted, acknowledged and started
+    /// by [`open`]; it then streams until the client cancels it.
+    Stream(fn(&Session, &RawValue, RequestInfo, Option<&RawValue>) -> Result<(), RpcError>),
     /// `tasks/*` (Tasks extension): answered from the store, on a task of
     /// its own, once the request's own capabilities allow it.
     Task(TaskMethod),
@@ -122,9 +173,18 @@ pub(super) const fn entry<M: Method>() -> Entry {
     }
 }
 
-/// Every method but the bare `initialize` (the handshake, which runs before
-/// the era rules: `Session::on_request`). `tools/call` first: it is the one
-/// a busy server is asked most, and the lookup is a scan.
+/// The entry of a streaming method.
+pub(super) const fn stream_entry<M: Streaming>() -> Entry {
+    Entry {
+        name: M::NAME,
+        eras: M::ERAS,
+        capability: M::CAPABILITY,
+        route: Route::Stream(open::<M>),
+    }
+}
+
+/// Every method. `tools/call` first: it is the one a busy server is asked
+/// most, and the lookup is a scan.
 pub(super) static METHODS: &[Entry] = &[
     Entry {
         name: "tools/call",
@@ -136,12 +196,8 @@ pub(super) static METHODS: &[Entry] = &[
     entry::<lifecycle::Ping>(),
     entry::<logging::SetLevel>(),
     entry::<lifecycle::Discover>(),
-    Entry {
-        name: "subscriptions/listen",
-        eras: Eras::Modern,
-        capability: None,
-        route: Route::Own(Session::listen),
-    },
+    entry::<lifecycle::Initialize>(),
+    stream_entry::<listen::Listen>(),
     task_entry(TaskMethod::Get),
     task_entry(TaskMethod::Update),
     task_entry(TaskMethod::Cancel),
@@ -175,6 +231,20 @@ fn run<M: Method>(
     session
         .connection
         .send(result.respond(session.reply(id, version)));
+    Ok(())
+}
+
+/// Parses, accepts, acknowledges, starts: the one place a stream opens.
+fn open<M: Streaming>(
+    session: &Session,
+    id: &RawValue,
+    info: RequestInfo,
+    params: Option<&RawValue>,
+) -> Result<(), RpcError> {
+    let params: M::Params<'_> = parse_params(params, M::NAME)?;
+    let ack = M::accept(session, id, &info, params)?;
+    session.connection.send(ack.acknowledge());
+    M::start(session, ack);
     Ok(())
 }
 
@@ -238,8 +308,13 @@ mod tests {
             );
             assert_eq!(find(entry.name).map(|e| e.name), Some(entry.name));
         }
-        assert!(find("initialize").is_none() && find("resources/list").is_none());
+        assert!(find("resources/list").is_none());
         assert_eq!(find("ping").map(|e| e.eras), Some(Eras::Legacy));
+        assert_eq!(find("initialize").map(|e| e.eras), Some(Eras::Handshake));
+        // The router runs a handshake only through a typed route.
+        for entry in METHODS.iter().filter(|e| e.eras == Eras::Handshake) {
+            assert!(matches!(entry.route, Route::Typed(_)), "{}", entry.name);
+        }
         assert_eq!(find("server/discover").map(|e| e.eras), Some(Eras::Modern));
     }
 
@@ -249,5 +324,9 @@ mod tests {
         assert!(Eras::Legacy.include(legacy) && !Eras::Legacy.include(modern));
         assert!(!Eras::Modern.include(legacy) && Eras::Modern.include(modern));
         assert!(Eras::Both.include(legacy) && Eras::Both.include(modern));
+        assert!(!Eras::Handshake.include(legacy) && !Eras::Handshake.include(modern));
+        // Why the handshake may be replied to as any legacy request: no
+        // legacy reply carries the envelope.
+        assert!(!ProtocolVersion::LATEST_LEGACY.carries().envelope);
     }
 }

@@ -1,57 +1,66 @@
-//! `initialize`, `ping` and `server/discover`: opening a session, checking
-//! it is alive, and describing the server.
+//! `initialize`, `ping` and `server/discover`: opening a legacy session,
+//! checking it is alive, and describing the server.
 
 use crate::conn::client::ClientInfo;
 use crate::conn::lifecycle::Lifecycle;
 use crate::protocol::frame::Frame;
+use crate::protocol::incoming::requests::InitializeParams;
 use crate::protocol::outgoing::{DiscoverResult, InitializeResult, Reply};
 use crate::protocol::{ProtocolVersion, RpcError};
+use crate::session::Session;
 use crate::session::era;
 use crate::session::table::{self, Eras, Method, Respond};
-use crate::session::{Session, parse_params};
-use serde::Deserialize;
 use serde::de::IgnoredAny;
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use std::borrow::Cow;
 
-impl Session {
-    pub(in crate::session) fn initialize(
-        &mut self,
-        id: &RawValue,
-        params: Option<&RawValue>,
-    ) -> Result<(), RpcError> {
-        #[derive(Deserialize)]
-        struct InitializeParams<'a> {
-            #[serde(rename = "protocolVersion", borrow)]
-            protocol_version: Cow<'a, str>,
-            #[serde(default)]
-            capabilities: Option<Value>,
-            #[serde(rename = "clientInfo", default)]
-            client_info: Option<Value>,
-        }
-        let params: InitializeParams<'_> = parse_params(params, "initialize")?;
+impl Respond for InitializeResult<'_> {
+    fn respond(self, reply: Reply<'_>) -> Frame {
+        reply.initialize(&self)
+    }
+}
+
+/// `initialize`: opens a legacy session on a fresh connection, at the
+/// client's version when it is a legacy one this server speaks, else at
+/// the newest legacy one (a counter-offer). A connection that has a
+/// session already, or speaks the 2026-07-28 era, refuses it
+/// (`era::initialize_version`).
+#[derive(Debug)]
+pub(in crate::session) struct Initialize;
+
+impl Method for Initialize {
+    const NAME: &'static str = "initialize";
+    const ERAS: Eras = Eras::Handshake;
+    const CAPABILITY: Option<table::Capability> = None;
+    type Params<'p> = InitializeParams<'p>;
+    type Result<'s> = InitializeResult<'s>;
+
+    /// The version the router passes is no negotiated one (there is none
+    /// yet): the handler negotiates from the params.
+    fn handle<'s>(
+        session: &'s Session,
+        _: ProtocolVersion,
+        params: InitializeParams<'_>,
+    ) -> Result<InitializeResult<'s>, RpcError> {
         let requested = params.protocol_version;
-        let version = era::initialize_version(&self.connection, &requested)?;
-        self.connection.set_lifecycle(Lifecycle::Legacy { version });
-        self.connection.set_client_info(ClientInfo {
+        let version = era::initialize_version(&session.connection, &requested)?;
+        session
+            .connection
+            .set_lifecycle(Lifecycle::Legacy { version });
+        session.connection.set_client_info(ClientInfo {
             info: params.client_info,
             capabilities: params
                 .capabilities
                 .filter(Value::is_object)
                 .unwrap_or_else(|| json!({})),
         });
-        let identity = &self.shared.identity;
-        let result = InitializeResult::new(
+        let identity = &session.shared.identity;
+        tracing::debug!(%version, %requested, "initialized a legacy session");
+        Ok(InitializeResult::new(
             version,
             identity.server_info(version),
             identity.instructions.as_deref(),
             table::capabilities(version, false),
-        );
-        tracing::debug!(%version, %requested, "initialized a legacy session");
-        self.connection
-            .send(self.reply(id, version).initialize(&result));
-        Ok(())
+        ))
     }
 }
 
@@ -117,8 +126,151 @@ impl Method for Discover {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::ErrorCode;
     use crate::server::Server;
     use crate::session::test_session;
+    use serde_json::value::RawValue;
+    use std::borrow::Cow;
+
+    fn initialize(version: &str) -> InitializeParams<'_> {
+        InitializeParams {
+            protocol_version: Cow::Borrowed(version),
+            capabilities: Some(json!({"roots": {}})),
+            client_info: Some(json!({"name": "c", "version": "1"})),
+        }
+    }
+
+    /// The result as the client reads it.
+    fn result_of(session: &Session, result: InitializeResult<'_>) -> Value {
+        let id = RawValue::from_string("1".to_owned()).unwrap();
+        let frame = result.respond(session.reply(&id, ProtocolVersion::LATEST_LEGACY));
+        let response: Value = serde_json::from_slice(&frame.into_bytes()).unwrap();
+        response["result"].clone()
+    }
+
+    #[test]
+    fn initialize_echoes_a_legacy_version_it_speaks_and_opens_the_session() {
+        let (session, mut frames) = test_session(Server::new("t", "0").instructions("Hi."));
+        let result = Initialize::handle(
+            &session,
+            ProtocolVersion::LATEST_LEGACY,
+            initialize("2025-03-26"),
+        )
+        .expect("a session");
+        assert_eq!(
+            session.connection.lifecycle(),
+            Lifecycle::Legacy {
+                version: ProtocolVersion::V2025_03_26
+            }
+        );
+        let client = session.connection.client_info();
+        assert_eq!(client.capabilities, json!({"roots": {}}));
+        assert_eq!(client.info, Some(json!({"name": "c", "version": "1"})));
+        assert!(
+            frames.try_recv().is_none(),
+            "the router replies, not the handler"
+        );
+        let result = result_of(&session, result);
+        assert_eq!(result["protocolVersion"], "2025-03-26");
+        assert_eq!(result["instructions"], "Hi.");
+        assert_eq!(
+            result["capabilities"],
+            json!({"logging": {}, "tools": {"listChanged": true}})
+        );
+        assert_eq!(
+            result.get("resultType"),
+            None,
+            "a legacy result has no envelope"
+        );
+    }
+
+    #[test]
+    fn initialize_counter_offers_the_newest_legacy_version_for_any_other() {
+        for asked in ["1999-01-01", "2026-07-28", ""] {
+            let (session, _frames) = test_session(Server::new("t", "0"));
+            let result =
+                Initialize::handle(&session, ProtocolVersion::LATEST_LEGACY, initialize(asked))
+                    .expect("a session");
+            let latest = ProtocolVersion::LATEST_LEGACY;
+            assert_eq!(
+                session.connection.lifecycle(),
+                Lifecycle::Legacy { version: latest }
+            );
+            assert_eq!(
+                result_of(&session, result)["protocolVersion"],
+                latest.as_str(),
+                "{asked:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn initialize_without_capabilities_or_with_other_ones_keeps_an_empty_object() {
+        let (session, _frames) = test_session(Server::new("t", "0"));
+        let params = InitializeParams {
+            capabilities: Some(json!("not an object")),
+            client_info: None,
+            ..initialize("2025-11-25")
+        };
+        Initialize::handle(&session, ProtocolVersion::LATEST_LEGACY, params).expect("a session");
+        let client = session.connection.client_info();
+        assert_eq!(
+            (client.capabilities.clone(), client.info.clone()),
+            (json!({}), None)
+        );
+    }
+
+    #[test]
+    fn a_second_initialize_is_refused_and_keeps_the_first_session() {
+        let (session, _frames) = test_session(Server::new("t", "0"));
+        Initialize::handle(
+            &session,
+            ProtocolVersion::LATEST_LEGACY,
+            initialize("2025-06-18"),
+        )
+        .unwrap();
+        let failure = Initialize::handle(
+            &session,
+            ProtocolVersion::LATEST_LEGACY,
+            initialize("2025-11-25"),
+        )
+        .expect_err("one handshake per connection");
+        assert_eq!(failure.error_code(), ErrorCode::INVALID_REQUEST);
+        assert_eq!(
+            session.connection.lifecycle(),
+            Lifecycle::Legacy {
+                version: ProtocolVersion::V2025_06_18
+            }
+        );
+    }
+
+    #[test]
+    fn initialize_through_its_entry_refuses_bad_params_and_writes_nothing() {
+        let (session, mut frames) = test_session(Server::new("t", "0"));
+        let table::Route::Typed(run) = table::find("initialize").expect("an entry").route else {
+            panic!("initialize is a typed entry");
+        };
+        let id = RawValue::from_string("1".to_owned()).unwrap();
+        for bad in [
+            "{}",
+            r#"{"protocolVersion": 2025}"#,
+            r#"{"protocolVersion": null}"#,
+        ] {
+            let params = RawValue::from_string(bad.to_owned()).unwrap();
+            let failure =
+                run(&session, &id, ProtocolVersion::LATEST_LEGACY, Some(&params)).expect_err(bad);
+            assert_eq!(failure.error_code(), ErrorCode::INVALID_PARAMS, "{bad}");
+            assert!(
+                failure
+                    .message
+                    .starts_with("Invalid params for initialize: "),
+                "{}",
+                failure.message
+            );
+        }
+        assert_eq!(session.connection.lifecycle(), Lifecycle::Fresh);
+        assert!(frames.try_recv().is_none());
+    }
 
     #[test]
     fn ping_answers_empty() {

@@ -6,36 +6,54 @@
 use crate::conn::connection::{Connection, Subscription, canonical_id};
 use crate::conn::lifecycle::Lifecycle;
 use crate::protocol::RpcError;
+use crate::protocol::frame::Frame;
+use crate::protocol::incoming::requests::{ListenParams, SubscriptionFilter};
 use crate::protocol::outgoing;
+use crate::session::Session;
 use crate::session::era::RequestInfo;
 use crate::session::methods::tools::{declares_tasks, tasks_required};
-use crate::session::{Session, parse_params};
+use crate::session::table::{Acknowledge, Eras, Streaming};
 use crate::task::{TaskError, Tasks};
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-impl Session {
-    pub(in crate::session) fn listen(
-        &mut self,
+/// What a `subscriptions/listen` stream was accepted for: its id (the
+/// request's, canonical, which tags every message of the stream) and the
+/// notifications it carries.
+#[derive(Debug)]
+pub(in crate::session) struct Subscribed {
+    id: Box<RawValue>,
+    tools_list_changed: bool,
+    /// Sorted, without repeats, at most [`MAX_TASKS_PER_SUBSCRIPTION`].
+    task_ids: Vec<String>,
+}
+
+impl Acknowledge for Subscribed {
+    fn acknowledge(&self) -> Frame {
+        outgoing::subscription_acknowledged(&self.id, self.tools_list_changed, &self.task_ids)
+    }
+}
+
+/// `subscriptions/listen` (2026-07-28): a stream of the notifications the
+/// client asks for, acknowledged first, open until it cancels the request.
+#[derive(Debug)]
+pub(in crate::session) struct Listen;
+
+impl Streaming for Listen {
+    const NAME: &'static str = "subscriptions/listen";
+    const ERAS: Eras = Eras::Modern;
+    const CAPABILITY: Option<crate::session::table::Capability> = None;
+    type Params<'p> = ListenParams;
+    type Ack = Subscribed;
+
+    fn accept(
+        _: &Session,
         id: &RawValue,
-        info: RequestInfo,
-        params: Option<&RawValue>,
-    ) -> Result<(), RpcError> {
-        #[derive(Deserialize)]
-        struct Listen {
-            notifications: Filter,
-        }
-        #[derive(Deserialize)]
-        struct Filter {
-            #[serde(rename = "toolsListChanged", default)]
-            tools_list_changed: bool,
-            #[serde(rename = "taskIds", default)]
-            task_ids: Vec<String>,
-        }
-        let params: Listen = parse_params(params, "subscriptions/listen")?;
-        let Filter {
+        info: &RequestInfo,
+        params: ListenParams,
+    ) -> Result<Subscribed, RpcError> {
+        let SubscriptionFilter {
             tools_list_changed,
             mut task_ids,
         } = params.notifications;
@@ -47,28 +65,34 @@ impl Session {
         task_ids.truncate(MAX_TASKS_PER_SUBSCRIPTION);
         let id = RawValue::from_string(canonical_id(id.get()).into_owned())
             .unwrap_or_else(|_| id.to_owned());
-        // The acknowledgement is the first message tagged with this
-        // subscription. Every task id asked for is accepted: whether it
-        // names a task of this caller is not said (another caller's task
-        // and one that does not exist alike never get a notification).
-        self.connection.send(outgoing::subscription_acknowledged(
-            &id,
+        // Every task id asked for is accepted: whether it names a task of
+        // this caller is not said (another caller's task and one that does
+        // not exist alike never get a notification).
+        Ok(Subscribed {
+            id,
             tools_list_changed,
-            &task_ids,
-        ));
-        self.connection.subscribe(Subscription {
+            task_ids,
+        })
+    }
+
+    fn start(session: &Session, ack: Subscribed) {
+        let Subscribed {
+            id,
+            tools_list_changed,
+            task_ids,
+        } = ack;
+        session.connection.subscribe(Subscription {
             id: id.clone(),
             tools_list_changed,
         });
         if !task_ids.is_empty() {
             tokio::spawn(watch_tasks(
-                self.shared.tasks.clone(),
-                Arc::downgrade(&self.connection),
+                session.shared.tasks.clone(),
+                Arc::downgrade(&session.connection),
                 id,
                 task_ids,
             ));
         }
-        Ok(())
     }
 }
 
@@ -144,5 +168,91 @@ pub(crate) fn notify_tools_changed(connection: &Connection) {
 pub(crate) fn close_subscriptions(connection: &Connection) {
     for subscription in connection.take_subscriptions() {
         connection.send(outgoing::subscription_closed(&subscription.id));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conn::client::ClientInfo;
+    use crate::protocol::task::TASKS_EXTENSION;
+    use crate::protocol::{ErrorCode, ProtocolVersion};
+    use crate::server::Server;
+    use crate::session::test_session;
+    use serde_json::{Value, json};
+
+    fn info(capabilities: Value) -> RequestInfo {
+        RequestInfo {
+            version: ProtocolVersion::V2026_07_28,
+            client: Arc::new(ClientInfo {
+                info: None,
+                capabilities,
+            }),
+            log_level: None,
+        }
+    }
+
+    fn listen(tools_list_changed: bool, task_ids: &[&str]) -> ListenParams {
+        ListenParams {
+            notifications: SubscriptionFilter {
+                tools_list_changed,
+                task_ids: task_ids.iter().map(|&id| id.to_owned()).collect(),
+            },
+        }
+    }
+
+    #[test]
+    fn accept_tags_the_stream_with_the_canonical_id_and_tidies_the_task_ids() {
+        let (session, mut frames) = test_session(Server::new("t", "0"));
+        let id = RawValue::from_string(r#""\u0061b""#.to_owned()).unwrap();
+        let tasks = json!({"extensions": {TASKS_EXTENSION: {}}});
+        let ack = Listen::accept(&session, &id, &info(tasks), listen(true, &["b", "a", "b"]))
+            .expect("accepted");
+        assert_eq!(ack.id.get(), r#""ab""#);
+        assert!(ack.tools_list_changed);
+        assert_eq!(ack.task_ids, ["a", "b"]);
+        // Accepting writes and subscribes nothing: the router acknowledges,
+        // then starts.
+        assert!(frames.try_recv().is_none());
+        assert!(session.connection.subscriptions().is_empty());
+        let many: Vec<String> = (0..MAX_TASKS_PER_SUBSCRIPTION + 5)
+            .map(|n| format!("t{n:03}"))
+            .collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let tasks = json!({"extensions": {TASKS_EXTENSION: {}}});
+        let ack = Listen::accept(&session, &id, &info(tasks), listen(false, &many)).unwrap();
+        assert_eq!(ack.task_ids.len(), MAX_TASKS_PER_SUBSCRIPTION);
+    }
+
+    #[test]
+    fn accept_refuses_task_ids_without_the_tasks_extension() {
+        let (session, _frames) = test_session(Server::new("t", "0"));
+        let id = RawValue::from_string("4".to_owned()).unwrap();
+        let failure = Listen::accept(&session, &id, &info(json!({})), listen(true, &["a"]))
+            .expect_err("no extension declared");
+        assert_eq!(failure.error_code(), ErrorCode::MISSING_CLIENT_CAPABILITY);
+        // Without task ids the extension is not needed.
+        assert!(Listen::accept(&session, &id, &info(json!({})), listen(true, &[])).is_ok());
+    }
+
+    #[test]
+    fn the_acknowledgement_names_what_the_stream_carries_and_start_subscribes() {
+        let (session, _frames) = test_session(Server::new("t", "0"));
+        let id = RawValue::from_string("4".to_owned()).unwrap();
+        let ack = Listen::accept(&session, &id, &info(json!({})), listen(true, &[])).unwrap();
+        let frame: Value = serde_json::from_slice(&ack.acknowledge().into_bytes()).unwrap();
+        assert_eq!(frame["method"], "notifications/subscriptions/acknowledged");
+        assert_eq!(
+            frame["params"]["notifications"],
+            json!({"toolsListChanged": true})
+        );
+        assert_eq!(
+            frame["params"]["_meta"][crate::protocol::meta::SUBSCRIPTION_ID],
+            json!(4)
+        );
+        Listen::start(&session, ack);
+        let subscriptions = session.connection.subscriptions();
+        assert_eq!(subscriptions.len(), 1);
+        assert!(subscriptions[0].tools_list_changed);
     }
 }

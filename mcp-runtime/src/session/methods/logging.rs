@@ -4,18 +4,10 @@
 use crate::level::Level;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::RpcError;
+use crate::protocol::incoming::requests::SetLevelParams;
 use crate::session::Session;
 use crate::session::methods::lifecycle::Empty;
 use crate::session::table::{Capability, Eras, Method};
-use serde::Deserialize;
-use std::borrow::Cow;
-
-/// `logging/setLevel`'s params.
-#[derive(Debug, Deserialize)]
-pub(in crate::session) struct SetLevelParams<'a> {
-    #[serde(borrow)]
-    level: Cow<'a, str>,
-}
 
 /// `logging/setLevel` (legacy): the lowest level of log messages the
 /// session's calls send.
@@ -51,6 +43,7 @@ mod tests {
     use super::*;
     use crate::server::Server;
     use crate::session::test_session;
+    use std::borrow::Cow;
 
     fn params(level: &str) -> SetLevelParams<'_> {
         SetLevelParams {

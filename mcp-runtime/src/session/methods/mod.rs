@@ -1,6 +1,8 @@
-//! One file per method family: its typed methods (`impl Method`, listed in
-//! [`METHODS`](super::table::METHODS)) and the handlers of the entries that
-//! write their own frames (`tools/call`, `subscriptions/listen`).
+//! One file per method family: its typed methods (`impl Method`, and
+//! `impl Streaming` for `subscriptions/listen`, listed in
+//! [`METHODS`](super::table::METHODS)), and the handlers of the entries
+//! that write their own frames (`tools/call`) or answer from the store
+//! (`tasks/*`).
 
 pub(super) mod lifecycle;
 pub(crate) mod listen;

@@ -7,32 +7,25 @@ use crate::context::TaskStart;
 use crate::context::seal::{ArgumentsDigest, Resumed, arguments_digest};
 use crate::context::{Context, ContextParts};
 use crate::protocol::frame::Frame;
+use crate::protocol::incoming::requests::ListToolsParams;
 use crate::protocol::incoming::without_position;
 use crate::protocol::outgoing::{CallToolResult, ErrorData, Reply};
 use crate::protocol::params::Params;
 use crate::protocol::task::TASKS_EXTENSION;
+use crate::protocol::trace_context::TraceContext;
 use crate::protocol::{ErrorCode, ProtocolVersion, RpcError, meta};
 use crate::session::Session;
 use crate::session::call_span::{CallSpan, Outcome};
 use crate::session::calls::{self, PreparedCall};
-use crate::session::era::{self, RequestInfo};
+use crate::session::era::RequestInfo;
 use crate::session::table::{Capability, Eras, Method, Respond};
 use crate::session::tasks::TaskStarter;
 use crate::task::Resume;
 use crate::tool::call::Arguments;
 use crate::tool::registry::UnknownCursor;
 use crate::tool::{TaskSupport, ToolCall};
-use serde::Deserialize;
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 use std::sync::Arc;
-
-/// `tools/list`'s params.
-#[derive(Debug, Deserialize)]
-pub(in crate::session) struct ListParams<'a> {
-    #[serde(default, borrow)]
-    cursor: Option<Cow<'a, str>>,
-}
 
 /// One `tools/list` page: its tools' JSON array (a cached page, shared, or
 /// one built for this caller) and the cursor of the next page.
@@ -65,13 +58,13 @@ impl Method for ListTools {
     const NAME: &'static str = "tools/list";
     const ERAS: Eras = Eras::Both;
     const CAPABILITY: Option<Capability> = Some(Capability::Tools);
-    type Params<'p> = ListParams<'p>;
+    type Params<'p> = ListToolsParams<'p>;
     type Result<'s> = ToolsPage;
 
     fn handle(
         session: &Session,
         version: ProtocolVersion,
-        params: ListParams<'_>,
+        params: ListToolsParams<'_>,
     ) -> Result<ToolsPage, RpcError> {
         let registry = session.shared.tools.registry();
         let invalid = |_: UnknownCursor| {
@@ -212,7 +205,8 @@ impl Session {
         let connection = &self.connection;
         let meta = params.meta_raw().filter(|_| version.is_modern());
         let span = CallSpan::open(&name, id, version, || {
-            era::trace_context(meta).or_else(|| connection.trace().cloned())
+            meta.and_then(TraceContext::from_meta)
+                .or_else(|| connection.trace().cloned())
         });
         if let Some(refusal) = self.admission(&name, in_flight) {
             span.close(&name, id, Outcome::IsError);
@@ -349,6 +343,7 @@ mod tests {
     use crate::session::test_session;
     use crate::tool::ToolBuilder;
     use serde_json::Value;
+    use std::borrow::Cow;
 
     fn server(names: &[&str]) -> Server {
         let tools = names.iter().map(|name| {
@@ -371,14 +366,14 @@ mod tests {
     fn list_tools_pages_through_the_cached_pages() {
         let (session, mut frames) = test_session(server(&["a", "b", "c"]));
         let version = ProtocolVersion::V2025_11_25;
-        let first = ListTools::handle(&session, version, ListParams { cursor: None }).unwrap();
+        let first = ListTools::handle(&session, version, ListToolsParams { cursor: None }).unwrap();
         assert_eq!(names(&first), ["a", "b"]);
         assert!(!first.per_caller);
         let cursor = first.next_cursor.clone().expect("a second page");
         let second = ListTools::handle(
             &session,
             version,
-            ListParams {
+            ListToolsParams {
                 cursor: Some(Cow::Borrowed(&cursor)),
             },
         )
@@ -394,7 +389,7 @@ mod tests {
     #[test]
     fn list_tools_refuses_a_cursor_not_of_ours() {
         let (session, _frames) = test_session(server(&["a"]));
-        let params = ListParams {
+        let params = ListToolsParams {
             cursor: Some(Cow::Borrowed("bogus")),
         };
         let failure = ListTools::handle(&session, ProtocolVersion::V2026_07_28, params)
