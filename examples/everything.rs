@@ -8,8 +8,9 @@
 //!
 //! A kitchen-sink MCP server: structured and text results (and structured
 //! output with an image beside it, `chart`), errors, a slow tool
-//! with progress, logs and cancellation, elicitation, a task tool
-//! (`build_report`, Tasks extension), tool list changes, a
+//! with progress, logs and cancellation, elicitation, task tools
+//! (`build_report`, `crawl`: tasks of the Tasks extension with the `tasks`
+//! feature, plain calls without), tool list changes, a
 //! panicking tool, a tool that prints to stdout or stderr, and (with
 //! `TOOLS=N`) N extra copies of `add` for load tests (`PAGE_SIZE=N` lists them N to a
 //! `tools/list` page). `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls
@@ -225,7 +226,7 @@ struct Appendix {
 
 /// Crawl 1 to 50 pages, `step_ms` each (at most 10000; 200 when absent),
 /// reporting each page. A task when the client declares the Tasks
-/// extension; the crawl is idempotent, so when the replica running it dies
+/// extension (and the `tasks` feature is on); the crawl is idempotent, so when the replica running it dies
 /// another starts it again from the first page (`resumable`).
 #[tool(
     read_only,
@@ -262,7 +263,8 @@ async fn crawl(
 /// Build a report of 1 to 20 sections, `step_ms` per section: progress for
 /// each section ("section i of n"), one question midway (whether to include
 /// the appendix), cancellable between sections. Runs as a task when the
-/// client declares the Tasks extension, else as a plain call.
+/// client declares the Tasks extension (and the `tasks` feature is on),
+/// else as a plain call.
 #[tool(read_only, open_world = false, task = "optional")]
 async fn build_report(
     ctx: Context,

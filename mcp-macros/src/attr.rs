@@ -83,6 +83,8 @@ pub(crate) struct Timeout {
 pub(crate) struct Task {
     /// `true` for `required`.
     pub(crate) required: bool,
+    /// The mode's literal, where an error about it points.
+    pub(crate) span: proc_macro2::Span,
 }
 
 /// `scopes("files:read", ...)`: the key's span and the literals.
@@ -159,8 +161,13 @@ impl ToolAttr {
         } else if input.peek(kw::task) {
             let (option, lit) = str_option::<kw::task>(input)?;
             match lit.value().as_str() {
-                "optional" => self.task.set(cx, "task", option, Task { required: false }),
-                "required" => self.task.set(cx, "task", option, Task { required: true }),
+                mode @ ("optional" | "required") => {
+                    let task = Task {
+                        required: mode == "required",
+                        span: lit.span(),
+                    };
+                    self.task.set(cx, "task", option, task);
+                }
                 other => cx.error_at(
                     lit.span(),
                     format!(

@@ -275,7 +275,12 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         .map(|replayable| quote!(.replayable_input(#replayable)));
     let task = attr.task.get().map(|task| {
         if task.required {
-            quote!(.task(#pm::TaskSupport::Required))
+            // A constant: without mcp-runtime's `tasks` feature its
+            // evaluation fails, one error on the `"required"`.
+            quote_spanned!(task.span=> .task({
+                const REQUIRED: #pm::TaskSupport = #pm::required_task();
+                REQUIRED
+            }))
         } else {
             quote!(.task(#pm::TaskSupport::Optional))
         }

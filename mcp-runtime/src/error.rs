@@ -63,6 +63,12 @@ pub enum Error {
     /// The authorization settings given to `Server::auth` cannot be served
     /// (say, a relative resource URI or no authorization server).
     InvalidAuth(String),
+    /// A tool runs only as a task (`task = "required"`), and this build of
+    /// mcp-runtime has no Tasks extension (its `tasks` feature is off).
+    TasksFeatureOff {
+        /// The tool.
+        tool: String,
+    },
     /// Reading or writing the transport failed.
     Io(io::Error),
 }
@@ -100,6 +106,10 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "tools `{first}` and `{second}` would both be offered to the model as `{model_name}` in the {format} dump (model APIs accept only ^[a-zA-Z0-9_-]{{1,64}}$); rename one of them"
+            ),
+            Error::TasksFeatureOff { tool } => write!(
+                f,
+                "tool `{tool}` runs only as a task (task = \"required\"), but mcp-runtime was built without the Tasks extension; add `features = [\"tasks\"]` to the mcp-runtime dependency"
             ),
             Error::InvalidReplicaTag(tag) => write!(
                 f,

@@ -240,6 +240,23 @@ pub fn doc_text(lines: &[&str]) -> String {
     joined.join("\n").trim().to_owned()
 }
 
+/// `TaskSupport::Required`, as the constant `#[tool(task = "required")]`
+/// evaluates.
+#[cfg(feature = "tasks")]
+pub const fn required_task() -> TaskSupport {
+    TaskSupport::Required
+}
+
+/// What the constant `#[tool(task = "required")]` evaluates is, without the
+/// `tasks` feature, this panic: a compile-time error with its message, on
+/// the attribute's `"required"`.
+#[cfg(not(feature = "tasks"))]
+pub const fn required_task() -> TaskSupport {
+    panic!(
+        "`task = \"required\"` needs mcp-runtime's Tasks extension: add `features = [\"tasks\"]` to the mcp-runtime dependency (a `task = \"optional\"` tool needs none: without it, it is a plain tool)"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

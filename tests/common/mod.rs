@@ -107,7 +107,12 @@ impl Peer {
 
     /// Spawns an example with extra environment variables.
     pub fn spawn(example: &str, env: &[(&str, &str)]) -> Peer {
-        let mut child = Command::new(example_binary(example))
+        Peer::spawn_binary(&example_binary(example), env)
+    }
+
+    /// Spawns the server at `binary` with extra environment variables.
+    pub fn spawn_binary(binary: &Path, env: &[(&str, &str)]) -> Peer {
+        let mut child = Command::new(binary)
             .envs(env.iter().copied())
             .env("RUST_BACKTRACE", "0")
             .stdin(Stdio::piped())

@@ -425,6 +425,20 @@ impl Server {
         ToolDump::new(format, &self.name, &tools, self.list_ttl_ms())
     }
 
+    /// A tool that runs only as a task needs the Tasks extension built in
+    /// (`#[tool(task = "required")]` checks it at compile time; this is
+    /// for tools built by hand).
+    fn check_tasks(&self) -> Result<(), Error> {
+        match self.tools.iter().find(|tool| {
+            !crate::task::ENABLED && tool.def.task == crate::tool::TaskSupport::Required
+        }) {
+            Some(tool) => Err(Error::TasksFeatureOff {
+                tool: tool.name.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Every `State<T>` a tool takes must be registered.
     fn check_states(&self) -> Result<(), Error> {
         for tool in &self.tools {
@@ -446,6 +460,7 @@ impl Server {
     /// What `into_shared` checks, without consuming the server.
     pub(crate) fn check_registration(&self) -> Result<(), Error> {
         self.check_states()?;
+        self.check_tasks()?;
         #[cfg(feature = "http")]
         self.http.check()?;
         Registry::check(&self.tools)
@@ -463,6 +478,7 @@ impl Server {
         hide_unauthorized_tools: bool,
     ) -> Result<(Arc<Shared>, usize, Duration), Error> {
         self.check_states()?;
+        self.check_tasks()?;
         let ttl_ms = self.list_ttl_ms();
         let tools = ToolSet::new(self.tools, self.page_size)?;
         let identity = Identity::new(

@@ -209,7 +209,12 @@ impl Session {
             table::Route::Call => self.call_tool(id, info, params),
             table::Route::Typed(run) => run(self, id, version, params.raw),
             table::Route::Stream(open) => open(self, id, info, params.raw),
-            table::Route::Task(method) => self.task_request(id, method, info, &params),
+            // `find` has no task entries without the feature; the guard
+            // also lets the optimiser drop the task methods.
+            table::Route::Task(method) if crate::task::ENABLED => {
+                self.task_request(id, method, info, &params)
+            }
+            table::Route::Task(_) => unreachable!("no task entries without the tasks feature"),
         }
     }
 

@@ -91,8 +91,10 @@ impl Registry {
     /// Whether any tool may run as a task (the server then advertises the
     /// Tasks extension).
     pub(crate) fn has_task_tools(&self) -> bool {
-        self.tools()
-            .any(|tool| tool.def.task != super::TaskSupport::Never)
+        crate::task::ENABLED
+            && self
+                .tools()
+                .any(|tool| tool.def.task != super::TaskSupport::Never)
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<(Arc<str>, &Arc<Tool>)> {

@@ -9,6 +9,7 @@ use crate::protocol::RpcError;
 use crate::protocol::frame::Frame;
 use crate::protocol::incoming::requests::{ListenParams, SubscriptionFilter};
 use crate::protocol::outgoing;
+use crate::protocol::task::TASKS_EXTENSION;
 use crate::session::Session;
 use crate::session::era::RequestInfo;
 use crate::session::methods::tools::{declares_tasks, tasks_required};
@@ -57,6 +58,11 @@ impl Streaming for Listen {
             tools_list_changed,
             mut task_ids,
         } = params.notifications;
+        if !task_ids.is_empty() && !crate::task::ENABLED {
+            return Err(RpcError::invalid_params(format!(
+                "Invalid params: this server does not offer the {TASKS_EXTENSION} extension, so it has no task to watch"
+            )));
+        }
         if !task_ids.is_empty() && !declares_tasks(&info.client.capabilities) {
             return Err(tasks_required("a subscription to task status"));
         }
@@ -85,7 +91,7 @@ impl Streaming for Listen {
             id: id.clone(),
             tools_list_changed,
         });
-        if !task_ids.is_empty() {
+        if crate::task::ENABLED && !task_ids.is_empty() {
             tokio::spawn(watch_tasks(
                 session.shared.tasks.clone(),
                 Arc::downgrade(&session.connection),

@@ -150,7 +150,8 @@ impl Session {
         // could declare it and did not, before anything runs. A legacy
         // session has no extensions: there task tools are plain calls.
         // The capabilities are read only for a task tool: most calls are not.
-        let may_be_task = tool.def.task != TaskSupport::Never
+        let may_be_task = crate::task::ENABLED
+            && tool.def.task != TaskSupport::Never
             && version.is_modern()
             && declares_tasks(&info.client.capabilities);
         if tool.def.task == TaskSupport::Required && version.is_modern() && !may_be_task {
