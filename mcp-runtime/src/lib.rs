@@ -156,7 +156,7 @@ macro_rules! tools {
     // Forwarded to the proc macro, which reads the hidden items `#[tool]`
     // puts beside each fn; this shim keeps the docs and their test here.
     ($($tokens:tt)*) => {
-        $crate::__private::tools! { $($tokens)* }
+        $crate::__private::tools! { [$crate] $($tokens)* }
     };
 }
 
