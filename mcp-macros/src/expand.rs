@@ -62,8 +62,8 @@ fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
                 #[allow(non_camel_case_types, unreachable_pub)]
                 pub struct __McpLocal;
                 impl #pm::ToolInfo<__McpLocal> for #ty {
-                    const NAME: &'static str = #name;
-                    const IS_TOOL: bool = true;
+                    const NAME: &'static ::core::primitive::str = #name;
+                    const IS_TOOL: ::core::primitive::bool = true;
                 }
                 impl #generics #pm::BuildTool<__McpLocal, __McpF, #fut> for #ty
                 where
@@ -89,8 +89,8 @@ fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
     }
 }
 
-/// The builder's type parameters and what they must be: the fn `tools!`
-/// hands it takes the user's parameter types and returns the user's return
+/// The type parameters of the key's `BuildTool` impl and what they must be:
+/// the fn `tools!` hands it takes the user's parameter types and returns the user's return
 /// type (through a future when the fn is async), as written.
 ///
 /// With `State<T>` parameters, the future's `Send` is asked as
@@ -143,7 +143,7 @@ fn state_checks(tool: &ToolFn, pm: &TokenStream) -> Option<TokenStream> {
 }
 
 /// The state check of a sync fn, which has no future to bound: a constant
-/// in the builder's body.
+/// in the body of `BuildTool::build`.
 fn sync_state_check(tool: &ToolFn, pm: &TokenStream) -> Option<TokenStream> {
     if tool.item.sig.asyncness.is_some() {
         return None;

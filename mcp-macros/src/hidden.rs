@@ -36,8 +36,8 @@ pub(crate) fn fallback(item: ItemFn, errors: Vec<syn::Error>, krate: &TokenStrea
                     #[allow(non_camel_case_types, unreachable_pub)]
                     pub struct __McpLocal;
                     impl #pm::ToolInfo<__McpLocal> for #ty {
-                        const NAME: &'static str = "";
-                        const IS_TOOL: bool = true;
+                        const NAME: &'static ::core::primitive::str = "";
+                        const IS_TOOL: ::core::primitive::bool = true;
                     }
                     impl<__McpF> #pm::BuildTool<__McpLocal, __McpF, ()> for #ty {
                         fn build(_: __McpF) -> #krate::Tool {
@@ -114,17 +114,20 @@ pub(crate) fn hidden_items(
     item: &ItemFn,
     key: impl FnOnce(&syn::Ident) -> TokenStream,
 ) -> TokenStream {
-    let vis = &item.vis;
     let names = HiddenNames::of(&item.sig.ident);
     let probe_ident = &names.probe;
     let key = key(&names.key);
+    // The key is `pub` whatever the fn's visibility: a private fn listed by
+    // a path from outside its module is then rustc's one "function is
+    // private" error, the glob import of `tools!` finding the key. The key
+    // alone builds nothing: `tools!` hands it the fn, which rustc checks.
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
         const #probe_ident: bool = true;
         #[doc(hidden)]
-        #[allow(non_upper_case_globals, dead_code)]
-        #vis #key
+        #[allow(non_upper_case_globals, dead_code, unreachable_pub)]
+        pub #key
     }
 }
 

@@ -201,7 +201,7 @@ fn unique_names(pairs: &[(&Entry, &Entry)], pm: &TokenStream) -> TokenStream {
     quote! {
         #[allow(unreachable_code, unreachable_patterns, unused_variables, non_upper_case_globals)]
         const _: () = {
-            const fn __mcp_same(a: &str, b: &str) -> bool {
+            const fn __mcp_same(a: &::core::primitive::str, b: &::core::primitive::str) -> ::core::primitive::bool {
                 let (a, b) = (a.as_bytes(), b.as_bytes());
                 if a.is_empty() || a.len() != b.len() {
                     return false;
