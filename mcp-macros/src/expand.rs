@@ -59,6 +59,8 @@ fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
     let hidden = hidden_items(&tool.item, |key| {
         quote! {
             const #key: #ty = {
+                // The impls' own type, so that the user's crate may write
+                // them; `pub`, as `tools!` in another module infers it.
                 #[allow(non_camel_case_types, unreachable_pub)]
                 pub struct __McpLocal;
                 impl #pm::ToolInfo<__McpLocal> for #ty {
@@ -90,8 +92,8 @@ fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
 }
 
 /// The type parameters of the key's `BuildTool` impl and what they must be:
-/// the fn `tools!` hands it takes the user's parameter types and returns the user's return
-/// type (through a future when the fn is async), as written.
+/// the fn `tools!` hands it takes the user's parameter types and returns the
+/// user's return type (through a future when the fn is async), as written.
 ///
 /// With `State<T>` parameters, the future's `Send` is asked as
 /// `SendFuture<[(); checks]>` (see [`state_checks`]): a `T` that is not

@@ -120,9 +120,12 @@ impl Entry {
             // block's), is the pattern; elsewhere the pattern binds.
             None => find,
             // `Type::f`, an associated fn, cannot be a tool (`#[tool]` says
-            // so on the fn); its key is reached through the type, silently.
-            // A convention, as a macro cannot resolve paths: a module whose
-            // name starts with a capital gets rustc's error on the `use`.
+            // so on the fn); its key is named through the type, silently, as
+            // a glob import from a type would fail. Told apart by the case
+            // of its name, as a macro cannot resolve paths: a plain fn in a
+            // module named with a capital gets rustc's "cannot find" error,
+            // and an associated fn of a lowercase type rustc's error on the
+            // `use` (an extra one, beside `#[tool]`'s).
             Some(segment) if segment.ident == "Self" || starts_upper(&segment.ident) => {
                 let mut keyed = path.clone();
                 if let Some(last) = keyed.segments.last_mut() {
