@@ -9,7 +9,7 @@
 use crate::ast::{HeaderType, OutputValue, ParamKind, ToolFn};
 use crate::attr::ToolAttr;
 use crate::ctxt::Ctxt;
-use crate::hidden::{fallback, free_fn_probe, hidden_items};
+use crate::hidden::{fallback, free_fn_probe, hidden_items, key_type};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::ItemFn;
@@ -50,20 +50,39 @@ fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
     let injection = injection_traits(tool, krate, &pm);
     let (generics, bounds) = fn_bounds(tool, &pm);
     let sync_state_check = sync_state_check(tool, &pm);
-    let hidden = hidden_items(&tool.item, &tool.name, |builder| {
+    let ty = key_type(&tool.item, &pm);
+    let name = &tool.name;
+    let fut = match tool.item.sig.asyncness {
+        Some(_) => quote!(__McpFut),
+        None => quote!(()),
+    };
+    let hidden = hidden_items(&tool.item, |key| {
         quote! {
-            fn #builder #generics (__mcp_fn: __McpF) -> #krate::Tool
-            where
-                #bounds
-            {
-                #sync_state_check
-                #args_struct
-                #build_fn
-                #injection
-                // Built once: copies share the definition and its schemas.
-                static TOOL: ::std::sync::OnceLock<#krate::Tool> = ::std::sync::OnceLock::new();
-                ::core::clone::Clone::clone(TOOL.get_or_init(|| #definition))
-            }
+            const #key: #ty = {
+                // The impls' own type, so that the user's crate may write
+                // them; `pub`, as `tools!` in another module infers it.
+                #[allow(non_camel_case_types, unreachable_pub)]
+                pub struct __McpLocal;
+                impl #pm::ToolInfo<__McpLocal> for #ty {
+                    const NAME: &'static ::core::primitive::str = #name;
+                    const IS_TOOL: ::core::primitive::bool = true;
+                }
+                impl #generics #pm::BuildTool<__McpLocal, __McpF, #fut> for #ty
+                where
+                    #bounds
+                {
+                    fn build(__mcp_fn: __McpF) -> #krate::Tool {
+                        #sync_state_check
+                        #args_struct
+                        #build_fn
+                        #injection
+                        // Built once: copies share the definition and its schemas.
+                        static TOOL: ::std::sync::OnceLock<#krate::Tool> = ::std::sync::OnceLock::new();
+                        ::core::clone::Clone::clone(TOOL.get_or_init(|| #definition))
+                    }
+                }
+                #pm::ToolKey
+            };
         }
     });
     quote! {
@@ -72,9 +91,9 @@ fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
     }
 }
 
-/// The builder's type parameters and what they must be: the fn `tools!`
-/// hands it takes the user's parameter types and returns the user's return
-/// type (through a future when the fn is async), as written.
+/// The type parameters of the key's `BuildTool` impl and what they must be:
+/// the fn `tools!` hands it takes the user's parameter types and returns the
+/// user's return type (through a future when the fn is async), as written.
 ///
 /// With `State<T>` parameters, the future's `Send` is asked as
 /// `SendFuture<[(); checks]>` (see [`state_checks`]): a `T` that is not
@@ -126,7 +145,7 @@ fn state_checks(tool: &ToolFn, pm: &TokenStream) -> Option<TokenStream> {
 }
 
 /// The state check of a sync fn, which has no future to bound: a constant
-/// in the builder's body.
+/// in the body of `BuildTool::build`.
 fn sync_state_check(tool: &ToolFn, pm: &TokenStream) -> Option<TokenStream> {
     if tool.item.sig.asyncness.is_some() {
         return None;

@@ -7,32 +7,47 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+use std::sync::atomic::{AtomicU64, Ordering};
 use syn::ItemFn;
 use syn::ext::IdentExt;
 
 /// What a failed expansion emits: the user's fn unchanged, the error, and
-/// hidden items whose builder never runs, so `tools![f]` and calls of `f`
-/// elsewhere do not add errors of their own.
+/// the hidden items, whose tool is never built, so `tools![f]` and calls of
+/// `f` elsewhere do not add errors of their own.
 ///
-/// The first error is spelled inside the builder's parameter type, which
-/// makes that type an error type: whatever `tools!` passes then type-checks
-/// silently, even a generic fn whose type parameters nothing can infer.
+/// The first error is spelled inside the key const's type, which makes that
+/// type an error type: whatever `tools!` does with it then type-checks
+/// silently, even with a generic fn whose type parameters nothing can infer.
 pub(crate) fn fallback(item: ItemFn, errors: Vec<syn::Error>, krate: &TokenStream) -> TokenStream {
     let mut errors = errors.into_iter();
     let first = errors.next().map(|e| e.to_compile_error());
     let rest = errors.map(|e| e.to_compile_error());
-    let name = item.sig.ident.unraw().to_string();
-    let hidden = hidden_items(&item, &name, |builder| match first {
+    let pm = quote!(#krate::__private);
+    let hidden = hidden_items(&item, |key| match first {
         Some(first) => quote! {
-            fn #builder(_: [(); #first]) -> #krate::Tool {
-                ::core::unreachable!("this #[tool] failed to compile")
-            }
+            const #key: [(); #first] = [];
         },
-        None => quote! {
-            fn #builder<__McpF>(_: __McpF) -> #krate::Tool {
-                ::core::unreachable!("this #[tool] failed to compile")
+        // rustc rejects the fn itself: a key that finds a tool that is
+        // never built, so that `tools!` adds no error of its own.
+        None => {
+            let ty = key_type(&item, &pm);
+            quote! {
+                const #key: #ty = {
+                    #[allow(non_camel_case_types, unreachable_pub)]
+                    pub struct __McpLocal;
+                    impl #pm::ToolInfo<__McpLocal> for #ty {
+                        const NAME: &'static ::core::primitive::str = "";
+                        const IS_TOOL: ::core::primitive::bool = true;
+                    }
+                    impl<__McpF> #pm::BuildTool<__McpLocal, __McpF, ()> for #ty {
+                        fn build(_: __McpF) -> #krate::Tool {
+                            ::core::unreachable!("this #[tool] failed to compile")
+                        }
+                    }
+                    #pm::ToolKey
+                };
             }
-        },
+        }
     });
     quote! {
         #hidden
@@ -44,10 +59,9 @@ pub(crate) fn fallback(item: ItemFn, errors: Vec<syn::Error>, krate: &TokenStrea
 /// The names of the hidden items of the fn `ident`. They never take the fn's
 /// own name, so a module or a type named like the tool can sit beside it.
 pub(crate) struct HiddenNames {
-    /// `__mcp_tool_<fn>`: the generic fn that builds the tool from the fn.
-    pub(crate) builder: syn::Ident,
-    /// `__mcp_name_<fn>`: the tool's name, for the duplicate check of `tools!`.
-    pub(crate) name: syn::Ident,
+    /// `__mcp_tool_<fn>`: the const whose type leads `tools!` to the tool
+    /// (see `mcp_runtime::__private::ToolKey`).
+    pub(crate) key: syn::Ident,
     /// `__mcp_free_<fn>`: the probe that tells a free fn from an associated one.
     pub(crate) probe: syn::Ident,
 }
@@ -57,39 +71,63 @@ impl HiddenNames {
         let base = ident.unraw();
         let span = ident.span();
         HiddenNames {
-            builder: format_ident!("__mcp_tool_{}", base, span = span),
-            name: format_ident!("__mcp_name_{}", base, span = span),
+            key: format_ident!("__mcp_tool_{}", base, span = span),
             probe: format_ident!("__mcp_free_{}", base, span = span),
         }
     }
 }
 
-/// The items emitted beside the fn. Only fns and named consts, because those
-/// are also valid inside an `impl` block, where `#[tool]` must fail with one
-/// error of its own (see [`free_fn_probe`]) and not with one per item.
+/// `ToolKey<ID>`, with an `ID` of this expansion's own: a hash of the
+/// crate, the fn and a count of the expansions in this compilation. The
+/// count alone makes it unique in the crate; the crate's name and version
+/// keep it apart from the keys of the crates whose tools it lists. FNV-1a,
+/// written here, rather than std's hasher, whose output may change with the
+/// toolchain: the `ID` shows in some of rustc's messages.
+pub(crate) fn key_type(item: &ItemFn, pm: &TokenStream) -> TokenStream {
+    static EXPANSIONS: AtomicU64 = AtomicU64::new(0);
+    let count = EXPANSIONS.fetch_add(1, Ordering::Relaxed);
+    let var = |name: &str| std::env::var(name).unwrap_or_default();
+    let text = format!(
+        "{}\0{}\0{}\0{count}",
+        var("CARGO_CRATE_NAME"),
+        var("CARGO_PKG_VERSION"),
+        item.sig.ident.unraw()
+    );
+    const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;
+    const PRIME: u128 = 0x0000000001000000000000000000013B;
+    let id = text.bytes().fold(OFFSET, |hash, byte| {
+        (hash ^ u128::from(byte)).wrapping_mul(PRIME)
+    });
+    let id = proc_macro2::Literal::u128_suffixed(id);
+    quote!(#pm::ToolKey<#id>)
+}
+
+/// The items emitted beside the fn. Only consts, because those are also
+/// valid inside an `impl` block, where `#[tool]` must fail with one error of
+/// its own (see [`free_fn_probe`]) and not with one per item.
 ///
-/// The builder (made by `builder` from its name) is handed the fn by `tools!`
-/// instead of naming it: an associated fn cannot be named without `Self`, and
-/// a free fn cannot be named with it.
+/// The key const (made by `key` from its name) holds the tool: its
+/// initializer implements `BuildTool` for its type, so `tools!` reaches the
+/// tool through the type and hands it the fn, which an associated fn could
+/// not name (without `Self`), nor a free fn (with it).
 pub(crate) fn hidden_items(
     item: &ItemFn,
-    name: &str,
-    builder: impl FnOnce(&syn::Ident) -> TokenStream,
+    key: impl FnOnce(&syn::Ident) -> TokenStream,
 ) -> TokenStream {
-    let vis = &item.vis;
     let names = HiddenNames::of(&item.sig.ident);
-    let (name_ident, probe_ident) = (&names.name, &names.probe);
-    let builder = builder(&names.builder);
+    let probe_ident = &names.probe;
+    let key = key(&names.key);
+    // The key is `pub` whatever the fn's visibility: a private fn listed by
+    // a path from outside its module is then rustc's one "function is
+    // private" error, the glob import of `tools!` finding the key. The key
+    // alone builds nothing: `tools!` hands it the fn, which rustc checks.
     quote! {
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, dead_code)]
-        #vis const #name_ident: &str = #name;
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
         const #probe_ident: bool = true;
         #[doc(hidden)]
-        #[allow(non_snake_case, dead_code)]
-        #vis #builder
+        #[allow(non_upper_case_globals, dead_code, unreachable_pub)]
+        pub #key
     }
 }
 

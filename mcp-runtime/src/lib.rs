@@ -135,9 +135,17 @@ struct ReadmeDoctests;
 
 /// Collects `#[tool]` fns into a `Vec<Tool>` for [`Server::tools`].
 ///
-/// Each entry is the path of a `#[tool]` fn (`hello`, `weather::lookup`); a
-/// trailing comma is allowed. A fn listed twice, or two fns whose tools have
-/// the same name, fail to compile with one error naming both.
+/// Each entry is the path of a `#[tool]` fn (`hello`, `weather::lookup`,
+/// `crate::weather::lookup`, `super::hello`), declared anywhere in a module
+/// or a fn body, before or after the list; a trailing comma is allowed. A
+/// fn listed twice, or two fns whose tools have the same name, fail to
+/// compile with one error naming both; a fn without `#[tool]` with one
+/// error on its name, ``` `f` is not a #[tool] fn ```.
+///
+/// The list finds a tool through a hidden item `#[tool]` puts beside the fn,
+/// which a `use` of the fn alone (`use weather::lookup;`) does not bring:
+/// list such a fn by its path, or import its module's items with a glob
+/// (`use weather::*;`, which a `pub use` re-export may do as well).
 ///
 /// ```
 /// use mcp_runtime::{tool, tools};
@@ -156,7 +164,7 @@ macro_rules! tools {
     // Forwarded to the proc macro, which reads the hidden items `#[tool]`
     // puts beside each fn; this shim keeps the docs and their test here.
     ($($tokens:tt)*) => {
-        $crate::__private::tools! { $($tokens)* }
+        $crate::__private::tools! { [$crate] $($tokens)* }
     };
 }
 
