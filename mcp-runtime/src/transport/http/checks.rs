@@ -19,13 +19,16 @@ pub(super) fn accepts(headers: &hyper::HeaderMap) -> (bool, bool) {
         for item in value.as_bytes().split(|&b| b == b',') {
             let media = item.split(|&b| b == b';').next().unwrap_or_default();
             let media = media.trim_ascii();
+            // By length first: one comparison per item, not up to five
+            // (this runs on every POST).
             let is = |name: &str| media.eq_ignore_ascii_case(name.as_bytes());
-            if is("*/*") {
-                (json, sse) = (true, true);
-            } else if is("application/json") || is("application/*") {
-                json = true;
-            } else if is("text/event-stream") || is("text/*") {
-                sse = true;
+            match media.len() {
+                3 if is("*/*") => (json, sse) = (true, true),
+                16 if is("application/json") => json = true,
+                13 if is("application/*") => json = true,
+                17 if is("text/event-stream") => sse = true,
+                6 if is("text/*") => sse = true,
+                _ => {}
             }
         }
     }

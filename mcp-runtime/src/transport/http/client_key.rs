@@ -7,7 +7,7 @@
 use crate::principal::Principal;
 use hyper::http;
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
 
 /// The client a request is counted against.
@@ -62,10 +62,39 @@ impl ClientKey {
             ClientKey::Principal { issuer, subject } => {
                 Some(Arc::from(format!("sub:{issuer} {subject}")))
             }
+            ClientKey::Address(IpAddr::V4(ip)) => Some(ipv4_label(*ip)),
             ClientKey::Address(ip) => Some(Arc::from(format!("ip:{ip}"))),
             ClientKey::Unknown => None,
         }
     }
+}
+
+/// `ip:` and the address in dotted decimal, as `format!("ip:{ip}")` writes
+/// it, without the formatting machinery: made for every request, it cost
+/// some 1,400 instructions that way (2.5 % of an HTTP `add` call).
+fn ipv4_label(ip: Ipv4Addr) -> Arc<str> {
+    let mut text = [0u8; 18];
+    text[..3].copy_from_slice(b"ip:");
+    let mut len = 3;
+    for (i, octet) in ip.octets().into_iter().enumerate() {
+        if i > 0 {
+            text[len] = b'.';
+            len += 1;
+        }
+        let (hundreds, tens) = (octet / 100, octet / 10 % 10);
+        if hundreds > 0 {
+            text[len] = b'0' + hundreds;
+            len += 1;
+        }
+        if hundreds > 0 || tens > 0 {
+            text[len] = b'0' + tens;
+            len += 1;
+        }
+        text[len] = b'0' + octet % 10;
+        len += 1;
+    }
+    // Digits and dots only: always UTF-8.
+    std::str::from_utf8(&text[..len]).map_or_else(|_| Arc::from(format!("ip:{ip}")), Arc::from)
 }
 
 /// The address a quota counts: IPv4 as is, IPv6 by its /64 (a host gets a
@@ -153,6 +182,24 @@ impl Drop for QuotaSlot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ipv4_labels_are_what_format_writes() {
+        for ip in [
+            "0.0.0.0",
+            "127.0.0.1",
+            "10.20.30.40",
+            "192.168.100.255",
+            "255.255.255.255",
+            "1.2.3.4",
+            "100.9.10.99",
+        ] {
+            let ip: Ipv4Addr = ip.parse().unwrap();
+            assert_eq!(&*ipv4_label(ip), format!("ip:{ip}"));
+            let key = ClientKey::Address(IpAddr::V4(ip));
+            assert_eq!(key.label().as_deref(), Some(&*format!("ip:{ip}")));
+        }
+    }
 
     fn with_peer(addr: &str) -> http::Extensions {
         let mut extensions = http::Extensions::new();
