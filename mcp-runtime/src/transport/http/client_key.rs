@@ -31,10 +31,15 @@ pub(crate) enum ClientKey {
 }
 
 impl ClientKey {
-    /// The key of a request: its principal if any, else the peer address
-    /// the listener put in `extensions` (a [`SocketAddr`]; a router
-    /// mounting [`HttpService`](super::HttpService) may insert one too).
-    pub(crate) fn of(principal: Option<&Principal>, extensions: &http::Extensions) -> ClientKey {
+    /// The key of a request: its principal if any, else the peer address:
+    /// `peer` (the listener's, handed over), else one in `extensions` (a
+    /// [`SocketAddr`], which the listener puts there for the user's layers
+    /// and a router mounting [`HttpService`](super::HttpService) may insert).
+    pub(crate) fn of(
+        principal: Option<&Principal>,
+        peer: Option<SocketAddr>,
+        extensions: &http::Extensions,
+    ) -> ClientKey {
         if let Some(principal) = principal {
             let issuer = principal
                 .claims()
@@ -46,7 +51,7 @@ impl ClientKey {
                 subject: principal.subject().into(),
             };
         }
-        match extensions.get::<SocketAddr>() {
+        match peer.as_ref().or_else(|| extensions.get::<SocketAddr>()) {
             Some(peer) => ClientKey::Address(bucket(peer.ip())),
             None => ClientKey::Unknown,
         }
@@ -212,7 +217,7 @@ mod tests {
         let mut claims = serde_json::Map::new();
         claims.insert("iss".into(), "https://auth.example".into());
         let alice = Principal::new("alice", ["a"], claims);
-        let key = ClientKey::of(Some(&alice), &with_peer("10.0.0.1:5"));
+        let key = ClientKey::of(Some(&alice), None, &with_peer("10.0.0.1:5"));
         assert_eq!(
             key,
             ClientKey::Principal {
@@ -224,19 +229,31 @@ mod tests {
 
     #[test]
     fn addresses_are_counted_by_host_and_ipv6_by_its_slash_64() {
-        let a = ClientKey::of(None, &with_peer("127.0.0.1:1000"));
-        assert_eq!(a, ClientKey::of(None, &with_peer("127.0.0.1:2000")));
-        let six = ClientKey::of(None, &with_peer("[2001:db8:1:2:aaaa::1]:1"));
+        let a = ClientKey::of(None, None, &with_peer("127.0.0.1:1000"));
+        assert_eq!(a, ClientKey::of(None, None, &with_peer("127.0.0.1:2000")));
+        let six = ClientKey::of(None, None, &with_peer("[2001:db8:1:2:aaaa::1]:1"));
         assert_eq!(
             six,
-            ClientKey::of(None, &with_peer("[2001:db8:1:2:bbbb::9]:1"))
+            ClientKey::of(None, None, &with_peer("[2001:db8:1:2:bbbb::9]:1"))
         );
-        assert_ne!(six, ClientKey::of(None, &with_peer("[2001:db8:1:3::1]:1")));
-        let mapped = ClientKey::of(None, &with_peer("[::ffff:127.0.0.1]:1"));
+        assert_ne!(
+            six,
+            ClientKey::of(None, None, &with_peer("[2001:db8:1:3::1]:1"))
+        );
+        let mapped = ClientKey::of(None, None, &with_peer("[::ffff:127.0.0.1]:1"));
         assert_eq!(mapped, a);
         assert_eq!(
-            ClientKey::of(None, &http::Extensions::new()),
+            ClientKey::of(None, None, &http::Extensions::new()),
             ClientKey::Unknown
+        );
+        // The listener's peer, handed over, counts as one in the
+        // extensions would, and before it.
+        let peer = |addr: &str| Some(addr.parse::<SocketAddr>().unwrap());
+        let empty = http::Extensions::new();
+        assert_eq!(ClientKey::of(None, peer("127.0.0.1:9"), &empty), a);
+        assert_eq!(
+            ClientKey::of(None, peer("[2001:db8:1:2::7]:1"), &with_peer("10.0.0.1:1")),
+            six
         );
     }
 
