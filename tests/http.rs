@@ -32,6 +32,54 @@ fn a_call_whose_result_comes_first_is_answered_with_json() {
     assert_eq!(discover["result"]["supportedVersions"][0], MODERN);
 }
 
+/// A `tools/call`'s params are read in the message's own pass when its
+/// `method` comes first, and captured then read when it comes after: the
+/// answers are the same, and so are the refusals of params that do not
+/// read.
+#[test]
+fn a_tools_call_is_answered_alike_whatever_the_order_of_its_members() {
+    let server = Server::start(&[]);
+    let meta = meta(json!({})).to_string();
+    let headers = [
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "add"),
+    ];
+    let params = format!(r#"{{"name":"add","arguments":{{"a":1,"b":2}},"_meta":{meta}}}"#);
+    for body in [
+        format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{params}}}"#),
+        format!(r#"{{"params":{params},"jsonrpc":"2.0","method":"tools/call","id":7}}"#),
+    ] {
+        let response = server.post(&headers, &body);
+        assert_eq!(response.status, 200, "{body}: {response:?}");
+        let message = response.json();
+        assert_eq!(message["id"], 7);
+        assert_eq!(message["result"]["structuredContent"], json!({"sum": 3.0}));
+    }
+    let refused = |body: String, status: u16, code: i64| {
+        let message = server.post(&headers, &body).expect_error(status, code);
+        (message["id"].clone(), message["error"]["message"].clone())
+    };
+    for bad in [
+        r#"{"name":5}"#.to_owned(),
+        format!(r#"{{"name":"add","name":"add","_meta":{meta}}}"#),
+        r#"["add",{}]"#.to_owned(),
+    ] {
+        let first = refused(
+            format!(r#"{{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{bad}}}"#),
+            400,
+            -32602,
+        );
+        let last = refused(
+            format!(r#"{{"jsonrpc":"2.0","id":8,"params":{bad},"method":"tools/call"}}"#),
+            400,
+            -32602,
+        );
+        assert_eq!(first, last, "{bad}");
+        assert_eq!(first.0, 8);
+    }
+}
+
 #[test]
 fn notifications_before_the_result_make_an_event_stream() {
     let server = Server::start(&[]);

@@ -4,7 +4,7 @@
 
 pub mod requests;
 
-use super::params::Params;
+use super::params::{Members, Params};
 use super::{ErrorCode, RpcError};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -91,20 +91,219 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     }
 }
 
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(default, borrow)]
+/// The top level of a message, read in one pass, with its params as `P`
+/// reads them ([`ReadParams`]).
+struct Envelope<'a, P> {
     jsonrpc: Text<'a>,
-    #[serde(default, borrow)]
     id: Present<'a>,
-    #[serde(default, borrow)]
     method: Text<'a>,
-    #[serde(default, borrow)]
-    params: Present<'a>,
-    #[serde(default, borrow)]
+    params: P,
     result: Present<'a>,
-    #[serde(default, borrow)]
     error: Present<'a>,
+}
+
+/// How [`Envelope`] reads `params`, given the `method` read before them.
+trait ReadParams<'de>: Sized {
+    /// No `params` member.
+    const ABSENT: Self;
+    /// The `params` member's value.
+    fn read<A: serde::de::MapAccess<'de>>(
+        map: &mut A,
+        method: Option<&str>,
+    ) -> Result<Self, A::Error>;
+}
+
+/// The fallback's way, and every message's but a `tools/call`'s: params
+/// captured as sent (`null` included), for [`Params::parse`] or a
+/// notification's handler.
+impl<'de> ReadParams<'de> for Present<'de> {
+    const ABSENT: Self = Present(None);
+    fn read<A: serde::de::MapAccess<'de>>(map: &mut A, _: Option<&str>) -> Result<Self, A::Error> {
+        map.next_value()
+    }
+}
+
+/// `params` of the first pass. When `method` came before them and is
+/// `tools/call` (the method of nearly every request a server gets, in the
+/// order clients write), their members are read in this same pass
+/// ([`Members`]), not captured whole and read again: a body is mostly its
+/// params, so that saves a pass over most of it.
+enum FirstPass<'a> {
+    /// Captured as sent (another method), or absent.
+    Raw(Present<'a>),
+    /// A `tools/call`'s members (`None`: `null`).
+    Read(Option<Members<'a>>),
+}
+
+impl<'de> ReadParams<'de> for FirstPass<'de> {
+    const ABSENT: Self = FirstPass::Raw(Present(None));
+    fn read<A: serde::de::MapAccess<'de>>(
+        map: &mut A,
+        method: Option<&str>,
+    ) -> Result<Self, A::Error> {
+        if method == Some("tools/call") {
+            map.next_value_seed(MembersSeed).map(FirstPass::Read)
+        } else {
+            map.next_value().map(FirstPass::Raw)
+        }
+    }
+}
+
+/// The top-level keys of a message.
+enum Key {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Result,
+    Error,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Key, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Key;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E>(self, key: &str) -> Result<Key, E> {
+                Ok(match key {
+                    "jsonrpc" => Key::Jsonrpc,
+                    "id" => Key::Id,
+                    "method" => Key::Method,
+                    "params" => Key::Params,
+                    "result" => Key::Result,
+                    "error" => Key::Error,
+                    _ => Key::Other,
+                })
+            }
+        }
+        deserializer.deserialize_identifier(Visitor)
+    }
+}
+
+/// Reads an [`Envelope`] (what serde's derive would, with params read by
+/// `P`: a key sent twice is refused, unknown keys are skipped).
+struct EnvelopeVisitor<P>(std::marker::PhantomData<P>);
+
+impl<'de, P: ReadParams<'de>> serde::de::Visitor<'de> for EnvelopeVisitor<P> {
+    type Value = Envelope<'de, P>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON-RPC message")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> Result<Envelope<'de, P>, A::Error> {
+        use serde::de::Error;
+        let mut envelope = Envelope {
+            jsonrpc: Text(None),
+            id: Present(None),
+            method: Text(None),
+            params: P::ABSENT,
+            result: Present(None),
+            error: Present(None),
+        };
+        let mut seen = [false; 6];
+        let mut once = |slot: usize, name: &'static str| {
+            if std::mem::replace(&mut seen[slot], true) {
+                Err(A::Error::duplicate_field(name))
+            } else {
+                Ok(())
+            }
+        };
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Jsonrpc => {
+                    once(0, "jsonrpc")?;
+                    envelope.jsonrpc = map.next_value()?;
+                }
+                Key::Id => {
+                    once(1, "id")?;
+                    envelope.id = map.next_value()?;
+                }
+                Key::Method => {
+                    once(2, "method")?;
+                    envelope.method = map.next_value()?;
+                }
+                Key::Params => {
+                    once(3, "params")?;
+                    envelope.params = P::read(&mut map, envelope.method.0.as_deref())?;
+                }
+                Key::Result => {
+                    once(4, "result")?;
+                    envelope.result = map.next_value()?;
+                }
+                Key::Error => {
+                    once(5, "error")?;
+                    envelope.error = map.next_value()?;
+                }
+                Key::Other => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(envelope)
+    }
+}
+
+/// A `tools/call`'s params read in the first pass: an object's
+/// [`Members`], or `null`. Anything else fails the pass, and the message is
+/// read again the fallback's way ([`parse`]), which says why.
+struct MembersSeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for MembersSeed {
+    type Value = Option<Members<'de>>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for MembersSeed {
+    type Value = Option<Members<'de>>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        Members::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Some)
+    }
+}
+
+/// The [`Envelope`] of a line that starts with `{`, its params read by `P`.
+fn read_envelope<'a, P: ReadParams<'a>>(
+    line: &'a [u8],
+) -> Result<Envelope<'a, P>, serde_json::Error> {
+    use serde::Deserializer as _;
+    let visitor = EnvelopeVisitor(std::marker::PhantomData);
+    // UTF-8 is checked once for the whole line: parsed from a `&str`, the
+    // borrowed parts (`params`, then `arguments`) are not checked again. An
+    // invalid line goes the byte path, whose errors point at the bad byte.
+    match std::str::from_utf8(line) {
+        Ok(text) => {
+            let mut deserializer = serde_json::Deserializer::from_str(text);
+            let envelope = deserializer.deserialize_map(visitor)?;
+            deserializer.end().map(|()| envelope)
+        }
+        Err(_) => {
+            let mut deserializer = serde_json::Deserializer::from_slice(line);
+            let envelope = deserializer.deserialize_map(visitor)?;
+            deserializer.end().map(|()| envelope)
+        }
+    }
 }
 
 /// Reads one line (without its newline).
@@ -112,17 +311,61 @@ pub fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
     if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return Err(reject_non_object(line));
     }
-    // UTF-8 is checked once for the whole line: parsed from a `&str`, the
-    // borrowed parts (`params`, then `arguments`) are not checked again. An
-    // invalid line goes the byte path, whose errors point at the bad byte.
-    let parsed = match std::str::from_utf8(line) {
-        Ok(text) => serde_json::from_str(text),
-        Err(_) => serde_json::from_slice(line),
-    };
-    let envelope: Envelope<'_> = match parsed {
-        Ok(envelope) => envelope,
-        Err(err) => return Err(reject_unparsed(line, &err)),
-    };
+    match read_envelope::<FirstPass<'_>>(line) {
+        Ok(Envelope {
+            jsonrpc,
+            id: Present(Some(id)),
+            method: Text(Some(method)),
+            params: FirstPass::Read(members),
+            ..
+        }) if jsonrpc.0.as_deref() == Some("2.0") && is_valid_id(id) => {
+            // A well-formed `tools/call` request whose params were read in
+            // the pass: what `classify` does with captured ones, from the
+            // members.
+            let params = match members {
+                None => Ok(Params::default()),
+                Some(members) => Params::of_members(None, members),
+            };
+            return match params {
+                Ok(params) => Ok(Incoming::Request { id, method, params }),
+                Err(invalid) => Err(Rejection {
+                    error: RpcError::new(ErrorCode::INVALID_PARAMS, invalid.0),
+                    id: Some(id),
+                }),
+            };
+        }
+        Ok(Envelope {
+            jsonrpc,
+            id,
+            method,
+            params: FirstPass::Raw(params),
+            result,
+            error,
+        }) => {
+            return classify(Envelope {
+                jsonrpc,
+                id,
+                method,
+                params,
+                result,
+                error,
+            });
+        }
+        // A `tools/call` that is no well-formed request (it is refused, or
+        // it is a notification, which keeps its params as sent), or whose
+        // params did not read as members, and any message that does not
+        // parse: read again with the params captured, so that it gets
+        // exactly the answer any other message would.
+        _ => {}
+    }
+    match read_envelope::<Present<'_>>(line) {
+        Ok(envelope) => classify(envelope),
+        Err(err) => Err(reject_unparsed(line, &err)),
+    }
+}
+
+/// What a message read with its params captured is.
+fn classify<'a>(envelope: Envelope<'a, Present<'a>>) -> Result<Incoming<'a>, Rejection<'a>> {
     let id = envelope.id.0;
     let valid_id = id.filter(|raw| is_valid_id(raw));
     if envelope.jsonrpc.0.as_deref() != Some("2.0") {
@@ -323,6 +566,91 @@ mod tests {
         assert!(matches!(note, Incoming::Notification { .. }));
         let resp = parse(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#).unwrap();
         assert!(matches!(resp, Incoming::Response { .. }));
+    }
+
+    /// A `tools/call` whose params are read in the message's pass gets
+    /// what the params' own parse gives (the same members, the same
+    /// refusals), and any other shape of it the same answer as before.
+    #[test]
+    fn a_tools_call_reads_its_params_in_the_same_pass() {
+        let call = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","arguments":{"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let Ok(Incoming::Request { id, method, params }) = parse(call) else {
+            panic!("refused");
+        };
+        assert_eq!((id.get(), &*method), ("4", "tools/call"));
+        assert!(params.raw.is_none(), "read in the pass, not captured");
+        assert!(matches!(params.name, Some(Cow::Borrowed("add"))));
+        assert_eq!(params.arguments.unwrap().get(), r#"{"a":1}"#);
+        assert_eq!(params.envelope_version(), Some("2026-07-28"));
+        // `params` before `method`: captured, then read (the same members).
+        let late = br#"{"jsonrpc":"2.0","id":4,"params":{"name":"add"},"method":"tools/call"}"#;
+        let Ok(Incoming::Request { params, .. }) = parse(late) else {
+            panic!("refused");
+        };
+        assert!(params.raw.is_some());
+        assert_eq!(params.name.as_deref(), Some("add"));
+        // Null params are none.
+        let null = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":null}"#;
+        let Ok(Incoming::Request { params, .. }) = parse(null) else {
+            panic!("refused");
+        };
+        assert!(params.name.is_none() && params.meta.is_none());
+        // Members of the wrong type, repeated, or no object: -32602 with
+        // the id, as from `Params::parse`.
+        for bad in [
+            r#"{"name":5}"#,
+            r#"{"name":"a","name":"b"}"#,
+            r#"{"arguments":[1]}"#,
+            r#"{"_meta":null}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}"#,
+            r#"["add",{}]"#,
+        ] {
+            let line =
+                format!(r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{bad}}}"#);
+            assert_eq!(rejected(&line), (-32602, Some("9".into())), "{bad}");
+        }
+        let fallback = |line: &str| match parse(line.as_bytes()) {
+            Err(r) => r.error.message,
+            Ok(m) => panic!("accepted {line}: {m:?}"),
+        };
+        let message = fallback(
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"a","name":"b"}}"#,
+        );
+        assert_eq!(message, "Invalid params: duplicate field `name`");
+        // Params that are no object nor array break the request: -32600.
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":"x"}"#),
+            (-32600, Some("9".into()))
+        );
+        // A bad id or version is refused as for any method.
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{}}"#),
+            (-32600, None)
+        );
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"1.0","id":3,"method":"tools/call","params":{}}"#),
+            (-32600, Some("3".into()))
+        );
+        // A notification named tools/call keeps its params as sent.
+        let note = br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":5}}"#;
+        let Ok(Incoming::Notification { params, .. }) = parse(note) else {
+            panic!("not a notification");
+        };
+        assert_eq!(params.unwrap().get(), r#"{"name":5}"#);
+        // Top-level keys twice, and syntax errors inside params.
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","method":"x","params":{}}"#)
+                .0,
+            -32600
+        );
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":}}"#),
+            (-32700, None)
+        );
+        assert_eq!(
+            rejected(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}} x"#),
+            (-32700, None)
+        );
     }
 
     #[test]

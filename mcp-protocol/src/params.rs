@@ -23,7 +23,10 @@ use std::borrow::Cow;
 #[derive(Debug, Default)]
 pub struct Params<'a> {
     /// The params object as sent (`None` when absent or `null`), for the
-    /// method's own params type.
+    /// method's own params type. Also `None` for a `tools/call` whose
+    /// `method` came before its `params` (as clients send them): its
+    /// members were read in the message's own pass
+    /// ([`super::incoming::parse`]), and that method reads nothing else.
     pub raw: Option<&'a RawValue>,
     /// `name` (`tools/call`, `prompts/get`).
     pub name: Option<Cow<'a, str>>,
@@ -74,7 +77,7 @@ impl std::fmt::Display for InvalidParams {
 /// struct ("duplicate field"), so a key sent twice cannot mean one thing to
 /// one layer and another to the next.
 #[derive(Deserialize)]
-struct Members<'a> {
+pub(crate) struct Members<'a> {
     #[serde(default, borrow)]
     name: Text<'a>,
     #[serde(default, borrow)]
@@ -98,6 +101,15 @@ impl<'a> Params<'a> {
             return Ok(Params::default());
         };
         let members: Members<'a> = read_object(raw, "params", "")?;
+        Params::of_members(Some(raw), members)
+    }
+
+    /// Params from their members, read from `raw` or (`raw: None`) in the
+    /// message's own pass: the checks the members' types leave.
+    pub(crate) fn of_members(
+        raw: Option<&'a RawValue>,
+        members: Members<'a>,
+    ) -> Result<Params<'a>, InvalidParams> {
         let arguments = object_or_null(members.arguments, "\"arguments\"")?;
         let input_responses = object_or_null(members.input_responses, "\"inputResponses\"")?;
         let meta = match members.meta.0 {
@@ -105,7 +117,7 @@ impl<'a> Params<'a> {
             Some(meta) => Some(Meta::parse(meta)?),
         };
         Ok(Params {
-            raw: Some(raw),
+            raw,
             name: members.name.0,
             arguments,
             meta,

@@ -31,6 +31,7 @@ use hyper::header::{self, HeaderValue};
 use hyper::http::request::Parts;
 use hyper::{Method, Request, Response, StatusCode};
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -53,6 +54,9 @@ pub(super) struct Visit<B> {
     body: Option<B>,
     /// Set by [`bearer`].
     caller: Caller,
+    /// The peer's address when the listener handed it over (else it is
+    /// looked for in the request's extensions).
+    peer: Option<SocketAddr>,
     /// Set by [`bearer`]: whom the per-client limits count.
     client: ClientKey,
     /// Set by [`admission`]: kept until the response body is dropped.
@@ -63,11 +67,12 @@ pub(super) struct Visit<B> {
 }
 
 impl<B> Visit<B> {
-    pub(super) fn new(request: Request<B>) -> Visit<B> {
+    pub(super) fn new(request: Request<B>, peer: Option<SocketAddr>) -> Visit<B> {
         let (parts, body) = request.into_parts();
         Visit {
             parts,
             body: Some(body),
+            peer,
             caller: Caller::default(),
             client: ClientKey::Unknown,
             counted: None,
@@ -76,20 +81,22 @@ impl<B> Visit<B> {
     }
 }
 
-/// The steps, then the endpoint. Not an `async fn`: the request is taken
-/// apart before the future is made, so the future does not keep a slot
-/// for it beside the [`Visit`] (the listener boxes this future for every
-/// request).
+/// The steps, then the endpoint (`peer`: the client's address, when the
+/// caller knows it; else the request's extensions may hold it). Not an
+/// `async fn`: the request is taken apart before the future is made, so
+/// the future does not keep a slot for it beside the [`Visit`] (the
+/// listener boxes this future for every request).
 pub(super) fn answer<B>(
     inner: &Arc<Inner>,
     request: Request<B>,
+    peer: Option<SocketAddr>,
 ) -> impl Future<Output = Response<HttpBody>> + Send + '_
 where
     B: Body + Send + 'static,
     B::Data: Send,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    let mut visit = Visit::new(request);
+    let mut visit = Visit::new(request, peer);
     async move {
         if let Err(answer) = steps(inner, &mut visit).await {
             return *answer;
@@ -199,7 +206,7 @@ async fn bearer<B>(inner: &Inner, visit: &mut Visit<B>) -> Flow {
             Err(denial) => return Err(Box::new(denied(denial))),
         },
     };
-    visit.client = ClientKey::of(principal.as_deref(), &parts.extensions);
+    visit.client = ClientKey::of(principal.as_deref(), visit.peer, &parts.extensions);
     visit.caller = Caller {
         client: visit.client.label(),
         principal,
@@ -474,7 +481,7 @@ mod tests {
     }
 
     fn visit(request: hyper::http::request::Builder, body: &str) -> Visit<String> {
-        Visit::new(request.body(body.to_owned()).unwrap())
+        Visit::new(request.body(body.to_owned()).unwrap(), None)
     }
 
     /// A step's answer; `None` when it lets the request on.
@@ -693,7 +700,7 @@ mod tests {
         let answer = |inner: &Arc<Inner>, request: hyper::http::request::Builder, body: &str| {
             let inner = Arc::clone(inner);
             let request = request.body(body.to_owned()).unwrap();
-            async move { super::answer(&inner, request).await.status().as_u16() }
+            async move { super::answer(&inner, request, None).await.status().as_u16() }
         };
         let metadata = "/.well-known/oauth-protected-resource/mcp";
         let evil = |request: hyper::http::request::Builder| {

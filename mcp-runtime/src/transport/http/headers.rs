@@ -52,6 +52,72 @@ pub(crate) fn single<'h>(
     decode(name.as_str(), value).map(Some)
 }
 
+/// How often a header was sent, and its value when once.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) enum Sent<'h> {
+    /// Not at all.
+    #[default]
+    Never,
+    /// Once, with this value.
+    Once(&'h HeaderValue),
+    /// More than once.
+    Repeated,
+}
+
+impl<'h> Sent<'h> {
+    fn add(&mut self, value: &'h HeaderValue) {
+        *self = match self {
+            Sent::Never => Sent::Once(value),
+            _ => Sent::Repeated,
+        };
+    }
+
+    /// The value, decoded, as [`single`] reads it (`name` for the refusal).
+    pub(crate) fn single(self, name: &HeaderName) -> Result<Option<Cow<'h, str>>, BadHeader> {
+        match self {
+            Sent::Never => Ok(None),
+            Sent::Once(value) => decode(name.as_str(), value).map(Some),
+            Sent::Repeated => Err(BadHeader(format!(
+                "the {name} header was sent more than once"
+            ))),
+        }
+    }
+}
+
+/// The headers a 2026-07-28 POST reads, found in one walk over the
+/// request's headers. A lookup by a name that is not a standard one hashes
+/// the name byte by byte: one per header cost about 160 instructions each,
+/// where the walk compares a few names (most standard ones, which compare
+/// as an index) for all of them.
+#[derive(Debug, Default)]
+pub(crate) struct Routing<'h> {
+    /// `MCP-Protocol-Version`.
+    pub(crate) protocol_version: Sent<'h>,
+    /// `Mcp-Method`.
+    pub(crate) method: Sent<'h>,
+    /// `Mcp-Name`.
+    pub(crate) name: Sent<'h>,
+    /// Whether `traceparent` came: only then is the trace context read.
+    pub(crate) traced: bool,
+}
+
+impl<'h> Routing<'h> {
+    /// The routing headers of `headers`.
+    pub(crate) fn of(headers: &'h HeaderMap) -> Routing<'h> {
+        let mut routing = Routing::default();
+        for (name, value) in headers {
+            match name.as_str() {
+                "mcp-protocol-version" => routing.protocol_version.add(value),
+                "mcp-method" => routing.method.add(value),
+                "mcp-name" => routing.name.add(value),
+                "traceparent" => routing.traced = true,
+                _ => {}
+            }
+        }
+        routing
+    }
+}
+
 /// The request's W3C trace context: one valid `traceparent` (two are
 /// invalid, as W3C says), with the `tracestate` headers joined by commas.
 /// Anything invalid is no trace context, never a refusal.
@@ -231,6 +297,33 @@ mod tests {
         let v = HeaderValue::from_static("us-west1");
         assert_eq!(decode("x", &v).unwrap(), "us-west1");
         assert!(decode("x", &HeaderValue::from_static("=?base64?!!?=")).is_err());
+    }
+
+    #[test]
+    fn one_walk_finds_what_the_lookups_find() {
+        let mut headers = HeaderMap::new();
+        headers.append(
+            "MCP-Protocol-Version",
+            HeaderValue::from_static("2026-07-28"),
+        );
+        headers.append(METHOD, HeaderValue::from_static("tools/call"));
+        headers.append(NAME, HeaderValue::from_static("=?base64?YWRk?="));
+        headers.append(NAME, HeaderValue::from_static("add"));
+        headers.append(hyper::header::ACCEPT, HeaderValue::from_static("*/*"));
+        let routing = Routing::of(&headers);
+        for name in [PROTOCOL_VERSION, METHOD, NAME, SESSION_ID] {
+            let sent = match name.as_str() {
+                "mcp-protocol-version" => routing.protocol_version,
+                "mcp-method" => routing.method,
+                "mcp-name" => routing.name,
+                _ => Sent::Never,
+            };
+            assert_eq!(sent.single(&name), single(&headers, &name), "{name}");
+        }
+        assert!(routing.name.single(&NAME).is_err());
+        assert!(!routing.traced);
+        headers.append(TRACEPARENT, HeaderValue::from_static("00-bad"));
+        assert!(Routing::of(&headers).traced);
     }
 
     #[test]

@@ -199,7 +199,7 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let inner = Arc::clone(&self.inner);
-        Box::pin(async move { Ok(front::answer(&inner, request).await) })
+        Box::pin(async move { Ok(front::answer(&inner, request, None).await) })
     }
 }
 

@@ -48,6 +48,7 @@ pub(super) async fn post(
     caller: Caller,
     gate: Option<&Gate>,
 ) -> Response<HttpBody> {
+    let routing = headers::Routing::of(headers);
     let refusal = match &message {
         // (1) JSON and (2) JSON-RPC shape.
         Err(rejection) => {
@@ -75,9 +76,11 @@ pub(super) async fn post(
                 frame.into_bytes(),
             );
         }
-        Ok(Incoming::Request { id, method, params }) => ladder(shared, headers, method, params)
-            .err()
-            .map(|refusal| (*id, refusal)),
+        Ok(Incoming::Request { id, method, params }) => {
+            ladder(shared, headers, &routing, method, params)
+                .err()
+                .map(|refusal| (*id, refusal))
+        }
     };
     if let Some((id, refusal)) = refusal {
         let frame = outgoing::rpc_error(Some(id), &refusal);
@@ -87,8 +90,12 @@ pub(super) async fn post(
         );
     }
     let (out, frames) = outbox::channel(shared.max_sse_unwritten);
-    let connection =
-        Arc::new(caller.on(Connection::new(out).with_trace(headers::trace_context(headers))));
+    // Without `traceparent` there is no trace context to read.
+    let trace = routing
+        .traced
+        .then(|| headers::trace_context(headers))
+        .flatten();
+    let connection = Arc::new(caller.on(Connection::new(out).with_trace(trace)));
     respond(
         shared,
         stop,
@@ -106,6 +113,7 @@ pub(super) async fn post(
 fn ladder(
     shared: &Shared,
     headers: &HeaderMap,
+    routing: &headers::Routing<'_>,
     method: &str,
     params: &Params<'_>,
 ) -> Result<(), RpcError> {
@@ -123,7 +131,10 @@ fn ladder(
     }
     let version = params.envelope_version().unwrap_or("");
     // (4) Headers against the body.
-    match headers::single(headers, &headers::PROTOCOL_VERSION)? {
+    match routing
+        .protocol_version
+        .single(&headers::PROTOCOL_VERSION)?
+    {
         None => {
             return Err(mismatch("the MCP-Protocol-Version header is missing"));
         }
@@ -134,7 +145,7 @@ fn ladder(
         }
         Some(_) => {}
     }
-    match headers::single(headers, &headers::METHOD)? {
+    match routing.method.single(&headers::METHOD)? {
         None => return Err(mismatch("the Mcp-Method header is missing")),
         Some(h) if h != method => {
             return Err(mismatch(format!(
@@ -152,7 +163,7 @@ fn ladder(
         }
         _ => (None, ""),
     };
-    match (headers::single(headers, &headers::NAME)?, named) {
+    match (routing.name.single(&headers::NAME)?, named) {
         (None, Some(_)) => return Err(mismatch("the Mcp-Name header is missing")),
         (Some(h), Some(value)) if Some(h.trim()) != value => {
             return Err(mismatch(format!(
