@@ -2,7 +2,8 @@
 //! ([`LocalClient`]) that takes arguments and answers as JSON values, the
 //! way a test writes them, and collects what a call reported.
 
-use super::{CallResult, ElicitationHandler, RpcError, SamplingHandler};
+use super::builder::{ClientBuilder, Door};
+use super::{CallResult, RpcError};
 use crate::error::Error;
 use crate::level::Level;
 use crate::local::{CallOptions, LocalClient};
@@ -12,63 +13,12 @@ use crate::server::Server;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
-/// Configures a [`Client`] before it connects.
-#[must_use]
-pub struct ClientBuilder {
-    server: Server,
-    version: ProtocolVersion,
-    elicitation: Option<ElicitationHandler>,
-    sampling: Option<SamplingHandler>,
-    log_level: Option<Level>,
-}
-
-impl fmt::Debug for ClientBuilder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ClientBuilder")
-            .field("version", &self.version)
-            .finish_non_exhaustive()
-    }
-}
-
-impl ClientBuilder {
-    /// Presents protocol revision `version` to the tools
-    /// ([`Context::protocol_version`](crate::Context::protocol_version));
-    /// the latest by default.
-    pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
-        self.version = version;
-        self
-    }
-
-    /// Declares the `elicitation` capability and answers the tools'
-    /// elicitations with `handler`: it gets the request's params as JSON and
-    /// returns the `ElicitResult` (e.g. `{"action":"accept","content":{…}}`).
-    pub fn on_elicitation(mut self, handler: impl FnMut(&Value) -> Value + Send + 'static) -> Self {
-        self.elicitation = Some(Box::new(handler));
-        self
-    }
-
-    /// Declares the `sampling` capability and answers the tools' sampling
-    /// requests with `handler`: it gets the params as JSON and returns the
-    /// `CreateMessageResult` (e.g.
-    /// `{"role":"assistant","content":{"type":"text","text":"…"},"model":"m"}`).
-    pub fn on_sampling(mut self, handler: impl FnMut(&Value) -> Value + Send + 'static) -> Self {
-        self.sampling = Some(Box::new(handler));
-        self
-    }
-
-    /// Collects the log messages tools send at `level` and above
-    /// ([`CallResult::logs`]); without it, none.
-    pub fn log_level(mut self, level: Level) -> Self {
-        self.log_level = Some(level);
-        self
-    }
-
+impl ClientBuilder<Door> {
     /// The client, on the server's in-process door. Fails as serving would
     /// on a bad registration (a duplicate tool, a `State<T>` nobody gave).
-    /// `async` so that it reads like [`wire::ClientBuilder::connect`](super::wire::ClientBuilder::connect):
+    /// `async` so that it reads like the [wire client](super::wire::Client)'s:
     /// a test switches between the two by its `use` line.
     pub async fn connect(self) -> Result<Client, Error> {
         let mut local = self.server.local()?.protocol_version(self.version);
@@ -160,13 +110,7 @@ pub struct Client {
 impl Client {
     /// A client of `server`, to configure and [`ClientBuilder::connect`].
     pub fn builder(server: Server) -> ClientBuilder {
-        ClientBuilder {
-            server,
-            version: ProtocolVersion::LATEST,
-            elicitation: None,
-            sampling: None,
-            log_level: None,
-        }
+        ClientBuilder::new(server)
     }
 
     /// The protocol revision this client presents.

@@ -15,6 +15,7 @@
 //!   unified line diff when the advertised tool surface changes, and rewrites
 //!   the snapshot when `MCP_UPDATE_SNAPSHOTS=1` is set.
 
+mod builder;
 mod client;
 mod results;
 mod snapshot;
@@ -23,7 +24,8 @@ pub mod wire;
 use serde_json::Value;
 
 pub use crate::transport::{MemoryTransport, memory};
-pub use client::{Client, ClientBuilder};
+pub use builder::{ClientBuilder, Door, Wire};
+pub use client::Client;
 pub use results::{CallResult, RpcError};
 
 /// Answers an `elicitation/create` request: gets its `params`, returns the

@@ -16,57 +16,14 @@ use std::fmt;
 use std::io;
 use tokio::task::JoinHandle;
 
+use super::builder::Wire;
 use super::{ElicitationHandler, RpcError, SamplingHandler};
 
-/// Configures a [`Client`] before it connects.
-#[must_use]
-pub struct ClientBuilder {
-    server: Server,
-    version: ProtocolVersion,
-    elicitation: Option<ElicitationHandler>,
-    sampling: Option<SamplingHandler>,
-    log_level: Option<Level>,
-}
-
-impl fmt::Debug for ClientBuilder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ClientBuilder")
-            .field("version", &self.version)
-            .finish_non_exhaustive()
-    }
-}
+/// Configures a [`Client`] before it connects: the testing module's one
+/// builder, connecting over the wire.
+pub type ClientBuilder = super::ClientBuilder<Wire>;
 
 impl ClientBuilder {
-    /// Speak `version`: a legacy version does the `initialize` handshake; the
-    /// default, 2026-07-28, sends the `_meta` envelope on every request.
-    pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
-        self.version = version;
-        self
-    }
-
-    /// Declares the `elicitation` capability and answers elicitations with
-    /// `handler` (legacy: `elicitation/create` requests; 2026-07-28:
-    /// `input_required` results, retried with the answers).
-    pub fn on_elicitation(mut self, handler: impl FnMut(&Value) -> Value + Send + 'static) -> Self {
-        self.elicitation = Some(Box::new(handler));
-        self
-    }
-
-    /// Declares the `sampling` capability and answers sampling requests with
-    /// `handler` (legacy: `sampling/createMessage` requests; 2026-07-28:
-    /// `input_required` results, retried with the answers).
-    pub fn on_sampling(mut self, handler: impl FnMut(&Value) -> Value + Send + 'static) -> Self {
-        self.sampling = Some(Box::new(handler));
-        self
-    }
-
-    /// Receives log messages at `level` and above (legacy:
-    /// `logging/setLevel`; 2026-07-28: the per-request `logLevel`).
-    pub fn log_level(mut self, level: Level) -> Self {
-        self.log_level = Some(level);
-        self
-    }
-
     /// Starts the server in-process and connects.
     pub async fn connect(self) -> Result<Client, RpcError> {
         let (transport, server_end) = memory();
@@ -179,13 +136,7 @@ fn transport_error(err: impl fmt::Display) -> RpcError {
 impl Client {
     /// A client of `server`, to configure and [`ClientBuilder::connect`].
     pub fn builder(server: Server) -> ClientBuilder {
-        ClientBuilder {
-            server,
-            version: ProtocolVersion::LATEST,
-            elicitation: None,
-            sampling: None,
-            log_level: None,
-        }
+        ClientBuilder::new(server)
     }
 
     /// The protocol revision this client speaks.
