@@ -226,7 +226,7 @@ struct Appendix {
 
 /// Crawl 1 to 50 pages, `step_ms` each (at most 10000; 200 when absent),
 /// reporting each page. A task when the client declares the Tasks
-/// extension (and the `tasks` feature is on); the crawl is idempotent, so when the replica running it dies
+/// extension; the crawl is idempotent, so when the replica running it dies
 /// another starts it again from the first page (`resumable`).
 #[tool(
     read_only,
@@ -263,8 +263,7 @@ async fn crawl(
 /// Build a report of 1 to 20 sections, `step_ms` per section: progress for
 /// each section ("section i of n"), one question midway (whether to include
 /// the appendix), cancellable between sections. Runs as a task when the
-/// client declares the Tasks extension (and the `tasks` feature is on),
-/// else as a plain call.
+/// client declares the Tasks extension, else as a plain call.
 #[tool(read_only, open_world = false, task = "optional")]
 async fn build_report(
     ctx: Context,
