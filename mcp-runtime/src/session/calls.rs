@@ -276,6 +276,10 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
             future,
             task,
         } = pending;
+        // Without the `tasks` feature no call becomes a task, and the two
+        // task paths below that await are compiled out: a constant `false`
+        // would not do, because an async fn keeps the resume arm of every
+        // await it contains (storing a task's end and all it calls, ~30 KB).
         let id = context.raw_request_id();
         let _slot = match shared.limits.run_slot(connection.client_key()).await {
             Ok(slot) => slot,
@@ -298,6 +302,7 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
         };
         // A task tool becomes a task before its first line, unless its body
         // says where (after the questions it asks on the request).
+        #[cfg(feature = "tasks")]
         if task.is_some()
             && !tool.def.task_begins_in_body
             && let Err(refusal) = context.begin_task().await
@@ -316,8 +321,8 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
         // cancellation aborts this task instead.
         let task_cancelled = async {
             match &task {
-                Some(_) => context.cancelled().await,
-                None => std::future::pending().await,
+                Some(_) if crate::task::ENABLED => context.cancelled().await,
+                _ => std::future::pending().await,
             }
         };
         // The span is entered while the tool's future is polled, so what
@@ -329,6 +334,7 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
             ran = with_timeout(tool.name.as_ref(), tracing::Instrument::instrument(future, span.span().clone()), timeout) => Ending::Outcome(ran),
         };
         context.finish();
+        #[cfg(feature = "tasks")]
         if let Some(run) = task.as_ref().and_then(|starter| starter.run()) {
             let (outcome, settled) = task_end(&tool, ending, version);
             run.settle(settled).await;

@@ -101,7 +101,9 @@ impl TaskStarter {
         self
     }
 
-    /// The task, once the call became one.
+    /// The task, once the call became one (read only where a call's end is
+    /// stored, which the `tasks` feature compiles in).
+    #[cfg(feature = "tasks")]
     pub(crate) fn run(&self) -> Option<&TaskRun> {
         self.run.get()
     }
