@@ -523,16 +523,9 @@ async fn nulls_that_strict_clients_send_for_absent_properties_are_taken_as_absen
     let retries =
         &strict[0]["function"]["parameters"]["properties"]["settings"]["properties"]["retries"];
     assert_eq!(retries["type"], json!(["integer", "null"]));
+    let nulls = json!({"settings": {"retries": null, "label": null}, "note": null});
     let mut client = Client::builder(server).connect().await.unwrap();
-    let result = client
-        .call(
-            "configure",
-            json!({"settings": {"retries": null, "label": null}, "note": null}),
-        )
-        .await
-        .unwrap();
-    assert!(!result.is_error(), "{:?}", result.text());
-    assert_eq!(result.text(), Some("3  "));
+    let wire = client.call("configure", nulls.clone()).await.unwrap();
     // The in-process door decodes its arguments with the second decoder:
     // it takes the nulls as absent too.
     let server = Server::new("s", "1").tools(tools![configure]);
@@ -540,15 +533,14 @@ async fn nulls_that_strict_clients_send_for_absent_properties_are_taken_as_absen
         .connect()
         .await
         .unwrap();
-    let result = door
-        .call(
-            "configure",
-            json!({"settings": {"retries": null, "label": null}, "note": null}),
-        )
-        .await
-        .unwrap();
-    assert!(!result.is_error(), "{:?}", result.text());
-    assert_eq!(result.text(), Some("3  "));
+    let local = door.call("configure", nulls).await.unwrap();
+    for (by, is_error, text) in [
+        ("wire", wire.is_error(), wire.text()),
+        ("door", local.is_error(), local.text()),
+    ] {
+        assert!(!is_error, "{by}: {text:?}");
+        assert_eq!(text, Some("3  "), "{by}");
+    }
 }
 
 /// Tag things.

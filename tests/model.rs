@@ -128,17 +128,7 @@ fn a_legacy_client_session_typed_end_to_end() {
     let CallToolResponse::Complete(result) = result_of(&mut peer, 3, &mut seen) else {
         panic!("not complete")
     };
-    let kinds: Vec<&str> = result
-        .content
-        .iter()
-        .map(|block| match block {
-            ContentBlock::Text(_) => "text",
-            ContentBlock::Image(_) => "image",
-            ContentBlock::Audio(_) => "audio",
-            ContentBlock::ResourceLink(_) => "resource_link",
-            ContentBlock::Resource(_) => "resource",
-        })
-        .collect();
+    let kinds: Vec<&str> = result.content.iter().map(ContentBlock::kind).collect();
     for kind in ["text", "image", "resource_link", "resource"] {
         assert!(kinds.contains(&kind), "{kind} in {kinds:?}");
     }

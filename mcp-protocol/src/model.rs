@@ -140,6 +140,20 @@ pub enum ContentBlock {
     Resource(EmbeddedResource),
 }
 
+impl ContentBlock {
+    /// The block's `type` on the wire: `"text"`, `"image"`, `"audio"`,
+    /// `"resource_link"` or `"resource"`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ContentBlock::Text(_) => "text",
+            ContentBlock::Image(_) => "image",
+            ContentBlock::Audio(_) => "audio",
+            ContentBlock::ResourceLink(_) => "resource_link",
+            ContentBlock::Resource(_) => "resource",
+        }
+    }
+}
+
 /// A text block.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TextContent {
@@ -1232,6 +1246,21 @@ mod tests {
                 {"type": "resource", "resource": {"uri": "file:///b", "blob": "AA=="}},
             ]),
         );
+        // `kind` is the tag each block is written with.
+        let audio = ContentBlock::Audio(AudioContent {
+            data: "AA==".into(),
+            mime_type: "audio/wav".into(),
+            annotations: None,
+            meta: None,
+        });
+        let text = ContentBlock::Text(TextContent {
+            text: "t".into(),
+            annotations: None,
+            meta: None,
+        });
+        for block in blocks.iter().chain([&audio, &text]) {
+            assert_eq!(serde_json::to_value(block).unwrap()["type"], block.kind());
+        }
     }
 
     #[test]

@@ -34,17 +34,7 @@ impl CallResult {
 
     /// The `type` of each content block, in order (`"text"`, `"image"`, …).
     pub fn content_types(&self) -> Vec<&'static str> {
-        self.result
-            .content
-            .iter()
-            .map(|block| match block {
-                ContentBlock::Text(_) => "text",
-                ContentBlock::Image(_) => "image",
-                ContentBlock::Audio(_) => "audio",
-                ContentBlock::ResourceLink(_) => "resource_link",
-                ContentBlock::Resource(_) => "resource",
-            })
-            .collect()
+        self.result.content.iter().map(ContentBlock::kind).collect()
     }
 
     /// `structuredContent`, if any.

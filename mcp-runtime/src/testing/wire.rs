@@ -172,16 +172,29 @@ impl Client {
         Ok(self.request_collecting(method, params, None).await?.0)
     }
 
+    /// A request sent with its params as they are (no envelope added); the
+    /// notifications that arrive meanwhile are kept for `take_notifications`.
     async fn raw_request(&mut self, method: &str, params: Value) -> Result<Value, RpcError> {
+        let mut notifications = Vec::new();
+        let result = self.exchange(method, params, &mut notifications).await;
+        self.pending.extend(notifications);
+        result
+    }
+
+    /// Sends one request and waits for its response, collecting the
+    /// notifications that arrive meanwhile.
+    async fn exchange(
+        &mut self,
+        method: &str,
+        params: Value,
+        notifications: &mut Vec<Value>,
+    ) -> Result<Value, RpcError> {
         let id = self.next_id;
         self.next_id += 1;
         let line =
             json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
         self.transport.send(&line).await.map_err(transport_error)?;
-        let mut notifications = Vec::new();
-        let result = self.await_response(id, &mut notifications).await;
-        self.pending.extend(notifications);
-        result
+        self.await_response(id, notifications).await
     }
 
     async fn request_collecting(
@@ -195,13 +208,8 @@ impl Client {
         } else if let Some(meta) = meta {
             params["_meta"] = meta;
         }
-        let id = self.next_id;
-        self.next_id += 1;
-        let line =
-            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
-        self.transport.send(&line).await.map_err(transport_error)?;
         let mut notifications = Vec::new();
-        let result = self.await_response(id, &mut notifications).await?;
+        let result = self.exchange(method, params, &mut notifications).await?;
         Ok((result, notifications))
     }
 
