@@ -5,6 +5,7 @@
 #
 #   bench/http/callgrind.sh [--no-build] [--lo N] [--hi N] [--connections N]
 #                           [--rate-limit SPEC] [--keep DIR] [--profile NAME]
+#                           [--cache] [--everything BINARY]
 #
 # Each server runs under `valgrind --tool=callgrind` twice: once for `--lo`
 # (1,000) calls and once for `--hi` (4,000), driven by `http-load` (not under
@@ -14,6 +15,13 @@
 # cancel out, and what is left, divided by `hi - lo`, is the instructions
 # of one call. Wall-clock time on a shared machine moves with the load;
 # these counts do not (they repeat to a few instructions per call).
+#
+# `--cache` runs cachegrind with its cache simulation instead (the host's
+# L1 geometry) and prints, per call, the instructions and the first-level
+# instruction and data cache misses: what an instruction count does not
+# see, and why the CPU ratio under load can be well above the instruction
+# ratio (BENCHMARKS.md). `--everything BINARY` measures another build of
+# `everything --http` (e.g. an older main's) against the same ceiling.
 #
 # `everything` runs with `RATE_LIMIT=off` (what the benchmark measures)
 # unless `--rate-limit SPEC` gives another value (e.g. `default` for the
@@ -43,6 +51,8 @@ rate_limit=off
 build=1
 keep=
 profile=release
+cache=
+everything_binary=
 while [ $# -gt 0 ]; do
     case "$1" in
         --no-build) build= ;;
@@ -52,7 +62,9 @@ while [ $# -gt 0 ]; do
         --rate-limit) rate_limit=$2; shift ;;
         --keep) keep=$2; shift ;;
         --profile) profile=$2; shift ;;
-        *) echo "usage: $0 [--no-build] [--lo N] [--hi N] [--connections N] [--rate-limit SPEC] [--keep DIR] [--profile NAME]" >&2; exit 2 ;;
+        --cache) cache=1 ;;
+        --everything) everything_binary=$2; shift ;;
+        *) echo "usage: $0 [--no-build] [--lo N] [--hi N] [--connections N] [--rate-limit SPEC] [--keep DIR] [--profile NAME] [--cache] [--everything BINARY]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -63,7 +75,7 @@ if [ -n "$build" ]; then
         && cargo build --profile "$profile" -q -p bench-http)
 fi
 release="$root/target/$profile"
-everything="$release/examples/everything"
+everything=${everything_binary:-$release/examples/everything}
 ceiling="$release/http-ceiling"
 load="$release/http-load"
 for program in "$everything" "$ceiling" "$load"; do
@@ -106,20 +118,25 @@ wait "$info_pid" || true
 # Total instructions of one run of server $1 ("everything" or "ceiling")
 # answering $2 calls.
 count() {
-    local name=$1 calls=$2 port pid file
+    local name=$1 calls=$2 port pid file vg
     port=$(free_port)
     file="$out/callgrind.$name.$calls"
+    if [ -n "$cache" ]; then
+        vg=(--tool=cachegrind --cache-sim=yes "--cachegrind-out-file=$file")
+    else
+        vg=(--tool=callgrind "--callgrind-out-file=$file")
+    fi
     if [ "$name" = everything ]; then
         local limit=$rate_limit
         if [ "$limit" = default ]; then
-            env -u RATE_LIMIT valgrind --tool=callgrind --callgrind-out-file="$file" \
+            env -u RATE_LIMIT valgrind "${vg[@]}" \
                 "$everything" --http "127.0.0.1:$port" 2>"$file.stderr" &
         else
-            RATE_LIMIT=$limit valgrind --tool=callgrind --callgrind-out-file="$file" \
+            RATE_LIMIT=$limit valgrind "${vg[@]}" \
                 "$everything" --http "127.0.0.1:$port" 2>"$file.stderr" &
         fi
     else
-        CEILING_SERVER_INFO=$server_info valgrind --tool=callgrind --callgrind-out-file="$file" \
+        CEILING_SERVER_INFO=$server_info valgrind "${vg[@]}" \
             "$ceiling" "127.0.0.1:$port" 2>"$file.stderr" &
     fi
     pid=$!
@@ -128,9 +145,26 @@ count() {
         >"$file.load" || { kill -TERM "$pid"; cat "$file.load" >&2; return 1; }
     kill -TERM "$pid"
     wait "$pid" || true
-    # The totals line: "summary: N" (or "totals: N").
-    awk '/^(summary|totals):/ { print $2; exit }' "$file"
+    # The totals line: "summary: N" (or "totals: N"); cachegrind's has
+    # Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw, of which Ir, I1mr, D1mr + D1mw.
+    if [ -n "$cache" ]; then
+        awk '/^summary:/ { print $2, $3, $6 + $9; exit }' "$file"
+    else
+        awk '/^(summary|totals):/ { print $2; exit }' "$file"
+    fi
 }
+
+if [ -n "$cache" ]; then
+    printf '%-11s %12s %14s %14s\n' server "Ir/call" "I1 misses/call" "D1 misses/call"
+    for name in everything ceiling; do
+        read -r -a a <<<"$(count "$name" "$lo")"
+        read -r -a b <<<"$(count "$name" "$hi")"
+        printf '%-11s %12d %14d %14d\n' "$name" $(( (b[0] - a[0]) / (hi - lo) )) \
+            $(( (b[1] - a[1]) / (hi - lo) )) $(( (b[2] - a[2]) / (hi - lo) ))
+    done
+    echo "(cachegrind's simulation of this host's L1; everything: RATE_LIMIT=$rate_limit; $connections connections)"
+    exit 0
+fi
 
 printf '%-11s %14s %14s %10s\n' server "Ir($lo)" "Ir($hi)" per-call
 declare -A per_call
