@@ -96,13 +96,8 @@ pub(crate) struct Connection {
     client_info: OnceLock<Arc<ClientInfo>>,
     in_flight: Mutex<FastMap<Arc<str>, InFlight>>,
     server_requests: Mutex<FastMap<String, oneshot::Sender<ClientReply>>>,
-    /// Shared by the connections of one HTTP session ([`Connection::fork`]),
-    /// so their requests' ids are unique within the session.
-    next_server_request: Arc<AtomicU64>,
-    /// Legacy `logging/setLevel` threshold; 0 = nothing is sent. Shared by
-    /// the connections of one HTTP session ([`Connection::fork`]): the level
-    /// set on one POST applies to the calls of every other.
-    log_level: Arc<AtomicU8>,
+    /// What the connections of one HTTP session share ([`Connection::fork`]).
+    forked: Arc<Forked>,
     subscriptions: Mutex<Vec<Subscription>>,
     /// Notified whenever the last call in flight ends.
     idle: Notify,
@@ -126,6 +121,17 @@ pub(crate) struct Connection {
     client_key: Option<Arc<str>>,
 }
 
+/// What the connections of one HTTP session share (one allocation: a
+/// POST makes a connection per request).
+#[derive(Debug)]
+struct Forked {
+    /// The next id of a request to the client, unique within the session.
+    next_server_request: AtomicU64,
+    /// Legacy `logging/setLevel` threshold; 0 = nothing is sent. The level
+    /// set on one POST applies to the calls of every other.
+    log_level: AtomicU8,
+}
+
 /// A call refused because the caller's token lacks the tool's scopes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ScopeDenial {
@@ -143,8 +149,10 @@ impl Connection {
             client_info: OnceLock::new(),
             in_flight: Mutex::new(FastMap::default()),
             server_requests: Mutex::new(FastMap::default()),
-            next_server_request: Arc::new(AtomicU64::new(1)),
-            log_level: Arc::new(AtomicU8::new(0)),
+            forked: Arc::new(Forked {
+                next_server_request: AtomicU64::new(1),
+                log_level: AtomicU8::new(0),
+            }),
             subscriptions: Mutex::new(Vec::new()),
             idle: Notify::new(),
             client_gone: AtomicBool::new(false),
@@ -218,8 +226,7 @@ impl Connection {
             let _ = fork.client_info.set(Arc::clone(client));
         }
         Connection {
-            next_server_request: Arc::clone(&self.next_server_request),
-            log_level: Arc::clone(&self.log_level),
+            forked: Arc::clone(&self.forked),
             ..fork
         }
     }
@@ -351,7 +358,10 @@ impl Connection {
     /// the returned [`ClientRequest`], which withdraws the request when it is
     /// dropped unanswered.
     pub(crate) fn request_client(&self, question: &InputRequest<'_>) -> ClientRequest<'_> {
-        let n = self.next_server_request.fetch_add(1, Ordering::Relaxed);
+        let n = self
+            .forked
+            .next_server_request
+            .fetch_add(1, Ordering::Relaxed);
         let id = format!("\"mcp-server-{n}\"");
         let (tx, reply) = oneshot::channel();
         let request = ClientRequest {
@@ -405,11 +415,11 @@ impl Connection {
 
     /// The legacy session's log threshold.
     pub(crate) fn log_level(&self) -> Option<Level> {
-        Level::from_u8(self.log_level.load(Ordering::Relaxed))
+        Level::from_u8(self.forked.log_level.load(Ordering::Relaxed))
     }
 
     pub(crate) fn set_log_level(&self, level: Level) {
-        self.log_level.store(level as u8, Ordering::Relaxed);
+        self.forked.log_level.store(level as u8, Ordering::Relaxed);
     }
 
     pub(crate) fn subscribe(&self, subscription: Subscription) {

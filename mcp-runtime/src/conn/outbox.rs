@@ -12,11 +12,11 @@
 
 use crate::protocol::frame::Frame;
 use crate::util::lock;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc;
 
 /// How often, at most, the warning about dropped notifications is logged
 /// per connection: a client that does not read would otherwise turn every
@@ -25,51 +25,73 @@ const WARN_EVERY: Duration = Duration::from_secs(10);
 
 /// Makes an outbox holding at most `limit` unreleased bytes of
 /// notifications, and the receiving end the transport takes frames from.
+///
+/// One allocation for the channel and its count together (and the queue's
+/// own on the first frame): an HTTP POST makes one of these per request,
+/// and tokio's unbounded channel cost it three allocations, a 32-slot block
+/// and twice the code on the hot path for a queue that holds a frame or two
+/// and has one sender and one receiver.
 pub(crate) fn channel(limit: usize) -> (Outbox, Frames) {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let budget = Arc::new(Budget {
-        limit,
-        queued: AtomicUsize::new(0),
-        unreported: AtomicU64::new(0),
-        last_warning: Mutex::new(None),
+    let shared = Arc::new(Shared {
+        queue: Mutex::new(Queue::default()),
+        budget: Budget {
+            limit,
+            queued: AtomicUsize::new(0),
+            unreported: AtomicU64::new(0),
+            last_warning: Mutex::new(None),
+        },
     });
     (
         Outbox {
-            tx,
-            budget: Release(Arc::clone(&budget)),
+            shared: Arc::clone(&shared),
         },
         Frames {
-            rx,
-            budget: Release(budget),
+            shared,
             release_on_receive: true,
         },
     )
 }
 
+/// The queue and the count both ends share.
+#[derive(Debug)]
+struct Shared {
+    queue: Mutex<Queue>,
+    budget: Budget,
+}
+
+/// The frames not yet received, and who waits for them.
+#[derive(Debug, Default)]
+struct Queue {
+    frames: VecDeque<Frame>,
+    /// The receiver's waker while it waits for a frame.
+    waker: Option<Waker>,
+    /// The [`Outbox`] is gone: once `frames` is empty, no more will come.
+    closed: bool,
+    /// The [`Frames`] are gone: what is sent now is dropped at once.
+    unread: bool,
+}
+
 /// The sending end, held by the [`Connection`](super::connection::Connection).
 #[derive(Debug)]
 pub(crate) struct Outbox {
-    tx: mpsc::UnboundedSender<Frame>,
-    budget: Release,
+    shared: Arc<Shared>,
 }
 
 impl Outbox {
     /// Queues `frame`, whatever the bound: responses and requests to the
     /// client are never dropped.
     pub(crate) fn send(&self, frame: Frame) {
-        self.budget
-            .0
+        self.shared
+            .budget
             .queued
             .fetch_add(frame.byte_len(), Ordering::Relaxed);
-        // The receiver only goes away with the output; nothing to tell then
-        // (its bytes will never be released, and no one reads them).
-        let _ = self.tx.send(frame);
+        self.push(frame);
     }
 
     /// Queues the notification `frame` unless it would take the queued bytes
     /// past the bound; a dropped one is counted and reported.
     pub(crate) fn send_lossy(&self, frame: Frame) {
-        let budget = &self.budget.0;
+        let budget = &self.shared.budget;
         let len = frame.byte_len();
         // Reserve first, so concurrent senders cannot together overshoot.
         let before = budget.queued.fetch_add(len, Ordering::Relaxed);
@@ -78,15 +100,42 @@ impl Outbox {
             budget.dropped();
             return;
         }
-        let _ = self.tx.send(frame);
+        self.push(frame);
+    }
+
+    fn push(&self, frame: Frame) {
+        let mut queue = lock(&self.shared.queue);
+        // The receiver went away with the output: nothing to tell (its
+        // bytes will never be released, and no one reads them).
+        if queue.unread {
+            return;
+        }
+        queue.frames.push_back(frame);
+        let waker = queue.waker.take();
+        drop(queue);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+impl Drop for Outbox {
+    /// The receiver sees the end once it has taken what is queued.
+    fn drop(&mut self) {
+        let mut queue = lock(&self.shared.queue);
+        queue.closed = true;
+        let waker = queue.waker.take();
+        drop(queue);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
     }
 }
 
 /// The receiving end: the transport's source of frames.
 #[derive(Debug)]
 pub(crate) struct Frames {
-    rx: mpsc::UnboundedReceiver<Frame>,
-    budget: Release,
+    shared: Arc<Shared>,
     /// Whether a frame's bytes are released as it is received (else the
     /// holder of [`Frames::release_when_written`]'s handle releases them).
     release_on_receive: bool,
@@ -98,53 +147,66 @@ impl Frames {
     /// them): what waits in the writer's queue is still unwritten output.
     pub(crate) fn release_when_written(&mut self) -> Release {
         self.release_on_receive = false;
-        self.budget.clone()
+        Release(Arc::clone(&self.shared))
     }
 
-    fn received(&self, frame: Option<Frame>) -> Option<Frame> {
-        if self.release_on_receive
-            && let Some(frame) = &frame
-        {
-            self.budget.release(frame.byte_len());
+    fn received(&self, frame: Frame) -> Frame {
+        if self.release_on_receive {
+            self.shared.budget.release(frame.byte_len());
         }
         frame
     }
 
-    /// The next frame; `None` once every sender is gone.
+    /// The next frame; `None` once the outbox is gone and empty.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) async fn recv(&mut self) -> Option<Frame> {
-        let frame = self.rx.recv().await;
-        self.received(frame)
+        std::future::poll_fn(|cx| self.poll_recv(cx)).await
     }
 
     /// [`Frames::recv`], polled.
     pub(crate) fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<Frame>> {
-        let frame = std::task::ready!(self.rx.poll_recv(cx));
-        Poll::Ready(self.received(frame))
+        let mut queue = lock(&self.shared.queue);
+        if let Some(frame) = queue.frames.pop_front() {
+            drop(queue);
+            return Poll::Ready(Some(self.received(frame)));
+        }
+        if queue.closed {
+            return Poll::Ready(None);
+        }
+        match &mut queue.waker {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            slot => *slot = Some(cx.waker().clone()),
+        }
+        Poll::Pending
     }
 
     /// A frame if one is queued (for the test context).
     pub(crate) fn try_recv(&mut self) -> Option<Frame> {
-        let frame = self.rx.try_recv().ok();
-        self.received(frame)
+        let frame = lock(&self.shared.queue).frames.pop_front()?;
+        Some(self.received(frame))
+    }
+}
+
+impl Drop for Frames {
+    /// What is queued goes now, not with the last sender.
+    fn drop(&mut self) {
+        let mut queue = lock(&self.shared.queue);
+        queue.unread = true;
+        let unread = std::mem::take(&mut queue.frames);
+        queue.waker = None;
+        drop(queue);
+        drop(unread);
     }
 }
 
 /// Gives queued bytes back to the outbox's bound once they left the server.
 #[derive(Clone, Debug)]
-pub(crate) struct Release(Arc<Budget>);
+pub(crate) struct Release(Arc<Shared>);
 
 impl Release {
     /// `bytes` of queued frames have been written or handed on.
     pub(crate) fn release(&self, bytes: usize) {
-        // Saturating: a frame received before `release_when_written` was
-        // released already; never wrap around.
-        let _ = self
-            .0
-            .queued
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |queued| {
-                Some(queued.saturating_sub(bytes))
-            });
+        self.0.budget.release(bytes);
     }
 }
 
@@ -161,6 +223,16 @@ struct Budget {
 }
 
 impl Budget {
+    fn release(&self, bytes: usize) {
+        // Saturating: a frame received before `release_when_written` was
+        // released already; never wrap around.
+        let _ = self
+            .queued
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |queued| {
+                Some(queued.saturating_sub(bytes))
+            });
+    }
+
     /// Counts a dropped notification, and says so unless it was said less
     /// than [`WARN_EVERY`] ago.
     fn dropped(&self) {
@@ -235,5 +307,47 @@ mod tests {
         release.release(80);
         out.send_lossy(frame(80, FrameKind::Message));
         assert!(frames.try_recv().is_some());
+    }
+
+    /// A waker that counts its wakes.
+    struct Counting(std::sync::atomic::AtomicUsize);
+
+    impl std::task::Wake for Counting {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    #[test]
+    fn a_waiting_receiver_is_woken_by_a_frame_and_by_the_end() {
+        let (out, mut frames) = channel(usize::MAX);
+        let counter = Arc::new(Counting(AtomicUsize::new(0)));
+        let waker = Waker::from(Arc::clone(&counter));
+        let mut cx = Context::from_waker(&waker);
+        assert!(frames.poll_recv(&mut cx).is_pending());
+        out.send(frame(3, FrameKind::Result));
+        assert_eq!(counter.0.load(Ordering::Relaxed), 1);
+        assert!(matches!(frames.poll_recv(&mut cx), Poll::Ready(Some(_))));
+        assert!(frames.poll_recv(&mut cx).is_pending());
+        // Queued before the outbox went: still received, then the end.
+        out.send(frame(3, FrameKind::Result));
+        drop(out);
+        assert_eq!(counter.0.load(Ordering::Relaxed), 2);
+        assert!(matches!(frames.poll_recv(&mut cx), Poll::Ready(Some(_))));
+        assert!(matches!(frames.poll_recv(&mut cx), Poll::Ready(None)));
+    }
+
+    #[test]
+    fn frames_sent_after_the_receiver_is_gone_are_dropped_at_once() {
+        let (out, frames) = channel(usize::MAX);
+        out.send(Frame::Owned(b"{}".to_vec(), FrameKind::Result));
+        assert_eq!(lock(&out.shared.queue).frames.len(), 1);
+        drop(frames);
+        assert!(
+            lock(&out.shared.queue).frames.is_empty(),
+            "dropped with the receiver"
+        );
+        out.send(frame(3, FrameKind::Result));
+        assert!(lock(&out.shared.queue).frames.is_empty());
     }
 }
