@@ -218,4 +218,57 @@ mod tests {
         drop(b);
         assert_eq!(budget.held.load(Ordering::Relaxed), 0);
     }
+
+    /// A body that yields `chunks` in order, each `None` a `Pending` first
+    /// (woken at once: more is on its way).
+    struct Scripted(std::collections::VecDeque<Option<&'static [u8]>>);
+
+    impl Body for Scripted {
+        type Data = Bytes;
+        type Error = std::convert::Infallible;
+
+        fn poll_frame(
+            mut self: std::pin::Pin<&mut Self>,
+            cx: &mut std::task::Context<'_>,
+        ) -> Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
+            match self.0.pop_front() {
+                None => Poll::Ready(None),
+                Some(None) => {
+                    cx.waker().wake_by_ref();
+                    Poll::Pending
+                }
+                Some(Some(chunk)) => Poll::Ready(Some(Ok(hyper::body::Frame::data(
+                    Bytes::from_static(chunk),
+                )))),
+            }
+        }
+    }
+
+    async fn read_scripted(chunks: Vec<Option<&'static [u8]>>) -> (Bytes, usize) {
+        let config = HttpConfig::new(1 << 20);
+        let budget = BodyBudget::new(1 << 20);
+        let (bytes, held) = read(&config, &budget, None, Scripted(chunks.into()))
+            .await
+            .unwrap_or_else(|response| panic!("refused: {}", response.status()));
+        (bytes, held.bytes)
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_body_is_joined_from_its_chunks_whether_or_not_it_was_all_there() {
+        // All there at the first poll: the path without a timer.
+        assert_eq!(
+            read_scripted(vec![Some(b"{}")]).await,
+            (Bytes::from("{}"), 2)
+        );
+        assert_eq!(
+            read_scripted(vec![Some(b"{\"a\""), Some(b":1}")]).await,
+            (Bytes::from("{\"a\":1}"), 7)
+        );
+        // Still arriving: read under the timeout.
+        assert_eq!(
+            read_scripted(vec![Some(b"{\"a\""), None, Some(b":1"), None, Some(b"}")]).await,
+            (Bytes::from("{\"a\":1}"), 7)
+        );
+        assert_eq!(read_scripted(vec![None]).await, (Bytes::new(), 0));
+    }
 }
