@@ -28,9 +28,10 @@ const WARN_EVERY: Duration = Duration::from_secs(10);
 ///
 /// One allocation for the channel and its count together (and the queue's
 /// own on the first frame): an HTTP POST makes one of these per request,
-/// and tokio's unbounded channel cost it three allocations, a 32-slot block
-/// and twice the code on the hot path for a queue that holds a frame or two
-/// and has one sender and one receiver.
+/// and tokio's unbounded channel cost it three allocations and a 32-slot
+/// block for a queue that holds a frame or two, with one sender and one
+/// receiver (with the per-POST body timer, 2,300 of the 49,700 instructions
+/// of an HTTP `add` call, counted by callgrind).
 pub(crate) fn channel(limit: usize) -> (Outbox, Frames) {
     let shared = Arc::new(Shared {
         queue: Mutex::new(Queue::default()),

@@ -107,9 +107,9 @@ where
     let outcome = {
         let mut collect = std::pin::pin!(collect(body, config.max_body, &mut held));
         // A body that came with its headers (the ordinary small POST) is
-        // read without arming the timer: registering and cancelling a timer
-        // per request was a tenth of the front door's cost. Only a body that
-        // is not all there yet is waited for under the timeout.
+        // read without arming the timer: registering and cancelling one in
+        // tokio's wheel cost about 600 instructions per request (callgrind).
+        // Only a body that is not all there yet waits under the timeout.
         match std::future::poll_fn(|cx| Poll::Ready(collect.as_mut().poll(cx))).await {
             Poll::Ready(read) => Ok(read),
             Poll::Pending => tokio::time::timeout(config.body_timeout, collect).await,
