@@ -14,7 +14,7 @@ use crate::protocol::frame::Frame;
 use crate::util::lock;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
@@ -112,11 +112,7 @@ impl Outbox {
             return;
         }
         queue.frames.push_back(frame);
-        let waker = queue.waker.take();
-        drop(queue);
-        if let Some(waker) = waker {
-            waker.wake();
-        }
+        wake_receiver(queue);
     }
 }
 
@@ -125,11 +121,17 @@ impl Drop for Outbox {
     fn drop(&mut self) {
         let mut queue = lock(&self.shared.queue);
         queue.closed = true;
-        let waker = queue.waker.take();
-        drop(queue);
-        if let Some(waker) = waker {
-            waker.wake();
-        }
+        wake_receiver(queue);
+    }
+}
+
+/// Wakes the receiver if it waits, after the lock is released (its task
+/// may run at once on another thread and take the lock).
+fn wake_receiver(mut queue: MutexGuard<'_, Queue>) {
+    let waker = queue.waker.take();
+    drop(queue);
+    if let Some(waker) = waker {
+        waker.wake();
     }
 }
 
