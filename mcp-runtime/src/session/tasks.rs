@@ -350,7 +350,12 @@ impl TaskRun {
                 let written = inner
                     .tasks
                     .update(&inner.id, inner.owner.as_deref(), |record| {
-                        if record.status.is_terminal() {
+                        // A later message was reported meanwhile, and a
+                        // question or the end may have stored it already:
+                        // this one would turn the status message back.
+                        if record.status.is_terminal()
+                            || lock(&inner.progress).last.as_ref() != Some(&message)
+                        {
                             return false;
                         }
                         record.status_message = Some(message.clone());
@@ -382,6 +387,10 @@ impl TaskRun {
             };
             let mut key = String::new();
             let mut ended = false;
+            // The progress reported just before the question may still be
+            // on its way (a write of its own): the task asks with it as its
+            // status message, as it ends with it (see `settle`).
+            let last = lock(&inner.progress).last.clone();
             inner
                 .tasks
                 .update(&inner.id, inner.owner.as_deref(), |record| {
@@ -398,6 +407,9 @@ impl TaskRun {
                         .input_requests
                         .insert(key.clone(), input_request(method, params.clone()));
                     record.status = TaskStatus::InputRequired;
+                    if last.is_some() {
+                        record.status_message.clone_from(&last);
+                    }
                     record.updated_ms = now_ms();
                     true
                 })
