@@ -6,7 +6,8 @@
 //! on ([`params`]), the typed outgoing
 //! messages ([`outgoing`], [`tool_def`], [`content`]) and their framing
 //! ([`frame`]), error codes and the reserved `_meta` keys ([`meta`]), W3C
-//! trace context ([`trace_context`]); the client direction: typed requests
+//! trace context ([`trace_context`]); the bound on what a JSON tree
+//! built from a peer's bytes costs ([`json_budget`]); the client direction: typed requests
 //! a client sends and the results, server requests and notifications it
 //! reads ([`model`]), and the one JSON-RPC error object ([`RpcError`]);
 //! the names model APIs accept for MCP tools ([`model_name`]), one mapping
@@ -24,6 +25,7 @@ pub mod form;
 pub mod frame;
 pub mod id_scan;
 pub mod incoming;
+pub mod json_budget;
 pub mod meta;
 pub mod model;
 pub mod model_name;
