@@ -100,7 +100,7 @@ impl JsonBudget {
     ///
     /// let budget = JsonBudget::new(4096);
     /// assert!(budget.check(br#"{"a": [1, 2, "three"]}"#).is_ok());
-    /// let tiny_objects = format!("[{}{{}}]", "{},".repeat(100));
+    /// let tiny_objects = format!("[{}{{\"a\":1}}]", "{\"a\":1},".repeat(10));
     /// assert!(matches!(
     ///     budget.check(tiny_objects.as_bytes()),
     ///     Err(OverBudget::TooLarge { .. })
