@@ -7,8 +7,12 @@
 //! in-process server) join through [`ToolSource`]. The order is fixed (by
 //! source name, then the source's own tool order), so one configuration
 //! gives the same tool list on every run (stable prompt caches). Model
-//! names come from [`NameMap`]; a collision after mapping refuses the
-//! catalog when it is built, never at call time.
+//! names come from [`NameMap::assign`]: every server's tool gets one (a
+//! hashed one where names meet after mapping), so no server's names stop
+//! the others; a tool a server lists twice is left out with one warning
+//! naming the server and the tool. Only the host's own in-process tools
+//! ([`ToolSource::in_process`]) meeting under one name refuse the catalog,
+//! when it is built, never at call time.
 //!
 //! [`Catalog::call`] routes a model's call under the tool's MCP name and
 //! never fails: a JSON-RPC error, an unknown name, a timeout or a server
@@ -20,7 +24,7 @@ use crate::client::BoxFuture;
 use crate::config::{McpConfig, ServerConfig};
 use crate::convert::{self, CallFailure, Strict};
 use crate::mcp_client::{CallOptions, ClientOptions, McpClient, McpError};
-use crate::names::{NameCollisions, NameMap, ToolRef};
+use crate::names::{Collision, NameCollisions, NameMap, ToolRef};
 use crate::wire::{CallToolResult, JsonObject, Tool};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -40,6 +44,15 @@ pub trait ToolSource: Send + Sync + fmt::Debug + 'static {
 
     /// Whether its annotations are believed.
     fn trusted(&self) -> bool;
+
+    /// Whether its tools are the host's own code (an in-process server):
+    /// two of them meeting under one model name, or one listed twice,
+    /// refuse the catalog ([`CatalogError::Collisions`]) so that the
+    /// developer renames one, instead of being told apart by a hash or left
+    /// out as a server's are. Default `false`.
+    fn in_process(&self) -> bool {
+        false
+    }
 
     /// Its tools, in its own order.
     fn list_tools(&self) -> BoxFuture<'_, Result<Arc<Vec<Tool>>, McpError>>;
@@ -105,7 +118,9 @@ impl Default for CatalogOptions {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum CatalogError {
-    /// Two tools would be offered under one model name.
+    /// Two of the host's own in-process tools
+    /// ([`ToolSource::in_process`]) would be offered under one model name,
+    /// or one is listed twice.
     Collisions(NameCollisions),
     /// Two sources share a name.
     DuplicateSource(String),
@@ -235,13 +250,17 @@ impl Catalog {
                 }),
             }
         }
-        let mut catalog = Catalog::assemble(listed, options.call_timeout)?;
+        // Every configured server's prefix is reserved, started or not, so
+        // that one failing today does not rename the others' tools.
+        let reserved: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+        let mut catalog = Catalog::assemble(listed, &reserved, options.call_timeout)?;
         catalog.failures = failures;
         Ok(catalog)
     }
 
     fn assemble(
         mut listed: Vec<Listed>,
+        reserved: &[&str],
         call_timeout: Option<Duration>,
     ) -> Result<Catalog, CatalogError> {
         listed.sort_by(|a, b| a.0.name().cmp(b.0.name()));
@@ -258,7 +277,31 @@ impl Catalog {
             .iter()
             .flat_map(|(source, tools)| tools.iter().map(move |t| (source.name(), t.name.as_str())))
             .collect();
-        let names = NameMap::build(pairs).map_err(CatalogError::Collisions)?;
+        let naming = NameMap::assign(reserved.iter().copied(), pairs);
+        let in_process = |server: &str| sources.get(server).is_some_and(|s| s.in_process());
+        let own: Vec<Collision> = naming
+            .collisions
+            .iter()
+            .filter(|c| in_process(&c.first.server) && in_process(&c.second.server))
+            .cloned()
+            .collect();
+        if !own.is_empty() {
+            return Err(CatalogError::Collisions(NameCollisions(own)));
+        }
+        report_renamed(&naming);
+        for tool in &naming.left_out {
+            let reason = if naming
+                .collisions
+                .iter()
+                .any(|c| c.first == *tool && c.second == *tool)
+            {
+                "the server lists it twice, so a call could not say which one"
+            } else {
+                "no free model name was found for it"
+            };
+            tracing::warn!(server = %tool.server, tool = %tool.tool, reason, "tool left out");
+        }
+        let names = naming.map;
         let mut tools = Vec::new();
         let mut by_model = BTreeMap::new();
         for (source, listed_tools) in &listed {
@@ -376,6 +419,43 @@ impl Catalog {
     }
 }
 
+/// One line per server whose tools are offered under a hashed name (their
+/// names met another's after mapping), with a few of them: enough to find a
+/// name in the log, bounded whatever a server lists.
+fn report_renamed(naming: &crate::names::Naming) {
+    const SHOWN: usize = 4;
+    let mut renamed: BTreeMap<&str, Vec<(&str, &str)>> = BTreeMap::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for collision in &naming.collisions {
+        for tool in [&collision.first, &collision.second] {
+            let Some(name) = naming.map.model_name(&tool.server, &tool.tool) else {
+                continue;
+            };
+            if name != collision.model_name && seen.insert(tool) {
+                renamed
+                    .entry(tool.server.as_str())
+                    .or_default()
+                    .push((tool.tool.as_str(), name));
+            }
+        }
+    }
+    for (server, tools) in renamed {
+        let mut shown: Vec<String> = tools
+            .iter()
+            .take(SHOWN)
+            .map(|(tool, name)| format!("`{tool}` as `{name}`"))
+            .collect();
+        if tools.len() > SHOWN {
+            shown.push(format!("and {} more", tools.len() - SHOWN));
+        }
+        tracing::info!(
+            server = %server,
+            "tools offered under a hashed name, since their names meet another tool's after mapping: {}",
+            shown.join(", ")
+        );
+    }
+}
+
 /// An in-process [`mcp_runtime::Server`] as a tool source: its `#[tool]` fns
 /// called through the core's in-process door ([`mcp_runtime::LocalClient`]),
 /// with no process and no JSON text. Trusted: it is the host's own code.
@@ -423,6 +503,10 @@ impl ToolSource for LocalSource {
     }
 
     fn trusted(&self) -> bool {
+        true
+    }
+
+    fn in_process(&self) -> bool {
         true
     }
 

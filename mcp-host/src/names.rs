@@ -2,54 +2,77 @@
 //!
 //! The Anthropic Messages API and OpenAI's function calling both require
 //! `^[a-zA-Z0-9_-]{1,64}$`; MCP allows 128 characters including `.` and
-//! `/`, and two servers may both have a `search`. [`NameMap::build`] gives
-//! each `(server, tool)` one model name by a fixed function of the server's
-//! config name, the tool's MCP name and whether the tool is in the
-//! collision set (step 1); nothing else (no order, no unrelated tool)
-//! changes it, so one config gives the same names on every run and
-//! the model's prompt cache stays valid:
+//! `/`, and two servers may both have a `search`. [`NameMap::assign`]
+//! gives every `(server, tool)` a model name, and never fails: one
+//! server's names cannot stop the others. A tool's name is a fixed function
+//! of its server's config name, its MCP name, the configured servers'
+//! names and the few tools it would meet (steps 1 to 4); nothing else (no
+//! listing order, no unrelated tool) changes it, so one config gives the
+//! same names on every run and after every restart, and the model's prompt
+//! cache stays valid:
 //!
-//! 1. A tool whose MCP name two or more servers expose, or whose name after
-//!    steps 2 and 3 another server's tool would also get, is offered as
-//!    `{server}__{tool}` (two underscores, then steps 2 and 3 on the whole);
-//!    any other tool under its own name.
-//! 2. `.`, `/`, `:` and space become `_` (`files.read` → `files_read`).
-//!    Any other character the APIs refuse (non-ASCII, `@`, …) becomes `_`
-//!    too, runs of them one `_`, and since that loses information the name
-//!    gets a hash suffix (server `cn`: `查天气` → `tool_14fcceb5`,
-//!    `get_天气` → `get_8463fa9c`).
-//! 3. A name longer than 64 characters keeps its first 55 and ends in `_`
-//!    and 8 hex digits of a SHA-256 of the server's config name and the MCP
-//!    name.
+//! 1. **Preferred name.** A tool whose MCP name two or more servers expose,
+//!    or whose name after the mapping below another server's tool would
+//!    also get, is offered as `{server}__{tool}` (two underscores, then the
+//!    mapping on the whole); any other tool under its own name, mapped:
+//!    - `.`, `/`, `:` and space become `_` (`files.read` → `files_read`).
+//!      Any other character the APIs refuse (non-ASCII, `@`, …) becomes
+//!      `_` too, runs of them one `_`, and since that loses information the
+//!      name gets a hash suffix (server `cn`: `查天气` → `tool_14fcceb5`,
+//!      `get_天气` → `get_8463fa9c`).
+//!    - A name longer than 64 characters keeps its first 55 and ends in
+//!      `_` and 8 hex digits of a SHA-256 of the server's config name and
+//!      the MCP name.
+//! 2. **Other servers' prefixes are reserved.** An unprefixed name that
+//!    starts with `{other}__` for another configured server `other` (a
+//!    server `evil` listing `good__get_weather`) is offered with its own
+//!    server's prefix instead (`evil__good__get_weather`): a server never
+//!    takes a name of another server's prefixed form, whether or not that
+//!    server started or needs the prefix today.
+//! 3. **Meeting names.** When two or more tools still prefer one name
+//!    (`admin.tools.list` beside `admin_tools_list` on one server), the one
+//!    whose preferred name is its own name unchanged (`admin_tools_list`,
+//!    or `{server}__{tool}` exactly) keeps it, and each other one is
+//!    offered as its preferred name (cut to 55 characters) + `_` + 8 hex
+//!    digits of a SHA-256 of its server and MCP name
+//!    (`admin_tools_list_38f0faf7` on a server `admin`). If none or several keep it unchanged,
+//!    all of them are hashed. A hashed name that meets a name already
+//!    given is hashed again with a round number, a few times.
+//! 4. **Left out.** A tool a server lists twice cannot be told apart by
+//!    `tools/call`: it is offered under no name ([`Naming::left_out`]);
+//!    every other tool of that server stays.
 //!
-//! Steps 2 and 3 are [`model_name`], which lives in
+//! The mapping of step 1 is [`model_name`], which lives in
 //! [`mcp_protocol::model_name`] so that `mcp-runtime`'s
 //! `--dump-tools anthropic|openai|openai-strict` maps a server's names the
-//! same way (unprefixed, hashing with the server's own name: a host whose
-//! config names the server the same offers the same names as its dump).
+//! same way (unprefixed, hashing with the server's own name): a host whose
+//! config names the server the same, with no other server's tool meeting
+//! its names, offers the same names as its dump.
 //!
-//! A map that would give two tools one name is refused when it is built
-//! ([`NameMap::build`] fails with [`NameCollisions`] naming both), never at
-//! call time. That can happen (`a.b` and `a_b` on one server; a crafted
-//! name matching another server's prefixed form; two long names of one
-//! server sharing 55 characters and a 32-bit suffix), and it is reported,
-//! not resolved by a rule that would make one tool's name depend on
-//! another's. [`NameMap::build_without_collisions`] is the forgiving form
-//! for a host that would rather leave the colliding tools out (all of them:
-//! none wins, so a hostile server cannot take over another's name) and
-//! keep the rest.
+//! [`NameMap::build`] is the strict form, for tools that are the host's own
+//! code (in-process `#[tool]` fns): any two tools meeting under one name,
+//! or a tool listed twice, refuse the map ([`NameCollisions`] names both),
+//! so the developer renames one; it never happens at call time.
 //!
 //! [`NameMap::resolve`] turns a model's name back into the server and MCP
 //! name to call.
 
+use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 // The per-name function lives in mcp-protocol so that mcp-runtime's
 // `--dump-tools` model formats map names exactly as this catalog does.
 pub use mcp_protocol::model_name::{
-    MAX_MODEL_NAME_LEN, PREFIX_SEPARATOR, is_model_safe, model_name,
+    HASH_HEX, MAX_MODEL_NAME_LEN, PREFIX_SEPARATOR, is_model_safe, model_name,
 };
+
+/// How many times a hashed name that meets a name already given is hashed
+/// again before the tool is left out. Each round meets only by a SHA-256
+/// collision on 32 bits against a name already taken (or one crafted for
+/// it by a server knowing its config name), so a second round is already
+/// rare; past these the tool is left out rather than looping.
+const HASH_ROUNDS: u32 = 8;
 
 /// A tool of one server: where a model name leads.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -60,18 +83,28 @@ pub struct ToolRef {
     pub tool: String,
 }
 
-/// Two tools that would get one model name.
+impl ToolRef {
+    fn of((server, tool): (&str, &str)) -> ToolRef {
+        ToolRef {
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+        }
+    }
+}
+
+/// Two tools that preferred one model name (step 3 of the module docs), or
+/// one tool its server lists twice.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Collision {
-    /// The name both would get.
+    /// The name both preferred.
     pub model_name: String,
-    /// The tool that got it first, in the order given to [`NameMap::build`].
+    /// The first of them in the order given to [`NameMap::assign`].
     pub first: ToolRef,
     /// The other one (the same as `first` when a server lists a tool twice).
     pub second: ToolRef,
 }
 
-/// Why a [`NameMap`] was refused: every collision found.
+/// Why [`NameMap::build`] refused a map: every collision found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NameCollisions(pub Vec<Collision>);
 
@@ -90,7 +123,7 @@ impl fmt::Display for NameCollisions {
             } else {
                 write!(
                     f,
-                    "tool `{}` of server `{}` and tool `{}` of server `{}` would both be offered to the model as `{}`; rename one of the servers in the config, or leave one out",
+                    "tool `{}` of server `{}` and tool `{}` of server `{}` would both be offered to the model as `{}`; rename one of them",
                     c.first.tool, c.first.server, c.second.tool, c.second.server, c.model_name
                 )?;
             }
@@ -101,97 +134,254 @@ impl fmt::Display for NameCollisions {
 
 impl std::error::Error for NameCollisions {}
 
+/// The names [`NameMap::assign`] gave, and what it had to do to give them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Naming {
+    /// Every offered tool and its name.
+    pub map: NameMap,
+    /// Every pair of tools that preferred one name (all but the one that
+    /// keeps it are offered under a hashed name), and every tool listed
+    /// twice (`first == second`), in the order given.
+    pub collisions: Vec<Collision>,
+    /// The tools offered under no name, once each, in the order given: the
+    /// tools a server lists twice, and any tool whose hashed name still met
+    /// another after every round (a SHA-256 collision, never seen).
+    pub left_out: Vec<ToolRef>,
+}
+
 /// Model names and the tools they stand for, both ways.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NameMap {
-    /// In the order given to [`NameMap::build`].
+    /// In the order given to [`NameMap::assign`].
     entries: Vec<(String, ToolRef)>,
     by_model: BTreeMap<String, usize>,
     by_tool: BTreeMap<ToolRef, usize>,
 }
 
 impl NameMap {
-    /// The names of `tools`, each `(server config name, MCP tool name)`;
-    /// refused with every collision when two would share a name.
+    /// The names of `tools`, each `(source name, MCP tool name)`, refused
+    /// with every collision when two tools prefer one name or one is listed
+    /// twice: the strict form, for tools that are the host's own code.
+    ///
+    /// ```
+    /// use mcp_host::names::NameMap;
+    ///
+    /// let map = NameMap::build([("calc", "add"), ("calc", "files.read")]).unwrap();
+    /// assert_eq!(map.model_name("calc", "files.read"), Some("files_read"));
+    /// let refused = NameMap::build([("calc", "a.b"), ("calc", "a_b")]).unwrap_err();
+    /// assert_eq!(refused.0[0].model_name, "a_b");
+    /// ```
     pub fn build<'a>(
         tools: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Result<NameMap, NameCollisions> {
-        let (map, collisions) = NameMap::build_without_collisions(tools);
-        if collisions.is_empty() {
-            Ok(map)
+        let naming = NameMap::assign([], tools);
+        // Every hashed or left-out tool comes from a collision.
+        if naming.collisions.is_empty() {
+            Ok(naming.map)
         } else {
-            Err(NameCollisions(collisions))
+            Err(NameCollisions(naming.collisions))
         }
     }
 
-    /// Like [`NameMap::build`], but a name two tools would share is offered
-    /// for **neither**, and the collisions are returned beside the map: a
-    /// host can then leave those tools out with a warning and keep the
-    /// rest. Neither wins, so a hostile server that names a tool after
-    /// another server's prefixed name can make that tool unavailable but
-    /// can never receive its calls, whatever the order of the servers.
-    pub fn build_without_collisions<'a>(
+    /// A name for every tool of `tools` (each `(server config name, MCP
+    /// tool name)`) but those a server lists twice, by the rules of the
+    /// module docs; never fails. `servers` are the configured servers whose
+    /// `{server}__` prefixes are reserved besides those of `tools` (list
+    /// them all, started or not, so that a server that failed to start
+    /// today does not change tomorrow's names).
+    ///
+    /// ```
+    /// use mcp_host::names::NameMap;
+    ///
+    /// let naming = NameMap::assign(
+    ///     ["good", "evil", "admin"],
+    ///     [
+    ///         ("good", "get_weather"),
+    ///         ("evil", "get_weather"),
+    ///         ("evil", "good__get_weather"),
+    ///         ("admin", "admin.tools.list"),
+    ///         ("admin", "admin_tools_list"),
+    ///     ],
+    /// );
+    /// let map = &naming.map;
+    /// assert_eq!(map.model_name("good", "get_weather"), Some("good__get_weather"));
+    /// assert_eq!(map.model_name("evil", "get_weather"), Some("evil__get_weather"));
+    /// assert_eq!(
+    ///     map.model_name("evil", "good__get_weather"),
+    ///     Some("evil__good__get_weather")
+    /// );
+    /// assert_eq!(map.model_name("admin", "admin_tools_list"), Some("admin_tools_list"));
+    /// let hashed = map.model_name("admin", "admin.tools.list").unwrap();
+    /// assert!(hashed.starts_with("admin_tools_list_") && hashed.len() == 25);
+    /// assert_eq!(map.resolve(hashed).unwrap().tool, "admin.tools.list");
+    /// ```
+    pub fn assign<'a>(
+        servers: impl IntoIterator<Item = &'a str>,
         tools: impl IntoIterator<Item = (&'a str, &'a str)>,
-    ) -> (NameMap, Vec<Collision>) {
+    ) -> Naming {
         let tools: Vec<(&str, &str)> = tools.into_iter().collect();
-        // The collision set: MCP names that two or more servers expose, and
-        // names two servers' tools would both be offered under unprefixed
-        // (`files.read` on one, `files_read` on another).
-        let unprefixed: Vec<String> = tools
+        // Step 4 first: a tool listed twice is out, and takes no part in the
+        // rest (its name is free for the others).
+        let mut seen = BTreeSet::new();
+        let mut twice = BTreeSet::new();
+        let mut collisions = Vec::new();
+        for &tool in &tools {
+            if !seen.insert(tool) && twice.insert(tool) {
+                collisions.push(Collision {
+                    model_name: model_name(tool.0, tool.1, false),
+                    first: ToolRef::of(tool),
+                    second: ToolRef::of(tool),
+                });
+            }
+        }
+        let unique: Vec<(&str, &str)> = tools
+            .iter()
+            .copied()
+            .filter(|tool| !twice.contains(tool))
+            .collect();
+
+        // Step 1: today's mapping, prefixed where servers share a name.
+        let unprefixed: Vec<String> = unique
             .iter()
             .map(|&(server, tool)| model_name(server, tool, false))
             .collect();
         let mut servers_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
         let mut servers_under: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-        for (&(server, tool), name) in tools.iter().zip(&unprefixed) {
+        for (&(server, tool), name) in unique.iter().zip(&unprefixed) {
             servers_of.entry(tool).or_default().insert(server);
             servers_under.entry(name).or_default().insert(server);
         }
-        let named: Vec<(String, ToolRef)> = tools
+        // Step 2: the prefixes of every server, as the mapping writes them.
+        let mut prefixes: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
+        for server in servers.into_iter().chain(unique.iter().map(|t| t.0)) {
+            prefixes
+                .entry(mapped_server(server))
+                .or_default()
+                .insert(server);
+        }
+        let preferred: Vec<Preferred> = unique
             .iter()
             .zip(&unprefixed)
             .map(|(&(server, tool), unprefixed)| {
-                let prefixed =
-                    servers_of[tool].len() > 1 || servers_under[unprefixed.as_str()].len() > 1;
-                let name = if prefixed {
-                    model_name(server, tool, true)
+                let prefixed = servers_of[tool].len() > 1
+                    || servers_under[unprefixed.as_str()].len() > 1
+                    || in_another_servers_space(unprefixed, server, &prefixes);
+                if prefixed {
+                    let name = model_name(server, tool, true);
+                    let unchanged = name == format!("{server}{PREFIX_SEPARATOR}{tool}");
+                    Preferred { name, unchanged }
                 } else {
-                    unprefixed.clone()
-                };
-                let target = ToolRef {
-                    server: server.to_owned(),
-                    tool: tool.to_owned(),
-                };
-                (name, target)
+                    Preferred {
+                        name: unprefixed.clone(),
+                        unchanged: unprefixed == tool,
+                    }
+                }
             })
             .collect();
-        // The first tool under each name; a tool listed twice meets itself.
-        let mut first: BTreeMap<&str, &ToolRef> = BTreeMap::new();
-        let mut collisions = Vec::new();
-        for (name, target) in &named {
-            match first.get(name.as_str()) {
-                Some(earlier) => collisions.push(Collision {
-                    model_name: name.clone(),
-                    first: (*earlier).clone(),
-                    second: target.clone(),
-                }),
-                None => {
-                    first.insert(name, target);
-                }
-            }
+
+        // Step 3: a name preferred once is given; one preferred by several
+        // goes to the one tool it leaves unchanged, if exactly one.
+        let mut wanted_by: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (index, preferred) in preferred.iter().enumerate() {
+            wanted_by
+                .entry(preferred.name.as_str())
+                .or_default()
+                .push(index);
         }
-        let taken: BTreeSet<&str> = collisions.iter().map(|c| c.model_name.as_str()).collect();
-        let mut map = NameMap::default();
-        for (name, target) in named {
-            if taken.contains(name.as_str()) {
+        let mut given: Vec<Option<String>> = vec![None; unique.len()];
+        let mut taken: BTreeSet<String> = BTreeSet::new();
+        let mut pending: Vec<usize> = Vec::new();
+        let mut met: Vec<(usize, Collision)> = Vec::new();
+        for (&name, indices) in &wanted_by {
+            if let [index] = indices[..] {
+                given[index] = Some(name.to_owned());
+                taken.insert(name.to_owned());
                 continue;
             }
+            let first = indices[0];
+            for &other in &indices[1..] {
+                met.push((
+                    other,
+                    Collision {
+                        model_name: name.to_owned(),
+                        first: ToolRef::of(unique[first]),
+                        second: ToolRef::of(unique[other]),
+                    },
+                ));
+            }
+            let unchanged: Vec<usize> = indices
+                .iter()
+                .copied()
+                .filter(|&i| preferred[i].unchanged)
+                .collect();
+            let keeper = match unchanged[..] {
+                [keeper] => Some(keeper),
+                _ => None,
+            };
+            if let Some(keeper) = keeper {
+                given[keeper] = Some(name.to_owned());
+                taken.insert(name.to_owned());
+            }
+            pending.extend(indices.iter().copied().filter(|&i| Some(i) != keeper));
+        }
+        // In the order given, whatever the order of the names.
+        met.sort_by_key(|(other, _)| *other);
+        collisions.extend(met.into_iter().map(|(_, c)| c));
+        pending.sort_unstable();
+        // A round's names are given only where they meet no name given and
+        // no other name of the round, so the outcome depends on the set of
+        // tools, never on their order.
+        for round in 0..HASH_ROUNDS {
+            if pending.is_empty() {
+                break;
+            }
+            let candidates: Vec<(usize, String)> = pending
+                .iter()
+                .map(|&i| {
+                    let (server, tool) = unique[i];
+                    (i, hashed(&preferred[i].name, server, tool, round))
+                })
+                .collect();
+            let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+            for (_, name) in &candidates {
+                *count.entry(name.as_str()).or_default() += 1;
+            }
+            let mut next = Vec::new();
+            let mut fresh = Vec::new();
+            for (i, name) in &candidates {
+                if taken.contains(name) || count[name.as_str()] > 1 {
+                    next.push(*i);
+                } else {
+                    given[*i] = Some(name.clone());
+                    fresh.push(name.clone());
+                }
+            }
+            taken.extend(fresh);
+            pending = next;
+        }
+
+        let mut map = NameMap::default();
+        for (&tool, name) in unique.iter().zip(given) {
+            let Some(name) = name else { continue };
+            let target = ToolRef::of(tool);
             let index = map.entries.len();
             map.by_model.insert(name.clone(), index);
             map.by_tool.insert(target.clone(), index);
             map.entries.push((name, target));
         }
-        (map, collisions)
+        let mut left_out = Vec::new();
+        let mut reported = BTreeSet::new();
+        for &tool in &tools {
+            let target = ToolRef::of(tool);
+            if !map.by_tool.contains_key(&target) && reported.insert(tool) {
+                left_out.push(target);
+            }
+        }
+        Naming {
+            map,
+            collisions,
+            left_out,
+        }
     }
 
     /// The tool a model's name stands for, or `None` for a name never
@@ -209,7 +399,7 @@ impl NameMap {
         self.by_tool.get(&key).map(|&i| self.entries[i].0.as_str())
     }
 
-    /// `(model name, tool)` pairs in the order given to [`NameMap::build`].
+    /// `(model name, tool)` pairs in the order given to [`NameMap::assign`].
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &ToolRef)> {
         self.entries
             .iter()
@@ -225,6 +415,78 @@ impl NameMap {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+}
+
+/// A tool's name before step 3.
+struct Preferred {
+    name: String,
+    /// Whether `name` is the tool's MCP name (or `{server}__{tool}`) as it
+    /// is: the tool that keeps a name several prefer.
+    unchanged: bool,
+}
+
+/// `server` as the mapping writes it in front of `__`: each character the
+/// APIs refuse becomes `_`, runs of refused non-separators one `_`
+/// ([`model_name`] maps the server part of `{server}__{tool}` so).
+fn mapped_server(server: &str) -> String {
+    let mut mapped = String::with_capacity(server.len());
+    let mut in_run = false;
+    for c in server.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            mapped.push(c);
+            in_run = false;
+        } else if matches!(c, '.' | '/' | ':' | ' ') {
+            mapped.push('_');
+            in_run = false;
+        } else {
+            if !in_run {
+                mapped.push('_');
+            }
+            in_run = true;
+        }
+    }
+    mapped
+}
+
+/// Whether `name` starts with `{other}__` for a server `other` than
+/// `server`: a look-up per `__` in the name, not a scan of the servers.
+fn in_another_servers_space(
+    name: &str,
+    server: &str,
+    prefixes: &BTreeMap<String, BTreeSet<&str>>,
+) -> bool {
+    name.as_bytes()
+        .windows(2)
+        .enumerate()
+        .filter(|&(i, pair)| i > 0 && pair == b"__")
+        .any(|(i, _)| {
+            prefixes
+                .get(&name[..i])
+                .is_some_and(|owners| owners.iter().any(|owner| *owner != server))
+        })
+}
+
+/// Step 3's name: `preferred`, cut to leave room, `_`, and 8 hex digits of
+/// a SHA-256 of the round, the server and the MCP name (length-prefixed, so
+/// no two pairs hash one input; tagged, so it never repeats the mapping's
+/// own suffix).
+fn hashed(preferred: &str, server: &str, tool: &str, round: u32) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(b"mcp-host tool name\0");
+    hasher.update(round.to_be_bytes());
+    hasher.update((server.len() as u64).to_be_bytes());
+    hasher.update(server.as_bytes());
+    hasher.update(tool.as_bytes());
+    let digest = hasher.finalize();
+    let keep = preferred.len().min(MAX_MODEL_NAME_LEN - 1 - HASH_HEX);
+    // `preferred` is a mapped name, ASCII: any index is a char boundary.
+    let mut name = String::with_capacity(keep + 1 + HASH_HEX);
+    name.push_str(&preferred[..keep]);
+    name.push('_');
+    for byte in &digest[..HASH_HEX / 2] {
+        name.push_str(&format!("{byte:02x}"));
+    }
+    name
 }
 
 #[cfg(test)]
@@ -391,18 +653,35 @@ mod tests {
     }
 
     #[test]
-    fn a_crafted_name_matching_a_prefixed_one_is_refused() {
+    fn a_crafted_name_matching_a_prefixed_one_gets_its_own_servers_prefix() {
         // A hostile server offers `github__search` so that github's own
         // `search`, prefixed because `evil` has one too, would route to it.
-        let error = build(&[
+        let map = build(&[
             ("github", "search"),
             ("evil", "search"),
             ("evil", "github__search"),
         ])
-        .unwrap_err();
-        assert_eq!(error.0[0].model_name, "github__search");
-        assert_eq!(error.0[0].first.server, "github");
-        assert_eq!(error.0[0].second.server, "evil");
+        .unwrap();
+        assert_eq!(map.resolve("github__search").unwrap().server, "github");
+        assert_eq!(
+            map.model_name("evil", "github__search"),
+            Some("evil__github__search")
+        );
+        // Even when github has no `search` to prefix, and even when it did
+        // not start (it is only configured): its space stays its own.
+        let naming = NameMap::assign(["github", "evil"], [("evil", "github__search")]);
+        assert_eq!(
+            naming.map.model_name("evil", "github__search"),
+            Some("evil__github__search")
+        );
+        assert!(naming.collisions.is_empty() && naming.left_out.is_empty());
+        // A server's own prefix is not reserved against itself, so a server
+        // alone keeps its `--dump-tools` names.
+        let alone = build(&[("github", "github__search")]).unwrap();
+        assert_eq!(
+            alone.model_name("github", "github__search"),
+            Some("github__search")
+        );
     }
 
     #[test]
@@ -427,6 +706,17 @@ mod tests {
             ),
             (a.as_str(), b.as_str())
         );
+        // From a server: neither keeps the name (both changed it), so both
+        // are told apart by a second hash.
+        let naming = NameMap::assign([], [("s", a.as_str()), ("s", b.as_str())]);
+        let (name_a, name_b) = (
+            naming.map.model_name("s", &a).unwrap(),
+            naming.map.model_name("s", &b).unwrap(),
+        );
+        assert_ne!(name_a, name_b);
+        assert!(is_model_safe(name_a) && is_model_safe(name_b));
+        assert_eq!(naming.map.resolve(name_a).unwrap().tool, a);
+        assert_eq!(naming.map.resolve(name_b).unwrap().tool, b);
     }
 
     #[test]
@@ -435,28 +725,6 @@ mod tests {
         assert_eq!(map.model_name("a", "files.read"), Some("a__files_read"));
         assert_eq!(map.model_name("b", "files_read"), Some("b__files_read"));
         assert_eq!(map.model_name("b", "other"), Some("other"));
-    }
-
-    #[test]
-    fn a_colliding_name_is_offered_for_neither_tool_whatever_the_order() {
-        for tools in [
-            [
-                ("github", "search"),
-                ("evil", "search"),
-                ("evil", "github__search"),
-            ],
-            [
-                ("evil", "github__search"),
-                ("evil", "search"),
-                ("github", "search"),
-            ],
-        ] {
-            let (map, collisions) = NameMap::build_without_collisions(tools);
-            assert_eq!(collisions.len(), 1);
-            assert_eq!(map.resolve("github__search"), None);
-            assert_eq!(map.model_name("evil", "search"), Some("evil__search"));
-            assert_eq!(map.len(), 1);
-        }
     }
 
     #[test]
@@ -476,6 +744,216 @@ mod tests {
         assert!(!is_model_safe("a.b"));
         assert!(!is_model_safe(&"a".repeat(65)));
         assert!(!is_model_safe("é"));
+    }
+
+    fn assign(servers: &[&str], tools: &[(&str, &str)]) -> Naming {
+        NameMap::assign(servers.iter().copied(), tools.iter().copied())
+    }
+
+    /// Every name is model-safe, unique, and resolves to its tool.
+    fn assert_sound(naming: &Naming, tools: &[(&str, &str)]) {
+        let mut names = BTreeSet::new();
+        for (name, tool) in naming.map.iter() {
+            assert!(is_model_safe(name), "{name}");
+            assert!(names.insert(name), "{name} given twice");
+            assert_eq!(naming.map.resolve(name), Some(tool));
+            assert!(tools.contains(&(tool.server.as_str(), tool.tool.as_str())));
+        }
+        for &(server, tool) in tools {
+            let named = naming.map.model_name(server, tool).is_some();
+            let out = naming.left_out.contains(&ToolRef::of((server, tool)));
+            assert!(
+                named != out,
+                "{server}/{tool}: named {named}, left out {out}"
+            );
+        }
+    }
+
+    /// The three cases of issue 30: each server's other tools stay, and
+    /// nothing is refused.
+    #[test]
+    fn the_attacks_of_issue_30_leave_out_only_the_tool_listed_twice() {
+        let tools = [
+            ("twice", "attack"),
+            ("twice", "attack"),
+            ("twice", "other"),
+            ("good", "get_weather"),
+            ("evil", "get_weather"),
+            ("evil", "good__get_weather"),
+            ("admin", "admin.tools.list"),
+            ("admin", "admin_tools_list"),
+        ];
+        let naming = assign(&["twice", "good", "evil", "admin"], &tools);
+        assert_sound(&naming, &tools);
+        assert_eq!(naming.left_out, [ToolRef::of(("twice", "attack"))]);
+        let map = &naming.map;
+        let names: Vec<&str> = map.iter().map(|(name, _)| name).collect();
+        assert_eq!(
+            names,
+            [
+                "other",
+                "good__get_weather",
+                "evil__get_weather",
+                "evil__good__get_weather",
+                "admin_tools_list_38f0faf7",
+                "admin_tools_list",
+            ]
+        );
+        assert_eq!(map.resolve("good__get_weather").unwrap().server, "good");
+        assert_eq!(
+            map.resolve("admin_tools_list_38f0faf7").unwrap().tool,
+            "admin.tools.list"
+        );
+        assert_eq!(
+            map.resolve("admin_tools_list").unwrap().tool,
+            "admin_tools_list"
+        );
+        // One collision per case a tool met another: `attack` with itself,
+        // the two admin tools.
+        assert_eq!(naming.collisions.len(), 2, "{:?}", naming.collisions);
+        // The strict form refuses the same tools.
+        let refused = NameMap::build(tools).unwrap_err().to_string();
+        assert!(refused.contains("lists tool `attack` twice"), "{refused}");
+        assert!(refused.contains("`admin.tools.list`"), "{refused}");
+    }
+
+    /// A tool listed three times is left out once; one listed twice takes
+    /// no part in the rest (another server's `attack` stays unprefixed).
+    #[test]
+    fn a_tool_listed_many_times_is_left_out_once_and_frees_its_name() {
+        let tools = [
+            ("twice", "attack"),
+            ("twice", "attack"),
+            ("twice", "attack"),
+            ("other", "attack"),
+        ];
+        let naming = assign(&[], &tools);
+        assert_sound(&naming, &tools);
+        assert_eq!(naming.left_out, [ToolRef::of(("twice", "attack"))]);
+        assert_eq!(naming.collisions.len(), 1);
+        assert_eq!(naming.map.model_name("other", "attack"), Some("attack"));
+    }
+
+    /// Same tools, any order of servers and tools, any run: same names.
+    #[test]
+    fn names_do_not_depend_on_the_order_of_servers_or_tools() {
+        let tools = [
+            ("a", "x.y"),
+            ("a", "x_y"),
+            ("b", "x.y"),
+            ("b", "a__x_y"),
+            ("c", "a__x_y"),
+            ("c", "查天气"),
+            ("c", "tool_X"),
+            ("c", "dup"),
+            ("c", "dup"),
+        ];
+        let servers = ["a", "b", "c", "d"];
+        let reference = assign(&servers, &tools);
+        assert_sound(&reference, &tools);
+        let sorted = |naming: &Naming| -> BTreeMap<ToolRef, String> {
+            naming
+                .map
+                .iter()
+                .map(|(name, tool)| (tool.clone(), name.to_owned()))
+                .collect()
+        };
+        let expected = sorted(&reference);
+        // Every rotation and its reverse, of tools and servers.
+        for shift in 0..tools.len() {
+            let mut turned = tools.to_vec();
+            turned.rotate_left(shift);
+            let mut turned_servers = servers.to_vec();
+            turned_servers.rotate_left(shift % servers.len());
+            for reverse in [false, true] {
+                if reverse {
+                    turned.reverse();
+                    turned_servers.reverse();
+                }
+                let naming = assign(&turned_servers, &turned);
+                assert_eq!(sorted(&naming), expected, "{turned:?}");
+                let mut out = naming.left_out.clone();
+                out.sort();
+                assert_eq!(out, [ToolRef::of(("c", "dup"))]);
+            }
+        }
+        // A restart is a new build of the same listing: the same names.
+        assert_eq!(assign(&servers, &tools), reference);
+    }
+
+    /// Fixed values, so a change to the rules is a visible change: a change
+    /// here renames users' tools across a restart.
+    #[test]
+    fn the_hashed_names_are_fixed_values() {
+        let naming = assign(&["s"], &[("s", "a.b"), ("s", "a_b"), ("s", "a/b")]);
+        let map = &naming.map;
+        assert_eq!(map.model_name("s", "a_b"), Some("a_b"));
+        assert_eq!(map.model_name("s", "a.b"), Some("a_b_1eccd3bd"));
+        assert_eq!(map.model_name("s", "a/b"), Some("a_b_2bc1c745"));
+        // Another server's tool does not change them.
+        let more = assign(
+            &["s", "t"],
+            &[("s", "a.b"), ("s", "a_b"), ("s", "a/b"), ("t", "c")],
+        );
+        for (name, tool) in map.iter() {
+            assert_eq!(more.map.model_name(&tool.server, &tool.tool), Some(name));
+        }
+    }
+
+    /// A server that lists the very name a hashed tool would get pushes the
+    /// hashed one to the next round; neither takes the other's calls.
+    #[test]
+    fn a_name_crafted_to_meet_a_hashed_one_is_hashed_again() {
+        let first = assign(&[], &[("s", "a.b"), ("s", "a_b")]);
+        let hashed = first.map.model_name("s", "a.b").unwrap().to_owned();
+        let tools = [("s", "a.b"), ("s", "a_b"), ("s", hashed.as_str())];
+        let naming = assign(&[], &tools);
+        assert_sound(&naming, &tools);
+        assert_eq!(naming.map.resolve(&hashed).unwrap().tool, hashed);
+        let again = naming.map.model_name("s", "a.b").unwrap();
+        assert_ne!(again, hashed);
+        assert!(again.starts_with("a_b_") && again.len() == 12, "{again}");
+    }
+
+    /// Long names, separators and Unicode that all meet after mapping, on
+    /// servers whose names are each other's prefixes: still one distinct,
+    /// safe name each, the same whatever the order.
+    #[test]
+    fn names_that_meet_in_every_way_still_get_distinct_names() {
+        let long = "n".repeat(120);
+        let long_dot = format!("{}.{}", "n".repeat(60), "n".repeat(59));
+        let servers = ["a", "a__b", "a b", "a_b", "é"];
+        let mut tools: Vec<(&str, &str)> = Vec::new();
+        for server in servers {
+            for tool in [
+                "t",
+                "b__t",
+                "a__b__t",
+                "a_b__t",
+                "t.x",
+                "t_x",
+                "t x",
+                "查",
+                "tool",
+                long.as_str(),
+                long_dot.as_str(),
+                "",
+            ] {
+                tools.push((server, tool));
+            }
+        }
+        let naming = assign(&servers, &tools);
+        assert_sound(&naming, &tools);
+        assert!(naming.left_out.is_empty(), "{:?}", naming.left_out);
+        assert_eq!(naming.map.len(), tools.len());
+        tools.reverse();
+        let reversed = assign(&servers, &tools);
+        for (name, tool) in naming.map.iter() {
+            assert_eq!(
+                reversed.map.model_name(&tool.server, &tool.tool),
+                Some(name)
+            );
+        }
     }
 
     mod dump_agreement {
@@ -500,6 +978,32 @@ mod tests {
             city: String,
         ) -> String {
             city
+        }
+
+        /// Read a file, the other way.
+        #[tool(name = "files_read")]
+        async fn read_too(
+            /// The path
+            path: String,
+        ) -> String {
+            path
+        }
+
+        /// The host's own tools meeting under one name refuse the catalog:
+        /// the developer renames one (a server's would be hashed).
+        #[tokio::test]
+        async fn in_process_tools_that_meet_refuse_the_catalog() {
+            let server = Server::new("mine", "1").tools(tools![read, read_too]);
+            let source: Arc<dyn ToolSource> =
+                Arc::new(LocalSource::new("mine", server.local().unwrap()));
+            let error = Catalog::from_sources(vec![source], CatalogOptions::default())
+                .await
+                .unwrap_err();
+            let crate::catalog::CatalogError::Collisions(collisions) = &error else {
+                panic!("{error}");
+            };
+            assert_eq!(collisions.0[0].model_name, "files_read");
+            assert!(error.to_string().contains("`files.read`"), "{error}");
         }
 
         fn names(tools: &[Value], pointer: &str) -> Vec<String> {

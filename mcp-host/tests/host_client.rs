@@ -6,7 +6,7 @@
 mod common;
 
 use common::{HttpServer, args, example, run, text};
-use mcp_host::catalog::{Catalog, CatalogError, CatalogOptions};
+use mcp_host::catalog::{Catalog, CatalogOptions};
 use mcp_host::config::{McpConfig, ServerConfig, Transport};
 use mcp_host::mcp_client::{
     CallOptions, ClientOptions, ElicitFn, McpClient, McpError, Mode, ProgressFn, SampleFn,
@@ -595,25 +595,35 @@ fn a_catalog_of_two_servers_with_the_same_tools() {
     });
 }
 
+/// py's own tool `e__add` is the name `e`'s `add` gets (both servers list
+/// `add`): the catalog is built all the same, `e__add` stays `e`'s and
+/// py's is offered under py's own prefix; each call reaches its server.
 #[test]
-fn a_catalog_refuses_a_collision_after_mapping() {
+fn a_tool_named_after_another_servers_prefix_gets_its_own_servers_prefix() {
     run(async {
         let python = common::python_sdk();
         let server = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/server.py");
         let everything = example("everything").to_string_lossy().into_owned();
-        // Both list `add`, so `e`'s is offered as `e__add`: the name of
-        // py's own tool `e__add`.
         let config = config_of(json!({
             "e": {"command": everything},
             "py": {"command": python, "args": [server]},
         }));
-        let error = Catalog::build(&config, Vec::new(), CatalogOptions::default())
+        let catalog = Catalog::build(&config, Vec::new(), CatalogOptions::default())
             .await
-            .unwrap_err();
-        let CatalogError::Collisions(collisions) = &error else {
-            panic!("{error}");
-        };
-        assert_eq!(collisions.0[0].model_name, "e__add");
+            .unwrap();
+        assert!(catalog.failures().is_empty(), "{:?}", catalog.failures());
+        let target = catalog.resolve("e__add").unwrap();
+        assert_eq!((target.server.as_str(), target.tool.as_str()), ("e", "add"));
+        assert_eq!(
+            catalog.names().model_name("py", "e__add"),
+            Some("py__e__add")
+        );
+        assert_eq!(catalog.names().model_name("py", "add"), Some("py__add"));
+        let e = catalog.call("e__add", json!({"a": 1, "b": 2})).await;
+        assert_eq!(e.structured_content, Some(json!({"sum": 3.0})), "{e:?}");
+        let py = catalog.call("py__e__add", json!({"a": 1, "b": 2})).await;
+        assert!(!py.is_error, "{py:?}");
+        assert_eq!(text(&py), "3.0");
     });
 }
 

@@ -527,6 +527,334 @@ fn a_name_two_servers_expose_is_prefixed_and_routed_to_each() {
     );
 }
 
+/// A stdio entry running tests/interop/fake.py in mode `listed`: `tools`
+/// listed as they are (duplicates too), each call answering
+/// `{tag}/{tool}: {arguments}`.
+fn listed(tag: &str, tools: &[&str]) -> Value {
+    json!({"command": "python3", "args": [interop("fake.py")], "env": {
+        "FAKE": "listed",
+        "FAKE_TAG": tag,
+        "FAKE_TOOLS": serde_json::to_string(tools).unwrap(),
+    }})
+}
+
+/// The `tools` entry fake.py's `listed` mode gives `tool` of `tag`, under
+/// the model name `name`.
+fn listed_tool(name: &str, tag: &str, tool: &str) -> Value {
+    json!({
+        "name": name,
+        "description": format!("{tool} of {tag}"),
+        "input_schema": {"type": "object"}
+    })
+}
+
+/// The model name the library gives `server`'s `tool` among `tools` (the
+/// program must offer the same one).
+fn assigned(servers: &[&str], tools: &[(&str, &str)], server: &str, tool: &str) -> String {
+    mcp_host::names::NameMap::assign(servers.iter().copied(), tools.iter().copied())
+        .map
+        .model_name(server, tool)
+        .unwrap()
+        .to_owned()
+}
+
+/// Issue 30's three cases in one config: `twice` lists `attack` twice,
+/// `evil` lists `good`'s prefixed `good__get_weather`, `admin` lists
+/// `admin.tools.list` beside `admin_tools_list`. The host starts (it
+/// exited 1 before reading a line), offers every tool but `attack`, says
+/// once on stderr that it left out `attack` of `twice`, and each name leads
+/// to its own server's tool.
+#[test]
+fn tool_names_that_meet_never_stop_the_host() {
+    let config = McpConfig::new(&json!({"mcpServers": {
+        "twice": listed("twice", &["attack", "attack", "other"]),
+        "good": listed("good", &["get_weather"]),
+        "evil": listed("evil", &["get_weather", "good__get_weather"]),
+        "admin": listed("admin", &["admin.tools.list", "admin_tools_list"]),
+    }}));
+    let hashed = assigned(
+        &["admin"],
+        &[("admin", "admin.tools.list"), ("admin", "admin_tools_list")],
+        "admin",
+        "admin.tools.list",
+    );
+    assert_eq!(hashed, "admin_tools_list_38f0faf7");
+    let model = FakeModel::start(vec![
+        asks(vec![
+            tool_use("t1", "good__get_weather", json!({"city": "北京"})),
+            tool_use("t2", "evil__good__get_weather", json!({"city": "北京"})),
+            tool_use("t3", "evil__get_weather", json!({})),
+            tool_use("t4", &hashed, json!({})),
+            tool_use("t5", "admin_tools_list", json!({})),
+            tool_use("t6", "other", json!({})),
+            tool_use("t7", "attack", json!({})),
+        ]),
+        says("done"),
+    ]);
+    let run = host(&config, &model, "all", &[], "go\n");
+    let lines = lines(&run);
+    let requests = model.requests();
+    // The catalog's order: servers by name, then each one's own order.
+    assert_eq!(
+        requests[0].body["tools"],
+        json!([
+            listed_tool(&hashed, "admin", "admin.tools.list"),
+            listed_tool("admin_tools_list", "admin", "admin_tools_list"),
+            listed_tool("evil__get_weather", "evil", "get_weather"),
+            listed_tool("evil__good__get_weather", "evil", "good__get_weather"),
+            listed_tool("good__get_weather", "good", "get_weather"),
+            listed_tool("other", "twice", "other"),
+        ])
+    );
+    let results = results(&requests[1]);
+    assert_eq!(
+        results
+            .iter()
+            .map(|r| (r.id.as_str(), r.is_error, r.text.as_str()))
+            .take(6)
+            .collect::<Vec<_>>(),
+        [
+            ("t1", false, r#"good/get_weather: {"city": "北京"}"#),
+            ("t2", false, r#"evil/good__get_weather: {"city": "北京"}"#),
+            ("t3", false, "evil/get_weather: {}"),
+            ("t4", false, "admin/admin.tools.list: {}"),
+            ("t5", false, "admin/admin_tools_list: {}"),
+            ("t6", false, "twice/other: {}"),
+        ]
+    );
+    // `attack` was never offered: the model gets an error, not a call.
+    assert_eq!(results[6].id, "t7");
+    assert!(results[6].is_error, "{:?}", results[6]);
+    assert_eq!(
+        tool_calls(&lines[0])[..6],
+        [
+            call("get_weather", "good", false),
+            call("good__get_weather", "evil", false),
+            call("get_weather", "evil", false),
+            call("admin.tools.list", "admin", false),
+            call("admin_tools_list", "admin", false),
+            call("other", "twice", false),
+        ]
+    );
+    let left_out: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("left out"))
+        .collect();
+    assert_eq!(left_out.len(), 1, "stderr:\n{}", run.stderr);
+    assert!(
+        left_out[0].contains("server=twice")
+            && left_out[0].contains("tool=attack")
+            && left_out[0].contains("lists it twice"),
+        "{}",
+        left_out[0]
+    );
+    assert!(
+        run.stderr.contains("6 tools offered"),
+        "stderr:\n{}",
+        run.stderr
+    );
+}
+
+/// Checks `messages` as the Messages API takes them: roles alternate from
+/// `user`, every `tool_use` (under an offered name) is answered by a
+/// `tool_result` with its id in the next message, and every `tool_result`
+/// answers one.
+fn assert_valid_history(messages: &[Value], offered: &[String]) {
+    assert_eq!(messages[0]["role"], "user", "{messages:?}");
+    for (i, message) in messages.iter().enumerate() {
+        let role = if i % 2 == 0 { "user" } else { "assistant" };
+        assert_eq!(message["role"], role, "message {i}: {message}");
+        let blocks = message["content"].as_array().cloned().unwrap_or_default();
+        let uses: Vec<&str> = blocks
+            .iter()
+            .filter(|b| b["type"] == "tool_use")
+            .map(|b| b["id"].as_str().unwrap())
+            .collect();
+        for block in blocks.iter().filter(|b| b["type"] == "tool_use") {
+            let name = block["name"].as_str().unwrap().to_owned();
+            assert!(offered.contains(&name), "{name} not offered: {offered:?}");
+        }
+        if !uses.is_empty() {
+            let answered: Vec<&str> = messages[i + 1]["content"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|b| b["type"] == "tool_result")
+                .map(|b| b["tool_use_id"].as_str().unwrap())
+                .collect();
+            assert_eq!(answered, uses, "message {}", i + 1);
+        }
+        if i > 0 && blocks.iter().any(|b| b["type"] == "tool_result") {
+            assert!(
+                messages[i - 1]["content"]
+                    .as_array()
+                    .is_some_and(|b| b.iter().any(|b| b["type"] == "tool_use")),
+                "message {i} answers no tool_use"
+            );
+        }
+    }
+}
+
+/// Seed 002's flow (tests/seed_flow.rs, on the real program): "你好", then
+/// "北京今天天气怎么样" (a `get_weather` call), then "那上海呢" (another,
+/// understood from the history) — against two servers whose names meet
+/// after mapping: both list `get_weather`, and `backup` also lists
+/// `get.weather`. The conversation completes, each call reaches the server
+/// and tool its name stands for, and every request's history is one the
+/// API accepts, the third line's carrying the second's tool call whole.
+#[test]
+fn seed_002_flow_completes_against_servers_whose_names_meet() {
+    let config = McpConfig::new(&json!({"mcpServers": {
+        "weather": listed("weather", &["get_weather"]),
+        "backup": listed("backup", &["get_weather", "get.weather"]),
+    }}));
+    let dotted = assigned(
+        &["weather", "backup"],
+        &[
+            ("weather", "get_weather"),
+            ("backup", "get_weather"),
+            ("backup", "get.weather"),
+        ],
+        "backup",
+        "get.weather",
+    );
+    assert!(
+        dotted.starts_with("backup__get_weather_") && dotted.len() == 28,
+        "{dotted}"
+    );
+    let checking = |text: &str, id: &str, name: &str, city: &str| {
+        Reply::ok(claude_message(
+            json!([text_block(text), tool_use(id, name, json!({"city": city}))]),
+            "tool_use",
+            512,
+            38,
+        ))
+    };
+    let model = FakeModel::start(vec![
+        says("你好！有什么可以帮你？"),
+        checking(
+            "我需要查一下北京的天气。",
+            "toolu_01AbC",
+            "weather__get_weather",
+            "北京",
+        ),
+        says("北京今天晴，25°C，适合出门。"),
+        checking("我查一下上海的天气。", "toolu_02XyZ", &dotted, "上海"),
+        says("上海今天多云，22°C。"),
+    ]);
+    let run = host(
+        &config,
+        &model,
+        "all",
+        &["--system", "你是一个专业的天气助手，回答简洁。"],
+        "你好\n北京今天天气怎么样\n那上海呢\n",
+    );
+    let lines = lines(&run);
+    assert_eq!(lines.len(), 3, "{}", run.stdout);
+    assert_eq!(lines[0]["text"], "你好！有什么可以帮你？");
+    assert_eq!(lines[1]["text"], "北京今天晴，25°C，适合出门。");
+    assert_eq!(lines[2]["text"], "上海今天多云，22°C。");
+    assert_eq!(
+        tool_calls(&lines[1]),
+        [call("get_weather", "weather", false)]
+    );
+    assert_eq!(
+        tool_calls(&lines[2]),
+        [call("get.weather", "backup", false)]
+    );
+
+    let requests = model.requests();
+    assert_eq!(requests.len(), 5);
+    let names = offered(&requests[0]);
+    assert_eq!(
+        names,
+        [
+            "backup__get_weather",
+            dotted.as_str(),
+            "weather__get_weather"
+        ]
+    );
+    for request in &requests {
+        assert_eq!(
+            offered(request),
+            names,
+            "every request offers the same tools"
+        );
+        assert_eq!(request.body["system"], "你是一个专业的天气助手，回答简洁。");
+        assert_valid_history(request.body["messages"].as_array().unwrap(), &names);
+    }
+    let beijing = results(&requests[2]);
+    assert_eq!(
+        (
+            beijing[0].id.as_str(),
+            beijing[0].is_error,
+            beijing[0].text.as_str()
+        ),
+        (
+            "toolu_01AbC",
+            false,
+            r#"weather/get_weather: {"city": "北京"}"#
+        )
+    );
+    let shanghai = results(&requests[4]);
+    assert_eq!(
+        (
+            shanghai[0].id.as_str(),
+            shanghai[0].is_error,
+            shanghai[0].text.as_str()
+        ),
+        (
+            "toolu_02XyZ",
+            false,
+            r#"backup/get.weather: {"city": "上海"}"#
+        )
+    );
+    // The third line's first request: the seed's 7.2 history, the second
+    // line's tool call and result kept whole.
+    let history = requests[3].body["messages"].as_array().unwrap();
+    let texts: Vec<(String, String)> = history
+        .iter()
+        .map(|m| {
+            let content = match &m["content"] {
+                Value::String(text) => text.clone(),
+                Value::Array(blocks) => blocks
+                    .iter()
+                    .map(|b| match b["type"].as_str().unwrap() {
+                        "text" => b["text"].as_str().unwrap().to_owned(),
+                        "tool_use" => format!("tool_use {} {} {}", b["id"], b["name"], b["input"]),
+                        "tool_result" => format!("tool_result {}", b["tool_use_id"]),
+                        other => other.to_owned(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" | "),
+                other => panic!("content {other}"),
+            };
+            (m["role"].as_str().unwrap().to_owned(), content)
+        })
+        .collect();
+    let expected = [
+        ("user", "你好".to_owned()),
+        ("assistant", "你好！有什么可以帮你？".to_owned()),
+        ("user", "北京今天天气怎么样".to_owned()),
+        (
+            "assistant",
+            r#"我需要查一下北京的天气。 | tool_use "toolu_01AbC" "weather__get_weather" {"city":"北京"}"#
+                .to_owned(),
+        ),
+        ("user", r#"tool_result "toolu_01AbC""#.to_owned()),
+        ("assistant", "北京今天晴，25°C，适合出门。".to_owned()),
+        ("user", "那上海呢".to_owned()),
+    ];
+    assert_eq!(
+        texts
+            .iter()
+            .map(|(r, c)| (r.as_str(), c.clone()))
+            .collect::<Vec<_>>(),
+        expected
+    );
+}
+
 /// Names a model API refuses (`files.read`, `weather/查天气`) are offered
 /// as model-safe names, the same on two runs, and each leads to its tool.
 #[test]

@@ -9,6 +9,9 @@ purpose, one way per FAKE mode:
   `count` says how many processes were started (a file in FAKE_DIR);
 - `names`: tools whose names a model API refuses (`files.read`,
   `weather/查天气`) instead of the three above; a call answers the name.
+- `listed`: the tools named by the JSON array FAKE_TOOLS (duplicates kept,
+  in order); a call answers `FAKE_TAG/name: arguments` (the arguments as
+  JSON with sorted keys), so a test sees which server and tool it reached.
 Every other request gets -32601 (so `server/discover` falls back).
 """
 
@@ -44,6 +47,12 @@ if MODE == "names":
         {"name": "weather/查天气", "description": "Look up the weather.",
          "inputSchema": {"type": "object"}},
     ]
+if MODE == "listed":
+    TOOLS = [
+        {"name": name, "description": f"{name} of {os.environ.get('FAKE_TAG')}",
+         "inputSchema": {"type": "object"}}
+        for name in json.loads(os.environ["FAKE_TOOLS"])
+    ]
 
 
 def send(message):
@@ -65,7 +74,13 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": id_, "result": {"tools": TOOLS}})
     elif method == "tools/call":
         name = message["params"]["name"]
-        if MODE == "names":
+        if MODE == "listed":
+            arguments = json.dumps(message["params"].get("arguments", {}),
+                                   sort_keys=True, ensure_ascii=False)
+            send({"jsonrpc": "2.0", "id": id_, "result": {
+                "content": [{"type": "text",
+                             "text": f"{os.environ.get('FAKE_TAG')}/{name}: {arguments}"}]}})
+        elif MODE == "names":
             send({"jsonrpc": "2.0", "id": id_, "result": {
                 "content": [{"type": "text", "text": f"called {name}"}]}})
         elif name == "check":

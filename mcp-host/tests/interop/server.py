@@ -2,7 +2,7 @@
 """A stdio (or, with `--http PORT`, Streamable HTTP) MCP server written with the official Python SDK (PyPI `mcp`), for
 mcp-host's client interop tests. Tools: `add` (structured output), `greet`
 (text), `e__add` (a name that collides with the prefixed `add` of a server
-called `e`, for the catalog's collision check)."""
+called `e`, for the catalog's reserved prefixes)."""
 
 from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel
