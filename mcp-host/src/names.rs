@@ -58,7 +58,7 @@
 //! name to call.
 
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
 
 // The per-name function lives in mcp-protocol so that mcp-runtime's
@@ -143,9 +143,10 @@ pub struct Naming {
     /// keeps it are offered under a hashed name), and every tool listed
     /// twice (`first == second`), in the order given.
     pub collisions: Vec<Collision>,
-    /// The tools offered under no name, once each, in the order given: the
-    /// tools a server lists twice, and any tool whose hashed name still met
-    /// another after every round (a SHA-256 collision, never seen).
+    /// The tools offered under no name, once each: the tools a server
+    /// lists twice (in the order given), then any tool whose hashed name
+    /// still met another after every round (a SHA-256 collision, never
+    /// seen).
     pub left_out: Vec<ToolRef>,
 }
 
@@ -222,9 +223,10 @@ impl NameMap {
         let tools: Vec<(&str, &str)> = tools.into_iter().collect();
         // Step 4 first: a tool listed twice is out, and takes no part in the
         // rest (its name is free for the others).
-        let mut seen = BTreeSet::new();
-        let mut twice = BTreeSet::new();
+        let mut seen = HashSet::with_capacity(tools.len());
+        let mut twice = HashSet::new();
         let mut collisions = Vec::new();
+        let mut left_out = Vec::new();
         for &tool in &tools {
             if !seen.insert(tool) && twice.insert(tool) {
                 collisions.push(Collision {
@@ -232,105 +234,123 @@ impl NameMap {
                     first: ToolRef::of(tool),
                     second: ToolRef::of(tool),
                 });
+                left_out.push(ToolRef::of(tool));
             }
         }
-        let unique: Vec<(&str, &str)> = tools
-            .iter()
-            .copied()
-            .filter(|tool| !twice.contains(tool))
-            .collect();
+        drop(seen);
+        let unique: Vec<(&str, &str)> = if twice.is_empty() {
+            tools
+        } else {
+            tools
+                .into_iter()
+                .filter(|tool| !twice.contains(tool))
+                .collect()
+        };
 
         // Step 1: today's mapping, prefixed where servers share a name.
         let unprefixed: Vec<String> = unique
             .iter()
             .map(|&(server, tool)| model_name(server, tool, false))
             .collect();
-        let mut servers_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-        let mut servers_under: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        let mut servers_of: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+        let mut servers_under: HashMap<&str, BTreeSet<&str>> = HashMap::new();
         for (&(server, tool), name) in unique.iter().zip(&unprefixed) {
             servers_of.entry(tool).or_default().insert(server);
             servers_under.entry(name).or_default().insert(server);
         }
         // Step 2: the prefixes of every server, as the mapping writes them.
-        let mut prefixes: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
-        for server in servers.into_iter().chain(unique.iter().map(|t| t.0)) {
+        let servers: BTreeSet<&str> = servers
+            .into_iter()
+            .chain(unique.iter().map(|t| t.0))
+            .collect();
+        let mut prefixes: HashMap<String, BTreeSet<&str>> = HashMap::new();
+        for server in servers {
             prefixes
                 .entry(mapped_server(server))
                 .or_default()
                 .insert(server);
         }
-        let preferred: Vec<Preferred> = unique
+        let prefixed: Vec<bool> = unique
             .iter()
             .zip(&unprefixed)
             .map(|(&(server, tool), unprefixed)| {
-                let prefixed = servers_of[tool].len() > 1
+                servers_of[tool].len() > 1
                     || servers_under[unprefixed.as_str()].len() > 1
-                    || in_another_servers_space(unprefixed, server, &prefixes);
+                    || in_another_servers_space(unprefixed, server, &prefixes)
+            })
+            .collect();
+        drop((servers_of, servers_under));
+        let preferred: Vec<Preferred> = unique
+            .iter()
+            .zip(unprefixed)
+            .zip(prefixed)
+            .map(|((&(server, tool), unprefixed), prefixed)| {
                 if prefixed {
                     let name = model_name(server, tool, true);
-                    let unchanged = name == format!("{server}{PREFIX_SEPARATOR}{tool}");
+                    let unchanged = name.len()
+                        == server.len() + PREFIX_SEPARATOR.len() + tool.len()
+                        && name == format!("{server}{PREFIX_SEPARATOR}{tool}");
                     Preferred { name, unchanged }
                 } else {
+                    let unchanged = unprefixed == tool;
                     Preferred {
-                        name: unprefixed.clone(),
-                        unchanged: unprefixed == tool,
+                        name: unprefixed,
+                        unchanged,
                     }
                 }
             })
             .collect();
 
         // Step 3: a name preferred once is given; one preferred by several
-        // goes to the one tool it leaves unchanged, if exactly one.
-        let mut wanted_by: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-        for (index, preferred) in preferred.iter().enumerate() {
-            wanted_by
-                .entry(preferred.name.as_str())
-                .or_default()
-                .push(index);
-        }
+        // goes to the one tool it leaves unchanged, if exactly one. The
+        // tools sorted by name, ties in the order given, make the groups.
+        let mut by_name: Vec<usize> = (0..unique.len()).collect();
+        by_name
+            .sort_unstable_by(|&a, &b| preferred[a].name.cmp(&preferred[b].name).then(a.cmp(&b)));
         let mut given: Vec<Option<String>> = vec![None; unique.len()];
-        let mut taken: BTreeSet<String> = BTreeSet::new();
         let mut pending: Vec<usize> = Vec::new();
         let mut met: Vec<(usize, Collision)> = Vec::new();
-        for (&name, indices) in &wanted_by {
-            if let [index] = indices[..] {
-                given[index] = Some(name.to_owned());
-                taken.insert(name.to_owned());
+        for group in by_name.chunk_by(|&a, &b| preferred[a].name == preferred[b].name) {
+            let name = &preferred[group[0]].name;
+            if let [index] = group[..] {
+                given[index] = Some(name.clone());
                 continue;
             }
-            let first = indices[0];
-            for &other in &indices[1..] {
+            let first = group[0];
+            for &other in &group[1..] {
                 met.push((
                     other,
                     Collision {
-                        model_name: name.to_owned(),
+                        model_name: name.clone(),
                         first: ToolRef::of(unique[first]),
                         second: ToolRef::of(unique[other]),
                     },
                 ));
             }
-            let unchanged: Vec<usize> = indices
-                .iter()
-                .copied()
-                .filter(|&i| preferred[i].unchanged)
-                .collect();
-            let keeper = match unchanged[..] {
-                [keeper] => Some(keeper),
+            let mut unchanged = group.iter().copied().filter(|&i| preferred[i].unchanged);
+            let keeper = match (unchanged.next(), unchanged.next()) {
+                (Some(keeper), None) => Some(keeper),
                 _ => None,
             };
             if let Some(keeper) = keeper {
-                given[keeper] = Some(name.to_owned());
-                taken.insert(name.to_owned());
+                given[keeper] = Some(name.clone());
             }
-            pending.extend(indices.iter().copied().filter(|&i| Some(i) != keeper));
+            pending.extend(group.iter().copied().filter(|&i| Some(i) != keeper));
         }
         // In the order given, whatever the order of the names.
         met.sort_by_key(|(other, _)| *other);
         collisions.extend(met.into_iter().map(|(_, c)| c));
         pending.sort_unstable();
-        // A round's names are given only where they meet no name given and
-        // no other name of the round, so the outcome depends on the set of
-        // tools, never on their order.
+        // A round's names are given only where they meet no preferred name
+        // (given or not: simpler, and as deterministic), no name an earlier
+        // round gave and no other name of the round, so the outcome depends
+        // on the set of tools, never on their order.
+        let preferred_exists = |name: &str| {
+            by_name
+                .binary_search_by(|&i| preferred[i].name.as_str().cmp(name))
+                .is_ok()
+        };
+        let mut hashed_given: HashSet<String> = HashSet::new();
         for round in 0..HASH_ROUNDS {
             if pending.is_empty() {
                 break;
@@ -342,25 +362,32 @@ impl NameMap {
                     (i, hashed(&preferred[i].name, server, tool, round))
                 })
                 .collect();
-            let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+            let mut count: HashMap<&str, usize> = HashMap::with_capacity(candidates.len());
             for (_, name) in &candidates {
                 *count.entry(name.as_str()).or_default() += 1;
             }
             let mut next = Vec::new();
             let mut fresh = Vec::new();
             for (i, name) in &candidates {
-                if taken.contains(name) || count[name.as_str()] > 1 {
+                if count[name.as_str()] > 1 || hashed_given.contains(name) || preferred_exists(name)
+                {
                     next.push(*i);
                 } else {
-                    given[*i] = Some(name.clone());
-                    fresh.push(name.clone());
+                    fresh.push((*i, name.clone()));
                 }
             }
-            taken.extend(fresh);
+            for (i, name) in fresh {
+                hashed_given.insert(name.clone());
+                given[i] = Some(name);
+            }
             pending = next;
         }
+        left_out.extend(pending.iter().map(|&i| ToolRef::of(unique[i])));
 
-        let mut map = NameMap::default();
+        let mut map = NameMap {
+            entries: Vec::with_capacity(unique.len()),
+            ..NameMap::default()
+        };
         for (&tool, name) in unique.iter().zip(given) {
             let Some(name) = name else { continue };
             let target = ToolRef::of(tool);
@@ -368,14 +395,6 @@ impl NameMap {
             map.by_model.insert(name.clone(), index);
             map.by_tool.insert(target.clone(), index);
             map.entries.push((name, target));
-        }
-        let mut left_out = Vec::new();
-        let mut reported = BTreeSet::new();
-        for &tool in &tools {
-            let target = ToolRef::of(tool);
-            if !map.by_tool.contains_key(&target) && reported.insert(tool) {
-                left_out.push(target);
-            }
         }
         Naming {
             map,
@@ -453,7 +472,7 @@ fn mapped_server(server: &str) -> String {
 fn in_another_servers_space(
     name: &str,
     server: &str,
-    prefixes: &BTreeMap<String, BTreeSet<&str>>,
+    prefixes: &HashMap<String, BTreeSet<&str>>,
 ) -> bool {
     name.as_bytes()
         .windows(2)

@@ -16,6 +16,7 @@ use common::fake_model::{
 };
 use common::{HttpServer, everything, python_sdk, ts_sdk};
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::PathBuf;
@@ -653,6 +654,29 @@ fn tool_names_that_meet_never_stop_the_host() {
         run.stderr.contains("6 tools offered"),
         "stderr:\n{}",
         run.stderr
+    );
+
+    // A restart with every server listing in another order, and the
+    // config in another order too: each tool keeps its name.
+    let reordered = McpConfig::new(&json!({"mcpServers": {
+        "admin": listed("admin", &["admin_tools_list", "admin.tools.list"]),
+        "evil": listed("evil", &["good__get_weather", "get_weather"]),
+        "good": listed("good", &["get_weather"]),
+        "twice": listed("twice", &["other", "attack", "attack"]),
+    }}));
+    let again = FakeModel::start(vec![says("looked")]);
+    self::lines(&host(&reordered, &again, "all", &[], "look\n"));
+    let by_name = |tools: &Value| -> BTreeMap<String, Value> {
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| (t["name"].as_str().unwrap().to_owned(), t.clone()))
+            .collect()
+    };
+    assert_eq!(
+        by_name(&again.requests()[0].body["tools"]),
+        by_name(&requests[0].body["tools"])
     );
 }
 
