@@ -35,12 +35,20 @@
 //!    or `{server}__{tool}` exactly) keeps it, and each other one is
 //!    offered as its preferred name (cut to 55 characters) + `_` + 8 hex
 //!    digits of a SHA-256 of its server and MCP name
-//!    (`admin_tools_list_38f0faf7` on a server `admin`). If none or several keep it unchanged,
-//!    all of them are hashed. A hashed name that meets a name already
-//!    given is hashed again with a round number, a few times.
+//!    (`admin_tools_list_38f0faf7` on a server `admin`); if none or several
+//!    keep it unchanged, all of them are hashed. A hashed name that would
+//!    start with another server's prefix is made from the tool's prefixed
+//!    name instead. A hashed name that meets any preferred name, a name an
+//!    earlier round gave or another of its round is hashed again with the
+//!    next round number, a few times.
 //! 4. **Left out.** A tool a server lists twice cannot be told apart by
 //!    `tools/call`: it is offered under no name ([`Naming::left_out`]);
 //!    every other tool of that server stays.
+//!
+//! So a server can change only its own tools' names: listing a name
+//! another server has makes both prefixed (as two honest servers sharing a
+//! `search` do), but it never takes another server's name or prefixed
+//! form, and never leaves another server's tool out.
 //!
 //! The mapping of step 1 is [`model_name`], which lives in
 //! [`mcp_protocol::model_name`] so that `mcp-runtime`'s
@@ -359,7 +367,13 @@ impl NameMap {
                 .iter()
                 .map(|&i| {
                     let (server, tool) = unique[i];
-                    (i, hashed(&preferred[i].name, server, tool, round))
+                    let mut name = hashed(&preferred[i].name, server, tool, round);
+                    // `good_` hashed is `good__…`: in `good`'s space.
+                    if in_another_servers_space(&name, server, &prefixes) {
+                        let prefixed = model_name(server, tool, true);
+                        name = hashed(&prefixed, server, tool, round);
+                    }
+                    (i, name)
                 })
                 .collect();
             let mut count: HashMap<&str, usize> = HashMap::with_capacity(candidates.len());
@@ -932,6 +946,19 @@ mod tests {
         let again = naming.map.model_name("s", "a.b").unwrap();
         assert_ne!(again, hashed);
         assert!(again.starts_with("a_b_") && again.len() == 12, "{again}");
+    }
+
+    /// `good_` and `good.` of `evil` meet as `good_`; the hashed one would
+    /// start with `good__`, so it is made from `evil__good_` instead.
+    #[test]
+    fn a_hashed_name_stays_out_of_another_servers_space() {
+        let tools = [("evil", "good_"), ("evil", "good."), ("good", "t")];
+        let naming = assign(&["good", "evil"], &tools);
+        assert_sound(&naming, &tools);
+        assert_eq!(naming.map.model_name("evil", "good_"), Some("good_"));
+        let hashed = naming.map.model_name("evil", "good.").unwrap();
+        assert!(hashed.starts_with("evil__good__"), "{hashed}");
+        assert_eq!(hashed.len(), "evil__good__".len() + HASH_HEX);
     }
 
     /// Long names, separators and Unicode that all meet after mapping, on
