@@ -289,18 +289,7 @@ impl Catalog {
             return Err(CatalogError::Collisions(NameCollisions(own)));
         }
         report_renamed(&naming);
-        for tool in &naming.left_out {
-            let reason = if naming
-                .collisions
-                .iter()
-                .any(|c| c.first == *tool && c.second == *tool)
-            {
-                "the server lists it twice, so a call could not say which one"
-            } else {
-                "no free model name was found for it"
-            };
-            tracing::warn!(server = %tool.server, tool = %tool.tool, reason, "tool left out");
-        }
+        report_left_out(&naming);
         let names = naming.map;
         let mut tools = Vec::new();
         let mut by_model = BTreeMap::new();
@@ -453,6 +442,42 @@ fn report_renamed(naming: &crate::names::Naming) {
             "tools offered under a hashed name, since their names meet another tool's after mapping: {}",
             shown.join(", ")
         );
+    }
+}
+
+/// A warning naming the server and the tool for each tool left out, the
+/// first few of each server; then one line with how many more, so that a
+/// server listing every tool twice costs a few lines, not one per tool.
+fn report_left_out(naming: &crate::names::Naming) {
+    const SHOWN: usize = 4;
+    let twice: std::collections::BTreeSet<&ToolRef> = naming
+        .collisions
+        .iter()
+        .filter(|c| c.first == c.second)
+        .map(|c| &c.first)
+        .collect();
+    let mut per_server: BTreeMap<&str, usize> = BTreeMap::new();
+    for tool in &naming.left_out {
+        let count = per_server.entry(tool.server.as_str()).or_default();
+        *count += 1;
+        if *count > SHOWN {
+            continue;
+        }
+        let reason = if twice.contains(tool) {
+            "the server lists it twice, so a call could not say which one"
+        } else {
+            "no free model name was found for it"
+        };
+        tracing::warn!(server = %tool.server, tool = %tool.tool, reason, "tool left out");
+    }
+    for (server, count) in per_server {
+        if count > SHOWN {
+            tracing::warn!(
+                server = %server,
+                "{} more tools left out (listed twice, or no free model name)",
+                count - SHOWN
+            );
+        }
     }
 }
 

@@ -680,6 +680,45 @@ fn tool_names_that_meet_never_stop_the_host() {
     );
 }
 
+/// A server listing every tool twice costs a few warning lines, not one
+/// per tool: the first four as listed, then how many more; its one
+/// tool listed once is offered and works.
+#[test]
+fn a_server_listing_many_tools_twice_costs_a_few_lines() {
+    let mut names: Vec<String> = (0..10)
+        .flat_map(|i| [format!("t{i}"), format!("t{i}")])
+        .collect();
+    names.push("ok".into());
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let config = McpConfig::new(&json!({"mcpServers": {"dup": listed("dup", &names)}}));
+    let model = FakeModel::start(vec![
+        asks(vec![tool_use("t1", "ok", json!({}))]),
+        says("ok"),
+    ]);
+    let run = host(&config, &model, "all", &[], "go\n");
+    lines(&run);
+    let requests = model.requests();
+    assert_eq!(offered(&requests[0]), ["ok"]);
+    assert_eq!(results(&requests[1])[0].text, "dup/ok: {}");
+    let left_out: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("left out"))
+        .collect();
+    assert_eq!(left_out.len(), 5, "stderr:\n{}", run.stderr);
+    for (line, tool) in left_out.iter().zip(["t0", "t1", "t2", "t3"]) {
+        assert!(
+            line.contains("server=dup") && line.contains(&format!("tool={tool} ")),
+            "{line}"
+        );
+    }
+    assert!(
+        left_out[4].contains("6 more tools left out") && left_out[4].contains("server=dup"),
+        "{}",
+        left_out[4]
+    );
+}
+
 /// Checks `messages` as the Messages API takes them: roles alternate from
 /// `user`, every `tool_use` (under an offered name) is answered by a
 /// `tool_result` with its id in the next message, and every `tool_result`
