@@ -271,12 +271,14 @@ impl NameMap {
             .into_iter()
             .chain(unique.iter().map(|t| t.0))
             .collect();
-        let mut prefixes: HashMap<String, BTreeSet<&str>> = HashMap::new();
+        let mut prefixes = Prefixes {
+            owners: HashMap::new(),
+            longest: 0,
+        };
         for server in servers {
-            prefixes
-                .entry(mapped_server(server))
-                .or_default()
-                .insert(server);
+            let mapped = mapped_server(server);
+            prefixes.longest = prefixes.longest.max(mapped.len());
+            prefixes.owners.entry(mapped).or_default().insert(server);
         }
         let prefixed: Vec<bool> = unique
             .iter()
@@ -483,20 +485,28 @@ fn mapped_server(server: &str) -> String {
 
 /// Whether `name` starts with `{other}__` for a server `other` than
 /// `server`: a look-up per `__` in the name, not a scan of the servers.
-fn in_another_servers_space(
-    name: &str,
-    server: &str,
-    prefixes: &HashMap<String, BTreeSet<&str>>,
-) -> bool {
+fn in_another_servers_space(name: &str, server: &str, prefixes: &Prefixes<'_>) -> bool {
     name.as_bytes()
         .windows(2)
         .enumerate()
+        // No server's prefix is longer: a name of 64 underscores costs a
+        // few look-ups, not 63 of up to 63 bytes each.
+        .take(prefixes.longest + 1)
         .filter(|&(i, pair)| i > 0 && pair == b"__")
         .any(|(i, _)| {
             prefixes
+                .owners
                 .get(&name[..i])
                 .is_some_and(|owners| owners.iter().any(|owner| *owner != server))
         })
+}
+
+/// Every server's name as the mapping writes it before `__`, and the
+/// servers it stands for (`my server` and `my_server` share one).
+struct Prefixes<'a> {
+    owners: HashMap<String, BTreeSet<&'a str>>,
+    /// The longest of them.
+    longest: usize,
 }
 
 /// Step 3's name: `preferred`, cut to leave room, `_`, and 8 hex digits of
