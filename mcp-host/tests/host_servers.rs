@@ -2,7 +2,8 @@
 //! loopback (tests/common/fake_model.rs): the config forms and their errors,
 //! `everything` over stdio and Streamable HTTP (with the config's headers on
 //! every request), the official Python SDK server, name prefixing and
-//! mapping, `--tool-timeout`, a server that exits mid-conversation, and
+//! mapping, names that meet after mapping (seed 002's flow among them),
+//! `--tool-timeout`, a server that exits mid-conversation, and
 //! `trusted` under `--approve read-only`; the TypeScript SDK's server for a
 //! legacy HTTP session's headers, the OpenAI provider for the Python one. Each test checks what the host sent
 //! the model (the recorded requests) and what it printed (`--json`).
@@ -915,6 +916,142 @@ fn seed_002_flow_completes_against_servers_whose_names_meet() {
             .map(|(r, c)| (r.as_str(), c.clone()))
             .collect::<Vec<_>>(),
         expected
+    );
+}
+
+/// The same flow through the OpenAI provider: the same names offered as
+/// functions, each call reaching its server, every `tool_calls` answered
+/// by `role: tool` messages with its ids, in every later request.
+#[test]
+fn seed_002_flow_completes_through_openai_against_servers_whose_names_meet() {
+    let config = McpConfig::new(&json!({"mcpServers": {
+        "weather": listed("weather", &["get_weather"]),
+        "backup": listed("backup", &["get_weather", "get.weather"]),
+    }}));
+    let dotted = assigned(
+        &["weather", "backup"],
+        &[
+            ("weather", "get_weather"),
+            ("backup", "get_weather"),
+            ("backup", "get.weather"),
+        ],
+        "backup",
+        "get.weather",
+    );
+    let text = |content: &str| Reply::ok(openai_completion(openai_text(content), "stop", 10, 5));
+    let checking = |id: &str, name: &str, city: &str| {
+        Reply::ok(openai_completion(
+            openai_tool_calls(
+                Some("我查一下。"),
+                &[(id, name, &json!({"city": city}).to_string())],
+            ),
+            "tool_calls",
+            10,
+            5,
+        ))
+    };
+    let model = FakeModel::start(vec![
+        text("你好！有什么可以帮你？"),
+        checking("call_1", "weather__get_weather", "北京"),
+        text("北京今天晴，25°C。"),
+        checking("call_2", &dotted, "上海"),
+        text("上海今天多云，22°C。"),
+    ]);
+    let run = run_host(
+        &[
+            "--config",
+            config.arg(),
+            "--provider",
+            "openai",
+            "--json",
+            "--approve",
+            "all",
+            "--system",
+            "你是一个专业的天气助手，回答简洁。",
+        ],
+        &[
+            ("OPENAI_BASE_URL", model.base_url.as_str()),
+            ("OPENAI_API_KEY", "test-key"),
+        ],
+        "你好\n北京今天天气怎么样\n那上海呢\n",
+    );
+    let lines = lines(&run);
+    assert_eq!(lines.len(), 3, "{}", run.stdout);
+    assert_eq!(lines[2]["text"], "上海今天多云，22°C。");
+    assert_eq!(
+        tool_calls(&lines[1]),
+        [call("get_weather", "weather", false)]
+    );
+    assert_eq!(
+        tool_calls(&lines[2]),
+        [call("get.weather", "backup", false)]
+    );
+    let requests = model.requests();
+    assert_eq!(requests.len(), 5);
+    for request in &requests {
+        let names: Vec<&str> = request.body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "backup__get_weather",
+                dotted.as_str(),
+                "weather__get_weather"
+            ]
+        );
+        let messages = request.body["messages"].as_array().unwrap();
+        assert_eq!(messages[0]["role"], "system");
+        // Every `tool_calls` is followed by one `role: tool` message per
+        // id, in order, and every tool message answers one.
+        let mut owed: Vec<String> = Vec::new();
+        for message in &messages[1..] {
+            if message["role"] == "tool" {
+                assert_eq!(
+                    message["tool_call_id"].as_str(),
+                    owed.first().map(String::as_str),
+                    "{message}"
+                );
+                owed.remove(0);
+                continue;
+            }
+            assert!(owed.is_empty(), "unanswered {owed:?} before {message}");
+            if let Some(calls) = message["tool_calls"].as_array() {
+                owed = calls
+                    .iter()
+                    .map(|c| c["id"].as_str().unwrap().to_owned())
+                    .collect();
+            }
+        }
+    }
+    let tool_text = |request: &Recorded, id: &str| -> String {
+        request.body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
+            .map(|m| match &m["content"] {
+                Value::String(text) => text.clone(),
+                Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
+                other => panic!("tool message content {other}"),
+            })
+            .unwrap_or_else(|| panic!("no tool message {id}"))
+    };
+    assert_eq!(
+        tool_text(&requests[2], "call_1"),
+        r#"weather/get_weather: {"city": "北京"}"#
+    );
+    assert_eq!(
+        tool_text(&requests[4], "call_2"),
+        r#"backup/get.weather: {"city": "上海"}"#
+    );
+    // The third line's first request still carries the second's call.
+    assert_eq!(
+        tool_text(&requests[3], "call_1"),
+        r#"weather/get_weather: {"city": "北京"}"#
     );
 }
 
