@@ -954,3 +954,77 @@ fn read_only_approval_believes_only_trusted_servers() {
         ]
     );
 }
+
+/// Servers whose messages would build huge JSON trees (fake.py's
+/// `big-page` and `big-result`: 3 MiB lines of tiny objects, about 95 bytes
+/// of memory per byte once parsed): the `tools/list` page leaves its server
+/// out with a line naming it, the tool result fails the call at once with
+/// an error naming the server, the `sampling/createMessage` (a capability
+/// the host does not declare) is refused with -32601, and the host's peak
+/// memory stays low while the other server answers.
+#[test]
+fn messages_too_large_to_hold_are_refused_unparsed_and_the_host_goes_on() {
+    let dir = TempDir::new();
+    let config = McpConfig::new(&json!({"mcpServers": {
+        "bigpage": fake("big-page", None),
+        "big": fake("big-result", Some(&dir)),
+        "ok": fake("bad-output", None),
+    }}));
+    let model = FakeModel::start(vec![
+        asks(vec![
+            tool_use("t1", "huge", json!({})),
+            tool_use("t2", "count", json!({})),
+        ]),
+        says("done"),
+    ]);
+    let started = Instant::now();
+    let run = host(&config, &model, "all", &[], "go\n");
+    let elapsed = started.elapsed();
+    let lines = lines(&run);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}\nstderr:\n{}", run.stderr);
+    let names = offered(&requests[0]);
+    assert!(
+        names.contains(&"huge".to_owned()) && names.contains(&"count".to_owned()),
+        "{names:?}"
+    );
+    assert!(
+        !names.iter().any(|n| n.contains("bigpage")),
+        "the server whose listing was refused offers nothing: {names:?}"
+    );
+    assert!(
+        run.stderr
+            .lines()
+            .any(|l| l.contains("bigpage") && l.contains("too large to hold")),
+        "one line names the server and the problem: {}",
+        run.stderr
+    );
+    let results = results(&requests[1]);
+    assert!(results[0].is_error, "{results:?}");
+    assert!(
+        results[0].text.contains("`big`") && results[0].text.contains("too large to hold"),
+        "{results:?}"
+    );
+    assert!(
+        !results[0].text.contains("not available"),
+        "the server is there; its answer was too large: {results:?}"
+    );
+    assert_eq!(
+        (results[1].is_error, results[1].text.as_str()),
+        (false, "1")
+    );
+    let sampling: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path.join("sampling-answer"))
+            .expect("the sampling request was answered"),
+    )
+    .unwrap();
+    assert_eq!(sampling["error"]["code"], -32601, "{sampling}");
+    assert_eq!(lines.len(), 1, "{}", run.stdout);
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
+    assert!(
+        run.peak_rss_kib > 0 && run.peak_rss_kib < 128 * 1024,
+        "peak RSS {} KiB",
+        run.peak_rss_kib
+    );
+    eprintln!("peak RSS of mcp-host: {} KiB", run.peak_rss_kib);
+}

@@ -36,8 +36,8 @@ mod stdio;
 mod transport;
 
 pub use dispatch::{
-    DEFAULT_TIMEOUT, Dispatcher, DispatcherConfig, Handler, NoHandler, RequestOptions,
-    ServerNotification, ServerRequest,
+    DEFAULT_JSON_BUDGET, DEFAULT_TIMEOUT, Dispatcher, DispatcherConfig, Handler, NoHandler,
+    RequestOptions, ServerNotification, ServerRequest,
 };
 pub use error::{ClientError, RpcError};
 #[cfg(feature = "http")]

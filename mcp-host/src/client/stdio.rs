@@ -254,6 +254,17 @@ impl Transport for StdioTransport {
             let _ = tokio::time::timeout(wait, exit.wait_for(Option::is_some)).await;
         })
     }
+
+    fn terminate(&self) {
+        let kill = self.kill.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(kill) = kill {
+            let _ = kill.try_send(Stop::Kill);
+        }
+    }
+
+    fn input(&self) -> &'static str {
+        "its stdin"
+    }
 }
 
 impl Drop for StdioTransport {

@@ -126,6 +126,17 @@ pub trait Transport: Send + Sync + fmt::Debug + 'static {
     /// Ends the connection: closes the child's stdin and waits a moment for
     /// it to exit before killing it; ends an HTTP session with DELETE.
     fn close(&self) -> BoxFuture<'_, ()>;
+
+    /// Ends the connection now, without waiting on anything the peer must
+    /// do (a server that stopped reading would hold a polite close up):
+    /// kills a stdio child. Nothing for HTTP, whose sends time out.
+    fn terminate(&self) {}
+
+    /// What the server reads this client's messages from, for errors
+    /// (`its stdin`).
+    fn input(&self) -> &'static str {
+        "the messages sent to it"
+    }
 }
 
 /// A new connection: the transport and its inbox.
@@ -159,5 +170,13 @@ impl<T: Transport> Transport for std::sync::Arc<T> {
 
     fn close(&self) -> BoxFuture<'_, ()> {
         (**self).close()
+    }
+
+    fn terminate(&self) {
+        (**self).terminate();
+    }
+
+    fn input(&self) -> &'static str {
+        (**self).input()
     }
 }
