@@ -532,3 +532,42 @@ fn a_silent_or_oversized_http_answer_is_bounded() {
         }
     });
 }
+
+#[test]
+fn an_http_answer_too_large_to_hold_fails_at_once_as_json_and_as_an_event() {
+    run(async {
+        // 3 MiB of tiny objects: about 95 bytes of memory per byte once
+        // parsed, far past the default budget of 32 MiB.
+        let tiny = format!("[{}{{\"a\":1}}]", "{\"a\":1},".repeat(3 * 1024 * 1024 / 8));
+        let bomb = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":{tiny}}}}}"#);
+        let events = format!("data: {bomb}\n\n");
+        for response in [
+            reply("200 OK", "Content-Type: application/json\r\n", &bomb),
+            reply("200 OK", "Content-Type: text/event-stream\r\n", &events),
+        ] {
+            let (url, _) = canned(vec![response]).await;
+            let (transport, inbox) = HttpTransport::connect(HttpConfig::new("bomb", url)).unwrap();
+            let client = Dispatcher::new(
+                Box::new(transport),
+                inbox,
+                Arc::new(NoHandler),
+                DispatcherConfig::new("bomb"),
+            );
+            let started = std::time::Instant::now();
+            let err = client
+                .request("tools/list", None, RequestOptions::timeout(SECOND))
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(err, ClientError::AnswerTooLarge { ref server, .. } if server == "bomb"),
+                "{err:?}"
+            );
+            assert!(
+                err.to_string()
+                    .starts_with("server `bomb` sent an answer too large to hold: "),
+                "{err}"
+            );
+            assert!(started.elapsed() < Duration::from_secs(5));
+        }
+    });
+}

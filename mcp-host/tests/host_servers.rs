@@ -980,6 +980,7 @@ fn messages_too_large_to_hold_are_refused_unparsed_and_the_host_goes_on() {
     let started = Instant::now();
     let run = host(&config, &model, "all", &[], "go\n");
     let elapsed = started.elapsed();
+    eprintln!("peak RSS of mcp-host: {} KiB", run.peak_rss_kib);
     let lines = lines(&run);
     let requests = model.requests();
     assert_eq!(requests.len(), 2, "{requests:?}\nstderr:\n{}", run.stderr);
@@ -1026,5 +1027,30 @@ fn messages_too_large_to_hold_are_refused_unparsed_and_the_host_goes_on() {
         "peak RSS {} KiB",
         run.peak_rss_kib
     );
-    eprintln!("peak RSS of mcp-host: {} KiB", run.peak_rss_kib);
+}
+
+/// More calls in one model response than the client's bound on requests
+/// in flight to one server (1024): the calls past it wait for a slot
+/// instead of failing as "server not available", and all are answered.
+#[test]
+fn calls_past_the_in_flight_bound_wait_for_a_slot_and_all_are_answered() {
+    let config = McpConfig::new(&json!({"mcpServers": {"f": fake("bad-output", None)}}));
+    let calls: Vec<Value> = (0..1100)
+        .map(|i| tool_use(&format!("t{i}"), "count", json!({})))
+        .collect();
+    let model = FakeModel::start(vec![asks(calls), says("all counted")]);
+    let run = host(&config, &model, "all", &[], "count\n");
+    let lines = lines(&run);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    let results = results(&requests[1]);
+    assert_eq!(results.len(), 1100);
+    let failed: Vec<&ToolResult> = results.iter().filter(|r| r.is_error).collect();
+    assert!(
+        failed.is_empty(),
+        "{} calls failed, the first: {:?}",
+        failed.len(),
+        failed.first()
+    );
+    assert_eq!(lines[0]["text"], "all counted");
 }

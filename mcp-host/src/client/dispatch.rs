@@ -681,7 +681,8 @@ impl Router {
             server = %name,
             budget_mib = self.shared.config.json_budget.max_tree_bytes >> 20,
             bytes = text.len(),
-            "dropped a message over this client's JSON budget: {over}"
+            "dropped a message from server `{name}` over the JSON budget of {} MiB a message: {over}",
+            self.shared.config.json_budget.max_tree_bytes >> 20
         );
         match jsonrpc::parse(text) {
             Ok(Message::Response { id: Some(id), .. }) => self.answer(
@@ -918,6 +919,11 @@ fn method_not_found(method: &str) -> RpcError {
 /// fills instead of memory.
 async fn write_replies(shared: Arc<Shared>, mut queue: mpsc::Receiver<Owed>) {
     while let Some(owed) = queue.recv().await {
+        if shared.lock().closed.is_some() {
+            // Ended (an unresponsive server among them): what is left is
+            // dropped without a warning each.
+            continue;
+        }
         let message = Outgoing::new(owed.body, None);
         if let Err(error) = shared.transport.send(message).await {
             tracing::warn!(server = %shared.config.name, %error, "an answer to the server could not be sent");
