@@ -1054,3 +1054,55 @@ fn calls_past_the_in_flight_bound_wait_for_a_slot_and_all_are_answered() {
     );
     assert_eq!(lines[0]["text"], "all counted");
 }
+
+/// A server that stops reading its stdin and floods the host (fake.py's
+/// `deaf`: pings, notifications of 8 MiB, more pings): the replies
+/// owed to it and the messages read from it stay bounded, it is ended as
+/// unresponsive with an error naming it, and the other server answers.
+#[test]
+fn a_server_that_stops_reading_is_ended_and_the_host_stays_small() {
+    let config = McpConfig::new(&json!({"mcpServers": {
+        "deaf": fake("deaf", None),
+        "ok": fake("bad-output", None),
+    }}));
+    let model = FakeModel::start(vec![
+        asks(vec![
+            tool_use("t1", "flood", json!({})),
+            tool_use("t2", "count", json!({})),
+        ]),
+        says("done"),
+    ]);
+    let started = Instant::now();
+    let run = host(&config, &model, "all", &[], "go\n");
+    let elapsed = started.elapsed();
+    eprintln!("peak RSS of mcp-host: {} KiB", run.peak_rss_kib);
+    let lines = lines(&run);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}\nstderr:\n{}", run.stderr);
+    let results = results(&requests[1]);
+    assert!(results[0].is_error, "{results:?}");
+    assert!(
+        results[0]
+            .text
+            .contains("server `deaf` stopped reading its stdin"),
+        "{results:?}"
+    );
+    assert_eq!(
+        (results[1].is_error, results[1].text.as_str()),
+        (false, "1")
+    );
+    assert!(
+        run.stderr
+            .lines()
+            .any(|l| l.contains("server `deaf` stopped reading its stdin")),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(lines[0]["text"], "done");
+    assert!(elapsed < Duration::from_secs(40), "{elapsed:?}");
+    assert!(
+        run.peak_rss_kib > 0 && run.peak_rss_kib < 100 * 1024,
+        "peak RSS {} KiB",
+        run.peak_rss_kib
+    );
+}

@@ -48,5 +48,6 @@ pub use http::{HttpConfig, HttpTransport};
 pub use restart::Reconnector;
 pub use stdio::{DEFAULT_MAX_MESSAGE_BYTES, StdioConfig, StdioTransport};
 pub use transport::{
-    BoxFuture, Connection, Inbox, InboxSender, Incoming, Outgoing, Transport, TransportFactory,
+    BoxFuture, Connection, DEFAULT_INBOX_BYTES, Inbox, InboxSender, Incoming, Outgoing, Transport,
+    TransportFactory,
 };

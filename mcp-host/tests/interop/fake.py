@@ -13,13 +13,17 @@ purpose, one way per FAKE mode:
 - `big-result`: one tool, `huge`, whose call first sends a
   `sampling/createMessage` with 3 MiB of tiny objects as params (the answer
   is written to FAKE_DIR/sampling-answer), then answers 3 MiB of tiny
-  objects as the result.
+  objects as the result;
+- `deaf`: one tool, `flood`, whose call makes it stop reading its stdin
+  and send 2,000 pings, 40 notifications of 8 MiB each (5 pings after
+  each), then 300,000 pings.
 Every other request gets -32601 (so `server/discover` falls back).
 """
 
 import json
 import os
 import sys
+import time
 
 MODE = os.environ.get("FAKE", "bad-output")
 if MODE == "exit":
@@ -51,6 +55,8 @@ if MODE == "names":
     ]
 if MODE == "big-result":
     TOOLS = [{"name": "huge", "inputSchema": {"type": "object"}}]
+if MODE == "deaf":
+    TOOLS = [{"name": "flood", "inputSchema": {"type": "object"}}]
 
 # 3 MiB of `{"a":1}`: about 95 bytes of memory per byte once parsed.
 TINY = [{"a": 1}] * (3 * 1024 * 1024 // 9)
@@ -82,7 +88,20 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": id_, "result": {"tools": TOOLS}})
     elif method == "tools/call":
         name = message["params"]["name"]
-        if MODE == "big-result":
+        if MODE == "deaf":
+            ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+            # The host's replies fill the pipe to this process and then
+            # the host's queue after about 2,000 pings; the notifications
+            # then arrive while the host waits for room.
+            sys.stdout.buffer.write(ping * 2000)
+            pad = b'{"jsonrpc":"2.0","method":"notifications/pad","params":{"pad":"' + b"a" * (8 << 20) + b'"}}\n'
+            for _ in range(40):
+                sys.stdout.buffer.write(pad + ping * 5)
+                sys.stdout.buffer.flush()
+            sys.stdout.buffer.write(ping * 300000)
+            sys.stdout.buffer.flush()
+            time.sleep(60)
+        elif MODE == "big-result":
             send({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage",
                   "params": {"messages": TINY, "maxTokens": 10}})
             send({"jsonrpc": "2.0", "id": id_, "result": {
