@@ -642,3 +642,42 @@ fn close_asks_with_eof_then_sigterm_before_it_kills() {
         );
     });
 }
+
+/// An `elicitation/create` whose params are 3 MiB of tiny objects; then it
+/// reports the first line it reads back as a `seen` notification.
+const BIG_REQUEST: &str = r#"
+import json, sys
+tiny = [{"a": 1}] * (3 * 1024 * 1024 // 8)
+print(json.dumps({"jsonrpc": "2.0", "id": "e1", "method": "elicitation/create",
+                  "params": {"message": "?", "requestedSchema": {"type": "object"}, "x": tiny}},
+                 separators=(",", ":")), flush=True)
+line = sys.stdin.readline()
+print(json.dumps({"jsonrpc": "2.0", "method": "seen", "params": json.loads(line)}), flush=True)
+sys.stdin.read()
+"#;
+
+#[test]
+fn a_server_request_too_large_to_hold_is_refused_without_reaching_the_handler() {
+    run(async {
+        let recorder = Arc::new(Recorder::default());
+        let client = limited(
+            "asker",
+            "python3",
+            &["-c", BIG_REQUEST],
+            recorder.clone(),
+            |_| {},
+        );
+        let seen = recorder.wait_for("seen").await;
+        assert_eq!(seen["id"], "e1", "{seen}");
+        assert_eq!(seen["error"]["code"], -32600, "{seen}");
+        assert!(
+            seen["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("too large for this client to hold"),
+            "{seen}"
+        );
+        assert!(recorder.requests.lock().unwrap().is_empty());
+        assert!(!client.is_closed());
+    });
+}
