@@ -430,6 +430,7 @@ impl Dispatcher {
             notifications: notify_tx,
             queued: Arc::clone(&queued),
             dropped: 0,
+            refused_frames: AtomicU64::new(0),
         };
         let router = tokio::spawn(router.run(inbox));
         let notifier = tokio::spawn(deliver_notifications(handler, notify_rx, queued));
@@ -616,6 +617,9 @@ struct Router {
     queued: Arc<AtomicUsize>,
     /// Notifications dropped since the last warning.
     dropped: u64,
+    /// Messages dropped for their size or their id's: a warning for the
+    /// 1st, 2nd, 4th, 8th… so that a flood of them cannot flood the log.
+    refused_frames: AtomicU64,
 }
 
 #[derive(Deserialize)]
@@ -677,13 +681,16 @@ impl Router {
     /// fail the request it answers, or to refuse the request it makes.
     async fn over_budget(&self, text: &str, over: OverBudget) {
         let name = &self.shared.config.name;
-        tracing::warn!(
-            server = %name,
-            budget_mib = self.shared.config.json_budget.max_tree_bytes >> 20,
-            bytes = text.len(),
-            "dropped a message from server `{name}` over the JSON budget of {} MiB a message: {over}",
-            self.shared.config.json_budget.max_tree_bytes >> 20
-        );
+        if let Some(refused) = self.count_refused() {
+            tracing::warn!(
+                server = %name,
+                budget_mib = self.shared.config.json_budget.max_tree_bytes >> 20,
+                bytes = text.len(),
+                refused,
+                "dropped a message from server `{name}` over the JSON budget of {} MiB a message: {over}",
+                self.shared.config.json_budget.max_tree_bytes >> 20
+            );
+        }
         match jsonrpc::parse(text) {
             Ok(Message::Response { id: Some(id), .. }) => self.answer(
                 id,
@@ -730,13 +737,24 @@ impl Router {
         if id.get().len() <= limit {
             return true;
         }
-        tracing::warn!(
-            server = %self.shared.config.name,
-            id_bytes = id.get().len(),
-            limit,
-            "dropped a server request whose id is longer than {limit} bytes"
-        );
+        if let Some(refused) = self.count_refused() {
+            tracing::warn!(
+                server = %self.shared.config.name,
+                id_bytes = id.get().len(),
+                limit,
+                refused,
+                "dropped a request from server `{}` whose id is longer than {limit} bytes",
+                self.shared.config.name
+            );
+        }
         false
+    }
+
+    /// Counts one more refused message; `Some(count)` when it is worth a
+    /// warning (the count is a power of two).
+    fn count_refused(&self) -> Option<u64> {
+        let refused = self.refused_frames.fetch_add(1, Ordering::Relaxed) + 1;
+        refused.is_power_of_two().then_some(refused)
     }
 
     async fn route(&mut self, message: Message) {
