@@ -681,3 +681,41 @@ fn a_server_request_too_large_to_hold_is_refused_without_reaching_the_handler() 
         assert!(!client.is_closed());
     });
 }
+
+#[test]
+fn cancellations_owed_to_a_server_that_stops_reading_are_bounded_too() {
+    run(async {
+        let client = Arc::new(limited(
+            "deaf",
+            "sh",
+            &["-c", "sleep 30"],
+            Arc::new(NoHandler),
+            |limits| {
+                limits.max_queued_replies = 4;
+                limits.unresponsive_after = Duration::from_millis(500);
+            },
+        ));
+        // 1 KiB requests: the pipe to the server fills after about 64 of
+        // them; each times out and is owed a cancellation.
+        let pad = "p".repeat(1000);
+        let mut calls = tokio::task::JoinSet::new();
+        for _ in 0..200 {
+            let client = Arc::clone(&client);
+            let params = json!({ "pad": pad });
+            calls
+                .spawn(async move { call(&client, "x", params, Duration::from_millis(200)).await });
+        }
+        calls.join_all().await;
+        let started = Instant::now();
+        while !client.is_closed() && started.elapsed() < Duration::from_secs(10) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let reason = client.closed_reason().expect("the server was ended");
+        assert!(
+            reason
+                .to_string()
+                .starts_with("server `deaf` stopped reading its stdin"),
+            "{reason}"
+        );
+    });
+}

@@ -61,8 +61,8 @@ pub struct DispatcherConfig {
     /// with a longer one is dropped with a warning, unanswered, since its
     /// answer would have to echo it. Default 256 bytes.
     pub max_server_request_id_bytes: usize,
-    /// How many replies owed to the server (answers to its requests and
-    /// pings) may wait to be written. Default 256.
+    /// How many messages owed to the server (answers to its requests and
+    /// pings, cancellations of ours) may wait to be written. Default 256.
     pub max_queued_replies: usize,
     /// How many bytes of such replies may wait, all told. Default 4 MiB.
     pub max_queued_reply_bytes: usize,
@@ -265,10 +265,15 @@ impl Shared {
     /// full for [`DispatcherConfig::unresponsive_after`], the server has
     /// stopped reading: the connection is ended.
     async fn reply(&self, id: &RawValue, outcome: Result<&RawValue, &RpcError>) {
+        self.owe(jsonrpc::response(id, outcome)).await;
+    }
+
+    /// Queues `body` (a reply, a cancellation) for the writer task, as
+    /// [`reply`](Self::reply) does.
+    async fn owe(&self, body: String) {
         if self.lock().closed.is_some() {
             return;
         }
-        let body = jsonrpc::response(id, outcome);
         // A reply larger than the whole bound waits for the queue to empty.
         let max = self
             .config
@@ -325,11 +330,10 @@ impl Shared {
             return;
         };
         let shared = Arc::clone(self);
+        // Through the bounded queue of what the server is owed: a server
+        // that stops reading cannot make cancellations pile up either.
         runtime.spawn(async move {
-            let message = Outgoing::new(jsonrpc::cancelled(id, reason), None);
-            if let Err(error) = shared.transport.send(message).await {
-                tracing::debug!(server = %shared.config.name, id, %error, "the cancellation could not be sent");
-            }
+            shared.owe(jsonrpc::cancelled(id, reason)).await;
         });
     }
 }
@@ -932,7 +936,7 @@ fn method_not_found(method: &str) -> RpcError {
     RpcError::method_not_found("Method not found").with_data(serde_json::json!({"method": method}))
 }
 
-/// Writes the replies owed to the server, in order, one at a time: a server
+/// Writes the messages owed to the server, in order, one at a time: a server
 /// that stops reading holds this task up, and the bounded queue before it
 /// fills instead of memory.
 async fn write_replies(shared: Arc<Shared>, mut queue: mpsc::Receiver<Owed>) {
