@@ -124,7 +124,17 @@ fn an_oversized_line_fails_its_call_at_once_and_the_next_one_is_read() {
         let err = call(&client, "tools/call", json!({}), SECOND)
             .await
             .unwrap_err();
-        assert_eq!(err, ClientError::TooLarge { limit: 1 << 20 });
+        assert_eq!(
+            err,
+            ClientError::TooLarge {
+                server: "huge".into(),
+                limit: 1 << 20
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "server `huge` sent a message larger than the limit of 1048576 bytes; it was discarded"
+        );
         assert!(
             started.elapsed() < Duration::from_secs(5),
             "failed by the scan, not a timeout"

@@ -500,12 +500,18 @@ fn a_silent_or_oversized_http_answer_is_bounded() {
             (
                 reply("200 OK", "Content-Type: application/json\r\n", &big),
                 SECOND,
-                Some(ClientError::TooLarge { limit: 1000 }),
+                Some(ClientError::TooLarge {
+                    server: "tiny".into(),
+                    limit: 1000,
+                }),
             ),
             (
                 reply("200 OK", "Content-Type: text/event-stream\r\n", &events),
                 SECOND,
-                Some(ClientError::TooLarge { limit: 1000 }),
+                Some(ClientError::TooLarge {
+                    server: "tiny".into(),
+                    limit: 1000,
+                }),
             ),
         ];
         for (response, timeout, expected) in cases {

@@ -61,6 +61,8 @@ pub enum ClientError {
     /// A message from the server was larger than the configured bound and
     /// was discarded unread.
     TooLarge {
+        /// The server's name in the configuration.
+        server: String,
         /// The bound, in bytes.
         limit: usize,
     },
@@ -169,9 +171,9 @@ impl fmt::Display for ClientError {
             ClientError::Malformed { reason } => {
                 write!(f, "the server sent a malformed message: {reason}")
             }
-            ClientError::TooLarge { limit } => write!(
+            ClientError::TooLarge { server, limit } => write!(
                 f,
-                "the server sent a message larger than the limit of {limit} bytes; it was discarded"
+                "server `{server}` sent a message larger than the limit of {limit} bytes; it was discarded"
             ),
             ClientError::Http { status, body } => {
                 write!(f, "the server answered HTTP {status}")?;

@@ -388,6 +388,7 @@ impl Reader {
                     tracing::warn!(server = %self.name, bytes, request = ?id, "discarded a message over the size limit");
                     if let Some(id) = id {
                         let error = ClientError::TooLarge {
+                            server: self.name.clone(),
                             limit: lines.limit(),
                         };
                         if !self.inbox.send(Incoming::Failed { id, error }).await {
