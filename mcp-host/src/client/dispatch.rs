@@ -680,7 +680,7 @@ impl Router {
         }
     }
 
-    /// A message whose tree would pass the budget: dropped unparsed. Its
+    /// A message whose tree would exceed the budget: dropped unparsed. Its
     /// envelope is still read (its payload kept as text, never as a tree) to
     /// fail the request it answers, or to refuse the request it makes.
     async fn over_budget(&self, text: &str, over: OverBudget) {
