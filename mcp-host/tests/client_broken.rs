@@ -729,3 +729,23 @@ fn cancellations_owed_to_a_server_that_stops_reading_are_bounded_too() {
         );
     });
 }
+
+#[test]
+fn an_answer_nested_too_deep_fails_its_request_at_once() {
+    run(async {
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        let script = format!(
+            r#"read l; echo '{{"jsonrpc":"2.0","id":1,"result":{{"x":{deep}}}}}'; sleep 5"#
+        );
+        let client = limited("deep", "sh", &["-c", &script], Arc::new(NoHandler), |_| {});
+        let started = Instant::now();
+        let error = call(&client, "tools/call", json!({}), SECOND)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "server `deep` sent an answer too large to hold: its JSON nests deeper than 128 levels; it was dropped"
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
+    });
+}
