@@ -792,6 +792,14 @@ pub enum CallFailure {
         /// Why, for the model.
         reason: String,
     },
+    /// The server answered, but the answer could not be used (too large to
+    /// hold, malformed).
+    Unusable {
+        /// The server's config name.
+        server: String,
+        /// What was wrong with it.
+        reason: String,
+    },
 }
 
 /// The longest JSON-RPC `data` quoted to the model, in bytes.
@@ -853,6 +861,10 @@ impl fmt::Display for CallFailure {
             ),
             CallFailure::Declined => f.write_str("The user declined to run this tool call."),
             CallFailure::NotRun { reason } => write!(f, "The call was not run: {reason}."),
+            CallFailure::Unusable { server, reason } => write!(
+                f,
+                "The server `{server}` answered, but the answer could not be used: {reason}."
+            ),
         }
     }
 }

@@ -124,7 +124,17 @@ fn an_oversized_line_fails_its_call_at_once_and_the_next_one_is_read() {
         let err = call(&client, "tools/call", json!({}), SECOND)
             .await
             .unwrap_err();
-        assert_eq!(err, ClientError::TooLarge { limit: 1 << 20 });
+        assert_eq!(
+            err,
+            ClientError::TooLarge {
+                server: "huge".into(),
+                limit: 1 << 20
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "server `huge` sent a message larger than the limit of 1048576 bytes; it was discarded"
+        );
         assert!(
             started.elapsed() < Duration::from_secs(5),
             "failed by the scan, not a timeout"
@@ -327,36 +337,216 @@ fn buffered_notifications_are_bounded_in_bytes_too() {
     });
 }
 
+/// A dispatcher over `command args…` called `name`, with `limits` changed.
+fn limited(
+    name: &str,
+    command: &str,
+    args: &[&str],
+    handler: Arc<dyn mcp_host::client::Handler>,
+    change: impl FnOnce(&mut DispatcherConfig),
+) -> mcp_host::client::Dispatcher {
+    let (transport, inbox) =
+        StdioTransport::spawn(StdioConfig::new(name, command).args(args.iter().copied())).unwrap();
+    let mut limits = DispatcherConfig::new(name);
+    change(&mut limits);
+    mcp_host::client::Dispatcher::new(Box::new(transport), inbox, handler, limits)
+}
+
+/// Answers each request after 50 ms with `{"n": id}`.
+const ECHO_SLOWLY: &str = r#"
+import json, sys, time
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" in m and "method" in m:
+        time.sleep(0.05)
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"n": m["id"]}}), flush=True)
+"#;
+
 #[test]
-fn requests_past_the_pending_bound_are_refused_at_once() {
+fn requests_past_the_pending_bound_wait_for_a_slot_within_their_timeout() {
     run(async {
-        let (transport, inbox) =
-            StdioTransport::spawn(StdioConfig::new("silent", "sh").args(["-c", "sleep 30"]))
-                .unwrap();
-        let mut limits = DispatcherConfig::new("silent");
-        limits.max_pending = 2;
-        let client = mcp_host::client::Dispatcher::new(
-            Box::new(transport),
-            inbox,
+        let client = Arc::new(limited(
+            "slow",
+            "python3",
+            &["-c", ECHO_SLOWLY],
             Arc::new(NoHandler),
-            limits,
+            |limits| limits.max_pending = 2,
+        ));
+        // Ten at once, five times the bound: every one is answered.
+        let mut calls = tokio::task::JoinSet::new();
+        for _ in 0..10 {
+            let client = Arc::clone(&client);
+            calls.spawn(async move { call(&client, "x", json!({}), SECOND).await });
+        }
+        let answers = calls.join_all().await;
+        for answer in &answers {
+            assert!(answer.is_ok(), "{answers:?}");
+        }
+
+        let client = limited(
+            "silent",
+            "sh",
+            &["-c", "sleep 30"],
+            Arc::new(NoHandler),
+            |limits| limits.max_pending = 2,
         );
-        let slow = || call(&client, "x", json!({}), Duration::from_millis(500));
+        let slow = || call(&client, "x", json!({}), Duration::from_secs(2));
         let (a, b, c) = tokio::join!(slow(), slow(), async {
             tokio::time::sleep(Duration::from_millis(50)).await;
             let started = Instant::now();
-            (slow().await, started.elapsed())
+            let third = call(&client, "x", json!({}), Duration::from_millis(300)).await;
+            (third, started.elapsed())
         });
         assert!(matches!(a, Err(ClientError::Timeout { .. })));
         assert!(matches!(b, Err(ClientError::Timeout { .. })));
-        assert_eq!(c.0, Err(ClientError::TooManyPending { limit: 2 }));
-        assert!(c.1 < Duration::from_millis(100));
-        // Once they are gone, there is room again.
-        let again = call(&client, "x", json!({}), Duration::from_millis(100)).await;
-        assert!(
-            matches!(again, Err(ClientError::Timeout { .. })),
-            "{again:?}"
+        let error = c.0.unwrap_err();
+        assert_eq!(
+            error,
+            ClientError::TooManyPending {
+                server: "silent".into(),
+                limit: 2
+            }
         );
+        assert_eq!(
+            error.to_string(),
+            "too many calls in flight to server `silent` (2); try fewer at once"
+        );
+        assert!(
+            c.1 >= Duration::from_millis(250) && c.1 < Duration::from_secs(1),
+            "it waited for a slot for its own timeout: {:?}",
+            c.1
+        );
+    });
+}
+
+/// A 3 MiB answer of tiny objects (about 95 bytes of memory per byte once
+/// parsed) for request 1, then a small one for request 2.
+const TREE_BOMB: &str = r#"
+import json, sys
+sys.stdin.readline()
+tiny = [{"a": 1}] * (3 * 1024 * 1024 // 8)
+print(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"content": tiny}}, separators=(",", ":")), flush=True)
+sys.stdin.readline()
+print(json.dumps({"jsonrpc": "2.0", "id": 2, "result": {"ok": True}}), flush=True)
+sys.stdin.read()
+"#;
+
+#[test]
+fn an_answer_too_large_to_hold_fails_its_request_at_once_naming_the_server() {
+    run(async {
+        let client = limited(
+            "bomb",
+            "python3",
+            &["-c", TREE_BOMB],
+            Arc::new(NoHandler),
+            |_| {},
+        );
+        let started = Instant::now();
+        let error = call(&client, "tools/call", json!({}), SECOND)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(error, ClientError::AnswerTooLarge { ref server, .. } if server == "bomb"),
+            "{error:?}"
+        );
+        let text = error.to_string();
+        assert!(
+            text.starts_with("server `bomb` sent an answer too large to hold: ")
+                && text.contains("32 MiB"),
+            "{text}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
+        // The connection goes on.
+        assert_eq!(
+            call(&client, "tools/call", json!({}), SECOND)
+                .await
+                .unwrap(),
+            json!({"ok": true})
+        );
+    });
+}
+
+/// 300,000 pings, never reading its stdin.
+const PING_FLOOD: &str = r#"
+import sys
+ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+for _ in range(300):
+    sys.stdout.buffer.write(ping * 1000)
+sys.stdout.flush()
+import time
+time.sleep(30)
+"#;
+
+#[test]
+fn a_server_that_stops_reading_is_ended_and_named_and_the_others_go_on() {
+    run(async {
+        let flood = limited(
+            "flood",
+            "python3",
+            &["-c", PING_FLOOD],
+            Arc::new(NoHandler),
+            |limits| limits.unresponsive_after = Duration::from_millis(500),
+        );
+        let other =
+            script(r#"read l; echo '{"jsonrpc":"2.0","id":1,"result":{"ok":true}}'; sleep 5"#);
+        let started = Instant::now();
+        while !flood.is_closed() && started.elapsed() < Duration::from_secs(15) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let reason = flood
+            .closed_reason()
+            .expect("the flooding server was ended");
+        assert!(
+            matches!(reason, ClientError::Unresponsive { ref server, .. } if server == "flood"),
+            "{reason:?}"
+        );
+        let text = reason.to_string();
+        assert!(
+            text.starts_with("server `flood` stopped reading its stdin (")
+                && text.ends_with("; ended"),
+            "{text}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+        // Later calls fail with the same reason, at once.
+        let later = call(&flood, "x", json!({}), SECOND).await.unwrap_err();
+        assert_eq!(later, reason);
+        assert_eq!(
+            call(&other, "x", json!({}), SECOND).await.unwrap(),
+            json!({"ok": true})
+        );
+    });
+}
+
+/// Five pings whose ids are 1 MiB strings, then one with a short id; then
+/// it reports the first line it reads back as a `seen` notification.
+const LONG_IDS: &str = r#"
+import json, sys
+for _ in range(5):
+    print(json.dumps({"jsonrpc": "2.0", "id": "x" * (1 << 20), "method": "ping"}), flush=True)
+print(json.dumps({"jsonrpc": "2.0", "id": "short", "method": "ping"}), flush=True)
+line = sys.stdin.readline()
+print(json.dumps({"jsonrpc": "2.0", "method": "seen", "params": json.loads(line)}), flush=True)
+sys.stdin.read()
+"#;
+
+#[test]
+fn server_requests_with_ids_over_the_bound_are_dropped_unanswered() {
+    run(async {
+        let recorder = Arc::new(Recorder::default());
+        let client = limited(
+            "ids",
+            "python3",
+            &["-c", LONG_IDS],
+            recorder.clone(),
+            |_| {},
+        );
+        let seen = recorder.wait_for("seen").await;
+        assert_eq!(seen, json!({"jsonrpc": "2.0", "id": "short", "result": {}}));
+        assert!(!client.is_closed());
     });
 }
 
@@ -460,5 +650,102 @@ fn close_asks_with_eof_then_sigterm_before_it_kills() {
             matches!(closed, ClientError::Exited { ref status, .. } if status.contains("SIGKILL")),
             "{closed:?}"
         );
+    });
+}
+
+/// An `elicitation/create` whose params are 3 MiB of tiny objects; then it
+/// reports the first line it reads back as a `seen` notification.
+const BIG_REQUEST: &str = r#"
+import json, sys
+tiny = [{"a": 1}] * (3 * 1024 * 1024 // 8)
+print(json.dumps({"jsonrpc": "2.0", "id": "e1", "method": "elicitation/create",
+                  "params": {"message": "?", "requestedSchema": {"type": "object"}, "x": tiny}},
+                 separators=(",", ":")), flush=True)
+line = sys.stdin.readline()
+print(json.dumps({"jsonrpc": "2.0", "method": "seen", "params": json.loads(line)}), flush=True)
+sys.stdin.read()
+"#;
+
+#[test]
+fn a_server_request_too_large_to_hold_is_refused_without_reaching_the_handler() {
+    run(async {
+        let recorder = Arc::new(Recorder::default());
+        let client = limited(
+            "asker",
+            "python3",
+            &["-c", BIG_REQUEST],
+            recorder.clone(),
+            |_| {},
+        );
+        let seen = recorder.wait_for("seen").await;
+        assert_eq!(seen["id"], "e1", "{seen}");
+        assert_eq!(seen["error"]["code"], -32600, "{seen}");
+        assert!(
+            seen["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("too large for this client to hold"),
+            "{seen}"
+        );
+        assert!(recorder.requests.lock().unwrap().is_empty());
+        assert!(!client.is_closed());
+    });
+}
+
+#[test]
+fn cancellations_owed_to_a_server_that_stops_reading_are_bounded_too() {
+    run(async {
+        let client = Arc::new(limited(
+            "deaf",
+            "sh",
+            &["-c", "sleep 30"],
+            Arc::new(NoHandler),
+            |limits| {
+                limits.max_queued_replies = 4;
+                limits.unresponsive_after = Duration::from_millis(500);
+            },
+        ));
+        // 1 KiB requests: the pipe to the server fills after about 64 of
+        // them; each times out and is owed a cancellation.
+        let pad = "p".repeat(1000);
+        let mut calls = tokio::task::JoinSet::new();
+        for _ in 0..200 {
+            let client = Arc::clone(&client);
+            let params = json!({ "pad": pad });
+            calls
+                .spawn(async move { call(&client, "x", params, Duration::from_millis(200)).await });
+        }
+        calls.join_all().await;
+        let started = Instant::now();
+        while !client.is_closed() && started.elapsed() < Duration::from_secs(10) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let reason = client.closed_reason().expect("the server was ended");
+        assert!(
+            reason
+                .to_string()
+                .starts_with("server `deaf` stopped reading its stdin"),
+            "{reason}"
+        );
+    });
+}
+
+#[test]
+fn an_answer_nested_too_deep_fails_its_request_at_once() {
+    run(async {
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        let script = format!(
+            r#"read l; echo '{{"jsonrpc":"2.0","id":1,"result":{{"x":{deep}}}}}'; sleep 5"#
+        );
+        let client = limited("deep", "sh", &["-c", &script], Arc::new(NoHandler), |_| {});
+        let started = Instant::now();
+        let error = call(&client, "tools/call", json!({}), SECOND)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "server `deep` sent an answer too large to hold: its JSON nests deeper than 128 levels; it was dropped"
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
     });
 }

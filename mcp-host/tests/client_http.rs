@@ -500,12 +500,18 @@ fn a_silent_or_oversized_http_answer_is_bounded() {
             (
                 reply("200 OK", "Content-Type: application/json\r\n", &big),
                 SECOND,
-                Some(ClientError::TooLarge { limit: 1000 }),
+                Some(ClientError::TooLarge {
+                    server: "tiny".into(),
+                    limit: 1000,
+                }),
             ),
             (
                 reply("200 OK", "Content-Type: text/event-stream\r\n", &events),
                 SECOND,
-                Some(ClientError::TooLarge { limit: 1000 }),
+                Some(ClientError::TooLarge {
+                    server: "tiny".into(),
+                    limit: 1000,
+                }),
             ),
         ];
         for (response, timeout, expected) in cases {
@@ -529,6 +535,45 @@ fn a_silent_or_oversized_http_answer_is_bounded() {
                 None => assert!(matches!(err, ClientError::Timeout { .. }), "{err:?}"),
             }
             assert!(started.elapsed() < Duration::from_secs(2));
+        }
+    });
+}
+
+#[test]
+fn an_http_answer_too_large_to_hold_fails_at_once_as_json_and_as_an_event() {
+    run(async {
+        // 3 MiB of tiny objects: about 95 bytes of memory per byte once
+        // parsed, far past the default budget of 32 MiB.
+        let tiny = format!("[{}{{\"a\":1}}]", "{\"a\":1},".repeat(3 * 1024 * 1024 / 8));
+        let bomb = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":{tiny}}}}}"#);
+        let events = format!("data: {bomb}\n\n");
+        for response in [
+            reply("200 OK", "Content-Type: application/json\r\n", &bomb),
+            reply("200 OK", "Content-Type: text/event-stream\r\n", &events),
+        ] {
+            let (url, _) = canned(vec![response]).await;
+            let (transport, inbox) = HttpTransport::connect(HttpConfig::new("bomb", url)).unwrap();
+            let client = Dispatcher::new(
+                Box::new(transport),
+                inbox,
+                Arc::new(NoHandler),
+                DispatcherConfig::new("bomb"),
+            );
+            let started = std::time::Instant::now();
+            let err = client
+                .request("tools/list", None, RequestOptions::timeout(SECOND))
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(err, ClientError::AnswerTooLarge { ref server, .. } if server == "bomb"),
+                "{err:?}"
+            );
+            assert!(
+                err.to_string()
+                    .starts_with("server `bomb` sent an answer too large to hold: "),
+                "{err}"
+            );
+            assert!(started.elapsed() < Duration::from_secs(5));
         }
     });
 }

@@ -1482,3 +1482,155 @@ fn read_only_approval_believes_only_trusted_servers() {
         ]
     );
 }
+
+/// Servers whose messages would build huge JSON trees (fake.py's
+/// `big-page` and `big-result`: 3 MiB lines of tiny objects, about 95 bytes
+/// of memory per byte once parsed): the `tools/list` page leaves its server
+/// out with a line naming it, the tool result fails the call at once with
+/// an error naming the server, the `sampling/createMessage` (a capability
+/// the host does not declare) is refused with -32601, and the host's peak
+/// memory stays low while the other server answers.
+#[test]
+fn messages_too_large_to_hold_are_refused_unparsed_and_the_host_goes_on() {
+    let dir = TempDir::new();
+    let config = McpConfig::new(&json!({"mcpServers": {
+        "bigpage": fake("big-page", None),
+        "big": fake("big-result", Some(&dir)),
+        "ok": fake("bad-output", None),
+    }}));
+    let model = FakeModel::start(vec![
+        asks(vec![
+            tool_use("t1", "huge", json!({})),
+            tool_use("t2", "count", json!({})),
+        ]),
+        says("done"),
+    ]);
+    let started = Instant::now();
+    let run = host(&config, &model, "all", &[], "go\n");
+    let elapsed = started.elapsed();
+    eprintln!("peak RSS of mcp-host: {} KiB", run.peak_rss_kib);
+    let lines = lines(&run);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}\nstderr:\n{}", run.stderr);
+    let names = offered(&requests[0]);
+    assert!(
+        names.contains(&"huge".to_owned()) && names.contains(&"count".to_owned()),
+        "{names:?}"
+    );
+    assert!(
+        !names.iter().any(|n| n.contains("bigpage")),
+        "the server whose listing was refused offers nothing: {names:?}"
+    );
+    assert!(
+        run.stderr
+            .lines()
+            .any(|l| l.contains("bigpage") && l.contains("too large to hold")),
+        "one line names the server and the problem: {}",
+        run.stderr
+    );
+    let results = results(&requests[1]);
+    assert!(results[0].is_error, "{results:?}");
+    assert!(
+        results[0].text.contains("`big`") && results[0].text.contains("too large to hold"),
+        "{results:?}"
+    );
+    assert!(
+        !results[0].text.contains("not available"),
+        "the server is there; its answer was too large: {results:?}"
+    );
+    assert_eq!(
+        (results[1].is_error, results[1].text.as_str()),
+        (false, "1")
+    );
+    let sampling: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path.join("sampling-answer"))
+            .expect("the sampling request was answered"),
+    )
+    .unwrap();
+    assert_eq!(sampling["error"]["code"], -32601, "{sampling}");
+    assert_eq!(lines.len(), 1, "{}", run.stdout);
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
+    assert!(
+        run.peak_rss_kib > 0 && run.peak_rss_kib < 128 * 1024,
+        "peak RSS {} KiB",
+        run.peak_rss_kib
+    );
+}
+
+/// More calls in one model response than the client's bound on requests
+/// in flight to one server (1024): the calls past it wait for a slot
+/// instead of failing as "server not available", and all are answered.
+#[test]
+fn calls_past_the_in_flight_bound_wait_for_a_slot_and_all_are_answered() {
+    let config = McpConfig::new(&json!({"mcpServers": {"f": fake("bad-output", None)}}));
+    let calls: Vec<Value> = (0..1100)
+        .map(|i| tool_use(&format!("t{i}"), "count", json!({})))
+        .collect();
+    let model = FakeModel::start(vec![asks(calls), says("all counted")]);
+    let run = host(&config, &model, "all", &[], "count\n");
+    let lines = lines(&run);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    let results = results(&requests[1]);
+    assert_eq!(results.len(), 1100);
+    let failed: Vec<&ToolResult> = results.iter().filter(|r| r.is_error).collect();
+    assert!(
+        failed.is_empty(),
+        "{} calls failed, the first: {:?}",
+        failed.len(),
+        failed.first()
+    );
+    assert_eq!(lines[0]["text"], "all counted");
+}
+
+/// A server that stops reading its stdin and floods the host (fake.py's
+/// `deaf`: pings, notifications of 8 MiB, more pings): the replies
+/// owed to it and the messages read from it stay bounded, it is ended as
+/// unresponsive with an error naming it, and the other server answers.
+#[test]
+fn a_server_that_stops_reading_is_ended_and_the_host_stays_small() {
+    let config = McpConfig::new(&json!({"mcpServers": {
+        "deaf": fake("deaf", None),
+        "ok": fake("bad-output", None),
+    }}));
+    let model = FakeModel::start(vec![
+        asks(vec![
+            tool_use("t1", "flood", json!({})),
+            tool_use("t2", "count", json!({})),
+        ]),
+        says("done"),
+    ]);
+    let started = Instant::now();
+    let run = host(&config, &model, "all", &[], "go\n");
+    let elapsed = started.elapsed();
+    eprintln!("peak RSS of mcp-host: {} KiB", run.peak_rss_kib);
+    let lines = lines(&run);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}\nstderr:\n{}", run.stderr);
+    let results = results(&requests[1]);
+    assert!(results[0].is_error, "{results:?}");
+    assert!(
+        results[0]
+            .text
+            .contains("server `deaf` stopped reading its stdin"),
+        "{results:?}"
+    );
+    assert_eq!(
+        (results[1].is_error, results[1].text.as_str()),
+        (false, "1")
+    );
+    assert!(
+        run.stderr
+            .lines()
+            .any(|l| l.contains("server `deaf` stopped reading its stdin")),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(lines[0]["text"], "done");
+    assert!(elapsed < Duration::from_secs(40), "{elapsed:?}");
+    assert!(
+        run.peak_rss_kib > 0 && run.peak_rss_kib < 100 * 1024,
+        "peak RSS {} KiB",
+        run.peak_rss_kib
+    );
+}

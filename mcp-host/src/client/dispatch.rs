@@ -9,8 +9,10 @@
 //! server sends.
 
 use super::error::{ClientError, RpcError, excerpt};
+use super::framing::IdScan;
 use super::jsonrpc::{self, Message, ServerRequestId};
 use super::transport::{BoxFuture, Inbox, Incoming, Outgoing, Transport};
+use mcp_protocol::json_budget::{JsonBudget, OverBudget};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -18,11 +20,16 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 /// The default timeout of a request (60 s, as `mcp-host --tool-timeout`).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The default bound on the JSON tree one server message may build: 32 MiB
+/// as [`JsonBudget`] estimates it, so that a few such messages in flight
+/// stay far under a host's memory budget.
+pub const DEFAULT_JSON_BUDGET: JsonBudget = JsonBudget::new(32 * 1024 * 1024);
 
 /// Limits and defaults of a [`Dispatcher`].
 #[derive(Debug, Clone)]
@@ -33,7 +40,8 @@ pub struct DispatcherConfig {
     /// [`DEFAULT_TIMEOUT`].
     pub default_timeout: Duration,
     /// How many of our requests may wait for an answer at once; one more
-    /// fails with [`ClientError::TooManyPending`]. Default 1024.
+    /// waits for a slot, within its own timeout, and fails with
+    /// [`ClientError::TooManyPending`] if none comes. Default 1024.
     pub max_pending: usize,
     /// How many server notifications may wait for the handler; past that
     /// they are dropped with a warning. Default 256.
@@ -44,6 +52,25 @@ pub struct DispatcherConfig {
     /// How many server requests may run at once; one more is answered with
     /// an error at once. Default 16.
     pub max_server_requests: usize,
+    /// The most one incoming message may build once parsed, checked on its
+    /// text before anything is parsed: a message over it is dropped with a
+    /// warning, and the request it answers fails with
+    /// [`ClientError::AnswerTooLarge`]. Default [`DEFAULT_JSON_BUDGET`].
+    pub json_budget: JsonBudget,
+    /// The longest id (as JSON text) a server request may have; a request
+    /// with a longer one is dropped with a warning, unanswered, since its
+    /// answer would have to echo it. Default 256 bytes.
+    pub max_server_request_id_bytes: usize,
+    /// How many messages owed to the server (answers to its requests and
+    /// pings, cancellations of ours) may wait to be written. Default 256.
+    pub max_queued_replies: usize,
+    /// How many bytes of such replies may wait, all told. Default 4 MiB.
+    pub max_queued_reply_bytes: usize,
+    /// How long a reply waits for room in that queue before the server is
+    /// taken to have stopped reading and the connection is ended with
+    /// [`ClientError::Unresponsive`]. Meanwhile the server's own messages
+    /// are not read. Default 10 s.
+    pub unresponsive_after: Duration,
 }
 
 impl DispatcherConfig {
@@ -56,6 +83,11 @@ impl DispatcherConfig {
             max_buffered_notifications: 256,
             max_buffered_notification_bytes: 16 * 1024 * 1024,
             max_server_requests: 16,
+            json_budget: DEFAULT_JSON_BUDGET,
+            max_server_request_id_bytes: 256,
+            max_queued_replies: 256,
+            max_queued_reply_bytes: 4 * 1024 * 1024,
+            unresponsive_after: Duration::from_secs(10),
         }
     }
 }
@@ -131,6 +163,15 @@ pub trait Handler: Send + Sync + 'static {
         })
     }
 
+    /// Whether this handler answers `method` at all (the client declared
+    /// the capability behind it); the default says yes. A request for a
+    /// method it does not handle is refused with `-32601` by the dispatcher
+    /// without its params being read or a task started for it.
+    fn handles(&self, method: &str) -> bool {
+        let _ = method;
+        true
+    }
+
     /// Takes a notification; the default ignores it. Called in arrival
     /// order, one at a time.
     fn notification(&self, notification: ServerNotification) -> BoxFuture<'_, ()> {
@@ -143,7 +184,11 @@ pub trait Handler: Send + Sync + 'static {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoHandler;
 
-impl Handler for NoHandler {}
+impl Handler for NoHandler {
+    fn handles(&self, _method: &str) -> bool {
+        false
+    }
+}
 
 type Answer = Result<Box<RawValue>, ClientError>;
 
@@ -161,6 +206,18 @@ struct Shared {
     next_id: AtomicU64,
     /// The server's requests being answered, by the JSON text of their id.
     server_requests: Mutex<HashMap<String, AbortHandle>>,
+    /// One permit per request that may wait for its answer.
+    slots: Arc<Semaphore>,
+    /// Replies owed to the server, for the writer task.
+    replies: mpsc::Sender<Owed>,
+    /// One permit per byte of reply that may wait in `replies`.
+    reply_bytes: Arc<Semaphore>,
+}
+
+/// A reply waiting to be written, holding its share of the byte bound.
+struct Owed {
+    body: String,
+    _bytes: OwnedSemaphorePermit,
 }
 
 impl Shared {
@@ -204,6 +261,63 @@ impl Shared {
         }
     }
 
+    /// Queues a reply to the server's request `id`. When the queue stays
+    /// full for [`DispatcherConfig::unresponsive_after`], the server has
+    /// stopped reading: the connection is ended.
+    async fn reply(&self, id: &RawValue, outcome: Result<&RawValue, &RpcError>) {
+        self.owe(jsonrpc::response(id, outcome)).await;
+    }
+
+    /// Queues `body` (a reply, a cancellation) for the writer task, as
+    /// [`reply`](Self::reply) does.
+    async fn owe(&self, body: String) {
+        if self.lock().closed.is_some() {
+            return;
+        }
+        // A reply larger than the whole bound waits for the queue to empty.
+        let max = self
+            .config
+            .max_queued_reply_bytes
+            .clamp(1, Semaphore::MAX_PERMITS)
+            .min(u32::MAX as usize);
+        let bytes = u32::try_from(body.len().clamp(1, max)).unwrap_or(u32::MAX);
+        let queued = tokio::time::timeout(self.config.unresponsive_after, async {
+            let permit = Arc::clone(&self.reply_bytes)
+                .acquire_many_owned(bytes)
+                .await
+                .ok()?;
+            self.replies
+                .send(Owed {
+                    body,
+                    _bytes: permit,
+                })
+                .await
+                .ok()
+        })
+        .await;
+        if queued.is_err() {
+            self.unresponsive();
+        }
+    }
+
+    /// The server stopped reading: end the connection without waiting on it.
+    fn unresponsive(&self) {
+        if self.lock().closed.is_some() {
+            return;
+        }
+        let error = ClientError::Unresponsive {
+            server: self.config.name.clone(),
+            input: self.transport.input(),
+            owed: self
+                .config
+                .max_queued_replies
+                .saturating_sub(self.replies.capacity()),
+        };
+        tracing::warn!(server = %self.config.name, "{error}");
+        self.shut(error);
+        self.transport.terminate();
+    }
+
     /// Sends `notifications/cancelled` for `id` in the background (a drop
     /// cannot wait).
     fn cancel(self: &Arc<Self>, id: u64, method: &str, reason: &'static str, notify: bool) {
@@ -216,11 +330,10 @@ impl Shared {
             return;
         };
         let shared = Arc::clone(self);
+        // Through the bounded queue of what the server is owed: a server
+        // that stops reading cannot make cancellations pile up either.
         runtime.spawn(async move {
-            let message = Outgoing::new(jsonrpc::cancelled(id, reason), None);
-            if let Err(error) = shared.transport.send(message).await {
-                tracing::debug!(server = %shared.config.name, id, %error, "the cancellation could not be sent");
-            }
+            shared.owe(jsonrpc::cancelled(id, reason)).await;
         });
     }
 }
@@ -296,7 +409,18 @@ impl Dispatcher {
         config: DispatcherConfig,
     ) -> Self {
         let (notify_tx, notify_rx) = mpsc::channel(config.max_buffered_notifications.max(1));
+        let (replies_tx, replies_rx) = mpsc::channel(config.max_queued_replies.max(1));
         let shared = Arc::new(Shared {
+            slots: Arc::new(Semaphore::new(
+                config.max_pending.clamp(1, Semaphore::MAX_PERMITS),
+            )),
+            reply_bytes: Arc::new(Semaphore::new(
+                config
+                    .max_queued_reply_bytes
+                    .clamp(1, Semaphore::MAX_PERMITS)
+                    .min(u32::MAX as usize),
+            )),
+            replies: replies_tx,
             config,
             transport,
             state: Mutex::new(State::default()),
@@ -310,12 +434,18 @@ impl Dispatcher {
             notifications: notify_tx,
             queued: Arc::clone(&queued),
             dropped: 0,
+            refused_frames: AtomicU64::new(0),
         };
         let router = tokio::spawn(router.run(inbox));
         let notifier = tokio::spawn(deliver_notifications(handler, notify_rx, queued));
+        let writer = tokio::spawn(write_replies(Arc::clone(&shared), replies_rx));
         Dispatcher {
             shared,
-            tasks: vec![router.abort_handle(), notifier.abort_handle()],
+            tasks: vec![
+                router.abort_handle(),
+                notifier.abort_handle(),
+                writer.abort_handle(),
+            ],
         }
     }
 
@@ -359,16 +489,33 @@ impl Dispatcher {
         options: RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
         let shared = &self.shared;
+        let timeout = options.timeout.unwrap_or(shared.config.default_timeout);
+        let started = tokio::time::Instant::now();
+        if let Some(reason) = self.closed_reason() {
+            return Err(reason);
+        }
+        // Past the bound a request waits for a slot rather than failing: a
+        // model that asks for many calls at once gets them all run, as fast
+        // as the server takes them, each within its own timeout.
+        let slot = Arc::clone(&shared.slots).acquire_owned();
+        let _slot = match tokio::time::timeout(timeout, slot).await {
+            Ok(Ok(slot)) => slot,
+            // The semaphore is never closed.
+            Ok(Err(_)) => return Err(ClientError::Closed),
+            Err(_) => {
+                return Err(ClientError::TooManyPending {
+                    server: shared.config.name.clone(),
+                    limit: shared.config.max_pending,
+                });
+            }
+        };
+        let total = timeout;
+        let timeout = timeout.saturating_sub(started.elapsed());
         let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
         let answer = {
             let mut state = shared.lock();
             if let Some(reason) = &state.closed {
                 return Err(reason.clone());
-            }
-            if state.pending.len() >= shared.config.max_pending {
-                return Err(ClientError::TooManyPending {
-                    limit: shared.config.max_pending,
-                });
             }
             let (tx, rx) = oneshot::channel();
             state.pending.insert(id, tx);
@@ -387,7 +534,6 @@ impl Dispatcher {
             request_id: Some(id),
             headers: options.headers,
         };
-        let timeout = options.timeout.unwrap_or(shared.config.default_timeout);
         let exchange = async {
             shared
                 .transport
@@ -411,7 +557,7 @@ impl Dispatcher {
                 drop(guard);
                 Err(ClientError::Timeout {
                     method: method.to_owned(),
-                    after: timeout,
+                    after: total,
                 })
             }
         }
@@ -475,6 +621,9 @@ struct Router {
     queued: Arc<AtomicUsize>,
     /// Notifications dropped since the last warning.
     dropped: u64,
+    /// Messages dropped for their size or their id's: a warning for the
+    /// 1st, 2nd, 4th, 8th… so that a flood of them cannot flood the log.
+    refused_frames: AtomicU64,
 }
 
 #[derive(Deserialize)]
@@ -491,14 +640,19 @@ impl Router {
         let name = self.shared.config.name.clone();
         while let Some(incoming) = inbox.recv().await {
             match incoming {
-                Incoming::Message(text) => match jsonrpc::parse(&text) {
-                    Ok(message) => self.route(message),
-                    Err(reason) => tracing::warn!(
-                        server = %name,
-                        "skipped a message that is not JSON-RPC ({reason}): {}",
-                        excerpt(&text, EXCERPT)
-                    ),
-                },
+                Incoming::Message(text) => {
+                    match self.shared.config.json_budget.check(text.as_bytes()) {
+                        Err(over) => self.over_budget(&text, over).await,
+                        Ok(_) => match jsonrpc::parse(&text) {
+                            Ok(message) => self.route(message).await,
+                            Err(reason) => tracing::warn!(
+                                server = %name,
+                                "skipped a message that is not JSON-RPC ({reason}): {}",
+                                excerpt(&text, EXCERPT)
+                            ),
+                        },
+                    }
+                }
                 Incoming::Failed { id, error } => self.answer(id, Err(error)),
                 Incoming::Closed(reason) => {
                     self.shared.shut(reason);
@@ -526,7 +680,88 @@ impl Router {
         }
     }
 
-    fn route(&mut self, message: Message) {
+    /// A message whose tree would exceed the budget: dropped unparsed. Its
+    /// envelope is still read (its payload kept as text, never as a tree) to
+    /// fail the request it answers, or to refuse the request it makes.
+    async fn over_budget(&self, text: &str, over: OverBudget) {
+        let name = &self.shared.config.name;
+        if let Some(refused) = self.count_refused() {
+            tracing::warn!(
+                server = %name,
+                budget_mib = self.shared.config.json_budget.max_tree_bytes >> 20,
+                bytes = text.len(),
+                refused,
+                "dropped a message from server `{name}` over the JSON budget of {} MiB a message: {over}",
+                self.shared.config.json_budget.max_tree_bytes >> 20
+            );
+        }
+        match jsonrpc::parse(text) {
+            Ok(Message::Response { id: Some(id), .. }) => self.answer(
+                id,
+                Err(ClientError::AnswerTooLarge {
+                    server: name.clone(),
+                    reason: over.to_string(),
+                }),
+            ),
+            Ok(Message::Request { id, method, .. }) => {
+                if !self.acceptable_id(&id) {
+                    return;
+                }
+                let error = if self.handler.handles(&method) {
+                    RpcError::invalid_request(format!(
+                        "Invalid request: too large for this client to hold ({over})"
+                    ))
+                } else {
+                    method_not_found(&method)
+                };
+                self.shared.reply(&id, Err(&error)).await;
+            }
+            Ok(_) => {}
+            // Too deep for the envelope parse: the id may still be read.
+            Err(_) => {
+                let mut scan = IdScan::default();
+                scan.feed(text.as_bytes());
+                if let Some(id) = scan.finish() {
+                    self.answer(
+                        id,
+                        Err(ClientError::AnswerTooLarge {
+                            server: name.clone(),
+                            reason: over.to_string(),
+                        }),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Whether a server request's id is short enough to echo; a longer one
+    /// is dropped with a warning.
+    fn acceptable_id(&self, id: &RawValue) -> bool {
+        let limit = self.shared.config.max_server_request_id_bytes;
+        if id.get().len() <= limit {
+            return true;
+        }
+        if let Some(refused) = self.count_refused() {
+            tracing::warn!(
+                server = %self.shared.config.name,
+                id_bytes = id.get().len(),
+                limit,
+                refused,
+                "dropped a request from server `{}` whose id is longer than {limit} bytes",
+                self.shared.config.name
+            );
+        }
+        false
+    }
+
+    /// Counts one more refused message; `Some(count)` when it is worth a
+    /// warning (the count is a power of two).
+    fn count_refused(&self) -> Option<u64> {
+        let refused = self.refused_frames.fetch_add(1, Ordering::Relaxed) + 1;
+        refused.is_power_of_two().then_some(refused)
+    }
+
+    async fn route(&mut self, message: Message) {
         match message {
             Message::Response {
                 id: Some(id),
@@ -546,7 +781,9 @@ impl Router {
                     "dropped an answer whose id this client never sent"
                 ),
             },
-            Message::Request { id, method, params } => self.server_request(id, method, params),
+            Message::Request { id, method, params } => {
+                self.server_request(id, method, params).await;
+            }
             Message::Notification { method, params } => {
                 if method == "notifications/cancelled" {
                     self.server_cancelled(params.as_deref());
@@ -618,12 +855,48 @@ impl Router {
         }
     }
 
-    fn server_request(&self, id: ServerRequestId, method: String, params: Option<Box<RawValue>>) {
+    async fn server_request(
+        &self,
+        id: ServerRequestId,
+        method: String,
+        params: Option<Box<RawValue>>,
+    ) {
+        if !self.acceptable_id(&id) {
+            return;
+        }
         let shared = Arc::clone(&self.shared);
         if method == "ping" {
-            tokio::spawn(async move {
-                reply(&shared, &id, Ok(&empty_object())).await;
-            });
+            shared.reply(&id, Ok(&empty_object())).await;
+            return;
+        }
+        if !self.handler.handles(&method) {
+            // Refused unread: a capability this client did not declare.
+            drop(params);
+            shared.reply(&id, Err(&method_not_found(&method))).await;
+            return;
+        }
+        let refusal = {
+            let running = self
+                .shared
+                .server_requests
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let key = id.get();
+            if running.contains_key(key) {
+                Some(RpcError::invalid_request(
+                    "Invalid request: this id is already in use by a request in progress",
+                ))
+            } else if running.len() >= self.shared.config.max_server_requests {
+                Some(RpcError::internal_error(format!(
+                    "Internal error: the client is already answering {} requests",
+                    running.len()
+                )))
+            } else {
+                None
+            }
+        };
+        if let Some(error) = refusal {
+            shared.reply(&id, Err(&error)).await;
             return;
         }
         let mut running = self
@@ -632,21 +905,6 @@ impl Router {
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         let key = id.get().to_owned();
-        if running.len() >= self.shared.config.max_server_requests || running.contains_key(&key) {
-            let error = if running.contains_key(&key) {
-                RpcError::invalid_request(
-                    "Invalid request: this id is already in use by a request in progress",
-                )
-            } else {
-                RpcError::internal_error(format!(
-                    "Internal error: the client is already answering {} requests",
-                    running.len()
-                ))
-            };
-            drop(running);
-            tokio::spawn(async move { reply(&shared, &id, Err(&error)).await });
-            return;
-        }
         let handler = Arc::clone(&self.handler);
         let task_key = key.clone();
         let task = tokio::spawn(async move {
@@ -659,7 +917,7 @@ impl Router {
                 .remove(&task_key)
                 .is_some();
             if still {
-                reply(&shared, &id, outcome.as_deref()).await;
+                shared.reply(&id, outcome.as_deref()).await;
             }
         });
         running.insert(key, task.abort_handle());
@@ -672,9 +930,25 @@ fn empty_object() -> Box<RawValue> {
     serde_json::value::to_raw_value(&serde_json::Map::new()).unwrap_or_default()
 }
 
-async fn reply(shared: &Shared, id: &RawValue, outcome: Result<&RawValue, &RpcError>) {
-    let message = Outgoing::new(jsonrpc::response(id, outcome), None);
-    if let Err(error) = shared.transport.send(message).await {
-        tracing::warn!(server = %shared.config.name, %error, "an answer to the server could not be sent");
+/// The refusal of a method behind a capability this client did not
+/// declare (the spec's code for it).
+fn method_not_found(method: &str) -> RpcError {
+    RpcError::method_not_found("Method not found").with_data(serde_json::json!({"method": method}))
+}
+
+/// Writes the messages owed to the server, in order, one at a time: a server
+/// that stops reading holds this task up, and the bounded queue before it
+/// fills instead of memory.
+async fn write_replies(shared: Arc<Shared>, mut queue: mpsc::Receiver<Owed>) {
+    while let Some(owed) = queue.recv().await {
+        if shared.lock().closed.is_some() {
+            // Ended (an unresponsive server among them): what is left is
+            // dropped without a warning each.
+            continue;
+        }
+        let message = Outgoing::new(owed.body, None);
+        if let Err(error) = shared.transport.send(message).await {
+            tracing::warn!(server = %shared.config.name, %error, "an answer to the server could not be sent");
+        }
     }
 }

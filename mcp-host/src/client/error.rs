@@ -61,6 +61,8 @@ pub enum ClientError {
     /// A message from the server was larger than the configured bound and
     /// was discarded unread.
     TooLarge {
+        /// The server's name in the configuration.
+        server: String,
         /// The bound, in bytes.
         limit: usize,
     },
@@ -74,10 +76,32 @@ pub enum ClientError {
     /// The HTTP server no longer knows this session (`404` to a request
     /// that carried `Mcp-Session-Id`): the connection must be made again.
     SessionExpired,
-    /// As many requests as the configured bound are waiting for a response.
+    /// As many requests as the configured bound were waiting for a
+    /// response for the whole of this request's timeout: it was never sent.
     TooManyPending {
+        /// The server's name in the configuration.
+        server: String,
         /// The bound.
         limit: usize,
+    },
+    /// The server's message would build a JSON tree over the connection's
+    /// budget (see `DispatcherConfig::json_budget`); it was dropped unparsed
+    /// and the request it answered failed with this.
+    AnswerTooLarge {
+        /// The server's name in the configuration.
+        server: String,
+        /// What the budget check found.
+        reason: String,
+    },
+    /// The server stopped reading what this client sends while the replies
+    /// owed to it filled their queue; the connection was ended.
+    Unresponsive {
+        /// The server's name in the configuration.
+        server: String,
+        /// What it stopped reading (`its stdin`).
+        input: &'static str,
+        /// How many replies were waiting to be written.
+        owed: usize,
     },
     /// The configuration is unusable (a URL that does not parse, a header
     /// that is not valid in HTTP).
@@ -97,6 +121,7 @@ impl ClientError {
                 | ClientError::Disconnected { .. }
                 | ClientError::Closed
                 | ClientError::SessionExpired
+                | ClientError::Unresponsive { .. }
         )
     }
 }
@@ -146,9 +171,9 @@ impl fmt::Display for ClientError {
             ClientError::Malformed { reason } => {
                 write!(f, "the server sent a malformed message: {reason}")
             }
-            ClientError::TooLarge { limit } => write!(
+            ClientError::TooLarge { server, limit } => write!(
                 f,
-                "the server sent a message larger than the limit of {limit} bytes; it was discarded"
+                "server `{server}` sent a message larger than the limit of {limit} bytes; it was discarded"
             ),
             ClientError::Http { status, body } => {
                 write!(f, "the server answered HTTP {status}")?;
@@ -160,9 +185,21 @@ impl fmt::Display for ClientError {
             ClientError::SessionExpired => {
                 f.write_str("the server no longer knows this session (HTTP 404)")
             }
-            ClientError::TooManyPending { limit } => write!(
+            ClientError::TooManyPending { server, limit } => write!(
                 f,
-                "{limit} requests are already waiting for a response; try again later"
+                "too many calls in flight to server `{server}` ({limit}); try fewer at once"
+            ),
+            ClientError::AnswerTooLarge { server, reason } => write!(
+                f,
+                "server `{server}` sent an answer too large to hold: {reason}; it was dropped"
+            ),
+            ClientError::Unresponsive {
+                server,
+                input,
+                owed,
+            } => write!(
+                f,
+                "server `{server}` stopped reading {input} ({owed} replies owed to it could not be written); ended"
             ),
             ClientError::Config { reason } => write!(f, "invalid configuration: {reason}"),
         }

@@ -302,11 +302,19 @@ impl Shared {
         if let Some(length) = content_length(response.headers())
             && length > self.limit
         {
-            return Err(ClientError::TooLarge { limit: self.limit });
+            return Err(ClientError::TooLarge {
+                server: self.name.clone(),
+                limit: self.limit,
+            });
         }
         let body = read_body(response.into_body(), self.limit)
             .await
-            .map_err(|e| e.unwrap_or(ClientError::TooLarge { limit: self.limit }))
+            .map_err(|e| {
+                e.unwrap_or(ClientError::TooLarge {
+                    server: self.name.clone(),
+                    limit: self.limit,
+                })
+            })
             .map_err(|e| match e {
                 ClientError::Disconnected { reason, .. } => self.disconnected(reason),
                 other => other,
@@ -418,7 +426,10 @@ impl Shared {
             }
         }
         match id {
-            Some(_) if !answered && dropped => Err(ClientError::TooLarge { limit: self.limit }),
+            Some(_) if !answered && dropped => Err(ClientError::TooLarge {
+                server: self.name.clone(),
+                limit: self.limit,
+            }),
             Some(_) if !answered => {
                 Err(self.disconnected("the event stream ended before the answer".into()))
             }

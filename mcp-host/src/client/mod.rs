@@ -36,8 +36,8 @@ mod stdio;
 mod transport;
 
 pub use dispatch::{
-    DEFAULT_TIMEOUT, Dispatcher, DispatcherConfig, Handler, NoHandler, RequestOptions,
-    ServerNotification, ServerRequest,
+    DEFAULT_JSON_BUDGET, DEFAULT_TIMEOUT, Dispatcher, DispatcherConfig, Handler, NoHandler,
+    RequestOptions, ServerNotification, ServerRequest,
 };
 pub use error::{ClientError, RpcError};
 #[cfg(feature = "http")]
@@ -48,5 +48,6 @@ pub use http::{HttpConfig, HttpTransport};
 pub use restart::Reconnector;
 pub use stdio::{DEFAULT_MAX_MESSAGE_BYTES, StdioConfig, StdioTransport};
 pub use transport::{
-    BoxFuture, Connection, Inbox, InboxSender, Incoming, Outgoing, Transport, TransportFactory,
+    BoxFuture, Connection, DEFAULT_INBOX_BYTES, Inbox, InboxSender, Incoming, Outgoing, Transport,
+    TransportFactory,
 };

@@ -254,6 +254,17 @@ impl Transport for StdioTransport {
             let _ = tokio::time::timeout(wait, exit.wait_for(Option::is_some)).await;
         })
     }
+
+    fn terminate(&self) {
+        let kill = self.kill.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(kill) = kill {
+            let _ = kill.try_send(Stop::Kill);
+        }
+    }
+
+    fn input(&self) -> &'static str {
+        "its stdin"
+    }
 }
 
 impl Drop for StdioTransport {
@@ -377,6 +388,7 @@ impl Reader {
                     tracing::warn!(server = %self.name, bytes, request = ?id, "discarded a message over the size limit");
                     if let Some(id) = id {
                         let error = ClientError::TooLarge {
+                            server: self.name.clone(),
                             limit: lines.limit(),
                         };
                         if !self.inbox.send(Incoming::Failed { id, error }).await {

@@ -9,7 +9,13 @@ use super::error::ClientError;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use tokio::sync::mpsc;
+use std::sync::Arc;
+use tokio::sync::{Semaphore, mpsc};
+
+/// The default bound on the bytes of messages waiting in an [`Inbox`]
+/// (32 MiB): with the count bound alone, 64 messages of 16 MiB could wait
+/// while the dispatcher is held up by a server that stopped reading.
+pub const DEFAULT_INBOX_BYTES: usize = 32 * 1024 * 1024;
 
 /// A boxed future, so that [`Transport`] is object-safe.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -57,35 +63,95 @@ pub enum Incoming {
 
 /// The sending half of an [`Inbox`], for a transport's reading tasks.
 #[derive(Debug, Clone)]
-pub struct InboxSender(mpsc::Sender<Incoming>);
+pub struct InboxSender {
+    queue: mpsc::Sender<Incoming>,
+    bytes: Arc<Semaphore>,
+    max_bytes: usize,
+}
+
+/// What a message counts against the inbox's byte bound: its length, or
+/// the whole bound for a larger one (which then waits alone).
+fn charge(message: &Incoming, max_bytes: usize) -> u32 {
+    match message {
+        Incoming::Message(text) => {
+            u32::try_from(text.len().clamp(1, max_bytes)).unwrap_or(u32::MAX)
+        }
+        _ => 0,
+    }
+}
 
 impl InboxSender {
-    /// Queues `incoming`, waiting while the inbox is full (back-pressure on
-    /// the server). `false` when the inbox is gone: stop reading.
+    /// Queues `incoming`, waiting while the inbox is full, in messages or
+    /// in bytes (back-pressure on the server). `false` when the inbox is
+    /// gone: stop reading.
     pub async fn send(&self, incoming: Incoming) -> bool {
-        self.0.send(incoming).await.is_ok()
+        let bytes = charge(&incoming, self.max_bytes);
+        if bytes > 0 {
+            match self.bytes.acquire_many(bytes).await {
+                // Given back by the inbox when the message is taken out.
+                Ok(permit) => permit.forget(),
+                Err(_) => return false,
+            }
+        }
+        self.queue.send(incoming).await.is_ok()
     }
 
     /// Whether the receiving side is gone.
     pub fn is_closed(&self) -> bool {
-        self.0.is_closed()
+        self.queue.is_closed()
     }
 }
 
 /// The incoming messages of one connection, in arrival order.
 #[derive(Debug)]
-pub struct Inbox(mpsc::Receiver<Incoming>);
+pub struct Inbox {
+    queue: mpsc::Receiver<Incoming>,
+    bytes: Arc<Semaphore>,
+    max_bytes: usize,
+}
 
 impl Inbox {
-    /// A bounded inbox of `capacity` messages and its sender.
+    /// A bounded inbox of `capacity` messages (and [`DEFAULT_INBOX_BYTES`])
+    /// and its sender.
     pub fn channel(capacity: usize) -> (InboxSender, Inbox) {
+        Inbox::bounded(capacity, DEFAULT_INBOX_BYTES)
+    }
+
+    /// An inbox of at most `capacity` messages and `max_bytes` bytes of
+    /// them (a larger message is let in alone), and its sender.
+    pub fn bounded(capacity: usize, max_bytes: usize) -> (InboxSender, Inbox) {
+        let max_bytes = max_bytes
+            .clamp(1, Semaphore::MAX_PERMITS)
+            .min(u32::MAX as usize);
         let (tx, rx) = mpsc::channel(capacity.max(1));
-        (InboxSender(tx), Inbox(rx))
+        let bytes = Arc::new(Semaphore::new(max_bytes));
+        (
+            InboxSender {
+                queue: tx,
+                bytes: Arc::clone(&bytes),
+                max_bytes,
+            },
+            Inbox {
+                queue: rx,
+                bytes,
+                max_bytes,
+            },
+        )
     }
 
     /// The next incoming event; `None` when every sender is gone.
     pub async fn recv(&mut self) -> Option<Incoming> {
-        self.0.recv().await
+        let incoming = self.queue.recv().await?;
+        self.bytes
+            .add_permits(charge(&incoming, self.max_bytes) as usize);
+        Some(incoming)
+    }
+}
+
+impl Drop for Inbox {
+    fn drop(&mut self) {
+        // A sender waiting for room in bytes learns the inbox is gone.
+        self.bytes.close();
     }
 }
 
@@ -126,6 +192,17 @@ pub trait Transport: Send + Sync + fmt::Debug + 'static {
     /// Ends the connection: closes the child's stdin and waits a moment for
     /// it to exit before killing it; ends an HTTP session with DELETE.
     fn close(&self) -> BoxFuture<'_, ()>;
+
+    /// Ends the connection now, without waiting on anything the peer must
+    /// do (a server that stopped reading would hold a polite close up):
+    /// kills a stdio child. Nothing for HTTP, whose sends time out.
+    fn terminate(&self) {}
+
+    /// What the server reads this client's messages from, for errors
+    /// (`its stdin`).
+    fn input(&self) -> &'static str {
+        "the messages sent to it"
+    }
 }
 
 /// A new connection: the transport and its inbox.
@@ -159,5 +236,13 @@ impl<T: Transport> Transport for std::sync::Arc<T> {
 
     fn close(&self) -> BoxFuture<'_, ()> {
         (**self).close()
+    }
+
+    fn terminate(&self) {
+        (**self).terminate();
+    }
+
+    fn input(&self) -> &'static str {
+        (**self).input()
     }
 }

@@ -96,8 +96,26 @@ fn raw<T: serde::Serialize>(value: &T) -> Result<Box<RawValue>, RpcError> {
 }
 
 impl Handler for HostHandler {
+    /// Only what the client declared: sampling and elicitation when their
+    /// handlers are set (roots are never declared). Anything else is
+    /// refused by the dispatcher before its params are read.
+    fn handles(&self, method: &str) -> bool {
+        match method {
+            "sampling/createMessage" => self.sample.is_some(),
+            "elicitation/create" => self.elicit.is_some(),
+            "ping" => true,
+            _ => false,
+        }
+    }
+
     fn request(&self, request: ServerRequest) -> BoxFuture<'_, Result<Box<RawValue>, RpcError>> {
         Box::pin(async move {
+            if !self.handles(&request.method) {
+                return Err(RpcError::method_not_found(format!(
+                    "Method not found: {}",
+                    request.method
+                )));
+            }
             let params =
                 parsed(request.params).map_err(|e| RpcError::invalid_params(e.to_string()))?;
             let parsed = Request::parse(&request.method, params)

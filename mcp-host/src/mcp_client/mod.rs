@@ -290,6 +290,17 @@ impl McpError {
             } => CallFailure::TaskEnded {
                 reason: format!("task `{task_id}` {reason}"),
             },
+            McpError::Client(error @ ClientError::TooManyPending { .. }) => CallFailure::NotRun {
+                reason: error.to_string(),
+            },
+            McpError::Client(
+                error @ (ClientError::AnswerTooLarge { .. }
+                | ClientError::TooLarge { .. }
+                | ClientError::Malformed { .. }),
+            ) => CallFailure::Unusable {
+                server: server.to_owned(),
+                reason: error.to_string(),
+            },
             other => CallFailure::ServerGone {
                 server: server.to_owned(),
                 reason: other.to_string(),

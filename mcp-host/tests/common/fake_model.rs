@@ -454,6 +454,9 @@ pub struct HostRun {
     pub stdout: String,
     /// Everything it wrote to stderr.
     pub stderr: String,
+    /// Its peak resident memory (`VmHWM`) as last seen before it exited,
+    /// in KiB.
+    pub peak_rss_kib: u64,
 }
 
 impl HostRun {
@@ -544,7 +547,19 @@ pub fn run_host_with(
     let stdout = reader(Box::new(child.stdout.take().unwrap()));
     let stderr = reader(Box::new(child.stderr.take().unwrap()));
     let started = Instant::now();
+    let mut peak_rss_kib = 0;
+    let status_path = format!("/proc/{}/status", child.id());
     let status = loop {
+        // Read before `try_wait`, which reaps the process and its /proc entry.
+        if let Some(peak) = std::fs::read_to_string(&status_path)
+            .ok()
+            .and_then(|status| {
+                let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+                line.split_whitespace().nth(1)?.parse::<u64>().ok()
+            })
+        {
+            peak_rss_kib = peak_rss_kib.max(peak);
+        }
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
@@ -559,5 +574,6 @@ pub fn run_host_with(
         status,
         stdout: stdout.join().unwrap(),
         stderr: stderr.join().unwrap(),
+        peak_rss_kib,
     }
 }

@@ -11,13 +11,22 @@ purpose, one way per FAKE mode:
   `weather/查天气`) instead of the three above; a call answers the name.
 - `listed`: the tools named by the JSON array FAKE_TOOLS (duplicates kept,
   in order); a call answers `FAKE_TAG/name: arguments` (the arguments as
-  JSON with sorted keys), so a test sees which server and tool it reached.
+  JSON with sorted keys), so a test sees which server and tool it reached;
+- `big-page`: its `tools/list` answer is a 3 MiB line of tiny JSON objects;
+- `big-result`: one tool, `huge`, whose call first sends a
+  `sampling/createMessage` with 3 MiB of tiny objects as params (the answer
+  is written to FAKE_DIR/sampling-answer), then answers 3 MiB of tiny
+  objects as the result;
+- `deaf`: one tool, `flood`, whose call makes it stop reading its stdin
+  and send 2,000 pings, 40 notifications of 8 MiB each (5 pings after
+  each), then 300,000 pings.
 Every other request gets -32601 (so `server/discover` falls back).
 """
 
 import json
 import os
 import sys
+import time
 
 MODE = os.environ.get("FAKE", "bad-output")
 if MODE == "exit":
@@ -53,10 +62,17 @@ if MODE == "listed":
          "inputSchema": {"type": "object"}}
         for name in json.loads(os.environ["FAKE_TOOLS"])
     ]
+if MODE == "big-result":
+    TOOLS = [{"name": "huge", "inputSchema": {"type": "object"}}]
+if MODE == "deaf":
+    TOOLS = [{"name": "flood", "inputSchema": {"type": "object"}}]
+
+# 3 MiB of `{"a":1}`: about 95 bytes of memory per byte once parsed.
+TINY = [{"a": 1}] * (3 * 1024 * 1024 // 9)
 
 
 def send(message):
-    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
     sys.stdout.flush()
 
 
@@ -64,12 +80,19 @@ for line in sys.stdin:
     message = json.loads(line)
     if "id" not in message:
         continue
+    if "method" not in message:
+        if message["id"] == "s1":
+            with open(os.path.join(os.environ["FAKE_DIR"], "sampling-answer"), "w") as out:
+                out.write(line)
+        continue
     id_, method = message["id"], message.get("method")
     if method == "initialize":
         version = "1999-01-01" if MODE == "old-version" else "2025-06-18"
         send({"jsonrpc": "2.0", "id": id_, "result": {
             "protocolVersion": version, "capabilities": {"tools": {}},
             "serverInfo": {"name": "fake", "version": "1"}}})
+    elif method == "tools/list" and MODE == "big-page":
+        send({"jsonrpc": "2.0", "id": id_, "result": {"tools": TOOLS, "_meta": {"x": TINY}}})
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": id_, "result": {"tools": TOOLS}})
     elif method == "tools/call":
@@ -80,6 +103,25 @@ for line in sys.stdin:
             send({"jsonrpc": "2.0", "id": id_, "result": {
                 "content": [{"type": "text",
                              "text": f"{os.environ.get('FAKE_TAG')}/{name}: {arguments}"}]}})
+        elif MODE == "deaf":
+            ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+            # The host's replies fill the pipe to this process and then
+            # the host's queue after about 2,000 pings; the notifications
+            # then arrive while the host waits for room.
+            sys.stdout.buffer.write(ping * 2000)
+            pad = b'{"jsonrpc":"2.0","method":"notifications/pad","params":{"pad":"' + b"a" * (8 << 20) + b'"}}\n'
+            for _ in range(40):
+                sys.stdout.buffer.write(pad + ping * 5)
+                sys.stdout.buffer.flush()
+            sys.stdout.buffer.write(ping * 300000)
+            sys.stdout.buffer.flush()
+            time.sleep(60)
+        elif MODE == "big-result":
+            send({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage",
+                  "params": {"messages": TINY, "maxTokens": 10}})
+            send({"jsonrpc": "2.0", "id": id_, "result": {
+                "content": [{"type": "text", "text": "tiny"}],
+                "structuredContent": {"x": TINY}}})
         elif MODE == "names":
             send({"jsonrpc": "2.0", "id": id_, "result": {
                 "content": [{"type": "text", "text": f"called {name}"}]}})
