@@ -6,7 +6,11 @@
 //!
 //! Exit status: 0 at the end of stdin; 2 for a usage error or an unusable
 //! config; 1 when the model API refuses the key (401/403), since every
-//! later line would fail the same way.
+//! later line would fail the same way; 130 after SIGINT, 143 after SIGTERM.
+//!
+//! However it ends, the servers are closed first: each stdio server's stdin
+//! is closed and it gets `--close-grace` to exit (its state saved), then
+//! its process group gets SIGTERM and as long again, then SIGKILL.
 
 mod cli;
 
@@ -14,7 +18,9 @@ use cli::{ApproveKind, Args, Parsed, ProviderKind, USAGE};
 use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
 use mcp_host::agent::calls::CallRecord;
 use mcp_host::agent::{Agent, Answer, Conversation};
+use mcp_host::catalog::CatalogOptions;
 use mcp_host::config::McpConfig;
+use mcp_host::mcp_client::ClientOptions;
 use mcp_host::provider::{Anthropic, OpenAi, Provider, ProviderError, Usage};
 use serde::Serialize;
 use std::io::Write;
@@ -71,7 +77,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(run(args, config))
+    let status = runtime.block_on(run(args, config));
+    // Not a wait for the blocking read of stdin still under way after a
+    // signal: the servers are already closed.
+    runtime.shutdown_background();
+    status
 }
 
 fn provider(kind: ProviderKind) -> Result<Arc<dyn Provider>, ProviderError> {
@@ -105,7 +115,16 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let catalog_options = CatalogOptions {
+        client: ClientOptions {
+            close_grace: args.close_grace,
+            ..ClientOptions::default()
+        },
+        ..CatalogOptions::default()
+    };
+    // `catalog_options` first: `tool_timeout` then sets its call timeout.
     let mut builder = Agent::with_provider(provider)
+        .catalog_options(catalog_options)
         .config(config)
         .max_turns(args.max_turns)
         .max_tokens(args.max_tokens)
@@ -136,9 +155,44 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
         agent.model()
     );
     let mut conversation = agent.conversation();
-    let status = converse(&agent, &mut conversation, args.json).await;
+    let status = tokio::select! {
+        status = converse(&agent, &mut conversation, args.json) => status,
+        status = stop_signal() => status,
+    };
+    // Not left to the runtime's teardown, which would SIGKILL each server
+    // with no chance to save its state.
+    agent.catalog().close().await;
     drop(agent);
     status
+}
+
+/// The status to exit with once SIGINT or SIGTERM arrives (never, when
+/// they cannot be listened for).
+#[cfg(unix)]
+async fn stop_signal() -> ExitCode {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut interrupt), Ok(mut terminate)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return std::future::pending().await;
+    };
+    let (name, status) = tokio::select! {
+        _ = interrupt.recv() => ("SIGINT", 130),
+        _ = terminate.recv() => ("SIGTERM", 143),
+    };
+    eprintln!("mcp-host: {name}: closing the servers");
+    ExitCode::from(status)
+}
+
+/// Ctrl-C, where there are no Unix signals.
+#[cfg(not(unix))]
+async fn stop_signal() -> ExitCode {
+    if tokio::signal::ctrl_c().await.is_err() {
+        return std::future::pending().await;
+    }
+    eprintln!("mcp-host: Ctrl-C: closing the servers");
+    ExitCode::from(130)
 }
 
 /// Answers stdin's lines until its end.
