@@ -439,7 +439,9 @@ fn close_asks_with_eof_then_sigterm_before_it_kills() {
         match closed {
             ClientError::Exited { status, stderr, .. } => {
                 assert_eq!(status, "exit status: 0");
-                assert_eq!(stderr, "got TERM");
+                // The whole group got SIGTERM: the shell may first report
+                // its `sleep` terminated.
+                assert!(stderr.ends_with("got TERM"), "{stderr}");
             }
             other => panic!("{other:?}"),
         }
