@@ -470,3 +470,75 @@ fn a_log_flood_is_cut_and_rate_limited_and_the_other_server_still_answers() {
         &run.stderr[run.stderr.len().saturating_sub(3000)..]
     );
 }
+
+/// A process killed when the test ends.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_log_flood_on_an_http_get_stream_is_cut_and_rate_limited_too() {
+    let mut server = Killed(
+        Command::new(python())
+            .arg(proc_script())
+            .env("PROC", "http")
+            .env("PREFIX", "h_")
+            .env("FLOOD_SECS", "5")
+            .env("FLOOD_BYTES", FLOOD_BYTES.to_string())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut port = String::new();
+    let mut stdout = server.0.stdout.take().unwrap();
+    let mut byte = [0u8; 1];
+    while stdout.read(&mut byte).unwrap() == 1 && byte[0] != b'\n' {
+        port.push(char::from(byte[0]));
+    }
+    let dir = TempDir::new();
+    let config = McpConfig::new(&json!({"mcpServers": {
+        "web": {"url": format!("http://127.0.0.1:{port}/mcp")},
+        "good": entry(json!({"PROC_DIR": dir.path.to_str().unwrap(), "PREFIX": "g_"}), json!({})),
+    }}));
+    let mut replies = one_call("g_starts");
+    replies[0] = replies[0].clone().after(Duration::from_secs(3));
+    let fake = FakeModel::start(replies);
+    let started = Instant::now();
+    let run = host(&config, &fake, &[], &[], "how many starts?\n");
+    let took = started.elapsed();
+    assert!(
+        run.status.success(),
+        "{}",
+        &run.stderr[..run.stderr.len().min(4000)]
+    );
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    let mut texts = Vec::new();
+    strings(&requests[1].body, &mut texts);
+    assert!(texts.iter().any(|t| t == "1"), "{}", requests[1].raw_body);
+    eprintln!(
+        "host stderr: {} bytes, {} log notification lines over {took:?} of a GET stream of {FLOOD_BYTES}-byte log messages",
+        run.stderr.len(),
+        run.stderr
+            .lines()
+            .filter(|l| l.contains("server log"))
+            .count(),
+    );
+    assert!(
+        run.stderr.len() < 1 << 20,
+        "host stderr: {} bytes",
+        run.stderr.len()
+    );
+    assert!(run.stderr.contains(" bytes cut)"), "no cut note");
+    assert!(
+        run.stderr.contains("server `web`: ")
+            && run.stderr.contains("log notification lines dropped"),
+        "no dropped count: {}",
+        &run.stderr[run.stderr.len().saturating_sub(3000)..]
+    );
+}

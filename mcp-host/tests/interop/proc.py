@@ -17,6 +17,9 @@ PROC modes (several may be given, comma-separated):
 - `flood`: for FLOOD_SECS seconds (default 3) writes lines of FLOOD_BYTES
   (default 1 MiB) to stderr and `notifications/message` with data of that
   size on stdout, each from its own thread, as fast as they are read.
+- `http`: a legacy Streamable HTTP server on 127.0.0.1 instead (its port
+  the first line of its stdout), with a session, whose GET stream sends
+  `notifications/message` with data of FLOOD_BYTES for FLOOD_SECS seconds.
 Every other request gets -32601 (so `server/discover` falls back).
 """
 
@@ -83,31 +86,85 @@ def flood_notifications():
 TOOLS = [{"name": PREFIX + name, "inputSchema": {"type": "object"}}
          for name in ("env", "exit", "starts")]
 
-for raw in sys.stdin:
-    message = json.loads(raw)
-    if "id" not in message:
-        continue
+
+def answer(message):
+    """The answer to a request (None to answer nothing)."""
     id_, method = message["id"], message.get("method")
     if method == "initialize":
-        send({"jsonrpc": "2.0", "id": id_, "result": {
+        return {"jsonrpc": "2.0", "id": id_, "result": {
             "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
-            "serverInfo": {"name": "proc", "version": "1"}}})
-        if "flood" in MODES:
-            threading.Thread(target=flood_stderr, daemon=True).start()
-            threading.Thread(target=flood_notifications, daemon=True).start()
-    elif method == "tools/list":
-        send({"jsonrpc": "2.0", "id": id_, "result": {"tools": TOOLS}})
-    elif method == "tools/call":
+            "serverInfo": {"name": "proc", "version": "1"}}}
+    if method == "tools/list":
+        return {"jsonrpc": "2.0", "id": id_, "result": {"tools": TOOLS}}
+    if method == "tools/call":
         name = message["params"]["name"][len(PREFIX):]
         if name == "exit":
             os._exit(3)
         text = ("ENV " + json.dumps(dict(os.environ))) if name == "env" \
             else str(starts())
-        send({"jsonrpc": "2.0", "id": id_, "result": {
-            "content": [{"type": "text", "text": text}]}})
-    else:
-        send({"jsonrpc": "2.0", "id": id_, "error": {
-            "code": -32601, "message": f"Method not found: {method}"}})
+        return {"jsonrpc": "2.0", "id": id_, "result": {
+            "content": [{"type": "text", "text": text}]}}
+    return {"jsonrpc": "2.0", "id": id_, "error": {
+        "code": -32601, "message": f"Method not found: {method}"}}
+
+
+if "http" in MODES:
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("content-length", 0)))
+            message = json.loads(body)
+            if "id" not in message:
+                self.send_response(202)
+                self.send_header("content-length", "0")
+                self.end_headers()
+                return
+            out = json.dumps(answer(message)).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(out)))
+            if message.get("method") == "initialize":
+                self.send_header("mcp-session-id", "session-1")
+            self.end_headers()
+            self.wfile.write(out)
+
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.end_headers()
+            event = ("data: " + json.dumps({
+                "jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": "info", "data": LINE}}) + "\n\n").encode()
+            end = time.monotonic() + float(os.environ.get("FLOOD_SECS", "3"))
+            try:
+                while time.monotonic() < end:
+                    self.wfile.write(event)
+                    self.wfile.flush()
+            except OSError:
+                pass
+
+        def do_DELETE(self):
+            self.send_response(200)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+
+for raw in sys.stdin:
+    message = json.loads(raw)
+    if "id" not in message:
+        continue
+    send(answer(message))
+    if message.get("method") == "initialize" and "flood" in MODES:
+        threading.Thread(target=flood_stderr, daemon=True).start()
+        threading.Thread(target=flood_notifications, daemon=True).start()
 
 # The end of stdin.
 if "flood" in MODES:
