@@ -334,10 +334,16 @@ fn at_the_end_of_stdin_servers_get_their_grace_then_sigterm_then_sigkill() {
     assert_all_gone(&dir.path);
 }
 
-#[test]
-fn sigterm_to_the_host_closes_the_servers_gracefully_too() {
-    let dir = TempDir::new();
-    let config = closing_config(&dir);
+/// Starts the program on `config` (stdin kept open), waits until `dir`
+/// records `processes`, sends `signal`, and returns how it exited, how long
+/// that took after the signal, and its stderr.
+fn signalled(
+    config: &McpConfig,
+    dir: &TempDir,
+    processes: usize,
+    settle: Duration,
+    signal: &str,
+) -> (std::process::ExitStatus, Duration, String) {
     let fake = FakeModel::start(Vec::new());
     let mut child = Command::new(host_binary())
         .args([
@@ -361,18 +367,16 @@ fn sigterm_to_the_host_closes_the_servers_gracefully_too() {
         let _ = stderr.read_to_string(&mut text);
         text
     });
-    // Both servers started and the tools listed (the host then waits on
-    // its stdin, which stays open).
     let deadline = Instant::now() + Duration::from_secs(30);
-    while pids(&dir.path).len() < 3 && Instant::now() < deadline {
+    while pids(&dir.path).len() < processes && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
-    std::thread::sleep(Duration::from_millis(500));
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+    std::thread::sleep(settle);
+    let sent = Command::new("kill")
+        .args([signal, &child.id().to_string()])
         .status()
         .unwrap();
-    assert!(status.success());
+    assert!(sent.success());
     let signalled = Instant::now();
     let deadline = Instant::now() + Duration::from_secs(20);
     let status = loop {
@@ -386,7 +390,16 @@ fn sigterm_to_the_host_closes_the_servers_gracefully_too() {
         std::thread::sleep(Duration::from_millis(20));
     };
     let took = signalled.elapsed();
-    let log = log.join().unwrap();
+    (status, took, log.join().unwrap())
+}
+
+#[test]
+fn sigterm_to_the_host_closes_the_servers_gracefully_too() {
+    let dir = TempDir::new();
+    let config = closing_config(&dir);
+    // Both servers started and the tools listed (the host then waits on
+    // its stdin, which stays open).
+    let (status, took, log) = signalled(&config, &dir, 3, Duration::from_millis(500), "-TERM");
     assert_eq!(status.code(), Some(143), "{status:?}\n{log}");
     // `--close-grace 1`: 1 s after EOF, 1 s after SIGTERM (the default
     // would take 4 s).
@@ -403,6 +416,23 @@ fn sigterm_to_the_host_closes_the_servers_gracefully_too() {
             .ok()
             .as_deref(),
         Some("saved"),
+        "{log}"
+    );
+    assert_all_gone(&dir.path);
+}
+
+#[test]
+fn sigint_while_the_servers_start_ends_them_too() {
+    let dir = TempDir::new();
+    // It never answers `initialize`: the host is still starting it.
+    let config = McpConfig::new(&json!({"mcpServers": {
+        "slow": entry(json!({"PROC": "slow,orphan", "PROC_DIR": dir.path.to_str().unwrap()}), json!({})),
+    }}));
+    let (status, took, log) = signalled(&config, &dir, 2, Duration::from_millis(200), "-INT");
+    assert_eq!(status.code(), Some(130), "{status:?}\n{log}");
+    assert!(took < Duration::from_secs(2), "took {took:?}");
+    assert!(
+        log.contains("mcp-host: SIGINT while the servers started: killing them"),
         "{log}"
     );
     assert_all_gone(&dir.path);

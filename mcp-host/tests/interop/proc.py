@@ -14,6 +14,7 @@ PROC modes (several may be given, comma-separated):
   stdout and stderr, and appends "PID PGID child" to PROC_DIR/pids;
 - `save`: at the end of stdin, takes 0.5 s, then writes PROC_DIR/state;
 - `stubborn`: ignores SIGTERM, and at the end of stdin sleeps on;
+- `slow`: sleeps 1000 s before it reads anything;
 - `flood`: for FLOOD_SECS seconds (default 3) writes lines of FLOOD_BYTES
   (default 1 MiB) to stderr and `notifications/message` with data of that
   size on stdout, each from its own thread, as fast as they are read.
@@ -62,6 +63,8 @@ if "orphan" in MODES:
     record(child.pid, "child")
 if "stubborn" in MODES:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if "slow" in MODES:
+    time.sleep(1000)
 
 
 LINE = "x" * int(os.environ.get("FLOOD_BYTES", str(1 << 20)))

@@ -108,6 +108,9 @@ fn approver(kind: ApproveKind) -> Arc<dyn Approver> {
 }
 
 async fn run(args: Args, config: McpConfig) -> ExitCode {
+    // Listened for from the start: the servers run in process groups of
+    // their own, so a Ctrl-C reaches the host alone, which must end them.
+    let mut signals = Signals::new();
     let provider = match provider(args.provider) {
         Ok(provider) => provider,
         Err(e) => {
@@ -140,7 +143,15 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
     if let Some(system) = &args.system {
         builder = builder.system(system);
     }
-    let agent = match builder.build().await {
+    let built = tokio::select! {
+        built = builder.build() => built,
+        (name, status) = signals.next() => {
+            // The servers being started are dropped, which kills them.
+            eprintln!("mcp-host: {name} while the servers started: killing them");
+            return ExitCode::from(status);
+        }
+    };
+    let agent = match built {
         Ok(agent) => agent,
         Err(e) => {
             eprintln!("mcp-host: {e}");
@@ -157,42 +168,66 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
     let mut conversation = agent.conversation();
     let status = tokio::select! {
         status = converse(&agent, &mut conversation, args.json) => status,
-        status = stop_signal() => status,
+        (name, status) = signals.next() => {
+            eprintln!("mcp-host: {name}: closing the servers (again to kill them at once)");
+            ExitCode::from(status)
+        }
     };
     // Not left to the runtime's teardown, which would SIGKILL each server
-    // with no chance to save its state.
-    agent.catalog().close().await;
+    // with no chance to save its state. A second signal cuts the grace
+    // short: the servers are then killed as the catalog is dropped.
+    tokio::select! {
+        () = agent.catalog().close() => {}
+        (name, _) = signals.next() => eprintln!("mcp-host: {name} again: killing the servers"),
+    }
     drop(agent);
     status
 }
 
-/// The status to exit with once SIGINT or SIGTERM arrives (never, when
-/// they cannot be listened for).
-#[cfg(unix)]
-async fn stop_signal() -> ExitCode {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut interrupt), Ok(mut terminate)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
-        return std::future::pending().await;
-    };
-    let (name, status) = tokio::select! {
-        _ = interrupt.recv() => ("SIGINT", 130),
-        _ = terminate.recv() => ("SIGTERM", 143),
-    };
-    eprintln!("mcp-host: {name}: closing the servers");
-    ExitCode::from(status)
+/// SIGINT and SIGTERM, once listened for: no longer the default of
+/// ending the process on the spot.
+struct Signals {
+    #[cfg(unix)]
+    interrupt: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    terminate: Option<tokio::signal::unix::Signal>,
 }
 
-/// Ctrl-C, where there are no Unix signals.
-#[cfg(not(unix))]
-async fn stop_signal() -> ExitCode {
-    if tokio::signal::ctrl_c().await.is_err() {
-        return std::future::pending().await;
+impl Signals {
+    fn new() -> Signals {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Signals {
+                interrupt: signal(SignalKind::interrupt()).ok(),
+                terminate: signal(SignalKind::terminate()).ok(),
+            }
+        }
+        #[cfg(not(unix))]
+        Signals {}
     }
-    eprintln!("mcp-host: Ctrl-C: closing the servers");
-    ExitCode::from(130)
+
+    /// The name of the next signal and the status to exit with (never,
+    /// when they could not be listened for).
+    #[cfg(unix)]
+    async fn next(&mut self) -> (&'static str, u8) {
+        let (Some(interrupt), Some(terminate)) = (&mut self.interrupt, &mut self.terminate) else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = interrupt.recv() => ("SIGINT", 130),
+            _ = terminate.recv() => ("SIGTERM", 143),
+        }
+    }
+
+    /// Ctrl-C, where there are no Unix signals.
+    #[cfg(not(unix))]
+    async fn next(&mut self) -> (&'static str, u8) {
+        if tokio::signal::ctrl_c().await.is_err() {
+            return std::future::pending().await;
+        }
+        ("Ctrl-C", 130)
+    }
 }
 
 /// Answers stdin's lines until its end.
