@@ -266,6 +266,7 @@ fn a_server_exiting_while_its_child_holds_its_pipe_fails_at_once_restarts_and_it
         "exit please\nhow many starts?\n",
     );
     let took = started.elapsed();
+    eprintln!("two lines, an exit and a restart: {took:?}");
     assert!(run.status.success(), "{}", run.stderr);
     // Failed at once: far from the 20 s tool timeout (twice).
     assert!(
@@ -313,6 +314,7 @@ fn at_the_end_of_stdin_servers_get_their_grace_then_sigterm_then_sigkill() {
     // own unit tests.
     let run = host(&config, &fake, &[], &[], "");
     let took = started.elapsed();
+    eprintln!("start, list and close with the default grace: {took:?}");
     assert!(run.status.success(), "{}", run.stderr);
     assert_eq!(
         std::fs::read_to_string(dir.path.join("state"))
