@@ -461,6 +461,11 @@ fn server(
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(fields.invalid("url", "an http:// or https:// URL"));
         }
+        if entry.contains_key("inheritEnv") {
+            warnings.push(format!(
+                "server `{name}`: `inheritEnv` is ignored (the host does not start an HTTP server)"
+            ));
+        }
         Transport::Http {
             url: url.to_owned(),
             headers: fields.string_map("headers")?,
@@ -890,7 +895,7 @@ mod tests {
         let config = McpConfig::parse(
             r#"{"servers": {
                 "a": {"type": "stdio", "command": "x", "env": {"KEY": "${input:key}"}, "envFile": "${workspaceFolder}/.env"},
-                "b": {"type": "http", "url": "https://b/mcp", "command": "ignored"}
+                "b": {"type": "http", "url": "https://b/mcp", "command": "ignored", "inheritEnv": true}
             }}"#,
         )
         .unwrap();
@@ -899,6 +904,7 @@ mod tests {
             "server `a`: `envFile` is not supported",
             "server `a`: `${…}` variables other than `${VAR}` and `${env:VAR}` in `env` values are not substituted",
             "server `b`: `command` is ignored (`type` is `http`)",
+            "server `b`: `inheritEnv` is ignored",
         ] {
             assert!(warnings.contains(expected), "{expected}\n in {warnings}");
         }
