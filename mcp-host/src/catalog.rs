@@ -64,6 +64,12 @@ pub trait ToolSource: Send + Sync + fmt::Debug + 'static {
         arguments: Option<JsonObject>,
         options: CallOptions,
     ) -> BoxFuture<'a, Result<CallToolResult, McpError>>;
+
+    /// Ends the source's connection (a stdio server: stdin closed, a grace
+    /// to exit, SIGTERM, SIGKILL). The default does nothing.
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
 }
 
 impl ToolSource for McpClient {
@@ -86,6 +92,10 @@ impl ToolSource for McpClient {
         options: CallOptions,
     ) -> BoxFuture<'a, Result<CallToolResult, McpError>> {
         Box::pin(McpClient::call_tool(self, tool, arguments, options))
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(McpClient::close(self))
     }
 }
 
@@ -315,6 +325,18 @@ impl Catalog {
             failures: Vec::new(),
             call_timeout,
         })
+    }
+
+    /// Closes every source at once ([`ToolSource::close`]): each stdio
+    /// server gets its grace to exit after its stdin closes, then SIGTERM
+    /// and SIGKILL. What dropping the catalog instead does is kill them.
+    pub async fn close(&self) {
+        let mut closing = tokio::task::JoinSet::new();
+        for source in self.sources.values() {
+            let source = Arc::clone(source);
+            closing.spawn(async move { source.close().await });
+        }
+        while closing.join_next().await.is_some() {}
     }
 
     /// The offered tools, in the catalog's fixed order.

@@ -25,10 +25,24 @@
 //! here without `preserve_order`) has no file order to give anyway. A name
 //! given twice is an error rather than "last one wins".
 //!
+//! **What a stdio server gets in its environment**: only `HOME`, `LOGNAME`,
+//! `PATH`, `SHELL`, `TERM` and `USER` of the host's own (on Windows
+//! `APPDATA`, `HOMEDRIVE`, `HOMEPATH`, `LOCALAPPDATA`, `PATH`,
+//! `PROCESSOR_ARCHITECTURE`, `SYSTEMDRIVE`, `SYSTEMROOT`, `TEMP`, `USERNAME`,
+//! `USERPROFILE`), as the official TypeScript and Python SDKs pass, plus the
+//! entry's `env`; never the host's API keys. `"inheritEnv": true` on an
+//! entry passes the host's whole environment instead. In `env` values,
+//! `${VAR}` and `${env:VAR}` (VS Code's spelling) are replaced by the host's
+//! variable `VAR` when the file is read, and `${VAR:-default}` by `default`
+//! when `VAR` is unset or empty (Claude Code's spelling), so
+//! `"env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}` passes exactly that secret;
+//! a variable that is unset without a default is a [`ConfigError`] naming
+//! the server and the variable.
+//!
 //! Not supported, and said so in [`McpConfig::warnings`]: VS Code's
-//! `${input:…}` and `${env:…}` variables (values are used as written) and
-//! `envFile`. Other unknown fields are ignored, as the hosts that define the
-//! formats do.
+//! `${input:…}` and other variables (used as written), variables outside
+//! `env` values, and `envFile`. Other unknown fields are ignored, as the
+//! hosts that define the formats do.
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
@@ -75,10 +89,14 @@ pub enum Transport {
         command: String,
         /// Its arguments.
         args: Vec<String>,
-        /// Variables added to the host's environment for the child.
+        /// Variables set for the child, `${VAR}` already replaced.
         env: BTreeMap<String, String>,
         /// The child's working directory (`cwd`), if given.
         cwd: Option<String>,
+        /// `"inheritEnv": true`: the child gets the host's whole
+        /// environment (API keys included) under `env`, instead of the
+        /// SDKs' allow-list.
+        inherit_env: bool,
     },
     /// Streamable HTTP.
     Http {
@@ -160,6 +178,16 @@ pub enum ConfigError {
         /// The field it needs.
         field: &'static str,
     },
+    /// An `env` value names a variable the host's environment does not
+    /// have (and gives no `${VAR:-default}`).
+    UnsetVariable {
+        /// The entry's name.
+        server: String,
+        /// The field (`env.GITHUB_TOKEN`).
+        field: String,
+        /// The variable.
+        variable: String,
+    },
     /// A field has the wrong shape.
     InvalidField {
         /// The entry's name.
@@ -216,6 +244,14 @@ impl fmt::Display for ConfigError {
                 field,
                 expected,
             } => write!(f, "server `{server}`: `{field}` must be {expected}"),
+            ConfigError::UnsetVariable {
+                server,
+                field,
+                variable,
+            } => write!(
+                f,
+                "server `{server}`: `{field}` uses `${{{variable}}}`, which is not set in the host's environment (write `${{{variable}:-default}}` for a default)"
+            ),
         }
     }
 }
@@ -237,8 +273,18 @@ impl McpConfig {
         Ok(config)
     }
 
-    /// Parses the text of an `mcp.json`.
+    /// Parses the text of an `mcp.json`; `${VAR}` in `env` values comes
+    /// from this process's environment.
     pub fn parse(text: &str) -> Result<McpConfig, ConfigError> {
+        McpConfig::parse_with(text, |name| std::env::var(name).ok())
+    }
+
+    /// [`parse`](Self::parse), with `${VAR}` in `env` values looked up by
+    /// `lookup` instead of in this process's environment.
+    pub fn parse_with(
+        text: &str,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<McpConfig, ConfigError> {
         let root: Value = serde_json::from_str(text).map_err(|error| ConfigError::NotJson {
             reason: error.to_string(),
         })?;
@@ -265,7 +311,7 @@ impl McpConfig {
         let mut warnings = Vec::new();
         let mut servers = entries
             .iter()
-            .map(|(name, entry)| server(name, entry, &mut warnings))
+            .map(|(name, entry)| server(name, entry, &lookup, &mut warnings))
             .collect::<Result<Vec<_>, _>>()?;
         // Sorted here, not left to `Map`: with serde_json's `preserve_order`
         // (which any crate in a build can turn on) it iterates in file order.
@@ -315,6 +361,7 @@ fn kind(value: &Value) -> &'static str {
 fn server(
     name: &str,
     entry: &Value,
+    lookup: &dyn Fn(&str) -> Option<String>,
     warnings: &mut Vec<String>,
 ) -> Result<ServerConfig, ConfigError> {
     let Value::Object(entry) = entry else {
@@ -389,16 +436,35 @@ fn server(
                 "server `{name}`: `envFile` is not supported and is ignored; put the variables in `env`"
             ));
         }
+        let mut env = fields.string_map("env")?;
+        for (key, value) in env.iter_mut() {
+            *value = expand(value, lookup).map_err(|variable| ConfigError::UnsetVariable {
+                server: name.to_owned(),
+                field: format!("env.{key}"),
+                variable,
+            })?;
+        }
+        let inherit_env = match entry.get("inheritEnv") {
+            None => false,
+            Some(Value::Bool(inherit)) => *inherit,
+            Some(_) => return Err(fields.invalid("inheritEnv", "true or false")),
+        };
         Transport::Stdio {
             command: command.to_owned(),
             args: fields.strings("args")?,
-            env: fields.string_map("env")?,
+            env,
             cwd: fields.string("cwd")?.map(str::to_owned),
+            inherit_env,
         }
     } else {
         let url = fields.string("url")?.unwrap_or_default();
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(fields.invalid("url", "an http:// or https:// URL"));
+        }
+        if entry.contains_key("inheritEnv") {
+            warnings.push(format!(
+                "server `{name}`: `inheritEnv` is ignored (the host does not start an HTTP server)"
+            ));
         }
         Transport::Http {
             url: url.to_owned(),
@@ -406,9 +472,9 @@ fn server(
             declared_sse: ty == Some("sse"),
         }
     };
-    if mentions_variable(entry) {
+    if mentions_variable(entry, &transport) {
         warnings.push(format!(
-            "server `{name}`: `${{…}}` variables are not substituted; values are used as written"
+            "server `{name}`: `${{…}}` variables other than `${{VAR}}` and `${{env:VAR}}` in `env` values are not substituted; values are used as written"
         ));
     }
     let trusted = match entry.get("trusted") {
@@ -473,8 +539,9 @@ impl<'a> Fields<'a> {
     }
 }
 
-/// Whether a string value anywhere in the entry holds `${…}`.
-fn mentions_variable(entry: &Map<String, Value>) -> bool {
+/// Whether a string value anywhere in the entry still holds `${…}` (in a
+/// stdio entry's `env`, after [`expand`]).
+fn mentions_variable(entry: &Map<String, Value>, transport: &Transport) -> bool {
     fn walk(value: &Value) -> bool {
         match value {
             Value::String(text) => text.contains("${"),
@@ -483,7 +550,79 @@ fn mentions_variable(entry: &Map<String, Value>) -> bool {
             _ => false,
         }
     }
-    entry.values().any(walk)
+    let env_left = match transport {
+        Transport::Stdio { env, .. } => env.values().any(|v| v.contains("${")),
+        Transport::Http { .. } => false,
+    };
+    env_left
+        || entry.iter().any(|(key, value)| {
+            !(key == "env" && matches!(transport, Transport::Stdio { .. })) && walk(value)
+        })
+}
+
+/// VS Code's predefined variables: kept as written (and warned about), not
+/// looked up in the environment.
+const VS_CODE_VARIABLES: &[&str] = &[
+    "cwd",
+    "defaultBuildTask",
+    "execPath",
+    "file",
+    "fileBasename",
+    "fileBasenameNoExtension",
+    "fileDirname",
+    "fileDirnameBasename",
+    "fileExtname",
+    "fileWorkspaceFolder",
+    "lineNumber",
+    "pathSeparator",
+    "relativeFile",
+    "relativeFileDirname",
+    "selectedText",
+    "userHome",
+    "workspaceFolder",
+    "workspaceFolderBasename",
+];
+
+/// `text` with `${VAR}`, `${env:VAR}` and `${VAR:-default}` replaced from
+/// `lookup`; other `${…}` forms (VS Code's `${input:…}`,
+/// `${workspaceFolder}`) are kept as written. The error is the name of a
+/// variable that is unset and has no default.
+fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            return Ok(out);
+        };
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        let name = name.strip_prefix("env:").unwrap_or(name);
+        let is_name = !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && (!VS_CODE_VARIABLES.contains(&name) || inner.starts_with("env:"));
+        if !is_name {
+            out.push_str(&rest[start..start + 2 + end + 1]);
+        } else {
+            match (
+                lookup(name).filter(|v| !v.is_empty() || default.is_none()),
+                default,
+            ) {
+                (Some(value), _) => out.push_str(&value),
+                (None, Some(default)) => out.push_str(default),
+                (None, None) => return Err(name.to_owned()),
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 /// The first server name that `key`'s object gives twice. Runs on text
@@ -585,6 +724,7 @@ mod tests {
                         ],
                         env: [("DEBUG".to_owned(), "1".to_owned())].into(),
                         cwd: None,
+                        inherit_env: false,
                     },
                     trusted: true,
                 },
@@ -755,18 +895,112 @@ mod tests {
         let config = McpConfig::parse(
             r#"{"servers": {
                 "a": {"type": "stdio", "command": "x", "env": {"KEY": "${input:key}"}, "envFile": "${workspaceFolder}/.env"},
-                "b": {"type": "http", "url": "https://b/mcp", "command": "ignored"}
+                "b": {"type": "http", "url": "https://b/mcp", "command": "ignored", "inheritEnv": true}
             }}"#,
         )
         .unwrap();
         let warnings = config.warnings().join("\n");
         for expected in [
             "server `a`: `envFile` is not supported",
-            "server `a`: `${…}` variables are not substituted",
+            "server `a`: `${…}` variables other than `${VAR}` and `${env:VAR}` in `env` values are not substituted",
             "server `b`: `command` is ignored (`type` is `http`)",
+            "server `b`: `inheritEnv` is ignored",
         ] {
             assert!(warnings.contains(expected), "{expected}\n in {warnings}");
         }
+    }
+
+    fn lookup(name: &str) -> Option<String> {
+        match name {
+            "GITHUB_TOKEN" => Some("ghp_secret".into()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
+        }
+    }
+
+    fn stdio_env(config: &McpConfig, server: &str) -> (BTreeMap<String, String>, bool) {
+        match &config.server(server).unwrap().transport {
+            Transport::Stdio {
+                env, inherit_env, ..
+            } => (env.clone(), *inherit_env),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn env_values_expand_the_hosts_variables() {
+        let config = McpConfig::parse_with(
+            r#"{"mcpServers": {"gh": {"command": "x", "env": {
+                "GITHUB_TOKEN": "${GITHUB_TOKEN}",
+                "VS": "token=${env:GITHUB_TOKEN};",
+                "DEFAULTED": "${MISSING:-fallback}",
+                "EMPTY_DEFAULTED": "${EMPTY:-d}",
+                "EMPTY": "[${EMPTY}]",
+                "KEPT": "${input:key} ${workspaceFolder} $HOME ${ unclosed"
+            }}}}"#,
+            lookup,
+        )
+        .unwrap();
+        let (env, inherit) = stdio_env(&config, "gh");
+        assert!(!inherit);
+        let expected: BTreeMap<String, String> = [
+            ("GITHUB_TOKEN", "ghp_secret"),
+            ("VS", "token=ghp_secret;"),
+            ("DEFAULTED", "fallback"),
+            ("EMPTY_DEFAULTED", "d"),
+            ("EMPTY", "[]"),
+            ("KEPT", "${input:key} ${workspaceFolder} $HOME ${ unclosed"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        assert_eq!(env, expected);
+        // `${input:key}` is left as written, and said so.
+        assert_eq!(config.warnings().len(), 1, "{:?}", config.warnings());
+    }
+
+    #[test]
+    fn an_unset_variable_is_an_error_naming_server_field_and_variable() {
+        let error = McpConfig::parse_with(
+            r#"{"mcpServers": {"gh": {"command": "x", "env": {"TOKEN": "Bearer ${NOPE}"}}}}"#,
+            lookup,
+        )
+        .unwrap_err();
+        assert_eq!(
+            error,
+            ConfigError::UnsetVariable {
+                server: "gh".into(),
+                field: "env.TOKEN".into(),
+                variable: "NOPE".into()
+            }
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with("server `gh`: `env.TOKEN` uses `${NOPE}`, which is not set"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn inherit_env_is_a_boolean_opt_in() {
+        let config = McpConfig::parse_with(
+            r#"{"servers": {"all": {"command": "x", "inheritEnv": true}, "some": {"command": "x", "inheritEnv": false}, "default": {"command": "x"}}}"#,
+            lookup,
+        )
+        .unwrap();
+        assert!(stdio_env(&config, "all").1);
+        assert!(!stdio_env(&config, "some").1);
+        assert!(!stdio_env(&config, "default").1);
+        assert_eq!(
+            McpConfig::parse_with(
+                r#"{"servers": {"all": {"command": "x", "inheritEnv": "yes"}}}"#,
+                lookup
+            )
+            .unwrap_err()
+            .to_string(),
+            "server `all`: `inheritEnv` must be true or false"
+        );
     }
 
     #[test]

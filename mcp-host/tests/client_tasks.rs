@@ -120,6 +120,7 @@ fn stdio(log: &Path, legacy: bool) -> ServerConfig {
             args: vec![script().to_string_lossy().into_owned()],
             env,
             cwd: None,
+            inherit_env: false,
         },
         trusted: true,
     }
@@ -666,6 +667,7 @@ fn the_runtimes_tasks_are_driven_over_stdio_and_http() {
                     args: Vec::new(),
                     env: BTreeMap::new(),
                     cwd: None,
+                    inherit_env: false,
                 },
                 trusted: true,
             },

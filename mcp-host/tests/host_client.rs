@@ -32,6 +32,7 @@ fn stdio(name: &str, command: PathBuf, env: &[(&str, &str)]) -> ServerConfig {
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
                 .collect(),
             cwd: None,
+            inherit_env: false,
         },
         trusted: true,
     }
@@ -62,6 +63,7 @@ fn fake(mode: &str, dir: Option<&str>) -> ServerConfig {
             args: vec![script.to_string_lossy().into_owned()],
             env,
             cwd: None,
+            inherit_env: false,
         },
         trusted: true,
     }
@@ -640,6 +642,7 @@ fn interop_with_the_python_sdk_server_over_stdio() {
                     args: vec![script.to_string_lossy().into_owned()],
                     env: BTreeMap::new(),
                     cwd: None,
+                    inherit_env: false,
                 },
                 trusted: true,
             };

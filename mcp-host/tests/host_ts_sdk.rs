@@ -122,6 +122,7 @@ fn interop_with_the_typescript_sdk_server_over_stdio() {
                     args: vec![script(), sdk.to_string_lossy().into_owned()],
                     env: BTreeMap::new(),
                     cwd: None,
+                    inherit_env: false,
                 },
                 trusted: true,
             };

@@ -36,6 +36,7 @@ fn main() {
                     // (`clients` sets `RATE_LIMIT=off` there).
                     env: std::env::vars().collect(),
                     cwd: None,
+                    inherit_env: false,
                 });
             }
             "--http" => {

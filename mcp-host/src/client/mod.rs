@@ -29,6 +29,7 @@ mod framing;
 #[cfg(feature = "http")]
 pub(crate) mod http;
 mod jsonrpc;
+pub(crate) mod log_limit;
 mod restart;
 #[cfg(feature = "http")]
 mod sse;
@@ -45,8 +46,12 @@ pub use factory::HttpFactory;
 pub use factory::StdioFactory;
 #[cfg(feature = "http")]
 pub use http::{HttpConfig, HttpTransport};
+pub use log_limit::{LOG_BURST, LOG_LINE_BYTES, LOG_RATE};
 pub use restart::Reconnector;
-pub use stdio::{DEFAULT_MAX_MESSAGE_BYTES, StdioConfig, StdioTransport};
+pub use stdio::{
+    DEFAULT_CLOSE_GRACE, DEFAULT_INHERITED_ENV_VARS, DEFAULT_MAX_MESSAGE_BYTES, StdioConfig,
+    StdioTransport,
+};
 pub use transport::{
     BoxFuture, Connection, DEFAULT_INBOX_BYTES, Inbox, InboxSender, Incoming, Outgoing, Transport,
     TransportFactory,

@@ -1,15 +1,34 @@
 //! The stdio transport: a child process, one JSON-RPC message per line on
-//! its stdin and stdout, its stderr forwarded to our log.
+//! its stdin and stdout, its stderr forwarded to our log (each line cut to
+//! [`LOG_LINE_BYTES`](super::LOG_LINE_BYTES), at most
+//! [`LOG_BURST`](super::LOG_BURST) lines at once and
+//! [`LOG_RATE`](super::LOG_RATE) a second after that, the rest counted).
+//!
+//! **Environment**: the child gets only [`DEFAULT_INHERITED_ENV_VARS`] of
+//! ours (what the official SDKs pass) plus [`StdioConfig::env`], unless
+//! [`StdioConfig::inherit_env`] is set.
+//!
+//! **Process group** (Unix): the child leads a process group of its own,
+//! and that group is what is signalled: a child it started goes with it.
+//! Its exit is noticed by its exit status, not only by the end of its
+//! stdout (which a child it left behind may hold open): the rest of its
+//! group is then killed and its pending requests fail naming the status.
+//!
+//! **Closing** ([`Transport::close`]): its stdin is closed, it gets
+//! [`StdioConfig::close_grace`] to exit, then its group gets SIGTERM and
+//! another grace, then SIGKILL. Dropping the transport without closing
+//! kills the group at once.
 
-use super::error::{ClientError, excerpt};
+use super::error::ClientError;
 use super::framing::{Line, LineReader};
+use super::log_limit::{LOG_LINE_BYTES, LogLimiter, cut_line};
 use super::transport::{BoxFuture, Inbox, InboxSender, Incoming, Outgoing, Transport};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncWriteExt, BufWriter};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufWriter};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
@@ -19,8 +38,41 @@ pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
 /// How many of the child's last stderr lines an exit report quotes.
 const STDERR_TAIL_LINES: usize = 5;
-/// How much of one stderr line is kept (the log and the exit report).
-const STDERR_LINE_BYTES: usize = 4096;
+
+/// The default grace a server gets to exit after its stdin is closed, and
+/// again after SIGTERM ([`StdioConfig::close_grace`]).
+pub const DEFAULT_CLOSE_GRACE: Duration = Duration::from_secs(2);
+
+/// The variables of the host's environment a stdio server gets (unless
+/// [`StdioConfig::inherit_env`]): the official TypeScript and Python SDKs'
+/// `DEFAULT_INHERITED_ENV_VARS`. As there, a value starting with `()` (a
+/// shell function) is not passed.
+#[cfg(not(windows))]
+pub const DEFAULT_INHERITED_ENV_VARS: &[&str] =
+    &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+
+/// The variables of the host's environment a stdio server gets (unless
+/// [`StdioConfig::inherit_env`]): the official TypeScript and Python SDKs'
+/// `DEFAULT_INHERITED_ENV_VARS`. As there, a value starting with `()` (a
+/// shell function) is not passed.
+#[cfg(windows)]
+pub const DEFAULT_INHERITED_ENV_VARS: &[&str] = &[
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PROCESSOR_ARCHITECTURE",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "USERNAME",
+    "USERPROFILE",
+];
+
+/// How long the end of stdout is waited for once the child has exited
+/// (what it wrote before exiting is still read).
+const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(500);
 
 /// How to start a stdio server.
 #[derive(Debug, Clone)]
@@ -31,8 +83,11 @@ pub struct StdioConfig {
     pub command: String,
     /// Its arguments.
     pub args: Vec<String>,
-    /// Variables added to (or replacing in) the environment it inherits.
+    /// Variables set for it, over those it inherits.
     pub env: Vec<(String, String)>,
+    /// Whether it inherits our whole environment (API keys included);
+    /// otherwise only [`DEFAULT_INHERITED_ENV_VARS`]. Default `false`.
+    pub inherit_env: bool,
     /// Its working directory; ours when `None`.
     pub cwd: Option<PathBuf>,
     /// The longest line read from its stdout; a longer one is discarded as
@@ -42,8 +97,8 @@ pub struct StdioConfig {
     /// child's stdout is no longer read (back-pressure). Default 64.
     pub inbox_capacity: usize,
     /// How long [`Transport::close`] waits for the child to exit after its
-    /// stdin is closed, and again after SIGTERM (on Unix), before killing
-    /// it. Default 2 s.
+    /// stdin is closed, and again after SIGTERM to its process group (on
+    /// Unix), before killing the group. Default [`DEFAULT_CLOSE_GRACE`].
     pub close_grace: Duration,
 }
 
@@ -55,10 +110,11 @@ impl StdioConfig {
             command: command.into(),
             args: Vec::new(),
             env: Vec::new(),
+            inherit_env: false,
             cwd: None,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             inbox_capacity: 64,
-            close_grace: Duration::from_secs(2),
+            close_grace: DEFAULT_CLOSE_GRACE,
         }
     }
 
@@ -78,6 +134,19 @@ impl StdioConfig {
         self
     }
 
+    /// Passes our whole environment (`true`) or only
+    /// [`DEFAULT_INHERITED_ENV_VARS`] (`false`, the default).
+    pub fn inherit_env(mut self, inherit: bool) -> Self {
+        self.inherit_env = inherit;
+        self
+    }
+
+    /// Sets the grace of [`Transport::close`].
+    pub fn close_grace(mut self, grace: Duration) -> Self {
+        self.close_grace = grace;
+        self
+    }
+
     /// Sets the bound on one incoming message.
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {
         self.max_message_bytes = bytes;
@@ -85,7 +154,7 @@ impl StdioConfig {
     }
 }
 
-/// A running stdio server. Dropping it kills the child.
+/// A running stdio server. Dropping it kills the child's process group.
 #[derive(Debug)]
 pub struct StdioTransport {
     name: String,
@@ -104,6 +173,16 @@ impl StdioTransport {
     /// Starts the server. Must be called inside a tokio runtime.
     pub fn spawn(config: StdioConfig) -> Result<(StdioTransport, Inbox), ClientError> {
         let mut command = Command::new(&config.command);
+        if !config.inherit_env {
+            command.env_clear();
+            for name in DEFAULT_INHERITED_ENV_VARS {
+                if let Some(value) = std::env::var_os(name)
+                    && !value.as_encoded_bytes().starts_with(b"()")
+                {
+                    command.env(name, value);
+                }
+            }
+        }
         command
             .args(&config.args)
             .envs(config.env.iter().map(|(k, v)| (k, v)))
@@ -113,6 +192,11 @@ impl StdioTransport {
             // The last resort when the runtime is torn down before the
             // supervisor task could kill it.
             .kill_on_drop(true);
+        // Its own group, so that what it starts can be ended with it, and a
+        // Ctrl-C at the terminal reaches the host alone (which then closes
+        // the servers in order).
+        #[cfg(unix)]
+        command.process_group(0);
         if let Some(cwd) = &config.cwd {
             command.current_dir(cwd);
         }
@@ -140,7 +224,7 @@ impl StdioTransport {
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let (stderr_done_tx, stderr_done_rx) = oneshot::channel();
 
-        tokio::spawn(supervise(child, kill_rx, exit_tx));
+        tokio::spawn(supervise(config.name.clone(), child, kill_rx, exit_tx));
         let stderr_task = tokio::spawn(forward_stderr(
             config.name.clone(),
             stderr,
@@ -286,72 +370,168 @@ enum Stop {
     Kill,
 }
 
-/// Owns the child: reports its exit, stops it when asked, kills it when
-/// every sender of `stop` is gone (the transport was dropped).
+/// Owns the child: reports its exit, stops it when asked, kills its group
+/// when every sender of `stop` is gone (the transport was dropped). Once
+/// it has exited, what is left of its group is killed: a child it started
+/// could hold its stdout open and hide its end.
 async fn supervise(
+    name: String,
     mut child: Child,
     mut stop: mpsc::Receiver<Stop>,
     exit: watch::Sender<Option<ExitStatus>>,
 ) {
+    let mut group = Group::of(&child);
     let status = tokio::select! {
         status = child.wait() => status,
         request = stop.recv() => {
+            let mut status = None;
             if let Some(Stop::Terminate(grace)) = request {
-                terminate(&child);
-                if let Ok(status) = tokio::time::timeout(grace, child.wait()).await {
-                    if let Ok(status) = status {
-                        let _ = exit.send(Some(status));
-                    }
-                    return;
+                tracing::debug!(server = %name, "SIGTERM to the server's process group");
+                group.signal(Signal::Term);
+                if let Ok(waited) = tokio::time::timeout(grace, child.wait()).await {
+                    status = Some(waited);
+                } else {
+                    tracing::warn!(server = %name, grace_ms = grace.as_millis() as u64, "the server outlived SIGTERM; killing its process group");
                 }
             }
-            let _ = child.start_kill();
-            child.wait().await
+            match status {
+                Some(status) => status,
+                None => {
+                    group.signal(Signal::Kill);
+                    let _ = child.start_kill();
+                    child.wait().await
+                }
+            }
         }
     };
+    group.signal(Signal::Kill);
+    group.disarm();
     if let Ok(status) = status {
         let _ = exit.send(Some(status));
     }
 }
 
-/// Sends SIGTERM: the child has not been reaped (the supervisor alone waits
-/// for it), so its pid is still its own.
-#[cfg(unix)]
-fn terminate(child: &Child) {
-    let pid = child
-        .id()
-        .and_then(|id| i32::try_from(id).ok())
-        .and_then(rustix::process::Pid::from_raw);
-    if let Some(pid) = pid {
-        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+/// The signals sent to a child's group.
+#[derive(Clone, Copy, Debug)]
+enum Signal {
+    Term,
+    Kill,
+}
+
+/// A child's process group (its pid: it leads the group it was started
+/// in). Dropped armed (the supervisor was dropped with the runtime before
+/// the child ended), it kills the group.
+#[derive(Debug)]
+struct Group {
+    #[cfg(unix)]
+    id: Option<rustix::process::Pid>,
+    armed: bool,
+}
+
+impl Group {
+    fn of(child: &Child) -> Group {
+        #[cfg(not(unix))]
+        let _ = child;
+        Group {
+            #[cfg(unix)]
+            id: child
+                .id()
+                .and_then(|id| i32::try_from(id).ok())
+                .and_then(rustix::process::Pid::from_raw),
+            armed: true,
+        }
+    }
+
+    /// Signals every process of the group. The leader has not been reaped
+    /// when this is called before its exit is reported, so the id is still
+    /// its group's; after, the group's id stays reserved while any of its
+    /// processes lives, and signalling an empty group does nothing.
+    #[cfg(unix)]
+    fn signal(&self, signal: Signal) {
+        let signal = match signal {
+            Signal::Term => rustix::process::Signal::TERM,
+            Signal::Kill => rustix::process::Signal::KILL,
+        };
+        if let Some(id) = self.id {
+            let _ = rustix::process::kill_process_group(id, signal);
+        }
+    }
+
+    /// No groups: the child alone is killed, through its handle.
+    #[cfg(not(unix))]
+    fn signal(&self, _: Signal) {}
+
+    fn disarm(&mut self) {
+        self.armed = false;
     }
 }
 
-/// No gentler signal than the kill elsewhere.
-#[cfg(not(unix))]
-fn terminate(_: &Child) {}
+impl Drop for Group {
+    fn drop(&mut self) {
+        if self.armed {
+            self.signal(Signal::Kill);
+        }
+    }
+}
 
-/// Forwards stderr to `tracing`, line by line, keeping the last few lines
-/// for the exit report.
+/// Forwards stderr to `tracing`, line by line (each cut to
+/// [`LOG_LINE_BYTES`], rate-limited by a [`LogLimiter`]), keeping the last
+/// few lines for the exit report. It reads on whatever the rate: a server
+/// blocked on a full stderr pipe would stop answering.
 async fn forward_stderr(
     name: String,
-    stderr: tokio::process::ChildStderr,
+    mut stderr: tokio::process::ChildStderr,
     tail: Arc<Mutex<VecDeque<String>>>,
     done: oneshot::Sender<()>,
 ) {
-    let mut lines = LineReader::new(stderr, STDERR_LINE_BYTES);
-    while let Ok(Some(line)) = lines.next().await {
-        let text = match line {
-            Line::Text(bytes) => excerpt(&String::from_utf8_lossy(&bytes), STDERR_LINE_BYTES),
-            Line::TooLong { bytes, .. } => format!("[a stderr line of {bytes} bytes, not shown]"),
-        };
-        tracing::info!(target: "mcp_host::server", server = %name, "{text}");
+    let mut limiter = LogLimiter::new(name.clone(), "stderr");
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut line = Vec::with_capacity(LOG_LINE_BYTES);
+    let mut cut = 0usize;
+    let mut emit = |line: &mut Vec<u8>, cut: &mut usize| {
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        let text = cut_line(line, *cut);
+        line.clear();
+        *cut = 0;
+        if limiter.admit() {
+            tracing::info!(target: "mcp_host::server", server = %name, "{text}");
+        }
         let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
         if tail.len() == STDERR_TAIL_LINES {
             tail.pop_front();
         }
         tail.push_back(text);
+    };
+    loop {
+        let read = match stderr.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(read) => read,
+        };
+        let mut rest = &chunk[..read];
+        loop {
+            let (piece, ends) = match memchr::memchr(b'\n', rest) {
+                Some(at) => (&rest[..at], Some(at)),
+                None => (rest, None),
+            };
+            let take = piece.len().min(LOG_LINE_BYTES - line.len());
+            line.extend_from_slice(&piece[..take]);
+            cut += piece.len() - take;
+            match ends {
+                Some(at) => {
+                    emit(&mut line, &mut cut);
+                    rest = &rest[at + 1..];
+                }
+                None => break,
+            }
+        }
     }
+    if !line.is_empty() || cut > 0 {
+        emit(&mut line, &mut cut);
+    }
+    // The count of dropped lines goes out before the exit report.
+    drop(limiter);
     let _ = done.send(());
 }
 
@@ -367,8 +547,29 @@ struct Reader {
 
 impl Reader {
     async fn run(mut self, mut lines: LineReader<tokio::process::ChildStdout>) {
+        let mut exit = self.exit.clone();
+        // Set once the child has exited: its stdout is still read until
+        // then (what it wrote before exiting counts), however long a child
+        // it left behind would keep the pipe open.
+        let mut drain_until = None;
         let end = loop {
-            match lines.next().await {
+            let next = match drain_until {
+                None => tokio::select! {
+                    biased;
+                    next = lines.next() => next,
+                    // A line being read is dropped here only while it is
+                    // skipped as over the size limit (its id is lost).
+                    _ = exit.wait_for(Option::is_some) => {
+                        drain_until = Some(tokio::time::Instant::now() + DRAIN_AFTER_EXIT);
+                        continue;
+                    }
+                },
+                Some(deadline) => match tokio::time::timeout_at(deadline, lines.next()).await {
+                    Ok(next) => next,
+                    Err(_) => break None,
+                },
+            };
+            match next {
                 Ok(Some(Line::Text(bytes))) => {
                     if bytes.iter().all(u8::is_ascii_whitespace) {
                         continue;

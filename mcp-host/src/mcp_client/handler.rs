@@ -1,8 +1,12 @@
 //! What the client does with the server's own messages: elicitation and
 //! sampling requests go to the user's async handlers, progress to the
 //! callback of the call it reports on, `list_changed` marks the tool cache
-//! stale, log messages go to our log under the server's name.
+//! stale, log messages go to our log under the server's name (cut to
+//! [`LOG_LINE_BYTES`](crate::client::LOG_LINE_BYTES) and rate-limited: see
+//! [`LogLimiter`]).
 
+use crate::client::error::excerpt;
+use crate::client::log_limit::{LOG_LINE_BYTES, LogLimiter, cut_line};
 use crate::client::{BoxFuture, Handler, RpcError, ServerNotification, ServerRequest};
 use crate::wire::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, InputRequest,
@@ -40,6 +44,39 @@ pub(crate) struct HostHandler {
     /// The 2026-07-28 server declared `tools.listChanged` (worth a
     /// `subscriptions/listen` stream).
     pub(crate) lists_changes: AtomicBool,
+    /// The bucket of its `notifications/message` lines.
+    pub(crate) log: Mutex<LogLimiter>,
+}
+
+/// What is read of a `notifications/message`: `data` stays raw text, cut
+/// before it is logged, never a tree.
+#[derive(serde::Deserialize)]
+struct LogParams<'a> {
+    #[serde(default)]
+    level: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default)]
+    logger: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    data: Option<&'a RawValue>,
+}
+
+impl HostHandler {
+    /// Logs a `notifications/message` if its server's bucket allows.
+    fn log_message(&self, params: Option<&RawValue>) {
+        if !self.log.lock().unwrap_or_else(|e| e.into_inner()).admit() {
+            return;
+        }
+        let Some(params) = params else { return };
+        let Ok(params) = serde_json::from_str::<LogParams<'_>>(params.get()) else {
+            tracing::debug!(server = %self.server, "unreadable notifications/message");
+            return;
+        };
+        let level = excerpt(params.level.as_deref().unwrap_or("info"), 16);
+        let logger = excerpt(params.logger.as_deref().unwrap_or(""), 64);
+        let data = cut_line(params.data.map_or("", |d| d.get()).as_bytes(), 0);
+        debug_assert!(data.len() <= LOG_LINE_BYTES + 64);
+        tracing::info!(server = %self.server, level = %level, logger = %logger, data = %data, "server log");
+    }
 }
 
 impl HostHandler {
@@ -134,6 +171,11 @@ impl Handler for HostHandler {
 
     fn notification(&self, notification: ServerNotification) -> BoxFuture<'_, ()> {
         Box::pin(async move {
+            // Read raw, and only if it will be logged: a flood costs no tree.
+            if notification.method == "notifications/message" {
+                self.log_message(notification.params.as_deref());
+                return;
+            }
             let Ok(parsed) = parsed(notification.params)
                 .and_then(|params| Notification::parse(&notification.method, params))
             else {
@@ -157,10 +199,9 @@ impl Handler for HostHandler {
                     self.tools_generation.fetch_add(1, Ordering::AcqRel);
                     tracing::debug!(server = %self.server, "tools/list changed");
                 }
-                Notification::Message(message) => {
-                    tracing::info!(server = %self.server, level = %message.level, data = %message.data, "server log");
-                }
-                Notification::Cancelled(_) | Notification::Other { .. } => {}
+                Notification::Message(_)
+                | Notification::Cancelled(_)
+                | Notification::Other { .. } => {}
             }
         })
     }

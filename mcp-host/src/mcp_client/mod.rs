@@ -47,6 +47,7 @@ mod task;
 
 pub use handler::{ElicitFn, ProgressFn, SampleFn};
 
+use crate::client::log_limit::LogLimiter;
 use crate::client::{
     ClientError, Dispatcher, DispatcherConfig, Reconnector, RequestOptions, StdioConfig,
     StdioFactory, TransportFactory,
@@ -69,8 +70,8 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The default timeout of a call (60 s, as `mcp-host --tool-timeout`).
@@ -126,6 +127,10 @@ pub struct ClientOptions {
     /// `tools/call` with a task the client then drives to its result.
     /// Default `true`; never declared in a legacy session.
     pub tasks: bool,
+    /// How long a stdio server gets to exit after its stdin is closed (and
+    /// again after SIGTERM) when the client closes it. Default
+    /// [`DEFAULT_CLOSE_GRACE`](crate::client::DEFAULT_CLOSE_GRACE).
+    pub close_grace: Duration,
 }
 
 impl fmt::Debug for ClientOptions {
@@ -138,6 +143,7 @@ impl fmt::Debug for ClientOptions {
             .field("max_input_rounds", &self.max_input_rounds)
             .field("call_timeout", &self.call_timeout)
             .field("tasks", &self.tasks)
+            .field("close_grace", &self.close_grace)
             .finish()
     }
 }
@@ -152,6 +158,7 @@ impl Default for ClientOptions {
             max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
             call_timeout: DEFAULT_CALL_TIMEOUT,
             tasks: true,
+            close_grace: crate::client::DEFAULT_CLOSE_GRACE,
         }
     }
 }
@@ -381,15 +388,22 @@ fn raw_params<T: Serialize>(value: &T) -> Box<RawValue> {
         .unwrap_or_else(|_| unreachable!("the client's own params are plain JSON objects"))
 }
 
-fn factory(config: &ServerConfig) -> Result<Arc<dyn TransportFactory>, McpError> {
+fn factory(
+    config: &ServerConfig,
+    close_grace: Duration,
+) -> Result<Arc<dyn TransportFactory>, McpError> {
     match &config.transport {
         ConfigTransport::Stdio {
             command,
             args,
             env,
             cwd,
+            inherit_env,
         } => {
-            let mut stdio = StdioConfig::new(config.name.clone(), command.clone()).args(args.clone());
+            let mut stdio = StdioConfig::new(config.name.clone(), command.clone())
+                .args(args.clone())
+                .inherit_env(*inherit_env)
+                .close_grace(close_grace);
             for (key, value) in env {
                 stdio = stdio.env(key.clone(), value.clone());
             }
@@ -456,7 +470,7 @@ impl McpClient {
         config: ServerConfig,
         options: ClientOptions,
     ) -> Result<McpClient, McpError> {
-        let factory = factory(&config)?;
+        let factory = factory(&config, options.close_grace)?;
         let http = matches!(config.transport, ConfigTransport::Http { .. });
         let handler = Arc::new(HostHandler {
             server: config.name.clone(),
@@ -465,6 +479,7 @@ impl McpClient {
             progress: Default::default(),
             tools_generation: AtomicU64::new(0),
             lists_changes: AtomicBool::new(false),
+            log: Mutex::new(LogLimiter::new(config.name.clone(), "log notification")),
         });
         let capabilities = ClientCapabilities {
             elicitation: options.elicitation.as_ref().map(|_| JsonObject::new()),

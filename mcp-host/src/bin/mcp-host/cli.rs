@@ -8,13 +8,16 @@ use std::time::Duration;
 pub(crate) const USAGE: &str = "\
 usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--system TEXT]
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
-                [--approve all|read-only|ask] [--json]
+                [--approve all|read-only|ask] [--close-grace SECONDS] [--json]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
 ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL; OPENAI_API_KEY, OPENAI_BASE_URL.
 Defaults: --provider anthropic, --model claude-sonnet-4-6 (openai: gpt-4.1),
---max-tokens 1024, --max-turns 10, --tool-timeout 60, --approve ask.";
+--max-tokens 1024, --max-turns 10, --tool-timeout 60, --approve ask.
+At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
+closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
+and as long again, then SIGKILL, with the processes it started.";
 
 /// Which API.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +45,7 @@ pub(crate) struct Args {
     pub(crate) max_tokens: u32,
     pub(crate) tool_timeout: Duration,
     pub(crate) approve: ApproveKind,
+    pub(crate) close_grace: Duration,
     pub(crate) json: bool,
 }
 
@@ -71,6 +75,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut max_tokens = 1024;
     let mut tool_timeout = Duration::from_secs(60);
     let mut approve = ApproveKind::Ask;
+    let mut close_grace = mcp_host::client::DEFAULT_CLOSE_GRACE;
     let mut json = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -121,6 +126,17 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
                         format!("--tool-timeout takes a positive number of seconds, not `{text}`")
                     })?;
             }
+            "--close-grace" => {
+                let text = value()?;
+                close_grace = text
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| *s >= 0.0)
+                    .and_then(|s| Duration::try_from_secs_f64(s).ok())
+                    .ok_or_else(|| {
+                        format!("--close-grace takes a number of seconds (0 or more), not `{text}`")
+                    })?;
+            }
             "--approve" => {
                 approve = match value()?.as_str() {
                     "all" => ApproveKind::All,
@@ -144,6 +160,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         max_tokens,
         tool_timeout,
         approve,
+        close_grace,
         json,
     }))
 }
@@ -173,6 +190,7 @@ mod tests {
                 max_tokens: 1024,
                 tool_timeout: Duration::from_secs(60),
                 approve: ApproveKind::Ask,
+                close_grace: Duration::from_secs(2),
                 json: false,
             }
         );
@@ -194,6 +212,7 @@ mod tests {
             "1.5",
             "--approve",
             "read-only",
+            "--close-grace=0.25",
             "--json",
         ])
         .unwrap();
@@ -205,6 +224,7 @@ mod tests {
         assert_eq!((args.max_turns, args.max_tokens), (3, 77));
         assert_eq!(args.tool_timeout, Duration::from_millis(1500));
         assert_eq!((args.approve, args.json), (ApproveKind::ReadOnly, true));
+        assert_eq!(args.close_grace, Duration::from_millis(250));
     }
 
     #[test]
@@ -215,6 +235,11 @@ mod tests {
             run(&["--config", "c", "--max-turns", "0"])
                 .unwrap_err()
                 .contains("--max-turns")
+        );
+        assert!(
+            run(&["--config", "c", "--close-grace", "-1"])
+                .unwrap_err()
+                .contains("--close-grace takes a number of seconds")
         );
         assert!(
             run(&["--config", "c", "--approve", "some"])

@@ -6,7 +6,11 @@
 //!
 //! Exit status: 0 at the end of stdin; 2 for a usage error or an unusable
 //! config; 1 when the model API refuses the key (401/403), since every
-//! later line would fail the same way.
+//! later line would fail the same way; 130 after SIGINT, 143 after SIGTERM.
+//!
+//! However it ends, the servers are closed first: each stdio server's stdin
+//! is closed and it gets `--close-grace` to exit (its state saved), then
+//! its process group gets SIGTERM and as long again, then SIGKILL.
 
 mod cli;
 
@@ -14,7 +18,9 @@ use cli::{ApproveKind, Args, Parsed, ProviderKind, USAGE};
 use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
 use mcp_host::agent::calls::CallRecord;
 use mcp_host::agent::{Agent, Answer, Conversation};
+use mcp_host::catalog::CatalogOptions;
 use mcp_host::config::McpConfig;
+use mcp_host::mcp_client::ClientOptions;
 use mcp_host::provider::{Anthropic, OpenAi, Provider, ProviderError, Usage};
 use serde::Serialize;
 use std::io::Write;
@@ -71,7 +77,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(run(args, config))
+    let status = runtime.block_on(run(args, config));
+    // Not a wait for the blocking read of stdin still under way after a
+    // signal: the servers are already closed.
+    runtime.shutdown_background();
+    status
 }
 
 fn provider(kind: ProviderKind) -> Result<Arc<dyn Provider>, ProviderError> {
@@ -98,6 +108,9 @@ fn approver(kind: ApproveKind) -> Arc<dyn Approver> {
 }
 
 async fn run(args: Args, config: McpConfig) -> ExitCode {
+    // Listened for from the start: the servers run in process groups of
+    // their own, so a Ctrl-C reaches the host alone, which must end them.
+    let mut signals = Signals::new();
     let provider = match provider(args.provider) {
         Ok(provider) => provider,
         Err(e) => {
@@ -105,7 +118,16 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let catalog_options = CatalogOptions {
+        client: ClientOptions {
+            close_grace: args.close_grace,
+            ..ClientOptions::default()
+        },
+        ..CatalogOptions::default()
+    };
+    // `catalog_options` first: `tool_timeout` then sets its call timeout.
     let mut builder = Agent::with_provider(provider)
+        .catalog_options(catalog_options)
         .config(config)
         .max_turns(args.max_turns)
         .max_tokens(args.max_tokens)
@@ -121,7 +143,15 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
     if let Some(system) = &args.system {
         builder = builder.system(system);
     }
-    let agent = match builder.build().await {
+    let built = tokio::select! {
+        built = builder.build() => built,
+        (name, status) = signals.next() => {
+            // The servers being started are dropped, which kills them.
+            eprintln!("mcp-host: {name} while the servers started: killing them");
+            return ExitCode::from(status);
+        }
+    };
+    let agent = match built {
         Ok(agent) => agent,
         Err(e) => {
             eprintln!("mcp-host: {e}");
@@ -136,9 +166,68 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
         agent.model()
     );
     let mut conversation = agent.conversation();
-    let status = converse(&agent, &mut conversation, args.json).await;
+    let status = tokio::select! {
+        status = converse(&agent, &mut conversation, args.json) => status,
+        (name, status) = signals.next() => {
+            eprintln!("mcp-host: {name}: closing the servers (again to kill them at once)");
+            ExitCode::from(status)
+        }
+    };
+    // Not left to the runtime's teardown, which would SIGKILL each server
+    // with no chance to save its state. A second signal cuts the grace
+    // short: the servers are then killed as the catalog is dropped.
+    tokio::select! {
+        () = agent.catalog().close() => {}
+        (name, _) = signals.next() => eprintln!("mcp-host: {name} again: killing the servers"),
+    }
     drop(agent);
     status
+}
+
+/// SIGINT and SIGTERM, once listened for: no longer the default of
+/// ending the process on the spot.
+struct Signals {
+    #[cfg(unix)]
+    interrupt: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    terminate: Option<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    fn new() -> Signals {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Signals {
+                interrupt: signal(SignalKind::interrupt()).ok(),
+                terminate: signal(SignalKind::terminate()).ok(),
+            }
+        }
+        #[cfg(not(unix))]
+        Signals {}
+    }
+
+    /// The name of the next signal and the status to exit with (never,
+    /// when they could not be listened for).
+    #[cfg(unix)]
+    async fn next(&mut self) -> (&'static str, u8) {
+        let (Some(interrupt), Some(terminate)) = (&mut self.interrupt, &mut self.terminate) else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = interrupt.recv() => ("SIGINT", 130),
+            _ = terminate.recv() => ("SIGTERM", 143),
+        }
+    }
+
+    /// Ctrl-C, where there are no Unix signals.
+    #[cfg(not(unix))]
+    async fn next(&mut self) -> (&'static str, u8) {
+        if tokio::signal::ctrl_c().await.is_err() {
+            return std::future::pending().await;
+        }
+        ("Ctrl-C", 130)
+    }
 }
 
 /// Answers stdin's lines until its end.

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""A hand-written legacy stdio MCP server (no SDK) for the tests of what a
+server process gets and how it ends (tests/host_process.rs). Every start
+appends "PID PGID server" to PROC_DIR/pids (when PROC_DIR is set). Tools
+(each name prefixed with PREFIX, if set):
+
+- `env`: answers "ENV " and the JSON of its whole environment;
+- `exit`: the process exits with status 3 at once, unanswered;
+- `starts`: answers how many times it was started (PROC_DIR/pids lines).
+
+PROC modes (several may be given, comma-separated):
+
+- `orphan`: at start, runs `sleep 1000` in the background holding its
+  stdout and stderr, and appends "PID PGID child" to PROC_DIR/pids;
+- `save`: at the end of stdin, takes 0.5 s, then writes PROC_DIR/state;
+- `stubborn`: ignores SIGTERM, and at the end of stdin sleeps on;
+- `slow`: sleeps 1000 s before it reads anything;
+- `flood`: for FLOOD_SECS seconds (default 3) writes lines of FLOOD_BYTES
+  (default 1 MiB) to stderr and `notifications/message` with data of that
+  size on stdout, each from its own thread, as fast as they are read.
+- `http`: a legacy Streamable HTTP server on 127.0.0.1 instead (its port
+  the first line of its stdout), with a session, whose GET stream sends
+  `notifications/message` with data of FLOOD_BYTES for FLOOD_SECS seconds.
+Every other request gets -32601 (so `server/discover` falls back).
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+MODES = set(filter(None, os.environ.get("PROC", "").split(",")))
+DIR = os.environ.get("PROC_DIR")
+LOCK = threading.Lock()
+
+
+PREFIX = os.environ.get("PREFIX", "")
+
+
+def record(pid, kind):
+    if DIR:
+        with open(os.path.join(DIR, "pids"), "a") as f:
+            f.write(f"{pid} {os.getpgid(pid)} {kind}\n")
+
+
+def starts():
+    with open(os.path.join(DIR, "pids")) as f:
+        return sum(1 for line in f if line.split()[2:] == ["server"])
+
+
+def send(message):
+    with LOCK:
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+
+
+record(os.getpid(), "server")
+if "orphan" in MODES:
+    child = subprocess.Popen(["sleep", "1000"], stdin=subprocess.DEVNULL)
+    record(child.pid, "child")
+if "stubborn" in MODES:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if "slow" in MODES:
+    time.sleep(1000)
+
+
+LINE = "x" * int(os.environ.get("FLOOD_BYTES", str(1 << 20)))
+FLOOD_END = time.monotonic() + float(os.environ.get("FLOOD_SECS", "3"))
+
+
+def flood_stderr():
+    while time.monotonic() < FLOOD_END:
+        sys.stderr.write(LINE + "\n")
+        sys.stderr.flush()
+
+
+def flood_notifications():
+    message = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                          "params": {"level": "info", "data": LINE}})
+    while time.monotonic() < FLOOD_END:
+        with LOCK:
+            sys.stdout.write(message + "\n")
+            sys.stdout.flush()
+
+
+TOOLS = [{"name": PREFIX + name, "inputSchema": {"type": "object"}}
+         for name in ("env", "exit", "starts")]
+
+
+def answer(message):
+    """The answer to a request (None to answer nothing)."""
+    id_, method = message["id"], message.get("method")
+    if method == "initialize":
+        return {"jsonrpc": "2.0", "id": id_, "result": {
+            "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+            "serverInfo": {"name": "proc", "version": "1"}}}
+    if method == "tools/list":
+        return {"jsonrpc": "2.0", "id": id_, "result": {"tools": TOOLS}}
+    if method == "tools/call":
+        name = message["params"]["name"][len(PREFIX):]
+        if name == "exit":
+            os._exit(3)
+        text = ("ENV " + json.dumps(dict(os.environ))) if name == "env" \
+            else str(starts())
+        return {"jsonrpc": "2.0", "id": id_, "result": {
+            "content": [{"type": "text", "text": text}]}}
+    return {"jsonrpc": "2.0", "id": id_, "error": {
+        "code": -32601, "message": f"Method not found: {method}"}}
+
+
+if "http" in MODES:
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("content-length", 0)))
+            message = json.loads(body)
+            if "id" not in message:
+                self.send_response(202)
+                self.send_header("content-length", "0")
+                self.end_headers()
+                return
+            out = json.dumps(answer(message)).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(out)))
+            if message.get("method") == "initialize":
+                self.send_header("mcp-session-id", "session-1")
+            self.end_headers()
+            self.wfile.write(out)
+
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.end_headers()
+            event = ("data: " + json.dumps({
+                "jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": "info", "data": LINE}}) + "\n\n").encode()
+            end = time.monotonic() + float(os.environ.get("FLOOD_SECS", "3"))
+            try:
+                while time.monotonic() < end:
+                    self.wfile.write(event)
+                    self.wfile.flush()
+            except OSError:
+                pass
+
+        def do_DELETE(self):
+            self.send_response(200)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+
+for raw in sys.stdin:
+    message = json.loads(raw)
+    if "id" not in message:
+        continue
+    send(answer(message))
+    if message.get("method") == "initialize" and "flood" in MODES:
+        threading.Thread(target=flood_stderr, daemon=True).start()
+        threading.Thread(target=flood_notifications, daemon=True).start()
+
+# The end of stdin.
+if "flood" in MODES:
+    # Not a wait for the flooding threads.
+    os._exit(0)
+if "save" in MODES:
+    time.sleep(0.5)
+    with open(os.path.join(DIR, "state"), "w") as f:
+        f.write("saved")
+if "stubborn" in MODES:
+    while True:
+        time.sleep(1000)
