@@ -46,6 +46,7 @@
 //! ```
 
 pub mod approval;
+pub mod budget;
 pub mod calls;
 pub mod history;
 
@@ -54,6 +55,7 @@ use crate::config::McpConfig;
 use crate::provider::{Provider, ProviderError, Reply, Request, Stop, ToolCall, Usage};
 use crate::wire::CallToolResult;
 use approval::{ApproveAll, Approver};
+use budget::ResultBudget;
 use calls::{CallRecord, Run};
 use history::{FullHistory, History, HistoryPolicy};
 use serde_json::Value;
@@ -109,6 +111,7 @@ pub struct AgentBuilder {
     calls_in_flight: usize,
     approver: Arc<dyn Approver>,
     history: Arc<dyn HistoryPolicy>,
+    result_budget: ResultBudget,
 }
 
 impl AgentBuilder {
@@ -199,6 +202,21 @@ impl AgentBuilder {
         self
     }
 
+    /// What of the tools' results goes to the model (default
+    /// [`ResultBudget::default`]: 100,000 bytes of text per result, 400,000
+    /// per response; see [`budget`]).
+    pub fn result_budget(mut self, budget: ResultBudget) -> AgentBuilder {
+        self.result_budget = budget;
+        self
+    }
+
+    /// [`result_budget`](Self::result_budget) with `bytes` of text per
+    /// result and four times that per response
+    /// ([`ResultBudget::per_result`]).
+    pub fn max_result_bytes(self, bytes: usize) -> AgentBuilder {
+        self.result_budget(ResultBudget::per_result(bytes))
+    }
+
     /// Starts the config's servers, serves the in-process tools, and
     /// builds the catalog. Servers that fail are left out and listed in
     /// [`Catalog::failures`].
@@ -234,6 +252,7 @@ impl AgentBuilder {
             in_flight: Arc::new(Semaphore::new(self.calls_in_flight)),
             approver: self.approver,
             history: self.history,
+            result_budget: self.result_budget,
         })
     }
 }
@@ -254,6 +273,7 @@ pub struct Agent {
     in_flight: Arc<Semaphore>,
     approver: Arc<dyn Approver>,
     history: Arc<dyn HistoryPolicy>,
+    result_budget: ResultBudget,
 }
 
 /// One conversation: its history and what it has cost.
@@ -341,6 +361,7 @@ impl Agent {
             calls_in_flight: DEFAULT_CALLS_IN_FLIGHT,
             approver: Arc::new(ApproveAll),
             history: Arc::new(FullHistory),
+            result_budget: ResultBudget::default(),
         }
     }
 
@@ -441,17 +462,21 @@ impl Agent {
         calls: &[ToolCall],
         run: Run,
     ) {
-        let results = calls::run(&self.catalog, &*self.approver, &self.in_flight, calls, run).await;
-        let pairs: Vec<(&ToolCall, &CallToolResult)> = calls
-            .iter()
-            .zip(&results)
-            .map(|(call, (result, _))| (call, result))
-            .collect();
+        let results = calls::run(
+            &self.catalog,
+            &*self.approver,
+            &self.in_flight,
+            calls,
+            run,
+            self.result_budget,
+        )
+        .await;
+        let (kept, records): (Vec<_>, Vec<_>) = results.into_iter().unzip();
+        let sent = self.result_budget.share(kept);
+        let pairs: Vec<(&ToolCall, &CallToolResult)> = calls.iter().zip(&sent).collect();
         for message in self.provider.tool_results(&pairs) {
             conversation.history.push(message);
         }
-        answer
-            .tool_calls
-            .extend(results.into_iter().map(|(_, record)| record));
+        answer.tool_calls.extend(records);
     }
 }

@@ -8,13 +8,15 @@ use std::time::Duration;
 pub(crate) const USAGE: &str = "\
 usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--system TEXT]
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
-                [--approve all|read-only|ask] [--json]
+                [--approve all|read-only|ask] [--max-result-bytes N] [--json]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
 ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL; OPENAI_API_KEY, OPENAI_BASE_URL.
 Defaults: --provider anthropic, --model claude-sonnet-4-6 (openai: gpt-4.1),
---max-tokens 1024, --max-turns 10, --tool-timeout 60, --approve ask.";
+--max-tokens 1024, --max-turns 10, --tool-timeout 60, --approve ask,
+--max-result-bytes 100000 (text of one tool result sent to the model; of one
+response's results together, four times that).";
 
 /// Which API.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +44,7 @@ pub(crate) struct Args {
     pub(crate) max_tokens: u32,
     pub(crate) tool_timeout: Duration,
     pub(crate) approve: ApproveKind,
+    pub(crate) max_result_bytes: usize,
     pub(crate) json: bool,
 }
 
@@ -71,6 +74,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut max_tokens = 1024;
     let mut tool_timeout = Duration::from_secs(60);
     let mut approve = ApproveKind::Ask;
+    let mut max_result_bytes = mcp_host::agent::budget::DEFAULT_MAX_RESULT_BYTES;
     let mut json = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -110,6 +114,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
             "--system" => system = Some(value()?),
             "--max-turns" => max_turns = positive("--max-turns", &value()?)?,
             "--max-tokens" => max_tokens = positive("--max-tokens", &value()?)?,
+            "--max-result-bytes" => {
+                max_result_bytes = positive("--max-result-bytes", &value()?)? as usize;
+            }
             "--tool-timeout" => {
                 let text = value()?;
                 tool_timeout = text
@@ -144,6 +151,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         max_tokens,
         tool_timeout,
         approve,
+        max_result_bytes,
         json,
     }))
 }
@@ -173,6 +181,7 @@ mod tests {
                 max_tokens: 1024,
                 tool_timeout: Duration::from_secs(60),
                 approve: ApproveKind::Ask,
+                max_result_bytes: 100_000,
                 json: false,
             }
         );
@@ -194,6 +203,7 @@ mod tests {
             "1.5",
             "--approve",
             "read-only",
+            "--max-result-bytes=5000",
             "--json",
         ])
         .unwrap();
@@ -204,6 +214,7 @@ mod tests {
         );
         assert_eq!((args.max_turns, args.max_tokens), (3, 77));
         assert_eq!(args.tool_timeout, Duration::from_millis(1500));
+        assert_eq!(args.max_result_bytes, 5000);
         assert_eq!((args.approve, args.json), (ApproveKind::ReadOnly, true));
     }
 

@@ -110,6 +110,7 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
         .max_turns(args.max_turns)
         .max_tokens(args.max_tokens)
         .tool_timeout(args.tool_timeout)
+        .max_result_bytes(args.max_result_bytes)
         // The contract: "every call of that response runs concurrently",
         // however many there are; the library's default bound (8) would
         // queue the ninth. Each server still bounds its own calls.
