@@ -1081,13 +1081,13 @@ fn three_529s_end_the_line_with_error_and_leave_the_history_unchanged() {
 
     let requests = fake.requests();
     assert_eq!(requests.len(), 5, "3 attempts for the second line");
-    // No retry-after: 0.5 s, then 1 s.
+    // No retry-after: 0.5 s, then 1 s, each less up to a quarter (jitter).
     let first_wait = requests[2].received - requests[1].received;
     let second_wait = requests[3].received - requests[2].received;
     eprintln!("529 backoff: {first_wait:?}, {second_wait:?}");
-    assert!(first_wait >= Duration::from_millis(450), "{first_wait:?}");
+    assert!(first_wait >= Duration::from_millis(350), "{first_wait:?}");
     assert!(first_wait < Duration::from_millis(1500), "{first_wait:?}");
-    assert!(second_wait >= Duration::from_millis(950), "{second_wait:?}");
+    assert!(second_wait >= Duration::from_millis(700), "{second_wait:?}");
     assert!(second_wait < Duration::from_millis(2500), "{second_wait:?}");
     // The third line's history: the first exchange, then the third line;
     // the failed line left nothing.
@@ -1221,7 +1221,7 @@ fn an_openai_403_exits_1_with_the_apis_message() {
 }
 
 #[test]
-fn a_400_or_500_ends_the_line_with_the_apis_message_and_no_retry() {
+fn a_400_or_404_ends_the_line_with_the_apis_message_and_no_retry() {
     let config = everything("everything");
     let fake = FakeModel::start(vec![
         Reply::claude_error(
@@ -1229,14 +1229,14 @@ fn a_400_or_500_ends_the_line_with_the_apis_message_and_no_retry() {
             "invalid_request_error",
             "messages.0.content: Field required",
         ),
-        Reply::claude_error(500, "api_error", "Internal server error"),
+        Reply::claude_error(404, "not_found_error", "model: claude-nonexistent"),
         fine(2),
     ]);
     let run = host(&config, &["--json"], &claude_env(&fake), "a\nb\nc\n");
     let out = lines(&run, 3);
     for (line, message) in [
         (&out[0], "messages.0.content: Field required"),
-        (&out[1], "Internal server error"),
+        (&out[1], "model: claude-nonexistent"),
     ] {
         assert_eq!(line["stop_reason"], "error");
         assert_eq!(line["text"], "");
@@ -1296,11 +1296,156 @@ fn an_unreachable_api_ends_each_line_with_error() {
     for line in &out {
         assert_eq!(line["stop_reason"], "error");
         assert_eq!(line["text"], "");
+        let error = line["error"].as_str().expect("an error string");
+        // Retried as the SDKs retry a connection error, and named.
         assert!(
-            !line["error"].as_str().expect("an error string").is_empty(),
-            "{line}"
+            error.starts_with("the Anthropic API could not be reached: ")
+                && error.ends_with(" (3 attempts)"),
+            "{error}"
         );
     }
+}
+
+#[test]
+fn model_api_408_409_and_5xx_are_retried_as_the_sdks_retry_them() {
+    let config = everything("everything");
+    let quick = |reply: Reply| reply.header("retry-after-ms", "10");
+    let fake = FakeModel::start(vec![
+        quick(Reply::claude_error(408, "timeout_error", "Request timeout")),
+        quick(Reply::claude_error(
+            500,
+            "api_error",
+            "Internal server error",
+        )),
+        fine(1),
+        // No retry-after: the backoff, 0.5 s less up to a quarter.
+        Reply::claude_error(409, "conflict_error", "lock timeout"),
+        quick(Reply::raw(502, "<html>bad gateway</html>")),
+        fine(2),
+    ]);
+    let run = host(&config, &["--json"], &claude_env(&fake), "a\nb\n");
+    let out = lines(&run, 2);
+    for (line, tokens) in out.iter().zip([1, 2]) {
+        assert_eq!(line["stop_reason"], "end_turn", "{line}");
+        assert_eq!(line["turns"], 1, "a retried request is one response");
+        assert_eq!(line["usage"]["input_tokens"], tokens);
+    }
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 6);
+    assert!(
+        requests
+            .iter()
+            .all(|r| r.raw_body == requests[0].raw_body || r.raw_body == requests[3].raw_body)
+    );
+    let backoff = requests[4].received - requests[3].received;
+    eprintln!("409 without retry-after: waited {backoff:?}");
+    assert!(backoff >= Duration::from_millis(350), "{backoff:?}");
+    assert!(backoff < Duration::from_millis(1500), "{backoff:?}");
+    let quick_wait = requests[1].received - requests[0].received;
+    assert!(quick_wait < Duration::from_millis(300), "{quick_wait:?}");
+}
+
+#[test]
+fn x_should_retry_decides_and_retry_after_ms_is_honoured() {
+    let config = everything("everything");
+    let fake = FakeModel::start(vec![
+        Reply::claude_error(503, "api_error", "unavailable, do not retry")
+            .header("x-should-retry", "false"),
+        Reply::claude_error(400, "invalid_request_error", "try me again")
+            .header("x-should-retry", "true")
+            .header("retry-after-ms", "10"),
+        // retry-after-ms wins over retry-after.
+        Reply::claude_error(429, "rate_limit_error", "slow down")
+            .header("retry-after-ms", "1200")
+            .header("retry-after", "30"),
+        fine(3),
+    ]);
+    let run = host(&config, &["--json"], &claude_env(&fake), "a\nb\n");
+    let out = lines(&run, 2);
+    assert_eq!(out[0]["stop_reason"], "error");
+    assert_eq!(
+        out[0]["error"],
+        "the Anthropic API refused the request (HTTP 503): unavailable, do not retry"
+    );
+    assert_eq!(out[1]["stop_reason"], "end_turn", "{}", out[1]);
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 4, "the 503 once, the 400 retried");
+    let waited = requests[3].received - requests[2].received;
+    eprintln!("retry-after-ms: 1200 → waited {waited:?}");
+    assert!(waited >= Duration::from_millis(1190), "{waited:?}");
+    assert!(waited < Duration::from_millis(2500), "{waited:?}");
+}
+
+/// `{"content":[],"stop_reason":"end_turn","padding":[{"a":1},…]}` of
+/// about `bytes` bytes: about 90 bytes of memory per byte once parsed.
+fn tiny_objects(bytes: usize) -> Vec<u8> {
+    let mut body = br#"{"content":[],"stop_reason":"end_turn","padding":["#.to_vec();
+    while body.len() < bytes {
+        body.extend_from_slice(br#"{"a":1},"#);
+    }
+    body.extend_from_slice(br#"{"a":1}]}"#);
+    body
+}
+
+/// A complete Anthropic response of one text block, `len` bytes long.
+fn claude_text_of_len(len: usize) -> Vec<u8> {
+    let empty = serde_json::to_vec(&claude_message(json!([text_block("")]), "end_turn", 1, 1));
+    let pad = len - empty.unwrap().len();
+    let body = serde_json::to_vec(&claude_message(
+        json!([text_block(&"x".repeat(pad))]),
+        "end_turn",
+        1,
+        1,
+    ))
+    .unwrap();
+    assert_eq!(body.len(), len);
+    body
+}
+
+#[test]
+fn a_response_larger_than_max_tokens_allows_is_refused_unparsed_and_the_next_line_is_answered() {
+    let config = everything("everything");
+    // --max-tokens 1024: the bound is its floor, 1 MiB.
+    let bound = 1 << 20;
+    let fake = FakeModel::start(vec![
+        Reply::raw(200, tiny_objects(60 << 20)),
+        Reply::raw(200, claude_text_of_len(bound + 1)).chunked(),
+        Reply::raw(200, tiny_objects(900_000)).chunked(),
+        Reply::raw(200, claude_text_of_len(bound)).chunked(),
+        fine(4),
+    ]);
+    let run = host(&config, &["--json"], &claude_env(&fake), "a\nb\nc\nd\ne\n");
+    let out = lines(&run, 5);
+    let too_large = "the Anthropic API's response was larger than 1048576 bytes, the bound for this request's max_tokens; it was not read";
+    assert_eq!(out[0]["error"], too_large, "declared by content-length");
+    assert_eq!(out[1]["error"], too_large, "one byte over, chunked");
+    let error = out[2]["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("the Anthropic API's response was refused unparsed (9000")
+            && error.contains("would take more than 16 MiB of memory once parsed"),
+        "{error}"
+    );
+    for line in &out[..3] {
+        assert_eq!(line["stop_reason"], "error");
+    }
+    assert_eq!(
+        out[3]["stop_reason"], "end_turn",
+        "exactly the bound is read"
+    );
+    let text = out[3]["text"].as_str().unwrap().len();
+    assert!(text > bound - 400 && text < bound, "{text}");
+    assert_eq!(out[4]["stop_reason"], "end_turn");
+    assert_eq!(
+        fake.requests().len(),
+        5,
+        "a too-large response is not retried"
+    );
+    eprintln!(
+        "a 60 MiB response of tiny objects: host peak RSS {} KiB",
+        run.peak_rss_kib
+    );
+    assert!(run.peak_rss_kib > 0, "/proc gave no VmHWM");
+    assert!(run.peak_rss_kib < 64 << 10, "{} KiB", run.peak_rss_kib);
 }
 
 // ---------------------------------------------------------------------------
@@ -1637,7 +1782,7 @@ fn openai_retries_503_with_backoff_and_gives_up_after_three_429s() {
     assert_openai_request(&fake);
     let backoff = requests[1].received - requests[0].received;
     eprintln!("503 without retry-after: waited {backoff:?}");
-    assert!(backoff >= Duration::from_millis(450), "{backoff:?}");
+    assert!(backoff >= Duration::from_millis(350), "{backoff:?}");
     assert!(backoff < Duration::from_millis(1500), "{backoff:?}");
     assert_eq!(
         requests[5].body["messages"],

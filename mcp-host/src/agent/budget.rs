@@ -132,6 +132,8 @@ fn cut_string(text: &mut String, max: usize) {
             end -= 1;
         }
         text.truncate(end);
+        // The cut is made to free the memory, not only to send less.
+        text.shrink_to_fit();
     }
 }
 
