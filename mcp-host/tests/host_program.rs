@@ -2173,3 +2173,116 @@ fn every_call_of_a_response_runs_at_once_even_past_eight() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// What of the tools' results goes to the model.
+
+/// A legacy stdio server whose one tool, `big`, answers `result {n}: `
+/// and then `bytes` bytes of `x`.
+const BIG_SERVER: &str = r#"
+import json, sys
+size = int(sys.argv[1])
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    id_, method = message["id"], message.get("method")
+    if method == "initialize":
+        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "big", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "big", "description": "A large result.",
+                             "inputSchema": {"type": "object",
+                                             "properties": {"n": {"type": "integer"}}}}]}
+    elif method == "tools/call":
+        n = message["params"].get("arguments", {}).get("n", 0)
+        result = {"content": [{"type": "text", "text": f"result {n}: " + "x" * size}]}
+    else:
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": id_, "error": {
+            "code": -32601, "message": "Method not found"}}) + "\n")
+        sys.stdout.flush()
+        continue
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": id_, "result": result}) + "\n")
+    sys.stdout.flush()
+"#;
+
+#[test]
+fn sixteen_large_results_reach_the_model_cut_with_a_note_and_the_library_gets_them_whole() {
+    let size: usize = 15 << 20;
+    let dir = common::fake_model::TempDir::new();
+    let script = dir.write("big.py", BIG_SERVER);
+    let config = McpConfig::new(&json!({"mcpServers": {"big": {
+        "command": "python3",
+        "args": [script.to_str().unwrap(), size.to_string()],
+    }}}));
+    let uses: Vec<Value> = (0..16)
+        .map(|n| tool_use(&format!("toolu_{n:02}"), "big", json!({"n": n})))
+        .collect();
+    let fake = FakeModel::start(vec![
+        Reply::ok(claude_message(Value::Array(uses), "tool_use", 10, 10)),
+        fine(20),
+        fine(30),
+    ]);
+    let run = host(
+        &config,
+        &["--json", "--approve", "all"],
+        &claude_env(&fake),
+        "all of them\nand now?\n",
+    );
+    let out = lines(&run, 2);
+    assert_eq!(out[0]["stop_reason"], "end_turn", "{}", out[0]);
+    assert_eq!(out[0]["tool_calls"].as_array().unwrap().len(), 16);
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3);
+    let results = &requests[1].body["messages"][2]["content"];
+    let results = results.as_array().expect("tool_result blocks");
+    assert_eq!(results.len(), 16);
+    for (n, block) in results.iter().enumerate() {
+        assert_eq!(block["tool_use_id"], format!("toolu_{n:02}"));
+        let content = block["content"].as_array().expect("text and the note");
+        let prefix = format!("result {n}: ");
+        // 400,000 bytes for the response's results, shared equally.
+        let kept = 400_000 / 16;
+        assert_eq!(content[0]["text"].as_str().unwrap().len(), kept);
+        assert!(content[0]["text"].as_str().unwrap().starts_with(&prefix));
+        let cut = size + prefix.len() - kept;
+        let grouped = |n: usize| {
+            let digits = n.to_string();
+            let mut out = String::new();
+            for (i, c) in digits.chars().enumerate() {
+                if i > 0 && (digits.len() - i) % 3 == 0 {
+                    out.push(',');
+                }
+                out.push(c);
+            }
+            out
+        };
+        assert_eq!(
+            content[1]["text"],
+            format!(
+                "[… {} bytes of this result were cut: the host sends at most 400,000 bytes of the results of one response, 25,000 of this one]",
+                grouped(cut)
+            )
+        );
+    }
+    // The request, and the next line's, which resends the history: bounded.
+    for request in &requests[1..] {
+        eprintln!("request body: {} bytes", request.raw_body.len());
+        assert!(
+            request.raw_body.len() < 420_000,
+            "{}",
+            request.raw_body.len()
+        );
+    }
+    eprintln!(
+        "16 results of 15 MiB: host peak RSS {} KiB",
+        run.peak_rss_kib
+    );
+    assert!(run.peak_rss_kib > 0, "/proc gave no VmHWM");
+    assert!(run.peak_rss_kib < 128 << 10, "{} KiB", run.peak_rss_kib);
+
+    // The library's caller gets the whole result.
+    let oracle = Oracle::new(&config);
+    let whole = oracle.call("big", json!({"n": 3}));
+    assert_eq!(common::text(&whole).len(), size + "result 3: ".len());
+}
