@@ -2174,6 +2174,77 @@ fn every_call_of_a_response_runs_at_once_even_past_eight() {
     }
 }
 
+/// A complete OpenAI completion whose text is `len` bytes of `x`.
+fn openai_text_of_len(len: usize) -> Vec<u8> {
+    serde_json::to_vec(&openai_completion(
+        json!({"role": "assistant", "content": "x".repeat(len)}),
+        "stop",
+        1,
+        1,
+    ))
+    .unwrap()
+}
+
+#[test]
+fn the_openai_bound_follows_max_tokens_and_its_errors_name_the_openai_api() {
+    let config = everything("everything");
+    // --max-tokens 32768: 32,768 × 64 bytes, 2 MiB.
+    let fake = FakeModel::start(vec![
+        Reply::raw(200, openai_text_of_len(1_500_000)).chunked(),
+        Reply::raw(200, openai_text_of_len(2_200_000)).chunked(),
+        Reply::openai_error(400, "invalid_request_error", "Invalid 'messages'"),
+    ]);
+    let run = host(
+        &config,
+        &["--provider", "openai", "--max-tokens", "32768", "--json"],
+        &openai_env(&fake),
+        "a\nb\nc\n",
+    );
+    let out = lines(&run, 3);
+    assert_eq!(out[0]["stop_reason"], "stop", "1.5 MB is under the bound");
+    assert_eq!(out[0]["text"].as_str().unwrap().len(), 1_500_000);
+    assert_eq!(
+        out[1]["error"],
+        "the OpenAI API's response was larger than 2097152 bytes, the bound for this request's max_tokens; it was not read"
+    );
+    assert_eq!(
+        out[2]["error"],
+        "the OpenAI API refused the request (HTTP 400): Invalid 'messages'"
+    );
+}
+
+#[test]
+fn a_model_api_that_does_not_answer_in_time_is_retried_then_named() {
+    use mcp_host::provider::{Anthropic, ApiClient, Provider, Request};
+    let slow = || fine(1).after(Duration::from_millis(1500));
+    let fake = FakeModel::start(vec![slow(), slow(), slow(), slow(), fine(2)]);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let provider = Anthropic::new(&fake.base_url, Some(CLAUDE_KEY))
+        .unwrap()
+        .with_client(ApiClient::new().timeout(Duration::from_millis(200)));
+    let messages = [user("hi")];
+    let request = Request {
+        model: "claude-sonnet-4-6",
+        max_tokens: 1024,
+        system: None,
+        messages: &messages,
+        tools: &[],
+    };
+    let error = runtime.block_on(provider.send(request)).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the Anthropic API did not answer within 0.2 s (3 attempts)"
+    );
+    assert_eq!(fake.requests().len(), 3);
+    // Timed out once more, then answered: the retry gets the response.
+    let reply = runtime.block_on(provider.send(request)).unwrap();
+    assert_eq!(reply.text, "fine");
+    assert_eq!(fake.requests().len(), 5);
+}
+
 // ---------------------------------------------------------------------------
 // What of the tools' results goes to the model.
 
