@@ -2321,7 +2321,7 @@ fn sixteen_large_results_reach_the_model_cut_with_a_note_and_the_library_gets_th
             let digits = n.to_string();
             let mut out = String::new();
             for (i, c) in digits.chars().enumerate() {
-                if i > 0 && (digits.len() - i) % 3 == 0 {
+                if i > 0 && (digits.len() - i).is_multiple_of(3) {
                     out.push(',');
                 }
                 out.push(c);
