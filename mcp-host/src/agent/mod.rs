@@ -20,6 +20,12 @@
 //! the history stays valid. A request that fails leaves the history as it
 //! was before the line.
 //!
+//! What of the tools' results goes to the model, and so into the history
+//! every later request resends, is bounded ([`budget`],
+//! [`AgentBuilder::result_budget`]): by default 100,000 bytes of text per
+//! result and 400,000 per response, cut with a note saying how much was
+//! cut. [`Catalog::call`] still returns a result whole.
+//!
 //! ```no_run
 //! use mcp_host::agent::Agent;
 //! use mcp_host::provider::Anthropic;
