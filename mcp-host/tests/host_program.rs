@@ -2248,8 +2248,9 @@ fn a_model_api_that_does_not_answer_in_time_is_retried_then_named() {
 // ---------------------------------------------------------------------------
 // What of the tools' results goes to the model.
 
-/// A legacy stdio server whose one tool, `big`, answers `result {n}: `
-/// and then `bytes` bytes of `x`.
+/// A legacy stdio server whose tool `big` answers `result {n}: ` and then
+/// `bytes` bytes of `x`, and whose tool `picture` answers a PNG of `bytes`
+/// bytes of base64.
 const BIG_SERVER: &str = r#"
 import json, sys
 size = int(sys.argv[1])
@@ -2264,7 +2265,12 @@ for line in sys.stdin:
     elif method == "tools/list":
         result = {"tools": [{"name": "big", "description": "A large result.",
                              "inputSchema": {"type": "object",
-                                             "properties": {"n": {"type": "integer"}}}}]}
+                                             "properties": {"n": {"type": "integer"}}}},
+                            {"name": "picture", "description": "A large image.",
+                             "inputSchema": {"type": "object"}}]}
+    elif method == "tools/call" and message["params"]["name"] == "picture":
+        data = "iVBORw0KGgo" + "A" * (size - 11)
+        result = {"content": [{"type": "image", "data": data, "mimeType": "image/png"}]}
     elif method == "tools/call":
         n = message["params"].get("arguments", {}).get("n", 0)
         result = {"content": [{"type": "text", "text": f"result {n}: " + "x" * size}]}
@@ -2356,4 +2362,54 @@ fn sixteen_large_results_reach_the_model_cut_with_a_note_and_the_library_gets_th
     let oracle = Oracle::new(&config);
     let whole = oracle.call("big", json!({"n": 3}));
     assert_eq!(common::text(&whole).len(), size + "result 3: ".len());
+}
+
+#[test]
+fn max_result_bytes_sets_the_bound_and_an_image_over_its_bound_is_a_note() {
+    let size: usize = 6 << 20;
+    let dir = common::fake_model::TempDir::new();
+    let script = dir.write("big.py", BIG_SERVER);
+    let config = McpConfig::new(&json!({"mcpServers": {"big": {
+        "command": "python3",
+        "args": [script.to_str().unwrap(), size.to_string()],
+    }}}));
+    let fake = FakeModel::start(vec![
+        Reply::ok(claude_message(
+            json!([
+                tool_use("toolu_big", "big", json!({"n": 1})),
+                tool_use("toolu_picture", "picture", json!({}))
+            ]),
+            "tool_use",
+            10,
+            10,
+        )),
+        fine(20),
+    ]);
+    let run = host(
+        &config,
+        &["--json", "--approve", "all", "--max-result-bytes", "1000"],
+        &claude_env(&fake),
+        "show me\n",
+    );
+    let out = lines(&run, 1);
+    assert_eq!(out[0]["stop_reason"], "end_turn", "{}", out[0]);
+    let requests = fake.requests();
+    let results = requests[1].body["messages"][2]["content"]
+        .as_array()
+        .unwrap();
+    let big = results[0]["content"].as_array().unwrap();
+    assert_eq!(big[0]["text"].as_str().unwrap().len(), 1000);
+    assert_eq!(
+        big[1]["text"],
+        "[… 6,290,466 bytes of this result were cut: the host sends at most 1,000 bytes of one result]"
+    );
+    assert_eq!(
+        results[1]["content"],
+        "[The tool returned an image (image/png, 6,291,456 bytes of base64) that is not shown: the host sends images and binary data of at most 5,242,880 bytes of base64.]"
+    );
+    assert!(
+        requests[1].raw_body.len() < 3_000,
+        "{}",
+        requests[1].raw_body.len()
+    );
 }

@@ -34,9 +34,10 @@ pub const DEFAULT_MAX_TURN_BYTES: usize = 4 * DEFAULT_MAX_RESULT_BYTES;
 /// API's bound on one image (5 MB of base64); it refuses the whole request
 /// for a larger one.
 pub const DEFAULT_MAX_IMAGE_BYTES: usize = 5 << 20;
-/// [`ResultBudget::images_per_turn`] when nothing else is said: two
-/// images at the API's bound.
-pub const DEFAULT_MAX_TURN_IMAGE_BYTES: usize = 2 * DEFAULT_MAX_IMAGE_BYTES;
+/// [`ResultBudget::images_per_turn`] when nothing else is said: one image
+/// at the API's bound, or a few screenshots (a response's images stay in
+/// the history and are resent with every later request, as text is).
+pub const DEFAULT_MAX_TURN_IMAGE_BYTES: usize = DEFAULT_MAX_IMAGE_BYTES;
 
 /// The bounds on what of the tools' results goes to the model (see the
 /// module docs). Text is counted in UTF-8 bytes (text blocks, embedded text
