@@ -466,6 +466,49 @@ mod tests {
     }
 
     #[test]
+    fn embedded_text_and_links_count_as_text_and_are_cut_too() {
+        use crate::wire::{EmbeddedResource, ResourceLinkContent};
+        let b = budget(40, 100);
+        let result = CallToolResult {
+            content: vec![
+                ContentBlock::Resource(EmbeddedResource {
+                    resource: ResourceContents::Text {
+                        uri: "file:///a.txt".into(),
+                        mime_type: None,
+                        text: "a".repeat(30),
+                    },
+                    annotations: None,
+                    meta: None,
+                }),
+                ContentBlock::ResourceLink(ResourceLinkContent {
+                    uri: "file:///b.txt".into(),
+                    name: "b".into(),
+                    title: None,
+                    description: Some("d".repeat(100)),
+                    mime_type: None,
+                    size: None,
+                    annotations: None,
+                    meta: None,
+                }),
+            ],
+            ..Default::default()
+        };
+        let out = b.share(vec![b.keep(result)]);
+        let ContentBlock::Resource(embedded) = &out[0].content[0] else {
+            panic!("{:?}", out[0]);
+        };
+        assert!(
+            matches!(&embedded.resource, ResourceContents::Text { text, .. } if text.len() == 30)
+        );
+        // The link became its text, cut to the 10 bytes left.
+        assert_eq!(texts(&out[0])[1], "Resource l");
+        assert_eq!(
+            texts(&out[0])[2],
+            "[… 123 bytes of this result were cut: the host sends at most 40 bytes of one result]"
+        );
+    }
+
+    #[test]
     fn numbers_are_grouped_by_thousands() {
         assert_eq!(grouped(0), "0");
         assert_eq!(grouped(999), "999");
