@@ -2245,6 +2245,153 @@ fn a_model_api_that_does_not_answer_in_time_is_retried_then_named() {
     assert_eq!(fake.requests().len(), 5);
 }
 
+/// A reply that never comes: the request is read, then nothing (an hour).
+fn never(reply: Reply) -> Reply {
+    reply.after(Duration::from_secs(3600))
+}
+
+/// The time from the first request of one line to the first of the next:
+/// how long the host held the line.
+fn held(fake: &FakeModel, line: usize, next: usize) -> Duration {
+    let requests = fake.requests();
+    requests[next].received - requests[line].received
+}
+
+#[test]
+fn an_api_that_accepts_and_never_answers_ends_the_line_at_the_api_timeout() {
+    let config = everything("everything");
+    let fake = FakeModel::start(vec![never(fine(1)), fine(2)]);
+    let run = host(
+        &config,
+        &["--json", "--api-timeout", "2"],
+        &claude_env(&fake),
+        "a\nb\n",
+    );
+    let out = lines(&run, 2);
+    assert_eq!(out[0]["stop_reason"], "error");
+    assert_eq!(
+        out[0]["error"],
+        "the Anthropic API did not answer within 2 s"
+    );
+    assert_eq!(out[1]["text"], "fine");
+    assert_eq!(fake.requests().len(), 2, "no retry after the deadline");
+    let held = held(&fake, 0, 1);
+    eprintln!("a silent API held the line {held:?}");
+    assert!(held >= Duration::from_secs(2), "{held:?}");
+    assert!(held < Duration::from_secs(5), "{held:?}");
+}
+
+#[test]
+fn an_api_that_sends_headers_then_trickles_the_body_ends_the_line_at_the_api_timeout() {
+    let config = everything("everything");
+    // A whole completion, one byte a second: the stall bound never fires,
+    // the deadline does.
+    let trickled = Reply::ok(openai_completion(
+        json!({"role": "assistant", "content": "slow"}),
+        "stop",
+        1,
+        1,
+    ))
+    .trickled(Duration::from_secs(1));
+    let fine = Reply::ok(openai_completion(
+        json!({"role": "assistant", "content": "fine"}),
+        "stop",
+        1,
+        1,
+    ));
+    let fake = FakeModel::start(vec![trickled, fine]);
+    let run = host(
+        &config,
+        &["--provider", "openai", "--json", "--api-timeout=2"],
+        &openai_env(&fake),
+        "a\nb\n",
+    );
+    let out = lines(&run, 2);
+    assert_eq!(out[0]["stop_reason"], "error");
+    assert_eq!(out[0]["error"], "the OpenAI API did not answer within 2 s");
+    assert_eq!(out[1]["text"], "fine");
+    let held = held(&fake, 0, 1);
+    eprintln!("a trickling API held the line {held:?}");
+    assert!(held >= Duration::from_secs(2), "{held:?}");
+    assert!(held < Duration::from_secs(5), "{held:?}");
+}
+
+#[test]
+fn a_503_then_a_stall_is_retried_once_within_the_api_timeout_then_named() {
+    let config = everything("everything");
+    let overloaded = || Reply::claude_error(503, "overloaded_error", "Overloaded");
+    let fake = FakeModel::start(vec![
+        overloaded(),
+        never(fine(1)),
+        // A retry-after that would pass the deadline: not waited for.
+        overloaded().header("retry-after", "5"),
+        fine(2),
+    ]);
+    let run = host(
+        &config,
+        &["--json", "--api-timeout", "2"],
+        &claude_env(&fake),
+        "a\nb\nc\n",
+    );
+    let out = lines(&run, 3);
+    assert_eq!(
+        out[0]["error"],
+        "the Anthropic API did not answer within 2 s (2 attempts)"
+    );
+    assert_eq!(
+        out[1]["error"],
+        "the Anthropic API refused the request (HTTP 503): Overloaded"
+    );
+    assert_eq!(out[2]["text"], "fine");
+    assert_eq!(fake.requests().len(), 4);
+    let first = held(&fake, 0, 2);
+    let second = held(&fake, 2, 3);
+    eprintln!("503 then a stall held the line {first:?}; a 503 asking for 5 s held it {second:?}");
+    assert!(first >= Duration::from_secs(2), "{first:?}");
+    assert!(first < Duration::from_secs(5), "{first:?}");
+    assert!(second < Duration::from_secs(2), "{second:?}");
+}
+
+#[test]
+fn a_body_that_stops_after_its_headers_ends_the_attempt_at_the_stall_bound_and_is_retried() {
+    use mcp_host::provider::{Anthropic, ApiClient, Provider, Request};
+    let stalled = || fine(1).trickled(Duration::from_secs(3600));
+    let fake = FakeModel::start(vec![stalled(), stalled(), stalled(), stalled(), fine(2)]);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let provider = Anthropic::new(&fake.base_url, Some(CLAUDE_KEY))
+        .unwrap()
+        .with_client(
+            ApiClient::new()
+                .deadline(Duration::from_secs(20))
+                .stall_timeout(Duration::from_millis(300)),
+        );
+    let messages = [user("hi")];
+    let request = Request {
+        model: "claude-sonnet-4-6",
+        max_tokens: 1024,
+        system: None,
+        messages: &messages,
+        tools: &[],
+    };
+    let started = std::time::Instant::now();
+    let error = runtime.block_on(provider.send(request)).unwrap_err();
+    let took = started.elapsed();
+    assert_eq!(
+        error.to_string(),
+        "the Anthropic API stopped sending its response: no bytes for 0.3 s (3 attempts)"
+    );
+    assert_eq!(fake.requests().len(), 3);
+    // 3 × 0.3 s and two backoffs (0.375-0.5 s, 0.75-1 s), far inside 20 s.
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    // Stalled once more, then answered: the retry gets the response.
+    let reply = runtime.block_on(provider.send(request)).unwrap();
+    assert_eq!(reply.text, "fine");
+    assert_eq!(fake.requests().len(), 5);
+}
+
 // ---------------------------------------------------------------------------
 // What of the tools' results goes to the model.
 

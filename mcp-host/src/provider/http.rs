@@ -1,7 +1,26 @@
 //! The HTTP every model API shares: one pooled HTTPS client (rustls, the
-//! Mozilla roots compiled in), a timeout per attempt, the retries the APIs
+//! Mozilla roots compiled in), a deadline per request, the retries the APIs
 //! ask for, a bound on what a response may cost, and their errors mapped to
 //! [`ProviderError`].
+//!
+//! **Time** is bounded three ways, so that an API that accepts the
+//! connection and never answers, or sends its headers and then trickles
+//! the body, cannot hold a request for long:
+//! - a **deadline** per model request covers all its attempts and the
+//!   waits between them: [`request_deadline`]`(max_tokens)` (60 s, longer
+//!   when `max_tokens` allows a response that takes longer to write at
+//!   [`SLOWEST_TOKENS_PER_SECOND`]), or what [`ApiClient::deadline`] sets.
+//!   A retry whose wait would pass it is not made; an attempt it cuts ends
+//!   the request with [`ProviderError::Timeout`].
+//! - a **stall bound** ([`DEFAULT_STALL_TIMEOUT`], [`ApiClient::stall_timeout`])
+//!   on each read of a response's body: an API that has sent its headers
+//!   has written the response, so a body that stops for that long is a
+//!   dead connection; the attempt ends ([`ProviderError::Stalled`]) and is
+//!   retried within the deadline. Before the headers nothing is bounded
+//!   but the deadline: a non-streaming response sends no byte until the
+//!   model has written it all.
+//! - a timeout per attempt ([`ApiClient::timeout`], 10 minutes as the SDKs
+//!   have it), which matters only for a deadline longer than that.
 //!
 //! **Retries** are the official SDKs' (Anthropic's and OpenAI's
 //! `_should_retry`): a response with `x-should-retry: true` or `false` is
@@ -64,6 +83,32 @@ const TREE_BYTES_PER_BYTE: usize = 4;
 const MIN_TREE_BYTES: usize = 16 << 20;
 /// How much of a non-JSON error body is quoted.
 const ERROR_EXCERPT: usize = 300;
+/// The shortest deadline of a model request, whatever its `max_tokens`.
+pub const MIN_REQUEST_DEADLINE: Duration = Duration::from_secs(60);
+/// The slowest rate at which a model is expected to write its response,
+/// from which a request's deadline is derived; a response of `max_tokens`
+/// tokens at this rate must fit in it.
+pub const SLOWEST_TOKENS_PER_SECOND: u32 = 20;
+/// The longest a response's body may go without a byte once its headers
+/// have come.
+pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The deadline of a model request with `max_tokens`, all its attempts and
+/// retry waits together: the time to write `max_tokens` tokens at
+/// [`SLOWEST_TOKENS_PER_SECOND`], in whole seconds rounded up, at least
+/// [`MIN_REQUEST_DEADLINE`].
+///
+/// ```
+/// use mcp_host::provider::request_deadline;
+/// use std::time::Duration;
+///
+/// assert_eq!(request_deadline(1024), Duration::from_secs(60));
+/// assert_eq!(request_deadline(8192), Duration::from_secs(410));
+/// ```
+pub fn request_deadline(max_tokens: u32) -> Duration {
+    Duration::from_secs(u64::from(max_tokens.div_ceil(SLOWEST_TOKENS_PER_SECOND)))
+        .max(MIN_REQUEST_DEADLINE)
+}
 
 /// The most bytes a response to a request with `max_tokens` may have:
 /// `max_tokens` × [`RESPONSE_BYTES_PER_TOKEN`], at least
@@ -197,12 +242,16 @@ impl ApiEndpoint {
 pub struct ApiClient {
     client: Client<Connector, Full<Bytes>>,
     timeout: Duration,
+    deadline: Option<Duration>,
+    stall: Duration,
 }
 
 impl fmt::Debug for ApiClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ApiClient")
             .field("timeout", &self.timeout)
+            .field("deadline", &self.deadline)
+            .field("stall", &self.stall)
             .finish_non_exhaustive()
     }
 }
@@ -214,8 +263,10 @@ impl Default for ApiClient {
 }
 
 impl ApiClient {
-    /// A client with a 10-minute timeout per attempt (the official SDKs'
-    /// default: a long response is slow) and a 10 s connect timeout.
+    /// A client whose requests each have [`request_deadline`]`(max_tokens)`
+    /// for all their attempts, with a [`DEFAULT_STALL_TIMEOUT`] stall bound
+    /// on the body, a 10-minute timeout per attempt (the official SDKs'
+    /// default) and a 10 s connect timeout.
     pub fn new() -> ApiClient {
         let client = Client::builder(TokioExecutor::new())
             .pool_idle_timeout(Duration::from_secs(90))
@@ -223,20 +274,50 @@ impl ApiClient {
         ApiClient {
             client,
             timeout: Duration::from_secs(600),
+            deadline: None,
+            stall: DEFAULT_STALL_TIMEOUT,
         }
     }
 
-    /// Sets the timeout of each attempt.
+    /// Sets the timeout of each attempt (it is retried, within the
+    /// request's deadline).
     pub fn timeout(mut self, timeout: Duration) -> ApiClient {
         self.timeout = timeout;
         self
     }
 
+    /// Sets the deadline of every request, all its attempts and the waits
+    /// between them together, instead of [`request_deadline`] of its
+    /// `max_tokens` (the `mcp-host` program's `--api-timeout`).
+    ///
+    /// ```
+    /// use mcp_host::provider::{Anthropic, ApiClient};
+    /// use std::time::Duration;
+    ///
+    /// let claude = Anthropic::new("https://api.anthropic.com", Some("sk-ant-…"))
+    ///     .unwrap()
+    ///     .with_client(ApiClient::new().deadline(Duration::from_secs(120)));
+    /// # drop(claude);
+    /// ```
+    pub fn deadline(mut self, deadline: Duration) -> ApiClient {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// Sets how long a response's body may go without a byte once its
+    /// headers have come before the attempt ends (it is retried, within
+    /// the request's deadline).
+    pub fn stall_timeout(mut self, stall: Duration) -> ApiClient {
+        self.stall = stall;
+        self
+    }
+
     /// POSTs `body` as JSON to `endpoint` and returns the parsed 2xx
-    /// response, retrying what the SDKs retry; a response larger than
-    /// [`response_limit`]`(max_tokens)` bytes, or whose tree would pass
-    /// [`tree_limit`]`(max_tokens)`, is refused unparsed (see the module
-    /// docs).
+    /// response, retrying what the SDKs retry within the request's deadline
+    /// ([`ApiClient::deadline`], else [`request_deadline`]`(max_tokens)`);
+    /// a response larger than [`response_limit`]`(max_tokens)` bytes, or
+    /// whose tree would pass [`tree_limit`]`(max_tokens)`, is refused
+    /// unparsed (see the module docs).
     pub async fn post<B: serde::Serialize + ?Sized>(
         &self,
         endpoint: &ApiEndpoint,
@@ -248,9 +329,21 @@ impl ApiClient {
         })?;
         let body = Bytes::from(body);
         let limit = response_limit(max_tokens);
+        let budget = self
+            .deadline
+            .unwrap_or_else(|| request_deadline(max_tokens));
+        let deadline = tokio::time::Instant::now() + budget;
         let mut attempt = 1;
         loop {
-            let (error, asked) = match self.attempt(endpoint, body.clone(), limit).await {
+            let exchange = self.attempt(endpoint, body.clone(), limit);
+            let Ok(outcome) = tokio::time::timeout_at(deadline, exchange).await else {
+                return Err(ProviderError::Timeout {
+                    api: endpoint.api.clone(),
+                    after: budget,
+                    attempts: attempt,
+                });
+            };
+            let (error, asked) = match outcome {
                 Ok((status, _, bytes)) if status.is_success() => {
                     return parse(endpoint, &bytes, max_tokens);
                 }
@@ -289,12 +382,25 @@ impl ApiClient {
                     },
                     Some(None),
                 ),
+                Err(ProviderError::Stalled { after, .. }) => (
+                    ProviderError::Stalled {
+                        api: endpoint.api.clone(),
+                        after,
+                        attempts: attempt,
+                    },
+                    Some(None),
+                ),
                 Err(other) => return Err(other),
             };
             let Some(asked) = asked.filter(|_| attempt < MAX_ATTEMPTS) else {
                 return Err(error);
             };
             let wait = asked.unwrap_or_else(|| backoff(attempt, fastrand::f64()));
+            // A retry that could only start after the deadline is not made:
+            // the error the host has is the one it reports.
+            if tokio::time::Instant::now() + wait >= deadline {
+                return Err(error);
+            }
             tracing::warn!(
                 api = %endpoint.api,
                 attempt,
@@ -352,16 +458,32 @@ impl ApiClient {
             if declared.is_some_and(|length| length > limit as u64) {
                 return Err(too_large());
             }
-            let bytes = match Limited::new(body, limit).collect().await {
-                Ok(collected) => collected.to_bytes(),
-                Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
-                    return Err(too_large());
+            let mut body = Limited::new(body, limit);
+            let mut bytes = Vec::with_capacity(declared.map_or(0, |length| length as usize));
+            loop {
+                let frame = tokio::time::timeout(self.stall, body.frame())
+                    .await
+                    .map_err(|_| ProviderError::Stalled {
+                        api: endpoint.api.clone(),
+                        after: self.stall,
+                        attempts: 1,
+                    })?;
+                match frame {
+                    None => break,
+                    Some(Ok(frame)) => {
+                        if let Some(data) = frame.data_ref() {
+                            bytes.extend_from_slice(data);
+                        }
+                    }
+                    Some(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => {
+                        return Err(too_large());
+                    }
+                    Some(Err(e)) => {
+                        return Err(network(format!("the response broke off: {}", chain(&*e))));
+                    }
                 }
-                Err(e) => {
-                    return Err(network(format!("the response broke off: {}", chain(&*e))));
-                }
-            };
-            Ok((parts.status, parts.headers, bytes))
+            }
+            Ok((parts.status, parts.headers, Bytes::from(bytes)))
         };
         tokio::time::timeout(self.timeout, exchange)
             .await
@@ -540,6 +662,18 @@ mod tests {
         assert_eq!(response_limit(u32::MAX), MAX_RESPONSE_BYTES);
         assert_eq!(tree_limit(1024), 16 << 20);
         assert_eq!(tree_limit(128_000), 4 * 128_000 * 64);
+    }
+
+    #[test]
+    fn the_deadline_is_max_tokens_at_twenty_tokens_a_second_and_at_least_a_minute() {
+        let secs = |max_tokens| request_deadline(max_tokens).as_secs();
+        assert_eq!(secs(1), 60);
+        assert_eq!(secs(1024), 60);
+        assert_eq!(secs(1200), 60);
+        assert_eq!(secs(1201), 61);
+        assert_eq!(secs(8192), 410);
+        assert_eq!(secs(64_000), 3200);
+        assert_eq!(secs(u32::MAX), u64::from(u32::MAX.div_ceil(20)));
     }
 
     #[test]

@@ -25,8 +25,9 @@ pub mod openai;
 pub use anthropic::Anthropic;
 #[cfg(feature = "http")]
 pub use http::{
-    ApiClient, ApiEndpoint, MAX_ATTEMPTS, MAX_RESPONSE_BYTES, MAX_RETRY_WAIT, MIN_RESPONSE_BYTES,
-    RESPONSE_BYTES_PER_TOKEN, from_env, response_limit, tree_limit,
+    ApiClient, ApiEndpoint, DEFAULT_STALL_TIMEOUT, MAX_ATTEMPTS, MAX_RESPONSE_BYTES,
+    MAX_RETRY_WAIT, MIN_REQUEST_DEADLINE, MIN_RESPONSE_BYTES, RESPONSE_BYTES_PER_TOKEN,
+    SLOWEST_TOKENS_PER_SECOND, from_env, request_deadline, response_limit, tree_limit,
 };
 #[cfg(feature = "http")]
 pub use openai::OpenAi;
@@ -170,11 +171,23 @@ pub enum ProviderError {
         /// How many requests were made.
         attempts: u32,
     },
-    /// No response in time (after the retries).
+    /// No response in time: the request's deadline passed (all attempts
+    /// together), or each attempt's timeout did.
     Timeout {
         /// The API (`the Anthropic API`).
         api: String,
-        /// How long the host waited, per attempt.
+        /// The deadline of the request, or of each attempt when that ran
+        /// out first.
+        after: Duration,
+        /// How many requests were made.
+        attempts: u32,
+    },
+    /// The response's body stopped: no byte for `after` once its headers
+    /// had come (after the retries the deadline allowed).
+    Stalled {
+        /// The API (`the Anthropic API`).
+        api: String,
+        /// The stall bound.
         after: Duration,
         /// How many requests were made.
         attempts: u32,
@@ -245,6 +258,21 @@ impl fmt::Display for ProviderError {
                 attempts,
             } => {
                 write!(f, "{api} did not answer within {} s", after.as_secs_f64())?;
+                if *attempts > 1 {
+                    write!(f, " ({attempts} attempts)")?;
+                }
+                Ok(())
+            }
+            ProviderError::Stalled {
+                api,
+                after,
+                attempts,
+            } => {
+                write!(
+                    f,
+                    "{api} stopped sending its response: no bytes for {} s",
+                    after.as_secs_f64()
+                )?;
                 if *attempts > 1 {
                     write!(f, " ({attempts} attempts)")?;
                 }

@@ -14,6 +14,7 @@ use hyper::body::Incoming;
 use hyper::{Request, Response};
 use serde_json::{Value, json};
 use std::collections::VecDeque;
+use std::future::Future;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -36,6 +37,9 @@ pub struct Reply {
     pub raw: Option<Bytes>,
     /// Sent with `transfer-encoding: chunked`, no `content-length`.
     pub chunked: bool,
+    /// The headers sent at once, then the body chunked one byte per this
+    /// interval (the first after one interval).
+    pub trickle: Option<Duration>,
 }
 
 impl Reply {
@@ -53,6 +57,7 @@ impl Reply {
             delay: Duration::ZERO,
             raw: None,
             chunked: false,
+            trickle: None,
         }
     }
 
@@ -68,6 +73,13 @@ impl Reply {
     /// its size only by reading it.
     pub fn chunked(mut self) -> Reply {
         self.chunked = true;
+        self
+    }
+
+    /// The reply's headers sent at once, then its body one byte per
+    /// `interval` (an hour: headers, then nothing).
+    pub fn trickled(mut self, interval: Duration) -> Reply {
+        self.trickle = Some(interval);
         self
     }
 
@@ -242,7 +254,7 @@ fn serve(
 async fn answer(
     request: Request<Incoming>,
     script: Arc<Mutex<Script>>,
-) -> Result<Response<Either<Full<Bytes>, Unsized>>, std::convert::Infallible> {
+) -> Result<Response<Either<Full<Bytes>, Either<Unsized, Trickle>>>, std::convert::Infallible> {
     let (parts, body) = request.into_parts();
     let bytes = body
         .collect()
@@ -297,12 +309,45 @@ async fn answer(
         Some(raw) => raw,
         None => Bytes::from(serde_json::to_vec(&reply.body).unwrap()),
     };
-    let body = if reply.chunked {
-        Either::Right(Unsized(Full::new(body)))
+    let body = if let Some(interval) = reply.trickle {
+        Either::Right(Either::Right(Trickle {
+            rest: body,
+            interval,
+            next: Box::pin(tokio::time::sleep(interval)),
+        }))
+    } else if reply.chunked {
+        Either::Right(Either::Left(Unsized(Full::new(body))))
     } else {
         Either::Left(Full::new(body))
     };
     Ok(response.body(body).unwrap())
+}
+
+/// A body sent one byte per `interval`, chunked.
+#[derive(Debug)]
+pub struct Trickle {
+    rest: Bytes,
+    interval: Duration,
+    next: std::pin::Pin<Box<tokio::time::Sleep>>,
+}
+
+impl hyper::body::Body for Trickle {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
+        if self.rest.is_empty() {
+            return std::task::Poll::Ready(None);
+        }
+        std::task::ready!(self.next.as_mut().poll(cx));
+        let deadline = tokio::time::Instant::now() + self.interval;
+        self.next.as_mut().reset(deadline);
+        let byte = self.rest.split_to(1);
+        std::task::Poll::Ready(Some(Ok(hyper::body::Frame::data(byte))))
+    }
 }
 
 /// A body that does not tell its size, so hyper sends it chunked.

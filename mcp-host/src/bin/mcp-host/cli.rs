@@ -8,7 +8,8 @@ use std::time::Duration;
 pub(crate) const USAGE: &str = "\
 usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--system TEXT]
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
-                [--approve all|read-only|ask] [--max-result-bytes N] [--json]
+                [--api-timeout SECONDS] [--approve all|read-only|ask]
+                [--max-result-bytes N] [--json]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
@@ -16,7 +17,11 @@ ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL; OPENAI_API_KEY, OPENAI_BASE_URL.
 Defaults: --provider anthropic, --model claude-sonnet-4-6 (openai: gpt-4.1),
 --max-tokens 1024, --max-turns 10, --tool-timeout 60, --approve ask,
 --max-result-bytes 100000 (text of one tool result sent to the model; of one
-response's results together, four times that).";
+response's results together, four times that).
+--api-timeout: the deadline of one model request, its retries included;
+default: the time to write --max-tokens at 20 tokens/s, at least 60 s
+(1024 -> 60 s, 8192 -> 410 s). A response whose body stops for 20 s is
+retried within it.";
 
 /// Which API.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +48,7 @@ pub(crate) struct Args {
     pub(crate) max_turns: u32,
     pub(crate) max_tokens: u32,
     pub(crate) tool_timeout: Duration,
+    pub(crate) api_timeout: Option<Duration>,
     pub(crate) approve: ApproveKind,
     pub(crate) max_result_bytes: usize,
     pub(crate) json: bool,
@@ -64,6 +70,15 @@ fn positive(flag: &str, value: &str) -> Result<u32, String> {
     }
 }
 
+fn seconds(flag: &str, value: &str) -> Result<Duration, String> {
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0)
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("{flag} takes a positive number of seconds, not `{value}`"))
+}
+
 /// Parses the arguments after the program name.
 pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
     let mut config = None;
@@ -73,6 +88,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut max_turns = 10;
     let mut max_tokens = 1024;
     let mut tool_timeout = Duration::from_secs(60);
+    let mut api_timeout = None;
     let mut approve = ApproveKind::Ask;
     let mut max_result_bytes = mcp_host::agent::budget::DEFAULT_MAX_RESULT_BYTES;
     let mut json = false;
@@ -117,17 +133,8 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
             "--max-result-bytes" => {
                 max_result_bytes = positive("--max-result-bytes", &value()?)? as usize;
             }
-            "--tool-timeout" => {
-                let text = value()?;
-                tool_timeout = text
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|s| *s > 0.0)
-                    .and_then(|s| Duration::try_from_secs_f64(s).ok())
-                    .ok_or_else(|| {
-                        format!("--tool-timeout takes a positive number of seconds, not `{text}`")
-                    })?;
-            }
+            "--tool-timeout" => tool_timeout = seconds("--tool-timeout", &value()?)?,
+            "--api-timeout" => api_timeout = Some(seconds("--api-timeout", &value()?)?),
             "--approve" => {
                 approve = match value()?.as_str() {
                     "all" => ApproveKind::All,
@@ -150,6 +157,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         max_turns,
         max_tokens,
         tool_timeout,
+        api_timeout,
         approve,
         max_result_bytes,
         json,
@@ -180,6 +188,7 @@ mod tests {
                 max_turns: 10,
                 max_tokens: 1024,
                 tool_timeout: Duration::from_secs(60),
+                api_timeout: None,
                 approve: ApproveKind::Ask,
                 max_result_bytes: 100_000,
                 json: false,
@@ -201,6 +210,7 @@ mod tests {
             "--max-tokens=77",
             "--tool-timeout",
             "1.5",
+            "--api-timeout=2.5",
             "--approve",
             "read-only",
             "--max-result-bytes=5000",
@@ -214,6 +224,7 @@ mod tests {
         );
         assert_eq!((args.max_turns, args.max_tokens), (3, 77));
         assert_eq!(args.tool_timeout, Duration::from_millis(1500));
+        assert_eq!(args.api_timeout, Some(Duration::from_millis(2500)));
         assert_eq!(args.max_result_bytes, 5000);
         assert_eq!((args.approve, args.json), (ApproveKind::ReadOnly, true));
     }
@@ -233,6 +244,10 @@ mod tests {
                 .contains("not `some`")
         );
         assert!(run(&["--config", "c", "--tool-timeout", "-1"]).is_err());
+        assert_eq!(
+            run(&["--config", "c", "--api-timeout", "0"]).unwrap_err(),
+            "--api-timeout takes a positive number of seconds, not `0`"
+        );
         assert_eq!(
             run(&["--config", "c", "--verbose"]).unwrap_err(),
             "unknown argument `--verbose`"

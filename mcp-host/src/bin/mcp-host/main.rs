@@ -15,11 +15,12 @@ use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
 use mcp_host::agent::calls::CallRecord;
 use mcp_host::agent::{Agent, Answer, Conversation};
 use mcp_host::config::McpConfig;
-use mcp_host::provider::{Anthropic, OpenAi, Provider, ProviderError, Usage};
+use mcp_host::provider::{Anthropic, ApiClient, OpenAi, Provider, ProviderError, Usage};
 use serde::Serialize;
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::io::AsyncBufReadExt;
 
 /// One `--json` output line.
@@ -74,10 +75,18 @@ fn main() -> ExitCode {
     runtime.block_on(run(args, config))
 }
 
-fn provider(kind: ProviderKind) -> Result<Arc<dyn Provider>, ProviderError> {
+fn provider(
+    kind: ProviderKind,
+    api_timeout: Option<Duration>,
+) -> Result<Arc<dyn Provider>, ProviderError> {
+    // Without --api-timeout each request's deadline follows its max_tokens.
+    let mut http = ApiClient::new();
+    if let Some(deadline) = api_timeout {
+        http = http.deadline(deadline);
+    }
     Ok(match kind {
-        ProviderKind::Anthropic => Arc::new(Anthropic::from_env()?),
-        ProviderKind::OpenAi => Arc::new(OpenAi::from_env()?),
+        ProviderKind::Anthropic => Arc::new(Anthropic::from_env()?.with_client(http)),
+        ProviderKind::OpenAi => Arc::new(OpenAi::from_env()?.with_client(http)),
     })
 }
 
@@ -98,7 +107,7 @@ fn approver(kind: ApproveKind) -> Arc<dyn Approver> {
 }
 
 async fn run(args: Args, config: McpConfig) -> ExitCode {
-    let provider = match provider(args.provider) {
+    let provider = match provider(args.provider, args.api_timeout) {
         Ok(provider) => provider,
         Err(e) => {
             eprintln!("mcp-host: {e}");
