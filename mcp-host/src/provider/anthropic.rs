@@ -71,7 +71,7 @@ impl Anthropic {
         Anthropic::new(&base, key.as_deref())
     }
 
-    /// Uses `http` (its timeout, its pool) for the requests.
+    /// Uses `http` (its deadline and timeouts, its pool) for the requests.
     pub fn with_client(mut self, http: ApiClient) -> Anthropic {
         self.http = http;
         self

@@ -64,7 +64,7 @@ impl OpenAi {
         OpenAi::new(&base, key.as_deref())
     }
 
-    /// Uses `http` (its timeout, its pool) for the requests.
+    /// Uses `http` (its deadline and timeouts, its pool) for the requests.
     pub fn with_client(mut self, http: ApiClient) -> OpenAi {
         self.http = http;
         self
