@@ -2378,10 +2378,9 @@ fn a_body_that_stops_after_its_headers_ends_the_attempt_at_the_stall_bound_and_i
     };
     let started = std::time::Instant::now();
     let error = runtime
-        .block_on(tokio::time::timeout(
-            Duration::from_secs(15),
-            provider.send(request),
-        ))
+        .block_on(async {
+            tokio::time::timeout(Duration::from_secs(15), provider.send(request)).await
+        })
         .expect("the stall bound ends each attempt long before 15 s")
         .unwrap_err();
     let took = started.elapsed();
