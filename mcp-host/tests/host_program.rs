@@ -2259,6 +2259,23 @@ fn held(fake: &FakeModel, line: usize, next: usize) -> Duration {
 }
 
 #[test]
+fn help_names_api_timeout_and_its_default() {
+    let run = run_host(&["--help"], &[], "");
+    assert!(run.status.success(), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("[--api-timeout SECONDS]"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("default: the time to write --max-tokens at 20 tokens/s, at least 60 s"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn an_api_that_accepts_and_never_answers_ends_the_line_at_the_api_timeout() {
     let config = everything("everything");
     let fake = FakeModel::start(vec![never(fine(1)), fine(2)]);
