@@ -481,7 +481,7 @@ fn image_note(mime_type: &str, data: &str, why: &str) -> String {
 
 /// What audio returned by a tool becomes: a note (neither API takes audio
 /// in tool results).
-fn audio_note(audio: &AudioContent) -> String {
+pub(crate) fn audio_note(audio: &AudioContent) -> String {
     format!(
         "[The tool returned audio ({}, {} bytes) that is not shown: the model API takes no audio in tool results.]",
         audio.mime_type,
@@ -490,7 +490,7 @@ fn audio_note(audio: &AudioContent) -> String {
 }
 
 /// What a resource link becomes: its name, URI, type, size and description.
-fn link_text(link: &ResourceLinkContent) -> String {
+pub(crate) fn link_text(link: &ResourceLinkContent) -> String {
     let mut text = format!(
         "Resource link: {} <{}>",
         link.title.as_deref().unwrap_or(&link.name),

@@ -324,6 +324,7 @@ fn a_failed_request_leaves_the_history_as_it_was_before_the_line() {
                 "tool_use",
             ),
             Err(ProviderError::Api {
+                api: "the scripted API".into(),
                 status: 500,
                 message: "overloaded".into(),
                 attempts: 1,

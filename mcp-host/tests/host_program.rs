@@ -1081,13 +1081,13 @@ fn three_529s_end_the_line_with_error_and_leave_the_history_unchanged() {
 
     let requests = fake.requests();
     assert_eq!(requests.len(), 5, "3 attempts for the second line");
-    // No retry-after: 0.5 s, then 1 s.
+    // No retry-after: 0.5 s, then 1 s, each less up to a quarter (jitter).
     let first_wait = requests[2].received - requests[1].received;
     let second_wait = requests[3].received - requests[2].received;
     eprintln!("529 backoff: {first_wait:?}, {second_wait:?}");
-    assert!(first_wait >= Duration::from_millis(450), "{first_wait:?}");
+    assert!(first_wait >= Duration::from_millis(350), "{first_wait:?}");
     assert!(first_wait < Duration::from_millis(1500), "{first_wait:?}");
-    assert!(second_wait >= Duration::from_millis(950), "{second_wait:?}");
+    assert!(second_wait >= Duration::from_millis(700), "{second_wait:?}");
     assert!(second_wait < Duration::from_millis(2500), "{second_wait:?}");
     // The third line's history: the first exchange, then the third line;
     // the failed line left nothing.
@@ -1221,7 +1221,7 @@ fn an_openai_403_exits_1_with_the_apis_message() {
 }
 
 #[test]
-fn a_400_or_500_ends_the_line_with_the_apis_message_and_no_retry() {
+fn a_400_or_404_ends_the_line_with_the_apis_message_and_no_retry() {
     let config = everything("everything");
     let fake = FakeModel::start(vec![
         Reply::claude_error(
@@ -1229,14 +1229,14 @@ fn a_400_or_500_ends_the_line_with_the_apis_message_and_no_retry() {
             "invalid_request_error",
             "messages.0.content: Field required",
         ),
-        Reply::claude_error(500, "api_error", "Internal server error"),
+        Reply::claude_error(404, "not_found_error", "model: claude-nonexistent"),
         fine(2),
     ]);
     let run = host(&config, &["--json"], &claude_env(&fake), "a\nb\nc\n");
     let out = lines(&run, 3);
     for (line, message) in [
         (&out[0], "messages.0.content: Field required"),
-        (&out[1], "Internal server error"),
+        (&out[1], "model: claude-nonexistent"),
     ] {
         assert_eq!(line["stop_reason"], "error");
         assert_eq!(line["text"], "");
@@ -1296,11 +1296,156 @@ fn an_unreachable_api_ends_each_line_with_error() {
     for line in &out {
         assert_eq!(line["stop_reason"], "error");
         assert_eq!(line["text"], "");
+        let error = line["error"].as_str().expect("an error string");
+        // Retried as the SDKs retry a connection error, and named.
         assert!(
-            !line["error"].as_str().expect("an error string").is_empty(),
-            "{line}"
+            error.starts_with("the Anthropic API could not be reached: ")
+                && error.ends_with(" (3 attempts)"),
+            "{error}"
         );
     }
+}
+
+#[test]
+fn model_api_408_409_and_5xx_are_retried_as_the_sdks_retry_them() {
+    let config = everything("everything");
+    let quick = |reply: Reply| reply.header("retry-after-ms", "10");
+    let fake = FakeModel::start(vec![
+        quick(Reply::claude_error(408, "timeout_error", "Request timeout")),
+        quick(Reply::claude_error(
+            500,
+            "api_error",
+            "Internal server error",
+        )),
+        fine(1),
+        // No retry-after: the backoff, 0.5 s less up to a quarter.
+        Reply::claude_error(409, "conflict_error", "lock timeout"),
+        quick(Reply::raw(502, "<html>bad gateway</html>")),
+        fine(2),
+    ]);
+    let run = host(&config, &["--json"], &claude_env(&fake), "a\nb\n");
+    let out = lines(&run, 2);
+    for (line, tokens) in out.iter().zip([1, 2]) {
+        assert_eq!(line["stop_reason"], "end_turn", "{line}");
+        assert_eq!(line["turns"], 1, "a retried request is one response");
+        assert_eq!(line["usage"]["input_tokens"], tokens);
+    }
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 6);
+    assert!(
+        requests
+            .iter()
+            .all(|r| r.raw_body == requests[0].raw_body || r.raw_body == requests[3].raw_body)
+    );
+    let backoff = requests[4].received - requests[3].received;
+    eprintln!("409 without retry-after: waited {backoff:?}");
+    assert!(backoff >= Duration::from_millis(350), "{backoff:?}");
+    assert!(backoff < Duration::from_millis(1500), "{backoff:?}");
+    let quick_wait = requests[1].received - requests[0].received;
+    assert!(quick_wait < Duration::from_millis(300), "{quick_wait:?}");
+}
+
+#[test]
+fn x_should_retry_decides_and_retry_after_ms_is_honoured() {
+    let config = everything("everything");
+    let fake = FakeModel::start(vec![
+        Reply::claude_error(503, "api_error", "unavailable, do not retry")
+            .header("x-should-retry", "false"),
+        Reply::claude_error(400, "invalid_request_error", "try me again")
+            .header("x-should-retry", "true")
+            .header("retry-after-ms", "10"),
+        // retry-after-ms wins over retry-after.
+        Reply::claude_error(429, "rate_limit_error", "slow down")
+            .header("retry-after-ms", "1200")
+            .header("retry-after", "30"),
+        fine(3),
+    ]);
+    let run = host(&config, &["--json"], &claude_env(&fake), "a\nb\n");
+    let out = lines(&run, 2);
+    assert_eq!(out[0]["stop_reason"], "error");
+    assert_eq!(
+        out[0]["error"],
+        "the Anthropic API refused the request (HTTP 503): unavailable, do not retry"
+    );
+    assert_eq!(out[1]["stop_reason"], "end_turn", "{}", out[1]);
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 4, "the 503 once, the 400 retried");
+    let waited = requests[3].received - requests[2].received;
+    eprintln!("retry-after-ms: 1200 → waited {waited:?}");
+    assert!(waited >= Duration::from_millis(1190), "{waited:?}");
+    assert!(waited < Duration::from_millis(2500), "{waited:?}");
+}
+
+/// `{"content":[],"stop_reason":"end_turn","padding":[{"a":1},…]}` of
+/// about `bytes` bytes: about 90 bytes of memory per byte once parsed.
+fn tiny_objects(bytes: usize) -> Vec<u8> {
+    let mut body = br#"{"content":[],"stop_reason":"end_turn","padding":["#.to_vec();
+    while body.len() < bytes {
+        body.extend_from_slice(br#"{"a":1},"#);
+    }
+    body.extend_from_slice(br#"{"a":1}]}"#);
+    body
+}
+
+/// A complete Anthropic response of one text block, `len` bytes long.
+fn claude_text_of_len(len: usize) -> Vec<u8> {
+    let empty = serde_json::to_vec(&claude_message(json!([text_block("")]), "end_turn", 1, 1));
+    let pad = len - empty.unwrap().len();
+    let body = serde_json::to_vec(&claude_message(
+        json!([text_block(&"x".repeat(pad))]),
+        "end_turn",
+        1,
+        1,
+    ))
+    .unwrap();
+    assert_eq!(body.len(), len);
+    body
+}
+
+#[test]
+fn a_response_larger_than_max_tokens_allows_is_refused_unparsed_and_the_next_line_is_answered() {
+    let config = everything("everything");
+    // --max-tokens 1024: the bound is its floor, 1 MiB.
+    let bound = 1 << 20;
+    let fake = FakeModel::start(vec![
+        Reply::raw(200, tiny_objects(60 << 20)),
+        Reply::raw(200, claude_text_of_len(bound + 1)).chunked(),
+        Reply::raw(200, tiny_objects(900_000)).chunked(),
+        Reply::raw(200, claude_text_of_len(bound)).chunked(),
+        fine(4),
+    ]);
+    let run = host(&config, &["--json"], &claude_env(&fake), "a\nb\nc\nd\ne\n");
+    let out = lines(&run, 5);
+    let too_large = "the Anthropic API's response was larger than 1048576 bytes, the bound for this request's max_tokens; it was not read";
+    assert_eq!(out[0]["error"], too_large, "declared by content-length");
+    assert_eq!(out[1]["error"], too_large, "one byte over, chunked");
+    let error = out[2]["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("the Anthropic API's response was refused unparsed (9000")
+            && error.contains("would take more than 16 MiB of memory once parsed"),
+        "{error}"
+    );
+    for line in &out[..3] {
+        assert_eq!(line["stop_reason"], "error");
+    }
+    assert_eq!(
+        out[3]["stop_reason"], "end_turn",
+        "exactly the bound is read"
+    );
+    let text = out[3]["text"].as_str().unwrap().len();
+    assert!(text > bound - 400 && text < bound, "{text}");
+    assert_eq!(out[4]["stop_reason"], "end_turn");
+    assert_eq!(
+        fake.requests().len(),
+        5,
+        "a too-large response is not retried"
+    );
+    eprintln!(
+        "a 60 MiB response of tiny objects: host peak RSS {} KiB",
+        run.peak_rss_kib
+    );
+    assert!(run.peak_rss_kib > 0, "/proc gave no VmHWM");
+    assert!(run.peak_rss_kib < 64 << 10, "{} KiB", run.peak_rss_kib);
 }
 
 // ---------------------------------------------------------------------------
@@ -1637,7 +1782,7 @@ fn openai_retries_503_with_backoff_and_gives_up_after_three_429s() {
     assert_openai_request(&fake);
     let backoff = requests[1].received - requests[0].received;
     eprintln!("503 without retry-after: waited {backoff:?}");
-    assert!(backoff >= Duration::from_millis(450), "{backoff:?}");
+    assert!(backoff >= Duration::from_millis(350), "{backoff:?}");
     assert!(backoff < Duration::from_millis(1500), "{backoff:?}");
     assert_eq!(
         requests[5].body["messages"],
@@ -2027,4 +2172,414 @@ fn every_call_of_a_response_runs_at_once_even_past_eight() {
             "{result}"
         );
     }
+}
+
+/// A complete OpenAI completion whose text is `len` bytes of `x`.
+fn openai_text_of_len(len: usize) -> Vec<u8> {
+    serde_json::to_vec(&openai_completion(
+        json!({"role": "assistant", "content": "x".repeat(len)}),
+        "stop",
+        1,
+        1,
+    ))
+    .unwrap()
+}
+
+#[test]
+fn the_openai_bound_follows_max_tokens_and_its_errors_name_the_openai_api() {
+    let config = everything("everything");
+    // --max-tokens 32768: 32,768 × 64 bytes, 2 MiB.
+    let fake = FakeModel::start(vec![
+        Reply::raw(200, openai_text_of_len(1_500_000)).chunked(),
+        Reply::raw(200, openai_text_of_len(2_200_000)).chunked(),
+        Reply::openai_error(400, "invalid_request_error", "Invalid 'messages'"),
+    ]);
+    let run = host(
+        &config,
+        &["--provider", "openai", "--max-tokens", "32768", "--json"],
+        &openai_env(&fake),
+        "a\nb\nc\n",
+    );
+    let out = lines(&run, 3);
+    assert_eq!(out[0]["stop_reason"], "stop", "1.5 MB is under the bound");
+    assert_eq!(out[0]["text"].as_str().unwrap().len(), 1_500_000);
+    assert_eq!(
+        out[1]["error"],
+        "the OpenAI API's response was larger than 2097152 bytes, the bound for this request's max_tokens; it was not read"
+    );
+    assert_eq!(
+        out[2]["error"],
+        "the OpenAI API refused the request (HTTP 400): Invalid 'messages'"
+    );
+}
+
+#[test]
+fn a_model_api_that_does_not_answer_in_time_is_retried_then_named() {
+    use mcp_host::provider::{Anthropic, ApiClient, Provider, Request};
+    let slow = || fine(1).after(Duration::from_millis(1500));
+    let fake = FakeModel::start(vec![slow(), slow(), slow(), slow(), fine(2)]);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let provider = Anthropic::new(&fake.base_url, Some(CLAUDE_KEY))
+        .unwrap()
+        .with_client(ApiClient::new().timeout(Duration::from_millis(200)));
+    let messages = [user("hi")];
+    let request = Request {
+        model: "claude-sonnet-4-6",
+        max_tokens: 1024,
+        system: None,
+        messages: &messages,
+        tools: &[],
+    };
+    let error = runtime.block_on(provider.send(request)).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the Anthropic API did not answer within 0.2 s (3 attempts)"
+    );
+    assert_eq!(fake.requests().len(), 3);
+    // Timed out once more, then answered: the retry gets the response.
+    let reply = runtime.block_on(provider.send(request)).unwrap();
+    assert_eq!(reply.text, "fine");
+    assert_eq!(fake.requests().len(), 5);
+}
+
+/// A reply that never comes: the request is read, then nothing (an hour).
+fn never(reply: Reply) -> Reply {
+    reply.after(Duration::from_secs(3600))
+}
+
+/// The time from the first request of one line to the first of the next:
+/// how long the host held the line (from a little after its deadline's
+/// clock started: the fake records a request once it has read it).
+fn held(fake: &FakeModel, line: usize, next: usize) -> Duration {
+    let requests = fake.requests();
+    requests[next].received - requests[line].received
+}
+
+#[test]
+fn help_names_api_timeout_and_its_default() {
+    let run = run_host(&["--help"], &[], "");
+    assert!(run.status.success(), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("[--api-timeout SECONDS]"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("default: the time to write --max-tokens at 20 tokens/s, at least 60 s"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn an_api_that_accepts_and_never_answers_ends_the_line_at_the_api_timeout() {
+    let config = everything("everything");
+    let fake = FakeModel::start(vec![never(fine(1)), fine(2)]);
+    let run = host(
+        &config,
+        &["--json", "--api-timeout", "2"],
+        &claude_env(&fake),
+        "a\nb\n",
+    );
+    let out = lines(&run, 2);
+    assert_eq!(out[0]["stop_reason"], "error");
+    assert_eq!(
+        out[0]["error"],
+        "the Anthropic API did not answer within 2 s"
+    );
+    assert_eq!(out[1]["text"], "fine");
+    assert_eq!(fake.requests().len(), 2, "no retry after the deadline");
+    let held = held(&fake, 0, 1);
+    eprintln!("a silent API held the line {held:?}");
+    assert!(held >= Duration::from_millis(1500), "{held:?}");
+    assert!(held < Duration::from_secs(5), "{held:?}");
+}
+
+#[test]
+fn an_api_that_sends_headers_then_trickles_the_body_ends_the_line_at_the_api_timeout() {
+    let config = everything("everything");
+    // A whole completion, one byte a second: the stall bound never fires,
+    // the deadline does.
+    let trickled = Reply::ok(openai_completion(
+        json!({"role": "assistant", "content": "slow"}),
+        "stop",
+        1,
+        1,
+    ))
+    .trickled(Duration::from_secs(1));
+    let fine = Reply::ok(openai_completion(
+        json!({"role": "assistant", "content": "fine"}),
+        "stop",
+        1,
+        1,
+    ));
+    let fake = FakeModel::start(vec![trickled, fine]);
+    let run = host(
+        &config,
+        &["--provider", "openai", "--json", "--api-timeout=2"],
+        &openai_env(&fake),
+        "a\nb\n",
+    );
+    let out = lines(&run, 2);
+    assert_eq!(out[0]["stop_reason"], "error");
+    assert_eq!(out[0]["error"], "the OpenAI API did not answer within 2 s");
+    assert_eq!(out[1]["text"], "fine");
+    let held = held(&fake, 0, 1);
+    eprintln!("a trickling API held the line {held:?}");
+    assert!(held >= Duration::from_millis(1500), "{held:?}");
+    assert!(held < Duration::from_secs(5), "{held:?}");
+}
+
+#[test]
+fn a_503_then_a_stall_is_retried_once_within_the_api_timeout_then_named() {
+    let config = everything("everything");
+    let overloaded = || Reply::claude_error(503, "overloaded_error", "Overloaded");
+    let fake = FakeModel::start(vec![
+        overloaded(),
+        never(fine(1)),
+        // A retry-after that would pass the deadline: not waited for.
+        overloaded().header("retry-after", "5"),
+        fine(2),
+    ]);
+    let run = host(
+        &config,
+        &["--json", "--api-timeout", "2"],
+        &claude_env(&fake),
+        "a\nb\nc\n",
+    );
+    let out = lines(&run, 3);
+    assert_eq!(
+        out[0]["error"],
+        "the Anthropic API did not answer within 2 s (2 attempts)"
+    );
+    assert_eq!(
+        out[1]["error"],
+        "the Anthropic API refused the request (HTTP 503): Overloaded"
+    );
+    assert_eq!(out[2]["text"], "fine");
+    assert_eq!(fake.requests().len(), 4);
+    let first = held(&fake, 0, 2);
+    let second = held(&fake, 2, 3);
+    eprintln!("503 then a stall held the line {first:?}; a 503 asking for 5 s held it {second:?}");
+    assert!(first >= Duration::from_millis(1500), "{first:?}");
+    assert!(first < Duration::from_secs(5), "{first:?}");
+    assert!(second < Duration::from_secs(2), "{second:?}");
+}
+
+#[test]
+fn a_body_that_stops_after_its_headers_ends_the_attempt_at_the_stall_bound_and_is_retried() {
+    use mcp_host::provider::{Anthropic, ApiClient, Provider, Request};
+    let stalled = || fine(1).trickled(Duration::from_secs(3600));
+    let fake = FakeModel::start(vec![stalled(), stalled(), stalled(), stalled(), fine(2)]);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let provider = Anthropic::new(&fake.base_url, Some(CLAUDE_KEY))
+        .unwrap()
+        .with_client(
+            ApiClient::new()
+                .deadline(Duration::from_secs(20))
+                .stall_timeout(Duration::from_millis(300)),
+        );
+    let messages = [user("hi")];
+    let request = Request {
+        model: "claude-sonnet-4-6",
+        max_tokens: 1024,
+        system: None,
+        messages: &messages,
+        tools: &[],
+    };
+    let started = std::time::Instant::now();
+    let error = runtime
+        .block_on(async {
+            tokio::time::timeout(Duration::from_secs(15), provider.send(request)).await
+        })
+        .expect("the stall bound ends each attempt long before 15 s")
+        .unwrap_err();
+    let took = started.elapsed();
+    assert_eq!(
+        error.to_string(),
+        "the Anthropic API stopped sending its response: no bytes for 0.3 s (3 attempts)"
+    );
+    assert_eq!(fake.requests().len(), 3);
+    // 3 × 0.3 s and two backoffs (0.375-0.5 s, 0.75-1 s), far inside 20 s.
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    // Stalled once more, then answered: the retry gets the response.
+    let reply = runtime.block_on(provider.send(request)).unwrap();
+    assert_eq!(reply.text, "fine");
+    assert_eq!(fake.requests().len(), 5);
+}
+
+// ---------------------------------------------------------------------------
+// What of the tools' results goes to the model.
+
+/// A legacy stdio server whose tool `big` answers `result {n}: ` and then
+/// `bytes` bytes of `x`, and whose tool `picture` answers a PNG of `bytes`
+/// bytes of base64.
+const BIG_SERVER: &str = r#"
+import json, sys
+size = int(sys.argv[1])
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    id_, method = message["id"], message.get("method")
+    if method == "initialize":
+        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "big", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "big", "description": "A large result.",
+                             "inputSchema": {"type": "object",
+                                             "properties": {"n": {"type": "integer"}}}},
+                            {"name": "picture", "description": "A large image.",
+                             "inputSchema": {"type": "object"}}]}
+    elif method == "tools/call" and message["params"]["name"] == "picture":
+        data = "iVBORw0KGgo" + "A" * (size - 11)
+        result = {"content": [{"type": "image", "data": data, "mimeType": "image/png"}]}
+    elif method == "tools/call":
+        n = message["params"].get("arguments", {}).get("n", 0)
+        result = {"content": [{"type": "text", "text": f"result {n}: " + "x" * size}]}
+    else:
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": id_, "error": {
+            "code": -32601, "message": "Method not found"}}) + "\n")
+        sys.stdout.flush()
+        continue
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": id_, "result": result}) + "\n")
+    sys.stdout.flush()
+"#;
+
+#[test]
+fn sixteen_large_results_reach_the_model_cut_with_a_note_and_the_library_gets_them_whole() {
+    let size: usize = 15 << 20;
+    let dir = common::fake_model::TempDir::new();
+    let script = dir.write("big.py", BIG_SERVER);
+    let config = McpConfig::new(&json!({"mcpServers": {"big": {
+        "command": "python3",
+        "args": [script.to_str().unwrap(), size.to_string()],
+    }}}));
+    let uses: Vec<Value> = (0..16)
+        .map(|n| tool_use(&format!("toolu_{n:02}"), "big", json!({"n": n})))
+        .collect();
+    let fake = FakeModel::start(vec![
+        Reply::ok(claude_message(Value::Array(uses), "tool_use", 10, 10)),
+        fine(20),
+        fine(30),
+    ]);
+    let run = host(
+        &config,
+        &["--json", "--approve", "all"],
+        &claude_env(&fake),
+        "all of them\nand now?\n",
+    );
+    let out = lines(&run, 2);
+    assert_eq!(out[0]["stop_reason"], "end_turn", "{}", out[0]);
+    assert_eq!(out[0]["tool_calls"].as_array().unwrap().len(), 16);
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3);
+    let results = &requests[1].body["messages"][2]["content"];
+    let results = results.as_array().expect("tool_result blocks");
+    assert_eq!(results.len(), 16);
+    for (n, block) in results.iter().enumerate() {
+        assert_eq!(block["tool_use_id"], format!("toolu_{n:02}"));
+        let content = block["content"].as_array().expect("text and the note");
+        let prefix = format!("result {n}: ");
+        // 400,000 bytes for the response's results, shared equally.
+        let kept = 400_000 / 16;
+        assert_eq!(content[0]["text"].as_str().unwrap().len(), kept);
+        assert!(content[0]["text"].as_str().unwrap().starts_with(&prefix));
+        let cut = size + prefix.len() - kept;
+        let grouped = |n: usize| {
+            let digits = n.to_string();
+            let mut out = String::new();
+            for (i, c) in digits.chars().enumerate() {
+                if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                    out.push(',');
+                }
+                out.push(c);
+            }
+            out
+        };
+        assert_eq!(
+            content[1]["text"],
+            format!(
+                "[… {} bytes of this result were cut: the host sends at most 400,000 bytes of the results of one response, 25,000 of this one]",
+                grouped(cut)
+            )
+        );
+    }
+    // The request, and the next line's, which resends the history: bounded.
+    for request in &requests[1..] {
+        eprintln!("request body: {} bytes", request.raw_body.len());
+        assert!(
+            request.raw_body.len() < 420_000,
+            "{}",
+            request.raw_body.len()
+        );
+    }
+    eprintln!(
+        "16 results of 15 MiB: host peak RSS {} KiB",
+        run.peak_rss_kib
+    );
+    assert!(run.peak_rss_kib > 0, "/proc gave no VmHWM");
+    assert!(run.peak_rss_kib < 128 << 10, "{} KiB", run.peak_rss_kib);
+
+    // The library's caller gets the whole result.
+    let oracle = Oracle::new(&config);
+    let whole = oracle.call("big", json!({"n": 3}));
+    assert_eq!(common::text(&whole).len(), size + "result 3: ".len());
+}
+
+#[test]
+fn max_result_bytes_sets_the_bound_and_an_image_over_its_bound_is_a_note() {
+    let size: usize = 6 << 20;
+    let dir = common::fake_model::TempDir::new();
+    let script = dir.write("big.py", BIG_SERVER);
+    let config = McpConfig::new(&json!({"mcpServers": {"big": {
+        "command": "python3",
+        "args": [script.to_str().unwrap(), size.to_string()],
+    }}}));
+    let fake = FakeModel::start(vec![
+        Reply::ok(claude_message(
+            json!([
+                tool_use("toolu_big", "big", json!({"n": 1})),
+                tool_use("toolu_picture", "picture", json!({}))
+            ]),
+            "tool_use",
+            10,
+            10,
+        )),
+        fine(20),
+    ]);
+    let run = host(
+        &config,
+        &["--json", "--approve", "all", "--max-result-bytes", "1000"],
+        &claude_env(&fake),
+        "show me\n",
+    );
+    let out = lines(&run, 1);
+    assert_eq!(out[0]["stop_reason"], "end_turn", "{}", out[0]);
+    let requests = fake.requests();
+    let results = requests[1].body["messages"][2]["content"]
+        .as_array()
+        .unwrap();
+    let big = results[0]["content"].as_array().unwrap();
+    assert_eq!(big[0]["text"].as_str().unwrap().len(), 1000);
+    assert_eq!(
+        big[1]["text"],
+        "[… 6,290,466 bytes of this result were cut: the host sends at most 1,000 bytes of one result]"
+    );
+    assert_eq!(
+        results[1]["content"],
+        "[The tool returned an image (image/png, 6,291,456 bytes of base64) that is not shown: the host sends images and binary data of at most 5,242,880 bytes of base64.]"
+    );
+    assert!(
+        requests[1].raw_body.len() < 3_000,
+        "{}",
+        requests[1].raw_body.len()
+    );
 }

@@ -11,6 +11,7 @@
 //! `tool_use` has no `tool_result`, and the model can act on the reason.
 
 use super::approval::{ApprovalRequest, Approver, Decision};
+use super::budget::{Kept, ResultBudget};
 use crate::catalog::Catalog;
 use crate::convert::CallFailure;
 use crate::provider::ToolCall;
@@ -41,10 +42,12 @@ pub(super) enum Run {
     No(String),
 }
 
-/// A call's result, or the task making it.
+/// A call's result, or the task making it (and cutting its result to the
+/// budget as soon as it arrives: a response's many large results are never
+/// all held whole at once).
 enum Slot {
     Settled(CallToolResult),
-    Running(JoinHandle<CallToolResult>),
+    Running(JoinHandle<Kept>),
 }
 
 /// Aborts the calls still running when the line is dropped (the caller
@@ -61,14 +64,16 @@ impl Drop for Slots {
     }
 }
 
-/// Runs `calls` (see the module docs); the results in the calls' order.
+/// Runs `calls` (see the module docs); the results in the calls' order,
+/// each cut to `budget`'s bound on one result.
 pub(super) async fn run(
     catalog: &Arc<Catalog>,
     approver: &dyn Approver,
     in_flight: &Arc<Semaphore>,
     calls: &[ToolCall],
     run: Run,
-) -> Vec<(CallToolResult, CallRecord)> {
+    budget: ResultBudget,
+) -> Vec<(Kept, CallRecord)> {
     let mut records = Vec::with_capacity(calls.len());
     let mut slots = Slots(Vec::with_capacity(calls.len()));
     for call in calls {
@@ -122,24 +127,26 @@ pub(super) async fn run(
                         ms = started.elapsed().as_millis() as u64,
                         "call done"
                     );
-                    result
+                    budget.keep(result)
                 })));
             }
         }
     }
     let mut results = Vec::with_capacity(calls.len());
     for (slot, mut record) in slots.0.iter_mut().zip(records) {
-        let result = match slot {
-            Slot::Settled(result) => result.clone(),
+        let kept = match slot {
+            Slot::Settled(result) => budget.keep(result.clone()),
             Slot::Running(handle) => handle.await.unwrap_or_else(|e| {
-                CallFailure::NotRun {
-                    reason: format!("the call's task ended abnormally ({e})"),
-                }
-                .to_result()
+                budget.keep(
+                    CallFailure::NotRun {
+                        reason: format!("the call's task ended abnormally ({e})"),
+                    }
+                    .to_result(),
+                )
             }),
         };
-        record.is_error = result.is_error;
-        results.push((result, record));
+        record.is_error = kept.is_error();
+        results.push((kept, record));
     }
     results
 }

@@ -20,6 +20,12 @@
 //! the history stays valid. A request that fails leaves the history as it
 //! was before the line.
 //!
+//! What of the tools' results goes to the model, and so into the history
+//! every later request resends, is bounded ([`budget`],
+//! [`AgentBuilder::result_budget`]): by default 100,000 bytes of text per
+//! result and 400,000 per response, cut with a note saying how much was
+//! cut. [`Catalog::call`] still returns a result whole.
+//!
 //! ```no_run
 //! use mcp_host::agent::Agent;
 //! use mcp_host::provider::Anthropic;
@@ -46,6 +52,7 @@
 //! ```
 
 pub mod approval;
+pub mod budget;
 pub mod calls;
 pub mod history;
 
@@ -54,6 +61,7 @@ use crate::config::McpConfig;
 use crate::provider::{Provider, ProviderError, Reply, Request, Stop, ToolCall, Usage};
 use crate::wire::CallToolResult;
 use approval::{ApproveAll, Approver};
+use budget::ResultBudget;
 use calls::{CallRecord, Run};
 use history::{FullHistory, History, HistoryPolicy};
 use serde_json::Value;
@@ -109,6 +117,7 @@ pub struct AgentBuilder {
     calls_in_flight: usize,
     approver: Arc<dyn Approver>,
     history: Arc<dyn HistoryPolicy>,
+    result_budget: ResultBudget,
 }
 
 impl AgentBuilder {
@@ -199,6 +208,21 @@ impl AgentBuilder {
         self
     }
 
+    /// What of the tools' results goes to the model (default
+    /// [`ResultBudget::default`]: 100,000 bytes of text per result, 400,000
+    /// per response; see [`budget`]).
+    pub fn result_budget(mut self, budget: ResultBudget) -> AgentBuilder {
+        self.result_budget = budget;
+        self
+    }
+
+    /// [`result_budget`](Self::result_budget) with `bytes` of text per
+    /// result and four times that per response
+    /// ([`ResultBudget::per_result`]).
+    pub fn max_result_bytes(self, bytes: usize) -> AgentBuilder {
+        self.result_budget(ResultBudget::per_result(bytes))
+    }
+
     /// Starts the config's servers, serves the in-process tools, and
     /// builds the catalog. Servers that fail are left out and listed in
     /// [`Catalog::failures`].
@@ -234,6 +258,7 @@ impl AgentBuilder {
             in_flight: Arc::new(Semaphore::new(self.calls_in_flight)),
             approver: self.approver,
             history: self.history,
+            result_budget: self.result_budget,
         })
     }
 }
@@ -254,6 +279,7 @@ pub struct Agent {
     in_flight: Arc<Semaphore>,
     approver: Arc<dyn Approver>,
     history: Arc<dyn HistoryPolicy>,
+    result_budget: ResultBudget,
 }
 
 /// One conversation: its history and what it has cost.
@@ -341,6 +367,7 @@ impl Agent {
             calls_in_flight: DEFAULT_CALLS_IN_FLIGHT,
             approver: Arc::new(ApproveAll),
             history: Arc::new(FullHistory),
+            result_budget: ResultBudget::default(),
         }
     }
 
@@ -441,17 +468,21 @@ impl Agent {
         calls: &[ToolCall],
         run: Run,
     ) {
-        let results = calls::run(&self.catalog, &*self.approver, &self.in_flight, calls, run).await;
-        let pairs: Vec<(&ToolCall, &CallToolResult)> = calls
-            .iter()
-            .zip(&results)
-            .map(|(call, (result, _))| (call, result))
-            .collect();
+        let results = calls::run(
+            &self.catalog,
+            &*self.approver,
+            &self.in_flight,
+            calls,
+            run,
+            self.result_budget,
+        )
+        .await;
+        let (kept, records): (Vec<_>, Vec<_>) = results.into_iter().unzip();
+        let sent = self.result_budget.share(kept);
+        let pairs: Vec<(&ToolCall, &CallToolResult)> = calls.iter().zip(&sent).collect();
         for message in self.provider.tool_results(&pairs) {
             conversation.history.push(message);
         }
-        answer
-            .tool_calls
-            .extend(results.into_iter().map(|(_, record)| record));
+        answer.tool_calls.extend(records);
     }
 }

@@ -50,11 +50,9 @@ impl Anthropic {
     /// refuses with a 401 naming the variable).
     pub fn new(base_url: &str, api_key: Option<&str>) -> Result<Anthropic, ProviderError> {
         let url = format!("{}/v1/messages", base_url.trim_end_matches('/'));
-        let mut endpoint = ApiEndpoint::new(&url, KEY_VARIABLE)?.header(
-            "anthropic-version",
-            API_VERSION,
-            false,
-        )?;
+        let mut endpoint = ApiEndpoint::new(&url, KEY_VARIABLE)?
+            .named("the Anthropic API")
+            .header("anthropic-version", API_VERSION, false)?;
         if let Some(key) = api_key {
             endpoint = endpoint.header("x-api-key", key, true)?;
         }
@@ -73,7 +71,7 @@ impl Anthropic {
         Anthropic::new(&base, key.as_deref())
     }
 
-    /// Uses `http` (its timeout, its pool) for the requests.
+    /// Uses `http` (its deadline and timeouts, its pool) for the requests.
     pub fn with_client(mut self, http: ApiClient) -> Anthropic {
         self.http = http;
         self
@@ -157,7 +155,11 @@ impl Provider for Anthropic {
                 messages: request.messages,
                 tools: request.tools,
             };
-            read_response(self.http.post(&self.endpoint, &body).await?)
+            read_response(
+                self.http
+                    .post(&self.endpoint, &body, request.max_tokens)
+                    .await?,
+            )
         })
     }
 }

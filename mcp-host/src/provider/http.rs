@@ -1,42 +1,139 @@
 //! The HTTP every model API shares: one pooled HTTPS client (rustls, the
-//! Mozilla roots compiled in), a timeout per attempt, the retries the APIs
-//! ask for, and their errors mapped to [`ProviderError`].
+//! Mozilla roots compiled in), a deadline per request, the retries the APIs
+//! ask for, a bound on what a response may cost, and their errors mapped to
+//! [`ProviderError`].
 //!
-//! Retried: 429 (rate limit), 503 (unavailable) and 529 (Anthropic's
-//! "overloaded"), at most [`MAX_ATTEMPTS`] requests in all, waiting what
-//! the response's `retry-after-ms` or `retry-after` (seconds, or an HTTP
-//! date) says, at most [`MAX_RETRY_WAIT`], else 0.5 s and then 1 s: the
-//! official SDKs' schedule. Nothing else is retried: a 401/403 will not
-//! heal, another 4xx is the request's fault, and a network failure or a
-//! timeout after the request was sent may have been a response already
-//! paid for.
+//! **Time** is bounded three ways, so that an API that accepts the
+//! connection and never answers, or sends its headers and then trickles
+//! the body, cannot hold a request for long:
+//! - a **deadline** per model request covers all its attempts and the
+//!   waits between them: [`request_deadline`]`(max_tokens)` (60 s, longer
+//!   when `max_tokens` allows a response that takes longer to write at
+//!   [`SLOWEST_TOKENS_PER_SECOND`]), or what [`ApiClient::deadline`] sets.
+//!   A retry whose wait would pass it is not made; an attempt it cuts ends
+//!   the request with [`ProviderError::Timeout`].
+//! - a **stall bound** ([`DEFAULT_STALL_TIMEOUT`], [`ApiClient::stall_timeout`])
+//!   on each read of a response's body: an API that has sent its headers
+//!   has written the response, so a body that stops for that long is a
+//!   dead connection; the attempt ends ([`ProviderError::Stalled`]) and is
+//!   retried within the deadline. Before the headers nothing is bounded
+//!   but the deadline: a non-streaming response sends no byte until the
+//!   model has written it all.
+//! - a timeout per attempt ([`ApiClient::timeout`], 10 minutes as the SDKs
+//!   have it), which matters only for a deadline longer than that.
+//!
+//! **Retries** are the official SDKs' (Anthropic's and OpenAI's
+//! `_should_retry`): a response with `x-should-retry: true` or `false` is
+//! retried or not as it says; otherwise 408 (request timeout), 409 (lock
+//! timeout), 429 (rate limit) and every 5xx (529 is Anthropic's
+//! "overloaded") are retried, and so are a connection that fails and an
+//! attempt that times out. At most [`MAX_ATTEMPTS`] requests are made in
+//! all; between them the host waits what the response's `retry-after-ms` or
+//! `retry-after` (seconds, or an HTTP date) says, at most
+//! [`MAX_RETRY_WAIT`], else 0.5 s, then 1 s (doubling, at most 8 s), each
+//! less a random quarter so that many hosts do not retry in step.
+//!
+//! **Responses** are bounded by what the request allows the model to write:
+//! [`response_limit`] bytes for its `max_tokens`, and a parsed tree of at
+//! most [`tree_limit`] bytes, checked on the bytes
+//! ([`JsonBudget`]) before they are parsed. A response of tiny JSON objects
+//! costs about 90 bytes of memory per byte once parsed; the check refuses it
+//! first. A response over either bound is [`ProviderError::TooLarge`] and is
+//! not retried (the same request would get the same response).
 
 use super::{ProviderError, error_message};
 use crate::client::error::excerpt;
 use crate::client::http::{Connector, chain, connector};
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Method, StatusCode, Uri};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
+use mcp_protocol::json_budget::JsonBudget;
 use serde_json::Value;
 use std::fmt;
 use std::time::{Duration, SystemTime};
 
-/// Requests made in all for one model request that keeps getting 429, 503
-/// or 529.
+/// Requests made in all for one model request whose failures are retried
+/// (the SDKs' two retries).
 pub const MAX_ATTEMPTS: u32 = 3;
 /// The longest wait a `retry-after` is honoured for.
 pub const MAX_RETRY_WAIT: Duration = Duration::from_secs(60);
-/// The waits when the response names none.
-const BACKOFF: [Duration; 2] = [Duration::from_millis(500), Duration::from_secs(1)];
-/// The statuses retried.
-const RETRIED: [u16; 3] = [429, 503, 529];
-/// The largest response read (a response is a few KiB to a few MiB).
-const MAX_RESPONSE_BYTES: usize = 64 << 20;
+/// The first wait when the response names none; it doubles per retry.
+const INITIAL_BACKOFF: Duration = Duration::from_millis(500);
+/// The longest wait when the response names none.
+const MAX_BACKOFF: Duration = Duration::from_secs(8);
+/// The smallest response bound, whatever `max_tokens` says: an error body,
+/// a few blocks and the envelope of a short answer fit many times over.
+pub const MIN_RESPONSE_BYTES: usize = 1 << 20;
+/// The response bytes allowed per token of `max_tokens`. A token is about
+/// 4 bytes of text; JSON-escaped CJK text (`\uXXXX`) takes up to 6 bytes
+/// per character, about one token; a `tool_use` input is counted in tokens
+/// too but nests and quotes; and the envelope (ids, usage, citations) adds
+/// a little. 64 is ten times the worst of these.
+pub const RESPONSE_BYTES_PER_TOKEN: usize = 64;
+/// The largest response bound, whatever `max_tokens` says (the Anthropic
+/// API's own request limit).
+pub const MAX_RESPONSE_BYTES: usize = 32 << 20;
+/// The parsed tree allowed per byte of the bound: text blocks cost about
+/// their bytes, `tool_use` inputs of small values a few times theirs.
+const TREE_BYTES_PER_BYTE: usize = 4;
+/// The smallest tree bound.
+const MIN_TREE_BYTES: usize = 16 << 20;
 /// How much of a non-JSON error body is quoted.
 const ERROR_EXCERPT: usize = 300;
+/// The shortest deadline of a model request, whatever its `max_tokens`.
+pub const MIN_REQUEST_DEADLINE: Duration = Duration::from_secs(60);
+/// The slowest rate at which a model is expected to write its response,
+/// from which a request's deadline is derived; a response of `max_tokens`
+/// tokens at this rate must fit in it.
+pub const SLOWEST_TOKENS_PER_SECOND: u32 = 20;
+/// The longest a response's body may go without a byte once its headers
+/// have come.
+pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The deadline of a model request with `max_tokens`, all its attempts and
+/// retry waits together: the time to write `max_tokens` tokens at
+/// [`SLOWEST_TOKENS_PER_SECOND`], in whole seconds rounded up, at least
+/// [`MIN_REQUEST_DEADLINE`].
+///
+/// ```
+/// use mcp_host::provider::request_deadline;
+/// use std::time::Duration;
+///
+/// assert_eq!(request_deadline(1024), Duration::from_secs(60));
+/// assert_eq!(request_deadline(8192), Duration::from_secs(410));
+/// ```
+pub fn request_deadline(max_tokens: u32) -> Duration {
+    Duration::from_secs(u64::from(max_tokens.div_ceil(SLOWEST_TOKENS_PER_SECOND)))
+        .max(MIN_REQUEST_DEADLINE)
+}
+
+/// The most bytes a response to a request with `max_tokens` may have:
+/// `max_tokens` × [`RESPONSE_BYTES_PER_TOKEN`], at least
+/// [`MIN_RESPONSE_BYTES`] and at most [`MAX_RESPONSE_BYTES`].
+///
+/// ```
+/// use mcp_host::provider::{MIN_RESPONSE_BYTES, response_limit};
+///
+/// assert_eq!(response_limit(1024), MIN_RESPONSE_BYTES);
+/// assert_eq!(response_limit(64_000), 64_000 * 64);
+/// ```
+pub fn response_limit(max_tokens: u32) -> usize {
+    (max_tokens as usize)
+        .saturating_mul(RESPONSE_BYTES_PER_TOKEN)
+        .clamp(MIN_RESPONSE_BYTES, MAX_RESPONSE_BYTES)
+}
+
+/// The most memory the parsed tree of a response to a request with
+/// `max_tokens` may take, as [`JsonBudget`] estimates it: 4 × its
+/// [`response_limit`], at least 16 MiB.
+pub fn tree_limit(max_tokens: u32) -> usize {
+    response_limit(max_tokens)
+        .saturating_mul(TREE_BYTES_PER_BYTE)
+        .max(MIN_TREE_BYTES)
+}
 
 /// The base URL and key of an API the way the official SDKs read them:
 /// `base_variable` (else `default_base`) and `key_variable` (`None`, with a
@@ -63,6 +160,7 @@ pub struct ApiEndpoint {
     uri: Uri,
     headers: HeaderMap,
     key_variable: String,
+    api: String,
 }
 
 impl fmt::Debug for ApiEndpoint {
@@ -72,6 +170,7 @@ impl fmt::Debug for ApiEndpoint {
             .field("uri", &self.uri)
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .field("key_variable", &self.key_variable)
+            .field("api", &self.api)
             .finish()
     }
 }
@@ -98,7 +197,20 @@ impl ApiEndpoint {
             uri,
             headers: HeaderMap::new(),
             key_variable: key_variable.to_owned(),
+            api: "the model API".to_owned(),
         })
+    }
+
+    /// Names the API in errors (`"the Anthropic API"`; default
+    /// `"the model API"`).
+    pub fn named(mut self, api: &str) -> ApiEndpoint {
+        self.api = api.to_owned();
+        self
+    }
+
+    /// The API's name in errors.
+    pub fn api(&self) -> &str {
+        &self.api
     }
 
     /// Adds a header sent on every request; `secret` keeps it out of logs.
@@ -130,12 +242,16 @@ impl ApiEndpoint {
 pub struct ApiClient {
     client: Client<Connector, Full<Bytes>>,
     timeout: Duration,
+    deadline: Option<Duration>,
+    stall: Duration,
 }
 
 impl fmt::Debug for ApiClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ApiClient")
             .field("timeout", &self.timeout)
+            .field("deadline", &self.deadline)
+            .field("stall", &self.stall)
             .finish_non_exhaustive()
     }
 }
@@ -147,8 +263,10 @@ impl Default for ApiClient {
 }
 
 impl ApiClient {
-    /// A client with a 10-minute timeout per attempt (the official SDKs'
-    /// default: a long response is slow) and a 10 s connect timeout.
+    /// A client whose requests each have [`request_deadline`]`(max_tokens)`
+    /// for all their attempts, with a [`DEFAULT_STALL_TIMEOUT`] stall bound
+    /// on the body, a 10-minute timeout per attempt (the official SDKs'
+    /// default) and a 10 s connect timeout.
     pub fn new() -> ApiClient {
         let client = Client::builder(TokioExecutor::new())
             .pool_idle_timeout(Duration::from_secs(90))
@@ -156,69 +274,142 @@ impl ApiClient {
         ApiClient {
             client,
             timeout: Duration::from_secs(600),
+            deadline: None,
+            stall: DEFAULT_STALL_TIMEOUT,
         }
     }
 
-    /// Sets the timeout of each attempt.
+    /// Sets the timeout of each attempt (it is retried, within the
+    /// request's deadline).
     pub fn timeout(mut self, timeout: Duration) -> ApiClient {
         self.timeout = timeout;
         self
     }
 
+    /// Sets the deadline of every request, all its attempts and the waits
+    /// between them together, instead of [`request_deadline`] of its
+    /// `max_tokens` (the `mcp-host` program's `--api-timeout`).
+    ///
+    /// ```
+    /// use mcp_host::provider::{Anthropic, ApiClient};
+    /// use std::time::Duration;
+    ///
+    /// let claude = Anthropic::new("https://api.anthropic.com", Some("sk-ant-…"))
+    ///     .unwrap()
+    ///     .with_client(ApiClient::new().deadline(Duration::from_secs(120)));
+    /// # drop(claude);
+    /// ```
+    pub fn deadline(mut self, deadline: Duration) -> ApiClient {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// Sets how long a response's body may go without a byte once its
+    /// headers have come before the attempt ends (it is retried, within
+    /// the request's deadline).
+    pub fn stall_timeout(mut self, stall: Duration) -> ApiClient {
+        self.stall = stall;
+        self
+    }
+
     /// POSTs `body` as JSON to `endpoint` and returns the parsed 2xx
-    /// response, retrying 429/503/529 (see the module docs).
+    /// response, retrying what the SDKs retry within the request's deadline
+    /// ([`ApiClient::deadline`], else [`request_deadline`]`(max_tokens)`);
+    /// a response larger than [`response_limit`]`(max_tokens)` bytes, or
+    /// whose tree would pass [`tree_limit`]`(max_tokens)`, is refused
+    /// unparsed (see the module docs).
     pub async fn post<B: serde::Serialize + ?Sized>(
         &self,
         endpoint: &ApiEndpoint,
         body: &B,
+        max_tokens: u32,
     ) -> Result<Value, ProviderError> {
         let body = serde_json::to_vec(body).map_err(|e| ProviderError::Config {
             reason: format!("the request could not be written: {e}"),
         })?;
         let body = Bytes::from(body);
+        let limit = response_limit(max_tokens);
+        let budget = self
+            .deadline
+            .unwrap_or_else(|| request_deadline(max_tokens));
+        let deadline = tokio::time::Instant::now() + budget;
         let mut attempt = 1;
         loop {
-            let (status, headers, bytes) = self.attempt(endpoint, body.clone()).await?;
-            if status.is_success() {
-                return serde_json::from_slice(&bytes).map_err(|e| {
-                    ProviderError::InvalidResponse {
-                        reason: format!(
-                            "not JSON ({e}): {}",
-                            excerpt(&String::from_utf8_lossy(&bytes), ERROR_EXCERPT)
-                        ),
-                    }
+            let exchange = self.attempt(endpoint, body.clone(), limit);
+            let Ok(outcome) = tokio::time::timeout_at(deadline, exchange).await else {
+                return Err(ProviderError::Timeout {
+                    api: endpoint.api.clone(),
+                    after: budget,
+                    attempts: attempt,
                 });
-            }
-            let message = message_of(status, &bytes);
-            match status.as_u16() {
-                401 | 403 => {
-                    return Err(ProviderError::Auth {
-                        status: status.as_u16(),
-                        key_variable: endpoint.key_variable.clone(),
-                        message,
-                    });
+            };
+            let (error, asked) = match outcome {
+                Ok((status, _, bytes)) if status.is_success() => {
+                    return parse(endpoint, &bytes, max_tokens);
                 }
-                code if RETRIED.contains(&code) && attempt < MAX_ATTEMPTS => {
-                    let wait = retry_wait(&headers, SystemTime::now())
-                        .unwrap_or(BACKOFF[attempt as usize - 1]);
-                    tracing::warn!(
-                        status = code,
-                        attempt,
-                        wait_ms = wait.as_millis() as u64,
-                        %message,
-                        "the model API asks to retry"
-                    );
-                    tokio::time::sleep(wait).await;
-                    attempt += 1;
+                Ok((status, headers, bytes)) => {
+                    let message = message_of(status, &bytes);
+                    let retry = should_retry(status, &headers);
+                    let error = match status.as_u16() {
+                        401 | 403 => ProviderError::Auth {
+                            status: status.as_u16(),
+                            key_variable: endpoint.key_variable.clone(),
+                            message,
+                        },
+                        code => ProviderError::Api {
+                            api: endpoint.api.clone(),
+                            status: code,
+                            message,
+                            attempts: attempt,
+                        },
+                    };
+                    let asked = retry.then(|| retry_wait(&headers, SystemTime::now()));
+                    (error, asked)
                 }
-                code => {
-                    return Err(ProviderError::Api {
-                        status: code,
-                        message,
+                Err(ProviderError::Network { reason, .. }) => (
+                    ProviderError::Network {
+                        api: endpoint.api.clone(),
+                        reason,
                         attempts: attempt,
-                    });
-                }
+                    },
+                    Some(None),
+                ),
+                Err(ProviderError::Timeout { after, .. }) => (
+                    ProviderError::Timeout {
+                        api: endpoint.api.clone(),
+                        after,
+                        attempts: attempt,
+                    },
+                    Some(None),
+                ),
+                Err(ProviderError::Stalled { after, .. }) => (
+                    ProviderError::Stalled {
+                        api: endpoint.api.clone(),
+                        after,
+                        attempts: attempt,
+                    },
+                    Some(None),
+                ),
+                Err(other) => return Err(other),
+            };
+            let Some(asked) = asked.filter(|_| attempt < MAX_ATTEMPTS) else {
+                return Err(error);
+            };
+            let wait = asked.unwrap_or_else(|| backoff(attempt, fastrand::f64()));
+            // A retry that could only start after the deadline is not made:
+            // the error the host has is the one it reports.
+            if tokio::time::Instant::now() + wait >= deadline {
+                return Err(error);
             }
+            tracing::warn!(
+                api = %endpoint.api,
+                attempt,
+                wait_ms = wait.as_millis() as u64,
+                %error,
+                "retrying the model request"
+            );
+            tokio::time::sleep(wait).await;
+            attempt += 1;
         }
     }
 
@@ -226,45 +417,133 @@ impl ApiClient {
         &self,
         endpoint: &ApiEndpoint,
         body: Bytes,
+        limit: usize,
     ) -> Result<(StatusCode, HeaderMap, Bytes), ProviderError> {
         let mut request = hyper::Request::builder()
             .method(Method::POST)
             .uri(endpoint.uri.clone())
             .header(CONTENT_TYPE, "application/json")
             .body(Full::new(body))
-            .map_err(|e| ProviderError::Network {
-                reason: e.to_string(),
+            .map_err(|e| ProviderError::Config {
+                reason: format!("the request could not be made: {e}"),
             })?;
         for (name, value) in &endpoint.headers {
             request.headers_mut().insert(name, value.clone());
         }
+        let network = |reason: String| ProviderError::Network {
+            api: endpoint.api.clone(),
+            reason,
+            attempts: 1,
+        };
+        let too_large = || ProviderError::TooLarge {
+            api: endpoint.api.clone(),
+            reason: format!(
+                "was larger than {limit} bytes, the bound for this request's max_tokens; it was not read"
+            ),
+        };
         let exchange = async {
             let response = self
                 .client
                 .request(request)
                 .await
-                .map_err(|e| ProviderError::Network { reason: chain(&e) })?;
+                .map_err(|e| network(chain(&e)))?;
             let (parts, body) = response.into_parts();
-            let bytes = Limited::new(body, MAX_RESPONSE_BYTES)
-                .collect()
-                .await
-                .map_err(|e| ProviderError::Network {
-                    reason: format!("the response broke off: {}", chain(&*e)),
-                })?
-                .to_bytes();
-            Ok((parts.status, parts.headers, bytes))
+            // Refused before a byte of the body is read when it says its
+            // size; the connection is dropped, not drained.
+            let declared = parts
+                .headers
+                .get(CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse::<u64>().ok());
+            if declared.is_some_and(|length| length > limit as u64) {
+                return Err(too_large());
+            }
+            let mut body = Limited::new(body, limit);
+            let mut bytes = Vec::with_capacity(declared.map_or(0, |length| length as usize));
+            loop {
+                let frame = tokio::time::timeout(self.stall, body.frame())
+                    .await
+                    .map_err(|_| ProviderError::Stalled {
+                        api: endpoint.api.clone(),
+                        after: self.stall,
+                        attempts: 1,
+                    })?;
+                match frame {
+                    None => break,
+                    Some(Ok(frame)) => {
+                        if let Some(data) = frame.data_ref() {
+                            bytes.extend_from_slice(data);
+                        }
+                    }
+                    Some(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => {
+                        return Err(too_large());
+                    }
+                    Some(Err(e)) => {
+                        return Err(network(format!("the response broke off: {}", chain(&*e))));
+                    }
+                }
+            }
+            Ok((parts.status, parts.headers, Bytes::from(bytes)))
         };
         tokio::time::timeout(self.timeout, exchange)
             .await
             .map_err(|_| ProviderError::Timeout {
+                api: endpoint.api.clone(),
                 after: self.timeout,
+                attempts: 1,
             })?
     }
 }
 
+/// A 2xx body as JSON, refused unparsed when its tree would pass
+/// [`tree_limit`].
+fn parse(endpoint: &ApiEndpoint, bytes: &[u8], max_tokens: u32) -> Result<Value, ProviderError> {
+    JsonBudget::new(tree_limit(max_tokens))
+        .check(bytes)
+        .map_err(|over| ProviderError::TooLarge {
+            api: endpoint.api.clone(),
+            reason: format!("was refused unparsed ({} bytes): {over}", bytes.len()),
+        })?;
+    serde_json::from_slice(bytes).map_err(|e| ProviderError::InvalidResponse {
+        reason: format!(
+            "not JSON ({e}): {}",
+            excerpt(&String::from_utf8_lossy(bytes), ERROR_EXCERPT)
+        ),
+    })
+}
+
+/// Whether the SDKs retry a response of `status`: as `x-should-retry`
+/// says, else 408, 409, 429 and 5xx.
+fn should_retry(status: StatusCode, headers: &HeaderMap) -> bool {
+    match headers
+        .get("x-should-retry")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+    {
+        Some(v) if v.eq_ignore_ascii_case("true") => true,
+        Some(v) if v.eq_ignore_ascii_case("false") => false,
+        _ => matches!(status.as_u16(), 408 | 409 | 429) || status.is_server_error(),
+    }
+}
+
+/// The wait before retry `attempt` (1 for the first) when the response
+/// names none: 0.5 s doubling, at most 8 s, less `jitter` (in `[0, 1)`) of
+/// a quarter.
+fn backoff(attempt: u32, jitter: f64) -> Duration {
+    let doubled = INITIAL_BACKOFF.saturating_mul(1 << (attempt - 1).min(16));
+    doubled
+        .min(MAX_BACKOFF)
+        .mul_f64(1.0 - 0.25 * jitter.clamp(0.0, 1.0))
+}
+
 /// The API's message for an error response, else an excerpt of its body.
 fn message_of(status: StatusCode, body: &[u8]) -> String {
-    let parsed: Option<Value> = serde_json::from_slice(body).ok();
+    // Parsed only when small enough to cost nothing: an error body is a
+    // few hundred bytes, and a hostile one is quoted, cut, instead.
+    let parsed: Option<Value> = JsonBudget::new(MIN_TREE_BYTES >> 4)
+        .check(body)
+        .ok()
+        .and_then(|_| serde_json::from_slice(body).ok());
     if let Some(message) = parsed.as_ref().and_then(error_message) {
         return excerpt(message, 4 * ERROR_EXCERPT);
     }
@@ -343,6 +622,58 @@ mod tests {
         assert_eq!(retry_wait(&headers(&[("retry-after", "soon")]), now), None);
         assert_eq!(retry_wait(&headers(&[("retry-after", "-1")]), now), None);
         assert_eq!(retry_wait(&HeaderMap::new(), now), None);
+    }
+
+    #[test]
+    fn the_sdks_statuses_are_retried_unless_the_api_says_otherwise() {
+        for code in [408, 409, 429, 500, 502, 503, 504, 529] {
+            let status = StatusCode::from_u16(code).unwrap();
+            assert!(should_retry(status, &HeaderMap::new()), "{code}");
+            assert!(
+                !should_retry(status, &headers(&[("x-should-retry", "false")])),
+                "{code}"
+            );
+        }
+        for code in [400, 401, 403, 404, 413, 422] {
+            let status = StatusCode::from_u16(code).unwrap();
+            assert!(!should_retry(status, &HeaderMap::new()), "{code}");
+            assert!(
+                should_retry(status, &headers(&[("x-should-retry", "True")])),
+                "{code}"
+            );
+        }
+    }
+
+    #[test]
+    fn backoff_doubles_to_eight_seconds_less_a_random_quarter() {
+        assert_eq!(backoff(1, 0.0), Duration::from_millis(500));
+        assert_eq!(backoff(2, 0.0), Duration::from_secs(1));
+        assert_eq!(backoff(5, 0.0), Duration::from_secs(8));
+        assert_eq!(backoff(40, 0.0), Duration::from_secs(8));
+        assert_eq!(backoff(1, 1.0), Duration::from_millis(375));
+        assert_eq!(backoff(2, 0.5), Duration::from_millis(875));
+    }
+
+    #[test]
+    fn the_response_bound_follows_max_tokens_between_its_floor_and_ceiling() {
+        assert_eq!(response_limit(1), MIN_RESPONSE_BYTES);
+        assert_eq!(response_limit(1024), MIN_RESPONSE_BYTES);
+        assert_eq!(response_limit(128_000), 128_000 * 64);
+        assert_eq!(response_limit(u32::MAX), MAX_RESPONSE_BYTES);
+        assert_eq!(tree_limit(1024), 16 << 20);
+        assert_eq!(tree_limit(128_000), 4 * 128_000 * 64);
+    }
+
+    #[test]
+    fn the_deadline_is_max_tokens_at_twenty_tokens_a_second_and_at_least_a_minute() {
+        let secs = |max_tokens| request_deadline(max_tokens).as_secs();
+        assert_eq!(secs(1), 60);
+        assert_eq!(secs(1024), 60);
+        assert_eq!(secs(1200), 60);
+        assert_eq!(secs(1201), 61);
+        assert_eq!(secs(8192), 410);
+        assert_eq!(secs(64_000), 3200);
+        assert_eq!(secs(u32::MAX), u64::from(u32::MAX.div_ceil(20)));
     }
 
     #[test]

@@ -24,7 +24,11 @@ pub mod openai;
 #[cfg(feature = "http")]
 pub use anthropic::Anthropic;
 #[cfg(feature = "http")]
-pub use http::{ApiClient, ApiEndpoint, MAX_ATTEMPTS, MAX_RETRY_WAIT, from_env};
+pub use http::{
+    ApiClient, ApiEndpoint, DEFAULT_STALL_TIMEOUT, MAX_ATTEMPTS, MAX_RESPONSE_BYTES,
+    MAX_RETRY_WAIT, MIN_REQUEST_DEADLINE, MIN_RESPONSE_BYTES, RESPONSE_BYTES_PER_TOKEN,
+    SLOWEST_TOKENS_PER_SECOND, from_env, request_deadline, response_limit, tree_limit,
+};
 #[cfg(feature = "http")]
 pub use openai::OpenAi;
 
@@ -145,8 +149,11 @@ pub enum ProviderError {
         /// The API's `error.message`.
         message: String,
     },
-    /// Any other error status (after the retries, for 429/503/529).
+    /// Any other error status (after the retries, for the statuses
+    /// retried): the API refused the request.
     Api {
+        /// The API (`the Anthropic API`).
+        api: String,
         /// The HTTP status.
         status: u16,
         /// The API's `error.message`, or an excerpt of the body.
@@ -154,15 +161,44 @@ pub enum ProviderError {
         /// How many requests were made.
         attempts: u32,
     },
-    /// The API could not be reached, or the connection broke.
+    /// The API could not be reached, or the connection broke (after the
+    /// retries).
     Network {
+        /// The API (`the Anthropic API`).
+        api: String,
         /// What happened.
         reason: String,
+        /// How many requests were made.
+        attempts: u32,
     },
-    /// No response in time.
+    /// No response in time: the request's deadline passed (all attempts
+    /// together), or each attempt's timeout did.
     Timeout {
-        /// How long the host waited.
+        /// The API (`the Anthropic API`).
+        api: String,
+        /// The deadline of the request, or of each attempt when that ran
+        /// out first.
         after: Duration,
+        /// How many requests were made.
+        attempts: u32,
+    },
+    /// The response's body stopped: no byte for `after` once its headers
+    /// had come (after the retries the deadline allowed).
+    Stalled {
+        /// The API (`the Anthropic API`).
+        api: String,
+        /// The stall bound.
+        after: Duration,
+        /// How many requests were made.
+        attempts: u32,
+    },
+    /// The response was larger than the request's `max_tokens` allows
+    /// ([`response_limit`], [`tree_limit`]); it was not parsed.
+    TooLarge {
+        /// The API (`the Anthropic API`).
+        api: String,
+        /// What was too large, after "the API's response".
+        reason: String,
     },
     /// The provider cannot be set up (a base URL that is not one, a key
     /// that cannot go in a header).
@@ -196,27 +232,67 @@ impl fmt::Display for ProviderError {
                 "the API refused the key (HTTP {status}): {message}; check {key_variable}"
             ),
             ProviderError::Api {
+                api,
                 status,
                 message,
                 attempts,
-            } if *attempts > 1 => {
-                write!(f, "HTTP {status} after {attempts} attempts: {message}")
+            } => {
+                write!(f, "{api} refused the request (HTTP {status}")?;
+                tries(f, *attempts)?;
+                write!(f, "): {message}")
             }
-            ProviderError::Api {
-                status, message, ..
-            } => write!(f, "HTTP {status}: {message}"),
-            ProviderError::Network { reason } => {
-                write!(f, "the API could not be reached: {reason}")
+            ProviderError::Network {
+                api,
+                reason,
+                attempts,
+            } => {
+                write!(f, "{api} could not be reached: {reason}")?;
+                if *attempts > 1 {
+                    write!(f, " ({attempts} attempts)")?;
+                }
+                Ok(())
             }
-            ProviderError::Timeout { after } => {
-                write!(f, "the API did not answer within {} s", after.as_secs_f64())
+            ProviderError::Timeout {
+                api,
+                after,
+                attempts,
+            } => {
+                write!(f, "{api} did not answer within {} s", after.as_secs_f64())?;
+                if *attempts > 1 {
+                    write!(f, " ({attempts} attempts)")?;
+                }
+                Ok(())
             }
+            ProviderError::Stalled {
+                api,
+                after,
+                attempts,
+            } => {
+                write!(
+                    f,
+                    "{api} stopped sending its response: no bytes for {} s",
+                    after.as_secs_f64()
+                )?;
+                if *attempts > 1 {
+                    write!(f, " ({attempts} attempts)")?;
+                }
+                Ok(())
+            }
+            ProviderError::TooLarge { api, reason } => write!(f, "{api}'s response {reason}"),
             ProviderError::Config { reason } => f.write_str(reason),
             ProviderError::InvalidResponse { reason } => {
                 write!(f, "the API's response could not be read: {reason}")
             }
         }
     }
+}
+
+/// `, after N attempts` when there was more than one.
+fn tries(f: &mut fmt::Formatter<'_>, attempts: u32) -> fmt::Result {
+    if attempts > 1 {
+        write!(f, ", after {attempts} attempts")?;
+    }
+    Ok(())
 }
 
 impl std::error::Error for ProviderError {}

@@ -45,7 +45,7 @@ impl OpenAi {
     /// a 401).
     pub fn new(base_url: &str, api_key: Option<&str>) -> Result<OpenAi, ProviderError> {
         let url = format!("{}/chat/completions", base_url.trim_end_matches('/'));
-        let mut endpoint = ApiEndpoint::new(&url, KEY_VARIABLE)?;
+        let mut endpoint = ApiEndpoint::new(&url, KEY_VARIABLE)?.named("the OpenAI API");
         if let Some(key) = api_key {
             endpoint = endpoint.header("authorization", &format!("Bearer {key}"), true)?;
         }
@@ -64,7 +64,7 @@ impl OpenAi {
         OpenAi::new(&base, key.as_deref())
     }
 
-    /// Uses `http` (its timeout, its pool) for the requests.
+    /// Uses `http` (its deadline and timeouts, its pool) for the requests.
     pub fn with_client(mut self, http: ApiClient) -> OpenAi {
         self.http = http;
         self
@@ -193,7 +193,11 @@ impl Provider for OpenAi {
                 tools: request.tools,
                 max_completion_tokens: request.max_tokens,
             };
-            read_response(self.http.post(&self.endpoint, &body).await?)
+            read_response(
+                self.http
+                    .post(&self.endpoint, &body, request.max_tokens)
+                    .await?,
+            )
         })
     }
 }

@@ -9,11 +9,12 @@
 //! the library) use it the same way.
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Either, Full};
 use hyper::body::Incoming;
 use hyper::{Request, Response};
 use serde_json::{Value, json};
 use std::collections::VecDeque;
+use std::future::Future;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -32,6 +33,13 @@ pub struct Reply {
     pub body: Value,
     /// How long to wait, once the request is read, before answering.
     pub delay: Duration,
+    /// Bytes sent instead of `body` (a body too large, or not JSON).
+    pub raw: Option<Bytes>,
+    /// Sent with `transfer-encoding: chunked`, no `content-length`.
+    pub chunked: bool,
+    /// The headers sent at once, then the body chunked one byte per this
+    /// interval (the first after one interval).
+    pub trickle: Option<Duration>,
 }
 
 impl Reply {
@@ -47,7 +55,32 @@ impl Reply {
             headers: vec![("content-type".into(), "application/json".into())],
             body,
             delay: Duration::ZERO,
+            raw: None,
+            chunked: false,
+            trickle: None,
         }
+    }
+
+    /// `status` with `bytes` as its `application/json` body, verbatim.
+    pub fn raw(status: u16, bytes: impl Into<Bytes>) -> Reply {
+        Reply {
+            raw: Some(bytes.into()),
+            ..Reply::status(status, Value::Null)
+        }
+    }
+
+    /// The reply sent chunked, with no `content-length`: the host learns
+    /// its size only by reading it.
+    pub fn chunked(mut self) -> Reply {
+        self.chunked = true;
+        self
+    }
+
+    /// The reply's headers sent at once, then its body one byte per
+    /// `interval` (an hour: headers, then nothing).
+    pub fn trickled(mut self, interval: Duration) -> Reply {
+        self.trickle = Some(interval);
+        self
     }
 
     /// The reply with header `name: value` (replacing one of that name).
@@ -221,7 +254,7 @@ fn serve(
 async fn answer(
     request: Request<Incoming>,
     script: Arc<Mutex<Script>>,
-) -> Result<Response<Full<Bytes>>, std::convert::Infallible> {
+) -> Result<Response<Either<Full<Bytes>, Either<Unsized, Trickle>>>, std::convert::Infallible> {
     let (parts, body) = request.into_parts();
     let bytes = body
         .collect()
@@ -272,8 +305,65 @@ async fn answer(
     for (name, value) in &reply.headers {
         response = response.header(name.as_str(), value.as_str());
     }
-    let body = serde_json::to_vec(&reply.body).unwrap();
-    Ok(response.body(Full::new(Bytes::from(body))).unwrap())
+    let body = match reply.raw {
+        Some(raw) => raw,
+        None => Bytes::from(serde_json::to_vec(&reply.body).unwrap()),
+    };
+    let body = if let Some(interval) = reply.trickle {
+        Either::Right(Either::Right(Trickle {
+            rest: body,
+            interval,
+            next: Box::pin(tokio::time::sleep(interval)),
+        }))
+    } else if reply.chunked {
+        Either::Right(Either::Left(Unsized(Full::new(body))))
+    } else {
+        Either::Left(Full::new(body))
+    };
+    Ok(response.body(body).unwrap())
+}
+
+/// A body sent one byte per `interval`, chunked.
+#[derive(Debug)]
+pub struct Trickle {
+    rest: Bytes,
+    interval: Duration,
+    next: std::pin::Pin<Box<tokio::time::Sleep>>,
+}
+
+impl hyper::body::Body for Trickle {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
+        if self.rest.is_empty() {
+            return std::task::Poll::Ready(None);
+        }
+        std::task::ready!(self.next.as_mut().poll(cx));
+        let deadline = tokio::time::Instant::now() + self.interval;
+        self.next.as_mut().reset(deadline);
+        let byte = self.rest.split_to(1);
+        std::task::Poll::Ready(Some(Ok(hyper::body::Frame::data(byte))))
+    }
+}
+
+/// A body that does not tell its size, so hyper sends it chunked.
+#[derive(Debug)]
+pub struct Unsized(Full<Bytes>);
+
+impl hyper::body::Body for Unsized {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.0).poll_frame(cx)
+    }
 }
 
 /// A counter for ids unique within the test process.
@@ -454,8 +544,8 @@ pub struct HostRun {
     pub stdout: String,
     /// Everything it wrote to stderr.
     pub stderr: String,
-    /// Its peak resident memory (`VmHWM`) as last seen before it exited,
-    /// in KiB.
+    /// Its peak resident memory (`VmHWM`), as last read before it exited,
+    /// in KiB (0 where `/proc` cannot tell).
     pub peak_rss_kib: u64,
 }
 
@@ -548,17 +638,10 @@ pub fn run_host_with(
     let stderr = reader(Box::new(child.stderr.take().unwrap()));
     let started = Instant::now();
     let mut peak_rss_kib = 0;
-    let status_path = format!("/proc/{}/status", child.id());
     let status = loop {
-        // Read before `try_wait`, which reaps the process and its /proc entry.
-        if let Some(peak) = std::fs::read_to_string(&status_path)
-            .ok()
-            .and_then(|status| {
-                let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-                line.split_whitespace().nth(1)?.parse::<u64>().ok()
-            })
-        {
-            peak_rss_kib = peak_rss_kib.max(peak);
+        // Read before try_wait: once it exits, /proc forgets it.
+        if let Some(kib) = vm_hwm_kib(child.id()) {
+            peak_rss_kib = kib;
         }
         if let Some(status) = child.try_wait().unwrap() {
             break status;
@@ -576,4 +659,11 @@ pub fn run_host_with(
         stderr: stderr.join().unwrap(),
         peak_rss_kib,
     }
+}
+
+/// The `VmHWM` line of `/proc/<pid>/status`, in KiB.
+fn vm_hwm_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }

@@ -8,13 +8,21 @@ use std::time::Duration;
 pub(crate) const USAGE: &str = "\
 usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--system TEXT]
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
-                [--approve all|read-only|ask] [--close-grace SECONDS] [--json]
+                [--api-timeout SECONDS] [--approve all|read-only|ask]
+                [--max-result-bytes N] [--close-grace SECONDS] [--json]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
 ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL; OPENAI_API_KEY, OPENAI_BASE_URL.
 Defaults: --provider anthropic, --model claude-sonnet-4-6 (openai: gpt-4.1),
---max-tokens 1024, --max-turns 10, --tool-timeout 60, --approve ask.
+--max-tokens 1024, --max-turns 10, --tool-timeout 60, --approve ask,
+--max-result-bytes 100000 (text of one tool result sent to the model; of one
+response's results together, four times that).
+--api-timeout: the deadline of one model request, its retries included;
+default: the time to write --max-tokens at 20 tokens/s, at least 60 s
+(1024 -> 60 s, 8192 -> 410 s). A response whose body stops for 20 s is
+retried within it.
+
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
 and as long again, then SIGKILL, with the processes it started.";
@@ -44,8 +52,10 @@ pub(crate) struct Args {
     pub(crate) max_turns: u32,
     pub(crate) max_tokens: u32,
     pub(crate) tool_timeout: Duration,
+    pub(crate) api_timeout: Option<Duration>,
     pub(crate) approve: ApproveKind,
     pub(crate) close_grace: Duration,
+    pub(crate) max_result_bytes: usize,
     pub(crate) json: bool,
 }
 
@@ -65,6 +75,15 @@ fn positive(flag: &str, value: &str) -> Result<u32, String> {
     }
 }
 
+fn seconds(flag: &str, value: &str) -> Result<Duration, String> {
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0)
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("{flag} takes a positive number of seconds, not `{value}`"))
+}
+
 /// Parses the arguments after the program name.
 pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
     let mut config = None;
@@ -74,8 +93,10 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut max_turns = 10;
     let mut max_tokens = 1024;
     let mut tool_timeout = Duration::from_secs(60);
+    let mut api_timeout = None;
     let mut approve = ApproveKind::Ask;
     let mut close_grace = mcp_host::client::DEFAULT_CLOSE_GRACE;
+    let mut max_result_bytes = mcp_host::agent::budget::DEFAULT_MAX_RESULT_BYTES;
     let mut json = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -115,16 +136,8 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
             "--system" => system = Some(value()?),
             "--max-turns" => max_turns = positive("--max-turns", &value()?)?,
             "--max-tokens" => max_tokens = positive("--max-tokens", &value()?)?,
-            "--tool-timeout" => {
-                let text = value()?;
-                tool_timeout = text
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|s| *s > 0.0)
-                    .and_then(|s| Duration::try_from_secs_f64(s).ok())
-                    .ok_or_else(|| {
-                        format!("--tool-timeout takes a positive number of seconds, not `{text}`")
-                    })?;
+            "--max-result-bytes" => {
+                max_result_bytes = positive("--max-result-bytes", &value()?)? as usize;
             }
             "--close-grace" => {
                 let text = value()?;
@@ -137,6 +150,8 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
                         format!("--close-grace takes a number of seconds (0 or more), not `{text}`")
                     })?;
             }
+            "--tool-timeout" => tool_timeout = seconds("--tool-timeout", &value()?)?,
+            "--api-timeout" => api_timeout = Some(seconds("--api-timeout", &value()?)?),
             "--approve" => {
                 approve = match value()?.as_str() {
                     "all" => ApproveKind::All,
@@ -159,8 +174,10 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         max_turns,
         max_tokens,
         tool_timeout,
+        api_timeout,
         approve,
         close_grace,
+        max_result_bytes,
         json,
     }))
 }
@@ -189,8 +206,10 @@ mod tests {
                 max_turns: 10,
                 max_tokens: 1024,
                 tool_timeout: Duration::from_secs(60),
+                api_timeout: None,
                 approve: ApproveKind::Ask,
                 close_grace: Duration::from_secs(2),
+                max_result_bytes: 100_000,
                 json: false,
             }
         );
@@ -210,9 +229,11 @@ mod tests {
             "--max-tokens=77",
             "--tool-timeout",
             "1.5",
+            "--api-timeout=2.5",
             "--approve",
             "read-only",
             "--close-grace=0.25",
+            "--max-result-bytes=5000",
             "--json",
         ])
         .unwrap();
@@ -223,6 +244,8 @@ mod tests {
         );
         assert_eq!((args.max_turns, args.max_tokens), (3, 77));
         assert_eq!(args.tool_timeout, Duration::from_millis(1500));
+        assert_eq!(args.api_timeout, Some(Duration::from_millis(2500)));
+        assert_eq!(args.max_result_bytes, 5000);
         assert_eq!((args.approve, args.json), (ApproveKind::ReadOnly, true));
         assert_eq!(args.close_grace, Duration::from_millis(250));
     }
@@ -247,6 +270,10 @@ mod tests {
                 .contains("not `some`")
         );
         assert!(run(&["--config", "c", "--tool-timeout", "-1"]).is_err());
+        assert_eq!(
+            run(&["--config", "c", "--api-timeout", "0"]).unwrap_err(),
+            "--api-timeout takes a positive number of seconds, not `0`"
+        );
         assert_eq!(
             run(&["--config", "c", "--verbose"]).unwrap_err(),
             "unknown argument `--verbose`"

@@ -21,11 +21,12 @@ use mcp_host::agent::{Agent, Answer, Conversation};
 use mcp_host::catalog::CatalogOptions;
 use mcp_host::config::McpConfig;
 use mcp_host::mcp_client::ClientOptions;
-use mcp_host::provider::{Anthropic, OpenAi, Provider, ProviderError, Usage};
+use mcp_host::provider::{Anthropic, ApiClient, OpenAi, Provider, ProviderError, Usage};
 use serde::Serialize;
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::io::AsyncBufReadExt;
 
 /// One `--json` output line.
@@ -84,10 +85,18 @@ fn main() -> ExitCode {
     status
 }
 
-fn provider(kind: ProviderKind) -> Result<Arc<dyn Provider>, ProviderError> {
+fn provider(
+    kind: ProviderKind,
+    api_timeout: Option<Duration>,
+) -> Result<Arc<dyn Provider>, ProviderError> {
+    // Without --api-timeout each request's deadline follows its max_tokens.
+    let mut http = ApiClient::new();
+    if let Some(deadline) = api_timeout {
+        http = http.deadline(deadline);
+    }
     Ok(match kind {
-        ProviderKind::Anthropic => Arc::new(Anthropic::from_env()?),
-        ProviderKind::OpenAi => Arc::new(OpenAi::from_env()?),
+        ProviderKind::Anthropic => Arc::new(Anthropic::from_env()?.with_client(http)),
+        ProviderKind::OpenAi => Arc::new(OpenAi::from_env()?.with_client(http)),
     })
 }
 
@@ -111,7 +120,7 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
     // Listened for from the start: the servers run in process groups of
     // their own, so a Ctrl-C reaches the host alone, which must end them.
     let mut signals = Signals::new();
-    let provider = match provider(args.provider) {
+    let provider = match provider(args.provider, args.api_timeout) {
         Ok(provider) => provider,
         Err(e) => {
             eprintln!("mcp-host: {e}");
@@ -132,6 +141,7 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
         .max_turns(args.max_turns)
         .max_tokens(args.max_tokens)
         .tool_timeout(args.tool_timeout)
+        .max_result_bytes(args.max_result_bytes)
         // The contract: "every call of that response runs concurrently",
         // however many there are; the library's default bound (8) would
         // queue the ninth. Each server still bounds its own calls.
