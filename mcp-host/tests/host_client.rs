@@ -9,7 +9,8 @@ use common::{HttpServer, args, example, run, text};
 use mcp_host::catalog::{Catalog, CatalogError, CatalogOptions};
 use mcp_host::config::{McpConfig, ServerConfig, Transport};
 use mcp_host::mcp_client::{
-    CallOptions, ClientOptions, ElicitFn, McpClient, McpError, Mode, ProgressFn, SampleFn,
+    CallOptions, ClientOptions, ElicitFn, ListLimits, McpClient, McpError, Mode, ProgressFn,
+    SampleFn,
 };
 use mcp_host::wire::{
     CallToolResult, CreateMessageResult, ElicitAction, ElicitResult, Role, SamplingContent,
@@ -1149,4 +1150,49 @@ fn every_call_is_logged_for_audit() {
     ] {
         assert!(line.contains(part), "{part} missing from {line}");
     }
+}
+
+/// Item 7 of issue 30: `x-mcp-header` is a 2026-07-28 HTTP keyword, so a
+/// stdio server's schemas are not walked for it: a tool with 200,000
+/// annotated properties (past the default listing caps, so they are raised
+/// here) lists in well under a second of the client's time and can be
+/// called (the old uniqueness check was quadratic: 51 s).
+#[test]
+fn header_annotations_cost_a_stdio_server_nothing() {
+    run(async {
+        let script =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/hostile_lists.py");
+        let config = ServerConfig {
+            name: "wide".to_owned(),
+            transport: Transport::Stdio {
+                command: "python3".into(),
+                args: vec![script.to_string_lossy().into_owned()],
+                env: BTreeMap::from([("LISTS".to_owned(), "headers".to_owned())]),
+                cwd: None,
+            },
+            trusted: false,
+        };
+        let options = ClientOptions {
+            list_limits: ListLimits {
+                max_bytes: 64 << 20,
+                max_tree_bytes: 1 << 30,
+                ..ListLimits::default()
+            },
+            ..ClientOptions::mode(Mode::Legacy)
+        };
+        let client = McpClient::connect_with(config, options).await.unwrap();
+        let started = Instant::now();
+        let tools = client.list_tools().await.unwrap();
+        let took = started.elapsed();
+        eprintln!("200,000 header properties listed in {took:?}");
+        assert_eq!(tools.len(), 1);
+        assert_eq!(tools[0].name, "wide");
+        assert!(took < Duration::from_secs(10), "took {took:?}");
+        let result = client
+            .call_tool("wide", args(json!({"p1": "x"})), CallOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(text(&result), "called wide");
+        client.close().await;
+    });
 }

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""A hand-written legacy stdio MCP server (no SDK) whose tool listing is
+hostile, one way per LISTS mode:
+
+- `endless`: every tools/list page holds 1,000 tools and a new cursor;
+- `loop`: every page holds one tool and the same cursor;
+- `many`: one page of LISTS_TOOLS tools (default 100,000);
+- `regex`: one tool, `shape`, whose outputSchema holds about 6 KiB of
+  Unicode regular expressions that compile to hundreds of MiB; its result
+  has structuredContent;
+- `headers`: one tool, `wide`, with LISTS_PROPS properties (default
+  200,000), each with an `x-mcp-header`.
+A call of any tool answers `called NAME`. Every other request gets -32601
+(so `server/discover` falls back to the legacy handshake).
+"""
+
+import json
+import os
+import sys
+
+MODE = os.environ.get("LISTS", "endless")
+
+
+def tool(name):
+    return {"name": name, "description": f"Tool {name}, one of many.",
+            "inputSchema": {"type": "object"}}
+
+
+def regex_schema():
+    # Each pattern is short text but a huge automaton: Unicode classes
+    # repeated hundreds of times.
+    piece = "[\\p{L}\\p{N}\\p{M}]{40}"
+    pattern = "^" + piece * 12 + "$"
+    properties = {f"f{i}": {"type": "string", "pattern": pattern} for i in range(20)}
+    return {"type": "object", "properties": properties}
+
+
+def page(params):
+    cursor = (params or {}).get("cursor")
+    if MODE == "endless":
+        n = int(cursor[1:]) + 1 if cursor else 0
+        return {"tools": [tool(f"t{n}_{i}") for i in range(1000)], "nextCursor": f"c{n}"}
+    if MODE == "loop":
+        return {"tools": [tool("again")], "nextCursor": "same"}
+    if MODE == "many":
+        count = int(os.environ.get("LISTS_TOOLS", "100000"))
+        return {"tools": [{"name": f"t{i}", "inputSchema": {}} for i in range(count)]}
+    if MODE == "regex":
+        return {"tools": [{"name": "shape", "description": "A shaped result.",
+                           "inputSchema": {"type": "object"},
+                           "outputSchema": regex_schema()}]}
+    if MODE == "headers":
+        count = int(os.environ.get("LISTS_PROPS", "200000"))
+        properties = {f"p{i}": {"type": "string", "x-mcp-header": f"P{i}"}
+                      for i in range(count)}
+        return {"tools": [{"name": "wide", "description": "Many header params.",
+                           "inputSchema": {"type": "object", "properties": properties}}]}
+    raise SystemExit(f"unknown LISTS mode {MODE}")
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    id_, method = message["id"], message.get("method")
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": id_, "result": {
+            "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+            "serverInfo": {"name": "hostile-lists", "version": "1"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": id_, "result": page(message.get("params"))})
+    elif method == "tools/call":
+        name = message["params"]["name"]
+        result = {"content": [{"type": "text", "text": f"called {name}"}]}
+        if name == "shape":
+            result["structuredContent"] = {"f0": "abc"}
+        send({"jsonrpc": "2.0", "id": id_, "result": result})
+    else:
+        send({"jsonrpc": "2.0", "id": id_, "error": {"code": -32601, "message": "Method not found"}})
