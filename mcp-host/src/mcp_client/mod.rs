@@ -724,10 +724,7 @@ impl McpClient {
             let entry = Entry {
                 params,
                 #[cfg(feature = "output-schema")]
-                output: tool
-                    .output_schema
-                    .as_ref()
-                    .map(|schema| output::OutputCheck::new(Value::Object(schema.clone()))),
+                output: tool.output_schema.as_ref().map(output::OutputCheck::new),
             };
             entries.insert(tool.name.clone(), Arc::new(entry));
             kept.push(tool);

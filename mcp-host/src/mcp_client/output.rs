@@ -9,6 +9,7 @@
 
 use jsonschema::{PatternOptions, Validator};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -38,17 +39,20 @@ pub const PATTERN_DFA_SIZE_LIMIT: usize = 1 << 20;
 /// How long a compile may take before the tool's results pass unvalidated.
 pub const COMPILE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The `outputSchema` of one tool and, once a result arrived, its
-/// validator (`None`: skipped, warned once).
+/// The `outputSchema` of one tool, kept as text (a tenth of its tree's
+/// memory) until a result arrives, then its validator (`None`: skipped,
+/// warned once).
 pub(super) struct OutputCheck {
-    schema: Arc<Value>,
+    schema: Arc<RawValue>,
     validator: tokio::sync::OnceCell<Option<Arc<Validator>>>,
 }
 
 impl OutputCheck {
-    pub(super) fn new(schema: Value) -> OutputCheck {
+    pub(super) fn new(schema: &serde_json::Map<String, Value>) -> OutputCheck {
+        let text = serde_json::value::to_raw_value(schema)
+            .unwrap_or_else(|_| unreachable!("a JSON object serializes"));
         OutputCheck {
-            schema: Arc::new(schema),
+            schema: Arc::from(text),
             validator: tokio::sync::OnceCell::new(),
         }
     }
@@ -70,12 +74,14 @@ impl OutputCheck {
     }
 }
 
-async fn compile(schema: Arc<Value>) -> Result<Arc<Validator>, String> {
-    within_limits(&schema)?;
+async fn compile(schema: Arc<RawValue>) -> Result<Arc<Validator>, String> {
     let patterns = PatternOptions::fancy_regex()
         .size_limit(PATTERN_SIZE_LIMIT)
         .dfa_size_limit(PATTERN_DFA_SIZE_LIMIT);
     let build = tokio::task::spawn_blocking(move || {
+        let schema: Value = serde_json::from_str(schema.get())
+            .unwrap_or_else(|_| unreachable!("the text was serialized from a JSON object"));
+        within_limits(&schema)?;
         jsonschema::options()
             .with_pattern_options(patterns)
             .build(&schema)
@@ -152,7 +158,7 @@ mod tests {
 
     #[test]
     fn real_patterns_compile_within_the_limits() {
-        let schema = Arc::new(json!({
+        let schema = json!({
             "type": "object",
             "properties": {
                 "email": {"type": "string", "pattern": "^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\\.[a-zA-Z]{2,}$"},
@@ -160,7 +166,8 @@ mod tests {
                 "date": {"type": "string", "pattern": "^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2})?)?$"},
             },
             "patternProperties": {"^x-[\\w-]{1,64}$": {"type": "string"}},
-        }));
+        });
+        let schema = OutputCheck::new(schema.as_object().unwrap()).schema;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

@@ -27,11 +27,15 @@ def tool(name):
 
 
 def regex_schema():
-    # Each pattern is short text but a huge automaton: Unicode classes
-    # repeated hundreds of times.
-    piece = "[\\p{L}\\p{N}\\p{M}]{40}"
-    pattern = "^" + piece * 12 + "$"
-    properties = {f"f{i}": {"type": "string", "pattern": pattern} for i in range(20)}
+    # Each pattern is short text but a large automaton (a Unicode class
+    # repeated), just under the regex crate's default 10 MiB size limit, so
+    # each compiles; all distinct, so none is shared.
+    count = int(os.environ.get("LISTS_PATTERNS", "24"))
+    repeat = int(os.environ.get("LISTS_REPEAT", "170"))
+    properties = {}
+    for i in range(count):
+        pattern = "^(?:[\\p{L}\\p{N}]|[\\p{M}\\p{S}]){%d}(?:x%d)?$" % (repeat - i, i)
+        properties[f"f{i}"] = {"type": "string", "pattern": pattern}
     return {"type": "object", "properties": properties}
 
 
