@@ -6,7 +6,7 @@
 
 use mcp_protocol::json_budget::JsonBudget;
 use serde::Deserialize;
-use serde::de::{self, SeqAccess, Visitor};
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -71,18 +71,6 @@ impl Default for ListLimits {
     }
 }
 
-/// One page with its tools still text.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct RawPage<'a> {
-    #[serde(borrow)]
-    pub(super) tools: &'a RawValue,
-    #[serde(default)]
-    pub(super) next_cursor: Option<String>,
-    #[serde(default)]
-    pub(super) ttl_ms: Option<u64>,
-}
-
 /// Why a listing stopped: a cap passed (the server is left out), or a page
 /// that is not a `tools/list` result.
 pub(super) enum Refused {
@@ -137,15 +125,16 @@ impl Listing {
                 self.limits.max_bytes
             )));
         }
-        let page: RawPage<'a> = serde_json::from_str(text).map_err(|e| {
-            Refused::Malformed(format!("its tools/list result does not parse: {e}"))
-        })?;
-        let room = self.limits.max_tools.saturating_sub(self.tools);
         let over = Cell::new(false);
-        let mut reader = serde_json::Deserializer::from_str(page.tools.get());
-        let tools = de::Deserializer::deserialize_seq(&mut reader, Capped { room, over: &over });
-        let tools = match tools {
-            Ok(tools) => tools,
+        let page = PageVisitor {
+            capped: Capped {
+                room: self.limits.max_tools.saturating_sub(self.tools),
+                over: &over,
+            },
+        };
+        let mut reader = serde_json::Deserializer::from_str(text);
+        let page = match de::Deserializer::deserialize_map(&mut reader, page) {
+            Ok(page) => page,
             Err(_) if over.get() => {
                 return Err(Refused::Cap(format!(
                     "its tool list passed {} tools (the cap on tools per server)",
@@ -154,14 +143,14 @@ impl Listing {
             }
             Err(e) => {
                 return Err(Refused::Malformed(format!(
-                    "its tools/list result does not parse: `tools`: {e}"
+                    "its tools/list result does not parse: {e}"
                 )));
             }
         };
-        self.tools += tools.len();
+        self.tools += page.tools.len();
         let budget = JsonBudget::new(self.limits.max_tree_bytes - self.tree_bytes);
         let shape = budget
-            .check(page.tools.get().as_bytes())
+            .check(text.as_bytes())
             .map_err(|e| match e {
                 mcp_protocol::json_budget::OverBudget::TooLarge { .. } => Refused::Cap(format!(
                     "its tool list would take more than {} bytes of memory once parsed (the cap on the memory of a listing)",
@@ -178,11 +167,7 @@ impl Listing {
                 "its tools/list handed out cursor {shown:?} twice (the listing would loop)"
             )));
         }
-        Ok(Admitted {
-            tools,
-            next_cursor: page.next_cursor,
-            ttl_ms: page.ttl_ms,
-        })
+        Ok(page)
     }
 }
 
@@ -191,6 +176,64 @@ pub(super) struct Admitted<'a> {
     pub(super) tools: Vec<&'a RawValue>,
     pub(super) next_cursor: Option<String>,
     pub(super) ttl_ms: Option<u64>,
+}
+
+/// Reads a `tools/list` result in one pass: `tools` through [`Capped`],
+/// `nextCursor` and `ttlMs`; other members skipped.
+struct PageVisitor<'c> {
+    capped: Capped<'c>,
+}
+
+/// The members of a `tools/list` result the client reads.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "camelCase")]
+enum Member {
+    Tools,
+    NextCursor,
+    TtlMs,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> Visitor<'de> for PageVisitor<'_> {
+    type Value = Admitted<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a tools/list result")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut tools = None;
+        let mut next_cursor = None;
+        let mut ttl_ms = None;
+        let mut capped = Some(self.capped);
+        while let Some(member) = map.next_key::<Member>()? {
+            match member {
+                Member::Tools => match capped.take() {
+                    Some(capped) => tools = Some(map.next_value_seed(capped)?),
+                    None => return Err(de::Error::duplicate_field("tools")),
+                },
+                Member::NextCursor => next_cursor = map.next_value::<Option<String>>()?,
+                Member::TtlMs => ttl_ms = map.next_value::<Option<u64>>()?,
+                Member::Other => {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Admitted {
+            tools: tools.ok_or_else(|| de::Error::missing_field("tools"))?,
+            next_cursor,
+            ttl_ms,
+        })
+    }
+}
+
+impl<'de> de::DeserializeSeed<'de> for Capped<'_> {
+    type Value = Vec<&'de RawValue>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, reader: D) -> Result<Self::Value, D::Error> {
+        reader.deserialize_seq(self)
+    }
 }
 
 /// Reads a JSON array of at most `room` values as text, and stops at the

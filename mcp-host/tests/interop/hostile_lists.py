@@ -9,7 +9,8 @@ hostile, one way per LISTS mode:
   Unicode regular expressions that compile to hundreds of MiB; its result
   has structuredContent;
 - `headers`: one tool, `wide`, with LISTS_PROPS properties (default
-  200,000), each with an `x-mcp-header`.
+  200,000), each with an `x-mcp-header` (with LISTS_PLAIN=1 the same
+  text without the keyword: a baseline).
 A call of any tool answers `called NAME`. Every other request gets -32601
 (so `server/discover` falls back to the legacy handshake).
 """
@@ -55,8 +56,13 @@ def page(params):
                            "outputSchema": regex_schema()}]}
     if MODE == "headers":
         count = int(os.environ.get("LISTS_PROPS", "200000"))
+        plain = os.environ.get("LISTS_PLAIN") == "1"
         properties = {f"p{i}": {"type": "string", "x-mcp-header": f"P{i}"}
                       for i in range(count)}
+        if plain:
+            # The same size without the keyword: a baseline.
+            properties = {f"p{i}": {"type": "string", "x-mcp-hdr": f"P{i}"}
+                          for i in range(count)}
         return {"tools": [{"name": "wide", "description": "Many header params.",
                            "inputSchema": {"type": "object", "properties": properties}}]}
     raise SystemExit(f"unknown LISTS mode {MODE}")
