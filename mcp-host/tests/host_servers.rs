@@ -1015,7 +1015,7 @@ fn measured(config: &McpConfig, host: impl FnOnce() -> HostRun) -> (HostRun, u64
 fn endless_huge_or_looping_tool_lists_leave_their_server_out_quickly() {
     let cases = [
         ("endless", "its tool list passed"),
-        ("many", "its tool list passed 1000 tools"),
+        ("many", "its tool list passed 1,000 tools"),
         ("loop", "cursor \"same\" twice"),
     ];
     for (mode, named) in cases {

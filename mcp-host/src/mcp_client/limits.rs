@@ -108,7 +108,7 @@ impl Listing {
         if self.pages == self.limits.max_pages {
             return Err(Refused::Cap(format!(
                 "its tool list passed {} pages (the cap on pages per listing)",
-                self.limits.max_pages
+                grouped(self.limits.max_pages)
             )));
         }
         self.pages += 1;
@@ -121,8 +121,8 @@ impl Listing {
         self.bytes = self.bytes.saturating_add(text.len());
         if self.bytes > self.limits.max_bytes {
             return Err(Refused::Cap(format!(
-                "its tool list passed {} bytes (the cap on bytes per listing)",
-                self.limits.max_bytes
+                "its tool list passed {} (the cap on bytes per listing)",
+                bytes(self.limits.max_bytes)
             )));
         }
         let over = Cell::new(false);
@@ -138,7 +138,7 @@ impl Listing {
             Err(_) if over.get() => {
                 return Err(Refused::Cap(format!(
                     "its tool list passed {} tools (the cap on tools per server)",
-                    self.limits.max_tools
+                    grouped(self.limits.max_tools)
                 )));
             }
             Err(e) => {
@@ -153,8 +153,8 @@ impl Listing {
             .check(text.as_bytes())
             .map_err(|e| match e {
                 mcp_protocol::json_budget::OverBudget::TooLarge { .. } => Refused::Cap(format!(
-                    "its tool list would take more than {} bytes of memory once parsed (the cap on the memory of a listing)",
-                    self.limits.max_tree_bytes
+                    "its tool list would take more than {} of memory once parsed (the cap on the memory of a listing)",
+                    bytes(self.limits.max_tree_bytes)
                 )),
                 other => Refused::Malformed(format!("its tools/list result: {other}")),
             })?;
@@ -168,6 +168,28 @@ impl Listing {
             )));
         }
         Ok(page)
+    }
+}
+
+/// `n` with thousands separated: `1,000`.
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// A byte count as people read it: `8 MiB` when it is whole MiB.
+fn bytes(n: usize) -> String {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+        format!("{} MiB", grouped(n >> 20))
+    } else {
+        format!("{} bytes", grouped(n))
     }
 }
 
@@ -299,6 +321,11 @@ mod tests {
         assert_eq!(listing.admit(&first).ok().unwrap().tools.len(), 3);
         let second = page(3, None);
         assert!(cap(listing.admit(&second)).contains("passed 5 tools"));
+        assert_eq!(grouped(1_000), "1,000");
+        assert_eq!(grouped(100), "100");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+        assert_eq!(bytes(8 << 20), "8 MiB");
+        assert_eq!(bytes(1_500), "1,500 bytes");
     }
 
     #[test]

@@ -13,12 +13,16 @@
 //!   `notifications/initialized` and then sets `MCP-Protocol-Version` on
 //!   HTTP. [`Mode::Modern`] sends the `_meta` envelope on every request and
 //!   the `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` headers on HTTP.
-//! - **Tools** ([`McpClient::list_tools`]): every `nextCursor` followed;
-//!   cached until `ttlMs` passes or the server says the list changed
+//! - **Tools** ([`McpClient::list_tools`]): every `nextCursor` followed,
+//!   within [`ListLimits`] (tools, bytes, pages and parsed memory per
+//!   listing, each checked on a page's text before its tools are parsed; a
+//!   cursor handed out twice ends the listing): a server past one fails
+//!   with [`McpError::Limit`] naming the cap; cached until `ttlMs` passes or the server says the list changed
 //!   (`notifications/tools/list_changed`: legacy, or on a
 //!   `subscriptions/listen` stream opened when a 2026-07-28 server declares
 //!   `tools.listChanged`). On 2026-07-28 HTTP a tool whose `x-mcp-header`
-//!   breaks the rules is dropped with a warning naming it and the rule. Annotations of an untrusted server
+//!   breaks the rules (or declares more than 64) is dropped with a warning
+//!   naming it and the rule; elsewhere the keyword is not looked at. Annotations of an untrusted server
 //!   keep only their `title`: its hints are not believed.
 //! - **Calls** ([`McpClient::call_tool`]): a timeout (default
 //!   [`DEFAULT_CALL_TIMEOUT`]) over the whole call that cancels it; a
@@ -27,7 +31,9 @@
 //!   `input_required` rounds, at most [`ClientOptions::max_input_rounds`]);
 //!   `structuredContent` validated against the tool's `outputSchema`
 //!   (feature `output-schema`, default), a violation returned as an
-//!   `isError` result; every call logged for audit (target
+//!   `isError` result; the validator is compiled when a result of that
+//!   tool first arrives, within the limits of [`output`], and a schema
+//!   past them is skipped with a warning (results pass unvalidated); every call logged for audit (target
 //!   `mcp_host::audit`: server, tool, duration, isError).
 //! - **Tasks** (the `io.modelcontextprotocol/tasks` extension, declared in
 //!   every 2026-07-28 request's envelope unless [`ClientOptions::tasks`] is
