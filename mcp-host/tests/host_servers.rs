@@ -1007,20 +1007,36 @@ fn measured(config: &McpConfig, host: impl FnOnce() -> HostRun) -> (HostRun, u64
 }
 
 /// Item 4 of issue 30: a server whose listing never ends (a new cursor
-/// and 1,000 tools a page), one that lists 100,000 tools in one page, and
-/// one that repeats its cursor are each left out at once, with one line
-/// naming the server and the cap, in bounded memory; `everything` beside
-/// them works.
+/// and 1,000 tools a page; or 5 small tools a page; or 10 tools of 100 KB
+/// each), one that lists 100,000 tools in one page, one whose 900 tools
+/// would take hundreds of MiB once parsed, and one that repeats its cursor
+/// are each left out at once, with one line naming the server and the cap,
+/// in bounded memory; `everything` beside them works.
 #[test]
 fn endless_huge_or_looping_tool_lists_leave_their_server_out_quickly() {
-    let cases = [
-        ("endless", "its tool list passed"),
-        ("many", "its tool list passed 1,000 tools"),
-        ("loop", "cursor \"same\" twice"),
+    let cases: [(&str, &[(&str, &str)], &str); 6] = [
+        ("endless", &[], "its tool list passed 1,000 tools"),
+        (
+            "endless",
+            &[("LISTS_PER_PAGE", "5")],
+            "its tool list passed 100 pages",
+        ),
+        (
+            "endless",
+            &[("LISTS_PER_PAGE", "10"), ("LISTS_DESC", "100000")],
+            "its tool list passed 8 MiB",
+        ),
+        ("many", &[], "its tool list passed 1,000 tools"),
+        (
+            "fat",
+            &[("LISTS_PROPS", "200")],
+            "would take more than 32 MiB of memory",
+        ),
+        ("loop", &[], "cursor \"same\" twice"),
     ];
-    for (mode, named) in cases {
+    for (mode, env, named) in cases {
         let config = McpConfig::new(&json!({"mcpServers": {
-            "evil": hostile_lists(mode, &[]),
+            "evil": hostile_lists(mode, env),
             "e": everything_entry(&[]),
         }}));
         let model = FakeModel::start(vec![

@@ -27,8 +27,11 @@ pub const DEFAULT_MAX_LISTING_BYTES: usize = 8 << 20;
 pub const DEFAULT_MAX_PAGES: usize = 100;
 
 /// The default cap on the estimated memory of one listing's parsed tool
-/// definitions (see [`JsonBudget`]).
-pub const DEFAULT_MAX_LISTING_TREE_BYTES: usize = 64 << 20;
+/// definitions (see [`JsonBudget`]): 32 MiB, about 1,000 tools of 30
+/// properties each. The host holds more than one copy of what a listing
+/// builds (the client's cache, the catalog, the model API's `tools`), so
+/// this is a third to a half of what the listing can cost it.
+pub const DEFAULT_MAX_LISTING_TREE_BYTES: usize = 32 << 20;
 
 /// The caps on one server's `tools/list`; a listing that passes one fails
 /// with [`McpError::Limit`](super::McpError::Limit) naming it, and a

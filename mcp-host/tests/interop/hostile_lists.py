@@ -2,7 +2,11 @@
 """A hand-written legacy stdio MCP server (no SDK) whose tool listing is
 hostile, one way per LISTS mode:
 
-- `endless`: every tools/list page holds 1,000 tools and a new cursor;
+- `endless`: every tools/list page holds LISTS_PER_PAGE tools (default
+  1,000), each described in LISTS_DESC bytes (default 25), and a new cursor;
+- `fat`: LISTS_TOOLS tools (default 900) in one page, each with
+  LISTS_PROPS tiny properties (default 600): the most a listing can build
+  within the default caps;
 - `loop`: every page holds one tool and the same cursor;
 - `many`: one page of LISTS_TOOLS tools (default 100,000);
 - `regex`: one tool, `shape`, whose outputSchema holds about 6 KiB of
@@ -23,7 +27,8 @@ MODE = os.environ.get("LISTS", "endless")
 
 
 def tool(name):
-    return {"name": name, "description": f"Tool {name}, one of many.",
+    size = int(os.environ.get("LISTS_DESC", "25"))
+    return {"name": name, "description": (f"Tool {name}, one of many. " * size)[:size],
             "inputSchema": {"type": "object"}}
 
 
@@ -44,7 +49,13 @@ def page(params):
     cursor = (params or {}).get("cursor")
     if MODE == "endless":
         n = int(cursor[1:]) + 1 if cursor else 0
-        return {"tools": [tool(f"t{n}_{i}") for i in range(1000)], "nextCursor": f"c{n}"}
+        per_page = int(os.environ.get("LISTS_PER_PAGE", "1000"))
+        return {"tools": [tool(f"t{n}_{i}") for i in range(per_page)], "nextCursor": f"c{n}"}
+    if MODE == "fat":
+        count = int(os.environ.get("LISTS_TOOLS", "900"))
+        props = {f"p{i}": {"t": 1} for i in range(int(os.environ.get("LISTS_PROPS", "600")))}
+        return {"tools": [{"name": f"t{i}", "inputSchema": {"type": "object", "properties": props}}
+                          for i in range(count)]}
     if MODE == "loop":
         return {"tools": [tool("again")], "nextCursor": "same"}
     if MODE == "many":
