@@ -1006,6 +1006,13 @@ fn measured(config: &McpConfig, host: impl FnOnce() -> HostRun) -> (HostRun, u64
     (run, sampler.join().unwrap(), took)
 }
 
+/// A hostile listing: its mode, its environment, what its line names.
+type ListCase = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static str,
+);
+
 /// Item 4 of issue 30: a server whose listing never ends (a new cursor
 /// and 1,000 tools a page; or 5 small tools a page; or 10 tools of 100 KB
 /// each), one that lists 100,000 tools in one page, one whose 900 tools
@@ -1014,7 +1021,7 @@ fn measured(config: &McpConfig, host: impl FnOnce() -> HostRun) -> (HostRun, u64
 /// in bounded memory; `everything` beside them works.
 #[test]
 fn endless_huge_or_looping_tool_lists_leave_their_server_out_quickly() {
-    let cases: [(&str, &[(&str, &str)], &str); 6] = [
+    let cases: [ListCase; 6] = [
         ("endless", &[], "its tool list passed 1,000 tools"),
         (
             "endless",
