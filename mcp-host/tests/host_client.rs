@@ -1214,3 +1214,44 @@ fn header_annotations_cost_a_stdio_server_nothing() {
         );
     });
 }
+
+/// The listing caps are the catalog's options too: with 20 tools per
+/// server, a server listing 100 is left out naming the cap (one
+/// [`SourceFailure`](mcp_host::catalog::SourceFailure)) and `everything`
+/// (16 tools) is offered and called.
+#[test]
+fn a_catalog_leaves_out_a_server_past_its_configured_tool_cap() {
+    run(async {
+        let everything = example("everything").to_string_lossy().into_owned();
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/interop/hostile_lists.py")
+            .to_string_lossy()
+            .into_owned();
+        let config = config_of(json!({
+            "e": {"command": everything},
+            "evil": {"command": "python3", "args": [script], "env": {"LISTS": "many", "LISTS_TOOLS": "100"}},
+        }));
+        let options = CatalogOptions {
+            client: ClientOptions {
+                list_limits: ListLimits {
+                    max_tools: 20,
+                    ..ListLimits::default()
+                },
+                ..ClientOptions::default()
+            },
+            ..CatalogOptions::default()
+        };
+        let catalog = Catalog::build(&config, Vec::new(), options).await.unwrap();
+        let failures = catalog.failures();
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert_eq!(failures[0].server, "evil");
+        assert!(
+            failures[0].reason.contains("its tool list passed 20 tools"),
+            "{failures:?}"
+        );
+        assert!(catalog.tools().iter().all(|t| t.server == "e"));
+        let result = catalog.call("add", json!({"a": 2, "b": 3})).await;
+        assert!(!result.is_error, "{result:?}");
+        assert!(text(&result).contains('5'), "{result:?}");
+    });
+}
