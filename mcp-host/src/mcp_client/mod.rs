@@ -17,13 +17,15 @@
 //!   within [`ListLimits`] (tools, bytes, pages and parsed memory per
 //!   listing, each checked on a page's text before its tools are parsed; a
 //!   cursor handed out twice ends the listing): a server past one fails
-//!   with [`McpError::Limit`] naming the cap; cached until `ttlMs` passes or the server says the list changed
+//!   with [`McpError::Limit`] naming the cap; cached until `ttlMs` passes
+//!   or the server says the list changed
 //!   (`notifications/tools/list_changed`: legacy, or on a
 //!   `subscriptions/listen` stream opened when a 2026-07-28 server declares
 //!   `tools.listChanged`). On 2026-07-28 HTTP a tool whose `x-mcp-header`
 //!   breaks the rules (or declares more than 64) is dropped with a warning
-//!   naming it and the rule; elsewhere the keyword is not looked at. Annotations of an untrusted server
-//!   keep only their `title`: its hints are not believed.
+//!   naming it and the rule; elsewhere the keyword is not looked at.
+//!   Annotations of an untrusted server keep only their `title`: its hints
+//!   are not believed.
 //! - **Calls** ([`McpClient::call_tool`]): a timeout (default
 //!   [`DEFAULT_CALL_TIMEOUT`]) over the whole call that cancels it; a
 //!   progress callback; elicitation and sampling answered by the handlers of
@@ -33,8 +35,9 @@
 //!   (feature `output-schema`, default), a violation returned as an
 //!   `isError` result; the validator is compiled when a result of that
 //!   tool first arrives, within the limits of [`output`], and a schema
-//!   past them is skipped with a warning (results pass unvalidated); every call logged for audit (target
-//!   `mcp_host::audit`: server, tool, duration, isError).
+//!   past them is skipped with a warning (results pass unvalidated); every
+//!   call logged for audit (target `mcp_host::audit`: server, tool,
+//!   duration, isError).
 //! - **Tasks** (the `io.modelcontextprotocol/tasks` extension, declared in
 //!   every 2026-07-28 request's envelope unless [`ClientOptions::tasks`] is
 //!   off): a `tools/call` the server answers with a task is driven to its
@@ -259,7 +262,7 @@ pub enum McpError {
     Limit {
         /// The server's config name.
         server: String,
-        /// Which cap it passed ("its tool list passed 1000 tools (…)").
+        /// Which cap it passed ("its tool list passed 1,000 tools (…)").
         reason: String,
     },
     /// The configuration cannot be used by this build (an `https://` URL
