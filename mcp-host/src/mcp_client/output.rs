@@ -39,8 +39,8 @@ pub const PATTERN_DFA_SIZE_LIMIT: usize = 1 << 20;
 /// How long a compile may take before the tool's results pass unvalidated.
 pub const COMPILE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The `outputSchema` of one tool, kept as text (far less than its tree
-/// memory) until a result arrives, then its validator (`None`: skipped,
+/// The `outputSchema` of one tool, kept as text (far less memory than its
+/// tree) until a result arrives, then its validator (`None`: skipped,
 /// warned once).
 pub(super) struct OutputCheck {
     schema: Arc<RawValue>,
