@@ -9,7 +9,8 @@ use common::{HttpServer, args, example, run, text};
 use mcp_host::catalog::{Catalog, CatalogOptions};
 use mcp_host::config::{McpConfig, ServerConfig, Transport};
 use mcp_host::mcp_client::{
-    CallOptions, ClientOptions, ElicitFn, McpClient, McpError, Mode, ProgressFn, SampleFn,
+    CallOptions, ClientOptions, ElicitFn, ListLimits, McpClient, McpError, Mode, ProgressFn,
+    SampleFn,
 };
 use mcp_host::wire::{
     CallToolResult, CreateMessageResult, ElicitAction, ElicitResult, Role, SamplingContent,
@@ -1162,4 +1163,109 @@ fn every_call_is_logged_for_audit() {
     ] {
         assert!(line.contains(part), "{part} missing from {line}");
     }
+}
+
+/// Item 7 of issue 30: `x-mcp-header` is a 2026-07-28 HTTP keyword, so a
+/// stdio server's schemas are not walked for it: a tool with 100,000
+/// annotated properties (past the default listing caps, so they are raised
+/// here) lists in the time the same schema without the keyword takes, and
+/// can be called (the old uniqueness check was quadratic: at 200,000, 51 s
+/// in a release build, 12 minutes in a debug one).
+#[test]
+fn header_annotations_cost_a_stdio_server_nothing() {
+    run(async {
+        let script =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/hostile_lists.py");
+        let options = ClientOptions {
+            list_limits: ListLimits {
+                max_bytes: 64 << 20,
+                max_tree_bytes: 1 << 30,
+                ..ListLimits::default()
+            },
+            ..ClientOptions::mode(Mode::Legacy)
+        };
+        let mut took = Vec::new();
+        for plain in ["1", "0"] {
+            let config = ServerConfig {
+                name: "wide".to_owned(),
+                transport: Transport::Stdio {
+                    command: "python3".into(),
+                    args: vec![script.to_string_lossy().into_owned()],
+                    env: BTreeMap::from([
+                        ("LISTS".to_owned(), "headers".to_owned()),
+                        ("LISTS_PLAIN".to_owned(), plain.to_owned()),
+                        ("LISTS_PROPS".to_owned(), "100000".to_owned()),
+                    ]),
+                    cwd: None,
+                    inherit_env: false,
+                },
+                trusted: false,
+            };
+            let client = McpClient::connect_with(config, options.clone())
+                .await
+                .unwrap();
+            let started = Instant::now();
+            let tools = client.list_tools().await.unwrap();
+            took.push(started.elapsed());
+            assert_eq!(tools.len(), 1);
+            assert_eq!(tools[0].name, "wide");
+            let result = client
+                .call_tool("wide", args(json!({"p1": "x"})), CallOptions::default())
+                .await
+                .unwrap();
+            assert_eq!(text(&result), "called wide");
+            client.close().await;
+        }
+        eprintln!(
+            "100,000 properties listed in {:?} without x-mcp-header, {:?} with",
+            took[0], took[1]
+        );
+        assert!(
+            took[1] < took[0] * 2 + Duration::from_secs(1),
+            "with the keyword: {:?}, without: {:?}",
+            took[1],
+            took[0]
+        );
+    });
+}
+
+/// The listing caps are the catalog's options too: with 20 tools per
+/// server, a server listing 100 is left out naming the cap (one
+/// [`SourceFailure`](mcp_host::catalog::SourceFailure)) and `everything`
+/// (16 tools) is offered and called.
+#[test]
+fn a_catalog_leaves_out_a_server_past_its_configured_tool_cap() {
+    run(async {
+        let everything = example("everything").to_string_lossy().into_owned();
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/interop/hostile_lists.py")
+            .to_string_lossy()
+            .into_owned();
+        let config = config_of(json!({
+            "e": {"command": everything},
+            "evil": {"command": "python3", "args": [script], "env": {"LISTS": "many", "LISTS_TOOLS": "100"}},
+        }));
+        let options = CatalogOptions {
+            client: ClientOptions {
+                list_limits: ListLimits {
+                    max_tools: 20,
+                    ..ListLimits::default()
+                },
+                ..ClientOptions::default()
+            },
+            ..CatalogOptions::default()
+        };
+        let catalog = Catalog::build(&config, Vec::new(), options).await.unwrap();
+        let failures = catalog.failures();
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert_eq!(failures[0].server, "evil");
+        assert!(
+            failures[0].reason.contains("its tool list passed 20 tools"),
+            "{failures:?}"
+        );
+        assert!(catalog.tools().iter().all(|t| t.server == "e"));
+        let result = catalog.call("add", json!({"a": 2, "b": 3})).await;
+        assert!(!result.is_error, "{result:?}");
+        assert!(text(&result).contains('5'), "{result:?}");
+    });
 }

@@ -12,8 +12,8 @@ mod common;
 
 use common::fake_model::{
     FakeModel, HostRun, McpConfig, Recorded, Reply, TempDir, claude_message, closed_port_url,
-    everything_entry, openai_completion, openai_text, openai_tool_calls, run_host, text_block,
-    tool_use,
+    everything_entry, host_binary, openai_completion, openai_text, openai_tool_calls, run_host,
+    text_block, tool_use,
 };
 use common::{HttpServer, everything, python_sdk, ts_sdk};
 use serde_json::{Value, json};
@@ -1632,5 +1632,194 @@ fn a_server_that_stops_reading_is_ended_and_the_host_stays_small() {
         run.peak_rss_kib > 0 && run.peak_rss_kib < 100 * 1024,
         "peak RSS {} KiB",
         run.peak_rss_kib
+    );
+}
+
+/// A stdio entry running tests/interop/hostile_lists.py in `mode`.
+fn hostile_lists(mode: &str, env: &[(&str, &str)]) -> Value {
+    let mut vars = json!({"LISTS": mode});
+    for (key, value) in env {
+        vars[*key] = json!(value);
+    }
+    json!({"command": "python3", "args": [interop("hostile_lists.py")], "env": vars})
+}
+
+/// Runs `host` while sampling the peak RSS (`VmHWM`) of the `mcp-host`
+/// process whose command line names `config`; returns the run, its peak
+/// RSS in KiB and how long it took.
+fn measured(config: &McpConfig, host: impl FnOnce() -> HostRun) -> (HostRun, u64, Duration) {
+    let done = Arc::new(AtomicBool::new(false));
+    let sampler = {
+        let done = Arc::clone(&done);
+        let marker = config.arg().to_owned();
+        std::thread::spawn(move || {
+            let mut peak = 0u64;
+            while !done.load(Ordering::Acquire) {
+                for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+                    let dir = entry.path();
+                    let Ok(cmdline) = std::fs::read(dir.join("cmdline")) else {
+                        continue;
+                    };
+                    let cmdline = String::from_utf8_lossy(&cmdline);
+                    if !cmdline.contains(&marker)
+                        || !cmdline.starts_with(&*host_binary().to_string_lossy())
+                    {
+                        continue;
+                    }
+                    let status = std::fs::read_to_string(dir.join("status")).unwrap_or_default();
+                    let hwm = status
+                        .lines()
+                        .find_map(|l| l.strip_prefix("VmHWM:"))
+                        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+                        .unwrap_or(0);
+                    peak = peak.max(hwm);
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            peak
+        })
+    };
+    let started = Instant::now();
+    let run = host();
+    let took = started.elapsed();
+    done.store(true, Ordering::Release);
+    (run, sampler.join().unwrap(), took)
+}
+
+/// A hostile listing: its mode, its environment, what its line names.
+type ListCase = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static str,
+);
+
+/// Item 4 of issue 30: a server whose listing never ends (a new cursor
+/// and 1,000 tools a page; or 5 small tools a page; or 10 tools of 100 KB
+/// each), one that lists 100,000 tools in one page, one whose 900 tools
+/// would take hundreds of MiB once parsed, and one that repeats its cursor
+/// are each left out at once, with one line naming the server and the cap,
+/// in bounded memory; `everything` beside them works.
+#[test]
+fn endless_huge_or_looping_tool_lists_leave_their_server_out_quickly() {
+    let cases: [ListCase; 6] = [
+        ("endless", &[], "its tool list passed 1,000 tools"),
+        (
+            "endless",
+            &[("LISTS_PER_PAGE", "5")],
+            "its tool list passed 100 pages",
+        ),
+        (
+            "endless",
+            &[("LISTS_PER_PAGE", "10"), ("LISTS_DESC", "100000")],
+            "its tool list passed 8 MiB",
+        ),
+        ("many", &[], "its tool list passed 1,000 tools"),
+        (
+            "fat",
+            &[("LISTS_PROPS", "200")],
+            "would take more than 32 MiB of memory",
+        ),
+        ("loop", &[], "cursor \"same\" twice"),
+    ];
+    for (mode, env, named) in cases {
+        let config = McpConfig::new(&json!({"mcpServers": {
+            "evil": hostile_lists(mode, env),
+            "e": everything_entry(&[]),
+        }}));
+        let model = FakeModel::start(vec![
+            asks(vec![tool_use("t1", "add", json!({"a": 2, "b": 3}))]),
+            says("five"),
+        ]);
+        let (run, peak_kib, took) = measured(&config, || {
+            host(&config, &model, "all", &[], "add 2 and 3\n")
+        });
+        eprintln!("{mode}: {took:?}, peak RSS {} MiB", peak_kib / 1024);
+        let lines = lines(&run);
+        let left_out: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.contains("left out") && l.contains("evil"))
+            .collect();
+        assert_eq!(left_out.len(), 1, "{mode}: one line: {}", run.stderr);
+        assert!(left_out[0].contains(named), "{mode}: {}", left_out[0]);
+        assert!(took < Duration::from_secs(20), "{mode}: took {took:?}");
+        assert!(
+            peak_kib < 256 * 1024,
+            "{mode}: peak RSS {} MiB",
+            peak_kib / 1024
+        );
+        let requests = model.requests();
+        assert_eq!(requests.len(), 2, "{mode}: {requests:?}");
+        let names = offered(&requests[0]);
+        assert!(names.iter().any(|n| n == "add"), "{mode}: {names:?}");
+        assert!(
+            names.iter().all(|n| {
+                let numbered =
+                    n.starts_with('t') && n[1..].starts_with(|c: char| c.is_ascii_digit());
+                !numbered && n != "again"
+            }),
+            "{mode}: nothing of evil offered: {names:?}"
+        );
+        let results = results(&requests[1]);
+        assert!(
+            !results[0].is_error && results[0].text.contains('5'),
+            "{mode}: {results:?}"
+        );
+        assert_eq!(tool_calls(&lines[0]), [call("add", "e", false)]);
+    }
+}
+
+/// Item 5 of issue 30: a tool whose `outputSchema` holds about 6 KiB of
+/// Unicode regular expressions (hundreds of MiB once compiled) is listed
+/// at once (nothing is compiled then); when its result arrives the schema
+/// is skipped with one warning naming the server and the tool, and the
+/// result reaches the model unvalidated.
+#[test]
+fn a_regex_bomb_output_schema_is_skipped_and_its_tool_still_works() {
+    let config = McpConfig::new(&json!({"mcpServers": {
+        "evil": hostile_lists("regex", &[]),
+        "e": everything_entry(&[]),
+    }}));
+    let model = FakeModel::start(vec![
+        asks(vec![
+            tool_use("t1", "shape", json!({})),
+            tool_use("t2", "add", json!({"a": 2, "b": 3})),
+        ]),
+        says("done"),
+    ]);
+    let (run, peak_kib, took) =
+        measured(&config, || host(&config, &model, "all", &[], "shape it\n"));
+    eprintln!("regex: {took:?}, peak RSS {} MiB", peak_kib / 1024);
+    let lines = lines(&run);
+    let skipped: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("outputSchema skipped"))
+        .collect();
+    assert_eq!(skipped.len(), 1, "{}", run.stderr);
+    assert!(
+        skipped[0].contains("evil")
+            && skipped[0].contains("shape")
+            && skipped[0].contains("unvalidated"),
+        "{}",
+        skipped[0]
+    );
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+    assert!(peak_kib < 256 * 1024, "peak RSS {} MiB", peak_kib / 1024);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    let results = results(&requests[1]);
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(
+        !results[0].is_error && results[0].text.contains("called shape"),
+        "{results:?}"
+    );
+    assert!(
+        !results[1].is_error && results[1].text.contains('5'),
+        "{results:?}"
+    );
+    assert_eq!(
+        tool_calls(&lines[0]),
+        [call("shape", "evil", false), call("add", "e", false)]
     );
 }

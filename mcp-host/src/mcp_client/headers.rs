@@ -12,6 +12,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
+use std::collections::HashSet;
 
 /// One mirrored argument: where it is in the arguments and its header name
 /// (the part after `Mcp-Param-`).
@@ -25,20 +26,23 @@ pub(crate) struct HeaderParam {
 
 const KEYWORD: &str = "x-mcp-header";
 
+/// The most header parameters one tool may declare: each becomes a request
+/// header, and HTTP servers refuse requests past about 100 headers (hyper's
+/// default), so a tool past this could never be called.
+pub(crate) const MAX_HEADER_PARAMS: usize = 64;
+
 /// The header parameters of `input_schema`, or why the tool must be dropped.
 pub(crate) fn header_params(input_schema: &Map<String, Value>) -> Result<Vec<HeaderParam>, String> {
     let mut found = Vec::new();
     walk(input_schema, true, &mut Vec::new(), &mut found)?;
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen = HashSet::with_capacity(found.len());
     for param in &found {
-        let lower = param.name.to_ascii_lowercase();
-        if seen.contains(&lower) {
+        if !seen.insert(param.name.to_ascii_lowercase()) {
             return Err(format!(
                 "x-mcp-header `{}` is given twice (case-insensitively)",
                 param.name
             ));
         }
-        seen.push(lower);
     }
     Ok(found)
 }
@@ -76,6 +80,11 @@ fn walk(
                     "x-mcp-header `{name}` on {at} needs one `type` of string, integer or boolean"
                 ));
             }
+        }
+        if found.len() == MAX_HEADER_PARAMS {
+            return Err(format!(
+                "more than {MAX_HEADER_PARAMS} x-mcp-header parameters (one request header each)"
+            ));
         }
         found.push(HeaderParam {
             path: path.clone(),
@@ -213,6 +222,9 @@ mod tests {
             json!({"properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}}),
             json!({"anyOf": [{"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}]}),
             json!({"$defs": {"x": {"type": "string", "x-mcp-header": "A"}}}),
+            json!({"properties": (0..=MAX_HEADER_PARAMS)
+                .map(|i| (format!("p{i}"), json!({"type": "string", "x-mcp-header": format!("P{i}")})))
+                .collect::<Map<String, Value>>()}),
         ];
         for s in bad {
             assert!(header_params(&schema(s.clone())).is_err(), "{s}");

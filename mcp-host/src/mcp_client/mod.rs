@@ -13,13 +13,19 @@
 //!   `notifications/initialized` and then sets `MCP-Protocol-Version` on
 //!   HTTP. [`Mode::Modern`] sends the `_meta` envelope on every request and
 //!   the `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` headers on HTTP.
-//! - **Tools** ([`McpClient::list_tools`]): every `nextCursor` followed;
-//!   cached until `ttlMs` passes or the server says the list changed
+//! - **Tools** ([`McpClient::list_tools`]): every `nextCursor` followed,
+//!   within [`ListLimits`] (tools, bytes, pages and parsed memory per
+//!   listing, each checked on a page's text before its tools are parsed; a
+//!   cursor handed out twice ends the listing): a server past one fails
+//!   with [`McpError::Limit`] naming the cap; cached until `ttlMs` passes
+//!   or the server says the list changed
 //!   (`notifications/tools/list_changed`: legacy, or on a
 //!   `subscriptions/listen` stream opened when a 2026-07-28 server declares
 //!   `tools.listChanged`). On 2026-07-28 HTTP a tool whose `x-mcp-header`
-//!   breaks the rules is dropped with a warning naming it and the rule. Annotations of an untrusted server
-//!   keep only their `title`: its hints are not believed.
+//!   breaks the rules (or declares more than 64) is dropped with a warning
+//!   naming it and the rule; elsewhere the keyword is not looked at.
+//!   Annotations of an untrusted server keep only their `title`: its hints
+//!   are not believed.
 //! - **Calls** ([`McpClient::call_tool`]): a timeout (default
 //!   [`DEFAULT_CALL_TIMEOUT`]) over the whole call that cancels it; a
 //!   progress callback; elicitation and sampling answered by the handlers of
@@ -27,8 +33,11 @@
 //!   `input_required` rounds, at most [`ClientOptions::max_input_rounds`]);
 //!   `structuredContent` validated against the tool's `outputSchema`
 //!   (feature `output-schema`, default), a violation returned as an
-//!   `isError` result; every call logged for audit (target
-//!   `mcp_host::audit`: server, tool, duration, isError).
+//!   `isError` result; the validator is compiled when a result of that
+//!   tool first arrives, within the limits of [`output`], and a schema
+//!   past them is skipped with a warning (results pass unvalidated); every
+//!   call logged for audit (target `mcp_host::audit`: server, tool,
+//!   duration, isError).
 //! - **Tasks** (the `io.modelcontextprotocol/tasks` extension, declared in
 //!   every 2026-07-28 request's envelope unless [`ClientOptions::tasks`] is
 //!   off): a `tools/call` the server answers with a task is driven to its
@@ -43,9 +52,16 @@
 
 mod handler;
 mod headers;
+mod limits;
+#[cfg(feature = "output-schema")]
+pub mod output;
 mod task;
 
 pub use handler::{ElicitFn, ProgressFn, SampleFn};
+pub use limits::{
+    DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_LISTING_TREE_BYTES, DEFAULT_MAX_PAGES,
+    DEFAULT_MAX_TOOLS, ListLimits,
+};
 
 use crate::client::log_limit::LogLimiter;
 use crate::client::{
@@ -57,7 +73,7 @@ use crate::convert::CallFailure;
 use crate::wire::{
     CallToolParams, CallToolResponse, CallToolResult, ClientCapabilities, DiscoverResult,
     Implementation, InitializeParams, InitializeResult, InputRequest, JsonObject, ListToolsParams,
-    ListToolsResult, ListenParams, MetaParams, SubscriptionFilter, Tool, ToolAnnotations, method,
+    ListenParams, MetaParams, SubscriptionFilter, Tool, ToolAnnotations, method,
 };
 use handler::HostHandler;
 use headers::HeaderParam;
@@ -89,9 +105,10 @@ pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
 /// come before `initialize`).
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The most `tools/list` pages followed (a server that never stops handing
-/// out cursors is an error, not a hang).
-pub const MAX_PAGES: usize = 10_000;
+/// The most `tools/list` pages followed by default (a server that never
+/// stops handing out cursors is an error, not a hang): the default of
+/// [`ListLimits::max_pages`].
+pub const MAX_PAGES: usize = DEFAULT_MAX_PAGES;
 
 /// Which era to speak.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -131,6 +148,9 @@ pub struct ClientOptions {
     /// again after SIGTERM) when the client closes it. Default
     /// [`DEFAULT_CLOSE_GRACE`](crate::client::DEFAULT_CLOSE_GRACE).
     pub close_grace: Duration,
+    /// The caps on what one `tools/list` may build (tools, bytes, pages,
+    /// memory). Default [`ListLimits::default`].
+    pub list_limits: ListLimits,
 }
 
 impl fmt::Debug for ClientOptions {
@@ -144,6 +164,7 @@ impl fmt::Debug for ClientOptions {
             .field("call_timeout", &self.call_timeout)
             .field("tasks", &self.tasks)
             .field("close_grace", &self.close_grace)
+            .field("list_limits", &self.list_limits)
             .finish()
     }
 }
@@ -159,6 +180,7 @@ impl Default for ClientOptions {
             call_timeout: DEFAULT_CALL_TIMEOUT,
             tasks: true,
             close_grace: crate::client::DEFAULT_CLOSE_GRACE,
+            list_limits: ListLimits::default(),
         }
     }
 }
@@ -242,6 +264,14 @@ pub enum McpError {
         /// What happened, as a clause ("was cancelled by the server").
         reason: String,
     },
+    /// The server passed one of the client's caps ([`ListLimits`]): its
+    /// tool list has more tools, bytes, pages or memory than allowed.
+    Limit {
+        /// The server's config name.
+        server: String,
+        /// Which cap it passed ("its tool list passed 1,000 tools (…)").
+        reason: String,
+    },
     /// The configuration cannot be used by this build (an `https://` URL
     /// without the `https` feature, a `"type": "sse"` server).
     Config {
@@ -266,7 +296,9 @@ impl fmt::Display for McpError {
             McpError::Protocol { server, reason } => {
                 write!(f, "server `{server}` broke the protocol: {reason}")
             }
-            McpError::Config { server, reason } => write!(f, "server `{server}`: {reason}"),
+            McpError::Config { server, reason } | McpError::Limit { server, reason } => {
+                write!(f, "server `{server}`: {reason}")
+            }
             McpError::TaskEnded {
                 server,
                 task_id,
@@ -326,8 +358,9 @@ enum Era {
 /// A tool as the client keeps it: what a call needs beside the definition.
 struct Entry {
     params: Vec<HeaderParam>,
+    /// The `outputSchema`, compiled when a result first arrives.
     #[cfg(feature = "output-schema")]
-    validator: Option<Arc<jsonschema::Validator>>,
+    output: Option<output::OutputCheck>,
 }
 
 struct Cache {
@@ -703,16 +736,19 @@ impl McpClient {
         let mut kept = Vec::with_capacity(tools.len());
         let mut entries = HashMap::new();
         for mut tool in tools {
-            let params = match headers::header_params(&tool.input_schema) {
-                Ok(params) => params,
-                // The keyword is 2026-07-28's, and so is the duty: a legacy
-                // session mirrors no arguments into headers.
-                Err(reason) if self.inner.http && era == Era::Modern => {
-                    tracing::warn!(server = %self.inner.config.name, tool = %tool.name, %reason, "tool dropped: its x-mcp-header breaks the rules");
-                    continue;
+            // The keyword is 2026-07-28 HTTP's, and so is the duty: stdio
+            // and a legacy session mirror no arguments into headers, so
+            // their schemas are not walked at all.
+            let params = if self.inner.http && era == Era::Modern {
+                match headers::header_params(&tool.input_schema) {
+                    Ok(params) => params,
+                    Err(reason) => {
+                        tracing::warn!(server = %self.inner.config.name, tool = %tool.name, %reason, "tool dropped: its x-mcp-header breaks the rules");
+                        continue;
+                    }
                 }
-                // stdio may ignore the keyword: no headers there.
-                Err(_) => Vec::new(),
+            } else {
+                Vec::new()
             };
             if !self.inner.config.trusted {
                 tool.annotations = tool.annotations.take().map(|a| ToolAnnotations {
@@ -723,15 +759,7 @@ impl McpClient {
             let entry = Entry {
                 params,
                 #[cfg(feature = "output-schema")]
-                validator: tool.output_schema.as_ref().and_then(|schema| {
-                    match jsonschema::validator_for(&Value::Object(schema.clone())) {
-                        Ok(v) => Some(Arc::new(v)),
-                        Err(e) => {
-                            tracing::warn!(server = %self.inner.config.name, tool = %tool.name, error = %e, "outputSchema does not compile; its results are not validated");
-                            None
-                        }
-                    }
-                }),
+                output: tool.output_schema.as_ref().map(output::OutputCheck::new),
             };
             entries.insert(tool.name.clone(), Arc::new(entry));
             kept.push(tool);
@@ -762,36 +790,54 @@ impl McpClient {
         dispatcher: &Dispatcher,
         era: Era,
     ) -> Result<(Vec<Tool>, Option<Duration>), McpError> {
+        let server = &self.inner.config.name;
+        let refused = |why: limits::Refused| match why {
+            limits::Refused::Cap(reason) => McpError::Limit {
+                server: server.clone(),
+                reason,
+            },
+            limits::Refused::Malformed(reason) => McpError::Protocol {
+                server: server.clone(),
+                reason,
+            },
+        };
+        let mut listing = limits::Listing::new(self.inner.options.list_limits);
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
         let mut ttl: Option<Duration> = None;
-        for _ in 0..MAX_PAGES {
+        loop {
+            listing.next_page().map_err(refused)?;
             let params = ListToolsParams {
                 cursor: cursor.take(),
                 meta: (era == Era::Modern).then(|| self.inner.envelope.clone()),
             };
-            let page: ListToolsResult = self
-                .typed(
-                    dispatcher,
+            // The page stays text until the caps let it through.
+            let text = dispatcher
+                .request(
                     method::TOOLS_LIST,
                     Some(&raw_params(&params)),
                     self.request_options(era, method::TOOLS_LIST, None, HANDSHAKE_TIMEOUT),
                 )
                 .await?;
+            let page = listing.admit(text.get()).map_err(refused)?;
             if let Some(ms) = page.ttl_ms {
                 let page_ttl = Duration::from_millis(ms);
                 ttl = Some(ttl.map_or(page_ttl, |t| t.min(page_ttl)));
             }
-            tools.extend(page.tools);
+            tools.reserve(page.tools.len());
+            for tool in page.tools {
+                let tool: Tool =
+                    serde_json::from_str(tool.get()).map_err(|e| McpError::Protocol {
+                        server: server.clone(),
+                        reason: format!("its tools/list result does not parse: {e}"),
+                    })?;
+                tools.push(tool);
+            }
             match page.next_cursor {
                 Some(next) => cursor = Some(next),
                 None => return Ok((tools, ttl)),
             }
         }
-        Err(McpError::Protocol {
-            server: self.inner.config.name.clone(),
-            reason: format!("tools/list handed out more than {MAX_PAGES} pages"),
-        })
     }
 
     /// Opens a `subscriptions/listen` stream for `tools/list_changed` on a
@@ -968,7 +1014,7 @@ impl McpClient {
                 })?;
             match response {
                 CallToolResponse::Complete(result) => {
-                    return Ok(self.checked(name, entry.as_deref(), result));
+                    return Ok(self.checked(name, entry.as_deref(), result).await);
                 }
                 CallToolResponse::InputRequired(asked) => {
                     if era != Era::Modern {
@@ -1012,7 +1058,7 @@ impl McpClient {
                         progress,
                     };
                     let result = self.drive_task(driven).await?;
-                    return Ok(self.checked(name, entry.as_deref(), result));
+                    return Ok(self.checked(name, entry.as_deref(), result).await);
                 }
             }
         }
@@ -1055,10 +1101,16 @@ impl McpClient {
 
     /// The result, or an `isError` result in its place when its
     /// `structuredContent` breaks the tool's `outputSchema`.
-    fn checked(&self, name: &str, entry: Option<&Entry>, result: CallToolResult) -> CallToolResult {
+    async fn checked(
+        &self,
+        name: &str,
+        entry: Option<&Entry>,
+        result: CallToolResult,
+    ) -> CallToolResult {
         #[cfg(feature = "output-schema")]
         if !result.is_error
-            && let Some(validator) = entry.and_then(|e| e.validator.as_ref())
+            && let Some(check) = entry.and_then(|e| e.output.as_ref())
+            && let Some(validator) = check.validator(&self.inner.config.name, name).await
         {
             let reason = match &result.structured_content {
                 None => Some(

@@ -1,0 +1,358 @@
+//! Caps on what one server's `tools/list` may make the client build: tools,
+//! bytes of text, pages, and the memory of the parsed definitions. Each is
+//! checked on a page's text before its tools are parsed, so a server that
+//! hands out cursors forever or a hundred thousand tools in one page costs
+//! the client a bounded amount and is left out with a line naming the cap.
+
+use mcp_protocol::json_budget::JsonBudget;
+use serde::Deserialize;
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use std::cell::Cell;
+use std::collections::HashSet;
+use std::fmt;
+
+/// The default cap on one server's tools. Model APIs take about 128 tools
+/// per request (OpenAI's documented limit; Claude Code, Cursor and VS Code
+/// stay around it), and the largest public servers list under 200; 1,000
+/// lets any real server through with room to spare while bounding what a
+/// hostile one costs.
+pub const DEFAULT_MAX_TOOLS: usize = 1_000;
+
+/// The default cap on the text of one listing, all pages together (8 MiB:
+/// real servers list a few hundred KiB at most).
+pub const DEFAULT_MAX_LISTING_BYTES: usize = 8 << 20;
+
+/// The default cap on the pages of one listing (1,000 tools at 10 a page).
+pub const DEFAULT_MAX_PAGES: usize = 100;
+
+/// The default cap on the estimated memory of one listing's parsed tool
+/// definitions (see [`JsonBudget`]): 32 MiB, about 1,000 tools of 30
+/// properties each. The host holds more than one copy of what a listing
+/// builds (the client's cache, the catalog, the model API's `tools`), so
+/// this is a third to a half of what the listing can cost it.
+pub const DEFAULT_MAX_LISTING_TREE_BYTES: usize = 32 << 20;
+
+/// The caps on one server's `tools/list`; a listing that passes one fails
+/// with [`McpError::Limit`](super::McpError::Limit) naming it, and a
+/// [`Catalog`](crate::catalog::Catalog) leaves that server out.
+///
+/// ```
+/// use mcp_host::mcp_client::{ClientOptions, ListLimits};
+///
+/// let options = ClientOptions {
+///     list_limits: ListLimits {
+///         max_tools: 5_000,
+///         ..ListLimits::default()
+///     },
+///     ..ClientOptions::default()
+/// };
+/// assert_eq!(options.list_limits.max_pages, 100);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListLimits {
+    /// The most tools one server may list. Default [`DEFAULT_MAX_TOOLS`].
+    pub max_tools: usize,
+    /// The most bytes of `tools/list` results, all pages together. Default
+    /// [`DEFAULT_MAX_LISTING_BYTES`].
+    pub max_bytes: usize,
+    /// The most pages followed. Default [`DEFAULT_MAX_PAGES`].
+    pub max_pages: usize,
+    /// The most memory the parsed definitions may take, as estimated on
+    /// their text before parsing. Default [`DEFAULT_MAX_LISTING_TREE_BYTES`].
+    pub max_tree_bytes: usize,
+}
+
+impl Default for ListLimits {
+    fn default() -> Self {
+        ListLimits {
+            max_tools: DEFAULT_MAX_TOOLS,
+            max_bytes: DEFAULT_MAX_LISTING_BYTES,
+            max_pages: DEFAULT_MAX_PAGES,
+            max_tree_bytes: DEFAULT_MAX_LISTING_TREE_BYTES,
+        }
+    }
+}
+
+/// Why a listing stopped: a cap passed (the server is left out), or a page
+/// that is not a `tools/list` result.
+pub(super) enum Refused {
+    Cap(String),
+    Malformed(String),
+}
+
+/// One listing's totals so far, against its caps.
+pub(super) struct Listing {
+    limits: ListLimits,
+    pages: usize,
+    bytes: usize,
+    tree_bytes: usize,
+    tools: usize,
+    cursors: HashSet<String>,
+}
+
+/// At most this much of a cursor goes into an error line.
+const CURSOR_SHOWN: usize = 64;
+
+impl Listing {
+    pub(super) fn new(limits: ListLimits) -> Listing {
+        Listing {
+            limits,
+            pages: 0,
+            bytes: 0,
+            tree_bytes: 0,
+            tools: 0,
+            cursors: HashSet::new(),
+        }
+    }
+
+    /// Before another page is asked for.
+    pub(super) fn next_page(&mut self) -> Result<(), Refused> {
+        if self.pages == self.limits.max_pages {
+            return Err(Refused::Cap(format!(
+                "its tool list passed {} pages (the cap on pages per listing)",
+                grouped(self.limits.max_pages)
+            )));
+        }
+        self.pages += 1;
+        Ok(())
+    }
+
+    /// A page's tool definitions, each still text, once its size, its
+    /// count and the memory its tree would take are within the caps.
+    pub(super) fn admit<'a>(&mut self, text: &'a str) -> Result<Admitted<'a>, Refused> {
+        self.bytes = self.bytes.saturating_add(text.len());
+        if self.bytes > self.limits.max_bytes {
+            return Err(Refused::Cap(format!(
+                "its tool list passed {} (the cap on bytes per listing)",
+                bytes(self.limits.max_bytes)
+            )));
+        }
+        let over = Cell::new(false);
+        let page = PageVisitor {
+            capped: Capped {
+                room: self.limits.max_tools.saturating_sub(self.tools),
+                over: &over,
+            },
+        };
+        let mut reader = serde_json::Deserializer::from_str(text);
+        let page = match de::Deserializer::deserialize_map(&mut reader, page) {
+            Ok(page) => page,
+            Err(_) if over.get() => {
+                return Err(Refused::Cap(format!(
+                    "its tool list passed {} tools (the cap on tools per server)",
+                    grouped(self.limits.max_tools)
+                )));
+            }
+            Err(e) => {
+                return Err(Refused::Malformed(format!(
+                    "its tools/list result does not parse: {e}"
+                )));
+            }
+        };
+        self.tools += page.tools.len();
+        let budget = JsonBudget::new(self.limits.max_tree_bytes - self.tree_bytes);
+        let shape = budget
+            .check(text.as_bytes())
+            .map_err(|e| match e {
+                mcp_protocol::json_budget::OverBudget::TooLarge { .. } => Refused::Cap(format!(
+                    "its tool list would take more than {} of memory once parsed (the cap on the memory of a listing)",
+                    bytes(self.limits.max_tree_bytes)
+                )),
+                other => Refused::Malformed(format!("its tools/list result: {other}")),
+            })?;
+        self.tree_bytes += shape.tree_bytes;
+        if let Some(cursor) = &page.next_cursor
+            && !self.cursors.insert(cursor.clone())
+        {
+            let shown: String = cursor.chars().take(CURSOR_SHOWN).collect();
+            return Err(Refused::Malformed(format!(
+                "its tools/list handed out cursor {shown:?} twice (the listing would loop)"
+            )));
+        }
+        Ok(page)
+    }
+}
+
+/// `n` with thousands separated: `1,000`.
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// A byte count as people read it: `8 MiB` when it is whole MiB.
+fn bytes(n: usize) -> String {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+        format!("{} MiB", grouped(n >> 20))
+    } else {
+        format!("{} bytes", grouped(n))
+    }
+}
+
+/// A page let through: its tools (still text), and where the next starts.
+pub(super) struct Admitted<'a> {
+    pub(super) tools: Vec<&'a RawValue>,
+    pub(super) next_cursor: Option<String>,
+    pub(super) ttl_ms: Option<u64>,
+}
+
+/// Reads a `tools/list` result in one pass: `tools` through [`Capped`],
+/// `nextCursor` and `ttlMs`; other members skipped.
+struct PageVisitor<'c> {
+    capped: Capped<'c>,
+}
+
+/// The members of a `tools/list` result the client reads.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "camelCase")]
+enum Member {
+    Tools,
+    NextCursor,
+    TtlMs,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> Visitor<'de> for PageVisitor<'_> {
+    type Value = Admitted<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a tools/list result")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut tools = None;
+        let mut next_cursor = None;
+        let mut ttl_ms = None;
+        let mut capped = Some(self.capped);
+        while let Some(member) = map.next_key::<Member>()? {
+            match member {
+                Member::Tools => match capped.take() {
+                    Some(capped) => tools = Some(map.next_value_seed(capped)?),
+                    None => return Err(de::Error::duplicate_field("tools")),
+                },
+                Member::NextCursor => next_cursor = map.next_value::<Option<String>>()?,
+                Member::TtlMs => ttl_ms = map.next_value::<Option<u64>>()?,
+                Member::Other => {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Admitted {
+            tools: tools.ok_or_else(|| de::Error::missing_field("tools"))?,
+            next_cursor,
+            ttl_ms,
+        })
+    }
+}
+
+impl<'de> de::DeserializeSeed<'de> for Capped<'_> {
+    type Value = Vec<&'de RawValue>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, reader: D) -> Result<Self::Value, D::Error> {
+        reader.deserialize_seq(self)
+    }
+}
+
+/// Reads a JSON array of at most `room` values as text, and stops at the
+/// first one past it (setting `over`) instead of reading on.
+struct Capped<'c> {
+    room: usize,
+    over: &'c Cell<bool>,
+}
+
+impl<'de> Visitor<'de> for Capped<'_> {
+    type Value = Vec<&'de RawValue>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of tool definitions")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut tools = Vec::new();
+        while let Some(tool) = seq.next_element::<&'de RawValue>()? {
+            if tools.len() == self.room {
+                self.over.set(true);
+                return Err(de::Error::custom("too many tools"));
+            }
+            tools.push(tool);
+        }
+        Ok(tools)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(max_tools: usize) -> ListLimits {
+        ListLimits {
+            max_tools,
+            ..ListLimits::default()
+        }
+    }
+
+    fn page(tools: usize, cursor: Option<&str>) -> String {
+        let tools: Vec<String> = (0..tools)
+            .map(|i| format!(r#"{{"name":"t{i}","inputSchema":{{}}}}"#))
+            .collect();
+        match cursor {
+            Some(c) => format!(r#"{{"tools":[{}],"nextCursor":"{c}"}}"#, tools.join(",")),
+            None => format!(r#"{{"tools":[{}]}}"#, tools.join(",")),
+        }
+    }
+
+    fn cap(result: Result<Admitted<'_>, Refused>) -> String {
+        match result {
+            Err(Refused::Cap(why)) => why,
+            Err(Refused::Malformed(why)) => panic!("malformed, not a cap: {why}"),
+            Ok(_) => panic!("admitted"),
+        }
+    }
+
+    #[test]
+    fn tools_are_counted_across_pages() {
+        let mut listing = Listing::new(limits(5));
+        let first = page(3, Some("a"));
+        assert_eq!(listing.admit(&first).ok().unwrap().tools.len(), 3);
+        let second = page(3, None);
+        assert!(cap(listing.admit(&second)).contains("passed 5 tools"));
+        assert_eq!(grouped(1_000), "1,000");
+        assert_eq!(grouped(100), "100");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+        assert_eq!(bytes(8 << 20), "8 MiB");
+        assert_eq!(bytes(1_500), "1,500 bytes");
+    }
+
+    #[test]
+    fn bytes_pages_memory_and_loops_are_bounded() {
+        let text = page(10, Some("a"));
+        let mut listing = Listing::new(ListLimits {
+            max_bytes: text.len() * 2,
+            ..ListLimits::default()
+        });
+        assert!(listing.admit(&text).is_ok());
+        assert!(matches!(listing.admit(&text), Err(Refused::Malformed(_))));
+        assert!(cap(listing.admit(&page(10, Some("c")))).contains("bytes"));
+
+        let mut listing = Listing::new(ListLimits {
+            max_pages: 2,
+            ..ListLimits::default()
+        });
+        assert!(listing.next_page().is_ok() && listing.next_page().is_ok());
+        assert!(matches!(listing.next_page(), Err(Refused::Cap(why)) if why.contains("2 pages")));
+
+        let mut listing = Listing::new(ListLimits {
+            max_tree_bytes: 10_000,
+            ..ListLimits::default()
+        });
+        assert!(cap(listing.admit(&page(50, None))).contains("memory"));
+    }
+}
