@@ -503,6 +503,62 @@ fn a_log_flood_is_cut_and_rate_limited_and_the_other_server_still_answers() {
     );
 }
 
+#[test]
+fn a_flood_of_unusable_messages_is_rate_limited_in_the_log_and_the_other_server_still_answers() {
+    let dir = TempDir::new();
+    let dir_text = dir.path.to_str().unwrap();
+    let config = McpConfig::new(&json!({"mcpServers": {
+        "junk": entry(json!({"PROC": "junk", "FLOOD_SECS": "5", "PREFIX": "j_"}), json!({})),
+        "good": entry(json!({"PROC_DIR": dir_text, "PREFIX": "g_"}), json!({})),
+    }}));
+    // The host runs on through 3 s of lines that are not JSON-RPC and
+    // answers to ids it never sent, before the model asks for the call.
+    let mut replies = one_call("g_starts");
+    replies[0] = replies[0].clone().after(Duration::from_secs(3));
+    let fake = FakeModel::start(replies);
+    let run = host(&config, &fake, &[], &[], "how many starts?\n");
+    assert!(
+        run.status.success(),
+        "{}",
+        &run.stderr[..run.stderr.len().min(4000)]
+    );
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    let mut texts = Vec::new();
+    strings(&requests[1].body, &mut texts);
+    assert!(texts.iter().any(|t| t == "1"), "{}", requests[1].raw_body);
+    let skipped = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("skipped a message that is not JSON-RPC"))
+        .count();
+    let unknown = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("dropped an answer whose id this client never sent"))
+        .count();
+    eprintln!(
+        "host stderr: {} bytes, {skipped} not-JSON-RPC warnings, {unknown} unknown-id warnings",
+        run.stderr.len()
+    );
+    // A burst of 100 warnings and 20 a second after it, each id cut to an
+    // excerpt: the 64 KiB ids are not copied into the log.
+    assert!(
+        skipped + unknown <= 100 + 20 * 10,
+        "{skipped} + {unknown} warnings"
+    );
+    assert!(
+        run.stderr.len() < 256 << 10,
+        "host stderr: {} bytes",
+        run.stderr.len()
+    );
+    assert!(
+        run.stderr.contains("server `junk`: ") && run.stderr.contains("warning lines dropped"),
+        "no dropped count: {}",
+        &run.stderr[run.stderr.len().saturating_sub(3000)..]
+    );
+}
+
 /// A process killed when the test ends.
 struct Killed(std::process::Child);
 

@@ -11,6 +11,7 @@
 use super::error::{ClientError, RpcError, excerpt};
 use super::framing::IdScan;
 use super::jsonrpc::{self, Message, ServerRequestId};
+use super::log_limit::LogLimiter;
 use super::transport::{BoxFuture, Inbox, Incoming, Outgoing, Transport};
 use mcp_protocol::json_budget::{JsonBudget, OverBudget};
 use serde::Deserialize;
@@ -435,6 +436,7 @@ impl Dispatcher {
             queued: Arc::clone(&queued),
             dropped: 0,
             refused_frames: AtomicU64::new(0),
+            warnings: Mutex::new(LogLimiter::new(shared.config.name.clone(), "warning")),
         };
         let router = tokio::spawn(router.run(inbox));
         let notifier = tokio::spawn(deliver_notifications(handler, notify_rx, queued));
@@ -624,6 +626,10 @@ struct Router {
     /// Messages dropped for their size or their id's: a warning for the
     /// 1st, 2nd, 4th, 8th… so that a flood of them cannot flood the log.
     refused_frames: AtomicU64,
+    /// The warnings one unusable message earns (not JSON-RPC, an answer to
+    /// nothing), rate-limited as a server's log lines are: a server can
+    /// send such messages as fast as the host reads them.
+    warnings: Mutex<LogLimiter>,
 }
 
 #[derive(Deserialize)]
@@ -645,11 +651,15 @@ impl Router {
                         Err(over) => self.over_budget(&text, over).await,
                         Ok(_) => match jsonrpc::parse(&text) {
                             Ok(message) => self.route(message).await,
-                            Err(reason) => tracing::warn!(
-                                server = %name,
-                                "skipped a message that is not JSON-RPC ({reason}): {}",
-                                excerpt(&text, EXCERPT)
-                            ),
+                            Err(reason) => {
+                                if self.warning_admitted() {
+                                    tracing::warn!(
+                                        server = %name,
+                                        "skipped a message that is not JSON-RPC ({reason}): {}",
+                                        excerpt(&text, EXCERPT)
+                                    );
+                                }
+                            }
                         },
                     }
                 }
@@ -672,12 +682,24 @@ impl Router {
             Some(waiter) => {
                 let _ = waiter.send(answer);
             }
-            None => tracing::warn!(
-                server = %self.shared.config.name,
-                id,
-                "dropped an answer to a request that is not waiting (unknown, cancelled or timed out)"
-            ),
+            None => {
+                if self.warning_admitted() {
+                    tracing::warn!(
+                        server = %self.shared.config.name,
+                        id,
+                        "dropped an answer to a request that is not waiting (unknown, cancelled or timed out)"
+                    );
+                }
+            }
         }
+    }
+
+    /// Whether one more warning about an unusable message may be written.
+    fn warning_admitted(&self) -> bool {
+        self.warnings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .admit()
     }
 
     /// A message whose tree would exceed the budget: dropped unparsed. Its
@@ -770,17 +792,23 @@ impl Router {
             } => self.answer(id, outcome.map_err(ClientError::Rpc)),
             Message::Response {
                 raw_id, outcome, ..
-            } => match (raw_id, outcome) {
-                (None, Err(error)) => tracing::warn!(
-                    server = %self.shared.config.name,
-                    "the server answered an error without an id: {error}"
-                ),
-                (raw_id, _) => tracing::warn!(
-                    server = %self.shared.config.name,
-                    id = raw_id.as_deref().map_or("none", RawValue::get),
-                    "dropped an answer whose id this client never sent"
-                ),
-            },
+            } => {
+                if !self.warning_admitted() {
+                    return;
+                }
+                match (raw_id, outcome) {
+                    (None, Err(error)) => tracing::warn!(
+                        server = %self.shared.config.name,
+                        "the server answered an error without an id: {error}"
+                    ),
+                    (raw_id, _) => tracing::warn!(
+                        server = %self.shared.config.name,
+                        // An id may be as long as a message: a cut of it.
+                        id = raw_id.as_deref().map_or("none".into(), |id| excerpt(id.get(), EXCERPT)),
+                        "dropped an answer whose id this client never sent"
+                    ),
+                }
+            }
             Message::Request { id, method, params } => {
                 self.server_request(id, method, params).await;
             }

@@ -18,6 +18,9 @@ PROC modes (several may be given, comma-separated):
 - `flood`: for FLOOD_SECS seconds (default 3) writes lines of FLOOD_BYTES
   (default 1 MiB) to stderr and `notifications/message` with data of that
   size on stdout, each from its own thread, as fast as they are read.
+- `junk`: for FLOOD_SECS seconds writes to stdout, as fast as they are
+  read, lines that are not JSON-RPC and answers to ids never sent (each
+  id 64 KiB long).
 - `http`: a legacy Streamable HTTP server on 127.0.0.1 instead (its port
   the first line of its stdout), with a session, whose GET stream sends
   `notifications/message` with data of FLOOD_BYTES for FLOOD_SECS seconds.
@@ -83,6 +86,14 @@ def flood_notifications():
     while time.monotonic() < FLOOD_END:
         with LOCK:
             sys.stdout.write(message + "\n")
+            sys.stdout.flush()
+
+
+def flood_junk():
+    unknown = json.dumps({"jsonrpc": "2.0", "id": "i" * 65536, "result": {}})
+    while time.monotonic() < FLOOD_END:
+        with LOCK:
+            sys.stdout.write("{not json\n" + unknown + "\n")
             sys.stdout.flush()
 
 
@@ -168,9 +179,11 @@ for raw in sys.stdin:
     if message.get("method") == "initialize" and "flood" in MODES:
         threading.Thread(target=flood_stderr, daemon=True).start()
         threading.Thread(target=flood_notifications, daemon=True).start()
+    if message.get("method") == "initialize" and "junk" in MODES:
+        threading.Thread(target=flood_junk, daemon=True).start()
 
 # The end of stdin.
-if "flood" in MODES:
+if "flood" in MODES or "junk" in MODES:
     # Not a wait for the flooding threads.
     os._exit(0)
 if "save" in MODES:
