@@ -440,6 +440,33 @@ fn sigint_while_the_servers_start_ends_them_too() {
     assert_all_gone(&dir.path);
 }
 
+#[test]
+fn a_daemon_a_server_started_in_a_session_of_its_own_ends_with_the_host() {
+    let dir = TempDir::new();
+    let config = McpConfig::new(&json!({"mcpServers": {
+        "d": entry(json!({"PROC": "daemon", "PROC_DIR": dir.path.to_str().unwrap(), "PREFIX": "d_"}), json!({})),
+    }}));
+    let fake = FakeModel::start(one_call("d_starts"));
+    let run = host(&config, &fake, &[], &[], "how many starts?\n");
+    assert!(run.status.success(), "{}", run.stderr);
+    let recorded = pids(&dir.path);
+    assert!(
+        recorded.iter().any(|(_, kind)| kind == "daemon"),
+        "no daemon recorded: {recorded:?}"
+    );
+    // Its recorded group is its own (setsid), not the server's.
+    let groups = std::fs::read_to_string(dir.path.join("pids")).unwrap();
+    let group_of = |kind: &str| {
+        groups
+            .lines()
+            .find(|line| line.ends_with(kind))
+            .and_then(|line| line.split_whitespace().nth(1))
+            .map(str::to_owned)
+    };
+    assert_ne!(group_of("daemon"), group_of("server"), "{groups}");
+    assert_all_gone(&dir.path);
+}
+
 /// The flood's line size: over the 4 KiB cut, small enough that a debug
 /// build of the host reads more lines a second than the rate lets through.
 const FLOOD_BYTES: usize = 64 * 1024;

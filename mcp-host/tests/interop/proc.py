@@ -12,6 +12,9 @@ PROC modes (several may be given, comma-separated):
 
 - `orphan`: at start, runs `sleep 1000` in the background holding its
   stdout and stderr, and appends "PID PGID child" to PROC_DIR/pids;
+- `daemon`: at start, double-forks a `sleep 1000` that leaves the process
+  group with setsid and holds stdout and stderr, and appends
+  "PID PGID daemon" to PROC_DIR/pids;
 - `save`: at the end of stdin, takes 0.5 s, then writes PROC_DIR/state;
 - `stubborn`: ignores SIGTERM, and at the end of stdin sleeps on;
 - `slow`: sleeps 1000 s before it reads anything;
@@ -64,6 +67,14 @@ record(os.getpid(), "server")
 if "orphan" in MODES:
     child = subprocess.Popen(["sleep", "1000"], stdin=subprocess.DEVNULL)
     record(child.pid, "child")
+if "daemon" in MODES:
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            record(os.getpid(), "daemon")
+            os.execvp("sleep", ["sleep", "1000"])
+        os._exit(0)
+    os.wait()
 if "stubborn" in MODES:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 if "slow" in MODES:

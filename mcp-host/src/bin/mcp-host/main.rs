@@ -10,7 +10,9 @@
 //!
 //! However it ends, the servers are closed first: each stdio server's stdin
 //! is closed and it gets `--close-grace` to exit (its state saved), then
-//! its process group gets SIGTERM and as long again, then SIGKILL.
+//! its process group gets SIGTERM and as long again, then SIGKILL. On
+//! Linux the host is its servers' subreaper: what they started and left
+//! behind, even in a session of its own, is killed when the host ends.
 
 mod cli;
 
@@ -68,6 +70,8 @@ fn main() -> ExitCode {
     for warning in config.warnings() {
         eprintln!("mcp-host: {}: {warning}", args.config.display());
     }
+    #[cfg(target_os = "linux")]
+    orphans::adopt();
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -82,7 +86,64 @@ fn main() -> ExitCode {
     // Not a wait for the blocking read of stdin still under way after a
     // signal: the servers are already closed.
     runtime.shutdown_background();
+    #[cfg(target_os = "linux")]
+    orphans::end();
     status
+}
+
+/// A server's process group ends with it, but a process that left the group
+/// (`setsid`, as a daemon does) would outlive the host. As the servers'
+/// subreaper the host becomes the parent of every such orphan, and kills
+/// what of them still runs when it ends.
+#[cfg(target_os = "linux")]
+mod orphans {
+    use rustix::process::{Pid, Signal, getpid, kill_process, set_child_subreaper};
+    use std::time::Duration;
+
+    /// Makes the host the parent of its servers' orphans.
+    pub(crate) fn adopt() {
+        if let Err(e) = set_child_subreaper(Some(getpid())) {
+            eprintln!("mcp-host: cannot adopt the servers' orphans: {e}");
+        }
+    }
+
+    /// SIGKILLs the host's live children, again while more come (an orphan
+    /// whose parent was just killed is adopted a moment later), for at most
+    /// about a second.
+    pub(crate) fn end() {
+        for _ in 0..20 {
+            let children = live_children();
+            if children.is_empty() {
+                return;
+            }
+            for pid in children {
+                let _ = kill_process(pid, Signal::KILL);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The host's children that are not zombies, from `/proc/*/stat`.
+    fn live_children() -> Vec<Pid> {
+        let me = getpid().as_raw_nonzero().get();
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(|entry| {
+                let pid: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+                // After the command name, which may hold spaces and `)`:
+                // state, then parent pid.
+                let mut rest = stat.rsplit_once(')')?.1.split_whitespace();
+                let state = rest.next()?;
+                let parent: i32 = rest.next()?.parse().ok()?;
+                (parent == me && state != "Z")
+                    .then(|| Pid::from_raw(pid))
+                    .flatten()
+            })
+            .collect()
+    }
 }
 
 fn provider(
