@@ -91,6 +91,7 @@ impl Provider for Scripted {
                 Some(Ok(body)) => provider::anthropic::read_response(body),
                 Some(Err(e)) => Err(e),
                 None => Err(ProviderError::InvalidResponse {
+                    api: "the scripted API".into(),
                     reason: "the script ran out".into(),
                 }),
             }

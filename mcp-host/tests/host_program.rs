@@ -1448,6 +1448,33 @@ fn a_response_larger_than_max_tokens_allows_is_refused_unparsed_and_the_next_lin
     assert!(run.peak_rss_kib < 64 << 10, "{} KiB", run.peak_rss_kib);
 }
 
+#[test]
+fn a_2xx_that_is_not_the_apis_response_ends_the_line_with_an_error_naming_the_api() {
+    let config = everything("everything");
+    let fake = FakeModel::start(vec![
+        Reply::raw(200, "{\"id\": \"msg_1\", \"content\": [{\"type\""),
+        Reply::ok(json!({"type": "message"})),
+        fine(4),
+    ]);
+    let run = host(&config, &["--json"], &claude_env(&fake), "a\nb\nc\n");
+    let out = lines(&run, 3);
+    let error = out[0]["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("the Anthropic API's response could not be read: not JSON ("),
+        "{error}"
+    );
+    assert_eq!(
+        out[1]["error"],
+        "the Anthropic API's response could not be read: no `content` array"
+    );
+    assert_eq!(out[2]["stop_reason"], "end_turn");
+    assert_eq!(
+        fake.requests().len(),
+        3,
+        "an unreadable response is not retried"
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Output and other stop reasons.
 

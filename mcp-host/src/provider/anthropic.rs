@@ -101,6 +101,7 @@ fn read_content(content: &[Value]) -> (String, Vec<ToolCall>) {
 pub fn read_response(mut body: Value) -> Result<Reply, ProviderError> {
     let Some(Value::Array(content)) = body.get_mut("content").map(Value::take) else {
         return Err(ProviderError::InvalidResponse {
+            api: "the Anthropic API".into(),
             reason: "no `content` array".into(),
         });
     };

@@ -505,6 +505,7 @@ fn parse(endpoint: &ApiEndpoint, bytes: &[u8], max_tokens: u32) -> Result<Value,
             reason: format!("was refused unparsed ({} bytes): {over}", bytes.len()),
         })?;
     serde_json::from_slice(bytes).map_err(|e| ProviderError::InvalidResponse {
+        api: endpoint.api.clone(),
         reason: format!(
             "not JSON ({e}): {}",
             excerpt(&String::from_utf8_lossy(bytes), ERROR_EXCERPT)

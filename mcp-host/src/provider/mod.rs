@@ -208,6 +208,8 @@ pub enum ProviderError {
     },
     /// A 2xx response that is not the API's response shape.
     InvalidResponse {
+        /// The API (`the Anthropic API`).
+        api: String,
         /// What is wrong with it.
         reason: String,
     },
@@ -280,8 +282,8 @@ impl fmt::Display for ProviderError {
             }
             ProviderError::TooLarge { api, reason } => write!(f, "{api}'s response {reason}"),
             ProviderError::Config { reason } => f.write_str(reason),
-            ProviderError::InvalidResponse { reason } => {
-                write!(f, "the API's response could not be read: {reason}")
+            ProviderError::InvalidResponse { api, reason } => {
+                write!(f, "{api}'s response could not be read: {reason}")
             }
         }
     }

@@ -121,6 +121,7 @@ pub fn read_response(body: Value) -> Result<Reply, ProviderError> {
     let choice = &body["choices"][0];
     let Some(message) = choice["message"].as_object() else {
         return Err(ProviderError::InvalidResponse {
+            api: "the OpenAI API".into(),
             reason: "no `choices[0].message` object".into(),
         });
     };
