@@ -1449,6 +1449,38 @@ fn a_response_larger_than_max_tokens_allows_is_refused_unparsed_and_the_next_lin
 }
 
 #[test]
+fn the_history_a_model_api_fills_with_its_largest_responses_is_trimmed_to_32_mb() {
+    let config = everything("everything");
+    // --max-tokens 262144: a response may take 16 MiB; each line's answer
+    // is 12 MB of text.
+    let fake = FakeModel::start(
+        (0..4)
+            .map(|_| Reply::raw(200, claude_text_of_len(12_000_000)))
+            .collect(),
+    );
+    let run = host(
+        &config,
+        &["--json", "--max-tokens", "262144"],
+        &claude_env(&fake),
+        "a\nb\nc\nd\n",
+    );
+    let out = lines(&run, 4);
+    for line in &out {
+        assert_eq!(line["stop_reason"], "end_turn", "{line}");
+    }
+    let sizes: Vec<usize> = fake.requests().iter().map(|r| r.raw_body.len()).collect();
+    eprintln!(
+        "request bodies {sizes:?}; host peak RSS {} KiB",
+        run.peak_rss_kib
+    );
+    // Three lines' answers (36 MB) would pass 32 MB: the oldest turn is
+    // dropped before the fourth request.
+    assert!(sizes[2] > 24_000_000, "{sizes:?}");
+    assert!(sizes[3] < 32_000_000, "{sizes:?}");
+    assert!(sizes[3] > 24_000_000, "{sizes:?}");
+}
+
+#[test]
 fn a_2xx_that_is_not_the_apis_response_ends_the_line_with_an_error_naming_the_api() {
     let config = everything("everything");
     let fake = FakeModel::start(vec![

@@ -156,6 +156,48 @@ impl HistoryPolicy for LastTurns {
     }
 }
 
+/// Keeps the newest whole turns whose messages take at most `max_bytes`
+/// of JSON together, and always the last turn; older turns are dropped.
+///
+/// A model API that answers each line with the largest response its
+/// bound allows would otherwise grow the history, and every request that
+/// resends it, without end. The Anthropic API refuses requests over
+/// 32 MB, so a history past that could not be sent anyway.
+#[derive(Clone, Copy, Debug)]
+pub struct MaxBytes(pub usize);
+
+impl HistoryPolicy for MaxBytes {
+    fn after_turn(&self, history: &mut History) {
+        let sizes: Vec<usize> = (0..history.turn_count())
+            .map(|turn| history.turn(turn).iter().map(json_len).sum())
+            .collect();
+        let mut total: usize = sizes.iter().sum();
+        let mut dropped = 0;
+        while total > self.0 && dropped + 1 < sizes.len() {
+            total -= sizes[dropped];
+            dropped += 1;
+        }
+        history.replace_turns(0..dropped, Vec::new());
+    }
+}
+
+/// The length of `value` as JSON text, counted without writing it out.
+fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,5 +271,25 @@ mod tests {
         let mut full = history(&[&["u1", "a1"], &["u2", "a2"]]);
         FullHistory.after_turn(&mut full);
         assert_eq!(full.messages().len(), 4);
+    }
+
+    #[test]
+    fn max_bytes_drops_the_oldest_whole_turns_and_keeps_the_last() {
+        // Each message is 4 bytes of JSON ("uN" with its quotes).
+        let turns: &[&[&str]] = &[&["u1", "a1"], &["u2", "a2"], &["u3", "a3"]];
+        let mut h = history(turns);
+        MaxBytes(24).after_turn(&mut h);
+        assert_eq!(h.turn_count(), 3, "24 bytes: all fit");
+        MaxBytes(16).after_turn(&mut h);
+        assert_eq!(
+            h.messages(),
+            &[json!("u2"), json!("a2"), json!("u3"), json!("a3")]
+        );
+        MaxBytes(1).after_turn(&mut h);
+        assert_eq!(
+            h.messages(),
+            &[json!("u3"), json!("a3")],
+            "the last turn stays"
+        );
     }
 }

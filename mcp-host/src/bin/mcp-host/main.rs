@@ -19,6 +19,7 @@ mod cli;
 use cli::{ApproveKind, Args, Parsed, ProviderKind, USAGE};
 use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
 use mcp_host::agent::calls::CallRecord;
+use mcp_host::agent::history::MaxBytes;
 use mcp_host::agent::{Agent, Answer, Conversation};
 use mcp_host::catalog::CatalogOptions;
 use mcp_host::config::McpConfig;
@@ -42,6 +43,10 @@ struct Line<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
 }
+
+/// The JSON of the conversation the host keeps and resends: the
+/// Anthropic API's request limit (32 MB).
+const MAX_HISTORY_BYTES: usize = 32_000_000;
 
 fn main() -> ExitCode {
     let args = match cli::parse(std::env::args().skip(1)) {
@@ -203,6 +208,7 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
         .max_tokens(args.max_tokens)
         .tool_timeout(args.tool_timeout)
         .max_result_bytes(args.max_result_bytes)
+        .history(MaxBytes(MAX_HISTORY_BYTES))
         // The contract: "every call of that response runs concurrently",
         // however many there are; the library's default bound (8) would
         // queue the ninth. Each server still bounds its own calls.
