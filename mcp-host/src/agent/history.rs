@@ -22,11 +22,22 @@ use std::fmt;
 use std::ops::Range;
 
 /// The messages of a conversation, in the provider's form, by turn.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct History {
     messages: Vec<Value>,
     /// Where each turn starts in `messages`.
     starts: Vec<usize>,
+    /// Each message's length as JSON text, once a policy asked for it: a
+    /// message does not change once in the history, so a size policy
+    /// measures each one once instead of the whole history every line.
+    json_lens: Vec<Option<usize>>,
+}
+
+impl PartialEq for History {
+    fn eq(&self, other: &History) -> bool {
+        // The length cache is not part of what a history is.
+        self.messages == other.messages && self.starts == other.starts
+    }
 }
 
 /// A point the history can be put back to (before a line that failed).
@@ -60,6 +71,26 @@ impl History {
         &self.messages[self.starts[index]..end]
     }
 
+    /// The length of turn `index`'s messages as JSON text, measured once
+    /// per message and kept.
+    ///
+    /// # Panics
+    /// If there is no such turn.
+    pub fn turn_json_len(&mut self, index: usize) -> usize {
+        let end = self
+            .starts
+            .get(index + 1)
+            .copied()
+            .unwrap_or(self.messages.len());
+        let start = self.starts[index];
+        let (messages, lens) = (&self.messages, &mut self.json_lens);
+        lens[start..end]
+            .iter_mut()
+            .zip(&messages[start..end])
+            .map(|(len, message)| *len.get_or_insert_with(|| json_len(message)))
+            .sum()
+    }
+
     /// Replaces the turns `range` by one turn made of `messages` (a summary
     /// as a user message, say), or removes them when `messages` is empty.
     /// Whole turns only, so no `tool_use` is parted from its result.
@@ -83,6 +114,8 @@ impl History {
             .unwrap_or(self.messages.len());
         let added = messages.len();
         self.messages.splice(from..to, messages);
+        self.json_lens
+            .splice(from..to, std::iter::repeat_n(None, added));
         let shift = |start: usize| start + added - (to - from);
         let mut starts: Vec<usize> = self.starts[..range.start].to_vec();
         if added > 0 {
@@ -96,12 +129,14 @@ impl History {
     pub(crate) fn begin_turn(&mut self, user: Value) {
         self.starts.push(self.messages.len());
         self.messages.push(user);
+        self.json_lens.push(None);
     }
 
     /// Adds a message to the current turn.
     pub(crate) fn push(&mut self, message: Value) {
         debug_assert!(!self.starts.is_empty(), "a message before any turn");
         self.messages.push(message);
+        self.json_lens.push(None);
     }
 
     pub(crate) fn mark(&self) -> Mark {
@@ -115,6 +150,7 @@ impl History {
     /// it changed since).
     pub(crate) fn reset(&mut self, mark: Mark) {
         self.messages.truncate(mark.messages);
+        self.json_lens.truncate(mark.messages);
         self.starts.truncate(mark.turns);
     }
 }
@@ -169,7 +205,7 @@ pub struct MaxBytes(pub usize);
 impl HistoryPolicy for MaxBytes {
     fn after_turn(&self, history: &mut History) {
         let sizes: Vec<usize> = (0..history.turn_count())
-            .map(|turn| history.turn(turn).iter().map(json_len).sum())
+            .map(|turn| history.turn_json_len(turn))
             .collect();
         let mut total: usize = sizes.iter().sum();
         let mut dropped = 0;
@@ -291,5 +327,27 @@ mod tests {
             &[json!("u3"), json!("a3")],
             "the last turn stays"
         );
+    }
+
+    #[test]
+    fn turn_lengths_are_kept_in_step_with_the_turns() {
+        let measured =
+            |h: &History, turn: usize| -> usize { h.turn(turn).iter().map(json_len).sum() };
+        let mut h = history(&[&["u1", "a1"], &["u2", "a2"], &["u3"]]);
+        for turn in 0..3 {
+            assert_eq!(h.turn_json_len(turn), measured(&h, turn));
+        }
+        h.replace_turns(0..1, vec![json!({"summary": "of u1"})]);
+        let mark = h.mark();
+        h.begin_turn(json!("a longer fourth message"));
+        h.push(json!(["an", "answer"]));
+        for turn in 0..h.turn_count() {
+            assert_eq!(h.turn_json_len(turn), measured(&h, turn), "turn {turn}");
+        }
+        h.reset(mark);
+        h.begin_turn(json!("4"));
+        let last = h.turn_count() - 1;
+        assert_eq!(h.turn_json_len(last), 3);
+        assert_eq!(h.turn_json_len(0), measured(&h, 0));
     }
 }
