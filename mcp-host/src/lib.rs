@@ -37,4 +37,5 @@ pub mod convert;
 pub mod mcp_client;
 pub mod names;
 pub mod provider;
+mod text;
 pub mod wire;

@@ -21,6 +21,7 @@
 //! all of it, and what it leaves is shared among the larger ones.
 
 use crate::convert;
+use crate::text::grouped;
 use crate::wire::{CallToolResult, ContentBlock, ResourceContents, TextContent};
 
 /// [`ResultBudget::per_result`] when nothing else is said: about 25,000
@@ -179,19 +180,6 @@ fn keep_text(content: &mut Vec<ContentBlock>, max: usize) -> usize {
         true
     });
     used
-}
-
-/// A number with thousands separators: `14,680,064`.
-fn grouped(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// The note that replaces binary data not sent.
@@ -506,13 +494,5 @@ mod tests {
             texts(&out[0])[2],
             "[… 123 bytes of this result were cut: the host sends at most 40 bytes of one result]"
         );
-    }
-
-    #[test]
-    fn numbers_are_grouped_by_thousands() {
-        assert_eq!(grouped(0), "0");
-        assert_eq!(grouped(999), "999");
-        assert_eq!(grouped(100_000), "100,000");
-        assert_eq!(grouped(14_680_064), "14,680,064");
     }
 }

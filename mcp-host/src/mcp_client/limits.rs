@@ -4,6 +4,7 @@
 //! hands out cursors forever or a hundred thousand tools in one page costs
 //! the client a bounded amount and is left out with a line naming the cap.
 
+use crate::text::grouped;
 use mcp_protocol::json_budget::JsonBudget;
 use serde::Deserialize;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
@@ -174,19 +175,6 @@ impl Listing {
     }
 }
 
-/// `n` with thousands separated: `1,000`.
-fn grouped(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
-
 /// A byte count as people read it: `8 MiB` when it is whole MiB.
 fn bytes(n: usize) -> String {
     if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
@@ -324,9 +312,6 @@ mod tests {
         assert_eq!(listing.admit(&first).ok().unwrap().tools.len(), 3);
         let second = page(3, None);
         assert!(cap(listing.admit(&second)).contains("passed 5 tools"));
-        assert_eq!(grouped(1_000), "1,000");
-        assert_eq!(grouped(100), "100");
-        assert_eq!(grouped(1_234_567), "1,234,567");
         assert_eq!(bytes(8 << 20), "8 MiB");
         assert_eq!(bytes(1_500), "1,500 bytes");
     }
