@@ -2274,24 +2274,13 @@ fn the_openai_bound_follows_max_tokens_and_its_errors_name_the_openai_api() {
 
 #[test]
 fn a_model_api_that_does_not_answer_in_time_is_retried_then_named() {
-    use mcp_host::provider::{Anthropic, ApiClient, Provider, Request};
+    use mcp_host::provider::{ApiClient, Provider};
     let slow = || fine(1).after(Duration::from_millis(1500));
     let fake = FakeModel::start(vec![slow(), slow(), slow(), slow(), fine(2)]);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let provider = Anthropic::new(&fake.base_url, Some(CLAUDE_KEY))
-        .unwrap()
-        .with_client(ApiClient::new().timeout(Duration::from_millis(200)));
+    let (runtime, provider) =
+        claude_library(&fake, ApiClient::new().timeout(Duration::from_millis(200)));
     let messages = [user("hi")];
-    let request = Request {
-        model: "claude-sonnet-4-6",
-        max_tokens: 1024,
-        system: None,
-        messages: &messages,
-        tools: &[],
-    };
+    let request = say_hi(&messages);
     let error = runtime.block_on(provider.send(request)).unwrap_err();
     assert_eq!(
         error.to_string(),
@@ -2302,6 +2291,33 @@ fn a_model_api_that_does_not_answer_in_time_is_retried_then_named() {
     let reply = runtime.block_on(provider.send(request)).unwrap();
     assert_eq!(reply.text, "fine");
     assert_eq!(fake.requests().len(), 5);
+}
+
+/// The library's Claude provider on `fake` with `client`, and a runtime to
+/// drive it.
+fn claude_library(
+    fake: &FakeModel,
+    client: mcp_host::provider::ApiClient,
+) -> (tokio::runtime::Runtime, mcp_host::provider::Anthropic) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let provider = mcp_host::provider::Anthropic::new(&fake.base_url, Some(CLAUDE_KEY))
+        .unwrap()
+        .with_client(client);
+    (runtime, provider)
+}
+
+/// A request of `messages` with no system prompt and no tools.
+fn say_hi(messages: &[Value]) -> mcp_host::provider::Request<'_> {
+    mcp_host::provider::Request {
+        model: "claude-sonnet-4-6",
+        max_tokens: 1024,
+        system: None,
+        messages,
+        tools: &[],
+    }
 }
 
 /// A reply that never comes: the request is read, then nothing (an hour).
@@ -2431,28 +2447,17 @@ fn a_503_then_a_stall_is_retried_once_within_the_api_timeout_then_named() {
 
 #[test]
 fn a_body_that_stops_after_its_headers_ends_the_attempt_at_the_stall_bound_and_is_retried() {
-    use mcp_host::provider::{Anthropic, ApiClient, Provider, Request};
+    use mcp_host::provider::{ApiClient, Provider};
     let stalled = || fine(1).trickled(Duration::from_secs(3600));
     let fake = FakeModel::start(vec![stalled(), stalled(), stalled(), stalled(), fine(2)]);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let provider = Anthropic::new(&fake.base_url, Some(CLAUDE_KEY))
-        .unwrap()
-        .with_client(
-            ApiClient::new()
-                .deadline(Duration::from_secs(20))
-                .stall_timeout(Duration::from_millis(300)),
-        );
+    let (runtime, provider) = claude_library(
+        &fake,
+        ApiClient::new()
+            .deadline(Duration::from_secs(20))
+            .stall_timeout(Duration::from_millis(300)),
+    );
     let messages = [user("hi")];
-    let request = Request {
-        model: "claude-sonnet-4-6",
-        max_tokens: 1024,
-        system: None,
-        messages: &messages,
-        tools: &[],
-    };
+    let request = say_hi(&messages);
     let started = std::time::Instant::now();
     let error = runtime
         .block_on(async {
