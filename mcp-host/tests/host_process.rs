@@ -481,22 +481,7 @@ fn a_log_flood_is_cut_and_rate_limited_and_the_other_server_still_answers() {
     }}));
     // The model takes 3 s to ask for the call: the host runs on through
     // 3 s of the flood.
-    let mut replies = one_call("g_starts");
-    replies[0] = replies[0].clone().after(Duration::from_secs(3));
-    let fake = FakeModel::start(replies);
-    let started = Instant::now();
-    let run = host(&config, &fake, &[], &[], "how many starts?\n");
-    let took = started.elapsed();
-    assert!(
-        run.status.success(),
-        "{}",
-        &run.stderr[..run.stderr.len().min(4000)]
-    );
-    let requests = fake.requests();
-    assert_eq!(requests.len(), 2);
-    let mut texts = Vec::new();
-    strings(&requests[1].body, &mut texts);
-    assert!(texts.iter().any(|t| t == "1"), "{}", requests[1].raw_body);
+    let (run, took) = good_answers_through_three_seconds_of(&config);
     eprintln!(
         "host stderr: {} bytes, {} lines ({} from stderr, {} log notifications) over {took:?} of a flood of {FLOOD_BYTES}-byte lines",
         run.stderr.len(),
@@ -540,20 +525,7 @@ fn a_flood_of_unusable_messages_is_rate_limited_in_the_log_and_the_other_server_
     }}));
     // The host runs on through 3 s of lines that are not JSON-RPC and
     // answers to ids it never sent, before the model asks for the call.
-    let mut replies = one_call("g_starts");
-    replies[0] = replies[0].clone().after(Duration::from_secs(3));
-    let fake = FakeModel::start(replies);
-    let run = host(&config, &fake, &[], &[], "how many starts?\n");
-    assert!(
-        run.status.success(),
-        "{}",
-        &run.stderr[..run.stderr.len().min(4000)]
-    );
-    let requests = fake.requests();
-    assert_eq!(requests.len(), 2);
-    let mut texts = Vec::new();
-    strings(&requests[1].body, &mut texts);
-    assert!(texts.iter().any(|t| t == "1"), "{}", requests[1].raw_body);
+    let (run, _) = good_answers_through_three_seconds_of(&config);
     let skipped = run
         .stderr
         .lines()
@@ -620,22 +592,7 @@ fn a_log_flood_on_an_http_get_stream_is_cut_and_rate_limited_too() {
         "web": {"url": format!("http://127.0.0.1:{port}/mcp")},
         "good": entry(json!({"PROC_DIR": dir.path.to_str().unwrap(), "PREFIX": "g_"}), json!({})),
     }}));
-    let mut replies = one_call("g_starts");
-    replies[0] = replies[0].clone().after(Duration::from_secs(3));
-    let fake = FakeModel::start(replies);
-    let started = Instant::now();
-    let run = host(&config, &fake, &[], &[], "how many starts?\n");
-    let took = started.elapsed();
-    assert!(
-        run.status.success(),
-        "{}",
-        &run.stderr[..run.stderr.len().min(4000)]
-    );
-    let requests = fake.requests();
-    assert_eq!(requests.len(), 2);
-    let mut texts = Vec::new();
-    strings(&requests[1].body, &mut texts);
-    assert!(texts.iter().any(|t| t == "1"), "{}", requests[1].raw_body);
+    let (run, took) = good_answers_through_three_seconds_of(&config);
     eprintln!(
         "host stderr: {} bytes, {} log notification lines over {took:?} of a GET stream of {FLOOD_BYTES}-byte log messages",
         run.stderr.len(),
@@ -656,4 +613,28 @@ fn a_log_flood_on_an_http_get_stream_is_cut_and_rate_limited_too() {
         "no dropped count: {}",
         &run.stderr[run.stderr.len().saturating_sub(3000)..]
     );
+}
+
+/// Runs the host on one line whose model asks, 3 s in, for `g_starts` of
+/// the server `good` while the config's other server misbehaves; checks
+/// that the host ended well and that `good` answered (its first start).
+/// Returns the run and how long it took.
+fn good_answers_through_three_seconds_of(config: &McpConfig) -> (HostRun, Duration) {
+    let mut replies = one_call("g_starts");
+    replies[0] = replies[0].clone().after(Duration::from_secs(3));
+    let fake = FakeModel::start(replies);
+    let started = Instant::now();
+    let run = host(config, &fake, &[], &[], "how many starts?\n");
+    let took = started.elapsed();
+    assert!(
+        run.status.success(),
+        "{}",
+        &run.stderr[..run.stderr.len().min(4000)]
+    );
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    let mut texts = Vec::new();
+    strings(&requests[1].body, &mut texts);
+    assert!(texts.iter().any(|t| t == "1"), "{}", requests[1].raw_body);
+    (run, took)
 }
