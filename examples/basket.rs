@@ -188,7 +188,7 @@ async fn main() -> std::io::Result<()> {
             checkout
         ]);
     // MCP_SEAL_KEY, MCP_REPLICA, REDIS_URL, MCP_AUTH_*: running as one of
-    // several replicas, possibly OAuth-protected (README, "Deployment"); with
+    // several replicas, possibly OAuth-protected (docs/deployment.md); with
     // authorization, each basket belongs to the token's subject.
     let (server, _auth) = examples::deployment(server, "basket", "Basket (mcp-runtime example)");
     // Serves stdio, Streamable HTTP with `--http ADDR`, or prints the tools

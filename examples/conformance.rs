@@ -615,7 +615,7 @@ async fn main() -> std::io::Result<()> {
     {
         server = server.max_tasks_per_client(tasks);
     }
-    // The deployment variables of the README (`MCP_AUTH_*` for an
+    // The deployment variables of docs/deployment.md (`MCP_AUTH_*` for an
     // OAuth-protected server, `REDIS_URL`, …): tests/tasks.rs runs the task
     // fixtures with authorization on, where a task is its principal's.
     let (server, _auth) = examples::deployment(

@@ -672,7 +672,7 @@ async fn main() -> std::io::Result<()> {
     // HTTP_BODY_TIMEOUT_MS, HTTP_BODY_BUDGET (bytes), HTTP_WRITE_TIMEOUT_MS,
     // HTTP_MAX_CONNECTIONS, HTTP_CONNECTIONS_PER_ADDRESS,
     // HTTP_STREAMS_PER_CLIENT: the HTTP front door's
-    // limits against slow or greedy clients (README, "Remote server").
+    // limits against slow or greedy clients (docs/remote-servers.md).
     #[cfg(feature = "http")]
     {
         if let Some(ms) = env_number("HTTP_BODY_TIMEOUT_MS") {
@@ -696,7 +696,7 @@ async fn main() -> std::io::Result<()> {
         }
     }
     // MCP_SEAL_KEY, MCP_REPLICA, REDIS_URL, MCP_AUTH_*: running as one of
-    // several replicas, possibly OAuth-protected (README, "Deployment").
+    // several replicas, possibly OAuth-protected (docs/deployment.md).
     let (mut server, auth) =
         examples::deployment(server, "everything", "Everything (mcp-runtime example)");
     if auth {

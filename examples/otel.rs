@@ -6,7 +6,7 @@
 //! requests, or the HTTP `traceparent` header). The exporter prints every
 //! finished span as one JSON line on stderr (stdout carries the protocol
 //! over stdio); swap it for `opentelemetry-otlp`'s to send spans to a
-//! collector (see the README, "Tracing and OpenTelemetry"). Serves stdio,
+//! collector (see docs/deployment.md, "Tracing and OpenTelemetry"). Serves stdio,
 //! or Streamable HTTP with `--http 127.0.0.1:8931` (feature `http` too).
 
 use mcp_runtime::{Server, ToolError, tool, tools};

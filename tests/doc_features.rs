@@ -1,5 +1,5 @@
-//! Every doc example (the crate docs and the README, which mcp-runtime
-//! includes as doctests) compiles with exactly the dependencies the README
+//! Every doc example (the crate docs, the README and the server's guide in
+//! `docs/`, which mcp-runtime includes as doctests) compiles with exactly the dependencies the README
 //! tells users to add: mcp-runtime's dev-dependencies on tokio carry exactly
 //! the README's tokio features, and the doctests are built for mcp-runtime
 //! alone, so no other workspace member's features leak into them.
@@ -59,8 +59,18 @@ fn doc_examples_compile_with_those_features() {
         "doctests failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(
-        stdout.contains("README.md"),
-        "the README is not among the doctests:\n{stdout}"
-    );
+    // The files of the guide that hold Rust examples: each must be among
+    // the doctests, so none of its examples goes uncompiled.
+    for file in [
+        "README.md",
+        "mcp-macros/README.md",
+        "docs/tools.md",
+        "docs/context.md",
+        "docs/tool-dumps.md",
+    ] {
+        assert!(
+            stdout.contains(file),
+            "{file} is not among the doctests:\n{stdout}"
+        );
+    }
 }

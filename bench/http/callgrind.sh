@@ -25,11 +25,11 @@
 #
 # `everything` runs with `RATE_LIMIT=off` (what the benchmark measures)
 # unless `--rate-limit SPEC` gives another value (e.g. `default` for the
-# README command's default, 1000/s burst 2000, or `1000000` for a limit
+# examples' default, 1000/s burst 2000, or `1000000` for a limit
 # that never binds). The ceiling gets everything's `serverInfo`
 # (`CEILING_SERVER_INFO`), so both answer with the same bytes.
 #
-# The binaries are the release builds the README's HTTP command makes
+# The binaries are the release builds the HTTP command of docs/examples.md makes
 # (`cargo build --release -p examples --example everything --features http`)
 # and `cargo build --release -p bench-http`; `--no-build` uses what is in
 # target/release. With `--keep DIR` the callgrind outputs stay in DIR (for

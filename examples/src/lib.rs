@@ -1,7 +1,7 @@
 //! Runnable examples live beside this file; see `everything.rs` and
 //! `notes.rs`. This library holds what the remote-capable examples
 //! (`everything`, `basket`, `conformance`) read from the environment to run as replicas
-//! behind a load balancer: the deployment variables of the README.
+//! behind a load balancer: the deployment variables of docs/deployment.md.
 
 use mcp_runtime::Server;
 

@@ -680,18 +680,18 @@ fn interop_with_the_python_sdk_server_over_stdio() {
     });
 }
 
-/// The README's "Host side" block is fenced `rs` (highlighted as Rust, but
-/// not one of mcp-runtime's README doctests, which do not depend on
-/// mcp-host); lib.rs compiles the same code as a doctest.
+/// The host guide's (docs/host.md) catalog block is fenced `rs`
+/// (highlighted as Rust, but not one of mcp-runtime's doctests, which do not
+/// depend on mcp-host); lib.rs compiles the same code as a doctest.
 #[test]
-fn the_readme_example_is_the_compiled_one() {
+fn the_host_guide_example_is_the_compiled_one() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("../README.md")).unwrap();
-    let start = readme
+    let guide = std::fs::read_to_string(root.join("../docs/host.md")).unwrap();
+    let start = guide
         .find("```rs\nuse mcp_host::catalog")
         .expect("the Host side example")
         + "```rs\n".len();
-    let end = start + readme[start..].find("```").unwrap();
+    let end = start + guide[start..].find("```").unwrap();
     let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
     let doc: Vec<&str> = lib
         .lines()
@@ -703,8 +703,8 @@ fn the_readme_example_is_the_compiled_one() {
                 .unwrap_or(l.strip_prefix("//!").unwrap_or(l))
         })
         .collect();
-    let readme_lines: Vec<&str> = readme[start..end].lines().collect();
-    assert_eq!(doc, readme_lines);
+    let guide_lines: Vec<&str> = guide[start..end].lines().collect();
+    assert_eq!(doc, guide_lines);
 }
 
 /// Add two numbers (in-process).
@@ -1169,8 +1169,8 @@ fn every_call_is_logged_for_audit() {
 /// stdio server's schemas are not walked for it: a tool with 30,000
 /// annotated properties (past the default listing caps, so they are raised
 /// here; under the per-message JSON budget) lists in the time the same schema without the keyword takes, and
-/// can be called (the old uniqueness check was quadratic: at 200,000, 51 s
-/// in a release build, 12 minutes in a debug one).
+/// can be called (the old uniqueness check was quadratic in the number of
+/// annotated properties: BENCHMARKS.md, "Figures behind design choices").
 #[test]
 fn header_annotations_cost_a_stdio_server_nothing() {
     run(async {

@@ -1,9 +1,7 @@
-//! The `#[tool]` attribute behind [`mcp-runtime`](https://docs.rs/mcp-runtime).
-//!
-//! Use it through `mcp_runtime::tool`; the generated code only names paths under
-//! `::mcp_runtime::__private`, so this crate is never a direct dependency. Its
-//! options are listed on [`macro@tool`].
-
+// The crate docs are the README, whose example uses `mcp_runtime` (this
+// crate is only ever used through it): it compiles as one of mcp-runtime's
+// doctests (mcp-runtime/src/lib.rs), so this crate runs none of its own.
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
 mod ast;

@@ -1,9 +1,10 @@
 //! Serve plain Rust functions as [Model Context Protocol](https://modelcontextprotocol.io)
-//! tools over stdio.
+//! tools, over stdio or Streamable HTTP.
 //!
 //! Put [`#[tool]`](tool) on an async fn; its name, doc comments, parameters and
 //! return type become the tool's name, description, `inputSchema` and
-//! `outputSchema`. Register tools with [`tools!`] and serve them:
+//! `outputSchema`, checked at compile time. Register tools with [`tools!`] and
+//! serve them:
 //!
 //! ```no_run
 //! use mcp_runtime::{Server, ToolError, tool, tools};
@@ -43,21 +44,54 @@
 //! }
 //! ```
 //!
-//! The fn stays an ordinary fn: `add(1.0, 2.0).await` works in tests.
-//!
-//! [`cli::run`] is the whole program: it serves stdin/stdout, or, with
-//! `--dump-tools [FORMAT]` on the command line, prints the tools (see
-//! [`DumpFormat`]) instead, and reports a registration mistake with an exit
-//! status. Nothing else in the library reads the command line, prints or
-//! exits: [`Server::serve_stdio`] only serves, [`Server::serve`] serves any
-//! reader and writer, [`Server::dump`] returns the dump.
-//!
-//! The `testing` feature (off by default) adds `mcp_runtime::testing`: an
-//! in-process client and a snapshot gate for the tool surface, for tests.
-//!
-//! One process speaks every protocol revision clients send today: the
+//! The fn stays an ordinary fn: `add(1.0, 2.0).await` works in tests. One
+//! process speaks every protocol revision clients send today: the
 //! `initialize` handshake (2024-11-05 to 2025-11-25) and the stateless
 //! 2026-07-28 era (`server/discover`, a `_meta` envelope on every request).
+//!
+//! # The program
+//!
+//! [`cli::run`] is the whole program: it serves stdin/stdout (or Streamable
+//! HTTP with `--http ADDR` and the `http` feature), or, with `--dump-tools
+//! [FORMAT]` on the command line, prints the tools (see [`DumpFormat`])
+//! instead, and reports a registration mistake with an exit status. Nothing
+//! else in the library reads the command line, prints or exits:
+//! [`Server::serve_stdio`] only serves, [`Server::serve`] serves any reader
+//! and writer, [`Server::dump`] returns the dump.
+//!
+//! # Where to go next
+//!
+//! | to… | use |
+//! | --- | --- |
+//! | declare a tool, its options and annotations | [`#[tool]`](tool) (every option is in its table), [`tools!`] |
+//! | return structured output, content blocks or an error | `T: Serialize + JsonSchema`, [`Structured`], [`Content`], [`ToolError`], [`ToolOutcome`] |
+//! | report progress and logs, see cancellation, ask the user or the client's model | [`Context`] ([`Context::progress`], [`Context::log`], [`Context::elicit`] with [`ElicitRequest`], [`Context::sample`] with [`SampleRequest`]) |
+//! | share data between calls | [`State`] (registered with [`Server::state`]), [`Handles`] for values behind handles, [`store`] for replicas |
+//! | add, remove or disable tools while serving | [`ToolSet`], from [`Context::tools`] |
+//! | build a tool at run time, without the macro | [`ToolBuilder`] |
+//! | set limits, timeouts and the state store | the builder methods of [`Server`] |
+//! | print the tools for the Anthropic or OpenAI API, or check a byte budget | [`Server::dump`], [`DumpFormat`], [`ToolDump`] |
+//! | call the tools from the same process (an agent loop, a host) | [`Server::local`], [`LocalClient`] |
+//! | test a tool | call the fn; [`State::new`], [`Context::for_test`], [`Context::test_builder`]; `mcp_runtime::testing` (feature `testing`) for a test client and the snapshot gate |
+//! | serve over HTTP, behind your own router | `Server::serve_http`, `Server::http_service` (feature `http`) |
+//! | check OAuth bearer tokens | `mcp_runtime::auth` (feature `jwt`, or `http` with your own verifier) |
+//!
+//! # Features
+//!
+//! All off by default, so a stdio-only build stays lean:
+//!
+//! | feature | adds |
+//! | --- | --- |
+//! | `testing` | `mcp_runtime::testing`: the test client of tools (over the in-process door), the wire test client, the in-memory transport and the tool-surface snapshot gate; for `[dev-dependencies]` |
+//! | `http` | Streamable HTTP: `Server::serve_http`, `Server::http_service`, `--http ADDR` in [`cli::run`], `mcp_runtime::auth` with a verifier of your own |
+//! | `jwt` | `http` plus `auth::JwtVerifier` and `auth::Jwks`: JWT bearer tokens (RS256, ES256) checked against a JWKS |
+//! | `redis` | `store::RedisStore`: the state replicas share (spent request states, handles, tasks) |
+//! | `opentelemetry` | each call's span parented to the caller's W3C trace context |
+//! | `tasks` | the Tasks extension (`io.modelcontextprotocol/tasks`): `#[tool(task = "optional" \| "required")]`, `tasks/*` |
+//!
+//! The guide in the repository's `docs/` folder goes further, by topic:
+//! `tools.md`, `context.md`, `tool-dumps.md`, `testing.md`, `protocol.md`,
+//! `remote-servers.md`, `authorization.md` and `deployment.md`.
 
 #![forbid(unsafe_code)]
 
@@ -127,11 +161,46 @@ pub use tool::{Icon, TaskSupport, Tool, ToolBuilder, ToolCall};
 pub use transport::http::{HttpBody, HttpService};
 pub use util::BoxFuture;
 
-// The README's Rust examples compile as doctests, against the dependencies
-// (and tokio features) the README tells users to add.
+// The Rust examples of the README, of mcp-macros' crate docs and of the
+// server's guide in docs/ compile as doctests, against the dependencies (and
+// tokio features) the README tells users to add. The host's guide
+// (docs/host.md) needs mcp-host, so its example is compiled there instead.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../../mcp-macros/README.md")]
+struct MacrosCrateDocs;
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/install.md")]
+struct InstallGuide;
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/tools.md")]
+struct ToolsGuide;
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/context.md")]
+struct ContextGuide;
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/tool-dumps.md")]
+struct ToolDumpsGuide;
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/testing.md")]
+struct TestingGuide;
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/protocol.md")]
+struct ProtocolGuide;
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/remote-servers.md")]
+struct RemoteServersGuide;
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/authorization.md")]
+struct AuthorizationGuide;
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/deployment.md")]
+struct DeploymentGuide;
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/examples.md")]
+struct ExamplesGuide;
 
 /// Collects `#[tool]` fns into a `Vec<Tool>` for [`Server::tools`].
 ///
