@@ -101,8 +101,9 @@ fn notifications_before_the_result_make_an_event_stream() {
 /// client that reads nothing yet: past the stream's 1 MiB bound they are
 /// dropped and a warning says so; the result still comes, once the client
 /// reads. Before the byte bound the stream counted events (64) and queued
-/// every frame behind them: the peak RSS followed the 200 MB (measured
-/// 230 MiB in a debug build); with it, about 20 MiB.
+/// every frame behind them, so the peak RSS followed the 200 MB; with it,
+/// the RSS stays near the bound (BENCHMARKS.md, "Figures behind design
+/// choices").
 #[test]
 fn an_event_stream_nobody_reads_drops_notifications_past_its_byte_bound() {
     const TIMES: usize = 2_000;

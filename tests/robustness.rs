@@ -338,9 +338,9 @@ fn a_vanished_client_ends_the_server_promptly_and_cleanly() {
 /// A call that sends 200 MB of log notifications (2,000 of 100 KB) while
 /// the client reads nothing: the outbox drops notifications past its 4 MiB
 /// bound and says so in a warning, the response still comes, and the server
-/// answers the next request. Before the bound every notification was queued:
-/// the peak RSS followed the 200 MB (measured 240 MiB in a debug build);
-/// with it, about 20 MiB.
+/// answers the next request. Before the bound every notification was queued,
+/// so the peak RSS followed the 200 MB; with it, the RSS stays near the
+/// bound (BENCHMARKS.md, "Figures behind design choices").
 #[test]
 fn notifications_nobody_reads_are_dropped_past_the_output_bound() {
     const TIMES: usize = 2_000;
@@ -426,8 +426,8 @@ fn notifications_nobody_reads_are_dropped_past_the_output_bound() {
 /// limit before the tool runs, in both eras and both spellings (string,
 /// number); one at the limit is used. Every progress notification repeats
 /// the token: before the limit, one `slow` call with a 4 MB token queued a
-/// 4 MB notification per step (RSS 10 -> 369 MiB in 8 s, debug build, still
-/// growing); now it is one error response.
+/// 4 MB notification per step, and the RSS grew without bound (BENCHMARKS.md);
+/// now it is one error response.
 #[test]
 fn a_progress_token_over_the_limit_is_refused_before_the_tool_runs() {
     let huge = "t".repeat(4_000_000);

@@ -212,7 +212,8 @@ impl Reply<'_> {
     /// without more blocks,
     /// written as its fixed parts around the three variable ones (id, the
     /// text mirror, the structured JSON) instead of key by key through
-    /// serde: per call this saves a third of the result's instructions. The
+    /// serde: per call this saves a large share of the result's instructions
+    /// (BENCHMARKS.md, "Figures behind design choices"). The
     /// bytes are those of [`Reply::typed_call_result`] (checked for every
     /// revision in the tests below); any other result takes the typed path.
     fn structured_call_result(&self, json: &RawValue) -> Frame {

@@ -30,8 +30,8 @@ const WARN_EVERY: Duration = Duration::from_secs(10);
 /// own on the first frame): an HTTP POST makes one of these per request,
 /// and tokio's unbounded channel cost it three allocations and a 32-slot
 /// block for a queue that holds a frame or two, with one sender and one
-/// receiver (with the per-POST body timer, 2,300 of the 49,700 instructions
-/// of an HTTP `add` call, counted by callgrind).
+/// receiver (a measured share of an HTTP call's instructions:
+/// BENCHMARKS.md).
 pub(crate) fn channel(limit: usize) -> (Outbox, Frames) {
     let shared = Arc::new(Shared {
         queue: Mutex::new(Queue::default()),

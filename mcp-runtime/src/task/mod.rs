@@ -31,7 +31,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// entries, the extension in the capabilities, a subscription's task
 /// watcher) are closed by this constant, so the optimiser drops what is
 /// behind them (but for two awaiting paths in `session/calls.rs`, which
-/// are `#[cfg]`: see there): the stdio `everything` is ~240 KB smaller.
+/// are `#[cfg]`: see there), and a stdio server without the feature is
+/// smaller (BENCHMARKS.md).
 pub(crate) const ENABLED: bool = cfg!(feature = "tasks");
 
 /// How long a task is kept after it was made, by default.

@@ -108,7 +108,7 @@ where
         let mut collect = std::pin::pin!(collect(body, config.max_body, &mut held));
         // A body that came with its headers (the ordinary small POST) is
         // read without arming the timer: registering and cancelling one in
-        // tokio's wheel cost about 600 instructions per request (callgrind).
+        // tokio's wheel is a measured cost per request (BENCHMARKS.md).
         // Only a body that is not all there yet waits under the timeout.
         match std::future::poll_fn(|cx| Poll::Ready(collect.as_mut().poll(cx))).await {
             Poll::Ready(read) => Ok(read),

@@ -75,8 +75,8 @@ impl ClientKey {
 }
 
 /// `ip:` and the address in dotted decimal, as `format!("ip:{ip}")` writes
-/// it, without the formatting machinery: made for every request, it cost
-/// some 1,400 instructions that way (2.5 % of an HTTP `add` call).
+/// it, without the formatting machinery, which is a measurable share of an
+/// HTTP call for a label made on every request (BENCHMARKS.md).
 fn ipv4_label(ip: Ipv4Addr) -> Arc<str> {
     let mut text = [0u8; 18];
     text[..3].copy_from_slice(b"ip:");

@@ -9,9 +9,9 @@
 //! client costs no more than its headers; the bearer check comes before
 //! the method so that every method on the endpoint is authenticated.
 //!
-//! A plain chain of calls, not a loop over a list of steps: measured with
-//! callgrind, a loop awaiting one future per step cost about 1,300
-//! instructions per request (2.4 % of an HTTP `add` call). The synchronous
+//! A plain chain of calls, not a loop over a list of steps: a loop awaiting
+//! one future per step costs a measurable share of an HTTP call
+//! (BENCHMARKS.md, "Figures behind design choices"). The synchronous
 //! steps are `#[inline(always)]`: at `opt-level = "s"` the compiler keeps
 //! them out of line (a call each, and `answered` for several of them).
 

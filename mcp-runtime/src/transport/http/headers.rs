@@ -86,9 +86,9 @@ impl<'h> Sent<'h> {
 
 /// The headers a 2026-07-28 POST reads, found in one walk over the
 /// request's headers. A lookup by a name that is not a standard one hashes
-/// the name byte by byte: one per header cost about 160 instructions each,
-/// where the walk compares a few names (most standard ones, which compare
-/// as an index) for all of them.
+/// the name byte by byte, one such lookup per header, where the walk
+/// compares a few names (most standard ones, which compare as an index)
+/// for all of them (the cost of each: BENCHMARKS.md).
 #[derive(Debug, Default)]
 pub(crate) struct Routing<'h> {
     /// `MCP-Protocol-Version`.
