@@ -1,8 +1,9 @@
-//! Every doc example (the crate docs, the README and the server's guide in
-//! `docs/`, which mcp-runtime includes as doctests) compiles with exactly the dependencies the README
-//! tells users to add: mcp-runtime's dev-dependencies on tokio carry exactly
-//! the README's tokio features, and the doctests are built for mcp-runtime
-//! alone, so no other workspace member's features leak into them.
+//! Every doc example (the crate docs, the README, mcp-macros' crate docs and
+//! the server's guide in `docs/`, which mcp-runtime includes as doctests)
+//! compiles with exactly the dependencies the README tells users to add:
+//! mcp-runtime's dev-dependencies on tokio carry exactly the README's tokio
+//! features, and the doctests are built for mcp-runtime alone, so no other
+//! workspace member's features leak into them.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -67,6 +68,7 @@ fn doc_examples_compile_with_those_features() {
         "docs/tools.md",
         "docs/context.md",
         "docs/tool-dumps.md",
+        "docs/testing.md",
     ] {
         assert!(
             stdout.contains(file),
