@@ -134,7 +134,7 @@ fn server() -> &'static Path {
         cmd.arg("build")
             .arg("--manifest-path")
             .arg(workspace_root().join("Cargo.toml"))
-            // The whole workspace, as tests/common's `example_binary` and
+            // The whole workspace, as tests/suite/common's `example_binary` and
             // `cargo test --workspace` select it: the same features (the
             // tests crate's, http and redis among them), so nothing is
             // compiled twice.

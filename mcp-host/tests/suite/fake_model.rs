@@ -1,4 +1,4 @@
-//! The scripted model API of tests/common/fake_model.rs, checked with raw
+//! The scripted model API of tests/suite/common/fake_model.rs, checked with raw
 //! HTTP/1.1 bytes over a std socket: what it records, what it answers, its
 //! delay, and its answer once the script is used up.
 

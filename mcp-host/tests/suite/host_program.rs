@@ -1,5 +1,5 @@
 //! Contract tests of the `mcp-host` program against scripted model APIs
-//! (tests/common/fake_model.rs) for both providers: what it sends (paths,
+//! (tests/suite/common/fake_model.rs) for both providers: what it sends (paths,
 //! headers, the exact `messages` arrays), how it runs the model's tool
 //! calls on a real MCP server (the `everything` example over stdio, one per
 //! test, from an `mcp.json` in a temp dir), and what it prints.

@@ -1,5 +1,5 @@
 //! The `mcp-host` program against real MCP servers, with a scripted model on
-//! loopback (tests/common/fake_model.rs): the config forms and their errors,
+//! loopback (tests/suite/common/fake_model.rs): the config forms and their errors,
 //! `everything` over stdio and Streamable HTTP (with the config's headers on
 //! every request), the official Python SDK server, name prefixing and
 //! mapping, names that meet after mapping (seed 002's flow among them),
@@ -760,7 +760,7 @@ fn assert_valid_history(messages: &[Value], offered: &[String]) {
     }
 }
 
-/// Seed 002's flow (tests/seed_flow.rs, on the real program): "你好", then
+/// Seed 002's flow (tests/suite/seed_flow.rs, on the real program): "你好", then
 /// "北京今天天气怎么样" (a `get_weather` call), then "那上海呢" (another,
 /// understood from the history) — against two servers whose names meet
 /// after mapping: both list `get_weather`, and `backup` also lists

@@ -1,5 +1,5 @@
 //! The official TypeScript SDK client pinned in `tests/interop`, installed
-//! with `npm ci` on first use. Same stamp and lock file as `tests/interop.rs`,
+//! with `npm ci` on first use. Same stamp and lock file as `tests/suite/interop.rs`,
 //! so test binaries running at once install it once.
 
 use std::fs::{self, File};

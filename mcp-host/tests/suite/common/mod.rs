@@ -298,7 +298,7 @@ impl Handler for Recorder {
 }
 
 /// The Python interpreter of `target/interop-venv`, the virtualenv
-/// tests/interop.rs makes from tests/interop/requirements.txt (the official
+/// tests/suite/interop.rs makes from tests/interop/requirements.txt (the official
 /// Python SDK); made here the same way when missing, under the same lock.
 pub fn python_sdk() -> PathBuf {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
@@ -351,7 +351,7 @@ pub fn python_sdk() -> PathBuf {
 
 /// `tests/interop`, the directory whose `node_modules` holds the official
 /// TypeScript SDK pinned by its `package-lock.json`, installed with `npm ci`
-/// when the stamp `tests/common/node.rs` writes after an install does not
+/// when the stamp `tests/suite/common/node.rs` writes after an install does not
 /// match the lock file: the same stamp and the same lock file as that
 /// helper, so this and the `tests` crate's interop tests install it once.
 /// Node.js >= 20 with npm must be on `PATH`; without them the test fails
