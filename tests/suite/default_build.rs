@@ -1,10 +1,17 @@
 //! What the README's first command builds: `everything` with the examples'
 //! default features, a stdio server without HTTP, Redis, JWT or the Tasks
 //! extension. Built here as that command builds it (`-p examples`, no
-//! feature), in a target dir of its own so that the workspace's feature set
-//! (the tests crate turns every feature on) does not leak in, then driven
-//! over its pipes: its task tools are plain tools, it offers no extension
-//! and has no `tasks/*` methods.
+//! feature), so that the workspace's feature set (the tests crate turns
+//! every feature on) does not leak in, then driven over its pipes: its task
+//! tools are plain tools, it offers no extension and has no `tasks/*`
+//! methods.
+//!
+//! These builds put their binaries in a target dir of their own (so that
+//! they do not replace the workspace's `everything`, which other tests run
+//! meanwhile) but keep their intermediate artifacts in the workspace's build
+//! dir ([`cargo_build_dir`]): a crate compiled with the same features and
+//! profile there is reused instead of compiled again, and cargo's unit
+//! hashes keep the feature sets apart.
 
 use crate::common;
 
@@ -22,11 +29,8 @@ fn default_everything() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map_or_else(|| root.join("target"), PathBuf::from)
-            .join("default-build");
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo)
+        let target = workspace_target_dir().join("default-build");
+        let status = cargo_build_dir()
             .current_dir(&root)
             .args([
                 "build",
@@ -43,6 +47,30 @@ fn default_everything() -> &'static Path {
         assert!(status.success(), "building the default everything failed");
         target.join("debug").join("examples").join("everything")
     })
+}
+
+/// The workspace's target dir, where `cargo test` built this test.
+fn workspace_target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"),
+        PathBuf::from,
+    )
+}
+
+/// `cargo`, with its intermediate artifacts (`build.build-dir`) in the
+/// workspace's target dir, unless the caller chose a build dir of their own
+/// (`CARGO_BUILD_BUILD_DIR`, which the child inherits). `--target-dir` then
+/// places only the final binaries.
+fn cargo_build_dir() -> Command {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    if std::env::var_os("CARGO_BUILD_BUILD_DIR").is_none() {
+        let build_dir = workspace_target_dir();
+        let build_dir = build_dir.to_str().expect("a UTF-8 target dir");
+        // A TOML literal string: no escapes to get wrong on a path.
+        command.arg(format!("--config=build.build-dir='{build_dir}'"));
+    }
+    command
 }
 
 /// A 2026-07-28 request whose `_meta` declares the Tasks extension.
@@ -100,7 +128,8 @@ fn the_default_build_has_no_tasks_extension_and_runs_task_tools_as_calls() {
 /// A user's crate `name` with `source` as its `src/main.rs`, depending on
 /// mcp-runtime (and tokio) without the `tasks` feature, written under the
 /// default build's target dir with the workspace's lock file (so no other
-/// version is resolved and the default build's dependencies are reused);
+/// version is resolved) and the workspace's profile for dependencies (no
+/// debuginfo), so that the default build's dependencies are reused;
 /// `cargo subcommand` runs on it, and its output is returned.
 fn user_crate(name: &str, source: &str, subcommand: &str) -> std::process::Output {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -117,14 +146,14 @@ fn user_crate(name: &str, source: &str, subcommand: &str) -> std::process::Outpu
     let manifest = format!(
         "[package]\nname = {name:?}\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
          [dependencies]\nmcp-runtime = {{ path = {:?} }}\n\
-         tokio = {{ version = \"1\", features = [\"rt\", \"macros\"] }}\n\n[workspace]\n",
+         tokio = {{ version = \"1\", features = [\"rt\", \"macros\"] }}\n\n[workspace]\n\n\
+         [profile.dev.package.\"*\"]\ndebug = false\n",
         root.join("mcp-runtime")
     );
     std::fs::write(krate.join("Cargo.toml"), manifest).expect("manifest");
     std::fs::copy(root.join("Cargo.lock"), krate.join("Cargo.lock")).expect("lock file");
     std::fs::write(krate.join("src/main.rs"), source).expect("source");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    Command::new(cargo)
+    cargo_build_dir()
         .current_dir(&krate)
         .args([subcommand, "--quiet", "--message-format", "short"])
         .arg("--target-dir")
