@@ -524,7 +524,7 @@ async fn test_tool_with_task(ctx: Context) -> Result<String, ToolError> {
     Ok(format!("Hello, {}!", name.as_str().unwrap_or_default()))
 }
 
-/// Tasks fixture (not a suite one; tests/tasks.rs): asks for a name, then,
+/// Tasks fixture (not a suite one; tests/suite/tasks.rs): asks for a name, then,
 /// once that is answered, for a color, as a task: the task's second
 /// question gets a key of its own (`input-2`), never the first one's.
 #[tool(read_only, open_world = false, task = "optional")]
@@ -616,7 +616,7 @@ async fn main() -> std::io::Result<()> {
         server = server.max_tasks_per_client(tasks);
     }
     // The deployment variables of docs/deployment.md (`MCP_AUTH_*` for an
-    // OAuth-protected server, `REDIS_URL`, …): tests/tasks.rs runs the task
+    // OAuth-protected server, `REDIS_URL`, …): tests/suite/tasks.rs runs the task
     // fixtures with authorization on, where a task is its principal's.
     let (server, _auth) = examples::deployment(
         server,

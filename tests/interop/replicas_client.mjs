@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Legacy sessions through a load balancer, with the official TypeScript SDK
 // client (`Client` + `StreamableHTTPClientTransport`, which speaks the
-// `initialize` era): tests/replicas.rs runs it against nginx in front of
+// `initialize` era): tests/suite/replicas.rs runs it against nginx in front of
 // three `everything --http` replicas.
 //
 // Usage: node replicas_client.mjs http://127.0.0.1:PORT/mcp SESSIONS

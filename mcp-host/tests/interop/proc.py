@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A hand-written legacy stdio MCP server (no SDK) for the tests of what a
-server process gets and how it ends (tests/host_process.rs). Every start
+server process gets and how it ends (tests/suite/host_process.rs). Every start
 appends "PID PGID server" to PROC_DIR/pids (when PROC_DIR is set). Tools
 (each name prefixed with PREFIX, if set):
 

@@ -1,0 +1,393 @@
+//! Shared test harness: the `everything` example (built once, with HTTP),
+//! started over stdio or on a loopback port, and a bound on every test.
+
+#![allow(dead_code, unreachable_pub)]
+
+pub mod fake_model;
+
+use mcp_host::client::{
+    ClientError, Dispatcher, DispatcherConfig, Handler, NoHandler, RequestOptions, StdioConfig,
+    StdioTransport,
+};
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::future::Future;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+/// How long any one test may take.
+pub const TEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Runs `test` on a multi-threaded runtime, failing it past [`TEST_TIMEOUT`].
+pub fn run<F: Future<Output = ()>>(test: F) {
+    init_log();
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async {
+            tokio::time::timeout(TEST_TIMEOUT, test)
+                .await
+                .expect("the test hung");
+        });
+}
+
+fn init_log() {
+    static ONCE: OnceLock<()> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let _ = tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_max_level(tracing::Level::INFO)
+            .try_init();
+    });
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The `everything` example, built once per test process with the tests'
+/// profile.
+///
+/// The build selects the whole workspace, as the `tests` crate's harness
+/// and `scripts/test` do: cargo then resolves one feature set for
+/// `examples` (with `http`, through the `tests` crate's dev-dependency) and
+/// reuses what the suite built, instead of compiling (and overwriting) a
+/// second variant of the binary.
+pub fn everything() -> PathBuf {
+    example("everything")
+}
+
+/// The example `name` (`everything`, `conformance`), built once per test
+/// process as [`everything`] says.
+pub fn example(name: &str) -> PathBuf {
+    static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let profile = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if !built.iter().any(|b| b == name) {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.current_dir(workspace_root()).args([
+            "build",
+            "--quiet",
+            "--workspace",
+            "--example",
+            name,
+        ]);
+        if profile == "release" {
+            cmd.arg("--release");
+        }
+        assert!(
+            cmd.status().expect("cargo runs").success(),
+            "building {name} failed"
+        );
+        built.push(name.to_owned());
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"));
+    target.join(profile).join("examples").join(name)
+}
+
+/// `JSON text` as params.
+/// A call's arguments from a `json!` object.
+pub fn args(value: Value) -> Option<mcp_host::wire::JsonObject> {
+    value.as_object().cloned()
+}
+
+/// The text blocks of a result, concatenated.
+pub fn text(result: &mcp_host::wire::CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            mcp_host::wire::ContentBlock::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn raw(value: Value) -> Box<RawValue> {
+    serde_json::value::to_raw_value(&value).unwrap()
+}
+
+/// A result's JSON.
+pub fn parsed(result: &RawValue) -> Value {
+    serde_json::from_str(result.get()).unwrap()
+}
+
+/// A dispatcher over a stdio child.
+pub fn stdio(config: StdioConfig, handler: Arc<dyn Handler>) -> Dispatcher {
+    let name = config.name.clone();
+    let (transport, inbox) = StdioTransport::spawn(config).expect("the server starts");
+    Dispatcher::new(
+        Box::new(transport),
+        inbox,
+        handler,
+        DispatcherConfig::new(name),
+    )
+}
+
+/// A dispatcher over `sh -c script`.
+pub fn script(script: &str) -> Dispatcher {
+    stdio(
+        StdioConfig::new("broken", "sh").args(["-c", script]),
+        Arc::new(NoHandler),
+    )
+}
+
+/// A request with `timeout`.
+pub async fn call(
+    client: &Dispatcher,
+    method: &str,
+    params: Value,
+    timeout: Duration,
+) -> Result<Value, ClientError> {
+    client
+        .request(method, Some(&raw(params)), RequestOptions::timeout(timeout))
+        .await
+        .map(|r| parsed(&r))
+}
+
+/// A running `everything --http 127.0.0.1:0` and its log.
+pub struct HttpServer {
+    pub child: Child,
+    pub addr: String,
+    pub log: Arc<Mutex<String>>,
+}
+
+impl HttpServer {
+    pub fn start() -> HttpServer {
+        HttpServer::start_example("everything")
+    }
+
+    /// The example `name` (`everything`, `conformance`) on a loopback port.
+    pub fn start_example(name: &str) -> HttpServer {
+        let mut child = Command::new(example(name))
+            .args(["--http", "127.0.0.1:0"])
+            .env("MCP_LOG", "mcp_runtime=debug")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the example starts");
+        let stderr = child.stderr.take().unwrap();
+        let log = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let sink = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("address=") {
+                    let addr = line[at + 8..].split_whitespace().next().unwrap_or("");
+                    let _ = tx.send(addr.to_owned());
+                }
+                let mut log = sink.lock().unwrap();
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the server logs its address");
+        HttpServer { child, addr, log }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    pub fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Waits until the log contains `text`.
+    pub async fn wait_for_log(&self, text: &str) {
+        for _ in 0..200 {
+            if self.log().contains(text) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the server never logged {text:?}: {}", self.log());
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A handler that records every notification and answers `elicitation/create`
+/// with `{"action":"accept","content":{"name":"Ada"}}`.
+#[derive(Default)]
+pub struct Recorder {
+    pub notifications: Mutex<Vec<(String, Value)>>,
+    pub requests: Mutex<Vec<(String, Value)>>,
+    pub seen: tokio::sync::Notify,
+}
+
+impl Recorder {
+    /// Waits for a notification of `method`; returns its params.
+    pub async fn wait_for(&self, method: &str) -> Value {
+        loop {
+            let seen = self.seen.notified();
+            if let Some((_, params)) = self
+                .notifications
+                .lock()
+                .unwrap()
+                .iter()
+                .find(|(m, _)| m == method)
+            {
+                return params.clone();
+            }
+            seen.await;
+        }
+    }
+}
+
+impl Handler for Recorder {
+    fn request(
+        &self,
+        request: mcp_host::client::ServerRequest,
+    ) -> mcp_host::client::BoxFuture<'_, Result<Box<RawValue>, mcp_host::client::RpcError>> {
+        Box::pin(async move {
+            let params = request.params.as_deref().map(parsed).unwrap_or(Value::Null);
+            self.requests
+                .lock()
+                .unwrap()
+                .push((request.method.clone(), params));
+            if request.method == "elicitation/create" {
+                Ok(raw(
+                    serde_json::json!({"action": "accept", "content": {"name": "Ada"}}),
+                ))
+            } else {
+                Err(mcp_host::client::RpcError::method_not_found(
+                    "Method not found",
+                ))
+            }
+        })
+    }
+
+    fn notification(
+        &self,
+        notification: mcp_host::client::ServerNotification,
+    ) -> mcp_host::client::BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let params = notification
+                .params
+                .as_deref()
+                .map(parsed)
+                .unwrap_or(Value::Null);
+            self.notifications
+                .lock()
+                .unwrap()
+                .push((notification.method, params));
+            self.seen.notify_waiters();
+        })
+    }
+}
+
+/// The Python interpreter of `target/interop-venv`, the virtualenv
+/// tests/suite/interop.rs makes from tests/interop/requirements.txt (the official
+/// Python SDK); made here the same way when missing, under the same lock.
+pub fn python_sdk() -> PathBuf {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let requirements = workspace_root().join("tests/interop/requirements.txt");
+            let wanted = std::fs::read(&requirements).expect("read tests/interop/requirements.txt");
+            let target = std::env::var_os("CARGO_TARGET_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| workspace_root().join("target"));
+            let venv = target.join("interop-venv");
+            let python = venv.join("bin").join("python");
+            let stamp = venv.join(".interop-requirements.txt");
+            let ready = || python.is_file() && std::fs::read(&stamp).is_ok_and(|s| s == wanted);
+            if !ready() {
+                std::fs::create_dir_all(&target).unwrap();
+                let lock = std::fs::File::create(target.join("interop-install.lock")).unwrap();
+                lock.lock().expect("lock the install lock file");
+                if !ready() {
+                    let _ = std::fs::remove_dir_all(&venv);
+                    let ok = Command::new("python3")
+                        .args(["-m", "venv"])
+                        .arg(&venv)
+                        .status()
+                        .is_ok_and(|s| s.success());
+                    assert!(
+                        ok,
+                        "creating the interop venv failed (Python >= 3.10 with venv)"
+                    );
+                    let ok = Command::new(&python)
+                        .args([
+                            "-m",
+                            "pip",
+                            "install",
+                            "--disable-pip-version-check",
+                            "--quiet",
+                            "-r",
+                        ])
+                        .arg(&requirements)
+                        .status()
+                        .is_ok_and(|s| s.success());
+                    assert!(ok, "installing the Python SDK into the interop venv failed");
+                    std::fs::write(&stamp, &wanted).unwrap();
+                }
+            }
+            python
+        })
+        .clone()
+}
+
+/// `tests/interop`, the directory whose `node_modules` holds the official
+/// TypeScript SDK pinned by its `package-lock.json`, installed with `npm ci`
+/// when the stamp `tests/suite/common/node.rs` writes after an install does not
+/// match the lock file: the same stamp and the same lock file as that
+/// helper, so this and the `tests` crate's interop tests install it once.
+/// Node.js >= 20 with npm must be on `PATH`; without them the test fails
+/// with a message saying so, as the `tests` crate's interop tests do.
+pub fn ts_sdk() -> PathBuf {
+    static READY: OnceLock<PathBuf> = OnceLock::new();
+    READY
+        .get_or_init(|| {
+            let dir = workspace_root().join("tests/interop");
+            let lock = std::fs::read(dir.join("package-lock.json"))
+                .expect("read tests/interop/package-lock.json");
+            let stamp = dir.join("node_modules").join(".interop-installed");
+            let installed = || std::fs::read(&stamp).is_ok_and(|have| have == lock);
+            if !installed() {
+                let target = std::env::var_os("CARGO_TARGET_DIR")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| workspace_root().join("target"));
+                std::fs::create_dir_all(&target).unwrap();
+                let guard = std::fs::File::create(target.join("interop-install.lock")).unwrap();
+                guard.lock().expect("lock the install lock file");
+                if !installed() {
+                    let output = Command::new("npm")
+                        .args(["ci", "--no-audit", "--no-fund"])
+                        .current_dir(&dir)
+                        .stdin(Stdio::null())
+                        .output()
+                        .expect("npm runs (install Node.js >= 20 with npm)");
+                    assert!(
+                        output.status.success(),
+                        "npm ci in tests/interop failed:\n{}",
+                        String::from_utf8_lossy(&output.stderr)
+                    );
+                    std::fs::write(&stamp, &lock).unwrap();
+                }
+            }
+            dir
+        })
+        .clone()
+}

@@ -1,0 +1,21 @@
+//! mcp-host's integration tests, one binary: each module was a test binary
+//! of its own, and each of those linked the whole dependency graph again.
+//! A module's tests keep their path as a filter
+//! (`cargo test -p mcp-host host_servers::`).
+
+mod common;
+
+mod agent;
+mod client_broken;
+#[cfg(feature = "http")]
+mod client_http;
+mod client_stdio;
+mod client_tasks;
+mod fake_model;
+mod host_client;
+#[cfg(unix)]
+mod host_process;
+mod host_program;
+mod host_servers;
+mod host_ts_sdk;
+mod seed_flow;

@@ -1,0 +1,42 @@
+//! The integration tests of the `tests` package, one binary: each module was
+//! a test binary of its own, and each of those linked the whole dependency
+//! graph again. A module's tests keep their path as a filter
+//! (`cargo test -p tests auth::`).
+//!
+//! `cli` and `registration` stay binaries of their own (tests/Cargo.toml):
+//! each runs its own executable a second time as the server, whose stdout
+//! the test harness would write into.
+
+mod common;
+
+mod auth;
+mod conformance;
+mod context;
+mod default_build;
+mod doc_features;
+mod dump;
+mod dump_formats;
+mod elicitation;
+mod errors;
+mod http;
+mod hygiene;
+mod interop;
+mod load;
+mod model;
+// The module graph of mcp-runtime/src: acyclic (ARCHITECTURE.md, "How the
+// layering is checked").
+mod module_graph;
+mod replicas;
+mod robustness;
+mod runtime;
+mod sampling;
+mod schemas;
+mod self_contained;
+mod services;
+mod stderr;
+mod stdio;
+#[cfg(unix)]
+mod stdio_socket;
+mod store;
+mod tasks;
+mod tracing;
