@@ -20,12 +20,13 @@
 //! ([`CallFailure`]). Calls run concurrently. A stdio server that died is
 //! started again once, on the next call to it, with its names unchanged.
 
-use crate::client::BoxFuture;
-use crate::config::{McpConfig, ServerConfig};
+use crate::config::McpConfig;
 use crate::convert::{self, CallFailure, Strict};
-use crate::mcp_client::{CallOptions, ClientOptions, McpClient, McpError};
 use crate::names::{Collision, NameCollisions, NameMap, ToolRef};
 use crate::wire::{CallToolResult, JsonObject, Tool};
+use mcp_client::BoxFuture;
+use mcp_client::ServerConfig;
+use mcp_client::{CallOptions, ClientOptions, McpClient, McpError};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -425,7 +426,7 @@ impl Catalog {
         }
         match source.call_tool(&entry.tool.name, arguments, options).await {
             Ok(result) => result,
-            Err(e) => e.to_failure(&entry.server).to_result(),
+            Err(e) => CallFailure::from_error(&e, &entry.server).to_result(),
         }
     }
 }
@@ -578,7 +579,7 @@ impl ToolSource for LocalSource {
             self.client
                 .call_with(tool, arguments.unwrap_or_default(), local)
                 .await
-                .map_err(|e| McpError::Client(crate::client::ClientError::Rpc(e)))
+                .map_err(|e| McpError::Client(mcp_client::ClientError::Rpc(e)))
         })
     }
 }

@@ -64,6 +64,7 @@ use crate::wire::{
     AudioContent, CallToolResult, ContentBlock, JsonObject, ResourceContents, ResourceLinkContent,
     RpcError, Tool,
 };
+use mcp_client::{ClientError, McpError};
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 use std::fmt;
@@ -772,12 +773,6 @@ pub enum CallFailure {
         /// What happened (exit status, connection error).
         reason: String,
     },
-    /// The server's `structuredContent` does not match the tool's
-    /// `outputSchema`; the result is not passed on.
-    InvalidOutput {
-        /// The first violation.
-        reason: String,
-    },
     /// The server ran the call as a task (the Tasks extension) that ended
     /// without a result: cancelled on the server's side, or forgotten.
     TaskEnded {
@@ -851,10 +846,6 @@ impl fmt::Display for CallFailure {
                 f,
                 "The server `{server}` that provides this tool is not available ({reason}); the call was not completed."
             ),
-            CallFailure::InvalidOutput { reason } => write!(
-                f,
-                "The tool's structured result does not match its output schema ({reason}); it was discarded."
-            ),
             CallFailure::TaskEnded { reason } => write!(
                 f,
                 "The server ran the call as a task that ended without a result: {reason}."
@@ -872,6 +863,37 @@ impl fmt::Display for CallFailure {
 impl std::error::Error for CallFailure {}
 
 impl CallFailure {
+    /// The failure a model sees for a call to `server` that failed with
+    /// `error`.
+    pub fn from_error(error: &McpError, server: &str) -> CallFailure {
+        match error {
+            McpError::Client(ClientError::Rpc(e)) => CallFailure::Rpc(e.clone()),
+            McpError::Client(ClientError::Timeout { after, .. }) => {
+                CallFailure::Timeout { after: *after }
+            }
+            McpError::TaskEnded {
+                task_id, reason, ..
+            } => CallFailure::TaskEnded {
+                reason: format!("task `{task_id}` {reason}"),
+            },
+            McpError::Client(error @ ClientError::TooManyPending { .. }) => CallFailure::NotRun {
+                reason: error.to_string(),
+            },
+            McpError::Client(
+                error @ (ClientError::AnswerTooLarge { .. }
+                | ClientError::TooLarge { .. }
+                | ClientError::Malformed { .. }),
+            ) => CallFailure::Unusable {
+                server: server.to_owned(),
+                reason: error.to_string(),
+            },
+            other => CallFailure::ServerGone {
+                server: server.to_owned(),
+                reason: other.to_string(),
+            },
+        }
+    }
+
     /// The `isError` result the model sees for this failure.
     pub fn to_result(&self) -> CallToolResult {
         CallToolResult::error(self.to_string())

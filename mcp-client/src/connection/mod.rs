@@ -51,34 +51,28 @@
 //!   with a new handshake.
 
 mod handler;
-mod headers;
-mod limits;
-#[cfg(feature = "output-schema")]
-pub mod output;
-mod task;
+mod tasks;
 
 pub use handler::{ElicitFn, ProgressFn, SampleFn};
-pub use limits::{
-    DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_LISTING_TREE_BYTES, DEFAULT_MAX_PAGES,
-    DEFAULT_MAX_TOOLS, ListLimits,
-};
 
-use crate::client::log_limit::LogLimiter;
-use crate::client::{
+use crate::config::{Endpoint, ServerConfig};
+use crate::headers::{self, HeaderParam};
+use crate::limits::{self, DEFAULT_MAX_PAGES, ListLimits};
+use crate::log_limit::LogLimiter;
+#[cfg(feature = "output-schema")]
+use crate::output;
+use crate::{
     ClientError, Dispatcher, DispatcherConfig, Reconnector, RequestOptions, StdioConfig,
     StdioFactory, TransportFactory,
 };
-use crate::config::{ServerConfig, Transport as ConfigTransport};
-use crate::convert::CallFailure;
-use crate::wire::{
+use handler::HostHandler;
+use mcp_protocol::ProtocolVersion;
+use mcp_protocol::meta::Envelope;
+use mcp_protocol::model::{
     CallToolParams, CallToolResponse, CallToolResult, ClientCapabilities, DiscoverResult,
     Implementation, InitializeParams, InitializeResult, InputRequest, JsonObject, ListToolsParams,
     ListenParams, MetaParams, SubscriptionFilter, Tool, ToolAnnotations, method,
 };
-use handler::HostHandler;
-use headers::HeaderParam;
-use mcp_protocol::ProtocolVersion;
-use mcp_protocol::meta::Envelope;
 use mcp_protocol::task::TASKS_EXTENSION;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -146,7 +140,7 @@ pub struct ClientOptions {
     pub tasks: bool,
     /// How long a stdio server gets to exit after its stdin is closed (and
     /// again after SIGTERM) when the client closes it. Default
-    /// [`DEFAULT_CLOSE_GRACE`](crate::client::DEFAULT_CLOSE_GRACE).
+    /// [`DEFAULT_CLOSE_GRACE`](crate::DEFAULT_CLOSE_GRACE).
     pub close_grace: Duration,
     /// The caps on what one `tools/list` may build (tools, bytes, pages,
     /// memory). Default [`ListLimits::default`].
@@ -179,7 +173,7 @@ impl Default for ClientOptions {
             max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
             call_timeout: DEFAULT_CALL_TIMEOUT,
             tasks: true,
-            close_grace: crate::client::DEFAULT_CLOSE_GRACE,
+            close_grace: crate::DEFAULT_CLOSE_GRACE,
             list_limits: ListLimits::default(),
         }
     }
@@ -316,38 +310,6 @@ impl From<ClientError> for McpError {
     }
 }
 
-impl McpError {
-    /// The failure a model sees for a call that failed this way.
-    pub fn to_failure(&self, server: &str) -> CallFailure {
-        match self {
-            McpError::Client(ClientError::Rpc(e)) => CallFailure::Rpc(e.clone()),
-            McpError::Client(ClientError::Timeout { after, .. }) => {
-                CallFailure::Timeout { after: *after }
-            }
-            McpError::TaskEnded {
-                task_id, reason, ..
-            } => CallFailure::TaskEnded {
-                reason: format!("task `{task_id}` {reason}"),
-            },
-            McpError::Client(error @ ClientError::TooManyPending { .. }) => CallFailure::NotRun {
-                reason: error.to_string(),
-            },
-            McpError::Client(
-                error @ (ClientError::AnswerTooLarge { .. }
-                | ClientError::TooLarge { .. }
-                | ClientError::Malformed { .. }),
-            ) => CallFailure::Unusable {
-                server: server.to_owned(),
-                reason: error.to_string(),
-            },
-            other => CallFailure::ServerGone {
-                server: server.to_owned(),
-                reason: other.to_string(),
-            },
-        }
-    }
-}
-
 /// The era a connection speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Era {
@@ -426,7 +388,7 @@ fn factory(
     close_grace: Duration,
 ) -> Result<Arc<dyn TransportFactory>, McpError> {
     match &config.transport {
-        ConfigTransport::Stdio {
+        Endpoint::Stdio {
             command,
             args,
             env,
@@ -445,22 +407,22 @@ fn factory(
             }
             Ok(Arc::new(StdioFactory(stdio)))
         }
-        ConfigTransport::Http {
+        Endpoint::Http {
             declared_sse: true, ..
         } => Err(McpError::Config {
             server: config.name.clone(),
             reason: "`\"type\": \"sse\"` (the 2024-11-05 HTTP+SSE transport) is not supported; use Streamable HTTP".into(),
         }),
         #[cfg(feature = "http")]
-        ConfigTransport::Http { url, headers, .. } => {
-            let mut http = crate::client::HttpConfig::new(config.name.clone(), url.clone());
+        Endpoint::Http { url, headers, .. } => {
+            let mut http = crate::HttpConfig::new(config.name.clone(), url.clone());
             for (name, value) in headers {
                 http = http.header(name.clone(), value.clone());
             }
-            Ok(Arc::new(crate::client::HttpFactory(http)))
+            Ok(Arc::new(crate::HttpFactory(http)))
         }
         #[cfg(not(feature = "http"))]
-        ConfigTransport::Http { .. } => Err(McpError::Config {
+        Endpoint::Http { .. } => Err(McpError::Config {
             server: config.name.clone(),
             reason: "HTTP servers need mcp-host's `http` feature".into(),
         }),
@@ -504,7 +466,7 @@ impl McpClient {
         options: ClientOptions,
     ) -> Result<McpClient, McpError> {
         let factory = factory(&config, options.close_grace)?;
-        let http = matches!(config.transport, ConfigTransport::Http { .. });
+        let http = matches!(config.transport, Endpoint::Http { .. });
         let handler = Arc::new(HostHandler {
             server: config.name.clone(),
             elicit: options.elicitation.clone(),
@@ -539,7 +501,7 @@ impl McpClient {
         let new_reconnector = || {
             Arc::new(Reconnector::new(
                 Arc::clone(&factory),
-                Arc::clone(&handler) as Arc<dyn crate::client::Handler>,
+                Arc::clone(&handler) as Arc<dyn crate::Handler>,
                 dispatcher_config.clone(),
             ))
         };
@@ -1050,7 +1012,7 @@ impl McpClient {
                                     serde_json::from_str(token).unwrap_or(Value::Null),
                                 )
                             });
-                    let driven = task::Driven {
+                    let driven = tasks::Driven {
                         dispatcher: &dispatcher,
                         created: created.task,
                         deadline,
@@ -1126,7 +1088,7 @@ impl McpClient {
             };
             if let Some(reason) = reason {
                 tracing::warn!(server = %self.inner.config.name, tool = %name, %reason, "result not passed on");
-                return CallFailure::InvalidOutput { reason }.to_result();
+                return output::discarded(&reason);
             }
         }
         #[cfg(not(feature = "output-schema"))]

@@ -211,7 +211,7 @@ impl std::error::Error for ClientError {}
 /// At most `max` bytes of `text` (cut at a character boundary), with
 /// control characters replaced: a server's words go into our log and into
 /// error messages a terminal shows, where escape sequences must not pass.
-pub(crate) fn excerpt(text: &str, max: usize) -> String {
+pub fn excerpt(text: &str, max: usize) -> String {
     let mut end = text.len().min(max);
     while !text.is_char_boundary(end) {
         end -= 1;

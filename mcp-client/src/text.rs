@@ -1,7 +1,8 @@
-//! How numbers are written in what the host tells people and models.
+//! How numbers are written in what a client (and a host on it) tells people
+//! and models.
 
 /// `n` with its thousands separated: `14,680,064`.
-pub(crate) fn grouped(n: usize) -> String {
+pub fn grouped(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, digit) in digits.chars().enumerate() {
