@@ -5,10 +5,10 @@
 //! `{name, description, input_schema}`; [`openai_tool`] the Chat Completions
 //! API's `{"type":"function","function":{name, description, parameters}}`,
 //! with `"strict": true` where the schema can be expressed in strict mode's
-//! subset ([`Strict`]). The schema rewrites are mcp-runtime's, the ones its
+//! subset ([`Strict`]). The schema rewrites are mcp-protocol's, the ones a server's
 //! `--dump-tools anthropic|openai|openai-strict` use
-//! ([`mcp_runtime::schema::for_model_api`],
-//! [`mcp_runtime::schema::openai_strict`]). A strict schema makes every
+//! ([`mcp_protocol::model_schema::for_model_api`],
+//! [`mcp_protocol::model_schema::openai_strict`]). A strict schema makes every
 //! optional argument required and nullable, so the model sends `null` for
 //! "absent"; [`strip_absent_nulls`] takes those out again before the call,
 //! since an MCP server need not accept `null` for an optional argument.
@@ -97,7 +97,8 @@ fn description(tool: &Tool) -> &str {
 /// (`allOf`'s required ones stay required); the server still validates,
 /// and a model that sends a wrong combination gets its error.
 fn model_schema(tool: &Tool) -> (Value, Option<String>) {
-    let mut schema = mcp_runtime::schema::for_model_api(&Value::Object(tool.input_schema.clone()));
+    let mut schema =
+        mcp_protocol::model_schema::for_model_api(&Value::Object(tool.input_schema.clone()));
     let mut hint = None;
     if let Value::Object(map) = &mut schema {
         hint = flatten_root(map);
@@ -246,7 +247,7 @@ pub fn openai_strict_tool(model_name: &str, tool: &Tool) -> Result<Value, Vec<St
     // Flattened first: strict mode refuses a root `anyOf` as the
     // non-strict API does, and mcp-runtime's conversion would keep one.
     let (schema, hint) = model_schema(tool);
-    let parameters = mcp_runtime::schema::openai_strict(&schema)?;
+    let parameters = mcp_protocol::model_schema::openai_strict(&schema)?;
     Ok(json!({
         "type": "function",
         "function": {
