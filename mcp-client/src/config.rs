@@ -46,3 +46,40 @@ pub enum Endpoint {
         declared_sse: bool,
     },
 }
+
+impl ServerConfig {
+    /// A server run as a child process: `command` with `args`, under the
+    /// name `name`; trusted (the user chose to run that program), no extra
+    /// environment, the SDKs' allow-list of inherited variables.
+    pub fn stdio(
+        name: impl Into<String>,
+        command: impl Into<String>,
+        args: impl IntoIterator<Item = impl Into<String>>,
+    ) -> ServerConfig {
+        ServerConfig {
+            name: name.into(),
+            transport: Endpoint::Stdio {
+                command: command.into(),
+                args: args.into_iter().map(Into::into).collect(),
+                env: BTreeMap::new(),
+                cwd: None,
+                inherit_env: false,
+            },
+            trusted: true,
+        }
+    }
+
+    /// A Streamable HTTP server at `url`, under the name `name`; not
+    /// trusted (its annotations keep only their `title`), no extra headers.
+    pub fn http(name: impl Into<String>, url: impl Into<String>) -> ServerConfig {
+        ServerConfig {
+            name: name.into(),
+            transport: Endpoint::Http {
+                url: url.into(),
+                headers: BTreeMap::new(),
+                declared_sse: false,
+            },
+            trusted: false,
+        }
+    }
+}

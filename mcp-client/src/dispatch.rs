@@ -8,9 +8,10 @@
 //! the answers to our requests, and memory stays bounded whatever the
 //! server sends.
 
-use crate::error::{ClientError, RpcError, excerpt};
+use crate::error::{ClientError, RpcError};
 use crate::jsonrpc::{self, Message, ServerRequestId};
 use crate::log_limit::LogLimiter;
+use crate::text::excerpt;
 use crate::transport::framing::IdScan;
 use crate::transport::{BoxFuture, Inbox, Incoming, Outgoing, Transport};
 use mcp_protocol::json_budget::{JsonBudget, OverBudget};

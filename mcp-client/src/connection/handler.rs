@@ -5,8 +5,8 @@
 //! [`LOG_LINE_BYTES`](crate::LOG_LINE_BYTES) and rate-limited: see
 //! [`LogLimiter`]).
 
-use crate::error::excerpt;
 use crate::log_limit::{LOG_LINE_BYTES, LogLimiter, cut_line};
+use crate::text::excerpt;
 use crate::{BoxFuture, Handler, RpcError, ServerNotification, ServerRequest};
 use mcp_protocol::model::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, InputRequest,

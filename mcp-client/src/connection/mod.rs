@@ -62,7 +62,7 @@ use crate::log_limit::LogLimiter;
 #[cfg(feature = "output-schema")]
 use crate::output;
 use crate::{
-    ClientError, Dispatcher, DispatcherConfig, Reconnector, RequestOptions, StdioConfig,
+    ClientError, Dispatcher, DispatcherConfig, McpError, Reconnector, RequestOptions, StdioConfig,
     StdioFactory, TransportFactory,
 };
 use handler::HostHandler;
@@ -215,98 +215,6 @@ impl CallOptions {
             timeout: Some(timeout),
             progress: None,
         }
-    }
-}
-
-/// Why the client could not do what was asked.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum McpError {
-    /// The message level failed (transport, timeout, a JSON-RPC error).
-    Client(ClientError),
-    /// The server chose a revision we do not speak.
-    UnsupportedVersion {
-        /// The server's config name.
-        server: String,
-        /// The revision it chose.
-        version: String,
-    },
-    /// [`Mode::Modern`] was asked for and the server does not speak 2026-07-28.
-    NotModern {
-        /// The server's config name.
-        server: String,
-        /// What it said.
-        reason: String,
-    },
-    /// The server answered something the protocol does not allow.
-    Protocol {
-        /// The server's config name.
-        server: String,
-        /// What was wrong.
-        reason: String,
-    },
-    /// The task the call became ended without a result: the server
-    /// cancelled it, or no longer knows it (`tasks/get` answered `-32602`).
-    /// A task that failed is the JSON-RPC error it carries
-    /// ([`McpError::Client`] with [`ClientError::Rpc`]), as a direct answer
-    /// would have been.
-    TaskEnded {
-        /// The server's config name.
-        server: String,
-        /// The task's id.
-        task_id: String,
-        /// What happened, as a clause ("was cancelled by the server").
-        reason: String,
-    },
-    /// The server passed one of the client's caps ([`ListLimits`]): its
-    /// tool list has more tools, bytes, pages or memory than allowed.
-    Limit {
-        /// The server's config name.
-        server: String,
-        /// Which cap it passed ("its tool list passed 1,000 tools (…)").
-        reason: String,
-    },
-    /// The configuration cannot be used by this build (an `https://` URL
-    /// without the `https` feature, a `"type": "sse"` server).
-    Config {
-        /// The server's config name.
-        server: String,
-        /// What is wrong.
-        reason: String,
-    },
-}
-
-impl fmt::Display for McpError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            McpError::Client(e) => write!(f, "{e}"),
-            McpError::UnsupportedVersion { server, version } => write!(
-                f,
-                "server `{server}` chose protocol revision {version:?}, which this client does not speak (it speaks 2024-11-05 to 2025-11-25 and 2026-07-28)"
-            ),
-            McpError::NotModern { server, reason } => {
-                write!(f, "server `{server}` does not speak 2026-07-28: {reason}")
-            }
-            McpError::Protocol { server, reason } => {
-                write!(f, "server `{server}` broke the protocol: {reason}")
-            }
-            McpError::Config { server, reason } | McpError::Limit { server, reason } => {
-                write!(f, "server `{server}`: {reason}")
-            }
-            McpError::TaskEnded {
-                server,
-                task_id,
-                reason,
-            } => write!(f, "server `{server}`: task `{task_id}` {reason}"),
-        }
-    }
-}
-
-impl std::error::Error for McpError {}
-
-impl From<ClientError> for McpError {
-    fn from(e: ClientError) -> Self {
-        McpError::Client(e)
     }
 }
 

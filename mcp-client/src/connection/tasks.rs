@@ -32,7 +32,8 @@
 //!   HTTP, `Mcp-Method` and `Mcp-Name: <taskId>`.
 
 use super::handler::ProgressFn;
-use super::{Era, McpClient, McpError, raw_params};
+use super::{Era, McpClient, raw_params};
+use crate::McpError;
 use crate::{ClientError, Dispatcher, RequestOptions};
 use mcp_protocol::model::{CallToolResult, ProgressParams, method};
 use mcp_protocol::task::{

@@ -11,8 +11,9 @@
 use super::sse::{Event, SseParser};
 use super::stdio::DEFAULT_MAX_MESSAGE_BYTES;
 use super::{BoxFuture, Inbox, InboxSender, Incoming, Outgoing, Transport};
-use crate::error::{ClientError, excerpt};
+use crate::error::ClientError;
 use crate::jsonrpc::{self, Message};
+use crate::text::excerpt;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};

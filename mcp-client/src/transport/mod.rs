@@ -8,7 +8,7 @@
 pub(crate) mod factory;
 pub(crate) mod framing;
 #[cfg(feature = "http")]
-pub mod http;
+pub(crate) mod http;
 #[cfg(feature = "http")]
 mod sse;
 pub(crate) mod stdio;

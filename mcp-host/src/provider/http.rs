@@ -48,8 +48,8 @@ use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderName, HeaderV
 use hyper::{Method, StatusCode, Uri};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
-use mcp_client::error::excerpt;
-use mcp_client::transport::http::{Connector, chain, connector};
+use mcp_client::http::{Connector, chain, connector};
+use mcp_client::text::excerpt;
 use mcp_protocol::json_budget::JsonBudget;
 use serde_json::Value;
 use std::fmt;
