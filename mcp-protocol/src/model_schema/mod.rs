@@ -168,7 +168,9 @@ pub fn for_model_api(schema: &Value) -> Value {
 ///     "required": ["q"],
 /// });
 /// let strict = mcp_protocol::model_schema::openai_strict(&schema).unwrap();
-/// assert_eq!(strict["required"], serde_json::json!(["q", "limit"]));
+/// // Every property required (in the map's order), the optional one nullable.
+/// assert_eq!(strict["required"], serde_json::json!(["limit", "q"]));
+/// assert_eq!(strict["properties"]["limit"]["type"], serde_json::json!(["integer", "null"]));
 /// assert_eq!(strict["additionalProperties"], false);
 /// ```
 pub fn openai_strict(schema: &Value) -> Result<Value, Vec<String>> {
