@@ -12,7 +12,7 @@
 //! stdio server and `url` an HTTP one. `"sse"` is accepted because VS Code
 //! documents it beside `"http"` (and itself tries Streamable HTTP first);
 //! this host speaks Streamable HTTP only, so such a server is reached that
-//! way and [`Transport::Http::declared_sse`] records what the entry said, for
+//! way and [`Endpoint::Http::declared_sse`] records what the entry said, for
 //! a better error if the server speaks only the old HTTP+SSE transport.
 //!
 //! `"trusted": true|false` says whether the server's tool annotations
@@ -50,6 +50,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use mcp_client::{Endpoint, ServerConfig};
+
 /// A parsed `mcp.json`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct McpConfig {
@@ -65,49 +67,6 @@ pub enum ConfigForm {
     ClaudeDesktop,
     /// `{"servers": {...}}` (VS Code).
     VsCode,
-}
-
-/// One server entry.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ServerConfig {
-    /// The entry's key: the server's name in logs, errors and, when two
-    /// servers expose one tool name, the prefix of the names the model sees.
-    pub name: String,
-    /// How to reach the server.
-    pub transport: Transport,
-    /// Whether the server's tool annotations are believed (default: stdio
-    /// `true`, URL `false`).
-    pub trusted: bool,
-}
-
-/// How to reach a server.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Transport {
-    /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
-    Stdio {
-        /// The program to run.
-        command: String,
-        /// Its arguments.
-        args: Vec<String>,
-        /// Variables set for the child, `${VAR}` already replaced.
-        env: BTreeMap<String, String>,
-        /// The child's working directory (`cwd`), if given.
-        cwd: Option<String>,
-        /// `"inheritEnv": true`: the child gets the host's whole
-        /// environment (API keys included) under `env`, instead of the
-        /// SDKs' allow-list.
-        inherit_env: bool,
-    },
-    /// Streamable HTTP.
-    Http {
-        /// The MCP endpoint (`http://` or `https://`).
-        url: String,
-        /// Headers sent on every request (e.g. `Authorization`).
-        headers: BTreeMap<String, String>,
-        /// The entry said `"type": "sse"`: the server may speak only the
-        /// 2024-11-05 HTTP+SSE transport, which this host does not.
-        declared_sse: bool,
-    },
 }
 
 /// Why an `mcp.json` cannot be used. Each message names the problem and,
@@ -449,7 +408,7 @@ fn server(
             Some(Value::Bool(inherit)) => *inherit,
             Some(_) => return Err(fields.invalid("inheritEnv", "true or false")),
         };
-        Transport::Stdio {
+        Endpoint::Stdio {
             command: command.to_owned(),
             args: fields.strings("args")?,
             env,
@@ -466,7 +425,7 @@ fn server(
                 "server `{name}`: `inheritEnv` is ignored (the host does not start an HTTP server)"
             ));
         }
-        Transport::Http {
+        Endpoint::Http {
             url: url.to_owned(),
             headers: fields.string_map("headers")?,
             declared_sse: ty == Some("sse"),
@@ -541,7 +500,7 @@ impl<'a> Fields<'a> {
 
 /// Whether a string value anywhere in the entry still holds `${…}` (in a
 /// stdio entry's `env`, after [`expand`]).
-fn mentions_variable(entry: &Map<String, Value>, transport: &Transport) -> bool {
+fn mentions_variable(entry: &Map<String, Value>, transport: &Endpoint) -> bool {
     fn walk(value: &Value) -> bool {
         match value {
             Value::String(text) => text.contains("${"),
@@ -551,12 +510,12 @@ fn mentions_variable(entry: &Map<String, Value>, transport: &Transport) -> bool 
         }
     }
     let env_left = match transport {
-        Transport::Stdio { env, .. } => env.values().any(|v| v.contains("${")),
-        Transport::Http { .. } => false,
+        Endpoint::Stdio { env, .. } => env.values().any(|v| v.contains("${")),
+        Endpoint::Http { .. } => false,
     };
     env_left
         || entry.iter().any(|(key, value)| {
-            !(key == "env" && matches!(transport, Transport::Stdio { .. })) && walk(value)
+            !(key == "env" && matches!(transport, Endpoint::Stdio { .. })) && walk(value)
         })
 }
 
@@ -715,7 +674,7 @@ mod tests {
             [
                 ServerConfig {
                     name: "filesystem".into(),
-                    transport: Transport::Stdio {
+                    transport: Endpoint::Stdio {
                         command: "npx".into(),
                         args: vec![
                             "-y".into(),
@@ -730,7 +689,7 @@ mod tests {
                 },
                 ServerConfig {
                     name: "weather".into(),
-                    transport: Transport::Http {
+                    transport: Endpoint::Http {
                         url: "https://xxx.com/mcp".into(),
                         headers: [("Authorization".to_owned(), "Bearer t".to_owned())].into(),
                         declared_sse: false,
@@ -758,18 +717,18 @@ mod tests {
         assert_eq!(names, ["api", "memory", "old", "untyped"]);
         assert!(matches!(
             &config.server("memory").unwrap().transport,
-            Transport::Stdio { cwd: Some(cwd), .. } if cwd == "/tmp"
+            Endpoint::Stdio { cwd: Some(cwd), .. } if cwd == "/tmp"
         ));
         assert!(matches!(
             config.server("old").unwrap().transport,
-            Transport::Http {
+            Endpoint::Http {
                 declared_sse: true,
                 ..
             }
         ));
         assert!(matches!(
             config.server("api").unwrap().transport,
-            Transport::Http {
+            Endpoint::Http {
                 declared_sse: false,
                 ..
             }
@@ -920,7 +879,7 @@ mod tests {
 
     fn stdio_env(config: &McpConfig, server: &str) -> (BTreeMap<String, String>, bool) {
         match &config.server(server).unwrap().transport {
-            Transport::Stdio {
+            Endpoint::Stdio {
                 env, inherit_env, ..
             } => (env.clone(), *inherit_env),
             other => panic!("{other:?}"),

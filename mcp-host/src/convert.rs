@@ -5,10 +5,10 @@
 //! `{name, description, input_schema}`; [`openai_tool`] the Chat Completions
 //! API's `{"type":"function","function":{name, description, parameters}}`,
 //! with `"strict": true` where the schema can be expressed in strict mode's
-//! subset ([`Strict`]). The schema rewrites are mcp-runtime's, the ones its
+//! subset ([`Strict`]). The schema rewrites are mcp-protocol's, the ones a server's
 //! `--dump-tools anthropic|openai|openai-strict` use
-//! ([`mcp_runtime::schema::for_model_api`],
-//! [`mcp_runtime::schema::openai_strict`]). A strict schema makes every
+//! ([`mcp_protocol::model_schema::for_model_api`],
+//! [`mcp_protocol::model_schema::openai_strict`]). A strict schema makes every
 //! optional argument required and nullable, so the model sends `null` for
 //! "absent"; [`strip_absent_nulls`] takes those out again before the call,
 //! since an MCP server need not accept `null` for an optional argument.
@@ -64,6 +64,7 @@ use crate::wire::{
     AudioContent, CallToolResult, ContentBlock, JsonObject, ResourceContents, ResourceLinkContent,
     RpcError, Tool,
 };
+use mcp_client::{ClientError, McpError};
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 use std::fmt;
@@ -96,7 +97,8 @@ fn description(tool: &Tool) -> &str {
 /// (`allOf`'s required ones stay required); the server still validates,
 /// and a model that sends a wrong combination gets its error.
 fn model_schema(tool: &Tool) -> (Value, Option<String>) {
-    let mut schema = mcp_runtime::schema::for_model_api(&Value::Object(tool.input_schema.clone()));
+    let mut schema =
+        mcp_protocol::model_schema::for_model_api(&Value::Object(tool.input_schema.clone()));
     let mut hint = None;
     if let Value::Object(map) = &mut schema {
         hint = flatten_root(map);
@@ -245,7 +247,7 @@ pub fn openai_strict_tool(model_name: &str, tool: &Tool) -> Result<Value, Vec<St
     // Flattened first: strict mode refuses a root `anyOf` as the
     // non-strict API does, and mcp-runtime's conversion would keep one.
     let (schema, hint) = model_schema(tool);
-    let parameters = mcp_runtime::schema::openai_strict(&schema)?;
+    let parameters = mcp_protocol::model_schema::openai_strict(&schema)?;
     Ok(json!({
         "type": "function",
         "function": {
@@ -772,12 +774,6 @@ pub enum CallFailure {
         /// What happened (exit status, connection error).
         reason: String,
     },
-    /// The server's `structuredContent` does not match the tool's
-    /// `outputSchema`; the result is not passed on.
-    InvalidOutput {
-        /// The first violation.
-        reason: String,
-    },
     /// The server ran the call as a task (the Tasks extension) that ended
     /// without a result: cancelled on the server's side, or forgotten.
     TaskEnded {
@@ -851,10 +847,6 @@ impl fmt::Display for CallFailure {
                 f,
                 "The server `{server}` that provides this tool is not available ({reason}); the call was not completed."
             ),
-            CallFailure::InvalidOutput { reason } => write!(
-                f,
-                "The tool's structured result does not match its output schema ({reason}); it was discarded."
-            ),
             CallFailure::TaskEnded { reason } => write!(
                 f,
                 "The server ran the call as a task that ended without a result: {reason}."
@@ -872,6 +864,37 @@ impl fmt::Display for CallFailure {
 impl std::error::Error for CallFailure {}
 
 impl CallFailure {
+    /// The failure a model sees for a call to `server` that failed with
+    /// `error`.
+    pub fn from_error(error: &McpError, server: &str) -> CallFailure {
+        match error {
+            McpError::Client(ClientError::Rpc(e)) => CallFailure::Rpc(e.clone()),
+            McpError::Client(ClientError::Timeout { after, .. }) => {
+                CallFailure::Timeout { after: *after }
+            }
+            McpError::TaskEnded {
+                task_id, reason, ..
+            } => CallFailure::TaskEnded {
+                reason: format!("task `{task_id}` {reason}"),
+            },
+            McpError::Client(error @ ClientError::TooManyPending { .. }) => CallFailure::NotRun {
+                reason: error.to_string(),
+            },
+            McpError::Client(
+                error @ (ClientError::AnswerTooLarge { .. }
+                | ClientError::TooLarge { .. }
+                | ClientError::Malformed { .. }),
+            ) => CallFailure::Unusable {
+                server: server.to_owned(),
+                reason: error.to_string(),
+            },
+            other => CallFailure::ServerGone {
+                server: server.to_owned(),
+                reason: other.to_string(),
+            },
+        }
+    }
+
     /// The `isError` result the model sees for this failure.
     pub fn to_result(&self) -> CallToolResult {
         CallToolResult::error(self.to_string())

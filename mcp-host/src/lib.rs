@@ -2,10 +2,9 @@
 //! names a model API accepts for the tools of many servers ([`names`]), the
 //! conversions between MCP tools and results and the Anthropic Messages and
 //! OpenAI Chat Completions tool-use formats ([`convert`]), all pure (but
-//! [`config::McpConfig::load`], which reads a file), and the message-level
-//! MCP client over stdio and Streamable HTTP ([`client`]). The catalog
-//! builds on them: an MCP client of one server in either era
-//! ([`mcp_client`]) and a catalog of many servers' tools ([`catalog`]).
+//! [`config::McpConfig::load`], which reads a file). The catalog of many
+//! servers' tools ([`catalog`]) builds on them and on the MCP client of one
+//! server in either era ([`mcp_client`], its own crate).
 //!
 //! The README's "Host side" example (kept identical to it by a test):
 //!
@@ -31,11 +30,13 @@
 
 pub mod agent;
 pub mod catalog;
-pub mod client;
 pub mod config;
 pub mod convert;
-pub mod mcp_client;
 pub mod names;
 pub mod provider;
-mod text;
 pub mod wire;
+
+/// The MCP client each server is reached with (its options, errors and
+/// tool lists appear in this crate's API), re-exported so a host needs no
+/// second dependency to name them.
+pub use mcp_client;

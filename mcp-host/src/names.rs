@@ -1012,6 +1012,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "local")]
     mod dump_agreement {
         use crate::catalog::{Catalog, CatalogOptions, LocalSource, ToolSource};
         use mcp_runtime::{DumpFormat, Server, tool, tools};

@@ -29,6 +29,7 @@ pub mod json_budget;
 pub mod meta;
 pub mod model;
 pub mod model_name;
+pub mod model_schema;
 pub mod outgoing;
 pub mod params;
 pub mod sampling;

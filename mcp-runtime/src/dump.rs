@@ -280,14 +280,14 @@ fn entry(format: DumpFormat, name: &str, tool: &Tool) -> Result<Value, Vec<Strin
         DumpFormat::Anthropic => json!({
             "name": name,
             "description": description,
-            "input_schema": crate::schema::for_model_api(tool.input_schema()),
+            "input_schema": mcp_protocol::model_schema::for_model_api(tool.input_schema()),
         }),
         DumpFormat::OpenAi => json!({
             "type": "function",
             "function": {
                 "name": name,
                 "description": description,
-                "parameters": crate::schema::for_model_api(tool.input_schema()),
+                "parameters": mcp_protocol::model_schema::for_model_api(tool.input_schema()),
             }
         }),
         DumpFormat::OpenAiStrict => json!({
@@ -295,7 +295,7 @@ fn entry(format: DumpFormat, name: &str, tool: &Tool) -> Result<Value, Vec<Strin
             "function": {
                 "name": name,
                 "description": description,
-                "parameters": crate::strict::input_schema(tool.input_schema())?,
+                "parameters": mcp_protocol::model_schema::openai_strict(tool.input_schema())?,
                 "strict": true,
             }
         }),

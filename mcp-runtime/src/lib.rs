@@ -117,7 +117,6 @@ mod session;
 mod shared;
 mod state;
 pub mod store;
-mod strict;
 mod task;
 mod test_context;
 #[cfg(feature = "testing")]

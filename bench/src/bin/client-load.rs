@@ -11,8 +11,8 @@
 //! The peers in `bench/clients/` (TypeScript and Python SDK clients) follow
 //! the same pattern and print the same line; `clients` runs them all.
 
-use mcp_host::config::{ServerConfig, Transport};
-use mcp_host::mcp_client::{CallOptions, ClientOptions, McpClient, Mode};
+use mcp_client::{CallOptions, ClientOptions, McpClient, Mode};
+use mcp_client::{Endpoint, ServerConfig};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -29,7 +29,7 @@ fn main() {
         let mut value = || args.next().unwrap_or_else(|| panic!("{arg} needs a value"));
         match arg.as_str() {
             "--stdio" => {
-                transport = Some(Transport::Stdio {
+                transport = Some(Endpoint::Stdio {
                     command: value(),
                     args: Vec::new(),
                     // This process's environment, as the peers pass theirs
@@ -40,7 +40,7 @@ fn main() {
                 });
             }
             "--http" => {
-                transport = Some(Transport::Http {
+                transport = Some(Endpoint::Http {
                     url: value(),
                     headers: BTreeMap::new(),
                     declared_sse: false,

@@ -21,8 +21,8 @@
 //! all of it, and what it leaves is shared among the larger ones.
 
 use crate::convert;
-use crate::text::grouped;
 use crate::wire::{CallToolResult, ContentBlock, ResourceContents, TextContent};
+use mcp_client::text::grouped;
 
 /// [`ResultBudget::per_result`] when nothing else is said: about 25,000
 /// tokens at ~4 bytes a token, the bound Claude Code puts on one MCP

@@ -56,7 +56,9 @@ pub mod budget;
 pub mod calls;
 pub mod history;
 
-use crate::catalog::{Catalog, CatalogError, CatalogOptions, LocalSource, ToolSource};
+#[cfg(feature = "local")]
+use crate::catalog::LocalSource;
+use crate::catalog::{Catalog, CatalogError, CatalogOptions, ToolSource};
 use crate::config::McpConfig;
 use crate::provider::{Provider, ProviderError, Reply, Request, Stop, ToolCall, Usage};
 use crate::wire::CallToolResult;
@@ -85,6 +87,7 @@ pub const MAX_TURNS: &str = "max_turns";
 #[non_exhaustive]
 pub enum AgentError {
     /// The in-process tools could not be served (two tools of one name…).
+    #[cfg(feature = "local")]
     Local(mcp_runtime::Error),
     /// The catalog could not be built (two tools under one model name…).
     Catalog(CatalogError),
@@ -93,6 +96,7 @@ pub enum AgentError {
 impl fmt::Display for AgentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            #[cfg(feature = "local")]
             AgentError::Local(e) => write!(f, "the in-process tools cannot be served: {e}"),
             AgentError::Catalog(e) => write!(f, "{e}"),
         }
@@ -106,7 +110,9 @@ impl std::error::Error for AgentError {}
 pub struct AgentBuilder {
     provider: Arc<dyn Provider>,
     config: Option<McpConfig>,
+    #[cfg(feature = "local")]
     local_tools: Vec<mcp_runtime::Tool>,
+    #[cfg(feature = "local")]
     servers: Vec<(String, mcp_runtime::Server)>,
     sources: Vec<Arc<dyn ToolSource>>,
     catalog_options: CatalogOptions,
@@ -122,13 +128,16 @@ pub struct AgentBuilder {
 
 impl AgentBuilder {
     /// In-process `#[tool]` fns (`tools![a, b]`), offered as the tools of a
-    /// source called `local`.
+    /// source called `local`. Feature `local` (default).
+    #[cfg(feature = "local")]
     pub fn tools(mut self, tools: impl IntoIterator<Item = mcp_runtime::Tool>) -> AgentBuilder {
         self.local_tools.extend(tools);
         self
     }
 
-    /// A whole in-process server, as the source `name`.
+    /// A whole in-process server, as the source `name`. Feature `local`
+    /// (default).
+    #[cfg(feature = "local")]
     pub fn server(mut self, name: impl Into<String>, server: mcp_runtime::Server) -> AgentBuilder {
         self.servers.push((name.into(), server));
         self
@@ -223,21 +232,33 @@ impl AgentBuilder {
         self.result_budget(ResultBudget::per_result(bytes))
     }
 
-    /// Starts the config's servers, serves the in-process tools, and
-    /// builds the catalog. Servers that fail are left out and listed in
-    /// [`Catalog::failures`].
-    pub async fn build(self) -> Result<Agent, AgentError> {
-        let mut sources = self.sources;
-        if !self.local_tools.is_empty() {
-            let server = mcp_runtime::Server::new("local", env!("CARGO_PKG_VERSION"))
-                .tools(self.local_tools);
+    /// The sources given, with the in-process tools and servers served as
+    /// [`LocalSource`]s after them.
+    #[cfg(feature = "local")]
+    fn local_sources(&mut self) -> Result<Vec<Arc<dyn ToolSource>>, AgentError> {
+        let mut sources = std::mem::take(&mut self.sources);
+        let local_tools = std::mem::take(&mut self.local_tools);
+        if !local_tools.is_empty() {
+            let server =
+                mcp_runtime::Server::new("local", env!("CARGO_PKG_VERSION")).tools(local_tools);
             let client = server.local().map_err(AgentError::Local)?;
             sources.push(Arc::new(LocalSource::new("local", client)));
         }
-        for (name, server) in self.servers {
+        for (name, server) in std::mem::take(&mut self.servers) {
             let client = server.local().map_err(AgentError::Local)?;
             sources.push(Arc::new(LocalSource::new(name, client)));
         }
+        Ok(sources)
+    }
+
+    /// Starts the config's servers, serves the in-process tools, and
+    /// builds the catalog. Servers that fail are left out and listed in
+    /// [`Catalog::failures`].
+    pub async fn build(mut self) -> Result<Agent, AgentError> {
+        #[cfg(feature = "local")]
+        let sources = self.local_sources()?;
+        #[cfg(not(feature = "local"))]
+        let sources = std::mem::take(&mut self.sources);
         let catalog = match &self.config {
             Some(config) => Catalog::build(config, sources, self.catalog_options).await,
             None => Catalog::from_sources(sources, self.catalog_options).await,
@@ -356,7 +377,9 @@ impl Agent {
         AgentBuilder {
             provider,
             config: None,
+            #[cfg(feature = "local")]
             local_tools: Vec::new(),
+            #[cfg(feature = "local")]
             servers: Vec::new(),
             sources: Vec::new(),
             catalog_options: CatalogOptions::default(),

@@ -437,12 +437,6 @@ fn failures_become_error_results_that_say_why() {
             },
             "not run: the turn limit was reached",
         ),
-        (
-            CallFailure::InvalidOutput {
-                reason: "/temp: expected number".into(),
-            },
-            "does not match its output schema",
-        ),
     ];
     for (failure, expected) in cases {
         let r = failure.to_result();

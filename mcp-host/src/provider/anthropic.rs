@@ -11,9 +11,9 @@
 use super::http::{ApiClient, ApiEndpoint};
 use super::{Provider, ProviderError, Reply, Request, Stop, ToolCall, Usage};
 use crate::catalog::Catalog;
-use crate::client::BoxFuture;
 use crate::convert;
 use crate::wire::CallToolResult;
+use mcp_client::BoxFuture;
 use serde::Serialize;
 use serde_json::{Value, json};
 

@@ -42,14 +42,14 @@
 //! not retried (the same request would get the same response).
 
 use super::{ProviderError, error_message};
-use crate::client::error::excerpt;
-use crate::client::http::{Connector, chain, connector};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Method, StatusCode, Uri};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
+use mcp_client::http::{Connector, chain, connector};
+use mcp_client::text::excerpt;
 use mcp_protocol::json_budget::JsonBudget;
 use serde_json::Value;
 use std::fmt;

@@ -33,9 +33,9 @@ pub use http::{
 pub use openai::OpenAi;
 
 use crate::catalog::Catalog;
-use crate::client::BoxFuture;
 use crate::convert::CallFailure;
 use crate::wire::CallToolResult;
+use mcp_client::BoxFuture;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;

@@ -8,11 +8,11 @@
 use crate::common;
 
 use common::run;
+use mcp_client::BoxFuture;
 use mcp_host::agent::approval::{ApprovalRequest, Approver, Decision};
 use mcp_host::agent::history::LastTurns;
 use mcp_host::agent::{Agent, MAX_TURNS};
 use mcp_host::catalog::Catalog;
-use mcp_host::client::BoxFuture;
 use mcp_host::config::McpConfig;
 use mcp_host::provider::{
     self, Anthropic, Provider, ProviderError, Reply, Request, ToolCall, Usage,

@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::{Recorder, call, run, script, stdio};
-use mcp_host::client::{
+use mcp_client::{
     ClientError, DispatcherConfig, NoHandler, Reconnector, StdioConfig, StdioFactory,
     StdioTransport,
 };
@@ -292,24 +292,19 @@ struct Sluggish {
     seen: std::sync::atomic::AtomicUsize,
 }
 
-impl mcp_host::client::Handler for Sluggish {
+impl mcp_client::Handler for Sluggish {
     fn request(
         &self,
-        _: mcp_host::client::ServerRequest,
-    ) -> mcp_host::client::BoxFuture<
-        '_,
-        Result<Box<serde_json::value::RawValue>, mcp_host::client::RpcError>,
-    > {
+        _: mcp_client::ServerRequest,
+    ) -> mcp_client::BoxFuture<'_, Result<Box<serde_json::value::RawValue>, mcp_client::RpcError>>
+    {
         Box::pin(async {
             tokio::time::sleep(Duration::from_millis(500)).await;
             Ok(common::raw(json!({"late": true})))
         })
     }
 
-    fn notification(
-        &self,
-        _: mcp_host::client::ServerNotification,
-    ) -> mcp_host::client::BoxFuture<'_, ()> {
+    fn notification(&self, _: mcp_client::ServerNotification) -> mcp_client::BoxFuture<'_, ()> {
         Box::pin(async {
             self.seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             tokio::time::sleep(Duration::from_millis(10)).await;
@@ -334,7 +329,7 @@ fn a_flood_of_notifications_is_bounded_and_does_not_delay_answers() {
         let mut limits = DispatcherConfig::new("flood");
         limits.max_buffered_notifications = 8;
         let client =
-            mcp_host::client::Dispatcher::new(Box::new(transport), inbox, handler.clone(), limits);
+            mcp_client::Dispatcher::new(Box::new(transport), inbox, handler.clone(), limits);
         let started = Instant::now();
         let done = call(&client, "tools/call", json!({}), SECOND)
             .await
@@ -372,7 +367,7 @@ fn buffered_notifications_are_bounded_in_bytes_too() {
         limits.max_buffered_notifications = 10_000;
         limits.max_buffered_notification_bytes = 1_000;
         let client =
-            mcp_host::client::Dispatcher::new(Box::new(transport), inbox, handler.clone(), limits);
+            mcp_client::Dispatcher::new(Box::new(transport), inbox, handler.clone(), limits);
         let done = call(&client, "tools/call", json!({}), SECOND)
             .await
             .unwrap();
@@ -392,14 +387,14 @@ fn limited(
     name: &str,
     command: &str,
     args: &[&str],
-    handler: Arc<dyn mcp_host::client::Handler>,
+    handler: Arc<dyn mcp_client::Handler>,
     change: impl FnOnce(&mut DispatcherConfig),
-) -> mcp_host::client::Dispatcher {
+) -> mcp_client::Dispatcher {
     let (transport, inbox) =
         StdioTransport::spawn(StdioConfig::new(name, command).args(args.iter().copied())).unwrap();
     let mut limits = DispatcherConfig::new(name);
     change(&mut limits);
-    mcp_host::client::Dispatcher::new(Box::new(transport), inbox, handler, limits)
+    mcp_client::Dispatcher::new(Box::new(transport), inbox, handler, limits)
 }
 
 /// Answers each request after 50 ms with `{"n": id}`.
@@ -620,24 +615,24 @@ fn a_server_request_the_server_cancels_is_not_answered() {
         // The sluggish handler answers requests after 500 ms; the recorder
         // sees notifications. One handler for both: forward.
         struct Both(Arc<Sluggish>, Arc<Recorder>);
-        impl mcp_host::client::Handler for Both {
+        impl mcp_client::Handler for Both {
             fn request(
                 &self,
-                r: mcp_host::client::ServerRequest,
-            ) -> mcp_host::client::BoxFuture<
+                r: mcp_client::ServerRequest,
+            ) -> mcp_client::BoxFuture<
                 '_,
-                Result<Box<serde_json::value::RawValue>, mcp_host::client::RpcError>,
+                Result<Box<serde_json::value::RawValue>, mcp_client::RpcError>,
             > {
                 self.0.request(r)
             }
             fn notification(
                 &self,
-                n: mcp_host::client::ServerNotification,
-            ) -> mcp_host::client::BoxFuture<'_, ()> {
+                n: mcp_client::ServerNotification,
+            ) -> mcp_client::BoxFuture<'_, ()> {
                 self.1.notification(n)
             }
         }
-        let client = mcp_host::client::Dispatcher::new(
+        let client = mcp_client::Dispatcher::new(
             Box::new(transport),
             inbox,
             Arc::new(Both(sluggish, recorder.clone())),
@@ -656,7 +651,7 @@ fn a_server_request_the_server_cancels_is_not_answered() {
 #[test]
 fn close_asks_with_eof_then_sigterm_before_it_kills() {
     run(async {
-        use mcp_host::client::{Incoming, Transport};
+        use mcp_client::{Incoming, Transport};
         // Ignores the EOF on its stdin; leaves on SIGTERM, saying so.
         let script = "trap 'echo got TERM >&2; exit 0' TERM; while true; do sleep 0.1; done";
         let mut config = StdioConfig::new("stubborn", "sh").args(["-c", script]);

@@ -8,10 +8,10 @@
 use crate::common;
 
 use common::{run, text};
-use mcp_host::client::ClientError;
-use mcp_host::config::{ServerConfig, Transport};
+use mcp_client::ClientError;
+use mcp_client::{CallOptions, ClientOptions, ElicitFn, McpClient, McpError, Mode};
+use mcp_client::{Endpoint, ServerConfig};
 use mcp_host::convert::CallFailure;
-use mcp_host::mcp_client::{CallOptions, ClientOptions, ElicitFn, McpClient, McpError, Mode};
 use mcp_host::wire::{ElicitAction, ElicitResult, ProgressParams};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -115,7 +115,7 @@ fn stdio(log: &Path, legacy: bool) -> ServerConfig {
     }
     ServerConfig {
         name: "tasks".to_owned(),
-        transport: Transport::Stdio {
+        transport: Endpoint::Stdio {
             command: "python3".into(),
             args: vec![script().to_string_lossy().into_owned()],
             env,
@@ -296,7 +296,7 @@ fn a_failed_task_is_its_json_rpc_error() {
         assert_eq!(rpc.message, "API rate limit exceeded");
         assert_eq!(rpc.data, Some(json!({"retryAfter": 30})));
         // What the model sees: an isError result quoting the error.
-        let failure = error.to_failure("tasks");
+        let failure = CallFailure::from_error(&error, "tasks");
         assert!(matches!(failure, CallFailure::Rpc(_)));
         let shown = text(&failure.to_result());
         assert!(
@@ -330,7 +330,7 @@ fn a_cancelled_or_forgotten_task_ends_the_call_naming_it() {
             reason,
             "was cancelled by the server: an operator stopped it"
         );
-        let shown = text(&error.to_failure("tasks").to_result());
+        let shown = text(&CallFailure::from_error(&error, "tasks").to_result());
         assert!(
             shown.contains("ended without a result") && shown.contains(task_id.as_str()),
             "{shown}"
@@ -529,7 +529,7 @@ impl HttpTasks {
     fn config(&self) -> ServerConfig {
         ServerConfig {
             name: "tasks".to_owned(),
-            transport: Transport::Http {
+            transport: Endpoint::Http {
                 url: self.url.clone(),
                 headers: BTreeMap::new(),
                 declared_sse: false,
@@ -660,7 +660,7 @@ fn the_runtimes_tasks_are_driven_over_stdio_and_http() {
         let configs = [
             ServerConfig {
                 name: "conformance".to_owned(),
-                transport: Transport::Stdio {
+                transport: Endpoint::Stdio {
                     command: common::example("conformance")
                         .to_string_lossy()
                         .into_owned(),
@@ -673,7 +673,7 @@ fn the_runtimes_tasks_are_driven_over_stdio_and_http() {
             },
             ServerConfig {
                 name: "conformance".to_owned(),
-                transport: Transport::Http {
+                transport: Endpoint::Http {
                     url: http.url(),
                     headers: BTreeMap::new(),
                     declared_sse: false,

@@ -6,12 +6,13 @@
 use crate::common;
 
 use common::{HttpServer, args, example, run, text};
-use mcp_host::catalog::{Catalog, CatalogOptions};
-use mcp_host::config::{McpConfig, ServerConfig, Transport};
-use mcp_host::mcp_client::{
+use mcp_client::{
     CallOptions, ClientOptions, ElicitFn, ListLimits, McpClient, McpError, Mode, ProgressFn,
     SampleFn,
 };
+use mcp_client::{Endpoint, ServerConfig};
+use mcp_host::catalog::{Catalog, CatalogOptions};
+use mcp_host::config::McpConfig;
 use mcp_host::wire::{
     CallToolResult, CreateMessageResult, ElicitAction, ElicitResult, Role, SamplingContent,
 };
@@ -25,7 +26,7 @@ use std::time::{Duration, Instant};
 fn stdio(name: &str, command: PathBuf, env: &[(&str, &str)]) -> ServerConfig {
     ServerConfig {
         name: name.to_owned(),
-        transport: Transport::Stdio {
+        transport: Endpoint::Stdio {
             command: command.to_string_lossy().into_owned(),
             args: Vec::new(),
             env: env
@@ -42,7 +43,7 @@ fn stdio(name: &str, command: PathBuf, env: &[(&str, &str)]) -> ServerConfig {
 fn http(name: &str, url: String) -> ServerConfig {
     ServerConfig {
         name: name.to_owned(),
-        transport: Transport::Http {
+        transport: Endpoint::Http {
             url,
             headers: BTreeMap::new(),
             declared_sse: false,
@@ -59,7 +60,7 @@ fn fake(mode: &str, dir: Option<&str>) -> ServerConfig {
     }
     ServerConfig {
         name: format!("fake-{mode}"),
-        transport: Transport::Stdio {
+        transport: Endpoint::Stdio {
             command: "python3".into(),
             args: vec![script.to_string_lossy().into_owned()],
             env,
@@ -306,7 +307,7 @@ fn a_timeout_cancels_and_the_connection_stays() {
                 .unwrap_err();
             assert!(started.elapsed() < Duration::from_secs(5));
             assert!(
-                matches!(&error, McpError::Client(mcp_host::client::ClientError::Timeout { after, .. }) if *after == Duration::from_millis(300)),
+                matches!(&error, McpError::Client(mcp_client::ClientError::Timeout { after, .. }) if *after == Duration::from_millis(300)),
                 "{error:?}"
             );
             // Dropping a call's future cancels it too.
@@ -421,7 +422,7 @@ fn both_eras_over_http() {
                 .unwrap_err();
             assert!(matches!(
                 error,
-                McpError::Client(mcp_host::client::ClientError::Timeout { .. })
+                McpError::Client(mcp_client::ClientError::Timeout { .. })
             ));
             toggled_list_changes(&client).await;
             client.close().await;
@@ -638,7 +639,7 @@ fn interop_with_the_python_sdk_server_over_stdio() {
         for mode in [Mode::Auto, Mode::Legacy] {
             let config = ServerConfig {
                 name: "py".into(),
-                transport: Transport::Stdio {
+                transport: Endpoint::Stdio {
                     command: python.to_string_lossy().into_owned(),
                     args: vec![script.to_string_lossy().into_owned()],
                     env: BTreeMap::new(),
@@ -1188,7 +1189,7 @@ fn header_annotations_cost_a_stdio_server_nothing() {
         for plain in ["1", "0"] {
             let config = ServerConfig {
                 name: "wide".to_owned(),
-                transport: Transport::Stdio {
+                transport: Endpoint::Stdio {
                     command: "python3".into(),
                     args: vec![script.to_string_lossy().into_owned()],
                     env: BTreeMap::from([

@@ -16,8 +16,8 @@
 use crate::common;
 
 use common::{args, run, text};
-use mcp_host::config::{ServerConfig, Transport};
-use mcp_host::mcp_client::{CallOptions, ClientOptions, McpClient, Mode};
+use mcp_client::{CallOptions, ClientOptions, McpClient, Mode};
+use mcp_client::{Endpoint, ServerConfig};
 use mcp_host::wire::ContentBlock;
 use mcp_protocol::ProtocolVersion;
 use serde_json::json;
@@ -117,7 +117,7 @@ fn interop_with_the_typescript_sdk_server_over_stdio() {
         for mode in [Mode::Auto, Mode::Legacy] {
             let config = ServerConfig {
                 name: "ts".into(),
-                transport: Transport::Stdio {
+                transport: Endpoint::Stdio {
                     command: "node".into(),
                     args: vec![script(), sdk.to_string_lossy().into_owned()],
                     env: BTreeMap::new(),
@@ -172,7 +172,7 @@ fn interop_with_the_typescript_sdk_server_over_http() {
         for mode in [Mode::Auto, Mode::Legacy] {
             let config = ServerConfig {
                 name: "ts".into(),
-                transport: Transport::Http {
+                transport: Endpoint::Http {
                     url: format!("http://{addr}/mcp"),
                     headers: BTreeMap::new(),
                     declared_sse: false,

@@ -19,14 +19,15 @@
 //!   `#[schemars(range)]`) are kept where tighter.
 //!
 //! This module owns the public schema generators; `profile.rs` owns the
-//! rewrites that make a generated schema portable.
+//! rewrites that make a generated schema portable. The rewrites into a model
+//! API's form (`--dump-tools`) are pure JSON and shared with hosts:
+//! [`mcp_protocol::model_schema`].
 
 mod profile;
 
 use profile::portable;
 use schemars::generate::SchemaSettings;
-use schemars::transform::{RecursiveTransform, Transform};
-use schemars::{JsonSchema, Schema, SchemaGenerator};
+use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
 fn generator(deserialize: bool) -> SchemaGenerator {
@@ -105,22 +106,6 @@ pub const STANDARD_FORMATS: [&str; 19] = [
     "regex",
 ];
 
-/// Calls `f` on every schema object (the root and its subschemas, parents
-/// before children). Only schema positions are visited: a property named
-/// `format` or `required`, or an object inside `enum`/`default`, is data and
-/// left alone.
-pub(crate) fn visit_schemas(value: &mut Value, f: &mut impl FnMut(&mut Map<String, Value>)) {
-    let Ok(schema) = <&mut Schema>::try_from(value) else {
-        return;
-    };
-    RecursiveTransform(|schema: &mut Schema| {
-        if let Some(map) = schema.as_object_mut() {
-            f(map);
-        }
-    })
-    .transform(schema);
-}
-
 /// `{"result": <schema>}` for sessions that need an object root; `$defs` move
 /// to the new root so local `$ref`s still resolve.
 pub(crate) fn wrap_in_result(schema: &Value) -> Value {
@@ -135,96 +120,6 @@ pub(crate) fn wrap_in_result(schema: &Value) -> Value {
         wrapped["$defs"] = defs;
     }
     wrapped
-}
-
-/// Every keyword of JSON Schema 2020-12 (core, applicator, unevaluated,
-/// validation, meta-data, format and content vocabularies), and draft-07's
-/// `definitions` (hand-written schemas may still point there).
-const STANDARD_KEYWORDS: [&str; 58] = [
-    "$schema",
-    "$id",
-    "$ref",
-    "$anchor",
-    "$dynamicRef",
-    "$dynamicAnchor",
-    "$vocabulary",
-    "$comment",
-    "$defs",
-    "definitions",
-    "prefixItems",
-    "items",
-    "contains",
-    "additionalProperties",
-    "properties",
-    "patternProperties",
-    "dependentSchemas",
-    "propertyNames",
-    "if",
-    "then",
-    "else",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "type",
-    "const",
-    "enum",
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxContains",
-    "minContains",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "dependentRequired",
-    "title",
-    "description",
-    "default",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "examples",
-    "format",
-    "contentEncoding",
-    "contentMediaType",
-    "contentSchema",
-];
-
-/// `schema` as the model APIs' tool arrays carry it (Anthropic
-/// `input_schema`, OpenAI `parameters`): without non-standard keys
-/// (`x-mcp-header`, extensions), which model APIs may reject and which mean
-/// nothing to the model. The same function the `--dump-tools anthropic` and
-/// `openai` dumps use, public for hosts (`mcp-host`) that convert tools
-/// listed by other servers.
-pub fn for_model_api(schema: &Value) -> Value {
-    let mut schema = schema.clone();
-    visit_schemas(&mut schema, &mut |node| {
-        node.retain(|key, _| STANDARD_KEYWORDS.contains(&key.as_str()));
-    });
-    schema
-}
-
-/// `schema` in the subset OpenAI strict function calling accepts (every
-/// property required, optional ones nullable, `additionalProperties:
-/// false`), or every reason it cannot be expressed there, each with its
-/// schema path. The conversion `--dump-tools openai-strict` uses, public for
-/// hosts (`mcp-host`) that convert tools listed by other servers; a host that
-/// sends a strict schema must drop the `null`s the model then sends for
-/// optional arguments before calling a server that does not take `null` as
-/// absent.
-pub fn openai_strict(schema: &Value) -> Result<Value, Vec<String>> {
-    crate::strict::input_schema(schema)
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! to every schema the generators produce: formats, integer ranges, root
 //! self-references, optional properties and unit enums.
 
-use super::{STANDARD_FORMATS, visit_schemas};
+use super::STANDARD_FORMATS;
+use mcp_protocol::model_schema::visit_schemas;
 use schemars::Schema;
 use schemars::transform::{RestrictFormats, Transform};
 use serde_json::{Map, Value};

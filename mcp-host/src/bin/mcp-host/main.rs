@@ -17,13 +17,13 @@
 mod cli;
 
 use cli::{ApproveKind, Args, Parsed, ProviderKind, USAGE};
+use mcp_client::ClientOptions;
 use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
 use mcp_host::agent::calls::CallRecord;
 use mcp_host::agent::history::MaxBytes;
 use mcp_host::agent::{Agent, Answer, Conversation};
 use mcp_host::catalog::CatalogOptions;
 use mcp_host::config::McpConfig;
-use mcp_host::mcp_client::ClientOptions;
 use mcp_host::provider::{Anthropic, ApiClient, OpenAi, Provider, ProviderError, Usage};
 use serde::Serialize;
 use std::io::Write;

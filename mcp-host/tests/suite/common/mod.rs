@@ -5,7 +5,7 @@
 
 pub mod fake_model;
 
-use mcp_host::client::{
+use mcp_client::{
     ClientError, Dispatcher, DispatcherConfig, Handler, NoHandler, RequestOptions, StdioConfig,
     StdioTransport,
 };
@@ -258,8 +258,8 @@ impl Recorder {
 impl Handler for Recorder {
     fn request(
         &self,
-        request: mcp_host::client::ServerRequest,
-    ) -> mcp_host::client::BoxFuture<'_, Result<Box<RawValue>, mcp_host::client::RpcError>> {
+        request: mcp_client::ServerRequest,
+    ) -> mcp_client::BoxFuture<'_, Result<Box<RawValue>, mcp_client::RpcError>> {
         Box::pin(async move {
             let params = request.params.as_deref().map(parsed).unwrap_or(Value::Null);
             self.requests
@@ -271,17 +271,15 @@ impl Handler for Recorder {
                     serde_json::json!({"action": "accept", "content": {"name": "Ada"}}),
                 ))
             } else {
-                Err(mcp_host::client::RpcError::method_not_found(
-                    "Method not found",
-                ))
+                Err(mcp_client::RpcError::method_not_found("Method not found"))
             }
         })
     }
 
     fn notification(
         &self,
-        notification: mcp_host::client::ServerNotification,
-    ) -> mcp_host::client::BoxFuture<'_, ()> {
+        notification: mcp_client::ServerNotification,
+    ) -> mcp_client::BoxFuture<'_, ()> {
         Box::pin(async move {
             let params = notification
                 .params

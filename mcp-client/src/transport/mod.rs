@@ -5,7 +5,15 @@
 //! [`Transport`] (shared, for sending) and its [`Inbox`] (owned by the one
 //! task that routes incoming messages).
 
-use super::error::ClientError;
+pub(crate) mod factory;
+pub(crate) mod framing;
+#[cfg(feature = "http")]
+pub(crate) mod http;
+#[cfg(feature = "http")]
+mod sse;
+pub(crate) mod stdio;
+
+use crate::error::ClientError;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -209,7 +217,7 @@ pub trait Transport: Send + Sync + fmt::Debug + 'static {
 pub type Connection = (Box<dyn Transport>, Inbox);
 
 /// Makes connections to one server: the first, and a new one when the
-/// last is lost (see [`Reconnector`](super::Reconnector)).
+/// last is lost (see [`Reconnector`](crate::Reconnector)).
 pub trait TransportFactory: Send + Sync + fmt::Debug + 'static {
     /// Starts a new connection.
     fn connect(&self) -> BoxFuture<'_, Result<Connection, ClientError>>;

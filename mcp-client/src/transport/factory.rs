@@ -1,8 +1,8 @@
-//! Factories for the two transports, for a [`Reconnector`](super::Reconnector).
+//! Factories for the two transports, for a [`Reconnector`](crate::Reconnector).
 
-use super::error::ClientError;
 use super::stdio::{StdioConfig, StdioTransport};
-use super::transport::{BoxFuture, Connection, Transport, TransportFactory};
+use super::{BoxFuture, Connection, Transport, TransportFactory};
+use crate::error::ClientError;
 
 /// Starts the configured process anew on each connection.
 #[derive(Debug, Clone)]

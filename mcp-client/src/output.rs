@@ -8,6 +8,7 @@
 //! unvalidated.
 
 use jsonschema::{PatternOptions, Validator};
+use mcp_protocol::model::CallToolResult;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::sync::Arc;
@@ -151,6 +152,15 @@ fn within_limits(schema: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// The `isError` result passed on in place of one whose
+/// `structuredContent` breaks the tool's `outputSchema` (`reason`: the first
+/// violation), so the caller (a model) learns why it got nothing usable.
+pub(crate) fn discarded(reason: &str) -> CallToolResult {
+    CallToolResult::error(format!(
+        "The tool's structured result does not match its output schema ({reason}); it was discarded."
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,6 +185,20 @@ mod tests {
         let validator = runtime.block_on(compile(schema)).unwrap();
         assert!(validator.is_valid(&json!({"email": "ada@example.org", "word": "Ünïcödé"})));
         assert!(!validator.is_valid(&json!({"email": "no"})));
+    }
+
+    #[test]
+    fn a_discarded_result_says_why() {
+        let result = discarded("/temp: expected number");
+        assert!(result.is_error);
+        let text = serde_json::to_value(&result).unwrap()["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            text.contains("does not match its output schema (/temp: expected number)"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! Payloads (`params`, `result`) stay unparsed JSON text (`RawValue`): this
 //! layer routes messages and never needs to know what they say.
 
-use super::error::RpcError;
+use crate::error::RpcError;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 

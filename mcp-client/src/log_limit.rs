@@ -95,7 +95,7 @@ pub(crate) fn cut_line(bytes: &[u8], cut: usize) -> String {
     let keep = bytes.len().min(LOG_LINE_BYTES);
     let cut = cut + (bytes.len() - keep);
     let text = String::from_utf8_lossy(&bytes[..keep]);
-    let mut text = super::error::excerpt(&text, text.len());
+    let mut text = crate::text::excerpt(&text, text.len());
     if cut > 0 {
         text.push_str(&format!("… ({cut} bytes cut)"));
     }

@@ -1,8 +1,8 @@
 //! The stdio transport: a child process, one JSON-RPC message per line on
 //! its stdin and stdout, its stderr forwarded to our log (each line cut to
-//! [`LOG_LINE_BYTES`](super::LOG_LINE_BYTES), at most
-//! [`LOG_BURST`](super::LOG_BURST) lines at once and
-//! [`LOG_RATE`](super::LOG_RATE) a second after that, the rest counted).
+//! [`LOG_LINE_BYTES`](crate::LOG_LINE_BYTES), at most
+//! [`LOG_BURST`](crate::LOG_BURST) lines at once and
+//! [`LOG_RATE`](crate::LOG_RATE) a second after that, the rest counted).
 //!
 //! **Environment**: the child gets only [`DEFAULT_INHERITED_ENV_VARS`] of
 //! ours (what the official SDKs pass) plus [`StdioConfig::env`], unless
@@ -19,10 +19,10 @@
 //! another grace, then SIGKILL. Dropping the transport without closing
 //! kills the group at once.
 
-use super::error::ClientError;
 use super::framing::{Line, LineReader};
-use super::log_limit::{LOG_LINE_BYTES, LogLimiter, cut_line};
-use super::transport::{BoxFuture, Inbox, InboxSender, Incoming, Outgoing, Transport};
+use super::{BoxFuture, Inbox, InboxSender, Incoming, Outgoing, Transport};
+use crate::error::ClientError;
+use crate::log_limit::{LOG_LINE_BYTES, LogLimiter, cut_line};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};

@@ -2,13 +2,13 @@
 //! sampling requests go to the user's async handlers, progress to the
 //! callback of the call it reports on, `list_changed` marks the tool cache
 //! stale, log messages go to our log under the server's name (cut to
-//! [`LOG_LINE_BYTES`](crate::client::LOG_LINE_BYTES) and rate-limited: see
+//! [`LOG_LINE_BYTES`](crate::LOG_LINE_BYTES) and rate-limited: see
 //! [`LogLimiter`]).
 
-use crate::client::error::excerpt;
-use crate::client::log_limit::{LOG_LINE_BYTES, LogLimiter, cut_line};
-use crate::client::{BoxFuture, Handler, RpcError, ServerNotification, ServerRequest};
-use crate::wire::{
+use crate::log_limit::{LOG_LINE_BYTES, LogLimiter, cut_line};
+use crate::text::excerpt;
+use crate::{BoxFuture, Handler, RpcError, ServerNotification, ServerRequest};
+use mcp_protocol::model::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, InputRequest,
     ProgressParams, ServerNotification as Notification, ServerRequest as Request,
 };

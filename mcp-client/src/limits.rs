@@ -35,11 +35,11 @@ pub const DEFAULT_MAX_PAGES: usize = 100;
 pub const DEFAULT_MAX_LISTING_TREE_BYTES: usize = 32 << 20;
 
 /// The caps on one server's `tools/list`; a listing that passes one fails
-/// with [`McpError::Limit`](super::McpError::Limit) naming it, and a
-/// [`Catalog`](crate::catalog::Catalog) leaves that server out.
+/// with [`McpError::Limit`](crate::McpError::Limit) naming it, and a
+/// host that builds a catalog of many servers (as mcp-host does) leaves that server out.
 ///
 /// ```
-/// use mcp_host::mcp_client::{ClientOptions, ListLimits};
+/// use mcp_client::{ClientOptions, ListLimits};
 ///
 /// let options = ClientOptions {
 ///     list_limits: ListLimits {

@@ -8,11 +8,12 @@
 //! Connections are pooled and kept alive (hyper-util's client), so calls at
 //! a high rate do not pay a TCP (and TLS) handshake each.
 
-use super::error::{ClientError, excerpt};
-use super::jsonrpc::{self, Message};
 use super::sse::{Event, SseParser};
 use super::stdio::DEFAULT_MAX_MESSAGE_BYTES;
-use super::transport::{BoxFuture, Inbox, InboxSender, Incoming, Outgoing, Transport};
+use super::{BoxFuture, Inbox, InboxSender, Incoming, Outgoing, Transport};
+use crate::error::ClientError;
+use crate::jsonrpc::{self, Message};
+use crate::text::excerpt;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
@@ -25,10 +26,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::task::AbortHandle;
 
+/// The connector of [`connector`]: TCP, and rustls over it with `https`.
 #[cfg(feature = "https")]
-pub(crate) type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+pub type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+/// The connector of [`connector`]: TCP, and rustls over it with `https`.
 #[cfg(not(feature = "https"))]
-pub(crate) type Connector = HttpConnector;
+pub type Connector = HttpConnector;
 
 type HttpClient = Client<Connector, Full<Bytes>>;
 
@@ -115,7 +118,7 @@ fn header_pair(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), Cli
 
 /// An error with its causes, which hyper keeps apart (`client error
 /// (Connect)` alone says little).
-pub(crate) fn chain(error: &dyn std::error::Error) -> String {
+pub fn chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {
@@ -132,8 +135,8 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// A pooled HTTP(S) connector: TCP_NODELAY, `connect_timeout`, and (with
 /// `https`) rustls over the compiled-in Mozilla roots. The model APIs'
-/// client ([`crate::provider`]) uses the same one.
-pub(crate) fn connector(connect_timeout: Duration) -> Connector {
+/// client (mcp-host's provider) uses the same one.
+pub fn connector(connect_timeout: Duration) -> Connector {
     let mut http = HttpConnector::new();
     http.set_connect_timeout(Some(connect_timeout));
     http.set_nodelay(true);

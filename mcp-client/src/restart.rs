@@ -1,8 +1,8 @@
 //! Making a connection again once it is lost, a bounded number of times.
 
-use super::dispatch::{Dispatcher, DispatcherConfig, Handler};
-use super::error::ClientError;
-use super::transport::TransportFactory;
+use crate::dispatch::{Dispatcher, DispatcherConfig, Handler};
+use crate::error::ClientError;
+use crate::transport::TransportFactory;
 use std::sync::Arc;
 
 #[derive(Debug, Default)]

@@ -8,11 +8,12 @@
 //! the answers to our requests, and memory stays bounded whatever the
 //! server sends.
 
-use super::error::{ClientError, RpcError, excerpt};
-use super::framing::IdScan;
-use super::jsonrpc::{self, Message, ServerRequestId};
-use super::log_limit::LogLimiter;
-use super::transport::{BoxFuture, Inbox, Incoming, Outgoing, Transport};
+use crate::error::{ClientError, RpcError};
+use crate::jsonrpc::{self, Message, ServerRequestId};
+use crate::log_limit::LogLimiter;
+use crate::text::excerpt;
+use crate::transport::framing::IdScan;
+use crate::transport::{BoxFuture, Inbox, Incoming, Outgoing, Transport};
 use mcp_protocol::json_budget::{JsonBudget, OverBudget};
 use serde::Deserialize;
 use serde_json::value::RawValue;

@@ -1,0 +1,153 @@
+//! The handshake of each era: `server/discover` (2026-07-28) and the
+//! legacy `initialize`, and when a failed probe means "legacy server".
+
+use super::{Era, HANDSHAKE_TIMEOUT, McpClient, handler::HostHandler, raw_params};
+use crate::{ClientError, Dispatcher, McpError, RequestOptions};
+use mcp_protocol::ProtocolVersion;
+use mcp_protocol::meta::Envelope;
+use mcp_protocol::model::{
+    ClientCapabilities, DiscoverResult, Implementation, InitializeParams, InitializeResult,
+    MetaParams, method,
+};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+impl McpClient {
+    /// What a handshake needs, borrowed from the client.
+    pub(super) fn parts(&self) -> Parts<'_> {
+        Parts {
+            server: &self.inner.config.name,
+            handler: &self.inner.handler,
+            http: self.inner.http,
+            envelope: &self.inner.envelope,
+            capabilities: &self.inner.capabilities,
+            client_info: &self.inner.options.client_info,
+        }
+    }
+}
+
+/// Whether a failed `server/discover` probe means "legacy server": every
+/// JSON-RPC error but a `-32022` naming only modern revisions, an HTTP 4xx,
+/// a timeout, a malformed answer (the Python SDK's denylist).
+pub(super) fn falls_back(error: &ClientError) -> bool {
+    match error {
+        ClientError::Rpc(e) if e.code == -32022 => {
+            let supported: Option<Vec<String>> = e
+                .data
+                .as_ref()
+                .and_then(|d| d.get("supported"))
+                .and_then(|s| serde_json::from_value(s.clone()).ok());
+            match supported {
+                Some(list) => list
+                    .iter()
+                    .any(|v| ProtocolVersion::parse(v).is_some_and(|v| !v.is_modern())),
+                None => true,
+            }
+        }
+        ClientError::Rpc(_) | ClientError::Timeout { .. } | ClientError::Malformed { .. } => true,
+        ClientError::Http { status, .. } => (400..500).contains(status),
+        _ => false,
+    }
+}
+
+/// What a handshake needs, borrowed from the client (also before it exists).
+pub(super) struct Parts<'a> {
+    pub(super) server: &'a str,
+    pub(super) handler: &'a HostHandler,
+    pub(super) http: bool,
+    pub(super) envelope: &'a Envelope<'static>,
+    pub(super) capabilities: &'a ClientCapabilities,
+    pub(super) client_info: &'a Implementation,
+}
+
+impl Parts<'_> {
+    fn handshake_options(&self, timeout: Duration) -> RequestOptions {
+        let mut options = RequestOptions::timeout(timeout);
+        // Neither `initialize` nor `server/discover` is cancellable.
+        options.cancel_notification = false;
+        options
+    }
+
+    /// `server/discover`: `Some(Modern)` when the server speaks 2026-07-28,
+    /// `None` when its answer names only legacy revisions.
+    pub(super) async fn discover(
+        &self,
+        dispatcher: &Dispatcher,
+        timeout: Duration,
+    ) -> Result<Option<Era>, McpError> {
+        let params = MetaParams {
+            meta: self.envelope.clone(),
+        };
+        let version = ProtocolVersion::V2026_07_28.as_str();
+        let options = self
+            .handshake_options(timeout)
+            .header("MCP-Protocol-Version", version)
+            .header("Mcp-Method", method::DISCOVER);
+        let result = dispatcher
+            .request(method::DISCOVER, Some(&raw_params(&params)), options)
+            .await?;
+        let Ok(result) = serde_json::from_str::<DiscoverResult>(result.get()) else {
+            return Ok(None);
+        };
+        if !result.supported_versions.iter().any(|v| v == version) {
+            return Ok(None);
+        }
+        if self.http {
+            dispatcher.set_headers(&[("MCP-Protocol-Version".to_owned(), version.to_owned())])?;
+        }
+        let lists_changes = result
+            .capabilities
+            .tools
+            .as_ref()
+            .is_some_and(|t| t.list_changed);
+        self.handler
+            .lists_changes
+            .store(lists_changes, Ordering::Release);
+        tracing::debug!(server = %self.server, "speaking 2026-07-28");
+        Ok(Some(Era::Modern))
+    }
+
+    /// The legacy handshake.
+    pub(super) async fn initialize(&self, dispatcher: &Dispatcher) -> Result<Era, McpError> {
+        let params = InitializeParams {
+            protocol_version: ProtocolVersion::LATEST_LEGACY.as_str().to_owned(),
+            capabilities: self.capabilities.clone(),
+            client_info: self.client_info.clone(),
+        };
+        let result = dispatcher
+            .request(
+                method::INITIALIZE,
+                Some(&raw_params(&params)),
+                self.handshake_options(HANDSHAKE_TIMEOUT),
+            )
+            .await?;
+        let result: InitializeResult =
+            serde_json::from_str(result.get()).map_err(|e| McpError::Protocol {
+                server: self.server.to_owned(),
+                reason: format!("its initialize result does not parse: {e}"),
+            })?;
+        let version = match ProtocolVersion::parse(&result.protocol_version) {
+            Some(v) if !v.is_modern() => v,
+            _ => {
+                return Err(McpError::UnsupportedVersion {
+                    server: self.server.to_owned(),
+                    version: result.protocol_version,
+                });
+            }
+        };
+        dispatcher.notify(method::INITIALIZED, None, &[]).await?;
+        if self.http {
+            dispatcher.set_headers(&[(
+                "MCP-Protocol-Version".to_owned(),
+                version.as_str().to_owned(),
+            )])?;
+            // The GET stream carries `list_changed`; a server without one
+            // (405) is fine.
+            if let Err(e) = dispatcher.listen().await {
+                tracing::debug!(server = %self.server, error = %e, "no GET stream");
+            }
+        }
+        tracing::debug!(server = %self.server, version = %version, "speaking the legacy handshake");
+        Ok(Era::Legacy(version))
+    }
+}

@@ -1,0 +1,216 @@
+//! The server's tool list: every page fetched within the [`ListLimits`],
+//! cached per connection until its `ttlMs` passes or the server says it
+//! changed (`notifications/tools/list_changed`, on a `subscriptions/listen`
+//! stream in 2026-07-28), each tool kept with what a call of it needs.
+
+use super::{Era, HANDSHAKE_TIMEOUT, McpClient, raw_params};
+use crate::headers::{self, HeaderParam};
+use crate::limits;
+#[cfg(feature = "output-schema")]
+use crate::output;
+use crate::{Dispatcher, McpError};
+use mcp_protocol::model::{
+    ListToolsParams, ListenParams, SubscriptionFilter, Tool, ToolAnnotations, method,
+};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// A tool as the client keeps it: what a call needs beside the definition.
+pub(super) struct Entry {
+    pub(super) params: Vec<HeaderParam>,
+    /// The `outputSchema`, compiled when a result first arrives.
+    #[cfg(feature = "output-schema")]
+    pub(super) output: Option<output::OutputCheck>,
+}
+
+pub(super) struct Cache {
+    tools: Arc<Vec<Tool>>,
+    entries: Arc<HashMap<String, Arc<Entry>>>,
+    fetched: Instant,
+    ttl: Option<Duration>,
+    generation: u64,
+    connection: u64,
+}
+
+impl McpClient {
+    /// The server's tools, every page, from the cache while it is fresh.
+    pub async fn list_tools(&self) -> Result<Arc<Vec<Tool>>, McpError> {
+        Ok(self.cached_or_fetch().await?.0)
+    }
+
+    /// Forgets the cached tool list; the next [`list_tools`](Self::list_tools)
+    /// asks the server.
+    pub fn invalidate_tools(&self) {
+        *self.inner.cache.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    pub(super) async fn cached_or_fetch(
+        &self,
+    ) -> Result<(Arc<Vec<Tool>>, Arc<HashMap<String, Arc<Entry>>>), McpError> {
+        let (dispatcher, era, number) = self.session().await?;
+        {
+            let cache = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(cache) = cache.as_ref()
+                && cache.connection == number
+                && cache.generation == self.inner.handler.generation()
+                && cache.ttl.is_none_or(|ttl| cache.fetched.elapsed() < ttl)
+            {
+                return Ok((Arc::clone(&cache.tools), Arc::clone(&cache.entries)));
+            }
+        }
+        if era == Era::Modern {
+            self.ensure_listening(&dispatcher, number).await;
+        }
+        let generation = self.inner.handler.generation();
+        let fetched = Instant::now();
+        let (tools, ttl) = self.fetch_tools(&dispatcher, era).await?;
+        let mut kept = Vec::with_capacity(tools.len());
+        let mut entries = HashMap::new();
+        for mut tool in tools {
+            // The keyword is 2026-07-28 HTTP's, and so is the duty: stdio
+            // and a legacy session mirror no arguments into headers, so
+            // their schemas are not walked at all.
+            let params = if self.inner.http && era == Era::Modern {
+                match headers::header_params(&tool.input_schema) {
+                    Ok(params) => params,
+                    Err(reason) => {
+                        tracing::warn!(server = %self.inner.config.name, tool = %tool.name, %reason, "tool dropped: its x-mcp-header breaks the rules");
+                        continue;
+                    }
+                }
+            } else {
+                Vec::new()
+            };
+            if !self.inner.config.trusted {
+                tool.annotations = tool.annotations.take().map(|a| ToolAnnotations {
+                    title: a.title,
+                    ..ToolAnnotations::default()
+                });
+            }
+            let entry = Entry {
+                params,
+                #[cfg(feature = "output-schema")]
+                output: tool.output_schema.as_ref().map(output::OutputCheck::new),
+            };
+            entries.insert(tool.name.clone(), Arc::new(entry));
+            kept.push(tool);
+        }
+        let tools = Arc::new(kept);
+        let entries = Arc::new(entries);
+        *self.inner.cache.lock().unwrap_or_else(|e| e.into_inner()) = Some(Cache {
+            tools: Arc::clone(&tools),
+            entries: Arc::clone(&entries),
+            fetched,
+            ttl,
+            generation,
+            connection: number,
+        });
+        Ok((tools, entries))
+    }
+
+    /// The cached entry of tool `name`, stale or not: a call needs only its
+    /// header parameters and validator, and listing before every call of a
+    /// server with `ttlMs: 0` would double its requests.
+    pub(super) fn known_entry(&self, name: &str) -> Option<Arc<Entry>> {
+        let cache = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.as_ref()?.entries.get(name).cloned()
+    }
+
+    async fn fetch_tools(
+        &self,
+        dispatcher: &Dispatcher,
+        era: Era,
+    ) -> Result<(Vec<Tool>, Option<Duration>), McpError> {
+        let server = &self.inner.config.name;
+        let refused = |why: limits::Refused| match why {
+            limits::Refused::Cap(reason) => McpError::Limit {
+                server: server.clone(),
+                reason,
+            },
+            limits::Refused::Malformed(reason) => McpError::Protocol {
+                server: server.clone(),
+                reason,
+            },
+        };
+        let mut listing = limits::Listing::new(self.inner.options.list_limits);
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut ttl: Option<Duration> = None;
+        loop {
+            listing.next_page().map_err(refused)?;
+            let params = ListToolsParams {
+                cursor: cursor.take(),
+                meta: (era == Era::Modern).then(|| self.inner.envelope.clone()),
+            };
+            // The page stays text until the caps let it through.
+            let text = dispatcher
+                .request(
+                    method::TOOLS_LIST,
+                    Some(&raw_params(&params)),
+                    self.request_options(era, method::TOOLS_LIST, None, HANDSHAKE_TIMEOUT),
+                )
+                .await?;
+            let page = listing.admit(text.get()).map_err(refused)?;
+            if let Some(ms) = page.ttl_ms {
+                let page_ttl = Duration::from_millis(ms);
+                ttl = Some(ttl.map_or(page_ttl, |t| t.min(page_ttl)));
+            }
+            tools.reserve(page.tools.len());
+            for tool in page.tools {
+                let tool: Tool =
+                    serde_json::from_str(tool.get()).map_err(|e| McpError::Protocol {
+                        server: server.clone(),
+                        reason: format!("its tools/list result does not parse: {e}"),
+                    })?;
+                tools.push(tool);
+            }
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok((tools, ttl)),
+            }
+        }
+    }
+
+    /// Opens a `subscriptions/listen` stream for `tools/list_changed` on a
+    /// 2026-07-28 connection, once per connection, when the server says it
+    /// sends them. The request stays open for the connection's life; its
+    /// notifications reach the handler like any other.
+    async fn ensure_listening(&self, dispatcher: &Arc<Dispatcher>, number: u64) {
+        let mut conn = self.inner.conn.lock().await;
+        if conn.listen.is_some()
+            || conn.number != number
+            || !self.inner.handler.lists_changes.load(Ordering::Acquire)
+        {
+            return;
+        }
+        let params = ListenParams {
+            notifications: SubscriptionFilter {
+                tools_list_changed: Some(true),
+                ..SubscriptionFilter::default()
+            },
+            meta: self.inner.envelope.clone(),
+        };
+        let params = raw_params(&params);
+        let mut options = self.request_options(
+            Era::Modern,
+            method::SUBSCRIPTIONS_LISTEN,
+            None,
+            Duration::MAX,
+        );
+        // Ending the stream is the cancellation on HTTP; stdio sends it.
+        options.cancel_notification = !self.inner.http;
+        let dispatcher = Arc::clone(dispatcher);
+        let server = self.inner.config.name.clone();
+        let task = tokio::spawn(async move {
+            if let Err(e) = dispatcher
+                .request(method::SUBSCRIPTIONS_LISTEN, Some(&params), options)
+                .await
+            {
+                tracing::debug!(%server, error = %e, "subscriptions/listen ended");
+            }
+        });
+        conn.listen = Some(task.abort_handle());
+    }
+}

@@ -1,0 +1,404 @@
+//! The era layer over the [`Dispatcher`]: an MCP
+//! client of one configured server, speaking the legacy handshake
+//! (2024-11-05 to 2025-11-25) or the stateless 2026-07-28 era.
+//!
+//! - **Connecting** ([`McpClient::connect`]): in [`Mode::Auto`] (the
+//!   default) `server/discover` is probed first and the legacy `initialize`
+//!   handshake follows on any JSON-RPC error, an HTTP 4xx, a timeout or a
+//!   result that names no 2026-07-28 version, as the Python SDK's `Client`
+//!   does (a denylist: only a `-32022` whose `supported` list holds no
+//!   legacy version is an incompatibility). [`Mode::Legacy`] offers
+//!   2025-11-25, accepts any legacy revision the server chooses that we
+//!   speak, refuses another with [`McpError::UnsupportedVersion`], sends
+//!   `notifications/initialized` and then sets `MCP-Protocol-Version` on
+//!   HTTP. [`Mode::Modern`] sends the `_meta` envelope on every request and
+//!   the `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` headers on HTTP.
+//! - **Tools** ([`McpClient::list_tools`]): every `nextCursor` followed,
+//!   within [`ListLimits`] (tools, bytes, pages and parsed memory per
+//!   listing, each checked on a page's text before its tools are parsed; a
+//!   cursor handed out twice ends the listing): a server past one fails
+//!   with [`McpError::Limit`] naming the cap; cached until `ttlMs` passes
+//!   or the server says the list changed
+//!   (`notifications/tools/list_changed`: legacy, or on a
+//!   `subscriptions/listen` stream opened when a 2026-07-28 server declares
+//!   `tools.listChanged`). On 2026-07-28 HTTP a tool whose `x-mcp-header`
+//!   breaks the rules (or declares more than 64) is dropped with a warning
+//!   naming it and the rule; elsewhere the keyword is not looked at.
+//!   Annotations of an untrusted server keep only their `title`: its hints
+//!   are not believed.
+//! - **Calls** ([`McpClient::call_tool`]): a timeout (default
+//!   [`DEFAULT_CALL_TIMEOUT`]) over the whole call that cancels it; a
+//!   progress callback; elicitation and sampling answered by the handlers of
+//!   [`ClientOptions`] (legacy server requests, or 2026-07-28
+//!   `input_required` rounds, at most [`ClientOptions::max_input_rounds`]);
+//!   `structuredContent` validated against the tool's `outputSchema`
+//!   (feature `output-schema`, default), a violation returned as an
+//!   `isError` result; the validator is compiled when a result of that
+//!   tool first arrives, within the limits of [`output`], and a schema
+//!   past them is skipped with a warning (results pass unvalidated); every
+//!   call logged for audit (target `mcp_host::audit`: server, tool,
+//!   duration, isError).
+//! - **Tasks** (the `io.modelcontextprotocol/tasks` extension, declared in
+//!   every 2026-07-28 request's envelope unless [`ClientOptions::tasks`] is
+//!   off): a `tools/call` the server answers with a task is driven to its
+//!   end inside [`McpClient::call_tool`] — `tasks/get` polled at the
+//!   server's `pollIntervalMs`, its `statusMessage` reported as progress,
+//!   its `inputRequests` answered once each through the same handlers
+//!   (`tasks/update`), `tasks/cancel` on timeout or when the call is
+//!   dropped — so the caller sees an ordinary result, or the task's
+//!   JSON-RPC error, or [`McpError::TaskEnded`].
+//! - **Restarts**: a connection found lost is made again once, on next use,
+//!   with a new handshake.
+
+mod call;
+mod handler;
+mod handshake;
+mod listing;
+mod options;
+mod tasks;
+
+pub use handler::{ElicitFn, ProgressFn, SampleFn};
+pub use options::{
+    CallOptions, ClientOptions, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_INPUT_ROUNDS, HANDSHAKE_TIMEOUT,
+    MAX_PAGES, Mode, PROBE_TIMEOUT,
+};
+
+use crate::config::{Endpoint, ServerConfig};
+use crate::headers;
+use crate::log_limit::LogLimiter;
+use crate::{
+    Dispatcher, DispatcherConfig, McpError, Reconnector, RequestOptions, StdioConfig, StdioFactory,
+    TransportFactory,
+};
+use handler::HostHandler;
+use handshake::{Parts, falls_back};
+use listing::Cache;
+use mcp_protocol::ProtocolVersion;
+use mcp_protocol::meta::Envelope;
+use mcp_protocol::model::{ClientCapabilities, JsonObject};
+use mcp_protocol::task::TASKS_EXTENSION;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The era a connection speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Era {
+    Legacy(ProtocolVersion),
+    Modern,
+}
+
+struct Conn {
+    reconnector: Arc<Reconnector>,
+    current: Arc<Dispatcher>,
+    era: Era,
+    /// Counts connections, so a cache knows it is of an earlier one.
+    number: u64,
+    listen: Option<tokio::task::AbortHandle>,
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        if let Some(listen) = self.listen.take() {
+            listen.abort();
+        }
+    }
+}
+
+struct Inner {
+    config: ServerConfig,
+    options: ClientOptions,
+    handler: Arc<HostHandler>,
+    http: bool,
+    envelope: Envelope<'static>,
+    capabilities: ClientCapabilities,
+    conn: tokio::sync::Mutex<Conn>,
+    cache: std::sync::Mutex<Option<Cache>>,
+    next_token: AtomicU64,
+}
+
+/// An MCP client of one server. Cheap to clone; clones share the connection.
+#[derive(Clone)]
+pub struct McpClient {
+    inner: Arc<Inner>,
+}
+
+impl fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpClient")
+            .field("server", &self.inner.config.name)
+            .field("options", &self.inner.options)
+            .finish_non_exhaustive()
+    }
+}
+
+fn raw_params<T: Serialize>(value: &T) -> Box<RawValue> {
+    serde_json::value::to_raw_value(value)
+        .unwrap_or_else(|_| unreachable!("the client's own params are plain JSON objects"))
+}
+
+fn factory(
+    config: &ServerConfig,
+    close_grace: Duration,
+) -> Result<Arc<dyn TransportFactory>, McpError> {
+    match &config.transport {
+        Endpoint::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+            inherit_env,
+        } => {
+            let mut stdio = StdioConfig::new(config.name.clone(), command.clone())
+                .args(args.clone())
+                .inherit_env(*inherit_env)
+                .close_grace(close_grace);
+            for (key, value) in env {
+                stdio = stdio.env(key.clone(), value.clone());
+            }
+            if let Some(cwd) = cwd {
+                stdio.cwd = Some(cwd.into());
+            }
+            Ok(Arc::new(StdioFactory(stdio)))
+        }
+        Endpoint::Http {
+            declared_sse: true, ..
+        } => Err(McpError::Config {
+            server: config.name.clone(),
+            reason: "`\"type\": \"sse\"` (the 2024-11-05 HTTP+SSE transport) is not supported; use Streamable HTTP".into(),
+        }),
+        #[cfg(feature = "http")]
+        Endpoint::Http { url, headers, .. } => {
+            let mut http = crate::HttpConfig::new(config.name.clone(), url.clone());
+            for (name, value) in headers {
+                http = http.header(name.clone(), value.clone());
+            }
+            Ok(Arc::new(crate::HttpFactory(http)))
+        }
+        #[cfg(not(feature = "http"))]
+        Endpoint::Http { .. } => Err(McpError::Config {
+            server: config.name.clone(),
+            reason: "HTTP servers need mcp-host's `http` feature".into(),
+        }),
+    }
+}
+
+impl McpClient {
+    /// Connects to `config`'s server with the default [`ClientOptions`].
+    pub async fn connect(config: ServerConfig) -> Result<McpClient, McpError> {
+        McpClient::connect_with(config, ClientOptions::default()).await
+    }
+
+    /// Connects to `config`'s server: starts it (stdio) or reaches it
+    /// (HTTP) and makes the handshake of `options.mode`.
+    pub async fn connect_with(
+        config: ServerConfig,
+        options: ClientOptions,
+    ) -> Result<McpClient, McpError> {
+        let factory = factory(&config, options.close_grace)?;
+        let http = matches!(config.transport, Endpoint::Http { .. });
+        let handler = Arc::new(HostHandler {
+            server: config.name.clone(),
+            elicit: options.elicitation.clone(),
+            sample: options.sampling.clone(),
+            progress: Default::default(),
+            tools_generation: AtomicU64::new(0),
+            lists_changes: AtomicBool::new(false),
+            log: Mutex::new(LogLimiter::new(config.name.clone(), "log notification")),
+        });
+        let capabilities = ClientCapabilities {
+            elicitation: options.elicitation.as_ref().map(|_| JsonObject::new()),
+            sampling: options.sampling.as_ref().map(|_| JsonObject::new()),
+            ..ClientCapabilities::default()
+        };
+        // The extension is a per-request capability of 2026-07-28, so it
+        // goes in the envelope only, never in a legacy `initialize`.
+        let mut modern_capabilities = capabilities.clone();
+        if options.tasks {
+            modern_capabilities.extensions = Some(JsonObject::from_iter([(
+                TASKS_EXTENSION.to_owned(),
+                Value::Object(JsonObject::new()),
+            )]));
+        }
+        let envelope = modern_capabilities
+            .envelope(ProtocolVersion::V2026_07_28.as_str(), &options.client_info)
+            .map_err(|e| McpError::Protocol {
+                server: config.name.clone(),
+                reason: e.to_string(),
+            })?;
+        let mut dispatcher_config = DispatcherConfig::new(config.name.clone());
+        dispatcher_config.default_timeout = options.call_timeout;
+        let new_reconnector = || {
+            Arc::new(Reconnector::new(
+                Arc::clone(&factory),
+                Arc::clone(&handler) as Arc<dyn crate::Handler>,
+                dispatcher_config.clone(),
+            ))
+        };
+        let mut reconnector = new_reconnector();
+        let mut current = reconnector.connect().await?;
+        let parts = Parts {
+            server: &config.name,
+            handler: &handler,
+            http,
+            envelope: &envelope,
+            capabilities: &capabilities,
+            client_info: &options.client_info,
+        };
+        let era = match options.mode {
+            Mode::Legacy => parts.initialize(&current).await?,
+            Mode::Modern => match parts.discover(&current, HANDSHAKE_TIMEOUT).await {
+                Ok(Some(era)) => era,
+                Ok(None) => {
+                    return Err(McpError::NotModern {
+                        server: config.name.clone(),
+                        reason: "its server/discover names no 2026-07-28 revision".into(),
+                    });
+                }
+                Err(McpError::Client(e)) if falls_back(&e) => {
+                    return Err(McpError::NotModern {
+                        server: config.name.clone(),
+                        reason: e.to_string(),
+                    });
+                }
+                Err(e) => return Err(e),
+            },
+            Mode::Auto => match parts.discover(&current, PROBE_TIMEOUT).await {
+                Ok(Some(era)) => era,
+                Ok(None) => parts.initialize(&current).await?,
+                Err(McpError::Client(e)) if falls_back(&e) => {
+                    tracing::debug!(server = %config.name, error = %e, "server/discover refused; the legacy handshake follows");
+                    if current.is_closed() {
+                        // The server gave up on the probe (some exit on a
+                        // request before `initialize`): a fresh process,
+                        // not counted as the one restart.
+                        reconnector = new_reconnector();
+                        current = reconnector.connect().await?;
+                    }
+                    parts.initialize(&current).await?
+                }
+                Err(e) => return Err(e),
+            },
+        };
+        let client = McpClient {
+            inner: Arc::new(Inner {
+                conn: tokio::sync::Mutex::new(Conn {
+                    reconnector,
+                    current,
+                    era,
+                    number: 0,
+                    listen: None,
+                }),
+                config,
+                options,
+                handler,
+                http,
+                envelope,
+                capabilities,
+                cache: std::sync::Mutex::new(None),
+                next_token: AtomicU64::new(1),
+            }),
+        };
+        Ok(client)
+    }
+
+    /// The server's config name.
+    pub fn name(&self) -> &str {
+        &self.inner.config.name
+    }
+
+    /// Whether the server's annotations are believed (config `trusted`).
+    pub fn trusted(&self) -> bool {
+        self.inner.config.trusted
+    }
+
+    /// The revision the connection speaks (`2026-07-28` or the legacy one
+    /// the handshake chose).
+    pub async fn protocol_version(&self) -> ProtocolVersion {
+        match self.inner.conn.lock().await.era {
+            Era::Legacy(v) => v,
+            Era::Modern => ProtocolVersion::V2026_07_28,
+        }
+    }
+
+    /// How many times the connection was made again.
+    pub async fn restarts(&self) -> u32 {
+        let reconnector = Arc::clone(&self.inner.conn.lock().await.reconnector);
+        reconnector.restarts().await
+    }
+
+    /// Ends the connection.
+    pub async fn close(&self) {
+        let conn = self.inner.conn.lock().await;
+        conn.current.close().await;
+    }
+
+    /// The live connection, made again (once in the client's life) when
+    /// the last one was lost.
+    async fn session(&self) -> Result<(Arc<Dispatcher>, Era, u64), McpError> {
+        let mut conn = self.inner.conn.lock().await;
+        if conn.current.is_closed() {
+            let fresh = conn.reconnector.restart(&conn.current).await?;
+            let era = match conn.era {
+                Era::Legacy(_) => self.parts().initialize(&fresh).await?,
+                Era::Modern => self
+                    .parts()
+                    .discover(&fresh, HANDSHAKE_TIMEOUT)
+                    .await?
+                    .ok_or_else(|| McpError::NotModern {
+                        server: self.inner.config.name.clone(),
+                        reason: "after a restart its server/discover names no 2026-07-28 revision"
+                            .into(),
+                    })?,
+            };
+            if let Some(listen) = conn.listen.take() {
+                listen.abort();
+            }
+            conn.current = fresh;
+            conn.era = era;
+            conn.number += 1;
+        }
+        Ok((Arc::clone(&conn.current), conn.era, conn.number))
+    }
+
+    /// The options of a request of `method` in `era` (`Mcp-Method`, and
+    /// `Mcp-Name` when `name` is given, on 2026-07-28).
+    fn request_options(
+        &self,
+        era: Era,
+        method: &str,
+        name: Option<&str>,
+        timeout: Duration,
+    ) -> RequestOptions {
+        let mut options = RequestOptions::timeout(timeout);
+        if era == Era::Modern {
+            options = options.header("Mcp-Method", method);
+            if let Some(name) = name {
+                options = options.header("Mcp-Name", headers::encode(name));
+            }
+            // On 2026-07-28 HTTP, dropping the response stream is the
+            // cancellation; stdio sends the notification.
+            options.cancel_notification = !self.inner.http;
+        }
+        options
+    }
+
+    async fn typed<T: DeserializeOwned>(
+        &self,
+        dispatcher: &Dispatcher,
+        method: &str,
+        params: Option<&RawValue>,
+        options: RequestOptions,
+    ) -> Result<T, McpError> {
+        let result = dispatcher.request(method, params, options).await?;
+        serde_json::from_str(result.get()).map_err(|e| McpError::Protocol {
+            server: self.inner.config.name.clone(),
+            reason: format!("its {method} result does not parse: {e}"),
+        })
+    }
+}

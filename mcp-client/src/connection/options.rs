@@ -1,0 +1,141 @@
+//! How a client connects and how one call is made, and their defaults.
+
+use super::handler::{ElicitFn, ProgressFn, SampleFn};
+use crate::limits::{DEFAULT_MAX_PAGES, ListLimits};
+use mcp_protocol::model::Implementation;
+use std::fmt;
+use std::time::Duration;
+
+/// The default timeout of a call (60 s, as `mcp-host --tool-timeout`).
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The default bound on 2026-07-28 `input_required` rounds of one call.
+pub const DEFAULT_MAX_INPUT_ROUNDS: usize = 8;
+
+/// How long the handshake (`server/discover`, `initialize`) and each
+/// `tools/list` page may take.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long the `server/discover` probe of [`Mode::Auto`] waits before
+/// deciding the server is legacy (some legacy servers ignore requests that
+/// come before `initialize`).
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The most `tools/list` pages followed by default (a server that never
+/// stops handing out cursors is an error, not a hang): the default of
+/// [`ListLimits::max_pages`].
+pub const MAX_PAGES: usize = DEFAULT_MAX_PAGES;
+
+/// Which era to speak.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// 2026-07-28 when the server speaks it, else the legacy handshake.
+    #[default]
+    Auto,
+    /// The `initialize` handshake only.
+    Legacy,
+    /// 2026-07-28 only.
+    Modern,
+}
+
+/// How a client connects and answers the server.
+#[derive(Clone)]
+pub struct ClientOptions {
+    /// The era. Default [`Mode::Auto`].
+    pub mode: Mode,
+    /// Who we are (`clientInfo`). Default `mcp-host` at this crate's version.
+    pub client_info: Implementation,
+    /// Answers elicitation; without it the capability is not declared.
+    pub elicitation: Option<ElicitFn>,
+    /// Answers sampling; without it the capability is not declared.
+    pub sampling: Option<SampleFn>,
+    /// The bound on `input_required` rounds of one call. Default
+    /// [`DEFAULT_MAX_INPUT_ROUNDS`].
+    pub max_input_rounds: usize,
+    /// The timeout of a call whose [`CallOptions`] names none. Default
+    /// [`DEFAULT_CALL_TIMEOUT`].
+    pub call_timeout: Duration,
+    /// Whether 2026-07-28 requests declare the Tasks extension
+    /// (`io.modelcontextprotocol/tasks`), so a server may answer
+    /// `tools/call` with a task the client then drives to its result.
+    /// Default `true`; never declared in a legacy session.
+    pub tasks: bool,
+    /// How long a stdio server gets to exit after its stdin is closed (and
+    /// again after SIGTERM) when the client closes it. Default
+    /// [`DEFAULT_CLOSE_GRACE`](crate::DEFAULT_CLOSE_GRACE).
+    pub close_grace: Duration,
+    /// The caps on what one `tools/list` may build (tools, bytes, pages,
+    /// memory). Default [`ListLimits::default`].
+    pub list_limits: ListLimits,
+}
+
+impl fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("mode", &self.mode)
+            .field("client_info", &self.client_info)
+            .field("elicitation", &self.elicitation.is_some())
+            .field("sampling", &self.sampling.is_some())
+            .field("max_input_rounds", &self.max_input_rounds)
+            .field("call_timeout", &self.call_timeout)
+            .field("tasks", &self.tasks)
+            .field("close_grace", &self.close_grace)
+            .field("list_limits", &self.list_limits)
+            .finish()
+    }
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            mode: Mode::Auto,
+            client_info: Implementation::new("mcp-host", env!("CARGO_PKG_VERSION")),
+            elicitation: None,
+            sampling: None,
+            max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+            tasks: true,
+            close_grace: crate::DEFAULT_CLOSE_GRACE,
+            list_limits: ListLimits::default(),
+        }
+    }
+}
+
+impl ClientOptions {
+    /// The defaults in `mode`.
+    pub fn mode(mode: Mode) -> Self {
+        ClientOptions {
+            mode,
+            ..ClientOptions::default()
+        }
+    }
+}
+
+/// How one call is made.
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    /// The timeout of the whole call (all its rounds); the client's
+    /// [`ClientOptions::call_timeout`] when `None`.
+    pub timeout: Option<Duration>,
+    /// Receives the call's `notifications/progress`.
+    pub progress: Option<ProgressFn>,
+}
+
+impl fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("timeout", &self.timeout)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl CallOptions {
+    /// The defaults with this timeout.
+    pub fn timeout(timeout: Duration) -> Self {
+        CallOptions {
+            timeout: Some(timeout),
+            progress: None,
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! An MCP client: a connection to one [Model Context
+//! Protocol](https://modelcontextprotocol.io) server, over a child
+//! process's stdio or Streamable HTTP, in either era of the protocol (the
+//! `initialize` handshake of 2024-11-05 to 2025-11-25, or stateless
+//! 2026-07-28). It knows nothing of model APIs: a host builds on it.
+//!
+//! # Connect to a stdio server
+//!
+//! [`McpClient::connect`] starts the program and makes the handshake
+//! ([`Mode::Auto`]: 2026-07-28 when the server speaks it, else the legacy
+//! one). The child gets only a few of this process's environment variables
+//! ([`DEFAULT_INHERITED_ENV_VARS`]) plus what [`Endpoint::Stdio`] sets.
+//!
+//! ```no_run
+//! use mcp_client::{McpClient, ServerConfig};
+//!
+//! # async fn run() -> Result<(), mcp_client::McpError> {
+//! let server = ServerConfig::stdio("files", "npx", ["-y", "@modelcontextprotocol/server-filesystem", "."]);
+//! let client = McpClient::connect(server).await?;
+//! println!("speaking {}", client.protocol_version().await.as_str());
+//! # Ok(()) }
+//! ```
+//!
+//! # Connect to an HTTP server
+//!
+//! With the `http` feature (`https` for `https://` URLs; both default).
+//! Headers such as `Authorization` go in [`Endpoint::Http`]; the options
+//! ([`ClientOptions`]) choose the era, the timeouts, the answers to the
+//! server's elicitation and sampling requests, and the caps on its tool
+//! list.
+//!
+//! ```no_run
+//! use mcp_client::{ClientOptions, Endpoint, McpClient, Mode, ServerConfig};
+//!
+//! # async fn run() -> Result<(), mcp_client::McpError> {
+//! let mut server = ServerConfig::http("weather", "https://example.com/mcp");
+//! if let Endpoint::Http { headers, .. } = &mut server.transport {
+//!     headers.insert("Authorization".into(), "Bearer my-token".into());
+//! }
+//! let client = McpClient::connect_with(server, ClientOptions::mode(Mode::Modern)).await?;
+//! # let _ = client;
+//! # Ok(()) }
+//! ```
+//!
+//! # List the tools
+//!
+//! [`McpClient::list_tools`] follows every page, within [`ListLimits`],
+//! and keeps the list until its `ttlMs` passes or the server says it
+//! changed.
+//!
+//! ```no_run
+//! # async fn run(client: mcp_client::McpClient) -> Result<(), mcp_client::McpError> {
+//! for tool in client.list_tools().await?.iter() {
+//!     println!("{}: {}", tool.name, tool.description.as_deref().unwrap_or(""));
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! # Call a tool
+//!
+//! A tool's own failure is an `isError` result; `Err` is a call that
+//! produced none ([`McpError`]: the server is gone, the call timed out, it
+//! answered a JSON-RPC error…). A call the server runs as a task (the
+//! Tasks extension) is driven to its end inside
+//! [`call_tool`](McpClient::call_tool).
+//!
+//! ```no_run
+//! use mcp_client::CallOptions;
+//! use std::time::Duration;
+//!
+//! # async fn run(client: mcp_client::McpClient) -> Result<(), mcp_client::McpError> {
+//! let arguments = serde_json::json!({"city": "Paris"});
+//! let result = client
+//!     .call_tool(
+//!         "get_weather",
+//!         arguments.as_object().cloned(),
+//!         CallOptions::timeout(Duration::from_secs(10)),
+//!     )
+//!     .await?;
+//! println!("is_error: {}, {:?}", result.is_error, result.content);
+//! client.close().await;
+//! # Ok(()) }
+//! ```
+//!
+//! # Below the client: JSON-RPC over a transport
+//!
+//! [`McpClient`] stands on a [`Dispatcher`]: JSON-RPC over a [`Transport`]
+//! ([`StdioTransport`], [`HttpTransport`]), knowing nothing of MCP's
+//! methods. It matches answers to requests by id, cancels what times out or
+//! is dropped, hands the server's own requests and notifications to a
+//! [`Handler`], and reports every failure as one [`ClientError`]; a
+//! [`Reconnector`] makes a lost connection again. Use it for a method the
+//! typed client does not offer:
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), mcp_client::ClientError> {
+//! use mcp_client::*;
+//! use std::sync::Arc;
+//! let (transport, inbox) = StdioTransport::spawn(StdioConfig::new("demo", "my-server"))?;
+//! let client = Dispatcher::new(Box::new(transport), inbox, Arc::new(NoHandler), DispatcherConfig::new("demo"));
+//! let params = serde_json::value::to_raw_value(&serde_json::json!({
+//!     "protocolVersion": "2025-11-25", "capabilities": {},
+//!     "clientInfo": {"name": "demo", "version": "1"}})).unwrap();
+//! let result = client.request("initialize", Some(&params), RequestOptions::default()).await?;
+//! println!("{}", result.get());
+//! # Ok(()) }
+//! ```
+//!
+//! # Features
+//!
+//! - `http`: [`HttpTransport`], Streamable HTTP over `http://`;
+//! - `https` (default, implies `http`): `https://` too, through rustls with
+//!   the Mozilla roots compiled in;
+//! - `output-schema` (default): a result's `structuredContent` checked
+//!   against the tool's `outputSchema` ([`output`]).
+
+mod config;
+mod connection;
+mod dispatch;
+mod error;
+mod headers;
+mod jsonrpc;
+mod limits;
+pub(crate) mod log_limit;
+#[cfg(feature = "output-schema")]
+pub mod output;
+mod restart;
+pub mod text;
+mod transport;
+
+pub use config::{Endpoint, ServerConfig};
+
+/// The HTTP(S) client pieces a host shares with its other HTTP clients (the
+/// model APIs' in mcp-host): one pooled connector with the same trust roots,
+/// and error text with its causes.
+#[cfg(feature = "http")]
+pub mod http {
+    pub use crate::transport::http::{Connector, chain, connector};
+}
+pub use connection::{
+    CallOptions, ClientOptions, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_INPUT_ROUNDS, ElicitFn,
+    HANDSHAKE_TIMEOUT, MAX_PAGES, McpClient, Mode, PROBE_TIMEOUT, ProgressFn, SampleFn,
+};
+pub use dispatch::{
+    DEFAULT_JSON_BUDGET, DEFAULT_TIMEOUT, Dispatcher, DispatcherConfig, Handler, NoHandler,
+    RequestOptions, ServerNotification, ServerRequest,
+};
+pub use error::{ClientError, McpError, RpcError};
+pub use limits::{
+    DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_LISTING_TREE_BYTES, DEFAULT_MAX_PAGES,
+    DEFAULT_MAX_TOOLS, ListLimits,
+};
+pub use log_limit::{LOG_BURST, LOG_LINE_BYTES, LOG_RATE};
+pub use restart::Reconnector;
+#[cfg(feature = "http")]
+pub use transport::factory::HttpFactory;
+pub use transport::factory::StdioFactory;
+#[cfg(feature = "http")]
+pub use transport::http::{HttpConfig, HttpTransport};
+pub use transport::stdio::{
+    DEFAULT_CLOSE_GRACE, DEFAULT_INHERITED_ENV_VARS, DEFAULT_MAX_MESSAGE_BYTES, StdioConfig,
+    StdioTransport,
+};
+pub use transport::{BoxFuture, Transport, TransportFactory};
+// The plumbing between a transport and its dispatcher: public for a
+// transport written outside this crate, not part of the guide.
+#[doc(hidden)]
+pub use transport::{Connection, DEFAULT_INBOX_BYTES, Inbox, InboxSender, Incoming, Outgoing};
