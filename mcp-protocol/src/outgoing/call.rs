@@ -36,8 +36,8 @@ pub enum CallToolResult<'a> {
 
 /// `{"result": …}`, the object root older revisions need around other roots.
 #[derive(Serialize)]
-struct Wrapped<'a> {
-    result: &'a RawValue,
+pub(super) struct Wrapped<'a> {
+    pub(super) result: &'a RawValue,
 }
 
 /// A text content block.

@@ -4,6 +4,8 @@
 use super::*;
 use crate::__private::tool_builder;
 use crate::context::elicit::{ElicitRequest, FormField};
+use crate::outcome::ToolOutcome;
+use crate::protocol::ErrorCode;
 use crate::protocol::model::{ContentBlock, ElicitAction, Role, SamplingContent};
 use crate::tool::Tool;
 use crate::{SampleRequest, ToolBuilder};

@@ -1,0 +1,86 @@
+//! How a finished call is answered, whoever made it: the one decision from
+//! a tool's outcome to a `tools/call` result (structured output checked and
+//! wrapped for the revision, content blocks, an `isError` text) or a
+//! protocol error. Each caller says only where the answer goes: the wire
+//! writes it as a frame on the measured fast path ([`frame`]), the
+//! in-process door and a task's record take the owned model ([`model`]),
+//! both renderings of the same [`CallToolResult`].
+
+use crate::content::Content;
+use crate::outcome::ToolOutcome;
+use crate::protocol::frame::Frame;
+use crate::protocol::model;
+use crate::protocol::outgoing::{self, CallToolResult, Reply};
+use crate::protocol::{ProtocolVersion, RpcError};
+use crate::tool::Tool;
+use serde_json::value::RawValue;
+
+/// Renders `outcome`, a call of `tool` under `version`, through `render`:
+/// the result the revision shows, or the protocol error the call ended
+/// with. A structured output that is not JSON becomes an error result.
+pub(crate) fn answer<R>(
+    tool: &Tool,
+    outcome: &ToolOutcome,
+    version: ProtocolVersion,
+    render: impl FnOnce(Result<&CallToolResult<'_>, &RpcError>) -> R,
+) -> R {
+    match outcome {
+        ToolOutcome::Structured(text) => structured(tool, text, &[], version, render),
+        ToolOutcome::StructuredWith { json, content } => {
+            structured(tool, json, content, version, render)
+        }
+        ToolOutcome::Content(blocks) => render(Ok(&CallToolResult::Content(blocks))),
+        ToolOutcome::Error(message) => render(Ok(&CallToolResult::Error(message))),
+        ToolOutcome::Protocol(error) => render(Err(error)),
+    }
+}
+
+fn structured<R>(
+    tool: &Tool,
+    text: &str,
+    content: &[Content],
+    version: ProtocolVersion,
+    render: impl FnOnce(Result<&CallToolResult<'_>, &RpcError>) -> R,
+) -> R {
+    match outgoing::structured_json(text) {
+        Ok(json) => render(Ok(&CallToolResult::Structured {
+            json: &json,
+            wrap: tool.wraps_output(version),
+            content,
+        })),
+        Err(err) => {
+            let message = format!(
+                "The tool '{}' produced a structured result that is not JSON: {err}",
+                tool.name
+            );
+            render(Ok(&CallToolResult::Error(&message)))
+        }
+    }
+}
+
+/// The wire's answer to call `id`: its response frame, shaped by `reply`.
+pub(crate) fn frame(
+    reply: Reply<'_>,
+    id: &RawValue,
+    tool: &Tool,
+    outcome: &ToolOutcome,
+    version: ProtocolVersion,
+) -> Frame {
+    answer(tool, outcome, version, |answer| match answer {
+        Ok(result) => reply.call_result(result),
+        Err(error) => outgoing::rpc_error(Some(id), error),
+    })
+}
+
+/// The owned answer: the model's result, or the protocol error (what the
+/// in-process door returns and a task stores).
+pub(crate) fn model(
+    tool: &Tool,
+    outcome: &ToolOutcome,
+    version: ProtocolVersion,
+) -> Result<model::CallToolResult, RpcError> {
+    answer(tool, outcome, version, |answer| match answer {
+        Ok(result) => Ok(result.to_model(version)),
+        Err(error) => Err(error.clone()),
+    })
+}
