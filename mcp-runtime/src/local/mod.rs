@@ -11,7 +11,7 @@
 
 use crate::conn::client::ClientInfo;
 use crate::conn::connection::{CancelSignal, Connection};
-use crate::conn::peer::Peer;
+use crate::conn::peer::{Asked, LogMessage, Peer, Progress};
 use crate::context::{Context, ContextParts};
 use crate::error::Error;
 use crate::level::Level;
@@ -201,36 +201,41 @@ impl fmt::Debug for LocalPeer {
     }
 }
 
+/// The callbacks take the model's typed values; the call's progress
+/// token and log level are the handle's, whatever the call presents.
 impl Peer for LocalPeer {
-    fn progress_token(&self) -> Option<&Value> {
+    fn progress_token<'a>(&'a self, _: Option<&'a Value>) -> Option<&'a Value> {
         self.progress.as_ref().map(|(_, token)| token)
     }
 
-    fn progress(&self, params: ProgressParams) {
+    fn progress(&self, progress: Progress<'_>) {
         if let Some((callback, _)) = &self.progress {
-            callback(params);
+            callback(progress.to_model());
         }
     }
 
-    fn log_level(&self) -> Option<Level> {
+    fn log_level(&self, _: ProtocolVersion, _: Option<Level>) -> Option<Level> {
         self.log.as_ref().map(|(_, level)| *level)
     }
 
-    fn log(&self, params: LoggingMessageParams) {
+    fn log(&self, message: LogMessage<'_>) {
         if let Some((callback, _)) = &self.log {
-            callback(params);
+            callback(message.into_model());
         }
     }
 
-    fn elicit(&self, params: ElicitParams) -> Option<BoxFuture<Result<ElicitResult, RpcError>>> {
-        self.elicit.as_ref().map(|callback| callback(params))
+    fn elicit(&self, params: ElicitParams) -> Asked<ElicitResult> {
+        match &self.elicit {
+            Some(callback) => Asked::Answer(callback(params)),
+            None => Asked::Unable,
+        }
     }
 
-    fn sample(
-        &self,
-        params: CreateMessageParams,
-    ) -> Option<BoxFuture<Result<CreateMessageResult, RpcError>>> {
-        self.sample.as_ref().map(|callback| callback(params))
+    fn sample(&self, params: CreateMessageParams) -> Asked<CreateMessageResult> {
+        match &self.sample {
+            Some(callback) => Asked::Answer(callback(params)),
+            None => Asked::Unable,
+        }
     }
 }
 

@@ -17,15 +17,14 @@ use super::finish;
 use super::run::{self, Ending, run_tool, with_timeout};
 use crate::conn::client::ClientInfo;
 use crate::conn::connection::{CancelSignal, Connection};
-use crate::conn::peer::Peer;
+use crate::conn::peer::{Asked, LogMessage, Peer, Progress};
 use crate::context::elicit::Interrupt;
 use crate::context::{Context, ContextParts, TaskBegun, TaskStart};
 use crate::level::Level;
 use crate::limits::QueueTimeout;
 use crate::outcome::ToolError;
 use crate::protocol::model::{
-    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, LoggingMessageParams,
-    ProgressParams, RpcError,
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, RpcError,
 };
 use crate::protocol::outgoing::{Capabilities, ErrorData, Reply};
 use crate::protocol::task::TaskStatus;
@@ -465,35 +464,36 @@ impl TaskRun {
     }
 }
 
+/// Progress becomes the record's `statusMessage` (under a token of the
+/// task's own, whatever the request carried); questions become its
+/// `input_required` rounds.
 impl Peer for TaskRun {
-    fn progress_token(&self) -> Option<&Value> {
+    fn progress_token<'a>(&'a self, _: Option<&'a Value>) -> Option<&'a Value> {
         Some(&TASK_PROGRESS)
     }
 
-    fn progress(&self, params: ProgressParams) {
-        let message = params.message.unwrap_or_else(|| match params.total {
-            Some(total) => format!("{} of {total}", params.progress),
-            None => format!("{} done", params.progress),
-        });
+    fn progress(&self, progress: Progress<'_>) {
+        let message = match (progress.message, progress.total) {
+            (Some(message), _) => message.to_owned(),
+            (None, Some(total)) => format!("{} of {total}", progress.progress),
+            (None, None) => format!("{} done", progress.progress),
+        };
         self.report(message);
     }
 
     /// No log messages for tasks: the extension carries none.
-    fn log_level(&self) -> Option<Level> {
+    fn log_level(&self, _: ProtocolVersion, _: Option<Level>) -> Option<Level> {
         None
     }
 
-    fn log(&self, _params: LoggingMessageParams) {}
+    fn log(&self, _: LogMessage<'_>) {}
 
-    fn elicit(&self, params: ElicitParams) -> Option<BoxFuture<Result<ElicitResult, RpcError>>> {
-        Some(self.ask("elicitation/create", serde_json::to_value(params)))
+    fn elicit(&self, params: ElicitParams) -> Asked<ElicitResult> {
+        Asked::Answer(self.ask("elicitation/create", serde_json::to_value(params)))
     }
 
-    fn sample(
-        &self,
-        params: CreateMessageParams,
-    ) -> Option<BoxFuture<Result<CreateMessageResult, RpcError>>> {
-        Some(self.ask("sampling/createMessage", serde_json::to_value(params)))
+    fn sample(&self, params: CreateMessageParams) -> Asked<CreateMessageResult> {
+        Asked::Answer(self.ask("sampling/createMessage", serde_json::to_value(params)))
     }
 }
 
