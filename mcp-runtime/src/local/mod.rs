@@ -18,8 +18,8 @@ use crate::level::Level;
 use crate::principal::Principal;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::model::{
-    self, CallToolResult, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
-    Implementation, LoggingMessageParams, ProgressParams, RpcError,
+    self, CallToolResult, ClientCapabilities, CreateMessageParams, CreateMessageResult,
+    ElicitParams, ElicitResult, Implementation, LoggingMessageParams, ProgressParams, RpcError,
 };
 use crate::server::Server;
 use crate::session::call_span::Outcome;
@@ -31,7 +31,7 @@ use crate::tool::call::Arguments;
 use crate::util::BoxFuture;
 use serde::Deserialize as _;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -493,19 +493,18 @@ impl Door {
             in_flight: Arc::clone(&self.in_flight),
         };
         change(&mut door);
-        let mut capabilities = Map::new();
-        if door.elicit.is_some() {
-            capabilities.insert("elicitation".into(), json!({}));
-        }
-        if door.sample.is_some() {
-            capabilities.insert("sampling".into(), json!({}));
-        }
+        // The capabilities of the callbacks it has, as the model writes them.
+        let capabilities = ClientCapabilities {
+            elicitation: door.elicit.is_some().then(Map::new),
+            sampling: door.sample.is_some().then(Map::new),
+            ..ClientCapabilities::default()
+        };
         door.client = Arc::new(ClientInfo {
             info: door
                 .client_info
                 .as_ref()
                 .and_then(|info| serde_json::to_value(info).ok()),
-            capabilities: Value::Object(capabilities),
+            capabilities: serde_json::to_value(capabilities).unwrap_or_default(),
         });
         let client_key = door
             .principal
