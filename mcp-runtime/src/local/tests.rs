@@ -9,6 +9,7 @@ use crate::protocol::ErrorCode;
 use crate::protocol::model::{ContentBlock, ElicitAction, Role, SamplingContent};
 use crate::tool::Tool;
 use crate::{SampleRequest, ToolBuilder};
+use serde_json::json;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
