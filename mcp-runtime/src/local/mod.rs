@@ -430,7 +430,7 @@ impl LocalClient {
         );
         let span = match admitted {
             Ok(span) => span,
-            Err(refusal) => return finish::model(&tool, &refusal, version),
+            Err(refusal) => return finish::model(&tool, refusal, version),
         };
         let peer = door.peer_for(&options, n);
         let cancel = CancelSignal::default();
@@ -461,7 +461,7 @@ impl LocalClient {
                 context.finish();
                 cancel_on_drop.0 = None;
                 span.close(&tool.name, id, Outcome::IsError);
-                return finish::model(&tool, &busy, version);
+                return finish::model(&tool, busy, version);
             }
         };
         let timeout = run::timeout(shared, &tool, false, options.timeout);
@@ -471,7 +471,7 @@ impl LocalClient {
         context.finish();
         cancel_on_drop.0 = None;
         span.close(&tool.name, id, ran.outcome());
-        finish::model(&tool, &ran.outcome, version)
+        finish::model(&tool, ran.outcome, version)
     }
 }
 

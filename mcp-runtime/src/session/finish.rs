@@ -2,9 +2,12 @@
 //! a tool's outcome to a `tools/call` result (structured output checked and
 //! wrapped for the revision, content blocks, an `isError` text) or a
 //! protocol error. Each caller says only where the answer goes: the wire
-//! writes it as a frame on the measured fast path ([`frame`]), the
-//! in-process door and a task's record take the owned model ([`model`]),
-//! both renderings of the same [`CallToolResult`].
+//! writes it as a frame on the measured fast path ([`frame`]: borrowed,
+//! checked once by `structured_json`), the in-process door and a task's
+//! record take the owned model ([`model`]: the outcome's parts moved into
+//! it, parsed once). Both read the same rules: the revision's wrapping
+//! (`Tool::wraps_output`), the text mirror, the error for output that is
+//! not JSON.
 
 use crate::content::Content;
 use crate::outcome::ToolOutcome;
@@ -48,13 +51,7 @@ fn structured<R>(
             wrap: tool.wraps_output(version),
             content,
         })),
-        Err(err) => {
-            let message = format!(
-                "The tool '{}' produced a structured result that is not JSON: {err}",
-                tool.name
-            );
-            render(Ok(&CallToolResult::Error(&message)))
-        }
+        Err(err) => render(Ok(&CallToolResult::Error(&not_json(tool, &err)))),
     }
 }
 
@@ -73,14 +70,31 @@ pub(crate) fn frame(
 }
 
 /// The owned answer: the model's result, or the protocol error (what the
-/// in-process door returns and a task stores).
+/// in-process door returns and a task stores), built from the outcome's
+/// parts, moved: the same answer as [`frame`]'s, rendered as the model.
 pub(crate) fn model(
     tool: &Tool,
-    outcome: &ToolOutcome,
+    outcome: ToolOutcome,
     version: ProtocolVersion,
 ) -> Result<model::CallToolResult, RpcError> {
-    answer(tool, outcome, version, |answer| match answer {
-        Ok(result) => Ok(result.to_model(version)),
-        Err(error) => Err(error.clone()),
+    let structured = |json: String, content: Vec<Content>| {
+        let wrap = tool.wraps_output(version);
+        model::CallToolResult::structured(json, wrap, content, version)
+            .unwrap_or_else(|err| model::CallToolResult::error(not_json(tool, &err)))
+    };
+    Ok(match outcome {
+        ToolOutcome::Structured(json) => structured(json, Vec::new()),
+        ToolOutcome::StructuredWith { json, content } => structured(json, content),
+        ToolOutcome::Content(blocks) => model::CallToolResult::blocks(blocks),
+        ToolOutcome::Error(message) => model::CallToolResult::error(message),
+        ToolOutcome::Protocol(error) => return Err(error),
     })
+}
+
+/// Why a structured output that is not JSON was not sent.
+fn not_json(tool: &Tool, err: &serde_json::Error) -> String {
+    format!(
+        "The tool '{}' produced a structured result that is not JSON: {err}",
+        tool.name
+    )
 }

@@ -590,7 +590,7 @@ pub(super) fn task_end(
         Ending::Cancelled => (Outcome::Cancelled, Settled::Cancelled),
         Ending::Outcome(ran) => {
             let outcome = ran.outcome();
-            match finish::model(tool, &ran.outcome, version) {
+            match finish::model(tool, ran.outcome, version) {
                 Err(error) => (outcome, Settled::Failed(error)),
                 Ok(result) => match serde_json::to_value(result) {
                     Ok(result) => (outcome, Settled::Completed(result)),
