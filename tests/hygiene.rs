@@ -7,8 +7,8 @@
 
 use mcp_runtime::Server;
 
-// The module graph of mcp-runtime/src: acyclic (ARCHITECTURE.md, "How the
-// layering is checked").
+// The module graph of every workspace crate, at every folder level: acyclic
+// (ARCHITECTURE.md, "How the layering is checked").
 mod module_graph;
 
 mod shadowed {
