@@ -98,3 +98,65 @@ fn not_json(tool: &Tool, err: &serde_json::Error) -> String {
         tool.name
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::Audience;
+    use crate::protocol::outgoing::{Implementation, server_meta};
+    use crate::tool::ToolBuilder;
+    use serde_json::{Value, json};
+
+    fn tool(name: &str) -> ToolBuilder {
+        ToolBuilder::new(name, |_| Box::pin(async { ToolOutcome::text("") }))
+    }
+
+    /// The two renderings of one answer agree: the wire's frame, read back
+    /// as the model, is the door's model, for each kind of outcome.
+    #[test]
+    fn the_frame_and_the_model_say_the_same() {
+        let plain = tool("plain").build();
+        let number = tool("number")
+            .output_schema(json!({"type": "number"}))
+            .build();
+        let version = ProtocolVersion::LATEST_LEGACY;
+        let meta = server_meta(&Implementation::new("s", "1", None, version));
+        let id = RawValue::from_string("7".to_owned()).unwrap();
+        let cases = [
+            (&plain, ToolOutcome::Structured(r#"{"a": 1}"#.to_owned())),
+            (
+                &plain,
+                ToolOutcome::Structured("{\n  \"a\": 1\n}".to_owned()),
+            ),
+            (&number, ToolOutcome::Structured("3".to_owned())),
+            (
+                &plain,
+                ToolOutcome::StructuredWith {
+                    json: r#"{"b":2}"#.to_owned(),
+                    content: vec![Content::text("and a block")],
+                },
+            ),
+            (
+                &plain,
+                ToolOutcome::Content(vec![Content::text("x").audience(Audience::User)]),
+            ),
+            (&plain, ToolOutcome::error("it failed")),
+            (&plain, ToolOutcome::Structured("not json".to_owned())),
+        ];
+        for (tool, outcome) in cases {
+            let reply = Reply::new(&id, version, &meta);
+            let sent = frame(reply, &id, tool, &outcome, version);
+            let response: Value = serde_json::from_slice(&sent.into_bytes()).unwrap();
+            let read: model::CallToolResult =
+                serde_json::from_value(response["result"].clone()).unwrap();
+            assert_eq!(model(tool, outcome, version), Ok(read), "{response}");
+        }
+        let error = RpcError::invalid_params("bad");
+        let reply = Reply::new(&id, version, &meta);
+        let outcome = ToolOutcome::Protocol(error.clone());
+        let sent = frame(reply, &id, &plain, &outcome, version);
+        let response: Value = serde_json::from_slice(&sent.into_bytes()).unwrap();
+        assert_eq!(response["error"]["message"], "bad");
+        assert_eq!(model(&plain, outcome, version), Err(error));
+    }
+}
