@@ -36,8 +36,8 @@ pub enum CallToolResult<'a> {
 
 /// `{"result": …}`, the object root older revisions need around other roots.
 #[derive(Serialize)]
-struct Wrapped<'a> {
-    result: &'a RawValue,
+pub(super) struct Wrapped<T> {
+    pub(super) result: T,
 }
 
 /// A text content block.

@@ -9,6 +9,7 @@
 //! revision has them.
 
 mod call;
+mod call_model;
 mod notify;
 mod results;
 

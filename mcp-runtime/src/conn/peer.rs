@@ -1,44 +1,140 @@
-//! The seam between a running call and a client that is not at the end of
-//! a wire: what the call sends its client (progress, log messages) and asks
-//! it (elicitation, sampling) as typed values of the client-direction model
-//! ([`crate::protocol::model`]), not frames. The in-process door
-//! (`local/`) implements it with its callbacks; a call that came over a
-//! transport has no peer, and its context renders frames into the
-//! connection's outbox as before (the wire's borrowed, allocation-free
-//! rendering stays on its path).
+//! The seam between a running call and its client: what the call sends its
+//! client (progress, log messages) and asks it (elicitation, sampling).
+//! Every call has one peer, and the context asks it rather than knowing
+//! which kind it has: the connection the call came on (the wire, rendering
+//! frames into its outbox, borrowed and allocation-free as before), the
+//! in-process door's callbacks (`local/`, typed values of
+//! [`crate::protocol::model`]), or a task's record once the call became a
+//! task (`session/tasks.rs`).
 
+use super::connection::Connection;
 use crate::level::Level;
 use crate::protocol::model::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, LoggingMessageParams,
     ProgressParams, RpcError,
 };
+use crate::protocol::{ProtocolVersion, outgoing};
 use crate::util::BoxFuture;
 use serde_json::Value;
 use std::fmt;
 
-/// A client reached by calls rather than frames.
+/// A `notifications/progress` a call sends, borrowed from the call.
+#[derive(Debug)]
+pub(crate) struct Progress<'a> {
+    pub(crate) token: &'a Value,
+    pub(crate) progress: f64,
+    pub(crate) total: Option<f64>,
+    pub(crate) message: Option<&'a str>,
+}
+
+impl Progress<'_> {
+    /// As the model's params (for a peer that takes typed values).
+    pub(crate) fn to_model(&self) -> ProgressParams {
+        ProgressParams {
+            progress_token: self.token.clone(),
+            progress: self.progress,
+            total: self.total,
+            message: self.message.map(str::to_owned),
+        }
+    }
+}
+
+/// A `notifications/message` a call sends.
+#[derive(Debug)]
+pub(crate) struct LogMessage<'a> {
+    pub(crate) level: Level,
+    /// The tool that logs it.
+    pub(crate) logger: &'a str,
+    pub(crate) data: Value,
+}
+
+impl LogMessage<'_> {
+    /// As the model's params (for a peer that takes typed values).
+    pub(crate) fn into_model(self) -> LoggingMessageParams {
+        LoggingMessageParams {
+            level: self.level.as_str().to_owned(),
+            logger: Some(self.logger.to_owned()),
+            data: self.data,
+        }
+    }
+}
+
+/// How a peer takes a question (an elicitation, a sampling request).
+pub(crate) enum Asked<T> {
+    /// The peer answers it: the future of its answer.
+    Answer(BoxFuture<Result<T, RpcError>>),
+    /// The peer cannot answer one (its client declares no such capability).
+    Unable,
+    /// The call asks it on the wire itself: a request to the client in a
+    /// legacy session, an `input_required` round in the 2026-07-28 era.
+    /// Only the call knows the round's answers and where its result goes,
+    /// so the connection hands the question back.
+    OnTheWire,
+}
+
+/// A call's client, however it is reached.
 pub(crate) trait Peer: Send + Sync + fmt::Debug {
-    /// The token progress is reported under; `None`: the client did not ask
-    /// for progress, and none is reported.
-    fn progress_token(&self) -> Option<&Value>;
+    /// The token progress is reported under, given the one the request
+    /// carried; `None`: no progress is reported.
+    fn progress_token<'a>(&'a self, requested: Option<&'a Value>) -> Option<&'a Value>;
 
     /// A `notifications/progress`.
-    fn progress(&self, params: ProgressParams);
+    fn progress(&self, progress: Progress<'_>);
 
-    /// The level at and above which log messages are sent, if any.
-    fn log_level(&self) -> Option<Level>;
+    /// The level at and above which log messages are sent, if any, for a
+    /// call under `version` whose request set `requested` (2026-07-28).
+    fn log_level(&self, version: ProtocolVersion, requested: Option<Level>) -> Option<Level>;
 
     /// A `notifications/message`.
-    fn log(&self, params: LoggingMessageParams);
+    fn log(&self, message: LogMessage<'_>);
 
-    /// An `elicitation/create`; `None` when the client cannot answer one
-    /// (it declares no `elicitation` capability).
-    fn elicit(&self, params: ElicitParams) -> Option<BoxFuture<Result<ElicitResult, RpcError>>>;
+    /// An `elicitation/create`.
+    fn elicit(&self, params: ElicitParams) -> Asked<ElicitResult>;
 
-    /// A `sampling/createMessage`; `None` when the client cannot answer one
-    /// (it declares no `sampling` capability).
-    fn sample(
-        &self,
-        params: CreateMessageParams,
-    ) -> Option<BoxFuture<Result<CreateMessageResult, RpcError>>>;
+    /// A `sampling/createMessage`.
+    fn sample(&self, params: CreateMessageParams) -> Asked<CreateMessageResult>;
+}
+
+/// The wire: notifications become frames in the connection's outbox
+/// (dropped while the client leaves too much output unread), and questions
+/// are asked by the call itself ([`Asked::OnTheWire`]).
+impl Peer for Connection {
+    fn progress_token<'a>(&'a self, requested: Option<&'a Value>) -> Option<&'a Value> {
+        requested
+    }
+
+    fn progress(&self, progress: Progress<'_>) {
+        self.notify(outgoing::progress(
+            progress.token,
+            progress.progress,
+            progress.total,
+            progress.message,
+        ));
+    }
+
+    /// The request's `logLevel` (2026-07-28) or the session's
+    /// `logging/setLevel` (legacy).
+    fn log_level(&self, version: ProtocolVersion, requested: Option<Level>) -> Option<Level> {
+        if version.is_modern() {
+            requested
+        } else {
+            Connection::log_level(self)
+        }
+    }
+
+    fn log(&self, message: LogMessage<'_>) {
+        self.notify(outgoing::log_message(
+            message.level.as_str(),
+            message.logger,
+            &message.data,
+        ));
+    }
+
+    fn elicit(&self, _: ElicitParams) -> Asked<ElicitResult> {
+        Asked::OnTheWire
+    }
+
+    fn sample(&self, _: CreateMessageParams) -> Asked<CreateMessageResult> {
+        Asked::OnTheWire
+    }
 }

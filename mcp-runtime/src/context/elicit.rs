@@ -25,6 +25,7 @@
 pub use super::form::FormField;
 pub use super::sample::{SampleRequest, SampleResult};
 
+use crate::conn::peer::Asked;
 use crate::context::Context;
 use crate::outcome::ToolError;
 use crate::protocol::ProtocolVersion;
@@ -247,22 +248,27 @@ pub(crate) async fn ask(
     key: &str,
     request: ElicitRequest,
 ) -> Result<Elicitation, ToolError> {
-    // In-process: the callback answers, in either era, with no
-    // `input_required` round trip (the door's caller awaits it).
-    if let Some(peer) = ctx.peer() {
-        let asked = peer.elicit(request.model(ctx.protocol_version()));
-        let answer = ask_peer(ctx, Question::Elicit(request), asked).await?;
-        return Ok(Elicitation {
-            action: match answer.action {
-                model::ElicitAction::Accept => ElicitAction::Accept,
-                model::ElicitAction::Decline => ElicitAction::Decline,
-                model::ElicitAction::Cancel => ElicitAction::Cancel,
-            },
-            content: answer.content,
-        });
-    }
-    let answer = ask_client(ctx, key, Question::Elicit(request)).await?;
-    Elicitation::from_result(&answer)
+    // A peer that answers does so in either era, with no `input_required`
+    // round trip (the door's caller, a task's `tasks/update`, awaits it).
+    let asked = ctx.peer().elicit(request.model(ctx.protocol_version()));
+    let question = Question::Elicit(request);
+    let asked = match asked {
+        Asked::Answer(asked) => asked,
+        Asked::Unable => return Err(undeclared(&question)),
+        Asked::OnTheWire => {
+            let answer = ask_client(ctx, key, question).await?;
+            return Elicitation::from_result(&answer);
+        }
+    };
+    let answer = ask_peer(ctx, &question, asked).await?;
+    Ok(Elicitation {
+        action: match answer.action {
+            model::ElicitAction::Accept => ElicitAction::Accept,
+            model::ElicitAction::Decline => ElicitAction::Decline,
+            model::ElicitAction::Cancel => ElicitAction::Cancel,
+        },
+        content: answer.content,
+    })
 }
 
 /// `ctx.sample(key, request)`: as [`ask`], with `sampling/createMessage`.
@@ -271,18 +277,23 @@ pub(crate) async fn sample(
     key: &str,
     request: SampleRequest,
 ) -> Result<SampleResult, ToolError> {
-    if let Some(peer) = ctx.peer() {
-        let asked = peer.sample(request.model());
-        let answer = ask_peer(ctx, Question::Sample(Box::new(request)), asked).await?;
-        return Ok(SampleResult {
-            role: answer.role,
-            content: vec![answer.content],
-            model: answer.model,
-            stop_reason: answer.stop_reason,
-        });
-    }
-    let answer = ask_client(ctx, key, Question::Sample(Box::new(request))).await?;
-    SampleResult::from_result(&answer)
+    let asked = ctx.peer().sample(request.model());
+    let question = Question::Sample(Box::new(request));
+    let asked = match asked {
+        Asked::Answer(asked) => asked,
+        Asked::Unable => return Err(undeclared(&question)),
+        Asked::OnTheWire => {
+            let answer = ask_client(ctx, key, question).await?;
+            return SampleResult::from_result(&answer);
+        }
+    };
+    let answer = ask_peer(ctx, &question, asked).await?;
+    Ok(SampleResult {
+        role: answer.role,
+        content: vec![answer.content],
+        model: answer.model,
+        stop_reason: answer.stop_reason,
+    })
 }
 
 /// The client's bare answer to `question`, in either era.
@@ -313,18 +324,15 @@ fn undeclared(question: &Question) -> ToolError {
     })
 }
 
-/// Asks the in-process door's callbacks: the question as the model's typed
-/// params, the answer as the model's typed result, read into the tool's
-/// answer type directly (no JSON on the way), under the same timeout as a
-/// legacy question.
+/// Waits for a peer's answer (the door's callbacks, a task's record): the
+/// question went as the model's typed params, the answer is the model's
+/// typed result, read into the tool's answer type directly (no JSON on the
+/// way), under the same timeout as a legacy question.
 async fn ask_peer<T>(
     ctx: &Context,
-    question: Question,
-    asked: Option<BoxFuture<Result<T, RpcError>>>,
+    question: &Question,
+    asked: BoxFuture<Result<T, RpcError>>,
 ) -> Result<T, ToolError> {
-    let Some(asked) = asked else {
-        return Err(undeclared(&question));
-    };
     let limit = ctx.elicitation_timeout();
     match tokio::time::timeout(limit, asked).await {
         Ok(Ok(answer)) => Ok(answer),
@@ -333,7 +341,7 @@ async fn ask_peer<T>(
             question.noun(),
             error.message
         ))),
-        Err(_) => Err(timed_out(&question, limit)),
+        Err(_) => Err(timed_out(question, limit)),
     }
 }
 

@@ -11,13 +11,12 @@ pub(crate) mod seal;
 
 use crate::conn::client::ClientInfo;
 use crate::conn::connection::{CancelSignal, Connection};
-use crate::conn::peer::Peer;
+use crate::conn::peer::{LogMessage, Peer, Progress};
 use crate::context::elicit::{ElicitRequest, Elicitation, Interrupt, SampleRequest, SampleResult};
 use crate::level::Level;
 use crate::outcome::ToolError;
 use crate::principal::Principal;
-use crate::protocol::model::{LoggingMessageParams, ProgressParams};
-use crate::protocol::{ProtocolVersion, outgoing};
+use crate::protocol::ProtocolVersion;
 use crate::quota::WindowQuota;
 use crate::state::{State, StateMap};
 use crate::store::Store;
@@ -95,9 +94,9 @@ struct Inner {
     answers: Map<String, Value>,
     interrupt: Mutex<Option<Interrupt>>,
     interrupted: Notify,
-    /// The client reached by calls instead of frames (the in-process
-    /// door); `None` for a call that came over a transport.
-    peer: Option<Arc<dyn Peer>>,
+    /// The call's client: the connection it came on (the wire), or the
+    /// in-process door's callbacks.
+    peer: Arc<dyn Peer>,
     /// How the call becomes a task (Tasks extension), when it may.
     task_start: OnceLock<Arc<dyn TaskStart>>,
     /// The task's side of the seam once the call became one: progress and
@@ -130,11 +129,17 @@ pub(crate) struct ContextParts {
     pub(crate) connection: Arc<Connection>,
     pub(crate) reach: Arc<Reach>,
     pub(crate) answers: Map<String, Value>,
+    /// The call's client when it is not `connection` (the in-process
+    /// door's callbacks); `None`: the wire, the connection itself.
     pub(crate) peer: Option<Arc<dyn Peer>>,
 }
 
 impl Context {
     pub(crate) fn new(parts: ContextParts) -> Context {
+        let peer = match parts.peer {
+            Some(peer) => peer,
+            None => Arc::clone(&parts.connection) as Arc<dyn Peer>,
+        };
         Context {
             inner: Arc::new(Inner {
                 request_id: parts.request_id,
@@ -152,7 +157,7 @@ impl Context {
                 answers: parts.answers,
                 interrupt: Mutex::new(None),
                 interrupted: Notify::new(),
-                peer: parts.peer,
+                peer,
                 task_start: OnceLock::new(),
                 task: tokio::sync::OnceCell::new(),
             }),
@@ -285,11 +290,8 @@ impl Context {
         if self.is_cancelled() {
             return Err(ToolError::new("the call was cancelled"));
         }
-        let token = match self.peer() {
-            Some(peer) => peer.progress_token(),
-            None => self.progress_token(),
-        };
-        let Some(token) = token else {
+        let peer = self.peer();
+        let Some(token) = peer.progress_token(self.progress_token()) else {
             return Ok(());
         };
         {
@@ -303,18 +305,12 @@ impl Context {
         if !self.may_send() {
             return Ok(());
         }
-        match self.peer() {
-            Some(peer) => peer.progress(ProgressParams {
-                progress_token: token.clone(),
-                progress,
-                total,
-                message: message.map(str::to_owned),
-            }),
-            None => self
-                .inner
-                .connection
-                .notify(outgoing::progress(token, progress, total, message)),
-        }
+        peer.progress(Progress {
+            token,
+            progress,
+            total,
+            message,
+        });
         Ok(())
     }
 
@@ -322,13 +318,8 @@ impl Context {
     /// the request's `logLevel` (2026-07-28) or the session's
     /// `logging/setLevel` (legacy). Without either nothing is sent.
     pub fn log_level(&self) -> Option<Level> {
-        if let Some(peer) = self.peer() {
-            peer.log_level()
-        } else if self.inner.version.is_modern() {
-            self.inner.request_log_level
-        } else {
-            self.inner.connection.log_level()
-        }
+        self.peer()
+            .log_level(self.inner.version, self.inner.request_log_level)
     }
 
     /// Sends a log message to the client (`notifications/message`) when
@@ -342,18 +333,11 @@ impl Context {
         if level < threshold || !self.may_send() {
             return;
         }
-        match self.peer() {
-            Some(peer) => peer.log(LoggingMessageParams {
-                level: level.as_str().to_owned(),
-                logger: Some(self.inner.tool.to_string()),
-                data: data.into(),
-            }),
-            None => self.inner.connection.notify(outgoing::log_message(
-                level.as_str(),
-                &self.inner.tool,
-                &data.into(),
-            )),
-        }
+        self.peer().log(LogMessage {
+            level,
+            logger: &self.inner.tool,
+            data: data.into(),
+        });
     }
 
     /// Asks the user for input through the client (`elicitation/create`).
@@ -409,15 +393,14 @@ impl Context {
         crate::context::elicit::sample(self, key, request).await
     }
 
-    /// The client reached by calls instead of frames: the task's record
-    /// once the call became a task, else the in-process door's callbacks
-    /// if the call came through it.
-    pub(crate) fn peer(&self) -> Option<&dyn Peer> {
-        self.inner
-            .task
-            .get()
-            .map(|peer| &**peer)
-            .or(self.inner.peer.as_deref())
+    /// The call's client: the task's record once the call became a task,
+    /// else the in-process door's callbacks or the connection the call came
+    /// on.
+    pub(crate) fn peer(&self) -> &dyn Peer {
+        match self.inner.task.get() {
+            Some(task) => &**task,
+            None => &*self.inner.peer,
+        }
     }
 
     /// Lets the call become a task (the session decided it may).

@@ -11,29 +11,27 @@
 
 use crate::conn::client::ClientInfo;
 use crate::conn::connection::{CancelSignal, Connection};
-use crate::conn::peer::Peer;
+use crate::conn::peer::{Asked, LogMessage, Peer, Progress};
 use crate::context::{Context, ContextParts};
 use crate::error::Error;
 use crate::level::Level;
-use crate::limits::QueueTimeout;
-use crate::outcome::ToolOutcome;
 use crate::principal::Principal;
+use crate::protocol::ProtocolVersion;
 use crate::protocol::model::{
-    self, CallToolResult, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
-    Implementation, LoggingMessageParams, ProgressParams, RpcError,
+    self, CallToolResult, ClientCapabilities, CreateMessageParams, CreateMessageResult,
+    ElicitParams, ElicitResult, Implementation, LoggingMessageParams, ProgressParams, RpcError,
 };
-use crate::protocol::{ErrorCode, ProtocolVersion};
 use crate::server::Server;
-use crate::session::call_span::{CallSpan, Outcome};
-use crate::session::calls::{run_tool, with_timeout};
-use crate::session::typed_result::call_result;
+use crate::session::call_span::Outcome;
+use crate::session::run::{self, run_tool, with_timeout};
+use crate::session::{admit, finish};
 use crate::shared::Shared;
 use crate::tool::ToolCall;
 use crate::tool::call::Arguments;
-use crate::util::{BoxFuture, human_duration};
+use crate::util::BoxFuture;
 use serde::Deserialize as _;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -203,36 +201,41 @@ impl fmt::Debug for LocalPeer {
     }
 }
 
+/// The callbacks take the model's typed values; the call's progress
+/// token and log level are the handle's, whatever the call presents.
 impl Peer for LocalPeer {
-    fn progress_token(&self) -> Option<&Value> {
+    fn progress_token<'a>(&'a self, _: Option<&'a Value>) -> Option<&'a Value> {
         self.progress.as_ref().map(|(_, token)| token)
     }
 
-    fn progress(&self, params: ProgressParams) {
+    fn progress(&self, progress: Progress<'_>) {
         if let Some((callback, _)) = &self.progress {
-            callback(params);
+            callback(progress.to_model());
         }
     }
 
-    fn log_level(&self) -> Option<Level> {
+    fn log_level(&self, _: ProtocolVersion, _: Option<Level>) -> Option<Level> {
         self.log.as_ref().map(|(_, level)| *level)
     }
 
-    fn log(&self, params: LoggingMessageParams) {
+    fn log(&self, message: LogMessage<'_>) {
         if let Some((callback, _)) = &self.log {
-            callback(params);
+            callback(message.into_model());
         }
     }
 
-    fn elicit(&self, params: ElicitParams) -> Option<BoxFuture<Result<ElicitResult, RpcError>>> {
-        self.elicit.as_ref().map(|callback| callback(params))
+    fn elicit(&self, params: ElicitParams) -> Asked<ElicitResult> {
+        match &self.elicit {
+            Some(callback) => Asked::Answer(callback(params)),
+            None => Asked::Unable,
+        }
     }
 
-    fn sample(
-        &self,
-        params: CreateMessageParams,
-    ) -> Option<BoxFuture<Result<CreateMessageResult, RpcError>>> {
-        self.sample.as_ref().map(|callback| callback(params))
+    fn sample(&self, params: CreateMessageParams) -> Asked<CreateMessageResult> {
+        match &self.sample {
+            Some(callback) => Asked::Answer(callback(params)),
+            None => Asked::Unable,
+        }
     }
 }
 
@@ -250,6 +253,14 @@ impl Drop for CancelOnDrop {
 
 /// Counts a call in flight until it ends.
 struct InFlight(Arc<AtomicUsize>);
+
+impl InFlight {
+    /// Counts a call in `count`; with how many were running before it.
+    fn enter(count: &Arc<AtomicUsize>) -> (InFlight, usize) {
+        let before = count.fetch_add(1, Ordering::Relaxed);
+        (InFlight(Arc::clone(count)), before)
+    }
+}
 
 impl Drop for InFlight {
     fn drop(&mut self) {
@@ -397,32 +408,30 @@ impl LocalClient {
     ) -> Result<CallToolResult, RpcError> {
         let door = &*self.door;
         let shared = &door.shared;
-        let Some((name, tool)) = shared.tools.lookup(name) else {
-            return Err(RpcError::invalid_params(format!("Unknown tool: {name}"))
-                .with_data(json!({ "name": name })));
-        };
-        if let Some(principal) = &door.principal
-            && !crate::principal::grants(principal, tool.scopes())
-        {
-            return Err(RpcError::new(
-                ErrorCode::FORBIDDEN,
-                format!(
-                    "Forbidden: the tool '{name}' needs the scopes {:?}; get a token granting them",
-                    tool.scopes().join(" ")
-                ),
-            ));
-        }
+        // The same admission, run slot, timeout and answer as a call over
+        // the wire (`session::{admit, run, finish}`); the door supplies
+        // only how the call arrived (its id, client and peer) and takes the
+        // answer as the owned model.
+        let (name, tool) = admit::find_tool(shared, &door.connection, name)?;
         let n = door.next_id.fetch_add(1, Ordering::Relaxed);
         // Written straight into the box, without the parse `from_string` does.
         let id: Box<RawValue> = serde_json::value::to_raw_value(&n)
             .unwrap_or_else(|_| unreachable!("an integer is JSON"));
         let version = door.version;
-        let span = CallSpan::open(&name, &id, version, || None);
-        if let Some(refusal) = admission(door, &name) {
-            span.close(&name, &id, Outcome::IsError);
-            return Ok(CallToolResult::error(refusal));
-        }
-        let _in_flight = InFlight(Arc::clone(&door.in_flight));
+        let (_in_flight, running) = InFlight::enter(&door.in_flight);
+        let admitted = admit::admit(
+            shared,
+            &door.connection,
+            &name,
+            &id,
+            version,
+            running,
+            || None,
+        );
+        let span = match admitted {
+            Ok(span) => span,
+            Err(refusal) => return finish::model(&tool, refusal, version),
+        };
         let peer = door.peer_for(&options, n);
         let cancel = CancelSignal::default();
         let context = Context::new(ContextParts {
@@ -446,34 +455,23 @@ impl LocalClient {
             context: context.clone(),
         };
         let id = context.raw_request_id();
-        let _slot = match shared.limits.run_slot(door.connection.client_key()).await {
+        let _slot = match run::slot(shared, door.connection.client_key(), &tool.name).await {
             Ok(slot) => slot,
-            Err(QueueTimeout { waited }) => {
+            Err(busy) => {
                 context.finish();
                 cancel_on_drop.0 = None;
                 span.close(&tool.name, id, Outcome::IsError);
-                return Ok(CallToolResult::error(format!(
-                    "The server was busy for {} (every run slot taken by other calls), \
-                     so '{}' was not run. Retry the call later.",
-                    human_duration(waited),
-                    tool.name
-                )));
+                return finish::model(&tool, busy, version);
             }
         };
-        let timeout = [options.timeout, tool.def.timeout.or(shared.call_timeout)]
-            .into_iter()
-            .flatten()
-            .min();
+        let timeout = run::timeout(shared, &tool, false, options.timeout);
         let future =
             tracing::Instrument::instrument(run_tool(Arc::clone(&tool), call), span.span().clone());
         let ran = with_timeout(&tool.name, future, timeout).await;
         context.finish();
         cancel_on_drop.0 = None;
         span.close(&tool.name, id, ran.outcome());
-        if let ToolOutcome::Protocol(error) = ran.outcome {
-            return Err(error);
-        }
-        Ok(call_result(&tool, ran.outcome, version))
+        finish::model(&tool, ran.outcome, version)
     }
 }
 
@@ -495,19 +493,18 @@ impl Door {
             in_flight: Arc::clone(&self.in_flight),
         };
         change(&mut door);
-        let mut capabilities = Map::new();
-        if door.elicit.is_some() {
-            capabilities.insert("elicitation".into(), json!({}));
-        }
-        if door.sample.is_some() {
-            capabilities.insert("sampling".into(), json!({}));
-        }
+        // The capabilities of the callbacks it has, as the model writes them.
+        let capabilities = ClientCapabilities {
+            elicitation: door.elicit.is_some().then(Map::new),
+            sampling: door.sample.is_some().then(Map::new),
+            ..ClientCapabilities::default()
+        };
         door.client = Arc::new(ClientInfo {
             info: door
                 .client_info
                 .as_ref()
                 .and_then(|info| serde_json::to_value(info).ok()),
-            capabilities: Value::Object(capabilities),
+            capabilities: serde_json::to_value(capabilities).unwrap_or_default(),
         });
         let client_key = door
             .principal
@@ -546,32 +543,6 @@ impl Door {
                 .map(|callback| (callback, options.log_level.unwrap_or(Level::Debug))),
         })
     }
-}
-
-/// The refusal of a call over the pending or rate limit, as the wire words it.
-fn admission(door: &Door, tool: &str) -> Option<String> {
-    let limits = &door.shared.limits;
-    let in_flight = door.in_flight.fetch_add(1, Ordering::Relaxed);
-    if in_flight >= limits.max_pending {
-        door.in_flight.fetch_sub(1, Ordering::Relaxed);
-        return Some(format!(
-            "The server is busy ({} calls in flight); '{tool}' was not run. Retry when earlier calls have finished.",
-            limits.max_pending
-        ));
-    }
-    let refused = limits
-        .admit(door.connection.client_key())
-        .err()
-        .map(|wait| {
-            format!(
-                "Rate limit exceeded: '{tool}' was not run. Retry in {} ms.",
-                wait.as_millis().max(1)
-            )
-        });
-    if refused.is_some() {
-        door.in_flight.fetch_sub(1, Ordering::Relaxed);
-    }
-    refused
 }
 
 #[cfg(test)]

@@ -4,9 +4,12 @@
 use super::*;
 use crate::__private::tool_builder;
 use crate::context::elicit::{ElicitRequest, FormField};
+use crate::outcome::ToolOutcome;
+use crate::protocol::ErrorCode;
 use crate::protocol::model::{ContentBlock, ElicitAction, Role, SamplingContent};
 use crate::tool::Tool;
 use crate::{SampleRequest, ToolBuilder};
+use serde_json::json;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;

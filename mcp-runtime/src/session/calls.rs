@@ -1,31 +1,30 @@
 //! Running one admitted tool call: spending its `requestState` (in the
 //! server's store), the inline first poll or a task of its own, run slots,
-//! timeout, panic catching, cancellation, and handing the outcome to
-//! [`crate::protocol::outgoing`]. What a call records about itself (its
-//! span and debug line) is in [`super::call_span`].
+//! timeout, cancellation, and sending the answer [`super::finish`] renders.
+//! What every caller shares (the run slot, the timeout, panic catching) is
+//! in [`super::run`]; what a call records about itself (its span and debug
+//! line) is in [`super::call_span`].
 
-use super::call_span::{CallSpan, LOG_TARGET, Outcome};
+use super::call_span::{CallSpan, Outcome};
+use super::finish;
+use super::run::{self, Ending, run_tool, with_timeout};
 use crate::conn::connection::{CancelSignal, Connection};
-use crate::content::Content;
 use crate::context::Context;
 use crate::context::elicit::Interrupt;
 use crate::context::seal::{
     ALREADY_USED, ArgumentsDigest, IssueRefusal, SpendRefusal, StateTicket, UNKNOWN_STATE,
 };
-use crate::limits::QueueTimeout;
 use crate::outcome::ToolOutcome;
 use crate::protocol::frame::Frame;
-use crate::protocol::outgoing::{self, CallToolResult, Capabilities, ErrorData, Reply};
+use crate::protocol::outgoing::{self, Capabilities, ErrorData, Reply};
 use crate::protocol::{ProtocolVersion, RpcError};
-use crate::session::tasks::{Settled, TaskRun, TaskStarter};
-use crate::session::typed_result::call_result;
+use crate::session::tasks::TaskStarter;
 use crate::shared::Shared;
 use crate::store::StoreError;
 use crate::tool::{Tool, ToolCall};
 use crate::util::human_duration;
 use serde_json::value::RawValue;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
@@ -51,30 +50,6 @@ pub(crate) struct PreparedCall {
     pub(crate) span: CallSpan,
     /// How the call becomes a task, when it may (Tasks extension).
     pub(crate) task: Option<Arc<TaskStarter>>,
-}
-
-/// How a call ended.
-enum Ending {
-    Outcome(Ran),
-    Interrupted(Interrupt),
-    /// A task's `tasks/cancel` took effect.
-    Cancelled,
-}
-
-/// What a tool's run returned, and whether that is its timeout's error.
-pub(crate) struct Ran {
-    pub(crate) outcome: ToolOutcome,
-    timed_out: bool,
-}
-
-impl Ran {
-    pub(crate) fn outcome(&self) -> Outcome {
-        if self.timed_out {
-            Outcome::Timeout
-        } else {
-            Outcome::of(&self.outcome)
-        }
-    }
 }
 
 /// Starts a call: spends its `requestState`, if any, then [`run`]s it.
@@ -201,10 +176,7 @@ fn run(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCal
     let id = context.raw_request_id();
     // The server's call timeout bounds a request; a task outlives its
     // request, so only the tool's own timeout bounds it.
-    let timeout = match task {
-        Some(_) => tool.def.timeout,
-        None => tool.def.timeout.or(shared.call_timeout),
-    };
+    let timeout = run::timeout(shared, &tool, task.is_some(), None);
     // A call with a timeout needs the timer of a task from the start, and
     // one that may become a task must first be stored.
     let inline = tool.def.first_poll_inline && timeout.is_none() && task.is_none();
@@ -283,17 +255,11 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
         // `task_cancelled`, a measurable part of a stdio server's binary:
         // BENCHMARKS.md).
         let id = context.raw_request_id();
-        let _slot = match shared.limits.run_slot(connection.client_key()).await {
+        let _slot = match run::slot(&shared, connection.client_key(), &tool.name).await {
             Ok(slot) => slot,
-            Err(QueueTimeout { waited }) => {
+            Err(busy) => {
                 context.finish();
                 if connection.finish_call(&key) {
-                    let busy = ToolOutcome::Error(format!(
-                        "The server was busy for {} (every run slot taken by other calls), \
-                         so '{}' was not run. Retry the call later.",
-                        human_duration(waited),
-                        tool.name
-                    ));
                     span.close(&tool.name, id, Outcome::IsError);
                     connection.send(outcome_frame(&shared, id, &tool, &busy, version));
                 } else {
@@ -338,7 +304,7 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
         context.finish();
         #[cfg(feature = "tasks")]
         if let Some(run) = task.as_ref().and_then(|starter| starter.run()) {
-            let (outcome, settled) = task_end(&tool, ending, version);
+            let (outcome, settled) = crate::session::tasks::task_end(&tool, ending, version);
             run.settle(settled).await;
             span.close(&tool.name, id, outcome);
             return;
@@ -407,76 +373,15 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
     connection.attach_task(&key, task.abort_handle());
 }
 
-/// Runs a task's tool again after its worker was lost (see
-/// `session::tasks::resume`): a run slot, the tool's own timeout,
-/// `tasks/cancel`, and the end stored in the record.
-pub(crate) async fn run_resumed(shared: &Shared, tool: Arc<Tool>, call: ToolCall, run: TaskRun) {
-    let context = call.context.clone();
-    let version = call.version;
-    let _slot = match shared.limits.run_slot(None).await {
-        Ok(slot) => slot,
-        Err(QueueTimeout { waited }) => {
-            run.settle(Settled::Failed(RpcError::internal_error(format!(
-                "the server was busy for {} (every run slot taken), so the task could not be started again",
-                human_duration(waited)
-            ))))
-            .await;
-            return;
-        }
-    };
-    let future = run_tool(Arc::clone(&tool), call);
-    let ending = tokio::select! {
-        biased;
-        () = context.cancelled() => Ending::Cancelled,
-        interrupt = context.interrupted() => Ending::Interrupted(interrupt),
-        ran = with_timeout(tool.name.as_ref(), future, tool.def.timeout) => Ending::Outcome(ran),
-    };
-    context.finish();
-    let (_, settled) = task_end(&tool, ending, version);
-    run.settle(settled).await;
-}
-
-/// What a task's end stores, from how its call ended.
-fn task_end(tool: &Tool, ending: Ending, version: ProtocolVersion) -> (Outcome, Settled) {
-    match ending {
-        Ending::Cancelled => (Outcome::Cancelled, Settled::Cancelled),
-        Ending::Outcome(ran) => {
-            let outcome = ran.outcome();
-            match ran.outcome {
-                ToolOutcome::Protocol(error) => (outcome, Settled::Failed(error)),
-                done => {
-                    let result = call_result(tool, done, version);
-                    match serde_json::to_value(result) {
-                        Ok(result) => (outcome, Settled::Completed(result)),
-                        Err(e) => (
-                            Outcome::Error,
-                            Settled::Failed(RpcError::internal_error(e.to_string())),
-                        ),
-                    }
-                }
-            }
-        }
-        Ending::Interrupted(Interrupt::MissingCapability(required)) => (
-            Outcome::Error,
-            Settled::Failed(
-                RpcError::missing_client_capability("Missing required client capability")
-                    .with_data(
-                        ErrorData::MissingCapability {
-                            required: Capabilities(required),
-                        }
-                        .into(),
-                    ),
-            ),
-        ),
-        // A task's questions go to its record, never into a round of the
-        // request, which is over.
-        Ending::Interrupted(Interrupt::InputRequired { key, .. }) => (
-            Outcome::Error,
-            Settled::Failed(RpcError::internal_error(format!(
-                "the tool asked `{key}` on the request after its task began"
-            ))),
-        ),
-    }
+/// The response frame of a finished call (see [`finish::frame`]).
+fn outcome_frame(
+    shared: &Shared,
+    id: &RawValue,
+    tool: &Tool,
+    outcome: &ToolOutcome,
+    version: ProtocolVersion,
+) -> Frame {
+    finish::frame(reply(shared, id, version), id, tool, outcome, version)
 }
 
 /// Why a tool that asked for input could not be given a new round: the
@@ -504,103 +409,6 @@ fn not_issued(tool: &str, refusal: &IssueRefusal) -> String {
 /// The reply to call `id` of a session or request of `version`.
 fn reply<'a>(shared: &'a Shared, id: &'a RawValue, version: ProtocolVersion) -> Reply<'a> {
     Reply::new(id, version, shared.identity.server_meta())
-}
-
-/// The response frame of a finished call: the outcome as the revision
-/// shows it (a structured result that is not JSON becomes an error).
-fn outcome_frame(
-    shared: &Shared,
-    id: &RawValue,
-    tool: &Tool,
-    outcome: &ToolOutcome,
-    version: ProtocolVersion,
-) -> Frame {
-    let reply = reply(shared, id, version);
-    let structured = |text: &str, content: &[Content]| match outgoing::structured_json(text) {
-        Ok(json) => reply.call_result(&CallToolResult::Structured {
-            json: &json,
-            wrap: tool.wraps_output(version),
-            content,
-        }),
-        Err(err) => {
-            let message = format!(
-                "The tool '{}' produced a structured result that is not JSON: {err}",
-                tool.name
-            );
-            reply.call_result(&CallToolResult::Error(&message))
-        }
-    };
-    match outcome {
-        ToolOutcome::Structured(text) => structured(text, &[]),
-        ToolOutcome::StructuredWith { json, content } => structured(json, content),
-        ToolOutcome::Content(blocks) => reply.call_result(&CallToolResult::Content(blocks)),
-        ToolOutcome::Error(message) => reply.call_result(&CallToolResult::Error(message)),
-        ToolOutcome::Protocol(error) => outgoing::rpc_error(Some(id), error),
-    }
-}
-
-/// Runs `tool`'s future under its timeout, if it has one (the timer starts
-/// at the first poll, once the call has a run slot).
-pub(crate) async fn with_timeout(
-    tool: &str,
-    future: impl Future<Output = ToolOutcome>,
-    timeout: Option<Duration>,
-) -> Ran {
-    let returned = |outcome| Ran {
-        outcome,
-        timed_out: false,
-    };
-    match timeout {
-        None => returned(future.await),
-        Some(limit) => match tokio::time::timeout(limit, future).await {
-            Ok(outcome) => returned(outcome),
-            Err(_) => Ran {
-                outcome: ToolOutcome::Error(format!(
-                    "The tool '{tool}' timed out after {}.",
-                    human_duration(limit)
-                )),
-                timed_out: true,
-            },
-        },
-    }
-}
-
-/// Runs a tool, turning a panic into an error result: the server keeps serving.
-pub(crate) async fn run_tool(tool: Arc<Tool>, call: ToolCall) -> ToolOutcome {
-    let started = std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(call)));
-    let result = match started {
-        Ok(future) => CatchUnwind(future).await,
-        Err(payload) => Err(payload),
-    };
-    result.unwrap_or_else(|payload| {
-        let detail = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "non-string panic payload".to_owned());
-        tracing::error!(target: LOG_TARGET, tool = %tool.name, panic = %detail, "a tool panicked");
-        ToolOutcome::Error(format!(
-            "The tool '{}' failed with an internal error; the details are in the server's log. \
-             Retrying the same call is unlikely to help.",
-            tool.name
-        ))
-    })
-}
-
-/// Polls a future, catching a panic as `Err` instead of unwinding the task.
-struct CatchUnwind(crate::util::BoxFuture<ToolOutcome>);
-
-impl Future for CatchUnwind {
-    type Output = Result<ToolOutcome, Box<dyn std::any::Any + Send>>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
-        let future = &mut self.0;
-        match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(outcome)) => Poll::Ready(Ok(outcome)),
-            Err(payload) => Poll::Ready(Err(payload)),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -4,19 +4,25 @@
 //!
 //! Routing is one table ([`table::METHODS`]: each method's name, eras,
 //! capability and handler), read by [`Session::on_request`]; the era rules
-//! run in front of it ([`era`]); each method family has its file under
-//! [`methods`]; running a call is [`calls`]; what the session's requests,
+//! run in front of it ([`era`]); what a method declares and implements is
+//! [`method`], and each method family has its file under [`methods`]; a call,
+//! however it arrives (the wire, the in-process door, a task run again), is
+//! admitted by [`admit`], run by [`run`] and answered by [`finish`], and the
+//! wire's calls are driven by [`calls`]; what the session's requests,
 //! calls and tasks share (outbox, calls in flight, requests to the client,
 //! subscriptions) is the [`Connection`], in `conn/` below this module.
 
+pub(crate) mod admit;
 pub(crate) mod call_span;
 pub(crate) mod calls;
 pub(crate) mod era;
+pub(crate) mod finish;
 pub(crate) mod forks;
+mod method;
 mod methods;
+pub(crate) mod run;
 mod table;
 pub(crate) mod tasks;
-pub(crate) mod typed_result;
 
 #[cfg(feature = "http")]
 pub(crate) use methods::listen::close_subscriptions;
@@ -25,7 +31,7 @@ pub(crate) use methods::listen::notify_tools_changed;
 use crate::conn::connection::{ClientReply, Connection, canonical_id};
 use crate::protocol::incoming::requests::CancelledParams;
 use crate::protocol::incoming::{Incoming, Rejection, without_position};
-use crate::protocol::outgoing::{self, ErrorData, Reply};
+use crate::protocol::outgoing::{self, ErrorData, Reply, ServerCapabilities};
 use crate::protocol::params::Params;
 use crate::protocol::{ErrorCode, ProtocolVersion, RpcError};
 use crate::shared::Shared;
@@ -98,6 +104,14 @@ impl Session {
     /// A reply to request `id` under `version`.
     fn reply<'a>(&'a self, id: &'a RawValue, version: ProtocolVersion) -> Reply<'a> {
         Reply::new(id, version, self.shared.identity.server_meta())
+    }
+
+    /// The capabilities this session announces to a request of `version`
+    /// (see [`table::capabilities`]): the handshake methods describe the
+    /// table they are listed in, so they ask the session, which routes by
+    /// it, rather than import the table that imports them.
+    fn capabilities(&self, version: ProtocolVersion, has_task_tools: bool) -> ServerCapabilities {
+        table::capabilities(version, has_task_tools)
     }
 
     fn send_failure(&self, id: Option<&RawValue>, failure: &RpcError) {
@@ -178,7 +192,7 @@ impl Session {
         // a 2026-07-28 request, and that era has no such method: it goes
         // through the era rules to `-32601` (on HTTP `404`).
         if let Some(table::Entry {
-            eras: table::Eras::Handshake,
+            eras: method::Eras::Handshake,
             route: table::Route::Typed(run),
             ..
         }) = entry

@@ -12,17 +12,21 @@
 //! [`LEASE`]; when the worker dies, its lease lapses and the next reader
 //! fails the task (`TaskRecord::fail_orphaned`).
 
+use super::call_span::Outcome;
+use super::finish;
+use super::run::{self, Ending, run_tool, with_timeout};
 use crate::conn::client::ClientInfo;
 use crate::conn::connection::{CancelSignal, Connection};
-use crate::conn::peer::Peer;
+use crate::conn::peer::{Asked, LogMessage, Peer, Progress};
+use crate::context::elicit::Interrupt;
 use crate::context::{Context, ContextParts, TaskBegun, TaskStart};
 use crate::level::Level;
+use crate::limits::QueueTimeout;
 use crate::outcome::ToolError;
 use crate::protocol::model::{
-    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, LoggingMessageParams,
-    ProgressParams, RpcError,
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, RpcError,
 };
-use crate::protocol::outgoing::Reply;
+use crate::protocol::outgoing::{Capabilities, ErrorData, Reply};
 use crate::protocol::task::TaskStatus;
 use crate::protocol::{ErrorCode, ProtocolVersion};
 use crate::shared::Shared;
@@ -460,35 +464,36 @@ impl TaskRun {
     }
 }
 
+/// Progress becomes the record's `statusMessage` (under a token of the
+/// task's own, whatever the request carried); questions become its
+/// `input_required` rounds.
 impl Peer for TaskRun {
-    fn progress_token(&self) -> Option<&Value> {
+    fn progress_token<'a>(&'a self, _: Option<&'a Value>) -> Option<&'a Value> {
         Some(&TASK_PROGRESS)
     }
 
-    fn progress(&self, params: ProgressParams) {
-        let message = params.message.unwrap_or_else(|| match params.total {
-            Some(total) => format!("{} of {total}", params.progress),
-            None => format!("{} done", params.progress),
-        });
+    fn progress(&self, progress: Progress<'_>) {
+        let message = match (progress.message, progress.total) {
+            (Some(message), _) => message.to_owned(),
+            (None, Some(total)) => format!("{} of {total}", progress.progress),
+            (None, None) => format!("{} done", progress.progress),
+        };
         self.report(message);
     }
 
     /// No log messages for tasks: the extension carries none.
-    fn log_level(&self) -> Option<Level> {
+    fn log_level(&self, _: ProtocolVersion, _: Option<Level>) -> Option<Level> {
         None
     }
 
-    fn log(&self, _params: LoggingMessageParams) {}
+    fn log(&self, _: LogMessage<'_>) {}
 
-    fn elicit(&self, params: ElicitParams) -> Option<BoxFuture<Result<ElicitResult, RpcError>>> {
-        Some(self.ask("elicitation/create", serde_json::to_value(params)))
+    fn elicit(&self, params: ElicitParams) -> Asked<ElicitResult> {
+        Asked::Answer(self.ask("elicitation/create", serde_json::to_value(params)))
     }
 
-    fn sample(
-        &self,
-        params: CreateMessageParams,
-    ) -> Option<BoxFuture<Result<CreateMessageResult, RpcError>>> {
-        Some(self.ask("sampling/createMessage", serde_json::to_value(params)))
+    fn sample(&self, params: CreateMessageParams) -> Asked<CreateMessageResult> {
+        Asked::Answer(self.ask("sampling/createMessage", serde_json::to_value(params)))
     }
 }
 
@@ -542,8 +547,81 @@ pub(crate) fn resume(shared: &Arc<Shared>, id: &str, record: &TaskRecord) {
             version: ProtocolVersion::V2026_07_28,
             context,
         };
-        crate::session::calls::run_resumed(&shared, tool, call, run).await;
+        run_resumed(&shared, tool, call, run).await;
     });
+}
+
+/// Runs a task's tool again after its worker was lost (see [`resume`]): a
+/// run slot, the tool's own timeout,
+/// `tasks/cancel`, and the end stored in the record.
+async fn run_resumed(shared: &Shared, tool: Arc<Tool>, call: ToolCall, run: TaskRun) {
+    let context = call.context.clone();
+    let version = call.version;
+    let _slot = match shared.limits.run_slot(None).await {
+        Ok(slot) => slot,
+        Err(QueueTimeout { waited }) => {
+            run.settle(Settled::Failed(RpcError::internal_error(format!(
+                "the server was busy for {} (every run slot taken), so the task could not be started again",
+                human_duration(waited)
+            ))))
+            .await;
+            return;
+        }
+    };
+    let future = run_tool(Arc::clone(&tool), call);
+    let ending = tokio::select! {
+        biased;
+        () = context.cancelled() => Ending::Cancelled,
+        interrupt = context.interrupted() => Ending::Interrupted(interrupt),
+        ran = with_timeout(tool.name.as_ref(), future, run::timeout(shared, &tool, true, None)) => Ending::Outcome(ran),
+    };
+    context.finish();
+    let (_, settled) = task_end(&tool, ending, version);
+    run.settle(settled).await;
+}
+
+/// What a task's end stores, from how its call ended.
+pub(super) fn task_end(
+    tool: &Tool,
+    ending: Ending,
+    version: ProtocolVersion,
+) -> (Outcome, Settled) {
+    match ending {
+        Ending::Cancelled => (Outcome::Cancelled, Settled::Cancelled),
+        Ending::Outcome(ran) => {
+            let outcome = ran.outcome();
+            match finish::model(tool, ran.outcome, version) {
+                Err(error) => (outcome, Settled::Failed(error)),
+                Ok(result) => match serde_json::to_value(result) {
+                    Ok(result) => (outcome, Settled::Completed(result)),
+                    Err(e) => (
+                        Outcome::Error,
+                        Settled::Failed(RpcError::internal_error(e.to_string())),
+                    ),
+                },
+            }
+        }
+        Ending::Interrupted(Interrupt::MissingCapability(required)) => (
+            Outcome::Error,
+            Settled::Failed(
+                RpcError::missing_client_capability("Missing required client capability")
+                    .with_data(
+                        ErrorData::MissingCapability {
+                            required: Capabilities(required),
+                        }
+                        .into(),
+                    ),
+            ),
+        ),
+        // A task's questions go to its record, never into a round of the
+        // request, which is over.
+        Ending::Interrupted(Interrupt::InputRequired { key, .. }) => (
+            Outcome::Error,
+            Settled::Failed(RpcError::internal_error(format!(
+                "the tool asked `{key}` on the request after its task began"
+            ))),
+        ),
+    }
 }
 
 #[cfg(test)]

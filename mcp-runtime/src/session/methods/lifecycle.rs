@@ -9,7 +9,7 @@ use crate::protocol::outgoing::{DiscoverResult, InitializeResult, Reply};
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::session::Session;
 use crate::session::era;
-use crate::session::table::{self, Eras, Method, Respond};
+use crate::session::method::{Capability, Eras, Method, Respond};
 use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 
@@ -30,7 +30,7 @@ pub(in crate::session) struct Initialize;
 impl Method for Initialize {
     const NAME: &'static str = "initialize";
     const ERAS: Eras = Eras::Handshake;
-    const CAPABILITY: Option<table::Capability> = None;
+    const CAPABILITY: Option<Capability> = None;
     type Params<'p> = InitializeParams<'p>;
     type Result<'s> = InitializeResult<'s>;
 
@@ -59,7 +59,7 @@ impl Method for Initialize {
             version,
             identity.server_info(version),
             identity.instructions.as_deref(),
-            table::capabilities(version, false),
+            session.capabilities(version, false),
         ))
     }
 }
@@ -81,7 +81,7 @@ pub(in crate::session) struct Ping;
 impl Method for Ping {
     const NAME: &'static str = "ping";
     const ERAS: Eras = Eras::Legacy;
-    const CAPABILITY: Option<table::Capability> = None;
+    const CAPABILITY: Option<Capability> = None;
     type Params<'p> = IgnoredAny;
     type Result<'s> = Empty;
 
@@ -104,7 +104,7 @@ pub(in crate::session) struct Discover;
 impl Method for Discover {
     const NAME: &'static str = "server/discover";
     const ERAS: Eras = Eras::Modern;
-    const CAPABILITY: Option<table::Capability> = None;
+    const CAPABILITY: Option<Capability> = None;
     type Params<'p> = IgnoredAny;
     type Result<'s> = DiscoverResult<'s>;
 
@@ -118,7 +118,7 @@ impl Method for Discover {
             identity.instructions.as_deref(),
             identity.list_ttl_ms,
             session.connection.lifecycle().supported_versions(),
-            table::capabilities(version, session.shared.tools.registry().has_task_tools()),
+            session.capabilities(version, session.shared.tools.registry().has_task_tools()),
         ))
     }
 }
@@ -128,6 +128,7 @@ mod tests {
     use super::*;
     use crate::protocol::ErrorCode;
     use crate::server::Server;
+    use crate::session::table;
     use crate::session::test_session;
     use serde_json::value::RawValue;
     use std::borrow::Cow;

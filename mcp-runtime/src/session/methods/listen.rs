@@ -12,8 +12,8 @@ use crate::protocol::outgoing;
 use crate::protocol::task::TASKS_EXTENSION;
 use crate::session::Session;
 use crate::session::era::RequestInfo;
+use crate::session::method::{Acknowledge, Capability, Eras, Streaming};
 use crate::session::methods::tools::{declares_tasks, tasks_required};
-use crate::session::table::{Acknowledge, Eras, Streaming};
 use crate::task::{TaskError, Tasks};
 use serde_json::value::RawValue;
 use std::sync::{Arc, Weak};
@@ -44,7 +44,7 @@ pub(in crate::session) struct Listen;
 impl Streaming for Listen {
     const NAME: &'static str = "subscriptions/listen";
     const ERAS: Eras = Eras::Modern;
-    const CAPABILITY: Option<crate::session::table::Capability> = None;
+    const CAPABILITY: Option<Capability> = None;
     type Params<'p> = ListenParams;
     type Ack = Subscribed;
 

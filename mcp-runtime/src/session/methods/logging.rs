@@ -6,8 +6,8 @@ use crate::protocol::ProtocolVersion;
 use crate::protocol::RpcError;
 use crate::protocol::incoming::requests::SetLevelParams;
 use crate::session::Session;
+use crate::session::method::{Capability, Eras, Method};
 use crate::session::methods::lifecycle::Empty;
-use crate::session::table::{Capability, Eras, Method};
 
 /// `logging/setLevel` (legacy): the lowest level of log messages the
 /// session's calls send.

@@ -1,25 +1,27 @@
 //! `tools/list` and `tools/call`: serving the cached pages, and checking a
-//! call (arguments, tool, 2026-07-28 `requestState`, duplicate id,
-//! admission) before [`crate::session::calls`] runs it.
+//! call as it came over the wire (tool and scopes and admission, shared
+//! with the in-process door in [`crate::session::admit`]; arguments,
+//! 2026-07-28 `requestState`, duplicate id) before
+//! [`crate::session::calls`] runs it.
 
-use crate::conn::connection::{CancelSignal, ScopeDenial, canonical_id};
+use crate::conn::connection::{CancelSignal, canonical_id};
 use crate::context::TaskStart;
 use crate::context::seal::{ArgumentsDigest, Resumed, arguments_digest};
 use crate::context::{Context, ContextParts};
 use crate::protocol::frame::Frame;
 use crate::protocol::incoming::requests::ListToolsParams;
 use crate::protocol::incoming::without_position;
-use crate::protocol::outgoing::{CallToolResult, ErrorData, Reply};
+use crate::protocol::outgoing::Reply;
 use crate::protocol::params::Params;
 use crate::protocol::task::TASKS_EXTENSION;
 use crate::protocol::trace_context::TraceContext;
 use crate::protocol::{ErrorCode, ProtocolVersion, RpcError, meta};
 use crate::session::Session;
-use crate::session::call_span::{CallSpan, Outcome};
 use crate::session::calls::{self, PreparedCall};
 use crate::session::era::RequestInfo;
-use crate::session::table::{Capability, Eras, Method, Respond};
+use crate::session::method::{Capability, Eras, Method, Respond};
 use crate::session::tasks::TaskStarter;
+use crate::session::{admit, finish};
 use crate::task::Resume;
 use crate::tool::call::Arguments;
 use crate::tool::registry::UnknownCursor;
@@ -126,24 +128,7 @@ impl Session {
         };
         // `arguments` is an object or absent: the one parse checked it.
         let arguments = params.arguments;
-        let Some((name, tool)) = self.shared.tools.lookup(requested) else {
-            return Err(
-                RpcError::invalid_params(format!("Unknown tool: {requested}")).with_data(
-                    ErrorData::Tool {
-                        name: requested.to_owned(),
-                    }
-                    .into(),
-                ),
-            );
-        };
-        // Authorization is decided here, on the tool that will run, with the
-        // caller the transport verified: no transport or method can skip it.
-        // (Without a principal, as on stdio, there is no caller to check.)
-        if let Some(principal) = self.connection.principal()
-            && !crate::principal::grants(principal, tool.scopes())
-        {
-            return Err(self.deny_scopes(&name, tool.scopes()));
-        }
+        let (name, tool) = admit::find_tool(&self.shared, &self.connection, requested)?;
         let version = info.version;
         // Tasks (2026-07-28, an extension the request declares in its own
         // `_meta`): a tool that runs only as a task refuses a request that
@@ -205,17 +190,27 @@ impl Session {
         // (HTTP headers).
         let connection = &self.connection;
         let meta = params.meta_raw().filter(|_| version.is_modern());
-        let span = CallSpan::open(&name, id, version, || {
+        let trace = || {
             meta.and_then(TraceContext::from_meta)
                 .or_else(|| connection.trace().cloned())
-        });
-        if let Some(refusal) = self.admission(&name, in_flight) {
-            span.close(&name, id, Outcome::IsError);
-            let result = CallToolResult::Error(&refusal);
-            self.connection
-                .send(self.reply(id, version).call_result(&result));
-            return Ok(());
-        }
+        };
+        let span = match admit::admit(
+            &self.shared,
+            connection,
+            &name,
+            id,
+            version,
+            in_flight,
+            trace,
+        ) {
+            Ok(span) => span,
+            Err(refusal) => {
+                let reply = self.reply(id, version);
+                let frame = finish::frame(reply, id, &tool, &refusal, version);
+                self.connection.send(frame);
+                return Ok(());
+            }
+        };
         let cancel = CancelSignal::default();
         let context = Context::new(ContextParts {
             request_id: id.to_owned(),
@@ -274,45 +269,6 @@ impl Session {
             },
         );
         Ok(())
-    }
-
-    /// The refusal of a call whose tool needs `scopes` that the caller's
-    /// token lacks. The transport learns of it from the connection
-    /// ([`Connection::scope_denial`](crate::conn::connection::Connection::scope_denial)),
-    /// so HTTP answers `403` with the `insufficient_scope` challenge.
-    fn deny_scopes(&self, tool: &Arc<str>, scopes: &[String]) -> RpcError {
-        self.connection.set_scope_denial(ScopeDenial {
-            tool: Arc::clone(tool),
-            scopes: scopes.to_vec(),
-        });
-        RpcError::new(
-            ErrorCode::FORBIDDEN,
-            format!(
-                "Forbidden: the tool '{tool}' needs the scopes {:?}; get a token granting them",
-                scopes.join(" ")
-            ),
-        )
-    }
-
-    /// Refuses a call over the rate or pending limit (with `in_flight`
-    /// calls running), with a message the model can act on.
-    fn admission(&self, tool: &str, in_flight: usize) -> Option<String> {
-        let limits = &self.shared.limits;
-        if in_flight >= limits.max_pending {
-            return Some(format!(
-                "The server is busy ({} calls in flight); '{tool}' was not run. Retry when earlier calls have finished.",
-                limits.max_pending
-            ));
-        }
-        limits
-            .admit(self.connection.client_key())
-            .err()
-            .map(|wait| {
-                format!(
-                    "Rate limit exceeded: '{tool}' was not run. Retry in {} ms.",
-                    wait.as_millis().max(1)
-                )
-            })
     }
 }
 

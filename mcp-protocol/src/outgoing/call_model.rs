@@ -1,0 +1,131 @@
+//! The owned rendering of a `tools/call` result: what the fast path writes
+//! as a frame ([`CallToolResult`]), built as the canonical
+//! [`model::CallToolResult`] instead (what an in-process client gets and a
+//! task stores), from the parts the tool produced, moved rather than
+//! copied. Both renderings share the rules of the shape: the
+//! `{"result": …}` wrapping ([`Wrapped`]) and the text mirror of
+//! structured output.
+
+#[cfg(doc)]
+use super::call::CallToolResult;
+use super::call::Wrapped;
+use crate::ProtocolVersion;
+use crate::content::{Audience, Block, Content, EmbeddedBody};
+use crate::model::{self, BlockAnnotations, ContentBlock};
+use serde_json::Value;
+
+impl model::CallToolResult {
+    /// Structured output `json` (JSON text) for a client of `version`: the
+    /// output (as `structuredContent` where the revision has it, under
+    /// `{"result": …}` when `wrap`) behind its one-line text mirror, then
+    /// `content`. `Err` when `json` is not JSON.
+    pub fn structured(
+        json: String,
+        wrap: bool,
+        content: Vec<Content>,
+        version: ProtocolVersion,
+    ) -> Result<model::CallToolResult, serde_json::Error> {
+        let value: Value = serde_json::from_str(&json)?;
+        let (mirror, value) = if wrap {
+            let wrapped = serde_json::to_value(Wrapped { result: value })?;
+            (wrapped.to_string(), wrapped)
+        } else if json.contains(['\n', '\r']) {
+            // Hand-built outcomes may hold pretty JSON: the mirror is one
+            // line, as on the wire.
+            (value.to_string(), value)
+        } else {
+            (json, value)
+        };
+        let mut blocks = Vec::with_capacity(1 + content.len());
+        blocks.push(ContentBlock::Text(model::TextContent {
+            text: mirror,
+            annotations: None,
+            meta: None,
+        }));
+        blocks.extend(content.into_iter().map(Content::into_model));
+        Ok(model::CallToolResult {
+            content: blocks,
+            structured_content: version.carries().structured_output.then_some(value),
+            ..model::CallToolResult::default()
+        })
+    }
+
+    /// A result of content blocks, every kind as the latest revision
+    /// carries it (a typed client reads every kind).
+    pub fn blocks(content: Vec<Content>) -> model::CallToolResult {
+        model::CallToolResult {
+            content: content.into_iter().map(Content::into_model).collect(),
+            ..model::CallToolResult::default()
+        }
+    }
+}
+
+impl Content {
+    /// The block as the owned model holds it (every kind, as the latest
+    /// revision carries it).
+    pub fn into_model(self) -> ContentBlock {
+        let annotations =
+            (!self.audience.is_empty() || self.priority.is_some() || self.last_modified.is_some())
+                .then(|| BlockAnnotations {
+                    audience: self
+                        .audience
+                        .iter()
+                        .map(|audience| match audience {
+                            Audience::User => model::Role::User,
+                            Audience::Assistant => model::Role::Assistant,
+                        })
+                        .collect(),
+                    priority: self.priority,
+                    last_modified: self.last_modified,
+                });
+        match self.block {
+            Block::Text(text) => ContentBlock::Text(model::TextContent {
+                text,
+                annotations,
+                meta: None,
+            }),
+            Block::Image { data, mime_type } => ContentBlock::Image(model::ImageContent {
+                data,
+                mime_type,
+                annotations,
+                meta: None,
+            }),
+            Block::Audio { data, mime_type } => ContentBlock::Audio(model::AudioContent {
+                data,
+                mime_type,
+                annotations,
+                meta: None,
+            }),
+            Block::ResourceLink(link) => ContentBlock::ResourceLink(model::ResourceLinkContent {
+                uri: link.uri,
+                name: link.name,
+                title: link.title,
+                description: link.description,
+                mime_type: link.mime_type,
+                size: link.size,
+                annotations,
+                meta: None,
+            }),
+            Block::Embedded {
+                uri,
+                mime_type,
+                body,
+            } => ContentBlock::Resource(model::EmbeddedResource {
+                resource: match body {
+                    EmbeddedBody::Text(text) => model::ResourceContents::Text {
+                        uri,
+                        mime_type,
+                        text,
+                    },
+                    EmbeddedBody::Blob(blob) => model::ResourceContents::Blob {
+                        uri,
+                        mime_type,
+                        blob,
+                    },
+                },
+                annotations,
+                meta: None,
+            }),
+        }
+    }
+}
