@@ -25,7 +25,7 @@ use crate::config::{McpConfig, ServerConfig};
 use crate::convert::{self, CallFailure, Strict};
 use crate::mcp_client::{CallOptions, ClientOptions, McpClient, McpError};
 use crate::names::{Collision, NameCollisions, NameMap, ToolRef};
-use crate::wire::{CallToolResult, JsonObject, Tool};
+use mcp_protocol::model::{CallToolResult, JsonObject, Tool};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;

@@ -38,4 +38,3 @@ pub mod mcp_client;
 pub mod names;
 pub mod provider;
 mod text;
-pub mod wire;

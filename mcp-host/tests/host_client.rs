@@ -12,10 +12,10 @@ use mcp_host::mcp_client::{
     CallOptions, ClientOptions, ElicitFn, ListLimits, McpClient, McpError, Mode, ProgressFn,
     SampleFn,
 };
-use mcp_host::wire::{
+use mcp_protocol::ProtocolVersion;
+use mcp_protocol::model::{
     CallToolResult, CreateMessageResult, ElicitAction, ElicitResult, Role, SamplingContent,
 };
-use mcp_protocol::ProtocolVersion;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

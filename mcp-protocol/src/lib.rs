@@ -42,6 +42,3 @@ pub use error::RpcError;
 pub use error_code::ErrorCode;
 pub use sampling::{Role, SamplingContent, SamplingMessage};
 pub use version::ProtocolVersion;
-// The client direction, at the root as well (its `Role`, `SamplingContent`,
-// `SamplingMessage` and `RpcError` are the ones above).
-pub use model::*;

@@ -10,7 +10,7 @@
 //! controlling terminal, never on stdin, which may carry the user's lines).
 
 use crate::client::BoxFuture;
-use crate::wire::Tool;
+use mcp_protocol::model::Tool;
 use serde_json::Value;
 use std::fmt;
 use std::fs::File;
@@ -193,7 +193,7 @@ impl Approver for AskTerminal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::ToolAnnotations;
+    use mcp_protocol::model::ToolAnnotations;
     use serde_json::json;
 
     fn tool(read_only: Option<bool>) -> Tool {

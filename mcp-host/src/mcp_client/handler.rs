@@ -8,7 +8,7 @@
 use crate::client::error::excerpt;
 use crate::client::log_limit::{LOG_LINE_BYTES, LogLimiter, cut_line};
 use crate::client::{BoxFuture, Handler, RpcError, ServerNotification, ServerRequest};
-use crate::wire::{
+use mcp_protocol::model::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, InputRequest,
     ProgressParams, ServerNotification as Notification, ServerRequest as Request,
 };

@@ -34,7 +34,7 @@
 use super::handler::ProgressFn;
 use super::{Era, McpClient, McpError, raw_params};
 use crate::client::{ClientError, Dispatcher, RequestOptions};
-use crate::wire::{CallToolResult, ProgressParams, method};
+use mcp_protocol::model::{CallToolResult, ProgressParams, method};
 use mcp_protocol::task::{
     DetailedTask, TASKS_CANCEL, TASKS_GET, TASKS_UPDATE, Task, TaskIdParams, TaskStatus,
     UpdateTaskParams,

@@ -35,7 +35,7 @@ pub use openai::OpenAi;
 use crate::catalog::Catalog;
 use crate::client::BoxFuture;
 use crate::convert::CallFailure;
-use crate::wire::CallToolResult;
+use mcp_protocol::model::CallToolResult;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;

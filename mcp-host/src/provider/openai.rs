@@ -11,7 +11,7 @@ use super::{Provider, ProviderError, Reply, Request, Stop, ToolCall, Usage};
 use crate::catalog::Catalog;
 use crate::client::BoxFuture;
 use crate::convert::{self, CallFailure, Strict};
-use crate::wire::CallToolResult;
+use mcp_protocol::model::CallToolResult;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
