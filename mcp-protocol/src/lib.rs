@@ -31,6 +31,7 @@ pub mod model;
 pub mod model_name;
 pub mod outgoing;
 pub mod params;
+pub mod read;
 pub mod sampling;
 pub mod task;
 pub mod tool_def;

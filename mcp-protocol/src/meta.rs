@@ -190,7 +190,7 @@ fn string<'de, D: Deserializer<'de>>(
     key: &str,
 ) -> Result<Option<Cow<'de, str>>, D::Error> {
     let raw = <&'de RawValue>::deserialize(deserializer)?;
-    serde_json::from_str::<crate::incoming::Text<'de>>(raw.get())
+    serde_json::from_str::<crate::read::Text<'de>>(raw.get())
         .map(|text| text.0)
         .map_err(|_| D::Error::custom(format!("[\"{key}\"] must be a string")))
 }

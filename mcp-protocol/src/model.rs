@@ -8,7 +8,9 @@
 //! envelope of a 2026-07-28 request is [`Envelope`], the one struct the
 //! server's parse of incoming params reads too.
 
+use crate::ProtocolVersion;
 use crate::meta::{self, Envelope};
+use crate::task::TASKS_EXTENSION;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -556,11 +558,11 @@ impl From<&str> for RequestId {
 pub struct Implementation {
     /// Its name.
     pub name: String,
-    /// Its version.
-    pub version: String,
     /// A title for display (2025-06-18 on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// Its version.
+    pub version: String,
 }
 
 impl Implementation {
@@ -570,6 +572,15 @@ impl Implementation {
             name: name.into(),
             version: version.into(),
             title: None,
+        }
+    }
+
+    /// As a peer of `revision` reads it: without `title` before 2025-06-18,
+    /// the revision that added it.
+    pub fn as_of(self, revision: ProtocolVersion) -> Implementation {
+        Implementation {
+            title: self.title.filter(|_| revision.carries().structured_output),
+            ..self
         }
     }
 }
@@ -699,15 +710,19 @@ pub struct SubscriptionFilter {
     /// Resources whose updates to send.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resource_subscriptions: Vec<String>,
+    /// The tasks whose `notifications/tasks` to send (Tasks extension).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub task_ids: Vec<String>,
 }
 
 /// The params of `subscriptions/listen` (2026-07-28).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ListenParams<'a> {
-    /// What to send on the stream.
+    /// What to send on the stream (required, even when empty).
     pub notifications: SubscriptionFilter,
-    /// `_meta`: the envelope.
-    #[serde(rename = "_meta", borrow)]
+    /// `_meta`: the envelope (read as empty when absent: the era rules
+    /// decide on it before the method does).
+    #[serde(rename = "_meta", default, borrow)]
     pub meta: Envelope<'a>,
 }
 
@@ -835,12 +850,12 @@ impl<'de> Deserialize<'de> for JsonRpcVersion {
 /// settings.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ServerCapabilities {
-    /// `tools`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools: Option<ToolsCapability>,
     /// `logging`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logging: Option<JsonObject>,
+    /// `tools`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<ToolsCapability>,
     /// `prompts`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompts: Option<JsonObject>,
@@ -858,6 +873,35 @@ pub struct ServerCapabilities {
     pub extensions: Option<JsonObject>,
 }
 
+impl ServerCapabilities {
+    /// With `logging: {}`.
+    pub fn with_logging(self) -> ServerCapabilities {
+        ServerCapabilities {
+            logging: Some(JsonObject::new()),
+            ..self
+        }
+    }
+
+    /// With `tools: {"listChanged": list_changed}`.
+    pub fn with_tools(self, list_changed: bool) -> ServerCapabilities {
+        ServerCapabilities {
+            tools: Some(ToolsCapability { list_changed }),
+            ..self
+        }
+    }
+
+    /// With `extensions: {"io.modelcontextprotocol/tasks": {}}` (the Tasks
+    /// extension), beside the extensions already set.
+    pub fn with_tasks_extension(self) -> ServerCapabilities {
+        let mut extensions = self.extensions.unwrap_or_default();
+        extensions.insert(TASKS_EXTENSION.to_owned(), Value::Object(JsonObject::new()));
+        ServerCapabilities {
+            extensions: Some(extensions),
+            ..self
+        }
+    }
+}
+
 /// The `tools` capability of a server.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -871,15 +915,15 @@ pub struct ToolsCapability {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InitializeResult {
-    /// The revision the server chose.
-    pub protocol_version: String,
     /// What it supports.
     pub capabilities: ServerCapabilities,
-    /// Who it is.
-    pub server_info: Implementation,
     /// How to use it, for the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
+    /// The revision the server chose.
+    pub protocol_version: String,
+    /// Who it is.
+    pub server_info: Implementation,
     /// Its `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
@@ -899,13 +943,13 @@ pub enum CacheScope {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiscoverResult {
-    /// The revisions the server speaks.
-    pub supported_versions: Vec<String>,
     /// What it supports.
     pub capabilities: ServerCapabilities,
     /// How to use it, for the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
+    /// The revisions the server speaks.
+    pub supported_versions: Vec<String>,
     /// How long the result stays fresh, in ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ttl_ms: Option<u64>,
@@ -1429,5 +1473,24 @@ mod tests {
         .unwrap();
         assert!(matches!(sample, ServerRequest::CreateMessage(p) if p.max_tokens == 10));
         assert!(ServerRequest::parse(method::ELICIT, None).is_err());
+    }
+
+    #[test]
+    fn listen_needs_its_filter_and_defaults_its_members() {
+        let params: ListenParams<'_> =
+            serde_json::from_str(r#"{"notifications":{},"_meta":{}}"#).unwrap();
+        assert_eq!(params.notifications, SubscriptionFilter::default());
+        let params: ListenParams<'_> = serde_json::from_str(
+            r#"{"notifications":{"toolsListChanged":true,"taskIds":["a"],"promptsListChanged":true}}"#,
+        )
+        .unwrap();
+        assert_eq!(params.notifications.tools_list_changed, Some(true));
+        assert_eq!(params.notifications.task_ids, ["a"]);
+        let missing = serde_json::from_str::<ListenParams<'_>>("{}").unwrap_err();
+        assert!(
+            missing
+                .to_string()
+                .starts_with("missing field `notifications`")
+        );
     }
 }

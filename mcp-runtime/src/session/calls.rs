@@ -15,7 +15,7 @@ use crate::context::seal::{
 use crate::limits::QueueTimeout;
 use crate::outcome::ToolOutcome;
 use crate::protocol::frame::Frame;
-use crate::protocol::outgoing::{self, CallToolResult, Capabilities, ErrorData, Reply};
+use crate::protocol::outgoing::{self, CallToolResultRef, Capabilities, ErrorData, Reply};
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::session::tasks::{Settled, TaskRun, TaskStarter};
 use crate::session::typed_result::call_result;
@@ -516,7 +516,7 @@ fn outcome_frame(
 ) -> Frame {
     let reply = reply(shared, id, version);
     let structured = |text: &str, content: &[Content]| match outgoing::structured_json(text) {
-        Ok(json) => reply.call_result(&CallToolResult::Structured {
+        Ok(json) => reply.call_result(&CallToolResultRef::Structured {
             json: &json,
             wrap: tool.wraps_output(version),
             content,
@@ -526,14 +526,14 @@ fn outcome_frame(
                 "The tool '{}' produced a structured result that is not JSON: {err}",
                 tool.name
             );
-            reply.call_result(&CallToolResult::Error(&message))
+            reply.call_result(&CallToolResultRef::Error(&message))
         }
     };
     match outcome {
         ToolOutcome::Structured(text) => structured(text, &[]),
         ToolOutcome::StructuredWith { json, content } => structured(json, content),
-        ToolOutcome::Content(blocks) => reply.call_result(&CallToolResult::Content(blocks)),
-        ToolOutcome::Error(message) => reply.call_result(&CallToolResult::Error(message)),
+        ToolOutcome::Content(blocks) => reply.call_result(&CallToolResultRef::Content(blocks)),
+        ToolOutcome::Error(message) => reply.call_result(&CallToolResultRef::Error(message)),
         ToolOutcome::Protocol(error) => outgoing::rpc_error(Some(id), error),
     }
 }

@@ -19,7 +19,8 @@ use super::{Session, parse_params};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::RpcError;
 use crate::protocol::frame::Frame;
-use crate::protocol::outgoing::{Reply, ServerCapabilities};
+use crate::protocol::model::ServerCapabilities;
+use crate::protocol::outgoing::Reply;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 

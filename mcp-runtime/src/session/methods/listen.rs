@@ -7,7 +7,7 @@ use crate::conn::connection::{Connection, Subscription, canonical_id};
 use crate::conn::lifecycle::Lifecycle;
 use crate::protocol::RpcError;
 use crate::protocol::frame::Frame;
-use crate::protocol::incoming::requests::{ListenParams, SubscriptionFilter};
+use crate::protocol::model::{ListenParams, SubscriptionFilter};
 use crate::protocol::outgoing;
 use crate::protocol::task::TASKS_EXTENSION;
 use crate::session::Session;
@@ -45,19 +45,22 @@ impl Streaming for Listen {
     const NAME: &'static str = "subscriptions/listen";
     const ERAS: Eras = Eras::Modern;
     const CAPABILITY: Option<crate::session::table::Capability> = None;
-    type Params<'p> = ListenParams;
+    type Params<'p> = ListenParams<'p>;
     type Ack = Subscribed;
 
     fn accept(
         _: &Session,
         id: &RawValue,
         info: &RequestInfo,
-        params: ListenParams,
+        params: ListenParams<'_>,
     ) -> Result<Subscribed, RpcError> {
+        // What this server can send; the rest of the filter is ignored.
         let SubscriptionFilter {
             tools_list_changed,
             mut task_ids,
+            ..
         } = params.notifications;
+        let tools_list_changed = tools_list_changed.unwrap_or(false);
         if !task_ids.is_empty() && !crate::task::ENABLED {
             return Err(RpcError::invalid_params(format!(
                 "Invalid params: this server does not offer the {TASKS_EXTENSION} extension, so it has no task to watch"
@@ -198,12 +201,14 @@ mod tests {
         }
     }
 
-    fn listen(tools_list_changed: bool, task_ids: &[&str]) -> ListenParams {
+    fn listen(tools_list_changed: bool, task_ids: &[&str]) -> ListenParams<'static> {
         ListenParams {
             notifications: SubscriptionFilter {
-                tools_list_changed,
+                tools_list_changed: Some(tools_list_changed),
                 task_ids: task_ids.iter().map(|&id| id.to_owned()).collect(),
+                ..SubscriptionFilter::default()
             },
+            meta: Default::default(),
         }
     }
 

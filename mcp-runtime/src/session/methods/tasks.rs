@@ -117,7 +117,7 @@ impl Session {
                 Some(raw) => serde_json::from_str(raw.get()).map_err(|e| {
                     RpcError::invalid_params(format!(
                         "Invalid params for tasks/update: \"inputResponses\": {}",
-                        crate::protocol::incoming::without_position(&e)
+                        crate::protocol::read::without_position(&e)
                     ))
                 })?,
             }),
