@@ -33,7 +33,7 @@ pub mod outgoing;
 pub mod params;
 pub mod read;
 pub mod sampling;
-pub mod task;
+
 pub mod tool_def;
 pub mod trace_context;
 mod version;

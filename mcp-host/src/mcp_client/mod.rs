@@ -74,12 +74,12 @@ use handler::HostHandler;
 use headers::HeaderParam;
 use mcp_protocol::ProtocolVersion;
 use mcp_protocol::meta::Envelope;
+use mcp_protocol::model::TASKS_EXTENSION;
 use mcp_protocol::model::{
     CallToolParams, CallToolResponse, CallToolResult, ClientCapabilities, DiscoverResult,
     Implementation, InitializeParams, InitializeResult, InputRequest, JsonObject, ListToolsParams,
     ListenParams, MetaParams, SubscriptionFilter, Tool, ToolAnnotations, method,
 };
-use mcp_protocol::task::TASKS_EXTENSION;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;

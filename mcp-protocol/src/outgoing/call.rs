@@ -318,7 +318,7 @@ mod tests {
                             .then(|| serde_json::from_str(json).unwrap()),
                         ..model::CallToolResult::default()
                     };
-                    let canonical = model::Response::new(
+                    let canonical = model::JsonRpcResponse::new(
                         id.clone(),
                         Closed {
                             result,

@@ -11,10 +11,12 @@
 mod call;
 mod notify;
 mod results;
+mod task_view;
 
 pub use call::*;
 pub use notify::*;
 pub use results::*;
+pub use task_view::*;
 
 use super::frame::{self, Frame, FrameKind};
 use super::{ErrorCode, RpcError};

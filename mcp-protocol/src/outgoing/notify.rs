@@ -127,16 +127,16 @@ pub fn subscription_acknowledged(
 
 /// `notifications/tasks` (Tasks extension) on the `subscriptions/listen`
 /// stream `subscription`: the task as `tasks/get` would answer now.
-pub fn task_status(subscription: &RawValue, task: &crate::task::TaskView<'_>) -> Frame {
+pub fn task_status(subscription: &RawValue, task: &super::task_view::TaskView<'_>) -> Frame {
     #[derive(Serialize)]
     struct Status<'a> {
         #[serde(flatten)]
-        task: &'a crate::task::TaskView<'a>,
+        task: &'a super::task_view::TaskView<'a>,
         #[serde(rename = "_meta")]
         meta: SubscriptionMeta<'a>,
     }
     notification(
-        crate::task::TASKS_NOTIFICATION,
+        crate::model::method::TASKS_STATUS,
         Status {
             task,
             meta: SubscriptionMeta(subscription),

@@ -190,13 +190,13 @@ impl<'a> Reply<'a> {
 
     /// A `tools/call` answered with a task (Tasks extension): the task's
     /// fields, flat, with `resultType: "task"`.
-    pub fn task_created(&self, task: &crate::task::Task) -> Frame {
+    pub fn task_created(&self, task: &crate::model::Task) -> Frame {
         self.send(task, "task", 256)
     }
 
     /// The `tasks/get` result: the task with what its status carries (the
     /// reply adds `resultType: "complete"`).
-    pub fn task(&self, task: &crate::task::TaskView<'_>) -> Frame {
+    pub fn task(&self, task: &super::task_view::TaskView<'_>) -> Frame {
         self.send(task, "complete", 512)
     }
 

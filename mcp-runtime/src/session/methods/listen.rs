@@ -7,9 +7,9 @@ use crate::conn::connection::{Connection, Subscription, canonical_id};
 use crate::conn::lifecycle::Lifecycle;
 use crate::protocol::RpcError;
 use crate::protocol::frame::Frame;
+use crate::protocol::model::TASKS_EXTENSION;
 use crate::protocol::model::{ListenParams, SubscriptionFilter};
 use crate::protocol::outgoing;
-use crate::protocol::task::TASKS_EXTENSION;
 use crate::session::Session;
 use crate::session::era::RequestInfo;
 use crate::session::methods::tools::{declares_tasks, tasks_required};
@@ -184,7 +184,7 @@ pub(crate) fn close_subscriptions(connection: &Connection) {
 mod tests {
     use super::*;
     use crate::conn::client::ClientInfo;
-    use crate::protocol::task::TASKS_EXTENSION;
+    use crate::protocol::model::TASKS_EXTENSION;
     use crate::protocol::{ErrorCode, ProtocolVersion};
     use crate::server::Server;
     use crate::session::test_session;

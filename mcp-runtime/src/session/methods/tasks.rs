@@ -11,8 +11,8 @@
 
 use super::tools::{declares_tasks, tasks_required};
 use crate::protocol::RpcError;
+use crate::protocol::model::TaskStatus;
 use crate::protocol::params::Params;
-use crate::protocol::task::TaskStatus;
 use crate::session::Session;
 use crate::session::era::RequestInfo;
 use crate::task::{Orphan, TaskError, TaskRecord, now_ms};
