@@ -122,6 +122,7 @@ impl ModelPreferences {
     }
 }
 
+#[doc(hidden)]
 /// The server's borrowed rendering of the `params` of `sampling/createMessage`
 /// ([`crate::model::CreateMessageParams`] is the concept): written from the
 /// tool's request without copying its messages.
@@ -152,6 +153,7 @@ pub struct CreateMessageParamsRef<'a> {
     pub metadata: Option<&'a Value>,
 }
 
+#[doc(hidden)]
 /// The content of a `CreateMessageResult`: one block or (2025-11-25 on) a list.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
@@ -163,6 +165,7 @@ pub enum ResultContent {
     One(SamplingContent),
 }
 
+#[doc(hidden)]
 /// The server's reading of a client's `sampling/createMessage` result
 /// ([`crate::model::CreateMessageResult`] is the concept): lenient where
 /// clients are, one content block or (2025-11-25 on) a list.

@@ -158,12 +158,12 @@ pub enum Message {
     Request {
         /// Its id.
         id: RequestId,
-        /// The method ([`ServerRequest::parse`] types it).
+        /// The method ([`ServerRequest::parse`](crate::model::ServerRequest::parse) types it).
         method: String,
         /// The params.
         params: Option<Value>,
     },
-    /// A notification ([`ServerNotification::parse`] types it).
+    /// A notification ([`ServerNotification::parse`](crate::model::ServerNotification::parse) types it).
     Notification {
         /// The method.
         method: String,
@@ -174,7 +174,7 @@ pub enum Message {
     Response {
         /// The request's id.
         id: RequestId,
-        /// The result (typed by what was asked: [`ListToolsResult`], …).
+        /// The result (typed by what was asked: [`ListToolsResult`](crate::model::ListToolsResult), …).
         result: Value,
     },
     /// An error response (`id` absent when the server could not read it).

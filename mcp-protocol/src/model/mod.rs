@@ -1,12 +1,21 @@
-//! The client direction of the wire model: owned, typed values of what a
-//! client sends (requests, notifications, replies to server requests) and
-//! what it receives (results, server requests, notifications), and the
-//! JSON-RPC envelope of any message ([`Message`]).
+//! The wire model, both directions: one owned, typed value per MCP concept,
+//! what a client sends (requests, notifications, replies to server
+//! requests) and what it receives (results, server requests,
+//! notifications), the JSON-RPC envelope of any message ([`Message`]), and
+//! each method as a type ([`method`]). The server writes its results and
+//! reads its params as these types too, through faster renderings held to
+//! them byte for byte.
 //!
 //! Every type is camelCase on the wire, ignores unknown fields on read
-//! (forward compatible) and skips `None` fields on write. The `_meta`
-//! envelope of a 2026-07-28 request is [`Envelope`], the one struct the
-//! server's parse of incoming params reads too.
+//! (forward compatible) and skips `None` fields on write; fields are in the
+//! order the server writes them. The `_meta` envelope of a 2026-07-28
+//! request is [`crate::meta::Envelope`], the one struct the server's parse
+//! of incoming params reads too.
+//!
+//! The types are grouped by concept in private modules below (each uses
+//! only those before it: `jsonrpc`, `tools`, `input`, `lifecycle`,
+//! `notifications`, `task`, `call`, `server`, `method`) and all reached
+//! here, as `mcp_protocol::model::X`.
 
 mod call;
 mod input;

@@ -27,7 +27,7 @@ pub enum ServerNotification {
 }
 
 impl ServerNotification {
-    /// The notification `method` with `params` (from [`Message::Notification`]).
+    /// The notification `method` with `params` (from [`Message::Notification`](crate::model::Message::Notification)).
     pub fn parse(method: &str, params: Option<Value>) -> Result<Self, serde_json::Error> {
         let params_of = |params: Option<Value>| params.unwrap_or(Value::Null);
         Ok(match method {
@@ -70,7 +70,7 @@ pub enum ServerRequest {
 }
 
 impl ServerRequest {
-    /// The request `method` with `params` (from [`Message::Request`]).
+    /// The request `method` with `params` (from [`Message::Request`](crate::model::Message::Request)).
     pub fn parse(method: &str, params: Option<Value>) -> Result<Self, serde_json::Error> {
         let params_of = |params: Option<Value>| params.unwrap_or(Value::Null);
         Ok(match method {

@@ -237,7 +237,7 @@ pub struct BlockAnnotations {
 // ---------------------------------------------------------- tools/call
 
 /// The result of `tools/call` (in the 2026-07-28 era after unwrapping
-/// `resultType: "complete"`, see [`CallToolResponse`]).
+/// `resultType: "complete"`, see [`CallToolResponse`](crate::model::CallToolResponse)).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallToolResult {

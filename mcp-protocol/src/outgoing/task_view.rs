@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// A [`DetailedTask`] as a server writes it from what it stored: the
+/// A [`DetailedTask`](crate::model::DetailedTask) as a server writes it from what it stored: the
 /// result, the error and the questions as the JSON they were kept as,
 /// serialized without a typed parse (the same fields, the same bytes).
 #[derive(Clone, Copy, Debug, Serialize)]
