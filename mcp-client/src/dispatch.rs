@@ -15,7 +15,7 @@ use crate::text::excerpt;
 use crate::transport::framing::IdScan;
 use crate::transport::{BoxFuture, Inbox, Incoming, Outgoing, Transport};
 use mcp_protocol::json_budget::{JsonBudget, OverBudget};
-use serde::Deserialize;
+use mcp_protocol::model::{CancelledParams, RequestId};
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::fmt;
@@ -633,10 +633,13 @@ struct Router {
     warnings: Mutex<LogLimiter>,
 }
 
-#[derive(Deserialize)]
-struct CancelledParams {
-    #[serde(rename = "requestId")]
-    request_id: Box<RawValue>,
+/// The key a cancelled request is looked up under: its id written as JSON,
+/// the text a server request's id is kept under (`server_requests`).
+fn request_key(id: &RequestId) -> String {
+    match id {
+        RequestId::Number(number) => number.to_string(),
+        RequestId::String(text) => serde_json::Value::String(text.clone()).to_string(),
+    }
 }
 
 /// At most this much of a bad message is quoted in the log.
@@ -878,7 +881,7 @@ impl Router {
             .server_requests
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .remove(params.request_id.get());
+            .remove(&request_key(&params.request_id));
         if let Some(task) = task {
             task.abort();
         }

@@ -23,7 +23,7 @@
 use crate::config::McpConfig;
 use crate::convert::{self, CallFailure, Strict};
 use crate::names::{Collision, NameCollisions, NameMap, ToolRef};
-use crate::wire::{CallToolResult, JsonObject, Tool};
+use mcp_protocol::model::{CallToolResult, JsonObject, Tool};
 use mcp_client::BoxFuture;
 use mcp_client::ServerConfig;
 use mcp_client::{CallOptions, ClientOptions, McpClient, McpError};

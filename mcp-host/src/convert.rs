@@ -60,7 +60,7 @@
 //! becomes an `isError` result whose text says why
 //! ([`CallFailure::to_result`]), so the model can react.
 
-use crate::wire::{
+use mcp_protocol::model::{
     AudioContent, CallToolResult, ContentBlock, JsonObject, ResourceContents, ResourceLinkContent,
     RpcError, Tool,
 };

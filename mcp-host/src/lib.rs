@@ -34,7 +34,6 @@ pub mod config;
 pub mod convert;
 pub mod names;
 pub mod provider;
-pub mod wire;
 
 /// The MCP client each server is reached with (its options, errors and
 /// tool lists appear in this crate's API), re-exported so a host needs no

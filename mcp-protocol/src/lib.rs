@@ -1,48 +1,106 @@
-//! What the bytes of the [Model Context Protocol](https://modelcontextprotocol.io)
-//! mean, and the only place that writes them: revisions and what each
-//! carries ([`ProtocolVersion`]), incoming message shapes and the params
-//! of each method a server serves ([`incoming`], [`incoming::requests`]),
-//! the one parse of the members of a request's params every layer decides
-//! on ([`params`]), the typed outgoing
-//! messages ([`outgoing`], [`tool_def`], [`content`]) and their framing
-//! ([`frame`]), error codes and the reserved `_meta` keys ([`meta`]), W3C
-//! trace context ([`trace_context`]); the bound on what a JSON tree
-//! built from a peer's bytes costs ([`json_budget`]); the client direction: typed requests
-//! a client sends and the results, server requests and notifications it
-//! reads ([`model`]), and the one JSON-RPC error object ([`RpcError`]);
-//! the names model APIs accept for MCP tools ([`model_name`]), one mapping
-//! for host catalogs and server dumps.
-//!
-//! No I/O happens here: the server runtime (`mcp-runtime`) reads and writes
+//! The [Model Context Protocol](https://modelcontextprotocol.io) as Rust
+//! types: what each message of MCP means, one type per concept, shared by
+//! the server runtime (`mcp-runtime`), the client in `mcp-host` and any
+//! program that speaks MCP itself. No I/O happens here: a transport moves
 //! the bytes, this crate says what they are.
+//!
+//! # The model
+//!
+//! [`model`] holds the messages both ways, as owned serde types:
+//!
+//! - each method as a type ([`model::method`]): [`Request`](model::method::Request)
+//!   names its `METHOD`, the `Params` it is sent with, the `Result` it is
+//!   answered with and the revisions it exists in; a notification is a
+//!   [`Notification`](model::method::Notification);
+//! - the params and results themselves: tools ([`model::Tool`],
+//!   [`model::CallToolResult`], [`model::ContentBlock`]), the handshake and
+//!   discovery ([`model::InitializeParams`], [`model::DiscoverResult`]),
+//!   what a server asks of the client ([`model::InputRequest`]), the Tasks
+//!   extension ([`model::DetailedTask`]);
+//! - the JSON-RPC envelopes ([`model::JsonRpcRequest`], …) and any message
+//!   as it arrives ([`model::Message`]).
+//!
+//! Every type is camelCase on the wire, ignores unknown fields on read and
+//! skips absent ones on write. [`ProtocolVersion`] names the revisions and
+//! what each one carries; [`RpcError`] and [`ErrorCode`] are the JSON-RPC
+//! errors; [`meta`] the reserved `_meta` keys and the 2026-07-28 envelope
+//! every request carries; [`model_name`] the names model APIs accept for
+//! MCP tools.
+//!
+//! # A call, both ways
+//!
+//! ```
+//! use mcp_protocol::model::method::{CallTool, Request};
+//! use mcp_protocol::model::{
+//!     CallToolParams, CallToolResponse, ContentBlock, JsonRpcRequest, Message,
+//! };
+//!
+//! // What a client writes: `tools/call` with its typed params.
+//! let params: <CallTool as Request>::Params = CallToolParams {
+//!     name: "add".into(),
+//!     arguments: serde_json::json!({"a": 1, "b": 2}).as_object().cloned(),
+//!     ..CallToolParams::default()
+//! };
+//! let request = JsonRpcRequest::new(1, CallTool::METHOD, Some(params));
+//! assert_eq!(
+//!     serde_json::to_string(&request).unwrap(),
+//!     r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#
+//! );
+//!
+//! // What it reads back: a message, then the result its method names.
+//! let line = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"3"}]}}"#;
+//! let Message::Response { result, .. } = serde_json::from_str(line).unwrap() else {
+//!     panic!("a response");
+//! };
+//! let result: <CallTool as Request>::Result = serde_json::from_value(result).unwrap();
+//! let CallToolResponse::Complete(result) = result else {
+//!     panic!("a complete result");
+//! };
+//! assert!(matches!(&result.content[0], ContentBlock::Text(t) if t.text == "3"));
+//! ```
+//!
+//! # What is not here
+//!
+//! The server's zero-copy machinery (the one-pass reader of incoming
+//! messages, the writers of its results, the framing) is public for
+//! `mcp-runtime` only and hidden from these docs: it renders and reads the
+//! types of [`model`] byte for byte, faster, and is no second model.
 
 #![forbid(unsafe_code)]
 
 pub mod content;
 mod error;
 mod error_code;
-pub mod form;
-pub mod frame;
-pub mod id_scan;
-pub mod incoming;
-pub mod json_budget;
 pub mod meta;
 pub mod model;
 pub mod model_name;
 pub mod model_schema;
-pub mod outgoing;
-pub mod params;
 pub mod sampling;
-pub mod task;
-pub mod tool_def;
-pub mod trace_context;
 mod version;
 
-pub use content::{Audience, Content};
+// The server's machinery, below: public for `mcp-runtime` (and the client's
+// shared bounds), not part of what a user of the model reads.
+#[doc(hidden)]
+pub mod form;
+#[doc(hidden)]
+pub mod frame;
+#[doc(hidden)]
+pub mod id_scan;
+#[doc(hidden)]
+pub mod incoming;
+#[doc(hidden)]
+pub mod json_budget;
+#[doc(hidden)]
+pub mod outgoing;
+#[doc(hidden)]
+pub mod params;
+#[doc(hidden)]
+pub mod read;
+#[doc(hidden)]
+pub mod tool_def;
+#[doc(hidden)]
+pub mod trace_context;
+
 pub use error::RpcError;
 pub use error_code::ErrorCode;
-pub use sampling::{Role, SamplingContent, SamplingMessage};
 pub use version::ProtocolVersion;
-// The client direction, at the root as well (its `Role`, `SamplingContent`,
-// `SamplingMessage` and `RpcError` are the ones above).
-pub use model::*;

@@ -33,6 +33,7 @@ pub const MAX_PROGRESS_TOKEN_LEN: usize = 256;
 /// The length of a request's `progressToken` (as sent, read by the one
 /// parse of its params) when it is over [`MAX_PROGRESS_TOKEN_LEN`]: a
 /// string's decoded UTF-8, any other value's text.
+#[doc(hidden)]
 pub fn oversized_progress_token(token: &serde_json::value::RawValue) -> Option<usize> {
     let token = token.get();
     if token.len() <= MAX_PROGRESS_TOKEN_LEN {
@@ -190,7 +191,7 @@ fn string<'de, D: Deserializer<'de>>(
     key: &str,
 ) -> Result<Option<Cow<'de, str>>, D::Error> {
     let raw = <&'de RawValue>::deserialize(deserializer)?;
-    serde_json::from_str::<crate::incoming::Text<'de>>(raw.get())
+    serde_json::from_str::<crate::read::Text<'de>>(raw.get())
         .map(|text| text.0)
         .map_err(|_| D::Error::custom(format!("[\"{key}\"] must be a string")))
 }

@@ -12,8 +12,8 @@
 //! Anything else is refused (`-32602`, 400 on HTTP) before any layer acts.
 //! Members it does not name are left to the method's own params type.
 
-use super::incoming::{Present, Text};
-use super::meta::Envelope;
+use crate::meta::Envelope;
+use crate::read::{Present, Text};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -173,7 +173,7 @@ fn read_object<'a, T: Deserialize<'a>>(
     serde_json::from_str(raw.get()).map_err(|err| {
         InvalidParams(format!(
             "Invalid params: {context}{}",
-            super::incoming::without_position(&err)
+            crate::read::without_position(&err)
         ))
     })
 }

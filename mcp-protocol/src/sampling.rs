@@ -122,9 +122,12 @@ impl ModelPreferences {
     }
 }
 
-/// The `params` of `sampling/createMessage`.
+#[doc(hidden)]
+/// The server's borrowed rendering of the `params` of `sampling/createMessage`
+/// ([`crate::model::CreateMessageParams`] is the concept): written from the
+/// tool's request without copying its messages.
 #[derive(Clone, Debug, Serialize)]
-pub struct CreateMessageParams<'a> {
+pub struct CreateMessageParamsRef<'a> {
     /// The conversation.
     pub messages: &'a [SamplingMessage],
     /// `maxTokens`.
@@ -150,6 +153,7 @@ pub struct CreateMessageParams<'a> {
     pub metadata: Option<&'a Value>,
 }
 
+#[doc(hidden)]
 /// The content of a `CreateMessageResult`: one block or (2025-11-25 on) a list.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
@@ -161,9 +165,12 @@ pub enum ResultContent {
     One(SamplingContent),
 }
 
-/// A `CreateMessageResult` from the client.
+#[doc(hidden)]
+/// The server's reading of a client's `sampling/createMessage` result
+/// ([`crate::model::CreateMessageResult`] is the concept): lenient where
+/// clients are, one content block or (2025-11-25 on) a list.
 #[derive(Debug, Deserialize)]
-pub struct CreateMessageResult {
+pub struct CreateMessageResultRef {
     /// Who produced the message.
     pub role: Role,
     /// What it said.
@@ -184,7 +191,7 @@ mod tests {
     fn params_carry_only_what_was_set() {
         let messages = [SamplingMessage::user("hi")];
         let preferences = ModelPreferences::default();
-        let params = CreateMessageParams {
+        let params = CreateMessageParamsRef {
             messages: &messages,
             max_tokens: 100,
             system_prompt: None,
@@ -201,7 +208,7 @@ mod tests {
 
     #[test]
     fn results_read_one_block_or_many_and_keep_unknown_kinds() {
-        let one: CreateMessageResult = serde_json::from_value(json!({
+        let one: CreateMessageResultRef = serde_json::from_value(json!({
             "role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "m", "stopReason": "endTurn"
         }))
         .unwrap();
@@ -209,7 +216,7 @@ mod tests {
             matches!(one.content, ResultContent::One(SamplingContent::Text { ref text }) if text == "ok")
         );
         assert_eq!(one.stop_reason.as_deref(), Some("endTurn"));
-        let many: CreateMessageResult = serde_json::from_value(json!({
+        let many: CreateMessageResultRef = serde_json::from_value(json!({
             "role": "assistant", "model": "m",
             "content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}, {"type": "tool_use", "id": "1", "name": "t", "input": {}}]
         }))

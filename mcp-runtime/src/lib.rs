@@ -143,10 +143,6 @@ pub use mcp_macros::tool;
 pub use outcome::{Structured, ToolError, ToolOutcome};
 pub use principal::Principal;
 pub use protocol::ProtocolVersion;
-/// The typed client-direction model ([`mcp_protocol::model`]) that
-/// [`LocalClient`] speaks: `Tool`, `CallToolResult`, `ContentBlock`,
-/// `RpcError`, the elicitation and sampling params and results.
-pub use protocol::model;
 pub use protocol::sampling::{Role, SamplingContent, SamplingMessage};
 pub use schemars::{self, JsonSchema};
 pub use serde::{self, Deserialize, Serialize};

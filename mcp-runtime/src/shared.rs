@@ -7,7 +7,8 @@ use crate::context::Reach;
 use crate::context::seal::StateSealer;
 use crate::limits::Limits;
 use crate::protocol::ProtocolVersion;
-use crate::protocol::outgoing::{self, Implementation};
+use crate::protocol::model::Implementation;
+use crate::protocol::outgoing;
 use crate::tool::toolset::ToolSet;
 use serde_json::value::RawValue;
 use std::sync::Arc;
@@ -66,12 +67,11 @@ impl Identity {
         instructions: Option<String>,
         list_ttl_ms: u64,
     ) -> Identity {
-        let server_meta = outgoing::server_meta(&Implementation::new(
-            &name,
-            &version,
-            title.as_deref(),
-            ProtocolVersion::LATEST,
-        ));
+        let server_meta = outgoing::server_meta(&Implementation {
+            name: name.clone(),
+            title: title.clone(),
+            version: version.clone(),
+        });
         Identity {
             name,
             version,
@@ -83,8 +83,13 @@ impl Identity {
     }
 
     /// `Implementation` as `version` defines it (`title` from 2025-06-18).
-    pub(crate) fn server_info(&self, version: ProtocolVersion) -> Implementation<'_> {
-        Implementation::new(&self.name, &self.version, self.title.as_deref(), version)
+    pub(crate) fn server_info(&self, version: ProtocolVersion) -> Implementation {
+        Implementation {
+            name: self.name.clone(),
+            title: self.title.clone(),
+            version: self.version.clone(),
+        }
+        .as_of(version)
     }
 
     /// The `_meta` every 2026-07-28 result carries.

@@ -77,7 +77,7 @@ fn a_legacy_client_session_typed_end_to_end() {
     peer.version = LEGACY.into();
     let mut seen = Vec::new();
 
-    let init = Request::new(
+    let init = JsonRpcRequest::new(
         0,
         method::INITIALIZE,
         Some(InitializeParams {
@@ -94,10 +94,10 @@ fn a_legacy_client_session_typed_end_to_end() {
     assert_eq!(result.protocol_version, LEGACY);
     assert_eq!(result.server_info.name, "everything");
     assert!(result.capabilities.tools.is_some());
-    let initialized = Notification::<Value>::new(method::INITIALIZED, None);
+    let initialized = JsonRpcNotification::<Value>::new(method::INITIALIZED, None);
     peer.send(&checked(LEGACY, "InitializedNotification", &initialized));
 
-    let list = Request::new(1, method::TOOLS_LIST, Some(ListToolsParams::default()));
+    let list = JsonRpcRequest::new(1, method::TOOLS_LIST, Some(ListToolsParams::default()));
     peer.send(&checked(LEGACY, "ListToolsRequest", &list));
     let tools: ListToolsResult = result_of(&mut peer, 1, &mut seen);
     let add = tools.tools.iter().find(|t| t.name == "add").unwrap();
@@ -106,7 +106,7 @@ fn a_legacy_client_session_typed_end_to_end() {
     assert!(add.output_schema.is_some());
     assert_eq!(tools.ttl_ms, None);
 
-    let sum = Request::new(
+    let sum = JsonRpcRequest::new(
         2,
         method::TOOLS_CALL,
         Some(call("add", json!({"a": 1, "b": 2}), None)),
@@ -119,7 +119,7 @@ fn a_legacy_client_session_typed_end_to_end() {
     assert!(!result.is_error);
 
     // Every kind of block parses.
-    let blocks = Request::new(
+    let blocks = JsonRpcRequest::new(
         3,
         method::TOOLS_CALL,
         Some(call("sample_content", json!({}), None)),
@@ -134,11 +134,11 @@ fn a_legacy_client_session_typed_end_to_end() {
     }
 
     // The `_meta` envelope's progress token: progress and log notifications.
-    let level = Request::new(7, "logging/setLevel", Some(json!({"level": "info"})));
+    let level = JsonRpcRequest::new(7, "logging/setLevel", Some(json!({"level": "info"})));
     peer.send(&checked(LEGACY, "SetLevelRequest", &level));
     let _: JsonObject = result_of(&mut peer, 7, &mut seen);
     let meta = Envelope::default().with_progress_token("\"p1\"").unwrap();
-    let slow = Request::new(
+    let slow = JsonRpcRequest::new(
         4,
         method::TOOLS_CALL,
         Some(call("slow", json!({"ms": 20, "steps": 2}), Some(meta))),
@@ -162,7 +162,7 @@ fn a_legacy_client_session_typed_end_to_end() {
     );
 
     // A server request, answered with a typed response.
-    let book = Request::new(
+    let book = JsonRpcRequest::new(
         5,
         method::TOOLS_CALL,
         Some(call("book_table", json!({"party": 2}), None)),
@@ -176,7 +176,7 @@ fn a_legacy_client_session_typed_end_to_end() {
     };
     assert!(elicit.message.contains("table for 2"));
     assert!(elicit.requested_schema.is_some());
-    let answer = Response::new(
+    let answer = JsonRpcResponse::new(
         id,
         ElicitResult {
             action: ElicitAction::Accept,
@@ -195,7 +195,7 @@ fn a_legacy_client_session_typed_end_to_end() {
     assert_eq!(booked.structured_content.unwrap()["name"], "Ada");
 
     // An error response parses into the one error type.
-    let missing = Request::new(
+    let missing = JsonRpcRequest::new(
         6,
         method::TOOLS_CALL,
         Some(call("no_such_tool", json!({}), None)),
@@ -214,14 +214,14 @@ fn a_modern_client_session_typed_end_to_end() {
     let mut peer = Peer::modern();
     let mut seen = Vec::new();
 
-    let discover = Request::new(1, method::DISCOVER, Some(MetaParams { meta: envelope() }));
+    let discover = JsonRpcRequest::new(1, method::DISCOVER, Some(MetaParams { meta: envelope() }));
     peer.send(&checked(MODERN, "DiscoverRequest", &discover));
     let result: DiscoverResult = result_of(&mut peer, 1, &mut seen);
     assert!(result.supported_versions.iter().any(|v| v == MODERN));
     assert_eq!(result.server_info().unwrap().name, "everything");
     assert!(result.ttl_ms.is_some() && result.cache_scope.is_some());
 
-    let list = Request::new(
+    let list = JsonRpcRequest::new(
         2,
         method::TOOLS_LIST,
         Some(ListToolsParams {
@@ -237,7 +237,7 @@ fn a_modern_client_session_typed_end_to_end() {
 
     // input_required, answered by a retry with inputResponses and the
     // requestState echoed.
-    let book = Request::new(
+    let book = JsonRpcRequest::new(
         3,
         method::TOOLS_CALL,
         Some(call("book_table", json!({"party": 2}), Some(envelope()))),
@@ -254,7 +254,7 @@ fn a_modern_client_session_typed_end_to_end() {
         action: ElicitAction::Accept,
         content: Some(serde_json::from_value(json!({"name": "Grace"})).unwrap()),
     };
-    let retry = Request::new(
+    let retry = JsonRpcRequest::new(
         4,
         method::TOOLS_CALL,
         Some(CallToolParams {
@@ -275,7 +275,7 @@ fn a_modern_client_session_typed_end_to_end() {
 
 #[test]
 fn the_other_client_messages_are_valid() {
-    let cancel = Notification::new(
+    let cancel = JsonRpcNotification::new(
         method::CANCELLED,
         Some(CancelledParams {
             request_id: RequestId::from("r-1"),
@@ -284,7 +284,7 @@ fn the_other_client_messages_are_valid() {
     );
     checked(MODERN, "CancelledNotification", &cancel);
     checked(LEGACY, "CancelledNotification", &cancel);
-    let listen = Request::new(
+    let listen = JsonRpcRequest::new(
         9,
         method::SUBSCRIPTIONS_LISTEN,
         Some(ListenParams {
@@ -296,7 +296,7 @@ fn the_other_client_messages_are_valid() {
         }),
     );
     checked(MODERN, "SubscriptionsListenRequest", &listen);
-    let sampled = Response::new(
+    let sampled = JsonRpcResponse::new(
         RequestId::Number(3),
         CreateMessageResult {
             role: Role::Assistant,

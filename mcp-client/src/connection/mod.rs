@@ -76,7 +76,7 @@ use listing::Cache;
 use mcp_protocol::ProtocolVersion;
 use mcp_protocol::meta::Envelope;
 use mcp_protocol::model::{ClientCapabilities, JsonObject};
-use mcp_protocol::task::TASKS_EXTENSION;
+use mcp_protocol::model::TASKS_EXTENSION;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;

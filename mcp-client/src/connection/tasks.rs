@@ -35,10 +35,9 @@ use super::handler::ProgressFn;
 use super::{Era, McpClient, raw_params};
 use crate::McpError;
 use crate::{ClientError, Dispatcher, RequestOptions};
-use mcp_protocol::model::{CallToolResult, ProgressParams, method};
-use mcp_protocol::task::{
-    DetailedTask, TASKS_CANCEL, TASKS_GET, TASKS_UPDATE, Task, TaskIdParams, TaskStatus,
-    UpdateTaskParams,
+use mcp_protocol::model::method::{self, TASKS_CANCEL, TASKS_GET, TASKS_UPDATE};
+use mcp_protocol::model::{
+    CallToolResult, DetailedTask, ProgressParams, Task, TaskIdParams, TaskStatus, UpdateTaskParams,
 };
 use serde::Serialize;
 use serde::de::{DeserializeOwned, IgnoredAny};

@@ -9,7 +9,7 @@
 //! annotations could say anything) and [`AskTerminal`] (a prompt on the
 //! controlling terminal, never on stdin, which may carry the user's lines).
 
-use crate::wire::Tool;
+use mcp_protocol::model::Tool;
 use mcp_client::BoxFuture;
 use serde_json::Value;
 use std::fmt;
@@ -193,7 +193,7 @@ impl Approver for AskTerminal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::ToolAnnotations;
+    use mcp_protocol::model::ToolAnnotations;
     use serde_json::json;
 
     fn tool(read_only: Option<bool>) -> Tool {

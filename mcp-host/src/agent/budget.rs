@@ -21,7 +21,7 @@
 //! all of it, and what it leaves is shared among the larger ones.
 
 use crate::convert;
-use crate::wire::{CallToolResult, ContentBlock, ResourceContents, TextContent};
+use mcp_protocol::model::{CallToolResult, ContentBlock, ResourceContents, TextContent};
 use mcp_client::text::grouped;
 
 /// [`ResultBudget::per_result`] when nothing else is said: about 25,000
@@ -327,7 +327,7 @@ fn shares(sizes: &[usize], total: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{AudioContent, ImageContent};
+    use mcp_protocol::model::{AudioContent, ImageContent};
 
     fn text(text: &str) -> ContentBlock {
         text_block(text.to_owned())
@@ -455,7 +455,7 @@ mod tests {
 
     #[test]
     fn embedded_text_and_links_count_as_text_and_are_cut_too() {
-        use crate::wire::{EmbeddedResource, ResourceLinkContent};
+        use mcp_protocol::model::{EmbeddedResource, ResourceLinkContent};
         let b = budget(40, 100);
         let result = CallToolResult {
             content: vec![

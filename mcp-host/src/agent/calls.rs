@@ -15,7 +15,7 @@ use super::budget::{Kept, ResultBudget};
 use crate::catalog::Catalog;
 use crate::convert::CallFailure;
 use crate::provider::ToolCall;
-use crate::wire::CallToolResult;
+use mcp_protocol::model::CallToolResult;
 use serde::Serialize;
 use std::sync::Arc;
 use std::time::Instant;

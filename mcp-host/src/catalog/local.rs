@@ -2,7 +2,7 @@
 //! server of this process called without a transport.
 
 use super::ToolSource;
-use crate::wire::{CallToolResult, JsonObject, Tool};
+use mcp_protocol::model::{CallToolResult, JsonObject, Tool};
 use mcp_client::{BoxFuture, CallOptions, McpError};
 use std::sync::Arc;
 

@@ -34,7 +34,7 @@ pub use openai::OpenAi;
 
 use crate::catalog::Catalog;
 use crate::convert::CallFailure;
-use crate::wire::CallToolResult;
+use mcp_protocol::model::CallToolResult;
 use mcp_client::BoxFuture;
 use serde::Serialize;
 use serde_json::Value;

@@ -10,7 +10,7 @@ use super::http::{ApiClient, ApiEndpoint};
 use super::{Provider, ProviderError, Reply, Request, Stop, ToolCall, Usage};
 use crate::catalog::Catalog;
 use crate::convert::{self, CallFailure, Strict};
-use crate::wire::CallToolResult;
+use mcp_protocol::model::CallToolResult;
 use mcp_client::BoxFuture;
 use serde::Serialize;
 use serde_json::{Map, Value, json};

@@ -17,7 +17,7 @@ use mcp_host::config::McpConfig;
 use mcp_host::provider::{
     self, Anthropic, Provider, ProviderError, Reply, Request, ToolCall, Usage,
 };
-use mcp_host::wire::CallToolResult;
+use mcp_protocol::model::CallToolResult;
 use mcp_runtime::{Context, Server, tool, tools};
 use serde_json::{Value, json};
 use std::collections::VecDeque;

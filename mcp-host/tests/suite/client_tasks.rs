@@ -12,7 +12,7 @@ use mcp_client::ClientError;
 use mcp_client::{CallOptions, ClientOptions, ElicitFn, McpClient, McpError, Mode};
 use mcp_client::{Endpoint, ServerConfig};
 use mcp_host::convert::CallFailure;
-use mcp_host::wire::{ElicitAction, ElicitResult, ProgressParams};
+use mcp_protocol::model::{ElicitAction, ElicitResult, ProgressParams};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -176,7 +176,7 @@ fn progress() -> (CallOptions, Arc<Mutex<Vec<ProgressParams>>>) {
 /// Checks a whole `flow` exchange: the result, the progress, and every
 /// request the client sent. Returns the task's id.
 fn check_flow(
-    result: &mcp_host::wire::CallToolResult,
+    result: &mcp_protocol::model::CallToolResult,
     log: &[Logged],
     asked: &[String],
     progress: &[ProgressParams],

@@ -13,10 +13,10 @@ use mcp_client::{
 use mcp_client::{Endpoint, ServerConfig};
 use mcp_host::catalog::{Catalog, CatalogOptions};
 use mcp_host::config::McpConfig;
-use mcp_host::wire::{
+use mcp_protocol::ProtocolVersion;
+use mcp_protocol::model::{
     CallToolResult, CreateMessageResult, ElicitAction, ElicitResult, Role, SamplingContent,
 };
-use mcp_protocol::ProtocolVersion;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

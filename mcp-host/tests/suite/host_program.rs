@@ -57,7 +57,7 @@ impl Oracle {
         Value::Array(self.catalog.openai_tools(Strict::Off))
     }
 
-    fn call(&self, name: &str, input: Value) -> mcp_host::wire::CallToolResult {
+    fn call(&self, name: &str, input: Value) -> mcp_protocol::model::CallToolResult {
         self.runtime.block_on(self.catalog.call(name, input))
     }
 
@@ -722,7 +722,7 @@ fn an_mcp_image_is_an_image_block_for_claude() {
         .content
         .iter()
         .find_map(|b| match b {
-            mcp_host::wire::ContentBlock::Image(image) => Some(image.data.clone()),
+            mcp_protocol::model::ContentBlock::Image(image) => Some(image.data.clone()),
             _ => None,
         })
         .unwrap();

@@ -18,7 +18,7 @@ use crate::common;
 use common::{args, run, text};
 use mcp_client::{CallOptions, ClientOptions, McpClient, Mode};
 use mcp_client::{Endpoint, ServerConfig};
-use mcp_host::wire::ContentBlock;
+use mcp_protocol::model::ContentBlock;
 use mcp_protocol::ProtocolVersion;
 use serde_json::json;
 use std::collections::BTreeMap;

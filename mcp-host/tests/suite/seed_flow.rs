@@ -7,7 +7,7 @@ use mcp_host::convert::{
     CallFailure, Strict, claude_tool, claude_tool_result, openai_tool, openai_tool_messages,
 };
 use mcp_host::names::NameMap;
-use mcp_host::wire::{CallToolResult, RpcError, Tool};
+use mcp_protocol::model::{CallToolResult, RpcError, Tool};
 use serde_json::{Value, json};
 
 /// The `tools/list` response a weather server sends.

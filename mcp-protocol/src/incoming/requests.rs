@@ -1,14 +1,15 @@
-//! The params of each method a server serves, as the server reads them:
-//! the server direction of the model ([`crate::model`] holds what a client
-//! writes, [`crate::outgoing`] what a server answers). One type per method,
-//! borrowed from the message where it can be.
+//! The server's borrowed readings of the params of the methods it serves:
+//! the concepts are [`crate::model`]'s (`model::InitializeParams` is what
+//! [`InitializeParamsRef`] reads); these are how the server reads them off
+//! the message without copying (a `…Ref` borrows from it), and
+//! `subscriptions/listen` is read as [`crate::model::ListenParams`] itself.
 //!
 //! The members every layer decides on (`name`, `arguments`, `_meta`,
 //! `requestState`, `inputResponses`, `taskId`) are read once, by
 //! [`crate::params::Params`], and are not repeated here: a type below names
 //! only what its method alone reads, so no two parses of one member exist.
 //!
-//! These are more lenient than the client's types of the same name where
+//! These are more lenient than the model's types where
 //! clients in the wild are (an `initialize` without `capabilities` or
 //! `clientInfo` opens a session all the same), and keep the client's
 //! values as sent (capabilities and client info as JSON, not a struct that
@@ -22,7 +23,7 @@ use std::borrow::Cow;
 /// The params of `initialize` (2024-11-05 to 2025-11-25): only
 /// `protocolVersion` is required.
 #[derive(Debug, Deserialize)]
-pub struct InitializeParams<'a> {
+pub struct InitializeParamsRef<'a> {
     /// The revision the client asks for (the server counter-offers its own
     /// newest legacy revision when it does not speak this one).
     #[serde(rename = "protocolVersion", borrow)]
@@ -37,7 +38,7 @@ pub struct InitializeParams<'a> {
 
 /// The params of `tools/list`.
 #[derive(Debug, Default, Deserialize)]
-pub struct ListToolsParams<'a> {
+pub struct ListToolsParamsRef<'a> {
     /// The `nextCursor` of an earlier page, if any (`null` reads as absent).
     #[serde(default, borrow)]
     pub cursor: Option<Cow<'a, str>>,
@@ -52,31 +53,10 @@ pub struct SetLevelParams<'a> {
     pub level: Cow<'a, str>,
 }
 
-/// The params of `subscriptions/listen` (2026-07-28): which notifications
-/// the stream carries.
-#[derive(Debug, Deserialize)]
-pub struct ListenParams {
-    /// What to send on the stream (required, even when empty).
-    pub notifications: SubscriptionFilter,
-}
-
-/// The notifications a `subscriptions/listen` stream asks for, as the
-/// server reads them: what this server can send, the rest ignored.
-#[derive(Debug, Default, PartialEq, Eq, Deserialize)]
-pub struct SubscriptionFilter {
-    /// `notifications/tools/list_changed`.
-    #[serde(rename = "toolsListChanged", default)]
-    pub tools_list_changed: bool,
-    /// The tasks whose `notifications/tasks` to send (Tasks extension).
-    /// Owned: the stream that watches them outlives the message.
-    #[serde(rename = "taskIds", default)]
-    pub task_ids: Vec<String>,
-}
-
 /// The params of `notifications/cancelled`, the one notification whose
 /// params a server reads.
 #[derive(Debug, Deserialize)]
-pub struct CancelledParams<'a> {
+pub struct CancelledParamsRef<'a> {
     /// The id of the request to cancel, as sent (a request id or a
     /// subscription's), for the server to compare in its canonical form.
     #[serde(rename = "requestId", borrow)]
@@ -91,17 +71,17 @@ mod tests {
     fn initialize_borrows_its_version_and_takes_what_is_absent_or_null_as_absent() {
         let text =
             r#"{"protocolVersion":"2025-06-18","capabilities":null,"clientInfo":{"name":"c"}}"#;
-        let params: InitializeParams<'_> = serde_json::from_str(text).unwrap();
+        let params: InitializeParamsRef<'_> = serde_json::from_str(text).unwrap();
         assert!(matches!(
             params.protocol_version,
             Cow::Borrowed("2025-06-18")
         ));
         assert_eq!(params.capabilities, None);
         assert_eq!(params.client_info, Some(serde_json::json!({"name": "c"})));
-        let bare: InitializeParams<'_> =
+        let bare: InitializeParamsRef<'_> =
             serde_json::from_str(r#"{"protocolVersion":"x"}"#).unwrap();
         assert_eq!((bare.capabilities, bare.client_info), (None, None));
-        let missing = serde_json::from_str::<InitializeParams<'_>>("{}").unwrap_err();
+        let missing = serde_json::from_str::<InitializeParamsRef<'_>>("{}").unwrap_err();
         assert!(
             missing
                 .to_string()
@@ -110,33 +90,14 @@ mod tests {
     }
 
     #[test]
-    fn listen_needs_its_filter_and_defaults_its_members() {
-        let params: ListenParams =
-            serde_json::from_str(r#"{"notifications":{},"_meta":{}}"#).unwrap();
-        assert_eq!(params.notifications, SubscriptionFilter::default());
-        let params: ListenParams = serde_json::from_str(
-            r#"{"notifications":{"toolsListChanged":true,"taskIds":["a"],"promptsListChanged":true}}"#,
-        )
-        .unwrap();
-        assert!(params.notifications.tools_list_changed);
-        assert_eq!(params.notifications.task_ids, ["a"]);
-        let missing = serde_json::from_str::<ListenParams>("{}").unwrap_err();
-        assert!(
-            missing
-                .to_string()
-                .starts_with("missing field `notifications`")
-        );
-    }
-
-    #[test]
     fn the_small_ones_read_their_members() {
-        let list: ListToolsParams<'_> = serde_json::from_str(r#"{"cursor":null}"#).unwrap();
+        let list: ListToolsParamsRef<'_> = serde_json::from_str(r#"{"cursor":null}"#).unwrap();
         assert_eq!(list.cursor, None);
-        let list: ListToolsParams<'_> = serde_json::from_str(r#"{"cursor":"p2"}"#).unwrap();
+        let list: ListToolsParamsRef<'_> = serde_json::from_str(r#"{"cursor":"p2"}"#).unwrap();
         assert_eq!(list.cursor.as_deref(), Some("p2"));
         let level: SetLevelParams<'_> = serde_json::from_str(r#"{"level":"info"}"#).unwrap();
         assert_eq!(level.level, "info");
-        let cancelled: CancelledParams<'_> =
+        let cancelled: CancelledParamsRef<'_> =
             serde_json::from_str(r#"{"requestId": 7, "reason": "user"}"#).unwrap();
         assert_eq!(cancelled.request_id.get(), "7");
     }

@@ -14,9 +14,11 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
-/// The result of `tools/call`.
+/// The server's zero-copy rendering of a `tools/call` result
+/// ([`crate::model::CallToolResult`] is the concept): the tool's outcome,
+/// borrowed, shaped for the revision as it is written.
 #[derive(Debug)]
-pub enum CallToolResult<'a> {
+pub enum CallToolResultRef<'a> {
     /// Structured output (`structuredContent` where the revision has it)
     /// and its text mirror, then `content`; `wrap` puts the output under
     /// `{"result": …}`.
@@ -66,9 +68,9 @@ pub fn structured_json(text: &str) -> Result<Cow<'_, RawValue>, serde_json::Erro
     Ok(Cow::Owned(serde_json::value::to_raw_value(&value)?))
 }
 
-/// [`CallToolResult`] for one revision, with its closing fields.
+/// [`CallToolResultRef`] for one revision, with its closing fields.
 struct CallToolBody<'a> {
-    result: &'a CallToolResult<'a>,
+    result: &'a CallToolResultRef<'a>,
     version: ProtocolVersion,
     trailer: Option<Trailer<'a>>,
 }
@@ -124,7 +126,7 @@ impl Serialize for CallToolBody<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut body = serializer.serialize_map(None)?;
         match self.result {
-            CallToolResult::Structured {
+            CallToolResultRef::Structured {
                 json,
                 wrap: true,
                 content,
@@ -138,7 +140,7 @@ impl Serialize for CallToolBody<'_> {
                     body.serialize_entry("structuredContent", &wrapped)?;
                 }
             }
-            CallToolResult::Structured {
+            CallToolResultRef::Structured {
                 json,
                 wrap: false,
                 content,
@@ -148,14 +150,14 @@ impl Serialize for CallToolBody<'_> {
                     body.serialize_entry("structuredContent", json)?;
                 }
             }
-            CallToolResult::Content(blocks) => {
+            CallToolResultRef::Content(blocks) => {
                 let blocks = Blocks {
                     blocks,
                     version: self.version,
                 };
                 body.serialize_entry("content", &blocks)?;
             }
-            CallToolResult::Error(text) => {
+            CallToolResultRef::Error(text) => {
                 body.serialize_entry("content", &[TextBlock::new(*text)])?;
                 body.serialize_entry("isError", &true)?;
             }
@@ -170,8 +172,8 @@ impl Serialize for CallToolBody<'_> {
 
 impl Reply<'_> {
     /// A `tools/call` result.
-    pub fn call_result(&self, result: &CallToolResult<'_>) -> Frame {
-        if let CallToolResult::Structured {
+    pub fn call_result(&self, result: &CallToolResultRef<'_>) -> Frame {
+        if let CallToolResultRef::Structured {
             json,
             wrap: false,
             content: [],
@@ -184,13 +186,13 @@ impl Reply<'_> {
 
     /// The typed rendering of every `tools/call` result; the definition that
     /// [`Reply::structured_call_result`] must match byte for byte.
-    fn typed_call_result(&self, result: &CallToolResult<'_>) -> Frame {
+    fn typed_call_result(&self, result: &CallToolResultRef<'_>) -> Frame {
         let capacity = match result {
-            CallToolResult::Structured { json, content, .. } => {
+            CallToolResultRef::Structured { json, content, .. } => {
                 2 * json.get().len() + 64 + 256 * content.len()
             }
-            CallToolResult::Error(text) => text.len() + 64,
-            CallToolResult::Content(_) => 256,
+            CallToolResultRef::Error(text) => text.len() + 64,
+            CallToolResultRef::Content(_) => 256,
         };
         let result = CallToolBody {
             result,
@@ -259,12 +261,12 @@ mod tests {
                     "null",
                 ] {
                     let json = raw(json);
-                    let fast = text(reply.call_result(&CallToolResult::Structured {
+                    let fast = text(reply.call_result(&CallToolResultRef::Structured {
                         json: &json,
                         wrap: false,
                         content: &[],
                     }));
-                    let typed = text(reply.typed_call_result(&CallToolResult::Structured {
+                    let typed = text(reply.typed_call_result(&CallToolResultRef::Structured {
                         json: &json,
                         wrap: false,
                         content: &[],
@@ -275,12 +277,68 @@ mod tests {
         }
     }
 
+    /// The fast path is the rendering of the canonical type: for every
+    /// revision, its bytes are those of the `model::CallToolResult` a client
+    /// reads back (the text mirror, `structuredContent` where the revision
+    /// has it), closed with the revision's `resultType` and `_meta`.
+    #[test]
+    fn the_structured_fast_path_writes_the_model_result() {
+        use crate::model::{self, ContentBlock, RequestId, TextContent};
+
+        #[derive(serde::Serialize)]
+        struct Closed<'a> {
+            #[serde(flatten)]
+            result: model::CallToolResult,
+            #[serde(flatten)]
+            trailer: Option<Trailer<'a>>,
+        }
+
+        let meta = meta();
+        for (raw_id, id) in [
+            ("7", RequestId::Number(7)),
+            ("\"a\\\"b\"", RequestId::String("a\"b".to_owned())),
+        ] {
+            let raw_id = raw(raw_id);
+            for version in ProtocolVersion::ALL {
+                let reply = Reply::new(&raw_id, version, &meta);
+                for json in [r#"{"sum":3.0}"#, r#"{"s":"q\"u\\o\n"}"#, "[1,2]", "null"] {
+                    let fast = text(reply.call_result(&CallToolResultRef::Structured {
+                        json: &raw(json),
+                        wrap: false,
+                        content: &[],
+                    }));
+                    let result = model::CallToolResult {
+                        content: vec![ContentBlock::Text(TextContent {
+                            text: json.to_owned(),
+                            annotations: None,
+                            meta: None,
+                        })],
+                        structured_content: version
+                            .carries()
+                            .structured_output
+                            .then(|| serde_json::from_str(json).unwrap()),
+                        ..model::CallToolResult::default()
+                    };
+                    let canonical = model::JsonRpcResponse::new(
+                        id.clone(),
+                        Closed {
+                            result,
+                            trailer: reply.trailer("complete"),
+                        },
+                    );
+                    let canonical = serde_json::to_string(&canonical).unwrap() + "\n";
+                    assert_eq!(fast, canonical, "{version}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn structured_output_is_wrapped_and_mirrored_per_revision() {
         let id = raw("1");
         let meta = meta();
         let json = raw("3.0");
-        let wrapped = CallToolResult::Structured {
+        let wrapped = CallToolResultRef::Structured {
             json: &json,
             wrap: true,
             content: &[],
@@ -291,7 +349,7 @@ mod tests {
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"result\\\":3.0}\"}],\
              \"structuredContent\":{\"result\":3.0}}}\n"
         );
-        let plain = CallToolResult::Structured {
+        let plain = CallToolResultRef::Structured {
             json: &json,
             wrap: false,
             content: &[],
@@ -315,7 +373,7 @@ mod tests {
         for version in ProtocolVersion::ALL {
             let reply = Reply::new(&id, version, &meta);
             for wrap in [false, true] {
-                let result = CallToolResult::Structured {
+                let result = CallToolResultRef::Structured {
                     json: &json,
                     wrap,
                     content: &blocks,
@@ -351,7 +409,7 @@ mod tests {
         // Without blocks, the typed path writes what the fast path does.
         let reply = Reply::new(&id, ProtocolVersion::V2025_06_18, &meta);
         assert_eq!(
-            text(reply.typed_call_result(&CallToolResult::Structured {
+            text(reply.typed_call_result(&CallToolResultRef::Structured {
                 json: &json,
                 wrap: false,
                 content: &blocks[..1],

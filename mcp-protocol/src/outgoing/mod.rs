@@ -12,10 +12,12 @@ mod call;
 mod call_model;
 mod notify;
 mod results;
+mod task_view;
 
 pub use call::*;
 pub use notify::*;
 pub use results::*;
+pub use task_view::*;
 
 use super::frame::{self, Frame, FrameKind};
 use super::{ErrorCode, RpcError};
@@ -186,7 +188,7 @@ pub(crate) mod tests {
 
     #[test]
     fn every_frame_knows_what_it_carries() {
-        use super::notify::{self, ElicitForm, InputRequest};
+        use super::notify::{self, ElicitForm, InputRequestRef};
         use crate::ProtocolVersion;
         use crate::outgoing::results::tests::meta;
         let id = raw("7");
@@ -204,19 +206,19 @@ pub(crate) mod tests {
             notify::subscription_closed(&id),
             notify::client_request(
                 &raw("\"s1\""),
-                &InputRequest::Elicit(ElicitForm::new("?", &schema, ProtocolVersion::LATEST)),
+                &InputRequestRef::Elicit(ElicitForm::new("?", &schema, ProtocolVersion::LATEST)),
             ),
         ];
         for version in ProtocolVersion::ALL {
             let reply = Reply::new(&id, version, &meta);
             frames.push(reply.empty());
             frames.push(reply.tools_page(std::sync::Arc::from("[]"), None, 1000, false));
-            frames.push(reply.call_result(&CallToolResult::Structured {
+            frames.push(reply.call_result(&CallToolResultRef::Structured {
                 json: &json,
                 wrap: false,
                 content: &[],
             }));
-            frames.push(reply.call_result(&CallToolResult::Error("failed")));
+            frames.push(reply.call_result(&CallToolResultRef::Error("failed")));
         }
         for frame in frames {
             assert_eq!(

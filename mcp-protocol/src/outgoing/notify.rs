@@ -7,7 +7,7 @@ use super::{JSONRPC, Response, notification};
 use crate::ProtocolVersion;
 use crate::frame::{self, Frame, FrameKind};
 use crate::meta;
-use crate::sampling::CreateMessageParams;
+use crate::sampling::CreateMessageParamsRef;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -127,16 +127,16 @@ pub fn subscription_acknowledged(
 
 /// `notifications/tasks` (Tasks extension) on the `subscriptions/listen`
 /// stream `subscription`: the task as `tasks/get` would answer now.
-pub fn task_status(subscription: &RawValue, task: &crate::task::TaskView<'_>) -> Frame {
+pub fn task_status(subscription: &RawValue, task: &super::task_view::TaskView<'_>) -> Frame {
     #[derive(Serialize)]
     struct Status<'a> {
         #[serde(flatten)]
-        task: &'a crate::task::TaskView<'a>,
+        task: &'a super::task_view::TaskView<'a>,
         #[serde(rename = "_meta")]
         meta: SubscriptionMeta<'a>,
     }
     notification(
-        crate::task::TASKS_NOTIFICATION,
+        crate::model::method::TASKS_STATUS,
         Status {
             task,
             meta: SubscriptionMeta(subscription),
@@ -192,29 +192,30 @@ impl<'a> ElicitForm<'a> {
     }
 }
 
-/// A question for the client: a legacy server request's `method` and
-/// `params`, or one entry of a 2026-07-28 `inputRequests` map (the same
-/// `{method, params}` object).
+/// The server's borrowed rendering of a question for the client
+/// ([`crate::model::InputRequest`] is the concept): a legacy server
+/// request's `method` and `params`, or one entry of a 2026-07-28
+/// `inputRequests` map (the same `{method, params}` object).
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "method", content = "params")]
-pub enum InputRequest<'a> {
+pub enum InputRequestRef<'a> {
     /// `elicitation/create`.
     #[serde(rename = "elicitation/create")]
     Elicit(ElicitForm<'a>),
     /// `sampling/createMessage`.
     #[serde(rename = "sampling/createMessage")]
-    Sample(CreateMessageParams<'a>),
+    Sample(CreateMessageParamsRef<'a>),
 }
 
 /// A request to the client (legacy sessions): `elicitation/create` or
 /// `sampling/createMessage`.
-pub fn client_request(id: &RawValue, request: &InputRequest<'_>) -> Frame {
+pub fn client_request(id: &RawValue, request: &InputRequestRef<'_>) -> Frame {
     #[derive(Serialize)]
     struct ClientRequest<'a> {
         jsonrpc: &'static str,
         id: &'a RawValue,
         #[serde(flatten)]
-        request: &'a InputRequest<'a>,
+        request: &'a InputRequestRef<'a>,
     }
     frame::encode(
         &ClientRequest {
@@ -252,7 +253,10 @@ mod tests {
         let schema = serde_json::json!({"type": "object"});
         let form = ElicitForm::new("q", &schema, ProtocolVersion::V2025_06_18);
         assert_eq!(
-            text(client_request(&raw("\"s1\""), &InputRequest::Elicit(form))),
+            text(client_request(
+                &raw("\"s1\""),
+                &InputRequestRef::Elicit(form)
+            )),
             "{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"elicitation/create\",\
              \"params\":{\"message\":\"q\",\"requestedSchema\":{\"type\":\"object\"}}}\n"
         );

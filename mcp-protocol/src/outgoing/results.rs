@@ -2,45 +2,21 @@
 //! [`Reply`], which closes a result the way the request's revision needs
 //! (`resultType`, `_meta`, cache hints).
 
-use super::notify::InputRequest;
+use super::notify::InputRequestRef;
 use super::{JSONRPC, Response};
 use crate::ProtocolVersion;
 use crate::frame::{self, Frame, FrameKind, Spliced};
 use crate::meta;
+use crate::model::{DiscoverResult, Implementation, InitializeResult};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::sync::Arc;
 
-/// `Implementation`: a name, a version and (from 2025-06-18) a title.
-#[derive(Debug, Serialize)]
-pub struct Implementation<'a> {
-    name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    title: Option<&'a str>,
-    version: &'a str,
-}
-
-impl<'a> Implementation<'a> {
-    /// The implementation as a session of `revision` sees it.
-    pub fn new(
-        name: &'a str,
-        version: &'a str,
-        title: Option<&'a str>,
-        revision: ProtocolVersion,
-    ) -> Self {
-        Implementation {
-            name,
-            title: title.filter(|_| revision.carries().structured_output),
-            version,
-        }
-    }
-}
-
 /// The `_meta` of 2026-07-28 results: the server's identity, serialized once.
-pub fn server_meta(info: &Implementation<'_>) -> Box<RawValue> {
-    struct ServerMeta<'a>(&'a Implementation<'a>);
+pub fn server_meta(info: &Implementation) -> Box<RawValue> {
+    struct ServerMeta<'a>(&'a Implementation);
     impl Serialize for ServerMeta<'_> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             let mut map = serializer.serialize_map(Some(1))?;
@@ -56,121 +32,7 @@ fn empty_object() -> Box<RawValue> {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-struct ToolsCapability {
-    #[serde(rename = "listChanged")]
-    list_changed: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 struct Empty {}
-
-/// The `capabilities` of `initialize` and `server/discover`: which keys a
-/// server sets is decided by the methods it serves in the era (the session's
-/// method table), not here.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct ServerCapabilities {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    logging: Option<Empty>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tools: Option<ToolsCapability>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    extensions: Option<Extensions>,
-}
-
-/// `capabilities.extensions`: the extensions a server supports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-struct Extensions {
-    #[serde(rename = "io.modelcontextprotocol/tasks")]
-    tasks: Empty,
-}
-
-impl ServerCapabilities {
-    /// With `logging: {}`.
-    pub fn with_logging(self) -> Self {
-        ServerCapabilities {
-            logging: Some(Empty {}),
-            ..self
-        }
-    }
-
-    /// With `extensions: {"io.modelcontextprotocol/tasks": {}}`.
-    pub fn with_tasks_extension(self) -> Self {
-        ServerCapabilities {
-            extensions: Some(Extensions { tasks: Empty {} }),
-            ..self
-        }
-    }
-
-    /// With `tools: {"listChanged": list_changed}`.
-    pub fn with_tools(self, list_changed: bool) -> Self {
-        ServerCapabilities {
-            tools: Some(ToolsCapability { list_changed }),
-            ..self
-        }
-    }
-}
-
-/// The result of `initialize`.
-#[derive(Debug, Serialize)]
-pub struct InitializeResult<'a> {
-    capabilities: ServerCapabilities,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    instructions: Option<&'a str>,
-    #[serde(rename = "protocolVersion")]
-    protocol_version: &'static str,
-    #[serde(rename = "serverInfo")]
-    server_info: Implementation<'a>,
-}
-
-impl<'a> InitializeResult<'a> {
-    /// The handshake result for the negotiated `version`.
-    pub fn new(
-        version: ProtocolVersion,
-        server_info: Implementation<'a>,
-        instructions: Option<&'a str>,
-        capabilities: ServerCapabilities,
-    ) -> Self {
-        InitializeResult {
-            capabilities,
-            instructions,
-            protocol_version: version.as_str(),
-            server_info,
-        }
-    }
-}
-
-/// The result of `server/discover` (2026-07-28).
-#[derive(Debug, Serialize)]
-pub struct DiscoverResult<'a> {
-    capabilities: ServerCapabilities,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    instructions: Option<&'a str>,
-    #[serde(rename = "supportedVersions")]
-    supported_versions: Vec<&'static str>,
-    #[serde(flatten)]
-    cache: CacheHints,
-}
-
-impl<'a> DiscoverResult<'a> {
-    /// What this server offers, cacheable for `ttl_ms`. `supported` is the
-    /// same list a `-32022` error on this connection names (the scenario
-    /// `server-stateless` of the conformance suite holds the two together):
-    /// a dual-era server lists its legacy versions too, reachable through
-    /// `initialize`, until the connection is locked to the 2026-07-28 era.
-    pub fn new(
-        instructions: Option<&'a str>,
-        ttl_ms: u64,
-        supported: Vec<&'static str>,
-        capabilities: ServerCapabilities,
-    ) -> Self {
-        DiscoverResult {
-            capabilities,
-            instructions,
-            supported_versions: supported,
-            cache: CacheHints::public(ttl_ms),
-        }
-    }
-}
 
 /// The result of a 2026-07-28 call that needs the user's input first.
 #[derive(Serialize)]
@@ -183,7 +45,7 @@ struct InputRequired<'a> {
 
 struct InputRequests<'a> {
     key: &'a str,
-    request: &'a InputRequest<'a>,
+    request: &'a InputRequestRef<'a>,
 }
 
 impl Serialize for InputRequests<'_> {
@@ -322,24 +184,24 @@ impl<'a> Reply<'a> {
     }
 
     /// The `initialize` result.
-    pub fn initialize(&self, result: &InitializeResult<'_>) -> Frame {
+    pub fn initialize(&self, result: &InitializeResult) -> Frame {
         self.send(result, "complete", 256)
     }
 
     /// A `tools/call` answered with a task (Tasks extension): the task's
     /// fields, flat, with `resultType: "task"`.
-    pub fn task_created(&self, task: &crate::task::Task) -> Frame {
+    pub fn task_created(&self, task: &crate::model::Task) -> Frame {
         self.send(task, "task", 256)
     }
 
     /// The `tasks/get` result: the task with what its status carries (the
     /// reply adds `resultType: "complete"`).
-    pub fn task(&self, task: &crate::task::TaskView<'_>) -> Frame {
+    pub fn task(&self, task: &super::task_view::TaskView<'_>) -> Frame {
         self.send(task, "complete", 512)
     }
 
-    /// The `server/discover` result.
-    pub fn discover(&self, result: &DiscoverResult<'_>) -> Frame {
+    /// The `server/discover` result (its `_meta` is the reply's).
+    pub fn discover(&self, result: &DiscoverResult) -> Frame {
         self.send(result, "complete", 256)
     }
 
@@ -380,7 +242,7 @@ impl<'a> Reply<'a> {
     pub fn input_required(
         &self,
         key: &str,
-        request: &InputRequest<'_>,
+        request: &InputRequestRef<'_>,
         request_state: &str,
     ) -> Frame {
         let body = InputRequired {
@@ -394,16 +256,19 @@ impl<'a> Reply<'a> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::outgoing::CallToolResult;
+    use crate::model::{CacheScope, ServerCapabilities};
+    use crate::outgoing::CallToolResultRef;
     use crate::outgoing::tests::{raw, text};
 
+    fn identity() -> Implementation {
+        Implementation {
+            title: Some("S".to_owned()),
+            ..Implementation::new("s", "1")
+        }
+    }
+
     pub(crate) fn meta() -> Box<RawValue> {
-        server_meta(&Implementation::new(
-            "s",
-            "1",
-            Some("S"),
-            ProtocolVersion::LATEST,
-        ))
+        server_meta(&identity().as_of(ProtocolVersion::LATEST))
     }
 
     #[test]
@@ -417,7 +282,7 @@ pub(crate) mod tests {
         );
         let modern = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
         assert_eq!(
-            text(modern.call_result(&CallToolResult::Error("no"))),
+            text(modern.call_result(&CallToolResultRef::Error("no"))),
             "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"no\"}],\
              \"isError\":true,\"resultType\":\"complete\",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":\
              {\"name\":\"s\",\"title\":\"S\",\"version\":\"1\"}}}}\n"
@@ -431,12 +296,14 @@ pub(crate) mod tests {
         let modern = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
         let discover: Value = serde_json::from_slice(
             &modern
-                .discover(&DiscoverResult::new(
-                    Some("hi"),
-                    9,
-                    vec!["2026-07-28"],
-                    ServerCapabilities::default().with_tools(true),
-                ))
+                .discover(&DiscoverResult {
+                    capabilities: ServerCapabilities::default().with_tools(true),
+                    instructions: Some("hi".to_owned()),
+                    supported_versions: vec!["2026-07-28".to_owned()],
+                    ttl_ms: Some(9),
+                    cache_scope: Some(CacheScope::Public),
+                    meta: None,
+                })
                 .into_bytes(),
         )
         .unwrap();
@@ -456,17 +323,17 @@ pub(crate) mod tests {
         );
         let v = ProtocolVersion::V2024_11_05;
         let legacy = Reply::new(&id, v, &meta);
-        let info = Implementation::new("s", "1", Some("S"), v);
         assert_eq!(
             text(
-                legacy.initialize(&InitializeResult::new(
-                    v,
-                    info,
-                    None,
-                    ServerCapabilities::default()
+                legacy.initialize(&InitializeResult {
+                    capabilities: ServerCapabilities::default()
                         .with_logging()
-                        .with_tools(true)
-                ))
+                        .with_tools(true),
+                    instructions: None,
+                    protocol_version: v.as_str().to_owned(),
+                    server_info: identity().as_of(v),
+                    meta: None,
+                })
             ),
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"capabilities\":{\"logging\":{},\"tools\":{\"listChanged\":true}},\
              \"protocolVersion\":\"2024-11-05\",\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n"
@@ -497,7 +364,7 @@ pub(crate) mod tests {
         let id = raw("2");
         let meta = meta();
         let schema = serde_json::json!({});
-        let form = InputRequest::Elicit(super::super::ElicitForm::new(
+        let form = InputRequestRef::Elicit(super::super::ElicitForm::new(
             "q",
             &schema,
             ProtocolVersion::V2026_07_28,

@@ -8,7 +8,7 @@ use super::outbox::Outbox;
 use crate::level::Level;
 use crate::principal::Principal;
 use crate::protocol::frame::Frame;
-use crate::protocol::outgoing::{self, InputRequest};
+use crate::protocol::outgoing::{self, InputRequestRef};
 use crate::protocol::trace_context::TraceContext;
 use crate::util::FastMap;
 use crate::util::lock;
@@ -357,7 +357,7 @@ impl Connection {
     /// `sampling/createMessage`); the reply comes through
     /// the returned [`ClientRequest`], which withdraws the request when it is
     /// dropped unanswered.
-    pub(crate) fn request_client(&self, question: &InputRequest<'_>) -> ClientRequest<'_> {
+    pub(crate) fn request_client(&self, question: &InputRequestRef<'_>) -> ClientRequest<'_> {
         let n = self
             .forked
             .next_server_request
@@ -498,7 +498,7 @@ mod tests {
         let (tx, mut rx) = crate::conn::outbox::channel(usize::MAX);
         let conn = Connection::new(tx);
         let schema = json!({});
-        let form = InputRequest::Elicit(outgoing::ElicitForm::new(
+        let form = InputRequestRef::Elicit(outgoing::ElicitForm::new(
             "q",
             &schema,
             crate::ProtocolVersion::V2025_11_25,

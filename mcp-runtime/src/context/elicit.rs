@@ -31,7 +31,7 @@ use crate::outcome::ToolError;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::form::{FieldSchema, form_schema};
 use crate::protocol::model::{self, ElicitParams, RpcError};
-use crate::protocol::outgoing::{ElicitForm, InputRequest};
+use crate::protocol::outgoing::{ElicitForm, InputRequestRef};
 use crate::util::BoxFuture;
 use crate::util::{human_duration, lock};
 use serde::de::DeserializeOwned;
@@ -207,10 +207,10 @@ pub(crate) enum Question {
 
 impl Question {
     /// The request as a session or request of `version` sends it.
-    pub(crate) fn wire(&self, version: ProtocolVersion) -> InputRequest<'_> {
+    pub(crate) fn wire(&self, version: ProtocolVersion) -> InputRequestRef<'_> {
         match self {
-            Question::Elicit(request) => InputRequest::Elicit(request.wire(version)),
-            Question::Sample(request) => InputRequest::Sample(request.wire()),
+            Question::Elicit(request) => InputRequestRef::Elicit(request.wire(version)),
+            Question::Sample(request) => InputRequestRef::Sample(request.wire()),
         }
     }
 

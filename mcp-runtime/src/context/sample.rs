@@ -4,8 +4,8 @@
 
 use crate::outcome::ToolError;
 use crate::protocol::sampling::{
-    CreateMessageParams, CreateMessageResult, ModelHint, ModelPreferences, ResultContent, Role,
-    SamplingContent, SamplingMessage,
+    CreateMessageParamsRef, CreateMessageResultRef, ModelHint, ModelPreferences, ResultContent,
+    Role, SamplingContent, SamplingMessage,
 };
 use serde::Deserialize as _;
 use serde_json::Value;
@@ -128,8 +128,8 @@ impl SampleRequest {
     }
 
     /// The `params` of `sampling/createMessage`.
-    pub(crate) fn wire(&self) -> CreateMessageParams<'_> {
-        CreateMessageParams {
+    pub(crate) fn wire(&self) -> CreateMessageParamsRef<'_> {
+        CreateMessageParamsRef {
             messages: &self.messages,
             max_tokens: self.max_tokens,
             system_prompt: self.system_prompt.as_deref(),
@@ -181,7 +181,7 @@ pub struct SampleResult {
 impl SampleResult {
     /// Reads a `CreateMessageResult` from the client.
     pub(crate) fn from_result(value: &Value) -> Result<SampleResult, ToolError> {
-        let result = CreateMessageResult::deserialize(value).map_err(|err| {
+        let result = CreateMessageResultRef::deserialize(value).map_err(|err| {
             ToolError::new(format!("the client's sampling answer is not valid: {err}"))
         })?;
         Ok(SampleResult {

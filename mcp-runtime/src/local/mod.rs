@@ -297,7 +297,7 @@ impl LocalClient {
     /// `callback`, and declares the `elicitation` capability.
     ///
     /// ```
-    /// use mcp_runtime::model::{ElicitAction, ElicitParams, ElicitResult};
+    /// use mcp_protocol::model::{ElicitAction, ElicitParams, ElicitResult};
     /// use mcp_runtime::{Context, ElicitRequest, FormField, Server, ToolError, tool, tools};
     ///
     /// /// Greet the user by name.
@@ -319,7 +319,7 @@ impl LocalClient {
     ///     },
     /// );
     /// let result = client.call("greet", serde_json::Map::new()).await?;
-    /// assert!(matches!(&result.content[0], mcp_runtime::model::ContentBlock::Text(t) if t.text == "Hello, Ada!"));
+    /// assert!(matches!(&result.content[0], mcp_protocol::model::ContentBlock::Text(t) if t.text == "Hello, Ada!"));
     /// # Ok(())
     /// # }
     /// ```

@@ -13,9 +13,9 @@ use crate::conn::connection::Connection;
 use crate::conn::lifecycle::Lifecycle;
 use crate::level::Level;
 use crate::protocol::RpcError;
-use crate::protocol::incoming::without_position;
 use crate::protocol::outgoing::ErrorData;
 use crate::protocol::params::{Meta, Params};
+use crate::protocol::read::without_position;
 use crate::protocol::{ErrorCode, ProtocolVersion, meta};
 use std::sync::Arc;
 

@@ -13,7 +13,7 @@ use crate::content::Content;
 use crate::outcome::ToolOutcome;
 use crate::protocol::frame::Frame;
 use crate::protocol::model;
-use crate::protocol::outgoing::{self, CallToolResult, Reply};
+use crate::protocol::outgoing::{self, CallToolResultRef, Reply};
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::tool::Tool;
 use serde_json::value::RawValue;
@@ -25,15 +25,15 @@ pub(crate) fn answer<R>(
     tool: &Tool,
     outcome: &ToolOutcome,
     version: ProtocolVersion,
-    render: impl FnOnce(Result<&CallToolResult<'_>, &RpcError>) -> R,
+    render: impl FnOnce(Result<&CallToolResultRef<'_>, &RpcError>) -> R,
 ) -> R {
     match outcome {
         ToolOutcome::Structured(text) => structured(tool, text, &[], version, render),
         ToolOutcome::StructuredWith { json, content } => {
             structured(tool, json, content, version, render)
         }
-        ToolOutcome::Content(blocks) => render(Ok(&CallToolResult::Content(blocks))),
-        ToolOutcome::Error(message) => render(Ok(&CallToolResult::Error(message))),
+        ToolOutcome::Content(blocks) => render(Ok(&CallToolResultRef::Content(blocks))),
+        ToolOutcome::Error(message) => render(Ok(&CallToolResultRef::Error(message))),
         ToolOutcome::Protocol(error) => render(Err(error)),
     }
 }
@@ -43,15 +43,15 @@ fn structured<R>(
     text: &str,
     content: &[Content],
     version: ProtocolVersion,
-    render: impl FnOnce(Result<&CallToolResult<'_>, &RpcError>) -> R,
+    render: impl FnOnce(Result<&CallToolResultRef<'_>, &RpcError>) -> R,
 ) -> R {
     match outgoing::structured_json(text) {
-        Ok(json) => render(Ok(&CallToolResult::Structured {
+        Ok(json) => render(Ok(&CallToolResultRef::Structured {
             json: &json,
             wrap: tool.wraps_output(version),
             content,
         })),
-        Err(err) => render(Ok(&CallToolResult::Error(&not_json(tool, &err)))),
+        Err(err) => render(Ok(&CallToolResultRef::Error(&not_json(tool, &err)))),
     }
 }
 
@@ -103,7 +103,8 @@ fn not_json(tool: &Tool, err: &serde_json::Error) -> String {
 mod tests {
     use super::*;
     use crate::content::Audience;
-    use crate::protocol::outgoing::{Implementation, server_meta};
+    use crate::protocol::model::Implementation;
+    use crate::protocol::outgoing::server_meta;
     use crate::tool::ToolBuilder;
     use serde_json::{Value, json};
 
@@ -120,7 +121,7 @@ mod tests {
             .output_schema(json!({"type": "number"}))
             .build();
         let version = ProtocolVersion::LATEST_LEGACY;
-        let meta = server_meta(&Implementation::new("s", "1", None, version));
+        let meta = server_meta(&Implementation::new("s", "1").as_of(version));
         let id = RawValue::from_string("7".to_owned()).unwrap();
         let cases = [
             (&plain, ToolOutcome::Structured(r#"{"a": 1}"#.to_owned())),

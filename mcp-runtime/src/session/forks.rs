@@ -40,7 +40,7 @@ mod tests {
     use crate::conn::connection::{CancelSignal, Connection};
     use crate::conn::outbox;
     use crate::protocol::incoming::parse;
-    use crate::protocol::outgoing::{ElicitForm, InputRequest};
+    use crate::protocol::outgoing::{ElicitForm, InputRequestRef};
     use serde_json::{Value, json};
     use std::sync::Arc;
 
@@ -66,7 +66,7 @@ mod tests {
         let call = CancelSignal::default();
         calling.track_call(&Arc::from("7"), &call);
         let schema = json!({});
-        let form = InputRequest::Elicit(ElicitForm::new(
+        let form = InputRequestRef::Elicit(ElicitForm::new(
             "q",
             &schema,
             crate::ProtocolVersion::V2025_11_25,

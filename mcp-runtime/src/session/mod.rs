@@ -29,10 +29,12 @@ pub(crate) use methods::listen::close_subscriptions;
 pub(crate) use methods::listen::notify_tools_changed;
 
 use crate::conn::connection::{ClientReply, Connection, canonical_id};
-use crate::protocol::incoming::requests::CancelledParams;
-use crate::protocol::incoming::{Incoming, Rejection, without_position};
-use crate::protocol::outgoing::{self, ErrorData, Reply, ServerCapabilities};
+use crate::protocol::incoming::requests::CancelledParamsRef;
+use crate::protocol::incoming::{Incoming, Rejection};
+use crate::protocol::model::ServerCapabilities;
+use crate::protocol::outgoing::{self, ErrorData, Reply};
 use crate::protocol::params::Params;
+use crate::protocol::read::without_position;
 use crate::protocol::{ErrorCode, ProtocolVersion, RpcError};
 use crate::shared::Shared;
 use serde::Deserialize;
@@ -168,8 +170,8 @@ impl Session {
     fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
         match method {
             "notifications/cancelled" => {
-                let Some(cancelled) =
-                    params.and_then(|p| serde_json::from_str::<CancelledParams<'_>>(p.get()).ok())
+                let Some(cancelled) = params
+                    .and_then(|p| serde_json::from_str::<CancelledParamsRef<'_>>(p.get()).ok())
                 else {
                     return;
                 };

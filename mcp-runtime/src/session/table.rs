@@ -20,7 +20,7 @@ use super::methods::{lifecycle, listen, logging, tools};
 use super::{Session, parse_params};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::RpcError;
-use crate::protocol::outgoing::ServerCapabilities;
+use crate::protocol::model::ServerCapabilities;
 use serde_json::value::RawValue;
 
 /// How the router runs an entry.

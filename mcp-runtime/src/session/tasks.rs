@@ -23,11 +23,12 @@ use crate::context::{Context, ContextParts, TaskBegun, TaskStart};
 use crate::level::Level;
 use crate::limits::QueueTimeout;
 use crate::outcome::ToolError;
+use crate::protocol::model::TaskStatus;
 use crate::protocol::model::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, RpcError,
 };
 use crate::protocol::outgoing::{Capabilities, ErrorData, Reply};
-use crate::protocol::task::TaskStatus;
+
 use crate::protocol::{ErrorCode, ProtocolVersion};
 use crate::shared::Shared;
 use crate::task::{LEASE, Resume, TaskError, TaskRecord, Tasks, input_request, new_id, now_ms};

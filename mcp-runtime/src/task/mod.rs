@@ -16,7 +16,8 @@
 //! again from the start (at most [`MAX_TASK_RESUMES`] times).
 
 use crate::protocol::RpcError;
-use crate::protocol::task::{Task, TaskStatus, TaskView};
+use crate::protocol::model::{Task, TaskStatus};
+use crate::protocol::outgoing::TaskView;
 use crate::store::{Store, StoreError};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

@@ -118,7 +118,7 @@ impl ToolCall {
                     path.truncate(cut);
                     path.push('…');
                 }
-                let mut inner = crate::protocol::incoming::without_position(err.inner());
+                let mut inner = crate::protocol::read::without_position(err.inner());
                 if inner.starts_with("recursion limit exceeded") {
                     inner = "nested more than 128 levels deep".to_owned();
                 }

@@ -372,7 +372,7 @@ impl Tool {
                 return Some(ToolOutcome::Error(format!(
                     "Invalid arguments for tool '{}': {}.",
                     self.name,
-                    crate::protocol::incoming::without_position(&err)
+                    crate::protocol::read::without_position(&err)
                 )));
             }
         };

@@ -99,17 +99,17 @@ pub fn example(name: &str) -> PathBuf {
 
 /// `JSON text` as params.
 /// A call's arguments from a `json!` object.
-pub fn args(value: Value) -> Option<mcp_host::wire::JsonObject> {
+pub fn args(value: Value) -> Option<mcp_protocol::model::JsonObject> {
     value.as_object().cloned()
 }
 
 /// The text blocks of a result, concatenated.
-pub fn text(result: &mcp_host::wire::CallToolResult) -> String {
+pub fn text(result: &mcp_protocol::model::CallToolResult) -> String {
     result
         .content
         .iter()
         .filter_map(|b| match b {
-            mcp_host::wire::ContentBlock::Text(t) => Some(t.text.as_str()),
+            mcp_protocol::model::ContentBlock::Text(t) => Some(t.text.as_str()),
             _ => None,
         })
         .collect()

@@ -4,8 +4,9 @@
 use crate::conn::client::ClientInfo;
 use crate::conn::lifecycle::Lifecycle;
 use crate::protocol::frame::Frame;
-use crate::protocol::incoming::requests::InitializeParams;
-use crate::protocol::outgoing::{DiscoverResult, InitializeResult, Reply};
+use crate::protocol::incoming::requests::InitializeParamsRef;
+use crate::protocol::model::{CacheScope, DiscoverResult, InitializeResult};
+use crate::protocol::outgoing::Reply;
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::session::Session;
 use crate::session::era;
@@ -13,7 +14,7 @@ use crate::session::method::{Capability, Eras, Method, Respond};
 use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 
-impl Respond for InitializeResult<'_> {
+impl Respond for InitializeResult {
     fn respond(self, reply: Reply<'_>) -> Frame {
         reply.initialize(&self)
     }
@@ -31,16 +32,16 @@ impl Method for Initialize {
     const NAME: &'static str = "initialize";
     const ERAS: Eras = Eras::Handshake;
     const CAPABILITY: Option<Capability> = None;
-    type Params<'p> = InitializeParams<'p>;
-    type Result<'s> = InitializeResult<'s>;
+    type Params<'p> = InitializeParamsRef<'p>;
+    type Result<'s> = InitializeResult;
 
     /// The version the router passes is no negotiated one (there is none
     /// yet): the handler negotiates from the params.
-    fn handle<'s>(
-        session: &'s Session,
+    fn handle(
+        session: &Session,
         _: ProtocolVersion,
-        params: InitializeParams<'_>,
-    ) -> Result<InitializeResult<'s>, RpcError> {
+        params: InitializeParamsRef<'_>,
+    ) -> Result<InitializeResult, RpcError> {
         let requested = params.protocol_version;
         let version = era::initialize_version(&session.connection, &requested)?;
         session
@@ -55,12 +56,13 @@ impl Method for Initialize {
         });
         let identity = &session.shared.identity;
         tracing::debug!(%version, %requested, "initialized a legacy session");
-        Ok(InitializeResult::new(
-            version,
-            identity.server_info(version),
-            identity.instructions.as_deref(),
-            session.capabilities(version, false),
-        ))
+        Ok(InitializeResult {
+            capabilities: session.capabilities(version, false),
+            instructions: identity.instructions.clone(),
+            protocol_version: version.as_str().to_owned(),
+            server_info: identity.server_info(version),
+            meta: None,
+        })
     }
 }
 
@@ -90,7 +92,7 @@ impl Method for Ping {
     }
 }
 
-impl Respond for DiscoverResult<'_> {
+impl Respond for DiscoverResult {
     fn respond(self, reply: Reply<'_>) -> Frame {
         reply.discover(&self)
     }
@@ -106,20 +108,29 @@ impl Method for Discover {
     const ERAS: Eras = Eras::Modern;
     const CAPABILITY: Option<Capability> = None;
     type Params<'p> = IgnoredAny;
-    type Result<'s> = DiscoverResult<'s>;
+    type Result<'s> = DiscoverResult;
 
-    fn handle<'s>(
-        session: &'s Session,
+    /// `supportedVersions` is the same list a `-32022` error on this
+    /// connection names (the scenario `server-stateless` of the conformance
+    /// suite holds the two together): a dual-era server lists its legacy
+    /// versions too, reachable through `initialize`, until the connection
+    /// is locked to the 2026-07-28 era. Every client may cache it.
+    fn handle(
+        session: &Session,
         version: ProtocolVersion,
         _: IgnoredAny,
-    ) -> Result<DiscoverResult<'s>, RpcError> {
+    ) -> Result<DiscoverResult, RpcError> {
         let identity = &session.shared.identity;
-        Ok(DiscoverResult::new(
-            identity.instructions.as_deref(),
-            identity.list_ttl_ms,
-            session.connection.lifecycle().supported_versions(),
-            session.capabilities(version, session.shared.tools.registry().has_task_tools()),
-        ))
+        let supported = session.connection.lifecycle().supported_versions();
+        Ok(DiscoverResult {
+            capabilities: session
+                .capabilities(version, session.shared.tools.registry().has_task_tools()),
+            instructions: identity.instructions.clone(),
+            supported_versions: supported.into_iter().map(str::to_owned).collect(),
+            ttl_ms: Some(identity.list_ttl_ms),
+            cache_scope: Some(CacheScope::Public),
+            meta: None,
+        })
     }
 }
 
@@ -133,8 +144,8 @@ mod tests {
     use serde_json::value::RawValue;
     use std::borrow::Cow;
 
-    fn initialize(version: &str) -> InitializeParams<'_> {
-        InitializeParams {
+    fn initialize(version: &str) -> InitializeParamsRef<'_> {
+        InitializeParamsRef {
             protocol_version: Cow::Borrowed(version),
             capabilities: Some(json!({"roots": {}})),
             client_info: Some(json!({"name": "c", "version": "1"})),
@@ -142,7 +153,7 @@ mod tests {
     }
 
     /// The result as the client reads it.
-    fn result_of(session: &Session, result: InitializeResult<'_>) -> Value {
+    fn result_of(session: &Session, result: InitializeResult) -> Value {
         let id = RawValue::from_string("1".to_owned()).unwrap();
         let frame = result.respond(session.reply(&id, ProtocolVersion::LATEST_LEGACY));
         let response: Value = serde_json::from_slice(&frame.into_bytes()).unwrap();
@@ -208,7 +219,7 @@ mod tests {
     #[test]
     fn initialize_without_capabilities_or_with_other_ones_keeps_an_empty_object() {
         let (session, _frames) = test_session(Server::new("t", "0"));
-        let params = InitializeParams {
+        let params = InitializeParamsRef {
             capabilities: Some(json!("not an object")),
             client_info: None,
             ..initialize("2025-11-25")

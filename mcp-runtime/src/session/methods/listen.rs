@@ -7,9 +7,9 @@ use crate::conn::connection::{Connection, Subscription, canonical_id};
 use crate::conn::lifecycle::Lifecycle;
 use crate::protocol::RpcError;
 use crate::protocol::frame::Frame;
-use crate::protocol::incoming::requests::{ListenParams, SubscriptionFilter};
+use crate::protocol::model::TASKS_EXTENSION;
+use crate::protocol::model::{ListenParams, SubscriptionFilter};
 use crate::protocol::outgoing;
-use crate::protocol::task::TASKS_EXTENSION;
 use crate::session::Session;
 use crate::session::era::RequestInfo;
 use crate::session::method::{Acknowledge, Capability, Eras, Streaming};
@@ -45,19 +45,22 @@ impl Streaming for Listen {
     const NAME: &'static str = "subscriptions/listen";
     const ERAS: Eras = Eras::Modern;
     const CAPABILITY: Option<Capability> = None;
-    type Params<'p> = ListenParams;
+    type Params<'p> = ListenParams<'p>;
     type Ack = Subscribed;
 
     fn accept(
         _: &Session,
         id: &RawValue,
         info: &RequestInfo,
-        params: ListenParams,
+        params: ListenParams<'_>,
     ) -> Result<Subscribed, RpcError> {
+        // What this server can send; the rest of the filter is ignored.
         let SubscriptionFilter {
             tools_list_changed,
             mut task_ids,
+            ..
         } = params.notifications;
+        let tools_list_changed = tools_list_changed.unwrap_or(false);
         if !task_ids.is_empty() && !crate::task::ENABLED {
             return Err(RpcError::invalid_params(format!(
                 "Invalid params: this server does not offer the {TASKS_EXTENSION} extension, so it has no task to watch"
@@ -181,7 +184,7 @@ pub(crate) fn close_subscriptions(connection: &Connection) {
 mod tests {
     use super::*;
     use crate::conn::client::ClientInfo;
-    use crate::protocol::task::TASKS_EXTENSION;
+    use crate::protocol::model::TASKS_EXTENSION;
     use crate::protocol::{ErrorCode, ProtocolVersion};
     use crate::server::Server;
     use crate::session::test_session;
@@ -198,12 +201,14 @@ mod tests {
         }
     }
 
-    fn listen(tools_list_changed: bool, task_ids: &[&str]) -> ListenParams {
+    fn listen(tools_list_changed: bool, task_ids: &[&str]) -> ListenParams<'static> {
         ListenParams {
             notifications: SubscriptionFilter {
-                tools_list_changed,
+                tools_list_changed: Some(tools_list_changed),
                 task_ids: task_ids.iter().map(|&id| id.to_owned()).collect(),
+                ..SubscriptionFilter::default()
             },
+            meta: Default::default(),
         }
     }
 

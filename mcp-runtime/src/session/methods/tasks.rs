@@ -11,8 +11,8 @@
 
 use super::tools::{declares_tasks, tasks_required};
 use crate::protocol::RpcError;
+use crate::protocol::model::TaskStatus;
 use crate::protocol::params::Params;
-use crate::protocol::task::TaskStatus;
 use crate::session::Session;
 use crate::session::era::RequestInfo;
 use crate::task::{Orphan, TaskError, TaskRecord, now_ms};
@@ -117,7 +117,7 @@ impl Session {
                 Some(raw) => serde_json::from_str(raw.get()).map_err(|e| {
                     RpcError::invalid_params(format!(
                         "Invalid params for tasks/update: \"inputResponses\": {}",
-                        crate::protocol::incoming::without_position(&e)
+                        crate::protocol::read::without_position(&e)
                     ))
                 })?,
             }),

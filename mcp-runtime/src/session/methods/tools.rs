@@ -9,11 +9,11 @@ use crate::context::TaskStart;
 use crate::context::seal::{ArgumentsDigest, Resumed, arguments_digest};
 use crate::context::{Context, ContextParts};
 use crate::protocol::frame::Frame;
-use crate::protocol::incoming::requests::ListToolsParams;
-use crate::protocol::incoming::without_position;
+use crate::protocol::incoming::requests::ListToolsParamsRef;
+use crate::protocol::model::TASKS_EXTENSION;
 use crate::protocol::outgoing::Reply;
 use crate::protocol::params::Params;
-use crate::protocol::task::TASKS_EXTENSION;
+use crate::protocol::read::without_position;
 use crate::protocol::trace_context::TraceContext;
 use crate::protocol::{ErrorCode, ProtocolVersion, RpcError, meta};
 use crate::session::Session;
@@ -60,13 +60,13 @@ impl Method for ListTools {
     const NAME: &'static str = "tools/list";
     const ERAS: Eras = Eras::Both;
     const CAPABILITY: Option<Capability> = Some(Capability::Tools);
-    type Params<'p> = ListToolsParams<'p>;
+    type Params<'p> = ListToolsParamsRef<'p>;
     type Result<'s> = ToolsPage;
 
     fn handle(
         session: &Session,
         version: ProtocolVersion,
-        params: ListToolsParams<'_>,
+        params: ListToolsParamsRef<'_>,
     ) -> Result<ToolsPage, RpcError> {
         let registry = session.shared.tools.registry();
         let invalid = |_: UnknownCursor| {
@@ -323,14 +323,15 @@ mod tests {
     fn list_tools_pages_through_the_cached_pages() {
         let (session, mut frames) = test_session(server(&["a", "b", "c"]));
         let version = ProtocolVersion::V2025_11_25;
-        let first = ListTools::handle(&session, version, ListToolsParams { cursor: None }).unwrap();
+        let first =
+            ListTools::handle(&session, version, ListToolsParamsRef { cursor: None }).unwrap();
         assert_eq!(names(&first), ["a", "b"]);
         assert!(!first.per_caller);
         let cursor = first.next_cursor.clone().expect("a second page");
         let second = ListTools::handle(
             &session,
             version,
-            ListToolsParams {
+            ListToolsParamsRef {
                 cursor: Some(Cow::Borrowed(&cursor)),
             },
         )
@@ -346,7 +347,7 @@ mod tests {
     #[test]
     fn list_tools_refuses_a_cursor_not_of_ours() {
         let (session, _frames) = test_session(server(&["a"]));
-        let params = ListToolsParams {
+        let params = ListToolsParamsRef {
             cursor: Some(Cow::Borrowed("bogus")),
         };
         let failure = ListTools::handle(&session, ProtocolVersion::V2026_07_28, params)

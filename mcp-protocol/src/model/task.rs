@@ -6,8 +6,11 @@
 //! One model both ways: the server writes [`CreateTaskResult`] and
 //! [`DetailedTask`] from it, a client reads them with it.
 
+use super::input::InputRequest;
+use super::jsonrpc::JsonObject;
+use super::lifecycle::ServerCapabilities;
+use super::tools::CallToolResult;
 use crate::error::RpcError;
-use crate::model::{CallToolResult, InputRequest, JsonObject};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -16,15 +19,6 @@ use std::collections::BTreeMap;
 /// (the server's, in `server/discover`; the client's, in each request's
 /// `_meta` client capabilities).
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
-
-/// The methods the extension adds.
-pub const TASKS_GET: &str = "tasks/get";
-/// See [`TASKS_GET`].
-pub const TASKS_UPDATE: &str = "tasks/update";
-/// See [`TASKS_GET`].
-pub const TASKS_CANCEL: &str = "tasks/cancel";
-/// The status notification a `subscriptions/listen` stream may carry.
-pub const TASKS_NOTIFICATION: &str = "notifications/tasks";
 
 /// Where a task is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -134,26 +128,6 @@ pub struct DetailedTask {
     pub error: Option<RpcError>,
 }
 
-/// A [`DetailedTask`] as a server writes it from what it stored: the
-/// result, the error and the questions as the JSON they were kept as,
-/// serialized without a typed parse (the same fields, the same bytes).
-#[derive(Clone, Copy, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TaskView<'a> {
-    /// The task.
-    #[serde(flatten)]
-    pub task: &'a Task,
-    /// `input_required`: every outstanding request, by its key.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub input_requests: Option<&'a BTreeMap<String, Value>>,
-    /// `completed`: the request's result.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub result: Option<&'a Value>,
-    /// `failed`: the JSON-RPC error.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<&'a RpcError>,
-}
-
 /// The params of `tasks/get` and `tasks/cancel`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -177,6 +151,19 @@ pub struct UpdateTaskParams {
     /// Its `_meta` (the 2026-07-28 envelope).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Value>,
+}
+
+impl ServerCapabilities {
+    /// With `extensions: {"io.modelcontextprotocol/tasks": {}}` (the Tasks
+    /// extension), beside the extensions already set.
+    pub fn with_tasks_extension(self) -> ServerCapabilities {
+        let mut extensions = self.extensions.unwrap_or_default();
+        extensions.insert(TASKS_EXTENSION.to_owned(), Value::Object(JsonObject::new()));
+        ServerCapabilities {
+            extensions: Some(extensions),
+            ..self
+        }
+    }
 }
 
 #[cfg(test)]
