@@ -20,11 +20,12 @@
 //! ([`CallFailure`]). Calls run concurrently. A stdio server that died is
 //! started again once, on the next call to it, with its names unchanged.
 
+use crate::call_result::CallFailure;
 use crate::client::BoxFuture;
 use crate::config::{McpConfig, ServerConfig};
-use crate::convert::{self, CallFailure, Strict};
 use crate::mcp_client::{CallOptions, ClientOptions, McpClient, McpError};
 use crate::names::{Collision, NameCollisions, NameMap, ToolRef};
+use crate::offer::ToolOffer;
 use crate::wire::{CallToolResult, JsonObject, Tool};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -366,20 +367,14 @@ impl Catalog {
         self.names.resolve(model_name)
     }
 
-    /// The tools in the Anthropic Messages API's `tools` form.
-    pub fn claude_tools(&self) -> Vec<Value> {
+    /// The offered tools as every model API is offered them (model-safe
+    /// names, descriptions, schemas the APIs take), in the catalog's fixed
+    /// order: what a [`Provider`](crate::provider::Provider) writes in its
+    /// API's form.
+    pub fn offers(&self) -> Vec<ToolOffer> {
         self.tools
             .iter()
-            .map(|t| convert::claude_tool(&t.model_name, &t.tool))
-            .collect()
-    }
-
-    /// The tools in OpenAI Chat Completions' `tools` form, strict where
-    /// `strict` asks and the schema allows.
-    pub fn openai_tools(&self, strict: Strict) -> Vec<Value> {
-        self.tools
-            .iter()
-            .map(|t| convert::openai_tool(&t.model_name, &t.tool, strict))
+            .map(|t| ToolOffer::new(&t.model_name, &t.tool))
             .collect()
     }
 

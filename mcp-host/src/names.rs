@@ -1100,7 +1100,10 @@ mod tests {
             let catalog = Catalog::from_sources(vec![source], CatalogOptions::default())
                 .await
                 .unwrap();
-            let mut offered = names(&catalog.claude_tools(), "/name");
+            let mut offered = names(
+                &crate::provider::anthropic::tools(&catalog.offers()),
+                "/name",
+            );
             offered.sort();
             assert_eq!(offered, dumped);
             assert_eq!(

@@ -11,9 +11,9 @@ use common::run;
 use mcp_host::agent::approval::{ApprovalRequest, Approver, Decision};
 use mcp_host::agent::history::LastTurns;
 use mcp_host::agent::{Agent, MAX_TURNS};
-use mcp_host::catalog::Catalog;
 use mcp_host::client::BoxFuture;
 use mcp_host::config::McpConfig;
+use mcp_host::offer::ToolOffer;
 use mcp_host::provider::{
     self, Anthropic, Provider, ProviderError, Reply, Request, ToolCall, Usage,
 };
@@ -68,8 +68,8 @@ impl Provider for Scripted {
         "scripted"
     }
 
-    fn tools(&self, catalog: &Catalog) -> Vec<Value> {
-        self.shapes.tools(catalog)
+    fn tools(&self, offers: &[ToolOffer]) -> Vec<Value> {
+        self.shapes.tools(offers)
     }
 
     fn user_message(&self, text: &str) -> Value {

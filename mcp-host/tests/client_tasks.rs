@@ -8,9 +8,9 @@
 mod common;
 
 use common::{run, text};
+use mcp_host::call_result::CallFailure;
 use mcp_host::client::ClientError;
 use mcp_host::config::{ServerConfig, Transport};
-use mcp_host::convert::CallFailure;
 use mcp_host::mcp_client::{CallOptions, ClientOptions, ElicitFn, McpClient, McpError, Mode};
 use mcp_host::wire::{ElicitAction, ElicitResult, ProgressParams};
 use serde_json::{Value, json};

@@ -243,7 +243,7 @@ impl AgentBuilder {
             None => Catalog::from_sources(sources, self.catalog_options).await,
         }
         .map_err(AgentError::Catalog)?;
-        let tools = self.provider.tools(&catalog);
+        let tools = self.provider.tools(&catalog.offers());
         let model = self
             .model
             .unwrap_or_else(|| self.provider.default_model().to_owned());

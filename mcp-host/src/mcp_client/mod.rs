@@ -63,13 +63,13 @@ pub use limits::{
     DEFAULT_MAX_TOOLS, ListLimits,
 };
 
+use crate::call_result::CallFailure;
 use crate::client::log_limit::LogLimiter;
 use crate::client::{
     ClientError, Dispatcher, DispatcherConfig, Reconnector, RequestOptions, StdioConfig,
     StdioFactory, TransportFactory,
 };
 use crate::config::{ServerConfig, Transport as ConfigTransport};
-use crate::convert::CallFailure;
 use crate::wire::{
     CallToolParams, CallToolResponse, CallToolResult, ClientCapabilities, DiscoverResult,
     Implementation, InitializeParams, InitializeResult, InputRequest, JsonObject, ListToolsParams,

@@ -1,7 +1,7 @@
 //! The model APIs a host drives: what one request and one response of a
 //! tool-use conversation are, whatever the API ([`Provider`]), and the two
-//! the program speaks, Anthropic's Messages ([`Anthropic`]) and OpenAI's
-//! Chat Completions ([`OpenAi`]).
+//! the program speaks, Anthropic's Messages ([`anthropic`]) and OpenAI's
+//! Chat Completions ([`openai`]).
 //!
 //! Both APIs are stateless and differ in every field name, so the history
 //! stays in the provider's own message form ([`Value`]s the provider made):
@@ -10,16 +10,20 @@
 //! does not know, such as `thinking` with its signature), which no
 //! translation to a neutral form and back can promise.
 //!
-//! Adding an API (Gemini, a local model server) is one file: an
-//! implementation of [`Provider`]'s five methods, with [`ApiClient`] for the
-//! HTTP, the retries and the error mapping.
+//! Each API's module holds its whole dialect: the tools (from the neutral
+//! [`ToolOffer`]s the catalog hands out), the results of tool calls (from
+//! the neutral [`CallToolResult`]), the responses, and the client. Adding
+//! an API (Gemini, a local model server) is one module: an implementation
+//! of [`Provider`]'s five methods, with [`ApiClient`] for the HTTP, the
+//! retries and the error mapping (and one line in the `mcp-host` program's
+//! table of APIs).
 
-#[cfg(feature = "http")]
 pub mod anthropic;
 #[cfg(feature = "http")]
 mod http;
-#[cfg(feature = "http")]
 pub mod openai;
+#[cfg(test)]
+mod tests;
 
 #[cfg(feature = "http")]
 pub use anthropic::Anthropic;
@@ -32,9 +36,9 @@ pub use http::{
 #[cfg(feature = "http")]
 pub use openai::OpenAi;
 
-use crate::catalog::Catalog;
+use crate::call_result::CallFailure;
 use crate::client::BoxFuture;
-use crate::convert::CallFailure;
+use crate::offer::ToolOffer;
 use crate::wire::CallToolResult;
 use serde::Serialize;
 use serde_json::Value;
@@ -119,9 +123,10 @@ pub trait Provider: Send + Sync + fmt::Debug + 'static {
     /// The model used when the host names none.
     fn default_model(&self) -> &str;
 
-    /// The catalog's tools in this API's form; made once per catalog, so
-    /// that every request offers the same bytes (prompt caches hold).
-    fn tools(&self, catalog: &Catalog) -> Vec<Value>;
+    /// The offered tools ([`Catalog::offers`](crate::catalog::Catalog::offers))
+    /// in this API's form; made once per catalog, so that every request
+    /// offers the same bytes (prompt caches hold).
+    fn tools(&self, offers: &[ToolOffer]) -> Vec<Value>;
 
     /// The history entry of a user's message.
     fn user_message(&self, text: &str) -> Value;
