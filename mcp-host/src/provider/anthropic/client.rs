@@ -1,7 +1,10 @@
 //! The client: `POST {base}/v1/messages` with the request body in the
 //! API's field names.
 
-use super::{API_VERSION, DEFAULT_BASE_URL, DEFAULT_MODEL, read_response, tool_result, tools};
+use super::{
+    API_VERSION, BASE_URL_VARIABLE, DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, read_response,
+    tool_result, tools,
+};
 use crate::client::BoxFuture;
 use crate::offer::ToolOffer;
 use crate::provider::http::{ApiClient, ApiEndpoint};
@@ -9,9 +12,6 @@ use crate::provider::{Provider, ProviderError, Reply, Request, ToolCall};
 use crate::wire::CallToolResult;
 use serde::Serialize;
 use serde_json::{Value, json};
-
-/// The variable the key is read from.
-const KEY_VARIABLE: &str = "ANTHROPIC_API_KEY";
 
 /// The Anthropic Messages API.
 #[derive(Clone, Debug)]
@@ -55,7 +55,7 @@ impl Anthropic {
     /// key is a warning here and a 401 at the first request.
     pub fn from_env() -> Result<Anthropic, ProviderError> {
         let (base, key) =
-            crate::provider::http::from_env("ANTHROPIC_BASE_URL", DEFAULT_BASE_URL, KEY_VARIABLE);
+            crate::provider::http::from_env(BASE_URL_VARIABLE, DEFAULT_BASE_URL, KEY_VARIABLE);
         Anthropic::new(&base, key.as_deref())
     }
 

@@ -51,3 +51,7 @@ pub const API_VERSION: &str = "2023-06-01";
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 /// The model used when none is named.
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4-6";
+/// The variable the key is read from ([`Anthropic::from_env`]).
+pub const KEY_VARIABLE: &str = "ANTHROPIC_API_KEY";
+/// The variable the endpoint is read from ([`Anthropic::from_env`]).
+pub const BASE_URL_VARIABLE: &str = "ANTHROPIC_BASE_URL";

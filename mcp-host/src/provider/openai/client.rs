@@ -1,7 +1,10 @@
 //! The client: `POST {base}/chat/completions` with the request body in
 //! the API's field names.
 
-use super::{DEFAULT_BASE_URL, DEFAULT_MODEL, Strict, read_response, tool_text_message, tools};
+use super::{
+    BASE_URL_VARIABLE, DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, Strict, read_response,
+    tool_text_message, tools,
+};
 use crate::client::BoxFuture;
 use crate::offer::ToolOffer;
 use crate::provider::http::{ApiClient, ApiEndpoint};
@@ -9,9 +12,6 @@ use crate::provider::{Provider, ProviderError, Reply, Request, ToolCall};
 use crate::wire::CallToolResult;
 use serde::Serialize;
 use serde_json::{Value, json};
-
-/// The variable the key is read from.
-const KEY_VARIABLE: &str = "OPENAI_API_KEY";
 
 /// The OpenAI Chat Completions API.
 #[derive(Clone, Debug)]
@@ -53,7 +53,7 @@ impl OpenAi {
     /// warning here and a 401 at the first request.
     pub fn from_env() -> Result<OpenAi, ProviderError> {
         let (base, key) =
-            crate::provider::http::from_env("OPENAI_BASE_URL", DEFAULT_BASE_URL, KEY_VARIABLE);
+            crate::provider::http::from_env(BASE_URL_VARIABLE, DEFAULT_BASE_URL, KEY_VARIABLE);
         OpenAi::new(&base, key.as_deref())
     }
 

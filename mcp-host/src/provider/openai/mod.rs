@@ -46,3 +46,7 @@ pub use tools::{Strict, strict_tool, strip_absent_nulls, tool, tools};
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// The model used when none is named.
 pub const DEFAULT_MODEL: &str = "gpt-4.1";
+/// The variable the key is read from ([`OpenAi::from_env`]).
+pub const KEY_VARIABLE: &str = "OPENAI_API_KEY";
+/// The variable the endpoint is read from ([`OpenAi::from_env`]).
+pub const BASE_URL_VARIABLE: &str = "OPENAI_BASE_URL";
