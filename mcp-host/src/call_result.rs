@@ -331,7 +331,15 @@ impl fmt::Display for CallFailure {
     }
 }
 
-impl std::error::Error for CallFailure {}
+/// The server's JSON-RPC error is the cause of a [`CallFailure::Rpc`].
+impl std::error::Error for CallFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CallFailure::Rpc(error) => Some(error),
+            _ => None,
+        }
+    }
+}
 
 impl CallFailure {
     /// The `isError` result the model sees for this failure.

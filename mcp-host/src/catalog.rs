@@ -126,29 +126,18 @@ impl Default for CatalogOptions {
 }
 
 /// Why a catalog could not be built.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CatalogError {
     /// Two of the host's own in-process tools
     /// ([`ToolSource::in_process`]) would be offered under one model name,
     /// or one is listed twice.
-    Collisions(NameCollisions),
+    #[error("{0}")]
+    Collisions(#[source] NameCollisions),
     /// Two sources share a name.
+    #[error("two tool sources are both called `{0}`")]
     DuplicateSource(String),
 }
-
-impl fmt::Display for CatalogError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CatalogError::Collisions(c) => write!(f, "{c}"),
-            CatalogError::DuplicateSource(name) => {
-                write!(f, "two tool sources are both called `{name}`")
-            }
-        }
-    }
-}
-
-impl std::error::Error for CatalogError {}
 
 /// A source left out of the catalog, and why.
 #[derive(Clone, Debug, PartialEq)]

@@ -1060,6 +1060,9 @@ mod tests {
             };
             assert_eq!(collisions.0[0].model_name, "files_read");
             assert!(error.to_string().contains("`files.read`"), "{error}");
+            // The collisions are the cause, for a reader of the chain.
+            let cause = std::error::Error::source(&error).unwrap();
+            assert_eq!(cause.to_string(), collisions.to_string());
         }
 
         fn names(tools: &[Value], pointer: &str) -> Vec<String> {

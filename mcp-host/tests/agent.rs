@@ -139,6 +139,24 @@ async fn hang(ctx: Context) -> String {
 }
 
 #[test]
+fn an_agent_that_cannot_serve_its_tools_says_why_with_the_runtimes_error_as_the_cause() {
+    run(async {
+        let error = Agent::with_provider(Scripted::new(Vec::new()))
+            .tools(tools![get_weather])
+            .tools(tools![get_weather])
+            .build()
+            .await
+            .unwrap_err();
+        let cause = std::error::Error::source(&error).expect("the runtime's error");
+        assert!(cause.to_string().contains("get_weather"), "{cause}");
+        assert_eq!(
+            error.to_string(),
+            format!("the in-process tools cannot be served: {cause}")
+        );
+    });
+}
+
+#[test]
 fn in_process_tools_answer_the_seed_flow_and_the_history_carries_them_to_the_next_line() {
     run(async {
         let model = Scripted::new(vec![

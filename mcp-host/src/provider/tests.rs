@@ -125,6 +125,19 @@ fn failures_become_error_results_that_say_why() {
 }
 
 #[test]
+fn a_json_rpc_error_is_the_cause_of_its_failure() {
+    let error = RpcError {
+        code: -32602,
+        message: "Invalid params".into(),
+        data: None,
+    };
+    let failure = CallFailure::Rpc(error.clone());
+    let cause = std::error::Error::source(&failure).unwrap();
+    assert_eq!(cause.to_string(), error.to_string());
+    assert!(std::error::Error::source(&CallFailure::Declined).is_none());
+}
+
+#[test]
 fn long_error_data_is_cut() {
     let failure = CallFailure::Rpc(RpcError {
         code: 1,
