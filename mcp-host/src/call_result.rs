@@ -25,7 +25,7 @@ use std::time::Duration;
 /// The image media types both the Anthropic API (`image` blocks) and
 /// OpenAI's `image_url` parts accept (OpenAI: GIF not animated; the API
 /// checks that itself).
-pub const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+pub(crate) const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
 
 /// Bytes that `base64` decodes to (padding and whitespace not counted).
 fn decoded_len(base64: &str) -> usize {

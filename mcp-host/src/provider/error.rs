@@ -66,8 +66,8 @@ pub enum ProviderError {
         /// How many requests were made.
         attempts: u32,
     },
-    /// The response was larger than the request's `max_tokens` allows
-    /// ([`response_limit`], [`tree_limit`]); it was not parsed.
+    /// The response was larger than the request's `max_tokens` allows;
+    /// it was not parsed.
     #[error("{api}'s response {reason}")]
     TooLarge {
         /// The API (`the Anthropic API`).
@@ -120,7 +120,7 @@ fn attempts_note(attempts: u32) -> String {
 /// The API's `error.message` (both APIs put it there:
 /// `{"type":"error","error":{"type","message"}}`,
 /// `{"error":{"message","type","code"}}`).
-pub fn error_message(body: &Value) -> Option<&str> {
+pub(crate) fn error_message(body: &Value) -> Option<&str> {
     body.get("error")?.get("message")?.as_str()
 }
 

@@ -28,13 +28,9 @@ mod tests;
 
 #[cfg(feature = "http")]
 pub use anthropic::Anthropic;
-pub use error::{ProviderError, error_message};
+pub use error::ProviderError;
 #[cfg(feature = "http")]
-pub use http::{
-    ApiClient, ApiEndpoint, DEFAULT_STALL_TIMEOUT, MAX_ATTEMPTS, MAX_RESPONSE_BYTES,
-    MAX_RETRY_WAIT, MIN_REQUEST_DEADLINE, MIN_RESPONSE_BYTES, RESPONSE_BYTES_PER_TOKEN,
-    SLOWEST_TOKENS_PER_SECOND, from_env, request_deadline, response_limit, tree_limit,
-};
+pub use http::{ApiClient, ApiEndpoint, from_env};
 #[cfg(feature = "http")]
 pub use openai::OpenAi;
 

@@ -42,7 +42,9 @@ mod tools;
 #[cfg(feature = "http")]
 pub use client::Anthropic;
 pub use response::read_response;
-pub use results::{tool_result, tool_result_content};
+pub use results::tool_result;
+#[cfg(test)]
+pub(crate) use results::tool_result_content;
 pub use tools::{tool, tools};
 
 /// The API version this crate speaks (`anthropic-version`).

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 /// The `content` of a Claude `tool_result` for `result`: a plain string for
 /// a single text, else an array of blocks; `None` when there is nothing to
 /// send (a successful call with no output).
-pub fn tool_result_content(result: &CallToolResult) -> Option<Value> {
+pub(crate) fn tool_result_content(result: &CallToolResult) -> Option<Value> {
     let text = |text: String| json!({"type": "text", "text": text});
     let mut blocks = Vec::new();
     if let Some(fallback) = fallback_text(result) {
