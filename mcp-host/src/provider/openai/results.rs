@@ -20,8 +20,9 @@ pub struct ToolOutput {
 }
 
 /// The `role: tool` message answering the tool call `tool_call_id`, and its
-/// images (see the module docs of [`super`]). `first_image` numbers the images (the
-/// notes say "image 3"), so that a turn's images have distinct numbers.
+/// images (see the module docs of [`super`]). `first_image` numbers the
+/// images (the notes say "image 3"), so that a turn's images have distinct
+/// numbers.
 pub fn tool_message(tool_call_id: &str, result: &CallToolResult, first_image: usize) -> ToolOutput {
     tool_output(tool_call_id, result, Some(first_image))
 }
