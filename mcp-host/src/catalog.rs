@@ -20,13 +20,14 @@
 //! ([`CallFailure`]). Calls run concurrently. A stdio server that died is
 //! started again once, on the next call to it, with its names unchanged.
 
+use crate::call_result::CallFailure;
 use crate::config::McpConfig;
-use crate::convert::{self, CallFailure, Strict};
 use crate::names::{Collision, NameCollisions, NameMap, ToolRef};
-use mcp_protocol::model::{CallToolResult, JsonObject, Tool};
+use crate::offer::ToolOffer;
 use mcp_client::BoxFuture;
 use mcp_client::ServerConfig;
 use mcp_client::{CallOptions, ClientOptions, McpClient, McpError};
+use mcp_protocol::model::{CallToolResult, JsonObject, Tool};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -131,29 +132,18 @@ impl Default for CatalogOptions {
 }
 
 /// Why a catalog could not be built.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CatalogError {
     /// Two of the host's own in-process tools
     /// ([`ToolSource::in_process`]) would be offered under one model name,
     /// or one is listed twice.
-    Collisions(NameCollisions),
+    #[error("{0}")]
+    Collisions(#[source] NameCollisions),
     /// Two sources share a name.
+    #[error("two tool sources are both called `{0}`")]
     DuplicateSource(String),
 }
-
-impl fmt::Display for CatalogError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CatalogError::Collisions(c) => write!(f, "{c}"),
-            CatalogError::DuplicateSource(name) => {
-                write!(f, "two tool sources are both called `{name}`")
-            }
-        }
-    }
-}
-
-impl std::error::Error for CatalogError {}
 
 /// A source left out of the catalog, and why.
 #[derive(Clone, Debug, PartialEq)]
@@ -372,20 +362,14 @@ impl Catalog {
         self.names.resolve(model_name)
     }
 
-    /// The tools in the Anthropic Messages API's `tools` form.
-    pub fn claude_tools(&self) -> Vec<Value> {
+    /// The offered tools as every model API is offered them (model-safe
+    /// names, descriptions, schemas the APIs take), in the catalog's fixed
+    /// order: what a [`Provider`](crate::provider::Provider) writes in its
+    /// API's form.
+    pub fn offers(&self) -> Vec<ToolOffer> {
         self.tools
             .iter()
-            .map(|t| convert::claude_tool(&t.model_name, &t.tool))
-            .collect()
-    }
-
-    /// The tools in OpenAI Chat Completions' `tools` form, strict where
-    /// `strict` asks and the schema allows.
-    pub fn openai_tools(&self, strict: Strict) -> Vec<Value> {
-        self.tools
-            .iter()
-            .map(|t| convert::openai_tool(&t.model_name, &t.tool, strict))
+            .map(|t| ToolOffer::new(&t.model_name, &t.tool))
             .collect()
     }
 

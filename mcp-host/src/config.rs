@@ -49,6 +49,7 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use mcp_client::{Endpoint, ServerConfig};
 
@@ -72,24 +73,30 @@ pub enum ConfigForm {
 /// Why an `mcp.json` cannot be used. Each message names the problem and,
 /// where there is one, the server; the `mcp-host` program prints it and
 /// exits with status 2.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigError {
     /// The file could not be read.
+    #[error("cannot read {}: {source}", .path.display())]
     Unreadable {
         /// The file.
         path: PathBuf,
         /// The operating system's reason.
-        reason: String,
+        source: Cause,
     },
     /// The text is not JSON.
+    #[error("the config is not JSON: {source}")]
     NotJson {
-        /// The parser's message, with line and column.
-        reason: String,
+        /// The parser's error, with line and column.
+        source: Cause,
     },
     /// The top level is not an object with `mcpServers` or `servers`.
+    #[error(
+        "the config has no `mcpServers` object (Claude Desktop form) or `servers` object (VS Code form) at the top level"
+    )]
     NoServers,
     /// `mcpServers` or `servers` is there but is not an object.
+    #[error("`{key}` is {found}; it must be an object mapping server names to their settings")]
     ServersNotObject {
         /// `mcpServers` or `servers`.
         key: &'static str,
@@ -97,13 +104,20 @@ pub enum ConfigError {
         found: &'static str,
     },
     /// Both `mcpServers` and `servers` are there: which one is meant?
+    #[error(
+        "the config has both `mcpServers` and `servers`; keep one (`mcpServers`: Claude Desktop form, `servers`: VS Code form)"
+    )]
     BothForms,
     /// Two entries have the same name.
+    #[error("server `{server}` is configured twice")]
     DuplicateServer {
         /// The name.
         server: String,
     },
     /// An entry is not an object.
+    #[error(
+        "server `{server}`: the entry is {found}; it must be an object with `command` or `url`"
+    )]
     EntryNotObject {
         /// The entry's name.
         server: String,
@@ -111,16 +125,23 @@ pub enum ConfigError {
         found: &'static str,
     },
     /// An entry has neither `command` nor `url`.
+    #[error(
+        "server `{server}`: the entry has neither `command` (a program to run) nor `url` (an HTTP endpoint)"
+    )]
     NoCommandOrUrl {
         /// The entry's name.
         server: String,
     },
     /// An entry has both `command` and `url` and no `type` to choose.
+    #[error(
+        "server `{server}`: the entry has both `command` and `url`; keep one, or say which with `\"type\": \"stdio\"` or `\"type\": \"http\"`"
+    )]
     CommandAndUrl {
         /// The entry's name.
         server: String,
     },
     /// An entry's `type` is none of `stdio`, `http`, `sse`.
+    #[error("server `{server}`: unknown `type` `{ty}`; use `stdio`, `http` or `sse`")]
     UnknownType {
         /// The entry's name.
         server: String,
@@ -129,6 +150,7 @@ pub enum ConfigError {
     },
     /// An entry's `type` needs a field the entry lacks (`stdio` without
     /// `command`, `http` without `url`).
+    #[error("server `{server}`: `\"type\": \"{ty}\"` needs `{field}`")]
     MissingField {
         /// The entry's name.
         server: String,
@@ -139,6 +161,9 @@ pub enum ConfigError {
     },
     /// An `env` value names a variable the host's environment does not
     /// have (and gives no `${VAR:-default}`).
+    #[error(
+        "server `{server}`: `{field}` uses `${{{variable}}}`, which is not set in the host's environment (write `${{{variable}:-default}}` for a default)"
+    )]
     UnsetVariable {
         /// The entry's name.
         server: String,
@@ -148,6 +173,7 @@ pub enum ConfigError {
         variable: String,
     },
     /// A field has the wrong shape.
+    #[error("server `{server}`: `{field}` must be {expected}")]
     InvalidField {
         /// The entry's name.
         server: String,
@@ -158,64 +184,37 @@ pub enum ConfigError {
     },
 }
 
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ConfigError::Unreadable { path, reason } => {
-                write!(f, "cannot read {}: {reason}", path.display())
-            }
-            ConfigError::NotJson { reason } => write!(f, "the config is not JSON: {reason}"),
-            ConfigError::NoServers => f.write_str(
-                "the config has no `mcpServers` object (Claude Desktop form) or `servers` object (VS Code form) at the top level",
-            ),
-            ConfigError::ServersNotObject { key, found } => write!(
-                f,
-                "`{key}` is {found}; it must be an object mapping server names to their settings"
-            ),
-            ConfigError::BothForms => f.write_str(
-                "the config has both `mcpServers` and `servers`; keep one (`mcpServers`: Claude Desktop form, `servers`: VS Code form)",
-            ),
-            ConfigError::DuplicateServer { server } => {
-                write!(f, "server `{server}` is configured twice")
-            }
-            ConfigError::EntryNotObject { server, found } => write!(
-                f,
-                "server `{server}`: the entry is {found}; it must be an object with `command` or `url`"
-            ),
-            ConfigError::NoCommandOrUrl { server } => write!(
-                f,
-                "server `{server}`: the entry has neither `command` (a program to run) nor `url` (an HTTP endpoint)"
-            ),
-            ConfigError::CommandAndUrl { server } => write!(
-                f,
-                "server `{server}`: the entry has both `command` and `url`; keep one, or say which with `\"type\": \"stdio\"` or `\"type\": \"http\"`"
-            ),
-            ConfigError::UnknownType { server, ty } => write!(
-                f,
-                "server `{server}`: unknown `type` `{ty}`; use `stdio`, `http` or `sse`"
-            ),
-            ConfigError::MissingField { server, ty, field } => write!(
-                f,
-                "server `{server}`: `\"type\": \"{ty}\"` needs `{field}`"
-            ),
-            ConfigError::InvalidField {
-                server,
-                field,
-                expected,
-            } => write!(f, "server `{server}`: `{field}` must be {expected}"),
-            ConfigError::UnsetVariable {
-                server,
-                field,
-                variable,
-            } => write!(
-                f,
-                "server `{server}`: `{field}` uses `${{{variable}}}`, which is not set in the host's environment (write `${{{variable}:-default}}` for a default)"
-            ),
-        }
+/// The error under a [`ConfigError`] (the operating system's, the JSON
+/// parser's): shared by the clones of the error that carries it, and
+/// compared by what it says, since neither has an equality of its own.
+#[derive(Clone, Debug)]
+pub struct Cause(Arc<dyn std::error::Error + Send + Sync>);
+
+impl Cause {
+    fn new(error: impl std::error::Error + Send + Sync + 'static) -> Cause {
+        Cause(Arc::new(error))
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for Cause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+impl PartialEq for Cause {
+    fn eq(&self, other: &Cause) -> bool {
+        self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for Cause {}
 
 impl McpConfig {
     /// Reads and parses the file at `path`.
@@ -223,7 +222,7 @@ impl McpConfig {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Unreadable {
             path: path.to_owned(),
-            reason: error.to_string(),
+            source: Cause::new(error),
         })?;
         let config = McpConfig::parse(&text)?;
         for warning in &config.warnings {
@@ -245,7 +244,7 @@ impl McpConfig {
         lookup: impl Fn(&str) -> Option<String>,
     ) -> Result<McpConfig, ConfigError> {
         let root: Value = serde_json::from_str(text).map_err(|error| ConfigError::NotJson {
-            reason: error.to_string(),
+            source: Cause::new(error),
         })?;
         let Value::Object(root) = root else {
             return Err(ConfigError::NoServers);
@@ -971,5 +970,20 @@ mod tests {
                 .starts_with("cannot read /nonexistent/mcp.json: "),
             "{error}"
         );
+    }
+
+    #[test]
+    fn the_operating_systems_and_the_parsers_errors_are_the_causes() {
+        use std::error::Error;
+        let unreadable = McpConfig::load("/nonexistent/mcp.json").unwrap_err();
+        let os = std::fs::read_to_string("/nonexistent/mcp.json").unwrap_err();
+        assert_eq!(unreadable.source().unwrap().to_string(), os.to_string());
+        let not_json = error("{");
+        let parser = serde_json::from_str::<Value>("{").unwrap_err();
+        assert_eq!(not_json.source().unwrap().to_string(), parser.to_string());
+        // Compared by what they say, as the errors were when they held text.
+        assert_eq!(not_json, error("{"));
+        assert_ne!(not_json, error("{\"a\""));
+        assert!(error("[]").source().is_none());
     }
 }

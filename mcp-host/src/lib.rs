@@ -1,16 +1,17 @@
 //! The host half of MCP: the servers of an `mcp.json` ([`config`]), the
-//! names a model API accepts for the tools of many servers ([`names`]), the
-//! conversions between MCP tools and results and the Anthropic Messages and
-//! OpenAI Chat Completions tool-use formats ([`convert`]), all pure (but
-//! [`config::McpConfig::load`], which reads a file). The catalog of many
-//! servers' tools ([`catalog`]) builds on them and on the MCP client of one
-//! server in either era ([`mcp_client`], its own crate).
+//! names a model API accepts for the tools of many servers ([`names`]), a
+//! tool as every model API is offered it ([`offer`]) and what a call gives
+//! the model ([`call_result`]), the model APIs, each with its whole
+//! dialect ([`provider::anthropic`], [`provider::openai`]). The catalog of
+//! many servers' tools ([`catalog`]) builds on them and on the MCP client
+//! of one server in either era ([`mcp_client`], its own crate).
 //!
 //! The README's "Host side" example (kept identical to it by a test):
 //!
 //! ```no_run
 //! use mcp_host::catalog::{Catalog, CatalogOptions};
 //! use mcp_host::config::McpConfig;
+//! use mcp_host::provider::anthropic;
 //!
 //! #[tokio::main(flavor = "current_thread")]
 //! async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -21,18 +22,19 @@
 //!     for failure in catalog.failures() {
 //!         eprintln!("left out: {}: {}", failure.server, failure.reason);
 //!     }
-//!     println!("{}", serde_json::to_string_pretty(&catalog.claude_tools())?);
+//!     println!("{}", serde_json::to_string_pretty(&anthropic::tools(&catalog.offers()))?);
 //!     let result = catalog.call("add", serde_json::json!({"a": 2, "b": 3})).await;
-//!     println!("{}", mcp_host::convert::claude_tool_result("toolu_01", &result));
+//!     println!("{}", anthropic::tool_result("toolu_01", &result));
 //!     Ok(())
 //! }
 //! ```
 
 pub mod agent;
+pub mod call_result;
 pub mod catalog;
 pub mod config;
-pub mod convert;
 pub mod names;
+pub mod offer;
 pub mod provider;
 
 /// The MCP client each server is reached with (its options, errors and

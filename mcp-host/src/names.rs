@@ -69,11 +69,10 @@ use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
 
-// The per-name function lives in mcp-protocol so that mcp-runtime's
-// `--dump-tools` model formats map names exactly as this catalog does.
-pub use mcp_protocol::model_name::{
-    HASH_HEX, MAX_MODEL_NAME_LEN, PREFIX_SEPARATOR, is_model_safe, model_name,
-};
+// The per-name function lives in mcp-protocol (its one public path) so
+// that mcp-runtime's `--dump-tools` model formats map names exactly as
+// this catalog does.
+use mcp_protocol::model_name::{HASH_HEX, MAX_MODEL_NAME_LEN, PREFIX_SEPARATOR, model_name};
 
 /// How many times a hashed name that meets a name already given is hashed
 /// again before the tool is left out. Each round meets only by a SHA-256
@@ -535,7 +534,7 @@ fn hashed(preferred: &str, server: &str, tool: &str, round: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_protocol::model_name::HASH_HEX;
+    use mcp_protocol::model_name::is_model_safe;
 
     fn build(tools: &[(&str, &str)]) -> Result<NameMap, NameCollisions> {
         NameMap::build(tools.iter().copied())
@@ -1061,6 +1060,9 @@ mod tests {
             };
             assert_eq!(collisions.0[0].model_name, "files_read");
             assert!(error.to_string().contains("`files.read`"), "{error}");
+            // The collisions are the cause, for a reader of the chain.
+            let cause = std::error::Error::source(&error).unwrap();
+            assert_eq!(cause.to_string(), collisions.to_string());
         }
 
         fn names(tools: &[Value], pointer: &str) -> Vec<String> {
@@ -1101,7 +1103,10 @@ mod tests {
             let catalog = Catalog::from_sources(vec![source], CatalogOptions::default())
                 .await
                 .unwrap();
-            let mut offered = names(&catalog.claude_tools(), "/name");
+            let mut offered = names(
+                &crate::provider::anthropic::tools(&catalog.offers()),
+                "/name",
+            );
             offered.sort();
             assert_eq!(offered, dumped);
             assert_eq!(

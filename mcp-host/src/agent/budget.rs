@@ -20,9 +20,9 @@
 //! bound is then shared among them: a result under its equal share keeps
 //! all of it, and what it leaves is shared among the larger ones.
 
-use crate::convert;
-use mcp_protocol::model::{CallToolResult, ContentBlock, ResourceContents, TextContent};
+use crate::call_result;
 use mcp_client::text::grouped;
+use mcp_protocol::model::{CallToolResult, ContentBlock, ResourceContents, TextContent};
 
 /// [`ResultBudget::per_result`] when nothing else is said: about 25,000
 /// tokens at ~4 bytes a token, the bound Claude Code puts on one MCP
@@ -113,7 +113,7 @@ fn text_len(block: &ContentBlock) -> Option<usize> {
             ResourceContents::Text { text, .. } => Some(text.len()),
             ResourceContents::Blob { .. } => None,
         },
-        ContentBlock::ResourceLink(link) => Some(convert::link_text(link).len()),
+        ContentBlock::ResourceLink(link) => Some(call_result::link_text(link).len()),
         ContentBlock::Audio(_) | ContentBlock::Image(_) => None,
     }
 }
@@ -170,7 +170,7 @@ fn keep_text(content: &mut Vec<ContentBlock>, max: usize) -> usize {
                 }
             }
             ContentBlock::ResourceLink(link) => {
-                let mut text = convert::link_text(link);
+                let mut text = call_result::link_text(link);
                 cut_string(&mut text, room);
                 *block = text_block(text);
             }
@@ -231,7 +231,7 @@ impl ResultBudget {
         }
         for block in &mut result.content {
             match block {
-                ContentBlock::Audio(audio) => *block = text_block(convert::audio_note(audio)),
+                ContentBlock::Audio(audio) => *block = text_block(call_result::audio_note(audio)),
                 _ if media_len(block).is_some_and(|len| len > self.per_image) => {
                     let why = format!(
                         "the host sends images and binary data of at most {} bytes of base64",

@@ -12,8 +12,8 @@
 
 use super::approval::{ApprovalRequest, Approver, Decision};
 use super::budget::{Kept, ResultBudget};
+use crate::call_result::CallFailure;
 use crate::catalog::Catalog;
-use crate::convert::CallFailure;
 use crate::provider::ToolCall;
 use mcp_protocol::model::CallToolResult;
 use serde::Serialize;

@@ -67,7 +67,6 @@ use calls::{CallRecord, Run};
 use history::{FullHistory, History, HistoryPolicy};
 use mcp_protocol::model::CallToolResult;
 use serde_json::Value;
-use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
@@ -83,27 +82,17 @@ pub const DEFAULT_CALLS_IN_FLIGHT: usize = 8;
 pub const MAX_TURNS: &str = "max_turns";
 
 /// Why an agent could not be made.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum AgentError {
     /// The in-process tools could not be served (two tools of one name…).
     #[cfg(feature = "local")]
-    Local(mcp_runtime::Error),
+    #[error("the in-process tools cannot be served: {0}")]
+    Local(#[source] mcp_runtime::Error),
     /// The catalog could not be built (two tools under one model name…).
-    Catalog(CatalogError),
+    #[error("{0}")]
+    Catalog(#[source] CatalogError),
 }
-
-impl fmt::Display for AgentError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            #[cfg(feature = "local")]
-            AgentError::Local(e) => write!(f, "the in-process tools cannot be served: {e}"),
-            AgentError::Catalog(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for AgentError {}
 
 /// How an [`Agent`] is put together; from [`Agent::new`].
 #[derive(Debug)]
@@ -264,7 +253,7 @@ impl AgentBuilder {
             None => Catalog::from_sources(sources, self.catalog_options).await,
         }
         .map_err(AgentError::Catalog)?;
-        let tools = self.provider.tools(&catalog);
+        let tools = self.provider.tools(&catalog.offers());
         let model = self
             .model
             .unwrap_or_else(|| self.provider.default_model().to_owned());
@@ -344,25 +333,15 @@ pub struct Answer {
 
 /// A line that ended because the model API failed. The history is as it
 /// was before the line; `partial` says what happened up to the failure.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{error}")]
 pub struct AnswerError {
     /// The responses, usage and calls before the failure (`text` empty,
     /// `stop_reason` `error`).
     pub partial: Answer,
     /// What failed.
+    #[source]
     pub error: ProviderError,
-}
-
-impl fmt::Display for AnswerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.error)
-    }
-}
-
-impl std::error::Error for AnswerError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.error)
-    }
 }
 
 impl Agent {

@@ -41,7 +41,8 @@
 //! first. A response over either bound is [`ProviderError::TooLarge`] and is
 //! not retried (the same request would get the same response).
 
-use super::{ProviderError, error_message};
+use super::ProviderError;
+use super::error::error_message;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
@@ -57,25 +58,25 @@ use std::time::{Duration, SystemTime};
 
 /// Requests made in all for one model request whose failures are retried
 /// (the SDKs' two retries).
-pub const MAX_ATTEMPTS: u32 = 3;
+pub(crate) const MAX_ATTEMPTS: u32 = 3;
 /// The longest wait a `retry-after` is honoured for.
-pub const MAX_RETRY_WAIT: Duration = Duration::from_secs(60);
+pub(crate) const MAX_RETRY_WAIT: Duration = Duration::from_secs(60);
 /// The first wait when the response names none; it doubles per retry.
 const INITIAL_BACKOFF: Duration = Duration::from_millis(500);
 /// The longest wait when the response names none.
 const MAX_BACKOFF: Duration = Duration::from_secs(8);
 /// The smallest response bound, whatever `max_tokens` says: an error body,
 /// a few blocks and the envelope of a short answer fit many times over.
-pub const MIN_RESPONSE_BYTES: usize = 1 << 20;
+pub(crate) const MIN_RESPONSE_BYTES: usize = 1 << 20;
 /// The response bytes allowed per token of `max_tokens`. A token is about
 /// 4 bytes of text; JSON-escaped CJK text (`\uXXXX`) takes up to 6 bytes
 /// per character, about one token; a `tool_use` input is counted in tokens
 /// too but nests and quotes; and the envelope (ids, usage, citations) adds
 /// a little. 64 is ten times the worst of these.
-pub const RESPONSE_BYTES_PER_TOKEN: usize = 64;
+pub(crate) const RESPONSE_BYTES_PER_TOKEN: usize = 64;
 /// The largest response bound, whatever `max_tokens` says (the Anthropic
 /// API's own request limit).
-pub const MAX_RESPONSE_BYTES: usize = 32 << 20;
+pub(crate) const MAX_RESPONSE_BYTES: usize = 32 << 20;
 /// The parsed tree allowed per byte of the bound: text blocks cost about
 /// their bytes, `tool_use` inputs of small values a few times theirs.
 const TREE_BYTES_PER_BYTE: usize = 4;
@@ -84,28 +85,20 @@ const MIN_TREE_BYTES: usize = 16 << 20;
 /// How much of a non-JSON error body is quoted.
 const ERROR_EXCERPT: usize = 300;
 /// The shortest deadline of a model request, whatever its `max_tokens`.
-pub const MIN_REQUEST_DEADLINE: Duration = Duration::from_secs(60);
+pub(crate) const MIN_REQUEST_DEADLINE: Duration = Duration::from_secs(60);
 /// The slowest rate at which a model is expected to write its response,
 /// from which a request's deadline is derived; a response of `max_tokens`
 /// tokens at this rate must fit in it.
-pub const SLOWEST_TOKENS_PER_SECOND: u32 = 20;
+pub(crate) const SLOWEST_TOKENS_PER_SECOND: u32 = 20;
 /// The longest a response's body may go without a byte once its headers
 /// have come.
-pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(20);
+pub(crate) const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The deadline of a model request with `max_tokens`, all its attempts and
 /// retry waits together: the time to write `max_tokens` tokens at
 /// [`SLOWEST_TOKENS_PER_SECOND`], in whole seconds rounded up, at least
 /// [`MIN_REQUEST_DEADLINE`].
-///
-/// ```
-/// use mcp_host::provider::request_deadline;
-/// use std::time::Duration;
-///
-/// assert_eq!(request_deadline(1024), Duration::from_secs(60));
-/// assert_eq!(request_deadline(8192), Duration::from_secs(410));
-/// ```
-pub fn request_deadline(max_tokens: u32) -> Duration {
+pub(crate) fn request_deadline(max_tokens: u32) -> Duration {
     Duration::from_secs(u64::from(max_tokens.div_ceil(SLOWEST_TOKENS_PER_SECOND)))
         .max(MIN_REQUEST_DEADLINE)
 }
@@ -113,14 +106,7 @@ pub fn request_deadline(max_tokens: u32) -> Duration {
 /// The most bytes a response to a request with `max_tokens` may have:
 /// `max_tokens` × [`RESPONSE_BYTES_PER_TOKEN`], at least
 /// [`MIN_RESPONSE_BYTES`] and at most [`MAX_RESPONSE_BYTES`].
-///
-/// ```
-/// use mcp_host::provider::{MIN_RESPONSE_BYTES, response_limit};
-///
-/// assert_eq!(response_limit(1024), MIN_RESPONSE_BYTES);
-/// assert_eq!(response_limit(64_000), 64_000 * 64);
-/// ```
-pub fn response_limit(max_tokens: u32) -> usize {
+pub(crate) fn response_limit(max_tokens: u32) -> usize {
     (max_tokens as usize)
         .saturating_mul(RESPONSE_BYTES_PER_TOKEN)
         .clamp(MIN_RESPONSE_BYTES, MAX_RESPONSE_BYTES)
@@ -129,7 +115,7 @@ pub fn response_limit(max_tokens: u32) -> usize {
 /// The most memory the parsed tree of a response to a request with
 /// `max_tokens` may take, as [`JsonBudget`] estimates it: 4 × its
 /// [`response_limit`], at least 16 MiB.
-pub fn tree_limit(max_tokens: u32) -> usize {
+pub(crate) fn tree_limit(max_tokens: u32) -> usize {
     response_limit(max_tokens)
         .saturating_mul(TREE_BYTES_PER_BYTE)
         .max(MIN_TREE_BYTES)
@@ -238,6 +224,19 @@ impl ApiEndpoint {
 }
 
 /// The HTTP client of the model APIs; cheap to clone (one pool).
+///
+/// Each model request has a **deadline** for all its attempts and the
+/// waits between them: the time to write its `max_tokens` at 20 tokens a
+/// second, at least 60 s (1024 -> 60 s, 8192 -> 410 s), or what
+/// [`ApiClient::deadline`] sets. A response's body that sends no byte for
+/// 20 s once its headers have come ([`ApiClient::stall_timeout`]) ends the
+/// attempt. What the official SDKs retry is retried (`x-should-retry`,
+/// 408, 409, 429, 5xx, a failed connection, an attempt that timed out), 3
+/// requests in all, after the wait `retry-after-ms` or `retry-after` asks
+/// (at most 60 s) or a jittered backoff from 0.5 s. A response is read
+/// only while it stays within what its `max_tokens` allows (64 bytes a
+/// token, from 1 MiB to 32 MiB, and a parsed tree of 4 times that, at
+/// least 16 MiB); a larger one is [`ProviderError::TooLarge`].
 #[derive(Clone)]
 pub struct ApiClient {
     client: Client<Connector, Full<Bytes>>,
@@ -263,10 +262,10 @@ impl Default for ApiClient {
 }
 
 impl ApiClient {
-    /// A client whose requests each have [`request_deadline`]`(max_tokens)`
-    /// for all their attempts, with a [`DEFAULT_STALL_TIMEOUT`] stall bound
-    /// on the body, a 10-minute timeout per attempt (the official SDKs'
-    /// default) and a 10 s connect timeout.
+    /// A client whose requests each have the deadline their `max_tokens`
+    /// gives for all their attempts, with a 20 s stall bound on the body,
+    /// a 10-minute timeout per attempt (the official SDKs' default) and a
+    /// 10 s connect timeout.
     pub fn new() -> ApiClient {
         let client = Client::builder(TokioExecutor::new())
             .pool_idle_timeout(Duration::from_secs(90))
@@ -287,8 +286,8 @@ impl ApiClient {
     }
 
     /// Sets the deadline of every request, all its attempts and the waits
-    /// between them together, instead of [`request_deadline`] of its
-    /// `max_tokens` (the `mcp-host` program's `--api-timeout`).
+    /// between them together, instead of the one its `max_tokens` gives
+    /// (the `mcp-host` program's `--api-timeout`).
     ///
     /// ```
     /// use mcp_host::provider::{Anthropic, ApiClient};
@@ -313,11 +312,9 @@ impl ApiClient {
     }
 
     /// POSTs `body` as JSON to `endpoint` and returns the parsed 2xx
-    /// response, retrying what the SDKs retry within the request's deadline
-    /// ([`ApiClient::deadline`], else [`request_deadline`]`(max_tokens)`);
-    /// a response larger than [`response_limit`]`(max_tokens)` bytes, or
-    /// whose tree would pass [`tree_limit`]`(max_tokens)`, is refused
-    /// unparsed (see the module docs).
+    /// response, retrying what the SDKs retry within the request's deadline;
+    /// a response larger than `max_tokens` allows is refused unparsed (see
+    /// [`ApiClient`]).
     pub async fn post<B: serde::Serialize + ?Sized>(
         &self,
         endpoint: &ApiEndpoint,
@@ -579,6 +576,14 @@ fn retry_wait(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_deadline_and_the_response_bound_follow_max_tokens() {
+        assert_eq!(request_deadline(1024), Duration::from_secs(60));
+        assert_eq!(request_deadline(8192), Duration::from_secs(410));
+        assert_eq!(response_limit(1024), MIN_RESPONSE_BYTES);
+        assert_eq!(response_limit(64_000), 64_000 * 64);
+    }
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut map = HeaderMap::new();

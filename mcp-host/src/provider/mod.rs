@@ -1,7 +1,7 @@
 //! The model APIs a host drives: what one request and one response of a
 //! tool-use conversation are, whatever the API ([`Provider`]), and the two
-//! the program speaks, Anthropic's Messages ([`Anthropic`]) and OpenAI's
-//! Chat Completions ([`OpenAi`]).
+//! the program speaks, Anthropic's Messages ([`anthropic`]) and OpenAI's
+//! Chat Completions ([`openai`]).
 //!
 //! Both APIs are stateless and differ in every field name, so the history
 //! stays in the provider's own message form ([`Value`]s the provider made):
@@ -10,36 +10,37 @@
 //! does not know, such as `thinking` with its signature), which no
 //! translation to a neutral form and back can promise.
 //!
-//! Adding an API (Gemini, a local model server) is one file: an
-//! implementation of [`Provider`]'s five methods, with [`ApiClient`] for the
-//! HTTP, the retries and the error mapping.
+//! Each API's module holds its whole dialect: the tools (from the neutral
+//! [`ToolOffer`]s the catalog hands out), the results of tool calls (from
+//! the neutral [`CallToolResult`]), the responses, and the client. Adding
+//! an API (Gemini, a local model server) is one module: an implementation
+//! of [`Provider`]'s five methods, with [`ApiClient`] for the HTTP, the
+//! retries and the error mapping (and one line in the `mcp-host` program's
+//! table of APIs).
 
-#[cfg(feature = "http")]
 pub mod anthropic;
+mod error;
 #[cfg(feature = "http")]
 mod http;
-#[cfg(feature = "http")]
 pub mod openai;
+#[cfg(test)]
+mod tests;
 
 #[cfg(feature = "http")]
 pub use anthropic::Anthropic;
+pub use error::ProviderError;
 #[cfg(feature = "http")]
-pub use http::{
-    ApiClient, ApiEndpoint, DEFAULT_STALL_TIMEOUT, MAX_ATTEMPTS, MAX_RESPONSE_BYTES,
-    MAX_RETRY_WAIT, MIN_REQUEST_DEADLINE, MIN_RESPONSE_BYTES, RESPONSE_BYTES_PER_TOKEN,
-    SLOWEST_TOKENS_PER_SECOND, from_env, request_deadline, response_limit, tree_limit,
-};
+pub use http::{ApiClient, ApiEndpoint, from_env};
 #[cfg(feature = "http")]
 pub use openai::OpenAi;
 
-use crate::catalog::Catalog;
-use crate::convert::CallFailure;
-use mcp_protocol::model::CallToolResult;
+use crate::call_result::CallFailure;
+use crate::offer::ToolOffer;
 use mcp_client::BoxFuture;
+use mcp_protocol::model::CallToolResult;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
-use std::time::Duration;
 
 /// One request to the model: the whole history, every time (the APIs keep
 /// nothing between requests).
@@ -119,9 +120,10 @@ pub trait Provider: Send + Sync + fmt::Debug + 'static {
     /// The model used when the host names none.
     fn default_model(&self) -> &str;
 
-    /// The catalog's tools in this API's form; made once per catalog, so
-    /// that every request offers the same bytes (prompt caches hold).
-    fn tools(&self, catalog: &Catalog) -> Vec<Value>;
+    /// The offered tools ([`Catalog::offers`](crate::catalog::Catalog::offers))
+    /// in this API's form; made once per catalog, so that every request
+    /// offers the same bytes (prompt caches hold).
+    fn tools(&self, offers: &[ToolOffer]) -> Vec<Value>;
 
     /// The history entry of a user's message.
     fn user_message(&self, text: &str) -> Value;
@@ -133,175 +135,4 @@ pub trait Provider: Send + Sync + fmt::Debug + 'static {
 
     /// Sends `request`; retries what the API asks to be retried.
     fn send<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>>;
-}
-
-/// Why a model request produced no response.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum ProviderError {
-    /// 401 or 403: the key is missing, wrong, or not allowed this model.
-    /// Retrying cannot help; a program should stop.
-    Auth {
-        /// The HTTP status.
-        status: u16,
-        /// The variable the key is read from (`ANTHROPIC_API_KEY`).
-        key_variable: String,
-        /// The API's `error.message`.
-        message: String,
-    },
-    /// Any other error status (after the retries, for the statuses
-    /// retried): the API refused the request.
-    Api {
-        /// The API (`the Anthropic API`).
-        api: String,
-        /// The HTTP status.
-        status: u16,
-        /// The API's `error.message`, or an excerpt of the body.
-        message: String,
-        /// How many requests were made.
-        attempts: u32,
-    },
-    /// The API could not be reached, or the connection broke (after the
-    /// retries).
-    Network {
-        /// The API (`the Anthropic API`).
-        api: String,
-        /// What happened.
-        reason: String,
-        /// How many requests were made.
-        attempts: u32,
-    },
-    /// No response in time: the request's deadline passed (all attempts
-    /// together), or each attempt's timeout did.
-    Timeout {
-        /// The API (`the Anthropic API`).
-        api: String,
-        /// The deadline of the request, or of each attempt when that ran
-        /// out first.
-        after: Duration,
-        /// How many requests were made.
-        attempts: u32,
-    },
-    /// The response's body stopped: no byte for `after` once its headers
-    /// had come (after the retries the deadline allowed).
-    Stalled {
-        /// The API (`the Anthropic API`).
-        api: String,
-        /// The stall bound.
-        after: Duration,
-        /// How many requests were made.
-        attempts: u32,
-    },
-    /// The response was larger than the request's `max_tokens` allows
-    /// ([`response_limit`], [`tree_limit`]); it was not parsed.
-    TooLarge {
-        /// The API (`the Anthropic API`).
-        api: String,
-        /// What was too large, after "the API's response".
-        reason: String,
-    },
-    /// The provider cannot be set up (a base URL that is not one, a key
-    /// that cannot go in a header).
-    Config {
-        /// What is wrong.
-        reason: String,
-    },
-    /// A 2xx response that is not the API's response shape.
-    InvalidResponse {
-        /// The API (`the Anthropic API`).
-        api: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-}
-
-impl ProviderError {
-    /// Whether this is a 401/403 (the key), after which nothing will work.
-    pub fn is_auth(&self) -> bool {
-        matches!(self, ProviderError::Auth { .. })
-    }
-}
-
-impl fmt::Display for ProviderError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ProviderError::Auth {
-                status,
-                key_variable,
-                message,
-            } => write!(
-                f,
-                "the API refused the key (HTTP {status}): {message}; check {key_variable}"
-            ),
-            ProviderError::Api {
-                api,
-                status,
-                message,
-                attempts,
-            } => {
-                write!(f, "{api} refused the request (HTTP {status}")?;
-                tries(f, *attempts)?;
-                write!(f, "): {message}")
-            }
-            ProviderError::Network {
-                api,
-                reason,
-                attempts,
-            } => {
-                write!(f, "{api} could not be reached: {reason}")?;
-                if *attempts > 1 {
-                    write!(f, " ({attempts} attempts)")?;
-                }
-                Ok(())
-            }
-            ProviderError::Timeout {
-                api,
-                after,
-                attempts,
-            } => {
-                write!(f, "{api} did not answer within {} s", after.as_secs_f64())?;
-                if *attempts > 1 {
-                    write!(f, " ({attempts} attempts)")?;
-                }
-                Ok(())
-            }
-            ProviderError::Stalled {
-                api,
-                after,
-                attempts,
-            } => {
-                write!(
-                    f,
-                    "{api} stopped sending its response: no bytes for {} s",
-                    after.as_secs_f64()
-                )?;
-                if *attempts > 1 {
-                    write!(f, " ({attempts} attempts)")?;
-                }
-                Ok(())
-            }
-            ProviderError::TooLarge { api, reason } => write!(f, "{api}'s response {reason}"),
-            ProviderError::Config { reason } => f.write_str(reason),
-            ProviderError::InvalidResponse { api, reason } => {
-                write!(f, "{api}'s response could not be read: {reason}")
-            }
-        }
-    }
-}
-
-/// `, after N attempts` when there was more than one.
-fn tries(f: &mut fmt::Formatter<'_>, attempts: u32) -> fmt::Result {
-    if attempts > 1 {
-        write!(f, ", after {attempts} attempts")?;
-    }
-    Ok(())
-}
-
-impl std::error::Error for ProviderError {}
-
-/// The API's `error.message` (both APIs put it there:
-/// `{"type":"error","error":{"type","message"}}`,
-/// `{"error":{"message","type","code"}}`).
-pub fn error_message(body: &Value) -> Option<&str> {
-    body.get("error")?.get("message")?.as_str()
 }

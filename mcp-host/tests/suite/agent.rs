@@ -12,8 +12,8 @@ use mcp_client::BoxFuture;
 use mcp_host::agent::approval::{ApprovalRequest, Approver, Decision};
 use mcp_host::agent::history::LastTurns;
 use mcp_host::agent::{Agent, MAX_TURNS};
-use mcp_host::catalog::Catalog;
 use mcp_host::config::McpConfig;
+use mcp_host::offer::ToolOffer;
 use mcp_host::provider::{
     self, Anthropic, Provider, ProviderError, Reply, Request, ToolCall, Usage,
 };
@@ -68,8 +68,8 @@ impl Provider for Scripted {
         "scripted"
     }
 
-    fn tools(&self, catalog: &Catalog) -> Vec<Value> {
-        self.shapes.tools(catalog)
+    fn tools(&self, offers: &[ToolOffer]) -> Vec<Value> {
+        self.shapes.tools(offers)
     }
 
     fn user_message(&self, text: &str) -> Value {
@@ -136,6 +136,24 @@ async fn hang(ctx: Context) -> String {
     });
     std::future::pending::<()>().await;
     String::new()
+}
+
+#[test]
+fn an_agent_that_cannot_serve_its_tools_says_why_with_the_runtimes_error_as_the_cause() {
+    run(async {
+        let error = Agent::with_provider(Scripted::new(Vec::new()))
+            .tools(tools![get_weather])
+            .tools(tools![get_weather])
+            .build()
+            .await
+            .unwrap_err();
+        let cause = std::error::Error::source(&error).expect("the runtime's error");
+        assert!(cause.to_string().contains("get_weather"), "{cause}");
+        assert_eq!(
+            error.to_string(),
+            format!("the in-process tools cannot be served: {cause}")
+        );
+    });
 }
 
 #[test]

@@ -11,7 +11,7 @@ use common::{run, text};
 use mcp_client::ClientError;
 use mcp_client::{CallOptions, ClientOptions, ElicitFn, McpClient, McpError, Mode};
 use mcp_client::{Endpoint, ServerConfig};
-use mcp_host::convert::CallFailure;
+use mcp_host::call_result::CallFailure;
 use mcp_protocol::model::{ElicitAction, ElicitResult, ProgressParams};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;

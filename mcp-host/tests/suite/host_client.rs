@@ -549,11 +549,14 @@ fn a_catalog_of_two_servers_with_the_same_tools() {
         assert!(names.contains(&"two__add"));
         let first_two = names.iter().position(|n| n.starts_with("two__")).unwrap();
         assert!(names[..first_two].iter().all(|n| !n.starts_with("two__")));
-        let claude = catalog.claude_tools();
+        let claude = mcp_host::provider::anthropic::tools(&catalog.offers());
         assert_eq!(claude.len(), names.len());
         assert_eq!(claude[0]["name"], "one__add");
         assert!(claude[0]["input_schema"].is_object());
-        let openai = catalog.openai_tools(mcp_host::convert::Strict::WhereExpressible);
+        let openai = mcp_host::provider::openai::tools(
+            &catalog.offers(),
+            mcp_host::provider::openai::Strict::WhereExpressible,
+        );
         assert_eq!(openai[0]["function"]["name"], "one__add");
 
         let result = catalog.call("two__add", json!({"a": 1, "b": 2})).await;

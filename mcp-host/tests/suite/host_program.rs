@@ -6,7 +6,7 @@
 //!
 //! The exact JSON of each `tool_result` and `role: tool` message comes from
 //! an oracle: the same `everything` server called through the library's
-//! catalog and converted with `mcp_host::convert`, so a test checks the
+//! catalog and converted by each provider module's dialect functions, so a test checks the
 //! program's wiring (ids, order, history, verbatim assistant content) byte
 //! for byte without copying the server's output into the test.
 
@@ -17,7 +17,8 @@ use common::fake_model::{
     openai_completion, run_host, text_block, tool_use,
 };
 use mcp_host::catalog::{Catalog, CatalogOptions};
-use mcp_host::convert::{self, Strict};
+use mcp_host::provider::anthropic;
+use mcp_host::provider::openai::{self, Strict};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -50,11 +51,11 @@ impl Oracle {
     }
 
     fn claude_tools(&self) -> Value {
-        Value::Array(self.catalog.claude_tools())
+        Value::Array(anthropic::tools(&self.catalog.offers()))
     }
 
     fn openai_tools(&self) -> Value {
-        Value::Array(self.catalog.openai_tools(Strict::Off))
+        Value::Array(openai::tools(&self.catalog.offers(), Strict::Off))
     }
 
     fn call(&self, name: &str, input: Value) -> mcp_protocol::model::CallToolResult {
@@ -63,12 +64,12 @@ impl Oracle {
 
     /// The `tool_result` block answering `id`, a call of `name` with `input`.
     fn claude_result(&self, id: &str, name: &str, input: Value) -> Value {
-        convert::claude_tool_result(id, &self.call(name, input))
+        anthropic::tool_result(id, &self.call(name, input))
     }
 
     /// The `role: tool` message answering `id`.
     fn openai_result(&self, id: &str, name: &str, input: Value) -> Value {
-        convert::openai_tool_message(id, &self.call(name, input), 1).message
+        openai::tool_message(id, &self.call(name, input), 1).message
     }
 }
 
@@ -592,10 +593,7 @@ fn claude_tool_errors_unreadable_arguments_and_unknown_names_are_is_error_result
     // `isError` result, not a JSON-RPC error: see the next test for one.)
     let mcp_answer = oracle.call("add", json!({"a": "one", "b": 2}));
     assert!(mcp_answer.is_error);
-    assert_eq!(
-        results[1],
-        convert::claude_tool_result("toolu_2", &mcp_answer)
-    );
+    assert_eq!(results[1], anthropic::tool_result("toolu_2", &mcp_answer));
     assert_eq!(results[2]["type"], "tool_result");
     assert_eq!(results[2]["tool_use_id"], "toolu_3");
     assert_eq!(results[2]["is_error"], true);

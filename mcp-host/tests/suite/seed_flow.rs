@@ -3,10 +3,11 @@
 //! results (success, `isError`, an image, a JSON-RPC error) → the
 //! `tool_result` blocks of the next request, and the same for OpenAI.
 
-use mcp_host::convert::{
-    CallFailure, Strict, claude_tool, claude_tool_result, openai_tool, openai_tool_messages,
-};
+use mcp_host::call_result::CallFailure;
 use mcp_host::names::NameMap;
+use mcp_host::offer::ToolOffer;
+use mcp_host::provider::anthropic;
+use mcp_host::provider::openai::{self, Strict};
 use mcp_protocol::model::{CallToolResult, RpcError, Tool};
 use serde_json::{Value, json};
 
@@ -29,7 +30,12 @@ fn the_listed_tool_becomes_the_requests_tools_for_both_apis() {
     let names = NameMap::build(tools.iter().map(|t| ("weather", t.name.as_str()))).unwrap();
     let claude: Vec<Value> = tools
         .iter()
-        .map(|t| claude_tool(names.model_name("weather", &t.name).unwrap(), t))
+        .map(|t| {
+            anthropic::tool(&ToolOffer::new(
+                names.model_name("weather", &t.name).unwrap(),
+                t,
+            ))
+        })
         .collect();
     assert_eq!(
         Value::Array(claude),
@@ -40,7 +46,10 @@ fn the_listed_tool_becomes_the_requests_tools_for_both_apis() {
         }])
     );
     assert_eq!(
-        openai_tool("get_weather", &tools[0], Strict::WhereExpressible),
+        openai::tool(
+            &ToolOffer::new("get_weather", &tools[0]),
+            Strict::WhereExpressible
+        ),
         json!({"type": "function", "function": {
             "name": "get_weather",
             "description": "根据城市名查询实时天气",
@@ -62,7 +71,7 @@ fn each_call_result_becomes_the_tool_result_the_next_request_carries() {
         r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"北京今天晴，25°C"}],"isError":false}}"#,
     );
     assert_eq!(
-        claude_tool_result("toolu_01AbC", &ok),
+        anthropic::tool_result("toolu_01AbC", &ok),
         json!({"type": "tool_result", "tool_use_id": "toolu_01AbC", "content": "北京今天晴，25°C"})
     );
 
@@ -70,7 +79,7 @@ fn each_call_result_becomes_the_tool_result_the_next_request_carries() {
         r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"找不到城市：北进，是否想输入北京？"}],"isError":true}}"#,
     );
     assert_eq!(
-        claude_tool_result("toolu_01AbC", &failed),
+        anthropic::tool_result("toolu_01AbC", &failed),
         json!({"type": "tool_result", "tool_use_id": "toolu_01AbC", "content": "找不到城市：北进，是否想输入北京？", "is_error": true})
     );
 
@@ -78,7 +87,7 @@ fn each_call_result_becomes_the_tool_result_the_next_request_carries() {
         r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"这是查询到的图表"},{"type":"image","data":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==","mimeType":"image/png"}]}}"#,
     );
     assert_eq!(
-        claude_tool_result("toolu_01AbC", &chart)["content"],
+        anthropic::tool_result("toolu_01AbC", &chart)["content"],
         json!([
             {"type": "text", "text": "这是查询到的图表"},
             {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="}}
@@ -91,7 +100,7 @@ fn each_call_result_becomes_the_tool_result_the_next_request_carries() {
     )
     .unwrap();
     let error: RpcError = serde_json::from_value(response["error"].clone()).unwrap();
-    let block = claude_tool_result("toolu_01AbC", &CallFailure::Rpc(error).to_result());
+    let block = anthropic::tool_result("toolu_01AbC", &CallFailure::Rpc(error).to_result());
     assert_eq!(block["is_error"], true);
     assert_eq!(
         block["content"],
@@ -99,7 +108,7 @@ fn each_call_result_becomes_the_tool_result_the_next_request_carries() {
     );
 
     // OpenAI: one `role: tool` message per call, then the image in a user message.
-    let messages = openai_tool_messages([("call_1", &ok), ("call_2", &chart)]);
+    let messages = openai::tool_messages([("call_1", &ok), ("call_2", &chart)]);
     assert_eq!(messages.len(), 3);
     assert_eq!(
         messages[0],

@@ -1,20 +1,35 @@
 //! The command line: parsed by hand (ten flags do not need a parser
 //! crate's build time), both `--flag value` and `--flag=value`.
 
+use crate::apis::{APIS, Api, default_api, named};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The usage text, printed on `--help` and after a usage error.
-pub(crate) const USAGE: &str = "\
-usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--system TEXT]
+/// The usage text, printed on `--help` and after a usage error; the APIs,
+/// their variables and their default models come from [`APIS`].
+pub(crate) fn usage() -> String {
+    let names: Vec<&str> = APIS.iter().map(|api| api.name).collect();
+    let variables: Vec<String> = APIS
+        .iter()
+        .map(|api| format!("{}, {}", api.key_variable, api.base_url_variable))
+        .collect();
+    let default = default_api();
+    let other_models: Vec<String> = APIS
+        .iter()
+        .filter(|api| *api != default)
+        .map(|api| format!("{}: {}", api.name, api.default_model))
+        .collect();
+    format!(
+        "\
+usage: mcp-host --config PATH [--provider {names}] [--model NAME] [--system TEXT]
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask]
                 [--max-result-bytes N] [--close-grace SECONDS] [--json]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
-ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL; OPENAI_API_KEY, OPENAI_BASE_URL.
-Defaults: --provider anthropic, --model claude-sonnet-4-6 (openai: gpt-4.1),
+{variables}.
+Defaults: --provider {default}, --model {model} ({others}),
 --max-tokens 1024, --max-turns 10, --tool-timeout 60, --approve ask,
 --max-result-bytes 100000 (text of one tool result sent to the model; of one
 response's results together, four times that).
@@ -25,13 +40,21 @@ retried within it.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
-and as long again, then SIGKILL, with the processes it started.";
+and as long again, then SIGKILL, with the processes it started.",
+        names = names.join("|"),
+        variables = variables.join("; "),
+        default = default.name,
+        model = default.default_model,
+        others = other_models.join(", "),
+    )
+}
 
-/// Which API.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ProviderKind {
-    Anthropic,
-    OpenAi,
+/// `a`, `a or b`, `a, b or c`: the choices in an error message.
+fn choices(names: &[&str]) -> String {
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
 }
 
 /// Which approval policy.
@@ -46,7 +69,7 @@ pub(crate) enum ApproveKind {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Args {
     pub(crate) config: PathBuf,
-    pub(crate) provider: ProviderKind,
+    pub(crate) provider: &'static Api,
     pub(crate) model: Option<String>,
     pub(crate) system: Option<String>,
     pub(crate) max_turns: u32,
@@ -87,7 +110,7 @@ fn seconds(flag: &str, value: &str) -> Result<Duration, String> {
 /// Parses the arguments after the program name.
 pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
     let mut config = None;
-    let mut provider = ProviderKind::Anthropic;
+    let mut provider = default_api();
     let mut model = None;
     let mut system = None;
     let mut max_turns = 10;
@@ -124,13 +147,11 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         match flag.as_str() {
             "--config" => config = Some(PathBuf::from(value()?)),
             "--provider" => {
-                provider = match value()?.as_str() {
-                    "anthropic" => ProviderKind::Anthropic,
-                    "openai" => ProviderKind::OpenAi,
-                    other => {
-                        return Err(format!("--provider is anthropic or openai, not `{other}`"));
-                    }
-                }
+                let name = value()?;
+                provider = named(&name).ok_or_else(|| {
+                    let names: Vec<&str> = APIS.iter().map(|api| api.name).collect();
+                    format!("--provider is {}, not `{name}`", choices(&names))
+                })?;
             }
             "--model" => model = Some(value()?),
             "--system" => system = Some(value()?),
@@ -200,7 +221,7 @@ mod tests {
             args,
             Args {
                 config: "mcp.json".into(),
-                provider: ProviderKind::Anthropic,
+                provider: named("anthropic").unwrap(),
                 model: None,
                 system: None,
                 max_turns: 10,
@@ -237,7 +258,7 @@ mod tests {
             "--json",
         ])
         .unwrap();
-        assert_eq!(args.provider, ProviderKind::OpenAi);
+        assert_eq!(args.provider.name, "openai");
         assert_eq!(
             (args.model.as_deref(), args.system.as_deref()),
             (Some("gpt-x"), Some("简洁"))
@@ -279,5 +300,44 @@ mod tests {
             "unknown argument `--verbose`"
         );
         assert_eq!(run(&["--help"]).unwrap_err(), "help");
+    }
+
+    #[test]
+    fn the_usage_and_the_provider_choices_come_from_the_table() {
+        assert_eq!(
+            usage(),
+            "\
+usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--system TEXT]
+                [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
+                [--api-timeout SECONDS] [--approve all|read-only|ask]
+                [--max-result-bytes N] [--close-grace SECONDS] [--json]
+
+Reads one user message per line from stdin and answers each with the model,
+calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
+ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL; OPENAI_API_KEY, OPENAI_BASE_URL.
+Defaults: --provider anthropic, --model claude-sonnet-4-6 (openai: gpt-4.1),
+--max-tokens 1024, --max-turns 10, --tool-timeout 60, --approve ask,
+--max-result-bytes 100000 (text of one tool result sent to the model; of one
+response's results together, four times that).
+--api-timeout: the deadline of one model request, its retries included;
+default: the time to write --max-tokens at 20 tokens/s, at least 60 s
+(1024 -> 60 s, 8192 -> 410 s). A response whose body stops for 20 s is
+retried within it.
+
+At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
+closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
+and as long again, then SIGKILL, with the processes it started."
+        );
+        assert_eq!(
+            run(&["--config", "c", "--provider", "gemini"]).unwrap_err(),
+            "--provider is anthropic or openai, not `gemini`"
+        );
+        assert_eq!(choices(&["a", "b", "c"]), "a, b or c");
+        assert_eq!(
+            run(&["--config", "c", "--provider=anthropic"])
+                .unwrap()
+                .provider,
+            default_api()
+        );
     }
 }

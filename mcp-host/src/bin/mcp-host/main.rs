@@ -14,9 +14,11 @@
 //! Linux the host is its servers' subreaper: what they started and left
 //! behind, even in a session of its own, is killed when the host ends.
 
+mod apis;
 mod cli;
 
-use cli::{ApproveKind, Args, Parsed, ProviderKind, USAGE};
+use apis::Api;
+use cli::{ApproveKind, Args, Parsed, usage};
 use mcp_client::ClientOptions;
 use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
 use mcp_host::agent::calls::CallRecord;
@@ -24,7 +26,7 @@ use mcp_host::agent::history::MaxBytes;
 use mcp_host::agent::{Agent, Answer, Conversation};
 use mcp_host::catalog::CatalogOptions;
 use mcp_host::config::McpConfig;
-use mcp_host::provider::{Anthropic, ApiClient, OpenAi, Provider, ProviderError, Usage};
+use mcp_host::provider::{ApiClient, Provider, ProviderError, Usage};
 use serde::Serialize;
 use std::io::Write;
 use std::process::ExitCode;
@@ -52,11 +54,11 @@ fn main() -> ExitCode {
     let args = match cli::parse(std::env::args().skip(1)) {
         Ok(Parsed::Run(args)) => args,
         Ok(Parsed::Help) => {
-            println!("{USAGE}");
+            println!("{}", usage());
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            eprintln!("mcp-host: {e}\n\n{USAGE}");
+            eprintln!("mcp-host: {e}\n\n{}", usage());
             return ExitCode::from(2);
         }
     };
@@ -151,19 +153,13 @@ mod orphans {
     }
 }
 
-fn provider(
-    kind: ProviderKind,
-    api_timeout: Option<Duration>,
-) -> Result<Arc<dyn Provider>, ProviderError> {
+fn provider(api: &Api, api_timeout: Option<Duration>) -> Result<Arc<dyn Provider>, ProviderError> {
     // Without --api-timeout each request's deadline follows its max_tokens.
     let mut http = ApiClient::new();
     if let Some(deadline) = api_timeout {
         http = http.deadline(deadline);
     }
-    Ok(match kind {
-        ProviderKind::Anthropic => Arc::new(Anthropic::from_env()?.with_client(http)),
-        ProviderKind::OpenAi => Arc::new(OpenAi::from_env()?.with_client(http)),
-    })
+    (api.connect)(http)
 }
 
 fn approver(kind: ApproveKind) -> Arc<dyn Approver> {

@@ -1,80 +1,25 @@
-//! OpenAI's Chat Completions API: `POST {base}/chat/completions`.
-//!
-//! The system prompt is the first message (`role: system`, made per
-//! request, never stored in the history); tools are functions; a response's
-//! calls are `choices[0].message.tool_calls`, whose `arguments` are a JSON
-//! *string*; each result goes back as its own `role: tool` message with the
-//! call's `tool_call_id`, in the order of the calls, text only.
+//! The responses: `choices[0].message` kept for the history without its
+//! response-only fields, its `tool_calls` read with their JSON-string
+//! arguments, and the loop's [`Stop`] from the calls themselves.
 
-use super::http::{ApiClient, ApiEndpoint};
-use super::{Provider, ProviderError, Reply, Request, Stop, ToolCall, Usage};
-use crate::catalog::Catalog;
-use crate::convert::{self, CallFailure, Strict};
-use mcp_protocol::model::CallToolResult;
-use mcp_client::BoxFuture;
-use serde::Serialize;
+use crate::call_result::CallFailure;
+use crate::provider::{ProviderError, Reply, Stop, ToolCall, Usage};
 use serde_json::{Map, Value, json};
 
-/// Where the API is when `OPENAI_BASE_URL` is not set.
-pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
-/// The model used when none is named.
-pub const DEFAULT_MODEL: &str = "gpt-4.1";
-const KEY_VARIABLE: &str = "OPENAI_API_KEY";
-
-/// The OpenAI Chat Completions API.
-#[derive(Clone, Debug)]
-pub struct OpenAi {
-    http: ApiClient,
-    endpoint: ApiEndpoint,
-    strict: Strict,
-}
-
-/// The request body, in the API's field names.
-#[derive(Serialize)]
-struct Body<'a> {
-    model: &'a str,
-    messages: Vec<&'a Value>,
-    #[serde(skip_serializing_if = "<[Value]>::is_empty")]
-    tools: &'a [Value],
-    max_completion_tokens: u32,
-}
-
-impl OpenAi {
-    /// The API at `base_url` (`https://api.openai.com/v1`) with `api_key`
-    /// (`None`: no `Authorization` header, which the real API refuses with
-    /// a 401).
-    pub fn new(base_url: &str, api_key: Option<&str>) -> Result<OpenAi, ProviderError> {
-        let url = format!("{}/chat/completions", base_url.trim_end_matches('/'));
-        let mut endpoint = ApiEndpoint::new(&url, KEY_VARIABLE)?.named("the OpenAI API");
-        if let Some(key) = api_key {
-            endpoint = endpoint.header("authorization", &format!("Bearer {key}"), true)?;
-        }
-        Ok(OpenAi {
-            http: ApiClient::new(),
-            endpoint,
-            strict: Strict::Off,
-        })
+/// The arguments of an OpenAI tool call (`function.arguments`, a JSON
+/// *string*) as the object `tools/call` takes; an empty string is `{}`.
+pub fn parse_arguments(arguments: &str) -> Result<Value, CallFailure> {
+    if arguments.trim().is_empty() {
+        return Ok(json!({}));
     }
-
-    /// The API the way the official SDKs find it: `OPENAI_API_KEY`, and
-    /// `OPENAI_BASE_URL` (default [`DEFAULT_BASE_URL`]). A missing key is a
-    /// warning here and a 401 at the first request.
-    pub fn from_env() -> Result<OpenAi, ProviderError> {
-        let (base, key) = super::http::from_env("OPENAI_BASE_URL", DEFAULT_BASE_URL, KEY_VARIABLE);
-        OpenAi::new(&base, key.as_deref())
-    }
-
-    /// Uses `http` (its deadline and timeouts, its pool) for the requests.
-    pub fn with_client(mut self, http: ApiClient) -> OpenAi {
-        self.http = http;
-        self
-    }
-
-    /// Offers tools in strict mode where their schemas allow (default off:
-    /// strict mode rewrites optional arguments as required-and-nullable).
-    pub fn strict(mut self, strict: Strict) -> OpenAi {
-        self.strict = strict;
-        self
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(object @ Value::Object(_)) => Ok(object),
+        Ok(other) => Err(CallFailure::InvalidArguments {
+            reason: format!("the arguments must be a JSON object, not `{other}`"),
+        }),
+        Err(error) => Err(CallFailure::InvalidArguments {
+            reason: format!("the arguments are not valid JSON ({error})"),
+        }),
     }
 }
 
@@ -84,7 +29,7 @@ fn read_call(call: &Value) -> ToolCall {
     let function = &call["function"];
     let name = function["name"].as_str().unwrap_or_default().to_owned();
     let input = match (call["type"].as_str(), function["arguments"].as_str()) {
-        (Some("function") | None, Some(arguments)) => convert::parse_openai_arguments(arguments),
+        (Some("function") | None, Some(arguments)) => parse_arguments(arguments),
         (Some("function") | None, None) => Ok(json!({})),
         (Some(other), _) => Err(CallFailure::NotRun {
             reason: format!("this host runs function calls only, not `{other}` calls"),
@@ -160,49 +105,6 @@ pub fn read_response(body: Value) -> Result<Reply, ProviderError> {
     })
 }
 
-impl Provider for OpenAi {
-    fn default_model(&self) -> &str {
-        DEFAULT_MODEL
-    }
-
-    fn tools(&self, catalog: &Catalog) -> Vec<Value> {
-        catalog.openai_tools(self.strict)
-    }
-
-    fn user_message(&self, text: &str) -> Value {
-        json!({"role": "user", "content": text})
-    }
-
-    fn tool_results(&self, results: &[(&ToolCall, &CallToolResult)]) -> Vec<Value> {
-        results
-            .iter()
-            .map(|(call, result)| convert::openai_tool_text_message(&call.id, result))
-            .collect()
-    }
-
-    fn send<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>> {
-        Box::pin(async move {
-            let system = request
-                .system
-                .map(|system| json!({"role": "system", "content": system}));
-            let mut messages = Vec::with_capacity(request.messages.len() + 1);
-            messages.extend(system.as_ref());
-            messages.extend(request.messages);
-            let body = Body {
-                model: request.model,
-                messages,
-                tools: request.tools,
-                max_completion_tokens: request.max_tokens,
-            };
-            read_response(
-                self.http
-                    .post(&self.endpoint, &body, request.max_tokens)
-                    .await?,
-            )
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,21 +154,5 @@ mod tests {
             (Stop::End, "length", "北京今天晴")
         );
         assert!(read_response(json!({"choices": []})).is_err());
-    }
-
-    #[test]
-    fn the_body_puts_system_first_and_names_max_completion_tokens() {
-        let history = [json!({"role": "user", "content": "你好"})];
-        let system = json!({"role": "system", "content": "简洁"});
-        let body = Body {
-            model: DEFAULT_MODEL,
-            messages: vec![&system, &history[0]],
-            tools: &[],
-            max_completion_tokens: 1024,
-        };
-        assert_eq!(
-            serde_json::to_value(&body).unwrap(),
-            json!({"model": "gpt-4.1", "messages": [system, history[0]], "max_completion_tokens": 1024})
-        );
     }
 }

@@ -1,0 +1,59 @@
+//! Anthropic's Messages API, its whole dialect: the tools
+//! ([`tool`]), the results of tool calls ([`tool_result`]), the responses
+//! ([`read_response`]) and the client that sends the requests
+//! ([`Anthropic`], feature `http`).
+//!
+//! The system prompt is the top-level `system` field (the API has no
+//! `system` role); tools are `{name, description, input_schema}`; a
+//! response's `content` is a list of blocks (`text`, `tool_use`, and
+//! others), kept verbatim in the history; the results of one response's
+//! `tool_use` blocks go back as **one** user message of `tool_result`
+//! blocks, in the same order (the API refuses a `tool_use` whose result is
+//! not in the very next message).
+//!
+//! A call's result becomes one `tool_result` block:
+//!
+//! | MCP | Claude |
+//! |---|---|
+//! | one text block, nothing else | `"content": "<text>"` |
+//! | text | `{"type":"text","text"}` (empty ones dropped) |
+//! | image (JPEG, PNG, GIF, WebP) | `{"type":"image","source":{"type":"base64","media_type","data"}}` |
+//! | image of another type | a text note saying what was left out |
+//! | audio | a text note (the API takes no audio) |
+//! | resource link | text: name, URI, type, size, description |
+//! | embedded text resource | `{"type":"document","source":{"type":"text","media_type":"text/plain","data"},"title":<uri>}` |
+//! | embedded PDF | `{"type":"document","source":{"type":"base64","media_type":"application/pdf","data"},"title":<uri>}` |
+//! | embedded image blob | as an image |
+//! | other embedded blob | a text note |
+//! | only `structuredContent` | its JSON as text |
+//! | `isError: true` | `"is_error": true` |
+//!
+//! The image rules and the notes are the ones both dialects share
+//! ([`crate::call_result`]).
+
+#[cfg(feature = "http")]
+mod client;
+mod response;
+mod results;
+#[cfg(test)]
+mod tests;
+mod tools;
+
+#[cfg(feature = "http")]
+pub use client::Anthropic;
+pub use response::read_response;
+pub use results::tool_result;
+#[cfg(test)]
+pub(crate) use results::tool_result_content;
+pub use tools::{tool, tools};
+
+/// The API version this crate speaks (`anthropic-version`).
+pub const API_VERSION: &str = "2023-06-01";
+/// Where the API is when `ANTHROPIC_BASE_URL` is not set.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+/// The model used when none is named.
+pub const DEFAULT_MODEL: &str = "claude-sonnet-4-6";
+/// The variable the key is read from ([`Anthropic::from_env`]).
+pub const KEY_VARIABLE: &str = "ANTHROPIC_API_KEY";
+/// The variable the endpoint is read from ([`Anthropic::from_env`]).
+pub const BASE_URL_VARIABLE: &str = "ANTHROPIC_BASE_URL";

@@ -1,0 +1,136 @@
+//! The client: `POST {base}/chat/completions` with the request body in
+//! the API's field names.
+
+use super::{
+    BASE_URL_VARIABLE, DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, Strict, read_response,
+    tool_text_message, tools,
+};
+use mcp_client::BoxFuture;
+use crate::offer::ToolOffer;
+use crate::provider::http::{ApiClient, ApiEndpoint};
+use crate::provider::{Provider, ProviderError, Reply, Request, ToolCall};
+use mcp_protocol::model::CallToolResult;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// The OpenAI Chat Completions API.
+#[derive(Clone, Debug)]
+pub struct OpenAi {
+    http: ApiClient,
+    endpoint: ApiEndpoint,
+    strict: Strict,
+}
+
+/// The request body, in the API's field names.
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    messages: Vec<&'a Value>,
+    #[serde(skip_serializing_if = "<[Value]>::is_empty")]
+    tools: &'a [Value],
+    max_completion_tokens: u32,
+}
+
+impl OpenAi {
+    /// The API at `base_url` (`https://api.openai.com/v1`) with `api_key`
+    /// (`None`: no `Authorization` header, which the real API refuses with
+    /// a 401).
+    pub fn new(base_url: &str, api_key: Option<&str>) -> Result<OpenAi, ProviderError> {
+        let url = format!("{}/chat/completions", base_url.trim_end_matches('/'));
+        let mut endpoint = ApiEndpoint::new(&url, KEY_VARIABLE)?.named("the OpenAI API");
+        if let Some(key) = api_key {
+            endpoint = endpoint.header("authorization", &format!("Bearer {key}"), true)?;
+        }
+        Ok(OpenAi {
+            http: ApiClient::new(),
+            endpoint,
+            strict: Strict::Off,
+        })
+    }
+
+    /// The API the way the official SDKs find it: `OPENAI_API_KEY`, and
+    /// `OPENAI_BASE_URL` (default [`DEFAULT_BASE_URL`]). A missing key is a
+    /// warning here and a 401 at the first request.
+    pub fn from_env() -> Result<OpenAi, ProviderError> {
+        let (base, key) =
+            crate::provider::http::from_env(BASE_URL_VARIABLE, DEFAULT_BASE_URL, KEY_VARIABLE);
+        OpenAi::new(&base, key.as_deref())
+    }
+
+    /// Uses `http` (its deadline and timeouts, its pool) for the requests.
+    pub fn with_client(mut self, http: ApiClient) -> OpenAi {
+        self.http = http;
+        self
+    }
+
+    /// Offers tools in strict mode where their schemas allow (default off:
+    /// strict mode rewrites optional arguments as required-and-nullable).
+    pub fn strict(mut self, strict: Strict) -> OpenAi {
+        self.strict = strict;
+        self
+    }
+}
+
+impl Provider for OpenAi {
+    fn default_model(&self) -> &str {
+        DEFAULT_MODEL
+    }
+
+    fn tools(&self, offers: &[ToolOffer]) -> Vec<Value> {
+        tools(offers, self.strict)
+    }
+
+    fn user_message(&self, text: &str) -> Value {
+        json!({"role": "user", "content": text})
+    }
+
+    fn tool_results(&self, results: &[(&ToolCall, &CallToolResult)]) -> Vec<Value> {
+        results
+            .iter()
+            .map(|(call, result)| tool_text_message(&call.id, result))
+            .collect()
+    }
+
+    fn send<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>> {
+        Box::pin(async move {
+            let system = request
+                .system
+                .map(|system| json!({"role": "system", "content": system}));
+            let mut messages = Vec::with_capacity(request.messages.len() + 1);
+            messages.extend(system.as_ref());
+            messages.extend(request.messages);
+            let body = Body {
+                model: request.model,
+                messages,
+                tools: request.tools,
+                max_completion_tokens: request.max_tokens,
+            };
+            read_response(
+                self.http
+                    .post(&self.endpoint, &body, request.max_tokens)
+                    .await?,
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_body_puts_system_first_and_names_max_completion_tokens() {
+        let history = [json!({"role": "user", "content": "你好"})];
+        let system = json!({"role": "system", "content": "简洁"});
+        let body = Body {
+            model: DEFAULT_MODEL,
+            messages: vec![&system, &history[0]],
+            tools: &[],
+            max_completion_tokens: 1024,
+        };
+        assert_eq!(
+            serde_json::to_value(&body).unwrap(),
+            json!({"model": "gpt-4.1", "messages": [system, history[0]], "max_completion_tokens": 1024})
+        );
+    }
+}
