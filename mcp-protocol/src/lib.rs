@@ -45,3 +45,4 @@ pub use version::ProtocolVersion;
 // The client direction, at the root as well (its `Role`, `SamplingContent`,
 // `SamplingMessage` and `RpcError` are the ones above).
 pub use model::*;
+pub mod http;

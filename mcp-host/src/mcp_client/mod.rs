@@ -51,7 +51,6 @@
 //!   with a new handshake.
 
 mod handler;
-mod headers;
 mod limits;
 #[cfg(feature = "output-schema")]
 pub mod output;
@@ -76,8 +75,8 @@ use crate::wire::{
     ListenParams, MetaParams, SubscriptionFilter, Tool, ToolAnnotations, method,
 };
 use handler::HostHandler;
-use headers::HeaderParam;
 use mcp_protocol::ProtocolVersion;
+use mcp_protocol::http::{self, HeaderParam, HeaderParams};
 use mcp_protocol::meta::Envelope;
 use mcp_protocol::task::TASKS_EXTENSION;
 use serde::Serialize;
@@ -691,9 +690,9 @@ impl McpClient {
     ) -> RequestOptions {
         let mut options = RequestOptions::timeout(timeout);
         if era == Era::Modern {
-            options = options.header("Mcp-Method", method);
+            options = options.header(http::METHOD, method);
             if let Some(name) = name {
-                options = options.header("Mcp-Name", headers::encode(name));
+                options = options.header(http::NAME, http::encode_value(name));
             }
             // On 2026-07-28 HTTP, dropping the response stream is the
             // cancellation; stdio sends the notification.
@@ -740,7 +739,7 @@ impl McpClient {
             // and a legacy session mirror no arguments into headers, so
             // their schemas are not walked at all.
             let params = if self.inner.http && era == Era::Modern {
-                match headers::header_params(&tool.input_schema) {
+                match HeaderParams::read(&tool.input_schema).valid() {
                     Ok(params) => params,
                     Err(reason) => {
                         tracing::warn!(server = %self.inner.config.name, tool = %tool.name, %reason, "tool dropped: its x-mcp-header breaks the rules");
@@ -972,7 +971,14 @@ impl McpClient {
             );
         }
         let header_values = match (&entry, era) {
-            (Some(entry), Era::Modern) => headers::param_headers(&entry.params, arguments.as_ref()),
+            (Some(entry), Era::Modern) => match arguments.as_ref() {
+                Some(arguments) => entry
+                    .params
+                    .iter()
+                    .filter_map(|p| p.header(arguments))
+                    .collect(),
+                None => Vec::new(),
+            },
             _ => Vec::new(),
         };
         let mut input_responses: Option<BTreeMap<String, Value>> = None;
@@ -1202,8 +1208,8 @@ impl Parts<'_> {
         let version = ProtocolVersion::V2026_07_28.as_str();
         let options = self
             .handshake_options(timeout)
-            .header("MCP-Protocol-Version", version)
-            .header("Mcp-Method", method::DISCOVER);
+            .header(http::PROTOCOL_VERSION, version)
+            .header(http::METHOD, method::DISCOVER);
         let result = dispatcher
             .request(method::DISCOVER, Some(&raw_params(&params)), options)
             .await?;
@@ -1214,7 +1220,7 @@ impl Parts<'_> {
             return Ok(None);
         }
         if self.http {
-            dispatcher.set_headers(&[("MCP-Protocol-Version".to_owned(), version.to_owned())])?;
+            dispatcher.set_headers(&[(http::PROTOCOL_VERSION.to_owned(), version.to_owned())])?;
         }
         let lists_changes = result
             .capabilities
@@ -1259,7 +1265,7 @@ impl Parts<'_> {
         dispatcher.notify(method::INITIALIZED, None, &[]).await?;
         if self.http {
             dispatcher.set_headers(&[(
-                "MCP-Protocol-Version".to_owned(),
+                http::PROTOCOL_VERSION.to_owned(),
                 version.as_str().to_owned(),
             )])?;
             // The GET stream carries `list_changed`; a server without one

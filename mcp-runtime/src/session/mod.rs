@@ -13,6 +13,8 @@ pub(crate) mod call_span;
 pub(crate) mod calls;
 pub(crate) mod era;
 pub(crate) mod forks;
+#[cfg(feature = "http")]
+pub(crate) mod http_routing;
 mod methods;
 mod table;
 pub(crate) mod tasks;

@@ -16,6 +16,7 @@ pub use call::ToolCall;
 
 use crate::outcome::ToolOutcome;
 use crate::protocol::ProtocolVersion;
+use crate::protocol::http::{HeaderParam, HeaderParams};
 use crate::protocol::tool_def::{Annotations, ToolDefinition, ToolFields};
 use crate::state::StateRequirement;
 use crate::util::BoxFuture;
@@ -89,7 +90,7 @@ pub(crate) struct Definition {
     header_bounds: OnceLock<Vec<HeaderBound>>,
     /// Every header-mirrored argument (`x-mcp-header`), read once from the
     /// inputSchema the macro generated, for the HTTP `Mcp-Param-*` checks.
-    header_params: OnceLock<Vec<HeaderParam>>,
+    header_params: OnceLock<HeaderParams>,
     /// The schemas as JSON text, serialized once and shared by every
     /// revision and every copy of the tool: the inputSchema, then the
     /// outputSchema as is and wrapped as `{"result": …}`.
@@ -148,63 +149,6 @@ impl HeaderBound {
                     property: name.clone(),
                     minimum: p.get("minimum")?.as_f64()?,
                     maximum: p.get("maximum")?.as_f64()?,
-                })
-            })
-            .collect()
-    }
-}
-
-/// What a header-mirrored argument is on the wire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum HeaderKind {
-    /// A string, compared as text.
-    String,
-    /// An integer, compared numerically.
-    Integer,
-    /// `true` or `false`.
-    Boolean,
-}
-
-/// A top-level argument mirrored into the header `Mcp-Param-{header}`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct HeaderParam {
-    /// The argument's property name in `arguments`.
-    pub(crate) property: String,
-    /// The header name after `Mcp-Param-`.
-    pub(crate) header: String,
-    pub(crate) kind: HeaderKind,
-}
-
-impl HeaderParam {
-    /// Top-level properties with `x-mcp-header` (`#[arg(header)]` only
-    /// annotates top-level arguments, typed string, integer or boolean).
-    fn from_schema(schema: &Value) -> Vec<HeaderParam> {
-        let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-            return Vec::new();
-        };
-        props
-            .iter()
-            .filter_map(|(name, p)| {
-                let header = p.get("x-mcp-header")?.as_str()?;
-                let kind = match p.get("type") {
-                    Some(Value::String(t)) => t.as_str(),
-                    // `Option<T>` may be spelled `["string", "null"]`.
-                    Some(Value::Array(types)) => types
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .find(|t| *t != "null")?,
-                    _ => return None,
-                };
-                let kind = match kind {
-                    "string" => HeaderKind::String,
-                    "integer" => HeaderKind::Integer,
-                    "boolean" => HeaderKind::Boolean,
-                    _ => return None,
-                };
-                Some(HeaderParam {
-                    property: name.clone(),
-                    header: header.to_owned(),
-                    kind,
                 })
             })
             .collect()
@@ -346,7 +290,13 @@ impl Tool {
     pub(crate) fn header_params(&self) -> &[HeaderParam] {
         self.def
             .header_params
-            .get_or_init(|| HeaderParam::from_schema(self.input_schema()))
+            .get_or_init(|| {
+                self.input_schema()
+                    .as_object()
+                    .map(HeaderParams::read)
+                    .unwrap_or_default()
+            })
+            .params()
     }
 
     pub(crate) fn call(&self, call: ToolCall) -> BoxFuture<ToolOutcome> {
@@ -392,6 +342,7 @@ impl Tool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::http::HeaderKind;
     use serde_json::json;
 
     #[test]
@@ -408,8 +359,8 @@ mod tests {
         assert_eq!(
             params[0],
             HeaderParam {
-                property: "region".into(),
-                header: "Region".into(),
+                path: vec!["region".into()],
+                name: "Region".into(),
                 kind: HeaderKind::String
             }
         );
