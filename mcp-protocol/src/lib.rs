@@ -46,3 +46,5 @@ pub use version::ProtocolVersion;
 // `SamplingMessage` and `RpcError` are the ones above).
 pub use model::*;
 pub mod http;
+#[doc(hidden)]
+pub mod lines;

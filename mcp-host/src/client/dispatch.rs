@@ -9,7 +9,7 @@
 //! server sends.
 
 use super::error::{ClientError, RpcError, excerpt};
-use super::framing::IdScan;
+use super::framing;
 use super::jsonrpc::{self, Message, ServerRequestId};
 use super::log_limit::LogLimiter;
 use super::transport::{BoxFuture, Inbox, Incoming, Outgoing, Transport};
@@ -741,9 +741,7 @@ impl Router {
             Ok(_) => {}
             // Too deep for the envelope parse: the id may still be read.
             Err(_) => {
-                let mut scan = IdScan::default();
-                scan.feed(text.as_bytes());
-                if let Some(id) = scan.finish() {
+                if let Some(id) = framing::scan_request_id(text.as_bytes()) {
                     self.answer(
                         id,
                         Err(ClientError::AnswerTooLarge {
