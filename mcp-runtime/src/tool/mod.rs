@@ -16,7 +16,7 @@ pub use call::ToolCall;
 
 use crate::outcome::ToolOutcome;
 use crate::protocol::ProtocolVersion;
-use crate::protocol::http::{HeaderParam, HeaderParams};
+use crate::protocol::http::{HeaderKind, HeaderParam, HeaderParams};
 use crate::protocol::tool_def::{Annotations, ToolDefinition, ToolFields};
 use crate::state::StateRequirement;
 use crate::util::BoxFuture;
@@ -89,7 +89,8 @@ pub(crate) struct Definition {
     /// Header-mirrored integer arguments and their bounds, from the inputSchema.
     header_bounds: OnceLock<Vec<HeaderBound>>,
     /// Every header-mirrored argument (`x-mcp-header`), read once from the
-    /// inputSchema the macro generated, for the HTTP `Mcp-Param-*` checks.
+    /// inputSchema the macro generated, for the HTTP `Mcp-Param-*` checks
+    /// and the bounds of mirrored integers.
     header_params: OnceLock<HeaderParams>,
     /// The schemas as JSON text, serialized once and shared by every
     /// revision and every copy of the tool: the inputSchema, then the
@@ -128,27 +129,27 @@ impl Schema {
 /// An integer argument mirrored into a header, with the range it must stay in.
 #[derive(Clone, Debug, PartialEq)]
 struct HeaderBound {
-    property: String,
+    param: HeaderParam,
     minimum: f64,
     maximum: f64,
 }
 
 impl HeaderBound {
-    /// Top-level integer properties with `x-mcp-header` and bounds.
-    fn from_schema(schema: &Value) -> Vec<HeaderBound> {
-        let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-            return Vec::new();
-        };
-        props
+    /// The mirrored integers of `params` whose property in `schema` gives
+    /// both bounds.
+    fn of(params: &[HeaderParam], schema: &Value) -> Vec<HeaderBound> {
+        params
             .iter()
-            .filter(|(_, p)| {
-                p.get("x-mcp-header").is_some() && p.get("type") == Some(&Value::from("integer"))
-            })
-            .filter_map(|(name, p)| {
+            .filter(|param| param.kind == HeaderKind::Integer)
+            .filter_map(|param| {
+                let mut property = schema;
+                for key in &param.path {
+                    property = property.get("properties")?.get(key)?;
+                }
                 Some(HeaderBound {
-                    property: name.clone(),
-                    minimum: p.get("minimum")?.as_f64()?,
-                    maximum: p.get("maximum")?.as_f64()?,
+                    param: param.clone(),
+                    minimum: property.get("minimum")?.as_f64()?,
+                    maximum: property.get("maximum")?.as_f64()?,
                 })
             })
             .collect()
@@ -286,7 +287,6 @@ impl Tool {
 
     /// The arguments mirrored into `Mcp-Param-*` headers (read from the
     /// inputSchema once per tool definition).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn header_params(&self) -> &[HeaderParam] {
         self.def
             .header_params
@@ -312,7 +312,7 @@ impl Tool {
         let bounds = self
             .def
             .header_bounds
-            .get_or_init(|| HeaderBound::from_schema(self.input_schema()));
+            .get_or_init(|| HeaderBound::of(self.header_params(), self.input_schema()));
         if bounds.is_empty() {
             return None;
         }
@@ -327,12 +327,15 @@ impl Tool {
             }
         };
         bounds.iter().find_map(|bound| {
-            let value = arguments.get(&bound.property)?;
+            let value = bound.param.value(&arguments)?;
             let number = value.as_f64()?;
             (number < bound.minimum || number > bound.maximum).then(|| {
                 ToolOutcome::Error(format!(
                     "Invalid arguments for tool '{}': `{}`: {value} is out of range; it must be between {} and {}.",
-                    self.name, bound.property, bound.minimum, bound.maximum
+                    self.name,
+                    bound.param.path.join("."),
+                    bound.minimum,
+                    bound.maximum
                 ))
             })
         })
@@ -365,6 +368,31 @@ mod tests {
             }
         );
         assert_eq!(params[1].kind, HeaderKind::Integer);
+    }
+
+    #[test]
+    fn the_bounds_of_mirrored_integers_come_from_their_properties() {
+        let schema = json!({"type": "object", "properties": {
+            "tenant": {"type": "integer", "x-mcp-header": "Tenant", "minimum": 0, "maximum": 9},
+            "unbounded": {"type": "integer", "x-mcp-header": "Free"},
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "opts": {"type": "object", "properties": {
+                "shard": {"type": "integer", "x-mcp-header": "Shard", "minimum": -1, "maximum": 1}
+            }},
+            "plain": {"type": "integer", "minimum": 0, "maximum": 1}
+        }});
+        let read = HeaderParams::read(schema.as_object().unwrap());
+        let bounds: Vec<_> = HeaderBound::of(read.params(), &schema)
+            .into_iter()
+            .map(|b| (b.param.path.join("."), b.minimum, b.maximum))
+            .collect();
+        assert_eq!(
+            bounds,
+            [
+                ("opts.shard".to_owned(), -1.0, 1.0),
+                ("tenant".to_owned(), 0.0, 9.0)
+            ]
+        );
     }
 
     #[test]

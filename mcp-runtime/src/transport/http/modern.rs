@@ -309,6 +309,35 @@ fn same_number(text: &str, n: &serde_json::Number) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::http::HeaderParams;
+    use hyper::header::HeaderValue;
+    use serde_json::json;
+
+    #[test]
+    fn a_nested_mirrored_argument_needs_its_header() {
+        let schema = json!({"type": "object", "properties": {
+            "opts": {"type": "object", "properties": {
+                "shard": {"type": "integer", "x-mcp-header": "Shard"}
+            }}
+        }});
+        let read = HeaderParams::read(schema.as_object().unwrap());
+        let arguments = json!({"opts": {"shard": 3}});
+        let arguments = arguments.as_object();
+        let mut headers = HeaderMap::new();
+        let refusal = check_params(read.params(), &headers, arguments).unwrap_err();
+        assert_eq!(
+            refusal.message,
+            "Header mismatch: the Mcp-Param-Shard header is missing; argument `opts.shard` has a value"
+        );
+        headers.append("mcp-param-shard", HeaderValue::from_static("4"));
+        assert!(check_params(read.params(), &headers, arguments).is_err());
+        headers.insert("mcp-param-shard", HeaderValue::from_static("3"));
+        assert_eq!(check_params(read.params(), &headers, arguments), Ok(()));
+        assert!(
+            check_params(read.params(), &headers, json!({}).as_object()).is_err(),
+            "a header without a value in the body"
+        );
+    }
 
     #[test]
     fn integers_compare_numerically() {
