@@ -4,6 +4,7 @@
 //! request it answers fails at once instead of waiting for its timeout;
 //! blank lines skipped) are the protocol crate's [`LineFramer`].
 
+use super::jsonrpc::our_id;
 use mcp_protocol::id_scan::IdScanner;
 use mcp_protocol::lines::{self, LineFramer};
 use std::io;
@@ -63,16 +64,10 @@ fn owned(line: lines::Line<'_>) -> Line {
     match line {
         lines::Line::Text(bytes) => Line::Text(bytes.to_vec()),
         lines::Line::Oversized { len, id } => Line::TooLong {
-            id: id.and_then(request_id),
+            id: id.and_then(our_id),
             bytes: len,
         },
     }
-}
-
-/// The id of one of our requests in an id's JSON text: the integers we
-/// number them with; anything else is not an answer to us.
-fn request_id(id: &str) -> Option<u64> {
-    id.parse().ok()
 }
 
 /// The top-level id of message `text` that is one of our requests' (see
@@ -80,7 +75,7 @@ fn request_id(id: &str) -> Option<u64> {
 pub(crate) fn scan_request_id(text: &[u8]) -> Option<u64> {
     let mut scanner = IdScanner::default();
     scanner.feed(text);
-    scanner.id().and_then(request_id)
+    scanner.id().and_then(our_id)
 }
 
 #[cfg(test)]
@@ -92,7 +87,7 @@ mod tests {
         for chunk in text.as_bytes().chunks(piece) {
             s.feed(chunk);
         }
-        s.id().and_then(request_id)
+        s.id().and_then(our_id)
     }
 
     #[test]

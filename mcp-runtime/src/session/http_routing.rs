@@ -1,8 +1,9 @@
 //! What the HTTP transport asks about a request before the session serves
 //! it, answered here so that the transport needs to know neither tools
 //! nor which methods call them: the arguments a call mirrors into
-//! `Mcp-Param-*` headers (the ladder's step 7) and the scopes a request
-//! needs (a `401`'s `scope`, before the body is read).
+//! `Mcp-Param-*` headers (the ladder's step 7), the scopes a request
+//! needs (a `401`'s `scope`, before the body is read) and every scope
+//! a request may need (the authorization metadata document).
 
 use crate::protocol::http::HeaderParam;
 use crate::shared::Shared;
@@ -42,4 +43,15 @@ pub(crate) fn required_scopes(shared: &Shared, method: &str, name: &str) -> Vec<
         .lookup(name)
         .map(|(_, tool)| tool.scopes().to_vec())
         .unwrap_or_default()
+}
+
+/// Every scope some request may need (each tool's), with repeats: what
+/// the authorization metadata document lists when no list is configured.
+pub(crate) fn every_scope(shared: &Shared) -> Vec<String> {
+    let registry = shared.tools.registry();
+    registry
+        .tools()
+        .flat_map(|tool| tool.scopes())
+        .cloned()
+        .collect()
 }

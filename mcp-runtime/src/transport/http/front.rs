@@ -174,8 +174,7 @@ fn metadata<B>(inner: &Inner, visit: &Visit<B>) -> Flow {
             .with_header(header::ALLOW, "GET, HEAD"),
         ));
     }
-    let registry = inner.shared.tools.registry();
-    let document = gate.metadata(registry.tools().flat_map(|tool| tool.scopes()));
+    let document = gate.metadata(http_routing::every_scope(&inner.shared).iter());
     Err(Box::new(json_response(StatusCode::OK, document)))
 }
 
