@@ -12,7 +12,7 @@ use crate::error::{ClientError, RpcError};
 use crate::jsonrpc::{self, Message, ServerRequestId};
 use crate::log_limit::LogLimiter;
 use crate::text::excerpt;
-use crate::transport::framing::IdScan;
+use crate::transport::framing;
 use crate::transport::{BoxFuture, Inbox, Incoming, Outgoing, Transport};
 use mcp_protocol::json_budget::{JsonBudget, OverBudget};
 use mcp_protocol::model::{CancelledParams, RequestId};
@@ -745,9 +745,7 @@ impl Router {
             Ok(_) => {}
             // Too deep for the envelope parse: the id may still be read.
             Err(_) => {
-                let mut scan = IdScan::default();
-                scan.feed(text.as_bytes());
-                if let Some(id) = scan.finish() {
+                if let Some(id) = framing::scan_request_id(text.as_bytes()) {
                     self.answer(
                         id,
                         Err(ClientError::AnswerTooLarge {

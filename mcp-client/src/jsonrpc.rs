@@ -74,12 +74,12 @@ pub(crate) fn parse(text: &str) -> Result<Message, String> {
             params: envelope.params,
         }),
         (None, id, Some(result), None) => Ok(Message::Response {
-            id: id.as_deref().and_then(our_id),
+            id: id.as_deref().and_then(|id| our_id(id.get())),
             raw_id: id,
             outcome: Ok(result),
         }),
         (None, id, None, Some(error)) => Ok(Message::Response {
-            id: id.as_deref().and_then(our_id),
+            id: id.as_deref().and_then(|id| our_id(id.get())),
             raw_id: id,
             outcome: Err(error),
         }),
@@ -89,9 +89,9 @@ pub(crate) fn parse(text: &str) -> Result<Message, String> {
     }
 }
 
-/// The ids this client hands out are JSON integers; anything else is not ours.
-fn our_id(id: &RawValue) -> Option<u64> {
-    let text = id.get();
+/// The ids this client hands out are JSON integers; anything else (`text`
+/// is an id's JSON text) is not ours.
+pub(crate) fn our_id(text: &str) -> Option<u64> {
     if text.bytes().all(|b| b.is_ascii_digit()) {
         text.parse().ok()
     } else {

@@ -118,7 +118,6 @@ mod config;
 mod connection;
 mod dispatch;
 mod error;
-mod headers;
 mod jsonrpc;
 mod limits;
 pub(crate) mod log_limit;

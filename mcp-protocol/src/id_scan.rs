@@ -84,9 +84,11 @@ impl IdScanner {
     }
 
     /// The id found so far, as JSON text (a string with its quotes, or an
-    /// integer); only a valid MCP id (string or integer) is returned.
+    /// integer); only a valid MCP id (string or integer) is returned. What
+    /// was fed is the whole line: an integer id it ends in is complete.
     pub fn id(&self) -> Option<&str> {
-        if !self.found {
+        let ends_in_id = self.in_number && self.capture == Capture::Id;
+        if !(self.found || ends_in_id && self.buf.len() <= MAX_ID_LEN) {
             return None;
         }
         let raw: &RawValue = serde_json::from_slice(&self.buf).ok()?;
@@ -342,6 +344,13 @@ mod tests {
         );
         let fits = format!(r#"{{"id":"{}","method":"x"}}"#, "a".repeat(MAX_ID_LEN - 2));
         assert!(scan(&fits).is_some());
+    }
+
+    #[test]
+    fn an_integer_id_that_ends_the_line_counts() {
+        assert_eq!(scan(r#"{"result":"aaaa","id":12"#).as_deref(), Some("12"));
+        assert_eq!(scan(r#"{"result":"aaaa","id":-"#), None);
+        assert_eq!(scan(r#"{"result":"aaaa","id":"12"#), None);
     }
 
     #[test]

@@ -104,3 +104,6 @@ pub mod trace_context;
 pub use error::RpcError;
 pub use error_code::ErrorCode;
 pub use version::ProtocolVersion;
+pub mod http;
+#[doc(hidden)]
+pub mod lines;

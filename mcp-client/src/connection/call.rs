@@ -4,7 +4,6 @@
 
 use super::listing::Entry;
 use super::{CallOptions, Era, McpClient, handler::HostHandler, raw_params, tasks};
-use crate::headers;
 #[cfg(feature = "output-schema")]
 use crate::output;
 use crate::{ClientError, McpError};
@@ -95,7 +94,14 @@ impl McpClient {
             );
         }
         let header_values = match (&entry, era) {
-            (Some(entry), Era::Modern) => headers::param_headers(&entry.params, arguments.as_ref()),
+            (Some(entry), Era::Modern) => match arguments.as_ref() {
+                Some(arguments) => entry
+                    .params
+                    .iter()
+                    .filter_map(|p| p.header(arguments))
+                    .collect(),
+                None => Vec::new(),
+            },
             _ => Vec::new(),
         };
         let mut input_responses: Option<BTreeMap<String, Value>> = None;

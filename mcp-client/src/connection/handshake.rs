@@ -4,6 +4,7 @@
 use super::{Era, HANDSHAKE_TIMEOUT, McpClient, handler::HostHandler, raw_params};
 use crate::{ClientError, Dispatcher, McpError, RequestOptions};
 use mcp_protocol::ProtocolVersion;
+use mcp_protocol::http;
 use mcp_protocol::meta::Envelope;
 use mcp_protocol::model::{
     ClientCapabilities, DiscoverResult, Implementation, InitializeParams, InitializeResult,
@@ -81,8 +82,8 @@ impl Parts<'_> {
         let version = ProtocolVersion::V2026_07_28.as_str();
         let options = self
             .handshake_options(timeout)
-            .header("MCP-Protocol-Version", version)
-            .header("Mcp-Method", method::DISCOVER);
+            .header(http::PROTOCOL_VERSION, version)
+            .header(http::METHOD, method::DISCOVER);
         let result = dispatcher
             .request(method::DISCOVER, Some(&raw_params(&params)), options)
             .await?;
@@ -93,7 +94,7 @@ impl Parts<'_> {
             return Ok(None);
         }
         if self.http {
-            dispatcher.set_headers(&[("MCP-Protocol-Version".to_owned(), version.to_owned())])?;
+            dispatcher.set_headers(&[(http::PROTOCOL_VERSION.to_owned(), version.to_owned())])?;
         }
         let lists_changes = result
             .capabilities
@@ -138,7 +139,7 @@ impl Parts<'_> {
         dispatcher.notify(method::INITIALIZED, None, &[]).await?;
         if self.http {
             dispatcher.set_headers(&[(
-                "MCP-Protocol-Version".to_owned(),
+                http::PROTOCOL_VERSION.to_owned(),
                 version.as_str().to_owned(),
             )])?;
             // The GET stream carries `list_changed`; a server without one

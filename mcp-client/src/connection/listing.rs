@@ -4,7 +4,7 @@
 //! stream in 2026-07-28), each tool kept with what a call of it needs.
 
 use super::{Era, HANDSHAKE_TIMEOUT, McpClient, raw_params};
-use crate::headers::{self, HeaderParam};
+use mcp_protocol::http::{HeaderParam, HeaderParams};
 use crate::limits;
 #[cfg(feature = "output-schema")]
 use crate::output;
@@ -73,7 +73,7 @@ impl McpClient {
             // and a legacy session mirror no arguments into headers, so
             // their schemas are not walked at all.
             let params = if self.inner.http && era == Era::Modern {
-                match headers::header_params(&tool.input_schema) {
+                match HeaderParams::read(&tool.input_schema).valid() {
                     Ok(params) => params,
                     Err(reason) => {
                         tracing::warn!(server = %self.inner.config.name, tool = %tool.name, %reason, "tool dropped: its x-mcp-header breaks the rules");

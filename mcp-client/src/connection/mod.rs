@@ -64,7 +64,7 @@ pub use options::{
 };
 
 use crate::config::{Endpoint, ServerConfig};
-use crate::headers;
+use mcp_protocol::http;
 use crate::log_limit::LogLimiter;
 use crate::{
     Dispatcher, DispatcherConfig, McpError, Reconnector, RequestOptions, StdioConfig, StdioFactory,
@@ -377,9 +377,9 @@ impl McpClient {
     ) -> RequestOptions {
         let mut options = RequestOptions::timeout(timeout);
         if era == Era::Modern {
-            options = options.header("Mcp-Method", method);
+            options = options.header(http::METHOD, method);
             if let Some(name) = name {
-                options = options.header("Mcp-Name", headers::encode(name));
+                options = options.header(http::NAME, http::encode_value(name));
             }
             // On 2026-07-28 HTTP, dropping the response stream is the
             // cancellation; stdio sends the notification.

@@ -1,11 +1,14 @@
-//! Newline-delimited framing with a bound: a line longer than the bound is
-//! skipped as it streams past, never held in memory whole, and its top-level
-//! `"id"` is picked out on the way so that the request it answers fails at
-//! once instead of waiting for its timeout.
+//! Newline-delimited framing with a bound, over the server's stdout: the
+//! rules (a line longer than the bound skipped as it streams past, never
+//! held whole, with its top-level `"id"` picked out on the way so that the
+//! request it answers fails at once instead of waiting for its timeout;
+//! blank lines skipped) are the protocol crate's [`LineFramer`].
 
-use memchr::memchr;
+use crate::jsonrpc::our_id;
+use mcp_protocol::id_scan::IdScanner;
+use mcp_protocol::lines::{self, LineFramer};
 use std::io;
-use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 /// What the reader read.
 #[derive(Debug, PartialEq)]
@@ -22,230 +25,57 @@ const CHUNK: usize = 64 * 1024;
 /// Reads lines of at most `limit` bytes from `reader`.
 #[derive(Debug)]
 pub(crate) struct LineReader<R> {
-    reader: R,
-    buf: Vec<u8>,
-    /// How much of `buf` is known to hold no `\n`.
-    scanned: usize,
-    limit: usize,
+    reader: BufReader<R>,
+    framer: LineFramer,
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
     pub(crate) fn new(reader: R, limit: usize) -> Self {
         LineReader {
-            reader,
-            buf: Vec::new(),
-            scanned: 0,
-            limit: limit.max(1),
+            reader: BufReader::with_capacity(CHUNK, reader),
+            framer: LineFramer::new(limit.max(1)),
         }
     }
 
     /// The bound on one line, in bytes.
     pub(crate) fn limit(&self) -> usize {
-        self.limit
+        self.framer.max()
     }
 
-    /// The next line; `None` at the end of the input. A last line without a
-    /// `\n` is returned too.
+    /// The next non-blank line; `None` at the end of the input. A last line
+    /// without a `\n` is returned too.
     pub(crate) async fn next(&mut self) -> io::Result<Option<Line>> {
         loop {
-            if let Some(at) = memchr(b'\n', &self.buf[self.scanned..]) {
-                let end = self.scanned + at;
-                let mut line: Vec<u8> = self.buf.drain(..=end).collect();
-                line.pop();
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-                self.scanned = 0;
-                return Ok(Some(Line::Text(line)));
+            let buf = self.reader.fill_buf().await?;
+            if buf.is_empty() {
+                return Ok(self.framer.finish().map(owned));
             }
-            self.scanned = self.buf.len();
-            if self.buf.len() > self.limit {
-                return self.skip_long_line().await.map(Some);
-            }
-            if self.fill().await? == 0 {
-                if self.buf.is_empty() {
-                    return Ok(None);
-                }
-                let line = std::mem::take(&mut self.buf);
-                self.scanned = 0;
-                return Ok(Some(Line::Text(line)));
+            let (used, complete) = self.framer.push(buf);
+            self.reader.consume(used);
+            if complete {
+                return Ok(Some(owned(self.framer.line())));
             }
         }
-    }
-
-    async fn fill(&mut self) -> io::Result<usize> {
-        self.buf.reserve(CHUNK);
-        self.reader.read_buf(&mut self.buf).await
-    }
-
-    /// Streams the rest of an over-long line (what `buf` holds, then the
-    /// input up to the next `\n`) through the id scanner and drops it.
-    async fn skip_long_line(&mut self) -> io::Result<Line> {
-        let mut scan = IdScan::default();
-        let mut bytes = 0;
-        loop {
-            if let Some(at) = memchr(b'\n', &self.buf) {
-                scan.feed(&self.buf[..at]);
-                bytes += at;
-                self.buf.drain(..=at);
-                break;
-            }
-            scan.feed(&self.buf);
-            bytes += self.buf.len();
-            self.buf.clear();
-            // Keep the buffer from growing past one chunk while skipping.
-            self.buf.shrink_to(CHUNK);
-            if self.fill().await? == 0 {
-                break;
-            }
-        }
-        self.scanned = 0;
-        Ok(Line::TooLong {
-            id: scan.finish(),
-            bytes,
-        })
     }
 }
 
-/// Where [`IdScan`] is in the top-level object.
-#[derive(Debug, Default, Clone, Copy, PartialEq)]
-enum Slot {
-    #[default]
-    Start,
-    Key,
-    Colon,
-    Value,
-    Next,
+/// `line` as the reader hands it on.
+fn owned(line: lines::Line<'_>) -> Line {
+    match line {
+        lines::Line::Text(bytes) => Line::Text(bytes.to_vec()),
+        lines::Line::Oversized { len, id } => Line::TooLong {
+            id: id.and_then(our_id),
+            bytes: len,
+        },
+    }
 }
 
-/// A streaming scanner for the top-level numeric `"id"` member of one JSON
-/// object, fed in pieces. It tracks only nesting, strings and the member
-/// being read at the top level; `id` members of nested objects are ignored,
-/// and the member may come anywhere (the TypeScript SDK writes it last).
-#[derive(Debug, Default)]
-pub(crate) struct IdScan {
-    depth: u32,
-    in_string: bool,
-    escaped: bool,
-    slot: Slot,
-    /// The first bytes of the member name being read (enough to tell `id`).
-    key: Vec<u8>,
-    key_is_long: bool,
-    value_is_id: bool,
-    digits: Option<Vec<u8>>,
-    found: Option<u64>,
-    done: bool,
-}
-
-impl IdScan {
-    pub(crate) fn feed(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            if self.done {
-                return;
-            }
-            self.step(b);
-        }
-    }
-
-    /// The id, if one was read whole.
-    pub(crate) fn finish(mut self) -> Option<u64> {
-        if let Some(digits) = self.digits.take() {
-            self.found = std::str::from_utf8(&digits).ok()?.parse().ok();
-        }
-        self.found
-    }
-
-    fn step(&mut self, b: u8) {
-        if self.in_string {
-            if self.escaped {
-                self.escaped = false;
-                self.key_is_long = true;
-            } else if b == b'\\' {
-                self.escaped = true;
-            } else if b == b'"' {
-                self.in_string = false;
-                if self.depth == 1 && self.slot == Slot::Key {
-                    self.slot = Slot::Colon;
-                }
-            } else if self.depth == 1 && self.slot == Slot::Key {
-                if self.key.len() < 3 {
-                    self.key.push(b);
-                } else {
-                    self.key_is_long = true;
-                }
-            }
-            return;
-        }
-        if let Some(digits) = &mut self.digits {
-            if b.is_ascii_digit() && digits.len() < 20 {
-                digits.push(b);
-                return;
-            }
-            if matches!(b, b'.' | b'e' | b'E') || b.is_ascii_digit() {
-                // Not an integer this client could have sent.
-                self.done = true;
-                self.digits = None;
-                return;
-            }
-            let digits = self.digits.take().unwrap_or_default();
-            self.found = std::str::from_utf8(&digits)
-                .ok()
-                .and_then(|d| d.parse().ok());
-            self.done = true;
-            return;
-        }
-        match b {
-            b' ' | b'\t' | b'\n' | b'\r' => {}
-            b'{' | b'[' => {
-                if self.depth == 0 {
-                    if b == b'{' {
-                        self.depth = 1;
-                        self.slot = Slot::Key;
-                    } else {
-                        self.done = true;
-                    }
-                    return;
-                }
-                if self.depth == 1 && self.slot == Slot::Value {
-                    self.slot = Slot::Next;
-                }
-                self.depth += 1;
-            }
-            b'}' | b']' => {
-                self.depth = self.depth.saturating_sub(1);
-                if self.depth == 0 {
-                    self.done = true;
-                }
-            }
-            b'"' => {
-                self.in_string = true;
-                if self.depth == 1 {
-                    match self.slot {
-                        Slot::Key => {
-                            self.key.clear();
-                            self.key_is_long = false;
-                        }
-                        Slot::Value => self.slot = Slot::Next,
-                        _ => {}
-                    }
-                }
-            }
-            b':' if self.depth == 1 && self.slot == Slot::Colon => {
-                self.slot = Slot::Value;
-                self.value_is_id = !self.key_is_long && self.key == b"id";
-            }
-            b',' if self.depth == 1 => self.slot = Slot::Key,
-            _ if self.depth == 1 && self.slot == Slot::Value => {
-                if self.value_is_id && b.is_ascii_digit() {
-                    self.digits = Some(vec![b]);
-                } else {
-                    self.slot = Slot::Next;
-                }
-            }
-            _ if self.depth == 0 => self.done = true,
-            _ => {}
-        }
-    }
+/// The top-level id of message `text` that is one of our requests' (see
+/// [`IdScanner`]), for a message too large or deep to parse.
+pub(crate) fn scan_request_id(text: &[u8]) -> Option<u64> {
+    let mut scanner = IdScanner::default();
+    scanner.feed(text);
+    scanner.id().and_then(our_id)
 }
 
 #[cfg(test)]
@@ -253,11 +83,11 @@ mod tests {
     use super::*;
 
     fn scan(text: &str, piece: usize) -> Option<u64> {
-        let mut s = IdScan::default();
+        let mut s = IdScanner::default();
         for chunk in text.as_bytes().chunks(piece) {
             s.feed(chunk);
         }
-        s.finish()
+        s.id().and_then(our_id)
     }
 
     #[test]
@@ -315,9 +145,11 @@ mod tests {
             ]
         );
         assert_eq!(lines(b"", 10).await, vec![]);
+        // Blank lines are skipped (the reader's caller skipped them before).
+        assert_eq!(lines(b"\n\n", 10).await, vec![]);
         assert_eq!(
-            lines(b"\n\n", 10).await,
-            vec![Line::Text(vec![]), Line::Text(vec![])]
+            lines(b"\n \n{}\n", 10).await,
+            vec![Line::Text(b"{}".to_vec())]
         );
     }
 }

@@ -35,7 +35,7 @@ pub type Connector = HttpConnector;
 
 type HttpClient = Client<Connector, Full<Bytes>>;
 
-const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+const SESSION_ID: HeaderName = HeaderName::from_static(mcp_protocol::http::SESSION_ID);
 /// How much of an error body is read and quoted.
 const ERROR_BODY_BYTES: usize = 64 * 1024;
 const ERROR_EXCERPT: usize = 300;

@@ -557,8 +557,8 @@ impl Reader {
                 None => tokio::select! {
                     biased;
                     next = lines.next() => next,
-                    // A line being read is dropped here only while it is
-                    // skipped as over the size limit (its id is lost).
+                    // Nothing read is lost here: the reader keeps its
+                    // progress between calls.
                     _ = exit.wait_for(Option::is_some) => {
                         drain_until = Some(tokio::time::Instant::now() + DRAIN_AFTER_EXIT);
                         continue;
@@ -571,9 +571,6 @@ impl Reader {
             };
             match next {
                 Ok(Some(Line::Text(bytes))) => {
-                    if bytes.iter().all(u8::is_ascii_whitespace) {
-                        continue;
-                    }
                     let incoming = match String::from_utf8(bytes) {
                         Ok(text) => Incoming::Message(text),
                         Err(_) => {

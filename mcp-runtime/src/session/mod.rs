@@ -19,6 +19,8 @@ pub(crate) mod era;
 pub(crate) mod finish;
 pub(crate) mod forks;
 mod method;
+#[cfg(feature = "http")]
+pub(crate) mod http_routing;
 mod methods;
 pub(crate) mod run;
 mod table;

@@ -16,6 +16,7 @@ pub use call::ToolCall;
 
 use crate::outcome::ToolOutcome;
 use crate::protocol::ProtocolVersion;
+use crate::protocol::http::{HeaderKind, HeaderParam, HeaderParams};
 use crate::protocol::tool_def::{Annotations, ToolDefinition, ToolFields};
 use crate::state::StateRequirement;
 use crate::util::BoxFuture;
@@ -88,8 +89,9 @@ pub(crate) struct Definition {
     /// Header-mirrored integer arguments and their bounds, from the inputSchema.
     header_bounds: OnceLock<Vec<HeaderBound>>,
     /// Every header-mirrored argument (`x-mcp-header`), read once from the
-    /// inputSchema the macro generated, for the HTTP `Mcp-Param-*` checks.
-    header_params: OnceLock<Vec<HeaderParam>>,
+    /// inputSchema the macro generated, for the HTTP `Mcp-Param-*` checks
+    /// and the bounds of mirrored integers.
+    header_params: OnceLock<HeaderParams>,
     /// The schemas as JSON text, serialized once and shared by every
     /// revision and every copy of the tool: the inputSchema, then the
     /// outputSchema as is and wrapped as `{"result": …}`.
@@ -127,84 +129,27 @@ impl Schema {
 /// An integer argument mirrored into a header, with the range it must stay in.
 #[derive(Clone, Debug, PartialEq)]
 struct HeaderBound {
-    property: String,
+    param: HeaderParam,
     minimum: f64,
     maximum: f64,
 }
 
 impl HeaderBound {
-    /// Top-level integer properties with `x-mcp-header` and bounds.
-    fn from_schema(schema: &Value) -> Vec<HeaderBound> {
-        let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-            return Vec::new();
-        };
-        props
+    /// The mirrored integers of `params` whose property in `schema` gives
+    /// both bounds.
+    fn of(params: &[HeaderParam], schema: &Value) -> Vec<HeaderBound> {
+        params
             .iter()
-            .filter(|(_, p)| {
-                p.get("x-mcp-header").is_some() && p.get("type") == Some(&Value::from("integer"))
-            })
-            .filter_map(|(name, p)| {
+            .filter(|param| param.kind == HeaderKind::Integer)
+            .filter_map(|param| {
+                let mut property = schema;
+                for key in &param.path {
+                    property = property.get("properties")?.get(key)?;
+                }
                 Some(HeaderBound {
-                    property: name.clone(),
-                    minimum: p.get("minimum")?.as_f64()?,
-                    maximum: p.get("maximum")?.as_f64()?,
-                })
-            })
-            .collect()
-    }
-}
-
-/// What a header-mirrored argument is on the wire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum HeaderKind {
-    /// A string, compared as text.
-    String,
-    /// An integer, compared numerically.
-    Integer,
-    /// `true` or `false`.
-    Boolean,
-}
-
-/// A top-level argument mirrored into the header `Mcp-Param-{header}`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct HeaderParam {
-    /// The argument's property name in `arguments`.
-    pub(crate) property: String,
-    /// The header name after `Mcp-Param-`.
-    pub(crate) header: String,
-    pub(crate) kind: HeaderKind,
-}
-
-impl HeaderParam {
-    /// Top-level properties with `x-mcp-header` (`#[arg(header)]` only
-    /// annotates top-level arguments, typed string, integer or boolean).
-    fn from_schema(schema: &Value) -> Vec<HeaderParam> {
-        let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-            return Vec::new();
-        };
-        props
-            .iter()
-            .filter_map(|(name, p)| {
-                let header = p.get("x-mcp-header")?.as_str()?;
-                let kind = match p.get("type") {
-                    Some(Value::String(t)) => t.as_str(),
-                    // `Option<T>` may be spelled `["string", "null"]`.
-                    Some(Value::Array(types)) => types
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .find(|t| *t != "null")?,
-                    _ => return None,
-                };
-                let kind = match kind {
-                    "string" => HeaderKind::String,
-                    "integer" => HeaderKind::Integer,
-                    "boolean" => HeaderKind::Boolean,
-                    _ => return None,
-                };
-                Some(HeaderParam {
-                    property: name.clone(),
-                    header: header.to_owned(),
-                    kind,
+                    param: param.clone(),
+                    minimum: property.get("minimum")?.as_f64()?,
+                    maximum: property.get("maximum")?.as_f64()?,
                 })
             })
             .collect()
@@ -342,11 +287,16 @@ impl Tool {
 
     /// The arguments mirrored into `Mcp-Param-*` headers (read from the
     /// inputSchema once per tool definition).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn header_params(&self) -> &[HeaderParam] {
         self.def
             .header_params
-            .get_or_init(|| HeaderParam::from_schema(self.input_schema()))
+            .get_or_init(|| {
+                self.input_schema()
+                    .as_object()
+                    .map(HeaderParams::read)
+                    .unwrap_or_default()
+            })
+            .params()
     }
 
     pub(crate) fn call(&self, call: ToolCall) -> BoxFuture<ToolOutcome> {
@@ -362,7 +312,7 @@ impl Tool {
         let bounds = self
             .def
             .header_bounds
-            .get_or_init(|| HeaderBound::from_schema(self.input_schema()));
+            .get_or_init(|| HeaderBound::of(self.header_params(), self.input_schema()));
         if bounds.is_empty() {
             return None;
         }
@@ -377,12 +327,15 @@ impl Tool {
             }
         };
         bounds.iter().find_map(|bound| {
-            let value = arguments.get(&bound.property)?;
+            let value = bound.param.value(&arguments)?;
             let number = value.as_f64()?;
             (number < bound.minimum || number > bound.maximum).then(|| {
                 ToolOutcome::Error(format!(
                     "Invalid arguments for tool '{}': `{}`: {value} is out of range; it must be between {} and {}.",
-                    self.name, bound.property, bound.minimum, bound.maximum
+                    self.name,
+                    bound.param.path.join("."),
+                    bound.minimum,
+                    bound.maximum
                 ))
             })
         })
@@ -392,6 +345,7 @@ impl Tool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::http::HeaderKind;
     use serde_json::json;
 
     #[test]
@@ -408,12 +362,37 @@ mod tests {
         assert_eq!(
             params[0],
             HeaderParam {
-                property: "region".into(),
-                header: "Region".into(),
+                path: vec!["region".into()],
+                name: "Region".into(),
                 kind: HeaderKind::String
             }
         );
         assert_eq!(params[1].kind, HeaderKind::Integer);
+    }
+
+    #[test]
+    fn the_bounds_of_mirrored_integers_come_from_their_properties() {
+        let schema = json!({"type": "object", "properties": {
+            "tenant": {"type": "integer", "x-mcp-header": "Tenant", "minimum": 0, "maximum": 9},
+            "unbounded": {"type": "integer", "x-mcp-header": "Free"},
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "opts": {"type": "object", "properties": {
+                "shard": {"type": "integer", "x-mcp-header": "Shard", "minimum": -1, "maximum": 1}
+            }},
+            "plain": {"type": "integer", "minimum": 0, "maximum": 1}
+        }});
+        let read = HeaderParams::read(schema.as_object().unwrap());
+        let bounds: Vec<_> = HeaderBound::of(read.params(), &schema)
+            .into_iter()
+            .map(|b| (b.param.path.join("."), b.minimum, b.maximum))
+            .collect();
+        assert_eq!(
+            bounds,
+            [
+                ("opts.shard".to_owned(), -1.0, 1.0),
+                ("tenant".to_owned(), 0.0, 9.0)
+            ]
+        );
     }
 
     #[test]

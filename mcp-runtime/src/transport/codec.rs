@@ -1,36 +1,25 @@
-//! Newline-delimited framing with a size cap.
-//!
-//! The cap is enforced while reading: an oversized line is skipped through to
-//! its newline without ever being held whole, then reported as one
-//! [`Message::Oversized`] (with the request's `id`, found by a streaming scan of
-//! the skipped bytes, so the refusal reaches the request that caused it), and
-//! the next line is read normally.
+//! Newline-delimited framing with a size cap, over an async reader: the
+//! rules (the cap, oversized lines skipped with their request's `id`,
+//! blank lines skipped) are the protocol crate's [`LineFramer`], fed from
+//! the reader's buffer.
 
 use super::driver::Message;
-use crate::protocol::id_scan::IdScanner;
+use crate::protocol::lines::{Line, LineFramer};
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 use tokio::io::{AsyncBufRead, AsyncRead, BufReader};
 
-/// A line buffer grown past this by a large message is given back after it.
-const KEEP_CAPACITY: usize = 1 << 20;
-
 /// Reads newline-delimited messages of at most `max` bytes each.
 ///
-/// Reading is poll-based and keeps its progress in the reader, so a read
+/// Reading is poll-based and keeps its progress in the framer, so a read
 /// interrupted midway (a `select!` that chose another branch) loses nothing.
 #[derive(Debug)]
 pub(crate) struct LineReader<R> {
     reader: BufReader<R>,
-    line: Vec<u8>,
-    max: usize,
-    /// Bytes of an oversized line skipped so far.
-    skipped: usize,
-    /// Looks for the request id in the oversized line being skipped.
-    scanner: IdScanner,
-    /// The previous call returned `line`, which the next call clears.
-    returned: bool,
+    framer: LineFramer,
+    /// The input ended (after the line being read, if any).
+    ended: bool,
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
@@ -38,11 +27,8 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     pub(crate) fn new(reader: R, max: usize) -> Self {
         LineReader {
             reader: BufReader::with_capacity(16 * 1024, reader),
-            line: Vec::with_capacity(4096),
-            max,
-            skipped: 0,
-            scanner: IdScanner::default(),
-            returned: false,
+            framer: LineFramer::new(max),
+            ended: false,
         }
     }
 
@@ -68,49 +54,15 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     /// Polls until a line (or the end of input) is ready; then
     /// [`LineReader::take_ready`] returns it.
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        if self.returned {
-            self.line.clear();
-            // A rare huge line does not pin its buffer for the connection's life.
-            if self.line.capacity() > KEEP_CAPACITY {
-                self.line = Vec::with_capacity(4096);
-            }
-            self.returned = false;
-        }
         loop {
-            let buf = match Pin::new(&mut self.reader).poll_fill_buf(cx) {
-                Poll::Ready(Ok(buf)) => buf,
-                Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
-                Poll::Pending => return Poll::Pending,
-            };
+            let buf = ready!(Pin::new(&mut self.reader).poll_fill_buf(cx))?;
             if buf.is_empty() {
-                // End of input: a last unterminated line still counts.
-                self.returned = true;
+                self.ended = true;
                 return Poll::Ready(Ok(()));
             }
-            let (chunk, used, done) = match memchr::memchr(b'\n', buf) {
-                Some(pos) => (&buf[..pos], pos + 1, true),
-                None => (buf, buf.len(), false),
-            };
-            if self.skipped > 0 || self.line.len() + chunk.len() > self.max {
-                if self.skipped == 0 {
-                    // The line just went over the cap: scan what was kept.
-                    self.scanner.reset();
-                    self.scanner.feed(&self.line);
-                }
-                self.scanner.feed(chunk);
-                self.skipped += self.line.len() + chunk.len();
-                self.line.clear();
-            } else {
-                self.line.extend_from_slice(chunk);
-            }
+            let (used, complete) = self.framer.push(buf);
             Pin::new(&mut self.reader).consume(used);
-            if done {
-                if self.skipped == 0 && self.line.iter().all(u8::is_ascii_whitespace) {
-                    // A blank line: skip it and keep reading.
-                    self.line.clear();
-                    continue;
-                }
-                self.returned = true;
+            if complete {
                 return Poll::Ready(Ok(()));
             }
         }
@@ -118,20 +70,15 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
     /// The line made ready by [`LineReader::poll_ready`]; `None` at end of input.
     fn take_ready(&mut self) -> Option<Message<'_>> {
-        if self.skipped > 0 {
-            let len = std::mem::take(&mut self.skipped);
-            return Some(Message::Oversized {
-                len,
-                id: self.scanner.id(),
-            });
-        }
-        if self.line.last() == Some(&b'\r') {
-            self.line.pop();
-        }
-        if self.line.iter().all(u8::is_ascii_whitespace) {
-            return None;
-        }
-        Some(Message::Bytes(&self.line))
+        let line = if self.ended {
+            self.framer.finish()?
+        } else {
+            self.framer.line()
+        };
+        Some(match line {
+            Line::Text(bytes) => Message::Bytes(bytes),
+            Line::Oversized { len, id } => Message::Oversized { len, id },
+        })
     }
 }
 

@@ -24,6 +24,7 @@ use crate::auth::{Denial, Gate};
 use crate::principal::Principal;
 use crate::protocol::incoming::{self, Incoming};
 use crate::protocol::outgoing;
+use crate::session::http_routing;
 use crate::shared::Shared;
 use bytes::Bytes;
 use hyper::body::Body;
@@ -173,8 +174,7 @@ fn metadata<B>(inner: &Inner, visit: &Visit<B>) -> Flow {
             .with_header(header::ALLOW, "GET, HEAD"),
         ));
     }
-    let registry = inner.shared.tools.registry();
-    let document = gate.metadata(registry.tools().flat_map(|tool| tool.scopes()));
+    let document = gate.metadata(http_routing::every_scope(&inner.shared).iter());
     Err(Box::new(json_response(StatusCode::OK, document)))
 }
 
@@ -220,7 +220,7 @@ async fn authenticate(
     shared: &Shared,
     parts: &Parts,
 ) -> Result<Arc<Principal>, Denial> {
-    let needed = named_tool_scopes(shared, &parts.headers);
+    let needed = named_scopes(shared, &parts.headers);
     gate.authenticate(&parts.headers, parts.uri.query(), &needed)
         .await
 }
@@ -385,22 +385,17 @@ fn too_many_streams(max: usize) -> Response<HttpBody> {
     .with_header(header::CONNECTION, "close")
 }
 
-/// The scopes of the tool a 2026-07-28 `tools/call` names in its headers
-/// (for the `scope` of a `401`, before the body is read); none otherwise.
-fn named_tool_scopes(shared: &Shared, headers: &hyper::HeaderMap) -> Vec<String> {
-    let method = headers::single(headers, &headers::METHOD).ok().flatten();
-    if method.as_deref() != Some("tools/call") {
+/// The scopes the request a 2026-07-28 POST names in its `Mcp-Method` and
+/// `Mcp-Name` headers needs (for the `scope` of a `401`, before the body
+/// is read); none when it names nothing.
+fn named_scopes(shared: &Shared, headers: &hyper::HeaderMap) -> Vec<String> {
+    let Some(method) = headers::single(headers, &headers::METHOD).ok().flatten() else {
         return Vec::new();
-    }
+    };
     let Some(name) = headers::single(headers, &headers::NAME).ok().flatten() else {
         return Vec::new();
     };
-    shared
-        .tools
-        .registry()
-        .get(&name)
-        .map(|(_, tool)| tool.scopes().to_vec())
-        .unwrap_or_default()
+    http_routing::required_scopes(shared, &method, &name)
 }
 
 /// A refusal of the authorization gate, with its `WWW-Authenticate`.

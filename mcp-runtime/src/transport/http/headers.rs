@@ -3,22 +3,19 @@
 //! `Mcp-Name`, `Mcp-Param-*`) and their `=?base64?…?=` sentinel, and the
 //! W3C trace context (`traceparent`, `tracestate`).
 
+use crate::protocol::http;
 use crate::protocol::trace_context::TraceContext;
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use hyper::header::{HeaderMap, HeaderName, HeaderValue};
 use std::borrow::Cow;
 
 /// `MCP-Protocol-Version`.
-pub(crate) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+pub(crate) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static(http::PROTOCOL_VERSION);
 /// `Mcp-Method`.
-pub(crate) const METHOD: HeaderName = HeaderName::from_static("mcp-method");
+pub(crate) const METHOD: HeaderName = HeaderName::from_static(http::METHOD);
 /// `Mcp-Name`.
-pub(crate) const NAME: HeaderName = HeaderName::from_static("mcp-name");
+pub(crate) const NAME: HeaderName = HeaderName::from_static(http::NAME);
 /// `Mcp-Session-Id` (legacy era).
-pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
-/// Prefix of the headers mirroring tool arguments.
-pub(crate) const PARAM_PREFIX: &str = "mcp-param-";
+pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static(http::SESSION_ID);
 
 /// `traceparent` (W3C Trace Context).
 const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
@@ -136,39 +133,21 @@ pub(crate) fn trace_context(headers: &HeaderMap) -> Option<TraceContext> {
     TraceContext::parse(parent, state.as_deref())
 }
 
-/// A header value as text: plain visible ASCII (spaces inside allowed), or
-/// the sentinel `=?base64?<base64 of UTF-8>?=` (only that is copied).
+/// A header value as text ([`http::decode_value`]), or why not, naming
+/// the header.
 pub(crate) fn decode<'v>(name: &str, value: &'v HeaderValue) -> Result<Cow<'v, str>, BadHeader> {
-    let bad = |why: &str| BadHeader(format!("the {name} header {why}"));
-    let text = value.to_str().map_err(|_| {
-        bad("holds characters other than visible ASCII; encode them as =?base64?…?=")
-    })?;
-    if text.bytes().any(|b| b.is_ascii_control()) {
-        return Err(bad("holds control characters"));
-    }
-    match text
-        .strip_prefix("=?base64?")
-        .and_then(|rest| rest.strip_suffix("?="))
-    {
-        Some(encoded) => {
-            let bytes = STANDARD
-                .decode(encoded)
-                .map_err(|_| bad("holds an =?base64?…?= value that is not valid base64"))?;
-            String::from_utf8(bytes)
-                .map(Cow::Owned)
-                .map_err(|_| bad("holds base64 that is not UTF-8"))
-        }
-        None => Ok(Cow::Borrowed(text)),
-    }
+    http::decode_value(value.as_bytes())
+        .map_err(|why| BadHeader(format!("the {name} header {why}")))
 }
 
-/// The values (one, unless the client repeated it) of `Mcp-Param-{header}`;
-/// header names compare case-insensitively.
+/// The values (one, unless the client repeated it) of header `name`
+/// (an `Mcp-Param-*` one, not known in advance); header names compare
+/// case-insensitively.
 pub(crate) fn param<'h>(
     headers: &'h HeaderMap,
-    header: &str,
-) -> impl Iterator<Item = &'h HeaderValue> {
-    let name = HeaderName::from_bytes(format!("{PARAM_PREFIX}{header}").as_bytes()).ok();
+    name: &str,
+) -> impl Iterator<Item = &'h HeaderValue> + use<'h> {
+    let name = HeaderName::from_bytes(name.as_bytes()).ok();
     name.into_iter()
         .flat_map(move |name| headers.get_all(name).into_iter())
 }
@@ -296,7 +275,19 @@ mod tests {
         assert_eq!(decode("x", &v).unwrap(), "Hello, 世界");
         let v = HeaderValue::from_static("us-west1");
         assert_eq!(decode("x", &v).unwrap(), "us-west1");
-        assert!(decode("x", &HeaderValue::from_static("=?base64?!!?=")).is_err());
+        assert_eq!(
+            decode("x", &HeaderValue::from_static("=?base64?!!?=")),
+            Err(BadHeader(
+                "the x header holds an =?base64?…?= value that is not valid base64".to_owned()
+            ))
+        );
+        let v = HeaderValue::from_bytes("é".as_bytes()).unwrap();
+        assert_eq!(
+            decode("x", &v),
+            Err(BadHeader(
+                "the x header holds characters other than visible ASCII; encode them as =?base64?…?=".to_owned()
+            ))
+        );
     }
 
     #[test]

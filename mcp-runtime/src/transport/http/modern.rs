@@ -12,13 +12,14 @@ use crate::auth::Gate;
 use crate::conn::connection::Connection;
 use crate::conn::lifecycle::Lifecycle;
 use crate::conn::outbox;
+use crate::protocol::http::{HeaderKind, HeaderParam, NamedMember, named_member};
 use crate::protocol::incoming::{Incoming, Rejection};
 use crate::protocol::outgoing::{self, ErrorData};
 use crate::protocol::params::Params;
 use crate::protocol::read::without_position;
 use crate::protocol::{ProtocolVersion, RpcError, meta};
+use crate::session::http_routing;
 use crate::shared::Shared;
-use crate::tool::{HeaderKind, Tool};
 use hyper::header::HeaderMap;
 use hyper::{Response, StatusCode};
 use serde_json::value::RawValue;
@@ -157,16 +158,13 @@ fn ladder(
     }
     let name = params.name.as_deref();
     // `Mcp-Name` routes: the tool or prompt's name, or the task's id.
-    let (named, field) = match method {
-        "tools/call" | "prompts/get" => (Some(name), "params.name"),
-        "tasks/get" | "tasks/update" | "tasks/cancel" => {
-            (Some(params.task_id.as_deref()), "params.taskId")
-        }
-        _ => (None, ""),
-    };
+    let named = named_member(method).map(|member| match member {
+        NamedMember::Name => (name, member.path()),
+        NamedMember::TaskId => (params.task_id.as_deref(), member.path()),
+    });
     match (routing.name.single(&headers::NAME)?, named) {
         (None, Some(_)) => return Err(mismatch("the Mcp-Name header is missing")),
-        (Some(h), Some(value)) if Some(h.trim()) != value => {
+        (Some(h), Some((value, field))) if Some(h.trim()) != value => {
             return Err(mismatch(format!(
                 "Mcp-Name is {h:?} but {field} is {:?}",
                 value.unwrap_or("")
@@ -189,16 +187,14 @@ fn ladder(
     // (6) is the session's routing table; (7) the tool's mirrored arguments
     // (parsed only for a tool that mirrors some), on the tool the session
     // will look up by the same name.
-    if method == "tools/call"
-        && let Some(name) = name
-        && let Some((_, tool)) = shared.tools.lookup(name)
-        && !tool.header_params().is_empty()
+    if let Some(name) = name
+        && let Some(mirrored) = http_routing::mirrored(shared, method, name)
     {
         let arguments = match params.arguments {
             None => None,
             Some(raw) => Some(read_arguments(raw)?),
         };
-        check_params(&tool, headers, arguments.as_ref())?;
+        check_params(mirrored.params(), headers, arguments.as_ref())?;
     }
     Ok(())
 }
@@ -210,38 +206,36 @@ fn supported_versions() -> Vec<&'static str> {
     Lifecycle::Fresh.supported_versions()
 }
 
-/// `Mcp-Param-*` against the arguments the tool mirrors: a value in the
-/// body needs its header, equal after decoding (integers numerically); a
-/// header without a value in the body is refused.
+/// `Mcp-Param-*` against the arguments the tool mirrors (`params`): a
+/// value in the body needs its header, equal after decoding (integers
+/// numerically); a header without a value in the body is refused.
 fn check_params(
-    tool: &Tool,
+    params: &[HeaderParam],
     headers: &HeaderMap,
     arguments: Option<&Map<String, Value>>,
 ) -> Result<(), RpcError> {
-    for param in tool.header_params() {
-        let header = format!("Mcp-Param-{}", param.header);
-        let mut values = headers::param(headers, &param.header);
+    for param in params {
+        let header = format!("Mcp-Param-{}", param.name);
+        let mut values = headers::param(headers, &param.header_name());
         let sent = values.next();
         if values.next().is_some() {
             return Err(mismatch(format!(
                 "the {header} header was sent more than once"
             )));
         }
-        let body = arguments
-            .and_then(|a| a.get(&param.property))
-            .filter(|v| !v.is_null());
+        let body = arguments.and_then(|a| param.value(a));
         let (sent, body) = match (sent, body) {
             (None, None) => continue,
             (None, Some(_)) => {
                 return Err(mismatch(format!(
                     "the {header} header is missing; argument `{}` has a value",
-                    param.property
+                    param.path.join(".")
                 )));
             }
             (Some(_), None) => {
                 return Err(mismatch(format!(
                     "the {header} header was sent but argument `{}` has no value",
-                    param.property
+                    param.path.join(".")
                 )));
             }
             (Some(sent), Some(body)) => (headers::decode(&header, sent)?, body),
@@ -256,7 +250,7 @@ fn check_params(
         if !equal {
             return Err(mismatch(format!(
                 "{header} is {sent:?} but argument `{}` is {body}",
-                param.property
+                param.path.join(".")
             )));
         }
     }
@@ -316,6 +310,35 @@ fn same_number(text: &str, n: &serde_json::Number) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::http::HeaderParams;
+    use hyper::header::HeaderValue;
+    use serde_json::json;
+
+    #[test]
+    fn a_nested_mirrored_argument_needs_its_header() {
+        let schema = json!({"type": "object", "properties": {
+            "opts": {"type": "object", "properties": {
+                "shard": {"type": "integer", "x-mcp-header": "Shard"}
+            }}
+        }});
+        let read = HeaderParams::read(schema.as_object().unwrap());
+        let arguments = json!({"opts": {"shard": 3}});
+        let arguments = arguments.as_object();
+        let mut headers = HeaderMap::new();
+        let refusal = check_params(read.params(), &headers, arguments).unwrap_err();
+        assert_eq!(
+            refusal.message,
+            "Header mismatch: the Mcp-Param-Shard header is missing; argument `opts.shard` has a value"
+        );
+        headers.append("mcp-param-shard", HeaderValue::from_static("4"));
+        assert!(check_params(read.params(), &headers, arguments).is_err());
+        headers.insert("mcp-param-shard", HeaderValue::from_static("3"));
+        assert_eq!(check_params(read.params(), &headers, arguments), Ok(()));
+        assert!(
+            check_params(read.params(), &headers, json!({}).as_object()).is_err(),
+            "a header without a value in the body"
+        );
+    }
 
     #[test]
     fn integers_compare_numerically() {
