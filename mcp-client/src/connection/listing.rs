@@ -4,11 +4,11 @@
 //! stream in 2026-07-28), each tool kept with what a call of it needs.
 
 use super::{Era, HANDSHAKE_TIMEOUT, McpClient, raw_params};
-use mcp_protocol::http::{HeaderParam, HeaderParams};
 use crate::limits;
 #[cfg(feature = "output-schema")]
 use crate::output;
 use crate::{Dispatcher, McpError};
+use mcp_protocol::http::{HeaderParam, HeaderParams};
 use mcp_protocol::model::{
     ListToolsParams, ListenParams, SubscriptionFilter, Tool, ToolAnnotations, method,
 };

@@ -64,7 +64,6 @@ pub use options::{
 };
 
 use crate::config::{Endpoint, ServerConfig};
-use mcp_protocol::http;
 use crate::log_limit::LogLimiter;
 use crate::{
     Dispatcher, DispatcherConfig, McpError, Reconnector, RequestOptions, StdioConfig, StdioFactory,
@@ -74,9 +73,10 @@ use handler::HostHandler;
 use handshake::{Parts, falls_back};
 use listing::Cache;
 use mcp_protocol::ProtocolVersion;
+use mcp_protocol::http;
 use mcp_protocol::meta::Envelope;
-use mcp_protocol::model::{ClientCapabilities, JsonObject};
 use mcp_protocol::model::TASKS_EXTENSION;
+use mcp_protocol::model::{ClientCapabilities, JsonObject};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;

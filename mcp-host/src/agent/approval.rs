@@ -9,8 +9,8 @@
 //! annotations could say anything) and [`AskTerminal`] (a prompt on the
 //! controlling terminal, never on stdin, which may carry the user's lines).
 
-use mcp_protocol::model::Tool;
 use mcp_client::BoxFuture;
+use mcp_protocol::model::Tool;
 use serde_json::Value;
 use std::fmt;
 use std::fs::File;

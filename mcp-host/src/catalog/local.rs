@@ -2,8 +2,8 @@
 //! server of this process called without a transport.
 
 use super::ToolSource;
-use mcp_protocol::model::{CallToolResult, JsonObject, Tool};
 use mcp_client::{BoxFuture, CallOptions, McpError};
+use mcp_protocol::model::{CallToolResult, JsonObject, Tool};
 use std::sync::Arc;
 
 /// An in-process [`mcp_runtime::Server`] as a tool source: its `#[tool]` fns

@@ -18,9 +18,9 @@ pub(crate) mod calls;
 pub(crate) mod era;
 pub(crate) mod finish;
 pub(crate) mod forks;
-mod method;
 #[cfg(feature = "http")]
 pub(crate) mod http_routing;
+mod method;
 mod methods;
 pub(crate) mod run;
 mod table;

@@ -5,10 +5,10 @@ use super::{
     BASE_URL_VARIABLE, DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, Strict, read_response,
     tool_text_message, tools,
 };
-use mcp_client::BoxFuture;
 use crate::offer::ToolOffer;
 use crate::provider::http::{ApiClient, ApiEndpoint};
 use crate::provider::{Provider, ProviderError, Reply, Request, ToolCall};
+use mcp_client::BoxFuture;
 use mcp_protocol::model::CallToolResult;
 use serde::Serialize;
 use serde_json::{Value, json};
