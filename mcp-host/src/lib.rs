@@ -6,7 +6,7 @@
 //! many servers' tools ([`catalog`]) builds on them and on the MCP client
 //! of one server in either era ([`mcp_client`], its own crate).
 //!
-//! The README's "Host side" example (kept identical to it by a test):
+//! The host guide's example (`docs/host.md`; kept identical to it by a test):
 //!
 //! ```no_run
 //! use mcp_host::catalog::{Catalog, CatalogOptions};
