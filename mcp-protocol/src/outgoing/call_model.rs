@@ -1,5 +1,5 @@
 //! The owned rendering of a `tools/call` result: what the fast path writes
-//! as a frame ([`CallToolResult`]), built as the canonical
+//! as a frame ([`CallToolResultRef`]), built as the canonical
 //! [`model::CallToolResult`] instead (what an in-process client gets and a
 //! task stores), from the parts the tool produced, moved rather than
 //! copied. Both renderings share the rules of the shape: the
@@ -7,7 +7,7 @@
 //! structured output.
 
 #[cfg(doc)]
-use super::call::CallToolResult;
+use super::call::CallToolResultRef;
 use super::call::Wrapped;
 use crate::ProtocolVersion;
 use crate::content::{Audience, Block, Content, EmbeddedBody};
