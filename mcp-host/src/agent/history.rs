@@ -12,11 +12,23 @@
 //! policy of the user's own can replace old turns with a summary
 //! ([`History::replace_turns`]).
 //!
+//! [`TokenBudget`] keeps the request under a number of input tokens: it
+//! estimates what the next request will cost from the last response's
+//! count ([`History::estimated_tokens`]) and, once over, drops the oldest
+//! turns down to three quarters of the budget, so that the history's
+//! prefix then stays the same for several lines (a prompt cache of it
+//! keeps paying) instead of moving at every line.
+//!
+//! When a request does not fit the model's context window anyway, the
+//! agent folds about half of the turns before the current one
+//! ([`History::overflow_turns`]) and sends it again.
+//!
 //! What trimming costs: the model forgets what it no longer sees. A
 //! follow-up that leans on a dropped turn ("那上海呢", "and the second
 //! one?") loses its referent, and a dropped tool result is a call the model
 //! may make again.
 
+use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
 use std::ops::Range;
@@ -28,9 +40,13 @@ pub struct History {
     /// Where each turn starts in `messages`.
     starts: Vec<usize>,
     /// Each message's length as JSON text, once a policy asked for it: a
-    /// message does not change once in the history, so a size policy
-    /// measures each one once instead of the whole history every line.
+    /// message does not change once in the history (but for a line joined
+    /// to it, which forgets its length), so a size policy measures each one
+    /// once instead of the whole history every line.
     json_lens: Vec<Option<usize>>,
+    /// The input tokens the API counted for a request that sent the first
+    /// `.0` messages of this history, while those are still as they were.
+    counted: Option<(usize, u64)>,
 }
 
 impl PartialEq for History {
@@ -40,12 +56,25 @@ impl PartialEq for History {
     }
 }
 
-/// A point the history can be put back to (before a line that failed).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Mark {
-    messages: usize,
-    turns: usize,
+/// What the agent did to the history to recover from a request that did
+/// not fit the model's context window, as an [`Answer`](super::Answer)
+/// reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Trim {
+    /// How many of the oldest turns were dropped or summarized.
+    pub turns: usize,
+    /// How many messages left the history (the summary, or the first user
+    /// message kept, not counted).
+    pub messages: usize,
+    /// Whether the turns were replaced by a summary the model wrote (else
+    /// they were dropped, the first user message kept).
+    pub summarized: bool,
 }
+
+/// Bytes of JSON per token, for what no response has counted yet: about 4
+/// for English text and JSON; CJK text is nearer 3 bytes a token, so the
+/// estimate errs low there, until the next response counts it exactly.
+const BYTES_PER_TOKEN: usize = 4;
 
 impl History {
     /// Every message, oldest first: what a request sends.
@@ -113,6 +142,9 @@ impl History {
             .copied()
             .unwrap_or(self.messages.len());
         let added = messages.len();
+        if self.counted.is_some_and(|(counted, _)| counted > from) {
+            self.counted = None;
+        }
         self.messages.splice(from..to, messages);
         self.json_lens
             .splice(from..to, std::iter::repeat_n(None, added));
@@ -123,6 +155,89 @@ impl History {
         }
         starts.extend(self.starts[range.end..].iter().map(|&s| shift(s)));
         self.starts = starts;
+    }
+
+    /// Turns `0..n` that about halve what the history holds before its
+    /// current (last) turn, for the agent to drop or summarize when a
+    /// request does not fit the model's context window; `None` when there
+    /// is nothing before the current turn but the first user message.
+    ///
+    /// Dropping them keeps the first user message ([`drop_turns`](Self::drop_turns)).
+    pub fn overflow_turns(&self) -> Option<Range<usize>> {
+        let before = self.turn_count().checked_sub(1)?;
+        // A first turn that is its user message alone (kept by an earlier
+        // trim) has nothing to drop.
+        let lone_first = usize::from(before > 0 && self.turn(0).len() == 1);
+        let droppable = before - lone_first;
+        (droppable > 0).then(|| 0..lone_first + droppable.div_ceil(2))
+    }
+
+    /// Drops the turns `range` (starting at 0) but the first user message;
+    /// returns how many messages left.
+    ///
+    /// # Panics
+    /// If `range` does not start at turn 0 or is not a range of turns.
+    pub fn drop_turns(&mut self, range: Range<usize>) -> usize {
+        assert_eq!(range.start, 0, "the first user message is kept");
+        if range.is_empty() {
+            return 0;
+        }
+        let before = self.messages.len();
+        let first = self.messages[0].clone();
+        self.replace_turns(range, vec![first]);
+        before - self.messages.len()
+    }
+
+    /// How many input tokens a request of this history will cost: the
+    /// count the API reported for the last request (which covers the
+    /// system prompt and the tools as well, and is exact) plus
+    /// [`BYTES_PER_TOKEN`] per byte of JSON of each message added since
+    /// (which the API has not counted yet, and no tokenizer of ours can: the
+    /// models' tokenizers are not public). Before any count, every message
+    /// is estimated.
+    pub fn estimated_tokens(&mut self) -> u64 {
+        let (from, counted) = self.counted.unwrap_or((0, 0));
+        let added: usize = (from..self.messages.len())
+            .map(|index| self.message_json_len(index))
+            .sum();
+        counted + (added / BYTES_PER_TOKEN) as u64
+    }
+
+    /// Records that a request of the first `messages` messages cost
+    /// `input_tokens` (unknown when 0).
+    pub(crate) fn count_tokens(&mut self, messages: usize, input_tokens: u64) {
+        if input_tokens > 0 && messages <= self.messages.len() {
+            self.counted = Some((messages, input_tokens));
+        }
+    }
+
+    /// The length of message `index` as JSON text, measured once.
+    fn message_json_len(&mut self, index: usize) -> usize {
+        *self.json_lens[index].get_or_insert_with(|| json_len(&self.messages[index]))
+    }
+
+    /// Puts the user's line into the last message with `join` (which says
+    /// whether it did), or starts a turn with `user()`; returns the last
+    /// message as it was when the line joined it, to put back if the line
+    /// is undone.
+    pub(crate) fn add_line(
+        &mut self,
+        join: impl FnOnce(&mut Value) -> bool,
+        user: impl FnOnce() -> Value,
+    ) -> Option<Value> {
+        if let Some(last) = self.messages.last_mut() {
+            let before = last.clone();
+            if join(last) {
+                let index = self.messages.len() - 1;
+                self.json_lens[index] = None;
+                if self.counted.is_some_and(|(counted, _)| counted > index) {
+                    self.counted = None;
+                }
+                return Some(before);
+            }
+        }
+        self.begin_turn(user());
+        None
     }
 
     /// Starts a turn with the user's message.
@@ -139,19 +254,26 @@ impl History {
         self.json_lens.push(None);
     }
 
-    pub(crate) fn mark(&self) -> Mark {
-        Mark {
-            messages: self.messages.len(),
-            turns: self.starts.len(),
+    /// Removes the last `count` messages, and the turns they started.
+    /// Counted from the end, so that a trim of older turns in between
+    /// changes nothing.
+    pub(crate) fn drop_last(&mut self, count: usize) {
+        let len = self.messages.len().saturating_sub(count);
+        self.messages.truncate(len);
+        self.json_lens.truncate(len);
+        self.starts.retain(|&start| start < len);
+        if self.counted.is_some_and(|(counted, _)| counted > len) {
+            self.counted = None;
         }
     }
 
-    /// Puts the history back to `mark` (taken in this line: nothing before
-    /// it changed since).
-    pub(crate) fn reset(&mut self, mark: Mark) {
-        self.messages.truncate(mark.messages);
-        self.json_lens.truncate(mark.messages);
-        self.starts.truncate(mark.turns);
+    /// Puts back the last message as it was before a line joined it.
+    pub(crate) fn restore_last(&mut self, message: Value) {
+        if let Some(last) = self.messages.last_mut() {
+            *last = message;
+            let index = self.messages.len() - 1;
+            self.json_lens[index] = None;
+        }
     }
 }
 
@@ -189,6 +311,54 @@ impl HistoryPolicy for LastTurns {
         }
         let first = history.turn(0)[0].clone();
         history.replace_turns(0..count - self.0, vec![first]);
+    }
+}
+
+/// Keeps the estimated input tokens of the next request
+/// ([`History::estimated_tokens`]: the system prompt and the tools
+/// included) at most `N`: once over, drops the oldest whole turns, the
+/// first user message kept and the last turn always, down to three
+/// quarters of `N`.
+///
+/// Trimming to a low-water mark rather than to the budget itself leaves
+/// room for several lines before the next trim, and between trims every
+/// request starts with the same bytes as the one before (a prompt cache
+/// of that prefix keeps paying); trimming one turn each line would change
+/// the prefix at every line.
+#[derive(Clone, Copy, Debug)]
+pub struct TokenBudget(pub u64);
+
+impl HistoryPolicy for TokenBudget {
+    fn after_turn(&self, history: &mut History) {
+        let mut estimate = history.estimated_tokens();
+        if estimate <= self.0 {
+            return;
+        }
+        let low_water = self.0 / 4 * 3;
+        let count = history.turn_count();
+        let mut dropped = 0;
+        // Turn 0 gives up all but its user message; the last turn stays.
+        while estimate > low_water && dropped + 1 < count {
+            let first_user = if dropped == 0 {
+                json_len(&history.turn(0)[0])
+            } else {
+                0
+            };
+            let freed = history.turn_json_len(dropped) - first_user;
+            estimate = estimate.saturating_sub((freed / BYTES_PER_TOKEN) as u64);
+            dropped += 1;
+        }
+        history.drop_turns(0..dropped);
+    }
+}
+
+/// Both policies, the first then the second (`(LastTurns(20),
+/// MaxBytes(32_000_000))`: the last 20 turns, and never more bytes than
+/// the API takes).
+impl<A: HistoryPolicy, B: HistoryPolicy> HistoryPolicy for (A, B) {
+    fn after_turn(&self, history: &mut History) {
+        self.0.after_turn(history);
+        self.1.after_turn(history);
     }
 }
 
@@ -258,10 +428,9 @@ mod tests {
             h.turn(1),
             &[json!("u2"), json!("use"), json!("result"), json!("a2")]
         );
-        let mark = h.mark();
         h.begin_turn(json!("u4"));
         h.push(json!("a4"));
-        h.reset(mark);
+        h.drop_last(2);
         assert_eq!(
             h,
             history(&[&["u1", "a1"], &["u2", "use", "result", "a2"], &["u3", "a3"]])
@@ -338,13 +507,12 @@ mod tests {
             assert_eq!(h.turn_json_len(turn), measured(&h, turn));
         }
         h.replace_turns(0..1, vec![json!({"summary": "of u1"})]);
-        let mark = h.mark();
         h.begin_turn(json!("a longer fourth message"));
         h.push(json!(["an", "answer"]));
         for turn in 0..h.turn_count() {
             assert_eq!(h.turn_json_len(turn), measured(&h, turn), "turn {turn}");
         }
-        h.reset(mark);
+        h.drop_last(2);
         h.begin_turn(json!("4"));
         let last = h.turn_count() - 1;
         assert_eq!(h.turn_json_len(last), 3);

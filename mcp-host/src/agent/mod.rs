@@ -17,8 +17,22 @@
 //! (`pause_turn`) is resent as it is, with no new user message. A guard on
 //! model requests per line ([`AgentBuilder::max_turns`], default 10) ends a
 //! runaway loop, after the results of the last response's calls are in, so
-//! the history stays valid. A request that fails leaves the history as it
-//! was before the line.
+//! the history stays valid.
+//!
+//! A request that fails ends the line with an [`AnswerError`]. What the
+//! history keeps is what is true: when tools ran in the line, every
+//! `tool_use` and its `tool_result` stay (their side effects happened, and
+//! a model that does not see them would run them again), and only what
+//! came after the last results is rolled back; when none ran, the history
+//! is as it was before the line. A history may so end with tool results;
+//! the next line goes where the API wants it
+//! ([`Provider::join_user_line`]).
+//!
+//! A request that does not fit the model's context window
+//! ([`ProviderError::ContextOverflow`]) is sent once more after about half
+//! of the turns before the current one are dropped (the first user message
+//! kept) or, with [`Overflow::Summarize`], replaced by a summary the model
+//! writes in one extra request; the [`Answer`] says so ([`Answer::trimmed`]).
 //!
 //! What of the tools' results goes to the model, and so into the history
 //! every later request resends, is bounded ([`budget`],
@@ -55,6 +69,7 @@ pub mod approval;
 pub mod budget;
 pub mod calls;
 pub mod history;
+pub mod summary;
 
 #[cfg(feature = "local")]
 use crate::catalog::LocalSource;
@@ -64,7 +79,7 @@ use crate::provider::{Provider, ProviderError, Reply, Request, Stop, ToolCall, U
 use approval::{ApproveAll, Approver};
 use budget::ResultBudget;
 use calls::{CallRecord, Run};
-use history::{FullHistory, History, HistoryPolicy};
+use history::{FullHistory, History, HistoryPolicy, Trim};
 use mcp_protocol::model::CallToolResult;
 use serde_json::Value;
 use std::sync::Arc;
@@ -80,6 +95,21 @@ pub const DEFAULT_CALLS_IN_FLIGHT: usize = 8;
 
 /// The `stop_reason` of an [`Answer`] the guard on model requests ended.
 pub const MAX_TURNS: &str = "max_turns";
+
+/// What the agent does when a request does not fit the model's context
+/// window ([`ProviderError::ContextOverflow`]), before sending it again
+/// once: with the turns of [`History::overflow_turns`], about half of those
+/// before the current one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Overflow {
+    /// Drops them, the first user message kept (the default).
+    #[default]
+    Trim,
+    /// Replaces them with one user message holding a summary of them that
+    /// the model writes in one extra request (no tools, a fixed
+    /// instruction); when that request fails, drops them.
+    Summarize,
+}
 
 /// Why an agent could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -112,6 +142,7 @@ pub struct AgentBuilder {
     calls_in_flight: usize,
     approver: Arc<dyn Approver>,
     history: Arc<dyn HistoryPolicy>,
+    overflow: Overflow,
     result_budget: ResultBudget,
 }
 
@@ -206,6 +237,19 @@ impl AgentBuilder {
         self
     }
 
+    /// What to do when a request does not fit the model's context window
+    /// (default [`Overflow::Trim`]).
+    pub fn on_overflow(mut self, overflow: Overflow) -> AgentBuilder {
+        self.overflow = overflow;
+        self
+    }
+
+    /// [`history`](Self::history) with a shared policy.
+    pub fn history_with(mut self, policy: Arc<dyn HistoryPolicy>) -> AgentBuilder {
+        self.history = policy;
+        self
+    }
+
     /// What of the tools' results goes to the model (default
     /// [`ResultBudget::default`]: 100,000 bytes of text per result, 400,000
     /// per response; see [`budget`]).
@@ -268,6 +312,7 @@ impl AgentBuilder {
             in_flight: Arc::new(Semaphore::new(self.calls_in_flight)),
             approver: self.approver,
             history: self.history,
+            overflow: self.overflow,
             result_budget: self.result_budget,
         })
     }
@@ -289,6 +334,7 @@ pub struct Agent {
     in_flight: Arc<Semaphore>,
     approver: Arc<dyn Approver>,
     history: Arc<dyn HistoryPolicy>,
+    overflow: Overflow,
     result_budget: ResultBudget,
 }
 
@@ -329,16 +375,25 @@ pub struct Answer {
     pub usage: Usage,
     /// Every call the model asked for, in order, response by response.
     pub tool_calls: Vec<CallRecord>,
+    /// What was dropped or summarized of the history when a request did not
+    /// fit the model's context window (then sent again); `None` when
+    /// nothing was.
+    pub trimmed: Option<Trim>,
 }
 
-/// A line that ended because the model API failed. The history is as it
-/// was before the line; `partial` says what happened up to the failure.
+/// A line that ended because the model API failed; `partial` says what
+/// happened up to the failure. The history keeps the line's tool calls and
+/// their results when any ran (`calls_kept`), else is as it was before the
+/// line (an overflow's trim aside, which stays).
 #[derive(Clone, Debug, thiserror::Error)]
 #[error("{error}")]
 pub struct AnswerError {
-    /// The responses, usage and calls before the failure (`text` empty,
-    /// `stop_reason` `error`).
+    /// The responses, usage, calls and trim before the failure (`text`
+    /// empty, `stop_reason` `error`).
     pub partial: Answer,
+    /// How many of `partial.tool_calls` stay in the history with their
+    /// results: all of them when any tool round was answered, else 0.
+    pub calls_kept: usize,
     /// What failed.
     #[source]
     pub error: ProviderError,
@@ -369,6 +424,7 @@ impl Agent {
             calls_in_flight: DEFAULT_CALLS_IN_FLIGHT,
             approver: Arc::new(ApproveAll),
             history: Arc::new(FullHistory),
+            overflow: Overflow::Trim,
             result_budget: ResultBudget::default(),
         }
     }
@@ -399,10 +455,16 @@ impl Agent {
         conversation: &mut Conversation,
         text: &str,
     ) -> Result<Answer, AnswerError> {
-        let mark = conversation.history.mark();
-        conversation
-            .history
-            .begin_turn(self.provider.user_message(text));
+        let history = &mut conversation.history;
+        let joined = history.add_line(
+            |last| self.provider.join_user_line(last, text),
+            || self.provider.user_message(text),
+        );
+        let mut line = LineEdits {
+            added: usize::from(joined.is_none()),
+            kept: 0,
+            joined,
+        };
         let mut answer = Answer::default();
         loop {
             let request = Request {
@@ -412,20 +474,25 @@ impl Agent {
                 messages: conversation.history.messages(),
                 tools: &self.tools,
             };
+            let sent = request.messages.len();
             let reply = match self.provider.send(request).await {
                 Ok(reply) => reply,
-                Err(error) => {
-                    conversation.history.reset(mark);
-                    answer.text.clear();
-                    answer.stop_reason = "error".into();
-                    return Err(AnswerError {
-                        partial: answer,
-                        error,
-                    });
+                Err(error) if error.is_context_overflow() && answer.trimmed.is_none() => {
+                    match self.make_room(conversation, &mut answer).await {
+                        Some(trim) => {
+                            answer.trimmed = Some(trim);
+                            continue;
+                        }
+                        None => return Err(self.fail(conversation, line, answer, error)),
+                    }
                 }
+                Err(error) => return Err(self.fail(conversation, line, answer, error)),
             };
             answer.responses += 1;
             answer.usage += reply.usage;
+            conversation
+                .history
+                .count_tokens(sent, prompt_tokens(&reply.usage));
             let Reply {
                 message,
                 text,
@@ -435,6 +502,7 @@ impl Agent {
                 ..
             } = reply;
             conversation.history.push(message);
+            line.added += 1;
             answer.text = text;
             answer.stop_reason = stop_reason;
             let run = match stop {
@@ -445,8 +513,10 @@ impl Agent {
                 )),
             };
             if !calls.is_empty() {
-                self.answer_calls(conversation, &mut answer, &calls, run)
+                line.added += self
+                    .answer_calls(conversation, &mut answer, &calls, run)
                     .await;
+                line.kept = line.added;
             }
             let more = matches!(stop, Stop::ToolUse | Stop::Pause);
             if !more {
@@ -462,14 +532,88 @@ impl Agent {
         Ok(answer)
     }
 
-    /// Runs one response's calls and appends their results.
+    /// Ends a line on `error`: rolls back what the model never saw (see
+    /// the module docs) and says what stays.
+    fn fail(
+        &self,
+        conversation: &mut Conversation,
+        line: LineEdits,
+        mut answer: Answer,
+        error: ProviderError,
+    ) -> AnswerError {
+        let history = &mut conversation.history;
+        let calls_kept = if line.kept > 0 {
+            history.drop_last(line.added - line.kept);
+            answer.tool_calls.len()
+        } else {
+            history.drop_last(line.added);
+            if let Some(message) = line.joined {
+                history.restore_last(message);
+            }
+            0
+        };
+        conversation.usage += answer.usage;
+        answer.text.clear();
+        answer.stop_reason = "error".into();
+        AnswerError {
+            partial: answer,
+            calls_kept,
+            error,
+        }
+    }
+
+    /// Drops or summarizes the turns of [`History::overflow_turns`] as
+    /// [`Overflow`] says; `None` when there are none.
+    async fn make_room(
+        &self,
+        conversation: &mut Conversation,
+        answer: &mut Answer,
+    ) -> Option<Trim> {
+        let history = &mut conversation.history;
+        let range = history.overflow_turns()?;
+        let turns = range.len();
+        if self.overflow == Overflow::Summarize {
+            let removed: usize = range.clone().map(|turn| history.turn(turn).len()).sum();
+            match summary::write(
+                &*self.provider,
+                &self.model,
+                self.max_tokens,
+                history,
+                range.clone(),
+            )
+            .await
+            {
+                Ok((message, usage)) => {
+                    answer.usage += usage;
+                    history.replace_turns(range, vec![message]);
+                    return Some(Trim {
+                        turns,
+                        messages: removed - 1,
+                        summarized: true,
+                    });
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "the summary of the oldest turns failed: dropping them");
+                }
+            }
+        }
+        let messages = history.drop_turns(range);
+        Some(Trim {
+            turns,
+            messages,
+            summarized: false,
+        })
+    }
+
+    /// Runs one response's calls and appends their results; returns how
+    /// many messages that added.
     async fn answer_calls(
         &self,
         conversation: &mut Conversation,
         answer: &mut Answer,
         calls: &[ToolCall],
         run: Run,
-    ) {
+    ) -> usize {
         let results = calls::run(
             &self.catalog,
             &*self.approver,
@@ -482,9 +626,29 @@ impl Agent {
         let (kept, records): (Vec<_>, Vec<_>) = results.into_iter().unzip();
         let sent = self.result_budget.share(kept);
         let pairs: Vec<(&ToolCall, &CallToolResult)> = calls.iter().zip(&sent).collect();
-        for message in self.provider.tool_results(&pairs) {
+        let messages = self.provider.tool_results(&pairs);
+        let added = messages.len();
+        for message in messages {
             conversation.history.push(message);
         }
         answer.tool_calls.extend(records);
+        added
     }
+}
+
+/// What a line changed in the history, to roll back on a failure.
+struct LineEdits {
+    /// Messages it appended, counted from the end (a trim of older turns in
+    /// between moves nothing).
+    added: usize,
+    /// Of those, the ones up to its last tool results: they stay.
+    kept: usize,
+    /// The last message as it was before the line's text joined it.
+    joined: Option<Value>,
+}
+
+/// The input tokens a response says its request cost, for the history's
+/// estimate of the next one.
+fn prompt_tokens(usage: &Usage) -> u64 {
+    usage.input_tokens
 }

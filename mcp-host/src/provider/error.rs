@@ -1,5 +1,7 @@
 //! Why a model request produced no response, whatever the API
-//! ([`ProviderError`]), and where both APIs put their error's message.
+//! ([`ProviderError`]), where both APIs put their error's message, and
+//! which of their refusals mean "the conversation does not fit the model's
+//! context window" ([`is_context_overflow`]).
 
 use serde_json::Value;
 use std::time::Duration;
@@ -31,6 +33,22 @@ pub enum ProviderError {
         message: String,
         /// How many requests were made.
         attempts: u32,
+    },
+    /// The request does not fit the model's context window: the history,
+    /// the system prompt and the tools, with room for `max_tokens`, are
+    /// more tokens than the model reads (Anthropic: 400 `prompt is too
+    /// long: N tokens > M maximum`; OpenAI: 400 `context_length_exceeded`).
+    /// Only a shorter history helps; the agent trims and retries once.
+    #[error(
+        "{api} refused the request: the conversation does not fit the model's context window (HTTP {status}): {message}"
+    )]
+    ContextOverflow {
+        /// The API (`the Anthropic API`).
+        api: String,
+        /// The HTTP status (400).
+        status: u16,
+        /// The API's `error.message`.
+        message: String,
     },
     /// The API could not be reached, or the connection broke (after the
     /// retries).
@@ -97,6 +115,45 @@ impl ProviderError {
     pub fn is_auth(&self) -> bool {
         matches!(self, ProviderError::Auth { .. })
     }
+
+    /// Whether the request did not fit the model's context window
+    /// ([`ProviderError::ContextOverflow`]): a shorter history may pass.
+    pub fn is_context_overflow(&self) -> bool {
+        matches!(self, ProviderError::ContextOverflow { .. })
+    }
+}
+
+/// What Anthropic's 400s say when the input does not fit: `prompt is too
+/// long: 208310 tokens > 200000 maximum`, and, from newer models, `input
+/// length and `max_tokens` exceed context limit: …`.
+const ANTHROPIC_OVERFLOW: [&str; 2] = ["prompt is too long", "exceed context limit"];
+
+/// OpenAI's `error.code` when the input does not fit (`This model's
+/// maximum context length is 8192 tokens. However, your messages resulted
+/// in 8227 tokens…`).
+const OPENAI_OVERFLOW_CODE: &str = "context_length_exceeded";
+
+/// Whether an error response of `status` with `body` says that the request
+/// does not fit the model's context window: a 400 whose `error.code` is
+/// OpenAI's `context_length_exceeded`, or whose `error.type` is
+/// `invalid_request_error` and `error.message` says so the way Anthropic
+/// does. Any other 400 (a malformed request) is not: trimming the history
+/// would not help it.
+pub(crate) fn is_context_overflow(status: u16, body: &Value) -> bool {
+    if status != 400 {
+        return false;
+    }
+    let Some(error) = body.get("error") else {
+        return false;
+    };
+    if error.get("code").and_then(Value::as_str) == Some(OPENAI_OVERFLOW_CODE) {
+        return true;
+    }
+    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+    error.get("type").and_then(Value::as_str) == Some("invalid_request_error")
+        && ANTHROPIC_OVERFLOW
+            .iter()
+            .any(|phrase| message.to_ascii_lowercase().contains(phrase))
 }
 
 /// `, after N attempts` when there was more than one.
@@ -159,6 +216,14 @@ mod tests {
                 "the Anthropic API refused the request (HTTP 529, after 3 attempts): Overloaded",
             ),
             (
+                ProviderError::ContextOverflow {
+                    api: api(),
+                    status: 400,
+                    message: "prompt is too long: 7612 tokens > 7500 maximum".into(),
+                },
+                "the Anthropic API refused the request: the conversation does not fit the model's context window (HTTP 400): prompt is too long: 7612 tokens > 7500 maximum",
+            ),
+            (
                 ProviderError::Network {
                     api: api(),
                     reason: "connection refused".into(),
@@ -205,6 +270,43 @@ mod tests {
         ];
         for (error, expected) in cases {
             assert_eq!(error.to_string(), expected);
+        }
+    }
+
+    #[test]
+    fn both_apis_context_overflows_are_told_from_other_400s() {
+        use serde_json::json;
+        let claude = |kind: &str, message: &str| json!({"type": "error", "error": {"type": kind, "message": message}});
+        let openai = |code: Value, message: &str| json!({"error": {"message": message, "type": "invalid_request_error", "param": "messages", "code": code}});
+        let overflows = [
+            claude(
+                "invalid_request_error",
+                "prompt is too long: 208310 tokens > 200000 maximum",
+            ),
+            claude(
+                "invalid_request_error",
+                "input length and `max_tokens` exceed context limit: 197845 + 8192 > 200000",
+            ),
+            openai(
+                json!("context_length_exceeded"),
+                "This model's maximum context length is 8192 tokens. However, your messages resulted in 8227 tokens.",
+            ),
+        ];
+        for body in &overflows {
+            assert!(is_context_overflow(400, body), "{body}");
+            assert!(!is_context_overflow(500, body), "{body}");
+        }
+        let others = [
+            claude(
+                "invalid_request_error",
+                "messages: roles must alternate between \"user\" and \"assistant\"",
+            ),
+            claude("overloaded_error", "prompt is too long"),
+            openai(Value::Null, "Invalid 'messages[2].tool_call_id'"),
+            json!({"message": "prompt is too long"}),
+        ];
+        for body in &others {
+            assert!(!is_context_overflow(400, body), "{body}");
         }
     }
 }

@@ -42,7 +42,7 @@
 //! not retried (the same request would get the same response).
 
 use super::ProviderError;
-use super::error::error_message;
+use super::error::{error_message, is_context_overflow};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
@@ -345,12 +345,21 @@ impl ApiClient {
                     return parse(endpoint, &bytes, max_tokens);
                 }
                 Ok((status, headers, bytes)) => {
-                    let message = message_of(status, &bytes);
+                    let body = error_body(&bytes);
+                    let message = message_of(status, body.as_ref(), &bytes);
                     let retry = should_retry(status, &headers);
+                    let overflow = body
+                        .as_ref()
+                        .is_some_and(|body| is_context_overflow(status.as_u16(), body));
                     let error = match status.as_u16() {
                         401 | 403 => ProviderError::Auth {
                             status: status.as_u16(),
                             key_variable: endpoint.key_variable.clone(),
+                            message,
+                        },
+                        code if overflow => ProviderError::ContextOverflow {
+                            api: endpoint.api.clone(),
+                            status: code,
                             message,
                         },
                         code => ProviderError::Api {
@@ -534,15 +543,20 @@ fn backoff(attempt: u32, jitter: f64) -> Duration {
         .mul_f64(1.0 - 0.25 * jitter.clamp(0.0, 1.0))
 }
 
-/// The API's message for an error response, else an excerpt of its body.
-fn message_of(status: StatusCode, body: &[u8]) -> String {
-    // Parsed only when small enough to cost nothing: an error body is a
-    // few hundred bytes, and a hostile one is quoted, cut, instead.
-    let parsed: Option<Value> = JsonBudget::new(MIN_TREE_BYTES >> 4)
+/// An error response's body as JSON, when it is JSON and small enough to
+/// parse for nothing: an error body is a few hundred bytes, and a hostile
+/// one is quoted, cut, instead.
+fn error_body(body: &[u8]) -> Option<Value> {
+    JsonBudget::new(MIN_TREE_BYTES >> 4)
         .check(body)
         .ok()
-        .and_then(|_| serde_json::from_slice(body).ok());
-    if let Some(message) = parsed.as_ref().and_then(error_message) {
+        .and_then(|_| serde_json::from_slice(body).ok())
+}
+
+/// The API's message for an error response (`parsed` its [`error_body`]),
+/// else an excerpt of its body.
+fn message_of(status: StatusCode, parsed: Option<&Value>, body: &[u8]) -> String {
+    if let Some(message) = parsed.and_then(error_message) {
         return excerpt(message, 4 * ERROR_EXCERPT);
     }
     let text = excerpt(&String::from_utf8_lossy(body), ERROR_EXCERPT);
@@ -686,18 +700,33 @@ mod tests {
     fn error_messages_come_from_either_apis_body_or_the_body_itself() {
         let anthropic = br#"{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: Field required"}}"#;
         assert_eq!(
-            message_of(StatusCode::BAD_REQUEST, anthropic),
+            message_of(
+                StatusCode::BAD_REQUEST,
+                error_body(anthropic).as_ref(),
+                anthropic
+            ),
             "max_tokens: Field required"
         );
         let openai = br#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#;
         assert_eq!(
-            message_of(StatusCode::UNAUTHORIZED, openai),
+            message_of(
+                StatusCode::UNAUTHORIZED,
+                error_body(openai).as_ref(),
+                openai
+            ),
             "Incorrect API key provided"
         );
         assert_eq!(
-            message_of(StatusCode::BAD_GATEWAY, b"<html>bad gateway</html>"),
+            message_of(
+                StatusCode::BAD_GATEWAY,
+                error_body(b"<html>bad gateway</html>").as_ref(),
+                b"<html>bad gateway</html>"
+            ),
             "<html>bad gateway</html>"
         );
-        assert_eq!(message_of(StatusCode::BAD_GATEWAY, b""), "Bad Gateway");
+        assert_eq!(
+            message_of(StatusCode::BAD_GATEWAY, error_body(b"").as_ref(), b""),
+            "Bad Gateway"
+        );
     }
 }

@@ -128,6 +128,22 @@ pub trait Provider: Send + Sync + fmt::Debug + 'static {
     /// The history entry of a user's message.
     fn user_message(&self, text: &str) -> Value;
 
+    /// Puts the user's line `text` into `last`, the history's last message,
+    /// when the API wants it there rather than in a message of its own;
+    /// returns whether it did. When it does not, the line goes in a new
+    /// message ([`user_message`](Self::user_message)): the default, right
+    /// for an API that takes any sequence of roles (OpenAI: `role: tool`
+    /// messages, then `role: user`).
+    ///
+    /// A history ends with the results of tool calls when a line failed
+    /// after its tools ran or was stopped by the guard on requests;
+    /// Anthropic's roles alternate, so the next line joins the message of
+    /// `tool_result` blocks, as a text block after them.
+    fn join_user_line(&self, last: &mut Value, text: &str) -> bool {
+        let _ = (last, text);
+        false
+    }
+
     /// The history entries answering one response's calls, `(call, result)`
     /// in the order of the calls (Anthropic: one user message of
     /// `tool_result` blocks; OpenAI: one `role: tool` message each).

@@ -877,28 +877,20 @@ fn max_turns_stops_after_the_nth_response_and_its_calls_still_run() {
     let next = &requests[2].body["messages"];
     assert_claude_history_valid(next);
     let next = next.as_array().unwrap();
+    // The new line follows the results in their message (roles alternate).
     assert_eq!(
-        normalized(&json!(next[..5])),
+        normalized(&json!(next)),
         normalized(&json!([
             user("loop"),
             assistant(&ask("toolu_1", "one")),
             {"role": "user", "content": [oracle.claude_result("toolu_1", "echo", json!({"text": "one"}))]},
             assistant(&ask("toolu_2", "two")),
-            {"role": "user", "content": [oracle.claude_result("toolu_2", "echo", json!({"text": "two"}))]},
+            {"role": "user", "content": [
+                oracle.claude_result("toolu_2", "echo", json!({"text": "two"})),
+                {"type": "text", "text": "next"}
+            ]},
         ]))
     );
-    // The new line follows: its own user message, or a text block after
-    // the results in the same one (the API takes both).
-    let tail = next[5..].to_vec();
-    let text_after = match tail.as_slice() {
-        [] => next[4]["content"].as_array().unwrap().last().unwrap()["text"].clone(),
-        [one] => {
-            assert_eq!(one["role"], "user");
-            normalized(&json!([one]))[0]["content"][0]["text"].clone()
-        }
-        more => panic!("unexpected messages after the results: {more:?}"),
-    };
-    assert_eq!(text_after, "next");
     assert_claude_history_valid(&requests[3].body["messages"]);
 }
 
@@ -1650,12 +1642,17 @@ fn tool_calls_name_the_mcp_tool_and_its_config_server() {
 // More of the loop's edges.
 
 #[test]
-fn a_request_failing_after_a_tool_round_drops_the_whole_line_from_the_history() {
+fn a_line_that_overflows_after_a_tool_round_with_nothing_older_to_trim_keeps_the_round() {
     let config = everything("everything");
+    let oracle = Oracle::new(&config);
     let calls = json!([tool_use("toolu_1", "echo", json!({"text": "x"}))]);
     let fake = FakeModel::start(vec![
-        Reply::ok(claude_message(calls, "tool_use", 7, 3)),
-        Reply::claude_error(400, "invalid_request_error", "prompt is too long"),
+        Reply::ok(claude_message(calls.clone(), "tool_use", 7, 3)),
+        Reply::claude_error(
+            400,
+            "invalid_request_error",
+            "prompt is too long: 7612 tokens > 7500 maximum",
+        ),
         fine(1),
     ]);
     let run = host(
@@ -1665,7 +1662,8 @@ fn a_request_failing_after_a_tool_round_drops_the_whole_line_from_the_history() 
         "a\nb\n",
     );
     let out = lines(&run, 2);
-    // The responses before the failure are reported; the text is empty.
+    // The responses before the failure are reported; the text is empty;
+    // the call that ran stays in the history.
     assert_eq!(
         out[0],
         json!({
@@ -1674,20 +1672,33 @@ fn a_request_failing_after_a_tool_round_drops_the_whole_line_from_the_history() 
             "turns": 1,
             "usage": {"input_tokens": 7, "output_tokens": 3},
             "tool_calls": [{"name": "echo", "server": "everything", "is_error": false}],
-            "error": out[0]["error"]
+            "error": "the Anthropic API refused the request: the conversation does not fit the model's context window (HTTP 400): prompt is too long: 7612 tokens > 7500 maximum",
+            "tool_calls_kept": 1
         })
     );
     assert!(
-        out[0]["error"]
-            .as_str()
-            .unwrap()
-            .contains("prompt is too long")
+        run.stderr.contains(
+            "mcp-host: the model request failed: the Anthropic API refused the request: the conversation does not fit the model's context window (HTTP 400): prompt is too long: 7612 tokens > 7500 maximum; 1 tool call ran before the failure and is kept in the history\n"
+        ),
+        "{}",
+        run.stderr
     );
     let requests = fake.requests();
+    // Nothing older than the line to trim: no second try.
     assert_eq!(requests.len(), 3);
     assert_eq!(requests[1].body["messages"].as_array().unwrap().len(), 3);
-    // "a", its tool_use and its tool_result are gone.
-    assert_claude_messages(&requests[2].body, &json!([user("b")]));
+    // "a", its tool_use and its tool_result stay; "b" follows the result
+    // in the same user message.
+    let result = oracle.claude_result("toolu_1", "echo", json!({"text": "x"}));
+    assert_claude_messages(
+        &requests[2].body,
+        &json!([
+            user("a"),
+            assistant(&calls),
+            {"role": "user", "content": [result, {"type": "text", "text": "b"}]}
+        ]),
+    );
+    assert_claude_history_valid(&requests[2].body["messages"]);
 }
 
 #[test]

@@ -12,6 +12,7 @@ mod client_http;
 mod client_stdio;
 mod client_tasks;
 mod fake_model;
+mod history;
 mod host_client;
 #[cfg(unix)]
 mod host_process;

@@ -2,6 +2,7 @@
 //! crate's build time), both `--flag value` and `--flag=value`.
 
 use crate::apis::{APIS, Api, default_api, named};
+use mcp_host::agent::Overflow;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -25,6 +26,7 @@ usage: mcp-host --config PATH [--provider {names}] [--model NAME] [--system TEXT
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask]
                 [--max-result-bytes N] [--close-grace SECONDS] [--json]
+                [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
@@ -37,6 +39,22 @@ response's results together, four times that).
 default: the time to write --max-tokens at 20 tokens/s, at least 60 s
 (1024 -> 60 s, 8192 -> 410 s). A response whose body stops for 20 s is
 retried within it.
+--history: what of the conversation each request resends (default all).
+  all: every message (within the API's 32 MB request limit);
+  last:N: the first user message and the last N lines with their tool calls;
+  tokens:N: at most N input tokens (system prompt and tools included,
+  estimated from the last response's count plus 4 bytes a token for what
+  came since); once over, the oldest lines are dropped down to 3/4 of N.
+  The model forgets what is dropped. Lines are dropped whole: a tool call
+  never loses its result.
+--on-overflow: when a request does not fit the model's context window
+  (\"prompt is too long\", context_length_exceeded), about half of the
+  lines before the current one are dropped (trim, the default; the first
+  user message kept) or replaced by a summary the model writes in one
+  extra request (summarize), and the request is sent again, once; stderr
+  and the --json line (\"trimmed\") say so.
+A failed model request keeps the line's tool calls that ran, with their
+results, in the history; the error says how many.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
@@ -65,6 +83,33 @@ pub(crate) enum ApproveKind {
     Ask,
 }
 
+/// What of the conversation each request resends (`--history`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HistoryKind {
+    /// `all`.
+    All,
+    /// `last:N`.
+    LastTurns(usize),
+    /// `tokens:N`.
+    Tokens(u64),
+}
+
+/// `--history`'s value.
+fn history_kind(value: &str) -> Result<HistoryKind, String> {
+    let wrong = || {
+        format!("--history is all, last:N or tokens:N (N a positive whole number), not `{value}`")
+    };
+    let number = |n: &str| n.parse::<u64>().ok().filter(|n| *n > 0).ok_or_else(wrong);
+    match value.split_once(':') {
+        None if value == "all" => Ok(HistoryKind::All),
+        Some(("last", n)) => Ok(HistoryKind::LastTurns(
+            usize::try_from(number(n)?).map_err(|_| wrong())?,
+        )),
+        Some(("tokens", n)) => Ok(HistoryKind::Tokens(number(n)?)),
+        _ => Err(wrong()),
+    }
+}
+
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Args {
@@ -80,6 +125,8 @@ pub(crate) struct Args {
     pub(crate) close_grace: Duration,
     pub(crate) max_result_bytes: usize,
     pub(crate) json: bool,
+    pub(crate) history: HistoryKind,
+    pub(crate) on_overflow: Overflow,
 }
 
 /// A run, or `--help`.
@@ -121,6 +168,8 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut close_grace = mcp_client::DEFAULT_CLOSE_GRACE;
     let mut max_result_bytes = mcp_host::agent::budget::DEFAULT_MAX_RESULT_BYTES;
     let mut json = false;
+    let mut history = HistoryKind::All;
+    let mut on_overflow = Overflow::Trim;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -183,6 +232,16 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
                     }
                 }
             }
+            "--history" => history = history_kind(&value()?)?,
+            "--on-overflow" => {
+                on_overflow = match value()?.as_str() {
+                    "trim" => Overflow::Trim,
+                    "summarize" => Overflow::Summarize,
+                    other => {
+                        return Err(format!("--on-overflow is trim or summarize, not `{other}`"));
+                    }
+                }
+            }
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
@@ -200,6 +259,8 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         close_grace,
         max_result_bytes,
         json,
+        history,
+        on_overflow,
     }))
 }
 
@@ -232,6 +293,8 @@ mod tests {
                 close_grace: Duration::from_secs(2),
                 max_result_bytes: 100_000,
                 json: false,
+                history: HistoryKind::All,
+                on_overflow: Overflow::Trim,
             }
         );
     }
@@ -256,8 +319,15 @@ mod tests {
             "--close-grace=0.25",
             "--max-result-bytes=5000",
             "--json",
+            "--history",
+            "last:3",
+            "--on-overflow=summarize",
         ])
         .unwrap();
+        assert_eq!(
+            (args.history, args.on_overflow),
+            (HistoryKind::LastTurns(3), Overflow::Summarize)
+        );
         assert_eq!(args.provider.name, "openai");
         assert_eq!(
             (args.model.as_deref(), args.system.as_deref()),
@@ -300,6 +370,22 @@ mod tests {
             "unknown argument `--verbose`"
         );
         assert_eq!(run(&["--help"]).unwrap_err(), "help");
+        let history = |value: &str| run(&["--config", "c", "--history", value]).map(|a| a.history);
+        assert_eq!(history("all"), Ok(HistoryKind::All));
+        assert_eq!(history("last:2"), Ok(HistoryKind::LastTurns(2)));
+        assert_eq!(history("tokens:7500"), Ok(HistoryKind::Tokens(7500)));
+        for wrong in ["last:0", "last:", "tokens:-1", "some", "all:3", "last:x"] {
+            assert_eq!(
+                history(wrong).unwrap_err(),
+                format!(
+                    "--history is all, last:N or tokens:N (N a positive whole number), not `{wrong}`"
+                )
+            );
+        }
+        assert_eq!(
+            run(&["--config", "c", "--on-overflow", "drop"]).unwrap_err(),
+            "--on-overflow is trim or summarize, not `drop`"
+        );
     }
 
     #[test]
@@ -311,6 +397,7 @@ usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--sy
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask]
                 [--max-result-bytes N] [--close-grace SECONDS] [--json]
+                [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
@@ -323,6 +410,22 @@ response's results together, four times that).
 default: the time to write --max-tokens at 20 tokens/s, at least 60 s
 (1024 -> 60 s, 8192 -> 410 s). A response whose body stops for 20 s is
 retried within it.
+--history: what of the conversation each request resends (default all).
+  all: every message (within the API's 32 MB request limit);
+  last:N: the first user message and the last N lines with their tool calls;
+  tokens:N: at most N input tokens (system prompt and tools included,
+  estimated from the last response's count plus 4 bytes a token for what
+  came since); once over, the oldest lines are dropped down to 3/4 of N.
+  The model forgets what is dropped. Lines are dropped whole: a tool call
+  never loses its result.
+--on-overflow: when a request does not fit the model's context window
+  (\"prompt is too long\", context_length_exceeded), about half of the
+  lines before the current one are dropped (trim, the default; the first
+  user message kept) or replaced by a summary the model writes in one
+  extra request (summarize), and the request is sent again, once; stderr
+  and the --json line (\"trimmed\") say so.
+A failed model request keeps the line's tool calls that ran, with their
+results, in the history; the error says how many.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM

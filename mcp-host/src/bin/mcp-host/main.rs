@@ -18,11 +18,11 @@ mod apis;
 mod cli;
 
 use apis::Api;
-use cli::{ApproveKind, Args, Parsed, usage};
+use cli::{ApproveKind, Args, HistoryKind, Parsed, usage};
 use mcp_client::ClientOptions;
 use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
 use mcp_host::agent::calls::CallRecord;
-use mcp_host::agent::history::MaxBytes;
+use mcp_host::agent::history::{HistoryPolicy, LastTurns, MaxBytes, TokenBudget, Trim};
 use mcp_host::agent::{Agent, Answer, Conversation};
 use mcp_host::catalog::CatalogOptions;
 use mcp_host::config::McpConfig;
@@ -42,8 +42,14 @@ struct Line<'a> {
     turns: u32,
     usage: Usage,
     tool_calls: &'a [CallRecord],
+    /// What of the history was dropped or summarized to fit the window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trimmed: Option<Trim>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+    /// With `error`: how many of `tool_calls` ran and stay in the history.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_calls_kept: Option<usize>,
 }
 
 /// The JSON of the conversation the host keeps and resends: the
@@ -162,6 +168,16 @@ fn provider(api: &Api, api_timeout: Option<Duration>) -> Result<Arc<dyn Provider
     (api.connect)(http)
 }
 
+/// The history policy of `--history`, each within the API's request limit.
+fn history_policy(kind: HistoryKind) -> Arc<dyn HistoryPolicy> {
+    let bound = MaxBytes(MAX_HISTORY_BYTES);
+    match kind {
+        HistoryKind::All => Arc::new(bound),
+        HistoryKind::LastTurns(n) => Arc::new((LastTurns(n), bound)),
+        HistoryKind::Tokens(n) => Arc::new((TokenBudget(n), bound)),
+    }
+}
+
 fn approver(kind: ApproveKind) -> Arc<dyn Approver> {
     match kind {
         ApproveKind::All => Arc::new(ApproveAll),
@@ -204,7 +220,8 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
         .max_tokens(args.max_tokens)
         .tool_timeout(args.tool_timeout)
         .max_result_bytes(args.max_result_bytes)
-        .history(MaxBytes(MAX_HISTORY_BYTES))
+        .history_with(history_policy(args.history))
+        .on_overflow(args.on_overflow)
         // The contract: "every call of that response runs concurrently",
         // however many there are; the library's default bound (8) would
         // queue the ninth. Each server still bounds its own calls.
@@ -322,18 +339,32 @@ async fn converse(agent: &Agent, conversation: &mut Conversation, json: bool) ->
         if line.trim().is_empty() {
             continue;
         }
-        let (answer, error) = match agent.send(conversation, line).await {
+        let (answer, failure) = match agent.send(conversation, line).await {
             Ok(answer) => (answer, None),
             Err(failed) if failed.error.is_auth() => {
                 eprintln!("mcp-host: {}", failed.error);
                 return ExitCode::FAILURE;
             }
             Err(failed) => {
-                eprintln!("mcp-host: the model request failed: {}", failed.error);
-                (failed.partial, Some(failed.error.to_string()))
+                let kept = match failed.calls_kept {
+                    0 => String::new(),
+                    1 => "; 1 tool call ran before the failure and is kept in the history".into(),
+                    n => format!(
+                        "; {n} tool calls ran before the failure and are kept in the history"
+                    ),
+                };
+                eprintln!("mcp-host: the model request failed: {}{kept}", failed.error);
+                let failure = Failure {
+                    error: failed.error.to_string(),
+                    calls_kept: failed.calls_kept,
+                };
+                (failed.partial, Some(failure))
             }
         };
-        if let Err(e) = write_answer(&answer, error, json) {
+        if let Some(trim) = answer.trimmed {
+            eprintln!("mcp-host: {}", trim_note(trim));
+        }
+        if let Err(e) = write_answer(&answer, failure, json) {
             // stdout closed: nobody reads the answers any more.
             eprintln!("mcp-host: stdout: {e}");
             return ExitCode::FAILURE;
@@ -341,16 +372,50 @@ async fn converse(agent: &Agent, conversation: &mut Conversation, json: bool) ->
     }
 }
 
-fn write_answer(answer: &Answer, error: Option<String>, json: bool) -> std::io::Result<()> {
+/// A line's failure as the output says it.
+struct Failure {
+    error: String,
+    calls_kept: usize,
+}
+
+/// The stderr line of an overflow's trim.
+fn trim_note(trim: Trim) -> String {
+    let lines = match trim.turns {
+        1 => "line".to_owned(),
+        n => format!("{n} lines"),
+    };
+    let done = if trim.summarized {
+        format!(
+            "the oldest {lines} ({} messages) were replaced by a summary the model wrote",
+            trim.messages + 1
+        )
+    } else {
+        format!(
+            "the oldest {lines} were dropped ({} messages, the first question kept)",
+            trim.messages
+        )
+    };
+    format!(
+        "the conversation did not fit the model's context window: {done}, and the request was sent again"
+    )
+}
+
+fn write_answer(answer: &Answer, failure: Option<Failure>, json: bool) -> std::io::Result<()> {
     let mut stdout = std::io::stdout().lock();
     if json {
+        let (error, tool_calls_kept) = match failure {
+            Some(failure) => (Some(failure.error), Some(failure.calls_kept)),
+            None => (None, None),
+        };
         let line = Line {
             text: &answer.text,
             stop_reason: &answer.stop_reason,
             turns: answer.responses,
             usage: answer.usage,
             tool_calls: &answer.tool_calls,
+            trimmed: answer.trimmed,
             error,
+            tool_calls_kept,
         };
         serde_json::to_writer(&mut stdout, &line)?;
         stdout.write_all(b"\n")?;

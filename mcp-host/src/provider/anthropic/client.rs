@@ -79,6 +79,24 @@ impl Provider for Anthropic {
         json!({"role": "user", "content": text})
     }
 
+    fn join_user_line(&self, last: &mut Value, text: &str) -> bool {
+        // Only a message of tool results: a user message of text (a line
+        // whose request failed before any tool ran is rolled back, so there
+        // is none) keeps its own.
+        if last["role"] != "user" {
+            return false;
+        }
+        let Some(blocks) = last.get_mut("content").and_then(Value::as_array_mut) else {
+            return false;
+        };
+        if !blocks.iter().any(|block| block["type"] == "tool_result") {
+            return false;
+        }
+        // After the results: the API wants `tool_result` blocks first.
+        blocks.push(json!({"type": "text", "text": text}));
+        true
+    }
+
     fn tool_results(&self, results: &[(&ToolCall, &CallToolResult)]) -> Vec<Value> {
         let blocks: Vec<Value> = results
             .iter()
@@ -108,6 +126,27 @@ impl Provider for Anthropic {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_after_tool_results_joins_their_message_as_a_text_block_after_them() {
+        let claude = Anthropic::new("http://127.0.0.1:9", None).unwrap();
+        let result = json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"});
+        let mut results = json!({"role": "user", "content": [result]});
+        assert!(claude.join_user_line(&mut results, "那上海呢"));
+        assert_eq!(
+            results,
+            json!({"role": "user", "content": [result, {"type": "text", "text": "那上海呢"}]})
+        );
+        for mut other in [
+            json!({"role": "assistant", "content": [{"type": "text", "text": "好"}]}),
+            json!({"role": "user", "content": "你好"}),
+            json!({"role": "user", "content": [{"type": "text", "text": "你好"}]}),
+        ] {
+            let before = other.clone();
+            assert!(!claude.join_user_line(&mut other, "那上海呢"));
+            assert_eq!(other, before);
+        }
+    }
 
     #[test]
     fn the_body_has_system_at_the_top_and_no_empty_tools() {

@@ -142,11 +142,25 @@ impl Recorded {
     }
 }
 
+/// A reply made from the request itself, ahead of the script: `None`
+/// leaves the request to the script.
+pub type Responder = Box<dyn Fn(&Recorded) -> Option<Reply> + Send>;
+
 /// What the server threads share.
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct Script {
     replies: VecDeque<Reply>,
     recorded: Vec<Recorded>,
+    responder: Option<Responder>,
+}
+
+impl std::fmt::Debug for Script {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Script")
+            .field("replies", &self.replies)
+            .field("recorded", &self.recorded.len())
+            .finish_non_exhaustive()
+    }
 }
 
 /// A scripted model API on `127.0.0.1`; stops when dropped.
@@ -166,6 +180,21 @@ impl FakeModel {
     /// own thread with its own tokio runtime so sync and async tests can
     /// both use it; stops when dropped.
     pub fn start(replies: Vec<Reply>) -> FakeModel {
+        FakeModel::start_with(replies, None)
+    }
+
+    /// [`start`](Self::start), with `responder` asked first for each
+    /// request (a window that refuses requests over a size, a usage
+    /// counted from the request's bytes); a request it answers `None` gets
+    /// the script's next reply.
+    pub fn responding(
+        replies: Vec<Reply>,
+        responder: impl Fn(&Recorded) -> Option<Reply> + Send + 'static,
+    ) -> FakeModel {
+        FakeModel::start_with(replies, Some(Box::new(responder)))
+    }
+
+    fn start_with(replies: Vec<Reply>, responder: Option<Responder>) -> FakeModel {
         // Bound here, before the thread starts, so `base_url` is known and
         // connectable as soon as `start` returns.
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
@@ -174,6 +203,7 @@ impl FakeModel {
         let script = Arc::new(Mutex::new(Script {
             replies: replies.into(),
             recorded: Vec::new(),
+            responder,
         }));
         let (stop, stopped) = tokio::sync::oneshot::channel();
         let shared = Arc::clone(&script);
@@ -289,8 +319,9 @@ async fn answer(
     };
     let reply = {
         let mut script = script.lock().unwrap();
+        let made = script.responder.as_ref().and_then(|f| f(&recorded));
         script.recorded.push(recorded);
-        script.replies.pop_front()
+        made.or_else(|| script.replies.pop_front())
     }
     .unwrap_or_else(|| {
         Reply::status(
