@@ -191,7 +191,7 @@ impl History {
     /// How many input tokens a request of this history will cost: the
     /// count the API reported for the last request (which covers the
     /// system prompt and the tools as well, and is exact) plus
-    /// [`BYTES_PER_TOKEN`] per byte of JSON of each message added since
+    /// one token per 4 bytes of JSON of each message added since
     /// (which the API has not counted yet, and no tokenizer of ours can: the
     /// models' tokenizers are not public). Before any count, every message
     /// is estimated.
