@@ -601,3 +601,115 @@ fn request_size_at_line_200_with_each_history_policy() {
         assert_eq!(sizes[0], sizes[3], "{sizes:?}");
     });
 }
+
+// ---------------------------------------------------------------------------
+// The program, as a child process.
+
+/// Runs the program on the fake (Anthropic) with no servers, `--json` and
+/// `args`; the JSON lines and stderr.
+fn program(fake: &FakeModel, args: &[&str], stdin: &str) -> (Vec<Value>, String) {
+    let config = common::fake_model::McpConfig::new(&json!({"mcpServers": {}}));
+    let mut all = vec!["--config", config.arg(), "--json"];
+    all.extend_from_slice(args);
+    let run = common::fake_model::run_host(
+        &all,
+        &[
+            ("ANTHROPIC_BASE_URL", fake.base_url.as_str()),
+            ("ANTHROPIC_API_KEY", "sk-ant-test"),
+        ],
+        stdin,
+    );
+    assert!(run.status.success(), "{:?}\n{}", run.status, run.stderr);
+    (run.json_lines(), run.stderr)
+}
+
+fn numbered_lines(count: usize, filler: usize) -> String {
+    (0..count)
+        .map(|i| format!("line {i}: {}\n", "问".repeat(filler)))
+        .collect()
+}
+
+#[test]
+fn the_program_with_history_last_2_sends_the_first_question_and_the_last_two_lines() {
+    let fake = counting_model(30);
+    let stdin = numbered_lines(8, 1);
+    let (out, _) = program(&fake, &["--history", "last:2"], &stdin);
+    assert_eq!(out.len(), 8);
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 8);
+    let user = |i: usize| json!({"role": "user", "content": format!("line {i}: 问")});
+    let answer = json!({"role": "assistant", "content": [text_block(&"答".repeat(10))]});
+    for (i, request) in requests.iter().enumerate().skip(3) {
+        assert_eq!(
+            messages(request),
+            &vec![
+                user(0),
+                user(i - 2),
+                answer.clone(),
+                user(i - 1),
+                answer.clone(),
+                user(i)
+            ],
+            "request {i}"
+        );
+    }
+    assert_eq!(messages(&requests[2]).len(), 5, "nothing to drop yet");
+}
+
+#[test]
+fn the_program_with_a_token_budget_keeps_every_request_near_it_over_many_lines() {
+    let fake = counting_model(600);
+    let stdin = numbered_lines(30, 100);
+    let (out, stderr) = program(&fake, &["--history", "tokens:2000"], &stdin);
+    assert_eq!(out.len(), 30, "{stderr}");
+    for line in &out {
+        assert_eq!(line["stop_reason"], "end_turn", "{line}");
+        assert!(line.get("trimmed").is_none(), "{line}");
+    }
+    let requests = fake.requests();
+    let mut trims = 0;
+    for pair in requests.windows(2) {
+        let (before, after) = (messages(&pair[0]), messages(&pair[1]));
+        assert!(after[0]["content"].as_str().unwrap().starts_with("line 0:"));
+        trims += usize::from(!after.starts_with(before));
+    }
+    let most = requests.iter().map(|r| r.raw_body.len() / 4).max().unwrap();
+    eprintln!("--history tokens:2000 over 30 lines: {trims} trims, largest request ~{most} tokens");
+    assert!((4..=10).contains(&trims), "{trims}");
+    assert!(most <= 2300, "{most}");
+}
+
+#[test]
+fn the_program_says_on_stderr_and_in_the_json_line_that_an_overflow_was_trimmed() {
+    let fake = FakeModel::responding(
+        (0..4)
+            .map(|i| claude_text(&format!("answer {i}")))
+            .collect(),
+        claude_window(5),
+    );
+    let (out, stderr) = program(&fake, &[], "a\nb\nc\nd\n");
+    assert_eq!(out.len(), 4);
+    assert_eq!(out[2].get("trimmed"), None);
+    assert_eq!(
+        out[3]["trimmed"],
+        json!({"turns": 2, "messages": 3, "summarized": false})
+    );
+    assert_eq!(out[3]["text"], "answer 3");
+    assert!(
+        stderr.contains(
+            "mcp-host: the conversation did not fit the model's context window: the oldest 2 lines were dropped (3 messages, the first question kept), and the request was sent again\n"
+        ),
+        "{stderr}"
+    );
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 5);
+    assert_eq!(
+        messages(&requests[4]),
+        &vec![
+            json!({"role": "user", "content": "a"}),
+            json!({"role": "user", "content": "c"}),
+            json!({"role": "assistant", "content": [text_block("answer 2")]}),
+            json!({"role": "user", "content": "d"}),
+        ]
+    );
+}
