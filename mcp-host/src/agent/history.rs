@@ -518,4 +518,114 @@ mod tests {
         assert_eq!(h.turn_json_len(last), 3);
         assert_eq!(h.turn_json_len(0), measured(&h, 0));
     }
+    #[test]
+    fn an_overflow_folds_about_half_of_the_turns_before_the_current_one() {
+        let h = history(&[&["u1", "a1"]]);
+        assert_eq!(h.overflow_turns(), None, "the current turn alone");
+        let h = history(&[&["u1", "a1"], &["u2", "a2"]]);
+        assert_eq!(h.overflow_turns(), Some(0..1));
+        let h = history(&[&["u1", "a1"], &["u2"], &["u3"], &["u4"]]);
+        assert_eq!(h.overflow_turns(), Some(0..2));
+        let mut h = history(&[
+            &["u1", "a1"],
+            &["u2", "use", "result", "a2"],
+            &["u3", "a3"],
+            &["u4", "a4"],
+            &["u5"],
+        ]);
+        assert_eq!(h.overflow_turns(), Some(0..2));
+        assert_eq!(h.drop_turns(0..2), 5);
+        assert_eq!(
+            h.messages(),
+            &[
+                json!("u1"),
+                json!("u3"),
+                json!("a3"),
+                json!("u4"),
+                json!("a4"),
+                json!("u5")
+            ]
+        );
+        // The first question alone is not worth a turn of the count: the
+        // next fold takes turns 1 and 2 with it.
+        assert_eq!(h.overflow_turns(), Some(0..2));
+        h.drop_turns(0..2);
+        assert_eq!(
+            h.messages(),
+            &[json!("u1"), json!("u4"), json!("a4"), json!("u5")]
+        );
+        assert_eq!(h.overflow_turns(), Some(0..2));
+        h.drop_turns(0..2);
+        assert_eq!(h.messages(), &[json!("u1"), json!("u5")]);
+        assert_eq!(
+            h.overflow_turns(),
+            None,
+            "nothing left but the first question"
+        );
+    }
+
+    #[test]
+    fn the_estimate_is_the_last_count_plus_a_token_per_four_bytes_since() {
+        // "uN" is 4 bytes of JSON, a token.
+        let mut h = history(&[&["u1", "a1"], &["u2"]]);
+        assert_eq!(h.estimated_tokens(), 3, "nothing counted yet");
+        h.count_tokens(3, 1000);
+        assert_eq!(h.estimated_tokens(), 1000);
+        h.push(json!("a2"));
+        h.begin_turn(json!("u3"));
+        assert_eq!(h.estimated_tokens(), 1002);
+        h.count_tokens(5, 0);
+        assert_eq!(h.estimated_tokens(), 1002, "a count of 0 is no count");
+        // A count whose messages changed no longer holds.
+        h.drop_turns(0..1);
+        assert_eq!(h.estimated_tokens(), 4);
+    }
+
+    #[test]
+    fn the_token_budget_trims_to_three_quarters_and_not_before_it_is_over() {
+        // 12 turns of 400 bytes, 100 tokens each, counted.
+        let mut h = History::default();
+        let long = "x".repeat(198);
+        for _ in 0..12 {
+            h.begin_turn(json!(long));
+            h.push(json!(long));
+        }
+        h.count_tokens(24, 1200);
+        let mut same = h.clone();
+        TokenBudget(1200).after_turn(&mut same);
+        assert_eq!(same, h, "at the budget: nothing dropped");
+        TokenBudget(1100).after_turn(&mut h);
+        // Down to at most 825 tokens: 4 turns and the second message of
+        // the first go (1200 - 50 - 300 = 850 > 825; - 400 = 750).
+        assert_eq!(h.turn_count(), 8);
+        assert_eq!(h.turn(0), &[json!(long)]);
+        assert_eq!(h.messages().len(), 15);
+        assert!(h.estimated_tokens() <= 825, "{}", h.estimated_tokens());
+    }
+
+    #[test]
+    fn a_line_joined_to_the_last_message_can_be_taken_out_again() {
+        let mut h = history(&[&["u1", "a1"]]);
+        let joined = h.add_line(
+            |last| {
+                *last = json!(["a1", "u2"]);
+                true
+            },
+            || unreachable!(),
+        );
+        assert_eq!(joined, Some(json!("a1")));
+        assert_eq!((h.turn_count(), h.turn_json_len(0)), (1, 4 + 11));
+        h.restore_last(joined.unwrap());
+        assert_eq!(h, history(&[&["u1", "a1"]]));
+        assert_eq!(h.turn_json_len(0), 8);
+        assert_eq!(h.add_line(|_| false, || json!("u2")), None);
+        assert_eq!(h, history(&[&["u1", "a1"], &["u2"]]));
+    }
+
+    #[test]
+    fn policies_in_a_pair_run_in_order() {
+        let mut h = history(&[&["u1", "a1"], &["u2", "a2"], &["u3", "a3"]]);
+        (LastTurns(2), MaxBytes(8)).after_turn(&mut h);
+        assert_eq!(h.messages(), &[json!("u3"), json!("a3")]);
+    }
 }

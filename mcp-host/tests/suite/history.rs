@@ -321,6 +321,68 @@ fn an_overflow_drops_the_oldest_turns_whole_and_the_retry_succeeds() {
 }
 
 #[test]
+fn openai_context_length_exceeded_is_recovered_from_the_same_way() {
+    run(async {
+        let window = |request: &Recorded| {
+            (messages(request).len() > 5).then(|| {
+                Reply::status(
+                    400,
+                    json!({"error": {
+                        "message": "This model's maximum context length is 8192 tokens. However, your messages resulted in 8227 tokens. Please reduce the length of the messages.",
+                        "type": "invalid_request_error",
+                        "param": "messages",
+                        "code": "context_length_exceeded"
+                    }}),
+                )
+            })
+        };
+        let fake = FakeModel::responding(
+            (0..3)
+                .map(|i| {
+                    Reply::ok(openai_completion(
+                        openai_text(&format!("answer {i}")),
+                        "stop",
+                        9,
+                        2,
+                    ))
+                })
+                .collect(),
+            window,
+        );
+        let agent = Agent::with_provider(openai(&fake))
+            .system("be brief")
+            .build()
+            .await
+            .unwrap();
+        let mut chat = agent.conversation();
+        agent.send(&mut chat, "a").await.unwrap();
+        agent.send(&mut chat, "b").await.unwrap();
+        // "c": the system message and 5 of the history: refused.
+        let answer = agent.send(&mut chat, "c").await.unwrap();
+        assert_eq!(
+            answer.trimmed,
+            Some(Trim {
+                turns: 1,
+                messages: 1,
+                summarized: false
+            })
+        );
+        let requests = fake.requests();
+        assert_eq!(requests.len(), 4);
+        assert_eq!(
+            messages(&requests[3]),
+            &vec![
+                json!({"role": "system", "content": "be brief"}),
+                json!({"role": "user", "content": "a"}),
+                json!({"role": "user", "content": "b"}),
+                json!({"role": "assistant", "content": "answer 1"}),
+                json!({"role": "user", "content": "c"}),
+            ]
+        );
+    });
+}
+
+#[test]
 fn a_retry_that_overflows_too_fails_the_line_naming_the_window() {
     run(async {
         let calls = json!([tool_use("toolu_1", "tick", json!({"n": 1}))]);
@@ -627,6 +689,38 @@ fn numbered_lines(count: usize, filler: usize) -> String {
     (0..count)
         .map(|i| format!("line {i}: {}\n", "问".repeat(filler)))
         .collect()
+}
+
+#[test]
+fn the_program_with_on_overflow_summarize_says_the_summary_replaced_the_lines() {
+    let fake = FakeModel::responding(
+        vec![
+            claude_text("answer 0"),
+            claude_text("answer 1"),
+            claude_text("answer 2"),
+            claude_text("a, then b were asked"),
+            claude_text("answer 3"),
+        ],
+        claude_window(5),
+    );
+    let (out, stderr) = program(&fake, &["--on-overflow", "summarize"], "a\nb\nc\nd\n");
+    assert_eq!(
+        out[3]["trimmed"],
+        json!({"turns": 2, "messages": 3, "summarized": true})
+    );
+    assert!(
+        stderr.contains(
+            "mcp-host: the conversation did not fit the model's context window: the oldest 2 lines (4 messages) were replaced by a summary the model wrote, and the request was sent again\n"
+        ),
+        "{stderr}"
+    );
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 6);
+    assert_eq!(requests[4].body["system"], SUMMARY_INSTRUCTION);
+    assert_eq!(
+        messages(&requests[5])[0],
+        json!({"role": "user", "content": format!("{SUMMARY_HEADING}\na, then b were asked")})
+    );
 }
 
 #[test]
