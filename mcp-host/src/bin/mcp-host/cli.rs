@@ -54,7 +54,8 @@ retried within it.
   extra request (summarize), and the request is sent again, once; stderr
   and the --json line (\"trimmed\") say so.
 A failed model request keeps the line's tool calls that ran, with their
-results, in the history; the error says how many.
+results, in the history; its error line says how many (--json:
+\"tool_calls_kept\").
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
@@ -425,7 +426,8 @@ retried within it.
   extra request (summarize), and the request is sent again, once; stderr
   and the --json line (\"trimmed\") say so.
 A failed model request keeps the line's tool calls that ran, with their
-results, in the history; the error says how many.
+results, in the history; its error line says how many (--json:
+\"tool_calls_kept\").
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
