@@ -33,6 +33,7 @@ pub mod agent;
 pub mod call_result;
 pub mod catalog;
 pub mod config;
+pub mod filter;
 pub mod names;
 pub mod offer;
 pub mod provider;

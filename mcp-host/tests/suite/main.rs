@@ -13,6 +13,7 @@ mod client_stdio;
 mod client_tasks;
 mod fake_model;
 mod host_client;
+mod host_filters;
 #[cfg(unix)]
 mod host_process;
 mod host_program;

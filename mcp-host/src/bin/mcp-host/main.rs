@@ -233,6 +233,9 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
     };
     // Each server left out is already on stderr: the catalog logs it
     // (`WARN … server left out server=… reason=…`) as it happens.
+    for name in agent.catalog().disabled() {
+        eprintln!("mcp-host: server `{name}` not started: disabled in the config");
+    }
     eprintln!(
         "mcp-host: {} tools offered to {}",
         agent.catalog().tools().len(),
