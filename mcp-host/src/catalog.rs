@@ -382,6 +382,12 @@ impl Catalog {
         &self.failures
     }
 
+    /// Whether the source `server` is the host's own in-process code
+    /// ([`ToolSource::in_process`]).
+    pub fn in_process(&self, server: &str) -> bool {
+        self.sources.get(server).is_some_and(|s| s.in_process())
+    }
+
     /// The configured servers not started because their entries say
     /// `"disabled": true`, sorted by name.
     pub fn disabled(&self) -> &[String] {

@@ -24,7 +24,8 @@ pub(crate) fn usage() -> String {
 usage: mcp-host --config PATH [--provider {names}] [--model NAME] [--system TEXT]
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask]
-                [--max-result-bytes N] [--close-grace SECONDS] [--json]
+                [--max-result-bytes N] [--max-tool-tokens N]
+                [--close-grace SECONDS] [--json]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
@@ -37,6 +38,14 @@ response's results together, four times that).
 default: the time to write --max-tokens at 20 tokens/s, at least 60 s
 (1024 -> 60 s, 8192 -> 410 s). A response whose body stops for 20 s is
 retried within it.
+--max-tool-tokens: a budget for the tool definitions of each request, in
+tokens estimated as their JSON bytes / 4 (default: none). Past it, or past the
+API's limit on tools per request (anthropic 10000, openai 128), tools are
+offered on demand: anthropic's tool search with deferred loading, or a
+`search_tools` tool the host answers from the same tools (openai).
+In mcp.json, an entry's \"tools\": {{\"allow\": [...], \"deny\": [...]}} says which
+of its tools are offered (MCP tool names, `*` for any characters; deny wins),
+and \"disabled\": true leaves the server out.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
@@ -79,6 +88,7 @@ pub(crate) struct Args {
     pub(crate) approve: ApproveKind,
     pub(crate) close_grace: Duration,
     pub(crate) max_result_bytes: usize,
+    pub(crate) max_tool_tokens: Option<usize>,
     pub(crate) json: bool,
 }
 
@@ -120,6 +130,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut approve = ApproveKind::Ask;
     let mut close_grace = mcp_client::DEFAULT_CLOSE_GRACE;
     let mut max_result_bytes = mcp_host::agent::budget::DEFAULT_MAX_RESULT_BYTES;
+    let mut max_tool_tokens = None;
     let mut json = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -160,6 +171,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
             "--max-result-bytes" => {
                 max_result_bytes = positive("--max-result-bytes", &value()?)? as usize;
             }
+            "--max-tool-tokens" => {
+                max_tool_tokens = Some(positive("--max-tool-tokens", &value()?)? as usize);
+            }
             "--close-grace" => {
                 let text = value()?;
                 close_grace = text
@@ -199,6 +213,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         approve,
         close_grace,
         max_result_bytes,
+        max_tool_tokens,
         json,
     }))
 }
@@ -231,6 +246,7 @@ mod tests {
                 approve: ApproveKind::Ask,
                 close_grace: Duration::from_secs(2),
                 max_result_bytes: 100_000,
+                max_tool_tokens: None,
                 json: false,
             }
         );
@@ -255,6 +271,8 @@ mod tests {
             "read-only",
             "--close-grace=0.25",
             "--max-result-bytes=5000",
+            "--max-tool-tokens",
+            "3000",
             "--json",
         ])
         .unwrap();
@@ -267,6 +285,7 @@ mod tests {
         assert_eq!(args.tool_timeout, Duration::from_millis(1500));
         assert_eq!(args.api_timeout, Some(Duration::from_millis(2500)));
         assert_eq!(args.max_result_bytes, 5000);
+        assert_eq!(args.max_tool_tokens, Some(3000));
         assert_eq!((args.approve, args.json), (ApproveKind::ReadOnly, true));
         assert_eq!(args.close_grace, Duration::from_millis(250));
     }
@@ -310,7 +329,8 @@ mod tests {
 usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--system TEXT]
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask]
-                [--max-result-bytes N] [--close-grace SECONDS] [--json]
+                [--max-result-bytes N] [--max-tool-tokens N]
+                [--close-grace SECONDS] [--json]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
@@ -323,6 +343,14 @@ response's results together, four times that).
 default: the time to write --max-tokens at 20 tokens/s, at least 60 s
 (1024 -> 60 s, 8192 -> 410 s). A response whose body stops for 20 s is
 retried within it.
+--max-tool-tokens: a budget for the tool definitions of each request, in
+tokens estimated as their JSON bytes / 4 (default: none). Past it, or past the
+API's limit on tools per request (anthropic 10000, openai 128), tools are
+offered on demand: anthropic's tool search with deferred loading, or a
+`search_tools` tool the host answers from the same tools (openai).
+In mcp.json, an entry's \"tools\": {\"allow\": [...], \"deny\": [...]} says which
+of its tools are offered (MCP tool names, `*` for any characters; deny wins),
+and \"disabled\": true leaves the server out.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
