@@ -15,7 +15,7 @@
 //! when it is built, never at call time.
 //!
 //! A server's `tools` filter from `mcp.json` ([`crate::filter`]) is applied
-//! to each of its listings before anything else sees it ([`filtered`]): a
+//! to each of its listings before anything else sees it: a
 //! tool the filter leaves out gets no model name, is never offered, and a
 //! call the model makes to its name anyway is refused as a name never
 //! offered, without reaching the server. `"disabled": true` servers are not

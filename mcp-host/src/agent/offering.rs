@@ -384,6 +384,50 @@ mod tests {
         assert!(rank("", &offers, 5).is_empty());
     }
 
+    #[cfg(feature = "http")]
+    #[test]
+    fn a_search_adds_what_it_finds_once_and_never_past_the_room() {
+        let provider = crate::provider::OpenAi::new("http://127.0.0.1:9", None).unwrap();
+        let search = LocalSearch {
+            name: SEARCH_TOOL.into(),
+            offers: vec![
+                offer("get_weather", "The weather."),
+                offer("weather_alerts", "Storms."),
+                offer("weather_history", "Past records."),
+            ],
+            room: 2,
+        };
+        let mut found = FoundTools::default();
+        let first = search.answer(&provider, &mut found, &json!({"query": "weather"}));
+        assert_eq!(found.names(), ["get_weather", "weather_alerts"]);
+        assert_eq!(found.tools.len(), 2);
+        assert_eq!(found.tools[0]["function"]["name"], "get_weather");
+        let text = |result: &CallToolResult| match &result.content[0] {
+            mcp_protocol::model::ContentBlock::Text(t) => t.text.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            text(&first),
+            "Tools matching \"weather\" (offered from the next step on; call them by name):\n\
+             - get_weather: The weather.\n\
+             - weather_alerts: Storms.\n\
+             - weather_history: Past records. (not offered: the requests already carry the most tools the API takes)"
+        );
+        // Found again: listed, not added twice.
+        search.answer(&provider, &mut found, &json!({"query": "get_weather"}));
+        assert_eq!(found.names(), ["get_weather", "weather_alerts"]);
+        let tools = [json!({"name": "search"})];
+        assert_eq!(request_tools(&tools, &found).len(), 3);
+        assert_eq!(request_tools(&tools, &FoundTools::default()).len(), 1);
+        let bad = search.answer(&provider, &mut found, &json!({"q": 1}));
+        assert!(bad.is_error);
+        let none = search.answer(&provider, &mut found, &json!({"query": "zzz"}));
+        assert_eq!(
+            text(&none),
+            "No tool matches \"zzz\". Try other words: a tool's name, or what it does."
+        );
+    }
+
     #[test]
     fn the_token_estimate_is_json_bytes_over_four() {
         let tools = [json!({"name": "a"}), json!({"name": "bb"})];
