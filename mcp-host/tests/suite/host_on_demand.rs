@@ -3,7 +3,8 @@
 //! tools) and scripted model APIs on loopback: OpenAI's 128-function limit
 //! and the host's `search_tools`; Anthropic's tool search with deferred
 //! loading past `--max-tool-tokens`, its blocks kept in the history as the
-//! API sent them.
+//! API sent them; and, through the library, which tools stay loaded (an
+//! in-process server of 150 tools).
 
 use crate::common;
 
@@ -260,4 +261,59 @@ fn a_catalog_within_the_limits_is_offered_whole() {
         "{}",
         run.stderr
     );
+}
+
+/// An in-process server of `n` tools, `t_0` … (each answers its name).
+fn many_tools(n: usize) -> mcp_runtime::Server {
+    let tools: Vec<mcp_runtime::Tool> = (0..n)
+        .map(|i| {
+            let name = format!("t_{i}");
+            let answer = name.clone();
+            mcp_runtime::ToolBuilder::new(name, move |_call| {
+                let answer = answer.clone();
+                Box::pin(async move { mcp_runtime::ToolOutcome::text(answer) })
+            })
+            .description(format!("Tool number {i}."))
+            .build()
+        })
+        .collect();
+    mcp_runtime::Server::new("many", "1").tools(tools)
+}
+
+#[test]
+fn the_host_own_tools_stay_loaded_unless_the_builder_names_others() {
+    common::run(async {
+        for (always, expected) in [
+            (
+                None,
+                vec!["search_tools", "t_0", "t_1", "t_10", "t_100", "t_101"],
+            ),
+            (Some("t_149"), vec!["search_tools", "t_149"]),
+        ] {
+            let model = FakeModel::start(vec![Reply::ok(openai_completion(
+                openai_text("hi"),
+                "stop",
+                10,
+                5,
+            ))]);
+            let provider = mcp_host::provider::OpenAi::new(&model.base_url, Some("k")).unwrap();
+            let mut builder = mcp_host::agent::Agent::new(provider).server("many", many_tools(150));
+            if let Some(name) = always {
+                builder = builder.always_loaded([name]);
+            }
+            let agent = builder.build().await.unwrap();
+            assert_eq!(
+                agent.offering(),
+                &mcp_host::agent::offering::Offering::LocalSearch {
+                    tool: "search_tools".into(),
+                    loaded: expected.len() - 1,
+                    room: 128 - expected.len(),
+                }
+            );
+            let mut chat = agent.conversation();
+            agent.send(&mut chat, "hi").await.unwrap();
+            let requests = model.requests();
+            assert_eq!(names(&requests[0]), expected, "{always:?}");
+        }
+    });
 }
