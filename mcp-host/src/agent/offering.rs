@@ -23,7 +23,9 @@
 //!   the tools found are offered from the next request of that conversation
 //!   on ([`FoundTools`]), appended in the order found so each request's
 //!   tools are a prefix of the next one's (prompt caches hold), never past
-//!   the API's limit.
+//!   the API's limit. A search is not put to the approver (it reads the
+//!   catalog, nothing else); it appears in an answer's `tool_calls` under
+//!   the search tool's name with server `""`.
 //!
 //! The tools kept loaded are the ones named with
 //! [`AgentBuilder::always_loaded`](super::AgentBuilder::always_loaded), else
