@@ -14,6 +14,13 @@
 //! ([`ToolSource::in_process`]) meeting under one name refuse the catalog,
 //! when it is built, never at call time.
 //!
+//! A server's `tools` filter from `mcp.json` ([`crate::filter`]) is applied
+//! to each of its listings before anything else sees it: a
+//! tool the filter leaves out gets no model name, is never offered, and a
+//! call the model makes to its name anyway is refused as a name never
+//! offered, without reaching the server. `"disabled": true` servers are not
+//! started and are named in [`Catalog::disabled`], not in the failures.
+//!
 //! [`Catalog::call`] routes a model's call under the tool's MCP name and
 //! never fails: a JSON-RPC error, an unknown name, a timeout or a server
 //! gone becomes an `isError` result whose text says why
@@ -22,6 +29,7 @@
 
 use crate::call_result::CallFailure;
 use crate::config::McpConfig;
+use crate::filter::ToolFilter;
 use crate::names::{Collision, NameCollisions, NameMap, ToolRef};
 use crate::offer::ToolOffer;
 use mcp_client::BoxFuture;
@@ -176,6 +184,10 @@ pub struct Catalog {
     names: NameMap,
     by_model: BTreeMap<String, usize>,
     failures: Vec<SourceFailure>,
+    /// The `tools` filter of each configured server that has one, for
+    /// every listing of that server.
+    filters: BTreeMap<String, ToolFilter>,
+    disabled: Vec<String>,
     call_timeout: Option<Duration>,
 }
 
@@ -188,7 +200,14 @@ impl Catalog {
         extra: Vec<Arc<dyn ToolSource>>,
         options: CatalogOptions,
     ) -> Result<Catalog, CatalogError> {
-        Catalog::build_from(config.servers(), extra, options).await
+        Catalog::build_from(
+            config.servers(),
+            config.tool_filters(),
+            config.disabled(),
+            extra,
+            options,
+        )
+        .await
     }
 
     /// A catalog of `sources` only (no config).
@@ -196,11 +215,13 @@ impl Catalog {
         sources: Vec<Arc<dyn ToolSource>>,
         options: CatalogOptions,
     ) -> Result<Catalog, CatalogError> {
-        Catalog::build_from(&[], sources, options).await
+        Catalog::build_from(&[], &BTreeMap::new(), &[], sources, options).await
     }
 
     async fn build_from(
         servers: &[ServerConfig],
+        filters: &BTreeMap<String, ToolFilter>,
+        disabled: &[String],
         extra: Vec<Arc<dyn ToolSource>>,
         options: CatalogOptions,
     ) -> Result<Catalog, CatalogError> {
@@ -227,6 +248,10 @@ impl Catalog {
         for (name, task) in tasks {
             let reason = match task.await {
                 Ok(Ok(Ok((client, tools)))) => {
+                    let tools = match filters.get(&name) {
+                        Some(filter) => filtered(&name, filter, tools),
+                        None => tools,
+                    };
                     listed.push((Arc::new(client), tools));
                     continue;
                 }
@@ -256,11 +281,21 @@ impl Catalog {
                 }),
             }
         }
-        // Every configured server's prefix is reserved, started or not, so
-        // that one failing today does not rename the others' tools.
-        let reserved: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+        for name in disabled {
+            tracing::info!(server = %name, "server not started: disabled in the config");
+        }
+        // Every configured server's prefix is reserved, started, failed or
+        // disabled, so that one failing or disabled today does not rename
+        // the others' tools.
+        let reserved: Vec<&str> = servers
+            .iter()
+            .map(|s| s.name.as_str())
+            .chain(disabled.iter().map(String::as_str))
+            .collect();
         let mut catalog = Catalog::assemble(listed, &reserved, options.call_timeout)?;
         catalog.failures = failures;
+        catalog.filters = filters.clone();
+        catalog.disabled = disabled.to_vec();
         Ok(catalog)
     }
 
@@ -319,6 +354,8 @@ impl Catalog {
             names,
             by_model,
             failures: Vec::new(),
+            filters: BTreeMap::new(),
+            disabled: Vec::new(),
             call_timeout,
         })
     }
@@ -343,6 +380,24 @@ impl Catalog {
     /// The sources left out, and why.
     pub fn failures(&self) -> &[SourceFailure] {
         &self.failures
+    }
+
+    /// Whether the source `server` is the host's own in-process code
+    /// ([`ToolSource::in_process`]).
+    pub fn in_process(&self, server: &str) -> bool {
+        self.sources.get(server).is_some_and(|s| s.in_process())
+    }
+
+    /// The configured servers not started because their entries say
+    /// `"disabled": true`, sorted by name.
+    pub fn disabled(&self) -> &[String] {
+        &self.disabled
+    }
+
+    /// The `tools` filter of the source `server` (an open one for a source
+    /// without).
+    pub fn tool_filter(&self, server: &str) -> ToolFilter {
+        self.filters.get(server).cloned().unwrap_or_default()
     }
 
     /// The names, both ways.
@@ -418,6 +473,30 @@ impl Catalog {
             Err(e) => CallFailure::from_error(&e, &entry.server).to_result(),
         }
     }
+}
+
+/// `server`'s listing `tools` with its `filter` applied: the tools offered,
+/// in the server's order. Each filter entry that matches no listed tool is
+/// one warning naming the server and the entry; the tools left out are one
+/// line of the log. Every listing of a filtered server goes through here.
+pub(crate) fn filtered(server: &str, filter: &ToolFilter, tools: Arc<Vec<Tool>>) -> Arc<Vec<Tool>> {
+    let result = filter.apply(&tools);
+    for (field, entry) in &result.unmatched {
+        tracing::warn!(
+            server = %server,
+            "`{field}` entry `{entry}` matches none of the {} tools the server lists",
+            tools.len()
+        );
+    }
+    if !result.left_out.is_empty() {
+        tracing::info!(
+            server = %server,
+            "{} of {} tools left out by the config's `tools` filter",
+            result.left_out.len(),
+            tools.len()
+        );
+    }
+    Arc::new(result.kept)
 }
 
 /// One line per server whose tools are offered under a hashed name (their

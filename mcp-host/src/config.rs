@@ -39,6 +39,16 @@
 //! a variable that is unset without a default is a [`ConfigError`] naming
 //! the server and the variable.
 //!
+//! **Filters.** `"tools": {"allow": ["get_*", "echo"], "deny": ["get_secret"]}`
+//! on an entry (either form) says which of the server's tools are offered:
+//! exact MCP tool names, `*` for any run of characters, `deny` winning over
+//! `allow` ([`crate::filter`]). A `tools` value of another shape, or with a
+//! key other than `allow` and `deny`, is a [`ConfigError`] naming the server
+//! and the field. `"disabled": true` leaves the server out: it is not
+//! started, and only `disabled` of its entry is read (a server is often
+//! disabled because its entry does not work yet); [`McpConfig::disabled`]
+//! names it.
+//!
 //! Not supported, and said so in [`McpConfig::warnings`]: VS Code's
 //! `${input:…}` and other variables (used as written), variables outside
 //! `env` values, and `envFile`. Other unknown fields are ignored, as the
@@ -51,6 +61,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::filter::ToolFilter;
 use mcp_client::{Endpoint, ServerConfig};
 
 /// A parsed `mcp.json`.
@@ -58,7 +69,19 @@ use mcp_client::{Endpoint, ServerConfig};
 pub struct McpConfig {
     form: ConfigForm,
     servers: Vec<ServerConfig>,
+    /// The `tools` filter of each server that has one.
+    filters: BTreeMap<String, ToolFilter>,
+    /// The names of the `"disabled": true` entries, sorted.
+    disabled: Vec<String>,
     warnings: Vec<String>,
+}
+
+/// One entry, read.
+enum Entry {
+    /// A server to start, and its filter.
+    Enabled(ServerConfig, ToolFilter),
+    /// `"disabled": true`.
+    Disabled,
 }
 
 /// Which of the two forms a file used.
@@ -172,6 +195,15 @@ pub enum ConfigError {
         /// The variable.
         variable: String,
     },
+    /// `tools` has a key other than `allow` and `deny` (a misspelt
+    /// `allow` would otherwise offer every tool).
+    #[error("server `{server}`: `tools.{key}` is not a filter; `tools` takes `allow` and `deny`")]
+    UnknownFilter {
+        /// The entry's name.
+        server: String,
+        /// The key.
+        key: String,
+    },
     /// A field has the wrong shape.
     #[error("server `{server}`: `{field}` must be {expected}")]
     InvalidField {
@@ -267,16 +299,29 @@ impl McpConfig {
             return Err(ConfigError::DuplicateServer { server });
         }
         let mut warnings = Vec::new();
-        let mut servers = entries
-            .iter()
-            .map(|(name, entry)| server(name, entry, &lookup, &mut warnings))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut servers = Vec::new();
+        let mut filters = BTreeMap::new();
+        let mut disabled = Vec::new();
+        for (name, entry) in entries {
+            match server(name, entry, &lookup, &mut warnings)? {
+                Entry::Enabled(server, filter) => {
+                    if !filter.is_open() {
+                        filters.insert(name.clone(), filter);
+                    }
+                    servers.push(server);
+                }
+                Entry::Disabled => disabled.push(name.clone()),
+            }
+        }
+        disabled.sort();
         // Sorted here, not left to `Map`: with serde_json's `preserve_order`
         // (which any crate in a build can turn on) it iterates in file order.
         servers.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(McpConfig {
             form,
             servers,
+            filters,
+            disabled,
             warnings,
         })
     }
@@ -286,9 +331,26 @@ impl McpConfig {
         self.form
     }
 
-    /// The servers, sorted by name.
+    /// The servers to start, sorted by name (the disabled ones left out).
     pub fn servers(&self) -> &[ServerConfig] {
         &self.servers
+    }
+
+    /// The names of the entries with `"disabled": true`, sorted: not
+    /// started, not failures.
+    pub fn disabled(&self) -> &[String] {
+        &self.disabled
+    }
+
+    /// The `tools` filter of the server named `name` (an open one when its
+    /// entry has none).
+    pub fn tool_filter(&self, name: &str) -> ToolFilter {
+        self.filters.get(name).cloned().unwrap_or_default()
+    }
+
+    /// Every server's filter that is not open, by server name.
+    pub fn tool_filters(&self) -> &BTreeMap<String, ToolFilter> {
+        &self.filters
     }
 
     /// The server named `name`.
@@ -321,7 +383,7 @@ fn server(
     entry: &Value,
     lookup: &dyn Fn(&str) -> Option<String>,
     warnings: &mut Vec<String>,
-) -> Result<ServerConfig, ConfigError> {
+) -> Result<Entry, ConfigError> {
     let Value::Object(entry) = entry else {
         return Err(ConfigError::EntryNotObject {
             server: name.to_owned(),
@@ -332,6 +394,12 @@ fn server(
         server: name,
         entry,
     };
+    match entry.get("disabled") {
+        None | Some(Value::Bool(false)) => {}
+        Some(Value::Bool(true)) => return Ok(Entry::Disabled),
+        Some(_) => return Err(fields.invalid("disabled", "true or false")),
+    }
+    let filter = fields.tool_filter()?;
     let ty = fields.string("type")?;
     let has_command = entry.contains_key("command");
     let has_url = entry.contains_key("url");
@@ -440,11 +508,14 @@ fn server(
         Some(Value::Bool(trusted)) => *trusted,
         Some(_) => return Err(fields.invalid("trusted", "true or false")),
     };
-    Ok(ServerConfig {
-        name: name.to_owned(),
-        transport,
-        trusted,
-    })
+    Ok(Entry::Enabled(
+        ServerConfig {
+            name: name.to_owned(),
+            transport,
+            trusted,
+        },
+        filter,
+    ))
 }
 
 /// Typed access to one entry's fields, with errors that name the server.
@@ -480,6 +551,47 @@ impl<'a> Fields<'a> {
                 .ok_or_else(|| self.invalid(field, "an array of strings")),
             Some(_) => Err(self.invalid(field, "an array of strings")),
         }
+    }
+
+    /// `tools`: `{"allow": [names], "deny": [names]}`, each optional, each
+    /// entry a non-empty string.
+    fn tool_filter(&self) -> Result<ToolFilter, ConfigError> {
+        let tools = match self.entry.get("tools") {
+            None => return Ok(ToolFilter::default()),
+            Some(Value::Object(tools)) => tools,
+            Some(_) => {
+                return Err(self.invalid(
+                    "tools",
+                    "an object with `allow` and/or `deny` (arrays of tool names)",
+                ));
+            }
+        };
+        if let Some(key) = tools.keys().find(|k| *k != "allow" && *k != "deny") {
+            return Err(ConfigError::UnknownFilter {
+                server: self.server.to_owned(),
+                key: key.clone(),
+            });
+        }
+        let entries = |key: &str| -> Result<Option<Vec<String>>, ConfigError> {
+            let field = format!("tools.{key}");
+            let expected = "an array of tool names (non-empty strings, `*` for any characters)";
+            match tools.get(key) {
+                None => Ok(None),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map(|item| match item {
+                        Value::String(name) if !name.is_empty() => Ok(name.clone()),
+                        _ => Err(self.invalid(&field, expected)),
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(Some),
+                Some(_) => Err(self.invalid(&field, expected)),
+            }
+        };
+        Ok(ToolFilter::new(
+            entries("allow")?,
+            entries("deny")?.unwrap_or_default(),
+        ))
     }
 
     fn string_map(&self, field: &str) -> Result<BTreeMap<String, String>, ConfigError> {
@@ -959,6 +1071,75 @@ mod tests {
             .to_string(),
             "server `all`: `inheritEnv` must be true or false"
         );
+    }
+
+    #[test]
+    fn tool_filters_and_disabled_are_read_in_both_forms() {
+        for key in ["mcpServers", "servers"] {
+            let config = McpConfig::parse(&format!(
+                r#"{{"{key}": {{
+                    "fs": {{"command": "a", "tools": {{"allow": ["read_*", "list"], "deny": ["read_secret"]}}}},
+                    "web": {{"url": "https://w/mcp", "tools": {{"deny": ["*"]}}}},
+                    "plain": {{"command": "b", "disabled": false}},
+                    "off": {{"disabled": true, "command": "c", "env": {{"T": "${{NOT_SET_ANYWHERE}}"}}}},
+                    "off2": {{"disabled": true}}
+                }}}}"#
+            ))
+            .unwrap();
+            let names: Vec<&str> = config.servers().iter().map(|s| s.name.as_str()).collect();
+            assert_eq!(names, ["fs", "plain", "web"], "{key}");
+            assert_eq!(config.disabled(), ["off", "off2"]);
+            assert_eq!(
+                config.tool_filter("fs"),
+                ToolFilter::new(
+                    Some(vec!["read_*".into(), "list".into()]),
+                    vec!["read_secret".into()]
+                )
+            );
+            assert_eq!(
+                config.tool_filter("web"),
+                ToolFilter::new(None, vec!["*".into()])
+            );
+            assert!(config.tool_filter("plain").is_open());
+            assert_eq!(config.tool_filters().len(), 2);
+        }
+    }
+
+    #[test]
+    fn a_malformed_filter_is_an_error_naming_the_server_and_the_field() {
+        let cases = [
+            (
+                r#"{"mcpServers": {"w": {"command": "a", "tools": ["echo"]}}}"#,
+                "server `w`: `tools` must be an object with `allow` and/or `deny`",
+            ),
+            (
+                r#"{"mcpServers": {"w": {"command": "a", "tools": {"allow": "echo"}}}}"#,
+                "server `w`: `tools.allow` must be an array of tool names",
+            ),
+            (
+                r#"{"servers": {"w": {"command": "a", "tools": {"deny": ["ok", 3]}}}}"#,
+                "server `w`: `tools.deny` must be an array of tool names",
+            ),
+            (
+                r#"{"servers": {"w": {"command": "a", "tools": {"allow": [""]}}}}"#,
+                "server `w`: `tools.allow` must be an array of tool names",
+            ),
+            (
+                r#"{"servers": {"w": {"command": "a", "tools": {"alow": ["echo"]}}}}"#,
+                "server `w`: `tools.alow` is not a filter; `tools` takes `allow` and `deny`",
+            ),
+            (
+                r#"{"servers": {"w": {"command": "a", "disabled": "yes"}}}"#,
+                "server `w`: `disabled` must be true or false",
+            ),
+        ];
+        for (text, expected) in cases {
+            let message = error(text).to_string();
+            assert!(
+                message.starts_with(expected),
+                "{text}\n  gave: {message}\n  want: {expected}"
+            );
+        }
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The host half of MCP: the servers of an `mcp.json` ([`config`]), the
+//! The host half of MCP: the servers of an `mcp.json` ([`config`]) and
+//! which of their tools are offered ([`filter`]), the
 //! names a model API accepts for the tools of many servers ([`names`]), a
 //! tool as every model API is offered it ([`offer`]) and what a call gives
 //! the model ([`call_result`]), the model APIs, each with its whole
@@ -33,6 +34,7 @@ pub mod agent;
 pub mod call_result;
 pub mod catalog;
 pub mod config;
+pub mod filter;
 pub mod names;
 pub mod offer;
 pub mod provider;

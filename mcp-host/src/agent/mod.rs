@@ -40,6 +40,10 @@
 //! result and 400,000 per response, cut with a note saying how much was
 //! cut. [`Catalog::call`] still returns a result whole.
 //!
+//! Past the API's tool-count limit, or a budget for tool definitions
+//! ([`AgentBuilder::max_tool_tokens`]), tools are offered on demand
+//! ([`offering`]).
+//!
 //! ```no_run
 //! use mcp_host::agent::Agent;
 //! use mcp_host::provider::Anthropic;
@@ -70,6 +74,7 @@ pub mod budget;
 pub mod calls;
 pub mod history;
 pub mod summary;
+pub mod offering;
 
 #[cfg(feature = "local")]
 use crate::catalog::LocalSource;
@@ -81,6 +86,7 @@ use budget::ResultBudget;
 use calls::{CallRecord, Run};
 use history::{FullHistory, History, HistoryPolicy, Trim};
 use mcp_protocol::model::CallToolResult;
+use offering::{FoundTools, LocalSearch, Offering};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -144,6 +150,8 @@ pub struct AgentBuilder {
     history: Arc<dyn HistoryPolicy>,
     overflow: Overflow,
     result_budget: ResultBudget,
+    max_tool_tokens: Option<usize>,
+    always_loaded: Option<Vec<String>>,
 }
 
 impl AgentBuilder {
@@ -265,6 +273,26 @@ impl AgentBuilder {
         self.result_budget(ResultBudget::per_result(bytes))
     }
 
+    /// A budget for the tools' definitions in each request, in tokens
+    /// estimated as their JSON bytes / 4: past it, tools are offered on
+    /// demand ([`offering`]). Default: none (only the API's tool-count
+    /// limit, [`Provider::max_tools`], applies).
+    pub fn max_tool_tokens(mut self, tokens: usize) -> AgentBuilder {
+        self.max_tool_tokens = Some(tokens);
+        self
+    }
+
+    /// The tools (model names) offered on every request when tools are
+    /// offered on demand (default: the first
+    /// [`offering::DEFAULT_ALWAYS_LOADED`] in-process tools).
+    pub fn always_loaded(
+        mut self,
+        names: impl IntoIterator<Item = impl Into<String>>,
+    ) -> AgentBuilder {
+        self.always_loaded = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
     /// The sources given, with the in-process tools and servers served as
     /// [`LocalSource`]s after them.
     #[cfg(feature = "local")]
@@ -297,14 +325,21 @@ impl AgentBuilder {
             None => Catalog::from_sources(sources, self.catalog_options).await,
         }
         .map_err(AgentError::Catalog)?;
-        let tools = self.provider.tools(&catalog.offers());
+        let plan = offering::plan(
+            &*self.provider,
+            &catalog,
+            self.max_tool_tokens,
+            self.always_loaded.as_deref(),
+        );
         let model = self
             .model
             .unwrap_or_else(|| self.provider.default_model().to_owned());
         Ok(Agent {
             provider: self.provider,
             catalog: Arc::new(catalog),
-            tools,
+            tools: plan.tools,
+            offering: plan.offering,
+            search: plan.search,
             model,
             system: self.system,
             max_tokens: self.max_tokens,
@@ -324,9 +359,13 @@ impl AgentBuilder {
 pub struct Agent {
     provider: Arc<dyn Provider>,
     catalog: Arc<Catalog>,
-    /// The provider's form of the catalog, made once: the same bytes on
-    /// every request.
+    /// The provider's form of the catalog (or, on demand, of the search
+    /// tool and the tools kept loaded), made once: the same bytes on every
+    /// request.
     tools: Vec<Value>,
+    offering: Offering,
+    /// The host's search tool, when tools are offered on demand through it.
+    search: Option<LocalSearch>,
     model: String,
     system: Option<String>,
     max_tokens: u32,
@@ -343,6 +382,8 @@ pub struct Agent {
 pub struct Conversation {
     history: History,
     usage: Usage,
+    /// What the host's search tool found for this conversation.
+    found: FoundTools,
 }
 
 impl Conversation {
@@ -359,6 +400,12 @@ impl Conversation {
     /// Tokens over every line so far.
     pub fn usage(&self) -> Usage {
         self.usage
+    }
+
+    /// The tools the host's search tool found and added to this
+    /// conversation's requests ([`offering`]).
+    pub fn found_tools(&self) -> &FoundTools {
+        &self.found
     }
 }
 
@@ -426,6 +473,8 @@ impl Agent {
             history: Arc::new(FullHistory),
             overflow: Overflow::Trim,
             result_budget: ResultBudget::default(),
+            max_tool_tokens: None,
+            always_loaded: None,
         }
     }
 
@@ -434,9 +483,15 @@ impl Agent {
         &self.catalog
     }
 
-    /// The tools as each request offers them.
+    /// The tools as each request offers them (on demand through the
+    /// host's search tool: before what a conversation found).
     pub fn offered_tools(&self) -> &[Value] {
         &self.tools
+    }
+
+    /// How the tools are offered: all of them, or on demand.
+    pub fn offering(&self) -> &Offering {
+        &self.offering
     }
 
     /// The model requests go to.
@@ -467,15 +522,18 @@ impl Agent {
         };
         let mut answer = Answer::default();
         loop {
+            let tools = offering::request_tools(&self.tools, &conversation.found);
             let request = Request {
                 model: &self.model,
                 max_tokens: self.max_tokens,
                 system: self.system.as_deref(),
                 messages: conversation.history.messages(),
-                tools: &self.tools,
+                tools: &tools,
             };
             let sent = request.messages.len();
-            let reply = match self.provider.send(request).await {
+            let result = self.provider.send(request).await;
+            drop(tools);
+            let reply = match result {
                 Ok(reply) => reply,
                 Err(error) if error.is_context_overflow() && answer.trimmed.is_none() => {
                     match self.make_room(conversation, &mut answer).await {
@@ -614,15 +672,30 @@ impl Agent {
         calls: &[ToolCall],
         run: Run,
     ) -> usize {
-        let results = calls::run(
+        let (searches, others): (Vec<&ToolCall>, Vec<&ToolCall>) = calls
+            .iter()
+            .partition(|call| self.search.as_ref().is_some_and(|s| s.is_search(call)));
+        let others: Vec<ToolCall> = others.into_iter().cloned().collect();
+        let mut ran = calls::run(
             &self.catalog,
             &*self.approver,
             &self.in_flight,
-            calls,
-            run,
+            &others,
+            run.clone(),
             self.result_budget,
         )
-        .await;
+        .await
+        .into_iter();
+        let mut results = Vec::with_capacity(calls.len());
+        for call in calls {
+            let answered = match (&self.search, searches.contains(&call)) {
+                (Some(search), true) => {
+                    self.answer_search(search, &mut conversation.found, call, &run)
+                }
+                _ => ran.next(),
+            };
+            results.extend(answered);
+        }
         let (kept, records): (Vec<_>, Vec<_>) = results.into_iter().unzip();
         let sent = self.result_budget.share(kept);
         let pairs: Vec<(&ToolCall, &CallToolResult)> = calls.iter().zip(&sent).collect();
@@ -633,6 +706,31 @@ impl Agent {
         }
         answer.tool_calls.extend(records);
         added
+    }
+
+    /// The host's answer to a call of its search tool (never approved: it
+    /// reads the catalog and changes what the conversation is offered).
+    fn answer_search(
+        &self,
+        search: &LocalSearch,
+        found: &mut FoundTools,
+        call: &ToolCall,
+        run: &Run,
+    ) -> Option<(budget::Kept, CallRecord)> {
+        let result = match (&call.input, run) {
+            (Err(failure), _) => failure.to_result(),
+            (_, Run::No(reason)) => crate::call_result::CallFailure::NotRun {
+                reason: reason.clone(),
+            }
+            .to_result(),
+            (Ok(input), Run::Yes) => search.answer(&*self.provider, found, input),
+        };
+        let record = CallRecord {
+            name: call.name.clone(),
+            server: String::new(),
+            is_error: result.is_error,
+        };
+        Some((self.result_budget.keep(result), record))
     }
 }
 

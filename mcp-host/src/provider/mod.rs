@@ -125,6 +125,23 @@ pub trait Provider: Send + Sync + fmt::Debug + 'static {
     /// offers the same bytes (prompt caches hold).
     fn tools(&self, offers: &[ToolOffer]) -> Vec<Value>;
 
+    /// The most tools one request may carry, as the API documents it. The
+    /// agent never offers more: past it, tools are offered on demand
+    /// ([`crate::agent::offering`]). Default: no limit.
+    fn max_tools(&self) -> usize {
+        usize::MAX
+    }
+
+    /// The API's own tool search, where it has one: the request's tools
+    /// with `loaded` offered as usual and `deferred` loaded only when the
+    /// model's search finds them, the search tool included. `None` (the
+    /// default): the API has none, and the agent offers a search tool of
+    /// its own instead.
+    fn deferred_tools(&self, loaded: &[ToolOffer], deferred: &[ToolOffer]) -> Option<Vec<Value>> {
+        let _ = (loaded, deferred);
+        None
+    }
+
     /// The history entry of a user's message.
     fn user_message(&self, text: &str) -> Value;
 

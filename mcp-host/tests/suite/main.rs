@@ -14,6 +14,8 @@ mod client_tasks;
 mod fake_model;
 mod history;
 mod host_client;
+mod host_filters;
+mod host_on_demand;
 #[cfg(unix)]
 mod host_process;
 mod host_program;

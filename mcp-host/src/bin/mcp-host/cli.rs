@@ -25,7 +25,8 @@ pub(crate) fn usage() -> String {
 usage: mcp-host --config PATH [--provider {names}] [--model NAME] [--system TEXT]
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask]
-                [--max-result-bytes N] [--close-grace SECONDS] [--json]
+                [--max-result-bytes N] [--max-tool-tokens N]
+                [--close-grace SECONDS] [--json]
                 [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
 
 Reads one user message per line from stdin and answers each with the model,
@@ -56,6 +57,14 @@ retried within it.
 A failed model request keeps the line's tool calls that ran, with their
 results, in the history; its error line says how many (--json:
 \"tool_calls_kept\").
+--max-tool-tokens: a budget for the tool definitions of each request, in
+tokens estimated as their JSON bytes / 4 (default: none). Past it, or past the
+API's limit on tools per request (anthropic 10000, openai 128), tools are
+offered on demand: anthropic's tool search with deferred loading, or a
+`search_tools` tool the host answers from the same tools (openai).
+In mcp.json, an entry's \"tools\": {{\"allow\": [...], \"deny\": [...]}} says which
+of its tools are offered (MCP tool names, `*` for any characters; deny wins),
+and \"disabled\": true leaves the server out.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
@@ -125,6 +134,7 @@ pub(crate) struct Args {
     pub(crate) approve: ApproveKind,
     pub(crate) close_grace: Duration,
     pub(crate) max_result_bytes: usize,
+    pub(crate) max_tool_tokens: Option<usize>,
     pub(crate) json: bool,
     pub(crate) history: HistoryKind,
     pub(crate) on_overflow: Overflow,
@@ -168,6 +178,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut approve = ApproveKind::Ask;
     let mut close_grace = mcp_client::DEFAULT_CLOSE_GRACE;
     let mut max_result_bytes = mcp_host::agent::budget::DEFAULT_MAX_RESULT_BYTES;
+    let mut max_tool_tokens = None;
     let mut json = false;
     let mut history = HistoryKind::All;
     let mut on_overflow = Overflow::Trim;
@@ -209,6 +220,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
             "--max-tokens" => max_tokens = positive("--max-tokens", &value()?)?,
             "--max-result-bytes" => {
                 max_result_bytes = positive("--max-result-bytes", &value()?)? as usize;
+            }
+            "--max-tool-tokens" => {
+                max_tool_tokens = Some(positive("--max-tool-tokens", &value()?)? as usize);
             }
             "--close-grace" => {
                 let text = value()?;
@@ -259,6 +273,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         approve,
         close_grace,
         max_result_bytes,
+        max_tool_tokens,
         json,
         history,
         on_overflow,
@@ -293,6 +308,7 @@ mod tests {
                 approve: ApproveKind::Ask,
                 close_grace: Duration::from_secs(2),
                 max_result_bytes: 100_000,
+                max_tool_tokens: None,
                 json: false,
                 history: HistoryKind::All,
                 on_overflow: Overflow::Trim,
@@ -319,6 +335,8 @@ mod tests {
             "read-only",
             "--close-grace=0.25",
             "--max-result-bytes=5000",
+            "--max-tool-tokens",
+            "3000",
             "--json",
             "--history",
             "last:3",
@@ -338,6 +356,7 @@ mod tests {
         assert_eq!(args.tool_timeout, Duration::from_millis(1500));
         assert_eq!(args.api_timeout, Some(Duration::from_millis(2500)));
         assert_eq!(args.max_result_bytes, 5000);
+        assert_eq!(args.max_tool_tokens, Some(3000));
         assert_eq!((args.approve, args.json), (ApproveKind::ReadOnly, true));
         assert_eq!(args.close_grace, Duration::from_millis(250));
     }
@@ -397,7 +416,8 @@ mod tests {
 usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--system TEXT]
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask]
-                [--max-result-bytes N] [--close-grace SECONDS] [--json]
+                [--max-result-bytes N] [--max-tool-tokens N]
+                [--close-grace SECONDS] [--json]
                 [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
 
 Reads one user message per line from stdin and answers each with the model,
@@ -428,6 +448,14 @@ retried within it.
 A failed model request keeps the line's tool calls that ran, with their
 results, in the history; its error line says how many (--json:
 \"tool_calls_kept\").
+--max-tool-tokens: a budget for the tool definitions of each request, in
+tokens estimated as their JSON bytes / 4 (default: none). Past it, or past the
+API's limit on tools per request (anthropic 10000, openai 128), tools are
+offered on demand: anthropic's tool search with deferred loading, or a
+`search_tools` tool the host answers from the same tools (openai).
+In mcp.json, an entry's \"tools\": {\"allow\": [...], \"deny\": [...]} says which
+of its tools are offered (MCP tool names, `*` for any characters; deny wins),
+and \"disabled\": true leaves the server out.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM

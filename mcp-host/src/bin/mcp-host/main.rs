@@ -23,6 +23,7 @@ use mcp_client::ClientOptions;
 use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
 use mcp_host::agent::calls::CallRecord;
 use mcp_host::agent::history::{HistoryPolicy, LastTurns, MaxBytes, TokenBudget, Trim};
+use mcp_host::agent::offering::Offering;
 use mcp_host::agent::{Agent, Answer, Conversation};
 use mcp_host::catalog::CatalogOptions;
 use mcp_host::config::McpConfig;
@@ -227,6 +228,9 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
         // queue the ninth. Each server still bounds its own calls.
         .calls_in_flight(tokio::sync::Semaphore::MAX_PERMITS)
         .approve_with(approver(args.approve));
+    if let Some(tokens) = args.max_tool_tokens {
+        builder = builder.max_tool_tokens(tokens);
+    }
     if let Some(model) = &args.model {
         builder = builder.model(model);
     }
@@ -250,8 +254,20 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
     };
     // Each server left out is already on stderr: the catalog logs it
     // (`WARN … server left out server=… reason=…`) as it happens.
+    for name in agent.catalog().disabled() {
+        eprintln!("mcp-host: server `{name}` not started: disabled in the config");
+    }
+    let on_demand = match agent.offering() {
+        Offering::All => String::new(),
+        Offering::ApiSearch { loaded, deferred } => {
+            format!(" on demand ({deferred} through the API's tool search, {loaded} loaded)")
+        }
+        Offering::LocalSearch { tool, loaded, .. } => {
+            format!(" on demand (through `{tool}`, {loaded} loaded)")
+        }
+    };
     eprintln!(
-        "mcp-host: {} tools offered to {}",
+        "mcp-host: {} tools offered to {}{on_demand}",
         agent.catalog().tools().len(),
         agent.model()
     );

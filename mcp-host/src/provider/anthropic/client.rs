@@ -2,8 +2,8 @@
 //! API's field names.
 
 use super::{
-    API_VERSION, BASE_URL_VARIABLE, DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, read_response,
-    tool_result, tools,
+    API_VERSION, BASE_URL_VARIABLE, DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, MAX_TOOLS,
+    deferred_tools, read_response, tool_result, tools,
 };
 use crate::offer::ToolOffer;
 use crate::provider::http::{ApiClient, ApiEndpoint};
@@ -73,6 +73,14 @@ impl Provider for Anthropic {
 
     fn tools(&self, offers: &[ToolOffer]) -> Vec<Value> {
         tools(offers)
+    }
+
+    fn max_tools(&self) -> usize {
+        MAX_TOOLS
+    }
+
+    fn deferred_tools(&self, loaded: &[ToolOffer], deferred: &[ToolOffer]) -> Option<Vec<Value>> {
+        Some(deferred_tools(loaded, deferred))
     }
 
     fn user_message(&self, text: &str) -> Value {

@@ -45,7 +45,14 @@ pub use response::read_response;
 pub use results::tool_result;
 #[cfg(test)]
 pub(crate) use results::tool_result_content;
-pub use tools::{tool, tools};
+pub use tools::{TOOL_SEARCH_NAME, TOOL_SEARCH_TYPE, deferred_tools, tool, tools};
+
+/// The most tools one request may carry. The Messages API reference
+/// documents no maximum for a plain `tools` list; its tool search tool's
+/// page (<https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool>,
+/// "Limits") gives 10,000 tools in a catalog, deferred ones included,
+/// which is the bound this host keeps to in every mode.
+pub const MAX_TOOLS: usize = 10_000;
 
 /// The API version this crate speaks (`anthropic-version`).
 pub const API_VERSION: &str = "2023-06-01";

@@ -2,8 +2,8 @@
 //! the API's field names.
 
 use super::{
-    BASE_URL_VARIABLE, DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, Strict, read_response,
-    tool_text_message, tools,
+    BASE_URL_VARIABLE, DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, MAX_TOOLS, Strict,
+    read_response, tool_text_message, tools,
 };
 use crate::offer::ToolOffer;
 use crate::provider::http::{ApiClient, ApiEndpoint};
@@ -78,6 +78,10 @@ impl Provider for OpenAi {
 
     fn tools(&self, offers: &[ToolOffer]) -> Vec<Value> {
         tools(offers, self.strict)
+    }
+
+    fn max_tools(&self) -> usize {
+        MAX_TOOLS
     }
 
     fn user_message(&self, text: &str) -> Value {

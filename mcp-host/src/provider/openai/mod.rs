@@ -42,6 +42,11 @@ pub use response::{parse_arguments, read_response};
 pub use results::{ToolOutput, tool_message, tool_messages, tool_text_message};
 pub use tools::{Strict, strict_tool, strip_absent_nulls, tool, tools};
 
+/// The most functions one request may carry: the Chat Completions
+/// reference says of `tools` "A max of 128 functions are supported"
+/// (<https://platform.openai.com/docs/api-reference/chat/create>).
+pub const MAX_TOOLS: usize = 128;
+
 /// Where the API is when `OPENAI_BASE_URL` is not set.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// The model used when none is named.
