@@ -55,6 +55,8 @@ pub mod approval;
 pub mod budget;
 pub mod calls;
 pub mod history;
+mod live;
+pub mod pins;
 
 #[cfg(feature = "local")]
 use crate::catalog::LocalSource;
@@ -65,7 +67,9 @@ use approval::{ApproveAll, Approver};
 use budget::ResultBudget;
 use calls::{CallRecord, Run};
 use history::{FullHistory, History, HistoryPolicy};
+use live::LiveTools;
 use mcp_protocol::model::CallToolResult;
+use pins::{PinGate, Pins};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -113,6 +117,7 @@ pub struct AgentBuilder {
     approver: Arc<dyn Approver>,
     history: Arc<dyn HistoryPolicy>,
     result_budget: ResultBudget,
+    pins: Pins,
 }
 
 impl AgentBuilder {
@@ -214,6 +219,13 @@ impl AgentBuilder {
         self
     }
 
+    /// Where approved tool definitions are pinned (default
+    /// [`Pins::in_memory`]: for this run only; see [`pins`]).
+    pub fn pins(mut self, pins: Pins) -> AgentBuilder {
+        self.pins = pins;
+        self
+    }
+
     /// [`result_budget`](Self::result_budget) with `bytes` of text per
     /// result and four times that per response
     /// ([`ResultBudget::per_result`]).
@@ -253,13 +265,19 @@ impl AgentBuilder {
             None => Catalog::from_sources(sources, self.catalog_options).await,
         }
         .map_err(AgentError::Catalog)?;
-        let tools = self.provider.tools(&catalog.offers());
+        let gate = PinGate::new(self.pins, Arc::clone(&self.approver));
+        let tools = LiveTools::new(
+            catalog,
+            &*self.provider,
+            gate,
+            crate::catalog::RELIST_TIMEOUT,
+        )
+        .await;
         let model = self
             .model
             .unwrap_or_else(|| self.provider.default_model().to_owned());
         Ok(Agent {
             provider: self.provider,
-            catalog: Arc::new(catalog),
             tools,
             model,
             system: self.system,
@@ -278,10 +296,9 @@ impl AgentBuilder {
 #[derive(Debug)]
 pub struct Agent {
     provider: Arc<dyn Provider>,
-    catalog: Arc<Catalog>,
-    /// The provider's form of the catalog, made once: the same bytes on
-    /// every request.
-    tools: Vec<Value>,
+    /// The catalog and the provider's form of its tools, kept current
+    /// before each request (the same bytes while nothing changes).
+    tools: LiveTools,
     model: String,
     system: Option<String>,
     max_tokens: u32,
@@ -370,17 +387,19 @@ impl Agent {
             approver: Arc::new(ApproveAll),
             history: Arc::new(FullHistory),
             result_budget: ResultBudget::default(),
+            pins: Pins::in_memory(),
         }
     }
 
-    /// The tools offered and the servers left out.
-    pub fn catalog(&self) -> &Catalog {
-        &self.catalog
+    /// The tools offered now and the servers left out (a snapshot: the
+    /// next request may offer a changed list).
+    pub fn catalog(&self) -> Arc<Catalog> {
+        Arc::clone(&self.tools.offered().catalog)
     }
 
-    /// The tools as each request offers them.
-    pub fn offered_tools(&self) -> &[Value] {
-        &self.tools
+    /// The tools as the last request offered them, in the provider's form.
+    pub fn offered_tools(&self) -> Vec<Value> {
+        self.tools.offered().tools.clone()
     }
 
     /// The model requests go to.
@@ -405,12 +424,14 @@ impl Agent {
             .begin_turn(self.provider.user_message(text));
         let mut answer = Answer::default();
         loop {
+            // Lists changed since the last request are listed again first.
+            let offered = self.tools.refresh(&*self.provider).await;
             let request = Request {
                 model: &self.model,
                 max_tokens: self.max_tokens,
                 system: self.system.as_deref(),
                 messages: conversation.history.messages(),
-                tools: &self.tools,
+                tools: &offered.tools,
             };
             let reply = match self.provider.send(request).await {
                 Ok(reply) => reply,
@@ -470,8 +491,10 @@ impl Agent {
         calls: &[ToolCall],
         run: Run,
     ) {
+        // A tool gone since the request is refused by name, not called.
+        let catalog = Arc::clone(&self.tools.refresh(&*self.provider).await.catalog);
         let results = calls::run(
-            &self.catalog,
+            &catalog,
             &*self.approver,
             &self.in_flight,
             calls,

@@ -24,7 +24,7 @@ pub(crate) fn usage() -> String {
 usage: mcp-host --config PATH [--provider {names}] [--model NAME] [--system TEXT]
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask]
-                [--max-result-bytes N] [--close-grace SECONDS] [--json]
+                [--max-result-bytes N] [--close-grace SECONDS] [--pins PATH] [--json]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
@@ -37,6 +37,15 @@ response's results together, four times that).
 default: the time to write --max-tokens at 20 tokens/s, at least 60 s
 (1024 -> 60 s, 8192 -> 410 s). A response whose body stops for 20 s is
 retried within it.
+
+Tool lists are live: a server that says its list changed (or whose ttlMs
+passed) is listed again before the next model request; tools keep their names
+and places. Each tool's definition is pinned by digest when first offered; a
+changed definition, or a new tool of a server already pinned, is not offered
+until approved: --approve ask shows the change on the terminal and asks; the
+other modes leave it out with a warning. --pins PATH keeps the approvals in a
+JSON file across runs (written atomically, owner-only); without it they last
+for the run.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
@@ -79,6 +88,7 @@ pub(crate) struct Args {
     pub(crate) approve: ApproveKind,
     pub(crate) close_grace: Duration,
     pub(crate) max_result_bytes: usize,
+    pub(crate) pins: Option<PathBuf>,
     pub(crate) json: bool,
 }
 
@@ -121,6 +131,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut close_grace = mcp_client::DEFAULT_CLOSE_GRACE;
     let mut max_result_bytes = mcp_host::agent::budget::DEFAULT_MAX_RESULT_BYTES;
     let mut json = false;
+    let mut pins = None;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -154,6 +165,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
                 })?;
             }
             "--model" => model = Some(value()?),
+            "--pins" => pins = Some(PathBuf::from(value()?)),
             "--system" => system = Some(value()?),
             "--max-turns" => max_turns = positive("--max-turns", &value()?)?,
             "--max-tokens" => max_tokens = positive("--max-tokens", &value()?)?,
@@ -199,6 +211,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         approve,
         close_grace,
         max_result_bytes,
+        pins,
         json,
     }))
 }
@@ -231,6 +244,7 @@ mod tests {
                 approve: ApproveKind::Ask,
                 close_grace: Duration::from_secs(2),
                 max_result_bytes: 100_000,
+                pins: None,
                 json: false,
             }
         );
@@ -255,6 +269,8 @@ mod tests {
             "read-only",
             "--close-grace=0.25",
             "--max-result-bytes=5000",
+            "--pins",
+            "p.json",
             "--json",
         ])
         .unwrap();
@@ -267,6 +283,7 @@ mod tests {
         assert_eq!(args.tool_timeout, Duration::from_millis(1500));
         assert_eq!(args.api_timeout, Some(Duration::from_millis(2500)));
         assert_eq!(args.max_result_bytes, 5000);
+        assert_eq!(args.pins, Some(PathBuf::from("p.json")));
         assert_eq!((args.approve, args.json), (ApproveKind::ReadOnly, true));
         assert_eq!(args.close_grace, Duration::from_millis(250));
     }
@@ -310,7 +327,7 @@ mod tests {
 usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--system TEXT]
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask]
-                [--max-result-bytes N] [--close-grace SECONDS] [--json]
+                [--max-result-bytes N] [--close-grace SECONDS] [--pins PATH] [--json]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
@@ -323,6 +340,15 @@ response's results together, four times that).
 default: the time to write --max-tokens at 20 tokens/s, at least 60 s
 (1024 -> 60 s, 8192 -> 410 s). A response whose body stops for 20 s is
 retried within it.
+
+Tool lists are live: a server that says its list changed (or whose ttlMs
+passed) is listed again before the next model request; tools keep their names
+and places. Each tool's definition is pinned by digest when first offered; a
+changed definition, or a new tool of a server already pinned, is not offered
+until approved: --approve ask shows the change on the terminal and asks; the
+other modes leave it out with a warning. --pins PATH keeps the approvals in a
+JSON file across runs (written atomically, owner-only); without it they last
+for the run.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
