@@ -619,6 +619,34 @@ mod tests {
     }
 
     #[test]
+    fn a_re_listing_keeps_every_name_given_and_appends_new_ones() {
+        let first = NameMap::assign(["a", "b"], [("a", "search"), ("a", "files.read")]).map;
+        // `b` lists `search` too, `a` drops `files.read`, then lists it again.
+        let second = first.extend(["a", "b"], [("a", "search"), ("b", "search")]);
+        assert_eq!(second.map.model_name("a", "search"), Some("search"));
+        assert_eq!(second.map.model_name("b", "search"), Some("b__search"));
+        let order: Vec<&str> = second.map.iter().map(|(name, _)| name).collect();
+        assert_eq!(order, ["search", "files_read", "b__search"]);
+        let third = second.map.extend(
+            ["a", "b"],
+            [("a", "search"), ("a", "files.read"), ("b", "search")],
+        );
+        assert_eq!(third.map, second.map);
+        // A new tool whose name a tool of this run had is hashed instead.
+        let fourth = third.map.extend(["a", "b", "c"], [("c", "files_read")]);
+        let hashed = fourth.map.model_name("c", "files_read").unwrap();
+        assert!(
+            hashed.starts_with("files_read_") && hashed.len() == 19,
+            "{hashed}"
+        );
+        assert_eq!(fourth.map.resolve("files_read").unwrap().server, "a");
+        // A tool now listed twice is left out, not offered.
+        let twice = first.extend(["a"], [("a", "new"), ("a", "new")]);
+        assert_eq!(twice.left_out.len(), 1);
+        assert_eq!(twice.map.model_name("a", "new"), None);
+    }
+
+    #[test]
     fn safe_names_are_kept() {
         let map = build(&[("weather", "get_weather"), ("files", "read-file")]).unwrap();
         assert_eq!(

@@ -518,3 +518,48 @@ fn approve_ask_shows_a_changed_definition_and_offers_it_once_approved() {
     assert!(!shown.contains("Offer it to the model?"), "{shown}");
     assert_eq!(names(&fake.requests()[0]), ["swap", "add", "echo"]);
 }
+
+/// A tool `grow` adds to its own server.
+#[mcp_runtime::tool(read_only)]
+async fn sprout() -> String {
+    "sprouted".into()
+}
+
+/// Adds `sprout` to the server's tools.
+#[mcp_runtime::tool]
+async fn grow(ctx: mcp_runtime::Context) -> String {
+    match ctx.tools().add(mcp_runtime::tools![sprout].remove(0)) {
+        Ok(()) => "grown".into(),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_tool_an_in_process_server_adds_at_run_time_is_offered_next() {
+    common::run(async {
+        let fake = FakeModel::start(vec![
+            calls(json!([tool_use("toolu_1", "grow", json!({}))])),
+            calls(json!([tool_use("toolu_2", "sprout", json!({}))])),
+            end("done"),
+        ]);
+        let server = mcp_runtime::Server::new("garden", "1.0.0").tools(mcp_runtime::tools![grow]);
+        let agent = Agent::new(Anthropic::new(&fake.base_url, Some(CLAUDE_KEY)).unwrap())
+            .server("garden", server)
+            .build()
+            .await
+            .unwrap();
+        let mut chat = agent.conversation();
+        let answer = agent.send(&mut chat, "grow").await.unwrap();
+        assert_eq!(answer.text, "done");
+        let requests = fake.requests();
+        assert_eq!(names(&requests[0]), ["grow"]);
+        // The host's own tools are not pinned: offered at once, after the others.
+        assert_eq!(names(&requests[1]), ["grow", "sprout"]);
+        assert_eq!(raw_tools(&requests[1])[0], raw_tools(&requests[0])[0]);
+        assert_eq!(
+            requests[2].body["messages"][4]["content"][0]["content"],
+            "sprouted"
+        );
+        assert_eq!(agent.catalog().tools().len(), 2);
+    });
+}
