@@ -6,7 +6,8 @@ It lists the tools in the JSON file CHANGING_TOOLS (an array of tool
 definitions), read again on every tools/list. A call of `swap` copies the
 file CHANGING_NEXT over CHANGING_TOOLS (so the next list may add, remove or
 redefine tools), sends `notifications/tools/list_changed` and then its
-result: the notification is written first, so a host that reads in order
+result, `swapped after N lists` (the tools/list requests served so far,
+each page one): the notification is written first, so a host that reads in order
 knows of the change before the call's result. `swap` is always listed,
 whatever the files say. A call of any other tool listed answers
 `called NAME`; of a tool not listed, -32602. Every other request gets
@@ -33,6 +34,7 @@ def send(message):
     sys.stdout.flush()
 
 
+lists = 0
 for line in sys.stdin:
     message = json.loads(line)
     if "id" not in message:
@@ -44,6 +46,7 @@ for line in sys.stdin:
             "capabilities": {"tools": {"listChanged": True}},
             "serverInfo": {"name": "changing", "version": "1"}}})
     elif method == "tools/list":
+        lists += 1
         send({"jsonrpc": "2.0", "id": id_, "result": {"tools": tools()}})
     elif method == "tools/call":
         name = message["params"]["name"]
@@ -51,7 +54,7 @@ for line in sys.stdin:
             shutil.copyfile(os.environ["CHANGING_NEXT"], os.environ["CHANGING_TOOLS"])
             send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
             send({"jsonrpc": "2.0", "id": id_, "result": {
-                "content": [{"type": "text", "text": "swapped"}]}})
+                "content": [{"type": "text", "text": f"swapped after {lists} lists"}]}})
         elif any(t["name"] == name for t in tools()):
             send({"jsonrpc": "2.0", "id": id_, "result": {
                 "content": [{"type": "text", "text": f"called {name}"}]}})

@@ -211,6 +211,12 @@ fn a_changed_definition_is_held_back_a_removed_tool_refused_and_a_new_one_offere
         // appended.
         assert_eq!(names(&requests[1]), ["swap", "extra"]);
         assert_eq!(raw_tools(&requests[1])[0], raw_tools(&requests[0])[0]);
+        // The first request and its call were each prepared without a
+        // second tools/list: the client's cache said nothing changed.
+        assert_eq!(
+            requests[1].body["messages"][2]["content"][0]["content"],
+            "swapped after 1 lists"
+        );
         let results = requests[2].body["messages"][4]["content"].clone();
         let text = |i: usize| results[i]["content"].to_string();
         assert_eq!(results[0]["is_error"], true);
@@ -561,5 +567,35 @@ fn a_tool_an_in_process_server_adds_at_run_time_is_offered_next() {
             "sprouted"
         );
         assert_eq!(agent.catalog().tools().len(), 2);
+    });
+}
+
+#[test]
+fn checking_an_unchanged_catalog_asks_no_server_and_costs_microseconds() {
+    common::run(async {
+        let file = McpConfig::everything("everything", &[("TOOLS", "200")]);
+        let config =
+            mcp_host::config::McpConfig::parse(&std::fs::read_to_string(&file.path).unwrap())
+                .unwrap();
+        let catalog = mcp_host::catalog::Catalog::build(
+            &config,
+            Vec::new(),
+            mcp_host::catalog::CatalogOptions::default(),
+        )
+        .await
+        .unwrap();
+        const CHECKS: u32 = 10_000;
+        let started = std::time::Instant::now();
+        for _ in 0..CHECKS {
+            let next = catalog.refreshed(mcp_host::catalog::RELIST_TIMEOUT).await;
+            assert!(next.is_none());
+        }
+        let each = started.elapsed() / CHECKS;
+        eprintln!(
+            "an unchanged catalog of {} tools checked in {each:?} each",
+            catalog.tools().len()
+        );
+        assert!(each < Duration::from_millis(1), "{each:?}");
+        catalog.close().await;
     });
 }
