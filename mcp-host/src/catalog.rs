@@ -14,6 +14,10 @@
 //! ([`ToolSource::in_process`]) meeting under one name refuse the catalog,
 //! when it is built, never at call time.
 //!
+//! A catalog is a snapshot; [`Catalog::refreshed`] makes the next one when
+//! a source's list changed (`live`: names and places kept, new tools
+//! last).
+//!
 //! [`Catalog::call`] routes a model's call under the tool's MCP name and
 //! never fails: a JSON-RPC error, an unknown name, a timeout or a server
 //! gone becomes an `isError` result whose text says why

@@ -20,6 +20,13 @@
 //! the history stays valid. A request that fails leaves the history as it
 //! was before the line.
 //!
+//! The tool list is live ([`Catalog::refreshed`]): before each request, a server that
+//! said its list changed (or whose `ttlMs` passed) is listed again; every
+//! tool keeps its name and place, new ones come last. A definition that
+//! changed since it was first offered, or a new tool of a server already
+//! pinned, is held back until the approver approves it ([`pins`],
+//! [`AgentBuilder::pins`]).
+//!
 //! What of the tools' results goes to the model, and so into the history
 //! every later request resends, is bounded ([`budget`],
 //! [`AgentBuilder::result_budget`]): by default 100,000 bytes of text per
@@ -397,7 +404,7 @@ impl Agent {
         Arc::clone(&self.tools.offered().catalog)
     }
 
-    /// The tools as the last request offered them, in the provider's form.
+    /// The tools offered now, in the provider's form.
     pub fn offered_tools(&self) -> Vec<Value> {
         self.tools.offered().tools.clone()
     }

@@ -44,6 +44,9 @@ use std::sync::{Arc, Mutex};
 /// The pins file's format version.
 const VERSION: u64 = 1;
 
+/// The declined definitions remembered in a run.
+const MAX_DECLINED: usize = 10_000;
+
 /// The largest pins file read, in bytes: a file of digests, not a place
 /// for anything large.
 const MAX_PINS_FILE: u64 = 16 * 1024 * 1024;
@@ -583,6 +586,11 @@ impl PinGate {
                     tracing::info!(server = %entry.server, tool = %entry.tool.name, "tool definition approved");
                 }
                 Decision::Decline => {
+                    // Asked again after this many: a server changing its
+                    // definitions without end cannot grow it without bound.
+                    if state.declined.len() >= MAX_DECLINED {
+                        state.declined.clear();
+                    }
                     tracing::warn!(
                         server = %entry.server,
                         tool = %entry.tool.name,

@@ -137,8 +137,8 @@ impl Catalog {
             .map(|t| t.model_name.as_str())
             .collect();
         tracing::info!(
-            added = ?after.difference(&before).collect::<Vec<_>>(),
-            removed = ?before.difference(&after).collect::<Vec<_>>(),
+            added = %some(after.difference(&before)),
+            removed = %some(before.difference(&after)),
             "tool lists changed"
         );
         catalog
@@ -167,6 +167,23 @@ impl Catalog {
             reserved: self.reserved.clone(),
         }
     }
+}
+
+/// The first few of `names`, and how many more: a log line stays short
+/// whatever a server lists.
+fn some<'a>(names: impl Iterator<Item = &'a &'a str>) -> String {
+    const SHOWN: usize = 8;
+    let names: Vec<&str> = names.copied().collect();
+    let mut text = names
+        .iter()
+        .take(SHOWN)
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > SHOWN {
+        text.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    text
 }
 
 impl Catalog {
