@@ -8,7 +8,8 @@ file CHANGING_NEXT over CHANGING_TOOLS (so the next list may add, remove or
 redefine tools), sends `notifications/tools/list_changed` and then its
 result, `swapped after N lists` (the tools/list requests served so far,
 each page one): the notification is written first, so a host that reads in order
-knows of the change before the call's result. `swap` is always listed,
+knows of the change before the call's result. With CHANGING_TTL_MS set, each list carries
+that `ttlMs`. `swap` is always listed,
 whatever the files say. A call of any other tool listed answers
 `called NAME`; of a tool not listed, -32602. Every other request gets
 -32601 (so `server/discover` falls back to the legacy handshake).
@@ -47,7 +48,10 @@ for line in sys.stdin:
             "serverInfo": {"name": "changing", "version": "1"}}})
     elif method == "tools/list":
         lists += 1
-        send({"jsonrpc": "2.0", "id": id_, "result": {"tools": tools()}})
+        result = {"tools": tools()}
+        if "CHANGING_TTL_MS" in os.environ:
+            result["ttlMs"] = int(os.environ["CHANGING_TTL_MS"])
+        send({"jsonrpc": "2.0", "id": id_, "result": result})
     elif method == "tools/call":
         name = message["params"]["name"]
         if name == "swap":

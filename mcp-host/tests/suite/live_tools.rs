@@ -599,3 +599,30 @@ fn checking_an_unchanged_catalog_asks_no_server_and_costs_microseconds() {
         catalog.close().await;
     });
 }
+
+#[test]
+fn a_list_whose_ttl_passed_is_listed_again_before_the_next_request() {
+    common::run(async {
+        let dir = TempDir::new();
+        let (now, next) = changing_files(&dir, &json!([add_tool("Add."), echo_tool()]), &json!([]));
+        let mut entry = changing_config(&now, &next);
+        entry["mcpServers"]["changing"]["env"]["CHANGING_TTL_MS"] = json!("0");
+        let config = mcp_host::config::McpConfig::parse(&entry.to_string()).unwrap();
+        let fake = FakeModel::start(vec![end("one"), end("two")]);
+        let agent = Agent::new(Anthropic::new(&fake.base_url, Some(CLAUDE_KEY)).unwrap())
+            .config(config)
+            .build()
+            .await
+            .unwrap();
+        let mut chat = agent.conversation();
+        agent.send(&mut chat, "a").await.unwrap();
+        // No notification: the server's list expires at once (`ttlMs: 0`).
+        std::fs::write(&now, json!([add_tool("Add.")]).to_string()).unwrap();
+        agent.send(&mut chat, "b").await.unwrap();
+        let requests = fake.requests();
+        assert_eq!(names(&requests[0]), ["swap", "add", "echo"]);
+        assert_eq!(names(&requests[1]), ["swap", "add"]);
+        assert_eq!(raw_tools(&requests[1])[..], raw_tools(&requests[0])[..2]);
+        agent.catalog().close().await;
+    });
+}
