@@ -9,7 +9,7 @@
 //! annotations could say anything) and [`AskTerminal`] (a prompt on the
 //! controlling terminal, never on stdin, which may carry the user's lines).
 
-use super::pins::DefinitionChange;
+use super::definition::DefinitionChange;
 use mcp_client::BoxFuture;
 use mcp_protocol::model::Tool;
 use serde_json::Value;

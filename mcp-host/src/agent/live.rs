@@ -11,6 +11,7 @@ use super::pins::PinGate;
 use crate::catalog::Catalog;
 use crate::provider::Provider;
 use serde_json::Value;
+use std::collections::BTreeSet;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -44,7 +45,7 @@ impl LiveTools {
         relist_timeout: Duration,
     ) -> LiveTools {
         let listed = Arc::new(catalog);
-        let offered = gate.offered(&listed, None, provider).await;
+        let offered = offer(&listed, gate.held(&listed, None).await, provider);
         LiveTools {
             listed: RwLock::new(listed),
             offered: RwLock::new(Arc::new(offered)),
@@ -68,9 +69,22 @@ impl LiveTools {
             return self.offered();
         };
         let next = Arc::new(next);
-        let offered = Arc::new(self.gate.offered(&next, Some(&listed), provider).await);
+        let held = self.gate.held(&next, Some(&listed)).await;
+        let offered = Arc::new(offer(&next, held, provider));
         *self.listed.write().unwrap_or_else(|e| e.into_inner()) = next;
         *self.offered.write().unwrap_or_else(|e| e.into_inner()) = Arc::clone(&offered);
         offered
     }
+}
+
+/// What of `listed` is offered: all but the `held` model names, and the
+/// provider's form of them.
+fn offer(listed: &Arc<Catalog>, held: BTreeSet<String>, provider: &dyn Provider) -> Offered {
+    let catalog = if held.is_empty() {
+        Arc::clone(listed)
+    } else {
+        Arc::new(listed.filtered(|t| !held.contains(&t.model_name)))
+    };
+    let tools = provider.tools(&catalog.offers());
+    Offered { catalog, tools }
 }

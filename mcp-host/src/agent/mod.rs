@@ -61,6 +61,7 @@
 pub mod approval;
 pub mod budget;
 pub mod calls;
+mod definition;
 pub mod history;
 mod live;
 pub mod pins;
