@@ -21,6 +21,10 @@
 //! offered, without reaching the server. `"disabled": true` servers are not
 //! started and are named in [`Catalog::disabled`], not in the failures.
 //!
+//! A catalog is a snapshot; [`Catalog::refreshed`] makes the next one when
+//! a source's list changed (`live`: names and places kept, new tools
+//! last, the filter applied to every new listing).
+//!
 //! [`Catalog::call`] routes a model's call under the tool's MCP name and
 //! never fails: a JSON-RPC error, an unknown name, a timeout or a server
 //! gone becomes an `isError` result whose text says why
@@ -42,8 +46,10 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod live;
 #[cfg(feature = "local")]
 mod local;
+pub use live::RELIST_TIMEOUT;
 #[cfg(feature = "local")]
 pub use local::LocalSource;
 
@@ -72,6 +78,16 @@ pub trait ToolSource: Send + Sync + fmt::Debug + 'static {
     /// Its tools, in its own order.
     fn list_tools(&self) -> BoxFuture<'_, Result<Arc<Vec<Tool>>, McpError>>;
 
+    /// The tools it listed last while they are known to be current,
+    /// without asking anyone: `Some` is compared with the list the catalog
+    /// holds (the same `Arc`: nothing changed), `None` makes the catalog
+    /// list again ([`list_tools`](Self::list_tools)) before the next model
+    /// request. The default is `None`: a source that cannot tell is listed
+    /// before every model request (an in-process server: no I/O).
+    fn current_tools(&self) -> Option<Arc<Vec<Tool>>> {
+        None
+    }
+
     /// Calls its tool `tool` (an MCP name).
     fn call_tool<'a>(
         &'a self,
@@ -98,6 +114,11 @@ impl ToolSource for McpClient {
 
     fn list_tools(&self) -> BoxFuture<'_, Result<Arc<Vec<Tool>>, McpError>> {
         Box::pin(McpClient::list_tools(self))
+    }
+
+    fn current_tools(&self) -> Option<Arc<Vec<Tool>>> {
+        // The client's cache: current until `list_changed` or `ttlMs`.
+        McpClient::cached_tools(self)
     }
 
     fn call_tool<'a>(
@@ -189,6 +210,13 @@ pub struct Catalog {
     filters: BTreeMap<String, ToolFilter>,
     disabled: Vec<String>,
     call_timeout: Option<Duration>,
+    /// What each source listed last, as it listed it ([`live`]).
+    listed: BTreeMap<String, Arc<Vec<Tool>>>,
+    /// Every name given in this run, in the order given: the offered
+    /// tools' order, and the names a re-listing keeps ([`NameMap::extend`]).
+    given: NameMap,
+    /// The configured servers' names, whose prefixes stay reserved.
+    reserved: Vec<String>,
 }
 
 impl Catalog {
@@ -331,33 +359,73 @@ impl Catalog {
         }
         report_renamed(&naming);
         report_left_out(&naming);
-        let names = naming.map;
-        let mut tools = Vec::new();
-        let mut by_model = BTreeMap::new();
-        for (source, listed_tools) in &listed {
-            for tool in listed_tools.iter() {
-                let Some(model_name) = names.model_name(source.name(), &tool.name) else {
-                    continue;
-                };
-                by_model.insert(model_name.to_owned(), tools.len());
-                tools.push(CatalogTool {
-                    model_name: model_name.to_owned(),
-                    server: source.name().to_owned(),
-                    tool: tool.clone(),
-                    trusted: source.trusted(),
-                });
+        let listed = listed
+            .into_iter()
+            .map(|(source, tools)| (source.name().to_owned(), tools))
+            .collect();
+        let reserved = reserved.iter().map(|&s| s.to_owned()).collect();
+        Ok(Catalog::arrange(
+            sources,
+            listed,
+            naming,
+            reserved,
+            Vec::new(),
+            call_timeout,
+        ))
+    }
+
+    /// The catalog of what `listed` holds, offered in the order of
+    /// `naming`'s names (every name given in the run), under those names;
+    /// tools `naming` left out are not offered.
+    fn arrange(
+        sources: BTreeMap<String, Arc<dyn ToolSource>>,
+        listed: BTreeMap<String, Arc<Vec<Tool>>>,
+        naming: crate::names::Naming,
+        reserved: Vec<String>,
+        failures: Vec<SourceFailure>,
+        call_timeout: Option<Duration>,
+    ) -> Catalog {
+        let left_out: std::collections::BTreeSet<&ToolRef> = naming.left_out.iter().collect();
+        let mut present: BTreeMap<(&str, &str), &Tool> = BTreeMap::new();
+        for (server, tools) in &listed {
+            for tool in tools.iter() {
+                present.entry((server, &tool.name)).or_insert(tool);
             }
         }
-        Ok(Catalog {
+        let mut tools = Vec::new();
+        let mut by_model = BTreeMap::new();
+        for (model_name, target) in naming.map.iter() {
+            if left_out.contains(target) {
+                continue;
+            }
+            let Some(tool) = present.get(&(target.server.as_str(), target.tool.as_str())) else {
+                continue;
+            };
+            let Some(source) = sources.get(&target.server) else {
+                continue;
+            };
+            by_model.insert(model_name.to_owned(), tools.len());
+            tools.push(CatalogTool {
+                model_name: model_name.to_owned(),
+                server: target.server.clone(),
+                tool: (*tool).clone(),
+                trusted: source.trusted(),
+            });
+        }
+        let names = naming.map.retain(|name, _| by_model.contains_key(name));
+        Catalog {
             sources,
             tools,
             names,
             by_model,
-            failures: Vec::new(),
+            failures,
             filters: BTreeMap::new(),
             disabled: Vec::new(),
             call_timeout,
-        })
+            listed,
+            given: naming.map,
+            reserved,
+        }
     }
 
     /// Closes every source at once ([`ToolSource::close`]): each stdio

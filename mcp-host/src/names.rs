@@ -418,6 +418,84 @@ impl NameMap {
         }
     }
 
+    /// Names for `tools` after a re-listing, where `self` holds every name
+    /// given so far in this run: a tool named before keeps its name (and,
+    /// through [`iter`](Self::iter), its place), even one that left and came
+    /// back; a tool never named gets the name [`assign`](Self::assign)
+    /// would give it among `tools`, unless a name given before holds it,
+    /// then a hashed one. The returned map is `self` with the new names
+    /// appended in the order of `tools`; its `collisions` and `left_out`
+    /// are those of the new tools. So a tool list that changes while a
+    /// conversation runs renames nothing the model has seen, and the
+    /// tools before the first new one keep their bytes (prompt caches).
+    ///
+    /// ```
+    /// use mcp_host::names::NameMap;
+    ///
+    /// let first = NameMap::assign(["a", "b"], [("a", "search")]).map;
+    /// assert_eq!(first.model_name("a", "search"), Some("search"));
+    /// // `b` now lists a `search` too: `a`'s keeps its name.
+    /// let next = first.extend(["a", "b"], [("a", "search"), ("b", "search")]).map;
+    /// assert_eq!(next.model_name("a", "search"), Some("search"));
+    /// assert_eq!(next.model_name("b", "search"), Some("b__search"));
+    /// ```
+    pub fn extend<'a>(
+        &self,
+        servers: impl IntoIterator<Item = &'a str>,
+        tools: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Naming {
+        let tools: Vec<(&str, &str)> = tools.into_iter().collect();
+        let fresh = NameMap::assign(servers, tools.iter().copied());
+        let mut map = self.clone();
+        let mut left_out = fresh.left_out;
+        let twice: HashSet<&ToolRef> = fresh
+            .collisions
+            .iter()
+            .filter(|c| c.first == c.second)
+            .map(|c| &c.first)
+            .collect();
+        for (name, tool) in fresh.map.iter() {
+            if map.by_tool.contains_key(tool) || twice.contains(tool) {
+                continue;
+            }
+            let taken = |name: &str| map.by_model.contains_key(name);
+            let name = if !taken(name) {
+                Some(name.to_owned())
+            } else {
+                (0..HASH_ROUNDS)
+                    .map(|round| hashed(name, &tool.server, &tool.tool, round))
+                    .find(|candidate| !taken(candidate))
+            };
+            let Some(name) = name else {
+                left_out.push(tool.clone());
+                continue;
+            };
+            let index = map.entries.len();
+            map.by_model.insert(name.clone(), index);
+            map.by_tool.insert(tool.clone(), index);
+            map.entries.push((name, tool.clone()));
+        }
+        Naming {
+            map,
+            collisions: fresh.collisions,
+            left_out,
+        }
+    }
+
+    /// The map of the entries `keep` accepts, in their order.
+    pub(crate) fn retain(&self, mut keep: impl FnMut(&str, &ToolRef) -> bool) -> NameMap {
+        let mut map = NameMap::default();
+        for (name, tool) in &self.entries {
+            if keep(name, tool) {
+                let index = map.entries.len();
+                map.by_model.insert(name.clone(), index);
+                map.by_tool.insert(tool.clone(), index);
+                map.entries.push((name.clone(), tool.clone()));
+            }
+        }
+        map
+    }
+
     /// The tool a model's name stands for, or `None` for a name never
     /// offered.
     pub fn resolve(&self, model_name: &str) -> Option<&ToolRef> {
@@ -538,6 +616,34 @@ mod tests {
 
     fn build(tools: &[(&str, &str)]) -> Result<NameMap, NameCollisions> {
         NameMap::build(tools.iter().copied())
+    }
+
+    #[test]
+    fn a_re_listing_keeps_every_name_given_and_appends_new_ones() {
+        let first = NameMap::assign(["a", "b"], [("a", "search"), ("a", "files.read")]).map;
+        // `b` lists `search` too, `a` drops `files.read`, then lists it again.
+        let second = first.extend(["a", "b"], [("a", "search"), ("b", "search")]);
+        assert_eq!(second.map.model_name("a", "search"), Some("search"));
+        assert_eq!(second.map.model_name("b", "search"), Some("b__search"));
+        let order: Vec<&str> = second.map.iter().map(|(name, _)| name).collect();
+        assert_eq!(order, ["search", "files_read", "b__search"]);
+        let third = second.map.extend(
+            ["a", "b"],
+            [("a", "search"), ("a", "files.read"), ("b", "search")],
+        );
+        assert_eq!(third.map, second.map);
+        // A new tool whose name a tool of this run had is hashed instead.
+        let fourth = third.map.extend(["a", "b", "c"], [("c", "files_read")]);
+        let hashed = fourth.map.model_name("c", "files_read").unwrap();
+        assert!(
+            hashed.starts_with("files_read_") && hashed.len() == 19,
+            "{hashed}"
+        );
+        assert_eq!(fourth.map.resolve("files_read").unwrap().server, "a");
+        // A tool now listed twice is left out, not offered.
+        let twice = first.extend(["a"], [("a", "new"), ("a", "new")]);
+        assert_eq!(twice.left_out.len(), 1);
+        assert_eq!(twice.map.model_name("a", "new"), None);
     }
 
     #[test]

@@ -40,6 +40,24 @@ impl McpClient {
         Ok(self.cached_or_fetch().await?.0)
     }
 
+    /// The cached tool list while it is still current, without a request:
+    /// `None` once the server said it changed, its `ttlMs` passed, the
+    /// connection was replaced, or nothing was listed yet, when
+    /// [`list_tools`](Self::list_tools) asks the server. A host checks this
+    /// before each model request to learn, for the cost of a lock, whether
+    /// to list again.
+    pub fn cached_tools(&self) -> Option<Arc<Vec<Tool>>> {
+        // A connection being replaced holds this lock: the list may be
+        // stale, so it is not vouched for.
+        let number = self.inner.conn.try_lock().ok()?.number;
+        let cache = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let cache = cache.as_ref()?;
+        (cache.connection == number
+            && cache.generation == self.inner.handler.generation()
+            && cache.ttl.is_none_or(|ttl| cache.fetched.elapsed() < ttl))
+        .then(|| Arc::clone(&cache.tools))
+    }
+
     /// Forgets the cached tool list; the next [`list_tools`](Self::list_tools)
     /// asks the server.
     pub fn invalidate_tools(&self) {

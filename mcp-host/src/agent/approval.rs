@@ -9,6 +9,7 @@
 //! annotations could say anything) and [`AskTerminal`] (a prompt on the
 //! controlling terminal, never on stdin, which may carry the user's lines).
 
+use super::definition::DefinitionChange;
 use mcp_client::BoxFuture;
 use mcp_protocol::model::Tool;
 use serde_json::Value;
@@ -59,6 +60,18 @@ pub enum Decision {
 pub trait Approver: Send + Sync + fmt::Debug + 'static {
     /// Decides about `request`.
     fn decide<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> BoxFuture<'a, Decision>;
+
+    /// Decides whether a tool whose definition is not the approved one
+    /// (changed, or new to an approved server; see [`super::pins`]) is
+    /// offered to the model ([`Decision::Run`]) or held back. The default
+    /// holds it back: only a person should let a changed definition in.
+    fn approve_definition<'a>(
+        &'a self,
+        change: &'a DefinitionChange<'a>,
+    ) -> BoxFuture<'a, Decision> {
+        let _ = change;
+        Box::pin(async { Decision::Decline })
+    }
 }
 
 /// Runs every call.
@@ -177,16 +190,32 @@ fn question(request: &ApprovalRequest<'_>) -> String {
     )
 }
 
-impl Approver for AskTerminal {
-    fn decide<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> BoxFuture<'a, Decision> {
-        let question = question(request);
+impl AskTerminal {
+    /// Asks `question` off the runtime's threads (the terminal is read
+    /// blocking).
+    fn ask_blocking(&self, question: String) -> BoxFuture<'static, Decision> {
         let terminal = Arc::clone(&self.terminal);
         Box::pin(async move {
-            // The terminal is read blocking; off the runtime's threads.
             tokio::task::spawn_blocking(move || AskTerminal::ask(&terminal, &question))
                 .await
                 .unwrap_or(Decision::Decline)
         })
+    }
+}
+
+impl Approver for AskTerminal {
+    fn decide<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> BoxFuture<'a, Decision> {
+        self.ask_blocking(question(request))
+    }
+
+    fn approve_definition<'a>(
+        &'a self,
+        change: &'a DefinitionChange<'a>,
+    ) -> BoxFuture<'a, Decision> {
+        self.ask_blocking(format!(
+            "\n{}Offer it to the model? [y/N] ",
+            change.details()
+        ))
     }
 }
 

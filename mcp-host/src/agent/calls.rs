@@ -84,8 +84,11 @@ pub(super) async fn run(
             is_error: false,
         });
         let failure = match (entry, &call.input, &run) {
-            (None, _, _) => Some(CallFailure::UnknownTool {
-                name: call.name.clone(),
+            (None, _, _) => Some(match catalog.withdrawn(&call.name) {
+                Some(reason) => CallFailure::NotRun { reason },
+                None => CallFailure::UnknownTool {
+                    name: call.name.clone(),
+                },
             }),
             (_, Err(failure), _) => Some(failure.clone()),
             (_, _, Run::No(reason)) => Some(CallFailure::NotRun {

@@ -34,6 +34,13 @@
 //! kept) or, with [`Overflow::Summarize`], replaced by a summary the model
 //! writes in one extra request; the [`Answer`] says so ([`Answer::trimmed`]).
 //!
+//! The tool list is live ([`Catalog::refreshed`]): before each request, a server that
+//! said its list changed (or whose `ttlMs` passed) is listed again; every
+//! tool keeps its name and place, new ones come last. A definition that
+//! changed since it was first offered, or a new tool of a server already
+//! pinned, is held back until the approver approves it ([`pins`],
+//! [`AgentBuilder::pins`]).
+//!
 //! What of the tools' results goes to the model, and so into the history
 //! every later request resends, is bounded ([`budget`],
 //! [`AgentBuilder::result_budget`]): by default 100,000 bytes of text per
@@ -72,9 +79,12 @@
 pub mod approval;
 pub mod budget;
 pub mod calls;
+mod definition;
 pub mod history;
-pub mod summary;
+mod live;
 pub mod offering;
+pub mod pins;
+pub mod summary;
 
 #[cfg(feature = "local")]
 use crate::catalog::LocalSource;
@@ -85,8 +95,10 @@ use approval::{ApproveAll, Approver};
 use budget::ResultBudget;
 use calls::{CallRecord, Run};
 use history::{FullHistory, History, HistoryPolicy, Trim};
+use live::LiveTools;
 use mcp_protocol::model::CallToolResult;
 use offering::{FoundTools, LocalSearch, Offering};
+use pins::{PinGate, Pins};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -152,6 +164,7 @@ pub struct AgentBuilder {
     result_budget: ResultBudget,
     max_tool_tokens: Option<usize>,
     always_loaded: Option<Vec<String>>,
+    pins: Pins,
 }
 
 impl AgentBuilder {
@@ -266,6 +279,13 @@ impl AgentBuilder {
         self
     }
 
+    /// Where approved tool definitions are pinned (default
+    /// [`Pins::in_memory`]: for this run only; see [`pins`]).
+    pub fn pins(mut self, pins: Pins) -> AgentBuilder {
+        self.pins = pins;
+        self
+    }
+
     /// [`result_budget`](Self::result_budget) with `bytes` of text per
     /// result and four times that per response
     /// ([`ResultBudget::per_result`]).
@@ -325,21 +345,25 @@ impl AgentBuilder {
             None => Catalog::from_sources(sources, self.catalog_options).await,
         }
         .map_err(AgentError::Catalog)?;
-        let plan = offering::plan(
+        let gate = PinGate::new(self.pins, Arc::clone(&self.approver));
+        let settings = offering::Settings {
+            max_tool_tokens: self.max_tool_tokens,
+            always_loaded: self.always_loaded,
+        };
+        let tools = LiveTools::new(
+            catalog,
             &*self.provider,
-            &catalog,
-            self.max_tool_tokens,
-            self.always_loaded.as_deref(),
-        );
+            gate,
+            settings,
+            crate::catalog::RELIST_TIMEOUT,
+        )
+        .await;
         let model = self
             .model
             .unwrap_or_else(|| self.provider.default_model().to_owned());
         Ok(Agent {
             provider: self.provider,
-            catalog: Arc::new(catalog),
-            tools: plan.tools,
-            offering: plan.offering,
-            search: plan.search,
+            tools,
             model,
             system: self.system,
             max_tokens: self.max_tokens,
@@ -358,14 +382,9 @@ impl AgentBuilder {
 #[derive(Debug)]
 pub struct Agent {
     provider: Arc<dyn Provider>,
-    catalog: Arc<Catalog>,
-    /// The provider's form of the catalog (or, on demand, of the search
-    /// tool and the tools kept loaded), made once: the same bytes on every
-    /// request.
-    tools: Vec<Value>,
-    offering: Offering,
-    /// The host's search tool, when tools are offered on demand through it.
-    search: Option<LocalSearch>,
+    /// The catalog and the provider's form of its tools, kept current
+    /// before each request (the same bytes while nothing changes).
+    tools: LiveTools,
     model: String,
     system: Option<String>,
     max_tokens: u32,
@@ -475,23 +494,25 @@ impl Agent {
             result_budget: ResultBudget::default(),
             max_tool_tokens: None,
             always_loaded: None,
+            pins: Pins::in_memory(),
         }
     }
 
-    /// The tools offered and the servers left out.
-    pub fn catalog(&self) -> &Catalog {
-        &self.catalog
+    /// The tools offered now and the servers left out (a snapshot: the
+    /// next request may offer a changed list).
+    pub fn catalog(&self) -> Arc<Catalog> {
+        Arc::clone(&self.tools.offered().catalog)
     }
 
-    /// The tools as each request offers them (on demand through the
+    /// The tools offered now, in the provider's form (on demand through the
     /// host's search tool: before what a conversation found).
-    pub fn offered_tools(&self) -> &[Value] {
-        &self.tools
+    pub fn offered_tools(&self) -> Vec<Value> {
+        self.tools.offered().tools.clone()
     }
 
     /// How the tools are offered: all of them, or on demand.
-    pub fn offering(&self) -> &Offering {
-        &self.offering
+    pub fn offering(&self) -> Offering {
+        self.tools.offered().offering.clone()
     }
 
     /// The model requests go to.
@@ -522,7 +543,9 @@ impl Agent {
         };
         let mut answer = Answer::default();
         loop {
-            let tools = offering::request_tools(&self.tools, &conversation.found);
+            // Lists changed since the last request are listed again first.
+            let offered = self.tools.refresh(&*self.provider).await;
+            let tools = offering::request_tools(&offered.tools, &conversation.found);
             let request = Request {
                 model: &self.model,
                 max_tokens: self.max_tokens,
@@ -672,12 +695,14 @@ impl Agent {
         calls: &[ToolCall],
         run: Run,
     ) -> usize {
+        // A tool gone since the request is refused by name, not called.
+        let offered = self.tools.refresh(&*self.provider).await;
         let (searches, others): (Vec<&ToolCall>, Vec<&ToolCall>) = calls
             .iter()
-            .partition(|call| self.search.as_ref().is_some_and(|s| s.is_search(call)));
+            .partition(|call| offered.search.as_ref().is_some_and(|s| s.is_search(call)));
         let others: Vec<ToolCall> = others.into_iter().cloned().collect();
         let mut ran = calls::run(
-            &self.catalog,
+            &offered.catalog,
             &*self.approver,
             &self.in_flight,
             &others,
@@ -688,7 +713,7 @@ impl Agent {
         .into_iter();
         let mut results = Vec::with_capacity(calls.len());
         for call in calls {
-            let answered = match (&self.search, searches.contains(&call)) {
+            let answered = match (&offered.search, searches.contains(&call)) {
                 (Some(search), true) => {
                     self.answer_search(search, &mut conversation.found, call, &run)
                 }

@@ -97,6 +97,14 @@ impl FoundTools {
     }
 }
 
+/// What decides the offering besides the provider's limit: a budget for
+/// the definitions' tokens, and the tools kept loaded when on demand.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Settings {
+    pub(super) max_tool_tokens: Option<usize>,
+    pub(super) always_loaded: Option<Vec<String>>,
+}
+
 /// What [`plan`] decided: the offering, the tools every request carries,
 /// and the local search when there is one.
 #[derive(Debug)]

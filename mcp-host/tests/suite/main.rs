@@ -21,4 +21,5 @@ mod host_process;
 mod host_program;
 mod host_servers;
 mod host_ts_sdk;
+mod live_tools;
 mod seed_flow;

@@ -26,7 +26,7 @@ usage: mcp-host --config PATH [--provider {names}] [--model NAME] [--system TEXT
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask]
                 [--max-result-bytes N] [--max-tool-tokens N]
-                [--close-grace SECONDS] [--json]
+                [--close-grace SECONDS] [--pins PATH] [--json]
                 [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
 
 Reads one user message per line from stdin and answers each with the model,
@@ -65,6 +65,15 @@ offered on demand: anthropic's tool search with deferred loading, or a
 In mcp.json, an entry's \"tools\": {{\"allow\": [...], \"deny\": [...]}} says which
 of its tools are offered (MCP tool names, `*` for any characters; deny wins),
 and \"disabled\": true leaves the server out.
+
+Tool lists are live: a server that says its list changed (or whose ttlMs
+passed) is listed again before the next model request; tools keep their names
+and places. Each tool's definition is pinned by digest when first offered; a
+changed definition, or a new tool of a server already pinned, is not offered
+until approved: --approve ask shows the change on the terminal and asks; the
+other modes leave it out with a warning. --pins PATH keeps the approvals in a
+JSON file across runs (written atomically, owner-only); without it they last
+for the run.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
@@ -135,6 +144,7 @@ pub(crate) struct Args {
     pub(crate) close_grace: Duration,
     pub(crate) max_result_bytes: usize,
     pub(crate) max_tool_tokens: Option<usize>,
+    pub(crate) pins: Option<PathBuf>,
     pub(crate) json: bool,
     pub(crate) history: HistoryKind,
     pub(crate) on_overflow: Overflow,
@@ -143,7 +153,7 @@ pub(crate) struct Args {
 /// A run, or `--help`.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Parsed {
-    Run(Args),
+    Run(Box<Args>),
     Help,
 }
 
@@ -182,6 +192,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut json = false;
     let mut history = HistoryKind::All;
     let mut on_overflow = Overflow::Trim;
+    let mut pins = None;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -215,6 +226,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
                 })?;
             }
             "--model" => model = Some(value()?),
+            "--pins" => pins = Some(PathBuf::from(value()?)),
             "--system" => system = Some(value()?),
             "--max-turns" => max_turns = positive("--max-turns", &value()?)?,
             "--max-tokens" => max_tokens = positive("--max-tokens", &value()?)?,
@@ -261,7 +273,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         }
     }
     let config = config.ok_or("--config PATH is required")?;
-    Ok(Parsed::Run(Args {
+    Ok(Parsed::Run(Box::new(Args {
         config,
         provider,
         model,
@@ -274,10 +286,11 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         close_grace,
         max_result_bytes,
         max_tool_tokens,
+        pins,
         json,
         history,
         on_overflow,
-    }))
+    })))
 }
 
 #[cfg(test)]
@@ -286,7 +299,7 @@ mod tests {
 
     fn run(args: &[&str]) -> Result<Args, String> {
         match parse(args.iter().map(|a| a.to_string()))? {
-            Parsed::Run(args) => Ok(args),
+            Parsed::Run(args) => Ok(*args),
             Parsed::Help => Err("help".into()),
         }
     }
@@ -309,6 +322,7 @@ mod tests {
                 close_grace: Duration::from_secs(2),
                 max_result_bytes: 100_000,
                 max_tool_tokens: None,
+                pins: None,
                 json: false,
                 history: HistoryKind::All,
                 on_overflow: Overflow::Trim,
@@ -337,6 +351,8 @@ mod tests {
             "--max-result-bytes=5000",
             "--max-tool-tokens",
             "3000",
+            "--pins",
+            "p.json",
             "--json",
             "--history",
             "last:3",
@@ -357,6 +373,7 @@ mod tests {
         assert_eq!(args.api_timeout, Some(Duration::from_millis(2500)));
         assert_eq!(args.max_result_bytes, 5000);
         assert_eq!(args.max_tool_tokens, Some(3000));
+        assert_eq!(args.pins, Some(PathBuf::from("p.json")));
         assert_eq!((args.approve, args.json), (ApproveKind::ReadOnly, true));
         assert_eq!(args.close_grace, Duration::from_millis(250));
     }
@@ -417,7 +434,7 @@ usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--sy
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask]
                 [--max-result-bytes N] [--max-tool-tokens N]
-                [--close-grace SECONDS] [--json]
+                [--close-grace SECONDS] [--pins PATH] [--json]
                 [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
 
 Reads one user message per line from stdin and answers each with the model,
@@ -456,6 +473,15 @@ offered on demand: anthropic's tool search with deferred loading, or a
 In mcp.json, an entry's \"tools\": {\"allow\": [...], \"deny\": [...]} says which
 of its tools are offered (MCP tool names, `*` for any characters; deny wins),
 and \"disabled\": true leaves the server out.
+
+Tool lists are live: a server that says its list changed (or whose ttlMs
+passed) is listed again before the next model request; tools keep their names
+and places. Each tool's definition is pinned by digest when first offered; a
+changed definition, or a new tool of a server already pinned, is not offered
+until approved: --approve ask shows the change on the terminal and asks; the
+other modes leave it out with a warning. --pins PATH keeps the approvals in a
+JSON file across runs (written atomically, owner-only); without it they last
+for the run.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM

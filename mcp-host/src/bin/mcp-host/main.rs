@@ -4,8 +4,8 @@
 //! per line (with `--json`, one JSON object). Logs, progress and warnings
 //! go to stderr; approvals are asked on the terminal, never on stdin.
 //!
-//! Exit status: 0 at the end of stdin; 2 for a usage error or an unusable
-//! config; 1 when the model API refuses the key (401/403), since every
+//! Exit status: 0 at the end of stdin; 2 for a usage error, an unusable
+//! config or an unusable `--pins` file; 1 when the model API refuses the key (401/403), since every
 //! later line would fail the same way; 130 after SIGINT, 143 after SIGTERM.
 //!
 //! However it ends, the servers are closed first: each stdio server's stdin
@@ -24,6 +24,7 @@ use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
 use mcp_host::agent::calls::CallRecord;
 use mcp_host::agent::history::{HistoryPolicy, LastTurns, MaxBytes, TokenBudget, Trim};
 use mcp_host::agent::offering::Offering;
+use mcp_host::agent::pins::Pins;
 use mcp_host::agent::{Agent, Answer, Conversation};
 use mcp_host::catalog::CatalogOptions;
 use mcp_host::config::McpConfig;
@@ -59,7 +60,7 @@ const MAX_HISTORY_BYTES: usize = 32_000_000;
 
 fn main() -> ExitCode {
     let args = match cli::parse(std::env::args().skip(1)) {
-        Ok(Parsed::Run(args)) => args,
+        Ok(Parsed::Run(args)) => *args,
         Ok(Parsed::Help) => {
             println!("{}", usage());
             return ExitCode::SUCCESS;
@@ -206,6 +207,16 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let pins = match &args.pins {
+        Some(path) => match Pins::open(path) {
+            Ok(pins) => pins,
+            Err(e) => {
+                eprintln!("mcp-host: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => Pins::in_memory(),
+    };
     let catalog_options = CatalogOptions {
         client: ClientOptions {
             close_grace: args.close_grace,
@@ -223,6 +234,7 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
         .max_result_bytes(args.max_result_bytes)
         .history_with(history_policy(args.history))
         .on_overflow(args.on_overflow)
+        .pins(pins)
         // The contract: "every call of that response runs concurrently",
         // however many there are; the library's default bound (8) would
         // queue the ninth. Each server still bounds its own calls.
@@ -282,11 +294,12 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
     // Not left to the runtime's teardown, which would SIGKILL each server
     // with no chance to save its state. A second signal cuts the grace
     // short: the servers are then killed as the catalog is dropped.
+    let catalog = agent.catalog();
     tokio::select! {
-        () = agent.catalog().close() => {}
+        () = catalog.close() => {}
         (name, _) = signals.next() => eprintln!("mcp-host: {name} again: killing the servers"),
     }
-    drop(agent);
+    drop((catalog, agent));
     status
 }
 
