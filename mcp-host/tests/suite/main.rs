@@ -18,4 +18,5 @@ mod host_process;
 mod host_program;
 mod host_servers;
 mod host_ts_sdk;
+mod prompt_cache;
 mod seed_flow;

@@ -24,7 +24,7 @@ pub(crate) fn usage() -> String {
 usage: mcp-host --config PATH [--provider {names}] [--model NAME] [--system TEXT]
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask]
-                [--max-result-bytes N] [--close-grace SECONDS] [--json]
+                [--max-result-bytes N] [--close-grace SECONDS] [--no-cache] [--json]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
@@ -37,6 +37,13 @@ response's results together, four times that).
 default: the time to write --max-tokens at 20 tokens/s, at least 60 s
 (1024 -> 60 s, 8192 -> 410 s). A response whose body stops for 20 s is
 retried within it.
+--no-cache: no prompt-caching breakpoints in Anthropic requests (by default
+each carries `cache_control` on the last tool, the system prompt and the ends
+of the previous and this request; cache reads cost 0.1x the input price,
+writes 1.25x). OpenAI caches long prompts by itself whatever the flag says.
+With --json, `usage` has `cache_creation_input_tokens` and
+`cache_read_input_tokens` when the API reports them; `input_tokens` counts
+the whole prompt, those included.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
@@ -79,6 +86,7 @@ pub(crate) struct Args {
     pub(crate) approve: ApproveKind,
     pub(crate) close_grace: Duration,
     pub(crate) max_result_bytes: usize,
+    pub(crate) cache: bool,
     pub(crate) json: bool,
 }
 
@@ -121,6 +129,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut close_grace = mcp_client::DEFAULT_CLOSE_GRACE;
     let mut max_result_bytes = mcp_host::agent::budget::DEFAULT_MAX_RESULT_BYTES;
     let mut json = false;
+    let mut cache = true;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -136,6 +145,11 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
                 continue;
             }
             "--json" => return Err("--json takes no value".into()),
+            "--no-cache" if inline.is_none() => {
+                cache = false;
+                continue;
+            }
+            "--no-cache" => return Err("--no-cache takes no value".into()),
             _ => {}
         }
         let mut value = || -> Result<String, String> {
@@ -199,6 +213,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         approve,
         close_grace,
         max_result_bytes,
+        cache,
         json,
     }))
 }
@@ -231,6 +246,7 @@ mod tests {
                 approve: ApproveKind::Ask,
                 close_grace: Duration::from_secs(2),
                 max_result_bytes: 100_000,
+                cache: true,
                 json: false,
             }
         );
@@ -255,6 +271,7 @@ mod tests {
             "read-only",
             "--close-grace=0.25",
             "--max-result-bytes=5000",
+            "--no-cache",
             "--json",
         ])
         .unwrap();
@@ -267,6 +284,7 @@ mod tests {
         assert_eq!(args.tool_timeout, Duration::from_millis(1500));
         assert_eq!(args.api_timeout, Some(Duration::from_millis(2500)));
         assert_eq!(args.max_result_bytes, 5000);
+        assert!(!args.cache);
         assert_eq!((args.approve, args.json), (ApproveKind::ReadOnly, true));
         assert_eq!(args.close_grace, Duration::from_millis(250));
     }
@@ -310,7 +328,7 @@ mod tests {
 usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--system TEXT]
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask]
-                [--max-result-bytes N] [--close-grace SECONDS] [--json]
+                [--max-result-bytes N] [--close-grace SECONDS] [--no-cache] [--json]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
@@ -323,6 +341,13 @@ response's results together, four times that).
 default: the time to write --max-tokens at 20 tokens/s, at least 60 s
 (1024 -> 60 s, 8192 -> 410 s). A response whose body stops for 20 s is
 retried within it.
+--no-cache: no prompt-caching breakpoints in Anthropic requests (by default
+each carries `cache_control` on the last tool, the system prompt and the ends
+of the previous and this request; cache reads cost 0.1x the input price,
+writes 1.25x). OpenAI caches long prompts by itself whatever the flag says.
+With --json, `usage` has `cache_creation_input_tokens` and
+`cache_read_input_tokens` when the API reports them; `input_tokens` counts
+the whole prompt, those included.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
