@@ -82,19 +82,51 @@ pub struct ToolCall {
     pub input: Result<Value, CallFailure>,
 }
 
-/// Tokens, as the API reports them.
+/// Tokens, as the API reports them, in one meaning for both APIs.
+///
+/// `input_tokens` is the whole prompt, cached or not. The APIs differ
+/// here: OpenAI's `prompt_tokens` is the whole prompt already (its
+/// `prompt_tokens_details.cached_tokens` are part of it), while Anthropic's
+/// `input_tokens` counts only what was neither read from nor written to
+/// the cache, so ours is Anthropic's `input_tokens +
+/// cache_creation_input_tokens + cache_read_input_tokens`. So a
+/// conversation's `input_tokens` grows with its history whether or not
+/// the cache serves it, and the tokens billed at the base input price are
+/// `input_tokens - cache_creation_input_tokens - cache_read_input_tokens`.
+///
+/// The cache fields are left out of the JSON when they are 0, so that an
+/// API that reports no caching gives the same JSON as before they existed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Usage {
-    /// Tokens read (OpenAI `prompt_tokens`).
+    /// Every token of the prompt, those served from or written to the
+    /// cache included.
     pub input_tokens: u64,
     /// Tokens written (OpenAI `completion_tokens`).
     pub output_tokens: u64,
+    /// Of `input_tokens`, those written to the cache (Anthropic
+    /// `cache_creation_input_tokens`, billed at 1.25× the base input price
+    /// for the default 5-minute cache; OpenAI `cache_write_tokens` where
+    /// the model reports them).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cache_creation_input_tokens: u64,
+    /// Of `input_tokens`, those read from the cache (Anthropic
+    /// `cache_read_input_tokens`, OpenAI
+    /// `prompt_tokens_details.cached_tokens`; billed at 0.1× the base
+    /// input price by Anthropic).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cache_read_input_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl std::ops::AddAssign for Usage {
     fn add_assign(&mut self, other: Usage) {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens;
+        self.cache_read_input_tokens += other.cache_read_input_tokens;
     }
 }
 

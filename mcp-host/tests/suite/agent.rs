@@ -191,7 +191,8 @@ fn in_process_tools_answer_the_seed_flow_and_the_history_carries_them_to_the_nex
             answer.usage,
             Usage {
                 input_tokens: 20,
-                output_tokens: 4
+                output_tokens: 4,
+                ..Usage::default()
             }
         );
         assert_eq!(answer.tool_calls[0].name, "get_weather");
@@ -202,7 +203,8 @@ fn in_process_tools_answer_the_seed_flow_and_the_history_carries_them_to_the_nex
             chat.usage(),
             Usage {
                 input_tokens: 40,
-                output_tokens: 8
+                output_tokens: 8,
+                ..Usage::default()
             }
         );
 

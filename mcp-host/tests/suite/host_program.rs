@@ -14,7 +14,7 @@ use crate::common;
 
 use common::fake_model::{
     FakeModel, HostRun, McpConfig, Reply, claude_message, closed_port_url, everything_entry,
-    openai_completion, run_host, text_block, tool_use,
+    openai_completion, run_host, text_block, tool_use, unmarked,
 };
 use mcp_host::catalog::{Catalog, CatalogOptions};
 use mcp_host::provider::anthropic;
@@ -129,9 +129,10 @@ fn assistant(content: &Value) -> Value {
 }
 
 /// `messages` with each string `content` of a message written as the one
-/// text block it stands for (Anthropic only: OpenAI's `content` stays).
+/// text block it stands for (Anthropic only: OpenAI's `content` stays), and
+/// without the prompt-caching breakpoints ([`unmarked`]).
 fn normalized(messages: &Value) -> Value {
-    let mut messages = messages.clone();
+    let mut messages = unmarked(messages);
     for message in messages.as_array_mut().expect("messages is an array") {
         if let Some(text) = message["content"].as_str() {
             message["content"] = json!([{"type": "text", "text": text}]);
@@ -302,8 +303,11 @@ fn claude_weather_flow_across_two_lines() {
         );
         assert_eq!(body["model"], "claude-sonnet-4-6");
         assert_eq!(body["max_tokens"], 1024);
-        assert_eq!(body["system"], "你是天气助手");
-        assert_eq!(body["tools"], oracle.claude_tools());
+        assert_eq!(
+            unmarked(&body["system"]),
+            json!([{"type": "text", "text": "你是天气助手"}])
+        );
+        assert_eq!(unmarked(&body["tools"]), oracle.claude_tools());
     }
     // The offered tools have exactly the API's three fields.
     for tool in oracle.claude_tools().as_array().unwrap() {
@@ -579,7 +583,7 @@ fn claude_tool_errors_unreadable_arguments_and_unknown_names_are_is_error_result
     );
     let requests = fake.requests();
     assert_eq!(requests.len(), 2);
-    let results = requests[1].body["messages"][2]["content"].clone();
+    let results = unmarked(&requests[1].body["messages"][2]["content"]);
     let results = results.as_array().unwrap();
     assert_eq!(results.len(), 4, "{results:?}");
     // The tool's own error result, as the server gave it.
@@ -710,9 +714,9 @@ fn an_mcp_image_is_an_image_block_for_claude() {
     );
     lines(&run, 1);
     let requests = fake.requests();
-    let result = &requests[1].body["messages"][2]["content"][0];
+    let result = unmarked(&requests[1].body["messages"][2]["content"][0]);
     assert_eq!(
-        *result,
+        result,
         oracle.claude_result("toolu_img", "sample_content", json!({}))
     );
     let mcp_image = oracle
@@ -920,7 +924,7 @@ fn approval_run(config: &McpConfig, approve: Option<&str>) -> (HostRun, Value) {
     let run = host(config, &args, &claude_env(&fake), "go\n");
     let requests = fake.requests();
     assert_eq!(requests.len(), 2, "stderr:\n{}", run.stderr);
-    let results = requests[1].body["messages"][2]["content"].clone();
+    let results = unmarked(&requests[1].body["messages"][2]["content"]);
     (run, results)
 }
 
@@ -1631,9 +1635,9 @@ fn tool_calls_name_the_mcp_tool_and_its_config_server() {
         json!([{"name": "echo", "server": "beta", "is_error": false}])
     );
     let requests = fake.requests();
-    assert_eq!(requests[0].body["tools"], oracle.claude_tools());
+    assert_eq!(unmarked(&requests[0].body["tools"]), oracle.claude_tools());
     assert_eq!(
-        requests[1].body["messages"][2]["content"][0],
+        unmarked(&requests[1].body["messages"][2]["content"][0]),
         json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "b"})
     );
 }

@@ -13,7 +13,7 @@ use crate::common;
 use common::fake_model::{
     FakeModel, HostRun, McpConfig, Recorded, Reply, TempDir, claude_message, closed_port_url,
     everything_entry, host_binary, openai_completion, openai_text, openai_tool_calls, run_host,
-    text_block, tool_use,
+    text_block, tool_use, unmarked,
 };
 use common::{HttpServer, everything, python_sdk, ts_sdk};
 use serde_json::{Value, json};
@@ -78,15 +78,16 @@ fn offered(request: &Recorded) -> Vec<String> {
         .collect()
 }
 
-/// The offered tool called `name`.
+/// The offered tool called `name` (without the prompt-caching breakpoint
+/// the last one carries).
 fn offered_tool(request: &Recorded, name: &str) -> Value {
     request.body["tools"]
         .as_array()
         .unwrap()
         .iter()
         .find(|t| t["name"] == name)
+        .map(unmarked)
         .unwrap_or_else(|| panic!("{name} not offered: {:?}", offered(request)))
-        .clone()
 }
 
 /// One `tool_result` block of a request's last message.
@@ -598,7 +599,7 @@ fn tool_names_that_meet_never_stop_the_host() {
     let requests = model.requests();
     // The catalog's order: servers by name, then each one's own order.
     assert_eq!(
-        requests[0].body["tools"],
+        unmarked(&requests[0].body["tools"]),
         json!([
             listed_tool(&hashed, "admin", "admin.tools.list"),
             listed_tool("admin_tools_list", "admin", "admin_tools_list"),
@@ -845,7 +846,10 @@ fn seed_002_flow_completes_against_servers_whose_names_meet() {
             names,
             "every request offers the same tools"
         );
-        assert_eq!(request.body["system"], "你是一个专业的天气助手，回答简洁。");
+        assert_eq!(
+            unmarked(&request.body["system"]),
+            json!([{"type": "text", "text": "你是一个专业的天气助手，回答简洁。"}])
+        );
         assert_valid_history(request.body["messages"].as_array().unwrap(), &names);
     }
     let beijing = results(&requests[2]);

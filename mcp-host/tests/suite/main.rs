@@ -22,4 +22,5 @@ mod host_program;
 mod host_servers;
 mod host_ts_sdk;
 mod live_tools;
+mod prompt_cache;
 mod seed_flow;

@@ -17,8 +17,10 @@ pub(crate) struct Api {
     pub(crate) key_variable: &'static str,
     /// The variable the endpoint is read from.
     pub(crate) base_url_variable: &'static str,
-    /// The provider, set up from the environment, sending through `http`.
-    pub(crate) connect: fn(ApiClient) -> Result<Arc<dyn Provider>, ProviderError>,
+    /// The provider, set up from the environment, sending through `http`,
+    /// with prompt caching where the API lets it be turned off when the
+    /// flag says so (`--no-cache`).
+    pub(crate) connect: fn(ApiClient, bool) -> Result<Arc<dyn Provider>, ProviderError>,
 }
 
 /// Every API, the default first.
@@ -28,9 +30,11 @@ pub(crate) const APIS: &[Api] = &[
         default_model: anthropic::DEFAULT_MODEL,
         key_variable: anthropic::KEY_VARIABLE,
         base_url_variable: anthropic::BASE_URL_VARIABLE,
-        connect: |http| {
+        connect: |http, cache| {
             Ok(Arc::new(
-                anthropic::Anthropic::from_env()?.with_client(http),
+                anthropic::Anthropic::from_env()?
+                    .with_client(http)
+                    .caching(cache),
             ))
         },
     },
@@ -39,7 +43,8 @@ pub(crate) const APIS: &[Api] = &[
         default_model: openai::DEFAULT_MODEL,
         key_variable: openai::KEY_VARIABLE,
         base_url_variable: openai::BASE_URL_VARIABLE,
-        connect: |http| Ok(Arc::new(openai::OpenAi::from_env()?.with_client(http))),
+        // The API caches long prompts on its own; nothing to turn off.
+        connect: |http, _| Ok(Arc::new(openai::OpenAi::from_env()?.with_client(http))),
     },
 ];
 

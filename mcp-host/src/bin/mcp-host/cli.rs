@@ -26,7 +26,7 @@ usage: mcp-host --config PATH [--provider {names}] [--model NAME] [--system TEXT
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask]
                 [--max-result-bytes N] [--max-tool-tokens N]
-                [--close-grace SECONDS] [--pins PATH] [--json]
+                [--close-grace SECONDS] [--pins PATH] [--no-cache] [--json]
                 [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
 
 Reads one user message per line from stdin and answers each with the model,
@@ -74,6 +74,14 @@ until approved: --approve ask shows the change on the terminal and asks; the
 other modes leave it out with a warning. --pins PATH keeps the approvals in a
 JSON file across runs (written atomically, owner-only); without it they last
 for the run.
+
+--no-cache: no prompt-caching breakpoints in Anthropic requests (by default
+each carries `cache_control` on the last tool, the system prompt and the ends
+of the previous and this request; cache reads cost 0.1x the input price,
+writes 1.25x). OpenAI caches long prompts by itself whatever the flag says.
+With --json, `usage` has `cache_creation_input_tokens` and
+`cache_read_input_tokens` when the API reports them; `input_tokens` counts
+the whole prompt, those included.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
@@ -145,6 +153,7 @@ pub(crate) struct Args {
     pub(crate) max_result_bytes: usize,
     pub(crate) max_tool_tokens: Option<usize>,
     pub(crate) pins: Option<PathBuf>,
+    pub(crate) cache: bool,
     pub(crate) json: bool,
     pub(crate) history: HistoryKind,
     pub(crate) on_overflow: Overflow,
@@ -193,6 +202,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut history = HistoryKind::All;
     let mut on_overflow = Overflow::Trim;
     let mut pins = None;
+    let mut cache = true;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -208,6 +218,11 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
                 continue;
             }
             "--json" => return Err("--json takes no value".into()),
+            "--no-cache" if inline.is_none() => {
+                cache = false;
+                continue;
+            }
+            "--no-cache" => return Err("--no-cache takes no value".into()),
             _ => {}
         }
         let mut value = || -> Result<String, String> {
@@ -287,6 +302,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         max_result_bytes,
         max_tool_tokens,
         pins,
+        cache,
         json,
         history,
         on_overflow,
@@ -323,6 +339,7 @@ mod tests {
                 max_result_bytes: 100_000,
                 max_tool_tokens: None,
                 pins: None,
+                cache: true,
                 json: false,
                 history: HistoryKind::All,
                 on_overflow: Overflow::Trim,
@@ -353,6 +370,7 @@ mod tests {
             "3000",
             "--pins",
             "p.json",
+            "--no-cache",
             "--json",
             "--history",
             "last:3",
@@ -374,6 +392,7 @@ mod tests {
         assert_eq!(args.max_result_bytes, 5000);
         assert_eq!(args.max_tool_tokens, Some(3000));
         assert_eq!(args.pins, Some(PathBuf::from("p.json")));
+        assert!(!args.cache);
         assert_eq!((args.approve, args.json), (ApproveKind::ReadOnly, true));
         assert_eq!(args.close_grace, Duration::from_millis(250));
     }
@@ -434,7 +453,7 @@ usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--sy
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask]
                 [--max-result-bytes N] [--max-tool-tokens N]
-                [--close-grace SECONDS] [--pins PATH] [--json]
+                [--close-grace SECONDS] [--pins PATH] [--no-cache] [--json]
                 [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
 
 Reads one user message per line from stdin and answers each with the model,
@@ -482,6 +501,14 @@ until approved: --approve ask shows the change on the terminal and asks; the
 other modes leave it out with a warning. --pins PATH keeps the approvals in a
 JSON file across runs (written atomically, owner-only); without it they last
 for the run.
+
+--no-cache: no prompt-caching breakpoints in Anthropic requests (by default
+each carries `cache_control` on the last tool, the system prompt and the ends
+of the previous and this request; cache reads cost 0.1x the input price,
+writes 1.25x). OpenAI caches long prompts by itself whatever the flag says.
+With --json, `usage` has `cache_creation_input_tokens` and
+`cache_read_input_tokens` when the API reports them; `input_tokens` counts
+the whole prompt, those included.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM

@@ -161,13 +161,17 @@ mod orphans {
     }
 }
 
-fn provider(api: &Api, api_timeout: Option<Duration>) -> Result<Arc<dyn Provider>, ProviderError> {
+fn provider(
+    api: &Api,
+    api_timeout: Option<Duration>,
+    cache: bool,
+) -> Result<Arc<dyn Provider>, ProviderError> {
     // Without --api-timeout each request's deadline follows its max_tokens.
     let mut http = ApiClient::new();
     if let Some(deadline) = api_timeout {
         http = http.deadline(deadline);
     }
-    (api.connect)(http)
+    (api.connect)(http, cache)
 }
 
 /// The history policy of `--history`, each within the API's request limit.
@@ -200,7 +204,7 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
     // Listened for from the start: the servers run in process groups of
     // their own, so a Ctrl-C reaches the host alone, which must end them.
     let mut signals = Signals::new();
-    let provider = match provider(args.provider, args.api_timeout) {
+    let provider = match provider(args.provider, args.api_timeout, args.cache) {
         Ok(provider) => provider,
         Err(e) => {
             eprintln!("mcp-host: {e}");

@@ -1,6 +1,7 @@
 //! The client: `POST {base}/v1/messages` with the request body in the
 //! API's field names.
 
+use super::cache::{Messages, System, Tools};
 use super::{
     API_VERSION, BASE_URL_VARIABLE, DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, MAX_TOOLS,
     deferred_tools, read_response, tool_result, tools,
@@ -18,18 +19,33 @@ use serde_json::{Value, json};
 pub struct Anthropic {
     http: ApiClient,
     endpoint: ApiEndpoint,
+    caching: bool,
 }
 
-/// The request body, in the API's field names.
+/// The request body, in the API's field names; the cache breakpoints are
+/// applied as it is written ([`super::cache`]).
 #[derive(Serialize)]
 struct Body<'a> {
     model: &'a str,
     max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    system: Option<&'a str>,
-    messages: &'a [Value],
-    #[serde(skip_serializing_if = "<[Value]>::is_empty")]
-    tools: &'a [Value],
+    system: Option<System<'a>>,
+    messages: Messages<'a>,
+    #[serde(skip_serializing_if = "Tools::is_empty")]
+    tools: Tools<'a>,
+}
+
+impl<'a> Body<'a> {
+    /// The body of `request`, with cache breakpoints when `caching`.
+    fn new(request: &Request<'a>, caching: bool) -> Body<'a> {
+        Body {
+            model: request.model,
+            max_tokens: request.max_tokens,
+            system: request.system.map(|text| System::new(text, caching)),
+            messages: Messages::new(request.messages, caching),
+            tools: Tools::new(request.tools, caching),
+        }
+    }
 }
 
 impl Anthropic {
@@ -47,6 +63,7 @@ impl Anthropic {
         Ok(Anthropic {
             http: ApiClient::new(),
             endpoint,
+            caching: true,
         })
     }
 
@@ -62,6 +79,15 @@ impl Anthropic {
     /// Uses `http` (its deadline and timeouts, its pool) for the requests.
     pub fn with_client(mut self, http: ApiClient) -> Anthropic {
         self.http = http;
+        self
+    }
+
+    /// Whether requests carry prompt-caching breakpoints (default on): the
+    /// last tool, the system prompt, the previous request's end and this
+    /// one's end, at most four, each the 5-minute `{"type": "ephemeral"}`.
+    /// Off, the request is the history's bytes as they are.
+    pub fn caching(mut self, on: bool) -> Anthropic {
+        self.caching = on;
         self
     }
 }
@@ -115,13 +141,7 @@ impl Provider for Anthropic {
 
     fn send<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>> {
         Box::pin(async move {
-            let body = Body {
-                model: request.model,
-                max_tokens: request.max_tokens,
-                system: request.system,
-                messages: request.messages,
-                tools: request.tools,
-            };
+            let body = Body::new(&request, self.caching);
             read_response(
                 self.http
                     .post(&self.endpoint, &body, request.max_tokens)
@@ -156,19 +176,54 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_body_has_system_at_the_top_and_no_empty_tools() {
-        let messages = [json!({"role": "user", "content": "你好"})];
-        let body = Body {
+    fn request<'a>(messages: &'a [Value], tools: &'a [Value]) -> Request<'a> {
+        Request {
             model: DEFAULT_MODEL,
             max_tokens: 1024,
             system: Some("你是一个专业的天气助手"),
-            messages: &messages,
-            tools: &[],
-        };
+            messages,
+            tools,
+        }
+    }
+
+    #[test]
+    fn the_body_has_system_at_the_top_and_no_empty_tools() {
+        let messages = [json!({"role": "user", "content": "你好"})];
+        let body = Body::new(&request(&messages, &[]), false);
         assert_eq!(
             serde_json::to_value(&body).unwrap(),
             json!({"model": "claude-sonnet-4-6", "max_tokens": 1024, "system": "你是一个专业的天气助手", "messages": messages})
         );
+    }
+
+    #[test]
+    fn a_cached_body_has_four_breakpoints_in_the_prompts_order() {
+        let messages = [
+            json!({"role": "user", "content": "北京今天天气怎么样"}),
+            json!({"role": "assistant", "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "北京"}}
+            ]}),
+            json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "晴"}
+            ]}),
+        ];
+        let tools = [json!({"name": "a"}), json!({"name": "get_weather"})];
+        let text = serde_json::to_string(&Body::new(&request(&messages, &tools), true)).unwrap();
+        assert_eq!(text.matches("cache_control").count(), 4, "{text}");
+        let body: Value = serde_json::from_str(&text).unwrap();
+        let mark = json!({"type": "ephemeral"});
+        assert_eq!(body["tools"][1]["cache_control"], mark);
+        assert!(body["tools"][0].get("cache_control").is_none());
+        assert_eq!(
+            body["system"],
+            json!([{"type": "text", "text": "你是一个专业的天气助手", "cache_control": mark}])
+        );
+        assert_eq!(body["messages"][0]["content"][0]["cache_control"], mark);
+        assert!(
+            body["messages"][1]["content"][0]
+                .get("cache_control")
+                .is_none()
+        );
+        assert_eq!(body["messages"][2]["content"][0]["cache_control"], mark);
     }
 }

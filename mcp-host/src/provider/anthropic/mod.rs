@@ -30,7 +30,14 @@
 //!
 //! The image rules and the notes are the ones both dialects share
 //! ([`crate::call_result`]).
+//!
+//! Prompt caching is on by default ([`Anthropic::caching`]): each request
+//! carries `cache_control` breakpoints on the last tool, the system prompt,
+//! the end of the previous request and the end of this one, added as the
+//! body is written, never stored in the history.
 
+#[cfg(feature = "http")]
+mod cache;
 #[cfg(feature = "http")]
 mod client;
 mod response;

@@ -22,6 +22,26 @@ fn read_content(content: &[Value]) -> (String, Vec<ToolCall>) {
     (text, calls)
 }
 
+/// The response's `usage` in [`Usage`]'s one meaning: the API's
+/// `input_tokens` counts only the tokens after the last cache breakpoint
+/// that were neither read nor written, so the whole prompt is the sum of
+/// the three.
+fn read_usage(usage: &Value) -> Usage {
+    let count = |name: &str| usage[name].as_u64().unwrap_or(0);
+    let (written, read) = (
+        count("cache_creation_input_tokens"),
+        count("cache_read_input_tokens"),
+    );
+    Usage {
+        input_tokens: count("input_tokens")
+            .saturating_add(written)
+            .saturating_add(read),
+        output_tokens: count("output_tokens"),
+        cache_creation_input_tokens: written,
+        cache_read_input_tokens: read,
+    }
+}
+
 /// A response body of this API as a [`Reply`] (for a provider that
 /// reaches the API its own way: a proxy, a recorded session).
 pub fn read_response(mut body: Value) -> Result<Reply, ProviderError> {
@@ -38,10 +58,7 @@ pub fn read_response(mut body: Value) -> Result<Reply, ProviderError> {
         "pause_turn" => Stop::Pause,
         _ => Stop::End,
     };
-    let usage = Usage {
-        input_tokens: body["usage"]["input_tokens"].as_u64().unwrap_or(0),
-        output_tokens: body["usage"]["output_tokens"].as_u64().unwrap_or(0),
-    };
+    let usage = read_usage(&body["usage"]);
     Ok(Reply {
         message: json!({"role": "assistant", "content": content}),
         text,
@@ -80,7 +97,8 @@ mod tests {
             reply.usage,
             Usage {
                 input_tokens: 512,
-                output_tokens: 38
+                output_tokens: 38,
+                ..Usage::default()
             }
         );
         assert_eq!(
@@ -90,6 +108,27 @@ mod tests {
                 name: "get_weather".into(),
                 input: Ok(json!({"city": "北京"})),
             }]
+        );
+    }
+
+    #[test]
+    fn cache_reads_and_writes_are_part_of_the_input() {
+        let body = json!({
+            "content": [{"type": "text", "text": "晴"}], "stop_reason": "end_turn",
+            "usage": {
+                "input_tokens": 50, "output_tokens": 12,
+                "cache_creation_input_tokens": 2048, "cache_read_input_tokens": 100000,
+                "cache_creation": {"ephemeral_5m_input_tokens": 2048, "ephemeral_1h_input_tokens": 0}
+            }
+        });
+        assert_eq!(
+            read_response(body).unwrap().usage,
+            Usage {
+                input_tokens: 102_098,
+                output_tokens: 12,
+                cache_creation_input_tokens: 2048,
+                cache_read_input_tokens: 100_000,
+            }
         );
     }
 

@@ -19,6 +19,7 @@ pub struct OpenAi {
     http: ApiClient,
     endpoint: ApiEndpoint,
     strict: Strict,
+    prompt_cache_key: Option<String>,
 }
 
 /// The request body, in the API's field names.
@@ -29,6 +30,8 @@ struct Body<'a> {
     #[serde(skip_serializing_if = "<[Value]>::is_empty")]
     tools: &'a [Value],
     max_completion_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_key: Option<&'a str>,
 }
 
 impl OpenAi {
@@ -45,6 +48,7 @@ impl OpenAi {
             http: ApiClient::new(),
             endpoint,
             strict: Strict::Off,
+            prompt_cache_key: None,
         })
     }
 
@@ -67,6 +71,21 @@ impl OpenAi {
     /// strict mode rewrites optional arguments as required-and-nullable).
     pub fn strict(mut self, strict: Strict) -> OpenAi {
         self.strict = strict;
+        self
+    }
+
+    /// Sends `key` as each request's `prompt_cache_key` (default none).
+    ///
+    /// The API caches prompts of 1,024 tokens or more by their prefix, on
+    /// its own; requests are routed to a cache by a hash of the prompt's
+    /// start, and the key joins that hash, so requests that share a long
+    /// prefix and a key (one conversation, one tenant) land on the same
+    /// cache more often. The prefix itself is kept stable here whatever
+    /// the key: the tools and the system prompt first and the same bytes
+    /// on every request, the history only appended to. A key must not
+    /// carry secrets or user data.
+    pub fn prompt_cache_key(mut self, key: impl Into<String>) -> OpenAi {
+        self.prompt_cache_key = Some(key.into());
         self
     }
 }
@@ -108,6 +127,7 @@ impl Provider for OpenAi {
                 messages,
                 tools: request.tools,
                 max_completion_tokens: request.max_tokens,
+                prompt_cache_key: self.prompt_cache_key.as_deref(),
             };
             read_response(
                 self.http
@@ -131,10 +151,19 @@ mod tests {
             messages: vec![&system, &history[0]],
             tools: &[],
             max_completion_tokens: 1024,
+            prompt_cache_key: None,
         };
         assert_eq!(
             serde_json::to_value(&body).unwrap(),
             json!({"model": "gpt-4.1", "messages": [system, history[0]], "max_completion_tokens": 1024})
+        );
+        let keyed = Body {
+            prompt_cache_key: Some("conversation-7"),
+            ..body
+        };
+        assert_eq!(
+            serde_json::to_value(&keyed).unwrap()["prompt_cache_key"],
+            "conversation-7"
         );
     }
 }

@@ -60,6 +60,19 @@ fn history_message(message: &Map<String, Value>) -> Value {
     Value::Object(kept)
 }
 
+/// The response's `usage`: `prompt_tokens` is the whole prompt already,
+/// its `prompt_tokens_details.cached_tokens` (and, on the models that
+/// report them, `cache_write_tokens`) a part of it.
+fn read_usage(usage: &Value) -> Usage {
+    let details = &usage["prompt_tokens_details"];
+    Usage {
+        input_tokens: usage["prompt_tokens"].as_u64().unwrap_or(0),
+        output_tokens: usage["completion_tokens"].as_u64().unwrap_or(0),
+        cache_creation_input_tokens: details["cache_write_tokens"].as_u64().unwrap_or(0),
+        cache_read_input_tokens: details["cached_tokens"].as_u64().unwrap_or(0),
+    }
+}
+
 /// A response body of this API as a [`Reply`] (for a provider that
 /// reaches the API its own way: a proxy, a recorded session).
 pub fn read_response(body: Value) -> Result<Reply, ProviderError> {
@@ -91,10 +104,7 @@ pub fn read_response(body: Value) -> Result<Reply, ProviderError> {
     } else {
         Stop::ToolUse
     };
-    let usage = Usage {
-        input_tokens: body["usage"]["prompt_tokens"].as_u64().unwrap_or(0),
-        output_tokens: body["usage"]["completion_tokens"].as_u64().unwrap_or(0),
-    };
+    let usage = read_usage(&body["usage"]);
     Ok(Reply {
         message: history_message(message),
         text,
@@ -129,7 +139,8 @@ mod tests {
             reply.usage,
             Usage {
                 input_tokens: 82,
-                output_tokens: 17
+                output_tokens: 17,
+                ..Usage::default()
             }
         );
         assert_eq!(reply.calls[0].input, Ok(json!({"city": "北京"})));
@@ -140,6 +151,25 @@ mod tests {
         assert_eq!(
             reply.message,
             json!({"role": "assistant", "content": null, "tool_calls": body["choices"][0]["message"]["tool_calls"]})
+        );
+    }
+
+    #[test]
+    fn cached_tokens_are_read_as_cache_reads_within_the_prompt() {
+        let reply = read_response(json!({
+            "choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": "晴"}}],
+            "usage": {"prompt_tokens": 2006, "completion_tokens": 300, "total_tokens": 2306,
+                      "prompt_tokens_details": {"cached_tokens": 1920, "audio_tokens": 0}}
+        }))
+        .unwrap();
+        assert_eq!(
+            reply.usage,
+            Usage {
+                input_tokens: 2006,
+                output_tokens: 300,
+                cache_creation_input_tokens: 0,
+                cache_read_input_tokens: 1920,
+            }
         );
     }
 

@@ -477,6 +477,22 @@ pub fn openai_text(content: &str) -> Value {
     json!({"role": "assistant", "content": content})
 }
 
+/// `value` without its `cache_control` keys: the prompt-caching
+/// breakpoints an Anthropic request carries are metadata, not part of the
+/// prompt (where they go is checked by `prompt_cache::`).
+pub fn unmarked(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, _)| *key != "cache_control")
+                .map(|(key, value)| (key.clone(), unmarked(value)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(unmarked).collect()),
+        other => other.clone(),
+    }
+}
+
 /// A URL on a loopback port nothing listens on (bound, then closed), for a
 /// network failure.
 pub fn closed_port_url() -> String {
