@@ -42,7 +42,13 @@ async fn tick(n: u64) -> u64 {
 }
 
 fn claude(fake: &FakeModel) -> Arc<dyn Provider> {
-    Arc::new(Anthropic::new(&fake.base_url, Some("sk-ant-test")).unwrap())
+    // Caching off: these tests read the history itself, which cache
+    // breakpoints would dress differently in each request (`prompt_cache::`).
+    Arc::new(
+        Anthropic::new(&fake.base_url, Some("sk-ant-test"))
+            .unwrap()
+            .caching(false),
+    )
 }
 
 fn openai(fake: &FakeModel) -> Arc<dyn Provider> {
@@ -671,7 +677,7 @@ fn request_size_at_line_200_with_each_history_policy() {
 /// `args`; the JSON lines and stderr.
 fn program(fake: &FakeModel, args: &[&str], stdin: &str) -> (Vec<Value>, String) {
     let config = common::fake_model::McpConfig::new(&json!({"mcpServers": {}}));
-    let mut all = vec!["--config", config.arg(), "--json"];
+    let mut all = vec!["--config", config.arg(), "--json", "--no-cache"];
     all.extend_from_slice(args);
     let run = common::fake_model::run_host(
         &all,

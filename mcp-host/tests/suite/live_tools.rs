@@ -196,7 +196,11 @@ fn a_changed_definition_is_held_back_a_removed_tool_refused_and_a_new_one_offere
             end("done"),
         ]);
         let gatekeeper = Arc::new(Gatekeeper::default());
-        let agent = Agent::new(Anthropic::new(&fake.base_url, Some(CLAUDE_KEY)).unwrap())
+        let agent = Agent::new(
+            Anthropic::new(&fake.base_url, Some(CLAUDE_KEY))
+                .unwrap()
+                .caching(false),
+        )
             .config(config)
             .approve_with(Arc::clone(&gatekeeper) as Arc<dyn Approver>)
             .build()
@@ -549,7 +553,11 @@ fn a_tool_an_in_process_server_adds_at_run_time_is_offered_next() {
             end("done"),
         ]);
         let server = mcp_runtime::Server::new("garden", "1.0.0").tools(mcp_runtime::tools![grow]);
-        let agent = Agent::new(Anthropic::new(&fake.base_url, Some(CLAUDE_KEY)).unwrap())
+        let agent = Agent::new(
+            Anthropic::new(&fake.base_url, Some(CLAUDE_KEY))
+                .unwrap()
+                .caching(false),
+        )
             .server("garden", server)
             .build()
             .await
@@ -609,7 +617,11 @@ fn a_list_whose_ttl_passed_is_listed_again_before_the_next_request() {
         entry["mcpServers"]["changing"]["env"]["CHANGING_TTL_MS"] = json!("0");
         let config = mcp_host::config::McpConfig::parse(&entry.to_string()).unwrap();
         let fake = FakeModel::start(vec![end("one"), end("two")]);
-        let agent = Agent::new(Anthropic::new(&fake.base_url, Some(CLAUDE_KEY)).unwrap())
+        let agent = Agent::new(
+            Anthropic::new(&fake.base_url, Some(CLAUDE_KEY))
+                .unwrap()
+                .caching(false),
+        )
             .config(config)
             .build()
             .await
