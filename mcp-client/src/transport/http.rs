@@ -663,3 +663,95 @@ impl Drop for HttpTransport {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpListener;
+
+    /// Reads one request's head (the test's requests have no body but the
+    /// POST's, read by its length).
+    async fn read_request(stream: &mut tokio::net::TcpStream) -> String {
+        let mut bytes = Vec::new();
+        let mut buffer = [0u8; 4096];
+        loop {
+            let n = stream.read(&mut buffer).await.expect("read");
+            assert!(n > 0, "the client closed the connection");
+            bytes.extend_from_slice(&buffer[..n]);
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            if let Some(end) = text.find("\r\n\r\n") {
+                let length = text[..end]
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|v| v.trim().parse::<usize>().unwrap())
+                    })
+                    .unwrap_or(0);
+                if bytes.len() >= end + 4 + length {
+                    return text;
+                }
+            }
+        }
+    }
+
+    const STREAM_HEAD: &str =
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+
+    #[tokio::test]
+    async fn a_stream_closed_before_its_answer_is_resumed_after_the_retry_wait() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
+        let server = tokio::spawn(async move {
+            // The POST: a priming event (an id, a 300 ms retry), then the
+            // stream ends without the answer.
+            let (mut post, _) = listener.accept().await.expect("the POST");
+            let request = read_request(&mut post).await;
+            assert!(request.starts_with("POST "), "{request}");
+            post.write_all(format!("{STREAM_HEAD}id: e-1\nretry: 300\ndata: \n\n").as_bytes())
+                .await
+                .expect("write");
+            drop(post);
+            let closed = Instant::now();
+            // The GET that resumes it names the last event; the answer
+            // comes on it.
+            let (mut get, _) = listener.accept().await.expect("the GET");
+            let waited = closed.elapsed();
+            let request = read_request(&mut get).await;
+            get.write_all(
+                format!("{STREAM_HEAD}id: e-2\ndata: {{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{{}}}}\n\n")
+                    .as_bytes(),
+            )
+            .await
+            .expect("write");
+            (request, waited)
+        });
+        let (transport, mut inbox) =
+            HttpTransport::connect(HttpConfig::new("s", url)).expect("transport");
+        let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}"#;
+        transport
+            .send(Outgoing::new(body.into(), Some(7)))
+            .await
+            .expect("sent");
+        let answer = tokio::time::timeout(Duration::from_secs(10), inbox.recv())
+            .await
+            .expect("an answer in time");
+        match answer {
+            Some(Incoming::Message(text)) => {
+                assert_eq!(text, r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+            }
+            other => panic!("not the answer: {other:?}"),
+        }
+        let (request, waited) = server.await.expect("the server");
+        let head = request.to_ascii_lowercase();
+        assert!(head.starts_with("get "), "{request}");
+        assert!(head.contains("last-event-id: e-1\r\n"), "{request}");
+        assert!(head.contains("accept: text/event-stream\r\n"), "{request}");
+        assert!(
+            waited >= Duration::from_millis(280),
+            "resumed after {waited:?}"
+        );
+    }
+}
