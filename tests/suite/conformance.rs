@@ -547,7 +547,7 @@ fn workspace_root() -> PathBuf {
 
 /// `tests/conformance/node_modules`, installed with `npm ci` unless the
 /// stamp of the last install matches `package-lock.json`.
-fn suite_dir() -> PathBuf {
+pub(crate) fn suite_dir() -> PathBuf {
     let dir = workspace_root().join("tests/conformance");
     let lock = fs::read(dir.join("package-lock.json")).expect("read the suite's package-lock.json");
     let stamp = dir.join("node_modules/.conformance-installed");

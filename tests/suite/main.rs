@@ -11,6 +11,8 @@ mod common;
 
 mod auth;
 mod conformance;
+// The client side of the suite, on examples/conformance_client.rs.
+mod conformance_client;
 mod context;
 mod default_build;
 mod doc_features;

@@ -9,8 +9,9 @@ use crate::log_limit::{LOG_LINE_BYTES, LogLimiter, cut_line};
 use crate::text::excerpt;
 use crate::{BoxFuture, Handler, RpcError, ServerNotification, ServerRequest};
 use mcp_protocol::model::{
-    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, InputRequest,
-    ProgressParams, ServerNotification as Notification, ServerRequest as Request,
+    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
+    InputRequest, JsonObject, ProgressParams, ServerNotification as Notification,
+    ServerRequest as Request,
 };
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -36,6 +37,8 @@ pub type ProgressFn = Arc<dyn Fn(ProgressParams) + Send + Sync>;
 pub(crate) struct HostHandler {
     pub(crate) server: String,
     pub(crate) elicit: Option<ElicitFn>,
+    /// [`ClientOptions::elicitation_defaults`](super::ClientOptions::elicitation_defaults).
+    pub(crate) elicitation_defaults: bool,
     pub(crate) sample: Option<SampleFn>,
     /// Progress callbacks by the JSON text of their token.
     pub(crate) progress: Mutex<HashMap<String, ProgressFn>>,
@@ -81,12 +84,20 @@ impl HostHandler {
 
 impl HostHandler {
     pub(crate) async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, RpcError> {
-        match &self.elicit {
-            Some(elicit) => elicit(params).await,
-            None => Err(RpcError::method_not_found(
+        let Some(elicit) = &self.elicit else {
+            return Err(RpcError::method_not_found(
                 "this client has no elicitation handler",
-            )),
+            ));
+        };
+        let schema = self
+            .elicitation_defaults
+            .then(|| params.requested_schema.clone())
+            .flatten();
+        let mut result = elicit(params).await?;
+        if let Some(schema) = schema {
+            fill_defaults(&schema, &mut result);
         }
+        Ok(result)
     }
 
     pub(crate) async fn sample(
@@ -118,6 +129,28 @@ impl HostHandler {
 
     pub(crate) fn generation(&self) -> u64 {
         self.tools_generation.load(Ordering::Acquire)
+    }
+}
+
+/// Gives each property of a form's `requestedSchema` that an accepted
+/// answer leaves out the schema's `default` for it (SEP-1034: the form was
+/// pre-filled with the defaults, and a field the user did not touch keeps
+/// its default). What the answer gives is kept; a declined or cancelled
+/// answer carries no content and gets none.
+fn fill_defaults(schema: &JsonObject, result: &mut ElicitResult) {
+    if result.action != ElicitAction::Accept {
+        return;
+    }
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    let content = result.content.get_or_insert_with(JsonObject::new);
+    for (name, property) in properties {
+        if let Some(default) = property.get("default")
+            && !content.contains_key(name)
+        {
+            content.insert(name.clone(), default.clone());
+        }
     }
 }
 
@@ -204,5 +237,60 @@ impl Handler for HostHandler {
                 | Notification::Other { .. } => {}
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema() -> JsonObject {
+        json!({"type": "object", "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "status": {"type": "string", "enum": ["active", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "default": true},
+            "note": {"type": "string"}
+        }})
+        .as_object()
+        .cloned()
+        .unwrap()
+    }
+
+    fn answer(action: ElicitAction, content: Option<Value>) -> ElicitResult {
+        ElicitResult {
+            action,
+            content: content.and_then(|c| c.as_object().cloned()),
+        }
+    }
+
+    #[test]
+    fn an_accepted_form_gets_the_defaults_of_the_fields_it_leaves_out() {
+        let mut result = answer(
+            ElicitAction::Accept,
+            Some(json!({"name": "Ada", "age": 41})),
+        );
+        fill_defaults(&schema(), &mut result);
+        assert_eq!(
+            Value::Object(result.content.unwrap()),
+            json!({"name": "Ada", "age": 41, "status": "active", "verified": true})
+        );
+
+        let mut result = answer(ElicitAction::Accept, None);
+        fill_defaults(&schema(), &mut result);
+        assert_eq!(
+            Value::Object(result.content.unwrap()),
+            json!({"name": "John Doe", "age": 30, "status": "active", "verified": true})
+        );
+    }
+
+    #[test]
+    fn a_declined_or_cancelled_form_gets_no_content() {
+        for action in [ElicitAction::Decline, ElicitAction::Cancel] {
+            let mut result = answer(action, None);
+            fill_defaults(&schema(), &mut result);
+            assert_eq!(result.content, None);
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! legacy `initialize`, and when a failed probe means "legacy server".
 
 use super::{Era, HANDSHAKE_TIMEOUT, McpClient, handler::HostHandler, raw_params};
-use crate::{ClientError, Dispatcher, McpError, RequestOptions};
+use crate::{ClientError, Dispatcher, McpError, RequestOptions, RpcError};
 use mcp_protocol::ProtocolVersion;
 use mcp_protocol::http;
 use mcp_protocol::meta::Envelope;
@@ -32,23 +32,29 @@ impl McpClient {
 /// a timeout, a malformed answer (the Python SDK's denylist).
 pub(super) fn falls_back(error: &ClientError) -> bool {
     match error {
-        ClientError::Rpc(e) if e.code == -32022 => {
-            let supported: Option<Vec<String>> = e
-                .data
-                .as_ref()
-                .and_then(|d| d.get("supported"))
-                .and_then(|s| serde_json::from_value(s.clone()).ok());
-            match supported {
-                Some(list) => list
-                    .iter()
-                    .any(|v| ProtocolVersion::parse(v).is_some_and(|v| !v.is_modern())),
-                None => true,
-            }
-        }
+        ClientError::Rpc(e) if e.code == UNSUPPORTED_VERSION => match supported_versions(e) {
+            Some(list) => list
+                .iter()
+                .any(|v| ProtocolVersion::parse(v).is_some_and(|v| !v.is_modern())),
+            None => true,
+        },
         ClientError::Rpc(_) | ClientError::Timeout { .. } | ClientError::Malformed { .. } => true,
         ClientError::Http { status, .. } => (400..500).contains(status),
         _ => false,
     }
+}
+
+/// The JSON-RPC code of "unsupported protocol version" (HTTP 400), whose
+/// `data.supported` lists the revisions the server speaks.
+const UNSUPPORTED_VERSION: i64 = -32022;
+
+/// The `supported` list of an unsupported-version error, if it has one.
+fn supported_versions(error: &RpcError) -> Option<Vec<String>> {
+    error
+        .data
+        .as_ref()
+        .and_then(|d| d.get("supported"))
+        .and_then(|s| serde_json::from_value(s.clone()).ok())
 }
 
 /// What a handshake needs, borrowed from the client (also before it exists).
@@ -84,9 +90,27 @@ impl Parts<'_> {
             .handshake_options(timeout)
             .header(http::PROTOCOL_VERSION, version)
             .header(http::METHOD, method::DISCOVER);
-        let result = dispatcher
-            .request(method::DISCOVER, Some(&raw_params(&params)), options)
-            .await?;
+        let params = raw_params(&params);
+        let result = match dispatcher
+            .request(method::DISCOVER, Some(&params), options.clone())
+            .await
+        {
+            // Refused as unsupported while naming the revision asked for
+            // as supported (a server that rejects a client's first choice
+            // to see it retry): the spec's "retry with a listed version",
+            // once, with the one modern revision this client speaks.
+            Err(ClientError::Rpc(e))
+                if e.code == UNSUPPORTED_VERSION
+                    && supported_versions(&e)
+                        .is_some_and(|list| list.iter().any(|v| v == version)) =>
+            {
+                tracing::debug!(server = %self.server, error = %e, "server/discover refused the version it lists; asked again");
+                dispatcher
+                    .request(method::DISCOVER, Some(&params), options)
+                    .await?
+            }
+            other => other?,
+        };
         let Ok(result) = serde_json::from_str::<DiscoverResult>(result.get()) else {
             return Ok(None);
         };

@@ -205,6 +205,7 @@ impl McpClient {
         let handler = Arc::new(HostHandler {
             server: config.name.clone(),
             elicit: options.elicitation.clone(),
+            elicitation_defaults: options.elicitation_defaults,
             sample: options.sampling.clone(),
             progress: Default::default(),
             tools_generation: AtomicU64::new(0),

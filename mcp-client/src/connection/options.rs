@@ -47,6 +47,12 @@ pub struct ClientOptions {
     pub client_info: Implementation,
     /// Answers elicitation; without it the capability is not declared.
     pub elicitation: Option<ElicitFn>,
+    /// Whether an accepted form answer gets the `default` of each field of
+    /// the `requestedSchema` it leaves out before it is sent (SEP-1034:
+    /// the form is pre-filled with the defaults, so a field the user did
+    /// not touch keeps its default; the TypeScript SDK's `applyDefaults`).
+    /// Default `true`.
+    pub elicitation_defaults: bool,
     /// Answers sampling; without it the capability is not declared.
     pub sampling: Option<SampleFn>,
     /// The bound on `input_required` rounds of one call. Default
@@ -75,6 +81,7 @@ impl fmt::Debug for ClientOptions {
             .field("mode", &self.mode)
             .field("client_info", &self.client_info)
             .field("elicitation", &self.elicitation.is_some())
+            .field("elicitation_defaults", &self.elicitation_defaults)
             .field("sampling", &self.sampling.is_some())
             .field("max_input_rounds", &self.max_input_rounds)
             .field("call_timeout", &self.call_timeout)
@@ -91,6 +98,7 @@ impl Default for ClientOptions {
             mode: Mode::Auto,
             client_info: Implementation::new("mcp-host", env!("CARGO_PKG_VERSION")),
             elicitation: None,
+            elicitation_defaults: true,
             sampling: None,
             max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
             call_timeout: DEFAULT_CALL_TIMEOUT,

@@ -3,7 +3,10 @@
 //! (notifications first, the answer last). A legacy session's
 //! `Mcp-Session-Id` is kept and sent, its GET stream opened on
 //! [`listen`](Transport::listen), and the session ended with DELETE on
-//! close.
+//! close. A request's event stream that ends before its answer, after an
+//! event with an id, is resumed with a GET naming that id
+//! (`Last-Event-ID`) once the server's `retry` wait has passed (2025-11-25
+//! servers may close a stream at any time and expect the client to poll).
 //!
 //! Connections are pooled and kept alive (hyper-util's client), so calls at
 //! a high rate do not pay a TCP (and TLS) handshake each.
@@ -36,6 +39,16 @@ pub type Connector = HttpConnector;
 type HttpClient = Client<Connector, Full<Bytes>>;
 
 const SESSION_ID: HeaderName = HeaderName::from_static(mcp_protocol::http::SESSION_ID);
+/// The header of a resuming GET: the id of the last event received.
+const LAST_EVENT_ID: &str = "last-event-id";
+/// The most times the stream of one request is resumed.
+const MAX_RESUMPTIONS: u32 = 5;
+/// How long [`listen`](Transport::listen) waits for the GET stream's answer.
+const LISTEN_OPEN_TIMEOUT: Duration = Duration::from_secs(5);
+/// The wait before resuming when the server gave no `retry`.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+/// The longest `retry` wait heeded (the call's timeout bounds it anyway).
+const MAX_RETRY: Duration = Duration::from_secs(30);
 /// How much of an error body is read and quoted.
 const ERROR_BODY_BYTES: usize = 64 * 1024;
 const ERROR_EXCERPT: usize = 300;
@@ -365,7 +378,23 @@ impl Shared {
         let shared = Arc::clone(self);
         let mut streams = lock(&self.streams);
         let task = tokio::spawn(async move {
-            let outcome = shared.read_events(body, Some(id)).await;
+            let mut parser = SseParser::new(shared.limit);
+            let mut outcome = shared.read_events(body, Some(id), &mut parser).await;
+            let mut resumptions = 0;
+            // A stream that ended or broke before its answer, after an
+            // event with an id, is resumed (2025-11-25: the server may
+            // close it at any time and the client polls): a GET naming
+            // the last event, after the server's `retry` wait.
+            while let Err(ClientError::Disconnected { .. }) = &outcome
+                && resumptions < MAX_RESUMPTIONS
+                && let Some(last) = parser.last_event_id().map(str::to_owned)
+            {
+                resumptions += 1;
+                let wait = parser.retry().unwrap_or(DEFAULT_RETRY).min(MAX_RETRY);
+                tokio::time::sleep(wait).await;
+                parser = parser.resumed();
+                outcome = shared.resume(id, &last, &mut parser).await;
+            }
             lock(&shared.streams).remove(&id);
             if let Err(error) = outcome {
                 shared.inbox.send(Incoming::Failed { id, error }).await;
@@ -374,14 +403,35 @@ impl Shared {
         streams.insert(id, task.abort_handle());
     }
 
+    /// The GET that resumes the stream of request `id` after event `last`
+    /// (`Last-Event-ID`), read like the stream it continues.
+    async fn resume(&self, id: u64, last: &str, parser: &mut SseParser) -> Result<(), ClientError> {
+        let last_event_id = [(LAST_EVENT_ID.to_owned(), last.to_owned())];
+        let mut request = self.request(Method::GET, &last_event_id, Bytes::new())?;
+        request
+            .headers_mut()
+            .insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        let response = self
+            .client
+            .request(request)
+            .await
+            .map_err(|e| self.disconnected(chain(&e)))?;
+        if !response.status().is_success() {
+            return Err(self.error_response(response).await);
+        }
+        tracing::debug!(server = %self.name, request = id, last_event_id = %excerpt(last, 64), "event stream resumed");
+        self.read_events(response.into_body(), Some(id), parser)
+            .await
+    }
+
     /// Reads an event stream into the inbox. For the stream of request
     /// `id`: `Ok` once its answer came, else why it cannot come.
     async fn read_events(
         &self,
         mut body: hyper::body::Incoming,
         id: Option<u64>,
+        parser: &mut SseParser,
     ) -> Result<(), ClientError> {
-        let mut parser = SseParser::new(self.limit);
         let mut events = Vec::new();
         let mut answered = false;
         let mut dropped = false;
@@ -402,6 +452,9 @@ impl Shared {
             parser.feed(&data, &mut events);
             for event in events.drain(..) {
                 match event {
+                    // The priming event of a resumable stream (an id and
+                    // no data): no message.
+                    Event::Data(text) if text.is_empty() => {}
                     Event::Data(text) => {
                         if let (Some(id), Ok(Message::Response { id: Some(got), .. })) =
                             (id, jsonrpc::parse(&text))
@@ -441,8 +494,10 @@ impl Shared {
     }
 
     /// The legacy session's GET stream, reopened when it ends (three
-    /// failures in a row end it for good).
-    async fn listen_loop(self: Arc<Self>) {
+    /// failures in a row end it for good). `opened` is dropped once the
+    /// first GET is answered (or fails).
+    async fn listen_loop(self: Arc<Self>, opened: tokio::sync::oneshot::Sender<()>) {
+        let mut opened = Some(opened);
         let mut failures = 0;
         while failures < 3 {
             if lock(&self.session).is_none() {
@@ -457,10 +512,15 @@ impl Shared {
                 }
                 Err(_) => return,
             };
-            match self.client.request(request).await {
+            let response = self.client.request(request).await;
+            drop(opened.take());
+            match response {
                 Ok(response) if response.status().is_success() => {
                     failures = 0;
-                    let _ = self.read_events(response.into_body(), None).await;
+                    let mut parser = SseParser::new(self.limit);
+                    let _ = self
+                        .read_events(response.into_body(), None, &mut parser)
+                        .await;
                 }
                 Ok(response) if response.status() == StatusCode::METHOD_NOT_ALLOWED => {
                     tracing::debug!(server = %self.name, "the server offers no GET stream");
@@ -566,11 +626,20 @@ impl Transport for HttpTransport {
                 // server): there is no GET stream to open.
                 return Ok(());
             }
-            let mut listener = lock(&self.shared.listener);
-            if listener.is_none() {
-                let task = tokio::spawn(Arc::clone(&self.shared).listen_loop());
+            let opened = {
+                let mut listener = lock(&self.shared.listener);
+                if listener.is_some() {
+                    return Ok(());
+                }
+                let (opened, answered) = tokio::sync::oneshot::channel();
+                let task = tokio::spawn(Arc::clone(&self.shared).listen_loop(opened));
                 *listener = Some(task.abort_handle());
-            }
+                answered
+            };
+            // The stream is open before the caller goes on: a server sends
+            // requests that belong to no POST (an elicitation during a
+            // call) only on an open GET stream, and drops them otherwise.
+            let _ = tokio::time::timeout(LISTEN_OPEN_TIMEOUT, opened).await;
             Ok(())
         })
     }
@@ -592,5 +661,97 @@ impl Drop for HttpTransport {
             let shared = Arc::clone(&self.shared);
             runtime.spawn(async move { shared.end_session().await });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpListener;
+
+    /// Reads one request's head (the test's requests have no body but the
+    /// POST's, read by its length).
+    async fn read_request(stream: &mut tokio::net::TcpStream) -> String {
+        let mut bytes = Vec::new();
+        let mut buffer = [0u8; 4096];
+        loop {
+            let n = stream.read(&mut buffer).await.expect("read");
+            assert!(n > 0, "the client closed the connection");
+            bytes.extend_from_slice(&buffer[..n]);
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            if let Some(end) = text.find("\r\n\r\n") {
+                let length = text[..end]
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|v| v.trim().parse::<usize>().unwrap())
+                    })
+                    .unwrap_or(0);
+                if bytes.len() >= end + 4 + length {
+                    return text;
+                }
+            }
+        }
+    }
+
+    const STREAM_HEAD: &str =
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+
+    #[tokio::test]
+    async fn a_stream_closed_before_its_answer_is_resumed_after_the_retry_wait() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
+        let server = tokio::spawn(async move {
+            // The POST: a priming event (an id, a 300 ms retry), then the
+            // stream ends without the answer.
+            let (mut post, _) = listener.accept().await.expect("the POST");
+            let request = read_request(&mut post).await;
+            assert!(request.starts_with("POST "), "{request}");
+            post.write_all(format!("{STREAM_HEAD}id: e-1\nretry: 300\ndata: \n\n").as_bytes())
+                .await
+                .expect("write");
+            drop(post);
+            let closed = Instant::now();
+            // The GET that resumes it names the last event; the answer
+            // comes on it.
+            let (mut get, _) = listener.accept().await.expect("the GET");
+            let waited = closed.elapsed();
+            let request = read_request(&mut get).await;
+            get.write_all(
+                format!("{STREAM_HEAD}id: e-2\ndata: {{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{{}}}}\n\n")
+                    .as_bytes(),
+            )
+            .await
+            .expect("write");
+            (request, waited)
+        });
+        let (transport, mut inbox) =
+            HttpTransport::connect(HttpConfig::new("s", url)).expect("transport");
+        let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}"#;
+        transport
+            .send(Outgoing::new(body.into(), Some(7)))
+            .await
+            .expect("sent");
+        let answer = tokio::time::timeout(Duration::from_secs(10), inbox.recv())
+            .await
+            .expect("an answer in time");
+        match answer {
+            Some(Incoming::Message(text)) => {
+                assert_eq!(text, r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+            }
+            other => panic!("not the answer: {other:?}"),
+        }
+        let (request, waited) = server.await.expect("the server");
+        let head = request.to_ascii_lowercase();
+        assert!(head.starts_with("get "), "{request}");
+        assert!(head.contains("last-event-id: e-1\r\n"), "{request}");
+        assert!(head.contains("accept: text/event-stream\r\n"), "{request}");
+        assert!(
+            waited >= Duration::from_millis(280),
+            "resumed after {waited:?}"
+        );
     }
 }

@@ -2,6 +2,9 @@
 //! server-sent events format): fed the body in whatever pieces the network
 //! delivers, it yields each event's data once its blank line arrives. An
 //! event whose data grows past the bound is dropped as it streams past.
+//! It keeps what resuming a broken stream needs: the id of the last event
+//! (`id:`) and the wait the server asked for before reconnecting
+//! (`retry:`).
 
 /// What the parser yields.
 #[derive(Debug, PartialEq)]
@@ -29,6 +32,12 @@ pub(crate) struct SseParser {
     /// At the very start, where a byte-order mark is skipped.
     at_start: bool,
     limit: usize,
+    /// The last `id:` field seen (the WHATWG "last event ID buffer").
+    id_buffer: Option<String>,
+    /// The id of the last event dispatched: what `Last-Event-ID` names.
+    last_event_id: Option<String>,
+    /// The last valid `retry:` field, in milliseconds.
+    retry_ms: Option<u64>,
 }
 
 impl SseParser {
@@ -42,7 +51,32 @@ impl SseParser {
             after_cr: false,
             at_start: true,
             limit,
+            id_buffer: None,
+            last_event_id: None,
+            retry_ms: None,
         }
+    }
+
+    /// A parser for the stream that resumes this one: empty, but for the
+    /// last event id and the `retry` wait, which carry over.
+    pub(crate) fn resumed(&self) -> Self {
+        SseParser {
+            id_buffer: self.last_event_id.clone(),
+            last_event_id: self.last_event_id.clone(),
+            retry_ms: self.retry_ms,
+            ..SseParser::new(self.limit)
+        }
+    }
+
+    /// The id of the last event, unless none had one (or the last id was
+    /// empty, which resets it).
+    pub(crate) fn last_event_id(&self) -> Option<&str> {
+        self.last_event_id.as_deref().filter(|id| !id.is_empty())
+    }
+
+    /// The wait before reconnecting the server asked for (`retry:`).
+    pub(crate) fn retry(&self) -> Option<std::time::Duration> {
+        self.retry_ms.map(std::time::Duration::from_millis)
     }
 
     /// Feeds a piece of the body; complete events are pushed on `out`.
@@ -108,8 +142,22 @@ impl SseParser {
             }
             None => (&line[..], &b""[..]),
         };
-        // `event`, `id` and `retry` mean nothing to MCP's streams here:
-        // every event is a JSON-RPC message, and resumption is not used.
+        // `event` means nothing to MCP's streams: every event is a
+        // JSON-RPC message. `id` and `retry` are kept for resumption, as
+        // WHATWG reads them (an id with NUL, a retry not all digits, are
+        // ignored); the bound on the line bounds them too.
+        if field == b"id" {
+            if !value.contains(&0) {
+                self.id_buffer = Some(String::from_utf8_lossy(value).into_owned());
+            }
+            return;
+        }
+        if field == b"retry" {
+            if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
+                self.retry_ms = std::str::from_utf8(value).ok().and_then(|v| v.parse().ok());
+            }
+            return;
+        }
         if field == b"data" && !self.event_too_large {
             if self.data.len() + value.len() + 1 > self.limit {
                 self.event_too_large = true;
@@ -125,6 +173,7 @@ impl SseParser {
     }
 
     fn dispatch(&mut self, out: &mut Vec<Event>) {
+        self.last_event_id.clone_from(&self.id_buffer);
         if std::mem::take(&mut self.event_too_large) {
             out.push(Event::TooLarge);
         } else if self.has_data {
@@ -164,6 +213,28 @@ mod tests {
                 "piece {piece}"
             );
         }
+    }
+
+    #[test]
+    fn the_last_event_id_and_the_retry_wait_are_kept_for_resumption() {
+        let mut parser = SseParser::new(1000);
+        let mut out = Vec::new();
+        parser.feed(b"id: event-1\nretry: 500\ndata: \n\n", &mut out);
+        assert_eq!(parser.last_event_id(), Some("event-1"));
+        assert_eq!(parser.retry(), Some(std::time::Duration::from_millis(500)));
+        // An id whose event has not ended yet is not the last event's.
+        parser.feed(b"retry: soon\nid: event-2\ndata: {}", &mut out);
+        assert_eq!(parser.last_event_id(), Some("event-1"));
+        assert_eq!(parser.retry(), Some(std::time::Duration::from_millis(500)));
+        let resumed = parser.resumed();
+        assert_eq!(resumed.last_event_id(), Some("event-1"));
+        assert_eq!(resumed.retry(), Some(std::time::Duration::from_millis(500)));
+        parser.feed(b"\n\nid\n\n", &mut out);
+        assert_eq!(parser.last_event_id(), None, "an empty id resets it");
+        assert_eq!(
+            out,
+            vec![Event::Data(String::new()), Event::Data("{}".into())]
+        );
     }
 
     #[test]

@@ -1,0 +1,221 @@
+//! Run with: `cargo run --example conformance_client --features client -- URL`
+//! (with `MCP_CONFORMANCE_SCENARIO` set). The client side of the official
+//! MCP conformance suite (`npx @modelcontextprotocol/conformance client
+//! --command …`), built on `mcp-client` alone.
+//!
+//! The suite starts a scenario's server, then runs this program with the
+//! server's URL as its last argument, the scenario's name in
+//! `MCP_CONFORMANCE_SCENARIO`, the scenario's data (if any) as a JSON object
+//! in `MCP_CONFORMANCE_CONTEXT`, and (suite 0.2) the revision under test in
+//! `MCP_CONFORMANCE_PROTOCOL_VERSION`: `2026-07-28` means the stateless era,
+//! anything else (or nothing, suite 0.1) the `initialize` handshake.
+//!
+//! Most scenarios need only what any client does: list the tools and call
+//! each of them, with the arguments the context names for it (`toolCalls`)
+//! or else a value of each required parameter's type; form elicitations are
+//! accepted as offered (the library fills in the schema's defaults). The
+//! others are below, by name. The `auth/*` scenarios exit with status 2 and
+//! say so: the OAuth client is not in this program yet.
+//!
+//! Exit status: 0 when the scenario's steps ran, 1 when one failed (the
+//! error on stderr), 2 for a scenario this program does not run.
+
+use mcp_client::{
+    CallOptions, ClientOptions, ElicitFn, McpClient, McpError, Mode, RpcError, ServerConfig,
+};
+use mcp_protocol::model::{ElicitAction, ElicitParams, ElicitResult, JsonObject, Tool};
+use serde_json::{Value, json};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What one scenario asks of a client.
+enum Steps {
+    /// List the tools and call every one of them, concurrently.
+    CallEveryTool,
+    /// List the tools and call none (`json-schema-ref-no-deref`: the
+    /// server serves only `tools/list`, and the check is that the network
+    /// `$ref` in a schema is never fetched).
+    ListOnly,
+    /// Call `json_schema_echo` with the input schema of
+    /// `json_schema_2020_12_tool` as the client received it.
+    EchoSchema,
+}
+
+/// The steps of `scenario`; `Err` with the reason this program does not
+/// run it.
+fn steps(scenario: &str) -> Result<Steps, String> {
+    match scenario {
+        "initialize"
+        | "tools_call"
+        | "elicitation-sep1034-client-defaults"
+        | "sse-retry"
+        | "request-metadata"
+        | "http-standard-headers"
+        | "http-custom-headers"
+        | "http-invalid-tool-headers"
+        | "sep-2322-client-request-state" => Ok(Steps::CallEveryTool),
+        "json-schema-ref-no-deref" => Ok(Steps::ListOnly),
+        "json-schema-2020-12-preservation" => Ok(Steps::EchoSchema),
+        auth if auth.starts_with("auth/") => Err(format!(
+            "scenario `{auth}` needs the OAuth 2.1 client, which this program does not have yet"
+        )),
+        other => Err(format!("scenario `{other}` is not one this program runs")),
+    }
+}
+
+/// How long any one call may take: the suite gives a whole scenario 30 s.
+const CALL_TIMEOUT: Duration = Duration::from_secs(20);
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let Some(url) = std::env::args().skip(1).last() else {
+        eprintln!("usage: MCP_CONFORMANCE_SCENARIO=NAME conformance_client SERVER_URL");
+        return ExitCode::from(2);
+    };
+    let steps = match steps(&scenario) {
+        Ok(steps) => steps,
+        Err(reason) => {
+            eprintln!("conformance_client: not run: {reason}");
+            return ExitCode::from(2);
+        }
+    };
+    let context = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        Ok(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(context) => context,
+            Err(e) => {
+                eprintln!("conformance_client: MCP_CONFORMANCE_CONTEXT is not JSON: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+        Err(_) => Value::Null,
+    };
+    let mode = match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() {
+        Ok("2026-07-28") => Mode::Modern,
+        _ => Mode::Legacy,
+    };
+    match run(&url, mode, steps, &context).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("conformance_client: {scenario}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(url: &str, mode: Mode, steps: Steps, context: &Value) -> Result<(), McpError> {
+    let mut options = ClientOptions::mode(mode);
+    options.client_info.name = "mcp-rs-conformance-client".into();
+    options.elicitation = Some(accept_as_offered());
+    options.call_timeout = CALL_TIMEOUT;
+    let client = McpClient::connect_with(ServerConfig::http("conformance", url), options).await?;
+    let outcome = match steps {
+        Steps::CallEveryTool => call_every_tool(&client, context).await,
+        Steps::ListOnly => client.list_tools().await.map(drop),
+        Steps::EchoSchema => echo_schema(&client).await,
+    };
+    client.close().await;
+    outcome
+}
+
+/// Answers every form with `accept` and no values of its own: the user
+/// took the form as offered, so what is sent is the schema's defaults,
+/// which the library fills in. A URL elicitation is declined (there is
+/// nobody to open the page).
+fn accept_as_offered() -> ElicitFn {
+    Arc::new(|params: ElicitParams| {
+        Box::pin(async move {
+            let result = if params.mode.as_deref() == Some("url") {
+                ElicitResult {
+                    action: ElicitAction::Decline,
+                    content: None,
+                }
+            } else {
+                ElicitResult {
+                    action: ElicitAction::Accept,
+                    content: Some(JsonObject::new()),
+                }
+            };
+            Ok::<_, RpcError>(result)
+        })
+    })
+}
+
+async fn call_every_tool(client: &McpClient, context: &Value) -> Result<(), McpError> {
+    let tools = client.list_tools().await?;
+    let mut calls = tokio::task::JoinSet::new();
+    for tool in tools.iter() {
+        let arguments = context_arguments(context, &tool.name).unwrap_or_else(|| sample(tool));
+        let client = client.clone();
+        let name = tool.name.clone();
+        calls.spawn(async move {
+            client
+                .call_tool(&name, Some(arguments), CallOptions::default())
+                .await
+                .map(|result| (name, result.is_error))
+        });
+    }
+    while let Some(joined) = calls.join_next().await {
+        let (name, is_error) = joined.map_err(|e| McpError::Protocol {
+            server: client.name().to_owned(),
+            reason: format!("a call task ended abnormally: {e}"),
+        })??;
+        eprintln!("called {name}: isError {is_error}");
+    }
+    Ok(())
+}
+
+/// The arguments `MCP_CONFORMANCE_CONTEXT`'s `toolCalls` give tool `name`.
+fn context_arguments(context: &Value, name: &str) -> Option<JsonObject> {
+    context["toolCalls"]
+        .as_array()?
+        .iter()
+        .find(|call| call["name"] == name)?["arguments"]
+        .as_object()
+        .cloned()
+}
+
+/// Arguments for `tool` when nobody named any: each required property
+/// given its schema's `default`, or else a plain value of its type.
+fn sample(tool: &Tool) -> JsonObject {
+    let schema = &tool.input_schema;
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let required = schema.get("required").and_then(Value::as_array);
+    let mut arguments = JsonObject::new();
+    for name in required.into_iter().flatten().filter_map(Value::as_str) {
+        let property = properties.and_then(|p| p.get(name)).unwrap_or(&Value::Null);
+        let value = match property.get("default") {
+            Some(default) => default.clone(),
+            None => match property.get("type").and_then(Value::as_str) {
+                Some("number" | "integer") => json!(1),
+                Some("boolean") => json!(true),
+                Some("array") => json!([]),
+                Some("object") => json!({}),
+                Some("null") => Value::Null,
+                _ => json!("sample"),
+            },
+        };
+        arguments.insert(name.to_owned(), value);
+    }
+    arguments
+}
+
+async fn echo_schema(client: &McpClient) -> Result<(), McpError> {
+    let tools = client.list_tools().await?;
+    let focal = tools
+        .iter()
+        .find(|t| t.name == "json_schema_2020_12_tool")
+        .ok_or_else(|| McpError::Protocol {
+            server: client.name().to_owned(),
+            reason: "it lists no `json_schema_2020_12_tool`".into(),
+        })?;
+    let arguments = JsonObject::from_iter([(
+        "schema".to_owned(),
+        Value::Object(focal.input_schema.clone()),
+    )]);
+    client
+        .call_tool("json_schema_echo", Some(arguments), CallOptions::default())
+        .await?;
+    Ok(())
+}
