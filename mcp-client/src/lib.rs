@@ -111,9 +111,13 @@
 //! - `http`: [`HttpTransport`], Streamable HTTP over `http://`;
 //! - `https` (default, implies `http`): `https://` too, through rustls with
 //!   the Mozilla roots compiled in;
+//! - `oauth` (default, implies `http`): [`auth`], the OAuth 2.1 client of
+//!   the MCP authorization spec;
 //! - `output-schema` (default): a result's `structuredContent` checked
 //!   against the tool's `outputSchema` ([`output`]).
 
+#[cfg(feature = "oauth")]
+pub mod auth;
 mod config;
 mod connection;
 mod dispatch;
