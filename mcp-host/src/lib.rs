@@ -34,6 +34,8 @@ pub mod call_result;
 pub mod catalog;
 pub mod config;
 pub mod names;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 pub mod offer;
 pub mod provider;
 
