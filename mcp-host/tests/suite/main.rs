@@ -13,6 +13,8 @@ mod client_stdio;
 mod client_tasks;
 mod fake_model;
 mod host_client;
+#[cfg(feature = "oauth")]
+mod host_oauth;
 #[cfg(unix)]
 mod host_process;
 mod host_program;
