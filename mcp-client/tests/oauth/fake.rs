@@ -361,10 +361,32 @@ impl Fake {
                         .body(Full::new(Bytes::new()))
                         .unwrap();
                 }
-                json_response(
-                    200,
-                    json!({"jsonrpc": "2.0", "id": message["id"], "result": {"scope": scope}}),
-                )
+                // A small MCP server (the legacy handshake): its tool
+                // results name the scope of the token they were called with.
+                let Some(id) = message.get("id").cloned() else {
+                    return Response::builder()
+                        .status(202)
+                        .body(Full::new(Bytes::new()))
+                        .unwrap();
+                };
+                let tool = |name: &str| json!({"name": name, "inputSchema": {"type": "object"}});
+                let result = match message["method"].as_str().unwrap_or("") {
+                    "initialize" => json!({"protocolVersion": "2025-11-25",
+                        "capabilities": {"tools": {}}, "serverInfo": {"name": "fake", "version": "1"}}),
+                    "tools/list" => json!({"tools": [tool("echo"), tool("admin")]}),
+                    "tools/call" => {
+                        json!({"content": [{"type": "text", "text": scope}], "scope": scope})
+                    }
+                    "ping" => json!({}),
+                    _ => {
+                        return json_response(
+                            200,
+                            json!({"jsonrpc": "2.0", "id": id,
+                                "error": {"code": -32601, "message": "method not found"}}),
+                        );
+                    }
+                };
+                json_response(200, json!({"jsonrpc": "2.0", "id": id, "result": result}))
             }
             _ => json_response(404, json!({})),
         }

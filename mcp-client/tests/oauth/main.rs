@@ -13,6 +13,7 @@ use mcp_client::auth::{
     AuthError, Authorizer, FileStore, MemoryStore, OAuthClient, OAuthConfig, Presenter, Prompt,
     TokenStore,
 };
+use mcp_client::{CallOptions, ClientOptions, McpClient, ServerConfig};
 use mcp_client::{
     ClientError, Dispatcher, DispatcherConfig, HttpConfig, HttpTransport, NoHandler, RequestOptions,
 };
@@ -419,4 +420,27 @@ async fn debug_output_never_shows_a_token() {
             .expose()
             .starts_with("at-")
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_client_connects_lists_and_calls_through_the_authorizer() {
+    let fake = Fake::start(Knobs::default()).await;
+    let options = ClientOptions {
+        authorizer: Some(oauth(&fake, Arc::new(MemoryStore::default()))),
+        ..ClientOptions::default()
+    };
+    let client =
+        McpClient::connect_with(ServerConfig::http("remote", fake.resource_url()), options)
+            .await
+            .unwrap();
+    let tools = client.list_tools().await.unwrap();
+    assert_eq!(tools.len(), 2);
+    let result = client
+        .call_tool("admin", None, CallOptions::default())
+        .await
+        .unwrap();
+    let text = serde_json::to_value(&result.content).unwrap();
+    assert_eq!(text[0]["text"], "tools:admin tools:read");
+    assert_eq!(fake.as_requests("/authorize").len(), 2);
+    client.close().await;
 }

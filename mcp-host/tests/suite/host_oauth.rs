@@ -6,8 +6,11 @@
 #[path = "../../../mcp-client/tests/oauth/fake.rs"]
 mod fake;
 
-use crate::common::fake_model::host_binary;
+use crate::common::fake_model::{
+    FakeModel, Reply, claude_message, host_binary, run_host, text_block, tool_use,
+};
 use fake::{Fake, Knobs};
+use serde_json::json;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -232,5 +235,90 @@ async fn login_device_without_a_device_endpoint_names_the_authorization_server()
         )),
         "{stderr}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `mcp-host login remote`, the test as the browser.
+fn login(home: &Path, config: &str) {
+    let (status, stderr) = run(home, &["login", "remote", "--config", config], |line| {
+        if let Some(url) = url_after(line, "open this URL: ") {
+            let location = get(url).unwrap();
+            get(&location);
+        }
+    });
+    assert_eq!(status, 0, "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_after_login_calls_the_server_with_the_stored_token_and_no_new_login() {
+    let fake = Fake::start(Knobs::default()).await;
+    let dir = temp_dir("run");
+    let config = config(&dir, &fake);
+    let model = FakeModel::start(vec![
+        Reply::ok(claude_message(
+            json!([tool_use("toolu_1", "echo", json!({}))]),
+            "tool_use",
+            1,
+            1,
+        )),
+        Reply::ok(claude_message(
+            json!([text_block("done")]),
+            "end_turn",
+            1,
+            1,
+        )),
+    ]);
+    let home = dir.clone();
+    let base_url = model.base_url.clone();
+    let run = tokio::task::spawn_blocking(move || {
+        // A restart of the program: a login, then a run that reads the
+        // stored registration and token.
+        login(&home, &config);
+        let xdg = home.join("config");
+        run_host(
+            &["--config", &config, "--approve", "all", "--json"],
+            &[
+                ("XDG_CONFIG_HOME", xdg.to_str().unwrap()),
+                ("ANTHROPIC_BASE_URL", &base_url),
+                ("ANTHROPIC_API_KEY", "sk-test"),
+            ],
+            "what is my scope?\n",
+        )
+    })
+    .await
+    .unwrap();
+    assert!(run.status.success(), "{}", run.stderr);
+    assert!(run.stdout.contains("\"text\":\"done\""), "{}", run.stdout);
+    // The tool result the model got back names the stored token's scope.
+    let requests = model.requests();
+    assert!(
+        requests[1].raw_body.contains("tools:read"),
+        "{}",
+        requests[1].raw_body
+    );
+    // One registration and one login in all: the run used what was stored.
+    assert_eq!(fake.as_requests("/register").len(), 1);
+    assert_eq!(fake.as_requests("/authorize").len(), 1);
+    assert_eq!(fake.as_requests("/token").len(), 1);
+    // Every MCP request of the run carried the bearer, but the first probe.
+    let state = fake.lock();
+    let mcp: Vec<_> = state
+        .seen_resource
+        .iter()
+        .filter(|s| s.path == "/mcp")
+        .collect();
+    let run_requests = &mcp[mcp.iter().rposition(|s| s.authorization.is_none()).unwrap() + 1..];
+    assert!(run_requests.len() >= 3, "{mcp:?}");
+    assert!(run_requests.iter().all(|s| {
+        s.authorization
+            .as_deref()
+            .is_some_and(|a| a.starts_with("Bearer at-"))
+    }));
+    assert!(
+        !run.stderr.contains("at-") && !run.stderr.contains("rt-"),
+        "{}",
+        run.stderr
+    );
+    drop(state);
     let _ = std::fs::remove_dir_all(&dir);
 }
