@@ -212,6 +212,13 @@ impl OAuthClient {
         let mut state = self.state.lock().await;
         self.discover(&mut state, challenge).await?;
         if challenge.is_insufficient_scope() {
+            // Another request's step-up may already have got the scope.
+            if let Some(tokens) = &state.auth.tokens
+                && Some(&tokens.access_token) != failed
+                && covers_scope(tokens.scope.as_deref(), challenge.scope.as_deref())
+            {
+                return Ok(());
+            }
             let granted = state.auth.tokens.as_ref().and_then(|t| t.scope.clone());
             let scope = union(granted.as_deref(), challenge.scope.as_deref());
             tracing::info!(server = %self.config.server_name, scope = scope.as_deref().unwrap_or(""), "the server asks for more scope: authorizing again");
@@ -593,6 +600,15 @@ impl OAuthClient {
     }
 }
 
+/// Whether the scopes `granted` include every one of `asked`.
+fn covers_scope(granted: Option<&str>, asked: Option<&str>) -> bool {
+    let granted: BTreeSet<&str> = granted.unwrap_or("").split_ascii_whitespace().collect();
+    asked
+        .unwrap_or("")
+        .split_ascii_whitespace()
+        .all(|scope| granted.contains(scope))
+}
+
 /// The union of two space-separated scope lists, in a stable order.
 fn union(a: Option<&str>, b: Option<&str>) -> Option<String> {
     let all: BTreeSet<&str> = a
@@ -605,7 +621,7 @@ fn union(a: Option<&str>, b: Option<&str>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::union;
+    use super::{covers_scope, union};
 
     #[test]
     fn step_up_keeps_the_granted_scopes() {
@@ -614,5 +630,7 @@ mod tests {
             Some("tools:admin tools:read")
         );
         assert_eq!(union(None, None), None);
+        assert!(covers_scope(Some("a b"), Some("b")));
+        assert!(!covers_scope(Some("a"), Some("a b")));
     }
 }
