@@ -118,6 +118,8 @@
 
 #[cfg(feature = "oauth")]
 pub mod auth;
+#[cfg(feature = "oauth")]
+mod bearer;
 mod config;
 mod connection;
 mod dispatch;

@@ -2,16 +2,16 @@
 //! 401 to a stored, refreshed token; the [`Authorizer`](super::Authorizer)
 //! the HTTP transport calls.
 
-use super::challenge::Challenge;
 use super::discovery::{self, ResourceMetadata, ServerMetadata};
 use super::error::AuthError;
 use super::pkce::{Pkce, random_token};
 use super::redirect::{Listener, Presenter, Prompt, print_prompt};
 use super::registration::{self, ClientIdentity, Registration};
-use super::secret::Secret;
 use super::store::{StoredAuth, TokenStore};
 use super::token::{self, Grant, Tokens};
 use super::web::{self, Body, Web};
+use crate::bearer::Challenge;
+use crate::bearer::Secret;
 use hyper::Method;
 use serde_json::Value;
 use std::collections::BTreeSet;

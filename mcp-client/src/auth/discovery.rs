@@ -2,9 +2,9 @@
 //! and its authorization server's metadata (RFC 8414, then OpenID
 //! Connect discovery), each at the URLs the MCP spec lists, in its order.
 
-use super::challenge::Challenge;
 use super::error::AuthError;
 use super::web::{self, Body, Web};
+use crate::bearer::{Challenge, origin};
 use hyper::Method;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -116,7 +116,7 @@ pub(crate) async fn resource_metadata(
 /// Whether the metadata's `resource` names the server at `server_url`:
 /// the same origin, and a path that is the server's or a parent of it.
 fn covers(resource: &str, server_url: &str) -> bool {
-    let (Some(a), Some(b)) = (web::origin(resource), web::origin(server_url)) else {
+    let (Some(a), Some(b)) = (origin(resource), origin(server_url)) else {
         return false;
     };
     let (resource_path, server_path) = (web::path(resource), web::path(server_url));

@@ -32,55 +32,28 @@
 //! # let _ = client; Ok(()) }
 //! ```
 
-mod challenge;
 mod client;
 mod discovery;
 mod error;
 mod pkce;
 mod redirect;
 mod registration;
-mod secret;
 mod store;
 mod token;
 mod web;
 
-pub use challenge::Challenge;
+/// What the HTTP transport knows of authorization, re-exported here.
+pub use crate::bearer::{Authorizer, Challenge, Secret};
 pub use client::{Authorized, OAuthClient, OAuthConfig};
 pub use discovery::{ResourceMetadata, ServerMetadata};
 pub use error::AuthError;
 pub use redirect::{Presenter, Prompt, open_browser, print_prompt};
 pub use registration::{ClientIdentity, Registration};
-pub use secret::Secret;
 pub use store::{FileStore, MemoryStore, StoredAuth, TokenStore};
 pub use token::Tokens;
 
 use crate::error::ClientError;
 use crate::transport::BoxFuture;
-
-/// What the HTTP transport asks about authorization: the token to send,
-/// and what to do when the server refuses it. [`OAuthClient`] is the one
-/// implementation; a test or a host may bring its own.
-pub trait Authorizer: Send + Sync + std::fmt::Debug {
-    /// The URL of the resource the tokens are for: they are sent only to
-    /// its origin.
-    fn resource_url(&self) -> &str;
-
-    /// The token to send now, if there is one.
-    fn bearer(&self) -> BoxFuture<'_, Result<Option<Secret>, ClientError>>;
-
-    /// The server answered `challenge` to a request that carried `failed`:
-    /// get a better token, or say why there is none.
-    fn challenged<'a>(
-        &'a self,
-        challenge: &'a Challenge,
-        failed: Option<&'a Secret>,
-    ) -> BoxFuture<'a, Result<(), ClientError>>;
-}
-
-/// Whether two URLs are on one origin (scheme, host, port).
-pub(crate) fn same_origin(a: &str, b: &str) -> bool {
-    matches!((web::origin(a), web::origin(b)), (Some(a), Some(b)) if a == b)
-}
 
 impl OAuthClient {
     fn client_error(&self, error: AuthError) -> ClientError {

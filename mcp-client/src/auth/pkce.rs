@@ -2,7 +2,7 @@
 //! random bytes from the operating system, base64url without padding (43
 //! characters); the challenge is the base64url SHA-256 of it.
 
-use super::secret::Secret;
+use crate::bearer::Secret;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};

@@ -5,8 +5,8 @@
 
 use super::discovery::ServerMetadata;
 use super::error::AuthError;
-use super::secret::Secret;
 use super::web::{self, Body, Web};
+use crate::bearer::Secret;
 use hyper::Method;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

@@ -5,8 +5,8 @@
 use super::discovery::ServerMetadata;
 use super::error::AuthError;
 use super::registration::Registration;
-use super::secret::Secret;
 use super::web::{self, Body, Reply, Web};
+use crate::bearer::Secret;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use hyper::Method;

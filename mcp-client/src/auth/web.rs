@@ -4,8 +4,8 @@
 //! authorization server is reached over HTTPS, or plain HTTP on loopback
 //! only.
 
-use super::challenge::Challenge;
 use super::error::AuthError;
+use crate::bearer::Challenge;
 use crate::transport::http::{Connector, chain, connector};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
@@ -144,20 +144,6 @@ pub(crate) fn form(pairs: &[(&str, &str)]) -> String {
         .finish()
 }
 
-/// `scheme://host[:port]` of `url`, lower-cased, with the default port
-/// made explicit, so that two spellings of one origin compare equal.
-pub(crate) fn origin(url: &str) -> Option<String> {
-    let uri: Uri = url.parse().ok()?;
-    let scheme = uri.scheme_str()?.to_ascii_lowercase();
-    let host = uri.host()?.to_ascii_lowercase();
-    let port = uri.port_u16().unwrap_or(match scheme.as_str() {
-        "https" => 443,
-        "http" => 80,
-        _ => return None,
-    });
-    Some(format!("{scheme}://{host}:{port}"))
-}
-
 /// The path of `url` without a trailing `/` (`""` for the root).
 pub(crate) fn path(url: &str) -> String {
     let uri: Uri = url.parse().unwrap_or_default();
@@ -211,10 +197,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn origins_compare_with_default_ports() {
-        assert_eq!(origin("https://A.test/mcp"), origin("https://a.test:443/x"));
-        assert_ne!(origin("https://a.test/mcp"), origin("http://a.test/mcp"));
-        assert_ne!(origin("https://a.test/"), origin("https://a.test.evil/"));
+    fn paths_lose_their_trailing_slash() {
         assert_eq!(path("https://a.test/mcp/"), "/mcp");
         assert_eq!(path("https://a.test"), "");
     }

@@ -62,7 +62,7 @@ pub struct HttpConfig {
     /// before the request is sent again. The resource must be on the
     /// endpoint's origin.
     #[cfg(feature = "oauth")]
-    pub authorizer: Option<Arc<dyn crate::auth::Authorizer>>,
+    pub authorizer: Option<Arc<dyn crate::bearer::Authorizer>>,
 }
 
 impl HttpConfig {
@@ -106,7 +106,7 @@ struct Shared {
     listener: Mutex<Option<AbortHandle>>,
     limit: usize,
     #[cfg(feature = "oauth")]
-    authorizer: Option<Arc<dyn crate::auth::Authorizer>>,
+    authorizer: Option<Arc<dyn crate::bearer::Authorizer>>,
 }
 
 /// A Streamable HTTP server. Dropping it stops its streams and ends its
@@ -189,7 +189,7 @@ impl HttpTransport {
         }
         #[cfg(feature = "oauth")]
         if let Some(authorizer) = &config.authorizer {
-            let origin = crate::auth::same_origin(authorizer.resource_url(), &config.url);
+            let origin = crate::bearer::same_origin(authorizer.resource_url(), &config.url);
             if !origin {
                 return Err(ClientError::Config {
                     reason: format!(
@@ -569,7 +569,7 @@ const MAX_STEP_UPS: u8 = 2;
 
 /// The token a request carried.
 #[cfg(feature = "oauth")]
-type SentToken = Option<crate::auth::Secret>;
+type SentToken = Option<crate::bearer::Secret>;
 #[cfg(not(feature = "oauth"))]
 type SentToken = ();
 
@@ -626,7 +626,7 @@ impl Shared {
         if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
             return Ok(false);
         }
-        let challenge = crate::auth::Challenge::from_headers(
+        let challenge = crate::bearer::Challenge::from_headers(
             response
                 .headers()
                 .get_all(hyper::header::WWW_AUTHENTICATE)
