@@ -48,6 +48,8 @@ pub(crate) struct Knobs {
     pub(crate) wrong_iss: Option<String>,
     /// No `device_authorization_endpoint`.
     pub(crate) no_device: bool,
+    /// `client_id_metadata_document_supported: true`.
+    pub(crate) metadata_documents: bool,
 }
 
 #[derive(Debug, Default)]
@@ -198,6 +200,9 @@ impl Fake {
                     "authorization_response_iss_parameter_supported": true,
                     "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
                 });
+                if state.knobs.metadata_documents {
+                    metadata["client_id_metadata_document_supported"] = json!(true);
+                }
                 if state.knobs.no_device {
                     metadata
                         .as_object_mut()

@@ -13,6 +13,7 @@ use mcp_client::auth::{
     AuthError, Authorizer, FileStore, MemoryStore, OAuthClient, OAuthConfig, Presenter, Prompt,
     TokenStore,
 };
+use mcp_client::auth::{ClientIdentity, Secret};
 use mcp_client::{CallOptions, ClientOptions, McpClient, ServerConfig};
 use mcp_client::{
     ClientError, Dispatcher, DispatcherConfig, HttpConfig, HttpTransport, NoHandler, RequestOptions,
@@ -443,4 +444,69 @@ async fn mcp_client_connects_lists_and_calls_through_the_authorizer() {
     assert_eq!(text[0]["text"], "tools:admin tools:read");
     assert_eq!(fake.as_requests("/authorize").len(), 2);
     client.close().await;
+}
+
+/// A login of a client with `identity`.
+async fn login_as(fake: &Fake, identity: ClientIdentity) {
+    let mut config = OAuthConfig::new("remote", fake.resource_url());
+    config.presenter = browser();
+    config.identity = identity;
+    OAuthClient::new(config, Arc::new(MemoryStore::default()))
+        .login(false)
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pre_registered_client_authenticates_with_basic_and_registers_nothing() {
+    let fake = Fake::start(Knobs::default()).await;
+    login_as(
+        &fake,
+        ClientIdentity {
+            client_id: Some("pre:1".into()),
+            client_secret: Some(Secret::new("s3cret")),
+            ..ClientIdentity::default()
+        },
+    )
+    .await;
+    assert!(fake.as_requests("/register").is_empty());
+    assert_eq!(
+        fake.as_requests("/authorize")[0].query["client_id"],
+        "pre:1"
+    );
+    let token = &fake.as_requests("/token")[0];
+    // RFC 6749 §2.3.1: id and secret form-encoded, then base64.
+    use base64::Engine;
+    let expected = base64::engine::general_purpose::STANDARD.encode("pre%3A1:s3cret");
+    assert_eq!(
+        token.authorization.as_deref(),
+        Some(format!("Basic {expected}").as_str())
+    );
+    assert!(!token.form.contains_key("client_secret"));
+    assert!(!token.form.contains_key("client_id"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_id_metadata_document_is_the_client_id_where_supported() {
+    let document = "https://host.example/mcp-host.json";
+    let identity = ClientIdentity {
+        metadata_url: Some(document.into()),
+        ..ClientIdentity::default()
+    };
+    let fake = Fake::start(Knobs {
+        metadata_documents: true,
+        ..Knobs::default()
+    })
+    .await;
+    login_as(&fake, identity.clone()).await;
+    assert!(fake.as_requests("/register").is_empty());
+    assert_eq!(
+        fake.as_requests("/authorize")[0].query["client_id"],
+        document
+    );
+    assert_eq!(fake.as_requests("/token")[0].form["client_id"], document);
+    // Where it is not supported: dynamic registration.
+    let fake = Fake::start(Knobs::default()).await;
+    login_as(&fake, identity).await;
+    assert_eq!(fake.as_requests("/register").len(), 1);
 }
