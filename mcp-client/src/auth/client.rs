@@ -132,11 +132,12 @@ impl OAuthClient {
         &self.config.server_name
     }
 
-    /// Asks the server once without a token: `None` if it does not ask
-    /// for authorization, else its challenge.
-    async fn probe(&self) -> Result<Option<Challenge>, AuthError> {
+    /// Asks the server once, with `token` if given: `None` if it accepts
+    /// the request (or does not ask for authorization), else its challenge.
+    async fn probe(&self, token: Option<&Secret>) -> Result<Option<Challenge>, AuthError> {
         let peer = format!("server {}", self.config.server_url);
         let ping = r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#;
+        let authorization = token.map(|t| format!("Bearer {}", t.expose()));
         let reply = self
             .web
             .send(
@@ -144,27 +145,37 @@ impl OAuthClient {
                 Method::POST,
                 &self.config.server_url,
                 Body::Raw("application/json", ping),
-                None,
+                authorization.as_deref(),
             )
             .await?;
         Ok((reply.status == 401).then_some(reply.challenge))
     }
 
-    /// Makes sure a usable token is at hand before the first request: if
-    /// the server asks for authorization, the stored token (refreshed if
-    /// need be) or else a login. A program calls it before connecting, so
-    /// that a login is not cut short by a request's timeout.
+    /// Makes sure a token the server accepts is at hand before the first
+    /// request: if the server asks for authorization, the stored token,
+    /// else a refreshed one, else a login, each tried on the server. A
+    /// program calls it before connecting, so that a login is not cut
+    /// short by a request's timeout.
     pub async fn prepare(&self) -> Result<(), AuthError> {
-        if let Some(challenge) = self.probe().await? {
-            self.challenged(&challenge, None).await?;
+        let mut token = None;
+        // No token, the stored one, a refreshed one, a new login's.
+        for _ in 0..4 {
+            let Some(challenge) = self.probe(token.as_ref()).await? else {
+                return Ok(());
+            };
+            self.challenged(&challenge, token.as_ref()).await?;
+            token = self.access_token().await?;
         }
-        Ok(())
+        Err(AuthError::Peer {
+            peer: format!("server {}", self.config.server_url),
+            reason: "refuses every token it was given".into(),
+        })
     }
 
     /// Logs in now, whatever is stored (`mcp-host login`): the browser
     /// flow, or the device flow with `device`.
     pub async fn login(&self, device: bool) -> Result<Authorized, AuthError> {
-        let challenge = self.probe().await?.unwrap_or_default();
+        let challenge = self.probe(None).await?.unwrap_or_default();
         let mut state = self.state.lock().await;
         self.discover(&mut state, &challenge).await?;
         let scope = self.scope_for(&state, challenge.scope.as_deref());

@@ -51,9 +51,20 @@ fn get(url: &str) -> Option<String> {
 /// Runs `mcp-host ARGS` with its tokens under `home`; each stderr line
 /// is handed to `on_line` as it comes. Returns the status and stderr.
 fn run(home: &Path, args: &[&str], on_line: impl Fn(&str) + Send + 'static) -> (i32, String) {
+    run_with(home, args, &[], on_line)
+}
+
+/// [`run`] with more environment variables.
+fn run_with(
+    home: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    on_line: impl Fn(&str) + Send + 'static,
+) -> (i32, String) {
     let mut child = Command::new(host_binary())
         .args(args)
         .env("XDG_CONFIG_HOME", home.join("config"))
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -238,6 +249,14 @@ async fn login_device_without_a_device_endpoint_names_the_authorization_server()
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The browser: follows an authorization URL on `line` to the listener.
+fn browse(line: &str) {
+    if let Some(url) = url_after(line, "open this URL: ") {
+        let location = get(url).unwrap();
+        get(&location);
+    }
+}
+
 /// `mcp-host login remote`, the test as the browser.
 fn login(home: &Path, config: &str) {
     let (status, stderr) = run(home, &["login", "remote", "--config", config], |line| {
@@ -320,5 +339,47 @@ async fn a_run_after_login_calls_the_server_with_the_stored_token_and_no_new_log
         run.stderr
     );
     drop(state);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_refresh_token_says_so_in_one_line_and_logs_in_again_before_the_run() {
+    let fake = Fake::start(Knobs::default()).await;
+    let dir = temp_dir("revoked");
+    let config = config(&dir, &fake);
+    let home = dir.clone();
+    let config_path = config.clone();
+    tokio::task::spawn_blocking(move || login(&home, &config_path))
+        .await
+        .unwrap();
+    {
+        let mut state = fake.lock();
+        state.access.clear();
+        state.refresh.clear();
+    }
+    let home = dir.clone();
+    let (status, stderr) = tokio::task::spawn_blocking(move || {
+        let api = crate::common::fake_model::closed_port_url();
+        run_with(
+            &home,
+            &["--config", &config, "--approve", "all"],
+            &[
+                ("ANTHROPIC_API_KEY", "sk-test"),
+                ("ANTHROPIC_BASE_URL", &api),
+            ],
+            browse,
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(status, 0, "{stderr}");
+    let line = format!(
+        "server `remote`: the stored refresh token was refused by {} (revoked or expired); logging in again",
+        fake.issuer()
+    );
+    assert_eq!(stderr.matches(&line).count(), 1, "{stderr}");
+    assert!(stderr.contains("mcp-host: 2 tools offered"), "{stderr}");
+    assert_eq!(fake.as_requests("/authorize").len(), 2);
+    assert_eq!(fake.as_requests("/register").len(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
