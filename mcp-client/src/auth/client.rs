@@ -421,11 +421,26 @@ impl OAuthClient {
                 reason: "its metadata has no `authorization_endpoint`".into(),
             });
         };
-        let port = self.config.redirect_port.or_else(|| {
-            let registered = state.auth.registration.as_ref()?.redirect_uri.as_ref()?;
-            registered.parse::<hyper::Uri>().ok()?.port_u16()
-        });
-        let listener = Listener::bind(port.unwrap_or(0)).await?;
+        let listener = match self.config.redirect_port {
+            Some(port) => Listener::bind(port).await?,
+            None => {
+                // The port of the stored registration's redirect URI; if
+                // it is taken now, any port (and a new registration).
+                let registered = state
+                    .auth
+                    .registration
+                    .as_ref()
+                    .and_then(|r| r.redirect_uri.as_ref())
+                    .and_then(|uri| uri.parse::<hyper::Uri>().ok()?.port_u16());
+                match registered {
+                    Some(port) => match Listener::bind(port).await {
+                        Ok(listener) => listener,
+                        Err(_) => Listener::bind(0).await?,
+                    },
+                    None => Listener::bind(0).await?,
+                }
+            }
+        };
         let registration = self
             .registration(state, Some(&listener.redirect_uri))
             .await?;

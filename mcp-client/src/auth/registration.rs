@@ -68,13 +68,20 @@ pub(crate) fn configured(
             redirect_uri: None,
         });
     }
+    // The draft requires an https URL with a path.
+    let usable = |url: &str| {
+        url.parse::<hyper::Uri>()
+            .is_ok_and(|uri| uri.scheme_str() == Some("https") && uri.path().len() > 1)
+    };
     match &identity.metadata_url {
-        Some(url) if server.client_id_metadata_document_supported => Some(Registration {
-            client_id: url.clone(),
-            client_secret: None,
-            token_endpoint_auth_method: "none".into(),
-            redirect_uri: None,
-        }),
+        Some(url) if server.client_id_metadata_document_supported && usable(url) => {
+            Some(Registration {
+                client_id: url.clone(),
+                client_secret: None,
+                token_endpoint_auth_method: "none".into(),
+                redirect_uri: None,
+            })
+        }
         _ => None,
     }
 }
