@@ -50,6 +50,8 @@ pub(crate) struct Knobs {
     pub(crate) no_device: bool,
     /// `client_id_metadata_document_supported: true`.
     pub(crate) metadata_documents: bool,
+    /// The `admin` tool refuses every token (403 `insufficient_scope`).
+    pub(crate) admin_never: bool,
 }
 
 #[derive(Debug, Default)]
@@ -354,7 +356,9 @@ impl Fake {
                 };
                 let message: Value = serde_json::from_str(&seen.body).unwrap_or(Value::Null);
                 let wants_admin = message["params"]["name"] == "admin";
-                if wants_admin && !scope.split(' ').any(|s| s == "tools:admin") {
+                if wants_admin
+                    && (state.knobs.admin_never || !scope.split(' ').any(|s| s == "tools:admin"))
+                {
                     return Response::builder()
                         .status(403)
                         .header(

@@ -510,3 +510,28 @@ async fn a_client_id_metadata_document_is_the_client_id_where_supported() {
     login_as(&fake, identity).await;
     assert_eq!(fake.as_requests("/register").len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn step_ups_stop_at_the_retry_limit() {
+    let fake = Fake::start(Knobs {
+        admin_never: true,
+        ..Knobs::default()
+    })
+    .await;
+    let client = connect(
+        &fake.resource_url(),
+        oauth(&fake, Arc::new(MemoryStore::default())),
+    )
+    .unwrap();
+    call(&client, "echo").await.unwrap();
+    let error = call(&client, "admin").await.unwrap_err();
+    assert!(matches!(error, ClientError::Unauthorized { .. }), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("still asks for more scope (tools:admin) after 2 step-ups"),
+        "{error}"
+    );
+    // The first login and two step-ups.
+    assert_eq!(fake.as_requests("/authorize").len(), 3);
+}
