@@ -128,6 +128,15 @@ pub enum ClientError {
         /// How many replies were waiting to be written.
         owed: usize,
     },
+    /// The server asks for authorization and none could be had (the
+    /// OAuth flow failed, or the server still refuses the token).
+    #[error("server `{server}` needs authorization: {reason}")]
+    Unauthorized {
+        /// The server's name in the configuration.
+        server: String,
+        /// Why no accepted token could be had.
+        reason: String,
+    },
     /// The configuration is unusable (a URL that does not parse, a header
     /// that is not valid in HTTP).
     #[error("invalid configuration: {reason}")]

@@ -111,9 +111,15 @@
 //! - `http`: [`HttpTransport`], Streamable HTTP over `http://`;
 //! - `https` (default, implies `http`): `https://` too, through rustls with
 //!   the Mozilla roots compiled in;
+//! - `oauth` (default, implies `http`): [`auth`], the OAuth 2.1 client of
+//!   the MCP authorization spec;
 //! - `output-schema` (default): a result's `structuredContent` checked
 //!   against the tool's `outputSchema` ([`output`]).
 
+#[cfg(feature = "oauth")]
+pub mod auth;
+#[cfg(feature = "oauth")]
+mod bearer;
 mod config;
 mod connection;
 mod dispatch;

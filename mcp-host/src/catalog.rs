@@ -148,6 +148,10 @@ pub struct CatalogOptions {
     /// The timeout of each call. Default the client's
     /// [`ClientOptions::call_timeout`].
     pub call_timeout: Option<Duration>,
+    /// The authorization of each server that has one, by server name (its
+    /// [`ClientOptions::authorizer`]).
+    #[cfg(feature = "oauth")]
+    pub authorizers: BTreeMap<String, Arc<dyn mcp_client::auth::Authorizer>>,
 }
 
 impl Default for CatalogOptions {
@@ -156,6 +160,8 @@ impl Default for CatalogOptions {
             client: ClientOptions::default(),
             start_timeout: START_TIMEOUT,
             call_timeout: None,
+            #[cfg(feature = "oauth")]
+            authorizers: BTreeMap::new(),
         }
     }
 }
@@ -256,7 +262,12 @@ impl Catalog {
         let mut tasks = Vec::new();
         for server in servers {
             let server = server.clone();
-            let client_options = options.client.clone();
+            #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
+            let mut client_options = options.client.clone();
+            #[cfg(feature = "oauth")]
+            if let Some(authorizer) = options.authorizers.get(&server.name) {
+                client_options.authorizer = Some(Arc::clone(authorizer));
+            }
             let limit = options.start_timeout;
             let name = server.name.clone();
             tasks.push((

@@ -49,6 +49,10 @@
 //! disabled because its entry does not work yet); [`McpConfig::disabled`]
 //! names it.
 //!
+//! An HTTP entry may carry `"oauth": {"clientId", "clientSecret", "scopes",
+//! "redirectPort"}` ([`OAuthSettings`], [`McpConfig::oauth`]) for a server
+//! that asks for OAuth authorization.
+//!
 //! Not supported, and said so in [`McpConfig::warnings`]: VS Code's
 //! `${input:…}` and other variables (used as written), variables outside
 //! `env` values, and `envFile`. Other unknown fields are ignored, as the
@@ -74,6 +78,25 @@ pub struct McpConfig {
     /// The names of the `"disabled": true` entries, sorted.
     disabled: Vec<String>,
     warnings: Vec<String>,
+    /// The `"oauth"` objects of HTTP entries, by server name.
+    oauth: BTreeMap<String, OAuthSettings>,
+}
+
+/// An HTTP entry's `"oauth": {"clientId", "clientSecret", "scopes",
+/// "redirectPort"}`: how the host identifies itself to the server's
+/// authorization server (all optional: without `clientId` the host
+/// registers itself). `clientSecret` takes `${VAR}` like `env` values.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OAuthSettings {
+    /// A pre-registered client id.
+    pub client_id: Option<String>,
+    /// Its secret, for a confidential client.
+    pub client_secret: Option<String>,
+    /// Scopes to ask for when the server's challenge names none.
+    pub scopes: Vec<String>,
+    /// The loopback port of the redirect listener (the one registered with
+    /// the authorization server for a pre-registered client).
+    pub redirect_port: Option<u16>,
 }
 
 /// One entry, read.
@@ -317,12 +340,19 @@ impl McpConfig {
         // Sorted here, not left to `Map`: with serde_json's `preserve_order`
         // (which any crate in a build can turn on) it iterates in file order.
         servers.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut oauth = BTreeMap::new();
+        for (name, entry) in entries {
+            if let Some(settings) = oauth_settings(name, entry, &lookup)? {
+                oauth.insert(name.clone(), settings);
+            }
+        }
         Ok(McpConfig {
             form,
             servers,
             filters,
             disabled,
             warnings,
+            oauth,
         })
     }
 
@@ -356,6 +386,12 @@ impl McpConfig {
     /// The server named `name`.
     pub fn server(&self, name: &str) -> Option<&ServerConfig> {
         self.servers.iter().find(|s| s.name == name)
+    }
+
+    /// The `"oauth"` settings of the server named `name`, if its entry has
+    /// them.
+    pub fn oauth(&self, name: &str) -> Option<&OAuthSettings> {
+        self.oauth.get(name)
     }
 
     /// What the file asks for that this host does not do (variables left
@@ -516,6 +552,57 @@ fn server(
         },
         filter,
     ))
+}
+
+/// The entry's `"oauth"` object, if it has one.
+fn oauth_settings(
+    name: &str,
+    entry: &Value,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<OAuthSettings>, ConfigError> {
+    let Some(oauth) = entry.get("oauth") else {
+        return Ok(None);
+    };
+    let Value::Object(oauth) = oauth else {
+        return Err(ConfigError::InvalidField {
+            server: name.to_owned(),
+            field: "oauth".into(),
+            expected: "an object",
+        });
+    };
+    let fields = Fields {
+        server: name,
+        entry: oauth,
+    };
+    let client_secret = match fields.string("clientSecret")? {
+        Some(secret) => {
+            Some(
+                expand(secret, lookup).map_err(|variable| ConfigError::UnsetVariable {
+                    server: name.to_owned(),
+                    field: "oauth.clientSecret".into(),
+                    variable,
+                })?,
+            )
+        }
+        None => None,
+    };
+    let redirect_port = match oauth.get("redirectPort") {
+        None => None,
+        Some(port) => Some(
+            port.as_u64()
+                .and_then(|p| u16::try_from(p).ok())
+                .filter(|p| *p > 0)
+                .ok_or_else(|| {
+                    fields.invalid("oauth.redirectPort", "a port number (1 to 65535)")
+                })?,
+        ),
+    };
+    Ok(Some(OAuthSettings {
+        client_id: fields.string("clientId")?.map(str::to_owned),
+        client_secret,
+        scopes: fields.strings("scopes")?,
+        redirect_port,
+    }))
 }
 
 /// Typed access to one entry's fields, with errors that name the server.
@@ -984,6 +1071,7 @@ mod tests {
         match name {
             "GITHUB_TOKEN" => Some("ghp_secret".into()),
             "EMPTY" => Some(String::new()),
+            "W_SECRET" => Some("secret".into()),
             _ => None,
         }
     }
@@ -1049,6 +1137,34 @@ mod tests {
                 .to_string()
                 .starts_with("server `gh`: `env.TOKEN` uses `${NOPE}`, which is not set"),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn oauth_settings_are_read_with_the_secret_expanded() {
+        let config = McpConfig::parse_with(
+            r#"{"mcpServers": {"w": {"url": "https://w.test/mcp", "oauth": {"clientId": "c",
+                "clientSecret": "${W_SECRET}", "scopes": ["a", "b"], "redirectPort": 8765}},
+                "x": {"url": "https://x.test/mcp"}}}"#,
+            lookup,
+        )
+        .unwrap();
+        assert_eq!(
+            config.oauth("w"),
+            Some(&OAuthSettings {
+                client_id: Some("c".into()),
+                client_secret: Some("secret".into()),
+                scopes: vec!["a".into(), "b".into()],
+                redirect_port: Some(8765),
+            })
+        );
+        assert_eq!(config.oauth("x"), None);
+        let bad = McpConfig::parse(
+            r#"{"servers": {"w": {"url": "https://w.test", "oauth": {"redirectPort": 0}}}}"#,
+        );
+        assert_eq!(
+            bad.unwrap_err().to_string(),
+            "server `w`: `oauth.redirectPort` must be a port number (1 to 65535)"
         );
     }
 

@@ -36,6 +36,8 @@ pub mod catalog;
 pub mod config;
 pub mod filter;
 pub mod names;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 pub mod offer;
 pub mod provider;
 

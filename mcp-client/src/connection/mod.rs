@@ -144,8 +144,9 @@ fn raw_params<T: Serialize>(value: &T) -> Box<RawValue> {
 
 fn factory(
     config: &ServerConfig,
-    close_grace: Duration,
+    options: &ClientOptions,
 ) -> Result<Arc<dyn TransportFactory>, McpError> {
+    let close_grace = options.close_grace;
     match &config.transport {
         Endpoint::Stdio {
             command,
@@ -178,6 +179,10 @@ fn factory(
             for (name, value) in headers {
                 http = http.header(name.clone(), value.clone());
             }
+            #[cfg(feature = "oauth")]
+            {
+                http.authorizer = options.authorizer.clone();
+            }
             Ok(Arc::new(crate::HttpFactory(http)))
         }
         #[cfg(not(feature = "http"))]
@@ -200,7 +205,7 @@ impl McpClient {
         config: ServerConfig,
         options: ClientOptions,
     ) -> Result<McpClient, McpError> {
-        let factory = factory(&config, options.close_grace)?;
+        let factory = factory(&config, &options)?;
         let http = matches!(config.transport, Endpoint::Http { .. });
         let handler = Arc::new(HostHandler {
             server: config.name.clone(),

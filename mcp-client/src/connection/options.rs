@@ -73,6 +73,11 @@ pub struct ClientOptions {
     /// The caps on what one `tools/list` may build (tools, bytes, pages,
     /// memory). Default [`ListLimits::default`].
     pub list_limits: ListLimits,
+    /// Authorization for an HTTP server that asks for it (an
+    /// [`OAuthClient`](crate::auth::OAuthClient)). Default none: a 401 is
+    /// an error.
+    #[cfg(feature = "oauth")]
+    pub authorizer: Option<std::sync::Arc<dyn crate::auth::Authorizer>>,
 }
 
 impl fmt::Debug for ClientOptions {
@@ -88,7 +93,7 @@ impl fmt::Debug for ClientOptions {
             .field("tasks", &self.tasks)
             .field("close_grace", &self.close_grace)
             .field("list_limits", &self.list_limits)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -105,6 +110,8 @@ impl Default for ClientOptions {
             tasks: true,
             close_grace: crate::DEFAULT_CLOSE_GRACE,
             list_limits: ListLimits::default(),
+            #[cfg(feature = "oauth")]
+            authorizer: None,
         }
     }
 }

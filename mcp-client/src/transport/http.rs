@@ -70,6 +70,12 @@ pub struct HttpConfig {
     pub inbox_capacity: usize,
     /// How long a TCP connect may take. Default 10 s.
     pub connect_timeout: Duration,
+    /// Authorization (OAuth) for a server that asks for it: its token on
+    /// every request, and a 401 or 403 `insufficient_scope` handed to it
+    /// before the request is sent again. The resource must be on the
+    /// endpoint's origin.
+    #[cfg(feature = "oauth")]
+    pub authorizer: Option<Arc<dyn crate::bearer::Authorizer>>,
 }
 
 impl HttpConfig {
@@ -82,6 +88,8 @@ impl HttpConfig {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             inbox_capacity: 64,
             connect_timeout: Duration::from_secs(10),
+            #[cfg(feature = "oauth")]
+            authorizer: None,
         }
     }
 
@@ -110,6 +118,8 @@ struct Shared {
     streams: Mutex<HashMap<u64, AbortHandle>>,
     listener: Mutex<Option<AbortHandle>>,
     limit: usize,
+    #[cfg(feature = "oauth")]
+    authorizer: Option<Arc<dyn crate::bearer::Authorizer>>,
 }
 
 /// A Streamable HTTP server. Dropping it stops its streams and ends its
@@ -190,6 +200,19 @@ impl HttpTransport {
                 });
             }
         }
+        #[cfg(feature = "oauth")]
+        if let Some(authorizer) = &config.authorizer {
+            let origin = crate::bearer::same_origin(authorizer.resource_url(), &config.url);
+            if !origin {
+                return Err(ClientError::Config {
+                    reason: format!(
+                        "the authorization is for `{}`, not on the origin of `{}`",
+                        authorizer.resource_url(),
+                        config.url
+                    ),
+                });
+            }
+        }
         let mut headers = HeaderMap::new();
         for (name, value) in &config.headers {
             let (name, value) = header_pair(name, value)?;
@@ -210,6 +233,8 @@ impl HttpTransport {
             streams: Mutex::new(HashMap::new()),
             listener: Mutex::new(None),
             limit: config.max_message_bytes,
+            #[cfg(feature = "oauth")]
+            authorizer: config.authorizer,
         });
         Ok((HttpTransport { shared }, inbox))
     }
@@ -260,20 +285,27 @@ impl Shared {
     }
 
     async fn post(self: &Arc<Self>, message: Outgoing) -> Result<(), ClientError> {
-        let mut request =
-            self.request(Method::POST, &message.headers, Bytes::from(message.body))?;
-        let headers = request.headers_mut();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        headers.insert(
-            ACCEPT,
-            HeaderValue::from_static("application/json, text/event-stream"),
-        );
-        let had_session = lock(&self.session).is_some();
-        let response = self
-            .client
-            .request(request)
-            .await
-            .map_err(|e| self.disconnected(chain(&e)))?;
+        let body = Bytes::from(message.body);
+        let mut retries = AuthRetries::default();
+        let (response, had_session) = loop {
+            let mut request = self.request(Method::POST, &message.headers, body.clone())?;
+            let headers = request.headers_mut();
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            headers.insert(
+                ACCEPT,
+                HeaderValue::from_static("application/json, text/event-stream"),
+            );
+            let sent = self.authorize(&mut request).await?;
+            let had_session = lock(&self.session).is_some();
+            let response = self
+                .client
+                .request(request)
+                .await
+                .map_err(|e| self.disconnected(chain(&e)))?;
+            if !self.reauthorize(&response, sent, &mut retries).await? {
+                break (response, had_session);
+            }
+        };
         let status = response.status();
         if let Some(session) = response.headers().get(&SESSION_ID)
             && status.is_success()
@@ -503,7 +535,7 @@ impl Shared {
             if lock(&self.session).is_none() {
                 return;
             }
-            let request = match self.request(Method::GET, &[], Bytes::new()) {
+            let mut request = match self.request(Method::GET, &[], Bytes::new()) {
                 Ok(mut request) => {
                     request
                         .headers_mut()
@@ -512,6 +544,9 @@ impl Shared {
                 }
                 Err(_) => return,
             };
+            if self.authorize(&mut request).await.is_err() {
+                return;
+            }
             let response = self.client.request(request).await;
             drop(opened.take());
             match response {
@@ -553,9 +588,12 @@ impl Shared {
         if lock(&self.session).is_none() {
             return;
         }
-        let Ok(request) = self.request(Method::DELETE, &[], Bytes::new()) else {
+        let Ok(mut request) = self.request(Method::DELETE, &[], Bytes::new()) else {
             return;
         };
+        if self.authorize(&mut request).await.is_err() {
+            return;
+        }
         *lock(&self.session) = None;
         match tokio::time::timeout(Duration::from_secs(5), self.client.request(request)).await {
             Ok(Ok(response)) => {
@@ -566,6 +604,127 @@ impl Shared {
             }
             Err(_) => tracing::debug!(server = %self.name, "no answer to the session's DELETE"),
         }
+    }
+}
+
+/// How many times one request is sent again after the authorizer was
+/// asked for a better token: on 401 (a stored token, a refreshed one, a
+/// new login), and on 403 `insufficient_scope` (step-up).
+#[cfg(feature = "oauth")]
+#[derive(Debug, Default)]
+struct AuthRetries {
+    unauthorized: u8,
+    step_ups: u8,
+}
+
+#[cfg(not(feature = "oauth"))]
+type AuthRetries = ();
+
+/// The most 401s one request goes through before it fails.
+#[cfg(feature = "oauth")]
+const MAX_UNAUTHORIZED: u8 = 3;
+/// The most step-ups one request asks for before it fails.
+#[cfg(feature = "oauth")]
+const MAX_STEP_UPS: u8 = 2;
+
+/// The token a request carried.
+#[cfg(feature = "oauth")]
+type SentToken = Option<crate::bearer::Secret>;
+#[cfg(not(feature = "oauth"))]
+type SentToken = ();
+
+impl Shared {
+    /// Puts the authorizer's token on `request` (which always goes to the
+    /// endpoint, on the resource's origin: checked at connect).
+    #[cfg(feature = "oauth")]
+    async fn authorize(
+        &self,
+        request: &mut Request<Full<Bytes>>,
+    ) -> Result<SentToken, ClientError> {
+        let Some(authorizer) = &self.authorizer else {
+            return Ok(None);
+        };
+        let token = authorizer.bearer().await?;
+        if let Some(token) = &token {
+            let mut value =
+                HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| {
+                    ClientError::Unauthorized {
+                        server: self.name.clone(),
+                        reason: "the access token is not valid in an HTTP header".into(),
+                    }
+                })?;
+            value.set_sensitive(true);
+            request
+                .headers_mut()
+                .insert(hyper::header::AUTHORIZATION, value);
+        }
+        Ok(token)
+    }
+
+    #[cfg(not(feature = "oauth"))]
+    async fn authorize(
+        &self,
+        _request: &mut Request<Full<Bytes>>,
+    ) -> Result<SentToken, ClientError> {
+        Ok(())
+    }
+
+    /// Whether `response` asks for authorization the authorizer can still
+    /// give: it is then asked (a login may happen here) and the request
+    /// is sent again.
+    #[cfg(feature = "oauth")]
+    async fn reauthorize(
+        &self,
+        response: &hyper::Response<hyper::body::Incoming>,
+        sent: SentToken,
+        retries: &mut AuthRetries,
+    ) -> Result<bool, ClientError> {
+        let Some(authorizer) = &self.authorizer else {
+            return Ok(false);
+        };
+        let status = response.status();
+        if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
+            return Ok(false);
+        }
+        let challenge = crate::bearer::Challenge::from_headers(
+            response
+                .headers()
+                .get_all(hyper::header::WWW_AUTHENTICATE)
+                .iter()
+                .filter_map(|v| v.to_str().ok()),
+        );
+        let refused = |reason: &str| ClientError::Unauthorized {
+            server: self.name.clone(),
+            reason: reason.to_owned(),
+        };
+        if status == StatusCode::UNAUTHORIZED {
+            if retries.unauthorized >= MAX_UNAUTHORIZED {
+                return Err(refused("it refused the token it was just given"));
+            }
+            retries.unauthorized += 1;
+        } else if challenge.is_insufficient_scope() {
+            if retries.step_ups >= MAX_STEP_UPS {
+                return Err(refused(&format!(
+                    "it still asks for more scope ({}) after {MAX_STEP_UPS} step-ups",
+                    challenge.scope.as_deref().unwrap_or("unnamed")
+                )));
+            }
+            retries.step_ups += 1;
+        } else {
+            return Ok(false);
+        }
+        authorizer.challenged(&challenge, sent.as_ref()).await?;
+        Ok(true)
+    }
+
+    #[cfg(not(feature = "oauth"))]
+    async fn reauthorize(
+        &self,
+        _response: &hyper::Response<hyper::body::Incoming>,
+        _sent: SentToken,
+        _retries: &mut AuthRetries,
+    ) -> Result<bool, ClientError> {
+        Ok(false)
     }
 }
 

@@ -201,11 +201,11 @@ fn a_changed_definition_is_held_back_a_removed_tool_refused_and_a_new_one_offere
                 .unwrap()
                 .caching(false),
         )
-            .config(config)
-            .approve_with(Arc::clone(&gatekeeper) as Arc<dyn Approver>)
-            .build()
-            .await
-            .unwrap();
+        .config(config)
+        .approve_with(Arc::clone(&gatekeeper) as Arc<dyn Approver>)
+        .build()
+        .await
+        .unwrap();
         let mut chat = agent.conversation();
         let answer = agent.send(&mut chat, "go").await.unwrap();
         assert_eq!(answer.text, "done");
@@ -558,10 +558,10 @@ fn a_tool_an_in_process_server_adds_at_run_time_is_offered_next() {
                 .unwrap()
                 .caching(false),
         )
-            .server("garden", server)
-            .build()
-            .await
-            .unwrap();
+        .server("garden", server)
+        .build()
+        .await
+        .unwrap();
         let mut chat = agent.conversation();
         let answer = agent.send(&mut chat, "grow").await.unwrap();
         assert_eq!(answer.text, "done");
@@ -622,10 +622,10 @@ fn a_list_whose_ttl_passed_is_listed_again_before_the_next_request() {
                 .unwrap()
                 .caching(false),
         )
-            .config(config)
-            .build()
-            .await
-            .unwrap();
+        .config(config)
+        .build()
+        .await
+        .unwrap();
         let mut chat = agent.conversation();
         agent.send(&mut chat, "a").await.unwrap();
         // No notification: the server's list expires at once (`ttlMs: 0`).

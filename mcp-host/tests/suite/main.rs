@@ -15,6 +15,8 @@ mod fake_model;
 mod history;
 mod host_client;
 mod host_filters;
+#[cfg(feature = "oauth")]
+mod host_oauth;
 mod host_on_demand;
 #[cfg(unix)]
 mod host_process;

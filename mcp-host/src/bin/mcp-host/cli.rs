@@ -28,6 +28,8 @@ usage: mcp-host --config PATH [--provider {names}] [--model NAME] [--system TEXT
                 [--max-result-bytes N] [--max-tool-tokens N]
                 [--close-grace SECONDS] [--pins PATH] [--no-cache] [--json]
                 [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
+       mcp-host login SERVER --config PATH [--device] [--browser]
+       mcp-host logout SERVER --config PATH
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
@@ -85,7 +87,18 @@ the whole prompt, those included.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
-and as long again, then SIGKILL, with the processes it started.",
+and as long again, then SIGKILL, with the processes it started.
+
+OAuth: an HTTP server without an `Authorization` header in PATH that answers
+401 is authorized before the first message: the stored token (refreshed when
+need be), else a login whose URL is printed on stderr (the redirect comes
+back to http://127.0.0.1:PORT/callback). The entry's \"oauth\": {{\"clientId\",
+\"clientSecret\", \"scopes\", \"redirectPort\"}} sets the client; without
+clientId the host registers itself. Registrations and tokens are kept, owner
+only, in $XDG_CONFIG_HOME/mcp-host/oauth (else ~/.config/mcp-host/oauth).
+login SERVER: log in now (--device: the device flow, printing a code and a
+URL to open on any machine; --browser: also open the URL in a browser).
+logout SERVER: forget the server's stored registrations and tokens.",
         names = names.join("|"),
         variables = variables.join("; "),
         default = default.name,
@@ -159,11 +172,64 @@ pub(crate) struct Args {
     pub(crate) on_overflow: Overflow,
 }
 
-/// A run, or `--help`.
+/// What `login` and `logout` are given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct AuthArgs {
+    pub(crate) config: PathBuf,
+    pub(crate) server: String,
+    /// `--device`: the device authorization grant.
+    pub(crate) device: bool,
+    /// `--browser`: the URL opened in a browser too.
+    pub(crate) browser: bool,
+}
+
+/// A run, `--help`, or a login or logout.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Parsed {
     Run(Box<Args>),
     Help,
+    Login(AuthArgs),
+    Logout(AuthArgs),
+}
+
+/// `login SERVER [--device] [--browser] --config PATH` and
+/// `logout SERVER --config PATH` (`command` is the first word).
+fn parse_auth(command: &str, args: impl Iterator<Item = String>) -> Result<Parsed, String> {
+    let login = command == "login";
+    let mut config = None;
+    let mut server = None;
+    let mut device = false;
+    let mut browser = false;
+    let mut args = args;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--help" | "-h" => return Ok(Parsed::Help),
+            "--device" if login => device = true,
+            "--browser" if login => browser = true,
+            "--config" => {
+                config = Some(PathBuf::from(args.next().ok_or("--config needs a value")?));
+            }
+            _ if arg.starts_with("--config=") => {
+                config = Some(PathBuf::from(&arg["--config=".len()..]));
+            }
+            _ if arg.starts_with('-') => {
+                return Err(format!("`{arg}` is not a flag of `mcp-host {command}`"));
+            }
+            _ if server.is_none() => server = Some(arg),
+            _ => return Err(format!("`mcp-host {command}` takes one server name")),
+        }
+    }
+    let args = AuthArgs {
+        config: config.ok_or_else(|| format!("`mcp-host {command}` needs --config PATH"))?,
+        server: server.ok_or_else(|| format!("`mcp-host {command}` needs a server name"))?,
+        device,
+        browser,
+    };
+    Ok(if login {
+        Parsed::Login(args)
+    } else {
+        Parsed::Logout(args)
+    })
 }
 
 fn positive(flag: &str, value: &str) -> Result<u32, String> {
@@ -186,6 +252,10 @@ fn seconds(flag: &str, value: &str) -> Result<Duration, String> {
 
 /// Parses the arguments after the program name.
 pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
+    let mut args = args.into_iter().peekable();
+    if let Some(command) = args.next_if(|a| a == "login" || a == "logout") {
+        return parse_auth(&command, args);
+    }
     let mut config = None;
     let mut provider = default_api();
     let mut model = None;
@@ -203,7 +273,6 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut on_overflow = Overflow::Trim;
     let mut pins = None;
     let mut cache = true;
-    let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
             Some((flag, value)) if flag.starts_with("--") => {
@@ -317,6 +386,7 @@ mod tests {
         match parse(args.iter().map(|a| a.to_string()))? {
             Parsed::Run(args) => Ok(*args),
             Parsed::Help => Err("help".into()),
+            other => Err(format!("{other:?}")),
         }
     }
 
@@ -398,6 +468,34 @@ mod tests {
     }
 
     #[test]
+    fn login_and_logout_are_subcommands_before_the_flags() {
+        let parsed =
+            parse(["login", "weather", "--device", "--config=m.json"].map(String::from)).unwrap();
+        assert_eq!(
+            parsed,
+            Parsed::Login(AuthArgs {
+                config: "m.json".into(),
+                server: "weather".into(),
+                device: true,
+                browser: false,
+            })
+        );
+        let parsed = parse(["logout", "--config", "m.json", "weather"].map(String::from)).unwrap();
+        assert!(
+            matches!(parsed, Parsed::Logout(AuthArgs { ref server, device: false, .. }) if server == "weather")
+        );
+        assert_eq!(
+            parse(["logout", "weather", "--device", "--config", "m"].map(String::from))
+                .unwrap_err(),
+            "`--device` is not a flag of `mcp-host logout`"
+        );
+        assert_eq!(
+            parse(["login", "--config", "m"].map(String::from)).unwrap_err(),
+            "`mcp-host login` needs a server name"
+        );
+    }
+
+    #[test]
     fn mistakes_are_named() {
         assert_eq!(run(&[]).unwrap_err(), "--config PATH is required");
         assert_eq!(run(&["--config"]).unwrap_err(), "--config needs a value");
@@ -455,6 +553,8 @@ usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--sy
                 [--max-result-bytes N] [--max-tool-tokens N]
                 [--close-grace SECONDS] [--pins PATH] [--no-cache] [--json]
                 [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
+       mcp-host login SERVER --config PATH [--device] [--browser]
+       mcp-host logout SERVER --config PATH
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
@@ -512,7 +612,18 @@ the whole prompt, those included.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
-and as long again, then SIGKILL, with the processes it started."
+and as long again, then SIGKILL, with the processes it started.
+
+OAuth: an HTTP server without an `Authorization` header in PATH that answers
+401 is authorized before the first message: the stored token (refreshed when
+need be), else a login whose URL is printed on stderr (the redirect comes
+back to http://127.0.0.1:PORT/callback). The entry's \"oauth\": {\"clientId\",
+\"clientSecret\", \"scopes\", \"redirectPort\"} sets the client; without
+clientId the host registers itself. Registrations and tokens are kept, owner
+only, in $XDG_CONFIG_HOME/mcp-host/oauth (else ~/.config/mcp-host/oauth).
+login SERVER: log in now (--device: the device flow, printing a code and a
+URL to open on any machine; --browser: also open the URL in a browser).
+logout SERVER: forget the server's stored registrations and tokens."
         );
         assert_eq!(
             run(&["--config", "c", "--provider", "gemini"]).unwrap_err(),

@@ -16,6 +16,8 @@
 
 mod apis;
 mod cli;
+#[cfg(feature = "oauth")]
+mod login;
 
 use apis::Api;
 use cli::{ApproveKind, Args, HistoryKind, Parsed, usage};
@@ -65,6 +67,8 @@ fn main() -> ExitCode {
             println!("{}", usage());
             return ExitCode::SUCCESS;
         }
+        Ok(Parsed::Login(args)) => return auth_command(args, true),
+        Ok(Parsed::Logout(args)) => return auth_command(args, false),
         Err(e) => {
             eprintln!("mcp-host: {e}\n\n{}", usage());
             return ExitCode::from(2);
@@ -104,6 +108,25 @@ fn main() -> ExitCode {
     #[cfg(target_os = "linux")]
     orphans::end();
     status
+}
+
+/// `mcp-host login` (`login`) or `mcp-host logout`.
+fn auth_command(args: cli::AuthArgs, login: bool) -> ExitCode {
+    #[cfg(feature = "oauth")]
+    {
+        tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_max_level(tracing::Level::INFO)
+            .without_time()
+            .init();
+        login::run(args, login)
+    }
+    #[cfg(not(feature = "oauth"))]
+    {
+        let _ = (args, login);
+        eprintln!("mcp-host: this build leaves OAuth out (feature `oauth`)");
+        ExitCode::from(2)
+    }
 }
 
 /// A server's process group ends with it, but a process that left the group
@@ -226,6 +249,8 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
             close_grace: args.close_grace,
             ..ClientOptions::default()
         },
+        #[cfg(feature = "oauth")]
+        authorizers: login::authorizers(&config).await,
         ..CatalogOptions::default()
     };
     // `catalog_options` first: `tool_timeout` then sets its call timeout.

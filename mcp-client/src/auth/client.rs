@@ -1,0 +1,662 @@
+//! [`OAuthClient`]: the authorization of one MCP server, from the first
+//! 401 to a stored, refreshed token; the [`Authorizer`](super::Authorizer)
+//! the HTTP transport calls.
+
+use super::discovery::{self, ResourceMetadata, ServerMetadata};
+use super::error::AuthError;
+use super::pkce::{Pkce, random_token};
+use super::redirect::{Listener, Presenter, Prompt, print_prompt};
+use super::registration::{self, ClientIdentity, Registration};
+use super::store::{StoredAuth, TokenStore};
+use super::token::{self, Grant, Tokens};
+use super::web::{self, Body, Web};
+use crate::bearer::Challenge;
+use crate::bearer::Secret;
+use hyper::Method;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long before its expiry an access token is refreshed.
+const REFRESH_MARGIN_SECS: u64 = 60;
+/// The longest device-flow wait, whatever the server says.
+const MAX_DEVICE_WAIT: Duration = Duration::from_secs(15 * 60);
+
+/// How to authorize with one server.
+#[derive(Clone)]
+pub struct OAuthConfig {
+    /// The server's name (the prompt, the log, errors).
+    pub server_name: String,
+    /// Its MCP endpoint: the resource the tokens are for.
+    pub server_url: String,
+    /// Who this client is (pre-registered id, metadata document URL, the
+    /// name it registers under).
+    pub identity: ClientIdentity,
+    /// Scopes to ask for when the server's challenge names none (before
+    /// the metadata's `scopes_supported`).
+    pub scopes: Vec<String>,
+    /// The loopback port of the redirect listener; `None`: the port of the
+    /// stored registration, else any free port.
+    pub redirect_port: Option<u16>,
+    /// Use the device authorization grant (RFC 8628) instead of the
+    /// browser when a login is needed.
+    pub device: bool,
+    /// Shows the URL or code to the user. Default: a line on stderr.
+    pub presenter: Presenter,
+    /// How long the user has to finish a login. Default 5 minutes.
+    pub login_timeout: Duration,
+}
+
+impl OAuthConfig {
+    /// The defaults for the server `server_name` at `server_url`: a client
+    /// registered dynamically as `mcp-host`, the prompt on stderr.
+    pub fn new(server_name: impl Into<String>, server_url: impl Into<String>) -> OAuthConfig {
+        OAuthConfig {
+            server_name: server_name.into(),
+            server_url: server_url.into(),
+            identity: ClientIdentity {
+                client_name: "mcp-host".into(),
+                ..ClientIdentity::default()
+            },
+            scopes: Vec::new(),
+            redirect_port: None,
+            device: false,
+            presenter: print_prompt(),
+            login_timeout: Duration::from_secs(300),
+        }
+    }
+}
+
+impl std::fmt::Debug for OAuthConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthConfig")
+            .field("server_name", &self.server_name)
+            .field("server_url", &self.server_url)
+            .field("identity", &self.identity)
+            .field("scopes", &self.scopes)
+            .field("redirect_port", &self.redirect_port)
+            .field("device", &self.device)
+            .field("login_timeout", &self.login_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The outcome of a login.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Authorized {
+    /// The authorization server that issued the token.
+    pub issuer: String,
+    /// The scopes granted, if known.
+    pub scope: Option<String>,
+}
+
+/// What the client knows of the server and its authorization server.
+#[derive(Debug, Default)]
+struct State {
+    resource: Option<ResourceMetadata>,
+    server: Option<ServerMetadata>,
+    auth: StoredAuth,
+}
+
+/// The authorization of one MCP server: discovery, client identity,
+/// the code flow with PKCE (or the device flow), refresh, step-up, and
+/// the store that keeps registrations and tokens between runs.
+#[derive(Debug)]
+pub struct OAuthClient {
+    config: OAuthConfig,
+    store: Arc<dyn TokenStore>,
+    web: Web,
+    state: tokio::sync::Mutex<State>,
+}
+
+impl OAuthClient {
+    /// A client for `config`'s server, keeping its tokens in `store`.
+    /// Nothing is sent yet. Must be called inside a tokio runtime.
+    pub fn new(config: OAuthConfig, store: Arc<dyn TokenStore>) -> OAuthClient {
+        OAuthClient {
+            config,
+            store,
+            web: Web::new(),
+            state: tokio::sync::Mutex::new(State::default()),
+        }
+    }
+
+    /// The server's MCP endpoint.
+    pub fn server_url(&self) -> &str {
+        &self.config.server_url
+    }
+
+    /// The server's name.
+    pub fn server_name(&self) -> &str {
+        &self.config.server_name
+    }
+
+    /// Asks the server once, with `token` if given: `None` if it accepts
+    /// the request (or does not ask for authorization), else its challenge.
+    async fn probe(&self, token: Option<&Secret>) -> Result<Option<Challenge>, AuthError> {
+        let peer = format!("server {}", self.config.server_url);
+        let ping = r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#;
+        let authorization = token.map(|t| format!("Bearer {}", t.expose()));
+        let reply = self
+            .web
+            .send(
+                &peer,
+                Method::POST,
+                &self.config.server_url,
+                Body::Raw("application/json", ping),
+                authorization.as_deref(),
+            )
+            .await?;
+        Ok((reply.status == 401).then_some(reply.challenge))
+    }
+
+    /// Makes sure a token the server accepts is at hand before the first
+    /// request: if the server asks for authorization, the stored token,
+    /// else a refreshed one, else a login, each tried on the server. A
+    /// program calls it before connecting, so that a login is not cut
+    /// short by a request's timeout.
+    pub async fn prepare(&self) -> Result<(), AuthError> {
+        let mut token = None;
+        // No token, the stored one, a refreshed one, a new login's.
+        for _ in 0..4 {
+            let Some(challenge) = self.probe(token.as_ref()).await? else {
+                return Ok(());
+            };
+            self.challenged(&challenge, token.as_ref()).await?;
+            token = self.access_token().await?;
+        }
+        Err(AuthError::Peer {
+            peer: format!("server {}", self.config.server_url),
+            reason: "refuses every token it was given".into(),
+        })
+    }
+
+    /// Logs in now, whatever is stored (`mcp-host login`): the browser
+    /// flow, or the device flow with `device`.
+    pub async fn login(&self, device: bool) -> Result<Authorized, AuthError> {
+        let challenge = self.probe(None).await?.unwrap_or_default();
+        let mut state = self.state.lock().await;
+        self.discover(&mut state, &challenge).await?;
+        let scope = self.scope_for(&state, challenge.scope.as_deref());
+        self.flow(&mut state, scope, device).await
+    }
+
+    /// Forgets the stored registrations and tokens of this server, at
+    /// every authorization server; whether there were any.
+    pub async fn logout(&self) -> Result<bool, AuthError> {
+        let mut state = self.state.lock().await;
+        state.auth.tokens = None;
+        state.auth.registration = None;
+        self.store.remove(&self.config.server_url).await
+    }
+
+    /// The access token to send, refreshed first when it expires within a
+    /// minute; `None` before any authorization.
+    pub async fn access_token(&self) -> Result<Option<Secret>, AuthError> {
+        let mut state = self.state.lock().await;
+        let Some(tokens) = &state.auth.tokens else {
+            return Ok(None);
+        };
+        if tokens.expires_within(REFRESH_MARGIN_SECS) && tokens.refresh_token.is_some() {
+            match self.refresh(&mut state).await {
+                Ok(()) => {}
+                Err(e) if e.is_invalid_grant() => return Ok(None),
+                Err(e) => {
+                    tracing::debug!(server = %self.config.server_name, error = %e, "the refresh before expiry failed; the current token is sent");
+                }
+            }
+        }
+        Ok(state.auth.tokens.as_ref().map(|t| t.access_token.clone()))
+    }
+
+    /// The server answered `challenge` (401, or 403 `insufficient_scope`)
+    /// to a request that carried `failed` (or no token): gets a better
+    /// token: a newer one already at hand, the stored one, a refreshed
+    /// one, or a new login (with the union of the granted and the asked
+    /// scopes on a step-up).
+    pub async fn challenged(
+        &self,
+        challenge: &Challenge,
+        failed: Option<&Secret>,
+    ) -> Result<(), AuthError> {
+        let mut state = self.state.lock().await;
+        self.discover(&mut state, challenge).await?;
+        if challenge.is_insufficient_scope() {
+            // Another request's step-up may already have got the scope.
+            if let Some(tokens) = &state.auth.tokens
+                && Some(&tokens.access_token) != failed
+                && covers_scope(tokens.scope.as_deref(), challenge.scope.as_deref())
+            {
+                return Ok(());
+            }
+            let granted = state.auth.tokens.as_ref().and_then(|t| t.scope.clone());
+            let scope = union(granted.as_deref(), challenge.scope.as_deref());
+            tracing::info!(server = %self.config.server_name, scope = scope.as_deref().unwrap_or(""), "the server asks for more scope: authorizing again");
+            self.flow(&mut state, scope, self.config.device).await?;
+            return Ok(());
+        }
+        if let Some(tokens) = &state.auth.tokens {
+            if Some(&tokens.access_token) != failed {
+                return Ok(());
+            }
+            if tokens.refresh_token.is_some() {
+                match self.refresh(&mut state).await {
+                    Ok(()) => return Ok(()),
+                    Err(e) if e.is_invalid_grant() => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        let scope = self.scope_for(&state, challenge.scope.as_deref());
+        self.flow(&mut state, scope, self.config.device).await?;
+        Ok(())
+    }
+
+    /// Fills in the resource and authorization server metadata, and what
+    /// the store holds for them, once.
+    async fn discover(&self, state: &mut State, challenge: &Challenge) -> Result<(), AuthError> {
+        if state.resource.is_none() || challenge.resource_metadata.is_some() {
+            let resource =
+                discovery::resource_metadata(&self.web, &self.config.server_url, challenge).await?;
+            if state.resource.as_ref() != Some(&resource) {
+                state.server = None;
+                state.resource = Some(resource);
+            }
+        }
+        if state.server.is_none() {
+            let resource = state.resource.as_ref().expect("discovered above");
+            // RFC 9728 §7.6 leaves the choice to the client: the first.
+            let issuer = resource.authorization_servers[0].clone();
+            let server = discovery::server_metadata(&self.web, &issuer).await?;
+            let stored = self
+                .store
+                .load(&self.config.server_url, &server.issuer)
+                .await?;
+            state.auth = stored.unwrap_or_else(|| StoredAuth {
+                server_url: self.config.server_url.clone(),
+                issuer: server.issuer.clone(),
+                registration: None,
+                tokens: None,
+            });
+            state.server = Some(server);
+        }
+        Ok(())
+    }
+
+    /// The scopes of a new authorization: the challenge's, else the
+    /// configured ones, else the resource's `scopes_supported`, else none.
+    fn scope_for(&self, state: &State, challenge_scope: Option<&str>) -> Option<String> {
+        if let Some(scope) = challenge_scope.filter(|s| !s.trim().is_empty()) {
+            return Some(scope.to_owned());
+        }
+        if !self.config.scopes.is_empty() {
+            return Some(self.config.scopes.join(" "));
+        }
+        let supported = &state.resource.as_ref()?.scopes_supported;
+        (!supported.is_empty()).then(|| supported.join(" "))
+    }
+
+    /// The resource parameter (RFC 8707): the metadata's `resource`.
+    fn resource<'a>(&'a self, state: &'a State) -> &'a str {
+        state
+            .resource
+            .as_ref()
+            .map_or(&self.config.server_url, |r| &r.resource)
+    }
+
+    async fn save(&self, state: &State) -> Result<(), AuthError> {
+        self.store.save(&state.auth).await
+    }
+
+    /// Refreshes the access token. On `invalid_grant` the stored tokens
+    /// are dropped and one line says the login starts again.
+    async fn refresh(&self, state: &mut State) -> Result<(), AuthError> {
+        let (Some(server), Some(registration), Some(tokens)) =
+            (&state.server, &state.auth.registration, &state.auth.tokens)
+        else {
+            return Err(AuthError::Config {
+                reason: "nothing to refresh".into(),
+            });
+        };
+        let Some(refresh_token) = tokens.refresh_token.clone() else {
+            return Err(AuthError::Config {
+                reason: "no refresh token".into(),
+            });
+        };
+        let scope = tokens.scope.clone();
+        let outcome = token::exchange(
+            &self.web,
+            server,
+            registration,
+            Grant::Refresh {
+                token: &refresh_token,
+            },
+            self.resource(state),
+            scope.as_deref(),
+        )
+        .await;
+        match outcome {
+            Ok(mut fresh) => {
+                // RFC 6749 §6: the server may keep the refresh token.
+                if fresh.refresh_token.is_none() {
+                    fresh.refresh_token = Some(refresh_token);
+                }
+                tracing::info!(server = %self.config.server_name, issuer = %state.auth.issuer, scope = fresh.scope.as_deref().unwrap_or(""), "access token refreshed");
+                state.auth.tokens = Some(fresh);
+                self.save(state).await
+            }
+            Err(e) if e.is_invalid_grant() => {
+                tracing::warn!(
+                    "server `{}`: the stored refresh token was refused by {} (revoked or expired); logging in again",
+                    self.config.server_name,
+                    state.auth.issuer
+                );
+                state.auth.tokens = None;
+                self.save(state).await?;
+                Err(e)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// A new authorization with `scope`: the code flow in the browser, or
+    /// the device flow.
+    async fn flow(
+        &self,
+        state: &mut State,
+        scope: Option<String>,
+        device: bool,
+    ) -> Result<Authorized, AuthError> {
+        let tokens = if device {
+            self.device_flow(state, scope.as_deref()).await?
+        } else {
+            self.code_flow(state, scope.as_deref()).await?
+        };
+        tracing::info!(server = %self.config.server_name, issuer = %state.auth.issuer, scope = tokens.scope.as_deref().unwrap_or(""), "authorized");
+        let authorized = Authorized {
+            issuer: state.auth.issuer.clone(),
+            scope: tokens.scope.clone(),
+        };
+        state.auth.tokens = Some(tokens);
+        self.save(state).await?;
+        Ok(authorized)
+    }
+
+    /// The registration to use: the stored one (if it fits the redirect
+    /// URI), the configured one, or a new one, stored at once.
+    async fn registration(
+        &self,
+        state: &mut State,
+        redirect_uri: Option<&str>,
+    ) -> Result<Registration, AuthError> {
+        let server = state.server.as_ref().expect("discovered");
+        if let Some(registration) = registration::configured(&self.config.identity, server) {
+            return Ok(registration);
+        }
+        if let Some(stored) = &state.auth.registration {
+            let fits = match (redirect_uri, &stored.redirect_uri) {
+                (Some(wanted), Some(registered)) => wanted == registered,
+                _ => true,
+            };
+            if fits {
+                return Ok(stored.clone());
+            }
+        }
+        let registration =
+            registration::register(&self.web, server, &self.config.identity, redirect_uri).await?;
+        tracing::info!(server = %self.config.server_name, issuer = %server.issuer, "client registered");
+        state.auth.registration = Some(registration.clone());
+        self.save(state).await?;
+        Ok(registration)
+    }
+
+    /// The authorization code flow with PKCE S256, `state`, `resource`,
+    /// and the redirect checked (`state`, RFC 9207 `iss`).
+    async fn code_flow(&self, state: &mut State, scope: Option<&str>) -> Result<Tokens, AuthError> {
+        let server = state.server.clone().expect("discovered");
+        let Some(endpoint) = &server.authorization_endpoint else {
+            return Err(AuthError::Peer {
+                peer: format!("authorization server {}", server.issuer),
+                reason: "its metadata has no `authorization_endpoint`".into(),
+            });
+        };
+        let listener = match self.config.redirect_port {
+            Some(port) => Listener::bind(port).await?,
+            None => {
+                // The port of the stored registration's redirect URI; if
+                // it is taken now, any port (and a new registration).
+                let registered = state
+                    .auth
+                    .registration
+                    .as_ref()
+                    .and_then(|r| r.redirect_uri.as_ref())
+                    .and_then(|uri| uri.parse::<hyper::Uri>().ok()?.port_u16());
+                match registered {
+                    Some(port) => match Listener::bind(port).await {
+                        Ok(listener) => listener,
+                        Err(_) => Listener::bind(0).await?,
+                    },
+                    None => Listener::bind(0).await?,
+                }
+            }
+        };
+        let registration = self
+            .registration(state, Some(&listener.redirect_uri))
+            .await?;
+        let pkce = Pkce::new();
+        let expected_state = random_token();
+        let resource = self.resource(state).to_owned();
+        let mut pairs = vec![
+            ("response_type", "code"),
+            ("client_id", registration.client_id.as_str()),
+            ("redirect_uri", listener.redirect_uri.as_str()),
+            ("code_challenge", pkce.challenge.as_str()),
+            ("code_challenge_method", "S256"),
+            ("state", expected_state.as_str()),
+            ("resource", resource.as_str()),
+        ];
+        if let Some(scope) = scope {
+            pairs.push(("scope", scope));
+        }
+        let separator = if endpoint.contains('?') { '&' } else { '?' };
+        let url = format!("{endpoint}{separator}{}", web::form(&pairs));
+        (self.config.presenter)(&Prompt::Authorize {
+            server: self.config.server_name.clone(),
+            url,
+        });
+        let redirect_uri = listener.redirect_uri.clone();
+        let callback = listener.wait(self.config.login_timeout).await?;
+        if let Some(error) = &callback.error {
+            return Err(AuthError::Refused {
+                issuer: server.issuer.clone(),
+                error: crate::text::excerpt(error, 100),
+                description: crate::text::excerpt(
+                    callback.error_description.as_deref().unwrap_or(""),
+                    200,
+                ),
+            });
+        }
+        if callback.state.as_deref() != Some(expected_state.as_str()) {
+            return Err(AuthError::Redirect {
+                reason: "its `state` is not the one sent (a forged or stale redirect)".into(),
+            });
+        }
+        match &callback.iss {
+            Some(iss) if iss != &server.issuer => {
+                return Err(AuthError::Redirect {
+                    reason: format!(
+                        "its `iss` {:?} is not the authorization server {} (RFC 9207: a mix-up)",
+                        crate::text::excerpt(iss, 200),
+                        server.issuer
+                    ),
+                });
+            }
+            None if server.authorization_response_iss_parameter_supported => {
+                return Err(AuthError::Redirect {
+                    reason: format!(
+                        "it has no `iss`, which {} promises (RFC 9207)",
+                        server.issuer
+                    ),
+                });
+            }
+            _ => {}
+        }
+        let Some(code) = &callback.code else {
+            return Err(AuthError::Redirect {
+                reason: "it carries no `code`".into(),
+            });
+        };
+        token::exchange(
+            &self.web,
+            &server,
+            &registration,
+            Grant::Code {
+                code,
+                verifier: &pkce.verifier,
+                redirect_uri: &redirect_uri,
+            },
+            &resource,
+            scope,
+        )
+        .await
+    }
+
+    /// The device authorization grant (RFC 8628): the code shown, the
+    /// token endpoint polled at the server's interval.
+    async fn device_flow(
+        &self,
+        state: &mut State,
+        scope: Option<&str>,
+    ) -> Result<Tokens, AuthError> {
+        let server = state.server.clone().expect("discovered");
+        let Some(endpoint) = &server.device_authorization_endpoint else {
+            return Err(AuthError::NoDeviceFlow {
+                issuer: server.issuer.clone(),
+            });
+        };
+        let registration = self.registration(state, None).await?;
+        let resource = self.resource(state).to_owned();
+        let (mut pairs, basic) = token::client_auth(&registration);
+        pairs.push(("resource", resource.clone()));
+        if let Some(scope) = scope {
+            pairs.push(("scope", scope.to_owned()));
+        }
+        let borrowed: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let peer = format!("authorization server {}", server.issuer);
+        let reply = self
+            .web
+            .send(
+                &peer,
+                Method::POST,
+                endpoint,
+                Body::Form(&borrowed),
+                basic.as_deref(),
+            )
+            .await?;
+        if reply.status != 200 {
+            return Err(web::oauth_error(&server.issuer, &reply));
+        }
+        let text = |key: &str| {
+            reply
+                .json
+                .get(key)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        let (Some(device_code), Some(user_code), Some(verification_uri)) = (
+            text("device_code"),
+            text("user_code"),
+            text("verification_uri"),
+        ) else {
+            return Err(AuthError::Peer {
+                peer,
+                reason: "its device authorization answer lacks `device_code`, `user_code` or `verification_uri`".into(),
+            });
+        };
+        let device_code = Secret::new(device_code);
+        let expires_in = reply
+            .json
+            .get("expires_in")
+            .and_then(Value::as_u64)
+            .unwrap_or(600);
+        let mut interval = reply
+            .json
+            .get("interval")
+            .and_then(Value::as_u64)
+            .unwrap_or(5);
+        (self.config.presenter)(&Prompt::Device {
+            server: self.config.server_name.clone(),
+            verification_uri: crate::text::excerpt(&verification_uri, 500),
+            user_code: crate::text::excerpt(&user_code, 100),
+            verification_uri_complete: text("verification_uri_complete")
+                .map(|u| crate::text::excerpt(&u, 500)),
+        });
+        let wait = Duration::from_secs(expires_in).min(MAX_DEVICE_WAIT);
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            // At least a fifth of a second between polls, whatever the
+            // server says.
+            let pause = Duration::from_secs(interval).max(Duration::from_millis(200));
+            if tokio::time::Instant::now() + pause > deadline {
+                return Err(AuthError::TimedOut {
+                    what: "the device authorization".into(),
+                    seconds: wait.as_secs(),
+                });
+            }
+            tokio::time::sleep(pause).await;
+            let outcome = token::request(
+                &self.web,
+                &server,
+                &registration,
+                Grant::Device { code: &device_code },
+                &resource,
+                scope,
+            )
+            .await?;
+            match outcome {
+                Ok(tokens) => return Ok(tokens),
+                Err(reply) => match reply.json.get("error").and_then(Value::as_str) {
+                    Some("authorization_pending") => {}
+                    Some("slow_down") => interval += 5,
+                    _ => return Err(web::oauth_error(&server.issuer, &reply)),
+                },
+            }
+        }
+    }
+}
+
+/// Whether the scopes `granted` include every one of `asked`.
+fn covers_scope(granted: Option<&str>, asked: Option<&str>) -> bool {
+    let granted: BTreeSet<&str> = granted.unwrap_or("").split_ascii_whitespace().collect();
+    asked
+        .unwrap_or("")
+        .split_ascii_whitespace()
+        .all(|scope| granted.contains(scope))
+}
+
+/// The union of two space-separated scope lists, in a stable order.
+fn union(a: Option<&str>, b: Option<&str>) -> Option<String> {
+    let all: BTreeSet<&str> = a
+        .into_iter()
+        .chain(b)
+        .flat_map(str::split_ascii_whitespace)
+        .collect();
+    (!all.is_empty()).then(|| all.into_iter().collect::<Vec<_>>().join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{covers_scope, union};
+
+    #[test]
+    fn step_up_keeps_the_granted_scopes() {
+        assert_eq!(
+            union(Some("tools:read"), Some("tools:admin tools:read")).as_deref(),
+            Some("tools:admin tools:read")
+        );
+        assert_eq!(union(None, None), None);
+        assert!(covers_scope(Some("a b"), Some("b")));
+        assert!(!covers_scope(Some("a"), Some("a b")));
+    }
+}

@@ -1,0 +1,73 @@
+//! OAuth for the HTTP servers of an `mcp.json` (feature `oauth`): one
+//! [`OAuthClient`] per server that carries no `Authorization` header of
+//! its own, set up from the entry's `"oauth"` settings, with its
+//! registrations and tokens in the user's config directory
+//! ([`default_store`]: `$XDG_CONFIG_HOME/mcp-host/oauth`, else
+//! `~/.config/mcp-host/oauth`, owner-only files).
+
+use crate::config::McpConfig;
+use mcp_client::auth::{
+    Authorizer, ClientIdentity, FileStore, OAuthClient, OAuthConfig, Secret, TokenStore,
+};
+use mcp_client::{Endpoint, ServerConfig};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The program's file store, under the user's config directory.
+pub fn default_store() -> Result<FileStore, String> {
+    FileStore::default_dir("mcp-host")
+        .map(FileStore::new)
+        .ok_or_else(|| {
+            "no directory for tokens: neither XDG_CONFIG_HOME nor HOME is set".to_owned()
+        })
+}
+
+/// The OAuth configuration of `server`: `None` for a stdio server or one
+/// whose entry sends its own `Authorization` header.
+pub fn oauth_config(config: &McpConfig, server: &ServerConfig) -> Option<OAuthConfig> {
+    let Endpoint::Http { url, headers, .. } = &server.transport else {
+        return None;
+    };
+    if headers
+        .keys()
+        .any(|name| name.eq_ignore_ascii_case("authorization"))
+    {
+        return None;
+    }
+    let mut oauth = OAuthConfig::new(server.name.clone(), url.clone());
+    if let Some(settings) = config.oauth(&server.name) {
+        oauth.identity = ClientIdentity {
+            client_id: settings.client_id.clone(),
+            client_secret: settings.client_secret.clone().map(Secret::new),
+            metadata_url: None,
+            client_name: "mcp-host".into(),
+        };
+        oauth.scopes = settings.scopes.clone();
+        oauth.redirect_port = settings.redirect_port;
+    }
+    Some(oauth)
+}
+
+/// An authorizer for each HTTP server of `config` that may need one,
+/// each made ready first ([`OAuthClient::prepare`]: the stored token, a
+/// refresh, or a login whose URL is printed on stderr), so that no login
+/// runs under a request's timeout. A server whose authorization fails
+/// keeps its authorizer: connecting to it then fails with the reason,
+/// and it is left out like any server that does not start.
+pub async fn authorizers(
+    config: &McpConfig,
+    store: Arc<dyn TokenStore>,
+) -> BTreeMap<String, Arc<dyn Authorizer>> {
+    let mut authorizers: BTreeMap<String, Arc<dyn Authorizer>> = BTreeMap::new();
+    for server in config.servers() {
+        let Some(oauth) = oauth_config(config, server) else {
+            continue;
+        };
+        let client = Arc::new(OAuthClient::new(oauth, Arc::clone(&store)));
+        if let Err(e) = client.prepare().await {
+            tracing::warn!(server = %server.name, error = %e, "authorization failed");
+        }
+        authorizers.insert(server.name.clone(), client);
+    }
+    authorizers
+}
