@@ -6,6 +6,7 @@
 mod common;
 
 mod agent;
+mod agent_state;
 mod client_broken;
 #[cfg(feature = "http")]
 mod client_http;
