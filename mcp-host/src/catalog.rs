@@ -2,7 +2,9 @@
 //! way back from a model's call to the right server.
 //!
 //! [`Catalog::build`] starts every server of an `mcp.json` at once; one that
-//! fails to start or to list its tools within [`START_TIMEOUT`] is reported
+//! fails to start or to list its tools within [`START_TIMEOUT`]
+//! ([`CatalogOptions::start_timeout`], or the entry's own `"startTimeout"`:
+//! [`Lifecycle`]) is reported
 //! ([`Catalog::failures`]) and left out, the rest work. Other sources (an
 //! in-process server) join through [`ToolSource`]. The order is fixed (by
 //! source name, then the source's own tool order), so one configuration
@@ -18,10 +20,12 @@
 //! never fails: a JSON-RPC error, an unknown name, a timeout or a server
 //! gone becomes an `isError` result whose text says why
 //! ([`CallFailure`]). Calls run concurrently. A stdio server that died is
-//! started again once, on the next call to it, with its names unchanged.
+//! started again on the next call to it, with its names unchanged, as
+//! often and as far apart as its restart policy allows
+//! ([`ClientOptions::restart`], or the entry's own `"restarts"`).
 
 use crate::call_result::CallFailure;
-use crate::config::McpConfig;
+use crate::config::{Lifecycle, McpConfig};
 use crate::names::{Collision, NameCollisions, NameMap, ToolRef};
 use crate::offer::ToolOffer;
 use mcp_client::BoxFuture;
@@ -188,7 +192,13 @@ impl Catalog {
         extra: Vec<Arc<dyn ToolSource>>,
         options: CatalogOptions,
     ) -> Result<Catalog, CatalogError> {
-        Catalog::build_from(config.servers(), extra, options).await
+        Catalog::build_from(
+            config.servers(),
+            &|name| config.lifecycle(name),
+            extra,
+            options,
+        )
+        .await
     }
 
     /// A catalog of `sources` only (no config).
@@ -196,22 +206,31 @@ impl Catalog {
         sources: Vec<Arc<dyn ToolSource>>,
         options: CatalogOptions,
     ) -> Result<Catalog, CatalogError> {
-        Catalog::build_from(&[], sources, options).await
+        Catalog::build_from(&[], &|_| Lifecycle::default(), sources, options).await
     }
 
     async fn build_from(
         servers: &[ServerConfig],
+        lifecycle: &dyn Fn(&str) -> Lifecycle,
         extra: Vec<Arc<dyn ToolSource>>,
         options: CatalogOptions,
     ) -> Result<Catalog, CatalogError> {
         let mut tasks = Vec::new();
         for server in servers {
             let server = server.clone();
-            let client_options = options.client.clone();
-            let limit = options.start_timeout;
+            let own = lifecycle(&server.name);
+            let limit = own.start_timeout.unwrap_or(options.start_timeout);
+            let mut client_options = options.client.clone();
+            // A start allowed longer than the handshake's own timeout
+            // (`npx -y` on a cold cache) gets it for the handshake too.
+            client_options.handshake_timeout = client_options.handshake_timeout.max(limit);
+            if let Some(restarts) = own.restarts {
+                client_options.restart.max_restarts = restarts;
+            }
             let name = server.name.clone();
             tasks.push((
                 name,
+                limit,
                 tokio::spawn(async move {
                     tokio::time::timeout(limit, async move {
                         let client = McpClient::connect_with(server, client_options).await?;
@@ -224,7 +243,7 @@ impl Catalog {
         }
         let mut listed: Vec<Listed> = Vec::new();
         let mut failures = Vec::new();
-        for (name, task) in tasks {
+        for (name, limit, task) in tasks {
             let reason = match task.await {
                 Ok(Ok(Ok((client, tools)))) => {
                     listed.push((Arc::new(client), tools));
@@ -233,7 +252,7 @@ impl Catalog {
                 Ok(Ok(Err(e))) => e.to_string(),
                 Ok(Err(_)) => format!(
                     "did not start and list its tools within {} s",
-                    options.start_timeout.as_secs()
+                    limit.as_secs_f64()
                 ),
                 Err(e) => format!("its start failed: {e}"),
             };

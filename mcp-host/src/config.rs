@@ -39,6 +39,9 @@
 //! a variable that is unset without a default is a [`ConfigError`] naming
 //! the server and the variable.
 //!
+//! `"startTimeout"` (seconds) and `"restarts"` on an entry override the
+//! host's start timeout and restart count for that server ([`lifecycle`]).
+//!
 //! Not supported, and said so in [`McpConfig::warnings`]: VS Code's
 //! `${input:…}` and other variables (used as written), variables outside
 //! `env` values, and `envFile`. Other unknown fields are ignored, as the
@@ -53,11 +56,17 @@ use std::sync::Arc;
 
 use mcp_client::{Endpoint, ServerConfig};
 
+pub mod lifecycle;
+pub use lifecycle::Lifecycle;
+
 /// A parsed `mcp.json`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct McpConfig {
     form: ConfigForm,
     servers: Vec<ServerConfig>,
+    /// Each entry's own start timeout and restarts, by server name; only
+    /// entries that give one.
+    lifecycles: BTreeMap<String, Lifecycle>,
     warnings: Vec<String>,
 }
 
@@ -274,9 +283,19 @@ impl McpConfig {
         // Sorted here, not left to `Map`: with serde_json's `preserve_order`
         // (which any crate in a build can turn on) it iterates in file order.
         servers.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut lifecycles = BTreeMap::new();
+        for (name, entry) in entries {
+            if let Value::Object(entry) = entry {
+                let lifecycle = lifecycle::read(name, entry)?;
+                if lifecycle != Lifecycle::default() {
+                    lifecycles.insert(name.clone(), lifecycle);
+                }
+            }
+        }
         Ok(McpConfig {
             form,
             servers,
+            lifecycles,
             warnings,
         })
     }
@@ -294,6 +313,12 @@ impl McpConfig {
     /// The server named `name`.
     pub fn server(&self, name: &str) -> Option<&ServerConfig> {
         self.servers.iter().find(|s| s.name == name)
+    }
+
+    /// The entry `name`'s own start timeout and restarts (none given, or
+    /// no such entry: [`Lifecycle::default`]).
+    pub fn lifecycle(&self, name: &str) -> Lifecycle {
+        self.lifecycles.get(name).copied().unwrap_or_default()
     }
 
     /// What the file asks for that this host does not do (variables left

@@ -3,7 +3,7 @@
 //! changed (`notifications/tools/list_changed`, on a `subscriptions/listen`
 //! stream in 2026-07-28), each tool kept with what a call of it needs.
 
-use super::{Era, HANDSHAKE_TIMEOUT, McpClient, raw_params};
+use super::{Era, McpClient, raw_params};
 use crate::limits;
 #[cfg(feature = "output-schema")]
 use crate::output;
@@ -149,7 +149,12 @@ impl McpClient {
                 .request(
                     method::TOOLS_LIST,
                     Some(&raw_params(&params)),
-                    self.request_options(era, method::TOOLS_LIST, None, HANDSHAKE_TIMEOUT),
+                    self.request_options(
+                        era,
+                        method::TOOLS_LIST,
+                        None,
+                        self.inner.options.handshake_timeout,
+                    ),
                 )
                 .await?;
             let page = listing.admit(text.get()).map_err(refused)?;

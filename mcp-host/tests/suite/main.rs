@@ -14,6 +14,7 @@ mod client_stdio;
 mod client_tasks;
 mod fake_model;
 mod host_client;
+mod host_operator;
 #[cfg(unix)]
 mod host_process;
 mod host_program;

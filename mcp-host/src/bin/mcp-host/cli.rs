@@ -2,8 +2,10 @@
 //! crate's build time), both `--flag value` and `--flag=value`.
 
 use crate::apis::{APIS, Api, default_api, named};
+use crate::logging::LEVELS;
 use std::path::PathBuf;
 use std::time::Duration;
+use tracing_subscriber::filter::LevelFilter;
 
 /// The usage text, printed on `--help` and after a usage error; the APIs,
 /// their variables and their default models come from [`APIS`].
@@ -25,6 +27,7 @@ usage: mcp-host --config PATH [--provider {names}] [--model NAME] [--system TEXT
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask]
                 [--max-result-bytes N] [--close-grace SECONDS] [--json]
+                [--start-timeout SECONDS] [--restarts N] [--quiet] [--log-level LEVEL]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
@@ -40,7 +43,19 @@ retried within it.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
-and as long again, then SIGKILL, with the processes it started.",
+and as long again, then SIGKILL, with the processes it started.
+
+--start-timeout: how long each server may take to start and list its tools
+(default 30). --restarts: how many times a server that dies is started again
+(default 3): the first at once on its next call, each later one no sooner
+than 1 s after the last start, then 2 s, 4 s, ... at most 30 s. An mcp.json
+entry's \"startTimeout\" (seconds) and \"restarts\" override them for
+that server.
+
+Logs go to stderr, by default at info (each tool call, each restart, each
+server's stderr line). --quiet: warnings and errors only (--log-level warn);
+--log-level off|error|warn|info|debug|trace. Without either, RUST_LOG is
+read: level and target=level directives (RUST_LOG=mcp_host=debug,warn).",
         names = names.join("|"),
         variables = variables.join("; "),
         default = default.name,
@@ -80,6 +95,10 @@ pub(crate) struct Args {
     pub(crate) close_grace: Duration,
     pub(crate) max_result_bytes: usize,
     pub(crate) json: bool,
+    pub(crate) start_timeout: Duration,
+    pub(crate) restarts: u32,
+    /// `--log-level` or `--quiet`, the last given; `None`: `RUST_LOG`.
+    pub(crate) log_level: Option<LevelFilter>,
 }
 
 /// A run, or `--help`.
@@ -121,6 +140,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut close_grace = mcp_client::DEFAULT_CLOSE_GRACE;
     let mut max_result_bytes = mcp_host::agent::budget::DEFAULT_MAX_RESULT_BYTES;
     let mut json = false;
+    let mut start_timeout = mcp_host::catalog::START_TIMEOUT;
+    let mut restarts = mcp_client::DEFAULT_MAX_RESTARTS;
+    let mut log_level = None;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -136,6 +158,11 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
                 continue;
             }
             "--json" => return Err("--json takes no value".into()),
+            "--quiet" if inline.is_none() => {
+                log_level = Some(LevelFilter::WARN);
+                continue;
+            }
+            "--quiet" => return Err("--quiet takes no value".into()),
             _ => {}
         }
         let mut value = || -> Result<String, String> {
@@ -172,6 +199,26 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
                     })?;
             }
             "--tool-timeout" => tool_timeout = seconds("--tool-timeout", &value()?)?,
+            "--start-timeout" => start_timeout = seconds("--start-timeout", &value()?)?,
+            "--restarts" => {
+                let text = value()?;
+                restarts = text.parse().map_err(|_| {
+                    format!("--restarts takes a whole number (0 or more), not `{text}`")
+                })?;
+            }
+            "--log-level" => {
+                let name = value()?;
+                log_level = Some(
+                    LEVELS
+                        .iter()
+                        .find(|(level, _)| *level == name)
+                        .map(|(_, filter)| *filter)
+                        .ok_or_else(|| {
+                            let names: Vec<&str> = LEVELS.iter().map(|(n, _)| *n).collect();
+                            format!("--log-level is {}, not `{name}`", choices(&names))
+                        })?,
+                );
+            }
             "--api-timeout" => api_timeout = Some(seconds("--api-timeout", &value()?)?),
             "--approve" => {
                 approve = match value()?.as_str() {
@@ -200,6 +247,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         close_grace,
         max_result_bytes,
         json,
+        start_timeout,
+        restarts,
+        log_level,
     }))
 }
 
@@ -232,6 +282,9 @@ mod tests {
                 close_grace: Duration::from_secs(2),
                 max_result_bytes: 100_000,
                 json: false,
+                start_timeout: Duration::from_secs(30),
+                restarts: 3,
+                log_level: None,
             }
         );
     }
@@ -256,6 +309,11 @@ mod tests {
             "--close-grace=0.25",
             "--max-result-bytes=5000",
             "--json",
+            "--start-timeout=90",
+            "--restarts",
+            "0",
+            "--log-level",
+            "debug",
         ])
         .unwrap();
         assert_eq!(args.provider.name, "openai");
@@ -269,6 +327,44 @@ mod tests {
         assert_eq!(args.max_result_bytes, 5000);
         assert_eq!((args.approve, args.json), (ApproveKind::ReadOnly, true));
         assert_eq!(args.close_grace, Duration::from_millis(250));
+        assert_eq!(
+            (args.start_timeout, args.restarts, args.log_level),
+            (Duration::from_secs(90), 0, Some(LevelFilter::DEBUG))
+        );
+    }
+
+    #[test]
+    fn quiet_is_log_level_warn_and_the_last_of_the_two_wins() {
+        let level = |args: &[&str]| {
+            let mut all = vec!["--config", "c"];
+            all.extend_from_slice(args);
+            run(&all).unwrap().log_level
+        };
+        assert_eq!(level(&["--quiet"]), Some(LevelFilter::WARN));
+        assert_eq!(
+            level(&["--quiet", "--log-level=off"]),
+            Some(LevelFilter::OFF)
+        );
+        assert_eq!(
+            level(&["--log-level", "trace", "--quiet"]),
+            Some(LevelFilter::WARN)
+        );
+        assert_eq!(
+            run(&["--config", "c", "--log-level", "loud"]).unwrap_err(),
+            "--log-level is off, error, warn, info, debug or trace, not `loud`"
+        );
+        assert_eq!(
+            run(&["--config", "c", "--quiet=yes"]).unwrap_err(),
+            "--quiet takes no value"
+        );
+        assert_eq!(
+            run(&["--config", "c", "--restarts", "-1"]).unwrap_err(),
+            "--restarts takes a whole number (0 or more), not `-1`"
+        );
+        assert_eq!(
+            run(&["--config", "c", "--start-timeout", "0"]).unwrap_err(),
+            "--start-timeout takes a positive number of seconds, not `0`"
+        );
     }
 
     #[test]
@@ -311,6 +407,7 @@ usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--sy
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask]
                 [--max-result-bytes N] [--close-grace SECONDS] [--json]
+                [--start-timeout SECONDS] [--restarts N] [--quiet] [--log-level LEVEL]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
@@ -326,7 +423,19 @@ retried within it.
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
-and as long again, then SIGKILL, with the processes it started."
+and as long again, then SIGKILL, with the processes it started.
+
+--start-timeout: how long each server may take to start and list its tools
+(default 30). --restarts: how many times a server that dies is started again
+(default 3): the first at once on its next call, each later one no sooner
+than 1 s after the last start, then 2 s, 4 s, ... at most 30 s. An mcp.json
+entry's \"startTimeout\" (seconds) and \"restarts\" override them for
+that server.
+
+Logs go to stderr, by default at info (each tool call, each restart, each
+server's stderr line). --quiet: warnings and errors only (--log-level warn);
+--log-level off|error|warn|info|debug|trace. Without either, RUST_LOG is
+read: level and target=level directives (RUST_LOG=mcp_host=debug,warn)."
         );
         assert_eq!(
             run(&["--config", "c", "--provider", "gemini"]).unwrap_err(),

@@ -16,10 +16,11 @@
 
 mod apis;
 mod cli;
+mod logging;
 
 use apis::Api;
 use cli::{ApproveKind, Args, Parsed, usage};
-use mcp_client::ClientOptions;
+use mcp_client::{ClientOptions, RestartPolicy};
 use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
 use mcp_host::agent::calls::CallRecord;
 use mcp_host::agent::history::MaxBytes;
@@ -62,11 +63,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_max_level(tracing::Level::INFO)
-        .without_time()
-        .init();
+    logging::init(args.log_level);
     let config = match McpConfig::load(&args.config) {
         Ok(config) => config,
         Err(e) => {
@@ -192,8 +189,10 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
     let catalog_options = CatalogOptions {
         client: ClientOptions {
             close_grace: args.close_grace,
+            restart: RestartPolicy::max_restarts(args.restarts),
             ..ClientOptions::default()
         },
+        start_timeout: args.start_timeout,
         ..CatalogOptions::default()
     };
     // `catalog_options` first: `tool_timeout` then sets its call timeout.
@@ -233,11 +232,14 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
     };
     // Each server left out is already on stderr: the catalog logs it
     // (`WARN … server left out server=… reason=…`) as it happens.
-    eprintln!(
-        "mcp-host: {} tools offered to {}",
-        agent.catalog().tools().len(),
-        agent.model()
-    );
+    // An info line: `--quiet` leaves it out with the others.
+    if tracing::enabled!(tracing::Level::INFO) {
+        eprintln!(
+            "mcp-host: {} tools offered to {}",
+            agent.catalog().tools().len(),
+            agent.model()
+        );
+    }
     let mut conversation = agent.conversation();
     let status = tokio::select! {
         status = converse(&agent, &mut conversation, args.json) => status,
