@@ -1,8 +1,9 @@
 //! The operator's settings of the `mcp-host` program, driven as a child
 //! against a fake Anthropic API: what it logs (`--quiet`, `--log-level`,
 //! `RUST_LOG`), how long a server may take to start (`--start-timeout`,
-//! `"startTimeout"`), and how often a dying server is started again, how
-//! far apart (`--restarts`, `"restarts"`).
+//! `"startTimeout"`), how often a dying server is started again, how
+//! far apart (`--restarts`, `"restarts"`), and what becomes of the tools
+//! a 2025-11-25 server runs only as tasks.
 
 use crate::common::fake_model::{
     FakeModel, HostRun, McpConfig, Recorded, Reply, TempDir, claude_message, run_host_with,
@@ -259,5 +260,42 @@ fn an_entry_with_restarts_0_is_never_restarted_whatever_the_flag() {
     assert_eq!(
         std::fs::read_to_string(dir.path.join("starts")).unwrap(),
         "1"
+    );
+}
+
+/// A 2025-11-25 server's tool with `execution.taskSupport: "required"`
+/// would always fail (-32601 without a `task`): it is not offered, and one
+/// warning names it; `"optional"` and absent are offered.
+#[test]
+fn a_tool_that_runs_only_as_a_2025_11_25_task_is_left_out_with_a_warning_naming_it() {
+    let config = McpConfig::new(&json!({"mcpServers": {"r": fake("task-required", None, &[])}}));
+    let model = FakeModel::start(vec![asks("lookup", "l1"), says("done")]);
+    let run = host(&config, &model, &[], None, "research\n");
+    let requests = model.requests();
+    let offered: Vec<&str> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(offered, ["lookup", "plain"]);
+    assert_eq!(results(&requests[1]), [(false, "1".to_owned())]);
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("tools left out"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", run.stderr);
+    assert!(warnings[0].contains(" WARN "), "{}", warnings[0]);
+    assert!(
+        warnings[0]
+            .contains("they run only as 2025-11-25 tasks (execution.taskSupport \"required\")"),
+        "{}",
+        warnings[0]
+    );
+    assert!(
+        warnings[0].contains("server=r tools=research"),
+        "{}",
+        warnings[0]
     );
 }
