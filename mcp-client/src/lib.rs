@@ -156,7 +156,9 @@ pub use limits::{
     DEFAULT_MAX_TOOLS, ListLimits,
 };
 pub use log_limit::{LOG_BURST, LOG_LINE_BYTES, LOG_RATE};
-pub use restart::Reconnector;
+pub use restart::{
+    DEFAULT_MAX_RESTARTS, FIRST_RESTART_BACKOFF, MAX_RESTART_BACKOFF, Reconnector, RestartPolicy,
+};
 #[cfg(feature = "http")]
 pub use transport::factory::HttpFactory;
 pub use transport::factory::StdioFactory;

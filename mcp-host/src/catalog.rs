@@ -2,7 +2,9 @@
 //! way back from a model's call to the right server.
 //!
 //! [`Catalog::build`] starts every server of an `mcp.json` at once; one that
-//! fails to start or to list its tools within [`START_TIMEOUT`] is reported
+//! fails to start or to list its tools within [`START_TIMEOUT`]
+//! ([`CatalogOptions::start_timeout`], or the entry's own `"startTimeout"`:
+//! [`Lifecycle`]) is reported
 //! ([`Catalog::failures`]) and left out, the rest work. Other sources (an
 //! in-process server) join through [`ToolSource`]. The order is fixed (by
 //! source name, then the source's own tool order), so one configuration
@@ -29,10 +31,12 @@
 //! never fails: a JSON-RPC error, an unknown name, a timeout or a server
 //! gone becomes an `isError` result whose text says why
 //! ([`CallFailure`]). Calls run concurrently. A stdio server that died is
-//! started again once, on the next call to it, with its names unchanged.
+//! started again on the next call to it, with its names unchanged, as
+//! often and as far apart as its restart policy allows
+//! ([`ClientOptions::restart`], or the entry's own `"restarts"`).
 
 use crate::call_result::CallFailure;
-use crate::config::McpConfig;
+use crate::config::{Lifecycle, McpConfig};
 use crate::filter::ToolFilter;
 use crate::names::{Collision, NameCollisions, NameMap, ToolRef};
 use crate::offer::ToolOffer;
@@ -238,6 +242,7 @@ impl Catalog {
             config.servers(),
             config.tool_filters(),
             config.disabled(),
+            &|name| config.lifecycle(name),
             extra,
             options,
         )
@@ -249,29 +254,45 @@ impl Catalog {
         sources: Vec<Arc<dyn ToolSource>>,
         options: CatalogOptions,
     ) -> Result<Catalog, CatalogError> {
-        Catalog::build_from(&[], &BTreeMap::new(), &[], sources, options).await
+        Catalog::build_from(
+            &[],
+            &BTreeMap::new(),
+            &[],
+            &|_| Lifecycle::default(),
+            sources,
+            options,
+        )
+        .await
     }
 
     async fn build_from(
         servers: &[ServerConfig],
         filters: &BTreeMap<String, ToolFilter>,
         disabled: &[String],
+        lifecycle: &dyn Fn(&str) -> Lifecycle,
         extra: Vec<Arc<dyn ToolSource>>,
         options: CatalogOptions,
     ) -> Result<Catalog, CatalogError> {
         let mut tasks = Vec::new();
         for server in servers {
             let server = server.clone();
-            #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
+            let own = lifecycle(&server.name);
+            let limit = own.start_timeout.unwrap_or(options.start_timeout);
             let mut client_options = options.client.clone();
             #[cfg(feature = "oauth")]
             if let Some(authorizer) = options.authorizers.get(&server.name) {
                 client_options.authorizer = Some(Arc::clone(authorizer));
             }
-            let limit = options.start_timeout;
+            // A start allowed longer than the handshake's own timeout
+            // (`npx -y` on a cold cache) gets it for the handshake too.
+            client_options.handshake_timeout = client_options.handshake_timeout.max(limit);
+            if let Some(restarts) = own.restarts {
+                client_options.restart.max_restarts = restarts;
+            }
             let name = server.name.clone();
             tasks.push((
                 name,
+                limit,
                 tokio::spawn(async move {
                     tokio::time::timeout(limit, async move {
                         let client = McpClient::connect_with(server, client_options).await?;
@@ -284,7 +305,7 @@ impl Catalog {
         }
         let mut listed: Vec<Listed> = Vec::new();
         let mut failures = Vec::new();
-        for (name, task) in tasks {
+        for (name, limit, task) in tasks {
             let reason = match task.await {
                 Ok(Ok(Ok((client, tools)))) => {
                     let tools = match filters.get(&name) {
@@ -297,7 +318,7 @@ impl Catalog {
                 Ok(Ok(Err(e))) => e.to_string(),
                 Ok(Err(_)) => format!(
                     "did not start and list its tools within {} s",
-                    options.start_timeout.as_secs()
+                    limit.as_secs_f64()
                 ),
                 Err(e) => format!("its start failed: {e}"),
             };

@@ -53,6 +53,9 @@
 //! "redirectPort"}` ([`OAuthSettings`], [`McpConfig::oauth`]) for a server
 //! that asks for OAuth authorization.
 //!
+//! `"startTimeout"` (seconds) and `"restarts"` on an entry override the
+//! host's start timeout and restart count for that server ([`lifecycle`]).
+//!
 //! Not supported, and said so in [`McpConfig::warnings`]: VS Code's
 //! `${input:…}` and other variables (used as written), variables outside
 //! `env` values, and `envFile`. Other unknown fields are ignored, as the
@@ -68,6 +71,9 @@ use std::sync::Arc;
 use crate::filter::ToolFilter;
 use mcp_client::{Endpoint, ServerConfig};
 
+pub mod lifecycle;
+pub use lifecycle::Lifecycle;
+
 /// A parsed `mcp.json`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct McpConfig {
@@ -77,6 +83,9 @@ pub struct McpConfig {
     filters: BTreeMap<String, ToolFilter>,
     /// The names of the `"disabled": true` entries, sorted.
     disabled: Vec<String>,
+    /// Each entry's own start timeout and restarts, by server name; only
+    /// entries that give one.
+    lifecycles: BTreeMap<String, Lifecycle>,
     warnings: Vec<String>,
     /// The `"oauth"` objects of HTTP entries, by server name.
     oauth: BTreeMap<String, OAuthSettings>,
@@ -341,9 +350,16 @@ impl McpConfig {
         // (which any crate in a build can turn on) it iterates in file order.
         servers.sort_by(|a, b| a.name.cmp(&b.name));
         let mut oauth = BTreeMap::new();
+        let mut lifecycles = BTreeMap::new();
         for (name, entry) in entries {
             if let Some(settings) = oauth_settings(name, entry, &lookup)? {
                 oauth.insert(name.clone(), settings);
+            }
+            if let Value::Object(entry) = entry {
+                let lifecycle = lifecycle::read(name, entry)?;
+                if lifecycle != Lifecycle::default() {
+                    lifecycles.insert(name.clone(), lifecycle);
+                }
             }
         }
         Ok(McpConfig {
@@ -351,6 +367,7 @@ impl McpConfig {
             servers,
             filters,
             disabled,
+            lifecycles,
             warnings,
             oauth,
         })
@@ -392,6 +409,12 @@ impl McpConfig {
     /// them.
     pub fn oauth(&self, name: &str) -> Option<&OAuthSettings> {
         self.oauth.get(name)
+    }
+
+    /// The entry `name`'s own start timeout and restarts (none given, or
+    /// no such entry: [`Lifecycle::default`]).
+    pub fn lifecycle(&self, name: &str) -> Lifecycle {
+        self.lifecycles.get(name).copied().unwrap_or_default()
     }
 
     /// What the file asks for that this host does not do (variables left

@@ -31,7 +31,11 @@ use std::sync::Arc;
 ///     .tools(tools![hit]);
 /// # let _ = server;
 /// ```
-pub struct State<T: ?Sized>(pub Arc<T>);
+///
+/// `State<T>` derefs to `T`: a `State<Mutex<Notes>>` is locked with
+/// `notes.lock()`. Its `Arc` is private ([`State::into_arc`] hands it out)
+/// so that a method call reaches `T`'s method, never the `Arc`'s.
+pub struct State<T: ?Sized>(Arc<T>);
 
 impl<T> State<T> {
     /// Wraps `value`, as the server does for a registered state: for
@@ -61,6 +65,26 @@ impl<T> State<T> {
     /// ```
     pub fn new(value: T) -> State<T> {
         State(Arc::new(value))
+    }
+}
+
+impl<T: ?Sized> State<T> {
+    /// A state over a value already shared elsewhere (the same `Arc` a
+    /// test or another part of the program holds).
+    pub fn from_arc(value: Arc<T>) -> State<T> {
+        State(value)
+    }
+
+    /// The shared value, to keep beyond the call (move it into a spawned
+    /// task) or to compare with [`Arc::ptr_eq`].
+    pub fn into_arc(self) -> Arc<T> {
+        self.0
+    }
+}
+
+impl<T: ?Sized> From<Arc<T>> for State<T> {
+    fn from(value: Arc<T>) -> State<T> {
+        State(value)
     }
 }
 

@@ -369,7 +369,7 @@ async fn state_is_shared_and_checked_at_startup() {
     let greet = ToolBuilder::new("greet", |call| {
         Box::pin(async move {
             let greeting: State<Greeting> = call.context().state().expect("registered");
-            ToolOutcome::text(greeting.0.0)
+            ToolOutcome::text(greeting.0)
         })
     })
     .requires_state::<Greeting>()

@@ -1,7 +1,7 @@
 //! The handshake of each era: `server/discover` (2026-07-28) and the
 //! legacy `initialize`, and when a failed probe means "legacy server".
 
-use super::{Era, HANDSHAKE_TIMEOUT, McpClient, handler::HostHandler, raw_params};
+use super::{Era, McpClient, handler::HostHandler, raw_params};
 use crate::{ClientError, Dispatcher, McpError, RequestOptions, RpcError};
 use mcp_protocol::ProtocolVersion;
 use mcp_protocol::http;
@@ -23,6 +23,7 @@ impl McpClient {
             envelope: &self.inner.envelope,
             capabilities: &self.inner.capabilities,
             client_info: &self.inner.options.client_info,
+            handshake_timeout: self.inner.options.handshake_timeout,
         }
     }
 }
@@ -65,6 +66,7 @@ pub(super) struct Parts<'a> {
     pub(super) envelope: &'a Envelope<'static>,
     pub(super) capabilities: &'a ClientCapabilities,
     pub(super) client_info: &'a Implementation,
+    pub(super) handshake_timeout: Duration,
 }
 
 impl Parts<'_> {
@@ -143,7 +145,7 @@ impl Parts<'_> {
             .request(
                 method::INITIALIZE,
                 Some(&raw_params(&params)),
-                self.handshake_options(HANDSHAKE_TIMEOUT),
+                self.handshake_options(self.handshake_timeout),
             )
             .await?;
         let result: InitializeResult =

@@ -2,8 +2,16 @@
 //! cached per connection until its `ttlMs` passes or the server says it
 //! changed (`notifications/tools/list_changed`, on a `subscriptions/listen`
 //! stream in 2026-07-28), each tool kept with what a call of it needs.
+//!
+//! A tool of a legacy session whose `execution.taskSupport` is
+//! `"required"` (2025-11-25) is left out, with one warning per listing
+//! naming every such tool: the server answers a call of it without a
+//! `task` with -32601, and this client drives the tasks of the 2026-07-28
+//! extension only ([`super::tasks`]), not the 2025-11-25 `task`-augmented
+//! calls, `tasks/get` and `tasks/result`. Offering such a tool would give
+//! a model a tool that always fails.
 
-use super::{Era, HANDSHAKE_TIMEOUT, McpClient, raw_params};
+use super::{Era, McpClient, raw_params};
 use crate::limits;
 #[cfg(feature = "output-schema")]
 use crate::output;
@@ -86,7 +94,12 @@ impl McpClient {
         let (tools, ttl) = self.fetch_tools(&dispatcher, era).await?;
         let mut kept = Vec::with_capacity(tools.len());
         let mut entries = HashMap::new();
+        let mut task_only = Vec::new();
         for mut tool in tools {
+            if matches!(era, Era::Legacy(_)) && tool.requires_task() {
+                task_only.push(tool.name);
+                continue;
+            }
             // The keyword is 2026-07-28 HTTP's, and so is the duty: stdio
             // and a legacy session mirror no arguments into headers, so
             // their schemas are not walked at all.
@@ -114,6 +127,13 @@ impl McpClient {
             };
             entries.insert(tool.name.clone(), Arc::new(entry));
             kept.push(tool);
+        }
+        if !task_only.is_empty() {
+            tracing::warn!(
+                server = %self.inner.config.name,
+                tools = %task_only.join(", "),
+                "tools left out: they run only as 2025-11-25 tasks (execution.taskSupport \"required\"), which this client does not drive"
+            );
         }
         let tools = Arc::new(kept);
         let entries = Arc::new(entries);
@@ -167,7 +187,12 @@ impl McpClient {
                 .request(
                     method::TOOLS_LIST,
                     Some(&raw_params(&params)),
-                    self.request_options(era, method::TOOLS_LIST, None, HANDSHAKE_TIMEOUT),
+                    self.request_options(
+                        era,
+                        method::TOOLS_LIST,
+                        None,
+                        self.inner.options.handshake_timeout,
+                    ),
                 )
                 .await?;
             let page = listing.admit(text.get()).map_err(refused)?;

@@ -240,11 +240,14 @@ impl McpClient {
         let mut dispatcher_config = DispatcherConfig::new(config.name.clone());
         dispatcher_config.default_timeout = options.call_timeout;
         let new_reconnector = || {
-            Arc::new(Reconnector::new(
-                Arc::clone(&factory),
-                Arc::clone(&handler) as Arc<dyn crate::Handler>,
-                dispatcher_config.clone(),
-            ))
+            Arc::new(
+                Reconnector::new(
+                    Arc::clone(&factory),
+                    Arc::clone(&handler) as Arc<dyn crate::Handler>,
+                    dispatcher_config.clone(),
+                )
+                .policy(options.restart),
+            )
         };
         let mut reconnector = new_reconnector();
         let mut current = reconnector.connect().await?;
@@ -255,10 +258,11 @@ impl McpClient {
             envelope: &envelope,
             capabilities: &capabilities,
             client_info: &options.client_info,
+            handshake_timeout: options.handshake_timeout,
         };
         let era = match options.mode {
             Mode::Legacy => parts.initialize(&current).await?,
-            Mode::Modern => match parts.discover(&current, HANDSHAKE_TIMEOUT).await {
+            Mode::Modern => match parts.discover(&current, options.handshake_timeout).await {
                 Ok(Some(era)) => era,
                 Ok(None) => {
                     return Err(McpError::NotModern {
@@ -344,8 +348,8 @@ impl McpClient {
         conn.current.close().await;
     }
 
-    /// The live connection, made again (once in the client's life) when
-    /// the last one was lost.
+    /// The live connection, made again (as [`ClientOptions::restart`]
+    /// allows) when the last one was lost.
     async fn session(&self) -> Result<(Arc<Dispatcher>, Era, u64), McpError> {
         let mut conn = self.inner.conn.lock().await;
         if conn.current.is_closed() {
@@ -354,7 +358,7 @@ impl McpClient {
                 Era::Legacy(_) => self.parts().initialize(&fresh).await?,
                 Era::Modern => self
                     .parts()
-                    .discover(&fresh, HANDSHAKE_TIMEOUT)
+                    .discover(&fresh, self.inner.options.handshake_timeout)
                     .await?
                     .ok_or_else(|| McpError::NotModern {
                         server: self.inner.config.name.clone(),

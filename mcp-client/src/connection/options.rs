@@ -2,6 +2,7 @@
 
 use super::handler::{ElicitFn, ProgressFn, SampleFn};
 use crate::limits::{DEFAULT_MAX_PAGES, ListLimits};
+use crate::restart::RestartPolicy;
 use mcp_protocol::model::Implementation;
 use std::fmt;
 use std::time::Duration;
@@ -13,7 +14,7 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_MAX_INPUT_ROUNDS: usize = 8;
 
 /// How long the handshake (`server/discover`, `initialize`) and each
-/// `tools/list` page may take.
+/// `tools/list` page may take by default ([`ClientOptions::handshake_timeout`]).
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long the `server/discover` probe of [`Mode::Auto`] waits before
@@ -78,6 +79,13 @@ pub struct ClientOptions {
     /// an error.
     #[cfg(feature = "oauth")]
     pub authorizer: Option<std::sync::Arc<dyn crate::auth::Authorizer>>,
+    /// How long the handshake and each `tools/list` page may take (a
+    /// server started by `npx -y` on a cold cache needs longer). Default
+    /// [`HANDSHAKE_TIMEOUT`].
+    pub handshake_timeout: Duration,
+    /// How often, and how far apart, a lost connection is made again.
+    /// Default [`RestartPolicy::default`].
+    pub restart: RestartPolicy,
 }
 
 impl fmt::Debug for ClientOptions {
@@ -93,6 +101,8 @@ impl fmt::Debug for ClientOptions {
             .field("tasks", &self.tasks)
             .field("close_grace", &self.close_grace)
             .field("list_limits", &self.list_limits)
+            .field("handshake_timeout", &self.handshake_timeout)
+            .field("restart", &self.restart)
             .finish_non_exhaustive()
     }
 }
@@ -112,6 +122,8 @@ impl Default for ClientOptions {
             list_limits: ListLimits::default(),
             #[cfg(feature = "oauth")]
             authorizer: None,
+            handshake_timeout: HANDSHAKE_TIMEOUT,
+            restart: RestartPolicy::default(),
         }
     }
 }

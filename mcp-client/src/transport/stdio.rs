@@ -26,6 +26,7 @@ use crate::log_limit::{LOG_LINE_BYTES, LogLimiter, cut_line};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufWriter};
@@ -167,6 +168,8 @@ pub struct StdioTransport {
     kill: Mutex<Option<mpsc::Sender<Stop>>>,
     tasks: Vec<AbortHandle>,
     close_grace: Duration,
+    /// Shared with the reader: this side closed the connection.
+    closing: Arc<AtomicBool>,
 }
 
 impl StdioTransport {
@@ -223,6 +226,7 @@ impl StdioTransport {
         let (kill_tx, kill_rx) = mpsc::channel(1);
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let (stderr_done_tx, stderr_done_rx) = oneshot::channel();
+        let closing = Arc::new(AtomicBool::new(false));
 
         tokio::spawn(supervise(config.name.clone(), child, kill_rx, exit_tx));
         let stderr_task = tokio::spawn(forward_stderr(
@@ -239,6 +243,7 @@ impl StdioTransport {
             kill: kill_tx.clone(),
             tail,
             stderr_done: stderr_done_rx,
+            closing: Arc::clone(&closing),
         };
         let reader_task =
             tokio::spawn(reader.run(LineReader::new(stdout, config.max_message_bytes)));
@@ -252,6 +257,7 @@ impl StdioTransport {
                 kill: Mutex::new(Some(kill_tx)),
                 tasks: vec![reader_task.abort_handle(), stderr_task.abort_handle()],
                 close_grace: config.close_grace,
+                closing,
             },
             inbox,
         ))
@@ -318,6 +324,7 @@ impl Transport for StdioTransport {
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             // EOF on its stdin is the polite request to exit.
+            self.closing.store(true, Ordering::Release);
             if let Some(mut writer) = self.stdin.lock().await.take() {
                 let _ = writer.shutdown().await;
             }
@@ -543,6 +550,9 @@ struct Reader {
     kill: mpsc::Sender<Stop>,
     tail: Arc<Mutex<VecDeque<String>>>,
     stderr_done: oneshot::Receiver<()>,
+    /// Set by [`StdioTransport::close`]: the exit that follows was asked
+    /// for, not news worth a warning.
+    closing: Arc<AtomicBool>,
 }
 
 impl Reader {
@@ -599,7 +609,11 @@ impl Reader {
             }
         };
         let reason = self.end_reason(end).await;
-        tracing::warn!(server = %self.name, "{reason}");
+        if self.closing.load(Ordering::Acquire) {
+            tracing::debug!(server = %self.name, "{reason}");
+        } else {
+            tracing::warn!(server = %self.name, "{reason}");
+        }
         let _ = self.closed.send(Some(reason.clone()));
         let _ = self.inbox.send(Incoming::Closed(reason)).await;
     }

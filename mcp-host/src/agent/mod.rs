@@ -137,6 +137,18 @@ pub enum AgentError {
     #[cfg(feature = "local")]
     #[error("the in-process tools cannot be served: {0}")]
     Local(#[source] mcp_runtime::Error),
+    /// An in-process tool given with [`AgentBuilder::tools`] takes a
+    /// `State<T>` that was not given with [`AgentBuilder::state`].
+    #[cfg(feature = "local")]
+    #[error(
+        "in-process tool `{tool}` takes State<{type_name}>, but the agent has no such state; call `AgentBuilder::state(value)` with the {type_name} before `build()`"
+    )]
+    MissingState {
+        /// The tool.
+        tool: String,
+        /// The state's type.
+        type_name: &'static str,
+    },
     /// The catalog could not be built (two tools under one model name…).
     #[error("{0}")]
     Catalog(#[source] CatalogError),
@@ -149,6 +161,10 @@ pub struct AgentBuilder {
     config: Option<McpConfig>,
     #[cfg(feature = "local")]
     local_tools: Vec<mcp_runtime::Tool>,
+    /// The server the in-process tools are served by, holding the states
+    /// given with [`AgentBuilder::state`] until they are added at `build`.
+    #[cfg(feature = "local")]
+    local_server: mcp_runtime::Server,
     #[cfg(feature = "local")]
     servers: Vec<(String, mcp_runtime::Server)>,
     sources: Vec<Arc<dyn ToolSource>>,
@@ -173,6 +189,42 @@ impl AgentBuilder {
     #[cfg(feature = "local")]
     pub fn tools(mut self, tools: impl IntoIterator<Item = mcp_runtime::Tool>) -> AgentBuilder {
         self.local_tools.extend(tools);
+        self
+    }
+
+    /// A value the in-process tools given with [`tools`](Self::tools) take
+    /// as a `State<T>` parameter (one value per type; a second of one type
+    /// replaces the first). Feature `local` (default).
+    ///
+    /// ```no_run
+    /// use mcp_host::agent::Agent;
+    /// use mcp_host::provider::Anthropic;
+    /// use mcp_runtime::{State, tool, tools};
+    /// use std::sync::Mutex;
+    ///
+    /// /// Keep a note.
+    /// #[tool]
+    /// async fn note(notes: State<Mutex<Vec<String>>>, text: String) -> String {
+    ///     let mut notes = notes.lock().unwrap();
+    ///     notes.push(text);
+    ///     format!("{} notes", notes.len())
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = Agent::new(Anthropic::from_env()?)
+    ///     .tools(tools![note])
+    ///     .state(Mutex::new(Vec::<String>::new()))
+    ///     .build()
+    ///     .await?;
+    /// # let _ = agent;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "local")]
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> AgentBuilder {
+        let server = std::mem::replace(&mut self.local_server, local_server());
+        self.local_server = server.state(value);
         self
     }
 
@@ -320,9 +372,15 @@ impl AgentBuilder {
         let mut sources = std::mem::take(&mut self.sources);
         let local_tools = std::mem::take(&mut self.local_tools);
         if !local_tools.is_empty() {
-            let server =
-                mcp_runtime::Server::new("local", env!("CARGO_PKG_VERSION")).tools(local_tools);
-            let client = server.local().map_err(AgentError::Local)?;
+            let server = std::mem::replace(&mut self.local_server, local_server());
+            // The runtime's own message names `Server::state`, a server the
+            // caller never made; here the fix is the builder's.
+            let client = server.tools(local_tools).local().map_err(|e| match e {
+                mcp_runtime::Error::MissingState { tool, type_name } => {
+                    AgentError::MissingState { tool, type_name }
+                }
+                other => AgentError::Local(other),
+            })?;
             sources.push(Arc::new(LocalSource::new("local", client)));
         }
         for (name, server) in std::mem::take(&mut self.servers) {
@@ -375,6 +433,12 @@ impl AgentBuilder {
             result_budget: self.result_budget,
         })
     }
+}
+
+/// The server of the in-process tools, the source called `local`.
+#[cfg(feature = "local")]
+fn local_server() -> mcp_runtime::Server {
+    mcp_runtime::Server::new("local", env!("CARGO_PKG_VERSION"))
 }
 
 /// A model, its tools, and the loop between them. Shareable (`&self`):
@@ -479,6 +543,8 @@ impl Agent {
             config: None,
             #[cfg(feature = "local")]
             local_tools: Vec::new(),
+            #[cfg(feature = "local")]
+            local_server: local_server(),
             #[cfg(feature = "local")]
             servers: Vec::new(),
             sources: Vec::new(),

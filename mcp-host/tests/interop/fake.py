@@ -17,6 +17,10 @@ purpose, one way per FAKE mode:
   `sampling/createMessage` with 3 MiB of tiny objects as params (the answer
   is written to FAKE_DIR/sampling-answer), then answers 3 MiB of tiny
   objects as the result;
+- `task-required`: speaks 2025-11-25 and lists `research` with
+  `execution.taskSupport: "required"` (a call of it without a `task` is
+  -32601, as server-everything's `simulate-research-query` answers),
+  `lookup` with `"optional"` and `plain` without `execution`;
 - `deaf`: one tool, `flood`, whose call makes it stop reading its stdin
   and send 2,000 pings, 40 notifications of 8 MiB each (5 pings after
   each), then 300,000 pings.
@@ -66,6 +70,14 @@ if MODE == "big-result":
     TOOLS = [{"name": "huge", "inputSchema": {"type": "object"}}]
 if MODE == "deaf":
     TOOLS = [{"name": "flood", "inputSchema": {"type": "object"}}]
+if MODE == "task-required":
+    TOOLS = [
+        {"name": "research", "inputSchema": {"type": "object"},
+         "execution": {"taskSupport": "required"}},
+        {"name": "lookup", "inputSchema": {"type": "object"},
+         "execution": {"taskSupport": "optional"}},
+        {"name": "plain", "inputSchema": {"type": "object"}},
+    ]
 
 # 3 MiB of `{"a":1}`: about 95 bytes of memory per byte once parsed.
 TINY = [{"a": 1}] * (3 * 1024 * 1024 // 9)
@@ -87,7 +99,7 @@ for line in sys.stdin:
         continue
     id_, method = message["id"], message.get("method")
     if method == "initialize":
-        version = "1999-01-01" if MODE == "old-version" else "2025-06-18"
+        version = {"old-version": "1999-01-01", "task-required": "2025-11-25"}.get(MODE, "2025-06-18")
         send({"jsonrpc": "2.0", "id": id_, "result": {
             "protocolVersion": version, "capabilities": {"tools": {}},
             "serverInfo": {"name": "fake", "version": "1"}}})
@@ -133,6 +145,9 @@ for line in sys.stdin:
                 "structuredContent": structured}})
         elif name == "exit":
             sys.exit(3)
+        elif MODE == "task-required" and name == "research" and "task" not in message["params"]:
+            send({"jsonrpc": "2.0", "id": id_, "error": {
+                "code": -32601, "message": "Tool research requires task augmentation"}})
         else:
             send({"jsonrpc": "2.0", "id": id_, "result": {
                 "content": [{"type": "text", "text": str(starts)}]}})

@@ -264,7 +264,8 @@ fn a_lost_connection_is_made_again_once() {
             Arc::new(StdioFactory(config)),
             Arc::new(NoHandler),
             DispatcherConfig::new("flaky"),
-        );
+        )
+        .max_restarts(1);
         let first = connections.connect().await.unwrap();
         assert_eq!(
             call(&first, "x", json!({}), SECOND).await.unwrap(),

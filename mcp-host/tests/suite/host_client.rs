@@ -473,7 +473,13 @@ fn a_dead_stdio_server_is_restarted_once() {
         let dir = std::env::temp_dir().join(format!("mcp-host-restart-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let client = connect(fake("exit", Some(dir.to_str().unwrap())), Mode::Auto).await;
+        let options = ClientOptions {
+            restart: mcp_client::RestartPolicy::max_restarts(1),
+            ..ClientOptions::mode(Mode::Auto)
+        };
+        let client = McpClient::connect_with(fake("exit", Some(dir.to_str().unwrap())), options)
+            .await
+            .expect("connects");
         let count = |c: CallToolResult| text(&c);
         assert_eq!(
             count(

@@ -739,13 +739,18 @@ fn an_mcp_image_is_an_image_block_for_claude() {
 }
 
 #[test]
-fn an_mcp_image_is_a_text_note_in_the_openai_tool_message() {
+fn an_mcp_image_goes_to_openai_in_a_user_message_after_the_tool_messages() {
     let config = everything("everything");
+    let oracle = Oracle::new(&config);
     let calls = json!({
         "role": "assistant",
         "content": null,
-        "tool_calls": [{"id": "call_img", "type": "function",
-            "function": {"name": "sample_content", "arguments": "{}"}}]
+        "tool_calls": [
+            {"id": "call_img", "type": "function",
+                "function": {"name": "sample_content", "arguments": "{}"}},
+            {"id": "call_add", "type": "function",
+                "function": {"name": "add", "arguments": "{\"a\": 1, \"b\": 2}"}}
+        ]
     });
     let fake = FakeModel::start(vec![
         Reply::ok(openai_completion(calls.clone(), "tool_calls", 10, 10)),
@@ -766,20 +771,47 @@ fn an_mcp_image_is_a_text_note_in_the_openai_tool_message() {
     let requests = fake.requests();
     let messages = requests[1].body["messages"].as_array().unwrap();
     assert_eq!(messages[1], calls);
+    // The tool messages first, in the order of the calls, text only: the
+    // image is a note there naming where it went.
     let tool = &messages[2];
-    assert_eq!(tool["role"], "tool");
-    assert_eq!(tool["tool_call_id"], "call_img");
-    // A tool message's content is text: the image is a note there.
+    assert_eq!(
+        (&tool["role"], &tool["tool_call_id"]),
+        (&json!("tool"), &json!("call_img"))
+    );
     let content = tool["content"].as_str().expect("text content");
     assert!(
         content.contains("One block of each kind follows."),
         "{content}"
     );
-    assert!(content.to_lowercase().contains("image"), "{content}");
-    assert!(content.contains("image/png"), "{content}");
-    // Only the note: no image data in the text, and no extra message.
+    assert!(
+        content.contains("[Image 1 (image/png) is in the user message after the tool results.]"),
+        "{content}"
+    );
     assert!(!content.contains("iVBORw0KGgo"), "{content}");
-    assert_eq!(messages.len(), 3, "{messages:#?}");
+    assert_eq!(
+        messages[3],
+        oracle.openai_result("call_add", "add", json!({"a": 1, "b": 2}))
+    );
+    // Then one user message with the image, naming the call, as a data URL
+    // of the bytes the server sent.
+    let mcp_image = oracle
+        .call("sample_content", json!({}))
+        .content
+        .iter()
+        .find_map(|b| match b {
+            mcp_protocol::model::ContentBlock::Image(image) => Some(image.data.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        messages[4],
+        json!({"role": "user", "content": [
+            {"type": "text", "text": "The images returned by the tool calls above, in order:"},
+            {"type": "text", "text": "Image 1, from tool call call_img:"},
+            {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{mcp_image}")}}
+        ]})
+    );
+    assert_eq!(messages.len(), 5, "{messages:#?}");
 }
 
 // ---------------------------------------------------------------------------

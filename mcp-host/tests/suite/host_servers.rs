@@ -1392,7 +1392,13 @@ fn a_server_that_exits_is_restarted_once() {
         says("crashed twice"),
         says("next line"),
     ]);
-    let run = host(&config, &model, "all", &[], "crash\nthen\n");
+    let run = host(
+        &config,
+        &model,
+        "all",
+        &["--restarts", "1"],
+        "crash\nthen\n",
+    );
     let lines = lines(&run);
     let requests = model.requests();
     assert_eq!(requests.len(), 6, "{requests:?}");

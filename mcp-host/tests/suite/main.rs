@@ -6,6 +6,7 @@
 mod common;
 
 mod agent;
+mod agent_state;
 mod client_broken;
 #[cfg(feature = "http")]
 mod client_http;
@@ -18,6 +19,7 @@ mod host_filters;
 #[cfg(feature = "oauth")]
 mod host_oauth;
 mod host_on_demand;
+mod host_operator;
 #[cfg(unix)]
 mod host_process;
 mod host_program;

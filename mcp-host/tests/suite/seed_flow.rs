@@ -116,5 +116,9 @@ fn each_call_result_becomes_the_tool_result_the_next_request_carries() {
     );
     assert_eq!(messages[1]["role"], "tool");
     assert_eq!(messages[2]["role"], "user");
-    assert_eq!(messages[2]["content"][1]["type"], "image_url");
+    assert_eq!(
+        messages[2]["content"][1],
+        json!({"type": "text", "text": "Image 1, from tool call call_2:"})
+    );
+    assert_eq!(messages[2]["content"][2]["type"], "image_url");
 }

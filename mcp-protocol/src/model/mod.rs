@@ -144,6 +144,7 @@ mod tests {
                 ..ToolAnnotations::default()
             }),
             icons: Vec::new(),
+            execution: None,
             meta: None,
         };
         round_trip(

@@ -32,9 +32,40 @@ pub struct Tool {
     /// Icons for display.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub icons: Vec<ToolIcon>,
+    /// `execution` (2025-11-25 only; 2026-07-28 has none): how a call of
+    /// it may be made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<ToolExecution>,
     /// `_meta` of the definition.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
+}
+
+/// How a tool may be called (2025-11-25 `execution`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolExecution {
+    /// `taskSupport`: whether a `tools/call` of it may (`"optional"`),
+    /// must (`"required"`) or must not (`"forbidden"`, the default when
+    /// absent) be augmented with a `task`. Kept as the server wrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_support: Option<String>,
+}
+
+impl ToolExecution {
+    /// The `taskSupport` that makes a call without a `task` fail (-32601).
+    pub const TASK_REQUIRED: &'static str = "required";
+}
+
+impl Tool {
+    /// Whether the server accepts a call of it only as a 2025-11-25 task
+    /// (`execution.taskSupport: "required"`).
+    pub fn requires_task(&self) -> bool {
+        self.execution
+            .as_ref()
+            .and_then(|e| e.task_support.as_deref())
+            == Some(ToolExecution::TASK_REQUIRED)
+    }
 }
 
 /// The behaviour hints of a tool; `None` leaves the client's default.

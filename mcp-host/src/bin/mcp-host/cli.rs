@@ -2,9 +2,11 @@
 //! crate's build time), both `--flag value` and `--flag=value`.
 
 use crate::apis::{APIS, Api, default_api, named};
+use crate::logging::LEVELS;
 use mcp_host::agent::Overflow;
 use std::path::PathBuf;
 use std::time::Duration;
+use tracing_subscriber::filter::LevelFilter;
 
 /// The usage text, printed on `--help` and after a usage error; the APIs,
 /// their variables and their default models come from [`APIS`].
@@ -28,6 +30,7 @@ usage: mcp-host --config PATH [--provider {names}] [--model NAME] [--system TEXT
                 [--max-result-bytes N] [--max-tool-tokens N]
                 [--close-grace SECONDS] [--pins PATH] [--no-cache] [--json]
                 [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
+                [--start-timeout SECONDS] [--restarts N] [--quiet] [--log-level LEVEL]
        mcp-host login SERVER --config PATH [--device] [--browser]
        mcp-host logout SERVER --config PATH
 
@@ -88,6 +91,18 @@ the whole prompt, those included.
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
 and as long again, then SIGKILL, with the processes it started.
+
+--start-timeout: how long each server may take to start and list its tools
+(default 30). --restarts: how many times a server that dies is started again
+(default 3): the first at once on its next call, each later one no sooner
+than 1 s after the last start, then 2 s, 4 s, ... at most 30 s. An mcp.json
+entry's \"startTimeout\" (seconds) and \"restarts\" override them for
+that server.
+
+Logs go to stderr, by default at info (each tool call, each restart, each
+server's stderr line). --quiet: warnings and errors only (--log-level warn);
+--log-level off|error|warn|info|debug|trace. Without either, RUST_LOG is
+read: level and target=level directives (RUST_LOG=mcp_host=debug,warn).
 
 OAuth: an HTTP server without an `Authorization` header in PATH that answers
 401 is authorized before the first message: the stored token (refreshed when
@@ -170,6 +185,10 @@ pub(crate) struct Args {
     pub(crate) json: bool,
     pub(crate) history: HistoryKind,
     pub(crate) on_overflow: Overflow,
+    pub(crate) start_timeout: Duration,
+    pub(crate) restarts: u32,
+    /// `--log-level` or `--quiet`, the last given; `None`: `RUST_LOG`.
+    pub(crate) log_level: Option<LevelFilter>,
 }
 
 /// What `login` and `logout` are given.
@@ -273,6 +292,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut on_overflow = Overflow::Trim;
     let mut pins = None;
     let mut cache = true;
+    let mut start_timeout = mcp_host::catalog::START_TIMEOUT;
+    let mut restarts = mcp_client::DEFAULT_MAX_RESTARTS;
+    let mut log_level = None;
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
             Some((flag, value)) if flag.starts_with("--") => {
@@ -292,6 +314,11 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
                 continue;
             }
             "--no-cache" => return Err("--no-cache takes no value".into()),
+            "--quiet" if inline.is_none() => {
+                log_level = Some(LevelFilter::WARN);
+                continue;
+            }
+            "--quiet" => return Err("--quiet takes no value".into()),
             _ => {}
         }
         let mut value = || -> Result<String, String> {
@@ -332,6 +359,26 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
                     })?;
             }
             "--tool-timeout" => tool_timeout = seconds("--tool-timeout", &value()?)?,
+            "--start-timeout" => start_timeout = seconds("--start-timeout", &value()?)?,
+            "--restarts" => {
+                let text = value()?;
+                restarts = text.parse().map_err(|_| {
+                    format!("--restarts takes a whole number (0 or more), not `{text}`")
+                })?;
+            }
+            "--log-level" => {
+                let name = value()?;
+                log_level = Some(
+                    LEVELS
+                        .iter()
+                        .find(|(level, _)| *level == name)
+                        .map(|(_, filter)| *filter)
+                        .ok_or_else(|| {
+                            let names: Vec<&str> = LEVELS.iter().map(|(n, _)| *n).collect();
+                            format!("--log-level is {}, not `{name}`", choices(&names))
+                        })?,
+                );
+            }
             "--api-timeout" => api_timeout = Some(seconds("--api-timeout", &value()?)?),
             "--approve" => {
                 approve = match value()?.as_str() {
@@ -373,6 +420,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         pins,
         cache,
         json,
+        start_timeout,
+        restarts,
+        log_level,
         history,
         on_overflow,
     })))
@@ -413,6 +463,9 @@ mod tests {
                 json: false,
                 history: HistoryKind::All,
                 on_overflow: Overflow::Trim,
+                start_timeout: Duration::from_secs(30),
+                restarts: 3,
+                log_level: None,
             }
         );
     }
@@ -445,6 +498,11 @@ mod tests {
             "--history",
             "last:3",
             "--on-overflow=summarize",
+            "--start-timeout=90",
+            "--restarts",
+            "0",
+            "--log-level",
+            "debug",
         ])
         .unwrap();
         assert_eq!(
@@ -465,6 +523,44 @@ mod tests {
         assert!(!args.cache);
         assert_eq!((args.approve, args.json), (ApproveKind::ReadOnly, true));
         assert_eq!(args.close_grace, Duration::from_millis(250));
+        assert_eq!(
+            (args.start_timeout, args.restarts, args.log_level),
+            (Duration::from_secs(90), 0, Some(LevelFilter::DEBUG))
+        );
+    }
+
+    #[test]
+    fn quiet_is_log_level_warn_and_the_last_of_the_two_wins() {
+        let level = |args: &[&str]| {
+            let mut all = vec!["--config", "c"];
+            all.extend_from_slice(args);
+            run(&all).unwrap().log_level
+        };
+        assert_eq!(level(&["--quiet"]), Some(LevelFilter::WARN));
+        assert_eq!(
+            level(&["--quiet", "--log-level=off"]),
+            Some(LevelFilter::OFF)
+        );
+        assert_eq!(
+            level(&["--log-level", "trace", "--quiet"]),
+            Some(LevelFilter::WARN)
+        );
+        assert_eq!(
+            run(&["--config", "c", "--log-level", "loud"]).unwrap_err(),
+            "--log-level is off, error, warn, info, debug or trace, not `loud`"
+        );
+        assert_eq!(
+            run(&["--config", "c", "--quiet=yes"]).unwrap_err(),
+            "--quiet takes no value"
+        );
+        assert_eq!(
+            run(&["--config", "c", "--restarts", "-1"]).unwrap_err(),
+            "--restarts takes a whole number (0 or more), not `-1`"
+        );
+        assert_eq!(
+            run(&["--config", "c", "--start-timeout", "0"]).unwrap_err(),
+            "--start-timeout takes a positive number of seconds, not `0`"
+        );
     }
 
     #[test]
@@ -553,6 +649,7 @@ usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--sy
                 [--max-result-bytes N] [--max-tool-tokens N]
                 [--close-grace SECONDS] [--pins PATH] [--no-cache] [--json]
                 [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
+                [--start-timeout SECONDS] [--restarts N] [--quiet] [--log-level LEVEL]
        mcp-host login SERVER --config PATH [--device] [--browser]
        mcp-host logout SERVER --config PATH
 
@@ -613,6 +710,18 @@ the whole prompt, those included.
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
 and as long again, then SIGKILL, with the processes it started.
+
+--start-timeout: how long each server may take to start and list its tools
+(default 30). --restarts: how many times a server that dies is started again
+(default 3): the first at once on its next call, each later one no sooner
+than 1 s after the last start, then 2 s, 4 s, ... at most 30 s. An mcp.json
+entry's \"startTimeout\" (seconds) and \"restarts\" override them for
+that server.
+
+Logs go to stderr, by default at info (each tool call, each restart, each
+server's stderr line). --quiet: warnings and errors only (--log-level warn);
+--log-level off|error|warn|info|debug|trace. Without either, RUST_LOG is
+read: level and target=level directives (RUST_LOG=mcp_host=debug,warn).
 
 OAuth: an HTTP server without an `Authorization` header in PATH that answers
 401 is authorized before the first message: the stored token (refreshed when

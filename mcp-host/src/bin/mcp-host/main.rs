@@ -16,12 +16,13 @@
 
 mod apis;
 mod cli;
+mod logging;
 #[cfg(feature = "oauth")]
 mod login;
 
 use apis::Api;
 use cli::{ApproveKind, Args, HistoryKind, Parsed, usage};
-use mcp_client::ClientOptions;
+use mcp_client::{ClientOptions, RestartPolicy};
 use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
 use mcp_host::agent::calls::CallRecord;
 use mcp_host::agent::history::{HistoryPolicy, LastTurns, MaxBytes, TokenBudget, Trim};
@@ -74,11 +75,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_max_level(tracing::Level::INFO)
-        .without_time()
-        .init();
+    logging::init(args.log_level);
     let config = match McpConfig::load(&args.config) {
         Ok(config) => config,
         Err(e) => {
@@ -247,10 +244,12 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
     let catalog_options = CatalogOptions {
         client: ClientOptions {
             close_grace: args.close_grace,
+            restart: RestartPolicy::max_restarts(args.restarts),
             ..ClientOptions::default()
         },
         #[cfg(feature = "oauth")]
         authorizers: login::authorizers(&config).await,
+        start_timeout: args.start_timeout,
         ..CatalogOptions::default()
     };
     // `catalog_options` first: `tool_timeout` then sets its call timeout.
@@ -295,23 +294,26 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
     };
     // Each server left out is already on stderr: the catalog logs it
     // (`WARN … server left out server=… reason=…`) as it happens.
-    for name in agent.catalog().disabled() {
-        eprintln!("mcp-host: server `{name}` not started: disabled in the config");
+    // Info lines: `--quiet` leaves them out with the others.
+    if tracing::enabled!(tracing::Level::INFO) {
+        for name in agent.catalog().disabled() {
+            eprintln!("mcp-host: server `{name}` not started: disabled in the config");
+        }
+        let on_demand = match agent.offering() {
+            Offering::All => String::new(),
+            Offering::ApiSearch { loaded, deferred } => {
+                format!(" on demand ({deferred} through the API's tool search, {loaded} loaded)")
+            }
+            Offering::LocalSearch { tool, loaded, .. } => {
+                format!(" on demand (through `{tool}`, {loaded} loaded)")
+            }
+        };
+        eprintln!(
+            "mcp-host: {} tools offered to {}{on_demand}",
+            agent.catalog().tools().len(),
+            agent.model()
+        );
     }
-    let on_demand = match agent.offering() {
-        Offering::All => String::new(),
-        Offering::ApiSearch { loaded, deferred } => {
-            format!(" on demand ({deferred} through the API's tool search, {loaded} loaded)")
-        }
-        Offering::LocalSearch { tool, loaded, .. } => {
-            format!(" on demand (through `{tool}`, {loaded} loaded)")
-        }
-    };
-    eprintln!(
-        "mcp-host: {} tools offered to {}{on_demand}",
-        agent.catalog().tools().len(),
-        agent.model()
-    );
     let mut conversation = agent.conversation();
     let status = tokio::select! {
         status = converse(&agent, &mut conversation, args.json) => status,

@@ -3,7 +3,7 @@
 
 use super::{
     BASE_URL_VARIABLE, DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, MAX_TOOLS, Strict,
-    read_response, tool_text_message, tools,
+    read_response, tool_messages, tools,
 };
 use crate::offer::ToolOffer;
 use crate::provider::http::{ApiClient, ApiEndpoint};
@@ -108,10 +108,11 @@ impl Provider for OpenAi {
     }
 
     fn tool_results(&self, results: &[(&ToolCall, &CallToolResult)]) -> Vec<Value> {
-        results
-            .iter()
-            .map(|(call, result)| tool_text_message(&call.id, result))
-            .collect()
+        tool_messages(
+            results
+                .iter()
+                .map(|(call, result)| (call.id.as_str(), *result)),
+        )
     }
 
     fn send<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>> {

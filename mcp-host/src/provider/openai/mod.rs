@@ -25,8 +25,10 @@
 //! in order, then, if any call returned images, **one `role: user` message
 //! right after the tool messages** carrying them (a user message may not
 //! come between the tool messages of one assistant turn). PDFs are
-//! described in text, not attached. What the `mcp-host` program sends is
-//! [`tool_text_message`]: one message per call and nothing between them.
+//! described in text, not attached. [`OpenAi`]'s `tool_results` (what the
+//! agent and the `mcp-host` program send) is [`tool_messages`];
+//! [`tool_text_message`] is the text-only form of one call's message, each
+//! image a note.
 
 #[cfg(feature = "http")]
 mod client;

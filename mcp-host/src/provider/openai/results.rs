@@ -29,8 +29,8 @@ pub fn tool_message(tool_call_id: &str, result: &CallToolResult, first_image: us
 
 /// The `role: tool` message answering the tool call `tool_call_id`, text
 /// only: each image is a note saying what it was (a tool message carries
-/// text only). What the `mcp-host` program sends: one message per call and
-/// nothing between them.
+/// text only), for a caller that cannot send a user message after the tool
+/// messages.
 pub fn tool_text_message(tool_call_id: &str, result: &CallToolResult) -> Value {
     tool_output(tool_call_id, result, None).message
 }
@@ -93,23 +93,35 @@ fn tool_output(
 
 /// One turn's results in OpenAI's shape, `(tool_call_id, result)` in the
 /// order of the assistant's `tool_calls`: a `role: tool` message each, then
-/// one `role: user` message with every image, if there are any.
+/// one `role: user` message with every image, if there are any, each after
+/// a text part naming its number and the call it came from (`Image 2, from
+/// tool call call_abc:`), the number its tool message's note gives.
 pub fn tool_messages<'a>(
     results: impl IntoIterator<Item = (&'a str, &'a CallToolResult)>,
 ) -> Vec<Value> {
     let mut messages = Vec::new();
-    let mut images = Vec::new();
+    let mut content = Vec::new();
+    let mut count = 0;
     for (id, result) in results {
-        let output = tool_message(id, result, images.len() + 1);
+        let output = tool_message(id, result, count + 1);
         messages.push(output.message);
-        images.extend(output.images);
+        for image in output.images {
+            count += 1;
+            content.push(json!({
+                "type": "text",
+                "text": format!("Image {count}, from tool call {id}:"),
+            }));
+            content.push(image);
+        }
     }
-    if !images.is_empty() {
-        let mut content = vec![json!({
-            "type": "text",
-            "text": "The images returned by the tool calls above, in order:",
-        })];
-        content.extend(images);
+    if !content.is_empty() {
+        content.insert(
+            0,
+            json!({
+                "type": "text",
+                "text": "The images returned by the tool calls above, in order:",
+            }),
+        );
         messages.push(json!({"role": "user", "content": content}));
     }
     messages

@@ -156,7 +156,9 @@ fn openai_images_travel_in_one_user_message_after_the_tool_messages() {
         messages[3],
         json!({"role": "user", "content": [
             {"type": "text", "text": "The images returned by the tool calls above, in order:"},
+            {"type": "text", "text": "Image 1, from tool call c1:"},
             {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{PNG}")}},
+            {"type": "text", "text": "Image 2, from tool call c3:"},
             {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,AAAA"}}
         ]})
     );

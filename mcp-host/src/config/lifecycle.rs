@@ -1,0 +1,116 @@
+//! How long a server may take to start and how often it is started again,
+//! per entry: `"startTimeout"` (seconds, a positive number) and
+//! `"restarts"` (a whole number, 0 or more), in either form of the file.
+//!
+//! Neither Claude Desktop, Claude Code nor VS Code documents a field for
+//! these in `mcp.json` (Claude Code reads its start timeout from the
+//! `MCP_TIMEOUT` variable; Codex's TOML has `startup_timeout_sec`), so the
+//! names follow the file's camelCase and the unit is the program's
+//! (`--start-timeout SECONDS`, `--restarts N`). An entry's value wins over
+//! the flag's.
+
+use super::ConfigError;
+use serde_json::{Map, Value};
+use std::time::Duration;
+
+/// An entry's own start timeout and restart count; `None` where the entry
+/// says nothing (the host's setting applies).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Lifecycle {
+    /// `"startTimeout"`: how long the server may take to start and list
+    /// its tools.
+    pub start_timeout: Option<Duration>,
+    /// `"restarts"`: how many times it is started again when it dies.
+    pub restarts: Option<u32>,
+}
+
+/// Reads the entry `name`'s two fields.
+pub(super) fn read(name: &str, entry: &Map<String, Value>) -> Result<Lifecycle, ConfigError> {
+    let invalid = |field: &str, expected| ConfigError::InvalidField {
+        server: name.to_owned(),
+        field: field.to_owned(),
+        expected,
+    };
+    let start_timeout = match entry.get("startTimeout") {
+        None => None,
+        Some(value) => Some(
+            value
+                .as_f64()
+                .filter(|s| *s > 0.0)
+                .and_then(|s| Duration::try_from_secs_f64(s).ok())
+                .ok_or_else(|| invalid("startTimeout", "a positive number of seconds"))?,
+        ),
+    };
+    let restarts = match entry.get("restarts") {
+        None => None,
+        Some(value) => Some(
+            value
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| invalid("restarts", "a whole number, 0 or more"))?,
+        ),
+    };
+    Ok(Lifecycle {
+        start_timeout,
+        restarts,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::McpConfig;
+    use super::*;
+
+    #[test]
+    fn both_forms_carry_a_start_timeout_and_restarts_per_server() {
+        for key in ["mcpServers", "servers"] {
+            let config = McpConfig::parse(&format!(
+                r#"{{"{key}": {{
+                    "slow": {{"command": "npx", "startTimeout": 90, "restarts": 0}},
+                    "half": {{"url": "https://h/mcp", "startTimeout": 0.5}},
+                    "plain": {{"command": "a"}}
+                }}}}"#
+            ))
+            .unwrap();
+            assert_eq!(
+                config.lifecycle("slow"),
+                Lifecycle {
+                    start_timeout: Some(Duration::from_secs(90)),
+                    restarts: Some(0)
+                }
+            );
+            assert_eq!(
+                config.lifecycle("half").start_timeout,
+                Some(Duration::from_millis(500))
+            );
+            assert_eq!(config.lifecycle("plain"), Lifecycle::default());
+            assert_eq!(config.lifecycle("nowhere"), Lifecycle::default());
+        }
+    }
+
+    #[test]
+    fn a_bad_value_names_the_server_the_field_and_what_it_must_be() {
+        for (entry, message) in [
+            (
+                r#"{"command": "a", "startTimeout": 0}"#,
+                "server `w`: `startTimeout` must be a positive number of seconds",
+            ),
+            (
+                r#"{"command": "a", "startTimeout": "30"}"#,
+                "server `w`: `startTimeout` must be a positive number of seconds",
+            ),
+            (
+                r#"{"command": "a", "restarts": -1}"#,
+                "server `w`: `restarts` must be a whole number, 0 or more",
+            ),
+            (
+                r#"{"command": "a", "restarts": 1.5}"#,
+                "server `w`: `restarts` must be a whole number, 0 or more",
+            ),
+        ] {
+            let error =
+                McpConfig::parse(&format!(r#"{{"mcpServers": {{"w": {entry}}}}}"#)).unwrap_err();
+            assert_eq!(error.to_string(), message, "{entry}");
+        }
+    }
+}
