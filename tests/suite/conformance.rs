@@ -548,6 +548,16 @@ fn workspace_root() -> PathBuf {
 /// `tests/conformance/node_modules`, installed with `npm ci` unless the
 /// stamp of the last install matches `package-lock.json`.
 pub(crate) fn suite_dir() -> PathBuf {
+    // Once per test binary: the server's and the client's conformance tests
+    // run at once, and two `npm ci` in one directory delete each other's
+    // files.
+    static INSTALLED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    INSTALLED.get_or_init(install_suite).clone()
+}
+
+/// `npm ci` in `tests/conformance` unless the stamp says this lock file is
+/// installed.
+fn install_suite() -> PathBuf {
     let dir = workspace_root().join("tests/conformance");
     let lock = fs::read(dir.join("package-lock.json")).expect("read the suite's package-lock.json");
     let stamp = dir.join("node_modules/.conformance-installed");
