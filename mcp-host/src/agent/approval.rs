@@ -341,9 +341,10 @@ fn question(request: &ApprovalRequest<'_>) -> String {
 }
 
 impl Approver for AskTerminal {
-    /// Runs without asking what [`AskTerminal::runs_unasked`] says; asks
-    /// about the rest (and remembers an "always"); with no one to ask, the
-    /// rest is [`Decision::Unasked`].
+    /// Runs without asking a trusted server's read-only tool (unless
+    /// [`AskTerminal::ask_read_only`]) and what an earlier "always" answer
+    /// covers; asks about the rest (and remembers an "always"); with no one
+    /// to ask, the rest is [`Decision::Unasked`].
     fn decide<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> BoxFuture<'a, Decision> {
         Box::pin(async move {
             if self.runs_unasked(request) {
