@@ -8,11 +8,21 @@
 //! what a *trusted* server marks `readOnlyHint`; an untrusted server's
 //! annotations could say anything) and [`AskTerminal`] (a prompt on the
 //! controlling terminal, never on stdin, which may carry the user's lines).
+//!
+//! [`AskTerminal`] asks only where a person's word matters: a trusted
+//! server's read-only tools run unasked (unless told to ask about them
+//! too), and a person can answer once, always for the tool, always for the
+//! server, or no ([`Answer`]); the "always" answers hold for the run. With
+//! no terminal, what would be asked is not run and the model is told that
+//! no one could be asked ([`Decision::Unasked`]): saying "the user
+//! declined" when nobody was asked would mislead the model and the person
+//! reading the history.
 
 use super::definition::DefinitionChange;
 use mcp_client::BoxFuture;
 use mcp_protocol::model::Tool;
 use serde_json::Value;
+use std::collections::BTreeSet;
 use std::fmt;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -53,6 +63,10 @@ pub enum Decision {
     Run,
     /// It does not; the model is told the user declined.
     Decline,
+    /// It does not: it needed a person's approval and no one could be
+    /// asked (no terminal). The model is told so ([`UNASKED_REASON`]), not
+    /// that someone declined.
+    Unasked,
 }
 
 /// Decides whether each call runs. Calls of one response are put to it one
@@ -99,11 +113,88 @@ impl Approver for ReadOnly {
     }
 }
 
-/// Asks on the terminal: the call is shown (server, tool, input) and runs
-/// on `y` or `yes`; anything else, or an end of input, declines.
+/// Why a call that needed a person was not run when no one could be asked
+/// ([`Decision::Unasked`]); the model reads "The call was not run: " and
+/// this.
+pub const UNASKED_REASON: &str = "it needs a person's approval and no one could be asked";
+
+/// A person's answer to a call's prompt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// `y`: this call runs; the next one of the tool is asked again.
+    Once,
+    /// `t`: this call and every later call of the tool (of this server)
+    /// run, for the rest of the run.
+    AlwaysTool,
+    /// `s`: this call and every later call of any tool of the server run,
+    /// for the rest of the run.
+    AlwaysServer,
+    /// `n`: the call does not run; the model is told the user declined.
+    Deny,
+}
+
+impl Answer {
+    /// The answer a typed line means: `y`, `t`, `s` or `n` (case and
+    /// surrounding blanks ignored; `yes` and `no` too). Anything else, an
+    /// empty line included, denies: only a clear yes runs a call.
+    pub fn parse(line: &str) -> Answer {
+        match line.trim().to_ascii_lowercase().as_str() {
+            "y" | "yes" => Answer::Once,
+            "t" => Answer::AlwaysTool,
+            "s" => Answer::AlwaysServer,
+            _ => Answer::Deny,
+        }
+    }
+
+    fn decision(self) -> Decision {
+        match self {
+            Answer::Deny => Decision::Decline,
+            Answer::Once | Answer::AlwaysTool | Answer::AlwaysServer => Decision::Run,
+        }
+    }
+}
+
+/// The "always" answers of a run: tools (server, MCP name) and servers
+/// whose calls run without asking. Bounded by the catalog: only offered
+/// tools are ever asked about.
+#[derive(Debug, Default)]
+struct Remembered {
+    tools: BTreeSet<(String, String)>,
+    servers: BTreeSet<String>,
+}
+
+impl Remembered {
+    fn allows(&self, request: &ApprovalRequest<'_>) -> bool {
+        self.servers.contains(request.server)
+            || self
+                .tools
+                .contains(&(request.server.to_owned(), request.tool.name.clone()))
+    }
+
+    fn remember(&mut self, answer: Answer, server: &str, tool: &str) {
+        match answer {
+            Answer::AlwaysTool => {
+                self.tools.insert((server.to_owned(), tool.to_owned()));
+            }
+            Answer::AlwaysServer => {
+                self.servers.insert(server.to_owned());
+            }
+            Answer::Once | Answer::Deny => {}
+        }
+    }
+}
+
+/// Asks a person on the terminal about each call that needs it (see
+/// [`AskTerminal::decide`] for which do), and remembers the "always"
+/// answers for the run. Without a terminal ([`AskTerminal::nobody`]) the
+/// calls that would be asked are not run, and the model is told no one
+/// could be asked ([`Decision::Unasked`]), not that someone declined.
 #[derive(Clone)]
 pub struct AskTerminal {
-    terminal: Arc<Mutex<Terminal>>,
+    /// `None`: no one to ask.
+    terminal: Option<Arc<Mutex<Terminal>>>,
+    remembered: Arc<Mutex<Remembered>>,
+    ask_read_only: bool,
 }
 
 struct Terminal {
@@ -113,12 +204,16 @@ struct Terminal {
 
 impl fmt::Debug for AskTerminal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AskTerminal").finish_non_exhaustive()
+        f.debug_struct("AskTerminal")
+            .field("has_terminal", &self.terminal.is_some())
+            .field("ask_read_only", &self.ask_read_only)
+            .finish_non_exhaustive()
     }
 }
 
-/// The longest input shown in a prompt, in characters.
-const SHOWN_INPUT: usize = 2_000;
+/// The longest input shown in a prompt, in characters: a short form, on
+/// about one screen line or a few; the rest is counted, not shown.
+const SHOWN_INPUT: usize = 300;
 
 impl AskTerminal {
     /// The controlling terminal (`/dev/tty`); an error when there is none
@@ -135,87 +230,150 @@ impl AskTerminal {
         reader: impl std::io::Read + Send + 'static,
         writer: impl Write + Send + 'static,
     ) -> AskTerminal {
+        AskTerminal::with(Some(Terminal {
+            reader: BufReader::new(Box::new(reader)),
+            writer: Box::new(writer),
+        }))
+    }
+
+    /// No one to ask: what needs a person is not run
+    /// ([`Decision::Unasked`]); what does not (see [`AskTerminal::decide`])
+    /// runs.
+    pub fn nobody() -> AskTerminal {
+        AskTerminal::with(None)
+    }
+
+    fn with(terminal: Option<Terminal>) -> AskTerminal {
         AskTerminal {
-            terminal: Arc::new(Mutex::new(Terminal {
-                reader: BufReader::new(Box::new(reader)),
-                writer: Box::new(writer),
-            })),
+            terminal: terminal.map(|t| Arc::new(Mutex::new(t))),
+            remembered: Arc::default(),
+            ask_read_only: false,
         }
     }
 
-    fn ask(terminal: &Mutex<Terminal>, question: &str) -> Decision {
-        let mut terminal = terminal.lock().unwrap_or_else(|e| e.into_inner());
+    /// Whether calls of tools a trusted server marks read-only are asked
+    /// about too (default `false`: they run without asking).
+    pub fn ask_read_only(mut self, ask: bool) -> AskTerminal {
+        self.ask_read_only = ask;
+        self
+    }
+
+    /// Whether `request` runs without asking: a trusted server's read-only
+    /// tool (unless [`AskTerminal::ask_read_only`]), or a tool or server
+    /// an "always" answer covers.
+    fn runs_unasked(&self, request: &ApprovalRequest<'_>) -> bool {
+        (!self.ask_read_only && request.is_trusted_read_only())
+            || lock(&self.remembered).allows(request)
+    }
+
+    fn ask(terminal: &Mutex<Terminal>, question: &str) -> Answer {
+        let mut terminal = lock(terminal);
         if terminal
             .writer
             .write_all(question.as_bytes())
             .and_then(|()| terminal.writer.flush())
             .is_err()
         {
-            return Decision::Decline;
+            return Answer::Deny;
         }
         let mut answer = String::new();
         match terminal.reader.read_line(&mut answer) {
-            Ok(n) if n > 0 => {}
-            _ => return Decision::Decline,
-        }
-        match answer.trim().to_ascii_lowercase().as_str() {
-            "y" | "yes" => Decision::Run,
-            _ => Decision::Decline,
+            Ok(n) if n > 0 => Answer::parse(&answer),
+            _ => Answer::Deny,
         }
     }
+
+    /// Asks `question` off the runtime's threads (the terminal is read
+    /// blocking); no terminal, no answer.
+    fn ask_blocking(&self, question: String) -> BoxFuture<'static, Option<Answer>> {
+        let terminal = self.terminal.clone();
+        Box::pin(async move {
+            let terminal = terminal?;
+            Some(
+                tokio::task::spawn_blocking(move || AskTerminal::ask(&terminal, &question))
+                    .await
+                    .unwrap_or(Answer::Deny),
+            )
+        })
+    }
+}
+
+/// A poisoned lock's data is still sound here (sets and a terminal).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The server's words reach a terminal: no escape sequences.
+fn clean(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
+        .collect()
+}
+
+/// The input's short form: its JSON, cut to [`SHOWN_INPUT`] characters.
+fn short_input(input: &Value) -> String {
+    let input = input.to_string();
+    let count = input.chars().count();
+    if count <= SHOWN_INPUT {
+        return clean(&input);
+    }
+    let shown: String = input.chars().take(SHOWN_INPUT).collect();
+    format!(
+        "{}… ({} more characters)",
+        clean(&shown),
+        count - SHOWN_INPUT
+    )
 }
 
 /// The prompt for `request`.
 fn question(request: &ApprovalRequest<'_>) -> String {
-    let mut input = request.input.to_string();
-    if input.chars().count() > SHOWN_INPUT {
-        input = input.chars().take(SHOWN_INPUT).collect::<String>() + "…";
-    }
-    // The server's words reach a terminal: no escape sequences.
-    let clean = |text: &str| -> String {
-        text.chars()
-            .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
-            .collect()
-    };
+    let (tool, server) = (clean(&request.tool.name), clean(request.server));
     let hint = if request.is_trusted_read_only() {
         " (read-only)"
     } else {
         ""
     };
     format!(
-        "\nThe model asks to run `{}` of server `{}`{hint} with {}\nRun it? [y/N] ",
-        clean(&request.tool.name),
-        clean(request.server),
-        clean(&input),
+        "\nThe model asks to run `{tool}` of server `{server}`{hint} with {}\n\
+         Run it? y = once, t = always `{tool}` of `{server}`, s = always any tool of `{server}`, n = no [y/t/s/N] ",
+        short_input(request.input),
     )
 }
 
-impl AskTerminal {
-    /// Asks `question` off the runtime's threads (the terminal is read
-    /// blocking).
-    fn ask_blocking(&self, question: String) -> BoxFuture<'static, Decision> {
-        let terminal = Arc::clone(&self.terminal);
-        Box::pin(async move {
-            tokio::task::spawn_blocking(move || AskTerminal::ask(&terminal, &question))
-                .await
-                .unwrap_or(Decision::Decline)
-        })
-    }
-}
-
 impl Approver for AskTerminal {
+    /// Runs without asking a trusted server's read-only tool (unless
+    /// [`AskTerminal::ask_read_only`]) and what an earlier "always" answer
+    /// covers; asks about the rest (and remembers an "always"); with no one
+    /// to ask, the rest is [`Decision::Unasked`].
     fn decide<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> BoxFuture<'a, Decision> {
-        self.ask_blocking(question(request))
+        Box::pin(async move {
+            if self.runs_unasked(request) {
+                return Decision::Run;
+            }
+            let Some(answer) = self.ask_blocking(question(request)).await else {
+                return Decision::Unasked;
+            };
+            lock(&self.remembered).remember(answer, request.server, &request.tool.name);
+            answer.decision()
+        })
     }
 
     fn approve_definition<'a>(
         &'a self,
         change: &'a DefinitionChange<'a>,
     ) -> BoxFuture<'a, Decision> {
-        self.ask_blocking(format!(
+        let asked = self.ask_blocking(format!(
             "\n{}Offer it to the model? [y/N] ",
             change.details()
-        ))
+        ));
+        Box::pin(async move {
+            match asked.await {
+                // Only a plain yes: "always" means nothing for a definition.
+                Some(Answer::Once) => Decision::Run,
+                Some(_) => Decision::Decline,
+                None => Decision::Unasked,
+            }
+        })
     }
 }
 
@@ -286,22 +444,189 @@ mod tests {
         }
     }
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn the_terminal_prompt_shows_the_call_and_reads_one_answer_each() {
-        let shown = Shared::default();
-        let ask = AskTerminal::over(&b"y\nno\n\x1b[31m\n"[..], shown.clone());
-        let tool = tool(None);
-        let input = json!({"city": "北京"});
-        let request = request(&tool, true, &input);
-        assert_eq!(ask.decide(&request).await, Decision::Run);
-        assert_eq!(ask.decide(&request).await, Decision::Decline);
-        assert_eq!(ask.decide(&request).await, Decision::Decline);
-        assert_eq!(
-            ask.decide(&request).await,
-            Decision::Decline,
-            "end of input declines"
+    fn shown(shared: &Shared) -> String {
+        String::from_utf8(shared.0.lock().unwrap().clone()).unwrap()
+    }
+
+    fn named(name: &str, read_only: Option<bool>) -> Tool {
+        let mut tool = tool(read_only);
+        tool.name = name.to_owned();
+        tool
+    }
+
+    fn call<'a>(
+        tool: &'a Tool,
+        server: &'a str,
+        trusted: bool,
+        input: &'a Value,
+    ) -> ApprovalRequest<'a> {
+        ApprovalRequest {
+            model_name: &tool.name,
+            tool,
+            server,
+            trusted,
+            input,
+        }
+    }
+
+    #[test]
+    fn answers_are_single_letters_and_only_a_clear_yes_runs() {
+        for (line, answer) in [
+            ("y\n", Answer::Once),
+            (" YES \n", Answer::Once),
+            ("t\n", Answer::AlwaysTool),
+            ("S\r\n", Answer::AlwaysServer),
+            ("n\n", Answer::Deny),
+            ("\n", Answer::Deny),
+            ("yy\n", Answer::Deny),
+            ("\u{1b}[31m\n", Answer::Deny),
+        ] {
+            assert_eq!(Answer::parse(line), answer, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn always_answers_cover_their_tool_or_their_server_only() {
+        let input = json!({});
+        let (a_write, a_other, b_write) = (
+            named("write", None),
+            named("other", None),
+            named("write", None),
         );
-        let shown = String::from_utf8(shown.0.lock().unwrap().clone()).unwrap();
-        assert!(shown.contains("The model asks to run `get_weather` of server `weather` with {\"city\":\"北京\"}\nRun it? [y/N] "), "{shown}");
+        let mut remembered = Remembered::default();
+        remembered.remember(Answer::Once, "a", "write");
+        remembered.remember(Answer::Deny, "a", "write");
+        assert!(!remembered.allows(&call(&a_write, "a", true, &input)));
+        remembered.remember(Answer::AlwaysTool, "a", "write");
+        assert!(remembered.allows(&call(&a_write, "a", true, &input)));
+        assert!(!remembered.allows(&call(&a_other, "a", true, &input)));
+        assert!(
+            !remembered.allows(&call(&b_write, "b", true, &input)),
+            "same name, other server"
+        );
+        remembered.remember(Answer::AlwaysServer, "b", "write");
+        assert!(remembered.allows(&call(&a_other, "b", false, &input)));
+        assert!(!remembered.allows(&call(&a_other, "a", true, &input)));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_terminal_asks_what_needs_a_person_and_remembers_always() {
+        let screen = Shared::default();
+        let ask = AskTerminal::over(&b"y\nt\nn\ns\n"[..], screen.clone());
+        let input = json!({"city": "北京"});
+        let (write, other, reads) = (
+            named("write", None),
+            named("other", Some(false)),
+            named("reads", Some(true)),
+        );
+        // A trusted server's read-only tool: never asked.
+        assert_eq!(
+            ask.decide(&call(&reads, "a", true, &input)).await,
+            Decision::Run
+        );
+        assert_eq!(shown(&screen), "");
+        // y: once, then asked again; t: not asked again for that tool.
+        assert_eq!(
+            ask.decide(&call(&write, "a", true, &input)).await,
+            Decision::Run
+        );
+        assert_eq!(
+            ask.decide(&call(&write, "a", true, &input)).await,
+            Decision::Run
+        );
+        assert_eq!(
+            ask.decide(&call(&write, "a", true, &input)).await,
+            Decision::Run
+        );
+        assert_eq!(shown(&screen).matches("The model asks").count(), 2);
+        // n: another tool of the server is asked, and declined.
+        assert_eq!(
+            ask.decide(&call(&other, "a", true, &input)).await,
+            Decision::Decline
+        );
+        // An untrusted server's read-only hint is not believed; s: that
+        // server's every tool from now on.
+        assert_eq!(
+            ask.decide(&call(&reads, "b", false, &input)).await,
+            Decision::Run
+        );
+        assert_eq!(
+            ask.decide(&call(&write, "b", false, &input)).await,
+            Decision::Run
+        );
+        assert_eq!(
+            ask.decide(&call(&other, "b", false, &input)).await,
+            Decision::Run
+        );
+        assert_eq!(shown(&screen).matches("The model asks").count(), 4);
+        // End of input: declined.
+        assert_eq!(
+            ask.decide(&call(&other, "a", true, &input)).await,
+            Decision::Decline
+        );
+        assert!(shown(&screen).starts_with(
+            "\nThe model asks to run `write` of server `a` with {\"city\":\"北京\"}\n\
+             Run it? y = once, t = always `write` of `a`, s = always any tool of `a`, n = no [y/t/s/N] "
+        ), "{}", shown(&screen));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn read_only_tools_are_asked_about_when_told_to() {
+        let screen = Shared::default();
+        let ask = AskTerminal::over(&b"n\n"[..], screen.clone()).ask_read_only(true);
+        let (reads, input) = (named("reads", Some(true)), json!({}));
+        assert_eq!(
+            ask.decide(&call(&reads, "a", true, &input)).await,
+            Decision::Decline
+        );
+        assert!(
+            shown(&screen).contains("`reads` of server `a` (read-only) with {}"),
+            "{}",
+            shown(&screen)
+        );
+    }
+
+    #[tokio::test]
+    async fn with_no_one_to_ask_only_what_needs_no_one_runs() {
+        let input = json!({});
+        let (write, reads) = (named("write", None), named("reads", Some(true)));
+        let nobody = AskTerminal::nobody();
+        assert_eq!(
+            nobody.decide(&call(&reads, "a", true, &input)).await,
+            Decision::Run
+        );
+        assert_eq!(
+            nobody.decide(&call(&write, "a", true, &input)).await,
+            Decision::Unasked
+        );
+        assert_eq!(
+            nobody.decide(&call(&reads, "a", false, &input)).await,
+            Decision::Unasked
+        );
+        let strict = AskTerminal::nobody().ask_read_only(true);
+        assert_eq!(
+            strict.decide(&call(&reads, "a", true, &input)).await,
+            Decision::Unasked
+        );
+    }
+
+    #[test]
+    fn the_input_is_shown_short_and_without_escapes() {
+        assert_eq!(
+            short_input(&json!({"a": "\u{1b}[2J", "b": "\u{85}"})),
+            // JSON escapes C0 controls itself; the rest are replaced.
+            "{\"a\":\"\\u001b[2J\",\"b\":\"\u{FFFD}\"}"
+        );
+        let long = json!({"text": "x".repeat(1_000)});
+        let shown = short_input(&long);
+        let whole = long.to_string().chars().count();
+        assert_eq!(
+            shown,
+            format!(
+                "{}… ({} more characters)",
+                &long.to_string()[..SHOWN_INPUT],
+                whole - SHOWN_INPUT
+            )
+        );
     }
 }

@@ -10,7 +10,7 @@
 //! saying why ([`CallFailure`]). The APIs refuse a history where a
 //! `tool_use` has no `tool_result`, and the model can act on the reason.
 
-use super::approval::{ApprovalRequest, Approver, Decision};
+use super::approval::{ApprovalRequest, Approver, Decision, UNASKED_REASON};
 use super::budget::{Kept, ResultBudget};
 use crate::call_result::CallFailure;
 use crate::catalog::Catalog;
@@ -105,6 +105,9 @@ pub(super) async fn run(
                 match approver.decide(&request).await {
                     Decision::Run => None,
                     Decision::Decline => Some(CallFailure::Declined),
+                    Decision::Unasked => Some(CallFailure::NotRun {
+                        reason: UNASKED_REASON.to_owned(),
+                    }),
                 }
             }
         };

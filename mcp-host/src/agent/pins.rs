@@ -415,7 +415,8 @@ impl PinGate {
                     changed = true;
                     tracing::info!(server = %entry.server, tool = %entry.tool.name, "tool definition approved");
                 }
-                Decision::Decline => {
+                // No one to ask is no approval: held back the same way.
+                Decision::Decline | Decision::Unasked => {
                     // Asked again after this many: a server changing its
                     // definitions without end cannot grow it without bound.
                     if state.declined.len() >= MAX_DECLINED {

@@ -986,20 +986,31 @@ fn approve_read_only_declines_tools_not_marked_read_only() {
     );
 }
 
+/// The result of a call not run because no one could be asked.
+fn unasked(id: &str) -> Value {
+    json!({"type": "tool_result", "tool_use_id": id, "is_error": true,
+        "content": "The call was not run: it needs a person's approval and no one could be asked."})
+}
+
 #[test]
-fn approve_ask_without_a_terminal_is_read_only_and_says_so() {
+fn approve_ask_without_a_terminal_says_no_one_could_be_asked() {
     let config = everything("everything");
     // Once as the default and once explicitly.
     for approve in [None, Some("ask")] {
         let (run, results) = approval_run(&config, approve);
         lines(&run, 1);
-        assert_declined(&results[0], "toolu_w");
-        assert_eq!(results[1]["content"], "read me");
-        assert!(results[1].get("is_error").is_none());
-        let stderr = run.stderr.to_lowercase();
+        // Not "declined": nobody was asked. The trusted read-only `echo`
+        // needs no one and runs.
+        assert_eq!(results[0], unasked("toolu_w"));
+        assert_eq!(
+            results[1],
+            json!({"type": "tool_result", "tool_use_id": "toolu_r", "content": "read me"})
+        );
+        let said = "mcp-host: --approve ask: no terminal to ask on (";
+        assert_eq!(run.stderr.matches(said).count(), 1, "{}", run.stderr);
         assert!(
-            stderr.contains("read-only") || stderr.contains("read only"),
-            "stderr does not say it falls back to read-only:\n{}",
+            run.stderr.contains("); calls that need approval are not run, and the model is told no one could be asked; tools a trusted server marks read-only still run\n"),
+            "{}",
             run.stderr
         );
     }
@@ -2065,7 +2076,10 @@ fn approve_ask_never_reads_approvals_from_stdin() {
     assert_eq!(out[0]["tool_calls"][0]["is_error"], true);
     let requests = fake.requests();
     assert_eq!(requests.len(), 3);
-    assert_declined(&requests[1].body["messages"][2]["content"][0], "toolu_w");
+    assert_eq!(
+        unmarked(&requests[1].body["messages"][2]["content"])[0],
+        unasked("toolu_w")
+    );
     let last = requests[2].body["messages"]
         .as_array()
         .unwrap()
@@ -2171,7 +2185,7 @@ fn approve_ask_with_a_terminal_asks_there_in_order() {
     let stdin = dir.write("stdin.txt", "go\n");
     let (stdout, stderr) = (dir.path.join("stdout.txt"), dir.path.join("stderr.txt"));
     let command = format!(
-        "{} --config {} --json --approve ask < {} > {} 2> {}",
+        "{} --config {} --json --approve ask --ask-read-only < {} > {} 2> {}",
         sh_quote(common::fake_model::host_binary().to_str().unwrap()),
         sh_quote(config.arg()),
         sh_quote(stdin.to_str().unwrap()),

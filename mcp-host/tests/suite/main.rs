@@ -14,6 +14,7 @@ mod client_stdio;
 mod client_tasks;
 mod fake_model;
 mod history;
+mod host_approvals;
 mod host_client;
 mod host_filters;
 #[cfg(feature = "oauth")]

@@ -26,7 +26,7 @@ pub(crate) fn usage() -> String {
         "\
 usage: mcp-host --config PATH [--provider {names}] [--model NAME] [--system TEXT]
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
-                [--api-timeout SECONDS] [--approve all|read-only|ask]
+                [--api-timeout SECONDS] [--approve all|read-only|ask] [--ask-read-only]
                 [--max-result-bytes N] [--max-tool-tokens N]
                 [--close-grace SECONDS] [--pins PATH] [--no-cache] [--json]
                 [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
@@ -70,6 +70,16 @@ offered on demand: anthropic's tool search with deferred loading, or a
 In mcp.json, an entry's \"tools\": {{\"allow\": [...], \"deny\": [...]}} says which
 of its tools are offered (MCP tool names, `*` for any characters; deny wins),
 and \"disabled\": true leaves the server out.
+
+--approve: all runs every call the model asks for; read-only runs what a
+trusted server (mcp.json \"trusted\") marks readOnlyHint and declines the
+rest; ask shows each call on the terminal (server, tool, a short form of its
+input) and reads a line: y runs it once, t runs it and every later call of
+that tool of that server, s runs it and every later call of any tool of that
+server (t and s hold for the run), n or anything else declines it (the model
+is told the user declined). Read-only tools of trusted servers run without
+asking unless --ask-read-only. With no terminal, the calls that would be asked
+are not run and the model is told no one could be asked.
 
 Tool lists are live: a server that says its list changed (or whose ttlMs
 passed) is listed again before the next model request; tools keep their names
@@ -135,7 +145,11 @@ fn choices(names: &[&str]) -> String {
 pub(crate) enum ApproveKind {
     All,
     ReadOnly,
-    Ask,
+    /// `ask`; `read_only`: `--ask-read-only`, ask about the read-only tools
+    /// of trusted servers too.
+    Ask {
+        read_only: bool,
+    },
 }
 
 /// What of the conversation each request resends (`--history`).
@@ -283,7 +297,8 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut max_tokens = 1024;
     let mut tool_timeout = Duration::from_secs(60);
     let mut api_timeout = None;
-    let mut approve = ApproveKind::Ask;
+    let mut approve = ApproveKind::Ask { read_only: false };
+    let mut ask_read_only = false;
     let mut close_grace = mcp_client::DEFAULT_CLOSE_GRACE;
     let mut max_result_bytes = mcp_host::agent::budget::DEFAULT_MAX_RESULT_BYTES;
     let mut max_tool_tokens = None;
@@ -319,6 +334,11 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
                 continue;
             }
             "--quiet" => return Err("--quiet takes no value".into()),
+            "--ask-read-only" if inline.is_none() => {
+                ask_read_only = true;
+                continue;
+            }
+            "--ask-read-only" => return Err("--ask-read-only takes no value".into()),
             _ => {}
         }
         let mut value = || -> Result<String, String> {
@@ -384,7 +404,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
                 approve = match value()?.as_str() {
                     "all" => ApproveKind::All,
                     "read-only" => ApproveKind::ReadOnly,
-                    "ask" => ApproveKind::Ask,
+                    "ask" => ApproveKind::Ask { read_only: false },
                     other => {
                         return Err(format!("--approve is all, read-only or ask, not `{other}`"));
                     }
@@ -404,6 +424,14 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         }
     }
     let config = config.ok_or("--config PATH is required")?;
+    if ask_read_only {
+        match &mut approve {
+            ApproveKind::Ask { read_only } => *read_only = true,
+            ApproveKind::All | ApproveKind::ReadOnly => {
+                return Err("--ask-read-only goes with --approve ask".into());
+            }
+        }
+    }
     Ok(Parsed::Run(Box::new(Args {
         config,
         provider,
@@ -454,7 +482,7 @@ mod tests {
                 max_tokens: 1024,
                 tool_timeout: Duration::from_secs(60),
                 api_timeout: None,
-                approve: ApproveKind::Ask,
+                approve: ApproveKind::Ask { read_only: false },
                 close_grace: Duration::from_secs(2),
                 max_result_bytes: 100_000,
                 max_tool_tokens: None,
@@ -592,6 +620,29 @@ mod tests {
     }
 
     #[test]
+    fn ask_read_only_goes_with_ask_in_either_order() {
+        for args in [
+            &["--config", "c", "--ask-read-only"][..],
+            &["--config", "c", "--ask-read-only", "--approve", "ask"],
+            &["--config", "c", "--approve", "ask", "--ask-read-only"],
+        ] {
+            assert_eq!(
+                run(args).unwrap().approve,
+                ApproveKind::Ask { read_only: true },
+                "{args:?}"
+            );
+        }
+        assert_eq!(
+            run(&["--config", "c", "--approve", "all", "--ask-read-only"]).unwrap_err(),
+            "--ask-read-only goes with --approve ask"
+        );
+        assert_eq!(
+            run(&["--config", "c", "--ask-read-only=yes"]).unwrap_err(),
+            "--ask-read-only takes no value"
+        );
+    }
+
+    #[test]
     fn mistakes_are_named() {
         assert_eq!(run(&[]).unwrap_err(), "--config PATH is required");
         assert_eq!(run(&["--config"]).unwrap_err(), "--config needs a value");
@@ -645,7 +696,7 @@ mod tests {
             "\
 usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--system TEXT]
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
-                [--api-timeout SECONDS] [--approve all|read-only|ask]
+                [--api-timeout SECONDS] [--approve all|read-only|ask] [--ask-read-only]
                 [--max-result-bytes N] [--max-tool-tokens N]
                 [--close-grace SECONDS] [--pins PATH] [--no-cache] [--json]
                 [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
@@ -689,6 +740,16 @@ offered on demand: anthropic's tool search with deferred loading, or a
 In mcp.json, an entry's \"tools\": {\"allow\": [...], \"deny\": [...]} says which
 of its tools are offered (MCP tool names, `*` for any characters; deny wins),
 and \"disabled\": true leaves the server out.
+
+--approve: all runs every call the model asks for; read-only runs what a
+trusted server (mcp.json \"trusted\") marks readOnlyHint and declines the
+rest; ask shows each call on the terminal (server, tool, a short form of its
+input) and reads a line: y runs it once, t runs it and every later call of
+that tool of that server, s runs it and every later call of any tool of that
+server (t and s hold for the run), n or anything else declines it (the model
+is told the user declined). Read-only tools of trusted servers run without
+asking unless --ask-read-only. With no terminal, the calls that would be asked
+are not run and the model is told no one could be asked.
 
 Tool lists are live: a server that says its list changed (or whose ttlMs
 passed) is listed again before the next model request; tools keep their names

@@ -208,15 +208,21 @@ fn approver(kind: ApproveKind) -> Arc<dyn Approver> {
     match kind {
         ApproveKind::All => Arc::new(ApproveAll),
         ApproveKind::ReadOnly => Arc::new(ReadOnly),
-        ApproveKind::Ask => match AskTerminal::open() {
-            Ok(terminal) => Arc::new(terminal),
-            Err(e) => {
+        ApproveKind::Ask { read_only } => {
+            let ask = AskTerminal::open().unwrap_or_else(|e| {
+                // Said once, here: each call not run says so to the model.
+                let still = if read_only {
+                    ""
+                } else {
+                    "; tools a trusted server marks read-only still run"
+                };
                 eprintln!(
-                    "mcp-host: --approve ask: no terminal to ask on ({e}); behaving as --approve read-only: only tools a trusted server marks read-only run, the others are declined"
+                    "mcp-host: --approve ask: no terminal to ask on ({e}); calls that need approval are not run, and the model is told no one could be asked{still}"
                 );
-                Arc::new(ReadOnly)
-            }
-        },
+                AskTerminal::nobody()
+            });
+            Arc::new(ask.ask_read_only(read_only))
+        }
     }
 }
 

@@ -1,0 +1,342 @@
+//! `--approve ask` as a person meets it: the program runs under a real
+//! pseudo-terminal (util-linux `script`), its stdin, stdout and stderr
+//! files, and the answers typed on the terminal; the scripted model API on
+//! loopback records what the model was told. Each test counts the prompts
+//! the terminal showed and checks each call's result exactly.
+
+use crate::common;
+
+use common::fake_model::{
+    FakeModel, McpConfig, Recorded, Reply, TempDir, claude_message, everything_entry, run_host,
+    text_block, tool_use, unmarked,
+};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+const CLAUDE_KEY: &str = "sk-ant-test-key";
+
+const DECLINED: &str = "The user declined to run this tool call.";
+const UNASKED: &str =
+    "The call was not run: it needs a person's approval and no one could be asked.";
+
+fn end(text: &str) -> Reply {
+    Reply::ok(claude_message(json!([text_block(text)]), "end_turn", 1, 1))
+}
+
+fn calls(uses: Value) -> Reply {
+    Reply::ok(claude_message(uses, "tool_use", 1, 1))
+}
+
+/// The tool results `request` sends (its last message's blocks).
+fn results(request: &Recorded) -> Value {
+    let messages = request.body["messages"].as_array().unwrap();
+    unmarked(&messages.last().unwrap()["content"])
+}
+
+fn ran(id: &str, text: &str) -> Value {
+    json!({"type": "tool_result", "tool_use_id": id, "content": text})
+}
+
+fn failed(id: &str, text: &str) -> Value {
+    json!({"type": "tool_result", "tool_use_id": id, "content": text, "is_error": true})
+}
+
+/// How many times the terminal asked about `tool` of `server`.
+fn asked(shown: &str, tool: &str, server: &str) -> usize {
+    shown
+        .matches(&format!(
+            "The model asks to run `{tool}` of server `{server}`"
+        ))
+        .count()
+}
+
+/// Quotes `text` for `sh -c`.
+fn sh_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// Whether util-linux `script` can give a program a pseudo-terminal here.
+fn have_pty() -> bool {
+    let usable = std::process::Command::new("script")
+        .args(["-qec", "true", "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !usable {
+        eprintln!("skipped: util-linux `script` cannot open a pseudo-terminal here");
+    }
+    usable
+}
+
+/// What one run under a terminal left: stdout, stderr, the terminal's text.
+struct OnTerminal {
+    stdout: String,
+    stderr: String,
+    shown: String,
+}
+
+/// Runs the program under `script` (its controlling terminal a
+/// pseudo-terminal whose input is `keys`, typed ahead) with stdin `go`.
+fn on_terminal(config: &McpConfig, args: &[&str], fake: &FakeModel, keys: &[u8]) -> OnTerminal {
+    use std::io::Write;
+    let dir = TempDir::new();
+    let stdin = dir.write("stdin.txt", "go\n");
+    let (stdout, stderr) = (dir.path.join("stdout.txt"), dir.path.join("stderr.txt"));
+    let args: Vec<String> = args.iter().map(|a| sh_quote(a)).collect();
+    let command = format!(
+        "{} --config {} --json {} < {} > {} 2> {}",
+        sh_quote(common::fake_model::host_binary().to_str().unwrap()),
+        sh_quote(config.arg()),
+        args.join(" "),
+        sh_quote(stdin.to_str().unwrap()),
+        sh_quote(stdout.to_str().unwrap()),
+        sh_quote(stderr.to_str().unwrap()),
+    );
+    let mut script = std::process::Command::new("script");
+    script.args(["-qec", &command, "/dev/null"]);
+    for (name, _) in std::env::vars() {
+        if name.starts_with("ANTHROPIC_") || name.starts_with("OPENAI_") {
+            script.env_remove(name);
+        }
+    }
+    let mut child = script
+        .env("ANTHROPIC_BASE_URL", &fake.base_url)
+        .env("ANTHROPIC_API_KEY", CLAUDE_KEY)
+        .env("SHELL", "/bin/sh")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Typed ahead: the terminal holds them until the program reads.
+    let mut typed = child.stdin.take().unwrap();
+    typed.write_all(keys).unwrap();
+    typed.flush().unwrap();
+    let terminal = child.stdout.take().unwrap();
+    let shown = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut { terminal }, &mut text);
+        text
+    });
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the program hung (asked more than was typed?)");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(typed);
+    OnTerminal {
+        stdout: std::fs::read_to_string(&stdout).unwrap_or_default(),
+        stderr: std::fs::read_to_string(&stderr).unwrap_or_default(),
+        shown: shown.join().unwrap(),
+    }
+}
+
+impl OnTerminal {
+    fn context(&self) -> String {
+        format!(
+            "stdout:\n{}\nstderr:\n{}\nterminal:\n{}",
+            self.stdout, self.stderr, self.shown
+        )
+    }
+}
+
+#[test]
+fn allow_once_runs_the_call_and_the_next_call_is_asked_again() {
+    if !have_pty() {
+        return;
+    }
+    let config = McpConfig::everything("everything", &[]);
+    let fake = FakeModel::start(vec![
+        calls(json!([tool_use("toolu_1", "toggle_bonus", json!({}))])),
+        calls(json!([tool_use("toolu_2", "toggle_bonus", json!({}))])),
+        end("done"),
+    ]);
+    let run = on_terminal(&config, &["--approve", "ask"], &fake, b"y\ny\n");
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3, "{}", run.context());
+    assert_eq!(
+        asked(&run.shown, "toggle_bonus", "everything"),
+        2,
+        "{}",
+        run.context()
+    );
+    assert!(run.shown.contains(
+        "The model asks to run `toggle_bonus` of server `everything` with {}\r\n\
+         Run it? y = once, t = always `toggle_bonus` of `everything`, s = always any tool of `everything`, n = no [y/t/s/N] "
+    ), "{}", run.context());
+    assert_eq!(
+        results(&requests[1]),
+        json!([ran("toolu_1", "bonus is now hidden")])
+    );
+    assert_eq!(
+        results(&requests[2]),
+        json!([ran("toolu_2", "bonus is now listed")])
+    );
+}
+
+#[test]
+fn always_for_a_tool_is_not_asked_again_but_another_tool_is() {
+    if !have_pty() {
+        return;
+    }
+    let config = McpConfig::everything("everything", &[]);
+    let fake = FakeModel::start(vec![
+        calls(json!([tool_use("toolu_1", "toggle_bonus", json!({}))])),
+        calls(json!([
+            tool_use("toolu_2", "toggle_bonus", json!({})),
+            tool_use("toolu_3", "book_table", json!({"party": 0}))
+        ])),
+        end("done"),
+    ]);
+    let run = on_terminal(&config, &["--approve", "ask"], &fake, b"t\nn\n");
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3, "{}", run.context());
+    assert_eq!(
+        asked(&run.shown, "toggle_bonus", "everything"),
+        1,
+        "{}",
+        run.context()
+    );
+    assert_eq!(
+        asked(&run.shown, "book_table", "everything"),
+        1,
+        "{}",
+        run.context()
+    );
+    assert_eq!(
+        results(&requests[1]),
+        json!([ran("toolu_1", "bonus is now hidden")])
+    );
+    assert_eq!(
+        results(&requests[2]),
+        json!([
+            ran("toolu_2", "bonus is now listed"),
+            failed("toolu_3", DECLINED)
+        ])
+    );
+}
+
+#[test]
+fn always_for_a_server_covers_its_tools_not_another_servers() {
+    if !have_pty() {
+        return;
+    }
+    let mut a = everything_entry(&[]);
+    a["tools"] = json!({"allow": ["toggle_bonus", "book_table"]});
+    let mut b = everything_entry(&[]);
+    b["tools"] = json!({"allow": ["echo"]});
+    b["trusted"] = json!(false);
+    let config = McpConfig::new(&json!({"mcpServers": {"a": a, "b": b}}));
+    let fake = FakeModel::start(vec![
+        calls(json!([
+            tool_use("toolu_1", "toggle_bonus", json!({})),
+            tool_use("toolu_2", "book_table", json!({"party": 0})),
+            tool_use("toolu_3", "echo", json!({"text": "hi"}))
+        ])),
+        end("done"),
+    ]);
+    let run = on_terminal(&config, &["--approve", "ask"], &fake, b"s\nn\n");
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2, "{}", run.context());
+    assert_eq!(
+        asked(&run.shown, "toggle_bonus", "a"),
+        1,
+        "{}",
+        run.context()
+    );
+    assert_eq!(asked(&run.shown, "book_table", "a"), 0, "{}", run.context());
+    // An untrusted server's read-only hint is not believed: asked, "n".
+    assert_eq!(asked(&run.shown, "echo", "b"), 1, "{}", run.context());
+    assert_eq!(
+        results(&requests[1]),
+        json!([
+            ran("toolu_1", "bonus is now hidden"),
+            failed("toolu_2", "party must be between 1 and 20"),
+            failed("toolu_3", DECLINED)
+        ])
+    );
+    let out: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(
+        out["tool_calls"],
+        json!([
+            {"name": "toggle_bonus", "server": "a", "is_error": false},
+            {"name": "book_table", "server": "a", "is_error": true},
+            {"name": "echo", "server": "b", "is_error": true}
+        ])
+    );
+}
+
+#[test]
+fn read_only_tools_of_trusted_servers_run_unasked_unless_told_to_ask() {
+    if !have_pty() {
+        return;
+    }
+    let config = McpConfig::everything("everything", &[]);
+    for (flags, expected) in [
+        (&["--approve", "ask"][..], (0, ran("toolu_1", "read me"))),
+        (
+            &["--approve", "ask", "--ask-read-only"],
+            (1, failed("toolu_1", DECLINED)),
+        ),
+    ] {
+        let fake = FakeModel::start(vec![
+            calls(json!([tool_use(
+                "toolu_1",
+                "echo",
+                json!({"text": "read me"})
+            )])),
+            end("done"),
+        ]);
+        // "n" is typed either way: asked when it should not be, the call
+        // would be declined and the result would say so.
+        let run = on_terminal(&config, flags, &fake, b"n\n");
+        let requests = fake.requests();
+        assert_eq!(requests.len(), 2, "{}", run.context());
+        assert_eq!(
+            asked(&run.shown, "echo", "everything"),
+            expected.0,
+            "{flags:?} {}",
+            run.context()
+        );
+        assert_eq!(results(&requests[1]), json!([expected.1]), "{flags:?}");
+    }
+}
+
+#[test]
+fn without_a_terminal_ask_read_only_runs_nothing_and_says_why() {
+    let config = McpConfig::everything("everything", &[]);
+    let fake = FakeModel::start(vec![
+        calls(json!([
+            tool_use("toolu_1", "echo", json!({"text": "read me"})),
+            tool_use("toolu_2", "toggle_bonus", json!({}))
+        ])),
+        end("done"),
+    ]);
+    let base_url = fake.base_url.clone();
+    let run = run_host(
+        &["--config", config.arg(), "--json", "--ask-read-only"],
+        &[
+            ("ANTHROPIC_BASE_URL", base_url.as_str()),
+            ("ANTHROPIC_API_KEY", CLAUDE_KEY),
+        ],
+        "go\n",
+    );
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2, "stderr:\n{}", run.stderr);
+    assert_eq!(
+        results(&requests[1]),
+        json!([failed("toolu_1", UNASKED), failed("toolu_2", UNASKED)])
+    );
+    assert!(
+        run.stderr.contains(
+            "); calls that need approval are not run, and the model is told no one could be asked\n"
+        ),
+        "{}",
+        run.stderr
+    );
+}
