@@ -186,7 +186,9 @@ fn user_agent() -> Presenter {
                     }
                 }
             }
-            eprintln!("conformance_client: more than {MAX_REDIRECTS} redirects from the authorization URL");
+            eprintln!(
+                "conformance_client: more than {MAX_REDIRECTS} redirects from the authorization URL"
+            );
         });
     })
 }
