@@ -20,6 +20,9 @@
 //! Exit status: 0 when the scenario's steps ran, 1 when one failed (the
 //! error on stderr), 2 for a scenario this program does not run.
 
+use mcp_client::auth::{
+    ClientIdentity, MemoryStore, OAuthClient, OAuthConfig, Presenter, Prompt, Secret,
+};
 use mcp_client::{
     CallOptions, ClientOptions, ElicitFn, McpClient, McpError, Mode, RpcError, ServerConfig,
 };
@@ -55,11 +58,9 @@ fn steps(scenario: &str) -> Result<Steps, String> {
         | "http-custom-headers"
         | "http-invalid-tool-headers"
         | "sep-2322-client-request-state" => Ok(Steps::CallEveryTool),
+        auth if auth.starts_with("auth/") => Ok(Steps::CallEveryTool),
         "json-schema-ref-no-deref" => Ok(Steps::ListOnly),
         "json-schema-2020-12-preservation" => Ok(Steps::EchoSchema),
-        auth if auth.starts_with("auth/") => Err(format!(
-            "scenario `{auth}` needs the OAuth 2.1 client, which this program does not have yet"
-        )),
         other => Err(format!("scenario `{other}` is not one this program runs")),
     }
 }
@@ -95,7 +96,8 @@ async fn main() -> ExitCode {
         Ok("2026-07-28") => Mode::Modern,
         _ => Mode::Legacy,
     };
-    match run(&url, mode, steps, &context).await {
+    let authorized = scenario.starts_with("auth/");
+    match run(&url, mode, steps, &context, authorized).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("conformance_client: {scenario}: {e}");
@@ -104,11 +106,20 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(url: &str, mode: Mode, steps: Steps, context: &Value) -> Result<(), McpError> {
+async fn run(
+    url: &str,
+    mode: Mode,
+    steps: Steps,
+    context: &Value,
+    authorized: bool,
+) -> Result<(), McpError> {
     let mut options = ClientOptions::mode(mode);
     options.client_info.name = "mcp-rs-conformance-client".into();
     options.elicitation = Some(accept_as_offered());
     options.call_timeout = CALL_TIMEOUT;
+    if authorized {
+        options.authorizer = Some(Arc::new(oauth_client(url, context)));
+    }
     let client = McpClient::connect_with(ServerConfig::http("conformance", url), options).await?;
     let outcome = match steps {
         Steps::CallEveryTool => call_every_tool(&client, context).await,
@@ -117,6 +128,133 @@ async fn run(url: &str, mode: Mode, steps: Steps, context: &Value) -> Result<(),
     };
     client.close().await;
     outcome
+}
+
+/// The suite's client ID metadata document: the URL its `auth/basic-cimd`
+/// authorization server expects as the client id (it never fetches it).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The OAuth client of an `auth/*` scenario: a pre-registered client if
+/// the context names one, else the metadata document or a registration,
+/// as the authorization server allows; [`user_agent`] in place of a user.
+fn oauth_client(url: &str, context: &Value) -> OAuthClient {
+    let text = |key: &str| context[key].as_str().map(str::to_owned);
+    let mut config = OAuthConfig::new("conformance", url);
+    config.identity = ClientIdentity {
+        client_id: text("client_id"),
+        client_secret: text("client_secret").map(Secret::new),
+        metadata_url: Some(CLIENT_METADATA_URL.into()),
+        client_name: "mcp-rs-conformance-client".into(),
+    };
+    config.presenter = user_agent();
+    config.login_timeout = CALL_TIMEOUT;
+    OAuthClient::new(config, Arc::new(MemoryStore::default()))
+}
+
+/// How many redirects the user agent follows from the authorization URL
+/// to the loopback listener.
+const MAX_REDIRECTS: usize = 5;
+
+/// The user at the browser: GETs the authorization URL and follows each
+/// `Location` until a page answers without one (the loopback listener's).
+/// A device prompt's page is visited once (the suite approves on sight).
+fn user_agent() -> Presenter {
+    Arc::new(|prompt: &Prompt| {
+        let url = match prompt {
+            Prompt::Authorize { url, .. } => url.clone(),
+            Prompt::Device {
+                verification_uri_complete: Some(url),
+                ..
+            } => url.clone(),
+            Prompt::Device {
+                verification_uri, ..
+            } => verification_uri.clone(),
+            other => {
+                eprintln!("conformance_client: cannot act on {}", other.text());
+                return;
+            }
+        };
+        tokio::spawn(async move {
+            let mut next = Some(url);
+            for _ in 0..=MAX_REDIRECTS {
+                let Some(url) = next.take() else { return };
+                match http_get(&url).await {
+                    Ok(location) => next = location,
+                    Err(e) => {
+                        eprintln!("conformance_client: the user agent could not GET {url}: {e}");
+                        return;
+                    }
+                }
+            }
+            eprintln!(
+                "conformance_client: more than {MAX_REDIRECTS} redirects from the authorization URL"
+            );
+        });
+    })
+}
+
+/// The most of a response the user agent reads: the status line and
+/// headers are all it needs.
+const MAX_RESPONSE: usize = 64 * 1024;
+
+/// GETs the plain `http://` `url` (HTTP/1.1, one connection) and returns
+/// its `Location`, resolved against `url`, if the answer is a redirect.
+async fn http_get(url: &str) -> Result<Option<String>, String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or("only http:// URLs are followed")?;
+    let (authority, path) = match rest.find(['/', '?']) {
+        Some(at) => (&rest[..at], &rest[at..]),
+        None => (rest, "/"),
+    };
+    let path = if path.starts_with('?') {
+        format!("/{path}")
+    } else {
+        path.to_owned()
+    };
+    let mut stream = tokio::net::TcpStream::connect(authority)
+        .await
+        .map_err(|e| e.to_string())?;
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n");
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut response = Vec::new();
+    let mut chunk = [0u8; 4096];
+    // Up to the end of the headers (or the bound): the body is not needed.
+    while !response.windows(4).any(|w| w == b"\r\n\r\n") && response.len() < MAX_RESPONSE {
+        let n = stream.read(&mut chunk).await.map_err(|e| e.to_string())?;
+        if n == 0 {
+            break;
+        }
+        response.extend_from_slice(&chunk[..n]);
+    }
+    let head = String::from_utf8_lossy(&response);
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse::<u16>().ok())
+        .ok_or("no HTTP status line")?;
+    if !(300..400).contains(&status) {
+        return Ok(None);
+    }
+    let location = head
+        .lines()
+        .take_while(|line| !line.is_empty())
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("location")
+                .then(|| value.trim().to_owned())
+        })
+        .ok_or_else(|| format!("a {status} without a Location"))?;
+    // A path-absolute Location is on the same origin.
+    Ok(Some(if location.starts_with('/') {
+        format!("http://{authority}{location}")
+    } else {
+        location
+    }))
 }
 
 /// Answers every form with `accept` and no values of its own: the user

@@ -8,7 +8,8 @@
 //! scenario passes when the suite exits 0 and reports `OVERALL: PASSED`.
 //! Both pinned suite versions run (`tests/conformance/package.json`:
 //! 0.1.16, and 0.2.0-alpha.12 at 2025-11-25 and at 2026-07-28), a few
-//! scenarios at a time ([`PARALLEL`]); a scenario's reports are printed
+//! scenarios at a time ([`PARALLEL`]), the `auth/*` ones of the dated
+//! revisions included ([`AUTH_SCENARIOS`]); a scenario's reports are printed
 //! when it fails. `MCP_CONFORMANCE_CLIENT_SCENARIOS` (comma-separated
 //! `SUITE:SCENARIO`, e.g. `2026-07-28:request-metadata`) replaces the
 //! lists.
@@ -83,72 +84,19 @@ const SCENARIOS_2026: &[&str] = &[
     "json-schema-2020-12-preservation",
 ];
 
-/// The `auth/*` client scenarios of the dated revisions: suite 0.1.16's
-/// (its `2025-03-26-*` back-compatibility ones included), and suite
+/// The `auth/*` client scenarios of the dated revisions, run through the
+/// example's `mcp_client::auth::OAuthClient`: suite 0.1.16's, and suite
 /// 0.2.0-alpha.12's at 2025-11-25 and at 2026-07-28. Not the extensions'
 /// (`client-credentials-*`, `cross-app-access-complete-flow`,
-/// `enterprise-managed-authorization`, `dpop*`, `wif-jwt-bearer`). They wait for the OAuth 2.1
-/// client of issue 33: until the example uses it, it answers each with
-/// exit status 2 and says so, and this list runs only when
-/// `MCP_CONFORMANCE_AUTH` is set (then every one must pass).
+/// `enterprise-managed-authorization`, `dpop*`, `wif-jwt-bearer`).
 const AUTH_SCENARIOS: &[(&Suite, &[&str])] = &[
-    (
-        &SUITE_0_1,
-        &[
-            "auth/metadata-default",
-            "auth/metadata-var1",
-            "auth/metadata-var2",
-            "auth/metadata-var3",
-            "auth/basic-cimd",
-            "auth/scope-from-www-authenticate",
-            "auth/scope-from-scopes-supported",
-            "auth/scope-omitted-when-undefined",
-            "auth/scope-step-up",
-            "auth/scope-retry-limit",
-            "auth/token-endpoint-auth-basic",
-            "auth/token-endpoint-auth-post",
-            "auth/token-endpoint-auth-none",
-            "auth/pre-registration",
-            "auth/2025-03-26-oauth-metadata-backcompat",
-            "auth/2025-03-26-oauth-endpoint-fallback",
-        ],
-    ),
-    (
-        &SUITE_0_2_AT_2025,
-        &[
-            "auth/metadata-default",
-            "auth/metadata-var1",
-            "auth/metadata-var2",
-            "auth/metadata-var3",
-            "auth/basic-cimd",
-            "auth/scope-from-www-authenticate",
-            "auth/scope-from-scopes-supported",
-            "auth/scope-omitted-when-undefined",
-            "auth/scope-step-up",
-            "auth/scope-retry-limit",
-            "auth/token-endpoint-auth-basic",
-            "auth/token-endpoint-auth-post",
-            "auth/token-endpoint-auth-none",
-            "auth/pre-registration",
-        ],
-    ),
+    (&SUITE_0_1, AUTH_COMMON),
+    (&SUITE_0_1, AUTH_2025_03_26),
+    (&SUITE_0_2_AT_2025, AUTH_COMMON),
+    (&SUITE_0_2_AT_2026, AUTH_COMMON),
     (
         &SUITE_0_2_AT_2026,
         &[
-            "auth/metadata-default",
-            "auth/metadata-var1",
-            "auth/metadata-var2",
-            "auth/metadata-var3",
-            "auth/basic-cimd",
-            "auth/scope-from-www-authenticate",
-            "auth/scope-from-scopes-supported",
-            "auth/scope-omitted-when-undefined",
-            "auth/scope-step-up",
-            "auth/scope-retry-limit",
-            "auth/token-endpoint-auth-basic",
-            "auth/token-endpoint-auth-post",
-            "auth/token-endpoint-auth-none",
-            "auth/pre-registration",
             "auth/resource-mismatch",
             "auth/offline-access-scope",
             "auth/offline-access-not-supported",
@@ -162,6 +110,33 @@ const AUTH_SCENARIOS: &[(&Suite, &[&str])] = &[
             "auth/metadata-issuer-mismatch",
         ],
     ),
+];
+
+/// The `auth/*` scenarios every revision of both suites has.
+const AUTH_COMMON: &[&str] = &[
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+];
+
+/// Suite 0.1.16's back-compatibility scenarios for servers of the
+/// 2025-03-26 revision, which serve no protected resource metadata: the
+/// MCP server's origin is the authorization server, at its metadata or
+/// else the default `/authorize`, `/token` and `/register`.
+const AUTH_2025_03_26: &[&str] = &[
+    "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback",
 ];
 
 /// How many scenarios run at once: each is a Node.js process (the suite)
@@ -275,7 +250,7 @@ fn suite(name: &str) -> &'static Suite {
 }
 
 #[test]
-fn the_example_passes_every_client_scenario_but_auth() {
+fn the_example_passes_every_client_scenario_of_the_dated_revisions() {
     let chosen = std::env::var("MCP_CONFORMANCE_CLIENT_SCENARIOS").ok();
     let runs: Vec<(&Suite, &str)> = match &chosen {
         Some(list) => list
@@ -295,6 +270,7 @@ fn the_example_passes_every_client_scenario_but_auth() {
             (&SUITE_0_2_AT_2026, SCENARIOS_2026),
         ]
         .into_iter()
+        .chain(AUTH_SCENARIOS.iter().copied())
         .flat_map(|(suite, scenarios)| scenarios.iter().map(move |s| (suite, *s)))
         .collect(),
     };
@@ -302,36 +278,18 @@ fn the_example_passes_every_client_scenario_but_auth() {
 }
 
 #[test]
-fn the_auth_scenarios_pass_once_the_example_has_the_oauth_client() {
-    if std::env::var_os("MCP_CONFORMANCE_AUTH").is_none() {
-        eprintln!(
-            "SKIPPED the auth client scenarios: the example has no OAuth client yet \
-             (set MCP_CONFORMANCE_AUTH to run them)"
-        );
-        return;
-    }
-    let runs: Vec<(&Suite, &str)> = AUTH_SCENARIOS
-        .iter()
-        .flat_map(|(suite, scenarios)| scenarios.iter().map(move |s| (*suite, *s)))
-        .collect();
-    assert_all_pass(&runs);
-}
-
-#[test]
 fn the_example_refuses_what_it_does_not_run_with_status_2() {
     let client = common::example_binary("conformance_client");
-    for (scenario, says) in [
-        ("auth/metadata-default", "needs the OAuth 2.1 client"),
-        ("no-such-scenario", "is not one this program runs"),
-    ] {
-        let output = Command::new(&client)
-            .arg("http://127.0.0.1:9/mcp")
-            .env("MCP_CONFORMANCE_SCENARIO", scenario)
-            .stdin(Stdio::null())
-            .output()
-            .expect("the example runs");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{scenario}: {stderr}");
-        assert!(stderr.contains(says), "{scenario}: {stderr}");
-    }
+    let output = Command::new(&client)
+        .arg("http://127.0.0.1:9/mcp")
+        .env("MCP_CONFORMANCE_SCENARIO", "no-such-scenario")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the example runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("scenario `no-such-scenario` is not one this program runs"),
+        "{stderr}"
+    );
 }

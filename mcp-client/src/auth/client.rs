@@ -2,7 +2,7 @@
 //! 401 to a stored, refreshed token; the [`Authorizer`](super::Authorizer)
 //! the HTTP transport calls.
 
-use super::discovery::{self, ResourceMetadata, ServerMetadata};
+use super::discovery::{self, Discovery, ResourceMetadata, ServerMetadata};
 use super::error::AuthError;
 use super::pkce::{Pkce, random_token};
 use super::redirect::{Listener, Presenter, Prompt, print_prompt};
@@ -95,6 +95,8 @@ pub struct Authorized {
 #[derive(Debug, Default)]
 struct State {
     resource: Option<ResourceMetadata>,
+    /// How `resource` was found (the 2025-03-26 fallback or not).
+    discovery: Discovery,
     server: Option<ServerMetadata>,
     auth: StoredAuth,
 }
@@ -257,18 +259,23 @@ impl OAuthClient {
     /// the store holds for them, once.
     async fn discover(&self, state: &mut State, challenge: &Challenge) -> Result<(), AuthError> {
         if state.resource.is_none() || challenge.resource_metadata.is_some() {
-            let resource =
-                discovery::resource_metadata(&self.web, &self.config.server_url, challenge).await?;
+            let server_url = &self.config.server_url;
+            let (resource, found) =
+                match discovery::resource_metadata(&self.web, server_url, challenge).await? {
+                    Some(resource) => (resource, Discovery::Metadata),
+                    None => (discovery::legacy_resource(server_url)?, Discovery::Legacy),
+                };
             if state.resource.as_ref() != Some(&resource) {
                 state.server = None;
                 state.resource = Some(resource);
+                state.discovery = found;
             }
         }
         if state.server.is_none() {
             let resource = state.resource.as_ref().expect("discovered above");
             // RFC 9728 §7.6 leaves the choice to the client: the first.
             let issuer = resource.authorization_servers[0].clone();
-            let server = discovery::server_metadata(&self.web, &issuer).await?;
+            let server = discovery::server_metadata(&self.web, &issuer, state.discovery).await?;
             let stored = self
                 .store
                 .load(&self.config.server_url, &server.issuer)

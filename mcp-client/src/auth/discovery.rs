@@ -1,6 +1,11 @@
 //! Where to authorize: the server's protected resource metadata (RFC 9728)
 //! and its authorization server's metadata (RFC 8414, then OpenID
 //! Connect discovery), each at the URLs the MCP spec lists, in its order.
+//!
+//! A server of the 2025-03-26 revision serves no resource metadata: its
+//! own origin is then the authorization server ([`legacy_resource`]),
+//! and where that origin serves no metadata either, the revision's default
+//! endpoints there are used ([`Discovery::Legacy`]).
 
 use super::error::AuthError;
 use super::web::{self, Body, Web};
@@ -52,15 +57,26 @@ pub struct ServerMetadata {
     pub client_id_metadata_document_supported: bool,
 }
 
+/// How the authorization server was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Discovery {
+    /// From the resource metadata (2025-06-18 on).
+    #[default]
+    Metadata,
+    /// The server serves none: 2025-03-26's rule, its origin.
+    Legacy,
+}
+
 /// The resource metadata of the server at `server_url`: from the
 /// challenge's `resource_metadata`, else the path form of the well-known
-/// URL, else the root form. Its `resource` must be the server's URL or a
+/// URL, else the root form; `None` if every one answers 404 (a server of
+/// the 2025-03-26 revision). Its `resource` must be the server's URL or a
 /// prefix of it on the same origin.
 pub(crate) async fn resource_metadata(
     web: &Web,
     server_url: &str,
     challenge: &Challenge,
-) -> Result<ResourceMetadata, AuthError> {
+) -> Result<Option<ResourceMetadata>, AuthError> {
     let peer = format!("server {server_url}");
     let base = web::base(server_url).ok_or_else(|| AuthError::Config {
         reason: format!("`{server_url}` is not a URL"),
@@ -75,11 +91,13 @@ pub(crate) async fn resource_metadata(
     }
     candidates.push(format!("{base}/.well-known/oauth-protected-resource"));
     let mut tried = Vec::new();
+    let mut statuses = Vec::new();
     for url in candidates {
         web::check_secure("the resource metadata URL", &url)?;
         let reply = web.send(&peer, Method::GET, &url, Body::None, None).await?;
         if reply.status != 200 {
             tried.push(format!("{url} (HTTP {})", reply.status));
+            statuses.push(reply.status);
             continue;
         }
         let metadata: ResourceMetadata =
@@ -102,7 +120,13 @@ pub(crate) async fn resource_metadata(
                 reason: "its resource metadata lists no authorization server".into(),
             });
         }
-        return Ok(metadata);
+        return Ok(Some(metadata));
+    }
+    // Only a plain "not here" means an older server; anything else is an
+    // error worth showing.
+    if statuses.iter().all(|&status| status == 404) {
+        tracing::info!(server = %server_url, "no protected resource metadata: the server's origin is its authorization server (MCP 2025-03-26)");
+        return Ok(None);
     }
     Err(AuthError::Peer {
         peer,
@@ -111,6 +135,36 @@ pub(crate) async fn resource_metadata(
             tried.join(", ")
         ),
     })
+}
+
+/// 2025-03-26's resource: the server itself, its origin (the URL with the
+/// path removed) the authorization server, no scopes known.
+pub(crate) fn legacy_resource(server_url: &str) -> Result<ResourceMetadata, AuthError> {
+    let base = web::base(server_url).ok_or_else(|| AuthError::Config {
+        reason: format!("`{server_url}` is not a URL"),
+    })?;
+    Ok(ResourceMetadata {
+        resource: server_url.to_owned(),
+        authorization_servers: vec![base],
+        scopes_supported: Vec::new(),
+    })
+}
+
+/// 2025-03-26's default endpoints at `issuer` (an origin), for a server
+/// that serves no metadata: `/authorize`, `/token`, `/register`. That
+/// revision required PKCE S256 of every server.
+fn legacy_endpoints(issuer: &str) -> ServerMetadata {
+    ServerMetadata {
+        issuer: issuer.to_owned(),
+        authorization_endpoint: Some(format!("{issuer}/authorize")),
+        token_endpoint: format!("{issuer}/token"),
+        registration_endpoint: Some(format!("{issuer}/register")),
+        device_authorization_endpoint: None,
+        code_challenge_methods_supported: vec!["S256".into()],
+        token_endpoint_auth_methods_supported: Vec::new(),
+        authorization_response_iss_parameter_supported: false,
+        client_id_metadata_document_supported: false,
+    }
 }
 
 /// Whether the metadata's `resource` names the server at `server_url`:
@@ -128,8 +182,14 @@ fn covers(resource: &str, server_url: &str) -> bool {
 /// RFC 8414's path insertion, OpenID's path insertion, OpenID's path
 /// appending; without, RFC 8414's then OpenID's well-known URL. The
 /// document's `issuer` must be `issuer` exactly (RFC 8414 §3.3) and it
-/// must offer PKCE with S256.
-pub(crate) async fn server_metadata(web: &Web, issuer: &str) -> Result<ServerMetadata, AuthError> {
+/// must offer PKCE with S256. Found the [`Discovery::Legacy`] way, an
+/// issuer whose every well-known URL answers 404 has the default
+/// endpoints.
+pub(crate) async fn server_metadata(
+    web: &Web,
+    issuer: &str,
+    discovery: Discovery,
+) -> Result<ServerMetadata, AuthError> {
     web::check_secure("the authorization server", issuer)?;
     let peer = format!("authorization server {issuer}");
     let base = web::base(issuer).ok_or_else(|| AuthError::Config {
@@ -149,10 +209,12 @@ pub(crate) async fn server_metadata(web: &Web, issuer: &str) -> Result<ServerMet
         ]
     };
     let mut tried = Vec::new();
+    let mut statuses = Vec::new();
     for url in candidates {
         let reply = web.send(&peer, Method::GET, &url, Body::None, None).await?;
         if reply.status != 200 {
             tried.push(format!("{url} (HTTP {})", reply.status));
+            statuses.push(reply.status);
             continue;
         }
         let said = reply
@@ -160,7 +222,12 @@ pub(crate) async fn server_metadata(web: &Web, issuer: &str) -> Result<ServerMet
             .get("issuer")
             .and_then(Value::as_str)
             .map(str::to_owned);
-        if said.as_deref() != Some(issuer) {
+        // 2025-03-26 had no issuer to check against, only the MCP server's
+        // origin, which it trusted with everything: an issuer on that
+        // origin is taken (RFC 8414 §3.3's exact match holds otherwise).
+        let legacy_issuer =
+            discovery == Discovery::Legacy && said.as_deref().and_then(origin) == origin(issuer);
+        if said.as_deref() != Some(issuer) && !legacy_issuer {
             return Err(AuthError::Peer {
                 peer,
                 reason: format!(
@@ -194,6 +261,10 @@ pub(crate) async fn server_metadata(web: &Web, issuer: &str) -> Result<ServerMet
         }
         return Ok(metadata);
     }
+    if discovery == Discovery::Legacy && statuses.iter().all(|&status| status == 404) {
+        tracing::info!(issuer = %issuer, "no authorization server metadata: its default endpoints (MCP 2025-03-26)");
+        return Ok(legacy_endpoints(issuer));
+    }
     Err(AuthError::Peer {
         peer,
         reason: format!("serves no metadata (tried {})", tried.join(", ")),
@@ -202,7 +273,25 @@ pub(crate) async fn server_metadata(web: &Web, issuer: &str) -> Result<ServerMet
 
 #[cfg(test)]
 mod tests {
-    use super::covers;
+    use super::{covers, legacy_endpoints, legacy_resource};
+
+    #[test]
+    fn a_2025_03_26_server_is_its_own_authorization_server_at_its_origin() {
+        let resource = legacy_resource("https://a.test:8443/v1/mcp").unwrap();
+        assert_eq!(resource.resource, "https://a.test:8443/v1/mcp");
+        assert_eq!(resource.authorization_servers, ["https://a.test:8443"]);
+        let server = legacy_endpoints("https://a.test:8443");
+        assert_eq!(
+            server.authorization_endpoint.as_deref(),
+            Some("https://a.test:8443/authorize")
+        );
+        assert_eq!(server.token_endpoint, "https://a.test:8443/token");
+        assert_eq!(
+            server.registration_endpoint.as_deref(),
+            Some("https://a.test:8443/register")
+        );
+        assert!(legacy_resource("not a url").is_err());
+    }
 
     #[test]
     fn a_resource_covers_its_own_url_and_children_only() {

@@ -108,8 +108,12 @@ pub(crate) async fn register(
     if server.device_authorization_endpoint.is_some() {
         grant_types.push("urn:ietf:params:oauth:grant-type:device_code");
     }
+    // SEP-837 (OpenID Connect Dynamic Client Registration §2): a server
+    // told nothing assumes `web`, which forbids the loopback redirect; this
+    // client runs on the user's machine (loopback or device flow).
     let mut request = json!({
         "client_name": identity.client_name,
+        "application_type": "native",
         "grant_types": grant_types,
         "token_endpoint_auth_method": "none",
     });

@@ -100,6 +100,8 @@ async fn code_flow_then_a_restart_reuses_the_stored_registration_and_token() {
     let registered: Value = serde_json::from_str(&registrations[0].body).unwrap();
     let redirect = registered["redirect_uris"][0].as_str().unwrap().to_owned();
     assert!(redirect.starts_with("http://127.0.0.1:") && redirect.ends_with("/callback"));
+    // SEP-837: a native application (the loopback redirect).
+    assert_eq!(registered["application_type"], "native");
     // The authorization request: PKCE S256, state, resource, the
     // challenge's scope.
     let authorize = &fake.as_requests("/authorize")[0].query;
