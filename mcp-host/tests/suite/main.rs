@@ -16,6 +16,8 @@ mod fake_model;
 mod history;
 mod host_client;
 mod host_filters;
+#[cfg(unix)]
+mod host_interrupt;
 #[cfg(feature = "oauth")]
 mod host_oauth;
 mod host_on_demand;
