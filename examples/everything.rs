@@ -129,12 +129,38 @@ async fn slow(
         return Err(ToolError::new("ms must be at most 600000 (ten minutes)"));
     }
     let steps = steps.unwrap_or(1).clamp(1, 10_000);
+    let mut said = SaysCancelled {
+        ctx: &ctx,
+        steps_done: 0,
+        steps,
+    };
     for step in 1..=steps {
         tokio::time::sleep(Duration::from_millis(ms / u64::from(steps))).await;
         ctx.progress(f64::from(step), Some(f64::from(steps)), Some("sleeping"))?;
         ctx.log(Level::Info, format!("slept step {step} of {steps}"));
+        said.steps_done = step;
     }
     Ok(Slept { ms, steps })
+}
+
+/// Writes a line to stderr (which a host logs) when `slow` is dropped
+/// because the client cancelled it (`notifications/cancelled`), so a
+/// host's cancellation can be seen from outside.
+struct SaysCancelled<'a> {
+    ctx: &'a Context,
+    steps_done: u32,
+    steps: u32,
+}
+
+impl Drop for SaysCancelled<'_> {
+    fn drop(&mut self) {
+        if self.ctx.is_cancelled() {
+            eprintln!(
+                "slow: cancelled by the client after {} of {} steps",
+                self.steps_done, self.steps
+            );
+        }
+    }
 }
 
 /// The booking `book_table` made.

@@ -243,6 +243,9 @@ pub enum CallFailure {
     },
     /// The user declined to run the call.
     Declined,
+    /// The user interrupted the line while the call ran: it was cancelled
+    /// and may or may not have taken effect.
+    Interrupted,
     /// The host did not run the call for another reason (a guard on the
     /// number of calls, a policy).
     NotRun {
@@ -313,6 +316,9 @@ impl fmt::Display for CallFailure {
                 "The server ran the call as a task that ended without a result: {reason}."
             ),
             CallFailure::Declined => f.write_str("The user declined to run this tool call."),
+            CallFailure::Interrupted => f.write_str(
+                "The user interrupted this call before it returned a result; it was cancelled and may or may not have taken effect.",
+            ),
             CallFailure::NotRun { reason } => write!(f, "The call was not run: {reason}."),
             CallFailure::Unusable { server, reason } => write!(
                 f,

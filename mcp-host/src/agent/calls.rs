@@ -6,12 +6,13 @@
 //!
 //! Every call gets a result, whatever happens to it: a name never offered,
 //! arguments that are not an object, a declined call, a call the loop does
-//! not run, a timeout or a dead server each become an `isError` result
-//! saying why ([`CallFailure`]). The APIs refuse a history where a
+//! not run, a timeout, a dead server or an interruption by the user each
+//! become an `isError` result saying why ([`CallFailure`]). The APIs refuse a history where a
 //! `tool_use` has no `tool_result`, and the model can act on the reason.
 
 use super::approval::{ApprovalRequest, Approver, Decision, UNASKED_REASON};
 use super::budget::{Kept, ResultBudget};
+use super::interrupt::Interrupt;
 use crate::call_result::CallFailure;
 use crate::catalog::Catalog;
 use crate::provider::ToolCall;
@@ -64,8 +65,14 @@ impl Drop for Slots {
     }
 }
 
+/// Why a call was not started once the line is interrupted.
+const NOT_STARTED: &str = "the user interrupted the line before the call started";
+
 /// Runs `calls` (see the module docs); the results in the calls' order,
-/// each cut to `budget`'s bound on one result.
+/// each cut to `budget`'s bound on one result. Once `interrupt` is flipped
+/// nothing more is asked or started, and the calls still running are
+/// cancelled (dropped: their servers get `notifications/cancelled`); every
+/// call still gets its result.
 pub(super) async fn run(
     catalog: &Arc<Catalog>,
     approver: &dyn Approver,
@@ -73,6 +80,7 @@ pub(super) async fn run(
     calls: &[ToolCall],
     run: Run,
     budget: ResultBudget,
+    interrupt: &Interrupt,
 ) -> Vec<(Kept, CallRecord)> {
     let mut records = Vec::with_capacity(calls.len());
     let mut slots = Slots(Vec::with_capacity(calls.len()));
@@ -94,6 +102,9 @@ pub(super) async fn run(
             (_, _, Run::No(reason)) => Some(CallFailure::NotRun {
                 reason: reason.clone(),
             }),
+            (Some(_), Ok(_), Run::Yes) if interrupt.is_interrupted() => Some(CallFailure::NotRun {
+                reason: NOT_STARTED.into(),
+            }),
             (Some(entry), Ok(input), Run::Yes) => {
                 let request = ApprovalRequest {
                     model_name: &call.name,
@@ -102,11 +113,15 @@ pub(super) async fn run(
                     trusted: entry.trusted,
                     input,
                 };
-                match approver.decide(&request).await {
-                    Decision::Run => None,
-                    Decision::Decline => Some(CallFailure::Declined),
-                    Decision::Unasked => Some(CallFailure::NotRun {
+                // A question on the terminal is abandoned on an interrupt.
+                match interrupt.or_interrupted(approver.decide(&request)).await {
+                    Some(Decision::Run) => None,
+                    Some(Decision::Decline) => Some(CallFailure::Declined),
+                    Some(Decision::Unasked) => Some(CallFailure::NotRun {
                         reason: UNASKED_REASON.to_owned(),
+                    }),
+                    None => Some(CallFailure::NotRun {
+                        reason: NOT_STARTED.into(),
                     }),
                 }
             }
@@ -142,14 +157,22 @@ pub(super) async fn run(
     for (slot, mut record) in slots.0.iter_mut().zip(records) {
         let kept = match slot {
             Slot::Settled(result) => budget.keep(result.clone()),
-            Slot::Running(handle) => handle.await.unwrap_or_else(|e| {
-                budget.keep(
-                    CallFailure::NotRun {
-                        reason: format!("the call's task ended abnormally ({e})"),
-                    }
-                    .to_result(),
-                )
-            }),
+            // `biased`: a call that returned before the interrupt keeps its
+            // result.
+            Slot::Running(handle) => match interrupt.or_interrupted(&mut *handle).await {
+                Some(joined) => joined.unwrap_or_else(|e| {
+                    budget.keep(
+                        CallFailure::NotRun {
+                            reason: format!("the call's task ended abnormally ({e})"),
+                        }
+                        .to_result(),
+                    )
+                }),
+                None => {
+                    handle.abort();
+                    budget.keep(CallFailure::Interrupted.to_result())
+                }
+            },
         };
         record.is_error = kept.is_error();
         results.push((kept, record));

@@ -28,6 +28,10 @@
 //! the next line goes where the API wants it
 //! ([`Provider::join_user_line`]).
 //!
+//! A line can be interrupted ([`Agent::send_interruptible`]): the request
+//! or calls under way are cancelled and the history stays valid
+//! ([`interrupt`]); the answer's stop reason is [`interrupt::INTERRUPTED`].
+//!
 //! A request that does not fit the model's context window
 //! ([`ProviderError::ContextOverflow`]) is sent once more after about half
 //! of the turns before the current one are dropped (the first user message
@@ -81,6 +85,7 @@ pub mod budget;
 pub mod calls;
 mod definition;
 pub mod history;
+pub mod interrupt;
 mod live;
 pub mod offering;
 pub mod pins;
@@ -95,6 +100,7 @@ use approval::{ApproveAll, Approver};
 use budget::ResultBudget;
 use calls::{CallRecord, Run};
 use history::{FullHistory, History, HistoryPolicy, Trim};
+use interrupt::{INTERRUPTED, Interrupt};
 use live::LiveTools;
 use mcp_protocol::model::CallToolResult;
 use offering::{FoundTools, LocalSearch, Offering};
@@ -597,6 +603,22 @@ impl Agent {
         conversation: &mut Conversation,
         text: &str,
     ) -> Result<Answer, AnswerError> {
+        self.send_interruptible(conversation, text, &Interrupt::new())
+            .await
+    }
+
+    /// [`send`](Self::send), cut short once `interrupt` is flipped: the
+    /// model request under way is dropped and the calls still running are
+    /// cancelled. The answer then stops with [`interrupt::INTERRUPTED`];
+    /// its `tool_calls` are the calls that stay in the history, the ones
+    /// cut short among them with an `isError` result saying so (see
+    /// [`interrupt`] for what the history keeps).
+    pub async fn send_interruptible(
+        &self,
+        conversation: &mut Conversation,
+        text: &str,
+        interrupt: &Interrupt,
+    ) -> Result<Answer, AnswerError> {
         let history = &mut conversation.history;
         let joined = history.add_line(
             |last| self.provider.join_user_line(last, text),
@@ -609,6 +631,9 @@ impl Agent {
         };
         let mut answer = Answer::default();
         loop {
+            if interrupt.is_interrupted() {
+                return Ok(self.interrupted(conversation, line, answer));
+            }
             // Lists changed since the last request are listed again first.
             let offered = self.tools.refresh(&*self.provider).await;
             let tools = offering::request_tools(&offered.tools, &conversation.found);
@@ -620,17 +645,24 @@ impl Agent {
                 tools: &tools,
             };
             let sent = request.messages.len();
-            let result = self.provider.send(request).await;
+            let result = interrupt.or_interrupted(self.provider.send(request)).await;
             drop(tools);
+            let Some(result) = result else {
+                return Ok(self.interrupted(conversation, line, answer));
+            };
             let reply = match result {
                 Ok(reply) => reply,
                 Err(error) if error.is_context_overflow() && answer.trimmed.is_none() => {
-                    match self.make_room(conversation, &mut answer).await {
-                        Some(trim) => {
+                    let made = interrupt
+                        .or_interrupted(self.make_room(conversation, &mut answer))
+                        .await;
+                    match made {
+                        Some(Some(trim)) => {
                             answer.trimmed = Some(trim);
                             continue;
                         }
-                        None => return Err(self.fail(conversation, line, answer, error)),
+                        Some(None) => return Err(self.fail(conversation, line, answer, error)),
+                        None => return Ok(self.interrupted(conversation, line, answer)),
                     }
                 }
                 Err(error) => return Err(self.fail(conversation, line, answer, error)),
@@ -661,9 +693,12 @@ impl Agent {
             };
             if !calls.is_empty() {
                 line.added += self
-                    .answer_calls(conversation, &mut answer, &calls, run)
+                    .answer_calls(conversation, &mut answer, &calls, run, interrupt)
                     .await;
                 line.kept = line.added;
+            }
+            if interrupt.is_interrupted() {
+                return Ok(self.interrupted(conversation, line, answer));
             }
             let more = matches!(stop, Stop::ToolUse | Stop::Pause);
             if !more {
@@ -688,15 +723,9 @@ impl Agent {
         mut answer: Answer,
         error: ProviderError,
     ) -> AnswerError {
-        let history = &mut conversation.history;
-        let calls_kept = if line.kept > 0 {
-            history.drop_last(line.added - line.kept);
+        let calls_kept = if roll_back(&mut conversation.history, line) {
             answer.tool_calls.len()
         } else {
-            history.drop_last(line.added);
-            if let Some(message) = line.joined {
-                history.restore_last(message);
-            }
             0
         };
         conversation.usage += answer.usage;
@@ -707,6 +736,23 @@ impl Agent {
             calls_kept,
             error,
         }
+    }
+
+    /// Ends an interrupted line: rolls back what the model never saw, as
+    /// [`fail`](Self::fail) does (a round of calls cut short is answered,
+    /// so it stays).
+    fn interrupted(
+        &self,
+        conversation: &mut Conversation,
+        line: LineEdits,
+        mut answer: Answer,
+    ) -> Answer {
+        if !roll_back(&mut conversation.history, line) {
+            answer.text.clear();
+        }
+        conversation.usage += answer.usage;
+        answer.stop_reason = INTERRUPTED.into();
+        answer
     }
 
     /// Drops or summarizes the turns of [`History::overflow_turns`] as
@@ -760,6 +806,7 @@ impl Agent {
         answer: &mut Answer,
         calls: &[ToolCall],
         run: Run,
+        interrupt: &Interrupt,
     ) -> usize {
         // A tool gone since the request is refused by name, not called.
         let offered = self.tools.refresh(&*self.provider).await;
@@ -774,6 +821,7 @@ impl Agent {
             &others,
             run.clone(),
             self.result_budget,
+            interrupt,
         )
         .await
         .into_iter();
@@ -834,6 +882,22 @@ struct LineEdits {
     kept: usize,
     /// The last message as it was before the line's text joined it.
     joined: Option<Value>,
+}
+
+/// Rolls back what `line` added after its last tool results (all of it,
+/// the joined message restored, when it has none); whether its answered
+/// rounds stay.
+fn roll_back(history: &mut History, line: LineEdits) -> bool {
+    if line.kept > 0 {
+        history.drop_last(line.added - line.kept);
+        true
+    } else {
+        history.drop_last(line.added);
+        if let Some(message) = line.joined {
+            history.restore_last(message);
+        }
+        false
+    }
 }
 
 /// The input tokens a response says its request cost, for the history's

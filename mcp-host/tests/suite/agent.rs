@@ -11,6 +11,7 @@ use common::run;
 use mcp_client::BoxFuture;
 use mcp_host::agent::approval::{ApprovalRequest, Approver, Decision};
 use mcp_host::agent::history::LastTurns;
+use mcp_host::agent::interrupt::{INTERRUPTED, Interrupt};
 use mcp_host::agent::{Agent, MAX_TURNS};
 use mcp_host::config::McpConfig;
 use mcp_host::offer::ToolOffer;
@@ -621,5 +622,68 @@ fn a_tool_that_runs_as_a_task_is_an_ordinary_call_to_the_loop() {
                 .contains("the job failed"),
             "{results}"
         );
+    });
+}
+
+/// Never answers (no counter: `hang`'s is another test's).
+#[tool]
+async fn stall() -> String {
+    std::future::pending::<()>().await;
+    String::new()
+}
+
+#[test]
+fn an_interrupted_line_keeps_its_finished_call_and_answers_the_cut_one() {
+    run(async {
+        let model = Scripted::new(vec![
+            message(
+                json!([
+                    tool_use("w", "get_weather", json!({"city": "Oslo"})),
+                    tool_use("h", "stall", json!({}))
+                ]),
+                "tool_use",
+            ),
+            message(json!([text("next")]), "end_turn"),
+        ]);
+        let agent = Agent::with_provider(Arc::clone(&model) as Arc<dyn Provider>)
+            .tools(tools![get_weather, stall])
+            .build()
+            .await
+            .unwrap();
+        let mut chat = agent.conversation();
+        let interrupt = Interrupt::new();
+        let flip = interrupt.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            flip.interrupt();
+        });
+        let answer = agent
+            .send_interruptible(&mut chat, "weather", &interrupt)
+            .await
+            .unwrap();
+        assert_eq!(answer.stop_reason, INTERRUPTED);
+        let errors: Vec<bool> = answer.tool_calls.iter().map(|c| c.is_error).collect();
+        assert_eq!(errors, [false, true]);
+        // The line, the response, and one message of both results.
+        let messages = chat.history().messages().to_vec();
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        let results = &messages[2]["content"];
+        assert_eq!(results[0]["tool_use_id"], "w");
+        assert_ne!(results[0]["is_error"], true);
+        assert_eq!(results[1]["tool_use_id"], "h");
+        assert_eq!(results[1]["is_error"], true);
+        assert!(
+            results[1]
+                .to_string()
+                .contains("The user interrupted this call"),
+            "{results}"
+        );
+        // The next line goes on from there.
+        let next = agent.send(&mut chat, "again").await.unwrap();
+        assert_eq!(next.text, "next");
+        // (This test's provider does not join a line to tool results.)
+        let sent = model.requests()[1]["messages"].as_array().unwrap().clone();
+        assert_eq!(sent.len(), 4);
+        assert_eq!(sent[..3], messages[..]);
     });
 }

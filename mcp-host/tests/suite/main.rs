@@ -17,6 +17,8 @@ mod history;
 mod host_approvals;
 mod host_client;
 mod host_filters;
+#[cfg(unix)]
+mod host_interrupt;
 #[cfg(feature = "oauth")]
 mod host_oauth;
 mod host_on_demand;

@@ -98,6 +98,13 @@ With --json, `usage` has `cache_creation_input_tokens` and
 `cache_read_input_tokens` when the API reports them; `input_tokens` counts
 the whole prompt, those included.
 
+Ctrl-C (SIGINT) while a line is answered interrupts that line: the model
+request and the tool calls under way are cancelled (their servers get
+notifications/cancelled), the calls that ran stay in the history (a call cut
+short with a result saying so), and the next line is read; with --json its
+line has stop_reason \"interrupted\". A second Ctrl-C in the same line, or one
+between lines, ends the program (status 130).
+
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM
 and as long again, then SIGKILL, with the processes it started.
@@ -767,6 +774,13 @@ writes 1.25x). OpenAI caches long prompts by itself whatever the flag says.
 With --json, `usage` has `cache_creation_input_tokens` and
 `cache_read_input_tokens` when the API reports them; `input_tokens` counts
 the whole prompt, those included.
+
+Ctrl-C (SIGINT) while a line is answered interrupts that line: the model
+request and the tool calls under way are cancelled (their servers get
+notifications/cancelled), the calls that ran stay in the history (a call cut
+short with a result saying so), and the next line is read; with --json its
+line has stop_reason \"interrupted\". A second Ctrl-C in the same line, or one
+between lines, ends the program (status 130).
 
 At the end of stdin (or on SIGINT/SIGTERM) each stdio server's stdin is
 closed and it gets --close-grace seconds (default 2) to exit, then SIGTERM

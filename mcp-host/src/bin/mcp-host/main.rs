@@ -8,6 +8,12 @@
 //! config or an unusable `--pins` file; 1 when the model API refuses the key (401/403), since every
 //! later line would fail the same way; 130 after SIGINT, 143 after SIGTERM.
 //!
+//! The first SIGINT (Ctrl-C) while a line is answered interrupts that line
+//! alone ([`Agent::send_interruptible`]): the model request and the tool
+//! calls under way are cancelled, one stderr line says so, and the next
+//! line is read. A second one in the same line, or one while the host
+//! waits for a line, ends the program as SIGTERM does.
+//!
 //! However it ends, the servers are closed first: each stdio server's stdin
 //! is closed and it gets `--close-grace` to exit (its state saved), then
 //! its process group gets SIGTERM and as long again, then SIGKILL. On
@@ -26,6 +32,7 @@ use mcp_client::{ClientOptions, RestartPolicy};
 use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
 use mcp_host::agent::calls::CallRecord;
 use mcp_host::agent::history::{HistoryPolicy, LastTurns, MaxBytes, TokenBudget, Trim};
+use mcp_host::agent::interrupt::{INTERRUPTED, Interrupt};
 use mcp_host::agent::offering::Offering;
 use mcp_host::agent::pins::Pins;
 use mcp_host::agent::{Agent, Answer, Conversation};
@@ -321,9 +328,9 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
         );
     }
     let mut conversation = agent.conversation();
-    let status = tokio::select! {
-        status = converse(&agent, &mut conversation, args.json) => status,
-        (name, status) = signals.next() => {
+    let status = match converse(&agent, &mut conversation, args.json, &mut signals).await {
+        Ended::Status(status) => status,
+        Ended::Signal(name, status) => {
             eprintln!("mcp-host: {name}: closing the servers (again to kill them at once)");
             ExitCode::from(status)
         }
@@ -386,18 +393,40 @@ impl Signals {
     }
 }
 
-/// Answers stdin's lines until its end.
-async fn converse(agent: &Agent, conversation: &mut Conversation, json: bool) -> ExitCode {
+/// How [`converse`] ended.
+enum Ended {
+    /// On its own: the end of stdin, or a failure.
+    Status(ExitCode),
+    /// On a signal, with its name and the status to exit with.
+    Signal(&'static str, u8),
+}
+
+/// The status [`Signals::next`] gives SIGINT (Ctrl-C): it interrupts a
+/// line before it ends the program.
+const INTERRUPT_STATUS: u8 = 130;
+
+/// Answers stdin's lines until its end or a signal; the first SIGINT
+/// during a line interrupts that line alone.
+async fn converse(
+    agent: &Agent,
+    conversation: &mut Conversation,
+    json: bool,
+    signals: &mut Signals,
+) -> Ended {
     let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
     let mut buffer = Vec::new();
     loop {
         buffer.clear();
-        match stdin.read_until(b'\n', &mut buffer).await {
-            Ok(0) => return ExitCode::SUCCESS,
+        let read = tokio::select! {
+            read = stdin.read_until(b'\n', &mut buffer) => read,
+            (name, status) = signals.next() => return Ended::Signal(name, status),
+        };
+        match read {
+            Ok(0) => return Ended::Status(ExitCode::SUCCESS),
             Ok(_) => {}
             Err(e) => {
                 eprintln!("mcp-host: stdin: {e}");
-                return ExitCode::FAILURE;
+                return Ended::Status(ExitCode::FAILURE);
             }
         }
         let line = String::from_utf8_lossy(&buffer);
@@ -405,11 +434,36 @@ async fn converse(agent: &Agent, conversation: &mut Conversation, json: bool) ->
         if line.trim().is_empty() {
             continue;
         }
-        let (answer, failure) = match agent.send(conversation, line).await {
-            Ok(answer) => (answer, None),
+        let interrupt = Interrupt::new();
+        let sent = {
+            let send = agent.send_interruptible(conversation, line, &interrupt);
+            tokio::pin!(send);
+            loop {
+                tokio::select! {
+                    sent = &mut send => break sent,
+                    (name, status) = signals.next() => {
+                        if status != INTERRUPT_STATUS || interrupt.is_interrupted() {
+                            return Ended::Signal(name, status);
+                        }
+                        interrupt.interrupt();
+                    }
+                }
+            }
+        };
+        let (answer, failure) = match sent {
+            Ok(answer) => {
+                if answer.stop_reason == INTERRUPTED {
+                    eprintln!("mcp-host: {}", interrupted_note(&answer));
+                    // Nothing was answered; `--json` keeps its line per line.
+                    if !json {
+                        continue;
+                    }
+                }
+                (answer, None)
+            }
             Err(failed) if failed.error.is_auth() => {
                 eprintln!("mcp-host: {}", failed.error);
-                return ExitCode::FAILURE;
+                return Ended::Status(ExitCode::FAILURE);
             }
             Err(failed) => {
                 let kept = match failed.calls_kept {
@@ -433,9 +487,19 @@ async fn converse(agent: &Agent, conversation: &mut Conversation, json: bool) ->
         if let Err(e) = write_answer(&answer, failure, json) {
             // stdout closed: nobody reads the answers any more.
             eprintln!("mcp-host: stdout: {e}");
-            return ExitCode::FAILURE;
+            return Ended::Status(ExitCode::FAILURE);
         }
     }
+}
+
+/// The stderr line of an interrupted line: what of it stays.
+fn interrupted_note(answer: &Answer) -> String {
+    let kept = match answer.tool_calls.len() {
+        0 => "the line is dropped from the conversation".to_owned(),
+        1 => "its 1 tool call is kept in the history".to_owned(),
+        n => format!("its {n} tool calls are kept in the history"),
+    };
+    format!("interrupted (SIGINT): {kept}; Ctrl-C again while a line runs ends the program")
 }
 
 /// A line's failure as the output says it.
