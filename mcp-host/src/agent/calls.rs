@@ -12,6 +12,7 @@
 
 use super::approval::{ApprovalRequest, Approver, Decision};
 use super::budget::{Kept, ResultBudget};
+use super::events::{Event, EventSink};
 use crate::call_result::CallFailure;
 use crate::catalog::Catalog;
 use crate::provider::ToolCall;
@@ -73,7 +74,13 @@ pub(super) async fn run(
     calls: &[ToolCall],
     run: Run,
     budget: ResultBudget,
+    events: Option<&EventSink>,
 ) -> Vec<(Kept, CallRecord)> {
+    let emit = |event: Event| {
+        if let Some(sink) = events {
+            sink(&event);
+        }
+    };
     let mut records = Vec::with_capacity(calls.len());
     let mut slots = Slots(Vec::with_capacity(calls.len()));
     for call in calls {
@@ -82,6 +89,12 @@ pub(super) async fn run(
             name: entry.map_or_else(|| call.name.clone(), |e| e.tool.name.clone()),
             server: entry.map(|e| e.server.clone()).unwrap_or_default(),
             is_error: false,
+        });
+        emit(Event::CallRequested {
+            id: call.id.clone(),
+            tool: entry.map_or_else(|| call.name.clone(), |e| e.tool.name.clone()),
+            server: entry.map(|e| e.server.clone()).unwrap_or_default(),
+            input: call.input.clone().unwrap_or(serde_json::Value::Null),
         });
         let failure = match (entry, &call.input, &run) {
             (None, _, _) => Some(match catalog.withdrawn(&call.name) {
@@ -103,14 +116,30 @@ pub(super) async fn run(
                     input,
                 };
                 match approver.decide(&request).await {
-                    Decision::Run => None,
-                    Decision::Decline => Some(CallFailure::Declined),
+                    Decision::Run => {
+                        emit(Event::CallApproved {
+                            id: call.id.clone(),
+                        });
+                        None
+                    }
+                    Decision::Decline => {
+                        emit(Event::CallDeclined {
+                            id: call.id.clone(),
+                        });
+                        Some(CallFailure::Declined)
+                    }
                 }
             }
         };
         match failure {
             Some(failure) => {
                 tracing::info!(tool = %call.name, reason = %failure, "call not run");
+                if failure != CallFailure::Declined {
+                    emit(Event::CallNotRun {
+                        id: call.id.clone(),
+                        reason: failure.to_string(),
+                    });
+                }
                 slots.0.push(Slot::Settled(failure.to_result()));
             }
             None => {
@@ -118,12 +147,24 @@ pub(super) async fn run(
                 let in_flight = Arc::clone(in_flight);
                 let name = call.name.clone();
                 let input = call.input.clone().unwrap_or_default();
+                let id = call.id.clone();
+                let events = events.cloned();
                 slots.0.push(Slot::Running(tokio::spawn(async move {
                     // The semaphore is never closed.
                     let _permit = in_flight.acquire_owned().await;
                     let started = Instant::now();
                     tracing::info!(tool = %name, "calling");
+                    if let Some(sink) = &events {
+                        sink(&Event::CallStarted { id: id.clone() });
+                    }
                     let result = catalog.call(&name, input).await;
+                    if let Some(sink) = &events {
+                        sink(&Event::CallFinished {
+                            id,
+                            duration_ms: started.elapsed().as_millis() as u64,
+                            is_error: result.is_error,
+                        });
+                    }
                     tracing::info!(
                         tool = %name,
                         is_error = result.is_error,

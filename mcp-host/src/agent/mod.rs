@@ -80,6 +80,7 @@ pub mod approval;
 pub mod budget;
 pub mod calls;
 mod definition;
+pub mod events;
 pub mod history;
 mod live;
 pub mod offering;
@@ -90,7 +91,7 @@ pub mod summary;
 use crate::catalog::LocalSource;
 use crate::catalog::{Catalog, CatalogError, CatalogOptions, ToolSource};
 use crate::config::McpConfig;
-use crate::provider::{Provider, ProviderError, Reply, Request, Stop, ToolCall, Usage};
+use crate::provider::{Delta, Provider, ProviderError, Reply, Request, Stop, ToolCall, Usage};
 use approval::{ApproveAll, Approver};
 use budget::ResultBudget;
 use calls::{CallRecord, Run};
@@ -597,6 +598,27 @@ impl Agent {
         conversation: &mut Conversation,
         text: &str,
     ) -> Result<Answer, AnswerError> {
+        self.line(conversation, text, None).await
+    }
+
+    /// [`send`](Self::send), with the model's responses streamed and each
+    /// [`Event`](events::Event) of the line handed to `events` as it
+    /// happens. The history and the answer are the ones `send` gives.
+    pub async fn send_with(
+        &self,
+        conversation: &mut Conversation,
+        text: &str,
+        events: &events::EventSink,
+    ) -> Result<Answer, AnswerError> {
+        self.line(conversation, text, Some(events)).await
+    }
+
+    async fn line(
+        &self,
+        conversation: &mut Conversation,
+        text: &str,
+        events: Option<&events::EventSink>,
+    ) -> Result<Answer, AnswerError> {
         let history = &mut conversation.history;
         let joined = history.add_line(
             |last| self.provider.join_user_line(last, text),
@@ -620,7 +642,17 @@ impl Agent {
                 tools: &tools,
             };
             let sent = request.messages.len();
-            let result = self.provider.send(request).await;
+            let result = match events {
+                None => self.provider.send(request).await,
+                Some(sink) => {
+                    let mut on_delta = |delta: Delta<'_>| match delta {
+                        Delta::Text(text) => sink(&events::Event::Text {
+                            text: text.to_owned(),
+                        }),
+                    };
+                    self.provider.send_streamed(request, &mut on_delta).await
+                }
+            };
             drop(tools);
             let reply = match result {
                 Ok(reply) => reply,
@@ -637,6 +669,9 @@ impl Agent {
             };
             answer.responses += 1;
             answer.usage += reply.usage;
+            if let Some(sink) = events {
+                sink(&events::Event::Usage { usage: reply.usage });
+            }
             conversation
                 .history
                 .count_tokens(sent, prompt_tokens(&reply.usage));
@@ -661,7 +696,7 @@ impl Agent {
             };
             if !calls.is_empty() {
                 line.added += self
-                    .answer_calls(conversation, &mut answer, &calls, run)
+                    .answer_calls(conversation, &mut answer, &calls, run, events)
                     .await;
                 line.kept = line.added;
             }
@@ -760,6 +795,7 @@ impl Agent {
         answer: &mut Answer,
         calls: &[ToolCall],
         run: Run,
+        events: Option<&events::EventSink>,
     ) -> usize {
         // A tool gone since the request is refused by name, not called.
         let offered = self.tools.refresh(&*self.provider).await;
@@ -774,6 +810,7 @@ impl Agent {
             &others,
             run.clone(),
             self.result_budget,
+            events,
         )
         .await
         .into_iter();

@@ -6,7 +6,7 @@
 //! its responses were streamed.
 //!
 //! Bounds: the whole body is bounded as a whole response is
-//! ([`response_limit`](super::http)), each line and each event by
+//! (64 bytes per token of `max_tokens`, see [`ApiClient`](super::ApiClient)), each line and each event by
 //! [`EVENT_LIMIT`], and what an assembler grows (blocks, calls, the JSON
 //! of a call's input) by indices that must come in order and by the tree
 //! bound of a whole response.
