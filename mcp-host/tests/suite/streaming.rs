@@ -7,8 +7,8 @@
 use crate::common;
 
 use common::fake_model::{
-    FakeModel, Reply, claude_events, claude_message, openai_chunks, openai_completion, openai_text,
-    openai_tool_calls, text_block, tool_use,
+    FakeModel, McpConfig, Reply, claude_events, claude_message, openai_chunks, openai_completion,
+    openai_text, openai_tool_calls, text_block, tool_use,
 };
 use common::run;
 use mcp_host::agent::Agent;
@@ -238,4 +238,147 @@ fn a_streamed_openai_line_leaves_the_history_the_whole_one_leaves() {
         let (ordered, _) = call_events(&events);
         assert_eq!(ordered.len(), 6, "{ordered:?}");
     });
+}
+
+// ---------------------------------------------------------------------------
+// The program: `--stream` and `--events` over the streamed fake.
+
+fn program(
+    fake: &FakeModel,
+    base_variable: &str,
+    key_variable: &str,
+    args: &[&str],
+) -> common::fake_model::HostRun {
+    let config = McpConfig::everything("weather", &[]);
+    let mut all = vec!["--config", config.arg(), "--approve", "all"];
+    all.extend_from_slice(args);
+    let base = fake.base_url.clone();
+    common::fake_model::run_host(
+        &all,
+        &[(base_variable, base.as_str()), (key_variable, "k")],
+        "北京今天天气怎么样\n",
+    )
+}
+
+fn weather_script_claude() -> Vec<Value> {
+    vec![
+        claude_message(
+            json!([
+                text_block("我来查一下北京的天气。"),
+                tool_use("toolu_01", "get_weather_data", json!({"location": "北京"}))
+            ]),
+            "tool_use",
+            100,
+            20,
+        ),
+        claude_message(
+            json!([text_block("北京今天天气不错。")]),
+            "end_turn",
+            150,
+            30,
+        ),
+    ]
+}
+
+#[test]
+fn stream_prints_the_text_as_it_comes_and_each_call_on_stderr() {
+    let fake = FakeModel::start(
+        weather_script_claude()
+            .iter()
+            .map(|m| Reply::sse(claude_events(m)))
+            .collect(),
+    );
+    let run = program(
+        &fake,
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_API_KEY",
+        &["--stream"],
+    );
+    assert!(run.status.success(), "{}", run.stderr);
+    assert_eq!(run.stdout, "我来查一下北京的天气。北京今天天气不错。\n\n");
+    assert!(
+        run.stderr
+            .contains("[weather/get_weather_data {\"location\":\"北京\"}]\n"),
+        "{}",
+        run.stderr
+    );
+    let finished = run
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("[get_weather_data: "))
+        .unwrap_or_else(|| panic!("{}", run.stderr));
+    let ms = finished
+        .strip_prefix("[get_weather_data: ")
+        .and_then(|l| l.strip_suffix(" ms]"))
+        .unwrap();
+    ms.parse::<u64>().unwrap();
+    assert!(
+        fake.requests()
+            .iter()
+            .all(|r| r.body["stream"] == json!(true))
+    );
+}
+
+#[test]
+fn events_writes_every_event_as_a_json_line_then_the_answer() {
+    let script = [
+        openai_completion(
+            openai_tool_calls(
+                None,
+                &[("call_1", "get_weather_data", "{\"location\":\"北京\"}")],
+            ),
+            "tool_calls",
+            100,
+            20,
+        ),
+        openai_completion(openai_text("北京今天天气不错。"), "stop", 150, 30),
+    ];
+    let fake = FakeModel::start(
+        script
+            .iter()
+            .map(|c| Reply::sse(openai_chunks(c)))
+            .collect(),
+    );
+    let run = program(
+        &fake,
+        "OPENAI_BASE_URL",
+        "OPENAI_API_KEY",
+        &["--provider", "openai", "--events"],
+    );
+    assert!(run.status.success(), "{}", run.stderr);
+    let lines = run.json_lines();
+    let tags: Vec<&str> = lines.iter().map(|l| l["event"].as_str().unwrap()).collect();
+    assert_eq!(
+        tags,
+        [
+            "usage",
+            "call_requested",
+            "call_approved",
+            "call_started",
+            "call_finished",
+            "text",
+            "text",
+            "text",
+            "usage",
+            "answer"
+        ]
+    );
+    assert_eq!(
+        lines[1],
+        json!({"event": "call_requested", "id": "call_1", "tool": "get_weather_data",
+               "server": "weather", "input": {"location": "北京"}})
+    );
+    assert_eq!(lines[4]["is_error"], json!(false));
+    assert!(lines[4]["duration_ms"].is_u64());
+    assert_eq!(
+        lines[9],
+        json!({
+            "event": "answer",
+            "text": "北京今天天气不错。",
+            "stop_reason": "stop",
+            "turns": 2,
+            "usage": {"input_tokens": 250, "output_tokens": 50},
+            "tool_calls": [{"name": "get_weather_data", "server": "weather", "is_error": false}]
+        })
+    );
 }

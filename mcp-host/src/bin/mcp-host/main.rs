@@ -19,9 +19,10 @@ mod cli;
 mod logging;
 #[cfg(feature = "oauth")]
 mod login;
+mod show;
 
 use apis::Api;
-use cli::{ApproveKind, Args, HistoryKind, Parsed, usage};
+use cli::{ApproveKind, Args, HistoryKind, Output, Parsed, usage};
 use mcp_client::{ClientOptions, RestartPolicy};
 use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
 use mcp_host::agent::calls::CallRecord;
@@ -316,7 +317,7 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
     }
     let mut conversation = agent.conversation();
     let status = tokio::select! {
-        status = converse(&agent, &mut conversation, args.json) => status,
+        status = converse(&agent, &mut conversation, args.output) => status,
         (name, status) = signals.next() => {
             eprintln!("mcp-host: {name}: closing the servers (again to kill them at once)");
             ExitCode::from(status)
@@ -381,7 +382,8 @@ impl Signals {
 }
 
 /// Answers stdin's lines until its end.
-async fn converse(agent: &Agent, conversation: &mut Conversation, json: bool) -> ExitCode {
+async fn converse(agent: &Agent, conversation: &mut Conversation, output: Output) -> ExitCode {
+    let sink = show::sink(output);
     let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
     let mut buffer = Vec::new();
     loop {
@@ -399,7 +401,11 @@ async fn converse(agent: &Agent, conversation: &mut Conversation, json: bool) ->
         if line.trim().is_empty() {
             continue;
         }
-        let (answer, failure) = match agent.send(conversation, line).await {
+        let sent = match &sink {
+            Some(sink) => agent.send_with(conversation, line, sink).await,
+            None => agent.send(conversation, line).await,
+        };
+        let (answer, failure) = match sent {
             Ok(answer) => (answer, None),
             Err(failed) if failed.error.is_auth() => {
                 eprintln!("mcp-host: {}", failed.error);
@@ -424,7 +430,7 @@ async fn converse(agent: &Agent, conversation: &mut Conversation, json: bool) ->
         if let Some(trim) = answer.trimmed {
             eprintln!("mcp-host: {}", trim_note(trim));
         }
-        if let Err(e) = write_answer(&answer, failure, json) {
+        if let Err(e) = write_answer(&answer, failure, output) {
             // stdout closed: nobody reads the answers any more.
             eprintln!("mcp-host: stdout: {e}");
             return ExitCode::FAILURE;
@@ -460,9 +466,9 @@ fn trim_note(trim: Trim) -> String {
     )
 }
 
-fn write_answer(answer: &Answer, failure: Option<Failure>, json: bool) -> std::io::Result<()> {
+fn write_answer(answer: &Answer, failure: Option<Failure>, output: Output) -> std::io::Result<()> {
     let mut stdout = std::io::stdout().lock();
-    if json {
+    if let Output::Json | Output::Events = output {
         let (error, tool_calls_kept) = match failure {
             Some(failure) => (Some(failure.error), Some(failure.calls_kept)),
             None => (None, None),
@@ -477,8 +483,17 @@ fn write_answer(answer: &Answer, failure: Option<Failure>, json: bool) -> std::i
             error,
             tool_calls_kept,
         };
-        serde_json::to_writer(&mut stdout, &line)?;
+        if output == Output::Events {
+            let mut tagged = serde_json::to_value(&line)?;
+            tagged["event"] = "answer".into();
+            serde_json::to_writer(&mut stdout, &tagged)?;
+        } else {
+            serde_json::to_writer(&mut stdout, &line)?;
+        }
         stdout.write_all(b"\n")?;
+    } else if output == Output::Stream {
+        // The text has been written as it came.
+        writeln!(stdout, "\n")?;
     } else {
         writeln!(stdout, "{}\n", answer.text)?;
     }

@@ -128,7 +128,7 @@ impl Assembler for MessageAssembler {
                 match kind {
                     "text_delta" => {
                         append(block, "text", &delta["text"])?;
-                        if let Some(text) = delta["text"].as_str() {
+                        if let Some(text) = delta["text"].as_str().filter(|t| !t.is_empty()) {
                             on_delta(Delta::Text(text));
                         }
                     }

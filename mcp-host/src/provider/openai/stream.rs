@@ -107,7 +107,9 @@ impl Assembler for ChunkAssembler {
         let delta = &choice["delta"];
         if let Some(text) = delta["content"].as_str() {
             self.content.get_or_insert_with(String::new).push_str(text);
-            on_delta(Delta::Text(text));
+            if !text.is_empty() {
+                on_delta(Delta::Text(text));
+            }
         }
         if let Some(text) = delta["refusal"].as_str() {
             self.refusal.get_or_insert_with(String::new).push_str(text);
