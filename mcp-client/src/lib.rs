@@ -135,6 +135,14 @@ mod transport;
 
 pub use config::{Endpoint, ServerConfig};
 
+/// The bounded `text/event-stream` parser of the HTTP transport, for the
+/// host's other streams of server-sent events (the model APIs' streamed
+/// responses in mcp-host).
+#[cfg(feature = "http")]
+pub mod sse {
+    pub use crate::transport::sse::{Event, SseParser};
+}
+
 /// The HTTP(S) client pieces a host shares with its other HTTP clients (the
 /// model APIs' in mcp-host): one pooled connector with the same trust roots,
 /// and error text with its causes.

@@ -10,7 +10,7 @@ pub(crate) mod framing;
 #[cfg(feature = "http")]
 pub(crate) mod http;
 #[cfg(feature = "http")]
-mod sse;
+pub(crate) mod sse;
 pub(crate) mod stdio;
 
 use crate::error::ClientError;

@@ -8,7 +8,7 @@
 
 /// What the parser yields.
 #[derive(Debug, PartialEq)]
-pub(crate) enum Event {
+pub enum Event {
     /// A complete event's data (its `data:` lines joined by `\n`).
     Data(String),
     /// An event over the bound, discarded.
@@ -17,7 +17,7 @@ pub(crate) enum Event {
 
 /// The parser's state between pieces.
 #[derive(Debug)]
-pub(crate) struct SseParser {
+pub struct SseParser {
     /// The current line, up to the bound.
     line: Vec<u8>,
     /// The current line passed the bound: skip to its end.
@@ -41,7 +41,8 @@ pub(crate) struct SseParser {
 }
 
 impl SseParser {
-    pub(crate) fn new(limit: usize) -> Self {
+    /// A parser whose lines and events may each be at most `limit` bytes.
+    pub fn new(limit: usize) -> Self {
         SseParser {
             line: Vec::new(),
             line_too_long: false,
@@ -80,7 +81,7 @@ impl SseParser {
     }
 
     /// Feeds a piece of the body; complete events are pushed on `out`.
-    pub(crate) fn feed(&mut self, mut bytes: &[u8], out: &mut Vec<Event>) {
+    pub fn feed(&mut self, mut bytes: &[u8], out: &mut Vec<Event>) {
         if self.at_start && !bytes.is_empty() {
             if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
                 bytes = rest;

@@ -12,6 +12,7 @@
 
 use super::approval::{ApprovalRequest, Approver, Decision, UNASKED_REASON};
 use super::budget::{Kept, ResultBudget};
+use super::events::{Event, EventSink};
 use super::interrupt::Interrupt;
 use crate::call_result::CallFailure;
 use crate::catalog::Catalog;
@@ -72,6 +73,14 @@ const NOT_STARTED: &str = "the user interrupted the line before the call started
 /// each cut to `budget`'s bound on one result. Once `interrupt` is flipped
 /// nothing more is asked or started, and the calls still running are
 /// cancelled (dropped: their servers get `notifications/cancelled`); every
+/// Who watches a line's calls: the switch that interrupts them, and the
+/// sink their events go to, if any.
+#[derive(Clone, Copy)]
+pub(super) struct LineWatch<'a> {
+    pub(super) interrupt: &'a Interrupt,
+    pub(super) events: Option<&'a EventSink>,
+}
+
 /// call still gets its result.
 pub(super) async fn run(
     catalog: &Arc<Catalog>,
@@ -80,8 +89,14 @@ pub(super) async fn run(
     calls: &[ToolCall],
     run: Run,
     budget: ResultBudget,
-    interrupt: &Interrupt,
+    line: LineWatch<'_>,
 ) -> Vec<(Kept, CallRecord)> {
+    let LineWatch { interrupt, events } = line;
+    let emit = |event: Event| {
+        if let Some(sink) = events {
+            sink(&event);
+        }
+    };
     let mut records = Vec::with_capacity(calls.len());
     let mut slots = Slots(Vec::with_capacity(calls.len()));
     for call in calls {
@@ -90,6 +105,12 @@ pub(super) async fn run(
             name: entry.map_or_else(|| call.name.clone(), |e| e.tool.name.clone()),
             server: entry.map(|e| e.server.clone()).unwrap_or_default(),
             is_error: false,
+        });
+        emit(Event::CallRequested {
+            id: call.id.clone(),
+            tool: entry.map_or_else(|| call.name.clone(), |e| e.tool.name.clone()),
+            server: entry.map(|e| e.server.clone()).unwrap_or_default(),
+            input: call.input.clone().unwrap_or(serde_json::Value::Null),
         });
         let failure = match (entry, &call.input, &run) {
             (None, _, _) => Some(match catalog.withdrawn(&call.name) {
@@ -115,8 +136,18 @@ pub(super) async fn run(
                 };
                 // A question on the terminal is abandoned on an interrupt.
                 match interrupt.or_interrupted(approver.decide(&request)).await {
-                    Some(Decision::Run) => None,
-                    Some(Decision::Decline) => Some(CallFailure::Declined),
+                    Some(Decision::Run) => {
+                        emit(Event::CallApproved {
+                            id: call.id.clone(),
+                        });
+                        None
+                    }
+                    Some(Decision::Decline) => {
+                        emit(Event::CallDeclined {
+                            id: call.id.clone(),
+                        });
+                        Some(CallFailure::Declined)
+                    }
                     Some(Decision::Unasked) => Some(CallFailure::NotRun {
                         reason: UNASKED_REASON.to_owned(),
                     }),
@@ -129,6 +160,12 @@ pub(super) async fn run(
         match failure {
             Some(failure) => {
                 tracing::info!(tool = %call.name, reason = %failure, "call not run");
+                if failure != CallFailure::Declined {
+                    emit(Event::CallNotRun {
+                        id: call.id.clone(),
+                        reason: failure.to_string(),
+                    });
+                }
                 slots.0.push(Slot::Settled(failure.to_result()));
             }
             None => {
@@ -136,12 +173,24 @@ pub(super) async fn run(
                 let in_flight = Arc::clone(in_flight);
                 let name = call.name.clone();
                 let input = call.input.clone().unwrap_or_default();
+                let id = call.id.clone();
+                let events = events.cloned();
                 slots.0.push(Slot::Running(tokio::spawn(async move {
                     // The semaphore is never closed.
                     let _permit = in_flight.acquire_owned().await;
                     let started = Instant::now();
                     tracing::info!(tool = %name, "calling");
+                    if let Some(sink) = &events {
+                        sink(&Event::CallStarted { id: id.clone() });
+                    }
                     let result = catalog.call(&name, input).await;
+                    if let Some(sink) = &events {
+                        sink(&Event::CallFinished {
+                            id,
+                            duration_ms: started.elapsed().as_millis() as u64,
+                            is_error: result.is_error,
+                        });
+                    }
                     tracing::info!(
                         tool = %name,
                         is_error = result.is_error,

@@ -84,6 +84,7 @@ pub mod approval;
 pub mod budget;
 pub mod calls;
 mod definition;
+pub mod events;
 pub mod history;
 pub mod interrupt;
 mod live;
@@ -95,7 +96,7 @@ pub mod summary;
 use crate::catalog::LocalSource;
 use crate::catalog::{Catalog, CatalogError, CatalogOptions, ToolSource};
 use crate::config::McpConfig;
-use crate::provider::{Provider, ProviderError, Reply, Request, Stop, ToolCall, Usage};
+use crate::provider::{Delta, Provider, ProviderError, Reply, Request, Stop, ToolCall, Usage};
 use approval::{ApproveAll, Approver};
 use budget::ResultBudget;
 use calls::{CallRecord, Run};
@@ -603,7 +604,7 @@ impl Agent {
         conversation: &mut Conversation,
         text: &str,
     ) -> Result<Answer, AnswerError> {
-        self.send_interruptible(conversation, text, &Interrupt::new())
+        self.run_line(conversation, text, &Interrupt::new(), None)
             .await
     }
 
@@ -618,6 +619,33 @@ impl Agent {
         conversation: &mut Conversation,
         text: &str,
         interrupt: &Interrupt,
+    ) -> Result<Answer, AnswerError> {
+        self.run_line(conversation, text, interrupt, None).await
+    }
+
+    /// [`send`](Self::send), with the model's responses streamed and each
+    /// [`Event`](events::Event) of the line handed to `events` as it
+    /// happens. The history and the answer are the ones `send` gives.
+    pub async fn send_with(
+        &self,
+        conversation: &mut Conversation,
+        text: &str,
+        events: &events::EventSink,
+    ) -> Result<Answer, AnswerError> {
+        self.run_line(conversation, text, &Interrupt::new(), Some(events))
+            .await
+    }
+
+    /// One user line with everything said: cut short once `interrupt` is
+    /// flipped (as [`send_interruptible`](Self::send_interruptible)), and
+    /// streamed with its events handed to `events` when there is a sink
+    /// (as [`send_with`](Self::send_with)).
+    pub async fn run_line(
+        &self,
+        conversation: &mut Conversation,
+        text: &str,
+        interrupt: &Interrupt,
+        events: Option<&events::EventSink>,
     ) -> Result<Answer, AnswerError> {
         let history = &mut conversation.history;
         let joined = history.add_line(
@@ -645,7 +673,19 @@ impl Agent {
                 tools: &tools,
             };
             let sent = request.messages.len();
-            let result = interrupt.or_interrupted(self.provider.send(request)).await;
+            let result = match events {
+                None => interrupt.or_interrupted(self.provider.send(request)).await,
+                Some(sink) => {
+                    let mut on_delta = |delta: Delta<'_>| match delta {
+                        Delta::Text(text) => sink(&events::Event::Text {
+                            text: text.to_owned(),
+                        }),
+                    };
+                    interrupt
+                        .or_interrupted(self.provider.send_streamed(request, &mut on_delta))
+                        .await
+                }
+            };
             drop(tools);
             let Some(result) = result else {
                 return Ok(self.interrupted(conversation, line, answer));
@@ -669,6 +709,9 @@ impl Agent {
             };
             answer.responses += 1;
             answer.usage += reply.usage;
+            if let Some(sink) = events {
+                sink(&events::Event::Usage { usage: reply.usage });
+            }
             conversation
                 .history
                 .count_tokens(sent, prompt_tokens(&reply.usage));
@@ -693,7 +736,7 @@ impl Agent {
             };
             if !calls.is_empty() {
                 line.added += self
-                    .answer_calls(conversation, &mut answer, &calls, run, interrupt)
+                    .answer_calls(conversation, &mut answer, &calls, run, interrupt, events)
                     .await;
                 line.kept = line.added;
             }
@@ -807,6 +850,7 @@ impl Agent {
         calls: &[ToolCall],
         run: Run,
         interrupt: &Interrupt,
+        events: Option<&events::EventSink>,
     ) -> usize {
         // A tool gone since the request is refused by name, not called.
         let offered = self.tools.refresh(&*self.provider).await;
@@ -821,7 +865,7 @@ impl Agent {
             &others,
             run.clone(),
             self.result_budget,
-            interrupt,
+            calls::LineWatch { interrupt, events },
         )
         .await
         .into_iter();

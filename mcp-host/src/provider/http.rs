@@ -41,8 +41,9 @@
 //! first. A response over either bound is [`ProviderError::TooLarge`] and is
 //! not retried (the same request would get the same response).
 
-use super::ProviderError;
 use super::error::{error_message, is_context_overflow};
+use super::stream::{Assembler, Delta, EventReader};
+use super::{ProviderError, Reply};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
@@ -321,6 +322,46 @@ impl ApiClient {
         body: &B,
         max_tokens: u32,
     ) -> Result<Value, ProviderError> {
+        let bytes = self.exchange(endpoint, body, max_tokens, None).await?;
+        parse(endpoint, &bytes, max_tokens)
+    }
+
+    /// POSTs `body` (which asks for a stream) as JSON to `endpoint` and
+    /// feeds the 2xx response's server-sent events to `assembler` as they
+    /// come, text pieces to `on_delta`; returns the assembled reply.
+    /// Failures before the response's headers are retried as
+    /// [`post`](Self::post)'s are; once events have come, a broken stream
+    /// ends the request (a retry would replay what was shown). The body is
+    /// bounded as a whole response is, each event by
+    /// [`EVENT_LIMIT`](super::stream::EVENT_LIMIT).
+    pub async fn post_streamed<B: serde::Serialize + ?Sized>(
+        &self,
+        endpoint: &ApiEndpoint,
+        body: &B,
+        max_tokens: u32,
+        mut assembler: Box<dyn Assembler>,
+        on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
+    ) -> Result<Reply, ProviderError> {
+        let mut stream = Streamed {
+            reader: EventReader::new(&endpoint.api),
+            assembler: assembler.as_mut(),
+            on_delta,
+            began: false,
+        };
+        self.exchange(endpoint, body, max_tokens, Some(&mut stream))
+            .await?;
+        assembler.finish()
+    }
+
+    /// One model request, its attempts and retries: the 2xx body, or
+    /// nothing when `stream` took it.
+    async fn exchange<B: serde::Serialize + ?Sized>(
+        &self,
+        endpoint: &ApiEndpoint,
+        body: &B,
+        max_tokens: u32,
+        mut stream: Option<&mut Streamed<'_>>,
+    ) -> Result<Bytes, ProviderError> {
         let body = serde_json::to_vec(body).map_err(|e| ProviderError::Config {
             reason: format!("the request could not be written: {e}"),
         })?;
@@ -332,8 +373,21 @@ impl ApiClient {
         let deadline = tokio::time::Instant::now() + budget;
         let mut attempt = 1;
         loop {
-            let exchange = self.attempt(endpoint, body.clone(), limit);
-            let Ok(outcome) = tokio::time::timeout_at(deadline, exchange).await else {
+            let exchange = self.attempt(endpoint, body.clone(), limit, stream.as_deref_mut());
+            let outcome = tokio::time::timeout_at(deadline, exchange).await;
+            if stream.as_ref().is_some_and(|stream| stream.began) {
+                // Events have been shown: no retry replays them.
+                return match outcome {
+                    Ok(Ok(_)) => Ok(Bytes::new()),
+                    Ok(Err(error)) => Err(error),
+                    Err(_) => Err(ProviderError::Timeout {
+                        api: endpoint.api.clone(),
+                        after: budget,
+                        attempts: attempt,
+                    }),
+                };
+            }
+            let Ok(outcome) = outcome else {
                 return Err(ProviderError::Timeout {
                     api: endpoint.api.clone(),
                     after: budget,
@@ -341,9 +395,7 @@ impl ApiClient {
                 });
             };
             let (error, asked) = match outcome {
-                Ok((status, _, bytes)) if status.is_success() => {
-                    return parse(endpoint, &bytes, max_tokens);
-                }
+                Ok((status, _, bytes)) if status.is_success() => return Ok(bytes),
                 Ok((status, headers, bytes)) => {
                     let body = error_body(&bytes);
                     let message = message_of(status, body.as_ref(), &bytes);
@@ -424,6 +476,7 @@ impl ApiClient {
         endpoint: &ApiEndpoint,
         body: Bytes,
         limit: usize,
+        mut stream: Option<&mut Streamed<'_>>,
     ) -> Result<(StatusCode, HeaderMap, Bytes), ProviderError> {
         let mut request = hyper::Request::builder()
             .method(Method::POST)
@@ -465,6 +518,12 @@ impl ApiClient {
                 return Err(too_large());
             }
             let mut body = Limited::new(body, limit);
+            // A stream's events go to its assembler as they come; an error
+            // response is read whole, as always.
+            let mut stream = stream.take().filter(|_| parts.status.is_success());
+            if let Some(stream) = stream.as_deref_mut() {
+                stream.began = true;
+            }
             let mut bytes = Vec::with_capacity(declared.map_or(0, |length| length as usize));
             loop {
                 let frame = tokio::time::timeout(self.stall, body.frame())
@@ -478,7 +537,10 @@ impl ApiClient {
                     None => break,
                     Some(Ok(frame)) => {
                         if let Some(data) = frame.data_ref() {
-                            bytes.extend_from_slice(data);
+                            match stream.as_deref_mut() {
+                                Some(stream) => stream.feed(data)?,
+                                None => bytes.extend_from_slice(data),
+                            }
                         }
                     }
                     Some(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => {
@@ -498,6 +560,21 @@ impl ApiClient {
                 after: self.timeout,
                 attempts: 1,
             })?
+    }
+}
+
+/// A streamed response being read.
+struct Streamed<'a> {
+    reader: EventReader,
+    assembler: &'a mut dyn Assembler,
+    on_delta: &'a mut (dyn FnMut(Delta<'_>) + Send),
+    /// Its 2xx headers have come: no retry from here.
+    began: bool,
+}
+
+impl Streamed<'_> {
+    fn feed(&mut self, bytes: &[u8]) -> Result<(), ProviderError> {
+        self.reader.feed(bytes, self.assembler, self.on_delta)
     }
 }
 

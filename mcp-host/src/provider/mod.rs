@@ -23,6 +23,10 @@ mod error;
 #[cfg(feature = "http")]
 mod http;
 pub mod openai;
+#[cfg(feature = "http")]
+pub mod stream;
+#[cfg(all(test, feature = "http"))]
+mod stream_tests;
 #[cfg(test)]
 mod tests;
 
@@ -147,6 +151,15 @@ pub struct Reply {
     pub usage: Usage,
 }
 
+/// What a streamed response passes on while it comes
+/// ([`Provider::send_streamed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Delta<'a> {
+    /// A piece of the answer's text.
+    Text(&'a str),
+}
+
 /// A model API.
 pub trait Provider: Send + Sync + fmt::Debug + 'static {
     /// The model used when the host names none.
@@ -200,4 +213,23 @@ pub trait Provider: Send + Sync + fmt::Debug + 'static {
 
     /// Sends `request`; retries what the API asks to be retried.
     fn send<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>>;
+
+    /// Sends `request` asking the API to stream its response, passing the
+    /// pieces to `on_delta` as they come; the reply is exactly the one
+    /// [`send`](Self::send) would have given (the same message, calls,
+    /// stop and usage). Default, for an API that cannot stream: `send`,
+    /// then its whole text as one piece.
+    fn send_streamed<'a>(
+        &'a self,
+        request: Request<'a>,
+        on_delta: &'a mut (dyn FnMut(Delta<'_>) + Send),
+    ) -> BoxFuture<'a, Result<Reply, ProviderError>> {
+        Box::pin(async move {
+            let reply = self.send(request).await?;
+            if !reply.text.is_empty() {
+                on_delta(Delta::Text(&reply.text));
+            }
+            Ok(reply)
+        })
+    }
 }

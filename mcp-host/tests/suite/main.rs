@@ -31,3 +31,4 @@ mod host_ts_sdk;
 mod live_tools;
 mod prompt_cache;
 mod seed_flow;
+mod streaming;

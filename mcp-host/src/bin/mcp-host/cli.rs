@@ -28,7 +28,8 @@ usage: mcp-host --config PATH [--provider {names}] [--model NAME] [--system TEXT
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask] [--ask-read-only]
                 [--max-result-bytes N] [--max-tool-tokens N]
-                [--close-grace SECONDS] [--pins PATH] [--no-cache] [--json]
+                [--close-grace SECONDS] [--pins PATH] [--no-cache]
+                [--json | --stream | --events]
                 [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
                 [--start-timeout SECONDS] [--restarts N] [--quiet] [--log-level LEVEL]
        mcp-host login SERVER --config PATH [--device] [--browser]
@@ -116,6 +117,17 @@ than 1 s after the last start, then 2 s, 4 s, ... at most 30 s. An mcp.json
 entry's \"startTimeout\" (seconds) and \"restarts\" override them for
 that server.
 
+Output: each answer's text on stdout, once it is whole, then a blank line.
+--json: one JSON object per answer instead. --stream: the text as the model
+writes it (the responses are streamed), and each tool call on stderr as it
+happens: `[server/tool {{input}}]` when the model asks for it (the input cut
+to 80 bytes), `[tool: 12 ms]` or `[tool: failed after 12 ms]` when it
+ends, `[tool: declined]` or `[tool: not run: why]`. --events: every event
+of a line as one JSON object on stdout, tagged by \"event\" (text,
+call_requested, call_approved, call_declined, call_not_run, call_started,
+call_finished, usage), then the --json object tagged \"event\": \"answer\".
+The three are exclusive; without any, nothing is streamed.
+
 Logs go to stderr, by default at info (each tool call, each restart, each
 server's stderr line). --quiet: warnings and errors only (--log-level warn);
 --log-level off|error|warn|info|debug|trace. Without either, RUST_LOG is
@@ -157,6 +169,19 @@ pub(crate) enum ApproveKind {
     Ask {
         read_only: bool,
     },
+}
+
+/// How answers are written (`--json`, `--stream`, `--events`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// Each answer's text once it is whole.
+    Text,
+    /// One JSON object per answer.
+    Json,
+    /// The text as it is written, the tool calls on stderr.
+    Stream,
+    /// Every event as a JSON line, then the answer's.
+    Events,
 }
 
 /// What of the conversation each request resends (`--history`).
@@ -203,7 +228,7 @@ pub(crate) struct Args {
     pub(crate) max_tool_tokens: Option<usize>,
     pub(crate) pins: Option<PathBuf>,
     pub(crate) cache: bool,
-    pub(crate) json: bool,
+    pub(crate) output: Output,
     pub(crate) history: HistoryKind,
     pub(crate) on_overflow: Overflow,
     pub(crate) start_timeout: Duration,
@@ -309,7 +334,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut close_grace = mcp_client::DEFAULT_CLOSE_GRACE;
     let mut max_result_bytes = mcp_host::agent::budget::DEFAULT_MAX_RESULT_BYTES;
     let mut max_tool_tokens = None;
-    let mut json = false;
+    let mut output = None;
     let mut history = HistoryKind::All;
     let mut on_overflow = Overflow::Trim;
     let mut pins = None;
@@ -326,11 +351,21 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         };
         match flag.as_str() {
             "--help" | "-h" => return Ok(Parsed::Help),
-            "--json" if inline.is_none() => {
-                json = true;
+            "--json" | "--stream" | "--events" if inline.is_none() => {
+                let chosen = match flag.as_str() {
+                    "--json" => Output::Json,
+                    "--stream" => Output::Stream,
+                    _ => Output::Events,
+                };
+                if output.is_some_and(|o| o != chosen) {
+                    return Err("--json, --stream and --events are exclusive".into());
+                }
+                output = Some(chosen);
                 continue;
             }
-            "--json" => return Err("--json takes no value".into()),
+            "--json" | "--stream" | "--events" => {
+                return Err(format!("{flag} takes no value"));
+            }
             "--no-cache" if inline.is_none() => {
                 cache = false;
                 continue;
@@ -454,7 +489,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         max_tool_tokens,
         pins,
         cache,
-        json,
+        output: output.unwrap_or(Output::Text),
         start_timeout,
         restarts,
         log_level,
@@ -495,7 +530,7 @@ mod tests {
                 max_tool_tokens: None,
                 pins: None,
                 cache: true,
-                json: false,
+                output: Output::Text,
                 history: HistoryKind::All,
                 on_overflow: Overflow::Trim,
                 start_timeout: Duration::from_secs(30),
@@ -556,7 +591,10 @@ mod tests {
         assert_eq!(args.max_tool_tokens, Some(3000));
         assert_eq!(args.pins, Some(PathBuf::from("p.json")));
         assert!(!args.cache);
-        assert_eq!((args.approve, args.json), (ApproveKind::ReadOnly, true));
+        assert_eq!(
+            (args.approve, args.output),
+            (ApproveKind::ReadOnly, Output::Json)
+        );
         assert_eq!(args.close_grace, Duration::from_millis(250));
         assert_eq!(
             (args.start_timeout, args.restarts, args.log_level),
@@ -697,6 +735,28 @@ mod tests {
     }
 
     #[test]
+    fn json_stream_and_events_are_exclusive_outputs() {
+        assert_eq!(
+            run(&["--config", "c", "--stream"]).unwrap().output,
+            Output::Stream
+        );
+        assert_eq!(
+            run(&["--config", "c", "--events", "--events"])
+                .unwrap()
+                .output,
+            Output::Events
+        );
+        assert_eq!(
+            run(&["--config", "c", "--stream", "--json"]).unwrap_err(),
+            "--json, --stream and --events are exclusive"
+        );
+        assert_eq!(
+            run(&["--config", "c", "--events=1"]).unwrap_err(),
+            "--events takes no value"
+        );
+    }
+
+    #[test]
     fn the_usage_and_the_provider_choices_come_from_the_table() {
         assert_eq!(
             usage(),
@@ -705,7 +765,8 @@ usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--sy
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
                 [--api-timeout SECONDS] [--approve all|read-only|ask] [--ask-read-only]
                 [--max-result-bytes N] [--max-tool-tokens N]
-                [--close-grace SECONDS] [--pins PATH] [--no-cache] [--json]
+                [--close-grace SECONDS] [--pins PATH] [--no-cache]
+                [--json | --stream | --events]
                 [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
                 [--start-timeout SECONDS] [--restarts N] [--quiet] [--log-level LEVEL]
        mcp-host login SERVER --config PATH [--device] [--browser]
@@ -792,6 +853,17 @@ and as long again, then SIGKILL, with the processes it started.
 than 1 s after the last start, then 2 s, 4 s, ... at most 30 s. An mcp.json
 entry's \"startTimeout\" (seconds) and \"restarts\" override them for
 that server.
+
+Output: each answer's text on stdout, once it is whole, then a blank line.
+--json: one JSON object per answer instead. --stream: the text as the model
+writes it (the responses are streamed), and each tool call on stderr as it
+happens: `[server/tool {input}]` when the model asks for it (the input cut
+to 80 bytes), `[tool: 12 ms]` or `[tool: failed after 12 ms]` when it
+ends, `[tool: declined]` or `[tool: not run: why]`. --events: every event
+of a line as one JSON object on stdout, tagged by \"event\" (text,
+call_requested, call_approved, call_declined, call_not_run, call_started,
+call_finished, usage), then the --json object tagged \"event\": \"answer\".
+The three are exclusive; without any, nothing is streamed.
 
 Logs go to stderr, by default at info (each tool call, each restart, each
 server's stderr line). --quiet: warnings and errors only (--log-level warn);

@@ -25,9 +25,10 @@ mod cli;
 mod logging;
 #[cfg(feature = "oauth")]
 mod login;
+mod show;
 
 use apis::Api;
-use cli::{ApproveKind, Args, HistoryKind, Parsed, usage};
+use cli::{ApproveKind, Args, HistoryKind, Output, Parsed, usage};
 use mcp_client::{ClientOptions, RestartPolicy};
 use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
 use mcp_host::agent::calls::CallRecord;
@@ -328,7 +329,7 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
         );
     }
     let mut conversation = agent.conversation();
-    let status = match converse(&agent, &mut conversation, args.json, &mut signals).await {
+    let status = match converse(&agent, &mut conversation, args.output, &mut signals).await {
         Ended::Status(status) => status,
         Ended::Signal(name, status) => {
             eprintln!("mcp-host: {name}: closing the servers (again to kill them at once)");
@@ -410,9 +411,10 @@ const INTERRUPT_STATUS: u8 = 130;
 async fn converse(
     agent: &Agent,
     conversation: &mut Conversation,
-    json: bool,
+    output: Output,
     signals: &mut Signals,
 ) -> Ended {
+    let sink = show::sink(output);
     let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
     let mut buffer = Vec::new();
     loop {
@@ -436,7 +438,7 @@ async fn converse(
         }
         let interrupt = Interrupt::new();
         let sent = {
-            let send = agent.send_interruptible(conversation, line, &interrupt);
+            let send = agent.run_line(conversation, line, &interrupt, sink.as_ref());
             tokio::pin!(send);
             loop {
                 tokio::select! {
@@ -454,8 +456,9 @@ async fn converse(
             Ok(answer) => {
                 if answer.stop_reason == INTERRUPTED {
                     eprintln!("mcp-host: {}", interrupted_note(&answer));
-                    // Nothing was answered; `--json` keeps its line per line.
-                    if !json {
+                    // Nothing was answered; `--json` and `--events` keep
+                    // their line per line.
+                    if matches!(output, Output::Text | Output::Stream) {
                         continue;
                     }
                 }
@@ -484,7 +487,7 @@ async fn converse(
         if let Some(trim) = answer.trimmed {
             eprintln!("mcp-host: {}", trim_note(trim));
         }
-        if let Err(e) = write_answer(&answer, failure, json) {
+        if let Err(e) = write_answer(&answer, failure, output) {
             // stdout closed: nobody reads the answers any more.
             eprintln!("mcp-host: stdout: {e}");
             return Ended::Status(ExitCode::FAILURE);
@@ -530,9 +533,9 @@ fn trim_note(trim: Trim) -> String {
     )
 }
 
-fn write_answer(answer: &Answer, failure: Option<Failure>, json: bool) -> std::io::Result<()> {
+fn write_answer(answer: &Answer, failure: Option<Failure>, output: Output) -> std::io::Result<()> {
     let mut stdout = std::io::stdout().lock();
-    if json {
+    if let Output::Json | Output::Events = output {
         let (error, tool_calls_kept) = match failure {
             Some(failure) => (Some(failure.error), Some(failure.calls_kept)),
             None => (None, None),
@@ -547,8 +550,17 @@ fn write_answer(answer: &Answer, failure: Option<Failure>, json: bool) -> std::i
             error,
             tool_calls_kept,
         };
-        serde_json::to_writer(&mut stdout, &line)?;
+        if output == Output::Events {
+            let mut tagged = serde_json::to_value(&line)?;
+            tagged["event"] = "answer".into();
+            serde_json::to_writer(&mut stdout, &tagged)?;
+        } else {
+            serde_json::to_writer(&mut stdout, &line)?;
+        }
         stdout.write_all(b"\n")?;
+    } else if output == Output::Stream {
+        // The text has been written as it came.
+        writeln!(stdout, "\n")?;
     } else {
         writeln!(stdout, "{}\n", answer.text)?;
     }

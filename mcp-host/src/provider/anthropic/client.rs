@@ -2,13 +2,14 @@
 //! API's field names.
 
 use super::cache::{Messages, System, Tools};
+use super::stream::MessageAssembler;
 use super::{
     API_VERSION, BASE_URL_VARIABLE, DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, MAX_TOOLS,
     deferred_tools, read_response, tool_result, tools,
 };
 use crate::offer::ToolOffer;
-use crate::provider::http::{ApiClient, ApiEndpoint};
-use crate::provider::{Provider, ProviderError, Reply, Request, ToolCall};
+use crate::provider::http::{ApiClient, ApiEndpoint, tree_limit};
+use crate::provider::{Delta, Provider, ProviderError, Reply, Request, ToolCall};
 use mcp_client::BoxFuture;
 use mcp_protocol::model::CallToolResult;
 use serde::Serialize;
@@ -33,6 +34,8 @@ struct Body<'a> {
     messages: Messages<'a>,
     #[serde(skip_serializing_if = "Tools::is_empty")]
     tools: Tools<'a>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
 }
 
 impl<'a> Body<'a> {
@@ -44,6 +47,7 @@ impl<'a> Body<'a> {
             system: request.system.map(|text| System::new(text, caching)),
             messages: Messages::new(request.messages, caching),
             tools: Tools::new(request.tools, caching),
+            stream: false,
         }
     }
 }
@@ -147,6 +151,29 @@ impl Provider for Anthropic {
                     .post(&self.endpoint, &body, request.max_tokens)
                     .await?,
             )
+        })
+    }
+
+    fn send_streamed<'a>(
+        &'a self,
+        request: Request<'a>,
+        on_delta: &'a mut (dyn FnMut(Delta<'_>) + Send),
+    ) -> BoxFuture<'a, Result<Reply, ProviderError>> {
+        Box::pin(async move {
+            let body = Body {
+                stream: true,
+                ..Body::new(&request, self.caching)
+            };
+            let assembler = MessageAssembler::new(tree_limit(request.max_tokens));
+            self.http
+                .post_streamed(
+                    &self.endpoint,
+                    &body,
+                    request.max_tokens,
+                    Box::new(assembler),
+                    on_delta,
+                )
+                .await
         })
     }
 }

@@ -42,6 +42,8 @@ mod cache;
 mod client;
 mod response;
 mod results;
+#[cfg(feature = "http")]
+pub(crate) mod stream;
 #[cfg(test)]
 mod tests;
 mod tools;

@@ -1,13 +1,14 @@
 //! The client: `POST {base}/chat/completions` with the request body in
 //! the API's field names.
 
+use super::stream::ChunkAssembler;
 use super::{
     BASE_URL_VARIABLE, DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, MAX_TOOLS, Strict,
     read_response, tool_messages, tools,
 };
 use crate::offer::ToolOffer;
-use crate::provider::http::{ApiClient, ApiEndpoint};
-use crate::provider::{Provider, ProviderError, Reply, Request, ToolCall};
+use crate::provider::http::{ApiClient, ApiEndpoint, tree_limit};
+use crate::provider::{Delta, Provider, ProviderError, Reply, Request, ToolCall};
 use mcp_client::BoxFuture;
 use mcp_protocol::model::CallToolResult;
 use serde::Serialize;
@@ -32,6 +33,12 @@ struct Body<'a> {
     max_completion_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     prompt_cache_key: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
+    /// `{"include_usage": true}` when streaming: the usage comes in a last
+    /// chunk of its own, else not at all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<Value>,
 }
 
 impl OpenAi {
@@ -117,25 +124,65 @@ impl Provider for OpenAi {
 
     fn send<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>> {
         Box::pin(async move {
-            let system = request
-                .system
-                .map(|system| json!({"role": "system", "content": system}));
-            let mut messages = Vec::with_capacity(request.messages.len() + 1);
-            messages.extend(system.as_ref());
-            messages.extend(request.messages);
-            let body = Body {
-                model: request.model,
-                messages,
-                tools: request.tools,
-                max_completion_tokens: request.max_tokens,
-                prompt_cache_key: self.prompt_cache_key.as_deref(),
-            };
+            let system = system_message(&request);
+            let body = self.body(&request, system.as_ref(), false);
             read_response(
                 self.http
                     .post(&self.endpoint, &body, request.max_tokens)
                     .await?,
             )
         })
+    }
+
+    fn send_streamed<'a>(
+        &'a self,
+        request: Request<'a>,
+        on_delta: &'a mut (dyn FnMut(Delta<'_>) + Send),
+    ) -> BoxFuture<'a, Result<Reply, ProviderError>> {
+        Box::pin(async move {
+            let system = system_message(&request);
+            let body = self.body(&request, system.as_ref(), true);
+            let assembler = ChunkAssembler::new(tree_limit(request.max_tokens));
+            self.http
+                .post_streamed(
+                    &self.endpoint,
+                    &body,
+                    request.max_tokens,
+                    Box::new(assembler),
+                    on_delta,
+                )
+                .await
+        })
+    }
+}
+
+/// The system prompt as the API takes it: the first message.
+fn system_message(request: &Request<'_>) -> Option<Value> {
+    request
+        .system
+        .map(|system| json!({"role": "system", "content": system}))
+}
+
+impl OpenAi {
+    /// The body of `request`, `system` its first message, `stream`ed or not.
+    fn body<'a>(
+        &'a self,
+        request: &Request<'a>,
+        system: Option<&'a Value>,
+        stream: bool,
+    ) -> Body<'a> {
+        let mut messages = Vec::with_capacity(request.messages.len() + 1);
+        messages.extend(system);
+        messages.extend(request.messages);
+        Body {
+            model: request.model,
+            messages,
+            tools: request.tools,
+            max_completion_tokens: request.max_tokens,
+            prompt_cache_key: self.prompt_cache_key.as_deref(),
+            stream,
+            stream_options: stream.then(|| json!({"include_usage": true})),
+        }
     }
 }
 
@@ -153,6 +200,8 @@ mod tests {
             tools: &[],
             max_completion_tokens: 1024,
             prompt_cache_key: None,
+            stream: false,
+            stream_options: None,
         };
         assert_eq!(
             serde_json::to_value(&body).unwrap(),

@@ -34,6 +34,8 @@
 mod client;
 mod response;
 mod results;
+#[cfg(feature = "http")]
+pub(crate) mod stream;
 #[cfg(test)]
 mod tests;
 mod tools;

@@ -714,3 +714,129 @@ fn vm_hwm_kib(pid: u32) -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
+
+/// `text` cut into pieces of at most `chars` characters (never inside a
+/// character, as the APIs' deltas are JSON strings).
+fn pieces(text: &str, chars: usize) -> Vec<String> {
+    let all: Vec<char> = text.chars().collect();
+    all.chunks(chars).map(|c| c.iter().collect()).collect()
+}
+
+/// A whole Anthropic message (as [`claude_message`] makes) streamed as the
+/// Messages API documents it: `message_start` with empty content, each
+/// block started empty and filled by `text_delta`s (3 characters each) or
+/// `input_json_delta`s (5 characters of the input's JSON each), blocks of
+/// other kinds started whole, a `ping`, `message_delta` with the stop
+/// reason and the output tokens, `message_stop`.
+pub fn claude_events(message: &Value) -> String {
+    let mut events = Vec::new();
+    let mut start = message.clone();
+    start["content"] = json!([]);
+    start["stop_reason"] = Value::Null;
+    start["usage"]["output_tokens"] = json!(1);
+    events.push(json!({"type": "message_start", "message": start}));
+    events.push(json!({"type": "ping"}));
+    for (index, block) in message["content"].as_array().unwrap().iter().enumerate() {
+        let mut empty = block.clone();
+        let deltas: Vec<Value> = match block["type"].as_str() {
+            Some("text") => {
+                empty["text"] = json!("");
+                pieces(block["text"].as_str().unwrap(), 3)
+                    .into_iter()
+                    .map(|text| json!({"type": "text_delta", "text": text}))
+                    .collect()
+            }
+            Some("tool_use") => {
+                empty["input"] = json!({});
+                pieces(&block["input"].to_string(), 5)
+                    .into_iter()
+                    .map(|piece| json!({"type": "input_json_delta", "partial_json": piece}))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        events.push(json!({"type": "content_block_start", "index": index, "content_block": empty}));
+        for delta in deltas {
+            events.push(json!({"type": "content_block_delta", "index": index, "delta": delta}));
+        }
+        events.push(json!({"type": "content_block_stop", "index": index}));
+    }
+    events.push(json!({
+        "type": "message_delta",
+        "delta": {"stop_reason": message["stop_reason"], "stop_sequence": null},
+        "usage": {"output_tokens": message["usage"]["output_tokens"]}
+    }));
+    events.push(json!({"type": "message_stop"}));
+    events
+        .iter()
+        .map(|event| {
+            format!(
+                "event: {}\ndata: {event}\n\n",
+                event["type"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+/// A whole OpenAI chat.completion (as [`openai_completion`] makes)
+/// streamed as Chat Completions documents it with
+/// `stream_options.include_usage`: a chunk with the role, `content` pieces
+/// of 3 characters, per call a chunk with its `id`, `type` and name, then
+/// pieces of 5 characters of its `arguments`, a chunk with the
+/// `finish_reason`, a chunk of no choices with the `usage`, `[DONE]`.
+pub fn openai_chunks(completion: &Value) -> String {
+    let message = &completion["choices"][0]["message"];
+    let chunk = |delta: Value, finish: Value| {
+        json!({"id": completion["id"], "object": "chat.completion.chunk", "created": completion["created"],
+               "model": completion["model"],
+               "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]})
+    };
+    let mut chunks = vec![chunk(
+        json!({"role": "assistant", "content": if message["content"].is_string() { json!("") } else { Value::Null }, "refusal": null}),
+        Value::Null,
+    )];
+    if let Some(content) = message["content"].as_str() {
+        for piece in pieces(content, 3) {
+            chunks.push(chunk(json!({"content": piece}), Value::Null));
+        }
+    }
+    for (index, call) in message["tool_calls"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        chunks.push(chunk(
+            json!({"tool_calls": [{"index": index, "id": call["id"], "type": call["type"],
+                   "function": {"name": call["function"]["name"], "arguments": ""}}]}),
+            Value::Null,
+        ));
+        for piece in pieces(call["function"]["arguments"].as_str().unwrap(), 5) {
+            chunks.push(chunk(
+                json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}),
+                Value::Null,
+            ));
+        }
+    }
+    chunks.push(chunk(
+        json!({}),
+        completion["choices"][0]["finish_reason"].clone(),
+    ));
+    chunks.push(
+        json!({"id": completion["id"], "object": "chat.completion.chunk",
+                       "created": completion["created"], "model": completion["model"],
+                       "choices": [], "usage": completion["usage"]}),
+    );
+    let mut text: String = chunks.iter().map(|c| format!("data: {c}\n\n")).collect();
+    text.push_str("data: [DONE]\n\n");
+    text
+}
+
+impl Reply {
+    /// `200` with `events` as `text/event-stream`, sent chunked.
+    pub fn sse(events: String) -> Reply {
+        Reply::raw(200, events)
+            .header("content-type", "text/event-stream")
+            .chunked()
+    }
+}
