@@ -7,11 +7,11 @@
 use crate::common;
 
 use common::fake_model::{
-    FakeModel, McpConfig, Recorded, Reply, TempDir, claude_message, everything_entry, run_host,
-    text_block, tool_use, unmarked,
+    FakeModel, McpConfig, Recorded, Reply, claude_message, everything_entry, run_host, text_block,
+    tool_use, unmarked,
 };
+use common::terminal::{self, OnTerminal, have_pty};
 use serde_json::{Value, json};
-use std::time::Duration;
 
 const CLAUDE_KEY: &str = "sk-ant-test-key";
 
@@ -50,99 +50,13 @@ fn asked(shown: &str, tool: &str, server: &str) -> usize {
         .count()
 }
 
-/// Quotes `text` for `sh -c`.
-fn sh_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
-/// Whether util-linux `script` can give a program a pseudo-terminal here.
-fn have_pty() -> bool {
-    let usable = std::process::Command::new("script")
-        .args(["-qec", "true", "/dev/null"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !usable {
-        eprintln!("skipped: util-linux `script` cannot open a pseudo-terminal here");
-    }
-    usable
-}
-
-/// What one run under a terminal left: stdout, stderr, the terminal's text.
-struct OnTerminal {
-    stdout: String,
-    stderr: String,
-    shown: String,
-}
-
-/// Runs the program under `script` (its controlling terminal a
-/// pseudo-terminal whose input is `keys`, typed ahead) with stdin `go`.
+/// The program with `--json` and `args` on a terminal where `keys` are
+/// typed, one line `go` on its stdin.
 fn on_terminal(config: &McpConfig, args: &[&str], fake: &FakeModel, keys: &[u8]) -> OnTerminal {
-    use std::io::Write;
-    let dir = TempDir::new();
-    let stdin = dir.write("stdin.txt", "go\n");
-    let (stdout, stderr) = (dir.path.join("stdout.txt"), dir.path.join("stderr.txt"));
-    let args: Vec<String> = args.iter().map(|a| sh_quote(a)).collect();
-    let command = format!(
-        "{} --config {} --json {} < {} > {} 2> {}",
-        sh_quote(common::fake_model::host_binary().to_str().unwrap()),
-        sh_quote(config.arg()),
-        args.join(" "),
-        sh_quote(stdin.to_str().unwrap()),
-        sh_quote(stdout.to_str().unwrap()),
-        sh_quote(stderr.to_str().unwrap()),
-    );
-    let mut script = std::process::Command::new("script");
-    script.args(["-qec", &command, "/dev/null"]);
-    for (name, _) in std::env::vars() {
-        if name.starts_with("ANTHROPIC_") || name.starts_with("OPENAI_") {
-            script.env_remove(name);
-        }
-    }
-    let mut child = script
-        .env("ANTHROPIC_BASE_URL", &fake.base_url)
-        .env("ANTHROPIC_API_KEY", CLAUDE_KEY)
-        .env("SHELL", "/bin/sh")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Typed ahead: the terminal holds them until the program reads.
-    let mut typed = child.stdin.take().unwrap();
-    typed.write_all(keys).unwrap();
-    typed.flush().unwrap();
-    let terminal = child.stdout.take().unwrap();
-    let shown = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = std::io::Read::read_to_string(&mut { terminal }, &mut text);
-        text
-    });
-    let started = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("the program hung (asked more than was typed?)");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    drop(typed);
-    OnTerminal {
-        stdout: std::fs::read_to_string(&stdout).unwrap_or_default(),
-        stderr: std::fs::read_to_string(&stderr).unwrap_or_default(),
-        shown: shown.join().unwrap(),
-    }
-}
-
-impl OnTerminal {
-    fn context(&self) -> String {
-        format!(
-            "stdout:\n{}\nstderr:\n{}\nterminal:\n{}",
-            self.stdout, self.stderr, self.shown
-        )
-    }
+    let args: Vec<&str> = std::iter::once("--json")
+        .chain(args.iter().copied())
+        .collect();
+    terminal::on_terminal(config, &args, fake, "go\n", keys)
 }
 
 #[test]

@@ -2147,25 +2147,10 @@ fn a_success_status_with_a_body_that_is_no_message_ends_the_line_with_error() {
     assert_claude_messages(&fake.requests()[1].body, &json!([user("b")]));
 }
 
-/// Quotes `text` for `sh -c`.
-fn sh_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
 #[test]
 fn approve_ask_with_a_terminal_asks_there_in_order() {
-    use std::io::Write;
-    // util-linux `script` gives the program a pseudo-terminal as its
-    // controlling terminal, while its stdin, stdout and stderr are files:
-    // the answers typed on the terminal are the only way in.
-    let probe = std::process::Command::new("script")
-        .args(["-qec", "true", "/dev/null"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status();
-    if !probe.is_ok_and(|s| s.success()) {
-        eprintln!("skipped: util-linux `script` cannot open a pseudo-terminal here");
+    // The answers typed on the terminal are the only way in.
+    if !common::terminal::have_pty() {
         return;
     }
     let config = everything("everything");
@@ -2181,55 +2166,17 @@ fn approve_ask_with_a_terminal_asks_there_in_order() {
         )),
         fine(1),
     ]);
-    let dir = common::fake_model::TempDir::new();
-    let stdin = dir.write("stdin.txt", "go\n");
-    let (stdout, stderr) = (dir.path.join("stdout.txt"), dir.path.join("stderr.txt"));
-    let command = format!(
-        "{} --config {} --json --approve ask --ask-read-only < {} > {} 2> {}",
-        sh_quote(common::fake_model::host_binary().to_str().unwrap()),
-        sh_quote(config.arg()),
-        sh_quote(stdin.to_str().unwrap()),
-        sh_quote(stdout.to_str().unwrap()),
-        sh_quote(stderr.to_str().unwrap()),
+    let common::terminal::OnTerminal {
+        stdout,
+        stderr,
+        shown,
+    } = common::terminal::on_terminal(
+        &config,
+        &["--json", "--approve", "ask", "--ask-read-only"],
+        &fake,
+        "go\n",
+        b"y\nn\n",
     );
-    let mut script = std::process::Command::new("script");
-    script.args(["-qec", &command, "/dev/null"]);
-    for (name, _) in std::env::vars() {
-        if name.starts_with("ANTHROPIC_") || name.starts_with("OPENAI_") {
-            script.env_remove(name);
-        }
-    }
-    let mut child = script
-        .env("ANTHROPIC_BASE_URL", &fake.base_url)
-        .env("ANTHROPIC_API_KEY", CLAUDE_KEY)
-        .env("SHELL", "/bin/sh")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Typed ahead: the terminal holds them until the program reads.
-    let mut keys = child.stdin.take().unwrap();
-    keys.write_all(b"y\nn\n").unwrap();
-    keys.flush().unwrap();
-    let terminal = child.stdout.take().unwrap();
-    let shown = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = std::io::Read::read_to_string(&mut { terminal }, &mut text);
-        text
-    });
-    let started = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the program hung"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    drop(keys);
-    let shown = shown.join().unwrap();
-    let stdout = std::fs::read_to_string(&stdout).unwrap();
-    let stderr = std::fs::read_to_string(&stderr).unwrap();
     let out: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
         panic!("{e}: stdout {stdout:?}\nstderr:\n{stderr}\nterminal:\n{shown}")
     });

@@ -12,6 +12,7 @@ use common::fake_model::{
     FakeModel, HostRun, McpConfig, Recorded, Reply, TempDir, claude_message, run_host, text_block,
     tool_use,
 };
+use common::terminal::{OnTerminal, have_pty, on_terminal};
 use mcp_client::BoxFuture;
 use mcp_host::agent::Agent;
 use mcp_host::agent::approval::{ApprovalRequest, ApproveAll, Approver, Decision};
@@ -354,92 +355,9 @@ fn an_unusable_pins_file_is_named_and_stops_the_program() {
     assert!(fake.requests().is_empty());
 }
 
-/// Quotes `text` for `sh -c`.
-fn sh_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
-/// Whether util-linux `script` can give a program a pseudo-terminal here.
-fn have_pty() -> bool {
-    std::process::Command::new("script")
-        .args(["-qec", "true", "/dev/null"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// Runs the program under `script` (its controlling terminal a
-/// pseudo-terminal whose input is `keys`); stdin, stdout and stderr are
-/// files. Returns (stdout, stderr, what the terminal showed).
-fn host_on_a_terminal(
-    config: &McpConfig,
-    args: &[&str],
-    fake: &FakeModel,
-    stdin: &str,
-    keys: &[u8],
-) -> (String, String, String) {
-    use std::io::Write;
-    let dir = TempDir::new();
-    let stdin = dir.write("stdin.txt", stdin);
-    let (stdout, stderr) = (dir.path.join("stdout.txt"), dir.path.join("stderr.txt"));
-    let args: Vec<String> = args.iter().map(|a| sh_quote(a)).collect();
-    let command = format!(
-        "{} --config {} {} < {} > {} 2> {}",
-        sh_quote(common::fake_model::host_binary().to_str().unwrap()),
-        sh_quote(config.arg()),
-        args.join(" "),
-        sh_quote(stdin.to_str().unwrap()),
-        sh_quote(stdout.to_str().unwrap()),
-        sh_quote(stderr.to_str().unwrap()),
-    );
-    let mut script = std::process::Command::new("script");
-    script.args(["-qec", &command, "/dev/null"]);
-    for (name, _) in std::env::vars() {
-        if name.starts_with("ANTHROPIC_") || name.starts_with("OPENAI_") {
-            script.env_remove(name);
-        }
-    }
-    let mut child = script
-        .env("ANTHROPIC_BASE_URL", &fake.base_url)
-        .env("ANTHROPIC_API_KEY", CLAUDE_KEY)
-        .env("SHELL", "/bin/sh")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Typed ahead: the terminal holds them until the program reads.
-    let mut typed = child.stdin.take().unwrap();
-    typed.write_all(keys).unwrap();
-    typed.flush().unwrap();
-    let terminal = child.stdout.take().unwrap();
-    let shown = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = std::io::Read::read_to_string(&mut { terminal }, &mut text);
-        text
-    });
-    let started = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the program hung"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    drop(typed);
-    (
-        std::fs::read_to_string(&stdout).unwrap_or_default(),
-        std::fs::read_to_string(&stderr).unwrap_or_default(),
-        shown.join().unwrap(),
-    )
-}
-
 #[test]
 fn approve_ask_shows_a_changed_definition_and_offers_it_once_approved() {
     if !have_pty() {
-        eprintln!("skipped: util-linux `script` cannot open a pseudo-terminal here");
         return;
     }
     let dir = TempDir::new();
@@ -460,7 +378,11 @@ fn approve_ask_shows_a_changed_definition_and_offers_it_once_approved() {
         calls(json!([tool_use("toolu_1", "swap", json!({}))])),
         end("swapped"),
     ]);
-    let (stdout, stderr, shown) = host_on_a_terminal(
+    let OnTerminal {
+        stdout,
+        stderr,
+        shown,
+    } = on_terminal(
         &config,
         &["--json", "--approve", "ask", "--pins", &pins_arg],
         &fake,
@@ -499,7 +421,7 @@ fn approve_ask_shows_a_changed_definition_and_offers_it_once_approved() {
     assert!(file["servers"]["changing"]["echo"].is_string(), "{file}");
     // A restart with the changed `add` asks again; "y" offers it.
     let fake = FakeModel::start(vec![end("fine")]);
-    let (_, stderr, shown) = host_on_a_terminal(
+    let OnTerminal { stderr, shown, .. } = on_terminal(
         &config,
         &["--json", "--approve", "ask", "--pins", &pins_arg],
         &fake,
@@ -518,7 +440,7 @@ fn approve_ask_shows_a_changed_definition_and_offers_it_once_approved() {
     );
     // Approved and pinned: the next run asks nothing.
     let fake = FakeModel::start(vec![end("quiet")]);
-    let (_, _, shown) = host_on_a_terminal(
+    let OnTerminal { shown, .. } = on_terminal(
         &config,
         &["--json", "--approve", "ask", "--pins", &pins_arg],
         &fake,

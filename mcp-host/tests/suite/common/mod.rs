@@ -4,6 +4,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod fake_model;
+pub mod terminal;
 
 use mcp_client::{
     ClientError, Dispatcher, DispatcherConfig, Handler, NoHandler, RequestOptions, StdioConfig,

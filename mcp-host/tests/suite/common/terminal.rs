@@ -1,0 +1,117 @@
+//! The `mcp-host` program on a real pseudo-terminal: util-linux `script`
+//! gives it one as its controlling terminal while its stdin, stdout and
+//! stderr are files, so what is typed on the terminal is the only way in
+//! (the approval and pin questions are asked there, never on stdin).
+
+use super::fake_model::{FakeModel, McpConfig, TempDir, host_binary};
+use std::io::Write;
+use std::time::Duration;
+
+/// The key the programs under a terminal send the fake Anthropic API.
+const CLAUDE_KEY: &str = "sk-ant-test-key";
+
+/// Whether `script` can give a program a pseudo-terminal here; says on
+/// stderr that the test is skipped when it cannot.
+pub fn have_pty() -> bool {
+    let usable = std::process::Command::new("script")
+        .args(["-qec", "true", "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !usable {
+        eprintln!("skipped: util-linux `script` cannot open a pseudo-terminal here");
+    }
+    usable
+}
+
+/// Quotes `text` for `sh -c`.
+pub fn sh_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// What one run under a terminal left: stdout, stderr, the terminal's text.
+pub struct OnTerminal {
+    /// The program's stdout.
+    pub stdout: String,
+    /// Its stderr.
+    pub stderr: String,
+    /// What the terminal showed (the questions).
+    pub shown: String,
+}
+
+impl OnTerminal {
+    /// All three, for an assertion's message.
+    pub fn context(&self) -> String {
+        format!(
+            "stdout:\n{}\nstderr:\n{}\nterminal:\n{}",
+            self.stdout, self.stderr, self.shown
+        )
+    }
+}
+
+/// Runs the program with `--config` and `args` against the fake Anthropic
+/// API, `stdin` as its stdin and `keys` typed ahead on its terminal (the
+/// terminal holds them until the program reads); fails past 60 s (a
+/// question more than was typed).
+pub fn on_terminal(
+    config: &McpConfig,
+    args: &[&str],
+    fake: &FakeModel,
+    stdin: &str,
+    keys: &[u8],
+) -> OnTerminal {
+    let dir = TempDir::new();
+    let stdin = dir.write("stdin.txt", stdin);
+    let (stdout, stderr) = (dir.path.join("stdout.txt"), dir.path.join("stderr.txt"));
+    let args: Vec<String> = args.iter().map(|a| sh_quote(a)).collect();
+    let command = format!(
+        "{} --config {} {} < {} > {} 2> {}",
+        sh_quote(host_binary().to_str().unwrap()),
+        sh_quote(config.arg()),
+        args.join(" "),
+        sh_quote(stdin.to_str().unwrap()),
+        sh_quote(stdout.to_str().unwrap()),
+        sh_quote(stderr.to_str().unwrap()),
+    );
+    let mut script = std::process::Command::new("script");
+    script.args(["-qec", &command, "/dev/null"]);
+    for (name, _) in std::env::vars() {
+        if name.starts_with("ANTHROPIC_") || name.starts_with("OPENAI_") {
+            script.env_remove(name);
+        }
+    }
+    let mut child = script
+        .env("ANTHROPIC_BASE_URL", &fake.base_url)
+        .env("ANTHROPIC_API_KEY", CLAUDE_KEY)
+        .env("SHELL", "/bin/sh")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut typed = child.stdin.take().unwrap();
+    typed.write_all(keys).unwrap();
+    typed.flush().unwrap();
+    let terminal = child.stdout.take().unwrap();
+    let shown = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut { terminal }, &mut text);
+        text
+    });
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the program hung (asked more than was typed?)");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(typed);
+    OnTerminal {
+        stdout: std::fs::read_to_string(&stdout).unwrap_or_default(),
+        stderr: std::fs::read_to_string(&stderr).unwrap_or_default(),
+        shown: shown.join().unwrap(),
+    }
+}
