@@ -81,6 +81,8 @@ mod version;
 // The server's machinery, below: public for `mcp-runtime` (and the client's
 // shared bounds), not part of what a user of the model reads.
 #[doc(hidden)]
+pub mod canonical;
+#[doc(hidden)]
 pub mod form;
 #[doc(hidden)]
 pub mod frame;

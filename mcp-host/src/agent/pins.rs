@@ -264,47 +264,13 @@ fn is_digest(text: &str) -> bool {
 /// canonical JSON (object keys sorted, no spaces).
 pub fn digest(tool: &Tool) -> String {
     let value = serde_json::to_value(tool).unwrap_or(Value::Null);
-    let mut canonical = String::new();
-    write_canonical(&value, &mut canonical);
-    let hash = Sha256::digest(canonical.as_bytes());
+    let hash = Sha256::digest(mcp_protocol::canonical::canonical_json(&value).as_bytes());
     let mut text = String::with_capacity(7 + 64);
     text.push_str("sha256:");
     for byte in hash {
         let _ = write!(text, "{byte:02x}");
     }
     text
-}
-
-/// `value` as JSON with every object's keys sorted, whatever order the
-/// map keeps them in.
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                write_canonical(&map[key], out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        other => out.push_str(&other.to_string()),
-    }
 }
 
 /// What the agent decides about definitions: the pins, what was asked in

@@ -466,42 +466,10 @@ pub(crate) fn arguments_digest(arguments: Option<&str>) -> String {
     let value: Value = arguments
         .and_then(|text| serde_json::from_str(text).ok())
         .unwrap_or_else(|| json!({}));
-    let mut canonical = String::new();
-    write_canonical(&value, &mut canonical);
-    Sha256::digest(canonical.as_bytes())
+    Sha256::digest(mcp_protocol::canonical::canonical_json(&value).as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
-}
-
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::from(key.as_str()).to_string());
-                out.push(':');
-                write_canonical(&map[key], out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        other => out.push_str(&other.to_string()),
-    }
 }
 
 #[cfg(test)]
