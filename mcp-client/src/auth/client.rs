@@ -16,10 +16,9 @@ use hyper::Method;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-/// How long before its expiry an access token is refreshed.
-const REFRESH_MARGIN_SECS: u64 = 60;
 /// The longest device-flow wait, whatever the server says.
 const MAX_DEVICE_WAIT: Duration = Duration::from_secs(15 * 60);
 
@@ -110,6 +109,8 @@ pub struct OAuthClient {
     store: Arc<dyn TokenStore>,
     web: Web,
     state: tokio::sync::Mutex<State>,
+    /// Whether the missing refresh token was already said.
+    said_no_refresh: AtomicBool,
 }
 
 impl OAuthClient {
@@ -121,6 +122,7 @@ impl OAuthClient {
             store,
             web: Web::new(),
             state: tokio::sync::Mutex::new(State::default()),
+            said_no_refresh: AtomicBool::new(false),
         }
     }
 
@@ -193,14 +195,14 @@ impl OAuthClient {
         self.store.remove(&self.config.server_url).await
     }
 
-    /// The access token to send, refreshed first when it expires within a
-    /// minute; `None` before any authorization.
+    /// The access token to send, refreshed first when it is about to
+    /// expire ([`Tokens::needs_refresh`]); `None` before any authorization.
     pub async fn access_token(&self) -> Result<Option<Secret>, AuthError> {
         let mut state = self.state.lock().await;
         let Some(tokens) = &state.auth.tokens else {
             return Ok(None);
         };
-        if tokens.expires_within(REFRESH_MARGIN_SECS) && tokens.refresh_token.is_some() {
+        if tokens.needs_refresh() && tokens.refresh_token.is_some() {
             match self.refresh(&mut state).await {
                 Ok(()) => {}
                 Err(e) if e.is_invalid_grant() => return Ok(None),
@@ -316,9 +318,34 @@ impl OAuthClient {
         self.store.save(&state.auth).await
     }
 
-    /// Refreshes the access token. On `invalid_grant` the stored tokens
-    /// are dropped and one line says the login starts again.
+    /// Refreshes the access token, holding the store's entry: another
+    /// process sharing the store waits, and finds the new tokens when its
+    /// turn comes. On `invalid_grant` the stored tokens are dropped and
+    /// one line says the login starts again.
     async fn refresh(&self, state: &mut State) -> Result<(), AuthError> {
+        let _held = self
+            .store
+            .lock(&self.config.server_url, &state.auth.issuer)
+            .await?;
+        // Another process may have refreshed (and rotated the refresh
+        // token) since this one read the store: its tokens are used, as a
+        // refresh with the old refresh token would look like a replay, for
+        // which a server revokes the whole grant (RFC 9700 §4.14.2).
+        let stored = self
+            .store
+            .load(&self.config.server_url, &state.auth.issuer)
+            .await?
+            .and_then(|stored| stored.tokens);
+        if let Some(stored) = stored
+            && state.auth.tokens.as_ref() != Some(&stored)
+        {
+            let usable = !stored.needs_refresh() || stored.refresh_token.is_none();
+            tracing::debug!(server = %self.config.server_name, "another process refreshed the tokens: using them");
+            state.auth.tokens = Some(stored);
+            if usable {
+                return Ok(());
+            }
+        }
         let (Some(server), Some(registration), Some(tokens)) =
             (&state.server, &state.auth.registration, &state.auth.tokens)
         else {
@@ -375,11 +402,31 @@ impl OAuthClient {
         scope: Option<String>,
         device: bool,
     ) -> Result<Authorized, AuthError> {
+        let offers_refresh = state
+            .server
+            .as_ref()
+            .is_some_and(|server| server.scopes_supported.iter().any(|s| s == OFFLINE_ACCESS));
+        // A refresh token spares the user a login at each expiry.
+        let scope = if offers_refresh {
+            union(scope.as_deref(), Some(OFFLINE_ACCESS))
+        } else {
+            scope
+        };
         let tokens = if device {
             self.device_flow(state, scope.as_deref()).await?
         } else {
             self.code_flow(state, scope.as_deref()).await?
         };
+        if tokens.refresh_token.is_none()
+            && asks_offline_access(scope.as_deref())
+            && !self.said_no_refresh.swap(true, Ordering::Relaxed)
+        {
+            tracing::warn!(
+                "server `{}`: {} issued no refresh token although `offline_access` was asked; each expiry of the access token needs a new login",
+                self.config.server_name,
+                state.auth.issuer
+            );
+        }
         tracing::info!(server = %self.config.server_name, issuer = %state.auth.issuer, scope = tokens.scope.as_deref().unwrap_or(""), "authorized");
         let authorized = Authorized {
             issuer: state.auth.issuer.clone(),
@@ -465,6 +512,11 @@ impl OAuthClient {
         ];
         if let Some(scope) = scope {
             pairs.push(("scope", scope));
+        }
+        // OpenID Connect Core §11: a server ignores `offline_access` (and
+        // issues no refresh token) unless the user is asked to consent.
+        if asks_offline_access(scope) {
+            pairs.push(("prompt", "consent"));
         }
         let separator = if endpoint.contains('?') { '&' } else { '?' };
         let url = format!("{endpoint}{separator}{}", web::form(&pairs));
@@ -632,6 +684,17 @@ impl OAuthClient {
         }
     }
 }
+
+/// Whether `scope` asks for a refresh token (`offline_access`).
+fn asks_offline_access(scope: Option<&str>) -> bool {
+    scope
+        .unwrap_or("")
+        .split_ascii_whitespace()
+        .any(|s| s == OFFLINE_ACCESS)
+}
+
+/// The scope that asks for a refresh token (OpenID Connect Core §11).
+const OFFLINE_ACCESS: &str = "offline_access";
 
 /// Whether the scopes `granted` include every one of `asked`.
 fn covers_scope(granted: Option<&str>, asked: Option<&str>) -> bool {

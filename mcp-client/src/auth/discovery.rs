@@ -55,6 +55,10 @@ pub struct ServerMetadata {
     /// `client_id_metadata_document_supported`: a URL may be the client id.
     #[serde(default)]
     pub client_id_metadata_document_supported: bool,
+    /// `scopes_supported`: where it lists `offline_access`, the client
+    /// asks for it (a refresh token, OpenID Connect Core §11).
+    #[serde(default)]
+    pub scopes_supported: Vec<String>,
 }
 
 /// How the authorization server was found.
@@ -164,6 +168,7 @@ fn legacy_endpoints(issuer: &str) -> ServerMetadata {
         token_endpoint_auth_methods_supported: Vec::new(),
         authorization_response_iss_parameter_supported: false,
         client_id_metadata_document_supported: false,
+        scopes_supported: Vec::new(),
     }
 }
 
@@ -228,10 +233,14 @@ pub(crate) async fn server_metadata(
         let legacy_issuer =
             discovery == Discovery::Legacy && said.as_deref().and_then(origin) == origin(issuer);
         if said.as_deref() != Some(issuer) && !legacy_issuer {
+            let named = match &said {
+                Some(said) => format!("names issuer `{}`", crate::text::excerpt(said, 200)),
+                None => "names no issuer".to_owned(),
+            };
             return Err(AuthError::Peer {
                 peer,
                 reason: format!(
-                    "its metadata at {url} names issuer {said:?}, not {issuer:?}; refused (RFC 8414 §3.3)"
+                    "its metadata at {url} {named}, not `{issuer}`; refused (RFC 8414 §3.3)"
                 ),
             });
         }

@@ -49,7 +49,7 @@ pub use discovery::{ResourceMetadata, ServerMetadata};
 pub use error::AuthError;
 pub use redirect::{Presenter, Prompt, open_browser, print_prompt};
 pub use registration::{ClientIdentity, Registration};
-pub use store::{FileStore, MemoryStore, StoredAuth, TokenStore};
+pub use store::{FileStore, MemoryStore, StoreLock, StoredAuth, TokenStore};
 pub use token::Tokens;
 
 use crate::error::ClientError;

@@ -117,9 +117,15 @@ pub(crate) async fn register(
         "grant_types": grant_types,
         "token_endpoint_auth_method": "none",
     });
-    if let Some(uri) = redirect_uri {
-        request["redirect_uris"] = json!([uri]);
-        request["response_types"] = json!(["code"]);
+    match redirect_uri {
+        Some(uri) => {
+            request["redirect_uris"] = json!([uri]);
+            request["response_types"] = json!(["code"]);
+        }
+        // RFC 7591 §2 reads an absent `response_types` as `["code"]`,
+        // for which a server demands redirect URIs: the device flow uses
+        // the token endpoint alone.
+        None => request["response_types"] = json!([]),
     }
     let peer = format!("authorization server {}", server.issuer);
     let reply = web

@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// What is kept for one server at one authorization server.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,12 +42,50 @@ pub trait TokenStore: Send + Sync + std::fmt::Debug {
     /// Forgets everything stored for `server_url`, at every issuer;
     /// whether there was anything.
     fn remove<'a>(&'a self, server_url: &'a str) -> BoxFuture<'a, Result<bool, AuthError>>;
+    /// Holds the entry of `server_url` at `issuer` until the guard is
+    /// dropped, against every other holder (other processes sharing the
+    /// store): a refresh runs under it, as the refresh token it uses may
+    /// be rotated. The default holds nothing, for a store no one shares.
+    fn lock<'a>(
+        &'a self,
+        server_url: &'a str,
+        issuer: &'a str,
+    ) -> BoxFuture<'a, Result<StoreLock, AuthError>> {
+        let _ = (server_url, issuer);
+        Box::pin(async { Ok(StoreLock::none()) })
+    }
+}
+
+/// An entry held by [`TokenStore::lock`]; dropping it lets go.
+pub struct StoreLock {
+    _held: Option<Box<dyn Send + Sync>>,
+}
+
+impl StoreLock {
+    /// A guard that holds nothing.
+    pub fn none() -> StoreLock {
+        StoreLock { _held: None }
+    }
+
+    /// A guard that lets go when `held` is dropped.
+    pub fn holding(held: impl Send + Sync + 'static) -> StoreLock {
+        StoreLock {
+            _held: Some(Box::new(held)),
+        }
+    }
+}
+
+impl std::fmt::Debug for StoreLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreLock").finish_non_exhaustive()
+    }
 }
 
 /// A store in memory, for tests and programs that keep nothing.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     entries: Mutex<HashMap<(String, String), StoredAuth>>,
+    held: Mutex<HashMap<(String, String), Arc<tokio::sync::Mutex<()>>>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -77,6 +116,19 @@ impl TokenStore for MemoryStore {
         let removed = entries.len() != before;
         Box::pin(async move { Ok(removed) })
     }
+
+    fn lock<'a>(
+        &'a self,
+        server_url: &'a str,
+        issuer: &'a str,
+    ) -> BoxFuture<'a, Result<StoreLock, AuthError>> {
+        let entry = Arc::clone(
+            lock(&self.held)
+                .entry((server_url.to_owned(), issuer.to_owned()))
+                .or_default(),
+        );
+        Box::pin(async move { Ok(StoreLock::holding(entry.lock_owned().await)) })
+    }
 }
 
 /// One JSON file per server and issuer under a directory:
@@ -90,6 +142,11 @@ pub struct FileStore {
 
 /// The largest stored file read back.
 const MAX_FILE_BYTES: u64 = 1024 * 1024;
+/// The longest wait for another process's hold on an entry (a refresh,
+/// which the web client's own timeouts bound well below this).
+const LOCK_WAIT: Duration = Duration::from_secs(60);
+/// How often a held entry is tried again.
+const LOCK_POLL: Duration = Duration::from_millis(20);
 
 impl FileStore {
     /// A store under `dir` (created on the first save).
@@ -117,6 +174,42 @@ impl FileStore {
     pub fn file(&self, server_url: &str, issuer: &str) -> PathBuf {
         self.server_dir(server_url)
             .join(format!("{}.json", digest(issuer)))
+    }
+
+    /// Takes the advisory lock of `server_url` at `issuer` (a `.lock`
+    /// file beside the entry's), waiting while another process holds it.
+    async fn hold(&self, server_url: &str, issuer: &str) -> Result<StoreLock, AuthError> {
+        let path = self.file(server_url, issuer).with_extension("lock");
+        let failed = |e: std::io::Error| AuthError::Store {
+            reason: format!("{}: {e}", path.display()),
+        };
+        create_private_dir(&self.server_dir(server_url)).map_err(failed)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let file = options.open(&path).map_err(failed)?;
+        let deadline = tokio::time::Instant::now() + LOCK_WAIT;
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(StoreLock::holding(file)),
+                Err(std::fs::TryLockError::WouldBlock) => {}
+                Err(std::fs::TryLockError::Error(e)) => return Err(failed(e)),
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(AuthError::Store {
+                    reason: format!(
+                        "{}: another process has held it for over {} s",
+                        path.display(),
+                        LOCK_WAIT.as_secs()
+                    ),
+                });
+            }
+            tokio::time::sleep(LOCK_POLL).await;
+        }
     }
 
     fn read(&self, server_url: &str, issuer: &str) -> Result<Option<StoredAuth>, AuthError> {
@@ -213,5 +306,13 @@ impl TokenStore for FileStore {
                 }),
             }
         })
+    }
+
+    fn lock<'a>(
+        &'a self,
+        server_url: &'a str,
+        issuer: &'a str,
+    ) -> BoxFuture<'a, Result<StoreLock, AuthError>> {
+        Box::pin(self.hold(server_url, issuer))
     }
 }

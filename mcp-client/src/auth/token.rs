@@ -26,12 +26,34 @@ pub struct Tokens {
     pub expires_at: Option<u64>,
     /// The scopes granted (the answer's `scope`, else those asked for).
     pub scope: Option<String>,
+    /// How long the access token lived when issued (`expires_in`), which
+    /// sets how early it is refreshed; absent in files of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifetime: Option<u64>,
 }
+
+/// The most seconds before its expiry an access token is refreshed.
+const MAX_REFRESH_MARGIN: u64 = 60;
 
 impl Tokens {
     /// Whether the access token expires within `margin` seconds.
     pub fn expires_within(&self, margin: u64) -> bool {
         self.expires_at.is_some_and(|at| at <= now() + margin)
+    }
+
+    /// How long before its expiry the access token is refreshed: a fifth
+    /// of its lifetime (at least a second), at most a minute. A fixed
+    /// minute would refresh a token that lives a minute or less before
+    /// every request.
+    pub fn refresh_margin(&self) -> u64 {
+        self.lifetime
+            .map_or(MAX_REFRESH_MARGIN, |lifetime| (lifetime / 5).max(1))
+            .min(MAX_REFRESH_MARGIN)
+    }
+
+    /// Whether the access token is to be refreshed before its next use.
+    pub fn needs_refresh(&self) -> bool {
+        self.expires_within(self.refresh_margin())
     }
 }
 
@@ -152,14 +174,13 @@ fn read_tokens(peer: &str, json: &Value, asked: Option<&str>) -> Result<Tokens, 
             reason: "its token answer is not of `token_type` Bearer".into(),
         });
     }
+    let lifetime = json.get("expires_in").and_then(Value::as_u64);
     Ok(Tokens {
         access_token: Secret::new(access_token),
         refresh_token: text("refresh_token").map(Secret::new),
-        expires_at: json
-            .get("expires_in")
-            .and_then(Value::as_u64)
-            .map(|s| now().saturating_add(s)),
+        expires_at: lifetime.map(|s| now().saturating_add(s)),
         scope: text("scope").or(asked).map(str::to_owned),
+        lifetime,
     })
 }
 
@@ -180,6 +201,24 @@ pub(crate) async fn exchange(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_refresh_margin_is_a_fifth_of_the_lifetime_at_most_a_minute() {
+        let tokens = |lifetime: Option<u64>| Tokens {
+            access_token: Secret::new("a"),
+            refresh_token: None,
+            expires_at: lifetime.map(|l| now() + l),
+            scope: None,
+            lifetime,
+        };
+        assert_eq!(tokens(Some(3600)).refresh_margin(), 60);
+        assert_eq!(tokens(Some(30)).refresh_margin(), 6);
+        assert_eq!(tokens(Some(2)).refresh_margin(), 1);
+        assert_eq!(tokens(None).refresh_margin(), 60);
+        assert!(!tokens(Some(30)).needs_refresh());
+        assert!(!tokens(Some(60)).needs_refresh());
+        assert!(tokens(Some(1)).needs_refresh());
+    }
 
     #[test]
     fn basic_auth_encodes_id_and_secret() {

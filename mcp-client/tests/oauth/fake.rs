@@ -33,6 +33,8 @@ struct Code {
     challenge: String,
     scope: String,
     redirect_uri: String,
+    /// Whether the request asked the user to consent (`prompt=consent`).
+    consent: bool,
 }
 
 /// How the fake authorization server behaves.
@@ -52,6 +54,12 @@ pub(crate) struct Knobs {
     pub(crate) metadata_documents: bool,
     /// The `admin` tool refuses every token (403 `insufficient_scope`).
     pub(crate) admin_never: bool,
+    /// OpenID Connect's rule: the metadata lists `offline_access`, and a
+    /// refresh token is issued only for it, asked with `prompt=consent`.
+    pub(crate) offline_access: bool,
+    /// Refresh tokens are single-use; one used again revokes every token
+    /// (a replay, as oidc-provider and others detect it).
+    pub(crate) rotate_refresh: bool,
 }
 
 #[derive(Debug, Default)]
@@ -65,6 +73,10 @@ pub(crate) struct State {
     pub(crate) access: HashMap<String, String>,
     /// refresh token -> scope
     pub(crate) refresh: HashMap<String, String>,
+    /// Refresh tokens used once (with `rotate_refresh`).
+    pub(crate) used_refresh: Vec<String>,
+    /// How many times a used refresh token came back (each revoked all).
+    pub(crate) replays: u32,
     /// device code -> (approved, scope)
     device: HashMap<String, (bool, String)>,
     counter: u64,
@@ -202,6 +214,9 @@ impl Fake {
                     "authorization_response_iss_parameter_supported": true,
                     "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
                 });
+                if state.knobs.offline_access {
+                    metadata["scopes_supported"] = json!(["tools:read", "offline_access"]);
+                }
                 if state.knobs.metadata_documents {
                     metadata["client_id_metadata_document_supported"] = json!(true);
                 }
@@ -215,6 +230,18 @@ impl Fake {
             }
             "/register" => {
                 let body: Value = serde_json::from_str(&seen.body).unwrap();
+                // RFC 7591 §2: no `response_types` means `["code"]`, which
+                // needs a redirect URI (oidc-provider's answer).
+                let code = body
+                    .get("response_types")
+                    .is_none_or(|r| r.as_array().unwrap().iter().any(|t| t == "code"));
+                if code && body.get("redirect_uris").is_none() {
+                    return json_response(
+                        400,
+                        json!({"error": "invalid_redirect_uri",
+                        "error_description": "redirect_uris is mandatory property"}),
+                    );
+                }
                 json_response(
                     201,
                     json!({"client_id": format!("client-{n}"), "redirect_uris": body["redirect_uris"],
@@ -232,6 +259,7 @@ impl Fake {
                         challenge: q["code_challenge"].clone(),
                         scope: q.get("scope").cloned().unwrap_or_default(),
                         redirect_uri: q["redirect_uri"].clone(),
+                        consent: q.get("prompt").is_some_and(|p| p == "consent"),
                     },
                 );
                 let s = if state.knobs.wrong_state {
@@ -273,6 +301,7 @@ impl Fake {
             }
             "/token" => {
                 let form = &seen.form;
+                let mut refreshable = !state.knobs.offline_access;
                 let scope = match form["grant_type"].as_str() {
                     "authorization_code" => {
                         let Some(code) = state.codes.remove(&form["code"]) else {
@@ -283,15 +312,38 @@ impl Fake {
                         if verified != code.challenge || code.redirect_uri != form["redirect_uri"] {
                             return json_response(400, json!({"error": "invalid_grant"}));
                         }
+                        refreshable |=
+                            code.consent && code.scope.split(' ').any(|s| s == "offline_access");
                         code.scope
                     }
-                    "refresh_token" => match state.refresh.get(&form["refresh_token"]) {
-                        Some(scope) => scope.clone(),
-                        None => return json_response(400, json!({"error": "invalid_grant"})),
-                    },
+                    "refresh_token" => {
+                        let used = &form["refresh_token"];
+                        let rotate = state.knobs.rotate_refresh;
+                        match state.refresh.get(used).cloned() {
+                            Some(scope) => {
+                                if rotate {
+                                    state.refresh.remove(used);
+                                    state.used_refresh.push(used.clone());
+                                }
+                                refreshable = true;
+                                scope
+                            }
+                            None => {
+                                if state.used_refresh.contains(used) {
+                                    state.replays += 1;
+                                    state.access.clear();
+                                    state.refresh.clear();
+                                }
+                                return json_response(400, json!({"error": "invalid_grant"}));
+                            }
+                        }
+                    }
                     "urn:ietf:params:oauth:grant-type:device_code" => {
                         match state.device.get(&form["device_code"]).cloned() {
-                            Some((true, scope)) => scope,
+                            Some((true, scope)) => {
+                                refreshable |= scope.split(' ').any(|s| s == "offline_access");
+                                scope
+                            }
                             Some((false, _)) => {
                                 return json_response(
                                     400,
@@ -304,14 +356,15 @@ impl Fake {
                     _ => return json_response(400, json!({"error": "unsupported_grant_type"})),
                 };
                 let access = format!("at-{n}");
-                let refresh = format!("rt-{n}");
                 state.access.insert(access.clone(), scope.clone());
-                state.refresh.insert(refresh.clone(), scope.clone());
-                json_response(
-                    200,
-                    json!({"access_token": access, "token_type": "Bearer", "refresh_token": refresh,
-                        "expires_in": state.knobs.expires_in.unwrap_or(3600), "scope": scope}),
-                )
+                let mut answer = json!({"access_token": access, "token_type": "Bearer",
+                    "expires_in": state.knobs.expires_in.unwrap_or(3600), "scope": scope});
+                if refreshable {
+                    let refresh = format!("rt-{n}");
+                    state.refresh.insert(refresh.clone(), scope.clone());
+                    answer["refresh_token"] = json!(refresh);
+                }
+                json_response(200, answer)
             }
             _ => json_response(404, json!({"error": "not found"})),
         }

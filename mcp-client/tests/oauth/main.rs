@@ -179,7 +179,7 @@ async fn code_flow_then_a_restart_reuses_the_stored_registration_and_token() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_token_about_to_expire_is_refreshed_first() {
     let fake = Fake::start(Knobs {
-        expires_in: Some(30),
+        expires_in: Some(1),
         ..Knobs::default()
     })
     .await;
@@ -190,8 +190,8 @@ async fn a_token_about_to_expire_is_refreshed_first() {
     .unwrap();
     call(&client, "echo").await.unwrap();
     call(&client, "echo").await.unwrap();
-    // Each use of a token that expires within the minute refreshes it
-    // first: after the login, one refresh per call.
+    // Each use of a token that expires within a fifth of its lifetime
+    // refreshes it first: after the login, one refresh per call.
     let tokens = fake.as_requests("/token");
     assert_eq!(tokens.len(), 3, "{tokens:?}");
     assert_eq!(tokens[0].form["grant_type"], "authorization_code");
@@ -213,6 +213,95 @@ async fn a_token_about_to_expire_is_refreshed_first() {
         sent[0], sent[1],
         "the second call carries the refreshed token"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_that_lives_30_s_is_not_refreshed_before_every_request() {
+    let fake = Fake::start(Knobs {
+        expires_in: Some(30),
+        ..Knobs::default()
+    })
+    .await;
+    let client = connect(
+        &fake.resource_url(),
+        oauth(&fake, Arc::new(MemoryStore::default())),
+    )
+    .unwrap();
+    for _ in 0..3 {
+        call(&client, "echo").await.unwrap();
+    }
+    // A fixed minute's margin would refresh it before each call; a fifth
+    // of its lifetime (6 s) leaves it in use.
+    let tokens = fake.as_requests("/token");
+    assert_eq!(tokens.len(), 1, "{tokens:?}");
+    assert_eq!(tokens[0].form["grant_type"], "authorization_code");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offline_access_is_asked_with_prompt_consent_and_brings_a_refresh_token() {
+    let fake = Fake::start(Knobs {
+        offline_access: true,
+        ..Knobs::default()
+    })
+    .await;
+    let client = connect(
+        &fake.resource_url(),
+        oauth(&fake, Arc::new(MemoryStore::default())),
+    )
+    .unwrap();
+    call(&client, "echo").await.unwrap();
+    let authorize = &fake.as_requests("/authorize")[0].query;
+    assert_eq!(authorize["scope"], "offline_access tools:read");
+    assert_eq!(authorize["prompt"], "consent");
+    // The access token is forgotten: the refresh token the consent
+    // brought answers the 401, with no second login.
+    fake.lock().access.clear();
+    call(&client, "echo").await.unwrap();
+    let tokens = fake.as_requests("/token");
+    assert_eq!(tokens.len(), 2, "{tokens:?}");
+    assert_eq!(tokens[1].form["grant_type"], "refresh_token");
+    assert_eq!(fake.as_requests("/authorize").len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_clients_sharing_a_file_store_never_replay_a_rotated_refresh_token() {
+    // Every use refreshes (a one-second token), and each refresh token
+    // is single-use: a replay would revoke the grant.
+    let fake = Fake::start(Knobs {
+        expires_in: Some(1),
+        rotate_refresh: true,
+        ..Knobs::default()
+    })
+    .await;
+    let dir = temp_dir("shared");
+    let first = connect(
+        &fake.resource_url(),
+        oauth(&fake, Arc::new(FileStore::new(&dir))),
+    )
+    .unwrap();
+    call(&first, "echo").await.unwrap();
+    // A second process: its own client and its own handle on the store.
+    let second = connect(
+        &fake.resource_url(),
+        oauth(&fake, Arc::new(FileStore::new(&dir))),
+    )
+    .unwrap();
+    for _ in 0..3 {
+        call(&second, "echo").await.unwrap();
+        call(&first, "echo").await.unwrap();
+        let (a, b) = tokio::join!(call(&first, "echo"), call(&second, "echo"));
+        a.unwrap();
+        b.unwrap();
+    }
+    assert_eq!(fake.lock().replays, 0);
+    assert_eq!(fake.as_requests("/authorize").len(), 1);
+    let refreshes = fake
+        .as_requests("/token")
+        .iter()
+        .filter(|t| t.form["grant_type"] == "refresh_token")
+        .count();
+    assert!(refreshes >= 12, "{refreshes}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -358,10 +447,15 @@ async fn metadata_naming_another_issuer_is_refused_before_registration() {
     let error = call(&client, "echo").await.unwrap_err();
     let text = error.to_string();
     assert!(matches!(error, ClientError::Unauthorized { .. }), "{text}");
+    // Plain text, not Rust's `Some("…")`.
     assert!(
-        text.contains("https://evil.test") && text.contains(&fake.issuer()),
+        text.contains(&format!(
+            "names issuer `https://evil.test`, not `{}`; refused (RFC 8414 §3.3)",
+            fake.issuer()
+        )),
         "{text}"
     );
+    assert!(!text.contains("Some("), "{text}");
     assert!(fake.as_requests("/register").is_empty());
     assert!(fake.as_requests("/authorize").is_empty());
 }
