@@ -84,9 +84,12 @@ impl std::fmt::Debug for StoreLock {
 /// A store in memory, for tests and programs that keep nothing.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
-    entries: Mutex<HashMap<(String, String), StoredAuth>>,
-    held: Mutex<HashMap<(String, String), Arc<tokio::sync::Mutex<()>>>>,
+    entries: Mutex<HashMap<Key, StoredAuth>>,
+    held: Mutex<HashMap<Key, Arc<tokio::sync::Mutex<()>>>>,
 }
+
+/// An entry's server URL and issuer.
+type Key = (String, String);
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
