@@ -294,12 +294,37 @@ impl Catalog {
                 name,
                 limit,
                 tokio::spawn(async move {
-                    tokio::time::timeout(limit, async move {
-                        let client = McpClient::connect_with(server, client_options).await?;
-                        let tools = client.list_tools().await?;
-                        Ok::<_, McpError>((client, tools))
-                    })
-                    .await
+                    let start = || {
+                        let (server, client_options) = (server.clone(), client_options.clone());
+                        tokio::time::timeout(limit, async move {
+                            let client = McpClient::connect_with(server, client_options).await?;
+                            let tools = client.list_tools().await?;
+                            Ok::<_, McpError>((client, tools))
+                        })
+                    };
+                    #[cfg(not(feature = "oauth"))]
+                    let outcome = start().await;
+                    // A login the start needs runs after it, outside its
+                    // timeout (the user may take minutes), then it starts
+                    // again.
+                    #[cfg(feature = "oauth")]
+                    let outcome = match client_options.authorizer.clone() {
+                        None => start().await,
+                        Some(authorizer) => {
+                            authorizer.defer_logins(true);
+                            let mut outcome = start().await;
+                            if !matches!(outcome, Ok(Ok(_))) {
+                                match authorizer.deferred_login().await {
+                                    Ok(true) => outcome = start().await,
+                                    Ok(false) => {}
+                                    Err(e) => outcome = Ok(Err(e.into())),
+                                }
+                            }
+                            authorizer.defer_logins(false);
+                            outcome
+                        }
+                    };
+                    outcome
                 }),
             ));
         }

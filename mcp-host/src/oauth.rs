@@ -35,6 +35,10 @@ pub fn oauth_config(config: &McpConfig, server: &ServerConfig) -> Option<OAuthCo
         return None;
     }
     let mut oauth = OAuthConfig::new(server.name.clone(), url.clone());
+    oauth.headers = headers
+        .iter()
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect();
     if let Some(settings) = config.oauth(&server.name) {
         oauth.identity = ClientIdentity {
             client_id: settings.client_id.clone(),
@@ -48,13 +52,13 @@ pub fn oauth_config(config: &McpConfig, server: &ServerConfig) -> Option<OAuthCo
     Some(oauth)
 }
 
-/// An authorizer for each HTTP server of `config` that may need one,
-/// each made ready first ([`OAuthClient::prepare`]: the stored token, a
-/// refresh, or a login whose URL is printed on stderr), so that no login
-/// runs under a request's timeout. A server whose authorization fails
-/// keeps its authorizer: connecting to it then fails with the reason,
-/// and it is left out like any server that does not start.
-pub async fn authorizers(
+/// An authorizer for each HTTP server of `config` that may need one.
+/// Nothing is sent yet: a 401 to the first request of the server's
+/// connect starts the authorization (the stored token, a refresh, or a
+/// login whose URL is printed on stderr, run outside the connect's
+/// timeouts: [`Authorizer::deferred_login`]). A server whose
+/// authorization fails is left out like any server that does not start.
+pub fn authorizers(
     config: &McpConfig,
     store: Arc<dyn TokenStore>,
 ) -> BTreeMap<String, Arc<dyn Authorizer>> {
@@ -64,9 +68,6 @@ pub async fn authorizers(
             continue;
         };
         let client = Arc::new(OAuthClient::new(oauth, Arc::clone(&store)));
-        if let Err(e) = client.prepare().await {
-            tracing::warn!(server = %server.name, error = %e, "authorization failed");
-        }
         authorizers.insert(server.name.clone(), client);
     }
     authorizers

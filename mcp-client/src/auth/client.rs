@@ -45,6 +45,11 @@ pub struct OAuthConfig {
     pub presenter: Presenter,
     /// How long the user has to finish a login. Default 5 minutes.
     pub login_timeout: Duration,
+    /// The server entry's own headers (a gateway's API key): sent with
+    /// the requests this client makes to the server's origin (its
+    /// metadata, the challenge `login` asks for), as the transport sends
+    /// them with every MCP request.
+    pub headers: Vec<(String, String)>,
 }
 
 impl OAuthConfig {
@@ -63,6 +68,7 @@ impl OAuthConfig {
             device: false,
             presenter: print_prompt(),
             login_timeout: Duration::from_secs(300),
+            headers: Vec::new(),
         }
     }
 }
@@ -77,6 +83,14 @@ impl std::fmt::Debug for OAuthConfig {
             .field("redirect_port", &self.redirect_port)
             .field("device", &self.device)
             .field("login_timeout", &self.login_timeout)
+            .field(
+                "headers",
+                &self
+                    .headers
+                    .iter()
+                    .map(|(name, _)| name)
+                    .collect::<Vec<_>>(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -111,6 +125,16 @@ pub struct OAuthClient {
     state: tokio::sync::Mutex<State>,
     /// Whether the missing refresh token was already said.
     said_no_refresh: AtomicBool,
+    /// Logins left for [`deferred_login`](Self::deferred_login).
+    deferral: std::sync::Mutex<Deferral>,
+}
+
+/// Whether logins are left for later, and the scope of the one left.
+#[derive(Debug, Default)]
+struct Deferral {
+    active: bool,
+    /// `Some(scope)` once a refusal needed a login.
+    pending: Option<Option<String>>,
 }
 
 impl OAuthClient {
@@ -118,11 +142,12 @@ impl OAuthClient {
     /// Nothing is sent yet. Must be called inside a tokio runtime.
     pub fn new(config: OAuthConfig, store: Arc<dyn TokenStore>) -> OAuthClient {
         OAuthClient {
+            web: Web::new(&config.server_url, &config.headers),
             config,
             store,
-            web: Web::new(),
             state: tokio::sync::Mutex::new(State::default()),
             said_no_refresh: AtomicBool::new(false),
+            deferral: std::sync::Mutex::new(Deferral::default()),
         }
     }
 
@@ -136,12 +161,13 @@ impl OAuthClient {
         &self.config.server_name
     }
 
-    /// Asks the server once, with `token` if given: `None` if it accepts
-    /// the request (or does not ask for authorization), else its challenge.
-    async fn probe(&self, token: Option<&Secret>) -> Result<Option<Challenge>, AuthError> {
+    /// The server's challenge to a request without a token (`mcp-host
+    /// login`, which must learn the scope the server wants before it has
+    /// anything to send): a `ping` with the entry's headers. `None` if the
+    /// server does not ask for authorization.
+    async fn challenge(&self) -> Result<Option<Challenge>, AuthError> {
         let peer = format!("server {}", self.config.server_url);
         let ping = r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#;
-        let authorization = token.map(|t| format!("Bearer {}", t.expose()));
         let reply = self
             .web
             .send(
@@ -149,37 +175,40 @@ impl OAuthClient {
                 Method::POST,
                 &self.config.server_url,
                 Body::Raw("application/json", ping),
-                authorization.as_deref(),
+                None,
             )
             .await?;
         Ok((reply.status == 401).then_some(reply.challenge))
     }
 
-    /// Makes sure a token the server accepts is at hand before the first
-    /// request: if the server asks for authorization, the stored token,
-    /// else a refreshed one, else a login, each tried on the server. A
-    /// program calls it before connecting, so that a login is not cut
-    /// short by a request's timeout.
-    pub async fn prepare(&self) -> Result<(), AuthError> {
-        let mut token = None;
-        // No token, the stored one, a refreshed one, a new login's.
-        for _ in 0..4 {
-            let Some(challenge) = self.probe(token.as_ref()).await? else {
-                return Ok(());
-            };
-            self.challenged(&challenge, token.as_ref()).await?;
-            token = self.access_token().await?;
+    /// While `defer` is set, a refusal that needs the user (a login) is
+    /// not answered inside the refused request, whose timeout would cut
+    /// the login short: the request fails, and the login is left for
+    /// [`deferred_login`](Self::deferred_login). A program sets it while
+    /// it connects, with the connect's timeouts running.
+    pub fn defer_logins(&self, defer: bool) {
+        let mut deferral = lock(&self.deferral);
+        deferral.active = defer;
+        if !defer {
+            deferral.pending = None;
         }
-        Err(AuthError::Peer {
-            peer: format!("server {}", self.config.server_url),
-            reason: "refuses every token it was given".into(),
-        })
+    }
+
+    /// Runs the login a refusal left for later ([`defer_logins`](Self::defer_logins)),
+    /// outside any request's timeout: whether there was one.
+    pub async fn deferred_login(&self) -> Result<bool, AuthError> {
+        let Some(scope) = lock(&self.deferral).pending.take() else {
+            return Ok(false);
+        };
+        let mut state = self.state.lock().await;
+        self.flow(&mut state, scope, self.config.device).await?;
+        Ok(true)
     }
 
     /// Logs in now, whatever is stored (`mcp-host login`): the browser
     /// flow, or the device flow with `device`.
     pub async fn login(&self, device: bool) -> Result<Authorized, AuthError> {
-        let challenge = self.probe(None).await?.unwrap_or_default();
+        let challenge = self.challenge().await?.unwrap_or_default();
         let mut state = self.state.lock().await;
         self.discover(&mut state, &challenge).await?;
         let scope = self.scope_for(&state, challenge.scope.as_deref());
@@ -218,7 +247,7 @@ impl OAuthClient {
     /// to a request that carried `failed` (or no token): gets a better
     /// token: a newer one already at hand, the stored one, a refreshed
     /// one, or a new login (with the union of the granted and the asked
-    /// scopes on a step-up).
+    /// scopes on a step-up), unless logins are deferred.
     pub async fn challenged(
         &self,
         challenge: &Challenge,
@@ -226,35 +255,55 @@ impl OAuthClient {
     ) -> Result<(), AuthError> {
         let mut state = self.state.lock().await;
         self.discover(&mut state, challenge).await?;
+        let Some(scope) = self.login_scope(&mut state, challenge, failed).await? else {
+            return Ok(());
+        };
+        {
+            let mut deferral = lock(&self.deferral);
+            if deferral.active {
+                deferral.pending = Some(scope);
+                return Err(AuthError::LoginDeferred);
+            }
+        }
+        self.flow(&mut state, scope, self.config.device).await?;
+        Ok(())
+    }
+
+    /// `None` if a token at hand (newer than `failed`, or refreshed now)
+    /// answers `challenge`, else `Some` of the scope of the new login it
+    /// needs.
+    async fn login_scope(
+        &self,
+        state: &mut State,
+        challenge: &Challenge,
+        failed: Option<&Secret>,
+    ) -> Result<Option<Option<String>>, AuthError> {
         if challenge.is_insufficient_scope() {
             // Another request's step-up may already have got the scope.
             if let Some(tokens) = &state.auth.tokens
                 && Some(&tokens.access_token) != failed
                 && covers_scope(tokens.scope.as_deref(), challenge.scope.as_deref())
             {
-                return Ok(());
+                return Ok(None);
             }
             let granted = state.auth.tokens.as_ref().and_then(|t| t.scope.clone());
             let scope = union(granted.as_deref(), challenge.scope.as_deref());
             tracing::info!(server = %self.config.server_name, scope = scope.as_deref().unwrap_or(""), "the server asks for more scope: authorizing again");
-            self.flow(&mut state, scope, self.config.device).await?;
-            return Ok(());
+            return Ok(Some(scope));
         }
         if let Some(tokens) = &state.auth.tokens {
             if Some(&tokens.access_token) != failed {
-                return Ok(());
+                return Ok(None);
             }
             if tokens.refresh_token.is_some() {
-                match self.refresh(&mut state).await {
-                    Ok(()) => return Ok(()),
+                match self.refresh(state).await {
+                    Ok(()) => return Ok(None),
                     Err(e) if e.is_invalid_grant() => {}
                     Err(e) => return Err(e),
                 }
             }
         }
-        let scope = self.scope_for(&state, challenge.scope.as_deref());
-        self.flow(&mut state, scope, self.config.device).await?;
-        Ok(())
+        Ok(Some(self.scope_for(state, challenge.scope.as_deref())))
     }
 
     /// Fills in the resource and authorization server metadata, and what
@@ -683,6 +732,10 @@ impl OAuthClient {
             }
         }
     }
+}
+
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Whether `scope` asks for a refresh token (`offline_access`).

@@ -55,6 +55,11 @@ pub enum AuthError {
         /// What failed.
         reason: String,
     },
+    /// A login is needed, and logins are deferred
+    /// ([`OAuthClient::defer_logins`](super::OAuthClient::defer_logins)):
+    /// it runs once the request's caller asks for it.
+    #[error("a login is needed (it runs once this attempt to connect ends)")]
+    LoginDeferred,
     /// The configuration cannot be used (a URL that does not parse, an
     /// `http://` authorization server that is not on loopback).
     #[error("{reason}")]

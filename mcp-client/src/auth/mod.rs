@@ -26,9 +26,15 @@
 //! let url = "https://example.com/mcp";
 //! let store = FileStore::new(FileStore::default_dir("my-host").ok_or("no home")?);
 //! let oauth = Arc::new(OAuthClient::new(OAuthConfig::new("weather", url), Arc::new(store)));
-//! oauth.prepare().await?; // the stored token, or a login on stderr
-//! let options = ClientOptions { authorizer: Some(oauth), ..ClientOptions::default() };
-//! let client = McpClient::connect_with(ServerConfig::http("weather", url), options).await?;
+//! // A login the connect needs is not run under its timeout, but after.
+//! oauth.defer_logins(true);
+//! let options = ClientOptions { authorizer: Some(oauth.clone()), ..ClientOptions::default() };
+//! let config = ServerConfig::http("weather", url);
+//! let client = match McpClient::connect_with(config.clone(), options.clone()).await {
+//!     Err(_) if oauth.deferred_login().await? => McpClient::connect_with(config, options).await?,
+//!     connected => connected?,
+//! };
+//! oauth.defer_logins(false);
 //! # let _ = client; Ok(()) }
 //! ```
 
@@ -80,6 +86,18 @@ impl Authorizer for OAuthClient {
     ) -> BoxFuture<'a, Result<(), ClientError>> {
         Box::pin(async move {
             OAuthClient::challenged(self, challenge, failed)
+                .await
+                .map_err(|e| self.client_error(e))
+        })
+    }
+
+    fn defer_logins(&self, defer: bool) {
+        OAuthClient::defer_logins(self, defer);
+    }
+
+    fn deferred_login(&self) -> BoxFuture<'_, Result<bool, ClientError>> {
+        Box::pin(async move {
+            OAuthClient::deferred_login(self)
                 .await
                 .map_err(|e| self.client_error(e))
         })

@@ -5,11 +5,13 @@
 //! only.
 
 use super::error::AuthError;
-use crate::bearer::Challenge;
+use crate::bearer::{Challenge, same_origin};
 use crate::transport::http::{Connector, chain, connector};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
-use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
+use hyper::header::{
+    ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, WWW_AUTHENTICATE,
+};
 use hyper::{Method, Request, Uri};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
@@ -35,21 +37,39 @@ pub(crate) struct Reply {
 #[derive(Debug, Clone)]
 pub(crate) struct Web {
     client: Client<Connector, Full<Bytes>>,
+    /// The MCP server's URL, whose origin gets `server_headers`.
+    server: String,
+    /// The server entry's own headers.
+    server_headers: HeaderMap,
 }
 
 /// A request body.
 pub(crate) enum Body<'a> {
     None,
-    /// A JSON body given as text, with its content type (the probe).
+    /// A JSON body given as text, with its content type.
     Raw(&'static str, &'a str),
     Json(&'a Value),
     Form(&'a [(&'a str, &'a str)]),
 }
 
 impl Web {
-    pub(crate) fn new() -> Web {
+    /// A client that adds `headers` (the server entry's) to each request
+    /// to the origin of `server_url`. A header that is not valid in HTTP
+    /// is left out here; the transport refuses the entry for it.
+    pub(crate) fn new(server_url: &str, headers: &[(String, String)]) -> Web {
+        let server_headers = headers
+            .iter()
+            .filter_map(|(name, value)| {
+                Some((
+                    HeaderName::from_bytes(name.as_bytes()).ok()?,
+                    HeaderValue::from_str(value).ok()?,
+                ))
+            })
+            .collect();
         Web {
             client: Client::builder(TokioExecutor::new()).build(connector(Duration::from_secs(10))),
+            server: server_url.to_owned(),
+            server_headers,
         }
     }
 
@@ -85,6 +105,9 @@ impl Web {
             .header(ACCEPT, "application/json, text/event-stream")
             .body(Full::new(bytes))
             .map_err(|e| failed(e.to_string()))?;
+        if same_origin(url, &self.server) {
+            request.headers_mut().extend(self.server_headers.clone());
+        }
         if let Some(content_type) = content_type {
             request
                 .headers_mut()

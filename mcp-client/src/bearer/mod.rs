@@ -38,6 +38,21 @@ pub trait Authorizer: Send + Sync + std::fmt::Debug {
         challenge: &'a Challenge,
         failed: Option<&'a Secret>,
     ) -> BoxFuture<'a, Result<(), ClientError>>;
+
+    /// While `defer` is set, a refusal that needs the user (a login)
+    /// fails its request at once and leaves the login for
+    /// [`deferred_login`](Self::deferred_login), so that no request's
+    /// timeout cuts it short. A program sets it while it connects. The
+    /// default: nothing is ever deferred.
+    fn defer_logins(&self, defer: bool) {
+        let _ = defer;
+    }
+
+    /// Runs the login a refusal left for later, outside any request's
+    /// timeout: whether there was one (then connecting again may work).
+    fn deferred_login(&self) -> BoxFuture<'_, Result<bool, ClientError>> {
+        Box::pin(async { Ok(false) })
+    }
 }
 
 /// `scheme://host:port` of `url`, lower-cased, with the default port

@@ -24,6 +24,8 @@ pub(crate) struct Seen {
     pub(crate) query: HashMap<String, String>,
     pub(crate) form: HashMap<String, String>,
     pub(crate) authorization: Option<String>,
+    /// Its `X-Api-Key` header.
+    pub(crate) api_key: Option<String>,
     pub(crate) body: String,
 }
 
@@ -60,6 +62,9 @@ pub(crate) struct Knobs {
     /// Refresh tokens are single-use; one used again revokes every token
     /// (a replay, as oidc-provider and others detect it).
     pub(crate) rotate_refresh: bool,
+    /// The resource sits behind a gateway that refuses (403) every
+    /// request without this `X-Api-Key`.
+    pub(crate) api_key: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -115,6 +120,10 @@ async fn read(request: Request<Incoming>) -> (Seen, hyper::HeaderMap) {
         authorization: parts
             .headers
             .get("authorization")
+            .map(|v| v.to_str().unwrap().to_owned()),
+        api_key: parts
+            .headers
+            .get("x-api-key")
             .map(|v| v.to_str().unwrap().to_owned()),
         body,
     };
@@ -375,6 +384,11 @@ impl Fake {
         state.seen_resource.push(seen.clone());
         let base = format!("http://127.0.0.1:{}", state.resource_port);
         let metadata_url = format!("{base}/.well-known/oauth-protected-resource/mcp");
+        if let Some(key) = &state.knobs.api_key
+            && seen.api_key.as_ref() != Some(key)
+        {
+            return json_response(403, json!({"error": "the gateway wants X-Api-Key"}));
+        }
         match seen.path.as_str() {
             "/.well-known/oauth-protected-resource/mcp" => json_response(
                 200,

@@ -383,3 +383,160 @@ async fn a_revoked_refresh_token_says_so_in_one_line_and_logs_in_again_before_th
     assert_eq!(fake.as_requests("/register").len(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `config` for a server behind a gateway that wants `X-Api-Key: key`.
+fn gateway_config(dir: &Path, fake: &Fake, key: &str) -> String {
+    let path = dir.join("mcp.json");
+    let text = format!(
+        r#"{{"mcpServers": {{"remote": {{"url": "{}", "headers": {{"X-Api-Key": "{key}"}}}}}}}}"#,
+        fake.resource_url()
+    );
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_behind_a_gateway_gets_its_header_on_every_request_and_its_first_401_starts_the_login()
+ {
+    let fake = Fake::start(Knobs {
+        api_key: Some("key-1".into()),
+        ..Knobs::default()
+    })
+    .await;
+    let dir = temp_dir("gateway");
+    let config = gateway_config(&dir, &fake, "key-1");
+    let home = dir.clone();
+    let (status, stderr) = tokio::task::spawn_blocking(move || {
+        let api = crate::common::fake_model::closed_port_url();
+        run_with(
+            &home,
+            &["--config", &config, "--approve", "all"],
+            &[
+                ("ANTHROPIC_API_KEY", "sk-test"),
+                ("ANTHROPIC_BASE_URL", &api),
+            ],
+            browse,
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(status, 0, "{stderr}");
+    assert!(stderr.contains("mcp-host: 2 tools offered"), "{stderr}");
+    assert_eq!(fake.as_requests("/authorize").len(), 1);
+    let state = fake.lock();
+    // Every request to the server's origin, its metadata's too, carried
+    // the entry's header; none went out only to probe.
+    assert!(!state.seen_resource.is_empty());
+    for seen in &state.seen_resource {
+        assert_eq!(seen.api_key.as_deref(), Some("key-1"), "{seen:?}");
+        assert!(!seen.body.contains(r#""method":"ping""#), "{seen:?}");
+    }
+    // The first request is the connect's own, refused for want of a
+    // token: that refusal started the authorization.
+    let mcp: Vec<_> = state
+        .seen_resource
+        .iter()
+        .filter(|s| s.path == "/mcp")
+        .collect();
+    assert_eq!(mcp[0].authorization, None);
+    let first: serde_json::Value = serde_json::from_str(&mcp[0].body).unwrap();
+    let method = first["method"].as_str().unwrap();
+    assert!(
+        method == "server/discover" || method == "initialize",
+        "{method}"
+    );
+    assert!(mcp[1..].iter().all(|s| {
+        s.authorization
+            .as_deref()
+            .is_some_and(|a| a.starts_with("Bearer at-"))
+    }));
+    drop(state);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_while_a_run_waits_for_a_login_ends_it_at_once() {
+    let fake = Fake::start(Knobs::default()).await;
+    let dir = temp_dir("ctrl-c");
+    let config = config(&dir, &fake);
+    let home = dir.clone();
+    let (status, stderr, waited) = tokio::task::spawn_blocking(move || {
+        let api = crate::common::fake_model::closed_port_url();
+        let mut child = Command::new(host_binary())
+            .args(["--config", &config, "--approve", "all"])
+            .env("XDG_CONFIG_HOME", home.join("config"))
+            .env("ANTHROPIC_API_KEY", "sk-test")
+            .env("ANTHROPIC_BASE_URL", &api)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id().to_string();
+        let mut all = String::new();
+        let mut sent = None;
+        for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+            let line = line.unwrap();
+            // The URL is shown and nobody logs in: the user presses Ctrl-C.
+            if sent.is_none() && line.contains("open this URL: ") {
+                let killed = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+                assert!(killed.success());
+                sent = Some(std::time::Instant::now());
+            }
+            all.push_str(&line);
+            all.push('\n');
+        }
+        let status = child.wait().unwrap().code().unwrap_or(-1);
+        (status, all, sent.map(|at| at.elapsed()))
+    })
+    .await
+    .unwrap();
+    let waited = waited.expect("the login URL was shown");
+    assert_eq!(status, 130, "{stderr}");
+    assert!(waited < Duration::from_secs(5), "{waited:?}");
+    assert!(
+        stderr.contains("mcp-host: SIGINT while the servers started: killing them"),
+        "{stderr}"
+    );
+    assert!(fake.as_requests("/token").is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_login_slower_than_the_start_timeout_is_not_cut_short() {
+    let fake = Fake::start(Knobs::default()).await;
+    let dir = temp_dir("slow-login");
+    let config = config(&dir, &fake);
+    let home = dir.clone();
+    let (status, stderr) = tokio::task::spawn_blocking(move || {
+        let api = crate::common::fake_model::closed_port_url();
+        run_with(
+            &home,
+            &[
+                "--config",
+                &config,
+                "--approve",
+                "all",
+                "--start-timeout",
+                "1",
+            ],
+            &[
+                ("ANTHROPIC_API_KEY", "sk-test"),
+                ("ANTHROPIC_BASE_URL", &api),
+            ],
+            |line| {
+                if line.contains("open this URL: ") {
+                    // The user takes longer than the server's start may.
+                    std::thread::sleep(Duration::from_millis(1500));
+                    browse(line);
+                }
+            },
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(status, 0, "{stderr}");
+    assert!(stderr.contains("mcp-host: 2 tools offered"), "{stderr}");
+    assert_eq!(fake.as_requests("/authorize").len(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -96,11 +96,11 @@ pub(crate) fn run(args: AuthArgs, login: bool) -> ExitCode {
 
 /// The authorizers of a run: none when there is no directory for tokens
 /// (said once on stderr).
-pub(crate) async fn authorizers(config: &McpConfig) -> BTreeMap<String, Arc<dyn Authorizer>> {
+pub(crate) fn authorizers(config: &McpConfig) -> BTreeMap<String, Arc<dyn Authorizer>> {
     match default_store() {
         Ok(store) => {
             let store: Arc<dyn TokenStore> = Arc::new(store);
-            mcp_host::oauth::authorizers(config, store).await
+            mcp_host::oauth::authorizers(config, store)
         }
         Err(e) => {
             eprintln!("mcp-host: OAuth is off: {e}");

@@ -262,7 +262,7 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
             ..ClientOptions::default()
         },
         #[cfg(feature = "oauth")]
-        authorizers: login::authorizers(&config).await,
+        authorizers: login::authorizers(&config),
         start_timeout: args.start_timeout,
         ..CatalogOptions::default()
     };
