@@ -16,7 +16,9 @@
 //!
 //! **Closing** ([`Transport::close`]): its stdin is closed, it gets
 //! [`StdioConfig::close_grace`] to exit, then its group gets SIGTERM and
-//! another grace, then SIGKILL. Dropping the transport without closing
+//! another grace, then SIGKILL. A write blocked on a server that stopped
+//! reading does not hold this up: its stdin then stays open, and the grace
+//! runs all the same. Dropping the transport without closing
 //! kills the group at once.
 
 use super::framing::{Line, LineReader};
@@ -325,15 +327,24 @@ impl Transport for StdioTransport {
         Box::pin(async move {
             // EOF on its stdin is the polite request to exit.
             self.closing.store(true, Ordering::Release);
-            if let Some(mut writer) = self.stdin.lock().await.take() {
-                let _ = writer.shutdown().await;
-            }
             let mut exit = self.exit.clone();
-            let exited = tokio::time::timeout(self.close_grace, exit.wait_for(Option::is_some))
-                .await
-                .is_ok();
+            // One deadline for the whole polite phase: a server that stopped
+            // reading keeps a write blocked on a full pipe, holding stdin, and
+            // that must not hold up the close (it then gets no EOF, only the
+            // signals).
+            let polite = async {
+                if let Some(writer) = self.stdin.lock().await.take() {
+                    // Dropped, not shut down: a shutdown flushes, which
+                    // blocks on a full pipe. Every write ends with a flush,
+                    // so nothing whole is left in the buffer.
+                    drop(writer);
+                }
+                let _ = exit.wait_for(Option::is_some).await;
+            };
+            let exited = tokio::time::timeout(self.close_grace, polite).await.is_ok()
+                && exit.borrow().is_some();
             if !exited {
-                tracing::debug!(server = %self.name, "the server did not exit when its stdin closed; killing it");
+                tracing::debug!(server = %self.name, "the server did not exit within the grace after its stdin closed; killing it");
             }
             let kill = self.kill.lock().unwrap_or_else(|e| e.into_inner()).take();
             if let Some(kill) = kill

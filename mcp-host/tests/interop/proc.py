@@ -21,6 +21,12 @@ PROC modes (several may be given, comma-separated):
 - `flood`: for FLOOD_SECS seconds (default 3) writes lines of FLOOD_BYTES
   (default 1 MiB) to stderr and `notifications/message` with data of that
   size on stdout, each from its own thread, as fast as they are read.
+- `requests`: a call of its `requests` tool writes FLOOD_REQUESTS
+  requests (default 300,000: ping, sampling/createMessage,
+  elicitation/create and roots/list in turn) as fast as they are read,
+  then never reads its stdin again nor answers the call (it appends
+  "PID PGID flooding" to PROC_DIR/pids as it starts, "flooded" once
+  done);
 - `junk`: for FLOOD_SECS seconds writes to stdout, as fast as they are
   read, lines that are not JSON-RPC and answers to ids never sent (each
   id 64 KiB long).
@@ -109,7 +115,34 @@ def flood_junk():
 
 
 TOOLS = [{"name": PREFIX + name, "inputSchema": {"type": "object"}}
-         for name in ("env", "exit", "starts")]
+         for name in ("env", "exit", "starts", "requests")]
+
+
+def flood_requests():
+    methods = [("ping", None),
+               ("sampling/createMessage", {"messages": [], "maxTokens": 1}),
+               ("elicitation/create", {"message": "?", "requestedSchema": {
+                   "type": "object", "properties": {}}}),
+               ("roots/list", None)]
+    record(os.getpid(), "flooding")
+    lines = []
+    for i in range(int(os.environ.get("FLOOD_REQUESTS", "300000"))):
+        method, params = methods[i % len(methods)]
+        request = {"jsonrpc": "2.0", "id": f"r{i}", "method": method}
+        if params is not None:
+            request["params"] = params
+        lines.append(json.dumps(request))
+        if len(lines) == 1000:
+            sys.stdout.write("\n".join(lines) + "\n")
+            sys.stdout.flush()
+            lines = []
+    if lines:
+        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.flush()
+    record(os.getpid(), "flooded")
+    # Never reads its stdin again.
+    while True:
+        time.sleep(1000)
 
 
 def answer(message):
@@ -125,6 +158,8 @@ def answer(message):
         name = message["params"]["name"][len(PREFIX):]
         if name == "exit":
             os._exit(3)
+        if name == "requests" and "requests" in MODES:
+            flood_requests()
         text = ("ENV " + json.dumps(dict(os.environ))) if name == "env" \
             else str(starts())
         return {"jsonrpc": "2.0", "id": id_, "result": {

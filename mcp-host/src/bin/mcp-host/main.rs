@@ -65,6 +65,10 @@ struct Line<'a> {
     tool_calls_kept: Option<usize>,
 }
 
+/// What the close of the servers may take beyond their two graces (the
+/// SIGKILL and its reaping) before the program stops waiting.
+const CLOSE_SLACK: Duration = Duration::from_secs(1);
+
 /// The JSON of the conversation the host keeps and resends: the
 /// Anthropic API's request limit (32 MB).
 const MAX_HISTORY_BYTES: usize = 32_000_000;
@@ -340,8 +344,14 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
     // with no chance to save its state. A second signal cuts the grace
     // short: the servers are then killed as the catalog is dropped.
     let catalog = agent.catalog();
+    // Each server's close is bounded (its grace, SIGTERM, its grace,
+    // SIGKILL); this deadline bounds what no server controls, so the
+    // program ends on time whatever its servers do. What is still open then
+    // is killed as the catalog is dropped.
+    let deadline = args.close_grace * 2 + CLOSE_SLACK;
     tokio::select! {
         () = catalog.close() => {}
+        () = tokio::time::sleep(deadline) => eprintln!("mcp-host: the servers did not close within {} ms: killing them", deadline.as_millis()),
         (name, _) = signals.next() => eprintln!("mcp-host: {name} again: killing the servers"),
     }
     drop((catalog, agent));
