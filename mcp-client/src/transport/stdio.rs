@@ -205,7 +205,15 @@ impl StdioTransport {
         if let Some(cwd) = &config.cwd {
             command.current_dir(cwd);
         }
-        let mut child = command.spawn().map_err(|e| ClientError::Spawn {
+        #[cfg(target_os = "linux")]
+        let (spawned, registered) = super::children::spawn_registered(|| {
+            let spawned = command.spawn();
+            let pid = spawned.as_ref().ok().and_then(Child::id);
+            (spawned, pid)
+        });
+        #[cfg(not(target_os = "linux"))]
+        let (spawned, registered) = (command.spawn(), ());
+        let mut child = spawned.map_err(|e| ClientError::Spawn {
             server: config.name.clone(),
             command: config.command.clone(),
             reason: e.to_string(),
@@ -230,7 +238,13 @@ impl StdioTransport {
         let (stderr_done_tx, stderr_done_rx) = oneshot::channel();
         let closing = Arc::new(AtomicBool::new(false));
 
-        tokio::spawn(supervise(config.name.clone(), child, kill_rx, exit_tx));
+        tokio::spawn(supervise(
+            config.name.clone(),
+            child,
+            registered,
+            kill_rx,
+            exit_tx,
+        ));
         let stderr_task = tokio::spawn(forward_stderr(
             config.name.clone(),
             stderr,
@@ -379,6 +393,13 @@ impl Drop for StdioTransport {
     }
 }
 
+/// A server's entry in the table of the pids tokio waits for (Linux).
+#[cfg(target_os = "linux")]
+type Registered = super::children::Registered;
+/// No orphans are reaped elsewhere: nothing to enter.
+#[cfg(not(target_os = "linux"))]
+type Registered = ();
+
 /// How the supervisor is asked to stop the child.
 #[derive(Debug)]
 enum Stop {
@@ -395,6 +416,9 @@ enum Stop {
 async fn supervise(
     name: String,
     mut child: Child,
+    // Kept while tokio may still wait for the child (its entry in the
+    // table of pids the orphan reaper leaves alone).
+    _registered: Registered,
     mut stop: mpsc::Receiver<Stop>,
     exit: watch::Sender<Option<ExitStatus>>,
 ) {

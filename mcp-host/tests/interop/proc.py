@@ -6,7 +6,10 @@ appends "PID PGID server" to PROC_DIR/pids (when PROC_DIR is set). Tools
 
 - `env`: answers "ENV " and the JSON of its whole environment;
 - `exit`: the process exits with status 3 at once, unanswered;
-- `starts`: answers how many times it was started (PROC_DIR/pids lines).
+- `starts`: answers how many times it was started (PROC_DIR/pids lines);
+- `brief`: double-forks a grandchild that appends "PID PGID brief" to
+  PROC_DIR/pids and exits 0.2 s later (an orphan the host adopts and must
+  reap), and answers "forked".
 
 PROC modes (several may be given, comma-separated):
 
@@ -115,7 +118,17 @@ def flood_junk():
 
 
 TOOLS = [{"name": PREFIX + name, "inputSchema": {"type": "object"}}
-         for name in ("env", "exit", "starts", "requests")]
+         for name in ("env", "exit", "starts", "requests", "brief")]
+
+
+def fork_brief():
+    first = os.fork()
+    if first == 0:
+        if os.fork() == 0:
+            record(os.getpid(), "brief")
+            time.sleep(0.2)
+        os._exit(0)
+    os.waitpid(first, 0)
 
 
 def flood_requests():
@@ -160,8 +173,13 @@ def answer(message):
             os._exit(3)
         if name == "requests" and "requests" in MODES:
             flood_requests()
-        text = ("ENV " + json.dumps(dict(os.environ))) if name == "env" \
-            else str(starts())
+        if name == "brief":
+            fork_brief()
+            text = "forked"
+        elif name == "env":
+            text = "ENV " + json.dumps(dict(os.environ))
+        else:
+            text = str(starts())
         return {"jsonrpc": "2.0", "id": id_, "result": {
             "content": [{"type": "text", "text": text}]}}
     return {"jsonrpc": "2.0", "id": id_, "error": {

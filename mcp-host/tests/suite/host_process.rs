@@ -354,11 +354,14 @@ fn signalled(
         processes,
         settle,
         signal,
+        |_| {},
     )
 }
 
-/// [`signalled`], with `line` written to the program's stdin (kept open)
-/// and `fake` answering its model requests.
+/// [`signalled`], with `line` written to the program's stdin (kept open),
+/// `fake` answering its model requests, and `check` given the program's
+/// pid just before the signal.
+#[allow(clippy::too_many_arguments)]
 fn signalled_in_line(
     config: &McpConfig,
     dir: &TempDir,
@@ -367,6 +370,7 @@ fn signalled_in_line(
     processes: usize,
     settle: Duration,
     signal: &str,
+    check: impl FnOnce(u32),
 ) -> (std::process::ExitStatus, Duration, String) {
     let mut child = Command::new(host_binary())
         .args([
@@ -397,6 +401,7 @@ fn signalled_in_line(
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(settle);
+    check(child.id());
     let sent = Command::new("kill")
         .args([signal, &child.id().to_string()])
         .status()
@@ -471,6 +476,7 @@ fn sigterm_during_a_call_to_a_server_that_floods_requests_and_stops_reading_ends
         2,
         Duration::from_secs(1),
         "-TERM",
+        |_| {},
     );
     eprintln!("exit {took:?} after SIGTERM during the flood (--close-grace 1)");
     assert_eq!(status.code(), Some(143), "{status:?}\n{log}");
@@ -515,6 +521,58 @@ fn the_end_of_stdin_after_a_call_to_a_server_that_floods_requests_and_stops_read
         "{:?}",
         pids(&dir.path)
     );
+    assert_all_gone(&dir.path);
+}
+
+/// The `(pid, state)` of `parent`'s children, from `/proc/*/stat`.
+fn children_of(parent: u32) -> Vec<(i32, String)> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| {
+            let pid: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let mut rest = stat.rsplit_once(')')?.1.split_whitespace();
+            let state = rest.next()?.to_owned();
+            let ppid: u32 = rest.next()?.parse().ok()?;
+            (ppid == parent).then_some((pid, state))
+        })
+        .collect()
+}
+
+#[test]
+fn an_orphan_the_host_adopts_is_reaped_when_it_exits() {
+    let dir = TempDir::new();
+    let config = McpConfig::new(&json!({"mcpServers": {
+        "forker": entry(json!({"PROC_DIR": dir.path.to_str().unwrap()}), json!({})),
+    }}));
+    let fake = FakeModel::start(one_call("brief"));
+    let mut seen = Vec::new();
+    // The server and its grandchild recorded; the grandchild exits 0.2 s
+    // later, an orphan of the host's (its subreaper).
+    let (status, _, log) = signalled_in_line(
+        &config,
+        &dir,
+        &fake,
+        "fork one\n",
+        2,
+        Duration::from_millis(1500),
+        "-TERM",
+        |host| seen = children_of(host),
+    );
+    assert_eq!(status.code(), Some(143), "{status:?}\n{log}");
+    let brief = pids(&dir.path)
+        .into_iter()
+        .find(|(_, kind)| kind == "brief")
+        .map(|(pid, _)| pid)
+        .unwrap_or_else(|| panic!("no grandchild recorded\n{log}"));
+    // The host's children a second after the orphan exited: its server
+    // alone, running; no zombie, the orphan's among them.
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert!(seen.iter().all(|(_, state)| state != "Z"), "{seen:?}");
+    assert!(seen.iter().all(|(pid, _)| *pid != brief), "{seen:?}");
+    // The call was answered: the model got the tool's result.
+    assert!(fake.requests().len() >= 2, "{log}");
+    assert!(fake.requests()[1].raw_body.contains("forked"), "{log}");
     assert_all_gone(&dir.path);
 }
 

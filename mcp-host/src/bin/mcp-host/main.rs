@@ -110,6 +110,8 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    #[cfg(target_os = "linux")]
+    runtime.spawn(orphans::reap());
     let status = runtime.block_on(run(args, config));
     // Not a wait for the blocking read of stdin still under way after a
     // signal: the servers are already closed.
@@ -140,10 +142,12 @@ fn auth_command(args: cli::AuthArgs, login: bool) -> ExitCode {
 
 /// A server's process group ends with it, but a process that left the group
 /// (`setsid`, as a daemon does) would outlive the host. As the servers'
-/// subreaper the host becomes the parent of every such orphan, and kills
-/// what of them still runs when it ends.
+/// subreaper the host becomes the parent of every such orphan: it reaps
+/// each as it exits (else each stays a zombie until the host ends), and
+/// kills what of them still runs when it ends.
 #[cfg(target_os = "linux")]
 mod orphans {
+    use mcp_client::orphans::{live_children, reap_orphans};
     use rustix::process::{Pid, Signal, getpid, kill_process, set_child_subreaper};
     use std::time::Duration;
 
@@ -151,6 +155,29 @@ mod orphans {
     pub(crate) fn adopt() {
         if let Err(e) = set_child_subreaper(Some(getpid())) {
             eprintln!("mcp-host: cannot adopt the servers' orphans: {e}");
+        }
+    }
+
+    /// Reaps the adopted orphans that exit, on each `SIGCHLD` and, should
+    /// one be missed, every few seconds; runs until the runtime ends.
+    pub(crate) async fn reap() {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut exits = signal(SignalKind::child()).ok();
+        let mut tick = tokio::time::interval(Duration::from_secs(5));
+        loop {
+            match exits.as_mut() {
+                Some(exits) => tokio::select! {
+                    _ = exits.recv() => {}
+                    _ = tick.tick() => {}
+                },
+                None => {
+                    tick.tick().await;
+                }
+            }
+            let reaped = reap_orphans();
+            if reaped > 0 {
+                tracing::debug!(reaped, "reaped adopted orphans");
+            }
         }
     }
 
@@ -163,33 +190,11 @@ mod orphans {
             if children.is_empty() {
                 return;
             }
-            for pid in children {
+            for pid in children.into_iter().filter_map(Pid::from_raw) {
                 let _ = kill_process(pid, Signal::KILL);
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-    }
-
-    /// The host's children that are not zombies, from `/proc/*/stat`.
-    fn live_children() -> Vec<Pid> {
-        let me = getpid().as_raw_nonzero().get();
-        let Ok(entries) = std::fs::read_dir("/proc") else {
-            return Vec::new();
-        };
-        entries
-            .filter_map(|entry| {
-                let pid: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
-                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-                // After the command name, which may hold spaces and `)`:
-                // state, then parent pid.
-                let mut rest = stat.rsplit_once(')')?.1.split_whitespace();
-                let state = rest.next()?;
-                let parent: i32 = rest.next()?.parse().ok()?;
-                (parent == me && state != "Z")
-                    .then(|| Pid::from_raw(pid))
-                    .flatten()
-            })
-            .collect()
     }
 }
 
