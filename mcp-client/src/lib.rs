@@ -177,6 +177,14 @@ pub use transport::stdio::{
     StdioTransport,
 };
 pub use transport::{BoxFuture, Transport, TransportFactory};
+
+/// A Linux host that is its servers' subreaper: reaping the orphans it
+/// adopts without taking its servers' exit statuses, and finding what of
+/// them still runs.
+#[cfg(target_os = "linux")]
+pub mod orphans {
+    pub use crate::transport::children::{live_children, reap_orphans};
+}
 // The plumbing between a transport and its dispatcher: public for a
 // transport written outside this crate, not part of the guide.
 #[doc(hidden)]

@@ -5,6 +5,8 @@
 //! [`Transport`] (shared, for sending) and its [`Inbox`] (owned by the one
 //! task that routes incoming messages).
 
+#[cfg(target_os = "linux")]
+pub(crate) mod children;
 pub(crate) mod factory;
 pub(crate) mod framing;
 #[cfg(feature = "http")]

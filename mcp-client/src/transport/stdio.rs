@@ -16,7 +16,9 @@
 //!
 //! **Closing** ([`Transport::close`]): its stdin is closed, it gets
 //! [`StdioConfig::close_grace`] to exit, then its group gets SIGTERM and
-//! another grace, then SIGKILL. Dropping the transport without closing
+//! another grace, then SIGKILL. A write blocked on a server that stopped
+//! reading does not hold this up: its stdin then stays open, and the grace
+//! runs all the same. Dropping the transport without closing
 //! kills the group at once.
 
 use super::framing::{Line, LineReader};
@@ -203,7 +205,15 @@ impl StdioTransport {
         if let Some(cwd) = &config.cwd {
             command.current_dir(cwd);
         }
-        let mut child = command.spawn().map_err(|e| ClientError::Spawn {
+        #[cfg(target_os = "linux")]
+        let (spawned, registered) = super::children::spawn_registered(|| {
+            let spawned = command.spawn();
+            let pid = spawned.as_ref().ok().and_then(Child::id);
+            (spawned, pid)
+        });
+        #[cfg(not(target_os = "linux"))]
+        let (spawned, registered) = (command.spawn(), ());
+        let mut child = spawned.map_err(|e| ClientError::Spawn {
             server: config.name.clone(),
             command: config.command.clone(),
             reason: e.to_string(),
@@ -228,7 +238,13 @@ impl StdioTransport {
         let (stderr_done_tx, stderr_done_rx) = oneshot::channel();
         let closing = Arc::new(AtomicBool::new(false));
 
-        tokio::spawn(supervise(config.name.clone(), child, kill_rx, exit_tx));
+        tokio::spawn(supervise(
+            config.name.clone(),
+            child,
+            registered,
+            kill_rx,
+            exit_tx,
+        ));
         let stderr_task = tokio::spawn(forward_stderr(
             config.name.clone(),
             stderr,
@@ -325,15 +341,24 @@ impl Transport for StdioTransport {
         Box::pin(async move {
             // EOF on its stdin is the polite request to exit.
             self.closing.store(true, Ordering::Release);
-            if let Some(mut writer) = self.stdin.lock().await.take() {
-                let _ = writer.shutdown().await;
-            }
             let mut exit = self.exit.clone();
-            let exited = tokio::time::timeout(self.close_grace, exit.wait_for(Option::is_some))
-                .await
-                .is_ok();
+            // One deadline for the whole polite phase: a server that stopped
+            // reading keeps a write blocked on a full pipe, holding stdin, and
+            // that must not hold up the close (it then gets no EOF, only the
+            // signals).
+            let polite = async {
+                if let Some(writer) = self.stdin.lock().await.take() {
+                    // Dropped, not shut down: a shutdown flushes, which
+                    // blocks on a full pipe. Every write ends with a flush,
+                    // so nothing whole is left in the buffer.
+                    drop(writer);
+                }
+                let _ = exit.wait_for(Option::is_some).await;
+            };
+            let exited = tokio::time::timeout(self.close_grace, polite).await.is_ok()
+                && exit.borrow().is_some();
             if !exited {
-                tracing::debug!(server = %self.name, "the server did not exit when its stdin closed; killing it");
+                tracing::debug!(server = %self.name, "the server did not exit within the grace after its stdin closed; killing it");
             }
             let kill = self.kill.lock().unwrap_or_else(|e| e.into_inner()).take();
             if let Some(kill) = kill
@@ -368,6 +393,13 @@ impl Drop for StdioTransport {
     }
 }
 
+/// A server's entry in the table of the pids tokio waits for (Linux).
+#[cfg(target_os = "linux")]
+type Registered = super::children::Registered;
+/// No orphans are reaped elsewhere: nothing to enter.
+#[cfg(not(target_os = "linux"))]
+type Registered = ();
+
 /// How the supervisor is asked to stop the child.
 #[derive(Debug)]
 enum Stop {
@@ -384,6 +416,9 @@ enum Stop {
 async fn supervise(
     name: String,
     mut child: Child,
+    // Kept while tokio may still wait for the child (its entry in the
+    // table of pids the orphan reaper leaves alone).
+    _registered: Registered,
     mut stop: mpsc::Receiver<Stop>,
     exit: watch::Sender<Option<ExitStatus>>,
 ) {

@@ -6,7 +6,10 @@ appends "PID PGID server" to PROC_DIR/pids (when PROC_DIR is set). Tools
 
 - `env`: answers "ENV " and the JSON of its whole environment;
 - `exit`: the process exits with status 3 at once, unanswered;
-- `starts`: answers how many times it was started (PROC_DIR/pids lines).
+- `starts`: answers how many times it was started (PROC_DIR/pids lines);
+- `brief`: double-forks a grandchild that appends "PID PGID brief" to
+  PROC_DIR/pids and exits 0.2 s later (an orphan the host adopts and must
+  reap), and answers "forked".
 
 PROC modes (several may be given, comma-separated):
 
@@ -21,6 +24,12 @@ PROC modes (several may be given, comma-separated):
 - `flood`: for FLOOD_SECS seconds (default 3) writes lines of FLOOD_BYTES
   (default 1 MiB) to stderr and `notifications/message` with data of that
   size on stdout, each from its own thread, as fast as they are read.
+- `requests`: a call of its `requests` tool writes FLOOD_REQUESTS
+  requests (default 300,000: ping, sampling/createMessage,
+  elicitation/create and roots/list in turn) as fast as they are read,
+  then never reads its stdin again nor answers the call (it appends
+  "PID PGID flooding" to PROC_DIR/pids as it starts, "flooded" once
+  done);
 - `junk`: for FLOOD_SECS seconds writes to stdout, as fast as they are
   read, lines that are not JSON-RPC and answers to ids never sent (each
   id 64 KiB long).
@@ -109,7 +118,44 @@ def flood_junk():
 
 
 TOOLS = [{"name": PREFIX + name, "inputSchema": {"type": "object"}}
-         for name in ("env", "exit", "starts")]
+         for name in ("env", "exit", "starts", "requests", "brief")]
+
+
+def fork_brief():
+    first = os.fork()
+    if first == 0:
+        if os.fork() == 0:
+            record(os.getpid(), "brief")
+            time.sleep(0.2)
+        os._exit(0)
+    os.waitpid(first, 0)
+
+
+def flood_requests():
+    methods = [("ping", None),
+               ("sampling/createMessage", {"messages": [], "maxTokens": 1}),
+               ("elicitation/create", {"message": "?", "requestedSchema": {
+                   "type": "object", "properties": {}}}),
+               ("roots/list", None)]
+    record(os.getpid(), "flooding")
+    lines = []
+    for i in range(int(os.environ.get("FLOOD_REQUESTS", "300000"))):
+        method, params = methods[i % len(methods)]
+        request = {"jsonrpc": "2.0", "id": f"r{i}", "method": method}
+        if params is not None:
+            request["params"] = params
+        lines.append(json.dumps(request))
+        if len(lines) == 1000:
+            sys.stdout.write("\n".join(lines) + "\n")
+            sys.stdout.flush()
+            lines = []
+    if lines:
+        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.flush()
+    record(os.getpid(), "flooded")
+    # Never reads its stdin again.
+    while True:
+        time.sleep(1000)
 
 
 def answer(message):
@@ -125,8 +171,15 @@ def answer(message):
         name = message["params"]["name"][len(PREFIX):]
         if name == "exit":
             os._exit(3)
-        text = ("ENV " + json.dumps(dict(os.environ))) if name == "env" \
-            else str(starts())
+        if name == "requests" and "requests" in MODES:
+            flood_requests()
+        if name == "brief":
+            fork_brief()
+            text = "forked"
+        elif name == "env":
+            text = "ENV " + json.dumps(dict(os.environ))
+        else:
+            text = str(starts())
         return {"jsonrpc": "2.0", "id": id_, "result": {
             "content": [{"type": "text", "text": text}]}}
     return {"jsonrpc": "2.0", "id": id_, "error": {

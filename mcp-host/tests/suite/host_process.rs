@@ -346,7 +346,32 @@ fn signalled(
     settle: Duration,
     signal: &str,
 ) -> (std::process::ExitStatus, Duration, String) {
-    let fake = FakeModel::start(Vec::new());
+    signalled_in_line(
+        config,
+        dir,
+        &FakeModel::start(Vec::new()),
+        "",
+        processes,
+        settle,
+        signal,
+        |_| {},
+    )
+}
+
+/// [`signalled`], with `line` written to the program's stdin (kept open),
+/// `fake` answering its model requests, and `check` given the program's
+/// pid just before the signal.
+#[allow(clippy::too_many_arguments)]
+fn signalled_in_line(
+    config: &McpConfig,
+    dir: &TempDir,
+    fake: &FakeModel,
+    line: &str,
+    processes: usize,
+    settle: Duration,
+    signal: &str,
+    check: impl FnOnce(u32),
+) -> (std::process::ExitStatus, Duration, String) {
     let mut child = Command::new(host_binary())
         .args([
             "--config",
@@ -363,6 +388,8 @@ fn signalled(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, line.as_bytes()).unwrap();
     let mut stderr = child.stderr.take().unwrap();
     let log = std::thread::spawn(move || {
         let mut text = String::new();
@@ -374,6 +401,7 @@ fn signalled(
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(settle);
+    check(child.id());
     let sent = Command::new("kill")
         .args([signal, &child.id().to_string()])
         .status()
@@ -392,6 +420,7 @@ fn signalled(
         std::thread::sleep(Duration::from_millis(20));
     };
     let took = signalled.elapsed();
+    drop(stdin);
     (status, took, log.join().unwrap())
 }
 
@@ -420,6 +449,130 @@ fn sigterm_to_the_host_closes_the_servers_gracefully_too() {
         Some("saved"),
         "{log}"
     );
+    assert_all_gone(&dir.path);
+}
+
+/// A server that, called, floods the host with 300,000 requests and never
+/// reads its stdin again.
+fn flooding_config(dir: &TempDir) -> McpConfig {
+    let dir = dir.path.to_str().unwrap();
+    McpConfig::new(&json!({"mcpServers": {
+        "flood": entry(json!({"PROC": "requests", "PROC_DIR": dir}), json!({})),
+    }}))
+}
+
+#[test]
+fn sigterm_during_a_call_to_a_server_that_floods_requests_and_stops_reading_ends_on_time() {
+    let dir = TempDir::new();
+    let config = flooding_config(&dir);
+    let fake = FakeModel::start(one_call("requests"));
+    // The server and its flood recorded, then a second for the host's
+    // replies to fill the pipe the server no longer reads.
+    let (status, took, log) = signalled_in_line(
+        &config,
+        &dir,
+        &fake,
+        "flood me\n",
+        2,
+        Duration::from_secs(1),
+        "-TERM",
+        |_| {},
+    );
+    eprintln!("exit {took:?} after SIGTERM during the flood (--close-grace 1)");
+    assert_eq!(status.code(), Some(143), "{status:?}\n{log}");
+    // `--close-grace 1`: its stdin cannot be closed while a write to it is
+    // blocked, so it gets the grace, then SIGTERM, which ends it.
+    assert!(took < Duration::from_millis(2500), "took {took:?}\n{log}");
+    assert!(!log.contains("did not close within"), "{log}");
+    assert_all_gone(&dir.path);
+}
+
+#[test]
+fn the_end_of_stdin_after_a_call_to_a_server_that_floods_requests_and_stops_reading_ends_on_time() {
+    let dir = TempDir::new();
+    let config = flooding_config(&dir);
+    let fake = FakeModel::start(one_call("requests"));
+    let started = Instant::now();
+    let run = host(
+        &config,
+        &fake,
+        &["--tool-timeout", "2", "--close-grace", "1"],
+        &[],
+        "flood me\n",
+    );
+    let took = started.elapsed();
+    eprintln!(
+        "the whole run (a 2 s call timeout, then the end of stdin, --close-grace 1): {took:?}"
+    );
+    assert!(run.status.success(), "{}", run.stderr);
+    let lines = run.json_lines();
+    assert_eq!(lines.len(), 1, "{}", run.stdout);
+    assert_eq!(lines[0]["text"], "done");
+    assert_eq!(lines[0]["tool_calls"][0]["is_error"], true);
+    // The call's 2 s, then the close: the grace (its stdin cannot be
+    // closed), then SIGTERM ends it.
+    assert!(
+        took < Duration::from_millis(4500),
+        "took {took:?}\n{}",
+        run.stderr
+    );
+    assert!(
+        pids(&dir.path).iter().any(|(_, kind)| kind == "flooding"),
+        "{:?}",
+        pids(&dir.path)
+    );
+    assert_all_gone(&dir.path);
+}
+
+/// The `(pid, state)` of `parent`'s children, from `/proc/*/stat`.
+fn children_of(parent: u32) -> Vec<(i32, String)> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| {
+            let pid: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let mut rest = stat.rsplit_once(')')?.1.split_whitespace();
+            let state = rest.next()?.to_owned();
+            let ppid: u32 = rest.next()?.parse().ok()?;
+            (ppid == parent).then_some((pid, state))
+        })
+        .collect()
+}
+
+#[test]
+fn an_orphan_the_host_adopts_is_reaped_when_it_exits() {
+    let dir = TempDir::new();
+    let config = McpConfig::new(&json!({"mcpServers": {
+        "forker": entry(json!({"PROC_DIR": dir.path.to_str().unwrap()}), json!({})),
+    }}));
+    let fake = FakeModel::start(one_call("brief"));
+    let mut seen = Vec::new();
+    // The server and its grandchild recorded; the grandchild exits 0.2 s
+    // later, an orphan of the host's (its subreaper).
+    let (status, _, log) = signalled_in_line(
+        &config,
+        &dir,
+        &fake,
+        "fork one\n",
+        2,
+        Duration::from_millis(1500),
+        "-TERM",
+        |host| seen = children_of(host),
+    );
+    assert_eq!(status.code(), Some(143), "{status:?}\n{log}");
+    let brief = pids(&dir.path)
+        .into_iter()
+        .find(|(_, kind)| kind == "brief")
+        .map(|(pid, _)| pid)
+        .unwrap_or_else(|| panic!("no grandchild recorded\n{log}"));
+    // The host's children a second after the orphan exited: its server
+    // alone, running; no zombie, the orphan's among them.
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert!(seen.iter().all(|(_, state)| state != "Z"), "{seen:?}");
+    assert!(seen.iter().all(|(pid, _)| *pid != brief), "{seen:?}");
+    // The call was answered: the model got the tool's result.
+    assert!(fake.requests().len() >= 2, "{log}");
+    assert!(fake.requests()[1].raw_body.contains("forked"), "{log}");
     assert_all_gone(&dir.path);
 }
 

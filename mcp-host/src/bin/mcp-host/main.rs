@@ -65,6 +65,10 @@ struct Line<'a> {
     tool_calls_kept: Option<usize>,
 }
 
+/// What the close of the servers may take beyond their two graces (the
+/// SIGKILL and its reaping) before the program stops waiting.
+const CLOSE_SLACK: Duration = Duration::from_secs(1);
+
 /// The JSON of the conversation the host keeps and resends: the
 /// Anthropic API's request limit (32 MB).
 const MAX_HISTORY_BYTES: usize = 32_000_000;
@@ -106,6 +110,8 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    #[cfg(target_os = "linux")]
+    runtime.spawn(orphans::reap());
     let status = runtime.block_on(run(args, config));
     // Not a wait for the blocking read of stdin still under way after a
     // signal: the servers are already closed.
@@ -136,10 +142,12 @@ fn auth_command(args: cli::AuthArgs, login: bool) -> ExitCode {
 
 /// A server's process group ends with it, but a process that left the group
 /// (`setsid`, as a daemon does) would outlive the host. As the servers'
-/// subreaper the host becomes the parent of every such orphan, and kills
-/// what of them still runs when it ends.
+/// subreaper the host becomes the parent of every such orphan: it reaps
+/// each as it exits (else each stays a zombie until the host ends), and
+/// kills what of them still runs when it ends.
 #[cfg(target_os = "linux")]
 mod orphans {
+    use mcp_client::orphans::{live_children, reap_orphans};
     use rustix::process::{Pid, Signal, getpid, kill_process, set_child_subreaper};
     use std::time::Duration;
 
@@ -147,6 +155,29 @@ mod orphans {
     pub(crate) fn adopt() {
         if let Err(e) = set_child_subreaper(Some(getpid())) {
             eprintln!("mcp-host: cannot adopt the servers' orphans: {e}");
+        }
+    }
+
+    /// Reaps the adopted orphans that exit, on each `SIGCHLD` and, should
+    /// one be missed, every few seconds; runs until the runtime ends.
+    pub(crate) async fn reap() {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut exits = signal(SignalKind::child()).ok();
+        let mut tick = tokio::time::interval(Duration::from_secs(5));
+        loop {
+            match exits.as_mut() {
+                Some(exits) => tokio::select! {
+                    _ = exits.recv() => {}
+                    _ = tick.tick() => {}
+                },
+                None => {
+                    tick.tick().await;
+                }
+            }
+            let reaped = reap_orphans();
+            if reaped > 0 {
+                tracing::debug!(reaped, "reaped adopted orphans");
+            }
         }
     }
 
@@ -159,33 +190,11 @@ mod orphans {
             if children.is_empty() {
                 return;
             }
-            for pid in children {
+            for pid in children.into_iter().filter_map(Pid::from_raw) {
                 let _ = kill_process(pid, Signal::KILL);
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-    }
-
-    /// The host's children that are not zombies, from `/proc/*/stat`.
-    fn live_children() -> Vec<Pid> {
-        let me = getpid().as_raw_nonzero().get();
-        let Ok(entries) = std::fs::read_dir("/proc") else {
-            return Vec::new();
-        };
-        entries
-            .filter_map(|entry| {
-                let pid: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
-                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-                // After the command name, which may hold spaces and `)`:
-                // state, then parent pid.
-                let mut rest = stat.rsplit_once(')')?.1.split_whitespace();
-                let state = rest.next()?;
-                let parent: i32 = rest.next()?.parse().ok()?;
-                (parent == me && state != "Z")
-                    .then(|| Pid::from_raw(pid))
-                    .flatten()
-            })
-            .collect()
     }
 }
 
@@ -340,8 +349,14 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
     // with no chance to save its state. A second signal cuts the grace
     // short: the servers are then killed as the catalog is dropped.
     let catalog = agent.catalog();
+    // Each server's close is bounded (its grace, SIGTERM, its grace,
+    // SIGKILL); this deadline bounds what no server controls, so the
+    // program ends on time whatever its servers do. What is still open then
+    // is killed as the catalog is dropped.
+    let deadline = args.close_grace * 2 + CLOSE_SLACK;
     tokio::select! {
         () = catalog.close() => {}
+        () = tokio::time::sleep(deadline) => eprintln!("mcp-host: the servers did not close within {} ms: killing them", deadline.as_millis()),
         (name, _) = signals.next() => eprintln!("mcp-host: {name} again: killing the servers"),
     }
     drop((catalog, agent));
