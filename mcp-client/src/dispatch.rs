@@ -17,7 +17,7 @@ use crate::transport::{BoxFuture, Inbox, Incoming, Outgoing, Transport};
 use mcp_protocol::json_budget::{JsonBudget, OverBudget};
 use mcp_protocol::model::{CancelledParams, RequestId};
 use serde_json::value::RawValue;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -197,8 +197,28 @@ type Answer = Result<Box<RawValue>, ClientError>;
 #[derive(Default)]
 struct State {
     pending: HashMap<u64, oneshot::Sender<Answer>>,
+    /// The latest requests given up on (cancelled, timed out, dropped at
+    /// close) whose answers have not come: a server may still answer one
+    /// (the cancellation crossed its answer, or a server that stops answers
+    /// its open `subscriptions/listen` as it ends). Such an answer is
+    /// expected and dropped quietly; any other answer no one waits for
+    /// still warns. At most [`MAX_ABANDONED`], the oldest forgotten first.
+    abandoned: BTreeSet<u64>,
     /// Set once the connection is over; every later request fails with it.
     closed: Option<ClientError>,
+}
+
+/// The most ids [`State::abandoned`] remembers.
+const MAX_ABANDONED: usize = 1024;
+
+impl State {
+    /// Remembers `id` as given up on.
+    fn abandon(&mut self, id: u64) {
+        self.abandoned.insert(id);
+        if self.abandoned.len() > MAX_ABANDONED {
+            self.abandoned.pop_first();
+        }
+    }
 }
 
 struct Shared {
@@ -234,7 +254,12 @@ impl Shared {
             if state.closed.is_none() {
                 state.closed = Some(reason.clone());
             }
-            std::mem::take(&mut state.pending)
+            let pending = std::mem::take(&mut state.pending);
+            // A server closed on purpose may still answer them as it ends.
+            for id in pending.keys() {
+                state.abandon(*id);
+            }
+            pending
         };
         for (_, waiter) in pending {
             let _ = waiter.send(Err(reason.clone()));
@@ -394,7 +419,15 @@ impl Drop for PendingGuard<'_> {
         }
         // Still pending means unanswered: cancel it. Gone means the answer
         // won the race and there is nothing to cancel.
-        if self.shared.lock().pending.remove(&self.id).is_some() {
+        let unanswered = {
+            let mut state = self.shared.lock();
+            let unanswered = state.pending.remove(&self.id).is_some();
+            if unanswered {
+                state.abandon(self.id);
+            }
+            unanswered
+        };
+        if unanswered {
             self.shared
                 .cancel(self.id, self.method, self.reason, self.notify);
         }
@@ -681,10 +714,17 @@ impl Router {
     }
 
     fn answer(&self, id: u64, answer: Answer) {
-        let waiter = self.shared.lock().pending.remove(&id);
+        let (waiter, abandoned) = {
+            let mut state = self.shared.lock();
+            let waiter = state.pending.remove(&id);
+            (waiter, state.abandoned.remove(&id))
+        };
         match waiter {
             Some(waiter) => {
                 let _ = waiter.send(answer);
+            }
+            None if abandoned => {
+                tracing::debug!(server = %self.shared.config.name, id, "dropped a late answer to a request given up on");
             }
             None => {
                 if self.warning_admitted() {

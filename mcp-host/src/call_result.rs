@@ -246,6 +246,12 @@ pub enum CallFailure {
     /// The user interrupted the line while the call ran: it was cancelled
     /// and may or may not have taken effect.
     Interrupted,
+    /// The line's time limit passed while the call ran: it was cancelled
+    /// and may or may not have taken effect.
+    LineTimedOut {
+        /// The line's time limit.
+        after: Duration,
+    },
     /// The host did not run the call for another reason (a guard on the
     /// number of calls, a policy).
     NotRun {
@@ -318,6 +324,11 @@ impl fmt::Display for CallFailure {
             CallFailure::Declined => f.write_str("The user declined to run this tool call."),
             CallFailure::Interrupted => f.write_str(
                 "The user interrupted this call before it returned a result; it was cancelled and may or may not have taken effect.",
+            ),
+            CallFailure::LineTimedOut { after } => write!(
+                f,
+                "The line's time limit ({} s) passed before this call returned a result; it was cancelled and may or may not have taken effect.",
+                after.as_secs_f64()
             ),
             CallFailure::NotRun { reason } => write!(f, "The call was not run: {reason}."),
             CallFailure::Unusable { server, reason } => write!(

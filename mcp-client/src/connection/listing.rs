@@ -4,8 +4,8 @@
 //! stream in 2026-07-28), each tool kept with what a call of it needs.
 //!
 //! A tool of a legacy session whose `execution.taskSupport` is
-//! `"required"` (2025-11-25) is left out, with one warning per listing
-//! naming every such tool: the server answers a call of it without a
+//! `"required"` (2025-11-25) is left out, with one warning naming every
+//! such tool (again only when a later listing leaves out others): the server answers a call of it without a
 //! `task` with -32601, and this client drives the tasks of the 2026-07-28
 //! extension only ([`super::tasks`]), not the 2025-11-25 `task`-augmented
 //! calls, `tasks/get` and `tasks/result`. Offering such a tool would give
@@ -128,7 +128,16 @@ impl McpClient {
             entries.insert(tool.name.clone(), Arc::new(entry));
             kept.push(tool);
         }
-        if !task_only.is_empty() {
+        let warned = {
+            let mut last = self
+                .inner
+                .task_only_warned
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            // A list that changed, or a reconnection, lists the same again.
+            std::mem::replace(&mut *last, task_only.clone()) == task_only
+        };
+        if !task_only.is_empty() && !warned {
             tracing::warn!(
                 server = %self.inner.config.name,
                 tools = %task_only.join(", "),

@@ -119,6 +119,9 @@ struct Inner {
     capabilities: ClientCapabilities,
     conn: tokio::sync::Mutex<Conn>,
     cache: std::sync::Mutex<Option<Cache>>,
+    /// The task-only tools last warned about ([`listing`]): a listing
+    /// that leaves out the same ones again says nothing.
+    task_only_warned: std::sync::Mutex<Vec<String>>,
     next_token: AtomicU64,
 }
 
@@ -311,6 +314,7 @@ impl McpClient {
                 envelope,
                 capabilities,
                 cache: std::sync::Mutex::new(None),
+                task_only_warned: std::sync::Mutex::default(),
                 next_token: AtomicU64::new(1),
             }),
         };

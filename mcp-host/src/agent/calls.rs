@@ -66,9 +66,6 @@ impl Drop for Slots {
     }
 }
 
-/// Why a call was not started once the line is interrupted.
-const NOT_STARTED: &str = "the user interrupted the line before the call started";
-
 /// Runs `calls` (see the module docs); the results in the calls' order,
 /// each cut to `budget`'s bound on one result. Once `interrupt` is flipped
 /// nothing more is asked or started, and the calls still running are
@@ -123,9 +120,9 @@ pub(super) async fn run(
             (_, _, Run::No(reason)) => Some(CallFailure::NotRun {
                 reason: reason.clone(),
             }),
-            (Some(_), Ok(_), Run::Yes) if interrupt.is_interrupted() => Some(CallFailure::NotRun {
-                reason: NOT_STARTED.into(),
-            }),
+            (Some(_), Ok(_), Run::Yes) if interrupt.is_interrupted() => {
+                interrupt.cause().map(|cause| cause.not_started())
+            }
             (Some(entry), Ok(input), Run::Yes) => {
                 let request = ApprovalRequest {
                     model_name: &call.name,
@@ -151,9 +148,11 @@ pub(super) async fn run(
                     Some(Decision::Unasked) => Some(CallFailure::NotRun {
                         reason: UNASKED_REASON.to_owned(),
                     }),
-                    None => Some(CallFailure::NotRun {
-                        reason: NOT_STARTED.into(),
-                    }),
+                    None => Some(
+                        interrupt
+                            .cause()
+                            .map_or(CallFailure::Interrupted, |cause| cause.not_started()),
+                    ),
                 }
             }
         };
@@ -219,7 +218,10 @@ pub(super) async fn run(
                 }),
                 None => {
                     handle.abort();
-                    budget.keep(CallFailure::Interrupted.to_result())
+                    let failure = interrupt
+                        .cause()
+                        .map_or(CallFailure::Interrupted, |cause| cause.call_failure());
+                    budget.keep(failure.to_result())
                 }
             },
         };

@@ -28,9 +28,11 @@
 //! the next line goes where the API wants it
 //! ([`Provider::join_user_line`]).
 //!
-//! A line can be interrupted ([`Agent::send_interruptible`]): the request
-//! or calls under way are cancelled and the history stays valid
-//! ([`interrupt`]); the answer's stop reason is [`interrupt::INTERRUPTED`].
+//! A line can be interrupted ([`Agent::send_interruptible`]) or given a
+//! deadline ([`AgentBuilder::line_timeout`]): the request or calls under
+//! way are cancelled and the history stays valid ([`interrupt`]); the
+//! answer's stop reason is [`interrupt::INTERRUPTED`] or
+//! [`interrupt::TIMED_OUT`].
 //!
 //! A request that does not fit the model's context window
 //! ([`ProviderError::ContextOverflow`]) is sent once more after about half
@@ -188,6 +190,7 @@ pub struct AgentBuilder {
     max_tool_tokens: Option<usize>,
     always_loaded: Option<Vec<String>>,
     pins: Pins,
+    line_timeout: Option<Duration>,
 }
 
 impl AgentBuilder {
@@ -290,6 +293,16 @@ impl AgentBuilder {
     /// least 1).
     pub fn max_turns(mut self, max_turns: u32) -> AgentBuilder {
         self.max_turns = max_turns.max(1);
+        self
+    }
+
+    /// A deadline for each line (default none): past it the line is cut
+    /// short as an interrupt cuts it ([`interrupt`]: the model request is
+    /// dropped, the running calls cancelled) and its answer stops with
+    /// [`interrupt::TIMED_OUT`]. An [`Interrupt`] given a line with a
+    /// deadline of its own ([`Interrupt::with_deadline`]) keeps the earlier.
+    pub fn line_timeout(mut self, timeout: Duration) -> AgentBuilder {
+        self.line_timeout = Some(timeout);
         self
     }
 
@@ -438,6 +451,7 @@ impl AgentBuilder {
             history: self.history,
             overflow: self.overflow,
             result_budget: self.result_budget,
+            line_timeout: self.line_timeout,
         })
     }
 }
@@ -465,6 +479,7 @@ pub struct Agent {
     history: Arc<dyn HistoryPolicy>,
     overflow: Overflow,
     result_budget: ResultBudget,
+    line_timeout: Option<Duration>,
 }
 
 /// One conversation: its history and what it has cost.
@@ -568,6 +583,7 @@ impl Agent {
             max_tool_tokens: None,
             always_loaded: None,
             pins: Pins::in_memory(),
+            line_timeout: None,
         }
     }
 
@@ -637,9 +653,10 @@ impl Agent {
     }
 
     /// One user line with everything said: cut short once `interrupt` is
-    /// flipped (as [`send_interruptible`](Self::send_interruptible)), and
-    /// streamed with its events handed to `events` when there is a sink
-    /// (as [`send_with`](Self::send_with)).
+    /// flipped or its deadline (or [`AgentBuilder::line_timeout`]) passes
+    /// (as [`send_interruptible`](Self::send_interruptible)), and streamed
+    /// with its events handed to `events` when there is a sink (as
+    /// [`send_with`](Self::send_with)).
     pub async fn run_line(
         &self,
         conversation: &mut Conversation,
@@ -647,6 +664,14 @@ impl Agent {
         interrupt: &Interrupt,
         events: Option<&events::EventSink>,
     ) -> Result<Answer, AnswerError> {
+        let limited;
+        let interrupt = match self.line_timeout {
+            Some(timeout) => {
+                limited = interrupt.clone().with_deadline(timeout);
+                &limited
+            }
+            None => interrupt,
+        };
         let history = &mut conversation.history;
         let joined = history.add_line(
             |last| self.provider.join_user_line(last, text),
@@ -660,7 +685,7 @@ impl Agent {
         let mut answer = Answer::default();
         loop {
             if interrupt.is_interrupted() {
-                return Ok(self.interrupted(conversation, line, answer));
+                return Ok(self.interrupted(conversation, line, answer, interrupt));
             }
             // Lists changed since the last request are listed again first.
             let offered = self.tools.refresh(&*self.provider).await;
@@ -688,7 +713,7 @@ impl Agent {
             };
             drop(tools);
             let Some(result) = result else {
-                return Ok(self.interrupted(conversation, line, answer));
+                return Ok(self.interrupted(conversation, line, answer, interrupt));
             };
             let reply = match result {
                 Ok(reply) => reply,
@@ -702,7 +727,7 @@ impl Agent {
                             continue;
                         }
                         Some(None) => return Err(self.fail(conversation, line, answer, error)),
-                        None => return Ok(self.interrupted(conversation, line, answer)),
+                        None => return Ok(self.interrupted(conversation, line, answer, interrupt)),
                     }
                 }
                 Err(error) => return Err(self.fail(conversation, line, answer, error)),
@@ -741,7 +766,7 @@ impl Agent {
                 line.kept = line.added;
             }
             if interrupt.is_interrupted() {
-                return Ok(self.interrupted(conversation, line, answer));
+                return Ok(self.interrupted(conversation, line, answer, interrupt));
             }
             let more = matches!(stop, Stop::ToolUse | Stop::Pause);
             if !more {
@@ -781,20 +806,24 @@ impl Agent {
         }
     }
 
-    /// Ends an interrupted line: rolls back what the model never saw, as
-    /// [`fail`](Self::fail) does (a round of calls cut short is answered,
-    /// so it stays).
+    /// Ends a line cut short by `interrupt`: rolls back what the model
+    /// never saw, as [`fail`](Self::fail) does (a round of calls cut short
+    /// is answered, so it stays).
     fn interrupted(
         &self,
         conversation: &mut Conversation,
         line: LineEdits,
         mut answer: Answer,
+        interrupt: &Interrupt,
     ) -> Answer {
         if !roll_back(&mut conversation.history, line) {
             answer.text.clear();
         }
         conversation.usage += answer.usage;
-        answer.stop_reason = INTERRUPTED.into();
+        answer.stop_reason = interrupt
+            .cause()
+            .map_or(INTERRUPTED, interrupt::Cause::stop_reason)
+            .into();
         answer
     }
 

@@ -21,6 +21,7 @@ purpose, one way per FAKE mode:
   `execution.taskSupport: "required"` (a call of it without a `task` is
   -32601, as server-everything's `simulate-research-query` answers),
   `lookup` with `"optional"` and `plain` without `execution`;
+  with FAKE_LIST_CHANGED set, it says its list changed once initialized;
 - `deaf`: one tool, `flood`, whose call makes it stop reading its stdin
   and send 2,000 pings, 40 notifications of 8 MiB each (5 pings after
   each), then 300,000 pings.
@@ -90,6 +91,10 @@ def send(message):
 
 for line in sys.stdin:
     message = json.loads(line)
+    if message.get("method") == "notifications/initialized" and os.environ.get("FAKE_LIST_CHANGED"):
+        # As server-everything does once it registers the tools the
+        # client's capabilities allow.
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
     if "id" not in message:
         continue
     if "method" not in message:

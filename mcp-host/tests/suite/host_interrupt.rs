@@ -191,7 +191,7 @@ fn sigint_interrupts_the_line_keeps_a_valid_history_and_a_second_one_exits() {
     );
     assert!(
         host.log()
-            .contains("mcp-host: interrupted (SIGINT): its 2 tool calls are kept in the history"),
+            .contains("mcp-host: interrupted (SIGINT): `line one`: its 2 tool calls are kept in the history; Ctrl-C again while a line runs ends the program\n"),
         "{}",
         host.log()
     );
@@ -239,7 +239,7 @@ fn sigint_interrupts_the_line_keeps_a_valid_history_and_a_second_one_exits() {
     assert_eq!(third["stop_reason"], "interrupted", "{third}");
     assert_eq!(third["tool_calls"], json!([]));
     host.wait_log(
-        "mcp-host: interrupted (SIGINT): the line is dropped from the conversation",
+        "mcp-host: interrupted (SIGINT): `line three`: the line is dropped from the conversation",
         1,
     );
     host.say("line four");

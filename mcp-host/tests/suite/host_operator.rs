@@ -268,7 +268,17 @@ fn an_entry_with_restarts_0_is_never_restarted_whatever_the_flag() {
 /// warning names it; `"optional"` and absent are offered.
 #[test]
 fn a_tool_that_runs_only_as_a_2025_11_25_task_is_left_out_with_a_warning_naming_it() {
-    let config = McpConfig::new(&json!({"mcpServers": {"r": fake("task-required", None, &[])}}));
+    let plain = fake("task-required", None, &[]);
+    // Listed again after its list changed: still one warning.
+    let mut changing = plain.clone();
+    changing["env"]["FAKE_LIST_CHANGED"] = json!("1");
+    for entry in [plain, changing] {
+        task_required_is_left_out(entry);
+    }
+}
+
+fn task_required_is_left_out(entry: Value) {
+    let config = McpConfig::new(&json!({"mcpServers": {"r": entry}}));
     let model = FakeModel::start(vec![asks("lookup", "l1"), says("done")]);
     let run = host(&config, &model, &[], None, "research\n");
     let requests = model.requests();

@@ -10,6 +10,7 @@ mod agent_state;
 mod client_broken;
 #[cfg(feature = "http")]
 mod client_http;
+mod client_late;
 mod client_stdio;
 mod client_tasks;
 mod fake_model;
@@ -19,6 +20,7 @@ mod host_client;
 mod host_filters;
 #[cfg(unix)]
 mod host_interrupt;
+mod host_lines;
 #[cfg(feature = "oauth")]
 mod host_oauth;
 mod host_on_demand;

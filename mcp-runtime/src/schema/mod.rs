@@ -126,6 +126,48 @@ pub(crate) fn wrap_in_result(schema: &Value) -> Value {
 mod tests {
     use super::*;
 
+    /// What `docs/tools.md` says of `null` in output schemas: serde writes
+    /// `None` as `null` (the key present), so an output's `Option` keeps its
+    /// `["T","null"]` union, required; an input's loses it, not required.
+    #[test]
+    fn an_output_option_keeps_its_null_an_input_option_loses_it() {
+        #[derive(schemars::JsonSchema, serde::Serialize, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Found {
+            name: Option<String>,
+        }
+        let output = output_schema::<Found>();
+        assert_eq!(
+            output,
+            json!({
+                "type": "object",
+                "properties": {"name": {"type": ["string", "null"]}},
+                "required": ["name"]
+            })
+        );
+        assert_eq!(
+            wrap_in_result(&output_schema::<Option<String>>()),
+            json!({
+                "type": "object",
+                "properties": {"result": {"type": ["string", "null"]}},
+                "required": ["result"]
+            })
+        );
+        assert_eq!(
+            input_schema::<Found>(),
+            json!({"type": "object", "properties": {"name": {"type": "string"}}})
+        );
+        #[derive(schemars::JsonSchema, serde::Serialize)]
+        struct Skipped {
+            #[serde(skip_serializing_if = "Option::is_none")]
+            name: Option<String>,
+        }
+        assert_eq!(
+            output_schema::<Skipped>(),
+            json!({"type": "object", "properties": {"name": {"type": "string"}}})
+        );
+    }
+
     #[test]
     fn wrapping_keeps_defs_resolvable() {
         let schema = json!({"type": "array", "items": {"$ref": "#/$defs/X"}, "$defs": {"X": {"type": "string"}}});

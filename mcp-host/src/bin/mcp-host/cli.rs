@@ -26,7 +26,7 @@ pub(crate) fn usage() -> String {
         "\
 usage: mcp-host --config PATH [--provider {names}] [--model NAME] [--system TEXT]
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
-                [--api-timeout SECONDS] [--approve all|read-only|ask] [--ask-read-only]
+                [--line-timeout SECONDS] [--api-timeout SECONDS] [--approve all|read-only|ask] [--ask-read-only]
                 [--max-result-bytes N] [--max-tool-tokens N]
                 [--close-grace SECONDS] [--pins PATH] [--no-cache]
                 [--json | --stream | --events]
@@ -39,9 +39,14 @@ Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
 {variables}.
 Defaults: --provider {default}, --model {model} ({others}),
---max-tokens 1024, --max-turns 10, --tool-timeout 60, --approve ask,
+--max-tokens 1024, --max-turns 10, --tool-timeout 60, --line-timeout 600,
+--approve ask,
 --max-result-bytes 100000 (text of one tool result sent to the model; of one
 response's results together, four times that).
+--line-timeout: the deadline of one line, its model requests and tool calls
+included: past it the line is cut short as Ctrl-C cuts it (the calls under way
+are cancelled), stderr says so, and with --json its line has stop_reason
+\"timed_out\" and an error.
 --api-timeout: the deadline of one model request, its retries included;
 default: the time to write --max-tokens at 20 tokens/s, at least 60 s
 (1024 -> 60 s, 8192 -> 410 s). A response whose body stops for 20 s is
@@ -117,7 +122,8 @@ than 1 s after the last start, then 2 s, 4 s, ... at most 30 s. An mcp.json
 entry's \"startTimeout\" (seconds) and \"restarts\" override them for
 that server.
 
-Output: each answer's text on stdout, once it is whole, then a blank line.
+Output: each answer's text on stdout, once it is whole, then a blank line
+(at a terminal, stdin and stdout both, the default is --stream instead).
 --json: one JSON object per answer instead. --stream: the text as the model
 writes it (the responses are streamed), and each tool call on stderr as it
 happens: `[server/tool {{input}}]` when the model asks for it (the input cut
@@ -129,7 +135,7 @@ call_finished, usage), then the --json object tagged \"event\": \"answer\".
 The three are exclusive; without any, nothing is streamed.
 
 Logs go to stderr, by default at info (each tool call, each restart, each
-server's stderr line). --quiet: warnings and errors only (--log-level warn);
+server's stderr line; at a terminal, at warn). --quiet: warnings and errors only (--log-level warn);
 --log-level off|error|warn|info|debug|trace. Without either, RUST_LOG is
 read: level and target=level directives (RUST_LOG=mcp_host=debug,warn).
 
@@ -219,6 +225,7 @@ pub(crate) struct Args {
     pub(crate) model: Option<String>,
     pub(crate) system: Option<String>,
     pub(crate) max_turns: u32,
+    pub(crate) line_timeout: Duration,
     pub(crate) max_tokens: u32,
     pub(crate) tool_timeout: Duration,
     pub(crate) api_timeout: Option<Duration>,
@@ -235,6 +242,26 @@ pub(crate) struct Args {
     pub(crate) restarts: u32,
     /// `--log-level` or `--quiet`, the last given; `None`: `RUST_LOG`.
     pub(crate) log_level: Option<LevelFilter>,
+}
+
+/// The deadline of one line when `--line-timeout` says none: longer than
+/// any answer a person waits for, short enough that a model API or a server
+/// that stalls cannot hold a line for `--max-turns` × (60 s + 60 s).
+const DEFAULT_LINE_TIMEOUT: Duration = Duration::from_secs(600);
+
+impl Args {
+    /// What a person at a terminal (stdin and stdout both) wants where the
+    /// flags do not say: the answers streamed and the calls shown as
+    /// `--stream` shows them; returns the log level then used unless
+    /// `--log-level`, `--quiet` or `RUST_LOG` says otherwise (warn: no info
+    /// lines between the answers).
+    pub(crate) fn at_terminal(&mut self) -> LevelFilter {
+        // No flag chooses `Text`: it is the default for pipes and files.
+        if self.output == Output::Text {
+            self.output = Output::Stream;
+        }
+        LevelFilter::WARN
+    }
 }
 
 /// What `login` and `logout` are given.
@@ -342,6 +369,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut start_timeout = mcp_host::catalog::START_TIMEOUT;
     let mut restarts = mcp_client::DEFAULT_MAX_RESTARTS;
     let mut log_level = None;
+    let mut line_timeout = DEFAULT_LINE_TIMEOUT;
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
             Some((flag, value)) if flag.starts_with("--") => {
@@ -421,6 +449,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
                     })?;
             }
             "--tool-timeout" => tool_timeout = seconds("--tool-timeout", &value()?)?,
+            "--line-timeout" => line_timeout = seconds("--line-timeout", &value()?)?,
             "--start-timeout" => start_timeout = seconds("--start-timeout", &value()?)?,
             "--restarts" => {
                 let text = value()?;
@@ -480,6 +509,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         model,
         system,
         max_turns,
+        line_timeout,
         max_tokens,
         tool_timeout,
         api_timeout,
@@ -521,6 +551,7 @@ mod tests {
                 model: None,
                 system: None,
                 max_turns: 10,
+                line_timeout: Duration::from_secs(600),
                 max_tokens: 1024,
                 tool_timeout: Duration::from_secs(60),
                 api_timeout: None,
@@ -554,6 +585,7 @@ mod tests {
             "--max-tokens=77",
             "--tool-timeout",
             "1.5",
+            "--line-timeout=90",
             "--api-timeout=2.5",
             "--approve",
             "read-only",
@@ -586,6 +618,7 @@ mod tests {
         );
         assert_eq!((args.max_turns, args.max_tokens), (3, 77));
         assert_eq!(args.tool_timeout, Duration::from_millis(1500));
+        assert_eq!(args.line_timeout, Duration::from_secs(90));
         assert_eq!(args.api_timeout, Some(Duration::from_millis(2500)));
         assert_eq!(args.max_result_bytes, 5000);
         assert_eq!(args.max_tool_tokens, Some(3000));
@@ -735,6 +768,22 @@ mod tests {
     }
 
     #[test]
+    fn at_a_terminal_the_default_output_streams_and_a_chosen_one_stays() {
+        let mut args = run(&["--config", "c"]).unwrap();
+        assert_eq!(args.at_terminal(), LevelFilter::WARN);
+        assert_eq!(args.output, Output::Stream);
+        for (flag, output) in [("--json", Output::Json), ("--events", Output::Events)] {
+            let mut args = run(&["--config", "c", flag]).unwrap();
+            args.at_terminal();
+            assert_eq!(args.output, output);
+        }
+        assert_eq!(
+            run(&["--config", "c", "--line-timeout", "0"]).unwrap_err(),
+            "--line-timeout takes a positive number of seconds, not `0`"
+        );
+    }
+
+    #[test]
     fn json_stream_and_events_are_exclusive_outputs() {
         assert_eq!(
             run(&["--config", "c", "--stream"]).unwrap().output,
@@ -763,7 +812,7 @@ mod tests {
             "\
 usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--system TEXT]
                 [--max-turns N] [--max-tokens N] [--tool-timeout SECONDS]
-                [--api-timeout SECONDS] [--approve all|read-only|ask] [--ask-read-only]
+                [--line-timeout SECONDS] [--api-timeout SECONDS] [--approve all|read-only|ask] [--ask-read-only]
                 [--max-result-bytes N] [--max-tool-tokens N]
                 [--close-grace SECONDS] [--pins PATH] [--no-cache]
                 [--json | --stream | --events]
@@ -776,9 +825,14 @@ Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
 ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL; OPENAI_API_KEY, OPENAI_BASE_URL.
 Defaults: --provider anthropic, --model claude-sonnet-4-6 (openai: gpt-4.1),
---max-tokens 1024, --max-turns 10, --tool-timeout 60, --approve ask,
+--max-tokens 1024, --max-turns 10, --tool-timeout 60, --line-timeout 600,
+--approve ask,
 --max-result-bytes 100000 (text of one tool result sent to the model; of one
 response's results together, four times that).
+--line-timeout: the deadline of one line, its model requests and tool calls
+included: past it the line is cut short as Ctrl-C cuts it (the calls under way
+are cancelled), stderr says so, and with --json its line has stop_reason
+\"timed_out\" and an error.
 --api-timeout: the deadline of one model request, its retries included;
 default: the time to write --max-tokens at 20 tokens/s, at least 60 s
 (1024 -> 60 s, 8192 -> 410 s). A response whose body stops for 20 s is
@@ -854,7 +908,8 @@ than 1 s after the last start, then 2 s, 4 s, ... at most 30 s. An mcp.json
 entry's \"startTimeout\" (seconds) and \"restarts\" override them for
 that server.
 
-Output: each answer's text on stdout, once it is whole, then a blank line.
+Output: each answer's text on stdout, once it is whole, then a blank line
+(at a terminal, stdin and stdout both, the default is --stream instead).
 --json: one JSON object per answer instead. --stream: the text as the model
 writes it (the responses are streamed), and each tool call on stderr as it
 happens: `[server/tool {input}]` when the model asks for it (the input cut
@@ -866,7 +921,7 @@ call_finished, usage), then the --json object tagged \"event\": \"answer\".
 The three are exclusive; without any, nothing is streamed.
 
 Logs go to stderr, by default at info (each tool call, each restart, each
-server's stderr line). --quiet: warnings and errors only (--log-level warn);
+server's stderr line; at a terminal, at warn). --quiet: warnings and errors only (--log-level warn);
 --log-level off|error|warn|info|debug|trace. Without either, RUST_LOG is
 read: level and target=level directives (RUST_LOG=mcp_host=debug,warn).
 

@@ -1,6 +1,7 @@
 //! What the program logs on stderr: `--log-level LEVEL` (or `--quiet`,
 //! which is `--log-level warn`) for every target, else `RUST_LOG`, else
-//! `info` (each tool call, each restart, each server's stderr line).
+//! `info` (each tool call, each restart, each server's stderr line), or
+//! `warn` at a terminal, where `--stream` shows the calls instead.
 //!
 //! `RUST_LOG` is read as `level` and `target=level` directives,
 //! comma-separated (`warn`, `mcp_host=debug,warn`): tracing-subscriber's
@@ -12,8 +13,9 @@
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt;
 
-/// The filter when neither a flag nor `RUST_LOG` says otherwise.
-const DEFAULT_FILTER: LevelFilter = LevelFilter::INFO;
+/// The filter when neither a flag nor `RUST_LOG` says otherwise, away
+/// from a terminal.
+pub(crate) const DEFAULT_FILTER: LevelFilter = LevelFilter::INFO;
 
 /// The levels `--log-level` takes, by name.
 pub(crate) const LEVELS: [(&str, LevelFilter); 6] = [
@@ -26,9 +28,14 @@ pub(crate) const LEVELS: [(&str, LevelFilter); 6] = [
 ];
 
 /// The filter for `level` (the flags') or `rust_log` (the variable's
-/// value), and a warning when `rust_log` was given but cannot be used.
-fn filter(level: Option<LevelFilter>, rust_log: Option<String>) -> (Targets, Option<String>) {
-    let default = || Targets::new().with_default(DEFAULT_FILTER);
+/// value), else `fallback`, and a warning when `rust_log` was given but
+/// cannot be used.
+fn filter(
+    level: Option<LevelFilter>,
+    rust_log: Option<String>,
+    fallback: LevelFilter,
+) -> (Targets, Option<String>) {
+    let default = || Targets::new().with_default(fallback);
     if let Some(level) = level {
         return (Targets::new().with_default(level), None);
     }
@@ -39,7 +46,7 @@ fn filter(level: Option<LevelFilter>, rust_log: Option<String>) -> (Targets, Opt
             Err(problem) => (
                 default(),
                 Some(format!(
-                    "RUST_LOG={value:?} is not a log filter this program reads ({problem}); logging at info. Use `level` or `target=level` directives, e.g. RUST_LOG=warn or RUST_LOG=mcp_host=debug,warn"
+                    "RUST_LOG={value:?} is not a log filter this program reads ({problem}); logging at {fallback}. Use `level` or `target=level` directives, e.g. RUST_LOG=warn or RUST_LOG=mcp_host=debug,warn"
                 )),
             ),
         },
@@ -68,9 +75,9 @@ fn parse(value: &str) -> Result<Targets, String> {
 
 /// Installs the program's subscriber: lines without timestamps on stderr,
 /// filtered by [`filter`].
-pub(crate) fn init(level: Option<LevelFilter>) {
+pub(crate) fn init(level: Option<LevelFilter>, fallback: LevelFilter) {
     let rust_log = std::env::var("RUST_LOG").ok();
-    let (targets, problem) = filter(level, rust_log);
+    let (targets, problem) = filter(level, rust_log, fallback);
     let subscriber = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_max_level(LevelFilter::TRACE)
@@ -95,27 +102,41 @@ mod tests {
 
     #[test]
     fn a_flag_wins_over_rust_log_which_wins_over_info() {
-        let (quiet, problem) = filter(Some(LevelFilter::WARN), Some("debug".into()));
+        let (quiet, problem) = filter(
+            Some(LevelFilter::WARN),
+            Some("debug".into()),
+            DEFAULT_FILTER,
+        );
         assert!(problem.is_none());
         assert!(!allows(&quiet, "mcp_host::agent::calls", Level::INFO));
         assert!(allows(&quiet, "mcp_host::agent::calls", Level::WARN));
 
-        let (env, _) = filter(None, Some("mcp_client=debug,warn".into()));
+        let (env, _) = filter(
+            None,
+            Some("mcp_client=debug,warn".into()),
+            LevelFilter::WARN,
+        );
         assert!(allows(&env, "mcp_client::connection", Level::DEBUG));
         assert!(!allows(&env, "mcp_host::agent::calls", Level::INFO));
 
         for unset in [None, Some(String::new()), Some("  ".into())] {
-            let (default, problem) = filter(None, unset);
+            let (default, problem) = filter(None, unset, DEFAULT_FILTER);
             assert!(problem.is_none());
             assert!(allows(&default, "mcp_host::server", Level::INFO));
             assert!(!allows(&default, "mcp_host::server", Level::DEBUG));
         }
+        // At a terminal the fallback is warn; RUST_LOG still wins over it.
+        let (terminal, _) = filter(None, None, LevelFilter::WARN);
+        assert!(!allows(&terminal, "mcp_host::server", Level::INFO));
+        assert!(allows(&terminal, "mcp_host::server", Level::WARN));
+        let (asked, _) = filter(None, Some("info".into()), LevelFilter::WARN);
+        assert!(allows(&asked, "mcp_host::server", Level::INFO));
     }
 
     #[test]
     fn a_rust_log_this_syntax_does_not_take_is_reported_and_info_used() {
         for value in ["mcp_host[call]=debug", "mcp_host=loud"] {
-            let (targets, problem) = filter(None, Some(value.into()));
+            let (targets, problem) = filter(None, Some(value.into()), DEFAULT_FILTER);
             let problem = problem.expect(value);
             assert!(
                 problem.starts_with(&format!("RUST_LOG={value:?} is not a log filter")),

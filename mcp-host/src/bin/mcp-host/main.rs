@@ -5,8 +5,16 @@
 //! go to stderr; approvals are asked on the terminal, never on stdin.
 //!
 //! Exit status: 0 at the end of stdin; 2 for a usage error, an unusable
-//! config or an unusable `--pins` file; 1 when the model API refuses the key (401/403), since every
-//! later line would fail the same way; 130 after SIGINT, 143 after SIGTERM.
+//! config, an unusable `--pins` file or no API key in the environment; 1
+//! when the model API refuses the key (401/403), since every later line
+//! would fail the same way, and at the end of stdin when lines were read
+//! and none was answered (each failed or timed out); 130 after SIGINT, 143
+//! after SIGTERM.
+//!
+//! At a terminal (stdin and stdout both) the answers are streamed and the
+//! calls shown as `--stream` does, and the log is at warn, unless the flags
+//! (or `RUST_LOG`) say otherwise; pipes and files get the whole answers and
+//! the info log.
 //!
 //! The first SIGINT (Ctrl-C) while a line is answered interrupts that line
 //! alone ([`Agent::send_interruptible`]): the model request and the tool
@@ -29,11 +37,12 @@ mod show;
 
 use apis::Api;
 use cli::{ApproveKind, Args, HistoryKind, Output, Parsed, usage};
+use mcp_client::text::excerpt;
 use mcp_client::{ClientOptions, RestartPolicy};
 use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
 use mcp_host::agent::calls::CallRecord;
 use mcp_host::agent::history::{HistoryPolicy, LastTurns, MaxBytes, TokenBudget, Trim};
-use mcp_host::agent::interrupt::{INTERRUPTED, Interrupt};
+use mcp_host::agent::interrupt::{INTERRUPTED, Interrupt, TIMED_OUT};
 use mcp_host::agent::offering::Offering;
 use mcp_host::agent::pins::Pins;
 use mcp_host::agent::{Agent, Answer, Conversation};
@@ -41,7 +50,7 @@ use mcp_host::catalog::CatalogOptions;
 use mcp_host::config::McpConfig;
 use mcp_host::provider::{ApiClient, Provider, ProviderError, Usage};
 use serde::Serialize;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -74,7 +83,7 @@ const CLOSE_SLACK: Duration = Duration::from_secs(1);
 const MAX_HISTORY_BYTES: usize = 32_000_000;
 
 fn main() -> ExitCode {
-    let args = match cli::parse(std::env::args().skip(1)) {
+    let mut args = match cli::parse(std::env::args().skip(1)) {
         Ok(Parsed::Run(args)) => *args,
         Ok(Parsed::Help) => {
             println!("{}", usage());
@@ -87,7 +96,21 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    logging::init(args.log_level);
+    let log_fallback = if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        args.at_terminal()
+    } else {
+        logging::DEFAULT_FILTER
+    };
+    logging::init(args.log_level, log_fallback);
+    // Said before a server starts or a line is read: every line would fail.
+    let key = args.provider.key_variable;
+    if std::env::var_os(key).is_none_or(|value| value.is_empty()) {
+        eprintln!(
+            "mcp-host: {key} is not set: the {} API needs a key (--provider chooses the API)",
+            args.provider.name
+        );
+        return ExitCode::from(2);
+    }
     let config = match McpConfig::load(&args.config) {
         Ok(config) => config,
         Err(e) => {
@@ -280,6 +303,7 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
         .catalog_options(catalog_options)
         .config(config)
         .max_turns(args.max_turns)
+        .line_timeout(args.line_timeout)
         .max_tokens(args.max_tokens)
         .tool_timeout(args.tool_timeout)
         .max_result_bytes(args.max_result_bytes)
@@ -338,7 +362,15 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
         );
     }
     let mut conversation = agent.conversation();
-    let status = match converse(&agent, &mut conversation, args.output, &mut signals).await {
+    let status = match converse(
+        &agent,
+        &mut conversation,
+        args.output,
+        args.line_timeout,
+        &mut signals,
+    )
+    .await
+    {
         Ended::Status(status) => status,
         Ended::Signal(name, status) => {
             eprintln!("mcp-host: {name}: closing the servers (again to kill them at once)");
@@ -422,16 +454,20 @@ enum Ended {
 const INTERRUPT_STATUS: u8 = 130;
 
 /// Answers stdin's lines until its end or a signal; the first SIGINT
-/// during a line interrupts that line alone.
+/// during a line interrupts that line alone. At the end of stdin, fails
+/// when lines were read and none was answered.
 async fn converse(
     agent: &Agent,
     conversation: &mut Conversation,
     output: Output,
+    line_timeout: Duration,
     signals: &mut Signals,
 ) -> Ended {
     let sink = show::sink(output);
     let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
     let mut buffer = Vec::new();
+    // Lines answered, and lines that failed or timed out.
+    let (mut answered, mut unanswered) = (0_u64, 0_u64);
     loop {
         buffer.clear();
         let read = tokio::select! {
@@ -439,6 +475,10 @@ async fn converse(
             (name, status) = signals.next() => return Ended::Signal(name, status),
         };
         match read {
+            Ok(0) if answered == 0 && unanswered > 0 => {
+                eprintln!("mcp-host: no line was answered ({unanswered} failed or timed out)");
+                return Ended::Status(ExitCode::FAILURE);
+            }
             Ok(0) => return Ended::Status(ExitCode::SUCCESS),
             Ok(_) => {}
             Err(e) => {
@@ -468,15 +508,27 @@ async fn converse(
             }
         };
         let (answer, failure) = match sent {
-            Ok(answer) => {
-                if answer.stop_reason == INTERRUPTED {
-                    eprintln!("mcp-host: {}", interrupted_note(&answer));
-                    // Nothing was answered; `--json` and `--events` keep
-                    // their line per line.
-                    if matches!(output, Output::Text | Output::Stream) {
-                        continue;
-                    }
+            Ok(answer) if answer.stop_reason == INTERRUPTED => {
+                eprintln!("mcp-host: {}", interrupted_note(line, &answer));
+                // Nothing was answered; `--json` and `--events` keep
+                // their line per line.
+                if matches!(output, Output::Text | Output::Stream) {
+                    continue;
                 }
+                (answer, None)
+            }
+            Ok(answer) if answer.stop_reason == TIMED_OUT => {
+                unanswered += 1;
+                let error = timed_out_error(line_timeout);
+                eprintln!("mcp-host: {error}: {}", cut_short(line, &answer));
+                let failure = Failure {
+                    error,
+                    calls_kept: answer.tool_calls.len(),
+                };
+                (answer, Some(failure))
+            }
+            Ok(answer) => {
+                answered += 1;
                 (answer, None)
             }
             Err(failed) if failed.error.is_auth() => {
@@ -484,6 +536,7 @@ async fn converse(
                 return Ended::Status(ExitCode::FAILURE);
             }
             Err(failed) => {
+                unanswered += 1;
                 let kept = match failed.calls_kept {
                     0 => String::new(),
                     1 => "; 1 tool call ran before the failure and is kept in the history".into(),
@@ -510,14 +563,33 @@ async fn converse(
     }
 }
 
-/// The stderr line of an interrupted line: what of it stays.
-fn interrupted_note(answer: &Answer) -> String {
+/// The stderr line of an interrupted line: which, and what of it stays.
+fn interrupted_note(line: &str, answer: &Answer) -> String {
+    format!(
+        "interrupted (SIGINT): {}; Ctrl-C again while a line runs ends the program",
+        cut_short(line, answer)
+    )
+}
+
+/// The error of a line past `--line-timeout`, on stderr and in `--json`.
+fn timed_out_error(limit: Duration) -> String {
+    format!(
+        "the line timed out after {} s (--line-timeout)",
+        limit.as_secs_f64()
+    )
+}
+
+/// The longest excerpt of a line a note on stderr quotes, in bytes.
+const LINE_SHOWN: usize = 80;
+
+/// A line cut short, quoted, and what of it stays in the history.
+fn cut_short(line: &str, answer: &Answer) -> String {
     let kept = match answer.tool_calls.len() {
         0 => "the line is dropped from the conversation".to_owned(),
         1 => "its 1 tool call is kept in the history".to_owned(),
         n => format!("its {n} tool calls are kept in the history"),
     };
-    format!("interrupted (SIGINT): {kept}; Ctrl-C again while a line runs ends the program")
+    format!("`{}`: {kept}", excerpt(line, LINE_SHOWN))
 }
 
 /// A line's failure as the output says it.
