@@ -90,6 +90,7 @@ pub mod interrupt;
 mod live;
 pub mod offering;
 pub mod pins;
+mod private_file;
 pub mod summary;
 
 #[cfg(feature = "local")]
