@@ -29,6 +29,10 @@ pub(super) struct Offered {
     pub(super) offering: Offering,
     /// The host's search tool, when tools are offered on demand through it.
     pub(super) search: Option<LocalSearch>,
+    /// On demand: the model names every request offers; the others run
+    /// only once a search of the conversation found them. `None`: all are
+    /// offered.
+    pub(super) loaded: Option<BTreeSet<String>>,
 }
 
 /// The catalog as its sources list it, and what is offered of it.
@@ -111,5 +115,6 @@ fn offer(
         tools: plan.tools,
         offering: plan.offering,
         search: plan.search,
+        loaded: plan.loaded,
     }
 }

@@ -92,6 +92,7 @@ pub mod interrupt;
 mod live;
 pub mod offering;
 pub mod pins;
+mod private_file;
 pub mod summary;
 
 #[cfg(feature = "local")]
@@ -748,6 +749,12 @@ impl Agent {
                 stop_reason,
                 ..
             } = reply;
+            // What the API's own search found may be called from now on.
+            conversation
+                .found
+                .add_searched(&*self.provider, &message, &|name| {
+                    offered.catalog.tool(name).is_some()
+                });
             conversation.history.push(message);
             line.added += 1;
             answer.text = text;
@@ -883,10 +890,60 @@ impl Agent {
     ) -> usize {
         // A tool gone since the request is refused by name, not called.
         let offered = self.tools.refresh(&*self.provider).await;
-        let (searches, others): (Vec<&ToolCall>, Vec<&ToolCall>) = calls
-            .iter()
-            .partition(|call| offered.search.as_ref().is_some_and(|s| s.is_search(call)));
-        let others: Vec<ToolCall> = others.into_iter().cloned().collect();
+        let emit = |event: events::Event| {
+            if let Some(sink) = events {
+                sink(&event);
+            }
+        };
+        // The host answers its search and refuses what was not offered
+        // itself, in the calls' order; the rest go to their servers.
+        let mut answered: Vec<Option<(budget::Kept, CallRecord)>> = Vec::with_capacity(calls.len());
+        let mut others = Vec::new();
+        for call in calls {
+            if let Some(search) = offered.search.as_ref().filter(|s| s.is_search(call)) {
+                answered.push(Some(self.answer_search(
+                    search,
+                    &mut conversation.found,
+                    call,
+                    &run,
+                    &emit,
+                )));
+                continue;
+            }
+            let entry = offered.catalog.tool(&call.name);
+            let refusal = entry.and(offering::not_offered(
+                offered.loaded.as_ref(),
+                &conversation.found,
+                offered.search.as_ref().map(LocalSearch::name),
+                &call.name,
+            ));
+            match (entry, refusal) {
+                (Some(entry), Some(reason)) => {
+                    emit(events::Event::CallRequested {
+                        id: call.id.clone(),
+                        tool: entry.tool.name.clone(),
+                        server: entry.server.clone(),
+                        input: call.input.clone().unwrap_or(Value::Null),
+                    });
+                    let failure = crate::call_result::CallFailure::NotRun { reason };
+                    tracing::warn!(tool = %call.name, "call refused: {failure}");
+                    emit(events::Event::CallNotRun {
+                        id: call.id.clone(),
+                        reason: failure.to_string(),
+                    });
+                    let record = CallRecord {
+                        name: entry.tool.name.clone(),
+                        server: entry.server.clone(),
+                        is_error: true,
+                    };
+                    answered.push(Some((self.result_budget.keep(failure.to_result()), record)));
+                }
+                _ => {
+                    answered.push(None);
+                    others.push(call.clone());
+                }
+            }
+        }
         let mut ran = calls::run(
             &offered.catalog,
             &*self.approver,
@@ -898,16 +955,10 @@ impl Agent {
         )
         .await
         .into_iter();
-        let mut results = Vec::with_capacity(calls.len());
-        for call in calls {
-            let answered = match (&offered.search, searches.contains(&call)) {
-                (Some(search), true) => {
-                    self.answer_search(search, &mut conversation.found, call, &run)
-                }
-                _ => ran.next(),
-            };
-            results.extend(answered);
-        }
+        let results: Vec<(budget::Kept, CallRecord)> = answered
+            .into_iter()
+            .filter_map(|answered| answered.or_else(|| ran.next()))
+            .collect();
         let (kept, records): (Vec<_>, Vec<_>) = results.into_iter().unzip();
         let sent = self.result_budget.share(kept);
         let pairs: Vec<(&ToolCall, &CallToolResult)> = calls.iter().zip(&sent).collect();
@@ -921,28 +972,58 @@ impl Agent {
     }
 
     /// The host's answer to a call of its search tool (never approved: it
-    /// reads the catalog and changes what the conversation is offered).
+    /// reads the catalog and changes what the conversation is offered),
+    /// its events emitted as any call's are.
     fn answer_search(
         &self,
         search: &LocalSearch,
         found: &mut FoundTools,
         call: &ToolCall,
         run: &Run,
-    ) -> Option<(budget::Kept, CallRecord)> {
-        let result = match (&call.input, run) {
-            (Err(failure), _) => failure.to_result(),
-            (_, Run::No(reason)) => crate::call_result::CallFailure::NotRun {
+        emit: &dyn Fn(events::Event),
+    ) -> (budget::Kept, CallRecord) {
+        emit(events::Event::CallRequested {
+            id: call.id.clone(),
+            tool: call.name.clone(),
+            server: String::new(),
+            input: call.input.clone().unwrap_or(Value::Null),
+        });
+        let started = std::time::Instant::now();
+        let not_run = match (&call.input, run) {
+            (Err(failure), _) => Some(failure.clone()),
+            (_, Run::No(reason)) => Some(crate::call_result::CallFailure::NotRun {
                 reason: reason.clone(),
+            }),
+            (Ok(_), Run::Yes) => None,
+        };
+        let result = match (not_run, &call.input) {
+            (Some(failure), _) => {
+                emit(events::Event::CallNotRun {
+                    id: call.id.clone(),
+                    reason: failure.to_string(),
+                });
+                failure.to_result()
             }
-            .to_result(),
-            (Ok(input), Run::Yes) => search.answer(&*self.provider, found, input),
+            (None, input) => {
+                emit(events::Event::CallStarted {
+                    id: call.id.clone(),
+                });
+                let input = input.as_ref().cloned().unwrap_or(Value::Null);
+                let result = search.answer(&*self.provider, found, &input);
+                emit(events::Event::CallFinished {
+                    id: call.id.clone(),
+                    duration_ms: started.elapsed().as_millis() as u64,
+                    is_error: result.is_error,
+                });
+                result
+            }
         };
         let record = CallRecord {
             name: call.name.clone(),
             server: String::new(),
             is_error: result.is_error,
         };
-        Some((self.result_budget.keep(result), record))
+        (self.result_budget.keep(result), record)
     }
 }
 

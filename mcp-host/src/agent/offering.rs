@@ -27,6 +27,13 @@
 //!   catalog, nothing else); it appears in an answer's `tool_calls` under
 //!   the search tool's name with server `""`.
 //!
+//! Only what a conversation was offered runs: with tools on demand, a call
+//! of a tool neither kept loaded nor found by a search of that
+//! conversation (the host's, or the API's: its `tool_reference`s,
+//! [`Provider::searched_tools`]) is not run and never reaches its server;
+//! the model gets an `isError` result saying how to find it
+//! ([`not_offered`]).
+//!
 //! The tools kept loaded are the ones named with
 //! [`AgentBuilder::always_loaded`](super::AgentBuilder::always_loaded), else
 //! the first [`DEFAULT_ALWAYS_LOADED`] of the host's own in-process tools
@@ -40,6 +47,7 @@ use crate::provider::{Provider, ToolCall};
 use mcp_protocol::model::CallToolResult;
 use serde_json::{Value, json};
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 
 /// The most tools one local search returns.
 pub const SEARCH_RESULTS: usize = 5;
@@ -88,6 +96,8 @@ pub enum Offering {
 pub struct FoundTools {
     names: Vec<String>,
     tools: Vec<Value>,
+    /// The deferred tools the API's own search found (API search only).
+    by_api: BTreeSet<String>,
 }
 
 impl FoundTools {
@@ -95,6 +105,51 @@ impl FoundTools {
     pub fn names(&self) -> &[String] {
         &self.names
     }
+
+    /// Whether a search of the conversation found `name` (the host's or
+    /// the API's).
+    pub fn contains(&self, name: &str) -> bool {
+        self.by_api.contains(name) || self.names.iter().any(|n| n == name)
+    }
+
+    /// Records what the API's search found in a response's `message`; only
+    /// names of `deferred` tools are kept (so at most the catalog's).
+    pub(super) fn add_searched(
+        &mut self,
+        provider: &dyn Provider,
+        message: &Value,
+        deferred: &dyn Fn(&str) -> bool,
+    ) {
+        for name in provider.searched_tools(message) {
+            if deferred(&name) {
+                self.by_api.insert(name);
+            }
+        }
+    }
+}
+
+/// Why a call of `name` is not run: tools are on demand (`loaded`, the
+/// names every request offers, is `Some`) and the conversation was neither
+/// offered `name` outright nor found it; `None` when it may run. The
+/// reason tells the model how to find it: with `search`, the host's search
+/// tool's name, else the API's tool search.
+pub(super) fn not_offered(
+    loaded: Option<&BTreeSet<String>>,
+    found: &FoundTools,
+    search: Option<&str>,
+    name: &str,
+) -> Option<String> {
+    let loaded = loaded?;
+    if loaded.contains(name) || found.contains(name) {
+        return None;
+    }
+    let how = match search {
+        Some(search) => format!("call `{search}` to find it first"),
+        None => "search for it with the tool search first".to_owned(),
+    };
+    Some(format!(
+        "`{name}` was not offered in this conversation; {how}, then call it"
+    ))
 }
 
 /// What decides the offering besides the provider's limit: a budget for
@@ -112,6 +167,9 @@ pub(super) struct Plan {
     pub(super) offering: Offering,
     pub(super) tools: Vec<Value>,
     pub(super) search: Option<LocalSearch>,
+    /// On demand: the model names every request offers (the rest must be
+    /// found first); `None`: every tool is offered.
+    pub(super) loaded: Option<BTreeSet<String>>,
 }
 
 /// The host's search tool: its name, what it searches, how many tools it
@@ -151,6 +209,7 @@ pub(super) fn plan(
             offering: Offering::All,
             tools: all,
             search: None,
+            loaded: None,
         };
     }
     let why = if over_count {
@@ -182,6 +241,7 @@ pub(super) fn plan(
         }
     }
     let room = limit - 1 - loaded.len();
+    let loaded_names = Some(loaded.iter().map(|offer| offer.name.clone()).collect());
     if let Some(tools) = provider.deferred_tools(&loaded, &rest[..rest.len().min(room)]) {
         if rest.len() > room {
             tracing::warn!(
@@ -201,6 +261,7 @@ pub(super) fn plan(
             },
             tools,
             search: None,
+            loaded: loaded_names,
         };
     }
     let name = free_name(catalog);
@@ -219,6 +280,7 @@ pub(super) fn plan(
         },
         tools,
         search: Some(LocalSearch { name, offers, room }),
+        loaded: loaded_names,
     }
 }
 
@@ -264,6 +326,11 @@ pub(super) fn request_tools<'a>(tools: &'a [Value], found: &FoundTools) -> Cow<'
 }
 
 impl LocalSearch {
+    /// The search tool's name.
+    pub(super) fn name(&self) -> &str {
+        &self.name
+    }
+
     /// Whether `call` is a call of the search tool.
     pub(super) fn is_search(&self, call: &ToolCall) -> bool {
         call.name == self.name

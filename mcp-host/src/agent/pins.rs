@@ -10,45 +10,62 @@
 //! per definition and run; one declined is left out with one warning line
 //! naming the server, the tool and what changed.
 //!
-//! [`Pins`] keeps the digests, for the run only ([`Pins::in_memory`], the
-//! default) or in a file ([`Pins::open`]), written again (atomically,
-//! owner-only) after each change:
+//! [`Pins`] keeps, per tool, the digest and the approved definition
+//! itself, so a change between two runs is shown against what was
+//! approved (the old and the new description, every schema field added,
+//! removed or changed) just as a change within one run is. They are kept
+//! for the run only ([`Pins::in_memory`], the default) or in a file
+//! ([`Pins::open`]), written again (atomically, owner-only) after each
+//! change:
 //!
 //! ```json
 //! {
-//!   "version": 1,
+//!   "version": 2,
 //!   "servers": {
 //!     "everything": {
-//!       "add": "sha256:5f0c…",
-//!       "echo": "sha256:9a41…"
+//!       "add": {
+//!         "digest": "sha256:5f0c…",
+//!         "definition": {"name": "add", "description": "Adds two numbers.", "inputSchema": {…}}
+//!       }
 //!     }
 //!   }
 //! }
 //! ```
 //!
+//! A file of version 1 (each tool's digest alone, `"add": "sha256:5f0c…"`)
+//! is still read; it is written as version 2 on the next change, each
+//! definition added as soon as the server lists the approved one again.
+//! A definition larger than [`MAX_KEPT_DEFINITION`] bytes is kept by its
+//! digest alone.
+//!
 //! The host's own in-process tools are not pinned: they are its code.
 
 use super::approval::{Approver, Decision};
 pub use super::definition::DefinitionChange;
+use super::private_file;
 use crate::catalog::{Catalog, CatalogTool};
 use mcp_protocol::model::Tool;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// The pins file's format version.
-const VERSION: u64 = 1;
+/// The pins file's format version; [`OLD_VERSION`] is read too.
+const VERSION: u64 = 2;
+/// The version whose tools are digests alone.
+const OLD_VERSION: u64 = 1;
 
 /// The declined definitions remembered in a run.
 const MAX_DECLINED: usize = 10_000;
 
-/// The largest pins file read, in bytes: a file of digests, not a place
-/// for anything large.
-const MAX_PINS_FILE: u64 = 16 * 1024 * 1024;
+/// The largest pins file read, in bytes.
+const MAX_PINS_FILE: u64 = 64 * 1024 * 1024;
+
+/// The largest definition kept whole, in bytes of canonical JSON: a
+/// server's words are not a reason for an unbounded file.
+pub const MAX_KEPT_DEFINITION: usize = 64 * 1024;
 
 /// Why a pins file cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -82,12 +99,19 @@ pub enum PinsError {
     },
 }
 
-/// The approved definitions' digests, per server, per tool (see the module
-/// docs).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// One approved definition: its digest, and the definition itself when
+/// it is known (not from a version 1 file, not too large).
+#[derive(Clone, Debug, PartialEq)]
+struct Pin {
+    digest: String,
+    definition: Option<Tool>,
+}
+
+/// The approved definitions, per server, per tool (see the module docs).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Pins {
     path: Option<PathBuf>,
-    servers: BTreeMap<String, BTreeMap<String, String>>,
+    servers: BTreeMap<String, BTreeMap<String, Pin>>,
 }
 
 impl Pins {
@@ -101,29 +125,18 @@ impl Pins {
     /// is an error naming it.
     pub fn open(path: impl Into<PathBuf>) -> Result<Pins, PinsError> {
         let path = path.into();
-        let text = match std::fs::File::open(&path) {
-            Ok(file) => {
-                let mut text = String::new();
-                std::io::Read::read_to_string(
-                    &mut std::io::Read::take(file, MAX_PINS_FILE + 1),
-                    &mut text,
-                )
-                .map_err(|source| PinsError::Read {
-                    path: path.clone(),
-                    source,
-                })?;
-                if text.len() as u64 > MAX_PINS_FILE {
-                    return Err(PinsError::Invalid {
-                        path,
-                        reason: format!("it is larger than {MAX_PINS_FILE} bytes"),
-                    });
-                }
-                text
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        let text = match private_file::read(&path, MAX_PINS_FILE) {
+            Ok(Some(text)) => text,
+            Ok(None) => {
                 return Ok(Pins {
                     path: Some(path),
                     servers: BTreeMap::new(),
+                });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                return Err(PinsError::Invalid {
+                    path,
+                    reason: e.to_string(),
                 });
             }
             Err(source) => return Err(PinsError::Read { path, source }),
@@ -145,7 +158,16 @@ impl Pins {
 
     /// The digest approved for `server`'s tool `tool`.
     pub fn get(&self, server: &str, tool: &str) -> Option<&str> {
-        self.servers.get(server)?.get(tool).map(String::as_str)
+        self.servers
+            .get(server)?
+            .get(tool)
+            .map(|pin| pin.digest.as_str())
+    }
+
+    /// The definition approved for `server`'s tool `tool`, when it is
+    /// kept (see the module docs).
+    pub fn definition(&self, server: &str, tool: &str) -> Option<&Tool> {
+        self.servers.get(server)?.get(tool)?.definition.as_ref()
     }
 
     /// Whether any tool of `server` is pinned (its first use is over).
@@ -153,15 +175,21 @@ impl Pins {
         self.servers.contains_key(server)
     }
 
-    /// Approves `digest` for `server`'s tool `tool` (not yet saved).
-    pub fn pin(&mut self, server: &str, tool: &str, digest: &str) {
-        self.servers
-            .entry(server.to_owned())
-            .or_default()
-            .insert(tool.to_owned(), digest.to_owned());
+    /// Approves `definition` for `server`'s tool of its name (not yet
+    /// saved); its digest, [`digest`].
+    pub fn pin(&mut self, server: &str, definition: &Tool) {
+        let digest = digest(definition);
+        let kept = canonical_len(definition) <= MAX_KEPT_DEFINITION;
+        self.servers.entry(server.to_owned()).or_default().insert(
+            definition.name.clone(),
+            Pin {
+                digest,
+                definition: kept.then(|| definition.clone()),
+            },
+        );
     }
 
-    /// The pins as the file holds them.
+    /// The pins as the file holds them (always the current version).
     pub fn to_json(&self) -> String {
         let servers: serde_json::Map<String, Value> = self
             .servers
@@ -169,7 +197,14 @@ impl Pins {
             .map(|(server, tools)| {
                 let tools: serde_json::Map<String, Value> = tools
                     .iter()
-                    .map(|(tool, digest)| (tool.clone(), Value::String(digest.clone())))
+                    .map(|(tool, pin)| {
+                        let mut entry = serde_json::json!({"digest": pin.digest});
+                        if let Some(definition) = &pin.definition {
+                            entry["definition"] =
+                                serde_json::to_value(definition).unwrap_or(Value::Null);
+                        }
+                        (tool.clone(), entry)
+                    })
                     .collect();
                 (server.clone(), Value::Object(tools))
             })
@@ -179,49 +214,35 @@ impl Pins {
         serde_json::to_string_pretty(&file).unwrap_or_default() + "\n"
     }
 
-    /// Writes the file, if there is one: a temporary file beside it,
-    /// readable by the owner only, synced, then renamed over it, so a crash
-    /// leaves the old pins or the new ones, never half of them.
+    /// Writes the file, if there is one: owner-only and atomically (a
+    /// crash leaves the old pins or the new ones, never half of them).
     pub fn save(&self) -> Result<(), PinsError> {
         let Some(path) = &self.path else {
             return Ok(());
         };
-        let error = |source| PinsError::Write {
+        private_file::write(path, &self.to_json()).map_err(|source| PinsError::Write {
             path: path.clone(),
             source,
-        };
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "pins".into());
-        let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let written = options.open(&temporary).and_then(|mut file| {
-            file.write_all(self.to_json().as_bytes())?;
-            file.sync_all()
-        });
-        if let Err(e) = written.and_then(|()| std::fs::rename(&temporary, path)) {
-            let _ = std::fs::remove_file(&temporary);
-            return Err(error(e));
-        }
-        Ok(())
+        })
     }
 }
 
-/// The servers of a pins file's text.
-fn parse(text: &str) -> Result<BTreeMap<String, BTreeMap<String, String>>, String> {
+/// The servers of a pins file's text, of either version.
+fn parse(text: &str) -> Result<BTreeMap<String, BTreeMap<String, Pin>>, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     let Value::Object(root) = value else {
         return Err("it is not a JSON object".into());
     };
-    match root.get("version") {
-        Some(Value::Number(n)) if n.as_u64() == Some(VERSION) => {}
-        Some(other) => return Err(format!("its version is {other}; this host reads {VERSION}")),
+    let version = match root.get("version") {
+        Some(Value::Number(n)) if n.as_u64() == Some(VERSION) => VERSION,
+        Some(Value::Number(n)) if n.as_u64() == Some(OLD_VERSION) => OLD_VERSION,
+        Some(other) => {
+            return Err(format!(
+                "its version is {other}; this host reads {OLD_VERSION} and {VERSION}"
+            ));
+        }
         None => return Err("it has no `version`".into()),
-    }
+    };
     if let Some(key) = root.keys().find(|k| *k != "version" && *k != "servers") {
         return Err(format!("unknown key `{key}`"));
     }
@@ -234,21 +255,54 @@ fn parse(text: &str) -> Result<BTreeMap<String, BTreeMap<String, String>>, Strin
             return Err(format!("`servers.{server}` is not an object"));
         };
         let mut pinned = BTreeMap::new();
-        for (tool, digest) in tools {
-            match digest.as_str() {
-                Some(digest) if is_digest(digest) => {
-                    pinned.insert(tool.clone(), digest.to_owned());
-                }
-                _ => {
-                    return Err(format!(
-                        "`servers.{server}.{tool}` is not a digest (`sha256:` and 64 hex digits)"
-                    ));
-                }
-            }
+        for (tool, entry) in tools {
+            let pin = if version == OLD_VERSION {
+                parse_digest(entry).map(|digest| Pin {
+                    digest,
+                    definition: None,
+                })
+            } else {
+                parse_pin(tool, entry)
+            };
+            let pin = pin.map_err(|reason| format!("`servers.{server}.{tool}` {reason}"))?;
+            pinned.insert(tool.clone(), pin);
         }
         pins.insert(server.clone(), pinned);
     }
     Ok(pins)
+}
+
+/// A version 1 entry: the digest alone.
+fn parse_digest(entry: &Value) -> Result<String, String> {
+    match entry.as_str() {
+        Some(digest) if is_digest(digest) => Ok(digest.to_owned()),
+        _ => Err("is not a digest (`sha256:` and 64 hex digits)".into()),
+    }
+}
+
+/// A version 2 entry: `{"digest", "definition"?}`, the definition (when
+/// there) a tool of that name and that digest.
+fn parse_pin(tool: &str, entry: &Value) -> Result<Pin, String> {
+    let Value::Object(entry) = entry else {
+        return Err("is not an object".into());
+    };
+    if let Some(key) = entry.keys().find(|k| *k != "digest" && *k != "definition") {
+        return Err(format!("has an unknown key `{key}`"));
+    }
+    let digest = parse_digest(entry.get("digest").unwrap_or(&Value::Null))
+        .map_err(|reason| format!("`digest` {reason}"))?;
+    let definition = match entry.get("definition") {
+        None => None,
+        Some(value) => {
+            let definition: Tool = serde_json::from_value(value.clone())
+                .map_err(|e| format!("`definition` is not a tool definition: {e}"))?;
+            if definition.name != tool || self::digest(&definition) != digest {
+                return Err("`definition` is not the one its digest is of".into());
+            }
+            Some(definition)
+        }
+    };
+    Ok(Pin { digest, definition })
 }
 
 fn is_digest(text: &str) -> bool {
@@ -258,6 +312,12 @@ fn is_digest(text: &str) -> bool {
                 .bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     })
+}
+
+/// The bytes of `tool`'s canonical JSON.
+fn canonical_len(tool: &Tool) -> usize {
+    let value = serde_json::to_value(tool).unwrap_or(Value::Null);
+    mcp_protocol::canonical::canonical_json(&value).len()
 }
 
 /// The digest of `tool`'s definition: `sha256:` and the hex SHA-256 of its
@@ -333,13 +393,23 @@ impl PinGate {
                 let digest = digest(&entry.tool);
                 let key = (entry.server.clone(), entry.tool.name.clone());
                 if new_servers.contains(entry.server.as_str()) {
-                    state.pins.pin(&entry.server, &entry.tool.name, &digest);
+                    state.pins.pin(&entry.server, &entry.tool);
                     state.approved.insert(key, entry.tool.clone());
                     changed = true;
                     continue;
                 }
                 match state.pins.get(&entry.server, &entry.tool.name) {
                     Some(pinned) if pinned == digest => {
+                        // A pin of an older file gets its definition now.
+                        if state
+                            .pins
+                            .definition(&entry.server, &entry.tool.name)
+                            .is_none()
+                            && canonical_len(&entry.tool) <= MAX_KEPT_DEFINITION
+                        {
+                            state.pins.pin(&entry.server, &entry.tool);
+                            changed = true;
+                        }
                         state
                             .approved
                             .entry(key)
@@ -359,7 +429,17 @@ impl PinGate {
         }
         for (entry, digest, new_tool) in to_ask {
             let key = (entry.server.clone(), entry.tool.name.clone());
-            let previous_tool = self.state().approved.get(&key).cloned().or_else(|| {
+            // What was approved: in this run, else as the pins keep it,
+            // else as the catalog before listed it.
+            let previous_tool = {
+                let state = self.state();
+                state
+                    .approved
+                    .get(&key)
+                    .or_else(|| state.pins.definition(&key.0, &key.1))
+                    .cloned()
+            }
+            .or_else(|| {
                 previous
                     .and_then(|p| p.tool(&entry.model_name))
                     .map(|t| t.tool.clone())
@@ -376,7 +456,7 @@ impl PinGate {
             let mut state = self.state();
             match decision {
                 Decision::Run => {
-                    state.pins.pin(&entry.server, &entry.tool.name, &digest);
+                    state.pins.pin(&entry.server, &entry.tool);
                     state.approved.insert(key, entry.tool.clone());
                     changed = true;
                     tracing::info!(server = %entry.server, tool = %entry.tool.name, "tool definition approved");
@@ -438,15 +518,39 @@ mod tests {
         assert_ne!(digest(&a), digest(&annotated));
     }
 
+    /// The digest format is part of every pins file: a change would make
+    /// every pinned tool look changed. The value is the SHA-256 of
+    /// `{"annotations":{"readOnlyHint":true},"description":"Adds two numbers.","inputSchema":{"properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"type":"object"},"name":"add"}`,
+    /// as Python's `json.dumps(sort_keys=True, separators=(",", ":"))` and
+    /// `hashlib.sha256` give it too.
     #[test]
-    fn a_pins_file_round_trips_and_a_bad_one_is_named() {
-        let dir = std::env::temp_dir().join(format!("mcp-host-pins-{}", std::process::id()));
+    fn the_digest_of_a_fixed_definition_is_stable() {
+        let fixed = tool(json!({
+            "name": "add",
+            "description": "Adds two numbers.",
+            "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]},
+            "annotations": {"readOnlyHint": true}
+        }));
+        assert_eq!(
+            digest(&fixed),
+            "sha256:ddb399f4c8c377172e0770a561a51de79337d8bd35a5f3c8d168dfa53f9bec12"
+        );
+    }
+
+    fn temp_file(name: &str) -> (PathBuf, PathBuf) {
+        let dir = std::env::temp_dir().join(format!("mcp-host-pins-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("pins.json");
         let _ = std::fs::remove_file(&path);
+        (dir, path)
+    }
+
+    #[test]
+    fn a_pins_file_keeps_the_definitions_and_a_bad_one_is_named() {
+        let (dir, path) = temp_file("round-trip");
         let mut pins = Pins::open(&path).unwrap();
-        let d = digest(&tool(json!({"name": "t", "inputSchema": {}})));
-        pins.pin("s", "t", &d);
+        let t = tool(json!({"name": "t", "description": "Adds.", "inputSchema": {}}));
+        pins.pin("s", &t);
         pins.save().unwrap();
         #[cfg(unix)]
         {
@@ -454,8 +558,27 @@ mod tests {
             let mode = std::fs::metadata(&path).unwrap().permissions().mode();
             assert_eq!(mode & 0o777, 0o600);
         }
+        let file: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            file,
+            json!({"version": 2, "servers": {"s": {"t": {
+                "digest": digest(&t),
+                "definition": {"name": "t", "description": "Adds.", "inputSchema": {}}
+            }}}})
+        );
         let again = Pins::open(&path).unwrap();
-        assert_eq!(again.get("s", "t"), Some(d.as_str()));
+        assert_eq!(again.get("s", "t"), Some(digest(&t).as_str()));
+        assert_eq!(again.definition("s", "t"), Some(&t));
+        // A definition that is not the one of its digest: edited by hand,
+        // or another tool's.
+        let mut edited = file.clone();
+        edited["servers"]["s"]["t"]["definition"]["description"] = json!("Adds. And more.");
+        std::fs::write(&path, edited.to_string()).unwrap();
+        let error = Pins::open(&path).unwrap_err().to_string();
+        assert!(
+            error.contains("`servers.s.t` `definition` is not the one its digest is of"),
+            "{error}"
+        );
         std::fs::write(
             &path,
             "{\"version\": 1, \"servers\": {\"s\": {\"t\": \"md5:x\"}}}",
@@ -473,6 +596,41 @@ mod tests {
                 .to_string()
                 .contains("not valid")
         );
+        std::fs::write(&path, "{\"version\": 3, \"servers\": {}}").unwrap();
+        assert!(
+            Pins::open(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("its version is 3; this host reads 1 and 2")
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_old_digest_only_file_is_read_and_written_as_the_new_version() {
+        let (dir, path) = temp_file("upgrade");
+        let t = tool(json!({"name": "t", "inputSchema": {}}));
+        std::fs::write(
+            &path,
+            json!({"version": 1, "servers": {"s": {"t": digest(&t)}}}).to_string(),
+        )
+        .unwrap();
+        let mut pins = Pins::open(&path).unwrap();
+        assert_eq!(pins.get("s", "t"), Some(digest(&t).as_str()));
+        assert_eq!(pins.definition("s", "t"), None);
+        pins.save().unwrap();
+        let file: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            file,
+            json!({"version": 2, "servers": {"s": {"t": {"digest": digest(&t)}}}})
+        );
+        // A definition too large to keep is pinned by its digest alone.
+        let big = tool(
+            json!({"name": "big", "description": "x".repeat(MAX_KEPT_DEFINITION), "inputSchema": {}}),
+        );
+        pins.pin("s", &big);
+        assert_eq!(pins.get("s", "big"), Some(digest(&big).as_str()));
+        assert_eq!(pins.definition("s", "big"), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -187,6 +187,15 @@ pub trait Provider: Send + Sync + fmt::Debug + 'static {
         None
     }
 
+    /// The tools the API's own tool search found in `message`, a response's
+    /// message as the history keeps it (names as offered): a deferred tool
+    /// may be called once a search of the conversation found it. Default:
+    /// none (the API has no search of its own).
+    fn searched_tools(&self, message: &Value) -> Vec<String> {
+        let _ = message;
+        Vec::new()
+    }
+
     /// The history entry of a user's message.
     fn user_message(&self, text: &str) -> Value;
 

@@ -317,3 +317,236 @@ fn the_host_own_tools_stay_loaded_unless_the_builder_names_others() {
         }
     });
 }
+
+/// What the model is told of a call of a tool neither loaded nor found,
+/// with the host's search tool (`search`) or the API's (`None`).
+fn not_offered(tool: &str, search: Option<&str>) -> String {
+    let how = match search {
+        Some(search) => format!("call `{search}` to find it first"),
+        None => "search for it with the tool search first".to_owned(),
+    };
+    format!(
+        "The call was not run: `{tool}` was not offered in this conversation; {how}, then call it."
+    )
+}
+
+fn openai_calls(calls: &[(&str, &str, &str)]) -> Value {
+    openai_completion(openai_tool_calls(None, calls), "tool_calls", 10, 5)
+}
+
+#[test]
+fn openai_a_tool_not_offered_nor_found_is_refused_and_the_search_is_shown_as_a_call() {
+    // `toggle_bonus` flips the server's state: its first call that reaches
+    // the server answers "hidden", so the refused call never reached it.
+    let script = [
+        openai_calls(&[("call_1", "toggle_bonus", "{}")]),
+        openai_calls(&[("call_2", "search_tools", r#"{"query":"toggle_bonus"}"#)]),
+        openai_calls(&[("call_3", "toggle_bonus", "{}")]),
+        openai_completion(openai_text("done"), "stop", 10, 5),
+    ];
+    // `--events` streams: the fake API streams each response.
+    let model = FakeModel::start(
+        script
+            .iter()
+            .map(|c| Reply::sse(common::fake_model::openai_chunks(c)))
+            .collect(),
+    );
+    let config = big_config();
+    let env = [
+        ("OPENAI_BASE_URL", model.base_url.as_str()),
+        ("OPENAI_API_KEY", "test-key"),
+    ];
+    let args = [
+        "--config",
+        config.arg(),
+        "--provider",
+        "openai",
+        "--events",
+        "--approve",
+        "all",
+    ];
+    let run = run_host(&args, &env, "hide the bonus\n");
+    assert!(run.status.success(), "{}\n{}", run.stdout, run.stderr);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 4, "{}", run.stderr);
+    let last = |i: usize| {
+        requests[i].body["messages"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(last(1)["tool_call_id"], "call_1");
+    // OpenAI has no `is_error`: an error result's text says "Error: ".
+    assert_eq!(
+        last(1)["content"],
+        format!(
+            "Error: {}",
+            not_offered("toggle_bonus", Some("search_tools"))
+        )
+    );
+    assert_eq!(last(3)["tool_call_id"], "call_3");
+    assert_eq!(last(3)["content"], "bonus is now hidden");
+    let lines = run.json_lines();
+    let events: Vec<&Value> = lines
+        .iter()
+        .filter(|e| e["event"] != "usage" && e["event"] != "text")
+        .collect();
+    let kinds: Vec<(&str, &str)> = events
+        .iter()
+        .map(|e| (e["event"].as_str().unwrap(), e["id"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("call_requested", "call_1"),
+            ("call_not_run", "call_1"),
+            ("call_requested", "call_2"),
+            ("call_started", "call_2"),
+            ("call_finished", "call_2"),
+            ("call_requested", "call_3"),
+            ("call_approved", "call_3"),
+            ("call_started", "call_3"),
+            ("call_finished", "call_3"),
+            ("answer", ""),
+        ],
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        *events[0],
+        json!({"event": "call_requested", "id": "call_1", "tool": "toggle_bonus", "server": "e", "input": {}})
+    );
+    assert_eq!(
+        events[1]["reason"],
+        not_offered("toggle_bonus", Some("search_tools"))
+    );
+    assert_eq!(
+        *events[2],
+        json!({"event": "call_requested", "id": "call_2", "tool": "search_tools", "server": "", "input": {"query": "toggle_bonus"}})
+    );
+    assert_eq!(events[4]["is_error"], false);
+    assert_eq!(
+        events[9]["tool_calls"],
+        json!([
+            {"name": "toggle_bonus", "server": "e", "is_error": true},
+            {"name": "search_tools", "server": "", "is_error": false},
+            {"name": "toggle_bonus", "server": "e", "is_error": false}
+        ])
+    );
+}
+
+#[test]
+fn the_host_search_has_its_stream_lines_like_any_call() {
+    let script = [
+        openai_calls(&[("call_1", "search_tools", r#"{"query":"add_150"}"#)]),
+        openai_completion(openai_text("found"), "stop", 10, 5),
+    ];
+    let model = FakeModel::start(
+        script
+            .iter()
+            .map(|c| Reply::sse(common::fake_model::openai_chunks(c)))
+            .collect(),
+    );
+    let config = big_config();
+    let run = run_host(
+        &[
+            "--config",
+            config.arg(),
+            "--provider",
+            "openai",
+            "--stream",
+            "--approve",
+            "all",
+        ],
+        &[
+            ("OPENAI_BASE_URL", model.base_url.as_str()),
+            ("OPENAI_API_KEY", "test-key"),
+        ],
+        "find add_150\n",
+    );
+    assert!(run.status.success(), "{}\n{}", run.stdout, run.stderr);
+    let shown: Vec<&str> = run.stderr.lines().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(shown.len(), 2, "{}", run.stderr);
+    assert_eq!(shown[0], r#"[search_tools {"query":"add_150"}]"#);
+    assert!(
+        shown[1].starts_with("[search_tools: ") && shown[1].ends_with(" ms]"),
+        "{}",
+        shown[1]
+    );
+    assert_eq!(run.stdout, "found\n\n");
+}
+
+#[test]
+fn anthropic_a_deferred_tool_runs_only_once_the_api_search_found_it() {
+    let searched = json!([
+        {"type": "server_tool_use", "id": "srvtoolu_01", "name": "tool_search_tool_bm25",
+         "input": {"query": "toggle bonus"}},
+        {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_01",
+         "content": {"type": "tool_search_tool_search_result",
+                     "tool_references": [{"type": "tool_reference", "tool_name": "toggle_bonus"}]}},
+        tool_use("toolu_2", "toggle_bonus", json!({}))
+    ]);
+    let model = FakeModel::start(vec![
+        Reply::ok(claude_message(
+            json!([tool_use("toolu_1", "toggle_bonus", json!({}))]),
+            "tool_use",
+            10,
+            5,
+        )),
+        Reply::ok(claude_message(searched, "tool_use", 10, 5)),
+        Reply::ok(claude_message(
+            json!([text_block("done")]),
+            "end_turn",
+            10,
+            5,
+        )),
+    ]);
+    let config = big_config();
+    let run = run_host(
+        &[
+            "--config",
+            config.arg(),
+            "--json",
+            "--approve",
+            "all",
+            "--max-tool-tokens",
+            "2000",
+        ],
+        &[
+            ("ANTHROPIC_BASE_URL", model.base_url.as_str()),
+            ("ANTHROPIC_API_KEY", "test-key"),
+        ],
+        "hide the bonus\n",
+    );
+    assert!(run.status.success(), "{}\n{}", run.stdout, run.stderr);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3, "{}", run.stderr);
+    let results = |i: usize| {
+        common::fake_model::unmarked(
+            &requests[i].body["messages"]
+                .as_array()
+                .unwrap()
+                .last()
+                .unwrap()["content"],
+        )
+    };
+    assert_eq!(
+        results(1),
+        json!([{"type": "tool_result", "tool_use_id": "toolu_1",
+                "content": not_offered("toggle_bonus", None), "is_error": true}])
+    );
+    // Found by the API's search: it runs, and is the server's first call.
+    assert_eq!(
+        results(2),
+        json!([{"type": "tool_result", "tool_use_id": "toolu_2", "content": "bonus is now hidden"}])
+    );
+    assert_eq!(
+        run.json_lines()[0]["tool_calls"],
+        json!([
+            {"name": "toggle_bonus", "server": "e", "is_error": true},
+            {"name": "toggle_bonus", "server": "e", "is_error": false}
+        ])
+    );
+}

@@ -42,7 +42,13 @@ pub(crate) fn sink(output: Output) -> Option<EventSink> {
                         input,
                     } => {
                         let input = excerpt(&input.to_string(), INPUT_SHOWN);
-                        eprintln!("[{server}/{tool} {input}]");
+                        // The host's own search tool has no server.
+                        let shown = if server.is_empty() {
+                            tool.clone()
+                        } else {
+                            format!("{server}/{tool}")
+                        };
+                        eprintln!("[{shown} {input}]");
                         names.insert(id.clone(), tool.clone());
                     }
                     Event::CallDeclined { id } => eprintln!("[{}: declined]", name(id)),

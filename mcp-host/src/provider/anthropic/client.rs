@@ -5,7 +5,7 @@ use super::cache::{Messages, System, Tools};
 use super::stream::MessageAssembler;
 use super::{
     API_VERSION, BASE_URL_VARIABLE, DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, MAX_TOOLS,
-    deferred_tools, read_response, tool_result, tools,
+    deferred_tools, read_response, searched_tools, tool_result, tools,
 };
 use crate::offer::ToolOffer;
 use crate::provider::http::{ApiClient, ApiEndpoint, tree_limit};
@@ -111,6 +111,10 @@ impl Provider for Anthropic {
 
     fn deferred_tools(&self, loaded: &[ToolOffer], deferred: &[ToolOffer]) -> Option<Vec<Value>> {
         Some(deferred_tools(loaded, deferred))
+    }
+
+    fn searched_tools(&self, message: &Value) -> Vec<String> {
+        searched_tools(message)
     }
 
     fn user_message(&self, text: &str) -> Value {

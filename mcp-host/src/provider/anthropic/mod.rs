@@ -54,7 +54,7 @@ pub use response::read_response;
 pub use results::tool_result;
 #[cfg(test)]
 pub(crate) use results::tool_result_content;
-pub use tools::{TOOL_SEARCH_NAME, TOOL_SEARCH_TYPE, deferred_tools, tool, tools};
+pub use tools::{TOOL_SEARCH_NAME, TOOL_SEARCH_TYPE, deferred_tools, searched_tools, tool, tools};
 
 /// The most tools one request may carry. The Messages API reference
 /// documents no maximum for a plain `tools` list; its tool search tool's

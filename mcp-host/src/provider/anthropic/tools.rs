@@ -53,3 +53,21 @@ pub fn deferred_tools(loaded: &[ToolOffer], deferred: &[ToolOffer]) -> Vec<Value
     }));
     tools
 }
+
+/// The tools the API's tool search found in an assistant `message`: the
+/// `tool_name` of each `tool_reference` of its `tool_search_tool_result`
+/// blocks, in order.
+pub fn searched_tools(message: &Value) -> Vec<String> {
+    let Some(blocks) = message["content"].as_array() else {
+        return Vec::new();
+    };
+    blocks
+        .iter()
+        .filter(|block| block["type"] == "tool_search_tool_result")
+        .filter_map(|block| block["content"]["tool_references"].as_array())
+        .flatten()
+        .filter(|reference| reference["type"] == "tool_reference")
+        .filter_map(|reference| reference["tool_name"].as_str())
+        .map(str::to_owned)
+        .collect()
+}
