@@ -21,6 +21,8 @@ mod host_filters;
 mod host_interrupt;
 #[cfg(feature = "oauth")]
 mod host_oauth;
+#[cfg(feature = "oauth")]
+mod host_oidc;
 mod host_on_demand;
 mod host_operator;
 #[cfg(unix)]
