@@ -128,11 +128,13 @@ impl Stack {
             .stderr(Stdio::piped())
             .spawn()
             .expect("node runs (install Node.js >= 20)");
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
         let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
+        stdout.read_line(&mut first).unwrap();
         let issuer = first.trim().strip_prefix("issuer=").unwrap().to_owned();
+        // Read on: the provider prints notices there (a closed pipe would
+        // end it).
+        std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
         let (provider, _) = watch_provider(child);
         // The resource URL is the audience the provider signs for: the
         // server's port is chosen first.
@@ -197,6 +199,9 @@ impl Stack {
 
 impl Drop for Stack {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("the provider's log:\n{}", self.provider.log());
+        }
         let _ = fs::remove_dir_all(&self.dir);
     }
 }
