@@ -23,6 +23,8 @@ mod host_interrupt;
 mod host_lines;
 #[cfg(feature = "oauth")]
 mod host_oauth;
+#[cfg(feature = "oauth")]
+mod host_oidc;
 mod host_on_demand;
 mod host_operator;
 #[cfg(unix)]
