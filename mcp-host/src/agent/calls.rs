@@ -12,14 +12,16 @@
 
 use super::approval::{ApprovalRequest, Approver, Decision, UNASKED_REASON};
 use super::budget::{Kept, ResultBudget};
-use super::events::{Event, EventSink};
+use super::events::{Event, EventSink, PROGRESS_MESSAGE_BYTES};
 use super::interrupt::Interrupt;
 use crate::call_result::CallFailure;
 use crate::catalog::Catalog;
 use crate::provider::ToolCall;
-use mcp_protocol::model::CallToolResult;
+use mcp_client::text::excerpt;
+use mcp_client::{CallOptions, ProgressFn};
+use mcp_protocol::model::{CallToolResult, ProgressParams};
 use serde::Serialize;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
@@ -64,6 +66,34 @@ impl Drop for Slots {
             }
         }
     }
+}
+
+/// The progress callback of call `id`: every call gets one (so every
+/// `tools/call` carries a `progressToken`); its reports become
+/// [`Event::CallProgress`] when there is a sink, debug log lines otherwise,
+/// until `finished` is set.
+fn progress_to(events: Option<EventSink>, id: String, finished: Arc<Mutex<bool>>) -> ProgressFn {
+    Arc::new(move |report: ProgressParams| {
+        let finished = finished.lock().unwrap_or_else(|e| e.into_inner());
+        if *finished {
+            return;
+        }
+        let message = report
+            .message
+            .as_deref()
+            .map(|m| excerpt(m, PROGRESS_MESSAGE_BYTES));
+        match &events {
+            Some(sink) => sink(&Event::CallProgress {
+                id: id.clone(),
+                progress: report.progress,
+                total: report.total,
+                message,
+            }),
+            None => {
+                tracing::debug!(call = %id, progress = report.progress, total = ?report.total, message = ?message, "progress")
+            }
+        }
+    })
 }
 
 /// Runs `calls` (see the module docs); the results in the calls' order,
@@ -182,7 +212,20 @@ pub(super) async fn run(
                     if let Some(sink) = &events {
                         sink(&Event::CallStarted { id: id.clone() });
                     }
-                    let result = catalog.call(&name, input).await;
+                    let finished = Arc::new(Mutex::new(false));
+                    let options = CallOptions {
+                        progress: Some(progress_to(
+                            events.clone(),
+                            id.clone(),
+                            Arc::clone(&finished),
+                        )),
+                        ..CallOptions::default()
+                    };
+                    let result = catalog.call_with(&name, input, options).await;
+                    // Under the lock the progress reports take: none comes
+                    // after the call's end (they travel beside its result).
+                    let mut finished = finished.lock().unwrap_or_else(|e| e.into_inner());
+                    *finished = true;
                     if let Some(sink) = &events {
                         sink(&Event::CallFinished {
                             id,
@@ -190,6 +233,7 @@ pub(super) async fn run(
                             is_error: result.is_error,
                         });
                     }
+                    drop(finished);
                     tracing::info!(
                         tool = %name,
                         is_error = result.is_error,

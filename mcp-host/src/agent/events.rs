@@ -13,6 +13,10 @@ use serde::Serialize;
 use serde_json::Value;
 use std::sync::Arc;
 
+/// The longest progress message an [`Event::CallProgress`] carries, in
+/// bytes: a server's words, shown on a terminal line.
+pub const PROGRESS_MESSAGE_BYTES: usize = 200;
+
 /// Where a line's events go; called from any task, so it must not block
 /// for long.
 pub type EventSink = Arc<dyn Fn(&Event) + Send + Sync>;
@@ -60,6 +64,21 @@ pub enum Event {
     CallStarted {
         /// The call's id.
         id: String,
+    },
+    /// The call's server reported progress (`notifications/progress` for
+    /// the call's `progressToken`, which every call carries).
+    CallProgress {
+        /// The call's id.
+        id: String,
+        /// How far it is (the server's number, as it sent it).
+        progress: f64,
+        /// Of how much, if the server said.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        total: Option<f64>,
+        /// What it is doing, in the server's words: at most
+        /// [`PROGRESS_MESSAGE_BYTES`], control characters replaced.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
     },
     /// The call's result came (or its timeout, or its server's end).
     CallFinished {

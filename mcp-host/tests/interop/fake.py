@@ -25,6 +25,10 @@ purpose, one way per FAKE mode:
 - `deaf`: one tool, `flood`, whose call makes it stop reading its stdin
   and send 2,000 pings, 40 notifications of 8 MiB each (5 pings after
   each), then 300,000 pings.
+- `progress`: one tool, `steps`, whose call sends `notifications/progress`
+  for its own `progressToken` (1 of 2 "half", then 2 of 2 "done"), one
+  for a token nobody sent (`someone-else`), and one for no token; then
+  answers the token it got as JSON (`null` without one).
 Every other request gets -32601 (so `server/discover` falls back).
 """
 
@@ -71,6 +75,8 @@ if MODE == "big-result":
     TOOLS = [{"name": "huge", "inputSchema": {"type": "object"}}]
 if MODE == "deaf":
     TOOLS = [{"name": "flood", "inputSchema": {"type": "object"}}]
+if MODE == "progress":
+    TOOLS = [{"name": "steps", "inputSchema": {"type": "object"}}]
 if MODE == "task-required":
     TOOLS = [
         {"name": "research", "inputSchema": {"type": "object"},
@@ -133,6 +139,15 @@ for line in sys.stdin:
             sys.stdout.buffer.write(ping * 300000)
             sys.stdout.buffer.flush()
             time.sleep(60)
+        elif MODE == "progress":
+            token = message["params"].get("_meta", {}).get("progressToken")
+            for params in ({"progressToken": "someone-else", "progress": 99},
+                           {"progressToken": token, "progress": 1, "total": 2, "message": "half"},
+                           {"progress": 5},
+                           {"progressToken": token, "progress": 2, "total": 2, "message": "done"}):
+                send({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+            send({"jsonrpc": "2.0", "id": id_, "result": {
+                "content": [{"type": "text", "text": json.dumps(token)}]}})
         elif MODE == "big-result":
             send({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage",
                   "params": {"messages": TINY, "maxTokens": 10}})

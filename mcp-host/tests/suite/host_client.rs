@@ -292,6 +292,47 @@ fn progress_reaches_the_callback() {
 }
 
 #[test]
+fn each_call_gets_its_own_progress_token_and_a_foreign_token_is_ignored() {
+    run(async {
+        let client = connect(fake("progress", None), Mode::Legacy).await;
+        let mut tokens = Vec::new();
+        for _ in 0..2 {
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            let sink = Arc::clone(&seen);
+            let progress: ProgressFn = Arc::new(move |p| {
+                sink.lock()
+                    .unwrap()
+                    .push((p.progress, p.total, p.message.clone()))
+            });
+            let options = CallOptions {
+                progress: Some(progress),
+                ..CallOptions::default()
+            };
+            let result = client.call_tool("steps", None, options).await.unwrap();
+            assert!(!result.is_error, "{result:?}");
+            tokens.push(text(&result));
+            // Notifications travel beside the result; give the last a moment.
+            for _ in 0..50 {
+                if seen.lock().unwrap().len() >= 2 {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            assert_eq!(
+                *seen.lock().unwrap(),
+                vec![
+                    (1.0, Some(2.0), Some("half".to_owned())),
+                    (2.0, Some(2.0), Some("done".to_owned())),
+                ]
+            );
+        }
+        assert!(tokens[0].starts_with('"'), "{tokens:?}");
+        assert_ne!(tokens[0], tokens[1]);
+    });
+}
+
+#[test]
 fn a_timeout_cancels_and_the_connection_stays() {
     run(async {
         for mode in [Mode::Legacy, Mode::Modern] {

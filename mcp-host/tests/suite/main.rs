@@ -33,6 +33,7 @@ mod host_program;
 mod host_servers;
 mod host_ts_sdk;
 mod live_tools;
+mod progress;
 mod prompt_cache;
 mod seed_flow;
 mod streaming;

@@ -62,18 +62,44 @@ pub fn on_terminal(
     stdin: &str,
     keys: &[u8],
 ) -> OnTerminal {
+    run_on_terminal(config, args, fake, stdin, keys, false)
+}
+
+/// [`on_terminal`] with the program's stderr on the terminal too (its
+/// `stderr` is then empty and `shown` holds it).
+pub fn stderr_on_terminal(
+    config: &McpConfig,
+    args: &[&str],
+    fake: &FakeModel,
+    stdin: &str,
+) -> OnTerminal {
+    run_on_terminal(config, args, fake, stdin, b"", true)
+}
+
+fn run_on_terminal(
+    config: &McpConfig,
+    args: &[&str],
+    fake: &FakeModel,
+    stdin: &str,
+    keys: &[u8],
+    stderr_on_terminal: bool,
+) -> OnTerminal {
     let dir = TempDir::new();
     let stdin = dir.write("stdin.txt", stdin);
     let (stdout, stderr) = (dir.path.join("stdout.txt"), dir.path.join("stderr.txt"));
     let args: Vec<String> = args.iter().map(|a| sh_quote(a)).collect();
+    let stderr_to = if stderr_on_terminal {
+        String::new()
+    } else {
+        format!(" 2> {}", sh_quote(stderr.to_str().unwrap()))
+    };
     let command = format!(
-        "{} --config {} {} < {} > {} 2> {}",
+        "{} --config {} {} < {} > {}{stderr_to}",
         sh_quote(host_binary().to_str().unwrap()),
         sh_quote(config.arg()),
         args.join(" "),
         sh_quote(stdin.to_str().unwrap()),
         sh_quote(stdout.to_str().unwrap()),
-        sh_quote(stderr.to_str().unwrap()),
     );
     let mut script = std::process::Command::new("script");
     script.args(["-qec", &command, "/dev/null"]);
