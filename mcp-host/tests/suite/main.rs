@@ -13,6 +13,7 @@ mod client_http;
 mod client_late;
 mod client_stdio;
 mod client_tasks;
+mod example_agent;
 mod fake_model;
 mod history;
 mod host_approvals;
