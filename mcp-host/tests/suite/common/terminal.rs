@@ -62,16 +62,37 @@ pub fn on_terminal(
     stdin: &str,
     keys: &[u8],
 ) -> OnTerminal {
+    on_terminal_with(config, args, fake, Some(stdin), keys, &[])
+}
+
+/// [`on_terminal`], with `stdin` `None` for the terminal itself as stdin
+/// (the user's lines and the answers typed on one terminal; `\x04` ends
+/// the input), and `env` set for the program. `XDG_CONFIG_HOME` is a
+/// directory of the run's own unless `env` names one, so that no test
+/// reads or writes the user's approvals.
+pub fn on_terminal_with(
+    config: &McpConfig,
+    args: &[&str],
+    fake: &FakeModel,
+    stdin: Option<&str>,
+    keys: &[u8],
+    env: &[(&str, &str)],
+) -> OnTerminal {
     let dir = TempDir::new();
-    let stdin = dir.write("stdin.txt", stdin);
+    let stdin = match stdin {
+        Some(text) => format!(
+            " < {}",
+            sh_quote(dir.write("stdin.txt", text).to_str().unwrap())
+        ),
+        None => String::new(),
+    };
     let (stdout, stderr) = (dir.path.join("stdout.txt"), dir.path.join("stderr.txt"));
     let args: Vec<String> = args.iter().map(|a| sh_quote(a)).collect();
     let command = format!(
-        "{} --config {} {} < {} > {} 2> {}",
+        "{} --config {} {}{stdin} > {} 2> {}",
         sh_quote(host_binary().to_str().unwrap()),
         sh_quote(config.arg()),
         args.join(" "),
-        sh_quote(stdin.to_str().unwrap()),
         sh_quote(stdout.to_str().unwrap()),
         sh_quote(stderr.to_str().unwrap()),
     );
@@ -86,6 +107,8 @@ pub fn on_terminal(
         .env("ANTHROPIC_BASE_URL", &fake.base_url)
         .env("ANTHROPIC_API_KEY", CLAUDE_KEY)
         .env("SHELL", "/bin/sh")
+        .env("XDG_CONFIG_HOME", dir.path.join("config"))
+        .envs(env.iter().copied())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
