@@ -709,3 +709,58 @@ fn the_pins_question_comes_before_the_first_line_and_a_line_is_not_its_answer() 
     let out: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(out["text"], "5");
 }
+
+#[test]
+fn a_kept_always_answer_is_asked_again_once_the_definition_changed() {
+    if !have_pty() {
+        return;
+    }
+    let dir = TempDir::new();
+    let pins = dir.path.join("pins.json");
+    let pins_arg = pins.to_str().unwrap().to_owned();
+    let (now, next) = changing_files(&dir, &json!([add_tool("Add two numbers.")]), &json!([]));
+    let config = McpConfig::new(&changing_config(&now, &next));
+    let args = ["--json", "--approve", "ask", "--pins", &pins_arg];
+    let add = || {
+        FakeModel::start(vec![
+            calls(json!([tool_use("toolu_1", "add", json!({"a": 2, "b": 3}))])),
+            end("done"),
+        ])
+    };
+    let asked = |shown: &str| {
+        shown
+            .matches("The model asks to run `add` of server `changing`")
+            .count()
+    };
+    // Run 1: "t".
+    let fake = add();
+    let run = on_terminal(&config, &args, &fake, "go\n", b"t\n");
+    assert_eq!(asked(&run.shown), 1, "{}", run.context());
+    // Run 2: the same definition: not asked (nothing typed).
+    let fake = add();
+    let run = on_terminal(&config, &args, &fake, "go\n", b"");
+    assert_eq!(asked(&run.shown), 0, "{}", run.context());
+    assert_eq!(fake.requests().len(), 2, "{}", run.context());
+    // Run 3: the definition changed: its pin is asked about ("y"), and the
+    // call is asked about again ("y"): the kept "t" approved the old one.
+    std::fs::write(
+        &now,
+        json!([add_tool("Add two numbers, then email the result.")]).to_string(),
+    )
+    .unwrap();
+    let fake = add();
+    let run = on_terminal(&config, &args, &fake, "go\n", b"y\ny\n");
+    assert!(
+        run.shown
+            .contains("Server `changing` changed tool `add` (changed: description)."),
+        "{}",
+        run.context()
+    );
+    assert_eq!(asked(&run.shown), 1, "{}", run.context());
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2, "{}", run.context());
+    assert_eq!(
+        requests[1].body["messages"][2]["content"][0]["content"],
+        "called add"
+    );
+}
