@@ -12,17 +12,25 @@
 //! [`AskTerminal`] asks only where a person's word matters: a trusted
 //! server's read-only tools run unasked (unless told to ask about them
 //! too), and a person can answer once, always for the tool, always for the
-//! server, or no ([`Answer`]); the "always" answers hold for the run. With
+//! server, or no ([`Answer`]). The "always" answers are bound to the
+//! definitions they approved (the tool's, or the server's tools' as listed
+//! then) and hold for the run, or across runs when kept in a file
+//! ([`AskTerminal::keep`], [`super::kept`]).
+//!
+//! A question only takes one of its listed answers: any other line (a
+//! message for the model typed at the wrong moment) is not an answer, and
+//! the question is asked again. With
 //! no terminal, what would be asked is not run and the model is told that
 //! no one could be asked ([`Decision::Unasked`]): saying "the user
 //! declined" when nobody was asked would mislead the model and the person
 //! reading the history.
 
 use super::definition::DefinitionChange;
+use super::kept::KeptApprovals;
+use crate::catalog::CatalogTool;
 use mcp_client::BoxFuture;
 use mcp_protocol::model::Tool;
 use serde_json::Value;
-use std::collections::BTreeSet;
 use std::fmt;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -41,6 +49,9 @@ pub struct ApprovalRequest<'a> {
     pub trusted: bool,
     /// The arguments.
     pub input: &'a Value,
+    /// The tools offered (of every server): an "always any tool of the
+    /// server" answer approves the definitions of the server's among them.
+    pub listed: &'a [CatalogTool],
 }
 
 impl ApprovalRequest<'_> {
@@ -135,14 +146,16 @@ pub enum Answer {
 
 impl Answer {
     /// The answer a typed line means: `y`, `t`, `s` or `n` (case and
-    /// surrounding blanks ignored; `yes` and `no` too). Anything else, an
-    /// empty line included, denies: only a clear yes runs a call.
-    pub fn parse(line: &str) -> Answer {
+    /// surrounding blanks ignored; `yes` and `no` too), an empty line the
+    /// default, no. Anything else is not an answer (`None`): a line meant
+    /// for the model, typed at the question, must not decide it.
+    pub fn parse(line: &str) -> Option<Answer> {
         match line.trim().to_ascii_lowercase().as_str() {
-            "y" | "yes" => Answer::Once,
-            "t" => Answer::AlwaysTool,
-            "s" => Answer::AlwaysServer,
-            _ => Answer::Deny,
+            "y" | "yes" => Some(Answer::Once),
+            "t" => Some(Answer::AlwaysTool),
+            "s" => Some(Answer::AlwaysServer),
+            "n" | "no" | "" => Some(Answer::Deny),
+            _ => None,
         }
     }
 
@@ -154,46 +167,16 @@ impl Answer {
     }
 }
 
-/// The "always" answers of a run: tools (server, MCP name) and servers
-/// whose calls run without asking. Bounded by the catalog: only offered
-/// tools are ever asked about.
-#[derive(Debug, Default)]
-struct Remembered {
-    tools: BTreeSet<(String, String)>,
-    servers: BTreeSet<String>,
-}
-
-impl Remembered {
-    fn allows(&self, request: &ApprovalRequest<'_>) -> bool {
-        self.servers.contains(request.server)
-            || self
-                .tools
-                .contains(&(request.server.to_owned(), request.tool.name.clone()))
-    }
-
-    fn remember(&mut self, answer: Answer, server: &str, tool: &str) {
-        match answer {
-            Answer::AlwaysTool => {
-                self.tools.insert((server.to_owned(), tool.to_owned()));
-            }
-            Answer::AlwaysServer => {
-                self.servers.insert(server.to_owned());
-            }
-            Answer::Once | Answer::Deny => {}
-        }
-    }
-}
-
 /// Asks a person on the terminal about each call that needs it (see
 /// [`AskTerminal::decide`] for which do), and remembers the "always"
-/// answers for the run. Without a terminal ([`AskTerminal::nobody`]) the
+/// answers (for the run, or across runs: [`AskTerminal::keep`]). Without a terminal ([`AskTerminal::nobody`]) the
 /// calls that would be asked are not run, and the model is told no one
 /// could be asked ([`Decision::Unasked`]), not that someone declined.
 #[derive(Clone)]
 pub struct AskTerminal {
     /// `None`: no one to ask.
     terminal: Option<Arc<Mutex<Terminal>>>,
-    remembered: Arc<Mutex<Remembered>>,
+    kept: Arc<Mutex<KeptApprovals>>,
     ask_read_only: bool,
 }
 
@@ -214,6 +197,29 @@ impl fmt::Debug for AskTerminal {
 /// The longest input shown in a prompt, in characters: a short form, on
 /// about one screen line or a few; the rest is counted, not shown.
 const SHOWN_INPUT: usize = 300;
+
+/// How many lines one question reads before it takes them for a no.
+const MAX_ASKED: usize = 20;
+
+/// A call's answers.
+const CALL_ANSWERS: &[Answer] = &[
+    Answer::Once,
+    Answer::AlwaysTool,
+    Answer::AlwaysServer,
+    Answer::Deny,
+];
+/// A definition's answers: "always" means nothing for one.
+const DEFINITION_ANSWERS: &[Answer] = &[Answer::Once, Answer::Deny];
+
+/// What is said after a line that is not one of `accepts`.
+fn not_an_answer(accepts: &[Answer]) -> String {
+    let letters = if accepts.len() == 2 {
+        "y or n"
+    } else {
+        "y, t, s or n"
+    };
+    format!("That line is not an answer (it was not sent to the model). Type {letters} and Enter: ")
+}
 
 impl AskTerminal {
     /// The controlling terminal (`/dev/tty`); an error when there is none
@@ -246,7 +252,7 @@ impl AskTerminal {
     fn with(terminal: Option<Terminal>) -> AskTerminal {
         AskTerminal {
             terminal: terminal.map(|t| Arc::new(Mutex::new(t))),
-            remembered: Arc::default(),
+            kept: Arc::default(),
             ask_read_only: false,
         }
     }
@@ -258,41 +264,87 @@ impl AskTerminal {
         self
     }
 
-    /// Whether `request` runs without asking: a trusted server's read-only
-    /// tool (unless [`AskTerminal::ask_read_only`]), or a tool or server
-    /// an "always" answer covers.
-    fn runs_unasked(&self, request: &ApprovalRequest<'_>) -> bool {
-        (!self.ask_read_only && request.is_trusted_read_only())
-            || lock(&self.remembered).allows(request)
+    /// The "always" answers: those of `kept` (a file's, kept across runs)
+    /// and the new ones, saved there as they come (a save that fails is a
+    /// warning; the answer still holds for the run).
+    pub fn keep(self, kept: KeptApprovals) -> AskTerminal {
+        *lock(&self.kept) = kept;
+        self
     }
 
-    fn ask(terminal: &Mutex<Terminal>, question: &str) -> Answer {
+    /// Whether `request` runs without asking: a trusted server's read-only
+    /// tool (unless [`AskTerminal::ask_read_only`]), or a tool or server
+    /// an "always" answer covers for its definition now.
+    fn runs_unasked(&self, request: &ApprovalRequest<'_>) -> bool {
+        (!self.ask_read_only && request.is_trusted_read_only())
+            || lock(&self.kept).allows(request.server, request.tool)
+    }
+
+    /// Keeps an "always" answer.
+    fn remember(&self, answer: Answer, request: &ApprovalRequest<'_>) {
+        let mut kept = lock(&self.kept);
+        match answer {
+            Answer::AlwaysTool => kept.allow_tool(request.server, request.tool),
+            Answer::AlwaysServer => kept.allow_server(
+                request.server,
+                request
+                    .listed
+                    .iter()
+                    .filter(|t| t.server == request.server)
+                    .map(|t| &t.tool)
+                    .chain(std::iter::once(request.tool)),
+            ),
+            Answer::Once | Answer::Deny => return,
+        }
+        if let Err(e) = kept.save() {
+            tracing::warn!(error = %e, "the approval holds for this run only");
+        }
+    }
+
+    /// Asks `question` until a line is one of its answers (`accepts`), or
+    /// the terminal ends (no).
+    fn ask(terminal: &Mutex<Terminal>, question: &str, accepts: &[Answer]) -> Answer {
         let mut terminal = lock(terminal);
-        if terminal
-            .writer
-            .write_all(question.as_bytes())
-            .and_then(|()| terminal.writer.flush())
-            .is_err()
-        {
-            return Answer::Deny;
+        let mut prompt = question.to_owned();
+        // Bounded: a stuck key cannot keep the line waiting for ever.
+        for _ in 0..MAX_ASKED {
+            if terminal
+                .writer
+                .write_all(prompt.as_bytes())
+                .and_then(|()| terminal.writer.flush())
+                .is_err()
+            {
+                return Answer::Deny;
+            }
+            let mut line = String::new();
+            match terminal.reader.read_line(&mut line) {
+                Ok(n) if n > 0 => {}
+                _ => return Answer::Deny,
+            }
+            match Answer::parse(&line) {
+                Some(answer) if accepts.contains(&answer) => return answer,
+                _ => prompt = not_an_answer(accepts),
+            }
         }
-        let mut answer = String::new();
-        match terminal.reader.read_line(&mut answer) {
-            Ok(n) if n > 0 => Answer::parse(&answer),
-            _ => Answer::Deny,
-        }
+        Answer::Deny
     }
 
     /// Asks `question` off the runtime's threads (the terminal is read
     /// blocking); no terminal, no answer.
-    fn ask_blocking(&self, question: String) -> BoxFuture<'static, Option<Answer>> {
+    fn ask_blocking(
+        &self,
+        question: String,
+        accepts: &'static [Answer],
+    ) -> BoxFuture<'static, Option<Answer>> {
         let terminal = self.terminal.clone();
         Box::pin(async move {
             let terminal = terminal?;
             Some(
-                tokio::task::spawn_blocking(move || AskTerminal::ask(&terminal, &question))
-                    .await
-                    .unwrap_or(Answer::Deny),
+                tokio::task::spawn_blocking(move || {
+                    AskTerminal::ask(&terminal, &question, accepts)
+                })
+                .await
+                .unwrap_or(Answer::Deny),
             )
         })
     }
@@ -350,10 +402,10 @@ impl Approver for AskTerminal {
             if self.runs_unasked(request) {
                 return Decision::Run;
             }
-            let Some(answer) = self.ask_blocking(question(request)).await else {
+            let Some(answer) = self.ask_blocking(question(request), CALL_ANSWERS).await else {
                 return Decision::Unasked;
             };
-            lock(&self.remembered).remember(answer, request.server, &request.tool.name);
+            self.remember(answer, request);
             answer.decision()
         })
     }
@@ -362,13 +414,17 @@ impl Approver for AskTerminal {
         &'a self,
         change: &'a DefinitionChange<'a>,
     ) -> BoxFuture<'a, Decision> {
-        let asked = self.ask_blocking(format!(
-            "\n{}Offer it to the model? [y/N] ",
-            change.details()
-        ));
+        let asked = self.ask_blocking(
+            format!(
+                "\n[mcp-host] A tool's definition needs your approval.\n{}Offer `{}` of `{}` to the model? [y/N] ",
+                change.details(),
+                clean(&change.tool.name),
+                clean(change.server),
+            ),
+            DEFINITION_ANSWERS,
+        );
         Box::pin(async move {
             match asked.await {
-                // Only a plain yes: "always" means nothing for a definition.
                 Some(Answer::Once) => Decision::Run,
                 Some(_) => Decision::Decline,
                 None => Decision::Unasked,
@@ -402,8 +458,26 @@ mod tests {
             server: "weather",
             trusted,
             input,
+            listed: &[],
         }
     }
+
+    /// The tools offered in the terminal's tests: server `b`'s.
+    static LISTED: std::sync::LazyLock<Vec<CatalogTool>> = std::sync::LazyLock::new(|| {
+        [
+            named("write", None),
+            named("other", Some(false)),
+            named("reads", Some(true)),
+        ]
+        .into_iter()
+        .map(|tool| CatalogTool {
+            model_name: tool.name.clone(),
+            server: "b".into(),
+            tool,
+            trusted: false,
+        })
+        .collect()
+    });
 
     #[tokio::test]
     async fn read_only_runs_only_what_a_trusted_server_marks_read_only() {
@@ -466,47 +540,25 @@ mod tests {
             server,
             trusted,
             input,
+            listed: &LISTED,
         }
     }
 
     #[test]
-    fn answers_are_single_letters_and_only_a_clear_yes_runs() {
+    fn answers_are_single_letters_and_anything_else_is_no_answer() {
         for (line, answer) in [
-            ("y\n", Answer::Once),
-            (" YES \n", Answer::Once),
-            ("t\n", Answer::AlwaysTool),
-            ("S\r\n", Answer::AlwaysServer),
-            ("n\n", Answer::Deny),
-            ("\n", Answer::Deny),
-            ("yy\n", Answer::Deny),
-            ("\u{1b}[31m\n", Answer::Deny),
+            ("y\n", Some(Answer::Once)),
+            (" YES \n", Some(Answer::Once)),
+            ("t\n", Some(Answer::AlwaysTool)),
+            ("S\r\n", Some(Answer::AlwaysServer)),
+            ("n\n", Some(Answer::Deny)),
+            ("\n", Some(Answer::Deny)),
+            ("yy\n", None),
+            ("what is the weather in Paris?\n", None),
+            ("\u{1b}[31m\n", None),
         ] {
             assert_eq!(Answer::parse(line), answer, "{line:?}");
         }
-    }
-
-    #[test]
-    fn always_answers_cover_their_tool_or_their_server_only() {
-        let input = json!({});
-        let (a_write, a_other, b_write) = (
-            named("write", None),
-            named("other", None),
-            named("write", None),
-        );
-        let mut remembered = Remembered::default();
-        remembered.remember(Answer::Once, "a", "write");
-        remembered.remember(Answer::Deny, "a", "write");
-        assert!(!remembered.allows(&call(&a_write, "a", true, &input)));
-        remembered.remember(Answer::AlwaysTool, "a", "write");
-        assert!(remembered.allows(&call(&a_write, "a", true, &input)));
-        assert!(!remembered.allows(&call(&a_other, "a", true, &input)));
-        assert!(
-            !remembered.allows(&call(&b_write, "b", true, &input)),
-            "same name, other server"
-        );
-        remembered.remember(Answer::AlwaysServer, "b", "write");
-        assert!(remembered.allows(&call(&a_other, "b", false, &input)));
-        assert!(!remembered.allows(&call(&a_other, "a", true, &input)));
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -568,6 +620,47 @@ mod tests {
             "\nThe model asks to run `write` of server `a` with {\"city\":\"北京\"}\n\
              Run it? y = once, t = always `write` of `a`, s = always any tool of `a`, n = no [y/t/s/N] "
         ), "{}", shown(&screen));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_line_that_is_not_an_answer_is_asked_again_and_not_taken() {
+        let screen = Shared::default();
+        let ask = AskTerminal::over(&b"what about Paris?\nyy\nn\n"[..], screen.clone());
+        let (write, input) = (named("write", None), json!({}));
+        assert_eq!(
+            ask.decide(&call(&write, "a", true, &input)).await,
+            Decision::Decline
+        );
+        let again = "That line is not an answer (it was not sent to the model). Type y, t, s or n and Enter: ";
+        assert!(
+            shown(&screen).ends_with(&format!("[y/t/s/N] {again}{again}")),
+            "{}",
+            shown(&screen)
+        );
+        // A definition's question takes y or n only: "t" is not an answer.
+        let screen = Shared::default();
+        let ask = AskTerminal::over(&b"t\ny\n"[..], screen.clone());
+        let (old, new) = (named("write", None), named("write", Some(true)));
+        let change = DefinitionChange {
+            server: "a",
+            model_name: "write",
+            tool: &new,
+            previous: Some(&old),
+            new_tool: false,
+        };
+        assert_eq!(ask.approve_definition(&change).await, Decision::Run);
+        assert!(
+            shown(&screen).starts_with("\n[mcp-host] A tool's definition needs your approval.\nServer `a` changed tool `write`"),
+            "{}",
+            shown(&screen)
+        );
+        assert!(
+            shown(&screen).ends_with(
+                "Offer `write` of `a` to the model? [y/N] That line is not an answer (it was not sent to the model). Type y or n and Enter: "
+            ),
+            "{}",
+            shown(&screen)
+        );
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -160,6 +160,7 @@ pub(super) async fn run(
                     server: &entry.server,
                     trusted: entry.trusted,
                     input,
+                    listed: catalog.tools(),
                 };
                 // A question on the terminal is abandoned on an interrupt.
                 match interrupt.or_interrupted(approver.decide(&request)).await {

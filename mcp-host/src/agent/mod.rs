@@ -89,6 +89,7 @@ mod definition;
 pub mod events;
 pub mod history;
 pub mod interrupt;
+pub mod kept;
 mod live;
 pub mod offering;
 pub mod pins;

@@ -254,3 +254,234 @@ fn without_a_terminal_ask_read_only_runs_nothing_and_says_why() {
         run.stderr
     );
 }
+
+// Approvals kept across runs, and questions that a line typed for the model
+// cannot answer.
+
+/// `mcp-host approvals ARGS`: its status, stdout and stderr.
+fn approvals_command(args: &[&str], env: &[(&str, &str)]) -> common::fake_model::HostRun {
+    let mut all = vec!["approvals"];
+    all.extend_from_slice(args);
+    run_host(&all, env, "")
+}
+
+#[test]
+fn always_for_a_tool_is_kept_across_runs_listed_and_revoked() {
+    if !have_pty() {
+        return;
+    }
+    let dir = common::fake_model::TempDir::new();
+    let pins = dir.path.join("pins.json");
+    let pins = pins.to_str().unwrap();
+    let kept = dir.path.join("approvals.json");
+    let config = McpConfig::everything("everything", &[]);
+    let args = ["--approve", "ask", "--pins", pins];
+    let toggle = || {
+        FakeModel::start(vec![
+            calls(json!([tool_use("toolu_1", "toggle_bonus", json!({}))])),
+            end("done"),
+        ])
+    };
+    // Run 1: "t", kept in approvals.json beside the pins, owner-only.
+    let fake = toggle();
+    let run = on_terminal(&config, &args, &fake, b"t\n");
+    assert_eq!(
+        asked(&run.shown, "toggle_bonus", "everything"),
+        1,
+        "{}",
+        run.context()
+    );
+    assert_eq!(
+        results(&fake.requests()[1]),
+        json!([ran("toolu_1", "bonus is now hidden")])
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&kept).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    }
+    // Run 2: not asked; nothing is typed, so a question would hang.
+    let fake = toggle();
+    let run = on_terminal(&config, &args, &fake, b"");
+    assert_eq!(
+        asked(&run.shown, "toggle_bonus", "everything"),
+        0,
+        "{}",
+        run.context()
+    );
+    assert_eq!(
+        results(&fake.requests()[1]),
+        json!([ran("toolu_1", "bonus is now hidden")])
+    );
+    // Listed: one line, when it was approved.
+    let listed = approvals_command(&["list", "--pins", pins], &[]);
+    assert!(listed.status.success(), "{}", listed.stderr);
+    let line = listed.stdout.strip_suffix('\n').unwrap();
+    let when = line
+        .strip_prefix("everything/toggle_bonus approved ")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    assert!(
+        when.len() == 20 && when.starts_with("20") && when.ends_with('Z'),
+        "{when}"
+    );
+    // Revoked: said, and once only.
+    let revoked = approvals_command(&["revoke", "everything/toggle_bonus", "--pins", pins], &[]);
+    assert!(revoked.status.success(), "{}", revoked.stderr);
+    assert_eq!(
+        revoked.stdout,
+        format!("revoked everything/toggle_bonus (approved {when})\n")
+    );
+    let again = approvals_command(&["revoke", "everything/toggle_bonus", "--pins", pins], &[]);
+    assert_eq!(again.status.code(), Some(1));
+    assert_eq!(
+        again.stderr,
+        format!(
+            "mcp-host: no approval matches `everything/toggle_bonus` in {}\n",
+            kept.display()
+        )
+    );
+    let listed = approvals_command(&["list", "--pins", pins], &[]);
+    assert_eq!(
+        listed.stdout,
+        format!("no approvals kept in {}\n", kept.display())
+    );
+    // Run 3: asked again; "n".
+    let fake = toggle();
+    let run = on_terminal(&config, &args, &fake, b"n\n");
+    assert_eq!(
+        asked(&run.shown, "toggle_bonus", "everything"),
+        1,
+        "{}",
+        run.context()
+    );
+    assert_eq!(
+        results(&fake.requests()[1]),
+        json!([failed("toolu_1", DECLINED)])
+    );
+}
+
+#[test]
+fn always_for_a_server_is_kept_in_the_config_directory_for_the_tools_it_listed() {
+    if !have_pty() {
+        return;
+    }
+    let home = common::fake_model::TempDir::new();
+    let xdg = home.path.join("config");
+    let env = [("XDG_CONFIG_HOME", xdg.to_str().unwrap())];
+    let server = |allow: Value| {
+        let mut entry = everything_entry(&[]);
+        entry["tools"] = json!({"allow": allow});
+        McpConfig::new(&json!({"mcpServers": {"a": entry}}))
+    };
+    // Run 1: `a` lists `toggle_bonus` and `echo`; "s".
+    let config = server(json!(["toggle_bonus", "echo"]));
+    let fake = FakeModel::start(vec![
+        calls(json!([tool_use("toolu_1", "toggle_bonus", json!({}))])),
+        end("done"),
+    ]);
+    let run = terminal::on_terminal_with(
+        &config,
+        &["--json", "--approve", "ask", "--ask-read-only"],
+        &fake,
+        Some("go\n"),
+        b"s\n",
+        &env,
+    );
+    assert_eq!(
+        asked(&run.shown, "toggle_bonus", "a"),
+        1,
+        "{}",
+        run.context()
+    );
+    let listed = approvals_command(&["list"], &env);
+    assert!(
+        listed.stdout.starts_with("a/* approved 20"),
+        "{}{}",
+        listed.stdout,
+        listed.stderr
+    );
+    assert!(xdg.join("mcp-host/approvals.json").is_file());
+    // Run 2: `echo` (listed then) runs unasked; `book_table` (not listed
+    // then) is asked about: "n".
+    let config = server(json!(["toggle_bonus", "echo", "book_table"]));
+    let fake = FakeModel::start(vec![
+        calls(json!([
+            tool_use("toolu_1", "echo", json!({"text": "hi"})),
+            tool_use("toolu_2", "book_table", json!({"party": 2}))
+        ])),
+        end("done"),
+    ]);
+    let run = terminal::on_terminal_with(
+        &config,
+        &["--json", "--approve", "ask", "--ask-read-only"],
+        &fake,
+        Some("go\n"),
+        b"n\n",
+        &env,
+    );
+    assert_eq!(asked(&run.shown, "echo", "a"), 0, "{}", run.context());
+    assert_eq!(asked(&run.shown, "book_table", "a"), 1, "{}", run.context());
+    assert_eq!(
+        results(&fake.requests()[1]),
+        json!([ran("toolu_1", "hi"), failed("toolu_2", DECLINED)])
+    );
+    // Revoking the server's name removes its approvals.
+    let revoked = approvals_command(&["revoke", "a"], &env);
+    assert!(
+        revoked.stdout.starts_with("revoked a/* (approved 20"),
+        "{}",
+        revoked.stdout
+    );
+}
+
+#[test]
+fn a_line_typed_for_the_model_at_a_question_is_not_its_answer() {
+    if !have_pty() {
+        return;
+    }
+    // The terminal is stdin too: the line "go" is read first, then the
+    // call's question reads "what about Paris?" (not an answer: asked
+    // again) and "y"; Ctrl-D ends the input.
+    let config = McpConfig::everything("everything", &[]);
+    let fake = FakeModel::start(vec![
+        calls(json!([tool_use("toolu_1", "toggle_bonus", json!({}))])),
+        end("done"),
+    ]);
+    let run = terminal::on_terminal_with(
+        &config,
+        &["--json", "--approve", "ask"],
+        &fake,
+        None,
+        b"go\nwhat about Paris?\ny\n\x04",
+        &[],
+    );
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2, "{}", run.context());
+    assert_eq!(
+        asked(&run.shown, "toggle_bonus", "everything"),
+        1,
+        "{}",
+        run.context()
+    );
+    assert!(
+        run.shown.contains(
+            // The terminal echoes the keys as they are typed, ahead.
+            "[y/t/s/N] That line is not an answer (it was not sent to the model). Type y, t, s or n and Enter: "
+        ),
+        "{}",
+        run.context()
+    );
+    assert_eq!(
+        results(&requests[1]),
+        json!([ran("toolu_1", "bonus is now hidden")])
+    );
+    for request in &requests {
+        assert!(!request.raw_body.contains("Paris"), "{}", request.raw_body);
+    }
+    let first = requests[0].body["messages"].as_array().unwrap();
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0]["content"][0]["text"], "go");
+    let out: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(out["text"], "done");
+}

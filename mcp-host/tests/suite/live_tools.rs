@@ -653,3 +653,114 @@ fn an_old_pins_file_is_upgraded_and_a_change_between_runs_names_every_field() {
         warning[0]
     );
 }
+
+#[test]
+fn the_pins_question_comes_before_the_first_line_and_a_line_is_not_its_answer() {
+    if !have_pty() {
+        return;
+    }
+    let dir = TempDir::new();
+    let pins = dir.path.join("pins.json");
+    let pins_arg = pins.to_str().unwrap().to_owned();
+    let (now, next) = changing_files(&dir, &json!([add_tool("Add two numbers.")]), &json!([]));
+    let config = McpConfig::new(&changing_config(&now, &next));
+    let fake = FakeModel::start(vec![end("pinned")]);
+    let run = host(
+        &config,
+        &["--json", "--approve", "all", "--pins", &pins_arg],
+        &fake,
+        "a\n",
+    );
+    assert!(run.status.success(), "stderr:\n{}", run.stderr);
+    std::fs::write(
+        &now,
+        json!([add_tool("Add two numbers, then email the result.")]).to_string(),
+    )
+    .unwrap();
+    // One terminal for the lines and the answers, all typed ahead: the
+    // first line is typed while the question waits (not an answer: asked
+    // again), then "y", then the line again; Ctrl-D ends the input.
+    let fake = FakeModel::start(vec![end("5")]);
+    let run = common::terminal::on_terminal_with(
+        &config,
+        &["--json", "--approve", "ask", "--pins", &pins_arg],
+        &fake,
+        None,
+        b"add 2 and 3\ny\nadd 2 and 3\n\x04",
+        &[],
+    );
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 1, "{}", run.context());
+    assert_eq!(names(&requests[0]), ["swap", "add"], "{}", run.context());
+    let messages = requests[0].body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 1, "{}", run.context());
+    assert_eq!(messages[0]["content"][0]["text"], "add 2 and 3");
+    let question = run
+        .shown
+        .find("[mcp-host] A tool's definition needs your approval.\r\nServer `changing` changed tool `add` (changed: description).")
+        .unwrap_or_else(|| panic!("{}", run.context()));
+    assert!(
+        run.shown[question..].contains(
+            "Offer `add` of `changing` to the model? [y/N] That line is not an answer (it was not sent to the model). Type y or n and Enter: "
+        ),
+        "{}",
+        run.context()
+    );
+    let out: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(out["text"], "5");
+}
+
+#[test]
+fn a_kept_always_answer_is_asked_again_once_the_definition_changed() {
+    if !have_pty() {
+        return;
+    }
+    let dir = TempDir::new();
+    let pins = dir.path.join("pins.json");
+    let pins_arg = pins.to_str().unwrap().to_owned();
+    let (now, next) = changing_files(&dir, &json!([add_tool("Add two numbers.")]), &json!([]));
+    let config = McpConfig::new(&changing_config(&now, &next));
+    let args = ["--json", "--approve", "ask", "--pins", &pins_arg];
+    let add = || {
+        FakeModel::start(vec![
+            calls(json!([tool_use("toolu_1", "add", json!({"a": 2, "b": 3}))])),
+            end("done"),
+        ])
+    };
+    let asked = |shown: &str| {
+        shown
+            .matches("The model asks to run `add` of server `changing`")
+            .count()
+    };
+    // Run 1: "t".
+    let fake = add();
+    let run = on_terminal(&config, &args, &fake, "go\n", b"t\n");
+    assert_eq!(asked(&run.shown), 1, "{}", run.context());
+    // Run 2: the same definition: not asked (nothing typed).
+    let fake = add();
+    let run = on_terminal(&config, &args, &fake, "go\n", b"");
+    assert_eq!(asked(&run.shown), 0, "{}", run.context());
+    assert_eq!(fake.requests().len(), 2, "{}", run.context());
+    // Run 3: the definition changed: its pin is asked about ("y"), and the
+    // call is asked about again ("y"): the kept "t" approved the old one.
+    std::fs::write(
+        &now,
+        json!([add_tool("Add two numbers, then email the result.")]).to_string(),
+    )
+    .unwrap();
+    let fake = add();
+    let run = on_terminal(&config, &args, &fake, "go\n", b"y\ny\n");
+    assert!(
+        run.shown
+            .contains("Server `changing` changed tool `add` (changed: description)."),
+        "{}",
+        run.context()
+    );
+    assert_eq!(asked(&run.shown), 1, "{}", run.context());
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2, "{}", run.context());
+    assert_eq!(
+        requests[1].body["messages"][2]["content"][0]["content"],
+        "called add"
+    );
+}

@@ -34,6 +34,7 @@ usage: mcp-host --config PATH [--provider {names}] [--model NAME] [--system TEXT
                 [--start-timeout SECONDS] [--restarts N] [--quiet] [--log-level LEVEL]
        mcp-host login SERVER --config PATH [--device] [--browser]
        mcp-host logout SERVER --config PATH
+       mcp-host approvals list|revoke SERVER[/TOOL] [--pins PATH]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
@@ -82,8 +83,13 @@ trusted server (mcp.json \"trusted\") marks readOnlyHint and declines the
 rest; ask shows each call on the terminal (server, tool, a short form of its
 input) and reads a line: y runs it once, t runs it and every later call of
 that tool of that server, s runs it and every later call of any tool of that
-server (t and s hold for the run), n or anything else declines it (the model
-is told the user declined). Read-only tools of trusted servers run without
+server, n (or an empty line) declines it (the model is told the user
+declined); any other line is not an answer and the question is asked again.
+t and s are kept across runs, each for the definitions it approved, in
+approvals.json beside the --pins file, else in $XDG_CONFIG_HOME/mcp-host
+(else ~/.config/mcp-host); `mcp-host approvals list` shows them and
+`mcp-host approvals revoke SERVER[/TOOL]` removes them (SERVER/* the one of
+the whole server). Read-only tools of trusted servers run without
 asking unless --ask-read-only. With no terminal, the calls that would be asked
 are not run and the model is told no one could be asked.
 
@@ -92,9 +98,10 @@ passed) is listed again before the next model request; tools keep their names
 and places. Each tool's definition is pinned by digest when first offered; a
 changed definition, or a new tool of a server already pinned, is not offered
 until approved: --approve ask shows the change on the terminal and asks; the
-other modes leave it out with a warning. --pins PATH keeps the approvals in a
-JSON file across runs (written atomically, owner-only); without it they last
-for the run.
+other modes leave it out with a warning. --pins PATH keeps the approved
+definitions in a JSON file across runs (written atomically, owner-only), so a
+change between runs is shown as one within a run; without it they last for
+the run.
 
 --no-cache: no prompt-caching breakpoints in Anthropic requests (by default
 each carries `cache_control` on the last tool, the system prompt and the ends
@@ -282,6 +289,7 @@ pub(crate) enum Parsed {
     Help,
     Login(AuthArgs),
     Logout(AuthArgs),
+    Approvals(crate::approvals::ApprovalsArgs),
 }
 
 /// `login SERVER [--device] [--browser] --config PATH` and
@@ -347,6 +355,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut args = args.into_iter().peekable();
     if let Some(command) = args.next_if(|a| a == "login" || a == "logout") {
         return parse_auth(&command, args);
+    }
+    if args.next_if(|a| a == "approvals").is_some() {
+        return crate::approvals::parse(args);
     }
     let mut config = None;
     let mut provider = default_api();
@@ -820,6 +831,7 @@ usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--sy
                 [--start-timeout SECONDS] [--restarts N] [--quiet] [--log-level LEVEL]
        mcp-host login SERVER --config PATH [--device] [--browser]
        mcp-host logout SERVER --config PATH
+       mcp-host approvals list|revoke SERVER[/TOOL] [--pins PATH]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
@@ -868,8 +880,13 @@ trusted server (mcp.json \"trusted\") marks readOnlyHint and declines the
 rest; ask shows each call on the terminal (server, tool, a short form of its
 input) and reads a line: y runs it once, t runs it and every later call of
 that tool of that server, s runs it and every later call of any tool of that
-server (t and s hold for the run), n or anything else declines it (the model
-is told the user declined). Read-only tools of trusted servers run without
+server, n (or an empty line) declines it (the model is told the user
+declined); any other line is not an answer and the question is asked again.
+t and s are kept across runs, each for the definitions it approved, in
+approvals.json beside the --pins file, else in $XDG_CONFIG_HOME/mcp-host
+(else ~/.config/mcp-host); `mcp-host approvals list` shows them and
+`mcp-host approvals revoke SERVER[/TOOL]` removes them (SERVER/* the one of
+the whole server). Read-only tools of trusted servers run without
 asking unless --ask-read-only. With no terminal, the calls that would be asked
 are not run and the model is told no one could be asked.
 
@@ -878,9 +895,10 @@ passed) is listed again before the next model request; tools keep their names
 and places. Each tool's definition is pinned by digest when first offered; a
 changed definition, or a new tool of a server already pinned, is not offered
 until approved: --approve ask shows the change on the terminal and asks; the
-other modes leave it out with a warning. --pins PATH keeps the approvals in a
-JSON file across runs (written atomically, owner-only); without it they last
-for the run.
+other modes leave it out with a warning. --pins PATH keeps the approved
+definitions in a JSON file across runs (written atomically, owner-only), so a
+change between runs is shown as one within a run; without it they last for
+the run.
 
 --no-cache: no prompt-caching breakpoints in Anthropic requests (by default
 each carries `cache_control` on the last tool, the system prompt and the ends

@@ -5,7 +5,7 @@
 //! go to stderr; approvals are asked on the terminal, never on stdin.
 //!
 //! Exit status: 0 at the end of stdin; 2 for a usage error, an unusable
-//! config, an unusable `--pins` file or no API key in the environment; 1
+//! config, an unusable `--pins` or approvals file or no API key in the environment; 1
 //! when the model API refuses the key (401/403), since every later line
 //! would fail the same way, and at the end of stdin when lines were read
 //! and none was answered (each failed or timed out); 130 after SIGINT, 143
@@ -29,6 +29,7 @@
 //! behind, even in a session of its own, is killed when the host ends.
 
 mod apis;
+mod approvals;
 mod cli;
 mod logging;
 #[cfg(feature = "oauth")]
@@ -91,6 +92,7 @@ fn main() -> ExitCode {
         }
         Ok(Parsed::Login(args)) => return auth_command(args, true),
         Ok(Parsed::Logout(args)) => return auth_command(args, false),
+        Ok(Parsed::Approvals(args)) => return approvals::run(args),
         Err(e) => {
             eprintln!("mcp-host: {e}\n\n{}", usage());
             return ExitCode::from(2);
@@ -244,11 +246,17 @@ fn history_policy(kind: HistoryKind) -> Arc<dyn HistoryPolicy> {
     }
 }
 
-fn approver(kind: ApproveKind) -> Arc<dyn Approver> {
-    match kind {
+/// The approver of `--approve`; `ask` with the approvals kept beside
+/// `pins` (an unusable approvals file is an error naming it).
+fn approver(
+    kind: ApproveKind,
+    pins: Option<&std::path::Path>,
+) -> Result<Arc<dyn Approver>, String> {
+    Ok(match kind {
         ApproveKind::All => Arc::new(ApproveAll),
         ApproveKind::ReadOnly => Arc::new(ReadOnly),
         ApproveKind::Ask { read_only } => {
+            let kept = approvals::open(pins)?;
             let ask = AskTerminal::open().unwrap_or_else(|e| {
                 // Said once, here: each call not run says so to the model.
                 let still = if read_only {
@@ -261,9 +269,9 @@ fn approver(kind: ApproveKind) -> Arc<dyn Approver> {
                 );
                 AskTerminal::nobody()
             });
-            Arc::new(ask.ask_read_only(read_only))
+            Arc::new(ask.ask_read_only(read_only).keep(kept))
         }
-    }
+    })
 }
 
 async fn run(args: Args, config: McpConfig) -> ExitCode {
@@ -286,6 +294,13 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
             }
         },
         None => Pins::in_memory(),
+    };
+    let approver = match approver(args.approve, args.pins.as_deref()) {
+        Ok(approver) => approver,
+        Err(e) => {
+            eprintln!("mcp-host: {e}");
+            return ExitCode::from(2);
+        }
     };
     let catalog_options = CatalogOptions {
         client: ClientOptions {
@@ -314,7 +329,7 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
         // however many there are; the library's default bound (8) would
         // queue the ninth. Each server still bounds its own calls.
         .calls_in_flight(tokio::sync::Semaphore::MAX_PERMITS)
-        .approve_with(approver(args.approve));
+        .approve_with(approver);
     if let Some(tokens) = args.max_tool_tokens {
         builder = builder.max_tool_tokens(tokens);
     }

@@ -660,7 +660,12 @@ pub fn run_host_with(
             command.env_remove(&name);
         }
     }
+    // No test reads the user's approvals (`approvals.json` in the config
+    // directory): a directory that does not exist, unless `env` names one.
+    let config_home =
+        std::env::temp_dir().join(format!("mcp-host-test-{}-no-config", std::process::id()));
     command
+        .env("XDG_CONFIG_HOME", config_home)
         .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -62,7 +62,7 @@ pub fn on_terminal(
     stdin: &str,
     keys: &[u8],
 ) -> OnTerminal {
-    run_on_terminal(config, args, fake, stdin, keys, false)
+    on_terminal_with(config, args, fake, Some(stdin), keys, &[])
 }
 
 /// [`on_terminal`] with the program's stderr on the terminal too (its
@@ -73,19 +73,42 @@ pub fn stderr_on_terminal(
     fake: &FakeModel,
     stdin: &str,
 ) -> OnTerminal {
-    run_on_terminal(config, args, fake, stdin, b"", true)
+    run_on_terminal(config, args, fake, Some(stdin), b"", &[], true)
+}
+
+/// [`on_terminal`], with `stdin` `None` for the terminal itself as stdin
+/// (the user's lines and the answers typed on one terminal; `\x04` ends
+/// the input), and `env` set for the program. `XDG_CONFIG_HOME` is a
+/// directory of the run's own unless `env` names one, so that no test
+/// reads or writes the user's approvals.
+pub fn on_terminal_with(
+    config: &McpConfig,
+    args: &[&str],
+    fake: &FakeModel,
+    stdin: Option<&str>,
+    keys: &[u8],
+    env: &[(&str, &str)],
+) -> OnTerminal {
+    run_on_terminal(config, args, fake, stdin, keys, env, false)
 }
 
 fn run_on_terminal(
     config: &McpConfig,
     args: &[&str],
     fake: &FakeModel,
-    stdin: &str,
+    stdin: Option<&str>,
     keys: &[u8],
+    env: &[(&str, &str)],
     stderr_on_terminal: bool,
 ) -> OnTerminal {
     let dir = TempDir::new();
-    let stdin = dir.write("stdin.txt", stdin);
+    let stdin = match stdin {
+        Some(text) => format!(
+            " < {}",
+            sh_quote(dir.write("stdin.txt", text).to_str().unwrap())
+        ),
+        None => String::new(),
+    };
     let (stdout, stderr) = (dir.path.join("stdout.txt"), dir.path.join("stderr.txt"));
     let args: Vec<String> = args.iter().map(|a| sh_quote(a)).collect();
     let stderr_to = if stderr_on_terminal {
@@ -94,11 +117,10 @@ fn run_on_terminal(
         format!(" 2> {}", sh_quote(stderr.to_str().unwrap()))
     };
     let command = format!(
-        "{} --config {} {} < {} > {}{stderr_to}",
+        "{} --config {} {}{stdin} > {}{stderr_to}",
         sh_quote(host_binary().to_str().unwrap()),
         sh_quote(config.arg()),
         args.join(" "),
-        sh_quote(stdin.to_str().unwrap()),
         sh_quote(stdout.to_str().unwrap()),
     );
     let mut script = std::process::Command::new("script");
@@ -112,6 +134,8 @@ fn run_on_terminal(
         .env("ANTHROPIC_BASE_URL", &fake.base_url)
         .env("ANTHROPIC_API_KEY", CLAUDE_KEY)
         .env("SHELL", "/bin/sh")
+        .env("XDG_CONFIG_HOME", dir.path.join("config"))
+        .envs(env.iter().copied())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
