@@ -10,7 +10,7 @@ use common::fake_model::{
     FakeModel, McpConfig, Recorded, Reply, claude_message, everything_entry, run_host, text_block,
     tool_use, unmarked,
 };
-use common::terminal::{self, OnTerminal, have_pty};
+use common::terminal::{self, OnTerminal};
 use serde_json::{Value, json};
 
 const CLAUDE_KEY: &str = "sk-ant-test-key";
@@ -61,9 +61,6 @@ fn on_terminal(config: &McpConfig, args: &[&str], fake: &FakeModel, keys: &[u8])
 
 #[test]
 fn allow_once_runs_the_call_and_the_next_call_is_asked_again() {
-    if !have_pty() {
-        return;
-    }
     let config = McpConfig::everything("everything", &[]);
     let fake = FakeModel::start(vec![
         calls(json!([tool_use("toolu_1", "toggle_bonus", json!({}))])),
@@ -95,9 +92,6 @@ fn allow_once_runs_the_call_and_the_next_call_is_asked_again() {
 
 #[test]
 fn always_for_a_tool_is_not_asked_again_but_another_tool_is() {
-    if !have_pty() {
-        return;
-    }
     let config = McpConfig::everything("everything", &[]);
     let fake = FakeModel::start(vec![
         calls(json!([tool_use("toolu_1", "toggle_bonus", json!({}))])),
@@ -137,9 +131,6 @@ fn always_for_a_tool_is_not_asked_again_but_another_tool_is() {
 
 #[test]
 fn always_for_a_server_covers_its_tools_not_another_servers() {
-    if !have_pty() {
-        return;
-    }
     let mut a = everything_entry(&[]);
     a["tools"] = json!({"allow": ["toggle_bonus", "book_table"]});
     let mut b = everything_entry(&[]);
@@ -187,9 +178,6 @@ fn always_for_a_server_covers_its_tools_not_another_servers() {
 
 #[test]
 fn read_only_tools_of_trusted_servers_run_unasked_unless_told_to_ask() {
-    if !have_pty() {
-        return;
-    }
     let config = McpConfig::everything("everything", &[]);
     for (flags, expected) in [
         (&["--approve", "ask"][..], (0, ran("toolu_1", "read me"))),

@@ -12,7 +12,7 @@ use common::fake_model::{
     FakeModel, HostRun, McpConfig, Recorded, Reply, TempDir, claude_message, run_host, text_block,
     tool_use,
 };
-use common::terminal::{OnTerminal, have_pty, on_terminal};
+use common::terminal::{OnTerminal, on_terminal};
 use mcp_client::BoxFuture;
 use mcp_host::agent::Agent;
 use mcp_host::agent::approval::{ApprovalRequest, ApproveAll, Approver, Decision};
@@ -357,9 +357,6 @@ fn an_unusable_pins_file_is_named_and_stops_the_program() {
 
 #[test]
 fn approve_ask_shows_a_changed_definition_and_offers_it_once_approved() {
-    if !have_pty() {
-        return;
-    }
     let dir = TempDir::new();
     let pins = dir.path.join("pins.json");
     let pins_arg = pins.to_str().unwrap().to_owned();
