@@ -1340,7 +1340,9 @@ fn stalled_bodies_hold_at_most_the_body_budget() {
     std::thread::sleep(Duration::from_millis(500));
     let grown = server.status_kib("VmRSS").saturating_sub(before) / 1024;
     eprintln!("20 stalled 8 MB bodies: RSS grew by {grown} MiB (budget 12 MiB)");
-    assert!(grown < 48, "RSS grew by {grown} MiB");
+    // The budget and a few MiB of buffers (8 MiB measured: the one body
+    // held); a second body held would pass it.
+    assert!(grown < 16, "RSS grew by {grown} MiB, the budget is 12 MiB");
     // A body that cannot fit is refused before a byte of it is read.
     let mut stream = TcpStream::connect(&server.addr).unwrap();
     stream
