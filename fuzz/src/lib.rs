@@ -929,24 +929,28 @@ mod tests {
     #[test]
     fn the_seed_corpora_and_regressions_keep_the_invariants() {
         for dir in ["corpus/session", "regressions"] {
-            let Ok(entries) =
-                std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/").to_owned() + dir)
-            else {
-                continue;
-            };
-            for entry in entries {
-                let path = entry.unwrap().path();
+            for path in inputs(dir) {
                 let input = std::fs::read(&path).unwrap();
                 let result = std::panic::catch_unwind(|| check(&input, &run_session(&input)));
                 assert!(result.is_ok(), "{} broke an invariant", path.display());
             }
         }
-        for entry in
-            std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/decode")).unwrap()
-        {
-            let input = generate::decode_input(&std::fs::read(entry.unwrap().path()).unwrap());
+        for path in inputs("corpus/decode") {
+            let input = generate::decode_input(&std::fs::read(&path).unwrap());
             check(&input, &run_session(&input));
         }
+    }
+
+    /// The files of `dir` (under this crate): a folder missing or empty
+    /// fails the replay instead of passing it with nothing replayed.
+    fn inputs(dir: &str) -> Vec<std::path::PathBuf> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        let files: Vec<_> = std::fs::read_dir(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .map(|entry| entry.unwrap().path())
+            .collect();
+        assert!(!files.is_empty(), "{}: no inputs to replay", path.display());
+        files
     }
 
     #[test]

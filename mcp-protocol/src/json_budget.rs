@@ -272,7 +272,21 @@ mod tests {
     #[test]
     fn malformed_text_ends() {
         for text in ["\"abc", "{\"a\\", "[[[", "}}}]]", "tru", "{\"a\" 1 \"b\"}"] {
-            let _ = JsonBudget::new(usize::MAX).check(text.as_bytes());
+            // On a thread of its own, so a walk that never ends fails the
+            // test instead of hanging it.
+            let (done, walked) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let _ = done.send(JsonBudget::new(usize::MAX).check(text.as_bytes()));
+            });
+            let shape = walked
+                .recv_timeout(std::time::Duration::from_secs(30))
+                .unwrap_or_else(|_| panic!("the walk of {text:?} did not end"))
+                .unwrap_or_else(|e| panic!("{text:?}: {e}"));
+            // Some estimate, bounded by the text: at most a value per byte.
+            assert!(
+                shape.values <= text.len() && shape.depth <= text.len(),
+                "{text:?}: {shape:?}"
+            );
         }
     }
 }

@@ -274,6 +274,11 @@ fn the_example_passes_every_client_scenario_of_the_dated_revisions() {
         .flat_map(|(suite, scenarios)| scenarios.iter().map(move |s| (suite, *s)))
         .collect(),
     };
+    // A list naming no scenario would pass without running one.
+    assert!(
+        !runs.is_empty(),
+        "MCP_CONFORMANCE_CLIENT_SCENARIOS is set but names no scenario: unset it to run them all"
+    );
     assert_all_pass(&runs);
 }
 

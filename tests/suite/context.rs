@@ -209,22 +209,28 @@ async fn cancellation_drops_the_call_and_sends_nothing_for_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cooperative_cancellation_reaches_code_that_never_awaits() {
-    let saw = Arc::new(AtomicBool::new(false));
-    let seen = Arc::clone(&saw);
+    // What the tool saw, read here: a panic inside the tool would be caught
+    // by the runtime (an error result nobody reads), so no assertion runs
+    // in its body.
+    let (seen, saw) = tokio::sync::oneshot::channel();
+    let seen = std::sync::Mutex::new(Some(seen));
+    let running = Arc::new(tokio::sync::Notify::new());
+    let started = Arc::clone(&running);
     // A CPU-bound loop: dropping its future cannot stop it, the signal can.
     let spinner = tool("spin", move |call| {
-        let seen = Arc::clone(&seen);
+        let seen = seen.lock().unwrap().take();
+        let started = Arc::clone(&started);
         async move {
             let ctx = call.context().clone();
-            let started = Instant::now();
-            while !ctx.is_cancelled() && started.elapsed() < Duration::from_secs(10) {
+            started.notify_one();
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while !ctx.is_cancelled() && Instant::now() < deadline {
                 std::hint::spin_loop();
             }
-            seen.store(ctx.is_cancelled(), Ordering::SeqCst);
-            assert!(
-                ctx.progress(1.0, None, None).is_err(),
-                "progress fails once cancelled"
-            );
+            let progress = ctx.progress(1.0, None, None).map_err(|e| e.to_string());
+            if let Some(seen) = seen {
+                let _ = seen.send((ctx.is_cancelled(), progress));
+            }
             ToolOutcome::text("never sent")
         }
     });
@@ -233,15 +239,18 @@ async fn cooperative_cancellation_reaches_code_that_never_awaits() {
     raw.send(&call_line(json!(7), "spin", json!({})).to_string())
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // Cancelled once it runs: a cancellation before would name no call.
+    running.notified().await;
     let cancel =
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
     raw.send(&cancel.to_string()).await.unwrap();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !saw.load(Ordering::SeqCst) {
-        assert!(Instant::now() < deadline, "the loop saw the cancellation");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let (cancelled, progress) = tokio::time::timeout(Duration::from_secs(60), saw)
+        .await
+        .expect("the loop ended")
+        .expect("the tool reported");
+    assert!(cancelled, "the loop saw the cancellation");
+    let refused = progress.expect_err("progress fails once cancelled, so `?` stops the tool");
+    assert!(refused.contains("cancelled"), "{refused}");
     let ping = ask(
         &mut raw,
         json!({"jsonrpc": "2.0", "id": 8, "method": "ping"}),
@@ -867,6 +876,7 @@ mod door_client {
     use mcp_runtime::testing::{Client, wire};
     use mcp_runtime::{Level, Server, ToolOutcome};
     use serde_json::json;
+    use std::sync::Arc;
     use std::time::Duration;
 
     #[tokio::test]
@@ -951,26 +961,29 @@ mod door_client {
 
     #[tokio::test]
     async fn calls_run_at_once_and_refusals_are_errors() {
-        let slow = tool("slow", |_call| async {
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            ToolOutcome::text("slept")
+        // Each call waits for the other: run one after the other, the
+        // first would wait alone until its deadline.
+        let both = Arc::new(tokio::sync::Barrier::new(2));
+        let slow = tool("slow", move |_call| {
+            let both = Arc::clone(&both);
+            async move {
+                match tokio::time::timeout(Duration::from_secs(60), both.wait()).await {
+                    Ok(_) => ToolOutcome::text("met"),
+                    Err(_) => ToolOutcome::text("alone"),
+                }
+            }
         });
         let client = Client::builder(Server::new("c", "1").tool(slow))
             .connect()
             .await
             .unwrap();
         let clone = client.clone();
-        let started = std::time::Instant::now();
         let (a, b) = tokio::join!(
             client.call("slow", json!({})),
             clone.call("slow", serde_json::Value::Null)
         );
-        assert_eq!(a.unwrap().text(), Some("slept"));
-        assert_eq!(b.unwrap().text(), Some("slept"));
-        assert!(
-            started.elapsed() < Duration::from_millis(380),
-            "ran one after the other"
-        );
+        assert_eq!(a.unwrap().text(), Some("met"), "ran one after the other");
+        assert_eq!(b.unwrap().text(), Some("met"), "ran one after the other");
         assert_eq!(client.tools()[0].name, "slow");
         let unknown = client.call("nope", json!({})).await.unwrap_err();
         assert_eq!(unknown.code, -32602);

@@ -194,7 +194,7 @@ fn stray_and_repeated_elicitation_replies_reach_no_tool() {
         );
     }
     peer.send(&json!({"jsonrpc": "2.0", "id": "nope", "error": {"code": -1, "message": "x"}}));
-    peer.expect_silence(Duration::from_millis(300));
+    peer.expect_nothing_before_a_marker();
     peer.send(
         &json!({"jsonrpc": "2.0", "id": ask["id"], "result": accept(json!({"name": "Grace"}))}),
     );
@@ -209,7 +209,7 @@ fn stray_and_repeated_elicitation_replies_reach_no_tool() {
         &json!({"jsonrpc": "2.0", "id": ask["id"], "result": accept(json!({"name": "Mallory"}))}),
     );
     peer.send(&json!({"jsonrpc": "2.0", "id": "mcp-server-2", "result": accept(json!({"name": "Mallory"}))}));
-    peer.expect_silence(Duration::from_millis(300));
+    peer.expect_nothing_before_a_marker();
     // The next question is fresh and takes its own answer.
     peer.send(&call(2, "book_table", json!({"party": 6}), false));
     let ask = peer.recv();
@@ -229,7 +229,7 @@ fn stray_and_repeated_elicitation_replies_reach_no_tool() {
 fn a_stray_reply_in_the_stateless_era_is_ignored() {
     let mut peer = modern_with(&[]);
     peer.send(&json!({"jsonrpc": "2.0", "id": "mcp-server-1", "result": accept(json!({"name": "Mallory"}))}));
-    peer.expect_silence(Duration::from_millis(200));
+    peer.expect_nothing_before_a_marker();
     let state = expect_question(&mut peer, book(1, 2), "guest");
     let honest = retry(
         &book(1, 2),
@@ -316,7 +316,7 @@ fn an_unanswered_legacy_elicitation_times_out_and_frees_its_slot() {
     peer.send(
         &json!({"jsonrpc": "2.0", "id": ask["id"], "result": accept(json!({"name": "Late"}))}),
     );
-    peer.expect_silence(Duration::from_millis(300));
+    peer.expect_nothing_before_a_marker();
 }
 
 // ---- the replayable_input opt-in (in process) ----

@@ -480,16 +480,21 @@ fn json_rpc_hygiene() {
         peer.recv(),
         json!({"jsonrpc": "2.0", "id": "last", "result": {}})
     );
-    peer.expect_silence(Duration::from_millis(200));
+    peer.expect_nothing_before_a_marker();
 }
 
 #[test]
 fn requests_before_initialize_get_a_clear_error() {
     let mut peer = Peer::everything();
     let response = peer.request(request(1, "tools/list", json!({}), false));
-    assert_eq!(response["error"]["code"], -32602);
-    let message = response["error"]["message"].as_str().unwrap();
-    assert!(message.contains("send 'initialize' first"), "{message}");
+    assert_eq!(
+        response,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message":
+            "'tools/list' arrived before 'initialize' and without a \
+             2026-07-28 _meta envelope: send 'initialize' first, or put \
+             \"io.modelcontextprotocol/protocolVersion\" and \
+             \"io.modelcontextprotocol/clientCapabilities\" in params._meta"}})
+    );
     // The connection is still undecided: a handshake works afterwards.
     let init = peer.request(initialize(2, "2025-11-25"));
     assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
@@ -863,7 +868,7 @@ fn a_cancelled_call_gets_no_response_in_both_eras() {
         let started = Instant::now();
         let next = peer.request(call(2, "add", json!({"a": 1, "b": 2}), modern));
         assert_eq!(next["id"], 2);
-        peer.expect_silence(Duration::from_millis(300));
+        peer.expect_nothing_before_a_marker();
         let (status, rest) = peer.close();
         assert!(status.success());
         assert!(rest.is_empty(), "nothing for the cancelled call: {rest:?}");

@@ -273,16 +273,23 @@ fn concurrent_changes_on_two_replicas_are_all_kept() {
 #[test]
 fn a_basket_expires_on_every_replica() {
     let redis = Redis::start();
-    let ttl = [("BASKET_TTL_MS", "800")];
+    // A lifetime of 3 s, used every second: a use only fails if the one
+    // before it was more than 2 s late.
+    let ttl = [("BASKET_TTL_MS", "3000")];
     let (a, b) = (basket(&redis, &ttl), basket(&redis, &ttl));
+    let created = Instant::now();
     let id = basket_id(&call_on(&a.addr, "create_basket", json!({})));
-    // Each use, on either replica, renews the lifetime.
-    for replica in [&b, &a, &b] {
-        std::thread::sleep(Duration::from_millis(400));
+    // Each use, on either replica, renews the lifetime: the basket outlives
+    // its first.
+    for replica in [&b, &a, &b, &a] {
+        std::thread::sleep(Duration::from_millis(1000));
         let seen = call_on(&replica.addr, "view_basket", json!({"basket_id": id}));
         assert_ne!(seen["isError"], true, "renewed by the last use: {seen}");
     }
-    std::thread::sleep(Duration::from_millis(1200));
+    assert!(created.elapsed() > Duration::from_millis(3000));
+    // Unused past its lifetime, it is gone on both (a use would renew it:
+    // no polling here, and a late check sees the same).
+    std::thread::sleep(Duration::from_millis(4500));
     for replica in [&a, &b] {
         let gone = call_on(&replica.addr, "view_basket", json!({"basket_id": id}));
         let text = error_text(&gone);

@@ -600,7 +600,16 @@ fn a_cancelled_task_settles_cancelled_and_cancelling_an_ended_task_is_acked() {
     let job = created(&call(&mut peer, "failing_job", json!({}), with_tasks()));
     let done = wait_for(&mut peer, &job, "completed");
     assert_ack(&cancel(&mut peer, &job));
-    std::thread::sleep(Duration::from_millis(300));
+    // A marker: a cancel sent after it has taken effect, so the one above
+    // has had its chance to.
+    let marker = created(&call(
+        &mut peer,
+        "slow_compute",
+        json!({"seconds": 30, "label": "marker"}),
+        with_tasks(),
+    ));
+    assert_ack(&cancel(&mut peer, &marker));
+    wait_for(&mut peer, &marker, "cancelled");
     let after = detailed(&get(&mut peer, &job), &job);
     assert_eq!(after["status"], "completed");
     assert_eq!(after["result"], done["result"]);
@@ -625,7 +634,22 @@ fn a_task_waiting_for_an_answer_can_be_cancelled() {
         &task,
         json!({"input-1": accept(json!({"confirm": true}))}),
     ));
-    std::thread::sleep(Duration::from_millis(300));
+    // A marker: an answer sent after it has taken effect, so the late one
+    // has had its chance to.
+    let marker = created(&call(
+        &mut peer,
+        "confirm_delete",
+        json!({"filename": "marker.txt"}),
+        with_tasks(),
+    ));
+    wait_for(&mut peer, &marker, "input_required");
+    assert_ack(&update(
+        &mut peer,
+        &marker,
+        json!({"input-1": accept(json!({"confirm": true}))}),
+    ));
+    let marked = wait_for(&mut peer, &marker, "completed");
+    assert_eq!(text(&marked["result"]), "Deleted marker.txt");
     assert_eq!(
         detailed(&get(&mut peer, &task), &task)["status"],
         "cancelled"
@@ -930,7 +954,9 @@ fn another_principal_sees_a_task_exactly_as_an_unknown_one() {
     ));
     let asking = wait_for(&mut ada, &task, "input_required");
     let unknown = "AAAAAAAAAAAAAAAAAAAAAA";
-    let answer = json!({"input-1": accept(json!({"confirm": true}))});
+    // Eve's answer differs from Ada's: had it reached the task, the file
+    // would be kept.
+    let answer = json!({"input-1": accept(json!({"confirm": false}))});
     let params = |method: &str, id: &str| match method {
         "tasks/update" => json!({"taskId": id, "inputResponses": answer}),
         _ => json!({"taskId": id}),
@@ -954,11 +980,11 @@ fn another_principal_sees_a_task_exactly_as_an_unknown_one() {
     }
     // Eve's update and cancel changed nothing: Ada's task still asks the
     // same question.
-    std::thread::sleep(Duration::from_millis(400));
     let still = detailed(&get(&mut ada, &task), &task);
     assert_eq!(still["status"], "input_required", "{still}");
     assert_eq!(still["inputRequests"], asking["inputRequests"]);
-    // Ada's own requests work.
+    // Ada's own requests work; her answer, sent after Eve's, is the one the
+    // task took (Eve's would keep the file; her cancel would have ended it).
     assert_ack(&update(
         &mut ada,
         &task,

@@ -633,4 +633,26 @@ mod tests {
         assert_eq!(pins.definition("s", "big"), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    /// The digest of a fixed definition, as every pins file written so far
+    /// holds it: a change to the canonical form or to what is hashed would
+    /// invalidate every user's pins, so it must be a deliberate one.
+    #[test]
+    fn the_digest_of_a_known_definition_is_unchanged() {
+        let known = tool(json!({
+            "name": "get_weather",
+            "title": "Weather",
+            "description": "The weather at a place.",
+            "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}},
+                "required": ["city"]},
+            "annotations": {"readOnlyHint": true}
+        }));
+        // sha256 of {"annotations":{"readOnlyHint":true},"description":…,
+        // "inputSchema":{…},"name":"get_weather","title":"Weather"}: keys
+        // sorted, no spaces.
+        assert_eq!(
+            digest(&known),
+            "sha256:b940772b578c1f560c6ac4368748894f20de39f66a4b95b025e06f41df2d6074"
+        );
+    }
 }

@@ -93,12 +93,15 @@ fn an_early_exit_fails_every_pending_and_later_call_with_its_status_and_stderr()
             assert!(err.is_connection_lost());
         }
         assert!(client.is_closed());
-        let started = Instant::now();
-        let later = call(&client, "tools/list", json!({}), SECOND)
-            .await
-            .unwrap_err();
+        // Failed at once, not at the call's hour-long timeout.
+        let later = tokio::time::timeout(
+            SECOND,
+            call(&client, "tools/list", json!({}), Duration::from_secs(3600)),
+        )
+        .await
+        .expect("a call on a closed client fails at once")
+        .unwrap_err();
         assert!(matches!(later, ClientError::Exited { .. }), "{later}");
-        assert!(started.elapsed() < Duration::from_millis(100));
         let note = client
             .notify("notifications/initialized", None, &[])
             .await
@@ -288,9 +291,60 @@ fn a_lost_connection_is_made_again_once() {
     });
 }
 
-/// Sleeps on every notification and every request: a handler far behind.
+/// Answers requests after 500 ms; holds every notification until its gate
+/// opens: a handler as far behind as a test wants.
 struct Sluggish {
     seen: std::sync::atomic::AtomicUsize,
+    gate: tokio::sync::watch::Sender<bool>,
+    /// The data of the last notification handled.
+    last: std::sync::Mutex<String>,
+}
+
+impl Sluggish {
+    fn new() -> Sluggish {
+        Sluggish {
+            seen: Default::default(),
+            gate: tokio::sync::watch::Sender::new(true),
+            last: Default::default(),
+        }
+    }
+
+    /// A handler that holds the first notification until [`Sluggish::open`].
+    fn shut() -> Sluggish {
+        let handler = Sluggish::new();
+        handler.gate.send_replace(false);
+        handler
+    }
+
+    fn open(&self) {
+        self.gate.send_replace(true);
+    }
+
+    fn seen(&self) -> usize {
+        self.seen.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Waits until a notification with `data` has been handled, and with it
+    /// every one queued before it.
+    async fn wait_for_data(&self, data: &str) {
+        let deadline = Instant::now() + SECOND;
+        while !self.last.lock().unwrap().contains(data) {
+            assert!(Instant::now() < deadline, "{data} never handled");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    async fn wait_for_seen(&self, at_least: usize) {
+        let deadline = Instant::now() + SECOND;
+        while self.seen() < at_least {
+            assert!(
+                Instant::now() < deadline,
+                "{} of {at_least} handled",
+                self.seen()
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
 }
 
 impl mcp_client::Handler for Sluggish {
@@ -305,47 +359,64 @@ impl mcp_client::Handler for Sluggish {
         })
     }
 
-    fn notification(&self, _: mcp_client::ServerNotification) -> mcp_client::BoxFuture<'_, ()> {
-        Box::pin(async {
-            self.seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            tokio::time::sleep(Duration::from_millis(10)).await;
+    fn notification(&self, n: mcp_client::ServerNotification) -> mcp_client::BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let mut gate = self.gate.subscribe();
+            let _ = gate.wait_for(|open| *open).await;
+            *self.last.lock().unwrap() = n.params.map(|p| p.get().to_owned()).unwrap_or_default();
+            self.seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         })
     }
+}
+
+/// A server that floods `times` copies of `notification`, answers request
+/// 1, then on the next line it reads sends a `marker` log notification and
+/// answers request 2.
+fn flood(notification: &str, times: usize) -> StdioConfig {
+    let marker = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"marker"}}"#;
+    StdioConfig::new("flood", "sh").args([
+        "-c".to_owned(),
+        format!(
+            "read l; i=0; while [ $i -lt {times} ]; do echo '{notification}'; i=$((i+1)); done; \
+             echo '{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"done\":true}}}}'; \
+             read l; echo '{marker}'; echo '{{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{{}}}}'; sleep 5"
+        ),
+    ])
+}
+
+/// Floods a handler that holds the first notification with `times` copies
+/// of `notification` under `limits`; returns how many it handled once let
+/// go (the marker sent after the flood not counted).
+async fn handled_of_a_flood(notification: &str, times: usize, limits: DispatcherConfig) -> usize {
+    let handler = Arc::new(Sluggish::shut());
+    let (transport, inbox) = StdioTransport::spawn(flood(notification, times)).unwrap();
+    let client = mcp_client::Dispatcher::new(Box::new(transport), inbox, handler.clone(), limits);
+    // The answer comes while the handler holds the first notification: the
+    // flood did not delay it.
+    let done = call(&client, "tools/call", json!({}), SECOND)
+        .await
+        .unwrap();
+    assert_eq!(done, json!({"done": true}));
+    handler.open();
+    // With the queue drained to its last one there is room for the marker.
+    handler.wait_for_seen(2).await;
+    call(&client, "ping", json!({}), SECOND).await.unwrap();
+    handler.wait_for_data("marker").await;
+    handler.seen() - 1
 }
 
 #[test]
 fn a_flood_of_notifications_is_bounded_and_does_not_delay_answers() {
     run(async {
-        let handler = Arc::new(Sluggish {
-            seen: Default::default(),
-        });
-        let config = StdioConfig::new("flood", "sh").args([
-            "-c",
-            concat!(
-                r#"read l; i=0; while [ $i -lt 2000 ]; do echo '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}'; i=$((i+1)); done;"#,
-                r#"echo '{"jsonrpc":"2.0","id":1,"result":{"done":true}}'; sleep 5"#,
-            ),
-        ]);
-        let (transport, inbox) = StdioTransport::spawn(config).unwrap();
         let mut limits = DispatcherConfig::new("flood");
         limits.max_buffered_notifications = 8;
-        let client =
-            mcp_client::Dispatcher::new(Box::new(transport), inbox, handler.clone(), limits);
-        let started = Instant::now();
-        let done = call(&client, "tools/call", json!({}), SECOND)
-            .await
-            .unwrap();
-        assert_eq!(done, json!({"done": true}));
-        // 2,000 notifications at 10 ms each would take 20 s.
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#;
+        let handled = handled_of_a_flood(note, 2000, limits).await;
+        // The one the handler held, and the 8 the queue held (7 if the
+        // flood filled the queue before the handler took its first).
         assert!(
-            started.elapsed() < Duration::from_secs(5),
-            "{:?}",
-            started.elapsed()
-        );
-        let seen = handler.seen.load(std::sync::atomic::Ordering::Relaxed);
-        assert!(
-            seen < 500,
-            "{seen} notifications handled: the queue was not bounded"
+            (8..=9).contains(&handled),
+            "{handled} of 2000 notifications handled, the queue holds 8"
         );
     });
 }
@@ -353,32 +424,21 @@ fn a_flood_of_notifications_is_bounded_and_does_not_delay_answers() {
 #[test]
 fn buffered_notifications_are_bounded_in_bytes_too() {
     run(async {
-        let handler = Arc::new(Sluggish {
-            seen: Default::default(),
-        });
-        let config = StdioConfig::new("flood", "sh").args([
-            "-c",
-            concat!(
-                r#"read l; i=0; while [ $i -lt 300 ]; do echo '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}}'; i=$((i+1)); done;"#,
-                r#"echo '{"jsonrpc":"2.0","id":1,"result":{"done":true}}'; sleep 5"#,
-            ),
-        ]);
-        let (transport, inbox) = StdioTransport::spawn(config).unwrap();
+        let note = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"{}"}}}}"#,
+            "x".repeat(100)
+        );
+        // What the queue counts of one: its method and its params.
+        let params = format!(r#"{{"level":"info","data":"{}"}}"#, "x".repeat(100));
+        let size = "notifications/message".len() + params.len();
         let mut limits = DispatcherConfig::new("flood");
         limits.max_buffered_notifications = 10_000;
         limits.max_buffered_notification_bytes = 1_000;
-        let client =
-            mcp_client::Dispatcher::new(Box::new(transport), inbox, handler.clone(), limits);
-        let done = call(&client, "tools/call", json!({}), SECOND)
-            .await
-            .unwrap();
-        assert_eq!(done, json!({"done": true}));
-        // Each is ~150 bytes: a handful fit at a time, not 300.
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        let seen = handler.seen.load(std::sync::atomic::Ordering::Relaxed);
+        let fit = 1_000 / size;
+        let handled = handled_of_a_flood(&note, 300, limits).await;
         assert!(
-            seen < 100,
-            "{seen} notifications handled: the bytes were not bounded"
+            (fit..=fit + 1).contains(&handled),
+            "{handled} of 300 notifications of {size} bytes handled; {fit} fit in 1,000 bytes"
         );
     });
 }
@@ -610,9 +670,7 @@ fn a_server_request_the_server_cancels_is_not_answered() {
         );
         let (transport, inbox) =
             StdioTransport::spawn(StdioConfig::new("asker", "sh").args(["-c", script])).unwrap();
-        let sluggish = Arc::new(Sluggish {
-            seen: Default::default(),
-        });
+        let sluggish = Arc::new(Sluggish::new());
         // The sluggish handler answers requests after 500 ms; the recorder
         // sees notifications. One handler for both: forward.
         struct Both(Arc<Sluggish>, Arc<Recorder>);

@@ -10,7 +10,7 @@ use common::fake_model::{
     FakeModel, McpConfig, Recorded, Reply, claude_message, everything_entry, run_host, text_block,
     tool_use, unmarked,
 };
-use common::terminal::{self, OnTerminal, have_pty};
+use common::terminal::{self, OnTerminal};
 use serde_json::{Value, json};
 
 const CLAUDE_KEY: &str = "sk-ant-test-key";
@@ -61,9 +61,6 @@ fn on_terminal(config: &McpConfig, args: &[&str], fake: &FakeModel, keys: &[u8])
 
 #[test]
 fn allow_once_runs_the_call_and_the_next_call_is_asked_again() {
-    if !have_pty() {
-        return;
-    }
     let config = McpConfig::everything("everything", &[]);
     let fake = FakeModel::start(vec![
         calls(json!([tool_use("toolu_1", "toggle_bonus", json!({}))])),
@@ -95,9 +92,6 @@ fn allow_once_runs_the_call_and_the_next_call_is_asked_again() {
 
 #[test]
 fn always_for_a_tool_is_not_asked_again_but_another_tool_is() {
-    if !have_pty() {
-        return;
-    }
     let config = McpConfig::everything("everything", &[]);
     let fake = FakeModel::start(vec![
         calls(json!([tool_use("toolu_1", "toggle_bonus", json!({}))])),
@@ -137,9 +131,6 @@ fn always_for_a_tool_is_not_asked_again_but_another_tool_is() {
 
 #[test]
 fn always_for_a_server_covers_its_tools_not_another_servers() {
-    if !have_pty() {
-        return;
-    }
     let mut a = everything_entry(&[]);
     a["tools"] = json!({"allow": ["toggle_bonus", "book_table"]});
     let mut b = everything_entry(&[]);
@@ -187,9 +178,6 @@ fn always_for_a_server_covers_its_tools_not_another_servers() {
 
 #[test]
 fn read_only_tools_of_trusted_servers_run_unasked_unless_told_to_ask() {
-    if !have_pty() {
-        return;
-    }
     let config = McpConfig::everything("everything", &[]);
     for (flags, expected) in [
         (&["--approve", "ask"][..], (0, ran("toolu_1", "read me"))),
@@ -267,9 +255,7 @@ fn approvals_command(args: &[&str], env: &[(&str, &str)]) -> common::fake_model:
 
 #[test]
 fn always_for_a_tool_is_kept_across_runs_listed_and_revoked() {
-    if !have_pty() {
-        return;
-    }
+    common::terminal::require_pty();
     let dir = common::fake_model::TempDir::new();
     let pins = dir.path.join("pins.json");
     let pins = pins.to_str().unwrap();
@@ -363,9 +349,7 @@ fn always_for_a_tool_is_kept_across_runs_listed_and_revoked() {
 
 #[test]
 fn always_for_a_server_is_kept_in_the_config_directory_for_the_tools_it_listed() {
-    if !have_pty() {
-        return;
-    }
+    common::terminal::require_pty();
     let home = common::fake_model::TempDir::new();
     let xdg = home.path.join("config");
     let env = [("XDG_CONFIG_HOME", xdg.to_str().unwrap())];
@@ -437,9 +421,7 @@ fn always_for_a_server_is_kept_in_the_config_directory_for_the_tools_it_listed()
 
 #[test]
 fn a_line_typed_for_the_model_at_a_question_is_not_its_answer() {
-    if !have_pty() {
-        return;
-    }
+    common::terminal::require_pty();
     // The terminal is stdin too: the line "go" is read first, then the
     // call's question reads "what about Paris?" (not an answer: asked
     // again) and "y"; Ctrl-D ends the input.

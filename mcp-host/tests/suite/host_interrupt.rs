@@ -176,8 +176,10 @@ fn sigint_interrupts_the_line_keeps_a_valid_history_and_a_second_one_exits() {
 
     // Interrupted while `slow` runs: the server is told, and says so.
     host.say("line one");
+    // Interrupted once `echo` has its result and `slow` is under way (its
+    // "cancelled" line below shows the server had it).
     host.wait_log("calling tool=slow", 1);
-    std::thread::sleep(Duration::from_millis(500));
+    host.wait_log("call done tool=echo", 1);
     host.sigint();
     host.wait_log("slow: cancelled by the client after", 1);
     let first = host.answer();

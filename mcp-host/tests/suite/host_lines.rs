@@ -12,7 +12,7 @@ use common::fake_model::{
     FakeModel, HostRun, McpConfig, Reply, TempDir, claude_events, claude_message, host_binary,
     run_host, text_block, tool_use,
 };
-use common::terminal::{have_pty, sh_quote};
+use common::terminal::sh_quote;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -280,9 +280,7 @@ fn echo_session(streamed: bool) -> FakeModel {
 
 #[test]
 fn at_a_terminal_answers_stream_calls_show_and_the_info_log_is_off() {
-    if !have_pty() {
-        return;
-    }
+    common::terminal::require_pty();
     let config = McpConfig::everything("weather", &[]);
     let fake = echo_session(true);
     let shown = on_a_terminal(

@@ -2150,9 +2150,6 @@ fn a_success_status_with_a_body_that_is_no_message_ends_the_line_with_error() {
 #[test]
 fn approve_ask_with_a_terminal_asks_there_in_order() {
     // The answers typed on the terminal are the only way in.
-    if !common::terminal::have_pty() {
-        return;
-    }
     let config = everything("everything");
     let fake = FakeModel::start(vec![
         Reply::ok(claude_message(

@@ -12,7 +12,7 @@ use common::fake_model::{
     FakeModel, HostRun, McpConfig, Recorded, Reply, TempDir, claude_message, run_host, text_block,
     tool_use,
 };
-use common::terminal::{OnTerminal, have_pty, on_terminal};
+use common::terminal::{OnTerminal, on_terminal};
 use mcp_client::BoxFuture;
 use mcp_host::agent::Agent;
 use mcp_host::agent::approval::{ApprovalRequest, ApproveAll, Approver, Decision};
@@ -366,9 +366,6 @@ fn an_unusable_pins_file_is_named_and_stops_the_program() {
 
 #[test]
 fn approve_ask_shows_a_changed_definition_and_offers_it_once_approved() {
-    if !have_pty() {
-        return;
-    }
     let dir = TempDir::new();
     let pins = dir.path.join("pins.json");
     let pins_arg = pins.to_str().unwrap().to_owned();
@@ -656,9 +653,7 @@ fn an_old_pins_file_is_upgraded_and_a_change_between_runs_names_every_field() {
 
 #[test]
 fn the_pins_question_comes_before_the_first_line_and_a_line_is_not_its_answer() {
-    if !have_pty() {
-        return;
-    }
+    common::terminal::require_pty();
     let dir = TempDir::new();
     let pins = dir.path.join("pins.json");
     let pins_arg = pins.to_str().unwrap().to_owned();
@@ -712,9 +707,7 @@ fn the_pins_question_comes_before_the_first_line_and_a_line_is_not_its_answer() 
 
 #[test]
 fn a_kept_always_answer_is_asked_again_once_the_definition_changed() {
-    if !have_pty() {
-        return;
-    }
+    common::terminal::require_pty();
     let dir = TempDir::new();
     let pins = dir.path.join("pins.json");
     let pins_arg = pins.to_str().unwrap().to_owned();

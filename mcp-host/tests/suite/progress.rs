@@ -113,9 +113,7 @@ fn stream_shows_progress_as_rate_limited_lines_when_stderr_is_no_terminal() {
 
 #[test]
 fn stream_redraws_one_progress_line_in_place_on_a_terminal() {
-    if !common::terminal::have_pty() {
-        return;
-    }
+    common::terminal::require_pty();
     common::everything();
     let config = McpConfig::everything("everything", &[]);
     let fake = slow_once(json!({"ms": 900, "steps": 3}));

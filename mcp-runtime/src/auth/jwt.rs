@@ -338,15 +338,33 @@ mod tests {
 
     #[tokio::test(flavor = "current_thread")]
     async fn garbage_and_unsigned_tokens_are_refused() {
-        let jwks = Jwks::from_json(r#"{"keys":[]}"#).unwrap();
-        let verifier = JwtVerifier::new(jwks, "https://as", "https://rs/mcp");
+        use base64::Engine;
+        // The verifier that accepts `token(..)`: what is refused below is
+        // refused for its header or signature, never for its claims or keys.
+        let verifier = verifier();
+        assert!(verifier.check(&token(Some("k1"), |_| {})).await.is_ok());
         assert_eq!(
             verifier.check("garbage").await.unwrap_err(),
             Rejection::Malformed
         );
-        // {"alg":"none"} . {"sub":"a"} . (no signature)
-        let none = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhIn0.";
-        assert!(verifier.check(none).await.is_err());
+        // Valid claims under {"alg":"none"} (with the trusted key's `kid`),
+        // without a signature, and with the signature of the same claims
+        // under ES256.
+        let signed = token(Some("k1"), |_| {});
+        let (_, rest) = signed.split_once('.').unwrap();
+        let (claims, signature) = rest.split_once('.').unwrap();
+        let none = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(r#"{"alg":"none","typ":"JWT","kid":"k1"}"#);
+        for unsigned in [
+            format!("{none}.{claims}."),
+            format!("{none}.{claims}.{signature}"),
+        ] {
+            assert_eq!(
+                verifier.check(&unsigned).await.unwrap_err(),
+                Rejection::Malformed,
+                "{unsigned}"
+            );
+        }
         // {"alg":"HS256"}: a shared-secret algorithm is never accepted.
         let hs = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln";
         assert_eq!(

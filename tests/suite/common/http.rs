@@ -95,6 +95,24 @@ impl Server {
         self.log.lock().unwrap().clone()
     }
 
+    /// Waits until the log holds `needle` `times` times (60 s at most);
+    /// returns the log.
+    #[track_caller]
+    pub fn wait_for_log(&self, needle: &str, times: usize) -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let log = self.log();
+            if log.matches(needle).count() >= times {
+                return log;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no {needle:?} (x{times}) in the log within 60 s:\n{log}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Sends raw request bytes; returns the parsed response.
     pub fn raw(&self, request: &[u8]) -> Response {
         raw_to(&self.addr, request)
@@ -212,7 +230,51 @@ impl Response {
     }
 }
 
-pub fn read_response(stream: &mut TcpStream) -> Response {
+/// A reader that says once, on `seen`, when the bytes read through it
+/// first hold `needle`: a test waits for a response to reach a point (a
+/// first progress event: the call runs) while another thread reads it.
+pub struct Tap<R> {
+    inner: R,
+    needle: &'static str,
+    read: Vec<u8>,
+    seen: Option<std::sync::mpsc::Sender<()>>,
+    ended: bool,
+}
+
+impl<R: Read> Tap<R> {
+    pub fn new(inner: R, needle: &'static str, seen: std::sync::mpsc::Sender<()>) -> Tap<R> {
+        Tap {
+            inner,
+            needle,
+            read: Vec::new(),
+            seen: Some(seen),
+            ended: false,
+        }
+    }
+
+    /// Whether a read found the end (not a timeout or another error).
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+}
+
+impl<R: Read> Read for Tap<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.ended |= n == 0 && !buf.is_empty();
+        if self.seen.is_some() {
+            self.read.extend_from_slice(&buf[..n]);
+            let needle = self.needle.as_bytes();
+            if self.read.windows(needle.len()).any(|w| w == needle) {
+                let _ = self.seen.take().unwrap().send(());
+                self.read = Vec::new();
+            }
+        }
+        Ok(n)
+    }
+}
+
+pub fn read_response(stream: &mut impl Read) -> Response {
     let mut bytes = Vec::new();
     let _ = stream.read_to_end(&mut bytes);
     let text = String::from_utf8(bytes).expect("UTF-8 response");

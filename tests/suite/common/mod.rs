@@ -177,11 +177,28 @@ impl Peer {
             .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"))
     }
 
-    /// Asserts nothing arrives for `wait`.
-    pub fn expect_silence(&mut self, wait: Duration) {
-        if let Ok(line) = self.lines.recv_timeout(wait) {
-            panic!("expected no output, got: {line}");
-        }
+    /// Asserts that nothing comes before the answer to a marker request
+    /// sent now (`ping`; `server/discover` in the 2026-07-28 era): what the
+    /// lines before it caused has been written by then, however slow the
+    /// machine, where a quiet window passes whenever it is slower.
+    pub fn expect_nothing_before_a_marker(&mut self) {
+        static MARKERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let id = format!(
+            "marker-{}",
+            MARKERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        );
+        let marker = if self.version == "2026-07-28" {
+            json!({"jsonrpc": "2.0", "id": id, "method": "server/discover",
+                "params": {"_meta": envelope()}})
+        } else {
+            json!({"jsonrpc": "2.0", "id": id, "method": "ping"})
+        };
+        self.send(&marker);
+        let next = self.recv_unvalidated();
+        assert_eq!(
+            next["id"], id,
+            "expected nothing before the marker, got: {next}"
+        );
     }
 
     /// Sends a request and returns its response (the next line).

@@ -10,20 +10,28 @@ use std::time::Duration;
 /// The key the programs under a terminal send the fake Anthropic API.
 const CLAUDE_KEY: &str = "sk-ant-test-key";
 
-/// Whether `script` can give a program a pseudo-terminal here; says on
-/// stderr that the test is skipped when it cannot.
-pub fn have_pty() -> bool {
-    let usable = std::process::Command::new("script")
+/// Fails the test, naming what to install, unless `script` can give a
+/// program a pseudo-terminal here: a test of the terminal never passes
+/// without one (`scripts/test` installs it).
+pub fn require_pty() {
+    let ran = std::process::Command::new("script")
         .args(["-qec", "true", "/dev/null"])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !usable {
-        eprintln!("skipped: util-linux `script` cannot open a pseudo-terminal here");
+        .stderr(std::process::Stdio::piped())
+        .output();
+    match ran {
+        Err(e) => panic!(
+            "this test needs util-linux `script` ({e}): install it (Debian: `apt-get install bsdutils`), \
+             or run `scripts/test`, which does"
+        ),
+        Ok(out) if !out.status.success() => panic!(
+            "util-linux `script` cannot open a pseudo-terminal here ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+        Ok(_) => {}
     }
-    usable
 }
 
 /// Quotes `text` for `sh -c`.
@@ -101,6 +109,7 @@ fn run_on_terminal(
     env: &[(&str, &str)],
     stderr_on_terminal: bool,
 ) -> OnTerminal {
+    require_pty();
     let dir = TempDir::new();
     let stdin = match stdin {
         Some(text) => format!(
