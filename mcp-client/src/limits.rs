@@ -2,14 +2,16 @@
 //! bytes of text, pages, and the memory of the parsed definitions. Each is
 //! checked on a page's text before its tools are parsed, so a server that
 //! hands out cursors forever or a hundred thousand tools in one page costs
-//! the client a bounded amount and is left out with a line naming the cap.
+//! the client a bounded amount. Past the cap on tools, the first tools in
+//! list order are kept and the rest skipped unparsed, with one warning
+//! naming how many; past any other cap the listing fails with a line
+//! naming it.
 
 use crate::text::grouped;
 use mcp_protocol::json_budget::JsonBudget;
 use serde::Deserialize;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
-use std::cell::Cell;
 use std::collections::HashSet;
 use std::fmt;
 
@@ -34,9 +36,12 @@ pub const DEFAULT_MAX_PAGES: usize = 100;
 /// this is a third to a half of what the listing can cost it.
 pub const DEFAULT_MAX_LISTING_TREE_BYTES: usize = 32 << 20;
 
-/// The caps on one server's `tools/list`; a listing that passes one fails
-/// with [`McpError::Limit`](crate::McpError::Limit) naming it, and a
-/// host that builds a catalog of many servers (as mcp-host does) leaves that server out.
+/// The caps on one server's `tools/list`. Past [`max_tools`](Self::max_tools)
+/// the first tools are kept (one warning says how many were left out);
+/// a listing that passes another cap fails with
+/// [`McpError::Limit`](crate::McpError::Limit) naming it, and a host that
+/// builds a catalog of many servers (as mcp-host does) leaves that server
+/// out.
 ///
 /// ```
 /// use mcp_client::{ClientOptions, ListLimits};
@@ -52,7 +57,9 @@ pub const DEFAULT_MAX_LISTING_TREE_BYTES: usize = 32 << 20;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ListLimits {
-    /// The most tools one server may list. Default [`DEFAULT_MAX_TOOLS`].
+    /// The most tools kept of one server's listing (the first, in list
+    /// order; the pages after the cap is reached are not asked for).
+    /// Default [`DEFAULT_MAX_TOOLS`].
     pub max_tools: usize,
     /// The most bytes of `tools/list` results, all pages together. Default
     /// [`DEFAULT_MAX_LISTING_BYTES`].
@@ -89,6 +96,8 @@ pub(super) struct Listing {
     bytes: usize,
     tree_bytes: usize,
     tools: usize,
+    /// Tools past the cap, skipped unparsed.
+    left_out: usize,
     cursors: HashSet<String>,
 }
 
@@ -103,8 +112,35 @@ impl Listing {
             bytes: 0,
             tree_bytes: 0,
             tools: 0,
+            left_out: 0,
             cursors: HashSet::new(),
         }
+    }
+
+    /// Whether the listing holds as many tools as the cap lets it: the
+    /// pages after this one are not asked for.
+    pub(super) fn full(&self) -> bool {
+        self.tools >= self.limits.max_tools
+    }
+
+    /// The cut, once the server listed more tools than the cap: a warning
+    /// line naming how many were left out (`more_pages`: the listing had
+    /// pages left, not fetched, whose tools are not counted).
+    pub(super) fn cut(&self, more_pages: bool) -> Option<String> {
+        if self.left_out == 0 && !(more_pages && self.full()) {
+            return None;
+        }
+        let later = if more_pages {
+            " and any on the pages not fetched"
+        } else {
+            ""
+        };
+        Some(format!(
+            "it lists more tools than the cap on tools per server ({}): the first {} are kept, {} left out{later}",
+            grouped(self.limits.max_tools),
+            grouped(self.tools),
+            grouped(self.left_out),
+        ))
     }
 
     /// Before another page is asked for.
@@ -129,40 +165,30 @@ impl Listing {
                 bytes(self.limits.max_bytes)
             )));
         }
-        let over = Cell::new(false);
         let page = PageVisitor {
             capped: Capped {
                 room: self.limits.max_tools.saturating_sub(self.tools),
-                over: &over,
             },
         };
         let mut reader = serde_json::Deserializer::from_str(text);
-        let page = match de::Deserializer::deserialize_map(&mut reader, page) {
-            Ok(page) => page,
-            Err(_) if over.get() => {
-                return Err(Refused::Cap(format!(
-                    "its tool list passed {} tools (the cap on tools per server)",
-                    grouped(self.limits.max_tools)
-                )));
-            }
-            Err(e) => {
-                return Err(Refused::Malformed(format!(
-                    "its tools/list result does not parse: {e}"
-                )));
-            }
-        };
+        let page = de::Deserializer::deserialize_map(&mut reader, page).map_err(|e| {
+            Refused::Malformed(format!("its tools/list result does not parse: {e}"))
+        })?;
         self.tools += page.tools.len();
-        let budget = JsonBudget::new(self.limits.max_tree_bytes - self.tree_bytes);
-        let shape = budget
-            .check(text.as_bytes())
-            .map_err(|e| match e {
+        self.left_out += page.left_out;
+        // The memory of what is kept: the tools past the cap are skipped
+        // unparsed.
+        for tool in &page.tools {
+            let budget = JsonBudget::new(self.limits.max_tree_bytes - self.tree_bytes);
+            let shape = budget.check(tool.get().as_bytes()).map_err(|e| match e {
                 mcp_protocol::json_budget::OverBudget::TooLarge { .. } => Refused::Cap(format!(
                     "its tool list would take more than {} of memory once parsed (the cap on the memory of a listing)",
                     bytes(self.limits.max_tree_bytes)
                 )),
                 other => Refused::Malformed(format!("its tools/list result: {other}")),
             })?;
-        self.tree_bytes += shape.tree_bytes;
+            self.tree_bytes += shape.tree_bytes;
+        }
         if let Some(cursor) = &page.next_cursor
             && !self.cursors.insert(cursor.clone())
         {
@@ -187,14 +213,16 @@ fn bytes(n: usize) -> String {
 /// A page let through: its tools (still text), and where the next starts.
 pub(super) struct Admitted<'a> {
     pub(super) tools: Vec<&'a RawValue>,
+    /// The page's tools past the cap, skipped.
+    pub(super) left_out: usize,
     pub(super) next_cursor: Option<String>,
     pub(super) ttl_ms: Option<u64>,
 }
 
 /// Reads a `tools/list` result in one pass: `tools` through [`Capped`],
 /// `nextCursor` and `ttlMs`; other members skipped.
-struct PageVisitor<'c> {
-    capped: Capped<'c>,
+struct PageVisitor {
+    capped: Capped,
 }
 
 /// The members of a `tools/list` result the client reads.
@@ -208,7 +236,7 @@ enum Member {
     Other,
 }
 
-impl<'de> Visitor<'de> for PageVisitor<'_> {
+impl<'de> Visitor<'de> for PageVisitor {
     type Value = Admitted<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -233,31 +261,32 @@ impl<'de> Visitor<'de> for PageVisitor<'_> {
                 }
             }
         }
+        let (tools, left_out) = tools.ok_or_else(|| de::Error::missing_field("tools"))?;
         Ok(Admitted {
-            tools: tools.ok_or_else(|| de::Error::missing_field("tools"))?,
+            tools,
+            left_out,
             next_cursor,
             ttl_ms,
         })
     }
 }
 
-impl<'de> de::DeserializeSeed<'de> for Capped<'_> {
-    type Value = Vec<&'de RawValue>;
+impl<'de> de::DeserializeSeed<'de> for Capped {
+    type Value = (Vec<&'de RawValue>, usize);
 
     fn deserialize<D: de::Deserializer<'de>>(self, reader: D) -> Result<Self::Value, D::Error> {
         reader.deserialize_seq(self)
     }
 }
 
-/// Reads a JSON array of at most `room` values as text, and stops at the
-/// first one past it (setting `over`) instead of reading on.
-struct Capped<'c> {
+/// Reads a JSON array as text: its first `room` values kept, the rest
+/// skipped unparsed and counted.
+struct Capped {
     room: usize,
-    over: &'c Cell<bool>,
 }
 
-impl<'de> Visitor<'de> for Capped<'_> {
-    type Value = Vec<&'de RawValue>;
+impl<'de> Visitor<'de> for Capped {
+    type Value = (Vec<&'de RawValue>, usize);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an array of tool definitions")
@@ -265,14 +294,17 @@ impl<'de> Visitor<'de> for Capped<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut tools = Vec::new();
-        while let Some(tool) = seq.next_element::<&'de RawValue>()? {
-            if tools.len() == self.room {
-                self.over.set(true);
-                return Err(de::Error::custom("too many tools"));
+        while tools.len() < self.room {
+            match seq.next_element::<&'de RawValue>()? {
+                Some(tool) => tools.push(tool),
+                None => return Ok((tools, 0)),
             }
-            tools.push(tool);
         }
-        Ok(tools)
+        let mut skipped = 0;
+        while seq.next_element::<de::IgnoredAny>()?.is_some() {
+            skipped += 1;
+        }
+        Ok((tools, skipped))
     }
 }
 
@@ -306,12 +338,21 @@ mod tests {
     }
 
     #[test]
-    fn tools_are_counted_across_pages() {
+    fn tools_past_the_cap_are_left_out_and_counted_across_pages() {
         let mut listing = Listing::new(limits(5));
         let first = page(3, Some("a"));
         assert_eq!(listing.admit(&first).ok().unwrap().tools.len(), 3);
-        let second = page(3, None);
-        assert!(cap(listing.admit(&second)).contains("passed 5 tools"));
+        assert!(!listing.full() && listing.cut(true).is_none());
+        let second = page(4, Some("b"));
+        let admitted = listing.admit(&second).ok().unwrap();
+        assert_eq!(admitted.tools.len(), 2);
+        assert_eq!(admitted.tools[1].get(), r#"{"name":"t1","inputSchema":{}}"#);
+        assert!(listing.full());
+        assert_eq!(
+            listing.cut(true).unwrap(),
+            "it lists more tools than the cap on tools per server (5): the first 5 are kept, 2 left out and any on the pages not fetched"
+        );
+        assert!(listing.cut(false).unwrap().ends_with(", 2 left out"));
         assert_eq!(bytes(8 << 20), "8 MiB");
         assert_eq!(bytes(1_500), "1,500 bytes");
     }

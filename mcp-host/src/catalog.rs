@@ -289,6 +289,7 @@ impl Catalog {
             if let Some(restarts) = own.restarts {
                 client_options.restart.max_restarts = restarts;
             }
+            client_options.list_limits = own.list_limits(client_options.list_limits);
             let name = server.name.clone();
             tasks.push((
                 name,

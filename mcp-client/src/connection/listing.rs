@@ -218,10 +218,14 @@ impl McpClient {
                     })?;
                 tools.push(tool);
             }
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok((tools, ttl)),
+            let more = page.next_cursor.is_some();
+            if listing.full() || !more {
+                if let Some(cut) = listing.cut(more) {
+                    tracing::warn!(server = %server, "server `{server}`: {cut}");
+                }
+                return Ok((tools, ttl));
             }
+            cursor = page.next_cursor;
         }
     }
 

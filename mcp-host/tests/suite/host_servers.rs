@@ -1704,15 +1704,16 @@ type ListCase = (
 );
 
 /// Item 4 of issue 30: a server whose listing never ends (a new cursor
-/// and 1,000 tools a page; or 5 small tools a page; or 10 tools of 100 KB
-/// each), one that lists 100,000 tools in one page, one whose 900 tools
+/// and 5 small tools a page, or 10 tools of 100 KB each), one that lists
+/// 100,000 tools in one page, one whose 900 tools
 /// would take hundreds of MiB once parsed, and one that repeats its cursor
 /// are each left out at once, with one line naming the server and the cap,
 /// in bounded memory; `everything` beside them works.
 #[test]
 fn endless_huge_or_looping_tool_lists_leave_their_server_out_quickly() {
-    let cases: [ListCase; 6] = [
-        ("endless", &[], "its tool list passed 1,000 tools"),
+    // Past the cap on tools, the first tools are kept (see
+    // `a_server_over_the_tool_cap_keeps_its_first_tools`).
+    let cases: [ListCase; 5] = [
         (
             "endless",
             &[("LISTS_PER_PAGE", "5")],
@@ -1779,6 +1780,55 @@ fn endless_huge_or_looping_tool_lists_leave_their_server_out_quickly() {
         );
         assert_eq!(tool_calls(&lines[0]), [call("add", "e", false)]);
     }
+}
+
+/// A server listing more tools than the cap keeps its first ones in list
+/// order, with one warning naming how many were left out: `--max-tools 7`
+/// for a listing of 4 tools a page that never ends (its third page is not
+/// asked for), and an entry's own `"maxTools": 5` over the flag for one
+/// page of 12.
+#[test]
+fn a_server_over_the_tool_cap_keeps_its_first_tools() {
+    let mut many = hostile_lists("many", &[("LISTS_TOOLS", "12")]);
+    many["maxTools"] = json!(5);
+    let config = McpConfig::new(&json!({"mcpServers": {
+        "many": many,
+        "pages": hostile_lists("endless", &[("LISTS_PER_PAGE", "4")]),
+    }}));
+    let model = FakeModel::start(vec![
+        asks(vec![tool_use("t1", "t4", json!({}))]),
+        says("called"),
+    ]);
+    let run = host(&config, &model, "all", &["--max-tools", "7"], "call t4\n");
+    let lines = lines(&run);
+    let cut: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("the cap on tools per server"))
+        .collect();
+    assert_eq!(cut.len(), 2, "{}", run.stderr);
+    assert!(
+        cut.iter().any(|l| l.contains(
+            "server `many`: it lists more tools than the cap on tools per server (5): the first 5 are kept, 7 left out"
+        ) && !l.contains("pages not fetched")),
+        "{cut:?}"
+    );
+    assert!(
+        cut.iter().any(|l| l.contains(
+            "server `pages`: it lists more tools than the cap on tools per server (7): the first 7 are kept, 1 left out and any on the pages not fetched"
+        )),
+        "{cut:?}"
+    );
+    let requests = model.requests();
+    let mut names = offered(&requests[0]);
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "t0", "t0_0", "t0_1", "t0_2", "t0_3", "t1", "t1_0", "t1_1", "t1_2", "t2", "t3", "t4"
+        ]
+    );
+    assert_eq!(tool_calls(&lines[0]), [call("t4", "many", false)]);
 }
 
 /// Item 5 of issue 30: a tool whose `outputSchema` holds about 6 KiB of

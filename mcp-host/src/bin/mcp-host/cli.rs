@@ -32,6 +32,7 @@ usage: mcp-host --config PATH [--provider {names}] [--model NAME] [--system TEXT
                 [--json | --stream | --events]
                 [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
                 [--start-timeout SECONDS] [--restarts N] [--quiet] [--log-level LEVEL]
+                [--max-tools N] [--max-list-pages N] [--max-list-bytes N] [--max-list-memory N]
        mcp-host login SERVER --config PATH [--device] [--browser]
        mcp-host logout SERVER --config PATH
        mcp-host approvals list|revoke SERVER[/TOOL] [--pins PATH]
@@ -127,6 +128,14 @@ and as long again, then SIGKILL, with the processes it started.
 (default 3): the first at once on its next call, each later one no sooner
 than 1 s after the last start, then 2 s, 4 s, ... at most 30 s. An mcp.json
 entry's \"startTimeout\" (seconds) and \"restarts\" override them for
+that server.
+
+The caps on one server's tool listing: --max-tools (default 1000) keeps its
+first tools in list order and leaves the rest out with one warning;
+--max-list-pages (default 100), --max-list-bytes (default 8388608) and
+--max-list-memory (default 33554432, the parsed definitions' estimated memory)
+leave out a server that passes one. An mcp.json entry's \"maxTools\",
+\"maxListPages\", \"maxListBytes\" and \"maxListMemory\" override them for
 that server.
 
 Output: each answer's text on stdout, once it is whole, then a blank line
@@ -247,6 +256,8 @@ pub(crate) struct Args {
     pub(crate) on_overflow: Overflow,
     pub(crate) start_timeout: Duration,
     pub(crate) restarts: u32,
+    /// The caps on one server's tool listing (`--max-tools`, …).
+    pub(crate) list_limits: mcp_client::ListLimits,
     /// `--log-level` or `--quiet`, the last given; `None`: `RUST_LOG`.
     pub(crate) log_level: Option<LevelFilter>,
 }
@@ -350,6 +361,15 @@ fn seconds(flag: &str, value: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("{flag} takes a positive number of seconds, not `{value}`"))
 }
 
+/// A cap's value: a positive whole number.
+fn cap(flag: &str, value: &str) -> Result<usize, String> {
+    value
+        .parse::<usize>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("{flag} takes a positive whole number, not `{value}`"))
+}
+
 /// Parses the arguments after the program name.
 pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
     let mut args = args.into_iter().peekable();
@@ -379,6 +399,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut cache = true;
     let mut start_timeout = mcp_host::catalog::START_TIMEOUT;
     let mut restarts = mcp_client::DEFAULT_MAX_RESTARTS;
+    let mut list_limits = mcp_client::ListLimits::default();
     let mut log_level = None;
     let mut line_timeout = DEFAULT_LINE_TIMEOUT;
     while let Some(arg) = args.next() {
@@ -468,6 +489,12 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
                     format!("--restarts takes a whole number (0 or more), not `{text}`")
                 })?;
             }
+            "--max-tools" => list_limits.max_tools = cap("--max-tools", &value()?)?,
+            "--max-list-pages" => list_limits.max_pages = cap("--max-list-pages", &value()?)?,
+            "--max-list-bytes" => list_limits.max_bytes = cap("--max-list-bytes", &value()?)?,
+            "--max-list-memory" => {
+                list_limits.max_tree_bytes = cap("--max-list-memory", &value()?)?;
+            }
             "--log-level" => {
                 let name = value()?;
                 log_level = Some(
@@ -533,6 +560,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         output: output.unwrap_or(Output::Text),
         start_timeout,
         restarts,
+        list_limits,
         log_level,
         history,
         on_overflow,
@@ -577,6 +605,7 @@ mod tests {
                 on_overflow: Overflow::Trim,
                 start_timeout: Duration::from_secs(30),
                 restarts: 3,
+                list_limits: mcp_client::ListLimits::default(),
                 log_level: None,
             }
         );
@@ -817,6 +846,36 @@ mod tests {
     }
 
     #[test]
+    fn the_listing_caps_have_flags() {
+        let args = run(&[
+            "--config",
+            "c",
+            "--max-tools",
+            "5",
+            "--max-list-pages",
+            "6",
+            "--max-list-bytes",
+            "7",
+            "--max-list-memory",
+            "8",
+        ])
+        .unwrap();
+        assert_eq!(
+            args.list_limits,
+            mcp_client::ListLimits {
+                max_tools: 5,
+                max_pages: 6,
+                max_bytes: 7,
+                max_tree_bytes: 8,
+            }
+        );
+        assert_eq!(
+            run(&["--config", "c", "--max-tools", "0"]).unwrap_err(),
+            "--max-tools takes a positive whole number, not `0`"
+        );
+    }
+
+    #[test]
     fn the_usage_and_the_provider_choices_come_from_the_table() {
         assert_eq!(
             usage(),
@@ -829,6 +888,7 @@ usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--sy
                 [--json | --stream | --events]
                 [--history all|last:N|tokens:N] [--on-overflow trim|summarize]
                 [--start-timeout SECONDS] [--restarts N] [--quiet] [--log-level LEVEL]
+                [--max-tools N] [--max-list-pages N] [--max-list-bytes N] [--max-list-memory N]
        mcp-host login SERVER --config PATH [--device] [--browser]
        mcp-host logout SERVER --config PATH
        mcp-host approvals list|revoke SERVER[/TOOL] [--pins PATH]
@@ -924,6 +984,14 @@ and as long again, then SIGKILL, with the processes it started.
 (default 3): the first at once on its next call, each later one no sooner
 than 1 s after the last start, then 2 s, 4 s, ... at most 30 s. An mcp.json
 entry's \"startTimeout\" (seconds) and \"restarts\" override them for
+that server.
+
+The caps on one server's tool listing: --max-tools (default 1000) keeps its
+first tools in list order and leaves the rest out with one warning;
+--max-list-pages (default 100), --max-list-bytes (default 8388608) and
+--max-list-memory (default 33554432, the parsed definitions' estimated memory)
+leave out a server that passes one. An mcp.json entry's \"maxTools\",
+\"maxListPages\", \"maxListBytes\" and \"maxListMemory\" override them for
 that server.
 
 Output: each answer's text on stdout, once it is whole, then a blank line

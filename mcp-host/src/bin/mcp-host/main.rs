@@ -306,6 +306,7 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
         client: ClientOptions {
             close_grace: args.close_grace,
             restart: RestartPolicy::max_restarts(args.restarts),
+            list_limits: args.list_limits,
             ..ClientOptions::default()
         },
         #[cfg(feature = "oauth")]
