@@ -972,9 +972,8 @@ impl Agent {
         added
     }
 
-    /// The host's answer to a call of its search tool (never approved: it
-    /// reads the catalog and changes what the conversation is offered),
-    /// its events emitted as any call's are.
+    /// The host's answer to a call of its search tool, kept to the budget
+    /// ([`LocalSearch::answer_call`]).
     fn answer_search(
         &self,
         search: &LocalSearch,
@@ -983,42 +982,7 @@ impl Agent {
         run: &Run,
         emit: &dyn Fn(events::Event),
     ) -> (budget::Kept, CallRecord) {
-        emit(events::Event::CallRequested {
-            id: call.id.clone(),
-            tool: call.name.clone(),
-            server: String::new(),
-            input: call.input.clone().unwrap_or(Value::Null),
-        });
-        let started = std::time::Instant::now();
-        let not_run = match (&call.input, run) {
-            (Err(failure), _) => Some(failure.clone()),
-            (_, Run::No(reason)) => Some(crate::call_result::CallFailure::NotRun {
-                reason: reason.clone(),
-            }),
-            (Ok(_), Run::Yes) => None,
-        };
-        let result = match (not_run, &call.input) {
-            (Some(failure), _) => {
-                emit(events::Event::CallNotRun {
-                    id: call.id.clone(),
-                    reason: failure.to_string(),
-                });
-                failure.to_result()
-            }
-            (None, input) => {
-                emit(events::Event::CallStarted {
-                    id: call.id.clone(),
-                });
-                let input = input.as_ref().cloned().unwrap_or(Value::Null);
-                let result = search.answer(&*self.provider, found, &input);
-                emit(events::Event::CallFinished {
-                    id: call.id.clone(),
-                    duration_ms: started.elapsed().as_millis() as u64,
-                    is_error: result.is_error,
-                });
-                result
-            }
-        };
+        let result = search.answer_call(&*self.provider, found, call, run, emit);
         let record = CallRecord {
             name: call.name.clone(),
             server: String::new(),

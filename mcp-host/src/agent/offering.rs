@@ -32,7 +32,7 @@
 //! conversation (the host's, or the API's: its `tool_reference`s,
 //! [`Provider::searched_tools`]) is not run and never reaches its server;
 //! the model gets an `isError` result saying how to find it
-//! ([`not_offered`]).
+//! (`not_offered`).
 //!
 //! The tools kept loaded are the ones named with
 //! [`AgentBuilder::always_loaded`](super::AgentBuilder::always_loaded), else
@@ -41,6 +41,9 @@
 //! the developer put there on purpose. A configured server's tools are all
 //! on demand.
 
+use super::calls::Run;
+use super::events::Event;
+use crate::call_result::CallFailure;
 use crate::catalog::Catalog;
 use crate::offer::ToolOffer;
 use crate::provider::{Provider, ToolCall};
@@ -326,6 +329,51 @@ pub(super) fn request_tools<'a>(tools: &'a [Value], found: &FoundTools) -> Cow<'
 }
 
 impl LocalSearch {
+    /// The host's answer to `call`, a call of the search tool (never
+    /// approved: it reads the catalog and changes what the conversation is
+    /// offered), its events emitted as any call's are: requested, then
+    /// started and finished, or not run (its input unusable, its response
+    /// cut off).
+    pub(super) fn answer_call(
+        &self,
+        provider: &dyn Provider,
+        found: &mut FoundTools,
+        call: &ToolCall,
+        run: &Run,
+        emit: &dyn Fn(Event),
+    ) -> CallToolResult {
+        emit(Event::CallRequested {
+            id: call.id.clone(),
+            tool: call.name.clone(),
+            server: String::new(),
+            input: call.input.clone().unwrap_or(Value::Null),
+        });
+        let not_run = match (&call.input, run) {
+            (Err(failure), _) => failure.clone(),
+            (_, Run::No(reason)) => CallFailure::NotRun {
+                reason: reason.clone(),
+            },
+            (Ok(input), Run::Yes) => {
+                let started = std::time::Instant::now();
+                emit(Event::CallStarted {
+                    id: call.id.clone(),
+                });
+                let result = self.answer(provider, found, input);
+                emit(Event::CallFinished {
+                    id: call.id.clone(),
+                    duration_ms: started.elapsed().as_millis() as u64,
+                    is_error: result.is_error,
+                });
+                return result;
+            }
+        };
+        emit(Event::CallNotRun {
+            id: call.id.clone(),
+            reason: not_run.to_string(),
+        });
+        not_run.to_result()
+    }
+
     /// The search tool's name.
     pub(super) fn name(&self) -> &str {
         &self.name
