@@ -1329,7 +1329,16 @@ fn an_unreachable_api_ends_each_line_with_error() {
         ("ANTHROPIC_API_KEY", CLAUDE_KEY.to_owned()),
     ];
     let run = host(&config, &["--json"], &env, "a\nb\n");
-    let out = lines(&run, 2);
+    // No line answered: the program says so and fails.
+    assert_eq!(run.status.code(), Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .ends_with("mcp-host: no line was answered (2 failed or timed out)\n"),
+        "{}",
+        run.stderr
+    );
+    let out = run.json_lines();
+    assert_eq!(out.len(), 2, "{}", run.stdout);
     for line in &out {
         assert_eq!(line["stop_reason"], "error");
         assert_eq!(line["text"], "");

@@ -1,0 +1,530 @@
+//! Time to first token: how soon the `mcp-host` program shows the first
+//! text of an answer with `--stream` (the responses streamed, each text
+//! delta written to stdout as it comes) against without (the whole answer
+//! once the response is complete), and the host CPU each line costs on
+//! either path.
+//!
+//! ```text
+//! cargo run --release -p bench --bin host-ttft -- [--reps N] [--lines N]
+//!     [--deltas N] [--event-ms MS] [--no-build] [--host PATH] [--write]
+//! ```
+//!
+//! - The model: a fake Anthropic Messages API on loopback (hyper, on a
+//!   thread of its own) that answers every line with `--deltas` (40) text
+//!   deltas of one word each. Streamed, it sends the documented events
+//!   (`message_start`, `content_block_start`, the `text_delta`s,
+//!   `content_block_stop`, `message_delta`, `message_stop`), each event
+//!   `--event-ms` (25) after the one before, as a model writing its answer
+//!   does: the delay is per SSE event, never per byte. Not streamed, it
+//!   sends the whole message once as long has passed as the whole stream
+//!   takes, as the API does when it answers only once it is done.
+//! - The subject: `mcp-host --config CFG --quiet` with an `mcp.json` of no
+//!   servers (this is the model path alone), with `--stream` or without,
+//!   stdout and stdin pipes (so `--stream` is said, not the terminal
+//!   default), one line at a time (the next once the answer is whole).
+//! - Measured: from writing a line to stdin to the first byte of its
+//!   answer on stdout (the first text a person would see), to the whole
+//!   answer (its text and the blank line after it), and the on-CPU time of
+//!   the host's threads over the line (`/proc/<pid>/task/*/schedstat`).
+//!   Every answer is checked to be the fake's text, whole.
+//!
+//! One warm-up run of each, then `--reps` (7) interleaved repetitions of
+//! `--lines` (20) lines each; each figure is the median over every line of
+//! every repetition. `--write` puts the report into `BENCHMARKS.md` between
+//! `<!-- bench:host-ttft:begin -->` and `<!-- bench:host-ttft:end -->`
+//! (appended when missing).
+
+// The thread CPU times, the machine and the load only.
+#[allow(dead_code)]
+#[path = "../procfs.rs"]
+mod procfs;
+
+use http_body_util::BodyExt;
+use hyper::body::{Bytes, Frame, Incoming};
+use hyper::{Request, Response};
+use serde_json::{Value, json};
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::fmt::Write as _;
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, mpsc};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+/// Marks the generated part of `BENCHMARKS.md`.
+const BEGIN: &str = "<!-- bench:host-ttft:begin -->";
+/// Ends the generated part of `BENCHMARKS.md`.
+const END: &str = "<!-- bench:host-ttft:end -->";
+/// The key the subject sends.
+const API_KEY: &str = "bench-key";
+/// Longest one line may take before the run is abandoned.
+const LINE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Command-line options.
+#[derive(Debug)]
+struct Options {
+    reps: usize,
+    lines: usize,
+    deltas: usize,
+    event: Duration,
+    build: bool,
+    write: bool,
+    host: Option<PathBuf>,
+}
+
+/// What the fake answers: the words of the text, one a delta.
+#[derive(Debug)]
+struct Fake {
+    words: Vec<String>,
+    event: Duration,
+}
+
+impl Fake {
+    /// The answer's whole text.
+    fn text(&self) -> String {
+        self.words.concat()
+    }
+
+    /// The SSE events of the answer, one piece each.
+    fn events(&self) -> VecDeque<Bytes> {
+        let usage = json!({"input_tokens": 20, "output_tokens": 1});
+        let mut events = vec![
+            (
+                "message_start",
+                json!({"type": "message_start", "message": {
+                    "id": "msg_ttft", "type": "message", "role": "assistant",
+                    "model": "claude-sonnet-4-6", "content": [], "stop_reason": null,
+                    "stop_sequence": null, "usage": usage}}),
+            ),
+            (
+                "content_block_start",
+                json!({"type": "content_block_start", "index": 0,
+                       "content_block": {"type": "text", "text": ""}}),
+            ),
+        ];
+        for word in &self.words {
+            events.push((
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": 0,
+                       "delta": {"type": "text_delta", "text": word}}),
+            ));
+        }
+        events.push((
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ));
+        events.push((
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn",
+                   "stop_sequence": null}, "usage": {"output_tokens": self.words.len()}}),
+        ));
+        events.push(("message_stop", json!({"type": "message_stop"})));
+        events
+            .into_iter()
+            .map(|(name, data)| Bytes::from(format!("event: {name}\ndata: {data}\n\n")))
+            .collect()
+    }
+
+    /// The whole message, as a response that is not streamed.
+    fn message(&self) -> Bytes {
+        Bytes::from(
+            json!({"id": "msg_ttft", "type": "message", "role": "assistant",
+                   "model": "claude-sonnet-4-6",
+                   "content": [{"type": "text", "text": self.text()}],
+                   "stop_reason": "end_turn", "stop_sequence": null,
+                   "usage": {"input_tokens": 20, "output_tokens": self.words.len()}})
+            .to_string(),
+        )
+    }
+}
+
+/// A body sent in pieces, each `interval` after the one before (the first
+/// too): the pace of a model writing.
+struct Paced {
+    pieces: VecDeque<Bytes>,
+    interval: Duration,
+    next: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl Paced {
+    fn new(pieces: VecDeque<Bytes>, interval: Duration) -> Paced {
+        Paced {
+            pieces,
+            interval,
+            next: Box::pin(tokio::time::sleep(interval)),
+        }
+    }
+}
+
+impl hyper::body::Body for Paced {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if self.pieces.is_empty() {
+            return Poll::Ready(None);
+        }
+        std::task::ready!(self.next.as_mut().poll(cx));
+        // From the last deadline, not from now: a late wake-up does not
+        // push every later piece back.
+        let deadline = self.next.deadline() + self.interval;
+        self.next.as_mut().reset(deadline);
+        Poll::Ready(self.pieces.pop_front().map(|piece| Ok(Frame::data(piece))))
+    }
+}
+
+/// Answers one request: streamed when it asks (`"stream": true`).
+async fn answer(request: Request<Incoming>, fake: &Fake) -> Response<Paced> {
+    let streamed = match request.into_body().collect().await {
+        Ok(body) => serde_json::from_slice::<Value>(&body.to_bytes())
+            .is_ok_and(|body| body["stream"] == true),
+        Err(_) => false,
+    };
+    let events = fake.events();
+    let (body, content_type) = if streamed {
+        (Paced::new(events, fake.event), "text/event-stream")
+    } else {
+        let whole = fake.event * u32::try_from(events.len()).unwrap_or(u32::MAX);
+        (
+            Paced::new(VecDeque::from([fake.message()]), whole),
+            "application/json",
+        )
+    };
+    let mut response = Response::new(body);
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static(content_type),
+    );
+    response
+}
+
+/// Serves the fake on `127.0.0.1:0` from a thread of its own; its URL.
+fn start_fake(fake: Arc<Fake>) -> std::io::Result<String> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    listener.set_nonblocking(true)?;
+    let url = format!("http://{}", listener.local_addr()?);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    std::thread::spawn(move || {
+        runtime.block_on(async move {
+            let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+                return;
+            };
+            while let Ok((stream, _)) = listener.accept().await {
+                let _ = stream.set_nodelay(true);
+                let fake = fake.clone();
+                tokio::spawn(async move {
+                    let service = hyper::service::service_fn(move |request| {
+                        let fake = fake.clone();
+                        async move { Ok::<_, Infallible>(answer(request, &fake).await) }
+                    });
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+        });
+    });
+    Ok(url)
+}
+
+/// One line as the subject answered it.
+#[derive(Clone, Copy, Debug)]
+struct Line {
+    /// From writing the line to the first byte of its answer.
+    first: Duration,
+    /// From writing the line to its whole answer.
+    whole: Duration,
+    /// On-CPU ns of the host's threads over the line.
+    cpu_ns: u64,
+}
+
+/// Runs the subject through `lines` lines; each line's figures.
+fn run_once(
+    host: &Path,
+    args: &[&str],
+    url: &str,
+    expected: &str,
+    lines: usize,
+) -> Result<Vec<Line>, String> {
+    let mut child = Command::new(host)
+        .args(args)
+        .env("ANTHROPIC_BASE_URL", url)
+        .env("ANTHROPIC_API_KEY", API_KEY)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("{}: {e}", host.display()))?;
+    let pid = child.id();
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let mut stdout = child.stdout.take().ok_or("no stdout")?;
+    let mut stderr = child.stderr.take().ok_or("no stderr")?;
+    let logs = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    // Each read of stdout with the moment it returned.
+    let (tx, rx) = mpsc::channel::<(Instant, Vec<u8>)>();
+    std::thread::spawn(move || {
+        let mut buffer = [0_u8; 8192];
+        while let Ok(n @ 1..) = stdout.read(&mut buffer) {
+            if tx.send((Instant::now(), buffer[..n].to_vec())).is_err() {
+                break;
+            }
+        }
+    });
+    let whole_answer = format!("{expected}\n\n");
+    let mut measured = Vec::with_capacity(lines);
+    let mut failure = None;
+    'lines: for i in 1..=lines {
+        let cpu_before = procfs::cpu_ns(pid).unwrap_or(0);
+        let started = Instant::now();
+        if let Err(e) = writeln!(stdin, "Tell me a story, part {i}.").and_then(|()| stdin.flush()) {
+            failure = Some(format!("line {i}: writing stdin: {e}"));
+            break;
+        }
+        let mut answer = Vec::new();
+        let mut first = None;
+        while answer.len() < whole_answer.len() {
+            match rx.recv_timeout(LINE_TIMEOUT) {
+                Ok((at, bytes)) => {
+                    first.get_or_insert(at - started);
+                    answer.extend_from_slice(&bytes);
+                }
+                Err(e) => {
+                    failure = Some(format!("line {i}: no whole answer ({e})"));
+                    break 'lines;
+                }
+            }
+        }
+        let whole = started.elapsed();
+        if answer != whole_answer.as_bytes() {
+            failure = Some(format!(
+                "line {i}: the answer {:?}",
+                String::from_utf8_lossy(&answer)
+            ));
+            break;
+        }
+        measured.push(Line {
+            first: first.unwrap_or(whole),
+            whole,
+            cpu_ns: procfs::cpu_ns(pid).unwrap_or(0).saturating_sub(cpu_before),
+        });
+    }
+    drop(stdin);
+    let status = child.wait().map_err(|e| e.to_string())?;
+    let logs = logs.join().unwrap_or_default();
+    if failure.is_none() && !status.success() {
+        failure = Some(format!("exit status {status}"));
+    }
+    match failure {
+        Some(failure) => Err(format!(
+            "{} {}: {failure}\n--- its stderr ---\n{logs}",
+            host.display(),
+            args.join(" ")
+        )),
+        None => Ok(measured),
+    }
+}
+
+fn parse_options() -> Options {
+    let mut options = Options {
+        reps: 7,
+        lines: 20,
+        deltas: 40,
+        event: Duration::from_millis(25),
+        build: true,
+        write: false,
+        host: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut number = || -> u64 {
+            args.next()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("{arg} needs a number"))
+        };
+        match arg.as_str() {
+            "--reps" => options.reps = number() as usize,
+            "--lines" => options.lines = number() as usize,
+            "--deltas" => options.deltas = number() as usize,
+            "--event-ms" => options.event = Duration::from_millis(number()),
+            "--no-build" => options.build = false,
+            "--write" => options.write = true,
+            "--host" => {
+                let path = args.next().unwrap_or_else(|| panic!("--host needs a path"));
+                options.host = Some(PathBuf::from(path));
+            }
+            _ => {
+                eprintln!(
+                    "usage: host-ttft [--reps N] [--lines N] [--deltas N] [--event-ms MS] [--no-build] [--host PATH] [--write]"
+                );
+                std::process::exit(2);
+            }
+        }
+    }
+    assert!(options.reps >= 1 && options.lines >= 1 && options.deltas >= 1);
+    options
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// The medians of one subject: first text and whole answer in ms, CPU in µs.
+fn medians(lines: &[Line]) -> (f64, f64, f64) {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    (
+        median(lines.iter().map(|l| ms(l.first)).collect()),
+        median(lines.iter().map(|l| ms(l.whole)).collect()),
+        median(lines.iter().map(|l| l.cpu_ns as f64 / 1e3).collect()),
+    )
+}
+
+fn report(options: &Options, runs: &[Vec<Line>; 2], load: (f64, f64), elapsed: Duration) -> String {
+    let [streamed, whole] = [medians(&runs[0]), medians(&runs[1])];
+    let events = options.deltas + 5;
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "{BEGIN}\n<!-- Generated by `cargo run --release -p bench --bin host-ttft`; edit outside the markers. -->\n"
+    );
+    let _ = writeln!(
+        text,
+        "```sh\ncargo run --release -p bench --bin host-ttft -- --reps {} --lines {} --deltas {} --event-ms {}\n```\n",
+        options.reps,
+        options.lines,
+        options.deltas,
+        options.event.as_millis()
+    );
+    let _ = writeln!(
+        text,
+        "{}; load average {:.2} before, {:.2} after; {:.0} s in all. Each answer: {} SSE events {} ms apart ({} ms for the whole stream; not streamed, the whole message after as long). Medians over {} lines:\n",
+        procfs::machine(),
+        load.0,
+        load.1,
+        elapsed.as_secs_f64(),
+        events,
+        options.event.as_millis(),
+        events as u128 * options.event.as_millis(),
+        options.reps * options.lines,
+    );
+    let _ = writeln!(
+        text,
+        "| `mcp-host` | first text on stdout | whole answer | host CPU per line |\n|---|---:|---:|---:|"
+    );
+    for (name, (first, all, cpu)) in [("`--stream`", streamed), ("whole answers", whole)] {
+        let _ = writeln!(
+            text,
+            "| {name} | {first:.1} ms | {all:.1} ms | {cpu:.0} µs |"
+        );
+    }
+    let _ = writeln!(
+        text,
+        "| streamed / whole | {:.3} | {:.3} | {:.2} |",
+        streamed.0 / whole.0,
+        streamed.1 / whole.1,
+        streamed.2 / whole.2
+    );
+    let _ = writeln!(text, "\n{END}");
+    text
+}
+
+/// Replaces the marked part of `path` with `text`, or appends it.
+fn write_report(path: &Path, text: &str) -> std::io::Result<()> {
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    let new = match (old.find(BEGIN), old.find(END)) {
+        (Some(begin), Some(end)) if begin < end => {
+            format!(
+                "{}{}{}",
+                &old[..begin],
+                text.trim_end(),
+                &old[end + END.len()..]
+            )
+        }
+        _ => format!("{}\n{text}", old.trim_end()),
+    };
+    std::fs::write(path, new)
+}
+
+fn main() {
+    let options = parse_options();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    if options.build && options.host.is_none() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let args = ["build", "--release", "-p", "mcp-host", "--bin", "mcp-host"];
+        let ok = Command::new(&cargo)
+            .args(args)
+            .current_dir(&root)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "cargo {} failed", args.join(" "));
+    }
+    let host = options
+        .host
+        .clone()
+        .unwrap_or_else(|| target.join("release/mcp-host"));
+    let config = std::env::temp_dir().join(format!("bench-ttft-{}.json", std::process::id()));
+    std::fs::write(&config, json!({"mcpServers": {}}).to_string()).expect("the config file");
+    let config_arg = config.to_string_lossy().into_owned();
+    let streamed: &[&str] = &["--config", &config_arg, "--quiet", "--stream"];
+    let whole: &[&str] = &["--config", &config_arg, "--quiet"];
+    let fake = Arc::new(Fake {
+        words: (0..options.deltas).map(|i| format!("word{i} ")).collect(),
+        event: options.event,
+    });
+    let expected = fake.text();
+    let url = start_fake(fake).expect("the fake API");
+    let load_before = procfs::load_average();
+    let started = Instant::now();
+    let subjects = [streamed, whole];
+    let mut runs: [Vec<Line>; 2] = [Vec::new(), Vec::new()];
+    let result = (|| {
+        for args in subjects {
+            run_once(&host, args, &url, &expected, options.lines)?;
+        }
+        for rep in 0..options.reps {
+            for k in 0..2 {
+                let which = if rep % 2 == 0 { k } else { 1 - k };
+                let lines = run_once(&host, subjects[which], &url, &expected, options.lines)?;
+                let (first, _, cpu) = medians(&lines);
+                eprintln!(
+                    "rep {rep}: {}: first text {first:.1} ms, {cpu:.0} µs CPU a line",
+                    subjects[which].join(" ")
+                );
+                runs[which].extend(lines);
+            }
+        }
+        Ok::<_, String>(())
+    })();
+    let _ = std::fs::remove_file(&config);
+    if let Err(e) = result {
+        eprintln!("host-ttft: {e}");
+        std::process::exit(1);
+    }
+    let text = report(
+        &options,
+        &runs,
+        (load_before, procfs::load_average()),
+        started.elapsed(),
+    );
+    print!("{text}");
+    if options.write {
+        let path = root.join("BENCHMARKS.md");
+        write_report(&path, &text).expect("BENCHMARKS.md written");
+        eprintln!("wrote {}", path.display());
+    }
+}
