@@ -135,7 +135,7 @@ impl Stack {
         // Read on: the provider prints notices there (a closed pipe would
         // end it).
         std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
-        let (provider, _) = watch_provider(child);
+        let provider = watch_provider(child);
         // The resource URL is the audience the provider signs for: the
         // server's port is chosen first.
         let port = closed_port_url().rsplit(':').next().unwrap().to_owned();
@@ -207,7 +207,7 @@ impl Drop for Stack {
 }
 
 /// The provider's stderr, collected; it logs nothing before its first grant.
-fn watch_provider(mut child: Child) -> (Running, ()) {
+fn watch_provider(mut child: Child) -> Running {
     let stderr = child.stderr.take().unwrap();
     let log = Arc::new(Mutex::new(String::new()));
     let sink = Arc::clone(&log);
@@ -218,7 +218,7 @@ fn watch_provider(mut child: Child) -> (Running, ()) {
             log.push('\n');
         }
     });
-    (Running { child, log }, ())
+    Running { child, log }
 }
 
 /// An HTTP answer.
@@ -540,7 +540,6 @@ fn the_code_flow_through_the_providers_pages_brings_a_refresh_token_and_a_restar
     );
     assert!(!run.stderr.contains("open this URL"), "{}", run.stderr);
     assert_eq!(stack.count("grant="), 1, "{}", stack.provider.log());
-    let _ = &stack.url;
 }
 
 #[test]
