@@ -62,6 +62,8 @@ pub(crate) struct Knobs {
     /// Refresh tokens are single-use; one used again revokes every token
     /// (a replay, as oidc-provider and others detect it).
     pub(crate) rotate_refresh: bool,
+    /// With `offline_access`: no refresh token, consent or not.
+    pub(crate) never_refresh: bool,
     /// The resource sits behind a gateway that refuses (403) every
     /// request without this `X-Api-Key`.
     pub(crate) api_key: Option<String>,
@@ -368,7 +370,7 @@ impl Fake {
                 state.access.insert(access.clone(), scope.clone());
                 let mut answer = json!({"access_token": access, "token_type": "Bearer",
                     "expires_in": state.knobs.expires_in.unwrap_or(3600), "scope": scope});
-                if refreshable {
+                if refreshable && !state.knobs.never_refresh {
                     let refresh = format!("rt-{n}");
                     state.refresh.insert(refresh.clone(), scope.clone());
                     answer["refresh_token"] = json!(refresh);

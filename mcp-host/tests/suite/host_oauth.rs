@@ -540,3 +540,38 @@ async fn a_login_slower_than_the_start_timeout_is_not_cut_short() {
     assert_eq!(fake.as_requests("/authorize").len(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_refresh_token_for_offline_access_is_said_once() {
+    let fake = Fake::start(Knobs {
+        offline_access: true,
+        never_refresh: true,
+        ..Knobs::default()
+    })
+    .await;
+    let dir = temp_dir("no-refresh");
+    let config = config(&dir, &fake);
+    let home = dir.clone();
+    let (status, stderr) = tokio::task::spawn_blocking(move || {
+        let api = crate::common::fake_model::closed_port_url();
+        run_with(
+            &home,
+            &["--config", &config, "--approve", "all"],
+            &[
+                ("ANTHROPIC_API_KEY", "sk-test"),
+                ("ANTHROPIC_BASE_URL", &api),
+            ],
+            browse,
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(status, 0, "{stderr}");
+    let line = format!(
+        "server `remote`: {} issued no refresh token although `offline_access` was asked; each expiry of the access token needs a new login",
+        fake.issuer()
+    );
+    assert_eq!(stderr.matches(&line).count(), 1, "{stderr}");
+    assert!(stderr.contains("mcp-host: 2 tools offered"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

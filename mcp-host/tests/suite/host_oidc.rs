@@ -135,7 +135,7 @@ impl Stack {
         // Read on: the provider prints notices there (a closed pipe would
         // end it).
         std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
-        let (provider, _) = watch_provider(child);
+        let provider = watch_provider(child);
         // The resource URL is the audience the provider signs for: the
         // server's port is chosen first.
         let port = closed_port_url().rsplit(':').next().unwrap().to_owned();
@@ -207,7 +207,7 @@ impl Drop for Stack {
 }
 
 /// The provider's stderr, collected; it logs nothing before its first grant.
-fn watch_provider(mut child: Child) -> (Running, ()) {
+fn watch_provider(mut child: Child) -> Running {
     let stderr = child.stderr.take().unwrap();
     let log = Arc::new(Mutex::new(String::new()));
     let sink = Arc::clone(&log);
@@ -218,7 +218,7 @@ fn watch_provider(mut child: Child) -> (Running, ()) {
             log.push('\n');
         }
     });
-    (Running { child, log }, ())
+    Running { child, log }
 }
 
 /// An HTTP answer.
@@ -402,17 +402,20 @@ fn form(html: &str) -> Option<(String, Vec<(String, String)>)> {
 
 /// Runs `mcp-host ARGS` against `stack`, the test as the user on the
 /// provider's pages for each login the program asks for.
-fn run_program(stack: &Stack, args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
+fn run_program(stack: &Stack, args: &[&str], env: &[(&str, &str)], stdin: &str) -> (i32, String) {
     let mut child = Command::new(host_binary())
         .args(args)
         .args(["--config", &stack.config()])
         .env("XDG_CONFIG_HOME", stack.xdg())
         .envs(env.iter().copied())
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_owned();
+    std::thread::spawn(move || input.write_all(stdin.as_bytes()));
     let mut all = String::new();
     for line in BufReader::new(child.stderr.take().unwrap()).lines() {
         let line = line.unwrap();
@@ -462,13 +465,48 @@ fn whoami_run(stack: &Stack, calls: usize) -> (HostRun, Vec<String>) {
     (run, bodies)
 }
 
+/// A run whose model calls `tool` once, the test on the provider's pages
+/// for any login: its status, its stderr, and the tool's result as the
+/// model got it.
+fn tool_run(stack: &Stack, tool: &str) -> (i32, String, String) {
+    let model = FakeModel::start(vec![
+        Reply::ok(claude_message(
+            json!([tool_use("toolu_1", tool, json!({}))]),
+            "tool_use",
+            1,
+            1,
+        )),
+        Reply::ok(claude_message(
+            json!([text_block("done")]),
+            "end_turn",
+            1,
+            1,
+        )),
+    ]);
+    let (status, stderr) = run_program(
+        stack,
+        &["--approve", "all", "--json"],
+        &[
+            ("ANTHROPIC_BASE_URL", &model.base_url),
+            ("ANTHROPIC_API_KEY", "sk-test"),
+        ],
+        "go\n",
+    );
+    let requests = model.requests();
+    let body = requests
+        .get(1)
+        .map(|r| r.raw_body.clone())
+        .unwrap_or_default();
+    (status, stderr, body)
+}
+
 /// `mcp-host login remote`, the test on the provider's pages.
 fn login(stack: &Stack, device: bool) -> String {
     let mut args = vec!["login", "remote"];
     if device {
         args.push("--device");
     }
-    let (status, stderr) = run_program(stack, &args, &[]);
+    let (status, stderr) = run_program(stack, &args, &[], "");
     assert_eq!(status, 0, "{stderr}\nprovider:\n{}", stack.provider.log());
     stderr
 }
@@ -502,7 +540,6 @@ fn the_code_flow_through_the_providers_pages_brings_a_refresh_token_and_a_restar
     );
     assert!(!run.stderr.contains("open this URL"), "{}", run.stderr);
     assert_eq!(stack.count("grant="), 1, "{}", stack.provider.log());
-    let _ = &stack.url;
 }
 
 #[test]
@@ -606,4 +643,122 @@ fn an_expired_token_is_refreshed_and_two_processes_sharing_the_store_keep_the_gr
         stack.provider.log()
     );
     assert!(!stack.provider.log().contains("grant-error"));
+}
+
+#[test]
+fn a_revoked_grant_is_said_once_and_a_new_login_through_the_pages_follows() {
+    let stack = Stack::start("revoked", 2);
+    login(&stack, false);
+    // The user revokes the refresh token at the provider (RFC 7009).
+    let stored = stack.stored();
+    let form = form_urlencoded::Serializer::new(String::new())
+        .extend_pairs([
+            ("token", stored["tokens"]["refresh_token"].as_str().unwrap()),
+            ("token_type_hint", "refresh_token"),
+            (
+                "client_id",
+                stored["registration"]["client_id"].as_str().unwrap(),
+            ),
+        ])
+        .finish();
+    let page = Browser::default().send(
+        "POST",
+        &format!("{}/token/revocation", stack.issuer),
+        Some(&form),
+    );
+    assert_eq!(page.status, 200, "{}", page.body);
+    std::thread::sleep(Duration::from_millis(2500));
+    let (status, stderr, body) = tool_run(&stack, "whoami");
+    assert_eq!(status, 0, "{stderr}");
+    let line = format!(
+        "server `remote`: the stored refresh token was refused by {} (revoked or expired); logging in again",
+        stack.issuer
+    );
+    assert_eq!(stderr.matches(&line).count(), 1, "{stderr}");
+    assert!(body.contains(r#"\"subject\":\"ada\""#), "{body}");
+    assert_eq!(
+        stack.count("grant=authorization_code"),
+        2,
+        "{}",
+        stack.provider.log()
+    );
+}
+
+#[test]
+fn a_tool_that_needs_more_scope_steps_up_through_the_consent_page() {
+    let stack = Stack::start("step-up", 3600);
+    // The entry asks for `tools:read` alone; `toggle_bonus` needs
+    // `tools:admin`.
+    fs::write(
+        stack.dir.join("mcp.json"),
+        json!({"mcpServers": {"remote": {"url": stack.url, "oauth": {"scopes": ["tools:read"]}}}})
+            .to_string(),
+    )
+    .unwrap();
+    login(&stack, false);
+    assert_eq!(stack.stored()["tokens"]["scope"], "tools:read");
+    let (status, stderr, body) = tool_run(&stack, "toggle_bonus");
+    assert_eq!(status, 0, "{stderr}");
+    assert!(body.contains("bonus is now hidden"), "{body}");
+    assert!(
+        stderr.contains("the server asks for more scope: authorizing again"),
+        "{stderr}"
+    );
+    let scope = stack.stored()["tokens"]["scope"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        scope.contains("tools:admin") && scope.contains("tools:read"),
+        "{scope}"
+    );
+    assert_eq!(
+        stack.count("grant=authorization_code"),
+        2,
+        "{}",
+        stack.provider.log()
+    );
+}
+
+#[test]
+fn ctrl_c_while_a_run_waits_for_the_providers_login_ends_it_at_once() {
+    let stack = Stack::start("ctrl-c", 3600);
+    let api = closed_port_url();
+    let mut child = Command::new(host_binary())
+        .args(["--config", &stack.config(), "--approve", "all"])
+        .env("XDG_CONFIG_HOME", stack.xdg())
+        .env("ANTHROPIC_API_KEY", "sk-test")
+        .env("ANTHROPIC_BASE_URL", &api)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id().to_string();
+    let mut stderr = String::new();
+    let mut sent = None;
+    for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+        let line = line.unwrap();
+        if sent.is_none() && line.contains("open this URL: ") {
+            assert!(
+                Command::new("kill")
+                    .args(["-INT", &pid])
+                    .status()
+                    .unwrap()
+                    .success()
+            );
+            sent = Some(std::time::Instant::now());
+        }
+        stderr.push_str(&line);
+        stderr.push('\n');
+    }
+    let status = child.wait().unwrap().code();
+    let waited = sent.expect("the login URL was shown").elapsed();
+    assert_eq!(status, Some(130), "{stderr}");
+    assert!(waited < Duration::from_secs(5), "{waited:?}");
+    assert!(
+        stderr.contains("mcp-host: SIGINT while the servers started"),
+        "{stderr}"
+    );
+    assert_eq!(stack.count("grant="), 0);
 }

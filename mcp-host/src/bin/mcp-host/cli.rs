@@ -156,7 +156,7 @@ server's stderr line; at a terminal, at warn). --quiet: warnings and errors only
 read: level and target=level directives (RUST_LOG=mcp_host=debug,warn).
 
 OAuth: an HTTP server without an `Authorization` header in PATH that answers
-401 is authorized before the first message: the stored token (refreshed when
+401 to its first request is authorized then: the stored token (refreshed when
 need be), else a login whose URL is printed on stderr (the redirect comes
 back to http://127.0.0.1:PORT/callback). The entry's \"oauth\": {{\"clientId\",
 \"clientSecret\", \"scopes\", \"redirectPort\"}} sets the client; without
@@ -1012,7 +1012,7 @@ server's stderr line; at a terminal, at warn). --quiet: warnings and errors only
 read: level and target=level directives (RUST_LOG=mcp_host=debug,warn).
 
 OAuth: an HTTP server without an `Authorization` header in PATH that answers
-401 is authorized before the first message: the stored token (refreshed when
+401 to its first request is authorized then: the stored token (refreshed when
 need be), else a login whose URL is printed on stderr (the redirect comes
 back to http://127.0.0.1:PORT/callback). The entry's \"oauth\": {\"clientId\",
 \"clientSecret\", \"scopes\", \"redirectPort\"} sets the client; without
