@@ -1063,14 +1063,14 @@ fn a_legacy_cancellation_ends_the_call_and_its_stream() {
         "params": {"requestId": 9, "reason": "test"}});
     let response = server.post(&[("Mcp-Session-Id", &id)], &cancel.to_string());
     assert_eq!(response.status, 202);
-    // The stream ends (a ten-minute call, read for at most 120 s), without
-    // a result, and the tool was stopped.
+    // The tool stops (a ten-minute call, which would send progress all
+    // along), then its stream ends without a result.
+    server.wait_for_log("slow: cancelled by the client after", 1);
     let ended = slow.join().unwrap();
     assert!(
         legacy_events(&ended).iter().all(|e| e.get("id").is_none()),
         "{ended:?}"
     );
-    server.wait_for_log("slow: cancelled by the client after", 1);
 }
 
 #[test]
