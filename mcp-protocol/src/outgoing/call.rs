@@ -205,7 +205,7 @@ impl Reply<'_> {
                 id: self.id,
                 result,
             },
-            capacity + self.id.get().len() + 160,
+            capacity + self.overhead(),
             FrameKind::Result,
         )
     }
@@ -221,7 +221,7 @@ impl Reply<'_> {
     fn structured_call_result(&self, json: &RawValue) -> Frame {
         let json = json.get();
         let carries = self.version.carries();
-        let mut out = Vec::with_capacity(2 * json.len() + self.id.get().len() + 224);
+        let mut out = Vec::with_capacity(2 * json.len() + 64 + self.overhead());
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
         out.extend_from_slice(self.id.get().as_bytes());
         out.extend_from_slice(b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":");
@@ -273,6 +273,50 @@ mod tests {
                     }));
                     assert_eq!(fast, typed, "{version}");
                 }
+            }
+        }
+    }
+
+    /// A call result is written into the buffer its estimate allocated,
+    /// never a larger one: the estimate covers the 2026-07-28 trailer (the
+    /// server's `_meta`, here a server with a long title), so no call pays
+    /// for a reallocation and a copy of its response.
+    #[test]
+    fn a_call_result_fits_its_estimate() {
+        use crate::model::Implementation;
+        let info = Implementation {
+            title: Some("A server whose title alone is longer than a fixed allowance".repeat(4)),
+            version: "1.2.3-with-a-long-prerelease-tag".to_owned(),
+            ..Implementation::new("everything", "1")
+        };
+        let meta = crate::outgoing::server_meta(&info);
+        let id = raw("\"a-request-id-of-some-length\"");
+        let json = raw(r#"{"sum":7.25}"#);
+        let error = "The tool failed; retry with other arguments.";
+        for version in ProtocolVersion::ALL {
+            let reply = Reply::new(&id, version, &meta);
+            let results = [
+                (
+                    CallToolResultRef::Structured {
+                        json: &json,
+                        wrap: false,
+                        content: &[],
+                    },
+                    2 * json.get().len() + 64,
+                ),
+                (CallToolResultRef::Error(error), error.len() + 64),
+            ];
+            for (result, body) in results {
+                let Frame::Owned(bytes, _) = reply.call_result(&result) else {
+                    panic!("a call result is one buffer");
+                };
+                let estimate = body + reply.overhead();
+                assert!(
+                    bytes.len() <= estimate,
+                    "{version}: {} > {estimate}",
+                    bytes.len()
+                );
+                assert_eq!(bytes.capacity(), estimate, "{version}: the buffer grew");
             }
         }
     }

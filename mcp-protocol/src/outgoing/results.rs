@@ -155,6 +155,22 @@ impl<'a> Reply<'a> {
         }
     }
 
+    /// The bytes a result of this reply writes besides its body: the
+    /// envelope, the id and, in an era whose results carry it, the
+    /// `resultType` and the server's `_meta` (which alone can outgrow a
+    /// fixed allowance: a server's title and version are its own). Frames
+    /// are allocated at body estimate plus this, so a result is written
+    /// without growing its buffer.
+    pub(super) fn overhead(&self) -> usize {
+        let trailer = if self.version.carries().envelope {
+            // `,"resultType":"complete","_meta":` and the object.
+            40 + self.server_meta.get().len()
+        } else {
+            0
+        };
+        160 + self.id.get().len() + trailer
+    }
+
     pub(super) fn trailer(&self, result_type: &'static str) -> Option<Trailer<'a>> {
         self.version.carries().envelope.then_some(Trailer {
             result_type,
@@ -173,7 +189,7 @@ impl<'a> Reply<'a> {
                 id: self.id,
                 result,
             },
-            capacity + self.id.get().len() + 160,
+            capacity + self.overhead(),
             FrameKind::Result,
         )
     }

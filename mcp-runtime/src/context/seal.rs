@@ -8,7 +8,6 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
@@ -444,8 +443,9 @@ fn now_ms() -> u64 {
 pub(crate) enum ArgumentsDigest {
     /// Computed already (or empty: a legacy call never seals).
     Known(String),
-    /// The call's arguments, hashed on demand.
-    Of(Option<Box<RawValue>>),
+    /// The call's arguments (the text the tool reads too, shared, not
+    /// copied), hashed on demand.
+    Of(Option<Arc<str>>),
 }
 
 impl ArgumentsDigest {
@@ -453,9 +453,7 @@ impl ArgumentsDigest {
     pub(crate) fn get(&self) -> Cow<'_, str> {
         match self {
             ArgumentsDigest::Known(digest) => Cow::Borrowed(digest),
-            ArgumentsDigest::Of(arguments) => {
-                Cow::Owned(arguments_digest(arguments.as_deref().map(RawValue::get)))
-            }
+            ArgumentsDigest::Of(arguments) => Cow::Owned(arguments_digest(arguments.as_deref())),
         }
     }
 }
@@ -560,9 +558,8 @@ mod tests {
     #[test]
     fn a_deferred_digest_is_the_digest_of_its_arguments() {
         let text = r#"{"b":1,"a":[1,{"y":2,"x":1}]}"#;
-        let raw = RawValue::from_string(text.to_owned()).unwrap();
         assert_eq!(
-            ArgumentsDigest::Of(Some(raw)).get(),
+            ArgumentsDigest::Of(Some(Arc::from(text))).get(),
             arguments_digest(Some(text))
         );
         assert_eq!(ArgumentsDigest::Of(None).get(), arguments_digest(None));

@@ -15,6 +15,7 @@ use crate::conn::peer::{Asked, LogMessage, Peer, Progress};
 use crate::context::{Context, ContextParts};
 use crate::error::Error;
 use crate::level::Level;
+use crate::outcome::ToolOutcome;
 use crate::principal::Principal;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::model::{
@@ -23,11 +24,11 @@ use crate::protocol::model::{
 };
 use crate::server::Server;
 use crate::session::call_span::Outcome;
-use crate::session::run::{self, run_tool, with_timeout};
+use crate::session::run::{self, Admitted, Ending, Sink, run_tool};
 use crate::session::{admit, finish};
 use crate::shared::Shared;
-use crate::tool::ToolCall;
 use crate::tool::call::Arguments;
+use crate::tool::{Tool, ToolCall};
 use crate::util::BoxFuture;
 use serde::Deserialize as _;
 use serde_json::value::RawValue;
@@ -236,6 +237,34 @@ impl Peer for LocalPeer {
             Some(callback) => Asked::Answer(callback(params)),
             None => Asked::Unable,
         }
+    }
+}
+
+/// The door's [`Sink`]: the answer returned to the caller as the owned
+/// model.
+struct Returned {
+    version: ProtocolVersion,
+}
+
+impl Sink for Returned {
+    type Output = Result<CallToolResult, RpcError>;
+
+    /// Dropping the call's future cancels it (see [`CancelOnDrop`]).
+    fn cancelled_by_context(&self) -> bool {
+        false
+    }
+
+    async fn begin(&self, _: &Tool, _: &Context) -> Result<(), ToolOutcome> {
+        Ok(())
+    }
+
+    async fn deliver(self, tool: &Tool, _: &Context, ending: Ending) -> (Outcome, Self::Output) {
+        let (outcome, answer) = finish::ended(tool, ending, self.version);
+        // Only a context's cancellation ends a run as cancelled, and the
+        // door's never does (see above).
+        let answer =
+            answer.unwrap_or_else(|| Err(RpcError::internal_error("the call was cancelled")));
+        (outcome, answer)
     }
 }
 
@@ -454,24 +483,18 @@ impl LocalClient {
             version,
             context: context.clone(),
         };
-        let id = context.raw_request_id();
-        let _slot = match run::slot(shared, door.connection.client_key(), &tool.name).await {
-            Ok(slot) => slot,
-            Err(busy) => {
-                context.finish();
-                cancel_on_drop.0 = None;
-                span.close(&tool.name, id, Outcome::IsError);
-                return finish::model(&tool, busy, version);
-            }
+        let admitted = Admitted {
+            timeout: run::timeout(shared, &tool, false, options.timeout),
+            future: run_tool(Arc::clone(&tool), call),
+            tool,
+            context,
+            span,
         };
-        let timeout = run::timeout(shared, &tool, false, options.timeout);
-        let future =
-            tracing::Instrument::instrument(run_tool(Arc::clone(&tool), call), span.span().clone());
-        let ran = with_timeout(&tool.name, future, timeout).await;
-        context.finish();
+        let client = door.connection.client_key();
+        let answer = run::execute(shared, client, admitted, Returned { version }).await;
+        // Ended: nothing left to cancel.
         cancel_on_drop.0 = None;
-        span.close(&tool.name, id, ran.outcome());
-        finish::model(&tool, ran.outcome, version)
+        answer
     }
 }
 

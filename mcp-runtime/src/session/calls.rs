@@ -7,7 +7,7 @@
 
 use super::call_span::{CallSpan, Outcome};
 use super::finish;
-use super::run::{self, Ending, run_tool, with_timeout};
+use super::run::{self, Admitted, Ending, Sink, run_tool};
 use crate::conn::connection::{CancelSignal, Connection};
 use crate::context::Context;
 use crate::context::elicit::Interrupt;
@@ -16,7 +16,7 @@ use crate::context::seal::{
 };
 use crate::outcome::ToolOutcome;
 use crate::protocol::frame::Frame;
-use crate::protocol::outgoing::{self, Capabilities, ErrorData, Reply};
+use crate::protocol::outgoing::{self, Reply};
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::session::tasks::TaskStarter;
 use crate::shared::Shared;
@@ -28,7 +28,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
-use std::time::Duration;
+
+/// A tool's future, boxed to be polled once inline and then moved to a task.
+type ToolFuture = Pin<Box<dyn Future<Output = ToolOutcome> + Send>>;
 
 /// A call ready to run.
 pub(crate) struct PreparedCall {
@@ -180,8 +182,7 @@ fn run(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCal
     // A call with a timeout needs the timer of a task from the start, and
     // one that may become a task must first be stored.
     let inline = tool.def.first_poll_inline && timeout.is_none() && task.is_none();
-    let mut future: Pin<Box<dyn Future<Output = ToolOutcome> + Send>> =
-        Box::pin(run_tool(Arc::clone(&tool), call));
+    let mut future: ToolFuture = Box::pin(run_tool(Arc::clone(&tool), call));
     if inline {
         let mut cx = TaskContext::from_waker(std::task::Waker::noop());
         if let Poll::Ready(outcome) = span.span().in_scope(|| future.as_mut().poll(&mut cx)) {
@@ -198,18 +199,22 @@ fn run(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCal
     if !tracked {
         connection.track_call(&key, &cancel);
     }
-    let pending = Pending {
-        key,
+    let call = Admitted {
         tool,
         context,
-        arguments_digest,
-        version,
+        future,
         span,
         timeout,
-        future,
+    };
+    let wire = Wire {
+        shared: Arc::clone(shared),
+        connection: Arc::clone(connection),
+        key,
+        arguments_digest,
+        version,
         task,
     };
-    spawn(Arc::clone(shared), Arc::clone(connection), pending);
+    spawn(call, wire);
 }
 
 /// Ends a call that was run (or refused) without waiting: `false` when it
@@ -219,122 +224,87 @@ fn finished(connection: &Connection, key: &str, tracked: bool) -> bool {
     !tracked || connection.finish_call(key)
 }
 
-/// A call whose future still has to run.
-struct Pending {
+/// The wire's [`Sink`]: call `key`'s response frame on `connection` (or
+/// the task's record, once the call became a task).
+struct Wire {
+    shared: Arc<Shared>,
+    connection: Arc<Connection>,
     key: Arc<str>,
-    tool: Arc<Tool>,
-    context: Context,
     arguments_digest: ArgumentsDigest,
     version: ProtocolVersion,
-    span: CallSpan,
-    timeout: Option<Duration>,
-    future: Pin<Box<dyn Future<Output = ToolOutcome> + Send>>,
     task: Option<Arc<TaskStarter>>,
 }
 
-fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
-    let key = Arc::clone(&pending.key);
-    let task_connection = Arc::clone(&connection);
-    let task = tokio::spawn(async move {
-        let connection = task_connection;
-        let Pending {
-            key,
-            tool,
-            context,
-            arguments_digest,
-            version,
-            span,
-            timeout,
-            future,
-            task,
-        } = pending;
-        // Without the `tasks` feature no call becomes a task, and the two
-        // task paths below that await are compiled out: a constant `false`
-        // would not do, because an async fn keeps the resume arm of every
-        // await it contains, with all it calls (with the guard in
-        // `task_cancelled`, a measurable part of a stdio server's binary:
-        // BENCHMARKS.md).
-        let id = context.raw_request_id();
-        let _slot = match run::slot(&shared, connection.client_key(), &tool.name).await {
-            Ok(slot) => slot,
-            Err(busy) => {
-                context.finish();
-                if connection.finish_call(&key) {
-                    span.close(&tool.name, id, Outcome::IsError);
-                    connection.send(outcome_frame(&shared, id, &tool, &busy, version));
-                } else {
-                    span.close(&tool.name, id, Outcome::Cancelled);
-                }
-                return;
-            }
-        };
-        // A task tool becomes a task before its first line, unless its body
-        // says where (after the questions it asks on the request).
+impl Sink for Wire {
+    /// The frame to send, once the span is closed (none when cancelled or
+    /// a task).
+    type Output = Option<Frame>;
+
+    /// `tasks/cancel` fires the context's cancellation; a plain call's
+    /// cancellation aborts its task instead.
+    fn cancelled_by_context(&self) -> bool {
+        crate::task::ENABLED && self.task.is_some()
+    }
+
+    /// A task tool becomes a task before its first line, unless its body
+    /// says where (after the questions it asks on the request).
+    async fn begin(&self, tool: &Tool, context: &Context) -> Result<(), ToolOutcome> {
+        // Without the `tasks` feature no call becomes a task, and the task
+        // paths that await are compiled out: a constant `false` would not
+        // do, because an async fn keeps the resume arm of every await it
+        // contains, with all it calls (a measurable part of a stdio
+        // server's binary: BENCHMARKS.md).
         #[cfg(feature = "tasks")]
-        if task.is_some()
+        if self.task.is_some()
             && !tool.def.task_begins_in_body
             && let Err(refusal) = context.begin_task().await
         {
-            context.finish();
-            if connection.finish_call(&key) {
-                span.close(&tool.name, id, Outcome::IsError);
-                let refused = ToolOutcome::Error(refusal.message().to_owned());
-                connection.send(outcome_frame(&shared, id, &tool, &refused, version));
-            } else {
-                span.close(&tool.name, id, Outcome::Cancelled);
-            }
-            return;
+            return Err(ToolOutcome::Error(refusal.message().to_owned()));
         }
-        // `tasks/cancel` fires the context's cancellation; a plain call's
-        // cancellation aborts this task instead.
-        let task_cancelled = async {
-            match &task {
-                Some(_) if crate::task::ENABLED => context.cancelled().await,
-                _ => std::future::pending().await,
-            }
-        };
-        // The span is entered while the tool's future is polled, so what
-        // the tool logs or traces is inside it.
-        let ending = tokio::select! {
-            biased;
-            () = task_cancelled => Ending::Cancelled,
-            interrupt = context.interrupted() => Ending::Interrupted(interrupt),
-            ran = with_timeout(tool.name.as_ref(), tracing::Instrument::instrument(future, span.span().clone()), timeout) => Ending::Outcome(ran),
-        };
-        context.finish();
+        #[cfg(not(feature = "tasks"))]
+        let _ = (tool, context);
+        Ok(())
+    }
+
+    async fn deliver(
+        self,
+        tool: &Tool,
+        context: &Context,
+        ending: Ending,
+    ) -> (Outcome, Option<Frame>) {
+        let Wire {
+            shared,
+            connection,
+            key,
+            arguments_digest,
+            version,
+            task,
+        } = self;
         #[cfg(feature = "tasks")]
         if let Some(run) = task.as_ref().and_then(|starter| starter.run()) {
-            let (outcome, settled) = crate::session::tasks::task_end(&tool, ending, version);
+            let (outcome, settled) = crate::session::tasks::task_end(tool, ending, version);
             run.settle(settled).await;
-            span.close(&tool.name, id, outcome);
-            return;
+            return (outcome, None);
         }
+        #[cfg(not(feature = "tasks"))]
+        let _ = task;
         if !connection.finish_call(&key) {
-            span.close(&tool.name, id, Outcome::Cancelled);
-            return; // cancelled: nothing more is sent for this id
+            return (Outcome::Cancelled, None); // nothing more is sent for this id
         }
-        let (outcome, frame) = match ending {
+        let id = context.raw_request_id();
+        match ending {
             // Only a task is cancelled this way, and this call is not one.
-            Ending::Cancelled => {
-                span.close(&tool.name, id, Outcome::Cancelled);
-                return;
-            }
+            Ending::Cancelled => (Outcome::Cancelled, None),
             Ending::Outcome(ran) => (
                 ran.outcome(),
-                outcome_frame(&shared, id, &tool, &ran.outcome, version),
+                Some(outcome_frame(&shared, id, tool, &ran.outcome, version)),
             ),
             Ending::Interrupted(Interrupt::MissingCapability(required)) => (
                 Outcome::Error,
-                outgoing::rpc_error(
+                Some(outgoing::rpc_error(
                     Some(id),
-                    &RpcError::missing_client_capability("Missing required client capability")
-                        .with_data(
-                            ErrorData::MissingCapability {
-                                required: Capabilities(required),
-                            }
-                            .into(),
-                        ),
-                ),
+                    &finish::missing_capability(required),
+                )),
             ),
             Ending::Interrupted(Interrupt::InputRequired { key, request }) => {
                 let issued = shared
@@ -351,24 +321,35 @@ fn spawn(shared: Arc<Shared>, connection: Arc<Connection>, pending: Pending) {
                 match issued {
                     Ok(state) => (
                         Outcome::InputRequired,
-                        reply(&shared, id, version).input_required(
+                        Some(reply(&shared, id, version).input_required(
                             &key,
                             &request.wire(version),
                             &state,
-                        ),
+                        )),
                     ),
                     Err(refusal) => {
                         let outcome = ToolOutcome::Error(not_issued(&tool.name, &refusal));
                         (
                             Outcome::IsError,
-                            outcome_frame(&shared, id, &tool, &outcome, version),
+                            Some(outcome_frame(&shared, id, tool, &outcome, version)),
                         )
                     }
                 }
             }
-        };
-        span.close(&tool.name, id, outcome);
-        connection.send(frame);
+        }
+    }
+}
+
+/// Runs the rest of a call on a task of its own ([`run::execute`] with the
+/// [`Wire`] sink), abortable through the in-flight table.
+fn spawn(call: Admitted<ToolFuture>, wire: Wire) {
+    let key = Arc::clone(&wire.key);
+    let connection = Arc::clone(&wire.connection);
+    let task = tokio::spawn(async move {
+        let (shared, connection) = (Arc::clone(&wire.shared), Arc::clone(&wire.connection));
+        if let Some(frame) = run::execute(&shared, connection.client_key(), call, wire).await {
+            connection.send(frame);
+        }
     });
     connection.attach_task(&key, task.abort_handle());
 }

@@ -9,11 +9,14 @@
 //! (`Tool::wraps_output`), the text mirror, the error for output that is
 //! not JSON.
 
+use super::call_span::Outcome;
+use super::run::Ending;
 use crate::content::Content;
+use crate::context::elicit::Interrupt;
 use crate::outcome::ToolOutcome;
 use crate::protocol::frame::Frame;
 use crate::protocol::model;
-use crate::protocol::outgoing::{self, CallToolResultRef, Reply};
+use crate::protocol::outgoing::{self, CallToolResultRef, Capabilities, ErrorData, Reply};
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::tool::Tool;
 use serde_json::value::RawValue;
@@ -67,6 +70,42 @@ pub(crate) fn frame(
         Ok(result) => reply.call_result(result),
         Err(error) => outgoing::rpc_error(Some(id), error),
     })
+}
+
+/// The owned answer of a call that ended as `ending` (the door's, a task's),
+/// with how its span records it; `None` when it was cancelled. A call
+/// interrupted for a capability is the protocol error naming it; one that
+/// asked on a request it no longer has (a task's, after it began) an
+/// internal error.
+pub(crate) fn ended(
+    tool: &Tool,
+    ending: Ending,
+    version: ProtocolVersion,
+) -> (Outcome, Option<Result<model::CallToolResult, RpcError>>) {
+    match ending {
+        Ending::Cancelled => (Outcome::Cancelled, None),
+        Ending::Outcome(ran) => (ran.outcome(), Some(self::model(tool, ran.outcome, version))),
+        Ending::Interrupted(Interrupt::MissingCapability(required)) => {
+            (Outcome::Error, Some(Err(missing_capability(required))))
+        }
+        Ending::Interrupted(Interrupt::InputRequired { key, .. }) => (
+            Outcome::Error,
+            Some(Err(RpcError::internal_error(format!(
+                "the tool asked `{key}` on the request after its task began"
+            )))),
+        ),
+    }
+}
+
+/// `-32021`: the refusal of a call that needs client capabilities the
+/// request did not declare, naming them.
+pub(crate) fn missing_capability(required: &'static [&'static str]) -> RpcError {
+    RpcError::missing_client_capability("Missing required client capability").with_data(
+        ErrorData::MissingCapability {
+            required: Capabilities(required),
+        }
+        .into(),
+    )
 }
 
 /// The owned answer: the model's result, or the protocol error (what the

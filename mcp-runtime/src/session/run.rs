@@ -1,9 +1,12 @@
 //! Running an admitted call's tool, the same for every way a call arrives
-//! (the wire, the in-process door, a task run again): its run slot (or the
-//! busy refusal), its timeout, the tool's future with a panic caught as an
-//! error result, and how the run ended.
+//! (the wire, the in-process door, a task run again): [`execute`] takes its
+//! run slot (or the busy refusal), lets the caller's [`Sink`] begin it (a
+//! task), runs the tool's future in the call's span under its timeout with
+//! a panic caught as an error result, and hands how the run ended to the
+//! sink, the one thing the three differ in: where the answer goes.
 
-use super::call_span::{LOG_TARGET, Outcome};
+use super::call_span::{CallSpan, LOG_TARGET, Outcome};
+use crate::context::Context;
 use crate::context::elicit::Interrupt;
 use crate::limits::{QueueTimeout, RunSlot};
 use crate::outcome::ToolOutcome;
@@ -34,6 +37,14 @@ pub(crate) struct Ran {
 }
 
 impl Ran {
+    /// An outcome the tool did not return: a refusal before it ran.
+    fn refused(outcome: ToolOutcome) -> Ran {
+        Ran {
+            outcome,
+            timed_out: false,
+        }
+    }
+
     pub(crate) fn outcome(&self) -> Outcome {
         if self.timed_out {
             Outcome::Timeout
@@ -41,6 +52,99 @@ impl Ran {
             Outcome::of(&self.outcome)
         }
     }
+}
+
+/// An admitted call, ready to run: its tool, its context, the tool's
+/// future (made from the call, maybe polled once already), the span opened
+/// when it was admitted and its timeout.
+pub(crate) struct Admitted<F> {
+    pub(crate) tool: Arc<Tool>,
+    pub(crate) context: Context,
+    pub(crate) future: F,
+    pub(crate) span: CallSpan,
+    pub(crate) timeout: Option<Duration>,
+}
+
+/// Where a call's answer goes: the wire's response frame, the in-process
+/// door's returned model, a task's record.
+pub(crate) trait Sink {
+    /// What [`execute`] returns to its caller.
+    type Output;
+
+    /// Whether the context's cancellation ends the run (a task's
+    /// `tasks/cancel`); a plain call is cancelled by dropping its future.
+    fn cancelled_by_context(&self) -> bool;
+
+    /// Runs with the slot taken, before the tool's first line: a call that
+    /// runs as a task becomes one here. `Err` answers the call with that
+    /// refusal instead of running it.
+    fn begin(
+        &self,
+        tool: &Tool,
+        context: &Context,
+    ) -> impl Future<Output = Result<(), ToolOutcome>> + Send;
+
+    /// Takes the call's `ending`; gives back how the call's span records
+    /// it, and the output.
+    fn deliver(
+        self,
+        tool: &Tool,
+        context: &Context,
+        ending: Ending,
+    ) -> impl Future<Output = (Outcome, Self::Output)> + Send;
+}
+
+/// Runs an admitted call, the one sequence for every way a call arrives:
+/// a run slot counted against `client` (or the busy refusal), the sink's
+/// beginning, then the tool's future entered in the call's span under its
+/// timeout, raced with the interrupts of its context (and its
+/// cancellation, for a task); the context finished, the ending delivered
+/// to `sink`, the span closed with what the sink made of it.
+pub(crate) async fn execute<F, S>(
+    shared: &Shared,
+    client: Option<&str>,
+    call: Admitted<F>,
+    sink: S,
+) -> S::Output
+where
+    F: Future<Output = ToolOutcome> + Send,
+    S: Sink,
+{
+    let Admitted {
+        tool,
+        context,
+        future,
+        span,
+        timeout,
+    } = call;
+    let ending = match slot(shared, client, &tool.name).await {
+        Err(busy) => Ending::Outcome(Ran::refused(busy)),
+        Ok(_slot) => match sink.begin(&tool, &context).await {
+            Err(refused) => Ending::Outcome(Ran::refused(refused)),
+            Ok(()) => {
+                let cancelled = async {
+                    if sink.cancelled_by_context() {
+                        context.cancelled().await;
+                    } else {
+                        std::future::pending::<()>().await;
+                    }
+                };
+                // The span is entered while the tool's future is polled, so
+                // what the tool logs or traces is inside it.
+                let future = tracing::Instrument::instrument(future, span.span().clone());
+                tokio::select! {
+                    biased;
+                    () = cancelled => Ending::Cancelled,
+                    interrupt = context.interrupted() => Ending::Interrupted(interrupt),
+                    ran = with_timeout(&tool.name, future, timeout) => Ending::Outcome(ran),
+                }
+            }
+        },
+    };
+    context.finish();
+    let (outcome, output) = sink.deliver(&tool, &context, ending).await;
+    span.close(&tool.name, context.raw_request_id(), outcome);
+    output
 }
 
 /// The timeout of a call of `tool`: the tool's own, else the server's for

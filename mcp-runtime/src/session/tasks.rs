@@ -12,22 +12,21 @@
 //! [`LEASE`]; when the worker dies, its lease lapses and the next reader
 //! fails the task (`TaskRecord::fail_orphaned`).
 
+use super::call_span::CallSpan;
 use super::call_span::Outcome;
 use super::finish;
-use super::run::{self, Ending, run_tool, with_timeout};
+use super::run::{self, Admitted, Ending, Sink, run_tool};
 use crate::conn::client::ClientInfo;
 use crate::conn::connection::{CancelSignal, Connection};
 use crate::conn::peer::{Asked, LogMessage, Peer, Progress};
-use crate::context::elicit::Interrupt;
 use crate::context::{Context, ContextParts, TaskBegun, TaskStart};
 use crate::level::Level;
-use crate::limits::QueueTimeout;
-use crate::outcome::ToolError;
+use crate::outcome::{ToolError, ToolOutcome};
 use crate::protocol::model::TaskStatus;
 use crate::protocol::model::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, RpcError,
 };
-use crate::protocol::outgoing::{Capabilities, ErrorData, Reply};
+use crate::protocol::outgoing::Reply;
 
 use crate::protocol::{ErrorCode, ProtocolVersion};
 use crate::shared::Shared;
@@ -541,44 +540,54 @@ pub(crate) fn resume(shared: &Arc<Shared>, id: &str, record: &TaskRecord) {
             peer: None,
         });
         context.resume_task(Arc::new(run.clone()));
-        let arguments = again.arguments.map_or(Arguments::None, Arguments::Raw);
+        let arguments = again
+            .arguments
+            .map_or(Arguments::None, |raw| Arguments::Raw(Arc::from(raw.get())));
+        let version = ProtocolVersion::V2026_07_28;
+        // The span a call over the wire opens, with no caller's trace: the
+        // request that carried one is gone.
+        let span = CallSpan::open(&name, context.raw_request_id(), version, || None);
         let call = ToolCall {
             name,
             arguments,
-            version: ProtocolVersion::V2026_07_28,
-            context,
+            version,
+            context: context.clone(),
         };
-        run_resumed(&shared, tool, call, run).await;
+        let admitted = Admitted {
+            timeout: run::timeout(&shared, &tool, true, None),
+            future: run_tool(Arc::clone(&tool), call),
+            tool,
+            context,
+            span,
+        };
+        // No principal: the limits count it as a client of its own.
+        run::execute(&shared, None, admitted, Resumed { run, version }).await;
     });
 }
 
-/// Runs a task's tool again after its worker was lost (see [`resume`]): a
-/// run slot, the tool's own timeout,
-/// `tasks/cancel`, and the end stored in the record.
-async fn run_resumed(shared: &Shared, tool: Arc<Tool>, call: ToolCall, run: TaskRun) {
-    let context = call.context.clone();
-    let version = call.version;
-    let _slot = match shared.limits.run_slot(None).await {
-        Ok(slot) => slot,
-        Err(QueueTimeout { waited }) => {
-            run.settle(Settled::Failed(RpcError::internal_error(format!(
-                "the server was busy for {} (every run slot taken), so the task could not be started again",
-                human_duration(waited)
-            ))))
-            .await;
-            return;
-        }
-    };
-    let future = run_tool(Arc::clone(&tool), call);
-    let ending = tokio::select! {
-        biased;
-        () = context.cancelled() => Ending::Cancelled,
-        interrupt = context.interrupted() => Ending::Interrupted(interrupt),
-        ran = with_timeout(tool.name.as_ref(), future, run::timeout(shared, &tool, true, None)) => Ending::Outcome(ran),
-    };
-    context.finish();
-    let (_, settled) = task_end(&tool, ending, version);
-    run.settle(settled).await;
+/// The [`Sink`] of a task's tool run again after its worker was lost (see
+/// [`resume`]): its end stored in the record; `tasks/cancel` ends it.
+struct Resumed {
+    run: TaskRun,
+    version: ProtocolVersion,
+}
+
+impl Sink for Resumed {
+    type Output = ();
+
+    fn cancelled_by_context(&self) -> bool {
+        true
+    }
+
+    async fn begin(&self, _: &Tool, _: &Context) -> Result<(), ToolOutcome> {
+        Ok(())
+    }
+
+    async fn deliver(self, tool: &Tool, _: &Context, ending: Ending) -> (Outcome, ()) {
+        let (outcome, settled) = task_end(tool, ending, self.version);
+        self.run.settle(settled).await;
+        (outcome, ())
+    }
 }
 
 /// What a task's end stores, from how its call ended.
@@ -587,40 +596,16 @@ pub(super) fn task_end(
     ending: Ending,
     version: ProtocolVersion,
 ) -> (Outcome, Settled) {
-    match ending {
-        Ending::Cancelled => (Outcome::Cancelled, Settled::Cancelled),
-        Ending::Outcome(ran) => {
-            let outcome = ran.outcome();
-            match finish::model(tool, ran.outcome, version) {
-                Err(error) => (outcome, Settled::Failed(error)),
-                Ok(result) => match serde_json::to_value(result) {
-                    Ok(result) => (outcome, Settled::Completed(result)),
-                    Err(e) => (
-                        Outcome::Error,
-                        Settled::Failed(RpcError::internal_error(e.to_string())),
-                    ),
-                },
-            }
-        }
-        Ending::Interrupted(Interrupt::MissingCapability(required)) => (
+    let settled = match finish::ended(tool, ending, version) {
+        (outcome, None) => return (outcome, Settled::Cancelled),
+        (outcome, Some(Err(error))) => return (outcome, Settled::Failed(error)),
+        (outcome, Some(Ok(result))) => (outcome, serde_json::to_value(result)),
+    };
+    match settled {
+        (outcome, Ok(result)) => (outcome, Settled::Completed(result)),
+        (_, Err(e)) => (
             Outcome::Error,
-            Settled::Failed(
-                RpcError::missing_client_capability("Missing required client capability")
-                    .with_data(
-                        ErrorData::MissingCapability {
-                            required: Capabilities(required),
-                        }
-                        .into(),
-                    ),
-            ),
-        ),
-        // A task's questions go to its record, never into a round of the
-        // request, which is over.
-        Ending::Interrupted(Interrupt::InputRequired { key, .. }) => (
-            Outcome::Error,
-            Settled::Failed(RpcError::internal_error(format!(
-                "the tool asked `{key}` on the request after its task began"
-            ))),
+            Settled::Failed(RpcError::internal_error(e.to_string())),
         ),
     }
 }
@@ -673,6 +658,87 @@ mod tests {
         assert_eq!(record.status, TaskStatus::Failed);
         assert!(record.input_requests.is_empty());
         assert_eq!(record.issued, 0);
+    }
+
+    /// Records the `outcome` of every call span that closes.
+    #[derive(Clone, Default)]
+    struct Spans(Arc<Mutex<Vec<String>>>);
+
+    impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Spans {
+        fn on_record(
+            &self,
+            _: &tracing::span::Id,
+            values: &tracing::span::Record<'_>,
+            _: tracing_subscriber::layer::Context<'_, S>,
+        ) {
+            struct Visitor<'a>(&'a Mutex<Vec<String>>);
+            impl tracing::field::Visit for Visitor<'_> {
+                fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+                    if field.name() == "outcome" {
+                        lock(self.0).push(value.to_owned());
+                    }
+                }
+                fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
+            }
+            values.record(&mut Visitor(&self.0));
+        }
+    }
+
+    /// A task's tool run again on a server whose every run slot is taken is
+    /// refused as a call over the wire is, in the same words (its record
+    /// ends with that `isError` result), and its run has a call span,
+    /// closed `isError` like a wire call's.
+    #[tokio::test]
+    async fn a_resumed_task_is_refused_when_busy_as_a_wire_call_is() {
+        use tracing_subscriber::layer::SubscriberExt;
+        let spans = Spans::default();
+        let _guard =
+            tracing::subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
+        let tool = crate::tool::ToolBuilder::new("build", |_| {
+            Box::pin(async { crate::outcome::ToolOutcome::text("built") })
+        })
+        .task(crate::tool::TaskSupport::Optional)
+        .resumable(true)
+        .build();
+        let (shared, _, _) = crate::server::Server::new("t", "1")
+            .tool(tool)
+            .max_concurrent_calls(1)
+            .queue_timeout(Duration::from_millis(20))
+            .into_shared(false)
+            .unwrap();
+        let id = new_id();
+        let mut record = TaskRecord::new(None, "build", DEFAULT_TTL);
+        record.resume = Some(Resume {
+            arguments: None,
+            capabilities: json!({}),
+        });
+        assert!(shared.tasks.create(&id, &record).await.unwrap());
+        // Every slot taken: what a wire call is answered with now.
+        let held = shared.limits.run_slot(None).await.unwrap();
+        let Err(ToolOutcome::Error(busy)) = run::slot(&shared, None, "build").await else {
+            panic!("the only slot is held");
+        };
+        assert_eq!(
+            busy,
+            "The server was busy for 20ms (every run slot taken by other calls), so 'build' was not run. Retry the call later."
+        );
+        resume(&shared, &id, &record);
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let ended = loop {
+            let (_, record) = shared.tasks.load(&id, None).await.unwrap();
+            if record.status.is_terminal() {
+                break record;
+            }
+            assert!(std::time::Instant::now() < deadline, "the task never ended");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        };
+        drop(held);
+        assert_eq!(ended.status, TaskStatus::Completed);
+        assert_eq!(
+            ended.result,
+            Some(json!({"content": [{"type": "text", "text": busy}], "isError": true}))
+        );
+        assert_eq!(*lock(&spans.0), ["isError"]);
     }
 
     #[tokio::test]

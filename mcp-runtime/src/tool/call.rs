@@ -5,7 +5,6 @@ use crate::context::Context;
 use crate::outcome::ToolOutcome;
 use crate::protocol::ProtocolVersion;
 use serde::de::DeserializeOwned;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -20,8 +19,9 @@ const MAX_PATH_IN_MESSAGE: usize = 60;
 pub(crate) enum Arguments {
     /// Absent (read as `{}`).
     None,
-    /// The `arguments` object as the client sent it.
-    Raw(Box<RawValue>),
+    /// The `arguments` object as the client sent it (shared with the
+    /// call's `requestState` digest, which reads it only if one is sealed).
+    Raw(Arc<str>),
     /// An object handed over in-process (always a `Value::Object`).
     Local(Value),
 }
@@ -32,7 +32,7 @@ impl Arguments {
     fn text(&self) -> Cow<'_, str> {
         match self {
             Arguments::None => Cow::Borrowed("{}"),
-            Arguments::Raw(raw) => Cow::Borrowed(raw.get()),
+            Arguments::Raw(raw) => Cow::Borrowed(raw),
             Arguments::Local(value) => Cow::Owned(value.to_string()),
         }
     }
@@ -44,7 +44,7 @@ impl Arguments {
     pub(crate) fn object(&self) -> Result<Option<Cow<'_, Map<String, Value>>>, serde_json::Error> {
         match self {
             Arguments::None => Ok(None),
-            Arguments::Raw(raw) => serde_json::from_str(raw.get()).map(|map| Some(Cow::Owned(map))),
+            Arguments::Raw(raw) => serde_json::from_str(raw).map(|map| Some(Cow::Owned(map))),
             Arguments::Local(Value::Object(map)) => Ok(Some(Cow::Borrowed(map))),
             Arguments::Local(_) => Ok(None),
         }

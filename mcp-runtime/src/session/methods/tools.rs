@@ -128,6 +128,9 @@ impl Session {
         };
         // `arguments` is an object or absent: the one parse checked it.
         let arguments = params.arguments;
+        // The one copy of the arguments, out of the message: the tool reads
+        // it, and a `requestState` sealed later hashes the same text.
+        let owned: Option<Arc<str>> = arguments.map(|raw| Arc::from(raw.get()));
         let (name, tool) = admit::find_tool(&self.shared, &self.connection, requested)?;
         let version = info.version;
         // Tasks (2026-07-28, an extension the request declares in its own
@@ -156,7 +159,7 @@ impl Session {
             let digest = if params.request_state.is_some() {
                 ArgumentsDigest::Known(arguments_digest(arguments.map(RawValue::get)))
             } else {
-                ArgumentsDigest::Of(arguments.map(|raw| raw.to_owned()))
+                ArgumentsDigest::Of(owned.clone())
             };
             let resumed = self
                 .shared
@@ -249,7 +252,7 @@ impl Session {
         });
         let call = ToolCall {
             name,
-            arguments: arguments.map_or(Arguments::None, |raw| Arguments::Raw(raw.to_owned())),
+            arguments: owned.map_or(Arguments::None, Arguments::Raw),
             version,
             context,
         };
