@@ -15,7 +15,7 @@ use crate::text::excerpt;
 use crate::transport::framing;
 use crate::transport::{BoxFuture, Inbox, Incoming, Outgoing, Transport};
 use mcp_protocol::json_budget::{JsonBudget, OverBudget};
-use mcp_protocol::model::{CancelledParams, RequestId};
+use mcp_protocol::model::{CancelledParams, RequestId, method};
 use serde_json::value::RawValue;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
@@ -855,7 +855,7 @@ impl Router {
                 self.server_request(id, method, params).await;
             }
             Message::Notification { method, params } => {
-                if method == "notifications/cancelled" {
+                if method == method::CANCELLED {
                     self.server_cancelled(params.as_deref());
                 }
                 let notification = ServerNotification { method, params };
@@ -935,7 +935,7 @@ impl Router {
             return;
         }
         let shared = Arc::clone(&self.shared);
-        if method == "ping" {
+        if method == method::PING {
             shared.reply(&id, Ok(&empty_object())).await;
             return;
         }

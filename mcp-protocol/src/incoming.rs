@@ -105,7 +105,7 @@ impl<'de> ReadParams<'de> for FirstPass<'de> {
         map: &mut A,
         method: Option<&str>,
     ) -> Result<Self, A::Error> {
-        if method == Some("tools/call") {
+        if method == Some(crate::model::method::TOOLS_CALL) {
             map.next_value_seed(MembersSeed).map(FirstPass::Read)
         } else {
             map.next_value().map(FirstPass::Raw)

@@ -218,12 +218,12 @@ impl TestPeer {
 
     /// The `params` of each `notifications/progress` sent so far.
     pub fn progress(&self) -> Vec<Value> {
-        self.params_of("notifications/progress")
+        self.params_of(crate::protocol::model::method::PROGRESS)
     }
 
     /// The `params` of each `notifications/message` (log) sent so far.
     pub fn logs(&self) -> Vec<Value> {
-        self.params_of("notifications/message")
+        self.params_of(crate::protocol::model::method::MESSAGE)
     }
 
     /// Cancels the call, as the client's `notifications/cancelled` does:

@@ -28,6 +28,8 @@ mod model;
 // The module graph of mcp-runtime/src: acyclic (ARCHITECTURE.md, "How the
 // layering is checked").
 mod module_graph;
+// No method name spelled outside mcp-protocol's method table.
+mod method_names;
 mod replicas;
 mod robustness;
 mod runtime;

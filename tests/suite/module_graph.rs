@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 /// needed; a new entry must say why the modules cannot be layered.
 const ALLOWED_CYCLES: &[(&str, &str, &[&str], &str)] = &[];
 
-fn workspace_root() -> PathBuf {
+pub(crate) fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("tests/ sits in the workspace")
@@ -35,7 +35,7 @@ fn workspace_root() -> PathBuf {
 }
 
 /// The `members` of the workspace's `Cargo.toml`, as directories.
-fn members(root: &Path) -> Vec<PathBuf> {
+pub(crate) fn members(root: &Path) -> Vec<PathBuf> {
     let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
     let at = manifest
         .find("members")
@@ -52,7 +52,7 @@ fn members(root: &Path) -> Vec<PathBuf> {
 
 /// The root files of a member's library and binary targets, each with its
 /// label (`mcp-host (lib)`, `mcp-host (bin mcp-host)`).
-fn targets(member: &Path) -> Vec<(String, PathBuf)> {
+pub(crate) fn targets(member: &Path) -> Vec<(String, PathBuf)> {
     let manifest = std::fs::read_to_string(member.join("Cargo.toml")).expect("member manifest");
     let name = manifest
         .lines()
@@ -110,10 +110,10 @@ struct Module {
 /// modules it holds (its own, then its inline `mod name { … }` blocks), each
 /// with the byte range of its text.
 #[derive(Debug)]
-struct SourceFile {
-    path: PathBuf,
-    text: String,
-    code: String,
+pub(crate) struct SourceFile {
+    pub(crate) path: PathBuf,
+    pub(crate) text: String,
+    pub(crate) code: String,
     spans: Vec<(Vec<String>, usize, usize)>,
 }
 
@@ -124,7 +124,7 @@ impl SourceFile {
     }
 
     /// Line `at` is on, numbered from 1, and its text.
-    fn line(&self, at: usize) -> (usize, &str) {
+    pub(crate) fn line(&self, at: usize) -> (usize, &str) {
         let number = self.text[..at].matches('\n').count() + 1;
         let start = self.text[..at].rfind('\n').map_or(0, |n| n + 1);
         let end = self.text[at..]
@@ -142,14 +142,14 @@ type Level = BTreeMap<String, BTreeMap<String, Vec<Evidence>>>;
 
 /// A library or binary target read from its root file.
 #[derive(Debug)]
-struct Target {
+pub(crate) struct Target {
     label: String,
     modules: BTreeMap<Vec<String>, Module>,
-    files: Vec<SourceFile>,
+    pub(crate) files: Vec<SourceFile>,
 }
 
 impl Target {
-    fn read(label: &str, root: &Path) -> Target {
+    pub(crate) fn read(label: &str, root: &Path) -> Target {
         let mut target = Target {
             label: label.to_owned(),
             modules: BTreeMap::new(),
@@ -643,32 +643,32 @@ fn the_scan_finds_cycles_in_inner_folders() {
     std::fs::remove_dir_all(&dir).expect("scratch crate removed");
 }
 
-/// `text` with comments and the contents of string and char literals
-/// replaced by spaces, so a `crate::` in a doc comment, a doc link or a
-/// message is not an import.
-fn code_only(text: &str) -> String {
+/// What [`spans`] finds: a comment, a string literal or a char literal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Span {
+    Comment,
+    Str,
+    Char,
+}
+
+/// The comments and string and char literals of `text`, each with its
+/// byte range (a string's includes its quotes, and `r#` for a raw one).
+pub(crate) fn spans(text: &str) -> Vec<(Span, usize, usize)> {
     let bytes = text.as_bytes();
-    let mut out = bytes.to_vec();
-    let blank = |out: &mut Vec<u8>, from: usize, to: usize| {
-        for b in &mut out[from..to.min(bytes.len())] {
-            if *b != b'\n' {
-                *b = b' ';
-            }
-        }
-    };
+    let mut found = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
                 let end = text[i..].find('\n').map_or(bytes.len(), |e| i + e);
-                blank(&mut out, i, end);
+                found.push((Span::Comment, i, end));
                 i = end;
             }
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
                 let end = text[i + 2..]
                     .find("*/")
                     .map_or(bytes.len(), |e| i + 2 + e + 2);
-                blank(&mut out, i, end);
+                found.push((Span::Comment, i, end));
                 i = end;
             }
             b'r' if (bytes.get(i + 1) == Some(&b'"') || bytes.get(i + 1) == Some(&b'#'))
@@ -684,7 +684,7 @@ fn code_only(text: &str) -> String {
                 let end = text[start..]
                     .find(&close)
                     .map_or(bytes.len(), |e| start + e + close.len());
-                blank(&mut out, i, end);
+                found.push((Span::Str, i, end));
                 i = end;
             }
             b'"' => {
@@ -692,8 +692,9 @@ fn code_only(text: &str) -> String {
                 while j < bytes.len() && bytes[j] != b'"' {
                     j += if bytes[j] == b'\\' { 2 } else { 1 };
                 }
-                blank(&mut out, i, j + 1);
-                i = j + 1;
+                let end = (j + 1).min(bytes.len());
+                found.push((Span::Str, i, end));
+                i = end;
             }
             b'\'' => {
                 // A char literal ('x', '\n', '\u{..}') or a lifetime ('a).
@@ -701,12 +702,12 @@ fn code_only(text: &str) -> String {
                     let end = text[i + 2..]
                         .find('\'')
                         .map_or(bytes.len(), |e| i + 2 + e + 1);
-                    blank(&mut out, i, end);
+                    found.push((Span::Char, i, end));
                     i = end;
                 } else if let Some(c) = text[i + 1..].chars().next() {
                     let after = i + 1 + c.len_utf8();
                     if bytes.get(after) == Some(&b'\'') {
-                        blank(&mut out, i, after + 1);
+                        found.push((Span::Char, i, after + 1));
                         i = after + 1;
                     } else {
                         i += 1;
@@ -718,28 +719,58 @@ fn code_only(text: &str) -> String {
             _ => i += 1,
         }
     }
+    found
+}
+
+/// `text` with comments and the contents of string and char literals
+/// replaced by spaces, so a `crate::` in a doc comment, a doc link or a
+/// message is not an import.
+pub(crate) fn code_only(text: &str) -> String {
+    let mut out = text.as_bytes().to_vec();
+    for (_, from, to) in spans(text) {
+        for b in &mut out[from..to] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
     String::from_utf8(out).expect("blanking keeps UTF-8: only ASCII spans and whole literals")
 }
 
-/// `code` without its `#[cfg(test)]` items: a unit test may build a whole
-/// server (`crate::Server`, `crate::transport::memory`) to drive the module
-/// it tests; it sits above everything, and is not part of the layering. An
-/// item ends at its first `;` unless a `{` comes first (`mod tests;`,
-/// `pub(crate) mod queues;`, `use a::b;` against `mod tests { … }`), so a
-/// declaration never takes the items after it along.
-fn without_tests(code: &str) -> String {
-    let mut out = code.to_owned();
+/// The byte ranges of the `#[cfg(test)]` (and `#[cfg(all(test, …))]`)
+/// items of `code` (text that [`code_only`] made). An item ends at its
+/// first `;` unless a `{` comes first (`mod tests;`, `pub(crate) mod
+/// queues;`, `use a::b;` against `mod tests { … }`), so a declaration
+/// never takes the items after it along.
+pub(crate) fn test_items(code: &str) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
     let mut from = 0;
-    while let Some(found) = out[from..].find("#[cfg(test)]") {
-        let at = from + found;
-        let body = at + "#[cfg(test)]".len();
-        let end = match out[body..].find([';', '{']).map(|n| body + n) {
-            Some(semicolon) if out.as_bytes()[semicolon] == b';' => semicolon + 1,
-            Some(open) => open + matching_brace(&out[open..]) + 1,
+    while let Some(at) = code[from..].find("#[cfg(").map(|n| from + n) {
+        let condition = &code[at + "#[cfg(".len()..];
+        if !condition.starts_with("test)]") && !condition.starts_with("all(test,") {
+            from = at + 1;
+            continue;
+        }
+        let body = at + code[at..].find(']').expect("a closed attribute") + 1;
+        let end = match code[body..].find([';', '{']).map(|n| body + n) {
+            Some(semicolon) if code.as_bytes()[semicolon] == b';' => semicolon + 1,
+            Some(open) => open + matching_brace(&code[open..]) + 1,
             None => panic!("a #[cfg(test)] item that does not end"),
         };
-        out.replace_range(at..end, &" ".repeat(end - at));
+        found.push((at, end));
         from = end;
+    }
+    found
+}
+
+/// `code` without its test items ([`test_items`]): a unit test
+/// may build a whole server (`crate::Server`, `crate::transport::memory`)
+/// to drive the module it tests; it sits above everything, and is not
+/// part of the layering.
+fn without_tests(code: &str) -> String {
+    let mut out = code.to_owned();
+    for (at, end) in test_items(code) {
+        out.replace_range(at..end, &" ".repeat(end - at));
     }
     out
 }

@@ -12,6 +12,7 @@ use super::web::{Body, Web};
 use crate::bearer::Challenge;
 use crate::bearer::Secret;
 use hyper::Method;
+use mcp_protocol::model::method;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -167,14 +168,15 @@ impl OAuthClient {
     /// server does not ask for authorization.
     async fn challenge(&self) -> Result<Option<Challenge>, AuthError> {
         let peer = format!("server {}", self.config.server_url);
-        let ping = r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#;
+        let ping =
+            serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": method::PING}).to_string();
         let reply = self
             .web
             .send(
                 &peer,
                 Method::POST,
                 &self.config.server_url,
-                Body::Raw("application/json", ping),
+                Body::Raw("application/json", &ping),
                 None,
             )
             .await?;

@@ -3,12 +3,13 @@
 //! checked against the tool's `outputSchema`.
 
 use super::listing::Entry;
-use super::{CallOptions, Era, McpClient, handler::HostHandler, raw_params, tasks};
+use super::{CallOptions, Era, McpClient, handler::HostHandler, tasks};
 #[cfg(feature = "output-schema")]
 use crate::output;
 use crate::{ClientError, McpError};
+use mcp_protocol::model::method::{CallTool, Request};
 use mcp_protocol::model::{
-    CallToolParams, CallToolResponse, CallToolResult, InputRequest, JsonObject, method,
+    CallToolParams, CallToolResponse, CallToolResult, InputRequest, JsonObject,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -32,7 +33,7 @@ impl McpClient {
         let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
         match &outcome {
             Ok(result) => {
-                tracing::info!(target: "mcp_host::audit", server = %self.inner.config.name, tool = %name, duration_ms, is_error = result.is_error, "tools/call")
+                tracing::info!(target: "mcp_host::audit", server = %self.inner.config.name, tool = %name, duration_ms, is_error = result.is_error, "{}", CallTool::METHOD)
             }
             Err(error) => {
                 tracing::info!(target: "mcp_host::audit", server = %self.inner.config.name, tool = %name, duration_ms, is_error = true, %error, "tools/call failed")
@@ -117,30 +118,25 @@ impl McpClient {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Err(McpError::Client(ClientError::Timeout {
-                    method: method::TOOLS_CALL.into(),
+                    method: CallTool::METHOD.into(),
                     after: timeout,
                 }));
             }
-            let mut request = self.request_options(era, method::TOOLS_CALL, Some(name), left);
+            let mut request = self.request_options(era, CallTool::METHOD, Some(name), left);
             request.headers.extend(header_values.iter().cloned());
-            let response: CallToolResponse = self
-                .typed(
-                    &dispatcher,
-                    method::TOOLS_CALL,
-                    Some(&raw_params(&params)),
-                    request,
-                )
-                .await
-                .map_err(|e| match e {
-                    // The timeout is the call's, not the round's.
-                    McpError::Client(ClientError::Timeout { method, .. }) => {
-                        McpError::Client(ClientError::Timeout {
-                            method,
-                            after: timeout,
-                        })
-                    }
-                    other => other,
-                })?;
+            let response: CallToolResponse =
+                super::request::<CallTool>(&dispatcher, &self.inner.config.name, &params, request)
+                    .await
+                    .map_err(|e| match e {
+                        // The timeout is the call's, not the round's.
+                        McpError::Client(ClientError::Timeout { method, .. }) => {
+                            McpError::Client(ClientError::Timeout {
+                                method,
+                                after: timeout,
+                            })
+                        }
+                        other => other,
+                    })?;
             match response {
                 CallToolResponse::Complete(result) => {
                     return Ok(self.checked(name, entry.as_deref(), result).await);

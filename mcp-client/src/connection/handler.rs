@@ -11,7 +11,7 @@ use crate::{BoxFuture, Handler, RpcError, ServerNotification, ServerRequest};
 use mcp_protocol::model::{
     CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
     InputRequest, JsonObject, ProgressParams, ServerNotification as Notification,
-    ServerRequest as Request,
+    ServerRequest as Request, method,
 };
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -171,9 +171,9 @@ impl Handler for HostHandler {
     /// refused by the dispatcher before its params are read.
     fn handles(&self, method: &str) -> bool {
         match method {
-            "sampling/createMessage" => self.sample.is_some(),
-            "elicitation/create" => self.elicit.is_some(),
-            "ping" => true,
+            method::CREATE_MESSAGE => self.sample.is_some(),
+            method::ELICIT => self.elicit.is_some(),
+            method::PING => true,
             _ => false,
         }
     }
@@ -205,7 +205,7 @@ impl Handler for HostHandler {
     fn notification(&self, notification: ServerNotification) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             // Read raw, and only if it will be logged: a flood costs no tree.
-            if notification.method == "notifications/message" {
+            if notification.method == method::MESSAGE {
                 self.log_message(notification.params.as_deref());
                 return;
             }

@@ -1,14 +1,14 @@
 //! The handshake of each era: `server/discover` (2026-07-28) and the
 //! legacy `initialize`, and when a failed probe means "legacy server".
 
-use super::{Era, McpClient, handler::HostHandler, raw_params};
+use super::{Era, McpClient, handler::HostHandler, raw_params, request};
 use crate::{ClientError, Dispatcher, McpError, RequestOptions, RpcError};
 use mcp_protocol::ProtocolVersion;
 use mcp_protocol::http;
 use mcp_protocol::meta::Envelope;
+use mcp_protocol::model::method::{Discover, Initialize, Initialized, Notification, Request};
 use mcp_protocol::model::{
-    ClientCapabilities, DiscoverResult, Implementation, InitializeParams, InitializeResult,
-    MetaParams, method,
+    ClientCapabilities, DiscoverResult, Implementation, InitializeParams, MetaParams,
 };
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -91,10 +91,10 @@ impl Parts<'_> {
         let options = self
             .handshake_options(timeout)
             .header(http::PROTOCOL_VERSION, version)
-            .header(http::METHOD, method::DISCOVER);
+            .header(http::METHOD, Discover::METHOD);
         let params = raw_params(&params);
         let result = match dispatcher
-            .request(method::DISCOVER, Some(&params), options.clone())
+            .request(Discover::METHOD, Some(&params), options.clone())
             .await
         {
             // Refused as unsupported while naming the revision asked for
@@ -108,7 +108,7 @@ impl Parts<'_> {
             {
                 tracing::debug!(server = %self.server, error = %e, "server/discover refused the version it lists; asked again");
                 dispatcher
-                    .request(method::DISCOVER, Some(&params), options)
+                    .request(Discover::METHOD, Some(&params), options)
                     .await?
             }
             other => other?,
@@ -141,18 +141,8 @@ impl Parts<'_> {
             capabilities: self.capabilities.clone(),
             client_info: self.client_info.clone(),
         };
-        let result = dispatcher
-            .request(
-                method::INITIALIZE,
-                Some(&raw_params(&params)),
-                self.handshake_options(self.handshake_timeout),
-            )
-            .await?;
-        let result: InitializeResult =
-            serde_json::from_str(result.get()).map_err(|e| McpError::Protocol {
-                server: self.server.to_owned(),
-                reason: format!("its initialize result does not parse: {e}"),
-            })?;
+        let options = self.handshake_options(self.handshake_timeout);
+        let result = request::<Initialize>(dispatcher, self.server, &params, options).await?;
         let version = match ProtocolVersion::parse(&result.protocol_version) {
             Some(v) if !v.is_modern() => v,
             _ => {
@@ -162,7 +152,7 @@ impl Parts<'_> {
                 });
             }
         };
-        dispatcher.notify(method::INITIALIZED, None, &[]).await?;
+        dispatcher.notify(Initialized::METHOD, None, &[]).await?;
         if self.http {
             dispatcher.set_headers(&[(
                 http::PROTOCOL_VERSION.to_owned(),

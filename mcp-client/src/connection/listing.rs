@@ -17,8 +17,9 @@ use crate::limits;
 use crate::output;
 use crate::{Dispatcher, McpError};
 use mcp_protocol::http::{HeaderParam, HeaderParams};
+use mcp_protocol::model::method::{ListTools, Listen, Request};
 use mcp_protocol::model::{
-    ListToolsParams, ListenParams, SubscriptionFilter, Tool, ToolAnnotations, method,
+    ListToolsParams, ListenParams, SubscriptionFilter, Tool, ToolAnnotations,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -194,11 +195,11 @@ impl McpClient {
             // The page stays text until the caps let it through.
             let text = dispatcher
                 .request(
-                    method::TOOLS_LIST,
+                    ListTools::METHOD,
                     Some(&raw_params(&params)),
                     self.request_options(
                         era,
-                        method::TOOLS_LIST,
+                        ListTools::METHOD,
                         None,
                         self.inner.options.handshake_timeout,
                     ),
@@ -249,19 +250,14 @@ impl McpClient {
             meta: self.inner.envelope.clone(),
         };
         let params = raw_params(&params);
-        let mut options = self.request_options(
-            Era::Modern,
-            method::SUBSCRIPTIONS_LISTEN,
-            None,
-            Duration::MAX,
-        );
+        let mut options = self.request_options(Era::Modern, Listen::METHOD, None, Duration::MAX);
         // Ending the stream is the cancellation on HTTP; stdio sends it.
         options.cancel_notification = !self.inner.http;
         let dispatcher = Arc::clone(dispatcher);
         let server = self.inner.config.name.clone();
         let task = tokio::spawn(async move {
             if let Err(e) = dispatcher
-                .request(method::SUBSCRIPTIONS_LISTEN, Some(&params), options)
+                .request(Listen::METHOD, Some(&params), options)
                 .await
             {
                 tracing::debug!(%server, error = %e, "subscriptions/listen ended");

@@ -76,9 +76,9 @@ use mcp_protocol::ProtocolVersion;
 use mcp_protocol::http;
 use mcp_protocol::meta::Envelope;
 use mcp_protocol::model::TASKS_EXTENSION;
+use mcp_protocol::model::method::Request;
 use mcp_protocol::model::{ClientCapabilities, JsonObject};
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::fmt;
@@ -143,6 +143,25 @@ impl fmt::Debug for McpClient {
 fn raw_params<T: Serialize>(value: &T) -> Box<RawValue> {
     serde_json::value::to_raw_value(value)
         .unwrap_or_else(|_| unreachable!("the client's own params are plain JSON objects"))
+}
+
+/// Sends request `M` with `params` to `server` and reads its result: the
+/// one way a typed request leaves the client, so its method name, params
+/// and result types all come from the protocol's table
+/// (`mcp_protocol::model::method`).
+async fn request<M: Request>(
+    dispatcher: &Dispatcher,
+    server: &str,
+    params: &M::Params,
+    options: RequestOptions,
+) -> Result<M::Result, McpError> {
+    let result = dispatcher
+        .request(M::METHOD, Some(&raw_params(params)), options)
+        .await?;
+    serde_json::from_str(result.get()).map_err(|e| McpError::Protocol {
+        server: server.to_owned(),
+        reason: format!("its {} result does not parse: {e}", M::METHOD),
+    })
 }
 
 fn factory(
@@ -400,19 +419,5 @@ impl McpClient {
             options.cancel_notification = !self.inner.http;
         }
         options
-    }
-
-    async fn typed<T: DeserializeOwned>(
-        &self,
-        dispatcher: &Dispatcher,
-        method: &str,
-        params: Option<&RawValue>,
-        options: RequestOptions,
-    ) -> Result<T, McpError> {
-        let result = dispatcher.request(method, params, options).await?;
-        serde_json::from_str(result.get()).map_err(|e| McpError::Protocol {
-            server: self.inner.config.name.clone(),
-            reason: format!("its {method} result does not parse: {e}"),
-        })
     }
 }

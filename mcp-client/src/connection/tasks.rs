@@ -35,12 +35,10 @@ use super::handler::ProgressFn;
 use super::{Era, McpClient, raw_params};
 use crate::McpError;
 use crate::{ClientError, Dispatcher, RequestOptions};
-use mcp_protocol::model::method::{self, TASKS_CANCEL, TASKS_GET, TASKS_UPDATE};
+use mcp_protocol::model::method::{CallTool, CancelTask, GetTask, Request, UpdateTask};
 use mcp_protocol::model::{
     CallToolResult, DetailedTask, ProgressParams, Task, TaskIdParams, TaskStatus, UpdateTaskParams,
 };
-use serde::Serialize;
-use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::HashSet;
@@ -128,7 +126,7 @@ impl CancelRequest {
     async fn send(self) {
         match self
             .dispatcher
-            .request(TASKS_CANCEL, Some(&self.params), self.options)
+            .request(CancelTask::METHOD, Some(&self.params), self.options)
             .await
         {
             Ok(_) => {
@@ -195,7 +193,7 @@ impl McpClient {
         let mut guard = CancelOnDrop(Some(CancelRequest {
             dispatcher: Arc::clone(dispatcher),
             params: raw_params(&cancel),
-            options: self.task_options(TASKS_CANCEL, &task_id, CANCEL_WAIT),
+            options: self.task_options(CancelTask::METHOD, &task_id, CANCEL_WAIT),
             server: self.inner.config.name.clone(),
             task_id: task_id.clone(),
         }));
@@ -219,7 +217,7 @@ impl McpClient {
                 tracing::debug!(server = %self.inner.config.name, task = %task_id, "the call timed out; cancelling its task");
                 guard.cancel_now().await;
                 Err(McpError::Client(ClientError::Timeout {
-                    method: method::TOOLS_CALL.into(),
+                    method: CallTool::METHOD.into(),
                     after: timeout,
                 }))
             }
@@ -260,7 +258,7 @@ impl McpClient {
                 meta: meta.clone(),
             };
             let detailed: DetailedTask = match self
-                .task_request(dispatcher, TASKS_GET, &get, &task_id)
+                .task_request::<GetTask>(dispatcher, &get, &task_id)
                 .await
             {
                 Ok(detailed) => detailed,
@@ -306,7 +304,7 @@ impl McpClient {
                         input_responses: answers.into_iter().collect(),
                         meta: meta.clone(),
                     };
-                    self.task_request::<IgnoredAny>(dispatcher, TASKS_UPDATE, &update, &task_id)
+                    self.task_request::<UpdateTask>(dispatcher, &update, &task_id)
                         .await
                         .map_err(Stop::Abandon)?;
                 }
@@ -362,20 +360,14 @@ impl McpClient {
         options
     }
 
-    async fn task_request<T: DeserializeOwned>(
+    async fn task_request<M: Request>(
         &self,
         dispatcher: &Dispatcher,
-        method: &str,
-        params: &impl Serialize,
+        params: &M::Params,
         task_id: &str,
-    ) -> Result<T, McpError> {
-        self.typed(
-            dispatcher,
-            method,
-            Some(&raw_params(params)),
-            self.task_options(method, task_id, Duration::MAX),
-        )
-        .await
+    ) -> Result<M::Result, McpError> {
+        let options = self.task_options(M::METHOD, task_id, Duration::MAX);
+        super::request::<M>(dispatcher, &self.inner.config.name, params, options).await
     }
 
     fn task_protocol(&self, reason: String) -> McpError {

@@ -28,6 +28,8 @@
 //! assert_eq!(http::decode_value(value.as_bytes()).unwrap(), "Zürich");
 //! ```
 
+use crate::model::method;
+
 mod header_params;
 mod value;
 
@@ -79,8 +81,10 @@ impl NamedMember {
 /// ```
 pub fn named_member(method: &str) -> Option<NamedMember> {
     match method {
-        "tools/call" | "prompts/get" => Some(NamedMember::Name),
-        "tasks/get" | "tasks/update" | "tasks/cancel" => Some(NamedMember::TaskId),
+        method::TOOLS_CALL | "prompts/get" => Some(NamedMember::Name),
+        method::TASKS_GET | method::TASKS_UPDATE | method::TASKS_CANCEL => {
+            Some(NamedMember::TaskId)
+        }
         _ => None,
     }
 }

@@ -4,6 +4,12 @@
 //! for LSP. A client sends `M::Params` under `M::METHOD` and reads
 //! `M::Result`; the names are the constants below, spelled once.
 //!
+//! This is the project's one method table: each method is declared here
+//! once, with the revisions it exists in ([`Revisions`]) and the capability
+//! it belongs to ([`Capability`]). The server's router is keyed by these
+//! markers and the client sends them (`request::<M>`); no other source file
+//! spells a method name (the workspace test `method_names` holds that).
+//!
 //! ```
 //! use mcp_protocol::model::method::{self, CallTool, Request};
 //! use mcp_protocol::model::{CallToolParams, CallToolResponse, JsonRpcRequest};
@@ -24,7 +30,9 @@ use super::input::{
 };
 use super::jsonrpc::JsonObject;
 use super::lifecycle::{DiscoverResult, InitializeParams, InitializeResult, MetaParams};
-use super::notifications::{CancelledParams, ListenParams, LoggingMessageParams, ProgressParams};
+use super::notifications::{
+    CancelledParams, ListenParams, LoggingMessageParams, ProgressParams, SetLevelParams,
+};
 use super::task::{DetailedTask, TaskIdParams, UpdateTaskParams};
 use super::tools::{CallToolParams, ListToolsParams, ListToolsResult};
 use crate::ProtocolVersion;
@@ -73,28 +81,60 @@ pub const TASKS_CANCEL: &str = "tasks/cancel";
 /// stream (the Tasks extension, 2026-07-28).
 pub const TASKS_STATUS: &str = "notifications/tasks";
 
-/// The revisions a method exists in.
+/// The revisions a method exists in: a run of them, oldest first, as the
+/// spec settles it (`ping` and `logging/setLevel` end with the handshake
+/// revisions; `elicitation/create` starts with 2025-06-18).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Eras {
-    /// Every revision.
-    All,
-    /// The handshake revisions, 2024-11-05 to 2025-11-25 (a session opened
-    /// by `initialize`).
-    Legacy,
-    /// The stateless revisions, 2026-07-28 on (a `_meta` envelope on every
-    /// request).
-    Modern,
+pub struct Revisions {
+    first: ProtocolVersion,
+    last: ProtocolVersion,
 }
 
-impl Eras {
-    /// Whether the method exists in `version`.
-    pub const fn include(self, version: ProtocolVersion) -> bool {
-        match self {
-            Eras::All => true,
-            Eras::Legacy => !version.is_modern(),
-            Eras::Modern => version.is_modern(),
+impl Revisions {
+    /// Every revision.
+    pub const ALL: Revisions = Revisions::since(ProtocolVersion::V2024_11_05);
+    /// The handshake revisions, 2024-11-05 to 2025-11-25 (a session opened
+    /// by `initialize`).
+    pub const LEGACY: Revisions = Revisions {
+        first: ProtocolVersion::V2024_11_05,
+        last: ProtocolVersion::LATEST_LEGACY,
+    };
+    /// The stateless revisions, 2026-07-28 on (a `_meta` envelope on every
+    /// request).
+    pub const MODERN: Revisions = Revisions::since(ProtocolVersion::V2026_07_28);
+
+    /// `first` and every revision after it.
+    pub const fn since(first: ProtocolVersion) -> Revisions {
+        Revisions {
+            first,
+            last: ProtocolVersion::LATEST,
         }
     }
+
+    /// Whether the method exists in `version`: two comparisons, cheap
+    /// enough for a router's every request.
+    pub const fn include(self, version: ProtocolVersion) -> bool {
+        self.first.index() <= version.index() && version.index() <= self.last.index()
+    }
+}
+
+/// The capability a method belongs to: what a peer announces (in
+/// `initialize` or `server/discover`) when it serves the method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Capability {
+    /// The server's `tools` (`tools/*`, `notifications/tools/list_changed`).
+    Tools,
+    /// The server's `logging` (`logging/setLevel`, `notifications/message`).
+    Logging,
+    /// The server's Tasks extension (`tasks/*`, `notifications/tasks`).
+    Tasks,
+    /// The client's `sampling` (`sampling/createMessage`).
+    Sampling,
+    /// The client's `elicitation` (`elicitation/create`).
+    Elicitation,
+    /// The client's `roots` (`roots/list`).
+    Roots,
 }
 
 /// A request: sent as `params` under `METHOD`, answered with a `Result`.
@@ -102,7 +142,9 @@ pub trait Request {
     /// The method name on the wire.
     const METHOD: &'static str;
     /// The revisions it exists in.
-    const ERAS: Eras;
+    const REVISIONS: Revisions;
+    /// The capability the answering peer announces for it, if any.
+    const CAPABILITY: Option<Capability>;
     /// Its `params` (what a client writes; a server reads them with its
     /// own borrowed readers).
     type Params: Serialize;
@@ -115,84 +157,151 @@ pub trait Notification {
     /// The method name on the wire.
     const METHOD: &'static str;
     /// The revisions it exists in.
-    const ERAS: Eras;
+    const REVISIONS: Revisions;
+    /// The capability the sending peer announces for it, if any.
+    const CAPABILITY: Option<Capability>;
     /// Its `params`.
     type Params: Serialize;
 }
 
 macro_rules! requests {
-    ($($(#[$doc:meta])* $name:ident = $method:ident, $eras:ident, $params:ty => $result:ty;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident = $method:ident, $revisions:expr, $capability:expr, $params:ty => $result:ty;)*) => {$(
         $(#[$doc])*
         #[derive(Clone, Copy, Debug)]
         pub enum $name {}
 
         impl Request for $name {
             const METHOD: &'static str = $method;
-            const ERAS: Eras = Eras::$eras;
+            const REVISIONS: Revisions = $revisions;
+            const CAPABILITY: Option<Capability> = $capability;
             type Params = $params;
             type Result = $result;
         }
-    )*};
+    )*
+
+        /// Every request's method name, in the table's order.
+        pub const REQUEST_METHODS: &[&str] = &[$($method),*];
+    };
 }
 
 macro_rules! notifications {
-    ($($(#[$doc:meta])* $name:ident = $method:ident, $eras:ident, $params:ty;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident = $method:ident, $revisions:expr, $capability:expr, $params:ty;)*) => {$(
         $(#[$doc])*
         #[derive(Clone, Copy, Debug)]
         pub enum $name {}
 
         impl Notification for $name {
             const METHOD: &'static str = $method;
-            const ERAS: Eras = Eras::$eras;
+            const REVISIONS: Revisions = $revisions;
+            const CAPABILITY: Option<Capability> = $capability;
             type Params = $params;
         }
-    )*};
+    )*
+
+        /// Every notification's method name, in the table's order.
+        pub const NOTIFICATION_METHODS: &[&str] = &[$($method),*];
+    };
 }
 
 requests! {
     /// `initialize`: opens a session (2024-11-05 to 2025-11-25).
-    Initialize = INITIALIZE, Legacy, InitializeParams => InitializeResult;
+    Initialize = INITIALIZE, Revisions::LEGACY, None, InitializeParams => InitializeResult;
     /// `server/discover`: what a server offers (2026-07-28).
-    Discover = DISCOVER, Modern, MetaParams<'static> => DiscoverResult;
-    /// `ping`: whether the peer is alive; answered with `{}`.
-    Ping = PING, All, JsonObject => JsonObject;
+    Discover = DISCOVER, Revisions::MODERN, None, MetaParams<'static> => DiscoverResult;
+    /// `ping`: whether the peer is alive; answered with `{}` (2024-11-05
+    /// to 2025-11-25: 2026-07-28 removes it).
+    Ping = PING, Revisions::LEGACY, None, JsonObject => JsonObject;
     /// `tools/list`: a page of the server's tools.
-    ListTools = TOOLS_LIST, All, ListToolsParams<'static> => ListToolsResult;
+    ListTools = TOOLS_LIST, Revisions::ALL, Some(Capability::Tools), ListToolsParams<'static> => ListToolsResult;
     /// `tools/call`: runs a tool.
-    CallTool = TOOLS_CALL, All, CallToolParams<'static> => CallToolResponse;
+    CallTool = TOOLS_CALL, Revisions::ALL, Some(Capability::Tools), CallToolParams<'static> => CallToolResponse;
+    /// `logging/setLevel`: the lowest level of log messages the server
+    /// sends (2024-11-05 to 2025-11-25; 2026-07-28 requests carry their
+    /// level in `_meta`).
+    SetLevel = SET_LEVEL, Revisions::LEGACY, Some(Capability::Logging), SetLevelParams => JsonObject;
     /// `subscriptions/listen`: a stream of the notifications asked for
     /// (2026-07-28); its result closes the stream.
-    Listen = SUBSCRIPTIONS_LISTEN, Modern, ListenParams<'static> => JsonObject;
-    /// `elicitation/create`: the server asks the user (a server request
-    /// before 2026-07-28, an input request after).
-    Elicit = ELICIT, All, ElicitParams => ElicitResult;
+    Listen = SUBSCRIPTIONS_LISTEN, Revisions::MODERN, None, ListenParams<'static> => JsonObject;
+    /// `elicitation/create`: the server asks the user (2025-06-18 on: a
+    /// server request before 2026-07-28, an input request after).
+    Elicit = ELICIT, Revisions::since(ProtocolVersion::V2025_06_18), Some(Capability::Elicitation), ElicitParams => ElicitResult;
     /// `sampling/createMessage`: the server asks the client's model (a
     /// server request before 2026-07-28, an input request after).
-    CreateMessage = CREATE_MESSAGE, All, CreateMessageParams => CreateMessageResult;
+    CreateMessage = CREATE_MESSAGE, Revisions::ALL, Some(Capability::Sampling), CreateMessageParams => CreateMessageResult;
     /// `roots/list`: the client's roots (a server request before
     /// 2026-07-28, an input request after).
-    ListRoots = ROOTS_LIST, All, JsonObject => ListRootsResult;
+    ListRoots = ROOTS_LIST, Revisions::ALL, Some(Capability::Roots), JsonObject => ListRootsResult;
     /// `tasks/get`: a task's status and, once done, its result (the Tasks
     /// extension).
-    GetTask = TASKS_GET, Modern, TaskIdParams => DetailedTask;
+    GetTask = TASKS_GET, Revisions::MODERN, Some(Capability::Tasks), TaskIdParams => DetailedTask;
     /// `tasks/update`: answers to a task's questions (the Tasks extension).
-    UpdateTask = TASKS_UPDATE, Modern, UpdateTaskParams => JsonObject;
+    UpdateTask = TASKS_UPDATE, Revisions::MODERN, Some(Capability::Tasks), UpdateTaskParams => JsonObject;
     /// `tasks/cancel`: stops a task (the Tasks extension).
-    CancelTask = TASKS_CANCEL, Modern, TaskIdParams => JsonObject;
+    CancelTask = TASKS_CANCEL, Revisions::MODERN, Some(Capability::Tasks), TaskIdParams => JsonObject;
 }
 
 notifications! {
     /// `notifications/initialized`: the client's end of the handshake
     /// (2024-11-05 to 2025-11-25).
-    Initialized = INITIALIZED, Legacy, JsonObject;
+    Initialized = INITIALIZED, Revisions::LEGACY, None, JsonObject;
     /// `notifications/cancelled`: stop working on a request.
-    Cancelled = CANCELLED, All, CancelledParams;
+    Cancelled = CANCELLED, Revisions::ALL, None, CancelledParams;
     /// `notifications/progress`: how far a request is.
-    Progress = PROGRESS, All, ProgressParams;
+    Progress = PROGRESS, Revisions::ALL, None, ProgressParams;
     /// `notifications/message`: a log message.
-    LoggingMessage = MESSAGE, All, LoggingMessageParams;
+    LoggingMessage = MESSAGE, Revisions::ALL, Some(Capability::Logging), LoggingMessageParams;
     /// `notifications/tools/list_changed`: list the tools again.
-    ToolListChanged = TOOLS_LIST_CHANGED, All, JsonObject;
+    ToolListChanged = TOOLS_LIST_CHANGED, Revisions::ALL, Some(Capability::Tools), JsonObject;
+    /// `notifications/subscriptions/acknowledged`: the first message of a
+    /// `subscriptions/listen` stream (2026-07-28).
+    SubscriptionsAcknowledged = SUBSCRIPTIONS_ACKNOWLEDGED, Revisions::MODERN, None, JsonObject;
     /// `notifications/tasks`: a task's status (the Tasks extension).
-    TaskStatusChanged = TASKS_STATUS, Modern, DetailedTask;
+    TaskStatusChanged = TASKS_STATUS, Revisions::MODERN, Some(Capability::Tasks), DetailedTask;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ProtocolVersion::*;
+
+    fn revisions<M: Request>() -> Vec<ProtocolVersion> {
+        ProtocolVersion::ALL
+            .into_iter()
+            .filter(|v| M::REVISIONS.include(*v))
+            .collect()
+    }
+
+    #[test]
+    fn each_method_exists_in_the_revisions_the_spec_gives_it() {
+        let legacy = [V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25];
+        assert_eq!(revisions::<Ping>(), legacy, "2026-07-28 removes ping");
+        assert_eq!(revisions::<SetLevel>(), legacy, "2026-07-28 deprecates it");
+        assert_eq!(revisions::<Initialize>(), legacy);
+        assert_eq!(revisions::<Discover>(), [V2026_07_28]);
+        assert_eq!(revisions::<Listen>(), [V2026_07_28]);
+        assert_eq!(revisions::<GetTask>(), [V2026_07_28]);
+        assert_eq!(revisions::<CallTool>(), ProtocolVersion::ALL);
+        assert_eq!(revisions::<ListTools>(), ProtocolVersion::ALL);
+        assert_eq!(
+            revisions::<Elicit>(),
+            [V2025_06_18, V2025_11_25, V2026_07_28]
+        );
+        assert!(!Initialized::REVISIONS.include(V2026_07_28));
+        assert!(Progress::REVISIONS.include(V2024_11_05));
+    }
+
+    #[test]
+    fn each_name_is_in_the_table_once() {
+        let names: Vec<&str> = REQUEST_METHODS
+            .iter()
+            .chain(NOTIFICATION_METHODS)
+            .copied()
+            .collect();
+        for (at, name) in names.iter().enumerate() {
+            assert!(!names[..at].contains(name), "{name} is listed twice");
+        }
+        assert_eq!(REQUEST_METHODS.len(), 13);
+        assert!(REQUEST_METHODS.contains(&SetLevel::METHOD));
+        assert!(NOTIFICATION_METHODS.contains(&SubscriptionsAcknowledged::METHOD));
+    }
 }

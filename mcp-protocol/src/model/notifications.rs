@@ -76,3 +76,10 @@ pub struct LoggingMessageParams {
     /// What it says.
     pub data: Value,
 }
+
+/// The params of `logging/setLevel` (2024-11-05 to 2025-11-25).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetLevelParams {
+    /// The lowest level to send (`debug` … `emergency`).
+    pub level: String,
+}

@@ -7,6 +7,7 @@ use super::{JSONRPC, Response, notification};
 use crate::ProtocolVersion;
 use crate::frame::{self, Frame, FrameKind};
 use crate::meta;
+use crate::model::method;
 use crate::sampling::CreateMessageParamsRef;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
@@ -26,7 +27,7 @@ pub fn progress(token: &Value, progress: f64, total: Option<f64>, message: Optio
         total: Option<f64>,
     }
     notification(
-        "notifications/progress",
+        method::PROGRESS,
         Progress {
             message,
             progress,
@@ -45,7 +46,7 @@ pub fn log_message(level: &str, logger: &str, data: &Value) -> Frame {
         logger: &'a str,
     }
     notification(
-        "notifications/message",
+        method::MESSAGE,
         Log {
             data,
             level,
@@ -62,7 +63,7 @@ pub fn cancelled(request_id: &RawValue, reason: &str) -> Frame {
         #[serde(rename = "requestId")]
         request_id: &'a RawValue,
     }
-    notification("notifications/cancelled", Cancelled { reason, request_id })
+    notification(method::CANCELLED, Cancelled { reason, request_id })
 }
 
 /// `_meta` naming the subscription a message belongs to (2026-07-28).
@@ -85,7 +86,7 @@ pub fn tools_list_changed(subscription: Option<&RawValue>) -> Frame {
         meta: Option<SubscriptionMeta<'a>>,
     }
     notification(
-        "notifications/tools/list_changed",
+        method::TOOLS_LIST_CHANGED,
         Changed {
             meta: subscription.map(SubscriptionMeta),
         },
@@ -114,7 +115,7 @@ pub fn subscription_acknowledged(
         notifications: Honoured<'a>,
     }
     notification(
-        "notifications/subscriptions/acknowledged",
+        method::SUBSCRIPTIONS_ACKNOWLEDGED,
         Acknowledged {
             meta: SubscriptionMeta(id),
             notifications: Honoured {
@@ -136,7 +137,7 @@ pub fn task_status(subscription: &RawValue, task: &super::task_view::TaskView<'_
         meta: SubscriptionMeta<'a>,
     }
     notification(
-        crate::model::method::TASKS_STATUS,
+        method::TASKS_STATUS,
         Status {
             task,
             meta: SubscriptionMeta(subscription),

@@ -82,7 +82,7 @@ impl CallSpan {
             "mcp.tool_call",
             otel.kind = "server",
             otel.status_code = Empty,
-            mcp.method.name = "tools/call",
+            mcp.method.name = crate::protocol::model::method::TOOLS_CALL,
             gen_ai.tool.name = tool,
             jsonrpc.request.id = id.get(),
             mcp.protocol.version = version.as_str(),

@@ -13,6 +13,7 @@ use crate::conn::connection::Connection;
 use crate::conn::lifecycle::Lifecycle;
 use crate::level::Level;
 use crate::protocol::RpcError;
+use crate::protocol::model::method;
 use crate::protocol::outgoing::ErrorData;
 use crate::protocol::params::{Meta, Params};
 use crate::protocol::read::without_position;
@@ -55,7 +56,7 @@ pub(crate) fn request_info(
         Lifecycle::Modern => modern_request(recent, params.meta.as_ref(), lifecycle),
         Lifecycle::Fresh => {
             if !params.enveloped() {
-                if method == "ping" {
+                if method == method::PING {
                     // Legacy clients may ping before `initialize`.
                     return Ok(RequestInfo {
                         version: ProtocolVersion::LATEST_LEGACY,
@@ -72,7 +73,7 @@ pub(crate) fn request_info(
                 )));
             }
             let info = modern_request(recent, params.meta.as_ref(), lifecycle)?;
-            if method != "server/discover" {
+            if method != method::DISCOVER {
                 connection.set_lifecycle(Lifecycle::Modern);
             }
             Ok(info)

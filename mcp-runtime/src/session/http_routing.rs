@@ -6,6 +6,7 @@
 //! a request may need (the authorization metadata document).
 
 use crate::protocol::http::HeaderParam;
+use crate::protocol::model::method;
 use crate::shared::Shared;
 use crate::tool::Tool;
 use std::sync::Arc;
@@ -25,7 +26,7 @@ impl Mirrored {
 /// headers; `None` when it mirrors none (then its arguments need not be
 /// parsed).
 pub(crate) fn mirrored(shared: &Shared, method: &str, name: &str) -> Option<Mirrored> {
-    if method != "tools/call" {
+    if method != method::TOOLS_CALL {
         return None;
     }
     let (_, tool) = shared.tools.lookup(name)?;
@@ -35,7 +36,7 @@ pub(crate) fn mirrored(shared: &Shared, method: &str, name: &str) -> Option<Mirr
 /// The scopes a request of `method` naming `name` needs: a call's tool's;
 /// none for anything else, or a tool that does not exist.
 pub(crate) fn required_scopes(shared: &Shared, method: &str, name: &str) -> Vec<String> {
-    if method != "tools/call" {
+    if method != method::TOOLS_CALL {
         return Vec::new();
     }
     shared

@@ -2,7 +2,7 @@
 //! takes each decoded incoming message and puts what it answers into the
 //! connection's outbox (the sink the transport writes from).
 //!
-//! Routing is one table ([`table::METHODS`]: each method's name, eras,
+//! Routing is one table ([`table::METHODS`]: each method's marker, revisions,
 //! capability and handler), read by [`Session::on_request`]; the era rules
 //! run in front of it ([`era`]); what a method declares and implements is
 //! [`method`], and each method family has its file under [`methods`]; a call,
@@ -171,7 +171,7 @@ impl Session {
 
     fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
         match method {
-            "notifications/cancelled" => {
+            crate::protocol::model::method::CANCELLED => {
                 let Some(cancelled) = params
                     .and_then(|p| serde_json::from_str::<CancelledParamsRef<'_>>(p.get()).ok())
                 else {
@@ -192,11 +192,11 @@ impl Session {
     ) -> Result<(), RpcError> {
         let entry = table::find(method);
         // The handshake decides the era, so it runs ahead of the era rules,
-        // as the bare request it is (`Eras::Handshake`). An enveloped one is
-        // a 2026-07-28 request, and that era has no such method: it goes
+        // as the bare request it is (`Method::HANDSHAKE`). An enveloped one
+        // is a 2026-07-28 request, and that era has no such method: it goes
         // through the era rules to `-32601` (on HTTP `404`).
         if let Some(table::Entry {
-            eras: method::Eras::Handshake,
+            handshake: true,
             route: table::Route::Typed(run),
             ..
         }) = entry
@@ -211,7 +211,7 @@ impl Session {
             &params,
         )?;
         let version = info.version;
-        let Some(entry) = entry.filter(|entry| entry.eras.include(version)) else {
+        let Some(entry) = entry.filter(|entry| entry.serves(version)) else {
             return Err(RpcError::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 format!("Method not found: {method}"),

@@ -1,26 +1,26 @@
-//! The method table: every method the session serves, with the eras it
-//! exists in, the capability its family implies (both declared with the
-//! method, [`super::method`]), and how it is run. The
-//! router ([`Session::on_request`](super::Session)) finds the entry, checks
-//! the era, and runs it; for a typed method ([`Method`]) it also parses the
-//! params, calls the handler and writes the reply, here in [`run`], so a
-//! handler only turns params into a result or a [`RpcError`] and is tested
-//! without an outbox.
+//! The server's method table: every method the session serves, keyed by
+//! the protocol's markers (`mcp_protocol::model::method`, where each
+//! method's name, revisions and capability are declared once), with how
+//! it is run. The router ([`Session::on_request`](super::Session)) finds
+//! the entry, checks the revision, and runs it; for a typed method
+//! ([`Method`]) it also parses the params, calls the handler and writes
+//! the reply, here in [`run`], so a handler only turns params into a
+//! result or a [`RpcError`] and is tested without an outbox.
 //!
-//! Adding a method: its params type in `mcp-protocol`
-//! (`incoming::requests`), an `impl Method` in its family's file under
-//! `methods/`, and one [`entry`] in [`METHODS`] (and a result type, in
-//! `mcp-protocol`'s `outgoing`, only for a shape no `Reply` method writes
-//! yet).
+//! Adding a method: its types and marker in `mcp-protocol`
+//! (`model::method`), an `impl Method` for the marker in its family's file
+//! under `methods/`, and one [`entry`] in [`METHODS`].
 
 use super::era::RequestInfo;
-use super::method::{Acknowledge, Capability, Eras, Method, Respond, Streaming};
+use super::method::{Acknowledge, Method, Respond, Streaming};
 use super::methods::tasks::TaskMethod;
-use super::methods::{lifecycle, listen, logging, tools};
 use super::{Session, parse_params};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::RpcError;
 use crate::protocol::model::ServerCapabilities;
+use crate::protocol::model::method::{
+    self, CallTool, CancelTask, Capability, GetTask, Request, Revisions, UpdateTask,
+};
 use serde_json::value::RawValue;
 
 /// How the router runs an entry.
@@ -46,61 +46,60 @@ pub(super) enum Route {
 #[derive(Clone, Copy)]
 pub(super) struct Entry {
     pub(super) name: &'static str,
-    pub(super) eras: Eras,
+    pub(super) revisions: Revisions,
+    /// Whether it is the handshake ([`Method::HANDSHAKE`]).
+    pub(super) handshake: bool,
     pub(super) capability: Option<Capability>,
     pub(super) route: Route,
+}
+
+impl Entry {
+    /// Whether a request served under `version` may call it: in its
+    /// revisions, and not the handshake (which the router runs only bare,
+    /// ahead of the era rules).
+    pub(super) const fn serves(&self, version: ProtocolVersion) -> bool {
+        !self.handshake && self.revisions.include(version)
+    }
+}
+
+/// The entry of marker `M`, run by `route`.
+const fn marked<M: Request>(route: Route) -> Entry {
+    Entry {
+        name: M::METHOD,
+        revisions: M::REVISIONS,
+        handshake: false,
+        capability: M::CAPABILITY,
+        route,
+    }
 }
 
 /// The entry of a typed method.
 pub(super) const fn entry<M: Method>() -> Entry {
     Entry {
-        name: M::NAME,
-        eras: M::ERAS,
-        capability: M::CAPABILITY,
-        route: Route::Typed(run::<M>),
+        handshake: M::HANDSHAKE,
+        ..marked::<M>(Route::Typed(run::<M>))
     }
 }
 
 /// The entry of a streaming method.
 pub(super) const fn stream_entry<M: Streaming>() -> Entry {
-    Entry {
-        name: M::NAME,
-        eras: M::ERAS,
-        capability: M::CAPABILITY,
-        route: Route::Stream(open::<M>),
-    }
+    marked::<M>(Route::Stream(open::<M>))
 }
 
 /// Every method. `tools/call` first: it is the one a busy server is asked
 /// most, and the lookup is a scan.
 pub(super) static METHODS: &[Entry] = &[
-    Entry {
-        name: "tools/call",
-        eras: Eras::Both,
-        capability: Some(Capability::Tools),
-        route: Route::Call,
-    },
-    entry::<tools::ListTools>(),
-    entry::<lifecycle::Ping>(),
-    entry::<logging::SetLevel>(),
-    entry::<lifecycle::Discover>(),
-    entry::<lifecycle::Initialize>(),
-    stream_entry::<listen::Listen>(),
-    task_entry(TaskMethod::Get),
-    task_entry(TaskMethod::Update),
-    task_entry(TaskMethod::Cancel),
+    marked::<CallTool>(Route::Call),
+    entry::<method::ListTools>(),
+    entry::<method::Ping>(),
+    entry::<method::SetLevel>(),
+    entry::<method::Discover>(),
+    entry::<method::Initialize>(),
+    stream_entry::<method::Listen>(),
+    marked::<GetTask>(Route::Task(TaskMethod::Get)),
+    marked::<UpdateTask>(Route::Task(TaskMethod::Update)),
+    marked::<CancelTask>(Route::Task(TaskMethod::Cancel)),
 ];
-
-/// The entry of a `tasks/*` method: 2026-07-28 only (a legacy session has
-/// no such method: `-32601`).
-const fn task_entry(method: TaskMethod) -> Entry {
-    Entry {
-        name: method.name(),
-        eras: Eras::Modern,
-        capability: Some(Capability::Tasks),
-        route: Route::Task(method),
-    }
-}
 
 /// The entry for `method`, if the table has one.
 pub(super) fn find(method: &str) -> Option<&'static Entry> {
@@ -116,7 +115,7 @@ fn run<M: Method>(
     version: ProtocolVersion,
     params: Option<&RawValue>,
 ) -> Result<(), RpcError> {
-    let params: M::Params<'_> = parse_params(params, M::NAME)?;
+    let params: M::ParamsRef<'_> = parse_params(params, M::METHOD)?;
     let result = M::handle(session, version, params)?;
     session
         .connection
@@ -131,7 +130,7 @@ fn open<M: Streaming>(
     info: RequestInfo,
     params: Option<&RawValue>,
 ) -> Result<(), RpcError> {
-    let params: M::Params<'_> = parse_params(params, M::NAME)?;
+    let params: M::ParamsRef<'_> = parse_params(params, M::METHOD)?;
     let ack = M::accept(session, id, &info, params)?;
     session.connection.send(ack.acknowledge());
     M::start(session, ack);
@@ -146,7 +145,7 @@ pub(super) fn capabilities(version: ProtocolVersion, has_task_tools: bool) -> Se
     let offered = |wanted: Capability| {
         METHODS
             .iter()
-            .any(|entry| entry.capability == Some(wanted) && entry.eras.include(version))
+            .any(|entry| entry.capability == Some(wanted) && entry.serves(version))
     };
     if offered(Capability::Logging) {
         capabilities = capabilities.with_logging();
@@ -199,12 +198,29 @@ mod tests {
             assert_eq!(find(entry.name).map(|e| e.name), Some(entry.name));
         }
         assert!(find("resources/list").is_none());
-        assert_eq!(find("ping").map(|e| e.eras), Some(Eras::Legacy));
-        assert_eq!(find("initialize").map(|e| e.eras), Some(Eras::Handshake));
+        let (legacy, modern) = (ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28);
+        let serves = |name: &str| {
+            let entry = find(name).unwrap();
+            (entry.serves(legacy), entry.serves(modern))
+        };
+        assert_eq!(serves("ping"), (true, false), "2026-07-28 removes ping");
+        assert_eq!(serves("logging/setLevel"), (true, false));
+        assert_eq!(serves("server/discover"), (false, true));
+        assert_eq!(serves("tools/call"), (true, true));
+        // The handshake is served only bare, ahead of the era rules.
+        assert_eq!(serves("initialize"), (false, false));
+        assert!(find("initialize").unwrap().handshake);
         // The router runs a handshake only through a typed route.
-        for entry in METHODS.iter().filter(|e| e.eras == Eras::Handshake) {
+        for entry in METHODS.iter().filter(|e| e.handshake) {
             assert!(matches!(entry.route, Route::Typed(_)), "{}", entry.name);
         }
-        assert_eq!(find("server/discover").map(|e| e.eras), Some(Eras::Modern));
+        // Every method the server serves is in the protocol's table.
+        for entry in METHODS {
+            assert!(
+                method::REQUEST_METHODS.contains(&entry.name),
+                "{}",
+                entry.name
+            );
+        }
     }
 }

@@ -23,6 +23,7 @@ use crate::context::{Context, ContextParts, TaskBegun, TaskStart};
 use crate::level::Level;
 use crate::outcome::{ToolError, ToolOutcome};
 use crate::protocol::model::TaskStatus;
+use crate::protocol::model::method;
 use crate::protocol::model::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, RpcError,
 };
@@ -489,11 +490,11 @@ impl Peer for TaskRun {
     fn log(&self, _: LogMessage<'_>) {}
 
     fn elicit(&self, params: ElicitParams) -> Asked<ElicitResult> {
-        Asked::Answer(self.ask("elicitation/create", serde_json::to_value(params)))
+        Asked::Answer(self.ask(method::ELICIT, serde_json::to_value(params)))
     }
 
     fn sample(&self, params: CreateMessageParams) -> Asked<CreateMessageResult> {
-        Asked::Answer(self.ask("sampling/createMessage", serde_json::to_value(params)))
+        Asked::Answer(self.ask(method::CREATE_MESSAGE, serde_json::to_value(params)))
     }
 }
 

@@ -9,6 +9,7 @@
 use crate::Server;
 use crate::level::Level;
 use crate::protocol::ProtocolVersion;
+use crate::protocol::model::method;
 use crate::protocol::model::{ClientCapabilities, Implementation, InitializeParams, JsonObject};
 use crate::transport::{MemoryTransport, memory};
 use serde_json::{Map, Value, json};
@@ -52,11 +53,11 @@ impl ClientBuilder {
                 client_info: client_info(),
             };
             let init = serde_json::to_value(init).map_err(transport_error)?;
-            client.raw_request("initialize", init).await?;
-            client.notify("notifications/initialized", json!({})).await;
+            client.raw_request(method::INITIALIZE, init).await?;
+            client.notify(method::INITIALIZED, json!({})).await;
             if let Some(level) = self.log_level {
                 client
-                    .raw_request("logging/setLevel", json!({"level": level.as_str()}))
+                    .raw_request(method::SET_LEVEL, json!({"level": level.as_str()}))
                     .await?;
             }
         }
@@ -251,8 +252,8 @@ impl Client {
         method: &str,
     ) -> Option<&mut (dyn FnMut(&Value) -> Value + Send + 'static)> {
         match method {
-            "elicitation/create" => self.elicitation.as_deref_mut(),
-            "sampling/createMessage" => self.sampling.as_deref_mut(),
+            method::ELICIT => self.elicitation.as_deref_mut(),
+            method::CREATE_MESSAGE => self.sampling.as_deref_mut(),
             _ => None,
         }
     }
@@ -281,7 +282,7 @@ impl Client {
                 Some(cursor) => json!({"cursor": cursor}),
                 None => json!({}),
             };
-            let page = self.request("tools/list", params).await?;
+            let page = self.request(method::TOOLS_LIST, params).await?;
             tools.extend(page["tools"].as_array().cloned().unwrap_or_default());
             match page.get("nextCursor").and_then(Value::as_str) {
                 Some(next) => cursor = Some(next.to_owned()),
@@ -320,7 +321,7 @@ impl Client {
         // Bounded, so a tool that never stops asking cannot hang a test.
         for _ in 0..32 {
             let (result, mut received) = self
-                .request_collecting("tools/call", params.clone(), meta.clone())
+                .request_collecting(method::TOOLS_CALL, params.clone(), meta.clone())
                 .await?;
             notifications.append(&mut received);
             if result["resultType"] != "input_required" {
@@ -435,12 +436,12 @@ impl CallResult {
 
     /// The `params` of the `notifications/progress` received during the call.
     pub fn progress(&self) -> Vec<&Value> {
-        self.with_method("notifications/progress")
+        self.with_method(method::PROGRESS)
     }
 
     /// The `params` of the `notifications/message` (logs) received during the call.
     pub fn logs(&self) -> Vec<&Value> {
-        self.with_method("notifications/message")
+        self.with_method(method::MESSAGE)
     }
 
     fn with_method(&self, method: &str) -> Vec<&Value> {

@@ -375,7 +375,7 @@ fn dispatch(
 /// `initialize` runs no user code, so it may be answered before the
 /// transport's deferred work is done.
 fn is_initialize(message: &Result<Incoming<'_>, Rejection<'_>>) -> bool {
-    matches!(message, Ok(Incoming::Request { method, .. }) if method == "initialize")
+    matches!(message, Ok(Incoming::Request { method, .. }) if method == crate::protocol::model::method::INITIALIZE)
 }
 
 /// How a phase of the main loop ended.

@@ -5,12 +5,13 @@ use crate::conn::client::ClientInfo;
 use crate::conn::lifecycle::Lifecycle;
 use crate::protocol::frame::Frame;
 use crate::protocol::incoming::requests::InitializeParamsRef;
+use crate::protocol::model::method::{Discover, Initialize, Ping};
 use crate::protocol::model::{CacheScope, DiscoverResult, InitializeResult};
 use crate::protocol::outgoing::Reply;
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::session::Session;
 use crate::session::era;
-use crate::session::method::{Capability, Eras, Method, Respond};
+use crate::session::method::{Method, Respond};
 use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 
@@ -20,20 +21,16 @@ impl Respond for InitializeResult {
     }
 }
 
-/// `initialize`: opens a legacy session on a fresh connection, at the
-/// client's version when it is a legacy one this server speaks, else at
-/// the newest legacy one (a counter-offer). A connection that has a
-/// session already, or speaks the 2026-07-28 era, refuses it
-/// (`era::initialize_version`).
-#[derive(Debug)]
-pub(in crate::session) struct Initialize;
+// `initialize`: opens a legacy session on a fresh connection, at the
+// client's version when it is a legacy one this server speaks, else at
+// the newest legacy one (a counter-offer). A connection that has a
+// session already, or speaks the 2026-07-28 era, refuses it
+// (`era::initialize_version`).
 
 impl Method for Initialize {
-    const NAME: &'static str = "initialize";
-    const ERAS: Eras = Eras::Handshake;
-    const CAPABILITY: Option<Capability> = None;
-    type Params<'p> = InitializeParamsRef<'p>;
-    type Result<'s> = InitializeResult;
+    const HANDSHAKE: bool = true;
+    type ParamsRef<'p> = InitializeParamsRef<'p>;
+    type Answer<'s> = InitializeResult;
 
     /// The version the router passes is no negotiated one (there is none
     /// yet): the handler negotiates from the params.
@@ -76,16 +73,11 @@ impl Respond for Empty {
     }
 }
 
-/// `ping` (legacy): the session is alive. Its params, if any, are ignored.
-#[derive(Debug)]
-pub(in crate::session) struct Ping;
+// `ping` (legacy): the session is alive. Its params, if any, are ignored.
 
 impl Method for Ping {
-    const NAME: &'static str = "ping";
-    const ERAS: Eras = Eras::Legacy;
-    const CAPABILITY: Option<Capability> = None;
-    type Params<'p> = IgnoredAny;
-    type Result<'s> = Empty;
+    type ParamsRef<'p> = IgnoredAny;
+    type Answer<'s> = Empty;
 
     fn handle(_: &Session, _: ProtocolVersion, _: IgnoredAny) -> Result<Empty, RpcError> {
         Ok(Empty)
@@ -98,17 +90,12 @@ impl Respond for DiscoverResult {
     }
 }
 
-/// `server/discover` (2026-07-28): what this server offers, cacheable. Its
-/// params, beyond the envelope the era rules read, are ignored.
-#[derive(Debug)]
-pub(in crate::session) struct Discover;
+// `server/discover` (2026-07-28): what this server offers, cacheable. Its
+// params, beyond the envelope the era rules read, are ignored.
 
 impl Method for Discover {
-    const NAME: &'static str = "server/discover";
-    const ERAS: Eras = Eras::Modern;
-    const CAPABILITY: Option<Capability> = None;
-    type Params<'p> = IgnoredAny;
-    type Result<'s> = DiscoverResult;
+    type ParamsRef<'p> = IgnoredAny;
+    type Answer<'s> = DiscoverResult;
 
     /// `supportedVersions` is the same list a `-32022` error on this
     /// connection names (the scenario `server-stateless` of the conformance

@@ -8,11 +8,12 @@ use crate::conn::lifecycle::Lifecycle;
 use crate::protocol::RpcError;
 use crate::protocol::frame::Frame;
 use crate::protocol::model::TASKS_EXTENSION;
+use crate::protocol::model::method::Listen;
 use crate::protocol::model::{ListenParams, SubscriptionFilter};
 use crate::protocol::outgoing;
 use crate::session::Session;
 use crate::session::era::RequestInfo;
-use crate::session::method::{Acknowledge, Capability, Eras, Streaming};
+use crate::session::method::{Acknowledge, Streaming};
 use crate::session::methods::tools::{declares_tasks, tasks_required};
 use crate::task::{TaskError, Tasks};
 use serde_json::value::RawValue;
@@ -36,16 +37,11 @@ impl Acknowledge for Subscribed {
     }
 }
 
-/// `subscriptions/listen` (2026-07-28): a stream of the notifications the
-/// client asks for, acknowledged first, open until it cancels the request.
-#[derive(Debug)]
-pub(in crate::session) struct Listen;
+// `subscriptions/listen` (2026-07-28): a stream of the notifications the
+// client asks for, acknowledged first, open until it cancels the request.
 
 impl Streaming for Listen {
-    const NAME: &'static str = "subscriptions/listen";
-    const ERAS: Eras = Eras::Modern;
-    const CAPABILITY: Option<Capability> = None;
-    type Params<'p> = ListenParams<'p>;
+    type ParamsRef<'p> = ListenParams<'p>;
     type Ack = Subscribed;
 
     fn accept(

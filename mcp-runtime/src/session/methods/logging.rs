@@ -5,21 +5,17 @@ use crate::level::Level;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::RpcError;
 use crate::protocol::incoming::requests::SetLevelParams;
+use crate::protocol::model::method::SetLevel;
 use crate::session::Session;
-use crate::session::method::{Capability, Eras, Method};
+use crate::session::method::Method;
 use crate::session::methods::lifecycle::Empty;
 
-/// `logging/setLevel` (legacy): the lowest level of log messages the
-/// session's calls send.
-#[derive(Debug)]
-pub(in crate::session) struct SetLevel;
+// `logging/setLevel` (legacy): the lowest level of log messages the
+// session's calls send.
 
 impl Method for SetLevel {
-    const NAME: &'static str = "logging/setLevel";
-    const ERAS: Eras = Eras::Legacy;
-    const CAPABILITY: Option<Capability> = Some(Capability::Logging);
-    type Params<'p> = SetLevelParams<'p>;
-    type Result<'s> = Empty;
+    type ParamsRef<'p> = SetLevelParams<'p>;
+    type Answer<'s> = Empty;
 
     fn handle(
         session: &Session,

@@ -12,6 +12,7 @@
 use super::tools::{declares_tasks, tasks_required};
 use crate::protocol::RpcError;
 use crate::protocol::model::TaskStatus;
+use crate::protocol::model::method::{CancelTask, GetTask, Request, UpdateTask};
 use crate::protocol::params::Params;
 use crate::session::Session;
 use crate::session::era::RequestInfo;
@@ -30,9 +31,9 @@ pub(in crate::session) enum TaskMethod {
 impl TaskMethod {
     pub(in crate::session) const fn name(self) -> &'static str {
         match self {
-            TaskMethod::Get => "tasks/get",
-            TaskMethod::Update => "tasks/update",
-            TaskMethod::Cancel => "tasks/cancel",
+            TaskMethod::Get => GetTask::METHOD,
+            TaskMethod::Update => UpdateTask::METHOD,
+            TaskMethod::Cancel => CancelTask::METHOD,
         }
     }
 }

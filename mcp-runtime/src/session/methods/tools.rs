@@ -11,6 +11,7 @@ use crate::context::{Context, ContextParts};
 use crate::protocol::frame::Frame;
 use crate::protocol::incoming::requests::ListToolsParamsRef;
 use crate::protocol::model::TASKS_EXTENSION;
+use crate::protocol::model::method::ListTools;
 use crate::protocol::outgoing::Reply;
 use crate::protocol::params::Params;
 use crate::protocol::read::without_position;
@@ -19,7 +20,7 @@ use crate::protocol::{ErrorCode, ProtocolVersion, RpcError, meta};
 use crate::session::Session;
 use crate::session::calls::{self, PreparedCall};
 use crate::session::era::RequestInfo;
-use crate::session::method::{Capability, Eras, Method, Respond};
+use crate::session::method::{Method, Respond};
 use crate::session::tasks::TaskStarter;
 use crate::session::{admit, finish};
 use crate::task::Resume;
@@ -52,16 +53,11 @@ impl Respond for ToolsPage {
     }
 }
 
-/// `tools/list`: a page of the tool list, in both eras.
-#[derive(Debug)]
-pub(in crate::session) struct ListTools;
+// `tools/list`: a page of the tool list, in both eras.
 
 impl Method for ListTools {
-    const NAME: &'static str = "tools/list";
-    const ERAS: Eras = Eras::Both;
-    const CAPABILITY: Option<Capability> = Some(Capability::Tools);
-    type Params<'p> = ListToolsParamsRef<'p>;
-    type Result<'s> = ToolsPage;
+    type ParamsRef<'p> = ListToolsParamsRef<'p>;
+    type Answer<'s> = ToolsPage;
 
     fn handle(
         session: &Session,

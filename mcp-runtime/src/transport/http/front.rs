@@ -345,7 +345,9 @@ async fn endpoint<B>(inner: &Arc<Inner>, visit: &mut Visit<B>) -> Response<HttpB
     let message = incoming::parse(&body);
     // A listen stream lives until the server stops: counted per client.
     let slot = match &message {
-        Ok(Incoming::Request { method, .. }) if *method == "subscriptions/listen" => {
+        Ok(Incoming::Request { method, .. })
+            if *method == crate::protocol::model::method::SUBSCRIPTIONS_LISTEN =>
+        {
             let client = std::mem::replace(&mut visit.client, ClientKey::Unknown);
             match inner.streams.enter(client) {
                 Some(slot) => Some(slot),

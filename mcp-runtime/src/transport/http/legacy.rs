@@ -34,6 +34,7 @@ use crate::conn::outbox;
 use crate::principal::Principal;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::incoming::{Incoming, Rejection};
+use crate::protocol::model::method;
 use crate::session::Session;
 use crate::session::forks::Forks;
 use crate::shared::Shared;
@@ -67,7 +68,7 @@ pub(super) fn claims(headers: &HeaderMap, message: &Result<Incoming<'_>, Rejecti
         // A 2026-07-28 request ignores any Mcp-Session-Id.
         return false;
     }
-    if method == "initialize" {
+    if method == method::INITIALIZE {
         return true;
     }
     if in_session {
@@ -94,7 +95,7 @@ pub(super) async fn post(
     gate: Option<&Gate>,
 ) -> Response<HttpBody> {
     if let Ok(Incoming::Request { method, .. }) = &message
-        && method == "initialize"
+        && method == method::INITIALIZE
     {
         if headers.contains_key(headers::SESSION_ID) {
             return refuse(
