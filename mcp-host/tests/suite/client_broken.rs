@@ -547,8 +547,8 @@ fn an_answer_too_large_to_hold_fails_its_request_at_once_naming_the_server() {
             Arc::new(NoHandler),
             |_| {},
         );
-        let started = Instant::now();
-        let error = call(&client, "tools/call", json!({}), SECOND)
+        // An hour's timeout: the error is the answer's, not the clock's.
+        let error = call(&client, "tools/call", json!({}), Duration::from_secs(3600))
             .await
             .unwrap_err();
         assert!(
@@ -561,7 +561,6 @@ fn an_answer_too_large_to_hold_fails_its_request_at_once_naming_the_server() {
                 && text.contains("32 MiB"),
             "{text}"
         );
-        assert!(started.elapsed() < Duration::from_secs(5));
         // The connection goes on.
         assert_eq!(
             call(&client, "tools/call", json!({}), SECOND)
