@@ -254,6 +254,11 @@ impl Sink for Returned {
         false
     }
 
+    /// The door's peer answers every question (or is unable to) itself.
+    fn interruptible(&self) -> bool {
+        false
+    }
+
     async fn begin(&self, _: &Tool, _: &Context) -> Result<(), ToolOutcome> {
         Ok(())
     }

@@ -75,6 +75,16 @@ pub(crate) trait Sink {
     /// `tasks/cancel`); a plain call is cancelled by dropping its future.
     fn cancelled_by_context(&self) -> bool;
 
+    /// Whether the tool may stop to wait for input or a capability (a
+    /// question on the wire's connection in the 2026-07-28 era), so the
+    /// run is raced with the context's interrupt. A sink whose peer answers
+    /// every question itself, and is not cancelled by its context, runs the
+    /// bare future: racing costs a registration per call (the door's share
+    /// of it was a fifth of its cost, BENCHMARKS.md).
+    fn interruptible(&self) -> bool {
+        true
+    }
+
     /// Runs with the slot taken, before the tool's first line: a call that
     /// runs as a task becomes one here. `Err` answers the call with that
     /// refusal instead of running it.
@@ -122,21 +132,26 @@ where
         Ok(_slot) => match sink.begin(&tool, &context).await {
             Err(refused) => Ending::Outcome(Ran::refused(refused)),
             Ok(()) => {
-                let cancelled = async {
-                    if sink.cancelled_by_context() {
-                        context.cancelled().await;
-                    } else {
-                        std::future::pending::<()>().await;
-                    }
-                };
                 // The span is entered while the tool's future is polled, so
                 // what the tool logs or traces is inside it.
                 let future = tracing::Instrument::instrument(future, span.span().clone());
-                tokio::select! {
-                    biased;
-                    () = cancelled => Ending::Cancelled,
-                    interrupt = context.interrupted() => Ending::Interrupted(interrupt),
-                    ran = with_timeout(&tool.name, future, timeout) => Ending::Outcome(ran),
+                let ran = with_timeout(&tool.name, future, timeout);
+                if sink.interruptible() || sink.cancelled_by_context() {
+                    let cancelled = async {
+                        if sink.cancelled_by_context() {
+                            context.cancelled().await;
+                        } else {
+                            std::future::pending::<()>().await;
+                        }
+                    };
+                    tokio::select! {
+                        biased;
+                        () = cancelled => Ending::Cancelled,
+                        interrupt = context.interrupted() => Ending::Interrupted(interrupt),
+                        ran = ran => Ending::Outcome(ran),
+                    }
+                } else {
+                    Ending::Outcome(ran.await)
                 }
             }
         },
