@@ -658,7 +658,8 @@ fn an_interrupted_line_keeps_its_finished_call_and_answers_the_cut_one() {
             flip.interrupt();
         });
         let answer = agent
-            .send_interruptible(&mut chat, "weather", &interrupt)
+            .send(&mut chat, "weather")
+            .interrupt(&interrupt)
             .await
             .unwrap();
         assert_eq!(answer.stop_reason, INTERRUPTED);
