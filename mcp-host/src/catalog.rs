@@ -24,7 +24,7 @@
 //! started and are named in [`Catalog::disabled`], not in the failures.
 //!
 //! A catalog is a snapshot; [`Catalog::refreshed`] makes the next one when
-//! a source's list changed (`live`: names and places kept, new tools
+//! a source's list changed (`relist`: names and places kept, new tools
 //! last, the filter applied to every new listing).
 //!
 //! [`Catalog::call`] routes a model's call under the tool's MCP name and
@@ -39,7 +39,7 @@ use crate::call_result::CallFailure;
 use crate::config::{Lifecycle, McpConfig};
 use crate::filter::ToolFilter;
 use crate::names::{Collision, NameCollisions, NameMap, ToolRef};
-use crate::offer::ToolOffer;
+use crate::tool_offer::ToolOffer;
 use mcp_client::BoxFuture;
 use mcp_client::ServerConfig;
 use mcp_client::{CallOptions, ClientOptions, McpClient, McpError};
@@ -50,12 +50,12 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-mod live;
 #[cfg(feature = "local")]
 mod local;
-pub use live::RELIST_TIMEOUT;
+mod relist;
 #[cfg(feature = "local")]
 pub use local::LocalSource;
+pub use relist::RELIST_TIMEOUT;
 
 /// How long a server may take to start and list its tools.
 pub const START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -220,7 +220,7 @@ pub struct Catalog {
     filters: BTreeMap<String, ToolFilter>,
     disabled: Vec<String>,
     call_timeout: Option<Duration>,
-    /// What each source listed last, as it listed it ([`live`]).
+    /// What each source listed last, as it listed it ([`relist`]).
     listed: BTreeMap<String, Arc<Vec<Tool>>>,
     /// Every name given in this run, in the order given: the offered
     /// tools' order, and the names a re-listing keeps ([`NameMap::extend`]).

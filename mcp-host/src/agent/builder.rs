@@ -6,8 +6,8 @@
 use super::approval::{ApproveAll, Approver};
 use super::budget::ResultBudget;
 use super::history::{FullHistory, HistoryPolicy};
-use super::live::LiveTools;
-use super::offering;
+use super::live_tools::LiveTools;
+use super::on_demand;
 use super::pins::{PinGate, Pins};
 use super::{Agent, DEFAULT_CALLS_IN_FLIGHT, DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, Overflow};
 use crate::catalog::{Catalog, CatalogError, CatalogOptions, ToolSource};
@@ -192,7 +192,7 @@ impl AgentBuilder {
 
     /// A budget for the tools' definitions in each request, in tokens
     /// estimated as their JSON bytes / 4: past it, tools are offered on
-    /// demand ([`offering`]). Default: none (only the API's tool-count
+    /// demand ([`on_demand`]). Default: none (only the API's tool-count
     /// limit, [`Provider::max_tools`], applies).
     pub fn max_tool_tokens(mut self, tokens: usize) -> AgentBuilder {
         self.max_tool_tokens = Some(tokens);
@@ -201,7 +201,7 @@ impl AgentBuilder {
 
     /// The tools (model names) offered on every request when tools are
     /// offered on demand (default: the first
-    /// [`offering::DEFAULT_ALWAYS_LOADED`] in-process tools).
+    /// [`on_demand::DEFAULT_ALWAYS_LOADED`] in-process tools).
     pub fn always_loaded(
         mut self,
         names: impl IntoIterator<Item = impl Into<String>>,
@@ -224,7 +224,7 @@ impl AgentBuilder {
         }
         .map_err(AgentError::Catalog)?;
         let gate = PinGate::new(self.pins, Arc::clone(&self.approver));
-        let settings = offering::Settings {
+        let settings = on_demand::Settings {
             max_tool_tokens: self.max_tool_tokens,
             always_loaded: self.always_loaded,
         };

@@ -55,7 +55,7 @@
 //!
 //! Past the API's tool-count limit, or a budget for tool definitions
 //! ([`AgentBuilder::max_tool_tokens`]), tools are offered on demand
-//! ([`offering`]).
+//! ([`on_demand`]).
 //!
 //! ```no_run
 //! use mcp_host::agent::Agent;
@@ -91,8 +91,8 @@ pub mod events;
 pub mod history;
 pub mod interrupt;
 pub mod kept;
-mod live;
-pub mod offering;
+mod live_tools;
+pub mod on_demand;
 pub mod pins;
 mod private_file;
 pub mod summary;
@@ -105,9 +105,9 @@ pub use builder::{AgentBuilder, AgentError};
 use calls::{CallRecord, Run};
 use history::{History, HistoryPolicy, Trim};
 use interrupt::{INTERRUPTED, Interrupt};
-use live::LiveTools;
+use live_tools::LiveTools;
 use mcp_protocol::model::CallToolResult;
-use offering::{FoundTools, LocalSearch, Offering};
+use on_demand::{FoundTools, LocalSearch, Offering};
 use serde_json::Value;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
@@ -186,7 +186,7 @@ impl Conversation {
     }
 
     /// The tools the host's search tool found and added to this
-    /// conversation's requests ([`offering`]).
+    /// conversation's requests ([`on_demand`]).
     pub fn found_tools(&self) -> &FoundTools {
         &self.found
     }
@@ -306,7 +306,7 @@ impl Agent {
             }
             // Lists changed since the last request are listed again first.
             let offered = self.tools.refresh(&*self.provider).await;
-            let tools = offering::request_tools(&offered.tools, &conversation.found);
+            let tools = on_demand::request_tools(&offered.tools, &conversation.found);
             let request = Request {
                 model: &self.model,
                 max_tokens: self.max_tokens,
@@ -527,7 +527,7 @@ impl Agent {
                 continue;
             }
             let entry = offered.catalog.tool(&call.name);
-            let refusal = entry.and(offering::not_offered(
+            let refusal = entry.and(on_demand::not_offered(
                 offered.loaded.as_ref(),
                 &conversation.found,
                 offered.search.as_ref().map(LocalSearch::name),

@@ -44,7 +44,7 @@ use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
 use mcp_host::agent::calls::CallRecord;
 use mcp_host::agent::history::{HistoryPolicy, LastTurns, MaxBytes, TokenBudget, Trim};
 use mcp_host::agent::interrupt::{INTERRUPTED, Interrupt, TIMED_OUT};
-use mcp_host::agent::offering::Offering;
+use mcp_host::agent::on_demand::Offering;
 use mcp_host::agent::pins::Pins;
 use mcp_host::agent::{Agent, Answer, Conversation};
 use mcp_host::catalog::CatalogOptions;
