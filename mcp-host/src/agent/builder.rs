@@ -122,10 +122,10 @@ impl AgentBuilder {
     }
 
     /// A deadline for each line (default none): past it the line is cut
-    /// short as an interrupt cuts it ([`interrupt`]: the model request is
+    /// short as an interrupt cuts it ([`interrupt`](super::interrupt): the model request is
     /// dropped, the running calls cancelled) and its answer stops with
-    /// [`interrupt::TIMED_OUT`]. An [`Interrupt`] given a line with a
-    /// deadline of its own ([`Interrupt::with_deadline`]) keeps the earlier.
+    /// [`interrupt::TIMED_OUT`](super::interrupt::TIMED_OUT). An [`Interrupt`](super::interrupt::Interrupt) given a line with a
+    /// deadline of its own ([`Interrupt::with_deadline`](super::interrupt::Interrupt::with_deadline)) keeps the earlier.
     pub fn line_timeout(mut self, timeout: Duration) -> AgentBuilder {
         self.line_timeout = Some(timeout);
         self
@@ -170,14 +170,14 @@ impl AgentBuilder {
 
     /// What of the tools' results goes to the model (default
     /// [`ResultBudget::default`]: 100,000 bytes of text per result, 400,000
-    /// per response; see [`budget`]).
+    /// per response; see [`budget`](super::budget)).
     pub fn result_budget(mut self, budget: ResultBudget) -> AgentBuilder {
         self.result_budget = budget;
         self
     }
 
     /// Where approved tool definitions are pinned (default
-    /// [`Pins::in_memory`]: for this run only; see [`pins`]).
+    /// [`Pins::in_memory`]: for this run only; see [`pins`](super::pins)).
     pub fn pins(mut self, pins: Pins) -> AgentBuilder {
         self.pins = pins;
         self
