@@ -85,12 +85,14 @@
 pub mod approval;
 pub mod budget;
 mod builder;
+mod call_round;
 pub mod calls;
 mod definition;
 pub mod events;
 pub mod history;
 pub mod interrupt;
 pub mod kept;
+mod line;
 mod live_tools;
 pub mod on_demand;
 pub mod pins;
@@ -98,19 +100,17 @@ mod private_file;
 pub mod summary;
 
 use crate::catalog::Catalog;
-use crate::provider::{Delta, Provider, ProviderError, Reply, Request, Stop, ToolCall, Usage};
+use crate::provider::{Delta, Provider, ProviderError, Reply, Request, Stop, Usage};
 use approval::Approver;
 use budget::ResultBudget;
 pub use builder::{AgentBuilder, AgentError};
 use calls::{CallRecord, Run};
 use history::{History, HistoryPolicy, Trim};
 use interrupt::{INTERRUPTED, Interrupt};
+pub use line::Line;
 use live_tools::LiveTools;
-use mcp_protocol::model::CallToolResult;
-use on_demand::{FoundTools, LocalSearch, Offering};
+use on_demand::{FoundTools, Offering};
 use serde_json::Value;
-use std::future::{Future, IntoFuture};
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
@@ -490,176 +490,6 @@ impl Agent {
             turns,
             messages,
             summarized: false,
-        })
-    }
-
-    /// Runs one response's calls and appends their results; returns how
-    /// many messages that added.
-    async fn answer_calls(
-        &self,
-        conversation: &mut Conversation,
-        answer: &mut Answer,
-        calls: &[ToolCall],
-        run: Run,
-        interrupt: &Interrupt,
-        events: Option<&events::EventSink>,
-    ) -> usize {
-        // A tool gone since the request is refused by name, not called.
-        let offered = self.tools.refresh(&*self.provider).await;
-        let emit = |event: events::Event| {
-            if let Some(sink) = events {
-                sink(&event);
-            }
-        };
-        // The host answers its search and refuses what was not offered
-        // itself, in the calls' order; the rest go to their servers.
-        let mut answered: Vec<Option<(budget::Kept, CallRecord)>> = Vec::with_capacity(calls.len());
-        let mut others = Vec::new();
-        for call in calls {
-            if let Some(search) = offered.search.as_ref().filter(|s| s.is_search(call)) {
-                answered.push(Some(self.answer_search(
-                    search,
-                    &mut conversation.found,
-                    call,
-                    &run,
-                    &emit,
-                )));
-                continue;
-            }
-            let entry = offered.catalog.tool(&call.name);
-            let refusal = entry.and(on_demand::not_offered(
-                offered.loaded.as_ref(),
-                &conversation.found,
-                offered.search.as_ref().map(LocalSearch::name),
-                &call.name,
-            ));
-            match (entry, refusal) {
-                (Some(entry), Some(reason)) => {
-                    emit(events::Event::CallRequested {
-                        id: call.id.clone(),
-                        tool: entry.tool.name.clone(),
-                        server: entry.server.clone(),
-                        input: call.input.clone().unwrap_or(Value::Null),
-                    });
-                    let failure = crate::call_result::CallFailure::NotRun { reason };
-                    tracing::warn!(tool = %call.name, "call refused: {failure}");
-                    emit(events::Event::CallNotRun {
-                        id: call.id.clone(),
-                        reason: failure.to_string(),
-                    });
-                    let record = CallRecord {
-                        name: entry.tool.name.clone(),
-                        server: entry.server.clone(),
-                        is_error: true,
-                    };
-                    answered.push(Some((self.result_budget.keep(failure.to_result()), record)));
-                }
-                _ => {
-                    answered.push(None);
-                    others.push(call.clone());
-                }
-            }
-        }
-        let mut ran = calls::run(
-            &offered.catalog,
-            &*self.approver,
-            &self.in_flight,
-            &others,
-            run.clone(),
-            self.result_budget,
-            calls::LineWatch { interrupt, events },
-        )
-        .await
-        .into_iter();
-        let results: Vec<(budget::Kept, CallRecord)> = answered
-            .into_iter()
-            .filter_map(|answered| answered.or_else(|| ran.next()))
-            .collect();
-        let (kept, records): (Vec<_>, Vec<_>) = results.into_iter().unzip();
-        let sent = self.result_budget.share(kept);
-        let pairs: Vec<(&ToolCall, &CallToolResult)> = calls.iter().zip(&sent).collect();
-        let messages = self.provider.tool_results(&pairs);
-        let added = messages.len();
-        for message in messages {
-            conversation.history.push(message);
-        }
-        answer.tool_calls.extend(records);
-        added
-    }
-
-    /// The host's answer to a call of its search tool, kept to the budget
-    /// ([`LocalSearch::answer_call`]).
-    fn answer_search(
-        &self,
-        search: &LocalSearch,
-        found: &mut FoundTools,
-        call: &ToolCall,
-        run: &Run,
-        emit: &dyn Fn(events::Event),
-    ) -> (budget::Kept, CallRecord) {
-        let result = search.answer_call(&*self.provider, found, call, run, emit);
-        let record = CallRecord {
-            name: call.name.clone(),
-            server: String::new(),
-            is_error: result.is_error,
-        };
-        (self.result_budget.keep(result), record)
-    }
-}
-
-/// One user line on its way, from [`Agent::send`]: its options are set
-/// here, and `.await` runs it to an [`Answer`].
-#[must_use = "a line is sent only once it is awaited"]
-pub struct Line<'a> {
-    agent: &'a Agent,
-    conversation: &'a mut Conversation,
-    text: &'a str,
-    interrupt: Option<&'a Interrupt>,
-    events: Option<&'a events::EventSink>,
-}
-
-impl<'a> Line<'a> {
-    /// Cut short once `interrupt` is flipped (or its deadline passes): the
-    /// model request under way is dropped and the calls still running are
-    /// cancelled. The answer then stops with [`interrupt::INTERRUPTED`] (or
-    /// [`interrupt::TIMED_OUT`]); its `tool_calls` are the calls that stay
-    /// in the history, the ones cut short among them with an `isError`
-    /// result saying so (see [`interrupt`] for what the history keeps).
-    pub fn interrupt(mut self, interrupt: &'a Interrupt) -> Line<'a> {
-        self.interrupt = Some(interrupt);
-        self
-    }
-
-    /// The model's responses streamed, each [`Event`](events::Event) of the
-    /// line handed to `events` as it happens (with `None`, not streamed).
-    /// The history and the answer are the ones an unstreamed line gives.
-    pub fn events(mut self, events: impl Into<Option<&'a events::EventSink>>) -> Line<'a> {
-        self.events = events.into();
-        self
-    }
-}
-
-impl std::fmt::Debug for Line<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Line")
-            .field("text", &self.text)
-            .field("interrupt", &self.interrupt)
-            .field("streamed", &self.events.is_some())
-            .finish_non_exhaustive()
-    }
-}
-
-impl<'a> IntoFuture for Line<'a> {
-    type Output = Result<Answer, AnswerError>;
-    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send + 'a>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
-            let none = Interrupt::new();
-            let interrupt = self.interrupt.unwrap_or(&none);
-            self.agent
-                .run_line(self.conversation, self.text, interrupt, self.events)
-                .await
         })
     }
 }
