@@ -1,6 +1,6 @@
 //! A complete agent: an in-process tool and the `everything` server, with
 //! Claude as the model. `cargo build -p examples --example everything`, then
-//! `ANTHROPIC_API_KEY=… cargo run -p mcp-host --example agent`
+//! `ANTHROPIC_API_KEY=… cargo run -p mcp-host --features local --example agent`
 use mcp_host::agent::Agent;
 use mcp_host::config::McpConfig;
 use mcp_host::provider::Anthropic;

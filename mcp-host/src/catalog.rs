@@ -24,7 +24,7 @@
 //! started and are named in [`Catalog::disabled`], not in the failures.
 //!
 //! A catalog is a snapshot; [`Catalog::refreshed`] makes the next one when
-//! a source's list changed (`live`: names and places kept, new tools
+//! a source's list changed (`relist`: names and places kept, new tools
 //! last, the filter applied to every new listing).
 //!
 //! [`Catalog::call`] routes a model's call under the tool's MCP name and
@@ -39,105 +39,26 @@ use crate::call_result::CallFailure;
 use crate::config::{Lifecycle, McpConfig};
 use crate::filter::ToolFilter;
 use crate::names::{Collision, NameCollisions, NameMap, ToolRef};
-use crate::offer::ToolOffer;
-use mcp_client::BoxFuture;
+use crate::tool_offer::ToolOffer;
 use mcp_client::ServerConfig;
 use mcp_client::{CallOptions, ClientOptions, McpClient, McpError};
-use mcp_protocol::model::{CallToolResult, JsonObject, Tool};
+use mcp_protocol::model::{CallToolResult, Tool};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-mod live;
 #[cfg(feature = "local")]
 mod local;
-pub use live::RELIST_TIMEOUT;
+mod relist;
+mod source;
 #[cfg(feature = "local")]
 pub use local::LocalSource;
+pub use relist::RELIST_TIMEOUT;
+pub use source::ToolSource;
 
 /// How long a server may take to start and list its tools.
 pub const START_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Where tools come from: an MCP server through [`McpClient`], or anything
-/// else that lists and calls tools (an in-process server).
-pub trait ToolSource: Send + Sync + fmt::Debug + 'static {
-    /// The source's name: the config name of a server, the prefix of its
-    /// tools' model names on collision.
-    fn name(&self) -> &str;
-
-    /// Whether its annotations are believed.
-    fn trusted(&self) -> bool;
-
-    /// Whether its tools are the host's own code (an in-process server):
-    /// two of them meeting under one model name, or one listed twice,
-    /// refuse the catalog ([`CatalogError::Collisions`]) so that the
-    /// developer renames one, instead of being told apart by a hash or left
-    /// out as a server's are. Default `false`.
-    fn in_process(&self) -> bool {
-        false
-    }
-
-    /// Its tools, in its own order.
-    fn list_tools(&self) -> BoxFuture<'_, Result<Arc<Vec<Tool>>, McpError>>;
-
-    /// The tools it listed last while they are known to be current,
-    /// without asking anyone: `Some` is compared with the list the catalog
-    /// holds (the same `Arc`: nothing changed), `None` makes the catalog
-    /// list again ([`list_tools`](Self::list_tools)) before the next model
-    /// request. The default is `None`: a source that cannot tell is listed
-    /// before every model request (an in-process server: no I/O).
-    fn current_tools(&self) -> Option<Arc<Vec<Tool>>> {
-        None
-    }
-
-    /// Calls its tool `tool` (an MCP name).
-    fn call_tool<'a>(
-        &'a self,
-        tool: &'a str,
-        arguments: Option<JsonObject>,
-        options: CallOptions,
-    ) -> BoxFuture<'a, Result<CallToolResult, McpError>>;
-
-    /// Ends the source's connection (a stdio server: stdin closed, a grace
-    /// to exit, SIGTERM, SIGKILL). The default does nothing.
-    fn close(&self) -> BoxFuture<'_, ()> {
-        Box::pin(async {})
-    }
-}
-
-impl ToolSource for McpClient {
-    fn name(&self) -> &str {
-        McpClient::name(self)
-    }
-
-    fn trusted(&self) -> bool {
-        McpClient::trusted(self)
-    }
-
-    fn list_tools(&self) -> BoxFuture<'_, Result<Arc<Vec<Tool>>, McpError>> {
-        Box::pin(McpClient::list_tools(self))
-    }
-
-    fn current_tools(&self) -> Option<Arc<Vec<Tool>>> {
-        // The client's cache: current until `list_changed` or `ttlMs`.
-        McpClient::cached_tools(self)
-    }
-
-    fn call_tool<'a>(
-        &'a self,
-        tool: &'a str,
-        arguments: Option<JsonObject>,
-        options: CallOptions,
-    ) -> BoxFuture<'a, Result<CallToolResult, McpError>> {
-        Box::pin(McpClient::call_tool(self, tool, arguments, options))
-    }
-
-    fn close(&self) -> BoxFuture<'_, ()> {
-        Box::pin(McpClient::close(self))
-    }
-}
 
 /// A source and the tools it listed.
 type Listed = (Arc<dyn ToolSource>, Arc<Vec<Tool>>);
@@ -220,7 +141,7 @@ pub struct Catalog {
     filters: BTreeMap<String, ToolFilter>,
     disabled: Vec<String>,
     call_timeout: Option<Duration>,
-    /// What each source listed last, as it listed it ([`live`]).
+    /// What each source listed last, as it listed it ([`relist`]).
     listed: BTreeMap<String, Arc<Vec<Tool>>>,
     /// Every name given in this run, in the order given: the offered
     /// tools' order, and the names a re-listing keeps ([`NameMap::extend`]).

@@ -1,7 +1,7 @@
 //! The host half of MCP: the servers of an `mcp.json` ([`config`]) and
 //! which of their tools are offered ([`filter`]), the
 //! names a model API accepts for the tools of many servers ([`names`]), a
-//! tool as every model API is offered it ([`offer`]) and what a call gives
+//! tool as every model API is offered it ([`tool_offer`]) and what a call gives
 //! the model ([`call_result`]), the model APIs, each with its whole
 //! dialect ([`provider::anthropic`], [`provider::openai`]). The catalog of
 //! many servers' tools ([`catalog`]) builds on them and on the MCP client
@@ -38,8 +38,8 @@ pub mod filter;
 pub mod names;
 #[cfg(feature = "oauth")]
 pub mod oauth;
-pub mod offer;
 pub mod provider;
+pub mod tool_offer;
 
 /// The MCP client each server is reached with (its options, errors and
 /// tool lists appear in this crate's API), re-exported so a host needs no

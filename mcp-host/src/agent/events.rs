@@ -1,5 +1,5 @@
 //! What a line does as it happens ([`Event`]), for a host that shows it:
-//! [`Agent::send_with`](super::Agent::send_with) streams the model's
+//! [`Line::events`](super::Line::events) streams the model's
 //! responses and hands each event to an [`EventSink`] the moment it
 //! happens, from whichever task it happens on (calls run at once, each on
 //! a task of its own).

@@ -1,5 +1,5 @@
 //! A line cut short: interrupted by the user ([`Interrupt`],
-//! [`Agent::send_interruptible`]) or past its deadline
+//! [`Line::interrupt`]) or past its deadline
 //! ([`Interrupt::with_deadline`], [`AgentBuilder::line_timeout`]). Both
 //! take the one path below; only the stop reason ([`INTERRUPTED`],
 //! [`TIMED_OUT`]) and what the calls cut short are told differ.
@@ -17,7 +17,7 @@
 //! servers get `notifications/cancelled` (over Streamable HTTP, as a POST
 //! of that notification; the request's stream is abandoned).
 //!
-//! [`Agent::send_interruptible`]: super::Agent::send_interruptible
+//! [`Line::interrupt`]: super::Line::interrupt
 //! [`AgentBuilder::line_timeout`]: super::AgentBuilder::line_timeout
 //! [`CallFailure::Interrupted`]: crate::call_result::CallFailure::Interrupted
 //! [`CallFailure::LineTimedOut`]: crate::call_result::CallFailure::LineTimedOut

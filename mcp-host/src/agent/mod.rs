@@ -28,7 +28,7 @@
 //! the next line goes where the API wants it
 //! ([`Provider::join_user_line`]).
 //!
-//! A line can be interrupted ([`Agent::send_interruptible`]) or given a
+//! A line can be interrupted ([`Line::interrupt`]) or given a
 //! deadline ([`AgentBuilder::line_timeout`]): the request or calls under
 //! way are cancelled and the history stays valid ([`interrupt`]); the
 //! answer's stop reason is [`interrupt::INTERRUPTED`] or
@@ -55,7 +55,7 @@
 //!
 //! Past the API's tool-count limit, or a budget for tool definitions
 //! ([`AgentBuilder::max_tool_tokens`]), tools are offered on demand
-//! ([`offering`]).
+//! ([`on_demand`]).
 //!
 //! ```no_run
 //! use mcp_host::agent::Agent;
@@ -84,32 +84,32 @@
 
 pub mod approval;
 pub mod budget;
+mod builder;
+mod call_round;
 pub mod calls;
 mod definition;
 pub mod events;
 pub mod history;
 pub mod interrupt;
 pub mod kept;
-mod live;
-pub mod offering;
+mod line;
+mod live_tools;
+pub mod on_demand;
 pub mod pins;
 mod private_file;
 pub mod summary;
 
-#[cfg(feature = "local")]
-use crate::catalog::LocalSource;
-use crate::catalog::{Catalog, CatalogError, CatalogOptions, ToolSource};
-use crate::config::McpConfig;
-use crate::provider::{Delta, Provider, ProviderError, Reply, Request, Stop, ToolCall, Usage};
-use approval::{ApproveAll, Approver};
+use crate::catalog::Catalog;
+use crate::provider::{Delta, Provider, ProviderError, Reply, Request, Stop, Usage};
+use approval::Approver;
 use budget::ResultBudget;
+pub use builder::{AgentBuilder, AgentError};
 use calls::{CallRecord, Run};
-use history::{FullHistory, History, HistoryPolicy, Trim};
+use history::{History, HistoryPolicy, Trim};
 use interrupt::{INTERRUPTED, Interrupt};
-use live::LiveTools;
-use mcp_protocol::model::CallToolResult;
-use offering::{FoundTools, LocalSearch, Offering};
-use pins::{PinGate, Pins};
+pub use line::Line;
+use live_tools::LiveTools;
+use on_demand::{FoundTools, Offering};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -138,330 +138,6 @@ pub enum Overflow {
     /// the model writes in one extra request (no tools, a fixed
     /// instruction); when that request fails, drops them.
     Summarize,
-}
-
-/// Why an agent could not be made.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum AgentError {
-    /// The in-process tools could not be served (two tools of one name…).
-    #[cfg(feature = "local")]
-    #[error("the in-process tools cannot be served: {0}")]
-    Local(#[source] mcp_runtime::Error),
-    /// An in-process tool given with [`AgentBuilder::tools`] takes a
-    /// `State<T>` that was not given with [`AgentBuilder::state`].
-    #[cfg(feature = "local")]
-    #[error(
-        "in-process tool `{tool}` takes State<{type_name}>, but the agent has no such state; call `AgentBuilder::state(value)` with the {type_name} before `build()`"
-    )]
-    MissingState {
-        /// The tool.
-        tool: String,
-        /// The state's type.
-        type_name: &'static str,
-    },
-    /// The catalog could not be built (two tools under one model name…).
-    #[error("{0}")]
-    Catalog(#[source] CatalogError),
-}
-
-/// How an [`Agent`] is put together; from [`Agent::new`].
-#[derive(Debug)]
-pub struct AgentBuilder {
-    provider: Arc<dyn Provider>,
-    config: Option<McpConfig>,
-    #[cfg(feature = "local")]
-    local_tools: Vec<mcp_runtime::Tool>,
-    /// The server the in-process tools are served by, holding the states
-    /// given with [`AgentBuilder::state`] until they are added at `build`.
-    #[cfg(feature = "local")]
-    local_server: mcp_runtime::Server,
-    #[cfg(feature = "local")]
-    servers: Vec<(String, mcp_runtime::Server)>,
-    sources: Vec<Arc<dyn ToolSource>>,
-    catalog_options: CatalogOptions,
-    model: Option<String>,
-    system: Option<String>,
-    max_tokens: u32,
-    max_turns: u32,
-    calls_in_flight: usize,
-    approver: Arc<dyn Approver>,
-    history: Arc<dyn HistoryPolicy>,
-    overflow: Overflow,
-    result_budget: ResultBudget,
-    max_tool_tokens: Option<usize>,
-    always_loaded: Option<Vec<String>>,
-    pins: Pins,
-    line_timeout: Option<Duration>,
-}
-
-impl AgentBuilder {
-    /// In-process `#[tool]` fns (`tools![a, b]`), offered as the tools of a
-    /// source called `local`. Feature `local` (default).
-    #[cfg(feature = "local")]
-    pub fn tools(mut self, tools: impl IntoIterator<Item = mcp_runtime::Tool>) -> AgentBuilder {
-        self.local_tools.extend(tools);
-        self
-    }
-
-    /// A value the in-process tools given with [`tools`](Self::tools) take
-    /// as a `State<T>` parameter (one value per type; a second of one type
-    /// replaces the first). Feature `local` (default).
-    ///
-    /// ```no_run
-    /// use mcp_host::agent::Agent;
-    /// use mcp_host::provider::Anthropic;
-    /// use mcp_runtime::{State, tool, tools};
-    /// use std::sync::Mutex;
-    ///
-    /// /// Keep a note.
-    /// #[tool]
-    /// async fn note(notes: State<Mutex<Vec<String>>>, text: String) -> String {
-    ///     let mut notes = notes.lock().unwrap();
-    ///     notes.push(text);
-    ///     format!("{} notes", notes.len())
-    /// }
-    ///
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let agent = Agent::new(Anthropic::from_env()?)
-    ///     .tools(tools![note])
-    ///     .state(Mutex::new(Vec::<String>::new()))
-    ///     .build()
-    ///     .await?;
-    /// # let _ = agent;
-    /// # Ok(())
-    /// # }
-    /// ```
-    #[cfg(feature = "local")]
-    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> AgentBuilder {
-        let server = std::mem::replace(&mut self.local_server, local_server());
-        self.local_server = server.state(value);
-        self
-    }
-
-    /// A whole in-process server, as the source `name`. Feature `local`
-    /// (default).
-    #[cfg(feature = "local")]
-    pub fn server(mut self, name: impl Into<String>, server: mcp_runtime::Server) -> AgentBuilder {
-        self.servers.push((name.into(), server));
-        self
-    }
-
-    /// The servers of an `mcp.json`, started when the agent is built.
-    pub fn config(mut self, config: McpConfig) -> AgentBuilder {
-        self.config = Some(config);
-        self
-    }
-
-    /// Any other tool source.
-    pub fn source(mut self, source: Arc<dyn ToolSource>) -> AgentBuilder {
-        self.sources.push(source);
-        self
-    }
-
-    /// How servers are started and called (start timeout, call timeout).
-    pub fn catalog_options(mut self, options: CatalogOptions) -> AgentBuilder {
-        self.catalog_options = options;
-        self
-    }
-
-    /// How long a tool call may take before it is cancelled and answered
-    /// with an error result.
-    pub fn tool_timeout(mut self, timeout: Duration) -> AgentBuilder {
-        self.catalog_options.call_timeout = Some(timeout);
-        self
-    }
-
-    /// The model (default: the provider's, [`Provider::default_model`]).
-    pub fn model(mut self, model: impl Into<String>) -> AgentBuilder {
-        self.model = Some(model.into());
-        self
-    }
-
-    /// The system prompt.
-    pub fn system(mut self, system: impl Into<String>) -> AgentBuilder {
-        self.system = Some(system.into());
-        self
-    }
-
-    /// `max_tokens` of each request (default [`DEFAULT_MAX_TOKENS`]).
-    pub fn max_tokens(mut self, max_tokens: u32) -> AgentBuilder {
-        self.max_tokens = max_tokens;
-        self
-    }
-
-    /// Model requests per user line (default [`DEFAULT_MAX_TURNS`]; at
-    /// least 1).
-    pub fn max_turns(mut self, max_turns: u32) -> AgentBuilder {
-        self.max_turns = max_turns.max(1);
-        self
-    }
-
-    /// A deadline for each line (default none): past it the line is cut
-    /// short as an interrupt cuts it ([`interrupt`]: the model request is
-    /// dropped, the running calls cancelled) and its answer stops with
-    /// [`interrupt::TIMED_OUT`]. An [`Interrupt`] given a line with a
-    /// deadline of its own ([`Interrupt::with_deadline`]) keeps the earlier.
-    pub fn line_timeout(mut self, timeout: Duration) -> AgentBuilder {
-        self.line_timeout = Some(timeout);
-        self
-    }
-
-    /// Tool calls running at once (default [`DEFAULT_CALLS_IN_FLIGHT`]).
-    pub fn calls_in_flight(mut self, n: usize) -> AgentBuilder {
-        self.calls_in_flight = n.max(1);
-        self
-    }
-
-    /// Who decides whether each call runs (default [`ApproveAll`]).
-    pub fn approve(mut self, approver: impl Approver) -> AgentBuilder {
-        self.approver = Arc::new(approver);
-        self
-    }
-
-    /// [`approve`](Self::approve) with a shared approver.
-    pub fn approve_with(mut self, approver: Arc<dyn Approver>) -> AgentBuilder {
-        self.approver = approver;
-        self
-    }
-
-    /// What the history keeps (default [`FullHistory`]).
-    pub fn history(mut self, policy: impl HistoryPolicy) -> AgentBuilder {
-        self.history = Arc::new(policy);
-        self
-    }
-
-    /// What to do when a request does not fit the model's context window
-    /// (default [`Overflow::Trim`]).
-    pub fn on_overflow(mut self, overflow: Overflow) -> AgentBuilder {
-        self.overflow = overflow;
-        self
-    }
-
-    /// [`history`](Self::history) with a shared policy.
-    pub fn history_with(mut self, policy: Arc<dyn HistoryPolicy>) -> AgentBuilder {
-        self.history = policy;
-        self
-    }
-
-    /// What of the tools' results goes to the model (default
-    /// [`ResultBudget::default`]: 100,000 bytes of text per result, 400,000
-    /// per response; see [`budget`]).
-    pub fn result_budget(mut self, budget: ResultBudget) -> AgentBuilder {
-        self.result_budget = budget;
-        self
-    }
-
-    /// Where approved tool definitions are pinned (default
-    /// [`Pins::in_memory`]: for this run only; see [`pins`]).
-    pub fn pins(mut self, pins: Pins) -> AgentBuilder {
-        self.pins = pins;
-        self
-    }
-
-    /// [`result_budget`](Self::result_budget) with `bytes` of text per
-    /// result and four times that per response
-    /// ([`ResultBudget::per_result`]).
-    pub fn max_result_bytes(self, bytes: usize) -> AgentBuilder {
-        self.result_budget(ResultBudget::per_result(bytes))
-    }
-
-    /// A budget for the tools' definitions in each request, in tokens
-    /// estimated as their JSON bytes / 4: past it, tools are offered on
-    /// demand ([`offering`]). Default: none (only the API's tool-count
-    /// limit, [`Provider::max_tools`], applies).
-    pub fn max_tool_tokens(mut self, tokens: usize) -> AgentBuilder {
-        self.max_tool_tokens = Some(tokens);
-        self
-    }
-
-    /// The tools (model names) offered on every request when tools are
-    /// offered on demand (default: the first
-    /// [`offering::DEFAULT_ALWAYS_LOADED`] in-process tools).
-    pub fn always_loaded(
-        mut self,
-        names: impl IntoIterator<Item = impl Into<String>>,
-    ) -> AgentBuilder {
-        self.always_loaded = Some(names.into_iter().map(Into::into).collect());
-        self
-    }
-
-    /// The sources given, with the in-process tools and servers served as
-    /// [`LocalSource`]s after them.
-    #[cfg(feature = "local")]
-    fn local_sources(&mut self) -> Result<Vec<Arc<dyn ToolSource>>, AgentError> {
-        let mut sources = std::mem::take(&mut self.sources);
-        let local_tools = std::mem::take(&mut self.local_tools);
-        if !local_tools.is_empty() {
-            let server = std::mem::replace(&mut self.local_server, local_server());
-            // The runtime's own message names `Server::state`, a server the
-            // caller never made; here the fix is the builder's.
-            let client = server.tools(local_tools).local().map_err(|e| match e {
-                mcp_runtime::Error::MissingState { tool, type_name } => {
-                    AgentError::MissingState { tool, type_name }
-                }
-                other => AgentError::Local(other),
-            })?;
-            sources.push(Arc::new(LocalSource::new("local", client)));
-        }
-        for (name, server) in std::mem::take(&mut self.servers) {
-            let client = server.local().map_err(AgentError::Local)?;
-            sources.push(Arc::new(LocalSource::new(name, client)));
-        }
-        Ok(sources)
-    }
-
-    /// Starts the config's servers, serves the in-process tools, and
-    /// builds the catalog. Servers that fail are left out and listed in
-    /// [`Catalog::failures`].
-    pub async fn build(mut self) -> Result<Agent, AgentError> {
-        #[cfg(feature = "local")]
-        let sources = self.local_sources()?;
-        #[cfg(not(feature = "local"))]
-        let sources = std::mem::take(&mut self.sources);
-        let catalog = match &self.config {
-            Some(config) => Catalog::build(config, sources, self.catalog_options).await,
-            None => Catalog::from_sources(sources, self.catalog_options).await,
-        }
-        .map_err(AgentError::Catalog)?;
-        let gate = PinGate::new(self.pins, Arc::clone(&self.approver));
-        let settings = offering::Settings {
-            max_tool_tokens: self.max_tool_tokens,
-            always_loaded: self.always_loaded,
-        };
-        let tools = LiveTools::new(
-            catalog,
-            &*self.provider,
-            gate,
-            settings,
-            crate::catalog::RELIST_TIMEOUT,
-        )
-        .await;
-        let model = self
-            .model
-            .unwrap_or_else(|| self.provider.default_model().to_owned());
-        Ok(Agent {
-            provider: self.provider,
-            tools,
-            model,
-            system: self.system,
-            max_tokens: self.max_tokens,
-            max_turns: self.max_turns,
-            in_flight: Arc::new(Semaphore::new(self.calls_in_flight)),
-            approver: self.approver,
-            history: self.history,
-            overflow: self.overflow,
-            result_budget: self.result_budget,
-            line_timeout: self.line_timeout,
-        })
-    }
-}
-
-/// The server of the in-process tools, the source called `local`.
-#[cfg(feature = "local")]
-fn local_server() -> mcp_runtime::Server {
-    mcp_runtime::Server::new("local", env!("CARGO_PKG_VERSION"))
 }
 
 /// A model, its tools, and the loop between them. Shareable (`&self`):
@@ -510,7 +186,7 @@ impl Conversation {
     }
 
     /// The tools the host's search tool found and added to this
-    /// conversation's requests ([`offering`]).
+    /// conversation's requests ([`on_demand`]).
     pub fn found_tools(&self) -> &FoundTools {
         &self.found
     }
@@ -554,41 +230,6 @@ pub struct AnswerError {
 }
 
 impl Agent {
-    /// An agent on `provider`, to be given tools and built.
-    #[allow(clippy::new_ret_no_self)]
-    pub fn new(provider: impl Provider) -> AgentBuilder {
-        Agent::with_provider(Arc::new(provider))
-    }
-
-    /// [`new`](Self::new) with a shared provider.
-    pub fn with_provider(provider: Arc<dyn Provider>) -> AgentBuilder {
-        AgentBuilder {
-            provider,
-            config: None,
-            #[cfg(feature = "local")]
-            local_tools: Vec::new(),
-            #[cfg(feature = "local")]
-            local_server: local_server(),
-            #[cfg(feature = "local")]
-            servers: Vec::new(),
-            sources: Vec::new(),
-            catalog_options: CatalogOptions::default(),
-            model: None,
-            system: None,
-            max_tokens: DEFAULT_MAX_TOKENS,
-            max_turns: DEFAULT_MAX_TURNS,
-            calls_in_flight: DEFAULT_CALLS_IN_FLIGHT,
-            approver: Arc::new(ApproveAll),
-            history: Arc::new(FullHistory),
-            overflow: Overflow::Trim,
-            result_budget: ResultBudget::default(),
-            max_tool_tokens: None,
-            always_loaded: None,
-            pins: Pins::in_memory(),
-            line_timeout: None,
-        }
-    }
-
     /// The tools offered now and the servers left out (a snapshot: the
     /// next request may offer a changed list).
     pub fn catalog(&self) -> Arc<Catalog> {
@@ -616,50 +257,24 @@ impl Agent {
         Conversation::default()
     }
 
-    /// The user says `text`; loops until the model is done with it.
-    pub async fn send(
-        &self,
-        conversation: &mut Conversation,
-        text: &str,
-    ) -> Result<Answer, AnswerError> {
-        self.run_line(conversation, text, &Interrupt::new(), None)
-            .await
+    /// The user says `text`; the returned [`Line`] loops until the model
+    /// is done with it once awaited. The one way to send a line: its
+    /// options ([`Line::interrupt`], [`Line::events`]) are set on it
+    /// before the `.await`.
+    pub fn send<'a>(&'a self, conversation: &'a mut Conversation, text: &'a str) -> Line<'a> {
+        Line {
+            agent: self,
+            conversation,
+            text,
+            interrupt: None,
+            events: None,
+        }
     }
 
-    /// [`send`](Self::send), cut short once `interrupt` is flipped: the
-    /// model request under way is dropped and the calls still running are
-    /// cancelled. The answer then stops with [`interrupt::INTERRUPTED`];
-    /// its `tool_calls` are the calls that stay in the history, the ones
-    /// cut short among them with an `isError` result saying so (see
-    /// [`interrupt`] for what the history keeps).
-    pub async fn send_interruptible(
-        &self,
-        conversation: &mut Conversation,
-        text: &str,
-        interrupt: &Interrupt,
-    ) -> Result<Answer, AnswerError> {
-        self.run_line(conversation, text, interrupt, None).await
-    }
-
-    /// [`send`](Self::send), with the model's responses streamed and each
-    /// [`Event`](events::Event) of the line handed to `events` as it
-    /// happens. The history and the answer are the ones `send` gives.
-    pub async fn send_with(
-        &self,
-        conversation: &mut Conversation,
-        text: &str,
-        events: &events::EventSink,
-    ) -> Result<Answer, AnswerError> {
-        self.run_line(conversation, text, &Interrupt::new(), Some(events))
-            .await
-    }
-
-    /// One user line with everything said: cut short once `interrupt` is
-    /// flipped or its deadline (or [`AgentBuilder::line_timeout`]) passes
-    /// (as [`send_interruptible`](Self::send_interruptible)), and streamed
-    /// with its events handed to `events` when there is a sink (as
-    /// [`send_with`](Self::send_with)).
-    pub async fn run_line(
+    /// The line of a [`Line`]: cut short once `interrupt` is flipped or its
+    /// deadline (or [`AgentBuilder::line_timeout`]) passes, and streamed
+    /// with its events handed to `events` when there is a sink.
+    async fn run_line(
         &self,
         conversation: &mut Conversation,
         text: &str,
@@ -691,7 +306,7 @@ impl Agent {
             }
             // Lists changed since the last request are listed again first.
             let offered = self.tools.refresh(&*self.provider).await;
-            let tools = offering::request_tools(&offered.tools, &conversation.found);
+            let tools = on_demand::request_tools(&offered.tools, &conversation.found);
             let request = Request {
                 model: &self.model,
                 max_tokens: self.max_tokens,
@@ -876,119 +491,6 @@ impl Agent {
             messages,
             summarized: false,
         })
-    }
-
-    /// Runs one response's calls and appends their results; returns how
-    /// many messages that added.
-    async fn answer_calls(
-        &self,
-        conversation: &mut Conversation,
-        answer: &mut Answer,
-        calls: &[ToolCall],
-        run: Run,
-        interrupt: &Interrupt,
-        events: Option<&events::EventSink>,
-    ) -> usize {
-        // A tool gone since the request is refused by name, not called.
-        let offered = self.tools.refresh(&*self.provider).await;
-        let emit = |event: events::Event| {
-            if let Some(sink) = events {
-                sink(&event);
-            }
-        };
-        // The host answers its search and refuses what was not offered
-        // itself, in the calls' order; the rest go to their servers.
-        let mut answered: Vec<Option<(budget::Kept, CallRecord)>> = Vec::with_capacity(calls.len());
-        let mut others = Vec::new();
-        for call in calls {
-            if let Some(search) = offered.search.as_ref().filter(|s| s.is_search(call)) {
-                answered.push(Some(self.answer_search(
-                    search,
-                    &mut conversation.found,
-                    call,
-                    &run,
-                    &emit,
-                )));
-                continue;
-            }
-            let entry = offered.catalog.tool(&call.name);
-            let refusal = entry.and(offering::not_offered(
-                offered.loaded.as_ref(),
-                &conversation.found,
-                offered.search.as_ref().map(LocalSearch::name),
-                &call.name,
-            ));
-            match (entry, refusal) {
-                (Some(entry), Some(reason)) => {
-                    emit(events::Event::CallRequested {
-                        id: call.id.clone(),
-                        tool: entry.tool.name.clone(),
-                        server: entry.server.clone(),
-                        input: call.input.clone().unwrap_or(Value::Null),
-                    });
-                    let failure = crate::call_result::CallFailure::NotRun { reason };
-                    tracing::warn!(tool = %call.name, "call refused: {failure}");
-                    emit(events::Event::CallNotRun {
-                        id: call.id.clone(),
-                        reason: failure.to_string(),
-                    });
-                    let record = CallRecord {
-                        name: entry.tool.name.clone(),
-                        server: entry.server.clone(),
-                        is_error: true,
-                    };
-                    answered.push(Some((self.result_budget.keep(failure.to_result()), record)));
-                }
-                _ => {
-                    answered.push(None);
-                    others.push(call.clone());
-                }
-            }
-        }
-        let mut ran = calls::run(
-            &offered.catalog,
-            &*self.approver,
-            &self.in_flight,
-            &others,
-            run.clone(),
-            self.result_budget,
-            calls::LineWatch { interrupt, events },
-        )
-        .await
-        .into_iter();
-        let results: Vec<(budget::Kept, CallRecord)> = answered
-            .into_iter()
-            .filter_map(|answered| answered.or_else(|| ran.next()))
-            .collect();
-        let (kept, records): (Vec<_>, Vec<_>) = results.into_iter().unzip();
-        let sent = self.result_budget.share(kept);
-        let pairs: Vec<(&ToolCall, &CallToolResult)> = calls.iter().zip(&sent).collect();
-        let messages = self.provider.tool_results(&pairs);
-        let added = messages.len();
-        for message in messages {
-            conversation.history.push(message);
-        }
-        answer.tool_calls.extend(records);
-        added
-    }
-
-    /// The host's answer to a call of its search tool, kept to the budget
-    /// ([`LocalSearch::answer_call`]).
-    fn answer_search(
-        &self,
-        search: &LocalSearch,
-        found: &mut FoundTools,
-        call: &ToolCall,
-        run: &Run,
-        emit: &dyn Fn(events::Event),
-    ) -> (budget::Kept, CallRecord) {
-        let result = search.answer_call(&*self.provider, found, call, run, emit);
-        let record = CallRecord {
-            name: call.name.clone(),
-            server: String::new(),
-            is_error: result.is_error,
-        };
-        (self.result_budget.keep(result), record)
     }
 }
 

@@ -1,4 +1,4 @@
-//! The in-process door as a tool source (feature `local`, default): a
+//! The in-process door as a tool source (feature `local`): a
 //! server of this process called without a transport.
 
 use super::ToolSource;

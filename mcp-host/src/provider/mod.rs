@@ -39,7 +39,7 @@ pub use http::{ApiClient, ApiEndpoint, from_env};
 pub use openai::OpenAi;
 
 use crate::call_result::CallFailure;
-use crate::offer::ToolOffer;
+use crate::tool_offer::ToolOffer;
 use mcp_client::BoxFuture;
 use mcp_protocol::model::CallToolResult;
 use serde::Serialize;
@@ -172,7 +172,7 @@ pub trait Provider: Send + Sync + fmt::Debug + 'static {
 
     /// The most tools one request may carry, as the API documents it. The
     /// agent never offers more: past it, tools are offered on demand
-    /// ([`crate::agent::offering`]). Default: no limit.
+    /// ([`crate::agent::on_demand`]). Default: no limit.
     fn max_tools(&self) -> usize {
         usize::MAX
     }

@@ -4,7 +4,7 @@
 
 use super::{anthropic, openai};
 use crate::call_result::CallFailure;
-use crate::offer::ToolOffer;
+use crate::tool_offer::ToolOffer;
 use mcp_protocol::model::{CallToolResult, RpcError, Tool};
 use openai::Strict;
 use serde_json::{Value, json};

@@ -14,10 +14,10 @@ use mcp_host::agent::history::LastTurns;
 use mcp_host::agent::interrupt::{INTERRUPTED, Interrupt};
 use mcp_host::agent::{Agent, MAX_TURNS};
 use mcp_host::config::McpConfig;
-use mcp_host::offer::ToolOffer;
 use mcp_host::provider::{
     self, Anthropic, Provider, ProviderError, Reply, Request, ToolCall, Usage,
 };
+use mcp_host::tool_offer::ToolOffer;
 use mcp_protocol::model::CallToolResult;
 use mcp_runtime::{Context, Server, tool, tools};
 use serde_json::{Value, json};
@@ -658,7 +658,8 @@ fn an_interrupted_line_keeps_its_finished_call_and_answers_the_cut_one() {
             flip.interrupt();
         });
         let answer = agent
-            .send_interruptible(&mut chat, "weather", &interrupt)
+            .send(&mut chat, "weather")
+            .interrupt(&interrupt)
             .await
             .unwrap();
         assert_eq!(answer.stop_reason, INTERRUPTED);

@@ -304,7 +304,7 @@ fn the_host_own_tools_stay_loaded_unless_the_builder_names_others() {
             let agent = builder.build().await.unwrap();
             assert_eq!(
                 agent.offering(),
-                mcp_host::agent::offering::Offering::LocalSearch {
+                mcp_host::agent::on_demand::Offering::LocalSearch {
                     tool: "search_tools".into(),
                     loaded: expected.len() - 1,
                     room: 128 - expected.len(),

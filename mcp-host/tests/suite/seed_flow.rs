@@ -5,9 +5,9 @@
 
 use mcp_host::call_result::CallFailure;
 use mcp_host::names::NameMap;
-use mcp_host::offer::ToolOffer;
 use mcp_host::provider::anthropic;
 use mcp_host::provider::openai::{self, Strict};
+use mcp_host::tool_offer::ToolOffer;
 use mcp_protocol::model::{CallToolResult, RpcError, Tool};
 use serde_json::{Value, json};
 

@@ -1,6 +1,6 @@
 //! Streamed responses over real HTTP from the scripted fake APIs: the same
 //! conversation served whole (`Agent::send`) and streamed as server-sent
-//! events (`Agent::send_with`) leaves byte-identical histories and sends
+//! events (`Line::events`) leaves byte-identical histories and sends
 //! byte-identical prompts, for both APIs, with parallel calls whose inputs
 //! come in pieces; and the events say what happened, in order.
 
@@ -83,7 +83,10 @@ async fn line(
         let seen = Arc::clone(&events);
         let sink: EventSink =
             Arc::new(move |event: &Event| seen.lock().unwrap().push(event.clone()));
-        agent.send_with(&mut chat, "北京和上海的天气", &sink).await
+        agent
+            .send(&mut chat, "北京和上海的天气")
+            .events(&sink)
+            .await
     } else {
         agent.send(&mut chat, "北京和上海的天气").await
     }

@@ -17,7 +17,7 @@
 //! the info log.
 //!
 //! The first SIGINT (Ctrl-C) while a line is answered interrupts that line
-//! alone ([`Agent::send_interruptible`]): the model request and the tool
+//! alone ([`Line::interrupt`](mcp_host::agent::Line::interrupt)): the model request and the tool
 //! calls under way are cancelled, one stderr line says so, and the next
 //! line is read. A second one in the same line, or one while the host
 //! waits for a line, ends the program as SIGTERM does.
@@ -44,13 +44,14 @@ use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
 use mcp_host::agent::calls::CallRecord;
 use mcp_host::agent::history::{HistoryPolicy, LastTurns, MaxBytes, TokenBudget, Trim};
 use mcp_host::agent::interrupt::{INTERRUPTED, Interrupt, TIMED_OUT};
-use mcp_host::agent::offering::Offering;
+use mcp_host::agent::on_demand::Offering;
 use mcp_host::agent::pins::Pins;
 use mcp_host::agent::{Agent, Answer, Conversation};
 use mcp_host::catalog::CatalogOptions;
 use mcp_host::config::McpConfig;
 use mcp_host::provider::{ApiClient, Provider, ProviderError, Usage};
 use serde::Serialize;
+use std::future::IntoFuture;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -509,7 +510,11 @@ async fn converse(
         }
         let interrupt = Interrupt::new();
         let sent = {
-            let send = agent.run_line(conversation, line, &interrupt, sink.as_ref());
+            let send = agent
+                .send(conversation, line)
+                .interrupt(&interrupt)
+                .events(sink.as_ref())
+                .into_future();
             tokio::pin!(send);
             loop {
                 tokio::select! {

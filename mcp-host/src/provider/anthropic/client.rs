@@ -7,9 +7,9 @@ use super::{
     API_VERSION, BASE_URL_VARIABLE, DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, MAX_TOOLS,
     deferred_tools, read_response, searched_tools, tool_result, tools,
 };
-use crate::offer::ToolOffer;
 use crate::provider::http::{ApiClient, ApiEndpoint, tree_limit};
 use crate::provider::{Delta, Provider, ProviderError, Reply, Request, ToolCall};
+use crate::tool_offer::ToolOffer;
 use mcp_client::BoxFuture;
 use mcp_protocol::model::CallToolResult;
 use serde::Serialize;

@@ -1,8 +1,8 @@
 //! Each conversion against the exact JSON the Messages API defines.
 
 use super::*;
-use crate::offer::ToolOffer;
 use crate::provider::tests::{PNG, result, weather};
+use crate::tool_offer::ToolOffer;
 use serde_json::json;
 
 #[test]

@@ -1,7 +1,7 @@
 //! The tools of a request: `{name, description, input_schema}`, and past
 //! the host's limits the API's own tool search ([`deferred_tools`]).
 
-use crate::offer::ToolOffer;
+use crate::tool_offer::ToolOffer;
 use serde_json::{Value, json};
 
 /// The Messages API entry of `offer`: `{"name", "description",

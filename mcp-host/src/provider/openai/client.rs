@@ -6,9 +6,9 @@ use super::{
     BASE_URL_VARIABLE, DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, MAX_TOOLS, Strict,
     read_response, tool_messages, tools,
 };
-use crate::offer::ToolOffer;
 use crate::provider::http::{ApiClient, ApiEndpoint, tree_limit};
 use crate::provider::{Delta, Provider, ProviderError, Reply, Request, ToolCall};
+use crate::tool_offer::ToolOffer;
 use mcp_client::BoxFuture;
 use mcp_protocol::model::CallToolResult;
 use serde::Serialize;

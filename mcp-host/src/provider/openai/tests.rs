@@ -2,8 +2,8 @@
 //! defines.
 
 use super::*;
-use crate::offer::ToolOffer;
 use crate::provider::tests::{PNG, mcp_tool, result, weather};
+use crate::tool_offer::ToolOffer;
 use serde_json::json;
 
 #[test]

@@ -2,7 +2,7 @@
 //! can be expressed in strict mode's subset, and the `null`s a strict
 //! model sends for absent arguments taken out again.
 
-use crate::offer::{ToolOffer, openai_strict};
+use crate::tool_offer::{ToolOffer, openai_strict};
 use mcp_protocol::model::JsonObject;
 use serde_json::{Value, json};
 

@@ -7,7 +7,7 @@
 //! snapshot their request was made from; refreshes run one at a time, so
 //! a slower one never replaces a newer catalog.
 
-use super::offering::{self, LocalSearch, Offering, Settings};
+use super::on_demand::{self, LocalSearch, Offering, Settings};
 use super::pins::PinGate;
 use crate::catalog::Catalog;
 use crate::provider::Provider;
@@ -23,7 +23,7 @@ pub(super) struct Offered {
     /// What is offered (held-back tools left out).
     pub(super) catalog: Arc<Catalog>,
     /// The provider's form of `catalog`'s tools, in its order (on demand:
-    /// the search tool and the tools kept loaded, [`offering::plan`]).
+    /// the search tool and the tools kept loaded, [`on_demand::plan`]).
     pub(super) tools: Vec<Value>,
     /// How they are offered: all, or on demand.
     pub(super) offering: Offering,
@@ -104,7 +104,7 @@ fn offer(
     } else {
         Arc::new(listed.filtered(|t| !held.contains(&t.model_name)))
     };
-    let plan = offering::plan(
+    let plan = on_demand::plan(
         provider,
         &catalog,
         settings.max_tool_tokens,
