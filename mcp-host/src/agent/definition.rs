@@ -5,6 +5,7 @@
 
 use mcp_protocol::model::Tool;
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 
 /// A definition that is not the approved one.
@@ -268,6 +269,19 @@ fn schema_diff(
         changes.push(FieldChange::More(more));
     }
     changes
+}
+
+/// The digest of `tool`'s definition: `sha256:` and the hex SHA-256 of its
+/// canonical JSON (object keys sorted, no spaces).
+pub fn digest(tool: &Tool) -> String {
+    let value = serde_json::to_value(tool).unwrap_or(Value::Null);
+    let hash = Sha256::digest(mcp_protocol::canonical::canonical_json(&value).as_bytes());
+    let mut text = String::with_capacity(7 + 64);
+    text.push_str("sha256:");
+    for byte in hash {
+        let _ = write!(text, "{byte:02x}");
+    }
+    text
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@
 //! }
 //! ```
 
-use super::pins::digest;
+use super::definition::digest;
 use super::private_file;
 use mcp_protocol::model::Tool;
 use serde::{Deserialize, Serialize};

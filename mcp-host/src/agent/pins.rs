@@ -42,13 +42,12 @@
 
 use super::approval::{Approver, Decision};
 pub use super::definition::DefinitionChange;
+pub use super::definition::digest;
 use super::private_file;
 use crate::catalog::{Catalog, CatalogTool};
 use mcp_protocol::model::Tool;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -318,19 +317,6 @@ fn is_digest(text: &str) -> bool {
 fn canonical_len(tool: &Tool) -> usize {
     let value = serde_json::to_value(tool).unwrap_or(Value::Null);
     mcp_protocol::canonical::canonical_json(&value).len()
-}
-
-/// The digest of `tool`'s definition: `sha256:` and the hex SHA-256 of its
-/// canonical JSON (object keys sorted, no spaces).
-pub fn digest(tool: &Tool) -> String {
-    let value = serde_json::to_value(tool).unwrap_or(Value::Null);
-    let hash = Sha256::digest(mcp_protocol::canonical::canonical_json(&value).as_bytes());
-    let mut text = String::with_capacity(7 + 64);
-    text.push_str("sha256:");
-    for byte in hash {
-        let _ = write!(text, "{byte:02x}");
-    }
-    text
 }
 
 /// What the agent decides about definitions: the pins, what was asked in

@@ -4,7 +4,6 @@
 //! in the user's config directory (`$XDG_CONFIG_HOME/mcp-host`, else
 //! `~/.config/mcp-host`), beside the OAuth store.
 
-use crate::cli::Parsed;
 use mcp_host::agent::kept::{FILE_NAME, KeptApprovals};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -27,14 +26,14 @@ pub(crate) struct ApprovalsArgs {
     pub(crate) pins: Option<PathBuf>,
 }
 
-/// Parses the words after `approvals`.
-pub(crate) fn parse(args: impl Iterator<Item = String>) -> Result<Parsed, String> {
+/// Parses the words after `approvals`: `None` when they ask for help.
+pub(crate) fn parse(args: impl Iterator<Item = String>) -> Result<Option<ApprovalsArgs>, String> {
     let mut args = args;
     let mut words = Vec::new();
     let mut pins = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--help" | "-h" => return Ok(Parsed::Help),
+            "--help" | "-h" => return Ok(None),
             "--pins" => pins = Some(PathBuf::from(args.next().ok_or("--pins needs a value")?)),
             _ if arg.starts_with("--pins=") => pins = Some(PathBuf::from(&arg["--pins=".len()..])),
             _ if arg.starts_with('-') => {
@@ -57,7 +56,7 @@ pub(crate) fn parse(args: impl Iterator<Item = String>) -> Result<Parsed, String
             );
         }
     };
-    Ok(Parsed::Approvals(ApprovalsArgs { command, pins }))
+    Ok(Some(ApprovalsArgs { command, pins }))
 }
 
 /// The approvals file: `approvals.json` beside `pins`, else in the user's
@@ -156,6 +155,7 @@ pub(crate) fn run(args: ApprovalsArgs) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::Parsed;
 
     fn parsed(words: &[&str]) -> Result<Parsed, String> {
         crate::cli::parse(words.iter().map(|w| (*w).to_owned()))

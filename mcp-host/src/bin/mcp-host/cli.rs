@@ -377,7 +377,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         return parse_auth(&command, args);
     }
     if args.next_if(|a| a == "approvals").is_some() {
-        return crate::approvals::parse(args);
+        return crate::approvals::parse(args).map(|a| a.map_or(Parsed::Help, Parsed::Approvals));
     }
     let mut config = None;
     let mut provider = default_api();
