@@ -290,6 +290,38 @@ mod tests {
         assert!(Progress::REVISIONS.include(V2024_11_05));
     }
 
+    /// The serde tags of the input requests (an attribute takes no
+    /// constant) are the table's names: each reads back under its marker's
+    /// name and writes it again.
+    #[test]
+    fn input_request_tags_are_the_tables_names() {
+        use super::super::input::InputRequest;
+        use crate::outgoing::{ElicitForm, InputRequestRef};
+        let params = [
+            (
+                Elicit::METHOD,
+                serde_json::json!({"mode": "form", "message": "m",
+                    "requestedSchema": {"type": "object", "properties": {}}}),
+            ),
+            (
+                CreateMessage::METHOD,
+                serde_json::json!({"messages": [], "maxTokens": 1}),
+            ),
+            (ListRoots::METHOD, serde_json::json!(null)),
+        ];
+        for (method, params) in params {
+            let wire = serde_json::json!({"method": method, "params": params});
+            let read: InputRequest = serde_json::from_value(wire)
+                .unwrap_or_else(|e| panic!("{method} does not read: {e}"));
+            let written = serde_json::to_value(&read).unwrap();
+            assert_eq!(written["method"], method);
+        }
+        let schema = serde_json::json!({"type": "object"});
+        let form = ElicitForm::new("m", &schema, ProtocolVersion::LATEST);
+        let written = serde_json::to_value(InputRequestRef::Elicit(form)).unwrap();
+        assert_eq!(written["method"], Elicit::METHOD);
+    }
+
     #[test]
     fn each_name_is_in_the_table_once() {
         let names: Vec<&str> = REQUEST_METHODS

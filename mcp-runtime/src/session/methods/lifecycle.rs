@@ -21,12 +21,11 @@ impl Respond for InitializeResult {
     }
 }
 
-// `initialize`: opens a legacy session on a fresh connection, at the
-// client's version when it is a legacy one this server speaks, else at
-// the newest legacy one (a counter-offer). A connection that has a
-// session already, or speaks the 2026-07-28 era, refuses it
-// (`era::initialize_version`).
-
+/// `initialize`: opens a legacy session on a fresh connection, at the
+/// client's version when it is a legacy one this server speaks, else at
+/// the newest legacy one (a counter-offer). A connection that has a
+/// session already, or speaks the 2026-07-28 era, refuses it
+/// (`era::initialize_version`).
 impl Method for Initialize {
     const HANDSHAKE: bool = true;
     type ParamsRef<'p> = InitializeParamsRef<'p>;
@@ -73,8 +72,7 @@ impl Respond for Empty {
     }
 }
 
-// `ping` (legacy): the session is alive. Its params, if any, are ignored.
-
+/// `ping` (legacy): the session is alive. Its params, if any, are ignored.
 impl Method for Ping {
     type ParamsRef<'p> = IgnoredAny;
     type Answer<'s> = Empty;
@@ -90,9 +88,8 @@ impl Respond for DiscoverResult {
     }
 }
 
-// `server/discover` (2026-07-28): what this server offers, cacheable. Its
-// params, beyond the envelope the era rules read, are ignored.
-
+/// `server/discover` (2026-07-28): what this server offers, cacheable. Its
+/// params, beyond the envelope the era rules read, are ignored.
 impl Method for Discover {
     type ParamsRef<'p> = IgnoredAny;
     type Answer<'s> = DiscoverResult;

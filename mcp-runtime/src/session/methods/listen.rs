@@ -37,9 +37,8 @@ impl Acknowledge for Subscribed {
     }
 }
 
-// `subscriptions/listen` (2026-07-28): a stream of the notifications the
-// client asks for, acknowledged first, open until it cancels the request.
-
+/// `subscriptions/listen` (2026-07-28): a stream of the notifications the
+/// client asks for, acknowledged first, open until it cancels the request.
 impl Streaming for Listen {
     type ParamsRef<'p> = ListenParams<'p>;
     type Ack = Subscribed;

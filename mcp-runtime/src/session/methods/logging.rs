@@ -10,9 +10,8 @@ use crate::session::Session;
 use crate::session::method::Method;
 use crate::session::methods::lifecycle::Empty;
 
-// `logging/setLevel` (legacy): the lowest level of log messages the
-// session's calls send.
-
+/// `logging/setLevel` (legacy): the lowest level of log messages the
+/// session's calls send.
 impl Method for SetLevel {
     type ParamsRef<'p> = SetLevelParams<'p>;
     type Answer<'s> = Empty;

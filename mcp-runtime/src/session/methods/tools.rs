@@ -53,8 +53,7 @@ impl Respond for ToolsPage {
     }
 }
 
-// `tools/list`: a page of the tool list, in both eras.
-
+/// `tools/list`: a page of the tool list, in both eras.
 impl Method for ListTools {
     type ParamsRef<'p> = ListToolsParamsRef<'p>;
     type Answer<'s> = ToolsPage;
