@@ -15,7 +15,7 @@ use crate::transport::{Inbox, Outgoing, Transport};
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio::task::AbortHandle;
@@ -30,7 +30,7 @@ mod shared;
 
 pub use config::{DEFAULT_JSON_BUDGET, DEFAULT_TIMEOUT, DispatcherConfig, RequestOptions};
 pub use handler::{Handler, NoHandler, ServerNotification, ServerRequest};
-use notifications::deliver_notifications;
+use notifications::{NotificationQueue, deliver_notifications};
 use pending::{PendingGuard, State};
 use router::Router;
 use shared::{Shared, write_replies};
@@ -73,7 +73,10 @@ impl Dispatcher {
         handler: Arc<dyn Handler>,
         config: DispatcherConfig,
     ) -> Self {
-        let (notify_tx, notify_rx) = mpsc::channel(config.max_buffered_notifications.max(1));
+        let (notifications, notify_rx, queued) = NotificationQueue::new(
+            config.max_buffered_notifications,
+            config.max_buffered_notification_bytes,
+        );
         let (replies_tx, replies_rx) = mpsc::channel(config.max_queued_replies.max(1));
         let shared = Arc::new(Shared {
             slots: Arc::new(Semaphore::new(
@@ -92,13 +95,10 @@ impl Dispatcher {
             next_id: AtomicU64::new(1),
             server_requests: Mutex::new(HashMap::new()),
         });
-        let queued = Arc::new(AtomicUsize::new(0));
         let router = Router {
             shared: Arc::clone(&shared),
             handler: Arc::clone(&handler),
-            notifications: notify_tx,
-            queued: Arc::clone(&queued),
-            dropped: 0,
+            notifications,
             refused_frames: AtomicU64::new(0),
             warnings: Mutex::new(LogLimiter::new(shared.config.name.clone(), "warning")),
         };
@@ -260,5 +260,81 @@ impl Dispatcher {
     pub async fn close(&self) {
         self.shared.shut(ClientError::Closed);
         self.shared.transport.close().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::{BoxFuture, Incoming};
+
+    /// A transport that takes every message and closes at once.
+    #[derive(Debug)]
+    struct Accepting;
+
+    impl Transport for Accepting {
+        fn send(&self, _message: Outgoing) -> BoxFuture<'_, Result<(), ClientError>> {
+            Box::pin(async { Ok(()) })
+        }
+        fn close(&self) -> BoxFuture<'_, ()> {
+            Box::pin(async {})
+        }
+    }
+
+    fn dispatcher() -> (Dispatcher, crate::transport::InboxSender) {
+        let (sender, inbox) = Inbox::channel(16);
+        let dispatcher = Dispatcher::new(
+            Box::new(Accepting),
+            inbox,
+            Arc::new(crate::NoHandler),
+            DispatcherConfig::new("fake"),
+        );
+        (dispatcher, sender)
+    }
+
+    #[tokio::test]
+    async fn close_fails_every_waiting_request_with_closed() {
+        let (dispatcher, _sender) = dispatcher();
+        let dispatcher = Arc::new(dispatcher);
+        let waiting: Vec<_> = (0..3)
+            .map(|_| {
+                let dispatcher = Arc::clone(&dispatcher);
+                tokio::spawn(async move {
+                    dispatcher
+                        .request("tools/list", None, RequestOptions::default())
+                        .await
+                })
+            })
+            .collect();
+        while dispatcher.pending() < 3 {
+            tokio::task::yield_now().await;
+        }
+        dispatcher.close().await;
+        for request in waiting {
+            assert_eq!(request.await.unwrap().unwrap_err(), ClientError::Closed);
+        }
+        assert_eq!(dispatcher.pending(), 0);
+        assert_eq!(dispatcher.closed_reason(), Some(ClientError::Closed));
+        let later = dispatcher.request("ping", None, RequestOptions::default());
+        assert_eq!(later.await.unwrap_err(), ClientError::Closed);
+    }
+
+    #[tokio::test]
+    async fn an_answer_to_an_unknown_id_leaves_the_waiting_request_alone() {
+        let (dispatcher, sender) = dispatcher();
+        let request = dispatcher.request("tools/list", None, RequestOptions::default());
+        let answers = async {
+            while dispatcher.pending() < 1 {
+                tokio::task::yield_now().await;
+            }
+            for body in [
+                r#"{"jsonrpc":"2.0","id":99,"result":{"wrong":true}}"#,
+                r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#,
+            ] {
+                assert!(sender.send(Incoming::Message(body.into())).await);
+            }
+        };
+        let (answer, ()) = tokio::join!(request, answers);
+        assert_eq!(answer.unwrap().get(), r#"{"tools":[]}"#);
     }
 }

@@ -2,8 +2,8 @@
 //! callers, and refuses what is too large or unreadable.
 
 use super::handler::{Handler, ServerNotification};
-use super::notifications::queued_size;
-use super::pending::Answer;
+use super::notifications::NotificationQueue;
+use super::pending::{Answer, Settled};
 use super::server_requests::method_not_found;
 use super::shared::Shared;
 use crate::error::{ClientError, RpcError};
@@ -15,18 +15,13 @@ use crate::transport::{Inbox, Incoming};
 use mcp_protocol::json_budget::OverBudget;
 use mcp_protocol::model::method;
 use serde_json::value::RawValue;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use tokio::sync::mpsc;
 
 pub(super) struct Router {
     pub(super) shared: Arc<Shared>,
     pub(super) handler: Arc<dyn Handler>,
-    pub(super) notifications: mpsc::Sender<ServerNotification>,
-    /// Bytes of notifications in the queue.
-    pub(super) queued: Arc<AtomicUsize>,
-    /// Notifications dropped since the last warning.
-    pub(super) dropped: u64,
+    pub(super) notifications: NotificationQueue,
     /// Messages dropped for their size or their id's: a warning for the
     /// 1st, 2nd, 4th, 8th… so that a flood of them cannot flood the log.
     pub(super) refused_frames: AtomicU64,
@@ -75,19 +70,15 @@ impl Router {
     }
 
     pub(super) fn answer(&self, id: u64, answer: Answer) {
-        let (waiter, abandoned) = {
-            let mut state = self.shared.lock();
-            let waiter = state.pending.remove(&id);
-            (waiter, state.abandoned.remove(&id))
-        };
-        match waiter {
-            Some(waiter) => {
+        let settled = self.shared.lock().settle(id);
+        match settled {
+            Settled::Waiting(waiter) => {
                 let _ = waiter.send(answer);
             }
-            None if abandoned => {
+            Settled::Abandoned => {
                 tracing::debug!(server = %self.shared.config.name, id, "dropped a late answer to a request given up on");
             }
-            None => {
+            Settled::Unknown => {
                 if self.warning_admitted() {
                     tracing::warn!(
                         server = %self.shared.config.name,
@@ -219,42 +210,9 @@ impl Router {
                 if method == method::CANCELLED {
                     self.server_cancelled(params.as_deref());
                 }
-                let notification = ServerNotification { method, params };
-                let size = queued_size(&notification);
-                let budget = self.shared.config.max_buffered_notification_bytes;
-                let sent = if self.queued.load(Ordering::Relaxed) + size > budget {
-                    Err(mpsc::error::TrySendError::Full(notification))
-                } else {
-                    self.queued.fetch_add(size, Ordering::Relaxed);
-                    let sent = self.notifications.try_send(notification);
-                    if sent.is_err() {
-                        self.queued.fetch_sub(size, Ordering::Relaxed);
-                    }
-                    sent
-                };
-                match sent {
-                    Ok(()) => {
-                        if self.dropped > 0 {
-                            tracing::warn!(
-                                server = %self.shared.config.name,
-                                dropped = self.dropped,
-                                "the handler caught up; notifications were dropped meanwhile"
-                            );
-                            self.dropped = 0;
-                        }
-                    }
-                    Err(mpsc::error::TrySendError::Full(_)) => {
-                        if self.dropped == 0 {
-                            tracing::warn!(
-                                server = %self.shared.config.name,
-                                limit = self.shared.config.max_buffered_notifications,
-                                "dropping notifications: the handler fell behind"
-                            );
-                        }
-                        self.dropped += 1;
-                    }
-                    Err(mpsc::error::TrySendError::Closed(_)) => {}
-                }
+                let name = &self.shared.config.name;
+                self.notifications
+                    .push(name, ServerNotification { method, params });
             }
         }
     }
