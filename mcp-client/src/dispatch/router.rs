@@ -66,6 +66,7 @@ impl Router {
         self.shared.shut(ClientError::Disconnected {
             server: name,
             reason: "the transport stopped".into(),
+            cause: None,
         });
     }
 
