@@ -11,7 +11,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// stay far under a host's memory budget.
 pub const DEFAULT_JSON_BUDGET: JsonBudget = JsonBudget::new(32 * 1024 * 1024);
 
-/// Limits and defaults of a [`Dispatcher`].
+/// Limits and defaults of a [`Dispatcher`](super::Dispatcher).
 #[derive(Debug, Clone)]
 pub struct DispatcherConfig {
     /// The server's name in the configuration (for the log and errors).
@@ -21,7 +21,7 @@ pub struct DispatcherConfig {
     pub default_timeout: Duration,
     /// How many of our requests may wait for an answer at once; one more
     /// waits for a slot, within its own timeout, and fails with
-    /// [`ClientError::TooManyPending`] if none comes. Default 1024.
+    /// [`ClientError::TooManyPending`](crate::ClientError::TooManyPending) if none comes. Default 1024.
     pub max_pending: usize,
     /// How many server notifications may wait for the handler; past that
     /// they are dropped with a warning. Default 256.
@@ -35,7 +35,7 @@ pub struct DispatcherConfig {
     /// The most one incoming message may build once parsed, checked on its
     /// text before anything is parsed: a message over it is dropped with a
     /// warning, and the request it answers fails with
-    /// [`ClientError::AnswerTooLarge`]. Default [`DEFAULT_JSON_BUDGET`].
+    /// [`ClientError::AnswerTooLarge`](crate::ClientError::AnswerTooLarge). Default [`DEFAULT_JSON_BUDGET`].
     pub json_budget: JsonBudget,
     /// The longest id (as JSON text) a server request may have; a request
     /// with a longer one is dropped with a warning, unanswered, since its
@@ -48,7 +48,7 @@ pub struct DispatcherConfig {
     pub max_queued_reply_bytes: usize,
     /// How long a reply waits for room in that queue before the server is
     /// taken to have stopped reading and the connection is ended with
-    /// [`ClientError::Unresponsive`]. Meanwhile the server's own messages
+    /// [`ClientError::Unresponsive`](crate::ClientError::Unresponsive). Meanwhile the server's own messages
     /// are not read. Default 10 s.
     pub unresponsive_after: Duration,
 }
