@@ -696,3 +696,26 @@ impl Reader {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_failed_spawn_keeps_the_os_error_as_its_source() {
+        let config = StdioConfig::new("ghost", "/nonexistent/mcp-server");
+        let err = StdioTransport::spawn(config).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("server `ghost` could not be started (`/nonexistent/mcp-server`): "),
+            "{err}"
+        );
+        let source = std::error::Error::source(&err).expect("a source");
+        let cause = source.downcast_ref::<Cause>().expect("a Cause");
+        let io = cause
+            .get()
+            .downcast_ref::<std::io::Error>()
+            .expect("an io::Error");
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+    }
+}
