@@ -5,10 +5,62 @@
 //! Both are `Clone`: one failure of a connection (the server exited) is
 //! reported to every call that was waiting on it and to every later one.
 //! What a server or the operating system said is kept as text, cut and
-//! made safe ([`excerpt`](crate::text::excerpt)); the one error chained as
-//! a source is [`McpError::Client`], shown as itself (`transparent`).
+//! made safe ([`excerpt`](crate::text::excerpt)). The error beneath a
+//! spawn failure or a lost connection is also kept whole, as a [`Cause`]
+//! reached through `source()`, for a caller that inspects it (an
+//! `io::ErrorKind`); [`McpError::Client`] is shown as itself
+//! (`transparent`).
 
+use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
+
+/// The underlying error of a [`ClientError`] (the operating system's, the
+/// HTTP stack's), reached through `source()`.
+///
+/// Shared, so that the error stays `Clone`; shown as the error it holds,
+/// and its `source()` is that error's, so a walk down the chain reads the
+/// same texts as before. [`Cause::get`] gives the error itself, to
+/// downcast. Two causes are equal when their texts are: the text is what
+/// the variant beside it already reports.
+#[derive(Clone)]
+pub struct Cause(Arc<dyn std::error::Error + Send + Sync>);
+
+impl Cause {
+    /// Keeps `error` as a cause.
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Cause(Arc::new(error))
+    }
+
+    /// The error kept, e.g. to `downcast_ref` it.
+    pub fn get(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+impl fmt::Debug for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for Cause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+impl PartialEq for Cause {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_string() == other.0.to_string()
+    }
+}
 
 /// A JSON-RPC error object (`{code, message, data?}`), the protocol
 /// crate's own.
@@ -30,6 +82,9 @@ pub enum ClientError {
         command: String,
         /// The operating system's reason.
         reason: String,
+        /// The operating system's error, when there is one.
+        #[source]
+        cause: Option<Cause>,
     },
     /// The server's process exited (or closed its stdout and was stopped).
     #[error("server `{server}` exited ({status}){}", stderr_tail(.stderr))]
@@ -50,6 +105,10 @@ pub enum ClientError {
         server: String,
         /// What happened.
         reason: String,
+        /// The error beneath (a refused connect, a broken stream), when
+        /// there is one.
+        #[source]
+        cause: Option<Cause>,
     },
     /// This side closed the connection; nothing more can be sent on it.
     #[error("the connection was closed by this client")]

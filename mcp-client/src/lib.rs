@@ -158,7 +158,7 @@ pub use dispatch::{
     DEFAULT_JSON_BUDGET, DEFAULT_TIMEOUT, Dispatcher, DispatcherConfig, Handler, NoHandler,
     RequestOptions, ServerNotification, ServerRequest,
 };
-pub use error::{ClientError, McpError, RpcError};
+pub use error::{Cause, ClientError, McpError, RpcError};
 pub use limits::{
     DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_LISTING_TREE_BYTES, DEFAULT_MAX_PAGES,
     DEFAULT_MAX_TOOLS, ListLimits,

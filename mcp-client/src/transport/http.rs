@@ -14,7 +14,7 @@
 use super::sse::{Event, SseParser};
 use super::stdio::DEFAULT_MAX_MESSAGE_BYTES;
 use super::{BoxFuture, Inbox, InboxSender, Incoming, Outgoing, Transport};
-use crate::error::ClientError;
+use crate::error::{Cause, ClientError};
 use crate::jsonrpc::{self, Message};
 use crate::text::excerpt;
 use bytes::Bytes;
@@ -253,6 +253,20 @@ impl Shared {
         ClientError::Disconnected {
             server: self.name.clone(),
             reason,
+            cause: None,
+        }
+    }
+
+    /// [`disconnected`](Self::disconnected), `error` kept as the cause.
+    fn disconnected_by(
+        &self,
+        reason: String,
+        error: impl std::error::Error + Send + Sync + 'static,
+    ) -> ClientError {
+        ClientError::Disconnected {
+            server: self.name.clone(),
+            reason,
+            cause: Some(Cause::new(error)),
         }
     }
 
@@ -304,7 +318,7 @@ impl Shared {
                 .client
                 .request(request)
                 .await
-                .map_err(|e| self.disconnected(chain(&e)))?;
+                .map_err(|e| self.disconnected_by(chain(&e), e))?;
             if !self.reauthorize(&response, sent, &mut retries).await? {
                 break (response, had_session);
             }
@@ -367,7 +381,11 @@ impl Shared {
                 })
             })
             .map_err(|e| match e {
-                ClientError::Disconnected { reason, .. } => self.disconnected(reason),
+                ClientError::Disconnected { reason, cause, .. } => ClientError::Disconnected {
+                    server: self.name.clone(),
+                    reason,
+                    cause,
+                },
                 other => other,
             })?;
         let text = String::from_utf8(body).map_err(|_| ClientError::Malformed {
@@ -450,7 +468,7 @@ impl Shared {
             .client
             .request(request)
             .await
-            .map_err(|e| self.disconnected(chain(&e)))?;
+            .map_err(|e| self.disconnected_by(chain(&e), e))?;
         if !response.status().is_success() {
             return Err(self.error_response(response).await);
         }
@@ -478,7 +496,9 @@ impl Shared {
                     if answered {
                         break;
                     }
-                    return Err(self.disconnected(format!("the event stream broke: {}", chain(&e))));
+                    return Err(
+                        self.disconnected_by(format!("the event stream broke: {}", chain(&e)), e)
+                    );
                 }
             };
             let Ok(data) = frame.into_data() else {
@@ -746,6 +766,7 @@ async fn read_body(
             Some(ClientError::Disconnected {
                 server: String::new(),
                 reason: format!("reading the body failed: {}", chain(&e)),
+                cause: Some(Cause::new(e)),
             })
         })?;
         if let Ok(data) = frame.into_data() {
@@ -832,6 +853,53 @@ mod tests {
     use std::time::Instant;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::TcpListener;
+
+    #[tokio::test]
+    async fn a_refused_connect_keeps_the_os_error_as_its_source() {
+        // A port just freed: nothing listens on it.
+        let port = TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let config = HttpConfig::new("nobody", format!("http://127.0.0.1:{port}/mcp"));
+        let (transport, _inbox) = HttpTransport::connect(config).unwrap();
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_owned();
+        let err = transport
+            .send(Outgoing::new(body, Some(1)))
+            .await
+            .unwrap_err();
+        let ClientError::Disconnected {
+            cause: Some(cause), ..
+        } = &err
+        else {
+            panic!("{err:?}");
+        };
+        // The text is what it was: the whole chain, flattened.
+        assert_eq!(
+            err.to_string(),
+            format!("connection to server `nobody` lost: {}", chain(cause.get()))
+        );
+        let top = std::error::Error::source(&err).expect("a source");
+        assert!(top.downcast_ref::<Cause>().is_some(), "{top:?}");
+        assert!(
+            cause
+                .get()
+                .downcast_ref::<hyper_util::client::legacy::Error>()
+                .is_some_and(|e| e.is_connect())
+        );
+        let mut link = Some(top);
+        let mut io = None;
+        while let Some(error) = link {
+            io = io.or(error.downcast_ref::<std::io::Error>());
+            link = error.source();
+        }
+        assert_eq!(
+            io.map(std::io::Error::kind),
+            Some(std::io::ErrorKind::ConnectionRefused)
+        );
+    }
 
     /// Reads one request's head (the test's requests have no body but the
     /// POST's, read by its length).

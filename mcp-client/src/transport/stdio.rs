@@ -23,7 +23,7 @@
 
 use super::framing::{Line, LineReader};
 use super::{BoxFuture, Inbox, InboxSender, Incoming, Outgoing, Transport};
-use crate::error::ClientError;
+use crate::error::{Cause, ClientError};
 use crate::log_limit::{LOG_LINE_BYTES, LogLimiter, cut_line};
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -217,6 +217,7 @@ impl StdioTransport {
             server: config.name.clone(),
             command: config.command.clone(),
             reason: e.to_string(),
+            cause: Some(Cause::new(e)),
         })?;
         let pid = child.id();
         let (stdin, stdout, stderr) =
@@ -227,6 +228,7 @@ impl StdioTransport {
                         server: config.name,
                         command: config.command,
                         reason: "its standard streams could not be piped".into(),
+                        cause: None,
                     });
                 }
             };
@@ -326,6 +328,7 @@ impl StdioTransport {
                     .unwrap_or_else(|| ClientError::Disconnected {
                         server: self.name.clone(),
                         reason: format!("writing to its stdin failed: {error}"),
+                        cause: Some(Cause::new(error)),
                     }))
             }
         }
@@ -691,5 +694,28 @@ impl Reader {
             status,
             stderr,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_failed_spawn_keeps_the_os_error_as_its_source() {
+        let config = StdioConfig::new("ghost", "/nonexistent/mcp-server");
+        let err = StdioTransport::spawn(config).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("server `ghost` could not be started (`/nonexistent/mcp-server`): "),
+            "{err}"
+        );
+        let source = std::error::Error::source(&err).expect("a source");
+        let cause = source.downcast_ref::<Cause>().expect("a Cause");
+        let io = cause
+            .get()
+            .downcast_ref::<std::io::Error>()
+            .expect("an io::Error");
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
     }
 }
