@@ -31,8 +31,9 @@ mod shared;
 pub use config::{DEFAULT_JSON_BUDGET, DEFAULT_TIMEOUT, DispatcherConfig, RequestOptions};
 pub use handler::{Handler, NoHandler, ServerNotification, ServerRequest};
 use notifications::{NotificationQueue, deliver_notifications};
-use pending::{PendingGuard, State};
+use pending::State;
 use router::Router;
+use shared::PendingGuard;
 use shared::{Shared, write_replies};
 
 /// Requests and their answers over one connection, and the server's own

@@ -4,7 +4,6 @@
 use super::handler::{Handler, ServerNotification};
 use super::notifications::NotificationQueue;
 use super::pending::{Answer, Settled};
-use super::server_requests::method_not_found;
 use super::shared::Shared;
 use crate::error::{ClientError, RpcError};
 use crate::jsonrpc::{self, Message};
@@ -217,4 +216,10 @@ impl Router {
             }
         }
     }
+}
+
+/// The refusal of a method behind a capability this client did not
+/// declare (the spec's code for it).
+pub(super) fn method_not_found(method: &str) -> RpcError {
+    RpcError::method_not_found("Method not found").with_data(serde_json::json!({"method": method}))
 }

@@ -2,7 +2,7 @@
 //! stopped when the server cancels them.
 
 use super::handler::ServerRequest;
-use super::router::Router;
+use super::router::{Router, method_not_found};
 use crate::error::RpcError;
 use crate::jsonrpc::ServerRequestId;
 use mcp_protocol::model::{CancelledParams, RequestId, method};
@@ -119,10 +119,4 @@ impl Router {
 fn empty_object() -> Box<RawValue> {
     // Serializing an empty map cannot fail; `null` would do no harm anyway.
     serde_json::value::to_raw_value(&serde_json::Map::new()).unwrap_or_default()
-}
-
-/// The refusal of a method behind a capability this client did not
-/// declare (the spec's code for it).
-pub(super) fn method_not_found(method: &str) -> RpcError {
-    RpcError::method_not_found("Method not found").with_data(serde_json::json!({"method": method}))
 }

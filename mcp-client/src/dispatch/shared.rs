@@ -179,3 +179,43 @@ pub(super) async fn write_replies(shared: Arc<Shared>, mut queue: mpsc::Receiver
         }
     }
 }
+
+/// Cancels a request that is dropped or times out before its answer.
+pub(super) struct PendingGuard<'a> {
+    pub(super) shared: &'a Arc<Shared>,
+    pub(super) id: u64,
+    pub(super) method: &'a str,
+    pub(super) notify: bool,
+    pub(super) armed: bool,
+    pub(super) reason: &'static str,
+}
+
+impl PendingGuard<'_> {
+    /// The request is over without a cancellation (answered, or never sent).
+    pub(super) fn forget(&mut self) {
+        self.armed = false;
+        self.shared.lock().pending.remove(&self.id);
+    }
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        // Still pending means unanswered: cancel it. Gone means the answer
+        // won the race and there is nothing to cancel.
+        let unanswered = {
+            let mut state = self.shared.lock();
+            let unanswered = state.pending.remove(&self.id).is_some();
+            if unanswered {
+                state.abandon(self.id);
+            }
+            unanswered
+        };
+        if unanswered {
+            self.shared
+                .cancel(self.id, self.method, self.reason, self.notify);
+        }
+    }
+}
