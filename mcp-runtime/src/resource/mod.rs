@@ -5,6 +5,7 @@
 //! the template grammar and matcher are [`template`].
 
 pub(crate) mod glue;
+pub(crate) mod read;
 pub(crate) mod registry;
 pub mod template;
 
