@@ -14,7 +14,7 @@
 //!
 //! The types are grouped by concept in private modules below (each uses
 //! only those before it: `jsonrpc`, `tools`, `input`, `lifecycle`,
-//! `notifications`, `task`, `call`, `server`, `method`) and all reached
+//! `resources`, `notifications`, `task`, `call`, `server`, `method`) and all reached
 //! here, as `mcp_protocol::model::X`.
 
 mod call;
@@ -23,6 +23,7 @@ mod jsonrpc;
 mod lifecycle;
 pub mod method;
 mod notifications;
+mod resources;
 mod server;
 mod task;
 mod tools;
@@ -34,6 +35,7 @@ pub use input::*;
 pub use jsonrpc::*;
 pub use lifecycle::*;
 pub use notifications::*;
+pub use resources::*;
 pub use server::*;
 pub use task::*;
 pub use tools::*;
