@@ -19,6 +19,8 @@ use std::time::Duration;
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub(crate) tools: ToolSet,
+    /// The prompts (`prompts/*`, and their arguments' completions).
+    pub(crate) prompts: crate::prompt::registry::Prompts,
     pub(crate) identity: Identity,
     /// What each call's `Context` reaches: the states, the store (spent
     /// request states and `Handles` entries), the tool set (the same handle

@@ -14,15 +14,18 @@
 //!
 //! The types are grouped by concept in private modules below (each uses
 //! only those before it: `jsonrpc`, `tools`, `input`, `lifecycle`,
-//! `notifications`, `task`, `call`, `server`, `method`) and all reached
+//! `notifications`, `task`, `call`, `prompts`, `completion`, `server`,
+//! `method`) and all reached
 //! here, as `mcp_protocol::model::X`.
 
 mod call;
+mod completion;
 mod input;
 mod jsonrpc;
 mod lifecycle;
 pub mod method;
 mod notifications;
+mod prompts;
 mod server;
 mod task;
 mod tools;
@@ -30,10 +33,12 @@ mod tools;
 pub use crate::error::RpcError;
 pub use crate::sampling::{Role, SamplingContent, SamplingMessage};
 pub use call::*;
+pub use completion::*;
 pub use input::*;
 pub use jsonrpc::*;
 pub use lifecycle::*;
 pub use notifications::*;
+pub use prompts::*;
 pub use server::*;
 pub use task::*;
 pub use tools::*;

@@ -19,7 +19,7 @@ use crate::protocol::ProtocolVersion;
 use crate::protocol::RpcError;
 use crate::protocol::model::ServerCapabilities;
 use crate::protocol::model::method::{
-    self, CallTool, CancelTask, Capability, GetTask, Request, Revisions, UpdateTask,
+    self, CallTool, CancelTask, Capability, GetPrompt, GetTask, Request, Revisions, UpdateTask,
 };
 use serde_json::value::RawValue;
 
@@ -40,6 +40,14 @@ pub(super) enum Route {
     /// `tasks/*` (Tasks extension): answered from the store, on a task of
     /// its own, once the request's own capabilities allow it.
     Task(TaskMethod),
+    /// `prompts/get`: a prompt's body runs as a call does (the one parse
+    /// of its params, admission, `input_required` rounds), and its result
+    /// frame is written when it ends.
+    GetPrompt,
+    /// A method whose handler awaits (`completion/complete`, which runs
+    /// the author's completer): it parses and checks the params, then
+    /// answers from a task of its own.
+    Spawned(fn(&Session, &RawValue, ProtocolVersion, Option<&RawValue>) -> Result<(), RpcError>),
 }
 
 /// One method of the table.
@@ -99,6 +107,9 @@ pub(super) static METHODS: &[Entry] = &[
     marked::<GetTask>(Route::Task(TaskMethod::Get)),
     marked::<UpdateTask>(Route::Task(TaskMethod::Update)),
     marked::<CancelTask>(Route::Task(TaskMethod::Cancel)),
+    entry::<method::ListPrompts>(),
+    marked::<GetPrompt>(Route::GetPrompt),
+    marked::<method::Complete>(Route::Spawned(super::methods::completion::complete)),
 ];
 
 /// The entry for `method`, if the table has one.
@@ -137,10 +148,27 @@ fn open<M: Streaming>(
     Ok(())
 }
 
+/// Whether a server with prompts (`has_prompts`) serves `entry` at all:
+/// `prompts/*` and `completion/complete` only when it has prompts, so that
+/// what it answers is what it announces (a server without them answers
+/// `-32601`, as one that never heard of them).
+pub(super) fn offered(entry: &Entry, has_prompts: bool) -> bool {
+    has_prompts
+        || !matches!(
+            entry.capability,
+            Some(Capability::Prompts | Capability::Completions)
+        )
+}
+
 /// The capabilities a server announces to a request of `version`: those of
 /// the methods that exist in its era (the Tasks extension only when a tool
-/// can run as a task: `has_task_tools`).
-pub(super) fn capabilities(version: ProtocolVersion, has_task_tools: bool) -> ServerCapabilities {
+/// can run as a task: `has_task_tools`; prompts and completions only with
+/// prompts: `has_prompts`).
+pub(super) fn capabilities(
+    version: ProtocolVersion,
+    has_task_tools: bool,
+    has_prompts: bool,
+) -> ServerCapabilities {
     let mut capabilities = ServerCapabilities::default();
     let offered = |wanted: Capability| {
         METHODS
@@ -155,6 +183,12 @@ pub(super) fn capabilities(version: ProtocolVersion, has_task_tools: bool) -> Se
     }
     if has_task_tools && offered(Capability::Tasks) {
         capabilities = capabilities.with_tasks_extension();
+    }
+    if has_prompts && offered(Capability::Prompts) {
+        capabilities = capabilities.with_prompts();
+    }
+    if has_prompts && offered(Capability::Completions) {
+        capabilities = capabilities.with_completions();
     }
     capabilities
 }
@@ -177,13 +211,34 @@ mod tests {
             } else {
                 r#"{"logging":{},"tools":{"listChanged":true}}"#
             };
-            assert_eq!(text(capabilities(version, false)), expected, "{version}");
+            assert_eq!(
+                text(capabilities(version, false, false)),
+                expected,
+                "{version}"
+            );
             let with_tasks = if version.is_modern() {
                 r#"{"tools":{"listChanged":true},"extensions":{"io.modelcontextprotocol/tasks":{}}}"#
             } else {
                 expected
             };
-            assert_eq!(text(capabilities(version, true)), with_tasks, "{version}");
+            assert_eq!(
+                text(capabilities(version, true, false)),
+                with_tasks,
+                "{version}"
+            );
+            let with_prompts = expected.replace(
+                r#"{"tools":{"listChanged":true}}"#,
+                r#"{"tools":{"listChanged":true},"prompts":{},"completions":{}}"#,
+            );
+            let with_prompts = with_prompts.replace(
+                r#""tools":{"listChanged":true}}"#,
+                r#""tools":{"listChanged":true},"prompts":{},"completions":{}}"#,
+            );
+            assert_eq!(
+                text(capabilities(version, false, true)),
+                with_prompts,
+                "{version}"
+            );
         }
     }
 
@@ -198,6 +253,9 @@ mod tests {
             assert_eq!(find(entry.name).map(|e| e.name), Some(entry.name));
         }
         assert!(find("resources/list").is_none());
+        let prompts = find("prompts/list").unwrap();
+        assert!(offered(prompts, true) && !offered(prompts, false));
+        assert!(offered(find("tools/list").unwrap(), false));
         let (legacy, modern) = (ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28);
         let serves = |name: &str| {
             let entry = find(name).unwrap();
