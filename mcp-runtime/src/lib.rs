@@ -140,7 +140,7 @@ pub use error::Error;
 pub use handles::Handles;
 pub use level::{Level, UnknownLevel};
 pub use local::{CallOptions, LocalClient};
-pub use mcp_macros::tool;
+pub use mcp_macros::{prompt, tool};
 pub use outcome::{Structured, ToolError, ToolOutcome};
 pub use principal::Principal;
 pub use prompt::{CompletionContext, Prompt, PromptBuilder, PromptResult};
@@ -232,6 +232,35 @@ macro_rules! tools {
     // puts beside each fn; this shim keeps the docs and their test here.
     ($($tokens:tt)*) => {
         $crate::__private::tools! { [$crate] $($tokens)* }
+    };
+}
+
+/// Collects `#[prompt]` fns into a `Vec<Prompt>` for [`Server::prompts`].
+///
+/// Each entry is the path of a `#[prompt]` fn, as in [`tools!`]; a fn
+/// listed twice, or two fns whose prompts have the same name, fail to
+/// compile with one error naming both.
+///
+/// ```
+/// use mcp_runtime::{prompt, prompts};
+///
+/// /// Ask for a code review.
+/// #[prompt]
+/// async fn review(
+///     /// The file to review.
+///     file: String,
+/// ) -> String {
+///     format!("Please review {file}.")
+/// }
+///
+/// let prompts = prompts![review];
+/// assert_eq!(prompts[0].name(), "review");
+/// assert!(prompts[0].arguments()[0].required);
+/// ```
+#[macro_export]
+macro_rules! prompts {
+    ($($tokens:tt)*) => {
+        $crate::__private::prompts! { [$crate] $($tokens)* }
     };
 }
 

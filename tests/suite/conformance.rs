@@ -30,9 +30,8 @@ use std::time::{Duration, Instant};
 const VERSION: &str = "2025-11-25";
 
 /// The 2025-11-25 server scenarios a tools server must pass (suite 0.1.16):
-/// tools, lifecycle, ping, logging and transport. Left out: the resources,
-/// prompts and completion scenarios (`resources-*`, `prompts-*`,
-/// `completion-complete`), which a tools framework does not serve, and
+/// tools, prompts, completion, lifecycle, ping, logging and transport.
+/// Left out: the resources scenarios (`resources-*`), and
 /// `server-sse-polling` (resumable SSE streams, optional).
 /// `MCP_CONFORMANCE_SCENARIOS` (comma-separated) replaces the list.
 const SCENARIOS: &[&str] = &[
@@ -55,12 +54,17 @@ const SCENARIOS: &[&str] = &[
     "elicitation-sep1330-enums",
     "server-sse-multiple-streams",
     "dns-rebinding-protection",
+    "prompts-list",
+    "prompts-get-simple",
+    "prompts-get-with-args",
+    "prompts-get-embedded-resource",
+    "prompts-get-with-image",
+    "completion-complete",
 ];
 
 /// The 2026-07-28 server scenarios (suite 0.2.0-alpha.12, `--spec-version
-/// 2026-07-28`). Left out besides resources, prompts and completion
-/// (`sep-2164-resource-not-found`, `input-required-result-non-tool-request`
-/// on `prompts/get`, `caching` on the prompt and resource lists):
+/// 2026-07-28`). Left out besides resources (`sep-2164-resource-not-found`,
+/// `caching` on the resource lists):
 /// `roots/list` input requests, which the runtime does not ask
 /// (`input-required-result-basic-list-roots`,
 /// `input-required-result-multiple-input-requests`), and the `tasks-*` and
@@ -94,6 +98,13 @@ const SCENARIOS_2026: &[&str] = &[
     "input-required-result-capability-check",
     "input-required-result-ignore-extra-params",
     "input-required-result-validate-input",
+    "input-required-result-non-tool-request",
+    "prompts-list",
+    "prompts-get-simple",
+    "prompts-get-with-args",
+    "prompts-get-embedded-resource",
+    "prompts-get-with-image",
+    "completion-complete",
 ];
 
 /// The Tasks extension's scenarios (suite 0.2.0-alpha.12, all "pending"
