@@ -365,7 +365,7 @@ pub fn modern_to(addr: &str, message: &Value, extra: &[(&str, &str)]) -> Respons
     ];
     // `Mcp-Name`: the tool's name, or the task's id (Tasks extension).
     let name = match method.as_str() {
-        "tools/call" => message["params"]["name"].as_str(),
+        "tools/call" | "prompts/get" => message["params"]["name"].as_str(),
         "tasks/get" | "tasks/update" | "tasks/cancel" => message["params"]["taskId"].as_str(),
         _ => None,
     };
