@@ -5,11 +5,16 @@
 //! exist (until then their completion is empty).
 
 use crate::protocol::RpcError;
-use crate::protocol::model::CompletionRef;
+use crate::protocol::model::{Completion, CompletionRef};
 use crate::shared::Shared;
-use crate::util::BoxFuture;
+use crate::util::{BoxFuture, human_duration};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a completer may take: completions are asked for as the user
+/// types, so an answer later than this is of no use.
+const COMPLETION_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A completer: the candidates for what the user has typed, best first.
 pub(crate) type Completer = Arc<dyn Fn(CompletionContext) -> BoxFuture<Vec<String>> + Send + Sync>;
@@ -91,5 +96,31 @@ pub(crate) fn find(
         // Resource templates complete their variables here once they
         // exist; until then every template's completion is empty.
         CompletionRef::Resource { .. } => Ok(None),
+    }
+}
+
+/// Runs `completer` (none: an empty completion) on `context`, on a task of
+/// its own so that a panic in the author's fn is an error answer, not a
+/// lost request; under [`COMPLETION_TIMEOUT`]; its values capped at 100
+/// with `total` and `hasMore`. The wire and the in-process door both
+/// complete through here.
+pub(crate) async fn run(
+    completer: Option<Completer>,
+    context: CompletionContext,
+) -> Result<Completion, RpcError> {
+    let Some(completer) = completer else {
+        return Ok(Completion::capped(Vec::new()));
+    };
+    let argument = context.name.clone();
+    let task = tokio::spawn(completer(context));
+    match tokio::time::timeout(COMPLETION_TIMEOUT, task).await {
+        Ok(Ok(values)) => Ok(Completion::capped(values)),
+        Ok(Err(_)) => Err(RpcError::internal_error(format!(
+            "The completer of '{argument}' failed with an internal error; the details are in the server's log"
+        ))),
+        Err(_) => Err(RpcError::internal_error(format!(
+            "The completer of '{argument}' did not answer within {}",
+            human_duration(COMPLETION_TIMEOUT)
+        ))),
     }
 }

@@ -102,6 +102,32 @@ impl Prompt {
         }
     }
 
+    /// Whether `given` has every required argument, and only strings:
+    /// `-32602` naming the first that is missing or not a string.
+    pub(crate) fn check_arguments(
+        &self,
+        given: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), RpcError> {
+        let name = &self.def.name;
+        for argument in &self.def.arguments {
+            let value = given.get(&argument.name).filter(|v| !v.is_null());
+            if argument.required && value.is_none() {
+                return Err(RpcError::invalid_params(format!(
+                    "Invalid params: the prompt '{name}' needs the argument '{}'",
+                    argument.name
+                ))
+                .with_data(serde_json::json!({ "argument": argument.name })));
+            }
+        }
+        if let Some((argument, _)) = given.iter().find(|(_, v)| !v.is_string() && !v.is_null()) {
+            return Err(RpcError::invalid_params(format!(
+                "Invalid params: the argument '{argument}' of the prompt '{name}' is not a string (prompt arguments are strings)"
+            ))
+            .with_data(serde_json::json!({ "argument": argument })));
+        }
+        Ok(())
+    }
+
     /// The completer of `argument`, if it has one.
     pub(crate) fn completer(&self, argument: &str) -> Option<&Completer> {
         self.def

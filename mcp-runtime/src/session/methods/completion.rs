@@ -1,21 +1,16 @@
 //! `completion/complete`: the completer found by reference
-//! ([`crate::prompt::complete::find`]), run on a task of its own (it is
-//! the author's async fn), its values capped at 100 with `total` and
-//! `hasMore`.
+//! ([`crate::prompt::complete::find`]), then run and answered from a task
+//! of its own ([`crate::prompt::complete::run`]: it is the author's async
+//! fn).
 
 use crate::prompt::CompletionContext;
 use crate::prompt::complete;
-use crate::protocol::model::{CompleteParams, CompleteResult, Completion};
+use crate::protocol::model::{CompleteParams, CompleteResult};
 use crate::protocol::outgoing::{self, Reply};
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::session::{Session, parse_params};
-use crate::util::human_duration;
 use serde_json::value::RawValue;
-use std::time::Duration;
-
-/// How long a completer may take by default: completions are asked for
-/// as the user types, so an answer later than this is of no use.
-const COMPLETION_TIMEOUT: Duration = Duration::from_secs(10);
+use std::sync::Arc;
 
 /// Parses and checks request `id`'s params, then answers from a task.
 pub(in crate::session) fn complete(
@@ -27,30 +22,19 @@ pub(in crate::session) fn complete(
     let params: CompleteParams<'_> =
         parse_params(params, crate::protocol::model::method::COMPLETION_COMPLETE)?;
     let completer = complete::find(&session.shared, &params.reference, &params.argument.name)?;
-    let shared = std::sync::Arc::clone(&session.shared);
-    let connection = std::sync::Arc::clone(&session.connection);
-    let id = id.to_owned();
     let context = CompletionContext::new(
         params.argument.name,
         params.argument.value,
         params.context.map(|c| c.arguments).unwrap_or_default(),
     );
+    let shared = Arc::clone(&session.shared);
+    let connection = Arc::clone(&session.connection);
+    let id = id.to_owned();
     tokio::spawn(async move {
-        let values = match completer {
-            None => Ok(Vec::new()),
-            Some(completer) => tokio::time::timeout(COMPLETION_TIMEOUT, completer(context))
-                .await
-                .map_err(|_| {
-                    RpcError::internal_error(format!(
-                        "The completer did not answer within {}",
-                        human_duration(COMPLETION_TIMEOUT)
-                    ))
-                }),
-        };
-        let frame = match values {
-            Ok(values) => {
+        let frame = match complete::run(completer, context).await {
+            Ok(completion) => {
                 let result = CompleteResult {
-                    completion: Completion::capped(values),
+                    completion,
                     meta: None,
                 };
                 Reply::new(&id, version, shared.identity.server_meta()).completion(&result)

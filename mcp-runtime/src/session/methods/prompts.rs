@@ -82,44 +82,18 @@ impl Session {
             ))
             .with_data(serde_json::json!({ "name": requested })));
         };
-        check_arguments(prompt, params.arguments)?;
+        // `arguments` is an object or absent: the one parse checked it.
+        let given: serde_json::Map<String, Value> = match params.arguments {
+            None => serde_json::Map::new(),
+            Some(raw) => serde_json::from_str(raw.get()).map_err(|err| {
+                RpcError::invalid_params(format!("Invalid params: \"arguments\": {err}"))
+            })?,
+        };
+        prompt.check_arguments(&given)?;
         let name: Arc<str> = Arc::from(prompt.name());
         let runner = Arc::clone(&prompt.runner);
         self.start_call(id, info, params, name, runner, false)
     }
-}
-
-/// Whether `arguments` (an object or absent: the one parse checked it)
-/// give every required argument of `prompt`, and only strings.
-fn check_arguments(
-    prompt: &crate::prompt::Prompt,
-    arguments: Option<&RawValue>,
-) -> Result<(), RpcError> {
-    let given: serde_json::Map<String, Value> = match arguments {
-        None => serde_json::Map::new(),
-        Some(raw) => serde_json::from_str(raw.get()).map_err(|err| {
-            RpcError::invalid_params(format!("Invalid params: \"arguments\": {err}"))
-        })?,
-    };
-    for argument in prompt.arguments() {
-        let value = given.get(&argument.name).filter(|v| !v.is_null());
-        if argument.required && value.is_none() {
-            return Err(RpcError::invalid_params(format!(
-                "Invalid params: the prompt '{}' needs the argument '{}'",
-                prompt.name(),
-                argument.name
-            ))
-            .with_data(serde_json::json!({ "argument": argument.name })));
-        }
-    }
-    if let Some((name, _)) = given.iter().find(|(_, v)| !v.is_string() && !v.is_null()) {
-        return Err(RpcError::invalid_params(format!(
-            "Invalid params: the argument '{name}' of the prompt '{}' is not a string (prompt arguments are strings)",
-            prompt.name()
-        ))
-        .with_data(serde_json::json!({ "argument": name })));
-    }
-    Ok(())
 }
 
 #[cfg(test)]
