@@ -90,7 +90,7 @@
 //! | `tasks` | the Tasks extension (`io.modelcontextprotocol/tasks`): `#[tool(task = "optional" \| "required")]`, `tasks/*` |
 //!
 //! The guide in the repository's `docs/` folder goes further, by topic:
-//! `tools.md`, `context.md`, `tool-dumps.md`, `testing.md`, `protocol.md`,
+//! `tools.md`, `prompts.md`, `context.md`, `tool-dumps.md`, `testing.md`, `protocol.md`,
 //! `remote-servers.md`, `authorization.md` and `deployment.md`.
 
 #![forbid(unsafe_code)]
@@ -178,6 +178,9 @@ struct ToolsGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/context.md")]
 struct ContextGuide;
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/prompts.md")]
+struct PromptsGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/tool-dumps.md")]
 struct ToolDumpsGuide;
