@@ -133,7 +133,19 @@ mod tests {
             })
         })
         .build();
-        Server::new("p", "1").prompts([greet, ask])
+        // A tool of the same name that asks the same question: a state
+        // sealed for the prompt must not open it.
+        let tool = crate::ToolBuilder::new("ask", |call| {
+            Box::pin(async move {
+                let form = ElicitRequest::form("Topic?", json!({"type": "object"}));
+                match call.context().elicit("topic", form).await {
+                    Ok(_) => crate::ToolOutcome::text("the tool ran"),
+                    Err(err) => crate::ToolOutcome::error(err.message().to_owned()),
+                }
+            })
+        })
+        .build();
+        Server::new("p", "1").prompts([greet, ask]).tool(tool)
     }
 
     async fn exchange(messages: &[Value]) -> Vec<Value> {
@@ -226,11 +238,121 @@ mod tests {
             done["result"]["messages"],
             json!([{"role": "assistant", "content": {"type": "text", "text": "About \"owls\""}}])
         );
-        // The state was sealed for the prompt, and is spent.
+        // The state was sealed for the prompt: the tool of the same name
+        // with the same (no) arguments refuses it.
+        let mut as_tool = retry.clone();
+        as_tool["id"] = 9.into();
+        as_tool["method"] = "tools/call".into();
+        let refused = ask(&as_tool).await;
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        // And it is spent.
         retry["id"] = 3.into();
         let replayed = ask(&retry).await;
         assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
         client.close().await.unwrap();
         served.await.unwrap().unwrap();
+    }
+
+    /// A server whose `flood` prompt returns `count` messages of `text`,
+    /// and whose `echo` prompt returns its argument, with a message limit
+    /// of `max` bytes.
+    fn hostile(max: usize) -> Server {
+        let flood = PromptBuilder::new("flood", |call| {
+            Box::pin(async move {
+                let args: HashMap<String, String> = call.arguments().unwrap_or_default();
+                let count: usize = args["count"].parse().unwrap_or(0);
+                Ok(vec![PromptMessage::user(args["text"].clone()); count])
+            })
+        })
+        .argument("count", "", true)
+        .argument("text", "", true)
+        .build();
+        let echo = PromptBuilder::new("echo", |call| {
+            Box::pin(async move {
+                let args: HashMap<String, String> = call.arguments().unwrap_or_default();
+                Ok(vec![PromptMessage::user(args["text"].clone())])
+            })
+        })
+        .argument("text", "", true)
+        .build();
+        Server::new("p", "1")
+            .prompts([flood, echo])
+            .max_message_size(max)
+    }
+
+    async fn one(server: Server, message: Value) -> Value {
+        let (mut client, io) = memory();
+        let (input, output) = tokio::io::split(io);
+        let served = tokio::spawn(server.serve(input, output));
+        client.send(&message.to_string()).await.unwrap();
+        let line = client.recv().await.unwrap().expect("an answer");
+        client.close().await.unwrap();
+        served.await.unwrap().unwrap();
+        serde_json::from_str(&line).unwrap()
+    }
+
+    fn get(name: &str, arguments: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "prompts/get",
+            "params": {"name": name, "arguments": arguments, "_meta": meta()}})
+    }
+
+    #[tokio::test]
+    async fn a_prompt_larger_than_the_message_limit_is_refused_by_name() {
+        let flood = get("flood", json!({"count": "10000", "text": "x"}));
+        let refused = one(hostile(64 * 1024), flood.clone()).await;
+        assert_eq!(refused["error"]["code"], -32603, "{refused}");
+        let message = refused["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("The prompt 'flood' produced ")
+                && message.ends_with(
+                    " bytes (10000 messages), over this server's max message size of 65536 bytes; it was not sent"
+                ),
+            "{message}"
+        );
+        // One huge text fails the same way; under the limit it is sent whole.
+        let huge = get("echo", json!({"text": "y".repeat(100 * 1024)}));
+        let refused = one(
+            hostile(64 * 1024 * 4),
+            get(
+                "flood",
+                json!({"count": "3", "text": "z".repeat(100 * 1024)}),
+            ),
+        )
+        .await;
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("(3 messages)"),
+            "{refused}"
+        );
+        let sent = one(hostile(1024 * 1024), huge).await;
+        let text = sent["result"]["messages"][0]["content"]["text"]
+            .as_str()
+            .unwrap();
+        assert_eq!(text.len(), 100 * 1024);
+        let fine = one(
+            hostile(64 * 1024),
+            get("flood", json!({"count": "10", "text": "x"})),
+        )
+        .await;
+        assert_eq!(fine["result"]["messages"].as_array().unwrap().len(), 10);
+    }
+
+    #[tokio::test]
+    async fn arguments_of_any_length_are_bounded_by_the_message_limit() {
+        let long = get("echo", json!({"text": "a".repeat(200 * 1024)}));
+        let refused = one(hostile(64 * 1024), long).await;
+        assert_eq!(refused["error"]["code"], -32600, "{refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("over this server's limit of 65536 bytes"),
+            "{refused}"
+        );
+        let name = get(&"n".repeat(10_000), json!({}));
+        let unknown = one(hostile(64 * 1024), name).await;
+        assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
     }
 }
