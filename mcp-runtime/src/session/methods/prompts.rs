@@ -232,12 +232,6 @@ mod tests {
         retry["params"]["requestState"] = result["requestState"].clone();
         retry["params"]["inputResponses"] =
             json!({"topic": {"action": "accept", "content": {"topic": "owls"}}});
-        let done = ask(&retry).await;
-        assert_eq!(done["result"]["resultType"], "complete", "{done}");
-        assert_eq!(
-            done["result"]["messages"],
-            json!([{"role": "assistant", "content": {"type": "text", "text": "About \"owls\""}}])
-        );
         // The state was sealed for the prompt: the tool of the same name
         // with the same (no) arguments refuses it.
         let mut as_tool = retry.clone();
@@ -245,6 +239,12 @@ mod tests {
         as_tool["method"] = "tools/call".into();
         let refused = ask(&as_tool).await;
         assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        let done = ask(&retry).await;
+        assert_eq!(done["result"]["resultType"], "complete", "{done}");
+        assert_eq!(
+            done["result"]["messages"],
+            json!([{"role": "assistant", "content": {"type": "text", "text": "About \"owls\""}}])
+        );
         // And it is spent.
         retry["id"] = 3.into();
         let replayed = ask(&retry).await;
