@@ -5,8 +5,9 @@
 //! (`@modelcontextprotocol/conformance`, its server scenarios `tools-*`,
 //! `elicitation-sep1034-defaults` and `elicitation-sep1330-enums`; for
 //! 2026-07-28, `input-required-result-*`, `server-stateless` and the Tasks
-//! extension's `tasks-*`), and the fixture resources of `resources-*`, with the
-//! names, arguments and results its scenarios expect. The suite talks
+//! extension's `tasks-*`), its fixture resources (`resources-*`) and
+//! prompts (`prompts-*`, `completion-complete`), with the names, arguments
+//! and results its scenarios expect. The suite talks
 //! Streamable HTTP (`conformance server --url http://127.0.0.1:PORT/mcp`);
 //! without `--http` this serves stdio, as every example does.
 //! `ELICIT_TIMEOUT_MS=N` sets how long a legacy elicitation or sampling
@@ -17,9 +18,9 @@
 //! whole sampling request builder.
 
 use mcp_runtime::{
-    Content, Context, ElicitRequest, Elicitation, FormField, Level, SampleRequest, SamplingMessage,
-    Server, TaskSupport, Tool, ToolBuilder, ToolError, ToolOutcome, resource, resources, tool,
-    tools,
+    CompletionContext, Content, Context, ElicitRequest, Elicitation, FormField, Level,
+    PromptMessage, SampleRequest, SamplingMessage, Server, TaskSupport, Tool, ToolBuilder,
+    ToolError, ToolOutcome, prompt, prompts, resource, resources, tool, tools,
 };
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -596,6 +597,77 @@ async fn template_data(id: String) -> String {
     json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()
 }
 
+// ---- Prompts (`prompts-*`, `completion-complete`,
+// `input-required-result-non-tool-request`) ----
+
+/// A simple prompt without arguments
+#[prompt]
+async fn test_simple_prompt() -> String {
+    "This is a simple prompt for testing.".to_owned()
+}
+
+/// A prompt with required arguments
+#[prompt]
+async fn test_prompt_with_arguments(
+    /// First test argument
+    #[complete(test_values)]
+    arg1: String,
+    /// Second test argument
+    arg2: String,
+) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// The completions of `arg1` (the suite asks for `test`).
+async fn test_values(prefix: &str, _context: &CompletionContext) -> Vec<String> {
+    ["test", "testValue1", "testValue2", "value"]
+        .into_iter()
+        .filter(|value| value.starts_with(prefix))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A prompt that includes an embedded resource
+#[prompt]
+async fn test_prompt_with_embedded_resource(
+    /// URI of the resource to embed
+    #[arg(rename = "resourceUri")]
+    resource_uri: String,
+) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(
+            Content::embedded_text(resource_uri, "Embedded resource content for testing.")
+                .mime_type("text/plain"),
+        ),
+        PromptMessage::user("Please process the embedded resource above."),
+    ]
+}
+
+/// A prompt that includes image content
+#[prompt]
+async fn test_prompt_with_image() -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(Content::image_base64(RED_PIXEL_PNG, "image/png")),
+        PromptMessage::user("Please analyze the image above."),
+    ]
+}
+
+/// 2026-07-28 fixture: asks for the context the prompt should use.
+#[prompt]
+async fn test_input_required_result_prompt(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit(
+            "user_context",
+            one_field("What context should the prompt use?", "context", "string"),
+        )
+        .await?;
+    let context = accepted(&answer, "context")?;
+    Ok(format!(
+        "Use this context: {}",
+        context.as_str().unwrap_or_default()
+    ))
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
     let mut fixtures = tools![
@@ -634,7 +706,14 @@ async fn main() -> std::io::Result<()> {
     fixtures.push(protocol_error_job());
     let mut server = Server::new("mcp-runtime-conformance", env!("CARGO_PKG_VERSION"))
         .tools(fixtures)
-        .resources(resources![static_text, static_binary, template_data]);
+        .resources(resources![static_text, static_binary, template_data])
+        .prompts(prompts![
+            test_simple_prompt,
+            test_prompt_with_arguments,
+            test_prompt_with_embedded_resource,
+            test_prompt_with_image,
+            test_input_required_result_prompt,
+        ]);
     // ELICIT_TIMEOUT_MS=N: how long a legacy elicitation or sampling request
     // waits for the client (tests shorten it).
     if let Some(ms) = std::env::var("ELICIT_TIMEOUT_MS")

@@ -10,7 +10,8 @@
 //! output with an image beside it, `chart`), errors, a slow tool
 //! with progress, logs and cancellation, elicitation, task tools
 //! (`build_report`, `crawl`: tasks of the Tasks extension with the `tasks`
-//! feature, plain calls without), tool list changes, a
+//! feature, plain calls without), tool list changes, a prompt whose
+//! argument completes (`translate`), a
 //! panicking tool, a tool that prints to stdout or stderr, and (with
 //! `TOOLS=N`) N extra copies of `add` for load tests (`PAGE_SIZE=N` lists them N to a
 //! `tools/list` page). `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls
@@ -46,8 +47,8 @@
 //! `tools:admin` and `whoami` tells the caller who the token says they are.
 
 use mcp_runtime::{
-    Audience, Content, Context, ElicitRequest, Level, Server, Structured, ToolError, resource,
-    resources, tool, tools,
+    Audience, CompletionContext, Content, Context, ElicitRequest, Level, PromptMessage, Server,
+    Structured, ToolError, prompt, prompts, resource, resources, tool, tools,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -637,6 +638,61 @@ async fn locate(
     Location { region, shard }
 }
 
+/// The languages `translate` offers, for its completion.
+const LANGUAGES: &[&str] = &[
+    "Danish",
+    "Dutch",
+    "English",
+    "Finnish",
+    "French",
+    "German",
+    "Greek",
+    "Italian",
+    "Japanese",
+    "Norwegian",
+    "Polish",
+    "Portuguese",
+    "Spanish",
+    "Swedish",
+];
+
+/// Translate a text, keeping its tone
+#[prompt(title = "Translate")]
+async fn translate(
+    /// The language to translate into
+    #[complete(languages)]
+    language: String,
+    /// The text to translate
+    text: String,
+    /// The tone to keep, e.g. "formal" (the text's own when absent)
+    tone: Option<String>,
+) -> Vec<PromptMessage> {
+    let tone = tone.map_or_else(String::new, |tone| format!(", in a {tone} tone"));
+    vec![
+        PromptMessage::user(format!(
+            "Translate the text below into {language}{tone}. Answer with the translation only."
+        )),
+        PromptMessage::user(text),
+    ]
+}
+
+/// The languages starting with what was typed (any case); when the text
+/// is already given, its own language is not offered (a toy rule, to show
+/// the context of the other arguments).
+async fn languages(prefix: &str, context: &CompletionContext) -> Vec<String> {
+    let prefix = prefix.to_lowercase();
+    let written_in_english = context.argument("text").is_some_and(|text| {
+        text.split_whitespace()
+            .any(|w| w.eq_ignore_ascii_case("the"))
+    });
+    LANGUAGES
+        .iter()
+        .filter(|language| language.to_lowercase().starts_with(&prefix))
+        .filter(|language| !(written_in_english && **language == "English"))
+        .map(|language| (*language).to_owned())
+        .collect()
+}
+
 /// The environment variable `name` as a number, if set and valid.
 fn env_number(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
@@ -763,7 +819,8 @@ async fn main() -> std::io::Result<()> {
         .tools(tools![locate])
         .tools(tools![book_table, build_report, crawl, toggle_bonus, bonus, sample_content, chart])
         .tools(copies)
-        .resources(resources![about, filler]);
+        .resources(resources![about, filler])
+        .prompts(prompts![translate]);
     // Serves stdio, Streamable HTTP with `--http ADDR`, or prints the tools
     // for `--dump-tools`.
     mcp_runtime::cli::run(server).await

@@ -16,7 +16,7 @@ use syn::{Attribute, Ident, Lit, LitBool, LitStr, Path, Token};
 
 /// The option keys of `#[tool(...)]`, `icon(...)` and `#[arg(...)]`
 /// (`crate` is a Rust keyword, `Token![crate]`).
-mod kw {
+pub(crate) mod kw {
     syn::custom_keyword!(name);
     syn::custom_keyword!(title);
     syn::custom_keyword!(description);
@@ -51,7 +51,7 @@ impl<T> Default for Slot<T> {
 impl<T> Slot<T> {
     /// Sets the value; a second `key` is reported on `option` (the key and
     /// its value as written) and the first value is kept.
-    fn set(&mut self, cx: &Ctxt, key: &str, option: impl ToTokens, value: T) {
+    pub(crate) fn set(&mut self, cx: &Ctxt, key: &str, option: impl ToTokens, value: T) {
         if self.0.is_some() {
             cx.error_spanned_by(option, format!("`{key}` is given twice; keep one"));
         } else {
@@ -242,7 +242,7 @@ impl ToolAttr {
 }
 
 /// Parses `item, item, ...` (a trailing comma allowed) with `item`.
-fn comma_list(
+pub(crate) fn comma_list(
     input: ParseStream,
     mut item: impl FnMut(ParseStream) -> syn::Result<()>,
 ) -> syn::Result<()> {
@@ -257,7 +257,7 @@ fn comma_list(
 }
 
 /// `key = "..."`: the option's tokens and its literal.
-fn str_option<K: syn::parse::Parse + ToTokens>(
+pub(crate) fn str_option<K: syn::parse::Parse + ToTokens>(
     input: ParseStream,
 ) -> syn::Result<(TokenStream, LitStr)> {
     let key: K = input.parse()?;
@@ -279,7 +279,7 @@ fn flag<K: syn::parse::Parse + ToTokens>(input: ParseStream) -> syn::Result<(Tok
 }
 
 /// `icon(src = "...", mime_type = "...", sizes = "...", theme = "...")`.
-fn parse_icon(cx: &Ctxt, key_span: Span, input: ParseStream) -> syn::Result<Icon> {
+pub(crate) fn parse_icon(cx: &Ctxt, key_span: Span, input: ParseStream) -> syn::Result<Icon> {
     let content;
     syn::parenthesized!(content in input);
     let mut src = Slot::default();

@@ -9,6 +9,8 @@ mod attr;
 mod ctxt;
 mod expand;
 mod hidden;
+mod prompt;
+mod prompts;
 mod resource;
 mod resources;
 mod tools;
@@ -59,4 +61,34 @@ pub fn resources(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn tools(input: TokenStream) -> TokenStream {
     tools::tools(input.into()).into()
+}
+
+/// Turns an async fn into an MCP prompt, registered with `prompts![...]`.
+///
+/// The fn's name, doc comments and parameters become the prompt's name,
+/// description and arguments (each a `String`, or an `Option<String>` when
+/// optional; a parameter's doc comment describes it). It returns `String`
+/// (one user message), a `PromptMessage`, a `Vec<PromptMessage>`, or a
+/// `Result` of one whose error becomes a JSON-RPC error. `Context` and
+/// `State<T>` parameters are injected as in `#[tool]`.
+///
+/// | Option | On | Effect |
+/// |---|---|---|
+/// | `name = "..."` | fn | the prompt's name (default: the fn's) |
+/// | `title = "..."` | fn | a title for display |
+/// | `description = "..."` | fn | instead of the doc comment |
+/// | `icon(src = "...", mime_type, sizes, theme)` | fn | an icon, repeatable |
+/// | `crate = path` | fn | where `mcp_runtime` is |
+/// | `#[arg(rename = "...", description = "...")]` | parameter | its wire name, its description |
+/// | `#[complete(f)]` | parameter | completes it with `async fn f(&str, &CompletionContext) -> Vec<String>` |
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    prompt::prompt(args.into(), input.into()).into()
+}
+
+/// The list behind `mcp_runtime::prompts!`, which documents it.
+#[doc(hidden)]
+#[proc_macro]
+pub fn prompts(input: TokenStream) -> TokenStream {
+    prompts::prompts(input.into()).into()
 }

@@ -98,6 +98,20 @@ pub enum EmbeddedBody {
     Blob(String),
 }
 
+/// Text is a text block (a prompt message's most common content).
+impl From<String> for Content {
+    fn from(text: String) -> Content {
+        Content::text(text)
+    }
+}
+
+/// Text is a text block.
+impl From<&str> for Content {
+    fn from(text: &str) -> Content {
+        Content::text(text)
+    }
+}
+
 impl Content {
     /// The block as a session of `version` reads it, ready to serialize.
     pub fn wire(&self, version: ProtocolVersion) -> ContentWire<'_> {

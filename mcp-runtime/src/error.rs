@@ -9,6 +9,8 @@ use std::io;
 pub enum Error {
     /// Two tools were registered under one name.
     DuplicateToolName(String),
+    /// Two prompts were registered under one name.
+    DuplicatePromptName(String),
     /// A tool's name breaks the specification's rule (tools built by hand or
     /// renamed at run time; `#[tool]` checks at compile time).
     InvalidToolName {
@@ -87,6 +89,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::DuplicateToolName(name) => write!(f, "two tools are named \"{name}\""),
+            Error::DuplicatePromptName(name) => write!(f, "two prompts are named \"{name}\""),
             Error::InvalidToolName { name, reason } => {
                 write!(f, "invalid tool name `{name}`: {reason}")
             }

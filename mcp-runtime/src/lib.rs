@@ -90,7 +90,7 @@
 //! | `tasks` | the Tasks extension (`io.modelcontextprotocol/tasks`): `#[tool(task = "optional" \| "required")]`, `tasks/*` |
 //!
 //! The guide in the repository's `docs/` folder goes further, by topic:
-//! `tools.md`, `context.md`, `tool-dumps.md`, `testing.md`, `protocol.md`,
+//! `tools.md`, `prompts.md`, `context.md`, `tool-dumps.md`, `testing.md`, `protocol.md`,
 //! `remote-servers.md`, `authorization.md` and `deployment.md`.
 
 #![forbid(unsafe_code)]
@@ -110,6 +110,7 @@ mod local;
 mod logging;
 mod outcome;
 mod principal;
+mod prompt;
 mod quota;
 pub mod resource;
 pub mod schema;
@@ -140,10 +141,12 @@ pub use error::Error;
 pub use handles::Handles;
 pub use level::{Level, UnknownLevel};
 pub use local::{CallOptions, LocalClient};
-pub use mcp_macros::{resource, tool};
+pub use mcp_macros::{prompt, resource, tool};
 pub use outcome::{Structured, ToolError, ToolOutcome};
 pub use principal::Principal;
+pub use prompt::{CompletionContext, Prompt, PromptBuilder, PromptResult};
 pub use protocol::ProtocolVersion;
+pub use protocol::model::PromptMessage;
 pub use protocol::model::ResourceContents;
 pub use protocol::sampling::{Role, SamplingContent, SamplingMessage};
 pub use resource::{Resource, ResourceBuilder, ResourceError, ResourceRead};
@@ -181,6 +184,9 @@ struct ResourcesGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/context.md")]
 struct ContextGuide;
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/prompts.md")]
+struct PromptsGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/tool-dumps.md")]
 struct ToolDumpsGuide;
@@ -263,6 +269,35 @@ macro_rules! tools {
 macro_rules! resources {
     ($($tokens:tt)*) => {
         $crate::__private::resources! { [$crate] $($tokens)* }
+    };
+}
+
+/// Collects `#[prompt]` fns into a `Vec<Prompt>` for [`Server::prompts`].
+///
+/// Each entry is the path of a `#[prompt]` fn, as in [`tools!`]; a fn
+/// listed twice, or two fns whose prompts have the same name, fail to
+/// compile with one error naming both.
+///
+/// ```
+/// use mcp_runtime::{prompt, prompts};
+///
+/// /// Ask for a code review.
+/// #[prompt]
+/// async fn review(
+///     /// The file to review.
+///     file: String,
+/// ) -> String {
+///     format!("Please review {file}.")
+/// }
+///
+/// let prompts = prompts![review];
+/// assert_eq!(prompts[0].name(), "review");
+/// assert!(prompts[0].arguments()[0].required);
+/// ```
+#[macro_export]
+macro_rules! prompts {
+    ($($tokens:tt)*) => {
+        $crate::__private::prompts! { [$crate] $($tokens)* }
     };
 }
 

@@ -356,6 +356,100 @@ pub const fn is_tool<T: ToolInfo<L>, L, P: FnOnce() -> T + Copy>(_probe: P) -> b
     T::IS_TOOL
 }
 
+// ---- `#[prompt]` ----
+
+pub use crate::prompt::{CompletionContext, PromptBuilder, PromptResult};
+pub use crate::protocol::model::PromptMessage;
+pub use mcp_macros::prompts;
+
+/// The call's context, for a `Context` parameter of a `#[prompt]` fn.
+pub fn prompt_context(call: &ToolCall) -> &crate::Context {
+    call.context()
+}
+
+/// A `#[prompt]` fn's arguments (checked present and strings before the
+/// body runs); a failure is the body's error.
+pub fn prompt_arguments<A: serde::de::DeserializeOwned>(
+    call: &ToolCall,
+) -> Result<A, crate::ToolError> {
+    call.arguments::<A>().map_err(|invalid| match invalid {
+        ToolOutcome::Error(message) => crate::ToolError::new(message),
+        _ => crate::ToolError::new("the prompt's arguments could not be read"),
+    })
+}
+
+/// The `State<T>` a `#[prompt]` fn takes (registration is checked at
+/// startup: see [`state`]).
+pub fn prompt_state<T: 'static>(call: &ToolCall) -> Result<crate::State<T>, crate::ToolError> {
+    call.context().state_unbounded::<T>().ok_or_else(|| {
+        crate::ToolError::new(format!(
+            "this server has no State<{}> registered",
+            core::any::type_name::<T>()
+        ))
+    })
+}
+
+/// What a `#[prompt]` fn may return: its messages, or a `Result` of them
+/// whose error becomes the prompt's JSON-RPC error.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a #[prompt]",
+    label = "return the prompt's messages",
+    note = "return String (one user message), PromptMessage or Vec<PromptMessage>, or a Result of one whose error implements Display"
+)]
+pub trait PromptReturn {
+    /// The prompt's messages, or why there are none.
+    fn prompt_result(self) -> PromptResult;
+}
+
+/// A value that is a prompt's messages.
+pub trait IntoMessages {
+    /// The messages.
+    fn into_messages(self) -> Vec<PromptMessage>;
+}
+
+impl IntoMessages for String {
+    fn into_messages(self) -> Vec<PromptMessage> {
+        vec![PromptMessage::user(self)]
+    }
+}
+
+impl IntoMessages for &'static str {
+    fn into_messages(self) -> Vec<PromptMessage> {
+        vec![PromptMessage::user(self)]
+    }
+}
+
+impl IntoMessages for PromptMessage {
+    fn into_messages(self) -> Vec<PromptMessage> {
+        vec![self]
+    }
+}
+
+impl IntoMessages for Vec<PromptMessage> {
+    fn into_messages(self) -> Vec<PromptMessage> {
+        self
+    }
+}
+
+macro_rules! prompt_return {
+    ($($ty:ty),*) => {$(
+        impl PromptReturn for $ty {
+            fn prompt_result(self) -> PromptResult {
+                Ok(self.into_messages())
+            }
+        }
+    )*};
+}
+
+prompt_return!(String, &'static str, PromptMessage, Vec<PromptMessage>);
+
+impl<T: IntoMessages, E: std::fmt::Display> PromptReturn for Result<T, E> {
+    fn prompt_result(self) -> PromptResult {
+        self.map(IntoMessages::into_messages)
+            .map_err(|error| crate::ToolError::new(error.to_string()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,6 +24,8 @@ pub(crate) struct Shared {
     /// The largest message this server sends or reads: a resource's
     /// contents over it are answered with an error naming the size.
     pub(crate) max_message_size: usize,
+    /// The prompts (`prompts/*`, and their arguments' completions).
+    pub(crate) prompts: crate::prompt::registry::Prompts,
     pub(crate) identity: Identity,
     /// What each call's `Context` reaches: the states, the store (spent
     /// request states and `Handles` entries), the tool set (the same handle

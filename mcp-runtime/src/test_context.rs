@@ -177,6 +177,7 @@ impl TestContext {
                 store: self.store,
                 tools: Box::new(tools),
                 elicitation_timeout: crate::context::elicit::DEFAULT_ELICITATION_TIMEOUT,
+                max_message_size: crate::server::DEFAULT_MAX_MESSAGE_SIZE,
                 handle_quota: Arc::new(crate::quota::WindowQuota::new(
                     crate::handles::DEFAULT_HANDLES_PER_CLIENT,
                 )),

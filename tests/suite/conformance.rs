@@ -29,11 +29,8 @@ use std::time::{Duration, Instant};
 
 const VERSION: &str = "2025-11-25";
 
-/// The 2025-11-25 server scenarios a tools server must pass (suite 0.1.16):
-/// tools, resources, lifecycle, ping, logging and transport. Left out: the
-/// prompts and completion scenarios (`prompts-*`, `completion-complete`),
-/// resource subscriptions (`resources-subscribe`, `resources-unsubscribe`)
-/// and `server-sse-polling` (resumable SSE streams, optional).
+/// The 2025-11-25 server scenarios (suite 0.1.16): tools, resources,
+/// prompts, completion, lifecycle, ping, logging and transport.
 /// `MCP_CONFORMANCE_SCENARIOS` (comma-separated) replaces the list.
 const SCENARIOS: &[&str] = &[
     "server-initialize",
@@ -54,6 +51,12 @@ const SCENARIOS: &[&str] = &[
     "resources-read-text",
     "resources-read-binary",
     "resources-templates-read",
+    "prompts-list",
+    "prompts-get-simple",
+    "prompts-get-with-args",
+    "prompts-get-embedded-resource",
+    "prompts-get-with-image",
+    "completion-complete",
     "json-schema-2020-12",
     "elicitation-sep1034-defaults",
     "elicitation-sep1330-enums",
@@ -62,13 +65,7 @@ const SCENARIOS: &[&str] = &[
 ];
 
 /// The 2026-07-28 server scenarios (suite 0.2.0-alpha.12, `--spec-version
-/// 2026-07-28`). Left out besides prompts and completion
-/// (`input-required-result-non-tool-request` on `prompts/get`, `caching`,
-/// which asks `prompts/list` too):
-/// `roots/list` input requests, which the runtime does not ask
-/// (`input-required-result-basic-list-roots`,
-/// `input-required-result-multiple-input-requests`), and the `tasks-*` and
-/// skills extensions. `MCP_CONFORMANCE_SCENARIOS_2026` replaces the list.
+/// 2026-07-28`). `MCP_CONFORMANCE_SCENARIOS_2026` replaces the list.
 const SCENARIOS_2026: &[&str] = &[
     "server-stateless",
     "tools-list",
@@ -84,9 +81,14 @@ const SCENARIOS_2026: &[&str] = &[
     "resources-read-binary",
     "resources-templates-read",
     "sep-2164-resource-not-found",
+    "prompts-list",
+    "prompts-get-simple",
+    "prompts-get-with-args",
+    "prompts-get-embedded-resource",
+    "prompts-get-with-image",
+    "completion-complete",
+    "caching",
     "json-schema-2020-12",
-    // Not `caching`: it also asks `prompts/list` for `ttlMs`/`cacheScope`
-    // (its tools and resources checks pass).
     "http-header-validation",
     "http-custom-header-server-validation",
     "server-sse-multiple-streams",
@@ -96,6 +98,7 @@ const SCENARIOS_2026: &[&str] = &[
     "input-required-result-request-state",
     "input-required-result-multi-round",
     "input-required-result-missing-input-response",
+    "input-required-result-non-tool-request",
     "input-required-result-result-type",
     "input-required-result-unsupported-methods",
     "input-required-result-tampered-state",

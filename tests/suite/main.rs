@@ -25,6 +25,7 @@ mod hygiene;
 mod interop;
 mod load;
 mod model;
+mod prompts;
 // The module graph of mcp-runtime/src: acyclic (ARCHITECTURE.md, "How the
 // layering is checked").
 mod module_graph;

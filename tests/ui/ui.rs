@@ -1,4 +1,4 @@
-//! Compile-fail and pass cases of `#[tool]`, one file per case.
+//! Compile-fail and pass cases of `#[tool]` and `#[prompt]`, one file per case.
 //!
 //! Each declaration mistake must fail with one error on the user's token that
 //! states the rule; each pass case runs its `main`, which checks the tool.
@@ -44,5 +44,6 @@ fn ui() {
     cases.compile_fail("placement/*.rs");
     cases.compile_fail("registration/*.rs");
     cases.compile_fail("resource/*.rs");
+    cases.compile_fail("prompt/*.rs");
     cases.pass("pass/*.rs");
 }

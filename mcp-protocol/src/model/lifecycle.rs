@@ -141,6 +141,22 @@ impl ServerCapabilities {
         }
     }
 
+    /// With `prompts: {}`.
+    pub fn with_prompts(self) -> ServerCapabilities {
+        ServerCapabilities {
+            prompts: Some(JsonObject::new()),
+            ..self
+        }
+    }
+
+    /// With `completions: {}`.
+    pub fn with_completions(self) -> ServerCapabilities {
+        ServerCapabilities {
+            completions: Some(JsonObject::new()),
+            ..self
+        }
+    }
+
     /// With `tools: {"listChanged": list_changed}`.
     pub fn with_tools(self, list_changed: bool) -> ServerCapabilities {
         ServerCapabilities {

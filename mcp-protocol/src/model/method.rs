@@ -25,6 +25,7 @@
 //! ```
 
 use super::call::CallToolResponse;
+use super::completion::{CompleteParams, CompleteResult};
 use super::input::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult,
 };
@@ -33,6 +34,7 @@ use super::lifecycle::{DiscoverResult, InitializeParams, InitializeResult, MetaP
 use super::notifications::{
     CancelledParams, ListenParams, LoggingMessageParams, ProgressParams, SetLevelParams,
 };
+use super::prompts::{GetPromptParams, GetPromptResponse, ListPromptsParams, ListPromptsResult};
 use super::resources::{
     ListResourceTemplatesResult, ListResourcesParams, ListResourcesResult, ReadResourceParams,
     ReadResourceResult,
@@ -91,6 +93,14 @@ pub const TASKS_CANCEL: &str = "tasks/cancel";
 /// stream (the Tasks extension, 2026-07-28).
 pub const TASKS_STATUS: &str = "notifications/tasks";
 
+// Prompts and completions.
+/// `completion/complete`.
+pub const COMPLETION_COMPLETE: &str = "completion/complete";
+/// `prompts/get`.
+pub const PROMPTS_GET: &str = "prompts/get";
+/// `prompts/list`.
+pub const PROMPTS_LIST: &str = "prompts/list";
+
 /// The revisions a method exists in: a run of them, oldest first, as the
 /// spec settles it (`ping` and `logging/setLevel` end with the handshake
 /// revisions; `elicitation/create` starts with 2025-06-18).
@@ -147,6 +157,10 @@ pub enum Capability {
     Elicitation,
     /// The client's `roots` (`roots/list`).
     Roots,
+    /// The server's `completions` (`completion/complete`).
+    Completions,
+    /// The server's `prompts` (`prompts/*`).
+    Prompts,
 }
 
 /// A request: sent as `params` under `METHOD`, answered with a `Result`.
@@ -256,6 +270,14 @@ requests! {
     UpdateTask = TASKS_UPDATE, Revisions::MODERN, Some(Capability::Tasks), UpdateTaskParams => JsonObject;
     /// `tasks/cancel`: stops a task (the Tasks extension).
     CancelTask = TASKS_CANCEL, Revisions::MODERN, Some(Capability::Tasks), TaskIdParams => JsonObject;
+    /// `completion/complete`: values for a prompt argument or a resource
+    /// template variable (the `completions` capability is announced from
+    /// 2025-03-26; the method is older).
+    Complete = COMPLETION_COMPLETE, Revisions::ALL, Some(Capability::Completions), CompleteParams<'static> => CompleteResult;
+    /// `prompts/get`: a prompt's messages, filled in with its arguments.
+    GetPrompt = PROMPTS_GET, Revisions::ALL, Some(Capability::Prompts), GetPromptParams<'static> => GetPromptResponse;
+    /// `prompts/list`: a page of the server's prompts.
+    ListPrompts = PROMPTS_LIST, Revisions::ALL, Some(Capability::Prompts), ListPromptsParams<'static> => ListPromptsResult;
 }
 
 notifications! {
@@ -300,6 +322,9 @@ mod tests {
         assert_eq!(revisions::<GetTask>(), [V2026_07_28]);
         assert_eq!(revisions::<CallTool>(), ProtocolVersion::ALL);
         assert_eq!(revisions::<ListTools>(), ProtocolVersion::ALL);
+        assert_eq!(revisions::<ListPrompts>(), ProtocolVersion::ALL);
+        assert_eq!(revisions::<GetPrompt>(), ProtocolVersion::ALL);
+        assert_eq!(revisions::<Complete>(), ProtocolVersion::ALL);
         assert_eq!(
             revisions::<Elicit>(),
             [V2025_06_18, V2025_11_25, V2026_07_28]

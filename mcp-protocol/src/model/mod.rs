@@ -14,15 +14,18 @@
 //!
 //! The types are grouped by concept in private modules below (each uses
 //! only those before it: `jsonrpc`, `tools`, `input`, `lifecycle`,
-//! `resources`, `notifications`, `task`, `call`, `server`, `method`) and all reached
+//! `resources`, `notifications`, `task`, `call`, `prompts`, `completion`,
+//! `server`, `method`) and all reached
 //! here, as `mcp_protocol::model::X`.
 
 mod call;
+mod completion;
 mod input;
 mod jsonrpc;
 mod lifecycle;
 pub mod method;
 mod notifications;
+mod prompts;
 mod resources;
 mod server;
 mod task;
@@ -31,10 +34,12 @@ mod tools;
 pub use crate::error::RpcError;
 pub use crate::sampling::{Role, SamplingContent, SamplingMessage};
 pub use call::*;
+pub use completion::*;
 pub use input::*;
 pub use jsonrpc::*;
 pub use lifecycle::*;
 pub use notifications::*;
+pub use prompts::*;
 pub use resources::*;
 pub use server::*;
 pub use task::*;

@@ -135,6 +135,29 @@ struct ListTools<'a> {
     cache: Option<CacheHints>,
 }
 
+/// `prompts/list` result fields: the page itself is shared.
+#[derive(Serialize)]
+struct ListPrompts<'a> {
+    prompts: Spliced,
+    #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<&'a str>,
+    #[serde(flatten)]
+    cache: Option<CacheHints>,
+}
+
+/// A `prompts/get` result as the server wrote it once (the prompt's
+/// `GetPromptResult`, serialized when it ran), read back borrowed: its
+/// messages are copied into the frame as they are, not parsed.
+#[derive(Debug, Serialize, serde::Deserialize)]
+pub struct PromptResultRef<'a> {
+    /// The prompt's description.
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<std::borrow::Cow<'a, str>>,
+    /// The messages' JSON array.
+    #[serde(borrow)]
+    pub messages: &'a RawValue,
+}
+
 /// The response to one request: its id and revision decide every
 /// per-version field of the result.
 #[derive(Clone, Copy, Debug)]
@@ -257,6 +280,43 @@ impl<'a> Reply<'a> {
             },
             tools,
         )
+    }
+
+    /// A `prompts/list` page: `prompts` is the page's JSON array, shared;
+    /// a 2026-07-28 page carries the cache hints (public: every caller
+    /// sees the same prompts).
+    pub fn prompts_page(&self, prompts: Arc<str>, next_cursor: Option<&str>, ttl_ms: u64) -> Frame {
+        let body = ListPrompts {
+            prompts: Spliced,
+            next_cursor,
+            cache: self
+                .version
+                .carries()
+                .envelope
+                .then(|| CacheHints::public(ttl_ms)),
+        };
+        let result = Closed {
+            body,
+            trailer: self.trailer("complete"),
+        };
+        frame::encode_shared(
+            &Response {
+                jsonrpc: JSONRPC,
+                id: self.id,
+                result,
+            },
+            prompts,
+        )
+    }
+
+    /// A `prompts/get` result.
+    pub fn prompt(&self, result: &PromptResultRef<'_>) -> Frame {
+        self.send(result, "complete", result.messages.get().len() + 64)
+    }
+
+    /// A `completion/complete` result.
+    pub fn completion(&self, result: &crate::model::CompleteResult) -> Frame {
+        self.send(result, "complete", 256)
     }
 
     /// A 2026-07-28 `input_required` result: the question and the sealed state.

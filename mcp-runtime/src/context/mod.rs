@@ -69,6 +69,9 @@ pub(crate) struct Reach {
     pub(crate) tools: Box<dyn Any + Send + Sync>,
     /// Legacy: how long `elicit` waits for the user.
     pub(crate) elicitation_timeout: Duration,
+    /// The largest message the server sends or takes
+    /// (`Server::max_message_size`): a prompt's result must fit in it.
+    pub(crate) max_message_size: usize,
     /// How many [`Handles`](crate::Handles) each client may create within
     /// their lifetime (`Server::max_handles_per_client`).
     pub(crate) handle_quota: Arc<WindowQuota>,
@@ -447,6 +450,10 @@ impl Context {
     }
 
     /// Legacy: how long `elicit` waits for the user.
+    pub(crate) fn max_message_size(&self) -> usize {
+        self.inner.reach.max_message_size
+    }
+
     pub(crate) fn elicitation_timeout(&self) -> Duration {
         self.inner.reach.elicitation_timeout
     }

@@ -440,13 +440,36 @@ impl LocalClient {
         arguments: Map<String, Value>,
         options: CallOptions,
     ) -> Result<CallToolResult, RpcError> {
+        let (name, tool) = admit::find_tool(&self.door.shared, &self.door.connection, name)?;
+        let version = self.door.version;
+        self.run(
+            name,
+            tool,
+            Value::Object(arguments),
+            options,
+            Returned { version },
+            |tool, refusal| finish::model(tool, refusal, version),
+        )
+        .await
+    }
+
+    /// Runs `tool` (found as `name`) with `arguments`: the same admission,
+    /// run slot, timeout and answer as a call over the wire
+    /// (`session::{admit, run, finish}`), for a tool or a prompt's body; the
+    /// door supplies only how the call arrived (its id, client and peer),
+    /// and `sink` takes the answer as the owned model (`refused` makes it of
+    /// a refusal before the run).
+    async fn run<S: Sink>(
+        &self,
+        name: Arc<str>,
+        tool: Arc<Tool>,
+        arguments: Value,
+        options: CallOptions,
+        sink: S,
+        refused: impl FnOnce(&Tool, ToolOutcome) -> S::Output,
+    ) -> S::Output {
         let door = &*self.door;
         let shared = &door.shared;
-        // The same admission, run slot, timeout and answer as a call over
-        // the wire (`session::{admit, run, finish}`); the door supplies
-        // only how the call arrived (its id, client and peer) and takes the
-        // answer as the owned model.
-        let (name, tool) = admit::find_tool(shared, &door.connection, name)?;
         let n = door.next_id.fetch_add(1, Ordering::Relaxed);
         // Written straight into the box, without the parse `from_string` does.
         let id: Box<RawValue> = serde_json::value::to_raw_value(&n)
@@ -464,7 +487,7 @@ impl LocalClient {
         );
         let span = match admitted {
             Ok(span) => span,
-            Err(refusal) => return finish::model(&tool, refusal, version),
+            Err(refusal) => return refused(&tool, refusal),
         };
         let peer = door.peer_for(&options, n);
         let cancel = CancelSignal::default();
@@ -484,7 +507,7 @@ impl LocalClient {
         let mut cancel_on_drop = CancelOnDrop(Some(cancel));
         let call = ToolCall {
             name,
-            arguments: Arguments::Local(Value::Object(arguments)),
+            arguments: Arguments::Local(arguments),
             version,
             context: context.clone(),
         };
@@ -496,7 +519,7 @@ impl LocalClient {
             span,
         };
         let client = door.connection.client_key();
-        let answer = run::execute(shared, client, admitted, Returned { version }).await;
+        let answer = run::execute(shared, client, admitted, sink).await;
         // Ended: nothing left to cancel.
         cancel_on_drop.0 = None;
         answer
@@ -573,6 +596,7 @@ impl Door {
     }
 }
 
+mod prompts;
 mod resources;
 #[cfg(test)]
 mod tests;

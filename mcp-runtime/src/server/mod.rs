@@ -12,6 +12,8 @@ use crate::limits::{
     DEFAULT_MAX_PENDING_CALLS, DEFAULT_QUEUE_TIMEOUT, DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND,
     Limits,
 };
+use crate::prompt::Prompt;
+use crate::prompt::registry::Prompts;
 use crate::shared::{Identity, Shared};
 use crate::state::StateMap;
 use crate::store::{MemoryStore, Store};
@@ -81,6 +83,7 @@ pub struct Server {
     instructions: Option<String>,
     tools: Vec<Tool>,
     resources: Vec<crate::resource::Resource>,
+    prompts: Vec<Prompt>,
     page_size: Option<usize>,
     list_ttl: Duration,
     max_message_size: usize,
@@ -117,6 +120,7 @@ impl Server {
             instructions: None,
             tools: Vec::new(),
             resources: Vec::new(),
+            prompts: Vec::new(),
             page_size: None,
             list_ttl: DEFAULT_LIST_TTL,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
@@ -374,6 +378,12 @@ impl Server {
         self
     }
 
+    /// Registers prompts, e.g. `prompts![review, explain]`.
+    pub fn prompts(mut self, prompts: impl IntoIterator<Item = Prompt>) -> Server {
+        self.prompts.extend(prompts);
+        self
+    }
+
     /// A human-readable display name for the server.
     pub fn title(mut self, title: impl Into<String>) -> Server {
         self.title = Some(title.into());
@@ -386,7 +396,8 @@ impl Server {
         self
     }
 
-    /// Splits `tools/list` into pages of `size` tools (off by default: one page).
+    /// Splits `tools/list` and `prompts/list` into pages of `size` entries
+    /// (off by default: one page).
     pub fn page_size(mut self, size: usize) -> Server {
         self.page_size = Some(size);
         self
@@ -455,7 +466,8 @@ impl Server {
 
     /// Every `State<T>` a tool takes must be registered.
     fn check_states(&self) -> Result<(), Error> {
-        for tool in &self.tools {
+        let runners = self.prompts.iter().map(|prompt| &*prompt.runner);
+        for tool in self.tools.iter().chain(runners) {
             if let Some(missing) = tool
                 .def
                 .states
@@ -497,6 +509,7 @@ impl Server {
         let tools = ToolSet::new(self.tools, self.page_size)?;
         let resources =
             crate::resource::registry::ResourceRegistry::new(self.resources, self.page_size)?;
+        let prompts = Prompts::new(self.prompts, self.page_size)?;
         let identity = Identity::new(
             self.name,
             self.version,
@@ -513,12 +526,14 @@ impl Server {
             store: Arc::clone(&store),
             tools: Box::new(tools.clone()),
             elicitation_timeout: self.elicitation_timeout,
+            max_message_size: self.max_message_size,
             handle_quota: Arc::new(crate::quota::WindowQuota::new(self.max_handles_per_client)),
         });
         let shared = Shared {
             tools,
             resources,
             max_message_size: self.max_message_size,
+            prompts,
             identity,
             reach,
             sealer: StateSealer::with_quota(

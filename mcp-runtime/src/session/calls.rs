@@ -310,7 +310,7 @@ impl Sink for Wire {
                 let issued = shared
                     .sealer
                     .issue(
-                        &tool.name,
+                        &tool.sealed_name(),
                         &arguments_digest.get(),
                         &key,
                         context.answers(),

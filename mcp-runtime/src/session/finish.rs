@@ -16,7 +16,9 @@ use crate::context::elicit::Interrupt;
 use crate::outcome::ToolOutcome;
 use crate::protocol::frame::Frame;
 use crate::protocol::model;
-use crate::protocol::outgoing::{self, CallToolResultRef, Capabilities, ErrorData, Reply};
+use crate::protocol::outgoing::{
+    self, CallToolResultRef, Capabilities, ErrorData, PromptResultRef, Reply,
+};
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::tool::Tool;
 use serde_json::value::RawValue;
@@ -66,10 +68,39 @@ pub(crate) fn frame(
     outcome: &ToolOutcome,
     version: ProtocolVersion,
 ) -> Frame {
+    if tool.def.prompt {
+        return match prompt_answer(tool, outcome) {
+            Ok(result) => reply.prompt(&result),
+            Err(error) => outgoing::rpc_error(Some(id), &error),
+        };
+    }
     answer(tool, outcome, version, |answer| match answer {
         Ok(result) => reply.call_result(result),
         Err(error) => outgoing::rpc_error(Some(id), error),
     })
+}
+
+/// The answer of a prompt's body (`crate::prompt`): the `GetPromptResult`
+/// it wrote when it ran, read back borrowed, or the JSON-RPC error it
+/// ended with. A prompt has no `isError`: a refusal worded for a tool's
+/// model (busy, rate limited, timed out) is the error's message.
+pub(crate) fn prompt_answer<'a>(
+    tool: &Tool,
+    outcome: &'a ToolOutcome,
+) -> Result<PromptResultRef<'a>, RpcError> {
+    match outcome {
+        ToolOutcome::Structured(json) => serde_json::from_str(json).map_err(|err| {
+            RpcError::internal_error(format!(
+                "The prompt '{}' wrote a result that does not read back: {err}",
+                tool.name
+            ))
+        }),
+        ToolOutcome::Protocol(error) => Err(error.clone()),
+        ToolOutcome::Error(message) => Err(RpcError::internal_error(message.clone())),
+        ToolOutcome::StructuredWith { .. } | ToolOutcome::Content(_) => Err(
+            RpcError::internal_error(format!("The prompt '{}' gave no messages", tool.name)),
+        ),
+    }
 }
 
 /// The owned answer of a call that ended as `ending` (the door's, a task's),

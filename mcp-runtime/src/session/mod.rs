@@ -115,8 +115,12 @@ impl Session {
     /// table they are listed in, so they ask the session, which routes by
     /// it, rather than import the table that imports them.
     fn capabilities(&self, version: ProtocolVersion, has_task_tools: bool) -> ServerCapabilities {
-        let has_resources = !self.shared.resources.is_empty();
-        table::capabilities(version, has_task_tools, has_resources)
+        table::capabilities(
+            version,
+            has_task_tools,
+            !self.shared.resources.is_empty(),
+            !self.shared.prompts.is_empty(),
+        )
     }
 
     fn send_failure(&self, id: Option<&RawValue>, failure: &RpcError) {
@@ -212,12 +216,18 @@ impl Session {
             &params,
         )?;
         let version = info.version;
-        let Some(entry) = entry.filter(|entry| entry.serves(version)) else {
+        let has_prompts = !self.shared.prompts.is_empty();
+        let Some(entry) =
+            entry.filter(|entry| entry.serves(version) && table::offered(entry, has_prompts))
+        else {
             return Err(method_not_found(method));
         };
         match entry.route {
             table::Route::Call => self.call_tool(id, info, params),
-            table::Route::Typed(run) => run(self, id, version, params.raw),
+            table::Route::Typed(run) | table::Route::Spawned(run) => {
+                run(self, id, version, params.raw)
+            }
+            table::Route::GetPrompt => self.get_prompt(id, info, params),
             table::Route::Stream(open) => open(self, id, info, params.raw),
             // `find` has no task entries without the feature; the guard
             // also lets the optimiser drop the task methods.

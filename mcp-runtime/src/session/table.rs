@@ -19,7 +19,7 @@ use crate::protocol::ProtocolVersion;
 use crate::protocol::RpcError;
 use crate::protocol::model::ServerCapabilities;
 use crate::protocol::model::method::{
-    self, CallTool, CancelTask, Capability, GetTask, Request, Revisions, UpdateTask,
+    self, CallTool, CancelTask, Capability, GetPrompt, GetTask, Request, Revisions, UpdateTask,
 };
 use serde_json::value::RawValue;
 
@@ -43,6 +43,14 @@ pub(super) enum Route {
     /// `resources/read`: found here, read on a task of its own (the fn is
     /// async), answered from it.
     Read,
+    /// `prompts/get`: a prompt's body runs as a call does (the one parse
+    /// of its params, admission, `input_required` rounds), and its result
+    /// frame is written when it ends.
+    GetPrompt,
+    /// A method whose handler awaits (`completion/complete`, which runs
+    /// the author's completer): it parses and checks the params, then
+    /// answers from a task of its own.
+    Spawned(fn(&Session, &RawValue, ProtocolVersion, Option<&RawValue>) -> Result<(), RpcError>),
 }
 
 /// One method of the table.
@@ -105,6 +113,9 @@ pub(super) static METHODS: &[Entry] = &[
     entry::<method::ListResources>(),
     entry::<method::ListResourceTemplates>(),
     marked::<method::ReadResource>(Route::Read),
+    entry::<method::ListPrompts>(),
+    marked::<GetPrompt>(Route::GetPrompt),
+    marked::<method::Complete>(Route::Spawned(super::methods::completion::complete)),
 ];
 
 /// The entry for `method`, if the table has one.
@@ -143,14 +154,28 @@ fn open<M: Streaming>(
     Ok(())
 }
 
+/// Whether a server with prompts (`has_prompts`) serves `entry` at all:
+/// `prompts/*` and `completion/complete` only when it has prompts, so that
+/// what it answers is what it announces (a server without them answers
+/// `-32601`, as one that never heard of them).
+pub(super) fn offered(entry: &Entry, has_prompts: bool) -> bool {
+    has_prompts
+        || !matches!(
+            entry.capability,
+            Some(Capability::Prompts | Capability::Completions)
+        )
+}
+
 /// The capabilities a server announces to a request of `version`: those of
 /// the methods that exist in its era (the Tasks extension only when a tool
 /// can run as a task: `has_task_tools`; `resources` only when the server
-/// has some: `has_resources`).
+/// has some: `has_resources`; prompts and completions only with prompts:
+/// `has_prompts`).
 pub(super) fn capabilities(
     version: ProtocolVersion,
     has_task_tools: bool,
     has_resources: bool,
+    has_prompts: bool,
 ) -> ServerCapabilities {
     let mut capabilities = ServerCapabilities::default();
     let offered = |wanted: Capability| {
@@ -170,6 +195,12 @@ pub(super) fn capabilities(
     // `subscribe` and `listChanged` join it when the server serves them.
     if has_resources && offered(Capability::Resources) {
         capabilities = capabilities.with_resources();
+    }
+    if has_prompts && offered(Capability::Prompts) {
+        capabilities = capabilities.with_prompts();
+    }
+    if has_prompts && offered(Capability::Completions) {
+        capabilities = capabilities.with_completions();
     }
     capabilities
 }
@@ -193,7 +224,7 @@ mod tests {
                 r#"{"logging":{},"tools":{"listChanged":true}}"#
             };
             assert_eq!(
-                text(capabilities(version, false, false)),
+                text(capabilities(version, false, false, false)),
                 expected,
                 "{version}"
             );
@@ -203,14 +234,27 @@ mod tests {
                 expected
             };
             assert_eq!(
-                text(capabilities(version, true, false)),
+                text(capabilities(version, true, false, false)),
                 with_tasks,
                 "{version}"
             );
-            let with_resources = text(capabilities(version, false, true));
+            let with_resources = text(capabilities(version, false, true, false));
             assert!(
                 with_resources.ends_with(r#""resources":{}}"#),
                 "{version}: {with_resources}"
+            );
+            let with_prompts = expected.replace(
+                r#"{"tools":{"listChanged":true}}"#,
+                r#"{"tools":{"listChanged":true},"prompts":{},"completions":{}}"#,
+            );
+            let with_prompts = with_prompts.replace(
+                r#""tools":{"listChanged":true}}"#,
+                r#""tools":{"listChanged":true},"prompts":{},"completions":{}}"#,
+            );
+            assert_eq!(
+                text(capabilities(version, false, false, true)),
+                with_prompts,
+                "{version}"
             );
         }
     }
@@ -225,7 +269,10 @@ mod tests {
             );
             assert_eq!(find(entry.name).map(|e| e.name), Some(entry.name));
         }
-        assert!(find("prompts/list").is_none());
+        assert!(find("roots/list").is_none());
+        let prompts = find("prompts/list").unwrap();
+        assert!(offered(prompts, true) && !offered(prompts, false));
+        assert!(offered(find("tools/list").unwrap(), false));
         let (legacy, modern) = (ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28);
         let serves = |name: &str| {
             let entry = find(name).unwrap();

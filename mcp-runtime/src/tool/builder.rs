@@ -66,6 +66,7 @@ impl ToolBuilder {
                 scopes: Vec::new(),
                 states: Vec::new(),
                 first_poll_inline: false,
+                prompt: false,
                 replayable_input: false,
                 task: TaskSupport::Never,
                 task_begins_in_body: false,
@@ -260,6 +261,12 @@ impl ToolBuilder {
             type_id: std::any::TypeId::of::<T>(),
             type_name: std::any::type_name::<T>(),
         });
+        self
+    }
+
+    /// Marks the tool as a prompt's body (`crate::prompt`).
+    pub(crate) fn answers_as_prompt(mut self) -> Self {
+        self.def.prompt = true;
         self
     }
 

@@ -86,6 +86,9 @@ pub(crate) struct Definition {
     /// Whether the handler says where its task begins (see
     /// [`ToolBuilder::task_begins_in_body`]).
     pub(crate) task_begins_in_body: bool,
+    /// Whether this is a prompt's body (`crate::prompt`): its outcome is a
+    /// `GetPromptResult` or a JSON-RPC error, not a `CallToolResult`.
+    pub(crate) prompt: bool,
     /// Header-mirrored integer arguments and their bounds, from the inputSchema.
     header_bounds: OnceLock<Vec<HeaderBound>>,
     /// Every header-mirrored argument (`x-mcp-header`), read once from the
@@ -170,6 +173,17 @@ impl Tool {
     /// The tool's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The name a 2026-07-28 `requestState` of its calls is sealed for: a
+    /// prompt's apart from a tool's of the same name, so that answers
+    /// given to one are never taken by the other.
+    pub(crate) fn sealed_name(&self) -> Cow<'_, str> {
+        if self.def.prompt {
+            Cow::Owned(format!("prompts/get {}", self.name))
+        } else {
+            Cow::Borrowed(&self.name)
+        }
     }
 
     /// The same tool under another name (say, to register copies of it).

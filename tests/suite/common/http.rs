@@ -366,8 +366,8 @@ pub fn modern_to(addr: &str, message: &Value, extra: &[(&str, &str)]) -> Respons
     // `Mcp-Name`: the tool's name, the task's id (Tasks extension), or the
     // resource's URI.
     let name = match method.as_str() {
-        "tools/call" => message["params"]["name"].as_str(),
         "resources/read" => message["params"]["uri"].as_str(),
+        "tools/call" | "prompts/get" => message["params"]["name"].as_str(),
         "tasks/get" | "tasks/update" | "tasks/cancel" => message["params"]["taskId"].as_str(),
         _ => None,
     };

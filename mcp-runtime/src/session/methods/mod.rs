@@ -5,9 +5,11 @@
 //! that write their own frames (`tools/call`) or answer from the store
 //! (`tasks/*`).
 
+pub(super) mod completion;
 pub(super) mod lifecycle;
 pub(crate) mod listen;
 pub(super) mod logging;
+pub(super) mod prompts;
 pub(super) mod resources;
 pub(super) mod tasks;
 pub(super) mod tools;

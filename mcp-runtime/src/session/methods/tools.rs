@@ -26,7 +26,7 @@ use crate::session::{admit, finish};
 use crate::task::Resume;
 use crate::tool::call::Arguments;
 use crate::tool::registry::UnknownCursor;
-use crate::tool::{TaskSupport, ToolCall};
+use crate::tool::{TaskSupport, Tool, ToolCall};
 use serde_json::value::RawValue;
 use std::sync::Arc;
 
@@ -121,11 +121,6 @@ impl Session {
                 "Invalid params for tools/call: missing field `name`",
             ));
         };
-        // `arguments` is an object or absent: the one parse checked it.
-        let arguments = params.arguments;
-        // The one copy of the arguments, out of the message: the tool reads
-        // it, and a `requestState` sealed later hashes the same text.
-        let owned: Option<Arc<str>> = arguments.map(|raw| Arc::from(raw.get()));
         let (name, tool) = admit::find_tool(&self.shared, &self.connection, requested)?;
         let version = info.version;
         // Tasks (2026-07-28, an extension the request declares in its own
@@ -140,6 +135,29 @@ impl Session {
         if tool.def.task == TaskSupport::Required && version.is_modern() && !may_be_task {
             return Err(tasks_required(&name));
         }
+        self.start_call(id, info, params, name, tool, may_be_task)
+    }
+
+    /// Starts the call of `tool` (found as `name`) that request `id` made
+    /// with `params`: the one path from a checked request to a running
+    /// call, for `tools/call` and for `prompts/get` (a prompt's body is a
+    /// call): the 2026-07-28 `requestState` opened with its answers, the
+    /// duplicate id refused, admission, the context, and the start.
+    pub(in crate::session) fn start_call(
+        &mut self,
+        id: &RawValue,
+        info: RequestInfo,
+        params: Params<'_>,
+        name: Arc<str>,
+        tool: Arc<Tool>,
+        may_be_task: bool,
+    ) -> Result<(), RpcError> {
+        let version = info.version;
+        // `arguments` is an object or absent: the one parse checked it.
+        let arguments = params.arguments;
+        // The one copy of the arguments, out of the message: the tool reads
+        // it, and a `requestState` sealed later hashes the same text.
+        let owned: Option<Arc<str>> = arguments.map(|raw| Arc::from(raw.get()));
         let (digest, resumed) = if version.is_modern() {
             let input_responses = match params.input_responses {
                 None => None,
@@ -160,7 +178,7 @@ impl Session {
                 .shared
                 .sealer
                 .resume(
-                    &name,
+                    &tool.sealed_name(),
                     &digest,
                     params.request_state.as_deref(),
                     input_responses,

@@ -1,0 +1,15 @@
+use mcp_runtime::prompt;
+
+#[prompt(name = "greet")]
+async fn hello() -> String {
+    "Say hello.".to_owned()
+}
+
+#[prompt(name = "greet")]
+async fn welcome() -> String {
+    "Say welcome.".to_owned()
+}
+
+fn main() {
+    let _ = mcp_runtime::prompts![hello, welcome];
+}

@@ -1,0 +1,7 @@
+async fn hello() -> String {
+    "Say hello.".to_owned()
+}
+
+fn main() {
+    let _ = mcp_runtime::prompts![hello];
+}

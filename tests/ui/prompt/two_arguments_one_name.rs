@@ -1,0 +1,10 @@
+use mcp_runtime::prompt;
+
+#[prompt]
+async fn hello(name: String, #[arg(rename = "name")] other: String) -> String {
+    format!("Say hello to {name} and {other}.")
+}
+
+fn main() {
+    let _ = mcp_runtime::prompts![hello];
+}
