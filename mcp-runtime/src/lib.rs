@@ -97,6 +97,7 @@
 
 #[cfg(feature = "http")]
 pub mod auth;
+mod changes;
 pub mod cli;
 mod conn;
 mod content;
@@ -129,6 +130,7 @@ mod util;
 // alias keeps `crate::protocol::...` paths as they were.
 use mcp_protocol as protocol;
 
+pub use changes::Notifier;
 pub use content::{Audience, Content, IntoContent};
 pub use context::Context;
 pub use context::elicit::{

@@ -108,10 +108,10 @@ pub struct ServerCapabilities {
     pub tools: Option<ToolsCapability>,
     /// `prompts`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompts: Option<JsonObject>,
+    pub prompts: Option<PromptsCapability>,
     /// `resources`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resources: Option<JsonObject>,
+    pub resources: Option<ResourcesCapability>,
     /// `completions`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completions: Option<JsonObject>,
@@ -139,6 +139,50 @@ impl ServerCapabilities {
             ..self
         }
     }
+}
+
+impl ServerCapabilities {
+    /// With `resources: {"subscribe": subscribe, "listChanged": list_changed}`.
+    pub fn with_resources(self, subscribe: bool, list_changed: bool) -> ServerCapabilities {
+        ServerCapabilities {
+            resources: Some(ResourcesCapability {
+                subscribe,
+                list_changed,
+            }),
+            ..self
+        }
+    }
+
+    /// With `prompts: {"listChanged": list_changed}`.
+    pub fn with_prompts(self, list_changed: bool) -> ServerCapabilities {
+        ServerCapabilities {
+            prompts: Some(PromptsCapability { list_changed }),
+            ..self
+        }
+    }
+}
+
+/// The `resources` capability of a server.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourcesCapability {
+    /// Whether it takes subscriptions to resource updates
+    /// (`resources/subscribe`; 2026-07-28: `resourceSubscriptions` in
+    /// `subscriptions/listen`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub subscribe: bool,
+    /// Whether it sends `notifications/resources/list_changed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub list_changed: bool,
+}
+
+/// The `prompts` capability of a server.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptsCapability {
+    /// Whether it sends `notifications/prompts/list_changed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub list_changed: bool,
 }
 
 /// The `tools` capability of a server.

@@ -33,6 +33,7 @@ use super::lifecycle::{DiscoverResult, InitializeParams, InitializeResult, MetaP
 use super::notifications::{
     CancelledParams, ListenParams, LoggingMessageParams, ProgressParams, SetLevelParams,
 };
+use super::subscriptions::{ResourceUpdatedParams, SubscribeParams};
 use super::task::{DetailedTask, TaskIdParams, UpdateTaskParams};
 use super::tools::{CallToolParams, ListToolsParams, ListToolsResult};
 use crate::ProtocolVersion;
@@ -65,6 +66,18 @@ pub const MESSAGE: &str = "notifications/message";
 pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
 /// `notifications/subscriptions/acknowledged` (2026-07-28).
 pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+// Resource subscriptions and list changes (resources/subscribe,
+// resources/unsubscribe, their updates; resource and prompt list changes).
+/// `notifications/prompts/list_changed`.
+pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+/// `notifications/resources/list_changed`.
+pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+/// `resources/subscribe` (2024-11-05 to 2025-11-25).
+pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
+/// `resources/unsubscribe` (2024-11-05 to 2025-11-25).
+pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
+/// `notifications/resources/updated`.
+pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
 /// `elicitation/create` (a server request).
 pub const ELICIT: &str = "elicitation/create";
 /// `sampling/createMessage` (a server request).
@@ -127,6 +140,10 @@ pub enum Capability {
     Tools,
     /// The server's `logging` (`logging/setLevel`, `notifications/message`).
     Logging,
+    /// The server's `prompts` (`prompts/*`, `notifications/prompts/list_changed`).
+    Prompts,
+    /// The server's `resources` (`resources/*`, `notifications/resources/*`).
+    Resources,
     /// The server's Tasks extension (`tasks/*`, `notifications/tasks`).
     Tasks,
     /// The client's `sampling` (`sampling/createMessage`).
@@ -238,6 +255,13 @@ requests! {
     UpdateTask = TASKS_UPDATE, Revisions::MODERN, Some(Capability::Tasks), UpdateTaskParams => JsonObject;
     /// `tasks/cancel`: stops a task (the Tasks extension).
     CancelTask = TASKS_CANCEL, Revisions::MODERN, Some(Capability::Tasks), TaskIdParams => JsonObject;
+    /// `resources/subscribe`: send `notifications/resources/updated` for a
+    /// resource (2024-11-05 to 2025-11-25; 2026-07-28 names resources in
+    /// the `subscriptions/listen` filter).
+    Subscribe = RESOURCES_SUBSCRIBE, Revisions::LEGACY, Some(Capability::Resources), SubscribeParams<'static> => JsonObject;
+    /// `resources/unsubscribe`: stop a `resources/subscribe` (2024-11-05 to
+    /// 2025-11-25).
+    Unsubscribe = RESOURCES_UNSUBSCRIBE, Revisions::LEGACY, Some(Capability::Resources), SubscribeParams<'static> => JsonObject;
 }
 
 notifications! {
@@ -257,6 +281,12 @@ notifications! {
     SubscriptionsAcknowledged = SUBSCRIPTIONS_ACKNOWLEDGED, Revisions::MODERN, None, JsonObject;
     /// `notifications/tasks`: a task's status (the Tasks extension).
     TaskStatusChanged = TASKS_STATUS, Revisions::MODERN, Some(Capability::Tasks), DetailedTask;
+    /// `notifications/prompts/list_changed`: list the prompts again.
+    PromptListChanged = PROMPTS_LIST_CHANGED, Revisions::ALL, Some(Capability::Prompts), JsonObject;
+    /// `notifications/resources/list_changed`: list the resources again.
+    ResourceListChanged = RESOURCES_LIST_CHANGED, Revisions::ALL, Some(Capability::Resources), JsonObject;
+    /// `notifications/resources/updated`: a subscribed resource changed.
+    ResourceUpdated = RESOURCES_UPDATED, Revisions::ALL, Some(Capability::Resources), ResourceUpdatedParams;
 }
 
 #[cfg(test)]
@@ -279,6 +309,9 @@ mod tests {
         assert_eq!(revisions::<Initialize>(), legacy);
         assert_eq!(revisions::<Discover>(), [V2026_07_28]);
         assert_eq!(revisions::<Listen>(), [V2026_07_28]);
+        assert_eq!(revisions::<Subscribe>(), legacy, "listen replaces it");
+        assert_eq!(revisions::<Unsubscribe>(), legacy);
+        assert!(ResourceUpdated::REVISIONS.include(V2026_07_28));
         assert_eq!(revisions::<GetTask>(), [V2026_07_28]);
         assert_eq!(revisions::<CallTool>(), ProtocolVersion::ALL);
         assert_eq!(revisions::<ListTools>(), ProtocolVersion::ALL);
@@ -332,7 +365,7 @@ mod tests {
         for (at, name) in names.iter().enumerate() {
             assert!(!names[..at].contains(name), "{name} is listed twice");
         }
-        assert_eq!(REQUEST_METHODS.len(), 13);
+        assert_eq!(REQUEST_METHODS.len(), 15);
         assert!(REQUEST_METHODS.contains(&SetLevel::METHOD));
         assert!(NOTIFICATION_METHODS.contains(&SubscriptionsAcknowledged::METHOD));
     }

@@ -24,6 +24,7 @@ mod lifecycle;
 pub mod method;
 mod notifications;
 mod server;
+mod subscriptions;
 mod task;
 mod tools;
 
@@ -35,6 +36,7 @@ pub use jsonrpc::*;
 pub use lifecycle::*;
 pub use notifications::*;
 pub use server::*;
+pub use subscriptions::*;
 pub use task::*;
 pub use tools::*;
 

@@ -99,6 +99,8 @@ pub(super) static METHODS: &[Entry] = &[
     marked::<GetTask>(Route::Task(TaskMethod::Get)),
     marked::<UpdateTask>(Route::Task(TaskMethod::Update)),
     marked::<CancelTask>(Route::Task(TaskMethod::Cancel)),
+    entry::<method::Subscribe>(),
+    entry::<method::Unsubscribe>(),
 ];
 
 /// The entry for `method`, if the table has one.
@@ -153,6 +155,17 @@ pub(super) fn capabilities(version: ProtocolVersion, has_task_tools: bool) -> Se
     if offered(Capability::Tools) {
         capabilities = capabilities.with_tools(true);
     }
+    // Resource updates and list changes ride on `resources/subscribe`
+    // (legacy) or `subscriptions/listen` (2026-07-28): either serves them.
+    let listens = METHODS
+        .iter()
+        .any(|entry| entry.name == method::Listen::METHOD && entry.serves(version));
+    if offered(Capability::Resources) || listens {
+        capabilities = capabilities.with_resources(true, true);
+    }
+    if offered(Capability::Prompts) {
+        capabilities = capabilities.with_prompts(true);
+    }
     if has_task_tools && offered(Capability::Tasks) {
         capabilities = capabilities.with_tasks_extension();
     }
@@ -173,13 +186,13 @@ mod tests {
         // they were written out by hand.
         for version in ProtocolVersion::ALL {
             let expected = if version.is_modern() {
-                r#"{"tools":{"listChanged":true}}"#
+                r#"{"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true}}"#
             } else {
-                r#"{"logging":{},"tools":{"listChanged":true}}"#
+                r#"{"logging":{},"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true}}"#
             };
             assert_eq!(text(capabilities(version, false)), expected, "{version}");
             let with_tasks = if version.is_modern() {
-                r#"{"tools":{"listChanged":true},"extensions":{"io.modelcontextprotocol/tasks":{}}}"#
+                r#"{"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"extensions":{"io.modelcontextprotocol/tasks":{}}}"#
             } else {
                 expected
             };
