@@ -4,7 +4,6 @@
 use super::input::{CreateMessageParams, ElicitParams};
 use super::method;
 use super::notifications::{CancelledParams, LoggingMessageParams, ProgressParams};
-use super::subscriptions::ResourceUpdatedParams;
 use serde_json::Value;
 
 /// A notification a server sends, by method.
@@ -16,12 +15,6 @@ pub enum ServerNotification {
     Message(LoggingMessageParams),
     /// `notifications/tools/list_changed`.
     ToolsListChanged,
-    /// `notifications/resources/updated`.
-    ResourceUpdated(ResourceUpdatedParams),
-    /// `notifications/resources/list_changed`.
-    ResourcesListChanged,
-    /// `notifications/prompts/list_changed`.
-    PromptsListChanged,
     /// `notifications/cancelled`.
     Cancelled(CancelledParams),
     /// Any other method, as sent.
@@ -45,11 +38,6 @@ impl ServerNotification {
                 ServerNotification::Message(serde_json::from_value(params_of(params))?)
             }
             method::TOOLS_LIST_CHANGED => ServerNotification::ToolsListChanged,
-            method::RESOURCES_UPDATED => {
-                ServerNotification::ResourceUpdated(serde_json::from_value(params_of(params))?)
-            }
-            method::RESOURCES_LIST_CHANGED => ServerNotification::ResourcesListChanged,
-            method::PROMPTS_LIST_CHANGED => ServerNotification::PromptsListChanged,
             method::CANCELLED => {
                 ServerNotification::Cancelled(serde_json::from_value(params_of(params))?)
             }
