@@ -279,7 +279,7 @@ fn a_listen_stream_naming_too_many_resources_is_refused() {
     );
 }
 
-mod http {
+pub(crate) mod http {
     use super::*;
     use crate::common::http::{Server, request_bytes};
     use std::io::{BufRead, BufReader, Write};
