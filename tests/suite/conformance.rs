@@ -30,9 +30,9 @@ use std::time::{Duration, Instant};
 const VERSION: &str = "2025-11-25";
 
 /// The 2025-11-25 server scenarios a tools server must pass (suite 0.1.16):
-/// tools, lifecycle, ping, logging and transport. Left out: the resources,
-/// prompts and completion scenarios (`resources-*`, `prompts-*`,
-/// `completion-complete`), which a tools framework does not serve, and
+/// tools, lifecycle, ping, logging, transport and resource subscriptions.
+/// Left out: the other resources, prompts and completion scenarios
+/// (`resources-*`, `prompts-*`, `completion-complete`), and
 /// `server-sse-polling` (resumable SSE streams, optional).
 /// `MCP_CONFORMANCE_SCENARIOS` (comma-separated) replaces the list.
 const SCENARIOS: &[&str] = &[
@@ -55,6 +55,8 @@ const SCENARIOS: &[&str] = &[
     "elicitation-sep1330-enums",
     "server-sse-multiple-streams",
     "dns-rebinding-protection",
+    "resources-subscribe",
+    "resources-unsubscribe",
 ];
 
 /// The 2026-07-28 server scenarios (suite 0.2.0-alpha.12, `--spec-version
