@@ -99,17 +99,16 @@ impl Relayed {
 ///
 /// ```
 /// use mcp_runtime::Server;
-/// use std::time::Duration;
 ///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
 /// let server = Server::new("files", "1.0.0");
 /// let notifier = server.notifier();
-/// # let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
-/// # rt.block_on(async {
 /// tokio::spawn(async move {
 ///     // Each time the file changes on disk…
 ///     notifier.resource_updated("file:///notes.txt");
 /// });
-/// # });
+/// # }
 /// ```
 #[derive(Clone)]
 pub struct Notifier {

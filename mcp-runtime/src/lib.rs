@@ -187,6 +187,9 @@ struct TestingGuide;
 #[doc = include_str!("../../docs/protocol.md")]
 struct ProtocolGuide;
 #[cfg(doctest)]
+#[doc = include_str!("../../docs/subscriptions.md")]
+struct SubscriptionsGuide;
+#[cfg(doctest)]
 #[doc = include_str!("../../docs/remote-servers.md")]
 struct RemoteServersGuide;
 #[cfg(doctest)]

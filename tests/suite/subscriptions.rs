@@ -446,3 +446,32 @@ pub(crate) mod http {
         );
     }
 }
+
+/// A background task's `Server::notifier`, with no tool involved: the
+/// server in this process over an in-memory byte stream (the stdio path).
+#[tokio::test]
+async fn a_background_task_tells_a_change_through_the_servers_notifier() {
+    let (mut client, server_end) = mcp_runtime::testing::memory();
+    let (read, write) = tokio::io::split(server_end);
+    let server = mcp_runtime::Server::new("watcher", "1.0.0");
+    let notifier = server.notifier();
+    let served = tokio::spawn(server.serve(read, write));
+    client
+        .send(&initialize(0, LEGACY).to_string())
+        .await
+        .unwrap();
+    let line = client.recv().await.unwrap().unwrap();
+    assert!(line.contains(r#""id":0"#), "{line}");
+    client
+        .send(&subscribe(1, "resources/subscribe", "db://rows/7").to_string())
+        .await
+        .unwrap();
+    let answer: Value = serde_json::from_str(&client.recv().await.unwrap().unwrap()).unwrap();
+    assert_eq!(answer, json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
+    notifier.resource_updated("db://rows/8");
+    notifier.resource_updated("db://rows/7");
+    let told: Value = serde_json::from_str(&client.recv().await.unwrap().unwrap()).unwrap();
+    assert_eq!(told, updated("db://rows/7"), "only what it subscribed to");
+    client.close().await.unwrap();
+    served.await.unwrap().unwrap();
+}

@@ -8,6 +8,7 @@
 use crate::changes::Change;
 use crate::conn::connection::{Connection, Subscription, canonical_id};
 use crate::conn::lifecycle::Lifecycle;
+use crate::conn::watched::MAX_URI_BYTES;
 use crate::protocol::frame::Frame;
 use crate::protocol::model::TASKS_EXTENSION;
 use crate::protocol::model::method::Listen;
@@ -83,6 +84,13 @@ impl Streaming for Listen {
         }
         for uri in &resource_subscriptions {
             check_uri(uri)?;
+        }
+        let bytes: usize = resource_subscriptions.iter().map(String::len).sum();
+        if bytes > MAX_URI_BYTES {
+            return Err(RpcError::invalid_params(format!(
+                "Invalid params: the resource URIs named take {bytes} bytes, more than this \
+                 server takes per subscriptions/listen stream ({MAX_URI_BYTES}); listen for fewer"
+            )));
         }
         if !task_ids.is_empty() && !crate::task::ENABLED {
             return Err(RpcError::invalid_params(format!(
@@ -432,6 +440,19 @@ mod tests {
         let refused = Listen::accept(&session, &id, &info(json!({})), listen_to(&long, false))
             .expect_err("too long a URI");
         assert_eq!(refused.error_code(), ErrorCode::INVALID_PARAMS);
+        let (roomy, _frames) = test_session(Server::new("t", "0"));
+        let big: Vec<String> = (0..40)
+            .map(|n| format!("{n:02}{}", "u".repeat(7_998)))
+            .collect();
+        let refused = Listen::accept(&roomy, &id, &info(json!({})), listen_to(&big, false))
+            .expect_err("too many bytes");
+        assert!(
+            refused
+                .message
+                .contains("per subscriptions/listen stream (262144)"),
+            "{}",
+            refused.message
+        );
     }
 
     /// The frames the connection of `frames` was sent, as JSON.

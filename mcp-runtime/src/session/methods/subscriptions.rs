@@ -5,7 +5,7 @@
 //! URI names a resource is not checked (an update comes only if the server
 //! tells one, through its `Notifier`).
 
-use crate::conn::watched::Full;
+use crate::conn::watched::{Full, MAX_URI_BYTES};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::RpcError;
 use crate::protocol::model::SubscribeParams;
@@ -47,11 +47,15 @@ impl Method for Subscribe {
             .connection
             .watched()
             .add(&params.uri, max)
-            .map_err(|Full(held)| {
-                RpcError::invalid_params(format!(
+            .map_err(|full| match full {
+                Full::Count(held) => RpcError::invalid_params(format!(
                     "Invalid params: this session is subscribed to {held} resources, the most \
                      this server allows; unsubscribe from one first"
-                ))
+                )),
+                Full::Bytes => RpcError::invalid_params(format!(
+                    "Invalid params: this session's subscribed URIs would take more than \
+                     {MAX_URI_BYTES} bytes, the most this server allows; unsubscribe from some first"
+                )),
             })?;
         Ok(Empty)
     }
