@@ -86,7 +86,7 @@ mod tests {
         assert_eq!(watched.add("a", 2), Ok(()), "again: no change");
         assert_eq!(watched.add("c", 2), Err(Full::Count(2)));
         assert!(!watched.contains("c"));
-        assert_eq!(watched.all(), ["a".into(), "b".into()]);
+        assert_eq!(watched.all(), [Box::<str>::from("a"), Box::from("b")]);
         assert!(watched.remove("a"));
         assert!(!watched.remove("a"));
         assert_eq!(watched.add("c", 2), Ok(()), "room again");
