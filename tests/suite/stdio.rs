@@ -70,7 +70,8 @@ fn initialize_echoes_every_legacy_version() {
             response,
             json!({"jsonrpc": "2.0", "id": 1, "result": {
                 "protocolVersion": version,
-                "capabilities": {"tools": {"listChanged": true}, "logging": {}},
+                "capabilities": {"tools": {"listChanged": true}, "logging": {},
+                    "resources": {"subscribe": true, "listChanged": true}},
                 "serverInfo": server_info,
                 "instructions": INSTRUCTIONS
             }})
@@ -528,6 +529,7 @@ fn discover_describes_the_server() {
             "supportedVersions": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
             // `build_report` may run as a task: the Tasks extension.
             "capabilities": {"tools": {"listChanged": true},
+                "resources": {"subscribe": true, "listChanged": true},
                 "extensions": {"io.modelcontextprotocol/tasks": {}}},
             "ttlMs": 300000,
             "cacheScope": "public",
