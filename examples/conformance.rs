@@ -10,9 +10,15 @@
 //! and results its scenarios expect. The suite talks
 //! Streamable HTTP (`conformance server --url http://127.0.0.1:PORT/mcp`);
 //! without `--http` this serves stdio, as every example does.
+//! For `resources-subscribe` and `resources-unsubscribe` no resource is
+//! needed (subscriptions are kept by URI); `test_trigger_tool_change` and
+//! `test_trigger_prompt_change` change the lists for `server-stateless`'s
+//! list-change checks, and `test_trigger_resource_update` tells a resource
+//! update for the tests of subscriptions.
 //! `ELICIT_TIMEOUT_MS=N` sets how long a legacy elicitation or sampling
 //! request waits for the client; `MAX_TASKS_PER_CLIENT=N` how many tasks one
-//! client may make within a task TTL; the deployment variables
+//! client may make within a task TTL; `MAX_RESOURCE_SUBSCRIPTIONS=N` how
+//! many resources a session or listen stream may subscribe to; the deployment variables
 //! (`examples::deployment`: `MCP_AUTH_*`, `REDIS_URL`, …) apply as they do to
 //! `everything`. Besides the fixtures, `summarize` shows the
 //! whole sampling request builder.
@@ -382,6 +388,67 @@ async fn test_logging_tool(ctx: Context) -> String {
     "Logged one message (when the request set a log level)".to_owned()
 }
 
+/// 2026-07-28 fixture (`server-stateless`, its list-change checks): changes
+/// the tool list (adds `test_list_changed_marker`, or removes it when it is
+/// there), so the open `subscriptions/listen` streams that asked get
+/// `notifications/tools/list_changed`.
+#[tool(open_world = false)]
+async fn test_trigger_tool_change(ctx: Context) -> Result<String, ToolError> {
+    let tools = ctx.tools();
+    if tools.remove("test_list_changed_marker") {
+        return Ok("removed test_list_changed_marker".to_owned());
+    }
+    tools
+        .add(test_list_changed_marker())
+        .map_err(|err| ToolError::new(format!("could not add the marker tool: {err}")))?;
+    Ok("added test_list_changed_marker".to_owned())
+}
+
+/// The tool `test_trigger_tool_change` adds and removes.
+fn test_list_changed_marker() -> Tool {
+    ToolBuilder::new("test_list_changed_marker", |_| {
+        Box::pin(async { ToolOutcome::text("a marker of a tool list change") })
+    })
+    .description("Added and removed by test_trigger_tool_change.")
+    .build()
+}
+
+/// 2026-07-28 fixture (`server-stateless`, its list-change checks): tells
+/// the open `subscriptions/listen` streams that asked that the prompt list
+/// changed (when the server offers prompts).
+#[tool(read_only, open_world = false)]
+async fn test_trigger_prompt_change(ctx: Context) -> String {
+    ctx.notifier().prompt_list_changed();
+    "told the prompt list changed".to_owned()
+}
+
+/// Not a suite fixture: tells the subscribers of the resource `uri` (by
+/// default `test://watched-resource`, the suite's `resources-subscribe`
+/// resource) that it changed, or, with `list`, that the resource list
+/// did. The tests of subscriptions use it, in both eras and across
+/// replicas.
+#[tool(read_only, open_world = false)]
+async fn test_trigger_resource_update(
+    ctx: Context,
+    /// The resource that changed
+    uri: Option<String>,
+    /// Tell a resource list change instead
+    list: Option<bool>,
+) -> String {
+    if list == Some(true) {
+        ctx.notifier().resource_list_changed();
+        return "told the resource list changed".to_owned();
+    }
+    let uri = uri.as_deref().unwrap_or(WATCHED_RESOURCE);
+    ctx.notifier().resource_updated(uri);
+    format!("told {uri} changed")
+}
+
+/// The resource the suite's `resources-subscribe` and
+/// `resources-unsubscribe` scenarios subscribe to. Subscriptions are kept
+/// by URI, so the scenarios need no resource declared for it.
+const WATCHED_RESOURCE: &str = "test://watched-resource";
+
 /// Echoes a value the client also sends as the `Mcp-Param-Greeting` HTTP
 /// header (2026-07-28 `x-mcp-header`; the suite checks the server compares
 /// the two).
@@ -692,6 +759,9 @@ async fn main() -> std::io::Result<()> {
         test_input_required_result_capabilities,
         test_missing_capability,
         test_custom_headers,
+        test_trigger_tool_change,
+        test_trigger_prompt_change,
+        test_trigger_resource_update,
         test_streaming_elicitation,
         test_logging_tool,
         greet,
@@ -729,6 +799,14 @@ async fn main() -> std::io::Result<()> {
         .and_then(|v| v.parse().ok())
     {
         server = server.max_tasks_per_client(tasks);
+    }
+    // MAX_RESOURCE_SUBSCRIPTIONS=N: how many resources one session or
+    // listen stream may subscribe to (tests lower it to reach the cap).
+    if let Some(resources) = std::env::var("MAX_RESOURCE_SUBSCRIPTIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        server = server.max_resource_subscriptions(resources);
     }
     // The deployment variables of docs/deployment.md (`MCP_AUTH_*` for an
     // OAuth-protected server, `REDIS_URL`, …): tests/suite/tasks.rs runs the task

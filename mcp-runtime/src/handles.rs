@@ -471,6 +471,20 @@ mod tests {
         fn compare_and_delete<'a>(&'a self, _: &'a str, _: &'a [u8]) -> StoreFuture<'a, bool> {
             Box::pin(async { Err(StoreError::unavailable("down")) })
         }
+        fn publish<'a>(&'a self, _: &'a str, _: Vec<u8>) -> StoreFuture<'a, ()> {
+            Box::pin(async { Err(StoreError::unavailable("down")) })
+        }
+        fn listen<'a>(
+            &'a self,
+            _: &'a str,
+            to: tokio::sync::mpsc::Sender<Vec<u8>>,
+        ) -> StoreFuture<'a, ()> {
+            // Down for good: nothing ever arrives.
+            Box::pin(async move {
+                to.closed().await;
+                Ok(())
+            })
+        }
     }
 
     #[tokio::test]

@@ -97,6 +97,7 @@
 
 #[cfg(feature = "http")]
 pub mod auth;
+mod changes;
 pub mod cli;
 mod conn;
 mod content;
@@ -131,6 +132,7 @@ mod util;
 // alias keeps `crate::protocol::...` paths as they were.
 use mcp_protocol as protocol;
 
+pub use changes::Notifier;
 pub use content::{Audience, Content, IntoContent};
 pub use context::Context;
 pub use context::elicit::{
@@ -196,6 +198,9 @@ struct TestingGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/protocol.md")]
 struct ProtocolGuide;
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/subscriptions.md")]
+struct SubscriptionsGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/remote-servers.md")]
 struct RemoteServersGuide;

@@ -2,6 +2,7 @@
 //! identity, registered state, the state store, limits and the request-state
 //! sealer.
 
+use crate::changes::Notifier;
 use crate::conn::client::RecentClient;
 use crate::context::Reach;
 use crate::context::seal::StateSealer;
@@ -41,6 +42,10 @@ pub(crate) struct Shared {
     /// `tools/list` leaves out the tools a verified caller lacks scopes for
     /// (`Auth::hide_unauthorized_tools`).
     pub(crate) hide_unauthorized_tools: bool,
+    /// What changed, for the connections that listen.
+    pub(crate) notifier: Notifier,
+    /// Resources a legacy session or a listen stream may subscribe to.
+    pub(crate) max_resource_subscriptions: usize,
     /// The last 2026-07-28 client's parsed envelope (a cache; the one part
     /// that changes while serving).
     pub(crate) recent_client: RecentClient,

@@ -158,7 +158,8 @@ impl TestContext {
         connection.set_log_level(Level::Debug);
         let cancel = CancelSignal::default();
         let meta = RawValue::from_string(r#"{"progressToken":"test"}"#.to_owned()).ok();
-        let tools = match ToolSet::new(Vec::new(), None) {
+        let notifier = crate::changes::Notifier::new();
+        let tools = match ToolSet::new(Vec::new(), None, notifier.clone()) {
             Ok(tools) => tools,
             Err(err) => unreachable!("an empty tool set is valid: {err}"),
         };
@@ -176,6 +177,7 @@ impl TestContext {
                 states: self.states,
                 store: self.store,
                 tools: Box::new(tools),
+                notifier,
                 elicitation_timeout: crate::context::elicit::DEFAULT_ELICITATION_TIMEOUT,
                 max_message_size: crate::server::DEFAULT_MAX_MESSAGE_SIZE,
                 handle_quota: Arc::new(crate::quota::WindowQuota::new(

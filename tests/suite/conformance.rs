@@ -51,6 +51,8 @@ const SCENARIOS: &[&str] = &[
     "resources-read-text",
     "resources-read-binary",
     "resources-templates-read",
+    "resources-subscribe",
+    "resources-unsubscribe",
     "prompts-list",
     "prompts-get-simple",
     "prompts-get-with-args",

@@ -69,6 +69,7 @@ fn doc_examples_compile_with_those_features() {
         "docs/context.md",
         "docs/tool-dumps.md",
         "docs/testing.md",
+        "docs/subscriptions.md",
     ] {
         assert!(
             stdout.contains(file),

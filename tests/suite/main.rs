@@ -44,5 +44,7 @@ mod stdio;
 #[cfg(unix)]
 mod stdio_socket;
 mod store;
+// Resource subscriptions and list changes, both eras, stdio and HTTP.
+mod subscriptions;
 mod tasks;
 mod tracing;

@@ -88,12 +88,17 @@ impl Cluster {
     /// Starts the replicas (with `env` besides the seal key and tag), then
     /// nginx in front of them.
     fn start(env: &[(&str, &str)]) -> Cluster {
+        Cluster::start_example("everything", env)
+    }
+
+    /// [`Cluster::start`] with replicas of `example`.
+    fn start_example(example: &str, env: &[(&str, &str)]) -> Cluster {
         let replicas: Vec<Server> = TAGS
             .iter()
             .map(|tag| {
                 let mut all = vec![("MCP_SEAL_KEY", SEAL_KEY), ("MCP_REPLICA", *tag)];
                 all.extend_from_slice(env);
-                Server::start(&all)
+                Server::start_example(example, &all)
             })
             .collect();
         let addrs: Vec<String> = replicas.iter().map(|r| r.addr.clone()).collect();
@@ -364,6 +369,96 @@ fn event_streams_pass_through_nginx_as_they_come() {
     assert!(
         all - first > Duration::from_millis(1500),
         "{first:?} {all:?}"
+    );
+}
+
+// ---- resource subscriptions: changes fan out through Redis ----
+
+/// A `test_trigger_resource_update` call of the `conformance` example.
+fn touch(id: u64, uri: &str) -> Value {
+    call(id, "test_trigger_resource_update", json!({"uri": uri}))
+}
+
+#[test]
+fn a_resource_update_told_on_one_replica_reaches_the_subscribers_of_all() {
+    let mut redis = Redis::start();
+    let url = redis.url();
+    let cluster = Cluster::start_example("conformance", &[("REDIS_URL", &url)]);
+    let addr = cluster.addr();
+    let uri = "test://watched-resource";
+    // A 2026-07-28 listen stream on each replica, addressed directly.
+    let mut streams: Vec<_> = cluster
+        .addrs
+        .iter()
+        .enumerate()
+        .map(|(i, replica)| {
+            crate::subscriptions::http::open_listen(
+                replica,
+                i as u64 + 1,
+                json!({"resourceSubscriptions": [uri]}),
+            )
+        })
+        .collect();
+    // A legacy session through nginx (its tag keeps it on one replica),
+    // subscribed on a POST, listening on its GET stream.
+    let session = crate::subscriptions::http::open_session(&addr);
+    let subscribed = crate::subscriptions::http::legacy_post(
+        &addr,
+        &session,
+        &common::request(2, "resources/subscribe", json!({"uri": uri}), false),
+    );
+    assert_eq!(subscribed["result"], json!({}), "{subscribed}");
+    let mut push = crate::subscriptions::http::open_push(&addr, &session);
+    // Told on each replica in turn (addressed directly, so which one told
+    // it is known), then once through nginx: each subscriber, wherever it
+    // is, hears all four.
+    for (i, replica) in cluster.addrs.iter().enumerate() {
+        let told = modern_to(replica, &touch(10 + i as u64, uri), &[]);
+        assert_eq!(told.status, 200, "{told:?}");
+    }
+    let told = modern_to(&addr, &touch(13, uri), &[]);
+    assert_eq!(told.status, 200, "{told:?}");
+    for (i, stream) in streams.iter_mut().enumerate() {
+        for _ in 0..4 {
+            assert_eq!(
+                stream.next(),
+                json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                    "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": i + 1},
+                        "uri": uri}})
+            );
+        }
+    }
+    for _ in 0..4 {
+        assert_eq!(
+            push.next(),
+            json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                "params": {"uri": uri}})
+        );
+    }
+
+    // Redis restarts: each replica listens again by itself, and an update
+    // told on replica 0 reaches replica 2's stream again. (Updates told
+    // before both listen again are lost, so tell until one arrives.)
+    redis.stop();
+    redis.start_again();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let (tx, arrived) = mpsc::channel();
+    let mut last = streams.pop().unwrap();
+    std::thread::spawn(move || tx.send(last.next()));
+    let mut id = 100;
+    let after = loop {
+        let told = modern_to(&cluster.addrs[0], &touch(id, uri), &[]);
+        assert_eq!(told.status, 200, "{told:?}");
+        if let Ok(message) = arrived.recv_timeout(Duration::from_millis(200)) {
+            break message;
+        }
+        assert!(Instant::now() < deadline, "no update after Redis came back");
+        id += 1;
+    };
+    assert_eq!(
+        after,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+            "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": 3}, "uri": uri}})
     );
 }
 

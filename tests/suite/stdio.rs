@@ -71,7 +71,8 @@ fn initialize_echoes_every_legacy_version() {
             json!({"jsonrpc": "2.0", "id": 1, "result": {
                 "protocolVersion": version,
                 "capabilities": {"tools": {"listChanged": true}, "logging": {},
-                    "resources": {}, "prompts": {}, "completions": {}},
+                    "resources": {"subscribe": true, "listChanged": true},
+                    "prompts": {"listChanged": true}, "completions": {}},
                 "serverInfo": server_info,
                 "instructions": INSTRUCTIONS
             }})
@@ -528,8 +529,9 @@ fn discover_describes_the_server() {
             // `initialize`), as a -32022 error here names them.
             "supportedVersions": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
             // `build_report` may run as a task: the Tasks extension.
-            "capabilities": {"tools": {"listChanged": true}, "resources": {},
-                "prompts": {}, "completions": {},
+            "capabilities": {"tools": {"listChanged": true},
+                "resources": {"subscribe": true, "listChanged": true},
+                "prompts": {"listChanged": true}, "completions": {},
                 "extensions": {"io.modelcontextprotocol/tasks": {}}},
             "ttlMs": 300000,
             "cacheScope": "public",

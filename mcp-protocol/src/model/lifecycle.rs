@@ -108,10 +108,10 @@ pub struct ServerCapabilities {
     pub tools: Option<ToolsCapability>,
     /// `prompts`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompts: Option<JsonObject>,
+    pub prompts: Option<PromptsCapability>,
     /// `resources`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resources: Option<JsonObject>,
+    pub resources: Option<ResourcesCapability>,
     /// `completions`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completions: Option<JsonObject>,
@@ -132,23 +132,6 @@ impl ServerCapabilities {
         }
     }
 
-    /// With `resources: {}` (the members `subscribe` and `listChanged`
-    /// are left to the server's subscriptions).
-    pub fn with_resources(self) -> ServerCapabilities {
-        ServerCapabilities {
-            resources: Some(self.resources.unwrap_or_default()),
-            ..self
-        }
-    }
-
-    /// With `prompts: {}`.
-    pub fn with_prompts(self) -> ServerCapabilities {
-        ServerCapabilities {
-            prompts: Some(JsonObject::new()),
-            ..self
-        }
-    }
-
     /// With `completions: {}`.
     pub fn with_completions(self) -> ServerCapabilities {
         ServerCapabilities {
@@ -164,6 +147,48 @@ impl ServerCapabilities {
             ..self
         }
     }
+
+    /// With `resources: {"subscribe": subscribe, "listChanged": list_changed}`.
+    pub fn with_resources(self, subscribe: bool, list_changed: bool) -> ServerCapabilities {
+        ServerCapabilities {
+            resources: Some(ResourcesCapability {
+                subscribe,
+                list_changed,
+            }),
+            ..self
+        }
+    }
+
+    /// With `prompts: {"listChanged": list_changed}`.
+    pub fn with_prompts(self, list_changed: bool) -> ServerCapabilities {
+        ServerCapabilities {
+            prompts: Some(PromptsCapability { list_changed }),
+            ..self
+        }
+    }
+}
+
+/// The `resources` capability of a server.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourcesCapability {
+    /// Whether it takes subscriptions to resource updates
+    /// (`resources/subscribe`; 2026-07-28: `resourceSubscriptions` in
+    /// `subscriptions/listen`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub subscribe: bool,
+    /// Whether it sends `notifications/resources/list_changed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub list_changed: bool,
+}
+
+/// The `prompts` capability of a server.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptsCapability {
+    /// Whether it sends `notifications/prompts/list_changed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub list_changed: bool,
 }
 
 /// The `tools` capability of a server.

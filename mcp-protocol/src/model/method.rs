@@ -39,6 +39,7 @@ use super::resources::{
     ListResourceTemplatesResult, ListResourcesParams, ListResourcesResult, ReadResourceParams,
     ReadResourceResult,
 };
+use super::subscriptions::{ResourceUpdatedParams, SubscribeParams};
 use super::task::{DetailedTask, TaskIdParams, UpdateTaskParams};
 use super::tools::{CallToolParams, ListToolsParams, ListToolsResult};
 use crate::ProtocolVersion;
@@ -77,6 +78,18 @@ pub const MESSAGE: &str = "notifications/message";
 pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
 /// `notifications/subscriptions/acknowledged` (2026-07-28).
 pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+// Resource subscriptions and list changes (resources/subscribe,
+// resources/unsubscribe, their updates; resource and prompt list changes).
+/// `notifications/prompts/list_changed`.
+pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+/// `notifications/resources/list_changed`.
+pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+/// `resources/subscribe` (2024-11-05 to 2025-11-25).
+pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
+/// `resources/unsubscribe` (2024-11-05 to 2025-11-25).
+pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
+/// `notifications/resources/updated`.
+pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
 /// `elicitation/create` (a server request).
 pub const ELICIT: &str = "elicitation/create";
 /// `sampling/createMessage` (a server request).
@@ -147,7 +160,7 @@ pub enum Capability {
     Tools,
     /// The server's `logging` (`logging/setLevel`, `notifications/message`).
     Logging,
-    /// The server's `resources` (`resources/*`).
+    /// The server's `resources` (`resources/*`, `notifications/resources/*`).
     Resources,
     /// The server's Tasks extension (`tasks/*`, `notifications/tasks`).
     Tasks,
@@ -278,6 +291,13 @@ requests! {
     GetPrompt = PROMPTS_GET, Revisions::ALL, Some(Capability::Prompts), GetPromptParams<'static> => GetPromptResponse;
     /// `prompts/list`: a page of the server's prompts.
     ListPrompts = PROMPTS_LIST, Revisions::ALL, Some(Capability::Prompts), ListPromptsParams<'static> => ListPromptsResult;
+    /// `resources/subscribe`: send `notifications/resources/updated` for a
+    /// resource (2024-11-05 to 2025-11-25; 2026-07-28 names resources in
+    /// the `subscriptions/listen` filter).
+    Subscribe = RESOURCES_SUBSCRIBE, Revisions::LEGACY, Some(Capability::Resources), SubscribeParams<'static> => JsonObject;
+    /// `resources/unsubscribe`: stop a `resources/subscribe` (2024-11-05 to
+    /// 2025-11-25).
+    Unsubscribe = RESOURCES_UNSUBSCRIBE, Revisions::LEGACY, Some(Capability::Resources), SubscribeParams<'static> => JsonObject;
 }
 
 notifications! {
@@ -297,6 +317,12 @@ notifications! {
     SubscriptionsAcknowledged = SUBSCRIPTIONS_ACKNOWLEDGED, Revisions::MODERN, None, JsonObject;
     /// `notifications/tasks`: a task's status (the Tasks extension).
     TaskStatusChanged = TASKS_STATUS, Revisions::MODERN, Some(Capability::Tasks), DetailedTask;
+    /// `notifications/prompts/list_changed`: list the prompts again.
+    PromptListChanged = PROMPTS_LIST_CHANGED, Revisions::ALL, Some(Capability::Prompts), JsonObject;
+    /// `notifications/resources/list_changed`: list the resources again.
+    ResourceListChanged = RESOURCES_LIST_CHANGED, Revisions::ALL, Some(Capability::Resources), JsonObject;
+    /// `notifications/resources/updated`: a subscribed resource changed.
+    ResourceUpdated = RESOURCES_UPDATED, Revisions::ALL, Some(Capability::Resources), ResourceUpdatedParams;
 }
 
 #[cfg(test)]
@@ -319,6 +345,9 @@ mod tests {
         assert_eq!(revisions::<Initialize>(), legacy);
         assert_eq!(revisions::<Discover>(), [V2026_07_28]);
         assert_eq!(revisions::<Listen>(), [V2026_07_28]);
+        assert_eq!(revisions::<Subscribe>(), legacy, "listen replaces it");
+        assert_eq!(revisions::<Unsubscribe>(), legacy);
+        assert!(ResourceUpdated::REVISIONS.include(V2026_07_28));
         assert_eq!(revisions::<GetTask>(), [V2026_07_28]);
         assert_eq!(revisions::<CallTool>(), ProtocolVersion::ALL);
         assert_eq!(revisions::<ListTools>(), ProtocolVersion::ALL);
@@ -375,7 +404,7 @@ mod tests {
         for (at, name) in names.iter().enumerate() {
             assert!(!names[..at].contains(name), "{name} is listed twice");
         }
-        assert_eq!(REQUEST_METHODS.len(), 16);
+        assert_eq!(REQUEST_METHODS.len(), 18);
         assert!(REQUEST_METHODS.contains(&SetLevel::METHOD));
         assert!(NOTIFICATION_METHODS.contains(&SubscriptionsAcknowledged::METHOD));
     }

@@ -28,6 +28,7 @@ mod notifications;
 mod prompts;
 mod resources;
 mod server;
+mod subscriptions;
 mod task;
 mod tools;
 
@@ -42,6 +43,7 @@ pub use notifications::*;
 pub use prompts::*;
 pub use resources::*;
 pub use server::*;
+pub use subscriptions::*;
 pub use task::*;
 pub use tools::*;
 

@@ -204,7 +204,10 @@ pub(crate) mod tests {
             notify::log_message("info", "x", &serde_json::json!("m")),
             notify::cancelled(&id, "why"),
             notify::tools_list_changed(None),
-            notify::subscription_acknowledged(&id, true, &[]),
+            notify::subscription_acknowledged(&id, &notify::tests::tools_only()),
+            notify::resource_updated("test://a", Some(&id)),
+            notify::resources_list_changed(None),
+            notify::prompts_list_changed(Some(&id)),
             notify::subscription_closed(&id),
             notify::client_request(
                 &raw("\"s1\""),

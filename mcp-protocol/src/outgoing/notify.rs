@@ -7,6 +7,7 @@ use super::{JSONRPC, Response, notification};
 use crate::ProtocolVersion;
 use crate::frame::{self, Frame, FrameKind};
 use crate::meta;
+use crate::model::SubscriptionFilter;
 use crate::model::method;
 use crate::sampling::CreateMessageParamsRef;
 use serde::ser::SerializeMap;
@@ -80,48 +81,70 @@ impl Serialize for SubscriptionMeta<'_> {
 /// `notifications/tools/list_changed`, tagged with a subscription's id in
 /// the 2026-07-28 era.
 pub fn tools_list_changed(subscription: Option<&RawValue>) -> Frame {
+    list_changed(method::TOOLS_LIST_CHANGED, subscription)
+}
+
+/// `notifications/resources/list_changed`, tagged with a subscription's id
+/// in the 2026-07-28 era.
+pub fn resources_list_changed(subscription: Option<&RawValue>) -> Frame {
+    list_changed(method::RESOURCES_LIST_CHANGED, subscription)
+}
+
+/// `notifications/prompts/list_changed`, tagged with a subscription's id in
+/// the 2026-07-28 era.
+pub fn prompts_list_changed(subscription: Option<&RawValue>) -> Frame {
+    list_changed(method::PROMPTS_LIST_CHANGED, subscription)
+}
+
+/// A list change `method`: params with only the subscription's `_meta`.
+fn list_changed(method: &'static str, subscription: Option<&RawValue>) -> Frame {
     #[derive(Serialize)]
     struct Changed<'a> {
         #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
         meta: Option<SubscriptionMeta<'a>>,
     }
     notification(
-        method::TOOLS_LIST_CHANGED,
+        method,
         Changed {
             meta: subscription.map(SubscriptionMeta),
         },
     )
 }
 
+/// `notifications/resources/updated` for `uri`, tagged with a
+/// subscription's id in the 2026-07-28 era.
+pub fn resource_updated(uri: &str, subscription: Option<&RawValue>) -> Frame {
+    #[derive(Serialize)]
+    struct Updated<'a> {
+        #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+        meta: Option<SubscriptionMeta<'a>>,
+        uri: &'a str,
+    }
+    notification(
+        method::RESOURCES_UPDATED,
+        Updated {
+            meta: subscription.map(SubscriptionMeta),
+            uri,
+        },
+    )
+}
+
 /// `notifications/subscriptions/acknowledged`: the first message of a
 /// `subscriptions/listen` stream, with the notifications it will carry
-/// (the list changes; the status of the tasks `task_ids`, Tasks extension).
-pub fn subscription_acknowledged(
-    id: &RawValue,
-    tools_list_changed: bool,
-    task_ids: &[String],
-) -> Frame {
-    #[derive(Serialize)]
-    struct Honoured<'a> {
-        #[serde(rename = "toolsListChanged", skip_serializing_if = "is_false")]
-        tools_list_changed: bool,
-        #[serde(rename = "taskIds", skip_serializing_if = "<[String]>::is_empty")]
-        task_ids: &'a [String],
-    }
+/// (`honoured`: the part of the client's filter the server agreed to; the
+/// status of its `taskIds` is the Tasks extension's).
+pub fn subscription_acknowledged(id: &RawValue, honoured: &SubscriptionFilter) -> Frame {
     #[derive(Serialize)]
     struct Acknowledged<'a> {
         #[serde(rename = "_meta")]
         meta: SubscriptionMeta<'a>,
-        notifications: Honoured<'a>,
+        notifications: &'a SubscriptionFilter,
     }
     notification(
         method::SUBSCRIPTIONS_ACKNOWLEDGED,
         Acknowledged {
             meta: SubscriptionMeta(id),
-            notifications: Honoured {
-                tools_list_changed,
-                task_ids,
-            },
+            notifications: honoured,
         },
     )
 }
@@ -143,10 +166,6 @@ pub fn task_status(subscription: &RawValue, task: &super::task_view::TaskView<'_
             meta: SubscriptionMeta(subscription),
         },
     )
-}
-
-fn is_false(value: &bool) -> bool {
-    !value
 }
 
 /// The final response of a `subscriptions/listen` stream, at shutdown.
@@ -230,7 +249,7 @@ pub fn client_request(id: &RawValue, request: &InputRequestRef<'_>) -> Frame {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::outgoing::tests::{raw, text};
 
@@ -263,6 +282,51 @@ mod tests {
         );
     }
 
+    /// The filter of a stream that carries only tool list changes.
+    pub(crate) fn tools_only() -> SubscriptionFilter {
+        SubscriptionFilter {
+            tools_list_changed: Some(true),
+            ..SubscriptionFilter::default()
+        }
+    }
+
+    #[test]
+    fn resource_notifications_carry_the_uri_and_the_subscription() {
+        let id = raw("\"listen-1\"");
+        assert_eq!(
+            text(resource_updated("test://a b", None)),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/updated\",\"params\":{\"uri\":\"test://a b\"}}\n"
+        );
+        assert_eq!(
+            text(resource_updated("test://a", Some(&id))),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/updated\",\"params\":\
+             {\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":\"listen-1\"},\"uri\":\"test://a\"}}\n"
+        );
+        assert_eq!(
+            text(resources_list_changed(Some(&id))),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/list_changed\",\"params\":\
+             {\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":\"listen-1\"}}}\n"
+        );
+        assert_eq!(
+            text(prompts_list_changed(None)),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/prompts/list_changed\",\"params\":{}}\n"
+        );
+        let every = SubscriptionFilter {
+            tools_list_changed: Some(true),
+            prompts_list_changed: Some(true),
+            resources_list_changed: Some(true),
+            resource_subscriptions: vec!["test://a".into()],
+            task_ids: vec!["t1".into()],
+        };
+        assert_eq!(
+            text(subscription_acknowledged(&id, &every)),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":\
+             {\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":\"listen-1\"},\"notifications\":\
+             {\"toolsListChanged\":true,\"promptsListChanged\":true,\"resourcesListChanged\":true,\
+             \"resourceSubscriptions\":[\"test://a\"],\"taskIds\":[\"t1\"]}}}\n"
+        );
+    }
+
     #[test]
     fn notifications_are_typed() {
         let id = raw("3");
@@ -271,7 +335,7 @@ mod tests {
             "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{}}\n"
         );
         assert_eq!(
-            text(subscription_acknowledged(&id, true, &[])),
+            text(subscription_acknowledged(&id, &tools_only())),
             "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":\
              {\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":3},\"notifications\":{\"toolsListChanged\":true}}}\n"
         );

@@ -5,6 +5,7 @@
 use super::client::ClientInfo;
 use super::lifecycle::Lifecycle;
 use super::outbox::Outbox;
+use super::watched::Watched;
 use crate::level::Level;
 use crate::principal::Principal;
 use crate::protocol::frame::Frame;
@@ -77,12 +78,16 @@ impl Drop for ClientRequest<'_> {
     }
 }
 
-/// An open `subscriptions/listen` stream.
+/// An open `subscriptions/listen` stream, with what it carries.
 #[derive(Clone, Debug)]
 pub(crate) struct Subscription {
     /// The listen request's id, canonical.
     pub(crate) id: Box<RawValue>,
     pub(crate) tools_list_changed: bool,
+    pub(crate) resources_list_changed: bool,
+    pub(crate) prompts_list_changed: bool,
+    /// The resources whose updates it carries: sorted, without repeats.
+    pub(crate) resources: Arc<[Box<str>]>,
 }
 
 /// State of one connection.
@@ -130,6 +135,9 @@ struct Forked {
     /// Legacy `logging/setLevel` threshold; 0 = nothing is sent. The level
     /// set on one POST applies to the calls of every other.
     log_level: AtomicU8,
+    /// Legacy `resources/subscribe`: subscribed on one POST, delivered on
+    /// the session's GET stream.
+    watched: Watched,
 }
 
 /// A call refused because the caller's token lacks the tool's scopes.
@@ -152,6 +160,7 @@ impl Connection {
             forked: Arc::new(Forked {
                 next_server_request: AtomicU64::new(1),
                 log_level: AtomicU8::new(0),
+                watched: Watched::default(),
             }),
             subscriptions: Mutex::new(Vec::new()),
             idle: Notify::new(),
@@ -420,6 +429,12 @@ impl Connection {
 
     pub(crate) fn set_log_level(&self, level: Level) {
         self.forked.log_level.store(level as u8, Ordering::Relaxed);
+    }
+
+    /// The resources the legacy session subscribed to (shared by its
+    /// connections).
+    pub(crate) fn watched(&self) -> &Watched {
+        &self.forked.watched
     }
 
     pub(crate) fn subscribe(&self, subscription: Subscription) {

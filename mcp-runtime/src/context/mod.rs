@@ -9,6 +9,7 @@ mod form;
 mod sample;
 pub(crate) mod seal;
 
+use crate::changes::Notifier;
 use crate::conn::client::ClientInfo;
 use crate::conn::connection::{CancelSignal, Connection};
 use crate::conn::peer::{LogMessage, Peer, Progress};
@@ -67,6 +68,8 @@ pub(crate) struct Reach {
     /// down. `Context::tools`, in `tool/toolset.rs` where the type is known,
     /// reads it.
     pub(crate) tools: Box<dyn Any + Send + Sync>,
+    /// Tells the clients what changed (`Context::notifier`).
+    pub(crate) notifier: Notifier,
     /// Legacy: how long `elicit` waits for the user.
     pub(crate) elicitation_timeout: Duration,
     /// The largest message the server sends or takes
@@ -253,6 +256,14 @@ impl Context {
     /// replicas when the store is.
     pub fn store(&self) -> &dyn Store {
         &*self.inner.reach.store
+    }
+
+    /// Tells the server's clients that a resource or a list changed (the
+    /// server's [`Notifier`], as [`Server::notifier`](crate::Server::notifier)
+    /// gives it): e.g. a tool that writes a file tells the subscribers of
+    /// its resource.
+    pub fn notifier(&self) -> &Notifier {
+        &self.inner.reach.notifier
     }
 
     /// The quota of handles each client may create, and this call's client

@@ -2,6 +2,7 @@
 //! `--dump-tools`. Serving is in [`stdio`] (stdio or any reader/writer; the
 //! loop itself is [`crate::transport::driver`]) and `http` (feature `http`).
 
+use crate::changes::Notifier;
 use crate::context::Reach;
 use crate::context::elicit::{DEFAULT_ELICITATION_TIMEOUT, DEFAULT_MAX_SPENT_REQUEST_STATES};
 use crate::context::seal::{DEFAULT_OPEN_STATES_PER_CLIENT, StateSealer};
@@ -41,6 +42,10 @@ pub(crate) const DEFAULT_MAX_SSE_UNWRITTEN: usize = 1 << 20;
 
 /// How long 2026-07-28 clients may cache lists by default: 5 minutes.
 pub(crate) const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
+
+/// Resources one client may subscribe to by default: in a legacy session
+/// (`resources/subscribe`), or on one `subscriptions/listen` stream.
+pub(crate) const DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS: usize = 1_000;
 
 /// How long calls in flight may finish after input ends, by default: 30 s.
 pub(crate) const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -103,6 +108,8 @@ pub struct Server {
     task_ttl: Duration,
     max_tasks_per_client: usize,
     store: Option<Arc<dyn Store>>,
+    notifier: Notifier,
+    max_resource_subscriptions: usize,
     elicitation_timeout: Duration,
     stdout_guard: bool,
     max_unwritten_output: usize,
@@ -140,6 +147,8 @@ impl Server {
             task_ttl: crate::task::DEFAULT_TTL,
             max_tasks_per_client: crate::task::DEFAULT_TASKS_PER_CLIENT,
             store: None,
+            notifier: Notifier::new(),
+            max_resource_subscriptions: DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS,
             elicitation_timeout: DEFAULT_ELICITATION_TIMEOUT,
             stdout_guard: true,
             max_unwritten_output: DEFAULT_MAX_UNWRITTEN_OUTPUT,
@@ -343,6 +352,26 @@ impl Server {
         self
     }
 
+    /// The server's [`Notifier`]: tells its clients (on every replica
+    /// sharing its [`Store`]) that a resource or a list changed. Take it
+    /// before serving, for a background task; a tool has the same one in
+    /// [`Context::notifier`](crate::Context::notifier).
+    pub fn notifier(&self) -> Notifier {
+        self.notifier.clone()
+    }
+
+    /// How many resources one client may subscribe to (1,000 by default):
+    /// in a legacy session (`resources/subscribe`; one more is refused with
+    /// `-32602` naming the limit), or on one 2026-07-28
+    /// `subscriptions/listen` stream (a longer `resourceSubscriptions` list
+    /// is refused the same way). A session is bounded by
+    /// `Server::max_legacy_sessions_per_client` (HTTP), so a client's
+    /// subscriptions are too.
+    pub fn max_resource_subscriptions(mut self, resources: usize) -> Server {
+        self.max_resource_subscriptions = resources;
+        self
+    }
+
     /// How long a legacy `elicitation/create` waits for the user (10
     /// minutes by default, as long as a `requestState` lives, so the user
     /// has the same time in both eras). Then the question is
@@ -506,10 +535,11 @@ impl Server {
         self.check_states()?;
         self.check_tasks()?;
         let ttl_ms = self.list_ttl_ms();
-        let tools = ToolSet::new(self.tools, self.page_size)?;
+        let tools = ToolSet::new(self.tools, self.page_size, self.notifier.clone())?;
         let resources =
             crate::resource::registry::ResourceRegistry::new(self.resources, self.page_size)?;
         let prompts = Prompts::new(self.prompts, self.page_size)?;
+
         let identity = Identity::new(
             self.name,
             self.version,
@@ -521,10 +551,12 @@ impl Server {
             .store
             .unwrap_or_else(|| Arc::new(MemoryStore::with_capacity(self.max_spent_request_states)));
         let tasks = crate::task::Tasks::new(Arc::clone(&store), self.task_ttl);
+        self.notifier.relay_through(Arc::clone(&store));
         let reach = Arc::new(Reach {
             states: self.states,
             store: Arc::clone(&store),
             tools: Box::new(tools.clone()),
+            notifier: self.notifier.clone(),
             elicitation_timeout: self.elicitation_timeout,
             max_message_size: self.max_message_size,
             handle_quota: Arc::new(crate::quota::WindowQuota::new(self.max_handles_per_client)),
@@ -553,6 +585,8 @@ impl Server {
             tasks,
             task_quota: Arc::new(crate::quota::WindowQuota::new(self.max_tasks_per_client)),
             hide_unauthorized_tools,
+            notifier: self.notifier,
+            max_resource_subscriptions: self.max_resource_subscriptions,
             recent_client: Default::default(),
             max_unwritten_output: self.max_unwritten_output,
             #[cfg(feature = "http")]

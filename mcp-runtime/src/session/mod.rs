@@ -28,7 +28,7 @@ pub(crate) mod tasks;
 
 #[cfg(feature = "http")]
 pub(crate) use methods::listen::close_subscriptions;
-pub(crate) use methods::listen::notify_tools_changed;
+pub(crate) use methods::listen::watch_changes;
 
 use crate::conn::connection::{ClientReply, Connection, canonical_id};
 use crate::protocol::incoming::requests::CancelledParamsRef;

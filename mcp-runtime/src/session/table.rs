@@ -116,6 +116,8 @@ pub(super) static METHODS: &[Entry] = &[
     entry::<method::ListPrompts>(),
     marked::<GetPrompt>(Route::GetPrompt),
     marked::<method::Complete>(Route::Spawned(super::methods::completion::complete)),
+    entry::<method::Subscribe>(),
+    entry::<method::Unsubscribe>(),
 ];
 
 /// The entry for `method`, if the table has one.
@@ -192,12 +194,13 @@ pub(super) fn capabilities(
     if has_task_tools && offered(Capability::Tasks) {
         capabilities = capabilities.with_tasks_extension();
     }
-    // `subscribe` and `listChanged` join it when the server serves them.
+    // Updates and list changes ride on `resources/subscribe` (legacy) or
+    // `subscriptions/listen` (2026-07-28): either era serves them.
     if has_resources && offered(Capability::Resources) {
-        capabilities = capabilities.with_resources();
+        capabilities = capabilities.with_resources(true, true);
     }
     if has_prompts && offered(Capability::Prompts) {
-        capabilities = capabilities.with_prompts();
+        capabilities = capabilities.with_prompts(true);
     }
     if has_prompts && offered(Capability::Completions) {
         capabilities = capabilities.with_completions();
@@ -238,22 +241,13 @@ mod tests {
                 with_tasks,
                 "{version}"
             );
-            let with_resources = text(capabilities(version, false, true, false));
-            assert!(
-                with_resources.ends_with(r#""resources":{}}"#),
-                "{version}: {with_resources}"
-            );
-            let with_prompts = expected.replace(
-                r#"{"tools":{"listChanged":true}}"#,
-                r#"{"tools":{"listChanged":true},"prompts":{},"completions":{}}"#,
-            );
-            let with_prompts = with_prompts.replace(
+            let with_all = expected.replace(
                 r#""tools":{"listChanged":true}}"#,
-                r#""tools":{"listChanged":true},"prompts":{},"completions":{}}"#,
+                r#""tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{}}"#,
             );
             assert_eq!(
-                text(capabilities(version, false, false, true)),
-                with_prompts,
+                text(capabilities(version, false, true, true)),
+                with_all,
                 "{version}"
             );
         }

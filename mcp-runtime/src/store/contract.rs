@@ -4,6 +4,7 @@
 
 use super::Store;
 use std::time::Duration;
+use tokio::sync::mpsc;
 
 const MINUTE: Duration = Duration::from_secs(60);
 
@@ -63,4 +64,52 @@ pub(crate) async fn check(store: &dyn Store) {
         Ok(true)
     );
     assert_eq!(store.get(&bin).await, Ok(Some(b"z".to_vec())));
+    check_messages(store).await;
+}
+
+/// How long a published message may take to reach a listener.
+const DELIVERY: Duration = Duration::from_secs(5);
+
+/// `publish` reaches a listener of the channel, and only of that channel;
+/// `listen` ends once its receiver is gone.
+async fn check_messages(store: &dyn Store) {
+    let (to, mut messages) = mpsc::channel(16);
+    let (other, mut elsewhere) = mpsc::channel(16);
+    let listening = async {
+        let (a, b) = tokio::join!(
+            store.listen("contract:channel", to),
+            store.listen("contract:other", other)
+        );
+        assert_eq!(a, Ok(()), "listen ends with Ok once its receiver is gone");
+        assert_eq!(b, Ok(()));
+    };
+    let talking = async {
+        // A store may start listening after `listen` was first polled
+        // (Redis subscribes over the network): publish until one arrives.
+        let deadline = tokio::time::Instant::now() + DELIVERY;
+        let received = loop {
+            store
+                .publish("contract:channel", vec![0, 255, b'm'])
+                .await
+                .expect("publish");
+            let wait = tokio::time::timeout(Duration::from_millis(50), messages.recv()).await;
+            if let Ok(received) = wait {
+                break received;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no message published on the channel reached its listener within {DELIVERY:?}"
+            );
+        };
+        assert_eq!(received, Some(vec![0, 255, b'm']), "bytes, as published");
+        assert!(
+            elsewhere.try_recv().is_err(),
+            "a message reaches only its own channel's listeners"
+        );
+        drop(messages);
+        drop(elsewhere);
+    };
+    let ((), ()) = tokio::time::timeout(DELIVERY * 2, async { tokio::join!(listening, talking) })
+        .await
+        .expect("listen ends once its receiver is dropped");
 }

@@ -6,9 +6,11 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
 
-/// A [`Store`] in this process's memory; clones share the entries. Right for
-/// one process (stdio, or one HTTP server); replicas need a shared store
+/// A [`Store`] in this process's memory; clones share the entries and the
+/// channels ([`Store::publish`] reaches the listeners of every clone). Right
+/// for one process (stdio, or one HTTP server); replicas need a shared store
 /// such as `RedisStore` (feature `redis`).
 ///
 /// Bounded: when it holds `capacity` unexpired entries, a new key is refused
@@ -23,6 +25,9 @@ pub struct MemoryStore {
 struct Inner {
     capacity: usize,
     entries: Mutex<HashMap<String, Entry>>,
+    /// The listeners of each channel; a closed one is dropped when its
+    /// `listen` ends (or at the next message).
+    channels: Mutex<HashMap<String, Vec<mpsc::Sender<Vec<u8>>>>>,
 }
 
 struct Entry {
@@ -57,6 +62,7 @@ impl MemoryStore {
             inner: Arc::new(Inner {
                 capacity: capacity.max(1),
                 entries: Mutex::new(HashMap::new()),
+                channels: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -170,6 +176,39 @@ impl Store for MemoryStore {
             Ok(true)
         })
     }
+
+    fn publish<'a>(&'a self, channel: &'a str, message: Vec<u8>) -> StoreFuture<'a, ()> {
+        let mut channels = lock(&self.inner.channels);
+        if let Some(listeners) = channels.get_mut(channel) {
+            listeners.retain(|to| !to.is_closed());
+            for to in listeners.iter() {
+                // A full listener misses this one (the trait's contract).
+                let _ = to.try_send(message.clone());
+            }
+            if listeners.is_empty() {
+                channels.remove(channel);
+            }
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn listen<'a>(&'a self, channel: &'a str, to: mpsc::Sender<Vec<u8>>) -> StoreFuture<'a, ()> {
+        lock(&self.inner.channels)
+            .entry(channel.to_owned())
+            .or_default()
+            .push(to.clone());
+        Box::pin(async move {
+            to.closed().await;
+            let mut channels = lock(&self.inner.channels);
+            if let Some(listeners) = channels.get_mut(channel) {
+                listeners.retain(|to| !to.is_closed());
+                if listeners.is_empty() {
+                    channels.remove(channel);
+                }
+            }
+            Ok(())
+        })
+    }
 }
 
 #[cfg(test)]
@@ -182,6 +221,10 @@ mod tests {
     async fn operations_are_atomic_per_key() {
         let store = MemoryStore::new();
         super::super::contract::check(&store).await;
+        assert!(
+            lock(&store.inner.channels).is_empty(),
+            "a listener that stopped is forgotten"
+        );
         let clone = store.clone();
         store.put("shared", b"1".to_vec(), MINUTE).await.unwrap();
         assert_eq!(

@@ -2,7 +2,10 @@
 //! 2026-07-28 `requestState`s and the entries behind [`Handles`](crate::Handles).
 //! In memory by default ([`MemoryStore`]); replicas behind one load balancer
 //! share a `RedisStore` (feature `redis`), so a basket made on one replica
-//! is found on the next and a state answered on one is refused on all.
+//! is found on the next and a state answered on one is refused on all. The
+//! store also carries messages between the servers that share it
+//! ([`Store::publish`], [`Store::listen`]): a resource update told to one
+//! replica ([`Notifier`](crate::Notifier)) reaches the subscribers of all.
 
 #[cfg(any(test, feature = "testing"))]
 pub(crate) mod contract;
@@ -18,6 +21,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
+use tokio::sync::mpsc;
 
 /// What a [`Store`] operation returns: a boxed, sendable future, so the trait
 /// stays object-safe (the server holds an `Arc<dyn Store>`).
@@ -82,6 +86,18 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
 
     /// Removes `key` only if it holds exactly `expected`; `true` when removed.
     fn compare_and_delete<'a>(&'a self, key: &'a str, expected: &'a [u8]) -> StoreFuture<'a, bool>;
+
+    /// Sends `message` to every listener of `channel` ([`Store::listen`])
+    /// on every server sharing this store, this one included. Nothing is
+    /// kept: a listener that is not listening now never gets it.
+    fn publish<'a>(&'a self, channel: &'a str, message: Vec<u8>) -> StoreFuture<'a, ()>;
+
+    /// Passes `to` each message published on `channel` from now on, until
+    /// `to` is closed; then completes with `Ok`. While the store cannot be
+    /// reached it keeps trying to listen again (what is published meanwhile
+    /// is lost) rather than failing. A message that finds `to` full is
+    /// dropped, so a slow listener never holds the store back.
+    fn listen<'a>(&'a self, channel: &'a str, to: mpsc::Sender<Vec<u8>>) -> StoreFuture<'a, ()>;
 }
 
 /// Why a [`Store`] operation failed. Its text, shown to the model in an

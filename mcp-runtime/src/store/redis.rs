@@ -1,5 +1,7 @@
 //! The shared store: Redis, through the `redis` crate's connection manager
-//! (one multiplexed connection, re-established after a failure).
+//! (one multiplexed connection, re-established after a failure), and Redis
+//! pub/sub for the messages between servers (a connection of its own per
+//! listener, since a subscribed connection takes no other command).
 
 use super::{Store, StoreError, StoreFuture};
 use crate::util::lock;
@@ -9,9 +11,14 @@ use std::fmt;
 use std::future::Future;
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
+use tokio::sync::mpsc;
 
 /// How long one operation may take by default, connecting included.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The longest wait between two attempts to listen again after Redis
+/// failed (the first wait is 50 ms, doubled each time).
+const MAX_LISTEN_RETRY: Duration = Duration::from_secs(5);
 
 /// A time-to-live in whole milliseconds, at least 1 (a zero TTL would mean
 /// "never expires" to some backends and "invalid" to others).
@@ -185,6 +192,48 @@ impl RedisStore {
     }
 }
 
+/// Listens on `channel` (the prefixed name) once: subscribes on a new
+/// connection and passes each message to `to` until the connection ends
+/// (`Err`) or `to` is closed (`Ok`). `subscribed` is called once the
+/// subscription stands.
+async fn listen_once(
+    client: &Client,
+    timeout: Duration,
+    channel: &str,
+    to: &mpsc::Sender<Vec<u8>>,
+    subscribed: impl FnOnce(),
+) -> Result<(), String> {
+    use futures_core::Stream;
+    let connect = async {
+        let mut pubsub = client.get_async_pubsub().await?;
+        pubsub.subscribe(channel).await?;
+        Ok::<_, redis::RedisError>(pubsub)
+    };
+    let pubsub = match tokio::time::timeout(timeout, connect).await {
+        Ok(Ok(pubsub)) => pubsub,
+        Ok(Err(err)) => return Err(format!("Redis: {err}")),
+        Err(_) => {
+            return Err(format!(
+                "Redis did not answer within {}",
+                crate::util::human_duration(timeout)
+            ));
+        }
+    };
+    subscribed();
+    let mut messages = std::pin::pin!(pubsub.into_on_message());
+    loop {
+        let next = std::future::poll_fn(|cx| messages.as_mut().poll_next(cx));
+        tokio::select! {
+            message = next => match message {
+                // A full listener misses this one (the trait's contract).
+                Some(message) => drop(to.try_send(message.get_payload_bytes().to_vec())),
+                None => return Err("the Redis connection ended".to_owned()),
+            },
+            () = to.closed() => return Ok(()),
+        }
+    }
+}
+
 /// Whether `err` says the connection is gone (an I/O error: broken pipe,
 /// reset, refused, end of stream), so that the same operation on a new
 /// connection may succeed. Not a timeout: a command that timed out may have
@@ -272,6 +321,39 @@ impl Store for RedisStore {
                 Ok(deleted == 1)
             })
             .await
+        })
+    }
+
+    fn publish<'a>(&'a self, channel: &'a str, message: Vec<u8>) -> StoreFuture<'a, ()> {
+        let mut command = redis::cmd("PUBLISH");
+        command.arg(self.key(channel)).arg(message);
+        // The number of listeners that got it; any number is a success.
+        Box::pin(async move { self.command::<u64>(command).await.map(drop) })
+    }
+
+    fn listen<'a>(&'a self, channel: &'a str, to: mpsc::Sender<Vec<u8>>) -> StoreFuture<'a, ()> {
+        let channel = self.key(channel);
+        Box::pin(async move {
+            let mut wait = Duration::from_millis(50);
+            loop {
+                let result = listen_once(&self.client, self.timeout, &channel, &to, || {
+                    wait = Duration::from_millis(50);
+                })
+                .await;
+                match result {
+                    Ok(()) => return Ok(()),
+                    Err(err) => {
+                        tracing::warn!(channel = %channel, error = %err,
+                            retry_in_ms = wait.as_millis() as u64,
+                            "not listening to Redis; messages published meanwhile are lost");
+                    }
+                }
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    () = to.closed() => return Ok(()),
+                }
+                wait = (wait * 2).min(MAX_LISTEN_RETRY);
+            }
         })
     }
 }

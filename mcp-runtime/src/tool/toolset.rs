@@ -2,13 +2,13 @@
 //! serving; each change rebuilds the registry and tells subscribed clients
 //! (`notifications/tools/list_changed`).
 
+use crate::changes::Notifier;
 use crate::context::Context;
 use crate::error::Error;
 use crate::tool::Tool;
 use crate::tool::registry::Registry;
 use crate::util::{lock, read, write};
 use std::sync::{Arc, Mutex, RwLock};
-use tokio::sync::watch;
 
 /// A handle on the server's tools, cheap to clone; get it inside a tool with
 /// [`Context::tools`](crate::Context::tools).
@@ -27,18 +27,23 @@ struct Inner {
     tools: Mutex<Vec<(Tool, bool)>>,
     registry: RwLock<Arc<Registry>>,
     page_size: Option<usize>,
-    changes: watch::Sender<u64>,
+    /// Told after every change.
+    changes: Notifier,
 }
 
 impl ToolSet {
-    pub(crate) fn new(tools: Vec<Tool>, page_size: Option<usize>) -> Result<ToolSet, Error> {
+    pub(crate) fn new(
+        tools: Vec<Tool>,
+        page_size: Option<usize>,
+        changes: Notifier,
+    ) -> Result<ToolSet, Error> {
         let registry = Registry::new(tools.clone(), page_size)?;
         Ok(ToolSet {
             inner: Arc::new(Inner {
                 tools: Mutex::new(tools.into_iter().map(|t| (t, true)).collect()),
                 registry: RwLock::new(Arc::new(registry)),
                 page_size,
-                changes: watch::Sender::new(0),
+                changes,
             }),
         })
     }
@@ -56,11 +61,6 @@ impl ToolSet {
         registry
             .get(name)
             .map(|(name, tool)| (name, Arc::clone(tool)))
-    }
-
-    /// Notified after every change.
-    pub(crate) fn changes(&self) -> watch::Receiver<u64> {
-        self.inner.changes.subscribe()
     }
 
     /// Applies `change` to the list; keeps the old list when the result does
@@ -82,9 +82,7 @@ impl ToolSet {
         let registry = Registry::new(enabled, self.inner.page_size)?;
         *tools = next;
         *write(&self.inner.registry) = Arc::new(registry);
-        self.inner
-            .changes
-            .send_modify(|generation| *generation += 1);
+        self.inner.changes.tools_changed();
         Ok(Some(result))
     }
 
@@ -163,9 +161,10 @@ mod tests {
     }
 
     #[test]
-    fn changes_rebuild_the_registry_and_bump_the_generation() {
-        let set = ToolSet::new(vec![tool("a"), tool("b")], None).unwrap();
-        let changes = set.changes();
+    fn changes_rebuild_the_registry_and_are_told() {
+        let notifier = Notifier::new();
+        let mut changes = notifier.subscribe();
+        let set = ToolSet::new(vec![tool("a"), tool("b")], None, notifier).unwrap();
         assert!(set.disable("a"));
         assert!(!set.disable("a"), "already disabled");
         assert!(set.registry().get("a").is_none());
@@ -176,6 +175,12 @@ mod tests {
         assert!(set.registry().get("c").is_some());
         assert!(set.remove("b"));
         assert!(!set.remove("b"));
-        assert_eq!(*changes.borrow(), 4);
+        for _ in 0..4 {
+            assert_eq!(
+                changes.try_recv(),
+                Ok(crate::changes::Change::ToolsListChanged)
+            );
+        }
+        assert!(changes.try_recv().is_err(), "refused changes are not told");
     }
 }

@@ -14,7 +14,7 @@ use crate::conn::connection::Connection;
 use crate::conn::outbox::{self, Frames, Release};
 use crate::protocol::frame::Frame;
 use crate::protocol::incoming::{Incoming, Rejection};
-use crate::session::{Session, notify_tools_changed};
+use crate::session::{Session, watch_changes};
 use crate::shared::Shared;
 use serde_json::value::RawValue;
 use std::future::Future;
@@ -118,9 +118,9 @@ pub(crate) async fn drive<T: MessageTransport>(
     // Weak: the frame channel closes only when every holder of the
     // connection is gone, which ends the drain.
     let calls = Arc::downgrade(&connection);
-    let watcher = tokio::spawn(watch_tool_changes(
-        shared.tools.changes(),
-        Arc::clone(&connection),
+    let watcher = tokio::spawn(watch_changes(
+        shared.notifier.subscribe(),
+        Arc::downgrade(&connection),
     ));
     let deferred = transport.take_deferred();
     let mut pump = Pump {
@@ -417,16 +417,6 @@ fn client_gone(connection: &Weak<Connection>) {
         cancelled_calls = cancelled,
         "the client closed the connection; exiting"
     );
-}
-
-/// Sends list-changed notifications on this connection after each change.
-async fn watch_tool_changes(
-    mut changes: tokio::sync::watch::Receiver<u64>,
-    connection: Arc<Connection>,
-) {
-    while changes.changed().await.is_ok() {
-        notify_tools_changed(&connection);
-    }
 }
 
 #[cfg(test)]

@@ -1,39 +1,46 @@
-//! `subscriptions/listen` (2026-07-28) and list-changed notifications in
-//! both eras; a listen stream that names `taskIds` also carries their
+//! `subscriptions/listen` (2026-07-28) and the change notifications of
+//! both eras: list changes (tools, resources, prompts) and resource
+//! updates, delivered to each listening connection as its client asked
+//! ([`deliver`]); a listen stream that names `taskIds` also carries their
 //! `notifications/tasks` (Tasks extension), read from the store, so the
 //! stream may be on any replica.
 
+use crate::changes::Change;
 use crate::conn::connection::{Connection, Subscription, canonical_id};
 use crate::conn::lifecycle::Lifecycle;
-use crate::protocol::RpcError;
+use crate::conn::watched::MAX_URI_BYTES;
 use crate::protocol::frame::Frame;
 use crate::protocol::model::TASKS_EXTENSION;
 use crate::protocol::model::method::Listen;
 use crate::protocol::model::{ListenParams, SubscriptionFilter};
 use crate::protocol::outgoing;
+use crate::protocol::{ProtocolVersion, RpcError};
 use crate::session::Session;
 use crate::session::era::RequestInfo;
 use crate::session::method::{Acknowledge, Streaming};
+use crate::session::methods::subscriptions::check_uri;
 use crate::session::methods::tools::{declares_tasks, tasks_required};
+use crate::session::table;
 use crate::task::{TaskError, Tasks};
 use serde_json::value::RawValue;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
+use tokio::sync::broadcast;
 
 /// What a `subscriptions/listen` stream was accepted for: its id (the
 /// request's, canonical, which tags every message of the stream) and the
-/// notifications it carries.
+/// notifications it carries (the part of the client's filter honoured:
+/// resource URIs sorted, without repeats; at most
+/// [`MAX_TASKS_PER_SUBSCRIPTION`] task ids, sorted, without repeats).
 #[derive(Debug)]
 pub(in crate::session) struct Subscribed {
     id: Box<RawValue>,
-    tools_list_changed: bool,
-    /// Sorted, without repeats, at most [`MAX_TASKS_PER_SUBSCRIPTION`].
-    task_ids: Vec<String>,
+    honoured: SubscriptionFilter,
 }
 
 impl Acknowledge for Subscribed {
     fn acknowledge(&self) -> Frame {
-        outgoing::subscription_acknowledged(&self.id, self.tools_list_changed, &self.task_ids)
+        outgoing::subscription_acknowledged(&self.id, &self.honoured)
     }
 }
 
@@ -44,18 +51,47 @@ impl Streaming for Listen {
     type Ack = Subscribed;
 
     fn accept(
-        _: &Session,
+        session: &Session,
         id: &RawValue,
         info: &RequestInfo,
         params: ListenParams<'_>,
     ) -> Result<Subscribed, RpcError> {
-        // What this server can send; the rest of the filter is ignored.
         let SubscriptionFilter {
             tools_list_changed,
+            prompts_list_changed,
+            resources_list_changed,
+            mut resource_subscriptions,
             mut task_ids,
-            ..
         } = params.notifications;
-        let tools_list_changed = tools_list_changed.unwrap_or(false);
+        // What this server sends, as it announces it; the rest of the
+        // filter is left out of the acknowledgement.
+        let offers = session.capabilities(info.version, false);
+        let resources = offers.resources.unwrap_or_default();
+        let honour =
+            |asked: Option<bool>, offered: bool| (asked == Some(true) && offered).then_some(true);
+        if !resources.subscribe {
+            resource_subscriptions.clear();
+        }
+        resource_subscriptions.sort();
+        resource_subscriptions.dedup();
+        let max = session.shared.max_resource_subscriptions;
+        if resource_subscriptions.len() > max {
+            return Err(RpcError::invalid_params(format!(
+                "Invalid params: this server takes at most {max} resources per subscriptions/listen \
+                 stream, and {} were named; listen for fewer",
+                resource_subscriptions.len()
+            )));
+        }
+        for uri in &resource_subscriptions {
+            check_uri(uri)?;
+        }
+        let bytes: usize = resource_subscriptions.iter().map(String::len).sum();
+        if bytes > MAX_URI_BYTES {
+            return Err(RpcError::invalid_params(format!(
+                "Invalid params: the resource URIs named take {bytes} bytes, more than this \
+                 server takes per subscriptions/listen stream ({MAX_URI_BYTES}); listen for fewer"
+            )));
+        }
         if !task_ids.is_empty() && !crate::task::ENABLED {
             return Err(RpcError::invalid_params(format!(
                 "Invalid params: this server does not offer the {TASKS_EXTENSION} extension, so it has no task to watch"
@@ -71,24 +107,42 @@ impl Streaming for Listen {
             .unwrap_or_else(|_| id.to_owned());
         // Every task id asked for is accepted: whether it names a task of
         // this caller is not said (another caller's task and one that does
-        // not exist alike never get a notification).
+        // not exist alike never get a notification). So is every resource
+        // URI: whether it names a resource is not checked here (an update
+        // comes only if the server tells one).
         Ok(Subscribed {
             id,
-            tools_list_changed,
-            task_ids,
+            honoured: SubscriptionFilter {
+                tools_list_changed: honour(
+                    tools_list_changed,
+                    offers.tools.is_some_and(|tools| tools.list_changed),
+                ),
+                prompts_list_changed: honour(
+                    prompts_list_changed,
+                    offers.prompts.is_some_and(|prompts| prompts.list_changed),
+                ),
+                resources_list_changed: honour(resources_list_changed, resources.list_changed),
+                resource_subscriptions,
+                task_ids,
+            },
         })
     }
 
     fn start(session: &Session, ack: Subscribed) {
-        let Subscribed {
-            id,
-            tools_list_changed,
-            task_ids,
-        } = ack;
+        let Subscribed { id, honoured } = ack;
+        let yes = |flag: Option<bool>| flag == Some(true);
         session.connection.subscribe(Subscription {
             id: id.clone(),
-            tools_list_changed,
+            tools_list_changed: yes(honoured.tools_list_changed),
+            resources_list_changed: yes(honoured.resources_list_changed),
+            prompts_list_changed: yes(honoured.prompts_list_changed),
+            resources: honoured
+                .resource_subscriptions
+                .into_iter()
+                .map(String::into_boxed_str)
+                .collect(),
         });
+        let task_ids = honoured.task_ids;
         if crate::task::ENABLED && !task_ids.is_empty() {
             tokio::spawn(watch_tasks(
                 session.shared.tasks.clone(),
@@ -152,18 +206,128 @@ async fn watch_tasks(
     }
 }
 
-/// Tells the connection's client that the tool list changed: a legacy session
-/// gets `notifications/tools/list_changed`; in the 2026-07-28 era only
-/// subscriptions that asked for it do, tagged with their id.
-pub(crate) fn notify_tools_changed(connection: &Connection) {
+/// Sends `change` to the connection's client if it asked for it: a legacy
+/// session gets every list change the server announces for its revision
+/// and the updates of the resources it subscribed to; in the 2026-07-28
+/// era, each subscription that asked gets it, tagged with its id. Dropped
+/// while the client leaves too much output unread (a change is a hint to
+/// read again, and a client that does not read must not make the server
+/// hold them without bound).
+pub(crate) fn deliver(connection: &Connection, change: &Change) {
     match connection.lifecycle() {
-        Lifecycle::Legacy { .. } => connection.send(outgoing::tools_list_changed(None)),
+        Lifecycle::Legacy { version } => {
+            let frame = match change {
+                Change::ToolsListChanged => Some(outgoing::tools_list_changed(None)),
+                Change::ResourcesListChanged => {
+                    announces(version, change).then(|| outgoing::resources_list_changed(None))
+                }
+                Change::PromptsListChanged => {
+                    announces(version, change).then(|| outgoing::prompts_list_changed(None))
+                }
+                Change::ResourceUpdated(uri) => connection
+                    .watched()
+                    .contains(uri)
+                    .then(|| outgoing::resource_updated(uri, None)),
+            };
+            if let Some(frame) = frame {
+                connection.notify(frame);
+            }
+        }
         Lifecycle::Modern | Lifecycle::Fresh => {
             for subscription in connection.subscriptions() {
-                if subscription.tools_list_changed {
-                    connection.send(outgoing::tools_list_changed(Some(&subscription.id)));
+                let id = Some(&*subscription.id);
+                let frame = match change {
+                    Change::ToolsListChanged => subscription
+                        .tools_list_changed
+                        .then(|| outgoing::tools_list_changed(id)),
+                    Change::ResourcesListChanged => subscription
+                        .resources_list_changed
+                        .then(|| outgoing::resources_list_changed(id)),
+                    Change::PromptsListChanged => subscription
+                        .prompts_list_changed
+                        .then(|| outgoing::prompts_list_changed(id)),
+                    Change::ResourceUpdated(uri) => subscription
+                        .resources
+                        .binary_search_by(|held| (**held).cmp(uri))
+                        .is_ok()
+                        .then(|| outgoing::resource_updated(uri, id)),
+                };
+                if let Some(frame) = frame {
+                    connection.notify(frame);
                 }
             }
+        }
+    }
+}
+
+/// Whether a legacy session of `version` was told (in `initialize`) that
+/// the server sends this list change, when it has resources and prompts
+/// (a change is only ever told of what the server has).
+fn announces(version: ProtocolVersion, change: &Change) -> bool {
+    let offers = table::capabilities(version, false, true, true);
+    match change {
+        Change::ToolsListChanged => offers.tools.is_some_and(|t| t.list_changed),
+        Change::ResourcesListChanged => offers.resources.is_some_and(|r| r.list_changed),
+        Change::PromptsListChanged => offers.prompts.is_some_and(|p| p.list_changed),
+        Change::ResourceUpdated(_) => offers.resources.is_some_and(|r| r.subscribe),
+    }
+}
+
+/// Every change the connection's client asked for, as if each had just
+/// happened: what a connection that fell behind the changes is told, so it
+/// misses none (each is a hint to read again).
+fn deliver_everything(connection: &Connection) {
+    let lists = [
+        Change::ToolsListChanged,
+        Change::ResourcesListChanged,
+        Change::PromptsListChanged,
+    ];
+    let uris: Vec<Box<str>> = match connection.lifecycle() {
+        Lifecycle::Legacy { .. } => connection.watched().all(),
+        Lifecycle::Modern | Lifecycle::Fresh => {
+            let mut uris: Vec<Box<str>> = connection
+                .subscriptions()
+                .iter()
+                .flat_map(|s| s.resources.iter().cloned())
+                .collect();
+            uris.sort();
+            uris.dedup();
+            uris
+        }
+    };
+    for change in lists.into_iter().chain(
+        uris.into_iter()
+            .map(|uri| Change::ResourceUpdated(uri.into())),
+    ) {
+        deliver(connection, &change);
+    }
+}
+
+/// Delivers each change of `changes` to `connection` ([`deliver`]) while it
+/// exists. A connection that fell more than the channel's backlog behind is
+/// told everything it asked for ([`deliver_everything`]).
+pub(crate) async fn watch_changes(
+    mut changes: broadcast::Receiver<Change>,
+    connection: Weak<Connection>,
+) {
+    loop {
+        let change = match changes.recv().await {
+            Ok(change) => Some(change),
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::debug!(
+                    missed,
+                    "a connection fell behind the changes; telling it all"
+                );
+                None
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        let Some(connection) = connection.upgrade() else {
+            return;
+        };
+        match change {
+            Some(change) => deliver(&connection, &change),
+            None => deliver_everything(&connection),
         }
     }
 }
@@ -215,8 +379,8 @@ mod tests {
         let ack = Listen::accept(&session, &id, &info(tasks), listen(true, &["b", "a", "b"]))
             .expect("accepted");
         assert_eq!(ack.id.get(), r#""ab""#);
-        assert!(ack.tools_list_changed);
-        assert_eq!(ack.task_ids, ["a", "b"]);
+        assert_eq!(ack.honoured.tools_list_changed, Some(true));
+        assert_eq!(ack.honoured.task_ids, ["a", "b"]);
         // Accepting writes and subscribes nothing: the router acknowledges,
         // then starts.
         assert!(frames.try_recv().is_none());
@@ -227,7 +391,160 @@ mod tests {
         let many: Vec<&str> = many.iter().map(String::as_str).collect();
         let tasks = json!({"extensions": {TASKS_EXTENSION: {}}});
         let ack = Listen::accept(&session, &id, &info(tasks), listen(false, &many)).unwrap();
-        assert_eq!(ack.task_ids.len(), MAX_TASKS_PER_SUBSCRIPTION);
+        assert_eq!(ack.honoured.task_ids.len(), MAX_TASKS_PER_SUBSCRIPTION);
+    }
+
+    fn listen_to(uris: &[String], prompts: bool) -> ListenParams<'static> {
+        ListenParams {
+            notifications: SubscriptionFilter {
+                resource_subscriptions: uris.to_vec(),
+                resources_list_changed: Some(true),
+                prompts_list_changed: Some(prompts),
+                ..SubscriptionFilter::default()
+            },
+            meta: Default::default(),
+        }
+    }
+
+    #[test]
+    fn accept_honours_what_the_server_announces_and_caps_the_resources() {
+        let server = Server::new("t", "0").max_resource_subscriptions(3);
+        let (session, _frames) = test_session(server);
+        let id = RawValue::from_string("9".to_owned()).unwrap();
+        let uris: Vec<String> = ["c", "a", "c", "b"].map(String::from).to_vec();
+        let ack = Listen::accept(&session, &id, &info(json!({})), listen_to(&uris, true)).unwrap();
+        assert_eq!(
+            ack.honoured.resource_subscriptions,
+            ["a", "b", "c"],
+            "repeats count once"
+        );
+        assert_eq!(ack.honoured.resources_list_changed, Some(true));
+        let prompts = session.capabilities(ProtocolVersion::V2026_07_28, false)
+            .prompts
+            .is_some_and(|p| p.list_changed);
+        assert_eq!(
+            ack.honoured.prompts_list_changed,
+            prompts.then_some(true),
+            "asked, honoured only when announced"
+        );
+        assert_eq!(ack.honoured.tools_list_changed, None, "not asked");
+        let four: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+        let refused = Listen::accept(&session, &id, &info(json!({})), listen_to(&four, false))
+            .expect_err("past the cap");
+        assert_eq!(refused.error_code(), ErrorCode::INVALID_PARAMS);
+        assert_eq!(
+            refused.message,
+            "Invalid params: this server takes at most 3 resources per subscriptions/listen \
+             stream, and 4 were named; listen for fewer"
+        );
+        let long = vec!["x".repeat(crate::session::methods::subscriptions::MAX_URI_LEN + 1)];
+        let refused = Listen::accept(&session, &id, &info(json!({})), listen_to(&long, false))
+            .expect_err("too long a URI");
+        assert_eq!(refused.error_code(), ErrorCode::INVALID_PARAMS);
+        let (roomy, _frames) = test_session(Server::new("t", "0"));
+        let big: Vec<String> = (0..40)
+            .map(|n| format!("{n:02}{}", "u".repeat(7_998)))
+            .collect();
+        let refused = Listen::accept(&roomy, &id, &info(json!({})), listen_to(&big, false))
+            .expect_err("too many bytes");
+        assert!(
+            refused
+                .message
+                .contains("per subscriptions/listen stream (262144)"),
+            "{}",
+            refused.message
+        );
+    }
+
+    /// The frames the connection of `frames` was sent, as JSON.
+    fn sent(frames: &mut crate::conn::outbox::Frames) -> Vec<Value> {
+        std::iter::from_fn(|| frames.try_recv())
+            .map(|frame| serde_json::from_slice(&frame.into_bytes()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn each_subscription_gets_only_what_it_asked_for_tagged_with_its_id() {
+        let (session, mut frames) = test_session(Server::new("t", "0"));
+        session.connection.set_lifecycle(Lifecycle::Modern);
+        let subscribe = |id: &str, uris: &[&str], tools: bool| {
+            let id = RawValue::from_string(id.to_owned()).unwrap();
+            let mut params = listen(tools, &[]);
+            params.notifications.resource_subscriptions =
+                uris.iter().map(|u| (*u).to_owned()).collect();
+            let ack = Listen::accept(&session, &id, &info(json!({})), params).unwrap();
+            Listen::start(&session, ack);
+        };
+        subscribe("1", &["test://a", "test://b"], false);
+        subscribe("\"two\"", &["test://b"], true);
+        deliver(
+            &session.connection,
+            &Change::ResourceUpdated("test://b".into()),
+        );
+        deliver(
+            &session.connection,
+            &Change::ResourceUpdated("test://a".into()),
+        );
+        deliver(
+            &session.connection,
+            &Change::ResourceUpdated("test://c".into()),
+        );
+        deliver(&session.connection, &Change::ToolsListChanged);
+        deliver(&session.connection, &Change::ResourcesListChanged);
+        let tag = |id: Value| json!({crate::protocol::meta::SUBSCRIPTION_ID: id});
+        let updated = |uri: &str, id: Value| {
+            json!({"jsonrpc": "2.0",
+            "method": "notifications/resources/updated", "params": {"_meta": tag(id), "uri": uri}})
+        };
+        assert_eq!(
+            sent(&mut frames),
+            [
+                updated("test://b", json!(1)),
+                updated("test://b", json!("two")),
+                updated("test://a", json!(1)),
+                json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+                    "params": {"_meta": tag(json!("two"))}}),
+            ]
+        );
+        // Fallen behind: told all it asked for, once per URI and list.
+        deliver_everything(&session.connection);
+        assert_eq!(
+            sent(&mut frames),
+            [
+                json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+                    "params": {"_meta": tag(json!("two"))}}),
+                updated("test://a", json!(1)),
+                updated("test://b", json!(1)),
+                updated("test://b", json!("two")),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_legacy_session_gets_the_updates_of_what_it_subscribed_to() {
+        let (session, mut frames) = test_session(Server::new("t", "0"));
+        session.connection.set_lifecycle(Lifecycle::Legacy {
+            version: ProtocolVersion::V2025_11_25,
+        });
+        session.connection.watched().add("test://a", 10).unwrap();
+        deliver(
+            &session.connection,
+            &Change::ResourceUpdated("test://b".into()),
+        );
+        deliver(
+            &session.connection,
+            &Change::ResourceUpdated("test://a".into()),
+        );
+        deliver(&session.connection, &Change::ResourcesListChanged);
+        let mut expected = vec![
+            json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+            "params": {"uri": "test://a"}}),
+        ];
+        if announces(ProtocolVersion::V2025_11_25, &Change::ResourcesListChanged) {
+            expected.push(json!({"jsonrpc": "2.0",
+                "method": "notifications/resources/list_changed", "params": {}}));
+        }
+        assert_eq!(sent(&mut frames), expected);
     }
 
     #[test]
@@ -260,5 +577,7 @@ mod tests {
         let subscriptions = session.connection.subscriptions();
         assert_eq!(subscriptions.len(), 1);
         assert!(subscriptions[0].tools_list_changed);
+        assert!(!subscriptions[0].resources_list_changed);
+        assert!(subscriptions[0].resources.is_empty());
     }
 }

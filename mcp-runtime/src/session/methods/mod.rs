@@ -11,5 +11,6 @@ pub(crate) mod listen;
 pub(super) mod logging;
 pub(super) mod prompts;
 pub(super) mod resources;
+pub(super) mod subscriptions;
 pub(super) mod tasks;
 pub(super) mod tools;

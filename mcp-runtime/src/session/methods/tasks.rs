@@ -258,6 +258,16 @@ mod tests {
         ) -> StoreFuture<'a, bool> {
             self.inner.compare_and_delete(key, expected)
         }
+        fn publish<'a>(&'a self, channel: &'a str, message: Vec<u8>) -> StoreFuture<'a, ()> {
+            self.inner.publish(channel, message)
+        }
+        fn listen<'a>(
+            &'a self,
+            channel: &'a str,
+            to: tokio::sync::mpsc::Sender<Vec<u8>>,
+        ) -> StoreFuture<'a, ()> {
+            self.inner.listen(channel, to)
+        }
     }
 
     #[tokio::test]

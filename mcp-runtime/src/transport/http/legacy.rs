@@ -4,7 +4,8 @@
 //! log level; unique ids for requests to the client), so a call's
 //! notifications and `elicitation/create` go to that call's stream; the
 //! client's answer is its own POST, routed to the call waiting for it. GET
-//! opens the session's push stream (`notifications/tools/list_changed`);
+//! opens the session's push stream (list changes, and the updates of the
+//! resources the session subscribed to: `notifications/resources/updated`);
 //! DELETE ends the session.
 //!
 //! With authorization, a session belongs to the subject (and issuer) whose
@@ -22,7 +23,7 @@
 //! ids and `Last-Event-ID` is ignored.
 
 use super::headers;
-use super::respond::{respond, watch_tool_changes};
+use super::respond::{respond, watch_changes_until};
 use super::sessions::{LegacySession, PushGuard, Sessions, find, session_id};
 use super::sse::HttpBody;
 use super::status;
@@ -224,8 +225,8 @@ pub(super) fn get(
         *push = Some(Arc::clone(&connection));
     }
     // The push stream is ended by `Sessions::close_streams` at shutdown.
-    tokio::spawn(watch_tool_changes(
-        shared.tools.changes(),
+    tokio::spawn(watch_changes_until(
+        shared.notifier.subscribe(),
         Arc::downgrade(&connection),
         None,
     ));

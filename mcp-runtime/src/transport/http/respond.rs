@@ -22,15 +22,16 @@
 use super::sse::{CancelOnDrop, HttpBody, event_stream};
 use super::{json_response, with_challenge};
 use crate::auth::Gate;
+use crate::changes::Change;
 use crate::conn::connection::Connection;
 use crate::conn::outbox::Frames;
 use crate::protocol::frame::{Frame, FrameKind};
 use crate::protocol::incoming::{Incoming, Rejection};
-use crate::session::{Session, close_subscriptions, notify_tools_changed};
+use crate::session::{Session, close_subscriptions, watch_changes};
 use crate::shared::Shared;
 use hyper::{Response, StatusCode};
 use std::sync::Arc;
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 
 /// Hands `message` to a session on `connection` (which only this request
 /// uses) and answers with what it sends on `frames`: JSON when the first
@@ -63,8 +64,8 @@ pub(super) async fn respond(
     let keep: Option<Box<dyn std::any::Any + Send + Sync>> = if listening {
         // The subscription lives as long as its stream, which ends with
         // its final response when the server stops.
-        tokio::spawn(watch_tool_changes(
-            shared.tools.changes(),
+        tokio::spawn(watch_changes_until(
+            shared.notifier.subscribe(),
             Arc::downgrade(&connection),
             Some(stop.clone()),
         ));
@@ -91,14 +92,14 @@ pub(super) async fn respond(
     }
 }
 
-/// Tells `connection` about tool list changes while it exists; when `stop`
-/// says so, gives its subscriptions their final responses.
-pub(super) async fn watch_tool_changes(
-    mut changes: watch::Receiver<u64>,
+/// Tells `connection` about changes while it exists ([`watch_changes`]);
+/// when `stop` says so, gives its subscriptions their final responses.
+pub(super) async fn watch_changes_until(
+    changes: broadcast::Receiver<Change>,
     connection: std::sync::Weak<Connection>,
     stop: Option<watch::Receiver<bool>>,
 ) {
-    let stopping = async move {
+    let stopping = async {
         match stop {
             Some(mut stop) => {
                 let _ = stop.wait_for(|stop| *stop).await;
@@ -106,23 +107,11 @@ pub(super) async fn watch_tool_changes(
             None => std::future::pending().await,
         }
     };
-    let mut stopping = std::pin::pin!(stopping);
-    loop {
-        tokio::select! {
-            changed = changes.changed() => {
-                if changed.is_err() {
-                    return;
-                }
-                match connection.upgrade() {
-                    Some(connection) => notify_tools_changed(&connection),
-                    None => return,
-                }
-            }
-            () = &mut stopping => {
-                if let Some(connection) = connection.upgrade() {
-                    close_subscriptions(&connection);
-                }
-                return;
+    tokio::select! {
+        () = watch_changes(changes, connection.clone()) => {}
+        () = stopping => {
+            if let Some(connection) = connection.upgrade() {
+                close_subscriptions(&connection);
             }
         }
     }
