@@ -171,8 +171,7 @@ mod tests {
         assert_eq!(result["instructions"], "Hi.");
         assert_eq!(
             result["capabilities"],
-            json!({"logging": {}, "tools": {"listChanged": true},
-                "resources": {"subscribe": true, "listChanged": true}})
+            json!({"logging": {}, "tools": {"listChanged": true}})
         );
         assert_eq!(
             result.get("resultType"),
@@ -291,8 +290,7 @@ mod tests {
         let result = &response["result"];
         assert_eq!(
             result["capabilities"],
-            json!({"tools": {"listChanged": true},
-                "resources": {"subscribe": true, "listChanged": true}})
+            json!({"tools": {"listChanged": true}})
         );
         assert_eq!(result["instructions"], "Be brief.");
         assert_eq!(result["ttlMs"], 7000);

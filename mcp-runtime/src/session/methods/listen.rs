@@ -349,6 +349,17 @@ mod tests {
     use crate::session::test_session;
     use serde_json::{Value, json};
 
+    /// `server` with one resource: a server announces (and honours)
+    /// resource subscriptions only when it has resources.
+    fn with_a_resource(server: Server) -> Server {
+        let resource = crate::resource::ResourceBuilder::new("test://a", "a", |read| {
+            Box::pin(async move { Ok(vec![read.text("a")]) })
+        })
+        .build()
+        .unwrap();
+        server.resources([resource])
+    }
+
     fn info(capabilities: Value) -> RequestInfo {
         RequestInfo {
             version: ProtocolVersion::V2026_07_28,
@@ -408,7 +419,7 @@ mod tests {
 
     #[test]
     fn accept_honours_what_the_server_announces_and_caps_the_resources() {
-        let server = Server::new("t", "0").max_resource_subscriptions(3);
+        let server = with_a_resource(Server::new("t", "0")).max_resource_subscriptions(3);
         let (session, _frames) = test_session(server);
         let id = RawValue::from_string("9".to_owned()).unwrap();
         let uris: Vec<String> = ["c", "a", "c", "b"].map(String::from).to_vec();
@@ -441,7 +452,7 @@ mod tests {
         let refused = Listen::accept(&session, &id, &info(json!({})), listen_to(&long, false))
             .expect_err("too long a URI");
         assert_eq!(refused.error_code(), ErrorCode::INVALID_PARAMS);
-        let (roomy, _frames) = test_session(Server::new("t", "0"));
+        let (roomy, _frames) = test_session(with_a_resource(Server::new("t", "0")));
         let big: Vec<String> = (0..40)
             .map(|n| format!("{n:02}{}", "u".repeat(7_998)))
             .collect();
@@ -465,7 +476,7 @@ mod tests {
 
     #[test]
     fn each_subscription_gets_only_what_it_asked_for_tagged_with_its_id() {
-        let (session, mut frames) = test_session(Server::new("t", "0"));
+        let (session, mut frames) = test_session(with_a_resource(Server::new("t", "0")));
         session.connection.set_lifecycle(Lifecycle::Modern);
         let subscribe = |id: &str, uris: &[&str], tools: bool| {
             let id = RawValue::from_string(id.to_owned()).unwrap();
