@@ -131,6 +131,7 @@ use mcp_protocol as protocol;
 
 pub use content::{Audience, Content, IntoContent};
 pub use context::Context;
+pub use context::ask::{Ask, Asks, FromAnswer, MAX_ROOTS};
 pub use context::elicit::{
     ElicitAction, ElicitRequest, Elicitation, FormField, SampleRequest, SampleResult,
 };
@@ -143,6 +144,7 @@ pub use mcp_macros::tool;
 pub use outcome::{Structured, ToolError, ToolOutcome};
 pub use principal::Principal;
 pub use protocol::ProtocolVersion;
+pub use protocol::model::Root;
 pub use protocol::sampling::{Role, SamplingContent, SamplingMessage};
 pub use schemars::{self, JsonSchema};
 pub use serde::{self, Deserialize, Serialize};

@@ -4,6 +4,7 @@
 //! version.
 
 pub use crate::Context;
+pub use crate::context::ask::{Answer, Pending};
 pub use crate::outcome::ToolOutcome;
 pub use crate::schema::input_schema;
 pub use crate::tool::{Icon, TaskSupport, ToolBuilder, ToolCall};

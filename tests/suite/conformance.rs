@@ -60,11 +60,8 @@ const SCENARIOS: &[&str] = &[
 /// The 2026-07-28 server scenarios (suite 0.2.0-alpha.12, `--spec-version
 /// 2026-07-28`). Left out besides resources, prompts and completion
 /// (`sep-2164-resource-not-found`, `input-required-result-non-tool-request`
-/// on `prompts/get`, `caching` on the prompt and resource lists):
-/// `roots/list` input requests, which the runtime does not ask
-/// (`input-required-result-basic-list-roots`,
-/// `input-required-result-multiple-input-requests`), and the `tasks-*` and
-/// skills extensions. `MCP_CONFORMANCE_SCENARIOS_2026` replaces the list.
+/// on `prompts/get`, `caching` on the prompt and resource lists): the
+/// `tasks-*` and skills extensions. `MCP_CONFORMANCE_SCENARIOS_2026` replaces the list.
 const SCENARIOS_2026: &[&str] = &[
     "server-stateless",
     "tools-list",
@@ -85,6 +82,8 @@ const SCENARIOS_2026: &[&str] = &[
     "dns-rebinding-protection",
     "input-required-result-basic-elicitation",
     "input-required-result-basic-sampling",
+    "input-required-result-basic-list-roots",
+    "input-required-result-multiple-input-requests",
     "input-required-result-request-state",
     "input-required-result-multi-round",
     "input-required-result-missing-input-response",

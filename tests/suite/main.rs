@@ -22,6 +22,8 @@ mod elicitation;
 mod errors;
 mod http;
 mod hygiene;
+// Roots and several inputs in one round (`ctx.roots`, `ctx.ask`).
+mod inputs;
 mod interop;
 mod load;
 mod model;

@@ -4,6 +4,7 @@
 //! client's model. The test builder is `test_context.rs`, above this
 //! module and `tool/`.
 
+pub(crate) mod ask;
 pub(crate) mod elicit;
 mod form;
 mod sample;
@@ -12,6 +13,7 @@ pub(crate) mod seal;
 use crate::conn::client::ClientInfo;
 use crate::conn::connection::{CancelSignal, Connection};
 use crate::conn::peer::{LogMessage, Peer, Progress};
+use crate::context::ask::{Ask, Asks};
 use crate::context::elicit::{ElicitRequest, Elicitation, Interrupt, SampleRequest, SampleResult};
 use crate::level::Level;
 use crate::outcome::ToolError;
@@ -357,7 +359,7 @@ impl Context {
         key: &str,
         request: ElicitRequest,
     ) -> Result<Elicitation, ToolError> {
-        crate::context::elicit::ask(self, key, request).await
+        self.ask(Ask::elicit(key, request)).await
     }
 
     /// Asks the client's model for a message (`sampling/createMessage`).
@@ -390,7 +392,65 @@ impl Context {
         key: &str,
         request: SampleRequest,
     ) -> Result<SampleResult, ToolError> {
-        crate::context::elicit::sample(self, key, request).await
+        self.ask(Ask::sample(key, request)).await
+    }
+
+    /// Asks the client for its roots (`roots/list`): the directories and
+    /// files it lets the server work in.
+    ///
+    /// Works like [`Context::elicit`]: `key` names this request within the
+    /// tool and must be stable across runs. An `Err` means the client cannot
+    /// be asked (it did not declare the `roots` capability: in the
+    /// 2026-07-28 era the call then fails with `-32021`), failed the
+    /// request, sent an answer that is not a `ListRootsResult` (or one of
+    /// more than [`MAX_ROOTS`](crate::MAX_ROOTS) roots), or, in a legacy
+    /// session, did not answer within
+    /// [`Server::elicitation_timeout`](crate::Server::elicitation_timeout).
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{Context, ToolError, tool};
+    ///
+    /// /// The client's roots, one URI a line.
+    /// #[tool]
+    /// async fn workspace(ctx: Context) -> Result<String, ToolError> {
+    ///     let roots = ctx.roots("roots").await?;
+    ///     Ok(roots.iter().map(|root| root.uri.as_str()).collect::<Vec<_>>().join("\n"))
+    /// }
+    /// ```
+    pub async fn roots(&self, key: &str) -> Result<Vec<crate::Root>, ToolError> {
+        self.ask(Ask::roots(key)).await
+    }
+
+    /// Asks several things at once ([`Ask`]s, as a tuple) and returns the
+    /// answers in the same shape: in a legacy session every request is sent
+    /// to the client at once and awaited together; in the 2026-07-28 era
+    /// the call ends with one `input_required` result carrying every
+    /// question not answered yet, and the tool runs again once the client
+    /// sends them all. Each key must be stable across runs and distinct in
+    /// the round. The first failure (as [`Context::elicit`] lists them)
+    /// ends the round: the questions still open are withdrawn.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{Ask, Context, ElicitRequest, FormField, SampleRequest, ToolError, tool};
+    ///
+    /// /// Greets the user in the client's first root.
+    /// #[tool]
+    /// async fn welcome(ctx: Context) -> Result<String, ToolError> {
+    ///     let (name, greeting, roots) = ctx
+    ///         .ask((
+    ///             Ask::elicit("name", ElicitRequest::new("Your name?").field("name", FormField::string())),
+    ///             Ask::sample("greeting", SampleRequest::prompt("Say hello").max_tokens(20)),
+    ///             Ask::roots("roots"),
+    ///         ))
+    ///         .await?;
+    ///     let name: String = name.content_as::<serde_json::Map<_, _>>()?["name"].to_string();
+    ///     let greeting = greeting.text().unwrap_or_default();
+    ///     let root = roots.first().map_or("nowhere", |root| root.uri.as_str());
+    ///     Ok(format!("{greeting}, {name}, in {root}"))
+    /// }
+    /// ```
+    pub async fn ask<A: Asks>(&self, asks: A) -> Result<A::Output, ToolError> {
+        crate::context::ask::ask(self, asks).await
     }
 
     /// The call's client: the task's record once the call became a task,
