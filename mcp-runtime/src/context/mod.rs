@@ -433,20 +433,26 @@ impl Context {
     /// ```no_run
     /// use mcp_runtime::{Ask, Context, ElicitRequest, FormField, SampleRequest, ToolError, tool};
     ///
-    /// /// Greets the user in the client's first root.
+    /// #[derive(serde::Deserialize)]
+    /// struct Name {
+    ///     name: String,
+    /// }
+    ///
+    /// /// Greets the user, naming the client's first root.
     /// #[tool]
     /// async fn welcome(ctx: Context) -> Result<String, ToolError> {
+    ///     let form = ElicitRequest::new("Your name?").field("name", FormField::string().required());
     ///     let (name, greeting, roots) = ctx
     ///         .ask((
-    ///             Ask::elicit("name", ElicitRequest::new("Your name?").field("name", FormField::string())),
+    ///             Ask::elicit("name", form),
     ///             Ask::sample("greeting", SampleRequest::prompt("Say hello").max_tokens(20)),
     ///             Ask::roots("roots"),
     ///         ))
     ///         .await?;
-    ///     let name: String = name.content_as::<serde_json::Map<_, _>>()?["name"].to_string();
+    ///     let name: Name = name.content_as()?;
     ///     let greeting = greeting.text().unwrap_or_default();
     ///     let root = roots.first().map_or("nowhere", |root| root.uri.as_str());
-    ///     Ok(format!("{greeting}, {name}, in {root}"))
+    ///     Ok(format!("{greeting}, {}, in {root}", name.name))
     /// }
     /// ```
     pub async fn ask<A: Asks>(&self, asks: A) -> Result<A::Output, ToolError> {
