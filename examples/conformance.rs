@@ -286,6 +286,16 @@ async fn test_input_required_result_sampling(ctx: Context) -> Result<String, Too
         .ok_or_else(|| ToolError::new("the model answered without text"))
 }
 
+/// SSE polling fixture (`server-sse-polling`, 2025-11-25 over HTTP): closes
+/// the call's event stream first, so the client resumes it with
+/// `Last-Event-ID` for the result (SEP-1699).
+#[tool(read_only, open_world = false)]
+async fn test_reconnection(ctx: Context) -> String {
+    ctx.close_sse_stream();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    "Reconnection test completed".to_owned()
+}
+
 /// Roots fixture (`input-required-result-basic-list-roots`): asks the client
 /// for its roots (`roots/list`) and lists them.
 #[tool(read_only, open_world = false)]
@@ -637,6 +647,7 @@ async fn main() -> std::io::Result<()> {
         test_custom_headers,
         test_streaming_elicitation,
         test_logging_tool,
+        test_reconnection,
         greet,
         slow_compute,
         failing_job,

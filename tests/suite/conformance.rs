@@ -32,8 +32,7 @@ const VERSION: &str = "2025-11-25";
 /// The 2025-11-25 server scenarios a tools server must pass (suite 0.1.16):
 /// tools, lifecycle, ping, logging and transport. Left out: the resources,
 /// prompts and completion scenarios (`resources-*`, `prompts-*`,
-/// `completion-complete`), which a tools framework does not serve, and
-/// `server-sse-polling` (resumable SSE streams, optional).
+/// `completion-complete`), which a tools framework does not serve.
 /// `MCP_CONFORMANCE_SCENARIOS` (comma-separated) replaces the list.
 const SCENARIOS: &[&str] = &[
     "server-initialize",
@@ -54,6 +53,7 @@ const SCENARIOS: &[&str] = &[
     "elicitation-sep1034-defaults",
     "elicitation-sep1330-enums",
     "server-sse-multiple-streams",
+    "server-sse-polling",
     "dns-rebinding-protection",
 ];
 

@@ -9,3 +9,4 @@ pub(crate) mod connection;
 pub(crate) mod lifecycle;
 pub(crate) mod outbox;
 pub(crate) mod peer;
+pub(crate) mod stream_close;

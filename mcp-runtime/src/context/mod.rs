@@ -459,6 +459,38 @@ impl Context {
         crate::context::ask::ask(self, asks).await
     }
 
+    /// Closes the event stream this call's response goes on, before the
+    /// response, so a client that polls comes back for the rest (SSE
+    /// polling, SEP-1699): for a long call over legacy Streamable HTTP, to
+    /// free a connection a proxy would time out. The stream ends after the
+    /// events sent so far with an event carrying `retry`; the call runs on,
+    /// and what it sends next (progress, the response) waits for the
+    /// client's `GET` with `Last-Event-ID`, which resumes the stream.
+    /// Returns whether there was such a stream: `false` on stdio, over
+    /// 2026-07-28 HTTP, and in the in-process door, where nothing happens.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{Context, tool};
+    /// use std::time::Duration;
+    ///
+    /// /// Waits a while, letting the client poll.
+    /// #[tool]
+    /// async fn long_wait(ctx: Context) -> String {
+    ///     ctx.close_sse_stream();
+    ///     tokio::time::sleep(Duration::from_secs(60)).await;
+    ///     "done".to_owned()
+    /// }
+    /// ```
+    pub fn close_sse_stream(&self) -> bool {
+        match self.inner.connection.stream_close() {
+            Some(close) if self.inner.task.get().is_none() && self.may_send() => {
+                close.request();
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// The call's client: the task's record once the call became a task,
     /// else the in-process door's callbacks or the connection the call came
     /// on.

@@ -23,6 +23,7 @@ mod legacy;
 mod listener;
 mod modern;
 mod respond;
+mod resume;
 mod sessions;
 mod sse;
 mod status;

@@ -6,14 +6,16 @@
 //! `Server::max_sse_unwritten` unread bytes, never the final response, so a
 //! client that reads slowly or not at all cannot grow the server's memory.
 
+use super::resume::{Parked, Resumable};
 use crate::conn::connection::Connection;
-use crate::conn::outbox::Frames;
+use crate::conn::outbox::{self, Frames};
 use crate::protocol::frame::{Frame, FrameKind};
 use bytes::Bytes;
 use hyper::body::{Body, Frame as BodyFrame, SizeHint};
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::pin::Pin;
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 
 /// The body of a response of [`HttpService`](super::HttpService).
@@ -28,6 +30,8 @@ pub struct HttpBody {
 enum Kind {
     Full(Option<Bytes>),
     Stream {
+        /// Events a resumed stream replays first (rendered already).
+        replay: VecDeque<Bytes>,
         /// The frame that made this a stream, sent first.
         first: Option<Frame>,
         /// The rest; taking a frame releases its bytes from the outbox's
@@ -39,10 +43,13 @@ enum Kind {
         ended: bool,
         /// Cancels the calls of the stream's request when the client goes
         /// away before the end (dropping the body is how hyper says so).
-        _cancel: CancelOnDrop,
+        cancel: CancelOnDrop,
         /// What must live as long as the stream (a subscription's
         /// connection, a legacy session's push slot).
-        _keep: Option<Box<dyn std::any::Any + Send + Sync>>,
+        keep: Option<Box<dyn std::any::Any + Send + Sync>>,
+        /// Event ids, and the call's request to close the stream (legacy
+        /// POSTs: `resume.rs`).
+        resumable: Option<Resumable>,
     },
 }
 
@@ -53,6 +60,11 @@ impl HttpBody {
             kind: Kind::Full(Some(bytes.into())),
             guard: None,
         }
+    }
+
+    /// Whether this is an event stream.
+    pub(crate) fn is_stream(&self) -> bool {
+        matches!(self.kind, Kind::Stream { .. })
     }
 
     /// No body.
@@ -75,12 +87,39 @@ impl HttpBody {
     ) -> HttpBody {
         HttpBody {
             kind: Kind::Stream {
+                replay: VecDeque::new(),
                 first,
                 frames,
                 until_response,
                 ended: false,
-                _cancel: CancelOnDrop(connection),
-                _keep: keep,
+                cancel: CancelOnDrop(connection),
+                keep,
+                resumable: None,
+            },
+            guard: None,
+        }
+    }
+
+    /// This stream with event ids, closable by its call (`resume.rs`).
+    pub(crate) fn resumable(mut self, with: Resumable) -> HttpBody {
+        if let Kind::Stream { resumable, .. } = &mut self.kind {
+            *resumable = Some(with);
+        }
+        self
+    }
+
+    /// A closed stream resumed: `missed` replayed, then the call's frames.
+    pub(crate) fn resumed(parked: Parked, missed: VecDeque<Bytes>) -> HttpBody {
+        HttpBody {
+            kind: Kind::Stream {
+                replay: missed,
+                first: None,
+                frames: parked.frames,
+                until_response: true,
+                ended: false,
+                cancel: parked.cancel,
+                keep: parked.keep,
+                resumable: Some(parked.resumable),
             },
             guard: None,
         }
@@ -108,8 +147,18 @@ impl HttpBody {
     }
 }
 
-/// One frame as an SSE `message` event.
-fn event(frame: Frame) -> Bytes {
+/// One frame as an SSE `message` event; with its id from `log`, when the
+/// stream has one.
+fn event(frame: Frame, resumable: Option<&mut Resumable>) -> Bytes {
+    let message = message_event(frame);
+    match resumable {
+        Some(resumable) => resumable.log.event(&message),
+        None => message,
+    }
+}
+
+/// One frame as an SSE `message` event, without id.
+fn message_event(frame: Frame) -> Bytes {
     let bytes = frame.into_bytes();
     let mut event = Vec::with_capacity(bytes.len() + 24);
     event.extend_from_slice(b"event: message\ndata: ");
@@ -173,26 +222,55 @@ impl Body for HttpBody {
         match &mut self.kind {
             Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(BodyFrame::data(b)))),
             Kind::Stream {
+                replay,
                 first,
                 frames,
                 until_response,
                 ended,
-                ..
+                cancel,
+                keep,
+                resumable,
             } => {
                 if *ended {
                     return Poll::Ready(None);
                 }
+                if let Some(event) = replay.pop_front() {
+                    return Poll::Ready(Some(Ok(BodyFrame::data(event))));
+                }
                 let frame = match first.take() {
                     Some(frame) => frame,
-                    None => match std::task::ready!(frames.poll_recv(cx)) {
-                        Some(frame) => frame,
-                        None => return Poll::Ready(None),
-                    },
+                    None => {
+                        if let Some(closing) = resumable
+                            .as_ref()
+                            .filter(|r| r.close.poll_take(cx).is_ready())
+                        {
+                            // The call asked to close the stream: it ends
+                            // with an event to resume from, and the call's
+                            // frames wait in its session for the client.
+                            let parked = Arc::clone(&closing.parked);
+                            let Some(mut resumable) = resumable.take() else {
+                                return Poll::Ready(None);
+                            };
+                            let close = resumable.log.close_event();
+                            *ended = true;
+                            parked.park(Parked {
+                                resumable,
+                                frames: std::mem::replace(frames, outbox::channel(0).1),
+                                cancel: std::mem::replace(cancel, CancelOnDrop(Weak::new())),
+                                keep: keep.take(),
+                            });
+                            return Poll::Ready(Some(Ok(BodyFrame::data(close))));
+                        }
+                        match std::task::ready!(frames.poll_recv(cx)) {
+                            Some(frame) => frame,
+                            None => return Poll::Ready(None),
+                        }
+                    }
                 };
                 if *until_response && frame.kind() != FrameKind::Message {
                     *ended = true;
                 }
-                Poll::Ready(Some(Ok(BodyFrame::data(event(frame)))))
+                Poll::Ready(Some(Ok(BodyFrame::data(event(frame, resumable.as_mut())))))
             }
         }
     }
