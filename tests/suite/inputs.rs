@@ -137,8 +137,29 @@ fn modern_stdio_asks_for_roots_in_a_round_and_refuses_a_client_without_them() {
         "{text}"
     );
 
+    // More roots than the server takes: refused, named.
+    let first = modern_call(5, ROOTS_TOOL, json!({"roots": {}}));
+    let state = input_required(
+        &peer.request(first.clone()),
+        json!({"client_roots": roots_request()}),
+    );
+    let many: Vec<Value> = (0..1001)
+        .map(|i| json!({"uri": format!("file:///r/{i}")}))
+        .collect();
+    let response = peer.request(retry(
+        &first,
+        6,
+        json!({"client_roots": {"roots": many}}),
+        &state,
+    ));
+    assert_eq!(
+        response["result"]["content"][0]["text"],
+        "the client's roots/list answer has 1001 roots, more than the 1000 this server takes",
+        "{response}"
+    );
+
     // No `roots` capability: -32021 naming it, nothing asked.
-    let response = peer.request(modern_call(5, ROOTS_TOOL, json!({"elicitation": {}})));
+    let response = peer.request(modern_call(7, ROOTS_TOOL, json!({"elicitation": {}})));
     assert_eq!(response["error"]["code"], -32021, "{response}");
     assert_eq!(
         response["error"]["data"]["requiredCapabilities"],

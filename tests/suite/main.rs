@@ -39,6 +39,8 @@ mod sampling;
 mod schemas;
 mod self_contained;
 mod services;
+// SSE polling: closed legacy streams resumed with Last-Event-ID.
+mod sse_polling;
 mod stderr;
 mod stdio;
 #[cfg(unix)]

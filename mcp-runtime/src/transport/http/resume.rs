@@ -105,26 +105,23 @@ impl EventLog {
         Bytes::from(format!("id: {}\nretry: {RETRY_MS}\ndata:\n\n", self.id(n)))
     }
 
-    /// The events after `last` (an id of this stream), to replay; `None`
-    /// when the id is not one of its events or the ones after it are no
-    /// longer all held.
-    fn after(&self, last: u64) -> Option<VecDeque<Bytes>> {
+    /// The events after `last` (an id of this stream), to replay.
+    fn after(&self, last: u64) -> Result<VecDeque<Bytes>, NotResumed> {
         if last == 0 || last >= self.next {
-            return None;
+            return Err(NotResumed::Unknown);
         }
         // The ring has no gaps: it holds every event after `last` when it
         // starts at or before the one right after it.
         let first_held = self.ring.front().map_or(self.next, |(n, _)| *n);
         if first_held > last + 1 {
-            return None;
+            return Err(NotResumed::Lost);
         }
-        Some(
-            self.ring
-                .iter()
-                .filter(|(n, _)| *n > last)
-                .filter_map(|(_, event)| event.clone())
-                .collect(),
-        )
+        Ok(self
+            .ring
+            .iter()
+            .filter(|(n, _)| *n > last)
+            .filter_map(|(_, event)| event.clone())
+            .collect())
     }
 }
 
@@ -162,8 +159,8 @@ pub(crate) struct ParkedStreams(Mutex<VecDeque<Parked>>);
 /// Why a `Last-Event-ID` does not resume a stream.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum NotResumed {
-    /// No closed stream of the session has that id (unknown, resumed
-    /// already, or dropped).
+    /// No closed stream of the session sent an event of that id (unknown,
+    /// resumed already, or dropped).
     Unknown,
     /// The stream is known, but not the events after that id.
     Lost,
@@ -197,7 +194,7 @@ impl ParkedStreams {
             .iter()
             .position(|p| p.resumable.log.stream == stream)
             .ok_or(NotResumed::Unknown)?;
-        let missed = streams[at].resumable.log.after(n).ok_or(NotResumed::Lost)?;
+        let missed = streams[at].resumable.log.after(n)?;
         let parked = streams.remove(at).ok_or(NotResumed::Unknown)?;
         Ok((parked, missed))
     }
@@ -234,11 +231,11 @@ mod tests {
         );
         // From the close event: nothing missed; from the first: nothing
         // but the close event, which is not replayed.
-        assert_eq!(log.after(2), Some(VecDeque::new()));
-        assert_eq!(log.after(1), Some(VecDeque::new()));
+        assert_eq!(log.after(2), Ok(VecDeque::new()));
+        assert_eq!(log.after(1), Ok(VecDeque::new()));
         // Ids it never sent.
-        assert_eq!(log.after(3), None);
-        assert_eq!(log.after(0), None);
+        assert_eq!(log.after(3), Err(NotResumed::Unknown));
+        assert_eq!(log.after(0), Err(NotResumed::Unknown));
     }
 
     #[test]
@@ -253,11 +250,15 @@ mod tests {
         assert!(text(&missed[0]).ends_with("data: 34\n\n"), "{missed:?}");
         assert!(text(&missed[1]).ends_with("data: 35\n\n"), "{missed:?}");
         // Event 4 is the newest no longer held: resuming after 3 would skip it.
-        assert_eq!(log.after(3), None);
-        assert_eq!(log.after(4).map(|m| m.len()), Some(RING_EVENTS));
+        assert_eq!(log.after(3), Err(NotResumed::Lost));
+        assert_eq!(log.after(4).map(|m| m.len()), Ok(RING_EVENTS));
         let big = vec![b'x'; RING_BYTES + 1];
         log.event(&big);
-        assert_eq!(log.after(last), None, "the large event is not held");
+        assert_eq!(
+            log.after(last),
+            Err(NotResumed::Lost),
+            "the large event is not held"
+        );
     }
 
     #[test]
@@ -290,7 +291,11 @@ mod tests {
         let stream = ids[2].trim_end_matches("-1");
         assert_eq!(
             parked.resume(&format!("{stream}-9")).unwrap_err(),
-            NotResumed::Lost
+            NotResumed::Unknown
+        );
+        assert!(
+            parked.resume(&ids[2]).is_ok(),
+            "still parked after a refusal"
         );
     }
 }
