@@ -59,7 +59,7 @@ fn stream_of(body: &str) -> String {
     stream.to_owned()
 }
 
-const RESULT: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Reconnection test completed"}]}}"#;
+const RESULT: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"text":"Reconnection test completed","type":"text"}]}}"#;
 
 #[test]
 fn a_closed_stream_ends_with_retry_and_is_resumed_once_with_last_event_id() {
@@ -92,7 +92,8 @@ fn a_closed_stream_ends_with_retry_and_is_resumed_once_with_last_event_id() {
     assert_eq!(again.status, 400, "{again:?}");
     assert_eq!(
         again.body,
-        "Bad Request: Last-Event-ID names no stream of this session to resume (unknown, resumed already, or dropped); call again"
+        "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32600,\"message\":\"Bad Request: Last-Event-ID names no stream \
+         of this session to resume (unknown, resumed already, or dropped); call again\"}}\n"
     );
     let posted = server.post(
         &[("Mcp-Session-Id", &session)],
