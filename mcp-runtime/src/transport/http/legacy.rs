@@ -28,7 +28,7 @@
 
 use super::headers;
 use super::respond::{respond, watch_tool_changes};
-use super::resume::{EventLog, NotResumed, ParkedStreams, Resumable};
+use super::resume::{NotResumed, ParkedStreams, Resumable};
 use super::sessions::{LegacySession, PushGuard, Sessions, find, session_id};
 use super::sse::HttpBody;
 use super::status;
@@ -155,13 +155,7 @@ pub(super) async fn post(
             if !response.body().is_stream() {
                 return response;
             }
-            response.map(|body| {
-                body.resumable(Resumable {
-                    log: EventLog::new(),
-                    close,
-                    parked: Arc::clone(&session.parked),
-                })
-            })
+            response.map(|body| body.resumable(Resumable::new(close, Arc::clone(&session.parked))))
         }
     }
 }

@@ -126,18 +126,32 @@ impl EventLog {
 }
 
 /// What makes a stream's body resumable: its event log, the call's close
-/// request, and where a closed stream waits for the client.
+/// request, where a closed stream waits for the client, and (resumed) the
+/// events to replay first.
 #[derive(Debug)]
 pub(crate) struct Resumable {
     pub(crate) log: EventLog,
     pub(crate) close: Arc<StreamClose>,
     pub(crate) parked: Arc<ParkedStreams>,
+    pub(crate) replay: VecDeque<Bytes>,
+}
+
+impl Resumable {
+    /// A new stream's: a fresh log, nothing to replay.
+    pub(crate) fn new(close: Arc<StreamClose>, parked: Arc<ParkedStreams>) -> Resumable {
+        Resumable {
+            log: EventLog::new(),
+            close,
+            parked,
+            replay: VecDeque::new(),
+        }
+    }
 }
 
 /// A stream the server closed while its call runs: the rest of the call's
 /// frames, and what the stream's body held.
 pub(crate) struct Parked {
-    pub(crate) resumable: Resumable,
+    pub(crate) resumable: Box<Resumable>,
     pub(crate) frames: Frames,
     /// Cancels the call when dropped unresumed (evicted, session ended).
     pub(crate) cancel: CancelOnDrop,
@@ -270,11 +284,12 @@ mod tests {
             log.event(b"data: 1\n\n");
             ids.push(format!("{}-1", log.stream));
             parked.park(Parked {
-                resumable: Resumable {
+                resumable: Box::new(Resumable {
                     log,
                     close: Arc::default(),
                     parked: Arc::default(),
-                },
+                    replay: VecDeque::new(),
+                }),
                 frames: crate::conn::outbox::channel(0).1,
                 cancel: CancelOnDrop(std::sync::Weak::new()),
                 keep: None,

@@ -30,8 +30,6 @@ pub struct HttpBody {
 enum Kind {
     Full(Option<Bytes>),
     Stream {
-        /// Events a resumed stream replays first (rendered already).
-        replay: VecDeque<Bytes>,
         /// The frame that made this a stream, sent first.
         first: Option<Frame>,
         /// The rest; taking a frame releases its bytes from the outbox's
@@ -47,9 +45,10 @@ enum Kind {
         /// What must live as long as the stream (a subscription's
         /// connection, a legacy session's push slot).
         keep: Option<Box<dyn std::any::Any + Send + Sync>>,
-        /// Event ids, and the call's request to close the stream (legacy
-        /// POSTs: `resume.rs`).
-        resumable: Option<Resumable>,
+        /// Event ids, the call's request to close the stream, and what a
+        /// resumed stream replays first (legacy POSTs: `resume.rs`); boxed,
+        /// as other streams have none.
+        resumable: Option<Box<Resumable>>,
     },
 }
 
@@ -87,7 +86,6 @@ impl HttpBody {
     ) -> HttpBody {
         HttpBody {
             kind: Kind::Stream {
-                replay: VecDeque::new(),
                 first,
                 frames,
                 until_response,
@@ -103,23 +101,24 @@ impl HttpBody {
     /// This stream with event ids, closable by its call (`resume.rs`).
     pub(crate) fn resumable(mut self, with: Resumable) -> HttpBody {
         if let Kind::Stream { resumable, .. } = &mut self.kind {
-            *resumable = Some(with);
+            *resumable = Some(Box::new(with));
         }
         self
     }
 
     /// A closed stream resumed: `missed` replayed, then the call's frames.
     pub(crate) fn resumed(parked: Parked, missed: VecDeque<Bytes>) -> HttpBody {
+        let mut resumable = parked.resumable;
+        resumable.replay = missed;
         HttpBody {
             kind: Kind::Stream {
-                replay: missed,
                 first: None,
                 frames: parked.frames,
                 until_response: true,
                 ended: false,
                 cancel: parked.cancel,
                 keep: parked.keep,
-                resumable: Some(parked.resumable),
+                resumable: Some(resumable),
             },
             guard: None,
         }
@@ -149,7 +148,7 @@ impl HttpBody {
 
 /// One frame as an SSE `message` event; with its id from `log`, when the
 /// stream has one.
-fn event(frame: Frame, resumable: Option<&mut Resumable>) -> Bytes {
+fn event(frame: Frame, resumable: Option<&mut Box<Resumable>>) -> Bytes {
     let message = message_event(frame);
     match resumable {
         Some(resumable) => resumable.log.event(&message),
@@ -222,7 +221,6 @@ impl Body for HttpBody {
         match &mut self.kind {
             Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(BodyFrame::data(b)))),
             Kind::Stream {
-                replay,
                 first,
                 frames,
                 until_response,
@@ -234,7 +232,7 @@ impl Body for HttpBody {
                 if *ended {
                     return Poll::Ready(None);
                 }
-                if let Some(event) = replay.pop_front() {
+                if let Some(event) = resumable.as_mut().and_then(|r| r.replay.pop_front()) {
                     return Poll::Ready(Some(Ok(BodyFrame::data(event))));
                 }
                 let frame = match first.take() {
