@@ -1,5 +1,6 @@
 //! What `#[tool]`'s expansion names, and only that: the one channel between
-//! the macro's generated code and this crate (`::mcp_runtime::__private::…`).
+//! the macro's generated code and this crate (`::mcp_runtime::__private::…`);
+//! besides, the hidden halves of the public `Asks` trait's methods.
 //! Not a public API: it changes with the macro, which is pinned to this
 //! version.
 

@@ -276,11 +276,14 @@ fn ask_peer(peer: &dyn Peer, question: &Question, version: ProtocolVersion) -> P
 
 /// The client's answers to `round`, in either era.
 async fn ask_client(ctx: &Context, round: Vec<Pending>) -> Result<Vec<Answer>, ToolError> {
-    let undeclared_names: Vec<&'static str> = round
-        .iter()
-        .map(|pending| pending.question.capability())
-        .filter(|name| ctx.client_capabilities().get(name).is_none())
-        .collect();
+    // Each capability once, in the order the round first needs it.
+    let mut undeclared_names: Vec<&'static str> = Vec::new();
+    for pending in &round {
+        let name = pending.question.capability();
+        if ctx.client_capabilities().get(name).is_none() && !undeclared_names.contains(&name) {
+            undeclared_names.push(name);
+        }
+    }
     if ctx.protocol_version().is_modern() {
         ask_modern(ctx, round, undeclared_names).await
     } else {
@@ -346,9 +349,7 @@ async fn ask_modern(
                 .collect(),
         )
     } else {
-        let mut names = undeclared;
-        names.dedup();
-        Interrupt::MissingCapability(names)
+        Interrupt::MissingCapability(undeclared)
     };
     lock(ctx.interrupt_slot()).get_or_insert(interrupt);
     ctx.notify_interrupted();
