@@ -458,3 +458,53 @@ async fn try_join_all<T>(mut waiting: Vec<Waiting<'_, T>>) -> Result<Vec<T>, Too
     .await?;
     Ok(done.into_iter().flatten().collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn form() -> ElicitRequest {
+        ElicitRequest::new("?")
+    }
+
+    #[tokio::test]
+    async fn a_round_with_a_key_twice_is_refused_before_anything_is_asked() {
+        let (ctx, _peer) = Context::test_builder()
+            .client_capabilities(json!({"elicitation": {}}))
+            .build();
+        let refused = ctx
+            .ask((Ask::elicit("k", form()), Ask::roots("k")))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            refused.message(),
+            "two questions of one round share the key `k`; give each its own"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_modern_round_names_each_missing_capability_once_in_order() {
+        let (ctx, _peer) = Context::test_builder()
+            .protocol_version(ProtocolVersion::V2026_07_28)
+            .client_capabilities(json!({"sampling": {}}))
+            .build();
+        let asking = ctx.clone();
+        let asked = tokio::spawn(async move {
+            let round = (
+                Ask::elicit("a", form()),
+                Ask::sample("b", SampleRequest::prompt("hi")),
+                Ask::roots("c"),
+                Ask::elicit("d", form()),
+            );
+            asking.ask(round).await.map(|_| ())
+        });
+        match ctx.interrupted().await {
+            Interrupt::MissingCapability(names) => {
+                assert_eq!(names, ["elicitation", "roots"]);
+            }
+            other => panic!("{other:?}"),
+        }
+        asked.abort();
+    }
+}
