@@ -19,7 +19,8 @@
 //! do not apply, so the seam is this function: `Session::handle`, the
 //! outbox's `Frames`, and the body that drains them.
 
-use super::sse::{CancelOnDrop, HttpBody, event_stream};
+use super::cancel::CancelOnDrop;
+use super::sse::{HttpBody, event_stream};
 use super::{json_response, with_challenge};
 use crate::auth::Gate;
 use crate::conn::connection::Connection;

@@ -13,7 +13,7 @@
 //! session cannot resume from (unknown stream, resumed already, events no
 //! longer held) gets `400`, never another stream's events.
 
-use super::sse::CancelOnDrop;
+use super::cancel::CancelOnDrop;
 use crate::conn::outbox::Frames;
 use crate::conn::stream_close::StreamClose;
 use crate::util::lock;

@@ -6,6 +6,7 @@
 //! `Server::max_sse_unwritten` unread bytes, never the final response, so a
 //! client that reads slowly or not at all cannot grow the server's memory.
 
+use super::cancel::CancelOnDrop;
 use super::resume::{Parked, Resumable};
 use crate::conn::connection::Connection;
 use crate::conn::outbox::{self, Frames};
@@ -181,33 +182,6 @@ pub(crate) fn event_stream(body: HttpBody) -> hyper::Response<HttpBody> {
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     h.insert("x-accel-buffering", HeaderValue::from_static("no"));
     response
-}
-
-/// Cancels every call of a request's connection when dropped; calls that
-/// have finished are gone from it, so this is a no-op after a normal end.
-#[derive(Debug)]
-pub(crate) struct CancelOnDrop(pub(crate) Weak<Connection>);
-
-impl CancelOnDrop {
-    /// The connection, without cancelling it (its guard moves on).
-    pub(crate) fn disarm(mut self) -> Weak<Connection> {
-        std::mem::take(&mut self.0)
-    }
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        if let Some(connection) = self.0.upgrade() {
-            connection.fail_server_requests();
-            let cancelled = connection.cancel_all();
-            if !cancelled.is_empty() {
-                tracing::debug!(
-                    calls = cancelled.len(),
-                    "the client went away; cancelled its calls"
-                );
-            }
-        }
-    }
 }
 
 impl Body for HttpBody {
