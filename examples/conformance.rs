@@ -4,10 +4,11 @@
 //! The fixture tools of the official MCP conformance suite
 //! (`@modelcontextprotocol/conformance`, its server scenarios `tools-*`,
 //! `elicitation-sep1034-defaults` and `elicitation-sep1330-enums`; for
-//! 2026-07-28, `input-required-result-*`, `server-stateless` and the Tasks
-//! extension's `tasks-*`), its fixture resources (`resources-*`) and
-//! prompts (`prompts-*`, `completion-complete`), with the names, arguments
-//! and results its scenarios expect. The suite talks
+//! 2026-07-28, `input-required-result-*` (roots and several inputs in one
+//! round among them), `server-stateless` and the Tasks extension's
+//! `tasks-*`), its fixture resources (`resources-*`) and prompts
+//! (`prompts-*`, `completion-complete`), with the names, arguments and
+//! results its scenarios expect. The suite talks
 //! Streamable HTTP (`conformance server --url http://127.0.0.1:PORT/mcp`);
 //! without `--http` this serves stdio, as every example does.
 //! For `resources-subscribe` and `resources-unsubscribe` no resource is
@@ -24,7 +25,7 @@
 //! whole sampling request builder.
 
 use mcp_runtime::{
-    CompletionContext, Content, Context, ElicitRequest, Elicitation, FormField, Level,
+    Ask, CompletionContext, Content, Context, ElicitRequest, Elicitation, FormField, Level,
     PromptMessage, SampleRequest, SamplingMessage, Server, TaskSupport, Tool, ToolBuilder,
     ToolError, ToolOutcome, prompt, prompts, resource, resources, tool, tools,
 };
@@ -291,6 +292,63 @@ async fn test_input_required_result_sampling(ctx: Context) -> Result<String, Too
     answer
         .text()
         .ok_or_else(|| ToolError::new("the model answered without text"))
+}
+
+/// SSE polling fixture (`server-sse-polling`, 2025-11-25 over HTTP): closes
+/// the call's event stream first, so the client resumes it with
+/// `Last-Event-ID` for the result (SEP-1699).
+#[tool(read_only, open_world = false)]
+async fn test_reconnection(ctx: Context) -> String {
+    ctx.close_sse_stream();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    "Reconnection test completed".to_owned()
+}
+
+/// Roots fixture (`input-required-result-basic-list-roots`): asks the client
+/// for its roots (`roots/list`) and lists them.
+#[tool(read_only, open_world = false)]
+async fn test_input_required_result_list_roots(ctx: Context) -> Result<String, ToolError> {
+    let roots = ctx.roots("client_roots").await?;
+    Ok(format!("Roots: {}", root_list(&roots)))
+}
+
+/// Several-inputs fixture (`input-required-result-multiple-input-requests`):
+/// asks for a name, a greeting from the client's model and the roots, in
+/// one round.
+#[tool(read_only, open_world = false)]
+async fn test_input_required_result_multiple_inputs(ctx: Context) -> Result<String, ToolError> {
+    let (name, greeting, roots) = ctx
+        .ask((
+            Ask::elicit(
+                "user_name",
+                one_field("What is your name?", "name", "string"),
+            ),
+            Ask::sample(
+                "greeting",
+                SampleRequest::prompt("Generate a greeting").max_tokens(50),
+            ),
+            Ask::roots("client_roots"),
+        ))
+        .await?;
+    let name = accepted(&name, "name")?;
+    Ok(format!(
+        "{} {}! Roots: {}",
+        greeting.text().unwrap_or_default(),
+        name.as_str().unwrap_or_default(),
+        root_list(&roots)
+    ))
+}
+
+/// The roots' URIs, comma-separated (`none` when there are none).
+fn root_list(roots: &[mcp_runtime::Root]) -> String {
+    if roots.is_empty() {
+        return "none".to_owned();
+    }
+    roots
+        .iter()
+        .map(|root| root.uri.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// 2026-07-28 fixture: asks for a confirmation; the retry only completes
@@ -753,6 +811,8 @@ async fn main() -> std::io::Result<()> {
         test_elicitation_sep1330_enums,
         test_input_required_result_elicitation,
         test_input_required_result_sampling,
+        test_input_required_result_list_roots,
+        test_input_required_result_multiple_inputs,
         test_input_required_result_request_state,
         test_input_required_result_multi_round,
         test_input_required_result_tampered_state,
@@ -764,6 +824,7 @@ async fn main() -> std::io::Result<()> {
         test_trigger_resource_update,
         test_streaming_elicitation,
         test_logging_tool,
+        test_reconnection,
         greet,
         slow_compute,
         failing_job,

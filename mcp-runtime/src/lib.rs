@@ -135,6 +135,7 @@ use mcp_protocol as protocol;
 pub use changes::Notifier;
 pub use content::{Audience, Content, IntoContent};
 pub use context::Context;
+pub use context::ask::{Ask, Asks, FromAnswer, MAX_ROOTS};
 pub use context::elicit::{
     ElicitAction, ElicitRequest, Elicitation, FormField, SampleRequest, SampleResult,
 };
@@ -150,6 +151,7 @@ pub use prompt::{CompletionContext, Prompt, PromptBuilder, PromptResult};
 pub use protocol::ProtocolVersion;
 pub use protocol::model::PromptMessage;
 pub use protocol::model::ResourceContents;
+pub use protocol::model::Root;
 pub use protocol::sampling::{Role, SamplingContent, SamplingMessage};
 pub use resource::{Resource, ResourceBuilder, ResourceError, ResourceRead};
 pub use schemars::{self, JsonSchema};

@@ -1,9 +1,11 @@
 //! What `#[tool]`'s expansion names, and only that: the one channel between
-//! the macro's generated code and this crate (`::mcp_runtime::__private::…`).
+//! the macro's generated code and this crate (`::mcp_runtime::__private::…`);
+//! besides, the hidden halves of the public `Asks` trait's methods.
 //! Not a public API: it changes with the macro, which is pinned to this
 //! version.
 
 pub use crate::Context;
+pub use crate::context::ask::{Answer, Pending};
 pub use crate::outcome::ToolOutcome;
 pub use crate::schema::input_schema;
 pub use crate::tool::{Icon, TaskSupport, ToolBuilder, ToolCall};

@@ -63,6 +63,7 @@ const SCENARIOS: &[&str] = &[
     "elicitation-sep1034-defaults",
     "elicitation-sep1330-enums",
     "server-sse-multiple-streams",
+    "server-sse-polling",
     "dns-rebinding-protection",
 ];
 
@@ -97,6 +98,8 @@ const SCENARIOS_2026: &[&str] = &[
     "dns-rebinding-protection",
     "input-required-result-basic-elicitation",
     "input-required-result-basic-sampling",
+    "input-required-result-basic-list-roots",
+    "input-required-result-multiple-input-requests",
     "input-required-result-request-state",
     "input-required-result-multi-round",
     "input-required-result-missing-input-response",

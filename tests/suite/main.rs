@@ -22,6 +22,8 @@ mod elicitation;
 mod errors;
 mod http;
 mod hygiene;
+// Roots and several inputs in one round (`ctx.roots`, `ctx.ask`).
+mod inputs;
 mod interop;
 mod load;
 mod model;
@@ -39,6 +41,8 @@ mod sampling;
 mod schemas;
 mod self_contained;
 mod services;
+// SSE polling: closed legacy streams resumed with Last-Event-ID.
+mod sse_polling;
 mod stderr;
 mod stdio;
 #[cfg(unix)]

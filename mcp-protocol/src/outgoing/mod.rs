@@ -86,7 +86,7 @@ pub enum ErrorData {
 /// A set of client capabilities, each declared with no options
 /// (`{"elicitation":{}}`).
 #[derive(Debug)]
-pub struct Capabilities(pub &'static [&'static str]);
+pub struct Capabilities(pub Vec<&'static str>);
 
 impl Serialize for Capabilities {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -94,7 +94,7 @@ impl Serialize for Capabilities {
         #[derive(Serialize)]
         struct NoOptions {}
         let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for name in self.0 {
+        for name in &self.0 {
             map.serialize_entry(name, &NoOptions {})?;
         }
         map.end()
@@ -247,7 +247,7 @@ pub(crate) mod tests {
             supported: vec!["2026-07-28"],
         };
         let missing = ErrorData::MissingCapability {
-            required: Capabilities(&["elicitation"]),
+            required: Capabilities(vec!["elicitation"]),
         };
         assert_eq!(
             serde_json::to_string(&missing).unwrap(),

@@ -225,10 +225,18 @@ pub enum InputRequestRef<'a> {
     /// `sampling/createMessage`.
     #[serde(rename = "sampling/createMessage")]
     Sample(CreateMessageParamsRef<'a>),
+    /// `roots/list` (its params an empty object).
+    #[serde(rename = "roots/list")]
+    ListRoots(NoParams),
 }
 
-/// A request to the client (legacy sessions): `elicitation/create` or
-/// `sampling/createMessage`.
+/// The empty `params` object of a request that takes none (`roots/list`):
+/// written `{}`, as the schemas show it, rather than left out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct NoParams {}
+
+/// A request to the client (legacy sessions): `elicitation/create`,
+/// `sampling/createMessage` or `roots/list`.
 pub fn client_request(id: &RawValue, request: &InputRequestRef<'_>) -> Frame {
     #[derive(Serialize)]
     struct ClientRequest<'a> {

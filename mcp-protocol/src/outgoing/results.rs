@@ -43,15 +43,15 @@ struct InputRequired<'a> {
     request_state: &'a str,
 }
 
-struct InputRequests<'a> {
-    key: &'a str,
-    request: &'a InputRequestRef<'a>,
-}
+/// The questions of one round, each under its key, in the order asked.
+struct InputRequests<'a>(&'a [(&'a str, InputRequestRef<'a>)]);
 
 impl Serialize for InputRequests<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry(self.key, self.request)?;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, request) in self.0 {
+            map.serialize_entry(key, request)?;
+        }
         map.end()
     }
 }
@@ -319,18 +319,19 @@ impl<'a> Reply<'a> {
         self.send(result, "complete", 256)
     }
 
-    /// A 2026-07-28 `input_required` result: the question and the sealed state.
+    /// A 2026-07-28 `input_required` result: the round's questions, each
+    /// under its key (distinct keys: the caller's), and the sealed state.
     pub fn input_required(
         &self,
-        key: &str,
-        request: &InputRequestRef<'_>,
+        requests: &[(&str, InputRequestRef<'_>)],
         request_state: &str,
     ) -> Frame {
         let body = InputRequired {
-            input_requests: InputRequests { key, request },
+            input_requests: InputRequests(requests),
             request_state,
         };
-        self.send(body, "input_required", 256 + request_state.len())
+        let size = 256 * requests.len().max(1) + request_state.len();
+        self.send(body, "input_required", size)
     }
 }
 
@@ -441,7 +442,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn input_required_carries_the_question_and_the_state() {
+    fn input_required_carries_the_questions_in_order_and_the_state() {
         let id = raw("2");
         let meta = meta();
         let schema = serde_json::json!({});
@@ -450,14 +451,17 @@ pub(crate) mod tests {
             &schema,
             ProtocolVersion::V2026_07_28,
         ));
+        let roots = InputRequestRef::ListRoots(super::super::NoParams {});
         let reply = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
-        let frame: Value =
-            serde_json::from_slice(&reply.input_required("k", &form, "s.t").into_bytes()).unwrap();
-        assert_eq!(
-            frame["result"]["inputRequests"]["k"]["method"],
-            "elicitation/create"
+        let frame = text(reply.input_required(&[("k", form), ("a", roots)], "s.t"));
+        assert!(
+            frame.starts_with(
+                "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"inputRequests\":{\
+                 \"k\":{\"method\":\"elicitation/create\",\"params\":{\"message\":\"q\",\"mode\":\"form\",\"requestedSchema\":{}}},\
+                 \"a\":{\"method\":\"roots/list\",\"params\":{}}},\
+                 \"requestState\":\"s.t\",\"resultType\":\"input_required\""
+            ),
+            "{frame}"
         );
-        assert_eq!(frame["result"]["requestState"], "s.t");
-        assert_eq!(frame["result"]["resultType"], "input_required");
     }
 }

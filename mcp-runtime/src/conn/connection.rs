@@ -5,6 +5,7 @@
 use super::client::ClientInfo;
 use super::lifecycle::Lifecycle;
 use super::outbox::Outbox;
+use super::stream_close::StreamClose;
 use super::watched::Watched;
 use crate::level::Level;
 use crate::principal::Principal;
@@ -124,6 +125,9 @@ pub(crate) struct Connection {
     /// verified subject, else the peer's address; `None` on stdio, which
     /// serves one client.
     client_key: Option<Arc<str>>,
+    /// How a call asks to close the stream its response goes on (legacy
+    /// Streamable HTTP POSTs); `None` where there is no such stream.
+    stream_close: Option<Arc<StreamClose>>,
 }
 
 /// What the connections of one HTTP session share (one allocation: a
@@ -169,7 +173,23 @@ impl Connection {
             trace: None,
             scope_denial: OnceLock::new(),
             client_key: None,
+            stream_close: None,
         }
+    }
+
+    /// This connection with a response stream its calls may ask to close.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_stream_close(self, close: Arc<StreamClose>) -> Connection {
+        Connection {
+            stream_close: Some(close),
+            ..self
+        }
+    }
+
+    /// The close request of this connection's response stream, if it has one.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn stream_close(&self) -> Option<&Arc<StreamClose>> {
+        self.stream_close.as_ref()
     }
 
     /// This connection with its requests made by `principal`.

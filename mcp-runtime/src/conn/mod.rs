@@ -9,4 +9,5 @@ pub(crate) mod connection;
 pub(crate) mod lifecycle;
 pub(crate) mod outbox;
 pub(crate) mod peer;
+pub(crate) mod stream_close;
 pub(crate) mod watched;

@@ -160,13 +160,7 @@ impl Frames {
         frame
     }
 
-    /// The next frame; `None` once the outbox is gone and empty.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) async fn recv(&mut self) -> Option<Frame> {
-        std::future::poll_fn(|cx| self.poll_recv(cx)).await
-    }
-
-    /// [`Frames::recv`], polled.
+    /// The next frame, polled; `None` once the outbox is gone and empty.
     pub(crate) fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<Frame>> {
         let mut queue = lock(&self.shared.queue);
         if let Some(frame) = queue.frames.pop_front() {

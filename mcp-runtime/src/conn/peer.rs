@@ -1,5 +1,6 @@
 //! The seam between a running call and its client: what the call sends its
-//! client (progress, log messages) and asks it (elicitation, sampling).
+//! client (progress, log messages) and asks it (elicitation, sampling,
+//! roots).
 //! Every call has one peer, and the context asks it rather than knowing
 //! which kind it has: the connection the call came on (the wire, rendering
 //! frames into its outbox, borrowed and allocation-free as before), the
@@ -10,8 +11,8 @@
 use super::connection::Connection;
 use crate::level::Level;
 use crate::protocol::model::{
-    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, LoggingMessageParams,
-    ProgressParams, RpcError,
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult,
+    LoggingMessageParams, ProgressParams, RpcError,
 };
 use crate::protocol::{ProtocolVersion, outgoing};
 use crate::util::BoxFuture;
@@ -93,6 +94,9 @@ pub(crate) trait Peer: Send + Sync + fmt::Debug {
 
     /// A `sampling/createMessage`.
     fn sample(&self, params: CreateMessageParams) -> Asked<CreateMessageResult>;
+
+    /// A `roots/list`.
+    fn roots(&self) -> Asked<ListRootsResult>;
 }
 
 /// The wire: notifications become frames in the connection's outbox
@@ -135,6 +139,10 @@ impl Peer for Connection {
     }
 
     fn sample(&self, _: CreateMessageParams) -> Asked<CreateMessageResult> {
+        Asked::OnTheWire
+    }
+
+    fn roots(&self) -> Asked<ListRootsResult> {
         Asked::OnTheWire
     }
 }

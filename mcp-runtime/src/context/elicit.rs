@@ -1,10 +1,10 @@
 //! Elicitation and sampling: asking the user (or the client's model) for
-//! input in the middle of a tool call, in both eras. Everything about it is
-//! here, beside the [`Context`] whose methods they are: the request and answer
-//! types (form fields in `context/form.rs`, sampling in `context/sample.rs`),
-//! the two flows behind `ctx.elicit` ([`ask`]) and `ctx.sample`
-//! ([`sample()`]), the interrupt a 2026-07-28 call ends with; the sealing of
-//! `requestState` is `context/seal.rs`.
+//! input in the middle of a tool call, in both eras. Here: the request and
+//! answer types (form fields in `context/form.rs`, sampling in
+//! `context/sample.rs`), the [`Question`]s a tool asks and the interrupt a
+//! 2026-07-28 call ends with. The one flow behind `ctx.elicit`,
+//! `ctx.sample`, `ctx.roots` and `ctx.ask` is `context/ask.rs`; the
+//! sealing of `requestState` is `context/seal.rs`.
 //!
 //! The same `ctx.elicit(key, request)` works in both eras. In a legacy session
 //! it sends a real `elicitation/create` request to the client and awaits the
@@ -25,15 +25,11 @@
 pub use super::form::FormField;
 pub use super::sample::{SampleRequest, SampleResult};
 
-use crate::conn::peer::Asked;
-use crate::context::Context;
 use crate::outcome::ToolError;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::form::{FieldSchema, form_schema};
-use crate::protocol::model::{self, ElicitParams, RpcError};
-use crate::protocol::outgoing::{ElicitForm, InputRequestRef};
-use crate::util::BoxFuture;
-use crate::util::{human_duration, lock};
+use crate::protocol::model::{self, ElicitParams};
+use crate::protocol::outgoing::{ElicitForm, InputRequestRef, NoParams};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::time::Duration;
@@ -156,6 +152,18 @@ impl Elicitation {
         Ok(Elicitation { action, content })
     }
 
+    /// The model's `ElicitResult` (from a peer that answers in-process).
+    pub(crate) fn from_model(answer: model::ElicitResult) -> Elicitation {
+        Elicitation {
+            action: match answer.action {
+                model::ElicitAction::Accept => ElicitAction::Accept,
+                model::ElicitAction::Decline => ElicitAction::Decline,
+                model::ElicitAction::Cancel => ElicitAction::Cancel,
+            },
+            content: answer.content,
+        }
+    }
+
     /// Whether the user submitted the form.
     pub fn is_accepted(&self) -> bool {
         self.action == ElicitAction::Accept
@@ -195,14 +203,16 @@ pub(crate) const DEFAULT_MAX_SPENT_REQUEST_STATES: usize = 10_000;
 /// user has the same time in both eras.
 pub(crate) const DEFAULT_ELICITATION_TIMEOUT: Duration = Duration::from_secs(600);
 
-/// What a tool asks the client for: a form for the user or a message from
-/// the client's model.
+/// What a tool asks the client for: a form for the user, a message from
+/// the client's model, or the client's roots.
 #[derive(Debug, Clone)]
 pub(crate) enum Question {
     /// `elicitation/create`.
     Elicit(ElicitRequest),
     /// `sampling/createMessage` (boxed: far larger than a form).
     Sample(Box<SampleRequest>),
+    /// `roots/list`.
+    Roots,
 }
 
 impl Question {
@@ -211,22 +221,25 @@ impl Question {
         match self {
             Question::Elicit(request) => InputRequestRef::Elicit(request.wire(version)),
             Question::Sample(request) => InputRequestRef::Sample(request.wire()),
+            Question::Roots => InputRequestRef::ListRoots(NoParams {}),
         }
     }
 
-    /// The client capability answering it needs, as a one-name set.
-    fn capability(&self) -> &'static [&'static str] {
+    /// The client capability answering it needs.
+    pub(crate) fn capability(&self) -> &'static str {
         match self {
-            Question::Elicit(_) => &["elicitation"],
-            Question::Sample(_) => &["sampling"],
+            Question::Elicit(_) => "elicitation",
+            Question::Sample(_) => "sampling",
+            Question::Roots => "roots",
         }
     }
 
     /// What the tool's errors call the request.
-    fn noun(&self) -> &'static str {
+    pub(crate) fn noun(&self) -> &'static str {
         match self {
             Question::Elicit(_) => "elicitation",
             Question::Sample(_) => "sampling request",
+            Question::Roots => "roots/list request",
         }
     }
 }
@@ -234,168 +247,9 @@ impl Question {
 /// Why a 2026-07-28 call stopped before its tool finished.
 #[derive(Debug, Clone)]
 pub(crate) enum Interrupt {
-    /// The tool asked for input the request does not carry yet.
-    InputRequired { key: String, request: Question },
-    /// The tool needs a client capability (by name) the request did not declare.
-    MissingCapability(&'static [&'static str]),
-}
-
-/// `ctx.elicit(key, request)`: a real request to the client in a legacy
-/// session; in the 2026-07-28 era the answer from the retry, or an
-/// interrupt that ends the call with `input_required`.
-pub(crate) async fn ask(
-    ctx: &Context,
-    key: &str,
-    request: ElicitRequest,
-) -> Result<Elicitation, ToolError> {
-    // A peer that answers does so in either era, with no `input_required`
-    // round trip (the door's caller, a task's `tasks/update`, awaits it).
-    let asked = ctx.peer().elicit(request.model(ctx.protocol_version()));
-    let question = Question::Elicit(request);
-    let asked = match asked {
-        Asked::Answer(asked) => asked,
-        Asked::Unable => return Err(undeclared(&question)),
-        Asked::OnTheWire => {
-            let answer = ask_client(ctx, key, question).await?;
-            return Elicitation::from_result(&answer);
-        }
-    };
-    let answer = ask_peer(ctx, &question, asked).await?;
-    Ok(Elicitation {
-        action: match answer.action {
-            model::ElicitAction::Accept => ElicitAction::Accept,
-            model::ElicitAction::Decline => ElicitAction::Decline,
-            model::ElicitAction::Cancel => ElicitAction::Cancel,
-        },
-        content: answer.content,
-    })
-}
-
-/// `ctx.sample(key, request)`: as [`ask`], with `sampling/createMessage`.
-pub(crate) async fn sample(
-    ctx: &Context,
-    key: &str,
-    request: SampleRequest,
-) -> Result<SampleResult, ToolError> {
-    let asked = ctx.peer().sample(request.model());
-    let question = Question::Sample(Box::new(request));
-    let asked = match asked {
-        Asked::Answer(asked) => asked,
-        Asked::Unable => return Err(undeclared(&question)),
-        Asked::OnTheWire => {
-            let answer = ask_client(ctx, key, question).await?;
-            return SampleResult::from_result(&answer);
-        }
-    };
-    let answer = ask_peer(ctx, &question, asked).await?;
-    Ok(SampleResult {
-        role: answer.role,
-        content: vec![answer.content],
-        model: answer.model,
-        stop_reason: answer.stop_reason,
-    })
-}
-
-/// The client's bare answer to `question`, in either era.
-async fn ask_client(ctx: &Context, key: &str, question: Question) -> Result<Value, ToolError> {
-    if ctx.protocol_version().is_modern() {
-        ask_modern(ctx, key, question).await
-    } else {
-        ask_legacy(ctx, question).await
-    }
-}
-
-fn declares(ctx: &Context, question: &Question) -> bool {
-    question
-        .capability()
-        .iter()
-        .all(|name| ctx.client_capabilities().get(name).is_some())
-}
-
-/// Why a client that did not declare `question`'s capability is not asked.
-fn undeclared(question: &Question) -> ToolError {
-    ToolError::new(match question {
-        Question::Elicit(_) => {
-            "this client cannot answer questions (it did not declare the elicitation capability)"
-        }
-        Question::Sample(_) => {
-            "this client cannot sample its model (it did not declare the sampling capability)"
-        }
-    })
-}
-
-/// Waits for a peer's answer (the door's callbacks, a task's record): the
-/// question went as the model's typed params, the answer is the model's
-/// typed result, read into the tool's answer type directly (no JSON on the
-/// way), under the same timeout as a legacy question.
-async fn ask_peer<T>(
-    ctx: &Context,
-    question: &Question,
-    asked: BoxFuture<Result<T, RpcError>>,
-) -> Result<T, ToolError> {
-    let limit = ctx.elicitation_timeout();
-    match tokio::time::timeout(limit, asked).await {
-        Ok(Ok(answer)) => Ok(answer),
-        Ok(Err(error)) => Err(ToolError::new(format!(
-            "the client failed the {}: {}",
-            question.noun(),
-            error.message
-        ))),
-        Err(_) => Err(timed_out(question, limit)),
-    }
-}
-
-/// Why a question the client did not answer within `limit` was withdrawn.
-fn timed_out(question: &Question, limit: Duration) -> ToolError {
-    ToolError::new(match question {
-        Question::Elicit(_) => format!(
-            "the user did not answer within {}; the question was withdrawn",
-            human_duration(limit)
-        ),
-        Question::Sample(_) => format!(
-            "the client did not answer the sampling request within {}; it was withdrawn",
-            human_duration(limit)
-        ),
-    })
-}
-
-async fn ask_legacy(ctx: &Context, question: Question) -> Result<Value, ToolError> {
-    if !declares(ctx, &question) {
-        return Err(undeclared(&question));
-    }
-    let noun = question.noun();
-    let wire = question.wire(ctx.protocol_version());
-    let mut request = ctx.connection().request_client(&wire);
-    let limit = ctx.elicitation_timeout();
-    // On timeout `request` is dropped, which withdraws the question.
-    match tokio::time::timeout(limit, request.reply()).await {
-        Ok(Ok(Ok(result))) => Ok(result),
-        Ok(Ok(Err(error))) => Err(ToolError::new(format!(
-            "the client failed the {noun}: {}",
-            error
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("no message")
-        ))),
-        Ok(Err(_)) => Err(ToolError::new("the client went away before answering")),
-        Err(_) => Err(timed_out(&question, limit)),
-    }
-}
-
-async fn ask_modern(ctx: &Context, key: &str, question: Question) -> Result<Value, ToolError> {
-    if let Some(answer) = ctx.answers().get(key) {
-        return Ok(answer.clone());
-    }
-    let interrupt = if declares(ctx, &question) {
-        Interrupt::InputRequired {
-            key: key.to_owned(),
-            request: question,
-        }
-    } else {
-        Interrupt::MissingCapability(question.capability())
-    };
-    lock(ctx.interrupt_slot()).get_or_insert(interrupt);
-    ctx.notify_interrupted();
-    // The runtime answers for the call now and drops this future.
-    std::future::pending().await
+    /// The tool asked for input the request does not carry yet: the
+    /// round's unanswered questions, by key, in the order asked.
+    InputRequired(Vec<(String, Question)>),
+    /// The tool needs client capabilities (by name) the request did not declare.
+    MissingCapability(Vec<&'static str>),
 }

@@ -4,6 +4,7 @@
 //! client's model. The test builder is `test_context.rs`, above this
 //! module and `tool/`.
 
+pub(crate) mod ask;
 pub(crate) mod elicit;
 mod form;
 mod sample;
@@ -13,6 +14,7 @@ use crate::changes::Notifier;
 use crate::conn::client::ClientInfo;
 use crate::conn::connection::{CancelSignal, Connection};
 use crate::conn::peer::{LogMessage, Peer, Progress};
+use crate::context::ask::{Ask, Asks};
 use crate::context::elicit::{ElicitRequest, Elicitation, Interrupt, SampleRequest, SampleResult};
 use crate::level::Level;
 use crate::outcome::ToolError;
@@ -371,7 +373,7 @@ impl Context {
         key: &str,
         request: ElicitRequest,
     ) -> Result<Elicitation, ToolError> {
-        crate::context::elicit::ask(self, key, request).await
+        self.ask(Ask::elicit(key, request)).await
     }
 
     /// Asks the client's model for a message (`sampling/createMessage`).
@@ -404,7 +406,103 @@ impl Context {
         key: &str,
         request: SampleRequest,
     ) -> Result<SampleResult, ToolError> {
-        crate::context::elicit::sample(self, key, request).await
+        self.ask(Ask::sample(key, request)).await
+    }
+
+    /// Asks the client for its roots (`roots/list`): the directories and
+    /// files it lets the server work in.
+    ///
+    /// Works like [`Context::elicit`]: `key` names this request within the
+    /// tool and must be stable across runs. An `Err` means the client cannot
+    /// be asked (it did not declare the `roots` capability: in the
+    /// 2026-07-28 era the call then fails with `-32021`), failed the
+    /// request, sent an answer that is not a `ListRootsResult` (or one of
+    /// more than [`MAX_ROOTS`](crate::MAX_ROOTS) roots), or, in a legacy
+    /// session, did not answer within
+    /// [`Server::elicitation_timeout`](crate::Server::elicitation_timeout).
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{Context, ToolError, tool};
+    ///
+    /// /// The client's roots, one URI a line.
+    /// #[tool]
+    /// async fn workspace(ctx: Context) -> Result<String, ToolError> {
+    ///     let roots = ctx.roots("roots").await?;
+    ///     Ok(roots.iter().map(|root| root.uri.as_str()).collect::<Vec<_>>().join("\n"))
+    /// }
+    /// ```
+    pub async fn roots(&self, key: &str) -> Result<Vec<crate::Root>, ToolError> {
+        self.ask(Ask::roots(key)).await
+    }
+
+    /// Asks several things at once ([`Ask`]s, as a tuple) and returns the
+    /// answers in the same shape: in a legacy session every request is sent
+    /// to the client at once and awaited together; in the 2026-07-28 era
+    /// the call ends with one `input_required` result carrying every
+    /// question not answered yet, and the tool runs again once the client
+    /// sends them all. Each key must be stable across runs and distinct in
+    /// the round. The first failure (as [`Context::elicit`] lists them)
+    /// ends the round: the questions still open are withdrawn.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{Ask, Context, ElicitRequest, FormField, SampleRequest, ToolError, tool};
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Name {
+    ///     name: String,
+    /// }
+    ///
+    /// /// Greets the user, naming the client's first root.
+    /// #[tool]
+    /// async fn welcome(ctx: Context) -> Result<String, ToolError> {
+    ///     let form = ElicitRequest::new("Your name?").field("name", FormField::string().required());
+    ///     let (name, greeting, roots) = ctx
+    ///         .ask((
+    ///             Ask::elicit("name", form),
+    ///             Ask::sample("greeting", SampleRequest::prompt("Say hello").max_tokens(20)),
+    ///             Ask::roots("roots"),
+    ///         ))
+    ///         .await?;
+    ///     let name: Name = name.content_as()?;
+    ///     let greeting = greeting.text().unwrap_or_default();
+    ///     let root = roots.first().map_or("nowhere", |root| root.uri.as_str());
+    ///     Ok(format!("{greeting}, {}, in {root}", name.name))
+    /// }
+    /// ```
+    pub async fn ask<A: Asks>(&self, asks: A) -> Result<A::Output, ToolError> {
+        crate::context::ask::ask(self, asks).await
+    }
+
+    /// Closes the event stream this call's response goes on, before the
+    /// response, so a client that polls comes back for the rest (SSE
+    /// polling, SEP-1699): for a long call over legacy Streamable HTTP, to
+    /// free a connection a proxy would time out. The stream ends after the
+    /// events sent so far with an event carrying `retry`; the call runs on,
+    /// and what it sends next (progress, the response) waits for the
+    /// client's `GET` with `Last-Event-ID`, which resumes the stream.
+    /// Returns whether there was such a stream: `false` on stdio, over
+    /// 2026-07-28 HTTP, and in the in-process door, where nothing happens.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{Context, tool};
+    /// use std::time::Duration;
+    ///
+    /// /// Waits a while, letting the client poll.
+    /// #[tool]
+    /// async fn long_wait(ctx: Context) -> String {
+    ///     ctx.close_sse_stream();
+    ///     tokio::time::sleep(Duration::from_secs(60)).await;
+    ///     "done".to_owned()
+    /// }
+    /// ```
+    pub fn close_sse_stream(&self) -> bool {
+        match self.inner.connection.stream_close() {
+            Some(close) if self.inner.task.get().is_none() && self.may_send() => {
+                close.request();
+                true
+            }
+            _ => false,
+        }
     }
 
     /// The call's client: the task's record once the call became a task,

@@ -174,7 +174,7 @@ impl StateSealer {
     }
 
     /// Issues the state of a call of `tool` (arguments digest `digest`)
-    /// that now asks `asked`, having gathered `answers` so far, for the
+    /// that now asks the keys `asked`, having gathered `answers` so far, for the
     /// client `client` (its quota key; `None` on stdio, whose one client
     /// has no other to crowd out).
     ///
@@ -191,7 +191,7 @@ impl StateSealer {
         &self,
         tool: &str,
         digest: &str,
-        asked: &str,
+        asked: &[&str],
         answers: &Map<String, Value>,
         client: Option<&str>,
         single_use: bool,
@@ -239,7 +239,7 @@ impl StateSealer {
         asked: &str,
         answers: &Map<String, Value>,
     ) -> String {
-        self.seal_ticket(tool, digest, asked, answers).0
+        self.seal_ticket(tool, digest, &[asked], answers).0
     }
 
     /// A sealed state and the ticket that spends it.
@@ -247,7 +247,7 @@ impl StateSealer {
         &self,
         tool: &str,
         digest: &str,
-        asked: &str,
+        asked: &[&str],
         answers: &Map<String, Value>,
     ) -> (String, StateTicket) {
         let expires =
@@ -257,7 +257,7 @@ impl StateSealer {
             a: Cow::Borrowed(digest),
             e: expires,
             n: Cow::Borrowed(&id),
-            q: vec![Cow::Borrowed(asked)],
+            q: asked.iter().map(|key| Cow::Borrowed(*key)).collect(),
             r: Cow::Borrowed(answers),
             t: Cow::Borrowed(tool),
             v: LAYOUT,
@@ -700,7 +700,9 @@ mod tests {
 
     /// A single-use state issued for `client`.
     async fn issued(sealer: &StateSealer, client: Option<&str>) -> Result<String, IssueRefusal> {
-        sealer.issue("t", "d", "k", &Map::new(), client, true).await
+        sealer
+            .issue("t", "d", &["k"], &Map::new(), client, true)
+            .await
     }
 
     fn ticket_of(sealer: &StateSealer, state: &str) -> StateTicket {
@@ -801,7 +803,7 @@ mod tests {
         issued(&sealer, None).await.unwrap();
         // A replayable tool's state takes no place.
         sealer
-            .issue("t", "d", "k", &Map::new(), Some("mallory"), false)
+            .issue("t", "d", &["k"], &Map::new(), Some("mallory"), false)
             .await
             .unwrap();
     }

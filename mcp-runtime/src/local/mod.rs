@@ -20,7 +20,8 @@ use crate::principal::Principal;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::model::{
     self, CallToolResult, ClientCapabilities, CreateMessageParams, CreateMessageResult,
-    ElicitParams, ElicitResult, Implementation, LoggingMessageParams, ProgressParams, RpcError,
+    ElicitParams, ElicitResult, Implementation, ListRootsResult, LoggingMessageParams,
+    ProgressParams, RpcError,
 };
 use crate::server::Server;
 use crate::session::call_span::Outcome;
@@ -237,6 +238,11 @@ impl Peer for LocalPeer {
             Some(callback) => Asked::Answer(callback(params)),
             None => Asked::Unable,
         }
+    }
+
+    /// The door declares no roots: it stands for no client with a workspace.
+    fn roots(&self) -> Asked<ListRootsResult> {
+        Asked::Unable
     }
 }
 

@@ -45,12 +45,16 @@ impl Sink for PromptReturned {
             }
             // The door's peer answers every question and is never
             // cancelled by its context: neither ending reaches it.
-            Ending::Interrupted(Interrupt::InputRequired { key, .. }) => (
-                Outcome::Error,
-                Err(RpcError::internal_error(format!(
-                    "the prompt asked `{key}` of a client that answers in process"
-                ))),
-            ),
+            Ending::Interrupted(Interrupt::InputRequired(questions)) => {
+                let keys: Vec<&str> = questions.iter().map(|(key, _)| key.as_str()).collect();
+                (
+                    Outcome::Error,
+                    Err(RpcError::internal_error(format!(
+                        "the prompt asked `{}` of a client that answers in process",
+                        keys.join("`, `")
+                    ))),
+                )
+            }
             Ending::Cancelled => (
                 Outcome::Cancelled,
                 Err(RpcError::internal_error("the prompt was cancelled")),

@@ -306,13 +306,14 @@ impl Sink for Wire {
                     &finish::missing_capability(required),
                 )),
             ),
-            Ending::Interrupted(Interrupt::InputRequired { key, request }) => {
+            Ending::Interrupted(Interrupt::InputRequired(round)) => {
+                let keys: Vec<&str> = round.iter().map(|(key, _)| key.as_str()).collect();
                 let issued = shared
                     .sealer
                     .issue(
                         &tool.sealed_name(),
                         &arguments_digest.get(),
-                        &key,
+                        &keys,
                         context.answers(),
                         connection.client_key(),
                         !tool.def.replayable_input,
@@ -321,11 +322,15 @@ impl Sink for Wire {
                 match issued {
                     Ok(state) => (
                         Outcome::InputRequired,
-                        Some(reply(&shared, id, version).input_required(
-                            &key,
-                            &request.wire(version),
-                            &state,
-                        )),
+                        Some(
+                            reply(&shared, id, version).input_required(
+                                &round
+                                    .iter()
+                                    .map(|(key, question)| (key.as_str(), question.wire(version)))
+                                    .collect::<Vec<_>>(),
+                                &state,
+                            ),
+                        ),
                     ),
                     Err(refusal) => {
                         let outcome = ToolOutcome::Error(not_issued(&tool.name, &refusal));

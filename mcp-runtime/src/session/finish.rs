@@ -119,10 +119,11 @@ pub(crate) fn ended(
         Ending::Interrupted(Interrupt::MissingCapability(required)) => {
             (Outcome::Error, Some(Err(missing_capability(required))))
         }
-        Ending::Interrupted(Interrupt::InputRequired { key, .. }) => (
+        Ending::Interrupted(Interrupt::InputRequired(round)) => (
             Outcome::Error,
             Some(Err(RpcError::internal_error(format!(
-                "the tool asked `{key}` on the request after its task began"
+                "the tool asked `{}` on the request after its task began",
+                round.first().map_or("", |(key, _)| key.as_str())
             )))),
         ),
     }
@@ -130,7 +131,7 @@ pub(crate) fn ended(
 
 /// `-32021`: the refusal of a call that needs client capabilities the
 /// request did not declare, naming them.
-pub(crate) fn missing_capability(required: &'static [&'static str]) -> RpcError {
+pub(crate) fn missing_capability(required: Vec<&'static str>) -> RpcError {
     RpcError::missing_client_capability("Missing required client capability").with_data(
         ErrorData::MissingCapability {
             required: Capabilities(required),

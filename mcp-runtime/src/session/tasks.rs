@@ -25,7 +25,7 @@ use crate::outcome::{ToolError, ToolOutcome};
 use crate::protocol::model::TaskStatus;
 use crate::protocol::model::method;
 use crate::protocol::model::{
-    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, RpcError,
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult, RpcError,
 };
 use crate::protocol::outgoing::Reply;
 
@@ -37,8 +37,8 @@ use crate::tool::ToolCall;
 use crate::tool::call::Arguments;
 use crate::util::{BoxFuture, human_duration, lock};
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -495,6 +495,10 @@ impl Peer for TaskRun {
 
     fn sample(&self, params: CreateMessageParams) -> Asked<CreateMessageResult> {
         Asked::Answer(self.ask(method::CREATE_MESSAGE, serde_json::to_value(params)))
+    }
+
+    fn roots(&self) -> Asked<ListRootsResult> {
+        Asked::Answer(self.ask(method::ROOTS_LIST, Ok(Value::Object(Map::new()))))
     }
 }
 

@@ -430,7 +430,8 @@ mod tests {
             "repeats count once"
         );
         assert_eq!(ack.honoured.resources_list_changed, Some(true));
-        let prompts = session.capabilities(ProtocolVersion::V2026_07_28, false)
+        let prompts = session
+            .capabilities(ProtocolVersion::V2026_07_28, false)
             .prompts
             .is_some_and(|p| p.list_changed);
         assert_eq!(

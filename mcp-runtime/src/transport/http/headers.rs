@@ -16,6 +16,8 @@ pub(crate) const METHOD: HeaderName = HeaderName::from_static(http::METHOD);
 pub(crate) const NAME: HeaderName = HeaderName::from_static(http::NAME);
 /// `Mcp-Session-Id` (legacy era).
 pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static(http::SESSION_ID);
+/// `Last-Event-ID` (SSE): where a resumed legacy stream picks up.
+pub(crate) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
 /// `traceparent` (W3C Trace Context).
 const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");

@@ -19,11 +19,17 @@
 //! used session makes room: see [`Sessions::make_room`]), each forgotten
 //! after [`SESSION_IDLE`](super::sessions::SESSION_IDLE) without a request (unless its push stream is
 //! open); a session holds its handshake and the connections of its
-//! requests in flight, nothing else. No resumption: SSE events carry no
-//! ids and `Last-Event-ID` is ignored.
+//! requests in flight, and the streams its calls closed for the client to
+//! resume.
+//!
+//! SSE polling (SEP-1699): the events of a POST's stream carry ids, and a
+//! call may close its stream early (`Context::close_sse_stream`); a GET
+//! with `Last-Event-ID` resumes such a stream (`resume.rs`). A GET without
+//! it opens the push stream.
 
 use super::headers;
 use super::respond::{respond, watch_changes_until};
+use super::resume::{NotResumed, ParkedStreams, Resumable};
 use super::sessions::{LegacySession, PushGuard, Sessions, find, session_id};
 use super::sse::HttpBody;
 use super::status;
@@ -32,6 +38,7 @@ use crate::auth::Gate;
 use crate::conn::connection::Connection;
 use crate::conn::lifecycle::Lifecycle;
 use crate::conn::outbox;
+use crate::conn::stream_close::StreamClose;
 use crate::principal::Principal;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::incoming::{Incoming, Rejection};
@@ -126,7 +133,14 @@ pub(super) async fn post(
         message @ (Ok(Incoming::Request { .. }) | Err(_)) => {
             let (out, frames) = outbox::channel(shared.max_sse_unwritten);
             let trace = headers::trace_context(headers);
-            let connection = Arc::new(caller.on(session.template.fork(out).with_trace(trace)));
+            let close = Arc::new(StreamClose::default());
+            let connection = Arc::new(
+                caller.on(session
+                    .template
+                    .fork(out)
+                    .with_trace(trace)
+                    .with_stream_close(Arc::clone(&close))),
+            );
             session.forks.add(&connection);
             // A message the one parse refused (its params included) is a
             // bad request on HTTP, in either era.
@@ -137,7 +151,12 @@ pub(super) async fn post(
             };
             // `logging/setLevel` changes the session, not just this request:
             // the fork shares the template's log level.
-            respond(shared, stop, connection, frames, message, status_of, gate).await
+            let response =
+                respond(shared, stop, connection, frames, message, status_of, gate).await;
+            if !response.body().is_stream() {
+                return response;
+            }
+            response.map(|body| body.resumable(Resumable::new(close, Arc::clone(&session.parked))))
         }
     }
 }
@@ -192,13 +211,15 @@ async fn initialize(
             used: Mutex::new(Instant::now()),
             owner: caller.principal,
             client,
+            parked: Arc::new(ParkedStreams::default()),
         }),
     );
     response.headers_mut().insert(headers::SESSION_ID, value);
     response
 }
 
-/// GET: the session's push stream (one at a time; a second gets `409`).
+/// GET: the session's push stream (one at a time; a second gets `409`),
+/// or, with `Last-Event-ID`, a stream a call closed, resumed.
 pub(super) fn get(
     shared: &Arc<Shared>,
     sessions: &Arc<Sessions>,
@@ -211,6 +232,9 @@ pub(super) fn get(
     };
     if let Some(refusal) = check_version(&session, headers) {
         return refusal;
+    }
+    if let Some(last) = headers.get(headers::LAST_EVENT_ID) {
+        return resume(&session, last);
     }
     let (out, frames) = outbox::channel(shared.max_sse_unwritten);
     let connection = Arc::new(caller.on(session.template.fork(out)));
@@ -240,6 +264,27 @@ pub(super) fn get(
         false,
         Some(Box::new(guard)),
     ))
+}
+
+/// A GET with `Last-Event-ID`: the closed stream it names, from the events
+/// after it; `400` when the session holds no such stream or no longer the
+/// events after that id.
+fn resume(session: &LegacySession, last: &HeaderValue) -> Response<HttpBody> {
+    let resumed = last
+        .to_str()
+        .map_err(|_| NotResumed::Unknown)
+        .and_then(|last| session.parked.resume(last));
+    match resumed {
+        Ok((parked, missed)) => super::sse::event_stream(HttpBody::resumed(parked, missed)),
+        Err(NotResumed::Unknown) => refuse(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: Last-Event-ID names no stream of this session to resume (unknown, resumed already, or dropped); call again",
+        ),
+        Err(NotResumed::Lost) => refuse(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: the events after this Last-Event-ID are no longer held, so the stream cannot be resumed; call again",
+        ),
+    }
 }
 
 /// DELETE: ends the session; its calls in flight are cancelled.

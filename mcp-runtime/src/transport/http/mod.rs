@@ -14,6 +14,7 @@
 //! [`layer`]) go between the listener and the front door.
 
 mod body;
+mod cancel;
 mod checks;
 pub(crate) mod client_key;
 mod front;
@@ -23,6 +24,7 @@ mod legacy;
 mod listener;
 mod modern;
 mod respond;
+mod resume;
 mod sessions;
 mod sse;
 mod status;

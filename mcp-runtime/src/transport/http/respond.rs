@@ -19,7 +19,8 @@
 //! do not apply, so the seam is this function: `Session::handle`, the
 //! outbox's `Frames`, and the body that drains them.
 
-use super::sse::{CancelOnDrop, HttpBody, event_stream};
+use super::cancel::CancelOnDrop;
+use super::sse::{HttpBody, event_stream};
 use super::{json_response, with_challenge};
 use crate::auth::Gate;
 use crate::changes::Change;
@@ -31,6 +32,7 @@ use crate::session::{Session, close_subscriptions, watch_changes};
 use crate::shared::Shared;
 use hyper::{Response, StatusCode};
 use std::sync::Arc;
+use std::task::Poll;
 use tokio::sync::{broadcast, watch};
 
 /// Hands `message` to a session on `connection` (which only this request
@@ -61,6 +63,7 @@ pub(super) async fn respond(
         return with_challenge(json_response(challenge.status, body), challenge);
     }
     let listening = !connection.subscriptions().is_empty();
+    let close = connection.stream_close().cloned();
     let keep: Option<Box<dyn std::any::Any + Send + Sync>> = if listening {
         // The subscription lives as long as its stream, which ends with
         // its final response when the server stops.
@@ -74,21 +77,29 @@ pub(super) async fn respond(
         drop(connection);
         None
     };
-    let Some(first) = frames.recv().await else {
+    // The first frame decides the head; a call that asks to close its
+    // stream before sending anything gets a stream, which it closes.
+    let first = std::future::poll_fn(|cx| {
+        if let Poll::Ready(frame) = frames.poll_recv(cx) {
+            return Poll::Ready(frame.map(Some));
+        }
+        match &close {
+            Some(close) => close.poll_requested(cx).map(|()| Some(None)),
+            None => Poll::Pending,
+        }
+    })
+    .await;
+    let Some(first) = first else {
         // A request always gets an answer; a call cancelled under us has none.
         let mut response = Response::new(HttpBody::empty());
         *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
         return response;
     };
-    match first.kind() {
-        FrameKind::Message => event_stream(HttpBody::stream(
-            Some(first),
-            frames,
-            cancel.disarm(),
-            true,
-            keep,
-        )),
-        kind => json_response(status_of(kind), first.into_bytes()),
+    match first {
+        Some(first) if first.kind() != FrameKind::Message => {
+            json_response(status_of(first.kind()), first.into_bytes())
+        }
+        first => event_stream(HttpBody::stream(first, frames, cancel.disarm(), true, keep)),
     }
 }
 

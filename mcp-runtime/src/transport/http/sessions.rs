@@ -5,6 +5,7 @@
 
 use super::headers;
 use super::refuse;
+use super::resume::ParkedStreams;
 use super::sse::HttpBody;
 use crate::conn::connection::Connection;
 use crate::principal::Principal;
@@ -51,6 +52,8 @@ pub(super) struct LegacySession {
     pub(super) owner: Option<Arc<Principal>>,
     /// The client it counts against (see `Connection::client_key`).
     pub(super) client: Option<Arc<str>>,
+    /// Streams its calls closed, waiting for the client to resume them.
+    pub(super) parked: Arc<ParkedStreams>,
 }
 
 impl LegacySession {
@@ -66,6 +69,7 @@ impl LegacySession {
             connection.cancel_all();
         }
         lock(&self.push).take();
+        self.parked.clear();
     }
 
     pub(super) fn expired(&self, now: Instant) -> bool {

@@ -6,14 +6,17 @@
 //! `Server::max_sse_unwritten` unread bytes, never the final response, so a
 //! client that reads slowly or not at all cannot grow the server's memory.
 
+use super::cancel::CancelOnDrop;
+use super::resume::{Parked, Resumable};
 use crate::conn::connection::Connection;
-use crate::conn::outbox::Frames;
+use crate::conn::outbox::{self, Frames};
 use crate::protocol::frame::{Frame, FrameKind};
 use bytes::Bytes;
 use hyper::body::{Body, Frame as BodyFrame, SizeHint};
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::pin::Pin;
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 
 /// The body of a response of [`HttpService`](super::HttpService).
@@ -39,10 +42,14 @@ enum Kind {
         ended: bool,
         /// Cancels the calls of the stream's request when the client goes
         /// away before the end (dropping the body is how hyper says so).
-        _cancel: CancelOnDrop,
+        cancel: CancelOnDrop,
         /// What must live as long as the stream (a subscription's
         /// connection, a legacy session's push slot).
-        _keep: Option<Box<dyn std::any::Any + Send + Sync>>,
+        keep: Option<Box<dyn std::any::Any + Send + Sync>>,
+        /// Event ids, the call's request to close the stream, and what a
+        /// resumed stream replays first (legacy POSTs: `resume.rs`); boxed,
+        /// as other streams have none.
+        resumable: Option<Box<Resumable>>,
     },
 }
 
@@ -53,6 +60,11 @@ impl HttpBody {
             kind: Kind::Full(Some(bytes.into())),
             guard: None,
         }
+    }
+
+    /// Whether this is an event stream.
+    pub(crate) fn is_stream(&self) -> bool {
+        matches!(self.kind, Kind::Stream { .. })
     }
 
     /// No body.
@@ -79,8 +91,35 @@ impl HttpBody {
                 frames,
                 until_response,
                 ended: false,
-                _cancel: CancelOnDrop(connection),
-                _keep: keep,
+                cancel: CancelOnDrop(connection),
+                keep,
+                resumable: None,
+            },
+            guard: None,
+        }
+    }
+
+    /// This stream with event ids, closable by its call (`resume.rs`).
+    pub(crate) fn resumable(mut self, with: Resumable) -> HttpBody {
+        if let Kind::Stream { resumable, .. } = &mut self.kind {
+            *resumable = Some(Box::new(with));
+        }
+        self
+    }
+
+    /// A closed stream resumed: `missed` replayed, then the call's frames.
+    pub(crate) fn resumed(parked: Parked, missed: VecDeque<Bytes>) -> HttpBody {
+        let mut resumable = parked.resumable;
+        resumable.replay = missed;
+        HttpBody {
+            kind: Kind::Stream {
+                first: None,
+                frames: parked.frames,
+                until_response: true,
+                ended: false,
+                cancel: parked.cancel,
+                keep: parked.keep,
+                resumable: Some(resumable),
             },
             guard: None,
         }
@@ -108,8 +147,18 @@ impl HttpBody {
     }
 }
 
-/// One frame as an SSE `message` event.
-fn event(frame: Frame) -> Bytes {
+/// One frame as an SSE `message` event; with its id from `log`, when the
+/// stream has one.
+fn event(frame: Frame, resumable: Option<&mut Box<Resumable>>) -> Bytes {
+    let message = message_event(frame);
+    match resumable {
+        Some(resumable) => resumable.log.event(&message),
+        None => message,
+    }
+}
+
+/// One frame as an SSE `message` event, without id.
+fn message_event(frame: Frame) -> Bytes {
     let bytes = frame.into_bytes();
     let mut event = Vec::with_capacity(bytes.len() + 24);
     event.extend_from_slice(b"event: message\ndata: ");
@@ -135,33 +184,6 @@ pub(crate) fn event_stream(body: HttpBody) -> hyper::Response<HttpBody> {
     response
 }
 
-/// Cancels every call of a request's connection when dropped; calls that
-/// have finished are gone from it, so this is a no-op after a normal end.
-#[derive(Debug)]
-pub(crate) struct CancelOnDrop(pub(crate) Weak<Connection>);
-
-impl CancelOnDrop {
-    /// The connection, without cancelling it (its guard moves on).
-    pub(crate) fn disarm(mut self) -> Weak<Connection> {
-        std::mem::take(&mut self.0)
-    }
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        if let Some(connection) = self.0.upgrade() {
-            connection.fail_server_requests();
-            let cancelled = connection.cancel_all();
-            if !cancelled.is_empty() {
-                tracing::debug!(
-                    calls = cancelled.len(),
-                    "the client went away; cancelled its calls"
-                );
-            }
-        }
-    }
-}
-
 impl Body for HttpBody {
     type Data = Bytes;
     type Error = Infallible;
@@ -177,22 +199,50 @@ impl Body for HttpBody {
                 frames,
                 until_response,
                 ended,
-                ..
+                cancel,
+                keep,
+                resumable,
             } => {
                 if *ended {
                     return Poll::Ready(None);
                 }
+                if let Some(event) = resumable.as_mut().and_then(|r| r.replay.pop_front()) {
+                    return Poll::Ready(Some(Ok(BodyFrame::data(event))));
+                }
                 let frame = match first.take() {
                     Some(frame) => frame,
-                    None => match std::task::ready!(frames.poll_recv(cx)) {
-                        Some(frame) => frame,
-                        None => return Poll::Ready(None),
-                    },
+                    None => {
+                        if let Some(closing) = resumable
+                            .as_ref()
+                            .filter(|r| r.close.poll_take(cx).is_ready())
+                        {
+                            // The call asked to close the stream: it ends
+                            // with an event to resume from, and the call's
+                            // frames wait in its session for the client.
+                            let parked = Arc::clone(&closing.parked);
+                            let Some(mut resumable) = resumable.take() else {
+                                return Poll::Ready(None);
+                            };
+                            let close = resumable.log.close_event();
+                            *ended = true;
+                            parked.park(Parked {
+                                resumable,
+                                frames: std::mem::replace(frames, outbox::channel(0).1),
+                                cancel: std::mem::replace(cancel, CancelOnDrop(Weak::new())),
+                                keep: keep.take(),
+                            });
+                            return Poll::Ready(Some(Ok(BodyFrame::data(close))));
+                        }
+                        match std::task::ready!(frames.poll_recv(cx)) {
+                            Some(frame) => frame,
+                            None => return Poll::Ready(None),
+                        }
+                    }
                 };
                 if *until_response && frame.kind() != FrameKind::Message {
                     *ended = true;
                 }
-                Poll::Ready(Some(Ok(BodyFrame::data(event(frame)))))
+                Poll::Ready(Some(Ok(BodyFrame::data(event(frame, resumable.as_mut())))))
             }
         }
     }
