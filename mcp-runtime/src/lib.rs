@@ -88,6 +88,7 @@
 //! | `redis` | `store::RedisStore`: the state replicas share (spent request states, handles, tasks) |
 //! | `opentelemetry` | each call's span parented to the caller's W3C trace context |
 //! | `tasks` | the Tasks extension (`io.modelcontextprotocol/tasks`): `#[tool(task = "optional" \| "required")]`, `tasks/*` |
+//! | `skills` | the Skills extension (`io.modelcontextprotocol/skills`): `Server::skills_dir` serves a folder of Agent Skills |
 //!
 //! The guide in the repository's `docs/` folder goes further, by topic:
 //! `tools.md`, `context.md`, `tool-dumps.md`, `testing.md`, `protocol.md`,
@@ -115,6 +116,8 @@ pub mod schema;
 mod server;
 mod session;
 mod shared;
+#[cfg(feature = "skills")]
+pub mod skills;
 mod state;
 pub mod store;
 mod task;

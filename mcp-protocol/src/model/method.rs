@@ -33,6 +33,10 @@ use super::lifecycle::{DiscoverResult, InitializeParams, InitializeResult, MetaP
 use super::notifications::{
     CancelledParams, ListenParams, LoggingMessageParams, ProgressParams, SetLevelParams,
 };
+use super::skills::{
+    GetSkillParams, GetSkillResult, ListSkillsParams, ListSkillsResult, ReadDirectoryParams,
+    ReadDirectoryResult,
+};
 use super::task::{DetailedTask, TaskIdParams, UpdateTaskParams};
 use super::tools::{CallToolParams, ListToolsParams, ListToolsResult};
 use crate::ProtocolVersion;
@@ -80,6 +84,12 @@ pub const TASKS_CANCEL: &str = "tasks/cancel";
 /// `notifications/tasks`: a task's status, on a `subscriptions/listen`
 /// stream (the Tasks extension, 2026-07-28).
 pub const TASKS_STATUS: &str = "notifications/tasks";
+/// `resources/directory/read` (the Skills extension, with `directoryRead`).
+pub const RESOURCES_DIRECTORY_READ: &str = "resources/directory/read";
+/// `skills/get` (the Skills extension).
+pub const SKILLS_GET: &str = "skills/get";
+/// `skills/list` (the Skills extension).
+pub const SKILLS_LIST: &str = "skills/list";
 
 /// The revisions a method exists in: a run of them, oldest first, as the
 /// spec settles it (`ping` and `logging/setLevel` end with the handshake
@@ -129,6 +139,9 @@ pub enum Capability {
     Logging,
     /// The server's Tasks extension (`tasks/*`, `notifications/tasks`).
     Tasks,
+    /// The server's Skills extension (`skills/*`,
+    /// `resources/directory/read`).
+    Skills,
     /// The client's `sampling` (`sampling/createMessage`).
     Sampling,
     /// The client's `elicitation` (`elicitation/create`).
@@ -238,6 +251,14 @@ requests! {
     UpdateTask = TASKS_UPDATE, Revisions::MODERN, Some(Capability::Tasks), UpdateTaskParams => JsonObject;
     /// `tasks/cancel`: stops a task (the Tasks extension).
     CancelTask = TASKS_CANCEL, Revisions::MODERN, Some(Capability::Tasks), TaskIdParams => JsonObject;
+    /// `resources/directory/read`: a directory's direct children (the
+    /// Skills extension, with `directoryRead`).
+    ReadDirectory = RESOURCES_DIRECTORY_READ, Revisions::ALL, Some(Capability::Skills), ReadDirectoryParams => ReadDirectoryResult;
+    /// `skills/get`: one skill's entry (the Skills extension).
+    GetSkill = SKILLS_GET, Revisions::ALL, Some(Capability::Skills), GetSkillParams => GetSkillResult;
+    /// `skills/list`: a page of the skills a server serves (the Skills
+    /// extension).
+    ListSkills = SKILLS_LIST, Revisions::ALL, Some(Capability::Skills), ListSkillsParams => ListSkillsResult;
 }
 
 notifications! {
@@ -332,7 +353,7 @@ mod tests {
         for (at, name) in names.iter().enumerate() {
             assert!(!names[..at].contains(name), "{name} is listed twice");
         }
-        assert_eq!(REQUEST_METHODS.len(), 13);
+        assert_eq!(REQUEST_METHODS.len(), 16);
         assert!(REQUEST_METHODS.contains(&SetLevel::METHOD));
         assert!(NOTIFICATION_METHODS.contains(&SubscriptionsAcknowledged::METHOD));
     }

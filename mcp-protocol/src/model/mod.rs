@@ -14,7 +14,7 @@
 //!
 //! The types are grouped by concept in private modules below (each uses
 //! only those before it: `jsonrpc`, `tools`, `input`, `lifecycle`,
-//! `notifications`, `task`, `call`, `server`, `method`) and all reached
+//! `notifications`, `task`, `call`, `server`, `skills`, `method`) and all reached
 //! here, as `mcp_protocol::model::X`.
 
 mod call;
@@ -24,6 +24,7 @@ mod lifecycle;
 pub mod method;
 mod notifications;
 mod server;
+mod skills;
 mod task;
 mod tools;
 
@@ -35,6 +36,7 @@ pub use jsonrpc::*;
 pub use lifecycle::*;
 pub use notifications::*;
 pub use server::*;
+pub use skills::*;
 pub use task::*;
 pub use tools::*;
 
