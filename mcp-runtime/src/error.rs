@@ -69,6 +69,10 @@ pub enum Error {
         /// The tool.
         tool: String,
     },
+    /// The skills folder given to `Server::skills_dir` cannot be served as
+    /// the Skills extension says (feature `skills`).
+    #[cfg(feature = "skills")]
+    Skills(crate::skills::SkillsError),
     /// Reading or writing the transport failed.
     Io(io::Error),
 }
@@ -124,6 +128,8 @@ impl fmt::Display for Error {
                 "tool `{tool}` declares the scope {scope:?}, which {reason}"
             ),
             Error::InvalidAuth(reason) => write!(f, "invalid authorization settings: {reason}"),
+            #[cfg(feature = "skills")]
+            Error::Skills(err) => err.fmt(f),
             Error::Io(err) => write!(f, "transport I/O failed: {err}"),
         }
     }
@@ -133,6 +139,8 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Io(err) => Some(err),
+            #[cfg(feature = "skills")]
+            Error::Skills(err) => Some(err),
             _ => None,
         }
     }

@@ -37,6 +37,7 @@ mod sampling;
 mod schemas;
 mod self_contained;
 mod services;
+mod skills;
 mod stderr;
 mod stdio;
 #[cfg(unix)]

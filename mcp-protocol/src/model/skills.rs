@@ -196,7 +196,8 @@ impl ServerCapabilities {
     /// beside the extensions already set.
     pub fn with_skills_extension(self, settings: SkillsCapability) -> ServerCapabilities {
         let mut extensions = self.extensions.unwrap_or_default();
-        let settings = serde_json::to_value(settings).unwrap_or_else(|_| Value::Object(JsonObject::new()));
+        let settings =
+            serde_json::to_value(settings).unwrap_or_else(|_| Value::Object(JsonObject::new()));
         extensions.insert(SKILLS_EXTENSION.to_owned(), settings);
         ServerCapabilities {
             extensions: Some(extensions),
@@ -237,19 +238,24 @@ mod tests {
 
     #[test]
     fn the_capability_sits_inline_under_the_identifier() {
-        let plain = ServerCapabilities::default().with_skills_extension(SkillsCapability::default());
+        let plain =
+            ServerCapabilities::default().with_skills_extension(SkillsCapability::default());
         assert_eq!(
             serde_json::to_value(&plain).unwrap(),
             json!({"extensions": {"io.modelcontextprotocol/skills": {}}})
         );
-        let directories = plain.with_skills_extension(SkillsCapability { directory_read: true });
+        let directories = plain.with_skills_extension(SkillsCapability {
+            directory_read: true,
+        });
         assert_eq!(
             serde_json::to_value(&directories).unwrap()["extensions"][SKILLS_EXTENSION],
             json!({"directoryRead": true})
         );
         assert_eq!(
             directories.skills_extension(),
-            Some(SkillsCapability { directory_read: true })
+            Some(SkillsCapability {
+                directory_read: true
+            })
         );
         assert_eq!(ServerCapabilities::default().skills_extension(), None);
     }

@@ -12,6 +12,7 @@ mod call;
 mod call_model;
 mod notify;
 mod results;
+mod skills;
 mod task_view;
 
 pub use call::*;

@@ -33,7 +33,8 @@ pub(crate) use methods::listen::notify_tools_changed;
 use crate::conn::connection::{ClientReply, Connection, canonical_id};
 use crate::protocol::incoming::requests::CancelledParamsRef;
 use crate::protocol::incoming::{Incoming, Rejection};
-use crate::protocol::model::ServerCapabilities;
+use crate::protocol::model::method::Capability;
+use crate::protocol::model::{ServerCapabilities, SkillsCapability};
 use crate::protocol::outgoing::{self, ErrorData, Reply};
 use crate::protocol::params::Params;
 use crate::protocol::read::without_position;
@@ -115,7 +116,25 @@ impl Session {
     /// table they are listed in, so they ask the session, which routes by
     /// it, rather than import the table that imports them.
     fn capabilities(&self, version: ProtocolVersion, has_task_tools: bool) -> ServerCapabilities {
-        table::capabilities(version, has_task_tools)
+        table::capabilities(version, has_task_tools, self.skills_capability())
+    }
+
+    /// The Skills extension's settings, when this server has skills: they
+    /// are served with `resources/directory/read`.
+    fn skills_capability(&self) -> Option<SkillsCapability> {
+        #[cfg(feature = "skills")]
+        if self.shared.skills.is_some() {
+            return Some(SkillsCapability {
+                directory_read: true,
+            });
+        }
+        None
+    }
+
+    /// Whether this server offers `entry`'s capability: all of them but the
+    /// Skills extension, which only a server with skills has.
+    fn offers(&self, entry: &table::Entry) -> bool {
+        entry.capability != Some(Capability::Skills) || self.skills_capability().is_some()
     }
 
     fn send_failure(&self, id: Option<&RawValue>, failure: &RpcError) {
@@ -211,7 +230,7 @@ impl Session {
             &params,
         )?;
         let version = info.version;
-        let Some(entry) = entry.filter(|entry| entry.serves(version)) else {
+        let Some(entry) = entry.filter(|entry| entry.serves(version) && self.offers(entry)) else {
             return Err(RpcError::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 format!("Method not found: {method}"),

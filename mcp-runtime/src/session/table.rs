@@ -17,10 +17,10 @@ use super::methods::tasks::TaskMethod;
 use super::{Session, parse_params};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::RpcError;
-use crate::protocol::model::ServerCapabilities;
 use crate::protocol::model::method::{
     self, CallTool, CancelTask, Capability, GetTask, Request, Revisions, UpdateTask,
 };
+use crate::protocol::model::{ServerCapabilities, SkillsCapability};
 use serde_json::value::RawValue;
 
 /// How the router runs an entry.
@@ -99,6 +99,12 @@ pub(super) static METHODS: &[Entry] = &[
     marked::<GetTask>(Route::Task(TaskMethod::Get)),
     marked::<UpdateTask>(Route::Task(TaskMethod::Update)),
     marked::<CancelTask>(Route::Task(TaskMethod::Cancel)),
+    #[cfg(feature = "skills")]
+    entry::<method::ListSkills>(),
+    #[cfg(feature = "skills")]
+    entry::<method::GetSkill>(),
+    #[cfg(feature = "skills")]
+    entry::<method::ReadDirectory>(),
 ];
 
 /// The entry for `method`, if the table has one.
@@ -139,8 +145,13 @@ fn open<M: Streaming>(
 
 /// The capabilities a server announces to a request of `version`: those of
 /// the methods that exist in its era (the Tasks extension only when a tool
-/// can run as a task: `has_task_tools`).
-pub(super) fn capabilities(version: ProtocolVersion, has_task_tools: bool) -> ServerCapabilities {
+/// can run as a task: `has_task_tools`; the Skills extension only with
+/// skills, with these settings).
+pub(super) fn capabilities(
+    version: ProtocolVersion,
+    has_task_tools: bool,
+    skills: Option<SkillsCapability>,
+) -> ServerCapabilities {
     let mut capabilities = ServerCapabilities::default();
     let offered = |wanted: Capability| {
         METHODS
@@ -155,6 +166,9 @@ pub(super) fn capabilities(version: ProtocolVersion, has_task_tools: bool) -> Se
     }
     if has_task_tools && offered(Capability::Tasks) {
         capabilities = capabilities.with_tasks_extension();
+    }
+    if let Some(settings) = skills.filter(|_| offered(Capability::Skills)) {
+        capabilities = capabilities.with_skills_extension(settings);
     }
     capabilities
 }
@@ -177,13 +191,21 @@ mod tests {
             } else {
                 r#"{"logging":{},"tools":{"listChanged":true}}"#
             };
-            assert_eq!(text(capabilities(version, false)), expected, "{version}");
+            assert_eq!(
+                text(capabilities(version, false, None)),
+                expected,
+                "{version}"
+            );
             let with_tasks = if version.is_modern() {
                 r#"{"tools":{"listChanged":true},"extensions":{"io.modelcontextprotocol/tasks":{}}}"#
             } else {
                 expected
             };
-            assert_eq!(text(capabilities(version, true)), with_tasks, "{version}");
+            assert_eq!(
+                text(capabilities(version, true, None)),
+                with_tasks,
+                "{version}"
+            );
         }
     }
 

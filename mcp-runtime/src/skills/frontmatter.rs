@@ -50,7 +50,8 @@ pub(super) fn parse(text: &str) -> Result<JsonObject, String> {
 /// The YAML between the opening `---` line and the next `---` line.
 fn block(text: &str) -> Result<&str, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let missing = || "SKILL.md does not begin with a YAML frontmatter block between --- lines".to_owned();
+    let missing =
+        || "SKILL.md does not begin with a YAML frontmatter block between --- lines".to_owned();
     let rest = text
         .strip_prefix("---\n")
         .or_else(|| text.strip_prefix("---\r\n"))
@@ -61,7 +62,10 @@ fn block(text: &str) -> Result<&str, String> {
             break;
         }
         let bare = line.trim_end_matches(['\n', '\r']);
-        if bare.strip_prefix("---").is_some_and(|tail| tail.trim_matches([' ', '\t']).is_empty()) {
+        if bare
+            .strip_prefix("---")
+            .is_some_and(|tail| tail.trim_matches([' ', '\t']).is_empty())
+        {
             return Ok(&rest[..at]);
         }
         at += line.len();
@@ -118,7 +122,10 @@ mod tests {
         );
         // A BOM, CRLF lines and spaces after the closing line are read too.
         let crlf = "\u{feff}---\r\nname: a\r\ndescription: b\r\n--- \r\nbody";
-        assert_eq!(Value::Object(parse(crlf).unwrap()), json!({"name": "a", "description": "b"}));
+        assert_eq!(
+            Value::Object(parse(crlf).unwrap()),
+            json!({"name": "a", "description": "b"})
+        );
         // The block ends at the first closing line, at the end of the file too.
         let end = "---\nname: a\ndescription: b\n---";
         assert_eq!(parse(end).unwrap().len(), 2);
@@ -127,14 +134,26 @@ mod tests {
     #[test]
     fn a_frontmatter_without_what_the_extension_needs_is_refused() {
         let cases = [
-            ("# No frontmatter\n", "does not begin with a YAML frontmatter"),
-            ("---\nname: a\ndescription: b\n", "does not begin with a YAML frontmatter"),
+            (
+                "# No frontmatter\n",
+                "does not begin with a YAML frontmatter",
+            ),
+            (
+                "---\nname: a\ndescription: b\n",
+                "does not begin with a YAML frontmatter",
+            ),
             ("---\n- a\n- b\n---\n", "not a YAML mapping"),
             ("---\nname: [a\n---\n", "not YAML"),
             ("---\ndescription: b\n---\n", "has no name"),
             ("---\nname: a\n---\n", "has no description"),
-            ("---\nname: a\ndescription: \"\"\n---\n", "description is empty"),
-            ("---\nname: 7\ndescription: b\n---\n", "name is not a string"),
+            (
+                "---\nname: a\ndescription: \"\"\n---\n",
+                "description is empty",
+            ),
+            (
+                "---\nname: 7\ndescription: b\n---\n",
+                "name is not a string",
+            ),
             ("---\nname: Bad_Name\ndescription: b\n---\n", "naming rules"),
             (
                 "---\nname: a\ndescription: b\nmetadata:\n  io.modelcontextprotocol/x: 1\n---\n",
@@ -148,7 +167,11 @@ mod tests {
         let long = format!("---\nname: a\ndescription: {}\n---\n", "x".repeat(1025));
         assert!(parse(&long).unwrap_err().contains("longer than 1024"));
         let huge = format!("---\nname: a\n{}---\n", "k: v\n".repeat(20_000));
-        assert!(parse(&huge).unwrap_err().contains("longer than 65536 bytes"));
+        assert!(
+            parse(&huge)
+                .unwrap_err()
+                .contains("longer than 65536 bytes")
+        );
     }
 
     #[test]

@@ -274,7 +274,8 @@ fn entry(
     let at = |path: &str| root.join(path);
     let text = std::str::from_utf8(&bytes[manifest.as_str()])
         .map_err(|_| SkillsError::new(&at(&manifest), "not UTF-8 text"))?;
-    let frontmatter = frontmatter::parse(text).map_err(|reason| SkillsError::new(&at(&manifest), reason))?;
+    let frontmatter =
+        frontmatter::parse(text).map_err(|reason| SkillsError::new(&at(&manifest), reason))?;
     let directory = dir.rsplit('/').next().unwrap_or(dir);
     let name = frontmatter["name"].as_str().unwrap_or_default();
     if name != directory {

@@ -61,10 +61,17 @@ fn each_skill_lists_every_file_with_its_digest_and_size() {
     folder.skill("acme/billing/refunds", "refunds");
     let skills = Skills::from_dir(&folder.0).unwrap();
     assert_eq!(skills.len(), 2);
-    let uris: Vec<&str> = skills.entries().iter().map(|e| e.skill.uri.as_str()).collect();
+    let uris: Vec<&str> = skills
+        .entries()
+        .iter()
+        .map(|e| e.skill.uri.as_str())
+        .collect();
     assert_eq!(
         uris,
-        ["skill://acme/billing/refunds/SKILL.md", "skill://pdf-processing/SKILL.md"]
+        [
+            "skill://acme/billing/refunds/SKILL.md",
+            "skill://pdf-processing/SKILL.md"
+        ]
     );
     let pdf = skills.get("skill://pdf-processing/SKILL.md").unwrap();
     assert_eq!(
@@ -83,15 +90,36 @@ fn each_skill_lists_every_file_with_its_digest_and_size() {
         })
     );
     // The rendered entry is the typed one, byte for byte.
-    assert_eq!(pdf.rendered.get(), serde_json::to_string(&pdf.skill).unwrap());
-    assert_eq!((pdf.name(), pdf.description()), ("pdf-processing", "Fill PDF forms"));
-    let forms = skills.file("skill://pdf-processing/references/FORMS.md").unwrap();
-    assert_eq!((&*forms.bytes, forms.mime_type), (&b"# Forms\n"[..], "text/markdown"));
-    assert_eq!(skills.file("skill://pdf-processing/scripts/fill.py").unwrap().mime_type, "text/x-python");
+    assert_eq!(
+        pdf.rendered.get(),
+        serde_json::to_string(&pdf.skill).unwrap()
+    );
+    assert_eq!(
+        (pdf.name(), pdf.description()),
+        ("pdf-processing", "Fill PDF forms")
+    );
+    let forms = skills
+        .file("skill://pdf-processing/references/FORMS.md")
+        .unwrap();
+    assert_eq!(
+        (&*forms.bytes, forms.mime_type),
+        (&b"# Forms\n"[..], "text/markdown")
+    );
+    assert_eq!(
+        skills
+            .file("skill://pdf-processing/scripts/fill.py")
+            .unwrap()
+            .mime_type,
+        "text/x-python"
+    );
     // Hidden files and files outside every skill are not served.
     assert!(skills.file("skill://pdf-processing/.git/config").is_none());
     assert!(skills.file("skill://README.md").is_none());
-    assert!(skills.get("skill://pdf-processing/references/FORMS.md").is_none());
+    assert!(
+        skills
+            .get("skill://pdf-processing/references/FORMS.md")
+            .is_none()
+    );
 }
 
 #[test]
@@ -123,15 +151,33 @@ fn directories_list_their_direct_children() {
     assert_eq!(
         names("skill://pdf-processing/templates"),
         [
-            ("skill://pdf-processing/templates/invoice.md".into(), md.clone()),
-            ("skill://pdf-processing/templates/regional".into(), dir.clone()),
+            (
+                "skill://pdf-processing/templates/invoice.md".into(),
+                md.clone()
+            ),
+            (
+                "skill://pdf-processing/templates/regional".into(),
+                dir.clone()
+            ),
         ]
     );
     // The prefix above a skill is a directory too.
-    assert_eq!(names("skill://acme"), [("skill://acme/billing".into(), dir)]);
-    let invoice = &skills.directory("skill://pdf-processing/templates").unwrap()[0];
-    assert_eq!((invoice.name.as_str(), invoice.size), ("invoice.md", Some(1)));
-    assert!(skills.directory("skill://pdf-processing/SKILL.md").is_none());
+    assert_eq!(
+        names("skill://acme"),
+        [("skill://acme/billing".into(), dir)]
+    );
+    let invoice = &skills
+        .directory("skill://pdf-processing/templates")
+        .unwrap()[0];
+    assert_eq!(
+        (invoice.name.as_str(), invoice.size),
+        ("invoice.md", Some(1))
+    );
+    assert!(
+        skills
+            .directory("skill://pdf-processing/SKILL.md")
+            .is_none()
+    );
     assert!(skills.directory("skill://pdf-processing/").is_none());
     assert!(skills.directory("skill://nothing").is_none());
 }
@@ -146,7 +192,10 @@ fn a_nested_skill_is_its_own_and_part_of_the_enclosing_one() {
         panic!("listed")
     };
     let uris: Vec<&str> = files.iter().map(|f| f.uri.as_str()).collect();
-    assert_eq!(uris, ["skill://outer/SKILL.md", "skill://outer/inner/SKILL.md"]);
+    assert_eq!(
+        uris,
+        ["skill://outer/SKILL.md", "skill://outer/inner/SKILL.md"]
+    );
     assert!(skills.get("skill://outer/inner/SKILL.md").is_some());
 }
 
@@ -262,10 +311,16 @@ fn a_file_over_a_skills_size_is_refused_before_it_is_read() {
 #[test]
 fn too_deep_a_folder_is_refused() {
     let folder = Folder::new("deep");
-    let deep = (0..=MAX_DEPTH).map(|i| format!("d{i}")).collect::<Vec<_>>().join("/");
+    let deep = (0..=MAX_DEPTH)
+        .map(|i| format!("d{i}"))
+        .collect::<Vec<_>>()
+        .join("/");
     folder.write(&format!("{deep}/f"), "x");
     let err = folder.refused();
-    assert!(err.reason().contains("more than 16 directory levels"), "{err}");
+    assert!(
+        err.reason().contains("more than 16 directory levels"),
+        "{err}"
+    );
 }
 
 #[cfg(unix)]

@@ -8,5 +8,7 @@
 pub(super) mod lifecycle;
 pub(crate) mod listen;
 pub(super) mod logging;
+#[cfg(feature = "skills")]
+pub(super) mod skills;
 pub(super) mod tasks;
 pub(super) mod tools;
