@@ -73,6 +73,16 @@ pub enum Error {
     /// the Skills extension says (feature `skills`).
     #[cfg(feature = "skills")]
     Skills(crate::skills::SkillsError),
+    /// A resource built by hand has a malformed URI template, or none of
+    /// its URI (`#[resource]` checks at compile time).
+    InvalidResource {
+        /// The URI or template as given.
+        uri: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Two resources were registered at one URI (or one URI template).
+    DuplicateResourceUri(String),
     /// Reading or writing the transport failed.
     Io(io::Error),
 }
@@ -130,6 +140,12 @@ impl fmt::Display for Error {
             Error::InvalidAuth(reason) => write!(f, "invalid authorization settings: {reason}"),
             #[cfg(feature = "skills")]
             Error::Skills(err) => err.fmt(f),
+            Error::InvalidResource { uri, reason } => {
+                write!(f, "invalid resource {uri:?}: {reason}")
+            }
+            Error::DuplicateResourceUri(uri) => {
+                write!(f, "two resources are registered at {uri:?}")
+            }
             Error::Io(err) => write!(f, "transport I/O failed: {err}"),
         }
     }

@@ -14,7 +14,7 @@
 //!
 //! The types are grouped by concept in private modules below (each uses
 //! only those before it: `jsonrpc`, `tools`, `input`, `lifecycle`,
-//! `notifications`, `task`, `call`, `server`, `skills`, `method`) and all reached
+//! `resources`, `notifications`, `task`, `call`, `server`, `skills`, `method`) and all reached
 //! here, as `mcp_protocol::model::X`.
 
 mod call;
@@ -23,6 +23,7 @@ mod jsonrpc;
 mod lifecycle;
 pub mod method;
 mod notifications;
+mod resources;
 mod server;
 mod skills;
 mod task;
@@ -35,6 +36,7 @@ pub use input::*;
 pub use jsonrpc::*;
 pub use lifecycle::*;
 pub use notifications::*;
+pub use resources::*;
 pub use server::*;
 pub use skills::*;
 pub use task::*;

@@ -11,12 +11,14 @@
 mod call;
 mod call_model;
 mod notify;
+mod resources;
 mod results;
 mod skills;
 mod task_view;
 
 pub use call::*;
 pub use notify::*;
+pub use resources::ResourceList;
 pub use results::*;
 pub use task_view::*;
 

@@ -75,7 +75,7 @@ impl CacheHints {
         }
     }
 
-    fn private(ttl_ms: u64) -> CacheHints {
+    pub(super) fn private(ttl_ms: u64) -> CacheHints {
         CacheHints {
             ttl_ms,
             cache_scope: "private",
@@ -118,11 +118,11 @@ pub(super) struct Trailer<'a> {
 
 /// A result body followed by the revision's closing fields.
 #[derive(Serialize)]
-struct Closed<'a, B> {
+pub(super) struct Closed<'a, B> {
     #[serde(flatten)]
-    body: B,
+    pub(super) body: B,
     #[serde(flatten)]
-    trailer: Option<Trailer<'a>>,
+    pub(super) trailer: Option<Trailer<'a>>,
 }
 
 /// `tools/list` result fields: the page itself is shared.

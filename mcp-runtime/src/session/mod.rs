@@ -33,7 +33,6 @@ pub(crate) use methods::listen::notify_tools_changed;
 use crate::conn::connection::{ClientReply, Connection, canonical_id};
 use crate::protocol::incoming::requests::CancelledParamsRef;
 use crate::protocol::incoming::{Incoming, Rejection};
-use crate::protocol::model::method::Capability;
 use crate::protocol::model::{ServerCapabilities, SkillsCapability};
 use crate::protocol::outgoing::{self, ErrorData, Reply};
 use crate::protocol::params::Params;
@@ -116,7 +115,13 @@ impl Session {
     /// table they are listed in, so they ask the session, which routes by
     /// it, rather than import the table that imports them.
     fn capabilities(&self, version: ProtocolVersion, has_task_tools: bool) -> ServerCapabilities {
-        table::capabilities(version, has_task_tools, self.skills_capability())
+        let has_resources = !self.shared.resources.is_empty();
+        table::capabilities(
+            version,
+            has_task_tools,
+            has_resources,
+            self.skills_capability(),
+        )
     }
 
     /// The Skills extension's settings, when this server has skills: they
@@ -129,12 +134,6 @@ impl Session {
             });
         }
         None
-    }
-
-    /// Whether this server offers `entry`'s capability: all of them but the
-    /// Skills extension, which only a server with skills has.
-    fn offers(&self, entry: &table::Entry) -> bool {
-        entry.capability != Some(Capability::Skills) || self.skills_capability().is_some()
     }
 
     fn send_failure(&self, id: Option<&RawValue>, failure: &RpcError) {
@@ -230,17 +229,8 @@ impl Session {
             &params,
         )?;
         let version = info.version;
-        let Some(entry) = entry.filter(|entry| entry.serves(version) && self.offers(entry)) else {
-            return Err(RpcError::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                format!("Method not found: {method}"),
-            )
-            .with_data(
-                ErrorData::Method {
-                    method: method.to_owned(),
-                }
-                .into(),
-            ));
+        let Some(entry) = entry.filter(|entry| entry.serves(version)) else {
+            return Err(method_not_found(method));
         };
         match entry.route {
             table::Route::Call => self.call_tool(id, info, params),
@@ -252,6 +242,7 @@ impl Session {
                 self.task_request(id, method, info, &params)
             }
             table::Route::Task(_) => unreachable!("no task entries without the tasks feature"),
+            table::Route::Read => self.read_resource(id, info, &params),
         }
     }
 
@@ -276,6 +267,21 @@ impl Session {
         }
         methods::listen::close_subscriptions(connection);
     }
+}
+
+/// `-32601` naming `method`: no such method, or one behind a capability
+/// this server does not offer.
+fn method_not_found(method: &str) -> RpcError {
+    RpcError::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!("Method not found: {method}"),
+    )
+    .with_data(
+        ErrorData::Method {
+            method: method.to_owned(),
+        }
+        .into(),
+    )
 }
 
 /// Deserializes a method's params, or says what is wrong with them.

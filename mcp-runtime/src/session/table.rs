@@ -40,6 +40,9 @@ pub(super) enum Route {
     /// `tasks/*` (Tasks extension): answered from the store, on a task of
     /// its own, once the request's own capabilities allow it.
     Task(TaskMethod),
+    /// `resources/read`: found here, read on a task of its own (the fn is
+    /// async), answered from it.
+    Read,
 }
 
 /// One method of the table.
@@ -99,6 +102,9 @@ pub(super) static METHODS: &[Entry] = &[
     marked::<GetTask>(Route::Task(TaskMethod::Get)),
     marked::<UpdateTask>(Route::Task(TaskMethod::Update)),
     marked::<CancelTask>(Route::Task(TaskMethod::Cancel)),
+    entry::<method::ListResources>(),
+    entry::<method::ListResourceTemplates>(),
+    marked::<method::ReadResource>(Route::Read),
     #[cfg(feature = "skills")]
     entry::<method::ListSkills>(),
     #[cfg(feature = "skills")]
@@ -145,11 +151,13 @@ fn open<M: Streaming>(
 
 /// The capabilities a server announces to a request of `version`: those of
 /// the methods that exist in its era (the Tasks extension only when a tool
-/// can run as a task: `has_task_tools`; the Skills extension only with
-/// skills, with these settings).
+/// can run as a task: `has_task_tools`; `resources` only when the server
+/// has some: `has_resources`; the Skills extension only with skills, with
+/// these settings).
 pub(super) fn capabilities(
     version: ProtocolVersion,
     has_task_tools: bool,
+    has_resources: bool,
     skills: Option<SkillsCapability>,
 ) -> ServerCapabilities {
     let mut capabilities = ServerCapabilities::default();
@@ -166,6 +174,10 @@ pub(super) fn capabilities(
     }
     if has_task_tools && offered(Capability::Tasks) {
         capabilities = capabilities.with_tasks_extension();
+    }
+    // `subscribe` and `listChanged` join it when the server serves them.
+    if has_resources && offered(Capability::Resources) {
+        capabilities = capabilities.with_resources();
     }
     if let Some(settings) = skills.filter(|_| offered(Capability::Skills)) {
         capabilities = capabilities.with_skills_extension(settings);
@@ -192,7 +204,7 @@ mod tests {
                 r#"{"logging":{},"tools":{"listChanged":true}}"#
             };
             assert_eq!(
-                text(capabilities(version, false, None)),
+                text(capabilities(version, false, false, None)),
                 expected,
                 "{version}"
             );
@@ -202,9 +214,14 @@ mod tests {
                 expected
             };
             assert_eq!(
-                text(capabilities(version, true, None)),
+                text(capabilities(version, true, false, None)),
                 with_tasks,
                 "{version}"
+            );
+            let with_resources = text(capabilities(version, false, true, None));
+            assert!(
+                with_resources.ends_with(r#""resources":{}}"#),
+                "{version}: {with_resources}"
             );
         }
     }
@@ -219,7 +236,7 @@ mod tests {
             );
             assert_eq!(find(entry.name).map(|e| e.name), Some(entry.name));
         }
-        assert!(find("resources/list").is_none());
+        assert!(find("prompts/list").is_none());
         let (legacy, modern) = (ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28);
         let serves = |name: &str| {
             let entry = find(name).unwrap();

@@ -8,6 +8,7 @@
 pub(super) mod lifecycle;
 pub(crate) mod listen;
 pub(super) mod logging;
+pub(super) mod resources;
 #[cfg(feature = "skills")]
 pub(super) mod skills;
 pub(super) mod tasks;

@@ -1,8 +1,7 @@
 //! The Skills extension's methods (`skills/list`, `skills/get`,
 //! `resources/directory/read`), answered from the skills the server read
-//! at start-up ([`crate::skills::Skills`]). The router serves them only to
-//! a server that has skills; the others answer `-32601`, as for any
-//! method they do not offer.
+//! at start-up ([`crate::skills::Skills`]). A server without skills
+//! answers them `-32601`, as for any method it does not offer.
 
 use crate::protocol::frame::Frame;
 use crate::protocol::model::method::{GetSkill, ListSkills, ReadDirectory, Request};
@@ -23,14 +22,14 @@ const SKILLS_PAGE: usize = 32;
 /// Children per `resources/directory/read` page.
 const DIRECTORY_PAGE: usize = 256;
 
-/// The skills of a session's server; the router routes here only when it
-/// has some.
-fn skills(session: &Session) -> Result<&Skills, RpcError> {
+/// The skills of a session's server; `-32601` for `method` when it has
+/// none (it does not declare the extension).
+fn skills<'s>(session: &'s Session, method: &str) -> Result<&'s Skills, RpcError> {
     session
         .shared
         .skills
         .as_deref()
-        .ok_or_else(|| RpcError::internal_error("This server serves no skills"))
+        .ok_or_else(|| super::super::method_not_found(method))
 }
 
 /// The page a `cursor` names: our cursors are page numbers, a page that
@@ -84,7 +83,7 @@ impl Method for ListSkills {
         _: ProtocolVersion,
         params: ListSkillsParams,
     ) -> Result<SkillsPage<'_>, RpcError> {
-        let entries = skills(session)?.entries();
+        let entries = skills(session, Self::METHOD)?.entries();
         let at = page(
             params.cursor.as_deref(),
             entries.len(),
@@ -123,10 +122,12 @@ impl Method for GetSkill {
         _: ProtocolVersion,
         params: GetSkillParams,
     ) -> Result<OneSkill<'_>, RpcError> {
-        let entry = skills(session)?.get(&params.uri).ok_or_else(|| {
-            RpcError::invalid_params(format!("No skill is served at {}", shown(&params.uri)))
-                .with_data(serde_json::json!({ "uri": params.uri }))
-        })?;
+        let entry = skills(session, Self::METHOD)?
+            .get(&params.uri)
+            .ok_or_else(|| {
+                RpcError::invalid_params(format!("No skill is served at {}", shown(&params.uri)))
+                    .with_data(serde_json::json!({ "uri": params.uri }))
+            })?;
         Ok(OneSkill {
             entry,
             ttl_ms: session.shared.identity.list_ttl_ms,
@@ -158,18 +159,20 @@ impl Method for ReadDirectory {
         _: ProtocolVersion,
         params: ReadDirectoryParams,
     ) -> Result<DirectoryPage<'_>, RpcError> {
-        let children = skills(session)?.directory(&params.uri).ok_or_else(|| {
-            RpcError::invalid_params(format!(
-                "{} is not a directory resource of this server",
-                shown(&params.uri)
-            ))
-            .with_data(serde_json::json!({ "uri": params.uri }))
-        })?;
+        let children = skills(session, Self::METHOD)?
+            .directory(&params.uri)
+            .ok_or_else(|| {
+                RpcError::invalid_params(format!(
+                    "{} is not a directory resource of this server",
+                    shown(&params.uri)
+                ))
+                .with_data(serde_json::json!({ "uri": params.uri }))
+            })?;
         let at = page(
             params.cursor.as_deref(),
             children.len(),
             DIRECTORY_PAGE,
-            ReadDirectory::METHOD,
+            Self::METHOD,
         )?;
         let (children, next_cursor) = slice(children, at, DIRECTORY_PAGE);
         Ok(DirectoryPage {
