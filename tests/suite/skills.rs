@@ -1,7 +1,8 @@
 //! The Skills extension (SEP-2640) over stdio, in both eras: the
 //! `conformance` example serves `examples/skills` (`Server::skills_dir`),
-//! and each method's response is checked whole, with the digests and sizes
-//! computed here from the files. A server without skills offers none of
+//! and each method's response is checked whole, with the digests, sizes
+//! and contents computed here from the files (`resources/list` and
+//! `resources/read` serve each file of a skill). A server without skills offers none of
 //! it, and a folder that cannot be served stops the server at start-up
 //! with the file and the reason.
 
@@ -58,6 +59,7 @@ fn refunds() -> Value {
         "resources": [
             file("acme/billing/refunds/SKILL.md"),
             file("acme/billing/refunds/examples/email.md"),
+            file("acme/billing/refunds/examples/stamp.png"),
         ],
     })
 }
@@ -367,4 +369,93 @@ fn a_folder_that_cannot_be_served_stops_the_server_with_the_file_and_reason() {
         );
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The `skill://` resources of a `resources/list` result (the example may
+/// serve other resources besides).
+fn skill_resources(result: &Value) -> Vec<Value> {
+    result["resources"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no resources: {result}"))
+        .iter()
+        .filter(|r| r["uri"].as_str().is_some_and(|u| u.starts_with("skill://")))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn each_file_of_a_skill_is_a_resource_listed_and_read_in_both_eras() {
+    let size = |path: &str| file(path)["size"].clone();
+    let listed = json!([
+        {"uri": "skill://acme/billing/refunds/SKILL.md", "name": "refunds",
+         "description": "Process a customer's refund request as the billing team's policy says",
+         "mimeType": "text/markdown", "size": size("acme/billing/refunds/SKILL.md")},
+        {"uri": "skill://acme/billing/refunds/examples/email.md", "name": "email.md",
+         "mimeType": "text/markdown", "size": size("acme/billing/refunds/examples/email.md")},
+        {"uri": "skill://acme/billing/refunds/examples/stamp.png", "name": "stamp.png",
+         "mimeType": "image/png", "size": size("acme/billing/refunds/examples/stamp.png")},
+        {"uri": "skill://pdf-processing/SKILL.md", "name": "pdf-processing",
+         "description": "Extract text from PDF documents and fill in PDF forms",
+         "mimeType": "text/markdown", "size": size("pdf-processing/SKILL.md")},
+        {"uri": "skill://pdf-processing/references/FORMS.md", "name": "FORMS.md",
+         "mimeType": "text/markdown", "size": size("pdf-processing/references/FORMS.md")},
+        {"uri": "skill://pdf-processing/scripts/fill_form.py", "name": "fill_form.py",
+         "mimeType": "text/x-python", "size": size("pdf-processing/scripts/fill_form.py")},
+    ]);
+    let text = |path: &str| std::fs::read_to_string(folder().join(path)).unwrap();
+    let manifest = json!({"contents": [{"uri": "skill://pdf-processing/SKILL.md",
+        "mimeType": "text/markdown", "text": text("pdf-processing/SKILL.md")}]});
+    let stamp = std::fs::read(folder().join("acme/billing/refunds/examples/stamp.png")).unwrap();
+    // The PNG's base64, as the conformance example's fixture spells it.
+    assert_eq!(stamp.len(), 70);
+    let png = json!({"contents": [{"uri": "skill://acme/billing/refunds/examples/stamp.png",
+        "mimeType": "image/png",
+        "blob": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="}]});
+    let unknown = "skill://pdf-processing/references/MISSING.md";
+
+    let mut peer = legacy();
+    let list = peer.request(request(1, "resources/list", json!({}), false));
+    assert_eq!(Value::Array(skill_resources(&list["result"])), listed);
+    let read = peer.request(request(
+        2,
+        "resources/read",
+        json!({"uri": "skill://pdf-processing/SKILL.md"}),
+        false,
+    ));
+    assert_eq!(read["result"], manifest);
+    let read = peer.request(request(
+        3,
+        "resources/read",
+        json!({"uri": "skill://acme/billing/refunds/examples/stamp.png"}),
+        false,
+    ));
+    assert_eq!(read["result"], png);
+    let missing = peer.request(request(4, "resources/read", json!({"uri": unknown}), false));
+    assert_eq!(
+        (error(&missing).0, error(&missing).2),
+        (-32002, json!({"uri": unknown}))
+    );
+
+    let mut peer = Peer::spawn("conformance", &[]);
+    peer.version = MODERN.into();
+    let list = peer.request(request(1, "resources/list", json!({}), true));
+    assert_eq!(Value::Array(skill_resources(&list["result"])), listed);
+    let read = peer.request(request(
+        2,
+        "resources/read",
+        json!({"uri": "skill://pdf-processing/SKILL.md"}),
+        true,
+    ));
+    let mut result = modern_result(&read);
+    assert_eq!(result["resultType"], "complete");
+    result
+        .as_object_mut()
+        .unwrap()
+        .retain(|k, _| k == "contents");
+    assert_eq!(result, manifest);
+    let missing = peer.request(request(3, "resources/read", json!({"uri": unknown}), true));
+    assert_eq!(
+        (error(&missing).0, error(&missing).2),
+        (-32602, json!({"uri": unknown}))
+    );
 }

@@ -544,8 +544,21 @@ impl Server {
         self.check_tasks()?;
         let ttl_ms = self.list_ttl_ms();
         let tools = ToolSet::new(self.tools, self.page_size)?;
+        // A skill's files are resources like any other (a URI registered
+        // both ways is refused as a duplicate).
+        #[cfg(feature = "skills")]
+        let resources = match &skills {
+            Some(skills) => self
+                .resources
+                .into_iter()
+                .chain(skills.resources()?)
+                .collect(),
+            None => self.resources,
+        };
+        #[cfg(not(feature = "skills"))]
+        let resources = self.resources;
         let resources =
-            crate::resource::registry::ResourceRegistry::new(self.resources, self.page_size)?;
+            crate::resource::registry::ResourceRegistry::new(resources, self.page_size)?;
         let identity = Identity::new(
             self.name,
             self.version,

@@ -34,6 +34,7 @@ use crate::protocol::model::{
     DIRECTORY_MIME_TYPE, DirectoryChild, MAX_SKILL_BYTES, MAX_SKILL_FILES, Skill, SkillFiles,
     SkillResource,
 };
+use crate::resource::{Resource, ResourceBuilder};
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
@@ -121,9 +122,9 @@ impl Entry {
 
 /// One served file.
 #[derive(Clone, Debug)]
-pub(crate) struct File {
-    pub(crate) bytes: Arc<[u8]>,
-    pub(crate) mime_type: &'static str,
+struct File {
+    bytes: Arc<[u8]>,
+    mime_type: &'static str,
 }
 
 /// The skills of a folder, ready to serve: give them to
@@ -134,7 +135,7 @@ pub struct Skills {
     /// By URI.
     entries: Vec<Entry>,
     /// Every file of every skill, by URI.
-    files: HashMap<String, File>,
+    files: BTreeMap<String, File>,
     /// Every directory leading to or inside a skill, by URI (no trailing
     /// slash), with its children sorted by URI.
     directories: HashMap<String, Vec<DirectoryChild>>,
@@ -248,9 +249,37 @@ impl Skills {
             .map(|at| &self.entries[at])
     }
 
-    /// The file at `uri`.
-    pub(crate) fn file(&self, uri: &str) -> Option<&File> {
-        self.files.get(uri)
+    /// Every file of every skill as a resource at its URI, which
+    /// `resources/list` lists and `resources/read` reads: a `SKILL.md`
+    /// named and described by its frontmatter, the others by their file
+    /// name; UTF-8 files as text, the rest as bytes.
+    pub(crate) fn resources(&self) -> Result<Vec<Resource>, crate::Error> {
+        self.files
+            .iter()
+            .map(|(uri, file)| {
+                let manifest = self.get(uri);
+                let name = match manifest {
+                    Some(entry) => entry.name(),
+                    None => uri.rsplit('/').next().unwrap_or(uri),
+                };
+                let bytes = Arc::clone(&file.bytes);
+                let text: Option<Arc<str>> = std::str::from_utf8(&bytes).ok().map(Arc::from);
+                let builder = ResourceBuilder::new(uri.as_str(), name, move |read| {
+                    let contents = match &text {
+                        Some(text) => read.text(&**text),
+                        None => read.blob(&bytes),
+                    };
+                    Box::pin(async move { Ok(vec![contents]) })
+                })
+                .mime_type(file.mime_type)
+                .size(file.bytes.len() as u64);
+                match manifest {
+                    Some(entry) => builder.description(entry.description()),
+                    None => builder,
+                }
+                .build()
+            })
+            .collect()
     }
 
     /// The children of the directory at `uri`.

@@ -98,23 +98,23 @@ fn each_skill_lists_every_file_with_its_digest_and_size() {
         (pdf.name(), pdf.description()),
         ("pdf-processing", "Fill PDF forms")
     );
-    let forms = skills
-        .file("skill://pdf-processing/references/FORMS.md")
-        .unwrap();
+    // Every file of a skill is a resource; hidden files and files outside
+    // every skill are not.
+    let listed: Vec<String> = skills
+        .resources()
+        .unwrap()
+        .iter()
+        .map(|r| format!("{} {} {}", r.uri(), r.name(), r.mime_type().unwrap()))
+        .collect();
     assert_eq!(
-        (&*forms.bytes, forms.mime_type),
-        (&b"# Forms\n"[..], "text/markdown")
+        listed,
+        [
+            "skill://acme/billing/refunds/SKILL.md refunds text/markdown",
+            "skill://pdf-processing/SKILL.md pdf-processing text/markdown",
+            "skill://pdf-processing/references/FORMS.md FORMS.md text/markdown",
+            "skill://pdf-processing/scripts/fill.py fill.py text/x-python",
+        ]
     );
-    assert_eq!(
-        skills
-            .file("skill://pdf-processing/scripts/fill.py")
-            .unwrap()
-            .mime_type,
-        "text/x-python"
-    );
-    // Hidden files and files outside every skill are not served.
-    assert!(skills.file("skill://pdf-processing/.git/config").is_none());
-    assert!(skills.file("skill://README.md").is_none());
     assert!(
         skills
             .get("skill://pdf-processing/references/FORMS.md")
