@@ -91,7 +91,7 @@
 //! | `skills` | the Skills extension (`io.modelcontextprotocol/skills`): `Server::skills_dir` serves a folder of Agent Skills |
 //!
 //! The guide in the repository's `docs/` folder goes further, by topic:
-//! `tools.md`, `context.md`, `tool-dumps.md`, `testing.md`, `protocol.md`,
+//! `tools.md`, `context.md`, `tool-dumps.md`, `testing.md`, `protocol.md`, `skills.md`,
 //! `remote-servers.md`, `authorization.md` and `deployment.md`.
 
 #![forbid(unsafe_code)]
@@ -202,6 +202,9 @@ struct DeploymentGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/examples.md")]
 struct ExamplesGuide;
+#[cfg(all(doctest, feature = "skills"))]
+#[doc = include_str!("../../docs/skills.md")]
+struct SkillsGuide;
 
 /// Collects `#[tool]` fns into a `Vec<Tool>` for [`Server::tools`].
 ///
