@@ -70,7 +70,7 @@ fn initialize_echoes_every_legacy_version() {
             response,
             json!({"jsonrpc": "2.0", "id": 1, "result": {
                 "protocolVersion": version,
-                "capabilities": {"tools": {"listChanged": true}, "logging": {}},
+                "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {}},
                 "serverInfo": server_info,
                 "instructions": INSTRUCTIONS
             }})
@@ -527,7 +527,7 @@ fn discover_describes_the_server() {
             // `initialize`), as a -32022 error here names them.
             "supportedVersions": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
             // `build_report` may run as a task: the Tasks extension.
-            "capabilities": {"tools": {"listChanged": true},
+            "capabilities": {"tools": {"listChanged": true}, "resources": {},
                 "extensions": {"io.modelcontextprotocol/tasks": {}}},
             "ttlMs": 300000,
             "cacheScope": "public",
