@@ -210,10 +210,14 @@ fn an_empty_folder_serves_no_skill() {
     assert_eq!(file.reason(), "not a directory");
 }
 
+/// A refusal case: its name, how its folder is made, the file at fault
+/// and a part of the reason.
+type Case = (&'static str, fn(&Folder), &'static str, &'static str);
+
 /// Each mistake stops the folder with the file at fault and the reason.
 #[test]
 fn what_cannot_be_served_faithfully_is_refused_with_the_path_and_reason() {
-    let cases: [(&str, fn(&Folder), &str, &str); 7] = [
+    let cases: [Case; 7] = [
         (
             "no-frontmatter",
             |f| {
