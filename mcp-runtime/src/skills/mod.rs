@@ -30,6 +30,7 @@
 mod frontmatter;
 mod scan;
 
+pub use crate::error::SkillsError;
 use crate::protocol::model::{
     DIRECTORY_MIME_TYPE, DirectoryChild, MAX_SKILL_BYTES, MAX_SKILL_FILES, Skill, SkillFiles,
     SkillResource,
@@ -38,8 +39,7 @@ use crate::resource::{Resource, ResourceBuilder};
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// The most files and directories a skills folder may hold (skipped ones
@@ -58,45 +58,6 @@ const MANIFEST: &str = "SKILL.md";
 
 /// The URI scheme of skill resources.
 const SCHEME: &str = "skill://";
-
-/// A skills folder that cannot be served: the file or directory at fault
-/// and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SkillsError {
-    path: PathBuf,
-    reason: String,
-}
-
-impl SkillsError {
-    fn new(path: &Path, reason: impl Into<String>) -> SkillsError {
-        SkillsError {
-            path: path.to_path_buf(),
-            reason: reason.into(),
-        }
-    }
-
-    fn io(path: &Path, err: &std::io::Error) -> SkillsError {
-        SkillsError::new(path, format!("cannot be read: {err}"))
-    }
-
-    /// The file or directory at fault.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// What is wrong with it.
-    pub fn reason(&self) -> &str {
-        &self.reason
-    }
-}
-
-impl fmt::Display for SkillsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "skills: {}: {}", self.path.display(), self.reason)
-    }
-}
-
-impl std::error::Error for SkillsError {}
 
 /// One skill: its entry, rendered once, and what `resources/list` says of
 /// its `SKILL.md`.
