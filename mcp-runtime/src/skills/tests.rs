@@ -1,6 +1,7 @@
 use super::*;
 use serde_json::json;
 use std::fs;
+use std::path::PathBuf;
 
 /// A fresh folder under the temp dir, removed when dropped.
 struct Folder(PathBuf);
