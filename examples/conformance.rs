@@ -1,5 +1,6 @@
-//! Run with: cargo run --example conformance (stdio), or over HTTP (feature
-//! `http`): cargo run --example conformance --features http -- --http 127.0.0.1:PORT
+//! Run with: cargo run --example conformance --features tasks,skills (stdio),
+//! or over HTTP: cargo run --example conformance --features tasks,skills,http
+//! -- --http 127.0.0.1:PORT
 //!
 //! The fixture tools of the official MCP conformance suite
 //! (`@modelcontextprotocol/conformance`, its server scenarios `tools-*`,
@@ -8,14 +9,15 @@
 //! round among them), `server-stateless` and the Tasks extension's
 //! `tasks-*`), its fixture resources (`resources-*`) and prompts
 //! (`prompts-*`, `completion-complete`), with the names, arguments and
-//! results its scenarios expect. The suite talks
+//! results its scenarios expect, and the skills folder `examples/skills`
+//! of the Skills extension's `sep-2640-skills-*`. The suite talks
 //! Streamable HTTP (`conformance server --url http://127.0.0.1:PORT/mcp`);
 //! without `--http` this serves stdio, as every example does.
 //! For `resources-subscribe` and `resources-unsubscribe` no resource is
 //! needed (subscriptions are kept by URI); `test_trigger_tool_change` and
 //! `test_trigger_prompt_change` change the lists for `server-stateless`'s
 //! list-change checks, and `test_trigger_resource_update` tells a resource
-//! update for the tests of subscriptions.
+//! update for the tests of subscriptions. `SKILLS_DIR=PATH` serves another skills folder;
 //! `ELICIT_TIMEOUT_MS=N` sets how long a legacy elicitation or sampling
 //! request waits for the client; `MAX_TASKS_PER_CLIENT=N` how many tasks one
 //! client may make within a task TTL; `MAX_RESOURCE_SUBSCRIPTIONS=N` how
@@ -835,6 +837,11 @@ async fn main() -> std::io::Result<()> {
     ];
     fixtures.push(json_schema_2020_12_tool());
     fixtures.push(protocol_error_job());
+    // The Skills extension's scenarios (`sep-2640-skills-*`) read the
+    // skills in `examples/skills`; SKILLS_DIR=PATH serves another folder
+    // (tests serve broken ones).
+    let skills = std::env::var("SKILLS_DIR")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/skills").to_owned());
     let mut server = Server::new("mcp-runtime-conformance", env!("CARGO_PKG_VERSION"))
         .tools(fixtures)
         .resources(resources![static_text, static_binary, template_data])
@@ -844,7 +851,8 @@ async fn main() -> std::io::Result<()> {
             test_prompt_with_embedded_resource,
             test_prompt_with_image,
             test_input_required_result_prompt,
-        ]);
+        ])
+        .skills_dir(skills);
     // ELICIT_TIMEOUT_MS=N: how long a legacy elicitation or sampling request
     // waits for the client (tests shorten it).
     if let Some(ms) = std::env::var("ELICIT_TIMEOUT_MS")

@@ -71,6 +71,10 @@ pub enum Error {
         /// The tool.
         tool: String,
     },
+    /// The skills folder given to `Server::skills_dir` cannot be served as
+    /// the Skills extension says (feature `skills`).
+    #[cfg(feature = "skills")]
+    Skills(SkillsError),
     /// A resource built by hand has a malformed URI template, or none of
     /// its URI (`#[resource]` checks at compile time).
     InvalidResource {
@@ -137,6 +141,8 @@ impl fmt::Display for Error {
                 "tool `{tool}` declares the scope {scope:?}, which {reason}"
             ),
             Error::InvalidAuth(reason) => write!(f, "invalid authorization settings: {reason}"),
+            #[cfg(feature = "skills")]
+            Error::Skills(err) => err.fmt(f),
             Error::InvalidResource { uri, reason } => {
                 write!(f, "invalid resource {uri:?}: {reason}")
             }
@@ -152,6 +158,8 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Io(err) => Some(err),
+            #[cfg(feature = "skills")]
+            Error::Skills(err) => Some(err),
             _ => None,
         }
     }
@@ -171,6 +179,49 @@ impl From<Error> for io::Error {
         }
     }
 }
+
+/// A skills folder that cannot be served (`mcp_runtime::skills`, feature
+/// `skills`): the file or directory at fault and why.
+#[cfg(feature = "skills")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkillsError {
+    path: std::path::PathBuf,
+    reason: String,
+}
+
+#[cfg(feature = "skills")]
+impl SkillsError {
+    pub(crate) fn new(path: &std::path::Path, reason: impl Into<String>) -> SkillsError {
+        SkillsError {
+            path: path.to_path_buf(),
+            reason: reason.into(),
+        }
+    }
+
+    pub(crate) fn io(path: &std::path::Path, err: &std::io::Error) -> SkillsError {
+        SkillsError::new(path, format!("cannot be read: {err}"))
+    }
+
+    /// The file or directory at fault.
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+
+    /// What is wrong with it.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+}
+
+#[cfg(feature = "skills")]
+impl fmt::Display for SkillsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "skills: {}: {}", self.path.display(), self.reason)
+    }
+}
+
+#[cfg(feature = "skills")]
+impl std::error::Error for SkillsError {}
 
 /// Checks a tool name against the specification: 1–128 characters of
 /// `A-Z a-z 0-9 _ - .`.

@@ -88,9 +88,11 @@
 //! | `redis` | `store::RedisStore`: the state replicas share (spent request states, handles, tasks) |
 //! | `opentelemetry` | each call's span parented to the caller's W3C trace context |
 //! | `tasks` | the Tasks extension (`io.modelcontextprotocol/tasks`): `#[tool(task = "optional" \| "required")]`, `tasks/*` |
+//! | `skills` | the Skills extension (`io.modelcontextprotocol/skills`): `Server::skills_dir` serves a folder of Agent Skills |
 //!
 //! The guide in the repository's `docs/` folder goes further, by topic:
-//! `tools.md`, `prompts.md`, `context.md`, `tool-dumps.md`, `testing.md`, `protocol.md`,
+//! `tools.md`, `resources.md`, `prompts.md`, `context.md`, `tool-dumps.md`, `testing.md`,
+//! `protocol.md`, `subscriptions.md`, `skills.md`,
 //! `remote-servers.md`, `authorization.md` and `deployment.md`.
 
 #![forbid(unsafe_code)]
@@ -118,6 +120,8 @@ pub mod schema;
 mod server;
 mod session;
 mod shared;
+#[cfg(feature = "skills")]
+pub mod skills;
 mod state;
 pub mod store;
 mod task;
@@ -215,6 +219,9 @@ struct DeploymentGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/examples.md")]
 struct ExamplesGuide;
+#[cfg(all(doctest, feature = "skills"))]
+#[doc = include_str!("../../docs/skills.md")]
+struct SkillsGuide;
 
 /// Collects `#[tool]` fns into a `Vec<Tool>` for [`Server::tools`].
 ///

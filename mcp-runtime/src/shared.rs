@@ -52,6 +52,9 @@ pub(crate) struct Shared {
     /// Unwritten output past which a byte-stream connection stops reading
     /// and drops notifications (`Server::max_unwritten_output`).
     pub(crate) max_unwritten_output: usize,
+    /// The skills served (the Skills extension), if any.
+    #[cfg(feature = "skills")]
+    pub(crate) skills: Option<Arc<crate::skills::Skills>>,
     /// Unread messages past which an SSE stream drops notifications
     /// (`Server::max_sse_unwritten`).
     #[cfg(feature = "http")]

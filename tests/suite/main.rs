@@ -42,6 +42,7 @@ mod schemas;
 mod self_contained;
 mod services;
 // SSE polling: closed legacy streams resumed with Last-Event-ID.
+mod skills;
 mod sse_polling;
 mod stderr;
 mod stdio;

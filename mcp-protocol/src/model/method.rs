@@ -39,6 +39,10 @@ use super::resources::{
     ListResourceTemplatesResult, ListResourcesParams, ListResourcesResult, ReadResourceParams,
     ReadResourceResult,
 };
+use super::skills::{
+    GetSkillParams, GetSkillResult, ListSkillsParams, ListSkillsResult, ReadDirectoryParams,
+    ReadDirectoryResult,
+};
 use super::subscriptions::{ResourceUpdatedParams, SubscribeParams};
 use super::task::{DetailedTask, TaskIdParams, UpdateTaskParams};
 use super::tools::{CallToolParams, ListToolsParams, ListToolsResult};
@@ -105,6 +109,12 @@ pub const TASKS_CANCEL: &str = "tasks/cancel";
 /// `notifications/tasks`: a task's status, on a `subscriptions/listen`
 /// stream (the Tasks extension, 2026-07-28).
 pub const TASKS_STATUS: &str = "notifications/tasks";
+/// `resources/directory/read` (the Skills extension, with `directoryRead`).
+pub const RESOURCES_DIRECTORY_READ: &str = "resources/directory/read";
+/// `skills/get` (the Skills extension).
+pub const SKILLS_GET: &str = "skills/get";
+/// `skills/list` (the Skills extension).
+pub const SKILLS_LIST: &str = "skills/list";
 
 // Prompts and completions.
 /// `completion/complete`.
@@ -164,6 +174,9 @@ pub enum Capability {
     Resources,
     /// The server's Tasks extension (`tasks/*`, `notifications/tasks`).
     Tasks,
+    /// The server's Skills extension (`skills/*`,
+    /// `resources/directory/read`).
+    Skills,
     /// The client's `sampling` (`sampling/createMessage`).
     Sampling,
     /// The client's `elicitation` (`elicitation/create`).
@@ -298,6 +311,14 @@ requests! {
     /// `resources/unsubscribe`: stop a `resources/subscribe` (2024-11-05 to
     /// 2025-11-25).
     Unsubscribe = RESOURCES_UNSUBSCRIBE, Revisions::LEGACY, Some(Capability::Resources), SubscribeParams<'static> => JsonObject;
+    /// `resources/directory/read`: a directory's direct children (the
+    /// Skills extension, with `directoryRead`).
+    ReadDirectory = RESOURCES_DIRECTORY_READ, Revisions::ALL, Some(Capability::Skills), ReadDirectoryParams => ReadDirectoryResult;
+    /// `skills/get`: one skill's entry (the Skills extension).
+    GetSkill = SKILLS_GET, Revisions::ALL, Some(Capability::Skills), GetSkillParams => GetSkillResult;
+    /// `skills/list`: a page of the skills a server serves (the Skills
+    /// extension).
+    ListSkills = SKILLS_LIST, Revisions::ALL, Some(Capability::Skills), ListSkillsParams => ListSkillsResult;
 }
 
 notifications! {
@@ -405,6 +426,7 @@ mod tests {
             assert!(!names[..at].contains(name), "{name} is listed twice");
         }
         assert_eq!(REQUEST_METHODS.len(), 18);
+        assert_eq!(REQUEST_METHODS.len(), 19);
         assert!(REQUEST_METHODS.contains(&SetLevel::METHOD));
         assert!(NOTIFICATION_METHODS.contains(&SubscriptionsAcknowledged::METHOD));
     }

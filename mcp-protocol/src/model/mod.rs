@@ -15,7 +15,7 @@
 //! The types are grouped by concept in private modules below (each uses
 //! only those before it: `jsonrpc`, `tools`, `input`, `lifecycle`,
 //! `resources`, `notifications`, `task`, `call`, `prompts`, `completion`,
-//! `server`, `method`) and all reached
+//! `subscriptions`, `server`, `skills`, `method`) and all reached
 //! here, as `mcp_protocol::model::X`.
 
 mod call;
@@ -28,6 +28,7 @@ mod notifications;
 mod prompts;
 mod resources;
 mod server;
+mod skills;
 mod subscriptions;
 mod task;
 mod tools;
@@ -43,6 +44,7 @@ pub use notifications::*;
 pub use prompts::*;
 pub use resources::*;
 pub use server::*;
+pub use skills::*;
 pub use subscriptions::*;
 pub use task::*;
 pub use tools::*;

@@ -13,6 +13,7 @@ mod call_model;
 mod notify;
 mod resources;
 mod results;
+mod skills;
 mod task_view;
 
 pub use call::*;

@@ -8,7 +8,7 @@ use super::template::{MAX_URI_LEN, Variables};
 use super::{Resource, ResourceError, ResourceRead};
 use crate::protocol::model::ResourceContents;
 use crate::protocol::{ErrorCode, ProtocolVersion, RpcError};
-use crate::session::run::CatchUnwind;
+use crate::util::CatchUnwind;
 use std::panic::AssertUnwindSafe;
 
 /// The resource that serves `uri` and its variables' values, or the error

@@ -113,6 +113,9 @@ pub struct Server {
     elicitation_timeout: Duration,
     stdout_guard: bool,
     max_unwritten_output: usize,
+    /// The skills to serve, read when they were given.
+    #[cfg(feature = "skills")]
+    skills: Option<Result<Arc<crate::skills::Skills>, crate::skills::SkillsError>>,
     #[cfg(feature = "http")]
     http: http::HttpSettings,
 }
@@ -152,8 +155,50 @@ impl Server {
             elicitation_timeout: DEFAULT_ELICITATION_TIMEOUT,
             stdout_guard: true,
             max_unwritten_output: DEFAULT_MAX_UNWRITTEN_OUTPUT,
+            #[cfg(feature = "skills")]
+            skills: None,
             #[cfg(feature = "http")]
             http: http::HttpSettings::default(),
+        }
+    }
+
+    /// Serves the skills in `folder` (feature `skills`): the Skills
+    /// extension (`io.modelcontextprotocol/skills`) with `skills/list`,
+    /// `skills/get` and `resources/directory/read`, each skill's files as
+    /// `skill://` resources. The folder is read now; what it cannot serve
+    /// (see [`Skills::from_dir`](crate::skills::Skills::from_dir)) stops
+    /// the server when it starts, with [`Error::Skills`].
+    ///
+    /// ```no_run
+    /// let server = mcp_runtime::Server::new("docs", "1.0.0").skills_dir("skills");
+    /// # let _ = server;
+    /// ```
+    #[cfg(feature = "skills")]
+    pub fn skills_dir(self, folder: impl AsRef<std::path::Path>) -> Server {
+        Server {
+            skills: Some(crate::skills::Skills::from_dir(folder).map(Arc::new)),
+            ..self
+        }
+    }
+
+    /// Serves `skills`, read beforehand with
+    /// [`Skills::from_dir`](crate::skills::Skills::from_dir) (feature
+    /// `skills`); see [`Server::skills_dir`].
+    #[cfg(feature = "skills")]
+    pub fn skills(self, skills: crate::skills::Skills) -> Server {
+        Server {
+            skills: Some(Ok(Arc::new(skills))),
+            ..self
+        }
+    }
+
+    /// The skills to serve, or why the folder cannot be served.
+    #[cfg(feature = "skills")]
+    fn checked_skills(&self) -> Result<Option<Arc<crate::skills::Skills>>, Error> {
+        match &self.skills {
+            None => Ok(None),
+            Some(Ok(skills)) => Ok(Some(Arc::clone(skills))),
+            Some(Err(err)) => Err(Error::Skills(err.clone())),
         }
     }
 
@@ -514,6 +559,8 @@ impl Server {
 
     /// What `into_shared` checks, without consuming the server.
     pub(crate) fn check_registration(&self) -> Result<(), Error> {
+        #[cfg(feature = "skills")]
+        self.checked_skills()?;
         self.check_states()?;
         self.check_tasks()?;
         #[cfg(feature = "http")]
@@ -532,14 +579,28 @@ impl Server {
         self,
         hide_unauthorized_tools: bool,
     ) -> Result<(Arc<Shared>, usize, Duration), Error> {
+        #[cfg(feature = "skills")]
+        let skills = self.checked_skills()?;
         self.check_states()?;
         self.check_tasks()?;
         let ttl_ms = self.list_ttl_ms();
         let tools = ToolSet::new(self.tools, self.page_size, self.notifier.clone())?;
-        let resources =
-            crate::resource::registry::ResourceRegistry::new(self.resources, self.page_size)?;
         let prompts = Prompts::new(self.prompts, self.page_size)?;
-
+        // A skill's files are resources like any other (a URI registered
+        // both ways is refused as a duplicate).
+        #[cfg(feature = "skills")]
+        let resources = match &skills {
+            Some(skills) => self
+                .resources
+                .into_iter()
+                .chain(skills.resources()?)
+                .collect(),
+            None => self.resources,
+        };
+        #[cfg(not(feature = "skills"))]
+        let resources = self.resources;
+        let resources =
+            crate::resource::registry::ResourceRegistry::new(resources, self.page_size)?;
         let identity = Identity::new(
             self.name,
             self.version,
@@ -589,6 +650,8 @@ impl Server {
             max_resource_subscriptions: self.max_resource_subscriptions,
             recent_client: Default::default(),
             max_unwritten_output: self.max_unwritten_output,
+            #[cfg(feature = "skills")]
+            skills,
             #[cfg(feature = "http")]
             max_sse_unwritten: self.http.sse_unwritten.unwrap_or(DEFAULT_MAX_SSE_UNWRITTEN),
         };

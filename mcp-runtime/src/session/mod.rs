@@ -33,7 +33,7 @@ pub(crate) use methods::listen::watch_changes;
 use crate::conn::connection::{ClientReply, Connection, canonical_id};
 use crate::protocol::incoming::requests::CancelledParamsRef;
 use crate::protocol::incoming::{Incoming, Rejection};
-use crate::protocol::model::ServerCapabilities;
+use crate::protocol::model::{ServerCapabilities, SkillsCapability};
 use crate::protocol::outgoing::{self, ErrorData, Reply};
 use crate::protocol::params::Params;
 use crate::protocol::read::without_position;
@@ -115,12 +115,25 @@ impl Session {
     /// table they are listed in, so they ask the session, which routes by
     /// it, rather than import the table that imports them.
     fn capabilities(&self, version: ProtocolVersion, has_task_tools: bool) -> ServerCapabilities {
-        table::capabilities(
-            version,
-            has_task_tools,
-            !self.shared.resources.is_empty(),
-            !self.shared.prompts.is_empty(),
-        )
+        let holds = table::Holdings {
+            task_tools: has_task_tools,
+            resources: !self.shared.resources.is_empty(),
+            prompts: !self.shared.prompts.is_empty(),
+            skills: self.skills_capability(),
+        };
+        table::capabilities(version, holds)
+    }
+
+    /// The Skills extension's settings, when this server has skills: they
+    /// are served with `resources/directory/read`.
+    fn skills_capability(&self) -> Option<SkillsCapability> {
+        #[cfg(feature = "skills")]
+        if self.shared.skills.is_some() {
+            return Some(SkillsCapability {
+                directory_read: true,
+            });
+        }
+        None
     }
 
     fn send_failure(&self, id: Option<&RawValue>, failure: &RpcError) {

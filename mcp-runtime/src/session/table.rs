@@ -17,10 +17,10 @@ use super::methods::tasks::TaskMethod;
 use super::{Session, parse_params};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::RpcError;
-use crate::protocol::model::ServerCapabilities;
 use crate::protocol::model::method::{
     self, CallTool, CancelTask, Capability, GetPrompt, GetTask, Request, Revisions, UpdateTask,
 };
+use crate::protocol::model::{ServerCapabilities, SkillsCapability};
 use serde_json::value::RawValue;
 
 /// How the router runs an entry.
@@ -118,6 +118,12 @@ pub(super) static METHODS: &[Entry] = &[
     marked::<method::Complete>(Route::Spawned(super::methods::completion::complete)),
     entry::<method::Subscribe>(),
     entry::<method::Unsubscribe>(),
+    #[cfg(feature = "skills")]
+    entry::<method::ListSkills>(),
+    #[cfg(feature = "skills")]
+    entry::<method::GetSkill>(),
+    #[cfg(feature = "skills")]
+    entry::<method::ReadDirectory>(),
 ];
 
 /// The entry for `method`, if the table has one.
@@ -168,17 +174,24 @@ pub(super) fn offered(entry: &Entry, has_prompts: bool) -> bool {
         )
 }
 
-/// The capabilities a server announces to a request of `version`: those of
-/// the methods that exist in its era (the Tasks extension only when a tool
-/// can run as a task: `has_task_tools`; `resources` only when the server
-/// has some: `has_resources`; prompts and completions only with prompts:
-/// `has_prompts`).
-pub(super) fn capabilities(
-    version: ProtocolVersion,
-    has_task_tools: bool,
-    has_resources: bool,
-    has_prompts: bool,
-) -> ServerCapabilities {
+/// What a server holds besides its tools, which decides what it
+/// announces: a capability is announced only when the server has
+/// something to serve under it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Holdings {
+    /// A tool can run as a task (the Tasks extension).
+    pub(super) task_tools: bool,
+    /// Resources or templates (`resources`, with subscriptions).
+    pub(super) resources: bool,
+    /// Prompts (`prompts`, and `completions` for their arguments).
+    pub(super) prompts: bool,
+    /// Skills, with the Skills extension's settings.
+    pub(super) skills: Option<SkillsCapability>,
+}
+
+/// The capabilities a server that holds `holds` announces to a request of
+/// `version`: those of the methods that exist in its era, for what it has.
+pub(super) fn capabilities(version: ProtocolVersion, holds: Holdings) -> ServerCapabilities {
     let mut capabilities = ServerCapabilities::default();
     let offered = |wanted: Capability| {
         METHODS
@@ -191,19 +204,22 @@ pub(super) fn capabilities(
     if offered(Capability::Tools) {
         capabilities = capabilities.with_tools(true);
     }
-    if has_task_tools && offered(Capability::Tasks) {
+    if holds.task_tools && offered(Capability::Tasks) {
         capabilities = capabilities.with_tasks_extension();
     }
     // Updates and list changes ride on `resources/subscribe` (legacy) or
     // `subscriptions/listen` (2026-07-28): either era serves them.
-    if has_resources && offered(Capability::Resources) {
+    if holds.resources && offered(Capability::Resources) {
         capabilities = capabilities.with_resources(true, true);
     }
-    if has_prompts && offered(Capability::Prompts) {
+    if holds.prompts && offered(Capability::Prompts) {
         capabilities = capabilities.with_prompts(true);
     }
-    if has_prompts && offered(Capability::Completions) {
+    if holds.prompts && offered(Capability::Completions) {
         capabilities = capabilities.with_completions();
+    }
+    if let Some(settings) = holds.skills.filter(|_| offered(Capability::Skills)) {
+        capabilities = capabilities.with_skills_extension(settings);
     }
     capabilities
 }
@@ -227,7 +243,7 @@ mod tests {
                 r#"{"logging":{},"tools":{"listChanged":true}}"#
             };
             assert_eq!(
-                text(capabilities(version, false, false, false)),
+                text(capabilities(version, Holdings::default())),
                 expected,
                 "{version}"
             );
@@ -236,8 +252,12 @@ mod tests {
             } else {
                 expected
             };
+            let task_tools = Holdings {
+                task_tools: true,
+                ..Holdings::default()
+            };
             assert_eq!(
-                text(capabilities(version, true, false, false)),
+                text(capabilities(version, task_tools)),
                 with_tasks,
                 "{version}"
             );
@@ -245,11 +265,12 @@ mod tests {
                 r#""tools":{"listChanged":true}}"#,
                 r#""tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{}}"#,
             );
-            assert_eq!(
-                text(capabilities(version, false, true, true)),
-                with_all,
-                "{version}"
-            );
+            let all = Holdings {
+                resources: true,
+                prompts: true,
+                ..Holdings::default()
+            };
+            assert_eq!(text(capabilities(version, all)), with_all, "{version}");
         }
     }
 

@@ -264,7 +264,12 @@ pub(crate) fn deliver(connection: &Connection, change: &Change) {
 /// the server sends this list change, when it has resources and prompts
 /// (a change is only ever told of what the server has).
 fn announces(version: ProtocolVersion, change: &Change) -> bool {
-    let offers = table::capabilities(version, false, true, true);
+    let holds = table::Holdings {
+        resources: true,
+        prompts: true,
+        ..table::Holdings::default()
+    };
+    let offers = table::capabilities(version, holds);
     match change {
         Change::ToolsListChanged => offers.tools.is_some_and(|t| t.list_changed),
         Change::ResourcesListChanged => offers.resources.is_some_and(|r| r.list_changed),

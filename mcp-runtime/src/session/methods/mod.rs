@@ -11,6 +11,8 @@ pub(crate) mod listen;
 pub(super) mod logging;
 pub(super) mod prompts;
 pub(super) mod resources;
+#[cfg(feature = "skills")]
+pub(super) mod skills;
 pub(super) mod subscriptions;
 pub(super) mod tasks;
 pub(super) mod tools;
