@@ -244,10 +244,10 @@ fn check(cx: &Ctxt, prompt: &PromptFn) {
             "a #[prompt] fn cannot be generic; its arguments are strings",
         );
     }
-    if prompt.name.is_empty() {
-        if let Some(lit) = prompt.attr.name.get() {
-            cx.error_spanned_by(lit, "a prompt's name cannot be empty");
-        }
+    if prompt.name.is_empty()
+        && let Some(lit) = prompt.attr.name.get()
+    {
+        cx.error_spanned_by(lit, "a prompt's name cannot be empty");
     }
     let mut seen: Vec<&str> = Vec::new();
     for param in &prompt.params {

@@ -85,7 +85,7 @@ impl NamedMember {
 /// ```
 pub fn named_member(method: &str) -> Option<NamedMember> {
     match method {
-        method::TOOLS_CALL | "prompts/get" => Some(NamedMember::Name),
+        method::TOOLS_CALL | method::PROMPTS_GET => Some(NamedMember::Name),
         method::TASKS_GET | method::TASKS_UPDATE | method::TASKS_CANCEL => {
             Some(NamedMember::TaskId)
         }

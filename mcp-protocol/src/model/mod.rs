@@ -312,6 +312,57 @@ mod tests {
     }
 
     #[test]
+    fn prompts_and_completions_have_the_contract_shapes() {
+        round_trip(
+            &PromptMessage::assistant("hi"),
+            json!({"role": "assistant", "content": {"type": "text", "text": "hi"}}),
+        );
+        let complete: GetPromptResponse =
+            serde_json::from_value(json!({"messages": [], "description": "d"})).unwrap();
+        assert!(
+            matches!(&complete, GetPromptResponse::Complete(r) if r.description.as_deref() == Some("d"))
+        );
+        let asked: GetPromptResponse = serde_json::from_value(json!({
+            "resultType": "input_required", "requestState": "s",
+            "inputRequests": {"k": {"method": "roots/list"}}}))
+        .unwrap();
+        assert!(
+            matches!(&asked, GetPromptResponse::InputRequired(r) if r.request_state.as_deref() == Some("s"))
+        );
+        assert_eq!(
+            serde_json::to_value(&asked).unwrap()["resultType"],
+            "input_required"
+        );
+        let unknown = serde_json::from_value::<GetPromptResponse>(json!({"resultType": 3}));
+        assert!(
+            unknown
+                .unwrap_err()
+                .to_string()
+                .contains("unknown resultType")
+        );
+        round_trip(
+            &CompletionRef::Prompt {
+                name: "p".into(),
+                title: None,
+            },
+            json!({"type": "ref/prompt", "name": "p"}),
+        );
+        round_trip(
+            &CompletionRef::Resource {
+                uri: "file:///{a}".into(),
+            },
+            json!({"type": "ref/resource", "uri": "file:///{a}"}),
+        );
+        let many = Completion::capped((0..101).map(|i| i.to_string()).collect());
+        assert_eq!(
+            (many.values.len(), many.total, many.has_more),
+            (100, Some(101), Some(true))
+        );
+        let few = Completion::capped(vec!["a".into()]);
+        assert_eq!((few.total, few.has_more), (Some(1), Some(false)));
+    }
+
+    #[test]
     fn listen_needs_its_filter_and_defaults_its_members() {
         let params: ListenParams<'_> =
             serde_json::from_str(r#"{"notifications":{},"_meta":{}}"#).unwrap();

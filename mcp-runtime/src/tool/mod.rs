@@ -180,7 +180,11 @@ impl Tool {
     /// given to one are never taken by the other.
     pub(crate) fn sealed_name(&self) -> Cow<'_, str> {
         if self.def.prompt {
-            Cow::Owned(format!("prompts/get {}", self.name))
+            Cow::Owned(format!(
+                "{} {}",
+                crate::protocol::model::method::PROMPTS_GET,
+                self.name
+            ))
         } else {
             Cow::Borrowed(&self.name)
         }
