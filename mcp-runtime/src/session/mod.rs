@@ -115,7 +115,7 @@ impl Session {
     /// table they are listed in, so they ask the session, which routes by
     /// it, rather than import the table that imports them.
     fn capabilities(&self, version: ProtocolVersion, has_task_tools: bool) -> ServerCapabilities {
-        table::capabilities(version, has_task_tools)
+        announced(version, has_task_tools)
     }
 
     fn send_failure(&self, id: Option<&RawValue>, failure: &RpcError) {
@@ -276,6 +276,15 @@ fn parse_params<'a, T: Deserialize<'a>>(
 /// A session of a server built from `server`, on a connection of its own,
 /// and the connection's outbox (where a handler called directly must write
 /// nothing: the router writes the reply).
+/// The capabilities the server announces to a request of `version` (see
+/// [`table::capabilities`]), for what needs them without a session: the
+/// delivery of changes decides by them which list changes a legacy
+/// session was promised. Asked here, as [`Session::capabilities`] is,
+/// rather than from the table that imports the methods.
+pub(crate) fn announced(version: ProtocolVersion, has_task_tools: bool) -> ServerCapabilities {
+    table::capabilities(version, has_task_tools)
+}
+
 #[cfg(test)]
 fn test_session(server: crate::server::Server) -> (Session, crate::conn::outbox::Frames) {
     let (shared, _, _) = server

@@ -15,12 +15,11 @@ use crate::protocol::model::method::Listen;
 use crate::protocol::model::{ListenParams, SubscriptionFilter};
 use crate::protocol::outgoing;
 use crate::protocol::{ProtocolVersion, RpcError};
-use crate::session::Session;
 use crate::session::era::RequestInfo;
 use crate::session::method::{Acknowledge, Streaming};
 use crate::session::methods::subscriptions::check_uri;
 use crate::session::methods::tools::{declares_tasks, tasks_required};
-use crate::session::table;
+use crate::session::{Session, announced};
 use crate::task::{TaskError, Tasks};
 use serde_json::value::RawValue;
 use std::sync::{Arc, Weak};
@@ -65,7 +64,7 @@ impl Streaming for Listen {
         } = params.notifications;
         // What this server sends, as it announces it; the rest of the
         // filter is left out of the acknowledgement.
-        let offers = table::capabilities(info.version, false);
+        let offers = announced(info.version, false);
         let resources = offers.resources.unwrap_or_default();
         let honour =
             |asked: Option<bool>, offered: bool| (asked == Some(true) && offered).then_some(true);
@@ -263,7 +262,7 @@ pub(crate) fn deliver(connection: &Connection, change: &Change) {
 /// Whether a legacy session of `version` was told (in `initialize`) that
 /// the server sends this list change.
 fn announces(version: ProtocolVersion, change: &Change) -> bool {
-    let offers = table::capabilities(version, false);
+    let offers = announced(version, false);
     match change {
         Change::ToolsListChanged => offers.tools.is_some_and(|t| t.list_changed),
         Change::ResourcesListChanged => offers.resources.is_some_and(|r| r.list_changed),
@@ -418,7 +417,7 @@ mod tests {
             "repeats count once"
         );
         assert_eq!(ack.honoured.resources_list_changed, Some(true));
-        let prompts = table::capabilities(ProtocolVersion::V2026_07_28, false)
+        let prompts = announced(ProtocolVersion::V2026_07_28, false)
             .prompts
             .is_some_and(|p| p.list_changed);
         assert_eq!(
