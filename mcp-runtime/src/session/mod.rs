@@ -307,6 +307,21 @@ fn parse_params<'a, T: Deserialize<'a>>(
 /// A session of a server built from `server`, on a connection of its own,
 /// and the connection's outbox (where a handler called directly must write
 /// nothing: the router writes the reply).
+/// The capabilities a server with resources and prompts announces to a
+/// request of `version` (see [`table::capabilities`]), for what needs them
+/// without a session: the delivery of changes decides by them which list
+/// changes a legacy session was promised (a change is only ever told of
+/// what the server has). Asked here, as [`Session::capabilities`] is,
+/// rather than from the table that imports the methods.
+pub(crate) fn announced(version: ProtocolVersion) -> ServerCapabilities {
+    let holds = table::Holdings {
+        resources: true,
+        prompts: true,
+        ..table::Holdings::default()
+    };
+    table::capabilities(version, holds)
+}
+
 #[cfg(test)]
 fn test_session(server: crate::server::Server) -> (Session, crate::conn::outbox::Frames) {
     let (shared, _, _) = server

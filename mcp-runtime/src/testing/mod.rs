@@ -39,8 +39,10 @@ pub use snapshot::{ToolSurface, UPDATE_SNAPSHOTS_ENV, assert_snapshot};
 
 /// Checks that `store` behaves as every [`Store`](crate::store::Store) must
 /// (absent keys, put, put-if-absent, compare-and-set, compare-and-delete,
-/// delete, binary values), on keys starting `contract:`; panics at the first
-/// wrong answer. Run it in the tests of your own store:
+/// delete, binary values, and a message published on a channel reaching
+/// its listener and no other), on keys and channels starting `contract:`;
+/// panics at the first wrong answer. It needs a Tokio runtime with time.
+/// Run it in the tests of your own store:
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {

@@ -15,12 +15,11 @@ use crate::protocol::model::method::Listen;
 use crate::protocol::model::{ListenParams, SubscriptionFilter};
 use crate::protocol::outgoing;
 use crate::protocol::{ProtocolVersion, RpcError};
-use crate::session::Session;
 use crate::session::era::RequestInfo;
 use crate::session::method::{Acknowledge, Streaming};
 use crate::session::methods::subscriptions::check_uri;
 use crate::session::methods::tools::{declares_tasks, tasks_required};
-use crate::session::table;
+use crate::session::{Session, announced};
 use crate::task::{TaskError, Tasks};
 use serde_json::value::RawValue;
 use std::sync::{Arc, Weak};
@@ -264,12 +263,7 @@ pub(crate) fn deliver(connection: &Connection, change: &Change) {
 /// the server sends this list change, when it has resources and prompts
 /// (a change is only ever told of what the server has).
 fn announces(version: ProtocolVersion, change: &Change) -> bool {
-    let holds = table::Holdings {
-        resources: true,
-        prompts: true,
-        ..table::Holdings::default()
-    };
-    let offers = table::capabilities(version, holds);
+    let offers = announced(version);
     match change {
         Change::ToolsListChanged => offers.tools.is_some_and(|t| t.list_changed),
         Change::ResourcesListChanged => offers.resources.is_some_and(|r| r.list_changed),
