@@ -6,6 +6,7 @@
 //! repeated key or a bad value is recorded in the [`Ctxt`] and parsing goes
 //! on; a syntax error ends the attribute it is in.
 
+use crate::app_ui::{UiAttr, parse_ui};
 use crate::ctxt::Ctxt;
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
@@ -31,6 +32,7 @@ mod kw {
     syn::custom_keyword!(task);
     syn::custom_keyword!(resumable);
     syn::custom_keyword!(scopes);
+    syn::custom_keyword!(ui);
     syn::custom_keyword!(src);
     syn::custom_keyword!(mime_type);
     syn::custom_keyword!(sizes);
@@ -51,7 +53,7 @@ impl<T> Default for Slot<T> {
 impl<T> Slot<T> {
     /// Sets the value; a second `key` is reported on `option` (the key and
     /// its value as written) and the first value is kept.
-    fn set(&mut self, cx: &Ctxt, key: &str, option: impl ToTokens, value: T) {
+    pub(crate) fn set(&mut self, cx: &Ctxt, key: &str, option: impl ToTokens, value: T) {
         if self.0.is_some() {
             cx.error_spanned_by(option, format!("`{key}` is given twice; keep one"));
         } else {
@@ -61,6 +63,10 @@ impl<T> Slot<T> {
 
     pub(crate) fn get(&self) -> Option<&T> {
         self.0.as_ref()
+    }
+
+    pub(crate) fn take(self) -> Option<T> {
+        self.0
     }
 }
 
@@ -111,6 +117,7 @@ pub(crate) struct ToolAttr {
     pub(crate) task: Slot<Task>,
     pub(crate) resumable: Slot<(Span, bool)>,
     pub(crate) scopes: Slot<Scopes>,
+    pub(crate) ui: Slot<UiAttr>,
     pub(crate) krate: Slot<Path>,
 }
 
@@ -198,6 +205,13 @@ impl ToolAttr {
                     lits,
                 },
             );
+        } else if input.peek(kw::ui) {
+            let key: kw::ui = input.parse()?;
+            let fork = input.fork();
+            let ui = parse_ui(cx, key.span, input)?;
+            // The option as written, for a second `ui` to point at.
+            let option = fork.parse::<proc_macro2::Group>()?;
+            self.ui.set(cx, "ui", quote::quote!(#key #option), ui);
         } else if input.peek(kw::timeout) {
             let (option, lit) = str_option::<kw::timeout>(input)?;
             match parse_timeout(&lit) {
@@ -232,7 +246,7 @@ impl ToolAttr {
                 format!(
                     "unknown `#[tool]` option `{}`; expected one of: name, title, description, \
                      read_only, destructive, idempotent, open_world, icon, meta, timeout, \
-                     replayable_input, task, resumable, scopes, crate",
+                     replayable_input, task, resumable, scopes, ui, crate",
                     key.unraw()
                 ),
             ));
@@ -242,7 +256,7 @@ impl ToolAttr {
 }
 
 /// Parses `item, item, ...` (a trailing comma allowed) with `item`.
-fn comma_list(
+pub(crate) fn comma_list(
     input: ParseStream,
     mut item: impl FnMut(ParseStream) -> syn::Result<()>,
 ) -> syn::Result<()> {
@@ -257,7 +271,7 @@ fn comma_list(
 }
 
 /// `key = "..."`: the option's tokens and its literal.
-fn str_option<K: syn::parse::Parse + ToTokens>(
+pub(crate) fn str_option<K: syn::parse::Parse + ToTokens>(
     input: ParseStream,
 ) -> syn::Result<(TokenStream, LitStr)> {
     let key: K = input.parse()?;

@@ -143,6 +143,7 @@ pub use mcp_macros::tool;
 pub use outcome::{Structured, ToolError, ToolOutcome};
 pub use principal::Principal;
 pub use protocol::ProtocolVersion;
+pub use protocol::model::{APP_MIME_TYPE, Csp, Permissions, ResourceUi, ToolUi, Visibility};
 pub use protocol::sampling::{Role, SamplingContent, SamplingMessage};
 pub use schemars::{self, JsonSchema};
 pub use serde::{self, Deserialize, Serialize};

@@ -14,9 +14,10 @@
 //!
 //! The types are grouped by concept in private modules below (each uses
 //! only those before it: `jsonrpc`, `tools`, `input`, `lifecycle`,
-//! `notifications`, `task`, `call`, `server`, `method`) and all reached
-//! here, as `mcp_protocol::model::X`.
+//! `notifications`, `task`, `call`, `server`, `method`; `apps` after
+//! `lifecycle`) and all reached here, as `mcp_protocol::model::X`.
 
+mod apps;
 mod call;
 mod input;
 mod jsonrpc;
@@ -29,6 +30,7 @@ mod tools;
 
 pub use crate::error::RpcError;
 pub use crate::sampling::{Role, SamplingContent, SamplingMessage};
+pub use apps::*;
 pub use call::*;
 pub use input::*;
 pub use jsonrpc::*;

@@ -115,7 +115,14 @@ impl Session {
     /// table they are listed in, so they ask the session, which routes by
     /// it, rather than import the table that imports them.
     fn capabilities(&self, version: ProtocolVersion, has_task_tools: bool) -> ServerCapabilities {
-        table::capabilities(version, has_task_tools)
+        let capabilities = table::capabilities(version, has_task_tools);
+        // MCP Apps is declared where capabilities carry `extensions`
+        // (2026-07-28); older hosts find apps by the tools' `_meta.ui`.
+        if version.is_modern() && self.shared.tools.registry().has_app_tools() {
+            capabilities.with_apps_extension()
+        } else {
+            capabilities
+        }
     }
 
     fn send_failure(&self, id: Option<&RawValue>, failure: &RpcError) {

@@ -3,6 +3,7 @@
 
 use crate::error::{Error, check_scope, check_tool_name};
 use crate::protocol::ProtocolVersion;
+use crate::protocol::model::{ToolUi, UI_META_KEY, check_ui_uri};
 use crate::protocol::tool_def::definitions_array;
 use crate::tool::Tool;
 use crate::util::FastMap;
@@ -95,6 +96,13 @@ impl Registry {
             && self
                 .tools()
                 .any(|tool| tool.def.task != super::TaskSupport::Never)
+    }
+
+    /// Whether any tool names an MCP App in its `_meta.ui` (the server then
+    /// declares the extension `io.modelcontextprotocol/ui`).
+    pub(crate) fn has_app_tools(&self) -> bool {
+        self.tools()
+            .any(|tool| tool.def.meta.contains_key(UI_META_KEY))
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<(Arc<str>, &Arc<Tool>)> {
@@ -195,11 +203,39 @@ fn check_tool(tool: &Tool) -> Result<(), Error> {
             reason,
         })?;
     }
+    check_ui(tool)?;
     if tool
         .given_input_schema()
         .is_some_and(|s| s.get("type").and_then(|t| t.as_str()) != Some("object"))
     {
         return Err(Error::InvalidInputSchema(tool.name.clone()));
+    }
+    Ok(())
+}
+
+/// A tool's `_meta.ui`, if it has one (set by `ToolBuilder::ui` or by
+/// hand with `meta("ui", …)`): the extension's shape, a `ui://`
+/// `resourceUri`, a visibility that names someone.
+fn check_ui(tool: &Tool) -> Result<(), Error> {
+    let Some(value) = tool.def.meta.get(UI_META_KEY) else {
+        return Ok(());
+    };
+    let invalid = |reason: String| Error::InvalidToolUi {
+        tool: tool.name.clone(),
+        reason,
+    };
+    let ui: ToolUi = serde_json::from_value(value.clone()).map_err(|err| {
+        invalid(format!(
+            "is not the extension's shape ({{\"resourceUri\": \"ui://…\", \"visibility\": [\"model\", \"app\"]}}): {err}"
+        ))
+    })?;
+    if let Some(uri) = &ui.resource_uri {
+        check_ui_uri(uri).map_err(|reason| invalid(format!("has a bad resourceUri: {reason}")))?;
+    }
+    if ui.visibility.as_ref().is_some_and(Vec::is_empty) {
+        return Err(invalid(
+            "has an empty visibility, which hides the tool from both the model and the app; name one or both, or leave it out (both)".to_owned(),
+        ));
     }
     Ok(())
 }
