@@ -11,7 +11,9 @@
 //! with progress, logs and cancellation, elicitation, task tools
 //! (`build_report`, `crawl`: tasks of the Tasks extension with the `tasks`
 //! feature, plain calls without), tool list changes, a
-//! panicking tool, a tool that prints to stdout or stderr, and (with
+//! panicking tool, a tool that prints to stdout or stderr, an MCP App
+//! (`stats`, rendered by `ui://everything/stats.html`, whose button calls
+//! the app-only `stats_sort`), and (with
 //! `TOOLS=N`) N extra copies of `add` for load tests (`PAGE_SIZE=N` lists them N to a
 //! `tools/list` page). `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls
 //! per second) sets the rate limit, `CALL_TIMEOUT_MS=N` the default call timeout,
@@ -48,6 +50,10 @@ use mcp_runtime::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
+
+// The MCP App (`stats`, `stats_sort` and the HTML they name).
+#[path = "apps/stats.rs"]
+mod stats;
 
 /// The result of `add`.
 #[derive(Serialize, JsonSchema)]
@@ -730,9 +736,10 @@ async fn main() -> std::io::Result<()> {
     }
     let server = server
         .title("Everything (mcp-runtime example)")
-        .instructions("Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), build_report (a task with progress, a question and cancellation), crawl (a resumable task), toggle_bonus and bonus (list changes), sample_content, chart (structured output with an image).")
+        .instructions("Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), build_report (a task with progress, a question and cancellation), crawl (a resumable task), toggle_bonus and bonus (list changes), sample_content, chart (structured output with an image), stats (an MCP App; stats_sort is for the app only).")
         .tools(tools![add, echo, fail, slow, panic, noisy, split_words, get_weather_data])
         .tools(tools![locate])
+        .tools(tools![stats::stats, stats::stats_sort])
         .tools(tools![book_table, build_report, crawl, toggle_bonus, bonus, sample_content, chart])
         .tools(copies);
     // Serves stdio, Streamable HTTP with `--http ADDR`, or prints the tools

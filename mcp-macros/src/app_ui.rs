@@ -97,11 +97,14 @@ pub(crate) fn expand_ui(ui: &UiAttr, pm: &TokenStream) -> TokenStream {
         None => quote::quote!(<#pm::ToolUi as ::core::default::Default>::default()),
     };
     let visibility = ui.visibility.as_ref().map(|visibility| {
-        let each = visibility.lits.iter().map(|lit| match lit.value().as_str() {
-            "model" => quote::quote!(#pm::Visibility::Model),
-            // Validated: `app` is the only other value.
-            _ => quote::quote!(#pm::Visibility::App),
-        });
+        let each = visibility
+            .lits
+            .iter()
+            .map(|lit| match lit.value().as_str() {
+                "model" => quote::quote!(#pm::Visibility::Model),
+                // Validated: `app` is the only other value.
+                _ => quote::quote!(#pm::Visibility::App),
+            });
         quote::quote!(.visibility([#(#each),*]))
     });
     quote::quote!(.ui(#start #visibility))

@@ -318,10 +318,7 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         .resumable
         .get()
         .map(|(_, resumable)| quote!(.resumable(#resumable)));
-    let ui = attr
-        .ui
-        .get()
-        .map(|ui| crate::app_ui::expand_ui(ui, pm));
+    let ui = attr.ui.get().map(|ui| crate::app_ui::expand_ui(ui, pm));
     let scopes = attr.scopes.get().map(|scopes| {
         let lits = &scopes.lits;
         quote!(.scopes([#(#lits),*]))

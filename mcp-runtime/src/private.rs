@@ -5,8 +5,8 @@
 
 pub use crate::Context;
 pub use crate::outcome::ToolOutcome;
-pub use crate::schema::input_schema;
 pub use crate::protocol::model::{ToolUi, Visibility};
+pub use crate::schema::input_schema;
 pub use crate::tool::{Icon, TaskSupport, ToolBuilder, ToolCall};
 pub use crate::util::BoxFuture;
 pub use mcp_macros::tools;

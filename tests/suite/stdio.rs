@@ -151,6 +151,8 @@ fn tools_list_is_shaped_for_each_legacy_version() {
                 "sample_content",
                 "slow",
                 "split_words",
+                "stats",
+                "stats_sort",
                 "toggle_bonus"
             ],
             "sorted by name"

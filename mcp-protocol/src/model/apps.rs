@@ -92,7 +92,9 @@ impl ToolUi {
 
     /// Whether `who` may see and call the tool.
     pub fn visible_to(&self, who: Visibility) -> bool {
-        self.visibility.as_ref().is_none_or(|list| list.contains(&who))
+        self.visibility
+            .as_ref()
+            .is_none_or(|list| list.contains(&who))
     }
 
     /// The `_meta.ui` of a tool definition (its `_meta` as sent), if it
@@ -215,8 +217,13 @@ pub struct ResourceUi {
 
 impl ResourceUi {
     /// Adds origins for `fetch`, XHR and WebSocket.
-    pub fn connect_domains<S: Into<String>>(mut self, origins: impl IntoIterator<Item = S>) -> Self {
-        self.csp.connect_domains.extend(origins.into_iter().map(Into::into));
+    pub fn connect_domains<S: Into<String>>(
+        mut self,
+        origins: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.csp
+            .connect_domains
+            .extend(origins.into_iter().map(Into::into));
         self
     }
 
@@ -225,13 +232,17 @@ impl ResourceUi {
         mut self,
         origins: impl IntoIterator<Item = S>,
     ) -> Self {
-        self.csp.resource_domains.extend(origins.into_iter().map(Into::into));
+        self.csp
+            .resource_domains
+            .extend(origins.into_iter().map(Into::into));
         self
     }
 
     /// Adds origins for nested iframes.
     pub fn frame_domains<S: Into<String>>(mut self, origins: impl IntoIterator<Item = S>) -> Self {
-        self.csp.frame_domains.extend(origins.into_iter().map(Into::into));
+        self.csp
+            .frame_domains
+            .extend(origins.into_iter().map(Into::into));
         self
     }
 
@@ -240,7 +251,9 @@ impl ResourceUi {
         mut self,
         origins: impl IntoIterator<Item = S>,
     ) -> Self {
-        self.csp.base_uri_domains.extend(origins.into_iter().map(Into::into));
+        self.csp
+            .base_uri_domains
+            .extend(origins.into_iter().map(Into::into));
         self
     }
 
@@ -320,8 +333,11 @@ mod tests {
 
     #[test]
     fn a_tool_ui_is_the_spec_shape_both_ways() {
-        let ui = ToolUi::resource("ui://weather-server/dashboard-template")
-            .visibility([Visibility::Model, Visibility::App, Visibility::Model]);
+        let ui = ToolUi::resource("ui://weather-server/dashboard-template").visibility([
+            Visibility::Model,
+            Visibility::App,
+            Visibility::Model,
+        ]);
         let wire = json!({"resourceUri": "ui://weather-server/dashboard-template",
                           "visibility": ["model", "app"]});
         assert_eq!(serde_json::to_value(&ui).unwrap(), wire);
@@ -395,7 +411,8 @@ mod tests {
             json!({"extensions": {"io.modelcontextprotocol/tasks": {},
                    "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}})
         );
-        let host = json!({"extensions": {UI_EXTENSION: {"mimeTypes": ["text/html;profile=mcp-app"]}}});
+        let host =
+            json!({"extensions": {UI_EXTENSION: {"mimeTypes": ["text/html;profile=mcp-app"]}}});
         assert!(client_renders_apps(&host));
         for other in [
             json!({}),

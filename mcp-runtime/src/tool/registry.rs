@@ -258,6 +258,43 @@ mod tests {
     }
 
     #[test]
+    fn an_app_link_is_checked_at_registration() {
+        use crate::protocol::model::{ToolUi, Visibility};
+        let with = |ui: serde_json::Value| {
+            let tool = ToolBuilder::new("chart", |_| Box::pin(async { ToolOutcome::text("") }))
+                .meta("ui", ui)
+                .build();
+            Registry::check(std::slice::from_ref(&tool)).map_err(|err| err.to_string())
+        };
+        let good = ToolBuilder::new("chart", |_| Box::pin(async { ToolOutcome::text("") }))
+            .ui(ToolUi::resource("ui://charts/app.html").visibility([Visibility::App]))
+            .build();
+        let registry = Registry::new(vec![good], None).unwrap();
+        assert!(registry.has_app_tools());
+        assert!(
+            !Registry::new(vec![tool("plain")], None)
+                .unwrap()
+                .has_app_tools()
+        );
+        assert_eq!(
+            with(serde_json::json!({"resourceUri": "https://x/app.html"})).unwrap_err(),
+            "the MCP Apps `_meta.ui` of tool `chart` has a bad resourceUri: `https://x/app.html` is not a `ui://` URI; an app resource's URI starts with `ui://`, e.g. `ui://server/app.html`"
+        );
+        assert_eq!(
+            with(serde_json::json!({"visibility": []})).unwrap_err(),
+            "the MCP Apps `_meta.ui` of tool `chart` has an empty visibility, which hides the tool from both the model and the app; name one or both, or leave it out (both)"
+        );
+        let shape = with(serde_json::json!({"visibility": "app"})).unwrap_err();
+        assert!(
+            shape.starts_with(
+                "the MCP Apps `_meta.ui` of tool `chart` is not the extension's shape ("
+            ),
+            "{shape}"
+        );
+        assert_eq!(with(serde_json::json!({"visibility": ["model"]})), Ok(()));
+    }
+
+    #[test]
     fn a_hand_given_schema_is_listed_as_given_in_every_revision() {
         // The portable profile is for generated schemas; one given by hand
         // keeps `$schema`, `$anchor`, composition and conditionals.

@@ -1,0 +1,202 @@
+//! MCP Apps (`io.modelcontextprotocol/ui`) on the server: `everything`'s
+//! `stats` app over stdio in both eras (the tools' `_meta.ui`, the
+//! extension in the capabilities, the app-only tool's calls), the model
+//! API dumps without the app-only tool, and a tool that asks the client
+//! whether it renders apps.
+
+use crate::common::{self, Peer, example_binary};
+use mcp_runtime::testing::memory;
+use mcp_runtime::{Server, ToolBuilder, ToolOutcome, ToolUi, Visibility};
+use serde_json::{Value, json};
+use std::process::Command;
+use std::time::Duration;
+
+/// The `_meta` of the tools named `names` in a `tools/list` result.
+fn metas(result: &Value, names: &[&str]) -> Vec<Value> {
+    names
+        .iter()
+        .map(|name| {
+            let tool = result["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|tool| tool["name"] == *name)
+                .unwrap_or_else(|| panic!("{name} is listed: {result}"));
+            tool["_meta"].clone()
+        })
+        .collect()
+}
+
+fn expected_metas() -> Vec<Value> {
+    vec![
+        json!({"ui": {"resourceUri": "ui://everything/stats.html"}}),
+        json!({"ui": {"resourceUri": "ui://everything/stats.html", "visibility": ["app"]}}),
+    ]
+}
+
+#[test]
+fn tools_name_their_app_in_both_eras() {
+    let mut legacy = Peer::legacy("2025-11-25");
+    let list = legacy.request(common::request(1, "tools/list", json!({}), false));
+    assert_eq!(
+        metas(&list["result"], &["stats", "stats_sort"]),
+        expected_metas()
+    );
+
+    let mut modern = Peer::modern();
+    let list = modern.request(common::request(1, "tools/list", json!({}), true));
+    assert_eq!(
+        metas(&list["result"], &["stats", "stats_sort"]),
+        expected_metas()
+    );
+}
+
+#[test]
+fn the_extension_is_declared_where_capabilities_carry_extensions() {
+    let mut modern = Peer::modern();
+    let discover = modern.request(common::request(1, "server/discover", json!({}), true));
+    assert_eq!(
+        discover["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/ui"],
+        json!({"mimeTypes": ["text/html;profile=mcp-app"]}),
+        "{discover}"
+    );
+    // 2025-11-25 capabilities have no `extensions`: hosts find the apps by
+    // the tools' `_meta.ui` there.
+    let mut legacy = Peer::everything();
+    let init = legacy.request(common::initialize(0, "2025-11-25"));
+    assert_eq!(
+        init["result"]["capabilities"].get("extensions"),
+        None,
+        "{init}"
+    );
+}
+
+#[test]
+fn the_app_calls_its_tools_as_any_client_does() {
+    for modern in [false, true] {
+        let mut peer = if modern {
+            Peer::modern()
+        } else {
+            Peer::legacy("2025-11-25")
+        };
+        let numbers = json!({"numbers": [3, -1.5, 10]});
+        let stats = peer.request(common::call(1, "stats", numbers.clone(), modern));
+        assert_eq!(
+            stats["result"]["structuredContent"],
+            json!({"count": 3, "sum": 11.5, "mean": 11.5 / 3.0, "min": -1.5, "max": 10.0}),
+            "{stats}"
+        );
+        let arguments = json!({"numbers": [3, -1.5, 10], "descending": true});
+        let sorted = peer.request(common::call(2, "stats_sort", arguments, modern));
+        assert_eq!(
+            sorted["result"]["structuredContent"],
+            json!({"numbers": [10.0, 3.0, -1.5]}),
+            "{sorted}"
+        );
+        let empty = peer.request(common::call(3, "stats", json!({"numbers": []}), modern));
+        assert_eq!(
+            empty["result"]["structuredContent"],
+            json!({"count": 0, "sum": 0.0, "mean": null, "min": null, "max": null}),
+            "{empty}"
+        );
+    }
+}
+
+/// `everything --dump-tools=FORMAT`, parsed.
+fn dump(format: &str) -> Value {
+    let output = Command::new(example_binary("everything"))
+        .arg(format!("--dump-tools={format}"))
+        .output()
+        .expect("everything runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn model_api_dumps_leave_out_the_app_only_tool() {
+    for (format, pointer) in [
+        ("anthropic", "/name"),
+        ("openai", "/function/name"),
+        ("openai-strict", "/function/name"),
+    ] {
+        let dumped = dump(format);
+        let names: Vec<&str> = dumped
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool.pointer(pointer).and_then(Value::as_str).unwrap())
+            .collect();
+        assert!(names.contains(&"stats"), "{format}: {names:?}");
+        assert!(!names.contains(&"stats_sort"), "{format}: {names:?}");
+    }
+    // The MCP dump is what `tools/list` says: both, with their `_meta.ui`.
+    let mcp = dump("mcp");
+    assert_eq!(metas(&mcp, &["stats", "stats_sort"]), expected_metas());
+}
+
+/// A tool that says whether the client renders apps, with the app it names.
+fn renders_apps_tool() -> mcp_runtime::Tool {
+    ToolBuilder::new("renders", |call| {
+        let renders = call.context().client_renders_apps();
+        Box::pin(async move { ToolOutcome::text(renders.to_string()) })
+    })
+    .ui(ToolUi::resource("ui://t/app.html").visibility([Visibility::Model, Visibility::App]))
+    .build()
+}
+
+async fn recv(client: &mut mcp_runtime::testing::MemoryTransport) -> Value {
+    let line = tokio::time::timeout(Duration::from_secs(10), client.recv())
+        .await
+        .expect("a line within 10 s")
+        .unwrap()
+        .expect("the server is still there");
+    serde_json::from_str(&line).unwrap()
+}
+
+#[tokio::test]
+async fn a_tool_knows_whether_the_client_renders_apps_in_both_eras() {
+    let host = json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}});
+    for capabilities in [host, json!({})] {
+        let expected = (capabilities != json!({})).to_string();
+        // Legacy: the capabilities of `initialize`.
+        let (mut client, server_end) = memory();
+        let (read, write) = tokio::io::split(server_end);
+        let server = Server::new("apps", "1").tools(vec![renders_apps_tool()]);
+        let serving = tokio::spawn(server.serve(read, write));
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": capabilities,
+            "clientInfo": {"name": "host", "version": "1"}}});
+        client.send(&init.to_string()).await.unwrap();
+        recv(&mut client).await;
+        client
+            .send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .await
+            .unwrap();
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "renders", "arguments": {}}});
+        client.send(&call.to_string()).await.unwrap();
+        let answer = recv(&mut client).await;
+        assert_eq!(answer["result"]["content"][0]["text"], expected, "{answer}");
+        client.close().await.unwrap();
+        serving.await.unwrap().unwrap();
+
+        // 2026-07-28: the capabilities of the request's envelope.
+        let (mut client, server_end) = memory();
+        let (read, write) = tokio::io::split(server_end);
+        let server = Server::new("apps", "1").tools(vec![renders_apps_tool()]);
+        let serving = tokio::spawn(server.serve(read, write));
+        let mut envelope = common::envelope();
+        envelope["io.modelcontextprotocol/clientCapabilities"] = capabilities.clone();
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "renders", "arguments": {}, "_meta": envelope}});
+        client.send(&call.to_string()).await.unwrap();
+        let answer = recv(&mut client).await;
+        assert_eq!(answer["result"]["content"][0]["text"], expected, "{answer}");
+        client.close().await.unwrap();
+        serving.await.unwrap().unwrap();
+    }
+}
