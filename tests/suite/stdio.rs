@@ -528,9 +528,11 @@ fn discover_describes_the_server() {
             // Before the era is decided, the legacy versions too (through
             // `initialize`), as a -32022 error here names them.
             "supportedVersions": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
-            // `build_report` may run as a task: the Tasks extension.
+            // `build_report` may run as a task: the Tasks extension;
+            // `stats` names an MCP App: the Apps extension.
             "capabilities": {"tools": {"listChanged": true},
-                "extensions": {"io.modelcontextprotocol/tasks": {}}},
+                "extensions": {"io.modelcontextprotocol/tasks": {},
+                    "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}},
             "ttlMs": 300000,
             "cacheScope": "public",
             "instructions": INSTRUCTIONS,
