@@ -15,6 +15,9 @@ impl ErrorCode {
     pub const INVALID_PARAMS: ErrorCode = ErrorCode(-32602);
     /// The server failed.
     pub const INTERNAL_ERROR: ErrorCode = ErrorCode(-32603);
+    /// 2024-11-05 to 2025-11-25: no resource at the URI `resources/read`
+    /// names (2026-07-28 retires it for [`ErrorCode::INVALID_PARAMS`]).
+    pub const RESOURCE_NOT_FOUND: ErrorCode = ErrorCode(-32002);
     /// The caller's token lacks a scope the tool needs (a server-defined
     /// code, in the range JSON-RPC leaves to implementations; on HTTP the
     /// response is `403` with the `insufficient_scope` challenge).

@@ -42,6 +42,9 @@ pub struct Params<'a> {
     /// `taskId` (`tasks/get`, `tasks/update`, `tasks/cancel`): read here so
     /// that the `Mcp-Name` check and the method see one value.
     pub task_id: Option<Cow<'a, str>>,
+    /// `uri` (`resources/read`): read here so that the `Mcp-Name` check
+    /// and the method see one value.
+    pub uri: Option<Cow<'a, str>>,
 }
 
 /// `params._meta`: the object as sent, and the reserved keys this server
@@ -91,6 +94,8 @@ pub(crate) struct Members<'a> {
     input_responses: Option<&'a RawValue>,
     #[serde(rename = "taskId", default, borrow)]
     task_id: Text<'a>,
+    #[serde(default, borrow)]
+    uri: Text<'a>,
 }
 
 impl<'a> Params<'a> {
@@ -124,6 +129,7 @@ impl<'a> Params<'a> {
             request_state: members.request_state.0,
             input_responses,
             task_id: members.task_id.0,
+            uri: members.uri.0,
         })
     }
 

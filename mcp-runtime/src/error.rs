@@ -79,6 +79,16 @@ pub enum Error {
         /// The tool.
         tool: String,
     },
+    /// A resource built by hand has a malformed URI template, or none of
+    /// its URI (`#[resource]` checks at compile time).
+    InvalidResource {
+        /// The URI or template as given.
+        uri: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Two resources were registered at one URI (or one URI template).
+    DuplicateResourceUri(String),
     /// Reading or writing the transport failed.
     Io(io::Error),
 }
@@ -137,6 +147,12 @@ impl fmt::Display for Error {
                 write!(f, "the MCP Apps `_meta.ui` of tool `{tool}` {reason}")
             }
             Error::InvalidAuth(reason) => write!(f, "invalid authorization settings: {reason}"),
+            Error::InvalidResource { uri, reason } => {
+                write!(f, "invalid resource {uri:?}: {reason}")
+            }
+            Error::DuplicateResourceUri(uri) => {
+                write!(f, "two resources are registered at {uri:?}")
+            }
             Error::Io(err) => write!(f, "transport I/O failed: {err}"),
         }
     }

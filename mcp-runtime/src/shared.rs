@@ -19,6 +19,11 @@ use std::time::Duration;
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub(crate) tools: ToolSet,
+    /// The resources and templates (`resources/*`).
+    pub(crate) resources: crate::resource::registry::ResourceRegistry,
+    /// The largest message this server sends or reads: a resource's
+    /// contents over it are answered with an error naming the size.
+    pub(crate) max_message_size: usize,
     pub(crate) identity: Identity,
     /// What each call's `Context` reaches: the states, the store (spent
     /// request states and `Handles` entries), the tool set (the same handle

@@ -58,6 +58,8 @@ pub enum NamedMember {
     Name,
     /// `params.taskId`: the task asked about, updated or cancelled.
     TaskId,
+    /// `params.uri`: the resource read.
+    Uri,
 }
 
 impl NamedMember {
@@ -66,6 +68,7 @@ impl NamedMember {
         match self {
             NamedMember::Name => "params.name",
             NamedMember::TaskId => "params.taskId",
+            NamedMember::Uri => "params.uri",
         }
     }
 }
@@ -77,6 +80,7 @@ impl NamedMember {
 /// use mcp_protocol::http::{NamedMember, named_member};
 /// assert_eq!(named_member("tools/call"), Some(NamedMember::Name));
 /// assert_eq!(named_member("tasks/get"), Some(NamedMember::TaskId));
+/// assert_eq!(named_member("resources/read"), Some(NamedMember::Uri));
 /// assert_eq!(named_member("tools/list"), None);
 /// ```
 pub fn named_member(method: &str) -> Option<NamedMember> {
@@ -85,6 +89,7 @@ pub fn named_member(method: &str) -> Option<NamedMember> {
         method::TASKS_GET | method::TASKS_UPDATE | method::TASKS_CANCEL => {
             Some(NamedMember::TaskId)
         }
+        method::RESOURCES_READ => Some(NamedMember::Uri),
         _ => None,
     }
 }

@@ -132,6 +132,15 @@ impl ServerCapabilities {
         }
     }
 
+    /// With `resources: {}` (the members `subscribe` and `listChanged`
+    /// are left to the server's subscriptions).
+    pub fn with_resources(self) -> ServerCapabilities {
+        ServerCapabilities {
+            resources: Some(self.resources.unwrap_or_default()),
+            ..self
+        }
+    }
+
     /// With `tools: {"listChanged": list_changed}`.
     pub fn with_tools(self, list_changed: bool) -> ServerCapabilities {
         ServerCapabilities {

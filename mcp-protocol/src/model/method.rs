@@ -33,6 +33,10 @@ use super::lifecycle::{DiscoverResult, InitializeParams, InitializeResult, MetaP
 use super::notifications::{
     CancelledParams, ListenParams, LoggingMessageParams, ProgressParams, SetLevelParams,
 };
+use super::resources::{
+    ListResourceTemplatesResult, ListResourcesParams, ListResourcesResult, ReadResourceParams,
+    ReadResourceResult,
+};
 use super::task::{DetailedTask, TaskIdParams, UpdateTaskParams};
 use super::tools::{CallToolParams, ListToolsParams, ListToolsResult};
 use crate::ProtocolVersion;
@@ -51,6 +55,12 @@ pub const PING: &str = "ping";
 pub const TOOLS_LIST: &str = "tools/list";
 /// `tools/call`.
 pub const TOOLS_CALL: &str = "tools/call";
+/// `resources/list`.
+pub const RESOURCES_LIST: &str = "resources/list";
+/// `resources/read`.
+pub const RESOURCES_READ: &str = "resources/read";
+/// `resources/templates/list`.
+pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
 /// `logging/setLevel` (2024-11-05 to 2025-11-25).
 pub const SET_LEVEL: &str = "logging/setLevel";
 /// `subscriptions/listen` (2026-07-28).
@@ -127,6 +137,8 @@ pub enum Capability {
     Tools,
     /// The server's `logging` (`logging/setLevel`, `notifications/message`).
     Logging,
+    /// The server's `resources` (`resources/*`).
+    Resources,
     /// The server's Tasks extension (`tasks/*`, `notifications/tasks`).
     Tasks,
     /// The client's `sampling` (`sampling/createMessage`).
@@ -215,6 +227,12 @@ requests! {
     ListTools = TOOLS_LIST, Revisions::ALL, Some(Capability::Tools), ListToolsParams<'static> => ListToolsResult;
     /// `tools/call`: runs a tool.
     CallTool = TOOLS_CALL, Revisions::ALL, Some(Capability::Tools), CallToolParams<'static> => CallToolResponse;
+    /// `resources/list`: a page of the server's resources at fixed URIs.
+    ListResources = RESOURCES_LIST, Revisions::ALL, Some(Capability::Resources), ListResourcesParams<'static> => ListResourcesResult;
+    /// `resources/read`: what a URI holds.
+    ReadResource = RESOURCES_READ, Revisions::ALL, Some(Capability::Resources), ReadResourceParams<'static> => ReadResourceResult;
+    /// `resources/templates/list`: a page of the server's URI templates.
+    ListResourceTemplates = RESOURCES_TEMPLATES_LIST, Revisions::ALL, Some(Capability::Resources), ListResourcesParams<'static> => ListResourceTemplatesResult;
     /// `logging/setLevel`: the lowest level of log messages the server
     /// sends (2024-11-05 to 2025-11-25; 2026-07-28 requests carry their
     /// level in `_meta`).
@@ -332,7 +350,7 @@ mod tests {
         for (at, name) in names.iter().enumerate() {
             assert!(!names[..at].contains(name), "{name} is listed twice");
         }
-        assert_eq!(REQUEST_METHODS.len(), 13);
+        assert_eq!(REQUEST_METHODS.len(), 16);
         assert!(REQUEST_METHODS.contains(&SetLevel::METHOD));
         assert!(NOTIFICATION_METHODS.contains(&SubscriptionsAcknowledged::METHOD));
     }

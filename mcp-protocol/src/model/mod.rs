@@ -14,8 +14,9 @@
 //!
 //! The types are grouped by concept in private modules below (each uses
 //! only those before it: `jsonrpc`, `tools`, `input`, `lifecycle`,
-//! `notifications`, `task`, `call`, `server`, `method`; `apps` after
-//! `lifecycle`) and all reached here, as `mcp_protocol::model::X`.
+//! `resources`, `notifications`, `task`, `call`, `server`, `method`;
+//! `apps` after `lifecycle`) and all reached here, as
+//! `mcp_protocol::model::X`.
 
 mod apps;
 mod call;
@@ -24,6 +25,7 @@ mod jsonrpc;
 mod lifecycle;
 pub mod method;
 mod notifications;
+mod resources;
 mod server;
 mod task;
 mod tools;
@@ -36,6 +38,7 @@ pub use input::*;
 pub use jsonrpc::*;
 pub use lifecycle::*;
 pub use notifications::*;
+pub use resources::*;
 pub use server::*;
 pub use task::*;
 pub use tools::*;

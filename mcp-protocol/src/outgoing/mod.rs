@@ -11,11 +11,13 @@
 mod call;
 mod call_model;
 mod notify;
+mod resources;
 mod results;
 mod task_view;
 
 pub use call::*;
 pub use notify::*;
+pub use resources::ResourceList;
 pub use results::*;
 pub use task_view::*;
 

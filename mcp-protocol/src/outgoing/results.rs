@@ -60,7 +60,7 @@ impl Serialize for InputRequests<'_> {
 /// (every client may share them) unless a `tools/list` is filtered for its
 /// caller (`private`: only the same authorization context may reuse it).
 #[derive(Debug, Serialize)]
-struct CacheHints {
+pub(super) struct CacheHints {
     #[serde(rename = "ttlMs")]
     ttl_ms: u64,
     #[serde(rename = "cacheScope")]
@@ -68,14 +68,14 @@ struct CacheHints {
 }
 
 impl CacheHints {
-    fn public(ttl_ms: u64) -> CacheHints {
+    pub(super) fn public(ttl_ms: u64) -> CacheHints {
         CacheHints {
             ttl_ms,
             cache_scope: "public",
         }
     }
 
-    fn private(ttl_ms: u64) -> CacheHints {
+    pub(super) fn private(ttl_ms: u64) -> CacheHints {
         CacheHints {
             ttl_ms,
             cache_scope: "private",
@@ -118,11 +118,11 @@ pub(super) struct Trailer<'a> {
 
 /// A result body followed by the revision's closing fields.
 #[derive(Serialize)]
-struct Closed<'a, B> {
+pub(super) struct Closed<'a, B> {
     #[serde(flatten)]
-    body: B,
+    pub(super) body: B,
     #[serde(flatten)]
-    trailer: Option<Trailer<'a>>,
+    pub(super) trailer: Option<Trailer<'a>>,
 }
 
 /// `tools/list` result fields: the page itself is shared.
@@ -178,7 +178,12 @@ impl<'a> Reply<'a> {
         })
     }
 
-    fn send<B: Serialize>(&self, body: B, result_type: &'static str, capacity: usize) -> Frame {
+    pub(super) fn send<B: Serialize>(
+        &self,
+        body: B,
+        result_type: &'static str,
+        capacity: usize,
+    ) -> Frame {
         let result = Closed {
             body,
             trailer: self.trailer(result_type),

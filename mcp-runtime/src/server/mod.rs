@@ -80,6 +80,7 @@ pub struct Server {
     title: Option<String>,
     instructions: Option<String>,
     tools: Vec<Tool>,
+    resources: Vec<crate::resource::Resource>,
     page_size: Option<usize>,
     list_ttl: Duration,
     max_message_size: usize,
@@ -115,6 +116,7 @@ impl Server {
             title: None,
             instructions: None,
             tools: Vec::new(),
+            resources: Vec::new(),
             page_size: None,
             list_ttl: DEFAULT_LIST_TTL,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
@@ -354,6 +356,18 @@ impl Server {
         self
     }
 
+    /// Registers resources (usually `resources![a, b]`): `resources/list`
+    /// lists those at fixed URIs, `resources/templates/list` the URI
+    /// templates, and `resources/read` reads either. The server offers the
+    /// `resources` capability only when it has some.
+    pub fn resources(
+        mut self,
+        resources: impl IntoIterator<Item = crate::resource::Resource>,
+    ) -> Server {
+        self.resources.extend(resources);
+        self
+    }
+
     /// Registers one tool.
     pub fn tool(mut self, tool: Tool) -> Server {
         self.tools.push(tool);
@@ -481,6 +495,8 @@ impl Server {
         self.check_tasks()?;
         let ttl_ms = self.list_ttl_ms();
         let tools = ToolSet::new(self.tools, self.page_size)?;
+        let resources =
+            crate::resource::registry::ResourceRegistry::new(self.resources, self.page_size)?;
         let identity = Identity::new(
             self.name,
             self.version,
@@ -501,6 +517,8 @@ impl Server {
         });
         let shared = Shared {
             tools,
+            resources,
+            max_message_size: self.max_message_size,
             identity,
             reach,
             sealer: StateSealer::with_quota(

@@ -115,7 +115,8 @@ impl Session {
     /// table they are listed in, so they ask the session, which routes by
     /// it, rather than import the table that imports them.
     fn capabilities(&self, version: ProtocolVersion, has_task_tools: bool) -> ServerCapabilities {
-        let capabilities = table::capabilities(version, has_task_tools);
+        let has_resources = !self.shared.resources.is_empty();
+        let capabilities = table::capabilities(version, has_task_tools, has_resources);
         // MCP Apps is declared where capabilities carry `extensions`
         // (2026-07-28); older hosts find apps by the tools' `_meta.ui`.
         if version.is_modern() && self.shared.tools.registry().has_app_tools() {
@@ -219,16 +220,7 @@ impl Session {
         )?;
         let version = info.version;
         let Some(entry) = entry.filter(|entry| entry.serves(version)) else {
-            return Err(RpcError::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                format!("Method not found: {method}"),
-            )
-            .with_data(
-                ErrorData::Method {
-                    method: method.to_owned(),
-                }
-                .into(),
-            ));
+            return Err(method_not_found(method));
         };
         match entry.route {
             table::Route::Call => self.call_tool(id, info, params),
@@ -240,6 +232,7 @@ impl Session {
                 self.task_request(id, method, info, &params)
             }
             table::Route::Task(_) => unreachable!("no task entries without the tasks feature"),
+            table::Route::Read => self.read_resource(id, info, &params),
         }
     }
 
@@ -264,6 +257,21 @@ impl Session {
         }
         methods::listen::close_subscriptions(connection);
     }
+}
+
+/// `-32601` naming `method`: no such method, or one behind a capability
+/// this server does not offer.
+fn method_not_found(method: &str) -> RpcError {
+    RpcError::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!("Method not found: {method}"),
+    )
+    .with_data(
+        ErrorData::Method {
+            method: method.to_owned(),
+        }
+        .into(),
+    )
 }
 
 /// Deserializes a method's params, or says what is wrong with them.

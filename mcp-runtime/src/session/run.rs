@@ -250,11 +250,12 @@ pub(crate) async fn run_tool(tool: Arc<Tool>, call: ToolCall) -> ToolOutcome {
     })
 }
 
-/// Polls a future, catching a panic as `Err` instead of unwinding the task.
-struct CatchUnwind(crate::util::BoxFuture<ToolOutcome>);
+/// Polls a future, catching a panic as `Err` instead of unwinding the task
+/// (a tool's, a resource read's).
+pub(crate) struct CatchUnwind<T>(pub(crate) crate::util::BoxFuture<T>);
 
-impl Future for CatchUnwind {
-    type Output = Result<ToolOutcome, Box<dyn std::any::Any + Send>>;
+impl<T> Future for CatchUnwind<T> {
+    type Output = Result<T, Box<dyn std::any::Any + Send>>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
         let future = &mut self.0;

@@ -40,6 +40,9 @@ pub(super) enum Route {
     /// `tasks/*` (Tasks extension): answered from the store, on a task of
     /// its own, once the request's own capabilities allow it.
     Task(TaskMethod),
+    /// `resources/read`: found here, read on a task of its own (the fn is
+    /// async), answered from it.
+    Read,
 }
 
 /// One method of the table.
@@ -99,6 +102,9 @@ pub(super) static METHODS: &[Entry] = &[
     marked::<GetTask>(Route::Task(TaskMethod::Get)),
     marked::<UpdateTask>(Route::Task(TaskMethod::Update)),
     marked::<CancelTask>(Route::Task(TaskMethod::Cancel)),
+    entry::<method::ListResources>(),
+    entry::<method::ListResourceTemplates>(),
+    marked::<method::ReadResource>(Route::Read),
 ];
 
 /// The entry for `method`, if the table has one.
@@ -139,8 +145,13 @@ fn open<M: Streaming>(
 
 /// The capabilities a server announces to a request of `version`: those of
 /// the methods that exist in its era (the Tasks extension only when a tool
-/// can run as a task: `has_task_tools`).
-pub(super) fn capabilities(version: ProtocolVersion, has_task_tools: bool) -> ServerCapabilities {
+/// can run as a task: `has_task_tools`; `resources` only when the server
+/// has some: `has_resources`).
+pub(super) fn capabilities(
+    version: ProtocolVersion,
+    has_task_tools: bool,
+    has_resources: bool,
+) -> ServerCapabilities {
     let mut capabilities = ServerCapabilities::default();
     let offered = |wanted: Capability| {
         METHODS
@@ -155,6 +166,10 @@ pub(super) fn capabilities(version: ProtocolVersion, has_task_tools: bool) -> Se
     }
     if has_task_tools && offered(Capability::Tasks) {
         capabilities = capabilities.with_tasks_extension();
+    }
+    // `subscribe` and `listChanged` join it when the server serves them.
+    if has_resources && offered(Capability::Resources) {
+        capabilities = capabilities.with_resources();
     }
     capabilities
 }
@@ -177,13 +192,26 @@ mod tests {
             } else {
                 r#"{"logging":{},"tools":{"listChanged":true}}"#
             };
-            assert_eq!(text(capabilities(version, false)), expected, "{version}");
+            assert_eq!(
+                text(capabilities(version, false, false)),
+                expected,
+                "{version}"
+            );
             let with_tasks = if version.is_modern() {
                 r#"{"tools":{"listChanged":true},"extensions":{"io.modelcontextprotocol/tasks":{}}}"#
             } else {
                 expected
             };
-            assert_eq!(text(capabilities(version, true)), with_tasks, "{version}");
+            assert_eq!(
+                text(capabilities(version, true, false)),
+                with_tasks,
+                "{version}"
+            );
+            let with_resources = text(capabilities(version, false, true));
+            assert!(
+                with_resources.ends_with(r#""resources":{}}"#),
+                "{version}: {with_resources}"
+            );
         }
     }
 
@@ -197,7 +225,7 @@ mod tests {
             );
             assert_eq!(find(entry.name).map(|e| e.name), Some(entry.name));
         }
-        assert!(find("resources/list").is_none());
+        assert!(find("prompts/list").is_none());
         let (legacy, modern) = (ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28);
         let serves = |name: &str| {
             let entry = find(name).unwrap();

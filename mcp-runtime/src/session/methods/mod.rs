@@ -8,5 +8,6 @@
 pub(super) mod lifecycle;
 pub(crate) mod listen;
 pub(super) mod logging;
+pub(super) mod resources;
 pub(super) mod tasks;
 pub(super) mod tools;

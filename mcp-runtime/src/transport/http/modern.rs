@@ -157,10 +157,12 @@ fn ladder(
         Some(_) => {}
     }
     let name = params.name.as_deref();
-    // `Mcp-Name` routes: the tool or prompt's name, or the task's id.
+    // `Mcp-Name` routes: the tool or prompt's name, the task's id, or the
+    // resource's URI.
     let named = named_member(method).map(|member| match member {
         NamedMember::Name => (name, member.path()),
         NamedMember::TaskId => (params.task_id.as_deref(), member.path()),
+        NamedMember::Uri => (params.uri.as_deref(), member.path()),
     });
     match (routing.name.single(&headers::NAME)?, named) {
         (None, Some(_)) => return Err(mismatch("the Mcp-Name header is missing")),

@@ -1,0 +1,380 @@
+//! What a resource is at run time: a fixed URI or a URI template, what
+//! `resources/list` and `resources/templates/list` say about it, and the fn
+//! that reads it. `#[resource]` makes these; [`ResourceBuilder`] makes them
+//! by hand. The server's lists and its lookup of a URI are [`registry`];
+//! the template grammar and matcher are [`template`].
+
+pub(crate) mod registry;
+pub mod template;
+
+use crate::context::Context;
+use crate::protocol::ProtocolVersion;
+use crate::protocol::model::{BlockAnnotations, ResourceContents};
+use crate::protocol::sampling::Role;
+use crate::tool::Icon;
+use crate::util::BoxFuture;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::fmt;
+use std::sync::Arc;
+use template::{UriTemplate, Variables};
+
+pub(crate) type ReadHandler =
+    Arc<dyn Fn(ResourceRead) -> BoxFuture<Result<Vec<ResourceContents>, String>> + Send + Sync>;
+
+/// A registered resource: at a fixed URI, or at every URI its template
+/// matches; what the lists say about it and the fn that reads it. Cheap to
+/// clone.
+///
+/// `#[resource]` makes these and `resources![a, b]` collects them;
+/// [`ResourceBuilder`] makes them by hand.
+#[derive(Clone)]
+pub struct Resource {
+    pub(crate) at: At,
+    pub(crate) meta: Arc<Described>,
+    pub(crate) handler: ReadHandler,
+}
+
+/// Where a resource is.
+#[derive(Clone, Debug)]
+pub(crate) enum At {
+    /// At one URI.
+    Fixed(String),
+    /// At every URI the template matches.
+    Template(Arc<UriTemplate>),
+}
+
+/// What the lists say about a resource, besides its URI.
+#[derive(Debug, Default)]
+pub(crate) struct Described {
+    name: String,
+    title: Option<String>,
+    description: Option<String>,
+    mime_type: Option<String>,
+    size: Option<u64>,
+    audience: Vec<Role>,
+    priority: Option<f64>,
+    icons: Vec<Icon>,
+}
+
+impl fmt::Debug for Resource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Resource")
+            .field("uri", &self.uri())
+            .field("name", &self.meta.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Resource {
+    /// Its URI, or its URI template.
+    pub fn uri(&self) -> &str {
+        match &self.at {
+            At::Fixed(uri) => uri,
+            At::Template(template) => template.as_str(),
+        }
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.meta.name
+    }
+
+    /// Whether it is a URI template.
+    pub fn is_template(&self) -> bool {
+        matches!(self.at, At::Template(_))
+    }
+
+    /// Its MIME type, if declared: the type of the text or bytes its fn
+    /// returns.
+    pub fn mime_type(&self) -> Option<&str> {
+        self.meta.mime_type.as_deref()
+    }
+
+    /// Its entry in `resources/list` (or `resources/templates/list`) as
+    /// `version` defines it (`title` from 2025-06-18, `icons` from
+    /// 2025-11-25).
+    pub(crate) fn definition_json(&self, version: ProtocolVersion) -> Box<RawValue> {
+        let carries = version.carries();
+        let meta = &*self.meta;
+        let (uri, uri_template, size) = match &self.at {
+            At::Fixed(uri) => (Some(uri.as_str()), None, meta.size),
+            At::Template(template) => (None, Some(template.as_str()), None),
+        };
+        let annotations =
+            (!meta.audience.is_empty() || meta.priority.is_some()).then(|| BlockAnnotations {
+                audience: meta.audience.clone(),
+                priority: meta.priority,
+                last_modified: None,
+            });
+        let listed = Listed {
+            uri,
+            uri_template,
+            name: &meta.name,
+            title: meta.title.as_deref().filter(|_| carries.structured_output),
+            description: meta.description.as_deref(),
+            mime_type: meta.mime_type.as_deref(),
+            size,
+            annotations: annotations.filter(|_| carries.annotations),
+            icons: if carries.icons { &meta.icons } else { &[] },
+        };
+        serde_json::value::to_raw_value(&listed)
+            .unwrap_or_else(|_| unreachable!("a struct of strings and numbers serializes"))
+    }
+}
+
+/// One entry of a resource list, borrowed from the resource.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Listed<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri_template: Option<&'a str>,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mime_type: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    annotations: Option<BlockAnnotations>,
+    #[serde(skip_serializing_if = "<[Icon]>::is_empty")]
+    icons: &'a [Icon],
+}
+
+/// One `resources/read` of a resource: the URI asked for, the values its
+/// template's variables took, and the request's [`Context`] (its
+/// [`Context::tool`] is the URI).
+#[derive(Debug)]
+pub struct ResourceRead {
+    pub(crate) uri: String,
+    pub(crate) variables: Variables,
+    pub(crate) mime_type: Option<String>,
+    pub(crate) context: Context,
+}
+
+impl ResourceRead {
+    /// The URI read.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    /// The percent-decoded value of template variable `name` (`None` for a
+    /// fixed resource, or a `{?q}` variable the URI leaves out).
+    pub fn variable(&self, name: &str) -> Option<&str> {
+        self.variables.get(name)
+    }
+
+    /// The resource's declared MIME type.
+    pub fn mime_type(&self) -> Option<&str> {
+        self.mime_type.as_deref()
+    }
+
+    /// The request's context: state, cancellation, logging.
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+
+    /// `text` as the contents of the URI read, with the declared MIME type.
+    pub fn text(&self, text: impl Into<String>) -> ResourceContents {
+        ResourceContents::Text {
+            uri: self.uri.clone(),
+            mime_type: self.mime_type.clone(),
+            text: text.into(),
+        }
+    }
+
+    /// `bytes` (sent base64) as the contents of the URI read, with the
+    /// declared MIME type.
+    pub fn blob(&self, bytes: &[u8]) -> ResourceContents {
+        use base64::Engine;
+        ResourceContents::Blob {
+            uri: self.uri.clone(),
+            mime_type: self.mime_type.clone(),
+            blob: base64::engine::general_purpose::STANDARD.encode(bytes),
+        }
+    }
+}
+
+/// Builds a [`Resource`]; what `#[resource]` expands to, and the way to
+/// make resources whose URIs are only known at run time.
+///
+/// ```
+/// use mcp_runtime::ResourceBuilder;
+/// let readme = ResourceBuilder::new("file:///README.md", "readme", |read| {
+///     Box::pin(async move { Ok(vec![read.text("# Hello")]) })
+/// })
+/// .mime_type("text/markdown")
+/// .description("The project's readme.")
+/// .build()
+/// .unwrap();
+/// assert_eq!(readme.uri(), "file:///README.md");
+/// assert!(!readme.is_template());
+/// ```
+#[must_use]
+pub struct ResourceBuilder {
+    uri: String,
+    meta: Described,
+    handler: ReadHandler,
+}
+
+impl fmt::Debug for ResourceBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResourceBuilder")
+            .field("uri", &self.uri)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResourceBuilder {
+    /// A resource named `name` at `uri` (a URI template when it holds
+    /// `{`), read by `handler`: its contents, or why it cannot be read (an
+    /// error response naming the URI).
+    pub fn new<F>(uri: impl Into<String>, name: impl Into<String>, handler: F) -> ResourceBuilder
+    where
+        F: Fn(ResourceRead) -> BoxFuture<Result<Vec<ResourceContents>, String>>
+            + Send
+            + Sync
+            + 'static,
+    {
+        ResourceBuilder {
+            uri: uri.into(),
+            meta: Described {
+                name: name.into(),
+                ..Described::default()
+            },
+            handler: Arc::new(handler),
+        }
+    }
+
+    /// A title for display.
+    pub fn title(mut self, title: impl Into<String>) -> ResourceBuilder {
+        self.meta.title = Some(title.into());
+        self
+    }
+
+    /// What it is.
+    pub fn description(mut self, description: impl Into<String>) -> ResourceBuilder {
+        self.meta.description = Some(description.into());
+        self
+    }
+
+    /// Its MIME type, given to the text and bytes its fn returns.
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> ResourceBuilder {
+        self.meta.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Its size in bytes (fixed URIs only: a template lists none).
+    pub fn size(mut self, bytes: u64) -> ResourceBuilder {
+        self.meta.size = Some(bytes);
+        self
+    }
+
+    /// Who it is for (`annotations.audience`); call again for both.
+    pub fn audience(mut self, role: Role) -> ResourceBuilder {
+        if !self.meta.audience.contains(&role) {
+            self.meta.audience.push(role);
+        }
+        self
+    }
+
+    /// How important it is, 0 to 1 (`annotations.priority`).
+    pub fn priority(mut self, priority: f64) -> ResourceBuilder {
+        self.meta.priority = Some(priority);
+        self
+    }
+
+    /// An icon for display (2025-11-25 on).
+    pub fn icon(mut self, icon: Icon) -> ResourceBuilder {
+        self.meta.icons.push(icon);
+        self
+    }
+
+    /// The resource, or what is wrong with its URI: empty, or a malformed
+    /// template.
+    pub fn build(self) -> Result<Resource, crate::Error> {
+        let invalid = |reason: String| crate::Error::InvalidResource {
+            uri: self.uri.clone(),
+            reason,
+        };
+        if self.uri.is_empty() {
+            return Err(invalid("the URI is empty".to_owned()));
+        }
+        if self
+            .meta
+            .priority
+            .is_some_and(|p| !(0.0..=1.0).contains(&p))
+        {
+            return Err(invalid("the priority must be between 0 and 1".to_owned()));
+        }
+        let at = if self.uri.contains(['{', '}']) {
+            let template = UriTemplate::parse(&self.uri).map_err(|e| invalid(e.0))?;
+            At::Template(Arc::new(template))
+        } else if self.uri.len() > template::MAX_URI_LEN {
+            return Err(invalid(format!(
+                "the URI is {} bytes; the limit is {}",
+                self.uri.len(),
+                template::MAX_URI_LEN
+            )));
+        } else {
+            At::Fixed(self.uri.clone())
+        };
+        Ok(Resource {
+            at,
+            meta: Arc::new(self.meta),
+            handler: self.handler,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resource(uri: &str) -> ResourceBuilder {
+        ResourceBuilder::new(uri, "r", |_| Box::pin(async { Ok(Vec::new()) }))
+    }
+
+    #[test]
+    fn definitions_follow_each_revision() {
+        let built = resource("test://a")
+            .title("A")
+            .mime_type("text/plain")
+            .size(3)
+            .audience(Role::User)
+            .priority(0.5)
+            .icon(Icon::new("https://example.com/a.png"))
+            .build()
+            .unwrap();
+        assert_eq!(
+            built.definition_json(ProtocolVersion::V2025_11_25).get(),
+            r#"{"uri":"test://a","name":"r","title":"A","mimeType":"text/plain","size":3,"annotations":{"audience":["user"],"priority":0.5},"icons":[{"src":"https://example.com/a.png"}]}"#
+        );
+        assert_eq!(
+            built.definition_json(ProtocolVersion::V2024_11_05).get(),
+            r#"{"uri":"test://a","name":"r","mimeType":"text/plain","size":3}"#
+        );
+        let template = resource("test://{id}").size(3).build().unwrap();
+        assert!(template.is_template());
+        assert_eq!(
+            template.definition_json(ProtocolVersion::LATEST).get(),
+            r#"{"uriTemplate":"test://{id}","name":"r"}"#
+        );
+    }
+
+    #[test]
+    fn a_malformed_template_or_priority_is_refused_by_name() {
+        let error = resource("test://{id").build().unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "invalid resource \"test://{id\": the expression at byte 7 is not closed with `}`"
+        );
+        assert!(resource("").build().is_err());
+        assert!(resource("test://a").priority(2.0).build().is_err());
+    }
+}

@@ -1,0 +1,268 @@
+//! `resources/list`, `resources/templates/list` and `resources/read`. The
+//! lists serve the cached pages; a read finds the resource (fixed URIs
+//! first, then templates in declaration order), runs its fn on a task of
+//! its own (tracked like a call: cancellable, drained at shutdown) and
+//! answers with its contents, or an error that names the URI: not found
+//! (`-32002` before 2026-07-28, `-32602` after, as SEP-2164 says, with
+//! `data.uri`), a refused template value, a failing fn, contents over the
+//! server's message limit.
+
+use crate::conn::connection::{CancelSignal, canonical_id};
+use crate::context::{Context, ContextParts};
+use crate::protocol::frame::Frame;
+use crate::protocol::incoming::requests::ListToolsParamsRef;
+use crate::protocol::model::method::{ListResourceTemplates, ListResources, ReadResource, Request};
+use crate::protocol::outgoing::{self, Reply, ResourceList};
+use crate::protocol::params::Params;
+use crate::protocol::{ErrorCode, ProtocolVersion, RpcError};
+use crate::resource::ResourceRead;
+use crate::resource::registry::{Found, UnknownCursor};
+use crate::resource::template::MAX_URI_LEN;
+use crate::session::Session;
+use crate::session::era::RequestInfo;
+use crate::session::method::{Method, Respond};
+use crate::session::run::CatchUnwind;
+use serde_json::value::RawValue;
+use std::sync::Arc;
+
+/// One page of a resource list.
+#[derive(Debug)]
+pub(in crate::session) struct ResourcesPage {
+    list: ResourceList,
+    items: Arc<str>,
+    next_cursor: Option<Arc<str>>,
+    ttl_ms: u64,
+}
+
+impl Respond for ResourcesPage {
+    fn respond(self, reply: Reply<'_>) -> Frame {
+        reply.resource_page(
+            self.list,
+            self.items,
+            self.next_cursor.as_deref(),
+            self.ttl_ms,
+        )
+    }
+}
+
+/// A page of `list`, or why there is none.
+fn page(
+    session: &Session,
+    list: ResourceList,
+    method: &str,
+    version: ProtocolVersion,
+    cursor: Option<&str>,
+) -> Result<ResourcesPage, RpcError> {
+    let registry = &session.shared.resources;
+    if registry.is_empty() {
+        return Err(super::super::method_not_found(method));
+    }
+    let page = registry
+        .page(list, version, cursor)
+        .map_err(|_: UnknownCursor| {
+            RpcError::invalid_params(format!(
+                "Invalid cursor: use a nextCursor value from an earlier {method} result, or no cursor"
+            ))
+        })?;
+    Ok(ResourcesPage {
+        list,
+        items: Arc::clone(&page.items),
+        next_cursor: page.next_cursor.clone(),
+        ttl_ms: session.shared.identity.list_ttl_ms,
+    })
+}
+
+/// `resources/list`: a page of the resources at fixed URIs.
+impl Method for ListResources {
+    type ParamsRef<'p> = ListToolsParamsRef<'p>;
+    type Answer<'s> = ResourcesPage;
+
+    fn handle(
+        session: &Session,
+        version: ProtocolVersion,
+        params: ListToolsParamsRef<'_>,
+    ) -> Result<ResourcesPage, RpcError> {
+        let cursor = params.cursor.as_deref();
+        page(
+            session,
+            ResourceList::Resources,
+            Self::METHOD,
+            version,
+            cursor,
+        )
+    }
+}
+
+/// `resources/templates/list`: a page of the URI templates.
+impl Method for ListResourceTemplates {
+    type ParamsRef<'p> = ListToolsParamsRef<'p>;
+    type Answer<'s> = ResourcesPage;
+
+    fn handle(
+        session: &Session,
+        version: ProtocolVersion,
+        params: ListToolsParamsRef<'_>,
+    ) -> Result<ResourcesPage, RpcError> {
+        let cursor = params.cursor.as_deref();
+        page(
+            session,
+            ResourceList::Templates,
+            Self::METHOD,
+            version,
+            cursor,
+        )
+    }
+}
+
+/// The error for a URI nothing serves, as the request's era wants it.
+fn not_found(uri: &str, version: ProtocolVersion) -> RpcError {
+    let code = if version.is_modern() {
+        ErrorCode::INVALID_PARAMS
+    } else {
+        ErrorCode::RESOURCE_NOT_FOUND
+    };
+    RpcError::new(code, "Resource not found").with_data(serde_json::json!({ "uri": uri }))
+}
+
+impl Session {
+    /// `resources/read`: checks the request and finds the resource here,
+    /// reads it on a task of its own.
+    pub(in crate::session) fn read_resource(
+        &self,
+        id: &RawValue,
+        info: RequestInfo,
+        params: &Params<'_>,
+    ) -> Result<(), RpcError> {
+        let registry = &self.shared.resources;
+        if registry.is_empty() {
+            return Err(super::super::method_not_found(ReadResource::METHOD));
+        }
+        // The one parse read `uri` (a string): the value `Mcp-Name` was
+        // checked against.
+        let Some(uri) = params.uri.as_deref() else {
+            return Err(RpcError::invalid_params(
+                "Invalid params for resources/read: missing field `uri`",
+            ));
+        };
+        if uri.len() > MAX_URI_LEN {
+            // Not echoed: it could be as long as a message.
+            return Err(RpcError::invalid_params(format!(
+                "Invalid params for resources/read: the URI is {} bytes; this server reads URIs of at most {MAX_URI_LEN} bytes",
+                uri.len()
+            )));
+        }
+        let version = info.version;
+        let (resource, variables) = match registry.find(uri) {
+            Found::Resource(resource, variables) => (resource.clone(), variables),
+            Found::Refused(refused) => {
+                return Err(RpcError::invalid_params(format!(
+                    "Invalid params for resources/read: the value of `{}` is refused: {}",
+                    refused.variable, refused.reason
+                ))
+                .with_data(serde_json::json!({ "uri": uri })));
+            }
+            Found::None => return Err(not_found(uri, version)),
+        };
+        let key: Arc<str> = Arc::from(canonical_id(id.get()));
+        if self.connection.in_flight_besides(&key).is_none() {
+            return Err(RpcError::invalid_request(format!(
+                "Invalid Request: id {} is already used by a request in flight; use a new id",
+                id.get()
+            )));
+        }
+        let cancel = CancelSignal::default();
+        let context = Context::new(ContextParts {
+            request_id: id.to_owned(),
+            tool: Arc::from(uri),
+            version,
+            client: info.client,
+            meta: params.meta_raw().map(|raw| raw.to_owned()),
+            request_log_level: info.log_level,
+            cancel: cancel.clone(),
+            connection: Arc::clone(&self.connection),
+            reach: Arc::clone(&self.shared.reach),
+            answers: serde_json::Map::new(),
+            peer: None,
+        });
+        let read = ResourceRead {
+            uri: uri.to_owned(),
+            variables,
+            mime_type: resource.mime_type().map(str::to_owned),
+            context,
+        };
+        self.connection.track_call(&key, &cancel);
+        let shared = Arc::clone(&self.shared);
+        let connection = Arc::clone(&self.connection);
+        let request_id = id.to_owned();
+        let task = tokio::spawn(async move {
+            let uri = read.uri.clone();
+            let started =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (resource.handler)(read)));
+            let outcome = match started {
+                Ok(future) => CatchUnwind(future).await,
+                Err(payload) => Err(payload),
+            };
+            let reply = Reply::new(&request_id, version, shared.identity.server_meta());
+            let frame = match outcome {
+                Ok(Ok(contents)) => {
+                    let frame = reply.read_resource(&contents, shared.identity.list_ttl_ms);
+                    bounded(frame, &request_id, &uri, shared.max_message_size)
+                }
+                Ok(Err(reason)) => outgoing::rpc_error(
+                    Some(&request_id),
+                    &RpcError::internal_error(format!("Reading {uri} failed: {reason}"))
+                        .with_data(serde_json::json!({ "uri": uri })),
+                ),
+                Err(_panic) => {
+                    tracing::error!(uri = %uri, "a resource fn panicked");
+                    outgoing::rpc_error(
+                        Some(&request_id),
+                        &RpcError::internal_error(format!(
+                            "Reading {uri} failed with an internal error; the details are in the server's log"
+                        )),
+                    )
+                }
+            };
+            // A cancelled read sends nothing.
+            if connection.finish_call(&canonical_id(request_id.get())) {
+                connection.send(frame);
+            }
+        });
+        self.connection.attach_task(&key, task.abort_handle());
+        Ok(())
+    }
+}
+
+/// `frame`, or an error naming its size when it is over `max` bytes: a
+/// client would refuse such a message, and a huge frame would hold the
+/// connection's output.
+fn bounded(frame: Frame, id: &RawValue, uri: &str, max: usize) -> Frame {
+    let len = frame.byte_len();
+    if len <= max {
+        return frame;
+    }
+    outgoing::rpc_error(
+        Some(id),
+        &RpcError::internal_error(format!(
+            "The contents of {uri} are {len} bytes, over this server's message limit of {max} bytes"
+        ))
+        .with_data(serde_json::json!({ "uri": uri })),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_found_follows_the_era() {
+        let legacy = not_found("t://x", ProtocolVersion::V2025_11_25);
+        assert_eq!(legacy.error_code(), ErrorCode::RESOURCE_NOT_FOUND);
+        let modern = not_found("t://x", ProtocolVersion::V2026_07_28);
+        assert_eq!(modern.error_code(), ErrorCode::INVALID_PARAMS);
+        assert_eq!(
+            serde_json::to_value(&modern).unwrap(),
+            serde_json::json!({"code": -32602, "message": "Resource not found", "data": {"uri": "t://x"}})
+        );
+    }
+}
