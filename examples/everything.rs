@@ -740,6 +740,7 @@ async fn main() -> std::io::Result<()> {
         .tools(tools![add, echo, fail, slow, panic, noisy, split_words, get_weather_data])
         .tools(tools![locate])
         .tools(tools![stats::stats, stats::stats_sort])
+        .resources([stats::app().map_err(std::io::Error::other)?])
         .tools(tools![book_table, build_report, crawl, toggle_bonus, bonus, sample_content, chart])
         .tools(copies);
     // Serves stdio, Streamable HTTP with `--http ADDR`, or prints the tools

@@ -3,9 +3,24 @@
 //! `ui://everything/stats.html` (`stats.html` beside this file), whose Sort
 //! button calls `stats_sort`, a tool visible to the app only.
 
-use mcp_runtime::tool;
+use mcp_runtime::{Resource, ResourceBuilder, ResourceUi, tool};
 use schemars::JsonSchema;
 use serde::Serialize;
+
+/// The app's URI, which both tools name.
+const STATS_APP: &str = "ui://everything/stats.html";
+
+/// The app: its HTML document (self-contained: it loads nothing, so it
+/// needs no CSP origins), with a border around it.
+pub(crate) fn app() -> Result<Resource, mcp_runtime::Error> {
+    ResourceBuilder::app(STATS_APP, "stats_app", include_str!("stats.html"))
+        .title("Stats")
+        .description(
+            "The numbers `stats` was called with as bars, and their statistics; its Sort button calls `stats_sort`.",
+        )
+        .ui(ResourceUi::default().prefers_border(true))
+        .build()
+}
 
 /// The statistics of a list of numbers.
 #[derive(Debug, Serialize, JsonSchema)]

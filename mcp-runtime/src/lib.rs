@@ -144,8 +144,8 @@ pub use mcp_macros::tool;
 pub use outcome::{Structured, ToolError, ToolOutcome};
 pub use principal::Principal;
 pub use protocol::ProtocolVersion;
-pub use protocol::model::{APP_MIME_TYPE, Csp, Permissions, ResourceUi, ToolUi, Visibility};
 pub use protocol::model::ResourceContents;
+pub use protocol::model::{APP_MIME_TYPE, Csp, Permissions, ResourceUi, ToolUi, Visibility};
 pub use protocol::sampling::{Role, SamplingContent, SamplingMessage};
 pub use resource::{Resource, ResourceBuilder, ResourceRead};
 pub use schemars::{self, JsonSchema};
@@ -179,6 +179,9 @@ struct ToolsGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/context.md")]
 struct ContextGuide;
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/apps.md")]
+struct AppsGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/tool-dumps.md")]
 struct ToolDumpsGuide;

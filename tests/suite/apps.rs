@@ -200,3 +200,79 @@ async fn a_tool_knows_whether_the_client_renders_apps_in_both_eras() {
         serving.await.unwrap().unwrap();
     }
 }
+
+/// The app's HTML, as `everything` serves it.
+const STATS_HTML: &str = include_str!("../../examples/apps/stats.html");
+
+#[test]
+fn the_app_is_listed_and_read_with_its_mime_type_and_ui_in_both_eras() {
+    let listed = json!({
+        "uri": "ui://everything/stats.html",
+        "name": "stats_app",
+        "title": "Stats",
+        "description": "The numbers `stats` was called with as bars, and their statistics; its Sort button calls `stats_sort`.",
+        "mimeType": "text/html;profile=mcp-app",
+        "_meta": {"ui": {"prefersBorder": true}},
+    });
+    let read = json!([{
+        "uri": "ui://everything/stats.html",
+        "mimeType": "text/html;profile=mcp-app",
+        "text": STATS_HTML,
+        "_meta": {"ui": {"prefersBorder": true}},
+    }]);
+    for modern in [false, true] {
+        let mut peer = if modern {
+            Peer::modern()
+        } else {
+            Peer::legacy("2025-11-25")
+        };
+        let list = peer.request(common::request(1, "resources/list", json!({}), modern));
+        assert_eq!(list["result"]["resources"], json!([listed]), "{list}");
+        let params = json!({"uri": "ui://everything/stats.html"});
+        let answer = peer.request(common::request(2, "resources/read", params, modern));
+        assert_eq!(answer["result"]["contents"], read, "modern: {modern}");
+    }
+    // 2025-03-26 resources and contents have no `_meta`.
+    let mut old = Peer::legacy("2025-03-26");
+    let params = json!({"uri": "ui://everything/stats.html"});
+    let answer = old.request(common::request(2, "resources/read", params, false));
+    assert_eq!(
+        answer["result"]["contents"],
+        json!([{"uri": "ui://everything/stats.html", "mimeType": "text/html;profile=mcp-app", "text": STATS_HTML}])
+    );
+}
+
+/// The app declares no CSP origins, so a host lets it reach none: it must
+/// load and fetch nothing, and speak to the host only through the bridge.
+#[test]
+fn the_app_is_self_contained_and_speaks_the_bridge() {
+    for external in [
+        "http:",
+        "https:",
+        "//",
+        "fetch(",
+        "XMLHttpRequest",
+        "WebSocket",
+        "<link",
+    ] {
+        let used = STATS_HTML
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"))
+            .any(|line| line.contains(external) && !line.contains("<!--"));
+        assert!(!used, "the app uses {external}");
+    }
+    for bridge in [
+        "\"ui/initialize\"",
+        "\"ui/notifications/initialized\"",
+        "\"ui/notifications/tool-input\"",
+        "\"ui/notifications/tool-result\"",
+        "\"tools/call\"",
+        "name: \"stats_sort\"",
+        "protocolVersion: \"2026-01-26\"",
+    ] {
+        assert!(
+            STATS_HTML.contains(bridge),
+            "the app sends or handles {bridge}"
+        );
+    }
+}

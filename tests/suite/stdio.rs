@@ -70,7 +70,8 @@ fn initialize_echoes_every_legacy_version() {
             response,
             json!({"jsonrpc": "2.0", "id": 1, "result": {
                 "protocolVersion": version,
-                "capabilities": {"tools": {"listChanged": true}, "logging": {}},
+                // `resources`: the `stats` app's HTML.
+                "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {}},
                 "serverInfo": server_info,
                 "instructions": INSTRUCTIONS
             }})
@@ -462,8 +463,8 @@ fn json_rpc_hygiene() {
             json!({"jsonrpc": "2.0", "id": 6, "error": {"code": -32600, "message": "Invalid Request: \"jsonrpc\" must be \"2.0\""}}),
         ),
         (
-            "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"resources/list\"}",
-            json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found: resources/list", "data": {"method": "resources/list"}}}),
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"sampling/createMessage\"}",
+            json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found: sampling/createMessage", "data": {"method": "sampling/createMessage"}}}),
         ),
         (
             "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"server/discover\"}",
@@ -530,7 +531,7 @@ fn discover_describes_the_server() {
             "supportedVersions": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
             // `build_report` may run as a task: the Tasks extension;
             // `stats` names an MCP App: the Apps extension.
-            "capabilities": {"tools": {"listChanged": true},
+            "capabilities": {"tools": {"listChanged": true}, "resources": {},
                 "extensions": {"io.modelcontextprotocol/tasks": {},
                     "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}},
             "ttlMs": 300000,

@@ -205,7 +205,11 @@ impl Session {
             let reply = Reply::new(&request_id, version, shared.identity.server_meta());
             let frame = match outcome {
                 Ok(Ok(contents)) => {
-                    let frame = reply.read_resource(&contents, shared.identity.list_ttl_ms);
+                    let frame = reply.read_resource(
+                        &contents,
+                        resource.content_meta(),
+                        shared.identity.list_ttl_ms,
+                    );
                     bounded(frame, &request_id, &uri, shared.max_message_size)
                 }
                 Ok(Err(reason)) => outgoing::rpc_error(
