@@ -5,7 +5,7 @@
 //! (`@modelcontextprotocol/conformance`, its server scenarios `tools-*`,
 //! `elicitation-sep1034-defaults` and `elicitation-sep1330-enums`; for
 //! 2026-07-28, `input-required-result-*`, `server-stateless` and the Tasks
-//! extension's `tasks-*`), with the
+//! extension's `tasks-*`), and the fixture resources of `resources-*`, with the
 //! names, arguments and results its scenarios expect. The suite talks
 //! Streamable HTTP (`conformance server --url http://127.0.0.1:PORT/mcp`);
 //! without `--http` this serves stdio, as every example does.
@@ -18,7 +18,8 @@
 
 use mcp_runtime::{
     Content, Context, ElicitRequest, Elicitation, FormField, Level, SampleRequest, SamplingMessage,
-    Server, TaskSupport, Tool, ToolBuilder, ToolError, ToolOutcome, tool, tools,
+    Server, TaskSupport, Tool, ToolBuilder, ToolError, ToolOutcome, resource, resources, tool,
+    tools,
 };
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -561,6 +562,40 @@ fn describe(answer: &Elicitation) -> String {
     format!("action={action}, content={content}")
 }
 
+/// A static text resource (`resources-read-text`).
+#[resource(
+    "test://static-text",
+    name = "Static Text Resource",
+    mime_type = "text/plain"
+)]
+async fn static_text() -> String {
+    "This is the content of the static text resource.".to_owned()
+}
+
+/// A static binary resource, a 1x1 PNG (`resources-read-binary`).
+#[resource(
+    "test://static-binary",
+    name = "Static Binary Resource",
+    mime_type = "image/png"
+)]
+async fn static_binary() -> mcp_runtime::ResourceContents {
+    mcp_runtime::ResourceContents::Blob {
+        uri: "test://static-binary".to_owned(),
+        mime_type: Some("image/png".to_owned()),
+        blob: RED_PIXEL_PNG.to_owned(),
+    }
+}
+
+/// A resource template with parameter substitution (`resources-templates-read`).
+#[resource(
+    "test://template/{id}/data",
+    name = "Resource Template",
+    mime_type = "application/json"
+)]
+async fn template_data(id: String) -> String {
+    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
     let mut fixtures = tools![
@@ -597,8 +632,9 @@ async fn main() -> std::io::Result<()> {
     ];
     fixtures.push(json_schema_2020_12_tool());
     fixtures.push(protocol_error_job());
-    let mut server =
-        Server::new("mcp-runtime-conformance", env!("CARGO_PKG_VERSION")).tools(fixtures);
+    let mut server = Server::new("mcp-runtime-conformance", env!("CARGO_PKG_VERSION"))
+        .tools(fixtures)
+        .resources(resources![static_text, static_binary, template_data]);
     // ELICIT_TIMEOUT_MS=N: how long a legacy elicitation or sampling request
     // waits for the client (tests shorten it).
     if let Some(ms) = std::env::var("ELICIT_TIMEOUT_MS")

@@ -10,7 +10,10 @@ mod attr;
 mod ctxt;
 mod expand;
 mod hidden;
+mod resource;
+mod resources;
 mod tools;
+mod uri_template;
 mod validate;
 
 use proc_macro::TokenStream;
@@ -26,6 +29,30 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::tool(args.into(), input.into()).into()
+}
+
+/// Turns a plain async fn into an MCP resource, registered with
+/// `resources![...]`.
+///
+/// `#[resource("uri", ...)]`: a fixed URI, or an RFC 6570 template
+/// (`{var}`, `{+var}`, `{/var}`, a last `{?a,b}`) whose variables are the
+/// fn's parameters (`String` or any `FromStr` type; `Option<T>` for a query
+/// variable), besides `Context` and `State<T>`. The doc comment is the
+/// description. Options: `name`, `title`, `description`, `mime_type`,
+/// `size` (bytes), `audience` (`"user"` or `"assistant"`, repeatable),
+/// `priority` (0.0 to 1.0), `icon` (a URL, repeatable), `crate`. The fn
+/// returns `String` (text), `Vec<u8>` (bytes), `ResourceContents`,
+/// `Vec<ResourceContents>`, or a `Result` of one of them.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    resource::resource(args.into(), input.into()).into()
+}
+
+/// The list behind `mcp_runtime::resources!`, which documents it.
+#[doc(hidden)]
+#[proc_macro]
+pub fn resources(input: TokenStream) -> TokenStream {
+    resources::resources(input.into()).into()
 }
 
 /// The list behind `mcp_runtime::tools!`, which documents it.

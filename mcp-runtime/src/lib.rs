@@ -140,14 +140,14 @@ pub use error::Error;
 pub use handles::Handles;
 pub use level::{Level, UnknownLevel};
 pub use local::{CallOptions, LocalClient};
-pub use mcp_macros::tool;
+pub use mcp_macros::{resource, tool};
 pub use outcome::{Structured, ToolError, ToolOutcome};
 pub use principal::Principal;
 pub use protocol::ProtocolVersion;
 pub use protocol::model::ResourceContents;
 pub use protocol::model::{APP_MIME_TYPE, Csp, Permissions, ResourceUi, ToolUi, Visibility};
 pub use protocol::sampling::{Role, SamplingContent, SamplingMessage};
-pub use resource::{Resource, ResourceBuilder, ResourceRead};
+pub use resource::{Resource, ResourceBuilder, ResourceError, ResourceRead};
 pub use schemars::{self, JsonSchema};
 pub use serde::{self, Deserialize, Serialize};
 pub use server::Server;
@@ -236,6 +236,34 @@ macro_rules! tools {
     // puts beside each fn; this shim keeps the docs and their test here.
     ($($tokens:tt)*) => {
         $crate::__private::tools! { [$crate] $($tokens)* }
+    };
+}
+
+/// Collects `#[resource]` fns into a `Vec<Resource>` for
+/// [`Server::resources`].
+///
+/// Each entry is the path of a `#[resource]` fn. A fn listed twice, or two
+/// resources at one URI (or one URI template), fail to compile with one
+/// error on the later entry. As with [`tools!`], the list finds a resource
+/// through a hidden item beside the fn: list it by its path, or glob-import
+/// its module.
+///
+/// ```
+/// use mcp_runtime::{resource, resources};
+///
+/// /// The greeting.
+/// #[resource("test://greeting", mime_type = "text/plain")]
+/// async fn greeting() -> String {
+///     "Hello!".to_owned()
+/// }
+///
+/// let resources = resources![greeting];
+/// assert_eq!(resources[0].uri(), "test://greeting");
+/// ```
+#[macro_export]
+macro_rules! resources {
+    ($($tokens:tt)*) => {
+        $crate::__private::resources! { [$crate] $($tokens)* }
     };
 }
 

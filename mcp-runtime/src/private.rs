@@ -9,7 +9,13 @@ pub use crate::protocol::model::{ToolUi, Visibility};
 pub use crate::schema::input_schema;
 pub use crate::tool::{Icon, TaskSupport, ToolBuilder, ToolCall};
 pub use crate::util::BoxFuture;
-pub use mcp_macros::tools;
+pub use mcp_macros::{resources, tools};
+// `#[resource]`'s glue.
+pub use crate::resource::ResourceBuilder;
+pub use crate::resource::glue::{
+    IntoContents, IntoReadResult, Variable, built, optional_variable, resource_state, same_uri,
+    variable,
+};
 pub use schemars;
 pub use serde;
 pub use serde_json;

@@ -30,10 +30,10 @@ use std::time::{Duration, Instant};
 const VERSION: &str = "2025-11-25";
 
 /// The 2025-11-25 server scenarios a tools server must pass (suite 0.1.16):
-/// tools, lifecycle, ping, logging and transport. Left out: the resources,
-/// prompts and completion scenarios (`resources-*`, `prompts-*`,
-/// `completion-complete`), which a tools framework does not serve, and
-/// `server-sse-polling` (resumable SSE streams, optional).
+/// tools, resources, lifecycle, ping, logging and transport. Left out: the
+/// prompts and completion scenarios (`prompts-*`, `completion-complete`),
+/// resource subscriptions (`resources-subscribe`, `resources-unsubscribe`)
+/// and `server-sse-polling` (resumable SSE streams, optional).
 /// `MCP_CONFORMANCE_SCENARIOS` (comma-separated) replaces the list.
 const SCENARIOS: &[&str] = &[
     "server-initialize",
@@ -50,6 +50,10 @@ const SCENARIOS: &[&str] = &[
     "tools-call-with-progress",
     "tools-call-sampling",
     "tools-call-elicitation",
+    "resources-list",
+    "resources-read-text",
+    "resources-read-binary",
+    "resources-templates-read",
     "json-schema-2020-12",
     "elicitation-sep1034-defaults",
     "elicitation-sep1330-enums",
@@ -58,9 +62,9 @@ const SCENARIOS: &[&str] = &[
 ];
 
 /// The 2026-07-28 server scenarios (suite 0.2.0-alpha.12, `--spec-version
-/// 2026-07-28`). Left out besides resources, prompts and completion
-/// (`sep-2164-resource-not-found`, `input-required-result-non-tool-request`
-/// on `prompts/get`, `caching` on the prompt and resource lists):
+/// 2026-07-28`). Left out besides prompts and completion
+/// (`input-required-result-non-tool-request` on `prompts/get`, `caching`,
+/// which asks `prompts/list` too):
 /// `roots/list` input requests, which the runtime does not ask
 /// (`input-required-result-basic-list-roots`,
 /// `input-required-result-multiple-input-requests`), and the `tasks-*` and
@@ -75,10 +79,14 @@ const SCENARIOS_2026: &[&str] = &[
     "tools-call-mixed-content",
     "tools-call-error",
     "tools-call-with-progress",
+    "resources-list",
+    "resources-read-text",
+    "resources-read-binary",
+    "resources-templates-read",
+    "sep-2164-resource-not-found",
     "json-schema-2020-12",
-    // Not `caching`: it also asks `prompts/list`, `resources/list` and
-    // `resources/templates/list` for `ttlMs`/`cacheScope`, which a tools
-    // framework does not serve (its `tools/list` checks pass).
+    // Not `caching`: it also asks `prompts/list` for `ttlMs`/`cacheScope`
+    // (its tools and resources checks pass).
     "http-header-validation",
     "http-custom-header-server-validation",
     "server-sse-multiple-streams",

@@ -32,6 +32,7 @@ mod module_graph;
 // No method name spelled outside mcp-protocol's method table.
 mod method_names;
 mod replicas;
+mod resources;
 mod robustness;
 mod runtime;
 mod sampling;

@@ -44,5 +44,6 @@ fn ui() {
     cases.compile_fail("app/*.rs");
     cases.compile_fail("placement/*.rs");
     cases.compile_fail("registration/*.rs");
+    cases.compile_fail("resource/*.rs");
     cases.pass("pass/*.rs");
 }

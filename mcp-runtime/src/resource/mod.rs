@@ -5,6 +5,7 @@
 //! the template grammar and matcher are [`template`].
 
 mod app;
+pub(crate) mod glue;
 pub(crate) mod registry;
 pub mod template;
 
@@ -20,8 +21,44 @@ use std::fmt;
 use std::sync::Arc;
 use template::{UriTemplate, Variables};
 
-pub(crate) type ReadHandler =
-    Arc<dyn Fn(ResourceRead) -> BoxFuture<Result<Vec<ResourceContents>, String>> + Send + Sync>;
+pub(crate) type ReadHandler = Arc<
+    dyn Fn(ResourceRead) -> BoxFuture<Result<Vec<ResourceContents>, ResourceError>> + Send + Sync,
+>;
+
+/// Why a resource could not be read; the error response names the URI.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResourceError {
+    /// The URI is not one this resource serves (a template variable's
+    /// value does not parse, say): `-32602`, the client's to fix.
+    InvalidUri(String),
+    /// Reading failed: `-32603`, with this message.
+    Failed(String),
+}
+
+impl fmt::Display for ResourceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResourceError::InvalidUri(reason) | ResourceError::Failed(reason) => {
+                f.write_str(reason)
+            }
+        }
+    }
+}
+
+impl std::error::Error for ResourceError {}
+
+impl From<String> for ResourceError {
+    fn from(reason: String) -> ResourceError {
+        ResourceError::Failed(reason)
+    }
+}
+
+impl From<&str> for ResourceError {
+    fn from(reason: &str) -> ResourceError {
+        ResourceError::Failed(reason.to_owned())
+    }
+}
 
 /// A registered resource: at a fixed URI, or at every URI its template
 /// matches; what the lists say about it and the fn that reads it. Cheap to
@@ -245,10 +282,11 @@ impl fmt::Debug for ResourceBuilder {
 impl ResourceBuilder {
     /// A resource named `name` at `uri` (a URI template when it holds
     /// `{`), read by `handler`: its contents, or why it cannot be read (an
-    /// error response naming the URI).
+    /// error response naming the URI; a `String` converts into
+    /// [`ResourceError::Failed`]).
     pub fn new<F>(uri: impl Into<String>, name: impl Into<String>, handler: F) -> ResourceBuilder
     where
-        F: Fn(ResourceRead) -> BoxFuture<Result<Vec<ResourceContents>, String>>
+        F: Fn(ResourceRead) -> BoxFuture<Result<Vec<ResourceContents>, ResourceError>>
             + Send
             + Sync
             + 'static,

@@ -363,9 +363,11 @@ pub fn modern_to(addr: &str, message: &Value, extra: &[(&str, &str)]) -> Respons
         ("MCP-Protocol-Version", MODERN.to_owned()),
         ("Mcp-Method", method.clone()),
     ];
-    // `Mcp-Name`: the tool's name, or the task's id (Tasks extension).
+    // `Mcp-Name`: the tool's name, the task's id (Tasks extension), or the
+    // resource's URI.
     let name = match method.as_str() {
         "tools/call" => message["params"]["name"].as_str(),
+        "resources/read" => message["params"]["uri"].as_str(),
         "tasks/get" | "tasks/update" | "tasks/cancel" => message["params"]["taskId"].as_str(),
         _ => None,
     };

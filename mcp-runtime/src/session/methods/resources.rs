@@ -15,9 +15,9 @@ use crate::protocol::model::method::{ListResourceTemplates, ListResources, ReadR
 use crate::protocol::outgoing::{self, Reply, ResourceList};
 use crate::protocol::params::Params;
 use crate::protocol::{ErrorCode, ProtocolVersion, RpcError};
-use crate::resource::ResourceRead;
 use crate::resource::registry::{Found, UnknownCursor};
 use crate::resource::template::MAX_URI_LEN;
+use crate::resource::{ResourceError, ResourceRead};
 use crate::session::Session;
 use crate::session::era::RequestInfo;
 use crate::session::method::{Method, Respond};
@@ -212,9 +212,16 @@ impl Session {
                     );
                     bounded(frame, &request_id, &uri, shared.max_message_size)
                 }
-                Ok(Err(reason)) => outgoing::rpc_error(
+                Ok(Err(ResourceError::InvalidUri(reason))) => outgoing::rpc_error(
                     Some(&request_id),
-                    &RpcError::internal_error(format!("Reading {uri} failed: {reason}"))
+                    &RpcError::invalid_params(format!(
+                        "Invalid params for resources/read: {reason}"
+                    ))
+                    .with_data(serde_json::json!({ "uri": uri })),
+                ),
+                Ok(Err(failure)) => outgoing::rpc_error(
+                    Some(&request_id),
+                    &RpcError::internal_error(format!("Reading {uri} failed: {failure}"))
                         .with_data(serde_json::json!({ "uri": uri })),
                 ),
                 Err(_panic) => {

@@ -1,0 +1,411 @@
+//! `#[resource("uri", ...)]`: a plain async fn becomes a resource, at a
+//! fixed URI or at every URI its RFC 6570 template matches, the template's
+//! variables being the fn's parameters.
+//!
+//! The phases of `#[tool]`, in one file as a resource has few options:
+//! [`ResourceAttr::parse`] reads the attribute (a repeated or unknown key
+//! is an error on it), [`ResourceFn::from_syn`] reads the fn and checks it
+//! against the template (one spanned error per mistake, all reported
+//! together through the [`Ctxt`]), and [`expand`] makes the tokens: the
+//! user's fn unchanged, a hidden `__mcp_resource_<fn>()` that builds the
+//! resource, and a hidden `__MCP_RESOURCE_URI_<fn>` const that
+//! `resources![...]` compares. A failed expansion emits the fn and the
+//! errors only.
+
+use crate::ctxt::Ctxt;
+use crate::uri_template::{Variable, variables};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
+use syn::parse::{ParseStream, Parser};
+use syn::spanned::Spanned;
+use syn::{FnArg, GenericArgument, Ident, ItemFn, Lit, LitStr, Pat, PathArguments, Token, Type};
+
+/// Entry point of `#[resource]`.
+pub(crate) fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item: ItemFn = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let err = syn::Error::new(
+                Span::call_site(),
+                "#[resource] goes on an async fn that returns the resource's contents",
+            )
+            .to_compile_error();
+            return quote!(#err #input);
+        }
+    };
+    let cx = Ctxt::new();
+    let attr = match Parser::parse2(
+        |input: ParseStream<'_>| ResourceAttr::parse(&cx, input),
+        args,
+    ) {
+        Ok(attr) => Some(attr),
+        Err(err) => {
+            cx.syn_error(err);
+            None
+        }
+    };
+    let resource = attr.map(|attr| ResourceFn::from_syn(&cx, attr, &item));
+    match (cx.check(), resource) {
+        (Ok(()), Some(resource)) => expand(&resource, &item),
+        (Err(errors), _) => {
+            let errors = errors.iter().map(syn::Error::to_compile_error);
+            quote!(#(#errors)* #item)
+        }
+        (Ok(()), None) => quote!(#item),
+    }
+}
+
+/// The names of the hidden items beside fn `ident`.
+pub(crate) fn hidden_names(ident: &Ident) -> (Ident, Ident) {
+    let base = ident.unraw();
+    (
+        format_ident!("__mcp_resource_{}", base, span = ident.span()),
+        format_ident!("__MCP_RESOURCE_URI_{}", base, span = ident.span()),
+    )
+}
+
+/// `#[resource(...)]`'s values, each with the literal it came from.
+struct ResourceAttr {
+    uri: LitStr,
+    name: Option<LitStr>,
+    title: Option<LitStr>,
+    description: Option<LitStr>,
+    mime_type: Option<LitStr>,
+    size: Option<syn::LitInt>,
+    audience: Vec<(LitStr, &'static str)>,
+    priority: Option<syn::LitFloat>,
+    icons: Vec<LitStr>,
+    krate: Option<syn::Path>,
+}
+
+impl ResourceAttr {
+    fn parse(cx: &Ctxt, input: ParseStream<'_>) -> syn::Result<ResourceAttr> {
+        let uri: LitStr = input.parse().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "expected the resource's URI (or URI template) first: #[resource(\"file:///{path}\")]",
+            )
+        })?;
+        let mut attr = ResourceAttr {
+            uri,
+            name: None,
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            audience: Vec::new(),
+            priority: None,
+            icons: Vec::new(),
+            krate: None,
+        };
+        while !input.is_empty() {
+            input.parse::<Token![,]>()?;
+            if input.is_empty() {
+                break;
+            }
+            if input.peek(Token![crate]) {
+                input.parse::<Token![crate]>()?;
+                input.parse::<Token![=]>()?;
+                attr.krate = Some(input.parse()?);
+                continue;
+            }
+            let key = input.call(Ident::parse_any)?;
+            input.parse::<Token![=]>()?;
+            let lit: Lit = input.parse()?;
+            let key_name = key.to_string();
+            let twice = |given: bool| {
+                if given {
+                    cx.error_at(key.span(), format!("`{key_name}` is given twice; keep one"));
+                }
+            };
+            match (key_name.as_str(), lit) {
+                ("name", Lit::Str(s)) => {
+                    twice(attr.name.is_some());
+                    attr.name = Some(s);
+                }
+                ("title", Lit::Str(s)) => {
+                    twice(attr.title.is_some());
+                    attr.title = Some(s);
+                }
+                ("description", Lit::Str(s)) => {
+                    twice(attr.description.is_some());
+                    attr.description = Some(s);
+                }
+                ("mime_type", Lit::Str(s)) => {
+                    twice(attr.mime_type.is_some());
+                    attr.mime_type = Some(s);
+                }
+                ("size", Lit::Int(n)) => {
+                    twice(attr.size.is_some());
+                    attr.size = Some(n);
+                }
+                ("priority", Lit::Float(f)) => {
+                    twice(attr.priority.is_some());
+                    attr.priority = Some(f);
+                }
+                ("audience", Lit::Str(s)) => match s.value().as_str() {
+                    "user" => attr.audience.push((s, "User")),
+                    "assistant" => attr.audience.push((s, "Assistant")),
+                    _ => cx.error_spanned_by(&s, "the audience is \"user\" or \"assistant\"; give `audience` twice for both"),
+                },
+                ("icon", Lit::Str(s)) => attr.icons.push(s),
+                (
+                    "name" | "title" | "description" | "mime_type" | "audience" | "icon",
+                    lit,
+                ) => cx.error_spanned_by(lit, format!("`{key_name}` takes a string literal")),
+                ("size", lit) => cx.error_spanned_by(lit, "`size` takes an integer: bytes"),
+                ("priority", lit) => {
+                    cx.error_spanned_by(lit, "`priority` takes a number from 0.0 to 1.0")
+                }
+                _ => cx.error_at(
+                    key.span(),
+                    format!(
+                        "unknown `#[resource]` option `{}`; expected name, title, description, mime_type, size, audience, priority, icon or crate",
+                        key.unraw()
+                    ),
+                ),
+            }
+        }
+        Ok(attr)
+    }
+}
+
+/// How a parameter gets its value.
+enum ParamKind {
+    /// From the template variable of its name; `optional` for `Option<T>`.
+    Variable { name: String, optional: bool },
+    /// The read's `Context`.
+    Context,
+    /// `State<T>`.
+    State(Type),
+}
+
+struct Param {
+    ident: Ident,
+    ty: Type,
+    kind: ParamKind,
+}
+
+/// A `#[resource]` fn, read and checked.
+struct ResourceFn {
+    attr: ResourceAttr,
+    name: String,
+    docs: Vec<syn::Expr>,
+    params: Vec<Param>,
+}
+
+impl ResourceFn {
+    fn from_syn(cx: &Ctxt, attr: ResourceAttr, item: &ItemFn) -> ResourceFn {
+        let sig = &item.sig;
+        if sig.asyncness.is_none() {
+            cx.error_spanned_by(sig.fn_token, "a #[resource] fn is async: write `async fn`");
+        }
+        if !sig.generics.params.is_empty() {
+            cx.error_spanned_by(&sig.generics, "a #[resource] fn is not generic");
+        }
+        let template = match variables(&attr.uri.value()) {
+            Ok(variables) => variables,
+            Err(reason) => {
+                cx.error_spanned_by(&attr.uri, format!("malformed URI template: {reason}"));
+                Vec::new()
+            }
+        };
+        if attr.uri.value().is_empty() {
+            cx.error_spanned_by(&attr.uri, "the URI is empty");
+        }
+        if let Some(priority) = &attr.priority
+            && !priority
+                .base10_parse::<f64>()
+                .is_ok_and(|p| (0.0..=1.0).contains(&p))
+        {
+            cx.error_spanned_by(priority, "`priority` is from 0.0 to 1.0");
+        }
+        let mut params = Vec::new();
+        for input in &sig.inputs {
+            let pat_type = match input {
+                FnArg::Receiver(receiver) => {
+                    cx.error_spanned_by(receiver, "a #[resource] fn is a free fn, without `self`; share data through a State<T> parameter");
+                    continue;
+                }
+                FnArg::Typed(pat_type) => pat_type,
+            };
+            let Pat::Ident(pat) = &*pat_type.pat else {
+                cx.error_spanned_by(
+                    &pat_type.pat,
+                    "name this parameter after its template variable: `id: String`",
+                );
+                continue;
+            };
+            let ident = pat.ident.clone();
+            let kind = match injected(&pat_type.ty) {
+                Some(kind) => kind,
+                None => {
+                    let name = ident.unraw().to_string();
+                    if !template.iter().any(|v: &Variable| v.name == name) {
+                        cx.error_spanned_by(
+                            &ident,
+                            format!(
+                                "`{name}` is not a variable of the URI template {:?}; add `{{{name}}}` to it, or remove the parameter",
+                                attr.uri.value()
+                            ),
+                        );
+                    }
+                    ParamKind::Variable {
+                        optional: option_inner(&pat_type.ty).is_some(),
+                        name,
+                    }
+                }
+            };
+            params.push(Param {
+                ident,
+                ty: (*pat_type.ty).clone(),
+                kind,
+            });
+        }
+        for variable in &template {
+            let taken = params.iter().any(
+                |p| matches!(&p.kind, ParamKind::Variable { name, .. } if *name == variable.name),
+            );
+            if !taken {
+                cx.error_spanned_by(
+                    &attr.uri,
+                    format!(
+                        "the template variable `{0}` has no parameter; add `{0}: String` (or any FromStr type{1}) to the fn",
+                        variable.name,
+                        if variable.query { ", in an Option" } else { "" }
+                    ),
+                );
+            }
+        }
+        let name = attr
+            .name
+            .as_ref()
+            .map_or_else(|| sig.ident.unraw().to_string(), LitStr::value);
+        ResourceFn {
+            attr,
+            name,
+            docs: crate::attr::docs(&item.attrs),
+            params,
+        }
+    }
+}
+
+/// `Context` and `State<T>`, by their last path segment (as for tools).
+fn injected(ty: &Type) -> Option<ParamKind> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    match (&last.arguments, last.ident.to_string().as_str()) {
+        (PathArguments::None, "Context") => Some(ParamKind::Context),
+        (PathArguments::AngleBracketed(args), "State") if args.args.len() == 1 => {
+            match args.args.first() {
+                Some(GenericArgument::Type(inner)) => Some(ParamKind::State(inner.clone())),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The `T` of a type spelled `Option<T>`.
+fn option_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first() {
+        Some(GenericArgument::Type(inner)) if args.args.len() == 1 => Some(inner),
+        _ => None,
+    }
+}
+
+fn expand(resource: &ResourceFn, item: &ItemFn) -> TokenStream {
+    let attr = &resource.attr;
+    let krate = attr
+        .krate
+        .as_ref()
+        .map_or_else(|| quote!(::mcp_runtime), |path| quote!(#path));
+    let pm = quote!(#krate::__private);
+    let fn_ident = &item.sig.ident;
+    let vis = &item.vis;
+    let (build_ident, uri_ident) = hidden_names(fn_ident);
+    let uri = &attr.uri;
+    let name = &resource.name;
+    let read = quote!(__mcp_read);
+    let bindings = resource.params.iter().map(|param| {
+        let (ident, ty) = (&param.ident, &param.ty);
+        let value = match &param.kind {
+            ParamKind::Variable {
+                name,
+                optional: true,
+            } => {
+                let inner = option_inner(ty);
+                quote_spanned!(ty.span()=> #pm::optional_variable::<#inner>(&#read, #name)?)
+            }
+            ParamKind::Variable { name, .. } => {
+                quote_spanned!(ty.span()=> #pm::variable::<#ty>(&#read, #name)?)
+            }
+            ParamKind::Context => quote!(::core::clone::Clone::clone(#read.context())),
+            ParamKind::State(inner) => quote!(#pm::resource_state::<#inner>(&#read)?),
+        };
+        quote!(let #ident: #ty = #value;)
+    });
+    let args = resource.params.iter().map(|param| &param.ident);
+    let output_span = match &item.sig.output {
+        syn::ReturnType::Default => item.sig.ident.span(),
+        syn::ReturnType::Type(_, ty) => ty.span(),
+    };
+    let convert =
+        quote_spanned!(output_span=> #pm::IntoReadResult::into_read_result(__mcp_out, &#read));
+    let mut options = Vec::new();
+    if let Some(title) = &attr.title {
+        options.push(quote!(.title(#title)));
+    }
+    match (&attr.description, resource.docs.as_slice()) {
+        (Some(description), _) => options.push(quote!(.description(#description))),
+        (None, []) => {}
+        (None, docs) => options.push(quote!(.description(#pm::doc_text(&[#(#docs),*])))),
+    }
+    if let Some(mime_type) = &attr.mime_type {
+        options.push(quote!(.mime_type(#mime_type)));
+    }
+    if let Some(size) = &attr.size {
+        options.push(quote!(.size(#size)));
+    }
+    for (_, role) in &attr.audience {
+        let role = format_ident!("{}", role);
+        options.push(quote!(.audience(#krate::Role::#role)));
+    }
+    if let Some(priority) = &attr.priority {
+        options.push(quote!(.priority(#priority)));
+    }
+    for icon in &attr.icons {
+        options.push(quote!(.icon(#krate::Icon::new(#icon))));
+    }
+    quote! {
+        #item
+
+        #[doc(hidden)]
+        #[allow(non_snake_case, unreachable_pub, clippy::needless_question_mark)]
+        #vis fn #build_ident() -> #krate::Resource {
+            #pm::built(
+                #pm::ResourceBuilder::new(#uri, #name, |#read: #krate::ResourceRead| {
+                    ::std::boxed::Box::pin(async move {
+                        #(#bindings)*
+                        let __mcp_out = #fn_ident(#(#args),*).await;
+                        #convert
+                    })
+                })
+                #(#options)*
+            )
+        }
+
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, unreachable_pub)]
+        #vis const #uri_ident: &::core::primitive::str = #uri;
+    }
+}

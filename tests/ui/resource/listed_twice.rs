@@ -1,0 +1,10 @@
+use mcp_runtime::resource;
+
+#[resource("test://a")]
+async fn a() -> String {
+    String::new()
+}
+
+fn main() {
+    let _ = mcp_runtime::resources![a, a];
+}
