@@ -276,3 +276,163 @@ fn the_app_is_self_contained_and_speaks_the_bridge() {
         );
     }
 }
+
+/// The app's script run by a host's side of the bridge (`tests/apps/host.mjs`,
+/// on Node.js), with `everything` over stdio behind it: what a host that
+/// renders MCP Apps does with `stats`.
+struct Host {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Host {
+    fn start() -> Host {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut child = Command::new("node")
+            .arg(root.join("apps/host.mjs"))
+            .arg(root.join("../examples/apps/stats.html"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("node runs (install Node.js >= 20)");
+        let stdin = child.stdin.take().unwrap();
+        let lines = common::stdout_lines(&mut child);
+        Host {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    /// The lines the script printed until the app was idle.
+    fn until_idle(&mut self) -> Vec<Value> {
+        let mut printed = Vec::new();
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(10))
+                .expect("the host script answers");
+            let value: Value = serde_json::from_str(&line).unwrap();
+            if value.get("idle").is_some() {
+                return printed;
+            }
+            printed.push(value);
+        }
+    }
+
+    /// Runs `command`; the messages the app posted in answer (each to its
+    /// parent, for any origin: the sandbox hides the host's).
+    fn command(&mut self, command: Value) -> Vec<Value> {
+        use std::io::Write;
+        writeln!(self.stdin, "{command}").unwrap();
+        self.posted()
+    }
+
+    /// The messages the app posted since the last command.
+    fn posted(&mut self) -> Vec<Value> {
+        self.until_idle()
+            .into_iter()
+            .map(|line| {
+                assert_eq!(line["origin"], "*", "{line}");
+                line["sent"].clone()
+            })
+            .collect()
+    }
+
+    /// Each element's text, state and bars (their titles).
+    fn dom(&mut self) -> Value {
+        use std::io::Write;
+        writeln!(self.stdin, "{}", json!({"dom": true})).unwrap();
+        let mut printed = self.until_idle();
+        assert_eq!(printed.len(), 1, "{printed:?}");
+        printed.remove(0)["dom"].take()
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_host_renders_the_app_with_the_servers_answers() {
+    let mut server = Peer::legacy("2025-11-25");
+    let mut host = Host::start();
+    // The handshake: `ui/initialize` first, then `initialized`.
+    let first = host.posted();
+    assert_eq!(
+        first,
+        [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "ui/initialize", "params": {
+            "protocolVersion": "2026-01-26",
+            "appInfo": {"name": "everything-stats", "version": "1.0.0"},
+            "appCapabilities": {"availableDisplayModes": ["inline"]}}})
+        ]
+    );
+    let initialized = host.command(json!({"deliver": {"jsonrpc": "2.0", "id": 1, "result": {
+        "protocolVersion": "2026-01-26", "hostCapabilities": {"serverTools": {}},
+        "hostInfo": {"name": "test-host", "version": "1"}, "hostContext": {"theme": "dark"}}}}));
+    assert_eq!(
+        initialized,
+        [
+            json!({"jsonrpc": "2.0", "method": "ui/notifications/initialized", "params": {}}),
+            json!({"jsonrpc": "2.0", "method": "ui/notifications/size-changed",
+                "params": {"width": 400, "height": 240}}),
+        ]
+    );
+
+    // The model calls `stats`; the host hands the app its input and result.
+    let arguments = json!({"numbers": [3, -1.5, 10]});
+    let called = server.request(common::call(1, "stats", arguments.clone(), false));
+    let input = json!({"jsonrpc": "2.0", "method": "ui/notifications/tool-input",
+        "params": {"arguments": arguments}});
+    assert_eq!(host.command(json!({"deliver": input})), Vec::<Value>::new());
+    let result = json!({"jsonrpc": "2.0", "method": "ui/notifications/tool-result",
+        "params": called["result"]});
+    assert_eq!(
+        host.command(json!({"deliver": result})),
+        Vec::<Value>::new()
+    );
+    let dom = host.dom();
+    assert_eq!(dom["input"]["text"], r#"{"numbers":[3,-1.5,10]}"#);
+    assert_eq!(dom["bars"]["bars"], json!(["3", "-1.5", "10"]));
+    let shown: Vec<&Value> = ["count", "sum", "mean", "min", "max"]
+        .iter()
+        .map(|id| &dom[*id]["text"])
+        .collect();
+    assert_eq!(shown, ["3", "11.5", "3.8333333333333335", "-1.5", "10"]);
+    assert_eq!(dom["sort"]["disabled"], false);
+
+    // Sort: the app calls the app-only `stats_sort`; the host forwards the
+    // call to the server and the answer back.
+    let asked = host.command(json!({"click": "sort"}));
+    assert_eq!(
+        asked,
+        [
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "stats_sort", "arguments": {"numbers": [3, -1.5, 10], "descending": true}}})
+        ]
+    );
+    let forwarded = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": asked[0]["params"]});
+    let sorted = server.request(forwarded);
+    let answer = json!({"jsonrpc": "2.0", "id": 2, "result": sorted["result"]});
+    assert_eq!(
+        host.command(json!({"deliver": answer})),
+        Vec::<Value>::new()
+    );
+    let dom = host.dom();
+    assert_eq!(dom["bars"]["bars"], json!(["10", "3", "-1.5"]));
+    assert_eq!(dom["status"]["text"], "sorted by stats_sort");
+
+    // Teardown is a request: the app answers it.
+    let teardown = json!({"jsonrpc": "2.0", "id": "bye", "method": "ui/resource-teardown",
+        "params": {"reason": "closed"}});
+    assert_eq!(
+        host.command(json!({"deliver": teardown})),
+        [json!({"jsonrpc": "2.0", "id": "bye", "result": {}})]
+    );
+}
