@@ -31,6 +31,9 @@
 //! tag in legacy session ids (for routing them behind a load balancer; see
 //! `deploy/`), `REDIS_URL=redis://…` a Redis keeping the spent request states
 //! (so replicas sharing it refuse a replay on any of them; feature `redis`),
+//! Resources: `everything://about` (what this server is) and the template
+//! `everything://filler/{bytes}` (a text of that many bytes, for load tests
+//! and benchmarks).
 //! `HTTP_HEADER_TIMEOUT_MS=N` the
 //! HTTP header-read and idle keep-alive timeout. `--http 127.0.0.1:8931`
 //! (feature `http`) serves Streamable HTTP at `/mcp` instead of stdio.
@@ -45,7 +48,8 @@
 //! `tools:admin` and `whoami` tells the caller who the token says they are.
 
 use mcp_runtime::{
-    Audience, Content, Context, ElicitRequest, Level, Server, Structured, ToolError, tool, tools,
+    Audience, Content, Context, ElicitRequest, Level, Server, Structured, ToolError, resource,
+    resources, tool, tools,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -54,6 +58,30 @@ use std::time::Duration;
 // The MCP App (`stats`, `stats_sort` and the HTML they name).
 #[path = "apps/stats.rs"]
 mod stats;
+
+/// What this server is, and what it serves.
+#[resource(
+    "everything://about",
+    mime_type = "text/plain",
+    title = "About everything"
+)]
+async fn about() -> &'static str {
+    "everything: a kitchen-sink MCP server of mcp-runtime. Its tools show structured and \
+     text results, errors, progress, logs, cancellation, elicitation and tasks; its \
+     resources are this text and everything://filler/{bytes}."
+}
+
+/// The largest text `filler` makes: 16 MiB.
+const MAX_FILLER: usize = 16 << 20;
+
+/// A text of `bytes` bytes (at most 16 MiB), for load tests and benchmarks.
+#[resource("everything://filler/{bytes}", mime_type = "text/plain")]
+async fn filler(bytes: usize) -> Result<String, String> {
+    if bytes > MAX_FILLER {
+        return Err(format!("{bytes} bytes is over the {MAX_FILLER}-byte limit"));
+    }
+    Ok("x".repeat(bytes))
+}
 
 /// The result of `add`.
 #[derive(Serialize, JsonSchema)]
@@ -742,7 +770,8 @@ async fn main() -> std::io::Result<()> {
         .tools(tools![stats::stats, stats::stats_sort])
         .resources([stats::app().map_err(std::io::Error::other)?])
         .tools(tools![book_table, build_report, crawl, toggle_bonus, bonus, sample_content, chart])
-        .tools(copies);
+        .tools(copies)
+        .resources(resources![about, filler]);
     // Serves stdio, Streamable HTTP with `--http ADDR`, or prints the tools
     // for `--dump-tools`.
     mcp_runtime::cli::run(server).await

@@ -178,11 +178,10 @@ enum ParamKind {
     /// The read's `Context`.
     Context,
     /// `State<T>`.
-    State(Type),
+    State(Box<Type>),
 }
 
 struct Param {
-    ident: Ident,
     ty: Type,
     kind: ParamKind,
 }
@@ -204,11 +203,13 @@ impl ResourceFn {
         if !sig.generics.params.is_empty() {
             cx.error_spanned_by(&sig.generics, "a #[resource] fn is not generic");
         }
+        // A malformed template is the one error: its parameters are not
+        // checked against it.
         let template = match variables(&attr.uri.value()) {
-            Ok(variables) => variables,
+            Ok(variables) => Some(variables),
             Err(reason) => {
                 cx.error_spanned_by(&attr.uri, format!("malformed URI template: {reason}"));
-                Vec::new()
+                None
             }
         };
         if attr.uri.value().is_empty() {
@@ -242,7 +243,9 @@ impl ResourceFn {
                 Some(kind) => kind,
                 None => {
                     let name = ident.unraw().to_string();
-                    if !template.iter().any(|v: &Variable| v.name == name) {
+                    if let Some(template) = &template
+                        && !template.iter().any(|v: &Variable| v.name == name)
+                    {
                         cx.error_spanned_by(
                             &ident,
                             format!(
@@ -258,12 +261,11 @@ impl ResourceFn {
                 }
             };
             params.push(Param {
-                ident,
                 ty: (*pat_type.ty).clone(),
                 kind,
             });
         }
-        for variable in &template {
+        for variable in template.iter().flatten() {
             let taken = params.iter().any(
                 |p| matches!(&p.kind, ParamKind::Variable { name, .. } if *name == variable.name),
             );
@@ -299,7 +301,9 @@ fn injected(ty: &Type) -> Option<ParamKind> {
         (PathArguments::None, "Context") => Some(ParamKind::Context),
         (PathArguments::AngleBracketed(args), "State") if args.args.len() == 1 => {
             match args.args.first() {
-                Some(GenericArgument::Type(inner)) => Some(ParamKind::State(inner.clone())),
+                Some(GenericArgument::Type(inner)) => {
+                    Some(ParamKind::State(Box::new(inner.clone())))
+                }
                 _ => None,
             }
         }
@@ -336,8 +340,10 @@ fn expand(resource: &ResourceFn, item: &ItemFn) -> TokenStream {
     let uri = &attr.uri;
     let name = &resource.name;
     let read = quote!(__mcp_read);
-    let bindings = resource.params.iter().map(|param| {
-        let (ident, ty) = (&param.ident, &param.ty);
+    // Bound to names of ours: a parameter named like the fn would shadow it.
+    let hidden = |at: usize| format_ident!("__mcp_arg_{}", at);
+    let bindings = resource.params.iter().enumerate().map(|(at, param)| {
+        let (ident, ty) = (hidden(at), &param.ty);
         let value = match &param.kind {
             ParamKind::Variable {
                 name,
@@ -354,7 +360,7 @@ fn expand(resource: &ResourceFn, item: &ItemFn) -> TokenStream {
         };
         quote!(let #ident: #ty = #value;)
     });
-    let args = resource.params.iter().map(|param| &param.ident);
+    let args = (0..resource.params.len()).map(hidden);
     let output_span = match &item.sig.output {
         syn::ReturnType::Default => item.sig.ident.span(),
         syn::ReturnType::Type(_, ty) => ty.span(),

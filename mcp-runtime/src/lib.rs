@@ -177,6 +177,9 @@ struct InstallGuide;
 #[doc = include_str!("../../docs/tools.md")]
 struct ToolsGuide;
 #[cfg(doctest)]
+#[doc = include_str!("../../docs/resources.md")]
+struct ResourcesGuide;
+#[cfg(doctest)]
 #[doc = include_str!("../../docs/context.md")]
 struct ContextGuide;
 #[cfg(doctest)]

@@ -1,6 +1,7 @@
 //! Small helpers shared across the crate: poison-tolerant locking, the
-//! hash map of the per-call paths, durations written for people, and the
-//! boxed future every handler and store call returns.
+//! hash map of the per-call paths, durations written for people, the
+//! boxed future every handler and store call returns, and the panic guard
+//! a tool's and a resource read's futures run under.
 //!
 //! Every critical section in this crate leaves its data consistent (each
 //! update is a single step), so a panic elsewhere must not wedge the
@@ -48,6 +49,26 @@ pub(crate) fn human_duration(d: Duration) -> String {
         format!("{}s", d.as_secs())
     } else {
         format!("{}ms", d.as_millis())
+    }
+}
+
+/// Polls a future, catching a panic as `Err` instead of unwinding the task
+/// (a tool's, a resource read's).
+pub(crate) struct CatchUnwind<T>(pub(crate) BoxFuture<T>);
+
+impl<T> Future for CatchUnwind<T> {
+    type Output = Result<T, Box<dyn std::any::Any + Send>>;
+
+    fn poll(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let future = &mut self.0;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Ok(std::task::Poll::Ready(outcome)) => std::task::Poll::Ready(Ok(outcome)),
+            Err(payload) => std::task::Poll::Ready(Err(payload)),
+        }
     }
 }
 

@@ -70,7 +70,6 @@ fn initialize_echoes_every_legacy_version() {
             response,
             json!({"jsonrpc": "2.0", "id": 1, "result": {
                 "protocolVersion": version,
-                // `resources`: the `stats` app's HTML.
                 "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {}},
                 "serverInfo": server_info,
                 "instructions": INSTRUCTIONS

@@ -6,7 +6,8 @@
 //! each response with one `write` and one `flush` on stdout.
 //!
 //! It answers `initialize` (echoing a supported `protocolVersion`), `ping`,
-//! `tools/list` and `tools/call` for `add` (and its copies `add_0`…), and
+//! `tools/list` and `tools/call` for `add` (and its copies `add_0`…),
+//! `resources/read` of `everything://filler/{bytes}`, and
 //! ignores notifications. Its results have the same shape and bytes as
 //! `everything`'s:
 //! `{"content":[{"type":"text","text":"{\"sum\":3.5}"}],"structuredContent":{"sum":3.5}}`.
@@ -130,6 +131,7 @@ fn handle(line: &[u8], state: &mut State, out: &mut Vec<u8>) {
             out.extend_from_slice(b"}}\n");
         }
         "tools/call" => call(out, id, params, &state.callable),
+        "resources/read" => read(out, id, params),
         _ => error(out, Some(id), -32601, "Method not found"),
     }
 }
@@ -183,6 +185,25 @@ fn call(out: &mut Vec<u8>, id: &Value, params: Option<&Value>, callable: &HashSe
     out.extend_from_slice(br#"}"}],"structuredContent":{"sum":"#);
     out.extend_from_slice(&number);
     out.extend_from_slice(b"}}}\n");
+}
+
+/// Answers `resources/read` of `everything://filler/{bytes}`: a text of
+/// that many `x`, as `everything` serves it (the `resources` benchmark).
+fn read(out: &mut Vec<u8>, id: &Value, params: Option<&Value>) {
+    let uri = params.and_then(|p| p.get("uri")).and_then(Value::as_str);
+    let Some(bytes) = uri
+        .and_then(|uri| uri.strip_prefix("everything://filler/"))
+        .and_then(|n| n.parse::<usize>().ok())
+    else {
+        error(out, Some(id), -32002, "Resource not found");
+        return;
+    };
+    begin_result(out, id);
+    out.extend_from_slice(b"{\"contents\":[{\"uri\":\"everything://filler/");
+    out.extend_from_slice(bytes.to_string().as_bytes());
+    out.extend_from_slice(b"\",\"mimeType\":\"text/plain\",\"text\":\"");
+    out.resize(out.len() + bytes, b'x');
+    out.extend_from_slice(b"\"}]}}\n");
 }
 
 /// Writes `{"jsonrpc":"2.0","id":<id>,"result":` into `out`.

@@ -1,5 +1,5 @@
 //! The in-process door: a cloneable handle on a [`Server`] that lists and
-//! calls its tools with the typed client-direction model
+//! calls its tools (and lists and reads its resources, in `resources`) with the typed client-direction model
 //! ([`mcp_protocol::model`]) and no JSON text on the way. Arguments reach
 //! the tool as an object (decoded from the `Value` itself), its outcome
 //! becomes a [`CallToolResult`] directly, and what the tool sends or asks
@@ -573,5 +573,6 @@ impl Door {
     }
 }
 
+mod resources;
 #[cfg(test)]
 mod tests;

@@ -109,17 +109,24 @@ impl IntoContents for Vec<ResourceContents> {
 
 /// A `#[resource]` fn's return value as the read's result: contents, or a
 /// `Result` whose error becomes a failed read.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a #[resource]",
+    label = "return contents",
+    note = "return String (text), Vec<u8> (bytes, sent base64), ResourceContents, Vec<ResourceContents>, or a Result of one of them whose error implements Display"
+)]
 pub trait IntoReadResult {
     /// The read's result.
     fn into_read_result(self, read: &ResourceRead) -> Result<Vec<ResourceContents>, ResourceError>;
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: IntoContents> IntoReadResult for T {
     fn into_read_result(self, read: &ResourceRead) -> Result<Vec<ResourceContents>, ResourceError> {
         Ok(self.into_contents(read))
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: IntoContents, E: Display> IntoReadResult for Result<T, E> {
     fn into_read_result(self, read: &ResourceRead) -> Result<Vec<ResourceContents>, ResourceError> {
         match self {

@@ -1,11 +1,12 @@
 //! What a resource is at run time: a fixed URI or a URI template, what
 //! `resources/list` and `resources/templates/list` say about it, and the fn
 //! that reads it. `#[resource]` makes these; [`ResourceBuilder`] makes them
-//! by hand. The server's lists and its lookup of a URI are [`registry`];
+//! by hand. The server's lists and its lookup of a URI are `registry`;
 //! the template grammar and matcher are [`template`].
 
 mod app;
 pub(crate) mod glue;
+pub(crate) mod read;
 pub(crate) mod registry;
 pub mod template;
 
@@ -197,7 +198,7 @@ struct Listed<'a> {
 
 /// One `resources/read` of a resource: the URI asked for, the values its
 /// template's variables took, and the request's [`Context`] (its
-/// [`Context::tool`] is the URI).
+/// [`Context::tool_name`] is the URI).
 #[derive(Debug)]
 pub struct ResourceRead {
     pub(crate) uri: String,

@@ -295,12 +295,14 @@ fn check_value(name: &str, operator: Operator, raw: &str) -> Result<String, Refu
 mod tests {
     use super::*;
 
-    fn vars(template: &str, uri: &str) -> Option<Result<Vec<(String, Option<String>)>, Refused>> {
+    type Values = Vec<(String, Option<String>)>;
+
+    fn vars(template: &str, uri: &str) -> Option<Result<Values, Refused>> {
         let template = UriTemplate::parse(template).unwrap();
         template.matches(uri).map(|r| r.map(|v| v.0))
     }
 
-    fn one(name: &str, value: &str) -> Vec<(String, Option<String>)> {
+    fn one(name: &str, value: &str) -> Values {
         vec![(name.to_owned(), Some(value.to_owned()))]
     }
 

@@ -15,9 +15,7 @@ use crate::tool::{Tool, ToolCall};
 use crate::util::human_duration;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
 /// How a call ended.
@@ -232,7 +230,7 @@ pub(crate) async fn with_timeout(
 pub(crate) async fn run_tool(tool: Arc<Tool>, call: ToolCall) -> ToolOutcome {
     let started = std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(call)));
     let result = match started {
-        Ok(future) => CatchUnwind(future).await,
+        Ok(future) => crate::util::CatchUnwind(future).await,
         Err(payload) => Err(payload),
     };
     result.unwrap_or_else(|payload| {
@@ -248,21 +246,4 @@ pub(crate) async fn run_tool(tool: Arc<Tool>, call: ToolCall) -> ToolOutcome {
             tool.name
         ))
     })
-}
-
-/// Polls a future, catching a panic as `Err` instead of unwinding the task
-/// (a tool's, a resource read's).
-pub(crate) struct CatchUnwind<T>(pub(crate) crate::util::BoxFuture<T>);
-
-impl<T> Future for CatchUnwind<T> {
-    type Output = Result<T, Box<dyn std::any::Any + Send>>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
-        let future = &mut self.0;
-        match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(outcome)) => Poll::Ready(Ok(outcome)),
-            Err(payload) => Poll::Ready(Err(payload)),
-        }
-    }
 }

@@ -2,10 +2,9 @@
 //! lists serve the cached pages; a read finds the resource (fixed URIs
 //! first, then templates in declaration order), runs its fn on a task of
 //! its own (tracked like a call: cancellable, drained at shutdown) and
-//! answers with its contents, or an error that names the URI: not found
-//! (`-32002` before 2026-07-28, `-32602` after, as SEP-2164 says, with
-//! `data.uri`), a refused template value, a failing fn, contents over the
-//! server's message limit.
+//! answers with its contents, or an error that names the URI
+//! ([`crate::resource::read`], shared with the in-process door), or one
+//! naming the size of contents over the server's message limit.
 
 use crate::conn::connection::{CancelSignal, canonical_id};
 use crate::context::{Context, ContextParts};
@@ -14,14 +13,12 @@ use crate::protocol::incoming::requests::ListToolsParamsRef;
 use crate::protocol::model::method::{ListResourceTemplates, ListResources, ReadResource, Request};
 use crate::protocol::outgoing::{self, Reply, ResourceList};
 use crate::protocol::params::Params;
-use crate::protocol::{ErrorCode, ProtocolVersion, RpcError};
-use crate::resource::registry::{Found, UnknownCursor};
-use crate::resource::template::MAX_URI_LEN;
-use crate::resource::{ResourceError, ResourceRead};
+use crate::protocol::{ProtocolVersion, RpcError};
+use crate::resource::registry::UnknownCursor;
+use crate::resource::{ResourceRead, read};
 use crate::session::Session;
 use crate::session::era::RequestInfo;
 use crate::session::method::{Method, Respond};
-use crate::session::run::CatchUnwind;
 use serde_json::value::RawValue;
 use std::sync::Arc;
 
@@ -114,16 +111,6 @@ impl Method for ListResourceTemplates {
     }
 }
 
-/// The error for a URI nothing serves, as the request's era wants it.
-fn not_found(uri: &str, version: ProtocolVersion) -> RpcError {
-    let code = if version.is_modern() {
-        ErrorCode::INVALID_PARAMS
-    } else {
-        ErrorCode::RESOURCE_NOT_FOUND
-    };
-    RpcError::new(code, "Resource not found").with_data(serde_json::json!({ "uri": uri }))
-}
-
 impl Session {
     /// `resources/read`: checks the request and finds the resource here,
     /// reads it on a task of its own.
@@ -144,25 +131,8 @@ impl Session {
                 "Invalid params for resources/read: missing field `uri`",
             ));
         };
-        if uri.len() > MAX_URI_LEN {
-            // Not echoed: it could be as long as a message.
-            return Err(RpcError::invalid_params(format!(
-                "Invalid params for resources/read: the URI is {} bytes; this server reads URIs of at most {MAX_URI_LEN} bytes",
-                uri.len()
-            )));
-        }
         let version = info.version;
-        let (resource, variables) = match registry.find(uri) {
-            Found::Resource(resource, variables) => (resource.clone(), variables),
-            Found::Refused(refused) => {
-                return Err(RpcError::invalid_params(format!(
-                    "Invalid params for resources/read: the value of `{}` is refused: {}",
-                    refused.variable, refused.reason
-                ))
-                .with_data(serde_json::json!({ "uri": uri })));
-            }
-            Found::None => return Err(not_found(uri, version)),
-        };
+        let (resource, variables) = read::locate(registry, uri, version)?;
         let key: Arc<str> = Arc::from(canonical_id(id.get()));
         if self.connection.in_flight_besides(&key).is_none() {
             return Err(RpcError::invalid_request(format!(
@@ -196,43 +166,19 @@ impl Session {
         let request_id = id.to_owned();
         let task = tokio::spawn(async move {
             let uri = read.uri.clone();
-            let started =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (resource.handler)(read)));
-            let outcome = match started {
-                Ok(future) => CatchUnwind(future).await,
-                Err(payload) => Err(payload),
-            };
             let reply = Reply::new(&request_id, version, shared.identity.server_meta());
-            let frame = match outcome {
-                Ok(Ok(contents)) => {
+            // An MCP App's `_meta.ui`, which each content carries.
+            let content_meta = resource.content_meta().cloned();
+            let frame = match read::run(resource, read).await {
+                Ok(contents) => {
                     let frame = reply.read_resource(
                         &contents,
-                        resource.content_meta(),
+                        content_meta.as_ref(),
                         shared.identity.list_ttl_ms,
                     );
                     bounded(frame, &request_id, &uri, shared.max_message_size)
                 }
-                Ok(Err(ResourceError::InvalidUri(reason))) => outgoing::rpc_error(
-                    Some(&request_id),
-                    &RpcError::invalid_params(format!(
-                        "Invalid params for resources/read: {reason}"
-                    ))
-                    .with_data(serde_json::json!({ "uri": uri })),
-                ),
-                Ok(Err(failure)) => outgoing::rpc_error(
-                    Some(&request_id),
-                    &RpcError::internal_error(format!("Reading {uri} failed: {failure}"))
-                        .with_data(serde_json::json!({ "uri": uri })),
-                ),
-                Err(_panic) => {
-                    tracing::error!(uri = %uri, "a resource fn panicked");
-                    outgoing::rpc_error(
-                        Some(&request_id),
-                        &RpcError::internal_error(format!(
-                            "Reading {uri} failed with an internal error; the details are in the server's log"
-                        )),
-                    )
-                }
+                Err(failure) => outgoing::rpc_error(Some(&request_id), &failure),
             };
             // A cancelled read sends nothing.
             if connection.finish_call(&canonical_id(request_id.get())) {
@@ -259,21 +205,4 @@ fn bounded(frame: Frame, id: &RawValue, uri: &str, max: usize) -> Frame {
         ))
         .with_data(serde_json::json!({ "uri": uri })),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn not_found_follows_the_era() {
-        let legacy = not_found("t://x", ProtocolVersion::V2025_11_25);
-        assert_eq!(legacy.error_code(), ErrorCode::RESOURCE_NOT_FOUND);
-        let modern = not_found("t://x", ProtocolVersion::V2026_07_28);
-        assert_eq!(modern.error_code(), ErrorCode::INVALID_PARAMS);
-        assert_eq!(
-            serde_json::to_value(&modern).unwrap(),
-            serde_json::json!({"code": -32602, "message": "Resource not found", "data": {"uri": "t://x"}})
-        );
-    }
 }
