@@ -12,7 +12,9 @@
 //! (`build_report`, `crawl`: tasks of the Tasks extension with the `tasks`
 //! feature, plain calls without), tool list changes, a prompt whose
 //! argument completes (`translate`), a
-//! panicking tool, a tool that prints to stdout or stderr, and (with
+//! panicking tool, a tool that prints to stdout or stderr, an MCP App
+//! (`stats`, rendered by `ui://everything/stats.html`, whose button calls
+//! the app-only `stats_sort`), and (with
 //! `TOOLS=N`) N extra copies of `add` for load tests (`PAGE_SIZE=N` lists them N to a
 //! `tools/list` page). `RATE_LIMIT=off` or `RATE_LIMIT=N` (calls
 //! per second) sets the rate limit, `CALL_TIMEOUT_MS=N` the default call timeout,
@@ -53,6 +55,10 @@ use mcp_runtime::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
+
+// The MCP App (`stats`, `stats_sort` and the HTML they name).
+#[path = "apps/stats.rs"]
+mod stats;
 
 /// What this server is, and what it serves.
 #[resource(
@@ -817,6 +823,8 @@ async fn main() -> std::io::Result<()> {
         .instructions("Demonstration tools: add, echo, fail, slow (progress, logs, cancellation), panic, noisy, split_words, get_weather_data, locate (header-mirrored arguments), book_table (elicitation), build_report (a task with progress, a question and cancellation), crawl (a resumable task), toggle_bonus and bonus (list changes), sample_content, chart (structured output with an image).")
         .tools(tools![add, echo, fail, slow, panic, noisy, split_words, get_weather_data])
         .tools(tools![locate])
+        .tools(tools![stats::stats, stats::stats_sort])
+        .resources([stats::app().map_err(std::io::Error::other)?])
         .tools(tools![book_table, build_report, crawl, toggle_bonus, bonus, sample_content, chart])
         .tools(copies)
         .resources(resources![about, filler])

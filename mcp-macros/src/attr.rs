@@ -6,6 +6,7 @@
 //! repeated key or a bad value is recorded in the [`Ctxt`] and parsing goes
 //! on; a syntax error ends the attribute it is in.
 
+use crate::app_ui::{UiAttr, parse_ui};
 use crate::ctxt::Ctxt;
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
@@ -31,6 +32,7 @@ pub(crate) mod kw {
     syn::custom_keyword!(task);
     syn::custom_keyword!(resumable);
     syn::custom_keyword!(scopes);
+    syn::custom_keyword!(ui);
     syn::custom_keyword!(src);
     syn::custom_keyword!(mime_type);
     syn::custom_keyword!(sizes);
@@ -61,6 +63,10 @@ impl<T> Slot<T> {
 
     pub(crate) fn get(&self) -> Option<&T> {
         self.0.as_ref()
+    }
+
+    pub(crate) fn take(self) -> Option<T> {
+        self.0
     }
 }
 
@@ -111,6 +117,7 @@ pub(crate) struct ToolAttr {
     pub(crate) task: Slot<Task>,
     pub(crate) resumable: Slot<(Span, bool)>,
     pub(crate) scopes: Slot<Scopes>,
+    pub(crate) ui: Slot<UiAttr>,
     pub(crate) krate: Slot<Path>,
 }
 
@@ -198,6 +205,13 @@ impl ToolAttr {
                     lits,
                 },
             );
+        } else if input.peek(kw::ui) {
+            let key: kw::ui = input.parse()?;
+            let fork = input.fork();
+            let ui = parse_ui(cx, key.span, input)?;
+            // The option as written, for a second `ui` to point at.
+            let option = fork.parse::<proc_macro2::Group>()?;
+            self.ui.set(cx, "ui", quote::quote!(#key #option), ui);
         } else if input.peek(kw::timeout) {
             let (option, lit) = str_option::<kw::timeout>(input)?;
             match parse_timeout(&lit) {
@@ -232,7 +246,7 @@ impl ToolAttr {
                 format!(
                     "unknown `#[tool]` option `{}`; expected one of: name, title, description, \
                      read_only, destructive, idempotent, open_world, icon, meta, timeout, \
-                     replayable_input, task, resumable, scopes, crate",
+                     replayable_input, task, resumable, scopes, ui, crate",
                     key.unraw()
                 ),
             ));

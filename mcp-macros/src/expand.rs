@@ -318,6 +318,7 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
         .resumable
         .get()
         .map(|(_, resumable)| quote!(.resumable(#resumable)));
+    let ui = attr.ui.get().map(|ui| crate::app_ui::expand_ui(ui, pm));
     let scopes = attr.scopes.get().map(|scopes| {
         let lits = &scopes.lits;
         quote!(.scopes([#(#lits),*]))
@@ -347,6 +348,7 @@ fn definition(tool: &ToolFn, pm: &TokenStream) -> TokenStream {
             #begins_in_body
             #resumable
             #scopes
+            #ui
             #description
             #title
             #output

@@ -4,6 +4,7 @@
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
+mod app_ui;
 mod ast;
 mod attr;
 mod ctxt;

@@ -142,7 +142,14 @@ impl ToolDump {
         let mut renamed = Vec::new();
         // The first tool given each model name, to name both of a collision.
         let mut taken: BTreeMap<String, &str> = BTreeMap::new();
-        for tool in tools {
+        // A host lists an app-only tool (MCP Apps) to the app, never to its
+        // model: the model API formats leave it out.
+        let tools: Vec<&Tool> = tools
+            .iter()
+            .copied()
+            .filter(|tool| matches!(format, DumpFormat::Mcp(_)) || tool.visible_to_model())
+            .collect();
+        for tool in &tools {
             let name = match format {
                 DumpFormat::Mcp(_) => tool.name.clone(),
                 DumpFormat::Anthropic | DumpFormat::OpenAi | DumpFormat::OpenAiStrict => {

@@ -62,6 +62,16 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A tool's MCP Apps `_meta.ui` cannot be served: not the extension's
+    /// shape, a `resourceUri` that is not a `ui://` URI, or a visibility
+    /// that names no one (tools built by hand; `#[tool(ui(...))]` checks at
+    /// compile time).
+    InvalidToolUi {
+        /// The tool.
+        tool: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The authorization settings given to `Server::auth` cannot be served
     /// (say, a relative resource URI or no authorization server).
     InvalidAuth(String),
@@ -140,6 +150,9 @@ impl fmt::Display for Error {
                 f,
                 "tool `{tool}` declares the scope {scope:?}, which {reason}"
             ),
+            Error::InvalidToolUi { tool, reason } => {
+                write!(f, "the MCP Apps `_meta.ui` of tool `{tool}` {reason}")
+            }
             Error::InvalidAuth(reason) => write!(f, "invalid authorization settings: {reason}"),
             #[cfg(feature = "skills")]
             Error::Skills(err) => err.fmt(f),

@@ -156,6 +156,7 @@ pub use protocol::ProtocolVersion;
 pub use protocol::model::PromptMessage;
 pub use protocol::model::ResourceContents;
 pub use protocol::model::Root;
+pub use protocol::model::{APP_MIME_TYPE, Csp, Permissions, ResourceUi, ToolUi, Visibility};
 pub use protocol::sampling::{Role, SamplingContent, SamplingMessage};
 pub use resource::{Resource, ResourceBuilder, ResourceError, ResourceRead};
 pub use schemars::{self, JsonSchema};
@@ -195,6 +196,9 @@ struct ContextGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/prompts.md")]
 struct PromptsGuide;
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/apps.md")]
+struct AppsGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/tool-dumps.md")]
 struct ToolDumpsGuide;

@@ -7,6 +7,7 @@
 pub use crate::Context;
 pub use crate::context::ask::{Answer, Pending};
 pub use crate::outcome::ToolOutcome;
+pub use crate::protocol::model::{ToolUi, Visibility};
 pub use crate::schema::input_schema;
 pub use crate::tool::{Icon, TaskSupport, ToolBuilder, ToolCall};
 pub use crate::util::BoxFuture;

@@ -94,7 +94,7 @@ fn the_default_build_has_no_tasks_extension_and_runs_task_tools_as_calls() {
         "{discovered}"
     );
     assert!(
-        capabilities.get("extensions").is_none(),
+        capabilities["extensions"].get(EXT).is_none(),
         "no Tasks extension offered: {discovered}"
     );
 

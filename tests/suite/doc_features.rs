@@ -67,6 +67,7 @@ fn doc_examples_compile_with_those_features() {
         "mcp-macros/README.md",
         "docs/tools.md",
         "docs/context.md",
+        "docs/apps.md",
         "docs/tool-dumps.md",
         "docs/testing.md",
         "docs/subscriptions.md",

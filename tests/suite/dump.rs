@@ -41,10 +41,10 @@ fn mcp_dumps_are_valid_tools_list_results() {
     ] {
         let (json, report) = dump_json(format);
         assert_valid(version, "ListToolsResult", &json);
-        assert_eq!(json["tools"].as_array().unwrap().len(), 16, "{format}");
+        assert_eq!(json["tools"].as_array().unwrap().len(), 18, "{format}");
         let total_line = report.lines().last().unwrap();
         assert!(
-            total_line.starts_with("total") && total_line.contains("in 16 tools"),
+            total_line.starts_with("total") && total_line.contains("in 18 tools"),
             "{report}"
         );
     }

@@ -415,7 +415,7 @@ impl Drop for HttpServer {
 }
 
 /// The tools `everything` lists (sorted), as the HTTP client scripts report them.
-const EVERYTHING_TOOLS: [&str; 16] = [
+const EVERYTHING_TOOLS: [&str; 18] = [
     "add",
     "bonus",
     "book_table",
@@ -431,6 +431,8 @@ const EVERYTHING_TOOLS: [&str; 16] = [
     "sample_content",
     "slow",
     "split_words",
+    "stats",
+    "stats_sort",
     "toggle_bonus",
 ];
 

@@ -9,6 +9,7 @@
 
 mod common;
 
+mod apps;
 mod auth;
 mod conformance;
 // The client side of the suite, on examples/conformance_client.rs.

@@ -153,6 +153,8 @@ fn tools_list_is_shaped_for_each_legacy_version() {
                 "sample_content",
                 "slow",
                 "split_words",
+                "stats",
+                "stats_sort",
                 "toggle_bonus"
             ],
             "sorted by name"
@@ -462,8 +464,8 @@ fn json_rpc_hygiene() {
             json!({"jsonrpc": "2.0", "id": 6, "error": {"code": -32600, "message": "Invalid Request: \"jsonrpc\" must be \"2.0\""}}),
         ),
         (
-            "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"resources/list\"}",
-            json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found: resources/list", "data": {"method": "resources/list"}}}),
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"sampling/createMessage\"}",
+            json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found: sampling/createMessage", "data": {"method": "sampling/createMessage"}}}),
         ),
         (
             "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"server/discover\"}",
@@ -528,11 +530,13 @@ fn discover_describes_the_server() {
             // Before the era is decided, the legacy versions too (through
             // `initialize`), as a -32022 error here names them.
             "supportedVersions": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
-            // `build_report` may run as a task: the Tasks extension.
+            // `build_report` may run as a task: the Tasks extension;
+            // `stats` names an MCP App: the Apps extension.
             "capabilities": {"tools": {"listChanged": true},
                 "resources": {"subscribe": true, "listChanged": true},
                 "prompts": {"listChanged": true}, "completions": {},
-                "extensions": {"io.modelcontextprotocol/tasks": {}}},
+                "extensions": {"io.modelcontextprotocol/tasks": {},
+                    "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}},
             "ttlMs": 300000,
             "cacheScope": "public",
             "instructions": INSTRUCTIONS,

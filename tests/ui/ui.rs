@@ -41,6 +41,7 @@ fn ui() {
     cases.compile_fail("types/*.rs");
     cases.compile_fail("attr/*.rs");
     cases.compile_fail("header/*.rs");
+    cases.compile_fail("app/*.rs");
     cases.compile_fail("placement/*.rs");
     cases.compile_fail("registration/*.rs");
     cases.compile_fail("resource/*.rs");

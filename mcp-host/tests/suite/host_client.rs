@@ -1282,7 +1282,7 @@ fn header_annotations_cost_a_stdio_server_nothing() {
 
 /// The listing caps are the catalog's options too: with 20 tools per
 /// server, a server listing 100 keeps its first 20 (in list order) and
-/// `everything` (16 tools) is offered and called.
+/// `everything` (18 tools) is offered and called.
 #[test]
 fn a_catalog_keeps_the_first_tools_of_a_server_past_its_configured_tool_cap() {
     run(async {

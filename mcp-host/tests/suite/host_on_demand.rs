@@ -1,5 +1,5 @@
 //! Tools past the API's limits, offered on demand, through the `mcp-host`
-//! program with the `everything` example over stdio (`TOOLS=200`: 216
+//! program with the `everything` example over stdio (`TOOLS=200`: 218
 //! tools) and scripted model APIs on loopback: OpenAI's 128-function limit
 //! and the host's `search_tools`; Anthropic's tool search with deferred
 //! loading past `--max-tool-tokens`, its blocks kept in the history as the
@@ -76,7 +76,7 @@ fn openai_is_offered_at_most_128_functions_and_what_search_tools_finds() {
     assert!(run.status.success(), "{}\n{}", run.stdout, run.stderr);
     assert!(
         run.stderr
-            .contains("216 tools offered to gpt-4.1 on demand (through `search_tools`, 0 loaded)"),
+            .contains("218 tools offered to gpt-4.1 on demand (through `search_tools`, 0 loaded)"),
         "{}",
         run.stderr
     );
@@ -176,7 +176,7 @@ fn anthropic_defers_loading_past_the_token_budget_and_keeps_the_search_blocks() 
     assert!(run.status.success(), "{}\n{}", run.stdout, run.stderr);
     assert!(
         run.stderr.contains(
-            "216 tools offered to claude-sonnet-4-6 on demand (216 through the API's tool search, 0 loaded)"
+            "218 tools offered to claude-sonnet-4-6 on demand (218 through the API's tool search, 0 loaded)"
         ),
         "{}",
         run.stderr
@@ -252,12 +252,12 @@ fn a_catalog_within_the_limits_is_offered_whole() {
     );
     assert!(run.status.success(), "{}\n{}", run.stdout, run.stderr);
     let requests = model.requests();
-    // 116 tools: under 128, every one, no search tool.
+    // 118 tools: under 128, every one, no search tool.
     let offered = names(&requests[0]);
-    assert_eq!(offered.len(), 116);
+    assert_eq!(offered.len(), 118);
     assert!(!offered.iter().any(|n| n == "search_tools"));
     assert!(
-        run.stderr.contains("116 tools offered to gpt-4.1\n"),
+        run.stderr.contains("118 tools offered to gpt-4.1\n"),
         "{}",
         run.stderr
     );

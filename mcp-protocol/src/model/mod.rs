@@ -15,9 +15,10 @@
 //! The types are grouped by concept in private modules below (each uses
 //! only those before it: `jsonrpc`, `tools`, `input`, `lifecycle`,
 //! `resources`, `notifications`, `task`, `call`, `prompts`, `completion`,
-//! `subscriptions`, `server`, `skills`, `method`) and all reached
-//! here, as `mcp_protocol::model::X`.
+//! `subscriptions`, `server`, `skills`, `method`; `apps` after `lifecycle`)
+//! and all reached here, as `mcp_protocol::model::X`.
 
+mod apps;
 mod call;
 mod completion;
 mod input;
@@ -35,6 +36,7 @@ mod tools;
 
 pub use crate::error::RpcError;
 pub use crate::sampling::{Role, SamplingContent, SamplingMessage};
+pub use apps::*;
 pub use call::*;
 pub use completion::*;
 pub use input::*;

@@ -6,7 +6,7 @@
 use super::results::{CacheHints, Closed, Reply};
 use super::{JSONRPC, Response};
 use crate::frame::{self, Frame, Spliced};
-use crate::model::ResourceContents;
+use crate::model::{JsonObject, ResourceContents};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -34,9 +34,30 @@ struct ListResourceTemplates<'a> {
 /// `resources/read` result fields.
 #[derive(Serialize)]
 struct ReadResource<'a> {
-    contents: &'a [ResourceContents],
+    #[serde(serialize_with = "contents_with_meta")]
+    contents: (&'a [ResourceContents], Option<&'a JsonObject>),
     #[serde(flatten)]
     cache: Option<CacheHints>,
+}
+
+/// One item of `contents` with the resource's `_meta` beside its fields.
+#[derive(Serialize)]
+struct WithMeta<'a> {
+    #[serde(flatten)]
+    content: &'a ResourceContents,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a JsonObject>,
+}
+
+/// Each content, with `_meta` when there is one.
+fn contents_with_meta<S: serde::Serializer>(
+    (contents, meta): &(&[ResourceContents], Option<&JsonObject>),
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(contents.iter().map(|content| WithMeta {
+        content,
+        meta: *meta,
+    }))
 }
 
 /// Which list a page is of.
@@ -102,9 +123,15 @@ impl Reply<'_> {
         }
     }
 
-    /// The `resources/read` result: `contents`, and in 2026-07-28 the cache
-    /// hints (`public` for `ttl_ms`).
-    pub fn read_resource(&self, contents: &[ResourceContents], ttl_ms: u64) -> Frame {
+    /// The `resources/read` result: `contents`, each with `content_meta` as
+    /// its `_meta` (from 2025-06-18: an MCP App's `ui`, say), and in
+    /// 2026-07-28 the cache hints (`public` for `ttl_ms`).
+    pub fn read_resource(
+        &self,
+        contents: &[ResourceContents],
+        content_meta: Option<&JsonObject>,
+        ttl_ms: u64,
+    ) -> Frame {
         let estimate: usize = contents
             .iter()
             .map(|content| match content {
@@ -112,11 +139,13 @@ impl Reply<'_> {
                 ResourceContents::Blob { uri, blob, .. } => uri.len() + blob.len() + 64,
             })
             .sum();
+        let meta = content_meta.filter(|_| self.version.carries().structured_output);
         let body = ReadResource {
-            contents,
+            contents: (contents, meta),
             cache: self.cache(ttl_ms),
         };
-        self.send(body, "complete", estimate + 32)
+        let meta_len = meta.map_or(0, |meta| 64 * meta.len());
+        self.send(body, "complete", estimate + meta_len + 32)
     }
 }
 
@@ -160,14 +189,41 @@ mod tests {
         }];
         let legacy = Reply::new(&id, ProtocolVersion::V2025_06_18, &meta);
         assert_eq!(
-            text(legacy.read_resource(&contents, 9)),
+            text(legacy.read_resource(&contents, None, 9)),
             "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"contents\":[{\"uri\":\"a://b\",\"mimeType\":\"text/plain\",\"text\":\"hi\"}]}}\n"
         );
         let modern = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
-        let read = text(modern.read_resource(&contents, 9));
+        let read = text(modern.read_resource(&contents, None, 9));
         assert!(
             read.contains("\"text\":\"hi\"}],\"ttlMs\":9,\"cacheScope\":\"public\",\"resultType\":\"complete\""),
             "{read}"
         );
+    }
+
+    #[test]
+    fn a_read_gives_each_content_the_resource_meta_from_2025_06_18() {
+        let id = raw("3");
+        let meta = meta();
+        let contents = [
+            ResourceContents::Text {
+                uri: "ui://a/b".into(),
+                mime_type: Some("text/html;profile=mcp-app".into()),
+                text: "<p>".into(),
+            },
+            ResourceContents::Blob {
+                uri: "ui://a/b".into(),
+                mime_type: None,
+                blob: "AA==".into(),
+            },
+        ];
+        let ui: JsonObject = serde_json::from_str(r#"{"ui":{"prefersBorder":true}}"#).unwrap();
+        let read = Reply::new(&id, ProtocolVersion::V2025_06_18, &meta);
+        assert_eq!(
+            text(read.read_resource(&contents, Some(&ui), 9)),
+            "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"contents\":[{\"uri\":\"ui://a/b\",\"mimeType\":\"text/html;profile=mcp-app\",\"text\":\"<p>\",\"_meta\":{\"ui\":{\"prefersBorder\":true}}},{\"uri\":\"ui://a/b\",\"blob\":\"AA==\",\"_meta\":{\"ui\":{\"prefersBorder\":true}}}]}}\n"
+        );
+        // 2025-03-26 contents have no `_meta`.
+        let old = Reply::new(&id, ProtocolVersion::V2025_03_26, &meta);
+        assert!(!text(old.read_resource(&contents, Some(&ui), 9)).contains("_meta"));
     }
 }

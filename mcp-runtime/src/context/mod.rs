@@ -202,6 +202,14 @@ impl Context {
         &self.inner.client.capabilities
     }
 
+    /// Whether the client renders MCP Apps: its capabilities declare the
+    /// extension `io.modelcontextprotocol/ui` with the MIME type
+    /// `text/html;profile=mcp-app`. A tool with an app still answers with
+    /// content a text-only client can show; this lets it say less there.
+    pub fn client_renders_apps(&self) -> bool {
+        crate::protocol::model::client_renders_apps(self.client_capabilities())
+    }
+
     /// The request's `params._meta`, if any.
     pub fn meta(&self) -> Option<&Value> {
         self.inner

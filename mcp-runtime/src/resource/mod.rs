@@ -4,6 +4,7 @@
 //! by hand. The server's lists and its lookup of a URI are `registry`;
 //! the template grammar and matcher are [`template`].
 
+mod app;
 pub(crate) mod glue;
 pub(crate) mod read;
 pub(crate) mod registry;
@@ -11,7 +12,7 @@ pub mod template;
 
 use crate::context::Context;
 use crate::protocol::ProtocolVersion;
-use crate::protocol::model::{BlockAnnotations, ResourceContents};
+use crate::protocol::model::{BlockAnnotations, JsonObject, ResourceContents};
 use crate::protocol::sampling::Role;
 use crate::tool::Icon;
 use crate::util::BoxFuture;
@@ -93,6 +94,9 @@ pub(crate) struct Described {
     audience: Vec<Role>,
     priority: Option<f64>,
     icons: Vec<Icon>,
+    /// `_meta` of its list entry and of each content a read returns: an
+    /// MCP App's `ui` (see [`ResourceBuilder::app`]).
+    meta: Option<JsonObject>,
 }
 
 impl fmt::Debug for Resource {
@@ -129,6 +133,11 @@ impl Resource {
         self.meta.mime_type.as_deref()
     }
 
+    /// The `_meta` each content of a read carries (an MCP App's `ui`).
+    pub(crate) fn content_meta(&self) -> Option<&JsonObject> {
+        self.meta.meta.as_ref()
+    }
+
     /// Its entry in `resources/list` (or `resources/templates/list`) as
     /// `version` defines it (`title` from 2025-06-18, `icons` from
     /// 2025-11-25).
@@ -155,6 +164,7 @@ impl Resource {
             size,
             annotations: annotations.filter(|_| carries.annotations),
             icons: if carries.icons { &meta.icons } else { &[] },
+            meta: meta.meta.as_ref().filter(|_| carries.structured_output),
         };
         serde_json::value::to_raw_value(&listed)
             .unwrap_or_else(|_| unreachable!("a struct of strings and numbers serializes"))
@@ -182,6 +192,8 @@ struct Listed<'a> {
     annotations: Option<BlockAnnotations>,
     #[serde(skip_serializing_if = "<[Icon]>::is_empty")]
     icons: &'a [Icon],
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a JsonObject>,
 }
 
 /// One `resources/read` of a resource: the URI asked for, the values its
@@ -350,6 +362,9 @@ impl ResourceBuilder {
             .is_some_and(|p| !(0.0..=1.0).contains(&p))
         {
             return Err(invalid("the priority must be between 0 and 1".to_owned()));
+        }
+        if let Some(reason) = app::refusal(&self.uri, &self.meta) {
+            return Err(invalid(reason));
         }
         let at = if self.uri.contains(['{', '}']) {
             let template = UriTemplate::parse(&self.uri).map_err(|e| invalid(e.0))?;

@@ -120,6 +120,7 @@ impl Session {
             resources: !self.shared.resources.is_empty(),
             prompts: !self.shared.prompts.is_empty(),
             skills: self.skills_capability(),
+            apps: self.shared.tools.registry().has_app_tools(),
         };
         table::capabilities(version, holds)
     }

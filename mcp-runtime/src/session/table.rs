@@ -187,6 +187,8 @@ pub(super) struct Holdings {
     pub(super) prompts: bool,
     /// Skills, with the Skills extension's settings.
     pub(super) skills: Option<SkillsCapability>,
+    /// A tool that names an MCP App view (the Apps extension).
+    pub(super) apps: bool,
 }
 
 /// The capabilities a server that holds `holds` announces to a request of
@@ -220,6 +222,11 @@ pub(super) fn capabilities(version: ProtocolVersion, holds: Holdings) -> ServerC
     }
     if let Some(settings) = holds.skills.filter(|_| offered(Capability::Skills)) {
         capabilities = capabilities.with_skills_extension(settings);
+    }
+    // MCP Apps is declared where capabilities carry `extensions`
+    // (2026-07-28); older hosts find apps by the tools' `_meta.ui`.
+    if holds.apps && version.is_modern() {
+        capabilities = capabilities.with_apps_extension();
     }
     capabilities
 }

@@ -2,6 +2,7 @@
 
 use super::{Definition, Handler, Schema, TaskSupport, Tool, ToolCall};
 use crate::outcome::ToolOutcome;
+use crate::protocol::model::{ToolUi, UI_META_KEY};
 use crate::protocol::tool_def::{Annotations, Icon};
 use crate::state::StateRequirement;
 use crate::util::BoxFuture;
@@ -152,6 +153,27 @@ impl ToolBuilder {
     /// Adds an entry to the tool's `_meta`.
     pub fn meta(mut self, key: impl Into<String>, value: Value) -> Self {
         self.def.meta.insert(key.into(), value);
+        self
+    }
+
+    /// Links the tool to an MCP App (the extension `io.modelcontextprotocol/ui`):
+    /// the `ui://` resource a host renders its results with, and who may
+    /// call it (the model, the app, or both). Written as the tool's
+    /// `_meta.ui`; a `resourceUri` that is not a `ui://` URI, or a
+    /// visibility that names no one, is refused at registration.
+    /// `#[tool(ui(resource = "ui://…", visibility = "app"))]` sets it.
+    ///
+    /// ```
+    /// use mcp_runtime::{ToolBuilder, ToolOutcome, ToolUi, Visibility};
+    /// let refresh = ToolBuilder::new("refresh", |_| Box::pin(async { ToolOutcome::text("ok") }))
+    ///     .ui(ToolUi::resource("ui://dashboard/app.html").visibility([Visibility::App]))
+    ///     .build();
+    /// assert_eq!(refresh.ui().unwrap().resource_uri.as_deref(), Some("ui://dashboard/app.html"));
+    /// ```
+    pub fn ui(mut self, ui: ToolUi) -> Self {
+        let value = serde_json::to_value(&ui)
+            .unwrap_or_else(|_| unreachable!("a ToolUi is plain data with string keys"));
+        self.def.meta.insert(UI_META_KEY.to_owned(), value);
         self
     }
 

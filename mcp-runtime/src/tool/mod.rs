@@ -17,6 +17,7 @@ pub use call::ToolCall;
 use crate::outcome::ToolOutcome;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::http::{HeaderKind, HeaderParam, HeaderParams};
+use crate::protocol::model::{ToolUi, Visibility};
 use crate::protocol::tool_def::{Annotations, ToolDefinition, ToolFields};
 use crate::state::StateRequirement;
 use crate::util::BoxFuture;
@@ -200,6 +201,18 @@ impl Tool {
     /// HTTP with authorization (see [`ToolBuilder::scopes`]).
     pub fn scopes(&self) -> &[String] {
         &self.def.scopes
+    }
+
+    /// The tool's MCP Apps `_meta.ui` (see [`ToolBuilder::ui`]), if it has
+    /// one that parses.
+    pub fn ui(&self) -> Option<ToolUi> {
+        ToolUi::of_tool_meta(&self.def.meta)
+    }
+
+    /// Whether a host lists the tool to its model: not when its `_meta.ui`
+    /// makes it visible to the app only.
+    pub(crate) fn visible_to_model(&self) -> bool {
+        self.ui().is_none_or(|ui| ui.visible_to(Visibility::Model))
     }
 
     /// The advertised inputSchema.

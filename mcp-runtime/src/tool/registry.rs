@@ -3,6 +3,7 @@
 
 use crate::error::{Error, check_scope, check_tool_name};
 use crate::protocol::ProtocolVersion;
+use crate::protocol::model::{ToolUi, UI_META_KEY, check_ui_uri};
 use crate::protocol::tool_def::definitions_array;
 use crate::tool::Tool;
 use crate::util::FastMap;
@@ -95,6 +96,13 @@ impl Registry {
             && self
                 .tools()
                 .any(|tool| tool.def.task != super::TaskSupport::Never)
+    }
+
+    /// Whether any tool names an MCP App in its `_meta.ui` (the server then
+    /// declares the extension `io.modelcontextprotocol/ui`).
+    pub(crate) fn has_app_tools(&self) -> bool {
+        self.tools()
+            .any(|tool| tool.def.meta.contains_key(UI_META_KEY))
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<(Arc<str>, &Arc<Tool>)> {
@@ -195,11 +203,39 @@ fn check_tool(tool: &Tool) -> Result<(), Error> {
             reason,
         })?;
     }
+    check_ui(tool)?;
     if tool
         .given_input_schema()
         .is_some_and(|s| s.get("type").and_then(|t| t.as_str()) != Some("object"))
     {
         return Err(Error::InvalidInputSchema(tool.name.clone()));
+    }
+    Ok(())
+}
+
+/// A tool's `_meta.ui`, if it has one (set by `ToolBuilder::ui` or by
+/// hand with `meta("ui", …)`): the extension's shape, a `ui://`
+/// `resourceUri`, a visibility that names someone.
+fn check_ui(tool: &Tool) -> Result<(), Error> {
+    let Some(value) = tool.def.meta.get(UI_META_KEY) else {
+        return Ok(());
+    };
+    let invalid = |reason: String| Error::InvalidToolUi {
+        tool: tool.name.clone(),
+        reason,
+    };
+    let ui: ToolUi = serde_json::from_value(value.clone()).map_err(|err| {
+        invalid(format!(
+            "is not the extension's shape ({{\"resourceUri\": \"ui://…\", \"visibility\": [\"model\", \"app\"]}}): {err}"
+        ))
+    })?;
+    if let Some(uri) = &ui.resource_uri {
+        check_ui_uri(uri).map_err(|reason| invalid(format!("has a bad resourceUri: {reason}")))?;
+    }
+    if ui.visibility.as_ref().is_some_and(Vec::is_empty) {
+        return Err(invalid(
+            "has an empty visibility, which hides the tool from both the model and the app; name one or both, or leave it out (both)".to_owned(),
+        ));
     }
     Ok(())
 }
@@ -219,6 +255,43 @@ mod tests {
         assert!(matches!(err, Error::DuplicateToolName(name) if name == "a"));
         let err = Registry::new(vec![tool("has space")], None).unwrap_err();
         assert!(matches!(err, Error::InvalidToolName { .. }));
+    }
+
+    #[test]
+    fn an_app_link_is_checked_at_registration() {
+        use crate::protocol::model::{ToolUi, Visibility};
+        let with = |ui: serde_json::Value| {
+            let tool = ToolBuilder::new("chart", |_| Box::pin(async { ToolOutcome::text("") }))
+                .meta("ui", ui)
+                .build();
+            Registry::check(std::slice::from_ref(&tool)).map_err(|err| err.to_string())
+        };
+        let good = ToolBuilder::new("chart", |_| Box::pin(async { ToolOutcome::text("") }))
+            .ui(ToolUi::resource("ui://charts/app.html").visibility([Visibility::App]))
+            .build();
+        let registry = Registry::new(vec![good], None).unwrap();
+        assert!(registry.has_app_tools());
+        assert!(
+            !Registry::new(vec![tool("plain")], None)
+                .unwrap()
+                .has_app_tools()
+        );
+        assert_eq!(
+            with(serde_json::json!({"resourceUri": "https://x/app.html"})).unwrap_err(),
+            "the MCP Apps `_meta.ui` of tool `chart` has a bad resourceUri: `https://x/app.html` is not a `ui://` URI; an app resource's URI starts with `ui://`, e.g. `ui://server/app.html`"
+        );
+        assert_eq!(
+            with(serde_json::json!({"visibility": []})).unwrap_err(),
+            "the MCP Apps `_meta.ui` of tool `chart` has an empty visibility, which hides the tool from both the model and the app; name one or both, or leave it out (both)"
+        );
+        let shape = with(serde_json::json!({"visibility": "app"})).unwrap_err();
+        assert!(
+            shape.starts_with(
+                "the MCP Apps `_meta.ui` of tool `chart` is not the extension's shape ("
+            ),
+            "{shape}"
+        );
+        assert_eq!(with(serde_json::json!({"visibility": ["model"]})), Ok(()));
     }
 
     #[test]

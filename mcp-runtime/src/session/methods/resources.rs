@@ -167,9 +167,15 @@ impl Session {
         let task = tokio::spawn(async move {
             let uri = read.uri.clone();
             let reply = Reply::new(&request_id, version, shared.identity.server_meta());
+            // An MCP App's `_meta.ui`, which each content carries.
+            let content_meta = resource.content_meta().cloned();
             let frame = match read::run(resource, read).await {
                 Ok(contents) => {
-                    let frame = reply.read_resource(&contents, shared.identity.list_ttl_ms);
+                    let frame = reply.read_resource(
+                        &contents,
+                        content_meta.as_ref(),
+                        shared.identity.list_ttl_ms,
+                    );
                     bounded(frame, &request_id, &uri, shared.max_message_size)
                 }
                 Err(failure) => outgoing::rpc_error(Some(&request_id), &failure),

@@ -1,0 +1,10 @@
+use mcp_runtime::tool;
+
+#[tool(ui(resource = "ui://"))]
+async fn chart() -> String {
+    String::new()
+}
+
+fn main() {
+    let _ = mcp_runtime::tools![chart];
+}
