@@ -342,7 +342,10 @@ mod tests {
 
     #[tokio::test]
     async fn handles_are_random_renewed_and_expire() {
-        let handles: Handles<u32> = Handles::new("cart", "new_cart", Duration::from_millis(80));
+        // Three uses 0.7 s apart outlast the 2 s a handle has without one,
+        // however slow the machine; only a stall of 1.3 s between two uses
+        // (not 40 ms, as with 80 ms and 40 ms) could expire it in between.
+        let handles: Handles<u32> = Handles::new("cart", "new_cart", Duration::from_secs(2));
         let ctx = Context::for_test();
         let a = handles.create(&ctx, 1).await.unwrap();
         let b = handles.create(&ctx, 2).await.unwrap();
@@ -351,7 +354,7 @@ mod tests {
         assert_eq!(handles.update(&ctx, &a, |v| *v += 10).await, Ok(()));
         assert_eq!(handles.get(&ctx, &a).await, Ok(11));
         for _ in 0..3 {
-            std::thread::sleep(Duration::from_millis(40));
+            std::thread::sleep(Duration::from_millis(700));
             handles.get(&ctx, &a).await.expect("renewed by use");
         }
         let expired = handles.get(&ctx, &b).await.unwrap_err();

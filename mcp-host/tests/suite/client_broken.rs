@@ -110,18 +110,52 @@ fn an_early_exit_fails_every_pending_and_later_call_with_its_status_and_stderr()
     });
 }
 
+/// Background processes a test started, by the files their pids are in,
+/// killed when the test ends however it ends (a hang included).
+#[cfg(target_os = "linux")]
+struct Leftovers(std::path::PathBuf);
+
+#[cfg(target_os = "linux")]
+impl Leftovers {
+    /// The pid in `file` (under the folder).
+    fn pid(&self, file: &str) -> String {
+        let path = self.0.join(file);
+        let pid = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        pid.trim().to_owned()
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for Leftovers {
+    fn drop(&mut self) {
+        for entry in std::fs::read_dir(&self.0).into_iter().flatten().flatten() {
+            if let Ok(pid) = std::fs::read_to_string(entry.path()) {
+                let _ = std::process::Command::new("kill")
+                    .args(["-9", pid.trim()])
+                    .stderr(std::process::Stdio::null())
+                    .status();
+            }
+        }
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 #[test]
 #[cfg(target_os = "linux")]
 fn an_exit_is_noticed_while_a_child_it_left_holds_its_stdout_and_the_child_is_ended() {
     run(async {
         let dir = std::env::temp_dir().join(format!("mcp-host-orphan-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let pid_file = dir.join("sleep.pid");
-        // The background `sleep` inherits its stdout and stderr: the pipes
-        // stay open after the shell exits.
+        let leftovers = Leftovers(dir.clone());
+        // Two background `sleep`s inherit its stdout and stderr, so the pipes
+        // stay open after the shell exits: one in the server's process group,
+        // which the client ends with it, and one in a session of its own,
+        // which no signal to the group reaches: only the exit noticed as
+        // such can end the call.
         let client = script(&format!(
-            "sleep 1000 & echo $! > {}; read a; exit 3",
-            pid_file.display()
+            "sleep 1000 & echo $! > {}; setsid sleep 1000 & echo $! > {}; read a; exit 3",
+            dir.join("grouped.pid").display(),
+            dir.join("apart.pid").display()
         ));
         // An hour's timeout: only the noticed exit can end the call.
         let error = call(
@@ -136,27 +170,25 @@ fn an_exit_is_noticed_while_a_child_it_left_holds_its_stdout_and_the_child_is_en
             matches!(&error, ClientError::Exited { server, status, .. } if server == "broken" && status == "exit status: 3"),
             "{error:?}"
         );
-        let pid = std::fs::read_to_string(&pid_file).unwrap();
-        let stat = format!("/proc/{}/stat", pid.trim());
-        // Killed with its group; gone once init has reaped it.
-        let deadline = Instant::now() + Duration::from_secs(2);
+        // The one in the group was killed with it: gone once init has
+        // reaped it. The bound is a failsafe: a killed `sleep` dies when it
+        // is next scheduled.
+        let stat = format!("/proc/{}/stat", leftovers.pid("grouped.pid"));
         let alive = || {
             std::fs::read_to_string(&stat).is_ok_and(|s| {
                 !s.rsplit_once(')')
                     .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
             })
         };
+        let deadline = Instant::now() + Duration::from_secs(30);
         while alive() && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        let left = alive();
-        if left {
-            let _ = std::process::Command::new("kill")
-                .args(["-9", pid.trim()])
-                .status();
-        }
-        let _ = std::fs::remove_dir_all(&dir);
-        assert!(!left, "the server's child outlived it");
+        assert!(!alive(), "the server's child outlived it");
+        // The one apart still runs (the test's guard ends it): the call
+        // ended while the pipe was open.
+        let apart = format!("/proc/{}/stat", leftovers.pid("apart.pid"));
+        assert!(std::path::Path::new(&apart).exists(), "{apart} is gone");
     });
 }
 

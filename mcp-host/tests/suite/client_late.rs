@@ -39,9 +39,7 @@ fn warnings(test: impl Future<Output = ()>) -> String {
             .build()
             .unwrap()
             .block_on(async {
-                tokio::time::timeout(common::TEST_TIMEOUT, test)
-                    .await
-                    .expect("the test hung");
+                common::bounded(test).await;
             });
     });
     String::from_utf8(sink.0.lock().unwrap().clone()).unwrap()

@@ -12,14 +12,16 @@ use mcp_client::{
 };
 use serde_json::Value;
 use serde_json::value::RawValue;
+use std::cell::Cell;
 use std::future::Future;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-/// How long any one test may take.
+/// How long any one test may take, not counting the build of the examples
+/// it runs (see [`bounded`]).
 pub const TEST_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Runs `test` on a multi-threaded runtime, failing it past [`TEST_TIMEOUT`].
@@ -30,11 +32,39 @@ pub fn run<F: Future<Output = ()>>(test: F) {
         .enable_all()
         .build()
         .unwrap()
-        .block_on(async {
-            tokio::time::timeout(TEST_TIMEOUT, test)
-                .await
-                .expect("the test hung");
-        });
+        .block_on(bounded(test));
+}
+
+thread_local! {
+    /// Time this thread spent in [`example`]: compiling an example, or
+    /// waiting for another test's build of one.
+    static BUILDING: Cell<Duration> = const { Cell::new(Duration::ZERO) };
+}
+
+/// Awaits `test`, failing it ("the test hung") once it has run
+/// [`TEST_TIMEOUT`] beyond the time its thread spent building examples.
+///
+/// The first test of a process to need an example compiles it (minutes on a
+/// loaded machine after a change), and every test that needs one meanwhile
+/// waits for that build: cargo's work, not the test's, so it does not count.
+/// Await this on the thread that polls the test (`block_on`'s), where the
+/// test's own calls to [`example`] run.
+pub async fn bounded<F: Future<Output = ()>>(test: F) {
+    let started = Instant::now();
+    let building_before = BUILDING.get();
+    let deadline = || started + TEST_TIMEOUT + (BUILDING.get() - building_before);
+    tokio::pin!(test);
+    loop {
+        let at = deadline();
+        tokio::select! {
+            biased;
+            () = &mut test => return,
+            () = tokio::time::sleep_until(at.into()) => {
+                // A build that ran within the last poll of `test` moved it.
+                assert!(Instant::now() < deadline(), "the test hung");
+            }
+        }
+    }
 }
 
 fn init_log() {
@@ -72,6 +102,7 @@ pub fn example(name: &str) -> PathBuf {
     } else {
         "release"
     };
+    let waited = Instant::now();
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     if !built.iter().any(|b| b == name) {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -92,6 +123,8 @@ pub fn example(name: &str) -> PathBuf {
         );
         built.push(name.to_owned());
     }
+    drop(built);
+    BUILDING.set(BUILDING.get() + waited.elapsed());
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace_root().join("target"));
