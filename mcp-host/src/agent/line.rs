@@ -26,10 +26,10 @@ pub struct Line<'a> {
 impl<'a> Line<'a> {
     /// Cut short once `interrupt` is flipped (or its deadline passes): the
     /// model request under way is dropped and the calls still running are
-    /// cancelled. The answer then stops with [`INTERRUPTED`](super::interrupt::INTERRUPTED) (or
+    /// cancelled. The answer then stops with [`INTERRUPTED`] (or
     /// [`TIMED_OUT`](super::interrupt::TIMED_OUT)); its `tool_calls` are the calls that stay
     /// in the history, the ones cut short among them with an `isError`
-    /// result saying so (see [`interrupt`](super::interrupt) for what the history keeps).
+    /// result saying so (see [`interrupt`](mod@interrupt) for what the history keeps).
     pub fn interrupt(mut self, interrupt: &'a Interrupt) -> Line<'a> {
         self.interrupt = Some(interrupt);
         self
@@ -71,7 +71,7 @@ impl<'a> IntoFuture for Line<'a> {
 
 impl Agent {
     /// The line of a [`Line`]: cut short once `interrupt` is flipped or its
-    /// deadline (or [`AgentBuilder::line_timeout`]) passes, and streamed
+    /// deadline (or [`AgentBuilder::line_timeout`](super::AgentBuilder::line_timeout)) passes, and streamed
     /// with its events handed to `events` when there is a sink.
     pub(super) async fn run_line(
         &self,
