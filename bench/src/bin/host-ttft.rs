@@ -34,6 +34,8 @@
 //! `<!-- bench:host-ttft:begin -->` and `<!-- bench:host-ttft:end -->`
 //! (appended when missing).
 
+#[path = "../fake_api.rs"]
+mod fake_api;
 // The thread CPU times, the machine and the load only.
 #[allow(dead_code)]
 #[path = "../procfs.rs"]
@@ -204,35 +206,13 @@ async fn answer(request: Request<Incoming>, fake: &Fake) -> Response<Paced> {
     response
 }
 
-/// Serves the fake on `127.0.0.1:0` from a thread of its own; its URL.
+/// Serves the fake on loopback ([`fake_api::serve`]); its URL.
 fn start_fake(fake: Arc<Fake>) -> std::io::Result<String> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-    listener.set_nonblocking(true)?;
-    let url = format!("http://{}", listener.local_addr()?);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    std::thread::spawn(move || {
-        runtime.block_on(async move {
-            let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
-                return;
-            };
-            while let Ok((stream, _)) = listener.accept().await {
-                let _ = stream.set_nodelay(true);
-                let fake = fake.clone();
-                tokio::spawn(async move {
-                    let service = hyper::service::service_fn(move |request| {
-                        let fake = fake.clone();
-                        async move { Ok::<_, Infallible>(answer(request, &fake).await) }
-                    });
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                        .await;
-                });
-            }
-        });
-    });
-    Ok(url)
+    let addr = fake_api::serve(move |request| {
+        let fake = fake.clone();
+        async move { answer(request, &fake).await }
+    })?;
+    Ok(format!("http://{addr}"))
 }
 
 /// One line as the subject answered it.
