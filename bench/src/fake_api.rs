@@ -1,18 +1,20 @@
 //! The loopback HTTP/1.1 server of the host benchmarks' scripted model
 //! APIs: every connection served on a runtime of its own thread (so the
 //! fake's work is not charged to the subject's CPU), each request answered
-//! by the benchmark's own `answer`.
+//! by the benchmark's own `answer` with its fake's state.
 
 use hyper::body::{Body, Incoming};
 use hyper::{Request, Response};
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::SocketAddr;
+use std::sync::Arc;
 
-/// Serves `answer` on `127.0.0.1:0` from a thread of its own; its address.
-pub(crate) fn serve<A, F, B>(answer: A) -> std::io::Result<SocketAddr>
+/// Serves `answer` (each request with `fake`) on `127.0.0.1:0` from a
+/// thread of its own; its URL.
+pub(crate) fn serve<T, A, F, B>(fake: Arc<T>, answer: A) -> std::io::Result<String>
 where
-    A: Fn(Request<Incoming>) -> F + Clone + Send + 'static,
+    T: Send + Sync + 'static,
+    A: Fn(Request<Incoming>, Arc<T>) -> F + Copy + Send + 'static,
     F: Future<Output = Response<B>> + Send + 'static,
     B: Body + Send + 'static,
     B::Data: Send,
@@ -31,10 +33,10 @@ where
             };
             while let Ok((stream, _)) = listener.accept().await {
                 let _ = stream.set_nodelay(true);
-                let answer = answer.clone();
+                let fake = Arc::clone(&fake);
                 tokio::spawn(async move {
                     let service = hyper::service::service_fn(move |request| {
-                        let answered = answer(request);
+                        let answered = answer(request, Arc::clone(&fake));
                         async move { Ok::<_, Infallible>(answered.await) }
                     });
                     // A subject closing its connection is not an error here.
@@ -45,5 +47,5 @@ where
             }
         });
     });
-    Ok(addr)
+    Ok(format!("http://{addr}"))
 }

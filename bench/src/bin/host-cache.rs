@@ -202,18 +202,9 @@ fn blocks(body: &Value) -> Vec<(String, bool)> {
     out
 }
 
-/// Serves the fake on loopback ([`fake_api::serve`]); its URL.
-fn start_fake(fake: Arc<Fake>) -> std::io::Result<String> {
-    let addr = fake_api::serve(move |request| {
-        let fake = fake.clone();
-        async move { answer(request, &fake).await }
-    })?;
-    Ok(format!("http://{addr}"))
-}
-
 /// Answers one request: a `read_text` call to a user's line, the final
 /// text to a tool result; the usage as the fake billed it.
-async fn answer(request: Request<Incoming>, fake: &Fake) -> Response<Full<Bytes>> {
+async fn answer(request: Request<Incoming>, fake: Arc<Fake>) -> Response<Full<Bytes>> {
     let body = request
         .into_body()
         .collect()
@@ -457,7 +448,7 @@ fn main() {
         bytes,
         ..Fake::default()
     });
-    let url = start_fake(fake.clone()).expect("the fake API");
+    let url = fake_api::serve(Arc::clone(&fake), answer).expect("the fake API");
 
     println!(
         "Machine: {}; 1-minute load average {:.2} at the start.\n",

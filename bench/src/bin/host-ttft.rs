@@ -182,7 +182,7 @@ impl hyper::body::Body for Paced {
 }
 
 /// Answers one request: streamed when it asks (`"stream": true`).
-async fn answer(request: Request<Incoming>, fake: &Fake) -> Response<Paced> {
+async fn answer(request: Request<Incoming>, fake: Arc<Fake>) -> Response<Paced> {
     let streamed = match request.into_body().collect().await {
         Ok(body) => serde_json::from_slice::<Value>(&body.to_bytes())
             .is_ok_and(|body| body["stream"] == true),
@@ -204,15 +204,6 @@ async fn answer(request: Request<Incoming>, fake: &Fake) -> Response<Paced> {
         hyper::header::HeaderValue::from_static(content_type),
     );
     response
-}
-
-/// Serves the fake on loopback ([`fake_api::serve`]); its URL.
-fn start_fake(fake: Arc<Fake>) -> std::io::Result<String> {
-    let addr = fake_api::serve(move |request| {
-        let fake = fake.clone();
-        async move { answer(request, &fake).await }
-    })?;
-    Ok(format!("http://{addr}"))
 }
 
 /// One line as the subject answered it.
@@ -467,7 +458,7 @@ fn main() {
         event: options.event,
     });
     let expected = fake.text();
-    let url = start_fake(fake).expect("the fake API");
+    let url = fake_api::serve(fake, answer).expect("the fake API");
     let load_before = procfs::load_average();
     let started = Instant::now();
     let subjects = [streamed, whole];

@@ -117,15 +117,6 @@ impl Fake {
     }
 }
 
-/// Serves the fake on loopback ([`fake_api::serve`]); its URL.
-fn start_fake(fake: Arc<Fake>) -> std::io::Result<String> {
-    let addr = fake_api::serve(move |request| {
-        let fake = fake.clone();
-        async move { answer(request, &fake).await }
-    })?;
-    Ok(format!("http://{addr}"))
-}
-
 /// An Anthropic error response.
 fn api_error(status: StatusCode, kind: &str, message: &str) -> Response<Full<Bytes>> {
     let body = json!({"type": "error", "error": {"type": kind, "message": message}});
@@ -157,7 +148,7 @@ fn is_user_line(message: &Value) -> bool {
 }
 
 /// Answers one request of a subject.
-async fn answer(request: Request<Incoming>, fake: &Fake) -> Response<Full<Bytes>> {
+async fn answer(request: Request<Incoming>, fake: Arc<Fake>) -> Response<Full<Bytes>> {
     if request.method() != Method::POST || request.uri().path() != "/v1/messages" {
         fake.problem(format!("{} {}", request.method(), request.uri()));
         return api_error(StatusCode::NOT_FOUND, "not_found_error", "no such endpoint");
@@ -531,7 +522,7 @@ fn main() {
         bytes: options.bytes,
         ..Fake::default()
     });
-    let url = start_fake(fake.clone()).expect("the fake API");
+    let url = fake_api::serve(Arc::clone(&fake), answer).expect("the fake API");
     let load_before = procfs::load_average();
     let compilers = procfs::foreign_compilers(std::process::id());
     let started = Instant::now();
