@@ -34,6 +34,8 @@
 //! Billed input is priced at the list prices of Claude Sonnet 4.6: $3 per
 //! million input tokens, writes 1.25× that, reads 0.1×.
 
+#[path = "../fake_api.rs"]
+mod fake_api;
 // Shared with `host`; this benchmark reads a thread's CPU time, the
 // machine and the load only.
 #[allow(dead_code)]
@@ -49,7 +51,6 @@ use mcp_host::provider::Anthropic;
 use mcp_runtime::{tool, tools};
 use serde_json::{Value, json};
 use std::collections::HashSet;
-use std::convert::Infallible;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::{Path, PathBuf};
@@ -201,39 +202,9 @@ fn blocks(body: &Value) -> Vec<(String, bool)> {
     out
 }
 
-/// Serves the fake on `127.0.0.1:0` from a thread of its own.
-fn start_fake(fake: Arc<Fake>) -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
-    listener.set_nonblocking(true).expect("non-blocking");
-    let addr = listener.local_addr().expect("its address").to_string();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).expect("the listener");
-            while let Ok((stream, _)) = listener.accept().await {
-                let _ = stream.set_nodelay(true);
-                let fake = fake.clone();
-                tokio::spawn(async move {
-                    let service = hyper::service::service_fn(move |request| {
-                        let fake = fake.clone();
-                        async move { Ok::<_, Infallible>(answer(request, &fake).await) }
-                    });
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                        .await;
-                });
-            }
-        });
-    });
-    format!("http://{addr}")
-}
-
 /// Answers one request: a `read_text` call to a user's line, the final
 /// text to a tool result; the usage as the fake billed it.
-async fn answer(request: Request<Incoming>, fake: &Fake) -> Response<Full<Bytes>> {
+async fn answer(request: Request<Incoming>, fake: Arc<Fake>) -> Response<Full<Bytes>> {
     let body = request
         .into_body()
         .collect()
@@ -477,7 +448,7 @@ fn main() {
         bytes,
         ..Fake::default()
     });
-    let url = start_fake(fake.clone());
+    let url = fake_api::serve(Arc::clone(&fake), answer).expect("the fake API");
 
     println!(
         "Machine: {}; 1-minute load average {:.2} at the start.\n",

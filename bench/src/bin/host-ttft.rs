@@ -34,6 +34,8 @@
 //! `<!-- bench:host-ttft:begin -->` and `<!-- bench:host-ttft:end -->`
 //! (appended when missing).
 
+#[path = "../fake_api.rs"]
+mod fake_api;
 // The thread CPU times, the machine and the load only.
 #[allow(dead_code)]
 #[path = "../procfs.rs"]
@@ -180,7 +182,7 @@ impl hyper::body::Body for Paced {
 }
 
 /// Answers one request: streamed when it asks (`"stream": true`).
-async fn answer(request: Request<Incoming>, fake: &Fake) -> Response<Paced> {
+async fn answer(request: Request<Incoming>, fake: Arc<Fake>) -> Response<Paced> {
     let streamed = match request.into_body().collect().await {
         Ok(body) => serde_json::from_slice::<Value>(&body.to_bytes())
             .is_ok_and(|body| body["stream"] == true),
@@ -202,37 +204,6 @@ async fn answer(request: Request<Incoming>, fake: &Fake) -> Response<Paced> {
         hyper::header::HeaderValue::from_static(content_type),
     );
     response
-}
-
-/// Serves the fake on `127.0.0.1:0` from a thread of its own; its URL.
-fn start_fake(fake: Arc<Fake>) -> std::io::Result<String> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-    listener.set_nonblocking(true)?;
-    let url = format!("http://{}", listener.local_addr()?);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    std::thread::spawn(move || {
-        runtime.block_on(async move {
-            let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
-                return;
-            };
-            while let Ok((stream, _)) = listener.accept().await {
-                let _ = stream.set_nodelay(true);
-                let fake = fake.clone();
-                tokio::spawn(async move {
-                    let service = hyper::service::service_fn(move |request| {
-                        let fake = fake.clone();
-                        async move { Ok::<_, Infallible>(answer(request, &fake).await) }
-                    });
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                        .await;
-                });
-            }
-        });
-    });
-    Ok(url)
 }
 
 /// One line as the subject answered it.
@@ -487,7 +458,7 @@ fn main() {
         event: options.event,
     });
     let expected = fake.text();
-    let url = start_fake(fake).expect("the fake API");
+    let url = fake_api::serve(fake, answer).expect("the fake API");
     let load_before = procfs::load_average();
     let started = Instant::now();
     let subjects = [streamed, whole];

@@ -41,6 +41,8 @@
 //! `<!-- bench:host:begin -->` and `<!-- bench:host:end -->` (appended when
 //! missing). `--host PATH` measures a prebuilt `mcp-host` (not built).
 
+#[path = "../fake_api.rs"]
+mod fake_api;
 #[path = "../procfs.rs"]
 mod procfs;
 
@@ -48,7 +50,6 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
-use std::convert::Infallible;
 use std::fmt::Write as _;
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -116,38 +117,6 @@ impl Fake {
     }
 }
 
-/// Serves the fake on `127.0.0.1:0` from a thread of its own; its address.
-fn start_fake(fake: Arc<Fake>) -> std::io::Result<String> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-    listener.set_nonblocking(true)?;
-    let addr = listener.local_addr()?.to_string();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    std::thread::spawn(move || {
-        runtime.block_on(async move {
-            let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
-                return;
-            };
-            while let Ok((stream, _)) = listener.accept().await {
-                let _ = stream.set_nodelay(true);
-                let fake = fake.clone();
-                tokio::spawn(async move {
-                    let service = hyper::service::service_fn(move |request| {
-                        let fake = fake.clone();
-                        async move { Ok::<_, Infallible>(answer(request, &fake).await) }
-                    });
-                    // A subject closing its connection is not an error here.
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                        .await;
-                });
-            }
-        });
-    });
-    Ok(addr)
-}
-
 /// An Anthropic error response.
 fn api_error(status: StatusCode, kind: &str, message: &str) -> Response<Full<Bytes>> {
     let body = json!({"type": "error", "error": {"type": kind, "message": message}});
@@ -179,7 +148,7 @@ fn is_user_line(message: &Value) -> bool {
 }
 
 /// Answers one request of a subject.
-async fn answer(request: Request<Incoming>, fake: &Fake) -> Response<Full<Bytes>> {
+async fn answer(request: Request<Incoming>, fake: Arc<Fake>) -> Response<Full<Bytes>> {
     if request.method() != Method::POST || request.uri().path() != "/v1/messages" {
         fake.problem(format!("{} {}", request.method(), request.uri()));
         return api_error(StatusCode::NOT_FOUND, "not_found_error", "no such endpoint");
@@ -553,7 +522,7 @@ fn main() {
         bytes: options.bytes,
         ..Fake::default()
     });
-    let url = format!("http://{}", start_fake(fake.clone()).expect("the fake API"));
+    let url = fake_api::serve(Arc::clone(&fake), answer).expect("the fake API");
     let load_before = procfs::load_average();
     let compilers = procfs::foreign_compilers(std::process::id());
     let started = Instant::now();

@@ -4,97 +4,26 @@
 
 use super::discovery::{self, Discovery, ResourceMetadata, ServerMetadata};
 use super::error::AuthError;
-use super::redirect::{Presenter, print_prompt};
-use super::registration::ClientIdentity;
 use super::store::{StoredAuth, TokenStore};
-use super::token::{self, Grant};
 use super::web::{Body, Web};
 use crate::bearer::Challenge;
 use crate::bearer::Secret;
 use hyper::Method;
 use mcp_protocol::model::method;
-use std::collections::BTreeSet;
+use scope::{OFFLINE_ACCESS, asks_offline_access, covers_scope, union};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+mod config;
 mod login;
+mod refresh;
+mod scope;
+
+pub use config::OAuthConfig;
 
 /// The longest device-flow wait, whatever the server says.
 const MAX_DEVICE_WAIT: Duration = Duration::from_secs(15 * 60);
-
-/// How to authorize with one server.
-#[derive(Clone)]
-pub struct OAuthConfig {
-    /// The server's name (the prompt, the log, errors).
-    pub server_name: String,
-    /// Its MCP endpoint: the resource the tokens are for.
-    pub server_url: String,
-    /// Who this client is (pre-registered id, metadata document URL, the
-    /// name it registers under).
-    pub identity: ClientIdentity,
-    /// Scopes to ask for when the server's challenge names none (before
-    /// the metadata's `scopes_supported`).
-    pub scopes: Vec<String>,
-    /// The loopback port of the redirect listener; `None`: the port of the
-    /// stored registration, else any free port.
-    pub redirect_port: Option<u16>,
-    /// Use the device authorization grant (RFC 8628) instead of the
-    /// browser when a login is needed.
-    pub device: bool,
-    /// Shows the URL or code to the user. Default: a line on stderr.
-    pub presenter: Presenter,
-    /// How long the user has to finish a login. Default 5 minutes.
-    pub login_timeout: Duration,
-    /// The server entry's own headers (a gateway's API key): sent with
-    /// the requests this client makes to the server's origin (its
-    /// metadata, the challenge `login` asks for), as the transport sends
-    /// them with every MCP request.
-    pub headers: Vec<(String, String)>,
-}
-
-impl OAuthConfig {
-    /// The defaults for the server `server_name` at `server_url`: a client
-    /// registered dynamically as `mcp-host`, the prompt on stderr.
-    pub fn new(server_name: impl Into<String>, server_url: impl Into<String>) -> OAuthConfig {
-        OAuthConfig {
-            server_name: server_name.into(),
-            server_url: server_url.into(),
-            identity: ClientIdentity {
-                client_name: "mcp-host".into(),
-                ..ClientIdentity::default()
-            },
-            scopes: Vec::new(),
-            redirect_port: None,
-            device: false,
-            presenter: print_prompt(),
-            login_timeout: Duration::from_secs(300),
-            headers: Vec::new(),
-        }
-    }
-}
-
-impl std::fmt::Debug for OAuthConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OAuthConfig")
-            .field("server_name", &self.server_name)
-            .field("server_url", &self.server_url)
-            .field("identity", &self.identity)
-            .field("scopes", &self.scopes)
-            .field("redirect_port", &self.redirect_port)
-            .field("device", &self.device)
-            .field("login_timeout", &self.login_timeout)
-            .field(
-                "headers",
-                &self
-                    .headers
-                    .iter()
-                    .map(|(name, _)| name)
-                    .collect::<Vec<_>>(),
-            )
-            .finish_non_exhaustive()
-    }
-}
 
 /// The outcome of a login.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -370,82 +299,6 @@ impl OAuthClient {
         self.store.save(&state.auth).await
     }
 
-    /// Refreshes the access token, holding the store's entry: another
-    /// process sharing the store waits, and finds the new tokens when its
-    /// turn comes. On `invalid_grant` the stored tokens are dropped and
-    /// one line says the login starts again.
-    async fn refresh(&self, state: &mut State) -> Result<(), AuthError> {
-        let _held = self
-            .store
-            .lock(&self.config.server_url, &state.auth.issuer)
-            .await?;
-        // Another process may have refreshed (and rotated the refresh
-        // token) since this one read the store: its tokens are used, as a
-        // refresh with the old refresh token would look like a replay, for
-        // which a server revokes the whole grant (RFC 9700 §4.14.2).
-        let stored = self
-            .store
-            .load(&self.config.server_url, &state.auth.issuer)
-            .await?
-            .and_then(|stored| stored.tokens);
-        if let Some(stored) = stored
-            && state.auth.tokens.as_ref() != Some(&stored)
-        {
-            let usable = !stored.needs_refresh() || stored.refresh_token.is_none();
-            tracing::debug!(server = %self.config.server_name, "another process refreshed the tokens: using them");
-            state.auth.tokens = Some(stored);
-            if usable {
-                return Ok(());
-            }
-        }
-        let (Some(server), Some(registration), Some(tokens)) =
-            (&state.server, &state.auth.registration, &state.auth.tokens)
-        else {
-            return Err(AuthError::Config {
-                reason: "nothing to refresh".into(),
-            });
-        };
-        let Some(refresh_token) = tokens.refresh_token.clone() else {
-            return Err(AuthError::Config {
-                reason: "no refresh token".into(),
-            });
-        };
-        let scope = tokens.scope.clone();
-        let outcome = token::exchange(
-            &self.web,
-            server,
-            registration,
-            Grant::Refresh {
-                token: &refresh_token,
-            },
-            self.resource(state),
-            scope.as_deref(),
-        )
-        .await;
-        match outcome {
-            Ok(mut fresh) => {
-                // RFC 6749 §6: the server may keep the refresh token.
-                if fresh.refresh_token.is_none() {
-                    fresh.refresh_token = Some(refresh_token);
-                }
-                tracing::info!(server = %self.config.server_name, issuer = %state.auth.issuer, scope = fresh.scope.as_deref().unwrap_or(""), "access token refreshed");
-                state.auth.tokens = Some(fresh);
-                self.save(state).await
-            }
-            Err(e) if e.is_invalid_grant() => {
-                tracing::warn!(
-                    "server `{}`: the stored refresh token was refused by {} (revoked or expired); logging in again",
-                    self.config.server_name,
-                    state.auth.issuer
-                );
-                state.auth.tokens = None;
-                self.save(state).await?;
-                Err(e)
-            }
-            Err(e) => Err(e),
-        }
-    }
-
     /// A new authorization with `scope`: the code flow in the browser, or
     /// the device flow.
     async fn flow(
@@ -492,50 +345,4 @@ impl OAuthClient {
 
 fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Whether `scope` asks for a refresh token (`offline_access`).
-fn asks_offline_access(scope: Option<&str>) -> bool {
-    scope
-        .unwrap_or("")
-        .split_ascii_whitespace()
-        .any(|s| s == OFFLINE_ACCESS)
-}
-
-/// The scope that asks for a refresh token (OpenID Connect Core §11).
-const OFFLINE_ACCESS: &str = "offline_access";
-
-/// Whether the scopes `granted` include every one of `asked`.
-fn covers_scope(granted: Option<&str>, asked: Option<&str>) -> bool {
-    let granted: BTreeSet<&str> = granted.unwrap_or("").split_ascii_whitespace().collect();
-    asked
-        .unwrap_or("")
-        .split_ascii_whitespace()
-        .all(|scope| granted.contains(scope))
-}
-
-/// The union of two space-separated scope lists, in a stable order.
-fn union(a: Option<&str>, b: Option<&str>) -> Option<String> {
-    let all: BTreeSet<&str> = a
-        .into_iter()
-        .chain(b)
-        .flat_map(str::split_ascii_whitespace)
-        .collect();
-    (!all.is_empty()).then(|| all.into_iter().collect::<Vec<_>>().join(" "))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{covers_scope, union};
-
-    #[test]
-    fn step_up_keeps_the_granted_scopes() {
-        assert_eq!(
-            union(Some("tools:read"), Some("tools:admin tools:read")).as_deref(),
-            Some("tools:admin tools:read")
-        );
-        assert_eq!(union(None, None), None);
-        assert!(covers_scope(Some("a b"), Some("b")));
-        assert!(!covers_scope(Some("a"), Some("a b")));
-    }
 }

@@ -6,11 +6,11 @@
 
 use super::error::AuthError;
 use crate::bearer::{Challenge, same_origin};
-use crate::transport::http::{Connector, chain, connector};
+use crate::transport::http::{Connector, chain, connector, header_pair};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::header::{
-    ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, WWW_AUTHENTICATE,
+    ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, WWW_AUTHENTICATE,
 };
 use hyper::{Method, Request, Uri};
 use hyper_util::client::legacy::Client;
@@ -39,8 +39,8 @@ pub(crate) struct Web {
     client: Client<Connector, Full<Bytes>>,
     /// The MCP server's URL, whose origin gets `server_headers`.
     server: String,
-    /// The server entry's own headers.
-    server_headers: HeaderMap,
+    /// The server entry's own headers, or why one of them cannot be sent.
+    server_headers: Result<HeaderMap, String>,
 }
 
 /// A request body.
@@ -55,16 +55,12 @@ pub(crate) enum Body<'a> {
 impl Web {
     /// A client that adds `headers` (the server entry's) to each request
     /// to the origin of `server_url`. A header that is not valid in HTTP
-    /// is left out here; the transport refuses the entry for it.
+    /// fails each request to that origin with an error naming it (the
+    /// transport refuses the entry for it too), rather than going without.
     pub(crate) fn new(server_url: &str, headers: &[(String, String)]) -> Web {
         let server_headers = headers
             .iter()
-            .filter_map(|(name, value)| {
-                Some((
-                    HeaderName::from_bytes(name.as_bytes()).ok()?,
-                    HeaderValue::from_str(value).ok()?,
-                ))
-            })
+            .map(|(name, value)| header_pair(name, value).map_err(|e| e.to_string()))
             .collect();
         Web {
             client: Client::builder(TokioExecutor::new()).build(connector(Duration::from_secs(10))),
@@ -106,7 +102,13 @@ impl Web {
             .body(Full::new(bytes))
             .map_err(|e| failed(e.to_string()))?;
         if same_origin(url, &self.server) {
-            request.headers_mut().extend(self.server_headers.clone());
+            let headers = self
+                .server_headers
+                .as_ref()
+                .map_err(|reason| AuthError::Config {
+                    reason: format!("server {}: {reason}", self.server),
+                })?;
+            request.headers_mut().extend(headers.clone());
         }
         if let Some(content_type) = content_type {
             request
@@ -230,5 +232,19 @@ mod tests {
         assert!(check_secure("x", "http://127.0.0.1:9/").is_ok());
         assert!(check_secure("x", "https://as.test/").is_ok());
         assert!(check_secure("x", "http://as.test/").is_err());
+    }
+
+    #[tokio::test]
+    async fn a_header_not_valid_in_http_fails_the_servers_requests_naming_it() {
+        let server = "http://127.0.0.1:9/mcp";
+        let web = Web::new(server, &[("x-api-key".into(), "line\nbreak".into())]);
+        let error = web
+            .send("server", Method::POST, server, Body::None, None)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "server http://127.0.0.1:9/mcp: invalid configuration: the value of header `x-api-key` is not valid in HTTP"
+        );
     }
 }

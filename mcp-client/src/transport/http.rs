@@ -129,7 +129,12 @@ pub struct HttpTransport {
     shared: Arc<Shared>,
 }
 
-fn header_pair(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), ClientError> {
+/// `name: value` as HTTP takes them; an error naming the header when the
+/// name or the value is not valid in HTTP.
+pub(crate) fn header_pair(
+    name: &str,
+    value: &str,
+) -> Result<(HeaderName, HeaderValue), ClientError> {
     let header = HeaderName::from_bytes(name.as_bytes()).map_err(|_| ClientError::Config {
         reason: format!("`{name}` is not a valid HTTP header name"),
     })?;

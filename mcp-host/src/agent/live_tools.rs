@@ -8,7 +8,7 @@
 //! a slower one never replaces a newer catalog.
 
 use super::on_demand::{self, LocalSearch, Offering, Settings};
-use super::pins::PinGate;
+use super::pin_gate::PinGate;
 use crate::catalog::Catalog;
 use crate::provider::Provider;
 use serde_json::Value;

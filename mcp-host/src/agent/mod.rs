@@ -95,21 +95,23 @@ pub mod kept;
 mod line;
 mod live_tools;
 pub mod on_demand;
+mod overflow;
+mod pin_gate;
 pub mod pins;
 mod private_file;
 pub mod summary;
 
 use crate::catalog::Catalog;
-use crate::provider::{Delta, Provider, ProviderError, Reply, Request, Stop, Usage};
+use crate::provider::{Provider, ProviderError, Usage};
 use approval::Approver;
 use budget::ResultBudget;
 pub use builder::{AgentBuilder, AgentError};
-use calls::{CallRecord, Run};
+use calls::CallRecord;
 use history::{History, HistoryPolicy, Trim};
-use interrupt::{INTERRUPTED, Interrupt};
 pub use line::Line;
 use live_tools::LiveTools;
 use on_demand::{FoundTools, Offering};
+pub use overflow::Overflow;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -124,21 +126,6 @@ pub const DEFAULT_CALLS_IN_FLIGHT: usize = 8;
 
 /// The `stop_reason` of an [`Answer`] the guard on model requests ended.
 pub const MAX_TURNS: &str = "max_turns";
-
-/// What the agent does when a request does not fit the model's context
-/// window ([`ProviderError::ContextOverflow`]), before sending it again
-/// once: with the turns of [`History::overflow_turns`], about half of those
-/// before the current one.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Overflow {
-    /// Drops them, the first user message kept (the default).
-    #[default]
-    Trim,
-    /// Replaces them with one user message holding a summary of them that
-    /// the model writes in one extra request (no tools, a fixed
-    /// instruction); when that request fails, drops them.
-    Summarize,
-}
 
 /// A model, its tools, and the loop between them. Shareable (`&self`):
 /// several conversations can run at once.
@@ -270,259 +257,4 @@ impl Agent {
             events: None,
         }
     }
-
-    /// The line of a [`Line`]: cut short once `interrupt` is flipped or its
-    /// deadline (or [`AgentBuilder::line_timeout`]) passes, and streamed
-    /// with its events handed to `events` when there is a sink.
-    async fn run_line(
-        &self,
-        conversation: &mut Conversation,
-        text: &str,
-        interrupt: &Interrupt,
-        events: Option<&events::EventSink>,
-    ) -> Result<Answer, AnswerError> {
-        let limited;
-        let interrupt = match self.line_timeout {
-            Some(timeout) => {
-                limited = interrupt.clone().with_deadline(timeout);
-                &limited
-            }
-            None => interrupt,
-        };
-        let history = &mut conversation.history;
-        let joined = history.add_line(
-            |last| self.provider.join_user_line(last, text),
-            || self.provider.user_message(text),
-        );
-        let mut line = LineEdits {
-            added: usize::from(joined.is_none()),
-            kept: 0,
-            joined,
-        };
-        let mut answer = Answer::default();
-        loop {
-            if interrupt.is_interrupted() {
-                return Ok(self.interrupted(conversation, line, answer, interrupt));
-            }
-            // Lists changed since the last request are listed again first.
-            let offered = self.tools.refresh(&*self.provider).await;
-            let tools = on_demand::request_tools(&offered.tools, &conversation.found);
-            let request = Request {
-                model: &self.model,
-                max_tokens: self.max_tokens,
-                system: self.system.as_deref(),
-                messages: conversation.history.messages(),
-                tools: &tools,
-            };
-            let sent = request.messages.len();
-            let result = match events {
-                None => interrupt.or_interrupted(self.provider.send(request)).await,
-                Some(sink) => {
-                    let mut on_delta = |delta: Delta<'_>| match delta {
-                        Delta::Text(text) => sink(&events::Event::Text {
-                            text: text.to_owned(),
-                        }),
-                    };
-                    interrupt
-                        .or_interrupted(self.provider.send_streamed(request, &mut on_delta))
-                        .await
-                }
-            };
-            drop(tools);
-            let Some(result) = result else {
-                return Ok(self.interrupted(conversation, line, answer, interrupt));
-            };
-            let reply = match result {
-                Ok(reply) => reply,
-                Err(error) if error.is_context_overflow() && answer.trimmed.is_none() => {
-                    let made = interrupt
-                        .or_interrupted(self.make_room(conversation, &mut answer))
-                        .await;
-                    match made {
-                        Some(Some(trim)) => {
-                            answer.trimmed = Some(trim);
-                            continue;
-                        }
-                        Some(None) => return Err(self.fail(conversation, line, answer, error)),
-                        None => return Ok(self.interrupted(conversation, line, answer, interrupt)),
-                    }
-                }
-                Err(error) => return Err(self.fail(conversation, line, answer, error)),
-            };
-            answer.responses += 1;
-            answer.usage += reply.usage;
-            if let Some(sink) = events {
-                sink(&events::Event::Usage { usage: reply.usage });
-            }
-            conversation
-                .history
-                .count_tokens(sent, prompt_tokens(&reply.usage));
-            let Reply {
-                message,
-                text,
-                calls,
-                stop,
-                stop_reason,
-                ..
-            } = reply;
-            // What the API's own search found may be called from now on.
-            conversation
-                .found
-                .add_searched(&*self.provider, &message, &|name| {
-                    offered.catalog.tool(name).is_some()
-                });
-            conversation.history.push(message);
-            line.added += 1;
-            answer.text = text;
-            answer.stop_reason = stop_reason;
-            let run = match stop {
-                Stop::ToolUse => Run::Yes,
-                _ => Run::No(format!(
-                    "the response stopped ({}) before the call was complete",
-                    answer.stop_reason
-                )),
-            };
-            if !calls.is_empty() {
-                line.added += self
-                    .answer_calls(conversation, &mut answer, &calls, run, interrupt, events)
-                    .await;
-                line.kept = line.added;
-            }
-            if interrupt.is_interrupted() {
-                return Ok(self.interrupted(conversation, line, answer, interrupt));
-            }
-            let more = matches!(stop, Stop::ToolUse | Stop::Pause);
-            if !more {
-                break;
-            }
-            if answer.responses >= self.max_turns {
-                answer.stop_reason = MAX_TURNS.into();
-                break;
-            }
-        }
-        conversation.usage += answer.usage;
-        self.history.after_turn(&mut conversation.history);
-        Ok(answer)
-    }
-
-    /// Ends a line on `error`: rolls back what the model never saw (see
-    /// the module docs) and says what stays.
-    fn fail(
-        &self,
-        conversation: &mut Conversation,
-        line: LineEdits,
-        mut answer: Answer,
-        error: ProviderError,
-    ) -> AnswerError {
-        let calls_kept = if roll_back(&mut conversation.history, line) {
-            answer.tool_calls.len()
-        } else {
-            0
-        };
-        conversation.usage += answer.usage;
-        answer.text.clear();
-        answer.stop_reason = "error".into();
-        AnswerError {
-            partial: answer,
-            calls_kept,
-            error,
-        }
-    }
-
-    /// Ends a line cut short by `interrupt`: rolls back what the model
-    /// never saw, as [`fail`](Self::fail) does (a round of calls cut short
-    /// is answered, so it stays).
-    fn interrupted(
-        &self,
-        conversation: &mut Conversation,
-        line: LineEdits,
-        mut answer: Answer,
-        interrupt: &Interrupt,
-    ) -> Answer {
-        if !roll_back(&mut conversation.history, line) {
-            answer.text.clear();
-        }
-        conversation.usage += answer.usage;
-        answer.stop_reason = interrupt
-            .cause()
-            .map_or(INTERRUPTED, interrupt::Cause::stop_reason)
-            .into();
-        answer
-    }
-
-    /// Drops or summarizes the turns of [`History::overflow_turns`] as
-    /// [`Overflow`] says; `None` when there are none.
-    async fn make_room(
-        &self,
-        conversation: &mut Conversation,
-        answer: &mut Answer,
-    ) -> Option<Trim> {
-        let history = &mut conversation.history;
-        let range = history.overflow_turns()?;
-        let turns = range.len();
-        if self.overflow == Overflow::Summarize {
-            let removed: usize = range.clone().map(|turn| history.turn(turn).len()).sum();
-            match summary::write(
-                &*self.provider,
-                &self.model,
-                self.max_tokens,
-                history,
-                range.clone(),
-            )
-            .await
-            {
-                Ok((message, usage)) => {
-                    answer.usage += usage;
-                    history.replace_turns(range, vec![message]);
-                    return Some(Trim {
-                        turns,
-                        messages: removed - 1,
-                        summarized: true,
-                    });
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "the summary of the oldest turns failed: dropping them");
-                }
-            }
-        }
-        let messages = history.drop_turns(range);
-        Some(Trim {
-            turns,
-            messages,
-            summarized: false,
-        })
-    }
-}
-
-/// What a line changed in the history, to roll back on a failure.
-struct LineEdits {
-    /// Messages it appended, counted from the end (a trim of older turns in
-    /// between moves nothing).
-    added: usize,
-    /// Of those, the ones up to its last tool results: they stay.
-    kept: usize,
-    /// The last message as it was before the line's text joined it.
-    joined: Option<Value>,
-}
-
-/// Rolls back what `line` added after its last tool results (all of it,
-/// the joined message restored, when it has none); whether its answered
-/// rounds stay.
-fn roll_back(history: &mut History, line: LineEdits) -> bool {
-    if line.kept > 0 {
-        history.drop_last(line.added - line.kept);
-        true
-    } else {
-        history.drop_last(line.added);
-        if let Some(message) = line.joined {
-            history.restore_last(message);
-        }
-        false
-    }
-}
-
-/// The input tokens a response says its request cost, for the history's
-/// estimate of the next one.
-fn prompt_tokens(usage: &Usage) -> u64 {
-    usage.input_tokens
 }

@@ -8,6 +8,7 @@
 //! (and one that comes back has its old name and place again). The
 //! catalog itself never changes: callers swap the `Arc` they hold.
 
+use super::assemble::{report_left_out, report_renamed};
 use super::{Catalog, CatalogTool, ToolSource};
 use mcp_protocol::model::Tool;
 use std::collections::BTreeMap;
@@ -130,8 +131,8 @@ impl Catalog {
                 }
             });
         }
-        super::report_renamed(&naming);
-        super::report_left_out(&naming);
+        report_renamed(&naming);
+        report_left_out(&naming);
         let mut catalog = Catalog::arrange(
             self.sources.clone(),
             lists.clone(),

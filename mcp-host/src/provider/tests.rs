@@ -131,6 +131,35 @@ fn a_json_rpc_error_is_the_cause_of_its_failure() {
     assert!(std::error::Error::source(&CallFailure::Declined).is_none());
 }
 
+/// What the model sees of the client's errors of a call run as a task
+/// (a failed task is its JSON-RPC error; a cancelled or forgotten one ends
+/// naming it): mcp-client's suite checks the client gives these.
+#[test]
+fn a_tasks_errors_become_what_the_model_sees() {
+    use mcp_client::{ClientError, McpError};
+    let failed = McpError::Client(ClientError::Rpc(RpcError {
+        code: -32603,
+        message: "API rate limit exceeded".into(),
+        data: Some(json!({"retryAfter": 30})),
+    }));
+    let failure = CallFailure::from_error(&failed, "tasks");
+    assert!(matches!(failure, CallFailure::Rpc(_)));
+    let shown = failure.to_string();
+    assert!(
+        shown.contains("JSON-RPC error -32603: API rate limit exceeded"),
+        "{shown}"
+    );
+    let ended = McpError::TaskEnded {
+        server: "tasks".into(),
+        task_id: "task-cancelled-1".into(),
+        reason: "was cancelled by the server: an operator stopped it".into(),
+    };
+    assert_eq!(
+        CallFailure::from_error(&ended, "tasks").to_string(),
+        "The server ran the call as a task that ended without a result: task `task-cancelled-1` was cancelled by the server: an operator stopped it."
+    );
+}
+
 #[test]
 fn long_error_data_is_cut() {
     let failure = CallFailure::Rpc(RpcError {

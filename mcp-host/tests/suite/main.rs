@@ -7,12 +7,6 @@ mod common;
 
 mod agent;
 mod agent_state;
-mod client_broken;
-#[cfg(feature = "http")]
-mod client_http;
-mod client_late;
-mod client_stdio;
-mod client_tasks;
 mod example_agent;
 mod fake_model;
 mod history;

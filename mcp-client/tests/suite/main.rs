@@ -1,0 +1,13 @@
+//! mcp-client's end-to-end tests, one binary: the client against the
+//! workspace's example servers and scripted ones, over stdio and Streamable
+//! HTTP, on loopback. A module's tests keep their path as a filter
+//! (`cargo test -p mcp-client --test suite tasks::`).
+
+mod common;
+
+mod broken;
+#[cfg(feature = "http")]
+mod http;
+mod late;
+mod stdio;
+mod tasks;

@@ -1,0 +1,189 @@
+//! The conversation on stdin: one line read at a time, answered through
+//! the agent, interrupted or ended by a signal, its answer written out and
+//! what went wrong said on stderr.
+
+use crate::answer::{Failure, write_answer};
+use crate::cli::Output;
+use crate::show;
+use crate::signals::{INTERRUPT_STATUS, Signals};
+use mcp_client::text::excerpt;
+use mcp_host::agent::history::Trim;
+use mcp_host::agent::interrupt::{INTERRUPTED, Interrupt, TIMED_OUT};
+use mcp_host::agent::{Agent, Answer, Conversation};
+use std::future::IntoFuture;
+use std::process::ExitCode;
+use std::time::Duration;
+use tokio::io::AsyncBufReadExt;
+
+/// How [`converse`] ended.
+pub(crate) enum Ended {
+    /// On its own: the end of stdin, or a failure.
+    Status(ExitCode),
+    /// On a signal, with its name and the status to exit with.
+    Signal(&'static str, u8),
+}
+
+/// Answers stdin's lines until its end or a signal; the first SIGINT
+/// during a line interrupts that line alone. At the end of stdin, fails
+/// when lines were read and none was answered.
+pub(crate) async fn converse(
+    agent: &Agent,
+    conversation: &mut Conversation,
+    output: Output,
+    line_timeout: Duration,
+    signals: &mut Signals,
+) -> Ended {
+    let sink = show::sink(output);
+    let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+    let mut buffer = Vec::new();
+    // Lines answered, and lines that failed or timed out.
+    let (mut answered, mut unanswered) = (0_u64, 0_u64);
+    loop {
+        buffer.clear();
+        let read = tokio::select! {
+            read = stdin.read_until(b'\n', &mut buffer) => read,
+            (name, status) = signals.next() => return Ended::Signal(name, status),
+        };
+        match read {
+            Ok(0) if answered == 0 && unanswered > 0 => {
+                eprintln!("mcp-host: no line was answered ({unanswered} failed or timed out)");
+                return Ended::Status(ExitCode::FAILURE);
+            }
+            Ok(0) => return Ended::Status(ExitCode::SUCCESS),
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("mcp-host: stdin: {e}");
+                return Ended::Status(ExitCode::FAILURE);
+            }
+        }
+        let line = String::from_utf8_lossy(&buffer);
+        let line = line.trim_end_matches(['\n', '\r']);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let interrupt = Interrupt::new();
+        let sent = {
+            let send = agent
+                .send(conversation, line)
+                .interrupt(&interrupt)
+                .events(sink.as_ref())
+                .into_future();
+            tokio::pin!(send);
+            loop {
+                tokio::select! {
+                    sent = &mut send => break sent,
+                    (name, status) = signals.next() => {
+                        if status != INTERRUPT_STATUS || interrupt.is_interrupted() {
+                            return Ended::Signal(name, status);
+                        }
+                        interrupt.interrupt();
+                    }
+                }
+            }
+        };
+        let (answer, failure) = match sent {
+            Ok(answer) if answer.stop_reason == INTERRUPTED => {
+                eprintln!("mcp-host: {}", interrupted_note(line, &answer));
+                // Nothing was answered; `--json` and `--events` keep
+                // their line per line.
+                if matches!(output, Output::Text | Output::Stream) {
+                    continue;
+                }
+                (answer, None)
+            }
+            Ok(answer) if answer.stop_reason == TIMED_OUT => {
+                unanswered += 1;
+                let error = timed_out_error(line_timeout);
+                eprintln!("mcp-host: {error}: {}", cut_short(line, &answer));
+                let failure = Failure {
+                    error,
+                    calls_kept: answer.tool_calls.len(),
+                };
+                (answer, Some(failure))
+            }
+            Ok(answer) => {
+                answered += 1;
+                (answer, None)
+            }
+            Err(failed) if failed.error.is_auth() => {
+                eprintln!("mcp-host: {}", failed.error);
+                return Ended::Status(ExitCode::FAILURE);
+            }
+            Err(failed) => {
+                unanswered += 1;
+                let kept = match failed.calls_kept {
+                    0 => String::new(),
+                    1 => "; 1 tool call ran before the failure and is kept in the history".into(),
+                    n => format!(
+                        "; {n} tool calls ran before the failure and are kept in the history"
+                    ),
+                };
+                eprintln!("mcp-host: the model request failed: {}{kept}", failed.error);
+                let failure = Failure {
+                    error: failed.error.to_string(),
+                    calls_kept: failed.calls_kept,
+                };
+                (failed.partial, Some(failure))
+            }
+        };
+        if let Some(trim) = answer.trimmed {
+            eprintln!("mcp-host: {}", trim_note(trim));
+        }
+        if let Err(e) = write_answer(&answer, failure, output) {
+            // stdout closed: nobody reads the answers any more.
+            eprintln!("mcp-host: stdout: {e}");
+            return Ended::Status(ExitCode::FAILURE);
+        }
+    }
+}
+
+/// The stderr line of an interrupted line: which, and what of it stays.
+fn interrupted_note(line: &str, answer: &Answer) -> String {
+    format!(
+        "interrupted (SIGINT): {}; Ctrl-C again while a line runs ends the program",
+        cut_short(line, answer)
+    )
+}
+
+/// The error of a line past `--line-timeout`, on stderr and in `--json`.
+fn timed_out_error(limit: Duration) -> String {
+    format!(
+        "the line timed out after {} s (--line-timeout)",
+        limit.as_secs_f64()
+    )
+}
+
+/// The longest excerpt of a line a note on stderr quotes, in bytes.
+const LINE_SHOWN: usize = 80;
+
+/// A line cut short, quoted, and what of it stays in the history.
+fn cut_short(line: &str, answer: &Answer) -> String {
+    let kept = match answer.tool_calls.len() {
+        0 => "the line is dropped from the conversation".to_owned(),
+        1 => "its 1 tool call is kept in the history".to_owned(),
+        n => format!("its {n} tool calls are kept in the history"),
+    };
+    format!("`{}`: {kept}", excerpt(line, LINE_SHOWN))
+}
+
+/// The stderr line of an overflow's trim.
+fn trim_note(trim: Trim) -> String {
+    let lines = match trim.turns {
+        1 => "line".to_owned(),
+        n => format!("{n} lines"),
+    };
+    let done = if trim.summarized {
+        format!(
+            "the oldest {lines} ({} messages) were replaced by a summary the model wrote",
+            trim.messages + 1
+        )
+    } else {
+        format!(
+            "the oldest {lines} were dropped ({} messages, the first question kept)",
+            trim.messages
+        )
+    };
+    format!(
+        "the conversation did not fit the model's context window: {done}, and the request was sent again"
+    )
+}
