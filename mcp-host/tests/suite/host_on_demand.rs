@@ -189,7 +189,7 @@ fn anthropic_defers_loading_past_the_token_budget_and_keeps_the_search_blocks() 
     let requests = model.requests();
     assert_eq!(requests.len(), 2, "{requests:?}");
     let tools = requests[0].body["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 217);
+    assert_eq!(tools.len(), 219);
     assert_eq!(
         tools[0],
         json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
