@@ -9,7 +9,7 @@
 use axum::Router;
 use axum::extract::{ConnectInfo, Request};
 use axum::routing::get;
-use mcp_runtime::{Server, tool, tools};
+use mcpfn_runtime::{Server, tool, tools};
 use std::net::SocketAddr;
 
 /// Add two numbers.

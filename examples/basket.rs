@@ -19,7 +19,7 @@
 //! `BASKET_TTL_MS=N` how long an unused basket
 //! lives (an hour by default).
 
-use mcp_runtime::{Context, Handles, Server, State, ToolError, tool, tools};
+use mcpfn_runtime::{Context, Handles, Server, State, ToolError, tool, tools};
 use schemars::JsonSchema;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -193,5 +193,5 @@ async fn main() -> std::io::Result<()> {
     let (server, _auth) = examples::deployment(server, "basket", "Basket (mcp-runtime example)");
     // Serves stdio, Streamable HTTP with `--http ADDR`, or prints the tools
     // for `--dump-tools`.
-    mcp_runtime::cli::run(server).await
+    mcpfn_runtime::cli::run(server).await
 }

@@ -26,7 +26,7 @@
 //! `everything`. Besides the fixtures, `summarize` shows the
 //! whole sampling request builder.
 
-use mcp_runtime::{
+use mcpfn_runtime::{
     Ask, CompletionContext, Content, Context, ElicitRequest, Elicitation, FormField, Level,
     PromptMessage, SampleRequest, SamplingMessage, Server, TaskSupport, Tool, ToolBuilder,
     ToolError, ToolOutcome, prompt, prompts, resource, resources, tool, tools,
@@ -342,7 +342,7 @@ async fn test_input_required_result_multiple_inputs(ctx: Context) -> Result<Stri
 }
 
 /// The roots' URIs, comma-separated (`none` when there are none).
-fn root_list(roots: &[mcp_runtime::Root]) -> String {
+fn root_list(roots: &[mcpfn_runtime::Root]) -> String {
     if roots.is_empty() {
         return "none".to_owned();
     }
@@ -679,9 +679,9 @@ async fn two_step_job(ctx: Context) -> Result<String, ToolError> {
 /// `action=…, content={…}`, as the fixtures report an answer.
 fn describe(answer: &Elicitation) -> String {
     let action = match answer.action {
-        mcp_runtime::ElicitAction::Accept => "accept",
-        mcp_runtime::ElicitAction::Decline => "decline",
-        mcp_runtime::ElicitAction::Cancel => "cancel",
+        mcpfn_runtime::ElicitAction::Accept => "accept",
+        mcpfn_runtime::ElicitAction::Decline => "decline",
+        mcpfn_runtime::ElicitAction::Cancel => "cancel",
     };
     let content = answer
         .content
@@ -706,8 +706,8 @@ async fn static_text() -> String {
     name = "Static Binary Resource",
     mime_type = "image/png"
 )]
-async fn static_binary() -> mcp_runtime::ResourceContents {
-    mcp_runtime::ResourceContents::Blob {
+async fn static_binary() -> mcpfn_runtime::ResourceContents {
+    mcpfn_runtime::ResourceContents::Blob {
         uri: "test://static-binary".to_owned(),
         mime_type: Some("image/png".to_owned()),
         blob: RED_PIXEL_PNG.to_owned(),
@@ -885,5 +885,5 @@ async fn main() -> std::io::Result<()> {
         "conformance",
         "Conformance fixtures (mcp-runtime example)",
     );
-    mcp_runtime::cli::run(server).await
+    mcpfn_runtime::cli::run(server).await
 }

@@ -20,13 +20,13 @@
 //! Exit status: 0 when the scenario's steps ran, 1 when one failed (the
 //! error on stderr), 2 for a scenario this program does not run.
 
-use mcp_client::auth::{
+use mcpfn_client::auth::{
     ClientIdentity, MemoryStore, OAuthClient, OAuthConfig, Presenter, Prompt, Secret,
 };
-use mcp_client::{
+use mcpfn_client::{
     CallOptions, ClientOptions, ElicitFn, McpClient, McpError, Mode, RpcError, ServerConfig,
 };
-use mcp_protocol::model::{ElicitAction, ElicitParams, ElicitResult, JsonObject, Tool};
+use mcpfn_protocol::model::{ElicitAction, ElicitParams, ElicitResult, JsonObject, Tool};
 use serde_json::{Value, json};
 use std::process::ExitCode;
 use std::sync::Arc;

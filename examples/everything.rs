@@ -48,7 +48,7 @@
 //! lacks scopes for. With authorization on, `toggle_bonus` needs scope
 //! `tools:admin` and `whoami` tells the caller who the token says they are.
 
-use mcp_runtime::{
+use mcpfn_runtime::{
     Audience, CompletionContext, Content, Context, ElicitRequest, Level, PromptMessage, Server,
     Structured, ToolError, prompt, prompts, resource, resources, tool, tools,
 };
@@ -831,5 +831,5 @@ async fn main() -> std::io::Result<()> {
         .prompts(prompts![translate]);
     // Serves stdio, Streamable HTTP with `--http ADDR`, or prints the tools
     // for `--dump-tools`.
-    mcp_runtime::cli::run(server).await
+    mcpfn_runtime::cli::run(server).await
 }

@@ -3,7 +3,7 @@
 //! A small, realistic server: an in-memory notebook a model can write to,
 //! search and read back, with tool errors the model can act on.
 
-use mcp_runtime::{Server, ToolError, tool, tools};
+use mcpfn_runtime::{Server, ToolError, tool, tools};
 use schemars::JsonSchema;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -105,5 +105,5 @@ async fn main() -> std::io::Result<()> {
         .instructions("A notebook: save_note, read_note, search_notes, delete_note.")
         .tools(tools![save_note, read_note, search_notes, delete_note]);
     // Serves stdio, or prints the tools for `--dump-tools`.
-    mcp_runtime::cli::run(server).await
+    mcpfn_runtime::cli::run(server).await
 }

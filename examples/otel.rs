@@ -9,7 +9,7 @@
 //! collector (see docs/deployment.md, "Tracing and OpenTelemetry"). Serves stdio,
 //! or Streamable HTTP with `--http 127.0.0.1:8931` (feature `http` too).
 
-use mcp_runtime::{Server, ToolError, tool, tools};
+use mcpfn_runtime::{Server, ToolError, tool, tools};
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
@@ -103,7 +103,7 @@ async fn main() -> std::io::Result<()> {
     let tracer = provider.tracer("mcp-runtime-otel-example");
     // Only the runtime's call spans go to OpenTelemetry; ordinary log lines
     // (including the HTTP address) go to stderr as text.
-    let calls = Targets::new().with_target("mcp_runtime::call", LevelFilter::INFO);
+    let calls = Targets::new().with_target("mcpfn_runtime::call", LevelFilter::INFO);
     let subscriber = tracing_subscriber::registry()
         .with(
             tracing_opentelemetry::layer()
@@ -121,7 +121,7 @@ async fn main() -> std::io::Result<()> {
     let server = Server::new("otel", env!("CARGO_PKG_VERSION"))
         .no_rate_limit()
         .tools(tools![add, echo, fail]);
-    let served = mcp_runtime::cli::run(server).await;
+    let served = mcpfn_runtime::cli::run(server).await;
     // Flushes what is still buffered (nothing, with the simple processor).
     let _ = provider.shutdown();
     served

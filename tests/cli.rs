@@ -1,11 +1,11 @@
-//! Command-line handling is explicit: `mcp_runtime::cli::run` reads argv
+//! Command-line handling is explicit: `mcpfn_runtime::cli::run` reads argv
 //! (`--dump-tools`), `Server::serve_stdio` never does.
 //!
 //! The test runs its own binary a second time as the server (the
 //! `MCP_CLI_CHILD` variable says which entry point, the arguments are the
 //! server's), so it needs no harness: `main` is either the test or the server.
 
-use mcp_runtime::{Server, tool, tools};
+use mcpfn_runtime::{Server, tool, tools};
 use serde_json::Value;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
@@ -102,7 +102,7 @@ fn main() {
             .expect("a runtime");
         let result = match entry.as_str() {
             "serve_stdio" => runtime.block_on(server.serve_stdio()),
-            "cli" => runtime.block_on(mcp_runtime::cli::run(server)),
+            "cli" => runtime.block_on(mcpfn_runtime::cli::run(server)),
             other => panic!("unknown entry point {other}"),
         };
         result.expect("the server ends cleanly");

@@ -1,5 +1,5 @@
 //! Registration mistakes that only show at run time (tool lists put together
-//! while the program runs) stop `mcp_runtime::cli::run` with one line on
+//! while the program runs) stop `mcpfn_runtime::cli::run` with one line on
 //! stderr, the error's `Display` form, and exit status 1; `serve_stdio` and
 //! `serve` return them.
 //!
@@ -7,7 +7,7 @@
 //! `MCP_REGISTRATION_CHILD` variable says which server), so it needs no
 //! harness: `main` is either the test or the server.
 
-use mcp_runtime::{Server, ToolBuilder, ToolOutcome, tool, tools};
+use mcpfn_runtime::{Server, ToolBuilder, ToolOutcome, tool, tools};
 use std::process::{Command, Stdio};
 
 /// Look a user up.
@@ -78,7 +78,7 @@ fn main() {
             eprintln!("returned: {err}");
             return;
         }
-        if let Err(err) = runtime.block_on(mcp_runtime::cli::run(server)) {
+        if let Err(err) = runtime.block_on(mcpfn_runtime::cli::run(server)) {
             panic!("cli::run returned instead of exiting: {err:?}");
         }
         return;

@@ -3,7 +3,7 @@
 //! `ui://everything/stats.html` (`stats.html` beside this file), whose Sort
 //! button calls `stats_sort`, a tool visible to the app only.
 
-use mcp_runtime::{Resource, ResourceBuilder, ResourceUi, tool};
+use mcpfn_runtime::{Resource, ResourceBuilder, ResourceUi, tool};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -12,7 +12,7 @@ const STATS_APP: &str = "ui://everything/stats.html";
 
 /// The app: its HTML document (self-contained: it loads nothing, so it
 /// needs no CSP origins), with a border around it.
-pub(crate) fn app() -> Result<Resource, mcp_runtime::Error> {
+pub(crate) fn app() -> Result<Resource, mcpfn_runtime::Error> {
     ResourceBuilder::app(STATS_APP, "stats_app", include_str!("stats.html"))
         .title("Stats")
         .description(

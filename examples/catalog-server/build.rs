@@ -3,7 +3,7 @@
 //! OpenAI `tools` arrays beside it. Set `CATALOG_OUT=path/to/tools.json` to
 //! also write the MCP catalog to a checked-in path.
 
-use mcp_runtime::{DumpFormat, Server};
+use mcpfn_runtime::{DumpFormat, Server};
 use std::path::PathBuf;
 
 fn main() {
@@ -12,7 +12,7 @@ fn main() {
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     for (format, file) in [
         (
-            DumpFormat::Mcp(mcp_runtime::ProtocolVersion::LATEST_LEGACY),
+            DumpFormat::Mcp(mcpfn_runtime::ProtocolVersion::LATEST_LEGACY),
             "tools.json",
         ),
         (DumpFormat::Anthropic, "tools.anthropic.json"),

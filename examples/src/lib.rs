@@ -3,7 +3,7 @@
 //! (`everything`, `basket`, `conformance`) read from the environment to run as replicas
 //! behind a load balancer: the deployment variables of docs/deployment.md.
 
-use mcp_runtime::Server;
+use mcpfn_runtime::Server;
 
 /// Applies the deployment variables to `server`, named `name` (the prefix of
 /// its keys in a shared Redis) and `title` (the resource name in the
@@ -118,7 +118,7 @@ fn with_shared_store(server: Server, name: &str) -> Server {
     let Ok(url) = std::env::var("REDIS_URL") else {
         return server;
     };
-    match mcp_runtime::store::RedisStore::open(&url) {
+    match mcpfn_runtime::store::RedisStore::open(&url) {
         Ok(store) => server.store(store.prefix(format!("{name}:"))),
         Err(err) => refuse(format_args!("REDIS_URL: {err}")),
     }
@@ -138,8 +138,8 @@ fn with_shared_store(server: Server, name: &str) -> Server {
 /// Authorization from the environment: `None` when none of its variables is
 /// set; the process ends naming the missing ones when only some are.
 #[cfg(feature = "auth")]
-fn auth_from_env(title: &str) -> Option<mcp_runtime::auth::Auth> {
-    use mcp_runtime::auth::{Auth, Jwks, JwtVerifier};
+fn auth_from_env(title: &str) -> Option<mcpfn_runtime::auth::Auth> {
+    use mcpfn_runtime::auth::{Auth, Jwks, JwtVerifier};
     const VARS: [&str; 4] = [
         "MCP_AUTH_JWKS",
         "MCP_AUTH_ISSUER",

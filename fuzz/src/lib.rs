@@ -5,7 +5,7 @@
 
 pub mod generate;
 
-use mcp_runtime::{
+use mcpfn_runtime::{
     Content, ElicitRequest, Level, Server, Tool, ToolBuilder, ToolCall, ToolOutcome, tool, tools,
 };
 use serde::Deserialize;
@@ -331,10 +331,10 @@ fn toggle_tool() -> Tool {
 
 /// Units for `add`.
 #[derive(
-    Debug, Clone, Copy, mcp_runtime::Deserialize, mcp_runtime::Serialize, mcp_runtime::JsonSchema,
+    Debug, Clone, Copy, mcpfn_runtime::Deserialize, mcpfn_runtime::Serialize, mcpfn_runtime::JsonSchema,
 )]
-#[serde(crate = "mcp_runtime::serde", rename_all = "lowercase")]
-#[schemars(crate = "mcp_runtime::schemars")]
+#[serde(crate = "mcpfn_runtime::serde", rename_all = "lowercase")]
+#[schemars(crate = "mcpfn_runtime::schemars")]
 pub enum Unit {
     /// Metres
     Metre,
@@ -343,9 +343,9 @@ pub enum Unit {
 }
 
 /// The result of `add`.
-#[derive(Debug, mcp_runtime::Serialize, mcp_runtime::JsonSchema)]
-#[serde(crate = "mcp_runtime::serde")]
-#[schemars(crate = "mcp_runtime::schemars")]
+#[derive(Debug, mcpfn_runtime::Serialize, mcpfn_runtime::JsonSchema)]
+#[serde(crate = "mcpfn_runtime::serde")]
+#[schemars(crate = "mcpfn_runtime::schemars")]
 pub struct Sum {
     /// a + b
     pub sum: f64,

@@ -64,7 +64,7 @@ impl PartialEq for Cause {
 
 /// A JSON-RPC error object (`{code, message, data?}`), the protocol
 /// crate's own.
-pub use mcp_protocol::RpcError;
+pub use mcpfn_protocol::RpcError;
 
 /// Why a request, a notification or a connection failed.
 ///

@@ -170,7 +170,7 @@ pub(crate) fn cancelled(id: u64, reason: &str) -> String {
     let params = serde_json::json!({"requestId": id, "reason": reason});
     to_text(&serde_json::json!({
         "jsonrpc": "2.0",
-        "method": mcp_protocol::model::method::CANCELLED,
+        "method": mcpfn_protocol::model::method::CANCELLED,
         "params": params,
     }))
 }

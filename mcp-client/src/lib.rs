@@ -12,9 +12,9 @@
 //! ([`DEFAULT_INHERITED_ENV_VARS`]) plus what [`Endpoint::Stdio`] sets.
 //!
 //! ```no_run
-//! use mcp_client::{McpClient, ServerConfig};
+//! use mcpfn_client::{McpClient, ServerConfig};
 //!
-//! # async fn run() -> Result<(), mcp_client::McpError> {
+//! # async fn run() -> Result<(), mcpfn_client::McpError> {
 //! let server = ServerConfig::stdio("files", "npx", ["-y", "@modelcontextprotocol/server-filesystem", "."]);
 //! let client = McpClient::connect(server).await?;
 //! println!("speaking {}", client.protocol_version().await.as_str());
@@ -30,9 +30,9 @@
 //! list.
 //!
 //! ```no_run
-//! use mcp_client::{ClientOptions, Endpoint, McpClient, Mode, ServerConfig};
+//! use mcpfn_client::{ClientOptions, Endpoint, McpClient, Mode, ServerConfig};
 //!
-//! # async fn run() -> Result<(), mcp_client::McpError> {
+//! # async fn run() -> Result<(), mcpfn_client::McpError> {
 //! let mut server = ServerConfig::http("weather", "https://example.com/mcp");
 //! if let Endpoint::Http { headers, .. } = &mut server.transport {
 //!     headers.insert("Authorization".into(), "Bearer my-token".into());
@@ -49,7 +49,7 @@
 //! changed.
 //!
 //! ```no_run
-//! # async fn run(client: mcp_client::McpClient) -> Result<(), mcp_client::McpError> {
+//! # async fn run(client: mcpfn_client::McpClient) -> Result<(), mcpfn_client::McpError> {
 //! for tool in client.list_tools().await?.iter() {
 //!     println!("{}: {}", tool.name, tool.description.as_deref().unwrap_or(""));
 //! }
@@ -65,10 +65,10 @@
 //! [`call_tool`](McpClient::call_tool).
 //!
 //! ```no_run
-//! use mcp_client::CallOptions;
+//! use mcpfn_client::CallOptions;
 //! use std::time::Duration;
 //!
-//! # async fn run(client: mcp_client::McpClient) -> Result<(), mcp_client::McpError> {
+//! # async fn run(client: mcpfn_client::McpClient) -> Result<(), mcpfn_client::McpError> {
 //! let arguments = serde_json::json!({"city": "Paris"});
 //! let result = client
 //!     .call_tool(
@@ -93,8 +93,8 @@
 //! typed client does not offer:
 //!
 //! ```no_run
-//! # async fn run() -> Result<(), mcp_client::ClientError> {
-//! use mcp_client::*;
+//! # async fn run() -> Result<(), mcpfn_client::ClientError> {
+//! use mcpfn_client::*;
 //! use std::sync::Arc;
 //! let (transport, inbox) = StdioTransport::spawn(StdioConfig::new("demo", "my-server"))?;
 //! let client = Dispatcher::new(Box::new(transport), inbox, Arc::new(NoHandler), DispatcherConfig::new("demo"));

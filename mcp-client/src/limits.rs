@@ -8,7 +8,7 @@
 //! naming it.
 
 use crate::text::grouped;
-use mcp_protocol::json_budget::JsonBudget;
+use mcpfn_protocol::json_budget::JsonBudget;
 use serde::Deserialize;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -44,7 +44,7 @@ pub const DEFAULT_MAX_LISTING_TREE_BYTES: usize = 32 << 20;
 /// out.
 ///
 /// ```
-/// use mcp_client::{ClientOptions, ListLimits};
+/// use mcpfn_client::{ClientOptions, ListLimits};
 ///
 /// let options = ClientOptions {
 ///     list_limits: ListLimits {
@@ -181,7 +181,7 @@ impl Listing {
         for tool in &page.tools {
             let budget = JsonBudget::new(self.limits.max_tree_bytes - self.tree_bytes);
             let shape = budget.check(tool.get().as_bytes()).map_err(|e| match e {
-                mcp_protocol::json_budget::OverBudget::TooLarge { .. } => Refused::Cap(format!(
+                mcpfn_protocol::json_budget::OverBudget::TooLarge { .. } => Refused::Cap(format!(
                     "its tool list would take more than {} of memory once parsed (the cap on the memory of a listing)",
                     bytes(self.limits.max_tree_bytes)
                 )),

@@ -70,7 +70,7 @@ impl LogLimiter {
     fn report(&mut self) {
         if self.dropped > 0 {
             tracing::warn!(
-                target: "mcp_host::server",
+                target: "mcpfn_host::server",
                 server = %self.server,
                 "server `{}`: {} {} lines dropped (more than {LOG_BURST} at once or {LOG_RATE} a second)",
                 self.server,

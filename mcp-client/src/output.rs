@@ -8,7 +8,7 @@
 //! unvalidated.
 
 use jsonschema::{PatternOptions, Validator};
-use mcp_protocol::model::CallToolResult;
+use mcpfn_protocol::model::CallToolResult;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::sync::Arc;

@@ -1,10 +1,10 @@
 //! A complete agent: an in-process tool and the `everything` server, with
 //! Claude as the model. `cargo build -p examples --example everything`, then
-//! `ANTHROPIC_API_KEY=… cargo run -p mcp-host --features local --example agent`
-use mcp_host::agent::Agent;
-use mcp_host::config::McpConfig;
-use mcp_host::provider::Anthropic;
-use mcp_runtime::{tool, tools};
+//! `ANTHROPIC_API_KEY=… cargo run -p mcpfn-host --features local --example agent`
+use mcpfn_host::agent::Agent;
+use mcpfn_host::config::McpConfig;
+use mcpfn_host::provider::Anthropic;
+use mcpfn_runtime::{tool, tools};
 use serde_json::json;
 
 /// The weather in a city, right now.

@@ -1,10 +1,10 @@
-//! Run with: cargo run -p mcp-host --example probe -- COMMAND [ARGS...] | URL
+//! Run with: cargo run -p mcpfn-host --example probe -- COMMAND [ARGS...] | URL
 //!
 //! Connects to one MCP server (a command over stdio, or a Streamable HTTP
 //! URL), makes the legacy handshake and prints the `tools/list` result: the
 //! message-level client on its own, with no typed model.
 
-use mcp_client::{
+use mcpfn_client::{
     Dispatcher, DispatcherConfig, NoHandler, RequestOptions, StdioConfig, StdioTransport, Transport,
 };
 use serde_json::json;
@@ -18,8 +18,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (transport, inbox): (Box<dyn Transport>, _) = if target.starts_with("http") {
         #[cfg(feature = "http")]
         {
-            let config = mcp_client::HttpConfig::new("probe", target.as_str());
-            let (transport, inbox) = mcp_client::HttpTransport::connect(config)?;
+            let config = mcpfn_client::HttpConfig::new("probe", target.as_str());
+            let (transport, inbox) = mcpfn_client::HttpTransport::connect(config)?;
             (Box::new(transport), inbox)
         }
         #[cfg(not(feature = "http"))]

@@ -17,8 +17,8 @@
 //! let one broken tool end the conversation. Block annotations (`audience`,
 //! `priority`) are not acted on: every block goes to the model.
 
-use mcp_client::{ClientError, McpError};
-use mcp_protocol::model::{AudioContent, CallToolResult, ResourceLinkContent, RpcError};
+use mcpfn_client::{ClientError, McpError};
+use mcpfn_protocol::model::{AudioContent, CallToolResult, ResourceLinkContent, RpcError};
 use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;

@@ -39,8 +39,8 @@ use crate::call_result::CallFailure;
 use crate::filter::ToolFilter;
 use crate::names::{NameCollisions, NameMap, ToolRef};
 use crate::tool_offer::ToolOffer;
-use mcp_client::{CallOptions, ClientOptions};
-use mcp_protocol::model::{CallToolResult, Tool};
+use mcpfn_client::{CallOptions, ClientOptions};
+use mcpfn_protocol::model::{CallToolResult, Tool};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -76,7 +76,7 @@ pub struct CatalogOptions {
     /// The authorization of each server that has one, by server name (its
     /// [`ClientOptions::authorizer`]).
     #[cfg(feature = "oauth")]
-    pub authorizers: BTreeMap<String, Arc<dyn mcp_client::auth::Authorizer>>,
+    pub authorizers: BTreeMap<String, Arc<dyn mcpfn_client::auth::Authorizer>>,
 }
 
 impl Default for CatalogOptions {

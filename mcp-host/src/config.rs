@@ -69,7 +69,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::filter::ToolFilter;
-use mcp_client::{Endpoint, ServerConfig};
+use mcpfn_client::{Endpoint, ServerConfig};
 
 mod duplicates;
 mod entry;

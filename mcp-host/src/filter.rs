@@ -17,7 +17,7 @@
 //! entry that matches no listed tool (a typo, a tool renamed upstream) is
 //! returned for the caller to warn about, naming the server and the entry.
 
-use mcp_protocol::model::Tool;
+use mcpfn_protocol::model::Tool;
 
 /// A server's `tools` filter from `mcp.json`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

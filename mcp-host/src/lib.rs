@@ -5,14 +5,14 @@
 //! the model ([`call_result`]), the model APIs, each with its whole
 //! dialect ([`provider::anthropic`], [`provider::openai`]). The catalog of
 //! many servers' tools ([`catalog`]) builds on them and on the MCP client
-//! of one server in either era ([`mcp_client`], its own crate).
+//! of one server in either era ([`mcpfn_client`], its own crate).
 //!
 //! The host guide's example (`docs/host.md`; kept identical to it by a test):
 //!
 //! ```no_run
-//! use mcp_host::catalog::{Catalog, CatalogOptions};
-//! use mcp_host::config::McpConfig;
-//! use mcp_host::provider::anthropic;
+//! use mcpfn_host::catalog::{Catalog, CatalogOptions};
+//! use mcpfn_host::config::McpConfig;
+//! use mcpfn_host::provider::anthropic;
 //!
 //! #[tokio::main(flavor = "current_thread")]
 //! async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -44,4 +44,4 @@ pub mod tool_offer;
 /// The MCP client each server is reached with (its options, errors and
 /// tool lists appear in this crate's API), re-exported so a host needs no
 /// second dependency to name them.
-pub use mcp_client;
+pub use mcpfn_client;

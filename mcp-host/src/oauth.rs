@@ -6,10 +6,10 @@
 //! `~/.config/mcp-host/oauth`, owner-only files).
 
 use crate::config::McpConfig;
-use mcp_client::auth::{
+use mcpfn_client::auth::{
     Authorizer, ClientIdentity, FileStore, OAuthClient, OAuthConfig, Secret, TokenStore,
 };
-use mcp_client::{Endpoint, ServerConfig};
+use mcpfn_client::{Endpoint, ServerConfig};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

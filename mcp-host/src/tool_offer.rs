@@ -10,12 +10,12 @@
 //! tool): the branches' properties move to the root, and the choice they
 //! expressed is said in a sentence added to the description.
 
-use mcp_protocol::model::Tool;
+use mcpfn_protocol::model::Tool;
 use serde_json::{Map, Value};
 
 /// The schema rewrites for model APIs, from where they live (one line to
 /// change when they move).
-pub(crate) use mcp_protocol::model_schema::{for_model_api, openai_strict};
+pub(crate) use mcpfn_protocol::model_schema::{for_model_api, openai_strict};
 
 /// One tool as a model is offered it, whatever the API.
 #[derive(Clone, Debug, PartialEq)]

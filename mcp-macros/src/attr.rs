@@ -135,7 +135,7 @@ impl ToolAttr {
     pub(crate) fn krate(&self) -> TokenStream {
         match self.krate.get() {
             Some(path) => path.to_token_stream(),
-            None => quote::quote!(::mcp_runtime),
+            None => quote::quote!(::mcpfn_runtime),
         }
     }
 

@@ -374,7 +374,7 @@ fn injection_traits(tool: &ToolFn, krate: &TokenStream, pm: &TokenStream) -> Tok
     let context = has(|k| matches!(k, ParamKind::Context)).then(|| {
         quote! {
             #[diagnostic::on_unimplemented(
-                message = "`{Self}` is not `mcp_runtime::Context`: #[tool] injects every parameter whose type is named `Context`",
+                message = "`{Self}` is not `mcpfn_runtime::Context`: #[tool] injects every parameter whose type is named `Context`",
                 label = "not the runtime's `Context`",
                 note = "to take your own type as an argument, rename it or import it under another name (`use my::Context as MyContext;`)"
             )]
@@ -391,7 +391,7 @@ fn injection_traits(tool: &ToolFn, krate: &TokenStream, pm: &TokenStream) -> Tok
     let state = has(|k| matches!(k, ParamKind::State(_))).then(|| {
         quote! {
             #[diagnostic::on_unimplemented(
-                message = "`{Self}` is not `mcp_runtime::State<T>`: #[tool] injects every parameter whose type is named `State<T>`",
+                message = "`{Self}` is not `mcpfn_runtime::State<T>`: #[tool] injects every parameter whose type is named `State<T>`",
                 label = "not the runtime's `State<T>`",
                 note = "to take your own type as an argument, rename it or import it under another name (`use my::State as MyState;`)"
             )]

@@ -60,7 +60,7 @@ pub(crate) fn fallback(item: ItemFn, errors: Vec<syn::Error>, krate: &TokenStrea
 /// own name, so a module or a type named like the tool can sit beside it.
 pub(crate) struct HiddenNames {
     /// `__mcp_tool_<fn>`: the const whose type leads `tools!` to the tool
-    /// (see `mcp_runtime::__private::ToolKey`).
+    /// (see `mcpfn_runtime::__private::ToolKey`).
     pub(crate) key: syn::Ident,
     /// `__mcp_free_<fn>`: the probe that tells a free fn from an associated one.
     pub(crate) probe: syn::Ident,

@@ -1,4 +1,4 @@
-// The crate docs are the README, whose example uses `mcp_runtime` (this
+// The crate docs are the README, whose example uses `mcpfn_runtime` (this
 // crate is only ever used through it): it compiles as one of mcp-runtime's
 // doctests (mcp-runtime/src/lib.rs), so this crate runs none of its own.
 #![doc = include_str!("../README.md")]
@@ -50,14 +50,14 @@ pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
     resource::resource(args.into(), input.into()).into()
 }
 
-/// The list behind `mcp_runtime::resources!`, which documents it.
+/// The list behind `mcpfn_runtime::resources!`, which documents it.
 #[doc(hidden)]
 #[proc_macro]
 pub fn resources(input: TokenStream) -> TokenStream {
     resources::resources(input.into()).into()
 }
 
-/// The list behind `mcp_runtime::tools!`, which documents it.
+/// The list behind `mcpfn_runtime::tools!`, which documents it.
 #[doc(hidden)]
 #[proc_macro]
 pub fn tools(input: TokenStream) -> TokenStream {
@@ -79,7 +79,7 @@ pub fn tools(input: TokenStream) -> TokenStream {
 /// | `title = "..."` | fn | a title for display |
 /// | `description = "..."` | fn | instead of the doc comment |
 /// | `icon(src = "...", mime_type, sizes, theme)` | fn | an icon, repeatable |
-/// | `crate = path` | fn | where `mcp_runtime` is |
+/// | `crate = path` | fn | where `mcpfn_runtime` is |
 /// | `#[arg(rename = "...", description = "...")]` | parameter | its wire name, its description |
 /// | `#[complete(f)]` | parameter | completes it with `async fn f(&str, &CompletionContext) -> Vec<String>` |
 #[proc_macro_attribute]
@@ -87,7 +87,7 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
     prompt::prompt(args.into(), input.into()).into()
 }
 
-/// The list behind `mcp_runtime::prompts!`, which documents it.
+/// The list behind `mcpfn_runtime::prompts!`, which documents it.
 #[doc(hidden)]
 #[proc_macro]
 pub fn prompts(input: TokenStream) -> TokenStream {

@@ -68,7 +68,7 @@ impl PromptAttr {
     fn krate(&self) -> TokenStream {
         match self.krate.get() {
             Some(path) => path.to_token_stream(),
-            None => quote!(::mcp_runtime),
+            None => quote!(::mcpfn_runtime),
         }
     }
 }

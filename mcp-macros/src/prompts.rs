@@ -14,11 +14,11 @@ use syn::spanned::Spanned;
 use syn::{Path, Token};
 
 /// Entry point of `prompts!`: `[$crate] paths...`, as
-/// `mcp_runtime::prompts!` forwards it.
+/// `mcpfn_runtime::prompts!` forwards it.
 pub(crate) fn prompts(input: TokenStream) -> TokenStream {
     let mut input = input.into_iter();
     if !matches!(input.next(), Some(TokenTree::Group(_))) {
-        return syn::Error::new(Span::call_site(), "use `mcp_runtime::prompts!`")
+        return syn::Error::new(Span::call_site(), "use `mcpfn_runtime::prompts!`")
             .to_compile_error();
     }
     let parser = Punctuated::<Path, Token![,]>::parse_terminated;

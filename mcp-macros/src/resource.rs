@@ -332,7 +332,7 @@ fn expand(resource: &ResourceFn, item: &ItemFn) -> TokenStream {
     let krate = attr
         .krate
         .as_ref()
-        .map_or_else(|| quote!(::mcp_runtime), |path| quote!(#path));
+        .map_or_else(|| quote!(::mcpfn_runtime), |path| quote!(#path));
     let pm = quote!(#krate::__private);
     let fn_ident = &item.sig.ident;
     let vis = &item.vis;

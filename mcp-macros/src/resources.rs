@@ -16,13 +16,13 @@ use syn::spanned::Spanned;
 use syn::{Path, PathArguments, Token};
 
 /// Entry point of `resources!`: `[$crate] paths...`, as
-/// `mcp_runtime::resources!` forwards it.
+/// `mcpfn_runtime::resources!` forwards it.
 pub(crate) fn resources(input: TokenStream) -> TokenStream {
     let mut input = input.into_iter();
     let krate = match input.next() {
         Some(TokenTree::Group(group)) => group.stream(),
         _ => {
-            return syn::Error::new(Span::call_site(), "use `mcp_runtime::resources!`")
+            return syn::Error::new(Span::call_site(), "use `mcpfn_runtime::resources!`")
                 .to_compile_error();
         }
     };

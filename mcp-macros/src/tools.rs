@@ -3,7 +3,7 @@
 //! Each path `p::f` becomes `build_tool(probe, p::f)`: the probe is a
 //! closure whose type is that of `__mcp_tool_f`, the key const `#[tool]`
 //! emitted beside `f`, when there is one, and a type with no tool when `f`
-//! is a plain fn (see `mcp_runtime::__private::ToolKey`), so a plain fn is
+//! is a plain fn (see `mcpfn_runtime::__private::ToolKey`), so a plain fn is
 //! one error of ours, on its path, instead of rustc's "cannot find
 //! `__mcp_tool_f`". A fn listed twice is refused here; two fns that give
 //! their tools the same name are refused by a const check over the names the
@@ -18,14 +18,14 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Path, PathArguments, Token};
 
-/// Entry point of `tools!`: `[$crate] paths...`, as `mcp_runtime::tools!`
+/// Entry point of `tools!`: `[$crate] paths...`, as `mcpfn_runtime::tools!`
 /// forwards it, so that the expansion names the runtime by `$crate`.
 pub(crate) fn tools(input: TokenStream) -> TokenStream {
     let mut input = input.into_iter();
     let krate = match input.next() {
         Some(TokenTree::Group(group)) => group.stream(),
         _ => {
-            return syn::Error::new(Span::call_site(), "use `mcp_runtime::tools!`")
+            return syn::Error::new(Span::call_site(), "use `mcpfn_runtime::tools!`")
                 .to_compile_error();
         }
     };

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 /// One content block of a tool result, with optional annotations.
 ///
 /// ```
-/// use mcp_protocol::content::{Audience, Content};
+/// use mcpfn_protocol::content::{Audience, Content};
 /// let blocks = vec![
 ///     Content::text("Found 2 files"),
 ///     Content::resource_link("file:///src/main.rs", "main.rs").mime_type("text/x-rust"),
@@ -285,7 +285,7 @@ impl Content {
     /// of base64 does not compile here: it goes to [`Content::image_base64`]).
     ///
     /// ```
-    /// use mcp_protocol::content::Content;
+    /// use mcpfn_protocol::content::Content;
     /// // The bytes of a file, of a buffer an image was rendered into, …
     /// let gif: Vec<u8> = b"GIF89a".to_vec();
     /// let image = Content::image(&gif, "image/gif");
@@ -310,7 +310,7 @@ impl Content {
     /// was left out.
     ///
     /// ```
-    /// use mcp_protocol::content::Content;
+    /// use mcpfn_protocol::content::Content;
     /// let wav: &[u8] = b"RIFF\x24\0\0\0WAVE";
     /// assert_eq!(Content::audio(wav, "audio/wav"), Content::audio_base64("UklGRiQAAABXQVZF", "audio/wav"));
     /// ```

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 /// `transport::http::status_of`), nothing else decides it.
 ///
 /// ```
-/// use mcp_protocol::RpcError;
+/// use mcpfn_protocol::RpcError;
 /// let error = RpcError::method_not_found("Method not found: x");
 /// assert_eq!(error.code, -32601);
 /// assert_eq!(

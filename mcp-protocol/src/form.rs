@@ -2,7 +2,7 @@
 //! object of primitive fields (`PrimitiveSchemaDefinition` of 2025-11-25
 //! and 2026-07-28): strings, numbers, booleans, and the enum kinds of
 //! SEP-1330, each with an optional default (SEP-1034). The builder is
-//! `mcp_runtime::FormField`.
+//! `mcpfn_runtime::FormField`.
 
 use serde::Serialize;
 use serde_json::{Map, Value};

@@ -96,7 +96,7 @@ impl JsonBudget {
     /// where a limit is passed.
     ///
     /// ```
-    /// use mcp_protocol::json_budget::{JsonBudget, OverBudget};
+    /// use mcpfn_protocol::json_budget::{JsonBudget, OverBudget};
     ///
     /// let budget = JsonBudget::new(4096);
     /// assert!(budget.check(br#"{"a": [1, 2, "three"]}"#).is_ok());

@@ -30,8 +30,8 @@
 //! # A call, both ways
 //!
 //! ```
-//! use mcp_protocol::model::method::{CallTool, Request};
-//! use mcp_protocol::model::{
+//! use mcpfn_protocol::model::method::{CallTool, Request};
+//! use mcpfn_protocol::model::{
 //!     CallToolParams, CallToolResponse, ContentBlock, JsonRpcRequest, Message,
 //! };
 //!

@@ -10,7 +10,7 @@
 //! skipped; a trailing `\r` is dropped.
 //!
 //! ```
-//! use mcp_protocol::lines::{Line, LineFramer};
+//! use mcpfn_protocol::lines::{Line, LineFramer};
 //!
 //! let mut framer = LineFramer::new(16);
 //! let mut input: &[u8] = b"{\"id\":1}\r\n\n{\"id\":2,\"pad\":\"......\"}\nlast";

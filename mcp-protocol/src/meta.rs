@@ -65,7 +65,7 @@ pub const TOOL_SCOPES: &str = "rs.mcp-runtime/scopes";
 /// fills it with owned values.
 ///
 /// ```
-/// use mcp_protocol::meta::Envelope;
+/// use mcpfn_protocol::meta::Envelope;
 /// let envelope = Envelope::new("2026-07-28", "{}", r#"{"name":"c","version":"1"}"#).unwrap();
 /// let json = serde_json::to_string(&envelope).unwrap();
 /// assert!(json.contains(r#""io.modelcontextprotocol/protocolVersion":"2026-07-28""#));

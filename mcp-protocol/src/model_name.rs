@@ -25,7 +25,7 @@
 //! A name that already matches the pattern is returned as it is.
 //!
 //! ```
-//! use mcp_protocol::model_name::{is_model_safe, model_name};
+//! use mcpfn_protocol::model_name::{is_model_safe, model_name};
 //!
 //! assert_eq!(model_name("files", "files.read", false), "files_read");
 //! assert_eq!(model_name("github", "search", true), "github__search");

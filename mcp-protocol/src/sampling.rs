@@ -1,7 +1,7 @@
 //! `sampling/createMessage`: the message types a tool builds and reads, the
 //! `params` the server sends and the `CreateMessageResult` the client
 //! answers with (the same shapes in a legacy request and in a 2026-07-28
-//! input request). The builder is `mcp_runtime::SampleRequest`.
+//! input request). The builder is `mcpfn_runtime::SampleRequest`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

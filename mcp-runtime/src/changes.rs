@@ -98,7 +98,7 @@ impl Relayed {
 /// them.
 ///
 /// ```
-/// use mcp_runtime::Server;
+/// use mcpfn_runtime::Server;
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {

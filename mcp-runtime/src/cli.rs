@@ -4,7 +4,7 @@
 //! rest of the library never reads arguments, prints or exits.
 //!
 //! ```no_run
-//! use mcp_runtime::{Server, tool, tools};
+//! use mcpfn_runtime::{Server, tool, tools};
 //!
 //! /// Say hello.
 //! #[tool]
@@ -15,7 +15,7 @@
 //! #[tokio::main(flavor = "current_thread")]
 //! async fn main() -> std::io::Result<()> {
 //!     let server = Server::new("hello", env!("CARGO_PKG_VERSION")).tools(tools![hello]);
-//!     mcp_runtime::cli::run(server).await
+//!     mcpfn_runtime::cli::run(server).await
 //! }
 //! ```
 

@@ -1,6 +1,6 @@
 //! The conversion of plain return values into content blocks. (The blocks,
 //! their builders and how each revision reads them are in
-//! [`mcp_protocol::content`].)
+//! [`mcpfn_protocol::content`].)
 
 pub use crate::protocol::content::{Audience, Content};
 

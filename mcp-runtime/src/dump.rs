@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::protocol::ProtocolVersion;
 use crate::tool::Tool;
-use mcp_protocol::model_name::model_name;
+use mcpfn_protocol::model_name::model_name;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -99,7 +99,7 @@ pub struct DumpEntry {
     /// The tool's name in the dump: its MCP name in the `mcp` formats; in
     /// the model API formats the name those APIs accept
     /// (`^[a-zA-Z0-9_-]{1,64}$`), mapped by
-    /// [`mcp_protocol::model_name::model_name`] when the MCP name is not
+    /// [`mcpfn_protocol::model_name::model_name`] when the MCP name is not
     /// one (`files.read` → `files_read`).
     pub name: String,
     /// The tool's MCP name, what `tools/call` takes; the same as `name`
@@ -127,7 +127,7 @@ impl ToolDump {
     /// `format` (see [`DumpFormat::OpenAiStrict`]).
     ///
     /// In the model API formats each name is mapped as a host maps it
-    /// ([`mcp_protocol::model_name::model_name`], unprefixed: one server,
+    /// ([`mcpfn_protocol::model_name::model_name`], unprefixed: one server,
     /// hashing with `server`, its name): a changed name is a warning, and
     /// two tools that would get one name fail the dump with
     /// [`Error::ModelNameCollision`].
@@ -287,14 +287,14 @@ fn entry(format: DumpFormat, name: &str, tool: &Tool) -> Result<Value, Vec<Strin
         DumpFormat::Anthropic => json!({
             "name": name,
             "description": description,
-            "input_schema": mcp_protocol::model_schema::for_model_api(tool.input_schema()),
+            "input_schema": mcpfn_protocol::model_schema::for_model_api(tool.input_schema()),
         }),
         DumpFormat::OpenAi => json!({
             "type": "function",
             "function": {
                 "name": name,
                 "description": description,
-                "parameters": mcp_protocol::model_schema::for_model_api(tool.input_schema()),
+                "parameters": mcpfn_protocol::model_schema::for_model_api(tool.input_schema()),
             }
         }),
         DumpFormat::OpenAiStrict => json!({
@@ -302,7 +302,7 @@ fn entry(format: DumpFormat, name: &str, tool: &Tool) -> Result<Value, Vec<Strin
             "function": {
                 "name": name,
                 "description": description,
-                "parameters": mcp_protocol::model_schema::openai_strict(tool.input_schema())?,
+                "parameters": mcpfn_protocol::model_schema::openai_strict(tool.input_schema())?,
                 "strict": true,
             }
         }),

@@ -38,7 +38,7 @@ pub enum Error {
     },
     /// Two tools would get one name in a model API dump (`a.b` and `a_b`
     /// are both `a_b` there: see
-    /// [`mcp_protocol::model_name::model_name`]).
+    /// [`mcpfn_protocol::model_name::model_name`]).
     ModelNameCollision {
         /// The format, as [`DumpFormat`](crate::DumpFormat) displays it.
         format: String,
@@ -193,7 +193,7 @@ impl From<Error> for io::Error {
     }
 }
 
-/// A skills folder that cannot be served (`mcp_runtime::skills`, feature
+/// A skills folder that cannot be served (`mcpfn_runtime::skills`, feature
 /// `skills`): the file or directory at fault and why.
 #[cfg(feature = "skills")]
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -60,11 +60,11 @@ async fn back_off(attempt: u32) {
 /// operation returns an error starting "state store unavailable".
 ///
 /// ```
-/// use mcp_runtime::{Context, Handles};
+/// use mcpfn_runtime::{Context, Handles};
 /// use std::time::Duration;
 ///
 /// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), mcp_runtime::ToolError> {
+/// # async fn main() -> Result<(), mcpfn_runtime::ToolError> {
 /// let baskets: Handles<Vec<String>> = Handles::new("basket", "create_basket", Duration::from_secs(3600));
 /// let ctx = Context::for_test();
 /// let id = baskets.create(&ctx, Vec::new()).await?;
@@ -134,7 +134,7 @@ impl<T: Serialize + DeserializeOwned> Handles<T> {
     /// principal (e.g. a user known from the tool's own login, over stdio).
     ///
     /// ```
-    /// use mcp_runtime::{Context, Handles};
+    /// use mcpfn_runtime::{Context, Handles};
     /// use std::time::Duration;
     ///
     /// # #[tokio::main(flavor = "current_thread")]

@@ -7,12 +7,12 @@
 //! serve them:
 //!
 //! ```no_run
-//! use mcp_runtime::{Server, ToolError, tool, tools};
-//! use mcp_runtime::{Deserialize, JsonSchema, Serialize};
+//! use mcpfn_runtime::{Server, ToolError, tool, tools};
+//! use mcpfn_runtime::{Deserialize, JsonSchema, Serialize};
 //!
 //! #[derive(Serialize, JsonSchema)]
-//! #[serde(crate = "mcp_runtime::serde")]
-//! #[schemars(crate = "mcp_runtime::schemars")]
+//! #[serde(crate = "mcpfn_runtime::serde")]
+//! #[schemars(crate = "mcpfn_runtime::schemars")]
 //! struct Sum {
 //!     sum: f64,
 //! }
@@ -40,7 +40,7 @@
 //! #[tokio::main(flavor = "current_thread")]
 //! async fn main() -> std::io::Result<()> {
 //!     let server = Server::new("calc", env!("CARGO_PKG_VERSION")).tools(tools![add, divide]);
-//!     mcp_runtime::cli::run(server).await
+//!     mcpfn_runtime::cli::run(server).await
 //! }
 //! ```
 //!
@@ -72,9 +72,9 @@
 //! | set limits, timeouts and the state store | the builder methods of [`Server`] |
 //! | print the tools for the Anthropic or OpenAI API, or check a byte budget | [`Server::dump`], [`DumpFormat`], [`ToolDump`] |
 //! | call the tools from the same process (an agent loop, a host) | [`Server::local`], [`LocalClient`] |
-//! | test a tool | call the fn; [`State::new`], [`Context::for_test`], [`Context::test_builder`]; `mcp_runtime::testing` (feature `testing`) for a test client and the snapshot gate |
+//! | test a tool | call the fn; [`State::new`], [`Context::for_test`], [`Context::test_builder`]; `mcpfn_runtime::testing` (feature `testing`) for a test client and the snapshot gate |
 //! | serve over HTTP, behind your own router | `Server::serve_http`, `Server::http_service` (feature `http`) |
-//! | check OAuth bearer tokens | `mcp_runtime::auth` (feature `jwt`, or `http` with your own verifier) |
+//! | check OAuth bearer tokens | `mcpfn_runtime::auth` (feature `jwt`, or `http` with your own verifier) |
 //!
 //! # Features
 //!
@@ -82,8 +82,8 @@
 //!
 //! | feature | adds |
 //! | --- | --- |
-//! | `testing` | `mcp_runtime::testing`: the test client of tools (over the in-process door), the wire test client, the in-memory transport and the tool-surface snapshot gate; for `[dev-dependencies]` |
-//! | `http` | Streamable HTTP: `Server::serve_http`, `Server::http_service`, `--http ADDR` in [`cli::run`], `mcp_runtime::auth` with a verifier of your own |
+//! | `testing` | `mcpfn_runtime::testing`: the test client of tools (over the in-process door), the wire test client, the in-memory transport and the tool-surface snapshot gate; for `[dev-dependencies]` |
+//! | `http` | Streamable HTTP: `Server::serve_http`, `Server::http_service`, `--http ADDR` in [`cli::run`], `mcpfn_runtime::auth` with a verifier of your own |
 //! | `jwt` | `http` plus `auth::JwtVerifier` and `auth::Jwks`: JWT bearer tokens (RS256, ES256) checked against a JWKS |
 //! | `redis` | `store::RedisStore`: the state replicas share (spent request states, handles, tasks) |
 //! | `opentelemetry` | each call's span parented to the caller's W3C trace context |
@@ -134,7 +134,7 @@ mod util;
 
 // The wire model lives in its own crate (no I/O, shared with clients); the
 // alias keeps `crate::protocol::...` paths as they were.
-use mcp_protocol as protocol;
+use mcpfn_protocol as protocol;
 
 pub use changes::Notifier;
 pub use content::{Audience, Content, IntoContent};
@@ -148,7 +148,7 @@ pub use error::Error;
 pub use handles::Handles;
 pub use level::{Level, UnknownLevel};
 pub use local::{CallOptions, LocalClient};
-pub use mcp_macros::{prompt, resource, tool};
+pub use mcpfn_macros::{prompt, resource, tool};
 pub use outcome::{Structured, ToolError, ToolOutcome};
 pub use principal::Principal;
 pub use prompt::{CompletionContext, Prompt, PromptBuilder, PromptResult};
@@ -242,7 +242,7 @@ struct SkillsGuide;
 /// (`use weather::*;`, which a `pub use` re-export may do as well).
 ///
 /// ```
-/// use mcp_runtime::{tool, tools};
+/// use mcpfn_runtime::{tool, tools};
 ///
 /// /// Say hello.
 /// #[tool]
@@ -272,7 +272,7 @@ macro_rules! tools {
 /// its module.
 ///
 /// ```
-/// use mcp_runtime::{resource, resources};
+/// use mcpfn_runtime::{resource, resources};
 ///
 /// /// The greeting.
 /// #[resource("test://greeting", mime_type = "text/plain")]
@@ -297,7 +297,7 @@ macro_rules! resources {
 /// compile with one error naming both.
 ///
 /// ```
-/// use mcp_runtime::{prompt, prompts};
+/// use mcpfn_runtime::{prompt, prompts};
 ///
 /// /// Ask for a code review.
 /// #[prompt]

@@ -90,7 +90,7 @@ fn filter_from_env(
                         Some(format!(
                             "{name}={value:?} is not a valid log filter ({err}); logging at the \
                              default level, {DEFAULT_FILTER}. The syntax is RUST_LOG's \
-                             directives, e.g. {name}=debug or {name}=mcp_runtime=debug,warn"
+                             directives, e.g. {name}=debug or {name}=mcpfn_runtime=debug,warn"
                         )),
                     ),
                 };
@@ -117,7 +117,7 @@ fn default_filter() -> Targets {
 }
 
 /// `level` or `target=level` directives, comma-separated. Targets are Rust
-/// paths (`mcp_runtime::call`); anything else, such as the span and field
+/// paths (`mcpfn_runtime::call`); anything else, such as the span and field
 /// selectors `[span{field=value}]` of `EnvFilter`, is refused by name.
 fn parse_filter(value: &str) -> Result<Targets, String> {
     for directive in value.split(',') {
@@ -400,21 +400,25 @@ mod tests {
             "debug"
         );
         assert_eq!(
-            filter(&[("MCP_LOG", "mcp_runtime=debug,warn")]).0,
-            "mcp_runtime=debug,warn"
+            filter(&[("MCP_LOG", "mcpfn_runtime=debug,warn")]).0,
+            "mcpfn_runtime=debug,warn"
         );
     }
 
     #[test]
     fn span_and_field_filters_are_refused_by_name() {
-        for value in ["mcp_runtime[call]=debug", "[{tool=add}]=debug", "a{b}=info"] {
+        for value in [
+            "mcpfn_runtime[call]=debug",
+            "[{tool=add}]=debug",
+            "a{b}=info",
+        ] {
             let (filter, problem) = filter(&[("RUST_LOG", value)]);
             assert_eq!(filter, "warn", "{value}");
             let problem = problem.expect("a warning");
             assert!(problem.contains("no span or field filters"), "{problem}");
             assert!(problem.contains(value), "{problem}");
         }
-        assert_eq!(filter(&[("RUST_LOG", "mcp_runtime::call=debug")]).1, None);
+        assert_eq!(filter(&[("RUST_LOG", "mcpfn_runtime::call=debug")]).1, None);
     }
 
     #[test]

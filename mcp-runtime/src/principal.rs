@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 /// claims. Read it in a tool with [`Context::principal`](crate::Context::principal).
 ///
 /// ```
-/// use mcp_runtime::Principal;
+/// use mcpfn_runtime::Principal;
 ///
 /// let alice = Principal::new("alice", ["files:read"], Default::default());
 /// assert_eq!(alice.subject(), "alice");

@@ -1,5 +1,5 @@
 //! What `#[tool]`'s expansion names, and only that: the one channel between
-//! the macro's generated code and this crate (`::mcp_runtime::__private::…`);
+//! the macro's generated code and this crate (`::mcpfn_runtime::__private::…`);
 //! besides, the hidden halves of the public `Asks` trait's methods.
 //! Not a public API: it changes with the macro, which is pinned to this
 //! version.
@@ -11,7 +11,7 @@ pub use crate::protocol::model::{ToolUi, Visibility};
 pub use crate::schema::input_schema;
 pub use crate::tool::{Icon, TaskSupport, ToolBuilder, ToolCall};
 pub use crate::util::BoxFuture;
-pub use mcp_macros::{resources, tools};
+pub use mcpfn_macros::{resources, tools};
 // `#[resource]`'s glue.
 pub use crate::resource::ResourceBuilder;
 pub use crate::resource::glue::{
@@ -363,7 +363,7 @@ pub const fn is_tool<T: ToolInfo<L>, L, P: FnOnce() -> T + Copy>(_probe: P) -> b
 
 pub use crate::prompt::{CompletionContext, PromptBuilder, PromptResult};
 pub use crate::protocol::model::PromptMessage;
-pub use mcp_macros::prompts;
+pub use mcpfn_macros::prompts;
 
 /// The call's context, for a `Context` parameter of a `#[prompt]` fn.
 pub fn prompt_context(call: &ToolCall) -> &crate::Context {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 /// stops the server at startup, not at call time.
 ///
 /// ```
-/// use mcp_runtime::{Server, State, tool, tools};
+/// use mcpfn_runtime::{Server, State, tool, tools};
 /// use std::sync::atomic::{AtomicU64, Ordering};
 ///
 /// struct Counter {
@@ -42,7 +42,7 @@ impl<T> State<T> {
     /// calling a tool fn that takes a `State<T>` directly, in a unit test.
     ///
     /// ```
-    /// use mcp_runtime::{State, tool};
+    /// use mcpfn_runtime::{State, tool};
     /// use std::sync::atomic::{AtomicU64, Ordering};
     ///
     /// struct Counter {

@@ -24,7 +24,7 @@ impl Context {
     /// them, to register state or to cancel the call.
     ///
     /// ```
-    /// use mcp_runtime::{Context, ToolError, tool};
+    /// use mcpfn_runtime::{Context, ToolError, tool};
     ///
     /// /// Count to n, reporting progress.
     /// #[tool]
@@ -49,7 +49,7 @@ impl Context {
     /// notifications the tool sends and can cancel the call.
     ///
     /// ```
-    /// use mcp_runtime::{Context, Level, ToolError, tool};
+    /// use mcpfn_runtime::{Context, Level, ToolError, tool};
     ///
     /// struct Greeting {
     ///     word: &'static str,

@@ -5,8 +5,8 @@
 //! whether it renders apps.
 
 use crate::common::{self, Peer, example_binary};
-use mcp_runtime::testing::memory;
-use mcp_runtime::{Server, ToolBuilder, ToolOutcome, ToolUi, Visibility};
+use mcpfn_runtime::testing::memory;
+use mcpfn_runtime::{Server, ToolBuilder, ToolOutcome, ToolUi, Visibility};
 use serde_json::{Value, json};
 use std::process::Command;
 use std::time::Duration;
@@ -139,7 +139,7 @@ fn model_api_dumps_leave_out_the_app_only_tool() {
 }
 
 /// A tool that says whether the client renders apps, with the app it names.
-fn renders_apps_tool() -> mcp_runtime::Tool {
+fn renders_apps_tool() -> mcpfn_runtime::Tool {
     ToolBuilder::new("renders", |call| {
         let renders = call.context().client_renders_apps();
         Box::pin(async move { ToolOutcome::text(renders.to_string()) })
@@ -148,7 +148,7 @@ fn renders_apps_tool() -> mcp_runtime::Tool {
     .build()
 }
 
-async fn recv(client: &mut mcp_runtime::testing::MemoryTransport) -> Value {
+async fn recv(client: &mut mcpfn_runtime::testing::MemoryTransport) -> Value {
     let line = tokio::time::timeout(Duration::from_secs(10), client.recv())
         .await
         .expect("a line within 10 s")

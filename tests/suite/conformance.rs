@@ -13,7 +13,7 @@
 //!   0.2.0-alpha.12), against `conformance --http 127.0.0.1:PORT`. It is
 //!   installed on first use with `npm ci` in `tests/conformance` (Node.js and
 //!   npm on `PATH`; the suite needs Node.js 22, which the `node` package
-//!   pinned there provides). Until `mcp_runtime::cli::run` understands
+//!   pinned there provides). Until `mcpfn_runtime::cli::run` understands
 //!   `--http`, the example cannot listen, and that test says so and skips.
 
 use crate::common;

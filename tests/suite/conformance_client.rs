@@ -85,7 +85,7 @@ const SCENARIOS_2026: &[&str] = &[
 ];
 
 /// The `auth/*` client scenarios of the dated revisions, run through the
-/// example's `mcp_client::auth::OAuthClient`: suite 0.1.16's, and suite
+/// example's `mcpfn_client::auth::OAuthClient`: suite 0.1.16's, and suite
 /// 0.2.0-alpha.12's at 2025-11-25 and at 2026-07-28. Not the extensions'
 /// (`client-credentials-*`, `cross-app-access-complete-flow`,
 /// `enterprise-managed-authorization`, `dpop*`, `wif-jwt-bearer`).

@@ -1,10 +1,10 @@
 //! Context, long-running tools, elicitation and list changes, in process:
 //! hand-built tools (`ToolBuilder`) served through the same main loop as
-//! stdio, driven by `mcp_runtime::testing::wire::Client` and by raw JSON lines.
+//! stdio, driven by `mcpfn_runtime::testing::wire::Client` and by raw JSON lines.
 
-use mcp_runtime::testing::wire::Client;
-use mcp_runtime::testing::{MemoryTransport, memory};
-use mcp_runtime::{
+use mcpfn_runtime::testing::wire::Client;
+use mcpfn_runtime::testing::{MemoryTransport, memory};
+use mcpfn_runtime::{
     Content, ElicitRequest, Level, ProtocolVersion, Server, State, Structured, Tool, ToolBuilder,
     ToolCall, ToolOutcome,
 };
@@ -792,7 +792,7 @@ struct Loudness {
 }
 
 /// Beep, and say how loud; the sound and a link to it come beside the figure.
-#[mcp_runtime::tool]
+#[mcpfn_runtime::tool]
 async fn beep(db: f64) -> anyhow::Result<Structured<Loudness>> {
     anyhow::ensure!(db >= 0.0, "db must not be negative");
     Ok(Structured::new(Loudness { db })
@@ -822,7 +822,7 @@ async fn blocks_beside_structured_output_degrade_per_version() {
         ),
     ];
     for (version, expected) in cases {
-        let mut client = Client::builder(Server::new("b", "1").tools(mcp_runtime::tools![beep]))
+        let mut client = Client::builder(Server::new("b", "1").tools(mcpfn_runtime::tools![beep]))
             .protocol_version(version)
             .connect()
             .await
@@ -873,8 +873,8 @@ async fn an_elicitation_after_input_ended_fails_at_once() {
 /// the same answers as over the wire, with typed results.
 mod door_client {
     use super::{LEGACY, asker, counter, tool};
-    use mcp_runtime::testing::{Client, wire};
-    use mcp_runtime::{Level, Server, ToolOutcome};
+    use mcpfn_runtime::testing::{Client, wire};
+    use mcpfn_runtime::{Level, Server, ToolOutcome};
     use serde_json::json;
     use std::sync::Arc;
     use std::time::Duration;
@@ -914,7 +914,7 @@ mod door_client {
 
     #[tokio::test]
     async fn elicitation_answers_as_over_the_wire_and_a_bad_answer_is_the_tools_error() {
-        for version in [LEGACY, mcp_runtime::ProtocolVersion::LATEST] {
+        for version in [LEGACY, mcpfn_runtime::ProtocolVersion::LATEST] {
             let door = Client::builder(Server::new("e", "1").tool(asker()))
                 .protocol_version(version)
                 .on_elicitation(|params| {

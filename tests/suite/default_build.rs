@@ -145,7 +145,7 @@ fn user_crate(name: &str, source: &str, subcommand: &str) -> std::process::Outpu
     std::fs::create_dir_all(krate.join("src")).expect("crate dir");
     let manifest = format!(
         "[package]\nname = {name:?}\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
-         [dependencies]\nmcp-runtime = {{ path = {:?} }}\n\
+         [dependencies]\nmcpfn-runtime = {{ path = {:?} }}\n\
          tokio = {{ version = \"1\", features = [\"rt\", \"macros\"] }}\n\n[workspace]\n\n\
          [profile.dev.package.\"*\"]\ndebug = false\n",
         root.join("mcp-runtime")
@@ -167,7 +167,7 @@ fn user_crate(name: &str, source: &str, subcommand: &str) -> std::process::Outpu
 /// `task = "optional"` tool beside it compiles: a plain tool).
 #[test]
 fn a_required_task_tool_without_the_tasks_feature_is_one_compile_error() {
-    let source = r#"use mcp_runtime::tool;
+    let source = r#"use mcpfn_runtime::tool;
 
 /// Runs long.
 #[tool(task = "required")]
@@ -204,7 +204,7 @@ fn main() {}
 /// server refuses to start, with the error that names the feature.
 #[test]
 fn a_hand_built_required_task_tool_without_the_tasks_feature_stops_the_server() {
-    let source = r#"use mcp_runtime::{Server, TaskSupport, ToolBuilder, ToolOutcome};
+    let source = r#"use mcpfn_runtime::{Server, TaskSupport, ToolBuilder, ToolOutcome};
 
 fn main() {
     let job = ToolBuilder::new("long_job", |_call| Box::pin(async { ToolOutcome::text("done") }))

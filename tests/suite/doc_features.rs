@@ -51,7 +51,7 @@ fn doc_examples_compile_with_those_features() {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(cargo)
         .current_dir(workspace_root())
-        .args(["test", "-p", "mcp-runtime", "--doc"])
+        .args(["test", "-p", "mcpfn-runtime", "--doc"])
         .output()
         .expect("cargo runs");
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::{assert_valid, example_binary};
-use mcp_runtime::assert_tools_snapshot;
+use mcpfn_runtime::assert_tools_snapshot;
 use serde_json::Value;
 use std::process::{Command, Output};
 
@@ -106,7 +106,7 @@ fn an_unknown_format_is_refused() {
 
 #[test]
 fn a_build_script_writes_the_catalog_at_build_time() {
-    use mcp_runtime::{DumpFormat, ProtocolVersion, Server};
+    use mcpfn_runtime::{DumpFormat, ProtocolVersion, Server};
     let built: Value = serde_json::from_str(catalog_server::TOOLS_JSON).unwrap();
     let server = Server::new("catalog", "0.1.0").tools(catalog_tools::all());
     let now = server

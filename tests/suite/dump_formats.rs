@@ -8,8 +8,8 @@
 use crate::common;
 
 use common::example_binary;
-use mcp_runtime::testing::wire::Client;
-use mcp_runtime::{
+use mcpfn_runtime::testing::wire::Client;
+use mcpfn_runtime::{
     Deserialize, DumpFormat, Error, JsonSchema, Serialize, Server, State, Tool, tool, tools,
 };
 use serde_json::{Map, Value, json};
@@ -43,8 +43,8 @@ const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 
 /// Identifiers, nested inside an argument.
 #[derive(Deserialize, Serialize, JsonSchema)]
-#[serde(crate = "mcp_runtime::serde")]
-#[schemars(crate = "mcp_runtime::schemars")]
+#[serde(crate = "mcpfn_runtime::serde")]
+#[schemars(crate = "mcpfn_runtime::schemars")]
 struct Ids {
     /// A UUID
     #[schemars(extend("format" = "uuid"))]
@@ -57,8 +57,8 @@ struct Ids {
 
 /// Measurements, as returned.
 #[derive(Serialize, JsonSchema)]
-#[serde(crate = "mcp_runtime::serde")]
-#[schemars(crate = "mcp_runtime::schemars")]
+#[serde(crate = "mcpfn_runtime::serde")]
+#[schemars(crate = "mcpfn_runtime::schemars")]
 struct Measured {
     /// Single precision
     ratio: f32,
@@ -266,8 +266,8 @@ fn schema_keys(schema: &Value, keys: &mut Vec<String>) {
 
 /// Properties and a header argument with an extension key.
 #[derive(Deserialize, JsonSchema)]
-#[serde(crate = "mcp_runtime::serde")]
-#[schemars(crate = "mcp_runtime::schemars")]
+#[serde(crate = "mcpfn_runtime::serde")]
+#[schemars(crate = "mcpfn_runtime::schemars")]
 struct Tagged {
     /// A value with a vendor extension
     #[schemars(extend("x-vendor" = true))]
@@ -289,7 +289,9 @@ async fn regional(
 #[test]
 fn model_api_dumps_carry_no_non_standard_keys() {
     let server = Server::new("s", "1").tools(tools![regional]);
-    let mcp = server.dump(DumpFormat::Mcp(mcp_runtime::ProtocolVersion::LATEST_LEGACY));
+    let mcp = server.dump(DumpFormat::Mcp(
+        mcpfn_runtime::ProtocolVersion::LATEST_LEGACY,
+    ));
     let mcp = mcp.unwrap().to_json();
     assert_eq!(
         mcp["tools"][0]["inputSchema"]["properties"]["region"]["x-mcp-header"], "Region",
@@ -486,8 +488,8 @@ fn the_openai_strict_dump_of_everything_meets_every_strict_rule() {
 
 /// Settings with defaults, nested in an argument.
 #[derive(Deserialize, JsonSchema)]
-#[serde(crate = "mcp_runtime::serde")]
-#[schemars(crate = "mcp_runtime::schemars")]
+#[serde(crate = "mcpfn_runtime::serde")]
+#[schemars(crate = "mcpfn_runtime::schemars")]
 struct Settings {
     /// Retries; 3 when absent
     #[serde(default = "three")]
@@ -529,7 +531,7 @@ async fn nulls_that_strict_clients_send_for_absent_properties_are_taken_as_absen
     // The in-process door decodes its arguments with the second decoder:
     // it takes the nulls as absent too.
     let server = Server::new("s", "1").tools(tools![configure]);
-    let door = mcp_runtime::testing::Client::builder(server)
+    let door = mcpfn_runtime::testing::Client::builder(server)
         .connect()
         .await
         .unwrap();
@@ -689,7 +691,7 @@ async fn files_underscore_read(
 
 #[tokio::test]
 async fn model_api_dumps_map_dotted_and_long_names_as_a_host_does() {
-    use mcp_protocol::model_name::{is_model_safe, model_name};
+    use mcpfn_protocol::model_name::{is_model_safe, model_name};
     let server = Server::new("weather", "1").tools(tools![files_dot_read, long_forecast]);
     // The values are fixed: a change here renames users' tools.
     let long_mapped = "get_the_current_weather_forecast_for_a_city_and_country_f57f0a21";
@@ -727,7 +729,9 @@ async fn model_api_dumps_map_dotted_and_long_names_as_a_host_does() {
     }
     // The MCP dump and the served names are unchanged.
     let mcp = server
-        .dump(DumpFormat::Mcp(mcp_runtime::ProtocolVersion::LATEST_LEGACY))
+        .dump(DumpFormat::Mcp(
+            mcpfn_runtime::ProtocolVersion::LATEST_LEGACY,
+        ))
         .unwrap();
     assert!(mcp.warnings().is_empty(), "{:#?}", mcp.warnings());
     let json = mcp.to_json();
@@ -772,13 +776,15 @@ fn two_tools_mapped_to_one_model_name_fail_the_model_api_dumps() {
         );
     }
     // Over MCP they are two names.
-    let mcp = server.dump(DumpFormat::Mcp(mcp_runtime::ProtocolVersion::LATEST_LEGACY));
+    let mcp = server.dump(DumpFormat::Mcp(
+        mcpfn_runtime::ProtocolVersion::LATEST_LEGACY,
+    ));
     assert_eq!(mcp.unwrap().entries().len(), 2);
 }
 
 #[test]
 fn the_tool_docs_example_of_a_mapped_name_is_what_the_function_gives() {
-    use mcp_protocol::model_name::model_name;
+    use mcpfn_protocol::model_name::model_name;
     let docs = include_str!("../../mcp-macros/tool-options.md");
     for tool in ["files.read", LONG_NAME] {
         assert!(

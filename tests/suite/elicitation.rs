@@ -323,7 +323,7 @@ fn an_unanswered_legacy_elicitation_times_out_and_frees_its_slot() {
 
 mod replayable {
     use super::{accept, envelope};
-    use mcp_runtime::{Context, ElicitRequest, Server, ToolError, tool, tools};
+    use mcpfn_runtime::{Context, ElicitRequest, Server, ToolError, tool, tools};
     use serde_json::{Value, json};
 
     /// Looks up a word, asking which language; asking again is harmless.
@@ -360,7 +360,7 @@ mod replayable {
 
     #[tokio::test]
     async fn a_replayable_tool_accepts_its_state_again() {
-        let (mut client, server_end) = mcp_runtime::testing::memory();
+        let (mut client, server_end) = mcpfn_runtime::testing::memory();
         let (read, write) = tokio::io::split(server_end);
         let server = Server::new("r", "1").tools(tools![lookup, lookup_once]);
         let server = tokio::spawn(server.serve(read, write));
@@ -391,7 +391,7 @@ mod replayable {
 
     #[tokio::test]
     async fn a_full_store_refuses_new_rounds_never_answers_to_issued_ones() {
-        let (mut client, server_end) = mcp_runtime::testing::memory();
+        let (mut client, server_end) = mcpfn_runtime::testing::memory();
         let (read, write) = tokio::io::split(server_end);
         let server = Server::new("r", "1")
             .tools(tools![lookup_once])

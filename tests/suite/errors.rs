@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::{Peer, call};
-use mcp_runtime::{Context, Level, State, ToolError, tool};
+use mcpfn_runtime::{Context, Level, State, ToolError, tool};
 use serde_json::json;
 use std::error::Error;
 use std::fmt;
@@ -137,8 +137,8 @@ async fn save() -> Result<String, ToolError> {
 
 #[tokio::test]
 async fn a_tool_error_reaches_the_model_with_its_whole_chain() {
-    let server = mcp_runtime::Server::new("s", "1").tools(mcp_runtime::tools![save]);
-    let mut client = mcp_runtime::testing::wire::Client::builder(server)
+    let server = mcpfn_runtime::Server::new("s", "1").tools(mcpfn_runtime::tools![save]);
+    let mut client = mcpfn_runtime::testing::wire::Client::builder(server)
         .connect()
         .await
         .unwrap();
@@ -170,9 +170,9 @@ async fn load_raw() -> Result<String, anyhow::Error> {
 
 #[tokio::test]
 async fn an_error_type_returned_directly_follows_the_same_rule() {
-    let server =
-        mcp_runtime::Server::new("s", "1").tools(mcp_runtime::tools![save_raw, open_raw, load_raw]);
-    let mut client = mcp_runtime::testing::wire::Client::builder(server)
+    let server = mcpfn_runtime::Server::new("s", "1")
+        .tools(mcpfn_runtime::tools![save_raw, open_raw, load_raw]);
+    let mut client = mcpfn_runtime::testing::wire::Client::builder(server)
         .connect()
         .await
         .unwrap();

@@ -551,7 +551,7 @@ fn no_key_line(server: &Server) -> String {
 #[test]
 fn without_a_seal_key_one_line_says_replicas_will_not_share_state() {
     // A single process (no replica tag): one line at info, no warning.
-    // (The test server logs `mcp_runtime=debug`, so info lines show.)
+    // (The test server logs `mcpfn_runtime=debug`, so info lines show.)
     let server = Server::start(&[]);
     let line = no_key_line(&server);
     assert!(line.contains(" INFO "), "{line}");

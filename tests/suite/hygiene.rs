@@ -5,10 +5,10 @@
 
 #![deny(warnings)]
 
-use mcp_runtime::Server;
+use mcpfn_runtime::Server;
 
 mod shadowed {
-    use ::mcp_runtime::{ToolError, tool};
+    use ::mcpfn_runtime::{ToolError, tool};
 
     // The prelude's types, variants and macros, shadowed.
     #[allow(dead_code)]
@@ -66,7 +66,7 @@ mod shadowed {
     #[allow(dead_code)]
     mod serde_json {}
     #[allow(dead_code)]
-    mod mcp_runtime {}
+    mod mcpfn_runtime {}
     #[allow(dead_code)]
     mod core {}
     #[allow(dead_code)]
@@ -141,8 +141,8 @@ mod shadowed {
     }
 
     /// `tools!` under the same shadows.
-    pub(crate) fn all() -> ::std::vec::Vec<::mcp_runtime::Tool> {
-        ::mcp_runtime::tools![
+    pub(crate) fn all() -> ::std::vec::Vec<::mcpfn_runtime::Tool> {
+        ::mcpfn_runtime::tools![
             classify,
             glue,
             tool,
@@ -156,7 +156,7 @@ mod shadowed {
     pub(crate) mod nested {
         pub(crate) mod deeper {
             /// A tool two modules down, registered by its path.
-            #[::mcp_runtime::tool]
+            #[::mcpfn_runtime::tool]
             pub(crate) fn depth(level: u8) -> u8 {
                 level + 2
             }
@@ -166,7 +166,7 @@ mod shadowed {
 
 /// Sends `request`, returns the response to it.
 async fn roundtrip(
-    client: &mut mcp_runtime::testing::MemoryTransport,
+    client: &mut mcpfn_runtime::testing::MemoryTransport,
     request: serde_json::Value,
 ) -> serde_json::Value {
     client.send(&request.to_string()).await.unwrap();
@@ -176,7 +176,7 @@ async fn roundtrip(
 
 /// Calls the tool `name` and returns the `result` of the response.
 async fn call(
-    client: &mut mcp_runtime::testing::MemoryTransport,
+    client: &mut mcpfn_runtime::testing::MemoryTransport,
     id: u64,
     name: &str,
     arguments: serde_json::Value,
@@ -204,13 +204,13 @@ async fn awkward_tools_register_and_run() {
     // A tool defined inside a fn body: the marker struct and its impl are
     // items of the same block, so `tools![local]` finds them.
     /// Defined in a fn body.
-    #[mcp_runtime::tool]
+    #[mcpfn_runtime::tool]
     fn local(n: u8) -> u8 {
         n + 1
     }
 
     let mut tools = shadowed::all();
-    tools.extend(mcp_runtime::tools![local]);
+    tools.extend(mcpfn_runtime::tools![local]);
     let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
     assert_eq!(
         names,
@@ -232,7 +232,7 @@ async fn awkward_tools_register_and_run() {
     assert_eq!(shadowed::tool(), "tool");
     assert_eq!(local(1), 2);
 
-    let (mut client, server_end) = mcp_runtime::testing::memory();
+    let (mut client, server_end) = mcpfn_runtime::testing::memory();
     let (read, write) = tokio::io::split(server_end);
     let server = tokio::spawn(Server::new("hygiene", "0").tools(tools).serve(read, write));
     let init = roundtrip(

@@ -340,7 +340,7 @@ fn python_sdk_client_legacy_mode() {
 struct HttpServer {
     child: Child,
     url: String,
-    /// Everything the server has logged so far (at `mcp_runtime=debug`).
+    /// Everything the server has logged so far (at `mcpfn_runtime=debug`).
     log: Arc<Mutex<String>>,
 }
 
@@ -348,7 +348,7 @@ impl HttpServer {
     fn start() -> HttpServer {
         let mut child = Command::new(server())
             .args(["--http", "127.0.0.1:0"])
-            .env("MCP_LOG", "mcp_runtime=debug")
+            .env("MCP_LOG", "mcpfn_runtime=debug")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

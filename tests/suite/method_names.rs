@@ -15,7 +15,7 @@
 use super::module_graph::{
     Span, Target, code_only, members, spans, targets, test_items, workspace_root,
 };
-use mcp_protocol::model::method::{NOTIFICATION_METHODS, REQUEST_METHODS};
+use mcpfn_protocol::model::method::{NOTIFICATION_METHODS, REQUEST_METHODS};
 use std::path::Path;
 
 /// The table's own file, where the names are written.

@@ -1,4 +1,4 @@
-//! The client direction of `mcp_protocol::model` against the real server:
+//! The client direction of `mcpfn_protocol::model` against the real server:
 //! every request a client builds with it is valid against the official
 //! schema of its revision, goes to the `everything` example over stdio, and
 //! what comes back (results, server requests, notifications) parses into
@@ -7,8 +7,8 @@
 use crate::common;
 
 use common::{Peer, assert_valid};
-use mcp_protocol::meta::Envelope;
-use mcp_protocol::model::*;
+use mcpfn_protocol::meta::Envelope;
+use mcpfn_protocol::model::*;
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;

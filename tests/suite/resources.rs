@@ -8,8 +8,8 @@
 
 use crate::common::http::{MODERN, Server as HttpServer};
 use crate::common::{Peer, request};
-use mcp_runtime::testing::{MemoryTransport, memory};
-use mcp_runtime::{
+use mcpfn_runtime::testing::{MemoryTransport, memory};
+use mcpfn_runtime::{
     Context, ResourceBuilder, ResourceContents, ResourceError, Server, resource, resources,
 };
 use serde_json::{Value, json};

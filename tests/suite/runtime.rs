@@ -1,8 +1,8 @@
 //! The runtime through its in-memory transport: the same main loop as stdio,
 //! with servers configured per test (pagination, limits, registration errors).
 
-use mcp_runtime::testing::{MemoryTransport, memory};
-use mcp_runtime::{Server, Tool, ToolBuilder, ToolOutcome};
+use mcpfn_runtime::testing::{MemoryTransport, memory};
+use mcpfn_runtime::{Server, Tool, ToolBuilder, ToolOutcome};
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 

@@ -272,8 +272,8 @@ fn echo_model(params: &Value) -> Value {
 
 #[tokio::test]
 async fn the_test_client_answers_sampling_in_both_eras() {
-    use mcp_runtime::testing::wire::Client;
-    use mcp_runtime::{Context, ProtocolVersion, SampleRequest, Server, ToolError, tool, tools};
+    use mcpfn_runtime::testing::wire::Client;
+    use mcpfn_runtime::{Context, ProtocolVersion, SampleRequest, Server, ToolError, tool, tools};
 
     /// Asks the model to repeat a word.
     #[tool]

@@ -6,7 +6,7 @@
 //! deserializes (as absent) but the schema, which advertises the plain type,
 //! refuses it. Those cases are listed as `StricterSchema`.
 
-use mcp_runtime::schema::{for_deserialize, input_schema};
+use mcpfn_runtime::schema::{for_deserialize, input_schema};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;

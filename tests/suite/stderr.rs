@@ -236,7 +236,7 @@ fn a_debug_filter_logs_one_line_per_call() {
     for (line, tool, id, is_error) in [(calls[0], "add", 7, false), (calls[1], "fail", 8, true)] {
         assert!(starts_with_timestamp(line), "{line}");
         assert!(
-            line.contains(" DEBUG mcp_runtime::call: tool call "),
+            line.contains(" DEBUG mcpfn_runtime::call: tool call "),
             "{line}"
         );
         assert!(line.contains(&format!(" tool={tool} id={id} ")), "{line}");
@@ -285,7 +285,7 @@ fn log_lines_carry_timestamps_and_a_startup_line() {
     let startup = lines[0];
     assert!(
         startup.contains(
-            " INFO mcp_runtime::server: serving server=everything version=0.1.0 transport=\"stdio\""
+            " INFO mcpfn_runtime::server: serving server=everything version=0.1.0 transport=\"stdio\""
         ),
         "{startup}"
     );

@@ -10,7 +10,7 @@ use crate::common;
 use common::assert_valid;
 use common::http::{MODERN, Server, call, modern_to};
 use common::services::Redis;
-use mcp_runtime::store::{RedisStore, Store, StoreError};
+use mcpfn_runtime::store::{RedisStore, Store, StoreError};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -30,7 +30,7 @@ fn redis_store_operations_are_atomic_and_expire() {
     let redis = Redis::start();
     runtime().block_on(async {
         let store = RedisStore::open(&redis.url()).unwrap().prefix("t1:");
-        mcp_runtime::testing::check_store(&store).await;
+        mcpfn_runtime::testing::check_store(&store).await;
 
         // The prefix keeps servers sharing one Redis apart; clones share.
         let other = RedisStore::open(&redis.url()).unwrap().prefix("t2:");

@@ -451,9 +451,9 @@ pub(crate) mod http {
 /// server in this process over an in-memory byte stream (the stdio path).
 #[tokio::test]
 async fn a_background_task_tells_a_change_through_the_servers_notifier() {
-    let (mut client, server_end) = mcp_runtime::testing::memory();
+    let (mut client, server_end) = mcpfn_runtime::testing::memory();
     let (read, write) = tokio::io::split(server_end);
-    let server = mcp_runtime::Server::new("watcher", "1.0.0");
+    let server = mcpfn_runtime::Server::new("watcher", "1.0.0");
     let notifier = server.notifier();
     let served = tokio::spawn(server.serve(read, write));
     client

@@ -286,11 +286,11 @@ fn over_http_a_legacy_session_call_takes_the_header_context() {
 
 #[test]
 fn the_call_target_alone_turns_on_the_per_call_debug_line() {
-    // The line's target is `mcp_runtime::call`; filtering on it alone must
+    // The line's target is `mcpfn_runtime::call`; filtering on it alone must
     // be enough (the clock used to be read only under the module's target).
     let (responses, stderr) = run_stdio(
         "everything",
-        &[("MCP_LOG", "mcp_runtime::call=debug")],
+        &[("MCP_LOG", "mcpfn_runtime::call=debug")],
         &[traced_call(
             1,
             "add",
@@ -307,7 +307,7 @@ fn the_call_target_alone_turns_on_the_per_call_debug_line() {
         .find(|line| line.contains(" tool call "))
         .unwrap_or_else(|| panic!("no per-call line in {stderr:?}"));
     assert!(
-        line.contains(" DEBUG mcp_runtime::call: tool call tool=add id=1 "),
+        line.contains(" DEBUG mcpfn_runtime::call: tool call tool=add id=1 "),
         "{line}"
     );
     assert!(line.contains(r#" outcome="ok" is_error=false"#), "{line}");

@@ -11,8 +11,8 @@
 //! The peers in `bench/clients/` (TypeScript and Python SDK clients) follow
 //! the same pattern and print the same line; `clients` runs them all.
 
-use mcp_client::{CallOptions, ClientOptions, McpClient, Mode};
-use mcp_client::{Endpoint, ServerConfig};
+use mcpfn_client::{CallOptions, ClientOptions, McpClient, Mode};
+use mcpfn_client::{Endpoint, ServerConfig};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::sync::Arc;

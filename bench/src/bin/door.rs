@@ -1,5 +1,5 @@
 //! The in-process door's cost per call (`LocalClient::call`) and the host's
-//! in-process tool path (`mcp_host::catalog::Catalog::call` on a
+//! in-process tool path (`mcpfn_host::catalog::Catalog::call` on a
 //! `LocalSource`, what a host built on mcp-host runs for a model's call of
 //! one of its own `#[tool]` fns) over calling the fn directly, for `add`:
 //! 1,000,000 calls each on a current-thread runtime, the median of 7 runs
@@ -10,8 +10,8 @@
 //! `perf stat -e instructions` to count what a call costs however loaded
 //! the machine is.
 
-use mcp_host::catalog::{Catalog, CatalogOptions, LocalSource, ToolSource};
-use mcp_runtime::{LocalClient, Server, tool, tools};
+use mcpfn_host::catalog::{Catalog, CatalogOptions, LocalSource, ToolSource};
+use mcpfn_runtime::{LocalClient, Server, tool, tools};
 use serde_json::{Map, Value, json};
 use std::hint::black_box;
 use std::sync::Arc;

@@ -18,8 +18,8 @@
 //!
 //! `cargo run --release -p bench --bin fanout [-- SUBSCRIBERS]`
 
-use mcp_runtime::store::{MemoryStore, RedisStore};
-use mcp_runtime::{Notifier, Server};
+use mcpfn_runtime::store::{MemoryStore, RedisStore};
+use mcpfn_runtime::{Notifier, Server};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

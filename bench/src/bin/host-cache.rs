@@ -45,10 +45,10 @@ mod procfs;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response};
-use mcp_host::agent::Agent;
-use mcp_host::agent::history::{FullHistory, HistoryPolicy, LastTurns, MaxBytes};
-use mcp_host::provider::Anthropic;
-use mcp_runtime::{tool, tools};
+use mcpfn_host::agent::Agent;
+use mcpfn_host::agent::history::{FullHistory, HistoryPolicy, LastTurns, MaxBytes};
+use mcpfn_host::provider::Anthropic;
+use mcpfn_runtime::{tool, tools};
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -541,7 +541,7 @@ fn main() {
 struct Boxed(Box<dyn HistoryPolicy>);
 
 impl HistoryPolicy for Boxed {
-    fn after_turn(&self, history: &mut mcp_host::agent::history::History) {
+    fn after_turn(&self, history: &mut mcpfn_host::agent::history::History) {
         self.0.after_turn(history);
     }
 }

@@ -8,7 +8,7 @@
 //! `echo`): the 10 KB are in the tool results of the history only, not
 //! twice (once more in each `tool_use` block's `input`).
 
-use mcp_runtime::{Server, tool, tools};
+use mcpfn_runtime::{Server, tool, tools};
 
 /// Return `bytes` bytes of text (a line of lorem ipsum, repeated and cut).
 #[tool(read_only, idempotent, open_world = false)]
@@ -27,5 +27,5 @@ async fn main() -> std::io::Result<()> {
     let server = Server::new("host-tool", "1")
         .tools(tools![read_text])
         .no_rate_limit();
-    mcp_runtime::cli::run(server).await
+    mcpfn_runtime::cli::run(server).await
 }

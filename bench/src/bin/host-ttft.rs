@@ -436,7 +436,14 @@ fn main() {
         std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     if options.build && options.host.is_none() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let args = ["build", "--release", "-p", "mcp-host", "--bin", "mcp-host"];
+        let args = [
+            "build",
+            "--release",
+            "-p",
+            "mcpfn-host",
+            "--bin",
+            "mcp-host",
+        ];
         let ok = Command::new(&cargo)
             .args(args)
             .current_dir(&root)

@@ -22,7 +22,7 @@
 //! - The subjects, fed the same lines, one at a time (the next line is
 //!   written once the answer to the last one is read):
 //!   `mcp-host --config CFG --json --approve all` (`target/release/mcp-host`,
-//!   built with `cargo build --release -p mcp-host`) and
+//!   built with `cargo build --release -p mcpfn-host`) and
 //!   `host-baseline --config CFG` (`bench/src/bin/host-baseline.rs`), both
 //!   with `ANTHROPIC_BASE_URL` at the fake. Every stdout line is checked
 //!   (`end_turn`, 2 turns, one tool call that succeeded, the fake's text).
@@ -494,7 +494,16 @@ fn main() {
             ][..],
         ];
         if options.host.is_none() {
-            builds.push(&["build", "--release", "-p", "mcp-host", "--bin", "mcp-host"][..]);
+            builds.push(
+                &[
+                    "build",
+                    "--release",
+                    "-p",
+                    "mcpfn-host",
+                    "--bin",
+                    "mcp-host",
+                ][..],
+            );
         }
         for args in builds {
             let ok = Command::new(&cargo)

@@ -3,7 +3,7 @@
 //! Serves the catalog tools over stdio; `--print-catalog` prints the catalog
 //! its build script wrote, with no schema generation at run time.
 
-use mcp_runtime::Server;
+use mcpfn_runtime::Server;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
@@ -13,5 +13,5 @@ async fn main() -> std::io::Result<()> {
     }
     let server = Server::new("catalog", env!("CARGO_PKG_VERSION")).tools(catalog_tools::all());
     // Serves stdio, or prints the tools for `--dump-tools`.
-    mcp_runtime::cli::run(server).await
+    mcpfn_runtime::cli::run(server).await
 }

@@ -1,7 +1,7 @@
 //! Unit-conversion tools kept in a library, so that both the server binary and
 //! its build script (which writes the tool catalog at build time) can use them.
 
-use mcp_runtime::{Tool, ToolError, tool, tools};
+use mcpfn_runtime::{Tool, ToolError, tool, tools};
 
 /// Convert a temperature between Celsius and Fahrenheit.
 #[tool(read_only, idempotent, open_world = false)]

@@ -9,7 +9,7 @@ use super::web::{Body, Web};
 use crate::bearer::Challenge;
 use crate::bearer::Secret;
 use hyper::Method;
-use mcp_protocol::model::method;
+use mcpfn_protocol::model::method;
 use scope::{OFFLINE_ACCESS, asks_offline_access, covers_scope, union};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

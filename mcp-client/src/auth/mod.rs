@@ -18,8 +18,8 @@
 //! follows none), and never logged ([`Secret`]).
 //!
 //! ```no_run
-//! use mcp_client::auth::{FileStore, OAuthClient, OAuthConfig};
-//! use mcp_client::{ClientOptions, McpClient, ServerConfig};
+//! use mcpfn_client::auth::{FileStore, OAuthClient, OAuthConfig};
+//! use mcpfn_client::{ClientOptions, McpClient, ServerConfig};
 //! use std::sync::Arc;
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {

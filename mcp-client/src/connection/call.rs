@@ -7,8 +7,8 @@ use super::{CallOptions, Era, McpClient, handler::HostHandler, tasks};
 #[cfg(feature = "output-schema")]
 use crate::output;
 use crate::{ClientError, McpError};
-use mcp_protocol::model::method::{CallTool, Request};
-use mcp_protocol::model::{
+use mcpfn_protocol::model::method::{CallTool, Request};
+use mcpfn_protocol::model::{
     CallToolParams, CallToolResponse, CallToolResult, InputRequest, JsonObject,
 };
 use serde_json::Value;
@@ -33,10 +33,10 @@ impl McpClient {
         let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
         match &outcome {
             Ok(result) => {
-                tracing::info!(target: "mcp_host::audit", server = %self.inner.config.name, tool = %name, duration_ms, is_error = result.is_error, "{}", CallTool::METHOD)
+                tracing::info!(target: "mcpfn_host::audit", server = %self.inner.config.name, tool = %name, duration_ms, is_error = result.is_error, "{}", CallTool::METHOD)
             }
             Err(error) => {
-                tracing::info!(target: "mcp_host::audit", server = %self.inner.config.name, tool = %name, duration_ms, is_error = true, %error, "tools/call failed")
+                tracing::info!(target: "mcpfn_host::audit", server = %self.inner.config.name, tool = %name, duration_ms, is_error = true, %error, "tools/call failed")
             }
         }
         outcome

@@ -8,7 +8,7 @@
 use crate::log_limit::{LOG_LINE_BYTES, LogLimiter, cut_line};
 use crate::text::excerpt;
 use crate::{BoxFuture, Handler, RpcError, ServerNotification, ServerRequest};
-use mcp_protocol::model::{
+use mcpfn_protocol::model::{
     CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
     InputRequest, JsonObject, ProgressParams, ServerNotification as Notification,
     ServerRequest as Request, method,

@@ -3,11 +3,11 @@
 
 use super::{Era, McpClient, handler::HostHandler, raw_params, request};
 use crate::{ClientError, Dispatcher, McpError, RequestOptions, RpcError};
-use mcp_protocol::ProtocolVersion;
-use mcp_protocol::http;
-use mcp_protocol::meta::Envelope;
-use mcp_protocol::model::method::{Discover, Initialize, Initialized, Notification, Request};
-use mcp_protocol::model::{
+use mcpfn_protocol::ProtocolVersion;
+use mcpfn_protocol::http;
+use mcpfn_protocol::meta::Envelope;
+use mcpfn_protocol::model::method::{Discover, Initialize, Initialized, Notification, Request};
+use mcpfn_protocol::model::{
     ClientCapabilities, DiscoverResult, Implementation, InitializeParams, MetaParams,
 };
 use std::sync::atomic::Ordering;

@@ -16,9 +16,9 @@ use crate::limits;
 #[cfg(feature = "output-schema")]
 use crate::output;
 use crate::{Dispatcher, McpError};
-use mcp_protocol::http::{HeaderParam, HeaderParams};
-use mcp_protocol::model::method::{ListTools, Listen, Request};
-use mcp_protocol::model::{
+use mcpfn_protocol::http::{HeaderParam, HeaderParams};
+use mcpfn_protocol::model::method::{ListTools, Listen, Request};
+use mcpfn_protocol::model::{
     ListToolsParams, ListenParams, SubscriptionFilter, Tool, ToolAnnotations,
 };
 use std::collections::HashMap;

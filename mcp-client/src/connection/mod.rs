@@ -36,7 +36,7 @@
 //!   `isError` result; the validator is compiled when a result of that
 //!   tool first arrives, within the limits of [`output`], and a schema
 //!   past them is skipped with a warning (results pass unvalidated); every
-//!   call logged for audit (target `mcp_host::audit`: server, tool,
+//!   call logged for audit (target `mcpfn_host::audit`: server, tool,
 //!   duration, isError).
 //! - **Tasks** (the `io.modelcontextprotocol/tasks` extension, declared in
 //!   every 2026-07-28 request's envelope unless [`ClientOptions::tasks`] is
@@ -72,12 +72,12 @@ use crate::{
 use handler::HostHandler;
 use handshake::{Parts, falls_back};
 use listing::Cache;
-use mcp_protocol::ProtocolVersion;
-use mcp_protocol::http;
-use mcp_protocol::meta::Envelope;
-use mcp_protocol::model::TASKS_EXTENSION;
-use mcp_protocol::model::method::Request;
-use mcp_protocol::model::{ClientCapabilities, JsonObject};
+use mcpfn_protocol::ProtocolVersion;
+use mcpfn_protocol::http;
+use mcpfn_protocol::meta::Envelope;
+use mcpfn_protocol::model::TASKS_EXTENSION;
+use mcpfn_protocol::model::method::Request;
+use mcpfn_protocol::model::{ClientCapabilities, JsonObject};
 use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -148,7 +148,7 @@ fn raw_params<T: Serialize>(value: &T) -> Box<RawValue> {
 /// Sends request `M` with `params` to `server` and reads its result: the
 /// one way a typed request leaves the client, so its method name, params
 /// and result types all come from the protocol's table
-/// (`mcp_protocol::model::method`).
+/// (`mcpfn_protocol::model::method`).
 async fn request<M: Request>(
     dispatcher: &Dispatcher,
     server: &str,

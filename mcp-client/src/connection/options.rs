@@ -3,7 +3,7 @@
 use super::handler::{ElicitFn, ProgressFn, SampleFn};
 use crate::limits::{DEFAULT_MAX_PAGES, ListLimits};
 use crate::restart::RestartPolicy;
-use mcp_protocol::model::Implementation;
+use mcpfn_protocol::model::Implementation;
 use std::fmt;
 use std::time::Duration;
 

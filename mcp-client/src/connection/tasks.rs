@@ -35,8 +35,8 @@ use super::handler::ProgressFn;
 use super::{Era, McpClient, raw_params};
 use crate::McpError;
 use crate::{ClientError, Dispatcher, RequestOptions};
-use mcp_protocol::model::method::{CallTool, CancelTask, GetTask, Request, UpdateTask};
-use mcp_protocol::model::{
+use mcpfn_protocol::model::method::{CallTool, CancelTask, GetTask, Request, UpdateTask};
+use mcpfn_protocol::model::{
     CallToolResult, DetailedTask, ProgressParams, Task, TaskIdParams, TaskStatus, UpdateTaskParams,
 };
 use serde_json::Value;

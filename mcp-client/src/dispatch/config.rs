@@ -1,6 +1,6 @@
 //! The dispatcher's limits and a request's options.
 
-use mcp_protocol::json_budget::JsonBudget;
+use mcpfn_protocol::json_budget::JsonBudget;
 use std::time::Duration;
 
 /// The default timeout of a request (60 s, as `mcp-host --tool-timeout`).

@@ -5,7 +5,7 @@ use super::handler::ServerRequest;
 use super::router::{Router, method_not_found};
 use crate::error::RpcError;
 use crate::jsonrpc::ServerRequestId;
-use mcp_protocol::model::{CancelledParams, RequestId, method};
+use mcpfn_protocol::model::{CancelledParams, RequestId, method};
 use serde_json::value::RawValue;
 use std::sync::Arc;
 

@@ -5,8 +5,8 @@
 //! blank lines skipped) are the protocol crate's [`LineFramer`].
 
 use crate::jsonrpc::our_id;
-use mcp_protocol::id_scan::IdScanner;
-use mcp_protocol::lines::{self, LineFramer};
+use mcpfn_protocol::id_scan::IdScanner;
+use mcpfn_protocol::lines::{self, LineFramer};
 use std::io;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 

@@ -38,7 +38,7 @@ pub type Connector = HttpConnector;
 
 type HttpClient = Client<Connector, Full<Bytes>>;
 
-const SESSION_ID: HeaderName = HeaderName::from_static(mcp_protocol::http::SESSION_ID);
+const SESSION_ID: HeaderName = HeaderName::from_static(mcpfn_protocol::http::SESSION_ID);
 /// The header of a resuming GET: the id of the last event received.
 const LAST_EVENT_ID: &str = "last-event-id";
 /// The most times the stream of one request is resumed.

@@ -541,7 +541,7 @@ async fn forward_stderr(
         line.clear();
         *cut = 0;
         if limiter.admit() {
-            tracing::info!(target: "mcp_host::server", server = %name, "{text}");
+            tracing::info!(target: "mcpfn_host::server", server = %name, "{text}");
         }
         let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
         if tail.len() == STDERR_TAIL_LINES {

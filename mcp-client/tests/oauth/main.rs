@@ -9,13 +9,13 @@ use fake::{Fake, Knobs};
 use http_body_util::Empty;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
-use mcp_client::auth::{
+use mcpfn_client::auth::{
     AuthError, Authorizer, FileStore, MemoryStore, OAuthClient, OAuthConfig, Presenter, Prompt,
     TokenStore,
 };
-use mcp_client::auth::{ClientIdentity, Secret};
-use mcp_client::{CallOptions, ClientOptions, McpClient, ServerConfig};
-use mcp_client::{
+use mcpfn_client::auth::{ClientIdentity, Secret};
+use mcpfn_client::{CallOptions, ClientOptions, McpClient, ServerConfig};
+use mcpfn_client::{
     ClientError, Dispatcher, DispatcherConfig, HttpConfig, HttpTransport, NoHandler, RequestOptions,
 };
 use serde_json::{Value, json};

@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::{Recorder, call, run, script, stdio};
-use mcp_client::{
+use mcpfn_client::{
     ClientError, DispatcherConfig, NoHandler, Reconnector, StdioConfig, StdioFactory,
     StdioTransport,
 };
@@ -379,11 +379,11 @@ impl Sluggish {
     }
 }
 
-impl mcp_client::Handler for Sluggish {
+impl mcpfn_client::Handler for Sluggish {
     fn request(
         &self,
-        _: mcp_client::ServerRequest,
-    ) -> mcp_client::BoxFuture<'_, Result<Box<serde_json::value::RawValue>, mcp_client::RpcError>>
+        _: mcpfn_client::ServerRequest,
+    ) -> mcpfn_client::BoxFuture<'_, Result<Box<serde_json::value::RawValue>, mcpfn_client::RpcError>>
     {
         Box::pin(async {
             tokio::time::sleep(Duration::from_millis(500)).await;
@@ -391,7 +391,7 @@ impl mcp_client::Handler for Sluggish {
         })
     }
 
-    fn notification(&self, n: mcp_client::ServerNotification) -> mcp_client::BoxFuture<'_, ()> {
+    fn notification(&self, n: mcpfn_client::ServerNotification) -> mcpfn_client::BoxFuture<'_, ()> {
         Box::pin(async move {
             let mut gate = self.gate.subscribe();
             let _ = gate.wait_for(|open| *open).await;
@@ -422,7 +422,7 @@ fn flood(notification: &str, times: usize) -> StdioConfig {
 async fn handled_of_a_flood(notification: &str, times: usize, limits: DispatcherConfig) -> usize {
     let handler = Arc::new(Sluggish::shut());
     let (transport, inbox) = StdioTransport::spawn(flood(notification, times)).unwrap();
-    let client = mcp_client::Dispatcher::new(Box::new(transport), inbox, handler.clone(), limits);
+    let client = mcpfn_client::Dispatcher::new(Box::new(transport), inbox, handler.clone(), limits);
     // The answer comes while the handler holds the first notification: the
     // flood did not delay it.
     let done = call(&client, "tools/call", json!({}), SECOND)
@@ -480,14 +480,14 @@ fn limited(
     name: &str,
     command: &str,
     args: &[&str],
-    handler: Arc<dyn mcp_client::Handler>,
+    handler: Arc<dyn mcpfn_client::Handler>,
     change: impl FnOnce(&mut DispatcherConfig),
-) -> mcp_client::Dispatcher {
+) -> mcpfn_client::Dispatcher {
     let (transport, inbox) =
         StdioTransport::spawn(StdioConfig::new(name, command).args(args.iter().copied())).unwrap();
     let mut limits = DispatcherConfig::new(name);
     change(&mut limits);
-    mcp_client::Dispatcher::new(Box::new(transport), inbox, handler, limits)
+    mcpfn_client::Dispatcher::new(Box::new(transport), inbox, handler, limits)
 }
 
 /// Answers each request after 50 ms with `{"n": id}`.
@@ -715,13 +715,13 @@ fn a_server_request_the_server_cancels_is_not_answered() {
                 self.0.send_modify(|state| state.1 = true);
             }
         }
-        impl mcp_client::Handler for Held {
+        impl mcpfn_client::Handler for Held {
             fn request(
                 &self,
-                _: mcp_client::ServerRequest,
-            ) -> mcp_client::BoxFuture<
+                _: mcpfn_client::ServerRequest,
+            ) -> mcpfn_client::BoxFuture<
                 '_,
-                Result<Box<serde_json::value::RawValue>, mcp_client::RpcError>,
+                Result<Box<serde_json::value::RawValue>, mcpfn_client::RpcError>,
             > {
                 self.0.send_modify(|state| state.0 = true);
                 let guard = OnDrop(Arc::clone(&self.0));
@@ -733,12 +733,12 @@ fn a_server_request_the_server_cancels_is_not_answered() {
             }
             fn notification(
                 &self,
-                n: mcp_client::ServerNotification,
-            ) -> mcp_client::BoxFuture<'_, ()> {
+                n: mcpfn_client::ServerNotification,
+            ) -> mcpfn_client::BoxFuture<'_, ()> {
                 self.1.notification(n)
             }
         }
-        let client = mcp_client::Dispatcher::new(
+        let client = mcpfn_client::Dispatcher::new(
             Box::new(transport),
             inbox,
             Arc::new(Held(Arc::clone(&state), recorder.clone())),
@@ -769,7 +769,7 @@ fn a_server_request_the_server_cancels_is_not_answered() {
 #[test]
 fn close_asks_with_eof_then_sigterm_before_it_kills() {
     run(async {
-        use mcp_client::{Incoming, Transport};
+        use mcpfn_client::{Incoming, Transport};
         // Ignores the EOF on its stdin; leaves on SIGTERM, saying so.
         let script = "trap 'echo got TERM >&2; exit 0' TERM; while true; do sleep 0.1; done";
         let mut config = StdioConfig::new("stubborn", "sh").args(["-c", script]);

@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::{HttpServer, Recorder, everything, parsed, raw, run};
-use mcp_client::{
+use mcpfn_client::{
     ClientError, Dispatcher, DispatcherConfig, Handler, HttpConfig, HttpTransport, NoHandler,
     RequestOptions,
 };

@@ -1,7 +1,7 @@
 //! mcp-client's end-to-end tests, one binary: the client against the
 //! workspace's example servers and scripted ones, over stdio and Streamable
 //! HTTP, on loopback. A module's tests keep their path as a filter
-//! (`cargo test -p mcp-client --test suite tasks::`).
+//! (`cargo test -p mcpfn-client --test suite tasks::`).
 
 mod common;
 

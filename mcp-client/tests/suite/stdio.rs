@@ -3,7 +3,7 @@
 use crate::common;
 
 use common::{Recorder, call, everything, run, stdio};
-use mcp_client::{ClientError, StdioConfig};
+use mcpfn_client::{ClientError, StdioConfig};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
@@ -204,13 +204,13 @@ fn dropping_the_client_kills_the_child() {
     everything();
     run(async {
         let config = StdioConfig::new("everything", everything().to_str().unwrap());
-        let (transport, inbox) = mcp_client::StdioTransport::spawn(config).unwrap();
+        let (transport, inbox) = mcpfn_client::StdioTransport::spawn(config).unwrap();
         let pid = transport.pid().unwrap();
-        let client = mcp_client::Dispatcher::new(
+        let client = mcpfn_client::Dispatcher::new(
             Box::new(transport),
             inbox,
-            Arc::new(mcp_client::NoHandler),
-            mcp_client::DispatcherConfig::new("everything"),
+            Arc::new(mcpfn_client::NoHandler),
+            mcpfn_client::DispatcherConfig::new("everything"),
         );
         call(&client, "initialize", initialize(json!({})), SECOND)
             .await

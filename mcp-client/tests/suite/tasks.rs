@@ -8,10 +8,10 @@
 use crate::common;
 
 use common::{run, text};
-use mcp_client::ClientError;
-use mcp_client::{CallOptions, ClientOptions, ElicitFn, McpClient, McpError, Mode};
-use mcp_client::{Endpoint, ServerConfig};
-use mcp_protocol::model::{ElicitAction, ElicitResult, ProgressParams};
+use mcpfn_client::ClientError;
+use mcpfn_client::{CallOptions, ClientOptions, ElicitFn, McpClient, McpError, Mode};
+use mcpfn_client::{Endpoint, ServerConfig};
+use mcpfn_protocol::model::{ElicitAction, ElicitResult, ProgressParams};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -175,7 +175,7 @@ fn progress() -> (CallOptions, Arc<Mutex<Vec<ProgressParams>>>) {
 /// Checks a whole `flow` exchange: the result, the progress, and every
 /// request the client sent. Returns the task's id.
 fn check_flow(
-    result: &mcp_protocol::model::CallToolResult,
+    result: &mcpfn_protocol::model::CallToolResult,
     log: &[Logged],
     asked: &[String],
     progress: &[ProgressParams],

@@ -28,8 +28,8 @@
 use super::definition::DefinitionChange;
 use super::kept::KeptApprovals;
 use crate::catalog::CatalogTool;
-use mcp_client::BoxFuture;
-use mcp_protocol::model::Tool;
+use mcpfn_client::BoxFuture;
+use mcpfn_protocol::model::Tool;
 use serde_json::Value;
 use std::fmt;
 use std::fs::File;
@@ -436,7 +436,7 @@ impl Approver for AskTerminal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_protocol::model::ToolAnnotations;
+    use mcpfn_protocol::model::ToolAnnotations;
     use serde_json::json;
 
     fn tool(read_only: Option<bool>) -> Tool {

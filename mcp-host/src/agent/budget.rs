@@ -21,8 +21,8 @@
 //! all of it, and what it leaves is shared among the larger ones.
 
 use crate::call_result;
-use mcp_client::text::grouped;
-use mcp_protocol::model::{CallToolResult, ContentBlock, ResourceContents, TextContent};
+use mcpfn_client::text::grouped;
+use mcpfn_protocol::model::{CallToolResult, ContentBlock, ResourceContents, TextContent};
 
 /// [`ResultBudget::per_result`] when nothing else is said: about 25,000
 /// tokens at ~4 bytes a token, the bound Claude Code puts on one MCP
@@ -73,7 +73,7 @@ impl ResultBudget {
     /// that per response (the `mcp-host` program's `--max-result-bytes`).
     ///
     /// ```
-    /// use mcp_host::agent::budget::ResultBudget;
+    /// use mcpfn_host::agent::budget::ResultBudget;
     ///
     /// let budget = ResultBudget::per_result(10_000);
     /// assert_eq!((budget.per_result, budget.per_turn), (10_000, 40_000));
@@ -327,7 +327,7 @@ fn shares(sizes: &[usize], total: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_protocol::model::{AudioContent, ImageContent};
+    use mcpfn_protocol::model::{AudioContent, ImageContent};
 
     fn text(text: &str) -> ContentBlock {
         text_block(text.to_owned())
@@ -455,7 +455,7 @@ mod tests {
 
     #[test]
     fn embedded_text_and_links_count_as_text_and_are_cut_too() {
-        use mcp_protocol::model::{EmbeddedResource, ResourceLinkContent};
+        use mcpfn_protocol::model::{EmbeddedResource, ResourceLinkContent};
         let b = budget(40, 100);
         let result = CallToolResult {
             content: vec![

@@ -28,7 +28,7 @@ pub enum AgentError {
     /// The in-process tools could not be served (two tools of one name…).
     #[cfg(feature = "local")]
     #[error("the in-process tools cannot be served: {0}")]
-    Local(#[source] mcp_runtime::Error),
+    Local(#[source] mcpfn_runtime::Error),
     /// An in-process tool given with [`AgentBuilder::tools`] takes a
     /// `State<T>` that was not given with [`AgentBuilder::state`].
     #[cfg(feature = "local")]

@@ -9,7 +9,7 @@ use super::interrupt::Interrupt;
 use super::on_demand::{self, FoundTools, LocalSearch};
 use super::{Agent, Answer, Conversation};
 use crate::provider::ToolCall;
-use mcp_protocol::model::CallToolResult;
+use mcpfn_protocol::model::CallToolResult;
 use serde_json::Value;
 
 impl Agent {

@@ -3,7 +3,7 @@
 //! schema's fields added, removed and changed, with the server's words
 //! cleaned of control characters and bounded.
 
-use mcp_protocol::model::Tool;
+use mcpfn_protocol::model::Tool;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
@@ -186,8 +186,8 @@ impl FieldChange {
 /// its schema, each field changed with its old and new schema (a field's
 /// own `description` is words the model reads too), `required` old and new.
 fn schema_lines(
-    old: &mcp_protocol::model::JsonObject,
-    new: &mcp_protocol::model::JsonObject,
+    old: &mcpfn_protocol::model::JsonObject,
+    new: &mcpfn_protocol::model::JsonObject,
 ) -> Vec<String> {
     let (before, after) = (properties(old), properties(new));
     schema_diff(old, new)
@@ -233,7 +233,7 @@ fn clean(text: &str) -> String {
         .collect()
 }
 
-fn properties(schema: &mcp_protocol::model::JsonObject) -> serde_json::Map<String, Value> {
+fn properties(schema: &mcpfn_protocol::model::JsonObject) -> serde_json::Map<String, Value> {
     match schema.get("properties") {
         Some(Value::Object(properties)) => properties.clone(),
         _ => serde_json::Map::new(),
@@ -243,8 +243,8 @@ fn properties(schema: &mcp_protocol::model::JsonObject) -> serde_json::Map<Strin
 /// The schema's top-level fields added, removed and changed, and a changed
 /// `required` (at most a few dozen).
 fn schema_diff(
-    old: &mcp_protocol::model::JsonObject,
-    new: &mcp_protocol::model::JsonObject,
+    old: &mcpfn_protocol::model::JsonObject,
+    new: &mcpfn_protocol::model::JsonObject,
 ) -> Vec<FieldChange> {
     const SHOWN: usize = 24;
     let (before, after) = (properties(old), properties(new));
@@ -275,7 +275,7 @@ fn schema_diff(
 /// canonical JSON (object keys sorted, no spaces).
 pub fn digest(tool: &Tool) -> String {
     let value = serde_json::to_value(tool).unwrap_or(Value::Null);
-    let hash = Sha256::digest(mcp_protocol::canonical::canonical_json(&value).as_bytes());
+    let hash = Sha256::digest(mcpfn_protocol::canonical::canonical_json(&value).as_bytes());
     let mut text = String::with_capacity(7 + 64);
     text.push_str("sha256:");
     for byte in hash {

@@ -23,7 +23,7 @@
 
 use super::definition::digest;
 use super::private_file;
-use mcp_protocol::model::Tool;
+use mcpfn_protocol::model::Tool;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

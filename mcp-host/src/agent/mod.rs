@@ -58,9 +58,9 @@
 //! ([`on_demand`]).
 //!
 //! ```no_run
-//! use mcp_host::agent::Agent;
-//! use mcp_host::provider::Anthropic;
-//! use mcp_runtime::{tool, tools};
+//! use mcpfn_host::agent::Agent;
+//! use mcpfn_host::provider::Anthropic;
+//! use mcpfn_runtime::{tool, tools};
 //!
 //! /// The weather in a city, right now.
 //! #[tool(read_only)]

@@ -6,7 +6,7 @@ use super::approval::{Approver, Decision};
 use super::definition::{DefinitionChange, digest};
 use super::pins::{MAX_KEPT_DEFINITION, Pins, canonical_len};
 use crate::catalog::{Catalog, CatalogTool};
-use mcp_protocol::model::Tool;
+use mcpfn_protocol::model::Tool;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 

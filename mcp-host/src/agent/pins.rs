@@ -46,7 +46,7 @@
 pub use super::definition::DefinitionChange;
 pub use super::definition::digest;
 use super::private_file;
-use mcp_protocol::model::Tool;
+use mcpfn_protocol::model::Tool;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -313,7 +313,7 @@ fn is_digest(text: &str) -> bool {
 /// The bytes of `tool`'s canonical JSON.
 pub(super) fn canonical_len(tool: &Tool) -> usize {
     let value = serde_json::to_value(tool).unwrap_or(Value::Null);
-    mcp_protocol::canonical::canonical_json(&value).len()
+    mcpfn_protocol::canonical::canonical_json(&value).len()
 }
 
 #[cfg(test)]
@@ -338,7 +338,7 @@ mod tests {
         let c = tool(json!({"name": "t", "description": "d!", "inputSchema": {"type": "object"}}));
         assert_ne!(digest(&a), digest(&c));
         let mut annotated = a.clone();
-        annotated.annotations = Some(mcp_protocol::model::ToolAnnotations {
+        annotated.annotations = Some(mcpfn_protocol::model::ToolAnnotations {
             read_only_hint: Some(true),
             ..Default::default()
         });

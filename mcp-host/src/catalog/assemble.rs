@@ -5,7 +5,7 @@
 
 use super::{Catalog, CatalogError, CatalogTool, Listed, SourceFailure, ToolSource};
 use crate::names::{Collision, NameCollisions, NameMap, Naming, ToolRef};
-use mcp_protocol::model::Tool;
+use mcpfn_protocol::model::Tool;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;

@@ -2,17 +2,17 @@
 //! server of this process called without a transport.
 
 use super::ToolSource;
-use mcp_client::{BoxFuture, CallOptions, McpError};
-use mcp_protocol::model::{CallToolResult, JsonObject, Tool};
+use mcpfn_client::{BoxFuture, CallOptions, McpError};
+use mcpfn_protocol::model::{CallToolResult, JsonObject, Tool};
 use std::sync::Arc;
 
-/// An in-process [`mcp_runtime::Server`] as a tool source: its `#[tool]` fns
-/// called through the core's in-process door ([`mcp_runtime::LocalClient`]),
+/// An in-process [`mcpfn_runtime::Server`] as a tool source: its `#[tool]` fns
+/// called through the core's in-process door ([`mcpfn_runtime::LocalClient`]),
 /// with no process and no JSON text. Trusted: it is the host's own code.
 ///
 /// ```
-/// use mcp_host::catalog::{Catalog, CatalogOptions, LocalSource, ToolSource};
-/// use mcp_runtime::{Server, tool, tools};
+/// use mcpfn_host::catalog::{Catalog, CatalogOptions, LocalSource, ToolSource};
+/// use mcpfn_runtime::{Server, tool, tools};
 /// use std::sync::Arc;
 ///
 /// /// Add two numbers.
@@ -34,12 +34,12 @@ use std::sync::Arc;
 #[derive(Clone, Debug)]
 pub struct LocalSource {
     name: String,
-    client: mcp_runtime::LocalClient,
+    client: mcpfn_runtime::LocalClient,
 }
 
 impl LocalSource {
     /// The tools of `client`, under the source name `name`.
-    pub fn new(name: impl Into<String>, client: mcp_runtime::LocalClient) -> LocalSource {
+    pub fn new(name: impl Into<String>, client: mcpfn_runtime::LocalClient) -> LocalSource {
         LocalSource {
             name: name.into(),
             client,
@@ -71,7 +71,7 @@ impl ToolSource for LocalSource {
         options: CallOptions,
     ) -> BoxFuture<'a, Result<CallToolResult, McpError>> {
         Box::pin(async move {
-            let mut local = mcp_runtime::CallOptions::new();
+            let mut local = mcpfn_runtime::CallOptions::new();
             if let Some(timeout) = options.timeout {
                 local = local.timeout(timeout);
             }
@@ -81,7 +81,7 @@ impl ToolSource for LocalSource {
             self.client
                 .call_with(tool, arguments.unwrap_or_default(), local)
                 .await
-                .map_err(|e| McpError::Client(mcp_client::ClientError::Rpc(e)))
+                .map_err(|e| McpError::Client(mcpfn_client::ClientError::Rpc(e)))
         })
     }
 }

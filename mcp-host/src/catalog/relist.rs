@@ -10,7 +10,7 @@
 
 use super::assemble::{report_left_out, report_renamed};
 use super::{Catalog, CatalogTool, ToolSource};
-use mcp_protocol::model::Tool;
+use mcpfn_protocol::model::Tool;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;

@@ -2,8 +2,8 @@
 //! catalog lists and calls through, for an MCP server ([`McpClient`]) and
 //! the in-process door (`LocalSource`, feature `local`) alike.
 
-use mcp_client::{BoxFuture, CallOptions, McpClient, McpError};
-use mcp_protocol::model::{CallToolResult, JsonObject, Tool};
+use mcpfn_client::{BoxFuture, CallOptions, McpClient, McpError};
+use mcpfn_protocol::model::{CallToolResult, JsonObject, Tool};
 use std::fmt;
 use std::sync::Arc;
 

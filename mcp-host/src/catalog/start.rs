@@ -5,8 +5,8 @@
 use super::{Catalog, CatalogError, CatalogOptions, Listed, SourceFailure, ToolSource, filtered};
 use crate::config::{Lifecycle, McpConfig};
 use crate::filter::ToolFilter;
-use mcp_client::ServerConfig;
-use mcp_client::{McpClient, McpError};
+use mcpfn_client::ServerConfig;
+use mcpfn_client::{McpClient, McpError};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

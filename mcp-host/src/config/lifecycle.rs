@@ -2,7 +2,7 @@
 //! either form of the file: how long it may take to start and how often it
 //! is started again, `"startTimeout"` (seconds, a positive number) and
 //! `"restarts"` (a whole number, 0 or more); and the caps on its tool
-//! listing ([`mcp_client::ListLimits`]), `"maxTools"`, `"maxListPages"`,
+//! listing ([`mcpfn_client::ListLimits`]), `"maxTools"`, `"maxListPages"`,
 //! `"maxListBytes"` and `"maxListMemory"` (bytes; each a positive whole
 //! number; `--max-tools`, `--max-list-pages`, `--max-list-bytes`,
 //! `--max-list-memory`).
@@ -39,8 +39,8 @@ pub struct Lifecycle {
 
 impl Lifecycle {
     /// `limits` with this entry's caps over them.
-    pub fn list_limits(&self, limits: mcp_client::ListLimits) -> mcp_client::ListLimits {
-        mcp_client::ListLimits {
+    pub fn list_limits(&self, limits: mcpfn_client::ListLimits) -> mcpfn_client::ListLimits {
+        mcpfn_client::ListLimits {
             max_tools: self.max_tools.unwrap_or(limits.max_tools),
             max_pages: self.max_list_pages.unwrap_or(limits.max_pages),
             max_bytes: self.max_list_bytes.unwrap_or(limits.max_bytes),
@@ -134,13 +134,13 @@ mod tests {
                 "maxListBytes": 1048576, "maxListMemory": 2097152}, "small": {"command": "b", "maxTools": 3}}}"#,
         )
         .unwrap();
-        let host = mcp_client::ListLimits {
+        let host = mcpfn_client::ListLimits {
             max_tools: 10,
-            ..mcp_client::ListLimits::default()
+            ..mcpfn_client::ListLimits::default()
         };
         assert_eq!(
             config.lifecycle("big").list_limits(host),
-            mcp_client::ListLimits {
+            mcpfn_client::ListLimits {
                 max_tools: 5000,
                 max_pages: 7,
                 max_bytes: 1 << 20,

@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 // The per-name function lives in mcp-protocol (its one public path) so
 // that mcp-runtime's `--dump-tools` model formats map names exactly as
 // this catalog does.
-use mcp_protocol::model_name::{HASH_HEX, MAX_MODEL_NAME_LEN, PREFIX_SEPARATOR, model_name};
+use mcpfn_protocol::model_name::{HASH_HEX, MAX_MODEL_NAME_LEN, PREFIX_SEPARATOR, model_name};
 
 /// How many times a hashed name that meets a name already given is hashed
 /// again before the tool is left out. Each round meets only by a SHA-256
@@ -27,7 +27,7 @@ impl NameMap {
     /// today does not change tomorrow's names).
     ///
     /// ```
-    /// use mcp_host::names::NameMap;
+    /// use mcpfn_host::names::NameMap;
     ///
     /// let naming = NameMap::assign(
     ///     ["good", "evil", "admin"],

@@ -51,8 +51,8 @@
 //! form, and never leaves another server's tool out.
 //!
 //! The mapping of step 1 is
-//! [`model_name`](mcp_protocol::model_name::model_name), which lives in
-//! [`mcp_protocol::model_name`] so that `mcp-runtime`'s
+//! [`model_name`](mcpfn_protocol::model_name::model_name), which lives in
+//! [`mcpfn_protocol::model_name`] so that `mcp-runtime`'s
 //! `--dump-tools anthropic|openai|openai-strict` maps a server's names the
 //! same way (unprefixed, hashing with the server's own name): a host whose
 //! config names the server the same, with no other server's tool meeting
@@ -163,7 +163,7 @@ impl NameMap {
     /// twice: the strict form, for tools that are the host's own code.
     ///
     /// ```
-    /// use mcp_host::names::NameMap;
+    /// use mcpfn_host::names::NameMap;
     ///
     /// let map = NameMap::build([("calc", "add"), ("calc", "files.read")]).unwrap();
     /// assert_eq!(map.model_name("calc", "files.read"), Some("files_read"));
@@ -194,7 +194,7 @@ impl NameMap {
     /// tools before the first new one keep their bytes (prompt caches).
     ///
     /// ```
-    /// use mcp_host::names::NameMap;
+    /// use mcpfn_host::names::NameMap;
     ///
     /// let first = NameMap::assign(["a", "b"], [("a", "search")]).map;
     /// assert_eq!(first.model_name("a", "search"), Some("search"));
@@ -295,7 +295,7 @@ impl NameMap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_protocol::model_name::{HASH_HEX, MAX_MODEL_NAME_LEN, is_model_safe, model_name};
+    use mcpfn_protocol::model_name::{HASH_HEX, MAX_MODEL_NAME_LEN, is_model_safe, model_name};
     use std::collections::BTreeSet;
 
     fn build(tools: &[(&str, &str)]) -> Result<NameMap, NameCollisions> {
@@ -804,7 +804,7 @@ mod tests {
     #[cfg(feature = "local")]
     mod dump_agreement {
         use crate::catalog::{Catalog, CatalogOptions, LocalSource, ToolSource};
-        use mcp_runtime::{DumpFormat, Server, tool, tools};
+        use mcpfn_runtime::{DumpFormat, Server, tool, tools};
         use serde_json::Value;
         use std::sync::Arc;
 

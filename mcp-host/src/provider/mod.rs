@@ -40,8 +40,8 @@ pub use openai::OpenAi;
 
 use crate::call_result::CallFailure;
 use crate::tool_offer::ToolOffer;
-use mcp_client::BoxFuture;
-use mcp_protocol::model::CallToolResult;
+use mcpfn_client::BoxFuture;
+use mcpfn_protocol::model::CallToolResult;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;

@@ -13,8 +13,8 @@
 
 pub use super::Delta;
 use super::{ProviderError, Reply};
-use mcp_client::sse::{Event, SseParser};
-use mcp_protocol::json_budget::JsonBudget;
+use mcpfn_client::sse::{Event, SseParser};
+use mcpfn_protocol::json_budget::JsonBudget;
 use serde_json::Value;
 
 /// The most bytes one line or one event of a streamed response may have.

@@ -5,7 +5,7 @@
 use super::{anthropic, openai};
 use crate::call_result::CallFailure;
 use crate::tool_offer::ToolOffer;
-use mcp_protocol::model::{CallToolResult, RpcError, Tool};
+use mcpfn_protocol::model::{CallToolResult, RpcError, Tool};
 use openai::Strict;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -136,7 +136,7 @@ fn a_json_rpc_error_is_the_cause_of_its_failure() {
 /// naming it): mcp-client's suite checks the client gives these.
 #[test]
 fn a_tasks_errors_become_what_the_model_sees() {
-    use mcp_client::{ClientError, McpError};
+    use mcpfn_client::{ClientError, McpError};
     let failed = McpError::Client(ClientError::Rpc(RpcError {
         code: -32603,
         message: "API rate limit exceeded".into(),

@@ -8,18 +8,18 @@
 use crate::common;
 
 use common::run;
-use mcp_client::BoxFuture;
-use mcp_host::agent::approval::{ApprovalRequest, Approver, Decision};
-use mcp_host::agent::history::LastTurns;
-use mcp_host::agent::interrupt::{INTERRUPTED, Interrupt};
-use mcp_host::agent::{Agent, MAX_TURNS};
-use mcp_host::config::McpConfig;
-use mcp_host::provider::{
+use mcpfn_client::BoxFuture;
+use mcpfn_host::agent::approval::{ApprovalRequest, Approver, Decision};
+use mcpfn_host::agent::history::LastTurns;
+use mcpfn_host::agent::interrupt::{INTERRUPTED, Interrupt};
+use mcpfn_host::agent::{Agent, MAX_TURNS};
+use mcpfn_host::config::McpConfig;
+use mcpfn_host::provider::{
     self, Anthropic, Provider, ProviderError, Reply, Request, ToolCall, Usage,
 };
-use mcp_host::tool_offer::ToolOffer;
-use mcp_protocol::model::CallToolResult;
-use mcp_runtime::{Context, Server, tool, tools};
+use mcpfn_host::tool_offer::ToolOffer;
+use mcpfn_protocol::model::CallToolResult;
+use mcpfn_runtime::{Context, Server, tool, tools};
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -5,9 +5,9 @@
 
 use crate::common::fake_model::{FakeModel, Reply, claude_message, text_block, tool_use, unmarked};
 use crate::common::run;
-use mcp_host::agent::{Agent, AgentError};
-use mcp_host::provider::Anthropic;
-use mcp_runtime::{Server, State, tool, tools};
+use mcpfn_host::agent::{Agent, AgentError};
+use mcpfn_host::provider::Anthropic;
+use mcpfn_runtime::{Server, State, tool, tools};
 use serde_json::json;
 use std::sync::Mutex;
 

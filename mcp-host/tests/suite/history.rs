@@ -11,13 +11,13 @@ use common::fake_model::{
     openai_tool_calls, text_block, tool_use,
 };
 use common::run;
-use mcp_host::agent::history::{
+use mcpfn_host::agent::history::{
     FullHistory, HistoryPolicy, LastTurns, MaxBytes, TokenBudget, Trim,
 };
-use mcp_host::agent::summary::{SUMMARY_HEADING, SUMMARY_INSTRUCTION, TRANSCRIPT_HEADING};
-use mcp_host::agent::{Agent, Overflow};
-use mcp_host::provider::{Anthropic, OpenAi, Provider, ProviderError};
-use mcp_runtime::{tool, tools};
+use mcpfn_host::agent::summary::{SUMMARY_HEADING, SUMMARY_INSTRUCTION, TRANSCRIPT_HEADING};
+use mcpfn_host::agent::{Agent, Overflow};
+use mcpfn_host::provider::{Anthropic, OpenAi, Provider, ProviderError};
+use mcpfn_runtime::{tool, tools};
 use serde_json::{Value, json};
 use std::sync::Arc;
 

@@ -6,15 +6,15 @@
 use crate::common;
 
 use common::{HttpServer, args, example, run, text};
-use mcp_client::{
+use mcpfn_client::{
     CallOptions, ClientOptions, ElicitFn, ListLimits, McpClient, McpError, Mode, ProgressFn,
     SampleFn,
 };
-use mcp_client::{Endpoint, ServerConfig};
-use mcp_host::catalog::{Catalog, CatalogOptions};
-use mcp_host::config::McpConfig;
-use mcp_protocol::ProtocolVersion;
-use mcp_protocol::model::{
+use mcpfn_client::{Endpoint, ServerConfig};
+use mcpfn_host::catalog::{Catalog, CatalogOptions};
+use mcpfn_host::config::McpConfig;
+use mcpfn_protocol::ProtocolVersion;
+use mcpfn_protocol::model::{
     CallToolResult, CreateMessageResult, ElicitAction, ElicitResult, Role, SamplingContent,
 };
 use serde_json::{Value, json};
@@ -348,7 +348,7 @@ fn a_timeout_cancels_and_the_connection_stays() {
                 .unwrap_err();
             assert!(started.elapsed() < Duration::from_secs(5));
             assert!(
-                matches!(&error, McpError::Client(mcp_client::ClientError::Timeout { after, .. }) if *after == Duration::from_millis(300)),
+                matches!(&error, McpError::Client(mcpfn_client::ClientError::Timeout { after, .. }) if *after == Duration::from_millis(300)),
                 "{error:?}"
             );
             // Dropping a call's future cancels it too.
@@ -463,7 +463,7 @@ fn both_eras_over_http() {
                 .unwrap_err();
             assert!(matches!(
                 error,
-                McpError::Client(mcp_client::ClientError::Timeout { .. })
+                McpError::Client(mcpfn_client::ClientError::Timeout { .. })
             ));
             toggled_list_changes(&client).await;
             client.close().await;
@@ -515,7 +515,7 @@ fn a_dead_stdio_server_is_restarted_once() {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let options = ClientOptions {
-            restart: mcp_client::RestartPolicy::max_restarts(1),
+            restart: mcpfn_client::RestartPolicy::max_restarts(1),
             ..ClientOptions::mode(Mode::Auto)
         };
         let client = McpClient::connect_with(fake("exit", Some(dir.to_str().unwrap())), options)
@@ -596,13 +596,13 @@ fn a_catalog_of_two_servers_with_the_same_tools() {
         assert!(names.contains(&"two__add"));
         let first_two = names.iter().position(|n| n.starts_with("two__")).unwrap();
         assert!(names[..first_two].iter().all(|n| !n.starts_with("two__")));
-        let claude = mcp_host::provider::anthropic::tools(&catalog.offers());
+        let claude = mcpfn_host::provider::anthropic::tools(&catalog.offers());
         assert_eq!(claude.len(), names.len());
         assert_eq!(claude[0]["name"], "one__add");
         assert!(claude[0]["input_schema"].is_object());
-        let openai = mcp_host::provider::openai::tools(
+        let openai = mcpfn_host::provider::openai::tools(
             &catalog.offers(),
-            mcp_host::provider::openai::Strict::WhereExpressible,
+            mcpfn_host::provider::openai::Strict::WhereExpressible,
         );
         assert_eq!(openai[0]["function"]["name"], "one__add");
 
@@ -739,7 +739,7 @@ fn the_host_guide_example_is_the_compiled_one() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let guide = std::fs::read_to_string(root.join("../docs/host.md")).unwrap();
     let start = guide
-        .find("```rs\nuse mcp_host::catalog")
+        .find("```rs\nuse mcpfn_host::catalog")
         .expect("the Host side example")
         + "```rs\n".len();
     let end = start + guide[start..].find("```").unwrap();
@@ -759,7 +759,7 @@ fn the_host_guide_example_is_the_compiled_one() {
 }
 
 /// Add two numbers (in-process).
-#[mcp_runtime::tool]
+#[mcpfn_runtime::tool]
 async fn add(a: f64, b: f64) -> f64 {
     a + b + 1000.0
 }
@@ -767,12 +767,13 @@ async fn add(a: f64, b: f64) -> f64 {
 #[test]
 fn in_process_tools_beside_a_server() {
     run(async {
-        let local = mcp_runtime::Server::new("local", "1.0.0")
-            .tools(mcp_runtime::tools![add])
+        let local = mcpfn_runtime::Server::new("local", "1.0.0")
+            .tools(mcpfn_runtime::tools![add])
             .local()
             .unwrap();
-        let sources: Vec<Arc<dyn mcp_host::catalog::ToolSource>> =
-            vec![Arc::new(mcp_host::catalog::LocalSource::new("mine", local))];
+        let sources: Vec<Arc<dyn mcpfn_host::catalog::ToolSource>> = vec![Arc::new(
+            mcpfn_host::catalog::LocalSource::new("mine", local),
+        )];
         let everything = example("everything").to_string_lossy().into_owned();
         let config = config_of(json!({"remote": {"command": everything}}));
         let catalog = Catalog::build(&config, sources, CatalogOptions::default())
@@ -1203,7 +1204,7 @@ fn every_call_is_logged_for_audit() {
     let log = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
     let line = log
         .lines()
-        .find(|l| l.contains("mcp_host::audit"))
+        .find(|l| l.contains("mcpfn_host::audit"))
         .unwrap_or_else(|| panic!("no audit line in {log}"));
     for part in [
         "server=everything",

@@ -146,7 +146,7 @@ impl Stack {
             .env("MCP_AUTH_ISSUER", &issuer)
             .env("MCP_RESOURCE_URL", &url)
             .env("MCP_AUTH_SERVER", &issuer)
-            .env("MCP_LOG", "mcp_runtime=info")
+            .env("MCP_LOG", "mcpfn_runtime=info")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

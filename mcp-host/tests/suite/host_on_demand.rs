@@ -264,20 +264,20 @@ fn a_catalog_within_the_limits_is_offered_whole() {
 }
 
 /// An in-process server of `n` tools, `t_0` … (each answers its name).
-fn many_tools(n: usize) -> mcp_runtime::Server {
-    let tools: Vec<mcp_runtime::Tool> = (0..n)
+fn many_tools(n: usize) -> mcpfn_runtime::Server {
+    let tools: Vec<mcpfn_runtime::Tool> = (0..n)
         .map(|i| {
             let name = format!("t_{i}");
             let answer = name.clone();
-            mcp_runtime::ToolBuilder::new(name, move |_call| {
+            mcpfn_runtime::ToolBuilder::new(name, move |_call| {
                 let answer = answer.clone();
-                Box::pin(async move { mcp_runtime::ToolOutcome::text(answer) })
+                Box::pin(async move { mcpfn_runtime::ToolOutcome::text(answer) })
             })
             .description(format!("Tool number {i}."))
             .build()
         })
         .collect();
-    mcp_runtime::Server::new("many", "1").tools(tools)
+    mcpfn_runtime::Server::new("many", "1").tools(tools)
 }
 
 #[test]
@@ -296,15 +296,16 @@ fn the_host_own_tools_stay_loaded_unless_the_builder_names_others() {
                 10,
                 5,
             ))]);
-            let provider = mcp_host::provider::OpenAi::new(&model.base_url, Some("k")).unwrap();
-            let mut builder = mcp_host::agent::Agent::new(provider).server("many", many_tools(150));
+            let provider = mcpfn_host::provider::OpenAi::new(&model.base_url, Some("k")).unwrap();
+            let mut builder =
+                mcpfn_host::agent::Agent::new(provider).server("many", many_tools(150));
             if let Some(name) = always {
                 builder = builder.always_loaded([name]);
             }
             let agent = builder.build().await.unwrap();
             assert_eq!(
                 agent.offering(),
-                mcp_host::agent::on_demand::Offering::LocalSearch {
+                mcpfn_host::agent::on_demand::Offering::LocalSearch {
                     tool: "search_tools".into(),
                     loaded: expected.len() - 1,
                     room: 128 - expected.len(),

@@ -115,10 +115,10 @@ fn quiet_and_log_level_leave_out_the_info_lines_and_rust_log_chooses_by_target()
         assert_eq!(quiet, "", "{flags:?} wins over RUST_LOG: {quiet}");
     }
 
-    // `mcp_client` at debug, every other target off: the legacy fake's
-    // refusal of `server/discover` (a debug line of mcp_client) and none
-    // of mcp_host's info lines.
-    let client = one_call(&[], Some("mcp_client=debug"));
+    // `mcpfn_client` at debug, every other target off: the legacy fake's
+    // refusal of `server/discover` (a debug line of mcpfn_client) and none
+    // of mcpfn_host's info lines.
+    let client = one_call(&[], Some("mcpfn_client=debug"));
     assert!(client.contains("DEBUG"), "{client}");
     assert!(
         client.contains("server/discover refused; the legacy handshake follows"),
@@ -130,9 +130,9 @@ fn quiet_and_log_level_leave_out_the_info_lines_and_rust_log_chooses_by_target()
     let warn = one_call(&[], Some("warn"));
     assert_eq!(warn, "", "{warn}");
 
-    let refused = one_call(&[], Some("mcp_host[call]=debug"));
+    let refused = one_call(&[], Some("mcpfn_host[call]=debug"));
     assert!(
-        refused.starts_with("mcp-host: RUST_LOG=\"mcp_host[call]=debug\" is not a log filter"),
+        refused.starts_with("mcp-host: RUST_LOG=\"mcpfn_host[call]=debug\" is not a log filter"),
         "{refused}"
     );
     assert!(refused.contains("INFO"), "the default, info: {refused}");

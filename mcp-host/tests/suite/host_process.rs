@@ -641,7 +641,7 @@ fn a_log_flood_is_cut_and_rate_limited_and_the_other_server_still_answers() {
         run.stderr.lines().count(),
         run.stderr
             .lines()
-            .filter(|l| l.starts_with(" INFO mcp_host::server:"))
+            .filter(|l| l.starts_with(" INFO mcpfn_host::server:"))
             .count(),
         run.stderr
             .lines()

@@ -16,9 +16,9 @@ use common::fake_model::{
     FakeModel, HostRun, McpConfig, Reply, claude_message, closed_port_url, everything_entry,
     openai_completion, run_host, text_block, tool_use, unmarked,
 };
-use mcp_host::catalog::{Catalog, CatalogOptions};
-use mcp_host::provider::anthropic;
-use mcp_host::provider::openai::{self, Strict};
+use mcpfn_host::catalog::{Catalog, CatalogOptions};
+use mcpfn_host::provider::anthropic;
+use mcpfn_host::provider::openai::{self, Strict};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -38,7 +38,7 @@ impl Oracle {
             .enable_all()
             .build()
             .unwrap();
-        let parsed = mcp_host::config::McpConfig::load(&config.path).unwrap();
+        let parsed = mcpfn_host::config::McpConfig::load(&config.path).unwrap();
         let catalog = runtime
             .block_on(Catalog::build(
                 &parsed,
@@ -58,7 +58,7 @@ impl Oracle {
         Value::Array(openai::tools(&self.catalog.offers(), Strict::Off))
     }
 
-    fn call(&self, name: &str, input: Value) -> mcp_protocol::model::CallToolResult {
+    fn call(&self, name: &str, input: Value) -> mcpfn_protocol::model::CallToolResult {
         self.runtime.block_on(self.catalog.call(name, input))
     }
 
@@ -724,7 +724,7 @@ fn an_mcp_image_is_an_image_block_for_claude() {
         .content
         .iter()
         .find_map(|b| match b {
-            mcp_protocol::model::ContentBlock::Image(image) => Some(image.data.clone()),
+            mcpfn_protocol::model::ContentBlock::Image(image) => Some(image.data.clone()),
             _ => None,
         })
         .unwrap();
@@ -799,7 +799,7 @@ fn an_mcp_image_goes_to_openai_in_a_user_message_after_the_tool_messages() {
         .content
         .iter()
         .find_map(|b| match b {
-            mcp_protocol::model::ContentBlock::Image(image) => Some(image.data.clone()),
+            mcpfn_protocol::model::ContentBlock::Image(image) => Some(image.data.clone()),
             _ => None,
         })
         .unwrap();
@@ -2286,7 +2286,7 @@ fn the_openai_bound_follows_max_tokens_and_its_errors_name_the_openai_api() {
 
 #[test]
 fn a_model_api_that_does_not_answer_in_time_is_retried_then_named() {
-    use mcp_host::provider::{ApiClient, Provider};
+    use mcpfn_host::provider::{ApiClient, Provider};
     let slow = || fine(1).after(Duration::from_millis(1500));
     let fake = FakeModel::start(vec![slow(), slow(), slow(), slow(), fine(2)]);
     let (runtime, provider) =
@@ -2309,21 +2309,21 @@ fn a_model_api_that_does_not_answer_in_time_is_retried_then_named() {
 /// drive it.
 fn claude_library(
     fake: &FakeModel,
-    client: mcp_host::provider::ApiClient,
-) -> (tokio::runtime::Runtime, mcp_host::provider::Anthropic) {
+    client: mcpfn_host::provider::ApiClient,
+) -> (tokio::runtime::Runtime, mcpfn_host::provider::Anthropic) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
-    let provider = mcp_host::provider::Anthropic::new(&fake.base_url, Some(CLAUDE_KEY))
+    let provider = mcpfn_host::provider::Anthropic::new(&fake.base_url, Some(CLAUDE_KEY))
         .unwrap()
         .with_client(client);
     (runtime, provider)
 }
 
 /// A request of `messages` with no system prompt and no tools.
-fn say_hi(messages: &[Value]) -> mcp_host::provider::Request<'_> {
-    mcp_host::provider::Request {
+fn say_hi(messages: &[Value]) -> mcpfn_host::provider::Request<'_> {
+    mcpfn_host::provider::Request {
         model: "claude-sonnet-4-6",
         max_tokens: 1024,
         system: None,
@@ -2459,7 +2459,7 @@ fn a_503_then_a_stall_is_retried_once_within_the_api_timeout_then_named() {
 
 #[test]
 fn a_body_that_stops_after_its_headers_ends_the_attempt_at_the_stall_bound_and_is_retried() {
-    use mcp_host::provider::{ApiClient, Provider};
+    use mcpfn_host::provider::{ApiClient, Provider};
     let stalled = || fine(1).trickled(Duration::from_secs(3600));
     let fake = FakeModel::start(vec![stalled(), stalled(), stalled(), stalled(), fine(2)]);
     let (runtime, provider) = claude_library(

@@ -554,7 +554,7 @@ fn listed_tool(name: &str, tag: &str, tool: &str) -> Value {
 /// The model name the library gives `server`'s `tool` among `tools` (the
 /// program must offer the same one).
 fn assigned(servers: &[&str], tools: &[(&str, &str)], server: &str, tool: &str) -> String {
-    mcp_host::names::NameMap::assign(servers.iter().copied(), tools.iter().copied())
+    mcpfn_host::names::NameMap::assign(servers.iter().copied(), tools.iter().copied())
         .map
         .model_name(server, tool)
         .unwrap()
@@ -1321,7 +1321,7 @@ fn a_legacy_http_session_gets_the_headers_on_every_request() {
 /// is_error result saying it timed out; the server and the host go on.
 #[test]
 fn a_call_past_the_tool_timeout_is_an_error_and_the_host_goes_on() {
-    let config = McpConfig::everything("e", &[("MCP_LOG", "mcp_runtime=debug")]);
+    let config = McpConfig::everything("e", &[("MCP_LOG", "mcpfn_runtime=debug")]);
     let model = FakeModel::start(vec![
         asks(vec![tool_use("t1", "slow", json!({"ms": 30000}))]),
         asks(vec![tool_use("t2", "add", json!({"a": 1, "b": 1}))]),

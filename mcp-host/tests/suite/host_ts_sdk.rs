@@ -16,10 +16,10 @@
 use crate::common;
 
 use common::{args, run, text};
-use mcp_client::{CallOptions, ClientOptions, McpClient, Mode};
-use mcp_client::{Endpoint, ServerConfig};
-use mcp_protocol::ProtocolVersion;
-use mcp_protocol::model::ContentBlock;
+use mcpfn_client::{CallOptions, ClientOptions, McpClient, Mode};
+use mcpfn_client::{Endpoint, ServerConfig};
+use mcpfn_protocol::ProtocolVersion;
+use mcpfn_protocol::model::ContentBlock;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};

@@ -13,11 +13,11 @@ use common::fake_model::{
     tool_use,
 };
 use common::terminal::{OnTerminal, on_terminal};
-use mcp_client::BoxFuture;
-use mcp_host::agent::Agent;
-use mcp_host::agent::approval::{ApprovalRequest, ApproveAll, Approver, Decision};
-use mcp_host::agent::pins::DefinitionChange;
-use mcp_host::provider::Anthropic;
+use mcpfn_client::BoxFuture;
+use mcpfn_host::agent::Agent;
+use mcpfn_host::agent::approval::{ApprovalRequest, ApproveAll, Approver, Decision};
+use mcpfn_host::agent::pins::DefinitionChange;
+use mcpfn_host::provider::Anthropic;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -186,7 +186,8 @@ fn a_changed_definition_is_held_back_a_removed_tool_refused_and_a_new_one_offere
             ]),
         );
         let config =
-            mcp_host::config::McpConfig::parse(&changing_config(&now, &next).to_string()).unwrap();
+            mcpfn_host::config::McpConfig::parse(&changing_config(&now, &next).to_string())
+                .unwrap();
         let fake = FakeModel::start(vec![
             calls(json!([tool_use("toolu_1", "swap", json!({}))])),
             calls(json!([
@@ -471,15 +472,15 @@ fn approve_ask_shows_a_changed_definition_and_offers_it_once_approved() {
 }
 
 /// A tool `grow` adds to its own server.
-#[mcp_runtime::tool(read_only)]
+#[mcpfn_runtime::tool(read_only)]
 async fn sprout() -> String {
     "sprouted".into()
 }
 
 /// Adds `sprout` to the server's tools.
-#[mcp_runtime::tool]
-async fn grow(ctx: mcp_runtime::Context) -> String {
-    match ctx.tools().add(mcp_runtime::tools![sprout].remove(0)) {
+#[mcpfn_runtime::tool]
+async fn grow(ctx: mcpfn_runtime::Context) -> String {
+    match ctx.tools().add(mcpfn_runtime::tools![sprout].remove(0)) {
         Ok(()) => "grown".into(),
         Err(e) => e.to_string(),
     }
@@ -493,7 +494,8 @@ fn a_tool_an_in_process_server_adds_at_run_time_is_offered_next() {
             calls(json!([tool_use("toolu_2", "sprout", json!({}))])),
             end("done"),
         ]);
-        let server = mcp_runtime::Server::new("garden", "1.0.0").tools(mcp_runtime::tools![grow]);
+        let server =
+            mcpfn_runtime::Server::new("garden", "1.0.0").tools(mcpfn_runtime::tools![grow]);
         let agent = Agent::new(
             Anthropic::new(&fake.base_url, Some(CLAUDE_KEY))
                 .unwrap()
@@ -524,19 +526,19 @@ fn checking_an_unchanged_catalog_asks_no_server_and_costs_microseconds() {
     common::run(async {
         let file = McpConfig::everything("everything", &[("TOOLS", "200")]);
         let config =
-            mcp_host::config::McpConfig::parse(&std::fs::read_to_string(&file.path).unwrap())
+            mcpfn_host::config::McpConfig::parse(&std::fs::read_to_string(&file.path).unwrap())
                 .unwrap();
-        let catalog = mcp_host::catalog::Catalog::build(
+        let catalog = mcpfn_host::catalog::Catalog::build(
             &config,
             Vec::new(),
-            mcp_host::catalog::CatalogOptions::default(),
+            mcpfn_host::catalog::CatalogOptions::default(),
         )
         .await
         .unwrap();
         const CHECKS: u32 = 10_000;
         let started = std::time::Instant::now();
         for _ in 0..CHECKS {
-            let next = catalog.refreshed(mcp_host::catalog::RELIST_TIMEOUT).await;
+            let next = catalog.refreshed(mcpfn_host::catalog::RELIST_TIMEOUT).await;
             assert!(next.is_none());
         }
         let each = started.elapsed() / CHECKS;
@@ -556,7 +558,7 @@ fn a_list_whose_ttl_passed_is_listed_again_before_the_next_request() {
         let (now, next) = changing_files(&dir, &json!([add_tool("Add."), echo_tool()]), &json!([]));
         let mut entry = changing_config(&now, &next);
         entry["mcpServers"]["changing"]["env"]["CHANGING_TTL_MS"] = json!("0");
-        let config = mcp_host::config::McpConfig::parse(&entry.to_string()).unwrap();
+        let config = mcpfn_host::config::McpConfig::parse(&entry.to_string()).unwrap();
         let fake = FakeModel::start(vec![end("one"), end("two")]);
         let agent = Agent::new(
             Anthropic::new(&fake.base_url, Some(CLAUDE_KEY))
@@ -588,13 +590,13 @@ fn an_old_pins_file_is_upgraded_and_a_change_between_runs_names_every_field() {
     let (now, next) = changing_files(&dir, &json!([add_tool("Add two numbers.")]), &json!([]));
     let config = McpConfig::new(&changing_config(&now, &next));
     // A version 1 file: digests alone, the server's first tool pinned.
-    let swap: mcp_protocol::model::Tool = serde_json::from_value(json!({
+    let swap: mcpfn_protocol::model::Tool = serde_json::from_value(json!({
         "name": "swap", "description": "Change the tool list.", "inputSchema": {"type": "object"}
     }))
     .unwrap();
-    let add: mcp_protocol::model::Tool =
+    let add: mcpfn_protocol::model::Tool =
         serde_json::from_value(add_tool("Add two numbers.")).unwrap();
-    let digest = mcp_host::agent::pins::digest;
+    let digest = mcpfn_host::agent::pins::digest;
     std::fs::write(
         &pins,
         json!({"version": 1, "servers": {"changing": {"swap": digest(&swap), "add": digest(&add)}}})

@@ -1,7 +1,7 @@
 //! mcp-host's integration tests, one binary: each module was a test binary
 //! of its own, and each of those linked the whole dependency graph again.
 //! A module's tests keep their path as a filter
-//! (`cargo test -p mcp-host host_servers::`).
+//! (`cargo test -p mcpfn-host host_servers::`).
 
 mod common;
 

@@ -11,9 +11,9 @@ use common::fake_model::{
     openai_tool_calls, run_host, text_block, tool_use,
 };
 use common::run;
-use mcp_host::agent::Agent;
-use mcp_host::provider::{Anthropic, OpenAi, Usage};
-use mcp_runtime::{tool, tools};
+use mcpfn_host::agent::Agent;
+use mcpfn_host::provider::{Anthropic, OpenAi, Usage};
+use mcpfn_runtime::{tool, tools};
 use serde_json::{Value, json};
 
 /// Echoes the text back.

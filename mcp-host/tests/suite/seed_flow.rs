@@ -3,12 +3,12 @@
 //! results (success, `isError`, an image, a JSON-RPC error) → the
 //! `tool_result` blocks of the next request, and the same for OpenAI.
 
-use mcp_host::call_result::CallFailure;
-use mcp_host::names::NameMap;
-use mcp_host::provider::anthropic;
-use mcp_host::provider::openai::{self, Strict};
-use mcp_host::tool_offer::ToolOffer;
-use mcp_protocol::model::{CallToolResult, RpcError, Tool};
+use mcpfn_host::call_result::CallFailure;
+use mcpfn_host::names::NameMap;
+use mcpfn_host::provider::anthropic;
+use mcpfn_host::provider::openai::{self, Strict};
+use mcpfn_host::tool_offer::ToolOffer;
+use mcpfn_protocol::model::{CallToolResult, RpcError, Tool};
 use serde_json::{Value, json};
 
 /// The `tools/list` response a weather server sends.

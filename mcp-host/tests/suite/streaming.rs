@@ -11,10 +11,10 @@ use common::fake_model::{
     openai_text, openai_tool_calls, text_block, tool_use,
 };
 use common::run;
-use mcp_host::agent::Agent;
-use mcp_host::agent::events::{Event, EventSink};
-use mcp_host::provider::{Anthropic, OpenAi, Provider};
-use mcp_runtime::{tool, tools};
+use mcpfn_host::agent::Agent;
+use mcpfn_host::agent::events::{Event, EventSink};
+use mcpfn_host::provider::{Anthropic, OpenAi, Provider};
+use mcpfn_runtime::{tool, tools};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -170,7 +170,7 @@ fn a_streamed_claude_line_leaves_the_history_the_whole_one_leaves() {
         );
         let (ordered, calls) = call_events(&events);
         let usage = |input, output| Event::Usage {
-            usage: mcp_host::provider::Usage {
+            usage: mcpfn_host::provider::Usage {
                 input_tokens: input,
                 output_tokens: output,
                 ..Default::default()

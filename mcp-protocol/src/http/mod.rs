@@ -14,7 +14,7 @@
 //! case-insensitively, so `Mcp-Method` and `mcp-method` are one header.
 //!
 //! ```
-//! use mcp_protocol::http::{self, HeaderParams};
+//! use mcpfn_protocol::http::{self, HeaderParams};
 //! use serde_json::json;
 //!
 //! let schema = json!({"type": "object", "properties": {
@@ -77,7 +77,7 @@ impl NamedMember {
 /// method that sends no `Mcp-Name`.
 ///
 /// ```
-/// use mcp_protocol::http::{NamedMember, named_member};
+/// use mcpfn_protocol::http::{NamedMember, named_member};
 /// assert_eq!(named_member("tools/call"), Some(NamedMember::Name));
 /// assert_eq!(named_member("tasks/get"), Some(NamedMember::TaskId));
 /// assert_eq!(named_member("resources/read"), Some(NamedMember::Uri));

@@ -45,7 +45,7 @@ impl std::error::Error for BadValue {}
 /// sentinel, else the sentinel around its base64.
 ///
 /// ```
-/// use mcp_protocol::http::encode_value;
+/// use mcpfn_protocol::http::encode_value;
 /// assert_eq!(encode_value("us-west1"), "us-west1");
 /// assert_eq!(encode_value("Hello, 世界"), "=?base64?SGVsbG8sIOS4lueVjA==?=");
 /// ```
@@ -69,7 +69,7 @@ pub fn encode_value(text: &str) -> String {
 /// plain, decoded from the sentinel (the only copy) otherwise.
 ///
 /// ```
-/// use mcp_protocol::http::{BadValue, decode_value};
+/// use mcpfn_protocol::http::{BadValue, decode_value};
 /// assert_eq!(decode_value(b"=?base64?SGVsbG8sIOS4lueVjA==?=").unwrap(), "Hello, 世界");
 /// assert_eq!(decode_value(b"us-west1").unwrap(), "us-west1");
 /// assert_eq!(decode_value(b"=?base64?!!?="), Err(BadValue::BadBase64));

@@ -50,7 +50,7 @@ impl Visibility {
 /// it.
 ///
 /// ```
-/// use mcp_protocol::model::{ToolUi, Visibility};
+/// use mcpfn_protocol::model::{ToolUi, Visibility};
 /// let ui = ToolUi::resource("ui://charts/app.html").visibility([Visibility::App]);
 /// assert_eq!(
 ///     serde_json::to_string(&ui).unwrap(),
@@ -187,7 +187,7 @@ impl Permissions {
 /// its contents in `resources/read`.
 ///
 /// ```
-/// use mcp_protocol::model::ResourceUi;
+/// use mcpfn_protocol::model::ResourceUi;
 /// let ui = ResourceUi::default()
 ///     .connect_domains(["https://api.example.com"])
 ///     .clipboard_write()

@@ -11,8 +11,8 @@
 //! spells a method name (the workspace test `method_names` holds that).
 //!
 //! ```
-//! use mcp_protocol::model::method::{self, CallTool, Request};
-//! use mcp_protocol::model::{CallToolParams, CallToolResponse, JsonRpcRequest};
+//! use mcpfn_protocol::model::method::{self, CallTool, Request};
+//! use mcpfn_protocol::model::{CallToolParams, CallToolResponse, JsonRpcRequest};
 //!
 //! fn call(id: i64, params: <CallTool as Request>::Params) -> JsonRpcRequest<CallToolParams<'static>> {
 //!     JsonRpcRequest::new(id, CallTool::METHOD, Some(params))

@@ -16,7 +16,7 @@
 //! only those before it: `jsonrpc`, `tools`, `input`, `lifecycle`,
 //! `resources`, `notifications`, `task`, `call`, `prompts`, `completion`,
 //! `subscriptions`, `server`, `skills`, `method`; `apps` after `lifecycle`)
-//! and all reached here, as `mcp_protocol::model::X`.
+//! and all reached here, as `mcpfn_protocol::model::X`.
 
 mod apps;
 mod call;

@@ -56,8 +56,8 @@ pub struct PromptArgument {
 /// One message of a prompt: who says it and what.
 ///
 /// ```
-/// use mcp_protocol::content::Content;
-/// use mcp_protocol::model::{PromptMessage, Role};
+/// use mcpfn_protocol::content::Content;
+/// use mcpfn_protocol::model::{PromptMessage, Role};
 /// let messages = [
 ///     PromptMessage::user("Review this file:"),
 ///     PromptMessage::user(Content::embedded_text("file:///a.rs", "fn main() {}").mime_type("text/x-rust")),

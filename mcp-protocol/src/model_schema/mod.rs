@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 /// schemars' (`transform_subschemas`): both 2020-12's and draft-07's.
 ///
 /// ```
-/// use mcp_protocol::model_schema::visit_schemas;
+/// use mcpfn_protocol::model_schema::visit_schemas;
 /// let mut schema = serde_json::json!({
 ///     "type": "object",
 ///     "properties": {"format": {"type": "string", "format": "uuid"}},
@@ -142,7 +142,7 @@ const STANDARD_KEYWORDS: [&str; 58] = [
 ///     "type": "object",
 ///     "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
 /// });
-/// let clean = mcp_protocol::model_schema::for_model_api(&schema);
+/// let clean = mcpfn_protocol::model_schema::for_model_api(&schema);
 /// assert_eq!(clean["properties"]["region"], serde_json::json!({"type": "string"}));
 /// ```
 pub fn for_model_api(schema: &Value) -> Value {
@@ -167,7 +167,7 @@ pub fn for_model_api(schema: &Value) -> Value {
 ///     "properties": {"q": {"type": "string"}, "limit": {"type": "integer"}},
 ///     "required": ["q"],
 /// });
-/// let strict = mcp_protocol::model_schema::openai_strict(&schema).unwrap();
+/// let strict = mcpfn_protocol::model_schema::openai_strict(&schema).unwrap();
 /// // Every property required (in the map's order), the optional one nullable.
 /// assert_eq!(strict["required"], serde_json::json!(["limit", "q"]));
 /// assert_eq!(strict["properties"]["limit"]["type"], serde_json::json!(["integer", "null"]));

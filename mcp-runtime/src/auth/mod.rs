@@ -55,8 +55,8 @@ use std::sync::Arc;
 /// ```
 /// # #[cfg(feature = "jwt")]
 /// # fn main() -> std::io::Result<()> {
-/// use mcp_runtime::Server;
-/// use mcp_runtime::auth::{Auth, Jwks, JwtVerifier};
+/// use mcpfn_runtime::Server;
+/// use mcpfn_runtime::auth::{Auth, Jwks, JwtVerifier};
 ///
 /// let verifier = JwtVerifier::new(
 ///     Jwks::url("http://idp.internal/.well-known/jwks.json")?,

@@ -52,8 +52,8 @@ impl<'a> Bearer<'a> {
 /// would share them.
 ///
 /// ```
-/// use mcp_runtime::Principal;
-/// use mcp_runtime::auth::{Bearer, Rejection, TokenVerifier, VerifyFuture};
+/// use mcpfn_runtime::Principal;
+/// use mcpfn_runtime::auth::{Bearer, Rejection, TokenVerifier, VerifyFuture};
 ///
 /// /// Trusts the identity a gateway in front has put in `X-Auth-Subject`
 /// /// and `X-Auth-Scopes` after checking the token itself (only sound when

@@ -9,7 +9,7 @@ use serde_json::Value;
 /// One field of an elicitation form.
 ///
 /// ```
-/// use mcp_runtime::{ElicitRequest, FormField};
+/// use mcpfn_runtime::{ElicitRequest, FormField};
 /// let request = ElicitRequest::new("Your details")
 ///     .field("name", FormField::string().title("Name").default("John Doe").required())
 ///     .field("age", FormField::integer().minimum(0.0).default(30))

@@ -398,7 +398,7 @@ impl Context {
     /// (the request is then withdrawn with `notifications/cancelled`).
     ///
     /// ```no_run
-    /// use mcp_runtime::{Context, SampleRequest, ToolError, tool};
+    /// use mcpfn_runtime::{Context, SampleRequest, ToolError, tool};
     ///
     /// /// Summarize a text with the client's model.
     /// #[tool]
@@ -430,7 +430,7 @@ impl Context {
     /// [`Server::elicitation_timeout`](crate::Server::elicitation_timeout).
     ///
     /// ```no_run
-    /// use mcp_runtime::{Context, ToolError, tool};
+    /// use mcpfn_runtime::{Context, ToolError, tool};
     ///
     /// /// The client's roots, one URI a line.
     /// #[tool]
@@ -453,7 +453,7 @@ impl Context {
     /// ends the round: the questions still open are withdrawn.
     ///
     /// ```no_run
-    /// use mcp_runtime::{Ask, Context, ElicitRequest, FormField, SampleRequest, ToolError, tool};
+    /// use mcpfn_runtime::{Ask, Context, ElicitRequest, FormField, SampleRequest, ToolError, tool};
     ///
     /// #[derive(serde::Deserialize)]
     /// struct Name {
@@ -492,7 +492,7 @@ impl Context {
     /// 2026-07-28 HTTP, and in the in-process door, where nothing happens.
     ///
     /// ```no_run
-    /// use mcp_runtime::{Context, tool};
+    /// use mcpfn_runtime::{Context, tool};
     /// use std::time::Duration;
     ///
     /// /// Waits a while, letting the client poll.

@@ -17,7 +17,7 @@ const DEFAULT_MAX_TOKENS: u32 = 1000;
 /// continues, and how.
 ///
 /// ```
-/// use mcp_runtime::{SampleRequest, SamplingMessage};
+/// use mcpfn_runtime::{SampleRequest, SamplingMessage};
 /// let request = SampleRequest::new([SamplingMessage::user("Summarize: …")])
 ///     .max_tokens(200)
 ///     .system_prompt("You are terse.")

@@ -464,7 +464,7 @@ pub(crate) fn arguments_digest(arguments: Option<&str>) -> String {
     let value: Value = arguments
         .and_then(|text| serde_json::from_str(text).ok())
         .unwrap_or_else(|| json!({}));
-    Sha256::digest(mcp_protocol::canonical::canonical_json(&value).as_bytes())
+    Sha256::digest(mcpfn_protocol::canonical::canonical_json(&value).as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()

@@ -1,6 +1,6 @@
 //! The in-process door: a cloneable handle on a [`Server`] that lists and
 //! calls its tools (and lists and reads its resources, in `resources`) with the typed client-direction model
-//! ([`mcp_protocol::model`]) and no JSON text on the way. Arguments reach
+//! ([`mcpfn_protocol::model`]) and no JSON text on the way. Arguments reach
 //! the tool as an object (decoded from the `Value` itself), its outcome
 //! becomes a [`CallToolResult`] directly, and what the tool sends or asks
 //! its client (progress, log messages, elicitation, sampling) reaches the
@@ -59,7 +59,7 @@ impl Server {
 }
 
 /// A cloneable, in-process handle on a [`Server`]: lists its tools and calls
-/// them with the typed model of [`mcp_protocol::model`], without a transport
+/// them with the typed model of [`mcpfn_protocol::model`], without a transport
 /// and without JSON text. Calls take `&self`, so one handle (or its clones)
 /// runs several at once; dropping a call's future cancels the call (the
 /// tool's [`Context::cancelled`] fires).
@@ -71,7 +71,7 @@ impl Server {
 /// the capability gives.
 ///
 /// ```
-/// use mcp_runtime::{Server, tool, tools};
+/// use mcpfn_runtime::{Server, tool, tools};
 /// use serde_json::json;
 ///
 /// /// Add two numbers.
@@ -337,8 +337,8 @@ impl LocalClient {
     /// `callback`, and declares the `elicitation` capability.
     ///
     /// ```
-    /// use mcp_protocol::model::{ElicitAction, ElicitParams, ElicitResult};
-    /// use mcp_runtime::{Context, ElicitRequest, FormField, Server, ToolError, tool, tools};
+    /// use mcpfn_protocol::model::{ElicitAction, ElicitParams, ElicitResult};
+    /// use mcpfn_runtime::{Context, ElicitRequest, FormField, Server, ToolError, tool, tools};
     ///
     /// /// Greet the user by name.
     /// #[tool]
@@ -359,7 +359,7 @@ impl LocalClient {
     ///     },
     /// );
     /// let result = client.call("greet", serde_json::Map::new()).await?;
-    /// assert!(matches!(&result.content[0], mcp_protocol::model::ContentBlock::Text(t) if t.text == "Hello, Ada!"));
+    /// assert!(matches!(&result.content[0], mcpfn_protocol::model::ContentBlock::Text(t) if t.text == "Hello, Ada!"));
     /// # Ok(())
     /// # }
     /// ```

@@ -96,7 +96,7 @@ impl LocalClient {
     /// [`LocalClient::on_elicitation`].
     ///
     /// ```
-    /// use mcp_runtime::{Server, prompt, prompts};
+    /// use mcpfn_runtime::{Server, prompt, prompts};
     /// use std::collections::BTreeMap;
     ///
     /// /// Ask for a review.

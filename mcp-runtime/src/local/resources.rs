@@ -44,7 +44,7 @@ impl LocalClient {
     /// unknown URI, a refused template value, a failing fn).
     ///
     /// ```
-    /// use mcp_runtime::{Server, resource, resources};
+    /// use mcpfn_runtime::{Server, resource, resources};
     ///
     /// /// A greeting per name.
     /// #[resource("hello://{name}", mime_type = "text/plain")]
@@ -58,7 +58,7 @@ impl LocalClient {
     /// assert_eq!(client.resource_templates()[0].uri_template, "hello://{name}");
     /// let read = client.read_resource("hello://Ada").await?;
     /// assert!(matches!(&read.contents[0],
-    ///     mcp_runtime::ResourceContents::Text { text, .. } if text == "Hello, Ada!"));
+    ///     mcpfn_runtime::ResourceContents::Text { text, .. } if text == "Hello, Ada!"));
     /// assert!(client.read_resource("bye://Ada").await.is_err());
     /// # Ok(())
     /// # }

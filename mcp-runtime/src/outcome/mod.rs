@@ -32,7 +32,7 @@ pub enum ToolOutcome {
     /// tool's (the spec keeps tool failures in `isError` results, which
     /// the model reads). A call answers with the error; a task ends
     /// `failed` carrying it.
-    Protocol(mcp_protocol::RpcError),
+    Protocol(mcpfn_protocol::RpcError),
 }
 
 impl ToolOutcome {
@@ -49,8 +49,8 @@ impl ToolOutcome {
     /// A JSON-RPC error with `code` and `message` instead of a result
     /// (see [`ToolOutcome::Protocol`]).
     pub fn protocol_error(code: i64, message: impl Into<String>) -> ToolOutcome {
-        ToolOutcome::Protocol(mcp_protocol::RpcError::new(
-            mcp_protocol::ErrorCode::from_code(code),
+        ToolOutcome::Protocol(mcpfn_protocol::RpcError::new(
+            mcpfn_protocol::ErrorCode::from_code(code),
             message.into(),
         ))
     }
@@ -61,7 +61,7 @@ impl ToolOutcome {
     /// becomes an `isError` result that says where.
     ///
     /// ```
-    /// use mcp_runtime::ToolOutcome;
+    /// use mcpfn_runtime::ToolOutcome;
     /// use std::collections::BTreeMap;
     ///
     /// let fine = ToolOutcome::structured(&BTreeMap::from([("sum", 3.0)]));
@@ -78,7 +78,7 @@ impl ToolOutcome {
     /// without them).
     ///
     /// ```
-    /// use mcp_runtime::{Content, ToolOutcome};
+    /// use mcpfn_runtime::{Content, ToolOutcome};
     ///
     /// let outcome = ToolOutcome::structured_with(&[1, 2], vec![Content::image(b"GIF89a", "image/gif")]);
     /// assert!(matches!(outcome, ToolOutcome::StructuredWith { json, content } if json == "[1,2]" && content.len() == 1));
@@ -126,12 +126,12 @@ impl ToolOutcome {
 /// result an `isError` one, without the blocks.
 ///
 /// ```
-/// use mcp_runtime::{Content, Structured, ToolError, tool};
-/// use mcp_runtime::{JsonSchema, Serialize};
+/// use mcpfn_runtime::{Content, Structured, ToolError, tool};
+/// use mcpfn_runtime::{JsonSchema, Serialize};
 ///
 /// #[derive(Serialize, JsonSchema)]
-/// #[serde(crate = "mcp_runtime::serde")]
-/// #[schemars(crate = "mcp_runtime::schemars")]
+/// #[serde(crate = "mcpfn_runtime::serde")]
+/// #[schemars(crate = "mcpfn_runtime::schemars")]
 /// struct Plot {
 ///     points: usize,
 /// }
@@ -148,7 +148,7 @@ impl ToolOutcome {
 /// }
 ///
 /// fn main() {
-///     let tools = mcp_runtime::tools![plot];
+///     let tools = mcpfn_runtime::tools![plot];
 ///     // The outputSchema is Plot's.
 ///     assert_eq!(tools[0].output_schema().unwrap()["required"][0], "points");
 /// }
@@ -248,7 +248,7 @@ fn the_tool(tool: Option<&str>) -> String {
 /// itself, which is what makes the blanket conversion possible.)
 ///
 /// ```
-/// use mcp_runtime::ToolError;
+/// use mcpfn_runtime::ToolError;
 /// fn parse(text: &str) -> Result<u32, ToolError> {
 ///     let n: u32 = text.parse()?;
 ///     if n == 0 {

@@ -24,7 +24,7 @@ pub(crate) type Completer = Arc<dyn Fn(CompletionContext) -> BoxFuture<Vec<Strin
 /// read the `country` chosen before it).
 ///
 /// ```
-/// use mcp_runtime::CompletionContext;
+/// use mcpfn_runtime::CompletionContext;
 ///
 /// async fn cities(prefix: &str, context: &CompletionContext) -> Vec<String> {
 ///     let all: &[&str] = match context.argument("country") {

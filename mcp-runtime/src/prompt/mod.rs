@@ -142,7 +142,7 @@ impl Prompt {
 /// prompts whose shape is only known at run time.
 ///
 /// ```
-/// use mcp_runtime::{PromptBuilder, PromptMessage};
+/// use mcpfn_runtime::{PromptBuilder, PromptMessage};
 /// use std::collections::HashMap;
 ///
 /// let prompt = PromptBuilder::new("review", |call| {

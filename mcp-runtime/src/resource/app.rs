@@ -15,7 +15,7 @@ impl ResourceBuilder {
     /// inline scripts and styles only).
     ///
     /// ```
-    /// use mcp_runtime::{ResourceBuilder, ResourceUi};
+    /// use mcpfn_runtime::{ResourceBuilder, ResourceUi};
     /// let app = ResourceBuilder::app("ui://weather/app.html", "weather_app", "<!DOCTYPE html><html>…</html>")
     ///     .description("The forecast as a chart.")
     ///     .ui(ResourceUi::default().prefers_border(true))

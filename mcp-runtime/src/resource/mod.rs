@@ -254,7 +254,7 @@ impl ResourceRead {
 /// make resources whose URIs are only known at run time.
 ///
 /// ```
-/// use mcp_runtime::ResourceBuilder;
+/// use mcpfn_runtime::ResourceBuilder;
 /// let readme = ResourceBuilder::new("file:///README.md", "readme", |read| {
 ///     Box::pin(async move { Ok(vec![read.text("# Hello")]) })
 /// })

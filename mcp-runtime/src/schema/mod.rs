@@ -21,7 +21,7 @@
 //! This module owns the public schema generators; `profile.rs` owns the
 //! rewrites that make a generated schema portable. The rewrites into a model
 //! API's form (`--dump-tools`) are pure JSON and shared with hosts:
-//! [`mcp_protocol::model_schema`].
+//! [`mcpfn_protocol::model_schema`].
 
 mod profile;
 

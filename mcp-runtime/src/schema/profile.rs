@@ -3,7 +3,7 @@
 //! self-references, optional properties and unit enums.
 
 use super::STANDARD_FORMATS;
-use mcp_protocol::model_schema::visit_schemas;
+use mcpfn_protocol::model_schema::visit_schemas;
 use schemars::Schema;
 use schemars::transform::{RestrictFormats, Transform};
 use serde_json::{Map, Value};

@@ -243,7 +243,7 @@ impl Server {
     /// ```no_run
     /// use hyper::header::{HeaderName, HeaderValue};
     /// use hyper::{Request, Response, StatusCode};
-    /// use mcp_runtime::{Server, tool, tools};
+    /// use mcpfn_runtime::{Server, tool, tools};
     /// use std::sync::Arc;
     /// use std::sync::atomic::{AtomicU64, Ordering};
     /// use std::task::{Context, Poll};
@@ -399,7 +399,7 @@ impl Server {
             .map_err(|err| io::Error::new(io::ErrorKind::InvalidInput, err.to_string()))?;
         // The same target as the stdio startup line's.
         tracing::info!(
-            target: "mcp_runtime::server",
+            target: "mcpfn_runtime::server",
             server = %name,
             version = %version,
             transport = "http",

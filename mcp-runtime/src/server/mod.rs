@@ -56,7 +56,7 @@ pub(crate) const DEFAULT_INPUT_REQUEST_TTL: Duration = Duration::from_secs(600);
 /// An MCP server: a name, a version and tools, served over a transport.
 ///
 /// ```
-/// use mcp_runtime::{Server, tool, tools};
+/// use mcpfn_runtime::{Server, tool, tools};
 ///
 /// /// Add two numbers.
 /// #[tool]
@@ -66,7 +66,7 @@ pub(crate) const DEFAULT_INPUT_REQUEST_TTL: Duration = Duration::from_secs(600);
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> std::io::Result<()> {
-/// let (mut client, server_end) = mcp_runtime::testing::memory();
+/// let (mut client, server_end) = mcpfn_runtime::testing::memory();
 /// let (read, write) = tokio::io::split(server_end);
 /// let server = tokio::spawn(Server::new("calc", "1.0.0").tools(tools![add]).serve(read, write));
 ///
@@ -170,7 +170,7 @@ impl Server {
     /// the server when it starts, with [`Error::Skills`].
     ///
     /// ```no_run
-    /// let server = mcp_runtime::Server::new("docs", "1.0.0").skills_dir("skills");
+    /// let server = mcpfn_runtime::Server::new("docs", "1.0.0").skills_dir("skills");
     /// # let _ = server;
     /// ```
     #[cfg(feature = "skills")]
@@ -497,13 +497,13 @@ impl Server {
     ///
     /// The model API formats offer each tool under the name those APIs
     /// accept, mapped as `mcp-host` maps it
-    /// ([`mcp_protocol::model_name::model_name`]; the server's name seeds
+    /// ([`mcpfn_protocol::model_name::model_name`]; the server's name seeds
     /// the hash of a shortened name); a name that changes is a
     /// [`ToolDump::warnings`] entry, and two tools mapped to one name fail
     /// the dump ([`Error::ModelNameCollision`]).
     ///
     /// ```
-    /// use mcp_runtime::{DumpFormat, Server, tool, tools};
+    /// use mcpfn_runtime::{DumpFormat, Server, tool, tools};
     ///
     /// /// Say hello.
     /// #[tool]

@@ -13,7 +13,7 @@ impl Server {
     ///
     /// Installs a `tracing` subscriber that writes timestamped lines to
     /// stderr unless the program installed its own. Its filter takes
-    /// `RUST_LOG` syntax (`info`, `mcp_runtime=debug,warn`, …) from the
+    /// `RUST_LOG` syntax (`info`, `mcpfn_runtime=debug,warn`, …) from the
     /// `MCP_LOG` environment variable, else `RUST_LOG`, else `warn`; an
     /// invalid value is reported in a warning and `warn` applies. At `info`
     /// a startup line names the server, its version, the transport and the
@@ -41,10 +41,10 @@ impl Server {
         crate::logging::init_stderr();
         let output = crate::transport::stdio::stdout(self.stdout_guard)?;
         let input = crate::transport::stdio::stdin()?;
-        // The startup line's target is `mcp_runtime::server` for every
+        // The startup line's target is `mcpfn_runtime::server` for every
         // transport, whichever file of the module serves it.
         tracing::info!(
-            target: "mcp_runtime::server",
+            target: "mcpfn_runtime::server",
             server = %self.name,
             version = %self.version,
             transport = "stdio",

@@ -11,8 +11,8 @@ use tracing::Span;
 use tracing::field::{Empty, display};
 
 /// The target of the per-call log lines and spans, kept from before this
-/// module moved: users filter on it (`MCP_LOG=mcp_runtime::call=debug`).
-pub(super) const LOG_TARGET: &str = "mcp_runtime::call";
+/// module moved: users filter on it (`MCP_LOG=mcpfn_runtime::call=debug`).
+pub(super) const LOG_TARGET: &str = "mcpfn_runtime::call";
 
 /// How a call ended, as its span's `outcome` field says it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

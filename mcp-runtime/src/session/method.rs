@@ -1,5 +1,5 @@
 //! What a handler is: the traits a method family implements on the
-//! protocol's markers (`mcp_protocol::model::method`, which declare each
+//! protocol's markers (`mcpfn_protocol::model::method`, which declare each
 //! method's name, revisions and capability once), [`Method`] for a typed
 //! request and reply, [`Streaming`] for a stream. The method families
 //! under `methods/` implement them and the table ([`super::table`]) lists

@@ -1,5 +1,5 @@
 //! The server's method table: every method the session serves, keyed by
-//! the protocol's markers (`mcp_protocol::model::method`, where each
+//! the protocol's markers (`mcpfn_protocol::model::method`, where each
 //! method's name, revisions and capability are declared once), with how
 //! it is run. The router ([`Session::on_request`](super::Session)) finds
 //! the entry, checks the revision, and runs it; for a typed method

@@ -4,12 +4,12 @@
 //! `skill://<skill-path>/<file-path>` resource.
 //!
 //! ```no_run
-//! use mcp_runtime::Server;
+//! use mcpfn_runtime::Server;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> std::io::Result<()> {
 //! let server = Server::new("docs", "1.0.0").skills_dir("skills");
-//! mcp_runtime::cli::run(server).await
+//! mcpfn_runtime::cli::run(server).await
 //! # }
 //! ```
 //!

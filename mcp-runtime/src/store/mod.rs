@@ -38,11 +38,11 @@ pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>>
 /// while it is down.
 ///
 /// ```
-/// use mcp_runtime::store::{MemoryStore, Store};
+/// use mcpfn_runtime::store::{MemoryStore, Store};
 /// use std::time::Duration;
 ///
 /// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), mcp_runtime::store::StoreError> {
+/// # async fn main() -> Result<(), mcpfn_runtime::store::StoreError> {
 /// let store = MemoryStore::new();
 /// let minute = Duration::from_secs(60);
 /// assert!(store.put_if_absent("spent:a1", b"".to_vec(), minute).await?);

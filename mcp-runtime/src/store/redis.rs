@@ -66,15 +66,15 @@ static COMPARE_AND_DELETE: LazyLock<Script> = LazyLock::new(|| {
 /// are not affected.
 ///
 /// ```no_run
-/// use mcp_runtime::Server;
-/// use mcp_runtime::store::RedisStore;
+/// use mcpfn_runtime::Server;
+/// use mcpfn_runtime::store::RedisStore;
 /// use std::time::Duration;
 ///
 /// let store = RedisStore::open("redis://127.0.0.1:6379")?
 ///     .prefix("basket:")
 ///     .timeout(Duration::from_millis(500));
 /// let server = Server::new("basket", "1.0.0").store(store);
-/// # Ok::<(), mcp_runtime::store::StoreError>(())
+/// # Ok::<(), mcpfn_runtime::store::StoreError>(())
 /// ```
 #[derive(Clone)]
 pub struct RedisStore {

@@ -78,12 +78,12 @@ fn answer<P: Serialize, R: DeserializeOwned>(
 /// a test of the protocol uses [`wire::Client`](super::wire::Client).
 ///
 /// ```
-/// use mcp_runtime::testing::Client;
-/// use mcp_runtime::{Context, Server, tool, tools};
+/// use mcpfn_runtime::testing::Client;
+/// use mcpfn_runtime::{Context, Server, tool, tools};
 ///
 /// /// Count to n, reporting progress.
 /// #[tool]
-/// async fn count(ctx: Context, n: u32) -> Result<String, mcp_runtime::ToolError> {
+/// async fn count(ctx: Context, n: u32) -> Result<String, mcpfn_runtime::ToolError> {
 ///     for i in 1..=n {
 ///         ctx.progress(f64::from(i), Some(f64::from(n)), None)?;
 ///     }

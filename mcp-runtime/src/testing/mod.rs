@@ -46,7 +46,7 @@ pub use snapshot::{ToolSurface, UPDATE_SNAPSHOTS_ENV, assert_snapshot};
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// mcp_runtime::testing::check_store(&mcp_runtime::store::MemoryStore::new()).await;
+/// mcpfn_runtime::testing::check_store(&mcpfn_runtime::store::MemoryStore::new()).await;
 /// # });
 /// ```
 pub async fn check_store(store: &dyn crate::store::Store) {

@@ -92,7 +92,7 @@ pub fn assert_snapshot(surface: &impl ToolSurface, path: &Path) {
 /// calling crate's manifest directory.
 ///
 /// ```no_run
-/// use mcp_runtime::{assert_tools_snapshot, tool, tools};
+/// use mcpfn_runtime::{assert_tools_snapshot, tool, tools};
 ///
 /// /// Say hello.
 /// #[tool]

@@ -77,12 +77,12 @@ impl ClientBuilder {
 /// uses [`Server::local`] and its [`LocalClient`](crate::LocalClient).
 ///
 /// ```
-/// use mcp_runtime::testing::wire::Client;
-/// use mcp_runtime::{Context, Server, tool, tools};
+/// use mcpfn_runtime::testing::wire::Client;
+/// use mcpfn_runtime::{Context, Server, tool, tools};
 ///
 /// /// Count to n, reporting progress.
 /// #[tool]
-/// async fn count(ctx: Context, n: u32) -> Result<String, mcp_runtime::ToolError> {
+/// async fn count(ctx: Context, n: u32) -> Result<String, mcpfn_runtime::ToolError> {
 ///     for i in 1..=n {
 ///         ctx.progress(f64::from(i), Some(f64::from(n)), None)?;
 ///     }

@@ -15,7 +15,7 @@ use std::time::Duration;
 /// whose shape is only known at run time.
 ///
 /// ```
-/// use mcp_runtime::{ToolBuilder, ToolOutcome};
+/// use mcpfn_runtime::{ToolBuilder, ToolOutcome};
 /// let tool = ToolBuilder::new("shout", |call| {
 ///     Box::pin(async move {
 ///         match call.arguments::<std::collections::HashMap<String, String>>() {
@@ -164,7 +164,7 @@ impl ToolBuilder {
     /// `#[tool(ui(resource = "ui://…", visibility = "app"))]` sets it.
     ///
     /// ```
-    /// use mcp_runtime::{ToolBuilder, ToolOutcome, ToolUi, Visibility};
+    /// use mcpfn_runtime::{ToolBuilder, ToolOutcome, ToolUi, Visibility};
     /// let refresh = ToolBuilder::new("refresh", |_| Box::pin(async { ToolOutcome::text("ok") }))
     ///     .ui(ToolUi::resource("ui://dashboard/app.html").visibility([Visibility::App]))
     ///     .build();

@@ -45,7 +45,7 @@ impl Server {
     fn spawn(mut command: Command, env: &[(&str, &str)]) -> Server {
         command
             .args(["--http", "127.0.0.1:0"])
-            .env("MCP_LOG", "mcp_runtime=debug")
+            .env("MCP_LOG", "mcpfn_runtime=debug")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());

@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool(ui(resource = "https://example.com/app.html"))]
 async fn chart() -> String {
@@ -6,5 +6,5 @@ async fn chart() -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![chart];
+    let _ = mcpfn_runtime::tools![chart];
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool(resumable)]
 async fn crawl() -> String {
@@ -6,5 +6,5 @@ async fn crawl() -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![crawl];
+    let _ = mcpfn_runtime::tools![crawl];
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool(scopes("files:read files:write"))]
 async fn save() -> String {
@@ -6,5 +6,5 @@ async fn save() -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![save];
+    let _ = mcpfn_runtime::tools![save];
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool(task = "always")]
 async fn build_report() -> String {
@@ -6,5 +6,5 @@ async fn build_report() -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![build_report];
+    let _ = mcpfn_runtime::tools![build_report];
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool(timeout = "30")]
 async fn wait() -> String {
@@ -6,5 +6,5 @@ async fn wait() -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![wait];
+    let _ = mcpfn_runtime::tools![wait];
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 struct Weather;
 

@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool]
 async fn query(#[arg(header = "Region\r\nX-Injected")] region: String) -> String {
@@ -6,5 +6,5 @@ async fn query(#[arg(header = "Region\r\nX-Injected")] region: String) -> String
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![query];
+    let _ = mcpfn_runtime::tools![query];
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::{Context, tool};
+use mcpfn_runtime::{Context, tool};
 
 #[tool]
 async fn whoami(#[arg(header = "Ctx")] ctx: Context) -> String {
@@ -6,5 +6,5 @@ async fn whoami(#[arg(header = "Ctx")] ctx: Context) -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![whoami];
+    let _ = mcpfn_runtime::tools![whoami];
 }

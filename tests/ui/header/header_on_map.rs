@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 use std::collections::HashMap;
 
 #[tool]
@@ -7,5 +7,5 @@ async fn label(#[arg(header = "Labels")] labels: HashMap<String, String>) -> Str
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![label];
+    let _ = mcpfn_runtime::tools![label];
 }

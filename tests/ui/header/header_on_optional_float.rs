@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool]
 async fn scale(#[arg(header = "Factor")] factor: Option<f32>) -> String {
@@ -6,5 +6,5 @@ async fn scale(#[arg(header = "Factor")] factor: Option<f32>) -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![scale];
+    let _ = mcpfn_runtime::tools![scale];
 }

@@ -1,8 +1,8 @@
-use mcp_runtime::{Deserialize, JsonSchema, tool};
+use mcpfn_runtime::{Deserialize, JsonSchema, tool};
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(crate = "mcp_runtime::serde")]
-#[schemars(crate = "mcp_runtime::schemars")]
+#[serde(crate = "mcpfn_runtime::serde")]
+#[schemars(crate = "mcpfn_runtime::schemars")]
 struct Point {
     x: i32,
     y: i32,
@@ -14,5 +14,5 @@ async fn locate(#[arg(header = "Point")] point: Point) -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![locate];
+    let _ = mcpfn_runtime::tools![locate];
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool]
 async fn tag(#[arg(header = "Tags")] tags: Vec<String>) -> String {
@@ -6,5 +6,5 @@ async fn tag(#[arg(header = "Tags")] tags: Vec<String>) -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![tag];
+    let _ = mcpfn_runtime::tools![tag];
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool]
 async fn query(
@@ -9,5 +9,5 @@ async fn query(
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![query];
+    let _ = mcpfn_runtime::tools![query];
 }

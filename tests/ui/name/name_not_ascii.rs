@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool(name = "météo")]
 async fn lookup(city: String) -> String {
@@ -6,5 +6,5 @@ async fn lookup(city: String) -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![lookup];
+    let _ = mcpfn_runtime::tools![lookup];
 }

@@ -1,6 +1,6 @@
 //! Every `#[tool(...)]` option at once, checked on the wire through `tools/list`.
 
-use mcp_runtime::{Server, tool};
+use mcpfn_runtime::{Server, tool};
 
 /// Delete a file.
 #[tool(
@@ -19,10 +19,10 @@ async fn delete(path: String) -> String {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
-    let tools = mcp_runtime::tools![delete];
+    let tools = mcpfn_runtime::tools![delete];
     assert_eq!(tools[0].name(), "files.delete");
 
-    let (mut client, server_end) = mcp_runtime::testing::memory();
+    let (mut client, server_end) = mcpfn_runtime::testing::memory();
     let (read, write) = tokio::io::split(server_end);
     let server = tokio::spawn(Server::new("ui", "0").tools(tools).serve(read, write));
     client.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"ui","version":"0"}}}"#).await?;

@@ -1,6 +1,6 @@
 //! `ui(...)`: the tool's MCP Apps `_meta.ui`, in each form the option takes.
 
-use mcp_runtime::{ToolUi, Visibility, tool};
+use mcpfn_runtime::{ToolUi, Visibility, tool};
 
 /// Show a chart.
 #[tool(ui(resource = "ui://charts/app.html"))]
@@ -21,7 +21,7 @@ async fn both() -> String {
 }
 
 fn main() {
-    let tools = mcp_runtime::tools![chart, refresh, both];
+    let tools = mcpfn_runtime::tools![chart, refresh, both];
     assert_eq!(tools[0].ui(), Some(ToolUi::resource("ui://charts/app.html")));
     assert_eq!(
         tools[1].ui(),

@@ -1,6 +1,6 @@
 //! `#[arg(rename, description)]` set the property's wire name and description.
 
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool]
 async fn lookup(
@@ -11,7 +11,7 @@ async fn lookup(
 }
 
 fn main() {
-    let tools = mcp_runtime::tools![lookup];
+    let tools = mcpfn_runtime::tools![lookup];
     let schema = tools[0].input_schema();
     let props = schema["properties"].as_object().unwrap();
     assert_eq!(props.keys().collect::<Vec<_>>(), ["cityName", "type"]);

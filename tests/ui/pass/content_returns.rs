@@ -1,6 +1,6 @@
 //! `Vec<Content>` and `()` are content, without an output schema.
 
-use mcp_runtime::{Content, tool};
+use mcpfn_runtime::{Content, tool};
 
 #[tool]
 async fn pictures(count: usize) -> Vec<Content> {
@@ -16,7 +16,7 @@ fn nothing(reason: String) -> () {
 }
 
 fn main() {
-    let tools = mcp_runtime::tools![pictures, ping, nothing];
+    let tools = mcpfn_runtime::tools![pictures, ping, nothing];
     assert!(tools.iter().all(|t| t.output_schema().is_none()));
     assert_eq!(tools[1].name(), "ping");
 }

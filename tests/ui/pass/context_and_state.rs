@@ -1,8 +1,8 @@
 //! `Context` and `State<T>` parameters are injected: not in the inputSchema,
 //! in any position, alongside ordinary arguments; `timeout` bounds a call.
 
-use mcp_runtime::testing::Client;
-use mcp_runtime::{Context, Level, Server, State, ToolError, tool, tools};
+use mcpfn_runtime::testing::Client;
+use mcpfn_runtime::{Context, Level, Server, State, ToolError, tool, tools};
 use serde_json::json;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -48,8 +48,8 @@ async fn main() {
     // A State nobody registered stops the server at startup; dumping the
     // schemas needs none.
     let missing = Server::new("s", "1").tools(tools![visit]);
-    assert!(missing.dump(mcp_runtime::DumpFormat::OpenAi).is_ok());
-    let (_client, server_end) = mcp_runtime::testing::memory();
+    assert!(missing.dump(mcpfn_runtime::DumpFormat::OpenAi).is_ok());
+    let (_client, server_end) = mcpfn_runtime::testing::memory();
     let (read, write) = tokio::io::split(server_end);
     let err = missing.serve(read, write).await.unwrap_err();
     assert!(err.to_string().contains("State<"), "{err}");

@@ -2,8 +2,8 @@
 //! (advertised with a plain type, never a `null` union). Wide integers get
 //! ±(2^53−1) bounds, enforced at call time.
 
-use mcp_runtime::testing::Client;
-use mcp_runtime::{ProtocolVersion, Server, tool, tools};
+use mcpfn_runtime::testing::Client;
+use mcpfn_runtime::{ProtocolVersion, Server, tool, tools};
 use serde_json::json;
 
 #[tool]

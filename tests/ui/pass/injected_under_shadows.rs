@@ -5,7 +5,7 @@
 #![deny(warnings)]
 
 mod shadowed {
-    use ::mcp_runtime::{Context, State, tool};
+    use ::mcpfn_runtime::{Context, State, tool};
 
     #[allow(dead_code)]
     trait Sized {}
@@ -24,7 +24,7 @@ mod shadowed {
     #[allow(dead_code)]
     mod core {}
     #[allow(dead_code)]
-    mod mcp_runtime {}
+    mod mcpfn_runtime {}
     #[allow(dead_code)]
     mod __private {}
 
@@ -44,15 +44,15 @@ mod shadowed {
 
     /// The runtime's types by their full path.
     #[tool]
-    pub(crate) fn named(ctx: ::mcp_runtime::Context, greeting: ::mcp_runtime::State<Greeting>) -> ::std::string::String {
+    pub(crate) fn named(ctx: ::mcpfn_runtime::Context, greeting: ::mcpfn_runtime::State<Greeting>) -> ::std::string::String {
         ::std::format!("{} {}", greeting.text, ctx.tool_name())
     }
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    use mcp_runtime::testing::Client;
-    use mcp_runtime::{Server, tools};
+    use mcpfn_runtime::testing::Client;
+    use mcpfn_runtime::{Server, tools};
     use serde_json::json;
 
     let listed = tools![shadowed::greet, shadowed::named];

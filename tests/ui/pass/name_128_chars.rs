@@ -1,6 +1,6 @@
 //! The longest name the rule allows.
 
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool(
     name = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -10,7 +10,7 @@ async fn lookup(city: String) -> String {
 }
 
 fn main() {
-    let tools = mcp_runtime::tools![lookup];
+    let tools = mcpfn_runtime::tools![lookup];
     assert_eq!(tools[0].name().len(), 128);
     assert!(tools[0].name().chars().all(|c| c == 'a'));
 }

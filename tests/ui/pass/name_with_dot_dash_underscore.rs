@@ -1,6 +1,6 @@
 //! `.`, `-` and `_` are allowed in names.
 
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool(name = "weather.lookup-v2_beta")]
 async fn lookup(city: String) -> String {
@@ -11,7 +11,7 @@ async fn lookup(city: String) -> String {
 async fn punctuation() {}
 
 fn main() {
-    let tools = mcp_runtime::tools![lookup, punctuation];
+    let tools = mcpfn_runtime::tools![lookup, punctuation];
     assert_eq!(tools[0].name(), "weather.lookup-v2_beta");
     assert_eq!(tools[1].name(), "_.-");
 }

@@ -1,7 +1,7 @@
 //! A tool may share its name with a module or a type in the same scope: the
 //! macro's hidden items do not take the fn's name.
 
-use mcp_runtime::{tool, tools};
+use mcpfn_runtime::{tool, tools};
 
 #[allow(dead_code)]
 mod search {

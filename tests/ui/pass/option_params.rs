@@ -1,6 +1,6 @@
 //! `Option` parameters are optional properties.
 
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool]
 async fn search(query: String, limit: Option<u32>, tags: Option<Vec<String>>) -> String {
@@ -8,7 +8,7 @@ async fn search(query: String, limit: Option<u32>, tags: Option<Vec<String>>) ->
 }
 
 fn main() {
-    let tools = mcp_runtime::tools![search];
+    let tools = mcpfn_runtime::tools![search];
     let schema = tools[0].input_schema();
     assert_eq!(schema["required"], serde_json::json!(["query"]));
     assert_eq!(schema["properties"]["limit"]["type"], "integer");

@@ -1,6 +1,6 @@
 //! Doc comments on parameters become property descriptions.
 
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 /// Look up the weather.
 ///
@@ -17,7 +17,7 @@ async fn lookup(
 }
 
 fn main() {
-    let tools = mcp_runtime::tools![lookup];
+    let tools = mcpfn_runtime::tools![lookup];
     let props = &tools[0].input_schema()["properties"];
     assert_eq!(props["city"]["description"], "The city, e.g. `Paris`.");
     let days = props["days"]["description"].as_str().unwrap();

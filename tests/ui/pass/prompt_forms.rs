@@ -1,7 +1,7 @@
 //! Every form a `#[prompt]` fn may take: its returns, optional and renamed
 //! arguments, injected `Context` and `State<T>`, a completer, options.
 
-use mcp_runtime::{
+use mcpfn_runtime::{
     CompletionContext, Context, PromptMessage, Server, State, ToolError, prompt, prompts,
 };
 
@@ -40,7 +40,7 @@ async fn fallible() -> Result<String, std::io::Error> {
 }
 
 mod nested {
-    #[mcp_runtime::prompt]
+    #[mcpfn_runtime::prompt]
     pub async fn inner() -> &'static str {
         "inner"
     }

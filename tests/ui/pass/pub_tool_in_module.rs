@@ -1,7 +1,7 @@
 //! A `pub` tool in another module is registered by its path.
 
 mod weather {
-    use mcp_runtime::tool;
+    use mcpfn_runtime::tool;
 
     /// Look up the weather.
     #[tool]
@@ -10,7 +10,7 @@ mod weather {
     }
 
     pub mod nested {
-        #[mcp_runtime::tool(name = "nested_echo")]
+        #[mcpfn_runtime::tool(name = "nested_echo")]
         pub fn echo(text: String) -> String {
             text
         }
@@ -18,7 +18,7 @@ mod weather {
 }
 
 fn main() {
-    let tools = mcp_runtime::tools![weather::lookup, weather::nested::echo];
+    let tools = mcpfn_runtime::tools![weather::lookup, weather::nested::echo];
     assert_eq!(tools[0].name(), "lookup");
     assert_eq!(tools[1].name(), "nested_echo");
     let schema = tools[0].input_schema();

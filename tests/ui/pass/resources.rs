@@ -1,7 +1,7 @@
 //! `#[resource]` on fixed URIs and templates of each supported form, with
 //! State<T> and Context parameters; the list registers them.
 
-use mcp_runtime::{Context, ResourceContents, State, resource, resources};
+use mcpfn_runtime::{Context, ResourceContents, State, resource, resources};
 
 struct Root(&'static str);
 
@@ -17,7 +17,7 @@ async fn file(path: String, root: State<Root>, _ctx: Context) -> Result<String, 
 }
 
 mod nested {
-    use mcp_runtime::resource;
+    use mcpfn_runtime::resource;
 
     #[resource("repo://x{/branch}{?depth}")]
     pub async fn branch(branch: String, depth: Option<u8>) -> Vec<u8> {

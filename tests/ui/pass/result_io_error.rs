@@ -1,6 +1,6 @@
 //! Any `Display` error type works, such as `std::io::Error`.
 
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool]
 fn read_config(path: String) -> Result<String, std::io::Error> {
@@ -13,7 +13,7 @@ fn config_size(path: String) -> std::io::Result<u64> {
 }
 
 fn main() {
-    let tools = mcp_runtime::tools![read_config, config_size];
+    let tools = mcpfn_runtime::tools![read_config, config_size];
     assert_eq!(tools[0].name(), "read_config");
     assert!(tools[0].output_schema().is_none());
     assert_eq!(tools[1].output_schema().unwrap()["type"], "integer");

@@ -1,6 +1,6 @@
 //! `Result<T, ToolError>`: the `Ok` type decides the output schema.
 
-use mcp_runtime::{ToolError, tool};
+use mcpfn_runtime::{ToolError, tool};
 
 #[tool]
 async fn divide(a: f64, b: f64) -> Result<f64, ToolError> {
@@ -16,7 +16,7 @@ async fn greet(name: String) -> Result<String, ToolError> {
 }
 
 fn main() {
-    let tools = mcp_runtime::tools![divide, greet];
+    let tools = mcpfn_runtime::tools![divide, greet];
     assert_eq!(tools[0].name(), "divide");
     assert_eq!(tools[0].output_schema().unwrap()["type"], "number");
     assert!(tools[1].output_schema().is_none());

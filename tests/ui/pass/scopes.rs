@@ -1,7 +1,7 @@
 //! `scopes(...)`: advertised in the tool's `_meta`, and ignored on stdio
 //! (no caller identity there: the tool runs).
 
-use mcp_runtime::{Server, tool};
+use mcpfn_runtime::{Server, tool};
 
 /// Save a file.
 #[tool(scopes("files:write", "files:read"), read_only = false)]
@@ -11,10 +11,10 @@ async fn save(path: String) -> String {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
-    let tools = mcp_runtime::tools![save];
+    let tools = mcpfn_runtime::tools![save];
     assert_eq!(tools[0].scopes(), ["files:write", "files:read"]);
 
-    let (mut client, server_end) = mcp_runtime::testing::memory();
+    let (mut client, server_end) = mcpfn_runtime::testing::memory();
     let (read, write) = tokio::io::split(server_end);
     let server = tokio::spawn(Server::new("ui", "0").tools(tools).serve(read, write));
     client.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"ui","version":"0"}}}"#).await?;

@@ -1,6 +1,6 @@
 //! A plain (non-async) fn is a tool too, and stays callable as a fn.
 
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 /// Add two numbers.
 #[tool]
@@ -10,7 +10,7 @@ fn add(a: i64, b: i64) -> i64 {
 
 fn main() {
     assert_eq!(add(1, 2), 3);
-    let tools = mcp_runtime::tools![add];
+    let tools = mcpfn_runtime::tools![add];
     assert_eq!(tools[0].name(), "add");
     let schema = tools[0].input_schema();
     assert_eq!(schema["properties"]["a"]["type"], "integer");

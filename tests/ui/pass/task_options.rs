@@ -4,7 +4,7 @@
 //! and the required one (once its body begins the task) become tasks, and
 //! the plain one still answers at once.
 
-use mcp_runtime::{Context, Server, ToolError, tool};
+use mcpfn_runtime::{Context, Server, ToolError, tool};
 use serde_json::{Value, json};
 
 /// Builds a report, as a task when the client supports tasks (run again
@@ -44,8 +44,8 @@ fn call(id: u64, name: &str, arguments: Value, tasks: bool) -> String {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
-    let tools = mcp_runtime::tools![build_report, ask_then_work, plain];
-    let (mut client, server_end) = mcp_runtime::testing::memory();
+    let tools = mcpfn_runtime::tools![build_report, ask_then_work, plain];
+    let (mut client, server_end) = mcpfn_runtime::testing::memory();
     let (read, write) = tokio::io::split(server_end);
     let server = tokio::spawn(Server::new("ui", "0").tools(tools).serve(read, write));
     let mut ask = async |line: String| -> std::io::Result<Value> {

@@ -1,7 +1,7 @@
 //! `timeout` takes humantime's syntax: fractions and compound durations.
 
-use mcp_runtime::testing::Client;
-use mcp_runtime::{Server, tool, tools};
+use mcpfn_runtime::testing::Client;
+use mcpfn_runtime::{Server, tool, tools};
 use serde_json::json;
 
 /// Takes too long.

@@ -2,7 +2,7 @@
 //! the fn body before or after it, by a relative, `crate::`, `self::` or
 //! `super::` path, through a glob re-export; and the fn stays callable.
 
-use mcp_runtime::{tool, tools};
+use mcpfn_runtime::{tool, tools};
 
 /// Declared before `main`.
 #[tool]
@@ -13,15 +13,15 @@ async fn before(a: f64, b: f64) -> f64 {
 mod outer {
     pub mod inner {
         /// In a nested module.
-        #[mcp_runtime::tool]
+        #[mcpfn_runtime::tool]
         pub fn deep(x: u32) -> u32 {
             x
         }
     }
 
     /// Reaches its sibling through `super::`.
-    pub fn list() -> Vec<mcp_runtime::Tool> {
-        mcp_runtime::tools![super::after, self::inner::deep]
+    pub fn list() -> Vec<mcpfn_runtime::Tool> {
+        mcpfn_runtime::tools![super::after, self::inner::deep]
     }
 }
 
@@ -32,7 +32,7 @@ mod reexport {
 /// A module named like a tool in it does not get in the way.
 mod lookup {
     /// Named like its module.
-    #[mcp_runtime::tool]
+    #[mcpfn_runtime::tool]
     pub fn lookup(id: u32) -> u32 {
         id
     }

@@ -1,6 +1,6 @@
 //! A tool without parameters takes an empty object.
 
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool]
 async fn now() -> String {
@@ -8,7 +8,7 @@ async fn now() -> String {
 }
 
 fn main() {
-    let tools = mcp_runtime::tools![now];
+    let tools = mcpfn_runtime::tools![now];
     assert_eq!(tools[0].name(), "now");
     let schema = tools[0].input_schema();
     assert_eq!(schema["type"], "object");

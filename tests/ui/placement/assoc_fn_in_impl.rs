@@ -1,7 +1,7 @@
 // An associated fn without `self` is still not a free fn: one error on it,
 // and registering it adds none.
 
-use mcp_runtime::{tool, tools};
+use mcpfn_runtime::{tool, tools};
 
 struct Repo;
 

@@ -1,7 +1,7 @@
 // A method cannot be a tool: there is no value to call it on. One error on
 // `self`, and registering it adds none.
 
-use mcp_runtime::{tool, tools};
+use mcpfn_runtime::{tool, tools};
 
 struct Repo {
     root: String,

@@ -1,4 +1,4 @@
-use mcp_runtime::prompt;
+use mcpfn_runtime::prompt;
 
 #[prompt]
 async fn repeat(times: u32) -> String {
@@ -6,5 +6,5 @@ async fn repeat(times: u32) -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::prompts![repeat];
+    let _ = mcpfn_runtime::prompts![repeat];
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::{CompletionContext, Context, prompt};
+use mcpfn_runtime::{CompletionContext, Context, prompt};
 
 async fn nothing(_prefix: &str, _context: &CompletionContext) -> Vec<String> {
     Vec::new()
@@ -10,5 +10,5 @@ async fn hello(#[complete(nothing)] ctx: Context) -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::prompts![hello];
+    let _ = mcpfn_runtime::prompts![hello];
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::prompt;
+use mcpfn_runtime::prompt;
 
 #[prompt(name = "greet")]
 async fn hello() -> String {
@@ -11,5 +11,5 @@ async fn welcome() -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::prompts![hello, welcome];
+    let _ = mcpfn_runtime::prompts![hello, welcome];
 }

@@ -3,5 +3,5 @@ async fn hello() -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::prompts![hello];
+    let _ = mcpfn_runtime::prompts![hello];
 }

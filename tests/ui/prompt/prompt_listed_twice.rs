@@ -1,4 +1,4 @@
-use mcp_runtime::prompt;
+use mcpfn_runtime::prompt;
 
 #[prompt]
 async fn hello() -> String {
@@ -6,5 +6,5 @@ async fn hello() -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::prompts![hello, hello];
+    let _ = mcpfn_runtime::prompts![hello, hello];
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::prompt;
+use mcpfn_runtime::prompt;
 
 #[prompt]
 fn hello() -> String {
@@ -6,5 +6,5 @@ fn hello() -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::prompts![hello];
+    let _ = mcpfn_runtime::prompts![hello];
 }

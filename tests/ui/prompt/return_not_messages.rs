@@ -1,4 +1,4 @@
-use mcp_runtime::prompt;
+use mcpfn_runtime::prompt;
 
 #[prompt]
 async fn count() -> u32 {
@@ -6,5 +6,5 @@ async fn count() -> u32 {
 }
 
 fn main() {
-    let _ = mcp_runtime::prompts![count];
+    let _ = mcpfn_runtime::prompts![count];
 }

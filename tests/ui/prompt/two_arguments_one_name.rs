@@ -1,4 +1,4 @@
-use mcp_runtime::prompt;
+use mcpfn_runtime::prompt;
 
 #[prompt]
 async fn hello(name: String, #[arg(rename = "name")] other: String) -> String {
@@ -6,5 +6,5 @@ async fn hello(name: String, #[arg(rename = "name")] other: String) -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::prompts![hello];
+    let _ = mcpfn_runtime::prompts![hello];
 }

@@ -1,6 +1,6 @@
 // The same tool listed twice.
 
-use mcp_runtime::{tool, tools};
+use mcpfn_runtime::{tool, tools};
 
 /// Look a user up.
 #[tool]

@@ -1,6 +1,6 @@
 // Two fns that give their tools the same name.
 
-use mcp_runtime::{tool, tools};
+use mcpfn_runtime::{tool, tools};
 
 /// Look a user up.
 #[tool(name = "lookup")]
@@ -10,7 +10,7 @@ async fn lookup_user(id: u32) -> String {
 
 mod orders {
     /// Look an order up.
-    #[mcp_runtime::tool(name = "lookup")]
+    #[mcpfn_runtime::tool(name = "lookup")]
     pub async fn lookup_order(id: u32) -> String {
         id.to_string()
     }

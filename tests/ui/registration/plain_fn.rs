@@ -1,6 +1,6 @@
 // A fn without #[tool] in the list: one error, on its name.
 
-use mcp_runtime::{tool, tools};
+use mcpfn_runtime::{tool, tools};
 
 /// Look a user up.
 #[tool]

@@ -1,7 +1,7 @@
 // A fn without #[tool] declared in the same fn body as the list, beside a
 // tool declared there: one error, on its name.
 
-use mcp_runtime::{tool, tools};
+use mcpfn_runtime::{tool, tools};
 
 fn main() {
     /// Look a user up.

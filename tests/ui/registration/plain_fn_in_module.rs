@@ -1,6 +1,6 @@
 // A fn without #[tool], listed by its path: one error, on its name.
 
-use mcp_runtime::{tool, tools};
+use mcpfn_runtime::{tool, tools};
 
 mod users {
     use super::tool;

@@ -1,7 +1,7 @@
 // A plain fn listed by its path, named like a #[tool] fn beside the list:
 // that tool is not taken for it; one error, on its name.
 
-use mcp_runtime::{tool, tools};
+use mcpfn_runtime::{tool, tools};
 
 mod users {
     pub fn lookup(id: u32) -> String {

@@ -1,11 +1,11 @@
 // A private #[tool] fn listed from outside its module: rustc's one error,
 // that the fn is private, and none of ours (it is a #[tool] fn).
 
-use mcp_runtime::tools;
+use mcpfn_runtime::tools;
 
 mod users {
     /// Look a user up.
-    #[mcp_runtime::tool]
+    #[mcpfn_runtime::tool]
     fn lookup(id: u32) -> String {
         id.to_string()
     }

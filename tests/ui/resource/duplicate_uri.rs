@@ -1,4 +1,4 @@
-use mcp_runtime::resource;
+use mcpfn_runtime::resource;
 
 #[resource("test://readme")]
 async fn readme() -> String {
@@ -11,5 +11,5 @@ async fn also_readme() -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::resources![readme, also_readme];
+    let _ = mcpfn_runtime::resources![readme, also_readme];
 }

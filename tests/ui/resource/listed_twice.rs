@@ -1,4 +1,4 @@
-use mcp_runtime::resource;
+use mcpfn_runtime::resource;
 
 #[resource("test://a")]
 async fn a() -> String {
@@ -6,5 +6,5 @@ async fn a() -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::resources![a, a];
+    let _ = mcpfn_runtime::resources![a, a];
 }

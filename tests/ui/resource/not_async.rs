@@ -1,4 +1,4 @@
-use mcp_runtime::resource;
+use mcpfn_runtime::resource;
 
 #[resource("test://sync")]
 fn sync() -> String {
@@ -6,5 +6,5 @@ fn sync() -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::resources![sync];
+    let _ = mcpfn_runtime::resources![sync];
 }

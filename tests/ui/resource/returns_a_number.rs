@@ -1,4 +1,4 @@
-use mcp_runtime::resource;
+use mcpfn_runtime::resource;
 
 #[resource("test://count")]
 async fn count() -> u32 {
@@ -6,5 +6,5 @@ async fn count() -> u32 {
 }
 
 fn main() {
-    let _ = mcp_runtime::resources![count];
+    let _ = mcpfn_runtime::resources![count];
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::resource;
+use mcpfn_runtime::resource;
 
 #[resource("file:///{path")]
 async fn file(path: String) -> String {
@@ -6,5 +6,5 @@ async fn file(path: String) -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::resources![file];
+    let _ = mcpfn_runtime::resources![file];
 }

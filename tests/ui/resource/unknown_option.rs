@@ -1,4 +1,4 @@
-use mcp_runtime::resource;
+use mcpfn_runtime::resource;
 
 #[resource("test://a", mime = "text/plain")]
 async fn a() -> String {
@@ -6,5 +6,5 @@ async fn a() -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::resources![a];
+    let _ = mcpfn_runtime::resources![a];
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::resource;
+use mcpfn_runtime::resource;
 
 #[resource("page://x{#section}")]
 async fn page(section: String) -> String {
@@ -6,5 +6,5 @@ async fn page(section: String) -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::resources![page];
+    let _ = mcpfn_runtime::resources![page];
 }

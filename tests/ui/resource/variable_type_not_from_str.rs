@@ -1,4 +1,4 @@
-use mcp_runtime::resource;
+use mcpfn_runtime::resource;
 
 struct Id;
 
@@ -9,5 +9,5 @@ async fn note(id: Id) -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::resources![note];
+    let _ = mcpfn_runtime::resources![note];
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::resource;
+use mcpfn_runtime::resource;
 
 #[resource("notes://{folder}/{id}")]
 async fn note(id: String) -> String {
@@ -6,5 +6,5 @@ async fn note(id: String) -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::resources![note];
+    let _ = mcpfn_runtime::resources![note];
 }

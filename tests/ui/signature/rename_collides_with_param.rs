@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool]
 async fn add(a: i32, #[arg(rename = "a")] b: i32) -> i32 {
@@ -6,5 +6,5 @@ async fn add(a: i32, #[arg(rename = "a")] b: i32) -> i32 {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![add];
+    let _ = mcpfn_runtime::tools![add];
 }

@@ -2,7 +2,7 @@
 // reports too. The macro cannot tell a free fn from a method, and a method
 // (see `placement/method_with_self.rs`) must be given back with its `self`.
 
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool]
 async fn lookup(&self, city: String) -> String {

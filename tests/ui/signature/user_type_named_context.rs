@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 /// The user's own type, which merely shares the runtime's name.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -12,5 +12,5 @@ async fn greet(ctx: Context) -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![greet];
+    let _ = mcpfn_runtime::tools![greet];
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 /// The user's own wrapper, which merely shares the runtime's name.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -12,5 +12,5 @@ async fn echo(state: State<u32>) -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![echo];
+    let _ = mcpfn_runtime::tools![echo];
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[tool]
 async fn lookup(city: String) -> String
@@ -9,5 +9,5 @@ where
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![lookup];
+    let _ = mcpfn_runtime::tools![lookup];
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 #[derive(Debug)]
 struct LookupFailed;
@@ -12,5 +12,5 @@ async fn lookup(city: String) -> Result<String, LookupFailed> {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![lookup];
+    let _ = mcpfn_runtime::tools![lookup];
 }

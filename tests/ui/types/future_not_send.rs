@@ -1,4 +1,4 @@
-use mcp_runtime::{tool, tools};
+use mcpfn_runtime::{tool, tools};
 use std::rc::Rc;
 
 /// Holds an `Rc` across an `.await`, so its future is not `Send`.

@@ -1,4 +1,4 @@
-use mcp_runtime::{ToolError, tool};
+use mcpfn_runtime::{ToolError, tool};
 
 struct Forecast {
     celsius: f64,
@@ -12,6 +12,6 @@ async fn lookup(city: String) -> Result<Forecast, ToolError> {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![lookup];
+    let _ = mcpfn_runtime::tools![lookup];
     let _ = |f: Forecast| f.celsius;
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 struct City {
     name: String,
@@ -10,5 +10,5 @@ async fn lookup(city: City) -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![lookup];
+    let _ = mcpfn_runtime::tools![lookup];
 }

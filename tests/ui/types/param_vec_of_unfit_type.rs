@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 struct City {
     name: String,
@@ -10,6 +10,6 @@ async fn lookup(days: u8, cities: Vec<City>) -> String {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![lookup];
+    let _ = mcpfn_runtime::tools![lookup];
     let _ = |c: City| c.name;
 }

@@ -1,4 +1,4 @@
-use mcp_runtime::tool;
+use mcpfn_runtime::tool;
 
 struct Forecast {
     celsius: f64,
@@ -12,6 +12,6 @@ async fn lookup(city: String) -> Forecast {
 }
 
 fn main() {
-    let _ = mcp_runtime::tools![lookup];
+    let _ = mcpfn_runtime::tools![lookup];
     let _ = |f: Forecast| f.celsius;
 }

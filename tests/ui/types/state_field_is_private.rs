@@ -1,7 +1,7 @@
 // Reaching into `State<T>` for its `Arc`: the field is private, and the
 // value's own methods are reached through `Deref` (`notes.lock()`).
 
-use mcp_runtime::{State, tool, tools};
+use mcpfn_runtime::{State, tool, tools};
 use std::sync::Mutex;
 
 /// Keep a note.

@@ -1,6 +1,6 @@
 // A `State<T>` whose `T` cannot be shared between the calls that run at once.
 
-use mcp_runtime::{State, tool, tools};
+use mcpfn_runtime::{State, tool, tools};
 use std::cell::RefCell;
 
 /// Count a visit.

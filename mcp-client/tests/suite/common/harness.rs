@@ -126,17 +126,17 @@ pub fn example(name: &str) -> PathBuf {
 }
 
 /// A call's arguments from a `json!` object.
-pub fn args(value: Value) -> Option<mcp_protocol::model::JsonObject> {
+pub fn args(value: Value) -> Option<mcpfn_protocol::model::JsonObject> {
     value.as_object().cloned()
 }
 
 /// The text blocks of a result, concatenated.
-pub fn text(result: &mcp_protocol::model::CallToolResult) -> String {
+pub fn text(result: &mcpfn_protocol::model::CallToolResult) -> String {
     result
         .content
         .iter()
         .filter_map(|b| match b {
-            mcp_protocol::model::ContentBlock::Text(t) => Some(t.text.as_str()),
+            mcpfn_protocol::model::ContentBlock::Text(t) => Some(t.text.as_str()),
             _ => None,
         })
         .collect()
@@ -158,7 +158,7 @@ impl HttpServer {
     pub fn start_example(name: &str) -> HttpServer {
         let mut child = Command::new(example(name))
             .args(["--http", "127.0.0.1:0"])
-            .env("MCP_LOG", "mcp_runtime=debug")
+            .env("MCP_LOG", "mcpfn_runtime=debug")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

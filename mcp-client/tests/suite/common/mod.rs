@@ -7,7 +7,7 @@
 mod harness;
 pub use harness::*;
 
-use mcp_client::{
+use mcpfn_client::{
     ClientError, Dispatcher, DispatcherConfig, Handler, NoHandler, RequestOptions, StdioConfig,
     StdioTransport,
 };
@@ -90,8 +90,8 @@ impl Recorder {
 impl Handler for Recorder {
     fn request(
         &self,
-        request: mcp_client::ServerRequest,
-    ) -> mcp_client::BoxFuture<'_, Result<Box<RawValue>, mcp_client::RpcError>> {
+        request: mcpfn_client::ServerRequest,
+    ) -> mcpfn_client::BoxFuture<'_, Result<Box<RawValue>, mcpfn_client::RpcError>> {
         Box::pin(async move {
             let params = request.params.as_deref().map(parsed).unwrap_or(Value::Null);
             self.requests
@@ -103,15 +103,15 @@ impl Handler for Recorder {
                     serde_json::json!({"action": "accept", "content": {"name": "Ada"}}),
                 ))
             } else {
-                Err(mcp_client::RpcError::method_not_found("Method not found"))
+                Err(mcpfn_client::RpcError::method_not_found("Method not found"))
             }
         })
     }
 
     fn notification(
         &self,
-        notification: mcp_client::ServerNotification,
-    ) -> mcp_client::BoxFuture<'_, ()> {
+        notification: mcpfn_client::ServerNotification,
+    ) -> mcpfn_client::BoxFuture<'_, ()> {
         Box::pin(async move {
             let params = notification
                 .params

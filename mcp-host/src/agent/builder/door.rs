@@ -1,5 +1,5 @@
 //! The in-process door on the builder (feature `local`, the one place the
-//! agent names it): `#[tool]` fns and whole [`mcp_runtime::Server`]s of
+//! agent names it): `#[tool]` fns and whole [`mcpfn_runtime::Server`]s of
 //! this process, served at `build` as [`LocalSource`]s, tool sources like
 //! the catalog's MCP servers.
 
@@ -10,7 +10,7 @@ use std::sync::Arc;
 impl AgentBuilder {
     /// In-process `#[tool]` fns (`tools![a, b]`), offered as the tools of a
     /// source called `local`. Feature `local`.
-    pub fn tools(mut self, tools: impl IntoIterator<Item = mcp_runtime::Tool>) -> AgentBuilder {
+    pub fn tools(mut self, tools: impl IntoIterator<Item = mcpfn_runtime::Tool>) -> AgentBuilder {
         self.door.tools.extend(tools);
         self
     }
@@ -20,9 +20,9 @@ impl AgentBuilder {
     /// replaces the first). Feature `local`.
     ///
     /// ```no_run
-    /// use mcp_host::agent::Agent;
-    /// use mcp_host::provider::Anthropic;
-    /// use mcp_runtime::{State, tool, tools};
+    /// use mcpfn_host::agent::Agent;
+    /// use mcpfn_host::provider::Anthropic;
+    /// use mcpfn_runtime::{State, tool, tools};
     /// use std::sync::Mutex;
     ///
     /// /// Keep a note.
@@ -51,7 +51,11 @@ impl AgentBuilder {
     }
 
     /// A whole in-process server, as the source `name`. Feature `local`.
-    pub fn server(mut self, name: impl Into<String>, server: mcp_runtime::Server) -> AgentBuilder {
+    pub fn server(
+        mut self,
+        name: impl Into<String>,
+        server: mcpfn_runtime::Server,
+    ) -> AgentBuilder {
         self.door.servers.push((name.into(), server));
         self
     }
@@ -60,11 +64,11 @@ impl AgentBuilder {
 /// What the builder was given for the door, until `build`.
 #[derive(Debug)]
 pub(super) struct Door {
-    tools: Vec<mcp_runtime::Tool>,
+    tools: Vec<mcpfn_runtime::Tool>,
     /// The server the in-process tools are served by, holding the states
     /// given with [`AgentBuilder::state`] until they are added at `build`.
-    server: mcp_runtime::Server,
-    servers: Vec<(String, mcp_runtime::Server)>,
+    server: mcpfn_runtime::Server,
+    servers: Vec<(String, mcpfn_runtime::Server)>,
 }
 
 impl Door {
@@ -85,7 +89,7 @@ impl Door {
             // The runtime's own message names `Server::state`, a server the
             // caller never made; here the fix is the builder's.
             let client = self.server.tools(self.tools).local().map_err(|e| match e {
-                mcp_runtime::Error::MissingState { tool, type_name } => {
+                mcpfn_runtime::Error::MissingState { tool, type_name } => {
                     AgentError::MissingState { tool, type_name }
                 }
                 other => AgentError::Local(other),
@@ -101,6 +105,6 @@ impl Door {
 }
 
 /// The server of the in-process tools, the source called `local`.
-fn local_server() -> mcp_runtime::Server {
-    mcp_runtime::Server::new("local", env!("CARGO_PKG_VERSION"))
+fn local_server() -> mcpfn_runtime::Server {
+    mcpfn_runtime::Server::new("local", env!("CARGO_PKG_VERSION"))
 }

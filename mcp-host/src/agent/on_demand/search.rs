@@ -8,7 +8,7 @@ use crate::agent::events::Event;
 use crate::call_result::CallFailure;
 use crate::provider::{Provider, ToolCall};
 use crate::tool_offer::ToolOffer;
-use mcp_protocol::model::CallToolResult;
+use mcpfn_protocol::model::CallToolResult;
 use serde_json::{Value, json};
 
 /// The characters of a query the host reads (the rest is ignored).
@@ -247,7 +247,7 @@ mod tests {
         assert_eq!(found.tools.len(), 2);
         assert_eq!(found.tools[0]["function"]["name"], "get_weather");
         let text = |result: &CallToolResult| match &result.content[0] {
-            mcp_protocol::model::ContentBlock::Text(t) => t.text.clone(),
+            mcpfn_protocol::model::ContentBlock::Text(t) => t.text.clone(),
             other => panic!("{other:?}"),
         };
         assert_eq!(

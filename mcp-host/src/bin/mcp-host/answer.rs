@@ -2,10 +2,10 @@
 //! line), or one JSON line with `--json` and `--events`.
 
 use crate::cli::Output;
-use mcp_host::agent::Answer;
-use mcp_host::agent::calls::CallRecord;
-use mcp_host::agent::history::Trim;
-use mcp_host::provider::Usage;
+use mcpfn_host::agent::Answer;
+use mcpfn_host::agent::calls::CallRecord;
+use mcpfn_host::agent::history::Trim;
+use mcpfn_host::provider::Usage;
 use serde::Serialize;
 use std::io::Write;
 

@@ -1,9 +1,9 @@
 //! The model APIs the program speaks, one row each: `--provider` is read
 //! against this table, the usage text is written from it, and the chosen
 //! row makes the provider. Adding an API is its module in
-//! `mcp_host::provider` and one row here.
+//! `mcpfn_host::provider` and one row here.
 
-use mcp_host::provider::{ApiClient, Provider, ProviderError, anthropic, openai};
+use mcpfn_host::provider::{ApiClient, Provider, ProviderError, anthropic, openai};
 use std::fmt;
 use std::sync::Arc;
 

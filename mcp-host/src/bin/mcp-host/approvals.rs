@@ -4,7 +4,7 @@
 //! in the user's config directory (`$XDG_CONFIG_HOME/mcp-host`, else
 //! `~/.config/mcp-host`), beside the OAuth store.
 
-use mcp_host::agent::kept::{FILE_NAME, KeptApprovals};
+use mcpfn_host::agent::kept::{FILE_NAME, KeptApprovals};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -77,7 +77,7 @@ pub(crate) fn path(pins: Option<&Path>) -> Option<PathBuf> {
 fn config_dir() -> Option<PathBuf> {
     #[cfg(feature = "oauth")]
     {
-        mcp_client::auth::FileStore::default_dir("mcp-host")
+        mcpfn_client::auth::FileStore::default_dir("mcp-host")
             .and_then(|oauth| oauth.parent().map(Path::to_path_buf))
     }
     #[cfg(not(feature = "oauth"))]

@@ -4,7 +4,7 @@
 
 use crate::apis::{APIS, Api, default_api, named};
 use crate::logging::LEVELS;
-use mcp_host::agent::Overflow;
+use mcpfn_host::agent::Overflow;
 use std::path::PathBuf;
 use std::time::Duration;
 use tracing_subscriber::filter::LevelFilter;
@@ -93,7 +93,7 @@ pub(crate) struct Args {
     pub(crate) start_timeout: Duration,
     pub(crate) restarts: u32,
     /// The caps on one server's tool listing (`--max-tools`, …).
-    pub(crate) list_limits: mcp_client::ListLimits,
+    pub(crate) list_limits: mcpfn_client::ListLimits,
     /// `--log-level` or `--quiet`, the last given; `None`: `RUST_LOG`.
     pub(crate) log_level: Option<LevelFilter>,
 }
@@ -225,17 +225,17 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     let mut api_timeout = None;
     let mut approve = ApproveKind::Ask { read_only: false };
     let mut ask_read_only = false;
-    let mut close_grace = mcp_client::DEFAULT_CLOSE_GRACE;
-    let mut max_result_bytes = mcp_host::agent::budget::DEFAULT_MAX_RESULT_BYTES;
+    let mut close_grace = mcpfn_client::DEFAULT_CLOSE_GRACE;
+    let mut max_result_bytes = mcpfn_host::agent::budget::DEFAULT_MAX_RESULT_BYTES;
     let mut max_tool_tokens = None;
     let mut output = None;
     let mut history = HistoryKind::All;
     let mut on_overflow = Overflow::Trim;
     let mut pins = None;
     let mut cache = true;
-    let mut start_timeout = mcp_host::catalog::START_TIMEOUT;
-    let mut restarts = mcp_client::DEFAULT_MAX_RESTARTS;
-    let mut list_limits = mcp_client::ListLimits::default();
+    let mut start_timeout = mcpfn_host::catalog::START_TIMEOUT;
+    let mut restarts = mcpfn_client::DEFAULT_MAX_RESTARTS;
+    let mut list_limits = mcpfn_client::ListLimits::default();
     let mut log_level = None;
     let mut line_timeout = DEFAULT_LINE_TIMEOUT;
     while let Some(arg) = args.next() {
@@ -442,7 +442,7 @@ mod tests {
                 on_overflow: Overflow::Trim,
                 start_timeout: Duration::from_secs(30),
                 restarts: 3,
-                list_limits: mcp_client::ListLimits::default(),
+                list_limits: mcpfn_client::ListLimits::default(),
                 log_level: None,
             }
         );
@@ -699,7 +699,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             args.list_limits,
-            mcp_client::ListLimits {
+            mcpfn_client::ListLimits {
                 max_tools: 5,
                 max_pages: 6,
                 max_bytes: 7,
@@ -846,7 +846,7 @@ The three are exclusive; without any, nothing is streamed.
 Logs go to stderr, by default at info (each tool call, each restart, each
 server's stderr line; at a terminal, at warn). --quiet: warnings and errors only (--log-level warn);
 --log-level off|error|warn|info|debug|trace. Without either, RUST_LOG is
-read: level and target=level directives (RUST_LOG=mcp_host=debug,warn).
+read: level and target=level directives (RUST_LOG=mcpfn_host=debug,warn).
 
 OAuth: an HTTP server without an `Authorization` header in PATH that answers
 401 to its first request is authorized then: the stored token (refreshed when

@@ -4,7 +4,7 @@
 //! `warn` at a terminal, where `--stream` shows the calls instead.
 //!
 //! `RUST_LOG` is read as `level` and `target=level` directives,
-//! comma-separated (`warn`, `mcp_host=debug,warn`): tracing-subscriber's
+//! comma-separated (`warn`, `mcpfn_host=debug,warn`): tracing-subscriber's
 //! `Targets`, as mcp-runtime's stdio servers read it, not `EnvFilter`,
 //! whose span and field selectors would bring a regex engine into the
 //! build for filters an operator of this program does not need. A value
@@ -46,7 +46,7 @@ fn filter(
             Err(problem) => (
                 default(),
                 Some(format!(
-                    "RUST_LOG={value:?} is not a log filter this program reads ({problem}); logging at {fallback}. Use `level` or `target=level` directives, e.g. RUST_LOG=warn or RUST_LOG=mcp_host=debug,warn"
+                    "RUST_LOG={value:?} is not a log filter this program reads ({problem}); logging at {fallback}. Use `level` or `target=level` directives, e.g. RUST_LOG=warn or RUST_LOG=mcpfn_host=debug,warn"
                 )),
             ),
         },
@@ -108,42 +108,42 @@ mod tests {
             DEFAULT_FILTER,
         );
         assert!(problem.is_none());
-        assert!(!allows(&quiet, "mcp_host::agent::calls", Level::INFO));
-        assert!(allows(&quiet, "mcp_host::agent::calls", Level::WARN));
+        assert!(!allows(&quiet, "mcpfn_host::agent::calls", Level::INFO));
+        assert!(allows(&quiet, "mcpfn_host::agent::calls", Level::WARN));
 
         let (env, _) = filter(
             None,
-            Some("mcp_client=debug,warn".into()),
+            Some("mcpfn_client=debug,warn".into()),
             LevelFilter::WARN,
         );
-        assert!(allows(&env, "mcp_client::connection", Level::DEBUG));
-        assert!(!allows(&env, "mcp_host::agent::calls", Level::INFO));
+        assert!(allows(&env, "mcpfn_client::connection", Level::DEBUG));
+        assert!(!allows(&env, "mcpfn_host::agent::calls", Level::INFO));
 
         for unset in [None, Some(String::new()), Some("  ".into())] {
             let (default, problem) = filter(None, unset, DEFAULT_FILTER);
             assert!(problem.is_none());
-            assert!(allows(&default, "mcp_host::server", Level::INFO));
-            assert!(!allows(&default, "mcp_host::server", Level::DEBUG));
+            assert!(allows(&default, "mcpfn_host::server", Level::INFO));
+            assert!(!allows(&default, "mcpfn_host::server", Level::DEBUG));
         }
         // At a terminal the fallback is warn; RUST_LOG still wins over it.
         let (terminal, _) = filter(None, None, LevelFilter::WARN);
-        assert!(!allows(&terminal, "mcp_host::server", Level::INFO));
-        assert!(allows(&terminal, "mcp_host::server", Level::WARN));
+        assert!(!allows(&terminal, "mcpfn_host::server", Level::INFO));
+        assert!(allows(&terminal, "mcpfn_host::server", Level::WARN));
         let (asked, _) = filter(None, Some("info".into()), LevelFilter::WARN);
-        assert!(allows(&asked, "mcp_host::server", Level::INFO));
+        assert!(allows(&asked, "mcpfn_host::server", Level::INFO));
     }
 
     #[test]
     fn a_rust_log_this_syntax_does_not_take_is_reported_and_info_used() {
-        for value in ["mcp_host[call]=debug", "mcp_host=loud"] {
+        for value in ["mcpfn_host[call]=debug", "mcpfn_host=loud"] {
             let (targets, problem) = filter(None, Some(value.into()), DEFAULT_FILTER);
             let problem = problem.expect(value);
             assert!(
                 problem.starts_with(&format!("RUST_LOG={value:?} is not a log filter")),
                 "{problem}"
             );
-            assert!(allows(&targets, "mcp_host", Level::INFO));
-            assert!(!allows(&targets, "mcp_host", Level::DEBUG));
+            assert!(allows(&targets, "mcpfn_host", Level::INFO));
+            assert!(!allows(&targets, "mcpfn_host", Level::DEBUG));
         }
     }
 }

@@ -1,10 +1,10 @@
 //! `mcp-host login SERVER` and `mcp-host logout SERVER`, and the
-//! authorizers of a normal run, on [`mcp_host::oauth`].
+//! authorizers of a normal run, on [`mcpfn_host::oauth`].
 
 use crate::cli::AuthArgs;
-use mcp_client::auth::{Authorizer, OAuthClient, TokenStore, open_browser};
-use mcp_host::config::McpConfig;
-use mcp_host::oauth::{default_store, oauth_config};
+use mcpfn_client::auth::{Authorizer, OAuthClient, TokenStore, open_browser};
+use mcpfn_host::config::McpConfig;
+use mcpfn_host::oauth::{default_store, oauth_config};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -100,7 +100,7 @@ pub(crate) fn authorizers(config: &McpConfig) -> BTreeMap<String, Arc<dyn Author
     match default_store() {
         Ok(store) => {
             let store: Arc<dyn TokenStore> = Arc::new(store);
-            mcp_host::oauth::authorizers(config, store)
+            mcpfn_host::oauth::authorizers(config, store)
         }
         Err(e) => {
             eprintln!("mcp-host: OAuth is off: {e}");

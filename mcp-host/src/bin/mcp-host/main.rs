@@ -1,5 +1,5 @@
 //! `mcp-host`: the reference host. Reads one user message per line from
-//! stdin, answers each through the tool-use loop of [`mcp_host::agent`]
+//! stdin, answers each through the tool-use loop of [`mcpfn_host::agent`]
 //! with the tools of the servers of an `mcp.json`, and writes one answer
 //! per line (with `--json`, one JSON object). Logs, progress and warnings
 //! go to stderr; approvals are asked on the terminal, never on stdin.
@@ -17,7 +17,7 @@
 //! the info log.
 //!
 //! The first SIGINT (Ctrl-C) while a line is answered interrupts that line
-//! alone ([`Line::interrupt`](mcp_host::agent::Line::interrupt)): the model request and the tool
+//! alone ([`Line::interrupt`](mcpfn_host::agent::Line::interrupt)): the model request and the tool
 //! calls under way are cancelled, one stderr line says so, and the next
 //! line is read. A second one in the same line, or one while the host
 //! waits for a line, ends the program as SIGTERM does.
@@ -45,15 +45,15 @@ mod usage;
 use apis::Api;
 use cli::{ApproveKind, Args, HistoryKind, Parsed};
 use converse::{Ended, converse};
-use mcp_client::{ClientOptions, RestartPolicy};
-use mcp_host::agent::Agent;
-use mcp_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
-use mcp_host::agent::history::{HistoryPolicy, LastTurns, MaxBytes, TokenBudget};
-use mcp_host::agent::on_demand::Offering;
-use mcp_host::agent::pins::Pins;
-use mcp_host::catalog::CatalogOptions;
-use mcp_host::config::McpConfig;
-use mcp_host::provider::{ApiClient, Provider, ProviderError};
+use mcpfn_client::{ClientOptions, RestartPolicy};
+use mcpfn_host::agent::Agent;
+use mcpfn_host::agent::approval::{ApproveAll, Approver, AskTerminal, ReadOnly};
+use mcpfn_host::agent::history::{HistoryPolicy, LastTurns, MaxBytes, TokenBudget};
+use mcpfn_host::agent::on_demand::Offering;
+use mcpfn_host::agent::pins::Pins;
+use mcpfn_host::catalog::CatalogOptions;
+use mcpfn_host::config::McpConfig;
+use mcpfn_host::provider::{ApiClient, Provider, ProviderError};
 use signals::Signals;
 use std::io::IsTerminal;
 use std::process::ExitCode;

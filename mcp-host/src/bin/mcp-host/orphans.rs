@@ -4,7 +4,7 @@
 //! each as it exits (else each stays a zombie until the host ends), and
 //! kills what of them still runs when it ends.
 
-use mcp_client::orphans::{live_children, reap_orphans};
+use mcpfn_client::orphans::{live_children, reap_orphans};
 use rustix::process::{Pid, Signal, getpid, kill_process, set_child_subreaper};
 use std::time::Duration;
 

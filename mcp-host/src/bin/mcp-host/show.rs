@@ -4,8 +4,8 @@
 //! `--stream` writes the text to stdout and the calls to stderr.
 
 use crate::cli::Output;
-use mcp_client::text::excerpt;
-use mcp_host::agent::events::{Event, EventSink};
+use mcpfn_client::text::excerpt;
+use mcpfn_host::agent::events::{Event, EventSink};
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::sync::{Arc, Mutex};

@@ -149,7 +149,7 @@ The three are exclusive; without any, nothing is streamed.
 Logs go to stderr, by default at info (each tool call, each restart, each
 server's stderr line; at a terminal, at warn). --quiet: warnings and errors only (--log-level warn);
 --log-level off|error|warn|info|debug|trace. Without either, RUST_LOG is
-read: level and target=level directives (RUST_LOG=mcp_host=debug,warn).
+read: level and target=level directives (RUST_LOG=mcpfn_host=debug,warn).
 
 OAuth: an HTTP server without an `Authorization` header in PATH that answers
 401 to its first request is authorized then: the stored token (refreshed when

@@ -10,8 +10,8 @@ use super::{
 use crate::provider::http::{ApiClient, ApiEndpoint, tree_limit};
 use crate::provider::{Delta, Provider, ProviderError, Reply, Request, ToolCall};
 use crate::tool_offer::ToolOffer;
-use mcp_client::BoxFuture;
-use mcp_protocol::model::CallToolResult;
+use mcpfn_client::BoxFuture;
+use mcpfn_protocol::model::CallToolResult;
 use serde::Serialize;
 use serde_json::{Value, json};
 

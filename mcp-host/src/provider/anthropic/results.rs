@@ -6,7 +6,7 @@ use crate::call_result::{
     audio_note, blob_note, canonical_base64, fallback_text, image_note, link_text,
     normalized_media_type, sendable_image,
 };
-use mcp_protocol::model::{CallToolResult, ContentBlock, ResourceContents};
+use mcpfn_protocol::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::{Map, Value, json};
 
 /// The `content` of a Claude `tool_result` for `result`: a plain string for

@@ -9,7 +9,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap};
 use hyper::{Method, StatusCode};
-use mcp_client::http::chain;
+use mcpfn_client::http::chain;
 
 impl ApiClient {
     pub(super) async fn attempt(

@@ -4,8 +4,8 @@
 
 use super::ApiEndpoint;
 use crate::provider::ProviderError;
-use mcp_client::text::excerpt;
-use mcp_protocol::json_budget::JsonBudget;
+use mcpfn_client::text::excerpt;
+use mcpfn_protocol::json_budget::JsonBudget;
 use serde_json::Value;
 use std::time::Duration;
 

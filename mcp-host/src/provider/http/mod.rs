@@ -38,7 +38,7 @@
 //! **Responses** are bounded by what the request allows the model to write:
 //! [`response_limit`] bytes for its `max_tokens`, and a parsed tree of at
 //! most [`tree_limit`] bytes, checked on the bytes
-//! ([`JsonBudget`](mcp_protocol::json_budget::JsonBudget)) before they
+//! ([`JsonBudget`](mcpfn_protocol::json_budget::JsonBudget)) before they
 //! are parsed. A response of tiny JSON objects
 //! costs about 90 bytes of memory per byte once parsed; the check refuses it
 //! first. A response over either bound is [`ProviderError::TooLarge`] and is
@@ -60,7 +60,7 @@ use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 pub(crate) use limits::tree_limit;
 use limits::{DEFAULT_STALL_TIMEOUT, parse, request_deadline, response_limit};
-use mcp_client::http::{Connector, connector};
+use mcpfn_client::http::{Connector, connector};
 use retry::{MAX_ATTEMPTS, backoff, error_body, message_of, retry_wait, should_retry};
 use serde_json::Value;
 use std::fmt;
@@ -133,7 +133,7 @@ impl ApiClient {
     /// (the `mcp-host` program's `--api-timeout`).
     ///
     /// ```
-    /// use mcp_host::provider::{Anthropic, ApiClient};
+    /// use mcpfn_host::provider::{Anthropic, ApiClient};
     /// use std::time::Duration;
     ///
     /// let claude = Anthropic::new("https://api.anthropic.com", Some("sk-ant-…"))

@@ -6,8 +6,8 @@ use super::limits::{ERROR_EXCERPT, MIN_TREE_BYTES};
 use crate::provider::error::error_message;
 use hyper::StatusCode;
 use hyper::header::HeaderMap;
-use mcp_client::text::excerpt;
-use mcp_protocol::json_budget::JsonBudget;
+use mcpfn_client::text::excerpt;
+use mcpfn_protocol::json_budget::JsonBudget;
 use serde_json::Value;
 use std::time::{Duration, SystemTime};
 

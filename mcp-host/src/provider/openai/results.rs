@@ -4,7 +4,7 @@
 use crate::call_result::{
     audio_note, blob_note, fallback_text, image_note, link_text, sendable_image,
 };
-use mcp_protocol::model::{CallToolResult, ContentBlock, ResourceContents};
+use mcpfn_protocol::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::{Value, json};
 
 /// One call's result in OpenAI's shape: the `role: tool` message, and the

@@ -3,7 +3,7 @@
 //! model sends for absent arguments taken out again.
 
 use crate::tool_offer::{ToolOffer, openai_strict};
-use mcp_protocol::model::JsonObject;
+use mcpfn_protocol::model::JsonObject;
 use serde_json::{Value, json};
 
 /// Whether OpenAI tools are offered in strict mode.
