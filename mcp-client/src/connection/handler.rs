@@ -202,6 +202,17 @@ impl Handler for HostHandler {
         })
     }
 
+    /// A tool list's `list_changed` marks the cache stale here, on the
+    /// routing task: a call result the server sends after it must not reach
+    /// the caller while the cache still vouches for the old list (a host
+    /// would offer the model the old tools on its next request).
+    fn noticed(&self, notification: &ServerNotification) {
+        if notification.method == method::TOOLS_LIST_CHANGED {
+            self.tools_generation.fetch_add(1, Ordering::AcqRel);
+            tracing::debug!(server = %self.server, "tools/list changed");
+        }
+    }
+
     fn notification(&self, notification: ServerNotification) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             // Read raw, and only if it will be logged: a flood costs no tree.
@@ -228,11 +239,9 @@ impl Handler for HostHandler {
                         callback(progress);
                     }
                 }
-                Notification::ToolsListChanged => {
-                    self.tools_generation.fetch_add(1, Ordering::AcqRel);
-                    tracing::debug!(server = %self.server, "tools/list changed");
-                }
-                Notification::Message(_)
+                // Counted when it was read (`noticed`).
+                Notification::ToolsListChanged
+                | Notification::Message(_)
                 | Notification::Cancelled(_)
                 | Notification::Other { .. } => {}
             }

@@ -44,6 +44,17 @@ pub trait Handler: Send + Sync + 'static {
         true
     }
 
+    /// Sees a notification the moment it is read, on the routing task,
+    /// before any message read after it is routed (so before a response
+    /// that follows it reaches its caller); the default does nothing. For
+    /// cheap bookkeeping only (a flag, a counter: it holds up every other
+    /// message), such as a tool list marked stale by its `list_changed`
+    /// ahead of the call result the server sent after it. The notification
+    /// then goes to [`Handler::notification`] as any other.
+    fn noticed(&self, notification: &ServerNotification) {
+        let _ = notification;
+    }
+
     /// Takes a notification; the default ignores it. Called in arrival
     /// order, one at a time.
     fn notification(&self, notification: ServerNotification) -> BoxFuture<'_, ()> {

@@ -338,4 +338,47 @@ mod tests {
         let (answer, ()) = tokio::join!(request, answers);
         assert_eq!(answer.unwrap().get(), r#"{"tools":[]}"#);
     }
+
+    /// Counts the notifications it has noticed; its queued handling never
+    /// ends, as a handler that fell behind.
+    #[derive(Debug, Default)]
+    struct Noticing(std::sync::atomic::AtomicUsize);
+
+    impl Handler for Noticing {
+        fn noticed(&self, _notification: &ServerNotification) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        fn notification(&self, _notification: ServerNotification) -> BoxFuture<'_, ()> {
+            Box::pin(std::future::pending())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_notification_is_noticed_before_the_answer_read_after_it_arrives() {
+        let (sender, inbox) = Inbox::channel(16);
+        let handler = Arc::new(Noticing::default());
+        let dispatcher = Dispatcher::new(
+            Box::new(Accepting),
+            inbox,
+            Arc::clone(&handler) as Arc<dyn Handler>,
+            DispatcherConfig::new("fake"),
+        );
+        let request = dispatcher.request("tools/call", None, RequestOptions::default());
+        let answers = async {
+            while dispatcher.pending() < 1 {
+                tokio::task::yield_now().await;
+            }
+            for body in [
+                r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#,
+                r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#,
+            ] {
+                assert!(sender.send(Incoming::Message(body.into())).await);
+            }
+        };
+        let (answer, ()) = tokio::join!(request, answers);
+        assert_eq!(answer.unwrap().get(), r#"{"content":[]}"#);
+        // Seen when the answer arrived, though the queued handling of the
+        // notification never ran.
+        assert_eq!(handler.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
 }

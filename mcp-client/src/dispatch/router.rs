@@ -210,9 +210,10 @@ impl Router {
                 if method == method::CANCELLED {
                     self.server_cancelled(params.as_deref());
                 }
+                let notification = ServerNotification { method, params };
+                self.handler.noticed(&notification);
                 let name = &self.shared.config.name;
-                self.notifications
-                    .push(name, ServerNotification { method, params });
+                self.notifications.push(name, notification);
             }
         }
     }

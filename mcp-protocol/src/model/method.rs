@@ -425,8 +425,7 @@ mod tests {
         for (at, name) in names.iter().enumerate() {
             assert!(!names[..at].contains(name), "{name} is listed twice");
         }
-        assert_eq!(REQUEST_METHODS.len(), 18);
-        assert_eq!(REQUEST_METHODS.len(), 19);
+        assert_eq!(REQUEST_METHODS.len(), 24);
         assert!(REQUEST_METHODS.contains(&SetLevel::METHOD));
         assert!(NOTIFICATION_METHODS.contains(&SubscriptionsAcknowledged::METHOD));
     }
