@@ -3,8 +3,8 @@
 //! into typed values (part of the first phase, beside `attr`; its rules are
 //! in `validate`, its tokens in `expand`).
 
-use crate::attr::{Slot, comma_list, str_option};
 use crate::ctxt::Ctxt;
+use crate::option::{Slot, comma_list, str_option};
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
 use syn::parse::ParseStream;

@@ -8,6 +8,7 @@
 
 use crate::app_ui::{UiAttr, parse_ui};
 use crate::ctxt::Ctxt;
+pub(crate) use crate::option::{Slot, comma_list, str_option};
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use std::time::Duration;
@@ -39,35 +40,6 @@ pub(crate) mod kw {
     syn::custom_keyword!(theme);
     syn::custom_keyword!(rename);
     syn::custom_keyword!(header);
-}
-
-/// An optional value that may be given once.
-pub(crate) struct Slot<T>(Option<T>);
-
-impl<T> Default for Slot<T> {
-    fn default() -> Self {
-        Slot(None)
-    }
-}
-
-impl<T> Slot<T> {
-    /// Sets the value; a second `key` is reported on `option` (the key and
-    /// its value as written) and the first value is kept.
-    pub(crate) fn set(&mut self, cx: &Ctxt, key: &str, option: impl ToTokens, value: T) {
-        if self.0.is_some() {
-            cx.error_spanned_by(option, format!("`{key}` is given twice; keep one"));
-        } else {
-            self.0 = Some(value);
-        }
-    }
-
-    pub(crate) fn get(&self) -> Option<&T> {
-        self.0.as_ref()
-    }
-
-    pub(crate) fn take(self) -> Option<T> {
-        self.0
-    }
 }
 
 /// One `icon(...)` entry.
@@ -255,31 +227,6 @@ impl ToolAttr {
     }
 }
 
-/// Parses `item, item, ...` (a trailing comma allowed) with `item`.
-pub(crate) fn comma_list(
-    input: ParseStream,
-    mut item: impl FnMut(ParseStream) -> syn::Result<()>,
-) -> syn::Result<()> {
-    while !input.is_empty() {
-        item(input)?;
-        if input.is_empty() {
-            break;
-        }
-        input.parse::<Token![,]>()?;
-    }
-    Ok(())
-}
-
-/// `key = "..."`: the option's tokens and its literal.
-pub(crate) fn str_option<K: syn::parse::Parse + ToTokens>(
-    input: ParseStream,
-) -> syn::Result<(TokenStream, LitStr)> {
-    let key: K = input.parse()?;
-    let eq: Token![=] = input.parse()?;
-    let lit: LitStr = input.parse()?;
-    Ok((quote::quote!(#key #eq #lit), lit))
-}
-
 /// `key` alone means true; `key = true|false` says it explicitly.
 fn flag<K: syn::parse::Parse + ToTokens>(input: ParseStream) -> syn::Result<(TokenStream, bool)> {
     let key: K = input.parse()?;
@@ -325,7 +272,7 @@ pub(crate) fn parse_icon(cx: &Ctxt, key_span: Span, input: ParseStream) -> syn::
         }
         Ok(())
     })?;
-    let Some(src) = src.0 else {
+    let Some(src) = src.take() else {
         return Err(syn::Error::new(
             key_span,
             "an `icon(...)` needs `src = \"https://...\"`",
@@ -333,9 +280,9 @@ pub(crate) fn parse_icon(cx: &Ctxt, key_span: Span, input: ParseStream) -> syn::
     };
     Ok(Icon {
         src,
-        mime_type: mime_type.0,
-        sizes: sizes.0,
-        theme: theme.0,
+        mime_type: mime_type.take(),
+        sizes: sizes.take(),
+        theme: theme.take(),
     })
 }
 

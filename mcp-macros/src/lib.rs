@@ -10,6 +10,7 @@ mod attr;
 mod ctxt;
 mod expand;
 mod hidden;
+mod option;
 mod prompt;
 mod prompts;
 mod resource;

@@ -51,7 +51,7 @@ pub(crate) fn members(root: &Path) -> Vec<PathBuf> {
 }
 
 /// The root files of a member's library and binary targets, each with its
-/// label (`mcp-host (lib)`, `mcp-host (bin mcp-host)`).
+/// label (`mcpfn-host (lib)`, `mcp-host (bin mcp-host)`).
 pub(crate) fn targets(member: &Path) -> Vec<(String, PathBuf)> {
     let manifest = std::fs::read_to_string(member.join("Cargo.toml")).expect("member manifest");
     let name = manifest
@@ -519,7 +519,12 @@ fn cycles_of(target: &Target, root: &Path) -> String {
 fn module_imports_flow_one_way() {
     let root = workspace_root();
     let targets = workspace_targets();
-    for name in ["mcp-protocol", "mcp-runtime", "mcp-macros", "mcp-host"] {
+    for name in [
+        "mcpfn-protocol",
+        "mcpfn-runtime",
+        "mcpfn-macros",
+        "mcpfn-host",
+    ] {
         assert!(
             targets.iter().any(|t| t.label == format!("{name} (lib)")),
             "{name} is a workspace member with a library"
@@ -527,8 +532,8 @@ fn module_imports_flow_one_way() {
     }
     let runtime = targets
         .iter()
-        .find(|t| t.label == "mcp-runtime (lib)")
-        .expect("mcp-runtime");
+        .find(|t| t.label == "mcpfn-runtime (lib)")
+        .expect("mcpfn-runtime");
     let levels = runtime.levels();
     assert!(
         levels[&vec![]].contains_key("session") && levels[&vec![]].contains_key("tool"),

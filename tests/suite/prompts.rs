@@ -25,7 +25,7 @@ fn legacy() -> Peer {
     let response = peer.request(init);
     assert_eq!(
         response["result"]["capabilities"]["prompts"],
-        json!({}),
+        json!({"listChanged": true}),
         "{response}"
     );
     assert_eq!(response["result"]["capabilities"]["completions"], json!({}));

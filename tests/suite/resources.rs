@@ -58,7 +58,7 @@ fn legacy() -> Peer {
     let response = peer.request(init);
     assert_eq!(
         response["result"]["capabilities"]["resources"],
-        json!({}),
+        json!({"subscribe": true, "listChanged": true}),
         "{response}"
     );
     peer.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));

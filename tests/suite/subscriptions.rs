@@ -196,7 +196,8 @@ fn a_listen_stream_gets_the_updates_it_named_tagged_with_its_id() {
     let filter = json!({
         "resourceSubscriptions": [WATCHED, "test://b", WATCHED],
         "resourcesListChanged": true,
-        // The server offers no prompts: left out of the acknowledgement.
+        // The server has prompts: honoured (what a server does not
+        // announce is left out: the runtime's `listen` unit tests).
         "promptsListChanged": true,
     });
     peer.send(&listen(json!("listen-1"), filter));
@@ -205,7 +206,7 @@ fn a_listen_stream_gets_the_updates_it_named_tagged_with_its_id() {
         ack,
         json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {
             "_meta": {SUBSCRIPTION_ID: "listen-1"},
-            "notifications": {"resourcesListChanged": true,
+            "notifications": {"resourcesListChanged": true, "promptsListChanged": true,
                 "resourceSubscriptions": ["test://b", WATCHED]}}})
     );
     let tag = json!({SUBSCRIPTION_ID: "listen-1"});

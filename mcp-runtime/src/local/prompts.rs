@@ -152,7 +152,7 @@ impl LocalClient {
         value: &str,
         arguments: BTreeMap<String, String>,
     ) -> Result<Completion, RpcError> {
-        let completer = complete::find(&self.door.shared, reference, argument)?;
+        let completer = complete::find(&self.door.shared.prompts, reference, argument)?;
         complete::run(
             completer,
             CompletionContext::new(argument, value, arguments),

@@ -4,9 +4,9 @@
 //! resource template's variable through the same lookup once templates
 //! exist (until then their completion is empty).
 
+use super::registry::Prompts;
 use crate::protocol::RpcError;
 use crate::protocol::model::{Completion, CompletionRef};
-use crate::shared::Shared;
 use crate::util::{BoxFuture, human_duration};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -80,13 +80,13 @@ impl CompletionContext {
 /// The completer of `argument` of `reference`: `None` when it has none
 /// (an empty completion), `-32602` naming a prompt that does not exist.
 pub(crate) fn find(
-    shared: &Shared,
+    prompts: &Prompts,
     reference: &CompletionRef,
     argument: &str,
 ) -> Result<Option<Completer>, RpcError> {
     match reference {
         CompletionRef::Prompt { name, .. } => {
-            let Some(prompt) = shared.prompts.get(name) else {
+            let Some(prompt) = prompts.get(name) else {
                 return Err(RpcError::invalid_params(format!(
                     "Invalid params: no prompt is named '{name}' (see prompts/list)"
                 )));

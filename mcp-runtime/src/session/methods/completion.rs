@@ -21,7 +21,11 @@ pub(in crate::session) fn complete(
 ) -> Result<(), RpcError> {
     let params: CompleteParams<'_> =
         parse_params(params, crate::protocol::model::method::COMPLETION_COMPLETE)?;
-    let completer = complete::find(&session.shared, &params.reference, &params.argument.name)?;
+    let completer = complete::find(
+        &session.shared.prompts,
+        &params.reference,
+        &params.argument.name,
+    )?;
     let context = CompletionContext::new(
         params.argument.name,
         params.argument.value,
