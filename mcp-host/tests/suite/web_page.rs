@@ -6,8 +6,8 @@
 use crate::common;
 
 use common::fake_model::{
-    FakeModel, McpConfig, Recorded, Reply, claude_events, claude_message, text_block, tool_use,
-    unmarked,
+    FakeModel, McpConfig, Recorded, Reply, TempDir, claude_events, claude_message, text_block,
+    tool_use, unmarked,
 };
 use common::web::WebHost;
 use serde_json::{Value, json};
@@ -160,6 +160,37 @@ fn deny_declines_the_call_and_the_model_is_told() {
             "content": "The user declined to run this tool call.",
             "is_error": true
         }])
+    );
+}
+
+#[test]
+fn always_allow_this_tool_is_not_asked_again_and_is_kept() {
+    let fake = FakeModel::start(vec![
+        call("toolu_1", "toggle_bonus", json!({})),
+        call("toolu_2", "toggle_bonus", json!({})),
+        end("done"),
+    ]);
+    common::everything();
+    let config = McpConfig::everything("everything", &[]);
+    let dir = TempDir::new();
+    let pins = dir.path.join("pins.json");
+    let pins = pins.to_str().unwrap();
+    let host = WebHost::start(&config, &["--approve", "ask", "--pins", pins], &fake);
+    let seen = host.drive("always_tool");
+    assert_eq!(seen["cards"], 2);
+    assert_eq!(seen["approvals"], json!(["Always allowed: this tool"]));
+    assert_eq!(seen["outcomes"], json!(["success", "success"]));
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(results(&requests[2])[0]["content"], "bonus is now listed");
+    // Kept as the terminal keeps it: beside the pins.
+    let kept: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path.join("approvals.json")).unwrap())
+            .unwrap();
+    let kept = kept.to_string();
+    assert!(
+        kept.contains("\"server\":\"everything\"") && kept.contains("\"tool\":\"toggle_bonus\""),
+        "{kept}"
     );
 }
 

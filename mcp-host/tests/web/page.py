@@ -95,6 +95,19 @@ def approve(word):
     return scenario
 
 
+def always_tool(page, url):
+    send(page, "go")
+    first = page.get_by_role("article", name="Tool call toggle_bonus (everything)").first
+    first.get_by_role("button", name="Always allow this tool").click()
+    expect(page.locator(".answer")).to_have_text("done")
+    cards = page.get_by_role("article", name="Tool call toggle_bonus (everything)")
+    return {
+        "cards": cards.count(),
+        "approvals": page.locator(".approval").all_text_contents(),
+        "outcomes": [card_fields(cards.nth(i))["Outcome"] for i in range(cards.count())],
+    }
+
+
 def stop(page, url):
     send(page, "take your time")
     call = page.get_by_role("article", name="Tool call slow (everything)")
@@ -152,6 +165,7 @@ SCENARIOS = {
     "card": card,
     "allow_once": approve("Allow once"),
     "deny": approve("Deny"),
+    "always_tool": always_tool,
     "stop": stop,
     "reload": reload,
     "two_tabs": two_tabs,
