@@ -6,8 +6,8 @@
 use crate::common;
 
 use common::fake_model::{
-    FakeModel, McpConfig, Recorded, Reply, TempDir, claude_events, claude_message, text_block,
-    tool_use, unmarked,
+    FakeModel, McpConfig, Recorded, Reply, TempDir, claude_events, claude_message,
+    everything_entry, text_block, tool_use, unmarked,
 };
 use common::web::WebHost;
 use serde_json::{Value, json};
@@ -192,6 +192,39 @@ fn always_allow_this_tool_is_not_asked_again_and_is_kept() {
         kept.contains("\"server\":\"everything\"") && kept.contains("\"tool\":\"toggle_bonus\""),
         "{kept}"
     );
+}
+
+#[test]
+fn a_changed_definition_is_asked_on_the_page_before_the_first_line() {
+    let fake = FakeModel::start(vec![end("done")]);
+    common::everything();
+    let mut entry = everything_entry(&[]);
+    entry["tools"] = json!({"allow": ["echo"]});
+    let config = McpConfig::new(&json!({"mcpServers": {"everything": entry}}));
+    let dir = TempDir::new();
+    // Pinned with another digest: echo's definition "changed" since.
+    let pins = dir.write(
+        "pins.json",
+        &json!({"version": 1, "servers": {"everything": {"echo": format!("sha256:{}", "0".repeat(64))}}}).to_string(),
+    );
+    let pins = pins.to_str().unwrap();
+    let host = WebHost::start(&config, &["--approve", "ask", "--pins", pins], &fake);
+    let seen = host.drive("definition");
+    assert_eq!(seen["buttons"], json!(["Allow once", "Deny"]));
+    assert_eq!(
+        seen["details"],
+        "Server `everything` lists tool `echo` with a definition that differs from the one approved (only its digest was kept, so what changed cannot be shown).\n  description: \"Echo the text back unchanged.\"\n"
+    );
+    assert_eq!(seen["approvals"], json!(["Allowed once"]));
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 1);
+    let offered: Vec<&str> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(offered, ["echo"]);
 }
 
 #[test]

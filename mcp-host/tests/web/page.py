@@ -108,6 +108,20 @@ def always_tool(page, url):
     }
 
 
+def definition(page, url):
+    # Asked while the servers start, before any line.
+    expect(page.get_by_role("status")).to_have_text("Starting the servers…")
+    group = page.get_by_role("group", name="Approval: Offer the changed tool echo of everything to the model?")
+    expect(group).to_be_visible()
+    buttons = group.get_by_role("button").all_text_contents()
+    details = group.locator(".input").text_content()
+    group.get_by_role("button", name="Allow once").click()
+    expect(page.get_by_role("status")).to_have_text("Ready")
+    send(page, "hi")
+    expect(page.locator(".answer")).to_have_text("done")
+    return {"buttons": buttons, "details": details, "approvals": page.locator(".approval").all_text_contents()}
+
+
 def stop(page, url):
     send(page, "take your time")
     call = page.get_by_role("article", name="Tool call slow (everything)")
@@ -166,10 +180,14 @@ SCENARIOS = {
     "allow_once": approve("Allow once"),
     "deny": approve("Deny"),
     "always_tool": always_tool,
+    "definition": definition,
     "stop": stop,
     "reload": reload,
     "two_tabs": two_tabs,
 }
+
+# Scenarios that begin while the servers start.
+STARTING = {"definition"}
 
 
 def main():
@@ -184,7 +202,8 @@ def main():
             page.goto(url)
             # The token left the address bar.
             assert "token" not in page.url, page.url
-            expect(page.get_by_role("status")).to_have_text("Ready")
+            if scenario not in STARTING:
+                expect(page.get_by_role("status")).to_have_text("Ready")
             seen = SCENARIOS[scenario](page, url)
         finally:
             browser.close()
