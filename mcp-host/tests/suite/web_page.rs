@@ -260,6 +260,21 @@ fn stop_interrupts_the_line_and_the_next_one_runs() {
 }
 
 #[test]
+fn stop_while_asked_withdraws_the_question() {
+    let fake = asked();
+    let host = start(&fake, "ask");
+    let seen = host.drive("stop_asked");
+    assert_eq!(seen["approval"], "No longer asked: the line ended");
+    assert_eq!(seen["buttons"], 0);
+    assert_eq!(
+        seen["late"],
+        "question 1 is not asked (answered, or its line ended)"
+    );
+    // Nothing more was asked of the model.
+    assert_eq!(fake.requests().len(), 1);
+}
+
+#[test]
 fn a_reload_shows_the_conversation_so_far() {
     let fake = FakeModel::start(vec![
         call("toolu_1", "slow", json!({"ms": 300, "steps": 3})),

@@ -108,6 +108,23 @@ def always_tool(page, url):
     }
 
 
+def stop_asked(page, url):
+    send(page, "go")
+    call = page.get_by_role("article", name="Tool call toggle_bonus (everything)")
+    expect(call.get_by_role("button", name="Allow once")).to_be_visible()
+    page.get_by_role("button", name="Stop").click()
+    expect(page.get_by_text("Stopped", exact=True)).to_be_visible()
+    # The question is gone; a late answer is refused.
+    late = page.evaluate(
+        """() => mcpHost.post('/api/approve', {ask: 1, answer: 'once'}).then(() => 'taken', e => e.message)"""
+    )
+    return {
+        "approval": call.locator(".approval").text_content(),
+        "buttons": call.get_by_role("button").count(),
+        "late": late,
+    }
+
+
 def definition(page, url):
     # Asked while the servers start, before any line.
     expect(page.get_by_role("status")).to_have_text("Starting the servers…")
@@ -181,6 +198,7 @@ SCENARIOS = {
     "deny": approve("Deny"),
     "always_tool": always_tool,
     "definition": definition,
+    "stop_asked": stop_asked,
     "stop": stop,
     "reload": reload,
     "two_tabs": two_tabs,
