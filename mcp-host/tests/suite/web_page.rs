@@ -274,6 +274,35 @@ fn stop_while_asked_withdraws_the_question() {
     assert_eq!(fake.requests().len(), 1);
 }
 
+/// The page's first text on screen after Send (5 lines, the model API
+/// answering at once), and the host's CPU time per line; printed (run
+/// with `--nocapture`), bounded loosely.
+#[test]
+fn first_text_on_screen_after_send_and_cpu_per_line() {
+    let lines = 5;
+    let fake = FakeModel::start((0..lines).map(|_| end("ok, done.")).collect());
+    let host = start(&fake, "all");
+    let before = host.cpu_ms();
+    let seen = host.drive("first_text");
+    let cpu = host.cpu_ms() - before;
+    let firsts: Vec<f64> = seen["first_text_ms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(firsts.len(), lines, "{seen}");
+    let mut sorted = firsts.clone();
+    sorted.sort_by(f64::total_cmp);
+    eprintln!(
+        "mcp-host web: first text after Send, ms: {firsts:?} (median {:.1}); host CPU {:.1} ms per line",
+        sorted[lines / 2],
+        cpu as f64 / lines as f64
+    );
+    assert!(sorted[lines / 2] < 5_000.0, "{firsts:?}");
+    assert_eq!(fake.requests().len(), lines);
+}
+
 #[test]
 fn a_reload_shows_the_conversation_so_far() {
     let fake = FakeModel::start(vec![

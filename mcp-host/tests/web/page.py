@@ -125,6 +125,31 @@ def stop_asked(page, url):
     }
 
 
+def first_text(page, url):
+    # For each of 5 lines: the time from the Enter that sends it to its
+    # answer's first text on screen, in ms (the page's clock).
+    page.evaluate(
+        """() => {
+            window.firsts = [];
+            new MutationObserver(() => {
+                const all = document.querySelectorAll('.answer');
+                if (all.length > window.firsts.length && window.sentAt !== undefined) {
+                    window.firsts.push(performance.now() - window.sentAt);
+                }
+            }).observe(document.getElementById('conversation'),
+                {subtree: true, childList: true, characterData: true});
+            document.getElementById('message').addEventListener('keydown', (e) => {
+                if (e.key === 'Enter') window.sentAt = performance.now();
+            }, {capture: true});
+        }"""
+    )
+    for i in range(5):
+        send(page, f"line {i}")
+        expect(page.locator(".answer")).to_have_count(i + 1)
+        expect(page.get_by_role("button", name="Stop")).to_be_hidden()
+    return {"first_text_ms": page.evaluate("window.firsts")}
+
+
 def definition(page, url):
     # Asked while the servers start, before any line.
     expect(page.get_by_role("status")).to_have_text("Starting the servers…")
@@ -198,6 +223,7 @@ SCENARIOS = {
     "deny": approve("Deny"),
     "always_tool": always_tool,
     "definition": definition,
+    "first_text": first_text,
     "stop_asked": stop_asked,
     "stop": stop,
     "reload": reload,
