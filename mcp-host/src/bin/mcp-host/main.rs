@@ -32,14 +32,23 @@ mod answer;
 mod apis;
 mod approvals;
 mod cli;
+mod command;
+mod complete;
 mod converse;
+#[cfg(feature = "editor")]
+mod editor;
+mod input;
+mod listing;
 mod logging;
 #[cfg(feature = "oauth")]
 mod login;
+mod lookup;
+mod mention;
 #[cfg(target_os = "linux")]
 mod orphans;
 mod show;
 mod signals;
+mod typed;
 mod usage;
 
 use apis::Api;
@@ -130,6 +139,26 @@ fn main() -> ExitCode {
     #[cfg(target_os = "linux")]
     orphans::end();
     status
+}
+
+/// The line editor where stdin and stdout are a terminal (feature
+/// `editor`), else stdin as it is: the program's own "at a terminal", and
+/// pipes keep the plain reading the tests drive.
+fn open_input(agent: &Agent) -> input::Input {
+    #[cfg(feature = "editor")]
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        let catalog = agent.catalog();
+        let mut servers: Vec<String> = catalog.tools().iter().map(|t| t.server.clone()).collect();
+        servers.dedup();
+        let lookup = lookup::ServerLookup::new(tokio::runtime::Handle::current(), servers);
+        match editor::LineEditor::open(Arc::new(lookup)) {
+            Ok(editor) => return input::Input::Editor(editor),
+            Err(e) => eprintln!("mcp-host: no line editor ({e}): lines are read as they come"),
+        }
+    }
+    #[cfg(not(feature = "editor"))]
+    let _ = agent;
+    input::Input::plain()
 }
 
 /// `mcp-host login` (`login`) or `mcp-host logout`.
@@ -306,7 +335,9 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
         );
     }
     let mut conversation = agent.conversation();
+    let mut input = open_input(&agent);
     let status = match converse(
+        &mut input,
         &agent,
         &mut conversation,
         args.output,
