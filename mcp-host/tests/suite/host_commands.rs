@@ -129,3 +129,160 @@ fn help_lists_the_commands_and_with_json_goes_to_stderr() {
         run.stderr
     );
 }
+
+#[test]
+fn servers_says_each_servers_state_protocol_and_counts() {
+    let config = two_servers();
+    let fake = FakeModel::start(vec![]);
+    let run = host(&config, &fake, &["--quiet"], "/servers\n");
+    assert!(run.status.success(), "{}", run.stderr);
+    let ready = "ready, protocol 2026-07-28";
+    assert_eq!(
+        run.stdout,
+        format!(
+            "alpha: {ready}, 2 tools, 1 prompt, 2 resources, 1 template, 0 skills\n\
+             beta: {ready}, 1 tool, 1 prompt, 2 resources, 1 template, 0 skills\n\
+             off: disabled in the config\n"
+        )
+    );
+}
+
+#[test]
+fn resources_lists_each_servers_resources_and_templates() {
+    let config = McpConfig::everything("everything", &[]);
+    let fake = FakeModel::start(vec![]);
+    let run = host(&config, &fake, &["--quiet"], "/resources\n");
+    assert!(run.status.success(), "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "everything: 2 resources, 1 template\n\
+         \x20 ui://everything/stats.html: Stats (text/html;profile=mcp-app)\n\
+         \x20 everything://about: About everything (text/plain)\n\
+         \x20 everything://filler/{bytes} (template): filler (text/plain)\n"
+    );
+}
+
+#[test]
+fn a_prompt_runs_as_the_next_turn_with_its_messages() {
+    let config = McpConfig::everything("everything", &[]);
+    let fake = FakeModel::start(vec![end("Bonjour"), end("ok")]);
+    let run = host(
+        &config,
+        &fake,
+        &["--quiet"],
+        "/prompt translate language=French text=\"Good morning\" tone='very formal'\nthanks\n",
+    );
+    assert!(run.status.success(), "{}", run.stderr);
+    assert_eq!(run.stdout, "Bonjour\n\nok\n\n");
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        normalized(&requests[1].body["messages"]),
+        json!([
+            {"role": "user", "content": [
+                {"type": "text", "text": "Translate the text below into French, in a very formal tone. Answer with the translation only."},
+                {"type": "text", "text": "Good morning"}
+            ]},
+            {"role": "assistant", "content": [{"type": "text", "text": "Bonjour"}]},
+            user_text("thanks")
+        ])
+    );
+}
+
+#[test]
+fn prompt_mistakes_are_named_and_nothing_is_sent() {
+    let mut a = everything_entry(&[]);
+    a["tools"] = json!({"allow": ["echo"]});
+    let config = McpConfig::new(&json!({"mcpServers": {"alpha": a.clone(), "beta": a}}));
+    let fake = FakeModel::start(vec![end("done")]);
+    let run = host(
+        &config,
+        &fake,
+        &["--quiet"],
+        "/prompt nope\n\
+         /prompt translate language=French\n\
+         /prompt alpha:translate language=French\n\
+         /prompt alpha:translate language=French text=hi colour=red\n\
+         /prompt gamma:translate\n\
+         /prompt beta:translate language=French text=hi\n",
+    );
+    assert!(run.status.success(), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "mcp-host: /prompt: no ready server has a prompt `nope` (Tab after `/prompt ` lists them)\n\
+         mcp-host: /prompt: servers share the prompt `translate`: write alpha:translate or beta:translate\n\
+         mcp-host: /prompt: prompt `translate` of server `alpha` needs `text` (its arguments: language, text, tone?; ? optional)\n\
+         mcp-host: /prompt: prompt `translate` of server `alpha` takes no argument `colour` (its arguments: language, text, tone?; ? optional)\n\
+         mcp-host: /prompt: server `gamma` is not ready or not configured (/servers)\n"
+    );
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        normalized(&requests[0].body["messages"]),
+        json!([{"role": "user", "content": [
+            {"type": "text", "text": "Translate the text below into French. Answer with the translation only."},
+            {"type": "text", "text": "hi"}
+        ]}])
+    );
+}
+
+#[test]
+fn a_named_resource_is_attached_to_the_line() {
+    let config = McpConfig::everything("everything", &[]);
+    let fake = FakeModel::start(vec![end("It is a test server.")]);
+    let run = host(
+        &config,
+        &fake,
+        &["--quiet"],
+        "what is @everything:everything://about ?\n",
+    );
+    assert!(run.status.success(), "{}", run.stderr);
+    assert_eq!(run.stdout, "It is a test server.\n\n");
+    let requests = fake.requests();
+    assert_eq!(
+        normalized(&requests[0].body["messages"]),
+        json!([{"role": "user", "content": [
+            {"type": "text", "text": "what is @everything:everything://about ?"},
+            {"type": "text", "text": "[Attached: the resource <everything://about> of server `everything`.]"},
+            {"type": "text", "text": format!("Resource <everything://about>:\n{ABOUT}")}
+        ]}])
+    );
+}
+
+/// The `everything` example's `everything://about`.
+const ABOUT: &str = "everything: a kitchen-sink MCP server of mcp-runtime. Its tools show structured and \
+     text results, errors, progress, logs, cancellation, elicitation and tasks; its \
+     resources are this text and everything://filler/{bytes}.";
+
+#[test]
+fn a_resource_that_cannot_be_read_keeps_the_line_back() {
+    let config = McpConfig::everything("everything", &[]);
+    let fake = FakeModel::start(vec![end("ok")]);
+    let run = host(
+        &config,
+        &fake,
+        &["--quiet"],
+        "read @everything:everything://nothing\n\
+         read @everthing:everything://about\n\
+         keep @@everything:everything://about as text\n",
+    );
+    assert!(run.status.success(), "{}", run.stderr);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", run.stderr);
+    assert!(
+        lines[0].starts_with("mcp-host: `@everything:everything://nothing`: ")
+            && lines[0].ends_with("; the line was not sent"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        lines[1],
+        "mcp-host: `@everthing:everything://about`: no server is called `everthing` (`@@` at a word's start sends `@` as text)"
+    );
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        normalized(&requests[0].body["messages"]),
+        json!([user_text("keep @everything:everything://about as text")])
+    );
+}

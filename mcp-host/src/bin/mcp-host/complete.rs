@@ -197,10 +197,14 @@ mod tests {
     use super::*;
     use std::cell::RefCell;
 
+    /// One `completion/complete` question: server, prompt, argument,
+    /// value, context.
+    type Asked = (String, String, String, String, BTreeMap<String, String>);
+
     /// Two servers, a prompt they share, and what was asked.
     #[derive(Default)]
     struct Fake {
-        asked: RefCell<Vec<(String, String, String, String, BTreeMap<String, String>)>>,
+        asked: RefCell<Vec<Asked>>,
     }
 
     impl Lookup for Fake {

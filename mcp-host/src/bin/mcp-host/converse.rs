@@ -7,7 +7,7 @@ use crate::cli::Output;
 use crate::input::{Input, Read};
 use crate::show;
 use crate::signals::{INTERRUPT_STATUS, Signals};
-use crate::typed;
+use crate::typed::{self, Taken};
 use mcpfn_client::text::excerpt;
 use mcpfn_host::agent::history::Trim;
 use mcpfn_host::agent::interrupt::{INTERRUPTED, Interrupt, TIMED_OUT};
@@ -71,14 +71,21 @@ pub(crate) async fn converse(
                 continue;
             }
         };
-        let Some(line) = taken else {
+        let Some(taken) = taken else {
             continue;
         };
-        let line = line.as_str();
+        // What the notes on stderr quote of the line.
+        let line = match &taken {
+            Taken::Text(text) => text.as_str(),
+            Taken::Turn(_) => typed.as_str(),
+        };
         let interrupt = Interrupt::new();
         let sent = {
-            let send = agent
-                .send(conversation, line)
+            let send = match &taken {
+                Taken::Text(text) => agent.send(conversation, text),
+                Taken::Turn(turn) => agent.send_turn(conversation, turn),
+            };
+            let send = send
                 .interrupt(&interrupt)
                 .events(sink.as_ref())
                 .into_future();

@@ -3,6 +3,7 @@
 //! terminal's escape sequences) replaced.
 
 use mcpfn_client::text::excerpt;
+use mcpfn_host::agent::servers::{ServerState, ServerView, Surface};
 use mcpfn_host::catalog::Catalog;
 use std::fmt::Write;
 
@@ -72,4 +73,129 @@ pub(crate) fn tools(catalog: &Catalog) -> String {
 /// `1 tool`, `2 tools`.
 pub(crate) fn count_of(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// What `/servers` says of one server.
+pub(crate) struct ServerFacts {
+    pub(crate) view: ServerView,
+    /// The protocol version agreed on, for a ready MCP server.
+    pub(crate) protocol: Option<String>,
+    pub(crate) restarts: u32,
+    /// Its prompts, resources, templates and skills, or why they could
+    /// not be listed.
+    pub(crate) surface: Result<Surface, String>,
+}
+
+/// `/servers`: each server's state, protocol version and counts.
+pub(crate) fn servers(facts: &[ServerFacts]) -> String {
+    let mut out = String::new();
+    for fact in facts {
+        let view = &fact.view;
+        let _ = write!(out, "{}: ", view.name);
+        match &view.state {
+            ServerState::Ready => out.push_str("ready"),
+            ServerState::Failed(reason) => {
+                let _ = writeln!(out, "failed: {}", shown(reason, 200));
+                continue;
+            }
+            ServerState::Disabled => {
+                out.push_str("disabled in the config\n");
+                continue;
+            }
+        }
+        if let Some(protocol) = &fact.protocol {
+            let _ = write!(out, ", protocol {protocol}");
+        }
+        if fact.restarts > 0 {
+            let _ = write!(
+                out,
+                ", restarted {}",
+                count_of(fact.restarts as usize, "time", "times")
+            );
+        }
+        let _ = write!(out, ", {}", count_of(view.tools.len(), "tool", "tools"));
+        match &fact.surface {
+            Ok(surface) => {
+                let _ = writeln!(
+                    out,
+                    ", {}, {}, {}, {}",
+                    count_of(surface.prompts.len(), "prompt", "prompts"),
+                    count_of(surface.resources.len(), "resource", "resources"),
+                    count_of(surface.templates.len(), "template", "templates"),
+                    count_of(surface.skills.len(), "skill", "skills"),
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(out, "; its other lists failed: {}", shown(e, 200));
+            }
+        }
+    }
+    if facts.is_empty() {
+        out.push_str("no servers are configured\n");
+    }
+    out
+}
+
+/// `/resources`: each server's resources, then its templates; a server
+/// whose lists failed says why.
+pub(crate) fn resources(listed: &[(String, Result<Surface, String>)]) -> String {
+    let mut out = String::new();
+    for (server, surface) in listed {
+        let surface = match surface {
+            Ok(surface) => surface,
+            Err(e) => {
+                let _ = writeln!(
+                    out,
+                    "{server}: its resources could not be listed: {}",
+                    shown(e, 200)
+                );
+                continue;
+            }
+        };
+        if surface.resources.is_empty() && surface.templates.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "{server}: {}, {}",
+            count_of(surface.resources.len(), "resource", "resources"),
+            count_of(surface.templates.len(), "template", "templates")
+        );
+        for resource in &surface.resources {
+            let title = resource.title.as_deref().unwrap_or(&resource.name);
+            described(
+                &mut out,
+                &resource.uri,
+                title,
+                resource.mime_type.as_deref(),
+            );
+        }
+        for template in &surface.templates {
+            let title = template.title.as_deref().unwrap_or(&template.name);
+            described(
+                &mut out,
+                &format!("{} (template)", template.uri_template),
+                title,
+                template.mime_type.as_deref(),
+            );
+        }
+    }
+    if out.is_empty() {
+        out.push_str("no server lists resources\n");
+    }
+    out
+}
+
+/// `  uri: title (type)`.
+fn described(out: &mut String, uri: &str, title: &str, mime_type: Option<&str>) {
+    let _ = write!(
+        out,
+        "  {}: {}",
+        shown(uri, NAME_SHOWN),
+        shown(title, DESCRIPTION_SHOWN)
+    );
+    if let Some(mime_type) = mime_type {
+        let _ = write!(out, " ({})", shown(mime_type, 80));
+    }
+    out.push('\n');
 }

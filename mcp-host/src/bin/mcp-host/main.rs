@@ -147,10 +147,12 @@ fn main() -> ExitCode {
 fn open_input(agent: &Agent) -> input::Input {
     #[cfg(feature = "editor")]
     if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
-        let catalog = agent.catalog();
-        let mut servers: Vec<String> = catalog.tools().iter().map(|t| t.server.clone()).collect();
-        servers.dedup();
-        let lookup = lookup::ServerLookup::new(tokio::runtime::Handle::current(), servers);
+        let clients = agent
+            .servers()
+            .into_iter()
+            .filter_map(|view| Some((view.name, view.client?)))
+            .collect();
+        let lookup = lookup::ServerLookup::new(tokio::runtime::Handle::current(), clients);
         match editor::LineEditor::open(Arc::new(lookup)) {
             Ok(editor) => return input::Input::Editor(editor),
             Err(e) => eprintln!("mcp-host: no line editor ({e}): lines are read as they come"),
