@@ -286,3 +286,53 @@ fn a_resource_that_cannot_be_read_keeps_the_line_back() {
         json!([user_text("keep @everything:everything://about as text")])
     );
 }
+
+#[test]
+fn a_flood_of_prompt_messages_and_a_huge_resource_are_refused_and_named() {
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/hostile_surface.py");
+    let config = McpConfig::new(&json!({"mcpServers": {"hostile": {
+        "command": "python3",
+        "args": [script.to_str().unwrap()]
+    }}}));
+    let fake = FakeModel::start(vec![end("still here")]);
+    let run = host(
+        &config,
+        &fake,
+        &["--quiet"],
+        "/prompt flood\nread @hostile:test://huge\nhello\n",
+    );
+    assert!(run.status.success(), "{}", run.stderr);
+    // The program's lines (the client warns of the message it discarded).
+    let lines: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("mcp-host:"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", run.stderr);
+    assert_eq!(
+        lines[0],
+        "mcp-host: /prompt: prompt `flood` of server `hostile`: server `hostile`: prompt `flood` returned 10,000 messages, more than the 1,000 a prompt may hold; it was refused",
+        "{}",
+        run.stderr
+    );
+    assert!(
+        lines[1].starts_with("mcp-host: `@hostile:test://huge`: ")
+            && lines[1].ends_with("; the line was not sent"),
+        "{}",
+        run.stderr
+    );
+    // Only the last line reached the model, and the 100 MiB were never held.
+    assert_eq!(run.stdout, "still here\n\n");
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        normalized(&requests[0].body["messages"]),
+        json!([user_text("hello")])
+    );
+    assert!(
+        run.peak_rss_kib < 64 * 1024,
+        "peak RSS {} KiB",
+        run.peak_rss_kib
+    );
+}

@@ -14,6 +14,7 @@ pub(crate) enum Read {
     End,
     /// Ctrl-C at the line editor's prompt: ends the program as SIGINT
     /// between lines does.
+    #[cfg_attr(not(feature = "editor"), allow(dead_code))]
     Interrupted,
     /// The input failed.
     Failed(std::io::Error),

@@ -33,6 +33,7 @@ mod apis;
 mod approvals;
 mod cli;
 mod command;
+#[cfg(feature = "editor")]
 mod complete;
 mod converse;
 #[cfg(feature = "editor")]
@@ -42,6 +43,7 @@ mod listing;
 mod logging;
 #[cfg(feature = "oauth")]
 mod login;
+#[cfg(feature = "editor")]
 mod lookup;
 mod mention;
 #[cfg(target_os = "linux")]
