@@ -1,8 +1,9 @@
 """A legacy stdio MCP server whose prompt and resource are more than a host
 may hold: `prompts/get` of `flood` answers COUNT messages (default 10,000),
 `resources/read` of `test://huge` a text of SIZE bytes (default 100 MiB),
-written in chunks so this script never holds it. It lists no tools, the
-prompt and the resource; everything else is a minimal, honest server.
+written in chunks so this script never holds it; `completion/complete`
+is never answered. It lists no tools, the prompt (one argument, `x`) and
+the resource; everything else is a minimal, honest server.
 """
 
 import json
@@ -27,12 +28,12 @@ for line in sys.stdin.buffer:
     if method == "initialize":
         send(rid, {
             "protocolVersion": "2025-11-25",
-            "capabilities": {"tools": {}, "resources": {}, "prompts": {}},
+            "capabilities": {"tools": {}, "resources": {}, "prompts": {}, "completions": {}},
             "serverInfo": {"name": "hostile", "version": "1"}})
     elif method == "tools/list":
         send(rid, {"tools": []})
     elif method == "prompts/list":
-        send(rid, {"prompts": [{"name": "flood"}]})
+        send(rid, {"prompts": [{"name": "flood", "arguments": [{"name": "x"}]}]})
     elif method == "resources/list":
         send(rid, {"resources": [{"uri": "test://huge", "name": "huge"}]})
     elif method == "resources/templates/list":
@@ -52,6 +53,8 @@ for line in sys.stdin.buffer:
             left -= len(chunk)
         out.write(after.encode() + b"\n")
         out.flush()
+    elif method == "completion/complete":
+        continue
     elif method == "ping":
         send(rid, {})
     else:

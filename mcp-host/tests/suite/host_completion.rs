@@ -196,3 +196,34 @@ fn the_typescript_everything_servers_resource_is_completed_and_attached() {
         ]}])
     );
 }
+
+#[test]
+fn a_server_that_never_answers_a_completion_does_not_stop_the_typing() {
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/hostile_surface.py");
+    let config = McpConfig::new(&json!({"mcpServers": {"hostile": {
+        "command": "python3",
+        "args": [script.to_str().unwrap()]
+    }}}));
+    let fake = FakeModel::start(vec![]);
+    let mut session = Session::start(&config, &["--approve", "all", "--quiet"], &fake);
+    session.wait_for("> ");
+    // The argument's name comes from the prompt's listing; its value from
+    // `completion/complete`, which this server never answers.
+    session.type_keys(b"/prompt flood \t");
+    session.wait_for("/prompt flood x=");
+    let asked = std::time::Instant::now();
+    session.type_keys(b"a\tbc");
+    // No candidates: the bell, then the keys after Tab.
+    session.wait_for("a\x07bc");
+    let waited = asked.elapsed();
+    assert!(
+        waited < std::time::Duration::from_secs(5),
+        "typing waited {waited:?} for a server"
+    );
+    // Ctrl-U clears the line, Ctrl-D on the empty line ends the input.
+    session.type_keys(b"\x15\x04");
+    let run = session.finish();
+    assert_eq!(run.stderr, "", "{}", run.shown);
+    assert!(fake.requests().is_empty());
+}
