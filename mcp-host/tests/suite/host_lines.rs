@@ -207,9 +207,11 @@ fn a_slow_tool_past_the_deadline_is_cancelled_and_the_next_line_sees_why() {
 }
 
 /// The program with its stdin, stdout and stderr on a pseudo-terminal
-/// (util-linux `script`), `keys` typed ahead (end with Ctrl-D, `\x04`);
-/// returns what the terminal showed, `\r\n` read as `\n`.
-fn on_a_terminal(config: &McpConfig, fake: &FakeModel, args: &[&str], keys: &[u8]) -> String {
+/// (util-linux `script`): `line` typed at its line editor's first prompt,
+/// Ctrl-D at the next (keys typed ahead of the editor would reach it all
+/// at once, a Ctrl-D typed ahead as a NUL); returns what the terminal
+/// showed, its escape sequences and carriage returns left out.
+fn on_a_terminal(config: &McpConfig, fake: &FakeModel, args: &[&str], line: &str) -> String {
     let args: Vec<String> = args.iter().map(|a| sh_quote(a)).collect();
     let command = format!(
         "{} --config {} {}",
@@ -230,22 +232,41 @@ fn on_a_terminal(config: &McpConfig, fake: &FakeModel, args: &[&str], keys: &[u8
         .env("ANTHROPIC_BASE_URL", &fake.base_url)
         .env("ANTHROPIC_API_KEY", CLAUDE_KEY)
         .env("SHELL", "/bin/sh")
+        .env("TERM", "xterm")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let mut typed = child.stdin.take().unwrap();
-    typed.write_all(keys).unwrap();
-    typed.flush().unwrap();
-    let terminal = child.stdout.take().unwrap();
-    let shown = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = std::io::Read::read_to_string(&mut { terminal }, &mut text);
-        text
+    let mut terminal = child.stdout.take().unwrap();
+    let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let into = std::sync::Arc::clone(&shown);
+    let reader = std::thread::spawn(move || {
+        let mut buffer = [0_u8; 4096];
+        while let Ok(n @ 1..) = std::io::Read::read(&mut terminal, &mut buffer) {
+            into.lock().unwrap().extend_from_slice(&buffer[..n]);
+        }
     });
+    // Each prompt of the editor turns bracketed paste on.
+    let prompts = || {
+        String::from_utf8_lossy(&shown.lock().unwrap())
+            .matches("\x1b[?2004h")
+            .count()
+    };
     let started = Instant::now();
+    let mut keys = [format!("{line}\r"), "\x04".to_owned()]
+        .into_iter()
+        .enumerate();
+    let mut next = keys.next();
     while child.try_wait().unwrap().is_none() {
+        if let Some((at, key)) = &next
+            && prompts() > *at
+        {
+            typed.write_all(key.as_bytes()).unwrap();
+            typed.flush().unwrap();
+            next = keys.next();
+        }
         if started.elapsed() > Duration::from_secs(60) {
             let _ = child.kill();
             panic!("the program hung on the terminal");
@@ -253,7 +274,28 @@ fn on_a_terminal(config: &McpConfig, fake: &FakeModel, args: &[&str], keys: &[u8
         std::thread::sleep(Duration::from_millis(20));
     }
     drop(typed);
-    shown.join().unwrap().replace("\r\n", "\n")
+    reader.join().unwrap();
+    let shown = String::from_utf8_lossy(&shown.lock().unwrap()).into_owned();
+    without_escapes(&shown).replace('\r', "")
+}
+
+/// `text` without its CSI escape sequences (`ESC [ … final byte`).
+fn without_escapes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && chars.peek() == Some(&'[') {
+            chars.next();
+            for c in chars.by_ref() {
+                if ('@'..='~').contains(&c) {
+                    break;
+                }
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The session of the terminal test: one call of `echo`, then the answer.
@@ -283,12 +325,7 @@ fn at_a_terminal_answers_stream_calls_show_and_the_info_log_is_off() {
     common::terminal::require_pty();
     let config = McpConfig::everything("weather", &[]);
     let fake = echo_session(true);
-    let shown = on_a_terminal(
-        &config,
-        &fake,
-        &["--approve", "all"],
-        "北京今天天气怎么样\n\x04".as_bytes(),
-    );
+    let shown = on_a_terminal(&config, &fake, &["--approve", "all"], "北京今天天气怎么样");
     assert!(fake.requests().iter().all(|r| r.body["stream"] == true));
     // The typed line (echoed), the text as it came, the call between, the
     // answer's end; nothing of the log at info.
@@ -306,7 +343,9 @@ fn at_a_terminal_answers_stream_calls_show_and_the_info_log_is_off() {
         timing.starts_with("[echo: ") && timing.ends_with(" ms]"),
         "{shown}"
     );
-    assert_eq!(rest.trim_end(), "北京今天晴。", "{shown}");
+    // Up to the editor's next prompt.
+    let answer = rest.split("> ").next().unwrap();
+    assert_eq!(answer.trim_end(), "北京今天晴。", "{shown}");
     assert!(!shown.contains("INFO"), "{shown}");
     assert!(!shown.contains("tools offered"), "{shown}");
 
@@ -316,7 +355,7 @@ fn at_a_terminal_answers_stream_calls_show_and_the_info_log_is_off() {
         &config,
         &fake,
         &["--approve", "all", "--log-level", "info"],
-        "北京今天天气怎么样\n\x04".as_bytes(),
+        "北京今天天气怎么样",
     );
     assert!(shown.contains("tools offered"), "{shown}");
 }

@@ -12,6 +12,9 @@ mod fake_model;
 mod history;
 mod host_approvals;
 mod host_client;
+mod host_commands;
+#[cfg(all(unix, feature = "editor"))]
+mod host_completion;
 mod host_filters;
 #[cfg(unix)]
 mod host_interrupt;

@@ -868,6 +868,19 @@ With --json, `usage` has `cache_creation_input_tokens` and
 `cache_read_input_tokens` when the API reports them; `input_tokens` counts
 the whole prompt, those included.
 
+Commands, typed instead of a line (`//text` sends `/text` to the model):
+/tools (every offered tool, by server), /servers (each server's state,
+protocol version and counts), /resources (resources and templates, by
+server), /prompt NAME key=value ... (a server's prompt as the next turn;
+values quoted as in a shell; SERVER:NAME where two servers share NAME),
+/help. @SERVER:URI in a line attaches that resource's contents (`@@` sends
+`@`). A mistake is one stderr line; the conversation goes on. Listings go
+to stdout (stderr with --json and --events). At a terminal (stdin and
+stdout both) a line editor reads the lines: history, and Tab completes the
+commands, prompt names, their arguments and values (the server's
+completion/complete) and @SERVER: URIs, waiting at most 0.5 s for a
+server; Ctrl-D ends the input, Ctrl-C at the prompt ends the program.
+
 Ctrl-C (SIGINT) while a line is answered interrupts that line: the model
 request and the tool calls under way are cancelled (their servers get
 notifications/cancelled), the calls that ran stay in the history (a call cut

@@ -4,8 +4,10 @@
 
 use crate::answer::{Failure, write_answer};
 use crate::cli::Output;
+use crate::input::{Input, Read};
 use crate::show;
 use crate::signals::{INTERRUPT_STATUS, Signals};
+use crate::typed::{self, Taken};
 use mcpfn_client::text::excerpt;
 use mcpfn_host::agent::history::Trim;
 use mcpfn_host::agent::interrupt::{INTERRUPTED, Interrupt, TIMED_OUT};
@@ -13,7 +15,6 @@ use mcpfn_host::agent::{Agent, Answer, Conversation};
 use std::future::IntoFuture;
 use std::process::ExitCode;
 use std::time::Duration;
-use tokio::io::AsyncBufReadExt;
 
 /// How [`converse`] ended.
 pub(crate) enum Ended {
@@ -23,10 +24,12 @@ pub(crate) enum Ended {
     Signal(&'static str, u8),
 }
 
-/// Answers stdin's lines until its end or a signal; the first SIGINT
-/// during a line interrupts that line alone. At the end of stdin, fails
-/// when lines were read and none was answered.
+/// Answers the typed lines (a command is run, the rest sent:
+/// [`typed::take`]) until the input's end or a signal; the first SIGINT
+/// during a line interrupts that line alone. At the end of the input,
+/// fails when lines were read and none was answered.
 pub(crate) async fn converse(
+    input: &mut Input,
     agent: &Agent,
     conversation: &mut Conversation,
     output: Output,
@@ -34,37 +37,55 @@ pub(crate) async fn converse(
     signals: &mut Signals,
 ) -> Ended {
     let sink = show::sink(output);
-    let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
-    let mut buffer = Vec::new();
     // Lines answered, and lines that failed or timed out.
     let (mut answered, mut unanswered) = (0_u64, 0_u64);
     loop {
-        buffer.clear();
         let read = tokio::select! {
-            read = stdin.read_until(b'\n', &mut buffer) => read,
+            read = input.read() => read,
             (name, status) = signals.next() => return Ended::Signal(name, status),
         };
-        match read {
-            Ok(0) if answered == 0 && unanswered > 0 => {
+        let typed = match read {
+            Read::End if answered == 0 && unanswered > 0 => {
                 eprintln!("mcp-host: no line was answered ({unanswered} failed or timed out)");
                 return Ended::Status(ExitCode::FAILURE);
             }
-            Ok(0) => return Ended::Status(ExitCode::SUCCESS),
-            Ok(_) => {}
-            Err(e) => {
+            Read::End => return Ended::Status(ExitCode::SUCCESS),
+            Read::Interrupted => return Ended::Signal("SIGINT", INTERRUPT_STATUS),
+            Read::Line(line) => line,
+            Read::Failed(e) => {
                 eprintln!("mcp-host: stdin: {e}");
                 return Ended::Status(ExitCode::FAILURE);
             }
-        }
-        let line = String::from_utf8_lossy(&buffer);
-        let line = line.trim_end_matches(['\n', '\r']);
-        if line.trim().is_empty() {
+        };
+        if typed.trim().is_empty() {
             continue;
         }
+        // A prompt or a resource fetched first: Ctrl-C drops the line.
+        let taken = tokio::select! {
+            taken = typed::take(&typed, agent, output) => taken,
+            (name, status) = signals.next() => {
+                if status != INTERRUPT_STATUS {
+                    return Ended::Signal(name, status);
+                }
+                eprintln!("mcp-host: interrupted (SIGINT): `{}` was not sent", excerpt(&typed, LINE_SHOWN));
+                continue;
+            }
+        };
+        let Some(taken) = taken else {
+            continue;
+        };
+        // What the notes on stderr quote of the line.
+        let line = match &taken {
+            Taken::Text(text) => text.as_str(),
+            Taken::Turn(_) => typed.as_str(),
+        };
         let interrupt = Interrupt::new();
         let sent = {
-            let send = agent
-                .send(conversation, line)
+            let send = match &taken {
+                Taken::Text(text) => agent.send(conversation, text),
+                Taken::Turn(turn) => agent.send_turn(conversation, turn),
+            };
+            let send = send
                 .interrupt(&interrupt)
                 .events(sink.as_ref())
                 .into_future();

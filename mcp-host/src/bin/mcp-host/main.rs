@@ -32,14 +32,25 @@ mod answer;
 mod apis;
 mod approvals;
 mod cli;
+mod command;
+#[cfg(feature = "editor")]
+mod complete;
 mod converse;
+#[cfg(feature = "editor")]
+mod editor;
+mod input;
+mod listing;
 mod logging;
 #[cfg(feature = "oauth")]
 mod login;
+#[cfg(feature = "editor")]
+mod lookup;
+mod mention;
 #[cfg(target_os = "linux")]
 mod orphans;
 mod show;
 mod signals;
+mod typed;
 mod usage;
 mod web;
 
@@ -134,6 +145,28 @@ fn main() -> ExitCode {
     #[cfg(target_os = "linux")]
     orphans::end();
     status
+}
+
+/// The line editor where stdin and stdout are a terminal (feature
+/// `editor`), else stdin as it is: the program's own "at a terminal", and
+/// pipes keep the plain reading the tests drive.
+fn open_input(agent: &Agent) -> input::Input {
+    #[cfg(feature = "editor")]
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        let clients = agent
+            .servers()
+            .into_iter()
+            .filter_map(|view| Some((view.name, view.client?)))
+            .collect();
+        let lookup = lookup::ServerLookup::new(tokio::runtime::Handle::current(), clients);
+        match editor::LineEditor::open(Arc::new(lookup)) {
+            Ok(editor) => return input::Input::Editor(editor),
+            Err(e) => eprintln!("mcp-host: no line editor ({e}): lines are read as they come"),
+        }
+    }
+    #[cfg(not(feature = "editor"))]
+    let _ = agent;
+    input::Input::plain()
 }
 
 /// `mcp-host login` (`login`) or `mcp-host logout`.
@@ -336,7 +369,9 @@ async fn run(args: Args, config: McpConfig, web: Option<web::WebArgs>) -> ExitCo
         Some(page) => page.converse(Arc::clone(&agent), &mut signals).await,
         None => {
             let mut conversation = agent.conversation();
+            let mut input = open_input(&agent);
             converse(
+                &mut input,
                 &agent,
                 &mut conversation,
                 args.output,

@@ -174,3 +174,130 @@ fn run_on_terminal(
         shown: shown.join().unwrap(),
     }
 }
+
+/// The program on a terminal that is its stdin and stdout (its line
+/// editor), its stderr a file, the keys typed as a person types them: each
+/// after what it answers is on the screen (keys typed ahead of a prompt
+/// would reach the editor all at once).
+pub struct Session {
+    child: std::process::Child,
+    keys: std::process::ChildStdin,
+    shown: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    /// How much of `shown` the last [`Session::wait_for`] passed.
+    seen: usize,
+    stderr: std::path::PathBuf,
+    _dir: TempDir,
+}
+
+impl Session {
+    /// Starts the program with `--config` and `args` against the fake
+    /// Anthropic API, `TERM=xterm`.
+    pub fn start(config: &McpConfig, args: &[&str], fake: &FakeModel) -> Session {
+        require_pty();
+        let dir = TempDir::new();
+        let stderr = dir.path.join("stderr.txt");
+        let args: Vec<String> = args.iter().map(|a| sh_quote(a)).collect();
+        let command = format!(
+            "{} --config {} {} 2> {}",
+            sh_quote(host_binary().to_str().unwrap()),
+            sh_quote(config.arg()),
+            args.join(" "),
+            sh_quote(stderr.to_str().unwrap()),
+        );
+        let mut script = std::process::Command::new("script");
+        script.args(["-qec", &command, "/dev/null"]);
+        for (name, _) in std::env::vars() {
+            if name.starts_with("ANTHROPIC_") || name.starts_with("OPENAI_") {
+                script.env_remove(name);
+            }
+        }
+        let mut child = script
+            .env("ANTHROPIC_BASE_URL", &fake.base_url)
+            .env("ANTHROPIC_API_KEY", CLAUDE_KEY)
+            .env("SHELL", "/bin/sh")
+            .env("TERM", "xterm")
+            .env("XDG_CONFIG_HOME", dir.path.join("config"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let keys = child.stdin.take().unwrap();
+        let mut terminal = child.stdout.take().unwrap();
+        let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let into = std::sync::Arc::clone(&shown);
+        std::thread::spawn(move || {
+            let mut buffer = [0_u8; 4096];
+            while let Ok(n @ 1..) = std::io::Read::read(&mut terminal, &mut buffer) {
+                into.lock().unwrap().extend_from_slice(&buffer[..n]);
+            }
+        });
+        Session {
+            child,
+            keys,
+            shown,
+            seen: 0,
+            stderr,
+            _dir: dir,
+        }
+    }
+
+    /// Types `keys` on the terminal.
+    pub fn type_keys(&mut self, keys: &[u8]) {
+        self.keys.write_all(keys).unwrap();
+        self.keys.flush().unwrap();
+    }
+
+    /// What the terminal showed so far, escape sequences and all.
+    pub fn shown(&self) -> String {
+        String::from_utf8_lossy(&self.shown.lock().unwrap()).into_owned()
+    }
+
+    /// Its stderr so far.
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    /// Waits until the terminal shows `text` after what the last wait
+    /// passed; fails past 30 s, showing the screen and stderr.
+    pub fn wait_for(&mut self, text: &str) {
+        let started = std::time::Instant::now();
+        loop {
+            let shown = self.shown();
+            if let Some(at) = shown.get(self.seen..).and_then(|s| s.find(text)) {
+                self.seen += at + text.len();
+                return;
+            }
+            if started.elapsed() > Duration::from_secs(30) {
+                let _ = self.child.kill();
+                panic!(
+                    "the terminal did not show {text:?}; it showed:\n{shown:?}\nstderr:\n{}",
+                    self.stderr()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits for the program to end (at most 60 s) and gives what it left.
+    pub fn finish(mut self) -> OnTerminal {
+        let started = std::time::Instant::now();
+        while self.child.try_wait().unwrap().is_none() {
+            if started.elapsed() > Duration::from_secs(60) {
+                let _ = self.child.kill();
+                panic!(
+                    "the program did not end; the terminal showed:\n{:?}",
+                    self.shown()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // What the terminal still had to say.
+        std::thread::sleep(Duration::from_millis(100));
+        OnTerminal {
+            stdout: String::new(),
+            stderr: self.stderr(),
+            shown: self.shown(),
+        }
+    }
+}
