@@ -11,6 +11,8 @@ mod common;
 
 mod apps;
 mod auth;
+// Completions of resource template variables.
+mod completions;
 mod conformance;
 // The client side of the suite, on examples/conformance_client.rs.
 mod conformance_client;
