@@ -28,6 +28,8 @@ mod hygiene;
 // Roots and several inputs in one round (`ctx.roots`, `ctx.ask`).
 mod inputs;
 mod interop;
+// The official SDK clients on resources, prompts and completions.
+mod interop_surface;
 mod load;
 mod model;
 mod prompts;
