@@ -32,9 +32,12 @@
 //! tag in legacy session ids (for routing them behind a load balancer; see
 //! `deploy/`), `REDIS_URL=redis://…` a Redis keeping the spent request states
 //! (so replicas sharing it refuse a replay on any of them; feature `redis`),
-//! Resources: `everything://about` (what this server is) and the template
+//! Resources: `everything://about` (what this server is),
+//! `everything://pixel.png` (bytes), `everything://bonus` (whether `bonus`
+//! is listed; subscribers hear when `toggle_bonus` changes it), the template
 //! `everything://filler/{bytes}` (a text of that many bytes, for load tests
-//! and benchmarks).
+//! and benchmarks) and `everything://greeting/{language}/{name}` (whose
+//! variables complete, the name from the language chosen).
 //! `HTTP_HEADER_TIMEOUT_MS=N` the
 //! HTTP header-read and idle keep-alive timeout. `--http 127.0.0.1:8931`
 //! (feature `http`) serves Streamable HTTP at `/mcp` instead of stdio.
@@ -69,7 +72,8 @@ mod stats;
 async fn about() -> &'static str {
     "everything: a kitchen-sink MCP server of mcp-runtime. Its tools show structured and \
      text results, errors, progress, logs, cancellation, elicitation and tasks; its \
-     resources are this text and everything://filler/{bytes}."
+     resources are this text, a PNG, the bonus tool's state and the templates \
+     everything://filler/{bytes} and everything://greeting/{language}/{name}."
 }
 
 /// The largest text `filler` makes: 16 MiB.
@@ -82,6 +86,81 @@ async fn filler(bytes: usize) -> Result<String, String> {
         return Err(format!("{bytes} bytes is over the {MAX_FILLER}-byte limit"));
     }
     Ok("x".repeat(bytes))
+}
+
+/// A 1x1 PNG, for reading bytes (sent base64).
+#[resource("everything://pixel.png", mime_type = "image/png")]
+async fn pixel() -> Vec<u8> {
+    const PNG: [u8; 70] = [
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
+        0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f,
+        0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0xfc,
+        0xcf, 0xc0, 0xf0, 0x1f, 0x00, 0x05, 0x05, 0x02, 0x00, 0x5f, 0xc8, 0xf1, 0xd2, 0x00, 0x00,
+        0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+    ];
+    PNG.to_vec()
+}
+
+/// Whether the `bonus` tool is listed; `toggle_bonus` tells its
+/// subscribers when it changes.
+#[resource("everything://bonus", mime_type = "text/plain")]
+async fn bonus_state(ctx: Context) -> &'static str {
+    if ctx.tools().is_enabled("bonus") {
+        "listed"
+    } else {
+        "hidden"
+    }
+}
+
+/// "Hello" in each language `greeting` speaks.
+const HELLOS: &[(&str, &str)] = &[
+    ("English", "Hello"),
+    ("French", "Bonjour"),
+    ("German", "Hallo"),
+    ("Spanish", "Hola"),
+];
+
+/// A greeting in a language, for a name; both variables complete, the
+/// name from the language already chosen.
+#[resource("everything://greeting/{language}/{name}", mime_type = "text/plain")]
+async fn greeting(
+    #[complete(hello_languages)] language: String,
+    #[complete(names_in)] name: String,
+) -> Result<String, String> {
+    let Some((_, hello)) = HELLOS.iter().find(|(known, _)| *known == language) else {
+        return Err(format!("no greeting in {language}"));
+    };
+    Ok(format!("{hello}, {name}!"))
+}
+
+/// The languages `greeting` speaks that start with what was typed (any
+/// case).
+async fn hello_languages(prefix: &str, _: &CompletionContext) -> Vec<String> {
+    let prefix = prefix.to_lowercase();
+    HELLOS
+        .iter()
+        .filter(|(language, _)| language.to_lowercase().starts_with(&prefix))
+        .map(|(language, _)| (*language).to_owned())
+        .collect()
+}
+
+/// Names common in the language already chosen (every one when none is),
+/// starting with what was typed.
+async fn names_in(prefix: &str, context: &CompletionContext) -> Vec<String> {
+    let names: &[&str] = match context.argument("language") {
+        Some("English") => &["Alice", "Arthur", "Bob"],
+        Some("French") => &["Amelie", "Bastien"],
+        Some("German") => &["Anna", "Bernd"],
+        Some("Spanish") => &["Ana", "Bruno"],
+        _ => &[
+            "Alice", "Amelie", "Ana", "Anna", "Arthur", "Bastien", "Bernd", "Bob", "Bruno",
+        ],
+    };
+    names
+        .iter()
+        .filter(|name| name.starts_with(prefix))
+        .map(|name| (*name).to_owned())
+        .collect()
 }
 
 /// The result of `add`.
@@ -382,18 +461,21 @@ async fn build_report(
 }
 
 /// Show or hide the `bonus` tool, to demonstrate tool list changes.
+// It also updates `everything://bonus`, for resource subscriptions.
 // Over HTTP with authorization, only callers granted `tools:admin` may;
 // stdio ignores scopes (the user who started the server is the caller).
 #[tool(open_world = false, scopes("tools:admin"))]
 async fn toggle_bonus(ctx: Context) -> String {
     let tools = ctx.tools();
-    if tools.is_enabled("bonus") {
+    let said = if tools.is_enabled("bonus") {
         tools.disable("bonus");
-        "bonus is now hidden".to_owned()
+        "bonus is now hidden"
     } else {
         tools.enable("bonus");
-        "bonus is now listed".to_owned()
-    }
+        "bonus is now listed"
+    };
+    ctx.notifier().resource_updated("everything://bonus");
+    said.to_owned()
 }
 
 /// Who is calling: the subject and scopes of the caller's verified token
@@ -827,7 +909,7 @@ async fn main() -> std::io::Result<()> {
         .resources([stats::app().map_err(std::io::Error::other)?])
         .tools(tools![book_table, build_report, crawl, toggle_bonus, bonus, sample_content, chart])
         .tools(copies)
-        .resources(resources![about, filler])
+        .resources(resources![about, pixel, bonus_state, filler, greeting])
         .prompts(prompts![translate]);
     // Serves stdio, Streamable HTTP with `--http ADDR`, or prints the tools
     // for `--dump-tools`.

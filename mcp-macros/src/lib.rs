@@ -7,6 +7,7 @@
 mod app_ui;
 mod ast;
 mod attr;
+mod complete;
 mod ctxt;
 mod expand;
 mod hidden;
@@ -45,7 +46,9 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// `size` (bytes), `audience` (`"user"` or `"assistant"`, repeatable),
 /// `priority` (0.0 to 1.0), `icon` (a URL, repeatable), `crate`. The fn
 /// returns `String` (text), `Vec<u8>` (bytes), `ResourceContents`,
-/// `Vec<ResourceContents>`, or a `Result` of one of them.
+/// `Vec<ResourceContents>`, or a `Result` of one of them. `#[complete(f)]`
+/// on a variable's parameter completes it (`completion/complete` with
+/// `ref/resource`) with `async fn f(&str, &CompletionContext) -> Vec<String>`.
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
     resource::resource(args.into(), input.into()).into()

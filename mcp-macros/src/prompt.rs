@@ -150,19 +150,7 @@ fn read(cx: &Ctxt, attr: PromptAttr, mut item: ItemFn) -> PromptFn {
                 "a prompt argument has no HTTP header; remove `header`",
             );
         }
-        let mut complete = None;
-        pat_type.attrs.retain(|a| {
-            if !a.path().is_ident("complete") {
-                return true;
-            }
-            complete = cx.ok(a.parse_args::<Path>().map_err(|err| {
-                syn::Error::new(
-                    err.span(),
-                    "write `#[complete(fn_name)]`, naming an `async fn(&str, &CompletionContext) -> Vec<String>`",
-                )
-            }));
-            false
-        });
+        let complete = crate::complete::take(cx, &mut pat_type.attrs);
         let ident = match &*pat_type.pat {
             Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
                 Some(pat.ident.clone())
@@ -334,13 +322,7 @@ fn expand(prompt: &PromptFn, krate: &TokenStream) -> TokenStream {
                 };
                 arguments.push(quote!(.argument(#wire, #text, #required)));
                 if let Some(path) = &param.complete {
-                    completers.push(quote_spanned! {path.span()=>
-                        .complete(#wire, |__mcp_context: #pm::CompletionContext| {
-                            ::std::boxed::Box::pin(async move {
-                                #path(__mcp_context.value(), &__mcp_context).await
-                            })
-                        })
-                    });
+                    completers.push(crate::complete::expand(&pm, wire, path));
                 }
             }
             Kind::Context => passed.push(quote_spanned! {ty.span()=>

@@ -7,10 +7,10 @@
 //! is an error on it), [`ResourceFn::from_syn`] reads the fn and checks it
 //! against the template (one spanned error per mistake, all reported
 //! together through the [`Ctxt`]), and [`expand`] makes the tokens: the
-//! user's fn unchanged, a hidden `__mcp_resource_<fn>()` that builds the
-//! resource, and a hidden `__MCP_RESOURCE_URI_<fn>` const that
-//! `resources![...]` compares. A failed expansion emits the fn and the
-//! errors only.
+//! user's fn (less its parameters' `#[complete(f)]`), a hidden
+//! `__mcp_resource_<fn>()` that builds the resource, and a hidden
+//! `__MCP_RESOURCE_URI_<fn>` const that `resources![...]` compares. A
+//! failed expansion emits the fn and the errors only.
 
 use crate::ctxt::Ctxt;
 use crate::uri_template::{Variable, variables};
@@ -23,7 +23,7 @@ use syn::{FnArg, GenericArgument, Ident, ItemFn, Lit, LitStr, Pat, PathArguments
 
 /// Entry point of `#[resource]`.
 pub(crate) fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item: ItemFn = match syn::parse2(input.clone()) {
+    let mut item: ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(_) => {
             let err = syn::Error::new(
@@ -35,6 +35,17 @@ pub(crate) fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     };
     let cx = Ctxt::new();
+    // Taken off first, so the fn is re-emitted without them even when the
+    // attribute fails to parse.
+    let completes: Vec<Option<syn::Path>> = item
+        .sig
+        .inputs
+        .iter_mut()
+        .map(|input| match input {
+            FnArg::Typed(pat_type) => crate::complete::take(&cx, &mut pat_type.attrs),
+            FnArg::Receiver(_) => None,
+        })
+        .collect();
     let attr = match Parser::parse2(
         |input: ParseStream<'_>| ResourceAttr::parse(&cx, input),
         args,
@@ -45,7 +56,7 @@ pub(crate) fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
             None
         }
     };
-    let resource = attr.map(|attr| ResourceFn::from_syn(&cx, attr, &item));
+    let resource = attr.map(|attr| ResourceFn::from_syn(&cx, attr, &item, completes));
     match (cx.check(), resource) {
         (Ok(()), Some(resource)) => expand(&resource, &item),
         (Err(errors), _) => {
@@ -184,6 +195,8 @@ enum ParamKind {
 struct Param {
     ty: Type,
     kind: ParamKind,
+    /// `#[complete(path)]`: the fn that completes its variable.
+    complete: Option<syn::Path>,
 }
 
 /// A `#[resource]` fn, read and checked.
@@ -195,7 +208,13 @@ struct ResourceFn {
 }
 
 impl ResourceFn {
-    fn from_syn(cx: &Ctxt, attr: ResourceAttr, item: &ItemFn) -> ResourceFn {
+    /// `completes` are the parameters' `#[complete]` paths, in order.
+    fn from_syn(
+        cx: &Ctxt,
+        attr: ResourceAttr,
+        item: &ItemFn,
+        completes: Vec<Option<syn::Path>>,
+    ) -> ResourceFn {
         let sig = &item.sig;
         if sig.asyncness.is_none() {
             cx.error_spanned_by(sig.fn_token, "a #[resource] fn is async: write `async fn`");
@@ -223,7 +242,7 @@ impl ResourceFn {
             cx.error_spanned_by(priority, "`priority` is from 0.0 to 1.0");
         }
         let mut params = Vec::new();
-        for input in &sig.inputs {
+        for (input, complete) in sig.inputs.iter().zip(completes) {
             let pat_type = match input {
                 FnArg::Receiver(receiver) => {
                     cx.error_spanned_by(receiver, "a #[resource] fn is a free fn, without `self`; share data through a State<T> parameter");
@@ -260,9 +279,16 @@ impl ResourceFn {
                     }
                 }
             };
+            if let (Some(path), ParamKind::Context | ParamKind::State(_)) = (&complete, &kind) {
+                cx.error_spanned_by(
+                    path,
+                    "only a template variable is completed; put `#[complete]` on a parameter named after one",
+                );
+            }
             params.push(Param {
                 ty: (*pat_type.ty).clone(),
                 kind,
+                complete,
             });
         }
         for variable in template.iter().flatten() {
@@ -391,6 +417,11 @@ fn expand(resource: &ResourceFn, item: &ItemFn) -> TokenStream {
     }
     for icon in &attr.icons {
         options.push(quote!(.icon(#krate::Icon::new(#icon))));
+    }
+    for param in &resource.params {
+        if let (ParamKind::Variable { name, .. }, Some(path)) = (&param.kind, &param.complete) {
+            options.push(crate::complete::expand(&pm, name, path));
+        }
     }
     quote! {
         #item

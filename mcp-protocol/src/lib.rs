@@ -92,6 +92,7 @@ pub mod id_scan;
 pub mod incoming;
 #[doc(hidden)]
 pub mod json_budget;
+mod json_text;
 #[doc(hidden)]
 pub mod outgoing;
 #[doc(hidden)]

@@ -101,6 +101,7 @@
 pub mod auth;
 mod changes;
 pub mod cli;
+mod complete;
 mod conn;
 mod content;
 mod context;
@@ -137,6 +138,7 @@ mod util;
 use mcpfn_protocol as protocol;
 
 pub use changes::Notifier;
+pub use complete::CompletionContext;
 pub use content::{Audience, Content, IntoContent};
 pub use context::Context;
 pub use context::ask::{Ask, Asks, FromAnswer, MAX_ROOTS};
@@ -151,7 +153,7 @@ pub use local::{CallOptions, LocalClient};
 pub use mcpfn_macros::{prompt, resource, tool};
 pub use outcome::{Structured, ToolError, ToolOutcome};
 pub use principal::Principal;
-pub use prompt::{CompletionContext, Prompt, PromptBuilder, PromptResult};
+pub use prompt::{Prompt, PromptBuilder, PromptResult};
 pub use protocol::ProtocolVersion;
 pub use protocol::model::PromptMessage;
 pub use protocol::model::ResourceContents;

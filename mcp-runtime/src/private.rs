@@ -361,7 +361,8 @@ pub const fn is_tool<T: ToolInfo<L>, L, P: FnOnce() -> T + Copy>(_probe: P) -> b
 
 // ---- `#[prompt]` ----
 
-pub use crate::prompt::{CompletionContext, PromptBuilder, PromptResult};
+pub use crate::complete::CompletionContext;
+pub use crate::prompt::{PromptBuilder, PromptResult};
 pub use crate::protocol::model::PromptMessage;
 pub use mcpfn_macros::prompts;
 

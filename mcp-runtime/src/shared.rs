@@ -3,13 +3,14 @@
 //! sealer.
 
 use crate::changes::Notifier;
+use crate::complete::Completer;
 use crate::conn::client::RecentClient;
 use crate::context::Reach;
 use crate::context::seal::StateSealer;
 use crate::limits::Limits;
-use crate::protocol::ProtocolVersion;
-use crate::protocol::model::Implementation;
+use crate::protocol::model::{CompletionRef, Implementation};
 use crate::protocol::outgoing;
+use crate::protocol::{ProtocolVersion, RpcError};
 use crate::tool::toolset::ToolSet;
 use serde_json::value::RawValue;
 use std::sync::Arc;
@@ -59,6 +60,30 @@ pub(crate) struct Shared {
     /// (`Server::max_sse_unwritten`).
     #[cfg(feature = "http")]
     pub(crate) max_sse_unwritten: usize,
+}
+
+impl Shared {
+    /// Whether `completion/complete` has anything to complete: prompts
+    /// (their arguments), or a template variable with a completer.
+    pub(crate) fn completes(&self) -> bool {
+        !self.prompts.is_empty() || self.resources.completes()
+    }
+
+    /// The completer `completion/complete` runs for `argument` of
+    /// `reference`, on the wire and through the door: a prompt's argument
+    /// or a resource template's variable. `None` when it has none (an empty
+    /// completion); `-32602` naming a prompt or template that does not
+    /// exist.
+    pub(crate) fn completer(
+        &self,
+        reference: &CompletionRef,
+        argument: &str,
+    ) -> Result<Option<Completer>, RpcError> {
+        match reference {
+            CompletionRef::Prompt { name, .. } => self.prompts.completer(name, argument),
+            CompletionRef::Resource { uri } => self.resources.completer(uri, argument),
+        }
+    }
 }
 
 /// The server's identity and advertised settings, with the `_meta` of

@@ -39,6 +39,9 @@
 //! (>= 3.10, with `venv`) must be on `PATH`; the tests fail (they do not skip)
 //! without them. Set `MCP_INTEROP_SERVER` to a
 //! server executable to test that instead of building `everything`.
+//!
+//! `interop_surface.rs` runs the same clients on resources, prompts and
+//! completions.
 
 // The pinned TypeScript client, installed once (shared with `replicas`).
 use crate::common::node;
@@ -61,7 +64,7 @@ fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-fn interop_dir() -> PathBuf {
+pub(super) fn interop_dir() -> PathBuf {
     workspace_root().join("tests").join("interop")
 }
 
@@ -117,7 +120,7 @@ fn run_checked(cmd: &mut Command, what: &str) {
 
 /// The `everything` server, built once per test process with the same profile
 /// and target dir as this test (a no-op when it is already up to date).
-fn server() -> &'static Path {
+pub(super) fn server() -> &'static Path {
     static SERVER: OnceLock<PathBuf> = OnceLock::new();
     SERVER.get_or_init(|| {
         if let Some(path) = std::env::var_os("MCP_INTEROP_SERVER") {
@@ -170,7 +173,7 @@ fn stamp_matches(stamp: &Path, expected: &[u8]) -> bool {
 /// The interpreter of the `target/interop-venv` virtualenv, created and
 /// populated from `requirements.txt` unless the stamp written after the last
 /// successful install matches it.
-fn python_client() -> &'static Path {
+pub(super) fn python_client() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
     PYTHON.get_or_init(|| {
         let requirements = interop_dir().join("requirements.txt");
@@ -220,7 +223,7 @@ fn python_client() -> &'static Path {
 /// Run a client script against the server; return its final JSON line after
 /// asserting that it exited 0 within [`CLIENT_TIMEOUT`] having run at least
 /// `min_checks` checks.
-fn run_client(name: &str, mut cmd: Command, min_checks: u64) -> Value {
+pub(super) fn run_client(name: &str, mut cmd: Command, min_checks: u64) -> Value {
     let started = Instant::now();
     let mut child = cmd
         .current_dir(interop_dir())
@@ -337,15 +340,15 @@ fn python_sdk_client_legacy_mode() {
 
 /// A running `everything --http 127.0.0.1:0` (the port the OS picked, read
 /// from its log), killed when dropped.
-struct HttpServer {
+pub(super) struct HttpServer {
     child: Child,
-    url: String,
+    pub(super) url: String,
     /// Everything the server has logged so far (at `mcpfn_runtime=debug`).
     log: Arc<Mutex<String>>,
 }
 
 impl HttpServer {
-    fn start() -> HttpServer {
+    pub(super) fn start() -> HttpServer {
         let mut child = Command::new(server())
             .args(["--http", "127.0.0.1:0"])
             .env("MCP_LOG", "mcpfn_runtime=debug")

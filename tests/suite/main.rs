@@ -11,6 +11,8 @@ mod common;
 
 mod apps;
 mod auth;
+// Completions of resource template variables.
+mod completions;
 mod conformance;
 // The client side of the suite, on examples/conformance_client.rs.
 mod conformance_client;
@@ -26,6 +28,8 @@ mod hygiene;
 // Roots and several inputs in one round (`ctx.roots`, `ctx.ask`).
 mod inputs;
 mod interop;
+// The official SDK clients on resources, prompts and completions.
+mod interop_surface;
 mod load;
 mod model;
 mod prompts;

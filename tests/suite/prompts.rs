@@ -155,7 +155,9 @@ fn a_legacy_session_lists_gets_and_completes_prompts_over_stdio() {
     ));
     assert_eq!(not_text["error"]["code"], -32602, "{not_text}");
     assert_eq!(not_text["error"]["data"], json!({"argument": "arg2"}));
-    // Completion of a prompt argument; a template's is empty for now.
+    // Completion of a prompt argument; a template without completers has
+    // none, an unknown template is named (tests/suite/completions.rs
+    // completes template variables).
     let complete = peer.request(request(
         8,
         "completion/complete",
@@ -171,12 +173,24 @@ fn a_legacy_session_lists_gets_and_completes_prompts_over_stdio() {
     let template = peer.request(request(
         9,
         "completion/complete",
-        json!({"ref": {"type": "ref/resource", "uri": "file:///{path}"},
-            "argument": {"name": "path", "value": ""}}),
+        json!({"ref": {"type": "ref/resource", "uri": "test://template/{id}/data"},
+            "argument": {"name": "id", "value": ""}}),
     ));
     assert_eq!(
         template["result"],
         json!({"completion": {"values": [], "total": 0, "hasMore": false}})
+    );
+    let no_template = peer.request(request(
+        11,
+        "completion/complete",
+        json!({"ref": {"type": "ref/resource", "uri": "file:///{path}"},
+            "argument": {"name": "path", "value": ""}}),
+    ));
+    assert_eq!(
+        no_template["error"],
+        json!({"code": -32602,
+            "message": "Invalid params: no resource template is 'file:///{path}' (see resources/templates/list)",
+            "data": {"uri": "file:///{path}"}})
     );
     let no_prompt = peer.request(request(
         10,

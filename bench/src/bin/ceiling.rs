@@ -7,8 +7,8 @@
 //!
 //! It answers `initialize` (echoing a supported `protocolVersion`), `ping`,
 //! `tools/list` and `tools/call` for `add` (and its copies `add_0`…),
-//! `resources/read` of `everything://filler/{bytes}`, and
-//! ignores notifications. Its results have the same shape and bytes as
+//! `resources/read` of `everything://filler/{bytes}`, `prompts/get` of
+//! `translate` (as `everything` words it), and ignores notifications. Its results have the same shape and bytes as
 //! `everything`'s:
 //! `{"content":[{"type":"text","text":"{\"sum\":3.5}"}],"structuredContent":{"sum":3.5}}`.
 //!
@@ -132,6 +132,7 @@ fn handle(line: &[u8], state: &mut State, out: &mut Vec<u8>) {
         }
         "tools/call" => call(out, id, params, &state.callable),
         "resources/read" => read(out, id, params),
+        "prompts/get" => prompt(out, id, params),
         _ => error(out, Some(id), -32601, "Method not found"),
     }
 }
@@ -204,6 +205,38 @@ fn read(out: &mut Vec<u8>, id: &Value, params: Option<&Value>) {
     out.extend_from_slice(b"\",\"mimeType\":\"text/plain\",\"text\":\"");
     out.resize(out.len() + bytes, b'x');
     out.extend_from_slice(b"\"}]}}\n");
+}
+
+/// Answers `prompts/get` of `translate`: `everything`'s two messages for
+/// the `language`, `text` and optional `tone` given (the `prompt-rate`
+/// benchmark).
+fn prompt(out: &mut Vec<u8>, id: &Value, params: Option<&Value>) {
+    let name = params.and_then(|p| p.get("name")).and_then(Value::as_str);
+    let arguments = params
+        .and_then(|p| p.get("arguments"))
+        .and_then(Value::as_object);
+    let argument = |name: &str| arguments.and_then(|a| a.get(name)).and_then(Value::as_str);
+    let (Some("translate"), Some(language), Some(text)) =
+        (name, argument("language"), argument("text"))
+    else {
+        error(out, Some(id), -32602, "Invalid params");
+        return;
+    };
+    let tone = argument("tone").map_or_else(String::new, |tone| format!(", in a {tone} tone"));
+    let ask = format!(
+        "Translate the text below into {language}{tone}. Answer with the translation only."
+    );
+    begin_result(out, id);
+    out.extend_from_slice(
+        br#"{"description":"Translate a text, keeping its tone","messages":[{"role":"user","content":{"type":"text","text":"#,
+    );
+    out.extend_from_slice(&serde_json::to_vec(&ask).unwrap_or_default());
+    out.extend_from_slice(br#"}},{"role":"user","content":{"type":"text","text":"#);
+    out.extend_from_slice(&serde_json::to_vec(text).unwrap_or_default());
+    out.extend_from_slice(
+        b"}}]}}
+",
+    );
 }
 
 /// Writes `{"jsonrpc":"2.0","id":<id>,"result":` into `out`.

@@ -6,6 +6,12 @@
 //!
 //! `cargo build --release -p examples --example everything && cargo run --release -p bench --bin prompt-rate [-- CALLS]`
 //! (`EVERYTHING=path` for another binary).
+//!
+//! `prompt-rate once SERVER [CALLS]` runs only `prompts/get translate`
+//! (after 2,000 unmeasured), 64 in flight, against SERVER, which may be
+//! the ceiling (`target/release/ceiling` answers it with the same bytes):
+//! one process per server, to time side by side as whole processes
+//! (`/usr/bin/time`, or any tool that runs two commands in turn).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -77,7 +83,7 @@ impl Server {
             "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}\n",
         );
         let init = server.line();
-        assert!(init.contains("\"prompts\":{}"), "{init}");
+        assert!(init.contains("\"protocolVersion\""), "{init}");
         server.write("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
         server
     }
@@ -142,11 +148,26 @@ fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
+/// `once SERVER [CALLS]`: `prompts/get` alone against SERVER.
+fn once(binary: &str, calls: usize) {
+    let mut server = Server::spawn(binary);
+    server.run(WORKLOADS[1], 2_000, WINDOW);
+    let seconds = server.run(WORKLOADS[1], calls, WINDOW);
+    println!(
+        "{binary}: {calls} prompts/get, {WINDOW} in flight: {:.0} req/s",
+        calls as f64 / seconds
+    );
+}
+
 fn main() {
-    let calls: usize = std::env::args()
-        .nth(1)
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(20_000);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [mode, binary, rest @ ..] = args.as_slice()
+        && mode == "once"
+    {
+        let calls = rest.first().and_then(|n| n.parse().ok()).unwrap_or(50_000);
+        return once(binary, calls);
+    }
+    let calls: usize = args.first().and_then(|n| n.parse().ok()).unwrap_or(20_000);
     let binary = std::env::var("EVERYTHING")
         .unwrap_or_else(|_| "target/release/examples/everything".to_owned());
     let mut server = Server::spawn(&binary);

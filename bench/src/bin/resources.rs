@@ -11,6 +11,11 @@
 //! cargo build --release -p bench --bin ceiling
 //! cargo run --release -p bench --bin resources
 //! ```
+//!
+//! `resources once SERVER BYTES READS WINDOW` reads only that workload
+//! (after a tenth of it unmeasured) from SERVER: one process per server,
+//! to time `everything` and the ceiling side by side as whole processes
+//! (`/usr/bin/time`, or any tool that runs two commands in turn).
 
 use std::collections::HashSet;
 use std::io::{self, BufRead, BufReader, Write};
@@ -152,7 +157,38 @@ fn median(values: &mut [f64]) -> f64 {
     values[values.len() / 2]
 }
 
+/// `once SERVER BYTES READS WINDOW`: one workload against SERVER.
+fn once(args: &[String]) -> io::Result<()> {
+    let number = |at: usize| -> io::Result<u64> {
+        args.get(at)
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| io::Error::other("usage: resources once SERVER BYTES READS WINDOW"))
+    };
+    let program = PathBuf::from(args.first().ok_or_else(|| io::Error::other("SERVER"))?);
+    let work = Workload {
+        label: "once",
+        bytes: number(1)? as usize,
+        reads: number(2)?,
+        window: number(3)?,
+    };
+    let mut server = Server::spawn(&program)?;
+    server.run(1, &work, (work.reads / 10).max(work.window))?;
+    let rate = server.run(1_000_000, &work, work.reads)?;
+    println!(
+        "{}: {} reads of {} bytes, {} in flight: {rate:.1} reads/s",
+        program.display(),
+        work.reads,
+        work.bytes,
+        work.window
+    );
+    Ok(())
+}
+
 fn main() -> io::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|mode| mode == "once") {
+        return once(&args[1..]);
+    }
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));

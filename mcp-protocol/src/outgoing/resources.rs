@@ -5,7 +5,8 @@
 
 use super::results::{CacheHints, Closed, Reply};
 use super::{JSONRPC, Response};
-use crate::frame::{self, Frame, Spliced};
+use crate::frame::{self, Frame, FrameKind, Spliced};
+use crate::json_text;
 use crate::model::{JsonObject, ResourceContents};
 use serde::Serialize;
 use std::sync::Arc;
@@ -31,33 +32,53 @@ struct ListResourceTemplates<'a> {
     cache: Option<CacheHints>,
 }
 
-/// `resources/read` result fields.
+/// `resources/read` result fields: `contents` is written by hand
+/// ([`write_contents`]).
 #[derive(Serialize)]
-struct ReadResource<'a> {
-    #[serde(serialize_with = "contents_with_meta")]
-    contents: (&'a [ResourceContents], Option<&'a JsonObject>),
+struct ReadResource {
+    contents: Spliced,
     #[serde(flatten)]
     cache: Option<CacheHints>,
 }
 
-/// One item of `contents` with the resource's `_meta` beside its fields.
-#[derive(Serialize)]
-struct WithMeta<'a> {
-    #[serde(flatten)]
-    content: &'a ResourceContents,
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    meta: Option<&'a JsonObject>,
-}
-
-/// Each content, with `_meta` when there is one.
-fn contents_with_meta<S: serde::Serializer>(
-    (contents, meta): &(&[ResourceContents], Option<&JsonObject>),
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    serializer.collect_seq(contents.iter().map(|content| WithMeta {
-        content,
-        meta: *meta,
-    }))
+/// `contents` as serde would write them (each `uri`, `mimeType`, `text` or
+/// `blob`, and `_meta` when there is one), the strings through
+/// [`json_text::write_str`]: the text or blob is the bulk of a read, up to
+/// the message limit.
+fn write_contents(out: &mut Vec<u8>, contents: &[ResourceContents], meta: Option<&JsonObject>) {
+    out.push(b'[');
+    for (at, content) in contents.iter().enumerate() {
+        if at > 0 {
+            out.push(b',');
+        }
+        let (uri, mime_type, key, bulk) = match content {
+            ResourceContents::Text {
+                uri,
+                mime_type,
+                text,
+            } => (uri, mime_type, &b",\"text\":"[..], text),
+            ResourceContents::Blob {
+                uri,
+                mime_type,
+                blob,
+            } => (uri, mime_type, &b",\"blob\":"[..], blob),
+        };
+        out.extend_from_slice(b"{\"uri\":");
+        json_text::write_str(out, uri);
+        if let Some(mime_type) = mime_type {
+            out.extend_from_slice(b",\"mimeType\":");
+            json_text::write_str(out, mime_type);
+        }
+        out.extend_from_slice(key);
+        json_text::write_str(out, bulk);
+        if let Some(meta) = meta {
+            out.extend_from_slice(b",\"_meta\":");
+            // A map of JSON values into a `Vec`: this cannot fail.
+            serde_json::to_writer(&mut *out, meta).unwrap_or_default();
+        }
+        out.push(b'}');
+    }
+    out.push(b']');
 }
 
 /// Which list a page is of.
@@ -141,11 +162,24 @@ impl Reply<'_> {
             .sum();
         let meta = content_meta.filter(|_| self.version.carries().structured_output);
         let body = ReadResource {
-            contents: (contents, meta),
+            contents: Spliced,
             cache: self.cache(ttl_ms),
         };
         let meta_len = meta.map_or(0, |meta| 64 * meta.len());
-        self.send(body, "complete", estimate + meta_len + 32)
+        let result = Closed {
+            body,
+            trailer: self.trailer("complete"),
+        };
+        frame::encode_around(
+            &Response {
+                jsonrpc: JSONRPC,
+                id: self.id,
+                result,
+            },
+            estimate + meta_len + self.overhead() + 32,
+            FrameKind::Result,
+            |out| write_contents(out, contents, meta),
+        )
     }
 }
 

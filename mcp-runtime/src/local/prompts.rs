@@ -1,13 +1,13 @@
 //! The in-process door's prompts: listed as `prompts/list` lists them, got
 //! through the same run as a call ([`LocalClient::run`]: a prompt's body
-//! is a call), and their arguments completed through the wire's path
-//! ([`crate::prompt::complete`]).
+//! is a call), and their arguments (and resource templates' variables)
+//! completed through the wire's path ([`crate::complete`]).
 
 use super::LocalClient;
+use crate::complete::{self, CompletionContext};
 use crate::context::Context;
 use crate::context::elicit::Interrupt;
 use crate::outcome::ToolOutcome;
-use crate::prompt::{CompletionContext, complete};
 use crate::protocol::model::{self, Completion, CompletionRef, GetPromptResult, RpcError};
 use crate::session::call_span::Outcome;
 use crate::session::finish;
@@ -152,7 +152,7 @@ impl LocalClient {
         value: &str,
         arguments: BTreeMap<String, String>,
     ) -> Result<Completion, RpcError> {
-        let completer = complete::find(&self.door.shared.prompts, reference, argument)?;
+        let completer = self.door.shared.completer(reference, argument)?;
         complete::run(
             completer,
             CompletionContext::new(argument, value, arguments),
@@ -235,6 +235,43 @@ mod tests {
             .complete(&reference, "other", "", BTreeMap::new())
             .await;
         assert_eq!(none.unwrap().values.len(), 0);
+    }
+
+    #[tokio::test]
+    async fn the_door_completes_a_template_variable_with_the_others_given() {
+        let city = crate::ResourceBuilder::new("weather://{country}/{city}", "weather", |read| {
+            Box::pin(async move { Ok(vec![read.text("sunny")]) })
+        })
+        .complete("city", |context: CompletionContext| {
+            Box::pin(async move {
+                let country = context.argument("country").unwrap_or("?");
+                vec![format!("{country}:{}", context.value())]
+            })
+        })
+        .build()
+        .unwrap();
+        let client = Server::new("r", "1").resources([city]).local().unwrap();
+        let reference = CompletionRef::Resource {
+            uri: "weather://{country}/{city}".into(),
+        };
+        let given = BTreeMap::from([("country".to_owned(), "fr".to_owned())]);
+        let completed = client
+            .complete(&reference, "city", "Pa", given)
+            .await
+            .unwrap();
+        assert_eq!(completed.values, ["fr:Pa"]);
+        let none = client
+            .complete(&reference, "country", "", BTreeMap::new())
+            .await;
+        assert_eq!(none.unwrap().values.len(), 0);
+        let unknown = CompletionRef::Resource {
+            uri: "weather://{x}".into(),
+        };
+        let refused = client
+            .complete(&unknown, "x", "", BTreeMap::new())
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code, -32602, "{refused:?}");
     }
 
     #[tokio::test]

@@ -1,7 +1,7 @@
 //! Prompts at run time: a prompt's definition (what `prompts/list` shows),
 //! its body, and the completions of its arguments. `#[prompt]` makes them;
 //! [`PromptBuilder`] makes them by hand. The server's prompt list is
-//! [`registry`]; completing an argument is [`complete`].
+//! [`registry`]; completers are [`crate::complete`]'s.
 //!
 //! A prompt's body runs as a call: `prompts/get` goes through the same
 //! admission, run slot, timeout, panic catching and 2026-07-28
@@ -10,18 +10,15 @@
 //! answer differs: a `GetPromptResult` instead of a `CallToolResult`, and
 //! failures as JSON-RPC errors (a prompt has no `isError`).
 
-pub(crate) mod complete;
 pub(crate) mod registry;
 
-pub use complete::CompletionContext;
-
+use crate::complete::{Completers, CompletionContext};
 use crate::outcome::{ToolError, ToolOutcome};
 use crate::protocol::model::{GetPromptResult, PromptArgument, PromptMessage};
 use crate::protocol::tool_def::Icon;
 use crate::protocol::{ErrorCode, RpcError};
 use crate::tool::{Tool, ToolBuilder, ToolCall};
 use crate::util::BoxFuture;
-use complete::Completer;
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
@@ -50,7 +47,7 @@ pub(crate) struct Definition {
     pub(crate) arguments: Vec<PromptArgument>,
     pub(crate) icons: Vec<Icon>,
     /// By argument name.
-    pub(crate) completers: Vec<(String, Completer)>,
+    pub(crate) completers: Completers,
 }
 
 impl fmt::Debug for Prompt {
@@ -127,15 +124,6 @@ impl Prompt {
         }
         Ok(())
     }
-
-    /// The completer of `argument`, if it has one.
-    pub(crate) fn completer(&self, argument: &str) -> Option<&Completer> {
-        self.def
-            .completers
-            .iter()
-            .find(|(name, _)| name == argument)
-            .map(|(_, completer)| completer)
-    }
 }
 
 /// Builds a [`Prompt`]; what `#[prompt]` expands to, and the way to make
@@ -190,7 +178,7 @@ impl PromptBuilder {
                 description: None,
                 arguments: Vec::new(),
                 icons: Vec::new(),
-                completers: Vec::new(),
+                completers: Completers::default(),
             },
             handler: Arc::new(handler),
             inline: false,
@@ -230,9 +218,9 @@ impl PromptBuilder {
     where
         F: Fn(CompletionContext) -> BoxFuture<Vec<String>> + Send + Sync + 'static,
     {
-        let argument = argument.into();
-        self.def.completers.retain(|(name, _)| *name != argument);
-        self.def.completers.push((argument, Arc::new(completer)));
+        self.def
+            .completers
+            .set(argument.into(), Arc::new(completer));
         self
     }
 

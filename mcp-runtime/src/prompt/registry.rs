@@ -3,8 +3,9 @@
 //! per protocol revision.
 
 use super::Prompt;
+use crate::complete::Completer;
 use crate::error::Error;
-use crate::protocol::ProtocolVersion;
+use crate::protocol::{ProtocolVersion, RpcError};
 use crate::util::FastMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, OnceLock};
@@ -70,6 +71,21 @@ impl Prompts {
     /// The prompt called `name`.
     pub(crate) fn get(&self, name: &str) -> Option<&Prompt> {
         self.by_name.get(name).map(|&index| &self.prompts[index])
+    }
+
+    /// The completer of `argument` of the prompt `name`: `None` when it
+    /// has none (an empty completion), `-32602` when no prompt is `name`.
+    pub(crate) fn completer(
+        &self,
+        name: &str,
+        argument: &str,
+    ) -> Result<Option<Completer>, RpcError> {
+        let Some(prompt) = self.get(name) else {
+            return Err(RpcError::invalid_params(format!(
+                "Invalid params: no prompt is named '{name}' (see prompts/list)"
+            )));
+        };
+        Ok(prompt.def.completers.get(argument).cloned())
     }
 
     /// One page of `prompts/list` for a session of `version`.

@@ -10,6 +10,7 @@ pub(crate) mod read;
 pub(crate) mod registry;
 pub mod template;
 
+use crate::complete::{Completers, CompletionContext};
 use crate::context::Context;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::model::{BlockAnnotations, JsonObject, ResourceContents};
@@ -72,6 +73,9 @@ pub struct Resource {
     pub(crate) at: At,
     pub(crate) meta: Arc<Described>,
     pub(crate) handler: ReadHandler,
+    /// The completers of a template's variables (`completion/complete`
+    /// with `ref/resource`).
+    pub(crate) completers: Arc<Completers>,
 }
 
 /// Where a resource is.
@@ -270,6 +274,7 @@ pub struct ResourceBuilder {
     uri: String,
     meta: Described,
     handler: ReadHandler,
+    completers: Completers,
 }
 
 impl fmt::Debug for ResourceBuilder {
@@ -299,7 +304,35 @@ impl ResourceBuilder {
                 ..Described::default()
             },
             handler: Arc::new(handler),
+            completers: Completers::default(),
         }
+    }
+
+    /// Completes the template variable `variable` with `completer`, which
+    /// gets what the user typed so far and the variables already given,
+    /// and returns the candidates, best first (the first 100 are sent).
+    /// [`ResourceBuilder::build`] refuses a name that is not one of the
+    /// template's variables.
+    ///
+    /// ```
+    /// use mcpfn_runtime::{CompletionContext, ResourceBuilder};
+    /// let city = ResourceBuilder::new("weather://{city}", "weather", |read| {
+    ///     Box::pin(async move { Ok(vec![read.text("sunny")]) })
+    /// })
+    /// .complete("city", |context: CompletionContext| {
+    ///     Box::pin(async move {
+    ///         ["Paris", "Perth"].iter().filter(|c| c.starts_with(context.value())).map(|c| c.to_string()).collect()
+    ///     })
+    /// })
+    /// .build();
+    /// assert!(city.is_ok());
+    /// ```
+    pub fn complete<F>(mut self, variable: impl Into<String>, completer: F) -> ResourceBuilder
+    where
+        F: Fn(CompletionContext) -> BoxFuture<Vec<String>> + Send + Sync + 'static,
+    {
+        self.completers.set(variable.into(), Arc::new(completer));
+        self
     }
 
     /// A title for display.
@@ -347,7 +380,7 @@ impl ResourceBuilder {
     }
 
     /// The resource, or what is wrong with its URI: empty, or a malformed
-    /// template.
+    /// template, or a completer for a variable it does not have.
     pub fn build(self) -> Result<Resource, crate::Error> {
         let invalid = |reason: String| crate::Error::InvalidResource {
             uri: self.uri.clone(),
@@ -378,10 +411,20 @@ impl ResourceBuilder {
         } else {
             At::Fixed(self.uri.clone())
         };
+        let unknown = self.completers.names().find(|name| match &at {
+            At::Fixed(_) => true,
+            At::Template(template) => !template.variable_names().any(|v| v == *name),
+        });
+        if let Some(name) = unknown {
+            return Err(invalid(format!(
+                "a completer is given for `{name}`, which is not a variable of its URI template"
+            )));
+        }
         Ok(Resource {
             at,
             meta: Arc::new(self.meta),
             handler: self.handler,
+            completers: Arc::new(self.completers),
         })
     }
 }
@@ -429,6 +472,19 @@ mod tests {
             "invalid resource \"test://{id\": the expression at byte 7 is not closed with `}`"
         );
         assert!(resource("").build().is_err());
+        let complete = |uri: &str| {
+            resource(uri)
+                .complete("id", |_| Box::pin(async { Vec::new() }))
+                .build()
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(complete("test://{id}"), Ok(()));
+        assert_eq!(
+            complete("test://{other}"),
+            Err("invalid resource \"test://{other}\": a completer is given for `id`, which is not a variable of its URI template".to_owned())
+        );
+        assert!(complete("test://fixed").is_err());
         assert!(resource("test://a").priority(2.0).build().is_err());
     }
 }

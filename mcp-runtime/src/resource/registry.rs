@@ -6,10 +6,11 @@
 
 use super::template::{Refused, Variables};
 use super::{At, Resource};
+use crate::complete::Completer;
 use crate::error::Error;
-use crate::protocol::ProtocolVersion;
 use crate::protocol::outgoing::ResourceList;
 use crate::protocol::tool_def::definitions_array;
+use crate::protocol::{ProtocolVersion, RpcError};
 use crate::util::FastMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, OnceLock};
@@ -47,6 +48,9 @@ pub(crate) struct ResourceRegistry {
     pages: [[OnceLock<Vec<Page>>; ProtocolVersion::ALL.len()]; 2],
     page_size: Option<usize>,
     fingerprint: u64,
+    /// Whether a template has a completer (the server then offers
+    /// `completion/complete`).
+    completes: bool,
 }
 
 impl ResourceRegistry {
@@ -80,7 +84,10 @@ impl ResourceRegistry {
                     }
                     registry.fixed.push(resource);
                 }
-                At::Template(_) => registry.templates.push(resource),
+                At::Template(_) => {
+                    registry.completes |= resource.completers.names().next().is_some();
+                    registry.templates.push(resource);
+                }
             }
         }
         registry.fingerprint = hasher.finish();
@@ -109,6 +116,38 @@ impl ResourceRegistry {
             }
         }
         Found::None
+    }
+
+    /// Whether a template variable has a completer.
+    pub(crate) fn completes(&self) -> bool {
+        self.completes
+    }
+
+    /// The completer of `variable` of the template written `template`:
+    /// `None` when it has none, or when `template` is a fixed resource's
+    /// URI (an empty completion); `-32602` when it is neither.
+    pub(crate) fn completer(
+        &self,
+        template: &str,
+        variable: &str,
+    ) -> Result<Option<Completer>, RpcError> {
+        if let Some(resource) = self.templates.iter().find(|r| r.uri() == template) {
+            return Ok(resource.completers.get(variable).cloned());
+        }
+        if self.by_uri.contains_key(template) {
+            return Ok(None);
+        }
+        // A longer one cannot be ours, and is not echoed.
+        if template.len() > super::template::MAX_URI_LEN {
+            return Err(RpcError::invalid_params(format!(
+                "Invalid params: the resource template is {} bytes; none of this server's is that long",
+                template.len()
+            )));
+        }
+        Err(RpcError::invalid_params(format!(
+            "Invalid params: no resource template is '{template}' (see resources/templates/list)"
+        ))
+        .with_data(serde_json::json!({ "uri": template })))
     }
 
     /// Every resource, fixed ones first.

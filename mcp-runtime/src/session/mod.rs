@@ -119,6 +119,7 @@ impl Session {
             task_tools: has_task_tools,
             resources: !self.shared.resources.is_empty(),
             prompts: !self.shared.prompts.is_empty(),
+            completions: self.shared.completes(),
             skills: self.skills_capability(),
             apps: self.shared.tools.registry().has_app_tools(),
         };
@@ -231,8 +232,9 @@ impl Session {
         )?;
         let version = info.version;
         let has_prompts = !self.shared.prompts.is_empty();
-        let Some(entry) =
-            entry.filter(|entry| entry.serves(version) && table::offered(entry, has_prompts))
+        let completes = self.shared.completes();
+        let Some(entry) = entry
+            .filter(|entry| entry.serves(version) && table::offered(entry, has_prompts, completes))
         else {
             return Err(method_not_found(method));
         };
@@ -318,6 +320,7 @@ pub(crate) fn announced(version: ProtocolVersion) -> ServerCapabilities {
     let holds = table::Holdings {
         resources: true,
         prompts: true,
+        completions: true,
         ..table::Holdings::default()
     };
     table::capabilities(version, holds)

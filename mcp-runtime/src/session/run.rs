@@ -133,7 +133,7 @@ where
                 // The span is entered while the tool's future is polled, so
                 // what the tool logs or traces is inside it.
                 let future = tracing::Instrument::instrument(future, span.span().clone());
-                let ran = with_timeout(&tool.name, future, timeout);
+                let ran = with_timeout(&tool, future, timeout);
                 if sink.interruptible() || sink.cancelled_by_context() {
                     let cancelled = async {
                         if sink.cancelled_by_context() {
@@ -203,7 +203,7 @@ pub(crate) async fn slot<'s>(
 /// Runs `tool`'s future under its timeout, if it has one (the timer starts
 /// at the first poll, once the call has a run slot).
 pub(crate) async fn with_timeout(
-    tool: &str,
+    tool: &Tool,
     future: impl Future<Output = ToolOutcome>,
     timeout: Option<Duration>,
 ) -> Ran {
@@ -217,7 +217,9 @@ pub(crate) async fn with_timeout(
             Ok(outcome) => returned(outcome),
             Err(_) => Ran {
                 outcome: ToolOutcome::Error(format!(
-                    "The tool '{tool}' timed out after {}.",
+                    "The {} '{}' timed out after {}.",
+                    tool.noun(),
+                    tool.name,
                     human_duration(limit)
                 )),
                 timed_out: true,
@@ -240,9 +242,11 @@ pub(crate) async fn run_tool(tool: Arc<Tool>, call: ToolCall) -> ToolOutcome {
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "non-string panic payload".to_owned());
         tracing::error!(target: LOG_TARGET, tool = %tool.name, panic = %detail, "a tool panicked");
+        let request = if tool.def.prompt { "request" } else { "call" };
         ToolOutcome::Error(format!(
-            "The tool '{}' failed with an internal error; the details are in the server's log. \
-             Retrying the same call is unlikely to help.",
+            "The {} '{}' failed with an internal error; the details are in the server's log. \
+             Retrying the same {request} is unlikely to help.",
+            tool.noun(),
             tool.name
         ))
     })

@@ -162,16 +162,17 @@ fn open<M: Streaming>(
     Ok(())
 }
 
-/// Whether a server with prompts (`has_prompts`) serves `entry` at all:
-/// `prompts/*` and `completion/complete` only when it has prompts, so that
-/// what it answers is what it announces (a server without them answers
-/// `-32601`, as one that never heard of them).
-pub(super) fn offered(entry: &Entry, has_prompts: bool) -> bool {
-    has_prompts
-        || !matches!(
-            entry.capability,
-            Some(Capability::Prompts | Capability::Completions)
-        )
+/// Whether a server serves `entry` at all: `prompts/*` only when it has
+/// prompts, `completion/complete` only when it has something to complete
+/// (prompts, or a template variable with a completer), so that what it
+/// answers is what it announces (a server without them answers `-32601`,
+/// as one that never heard of them).
+pub(super) fn offered(entry: &Entry, has_prompts: bool, completes: bool) -> bool {
+    match entry.capability {
+        Some(Capability::Prompts) => has_prompts,
+        Some(Capability::Completions) => completes,
+        _ => true,
+    }
 }
 
 /// What a server holds besides its tools, which decides what it
@@ -183,8 +184,10 @@ pub(super) struct Holdings {
     pub(super) task_tools: bool,
     /// Resources or templates (`resources`, with subscriptions).
     pub(super) resources: bool,
-    /// Prompts (`prompts`, and `completions` for their arguments).
+    /// Prompts (`prompts`).
     pub(super) prompts: bool,
+    /// Prompts or a template variable with a completer (`completions`).
+    pub(super) completions: bool,
     /// Skills, with the Skills extension's settings.
     pub(super) skills: Option<SkillsCapability>,
     /// A tool that names an MCP App view (the Apps extension).
@@ -217,7 +220,7 @@ pub(super) fn capabilities(version: ProtocolVersion, holds: Holdings) -> ServerC
     if holds.prompts && offered(Capability::Prompts) {
         capabilities = capabilities.with_prompts(true);
     }
-    if holds.prompts && offered(Capability::Completions) {
+    if holds.completions && offered(Capability::Completions) {
         capabilities = capabilities.with_completions();
     }
     if let Some(settings) = holds.skills.filter(|_| offered(Capability::Skills)) {
@@ -275,6 +278,7 @@ mod tests {
             let all = Holdings {
                 resources: true,
                 prompts: true,
+                completions: true,
                 ..Holdings::default()
             };
             assert_eq!(text(capabilities(version, all)), with_all, "{version}");
@@ -293,8 +297,10 @@ mod tests {
         }
         assert!(find("roots/list").is_none());
         let prompts = find("prompts/list").unwrap();
-        assert!(offered(prompts, true) && !offered(prompts, false));
-        assert!(offered(find("tools/list").unwrap(), false));
+        assert!(offered(prompts, true, false) && !offered(prompts, false, true));
+        let complete = find("completion/complete").unwrap();
+        assert!(offered(complete, false, true) && !offered(complete, true, false));
+        assert!(offered(find("tools/list").unwrap(), false, false));
         let (legacy, modern) = (ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28);
         let serves = |name: &str| {
             let entry = find(name).unwrap();

@@ -176,6 +176,13 @@ impl Tool {
         &self.name
     }
 
+    /// What it is called in the messages of the shared run path (timed
+    /// out, failed): a prompt's body is run as a tool but is no tool to
+    /// the client that asked for it.
+    pub(crate) fn noun(&self) -> &'static str {
+        if self.def.prompt { "prompt" } else { "tool" }
+    }
+
     /// The name a 2026-07-28 `requestState` of its calls is sealed for: a
     /// prompt's apart from a tool's of the same name, so that answers
     /// given to one are never taken by the other.

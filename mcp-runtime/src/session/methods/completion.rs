@@ -1,10 +1,8 @@
 //! `completion/complete`: the completer found by reference
-//! ([`crate::prompt::complete::find`]), then run and answered from a task
-//! of its own ([`crate::prompt::complete::run`]: it is the author's async
-//! fn).
+//! ([`crate::shared::Shared::completer`]), then run and answered from a
+//! task of its own ([`crate::complete::run`]: it is the author's async fn).
 
-use crate::prompt::CompletionContext;
-use crate::prompt::complete;
+use crate::complete::{self, CompletionContext};
 use crate::protocol::model::{CompleteParams, CompleteResult};
 use crate::protocol::outgoing::{self, Reply};
 use crate::protocol::{ProtocolVersion, RpcError};
@@ -21,11 +19,9 @@ pub(in crate::session) fn complete(
 ) -> Result<(), RpcError> {
     let params: CompleteParams<'_> =
         parse_params(params, crate::protocol::model::method::COMPLETION_COMPLETE)?;
-    let completer = complete::find(
-        &session.shared.prompts,
-        &params.reference,
-        &params.argument.name,
-    )?;
+    let completer = session
+        .shared
+        .completer(&params.reference, &params.argument.name)?;
     let context = CompletionContext::new(
         params.argument.name,
         params.argument.value,

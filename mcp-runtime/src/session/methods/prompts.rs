@@ -210,6 +210,40 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_prompt_that_panics_or_times_out_is_named_a_prompt() {
+        let panics =
+            PromptBuilder::new("boom", |_| Box::pin(async { panic!("on purpose") })).build();
+        let slow = PromptBuilder::new("slow", |_| {
+            Box::pin(async {
+                tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+                Ok(Vec::new())
+            })
+        })
+        .build();
+        // A prompt's runner is a tool: the server's call timeout is its.
+        let server = Server::new("p", "1")
+            .call_timeout(std::time::Duration::from_millis(20))
+            .prompts([panics, slow]);
+        let (mut client, io) = memory();
+        let (input, output) = tokio::io::split(io);
+        tokio::spawn(server.serve(input, output));
+        let mut ask = async |name: &str| -> Value {
+            let get = json!({"jsonrpc": "2.0", "id": 1, "method": "prompts/get",
+                "params": {"name": name, "_meta": meta()}});
+            client.send(&get.to_string()).await.unwrap();
+            serde_json::from_str(&client.recv().await.unwrap().unwrap()).unwrap()
+        };
+        assert_eq!(
+            ask("boom").await["error"],
+            json!({"code": -32603, "message": "The prompt 'boom' failed with an internal error; the details are in the server's log. Retrying the same request is unlikely to help."})
+        );
+        assert_eq!(
+            ask("slow").await["error"],
+            json!({"code": -32603, "message": "The prompt 'slow' timed out after 20ms."})
+        );
+    }
+
+    #[tokio::test]
     async fn a_prompt_asks_in_an_input_required_round() {
         let (mut client, io) = memory();
         let (input, output) = tokio::io::split(io);

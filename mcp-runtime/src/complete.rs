@@ -1,12 +1,11 @@
-//! Completing an argument: what a completer is given
-//! ([`CompletionContext`]) and how `completion/complete` finds the
-//! completer for a reference ([`find`]): a prompt's argument now, a
-//! resource template's variable through the same lookup once templates
-//! exist (until then their completion is empty).
+//! Completing a prompt's argument or a resource template's variable: what
+//! a completer is given ([`CompletionContext`]), the completers a prompt or
+//! a template holds ([`Completers`]), and how one runs ([`run`]). Prompts
+//! and resources both hold completers of this one kind; `Shared::completer`
+//! finds the one a `completion/complete` reference names.
 
-use super::registry::Prompts;
 use crate::protocol::RpcError;
-use crate::protocol::model::{Completion, CompletionRef};
+use crate::protocol::model::Completion;
 use crate::util::{BoxFuture, human_duration};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -19,9 +18,9 @@ const COMPLETION_TIMEOUT: Duration = Duration::from_secs(10);
 /// A completer: the candidates for what the user has typed, best first.
 pub(crate) type Completer = Arc<dyn Fn(CompletionContext) -> BoxFuture<Vec<String>> + Send + Sync>;
 
-/// What a completer is asked: the argument, what the user has typed of
-/// it, and the other arguments already given (so a `city` completer can
-/// read the `country` chosen before it).
+/// What a completer is asked: the prompt argument or template variable,
+/// what the user has typed of it, and the others already given (so a
+/// `city` completer can read the `country` chosen before it).
 ///
 /// ```
 /// use mcpfn_runtime::CompletionContext;
@@ -56,7 +55,7 @@ impl CompletionContext {
         }
     }
 
-    /// The name of the argument being completed.
+    /// The name of the argument (or template variable) being completed.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -66,7 +65,8 @@ impl CompletionContext {
         &self.value
     }
 
-    /// The value of the argument `name`, if the client gave it.
+    /// The value of the argument (or variable) `name`, if the client gave
+    /// it.
     pub fn argument(&self, name: &str) -> Option<&str> {
         self.arguments.get(name).map(String::as_str)
     }
@@ -77,25 +77,35 @@ impl CompletionContext {
     }
 }
 
-/// The completer of `argument` of `reference`: `None` when it has none
-/// (an empty completion), `-32602` naming a prompt that does not exist.
-pub(crate) fn find(
-    prompts: &Prompts,
-    reference: &CompletionRef,
-    argument: &str,
-) -> Result<Option<Completer>, RpcError> {
-    match reference {
-        CompletionRef::Prompt { name, .. } => {
-            let Some(prompt) = prompts.get(name) else {
-                return Err(RpcError::invalid_params(format!(
-                    "Invalid params: no prompt is named '{name}' (see prompts/list)"
-                )));
-            };
-            Ok(prompt.completer(argument).cloned())
-        }
-        // Resource templates complete their variables here once they
-        // exist; until then every template's completion is empty.
-        CompletionRef::Resource { .. } => Ok(None),
+/// The completers of one prompt's arguments or one template's variables,
+/// by name, at most one each.
+#[derive(Clone, Default)]
+pub(crate) struct Completers(Vec<(String, Completer)>);
+
+impl Completers {
+    /// Completes `name` with `completer`, in place of any earlier one.
+    pub(crate) fn set(&mut self, name: String, completer: Completer) {
+        self.0.retain(|(held, _)| *held != name);
+        self.0.push((name, completer));
+    }
+
+    /// The completer of `name`, if it has one.
+    pub(crate) fn get(&self, name: &str) -> Option<&Completer> {
+        self.0
+            .iter()
+            .find(|(held, _)| held == name)
+            .map(|(_, completer)| completer)
+    }
+
+    /// The names completed, in the order they were set.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(name, _)| name.as_str())
+    }
+}
+
+impl std::fmt::Debug for Completers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.names()).finish()
     }
 }
 
