@@ -42,7 +42,7 @@ use crate::tool_offer::ToolOffer;
 use mcpfn_client::{CallOptions, ClientOptions};
 use mcpfn_protocol::model::{CallToolResult, Tool};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -77,6 +77,11 @@ pub struct CatalogOptions {
     /// [`ClientOptions::authorizer`]).
     #[cfg(feature = "oauth")]
     pub authorizers: BTreeMap<String, Arc<dyn mcpfn_client::auth::Authorizer>>,
+    /// Whether a login a server needs runs while the catalog is built
+    /// (the terminal: the URL printed, the build waiting for it). Off (a
+    /// page that shows a "Log in" button), such a server is left out with
+    /// [`SourceFailure::needs_login`] set. Default on.
+    pub login_at_start: bool,
 }
 
 impl Default for CatalogOptions {
@@ -87,6 +92,7 @@ impl Default for CatalogOptions {
             call_timeout: None,
             #[cfg(feature = "oauth")]
             authorizers: BTreeMap::new(),
+            login_at_start: true,
         }
     }
 }
@@ -112,6 +118,10 @@ pub struct SourceFailure {
     pub server: String,
     /// What happened.
     pub reason: String,
+    /// Whether it failed for want of a login the user has not given yet
+    /// ([`CatalogOptions::login_at_start`] off): logging in and connecting
+    /// again may bring it in.
+    pub needs_login: bool,
 }
 
 /// One offered tool.
@@ -148,6 +158,9 @@ pub struct Catalog {
     given: NameMap,
     /// The configured servers' names, whose prefixes stay reserved.
     reserved: Vec<String>,
+    /// The servers the user switched off ([`Catalog::switched_off`]): their
+    /// tools are listed, not offered.
+    off: BTreeSet<String>,
 }
 
 impl Catalog {
@@ -161,6 +174,17 @@ impl Catalog {
             closing.spawn(async move { source.close().await });
         }
         while closing.join_next().await.is_some() {}
+    }
+
+    /// The names of the sources listed (connected), in order.
+    pub fn sources(&self) -> impl Iterator<Item = &str> {
+        self.sources.keys().map(String::as_str)
+    }
+
+    /// The servers switched off in this catalog: listed, not offered
+    /// ([`Agent::set_offered`](crate::agent::Agent::set_offered)).
+    pub fn switched_off(&self) -> &BTreeSet<String> {
+        &self.off
     }
 
     /// The offered tools, in the catalog's fixed order.

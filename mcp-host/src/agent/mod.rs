@@ -99,6 +99,7 @@ mod overflow;
 mod pin_gate;
 pub mod pins;
 mod private_file;
+pub mod servers;
 pub mod summary;
 
 use crate::catalog::Catalog;

@@ -109,6 +109,7 @@ impl Catalog {
             listed,
             given: naming.map,
             reserved,
+            off: BTreeSet::new(),
         }
     }
 }

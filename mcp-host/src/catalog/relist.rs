@@ -11,7 +11,7 @@
 use super::assemble::{report_left_out, report_renamed};
 use super::{Catalog, CatalogTool, ToolSource};
 use mcpfn_protocol::model::Tool;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -181,7 +181,17 @@ impl Catalog {
             listed: self.listed.clone(),
             given: self.given.clone(),
             reserved: self.reserved.clone(),
+            off: self.off.clone(),
         }
+    }
+
+    /// This catalog without the tools of the servers in `off` (switched
+    /// off by the user, still connected); calls of their tools are refused
+    /// as not offered, saying why.
+    pub fn without_servers(&self, off: &BTreeSet<String>) -> Catalog {
+        let mut catalog = self.filtered(|t| !off.contains(&t.server));
+        catalog.off.extend(off.iter().cloned());
+        catalog
     }
 }
 
@@ -215,7 +225,9 @@ impl Catalog {
             .listed
             .get(&target.server)
             .is_some_and(|tools| tools.iter().any(|t| t.name == target.tool));
-        let why = if listed {
+        let why = if self.off.contains(&target.server) {
+            "the user switched its server off"
+        } else if listed {
             "its definition changed and awaits the user's approval"
         } else {
             "its server no longer lists it"

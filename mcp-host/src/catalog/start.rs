@@ -72,6 +72,8 @@ impl Catalog {
             }
             client_options.list_limits = own.list_limits(client_options.list_limits);
             let name = server.name.clone();
+            #[cfg(feature = "oauth")]
+            let login_at_start = options.login_at_start;
             tasks.push((
                 name,
                 limit,
@@ -85,25 +87,31 @@ impl Catalog {
                         })
                     };
                     #[cfg(not(feature = "oauth"))]
-                    let outcome = start().await;
+                    let outcome = (start().await, false);
                     // A login the start needs runs after it, outside its
                     // timeout (the user may take minutes), then it starts
-                    // again.
+                    // again; or, when logins wait for the user, the server
+                    // is left out as needing one.
                     #[cfg(feature = "oauth")]
                     let outcome = match client_options.authorizer.clone() {
-                        None => start().await,
+                        None => (start().await, false),
                         Some(authorizer) => {
                             authorizer.defer_logins(true);
                             let mut outcome = start().await;
+                            let mut needs_login = false;
                             if !matches!(outcome, Ok(Ok(_))) {
-                                match authorizer.deferred_login().await {
-                                    Ok(true) => outcome = start().await,
-                                    Ok(false) => {}
-                                    Err(e) => outcome = Ok(Err(e.into())),
+                                if !login_at_start {
+                                    needs_login = authorizer.login_pending();
+                                } else {
+                                    match authorizer.deferred_login().await {
+                                        Ok(true) => outcome = start().await,
+                                        Ok(false) => {}
+                                        Err(e) => outcome = Ok(Err(e.into())),
+                                    }
                                 }
                             }
                             authorizer.defer_logins(false);
-                            outcome
+                            (outcome, needs_login)
                         }
                     };
                     outcome
@@ -113,7 +121,11 @@ impl Catalog {
         let mut listed: Vec<Listed> = Vec::new();
         let mut failures = Vec::new();
         for (name, limit, task) in tasks {
-            let reason = match task.await {
+            let (outcome, needs_login) = match task.await {
+                Ok((outcome, needs_login)) => (Ok(outcome), needs_login),
+                Err(e) => (Err(e), false),
+            };
+            let reason = match outcome {
                 Ok(Ok(Ok((client, tools)))) => {
                     let tools = match filters.get(&name) {
                         Some(filter) => filtered(&name, filter, tools),
@@ -129,10 +141,18 @@ impl Catalog {
                 ),
                 Err(e) => format!("its start failed: {e}"),
             };
+            // The deferred login's own error speaks of a login that runs
+            // next; here none does until the user asks.
+            let reason = if needs_login {
+                "it asks for a login (OAuth)".to_owned()
+            } else {
+                reason
+            };
             tracing::warn!(server = %name, %reason, "server left out");
             failures.push(SourceFailure {
                 server: name,
                 reason,
+                needs_login,
             });
         }
         for source in extra {
@@ -141,10 +161,12 @@ impl Catalog {
                 Ok(Err(e)) => failures.push(SourceFailure {
                     server: source.name().to_owned(),
                     reason: e.to_string(),
+                    needs_login: false,
                 }),
                 Err(_) => failures.push(SourceFailure {
                     server: source.name().to_owned(),
                     reason: "did not list its tools in time".into(),
+                    needs_login: false,
                 }),
             }
         }

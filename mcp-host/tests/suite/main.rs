@@ -6,6 +6,7 @@
 mod common;
 
 mod agent;
+mod agent_servers;
 mod agent_state;
 mod example_agent;
 mod fake_model;
