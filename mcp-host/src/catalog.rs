@@ -56,6 +56,7 @@ mod start;
 pub use local::LocalSource;
 pub use relist::RELIST_TIMEOUT;
 pub use source::ToolSource;
+pub use start::Started;
 
 /// How long a server may take to start and list its tools.
 pub const START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -161,6 +162,9 @@ pub struct Catalog {
     /// The servers the user switched off ([`Catalog::switched_off`]): their
     /// tools are listed, not offered.
     off: BTreeSet<String>,
+    /// What starts a configured server again ([`Catalog::started_again`]);
+    /// `None` for a catalog of sources only.
+    configured: Option<Arc<start::Configured>>,
 }
 
 impl Catalog {

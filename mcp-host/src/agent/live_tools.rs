@@ -14,7 +14,7 @@
 
 use super::on_demand::{self, LocalSearch, Offering, Settings};
 use super::pin_gate::PinGate;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, SourceFailure};
 use crate::provider::Provider;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -109,6 +109,26 @@ impl LiveTools {
     /// Everything the sources list now, offered or not.
     pub(super) fn listed(&self) -> Arc<Catalog> {
         Arc::clone(&self.listed.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Starts the server `server`, left out of the catalog, again and
+    /// offers its tools from the next request on (a definition its
+    /// pins do not know asked about as on any listing). The start runs
+    /// while requests go on; only the swap waits for a refresh under way.
+    pub(super) async fn start_again(
+        &self,
+        server: &str,
+        provider: &dyn Provider,
+    ) -> Result<(), SourceFailure> {
+        let started = self.listed().start_again(server).await?;
+        let _one_at_a_time = self.refreshing.lock().await;
+        let listed = self.listed();
+        let next = Arc::new(listed.with_started(started).await);
+        let held = self.gate.held(&next, Some(&listed)).await;
+        let offered = Arc::new(offer(&next, held, &self.off(), provider, &self.settings));
+        *self.listed.write().unwrap_or_else(|e| e.into_inner()) = next;
+        *self.offered.write().unwrap_or_else(|e| e.into_inner()) = offered;
+        Ok(())
     }
 
     /// Switches `server` on (`offered`) or off: what is offered is made

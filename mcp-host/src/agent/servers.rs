@@ -2,9 +2,11 @@
 //! and why, waiting for a login, disabled in the config), whether it is
 //! offered to the model, and its tools ([`Agent::servers`]); and the switch
 //! that offers a connected server or not from the next request on
-//! ([`Agent::set_offered`]) without disconnecting it.
+//! ([`Agent::set_offered`]) without disconnecting it; and a server left
+//! out started again ([`Agent::start_again`], after a login).
 
 use super::Agent;
+use crate::catalog::SourceFailure;
 
 /// Where a server stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,6 +126,16 @@ impl Agent {
             .tools
             .set_offered(server, offered, &*self.provider)
             .await)
+    }
+}
+
+impl Agent {
+    /// Starts the configured server `server`, left out when the agent was
+    /// built (it failed, or waits for a login the user has now given),
+    /// again the way the agent started it, and offers its tools from the
+    /// next request on. The failure when it is left out again.
+    pub async fn start_again(&self, server: &str) -> Result<(), SourceFailure> {
+        self.tools.start_again(server, &*self.provider).await
     }
 }
 

@@ -110,6 +110,7 @@ impl Catalog {
             given: naming.map,
             reserved,
             off: BTreeSet::new(),
+            configured: None,
         }
     }
 }

@@ -76,7 +76,25 @@ impl Catalog {
             }
             lists.insert(name, tools);
         }
-        changed.then(|| self.relisted(lists))
+        changed.then(|| self.relisted(self.sources.clone(), lists, self.failures.clone()))
+    }
+
+    /// This catalog with `source` joined, listing `tools` (already
+    /// filtered), no longer among the failures: named and ordered as a
+    /// re-listing names new tools.
+    pub(super) fn joined(&self, source: Arc<dyn ToolSource>, tools: Arc<Vec<Tool>>) -> Catalog {
+        let name = source.name().to_owned();
+        let mut sources = self.sources.clone();
+        sources.insert(name.clone(), source);
+        let mut lists = self.listed.clone();
+        lists.insert(name.clone(), tools);
+        let failures = self
+            .failures
+            .iter()
+            .filter(|f| f.server != name)
+            .cloned()
+            .collect();
+        self.relisted(sources, lists, failures)
     }
 
     /// `tools` as listed again by `server`, less what its config's filter
@@ -91,12 +109,17 @@ impl Catalog {
 
     /// The catalog of `lists` (every source's tools), named and ordered as
     /// the module docs say.
-    fn relisted(&self, lists: BTreeMap<String, Arc<Vec<Tool>>>) -> Catalog {
+    fn relisted(
+        &self,
+        sources: BTreeMap<String, Arc<dyn ToolSource>>,
+        lists: BTreeMap<String, Arc<Vec<Tool>>>,
+        failures: Vec<super::SourceFailure>,
+    ) -> Catalog {
         let servers: Vec<&str> = self
             .reserved
             .iter()
             .map(String::as_str)
-            .chain(self.sources.keys().map(String::as_str))
+            .chain(sources.keys().map(String::as_str))
             .collect();
         let pairs: Vec<(&str, &str)> = lists
             .iter()
@@ -134,15 +157,16 @@ impl Catalog {
         report_renamed(&naming);
         report_left_out(&naming);
         let mut catalog = Catalog::arrange(
-            self.sources.clone(),
+            sources.clone(),
             lists.clone(),
             naming,
             self.reserved.clone(),
-            self.failures.clone(),
+            failures,
             self.call_timeout,
         );
         catalog.filters = self.filters.clone();
         catalog.disabled = self.disabled.clone();
+        catalog.configured = self.configured.clone();
         let before: std::collections::BTreeSet<&str> =
             self.tools.iter().map(|t| t.model_name.as_str()).collect();
         let after: std::collections::BTreeSet<&str> = catalog
@@ -182,6 +206,7 @@ impl Catalog {
             given: self.given.clone(),
             reserved: self.reserved.clone(),
             off: self.off.clone(),
+            configured: self.configured.clone(),
         }
     }
 
