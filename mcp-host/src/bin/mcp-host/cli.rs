@@ -137,6 +137,8 @@ pub(crate) enum Parsed {
     Login(AuthArgs),
     Logout(AuthArgs),
     Approvals(crate::approvals::ApprovalsArgs),
+    /// `mcp-host web`: the run's flags and where the page is served.
+    Web(Box<Args>, crate::web::WebArgs),
 }
 
 /// `login SERVER [--device] [--browser] --config PATH` and
@@ -215,6 +217,10 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     if args.next_if(|a| a == "approvals").is_some() {
         return crate::approvals::parse(args).map(|a| a.map_or(Parsed::Help, Parsed::Approvals));
     }
+    // `web`: the same flags, plus where the page is served.
+    let mut web = args
+        .next_if(|a| a == "web")
+        .map(|_| crate::web::WebArgs::default());
     let mut config = None;
     let mut provider = default_api();
     let mut model = None;
@@ -345,6 +351,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
                 );
             }
             "--api-timeout" => api_timeout = Some(seconds("--api-timeout", &value()?)?),
+            "--port" | "--bind" if let Some(web) = &mut web => web.set(&flag, &value()?)?,
             "--approve" => {
                 approve = match value()?.as_str() {
                     "all" => ApproveKind::All,
@@ -377,7 +384,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
             }
         }
     }
-    Ok(Parsed::Run(Box::new(Args {
+    let args = Box::new(Args {
         config,
         provider,
         model,
@@ -400,7 +407,11 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         log_level,
         history,
         on_overflow,
-    })))
+    });
+    Ok(match web {
+        Some(web) => Parsed::Web(args, web),
+        None => Parsed::Run(args),
+    })
 }
 
 #[cfg(test)]
