@@ -137,8 +137,10 @@ impl Catalog {
     }
 
     /// Starts the configured server `server`, left out of this catalog
-    /// ([`failures`](Self::failures)), and lists it again as at build time
-    /// (after the user logged in: its stored token is used). The failure
+    /// ([`failures`](Self::failures)), and lists it again as at build time;
+    /// one left out for want of a login ([`SourceFailure::needs_login`])
+    /// runs that login first (its authorizer shows the user the URL, and
+    /// the start waits for the redirect outside its timeout). The failure
     /// when it is left out again, or is no server left out of this
     /// catalog. [`with_started`](Self::with_started) makes the catalog
     /// with it.
@@ -154,6 +156,14 @@ impl Catalog {
         let Some(configured) = &self.configured else {
             return Err(not_left_out());
         };
+        #[cfg(feature = "oauth")]
+        if self
+            .failures
+            .iter()
+            .any(|f| f.server == server && f.needs_login)
+        {
+            configured.log_in(server).await?;
+        }
         let (client, tools) = configured.start(server).await.inspect_err(|failure| {
             tracing::warn!(server = %failure.server, reason = %failure.reason, "server left out again");
         })?;
@@ -190,6 +200,23 @@ pub struct Started {
 }
 
 impl Configured {
+    /// Runs the login the start of `name` left pending, outside any
+    /// timeout but the login's own; the failure (still needing a login)
+    /// when it does not complete.
+    #[cfg(feature = "oauth")]
+    async fn log_in(&self, name: &str) -> Result<(), SourceFailure> {
+        let Some(authorizer) = self.options.authorizers.get(name) else {
+            return Ok(());
+        };
+        let logged_in = authorizer.deferred_login().await;
+        authorizer.defer_logins(false);
+        logged_in.map(drop).map_err(|e| SourceFailure {
+            server: name.to_owned(),
+            reason: format!("the login failed: {e}"),
+            needs_login: true,
+        })
+    }
+
     /// Starts the configured server `name` and lists its tools within its
     /// start timeout. A login it needs runs after that attempt, outside
     /// its timeout (the user may take minutes), then it starts again; or,
@@ -246,7 +273,11 @@ impl Configured {
                         needs_login = authorizer.login_pending();
                     }
                 }
-                authorizer.defer_logins(false);
+                // A login left for the user stays pending (turning the
+                // deferral off would forget it) until `log_in` runs it.
+                if !needs_login {
+                    authorizer.defer_logins(false);
+                }
                 (outcome, needs_login)
             }
         };

@@ -35,3 +35,4 @@ mod seed_flow;
 mod streaming;
 mod web_guard;
 mod web_page;
+mod web_panel;

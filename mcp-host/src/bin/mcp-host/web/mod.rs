@@ -11,6 +11,7 @@
 
 mod approve;
 mod guard;
+pub(crate) mod panel;
 mod routes;
 mod stream;
 

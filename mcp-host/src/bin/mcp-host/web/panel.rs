@@ -1,0 +1,216 @@
+//! The page's servers panel: each server's state and tools
+//! (`GET /api/panel/servers`), the switch that offers it to the model or
+//! not (`POST /api/panel/offer`), and "Log in" for a server that waits for
+//! one (`POST /api/panel/login`), on the library's
+//! [`Agent::servers`](mcpfn_host::agent::Agent::servers),
+//! [`Agent::set_offered`](mcpfn_host::agent::Agent::set_offered) and
+//! [`Agent::start_again`](mcpfn_host::agent::Agent::start_again).
+//!
+//! A change is published on the event stream (`{"event": "servers"}`), so
+//! every open page draws the panel again. A login's URL reaches the page
+//! the same way (`login_open`, from the authorizers' [`presenter`]); the
+//! page that asked opens it, and the loopback redirect of the terminal's
+//! login completes it.
+
+use super::routes::{self, Reply, Request};
+use super::{Page, Web, lock};
+use hyper::StatusCode;
+use mcpfn_client::BoxFuture;
+use mcpfn_client::auth::{Presenter, Prompt};
+use mcpfn_host::agent::servers::{ServerState, ServerView};
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+
+/// The panel's script.
+pub(super) const PANEL_JS: &str = include_str!("page/panel.js");
+
+/// The servers whose login runs now: one at a time per server. One page
+/// server per process, so one set.
+static LOGGING_IN: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+/// `GET /api/panel/…`.
+pub(super) fn get(web: Arc<Web>, request: Request) -> BoxFuture<'static, Reply> {
+    Box::pin(async move {
+        match request.uri().path() {
+            "/api/panel/servers" => routes::reply(StatusCode::OK, &servers(&web)),
+            path => not_found(path),
+        }
+    })
+}
+
+/// `POST /api/panel/…`.
+pub(super) fn post(web: Arc<Web>, request: Request) -> BoxFuture<'static, Reply> {
+    Box::pin(async move {
+        let path = request.uri().path().to_owned();
+        let value = match routes::read_json(request).await {
+            Ok(value) => value,
+            Err(reply) => return reply,
+        };
+        match path.as_str() {
+            "/api/panel/offer" => offer(&web, &value).await,
+            "/api/panel/login" => login(&web, &value),
+            path => not_found(path),
+        }
+    })
+}
+
+fn not_found(path: &str) -> Reply {
+    routes::error(StatusCode::NOT_FOUND, format!("no panel API at `{path}`"))
+}
+
+/// Every server as the panel draws it; `starting` while the agent is
+/// being built.
+fn servers(web: &Web) -> Value {
+    let Some(agent) = web.agent.get() else {
+        return json!({"starting": true, "servers": []});
+    };
+    let logging_in = lock(&LOGGING_IN).clone();
+    let servers: Vec<Value> = agent
+        .servers()
+        .iter()
+        .map(|server| server_json(server, logging_in.contains(&server.name)))
+        .collect();
+    json!({"starting": false, "servers": servers})
+}
+
+fn server_json(server: &ServerView, logging_in: bool) -> Value {
+    let (state, reason) = match &server.state {
+        ServerState::Connected => ("connected", None),
+        ServerState::Failed { reason } => ("failed", Some(reason)),
+        ServerState::NeedsLogin { reason } => ("needs_login", Some(reason)),
+        ServerState::Disabled => ("disabled", None),
+        // A state this page does not know yet: shown as left out.
+        _ => ("failed", None),
+    };
+    let tools: Vec<Value> = server
+        .tools
+        .iter()
+        .map(|t| json!({"name": t.name, "model_name": t.model_name, "summary": t.summary}))
+        .collect();
+    json!({
+        "name": server.name,
+        "state": state,
+        "reason": reason,
+        "offered": server.offered,
+        "logging_in": logging_in,
+        "tools": tools,
+    })
+}
+
+/// The agent, or the reply saying it is not there yet.
+fn agent(web: &Web) -> Result<Arc<mcpfn_host::agent::Agent>, Reply> {
+    web.agent.get().cloned().ok_or_else(|| {
+        routes::error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the servers are still starting",
+        )
+    })
+}
+
+/// `{"server": NAME, "offered": BOOL}`: the switch.
+async fn offer(web: &Web, value: &Value) -> Reply {
+    let (Some(server), Some(offered)) = (value["server"].as_str(), value["offered"].as_bool())
+    else {
+        return routes::error(
+            StatusCode::BAD_REQUEST,
+            "`server` (a name) and `offered` (true or false) are needed",
+        );
+    };
+    let agent = match agent(web) {
+        Ok(agent) => agent,
+        Err(reply) => return reply,
+    };
+    match agent.set_offered(server, offered).await {
+        Ok(changed) => {
+            if changed {
+                tracing::info!(server = %server, offered, "server switched by the page");
+                web.stream.publish(&json!({"event": "servers"}));
+            }
+            routes::reply(StatusCode::OK, &json!({"changed": changed}))
+        }
+        Err(e) => routes::error(StatusCode::NOT_FOUND, e.to_string()),
+    }
+}
+
+/// `{"server": NAME}`: logs in to a server that waits for a login and
+/// starts it; answered at once (202), the outcome published.
+fn login(web: &Arc<Web>, value: &Value) -> Reply {
+    let Some(server) = value["server"].as_str() else {
+        return routes::error(StatusCode::BAD_REQUEST, "`server` (a name) is needed");
+    };
+    let agent = match agent(web) {
+        Ok(agent) => agent,
+        Err(reply) => return reply,
+    };
+    let waits = agent
+        .servers()
+        .iter()
+        .any(|s| s.name == server && matches!(s.state, ServerState::NeedsLogin { .. }));
+    if !waits {
+        return routes::error(
+            StatusCode::CONFLICT,
+            format!("server `{server}` does not wait for a login"),
+        );
+    }
+    if !lock(&LOGGING_IN).insert(server.to_owned()) {
+        return routes::error(
+            StatusCode::CONFLICT,
+            format!("a login to server `{server}` is under way"),
+        );
+    }
+    let (web, server) = (Arc::clone(web), server.to_owned());
+    web.stream.publish(&json!({"event": "servers"}));
+    tokio::spawn(async move {
+        let started = agent.start_again(&server).await;
+        lock(&LOGGING_IN).remove(&server);
+        if let Err(failure) = started {
+            web.stream.publish(&json!({
+                "event": "login_failed",
+                "server": server,
+                "error": failure.reason,
+            }));
+        }
+        web.stream.publish(&json!({"event": "servers"}));
+    });
+    routes::reply(StatusCode::ACCEPTED, &json!({}))
+}
+
+/// Shows a login's URL on the page: published as `login_open` for the
+/// page that clicked "Log in" to open. Only an `http(s)` URL is passed on:
+/// the authorization server's metadata is a peer's word.
+pub(crate) fn presenter(page: &Page) -> Presenter {
+    let stream = Arc::clone(&page.web.stream);
+    Arc::new(move |prompt: &Prompt| {
+        let (server, url, code) = match prompt {
+            Prompt::Authorize { server, url } => (server, url, None),
+            Prompt::Device {
+                server,
+                verification_uri,
+                user_code,
+                verification_uri_complete,
+            } => (
+                server,
+                verification_uri_complete
+                    .as_ref()
+                    .unwrap_or(verification_uri),
+                Some(user_code),
+            ),
+            // A prompt this page does not know: the terminal's line.
+            _ => {
+                eprintln!("{}", prompt.text());
+                return;
+            }
+        };
+        if !(url.starts_with("https://") || url.starts_with("http://")) {
+            tracing::warn!(server = %server, "the login URL is not http(s): not shown on the page");
+            return;
+        }
+        stream.publish(&json!({
+            "event": "login_open",
+            "server": server,
+            "url": url,
+            "code": code,
+        }));
+    })
+}

@@ -1,0 +1,77 @@
+//! The servers panel of `mcp-host web` in a real browser (Debian's
+//! chromium, Playwright, tests/web/panel.py): each server with its state
+//! and tools, its switch (the scripted model API records what each
+//! request offered), and "Log in" against a real authorization server.
+
+use crate::common;
+
+use common::fake_model::{
+    FakeModel, McpConfig, Recorded, Reply, claude_events, claude_message, everything_entry,
+    text_block,
+};
+use common::web::WebHost;
+use serde_json::json;
+
+fn end(text: &str) -> Reply {
+    Reply::sse(claude_events(&claude_message(
+        json!([text_block(text)]),
+        "end_turn",
+        1,
+        1,
+    )))
+}
+
+/// The names of a request's tools, in order.
+fn names(request: &Recorded) -> Vec<String> {
+    request.body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|t| t["name"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Two `everything` servers: `alpha` with every tool, `beta` with two.
+fn two_servers() -> McpConfig {
+    common::everything();
+    let mut beta = everything_entry(&[]);
+    beta["tools"] = json!({"allow": ["add", "slow"]});
+    McpConfig::new(&json!({"mcpServers": {"alpha": everything_entry(&[]), "beta": beta}}))
+}
+
+#[test]
+fn a_server_switched_off_on_the_page_leaves_the_next_request_and_comes_back() {
+    let fake = FakeModel::start(vec![end("one"), end("two"), end("three")]);
+    let config = two_servers();
+    let host = WebHost::start(&config, &["--approve", "all"], &fake);
+    let seen = host.drive_script("panel.py", "switch");
+    assert_eq!(seen["states"], json!(["connected", "connected"]));
+    let beta_tools: Vec<&str> = seen["beta_tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert_eq!(beta_tools.len(), 2, "{beta_tools:?}");
+    assert!(beta_tools[0].starts_with("beta__add "), "{beta_tools:?}");
+    // Switched off, its tools are still listed on the panel.
+    assert_eq!(seen["beta_tools_off"], seen["beta_tools"]);
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3);
+    let first = names(&requests[0]);
+    let beta: Vec<&String> = first.iter().filter(|n| n.starts_with("beta__")).collect();
+    assert_eq!(beta, ["beta__add", "beta__slow"]);
+    let second = names(&requests[1]);
+    let without: Vec<String> = first
+        .iter()
+        .filter(|n| !n.starts_with("beta__"))
+        .cloned()
+        .collect();
+    assert_eq!(second, without);
+    assert!(!second.is_empty());
+    // Back in their places, the same bytes.
+    assert_eq!(requests[2].body["tools"], requests[0].body["tools"]);
+}

@@ -1,0 +1,61 @@
+"""The servers panel of `mcp-host web` (web/panel.js) driven in Debian's
+chromium by Playwright: page.py's harness with the panel's scenarios.
+
+Usage: panel.py SCENARIO URL (as page.py).
+"""
+
+import page
+from page import expect, send
+
+
+def servers(p):
+    return p.get_by_role("region", name="Servers")
+
+
+def tools_of(p, name):
+    return servers(p).get_by_role("list", name=f"Tools of {name}").get_by_role("listitem").all_text_contents()
+
+
+def second_page(p, url):
+    """Another page with the same session cookie (the token is spent)."""
+    context = p.context.browser.new_context()
+    context.add_cookies(p.context.cookies())
+    other = context.new_page()
+    other.goto(url.split("?")[0])
+    expect(other.get_by_role("status")).to_have_text("Ready")
+    return other
+
+
+def switch(p, url):
+    panel = servers(p)
+    alpha = panel.get_by_role("switch", name="Offer alpha")
+    beta = panel.get_by_role("switch", name="Offer beta")
+    expect(alpha).to_be_checked()
+    expect(beta).to_be_checked()
+    shown = {
+        "alpha_tools": tools_of(p, "alpha"),
+        "beta_tools": tools_of(p, "beta"),
+        "states": panel.locator(".state").all_text_contents(),
+    }
+    send(p, "first")
+    expect(p.locator(".answer")).to_have_text("one")
+    beta.click()
+    expect(panel.get_by_role("switch", name="Offer beta")).not_to_be_checked()
+    expect(panel.get_by_text("not offered")).to_be_visible()
+    send(p, "second")
+    expect(p.locator(".answer").nth(1)).to_have_text("two")
+    # Another page sees the switch as it is.
+    other = second_page(p, url)
+    expect(servers(other).get_by_role("switch", name="Offer beta")).not_to_be_checked()
+    panel.get_by_role("switch", name="Offer beta").click()
+    expect(servers(other).get_by_role("switch", name="Offer beta")).to_be_checked()
+    send(p, "third")
+    expect(p.locator(".answer").nth(2)).to_have_text("three")
+    shown["beta_tools_off"] = tools_of(p, "beta")
+    return shown
+
+
+page.SCENARIOS.update({"switch": switch})
+
+if __name__ == "__main__":
+    page.main()
