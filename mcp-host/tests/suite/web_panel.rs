@@ -75,3 +75,49 @@ fn a_server_switched_off_on_the_page_leaves_the_next_request_and_comes_back() {
     // Back in their places, the same bytes.
     assert_eq!(requests[2].body["tools"], requests[0].body["tools"]);
 }
+
+/// "Log in" against npm `oidc-provider` in front of `everything --http`
+/// (host_oidc.rs's stack): the server waits for a login instead of
+/// holding up the start; the page opens the provider's login, the test
+/// signs in and consents there, the loopback redirect completes it, and
+/// the server joins with its tools, called with the new token.
+#[cfg(feature = "oauth")]
+#[test]
+fn log_in_on_the_page_runs_the_oauth_flow_and_the_server_joins() {
+    let stack = crate::host_oidc::Stack::start("web-login", 3600);
+    let fake = FakeModel::start(vec![
+        Reply::sse(claude_events(&claude_message(
+            json!([common::fake_model::tool_use("toolu_1", "whoami", json!({}))]),
+            "tool_use",
+            1,
+            1,
+        ))),
+        end("done"),
+    ]);
+    let xdg = stack.xdg();
+    let host = WebHost::start_with(
+        &stack.config(),
+        &["--approve", "all"],
+        &fake,
+        &[("XDG_CONFIG_HOME", &xdg)],
+    );
+    let seen = host.drive_script("panel.py", "login");
+    assert_eq!(
+        seen["before"],
+        json!({"reason": "it asks for a login (OAuth)", "switches": 0})
+    );
+    // The provider's login page, then its consent page.
+    assert_eq!(seen["provider_pages"], 2, "{seen}");
+    assert_eq!(seen["callback"], "callback");
+    assert_eq!(seen["state"], "connected");
+    assert!(
+        seen["tools"].as_array().unwrap().contains(&json!("whoami")),
+        "{seen}"
+    );
+    assert_eq!(stack.count("grant=authorization_code"), 1);
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(names(&requests[0]).contains(&"whoami".to_owned()));
+    let result = requests[1].raw_body.clone();
+    assert!(result.contains(r#"\"subject\":\"ada\""#), "{result}");
+}

@@ -55,7 +55,45 @@ def switch(p, url):
     return shown
 
 
-page.SCENARIOS.update({"switch": switch})
+def login(p, url):
+    panel = servers(p)
+    remote = panel.get_by_role("listitem", name="remote")
+    expect(remote.locator(".state")).to_have_text("needs a login")
+    before = {
+        "reason": remote.locator(".reason").text_content(),
+        "switches": panel.get_by_role("switch").count(),
+    }
+    with p.context.expect_page() as opened:
+        remote.get_by_role("button", name="Log in").click()
+    popup = opened.value
+    popup.set_default_timeout(page.WAIT_MS)
+    popup.wait_for_load_state()
+    pages = []
+    # The provider's own pages: the login (any account, any password),
+    # then the consent; the last one redirects to the loopback callback.
+    for _ in range(6):
+        if "/callback" in popup.url:
+            break
+        pages.append(popup.title())
+        if popup.locator("input[name=login]").count():
+            popup.locator("input[name=login]").fill("ada")
+            popup.locator("input[name=password]").fill("secret")
+        with popup.expect_navigation():
+            popup.locator("button[type=submit]").first.click()
+    expect(panel.get_by_role("switch", name="Offer remote")).to_be_checked()
+    tools = tools_of(p, "remote")
+    send(p, "who am I?")
+    expect(p.locator(".answer")).to_have_text("done")
+    return {
+        "before": before,
+        "provider_pages": len(pages),
+        "callback": popup.url.split("?")[0].rsplit("/", 1)[-1],
+        "state": panel.get_by_role("listitem", name="remote").locator(".state").text_content(),
+        "tools": [t.split(" ")[0] for t in tools],
+    }
+
+
+page.SCENARIOS.update({"switch": switch, "login": login})
 
 if __name__ == "__main__":
     page.main()

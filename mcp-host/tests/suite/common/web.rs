@@ -34,9 +34,20 @@ impl WebHost {
     /// Starts `mcp-host web --port 0 --config CONFIG ARGS` on `fake`'s
     /// Anthropic API and waits for its URL line.
     pub fn start(config: &McpConfig, args: &[&str], fake: &FakeModel) -> WebHost {
+        WebHost::start_with(config.arg(), args, fake, &[])
+    }
+
+    /// [`start`](Self::start) with the config file at `config` and more
+    /// environment variables (`XDG_CONFIG_HOME`: a token store).
+    pub fn start_with(
+        config: &str,
+        args: &[&str],
+        fake: &FakeModel,
+        env: &[(&str, &str)],
+    ) -> WebHost {
         let mut command = Command::new(host_binary());
         command
-            .args(["web", "--port", "0", "--config", config.arg()])
+            .args(["web", "--port", "0", "--config", config])
             .args(args);
         for (name, _) in std::env::vars_os() {
             let text = name.to_string_lossy();
@@ -50,6 +61,7 @@ impl WebHost {
             .env("XDG_CONFIG_HOME", config_home)
             .env("ANTHROPIC_BASE_URL", &fake.base_url)
             .env("ANTHROPIC_API_KEY", "sk-ant-test-key")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
