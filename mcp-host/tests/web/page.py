@@ -164,7 +164,7 @@ def main():
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=os.environ["CHROMIUM"], args=args)
         try:
-            page = browser.new_page()
+            page = browser.new_context().new_page()
             page.set_default_timeout(WAIT_MS)
             expect.set_options(timeout=WAIT_MS)
             page.goto(url)

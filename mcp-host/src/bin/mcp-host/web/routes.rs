@@ -111,17 +111,18 @@ async fn guarded(web: Arc<Web>, request: hyper::Request<Incoming>) -> Reply {
         return refusal(refused);
     }
     let path = request.uri().path().to_owned();
-    if request.method() == "GET" && path == "/" {
-        if let Some(token) = query_value(request.uri().query(), TOKEN_KEY) {
-            // Already in: the same URL again (a second tab) is the page.
-            if web.guard.check_session(request.headers()).is_ok() {
-                return redirect_home(None);
-            }
-            return match web.guard.exchange(&token) {
-                Ok(cookie) => redirect_home(Some(cookie)),
-                Err(refused) => refusal(refused),
-            };
+    if request.method() == "GET"
+        && path == "/"
+        && let Some(token) = query_value(request.uri().query(), TOKEN_KEY)
+    {
+        // Already in: the same URL again (a second tab) is the page.
+        if web.guard.check_session(request.headers()).is_ok() {
+            return redirect_home(None);
         }
+        return match web.guard.exchange(&token) {
+            Ok(cookie) => redirect_home(Some(cookie)),
+            Err(refused) => refusal(refused),
+        };
     }
     if let Err(refused) = web.guard.check_session(request.headers()) {
         return refusal(refused);
