@@ -180,15 +180,9 @@ impl Catalog {
         while closing.join_next().await.is_some() {}
     }
 
-    /// The names of the sources listed (connected), in order.
-    pub fn sources(&self) -> impl Iterator<Item = &str> {
+    /// The names of the sources that started, in the catalog's order.
+    pub fn servers(&self) -> impl Iterator<Item = &str> {
         self.sources.keys().map(String::as_str)
-    }
-
-    /// The servers switched off in this catalog: listed, not offered
-    /// ([`Agent::set_offered`](crate::agent::Agent::set_offered)).
-    pub fn switched_off(&self) -> &BTreeSet<String> {
-        &self.off
     }
 
     /// The offered tools, in the catalog's fixed order.
@@ -205,6 +199,12 @@ impl Catalog {
     /// ([`ToolSource::in_process`]).
     pub fn in_process(&self, server: &str) -> bool {
         self.sources.get(server).is_some_and(|s| s.in_process())
+    }
+
+    /// The servers switched off in this catalog: listed, not offered
+    /// ([`Agent::set_offered`](crate::agent::Agent::set_offered)).
+    pub fn switched_off(&self) -> &BTreeSet<String> {
+        &self.off
     }
 
     /// The configured servers not started because their entries say

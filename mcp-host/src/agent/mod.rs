@@ -99,8 +99,8 @@ mod overflow;
 mod pin_gate;
 pub mod pins;
 mod private_file;
-pub mod servers;
 pub mod summary;
+pub mod switch;
 
 use crate::catalog::Catalog;
 use crate::provider::{Provider, ProviderError, Usage};

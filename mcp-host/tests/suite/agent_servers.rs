@@ -1,13 +1,14 @@
 //! A server switched off and on at run time under the library's agent
-//! (`Agent::set_offered`), and the servers as a list shows them
-//! (`Agent::servers`): two in-process servers, the Anthropic provider over
-//! a scripted model API on loopback that records every request.
+//! (`Agent::set_offered`), what a list of servers shows meanwhile
+//! (`Agent::listed`, `Agent::switched_off`): two in-process servers, the
+//! Anthropic provider over a scripted model API on loopback that records
+//! every request.
 
 use crate::common;
 
 use common::fake_model::{FakeModel, Recorded, Reply, claude_message, text_block, tool_use};
 use mcpfn_host::agent::Agent;
-use mcpfn_host::agent::servers::{NotConnected, ServerState, ServerTool};
+use mcpfn_host::agent::switch::NotConnected;
 use mcpfn_host::provider::Anthropic;
 use mcpfn_runtime::{Server, tool, tools};
 use serde_json::{Value, json};
@@ -84,15 +85,16 @@ fn a_server_switched_off_leaves_the_next_request_and_comes_back_in_its_place() {
         assert_eq!(agent.set_offered("weather", false).await, Ok(true));
         // Switching it off again changes nothing.
         assert_eq!(agent.set_offered("weather", false).await, Ok(false));
-        let weather = agent
-            .servers()
-            .into_iter()
-            .find(|s| s.name == "weather")
-            .unwrap();
-        assert!(!weather.offered);
-        // Still connected, its tools still listed.
-        assert_eq!(weather.state, ServerState::Connected);
-        assert_eq!(weather.tools.len(), 1);
+        assert_eq!(agent.switched_off(), ["weather".to_owned()].into());
+        // Still connected, its tool still listed, no longer offered.
+        let listed = agent.listed();
+        assert_eq!(listed.servers().collect::<Vec<_>>(), ["garden", "weather"]);
+        assert!(listed.tools().iter().any(|t| t.model_name == "forecast"));
+        assert!(agent.catalog().tool("forecast").is_none());
+        assert_eq!(
+            agent.catalog().switched_off(),
+            &["weather".to_owned()].into()
+        );
         assert_eq!(agent.offered_tools().len(), 1);
 
         // The model calls it from memory: refused, saying why, never run.
@@ -122,30 +124,10 @@ fn a_server_switched_off_leaves_the_next_request_and_comes_back_in_its_place() {
 }
 
 #[test]
-fn the_servers_list_their_state_and_tools_and_a_switch_names_only_a_connected_one() {
+fn a_switch_names_only_a_connected_server() {
     common::run(async {
         let fake = FakeModel::start(Vec::new());
         let agent = agent(&fake).await;
-        let servers = agent.servers();
-        let shown: Vec<(&str, &ServerState, bool)> = servers
-            .iter()
-            .map(|s| (s.name.as_str(), &s.state, s.offered))
-            .collect();
-        assert_eq!(
-            shown,
-            [
-                ("garden", &ServerState::Connected, true),
-                ("weather", &ServerState::Connected, true),
-            ]
-        );
-        assert_eq!(
-            servers[1].tools,
-            [ServerTool {
-                name: "forecast".into(),
-                model_name: "forecast".into(),
-                summary: "The weather in a city.".into(),
-            }]
-        );
         assert_eq!(
             agent.set_offered("nowhere", false).await,
             Err(NotConnected("nowhere".into()))
@@ -154,5 +136,7 @@ fn the_servers_list_their_state_and_tools_and_a_switch_names_only_a_connected_on
             NotConnected("nowhere".into()).to_string(),
             "no server `nowhere` is connected: only a connected server can be offered or not"
         );
+        assert!(agent.switched_off().is_empty());
+        assert_eq!(agent.set_offered("garden", true).await, Ok(false));
     });
 }

@@ -2,7 +2,7 @@
 //! (`GET /api/panel/servers`), the switch that offers it to the model or
 //! not (`POST /api/panel/offer`), and "Log in" for a server that waits for
 //! one (`POST /api/panel/login`), on the library's
-//! [`Agent::servers`](mcpfn_host::agent::Agent::servers),
+//! [`Agent::listed`](mcpfn_host::agent::Agent::listed),
 //! [`Agent::set_offered`](mcpfn_host::agent::Agent::set_offered) and
 //! [`Agent::start_again`](mcpfn_host::agent::Agent::start_again).
 //!
@@ -17,10 +17,14 @@ use super::{Page, Web, lock};
 use hyper::StatusCode;
 use mcpfn_client::BoxFuture;
 use mcpfn_client::auth::{Presenter, Prompt};
-use mcpfn_host::agent::servers::{ServerState, ServerView};
+use mcpfn_host::catalog::SourceFailure;
+use mcpfn_protocol::model::Tool;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
+
+/// The most characters of a tool's summary on the panel.
+const SUMMARY_CHARS: usize = 200;
 
 /// The panel's script.
 pub(super) const PANEL_JS: &str = include_str!("page/panel.js");
@@ -59,53 +63,76 @@ fn not_found(path: &str) -> Reply {
     routes::error(StatusCode::NOT_FOUND, format!("no panel API at `{path}`"))
 }
 
-/// Every server as the panel draws it; `starting` while the agent is
-/// being built.
+/// Every server as the panel draws it: the connected ones (offered or
+/// switched off, with every tool they list), then the ones left out (a
+/// login they wait for said), then the disabled ones; `starting` while the
+/// agent is being built.
 fn servers(web: &Web) -> Value {
     let Some(agent) = web.agent.get() else {
         return json!({"starting": true, "servers": []});
     };
+    let listed = agent.listed();
+    let off = agent.switched_off();
     let logging_in = lock(&LOGGING_IN).clone();
-    let servers: Vec<Value> = agent
+    let mut servers: Vec<Value> = listed
         .servers()
-        .iter()
-        .map(|server| server_json(server, logging_in.contains(&server.name)))
+        .map(|name| {
+            let tools: Vec<Value> = listed
+                .tools()
+                .iter()
+                .filter(|t| t.server == name)
+                .map(|t| json!({"model_name": t.model_name, "summary": summary(&t.tool)}))
+                .collect();
+            json!({
+                "name": name,
+                "state": "connected",
+                "offered": !off.contains(name),
+                "tools": tools,
+            })
+        })
         .collect();
+    let mut failures: Vec<&SourceFailure> = listed.failures().iter().collect();
+    failures.sort_by(|a, b| a.server.cmp(&b.server));
+    servers.extend(failures.into_iter().map(|failure| {
+        json!({
+            "name": failure.server,
+            "state": if failure.needs_login { "needs_login" } else { "failed" },
+            "reason": failure.reason,
+            "logging_in": logging_in.contains(&failure.server),
+        })
+    }));
+    servers.extend(
+        listed
+            .disabled()
+            .iter()
+            .map(|name| json!({"name": name, "state": "disabled"})),
+    );
     json!({"starting": false, "servers": servers})
 }
 
-fn server_json(server: &ServerView, logging_in: bool) -> Value {
-    let (state, reason) = match &server.state {
-        ServerState::Connected => ("connected", None),
-        ServerState::Failed { reason } => ("failed", Some(reason)),
-        ServerState::NeedsLogin { reason } => ("needs_login", Some(reason)),
-        ServerState::Disabled => ("disabled", None),
-        // A state this page does not know yet: shown as left out.
-        _ => ("failed", None),
-    };
-    let tools: Vec<Value> = server
-        .tools
-        .iter()
-        .map(|t| json!({"name": t.name, "model_name": t.model_name, "summary": t.summary}))
-        .collect();
-    json!({
-        "name": server.name,
-        "state": state,
-        "reason": reason,
-        "offered": server.offered,
-        "logging_in": logging_in,
-        "tools": tools,
-    })
+/// The line the panel shows for `tool`: its title, else its description's
+/// first line, at most [`SUMMARY_CHARS`] characters (a server's words,
+/// bounded).
+fn summary(tool: &Tool) -> String {
+    let text = tool
+        .title
+        .as_deref()
+        .or(tool.description.as_deref())
+        .unwrap_or_default();
+    let line = text.lines().next().unwrap_or_default();
+    let mut summary: String = line.chars().take(SUMMARY_CHARS).collect();
+    if summary.len() < line.len() {
+        summary.push('…');
+    }
+    summary
 }
 
-/// The agent, or the reply saying it is not there yet.
-fn agent(web: &Web) -> Result<Arc<mcpfn_host::agent::Agent>, Reply> {
-    web.agent.get().cloned().ok_or_else(|| {
-        routes::error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the servers are still starting",
-        )
-    })
+/// The reply while the agent is not there yet.
+fn starting() -> Reply {
+    routes::error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the servers are still starting",
+    )
 }
 
 /// `{"server": NAME, "offered": BOOL}`: the switch.
@@ -117,9 +144,8 @@ async fn offer(web: &Web, value: &Value) -> Reply {
             "`server` (a name) and `offered` (true or false) are needed",
         );
     };
-    let agent = match agent(web) {
-        Ok(agent) => agent,
-        Err(reply) => return reply,
+    let Some(agent) = web.agent.get().cloned() else {
+        return starting();
     };
     match agent.set_offered(server, offered).await {
         Ok(changed) => {
@@ -139,14 +165,14 @@ fn login(web: &Arc<Web>, value: &Value) -> Reply {
     let Some(server) = value["server"].as_str() else {
         return routes::error(StatusCode::BAD_REQUEST, "`server` (a name) is needed");
     };
-    let agent = match agent(web) {
-        Ok(agent) => agent,
-        Err(reply) => return reply,
+    let Some(agent) = web.agent.get().cloned() else {
+        return starting();
     };
     let waits = agent
-        .servers()
+        .listed()
+        .failures()
         .iter()
-        .any(|s| s.name == server && matches!(s.state, ServerState::NeedsLogin { .. }));
+        .any(|f| f.server == server && f.needs_login);
     if !waits {
         return routes::error(
             StatusCode::CONFLICT,
