@@ -121,3 +121,84 @@ fn log_in_on_the_page_runs_the_oauth_flow_and_the_server_joins() {
     let result = requests[1].raw_body.clone();
     assert!(result.contains(r#"\"subject\":\"ada\""#), "{result}");
 }
+
+/// The text of every user message of `request`, in order.
+fn user_texts(request: &Recorded) -> Vec<String> {
+    let mut texts = Vec::new();
+    for message in request.body["messages"].as_array().unwrap() {
+        if message["role"] != "user" {
+            continue;
+        }
+        match &message["content"] {
+            serde_json::Value::String(text) => texts.push(text.clone()),
+            serde_json::Value::Array(blocks) => texts.extend(
+                blocks
+                    .iter()
+                    .filter_map(|b| b["text"].as_str().map(str::to_owned)),
+            ),
+            _ => {}
+        }
+    }
+    texts
+}
+
+fn everything_host(fake: &FakeModel) -> (McpConfig, WebHost) {
+    common::everything();
+    let config = McpConfig::everything("everything", &[]);
+    let host = WebHost::start(&config, &["--approve", "all"], fake);
+    (config, host)
+}
+
+#[test]
+fn a_prompt_runs_as_a_slash_command_with_a_completion_chosen() {
+    let fake = FakeModel::start(vec![end("done")]);
+    let (_config, host) = everything_host(&fake);
+    let seen = host.drive_script("panel.py", "prompt");
+    assert_eq!(seen["listed"], json!(["/translate Translate (everything)"]));
+    // The server's completion, with the text as context.
+    assert_eq!(seen["after_s"], json!(["Spanish", "Swedish"]));
+    assert_eq!(seen["chosen"], "Swedish");
+    assert_eq!(
+        seen["user"],
+        json!(["/translate language=Swedish text=the cat sleeps"])
+    );
+    assert_eq!(seen["form_left"], 0);
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        user_texts(&requests[0]),
+        [
+            "Translate the text below into Swedish. Answer with the translation only.",
+            "the cat sleeps"
+        ]
+    );
+}
+
+#[test]
+fn a_resource_attached_goes_with_the_line() {
+    let fake = FakeModel::start(vec![end("done")]);
+    let (_config, host) = everything_host(&fake);
+    let seen = host.drive_script("panel.py", "attach");
+    assert_eq!(
+        seen["attached"],
+        json!(["everything:everything://about Remove"])
+    );
+    assert_eq!(
+        seen["user"],
+        json!(["what is this?\n(attached: everything:everything://about)"])
+    );
+    assert_eq!(seen["attached_after"], 0);
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 1);
+    let texts = user_texts(&requests[0]);
+    assert_eq!(texts[0], "what is this?");
+    assert_eq!(
+        texts[1],
+        "[Attached: the resource <everything://about> of server `everything`.]"
+    );
+    let body = &requests[0].raw_body;
+    assert!(
+        body.contains("everything: a kitchen-sink MCP server of mcp-runtime."),
+        "{body}"
+    );
+}

@@ -93,7 +93,58 @@ def login(p, url):
     }
 
 
-page.SCENARIOS.update({"switch": switch, "login": login})
+def options(listbox):
+    return listbox.get_by_role("option").all_text_contents()
+
+
+def prompt(p, url):
+    box = p.get_by_role("textbox", name="Message")
+    box.press_sequentially("/tr")
+    commands = p.get_by_role("listbox", name="Commands")
+    expect(commands.get_by_role("option", name="/translate")).to_be_visible()
+    listed = options(commands)
+    commands.get_by_role("option", name="/translate").click()
+    form = p.get_by_role("form", name="Prompt translate")
+    form.get_by_role("textbox", name="text (required)").fill("the cat sleeps")
+    language = form.get_by_role("textbox", name="language (required)")
+    suggestions = form.get_by_role("listbox", name="Suggestions for language")
+    language.press_sequentially("S")
+    expect(suggestions.get_by_role("option").first).to_be_visible()
+    after_s = options(suggestions)
+    language.press_sequentially("w")
+    expect(suggestions.get_by_role("option")).to_have_count(1)
+    suggestions.get_by_role("option", name="Swedish").click()
+    chosen = language.input_value()
+    form.get_by_role("button", name="Run prompt").click()
+    expect(p.locator(".answer")).to_have_text("done")
+    return {
+        "listed": listed,
+        "after_s": after_s,
+        "chosen": chosen,
+        "user": p.locator(".user").all_text_contents(),
+        "form_left": p.get_by_role("form", name="Prompt translate").count(),
+    }
+
+
+def attach(p, url):
+    p.get_by_role("button", name="Attach a resource").click()
+    resources = p.get_by_role("listbox", name="Resources")
+    about = resources.get_by_role("option", name="About everything (everything: everything://about)")
+    expect(about).to_be_visible()
+    about.click()
+    attached = p.get_by_role("list", name="Attached")
+    expect(attached.get_by_role("button", name="Remove everything://about")).to_be_visible()
+    shown = attached.get_by_role("listitem").all_text_contents()
+    send(p, "what is this?")
+    expect(p.locator(".answer")).to_have_text("done")
+    return {
+        "attached": shown,
+        "user": p.locator(".user").all_text_contents(),
+        "attached_after": attached.get_by_role("listitem").count(),
+    }
+
+
+page.SCENARIOS.update({"switch": switch, "login": login, "prompt": prompt, "attach": attach})
 
 if __name__ == "__main__":
     page.main()

@@ -6,11 +6,15 @@
 //! [`Agent::set_offered`](mcpfn_host::agent::Agent::set_offered) and
 //! [`Agent::start_again`](mcpfn_host::agent::Agent::start_again).
 //!
+//! The Message box's `/` commands and attachments are in [`commands`].
+//!
 //! A change is published on the event stream (`{"event": "servers"}`), so
 //! every open page draws the panel again. A login's URL reaches the page
 //! the same way (`login_open`, from the authorizers' [`presenter`]); the
 //! page that asked opens it, and the loopback redirect of the terminal's
 //! login completes it.
+
+mod commands;
 
 use super::routes::{self, Reply, Request};
 use super::{Page, Web, lock};
@@ -38,6 +42,10 @@ pub(super) fn get(web: Arc<Web>, request: Request) -> BoxFuture<'static, Reply> 
     Box::pin(async move {
         match request.uri().path() {
             "/api/panel/servers" => routes::reply(StatusCode::OK, &servers(&web)),
+            "/api/panel/commands" => match web.agent.get() {
+                Some(agent) => commands::list(agent).await,
+                None => starting(),
+            },
             path => not_found(path),
         }
     })
@@ -52,8 +60,17 @@ pub(super) fn post(web: Arc<Web>, request: Request) -> BoxFuture<'static, Reply>
             Err(reply) => return reply,
         };
         match path.as_str() {
-            "/api/panel/offer" => offer(&web, &value).await,
-            "/api/panel/login" => login(&web, &value),
+            "/api/panel/offer" => return offer(&web, &value).await,
+            "/api/panel/login" => return login(&web, &value),
+            _ => {}
+        }
+        let Some(agent) = web.agent.get().cloned() else {
+            return starting();
+        };
+        match path.as_str() {
+            "/api/panel/complete" => commands::complete(&agent, &value).await,
+            "/api/panel/run" => commands::run(&web, &agent, &value).await,
+            "/api/panel/send" => commands::send(&web, &agent, &value).await,
             path => not_found(path),
         }
     })
