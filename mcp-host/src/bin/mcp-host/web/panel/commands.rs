@@ -4,7 +4,7 @@
 //! (`POST /api/panel/complete`), a prompt run as the next turn
 //! (`POST /api/panel/run`), and a line sent with resources attached
 //! (`POST /api/panel/send`), on the library's
-//! [`Turn`](mcpfn_host::agent::turn::Turn). The page shows a turn as the
+//! [`Turn`]. The page shows a turn as the
 //! user's line: `/NAME` with its arguments, or the text with the URIs
 //! attached.
 
