@@ -51,7 +51,7 @@ const fn post(path: &'static str, handler: Handler) -> Route {
 
 /// Every route of the page.
 const ROUTES: &[Route] = &[
-    get("/", |web, _| Box::pin(async move { index(&web) })),
+    get("/", |_, _| Box::pin(async { index() })),
     get("/app.css", |_, _| {
         Box::pin(async { file("text/css", APP_CSS) })
     }),
@@ -250,7 +250,7 @@ fn file(kind: &'static str, text: &'static str) -> Reply {
 }
 
 /// The page, with a script tag for each part in the table.
-fn index(_web: &Web) -> Reply {
+fn index() -> Reply {
     let scripts: String = PARTS
         .iter()
         .filter(|part| ROUTES.iter().any(|r| r.method == "GET" && r.path == **part))
