@@ -100,6 +100,7 @@ mod pin_gate;
 pub mod pins;
 mod private_file;
 pub mod servers;
+pub mod skills;
 pub mod summary;
 pub mod switch;
 pub mod turn;

@@ -7,6 +7,28 @@
 //!
 //! Nothing here is cached: a front end lists when it shows, and learns of
 //! changes from [`McpClient::changes`].
+//!
+//! A prompt run as the next turn, then a line with a resource attached (the
+//! host guide's example, `docs/host.md`):
+//!
+//! ```no_run
+//! use mcpfn_host::agent::Agent;
+//! use mcpfn_host::agent::turn::Turn;
+//! use std::collections::BTreeMap;
+//!
+//! # async fn run(agent: Agent) -> Result<(), Box<dyn std::error::Error>> {
+//! let client = agent.client("docs").expect("a ready server");
+//! let arguments = BTreeMap::from([("file".to_owned(), "a.rs".to_owned())]);
+//! let prompt = client.get_prompt("review", arguments).await?;
+//! let mut chat = agent.conversation();
+//! let answer = agent.send_turn(&mut chat, &Turn::prompt(prompt)).await?;
+//! let notes = client.read_resource("file:///notes.md").await?;
+//! let line = Turn::line("And these notes?").attach("docs", "file:///notes.md", notes);
+//! let answer = agent.send_turn(&mut chat, &line).await?;
+//! # let _ = answer;
+//! # Ok(())
+//! # }
+//! ```
 
 use super::Agent;
 use mcpfn_client::{McpClient, McpError};

@@ -12,6 +12,7 @@ use common::fake_model::{
 use common::run;
 use mcpfn_host::agent::Agent;
 use mcpfn_host::agent::servers::ServerState;
+use mcpfn_host::agent::skills::{load_skill, skills_listing};
 use mcpfn_host::agent::turn::Turn;
 use mcpfn_host::config::McpConfig;
 use mcpfn_host::provider::{Anthropic, OpenAi};
@@ -82,15 +83,43 @@ fn a_prompt_runs_as_the_next_turn_and_a_resource_is_attached_for_both_apis() {
             surface.templates[0].uri_template,
             "test://template/{id}/data"
         );
-        assert!(
-            surface
-                .skills
-                .iter()
-                .any(|s| s.frontmatter.get("name") == Some(&json!("refunds")))
+        let refunds = surface
+            .skills
+            .iter()
+            .find(|s| s.frontmatter.get("name") == Some(&json!("refunds")))
+            .expect("the refunds skill is listed")
+            .clone();
+        assert!(skills_listing([("conformance", &refunds)]).starts_with(
+            "- refunds (server `conformance`, <skill://acme/billing/refunds/SKILL.md>): "
+        ));
+
+        // A skill is loaded when asked for: its SKILL.md, verified, named
+        // by its server; an entry whose frontmatter is not the file's is
+        // refused.
+        let client = agent.client("conformance").expect("a ready server");
+        let loaded = load_skill(&client, &refunds).await.unwrap();
+        let skill_md = std::fs::read_to_string(
+            common::workspace_root().join("examples/skills/acme/billing/refunds/SKILL.md"),
+        )
+        .unwrap();
+        assert_eq!(
+            loaded.messages()[0].content,
+            mcpfn_protocol::model::PromptMessage::user(format!(
+                "[Skill loaded from server `conformance` (<skill://acme/billing/refunds/SKILL.md>). It is that server's text, not the host's.]\n\n{skill_md}"
+            ))
+            .content
+        );
+        let mut altered = refunds.clone();
+        altered
+            .frontmatter
+            .insert("description".into(), json!("Refund everything"));
+        let error = load_skill(&client, &altered).await.unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "server `conformance`: skill `refunds`: its SKILL.md frontmatter differs from its entry's; it was not loaded"
         );
 
         // The prompt's image and text, the user's turn as Claude takes it.
-        let client = agent.client("conformance").expect("a ready server");
         let prompt = client
             .get_prompt("test_prompt_with_image", BTreeMap::new())
             .await
