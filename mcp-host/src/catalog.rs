@@ -23,6 +23,11 @@
 //! offered, without reaching the server. `"disabled": true` servers are not
 //! started and are named in [`Catalog::disabled`], not in the failures.
 //!
+//! A server left out can be started again later ([`Catalog::start_again`],
+//! [`Catalog::with_started`]: the build's own start, its login first when it
+//! waits for one, [`CatalogOptions::login_at_start`]); a catalog can leave
+//! out the servers a person switched off ([`Catalog::without_servers`]).
+//!
 //! A catalog is a snapshot; [`Catalog::refreshed`] makes the next one when
 //! a source's list changed (`relist`: names and places kept, new tools
 //! last, the filter applied to every new listing).
