@@ -156,14 +156,17 @@ impl Catalog {
         let Some(configured) = &self.configured else {
             return Err(not_left_out());
         };
-        let mut started = configured.start(server).await;
+        let started = configured.start(server).await;
         // A login it waits for (again: a login given up on earlier left
         // none pending) runs now, then it starts once more.
         #[cfg(feature = "oauth")]
-        if matches!(&started, Err(failure) if failure.needs_login) {
-            configured.log_in(server).await?;
-            started = configured.start(server).await;
-        }
+        let started = match started {
+            Err(failure) if failure.needs_login => {
+                configured.log_in(server).await?;
+                configured.start(server).await
+            }
+            started => started,
+        };
         let (client, tools) = started.inspect_err(|failure| {
             tracing::warn!(server = %failure.server, reason = %failure.reason, "server left out again");
         })?;
