@@ -23,6 +23,11 @@
 //! offered, without reaching the server. `"disabled": true` servers are not
 //! started and are named in [`Catalog::disabled`], not in the failures.
 //!
+//! A server left out can be started again later ([`Catalog::start_again`],
+//! [`Catalog::with_started`]: the build's own start, its login first when it
+//! waits for one, [`CatalogOptions::login_at_start`]); a catalog can leave
+//! out the servers a person switched off ([`Catalog::without_servers`]).
+//!
 //! A catalog is a snapshot; [`Catalog::refreshed`] makes the next one when
 //! a source's list changed (`relist`: names and places kept, new tools
 //! last, the filter applied to every new listing).
@@ -42,7 +47,7 @@ use crate::tool_offer::ToolOffer;
 use mcpfn_client::{CallOptions, ClientOptions, McpClient};
 use mcpfn_protocol::model::{CallToolResult, Tool};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -56,6 +61,7 @@ mod start;
 pub use local::LocalSource;
 pub use relist::RELIST_TIMEOUT;
 pub use source::ToolSource;
+pub use start::Started;
 
 /// How long a server may take to start and list its tools.
 pub const START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -77,6 +83,11 @@ pub struct CatalogOptions {
     /// [`ClientOptions::authorizer`]).
     #[cfg(feature = "oauth")]
     pub authorizers: BTreeMap<String, Arc<dyn mcpfn_client::auth::Authorizer>>,
+    /// Whether a login a server needs runs while the catalog is built
+    /// (the terminal: the URL printed, the build waiting for it). Off (a
+    /// page that shows a "Log in" button), such a server is left out with
+    /// [`SourceFailure::needs_login`] set. Default on.
+    pub login_at_start: bool,
 }
 
 impl Default for CatalogOptions {
@@ -87,6 +98,7 @@ impl Default for CatalogOptions {
             call_timeout: None,
             #[cfg(feature = "oauth")]
             authorizers: BTreeMap::new(),
+            login_at_start: true,
         }
     }
 }
@@ -112,6 +124,10 @@ pub struct SourceFailure {
     pub server: String,
     /// What happened.
     pub reason: String,
+    /// Whether it failed for want of a login the user has not given yet
+    /// ([`CatalogOptions::login_at_start`] off): logging in and connecting
+    /// again may bring it in.
+    pub needs_login: bool,
 }
 
 /// One offered tool.
@@ -148,6 +164,12 @@ pub struct Catalog {
     given: NameMap,
     /// The configured servers' names, whose prefixes stay reserved.
     reserved: Vec<String>,
+    /// The servers the user switched off ([`Catalog::switched_off`]): their
+    /// tools are listed, not offered.
+    off: BTreeSet<String>,
+    /// What starts a configured server again ([`Catalog::started_again`]);
+    /// `None` for a catalog of sources only.
+    configured: Option<Arc<start::Configured>>,
 }
 
 impl Catalog {
@@ -190,6 +212,12 @@ impl Catalog {
     /// ([`ToolSource::in_process`]).
     pub fn in_process(&self, server: &str) -> bool {
         self.sources.get(server).is_some_and(|s| s.in_process())
+    }
+
+    /// The servers switched off in this catalog: listed, not offered
+    /// ([`Agent::set_offered`](crate::agent::Agent::set_offered)).
+    pub fn switched_off(&self) -> &BTreeSet<String> {
+        &self.off
     }
 
     /// The configured servers not started because their entries say

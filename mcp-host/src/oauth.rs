@@ -7,7 +7,7 @@
 
 use crate::config::McpConfig;
 use mcpfn_client::auth::{
-    Authorizer, ClientIdentity, FileStore, OAuthClient, OAuthConfig, Secret, TokenStore,
+    Authorizer, ClientIdentity, FileStore, OAuthClient, OAuthConfig, Presenter, Secret, TokenStore,
 };
 use mcpfn_client::{Endpoint, ServerConfig};
 use std::collections::BTreeMap;
@@ -62,11 +62,24 @@ pub fn authorizers(
     config: &McpConfig,
     store: Arc<dyn TokenStore>,
 ) -> BTreeMap<String, Arc<dyn Authorizer>> {
+    authorizers_presented(config, store, None)
+}
+
+/// [`authorizers`] whose logins show the user their URL through
+/// `presenter` (a page that opens it) instead of the default (stderr).
+pub fn authorizers_presented(
+    config: &McpConfig,
+    store: Arc<dyn TokenStore>,
+    presenter: Option<Presenter>,
+) -> BTreeMap<String, Arc<dyn Authorizer>> {
     let mut authorizers: BTreeMap<String, Arc<dyn Authorizer>> = BTreeMap::new();
     for server in config.servers() {
-        let Some(oauth) = oauth_config(config, server) else {
+        let Some(mut oauth) = oauth_config(config, server) else {
             continue;
         };
+        if let Some(presenter) = &presenter {
+            oauth.presenter = Arc::clone(presenter);
+        }
         let client = Arc::new(OAuthClient::new(oauth, Arc::clone(&store)));
         authorizers.insert(server.name.clone(), client);
     }

@@ -136,6 +136,12 @@ impl OAuthClient {
         Ok(true)
     }
 
+    /// Whether a refusal left a login for
+    /// [`deferred_login`](Self::deferred_login), without running it.
+    pub fn login_pending(&self) -> bool {
+        lock(&self.deferral).pending.is_some()
+    }
+
     /// Logs in now, whatever is stored (`mcp-host login`): the browser
     /// flow, or the device flow with `device`.
     pub async fn login(&self, device: bool) -> Result<Authorized, AuthError> {

@@ -102,4 +102,8 @@ impl Authorizer for OAuthClient {
                 .map_err(|e| self.client_error(e))
         })
     }
+
+    fn login_pending(&self) -> bool {
+        OAuthClient::login_pending(self)
+    }
 }

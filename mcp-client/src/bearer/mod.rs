@@ -53,6 +53,14 @@ pub trait Authorizer: Send + Sync + std::fmt::Debug {
     fn deferred_login(&self) -> BoxFuture<'_, Result<bool, ClientError>> {
         Box::pin(async { Ok(false) })
     }
+
+    /// Whether a refusal left a login for later
+    /// ([`deferred_login`](Self::deferred_login) would run one), without
+    /// running it: a host that lets the user choose when to log in asks
+    /// this. The default: never.
+    fn login_pending(&self) -> bool {
+        false
+    }
 }
 
 /// `scheme://host:port` of `url`, lower-cased, with the default port

@@ -147,7 +147,9 @@ impl Agent {
             }
             // Lists changed since the last request are listed again first.
             let offered = self.tools.refresh(&*self.provider).await;
-            let tools = on_demand::request_tools(&offered.tools, &conversation.found);
+            let tools = on_demand::request_tools(&offered.tools, &conversation.found, &|name| {
+                offered.catalog.tool(name).is_some()
+            });
             let request = Request {
                 model: &self.model,
                 max_tokens: self.max_tokens,

@@ -6,10 +6,15 @@
 //! held only for the swap, so conversations running at once each keep the
 //! snapshot their request was made from; refreshes run one at a time, so
 //! a slower one never replaces a newer catalog.
+//!
+//! A server can be switched off at run time ([`LiveTools::set_offered`]):
+//! it stays connected and listed, but its tools leave what is offered from
+//! the next request on (a call of one is refused as a name not offered),
+//! and come back in their places once it is switched on again.
 
 use super::on_demand::{self, LocalSearch, Offering, Settings};
 use super::pin_gate::PinGate;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, SourceFailure};
 use crate::provider::Provider;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -33,6 +38,9 @@ pub(super) struct Offered {
     /// only once a search of the conversation found them. `None`: all are
     /// offered.
     pub(super) loaded: Option<BTreeSet<String>>,
+    /// The model names held back until approved, as decided for this
+    /// listing (kept so a switch does not ask again).
+    held: BTreeSet<String>,
 }
 
 /// The catalog as its sources list it, and what is offered of it.
@@ -45,6 +53,8 @@ pub(super) struct LiveTools {
     relist_timeout: Duration,
     gate: PinGate,
     settings: Settings,
+    /// The servers switched off: listed, not offered.
+    off: RwLock<BTreeSet<String>>,
 }
 
 impl LiveTools {
@@ -57,7 +67,8 @@ impl LiveTools {
         relist_timeout: Duration,
     ) -> LiveTools {
         let listed = Arc::new(catalog);
-        let offered = offer(&listed, gate.held(&listed, None).await, provider, &settings);
+        let held = gate.held(&listed, None).await;
+        let offered = offer(&listed, held, &BTreeSet::new(), provider, &settings);
         LiveTools {
             listed: RwLock::new(listed),
             offered: RwLock::new(Arc::new(offered)),
@@ -65,6 +76,7 @@ impl LiveTools {
             relist_timeout,
             gate,
             settings,
+            off: RwLock::default(),
         }
     }
 
@@ -83,24 +95,91 @@ impl LiveTools {
         };
         let next = Arc::new(next);
         let held = self.gate.held(&next, Some(&listed)).await;
-        let offered = Arc::new(offer(&next, held, provider, &self.settings));
+        let offered = Arc::new(offer(&next, held, &self.off(), provider, &self.settings));
         *self.listed.write().unwrap_or_else(|e| e.into_inner()) = next;
         *self.offered.write().unwrap_or_else(|e| e.into_inner()) = Arc::clone(&offered);
         offered
     }
+
+    /// The servers switched off, by name.
+    pub(super) fn off(&self) -> BTreeSet<String> {
+        self.off.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Everything the sources list now, offered or not.
+    pub(super) fn listed(&self) -> Arc<Catalog> {
+        Arc::clone(&self.listed.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Starts the server `server`, left out of the catalog, again and
+    /// offers its tools from the next request on (a definition its
+    /// pins do not know asked about as on any listing). The start runs
+    /// while requests go on; only the swap waits for a refresh under way.
+    pub(super) async fn start_again(
+        &self,
+        server: &str,
+        provider: &dyn Provider,
+    ) -> Result<(), SourceFailure> {
+        let started = self.listed().start_again(server).await?;
+        let _one_at_a_time = self.refreshing.lock().await;
+        let listed = self.listed();
+        let next = Arc::new(listed.with_started(started).await);
+        let held = self.gate.held(&next, Some(&listed)).await;
+        let offered = Arc::new(offer(&next, held, &self.off(), provider, &self.settings));
+        *self.listed.write().unwrap_or_else(|e| e.into_inner()) = next;
+        *self.offered.write().unwrap_or_else(|e| e.into_inner()) = offered;
+        Ok(())
+    }
+
+    /// Switches `server` on (`offered`) or off: what is offered is made
+    /// again from the same listing and the same held-back tools (no server
+    /// is asked, no approval asked again). Whether anything changed.
+    pub(super) async fn set_offered(
+        &self,
+        server: &str,
+        offered: bool,
+        provider: &dyn Provider,
+    ) -> bool {
+        // One at a time with refreshes: a refresh in flight would swap in
+        // an offering made with the switch as it was.
+        let _one_at_a_time = self.refreshing.lock().await;
+        let off = {
+            let mut off = self.off.write().unwrap_or_else(|e| e.into_inner());
+            let changed = if offered {
+                off.remove(server)
+            } else {
+                off.insert(server.to_owned())
+            };
+            if !changed {
+                return false;
+            }
+            off.clone()
+        };
+        let listed = self.listed();
+        let held = self.offered().held.clone();
+        let next = Arc::new(offer(&listed, held, &off, provider, &self.settings));
+        *self.offered.write().unwrap_or_else(|e| e.into_inner()) = next;
+        true
+    }
 }
 
-/// What of `listed` is offered: all but the `held` model names, and the
-/// provider's form of them, all at once or on demand as `settings` and the
-/// provider's limit say.
+/// What of `listed` is offered: all but the `held` model names and the
+/// tools of the servers switched `off`, and the provider's form of them,
+/// all at once or on demand as `settings` and the provider's limit say.
 fn offer(
     listed: &Arc<Catalog>,
     held: BTreeSet<String>,
+    off: &BTreeSet<String>,
     provider: &dyn Provider,
     settings: &Settings,
 ) -> Offered {
-    let catalog = if held.is_empty() {
+    let listed = if off.is_empty() {
         Arc::clone(listed)
+    } else {
+        Arc::new(listed.without_servers(off))
+    };
+    let catalog = if held.is_empty() {
+        listed
     } else {
         Arc::new(listed.filtered(|t| !held.contains(&t.model_name)))
     };
@@ -116,5 +195,6 @@ fn offer(
         offering: plan.offering,
         search: plan.search,
         loaded: plan.loaded,
+        held,
     }
 }

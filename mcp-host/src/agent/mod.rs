@@ -102,6 +102,7 @@ mod private_file;
 pub mod servers;
 pub mod skills;
 pub mod summary;
+pub mod switch;
 pub mod turn;
 
 use crate::catalog::Catalog;

@@ -109,6 +109,8 @@ impl Catalog {
             listed,
             given: naming.map,
             reserved,
+            off: BTreeSet::new(),
+            configured: None,
         }
     }
 }

@@ -11,7 +11,7 @@
 use super::assemble::{report_left_out, report_renamed};
 use super::{Catalog, CatalogTool, ToolSource};
 use mcpfn_protocol::model::Tool;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -76,7 +76,25 @@ impl Catalog {
             }
             lists.insert(name, tools);
         }
-        changed.then(|| self.relisted(lists))
+        changed.then(|| self.relisted(self.sources.clone(), lists, self.failures.clone()))
+    }
+
+    /// This catalog with `source` joined, listing `tools` (already
+    /// filtered), no longer among the failures: named and ordered as a
+    /// re-listing names new tools.
+    pub(super) fn joined(&self, source: Arc<dyn ToolSource>, tools: Arc<Vec<Tool>>) -> Catalog {
+        let name = source.name().to_owned();
+        let mut sources = self.sources.clone();
+        sources.insert(name.clone(), source);
+        let mut lists = self.listed.clone();
+        lists.insert(name.clone(), tools);
+        let failures = self
+            .failures
+            .iter()
+            .filter(|f| f.server != name)
+            .cloned()
+            .collect();
+        self.relisted(sources, lists, failures)
     }
 
     /// `tools` as listed again by `server`, less what its config's filter
@@ -91,12 +109,17 @@ impl Catalog {
 
     /// The catalog of `lists` (every source's tools), named and ordered as
     /// the module docs say.
-    fn relisted(&self, lists: BTreeMap<String, Arc<Vec<Tool>>>) -> Catalog {
+    fn relisted(
+        &self,
+        sources: BTreeMap<String, Arc<dyn ToolSource>>,
+        lists: BTreeMap<String, Arc<Vec<Tool>>>,
+        failures: Vec<super::SourceFailure>,
+    ) -> Catalog {
         let servers: Vec<&str> = self
             .reserved
             .iter()
             .map(String::as_str)
-            .chain(self.sources.keys().map(String::as_str))
+            .chain(sources.keys().map(String::as_str))
             .collect();
         let pairs: Vec<(&str, &str)> = lists
             .iter()
@@ -134,15 +157,16 @@ impl Catalog {
         report_renamed(&naming);
         report_left_out(&naming);
         let mut catalog = Catalog::arrange(
-            self.sources.clone(),
+            sources.clone(),
             lists.clone(),
             naming,
             self.reserved.clone(),
-            self.failures.clone(),
+            failures,
             self.call_timeout,
         );
         catalog.filters = self.filters.clone();
         catalog.disabled = self.disabled.clone();
+        catalog.configured = self.configured.clone();
         let before: std::collections::BTreeSet<&str> =
             self.tools.iter().map(|t| t.model_name.as_str()).collect();
         let after: std::collections::BTreeSet<&str> = catalog
@@ -181,7 +205,18 @@ impl Catalog {
             listed: self.listed.clone(),
             given: self.given.clone(),
             reserved: self.reserved.clone(),
+            off: self.off.clone(),
+            configured: self.configured.clone(),
         }
+    }
+
+    /// This catalog without the tools of the servers in `off` (switched
+    /// off by the user, still connected); calls of their tools are refused
+    /// as not offered, saying why.
+    pub fn without_servers(&self, off: &BTreeSet<String>) -> Catalog {
+        let mut catalog = self.filtered(|t| !off.contains(&t.server));
+        catalog.off.extend(off.iter().cloned());
+        catalog
     }
 }
 
@@ -215,7 +250,9 @@ impl Catalog {
             .listed
             .get(&target.server)
             .is_some_and(|tools| tools.iter().any(|t| t.name == target.tool));
-        let why = if listed {
+        let why = if self.off.contains(&target.server) {
+            "the user switched its server off"
+        } else if listed {
             "its definition changed and awaits the user's approval"
         } else {
             "its server no longer lists it"

@@ -101,8 +101,9 @@ fn watch(mut child: Child, marker: &'static str) -> (Running, String) {
     (Running { child, log }, found)
 }
 
-/// The provider and the server it protects.
-struct Stack {
+/// The provider and the server it protects (the web page's login test
+/// uses it too).
+pub(crate) struct Stack {
     provider: Running,
     _server: Running,
     issuer: String,
@@ -113,7 +114,7 @@ struct Stack {
 impl Stack {
     /// Starts both, access tokens living `ttl` seconds; `dir` holds the
     /// JWKS, the config file and the program's token store.
-    fn start(name: &str, ttl: u64) -> Stack {
+    pub(crate) fn start(name: &str, ttl: u64) -> Stack {
         let dir = std::env::temp_dir().join(format!("mcp-host-oidc-{}-{name}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
@@ -167,16 +168,16 @@ impl Stack {
         }
     }
 
-    fn config(&self) -> String {
+    pub(crate) fn config(&self) -> String {
         self.dir.join("mcp.json").to_str().unwrap().to_owned()
     }
 
-    fn xdg(&self) -> String {
+    pub(crate) fn xdg(&self) -> String {
         self.dir.join("config").to_str().unwrap().to_owned()
     }
 
     /// How many `needle` lines the provider logged.
-    fn count(&self, needle: &str) -> usize {
+    pub(crate) fn count(&self, needle: &str) -> usize {
         self.provider
             .log()
             .lines()

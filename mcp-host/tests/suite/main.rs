@@ -6,6 +6,7 @@
 mod common;
 
 mod agent;
+mod agent_servers;
 mod agent_state;
 mod example_agent;
 mod fake_model;
@@ -38,3 +39,4 @@ mod seed_flow;
 mod streaming;
 mod web_guard;
 mod web_page;
+mod web_panel;

@@ -32,7 +32,9 @@
 //! conversation (the host's, or the API's: its `tool_reference`s,
 //! [`Provider::searched_tools`]) is not run and never reaches its server;
 //! the model gets an `isError` result saying how to find it
-//! (`not_offered`).
+//! (`not_offered`). A found tool whose server was switched off
+//! ([`Agent::set_offered`](super::Agent::set_offered)) leaves the requests
+//! with the rest of its server's tools.
 //!
 //! The tools kept loaded are the ones named with
 //! [`AgentBuilder::always_loaded`](super::AgentBuilder::always_loaded), else
@@ -285,12 +287,24 @@ fn free_name(catalog: &Catalog) -> String {
     name
 }
 /// The tools one request of a conversation offers: the agent's, then what
-/// the conversation's searches found.
-pub(super) fn request_tools<'a>(tools: &'a [Value], found: &FoundTools) -> Cow<'a, [Value]> {
+/// the conversation's searches found and the catalog still `offers` (a
+/// server switched off takes its found tools out too).
+pub(super) fn request_tools<'a>(
+    tools: &'a [Value],
+    found: &FoundTools,
+    offers: &dyn Fn(&str) -> bool,
+) -> Cow<'a, [Value]> {
     if found.tools.is_empty() {
         Cow::Borrowed(tools)
     } else {
-        Cow::Owned(tools.iter().chain(&found.tools).cloned().collect())
+        // `names` and `tools` are pushed together, one tool per name.
+        let found = found
+            .names
+            .iter()
+            .zip(&found.tools)
+            .filter(|(name, _)| offers(name))
+            .map(|(_, tool)| tool);
+        Cow::Owned(tools.iter().chain(found).cloned().collect())
     }
 }
 

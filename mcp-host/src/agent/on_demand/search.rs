@@ -261,8 +261,14 @@ mod tests {
         search.answer(&provider, &mut found, &json!({"query": "get_weather"}));
         assert_eq!(found.names(), ["get_weather", "weather_alerts"]);
         let tools = [json!({"name": "search"})];
-        assert_eq!(request_tools(&tools, &found).len(), 3);
-        assert_eq!(request_tools(&tools, &FoundTools::default()).len(), 1);
+        assert_eq!(request_tools(&tools, &found, &|_| true).len(), 3);
+        let kept = request_tools(&tools, &found, &|name| name != "get_weather");
+        assert_eq!(kept.len(), 2);
+        assert_eq!(kept[1]["function"]["name"], "weather_alerts");
+        assert_eq!(
+            request_tools(&tools, &FoundTools::default(), &|_| true).len(),
+            1
+        );
         let bad = search.answer(&provider, &mut found, &json!({"q": 1}));
         assert!(bad.is_error);
         let none = search.answer(&provider, &mut found, &json!({"query": "zzz"}));

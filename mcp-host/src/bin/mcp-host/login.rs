@@ -2,7 +2,7 @@
 //! authorizers of a normal run, on [`mcpfn_host::oauth`].
 
 use crate::cli::AuthArgs;
-use mcpfn_client::auth::{Authorizer, OAuthClient, TokenStore, open_browser};
+use mcpfn_client::auth::{Authorizer, OAuthClient, Presenter, TokenStore, open_browser};
 use mcpfn_host::config::McpConfig;
 use mcpfn_host::oauth::{default_store, oauth_config};
 use std::collections::BTreeMap;
@@ -94,13 +94,17 @@ pub(crate) fn run(args: AuthArgs, login: bool) -> ExitCode {
     })
 }
 
-/// The authorizers of a run: none when there is no directory for tokens
-/// (said once on stderr).
-pub(crate) fn authorizers(config: &McpConfig) -> BTreeMap<String, Arc<dyn Authorizer>> {
+/// The authorizers of a run, their logins shown through `presenter` (the
+/// page's) when there is one, else on stderr: none when there is no
+/// directory for tokens (said once on stderr).
+pub(crate) fn authorizers(
+    config: &McpConfig,
+    presenter: Option<Presenter>,
+) -> BTreeMap<String, Arc<dyn Authorizer>> {
     match default_store() {
         Ok(store) => {
             let store: Arc<dyn TokenStore> = Arc::new(store);
-            mcpfn_host::oauth::authorizers(config, store)
+            mcpfn_host::oauth::authorizers_presented(config, store, presenter)
         }
         Err(e) => {
             eprintln!("mcp-host: OAuth is off: {e}");

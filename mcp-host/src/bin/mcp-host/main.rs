@@ -297,7 +297,9 @@ async fn run(args: Args, config: McpConfig, web: Option<web::WebArgs>) -> ExitCo
             ..ClientOptions::default()
         },
         #[cfg(feature = "oauth")]
-        authorizers: login::authorizers(&config),
+        authorizers: login::authorizers(&config, page.as_ref().map(web::panel::presenter)),
+        // The page asks for a login when the user clicks "Log in".
+        login_at_start: page.is_none(),
         start_timeout: args.start_timeout,
         ..CatalogOptions::default()
     };

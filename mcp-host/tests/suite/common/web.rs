@@ -34,9 +34,20 @@ impl WebHost {
     /// Starts `mcp-host web --port 0 --config CONFIG ARGS` on `fake`'s
     /// Anthropic API and waits for its URL line.
     pub fn start(config: &McpConfig, args: &[&str], fake: &FakeModel) -> WebHost {
+        WebHost::start_with(config.arg(), args, fake, &[])
+    }
+
+    /// [`start`](Self::start) with the config file at `config` and more
+    /// environment variables (`XDG_CONFIG_HOME`: a token store).
+    pub fn start_with(
+        config: &str,
+        args: &[&str],
+        fake: &FakeModel,
+        env: &[(&str, &str)],
+    ) -> WebHost {
         let mut command = Command::new(host_binary());
         command
-            .args(["web", "--port", "0", "--config", config.arg()])
+            .args(["web", "--port", "0", "--config", config])
             .args(args);
         for (name, _) in std::env::vars_os() {
             let text = name.to_string_lossy();
@@ -50,6 +61,7 @@ impl WebHost {
             .env("XDG_CONFIG_HOME", config_home)
             .env("ANTHROPIC_BASE_URL", &fake.base_url)
             .env("ANTHROPIC_API_KEY", "sk-ant-test-key")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -163,9 +175,17 @@ impl WebHost {
     /// its error and the program's stderr, when the page does not do what
     /// it checks).
     pub fn drive(&self, scenario: &str) -> Value {
+        self.drive_script("page.py", scenario)
+    }
+
+    /// [`drive`](Self::drive) with another script of tests/web (one that
+    /// adds its scenarios to page.py's).
+    pub fn drive_script(&self, script: &str, scenario: &str) -> Value {
         let python = python_venv("mcp-host/tests/web/requirements.txt", "web-venv");
         let chromium = chromium();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/web/page.py");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/web")
+            .join(script);
         let output = Command::new(python)
             .arg(script)
             .args([scenario, &self.url])

@@ -11,6 +11,7 @@
 
 mod approve;
 mod guard;
+pub(crate) mod panel;
 mod routes;
 mod stream;
 
@@ -21,6 +22,7 @@ use guard::Guard;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use mcpfn_host::agent::interrupt::{INTERRUPTED, Interrupt, TIMED_OUT};
+use mcpfn_host::agent::turn::Turn;
 use mcpfn_host::agent::{Agent, Conversation};
 use serde_json::json;
 use std::future::IntoFuture;
@@ -98,9 +100,20 @@ pub(crate) struct Web {
     pub(crate) stream: Arc<Stream>,
     pub(crate) person: PagePerson,
     running: Mutex<Running>,
-    lines: mpsc::UnboundedSender<String>,
+    lines: mpsc::UnboundedSender<Input>,
     /// The agent, once its servers have started.
     pub(crate) agent: std::sync::OnceLock<Arc<Agent>>,
+}
+
+/// What the page sends the agent: a line the user typed, or a turn the
+/// host wrote from it (a prompt run, a line with resources attached:
+/// [`panel`]).
+#[derive(Debug)]
+pub(crate) enum Input {
+    /// A typed line.
+    Text(String),
+    /// A host-written turn.
+    Turn(Turn),
 }
 
 /// Why a line was not taken.
@@ -115,12 +128,19 @@ pub(crate) enum Refused {
 impl Web {
     /// Takes `text` as the next line, unless one runs.
     pub(crate) fn send(&self, text: String) -> Result<(), Refused> {
+        self.queue(text.clone(), Input::Text(text))
+    }
+
+    /// Takes `input` as the next line, shown on the page as `shown`,
+    /// unless one runs.
+    pub(crate) fn queue(&self, shown: String, input: Input) -> Result<(), Refused> {
         let mut running = lock(&self.running);
         if !matches!(*running, Running::Idle) {
             return Err(Refused::Busy);
         }
-        self.stream.publish(&json!({"event": "line", "text": text}));
-        self.lines.send(text).map_err(|_| Refused::Closing)?;
+        self.stream
+            .publish(&json!({"event": "line", "text": shown}));
+        self.lines.send(input).map_err(|_| Refused::Closing)?;
         *running = Running::Queued;
         Ok(())
     }
@@ -146,7 +166,7 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// The page's server, listening; its lines come to [`Page::converse`].
 pub(crate) struct Page {
     web: Arc<Web>,
-    lines: mpsc::UnboundedReceiver<String>,
+    lines: mpsc::UnboundedReceiver<Input>,
 }
 
 impl Page {
@@ -223,18 +243,18 @@ impl Page {
         &self,
         agent: &Agent,
         conversation: &mut Conversation,
-        line: &str,
+        line: &Input,
         signals: &mut Signals,
     ) -> Option<Ended> {
         let interrupt = Interrupt::new();
         *lock(&self.web.running) = Running::Line(interrupt.clone());
         let sink = self.web.stream.sink();
         let sent = {
-            let send = agent
-                .send(conversation, line)
-                .interrupt(&interrupt)
-                .events(&sink)
-                .into_future();
+            let send = match line {
+                Input::Text(text) => agent.send(conversation, text),
+                Input::Turn(turn) => agent.send_turn(conversation, turn),
+            };
+            let send = send.interrupt(&interrupt).events(&sink).into_future();
             tokio::pin!(send);
             loop {
                 tokio::select! {

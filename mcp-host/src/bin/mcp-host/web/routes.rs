@@ -66,6 +66,11 @@ const ROUTES: &[Route] = &[
     post("/api/approve", |web, request| {
         Box::pin(approve(web, request))
     }),
+    get("/panel.js", |_, _| {
+        Box::pin(async { file("text/javascript", super::panel::PANEL_JS) })
+    }),
+    get("/api/panel/", super::panel::get),
+    post("/api/panel/", super::panel::post),
 ];
 
 const INDEX_HTML: &str = include_str!("page/index.html");
