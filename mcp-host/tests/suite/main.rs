@@ -7,6 +7,7 @@ mod common;
 
 mod agent;
 mod agent_state;
+mod apps;
 mod example_agent;
 mod fake_model;
 mod history;
