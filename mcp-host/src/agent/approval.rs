@@ -167,20 +167,58 @@ impl Answer {
     }
 }
 
+/// What a person is asked.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub enum Question<'a> {
+    /// Whether a call runs: any of [`Question::answers`].
+    Call(&'a ApprovalRequest<'a>),
+    /// Whether a changed (or new) definition is offered to the model:
+    /// [`Answer::Once`] or [`Answer::Deny`] ("always" means nothing for
+    /// one).
+    Definition(&'a DefinitionChange<'a>),
+}
+
+impl Question<'_> {
+    /// The answers the question takes.
+    pub fn answers(&self) -> &'static [Answer] {
+        match self {
+            Question::Call(_) => CALL_ANSWERS,
+            Question::Definition(_) => DEFINITION_ANSWERS,
+        }
+    }
+}
+
+/// Someone who answers [`Question`]s: a person at the terminal
+/// ([`AskTerminal::open`]), or at a page. [`AskTerminal`] decides which
+/// questions are asked and keeps the "always" answers; a `Person` only
+/// asks, and answers with one of [`Question::answers`] (anything else is
+/// taken for [`Answer::Deny`]).
+pub trait Person: Send + Sync + 'static {
+    /// Asks `question`; a person who cannot answer any more (the terminal
+    /// closed) is [`Answer::Deny`].
+    fn ask<'a>(&'a self, question: Question<'a>) -> BoxFuture<'a, Answer>;
+}
+
 /// Asks a person on the terminal about each call that needs it (see
 /// [`AskTerminal::decide`] for which do), and remembers the "always"
 /// answers (for the run, or across runs: [`AskTerminal::keep`]). Without a terminal ([`AskTerminal::nobody`]) the
 /// calls that would be asked are not run, and the model is told no one
 /// could be asked ([`Decision::Unasked`]), not that someone declined.
+/// The person may be elsewhere ([`AskTerminal::person`]: a page): which
+/// calls are asked and what an answer means stay the same.
 #[derive(Clone)]
 pub struct AskTerminal {
     /// `None`: no one to ask.
-    terminal: Option<Arc<Mutex<Terminal>>>,
+    person: Option<Arc<dyn Person>>,
     kept: Arc<Mutex<KeptApprovals>>,
     ask_read_only: bool,
 }
 
-struct Terminal {
+/// The controlling terminal (or pipes in a test) as a [`Person`].
+struct Terminal(Arc<Mutex<TerminalIo>>);
+
+struct TerminalIo {
     reader: BufReader<Box<dyn std::io::Read + Send>>,
     writer: Box<dyn Write + Send>,
 }
@@ -188,7 +226,7 @@ struct Terminal {
 impl fmt::Debug for AskTerminal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AskTerminal")
-            .field("has_terminal", &self.terminal.is_some())
+            .field("has_person", &self.person.is_some())
             .field("ask_read_only", &self.ask_read_only)
             .finish_non_exhaustive()
     }
@@ -236,10 +274,15 @@ impl AskTerminal {
         reader: impl std::io::Read + Send + 'static,
         writer: impl Write + Send + 'static,
     ) -> AskTerminal {
-        AskTerminal::with(Some(Terminal {
+        AskTerminal::person(Terminal(Arc::new(Mutex::new(TerminalIo {
             reader: BufReader::new(Box::new(reader)),
             writer: Box::new(writer),
-        }))
+        }))))
+    }
+
+    /// Asks `person` (a page, say) what the terminal would be asked.
+    pub fn person(person: impl Person) -> AskTerminal {
+        AskTerminal::with(Some(Arc::new(person)))
     }
 
     /// No one to ask: what needs a person is not run
@@ -249,9 +292,9 @@ impl AskTerminal {
         AskTerminal::with(None)
     }
 
-    fn with(terminal: Option<Terminal>) -> AskTerminal {
+    fn with(person: Option<Arc<dyn Person>>) -> AskTerminal {
         AskTerminal {
-            terminal: terminal.map(|t| Arc::new(Mutex::new(t))),
+            person,
             kept: Arc::default(),
             ask_read_only: false,
         }
@@ -301,9 +344,23 @@ impl AskTerminal {
         }
     }
 
+    /// Asks `question`, if there is someone to ask; an answer it does
+    /// not take is no.
+    async fn ask(&self, question: Question<'_>) -> Option<Answer> {
+        let person = self.person.as_ref()?;
+        let answer = person.ask(question).await;
+        Some(if question.answers().contains(&answer) {
+            answer
+        } else {
+            Answer::Deny
+        })
+    }
+}
+
+impl Terminal {
     /// Asks `question` until a line is one of its answers (`accepts`), or
     /// the terminal ends (no).
-    fn ask(terminal: &Mutex<Terminal>, question: &str, accepts: &[Answer]) -> Answer {
+    fn ask_lines(terminal: &Mutex<TerminalIo>, question: &str, accepts: &[Answer]) -> Answer {
         let mut terminal = lock(terminal);
         let mut prompt = question.to_owned();
         // Bounded: a stuck key cannot keep the line waiting for ever.
@@ -328,24 +385,25 @@ impl AskTerminal {
         }
         Answer::Deny
     }
+}
 
-    /// Asks `question` off the runtime's threads (the terminal is read
-    /// blocking); no terminal, no answer.
-    fn ask_blocking(
-        &self,
-        question: String,
-        accepts: &'static [Answer],
-    ) -> BoxFuture<'static, Option<Answer>> {
-        let terminal = self.terminal.clone();
+impl Person for Terminal {
+    /// Asks off the runtime's threads (the terminal is read blocking).
+    fn ask<'a>(&'a self, question: Question<'a>) -> BoxFuture<'a, Answer> {
+        let text = match question {
+            Question::Call(request) => call_question(request),
+            Question::Definition(change) => format!(
+                "\n[mcp-host] A tool's definition needs your approval.\n{}Offer `{}` of `{}` to the model? [y/N] ",
+                change.details(),
+                clean(&change.tool.name),
+                clean(change.server),
+            ),
+        };
+        let (terminal, accepts) = (Arc::clone(&self.0), question.answers());
         Box::pin(async move {
-            let terminal = terminal?;
-            Some(
-                tokio::task::spawn_blocking(move || {
-                    AskTerminal::ask(&terminal, &question, accepts)
-                })
+            tokio::task::spawn_blocking(move || Terminal::ask_lines(&terminal, &text, accepts))
                 .await
-                .unwrap_or(Answer::Deny),
-            )
+                .unwrap_or(Answer::Deny)
         })
     }
 }
@@ -378,7 +436,7 @@ fn short_input(input: &Value) -> String {
 }
 
 /// The prompt for `request`.
-fn question(request: &ApprovalRequest<'_>) -> String {
+fn call_question(request: &ApprovalRequest<'_>) -> String {
     let (tool, server) = (clean(&request.tool.name), clean(request.server));
     let hint = if request.is_trusted_read_only() {
         " (read-only)"
@@ -402,7 +460,7 @@ impl Approver for AskTerminal {
             if self.runs_unasked(request) {
                 return Decision::Run;
             }
-            let Some(answer) = self.ask_blocking(question(request), CALL_ANSWERS).await else {
+            let Some(answer) = self.ask(Question::Call(request)).await else {
                 return Decision::Unasked;
             };
             self.remember(answer, request);
@@ -414,17 +472,8 @@ impl Approver for AskTerminal {
         &'a self,
         change: &'a DefinitionChange<'a>,
     ) -> BoxFuture<'a, Decision> {
-        let asked = self.ask_blocking(
-            format!(
-                "\n[mcp-host] A tool's definition needs your approval.\n{}Offer `{}` of `{}` to the model? [y/N] ",
-                change.details(),
-                clean(&change.tool.name),
-                clean(change.server),
-            ),
-            DEFINITION_ANSWERS,
-        );
         Box::pin(async move {
-            match asked.await {
+            match self.ask(Question::Definition(change)).await {
                 Some(Answer::Once) => Decision::Run,
                 Some(_) => Decision::Decline,
                 None => Decision::Unasked,

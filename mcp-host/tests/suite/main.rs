@@ -33,3 +33,5 @@ mod progress;
 mod prompt_cache;
 mod seed_flow;
 mod streaming;
+mod web_guard;
+mod web_page;

@@ -137,6 +137,8 @@ pub(crate) enum Parsed {
     Login(AuthArgs),
     Logout(AuthArgs),
     Approvals(crate::approvals::ApprovalsArgs),
+    /// `mcp-host web`: the run's flags and where the page is served.
+    Web(Box<Args>, crate::web::WebArgs),
 }
 
 /// `login SERVER [--device] [--browser] --config PATH` and
@@ -215,6 +217,10 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     if args.next_if(|a| a == "approvals").is_some() {
         return crate::approvals::parse(args).map(|a| a.map_or(Parsed::Help, Parsed::Approvals));
     }
+    // `web`: the same flags, plus where the page is served.
+    let mut web = args
+        .next_if(|a| a == "web")
+        .map(|_| crate::web::WebArgs::default());
     let mut config = None;
     let mut provider = default_api();
     let mut model = None;
@@ -345,6 +351,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
                 );
             }
             "--api-timeout" => api_timeout = Some(seconds("--api-timeout", &value()?)?),
+            "--port" | "--bind" if let Some(web) = &mut web => web.set(&flag, &value()?)?,
             "--approve" => {
                 approve = match value()?.as_str() {
                     "all" => ApproveKind::All,
@@ -377,7 +384,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
             }
         }
     }
-    Ok(Parsed::Run(Box::new(Args {
+    let args = Box::new(Args {
         config,
         provider,
         model,
@@ -400,7 +407,11 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         log_level,
         history,
         on_overflow,
-    })))
+    });
+    Ok(match web {
+        Some(web) => Parsed::Web(args, web),
+        None => Parsed::Run(args),
+    })
 }
 
 #[cfg(test)]
@@ -713,6 +724,50 @@ mod tests {
     }
 
     #[test]
+    fn web_takes_the_runs_flags_and_where_to_serve() {
+        let web = |args: &[&str]| parse(args.iter().map(|a| a.to_string()));
+        let Ok(Parsed::Web(args, served)) = web(&[
+            "web",
+            "--config",
+            "c.json",
+            "--approve=all",
+            "--port",
+            "0",
+            "--bind=::1",
+        ]) else {
+            panic!("not a web run");
+        };
+        assert_eq!(args.approve, ApproveKind::All);
+        assert_eq!(args.config, PathBuf::from("c.json"));
+        assert_eq!(
+            served,
+            crate::web::WebArgs {
+                port: 0,
+                bind: "::1".parse().unwrap()
+            }
+        );
+        let Ok(Parsed::Web(_, served)) = web(&["web", "--config", "c"]) else {
+            panic!("not a web run");
+        };
+        assert_eq!(served, crate::web::WebArgs::default());
+        assert_eq!(served.bind.to_string(), "127.0.0.1");
+        assert_eq!(
+            web(&["web", "--config", "c", "--port", "70000"]).unwrap_err(),
+            "--port takes a port number (0 to 65535; 0: any free port), not `70000`"
+        );
+        assert_eq!(
+            web(&["web", "--config", "c", "--bind", "localhost"]).unwrap_err(),
+            "--bind takes an IP address (127.0.0.1, ::1, 0.0.0.0, …), not `localhost`"
+        );
+        // Only `web` serves a page.
+        assert_eq!(
+            run(&["--config", "c", "--port", "1"]).unwrap_err(),
+            "unknown argument `--port`"
+        );
+        assert_eq!(web(&["web", "--help"]).unwrap(), Parsed::Help);
+    }
+
+    #[test]
     fn the_usage_and_the_provider_choices_come_from_the_table() {
         assert_eq!(
             usage(),
@@ -729,6 +784,7 @@ usage: mcp-host --config PATH [--provider anthropic|openai] [--model NAME] [--sy
        mcp-host login SERVER --config PATH [--device] [--browser]
        mcp-host logout SERVER --config PATH
        mcp-host approvals list|revoke SERVER[/TOOL] [--pins PATH]
+       mcp-host web --config PATH [the flags above] [--port N] [--bind ADDRESS]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
@@ -857,7 +913,21 @@ clientId the host registers itself. Registrations and tokens are kept, owner
 only, in $XDG_CONFIG_HOME/mcp-host/oauth (else ~/.config/mcp-host/oauth).
 login SERVER: log in now (--device: the device flow, printing a code and a
 URL to open on any machine; --browser: also open the URL in a browser).
-logout SERVER: forget the server's stored registrations and tokens."
+logout SERVER: forget the server's stored registrations and tokens.
+
+web: the same agent (the same flags, history, pins, approvals and OAuth
+store) with a page instead of stdin. Serves on 127.0.0.1 (--bind: another
+address), --port N (default 8417; 0: any free port), and prints one line on
+stdout: `mcp-host web: http://ADDRESS:PORT/?token=TOKEN` (64 hex digits).
+The token is good once: opening the URL exchanges it for a session cookie
+(HttpOnly, SameSite=Strict); every other request needs the cookie, a Host
+that names this server (its address or localhost, with the port) and, when
+it sends one, this page's Origin. The page: a Message box (Enter sends),
+Send, Stop while a line runs (as Ctrl-C), the answer as it is written, each
+tool call as a card (server, tool, input, progress, duration, outcome), and
+with --approve ask the questions as buttons (Allow once, Always allow this
+tool, Always allow this server, Deny: y, t, s and n). One line runs at a
+time; every open page shows the same conversation, a reload included."
         );
         assert_eq!(
             run(&["--config", "c", "--provider", "gemini"]).unwrap_err(),

@@ -41,6 +41,7 @@ mod orphans;
 mod show;
 mod signals;
 mod usage;
+mod web;
 
 use apis::Api;
 use cli::{ApproveKind, Args, HistoryKind, Parsed};
@@ -70,8 +71,9 @@ const CLOSE_SLACK: Duration = Duration::from_secs(1);
 const MAX_HISTORY_BYTES: usize = 32_000_000;
 
 fn main() -> ExitCode {
-    let mut args = match cli::parse(std::env::args().skip(1)) {
-        Ok(Parsed::Run(args)) => *args,
+    let (mut args, web) = match cli::parse(std::env::args().skip(1)) {
+        Ok(Parsed::Run(args)) => (*args, None),
+        Ok(Parsed::Web(args, web)) => (*args, Some(web)),
         Ok(Parsed::Help) => {
             println!("{}", usage());
             return ExitCode::SUCCESS;
@@ -84,7 +86,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let log_fallback = if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+    let log_fallback = if web.is_some() {
+        logging::DEFAULT_FILTER
+    } else if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
         args.at_terminal()
     } else {
         logging::DEFAULT_FILTER
@@ -123,7 +127,7 @@ fn main() -> ExitCode {
     };
     #[cfg(target_os = "linux")]
     runtime.spawn(orphans::reap());
-    let status = runtime.block_on(run(args, config));
+    let status = runtime.block_on(run(args, config, web));
     // Not a wait for the blocking read of stdin still under way after a
     // signal: the servers are already closed.
     runtime.shutdown_background();
@@ -175,14 +179,24 @@ fn history_policy(kind: HistoryKind) -> Arc<dyn HistoryPolicy> {
 }
 
 /// The approver of `--approve`; `ask` with the approvals kept beside
-/// `pins` (an unusable approvals file is an error naming it).
+/// `pins` (an unusable approvals file is an error naming it), asked on
+/// `page` when there is one, else on the terminal.
 fn approver(
     kind: ApproveKind,
     pins: Option<&std::path::Path>,
+    page: Option<&web::Page>,
 ) -> Result<Arc<dyn Approver>, String> {
     Ok(match kind {
         ApproveKind::All => Arc::new(ApproveAll),
         ApproveKind::ReadOnly => Arc::new(ReadOnly),
+        ApproveKind::Ask { read_only } if let Some(page) = page => {
+            let kept = approvals::open(pins)?;
+            Arc::new(
+                AskTerminal::person(page.person())
+                    .ask_read_only(read_only)
+                    .keep(kept),
+            )
+        }
         ApproveKind::Ask { read_only } => {
             let kept = approvals::open(pins)?;
             let ask = AskTerminal::open().unwrap_or_else(|e| {
@@ -202,10 +216,22 @@ fn approver(
     })
 }
 
-async fn run(args: Args, config: McpConfig) -> ExitCode {
+async fn run(args: Args, config: McpConfig, web: Option<web::WebArgs>) -> ExitCode {
     // Listened for from the start: the servers run in process groups of
     // their own, so a Ctrl-C reaches the host alone, which must end them.
     let mut signals = Signals::new();
+    // Served before the servers start: a definition to approve at start
+    // is asked on the page.
+    let page = match &web {
+        Some(web) => match web::Page::start(web).await {
+            Ok(page) => Some(page),
+            Err(e) => {
+                eprintln!("mcp-host: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
     let provider = match provider(args.provider, args.api_timeout, args.cache) {
         Ok(provider) => provider,
         Err(e) => {
@@ -223,7 +249,7 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
         },
         None => Pins::in_memory(),
     };
-    let approver = match approver(args.approve, args.pins.as_deref()) {
+    let approver = match approver(args.approve, args.pins.as_deref(), page.as_ref()) {
         Ok(approver) => approver,
         Err(e) => {
             eprintln!("mcp-host: {e}");
@@ -305,16 +331,22 @@ async fn run(args: Args, config: McpConfig) -> ExitCode {
             agent.model()
         );
     }
-    let mut conversation = agent.conversation();
-    let status = match converse(
-        &agent,
-        &mut conversation,
-        args.output,
-        args.line_timeout,
-        &mut signals,
-    )
-    .await
-    {
+    let agent = Arc::new(agent);
+    let ended = match page {
+        Some(page) => page.converse(Arc::clone(&agent), &mut signals).await,
+        None => {
+            let mut conversation = agent.conversation();
+            converse(
+                &agent,
+                &mut conversation,
+                args.output,
+                args.line_timeout,
+                &mut signals,
+            )
+            .await
+        }
+    };
+    let status = match ended {
         Ended::Status(status) => status,
         Ended::Signal(name, status) => {
             eprintln!("mcp-host: {name}: closing the servers (again to kill them at once)");

@@ -32,6 +32,7 @@ usage: mcp-host --config PATH [--provider {names}] [--model NAME] [--system TEXT
        mcp-host login SERVER --config PATH [--device] [--browser]
        mcp-host logout SERVER --config PATH
        mcp-host approvals list|revoke SERVER[/TOOL] [--pins PATH]
+       mcp-host web --config PATH [the flags above] [--port N] [--bind ADDRESS]
 
 Reads one user message per line from stdin and answers each with the model,
 calling the tools of the MCP servers in PATH (an mcp.json). Keys and endpoints:
@@ -160,11 +161,26 @@ clientId the host registers itself. Registrations and tokens are kept, owner
 only, in $XDG_CONFIG_HOME/mcp-host/oauth (else ~/.config/mcp-host/oauth).
 login SERVER: log in now (--device: the device flow, printing a code and a
 URL to open on any machine; --browser: also open the URL in a browser).
-logout SERVER: forget the server's stored registrations and tokens.",
+logout SERVER: forget the server's stored registrations and tokens.
+
+web: the same agent (the same flags, history, pins, approvals and OAuth
+store) with a page instead of stdin. Serves on 127.0.0.1 (--bind: another
+address), --port N (default {port}; 0: any free port), and prints one line on
+stdout: `mcp-host web: http://ADDRESS:PORT/?token=TOKEN` (64 hex digits).
+The token is good once: opening the URL exchanges it for a session cookie
+(HttpOnly, SameSite=Strict); every other request needs the cookie, a Host
+that names this server (its address or localhost, with the port) and, when
+it sends one, this page's Origin. The page: a Message box (Enter sends),
+Send, Stop while a line runs (as Ctrl-C), the answer as it is written, each
+tool call as a card (server, tool, input, progress, duration, outcome), and
+with --approve ask the questions as buttons (Allow once, Always allow this
+tool, Always allow this server, Deny: y, t, s and n). One line runs at a
+time; every open page shows the same conversation, a reload included.",
         names = names.join("|"),
         variables = variables.join("; "),
         default = default.name,
         model = default.default_model,
         others = other_models.join(", "),
+        port = crate::web::DEFAULT_PORT,
     )
 }

@@ -10,6 +10,7 @@ pub mod fake_model;
 #[path = "../../../../mcp-client/tests/suite/common/harness.rs"]
 mod harness;
 pub mod terminal;
+pub mod web;
 
 pub use harness::*;
 use std::path::PathBuf;
@@ -22,50 +23,61 @@ use std::sync::OnceLock;
 pub fn python_sdk() -> PathBuf {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
     PYTHON
-        .get_or_init(|| {
-            let requirements = workspace_root().join("tests/interop/requirements.txt");
-            let wanted = std::fs::read(&requirements).expect("read tests/interop/requirements.txt");
-            let target = std::env::var_os("CARGO_TARGET_DIR")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| workspace_root().join("target"));
-            let venv = target.join("interop-venv");
-            let python = venv.join("bin").join("python");
-            let stamp = venv.join(".interop-requirements.txt");
-            let ready = || python.is_file() && std::fs::read(&stamp).is_ok_and(|s| s == wanted);
-            if !ready() {
-                std::fs::create_dir_all(&target).unwrap();
-                let lock = std::fs::File::create(target.join("interop-install.lock")).unwrap();
-                lock.lock().expect("lock the install lock file");
-                if !ready() {
-                    let _ = std::fs::remove_dir_all(&venv);
-                    let ok = Command::new("python3")
-                        .args(["-m", "venv"])
-                        .arg(&venv)
-                        .status()
-                        .is_ok_and(|s| s.success());
-                    assert!(
-                        ok,
-                        "creating the interop venv failed (Python >= 3.10 with venv)"
-                    );
-                    let ok = Command::new(&python)
-                        .args([
-                            "-m",
-                            "pip",
-                            "install",
-                            "--disable-pip-version-check",
-                            "--quiet",
-                            "-r",
-                        ])
-                        .arg(&requirements)
-                        .status()
-                        .is_ok_and(|s| s.success());
-                    assert!(ok, "installing the Python SDK into the interop venv failed");
-                    std::fs::write(&stamp, &wanted).unwrap();
-                }
-            }
-            python
-        })
+        .get_or_init(|| python_venv("tests/interop/requirements.txt", "interop-venv"))
         .clone()
+}
+
+/// The Python interpreter of `target/<venv>`, a virtualenv with the
+/// packages `requirements` (a path from the workspace's root) pins; made
+/// (or made again, when the pins changed) under the install lock the
+/// interop tests take.
+pub fn python_venv(requirements: &str, venv: &str) -> PathBuf {
+    let wanted = std::fs::read(workspace_root().join(requirements))
+        .unwrap_or_else(|e| panic!("read {requirements}: {e}"));
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"));
+    let venv = target.join(venv);
+    let python = venv.join("bin").join("python");
+    let stamp = venv.join(".interop-requirements.txt");
+    let ready = || python.is_file() && std::fs::read(&stamp).is_ok_and(|s| s == wanted);
+    if !ready() {
+        std::fs::create_dir_all(&target).unwrap();
+        let lock = std::fs::File::create(target.join("interop-install.lock")).unwrap();
+        lock.lock().expect("lock the install lock file");
+        if !ready() {
+            let _ = std::fs::remove_dir_all(&venv);
+            let ok = Command::new("python3")
+                .args(["-m", "venv"])
+                .arg(&venv)
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(
+                ok,
+                "creating the venv {} failed (Python >= 3.10 with venv)",
+                venv.display()
+            );
+            let ok = Command::new(&python)
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--disable-pip-version-check",
+                    "--quiet",
+                    "-r",
+                ])
+                .arg(workspace_root().join(requirements))
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(
+                ok,
+                "installing {requirements} into {} failed",
+                venv.display()
+            );
+            std::fs::write(&stamp, &wanted).unwrap();
+        }
+    }
+    python
 }
 
 /// `tests/interop`, the directory whose `node_modules` holds the official
