@@ -135,13 +135,16 @@ pub enum ClientError {
     /// A message from the server was larger than the configured bound and
     /// was discarded unread.
     #[error(
-        "server `{server}` sent a message larger than the limit of {limit} bytes; it was discarded"
+        "server `{server}` sent a message {}larger than the limit of {limit} bytes; it was discarded", size_of(.size)
     )]
     TooLarge {
         /// The server's name in the configuration.
         server: String,
         /// The bound, in bytes.
         limit: usize,
+        /// The message's size in bytes, when it is known (a stdio line
+        /// skipped to its end, an HTTP `Content-Length`).
+        size: Option<usize>,
     },
     /// The HTTP server answered a status that carries no JSON-RPC error.
     #[error("the server answered HTTP {status}{}", body_tail(.body))]
@@ -229,6 +232,11 @@ fn stderr_tail(stderr: &str) -> String {
     }
 }
 
+/// `of N bytes, ` when the size is known.
+fn size_of(size: &Option<usize>) -> String {
+    size.map_or_else(String::new, |n| format!("of {n} bytes, "))
+}
+
 /// `: …` with the start of the body, when there is one.
 fn body_tail(body: &str) -> String {
     if body.is_empty() {
@@ -301,6 +309,19 @@ pub enum McpError {
         /// The server's config name.
         server: String,
         /// Which cap it passed ("its tool list passed 1,000 tools (…)").
+        reason: String,
+    },
+    /// A skill's file could not be had as its manifest describes it (the
+    /// Skills extension): not one of its files, not under its directory,
+    /// a manifest past the extension's limits, or bytes whose size or
+    /// SHA-256 digest differ from the manifest's.
+    #[error("server `{server}`: skill `{skill}`: {reason}")]
+    Skill {
+        /// The server's config name.
+        server: String,
+        /// The skill's name (its frontmatter's, else its `SKILL.md` URI).
+        skill: String,
+        /// What was wrong.
         reason: String,
     },
     /// The configuration cannot be used by this build (an `https://` URL

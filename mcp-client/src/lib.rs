@@ -151,8 +151,10 @@ pub mod http {
     pub use crate::transport::http::{Connector, chain, connector};
 }
 pub use connection::{
-    CallOptions, ClientOptions, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_INPUT_ROUNDS, ElicitFn,
-    HANDSHAKE_TIMEOUT, MAX_PAGES, McpClient, Mode, PROBE_TIMEOUT, ProgressFn, SampleFn,
+    CHANGES_CAPACITY, CallOptions, Change, ClientOptions, DEFAULT_CALL_TIMEOUT,
+    DEFAULT_MAX_INPUT_ROUNDS, ElicitFn, HANDSHAKE_TIMEOUT, MAX_COMPLETION_VALUE_BYTES, MAX_PAGES,
+    MAX_PROMPT_MESSAGES, MAX_UPDATED_URI_BYTES, McpClient, Mode, PROBE_TIMEOUT, ProgressFn,
+    SampleFn, SkillFile,
 };
 pub use dispatch::{
     DEFAULT_JSON_BUDGET, DEFAULT_TIMEOUT, Dispatcher, DispatcherConfig, Handler, NoHandler,

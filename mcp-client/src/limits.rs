@@ -1,15 +1,15 @@
-//! Caps on what one server's `tools/list` may make the client build: tools,
-//! bytes of text, pages, and the memory of the parsed definitions. Each is
-//! checked on a page's text before its tools are parsed, so a server that
-//! hands out cursors forever or a hundred thousand tools in one page costs
-//! the client a bounded amount. Past the cap on tools, the first tools in
-//! list order are kept and the rest skipped unparsed, with one warning
-//! naming how many; past any other cap the listing fails with a line
-//! naming it.
+//! Caps on what one server's listing (`tools/list`, and the same way
+//! `resources/list`, `resources/templates/list`, `prompts/list`,
+//! `skills/list`) may make the client build: items, bytes of text, pages,
+//! and the memory of the parsed definitions. Each is checked on a page's
+//! text before its items are parsed, so a server that hands out cursors
+//! forever or a hundred thousand items in one page costs the client a
+//! bounded amount. Past the cap on items, the first in list order are kept
+//! and the rest skipped unparsed, with one warning naming how many; past
+//! any other cap the listing fails with a line naming it.
 
 use crate::text::grouped;
 use mcpfn_protocol::json_budget::JsonBudget;
-use serde::Deserialize;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::collections::HashSet;
@@ -36,7 +36,9 @@ pub const DEFAULT_MAX_PAGES: usize = 100;
 /// this is a third to a half of what the listing can cost it.
 pub const DEFAULT_MAX_LISTING_TREE_BYTES: usize = 32 << 20;
 
-/// The caps on one server's `tools/list`. Past [`max_tools`](Self::max_tools)
+/// The caps on one server's `tools/list` (and, the same numbers, on each of
+/// its other listings: resources, resource templates, prompts, skills;
+/// [`max_tools`](Self::max_tools) then caps their items). Past [`max_tools`](Self::max_tools)
 /// the first tools are kept (one warning says how many were left out);
 /// a listing that passes another cap fails with
 /// [`McpError::Limit`](crate::McpError::Limit) naming it, and a host that
@@ -82,15 +84,30 @@ impl Default for ListLimits {
     }
 }
 
+/// What a listing lists: the member of each page holding its items, and
+/// the words its errors use.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Kind {
+    /// The page's member holding the items (`tools`).
+    pub(crate) key: &'static str,
+    /// The method (`tools/list`).
+    pub(crate) method: &'static str,
+    /// One item, in a sentence (`tool`).
+    pub(crate) one: &'static str,
+    /// Many items, in a sentence (`tools`).
+    pub(crate) many: &'static str,
+}
+
 /// Why a listing stopped: a cap passed (the server is left out), or a page
-/// that is not a `tools/list` result.
-pub(super) enum Refused {
+/// that is not a result of its method.
+pub(crate) enum Refused {
     Cap(String),
     Malformed(String),
 }
 
 /// One listing's totals so far, against its caps.
-pub(super) struct Listing {
+pub(crate) struct Listing {
+    kind: Kind,
     limits: ListLimits,
     pages: usize,
     bytes: usize,
@@ -105,8 +122,9 @@ pub(super) struct Listing {
 const CURSOR_SHOWN: usize = 64;
 
 impl Listing {
-    pub(super) fn new(limits: ListLimits) -> Listing {
+    pub(crate) fn new(kind: Kind, limits: ListLimits) -> Listing {
         Listing {
+            kind,
             limits,
             pages: 0,
             bytes: 0,
@@ -119,14 +137,14 @@ impl Listing {
 
     /// Whether the listing holds as many tools as the cap lets it: the
     /// pages after this one are not asked for.
-    pub(super) fn full(&self) -> bool {
+    pub(crate) fn full(&self) -> bool {
         self.tools >= self.limits.max_tools
     }
 
     /// The cut, once the server listed more tools than the cap: a warning
     /// line naming how many were left out (`more_pages`: the listing had
     /// pages left, not fetched, whose tools are not counted).
-    pub(super) fn cut(&self, more_pages: bool) -> Option<String> {
+    pub(crate) fn cut(&self, more_pages: bool) -> Option<String> {
         if self.left_out == 0 && !(more_pages && self.full()) {
             return None;
         }
@@ -135,8 +153,9 @@ impl Listing {
         } else {
             ""
         };
+        let many = self.kind.many;
         Some(format!(
-            "it lists more tools than the cap on tools per server ({}): the first {} are kept, {} left out{later}",
+            "it lists more {many} than the cap on {many} per server ({}): the first {} are kept, {} left out{later}",
             grouped(self.limits.max_tools),
             grouped(self.tools),
             grouped(self.left_out),
@@ -144,10 +163,11 @@ impl Listing {
     }
 
     /// Before another page is asked for.
-    pub(super) fn next_page(&mut self) -> Result<(), Refused> {
+    pub(crate) fn next_page(&mut self) -> Result<(), Refused> {
         if self.pages == self.limits.max_pages {
             return Err(Refused::Cap(format!(
-                "its tool list passed {} pages (the cap on pages per listing)",
+                "its {} list passed {} pages (the cap on pages per listing)",
+                self.kind.one,
                 grouped(self.limits.max_pages)
             )));
         }
@@ -157,35 +177,41 @@ impl Listing {
 
     /// A page's tool definitions, each still text, once its size, its
     /// count and the memory its tree would take are within the caps.
-    pub(super) fn admit<'a>(&mut self, text: &'a str) -> Result<Admitted<'a>, Refused> {
+    pub(crate) fn admit<'a>(&mut self, text: &'a str) -> Result<Admitted<'a>, Refused> {
         self.bytes = self.bytes.saturating_add(text.len());
         if self.bytes > self.limits.max_bytes {
             return Err(Refused::Cap(format!(
-                "its tool list passed {} (the cap on bytes per listing)",
+                "its {} list passed {} (the cap on bytes per listing)",
+                self.kind.one,
                 bytes(self.limits.max_bytes)
             )));
         }
         let page = PageVisitor {
+            key: self.kind.key,
             capped: Capped {
                 room: self.limits.max_tools.saturating_sub(self.tools),
             },
         };
         let mut reader = serde_json::Deserializer::from_str(text);
         let page = de::Deserializer::deserialize_map(&mut reader, page).map_err(|e| {
-            Refused::Malformed(format!("its tools/list result does not parse: {e}"))
+            Refused::Malformed(format!(
+                "its {} result does not parse: {e}",
+                self.kind.method
+            ))
         })?;
-        self.tools += page.tools.len();
+        self.tools += page.items.len();
         self.left_out += page.left_out;
         // The memory of what is kept: the tools past the cap are skipped
         // unparsed.
-        for tool in &page.tools {
+        for tool in &page.items {
             let budget = JsonBudget::new(self.limits.max_tree_bytes - self.tree_bytes);
             let shape = budget.check(tool.get().as_bytes()).map_err(|e| match e {
                 mcpfn_protocol::json_budget::OverBudget::TooLarge { .. } => Refused::Cap(format!(
-                    "its tool list would take more than {} of memory once parsed (the cap on the memory of a listing)",
+                    "its {} list would take more than {} of memory once parsed (the cap on the memory of a listing)",
+                    self.kind.one,
                     bytes(self.limits.max_tree_bytes)
                 )),
-                other => Refused::Malformed(format!("its tools/list result: {other}")),
+                other => Refused::Malformed(format!("its {} result: {other}", self.kind.method)),
             })?;
             self.tree_bytes += shape.tree_bytes;
         }
@@ -194,7 +220,8 @@ impl Listing {
         {
             let shown: String = cursor.chars().take(CURSOR_SHOWN).collect();
             return Err(Refused::Malformed(format!(
-                "its tools/list handed out cursor {shown:?} twice (the listing would loop)"
+                "its {} handed out cursor {shown:?} twice (the listing would loop)",
+                self.kind.method
             )));
         }
         Ok(page)
@@ -210,60 +237,50 @@ fn bytes(n: usize) -> String {
     }
 }
 
-/// A page let through: its tools (still text), and where the next starts.
-pub(super) struct Admitted<'a> {
-    pub(super) tools: Vec<&'a RawValue>,
+/// A page let through: its items (still text), and where the next starts.
+pub(crate) struct Admitted<'a> {
+    pub(crate) items: Vec<&'a RawValue>,
     /// The page's tools past the cap, skipped.
-    pub(super) left_out: usize,
-    pub(super) next_cursor: Option<String>,
-    pub(super) ttl_ms: Option<u64>,
+    pub(crate) left_out: usize,
+    pub(crate) next_cursor: Option<String>,
+    pub(crate) ttl_ms: Option<u64>,
 }
 
-/// Reads a `tools/list` result in one pass: `tools` through [`Capped`],
-/// `nextCursor` and `ttlMs`; other members skipped.
+/// Reads a listing's page in one pass: its items (`key`) through
+/// [`Capped`], `nextCursor` and `ttlMs`; other members skipped.
 struct PageVisitor {
+    key: &'static str,
     capped: Capped,
-}
-
-/// The members of a `tools/list` result the client reads.
-#[derive(Deserialize)]
-#[serde(field_identifier, rename_all = "camelCase")]
-enum Member {
-    Tools,
-    NextCursor,
-    TtlMs,
-    #[serde(other)]
-    Other,
 }
 
 impl<'de> Visitor<'de> for PageVisitor {
     type Value = Admitted<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a tools/list result")
+        write!(f, "a result with `{}`", self.key)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut tools = None;
+        let mut items = None;
         let mut next_cursor = None;
         let mut ttl_ms = None;
         let mut capped = Some(self.capped);
-        while let Some(member) = map.next_key::<Member>()? {
-            match member {
-                Member::Tools => match capped.take() {
-                    Some(capped) => tools = Some(map.next_value_seed(capped)?),
-                    None => return Err(de::Error::duplicate_field("tools")),
+        while let Some(member) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match &*member {
+                key if key == self.key => match capped.take() {
+                    Some(capped) => items = Some(map.next_value_seed(capped)?),
+                    None => return Err(de::Error::duplicate_field(self.key)),
                 },
-                Member::NextCursor => next_cursor = map.next_value::<Option<String>>()?,
-                Member::TtlMs => ttl_ms = map.next_value::<Option<u64>>()?,
-                Member::Other => {
+                "nextCursor" => next_cursor = map.next_value::<Option<String>>()?,
+                "ttlMs" => ttl_ms = map.next_value::<Option<u64>>()?,
+                _ => {
                     map.next_value::<de::IgnoredAny>()?;
                 }
             }
         }
-        let (tools, left_out) = tools.ok_or_else(|| de::Error::missing_field("tools"))?;
+        let (items, left_out) = items.ok_or_else(|| de::Error::missing_field(self.key))?;
         Ok(Admitted {
-            tools,
+            items,
             left_out,
             next_cursor,
             ttl_ms,
@@ -289,7 +306,7 @@ impl<'de> Visitor<'de> for Capped {
     type Value = (Vec<&'de RawValue>, usize);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of tool definitions")
+        f.write_str("an array of definitions")
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
@@ -308,9 +325,23 @@ impl<'de> Visitor<'de> for Capped {
     }
 }
 
+/// Counts the values of a JSON array without building them (each skipped
+/// unparsed): for a `deserialize_with` on a member a client only needs
+/// the length of before it parses the rest.
+pub(crate) fn count<'de, D: de::Deserializer<'de>>(reader: D) -> Result<usize, D::Error> {
+    de::DeserializeSeed::deserialize(Capped { room: 0 }, reader).map(|(_, skipped)| skipped)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const TOOLS: Kind = Kind {
+        key: "tools",
+        method: mcpfn_protocol::model::method::TOOLS_LIST,
+        one: "tool",
+        many: "tools",
+    };
 
     fn limits(max_tools: usize) -> ListLimits {
         ListLimits {
@@ -339,14 +370,14 @@ mod tests {
 
     #[test]
     fn tools_past_the_cap_are_left_out_and_counted_across_pages() {
-        let mut listing = Listing::new(limits(5));
+        let mut listing = Listing::new(TOOLS, limits(5));
         let first = page(3, Some("a"));
-        assert_eq!(listing.admit(&first).ok().unwrap().tools.len(), 3);
+        assert_eq!(listing.admit(&first).ok().unwrap().items.len(), 3);
         assert!(!listing.full() && listing.cut(true).is_none());
         let second = page(4, Some("b"));
         let admitted = listing.admit(&second).ok().unwrap();
-        assert_eq!(admitted.tools.len(), 2);
-        assert_eq!(admitted.tools[1].get(), r#"{"name":"t1","inputSchema":{}}"#);
+        assert_eq!(admitted.items.len(), 2);
+        assert_eq!(admitted.items[1].get(), r#"{"name":"t1","inputSchema":{}}"#);
         assert!(listing.full());
         assert_eq!(
             listing.cut(true).unwrap(),
@@ -360,25 +391,34 @@ mod tests {
     #[test]
     fn bytes_pages_memory_and_loops_are_bounded() {
         let text = page(10, Some("a"));
-        let mut listing = Listing::new(ListLimits {
-            max_bytes: text.len() * 2,
-            ..ListLimits::default()
-        });
+        let mut listing = Listing::new(
+            TOOLS,
+            ListLimits {
+                max_bytes: text.len() * 2,
+                ..ListLimits::default()
+            },
+        );
         assert!(listing.admit(&text).is_ok());
         assert!(matches!(listing.admit(&text), Err(Refused::Malformed(_))));
         assert!(cap(listing.admit(&page(10, Some("c")))).contains("bytes"));
 
-        let mut listing = Listing::new(ListLimits {
-            max_pages: 2,
-            ..ListLimits::default()
-        });
+        let mut listing = Listing::new(
+            TOOLS,
+            ListLimits {
+                max_pages: 2,
+                ..ListLimits::default()
+            },
+        );
         assert!(listing.next_page().is_ok() && listing.next_page().is_ok());
         assert!(matches!(listing.next_page(), Err(Refused::Cap(why)) if why.contains("2 pages")));
 
-        let mut listing = Listing::new(ListLimits {
-            max_tree_bytes: 10_000,
-            ..ListLimits::default()
-        });
+        let mut listing = Listing::new(
+            TOOLS,
+            ListLimits {
+                max_tree_bytes: 10_000,
+                ..ListLimits::default()
+            },
+        );
         assert!(cap(listing.admit(&page(50, None))).contains("memory"));
     }
 }

@@ -3,10 +3,11 @@
 //! checked against the tool's `outputSchema`.
 
 use super::listing::Entry;
+use super::rounds::Rounds;
 use super::{CallOptions, Era, McpClient, handler::HostHandler, tasks};
+use crate::McpError;
 #[cfg(feature = "output-schema")]
 use crate::output;
-use crate::{ClientError, McpError};
 use mcpfn_protocol::model::method::{CallTool, Request};
 use mcpfn_protocol::model::{
     CallToolParams, CallToolResponse, CallToolResult, InputRequest, JsonObject,
@@ -105,53 +106,34 @@ impl McpClient {
             },
             _ => Vec::new(),
         };
-        let mut input_responses: Option<BTreeMap<String, Value>> = None;
-        let mut request_state: Option<String> = None;
-        for _round in 0..=self.inner.options.max_input_rounds {
+        let mut rounds = Rounds::new(
+            self,
+            era,
+            CallTool::METHOD,
+            format!("tool `{name}`"),
+            timeout,
+            deadline,
+        );
+        loop {
+            let round = rounds.next()?;
             let params = CallToolParams {
                 name: name.to_owned(),
                 arguments: arguments.clone(),
-                input_responses: input_responses.take(),
-                request_state: request_state.take(),
+                input_responses: round.input_responses,
+                request_state: round.request_state,
                 meta: meta.clone(),
             };
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(McpError::Client(ClientError::Timeout {
-                    method: CallTool::METHOD.into(),
-                    after: timeout,
-                }));
-            }
-            let mut request = self.request_options(era, CallTool::METHOD, Some(name), left);
+            let mut request = self.request_options(era, CallTool::METHOD, Some(name), round.left);
             request.headers.extend(header_values.iter().cloned());
             let response: CallToolResponse =
                 super::request::<CallTool>(&dispatcher, &self.inner.config.name, &params, request)
                     .await
-                    .map_err(|e| match e {
-                        // The timeout is the call's, not the round's.
-                        McpError::Client(ClientError::Timeout { method, .. }) => {
-                            McpError::Client(ClientError::Timeout {
-                                method,
-                                after: timeout,
-                            })
-                        }
-                        other => other,
-                    })?;
+                    .map_err(|e| rounds.timed_out(e))?;
             match response {
                 CallToolResponse::Complete(result) => {
                     return Ok(self.checked(name, entry.as_deref(), result).await);
                 }
-                CallToolResponse::InputRequired(asked) => {
-                    if era != Era::Modern {
-                        return Err(McpError::Protocol {
-                            server: self.inner.config.name.clone(),
-                            reason: "an input_required result in a legacy session".into(),
-                        });
-                    }
-                    let answers = self.answer_inputs(asked.input_requests).await?;
-                    input_responses = (!answers.is_empty()).then_some(answers);
-                    request_state = asked.request_state;
-                }
+                CallToolResponse::InputRequired(asked) => rounds.answer(asked).await?,
                 CallToolResponse::Task(created) => {
                     // A server may answer with a task only a client that
                     // declared the extension on this request.
@@ -187,13 +169,6 @@ impl McpClient {
                 }
             }
         }
-        Err(McpError::Protocol {
-            server: self.inner.config.name.clone(),
-            reason: format!(
-                "tool `{name}` still asked for input after {} rounds",
-                self.inner.options.max_input_rounds
-            ),
-        })
     }
 
     /// The answers to 2026-07-28 input requests by their keys, from the

@@ -1,7 +1,8 @@
 //! What the client does with the server's own messages: elicitation and
 //! sampling requests go to the user's async handlers, progress to the
 //! callback of the call it reports on, `list_changed` marks the tool cache
-//! stale, log messages go to our log under the server's name (cut to
+//! stale, every list change and resource update is told to the client's
+//! [`Change`] subscribers ([`McpClient::changes`](super::McpClient::changes)), log messages go to our log under the server's name (cut to
 //! [`LOG_LINE_BYTES`](crate::LOG_LINE_BYTES) and rate-limited: see
 //! [`LogLimiter`]).
 
@@ -10,13 +11,13 @@ use crate::text::excerpt;
 use crate::{BoxFuture, Handler, RpcError, ServerNotification, ServerRequest};
 use mcpfn_protocol::model::{
     CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
-    InputRequest, JsonObject, ProgressParams, ServerNotification as Notification,
-    ServerRequest as Request, method,
+    InputRequest, JsonObject, ProgressParams, ResourceUpdatedParams, ServerCapabilities,
+    ServerNotification as Notification, ServerRequest as Request, method,
 };
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Answers `elicitation/create` (a legacy server request, or a 2026-07-28
@@ -34,6 +35,32 @@ pub type SampleFn = Arc<
 /// Receives the `notifications/progress` of one call.
 pub type ProgressFn = Arc<dyn Fn(ProgressParams) + Send + Sync>;
 
+/// Something the server said changed, as [`McpClient::changes`](super::McpClient::changes)
+/// tells it: list again, or read again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Change {
+    /// `notifications/tools/list_changed` (the client's tool cache is
+    /// already stale when this is told).
+    ToolsListChanged,
+    /// `notifications/prompts/list_changed`.
+    PromptsListChanged,
+    /// `notifications/resources/list_changed`.
+    ResourcesListChanged,
+    /// `notifications/resources/updated`: the resource at this URI (one
+    /// subscribed to, or below it) changed.
+    ResourceUpdated(String),
+}
+
+/// How many [`Change`]s wait for a slow subscriber before the oldest are
+/// dropped (it then learns it lagged, and lists everything again).
+pub const CHANGES_CAPACITY: usize = 64;
+
+/// The longest URI of a `notifications/resources/updated` passed on; a
+/// longer one is dropped with a debug line (each waiting [`Change`] holds
+/// its URI).
+pub const MAX_UPDATED_URI_BYTES: usize = 8 * 1024;
+
 pub(crate) struct HostHandler {
     pub(crate) server: String,
     pub(crate) elicit: Option<ElicitFn>,
@@ -44,9 +71,15 @@ pub(crate) struct HostHandler {
     pub(crate) progress: Mutex<HashMap<String, ProgressFn>>,
     /// Bumped by every `notifications/tools/list_changed`.
     pub(crate) tools_generation: AtomicU64,
-    /// The 2026-07-28 server declared `tools.listChanged` (worth a
-    /// `subscriptions/listen` stream).
-    pub(crate) lists_changes: AtomicBool,
+    /// What the server declared in its handshake (which list changes a
+    /// 2026-07-28 `subscriptions/listen` stream asks for; whether it has
+    /// prompts, resources, Skills at all).
+    pub(crate) server_capabilities: Mutex<ServerCapabilities>,
+    /// Where list changes and resource updates are told.
+    pub(crate) changes: tokio::sync::broadcast::Sender<Change>,
+    /// Counts `notifications/subscriptions/acknowledged`: a stream opened
+    /// for a subscription is waited on until it is counted.
+    pub(crate) acknowledged: tokio::sync::watch::Sender<u64>,
     /// The bucket of its `notifications/message` lines.
     pub(crate) log: Mutex<LogLimiter>,
 }
@@ -206,11 +239,40 @@ impl Handler for HostHandler {
     /// routing task: a call result the server sends after it must not reach
     /// the caller while the cache still vouches for the old list (a host
     /// would offer the model the old tools on its next request).
+    ///
+    /// List changes and resource updates are told to the [`Change`]
+    /// subscribers here too, in the order the server sent them.
     fn noticed(&self, notification: &ServerNotification) {
-        if notification.method == method::TOOLS_LIST_CHANGED {
-            self.tools_generation.fetch_add(1, Ordering::AcqRel);
-            tracing::debug!(server = %self.server, "tools/list changed");
-        }
+        let change = match notification.method.as_str() {
+            method::TOOLS_LIST_CHANGED => {
+                self.tools_generation.fetch_add(1, Ordering::AcqRel);
+                tracing::debug!(server = %self.server, "tools/list changed");
+                Change::ToolsListChanged
+            }
+            method::PROMPTS_LIST_CHANGED => Change::PromptsListChanged,
+            method::RESOURCES_LIST_CHANGED => Change::ResourcesListChanged,
+            method::RESOURCES_UPDATED => {
+                let uri = notification
+                    .params
+                    .as_deref()
+                    .and_then(|p| serde_json::from_str::<ResourceUpdatedParams>(p.get()).ok())
+                    .map(|p| p.uri);
+                match uri {
+                    Some(uri) if uri.len() <= MAX_UPDATED_URI_BYTES => Change::ResourceUpdated(uri),
+                    _ => {
+                        tracing::debug!(server = %self.server, "a resources/updated without a usable uri was dropped");
+                        return;
+                    }
+                }
+            }
+            method::SUBSCRIPTIONS_ACKNOWLEDGED => {
+                self.acknowledged.send_modify(|n| *n += 1);
+                return;
+            }
+            _ => return,
+        };
+        // No subscriber is no error: nobody is watching.
+        let _ = self.changes.send(change);
     }
 
     fn notification(&self, notification: ServerNotification) -> BoxFuture<'_, ()> {

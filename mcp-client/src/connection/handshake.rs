@@ -10,7 +10,6 @@ use mcpfn_protocol::model::method::{Discover, Initialize, Initialized, Notificat
 use mcpfn_protocol::model::{
     ClientCapabilities, DiscoverResult, Implementation, InitializeParams, MetaParams,
 };
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 impl McpClient {
@@ -122,14 +121,11 @@ impl Parts<'_> {
         if self.http {
             dispatcher.set_headers(&[(http::PROTOCOL_VERSION.to_owned(), version.to_owned())])?;
         }
-        let lists_changes = result
-            .capabilities
-            .tools
-            .as_ref()
-            .is_some_and(|t| t.list_changed);
-        self.handler
-            .lists_changes
-            .store(lists_changes, Ordering::Release);
+        *self
+            .handler
+            .server_capabilities
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = result.capabilities;
         tracing::debug!(server = %self.server, "speaking 2026-07-28");
         Ok(Some(Era::Modern))
     }
@@ -152,6 +148,11 @@ impl Parts<'_> {
                 });
             }
         };
+        *self
+            .handler
+            .server_capabilities
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = result.capabilities;
         dispatcher.notify(Initialized::METHOD, None, &[]).await?;
         if self.http {
             dispatcher.set_headers(&[(

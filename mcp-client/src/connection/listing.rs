@@ -1,4 +1,4 @@
-//! The server's tool list: every page fetched within the [`ListLimits`],
+//! The server's tool list: every page fetched within the [`ListLimits`](crate::ListLimits),
 //! cached per connection until its `ttlMs` passes or the server says it
 //! changed (`notifications/tools/list_changed`, on a `subscriptions/listen`
 //! stream in 2026-07-28), each tool kept with what a call of it needs.
@@ -11,19 +11,15 @@
 //! calls, `tasks/get` and `tasks/result`. Offering such a tool would give
 //! a model a tool that always fails.
 
-use super::{Era, McpClient, raw_params};
-use crate::limits;
+use super::{Era, McpClient};
+use crate::McpError;
 #[cfg(feature = "output-schema")]
 use crate::output;
-use crate::{Dispatcher, McpError};
 use mcpfn_protocol::http::{HeaderParam, HeaderParams};
-use mcpfn_protocol::model::method::{ListTools, Listen, Request};
-use mcpfn_protocol::model::{
-    ListToolsParams, ListenParams, SubscriptionFilter, Tool, ToolAnnotations,
-};
+use mcpfn_protocol::model::method::ListTools;
+use mcpfn_protocol::model::{Tool, ToolAnnotations};
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// A tool as the client keeps it: what a call needs beside the definition.
@@ -92,7 +88,7 @@ impl McpClient {
         }
         let generation = self.inner.handler.generation();
         let fetched = Instant::now();
-        let (tools, ttl) = self.fetch_tools(&dispatcher, era).await?;
+        let (tools, ttl) = self.fetch_all::<ListTools>(&dispatcher, era).await?;
         let mut kept = Vec::with_capacity(tools.len());
         let mut entries = HashMap::new();
         let mut task_only = Vec::new();
@@ -164,105 +160,5 @@ impl McpClient {
     pub(super) fn known_entry(&self, name: &str) -> Option<Arc<Entry>> {
         let cache = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
         cache.as_ref()?.entries.get(name).cloned()
-    }
-
-    async fn fetch_tools(
-        &self,
-        dispatcher: &Dispatcher,
-        era: Era,
-    ) -> Result<(Vec<Tool>, Option<Duration>), McpError> {
-        let server = &self.inner.config.name;
-        let refused = |why: limits::Refused| match why {
-            limits::Refused::Cap(reason) => McpError::Limit {
-                server: server.clone(),
-                reason,
-            },
-            limits::Refused::Malformed(reason) => McpError::Protocol {
-                server: server.clone(),
-                reason,
-            },
-        };
-        let mut listing = limits::Listing::new(self.inner.options.list_limits);
-        let mut tools = Vec::new();
-        let mut cursor: Option<String> = None;
-        let mut ttl: Option<Duration> = None;
-        loop {
-            listing.next_page().map_err(refused)?;
-            let params = ListToolsParams {
-                cursor: cursor.take(),
-                meta: (era == Era::Modern).then(|| self.inner.envelope.clone()),
-            };
-            // The page stays text until the caps let it through.
-            let text = dispatcher
-                .request(
-                    ListTools::METHOD,
-                    Some(&raw_params(&params)),
-                    self.request_options(
-                        era,
-                        ListTools::METHOD,
-                        None,
-                        self.inner.options.handshake_timeout,
-                    ),
-                )
-                .await?;
-            let page = listing.admit(text.get()).map_err(refused)?;
-            if let Some(ms) = page.ttl_ms {
-                let page_ttl = Duration::from_millis(ms);
-                ttl = Some(ttl.map_or(page_ttl, |t| t.min(page_ttl)));
-            }
-            tools.reserve(page.tools.len());
-            for tool in page.tools {
-                let tool: Tool =
-                    serde_json::from_str(tool.get()).map_err(|e| McpError::Protocol {
-                        server: server.clone(),
-                        reason: format!("its tools/list result does not parse: {e}"),
-                    })?;
-                tools.push(tool);
-            }
-            let more = page.next_cursor.is_some();
-            if listing.full() || !more {
-                if let Some(cut) = listing.cut(more) {
-                    tracing::warn!(server = %server, "server `{server}`: {cut}");
-                }
-                return Ok((tools, ttl));
-            }
-            cursor = page.next_cursor;
-        }
-    }
-
-    /// Opens a `subscriptions/listen` stream for `tools/list_changed` on a
-    /// 2026-07-28 connection, once per connection, when the server says it
-    /// sends them. The request stays open for the connection's life; its
-    /// notifications reach the handler like any other.
-    async fn ensure_listening(&self, dispatcher: &Arc<Dispatcher>, number: u64) {
-        let mut conn = self.inner.conn.lock().await;
-        if conn.listen.is_some()
-            || conn.number != number
-            || !self.inner.handler.lists_changes.load(Ordering::Acquire)
-        {
-            return;
-        }
-        let params = ListenParams {
-            notifications: SubscriptionFilter {
-                tools_list_changed: Some(true),
-                ..SubscriptionFilter::default()
-            },
-            meta: self.inner.envelope.clone(),
-        };
-        let params = raw_params(&params);
-        let mut options = self.request_options(Era::Modern, Listen::METHOD, None, Duration::MAX);
-        // Ending the stream is the cancellation on HTTP; stdio sends it.
-        options.cancel_notification = !self.inner.http;
-        let dispatcher = Arc::clone(dispatcher);
-        let server = self.inner.config.name.clone();
-        let task = tokio::spawn(async move {
-            if let Err(e) = dispatcher
-                .request(Listen::METHOD, Some(&params), options)
-                .await
-            {
-                tracing::debug!(%server, error = %e, "subscriptions/listen ended");
-            }
-        });
-        conn.listen = Some(task.abort_handle());
     }
 }

@@ -51,17 +51,29 @@
 //!   with a new handshake.
 
 mod call;
+mod completion;
 mod handler;
 mod handshake;
+mod listen;
 mod listing;
 mod options;
+mod pages;
+mod prompts;
+mod resources;
+mod rounds;
+mod skills;
 mod tasks;
 
-pub use handler::{ElicitFn, ProgressFn, SampleFn};
+pub use completion::MAX_COMPLETION_VALUE_BYTES;
+pub use handler::{
+    CHANGES_CAPACITY, Change, ElicitFn, MAX_UPDATED_URI_BYTES, ProgressFn, SampleFn,
+};
 pub use options::{
     CallOptions, ClientOptions, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_INPUT_ROUNDS, HANDSHAKE_TIMEOUT,
     MAX_PAGES, Mode, PROBE_TIMEOUT,
 };
+pub use prompts::MAX_PROMPT_MESSAGES;
+pub use skills::SkillFile;
 
 use crate::config::{Endpoint, ServerConfig};
 use crate::log_limit::LogLimiter;
@@ -77,12 +89,12 @@ use mcpfn_protocol::http;
 use mcpfn_protocol::meta::Envelope;
 use mcpfn_protocol::model::method::Request;
 use mcpfn_protocol::model::{APP_MIME_TYPE, TASKS_EXTENSION, UI_EXTENSION};
-use mcpfn_protocol::model::{ClientCapabilities, JsonObject};
+use mcpfn_protocol::model::{ClientCapabilities, JsonObject, ServerCapabilities};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -122,6 +134,9 @@ struct Inner {
     /// The task-only tools last warned about ([`listing`]): a listing
     /// that leaves out the same ones again says nothing.
     task_only_warned: std::sync::Mutex<Vec<String>>,
+    /// The resources subscribed to (2026-07-28: named in the
+    /// `subscriptions/listen` filter, so a change reopens the stream).
+    subscriptions: std::sync::Mutex<std::collections::BTreeSet<String>>,
     next_token: AtomicU64,
 }
 
@@ -158,6 +173,11 @@ async fn request<M: Request>(
     let result = dispatcher
         .request(M::METHOD, Some(&raw_params(params)), options)
         .await?;
+    parse::<M>(server, &result)
+}
+
+/// The result of request `M` from its text.
+fn parse<M: Request>(server: &str, result: &RawValue) -> Result<M::Result, McpError> {
     serde_json::from_str(result.get()).map_err(|e| McpError::Protocol {
         server: server.to_owned(),
         reason: format!("its {} result does not parse: {e}", M::METHOD),
@@ -236,7 +256,9 @@ impl McpClient {
             sample: options.sampling.clone(),
             progress: Default::default(),
             tools_generation: AtomicU64::new(0),
-            lists_changes: AtomicBool::new(false),
+            server_capabilities: Mutex::default(),
+            changes: tokio::sync::broadcast::Sender::new(CHANGES_CAPACITY),
+            acknowledged: tokio::sync::watch::Sender::new(0),
             log: Mutex::new(LogLimiter::new(config.name.clone(), "log notification")),
         });
         let capabilities = ClientCapabilities {
@@ -342,6 +364,7 @@ impl McpClient {
                 capabilities,
                 cache: std::sync::Mutex::new(None),
                 task_only_warned: std::sync::Mutex::default(),
+                subscriptions: std::sync::Mutex::default(),
                 next_token: AtomicU64::new(1),
             }),
         };
@@ -365,6 +388,28 @@ impl McpClient {
             Era::Legacy(v) => v,
             Era::Modern => ProtocolVersion::V2026_07_28,
         }
+    }
+
+    /// What the server declared in its handshake (`initialize` or
+    /// `server/discover`): whether it has prompts, resources (and
+    /// subscriptions), completions, extensions such as Skills.
+    pub fn server_capabilities(&self) -> ServerCapabilities {
+        self.inner
+            .handler
+            .server_capabilities
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The server's list changes and resource updates, from now on (see
+    /// [`Change`]). Each receiver gets every change told after it was made,
+    /// up to [`CHANGES_CAPACITY`] waiting; a receiver that falls further
+    /// behind gets `RecvError::Lagged` and should list everything again.
+    /// On a 2026-07-28 connection the `subscriptions/listen` stream that
+    /// carries them is opened by the first listing (or subscription).
+    pub fn changes(&self) -> tokio::sync::broadcast::Receiver<Change> {
+        self.inner.handler.changes.subscribe()
     }
 
     /// How many times the connection was made again.

@@ -375,6 +375,7 @@ impl Shared {
             return Err(ClientError::TooLarge {
                 server: self.name.clone(),
                 limit: self.limit,
+                size: Some(length),
             });
         }
         let body = read_body(response.into_body(), self.limit)
@@ -383,6 +384,7 @@ impl Shared {
                 e.unwrap_or(ClientError::TooLarge {
                     server: self.name.clone(),
                     limit: self.limit,
+                    size: None,
                 })
             })
             .map_err(|e| match e {
@@ -545,6 +547,7 @@ impl Shared {
             Some(_) if !answered && dropped => Err(ClientError::TooLarge {
                 server: self.name.clone(),
                 limit: self.limit,
+                size: None,
             }),
             Some(_) if !answered => {
                 Err(self.disconnected("the event stream ended before the answer".into()))

@@ -636,6 +636,7 @@ impl Reader {
                         let error = ClientError::TooLarge {
                             server: self.name.clone(),
                             limit: lines.limit(),
+                            size: Some(bytes),
                         };
                         if !self.inbox.send(Incoming::Failed { id, error }).await {
                             return;

@@ -213,12 +213,13 @@ fn an_oversized_line_fails_its_call_at_once_and_the_next_one_is_read() {
             err,
             ClientError::TooLarge {
                 server: "huge".into(),
-                limit: 1 << 20
+                limit: 1 << 20,
+                size: Some(3000042),
             }
         );
         assert_eq!(
             err.to_string(),
-            "server `huge` sent a message larger than the limit of 1048576 bytes; it was discarded"
+            "server `huge` sent a message of 3000042 bytes, larger than the limit of 1048576 bytes; it was discarded"
         );
         assert!(
             started.elapsed() < Duration::from_secs(5),

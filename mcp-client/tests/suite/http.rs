@@ -503,6 +503,7 @@ fn a_silent_or_oversized_http_answer_is_bounded() {
                 Some(ClientError::TooLarge {
                     server: "tiny".into(),
                     limit: 1000,
+                    size: Some(big.len()),
                 }),
             ),
             (
@@ -511,6 +512,7 @@ fn a_silent_or_oversized_http_answer_is_bounded() {
                 Some(ClientError::TooLarge {
                     server: "tiny".into(),
                     limit: 1000,
+                    size: None,
                 }),
             ),
         ];

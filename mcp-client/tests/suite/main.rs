@@ -10,4 +10,5 @@ mod broken;
 mod http;
 mod late;
 mod stdio;
+mod surface;
 mod tasks;
