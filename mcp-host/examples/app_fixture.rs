@@ -3,7 +3,7 @@
 //! An MCP server with one MCP App, for trying a host's sandbox: the app's
 //! HTML is read from the file `APP_HTML`, and its `_meta.ui.csp` declares
 //! the origins in `APP_CONNECT` (space-separated) for connections. `show`
-//! is rendered by the app; `app_only` is visible to the app only,
+//! and `slow_show` are rendered by the app; `app_only` is visible to the app only,
 //! `model_only` to the model only.
 
 use mcpfn_runtime::{Context, ResourceBuilder, ResourceUi, Server, tool, tools};
@@ -23,6 +23,18 @@ async fn show(
         "shown: {text} (host renders apps: {})",
         ctx.client_renders_apps()
     )
+}
+
+/// Shows `text` in the app after `ms` milliseconds.
+#[tool(read_only, ui(resource = "ui://fixture/app.html"))]
+async fn slow_show(
+    /// What to show
+    text: String,
+    /// How long to take
+    ms: u64,
+) -> String {
+    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    format!("shown: {text}")
 }
 
 /// Answers the app; the model is never offered it.
@@ -49,7 +61,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ui(ResourceUi::default().connect_domains(connect.split_whitespace()))
         .build()?;
     Server::new("app_fixture", "1.0.0")
-        .tools(tools![show, app_only, model_only])
+        .tools(tools![show, slow_show, app_only, model_only])
         .resources([app])
         .serve_stdio()
         .await?;

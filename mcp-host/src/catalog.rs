@@ -43,7 +43,7 @@ use crate::call_result::CallFailure;
 use crate::filter::ToolFilter;
 use crate::names::{NameCollisions, NameMap, ToolRef};
 use crate::tool_offer::ToolOffer;
-use mcpfn_client::{CallOptions, ClientOptions};
+use mcpfn_client::{CallOptions, ClientOptions, McpClient};
 use mcpfn_protocol::model::{CallToolResult, Tool};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -167,6 +167,19 @@ impl Catalog {
             closing.spawn(async move { source.close().await });
         }
         while closing.join_next().await.is_some() {}
+    }
+
+    /// The MCP client of server `server` (a configured server that
+    /// started), for its prompts, resources, completions and Skills; `None`
+    /// for a name the catalog does not hold or a source that is not an MCP
+    /// server (the in-process door).
+    pub fn client(&self, server: &str) -> Option<McpClient> {
+        self.sources.get(server)?.client().cloned()
+    }
+
+    /// The names of the sources that started, in the catalog's order.
+    pub fn servers(&self) -> impl Iterator<Item = &str> {
+        self.sources.keys().map(String::as_str)
     }
 
     /// The offered tools, in the catalog's fixed order.

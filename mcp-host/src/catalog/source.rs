@@ -52,6 +52,13 @@ pub trait ToolSource: Send + Sync + fmt::Debug + 'static {
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(async {})
     }
+
+    /// The MCP client behind the source, for the rest of the server's
+    /// surface (prompts, resources, completions, Skills): `None` (the
+    /// default) for a source that only lists and calls tools.
+    fn client(&self) -> Option<&McpClient> {
+        None
+    }
 }
 
 impl ToolSource for McpClient {
@@ -83,5 +90,9 @@ impl ToolSource for McpClient {
 
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(McpClient::close(self))
+    }
+
+    fn client(&self) -> Option<&McpClient> {
+        Some(self)
     }
 }

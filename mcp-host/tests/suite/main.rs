@@ -33,5 +33,6 @@ mod progress;
 mod prompt_cache;
 mod seed_flow;
 mod streaming;
+mod web_apps;
 mod web_guard;
 mod web_page;

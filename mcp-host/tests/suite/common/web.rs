@@ -147,9 +147,16 @@ impl WebHost {
     /// its error and the program's stderr, when the page does not do what
     /// it checks).
     pub fn drive(&self, scenario: &str) -> Value {
+        self.drive_script("page.py", scenario)
+    }
+
+    /// [`drive`](Self::drive) with another script of tests/web.
+    pub fn drive_script(&self, script: &str, scenario: &str) -> Value {
         let python = python_venv("mcp-host/tests/web/requirements.txt", "web-venv");
         let chromium = chromium();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/web/page.py");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/web")
+            .join(script);
         let output = Command::new(python)
             .arg(script)
             .args([scenario, &self.url])

@@ -10,6 +10,7 @@
 //! approvals asked there ([`approve`]).
 
 mod approve;
+mod apps;
 mod guard;
 mod routes;
 mod stream;
@@ -98,6 +99,8 @@ pub(crate) struct Web {
     lines: mpsc::UnboundedSender<String>,
     /// The agent, once its servers have started.
     pub(crate) agent: std::sync::OnceLock<Arc<Agent>>,
+    /// MCP Apps: the apps open on the page and their sandbox's listener.
+    pub(crate) apps: Arc<apps::Apps>,
 }
 
 /// Why a line was not taken.
@@ -163,6 +166,7 @@ impl Page {
             );
         }
         let url = guard.url();
+        let apps = apps::Apps::start(bound).await?;
         let stream = Arc::new(Stream::new());
         let (lines, receiver) = mpsc::unbounded_channel();
         let web = Arc::new(Web {
@@ -172,6 +176,7 @@ impl Page {
             running: Mutex::new(Running::Idle),
             lines,
             agent: std::sync::OnceLock::new(),
+            apps,
         });
         // The one line tests and scripts read: flushed before anything is
         // served.
@@ -227,8 +232,10 @@ impl Page {
         *lock(&self.web.running) = Running::Line(interrupt.clone());
         let sink = self.web.stream.sink();
         let sent = {
+            // What apps said for the model goes with the line.
+            let line = self.web.apps.contexts.line_with_context(line);
             let send = agent
-                .send(conversation, line)
+                .send(conversation, &line)
                 .interrupt(&interrupt)
                 .events(&sink)
                 .into_future();
