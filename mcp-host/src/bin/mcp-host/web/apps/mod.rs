@@ -54,6 +54,9 @@ const MAX_MESSAGE_TEXT: usize = 16 * 1024;
 /// The host's page script of apps, served at `/apps.js`.
 pub(crate) const APPS_JS: &str = include_str!("apps.js");
 
+/// A document's server and URI.
+type DocumentKey = (String, String);
+
 /// One app on the page.
 struct Open {
     server: String,
@@ -70,7 +73,7 @@ struct Open {
 pub(crate) struct Apps {
     proxy: Proxy,
     open: Mutex<VecDeque<(String, Arc<Open>)>>,
-    documents: Mutex<VecDeque<((String, String), Arc<AppDocument>)>>,
+    documents: Mutex<VecDeque<(DocumentKey, Arc<AppDocument>)>>,
     /// What apps said for the model, carried with the next line.
     pub(crate) contexts: ModelContexts,
 }
@@ -271,10 +274,10 @@ async fn open(apps: &Apps, agent: &Agent, body: &Value, page_origin: String) -> 
     });
     let mut open = lock(&apps.open);
     open.push_back((id, app));
-    if open.len() > MAX_OPEN {
-        if let Some((oldest, _)) = open.pop_front() {
-            apps.contexts.forget(&oldest);
-        }
+    if open.len() > MAX_OPEN
+        && let Some((oldest, _)) = open.pop_front()
+    {
+        apps.contexts.forget(&oldest);
     }
     reply(StatusCode::OK, &answer)
 }
