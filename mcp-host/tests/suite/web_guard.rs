@@ -185,3 +185,73 @@ fn an_oversized_or_non_json_body_is_refused() {
         "a POST's body is JSON (Content-Type: application/json)"
     );
 }
+
+#[test]
+fn the_event_stream_starts_with_a_reset_and_the_log() {
+    let host = host();
+    let cookie = host.cookie();
+    let mut socket = std::net::TcpStream::connect(&host.address).unwrap();
+    socket
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    use std::io::{Read, Write};
+    write!(
+        socket,
+        "GET /api/events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n",
+        host.address
+    )
+    .unwrap();
+    // Read until the agent's `ready` is there (the servers started).
+    let mut seen = String::new();
+    let mut chunk = [0_u8; 4096];
+    while !seen.contains("{\"event\":\"ready\"}") {
+        let n = socket.read(&mut chunk).expect("the stream goes on");
+        assert!(n > 0, "the stream ended: {seen}");
+        seen.push_str(&String::from_utf8_lossy(&chunk[..n]));
+    }
+    let (head, body) = seen.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+    assert!(
+        head.contains("\r\ncontent-type: text/event-stream\r\n"),
+        "{head}"
+    );
+    assert!(head.contains("\r\ncache-control: no-store\r\n"), "{head}");
+    // Chunked: the frames, without the chunk sizes.
+    let frames: Vec<&str> = body
+        .split("\r\n")
+        .filter(|part| part.starts_with("data: ") || part.starts_with("retry: "))
+        .collect();
+    assert_eq!(
+        frames,
+        [
+            "retry: 1000\n\n",
+            "data: {\"dropped\":0,\"event\":\"reset\"}\n\n",
+            "data: {\"event\":\"ready\"}\n\n"
+        ]
+    );
+    // A late or unknown answer is refused, by name.
+    let body = r#"{"ask":7,"answer":"once"}"#;
+    let (status, response) = host.raw(&format!(
+        "POST /api/approve HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        host.address,
+        body.len()
+    ));
+    assert_eq!(status, 409, "{response}");
+    assert_eq!(
+        error(&response),
+        "question 7 is not asked (answered, or its line ended)"
+    );
+    let body = r#"{"ask":7,"answer":"yes please"}"#;
+    let (status, response) = host.raw(&format!(
+        "POST /api/approve HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        host.address,
+        body.len()
+    ));
+    assert_eq!(status, 400, "{response}");
+    assert_eq!(
+        error(&response),
+        "`yes please` is not an answer this question takes"
+    );
+}

@@ -6,8 +6,8 @@
 use crate::common;
 
 use common::fake_model::{
-    FakeModel, McpConfig, Recorded, Reply, claude_events, claude_message, text_block, tool_use,
-    unmarked,
+    FakeModel, McpConfig, Recorded, Reply, TempDir, claude_events, claude_message,
+    everything_entry, text_block, tool_use, unmarked,
 };
 use common::web::WebHost;
 use serde_json::{Value, json};
@@ -164,6 +164,70 @@ fn deny_declines_the_call_and_the_model_is_told() {
 }
 
 #[test]
+fn always_allow_this_tool_is_not_asked_again_and_is_kept() {
+    let fake = FakeModel::start(vec![
+        call("toolu_1", "toggle_bonus", json!({})),
+        call("toolu_2", "toggle_bonus", json!({})),
+        end("done"),
+    ]);
+    common::everything();
+    let config = McpConfig::everything("everything", &[]);
+    let dir = TempDir::new();
+    let pins = dir.path.join("pins.json");
+    let pins = pins.to_str().unwrap();
+    let host = WebHost::start(&config, &["--approve", "ask", "--pins", pins], &fake);
+    let seen = host.drive("always_tool");
+    assert_eq!(seen["cards"], 2);
+    assert_eq!(seen["approvals"], json!(["Always allowed: this tool"]));
+    assert_eq!(seen["outcomes"], json!(["success", "success"]));
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(results(&requests[2])[0]["content"], "bonus is now listed");
+    // Kept as the terminal keeps it: beside the pins.
+    let kept: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path.join("approvals.json")).unwrap())
+            .unwrap();
+    let kept = kept.to_string();
+    assert!(
+        kept.contains("\"server\":\"everything\"") && kept.contains("\"tool\":\"toggle_bonus\""),
+        "{kept}"
+    );
+}
+
+#[test]
+fn a_changed_definition_is_asked_on_the_page_before_the_first_line() {
+    let fake = FakeModel::start(vec![end("done")]);
+    common::everything();
+    let mut entry = everything_entry(&[]);
+    entry["tools"] = json!({"allow": ["echo"]});
+    let config = McpConfig::new(&json!({"mcpServers": {"everything": entry}}));
+    let dir = TempDir::new();
+    // Pinned with another digest: echo's definition "changed" since.
+    let pins = dir.write(
+        "pins.json",
+        &json!({"version": 1, "servers": {"everything": {"echo": format!("sha256:{}", "0".repeat(64))}}}).to_string(),
+    );
+    let pins = pins.to_str().unwrap();
+    let host = WebHost::start(&config, &["--approve", "ask", "--pins", pins], &fake);
+    let seen = host.drive("definition");
+    assert_eq!(seen["buttons"], json!(["Allow once", "Deny"]));
+    assert_eq!(
+        seen["details"],
+        "Server `everything` lists tool `echo` with a definition that differs from the one approved (only its digest was kept, so what changed cannot be shown).\n  description: \"Echo the text back unchanged.\"\n"
+    );
+    assert_eq!(seen["approvals"], json!(["Allowed once"]));
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 1);
+    let offered: Vec<&str> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(offered, ["echo"]);
+}
+
+#[test]
 fn stop_interrupts_the_line_and_the_next_one_runs() {
     let fake = FakeModel::start(vec![
         call("toolu_1", "slow", json!({"ms": 60_000, "steps": 60})),
@@ -193,6 +257,50 @@ fn stop_interrupts_the_line_and_the_next_one_runs() {
             {"type": "text", "text": "and now?"}
         ])
     );
+}
+
+#[test]
+fn stop_while_asked_withdraws_the_question() {
+    let fake = asked();
+    let host = start(&fake, "ask");
+    let seen = host.drive("stop_asked");
+    assert_eq!(seen["approval"], "No longer asked: the line ended");
+    assert_eq!(seen["buttons"], 0);
+    assert_eq!(
+        seen["late"],
+        "question 1 is not asked (answered, or its line ended)"
+    );
+    // Nothing more was asked of the model.
+    assert_eq!(fake.requests().len(), 1);
+}
+
+/// The page's first text on screen after Send (5 lines, the model API
+/// answering at once), and the host's CPU time per line; printed (run
+/// with `--nocapture`), bounded loosely.
+#[test]
+fn first_text_on_screen_after_send_and_cpu_per_line() {
+    let lines = 5;
+    let fake = FakeModel::start((0..lines).map(|_| end("ok, done.")).collect());
+    let host = start(&fake, "all");
+    let before = host.cpu_ms();
+    let seen = host.drive("first_text");
+    let cpu = host.cpu_ms() - before;
+    let firsts: Vec<f64> = seen["first_text_ms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(firsts.len(), lines, "{seen}");
+    let mut sorted = firsts.clone();
+    sorted.sort_by(f64::total_cmp);
+    eprintln!(
+        "mcp-host web: first text after Send, ms: {firsts:?} (median {:.1}); host CPU {:.1} ms per line",
+        sorted[lines / 2],
+        cpu as f64 / lines as f64
+    );
+    assert!(sorted[lines / 2] < 5_000.0, "{firsts:?}");
+    assert_eq!(fake.requests().len(), lines);
 }
 
 #[test]

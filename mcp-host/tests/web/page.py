@@ -95,6 +95,75 @@ def approve(word):
     return scenario
 
 
+def always_tool(page, url):
+    send(page, "go")
+    first = page.get_by_role("article", name="Tool call toggle_bonus (everything)").first
+    first.get_by_role("button", name="Always allow this tool").click()
+    expect(page.locator(".answer")).to_have_text("done")
+    cards = page.get_by_role("article", name="Tool call toggle_bonus (everything)")
+    return {
+        "cards": cards.count(),
+        "approvals": page.locator(".approval").all_text_contents(),
+        "outcomes": [card_fields(cards.nth(i))["Outcome"] for i in range(cards.count())],
+    }
+
+
+def stop_asked(page, url):
+    send(page, "go")
+    call = page.get_by_role("article", name="Tool call toggle_bonus (everything)")
+    expect(call.get_by_role("button", name="Allow once")).to_be_visible()
+    page.get_by_role("button", name="Stop").click()
+    expect(page.get_by_text("Stopped", exact=True)).to_be_visible()
+    # The question is gone; a late answer is refused.
+    late = page.evaluate(
+        """() => mcpHost.post('/api/approve', {ask: 1, answer: 'once'}).then(() => 'taken', e => e.message)"""
+    )
+    return {
+        "approval": call.locator(".approval").text_content(),
+        "buttons": call.get_by_role("button").count(),
+        "late": late,
+    }
+
+
+def first_text(page, url):
+    # For each of 5 lines: the time from the Enter that sends it to its
+    # answer's first text on screen, in ms (the page's clock).
+    page.evaluate(
+        """() => {
+            window.firsts = [];
+            new MutationObserver(() => {
+                const all = document.querySelectorAll('.answer');
+                if (all.length > window.firsts.length && window.sentAt !== undefined) {
+                    window.firsts.push(performance.now() - window.sentAt);
+                }
+            }).observe(document.getElementById('conversation'),
+                {subtree: true, childList: true, characterData: true});
+            document.getElementById('message').addEventListener('keydown', (e) => {
+                if (e.key === 'Enter') window.sentAt = performance.now();
+            }, {capture: true});
+        }"""
+    )
+    for i in range(5):
+        send(page, f"line {i}")
+        expect(page.locator(".answer")).to_have_count(i + 1)
+        expect(page.get_by_role("button", name="Stop")).to_be_hidden()
+    return {"first_text_ms": page.evaluate("window.firsts")}
+
+
+def definition(page, url):
+    # Asked while the servers start, before any line.
+    expect(page.get_by_role("status")).to_have_text("Starting the servers…")
+    group = page.get_by_role("group", name="Approval: Offer the changed tool echo of everything to the model?")
+    expect(group).to_be_visible()
+    buttons = group.get_by_role("button").all_text_contents()
+    details = group.locator(".input").text_content()
+    group.get_by_role("button", name="Allow once").click()
+    expect(page.get_by_role("status")).to_have_text("Ready")
+    send(page, "hi")
+    expect(page.locator(".answer")).to_have_text("done")
+    return {"buttons": buttons, "details": details, "approvals": page.locator(".approval").all_text_contents()}
+
+
 def stop(page, url):
     send(page, "take your time")
     call = page.get_by_role("article", name="Tool call slow (everything)")
@@ -152,10 +221,17 @@ SCENARIOS = {
     "card": card,
     "allow_once": approve("Allow once"),
     "deny": approve("Deny"),
+    "always_tool": always_tool,
+    "definition": definition,
+    "first_text": first_text,
+    "stop_asked": stop_asked,
     "stop": stop,
     "reload": reload,
     "two_tabs": two_tabs,
 }
+
+# Scenarios that begin while the servers start.
+STARTING = {"definition"}
 
 
 def main():
@@ -170,7 +246,8 @@ def main():
             page.goto(url)
             # The token left the address bar.
             assert "token" not in page.url, page.url
-            expect(page.get_by_role("status")).to_have_text("Ready")
+            if scenario not in STARTING:
+                expect(page.get_by_role("status")).to_have_text("Ready")
             seen = SCENARIOS[scenario](page, url)
         finally:
             browser.close()

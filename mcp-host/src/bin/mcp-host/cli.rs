@@ -376,6 +376,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
         }
     }
     let config = config.ok_or("--config PATH is required")?;
+    if web.is_some() && output.is_some() {
+        return Err("--json, --stream and --events write stdout's answers: `mcp-host web` shows them on its page".into());
+    }
     if ask_read_only {
         match &mut approve {
             ApproveKind::Ask { read_only } => *read_only = true,
@@ -765,6 +768,10 @@ mod tests {
             "unknown argument `--port`"
         );
         assert_eq!(web(&["web", "--help"]).unwrap(), Parsed::Help);
+        assert_eq!(
+            web(&["web", "--config", "c", "--json"]).unwrap_err(),
+            "--json, --stream and --events write stdout's answers: `mcp-host web` shows them on its page"
+        );
     }
 
     #[test]

@@ -220,18 +220,6 @@ async fn run(args: Args, config: McpConfig, web: Option<web::WebArgs>) -> ExitCo
     // Listened for from the start: the servers run in process groups of
     // their own, so a Ctrl-C reaches the host alone, which must end them.
     let mut signals = Signals::new();
-    // Served before the servers start: a definition to approve at start
-    // is asked on the page.
-    let page = match &web {
-        Some(web) => match web::Page::start(web).await {
-            Ok(page) => Some(page),
-            Err(e) => {
-                eprintln!("mcp-host: {e}");
-                return ExitCode::from(2);
-            }
-        },
-        None => None,
-    };
     let provider = match provider(args.provider, args.api_timeout, args.cache) {
         Ok(provider) => provider,
         Err(e) => {
@@ -248,6 +236,18 @@ async fn run(args: Args, config: McpConfig, web: Option<web::WebArgs>) -> ExitCo
             }
         },
         None => Pins::in_memory(),
+    };
+    // Served before the servers start: a definition to approve at start
+    // is asked on the page.
+    let page = match &web {
+        Some(web) => match web::Page::start(web).await {
+            Ok(page) => Some(page),
+            Err(e) => {
+                eprintln!("mcp-host: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
     };
     let approver = match approver(args.approve, args.pins.as_deref(), page.as_ref()) {
         Ok(approver) => approver,

@@ -97,6 +97,22 @@ impl WebHost {
         }
     }
 
+    /// The program's CPU time so far (user and system), in ms, from
+    /// `/proc/PID/stat` (0 where there is none).
+    pub fn cpu_ms(&self) -> u64 {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())) else {
+            return 0;
+        };
+        // After the command's name (in parentheses): state is field 3,
+        // utime 14 and stime 15, in clock ticks (100 a second on Linux).
+        let rest = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+        let fields: Vec<u64> = rest
+            .split_whitespace()
+            .map(|f| f.parse().unwrap_or(0))
+            .collect();
+        (fields.get(11).unwrap_or(&0) + fields.get(12).unwrap_or(&0)) * 10
+    }
+
     /// The token of the URL.
     pub fn token(&self) -> &str {
         self.url.split("token=").nth(1).expect("a token in the URL")

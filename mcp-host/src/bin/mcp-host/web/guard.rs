@@ -92,16 +92,16 @@ impl Guard {
             ));
         }
         let own = format!("http://{host}");
-        if let Some(origin) = headers.get(ORIGIN) {
-            if origin.as_bytes() != own.as_bytes() {
-                return Err(refuse(
-                    StatusCode::FORBIDDEN,
-                    format!(
-                        "Origin `{}` is not this page's ({own}): another site's request is refused",
-                        String::from_utf8_lossy(origin.as_bytes())
-                    ),
-                ));
-            }
+        if let Some(origin) = headers.get(ORIGIN)
+            && origin.as_bytes() != own.as_bytes()
+        {
+            return Err(refuse(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "Origin `{}` is not this page's ({own}): another site's request is refused",
+                    String::from_utf8_lossy(origin.as_bytes())
+                ),
+            ));
         }
         Ok(own)
     }

@@ -20,7 +20,7 @@ use crate::signals::{INTERRUPT_STATUS, Signals};
 use approve::PagePerson;
 use guard::Guard;
 use hyper::server::conn::http1;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use mcpfn_host::agent::interrupt::{INTERRUPTED, Interrupt, TIMED_OUT};
 use mcpfn_host::agent::{Agent, Conversation};
 use serde_json::json;
@@ -35,6 +35,9 @@ use tokio::sync::mpsc;
 
 /// The port of `mcp-host web` when `--port` names none.
 pub(crate) const DEFAULT_PORT: u16 = 8417;
+
+/// How long a request's headers may take to arrive.
+const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Where the page is served (`--port`, `--bind`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -287,6 +290,10 @@ async fn accept(listener: TcpListener, web: Arc<Web>) {
                 async move { Ok::<_, std::convert::Infallible>(routes::serve(web, request).await) }
             });
             let _ = http1::Builder::new()
+                // A client that never finishes its headers does not hold
+                // a task for ever.
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
                 .serve_connection(TokioIo::new(socket), service)
                 .await;
         });

@@ -51,7 +51,7 @@ const fn post(path: &'static str, handler: Handler) -> Route {
 
 /// Every route of the page.
 const ROUTES: &[Route] = &[
-    get("/", |web, _| Box::pin(async move { index(&web) })),
+    get("/", |_, _| Box::pin(async { index() })),
     get("/app.css", |_, _| {
         Box::pin(async { file("text/css", APP_CSS) })
     }),
@@ -121,17 +121,18 @@ async fn guarded(web: Arc<Web>, request: hyper::Request<Incoming>) -> Reply {
         return refusal(refused);
     }
     let path = request.uri().path().to_owned();
-    if request.method() == "GET" && path == "/" {
-        if let Some(token) = query_value(request.uri().query(), TOKEN_KEY) {
-            // Already in: the same URL again (a second tab) is the page.
-            if web.guard.check_session(request.headers()).is_ok() {
-                return redirect_home(None);
-            }
-            return match web.guard.exchange(&token) {
-                Ok(cookie) => redirect_home(Some(cookie)),
-                Err(refused) => refusal(refused),
-            };
+    if request.method() == "GET"
+        && path == "/"
+        && let Some(token) = query_value(request.uri().query(), TOKEN_KEY)
+    {
+        // Already in: the same URL again (a second tab) is the page.
+        if web.guard.check_session(request.headers()).is_ok() {
+            return redirect_home(None);
         }
+        return match web.guard.exchange(&token) {
+            Ok(cookie) => redirect_home(Some(cookie)),
+            Err(refused) => refusal(refused),
+        };
     }
     if let Err(refused) = web.guard.check_session(request.headers()) {
         return refusal(refused);
@@ -259,7 +260,7 @@ fn file(kind: &'static str, text: &'static str) -> Reply {
 }
 
 /// The page, with a script tag for each part in the table.
-fn index(_web: &Web) -> Reply {
+fn index() -> Reply {
     let scripts: String = PARTS
         .iter()
         .filter(|part| ROUTES.iter().any(|r| r.method == "GET" && r.path == **part))

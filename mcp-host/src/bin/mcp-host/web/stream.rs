@@ -7,7 +7,7 @@
 
 use super::lock;
 use bytes::Bytes;
-use hyper::body::{Body, Frame, SizeHint};
+use hyper::body::{Body, Frame};
 use mcpfn_host::agent::events::{Event, EventSink};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -203,10 +203,6 @@ impl Body for SseBody {
         self.0
             .poll_recv(cx)
             .map(|next| next.map(|bytes| Ok(Frame::data(bytes))))
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        SizeHint::default()
     }
 }
 
