@@ -82,6 +82,48 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # Prompts, resources, completions and Skills
+//!
+//! Each listing follows every page within the same [`ListLimits`], and is
+//! empty for a server that does not declare the capability. A resource
+//! read is bounded by the transport's message limit (a larger answer is
+//! skipped unread: [`McpError::Limit`] names the server, the URI and the
+//! size); a prompt of more than [`MAX_PROMPT_MESSAGES`] messages is
+//! refused; completions are cut to 100 values. A skill's file is read only
+//! when asked for, and checked against its manifest ([`McpError::Skill`]).
+//! [`McpClient::changes`] tells list changes and resource updates.
+//!
+//! ```no_run
+//! use mcpfn_protocol::model::{CompletionArgument, CompletionRef};
+//! use std::collections::BTreeMap;
+//!
+//! # async fn run(client: mcpfn_client::McpClient) -> Result<(), mcpfn_client::McpError> {
+//! for prompt in client.list_prompts().await? {
+//!     println!("/{}", prompt.name);
+//! }
+//! let languages = client
+//!     .complete(
+//!         CompletionRef::Prompt { name: "translate".into(), title: None },
+//!         CompletionArgument { name: "language".into(), value: "Fr".into() },
+//!         None,
+//!     )
+//!     .await?;
+//! let arguments = BTreeMap::from([
+//!     ("language".to_owned(), languages.values[0].clone()),
+//!     ("text".to_owned(), "Good morning".to_owned()),
+//! ]);
+//! let messages = client.get_prompt("translate", arguments).await?.messages;
+//! let about = client.read_resource("everything://about").await?;
+//! client.subscribe_resource("everything://about").await?;
+//! let mut changes = client.changes();
+//! # let _ = (messages, about, changes.recv().await);
+//! for skill in client.list_skills().await? {
+//!     let manifest = client.read_skill_file(&skill, &skill.uri).await?;
+//!     println!("{}", manifest.text().unwrap_or(""));
+//! }
+//! # Ok(()) }
+//! ```
+//!
 //! # Below the client: JSON-RPC over a transport
 //!
 //! [`McpClient`] stands on a [`Dispatcher`]: JSON-RPC over a [`Transport`]

@@ -145,10 +145,21 @@ pub(crate) fn sendable_image<'a>(
     Ok((media_type, data))
 }
 
+/// Who gave the content a note is about: a tool's result, or what the
+/// host put in a message itself (a prompt's messages, an attachment).
+pub(crate) const FROM_TOOL: &str = "The tool returned";
+/// See [`FROM_TOOL`].
+pub(crate) const FROM_SERVER: &str = "The server sent";
+
 /// What an image not passed on was.
 pub(crate) fn image_note(mime_type: &str, data: &str, why: &str) -> String {
+    image_note_from(FROM_TOOL, mime_type, data, why)
+}
+
+/// What an image not passed on was, `from` whom ([`FROM_TOOL`], [`FROM_SERVER`]).
+pub(crate) fn image_note_from(from: &str, mime_type: &str, data: &str, why: &str) -> String {
     format!(
-        "[The tool returned an image ({mime_type}, {} bytes) that is not shown: {why}.]",
+        "[{from} an image ({mime_type}, {} bytes) that is not shown: {why}.]",
         decoded_len(data)
     )
 }
@@ -156,8 +167,13 @@ pub(crate) fn image_note(mime_type: &str, data: &str, why: &str) -> String {
 /// What audio returned by a tool becomes: a note (neither API takes audio
 /// in tool results).
 pub(crate) fn audio_note(audio: &AudioContent) -> String {
+    audio_note_from(FROM_TOOL, audio)
+}
+
+/// What audio becomes, `from` whom ([`FROM_TOOL`], [`FROM_SERVER`]).
+pub(crate) fn audio_note_from(from: &str, audio: &AudioContent) -> String {
     format!(
-        "[The tool returned audio ({}, {} bytes) that is not shown: the model API takes no audio in tool results.]",
+        "[{from} audio ({}, {} bytes) that is not shown: the model API takes no audio here.]",
         audio.mime_type,
         decoded_len(&audio.data)
     )
@@ -185,8 +201,13 @@ pub(crate) fn link_text(link: &ResourceLinkContent) -> String {
 
 /// A binary embedded resource no API block takes.
 pub(crate) fn blob_note(uri: &str, mime_type: Option<&str>, blob: &str) -> String {
+    blob_note_from(FROM_TOOL, uri, mime_type, blob)
+}
+
+/// A binary resource no API block takes, `from` whom ([`FROM_TOOL`], [`FROM_SERVER`]).
+pub(crate) fn blob_note_from(from: &str, uri: &str, mime_type: Option<&str>, blob: &str) -> String {
     format!(
-        "[The tool returned the resource <{uri}> ({}, {} bytes of binary data) that is not shown.]",
+        "[{from} the resource <{uri}> ({}, {} bytes of binary data) that is not shown.]",
         mime_type.unwrap_or("no media type"),
         decoded_len(blob)
     )

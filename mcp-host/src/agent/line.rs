@@ -6,6 +6,7 @@ use super::calls::Run;
 use super::events;
 use super::history::History;
 use super::interrupt::{self, INTERRUPTED, Interrupt};
+use super::turn::Turn;
 use super::{Agent, Answer, AnswerError, Conversation, MAX_TURNS, on_demand};
 use crate::provider::{Delta, ProviderError, Reply, Request, Stop, Usage};
 use serde_json::Value;
@@ -18,9 +19,18 @@ use std::pin::Pin;
 pub struct Line<'a> {
     pub(super) agent: &'a Agent,
     pub(super) conversation: &'a mut Conversation,
-    pub(super) text: &'a str,
+    pub(super) input: Input<'a>,
     pub(super) interrupt: Option<&'a Interrupt>,
     pub(super) events: Option<&'a events::EventSink>,
+}
+
+/// What a line puts into the history first.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Input<'a> {
+    /// A line the user typed ([`Agent::send`]).
+    Text(&'a str),
+    /// A turn the host wrote ([`Agent::send_turn`]).
+    Turn(&'a Turn),
 }
 
 impl<'a> Line<'a> {
@@ -47,7 +57,7 @@ impl<'a> Line<'a> {
 impl std::fmt::Debug for Line<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Line")
-            .field("text", &self.text)
+            .field("input", &self.input)
             .field("interrupt", &self.interrupt)
             .field("streamed", &self.events.is_some())
             .finish_non_exhaustive()
@@ -63,20 +73,61 @@ impl<'a> IntoFuture for Line<'a> {
             let none = Interrupt::new();
             let interrupt = self.interrupt.unwrap_or(&none);
             self.agent
-                .run_line(self.conversation, self.text, interrupt, self.events)
+                .run_line(self.conversation, self.input, interrupt, self.events)
                 .await
         })
     }
 }
 
 impl Agent {
+    /// Puts `input` into `history`: its first user message joined to the
+    /// last message where the API wants it there, the rest appended.
+    fn add_input(&self, history: &mut History, input: Input<'_>) -> LineEdits {
+        let messages = match input {
+            Input::Text(text) => {
+                let joined = history.add_line(
+                    |last| self.provider.join_user_line(last, text),
+                    || self.provider.user_message(text),
+                );
+                return LineEdits {
+                    added: usize::from(joined.is_none()),
+                    kept: 0,
+                    joined,
+                };
+            }
+            Input::Turn(turn) => turn.provider_messages(&*self.provider, &self.result_budget),
+        };
+        let mut messages = messages.into_iter();
+        let Some(first) = messages.next() else {
+            return LineEdits {
+                added: 0,
+                kept: 0,
+                joined: None,
+            };
+        };
+        let joined = history.add_line(
+            |last| self.provider.join_user_message(last, &first),
+            || first.clone(),
+        );
+        let mut added = usize::from(joined.is_none());
+        for message in messages {
+            history.push(message);
+            added += 1;
+        }
+        LineEdits {
+            added,
+            kept: 0,
+            joined,
+        }
+    }
+
     /// The line of a [`Line`]: cut short once `interrupt` is flipped or its
     /// deadline (or [`AgentBuilder::line_timeout`](super::AgentBuilder::line_timeout)) passes, and streamed
     /// with its events handed to `events` when there is a sink.
     pub(super) async fn run_line(
         &self,
         conversation: &mut Conversation,
-        text: &str,
+        input: Input<'_>,
         interrupt: &Interrupt,
         events: Option<&events::EventSink>,
     ) -> Result<Answer, AnswerError> {
@@ -88,16 +139,7 @@ impl Agent {
             }
             None => interrupt,
         };
-        let history = &mut conversation.history;
-        let joined = history.add_line(
-            |last| self.provider.join_user_line(last, text),
-            || self.provider.user_message(text),
-        );
-        let mut line = LineEdits {
-            added: usize::from(joined.is_none()),
-            kept: 0,
-            joined,
-        };
+        let mut line = self.add_input(&mut conversation.history, input);
         let mut answer = Answer::default();
         loop {
             if interrupt.is_interrupted() {

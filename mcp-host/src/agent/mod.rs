@@ -99,7 +99,10 @@ mod overflow;
 mod pin_gate;
 pub mod pins;
 mod private_file;
+pub mod servers;
+pub mod skills;
 pub mod summary;
+pub mod turn;
 
 use crate::catalog::Catalog;
 use crate::provider::{Provider, ProviderError, Usage};
@@ -252,7 +255,24 @@ impl Agent {
         Line {
             agent: self,
             conversation,
-            text,
+            input: line::Input::Text(text),
+            interrupt: None,
+            events: None,
+        }
+    }
+
+    /// The host puts `turn` into the conversation (a server's prompt, a
+    /// line with resources attached: [`turn`]); the returned [`Line`]
+    /// loops until the model is done with it, as [`send`](Self::send)'s.
+    pub fn send_turn<'a>(
+        &'a self,
+        conversation: &'a mut Conversation,
+        turn: &'a turn::Turn,
+    ) -> Line<'a> {
+        Line {
+            agent: self,
+            conversation,
+            input: line::Input::Turn(turn),
             interrupt: None,
             events: None,
         }

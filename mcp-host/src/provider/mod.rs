@@ -19,6 +19,7 @@
 //! table of APIs).
 
 pub mod anthropic;
+pub(crate) mod content;
 mod error;
 #[cfg(feature = "http")]
 mod http;
@@ -41,7 +42,7 @@ pub use openai::OpenAi;
 use crate::call_result::CallFailure;
 use crate::tool_offer::ToolOffer;
 use mcpfn_client::BoxFuture;
-use mcpfn_protocol::model::CallToolResult;
+use mcpfn_protocol::model::{CallToolResult, ContentBlock, Role};
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
@@ -199,20 +200,34 @@ pub trait Provider: Send + Sync + fmt::Debug + 'static {
     /// The history entry of a user's message.
     fn user_message(&self, text: &str) -> Value;
 
-    /// Puts the user's line `text` into `last`, the history's last message,
-    /// when the API wants it there rather than in a message of its own;
-    /// returns whether it did. When it does not, the line goes in a new
-    /// message ([`user_message`](Self::user_message)): the default, right
-    /// for an API that takes any sequence of roles (OpenAI: `role: tool`
-    /// messages, then `role: user`).
+    /// The history entry of a message the host writes for `role` from MCP
+    /// content (a prompt's messages, a user line with resources attached:
+    /// [`crate::agent::turn`]): text as text, images as images where the
+    /// API takes them in that role, a text resource as its text under its
+    /// URI, anything else a note naming what it was.
+    fn content_message(&self, role: Role, content: &[ContentBlock]) -> Value;
+
+    /// Puts user `message` (one this provider made) into `last`, the
+    /// history's last message, when the API wants it there rather than in
+    /// a message of its own; returns whether it did. The default never
+    /// does, right for an API that takes any sequence of roles (OpenAI:
+    /// `role: tool` messages, then `role: user`).
     ///
     /// A history ends with the results of tool calls when a line failed
     /// after its tools ran or was stopped by the guard on requests;
-    /// Anthropic's roles alternate, so the next line joins the message of
-    /// `tool_result` blocks, as a text block after them.
-    fn join_user_line(&self, last: &mut Value, text: &str) -> bool {
-        let _ = (last, text);
+    /// Anthropic's roles alternate, so the next user message joins the
+    /// message of `tool_result` blocks, its blocks after them.
+    fn join_user_message(&self, last: &mut Value, message: &Value) -> bool {
+        let _ = (last, message);
         false
+    }
+
+    /// Puts the user's line `text` into `last`, the history's last message,
+    /// as [`join_user_message`](Self::join_user_message) says; returns
+    /// whether it did. When it does not, the line goes in a new message
+    /// ([`user_message`](Self::user_message)).
+    fn join_user_line(&self, last: &mut Value, text: &str) -> bool {
+        self.join_user_message(last, &self.user_message(text))
     }
 
     /// The history entries answering one response's calls, `(call, result)`

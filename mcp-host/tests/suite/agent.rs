@@ -77,6 +77,14 @@ impl Provider for Scripted {
         self.shapes.user_message(text)
     }
 
+    fn content_message(
+        &self,
+        role: mcpfn_protocol::model::Role,
+        content: &[mcpfn_protocol::model::ContentBlock],
+    ) -> Value {
+        self.shapes.content_message(role, content)
+    }
+
     fn tool_results(&self, results: &[(&ToolCall, &CallToolResult)]) -> Vec<Value> {
         self.shapes.tool_results(results)
     }

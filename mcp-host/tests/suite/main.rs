@@ -27,6 +27,7 @@ mod host_operator;
 mod host_process;
 mod host_program;
 mod host_servers;
+mod host_surface;
 mod host_ts_sdk;
 mod live_tools;
 mod progress;

@@ -5,13 +5,14 @@ use super::cache::{Messages, System, Tools};
 use super::stream::MessageAssembler;
 use super::{
     API_VERSION, BASE_URL_VARIABLE, DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, MAX_TOOLS,
-    deferred_tools, read_response, searched_tools, tool_result, tools,
+    content_message, deferred_tools, join_user_message, read_response, searched_tools, tool_result,
+    tools,
 };
 use crate::provider::http::{ApiClient, ApiEndpoint, tree_limit};
 use crate::provider::{Delta, Provider, ProviderError, Reply, Request, ToolCall};
 use crate::tool_offer::ToolOffer;
 use mcpfn_client::BoxFuture;
-use mcpfn_protocol::model::CallToolResult;
+use mcpfn_protocol::model::{CallToolResult, ContentBlock, Role};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -121,22 +122,12 @@ impl Provider for Anthropic {
         json!({"role": "user", "content": text})
     }
 
-    fn join_user_line(&self, last: &mut Value, text: &str) -> bool {
-        // Only a message of tool results: a user message of text (a line
-        // whose request failed before any tool ran is rolled back, so there
-        // is none) keeps its own.
-        if last["role"] != "user" {
-            return false;
-        }
-        let Some(blocks) = last.get_mut("content").and_then(Value::as_array_mut) else {
-            return false;
-        };
-        if !blocks.iter().any(|block| block["type"] == "tool_result") {
-            return false;
-        }
-        // After the results: the API wants `tool_result` blocks first.
-        blocks.push(json!({"type": "text", "text": text}));
-        true
+    fn content_message(&self, role: Role, content: &[ContentBlock]) -> Value {
+        content_message(role, content)
+    }
+
+    fn join_user_message(&self, last: &mut Value, message: &Value) -> bool {
+        join_user_message(last, message)
     }
 
     fn tool_results(&self, results: &[(&ToolCall, &CallToolResult)]) -> Vec<Value> {

@@ -40,6 +40,7 @@
 mod cache;
 #[cfg(feature = "http")]
 mod client;
+mod messages;
 mod response;
 mod results;
 #[cfg(feature = "http")]
@@ -50,6 +51,7 @@ mod tools;
 
 #[cfg(feature = "http")]
 pub use client::Anthropic;
+pub use messages::{content_message, join_user_message};
 pub use response::read_response;
 pub use results::tool_result;
 #[cfg(test)]

@@ -71,7 +71,7 @@ pub(crate) fn tool_result_content(result: &CallToolResult) -> Option<Value> {
 }
 
 /// An `image` block of base64 `data`.
-fn image_block(media_type: &str, data: &str) -> Value {
+pub(super) fn image_block(media_type: &str, data: &str) -> Value {
     json!({
         "type": "image",
         "source": {"type": "base64", "media_type": media_type, "data": data},

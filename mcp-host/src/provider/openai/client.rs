@@ -4,13 +4,13 @@
 use super::stream::ChunkAssembler;
 use super::{
     BASE_URL_VARIABLE, DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, MAX_TOOLS, Strict,
-    read_response, tool_messages, tools,
+    content_message, read_response, tool_messages, tools,
 };
 use crate::provider::http::{ApiClient, ApiEndpoint, tree_limit};
 use crate::provider::{Delta, Provider, ProviderError, Reply, Request, ToolCall};
 use crate::tool_offer::ToolOffer;
 use mcpfn_client::BoxFuture;
-use mcpfn_protocol::model::CallToolResult;
+use mcpfn_protocol::model::{CallToolResult, ContentBlock, Role};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -112,6 +112,10 @@ impl Provider for OpenAi {
 
     fn user_message(&self, text: &str) -> Value {
         json!({"role": "user", "content": text})
+    }
+
+    fn content_message(&self, role: Role, content: &[ContentBlock]) -> Value {
+        content_message(role, content)
     }
 
     fn tool_results(&self, results: &[(&ToolCall, &CallToolResult)]) -> Vec<Value> {

@@ -32,6 +32,7 @@
 
 #[cfg(feature = "http")]
 mod client;
+mod messages;
 mod response;
 mod results;
 #[cfg(feature = "http")]
@@ -42,6 +43,7 @@ mod tools;
 
 #[cfg(feature = "http")]
 pub use client::OpenAi;
+pub use messages::content_message;
 pub use response::{parse_arguments, read_response};
 pub use results::{ToolOutput, tool_message, tool_messages, tool_text_message};
 pub use tools::{Strict, strict_tool, strip_absent_nulls, tool, tools};
