@@ -180,7 +180,11 @@ fn an_app_that_tries_to_leave_its_sandbox_is_stopped_and_a_flood_cut_off() {
     assert_eq!(report["app_only"]["content"][0]["text"], "app_only: hi");
     assert_eq!(report["unknown_method"]["code"], -32601);
     // The page shows the line the person's way: without the context.
-    let shown = seen["user"][1].as_str().unwrap().strip_prefix("report ").unwrap();
+    let shown = seen["user"][1]
+        .as_str()
+        .unwrap()
+        .strip_prefix("report ")
+        .unwrap();
     assert_eq!(serde_json::from_str::<Value>(shown).unwrap(), report);
     // The page and the program say nothing went to the undeclared origin.
     assert!(undeclared.seen().is_empty(), "{:?}", undeclared.seen());
@@ -256,4 +260,180 @@ fn the_official_budget_allocator_renders_its_result() {
         seen["status"].as_str().unwrap().contains("$100,000"),
         "{seen}"
     );
+}
+
+/// `POST path body` with the session cookie; the status and the body.
+fn post(host: &WebHost, cookie: &str, path: &str, body: &Value) -> (u16, Value) {
+    let body = body.to_string();
+    let (status, response) = host.raw(&format!(
+        "POST {path} HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        host.address,
+        body.len()
+    ));
+    let json = response.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (status, serde_json::from_str(json).unwrap_or(Value::Null))
+}
+
+/// `GET url` (an absolute `http://` URL) with `Host: host`; the status,
+/// the head and the body.
+fn get(url: &str, host: &str) -> (u16, String, String) {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (address, path) = rest.split_at(rest.find('/').unwrap());
+    let mut socket = std::net::TcpStream::connect(address).unwrap();
+    write!(
+        socket,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    socket.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, head.to_ascii_lowercase(), body.to_owned())
+}
+
+#[test]
+fn the_apps_api_and_the_sandbox_serve_open_apps_only() {
+    let beacon = Beacon::start();
+    let undeclared = Beacon::start();
+    let (config, dir) = probe(&beacon, &undeclared);
+    let fake = FakeModel::start(vec![]);
+    let host = WebHost::start(&config, &[], &fake);
+    let cookie = host.cookie();
+    // The servers start after the URL line.
+    let mut tries = 0;
+    let opened = loop {
+        let (status, body) = post(
+            &host,
+            &cookie,
+            "/api/apps/open",
+            &json!({"call": "c1", "server": "fixture", "tool": "show"}),
+        );
+        if status != 503 || tries == 100 {
+            assert_eq!(status, 200, "{body}");
+            break body;
+        }
+        tries += 1;
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let app = opened["app"].as_str().unwrap().to_owned();
+    assert_eq!(app.len(), 64);
+    assert_eq!(opened["tool"]["name"], "show");
+    assert_eq!(opened["uri"], "ui://fixture/app.html");
+    assert_eq!(opened["refused"], json!([]));
+    let proxy_origin = opened["proxyOrigin"].as_str().unwrap().to_owned();
+    assert_ne!(proxy_origin, format!("http://{}", host.address));
+    // A tool without an app, or for the model only, opens nothing.
+    let (status, body) = post(
+        &host,
+        &cookie,
+        "/api/apps/open",
+        &json!({"call": "c2", "server": "fixture", "tool": "model_only"}),
+    );
+    assert_eq!((status, body), (200, json!({"app": null})));
+    // The proxy page: framed by the page alone.
+    let proxy_host = proxy_origin.strip_prefix("http://").unwrap();
+    let (status, head, body) = get(opened["proxy"].as_str().unwrap(), proxy_host);
+    assert_eq!(status, 200, "{head}");
+    assert!(
+        head.contains(&format!("content-security-policy: default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors http://{}\r\n", host.address)),
+        "{head}"
+    );
+    assert!(
+        body.contains(&format!(
+            "<meta name=\"mcp-host-page\" content=\"http://{}\">",
+            host.address
+        )),
+        "{body}"
+    );
+    // The app's document, with its policy as a header.
+    let view = format!("{proxy_origin}/view/{app}");
+    let (status, head, body) = get(&view, proxy_host);
+    assert_eq!(status, 200, "{head}");
+    let policy = format!(
+        "content-security-policy: default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; media-src 'self' data:; connect-src {}; frame-src 'none'; object-src 'none'; base-uri 'self'; form-action 'none'\r\n",
+        beacon.origin
+    );
+    assert!(head.contains(&policy), "{head}");
+    assert!(
+        head.contains(&format!(
+            "content-security-policy: frame-ancestors http://{} {proxy_origin}\r\n",
+            host.address
+        )),
+        "{head}"
+    );
+    assert!(
+        body.contains(&beacon.origin) && body.starts_with("<!DOCTYPE html>"),
+        "{body}"
+    );
+    assert_eq!(get(&view, "evil.example").0, 403);
+    assert_eq!(
+        get(
+            &format!("{proxy_origin}/view/{}", "0".repeat(64)),
+            proxy_host
+        )
+        .0,
+        404
+    );
+    // The app's calls: its server's tools visible to apps only.
+    let (status, body) = post(
+        &host,
+        &cookie,
+        "/api/apps/call",
+        &json!({"app": app, "name": "app_only", "arguments": {"text": "x"}}),
+    );
+    assert_eq!(
+        (status, &body["result"]["content"][0]["text"]),
+        (200, &json!("app_only: x"))
+    );
+    let (status, body) = post(
+        &host,
+        &cookie,
+        "/api/apps/call",
+        &json!({"app": app, "name": "model_only"}),
+    );
+    assert_eq!(status, 403);
+    assert_eq!(
+        body["error"],
+        "the tool `model_only` of server `fixture` is not visible to apps (its `_meta.ui.visibility` leaves out \"app\")"
+    );
+    let (status, body) = post(
+        &host,
+        &cookie,
+        "/api/apps/call",
+        &json!({"app": "nope", "name": "app_only"}),
+    );
+    assert_eq!(
+        (status, body),
+        (404, json!({"error": "no app `nope` is open"}))
+    );
+    // An app past the rate is cut off, here too, and closed: its two calls
+    // and 38 updates are the 40 of the window.
+    let mut taken = 0;
+    let refused = loop {
+        let (status, body) = post(
+            &host,
+            &cookie,
+            "/api/apps/context",
+            &json!({"app": app, "content": [{"type": "text", "text": "x"}]}),
+        );
+        if status != 200 || taken == 100 {
+            break (status, body);
+        }
+        taken += 1;
+    };
+    assert_eq!(taken, 38);
+    assert_eq!(
+        refused,
+        (
+            429,
+            json!({"error": "the app of `fixture`'s tool `show`: cut off: it sent more than 40 messages in 2 seconds"})
+        )
+    );
+    assert_eq!(
+        post(&host, &cookie, "/api/apps/context", &json!({"app": app})).0,
+        404
+    );
+    assert_eq!(get(&view, proxy_host).0, 404);
+    drop(dir);
 }
