@@ -70,8 +70,9 @@ impl McpClient {
     /// [`changes`](Self::changes)): `resources/subscribe` in a legacy
     /// session; on 2026-07-28 a `subscriptions/listen` stream naming it
     /// (and every other resource subscribed to), open once the server
-    /// acknowledged it. Subscriptions last for the connection: one made
-    /// again after a restart has none.
+    /// acknowledged it. After a restart a legacy session has none until
+    /// they are made again; a 2026-07-28 connection names them again when
+    /// its stream reopens (on its next listing).
     pub async fn subscribe_resource(&self, uri: &str) -> Result<(), McpError> {
         self.subscription(uri, true).await
     }
