@@ -39,6 +39,10 @@
 //! started again on the next call to it, with its names unchanged, as
 //! often and as far apart as its restart policy allows
 //! ([`ClientOptions::restart`], or the entry's own `"restarts"`).
+//!
+//! A tool whose `_meta.ui.visibility` leaves out `"model"` (MCP Apps) gets
+//! no model name and is never offered; its server's app still calls it
+//! ([`Catalog::call_from_app`]).
 
 use crate::call_result::CallFailure;
 use crate::filter::ToolFilter;
@@ -51,12 +55,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
+mod app_call;
 mod assemble;
 #[cfg(feature = "local")]
 mod local;
 mod relist;
 mod source;
 mod start;
+pub use app_call::AppCallRefused;
 #[cfg(feature = "local")]
 pub use local::LocalSource;
 pub use relist::RELIST_TIMEOUT;

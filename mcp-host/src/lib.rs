@@ -3,7 +3,8 @@
 //! names a model API accepts for the tools of many servers ([`names`]), a
 //! tool as every model API is offered it ([`tool_offer`]) and what a call gives
 //! the model ([`call_result`]), the model APIs, each with its whole
-//! dialect ([`provider::anthropic`], [`provider::openai`]). The catalog of
+//! dialect ([`provider::anthropic`], [`provider::openai`]), and MCP Apps'
+//! rules for a host that renders them ([`apps`]). The catalog of
 //! many servers' tools ([`catalog`]) builds on them and on the MCP client
 //! of one server in either era ([`mcpfn_client`], its own crate).
 //!
@@ -31,6 +32,7 @@
 //! ```
 
 pub mod agent;
+pub mod apps;
 pub mod call_result;
 pub mod catalog;
 pub mod config;

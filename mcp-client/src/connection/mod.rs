@@ -87,12 +87,12 @@ use listing::Cache;
 use mcpfn_protocol::ProtocolVersion;
 use mcpfn_protocol::http;
 use mcpfn_protocol::meta::Envelope;
-use mcpfn_protocol::model::TASKS_EXTENSION;
 use mcpfn_protocol::model::method::Request;
+use mcpfn_protocol::model::{APP_MIME_TYPE, TASKS_EXTENSION, UI_EXTENSION};
 use mcpfn_protocol::model::{ClientCapabilities, JsonObject, ServerCapabilities};
 use serde::Serialize;
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Value, json};
 use std::fmt;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
@@ -264,16 +264,24 @@ impl McpClient {
         let capabilities = ClientCapabilities {
             elicitation: options.elicitation.as_ref().map(|_| JsonObject::new()),
             sampling: options.sampling.as_ref().map(|_| JsonObject::new()),
+            // MCP Apps is declared in either era (its spec shows it in a
+            // legacy `initialize`).
+            extensions: options.apps.then(|| {
+                JsonObject::from_iter([(
+                    UI_EXTENSION.to_owned(),
+                    json!({"mimeTypes": [APP_MIME_TYPE]}),
+                )])
+            }),
             ..ClientCapabilities::default()
         };
-        // The extension is a per-request capability of 2026-07-28, so it
-        // goes in the envelope only, never in a legacy `initialize`.
+        // The Tasks extension is a per-request capability of 2026-07-28, so
+        // it goes in the envelope only, never in a legacy `initialize`.
         let mut modern_capabilities = capabilities.clone();
         if options.tasks {
-            modern_capabilities.extensions = Some(JsonObject::from_iter([(
-                TASKS_EXTENSION.to_owned(),
-                Value::Object(JsonObject::new()),
-            )]));
+            modern_capabilities
+                .extensions
+                .get_or_insert_with(JsonObject::new)
+                .insert(TASKS_EXTENSION.to_owned(), Value::Object(JsonObject::new()));
         }
         let envelope = modern_capabilities
             .envelope(ProtocolVersion::V2026_07_28.as_str(), &options.client_info)

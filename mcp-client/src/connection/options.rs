@@ -67,6 +67,11 @@ pub struct ClientOptions {
     /// `tools/call` with a task the client then drives to its result.
     /// Default `true`; never declared in a legacy session.
     pub tasks: bool,
+    /// Whether the client declares MCP Apps (the extension
+    /// `io.modelcontextprotocol/ui` with `text/html;profile=mcp-app`), so a
+    /// server may link its tools to HTML apps: for a host that renders
+    /// them (a web page), not a terminal. Default `false`.
+    pub apps: bool,
     /// How long a stdio server gets to exit after its stdin is closed (and
     /// again after SIGTERM) when the client closes it. Default
     /// [`DEFAULT_CLOSE_GRACE`](crate::DEFAULT_CLOSE_GRACE).
@@ -99,6 +104,7 @@ impl fmt::Debug for ClientOptions {
             .field("max_input_rounds", &self.max_input_rounds)
             .field("call_timeout", &self.call_timeout)
             .field("tasks", &self.tasks)
+            .field("apps", &self.apps)
             .field("close_grace", &self.close_grace)
             .field("list_limits", &self.list_limits)
             .field("handshake_timeout", &self.handshake_timeout)
@@ -118,6 +124,7 @@ impl Default for ClientOptions {
             max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
             call_timeout: DEFAULT_CALL_TIMEOUT,
             tasks: true,
+            apps: false,
             close_grace: crate::DEFAULT_CLOSE_GRACE,
             list_limits: ListLimits::default(),
             #[cfg(feature = "oauth")]

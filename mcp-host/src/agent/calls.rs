@@ -229,10 +229,19 @@ pub(super) async fn run(
                     *finished = true;
                     if let Some(sink) = &events {
                         sink(&Event::CallFinished {
-                            id,
+                            id: id.clone(),
                             duration_ms: started.elapsed().as_millis() as u64,
                             is_error: result.is_error,
                         });
+                        let rendered = catalog
+                            .tool(&name)
+                            .is_some_and(|t| crate::apps::app_resource(&t.tool).is_some());
+                        if rendered {
+                            sink(&Event::AppResult {
+                                id,
+                                result: result.clone(),
+                            });
+                        }
                     }
                     drop(finished);
                     tracing::info!(

@@ -9,6 +9,7 @@
 //! `--events` lines.
 
 use crate::provider::Usage;
+use mcpfn_protocol::model::CallToolResult;
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::Arc;
@@ -88,6 +89,17 @@ pub enum Event {
         duration_ms: u64,
         /// Whether its result is an error.
         is_error: bool,
+    },
+    /// The whole result of a call whose tool is rendered by an MCP App
+    /// (its definition names a `ui://` resource), for that app
+    /// (`ui/notifications/tool-result`); right after its
+    /// [`CallFinished`](Event::CallFinished).
+    AppResult {
+        /// The call's id.
+        id: String,
+        /// The result as the server sent it (not cut to the model's
+        /// budget).
+        result: CallToolResult,
     },
     /// A response's cost, once it has come.
     Usage {

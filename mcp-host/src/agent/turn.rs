@@ -83,6 +83,13 @@ impl Turn {
         self
     }
 
+    /// This turn's messages followed by `next`'s (an app's context ahead
+    /// of a prompt the person runs).
+    pub fn then(mut self, next: &Turn) -> Turn {
+        self.messages.extend(next.messages.iter().cloned());
+        self
+    }
+
     /// The messages, in order.
     pub fn messages(&self) -> &[PromptMessage] {
         &self.messages

@@ -4,6 +4,7 @@
 //! their names.
 
 use super::{Catalog, CatalogError, CatalogTool, Listed, SourceFailure, ToolSource};
+use crate::apps;
 use crate::names::{Collision, NameCollisions, NameMap, Naming, ToolRef};
 use mcpfn_protocol::model::Tool;
 use std::collections::{BTreeMap, BTreeSet};
@@ -28,7 +29,12 @@ impl Catalog {
         }
         let pairs: Vec<(&str, &str)> = listed
             .iter()
-            .flat_map(|(source, tools)| tools.iter().map(move |t| (source.name(), t.name.as_str())))
+            .flat_map(|(source, tools)| {
+                tools
+                    .iter()
+                    .filter(|t| apps::offered_to_model(t))
+                    .map(move |t| (source.name(), t.name.as_str()))
+            })
             .collect();
         let naming = NameMap::assign(reserved.iter().copied(), pairs);
         let in_process = |server: &str| sources.get(server).is_some_and(|s| s.in_process());
@@ -85,6 +91,10 @@ impl Catalog {
             let Some(tool) = present.get(&(target.server.as_str(), target.tool.as_str())) else {
                 continue;
             };
+            // A tool named earlier in the run that is now for apps only.
+            if !apps::offered_to_model(tool) {
+                continue;
+            }
             let Some(source) = sources.get(&target.server) else {
                 continue;
             };

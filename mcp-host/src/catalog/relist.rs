@@ -126,6 +126,7 @@ impl Catalog {
             .flat_map(|(server, tools)| {
                 tools
                     .iter()
+                    .filter(|t| crate::apps::offered_to_model(t))
                     .map(move |t| (server.as_str(), t.name.as_str()))
             })
             .collect();

@@ -294,6 +294,8 @@ async fn run(args: Args, config: McpConfig, web: Option<web::WebArgs>) -> ExitCo
             close_grace: args.close_grace,
             restart: RestartPolicy::max_restarts(args.restarts),
             list_limits: args.list_limits,
+            // The page renders MCP Apps; a terminal does not.
+            apps: page.is_some(),
             ..ClientOptions::default()
         },
         #[cfg(feature = "oauth")]

@@ -90,35 +90,51 @@ pub fn python_venv(requirements: &str, venv: &str) -> PathBuf {
 pub fn ts_sdk() -> PathBuf {
     static READY: OnceLock<PathBuf> = OnceLock::new();
     READY
-        .get_or_init(|| {
-            let dir = workspace_root().join("tests/interop");
-            let lock = std::fs::read(dir.join("package-lock.json"))
-                .expect("read tests/interop/package-lock.json");
-            let stamp = dir.join("node_modules").join(".interop-installed");
-            let installed = || std::fs::read(&stamp).is_ok_and(|have| have == lock);
-            if !installed() {
-                let target = std::env::var_os("CARGO_TARGET_DIR")
-                    .map(PathBuf::from)
-                    .unwrap_or_else(|| workspace_root().join("target"));
-                std::fs::create_dir_all(&target).unwrap();
-                let guard = std::fs::File::create(target.join("interop-install.lock")).unwrap();
-                guard.lock().expect("lock the install lock file");
-                if !installed() {
-                    let output = Command::new("npm")
-                        .args(["ci", "--no-audit", "--no-fund"])
-                        .current_dir(&dir)
-                        .stdin(Stdio::null())
-                        .output()
-                        .expect("npm runs (install Node.js >= 20 with npm)");
-                    assert!(
-                        output.status.success(),
-                        "npm ci in tests/interop failed:\n{}",
-                        String::from_utf8_lossy(&output.stderr)
-                    );
-                    std::fs::write(&stamp, &lock).unwrap();
-                }
-            }
-            dir
-        })
+        .get_or_init(|| npm_installed("tests/interop", ".interop-installed"))
         .clone()
+}
+
+/// The official MCP Apps example servers, pinned by
+/// `mcp-host/tests/apps/package-lock.json` and installed there with
+/// `npm ci` on first use, as [`ts_sdk`] installs the SDK.
+pub fn apps_servers() -> PathBuf {
+    static READY: OnceLock<PathBuf> = OnceLock::new();
+    READY
+        .get_or_init(|| npm_installed("mcp-host/tests/apps", ".apps-installed"))
+        .clone()
+}
+
+/// The workspace's directory `dir` with its `node_modules` installed by
+/// `npm ci` from its lock file, unless the file `stamp` there (written
+/// after an install) matches the lock file; one install at a time.
+fn npm_installed(dir: &str, stamp: &str) -> PathBuf {
+    let dir = workspace_root().join(dir);
+    let lock = std::fs::read(dir.join("package-lock.json"))
+        .unwrap_or_else(|e| panic!("read {}/package-lock.json: {e}", dir.display()));
+    let stamp = dir.join("node_modules").join(stamp);
+    let installed = || std::fs::read(&stamp).is_ok_and(|have| have == lock);
+    if !installed() {
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| workspace_root().join("target"));
+        std::fs::create_dir_all(&target).unwrap();
+        let guard = std::fs::File::create(target.join("interop-install.lock")).unwrap();
+        guard.lock().expect("lock the install lock file");
+        if !installed() {
+            let output = Command::new("npm")
+                .args(["ci", "--no-audit", "--no-fund"])
+                .current_dir(&dir)
+                .stdin(Stdio::null())
+                .output()
+                .expect("npm runs (install Node.js >= 20 with npm)");
+            assert!(
+                output.status.success(),
+                "npm ci in {} failed:\n{}",
+                dir.display(),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            std::fs::write(&stamp, &lock).unwrap();
+        }
+    }
+    dir
 }

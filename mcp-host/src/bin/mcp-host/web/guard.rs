@@ -38,7 +38,7 @@ pub(crate) struct Guard {
 }
 
 /// 32 bytes from the OS's randomness, as lowercase hex.
-fn random_hex() -> String {
+pub(crate) fn random_hex() -> String {
     let mut bytes = [0_u8; 32];
     getrandom::fill(&mut bytes).expect("the operating system provides randomness");
     bytes.iter().map(|b| format!("{b:02x}")).collect()

@@ -10,6 +10,7 @@
 //! approvals asked there ([`approve`]).
 
 mod approve;
+mod apps;
 mod guard;
 pub(crate) mod panel;
 mod routes;
@@ -103,6 +104,8 @@ pub(crate) struct Web {
     lines: mpsc::UnboundedSender<Input>,
     /// The agent, once its servers have started.
     pub(crate) agent: std::sync::OnceLock<Arc<Agent>>,
+    /// MCP Apps: the apps open on the page and their sandbox's listener.
+    pub(crate) apps: Arc<apps::Apps>,
 }
 
 /// What the page sends the agent: a line the user typed, or a turn the
@@ -186,6 +189,7 @@ impl Page {
             );
         }
         let url = guard.url();
+        let apps = apps::Apps::start(bound).await?;
         let stream = Arc::new(Stream::new());
         let (lines, receiver) = mpsc::unbounded_channel();
         let web = Arc::new(Web {
@@ -195,6 +199,7 @@ impl Page {
             running: Mutex::new(Running::Idle),
             lines,
             agent: std::sync::OnceLock::new(),
+            apps,
         });
         // The one line tests and scripts read: flushed before anything is
         // served.
@@ -250,7 +255,17 @@ impl Page {
         *lock(&self.web.running) = Running::Line(interrupt.clone());
         let sink = self.web.stream.sink();
         let sent = {
-            let send = match line {
+            // What apps said for the model goes ahead of the line or the
+            // host-written turn.
+            let contexts = &self.web.apps.contexts;
+            let line = match line {
+                Input::Text(text) => Input::Text(contexts.line_with_context(text)),
+                Input::Turn(turn) => match contexts.line_with_context("") {
+                    context if context.is_empty() => Input::Turn(turn.clone()),
+                    context => Input::Turn(Turn::line(context.trim_end()).then(turn)),
+                },
+            };
+            let send = match &line {
                 Input::Text(text) => agent.send(conversation, text),
                 Input::Turn(turn) => agent.send_turn(conversation, turn),
             };

@@ -71,6 +71,12 @@ const ROUTES: &[Route] = &[
     }),
     get("/api/panel/", super::panel::get),
     post("/api/panel/", super::panel::post),
+    get("/apps.js", |_, _| {
+        Box::pin(async { file("text/javascript", super::apps::APPS_JS) })
+    }),
+    post("/api/apps/", |web, request| {
+        Box::pin(super::apps::route(web, request))
+    }),
 ];
 
 const INDEX_HTML: &str = include_str!("page/index.html");
@@ -98,10 +104,19 @@ const TOKEN_KEY: &str = "token";
 
 /// Answers `request`: the guard's checks first, then its route.
 pub(crate) async fn serve(web: Arc<Web>, request: hyper::Request<Incoming>) -> Reply {
+    let apps = Arc::clone(&web.apps);
     let mut reply = guarded(web, request).await;
     let headers = reply.headers_mut();
     for (name, value) in HEADERS {
         headers.insert(*name, HeaderValue::from_static(value));
+    }
+    // Apps are framed from the sandbox's origin.
+    if let Some((_, base)) = HEADERS
+        .iter()
+        .find(|(name, _)| *name == "content-security-policy")
+        && let Ok(policy) = HeaderValue::from_str(&apps.page_policy(base))
+    {
+        headers.insert("content-security-policy", policy);
     }
     reply
 }

@@ -1,0 +1,412 @@
+// MCP Apps on the page: a call whose tool names a `ui://` resource gets
+// its app in the call's card, in a frame of the apps' own origin (the
+// sandbox proxy, which frames the app in turn), and this script is the
+// host's end of the app's JSON-RPC over postMessage (the extension's
+// 2026-01-26 revision): it answers `ui/initialize`, sends the tool's input
+// and result (or `tool-cancelled`), relays the app's `tools/call`,
+// `ui/message` and `ui/update-model-context` to the host (which checks
+// each against the app), asks the person before `ui/open-link`, follows
+// `size-changed`, and sends `ui/resource-teardown` before the app goes.
+// Whatever an app sends is bounded: past MAX_MESSAGES in WINDOW_MS it is
+// cut off and named; a message over MAX_BYTES is refused.
+"use strict";
+(() => {
+  const host = window.mcpHost;
+  if (!host) return;
+
+  const MAX_MESSAGES = 40;
+  const WINDOW_MS = 2000;
+  const MAX_BYTES = 256 * 1024;
+  const MIN_HEIGHT = 40;
+  const MAX_HEIGHT = 1600;
+  const TEARDOWN_WAIT_MS = 1000;
+  const INNER_SANDBOX = "allow-scripts allow-forms";
+
+  const apps = new Map(); // call id -> App
+
+  function element(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  class App {
+    constructor(call, server, tool, input, card) {
+      this.call = call;
+      this.server = server;
+      this.toolName = tool;
+      this.input = input;
+      this.card = card;
+      this.info = null;
+      this.frame = null;
+      this.section = null;
+      this.initialized = false;
+      this.sent = { input: false, result: false, cancelled: false };
+      this.result = undefined;
+      this.cancelled = null;
+      this.times = [];
+      this.closed = false;
+      this.pending = new Map(); // our request id -> resolve
+      this.nextId = 1;
+      this.asking = false;
+    }
+
+    get label() {
+      return `${this.toolName} (${this.server})`;
+    }
+
+    async open() {
+      let info;
+      try {
+        info = await host.post("/api/apps/open", {
+          call: this.call,
+          server: this.server,
+          tool: this.toolName,
+        });
+      } catch (e) {
+        info = { app: null, error: e.message };
+      }
+      if (this.closed) return;
+      if (!info.app) {
+        if (info.error) this.card?.append(element("p", "note", `App not shown: ${info.error}`));
+        apps.delete(this.call);
+        return;
+      }
+      this.info = info;
+      const section = element("section", "app");
+      section.setAttribute("aria-label", `App of ${this.label}`);
+      // The page's policy takes no inline style sheets: styled here.
+      section.style.marginTop = "0.5rem";
+      if (info.prefersBorder !== false) {
+        section.style.border = "1px solid #8884";
+        section.style.borderRadius = "0.4rem";
+        section.style.padding = "0.25rem";
+      }
+      const bar = element("div", "app-bar");
+      bar.style.display = "flex";
+      bar.style.justifyContent = "space-between";
+      bar.style.alignItems = "center";
+      bar.style.fontSize = "0.85rem";
+      bar.append(element("span", "", `App: ${info.uri}`));
+      const close = element("button", "", "Close app");
+      close.type = "button";
+      close.addEventListener("click", () => this.close("the person closed it"));
+      bar.append(close);
+      section.append(bar);
+      if (info.refused?.length) {
+        const names = info.refused.map((r) => `${r.field} ${r.value}: ${r.reason}`).join("; ");
+        section.append(element("p", "note", `Origins refused for this app: ${names}`));
+      }
+      const frame = document.createElement("iframe");
+      frame.title = `App of ${this.label}`;
+      // The proxy has its own origin; `allow-same-origin` lets it be
+      // that origin (never the page's), as the extension requires.
+      frame.setAttribute("sandbox", "allow-scripts allow-same-origin");
+      if (info.allow) frame.setAttribute("allow", info.allow);
+      frame.style.height = "320px";
+      frame.style.width = "100%";
+      frame.style.border = "0";
+      frame.style.display = "block";
+      frame.src = info.proxy;
+      section.append(frame);
+      this.frame = frame;
+      this.section = section;
+      (this.card || document.getElementById("conversation")).append(section);
+    }
+
+    post(message) {
+      if (this.closed || !this.frame?.contentWindow) return;
+      this.frame.contentWindow.postMessage(message, this.info.proxyOrigin);
+    }
+
+    notify(method, params) {
+      this.post({ jsonrpc: "2.0", method, params });
+    }
+
+    answer(id, result) {
+      this.post({ jsonrpc: "2.0", id, result });
+    }
+
+    fail(id, code, message) {
+      this.post({ jsonrpc: "2.0", id, error: { code, message } });
+    }
+
+    // What the host knows of the call, once the app said it is ready.
+    flush() {
+      if (!this.initialized || this.closed) return;
+      if (this.input !== undefined && !this.sent.input) {
+        this.sent.input = true;
+        const args = this.input && typeof this.input === "object" ? this.input : {};
+        this.notify("ui/notifications/tool-input", { arguments: args });
+      }
+      if (this.result !== undefined && !this.sent.result) {
+        this.sent.result = true;
+        this.notify("ui/notifications/tool-result", this.result);
+      } else if (this.cancelled !== null && this.result === undefined && !this.sent.cancelled) {
+        this.sent.cancelled = true;
+        this.notify("ui/notifications/tool-cancelled", { reason: this.cancelled });
+      }
+    }
+
+    admit(data) {
+      const now = Date.now();
+      this.times.push(now);
+      while (this.times.length && now - this.times[0] >= WINDOW_MS) this.times.shift();
+      if (this.times.length > MAX_MESSAGES) {
+        this.cutOff(`it sent more than ${MAX_MESSAGES} messages in ${WINDOW_MS / 1000} seconds`);
+        return false;
+      }
+      let bytes;
+      try {
+        bytes = JSON.stringify(data).length;
+      } catch {
+        bytes = Infinity;
+      }
+      if (bytes > MAX_BYTES) {
+        if (data && data.id !== undefined && data.method) {
+          this.fail(data.id, -32000, `a message of ${bytes} bytes, more than the ${MAX_BYTES} an app may send`);
+        }
+        return false;
+      }
+      return true;
+    }
+
+    receive(data) {
+      if (this.closed || !this.admit(data)) return;
+      if (!data || typeof data !== "object" || data.jsonrpc !== "2.0") return;
+      const method = typeof data.method === "string" ? data.method : null;
+      if (method === "ui/notifications/sandbox-proxy-ready") {
+        this.notify("ui/notifications/sandbox-resource-ready", {
+          sandbox: INNER_SANDBOX,
+          allow: this.info.allow,
+          csp: this.info.sandbox.csp,
+          permissions: this.info.sandbox.permissions,
+        });
+        return;
+      }
+      if (method && data.id !== undefined && data.id !== null) {
+        this.request(data.id, method, data.params || {});
+      } else if (method) {
+        this.notification(method, data.params || {});
+      } else if (data.id !== undefined && this.pending.has(data.id)) {
+        const resolve = this.pending.get(data.id);
+        this.pending.delete(data.id);
+        resolve(data);
+      }
+    }
+
+    async request(id, method, params) {
+      const relay = async (path, body, result) => {
+        try {
+          const reply = await host.post(path, { app: this.info.app, ...body });
+          this.answer(id, result(reply));
+        } catch (e) {
+          this.fail(id, -32000, e.message);
+        }
+      };
+      switch (method) {
+        case "ui/initialize":
+          this.answer(id, this.initializeResult());
+          return;
+        case "ping":
+          this.answer(id, {});
+          return;
+        case "tools/call":
+          if (typeof params.name !== "string") {
+            this.fail(id, -32602, "tools/call needs a tool `name`");
+            return;
+          }
+          await relay("/api/apps/call", { name: params.name, arguments: params.arguments ?? null }, (r) => r.result);
+          return;
+        case "ui/message":
+          await relay("/api/apps/message", { content: params.content }, () => ({}));
+          return;
+        case "ui/update-model-context":
+          await relay(
+            "/api/apps/context",
+            { content: params.content ?? null, structuredContent: params.structuredContent ?? null },
+            () => ({}),
+          );
+          return;
+        case "ui/open-link":
+          this.openLink(id, params.url);
+          return;
+        case "ui/request-display-mode":
+          this.answer(id, { mode: "inline" });
+          return;
+        default:
+          this.fail(id, -32601, `Method not found: ${String(method).slice(0, 100)}`);
+      }
+    }
+
+    notification(method, params) {
+      switch (method) {
+        case "ui/notifications/initialized":
+          this.initialized = true;
+          this.flush();
+          return;
+        case "ui/notifications/size-changed": {
+          const height = Number(params.height);
+          if (Number.isFinite(height) && this.frame) {
+            this.frame.style.height = `${Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, Math.ceil(height)))}px`;
+          }
+          return;
+        }
+        case "ui/notifications/request-teardown":
+          this.close("the app asked to close");
+          return;
+        case "notifications/message":
+          console.debug(`app ${this.label}:`, JSON.stringify(params.data ?? params).slice(0, 500));
+          return;
+        default:
+      }
+    }
+
+    initializeResult() {
+      const dark = window.matchMedia?.("(prefers-color-scheme: dark)").matches;
+      return {
+        protocolVersion: this.info.protocolVersion,
+        hostInfo: { name: "mcp-host", version: "web" },
+        hostCapabilities: {
+          openLinks: {},
+          serverTools: {},
+          logging: {},
+          message: { text: {} },
+          updateModelContext: { text: {}, structuredContent: {} },
+          sandbox: this.info.sandbox,
+        },
+        hostContext: {
+          toolInfo: { id: this.call, tool: this.info.tool },
+          theme: dark ? "dark" : "light",
+          displayMode: "inline",
+          availableDisplayModes: ["inline"],
+          containerDimensions: { maxHeight: MAX_HEIGHT },
+          locale: navigator.language,
+          timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+          userAgent: "mcp-host",
+          platform: "web",
+        },
+      };
+    }
+
+    // The person decides: nothing opens without their click.
+    openLink(id, url) {
+      let parsed;
+      try {
+        parsed = new URL(url);
+      } catch {
+        this.fail(id, -32000, "Invalid URL");
+        return;
+      }
+      if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
+        this.fail(id, -32000, "Invalid URL: only http and https links are opened");
+        return;
+      }
+      if (this.asking) {
+        this.fail(id, -32000, "Another link is being asked about");
+        return;
+      }
+      this.asking = true;
+      const box = element("div", "approval");
+      box.setAttribute("role", "group");
+      const what = `The app of ${this.label} asks to open ${parsed.href}`;
+      box.setAttribute("aria-label", what);
+      box.append(element("p", "", what));
+      const done = (open) => {
+        this.asking = false;
+        box.remove();
+        if (open) {
+          window.open(parsed.href, "_blank", "noopener,noreferrer");
+          this.answer(id, {});
+        } else {
+          this.fail(id, -32000, "Link opening denied by user");
+        }
+      };
+      for (const [label, open] of [["Open link", true], ["Don't open", false]]) {
+        const button = element("button", "", label);
+        button.type = "button";
+        button.addEventListener("click", () => done(open));
+        box.append(button);
+      }
+      this.section.insertBefore(box, this.frame);
+      box.querySelector("button").focus();
+    }
+
+    cancel(reason) {
+      if (this.result !== undefined || this.cancelled !== null) return;
+      this.cancelled = reason;
+      this.flush();
+    }
+
+    // Teardown: the app is told and given a moment to answer, then goes.
+    async close(reason) {
+      if (this.closed) return;
+      if (this.initialized && this.frame?.isConnected) {
+        const id = `teardown-${this.nextId++}`;
+        const answered = new Promise((resolve) => this.pending.set(id, resolve));
+        this.post({ jsonrpc: "2.0", id, method: "ui/resource-teardown", params: { reason } });
+        await Promise.race([answered, new Promise((r) => setTimeout(r, TEARDOWN_WAIT_MS))]);
+      }
+      this.end(reason);
+      this.section?.replaceChildren(element("p", "note", `App of ${this.label} closed: ${reason}`));
+    }
+
+    cutOff(reason) {
+      if (this.closed) return;
+      this.end(reason);
+      const said = element("p", "failed", `The app of ${this.label} was cut off: ${reason}`);
+      said.setAttribute("role", "alert");
+      this.section?.replaceChildren(said);
+    }
+
+    end(reason) {
+      this.closed = true;
+      this.frame?.remove();
+      this.frame = null;
+      apps.delete(this.call);
+      if (this.info?.app) host.post("/api/apps/close", { app: this.info.app, reason }).catch(() => {});
+    }
+  }
+
+  window.addEventListener("message", (event) => {
+    for (const app of apps.values()) {
+      if (app.frame && event.source === app.frame.contentWindow) {
+        if (event.origin === app.info.proxyOrigin) app.receive(event.data);
+        return;
+      }
+    }
+  });
+
+  host.on("call_requested", (event) => {
+    if (!event.server || apps.has(event.id)) return;
+    const last = document.getElementById("conversation").lastElementChild;
+    const card = last && last.matches("article.call") ? last : null;
+    const app = new App(event.id, event.server, event.tool, event.input, card);
+    apps.set(event.id, app);
+    app.open();
+  });
+  host.on("app_result", (event) => {
+    const app = apps.get(event.id);
+    if (!app) return;
+    app.result = event.result;
+    app.flush();
+  });
+  host.on("call_declined", (event) => apps.get(event.id)?.cancel("The person declined the call"));
+  host.on("call_not_run", (event) => apps.get(event.id)?.cancel(event.reason || "The call was not run"));
+  for (const type of ["line_stopped", "line_failed", "line_done"]) {
+    host.on(type, (event) => {
+      const reason = type === "line_stopped" ? "Stopped by the person" : "The line ended before the call did";
+      for (const app of apps.values()) app.cancel(reason);
+    });
+  }
+  // A reload's replay starts over: the old frames are already gone.
+  host.on("reset", () => {
+    for (const app of [...apps.values()]) app.end("the page was drawn again");
+  });
+  window.addEventListener("pagehide", () => {
+    for (const app of apps.values()) {
+      if (app.initialized) app.post({ jsonrpc: "2.0", id: "teardown-unload", method: "ui/resource-teardown", params: { reason: "the page is closing" } });
+    }
+  });
+})();
