@@ -138,7 +138,7 @@ pub(crate) enum Parsed {
     Logout(AuthArgs),
     Approvals(crate::approvals::ApprovalsArgs),
     /// `mcp-host web`: the run's flags and where the page is served.
-    Web(Box<Args>, crate::web::WebArgs),
+    Web(Box<Args>, crate::web_args::WebArgs),
 }
 
 /// `login SERVER [--device] [--browser] --config PATH` and
@@ -220,7 +220,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, St
     // `web`: the same flags, plus where the page is served.
     let mut web = args
         .next_if(|a| a == "web")
-        .map(|_| crate::web::WebArgs::default());
+        .map(|_| crate::web_args::WebArgs::default());
     let mut config = None;
     let mut provider = default_api();
     let mut model = None;
@@ -744,7 +744,7 @@ mod tests {
         assert_eq!(args.config, PathBuf::from("c.json"));
         assert_eq!(
             served,
-            crate::web::WebArgs {
+            crate::web_args::WebArgs {
                 port: 0,
                 bind: "::1".parse().unwrap()
             }
@@ -752,7 +752,7 @@ mod tests {
         let Ok(Parsed::Web(_, served)) = web(&["web", "--config", "c"]) else {
             panic!("not a web run");
         };
-        assert_eq!(served, crate::web::WebArgs::default());
+        assert_eq!(served, crate::web_args::WebArgs::default());
         assert_eq!(served.bind.to_string(), "127.0.0.1");
         assert_eq!(
             web(&["web", "--config", "c", "--port", "70000"]).unwrap_err(),

@@ -4,7 +4,8 @@
 
 use crate::answer::{Failure, write_answer};
 use crate::cli::Output;
-use crate::input::{Input, Read};
+use crate::input::Input;
+use crate::read::Read;
 use crate::show;
 use crate::signals::{INTERRUPT_STATUS, Signals};
 use crate::typed::{self, Taken};

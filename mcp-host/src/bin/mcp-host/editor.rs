@@ -5,7 +5,7 @@
 //! the runtime's thread.
 
 use crate::complete::{self, Lookup};
-use crate::input::Read;
+use crate::read::Read;
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
 use rustyline::history::MemHistory;

@@ -4,21 +4,8 @@
 
 #[cfg(feature = "editor")]
 use crate::editor::LineEditor;
+use crate::read::Read;
 use tokio::io::AsyncBufReadExt;
-
-/// What one read gave.
-pub(crate) enum Read {
-    /// A line, without its line end.
-    Line(String),
-    /// The end of the input (a pipe's end, Ctrl-D).
-    End,
-    /// Ctrl-C at the line editor's prompt: ends the program as SIGINT
-    /// between lines does.
-    #[cfg_attr(not(feature = "editor"), allow(dead_code))]
-    Interrupted,
-    /// The input failed.
-    Failed(std::io::Error),
-}
 
 /// The source of the typed lines.
 pub(crate) enum Input {

@@ -48,11 +48,13 @@ mod lookup;
 mod mention;
 #[cfg(target_os = "linux")]
 mod orphans;
+mod read;
 mod show;
 mod signals;
 mod typed;
 mod usage;
 mod web;
+mod web_args;
 
 use apis::Api;
 use cli::{ApproveKind, Args, HistoryKind, Parsed};
@@ -249,7 +251,7 @@ fn approver(
     })
 }
 
-async fn run(args: Args, config: McpConfig, web: Option<web::WebArgs>) -> ExitCode {
+async fn run(args: Args, config: McpConfig, web: Option<web_args::WebArgs>) -> ExitCode {
     // Listened for from the start: the servers run in process groups of
     // their own, so a Ctrl-C reaches the host alone, which must end them.
     let mut signals = Signals::new();

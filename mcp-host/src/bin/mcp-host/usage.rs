@@ -194,6 +194,6 @@ time; every open page shows the same conversation, a reload included.",
         default = default.name,
         model = default.default_model,
         others = other_models.join(", "),
-        port = crate::web::DEFAULT_PORT,
+        port = crate::web_args::DEFAULT_PORT,
     )
 }

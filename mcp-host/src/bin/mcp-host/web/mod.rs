@@ -13,11 +13,13 @@ mod approve;
 mod apps;
 mod guard;
 pub(crate) mod panel;
+mod reply;
 mod routes;
 mod stream;
 
 use crate::converse::Ended;
 use crate::signals::{INTERRUPT_STATUS, Signals};
+use crate::web_args::WebArgs;
 use approve::PagePerson;
 use guard::Guard;
 use hyper::server::conn::http1;
@@ -28,59 +30,15 @@ use mcpfn_host::agent::{Agent, Conversation};
 use serde_json::json;
 use std::future::IntoFuture;
 use std::io::Write;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use stream::Stream;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
-/// The port of `mcp-host web` when `--port` names none.
-pub(crate) const DEFAULT_PORT: u16 = 8417;
-
 /// How long a request's headers may take to arrive.
 const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
-
-/// Where the page is served (`--port`, `--bind`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct WebArgs {
-    /// `0`: any free port.
-    pub(crate) port: u16,
-    /// `127.0.0.1` unless `--bind` names another address.
-    pub(crate) bind: IpAddr,
-}
-
-impl Default for WebArgs {
-    fn default() -> WebArgs {
-        WebArgs {
-            port: DEFAULT_PORT,
-            bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
-        }
-    }
-}
-
-impl WebArgs {
-    /// Reads `--port` or `--bind`.
-    pub(crate) fn set(&mut self, flag: &str, value: &str) -> Result<(), String> {
-        match flag {
-            "--port" => {
-                self.port = value.parse().map_err(|_| {
-                    format!(
-                        "--port takes a port number (0 to 65535; 0: any free port), not `{value}`"
-                    )
-                })?;
-            }
-            _ => {
-                self.bind = value.parse().map_err(|_| {
-                    format!(
-                        "--bind takes an IP address (127.0.0.1, ::1, 0.0.0.0, …), not `{value}`"
-                    )
-                })?;
-            }
-        }
-        Ok(())
-    }
-}
 
 /// What a line of the page is doing.
 #[derive(Debug, Default)]

@@ -16,7 +16,7 @@
 
 mod commands;
 
-use super::routes::{self, Reply, Request};
+use super::reply::{self, Reply, Request};
 use super::{Page, Web, lock};
 use hyper::StatusCode;
 use mcpfn_client::BoxFuture;
@@ -41,7 +41,7 @@ static LOGGING_IN: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
 pub(super) fn get(web: Arc<Web>, request: Request) -> BoxFuture<'static, Reply> {
     Box::pin(async move {
         match request.uri().path() {
-            "/api/panel/servers" => routes::reply(StatusCode::OK, &servers(&web)),
+            "/api/panel/servers" => reply::reply(StatusCode::OK, &servers(&web)),
             "/api/panel/commands" => match web.agent.get() {
                 Some(agent) => commands::list(agent).await,
                 None => starting(),
@@ -55,7 +55,7 @@ pub(super) fn get(web: Arc<Web>, request: Request) -> BoxFuture<'static, Reply> 
 pub(super) fn post(web: Arc<Web>, request: Request) -> BoxFuture<'static, Reply> {
     Box::pin(async move {
         let path = request.uri().path().to_owned();
-        let value = match routes::read_json(request).await {
+        let value = match reply::read_json(request).await {
             Ok(value) => value,
             Err(reply) => return reply,
         };
@@ -77,7 +77,7 @@ pub(super) fn post(web: Arc<Web>, request: Request) -> BoxFuture<'static, Reply>
 }
 
 fn not_found(path: &str) -> Reply {
-    routes::error(StatusCode::NOT_FOUND, format!("no panel API at `{path}`"))
+    reply::error(StatusCode::NOT_FOUND, format!("no panel API at `{path}`"))
 }
 
 /// Every server as the panel draws it: the connected ones (offered or
@@ -146,7 +146,7 @@ fn summary(tool: &Tool) -> String {
 
 /// The reply while the agent is not there yet.
 fn starting() -> Reply {
-    routes::error(
+    reply::error(
         StatusCode::SERVICE_UNAVAILABLE,
         "the servers are still starting",
     )
@@ -156,7 +156,7 @@ fn starting() -> Reply {
 async fn offer(web: &Web, value: &Value) -> Reply {
     let (Some(server), Some(offered)) = (value["server"].as_str(), value["offered"].as_bool())
     else {
-        return routes::error(
+        return reply::error(
             StatusCode::BAD_REQUEST,
             "`server` (a name) and `offered` (true or false) are needed",
         );
@@ -170,9 +170,9 @@ async fn offer(web: &Web, value: &Value) -> Reply {
                 tracing::info!(server = %server, offered, "server switched by the page");
                 web.stream.publish(&json!({"event": "servers"}));
             }
-            routes::reply(StatusCode::OK, &json!({"changed": changed}))
+            reply::reply(StatusCode::OK, &json!({"changed": changed}))
         }
-        Err(e) => routes::error(StatusCode::NOT_FOUND, e.to_string()),
+        Err(e) => reply::error(StatusCode::NOT_FOUND, e.to_string()),
     }
 }
 
@@ -180,7 +180,7 @@ async fn offer(web: &Web, value: &Value) -> Reply {
 /// starts it; answered at once (202), the outcome published.
 fn login(web: &Arc<Web>, value: &Value) -> Reply {
     let Some(server) = value["server"].as_str() else {
-        return routes::error(StatusCode::BAD_REQUEST, "`server` (a name) is needed");
+        return reply::error(StatusCode::BAD_REQUEST, "`server` (a name) is needed");
     };
     let Some(agent) = web.agent.get().cloned() else {
         return starting();
@@ -191,13 +191,13 @@ fn login(web: &Arc<Web>, value: &Value) -> Reply {
         .iter()
         .any(|f| f.server == server && f.needs_login);
     if !waits {
-        return routes::error(
+        return reply::error(
             StatusCode::CONFLICT,
             format!("server `{server}` does not wait for a login"),
         );
     }
     if !lock(&LOGGING_IN).insert(server.to_owned()) {
-        return routes::error(
+        return reply::error(
             StatusCode::CONFLICT,
             format!("a login to server `{server}` is under way"),
         );
@@ -216,7 +216,7 @@ fn login(web: &Arc<Web>, value: &Value) -> Reply {
         }
         web.stream.publish(&json!({"event": "servers"}));
     });
-    routes::reply(StatusCode::ACCEPTED, &json!({}))
+    reply::reply(StatusCode::ACCEPTED, &json!({}))
 }
 
 /// Shows a login's URL on the page: published as `login_open` for the

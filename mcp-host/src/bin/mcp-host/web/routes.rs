@@ -4,24 +4,16 @@
 
 use super::Web;
 use super::guard::Refusal;
+use super::reply::{MAX_BODY, Reply, Request, body, error, read_json, reply, too_large};
 use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderValue};
 use hyper::{Response, StatusCode};
 use mcpfn_client::BoxFuture;
-use serde_json::{Value, json};
-use std::convert::Infallible;
+use serde_json::json;
 use std::sync::Arc;
 
-/// The largest request body taken, in bytes: a line, an answer.
-pub(crate) const MAX_BODY: usize = 1 << 20;
-
-/// A request that passed the guard, its body bounded by [`MAX_BODY`].
-pub(crate) type Request = hyper::Request<Limited<Incoming>>;
-/// A response.
-pub(crate) type Reply = Response<BoxBody<Bytes, Infallible>>;
 /// What answers a route.
 pub(crate) type Handler = fn(Arc<Web>, Request) -> BoxFuture<'static, Reply>;
 
@@ -198,10 +190,6 @@ fn query_value(query: Option<&str>, key: &str) -> Option<String> {
         .map(|(_, v)| v.to_owned())
 }
 
-fn body(bytes: impl Into<Bytes>) -> BoxBody<Bytes, Infallible> {
-    Full::new(bytes.into()).boxed()
-}
-
 fn redirect_home(cookie: Option<String>) -> Reply {
     let mut builder = Response::builder()
         .status(StatusCode::SEE_OTHER)
@@ -212,49 +200,8 @@ fn redirect_home(cookie: Option<String>) -> Reply {
     builder.body(body(Bytes::new())).unwrap_or_default()
 }
 
-/// A JSON reply.
-pub(crate) fn reply(status: StatusCode, value: &Value) -> Reply {
-    Response::builder()
-        .status(status)
-        .header(CONTENT_TYPE, "application/json")
-        .body(body(value.to_string()))
-        .unwrap_or_default()
-}
-
-/// An error reply: `{"error": …}`.
-pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Reply {
-    reply(status, &json!({"error": message.into()}))
-}
-
 fn refusal(refused: Refusal) -> Reply {
     error(refused.status, refused.reason)
-}
-
-fn too_large() -> Reply {
-    error(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        format!("the request body is over {MAX_BODY} bytes"),
-    )
-}
-
-/// A request's JSON body; a reply saying what is wrong with it otherwise.
-pub(crate) async fn read_json(request: Request) -> Result<Value, Reply> {
-    let bytes = match request.into_body().collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => return Err(too_large()),
-        Err(e) => {
-            return Err(error(
-                StatusCode::BAD_REQUEST,
-                format!("the request body: {e}"),
-            ));
-        }
-    };
-    serde_json::from_slice(&bytes).map_err(|e| {
-        error(
-            StatusCode::BAD_REQUEST,
-            format!("the body is not JSON: {e}"),
-        )
-    })
 }
 
 fn file(kind: &'static str, text: &'static str) -> Reply {

@@ -23,7 +23,7 @@
 
 mod proxy;
 
-use super::routes::{Reply, Request, error, read_json, reply};
+use super::reply::{Reply, Request, error, read_json, reply};
 use super::{Refused, Web, lock};
 use hyper::StatusCode;
 use mcpfn_client::CallOptions;

@@ -8,7 +8,7 @@
 //! user's line: `/NAME` with its arguments, or the text with the URIs
 //! attached.
 
-use super::super::routes::{self, Reply};
+use super::super::reply::{self, Reply};
 use super::super::{Input, Refused, Web};
 use hyper::StatusCode;
 use mcpfn_client::McpClient;
@@ -66,7 +66,7 @@ pub(super) async fn list(agent: &Agent) -> Reply {
             Err(e) => problems.push(e.to_string()),
         }
     }
-    routes::reply(
+    reply::reply(
         StatusCode::OK,
         &json!({"prompts": prompts, "resources": resources, "problems": problems}),
     )
@@ -75,14 +75,14 @@ pub(super) async fn list(agent: &Agent) -> Reply {
 /// The client of `value["server"]`, or the reply saying what is wrong.
 fn client(agent: &Agent, value: &Value) -> Result<(String, McpClient), Box<Reply>> {
     let Some(server) = value["server"].as_str() else {
-        return Err(Box::new(routes::error(
+        return Err(Box::new(reply::error(
             StatusCode::BAD_REQUEST,
             "`server` (a name) is needed",
         )));
     };
     match agent.client(server) {
         Some(client) => Ok((server.to_owned(), client)),
-        None => Err(Box::new(routes::error(
+        None => Err(Box::new(reply::error(
             StatusCode::NOT_FOUND,
             format!("no server `{server}` is ready"),
         ))),
@@ -111,7 +111,7 @@ pub(super) async fn complete(agent: &Agent, value: &Value) -> Reply {
     };
     let (Some(prompt), Some(argument)) = (value["prompt"].as_str(), value["argument"].as_str())
     else {
-        return routes::error(
+        return reply::error(
             StatusCode::BAD_REQUEST,
             "`prompt` and `argument` (names) are needed",
         );
@@ -133,11 +133,11 @@ pub(super) async fn complete(agent: &Agent, value: &Value) -> Reply {
         )
         .await;
     match completed {
-        Ok(completion) => routes::reply(
+        Ok(completion) => reply::reply(
             StatusCode::OK,
             &json!({"values": completion.values, "has_more": completion.has_more.unwrap_or(false)}),
         ),
-        Err(e) => routes::error(StatusCode::BAD_GATEWAY, e.to_string()),
+        Err(e) => reply::error(StatusCode::BAD_GATEWAY, e.to_string()),
     }
 }
 
@@ -149,7 +149,7 @@ pub(super) async fn run(web: &Web, agent: &Agent, value: &Value) -> Reply {
         Err(reply) => return *reply,
     };
     let Some(prompt) = value["prompt"].as_str() else {
-        return routes::error(StatusCode::BAD_REQUEST, "`prompt` (a name) is needed");
+        return reply::error(StatusCode::BAD_REQUEST, "`prompt` (a name) is needed");
     };
     let arguments = strings(&value["arguments"]);
     let mut shown = format!("/{prompt}");
@@ -158,7 +158,7 @@ pub(super) async fn run(web: &Web, agent: &Agent, value: &Value) -> Reply {
     }
     let result = match client.get_prompt(prompt, arguments).await {
         Ok(result) => result,
-        Err(e) => return routes::error(StatusCode::BAD_GATEWAY, e.to_string()),
+        Err(e) => return reply::error(StatusCode::BAD_GATEWAY, e.to_string()),
     };
     tracing::info!(server = %server, prompt, messages = result.messages.len(), "prompt run from the page");
     queue(web, shown, Turn::prompt(result))
@@ -168,11 +168,11 @@ pub(super) async fn run(web: &Web, agent: &Agent, value: &Value) -> Reply {
 /// resource's contents after it, read now.
 pub(super) async fn send(web: &Web, agent: &Agent, value: &Value) -> Reply {
     let Some(text) = value["text"].as_str().filter(|t| !t.trim().is_empty()) else {
-        return routes::error(StatusCode::BAD_REQUEST, "`text` is the line, not empty");
+        return reply::error(StatusCode::BAD_REQUEST, "`text` is the line, not empty");
     };
     let attached = value["attach"].as_array().cloned().unwrap_or_default();
     if attached.len() > MAX_ATTACHED {
-        return routes::error(
+        return reply::error(
             StatusCode::BAD_REQUEST,
             format!("at most {MAX_ATTACHED} resources go with one line"),
         );
@@ -185,12 +185,12 @@ pub(super) async fn send(web: &Web, agent: &Agent, value: &Value) -> Reply {
             Err(reply) => return *reply,
         };
         let Some(uri) = item["uri"].as_str() else {
-            return routes::error(StatusCode::BAD_REQUEST, "each attachment has a `uri`");
+            return reply::error(StatusCode::BAD_REQUEST, "each attachment has a `uri`");
         };
         // Read with the client's bounds on a resource's size.
         let read = match client.read_resource(uri).await {
             Ok(read) => read,
-            Err(e) => return routes::error(StatusCode::BAD_GATEWAY, e.to_string()),
+            Err(e) => return reply::error(StatusCode::BAD_GATEWAY, e.to_string()),
         };
         turn = turn.attach(&server, uri, read);
         uris.push(format!("{server}:{uri}"));
@@ -205,13 +205,13 @@ pub(super) async fn send(web: &Web, agent: &Agent, value: &Value) -> Reply {
 
 fn queue(web: &Web, shown: String, turn: Turn) -> Reply {
     match web.queue(shown, Input::Turn(turn)) {
-        Ok(()) => routes::reply(StatusCode::ACCEPTED, &json!({})),
-        Err(Refused::Busy) => routes::error(
+        Ok(()) => reply::reply(StatusCode::ACCEPTED, &json!({})),
+        Err(Refused::Busy) => reply::error(
             StatusCode::CONFLICT,
             "a line is running: wait for its answer, or Stop it",
         ),
         Err(Refused::Closing) => {
-            routes::error(StatusCode::SERVICE_UNAVAILABLE, "mcp-host is ending")
+            reply::error(StatusCode::SERVICE_UNAVAILABLE, "mcp-host is ending")
         }
     }
 }
