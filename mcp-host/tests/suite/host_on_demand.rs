@@ -1,6 +1,6 @@
 //! Tools past the API's limits, offered on demand, through the `mcp-host`
 //! program with the `everything` example over stdio (`TOOLS=200`: 218
-//! tools) and scripted model APIs on loopback: OpenAI's 128-function limit
+//! tools, 217 offered to a model: `stats_sort` is for its app only) and scripted model APIs on loopback: OpenAI's 128-function limit
 //! and the host's `search_tools`; Anthropic's tool search with deferred
 //! loading past `--max-tool-tokens`, its blocks kept in the history as the
 //! API sent them; and, through the library, which tools stay loaded (an
@@ -76,7 +76,7 @@ fn openai_is_offered_at_most_128_functions_and_what_search_tools_finds() {
     assert!(run.status.success(), "{}\n{}", run.stdout, run.stderr);
     assert!(
         run.stderr
-            .contains("218 tools offered to gpt-4.1 on demand (through `search_tools`, 0 loaded)"),
+            .contains("217 tools offered to gpt-4.1 on demand (through `search_tools`, 0 loaded)"),
         "{}",
         run.stderr
     );
@@ -176,7 +176,7 @@ fn anthropic_defers_loading_past_the_token_budget_and_keeps_the_search_blocks() 
     assert!(run.status.success(), "{}\n{}", run.stdout, run.stderr);
     assert!(
         run.stderr.contains(
-            "218 tools offered to claude-sonnet-4-6 on demand (218 through the API's tool search, 0 loaded)"
+            "217 tools offered to claude-sonnet-4-6 on demand (217 through the API's tool search, 0 loaded)"
         ),
         "{}",
         run.stderr
@@ -189,7 +189,7 @@ fn anthropic_defers_loading_past_the_token_budget_and_keeps_the_search_blocks() 
     let requests = model.requests();
     assert_eq!(requests.len(), 2, "{requests:?}");
     let tools = requests[0].body["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 219);
+    assert_eq!(tools.len(), 218);
     assert_eq!(
         tools[0],
         json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
@@ -252,12 +252,12 @@ fn a_catalog_within_the_limits_is_offered_whole() {
     );
     assert!(run.status.success(), "{}\n{}", run.stdout, run.stderr);
     let requests = model.requests();
-    // 118 tools: under 128, every one, no search tool.
+    // 117 tools (its app-only `stats_sort` is never offered): under 128, every one, no search tool.
     let offered = names(&requests[0]);
-    assert_eq!(offered.len(), 118);
+    assert_eq!(offered.len(), 117);
     assert!(!offered.iter().any(|n| n == "search_tools"));
     assert!(
-        run.stderr.contains("118 tools offered to gpt-4.1\n"),
+        run.stderr.contains("117 tools offered to gpt-4.1\n"),
         "{}",
         run.stderr
     );
