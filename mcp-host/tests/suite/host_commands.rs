@@ -140,8 +140,8 @@ fn servers_says_each_servers_state_protocol_and_counts() {
     assert_eq!(
         run.stdout,
         format!(
-            "alpha: {ready}, 2 tools, 1 prompt, 2 resources, 1 template, 0 skills\n\
-             beta: {ready}, 1 tool, 1 prompt, 2 resources, 1 template, 0 skills\n\
+            "alpha: {ready}, 2 tools, 1 prompt, 4 resources, 2 templates, 0 skills\n\
+             beta: {ready}, 1 tool, 1 prompt, 4 resources, 2 templates, 0 skills\n\
              off: disabled in the config\n"
         )
     );
@@ -155,10 +155,13 @@ fn resources_lists_each_servers_resources_and_templates() {
     assert!(run.status.success(), "{}", run.stderr);
     assert_eq!(
         run.stdout,
-        "everything: 2 resources, 1 template\n\
+        "everything: 4 resources, 2 templates\n\
          \x20 ui://everything/stats.html: Stats (text/html;profile=mcp-app)\n\
          \x20 everything://about: About everything (text/plain)\n\
-         \x20 everything://filler/{bytes} (template): filler (text/plain)\n"
+         \x20 everything://pixel.png: pixel (image/png)\n\
+         \x20 everything://bonus: bonus_state (text/plain)\n\
+         \x20 everything://filler/{bytes} (template): filler (text/plain)\n\
+         \x20 everything://greeting/{language}/{name} (template): greeting (text/plain)\n"
     );
 }
 
@@ -252,7 +255,8 @@ fn a_named_resource_is_attached_to_the_line() {
 /// The `everything` example's `everything://about`.
 const ABOUT: &str = "everything: a kitchen-sink MCP server of mcp-runtime. Its tools show structured and \
      text results, errors, progress, logs, cancellation, elicitation and tasks; its \
-     resources are this text and everything://filler/{bytes}.";
+     resources are this text, a PNG, the bonus tool's state and the templates \
+     everything://filler/{bytes} and everything://greeting/{language}/{name}.";
 
 #[test]
 fn a_resource_that_cannot_be_read_keeps_the_line_back() {
