@@ -42,7 +42,7 @@ pub enum ServerState {
     /// It failed to start or to list its tools; the reason.
     Failed(String),
     /// It waits for a login (OAuth) before it starts, left out until one
-    /// runs (`Agent::start_server`); the reason.
+    /// runs (`Agent::start_again`); the reason.
     NeedsLogin(String),
     /// `"disabled": true` in `mcp.json`: not started.
     Disabled,
