@@ -711,6 +711,7 @@ async fn static_binary() -> mcpfn_runtime::ResourceContents {
         uri: "test://static-binary".to_owned(),
         mime_type: Some("image/png".to_owned()),
         blob: RED_PIXEL_PNG.to_owned(),
+        meta: None,
     }
 }
 

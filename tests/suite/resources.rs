@@ -371,6 +371,7 @@ fn a_hand_built_resource_returns_several_contents() {
                     uri: "test://pair#2".into(),
                     mime_type: None,
                     text: "two".into(),
+                    meta: None,
                 },
             ])
         })

@@ -106,6 +106,7 @@ fn resources_prompts_and_completions_in_both_eras_over_stdio_and_http() {
                         uri: "test://static-text".into(),
                         mime_type: Some("text/plain".into()),
                         text: "This is the content of the static text resource.".into(),
+                        meta: None,
                     }],
                     "{at}"
                 );

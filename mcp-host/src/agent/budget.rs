@@ -464,6 +464,7 @@ mod tests {
                         uri: "file:///a.txt".into(),
                         mime_type: None,
                         text: "a".repeat(30),
+                        meta: None,
                     },
                     annotations: None,
                     meta: None,

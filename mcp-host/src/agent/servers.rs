@@ -41,6 +41,9 @@ pub enum ServerState {
     Ready,
     /// It failed to start or to list its tools; the reason.
     Failed(String),
+    /// It waits for a login (OAuth) before it starts, left out until one
+    /// runs (`Agent::start_again`); the reason.
+    NeedsLogin(String),
     /// `"disabled": true` in `mcp.json`: not started.
     Disabled,
 }
@@ -98,7 +101,7 @@ impl ServerView {
 
 impl Agent {
     /// Every configured server, ready ones first in the catalog's order,
-    /// then those that failed, then the disabled ones.
+    /// then those that failed or wait for a login, then the disabled ones.
     pub fn servers(&self) -> Vec<ServerView> {
         let catalog = self.catalog();
         let mut servers: Vec<ServerView> = catalog
@@ -117,7 +120,11 @@ impl Agent {
             .collect();
         servers.extend(catalog.failures().iter().map(|failure| ServerView {
             name: failure.server.clone(),
-            state: ServerState::Failed(failure.reason.clone()),
+            state: if failure.needs_login {
+                ServerState::NeedsLogin(failure.reason.clone())
+            } else {
+                ServerState::Failed(failure.reason.clone())
+            },
             tools: Vec::new(),
             client: None,
         }));

@@ -151,6 +151,7 @@ fn is_app_mime(mime: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcpfn_protocol::model::ReadResourceResult;
     use serde_json::json;
 
     const URI: &str = "ui://get-time/mcp-app.html";
@@ -180,6 +181,22 @@ mod tests {
                                         "_meta": {"ui": {"csp": {"connectDomains": "*"}}}}]});
         let doc = AppDocument::from_read(URI, &read, Some(&listed)).unwrap();
         assert_eq!(doc.ui, ResourceUi::default());
+    }
+
+    #[test]
+    fn the_contents_meta_survives_the_client_model_and_wins_over_the_listing() {
+        // As the web host gets it: the typed `resources/read` result of
+        // `McpClient::read_resource`, turned back into JSON.
+        let wire = json!({"contents": [{"uri": URI, "mimeType": APP_MIME_TYPE, "text": "<p>t",
+            "_meta": {"ui": {"csp": {"connectDomains": ["https://api.example.com"]},
+                             "permissions": {"clipboardWrite": {}}}}}]});
+        let typed: ReadResourceResult = serde_json::from_value(wire).unwrap();
+        let read = serde_json::to_value(&typed).unwrap();
+        let listed = ResourceUi::default().prefers_border(true);
+        let doc = AppDocument::from_read(URI, &read, Some(&listed)).unwrap();
+        assert_eq!(doc.ui.csp.connect_domains, ["https://api.example.com"]);
+        assert!(doc.ui.permissions.clipboard_write.is_some());
+        assert_eq!(doc.ui.prefers_border, None);
     }
 
     #[test]

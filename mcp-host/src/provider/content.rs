@@ -58,6 +58,7 @@ pub(crate) fn parts(content: &[ContentBlock], images: bool) -> Vec<Part> {
                     uri,
                     mime_type,
                     blob,
+                    ..
                 } => match mime_type.as_deref() {
                     Some(declared) if declared.starts_with("image/") => {
                         match image(declared, blob) {

@@ -112,6 +112,7 @@ mod tests {
                     uri: "file:///b".into(),
                     mime_type: None,
                     blob: "AA==".into(),
+                    meta: None,
                 },
                 annotations: None,
                 meta: None,

@@ -237,6 +237,9 @@ pub enum ResourceContents {
         mime_type: Option<String>,
         /// The text.
         text: String,
+        /// Its `_meta`: an MCP App's `ui` (its CSP and permissions), say.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<JsonObject>,
     },
     /// Binary data.
     Blob {
@@ -247,6 +250,9 @@ pub enum ResourceContents {
         mime_type: Option<String>,
         /// The data, base64.
         blob: String,
+        /// Its `_meta`: an MCP App's `ui` (its CSP and permissions), say.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<JsonObject>,
     },
 }
 

@@ -116,11 +116,13 @@ impl Content {
                         uri,
                         mime_type,
                         text,
+                        meta: None,
                     },
                     EmbeddedBody::Blob(blob) => model::ResourceContents::Blob {
                         uri,
                         mime_type,
                         blob,
+                        meta: None,
                     },
                 },
                 annotations,

@@ -42,26 +42,33 @@ struct ReadResource {
 }
 
 /// `contents` as serde would write them (each `uri`, `mimeType`, `text` or
-/// `blob`, and `_meta` when there is one), the strings through
-/// [`json_text::write_str`]: the text or blob is the bulk of a read, up to
-/// the message limit.
-fn write_contents(out: &mut Vec<u8>, contents: &[ResourceContents], meta: Option<&JsonObject>) {
+/// `blob`, and when `with_meta` a `_meta`: the content's own, else
+/// `resource_meta`), the strings through [`json_text::write_str`]: the text
+/// or blob is the bulk of a read, up to the message limit.
+fn write_contents(
+    out: &mut Vec<u8>,
+    contents: &[ResourceContents],
+    resource_meta: Option<&JsonObject>,
+    with_meta: bool,
+) {
     out.push(b'[');
     for (at, content) in contents.iter().enumerate() {
         if at > 0 {
             out.push(b',');
         }
-        let (uri, mime_type, key, bulk) = match content {
+        let (uri, mime_type, key, bulk, own) = match content {
             ResourceContents::Text {
                 uri,
                 mime_type,
                 text,
-            } => (uri, mime_type, &b",\"text\":"[..], text),
+                meta,
+            } => (uri, mime_type, &b",\"text\":"[..], text, meta),
             ResourceContents::Blob {
                 uri,
                 mime_type,
                 blob,
-            } => (uri, mime_type, &b",\"blob\":"[..], blob),
+                meta,
+            } => (uri, mime_type, &b",\"blob\":"[..], blob, meta),
         };
         out.extend_from_slice(b"{\"uri\":");
         json_text::write_str(out, uri);
@@ -71,7 +78,9 @@ fn write_contents(out: &mut Vec<u8>, contents: &[ResourceContents], meta: Option
         }
         out.extend_from_slice(key);
         json_text::write_str(out, bulk);
-        if let Some(meta) = meta {
+        // A content's own `_meta` is what its handler chose; the
+        // resource's is the default.
+        if let Some(meta) = own.as_ref().or(resource_meta).filter(|_| with_meta) {
             out.extend_from_slice(b",\"_meta\":");
             // A map of JSON values into a `Vec`: this cannot fail.
             serde_json::to_writer(&mut *out, meta).unwrap_or_default();
@@ -144,8 +153,8 @@ impl Reply<'_> {
         }
     }
 
-    /// The `resources/read` result: `contents`, each with `content_meta` as
-    /// its `_meta` (from 2025-06-18: an MCP App's `ui`, say), and in
+    /// The `resources/read` result: `contents`, each with its own `_meta`
+    /// or else `content_meta` (from 2025-06-18: an MCP App's `ui`, say), and in
     /// 2026-07-28 the cache hints (`public` for `ttl_ms`).
     pub fn read_resource(
         &self,
@@ -160,7 +169,8 @@ impl Reply<'_> {
                 ResourceContents::Blob { uri, blob, .. } => uri.len() + blob.len() + 64,
             })
             .sum();
-        let meta = content_meta.filter(|_| self.version.carries().structured_output);
+        let with_meta = self.version.carries().structured_output;
+        let meta = content_meta.filter(|_| with_meta);
         let body = ReadResource {
             contents: Spliced,
             cache: self.cache(ttl_ms),
@@ -178,7 +188,7 @@ impl Reply<'_> {
             },
             estimate + meta_len + self.overhead() + 32,
             FrameKind::Result,
-            |out| write_contents(out, contents, meta),
+            |out| write_contents(out, contents, meta, with_meta),
         )
     }
 }
@@ -220,6 +230,7 @@ mod tests {
             uri: "a://b".into(),
             mime_type: Some("text/plain".into()),
             text: "hi".into(),
+            meta: None,
         }];
         let legacy = Reply::new(&id, ProtocolVersion::V2025_06_18, &meta);
         assert_eq!(
@@ -243,11 +254,13 @@ mod tests {
                 uri: "ui://a/b".into(),
                 mime_type: Some("text/html;profile=mcp-app".into()),
                 text: "<p>".into(),
+                meta: None,
             },
             ResourceContents::Blob {
                 uri: "ui://a/b".into(),
                 mime_type: None,
                 blob: "AA==".into(),
+                meta: None,
             },
         ];
         let ui: JsonObject = serde_json::from_str(r#"{"ui":{"prefersBorder":true}}"#).unwrap();
@@ -259,5 +272,46 @@ mod tests {
         // 2025-03-26 contents have no `_meta`.
         let old = Reply::new(&id, ProtocolVersion::V2025_03_26, &meta);
         assert!(!text(old.read_resource(&contents, Some(&ui), 9)).contains("_meta"));
+    }
+
+    #[test]
+    fn a_content_keeps_its_own_meta_and_a_client_reads_it_back() {
+        let id = raw("4");
+        let meta = meta();
+        let own: JsonObject =
+            serde_json::from_str(r#"{"ui":{"csp":{"connectDomains":["https://a.example"]}}}"#)
+                .unwrap();
+        let contents = [
+            ResourceContents::Text {
+                uri: "ui://a/b".into(),
+                mime_type: None,
+                text: "<p>".into(),
+                meta: Some(own.clone()),
+            },
+            ResourceContents::Text {
+                uri: "ui://a/c".into(),
+                mime_type: None,
+                text: "<p>".into(),
+                meta: None,
+            },
+        ];
+        let ui: JsonObject = serde_json::from_str(r#"{"ui":{"prefersBorder":true}}"#).unwrap();
+        let reply = Reply::new(&id, ProtocolVersion::V2025_11_25, &meta);
+        let line = text(reply.read_resource(&contents, Some(&ui), 9));
+        let sent: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let read: crate::model::ReadResourceResult =
+            serde_json::from_value(sent["result"].clone()).unwrap();
+        assert_eq!(read.contents[0], contents[0]);
+        assert!(
+            matches!(&read.contents[1], ResourceContents::Text { meta: Some(m), .. } if *m == ui)
+        );
+        // With no resource `_meta`, a content's own is still written.
+        let line = text(reply.read_resource(&contents, None, 9));
+        assert!(
+            line.contains("connectDomains") && line.matches("_meta").count() == 1,
+            "{line}"
+        );
+        let old = Reply::new(&id, ProtocolVersion::V2025_03_26, &meta);
+        assert!(!text(old.read_resource(&contents, None, 9)).contains("\"_meta\":{\"ui"));
     }
 }

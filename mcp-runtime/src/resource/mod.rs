@@ -239,6 +239,7 @@ impl ResourceRead {
             uri: self.uri.clone(),
             mime_type: self.mime_type.clone(),
             text: text.into(),
+            meta: None,
         }
     }
 
@@ -250,6 +251,7 @@ impl ResourceRead {
             uri: self.uri.clone(),
             mime_type: self.mime_type.clone(),
             blob: base64::engine::general_purpose::STANDARD.encode(bytes),
+            meta: None,
         }
     }
 }

@@ -27,7 +27,7 @@ mod nested {
 
 #[resource("multi://{id}")]
 async fn multi(id: u64) -> Vec<ResourceContents> {
-    vec![ResourceContents::Text { uri: format!("multi://{id}"), mime_type: None, text: id.to_string() }]
+    vec![ResourceContents::Text { uri: format!("multi://{id}"), mime_type: None, text: id.to_string(), meta: None }]
 }
 
 fn main() {

@@ -98,6 +98,10 @@ pub(crate) fn servers(facts: &[ServerFacts]) -> String {
                 let _ = writeln!(out, "failed: {}", shown(reason, 200));
                 continue;
             }
+            ServerState::NeedsLogin(reason) => {
+                let _ = writeln!(out, "needs a login: {}", shown(reason, 200));
+                continue;
+            }
             ServerState::Disabled => {
                 out.push_str("disabled in the config\n");
                 continue;
@@ -198,4 +202,35 @@ fn described(out: &mut String, uri: &str, title: &str, mime_type: Option<&str>) 
         let _ = write!(out, " ({})", shown(mime_type, 80));
     }
     out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn servers_says_which_waits_for_a_login_and_which_failed() {
+        let fact = |name: &str, state| ServerFacts {
+            view: ServerView {
+                name: name.to_owned(),
+                state,
+                tools: Vec::new(),
+                client: None,
+            },
+            protocol: None,
+            restarts: 0,
+            surface: Ok(Surface::default()),
+        };
+        let facts = [
+            fact(
+                "remote",
+                ServerState::NeedsLogin("it asks for a login (OAuth)".into()),
+            ),
+            fact("broken", ServerState::Failed("exited with 1".into())),
+        ];
+        assert_eq!(
+            servers(&facts),
+            "remote: needs a login: it asks for a login (OAuth)\nbroken: failed: exited with 1\n"
+        );
+    }
 }

@@ -43,6 +43,7 @@ pub(crate) fn tool_result_content(result: &CallToolResult) -> Option<Value> {
                     uri,
                     mime_type,
                     blob,
+                    ..
                 } => {
                     let declared = mime_type.as_deref().unwrap_or("");
                     let pdf = normalized_media_type(declared) == "application/pdf";

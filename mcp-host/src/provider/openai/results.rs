@@ -75,6 +75,7 @@ fn tool_output(
                     uri,
                     mime_type,
                     blob,
+                    ..
                 } => blob_note(uri, mime_type.as_deref(), blob),
             }),
             ContentBlock::Audio(audio) => parts.push(audio_note(audio)),

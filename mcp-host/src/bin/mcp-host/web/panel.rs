@@ -21,7 +21,7 @@ use super::{Page, Web, lock};
 use hyper::StatusCode;
 use mcpfn_client::BoxFuture;
 use mcpfn_client::auth::{Presenter, Prompt};
-use mcpfn_host::catalog::SourceFailure;
+use mcpfn_host::agent::servers::ServerState;
 use mcpfn_protocol::model::Tool;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -108,14 +108,22 @@ fn servers(web: &Web) -> Value {
             })
         })
         .collect();
-    let mut failures: Vec<&SourceFailure> = listed.failures().iter().collect();
-    failures.sort_by(|a, b| a.server.cmp(&b.server));
-    servers.extend(failures.into_iter().map(|failure| {
+    let mut left_out: Vec<(String, &str, String)> = agent
+        .servers()
+        .into_iter()
+        .filter_map(|view| match view.state {
+            ServerState::Failed(reason) => Some((view.name, "failed", reason)),
+            ServerState::NeedsLogin(reason) => Some((view.name, "needs_login", reason)),
+            ServerState::Ready | ServerState::Disabled => None,
+        })
+        .collect();
+    left_out.sort_by(|a, b| a.0.cmp(&b.0));
+    servers.extend(left_out.into_iter().map(|(name, state, reason)| {
         json!({
-            "name": failure.server,
-            "state": if failure.needs_login { "needs_login" } else { "failed" },
-            "reason": failure.reason,
-            "logging_in": logging_in.contains(&failure.server),
+            "name": name,
+            "state": state,
+            "reason": reason,
+            "logging_in": logging_in.contains(&name),
         })
     }));
     servers.extend(
@@ -186,10 +194,9 @@ fn login(web: &Arc<Web>, value: &Value) -> Reply {
         return starting();
     };
     let waits = agent
-        .listed()
-        .failures()
+        .servers()
         .iter()
-        .any(|f| f.server == server && f.needs_login);
+        .any(|view| view.name == server && matches!(view.state, ServerState::NeedsLogin(_)));
     if !waits {
         return reply::error(
             StatusCode::CONFLICT,
