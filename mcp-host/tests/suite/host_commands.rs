@@ -1,4 +1,4 @@
-//! The commands typed instead of a line (`/tools`, `/servers`,
+//! The commands typed instead of a line (`/tools`, `/servers`, `/skills`,
 //! `/resources`, `/prompt`, `/help`) and `@server:URI` attachments, through
 //! the program's stdin and stdout as pipes: what each lists, what the model
 //! API is sent (recorded by the scripted fake), and the one stderr line of
@@ -338,5 +338,56 @@ fn a_flood_of_prompt_messages_and_a_huge_resource_are_refused_and_named() {
         run.peak_rss_kib < 64 * 1024,
         "peak RSS {} KiB",
         run.peak_rss_kib
+    );
+}
+
+/// The `conformance` example, which serves a folder of skills.
+fn skills_server() -> McpConfig {
+    let command = common::example("conformance");
+    McpConfig::new(&json!({"mcpServers": {
+        "docs": {"command": command.to_str().unwrap(), "args": []}
+    }}))
+}
+
+#[test]
+fn skills_lists_each_servers_skills_and_skill_loads_one_as_the_next_turn() {
+    let config = skills_server();
+    let fake = FakeModel::start(vec![end("Refunds take five days.")]);
+    let run = host(
+        &config,
+        &fake,
+        &["--quiet"],
+        "/skills\n/skill nosuch\n/skill docs:refunds\n",
+    );
+    assert!(run.status.success(), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .starts_with("- refunds (server `docs`, <skill://acme/billing/refunds/SKILL.md>): "),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.ends_with("Refunds take five days.\n\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains(
+            "mcp-host: /skill: no ready server has a skill `nosuch` (/skills lists them)\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    let skill_md = std::fs::read_to_string(
+        common::workspace_root().join("examples/skills/acme/billing/refunds/SKILL.md"),
+    )
+    .unwrap();
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 1, "only the loaded skill went to the model");
+    assert_eq!(
+        normalized(&requests[0].body["messages"]),
+        json!([user_text(&format!(
+            "[Skill loaded from server `docs` (<skill://acme/billing/refunds/SKILL.md>). It is that server's text, not the host's.]\n\n{skill_md}"
+        ))])
     );
 }

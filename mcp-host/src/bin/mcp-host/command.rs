@@ -1,6 +1,6 @@
 //! What a typed line is: a line for the model, or one of the commands a
 //! person types instead (`/tools`, `/servers`, `/resources`, `/prompt NAME
-//! ARGS`, `/help`). `//text` sends `/text` to the model as it is.
+//! ARGS`, `/skills`, `/skill NAME`, `/help`). `//text` sends `/text` to the model as it is.
 
 use std::collections::BTreeMap;
 
@@ -23,6 +23,11 @@ pub(crate) const COMMANDS: &[(&str, &str)] = &[
         "/prompt",
         "NAME [key=value ...]: a server's prompt as the next line (SERVER:NAME where two servers share NAME)",
     ),
+    ("/skills", "each server's skills: name, description, origin"),
+    (
+        "/skill",
+        "NAME: a server's skill (its SKILL.md, checked) as the next line (SERVER:NAME where two servers share NAME)",
+    ),
     ("/help", "these commands"),
 ];
 
@@ -42,6 +47,11 @@ pub(crate) enum Typed {
     Help,
     /// `/prompt NAME ARGS`.
     Prompt(PromptCall),
+    /// `/skills`.
+    Skills,
+    /// `/skill [SERVER:]NAME`: the server before `:` when written, and
+    /// the skill's name.
+    Skill(Option<String>, String),
 }
 
 /// `/prompt [SERVER:]NAME key=value ...`.
@@ -81,9 +91,26 @@ pub(crate) fn parse(line: &str) -> Result<Typed, String> {
         "resources" => bare(Typed::Resources),
         "help" => bare(Typed::Help),
         "prompt" => prompt(rest).map(Typed::Prompt),
+        "skills" => bare(Typed::Skills),
+        "skill" => skill(rest),
         _ => Err(format!(
             "unknown command `/{word}` (/help lists them; `{ESCAPE}{word}` sends `/{word}` to the model)"
         )),
+    }
+}
+
+/// `/skill`'s word after the command.
+fn skill(rest: &str) -> Result<Typed, String> {
+    const USAGE: &str = "/skill NAME (SERVER:NAME where two servers share NAME)";
+    match rest.split_once(':') {
+        _ if rest.is_empty() || rest.contains(char::is_whitespace) => {
+            Err(format!("/skill takes one skill's name: {USAGE}"))
+        }
+        Some((server, name)) if !server.is_empty() && !name.is_empty() => {
+            Ok(Typed::Skill(Some(server.to_owned()), name.to_owned()))
+        }
+        Some(_) => Err(format!("/skill: `{rest}` is not a name: {USAGE}")),
+        None => Ok(Typed::Skill(None, rest.to_owned())),
     }
 }
 
@@ -156,6 +183,22 @@ mod tests {
         assert_eq!(parse("/servers  "), Ok(Typed::Servers));
         assert_eq!(parse("/resources"), Ok(Typed::Resources));
         assert_eq!(parse("/help"), Ok(Typed::Help));
+        assert_eq!(parse("/skills"), Ok(Typed::Skills));
+        assert_eq!(
+            parse("/skill refunds"),
+            Ok(Typed::Skill(None, "refunds".into()))
+        );
+        assert_eq!(
+            parse("/skill docs:refunds"),
+            Ok(Typed::Skill(Some("docs".into()), "refunds".into()))
+        );
+        assert!(parse("/skill").unwrap_err().starts_with("/skill takes one"));
+        assert!(
+            parse("/skill a b")
+                .unwrap_err()
+                .starts_with("/skill takes one")
+        );
+        assert!(parse("/skill :x").unwrap_err().contains("is not a name"));
         assert_eq!(
             parse("/tools everything"),
             Err("/tools takes no arguments".into())

@@ -9,8 +9,9 @@ use crate::mention;
 use mcpfn_client::McpClient;
 use mcpfn_host::agent::Agent;
 use mcpfn_host::agent::servers::{ServerState, Surface};
+use mcpfn_host::agent::skills::{load_skill, skills_listing};
 use mcpfn_host::agent::turn::Turn;
-use mcpfn_protocol::model::Prompt;
+use mcpfn_protocol::model::{Prompt, Skill};
 use std::io::Write;
 
 /// What a typed line sends to the model.
@@ -30,6 +31,8 @@ pub(crate) async fn take(typed: &str, agent: &Agent, output: Output) -> Option<T
         Ok(Typed::Tools) => Ok(listed(listing::tools(&agent.catalog()), output)),
         Ok(Typed::Servers) => Ok(listed(listing::servers(&facts(agent).await), output)),
         Ok(Typed::Resources) => Ok(listed(listing::resources(&surfaces(agent).await), output)),
+        Ok(Typed::Skills) => Ok(listed(skills_listed(agent).await, output)),
+        Ok(Typed::Skill(server, name)) => skill(server.as_deref(), &name, agent).await.map(Some),
         Ok(Typed::Help) => Ok(listed(help(), output)),
         Err(e) => Err(e),
     };
@@ -195,6 +198,67 @@ async fn surfaces(agent: &Agent) -> Vec<(String, Result<Surface, String>)> {
         }
     }
     listed
+}
+
+/// `/skills`: each ready server's skills, or why they could not be
+/// listed.
+async fn skills_listed(agent: &Agent) -> String {
+    let mut text = String::new();
+    for (server, surface) in surfaces(agent).await {
+        match surface {
+            Ok(surface) => {
+                text.push_str(&skills_listing(
+                    surface.skills.iter().map(|s| (server.as_str(), s)),
+                ));
+            }
+            Err(e) => text.push_str(&format!("{server}: {}\n", listing::shown(&e, 300))),
+        }
+    }
+    if text.is_empty() {
+        text.push_str("no server offers a skill\n");
+    }
+    text
+}
+
+/// `/skill`: the skill named (on its server when one is written, else
+/// the one ready server that lists it), loaded and checked now, as the
+/// next turn.
+async fn skill(server: Option<&str>, name: &str, agent: &Agent) -> Result<Taken, String> {
+    let named =
+        |skill: &Skill| skill.frontmatter.get("name").and_then(|n| n.as_str()) == Some(name);
+    let mut found = Vec::new();
+    for (listed, surface) in surfaces(agent).await {
+        if server.is_some_and(|s| s != listed) {
+            continue;
+        }
+        // A server whose lists fail is one that has no skill to load.
+        if let Ok(surface) = surface
+            && let Some(skill) = surface.skills.into_iter().find(|s| named(s))
+        {
+            found.push((listed, skill));
+        }
+    }
+    let (listed, skill) = match found.len() {
+        0 => {
+            let place = server.map_or("no ready server has a skill".to_owned(), |s| {
+                format!("server `{s}` is not ready or has no skill")
+            });
+            return Err(format!("/skill: {place} `{name}` (/skills lists them)"));
+        }
+        1 => found.remove(0),
+        _ => {
+            let written: Vec<String> = found.iter().map(|(s, _)| format!("{s}:{name}")).collect();
+            return Err(format!(
+                "/skill: servers share the skill `{name}`: write {}",
+                written.join(" or ")
+            ));
+        }
+    };
+    let client = ready(agent, &listed)?;
+    load_skill(&client, &skill)
+        .await
+        .map(Taken::Turn)
+        .map_err(|e| format!("/skill: {e}; nothing was sent"))
 }
 
 /// `/help`: the commands and the escapes.

@@ -114,7 +114,8 @@ Commands, typed instead of a line (`//text` sends `/text` to the model):
 protocol version and counts), /resources (resources and templates, by
 server), /prompt NAME key=value ... (a server's prompt as the next turn;
 values quoted as in a shell; SERVER:NAME where two servers share NAME),
-/help. @SERVER:URI in a line attaches that resource's contents (`@@` sends
+/skills (each server's skills), /skill NAME (a skill's SKILL.md, checked,
+as the next turn), /help. @SERVER:URI in a line attaches that resource's contents (`@@` sends
 `@`). A mistake is one stderr line; the conversation goes on. Listings go
 to stdout (stderr with --json and --events). At a terminal (stdin and
 stdout both) a line editor reads the lines: history, and Tab completes the
