@@ -25,7 +25,7 @@ pub mod csp;
 pub mod document;
 pub mod flood;
 
-use mcpfn_protocol::model::{Tool, ToolUi, UI_META_KEY, Visibility, check_ui_uri};
+use mcpfn_protocol::model::{Tool, ToolUi, Visibility, check_ui_uri};
 
 /// The deprecated flat key a tool's `_meta` may name its app with
 /// (`_meta["ui/resourceUri"]`), still written by the official SDK beside
@@ -39,12 +39,11 @@ pub const APP_PROTOCOL_VERSION: &str = "2026-01-26";
 /// key when `ui` names none; `None` when it has neither.
 pub fn tool_ui(tool: &Tool) -> Option<ToolUi> {
     let meta = tool.meta.as_ref()?;
-    let mut ui = ToolUi::of_tool_meta(meta);
-    if meta.contains_key(UI_META_KEY) && ui.is_none() {
+    let Ok(mut ui) = ToolUi::of_tool_meta(meta) else {
         // A `_meta.ui` that does not parse: no app, and visible to the
         // model only (the narrowest reading that keeps the tool usable).
         return Some(ToolUi::default().visibility([Visibility::Model]));
-    }
+    };
     if ui.as_ref().is_none_or(|ui| ui.resource_uri.is_none())
         && let Some(uri) = meta.get(LEGACY_RESOURCE_URI_KEY).and_then(|v| v.as_str())
     {

@@ -97,10 +97,14 @@ impl ToolUi {
             .is_none_or(|list| list.contains(&who))
     }
 
-    /// The `_meta.ui` of a tool definition (its `_meta` as sent), if it
-    /// has one that parses.
-    pub fn of_tool_meta(meta: &JsonObject) -> Option<ToolUi> {
-        serde_json::from_value(meta.get(UI_META_KEY)?.clone()).ok()
+    /// The `_meta.ui` of a tool definition (its `_meta` as sent): `None`
+    /// when it has none, an error when it has one that is not the
+    /// extension's shape (a caller decides what a malformed one means,
+    /// rather than reading it as absent).
+    pub fn of_tool_meta(meta: &JsonObject) -> Result<Option<ToolUi>, serde_json::Error> {
+        meta.get(UI_META_KEY)
+            .map(|ui| serde_json::from_value(ui.clone()))
+            .transpose()
     }
 }
 
@@ -355,8 +359,8 @@ mod tests {
         let meta: JsonObject =
             serde_json::from_value(json!({"k": 1, "ui": {"visibility": ["app"], "future": 1}}))
                 .unwrap();
-        assert_eq!(ToolUi::of_tool_meta(&meta), Some(app_only));
-        assert_eq!(ToolUi::of_tool_meta(&JsonObject::new()), None);
+        assert_eq!(ToolUi::of_tool_meta(&meta).unwrap(), Some(app_only));
+        assert_eq!(ToolUi::of_tool_meta(&JsonObject::new()).unwrap(), None);
     }
 
     #[test]

@@ -211,9 +211,10 @@ impl Tool {
     }
 
     /// The tool's MCP Apps `_meta.ui` (see [`ToolBuilder::ui`]), if it has
-    /// one that parses.
+    /// one. Registration refuses a tool whose `_meta.ui` does not parse,
+    /// so a registered tool's parses.
     pub fn ui(&self) -> Option<ToolUi> {
-        ToolUi::of_tool_meta(&self.def.meta)
+        ToolUi::of_tool_meta(&self.def.meta).ok().flatten()
     }
 
     /// Whether a host lists the tool to its model: not when its `_meta.ui`

@@ -217,18 +217,18 @@ fn check_tool(tool: &Tool) -> Result<(), Error> {
 /// hand with `meta("ui", …)`): the extension's shape, a `ui://`
 /// `resourceUri`, a visibility that names someone.
 fn check_ui(tool: &Tool) -> Result<(), Error> {
-    let Some(value) = tool.def.meta.get(UI_META_KEY) else {
-        return Ok(());
-    };
     let invalid = |reason: String| Error::InvalidToolUi {
         tool: tool.name.clone(),
         reason,
     };
-    let ui: ToolUi = serde_json::from_value(value.clone()).map_err(|err| {
+    let parsed = ToolUi::of_tool_meta(&tool.def.meta).map_err(|err| {
         invalid(format!(
             "is not the extension's shape ({{\"resourceUri\": \"ui://…\", \"visibility\": [\"model\", \"app\"]}}): {err}"
         ))
     })?;
+    let Some(ui) = parsed else {
+        return Ok(());
+    };
     if let Some(uri) = &ui.resource_uri {
         check_ui_uri(uri).map_err(|reason| invalid(format!("has a bad resourceUri: {reason}")))?;
     }
