@@ -21,26 +21,22 @@
 //! runs all the same. Dropping the transport without closing
 //! kills the group at once.
 
-use super::framing::{Line, LineReader};
-use super::{BoxFuture, Inbox, InboxSender, Incoming, Outgoing, Transport};
+use super::framing::LineReader;
+use super::{BoxFuture, Inbox, Outgoing, Transport};
 use crate::error::{Cause, ClientError};
-use crate::log_limit::{LOG_LINE_BYTES, LogLimiter, cut_line};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt, BufWriter};
+use tokio::io::{AsyncWriteExt, BufWriter};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
 /// The default bound on one incoming message (16 MiB).
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
-
-/// How many of the child's last stderr lines an exit report quotes.
-const STDERR_TAIL_LINES: usize = 5;
 
 /// The default grace a server gets to exit after its stdin is closed, and
 /// again after SIGTERM ([`StdioConfig::close_grace`]).
@@ -72,10 +68,6 @@ pub const DEFAULT_INHERITED_ENV_VARS: &[&str] = &[
     "USERNAME",
     "USERPROFILE",
 ];
-
-/// How long the end of stdout is waited for once the child has exited
-/// (what it wrote before exiting is still read).
-const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(500);
 
 /// How to start a stdio server.
 #[derive(Debug, Clone)]
@@ -396,307 +388,11 @@ impl Drop for StdioTransport {
     }
 }
 
-/// A server's entry in the table of the pids tokio waits for (Linux).
-#[cfg(target_os = "linux")]
-type Registered = super::children::Registered;
-/// No orphans are reaped elsewhere: nothing to enter.
-#[cfg(not(target_os = "linux"))]
-type Registered = ();
+mod child;
+mod reader;
 
-/// How the supervisor is asked to stop the child.
-#[derive(Debug)]
-enum Stop {
-    /// SIGTERM (on Unix), then SIGKILL if it still runs after this long.
-    Terminate(Duration),
-    /// SIGKILL now.
-    Kill,
-}
-
-/// Owns the child: reports its exit, stops it when asked, kills its group
-/// when every sender of `stop` is gone (the transport was dropped). Once
-/// it has exited, what is left of its group is killed: a child it started
-/// could hold its stdout open and hide its end.
-async fn supervise(
-    name: String,
-    mut child: Child,
-    // Kept while tokio may still wait for the child (its entry in the
-    // table of pids the orphan reaper leaves alone).
-    _registered: Registered,
-    mut stop: mpsc::Receiver<Stop>,
-    exit: watch::Sender<Option<ExitStatus>>,
-) {
-    let mut group = Group::of(&child);
-    let status = tokio::select! {
-        status = child.wait() => status,
-        request = stop.recv() => {
-            let mut status = None;
-            if let Some(Stop::Terminate(grace)) = request {
-                tracing::debug!(server = %name, "SIGTERM to the server's process group");
-                group.signal(Signal::Term);
-                if let Ok(waited) = tokio::time::timeout(grace, child.wait()).await {
-                    status = Some(waited);
-                } else {
-                    tracing::warn!(server = %name, grace_ms = grace.as_millis() as u64, "the server outlived SIGTERM; killing its process group");
-                }
-            }
-            match status {
-                Some(status) => status,
-                None => {
-                    group.signal(Signal::Kill);
-                    let _ = child.start_kill();
-                    child.wait().await
-                }
-            }
-        }
-    };
-    group.signal(Signal::Kill);
-    group.disarm();
-    if let Ok(status) = status {
-        let _ = exit.send(Some(status));
-    }
-}
-
-/// The signals sent to a child's group.
-#[derive(Clone, Copy, Debug)]
-enum Signal {
-    Term,
-    Kill,
-}
-
-/// A child's process group (its pid: it leads the group it was started
-/// in). Dropped armed (the supervisor was dropped with the runtime before
-/// the child ended), it kills the group.
-#[derive(Debug)]
-struct Group {
-    #[cfg(unix)]
-    id: Option<rustix::process::Pid>,
-    armed: bool,
-}
-
-impl Group {
-    fn of(child: &Child) -> Group {
-        #[cfg(not(unix))]
-        let _ = child;
-        Group {
-            #[cfg(unix)]
-            id: child
-                .id()
-                .and_then(|id| i32::try_from(id).ok())
-                .and_then(rustix::process::Pid::from_raw),
-            armed: true,
-        }
-    }
-
-    /// Signals every process of the group. The leader has not been reaped
-    /// when this is called before its exit is reported, so the id is still
-    /// its group's; after, the group's id stays reserved while any of its
-    /// processes lives, and signalling an empty group does nothing.
-    #[cfg(unix)]
-    fn signal(&self, signal: Signal) {
-        let signal = match signal {
-            Signal::Term => rustix::process::Signal::TERM,
-            Signal::Kill => rustix::process::Signal::KILL,
-        };
-        if let Some(id) = self.id {
-            let _ = rustix::process::kill_process_group(id, signal);
-        }
-    }
-
-    /// No groups: the child alone is killed, through its handle.
-    #[cfg(not(unix))]
-    fn signal(&self, _: Signal) {}
-
-    fn disarm(&mut self) {
-        self.armed = false;
-    }
-}
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        if self.armed {
-            self.signal(Signal::Kill);
-        }
-    }
-}
-
-/// Forwards stderr to `tracing`, line by line (each cut to
-/// [`LOG_LINE_BYTES`], rate-limited by a [`LogLimiter`]), keeping the last
-/// few lines for the exit report. It reads on whatever the rate: a server
-/// blocked on a full stderr pipe would stop answering.
-async fn forward_stderr(
-    name: String,
-    mut stderr: tokio::process::ChildStderr,
-    tail: Arc<Mutex<VecDeque<String>>>,
-    done: oneshot::Sender<()>,
-) {
-    let mut limiter = LogLimiter::new(name.clone(), "stderr");
-    let mut chunk = vec![0u8; 64 * 1024];
-    let mut line = Vec::with_capacity(LOG_LINE_BYTES);
-    let mut cut = 0usize;
-    let mut emit = |line: &mut Vec<u8>, cut: &mut usize| {
-        if line.last() == Some(&b'\r') {
-            line.pop();
-        }
-        let text = cut_line(line, *cut);
-        line.clear();
-        *cut = 0;
-        if limiter.admit() {
-            tracing::info!(target: "mcpfn_host::server", server = %name, "{text}");
-        }
-        let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
-        if tail.len() == STDERR_TAIL_LINES {
-            tail.pop_front();
-        }
-        tail.push_back(text);
-    };
-    loop {
-        let read = match stderr.read(&mut chunk).await {
-            Ok(0) | Err(_) => break,
-            Ok(read) => read,
-        };
-        let mut rest = &chunk[..read];
-        loop {
-            let (piece, ends) = match memchr::memchr(b'\n', rest) {
-                Some(at) => (&rest[..at], Some(at)),
-                None => (rest, None),
-            };
-            let take = piece.len().min(LOG_LINE_BYTES - line.len());
-            line.extend_from_slice(&piece[..take]);
-            cut += piece.len() - take;
-            match ends {
-                Some(at) => {
-                    emit(&mut line, &mut cut);
-                    rest = &rest[at + 1..];
-                }
-                None => break,
-            }
-        }
-    }
-    if !line.is_empty() || cut > 0 {
-        emit(&mut line, &mut cut);
-    }
-    // The count of dropped lines goes out before the exit report.
-    drop(limiter);
-    let _ = done.send(());
-}
-
-struct Reader {
-    name: String,
-    inbox: InboxSender,
-    exit: watch::Receiver<Option<ExitStatus>>,
-    closed: watch::Sender<Option<ClientError>>,
-    kill: mpsc::Sender<Stop>,
-    tail: Arc<Mutex<VecDeque<String>>>,
-    stderr_done: oneshot::Receiver<()>,
-    /// Set by [`StdioTransport::close`]: the exit that follows was asked
-    /// for, not news worth a warning.
-    closing: Arc<AtomicBool>,
-}
-
-impl Reader {
-    async fn run(mut self, mut lines: LineReader<tokio::process::ChildStdout>) {
-        let mut exit = self.exit.clone();
-        // Set once the child has exited: its stdout is still read until
-        // then (what it wrote before exiting counts), however long a child
-        // it left behind would keep the pipe open.
-        let mut drain_until = None;
-        let end = loop {
-            let next = match drain_until {
-                None => tokio::select! {
-                    biased;
-                    next = lines.next() => next,
-                    // Nothing read is lost here: the reader keeps its
-                    // progress between calls.
-                    _ = exit.wait_for(Option::is_some) => {
-                        drain_until = Some(tokio::time::Instant::now() + DRAIN_AFTER_EXIT);
-                        continue;
-                    }
-                },
-                Some(deadline) => match tokio::time::timeout_at(deadline, lines.next()).await {
-                    Ok(next) => next,
-                    Err(_) => break None,
-                },
-            };
-            match next {
-                Ok(Some(Line::Text(bytes))) => {
-                    let incoming = match String::from_utf8(bytes) {
-                        Ok(text) => Incoming::Message(text),
-                        Err(_) => {
-                            tracing::warn!(server = %self.name, "skipped a stdout line that is not UTF-8");
-                            continue;
-                        }
-                    };
-                    if !self.inbox.send(incoming).await {
-                        return;
-                    }
-                }
-                Ok(Some(Line::TooLong { id, bytes })) => {
-                    tracing::warn!(server = %self.name, bytes, request = ?id, "discarded a message over the size limit");
-                    if let Some(id) = id {
-                        let error = ClientError::TooLarge {
-                            server: self.name.clone(),
-                            limit: lines.limit(),
-                            size: Some(bytes),
-                        };
-                        if !self.inbox.send(Incoming::Failed { id, error }).await {
-                            return;
-                        }
-                    }
-                }
-                Ok(None) => break None,
-                Err(error) => break Some(error.to_string()),
-            }
-        };
-        let reason = self.end_reason(end).await;
-        if self.closing.load(Ordering::Acquire) {
-            tracing::debug!(server = %self.name, "{reason}");
-        } else {
-            tracing::warn!(server = %self.name, "{reason}");
-        }
-        let _ = self.closed.send(Some(reason.clone()));
-        let _ = self.inbox.send(Incoming::Closed(reason)).await;
-    }
-
-    /// After stdout ended: how the child ended, with its last stderr lines.
-    async fn end_reason(&mut self, read_error: Option<String>) -> ClientError {
-        let mut exit = self.exit.clone();
-        let status = match tokio::time::timeout(
-            Duration::from_secs(2),
-            exit.wait_for(Option::is_some),
-        )
-        .await
-        {
-            Ok(Ok(status)) => status.map(|s| s.to_string()),
-            _ => None,
-        };
-        let status = match status {
-            Some(status) => status,
-            None => {
-                // Its stdout closed but it runs on: it cannot be talked to.
-                let _ = self.kill.try_send(Stop::Kill);
-                match read_error {
-                    Some(error) => format!("reading its stdout failed ({error}); it was killed"),
-                    None => "it closed its stdout; it was killed".to_owned(),
-                }
-            }
-        };
-        // Its last words on stderr may still be in the pipe.
-        let _ = tokio::time::timeout(Duration::from_millis(500), &mut self.stderr_done).await;
-        let stderr = self
-            .tail
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .join(" | ");
-        ClientError::Exited {
-            server: self.name.clone(),
-            status,
-            stderr,
-        }
-    }
-}
+use child::{Stop, supervise};
+use reader::{Reader, forward_stderr};
 
 #[cfg(test)]
 mod tests {
