@@ -1,6 +1,6 @@
-//! Connecting: the transport a server's config names, the client's
-//! capabilities and `_meta` envelope, and the handshake of the chosen
-//! mode (`server/discover` first in [`Mode::Auto`], `initialize` after).
+//! Connecting: the transport a server's config names, the client's capabilities
+//! and `_meta` envelope, and the handshake of the chosen mode
+//! (`server/discover` first in [`Mode::Auto`], `initialize` after).
 
 use super::handler::{CHANGES_CAPACITY, HostHandler};
 use super::handshake::{Parts, falls_back};

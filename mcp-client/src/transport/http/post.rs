@@ -1,5 +1,5 @@
-//! Sending: one POST per message, its answer read as a JSON body or
-//! handed to an event stream, and HTTP errors turned into client errors.
+//! Sending: one POST per message, its answer read as a JSON body or handed to
+//! an event stream, and HTTP errors turned into client errors.
 
 use super::super::{Incoming, Outgoing};
 use super::auth::AuthRetries;

@@ -1,6 +1,6 @@
-//! The event streams: a request's stream read in the background and
-//! resumed with `Last-Event-ID`, the GET stream of a legacy session kept
-//! open, and the session ended with DELETE.
+//! The event streams: a request's stream read in the background and resumed
+//! with `Last-Event-ID`, the GET stream of a legacy session kept open, and the
+//! session ended with DELETE.
 
 use super::super::Incoming;
 use super::super::sse::{Event, SseParser};

@@ -1,5 +1,5 @@
-//! The child's supervisor: its exit reported, its process group signalled
-//! when it is stopped or left behind.
+//! The child's supervisor: its exit reported, its process group signalled when
+//! it is stopped or left behind.
 
 use super::super::children;
 use std::process::ExitStatus;

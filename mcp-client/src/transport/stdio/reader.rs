@@ -1,5 +1,5 @@
-//! What comes out of the child: its stdout read into the inbox, line by
-//! line, and its stderr forwarded to our log.
+//! What comes out of the child: its stdout read into the inbox, line by line,
+//! and its stderr forwarded to our log.
 
 use super::super::framing::{Line, LineReader};
 use super::super::{InboxSender, Incoming};
