@@ -1,15 +1,15 @@
-//! The Streamable HTTP transport: each message is a POST to the server's one
-//! endpoint; an answer comes back as a JSON body or as an event stream
-//! (notifications first, the answer last). A legacy session's `Mcp-Session-Id`
-//! is kept and sent, its GET stream opened on [`listen`](Transport::listen),
-//! and the session ended with DELETE on close. A request's event stream that
-//! ends before its answer, after an event with an id, is resumed with a GET
-//! naming that id (`Last-Event-ID`) once the server's `retry` wait has passed
-//! (2025-11-25 servers may close a stream at any time and expect the client to
-//! poll).
+//! The Streamable HTTP transport: each message is a POST to the server's
+//! one endpoint; an answer comes back as a JSON body or as an event stream
+//! (notifications first, the answer last). A legacy session's
+//! `Mcp-Session-Id` is kept and sent, its GET stream opened on
+//! [`listen`](Transport::listen), and the session ended with DELETE on
+//! close. A request's event stream that ends before its answer, after an
+//! event with an id, is resumed with a GET naming that id
+//! (`Last-Event-ID`) once the server's `retry` wait has passed (2025-11-25
+//! servers may close a stream at any time and expect the client to poll).
 //!
-//! Connections are pooled and kept alive (hyper-util's client), so calls at a
-//! high rate do not pay a TCP (and TLS) handshake each.
+//! Connections are pooled and kept alive (hyper-util's client), so calls at
+//! a high rate do not pay a TCP (and TLS) handshake each.
 
 use super::stdio::DEFAULT_MAX_MESSAGE_BYTES;
 use super::{BoxFuture, Inbox, InboxSender, Outgoing, Transport};
