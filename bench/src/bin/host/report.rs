@@ -1,0 +1,278 @@
+//! The report: medians of the repetitions, the source state, and the markdown
+//! written into BENCHMARKS.md.
+
+use super::{BEGIN, END, Options, Run, procfs};
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+pub(crate) fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// The commit the measured programs were built from, and whether the
+/// program's or the benchmark's sources had uncommitted changes.
+pub(crate) fn source(root: &Path) -> String {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .unwrap_or_default()
+    };
+    let commit = git(&["rev-parse", "--short", "HEAD"]);
+    let dirty = git(&[
+        "status",
+        "--porcelain",
+        "--",
+        "mcp-host",
+        "mcp-runtime",
+        "bench",
+    ]);
+    if dirty.is_empty() {
+        format!("commit {commit} (no uncommitted changes to mcp-host, mcp-runtime or bench)")
+    } else {
+        format!("commit {commit} with uncommitted changes")
+    }
+}
+
+pub(crate) fn report(
+    options: &Options,
+    runs: &[Vec<Run>; 2],
+    (load_before, compilers): (f64, usize),
+    elapsed: Duration,
+    (root, sizes): (&Path, [u64; 2]),
+) -> String {
+    let lines = options.lines;
+    let tps = procfs::ticks_per_second() as f64;
+    let per = |which: usize, f: &dyn Fn(&Run) -> f64| median(runs[which].iter().map(f).collect());
+    let last_from = lines - 9;
+    let rows: Vec<(String, &str, [f64; 2], u32)> = vec![
+        (
+            format!("host CPU per line (its threads' on-CPU time at the end ÷ {lines})"),
+            "µs",
+            [0, 1].map(|w| per(w, &|r| r.cpu_end() as f64 / 1e3 / lines as f64)),
+            0,
+        ),
+        (
+            format!("host CPU per model request (÷ {} requests)", 2 * lines),
+            "µs",
+            [0, 1].map(|w| per(w, &|r| r.cpu_end() as f64 / 1e3 / (2 * lines) as f64)),
+            0,
+        ),
+        (
+            "utime+stime at the end (/proc/PID/stat, 10 ms ticks)".into(),
+            "ms",
+            [0, 1].map(|w| per(w, &|r| r.ticks as f64 / tps * 1e3)),
+            0,
+        ),
+        (
+            "start (server spawned, handshake, tools listed) + line 1".into(),
+            "µs",
+            [0, 1].map(|w| per(w, &|r| r.cpu_after[0] as f64 / 1e3)),
+            0,
+        ),
+        (
+            "CPU per line, lines 2–11".into(),
+            "µs",
+            [0, 1].map(|w| per(w, &|r| r.cpu_per_line_us(2, 11))),
+            0,
+        ),
+        (
+            format!("CPU per line, lines {last_from}–{lines}"),
+            "µs",
+            [0, 1].map(|w| per(w, &|r| r.cpu_per_line_us(last_from, lines))),
+            0,
+        ),
+        (
+            "peak RSS (VmHWM) after line 1".into(),
+            "MiB",
+            [0, 1].map(|w| per(w, &|r| r.first_hwm_kib as f64 / 1024.0)),
+            1,
+        ),
+        (
+            "peak RSS (VmHWM) after the last line".into(),
+            "MiB",
+            [0, 1].map(|w| per(w, &|r| r.hwm_kib as f64 / 1024.0)),
+            1,
+        ),
+        (
+            format!("minor page faults per line, lines 2–{lines}"),
+            "faults",
+            [0, 1].map(|w| {
+                per(w, &|r| {
+                    (r.faults.1 - r.faults.0) as f64 / (lines - 1) as f64
+                })
+            }),
+            0,
+        ),
+        (
+            "wall time per line, median".into(),
+            "ms",
+            [0, 1].map(|w| {
+                per(w, &|r| {
+                    median(r.walls.iter().map(|d| d.as_secs_f64() * 1e3).collect())
+                })
+            }),
+            2,
+        ),
+        (
+            "bytes POSTed for line 1 (its 2 requests)".into(),
+            "KB",
+            [0, 1].map(|w| per(w, &|r| r.line_bytes(1) as f64 / 1e3)),
+            1,
+        ),
+        (
+            format!("bytes POSTed for line {}", lines / 2),
+            "KB",
+            [0, 1].map(|w| per(w, &|r| r.line_bytes(lines / 2) as f64 / 1e3)),
+            1,
+        ),
+        (
+            format!("bytes POSTed for line {lines}"),
+            "KB",
+            [0, 1].map(|w| per(w, &|r| r.line_bytes(lines) as f64 / 1e3)),
+            1,
+        ),
+        (
+            "bytes POSTed in all".into(),
+            "MB",
+            [0, 1].map(|w| {
+                per(w, &|r| {
+                    r.seen.iter().map(|s| s.bytes).sum::<usize>() as f64 / 1e6
+                })
+            }),
+            2,
+        ),
+    ];
+    let mut text = String::new();
+    let _ = writeln!(text, "{BEGIN}");
+    let _ = writeln!(
+        text,
+        "<!-- Generated by `cargo run --release -p bench --bin host`; edit outside the markers. -->\n"
+    );
+    let mut command = String::from("cargo run --release -p bench --bin host --");
+    if options.reps != 21 {
+        let _ = write!(command, " --reps {}", options.reps);
+    }
+    if options.lines != 50 {
+        let _ = write!(command, " --lines {}", options.lines);
+    }
+    if options.bytes != 10_240 {
+        let _ = write!(command, " --bytes {}", options.bytes);
+    }
+    command.push_str(" --write");
+    let _ = writeln!(text, "```sh\n{command}\n```\n");
+    let _ = writeln!(
+        text,
+        "- Machine: {}; 1-minute load average {load_before:.2} before the runs, {:.2} after; \
+         {compilers} other `rustc` processes at the start or the end; {:.0} s for all runs.",
+        procfs::machine(),
+        procfs::load_average(),
+        elapsed.as_secs_f64()
+    );
+    let _ = writeln!(
+        text,
+        "- Source: {}; the binaries (release profile, stripped): mcp-host {:.2} MiB, host-baseline {:.2} MiB.",
+        source(root),
+        sizes[0] as f64 / 1048576.0,
+        sizes[1] as f64 / 1048576.0
+    );
+    let _ = writeln!(
+        text,
+        "- {lines} user lines, each answered with one `read_text` call returning {} bytes of text, so 2 model requests per line; \
+         one warm-up run of each, then {} interleaved repetitions; each cell is the median. Every answer and every request was checked.",
+        options.bytes, options.reps
+    );
+    let _ = writeln!(
+        text,
+        "\n| metric | unit | mcp-host | baseline | mcp-host ÷ baseline |\n|---|---|---:|---:|---:|"
+    );
+    for (name, unit, [ours, base], digits) in &rows {
+        let digits = *digits as usize;
+        // A run is 1–3 ticks: their ratio says nothing.
+        let ratio = if unit == &"ms" && name.contains("ticks") {
+            "–".to_owned()
+        } else {
+            format!("{:.2}", ours / base)
+        };
+        let _ = writeln!(
+            text,
+            "| {name} | {unit} | {ours:.digits$} | {base:.digits$} | {ratio} |"
+        );
+    }
+    let growth = |w: usize| {
+        per(w, &|r| {
+            r.cpu_per_line_us(last_from, lines) / r.cpu_per_line_us(2, 11)
+        })
+    };
+    let _ = writeln!(
+        text,
+        "\nGrowth: a line's CPU at lines {last_from}–{lines} over lines 2–11: {:.1}× for mcp-host, {:.1}× for the baseline; \
+         the bytes of line {lines} over line 1: {:.1}× (the history is resent whole with every request).",
+        growth(0),
+        growth(1),
+        per(0, &|r| r.line_bytes(lines) as f64 / r.line_bytes(1) as f64)
+    );
+    let _ = writeln!(
+        text,
+        "\n<details><summary>Every repetition</summary>\n\n| metric | subject | values |\n|---|---|---|"
+    );
+    for (which, name) in [(0, "mcp-host"), (1, "baseline")] {
+        let list = |f: &dyn Fn(&Run) -> f64| {
+            runs[which]
+                .iter()
+                .map(|r| format!("{:.0}", f(r)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = writeln!(
+            text,
+            "| CPU per line, all of it (µs) | {name} | {} |",
+            list(&|r| r.cpu_end() as f64 / 1e3 / lines as f64)
+        );
+        let _ = writeln!(
+            text,
+            "| utime+stime at the end (ticks of 1/{tps} s) | {name} | {} |",
+            list(&|r| r.ticks as f64)
+        );
+        let _ = writeln!(
+            text,
+            "| CPU per line, lines 2–11 (µs) | {name} | {} |",
+            list(&|r| r.cpu_per_line_us(2, 11))
+        );
+        let _ = writeln!(
+            text,
+            "| CPU per line, lines {last_from}–{lines} (µs) | {name} | {} |",
+            list(&|r| r.cpu_per_line_us(last_from, lines))
+        );
+        let _ = writeln!(
+            text,
+            "| VmHWM (KiB) | {name} | {} |",
+            list(&|r| r.hwm_kib as f64)
+        );
+    }
+    let _ = writeln!(text, "\n</details>");
+    let _ = writeln!(text, "{END}");
+    text
+}
+
+/// Replaces the part of `path` between the markers with `generated`
+/// (appended when the markers are missing).
+pub(crate) fn write_report(path: &Path, generated: &str) -> std::io::Result<()> {
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    let new = match (old.find(BEGIN), old.find(END)) {
+        (Some(b), Some(e)) if b < e => format!(
+            "{}{}{}",
+            &old[..b],
+            generated.trim_end(),
+            &old[e + END.len()..]
+        ),
+        _ => format!("{}\n\n{}\n", old.trim_end(), generated.trim_end()),
+    };
+    std::fs::write(path, new)
+}
