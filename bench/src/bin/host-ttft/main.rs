@@ -41,28 +41,25 @@
 //! goes between `<!-- bench:host-web:begin -->` and
 //! `<!-- bench:host-web:end -->`.
 
-#[path = "../fake_api.rs"]
+#[path = "../../fake_api.rs"]
 mod fake_api;
 // The thread CPU times, the machine and the load only.
+mod fake;
 #[allow(dead_code)]
-#[path = "../procfs.rs"]
+#[path = "../../procfs.rs"]
 mod procfs;
-#[path = "../web_driver.rs"]
+mod report;
+
+use fake::*;
+use report::*;
+#[path = "../../web_driver.rs"]
 mod web_driver;
 
-use http_body_util::BodyExt;
-use hyper::body::{Bytes, Frame, Incoming};
-use hyper::{Request, Response};
-use serde_json::{Value, json};
-use std::collections::VecDeque;
-use std::convert::Infallible;
-use std::fmt::Write as _;
+use serde_json::json;
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::pin::Pin;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, mpsc};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 /// Marks the generated part of `BENCHMARKS.md`.
@@ -118,135 +115,6 @@ impl Subject<'_> {
             Subject::Web(config) => format!("web --port 0 --config {config}"),
         }
     }
-}
-
-/// What the fake answers: the words of the text, one a delta.
-#[derive(Debug)]
-struct Fake {
-    words: Vec<String>,
-    event: Duration,
-}
-
-impl Fake {
-    /// The answer's whole text.
-    fn text(&self) -> String {
-        self.words.concat()
-    }
-
-    /// The SSE events of the answer, one piece each.
-    fn events(&self) -> VecDeque<Bytes> {
-        let usage = json!({"input_tokens": 20, "output_tokens": 1});
-        let mut events = vec![
-            (
-                "message_start",
-                json!({"type": "message_start", "message": {
-                    "id": "msg_ttft", "type": "message", "role": "assistant",
-                    "model": "claude-sonnet-4-6", "content": [], "stop_reason": null,
-                    "stop_sequence": null, "usage": usage}}),
-            ),
-            (
-                "content_block_start",
-                json!({"type": "content_block_start", "index": 0,
-                       "content_block": {"type": "text", "text": ""}}),
-            ),
-        ];
-        for word in &self.words {
-            events.push((
-                "content_block_delta",
-                json!({"type": "content_block_delta", "index": 0,
-                       "delta": {"type": "text_delta", "text": word}}),
-            ));
-        }
-        events.push((
-            "content_block_stop",
-            json!({"type": "content_block_stop", "index": 0}),
-        ));
-        events.push((
-            "message_delta",
-            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn",
-                   "stop_sequence": null}, "usage": {"output_tokens": self.words.len()}}),
-        ));
-        events.push(("message_stop", json!({"type": "message_stop"})));
-        events
-            .into_iter()
-            .map(|(name, data)| Bytes::from(format!("event: {name}\ndata: {data}\n\n")))
-            .collect()
-    }
-
-    /// The whole message, as a response that is not streamed.
-    fn message(&self) -> Bytes {
-        Bytes::from(
-            json!({"id": "msg_ttft", "type": "message", "role": "assistant",
-                   "model": "claude-sonnet-4-6",
-                   "content": [{"type": "text", "text": self.text()}],
-                   "stop_reason": "end_turn", "stop_sequence": null,
-                   "usage": {"input_tokens": 20, "output_tokens": self.words.len()}})
-            .to_string(),
-        )
-    }
-}
-
-/// A body sent in pieces, each `interval` after the one before (the first
-/// too): the pace of a model writing.
-struct Paced {
-    pieces: VecDeque<Bytes>,
-    interval: Duration,
-    next: Pin<Box<tokio::time::Sleep>>,
-}
-
-impl Paced {
-    fn new(pieces: VecDeque<Bytes>, interval: Duration) -> Paced {
-        Paced {
-            pieces,
-            interval,
-            next: Box::pin(tokio::time::sleep(interval)),
-        }
-    }
-}
-
-impl hyper::body::Body for Paced {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        if self.pieces.is_empty() {
-            return Poll::Ready(None);
-        }
-        std::task::ready!(self.next.as_mut().poll(cx));
-        // From the last deadline, not from now: a late wake-up does not
-        // push every later piece back.
-        let deadline = self.next.deadline() + self.interval;
-        self.next.as_mut().reset(deadline);
-        Poll::Ready(self.pieces.pop_front().map(|piece| Ok(Frame::data(piece))))
-    }
-}
-
-/// Answers one request: streamed when it asks (`"stream": true`).
-async fn answer(request: Request<Incoming>, fake: Arc<Fake>) -> Response<Paced> {
-    let streamed = match request.into_body().collect().await {
-        Ok(body) => serde_json::from_slice::<Value>(&body.to_bytes())
-            .is_ok_and(|body| body["stream"] == true),
-        Err(_) => false,
-    };
-    let events = fake.events();
-    let (body, content_type) = if streamed {
-        (Paced::new(events, fake.event), "text/event-stream")
-    } else {
-        let whole = fake.event * u32::try_from(events.len()).unwrap_or(u32::MAX);
-        (
-            Paced::new(VecDeque::from([fake.message()]), whole),
-            "application/json",
-        )
-    };
-    let mut response = Response::new(body);
-    response.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static(content_type),
-    );
-    response
 }
 
 /// One line as the subject answered it.
@@ -391,154 +259,6 @@ fn parse_options() -> Options {
     }
     assert!(options.reps >= 1 && options.lines >= 1 && options.deltas >= 1);
     options
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
-/// The medians of one subject: first text and whole answer in ms, CPU in µs.
-fn medians(lines: &[Line]) -> (f64, f64, f64) {
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    (
-        median(lines.iter().map(|l| ms(l.first)).collect()),
-        median(lines.iter().map(|l| ms(l.whole)).collect()),
-        median(lines.iter().map(|l| l.cpu_ns as f64 / 1e3).collect()),
-    )
-}
-
-fn report(options: &Options, runs: &[Vec<Line>; 2], load: (f64, f64), elapsed: Duration) -> String {
-    let [streamed, whole] = [medians(&runs[0]), medians(&runs[1])];
-    let events = options.deltas + 5;
-    let mut text = String::new();
-    let _ = writeln!(
-        text,
-        "{BEGIN}\n<!-- Generated by `cargo run --release -p bench --bin host-ttft`; edit outside the markers. -->\n"
-    );
-    let _ = writeln!(
-        text,
-        "```sh\ncargo run --release -p bench --bin host-ttft -- --reps {} --lines {} --deltas {} --event-ms {}\n```\n",
-        options.reps,
-        options.lines,
-        options.deltas,
-        options.event.as_millis()
-    );
-    let _ = writeln!(
-        text,
-        "{}; load average {:.2} before, {:.2} after; {:.0} s in all. Each answer: {} SSE events {} ms apart ({} ms for the whole stream; not streamed, the whole message after as long). Medians over {} lines:\n",
-        procfs::machine(),
-        load.0,
-        load.1,
-        elapsed.as_secs_f64(),
-        events,
-        options.event.as_millis(),
-        events as u128 * options.event.as_millis(),
-        options.reps * options.lines,
-    );
-    let _ = writeln!(
-        text,
-        "| `mcp-host` | first text on stdout | whole answer | host CPU per line |\n|---|---:|---:|---:|"
-    );
-    for (name, (first, all, cpu)) in [("`--stream`", streamed), ("whole answers", whole)] {
-        let _ = writeln!(
-            text,
-            "| {name} | {first:.1} ms | {all:.1} ms | {cpu:.0} µs |"
-        );
-    }
-    let _ = writeln!(
-        text,
-        "| streamed / whole | {:.3} | {:.3} | {:.2} |",
-        streamed.0 / whole.0,
-        streamed.1 / whole.1,
-        streamed.2 / whole.2
-    );
-    let _ = writeln!(text, "\n{END}");
-    text
-}
-
-/// The report of `--web`: the terminal with `--stream` against the page.
-fn report_web(
-    options: &Options,
-    runs: &[Vec<Line>; 2],
-    load: (f64, f64),
-    elapsed: Duration,
-    host: &Path,
-) -> String {
-    let [terminal, web] = [medians(&runs[0]), medians(&runs[1])];
-    let events = options.deltas + 5;
-    let mut text = String::new();
-    let _ = writeln!(
-        text,
-        "{BEGIN_WEB}\n<!-- Generated by `cargo run -p bench --bin host-ttft -- --web`; edit outside the markers. -->\n"
-    );
-    // The command that measures this same build again.
-    let subject_name = match &options.host {
-        None => "`target/release/mcp-host` (release build)".to_owned(),
-        Some(_) => format!("`{}`", host.display()),
-    };
-    let (release, subject) = match &options.host {
-        None => ("--release ", String::new()),
-        Some(path) => ("", format!(" --no-build --host {}", path.display())),
-    };
-    let _ = writeln!(
-        text,
-        "```sh\ncargo run {release}-p bench --bin host-ttft -- --web --reps {} --lines {} --deltas {} --event-ms {}{subject}\n```\n",
-        options.reps,
-        options.lines,
-        options.deltas,
-        options.event.as_millis()
-    );
-    let _ = writeln!(
-        text,
-        "{}; load average {:.2} before, {:.2} after; {:.0} s in all. The subject: {}. Each answer: {} SSE events {} ms apart ({} ms for the whole stream). Medians over {} lines:\n",
-        procfs::machine(),
-        load.0,
-        load.1,
-        elapsed.as_secs_f64(),
-        subject_name,
-        events,
-        options.event.as_millis(),
-        events as u128 * options.event.as_millis(),
-        options.reps * options.lines,
-    );
-    let _ = writeln!(
-        text,
-        "| `mcp-host` | first text (stdout; the page's event stream) | whole answer | host CPU per line |\n|---|---:|---:|---:|"
-    );
-    for (name, (first, all, cpu)) in [("at a terminal, `--stream`", terminal), ("`web`", web)] {
-        let _ = writeln!(
-            text,
-            "| {name} | {first:.1} ms | {all:.1} ms | {cpu:.0} µs |"
-        );
-    }
-    let _ = writeln!(
-        text,
-        "| web / terminal | {:.3} | {:.3} | {:.2} |",
-        web.0 / terminal.0,
-        web.1 / terminal.1,
-        web.2 / terminal.2
-    );
-    let _ = writeln!(text, "\n{END_WEB}");
-    text
-}
-
-/// Replaces the part of `path` marked by `begin_mark` and `end_mark` with
-/// `text`, or appends it.
-fn write_report(path: &Path, text: &str, begin_mark: &str, end_mark: &str) -> std::io::Result<()> {
-    let old = std::fs::read_to_string(path).unwrap_or_default();
-    let new = match (old.find(begin_mark), old.find(end_mark)) {
-        (Some(begin), Some(end)) if begin < end => {
-            format!(
-                "{}{}{}",
-                &old[..begin],
-                text.trim_end(),
-                &old[end + end_mark.len()..]
-            )
-        }
-        _ => format!("{}\n{text}", old.trim_end()),
-    };
-    std::fs::write(path, new)
 }
 
 fn main() {
