@@ -4,7 +4,7 @@
 
 use super::handler::{CHANGES_CAPACITY, HostHandler};
 use super::handshake::{Parts, falls_back};
-use super::options::{ClientOptions, Mode, PROBE_TIMEOUT};
+use super::options::{ClientOptions, Mode};
 use super::{Conn, Inner, McpClient};
 use crate::config::{Endpoint, ServerConfig};
 use crate::log_limit::LogLimiter;
@@ -163,7 +163,7 @@ impl McpClient {
                 }
                 Err(e) => return Err(e),
             },
-            Mode::Auto => match parts.discover(&current, PROBE_TIMEOUT).await {
+            Mode::Auto => match parts.discover(&current, options.probe_timeout).await {
                 Ok(Some(era)) => era,
                 Ok(None) => parts.initialize(&current).await?,
                 Err(McpError::Client(e)) if falls_back(&e) => {
@@ -175,7 +175,7 @@ impl McpClient {
                         reconnector = new_reconnector();
                         current = reconnector.connect().await?;
                     }
-                    parts.initialize(&current).await?
+                    parts.initialize_after_probe(&current).await?
                 }
                 Err(e) => return Err(e),
             },

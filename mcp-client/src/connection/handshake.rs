@@ -130,6 +130,31 @@ impl Parts<'_> {
         Ok(Some(Era::Modern))
     }
 
+    /// The legacy handshake after a `server/discover` probe that failed in
+    /// a way that means "legacy server". A refusal of `initialize` as
+    /// unsupported that names only modern revisions means the probe was
+    /// answered after all, late (a modern server slower to start than the
+    /// probe's wait), and the connection now speaks 2026-07-28: the probe
+    /// is sent again, within the handshake's own timeout.
+    pub(super) async fn initialize_after_probe(
+        &self,
+        dispatcher: &Dispatcher,
+    ) -> Result<Era, McpError> {
+        match self.initialize(dispatcher).await {
+            Err(McpError::Client(refusal))
+                if matches!(&refusal, ClientError::Rpc(e) if e.code == UNSUPPORTED_VERSION)
+                    && !falls_back(&refusal) =>
+            {
+                tracing::debug!(server = %self.server, error = %refusal, "initialize refused for 2026-07-28; server/discover again");
+                match self.discover(dispatcher, self.handshake_timeout).await? {
+                    Some(era) => Ok(era),
+                    None => Err(McpError::Client(refusal)),
+                }
+            }
+            other => other,
+        }
+    }
+
     /// The legacy handshake.
     pub(super) async fn initialize(&self, dispatcher: &Dispatcher) -> Result<Era, McpError> {
         let params = InitializeParams {

@@ -88,6 +88,13 @@ pub struct ClientOptions {
     /// server started by `npx -y` on a cold cache needs longer). Default
     /// [`HANDSHAKE_TIMEOUT`].
     pub handshake_timeout: Duration,
+    /// How long [`Mode::Auto`]'s `server/discover` probe waits before the
+    /// legacy `initialize` follows. A modern server that answers the probe
+    /// later than this (one slow to start) and then refuses `initialize`
+    /// is asked `server/discover` again, within
+    /// [`handshake_timeout`](Self::handshake_timeout). Default
+    /// [`PROBE_TIMEOUT`].
+    pub probe_timeout: Duration,
     /// How often, and how far apart, a lost connection is made again.
     /// Default [`RestartPolicy::default`].
     pub restart: RestartPolicy,
@@ -108,6 +115,7 @@ impl fmt::Debug for ClientOptions {
             .field("close_grace", &self.close_grace)
             .field("list_limits", &self.list_limits)
             .field("handshake_timeout", &self.handshake_timeout)
+            .field("probe_timeout", &self.probe_timeout)
             .field("restart", &self.restart)
             .finish_non_exhaustive()
     }
@@ -130,6 +138,7 @@ impl Default for ClientOptions {
             #[cfg(feature = "oauth")]
             authorizer: None,
             handshake_timeout: HANDSHAKE_TIMEOUT,
+            probe_timeout: PROBE_TIMEOUT,
             restart: RestartPolicy::default(),
         }
     }

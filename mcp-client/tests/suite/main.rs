@@ -6,6 +6,7 @@
 mod common;
 
 mod broken;
+mod handshake;
 #[cfg(feature = "http")]
 mod http;
 mod late;

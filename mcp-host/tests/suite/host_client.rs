@@ -1086,7 +1086,7 @@ fn interop_with_the_python_sdk_server_over_http() {
             .local_addr()
             .unwrap()
             .port();
-        let _server = Killed(
+        let mut server = Killed(
             std::process::Command::new(python)
                 .arg(&script)
                 .args(["--http", &port.to_string()])
@@ -1096,14 +1096,20 @@ fn interop_with_the_python_sdk_server_over_http() {
                 .spawn()
                 .unwrap(),
         );
-        // Up when it accepts connections.
-        for _ in 0..200 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_ok()
-            {
-                break;
+        // Up when it accepts connections: the Python SDK takes seconds to
+        // import, and far longer on a loaded machine.
+        let deadline = std::time::Instant::now() + Duration::from_secs(120);
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
+            if let Ok(Some(status)) = server.0.try_wait() {
+                panic!("the Python SDK's server exited before listening on port {port}: {status}");
             }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the Python SDK's server did not listen on port {port} within 120 s"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         let url = format!("http://127.0.0.1:{port}/mcp");
