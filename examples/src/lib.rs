@@ -1,4 +1,4 @@
-//! Runnable examples live beside this file; see `everything.rs` and
+//! Runnable examples live beside this file; see `everything/` and
 //! `notes.rs`. This library holds what the remote-capable examples
 //! (`everything`, `basket`, `conformance`) read from the environment to run as replicas
 //! behind a load balancer: the deployment variables of docs/deployment.md.

@@ -136,7 +136,7 @@ fn a_host_that_never_reads_stderr_still_gets_every_answer() {
     // The first panic reached stderr before it filled, reported as the
     // default hook does: thread, location, message.
     assert!(
-        stderr.contains("thread 'main' panicked at examples/everything.rs:"),
+        stderr.contains("thread 'main' panicked at examples/everything/tools.rs:"),
         "{}",
         &stderr[..stderr.len().min(2000)]
     );
