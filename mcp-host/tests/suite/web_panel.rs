@@ -114,7 +114,7 @@ fn log_in_on_the_page_runs_the_oauth_flow_and_the_server_joins() {
         seen["tools"].as_array().unwrap().contains(&json!("whoami")),
         "{seen}"
     );
-    assert_eq!(stack.count("grant=authorization_code"), 1);
+    assert_eq!(stack.count_once("grant=authorization_code", 1), 1);
     let requests = fake.requests();
     assert_eq!(requests.len(), 2);
     assert!(names(&requests[0]).contains(&"whoami".to_owned()));
