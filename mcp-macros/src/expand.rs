@@ -9,7 +9,7 @@
 use crate::ast::{HeaderType, OutputValue, ParamKind, ToolFn};
 use crate::attr::ToolAttr;
 use crate::ctxt::Ctxt;
-use crate::hidden::{fallback, free_fn_probe, hidden_items, key_type};
+use crate::hidden::{Kind, fallback, free_fn_probe, hidden_items, key_type};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::ItemFn;
@@ -35,8 +35,8 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let krate = tool.attr.krate();
     match cx.check() {
         Ok(()) if !rustc_rejects => expand(&tool, &krate),
-        Ok(()) => fallback(tool.item, Vec::new(), &krate),
-        Err(errors) => fallback(tool.item, errors, &krate),
+        Ok(()) => fallback(Kind::Tool, tool.item, Vec::new(), &krate),
+        Err(errors) => fallback(Kind::Tool, tool.item, errors, &krate),
     }
 }
 
@@ -56,18 +56,18 @@ fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
         Some(_) => quote!(__McpFut),
         None => quote!(()),
     };
-    let hidden = hidden_items(&tool.item, |key| {
+    let hidden = hidden_items(Kind::Tool, &tool.item, |key| {
         quote! {
             const #key: #ty = {
                 // The impls' own type, so that the user's crate may write
                 // them; `pub`, as `tools!` in another module infers it.
                 #[allow(non_camel_case_types, unreachable_pub)]
                 pub struct __McpLocal;
-                impl #pm::ToolInfo<__McpLocal> for #ty {
+                impl #pm::KeyInfo<__McpLocal> for #ty {
                     const NAME: &'static ::core::primitive::str = #name;
-                    const IS_TOOL: ::core::primitive::bool = true;
+                    const DECLARED: ::core::primitive::bool = true;
                 }
-                impl #generics #pm::BuildTool<__McpLocal, __McpF, #fut> for #ty
+                impl #generics #pm::BuildListed<__McpLocal, #krate::Tool, __McpF, #fut> for #ty
                 where
                     #bounds
                 {
@@ -81,7 +81,7 @@ fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
                         ::core::clone::Clone::clone(TOOL.get_or_init(|| #definition))
                     }
                 }
-                #pm::ToolKey
+                #pm::ListKey
             };
         }
     });
@@ -91,7 +91,7 @@ fn expand(tool: &ToolFn, krate: &TokenStream) -> TokenStream {
     }
 }
 
-/// The type parameters of the key's `BuildTool` impl and what they must be:
+/// The type parameters of the key's `BuildListed` impl and what they must be:
 /// the fn `tools!` hands it takes the user's parameter types and returns the
 /// user's return type (through a future when the fn is async), as written.
 ///
@@ -145,7 +145,7 @@ fn state_checks(tool: &ToolFn, pm: &TokenStream) -> Option<TokenStream> {
 }
 
 /// The state check of a sync fn, which has no future to bound: a constant
-/// in the body of `BuildTool::build`.
+/// in the body of `BuildListed::build`.
 fn sync_state_check(tool: &ToolFn, pm: &TokenStream) -> Option<TokenStream> {
     if tool.item.sig.asyncness.is_some() {
         return None;

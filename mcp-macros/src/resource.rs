@@ -7,12 +7,14 @@
 //! is an error on it), [`ResourceFn::from_syn`] reads the fn and checks it
 //! against the template (one spanned error per mistake, all reported
 //! together through the [`Ctxt`]), and [`expand`] makes the tokens: the
-//! user's fn (less its parameters' `#[complete(f)]`), a hidden
-//! `__mcp_resource_<fn>()` that builds the resource, and a hidden
-//! `__MCP_RESOURCE_URI_<fn>` const that `resources![...]` compares. A
-//! failed expansion emits the fn and the errors only.
+//! user's fn (less its parameters' `#[complete(f)]`) and the hidden key
+//! const `__mcp_resource_<fn>` that `resources![...]` reads (see `hidden`):
+//! the URI, which the list compares, and the impl that builds the
+//! resource. A failed expansion emits the fn, the errors and a key that
+//! builds nothing, so a list naming it adds no error.
 
 use crate::ctxt::Ctxt;
+use crate::hidden::{Kind, fallback, hidden_items, key_type};
 use crate::uri_template::{Variable, variables};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -59,21 +61,13 @@ pub(crate) fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
     let resource = attr.map(|attr| ResourceFn::from_syn(&cx, attr, &item, completes));
     match (cx.check(), resource) {
         (Ok(()), Some(resource)) => expand(&resource, &item),
-        (Err(errors), _) => {
-            let errors = errors.iter().map(syn::Error::to_compile_error);
-            quote!(#(#errors)* #item)
+        (Err(errors), resource) => {
+            let krate = resource.map_or_else(|| quote!(::mcpfn_runtime), |r| r.attr.krate());
+            fallback(Kind::Resource, item, errors, &krate)
         }
+        // Not reached: a failed parse records its error.
         (Ok(()), None) => quote!(#item),
     }
-}
-
-/// The names of the hidden items beside fn `ident`.
-pub(crate) fn hidden_names(ident: &Ident) -> (Ident, Ident) {
-    let base = ident.unraw();
-    (
-        format_ident!("__mcp_resource_{}", base, span = ident.span()),
-        format_ident!("__MCP_RESOURCE_URI_{}", base, span = ident.span()),
-    )
 }
 
 /// `#[resource(...)]`'s values, each with the literal it came from.
@@ -91,6 +85,13 @@ struct ResourceAttr {
 }
 
 impl ResourceAttr {
+    /// Where `mcpfn_runtime` is: `crate = path`, or its usual name.
+    fn krate(&self) -> TokenStream {
+        self.krate
+            .as_ref()
+            .map_or_else(|| quote!(::mcpfn_runtime), |path| quote!(#path))
+    }
+
     fn parse(cx: &Ctxt, input: ParseStream<'_>) -> syn::Result<ResourceAttr> {
         let uri: LitStr = input.parse().map_err(|e| {
             syn::Error::new(
@@ -355,14 +356,9 @@ fn option_inner(ty: &Type) -> Option<&Type> {
 
 fn expand(resource: &ResourceFn, item: &ItemFn) -> TokenStream {
     let attr = &resource.attr;
-    let krate = attr
-        .krate
-        .as_ref()
-        .map_or_else(|| quote!(::mcpfn_runtime), |path| quote!(#path));
+    let krate = attr.krate();
     let pm = quote!(#krate::__private);
     let fn_ident = &item.sig.ident;
-    let vis = &item.vis;
-    let (build_ident, uri_ident) = hidden_names(fn_ident);
     let uri = &attr.uri;
     let name = &resource.name;
     let read = quote!(__mcp_read);
@@ -423,26 +419,42 @@ fn expand(resource: &ResourceFn, item: &ItemFn) -> TokenStream {
             options.push(crate::complete::expand(&pm, name, path));
         }
     }
+    let ty = key_type(item, &pm);
+    let hidden = hidden_items(Kind::Resource, item, |key| {
+        quote! {
+            const #key: #ty = {
+                // The impls' own type, so that the user's crate may write
+                // them; `pub`, as `resources!` in another module infers it.
+                #[allow(non_camel_case_types, unreachable_pub)]
+                pub struct __McpLocal;
+                impl #pm::KeyInfo<__McpLocal> for #ty {
+                    const NAME: &'static ::core::primitive::str = #uri;
+                    const DECLARED: ::core::primitive::bool = true;
+                }
+                // The list hands over the fn so that rustc checks the path
+                // it wrote (a private fn is its one error); the resource
+                // calls the fn by its name, in scope here.
+                impl<__McpF> #pm::BuildListed<__McpLocal, #krate::Resource, __McpF, ()> for #ty {
+                    #[allow(clippy::needless_question_mark)]
+                    fn build(_: __McpF) -> #krate::Resource {
+                        #pm::built(
+                            #pm::ResourceBuilder::new(#uri, #name, |#read: #krate::ResourceRead| {
+                                ::std::boxed::Box::pin(async move {
+                                    #(#bindings)*
+                                    let __mcp_out = #fn_ident(#(#args),*).await;
+                                    #convert
+                                })
+                            })
+                            #(#options)*
+                        )
+                    }
+                }
+                #pm::ListKey
+            };
+        }
+    });
     quote! {
         #item
-
-        #[doc(hidden)]
-        #[allow(non_snake_case, unreachable_pub, clippy::needless_question_mark)]
-        #vis fn #build_ident() -> #krate::Resource {
-            #pm::built(
-                #pm::ResourceBuilder::new(#uri, #name, |#read: #krate::ResourceRead| {
-                    ::std::boxed::Box::pin(async move {
-                        #(#bindings)*
-                        let __mcp_out = #fn_ident(#(#args),*).await;
-                        #convert
-                    })
-                })
-                #(#options)*
-            )
-        }
-
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, unreachable_pub)]
-        #vis const #uri_ident: &::core::primitive::str = #uri;
+        #hidden
     }
 }
