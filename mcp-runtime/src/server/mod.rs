@@ -246,7 +246,7 @@ impl Server {
     }
 
     /// Where spent `requestState` ids and [`Handles`](crate::Handles)
-    /// entries are kept: by default a [`MemoryStore`] of
+    /// entries are kept: by default a [`MemoryStore`](crate::store::MemoryStore) of
     /// [`Server::max_spent_request_states`] entries, right for one process.
     /// Replicas behind one load balancer share a store (e.g.
     /// `store::RedisStore`, feature `redis`), so a
