@@ -384,8 +384,8 @@ fn now_ms() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
     use crate::store::MemoryStore;
+    use serde_json::json;
 
     fn memory() -> Arc<dyn Store> {
         Arc::new(MemoryStore::with_capacity(16))
