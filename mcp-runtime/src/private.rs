@@ -57,7 +57,7 @@ where
 ///
 /// `#[tool]` checks it once per `State<T>` parameter, as
 /// `<T as SharedState>::CHECKED` spelled on the user's `T`, inside the array
-/// length of the `BuildTool` impl's bound on the fn's future
+/// length of the `BuildListed` impl's bound on the fn's future
 /// ([`SendFuture`]`<[(); …]>`). So an unfit `T` is this one error, on the
 /// `T`: the failed constant makes that bound an error type, which rustc
 /// does not report again at `tools![]` ("future cannot be sent between
