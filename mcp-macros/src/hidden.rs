@@ -1,9 +1,11 @@
-//! The items emitted beside a `#[tool]` fn, which `tools![...]` reads: their
-//! names, the probe that tells a free fn from an associated one, and the
-//! fallback a failed expansion emits instead of the tool.
+//! The items emitted beside a `#[tool]`, `#[prompt]` or `#[resource]` fn,
+//! which the lists (`tools![...]` and the others) read: their names, the
+//! probe that tells a free fn from an associated one, and the fallback a
+//! failed expansion emits instead of the item.
 //!
-//! Part of the last phase, shared by `expand` and `tools`; it makes tokens
-//! only from the fn and the collected errors, never from the model.
+//! Part of the last phase, shared by the three attributes and `list`; it
+//! makes tokens only from the fn and the collected errors, never from the
+//! model.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -11,40 +13,111 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use syn::ItemFn;
 use syn::ext::IdentExt;
 
+/// The three kinds of declared fn, each with its attribute, its list and
+/// the key const that list finds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// `#[tool]`, listed by `tools!`.
+    Tool,
+    /// `#[prompt]`, listed by `prompts!`.
+    Prompt,
+    /// `#[resource]`, listed by `resources!`.
+    Resource,
+}
+
+impl Kind {
+    /// The attribute's name: `tool`, `prompt`, `resource`.
+    pub(crate) fn attr(self) -> &'static str {
+        match self {
+            Kind::Tool => "tool",
+            Kind::Prompt => "prompt",
+            Kind::Resource => "resource",
+        }
+    }
+
+    /// The list's name: `tools`, `prompts`, `resources`.
+    pub(crate) fn list(self) -> &'static str {
+        match self {
+            Kind::Tool => "tools",
+            Kind::Prompt => "prompts",
+            Kind::Resource => "resources",
+        }
+    }
+
+    /// The runtime's type of the listed item.
+    pub(crate) fn item(self, krate: &TokenStream) -> TokenStream {
+        match self {
+            Kind::Tool => quote!(#krate::Tool),
+            Kind::Prompt => quote!(#krate::Prompt),
+            Kind::Resource => quote!(#krate::Resource),
+        }
+    }
+
+    /// `__mcp_<kind>_<fn>`: the const whose type leads the list to the
+    /// item (see `mcpfn_runtime::__private::ListKey`). Never the fn's own
+    /// name, so a module or a type named like the fn can sit beside it; one
+    /// name per kind, so a list finds no fn of another kind.
+    pub(crate) fn key(self, ident: &syn::Ident) -> syn::Ident {
+        let base = ident.unraw();
+        format_ident!("__mcp_{}_{}", self.attr(), base, span = ident.span())
+    }
+
+    /// The error when the fns `earlier` and `later` (as written in the
+    /// list) give their items the same name, or URI.
+    pub(crate) fn clash(self, earlier: &str, later: &str) -> String {
+        match self {
+            Kind::Resource => format!(
+                "`{later}` is at the same URI as `{earlier}`; each resource is registered at one URI"
+            ),
+            _ => {
+                let attr = self.attr();
+                format!(
+                    "`{earlier}` and `{later}` are {attr}s with the same name; give one another name with #[{attr}(name = \"...\")]"
+                )
+            }
+        }
+    }
+}
+
 /// What a failed expansion emits: the user's fn unchanged, the error, and
-/// the hidden items, whose tool is never built, so `tools![f]` and calls of
-/// `f` elsewhere do not add errors of their own.
+/// the hidden items, whose item is never built, so `tools![f]` (or the
+/// kind's list) and calls of `f` elsewhere do not add errors of their own.
 ///
 /// The first error is spelled inside the key const's type, which makes that
-/// type an error type: whatever `tools!` does with it then type-checks
+/// type an error type: whatever the list does with it then type-checks
 /// silently, even with a generic fn whose type parameters nothing can infer.
-pub(crate) fn fallback(item: ItemFn, errors: Vec<syn::Error>, krate: &TokenStream) -> TokenStream {
+pub(crate) fn fallback(
+    kind: Kind,
+    item: ItemFn,
+    errors: Vec<syn::Error>,
+    krate: &TokenStream,
+) -> TokenStream {
     let mut errors = errors.into_iter();
     let first = errors.next().map(|e| e.to_compile_error());
     let rest = errors.map(|e| e.to_compile_error());
     let pm = quote!(#krate::__private);
-    let hidden = hidden_items(&item, |key| match first {
+    let hidden = hidden_items(kind, &item, |key| match first {
         Some(first) => quote! {
             const #key: [(); #first] = [];
         },
-        // rustc rejects the fn itself: a key that finds a tool that is
-        // never built, so that `tools!` adds no error of its own.
+        // rustc rejects the fn itself: a key that finds an item that is
+        // never built, so that the list adds no error of its own.
         None => {
             let ty = key_type(&item, &pm);
             quote! {
                 const #key: #ty = {
                     #[allow(non_camel_case_types, unreachable_pub)]
                     pub struct __McpLocal;
-                    impl #pm::ToolInfo<__McpLocal> for #ty {
+                    impl #pm::KeyInfo<__McpLocal> for #ty {
                         const NAME: &'static ::core::primitive::str = "";
-                        const IS_TOOL: ::core::primitive::bool = true;
+                        const DECLARED: ::core::primitive::bool = true;
                     }
-                    impl<__McpF> #pm::BuildTool<__McpLocal, __McpF, ()> for #ty {
-                        fn build(_: __McpF) -> #krate::Tool {
-                            ::core::unreachable!("this #[tool] failed to compile")
+                    impl<__McpItem, __McpF> #pm::BuildListed<__McpLocal, __McpItem, __McpF, ()> for #ty {
+                        fn build(_: __McpF) -> __McpItem {
+                            ::core::unreachable!("this fn's attribute failed to compile")
                         }
                     }
-                    #pm::ToolKey
+                    #pm::ListKey
                 };
             }
         }
@@ -56,31 +129,16 @@ pub(crate) fn fallback(item: ItemFn, errors: Vec<syn::Error>, krate: &TokenStrea
     }
 }
 
-/// The names of the hidden items of the fn `ident`. They never take the fn's
-/// own name, so a module or a type named like the tool can sit beside it.
-pub(crate) struct HiddenNames {
-    /// `__mcp_tool_<fn>`: the const whose type leads `tools!` to the tool
-    /// (see `mcpfn_runtime::__private::ToolKey`).
-    pub(crate) key: syn::Ident,
-    /// `__mcp_free_<fn>`: the probe that tells a free fn from an associated one.
-    pub(crate) probe: syn::Ident,
+/// `__mcp_free_<fn>`: the const beside a `#[tool]` fn that tells a free fn
+/// from an associated one (see [`free_fn_probe`]).
+fn free_probe(ident: &syn::Ident) -> syn::Ident {
+    format_ident!("__mcp_free_{}", ident.unraw(), span = ident.span())
 }
 
-impl HiddenNames {
-    pub(crate) fn of(ident: &syn::Ident) -> HiddenNames {
-        let base = ident.unraw();
-        let span = ident.span();
-        HiddenNames {
-            key: format_ident!("__mcp_tool_{}", base, span = span),
-            probe: format_ident!("__mcp_free_{}", base, span = span),
-        }
-    }
-}
-
-/// `ToolKey<ID>`, with an `ID` of this expansion's own: a hash of the
+/// `ListKey<ID>`, with an `ID` of this expansion's own: a hash of the
 /// crate, the fn and a count of the expansions in this compilation. The
 /// count alone makes it unique in the crate; the crate's name and version
-/// keep it apart from the keys of the crates whose tools it lists. FNV-1a,
+/// keep it apart from the keys of the crates whose fns it lists. FNV-1a,
 /// written here, rather than std's hasher, whose output may change with the
 /// toolchain: the `ID` shows in some of rustc's messages.
 pub(crate) fn key_type(item: &ItemFn, pm: &TokenStream) -> TokenStream {
@@ -99,32 +157,39 @@ pub(crate) fn key_type(item: &ItemFn, pm: &TokenStream) -> TokenStream {
         (hash ^ u128::from(byte)).wrapping_mul(PRIME)
     });
     let id = proc_macro2::Literal::u128_suffixed(id);
-    quote!(#pm::ToolKey<#id>)
+    quote!(#pm::ListKey<#id>)
 }
 
 /// The items emitted beside the fn. Only consts, because those are also
 /// valid inside an `impl` block, where `#[tool]` must fail with one error of
 /// its own (see [`free_fn_probe`]) and not with one per item.
 ///
-/// The key const (made by `key` from its name) holds the tool: its
-/// initializer implements `BuildTool` for its type, so `tools!` reaches the
-/// tool through the type and hands it the fn, which an associated fn could
-/// not name (without `Self`), nor a free fn (with it).
+/// The key const (made by `key` from its name) holds the item: its
+/// initializer implements `BuildListed` for its type, so the list reaches
+/// the item through the type and hands it the fn, which an associated fn
+/// could not name (without `Self`), nor a free fn (with it). A `#[tool]`
+/// fn also gets the probe of [`free_fn_probe`].
 pub(crate) fn hidden_items(
+    kind: Kind,
     item: &ItemFn,
     key: impl FnOnce(&syn::Ident) -> TokenStream,
 ) -> TokenStream {
-    let names = HiddenNames::of(&item.sig.ident);
-    let probe_ident = &names.probe;
-    let key = key(&names.key);
+    let ident = &item.sig.ident;
+    let key = key(&kind.key(ident));
+    let probe = (kind == Kind::Tool).then(|| {
+        let probe_ident = free_probe(ident);
+        quote! {
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals, dead_code)]
+            const #probe_ident: bool = true;
+        }
+    });
     // The key is `pub` whatever the fn's visibility: a private fn listed by
     // a path from outside its module is then rustc's one "function is
-    // private" error, the glob import of `tools!` finding the key. The key
-    // alone builds nothing: `tools!` hands it the fn, which rustc checks.
+    // private" error, the glob import of the list finding the key. The key
+    // alone builds nothing: the list hands it the fn, which rustc checks.
     quote! {
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, dead_code)]
-        const #probe_ident: bool = true;
+        #probe
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code, unreachable_pub)]
         pub #key
@@ -141,7 +206,7 @@ pub(crate) fn hidden_items(
 /// the same identifier is a fresh binding, so the first arm is taken. The
 /// array length is evaluated while type checking, so `cargo check` reports it.
 pub(crate) fn free_fn_probe(item: &mut ItemFn) {
-    let probe = HiddenNames::of(&item.sig.ident).probe;
+    let probe = free_probe(&item.sig.ident);
     let span = item.sig.ident.span();
     let message = crate::validate::FREE_FN;
     let check: syn::Stmt = syn::parse_quote_spanned! {span=>

@@ -11,12 +11,10 @@ mod complete;
 mod ctxt;
 mod expand;
 mod hidden;
+mod list;
 mod option;
 mod prompt;
-mod prompts;
 mod resource;
-mod resources;
-mod tools;
 mod uri_template;
 mod validate;
 
@@ -58,14 +56,14 @@ pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
 #[doc(hidden)]
 #[proc_macro]
 pub fn resources(input: TokenStream) -> TokenStream {
-    resources::resources(input.into()).into()
+    list::list(hidden::Kind::Resource, input.into()).into()
 }
 
 /// The list behind `mcpfn_runtime::tools!`, which documents it.
 #[doc(hidden)]
 #[proc_macro]
 pub fn tools(input: TokenStream) -> TokenStream {
-    tools::tools(input.into()).into()
+    list::list(hidden::Kind::Tool, input.into()).into()
 }
 
 /// Turns an async fn into an MCP prompt, registered with `prompts![...]`.
@@ -95,5 +93,5 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 #[doc(hidden)]
 #[proc_macro]
 pub fn prompts(input: TokenStream) -> TokenStream {
-    prompts::prompts(input.into()).into()
+    list::list(hidden::Kind::Prompt, input.into()).into()
 }

@@ -2,13 +2,15 @@
 //! checked and expanded in the phases `#[tool]` uses (attribute, typed view,
 //! rules, tokens), smaller because a prompt's arguments are strings.
 //!
-//! Beside the fn it emits `__mcp_prompt_<fn>() -> Prompt` (what `prompts!`
-//! calls) and `__mcp_prompt_name_<fn>` (the prompt's name, for the
-//! duplicate-name check of `prompts!`). A failed expansion emits the fn,
-//! the errors and both items, so a list naming it adds no error.
+//! Beside the fn it emits the key const `__mcp_prompt_<fn>` that
+//! `prompts!` reads (see `hidden`): the prompt's name, for the list's
+//! duplicate-name check, and the impl that builds the prompt. A failed
+//! expansion emits the fn, the errors and a key that builds nothing, so a
+//! list naming it adds no error.
 
 use crate::attr::{Icon, Slot, comma_list, kw, parse_icon, str_option};
 use crate::ctxt::Ctxt;
+use crate::hidden::{self, fallback, hidden_items, key_type};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
@@ -126,7 +128,7 @@ pub(crate) fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
     let krate = prompt.attr.krate();
     match cx.check() {
         Ok(()) => expand(&prompt, &krate),
-        Err(errors) => fallback(&prompt, errors, &krate),
+        Err(errors) => fallback(hidden::Kind::Prompt, prompt.item, errors, &krate),
     }
 }
 
@@ -266,21 +268,10 @@ fn check(cx: &Ctxt, prompt: &PromptFn) {
     }
 }
 
-/// The names of the items beside fn `ident`.
-pub(crate) fn hidden_names(ident: &Ident) -> (Ident, Ident) {
-    let base = ident.unraw();
-    (
-        format_ident!("__mcp_prompt_{}", base, span = ident.span()),
-        format_ident!("__mcp_prompt_name_{}", base, span = ident.span()),
-    )
-}
-
 fn expand(prompt: &PromptFn, krate: &TokenStream) -> TokenStream {
     let pm = quote!(#krate::__private);
     let item = &prompt.item;
     let fn_ident = &item.sig.ident;
-    let (build, name_const) = hidden_names(fn_ident);
-    let vis = &item.vis;
     let name = &prompt.name;
     let description = match prompt.attr.description.get() {
         Some(lit) => quote!(.description(#lit)),
@@ -352,57 +343,53 @@ fn expand(prompt: &PromptFn, krate: &TokenStream) -> TokenStream {
         <#ret as #pm::PromptReturn>::prompt_result(__mcp_out)
     };
     let serde_path = format!("{}::serde", pm.to_string().replace(' ', ""));
+    let ty = key_type(item, &pm);
+    let hidden = hidden_items(hidden::Kind::Prompt, item, |key| {
+        quote! {
+            const #key: #ty = {
+                // The impls' own type, so that the user's crate may write
+                // them; `pub`, as `prompts!` in another module infers it.
+                #[allow(non_camel_case_types, unreachable_pub)]
+                pub struct __McpLocal;
+                impl #pm::KeyInfo<__McpLocal> for #ty {
+                    const NAME: &'static ::core::primitive::str = #name;
+                    const DECLARED: ::core::primitive::bool = true;
+                }
+                // The list hands over the fn so that rustc checks the path
+                // it wrote (a private fn is its one error); the prompt calls
+                // the fn by its name, in scope here.
+                impl<__McpF> #pm::BuildListed<__McpLocal, #krate::Prompt, __McpF, ()> for #ty {
+                    fn build(_: __McpF) -> #krate::Prompt {
+                        #[derive(#pm::serde::Deserialize)]
+                        #[serde(crate = #serde_path)]
+                        #[allow(non_camel_case_types, dead_code)]
+                        struct __McpArgs {
+                            #(#fields,)*
+                        }
+                        #pm::PromptBuilder::new(#name, |__mcp_call: #pm::ToolCall| {
+                            ::std::boxed::Box::pin(async move {
+                                let __mcp_args: __McpArgs = #pm::prompt_arguments(&__mcp_call)?;
+                                #(#fetch)*
+                                let __mcp_out = #fn_ident(#(#passed),*).await;
+                                #convert
+                            })
+                        })
+                        .runs_inline(#inline)
+                        #description
+                        #title
+                        #(#icons)*
+                        #(#arguments)*
+                        #(#completers)*
+                        #(#states)*
+                        .build()
+                    }
+                }
+                #pm::ListKey
+            };
+        }
+    });
     quote! {
         #item
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, dead_code, unreachable_pub)]
-        #vis const #name_const: &::core::primitive::str = #name;
-        #[doc(hidden)]
-        #[allow(non_snake_case, dead_code, unreachable_pub)]
-        #vis fn #build() -> #krate::Prompt {
-            #[derive(#pm::serde::Deserialize)]
-            #[serde(crate = #serde_path)]
-            #[allow(non_camel_case_types, dead_code)]
-            struct __McpArgs {
-                #(#fields,)*
-            }
-            #pm::PromptBuilder::new(#name, |__mcp_call: #pm::ToolCall| {
-                ::std::boxed::Box::pin(async move {
-                    let __mcp_args: __McpArgs = #pm::prompt_arguments(&__mcp_call)?;
-                    #(#fetch)*
-                    let __mcp_out = #fn_ident(#(#passed),*).await;
-                    #convert
-                })
-            })
-            .runs_inline(#inline)
-            #description
-            #title
-            #(#icons)*
-            #(#arguments)*
-            #(#completers)*
-            #(#states)*
-            .build()
-        }
-    }
-}
-
-/// The fn as written, the errors, and the items `prompts!` names, which
-/// build nothing, so a list naming the fn adds no error of its own.
-fn fallback(prompt: &PromptFn, errors: Vec<syn::Error>, krate: &TokenStream) -> TokenStream {
-    let item = &prompt.item;
-    let (build, name_const) = hidden_names(&item.sig.ident);
-    let vis = &item.vis;
-    let errors = errors.iter().map(syn::Error::to_compile_error);
-    quote! {
-        #(#errors)*
-        #item
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, dead_code, unreachable_pub)]
-        #vis const #name_const: &::core::primitive::str = "";
-        #[doc(hidden)]
-        #[allow(non_snake_case, dead_code, unreachable_pub)]
-        #vis fn #build() -> #krate::Prompt {
-            ::core::unreachable!("this #[prompt] failed to compile")
-        }
+        #hidden
     }
 }

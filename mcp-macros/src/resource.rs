@@ -2,24 +2,29 @@
 //! fixed URI or at every URI its RFC 6570 template matches, the template's
 //! variables being the fn's parameters.
 //!
-//! The phases of `#[tool]`, in one file as a resource has few options:
-//! [`ResourceAttr::parse`] reads the attribute (a repeated or unknown key
-//! is an error on it), [`ResourceFn::from_syn`] reads the fn and checks it
-//! against the template (one spanned error per mistake, all reported
-//! together through the [`Ctxt`]), and [`expand`] makes the tokens: the
-//! user's fn (less its parameters' `#[complete(f)]`), a hidden
-//! `__mcp_resource_<fn>()` that builds the resource, and a hidden
-//! `__MCP_RESOURCE_URI_<fn>` const that `resources![...]` compares. A
-//! failed expansion emits the fn and the errors only.
+//! The phases of `#[tool]`, in two files as a resource has few options:
+//! [`ResourceAttr::parse`] (in `attr`) reads the attribute (a repeated or
+//! unknown key is an error on it), [`ResourceFn::from_syn`] reads the fn
+//! and checks it against the template (one spanned error per mistake, all
+//! reported together through the [`Ctxt`]), and [`expand`] makes the
+//! tokens: the user's fn (less its parameters' `#[complete(f)]`) and the
+//! hidden key const `__mcp_resource_<fn>` that `resources![...]` reads (see
+//! `hidden`): the URI, which the list compares, and the impl that builds
+//! the resource. A failed expansion emits the fn, the errors and a key
+//! that builds nothing, so a list naming it adds no error.
 
 use crate::ctxt::Ctxt;
+use crate::hidden::{Kind, fallback, hidden_items, key_type};
 use crate::uri_template::{Variable, variables};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
 use syn::spanned::Spanned;
-use syn::{FnArg, GenericArgument, Ident, ItemFn, Lit, LitStr, Pat, PathArguments, Token, Type};
+use syn::{FnArg, GenericArgument, ItemFn, LitStr, Pat, PathArguments, Type};
+
+mod attr;
+use attr::ResourceAttr;
 
 /// Entry point of `#[resource]`.
 pub(crate) fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
@@ -59,126 +64,12 @@ pub(crate) fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
     let resource = attr.map(|attr| ResourceFn::from_syn(&cx, attr, &item, completes));
     match (cx.check(), resource) {
         (Ok(()), Some(resource)) => expand(&resource, &item),
-        (Err(errors), _) => {
-            let errors = errors.iter().map(syn::Error::to_compile_error);
-            quote!(#(#errors)* #item)
+        (Err(errors), resource) => {
+            let krate = resource.map_or_else(|| quote!(::mcpfn_runtime), |r| r.attr.krate());
+            fallback(Kind::Resource, item, errors, &krate)
         }
+        // Not reached: a failed parse records its error.
         (Ok(()), None) => quote!(#item),
-    }
-}
-
-/// The names of the hidden items beside fn `ident`.
-pub(crate) fn hidden_names(ident: &Ident) -> (Ident, Ident) {
-    let base = ident.unraw();
-    (
-        format_ident!("__mcp_resource_{}", base, span = ident.span()),
-        format_ident!("__MCP_RESOURCE_URI_{}", base, span = ident.span()),
-    )
-}
-
-/// `#[resource(...)]`'s values, each with the literal it came from.
-struct ResourceAttr {
-    uri: LitStr,
-    name: Option<LitStr>,
-    title: Option<LitStr>,
-    description: Option<LitStr>,
-    mime_type: Option<LitStr>,
-    size: Option<syn::LitInt>,
-    audience: Vec<(LitStr, &'static str)>,
-    priority: Option<syn::LitFloat>,
-    icons: Vec<LitStr>,
-    krate: Option<syn::Path>,
-}
-
-impl ResourceAttr {
-    fn parse(cx: &Ctxt, input: ParseStream<'_>) -> syn::Result<ResourceAttr> {
-        let uri: LitStr = input.parse().map_err(|e| {
-            syn::Error::new(
-                e.span(),
-                "expected the resource's URI (or URI template) first: #[resource(\"file:///{path}\")]",
-            )
-        })?;
-        let mut attr = ResourceAttr {
-            uri,
-            name: None,
-            title: None,
-            description: None,
-            mime_type: None,
-            size: None,
-            audience: Vec::new(),
-            priority: None,
-            icons: Vec::new(),
-            krate: None,
-        };
-        while !input.is_empty() {
-            input.parse::<Token![,]>()?;
-            if input.is_empty() {
-                break;
-            }
-            if input.peek(Token![crate]) {
-                input.parse::<Token![crate]>()?;
-                input.parse::<Token![=]>()?;
-                attr.krate = Some(input.parse()?);
-                continue;
-            }
-            let key = input.call(Ident::parse_any)?;
-            input.parse::<Token![=]>()?;
-            let lit: Lit = input.parse()?;
-            let key_name = key.to_string();
-            let twice = |given: bool| {
-                if given {
-                    cx.error_at(key.span(), format!("`{key_name}` is given twice; keep one"));
-                }
-            };
-            match (key_name.as_str(), lit) {
-                ("name", Lit::Str(s)) => {
-                    twice(attr.name.is_some());
-                    attr.name = Some(s);
-                }
-                ("title", Lit::Str(s)) => {
-                    twice(attr.title.is_some());
-                    attr.title = Some(s);
-                }
-                ("description", Lit::Str(s)) => {
-                    twice(attr.description.is_some());
-                    attr.description = Some(s);
-                }
-                ("mime_type", Lit::Str(s)) => {
-                    twice(attr.mime_type.is_some());
-                    attr.mime_type = Some(s);
-                }
-                ("size", Lit::Int(n)) => {
-                    twice(attr.size.is_some());
-                    attr.size = Some(n);
-                }
-                ("priority", Lit::Float(f)) => {
-                    twice(attr.priority.is_some());
-                    attr.priority = Some(f);
-                }
-                ("audience", Lit::Str(s)) => match s.value().as_str() {
-                    "user" => attr.audience.push((s, "User")),
-                    "assistant" => attr.audience.push((s, "Assistant")),
-                    _ => cx.error_spanned_by(&s, "the audience is \"user\" or \"assistant\"; give `audience` twice for both"),
-                },
-                ("icon", Lit::Str(s)) => attr.icons.push(s),
-                (
-                    "name" | "title" | "description" | "mime_type" | "audience" | "icon",
-                    lit,
-                ) => cx.error_spanned_by(lit, format!("`{key_name}` takes a string literal")),
-                ("size", lit) => cx.error_spanned_by(lit, "`size` takes an integer: bytes"),
-                ("priority", lit) => {
-                    cx.error_spanned_by(lit, "`priority` takes a number from 0.0 to 1.0")
-                }
-                _ => cx.error_at(
-                    key.span(),
-                    format!(
-                        "unknown `#[resource]` option `{}`; expected name, title, description, mime_type, size, audience, priority, icon or crate",
-                        key.unraw()
-                    ),
-                ),
-            }
-        }
-        Ok(attr)
     }
 }
 
@@ -355,14 +246,9 @@ fn option_inner(ty: &Type) -> Option<&Type> {
 
 fn expand(resource: &ResourceFn, item: &ItemFn) -> TokenStream {
     let attr = &resource.attr;
-    let krate = attr
-        .krate
-        .as_ref()
-        .map_or_else(|| quote!(::mcpfn_runtime), |path| quote!(#path));
+    let krate = attr.krate();
     let pm = quote!(#krate::__private);
     let fn_ident = &item.sig.ident;
-    let vis = &item.vis;
-    let (build_ident, uri_ident) = hidden_names(fn_ident);
     let uri = &attr.uri;
     let name = &resource.name;
     let read = quote!(__mcp_read);
@@ -423,26 +309,42 @@ fn expand(resource: &ResourceFn, item: &ItemFn) -> TokenStream {
             options.push(crate::complete::expand(&pm, name, path));
         }
     }
+    let ty = key_type(item, &pm);
+    let hidden = hidden_items(Kind::Resource, item, |key| {
+        quote! {
+            const #key: #ty = {
+                // The impls' own type, so that the user's crate may write
+                // them; `pub`, as `resources!` in another module infers it.
+                #[allow(non_camel_case_types, unreachable_pub)]
+                pub struct __McpLocal;
+                impl #pm::KeyInfo<__McpLocal> for #ty {
+                    const NAME: &'static ::core::primitive::str = #uri;
+                    const DECLARED: ::core::primitive::bool = true;
+                }
+                // The list hands over the fn so that rustc checks the path
+                // it wrote (a private fn is its one error); the resource
+                // calls the fn by its name, in scope here.
+                impl<__McpF> #pm::BuildListed<__McpLocal, #krate::Resource, __McpF, ()> for #ty {
+                    #[allow(clippy::needless_question_mark)]
+                    fn build(_: __McpF) -> #krate::Resource {
+                        #pm::built(
+                            #pm::ResourceBuilder::new(#uri, #name, |#read: #krate::ResourceRead| {
+                                ::std::boxed::Box::pin(async move {
+                                    #(#bindings)*
+                                    let __mcp_out = #fn_ident(#(#args),*).await;
+                                    #convert
+                                })
+                            })
+                            #(#options)*
+                        )
+                    }
+                }
+                #pm::ListKey
+            };
+        }
+    });
     quote! {
         #item
-
-        #[doc(hidden)]
-        #[allow(non_snake_case, unreachable_pub, clippy::needless_question_mark)]
-        #vis fn #build_ident() -> #krate::Resource {
-            #pm::built(
-                #pm::ResourceBuilder::new(#uri, #name, |#read: #krate::ResourceRead| {
-                    ::std::boxed::Box::pin(async move {
-                        #(#bindings)*
-                        let __mcp_out = #fn_ident(#(#args),*).await;
-                        #convert
-                    })
-                })
-                #(#options)*
-            )
-        }
-
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, unreachable_pub)]
-        #vis const #uri_ident: &::core::primitive::str = #uri;
+        #hidden
     }
 }

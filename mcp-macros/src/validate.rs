@@ -5,12 +5,15 @@
 //! user's offending token with a sentence that says what to do, and all
 //! rules run, so independent mistakes show up together.
 
-use crate::app_ui::{UiAttr, VISIBILITIES};
-use crate::ast::{Header, Param, ToolFn, Unfit};
+use crate::ast::{Param, ToolFn};
 use crate::ctxt::Ctxt;
 use std::collections::HashMap;
 use syn::spanned::Spanned;
 use syn::{FnArg, Type};
+
+mod header;
+mod ui;
+use header::{header_type_rule, header_value, unique_headers};
 
 /// The longest tool name the specification allows.
 const MAX_NAME_LEN: usize = 128;
@@ -40,9 +43,7 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn) {
     cx.ok(resumable_needs_task(tool));
     scope_tokens(cx, tool);
     if let Some(ui) = tool.attr.ui.get() {
-        cx.ok(ui_says_something(ui));
-        cx.ok(ui_resource_uri(ui));
-        ui_visibility(cx, ui);
+        ui::check(cx, ui);
     }
 }
 
@@ -242,83 +243,6 @@ fn injected_without_arg(param: &Param) -> syn::Result<()> {
     }
 }
 
-/// RFC 9110 `tchar`: the characters of a header field name.
-fn is_tchar(c: char) -> bool {
-    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
-}
-
-/// `x-mcp-header` values are non-empty RFC 9110 tokens (no spaces, no
-/// control characters, no separators).
-fn header_value(param: &Param) -> syn::Result<()> {
-    let Some(header) = &param.header else {
-        return Ok(());
-    };
-    let lit = &header.name;
-    let value = lit.value();
-    let rule = "a header name is one or more RFC 9110 token characters: letters, digits and !#$%&'*+-.^_`|~";
-    if value.is_empty() {
-        return Err(syn::Error::new(
-            lit.span(),
-            format!("the header name is empty; {rule}"),
-        ));
-    }
-    if let Some(bad) = value.chars().find(|c| c.is_control()) {
-        return Err(syn::Error::new(
-            lit.span(),
-            format!("the header name contains the control character {bad:?}; {rule}"),
-        ));
-    }
-    if let Some(bad) = value.chars().find(|c| !is_tchar(*c)) {
-        return Err(syn::Error::new(
-            lit.span(),
-            format!("the header name contains {bad:?}; {rule}"),
-        ));
-    }
-    Ok(())
-}
-
-/// Only string, integer and boolean arguments can be mirrored into a header
-/// (`number` is banned: `1.0` and `1` would render differently).
-fn header_type_rule(param: &Param) -> syn::Result<()> {
-    // A header on an injected parameter is `injected_without_arg`'s error.
-    let unfit = match &param.header {
-        Some(Header { ty: Err(unfit), .. }) if param.is_argument() => *unfit,
-        _ => return Ok(()),
-    };
-    let why = match unfit {
-        Unfit::Float => {
-            "floating-point numbers cannot be mirrored into a header (the spec bans `number`); use an integer or a String"
-        }
-        Unfit::Other => {
-            "a header can only mirror a String, an integer, a bool, or an Option of one"
-        }
-    };
-    Err(syn::Error::new_spanned(
-        &param.ty,
-        format!("this argument has a header, but {why}"),
-    ))
-}
-
-/// Two headers equal up to case would be the same HTTP header.
-fn unique_headers(cx: &Ctxt, params: &[Param]) {
-    let mut seen: Vec<String> = Vec::new();
-    for param in params {
-        let Some(header) = &param.header else {
-            continue;
-        };
-        let value = header.name.value();
-        if seen.iter().any(|s| s.eq_ignore_ascii_case(&value)) {
-            cx.error_at(
-                header.name.span(),
-                format!(
-                    "the header `{value}` is used twice in this tool (header names are case-insensitive); give each argument its own"
-                ),
-            );
-        }
-        seen.push(value);
-    }
-}
-
 /// A timeout of zero would end every call before it starts; the runtime
 /// counts in milliseconds, so anything shorter is zero to it.
 fn timeout_positive(tool: &ToolFn) -> syn::Result<()> {
@@ -387,74 +311,5 @@ fn resumable_needs_task(tool: &ToolFn) -> syn::Result<()> {
             "`resumable` applies to task tools; add `task = \"optional\"` or `task = \"required\"`, or remove it",
         )),
         _ => Ok(()),
-    }
-}
-
-/// `ui()` with neither field would give the tool an empty `_meta.ui`.
-fn ui_says_something(ui: &UiAttr) -> syn::Result<()> {
-    if ui.resource.is_some() || ui.visibility.is_some() {
-        return Ok(());
-    }
-    Err(syn::Error::new(
-        ui.key,
-        "`ui()` says nothing; give `resource = \"ui://…\"` (the app that renders the results), `visibility = \"app\"` (only the app may call the tool), or both",
-    ))
-}
-
-/// An app resource's URI starts with `ui://` and names something, with no
-/// whitespace or control characters (MCP Apps 2026-01-26, "UI Resource
-/// Format"); the runtime checks a built tool's the same way.
-fn ui_resource_uri(ui: &UiAttr) -> syn::Result<()> {
-    let Some(lit) = &ui.resource else {
-        return Ok(());
-    };
-    let uri = lit.value();
-    let problem = match uri.strip_prefix("ui://") {
-        None => "is not a `ui://` URI; an app resource's URI starts with `ui://`".to_owned(),
-        Some("") => "names no resource; add a path after `ui://`".to_owned(),
-        Some(_) => match uri.chars().find(|c| c.is_whitespace() || c.is_control()) {
-            Some(bad) => format!("contains {bad:?}; a URI has no whitespace or control characters"),
-            None => return Ok(()),
-        },
-    };
-    Err(syn::Error::new(
-        lit.span(),
-        format!(
-            "`{}` {problem}, e.g. `ui(resource = \"ui://server/app.html\")`",
-            uri.escape_debug()
-        ),
-    ))
-}
-
-/// Each visibility is `"model"` or `"app"`, named once, and a list names at
-/// least one (an empty one would hide the tool from both).
-fn ui_visibility(cx: &Ctxt, ui: &UiAttr) {
-    let Some(visibility) = &ui.visibility else {
-        return;
-    };
-    if visibility.lits.is_empty() {
-        cx.error_at(
-            visibility.span,
-            "an empty visibility hides the tool from both the model and the app; write `visibility = \"app\"`, `\"model\"` or `[\"model\", \"app\"]`, or leave it out (both)",
-        );
-    }
-    let mut seen: Vec<String> = Vec::new();
-    for lit in &visibility.lits {
-        let value = lit.value();
-        if !VISIBILITIES.contains(&value.as_str()) {
-            cx.error_at(
-                lit.span(),
-                format!(
-                    "`{}` is not a visibility; write \"model\" (the model may call the tool) or \"app\" (its app may), or a list of both",
-                    value.escape_debug()
-                ),
-            );
-        } else if seen.contains(&value) {
-            cx.error_at(
-                lit.span(),
-                format!("the visibility \"{value}\" is listed twice; keep one"),
-            );
-        }
-        seen.push(value);
     }
 }

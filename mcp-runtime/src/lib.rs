@@ -269,9 +269,9 @@ macro_rules! tools {
 ///
 /// Each entry is the path of a `#[resource]` fn. A fn listed twice, or two
 /// resources at one URI (or one URI template), fail to compile with one
-/// error on the later entry. As with [`tools!`], the list finds a resource
-/// through a hidden item beside the fn: list it by its path, or glob-import
-/// its module.
+/// error on the later entry; a fn without `#[resource]` with one error on
+/// its name. As with [`tools!`], the list finds a resource through a hidden
+/// item beside the fn: list it by its path, or glob-import its module.
 ///
 /// ```
 /// use mcpfn_runtime::{resource, resources};
@@ -296,7 +296,8 @@ macro_rules! resources {
 ///
 /// Each entry is the path of a `#[prompt]` fn, as in [`tools!`]; a fn
 /// listed twice, or two fns whose prompts have the same name, fail to
-/// compile with one error naming both.
+/// compile with one error naming both; a fn without `#[prompt]` with one
+/// error on its name.
 ///
 /// ```
 /// use mcpfn_runtime::{prompt, prompts};

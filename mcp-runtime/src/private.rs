@@ -11,12 +11,11 @@ pub use crate::protocol::model::{ToolUi, Visibility};
 pub use crate::schema::input_schema;
 pub use crate::tool::{Icon, TaskSupport, ToolBuilder, ToolCall};
 pub use crate::util::BoxFuture;
-pub use mcpfn_macros::{resources, tools};
+pub use mcpfn_macros::{prompts, resources, tools};
 // `#[resource]`'s glue.
 pub use crate::resource::ResourceBuilder;
 pub use crate::resource::glue::{
-    IntoContents, IntoReadResult, Variable, built, optional_variable, resource_state, same_uri,
-    variable,
+    IntoContents, IntoReadResult, Variable, built, optional_variable, resource_state, variable,
 };
 pub use schemars;
 pub use serde;
@@ -58,7 +57,7 @@ where
 ///
 /// `#[tool]` checks it once per `State<T>` parameter, as
 /// `<T as SharedState>::CHECKED` spelled on the user's `T`, inside the array
-/// length of the `BuildTool` impl's bound on the fn's future
+/// length of the `BuildListed` impl's bound on the fn's future
 /// ([`SendFuture`]`<[(); …]>`). So an unfit `T` is this one error, on the
 /// `T`: the failed constant makes that bound an error type, which rustc
 /// does not report again at `tools![]` ("future cannot be sent between
@@ -266,105 +265,19 @@ pub const fn required_task() -> TaskSupport {
     )
 }
 
-// `tools![f]` finds the tool of a fn through `__mcp_tool_f`, a const that
-// `#[tool]` emits beside `f` with the type `ToolKey<ID>` (an `ID` of its
-// own). The list names it as a pattern, `match loop {} { __mcp_tool_f =>
-// __mcp_tool_f }`, in a closure that is never called: where the const is in
-// scope the pattern is that const and the closure returns a `ToolKey<ID>`;
-// where it is not (a plain fn) the identifier is a fresh binding, and the
-// closure's type falls back to `!` (or `()` before edition 2024). The impls
-// below then give the tool, or say that there is none, without a name that
-// fails to resolve: rustc's "cannot find function" would be the only error,
-// with nothing of ours. A free const is the one item that works here: a fn
-// name would be shadowed by the binding, and a type cannot be declared in an
-// `impl` block, where `#[tool]` must fail with one error of its own.
-
-/// The type of a `#[tool]` fn's `__mcp_tool_<fn>` const: its `ID` is unique
-/// to the tool, so the impls `#[tool]` writes for it are the only ones.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ToolKey<const ID: u128>;
-
-/// What `tools!` finds when a path names no `#[tool]` fn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NotATool;
-
-/// The tool's name, and whether there is a tool: implemented by `#[tool]`
-/// for its `ToolKey<ID>`, with a type of its own for `L` (so the impl may
-/// be written in the user's crate), and here for what a plain fn gives.
-pub trait ToolInfo<L> {
-    /// The tool's name, `""` where there is no tool (or its expansion failed).
-    const NAME: &'static str;
-    /// `false` for a plain fn.
-    const IS_TOOL: bool;
-}
-
-/// Builds the tool from the fn `F` (whose future is `Fut`, or `()` for a
-/// sync fn): implemented by `#[tool]` for its `ToolKey<ID>`, with its bounds
-/// on `F`.
-pub trait BuildTool<L, F, Fut> {
-    /// The tool, calling `f`.
-    fn build(f: F) -> crate::Tool;
-}
-
-/// `!`, which cannot be named on stable: a plain fn's probe falls back to it
-/// in edition 2024.
-pub type Never = <fn() -> ! as FnOutput>::Output;
-
-/// The output of a fn pointer type, to name [`Never`].
-pub trait FnOutput {
-    /// What the fn returns.
-    type Output;
-}
-
-impl<T> FnOutput for fn() -> T {
-    type Output = T;
-}
-
-macro_rules! not_a_tool {
-    ($($ty:ty),*) => {$(
-        impl ToolInfo<NotATool> for $ty {
-            const NAME: &'static str = "";
-            const IS_TOOL: bool = false;
-        }
-        impl<F> BuildTool<NotATool, F, ()> for $ty {
-            fn build(_: F) -> crate::Tool {
-                // `tools!`'s constant check fails to compile first.
-                ::core::unreachable!("tools![] listed a fn without #[tool]")
-            }
-        }
-    )*};
-}
-
-// `!` (edition 2024), `()` (earlier editions), `NotATool` (a path `m::f`).
-not_a_tool!(Never, (), NotATool);
-
-/// The tool of the fn `f`, found by the probe (see [`ToolKey`]).
-pub fn build_tool<T, L, F, Fut, P>(probe: P, f: F) -> crate::Tool
-where
-    P: FnOnce() -> T,
-    T: BuildTool<L, F, Fut>,
-{
-    // Never called: only its type matters.
-    let _ = probe;
-    T::build(f)
-}
-
-/// The name of the tool the probe finds (see [`ToolKey`]), `""` if none.
-pub const fn tool_name<T: ToolInfo<L>, L, P: FnOnce() -> T + Copy>(_probe: P) -> &'static str {
-    T::NAME
-}
-
-/// Whether the probe finds a tool (see [`ToolKey`]).
-pub const fn is_tool<T: ToolInfo<L>, L, P: FnOnce() -> T + Copy>(_probe: P) -> bool {
-    T::IS_TOOL
-}
+// The key beside each declared fn and how the lists read it.
+#[path = "private/list.rs"]
+mod list;
+pub use list::{
+    BuildListed, FnOutput, KeyInfo, ListKey, Never, NotListed, build, is_declared, listed_name,
+    same_name,
+};
 
 // ---- `#[prompt]` ----
 
 pub use crate::complete::CompletionContext;
 pub use crate::prompt::{PromptBuilder, PromptResult};
 pub use crate::protocol::model::PromptMessage;
-pub use mcpfn_macros::prompts;
 
 /// The call's context, for a `Context` parameter of a `#[prompt]` fn.
 pub fn prompt_context(call: &ToolCall) -> &crate::Context {

@@ -12,7 +12,7 @@
 //!
 //! The answers are checked before the tool sees them: each must parse as the
 //! result of its method (`ElicitResult`, `CreateMessageResult`,
-//! `ListRootsResult`, at most [`MAX_ROOTS`] roots).
+//! `ListRootsResult`, at most [`MAX_ROOTS`] roots; in `answers`).
 
 use crate::conn::peer::{Asked, Peer};
 use crate::context::Context;
@@ -20,15 +20,17 @@ use crate::context::elicit::{ElicitRequest, Elicitation, Interrupt, Question};
 use crate::context::sample::{SampleRequest, SampleResult};
 use crate::outcome::ToolError;
 use crate::protocol::ProtocolVersion;
-use crate::protocol::model::{ListRootsResult, Root};
-use crate::util::{human_duration, lock};
-use serde::Deserialize as _;
+use crate::protocol::model::Root;
+use crate::util::lock;
 use serde_json::Value;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
 use std::task::Poll;
 use std::time::Duration;
+
+mod answers;
+use answers::{failed, read, roots, timed_out, undeclared};
 
 /// The most roots a client's `roots/list` answer may carry: a hostile
 /// client's list of millions is refused, not handed to the tool.
@@ -357,51 +359,6 @@ async fn ask_modern(
     std::future::pending().await
 }
 
-/// A client's (JSON) answer to `question`, checked.
-fn read(question: &Question, answer: &Value) -> Result<Answer, ToolError> {
-    Ok(Answer(match question {
-        Question::Elicit(_) => Answered::Elicit(Elicitation::from_result(answer)?),
-        Question::Sample(_) => Answered::Sample(SampleResult::from_result(answer)?),
-        Question::Roots => {
-            let result = ListRootsResult::deserialize(answer).map_err(|err| {
-                ToolError::new(format!(
-                    "the client's roots/list answer is not valid: {err}"
-                ))
-            })?;
-            roots(result.roots)?
-        }
-    }))
-}
-
-/// The roots of an answer, refused past [`MAX_ROOTS`].
-fn roots(roots: Vec<Root>) -> Result<Answered, ToolError> {
-    if roots.len() > MAX_ROOTS {
-        return Err(ToolError::new(format!(
-            "the client's roots/list answer has {} roots, more than the {MAX_ROOTS} this server takes",
-            roots.len()
-        )));
-    }
-    Ok(Answered::Roots(roots))
-}
-
-/// Why a client that did not declare the capabilities `names` is not asked.
-fn undeclared(names: &[&'static str]) -> ToolError {
-    let what = |name: &str| match name {
-        "elicitation" => "answer questions",
-        "sampling" => "sample its model",
-        _ => "list its roots",
-    };
-    let name = names.first().copied().unwrap_or("roots");
-    ToolError::new(format!(
-        "this client cannot {} (it did not declare the {name} capability)",
-        what(name)
-    ))
-}
-
-fn failed(noun: &str, message: &str) -> ToolError {
-    ToolError::new(format!("the client failed the {noun}: {message}"))
-}
-
 /// A question waiting for its answer.
 type Waiting<'a, T> = Pin<Box<dyn Future<Output = Result<T, ToolError>> + Send + 'a>>;
 
@@ -416,21 +373,6 @@ async fn within<T>(
         Ok(answers) => answers,
         Err(_) => Err(timed_out(round.first().map(|p| &p.question), limit)),
     }
-}
-
-/// Why a question the client did not answer within `limit` was withdrawn.
-fn timed_out(question: Option<&Question>, limit: Duration) -> ToolError {
-    ToolError::new(match question {
-        Some(Question::Elicit(_)) => format!(
-            "the user did not answer within {}; the question was withdrawn",
-            human_duration(limit)
-        ),
-        other => format!(
-            "the client did not answer the {} within {}; it was withdrawn",
-            other.map_or("request", Question::noun),
-            human_duration(limit)
-        ),
-    })
 }
 
 /// Every future's output in order, or the first error (the others are

@@ -2,22 +2,25 @@
 //! identity and revision, progress, logging, cancellation, state, the live
 //! tool set, and (through [`elicit`], beside it) asking the user or the
 //! client's model. The test builder is `test_context.rs`, above this
-//! module and `tool/`.
+//! module and `tool/`. The context's methods are split by concept: what
+//! it sends (`report`), what it asks (`questions`), how the call becomes a
+//! task (`task`).
 
 pub(crate) mod ask;
 pub(crate) mod elicit;
 mod form;
+mod questions;
+mod report;
 mod sample;
 pub(crate) mod seal;
+mod task;
 
 use crate::changes::Notifier;
 use crate::conn::client::ClientInfo;
 use crate::conn::connection::{CancelSignal, Connection};
-use crate::conn::peer::{LogMessage, Peer, Progress};
-use crate::context::ask::{Ask, Asks};
-use crate::context::elicit::{ElicitRequest, Elicitation, Interrupt, SampleRequest, SampleResult};
+use crate::conn::peer::Peer;
+use crate::context::elicit::Interrupt;
 use crate::level::Level;
-use crate::outcome::ToolError;
 use crate::principal::Principal;
 use crate::protocol::ProtocolVersion;
 use crate::quota::WindowQuota;
@@ -28,9 +31,10 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::any::Any;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
+pub(crate) use task::{TaskBegun, TaskStart};
 use tokio::sync::Notify;
 
 /// The context of one tool call: who is calling, under which protocol
@@ -110,19 +114,6 @@ struct Inner {
     /// The task's side of the seam once the call became one: progress and
     /// questions go to the task's record from then on.
     task: tokio::sync::OnceCell<Arc<dyn Peer>>,
-}
-
-/// What [`TaskStart::begin`] returns: the peer of the task, once stored.
-pub(crate) type TaskBegun<'a> = std::pin::Pin<
-    Box<dyn std::future::Future<Output = Result<Arc<dyn Peer>, ToolError>> + Send + 'a>,
->;
-
-/// How a call becomes a task: implemented by the session, which stores
-/// the task, answers the request with it, and gives back the peer the rest
-/// of the call talks to.
-pub(crate) trait TaskStart: Send + Sync {
-    /// Makes the call of `ctx` a task.
-    fn begin<'a>(&'a self, ctx: &'a Context) -> TaskBegun<'a>;
 }
 
 /// Everything a context is made from; built by the dispatcher.
@@ -223,13 +214,6 @@ impl Context {
             .as_ref()
     }
 
-    /// The request's `progressToken`, if it carried one.
-    fn progress_token(&self) -> Option<&Value> {
-        self.meta()?
-            .get(crate::protocol::meta::PROGRESS_TOKEN)
-            .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
-    }
-
     /// The verified caller (Streamable HTTP with authorization): subject,
     /// scopes and token claims. `None` on stdio and on HTTP without
     /// authorization.
@@ -290,229 +274,6 @@ impl Context {
         &*self.inner.reach.tools
     }
 
-    fn may_send(&self) -> bool {
-        !self.inner.done.load(Ordering::SeqCst) && !self.is_cancelled()
-    }
-
-    /// Marks the call answered: later progress and log calls send nothing.
-    pub(crate) fn finish(&self) {
-        self.inner.done.store(true, Ordering::SeqCst);
-    }
-
-    /// Reports progress (`notifications/progress`). Sent only when the request
-    /// carried a `progressToken`; values that do not increase are skipped, as
-    /// the protocol requires progress to grow. Fails once the call is
-    /// cancelled, so `?` stops the tool. While the client leaves too much
-    /// output unread ([`Server::max_unwritten_output`](crate::Server::max_unwritten_output))
-    /// the notification is dropped, not queued.
-    pub fn progress(
-        &self,
-        progress: f64,
-        total: Option<f64>,
-        message: Option<&str>,
-    ) -> Result<(), ToolError> {
-        if self.is_cancelled() {
-            return Err(ToolError::new("the call was cancelled"));
-        }
-        let peer = self.peer();
-        let Some(token) = peer.progress_token(self.progress_token()) else {
-            return Ok(());
-        };
-        {
-            let mut last = lock(&self.inner.last_progress);
-            if last.is_some_and(|l| progress <= l) || !progress.is_finite() {
-                tracing::debug!(progress, "skipped progress that does not increase");
-                return Ok(());
-            }
-            *last = Some(progress);
-        }
-        if !self.may_send() {
-            return Ok(());
-        }
-        peer.progress(Progress {
-            token,
-            progress,
-            total,
-            message,
-        });
-        Ok(())
-    }
-
-    /// The level at and above which [`Context::log`] sends messages, if any:
-    /// the request's `logLevel` (2026-07-28) or the session's
-    /// `logging/setLevel` (legacy). Without either nothing is sent.
-    pub fn log_level(&self) -> Option<Level> {
-        self.peer()
-            .log_level(self.inner.version, self.inner.request_log_level)
-    }
-
-    /// Sends a log message to the client (`notifications/message`) when
-    /// `level` reaches the client's threshold. Never put secrets in it.
-    /// Dropped, like [`Context::progress`], while the client leaves too much
-    /// output unread.
-    pub fn log(&self, level: Level, data: impl Into<Value>) {
-        let Some(threshold) = self.log_level() else {
-            return;
-        };
-        if level < threshold || !self.may_send() {
-            return;
-        }
-        self.peer().log(LogMessage {
-            level,
-            logger: &self.inner.tool,
-            data: data.into(),
-        });
-    }
-
-    /// Asks the user for input through the client (`elicitation/create`).
-    ///
-    /// `key` names this question within the tool (it must be stable across
-    /// runs: in the 2026-07-28 era the tool runs again once the answer is in).
-    /// Declining or cancelling reaches the tool as an [`Elicitation`] value;
-    /// an `Err` means the client cannot be asked (no `elicitation`
-    /// capability in a legacy session, or the client failed the request), or,
-    /// in a legacy session, that the user did not answer within
-    /// [`Server::elicitation_timeout`](crate::Server::elicitation_timeout)
-    /// (the question is then withdrawn with `notifications/cancelled`).
-    /// Returning the `Err` with `?` ends the call with an `isError` result
-    /// that says so.
-    pub async fn elicit(
-        &self,
-        key: &str,
-        request: ElicitRequest,
-    ) -> Result<Elicitation, ToolError> {
-        self.ask(Ask::elicit(key, request)).await
-    }
-
-    /// Asks the client's model for a message (`sampling/createMessage`).
-    ///
-    /// Works like [`Context::elicit`]: `key` names this request within the
-    /// tool and must be stable across runs (in the 2026-07-28 era the call
-    /// ends with an `input_required` result carrying the request, and the
-    /// tool runs again once the client sends the model's answer). An `Err`
-    /// means the client cannot be asked (no `sampling` capability: in the
-    /// 2026-07-28 era the call then fails with `-32021`), failed the
-    /// request, sent an answer that is not a `CreateMessageResult`, or, in a
-    /// legacy session, did not answer within
-    /// [`Server::elicitation_timeout`](crate::Server::elicitation_timeout)
-    /// (the request is then withdrawn with `notifications/cancelled`).
-    ///
-    /// ```no_run
-    /// use mcpfn_runtime::{Context, SampleRequest, ToolError, tool};
-    ///
-    /// /// Summarize a text with the client's model.
-    /// #[tool]
-    /// async fn summarize(ctx: Context, text: String) -> Result<String, ToolError> {
-    ///     let request = SampleRequest::prompt(format!("Summarize in one line:\n{text}"))
-    ///         .max_tokens(100);
-    ///     let answer = ctx.sample("summary", request).await?;
-    ///     answer.text().ok_or_else(|| ToolError::new("the model sent no text"))
-    /// }
-    /// ```
-    pub async fn sample(
-        &self,
-        key: &str,
-        request: SampleRequest,
-    ) -> Result<SampleResult, ToolError> {
-        self.ask(Ask::sample(key, request)).await
-    }
-
-    /// Asks the client for its roots (`roots/list`): the directories and
-    /// files it lets the server work in.
-    ///
-    /// Works like [`Context::elicit`]: `key` names this request within the
-    /// tool and must be stable across runs. An `Err` means the client cannot
-    /// be asked (it did not declare the `roots` capability: in the
-    /// 2026-07-28 era the call then fails with `-32021`), failed the
-    /// request, sent an answer that is not a `ListRootsResult` (or one of
-    /// more than [`MAX_ROOTS`](crate::MAX_ROOTS) roots), or, in a legacy
-    /// session, did not answer within
-    /// [`Server::elicitation_timeout`](crate::Server::elicitation_timeout).
-    ///
-    /// ```no_run
-    /// use mcpfn_runtime::{Context, ToolError, tool};
-    ///
-    /// /// The client's roots, one URI a line.
-    /// #[tool]
-    /// async fn workspace(ctx: Context) -> Result<String, ToolError> {
-    ///     let roots = ctx.roots("roots").await?;
-    ///     Ok(roots.iter().map(|root| root.uri.as_str()).collect::<Vec<_>>().join("\n"))
-    /// }
-    /// ```
-    pub async fn roots(&self, key: &str) -> Result<Vec<crate::Root>, ToolError> {
-        self.ask(Ask::roots(key)).await
-    }
-
-    /// Asks several things at once ([`Ask`]s, as a tuple) and returns the
-    /// answers in the same shape: in a legacy session every request is sent
-    /// to the client at once and awaited together; in the 2026-07-28 era
-    /// the call ends with one `input_required` result carrying every
-    /// question not answered yet, and the tool runs again once the client
-    /// sends them all. Each key must be stable across runs and distinct in
-    /// the round. The first failure (as [`Context::elicit`] lists them)
-    /// ends the round: the questions still open are withdrawn.
-    ///
-    /// ```no_run
-    /// use mcpfn_runtime::{Ask, Context, ElicitRequest, FormField, SampleRequest, ToolError, tool};
-    ///
-    /// #[derive(serde::Deserialize)]
-    /// struct Name {
-    ///     name: String,
-    /// }
-    ///
-    /// /// Greets the user, naming the client's first root.
-    /// #[tool]
-    /// async fn welcome(ctx: Context) -> Result<String, ToolError> {
-    ///     let form = ElicitRequest::new("Your name?").field("name", FormField::string().required());
-    ///     let (name, greeting, roots) = ctx
-    ///         .ask((
-    ///             Ask::elicit("name", form),
-    ///             Ask::sample("greeting", SampleRequest::prompt("Say hello").max_tokens(20)),
-    ///             Ask::roots("roots"),
-    ///         ))
-    ///         .await?;
-    ///     let name: Name = name.content_as()?;
-    ///     let greeting = greeting.text().unwrap_or_default();
-    ///     let root = roots.first().map_or("nowhere", |root| root.uri.as_str());
-    ///     Ok(format!("{greeting}, {}, in {root}", name.name))
-    /// }
-    /// ```
-    pub async fn ask<A: Asks>(&self, asks: A) -> Result<A::Output, ToolError> {
-        crate::context::ask::ask(self, asks).await
-    }
-
-    /// Closes the event stream this call's response goes on, before the
-    /// response, so a client that polls comes back for the rest (SSE
-    /// polling, SEP-1699): for a long call over legacy Streamable HTTP, to
-    /// free a connection a proxy would time out. The stream ends after the
-    /// events sent so far with an event carrying `retry`; the call runs on,
-    /// and what it sends next (progress, the response) waits for the
-    /// client's `GET` with `Last-Event-ID`, which resumes the stream.
-    /// Returns whether there was such a stream: `false` on stdio, over
-    /// 2026-07-28 HTTP, and in the in-process door, where nothing happens.
-    ///
-    /// ```no_run
-    /// use mcpfn_runtime::{Context, tool};
-    /// use std::time::Duration;
-    ///
-    /// /// Waits a while, letting the client poll.
-    /// #[tool]
-    /// async fn long_wait(ctx: Context) -> String {
-    ///     ctx.close_sse_stream();
-    ///     tokio::time::sleep(Duration::from_secs(60)).await;
-    ///     "done".to_owned()
-    /// }
-    /// ```
-    pub fn close_sse_stream(&self) -> bool {
-        match self.inner.connection.stream_close() {
-            Some(close) if self.inner.task.get().is_none() && self.may_send() => {
-                close.request();
-                true
-            }
-            _ => false,
-        }
-    }
-
     /// The call's client: the task's record once the call became a task,
     /// else the in-process door's callbacks or the connection the call came
     /// on.
@@ -521,44 +282,6 @@ impl Context {
             Some(task) => &**task,
             None => &*self.inner.peer,
         }
-    }
-
-    /// Lets the call become a task (the session decided it may).
-    pub(crate) fn allow_task(&self, start: Arc<dyn TaskStart>) {
-        let _ = self.inner.task_start.set(start);
-    }
-
-    /// Makes a run that is a task from its start (a resumed one) talk to
-    /// the task's `peer`.
-    pub(crate) fn resume_task(&self, peer: Arc<dyn Peer>) {
-        let _ = self.inner.task.set(peer);
-    }
-
-    /// Whether the call runs as a task (Tasks extension): the request was
-    /// answered with the task, and the client polls it for the result.
-    pub fn is_task(&self) -> bool {
-        self.inner.task.get().is_some()
-    }
-
-    /// Makes the call a task from here on, when it may be one (a tool with
-    /// `task = "optional" | "required"`, a client that declares the
-    /// extension): the request is answered with the task, and the rest of
-    /// the tool runs after it, its progress becoming the task's
-    /// `statusMessage` and its questions the task's `input_required`
-    /// rounds. What the tool asked before (`ctx.elicit`, `ctx.sample`) was
-    /// asked on the request itself, in 2026-07-28 rounds, before any task
-    /// existed. Without a call here a task tool becomes a task before its
-    /// first line. Does nothing when the call cannot be a task, or already
-    /// is one; fails when the task cannot be stored.
-    pub async fn begin_task(&self) -> Result<(), ToolError> {
-        let Some(start) = self.inner.task_start.get() else {
-            return Ok(());
-        };
-        self.inner
-            .task
-            .get_or_try_init(|| start.begin(self))
-            .await
-            .map(|_| ())
     }
 
     /// The connection the call came on.

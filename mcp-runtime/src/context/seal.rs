@@ -1,5 +1,7 @@
 //! Sealing `requestState` (HMAC-SHA256, base64url) and the set of spent
-//! states, so the answers of a 2026-07-28 retry can be trusted.
+//! states, so the answers of a 2026-07-28 retry can be trusted. The
+//! refusals are in `refusal`, the arguments digest a state is bound to in
+//! `digest`.
 
 use crate::quota::WindowQuota;
 use crate::store::{Store, StoreError};
@@ -8,52 +10,17 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
+use serde_json::{Map, Value};
+use sha2::Sha256;
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// Why a retry's `requestState` or `inputResponses` are refused (`-32602`);
-/// it displays as the reason the error message gives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum StateRefusal {
-    /// Answers without a state.
-    NoState,
-    /// A state this server did not seal (or of an older layout).
-    Invalid,
-    /// A state past its lifetime.
-    Expired,
-    /// A state sealed for another tool or other arguments.
-    OtherCall,
-}
-
-impl std::fmt::Display for StateRefusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            StateRefusal::NoState => {
-                "inputResponses were sent without a requestState: answers are taken only \
-                 on a retry that echoes the requestState of this server's input_required \
-                 result; call the tool without inputResponses to be asked"
-            }
-            StateRefusal::Invalid => "requestState is not one this server issued",
-            StateRefusal::Expired => "requestState has expired; call the tool again without it",
-            StateRefusal::OtherCall => "requestState belongs to a different tool call",
-        })
-    }
-}
-
-// Short names for the refusals, where they are returned and tested.
-const NO_STATE: StateRefusal = StateRefusal::NoState;
-const INVALID: StateRefusal = StateRefusal::Invalid;
-const EXPIRED: StateRefusal = StateRefusal::Expired;
-const OTHER_CALL: StateRefusal = StateRefusal::OtherCall;
-/// Shown when a single-use state comes back.
-pub(crate) const ALREADY_USED: &str =
-    "requestState was already used (each is accepted once); call the tool again without it";
-/// Shown when the store no longer knows a state (it was emptied since).
-pub(crate) const UNKNOWN_STATE: &str = "requestState is not known to this server's state store \
-     (it was issued before the store was reset); call the tool again without it";
+mod digest;
+mod refusal;
+pub(crate) use digest::{ArgumentsDigest, arguments_digest};
+pub(crate) use refusal::{ALREADY_USED, IssueRefusal, SpendRefusal, StateRefusal, UNKNOWN_STATE};
+use refusal::{EXPIRED, INVALID, NO_STATE, OTHER_CALL};
 
 /// The store entry of an issued, unanswered state, and of an answered one.
 const OPEN: &[u8] = b"open";
@@ -62,16 +29,6 @@ const SPENT: &[u8] = b"spent";
 /// The store key of the state with `id`.
 fn state_key(id: &str) -> String {
     format!("state:{id}")
-}
-
-/// Why a new input round could not be issued.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum IssueRefusal {
-    /// The client holds as many open states as its quota allows; the
-    /// oldest expires in this long.
-    Quota(Duration),
-    /// The store could not record the state (full, or unreachable).
-    Store(StoreError),
 }
 
 /// Seals and opens `requestState`: HMAC-SHA256 over the tool's name, a digest
@@ -113,19 +70,6 @@ pub(crate) struct StateTicket {
 pub(crate) struct Resumed {
     pub(crate) answers: Map<String, Value>,
     pub(crate) ticket: Option<StateTicket>,
-}
-
-/// Why a state could not be spent.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum SpendRefusal {
-    /// The state was accepted before.
-    AlreadyUsed,
-    /// The store holds no open entry for it: it was issued before the
-    /// store was emptied (a restart), so it cannot be known to be unspent.
-    Unknown,
-    /// The store could not record it (full, or unreachable): the call must
-    /// not run, since the state could be replayed.
-    Store(StoreError),
 }
 
 /// How much longer than its state a spent id is kept: replicas' clocks
@@ -437,43 +381,11 @@ fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-/// The arguments digest of a 2026-07-28 call, computed when first needed:
-/// only a call that opens or seals a `requestState` reads it, and hashing
-/// costs more than all the rest of a small call.
-pub(crate) enum ArgumentsDigest {
-    /// Computed already (or empty: a legacy call never seals).
-    Known(String),
-    /// The call's arguments (the text the tool reads too, shared, not
-    /// copied), hashed on demand.
-    Of(Option<Arc<str>>),
-}
-
-impl ArgumentsDigest {
-    /// The digest ([`arguments_digest`] of the arguments).
-    pub(crate) fn get(&self) -> Cow<'_, str> {
-        match self {
-            ArgumentsDigest::Known(digest) => Cow::Borrowed(digest),
-            ArgumentsDigest::Of(arguments) => Cow::Owned(arguments_digest(arguments.as_deref())),
-        }
-    }
-}
-
-/// SHA-256 of the arguments in canonical form (keys sorted), so a client that
-/// re-serializes the same arguments still matches.
-pub(crate) fn arguments_digest(arguments: Option<&str>) -> String {
-    let value: Value = arguments
-        .and_then(|text| serde_json::from_str(text).ok())
-        .unwrap_or_else(|| json!({}));
-    Sha256::digest(mcpfn_protocol::canonical::canonical_json(&value).as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::store::MemoryStore;
+    use serde_json::json;
 
     fn memory() -> Arc<dyn Store> {
         Arc::new(MemoryStore::with_capacity(16))

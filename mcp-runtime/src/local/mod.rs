@@ -10,43 +10,29 @@
 //! as error results, and the call's `tracing` span.
 
 use crate::conn::client::ClientInfo;
-use crate::conn::connection::{CancelSignal, Connection};
-use crate::conn::peer::{Asked, LogMessage, Peer, Progress};
-use crate::context::{Context, ContextParts};
+use crate::conn::connection::Connection;
 use crate::error::Error;
-use crate::level::Level;
-use crate::outcome::ToolOutcome;
 use crate::principal::Principal;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::model::{
     self, CallToolResult, ClientCapabilities, CreateMessageParams, CreateMessageResult,
-    ElicitParams, ElicitResult, Implementation, ListRootsResult, LoggingMessageParams,
-    ProgressParams, RpcError,
+    ElicitParams, ElicitResult, Implementation, RpcError,
 };
 use crate::server::Server;
-use crate::session::call_span::Outcome;
-use crate::session::run::{self, Admitted, Ending, Sink, run_tool};
 use crate::session::{admit, finish};
 use crate::shared::Shared;
-use crate::tool::call::Arguments;
-use crate::tool::{Tool, ToolCall};
-use crate::util::BoxFuture;
 use serde::Deserialize as _;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, AtomicUsize};
 
-type ElicitFn =
-    Arc<dyn Fn(ElicitParams) -> BoxFuture<Result<ElicitResult, RpcError>> + Send + Sync>;
-type SampleFn = Arc<
-    dyn Fn(CreateMessageParams) -> BoxFuture<Result<CreateMessageResult, RpcError>> + Send + Sync,
->;
-type ProgressFn = Arc<dyn Fn(ProgressParams) + Send + Sync>;
-type LogFn = Arc<dyn Fn(LoggingMessageParams) + Send + Sync>;
+mod call;
+mod peer;
+use call::Returned;
+pub use peer::CallOptions;
+use peer::{ElicitFn, LocalPeer, SampleFn};
 
 impl Server {
     /// This server as an in-process client handle: its tools called with
@@ -62,7 +48,7 @@ impl Server {
 /// them with the typed model of [`mcpfn_protocol::model`], without a transport
 /// and without JSON text. Calls take `&self`, so one handle (or its clones)
 /// runs several at once; dropping a call's future cancels the call (the
-/// tool's [`Context::cancelled`] fires).
+/// tool's [`Context::cancelled`](crate::Context::cancelled) fires).
 ///
 /// The handle presents a client: by default the latest protocol revision,
 /// no principal, and capabilities for what it has callbacks for
@@ -122,189 +108,6 @@ impl fmt::Debug for LocalClient {
             .field("elicitation", &self.door.elicit.is_some())
             .field("sampling", &self.door.sample.is_some())
             .finish_non_exhaustive()
-    }
-}
-
-/// How one call runs, besides its arguments ([`LocalClient::call_with`]).
-#[derive(Clone, Default)]
-#[must_use]
-pub struct CallOptions {
-    progress: Option<ProgressFn>,
-    log: Option<LogFn>,
-    log_level: Option<Level>,
-    timeout: Option<Duration>,
-}
-
-impl fmt::Debug for CallOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CallOptions")
-            .field("progress", &self.progress.is_some())
-            .field("log", &self.log.is_some())
-            .field("log_level", &self.log_level)
-            .field("timeout", &self.timeout)
-            .finish()
-    }
-}
-
-impl CallOptions {
-    /// Options that change nothing (what [`LocalClient::call`] uses).
-    pub fn new() -> CallOptions {
-        CallOptions::default()
-    }
-
-    /// Receives the call's progress reports (`notifications/progress`),
-    /// as if the call carried a `progressToken` (its token is the call's
-    /// id).
-    pub fn on_progress(
-        mut self,
-        callback: impl Fn(ProgressParams) + Send + Sync + 'static,
-    ) -> CallOptions {
-        self.progress = Some(Arc::new(callback));
-        self
-    }
-
-    /// Receives the log messages the tool sends (`notifications/message`)
-    /// at [`CallOptions::log_level`] and above (`debug` unless set).
-    pub fn on_log(
-        mut self,
-        callback: impl Fn(LoggingMessageParams) + Send + Sync + 'static,
-    ) -> CallOptions {
-        self.log = Some(Arc::new(callback));
-        self
-    }
-
-    /// The level from which log messages reach [`CallOptions::on_log`].
-    pub fn log_level(mut self, level: Level) -> CallOptions {
-        self.log_level = Some(level);
-        self
-    }
-
-    /// Ends the call after `timeout` with the `isError` result a server
-    /// timeout gives (the shorter of this and the tool's or server's
-    /// timeout applies).
-    pub fn timeout(mut self, timeout: Duration) -> CallOptions {
-        self.timeout = Some(timeout);
-        self
-    }
-}
-
-/// The door's side of the [`Peer`] seam: the handle's callbacks, and the
-/// call's own when it has some.
-struct LocalPeer {
-    elicit: Option<ElicitFn>,
-    sample: Option<SampleFn>,
-    progress: Option<(ProgressFn, Value)>,
-    log: Option<(LogFn, Level)>,
-}
-
-impl fmt::Debug for LocalPeer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LocalPeer").finish_non_exhaustive()
-    }
-}
-
-/// The callbacks take the model's typed values; the call's progress
-/// token and log level are the handle's, whatever the call presents.
-impl Peer for LocalPeer {
-    fn progress_token<'a>(&'a self, _: Option<&'a Value>) -> Option<&'a Value> {
-        self.progress.as_ref().map(|(_, token)| token)
-    }
-
-    fn progress(&self, progress: Progress<'_>) {
-        if let Some((callback, _)) = &self.progress {
-            callback(progress.to_model());
-        }
-    }
-
-    fn log_level(&self, _: ProtocolVersion, _: Option<Level>) -> Option<Level> {
-        self.log.as_ref().map(|(_, level)| *level)
-    }
-
-    fn log(&self, message: LogMessage<'_>) {
-        if let Some((callback, _)) = &self.log {
-            callback(message.into_model());
-        }
-    }
-
-    fn elicit(&self, params: ElicitParams) -> Asked<ElicitResult> {
-        match &self.elicit {
-            Some(callback) => Asked::Answer(callback(params)),
-            None => Asked::Unable,
-        }
-    }
-
-    fn sample(&self, params: CreateMessageParams) -> Asked<CreateMessageResult> {
-        match &self.sample {
-            Some(callback) => Asked::Answer(callback(params)),
-            None => Asked::Unable,
-        }
-    }
-
-    /// The door declares no roots: it stands for no client with a workspace.
-    fn roots(&self) -> Asked<ListRootsResult> {
-        Asked::Unable
-    }
-}
-
-/// The door's [`Sink`]: the answer returned to the caller as the owned
-/// model.
-struct Returned {
-    version: ProtocolVersion,
-}
-
-impl Sink for Returned {
-    type Output = Result<CallToolResult, RpcError>;
-
-    /// Dropping the call's future cancels it (see [`CancelOnDrop`]).
-    fn cancelled_by_context(&self) -> bool {
-        false
-    }
-
-    /// The door's peer answers every question (or is unable to) itself.
-    fn interruptible(&self) -> bool {
-        false
-    }
-
-    async fn begin(&self, _: &Tool, _: &Context) -> Result<(), ToolOutcome> {
-        Ok(())
-    }
-
-    async fn deliver(self, tool: &Tool, _: &Context, ending: Ending) -> (Outcome, Self::Output) {
-        let (outcome, answer) = finish::ended(tool, ending, self.version);
-        // Only a context's cancellation ends a run as cancelled, and the
-        // door's never does (see above).
-        let answer =
-            answer.unwrap_or_else(|| Err(RpcError::internal_error("the call was cancelled")));
-        (outcome, answer)
-    }
-}
-
-/// Cancels a call whose future is dropped before it finished, so clones of
-/// its context (say, in a task the tool spawned) see the cancellation.
-struct CancelOnDrop(Option<CancelSignal>);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        if let Some(cancel) = self.0.take() {
-            cancel.cancel();
-        }
-    }
-}
-
-/// Counts a call in flight until it ends.
-struct InFlight(Arc<AtomicUsize>);
-
-impl InFlight {
-    /// Counts a call in `count`; with how many were running before it.
-    fn enter(count: &Arc<AtomicUsize>) -> (InFlight, usize) {
-        let before = count.fetch_add(1, Ordering::Relaxed);
-        (InFlight(Arc::clone(count)), before)
-    }
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -383,19 +186,19 @@ impl LocalClient {
         self.with(|door| door.sample = Some(callback))
     }
 
-    /// Presents `principal` as the caller ([`Context::principal`]); the
+    /// Presents `principal` as the caller ([`Context::principal`](crate::Context::principal)); the
     /// tools' scopes are checked against it, and the per-client limits
     /// count its calls under its subject.
     pub fn principal(self, principal: Principal) -> LocalClient {
         self.with(|door| door.principal = Some(Arc::new(principal)))
     }
 
-    /// Presents `info` as the client's `Implementation` ([`Context::client_info`]).
+    /// Presents `info` as the client's `Implementation` ([`Context::client_info`](crate::Context::client_info)).
     pub fn client_info(self, info: Implementation) -> LocalClient {
         self.with(|door| door.client_info = Some(info))
     }
 
-    /// Presents protocol revision `version` ([`Context::protocol_version`];
+    /// Presents protocol revision `version` ([`Context::protocol_version`](crate::Context::protocol_version);
     /// the latest by default). Results are the tool's in every revision:
     /// the door's client reads the full model.
     pub fn protocol_version(self, version: ProtocolVersion) -> LocalClient {
@@ -458,78 +261,6 @@ impl LocalClient {
         )
         .await
     }
-
-    /// Runs `tool` (found as `name`) with `arguments`: the same admission,
-    /// run slot, timeout and answer as a call over the wire
-    /// (`session::{admit, run, finish}`), for a tool or a prompt's body; the
-    /// door supplies only how the call arrived (its id, client and peer),
-    /// and `sink` takes the answer as the owned model (`refused` makes it of
-    /// a refusal before the run).
-    async fn run<S: Sink>(
-        &self,
-        name: Arc<str>,
-        tool: Arc<Tool>,
-        arguments: Value,
-        options: CallOptions,
-        sink: S,
-        refused: impl FnOnce(&Tool, ToolOutcome) -> S::Output,
-    ) -> S::Output {
-        let door = &*self.door;
-        let shared = &door.shared;
-        let n = door.next_id.fetch_add(1, Ordering::Relaxed);
-        // Written straight into the box, without the parse `from_string` does.
-        let id: Box<RawValue> = serde_json::value::to_raw_value(&n)
-            .unwrap_or_else(|_| unreachable!("an integer is JSON"));
-        let version = door.version;
-        let (_in_flight, running) = InFlight::enter(&door.in_flight);
-        let admitted = admit::admit(
-            shared,
-            &door.connection,
-            &name,
-            &id,
-            version,
-            running,
-            || None,
-        );
-        let span = match admitted {
-            Ok(span) => span,
-            Err(refusal) => return refused(&tool, refusal),
-        };
-        let peer = door.peer_for(&options, n);
-        let cancel = CancelSignal::default();
-        let context = Context::new(ContextParts {
-            request_id: id,
-            tool: Arc::clone(&name),
-            version,
-            client: Arc::clone(&door.client),
-            meta: None,
-            request_log_level: None,
-            cancel: cancel.clone(),
-            connection: Arc::clone(&door.connection),
-            reach: Arc::clone(&shared.reach),
-            answers: Map::new(),
-            peer: Some(peer),
-        });
-        let mut cancel_on_drop = CancelOnDrop(Some(cancel));
-        let call = ToolCall {
-            name,
-            arguments: Arguments::Local(arguments),
-            version,
-            context: context.clone(),
-        };
-        let admitted = Admitted {
-            timeout: run::timeout(shared, &tool, false, options.timeout),
-            future: run_tool(Arc::clone(&tool), call),
-            tool,
-            context,
-            span,
-        };
-        let client = door.connection.client_key();
-        let answer = run::execute(shared, client, admitted, sink).await;
-        // Ended: nothing left to cancel.
-        cancel_on_drop.0 = None;
-        answer
-    }
 }
 
 impl Door {
@@ -579,26 +310,6 @@ impl Door {
             log: None,
         });
         Arc::new(door)
-    }
-
-    /// The peer of a call with `options`: the shared one, unless the call
-    /// has callbacks of its own.
-    fn peer_for(&self, options: &CallOptions, id: u64) -> Arc<dyn Peer> {
-        if options.progress.is_none() && options.log.is_none() {
-            return Arc::clone(&self.peer) as Arc<dyn Peer>;
-        }
-        Arc::new(LocalPeer {
-            elicit: self.elicit.clone(),
-            sample: self.sample.clone(),
-            progress: options
-                .progress
-                .clone()
-                .map(|callback| (callback, Value::from(id))),
-            log: options
-                .log
-                .clone()
-                .map(|callback| (callback, options.log_level.unwrap_or(Level::Debug))),
-        })
     }
 }
 

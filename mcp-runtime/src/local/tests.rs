@@ -3,16 +3,18 @@
 
 use super::*;
 use crate::__private::tool_builder;
+use crate::context::Context;
 use crate::context::elicit::{ElicitRequest, FormField};
+use crate::level::Level;
 use crate::outcome::ToolOutcome;
 use crate::protocol::ErrorCode;
 use crate::protocol::model::{ContentBlock, ElicitAction, Role, SamplingContent};
-use crate::tool::Tool;
+use crate::tool::{Tool, ToolCall};
 use crate::{SampleRequest, ToolBuilder};
 use serde_json::json;
 use std::sync::Mutex;
-use std::sync::atomic::AtomicBool;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Pair {

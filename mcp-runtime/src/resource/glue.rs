@@ -1,8 +1,7 @@
 //! What `#[resource]`'s expansion names (through `__private`): the
 //! conversion of a template variable into a parameter, of the fn's return
-//! value into contents, the `State<T>` a read takes, and the URI check of
-//! `resources![...]`. Each trait carries the note rustc shows when a user's
-//! type does not fit.
+//! value into contents, and the `State<T>` a read takes. Each trait
+//! carries the note rustc shows when a user's type does not fit.
 
 use super::{Resource, ResourceBuilder, ResourceError, ResourceRead};
 use crate::protocol::model::ResourceContents;
@@ -143,21 +142,4 @@ pub fn built(builder: ResourceBuilder) -> Resource {
         Ok(resource) => resource,
         Err(error) => unreachable!("#[resource] checks its declaration: {error}"),
     }
-}
-
-/// Whether two URIs are the same, in a constant (the duplicate check of
-/// `resources![...]`).
-pub const fn same_uri(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut at = 0;
-    while at < a.len() {
-        if a[at] != b[at] {
-            return false;
-        }
-        at += 1;
-    }
-    true
 }

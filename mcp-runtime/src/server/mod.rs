@@ -1,31 +1,30 @@
 //! The server builder: configuration in, the shared server state out, plus
-//! `--dump-tools`. Serving is in [`stdio`] (stdio or any reader/writer; the
-//! loop itself is [`crate::transport::driver`]) and `http` (feature `http`).
+//! `--dump-tools`. Its bounds are set in `limits`, and `assemble` turns it
+//! into the shared state. Serving is in [`stdio`] (stdio or any
+//! reader/writer; the loop itself is [`crate::transport::driver`]) and
+//! `http` (feature `http`).
 
 use crate::changes::Notifier;
-use crate::context::Reach;
 use crate::context::elicit::{DEFAULT_ELICITATION_TIMEOUT, DEFAULT_MAX_SPENT_REQUEST_STATES};
-use crate::context::seal::{DEFAULT_OPEN_STATES_PER_CLIENT, StateSealer};
+use crate::context::seal::DEFAULT_OPEN_STATES_PER_CLIENT;
 use crate::dump::{DumpFormat, ToolDump};
 use crate::error::Error;
 use crate::limits::{
     DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_CONCURRENT_CALLS_PER_CLIENT,
     DEFAULT_MAX_PENDING_CALLS, DEFAULT_QUEUE_TIMEOUT, DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND,
-    Limits,
 };
 use crate::prompt::Prompt;
-use crate::prompt::registry::Prompts;
-use crate::shared::{Identity, Shared};
 use crate::state::StateMap;
-use crate::store::{MemoryStore, Store};
+use crate::store::Store;
 use crate::tool::Tool;
 use crate::tool::registry::Registry;
-use crate::tool::toolset::ToolSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod assemble;
 #[cfg(feature = "http")]
 mod http;
+mod limits;
 mod stdio;
 
 /// The largest message accepted by default: 8 MiB.
@@ -214,98 +213,10 @@ impl Server {
         self
     }
 
-    /// How many bytes of output a stdio (or [`Server::serve`]) connection
-    /// may hold that the client has not read yet: 4 MiB by default. Past
-    /// it, no more requests are read until the client reads, and the
-    /// notifications running calls send (progress, log messages) are
-    /// dropped and counted, with a warning in the log at most every ten
-    /// seconds; responses and requests to the client are never dropped. A
-    /// client that stops reading thus costs the server about this much,
-    /// plus the responses of the calls already running. For HTTP event
-    /// streams see `Server::max_sse_unwritten` (feature `http`).
-    pub fn max_unwritten_output(mut self, bytes: usize) -> Server {
-        self.max_unwritten_output = bytes;
-        self
-    }
-
     /// Registers application state; tools ask for it as a `State<T>` parameter.
     /// One value per type; registering a type again replaces it.
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Server {
         self.states.insert(value);
-        self
-    }
-
-    /// Ends calls that run longer than `timeout` with an `isError` result
-    /// ("timed out after …"). Off by default; `#[tool(timeout = "…")]`
-    /// overrides it per tool.
-    pub fn call_timeout(mut self, timeout: Duration) -> Server {
-        self.call_timeout = Some(timeout);
-        self
-    }
-
-    /// How many calls run at once (256 by default); more wait for a slot, up to [`Server::max_pending_calls`] of them and
-    /// each at most [`Server::queue_timeout`].
-    pub fn max_concurrent_calls(mut self, calls: usize) -> Server {
-        self.max_concurrent_calls = calls;
-        self
-    }
-
-    /// How many run slots one client may hold at once (64 by default, a
-    /// quarter of [`Server::max_concurrent_calls`]; at most that many): its
-    /// further calls wait for one of its own slots (at most
-    /// [`Server::queue_timeout`]), so a client holding long calls leaves
-    /// the others their share. Over HTTP a client is the token's subject
-    /// with authorization, else the peer's IP address; stdio serves one
-    /// client and is not limited by this.
-    pub fn max_concurrent_calls_per_client(mut self, calls: usize) -> Server {
-        self.max_concurrent_calls_per_client = calls;
-        self
-    }
-
-    /// How many calls may be in flight, running or waiting (65,536 by
-    /// default); beyond it calls are refused with an
-    /// `isError` result saying the server is busy. Over HTTP it also bounds
-    /// the requests being answered at once, across all connections (more
-    /// get `503` with `Retry-After`).
-    pub fn max_pending_calls(mut self, calls: usize) -> Server {
-        self.max_pending_calls = calls;
-        self
-    }
-
-    /// How long a call may wait for a run slot (30 s by default, under the
-    /// 60 s after which common clients give up) before it is answered with an `isError` result saying the
-    /// server was busy for that long and to retry: calls that never end
-    /// (say, tools stuck on an unanswered question) must not make every
-    /// later call wait forever.
-    pub fn queue_timeout(mut self, timeout: Duration) -> Server {
-        self.queue_timeout = timeout;
-        self
-    }
-
-    /// Rate-limits tool calls to `per_second` sustained with bursts of `burst`
-    /// (by default 1,000 calls per second with bursts of 2,000), for each
-    /// client: over HTTP the token's subject with authorization, else the
-    /// peer's IP address, each with a bucket of its own, so one client
-    /// spending its calls never spends another's; stdio's one client has
-    /// one bucket. Calls over the limit get an `isError` result saying when
-    /// to retry.
-    pub fn rate_limit(mut self, per_second: u32, burst: u32) -> Server {
-        self.rate_limit = Some((per_second, burst));
-        self
-    }
-
-    /// Turns the rate limit off (for benchmarks and trusted local clients).
-    pub fn no_rate_limit(mut self) -> Server {
-        self.rate_limit = None;
-        self
-    }
-
-    /// How long calls in flight may finish once input ends (30 s by
-    /// default), their responses written included. Calls still running a
-    /// tenth of it before the end (at most 250 ms before) are cancelled with
-    /// an error response, which the rest of the time is left to write.
-    pub fn drain_timeout(mut self, timeout: Duration) -> Server {
-        self.drain_timeout = timeout;
         self
     }
 
@@ -327,34 +238,6 @@ impl Server {
         self
     }
 
-    /// How many entries the default in-memory store holds (10,000 by
-    /// default): the single-use 2026-07-28 `requestState`s the server has
-    /// issued and not yet seen expire (open or answered, to accept each
-    /// once), and the values behind [`Handles`](crate::Handles). Each is
-    /// kept until its state expires (plus a minute, for replicas' clocks).
-    /// When the store is full and nothing has expired, a tool that asks for
-    /// input gets an `isError` result saying the server cannot take more
-    /// input requests and when to retry; answers to rounds already issued
-    /// are always taken, and a used state is never forgotten early, as that
-    /// would let it be replayed. No effect with a [`Server::store`] of your
-    /// own.
-    pub fn max_spent_request_states(mut self, states: usize) -> Server {
-        self.max_spent_request_states = states;
-        self
-    }
-
-    /// How many single-use 2026-07-28 input requests one client may have
-    /// open (issued within [`Server::input_request_ttl`]) at once: 1,000
-    /// by default, a tenth of the default store. A tool that asks for input
-    /// past it gets an `isError` result saying so and when to retry, so one
-    /// client cannot fill the store that every client's answers need. Over
-    /// HTTP a client is the token's subject with authorization, else the
-    /// peer's IP address; stdio serves one client and is not limited.
-    pub fn max_open_request_states_per_client(mut self, states: usize) -> Server {
-        self.max_open_request_states_per_client = states;
-        self
-    }
-
     /// How long a task (Tasks extension) is kept after it was made: its
     /// `ttlMs`, after which `tasks/get` no longer finds it. Default one hour.
     pub fn task_ttl(mut self, ttl: Duration) -> Server {
@@ -362,29 +245,8 @@ impl Server {
         self
     }
 
-    /// How many tasks one client may make within a task TTL (default
-    /// 100): the store holds every live task, so one client must not fill
-    /// it. Counted per replica, like the other per-client quotas; a call
-    /// over it is answered with an `isError` result saying when to retry.
-    pub fn max_tasks_per_client(mut self, tasks: usize) -> Server {
-        self.max_tasks_per_client = tasks.max(1);
-        self
-    }
-
-    /// How many [`Handles`](crate::Handles) one client may create within
-    /// their lifetime (1,000 by default, a tenth of the default store): past
-    /// it, `Handles::create` fails with an error saying when to retry, so one
-    /// client cannot fill the store that every client's handles and input
-    /// requests need. Over HTTP a client is the token's subject with
-    /// authorization, else the peer's IP address; stdio serves one client
-    /// and is not limited.
-    pub fn max_handles_per_client(mut self, handles: usize) -> Server {
-        self.max_handles_per_client = handles;
-        self
-    }
-
     /// Where spent `requestState` ids and [`Handles`](crate::Handles)
-    /// entries are kept: by default a [`MemoryStore`] of
+    /// entries are kept: by default a [`MemoryStore`](crate::store::MemoryStore) of
     /// [`Server::max_spent_request_states`] entries, right for one process.
     /// Replicas behind one load balancer share a store (e.g.
     /// `store::RedisStore`, feature `redis`), so a
@@ -403,18 +265,6 @@ impl Server {
     /// [`Context::notifier`](crate::Context::notifier).
     pub fn notifier(&self) -> Notifier {
         self.notifier.clone()
-    }
-
-    /// How many resources one client may subscribe to (1,000 by default):
-    /// in a legacy session (`resources/subscribe`; one more is refused with
-    /// `-32602` naming the limit), or on one 2026-07-28
-    /// `subscriptions/listen` stream (a longer `resourceSubscriptions` list
-    /// is refused the same way). A session is bounded by
-    /// `Server::max_legacy_sessions_per_client` (HTTP), so a client's
-    /// subscriptions are too.
-    pub fn max_resource_subscriptions(mut self, resources: usize) -> Server {
-        self.max_resource_subscriptions = resources;
-        self
     }
 
     /// How long a legacy `elicitation/create` waits for the user (10
@@ -484,13 +334,6 @@ impl Server {
         self
     }
 
-    /// The largest message accepted, in bytes; longer lines are answered with
-    /// an error and discarded. 8 MiB by default.
-    pub fn max_message_size(mut self, bytes: usize) -> Server {
-        self.max_message_size = bytes;
-        self
-    }
-
     /// The registered tools in `format`, without serving; fails like serving
     /// would on a bad registration (duplicate or invalid names), and when a
     /// tool cannot be expressed in `format` ([`Error::NotExpressible`]).
@@ -524,137 +367,7 @@ impl Server {
         ToolDump::new(format, &self.name, &tools, self.list_ttl_ms())
     }
 
-    /// A tool that runs only as a task needs the Tasks extension built in
-    /// (`#[tool(task = "required")]` checks it at compile time; this is
-    /// for tools built by hand).
-    fn check_tasks(&self) -> Result<(), Error> {
-        match self.tools.iter().find(|tool| {
-            !crate::task::ENABLED && tool.def.task == crate::tool::TaskSupport::Required
-        }) {
-            Some(tool) => Err(Error::TasksFeatureOff {
-                tool: tool.name.clone(),
-            }),
-            None => Ok(()),
-        }
-    }
-
-    /// Every `State<T>` a tool takes must be registered.
-    fn check_states(&self) -> Result<(), Error> {
-        let runners = self.prompts.iter().map(|prompt| &*prompt.runner);
-        for tool in self.tools.iter().chain(runners) {
-            if let Some(missing) = tool
-                .def
-                .states
-                .iter()
-                .find(|s| !self.states.contains(s.type_id))
-            {
-                return Err(Error::MissingState {
-                    tool: tool.name.clone(),
-                    type_name: missing.type_name,
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// What `into_shared` checks, without consuming the server.
-    pub(crate) fn check_registration(&self) -> Result<(), Error> {
-        #[cfg(feature = "skills")]
-        self.checked_skills()?;
-        self.check_states()?;
-        self.check_tasks()?;
-        #[cfg(feature = "http")]
-        self.http.check()?;
-        Registry::check(&self.tools)
-    }
-
     fn list_ttl_ms(&self) -> u64 {
         u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX)
-    }
-
-    /// Checks the registration (unique, valid names; object input schemas;
-    /// every state a tool needs registered).
-    /// `hide_unauthorized_tools`: see `Auth::hide_unauthorized_tools`.
-    pub(crate) fn into_shared(
-        self,
-        hide_unauthorized_tools: bool,
-    ) -> Result<(Arc<Shared>, usize, Duration), Error> {
-        #[cfg(feature = "skills")]
-        let skills = self.checked_skills()?;
-        self.check_states()?;
-        self.check_tasks()?;
-        let ttl_ms = self.list_ttl_ms();
-        let tools = ToolSet::new(self.tools, self.page_size, self.notifier.clone())?;
-        let prompts = Prompts::new(self.prompts, self.page_size)?;
-        // A skill's files are resources like any other (a URI registered
-        // both ways is refused as a duplicate).
-        #[cfg(feature = "skills")]
-        let resources = match &skills {
-            Some(skills) => self
-                .resources
-                .into_iter()
-                .chain(skills.resources()?)
-                .collect(),
-            None => self.resources,
-        };
-        #[cfg(not(feature = "skills"))]
-        let resources = self.resources;
-        let resources =
-            crate::resource::registry::ResourceRegistry::new(resources, self.page_size)?;
-        let identity = Identity::new(
-            self.name,
-            self.version,
-            self.title,
-            self.instructions,
-            ttl_ms,
-        );
-        let store = self
-            .store
-            .unwrap_or_else(|| Arc::new(MemoryStore::with_capacity(self.max_spent_request_states)));
-        let tasks = crate::task::Tasks::new(Arc::clone(&store), self.task_ttl);
-        self.notifier.relay_through(Arc::clone(&store));
-        let reach = Arc::new(Reach {
-            states: self.states,
-            store: Arc::clone(&store),
-            tools: Box::new(tools.clone()),
-            notifier: self.notifier.clone(),
-            elicitation_timeout: self.elicitation_timeout,
-            max_message_size: self.max_message_size,
-            handle_quota: Arc::new(crate::quota::WindowQuota::new(self.max_handles_per_client)),
-        });
-        let shared = Shared {
-            tools,
-            resources,
-            max_message_size: self.max_message_size,
-            prompts,
-            identity,
-            reach,
-            sealer: StateSealer::with_quota(
-                self.request_state_key,
-                self.input_request_ttl,
-                store,
-                self.max_open_request_states_per_client,
-            ),
-            limits: Limits::new(
-                self.max_concurrent_calls,
-                self.max_concurrent_calls_per_client,
-                self.max_pending_calls,
-                self.queue_timeout,
-                self.rate_limit,
-            ),
-            call_timeout: self.call_timeout,
-            tasks,
-            task_quota: Arc::new(crate::quota::WindowQuota::new(self.max_tasks_per_client)),
-            hide_unauthorized_tools,
-            notifier: self.notifier,
-            max_resource_subscriptions: self.max_resource_subscriptions,
-            recent_client: Default::default(),
-            max_unwritten_output: self.max_unwritten_output,
-            #[cfg(feature = "skills")]
-            skills,
-            #[cfg(feature = "http")]
-            max_sse_unwritten: self.http.sse_unwritten.unwrap_or(DEFAULT_MAX_SSE_UNWRITTEN),
-        };
-        Ok((Arc::new(shared), self.max_message_size, self.drain_timeout))
     }
 }

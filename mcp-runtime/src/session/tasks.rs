@@ -12,35 +12,30 @@
 //! [`LEASE`]; when the worker dies, its lease lapses and the next reader
 //! fails the task (`TaskRecord::fail_orphaned`).
 
-use super::call_span::CallSpan;
 use super::call_span::Outcome;
 use super::finish;
-use super::run::{self, Admitted, Ending, Sink, run_tool};
-use crate::conn::client::ClientInfo;
+use super::run::Ending;
 use crate::conn::connection::{CancelSignal, Connection};
-use crate::conn::peer::{Asked, LogMessage, Peer, Progress};
-use crate::context::{Context, ContextParts, TaskBegun, TaskStart};
-use crate::level::Level;
-use crate::outcome::{ToolError, ToolOutcome};
+use crate::conn::peer::Peer;
+use crate::context::{Context, TaskBegun, TaskStart};
+use crate::outcome::ToolError;
+use crate::protocol::model::RpcError;
 use crate::protocol::model::TaskStatus;
-use crate::protocol::model::method;
-use crate::protocol::model::{
-    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult, RpcError,
-};
 use crate::protocol::outgoing::Reply;
 
-use crate::protocol::{ErrorCode, ProtocolVersion};
+use crate::protocol::ProtocolVersion;
 use crate::shared::Shared;
-use crate::task::{LEASE, Resume, TaskError, TaskRecord, Tasks, input_request, new_id, now_ms};
+use crate::task::{LEASE, Resume, TaskError, TaskRecord, Tasks, new_id, now_ms};
 use crate::tool::Tool;
-use crate::tool::ToolCall;
-use crate::tool::call::Arguments;
-use crate::util::{BoxFuture, human_duration, lock};
-use serde::de::DeserializeOwned;
+use crate::util::{human_duration, lock};
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
+
+mod peer;
+mod resume;
+pub(crate) use resume::resume;
 
 /// How often the worker reads its record (for a cancel) and a question
 /// waits for its answer between reads.
@@ -332,267 +327,6 @@ impl TaskRun {
             }
         }
     }
-
-    /// Writes `message` as the status message, coalescing bursts: one
-    /// write at a time, each of the latest message.
-    fn report(&self, message: String) {
-        {
-            let mut progress = lock(&self.0.progress);
-            progress.last = Some(message.clone());
-            progress.latest = Some(message);
-            if progress.writing {
-                return;
-            }
-            progress.writing = true;
-        }
-        let inner = Arc::clone(&self.0);
-        tokio::spawn(async move {
-            loop {
-                let Some(message) = lock(&inner.progress).latest.take() else {
-                    lock(&inner.progress).writing = false;
-                    return;
-                };
-                let written = inner
-                    .tasks
-                    .update(&inner.id, inner.owner.as_deref(), |record| {
-                        // A later message was reported meanwhile, and a
-                        // question or the end may have stored it already:
-                        // this one would turn the status message back.
-                        if record.status.is_terminal()
-                            || lock(&inner.progress).last.as_ref() != Some(&message)
-                        {
-                            return false;
-                        }
-                        record.status_message = Some(message.clone());
-                        record.updated_ms = now_ms();
-                        true
-                    })
-                    .await;
-                if let Err(TaskError::Store(e)) = written {
-                    tracing::warn!(task = %inner.id, error = %e, "could not store the task's progress");
-                }
-            }
-        });
-    }
-
-    /// Asks the client `method` with `params` through the record: a new
-    /// key (never used before in this task) in `inputRequests`, the task
-    /// `input_required`, then the answer `tasks/update` leaves for it.
-    fn ask<T: DeserializeOwned + Send + 'static>(
-        &self,
-        method: &'static str,
-        params: Result<Value, serde_json::Error>,
-    ) -> BoxFuture<Result<T, RpcError>> {
-        let inner = Arc::clone(&self.0);
-        Box::pin(async move {
-            let params = params.map_err(|e| RpcError::internal_error(e.to_string()))?;
-            let unavailable = |e: TaskError| match e {
-                TaskError::Unknown => RpcError::internal_error("the task expired"),
-                TaskError::Store(e) => RpcError::internal_error(e.to_string()),
-            };
-            let mut key = String::new();
-            let mut ended = false;
-            // The progress reported just before the question may still be
-            // on its way (a write of its own): the task asks with it as its
-            // status message, as it ends with it (see `settle`).
-            let last = lock(&inner.progress).last.clone();
-            inner
-                .tasks
-                .update(&inner.id, inner.owner.as_deref(), |record| {
-                    // A task that ended (failed by a reader when its lease
-                    // lapsed while this worker stalled, say) stays ended:
-                    // asking would make it `input_required` again.
-                    ended = record.status.is_terminal();
-                    if ended {
-                        return false;
-                    }
-                    record.issued += 1;
-                    key = format!("input-{}", record.issued);
-                    record
-                        .input_requests
-                        .insert(key.clone(), input_request(method, params.clone()));
-                    record.status = TaskStatus::InputRequired;
-                    if last.is_some() {
-                        record.status_message.clone_from(&last);
-                    }
-                    record.updated_ms = now_ms();
-                    true
-                })
-                .await
-                .map_err(unavailable)?;
-            if ended {
-                return Err(RpcError::internal_error(
-                    "the task ended before the question was asked",
-                ));
-            }
-            loop {
-                tokio::time::sleep(WATCH).await;
-                let mut answer = None;
-                let record = inner
-                    .tasks
-                    .update(&inner.id, inner.owner.as_deref(), |record| {
-                        answer = record.responses.remove(&key);
-                        answer.is_some()
-                    })
-                    .await
-                    .map_err(unavailable)?;
-                if let Some(answer) = answer {
-                    return serde_json::from_value(answer).map_err(|e| {
-                        RpcError::new(
-                            ErrorCode::INVALID_PARAMS,
-                            format!("the answer to `{key}` is not a {method} result: {e}"),
-                        )
-                    });
-                }
-                if record.cancel_requested && !record.status.is_terminal() {
-                    // `tasks/cancel` came while the tool waits here: the
-                    // task must end `cancelled`, as the watcher would end
-                    // it. Failing the question instead would let the tool
-                    // turn that into its own result (an `isError` one,
-                    // say) and the task would end `completed`, whichever of
-                    // this loop and the watcher read the flag first. The
-                    // call's cancellation ends the tool, dropping this.
-                    inner.cancel.cancel();
-                    return std::future::pending().await;
-                }
-                if record.status.is_terminal() {
-                    return Err(RpcError::internal_error(
-                        "the task ended before the answer came",
-                    ));
-                }
-            }
-        })
-    }
-}
-
-/// Progress becomes the record's `statusMessage` (under a token of the
-/// task's own, whatever the request carried); questions become its
-/// `input_required` rounds.
-impl Peer for TaskRun {
-    fn progress_token<'a>(&'a self, _: Option<&'a Value>) -> Option<&'a Value> {
-        Some(&TASK_PROGRESS)
-    }
-
-    fn progress(&self, progress: Progress<'_>) {
-        let message = match (progress.message, progress.total) {
-            (Some(message), _) => message.to_owned(),
-            (None, Some(total)) => format!("{} of {total}", progress.progress),
-            (None, None) => format!("{} done", progress.progress),
-        };
-        self.report(message);
-    }
-
-    /// No log messages for tasks: the extension carries none.
-    fn log_level(&self, _: ProtocolVersion, _: Option<Level>) -> Option<Level> {
-        None
-    }
-
-    fn log(&self, _: LogMessage<'_>) {}
-
-    fn elicit(&self, params: ElicitParams) -> Asked<ElicitResult> {
-        Asked::Answer(self.ask(method::ELICIT, serde_json::to_value(params)))
-    }
-
-    fn sample(&self, params: CreateMessageParams) -> Asked<CreateMessageResult> {
-        Asked::Answer(self.ask(method::CREATE_MESSAGE, serde_json::to_value(params)))
-    }
-
-    fn roots(&self) -> Asked<ListRootsResult> {
-        Asked::Answer(self.ask(method::ROOTS_LIST, Ok(Value::Object(Map::new()))))
-    }
-}
-
-/// Runs the tool of task `id` again from the start, on this replica, after
-/// this replica took the task over from a lost worker (a resumable tool:
-/// `TaskRecord::adopt_or_fail`). The run has no request: its id is the
-/// task's, its client the capabilities the task was made with, no
-/// principal (the token that made the task is gone with its request).
-pub(crate) fn resume(shared: &Arc<Shared>, id: &str, record: &TaskRecord) {
-    let Some(again) = record.resume.clone() else {
-        return;
-    };
-    let shared = Arc::clone(shared);
-    let (id, tool_name, owner) = (id.to_owned(), record.tool.clone(), record.owner.clone());
-    tokio::spawn(async move {
-        let cancel = CancelSignal::default();
-        let run = TaskRun::new(&shared.tasks, &id, owner, cancel.clone());
-        let Some((name, tool)) = shared.tools.lookup(&tool_name) else {
-            run.settle(Settled::Failed(RpcError::internal_error(format!(
-                "the task's tool '{tool_name}' is no longer served, so it could not be started again"
-            ))))
-            .await;
-            return;
-        };
-        run.watch();
-        tracing::info!(task = %id, tool = %name, "task taken over: its tool runs again");
-        let request_id = serde_json::value::to_raw_value(&id)
-            .unwrap_or_else(|_| unreachable!("a string is JSON"));
-        let context = Context::new(ContextParts {
-            request_id,
-            tool: Arc::clone(&name),
-            version: ProtocolVersion::V2026_07_28,
-            client: Arc::new(ClientInfo {
-                info: None,
-                capabilities: again.capabilities,
-            }),
-            meta: None,
-            request_log_level: None,
-            cancel,
-            // Nothing is written to it: the task's peer gets it all.
-            connection: Arc::new(Connection::new(crate::conn::outbox::channel(0).0)),
-            reach: Arc::clone(&shared.reach),
-            answers: serde_json::Map::new(),
-            peer: None,
-        });
-        context.resume_task(Arc::new(run.clone()));
-        let arguments = again
-            .arguments
-            .map_or(Arguments::None, |raw| Arguments::Raw(Arc::from(raw.get())));
-        let version = ProtocolVersion::V2026_07_28;
-        // The span a call over the wire opens, with no caller's trace: the
-        // request that carried one is gone.
-        let span = CallSpan::open(&name, context.raw_request_id(), version, || None);
-        let call = ToolCall {
-            name,
-            arguments,
-            version,
-            context: context.clone(),
-        };
-        let admitted = Admitted {
-            timeout: run::timeout(&shared, &tool, true, None),
-            future: run_tool(Arc::clone(&tool), call),
-            tool,
-            context,
-            span,
-        };
-        // No principal: the limits count it as a client of its own.
-        run::execute(&shared, None, admitted, Resumed { run, version }).await;
-    });
-}
-
-/// The [`Sink`] of a task's tool run again after its worker was lost (see
-/// [`resume`]): its end stored in the record; `tasks/cancel` ends it.
-struct Resumed {
-    run: TaskRun,
-    version: ProtocolVersion,
-}
-
-impl Sink for Resumed {
-    type Output = ();
-
-    fn cancelled_by_context(&self) -> bool {
-        true
-    }
-
-    async fn begin(&self, _: &Tool, _: &Context) -> Result<(), ToolOutcome> {
-        Ok(())
-    }
-
-    async fn deliver(self, tool: &Tool, _: &Context, ending: Ending) -> (Outcome, ()) {
-        let (outcome, settled) = task_end(tool, ending, self.version);
-        self.run.settle(settled).await;
-        (outcome, ())
-    }
 }
 
 /// What a task's end stores, from how its call ended.
@@ -618,6 +352,8 @@ pub(super) fn task_end(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::outcome::ToolOutcome;
+    use crate::session::run;
     use crate::store::MemoryStore;
     use crate::task::DEFAULT_TTL;
     use serde_json::json;

@@ -1,7 +1,8 @@
 //! The hyper server loop: accepting connections (at most the connection
 //! limit, with the open-file limit raised first), serving each with
 //! [`HttpService`] under the header timeout and a write-idle timeout, and
-//! draining at shutdown.
+//! draining at shutdown. The open-file and connection limits are in
+//! `descriptors`, the write-idle timeout in `write_idle`.
 
 use super::HttpService;
 use super::checks::{WithHeader, refuse};
@@ -10,30 +11,18 @@ use super::sse::HttpBody;
 use hyper::header;
 use hyper::{Request, Response, StatusCode};
 use std::future::Future;
-use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::{Notify, watch};
 
-/// Descriptors kept for the process itself (its pipes, the runtime's own,
-/// store and JWKS connections, files tools open) when the connection limit
-/// is derived from the open-file limit.
-const RESERVED_DESCRIPTORS: u64 = 64;
-
-/// The connection limit derived from a soft open-file limit of `files`:
-/// all but [`RESERVED_DESCRIPTORS`] of them, at least 16.
-fn default_max_connections(files: Option<u64>) -> usize {
-    match files {
-        Some(files) => usize::try_from(files.saturating_sub(RESERVED_DESCRIPTORS).max(16))
-            .unwrap_or(usize::MAX),
-        None => usize::MAX,
-    }
-}
+mod descriptors;
+mod write_idle;
+use descriptors::default_max_connections;
+pub(crate) use descriptors::raise_open_file_limit;
+use write_idle::WriteIdle;
 
 /// Serves `service` on `listener` until `shutdown` completes; then stops
 /// accepting, answers requests that arrive on open connections with `503`
@@ -278,43 +267,6 @@ impl Throttled {
     }
 }
 
-/// Raises the soft open-file limit to the hard one (each connection is a
-/// descriptor, and distributions' soft default of 1024 is far below what
-/// a server may hold); returns the soft limit in force (`None`: unlimited
-/// or unknown).
-#[cfg(unix)]
-pub(crate) fn raise_open_file_limit() -> Option<u64> {
-    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
-    let limit = getrlimit(Resource::Nofile);
-    // No soft limit: nothing to raise.
-    let soft = limit.current?;
-    // An unlimited hard limit is refused as a soft one by some kernels
-    // (macOS caps it at OPEN_MAX): aim at a large finite number then.
-    let target = limit.maximum.unwrap_or(1 << 20);
-    if target <= soft {
-        return Some(soft);
-    }
-    let raised = Rlimit {
-        current: Some(target),
-        maximum: limit.maximum,
-    };
-    match setrlimit(Resource::Nofile, raised) {
-        Ok(()) => {
-            tracing::info!(from = soft, to = target, "raised the soft open-file limit");
-            Some(target)
-        }
-        Err(err) => {
-            tracing::warn!(%err, soft, "could not raise the soft open-file limit");
-            Some(soft)
-        }
-    }
-}
-
-#[cfg(not(unix))]
-pub(crate) fn raise_open_file_limit() -> Option<u64> {
-    None
-}
-
 /// The service hyper calls on one connection: the peer address goes to the
 /// front door (for per-client quotas, `ClientKey`; through the request's
 /// extensions when the user's layers come first), each
@@ -445,96 +397,6 @@ async fn serve_connection<F, B>(
     }
 }
 
-/// A stream whose writes fail with `TimedOut` once one has made no
-/// progress for `idle` (hyper has no write timeout): a client that stops
-/// reading a response loses its connection, and the response's memory is
-/// freed, instead of holding both forever. The timer runs only while a
-/// write waits, so an event stream with nothing to send is never cut.
-#[derive(Debug)]
-struct WriteIdle<S> {
-    inner: S,
-    idle: Duration,
-    /// Armed when a write first waits; cleared by any progress.
-    timer: Option<Pin<Box<tokio::time::Sleep>>>,
-}
-
-impl<S> WriteIdle<S> {
-    fn new(inner: S, idle: Duration) -> WriteIdle<S> {
-        WriteIdle {
-            inner,
-            idle,
-            timer: None,
-        }
-    }
-
-    /// What a write that returned `poll` means, under the idle timer.
-    fn watch<T>(&mut self, cx: &mut Context<'_>, poll: Poll<io::Result<T>>) -> Poll<io::Result<T>> {
-        match poll {
-            Poll::Ready(result) => {
-                self.timer = None;
-                Poll::Ready(result)
-            }
-            Poll::Pending => {
-                let idle = self.idle;
-                let timer = self
-                    .timer
-                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(idle)));
-                match timer.as_mut().poll(cx) {
-                    Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
-                        io::ErrorKind::TimedOut,
-                        "the client read nothing of the response within the write timeout",
-                    ))),
-                    Poll::Pending => Poll::Pending,
-                }
-            }
-        }
-    }
-}
-
-impl<S: AsyncRead + Unpin> AsyncRead for WriteIdle<S> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_read(cx, buf)
-    }
-}
-
-impl<S: AsyncWrite + Unpin> AsyncWrite for WriteIdle<S> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        let poll = Pin::new(&mut self.inner).poll_write(cx, buf);
-        self.watch(cx, poll)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        let poll = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
-        self.watch(cx, poll)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let poll = Pin::new(&mut self.inner).poll_flush(cx);
-        self.watch(cx, poll)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let poll = Pin::new(&mut self.inner).poll_shutdown(cx);
-        self.watch(cx, poll)
-    }
-}
-
 /// Whether a bind address is loopback, so `Host` is checked by default.
 pub(crate) fn is_loopback(addr: &SocketAddr) -> bool {
     addr.ip().is_loopback()
@@ -543,6 +405,7 @@ pub(crate) fn is_loopback(addr: &SocketAddr) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io;
     use tokio::io::AsyncWriteExt;
 
     #[test]

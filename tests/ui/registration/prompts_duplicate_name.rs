@@ -1,3 +1,5 @@
+// Two fns that give their prompts the same name: one error, on the later entry.
+
 use mcpfn_runtime::prompt;
 
 #[prompt(name = "greet")]

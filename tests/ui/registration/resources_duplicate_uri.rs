@@ -1,3 +1,5 @@
+// Two resources at one URI: one error, on the later entry.
+
 use mcpfn_runtime::resource;
 
 #[resource("test://readme")]

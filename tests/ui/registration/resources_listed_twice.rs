@@ -1,3 +1,5 @@
+// The same resource listed twice: one error, on the later entry.
+
 use mcpfn_runtime::resource;
 
 #[resource("test://a")]

@@ -1,3 +1,5 @@
+// The same prompt listed twice: one error, on the later entry.
+
 use mcpfn_runtime::prompt;
 
 #[prompt]

@@ -1,3 +1,5 @@
+// A fn without #[prompt] in the list: one error, on its name.
+
 async fn hello() -> String {
     "Say hello.".to_owned()
 }
