@@ -7,7 +7,7 @@
 use super::lock;
 use super::stream::Stream;
 use mcpfn_client::BoxFuture;
-use mcpfn_host::agent::approval::{Answer, Person, Question};
+use mcpfn_host::agent::approval::{Answer, Caller, Person, Question};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -125,6 +125,10 @@ impl PagePerson {
         match question {
             Question::Call(request) => json!({
                 "kind": "call",
+                "caller": match request.caller {
+                    Caller::App => "app",
+                    _ => "model",
+                },
                 "server": request.server,
                 "tool": request.tool.name,
                 "read_only": request.is_trusted_read_only(),
@@ -162,7 +166,10 @@ impl Person for PagePerson {
         let mut event = PagePerson::shown(question);
         event["event"] = "approval_asked".into();
         event["ask"] = ask.into();
-        if let Question::Call(request) = question {
+        // A model's call is asked in its card; an app's has none.
+        if let Question::Call(request) = question
+            && request.caller == Caller::Model
+        {
             event["call"] = self
                 .stream
                 .last_call(request.server, &request.tool.name)

@@ -141,10 +141,13 @@
   function approval(event) {
     const box = element("div", "approval");
     box.setAttribute("role", "group");
+    const readOnly = event.read_only ? " (read-only)" : "";
     const what =
       event.kind === "definition"
         ? `Offer the changed tool ${event.tool} of ${event.server} to the model?`
-        : `Run ${event.tool} of ${event.server}${event.read_only ? " (read-only)" : ""}?`;
+        : event.caller === "app"
+          ? `The app of ${event.server} asks to run ${event.tool}${readOnly}. Run it?`
+          : `Run ${event.tool} of ${event.server}${readOnly}?`;
     box.setAttribute("aria-label", `Approval: ${what}`);
     box.append(element("p", "", what));
     if (event.details) box.append(element("p", "input", event.details));
