@@ -457,8 +457,8 @@ fn call_question(request: &ApprovalRequest<'_>) -> String {
         ""
     };
     let who = match request.caller {
-        Caller::Model => "The model".to_owned(),
-        Caller::App => format!("The app of server `{server}`"),
+        Caller::Model => "The model",
+        Caller::App => "The server's app",
     };
     format!(
         "\n{who} asks to run `{tool}` of server `{server}`{hint} with {}\n\
@@ -728,6 +728,19 @@ mod tests {
             ),
             "{}",
             shown(&screen)
+        );
+    }
+
+    #[test]
+    fn an_apps_call_is_asked_as_the_apps() {
+        let (write, input) = (named("write", None), json!({}));
+        let mut request = call(&write, "a", true, &input);
+        request.caller = Caller::App;
+        assert!(
+            call_question(&request)
+                .starts_with("\nThe server's app asks to run `write` of server `a` with {}\n"),
+            "{}",
+            call_question(&request)
         );
     }
 
