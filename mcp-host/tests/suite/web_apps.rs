@@ -276,7 +276,13 @@ fn an_apps_call_is_asked_on_the_page_as_the_models_are() {
     assert_eq!(answers[2]["result"]["content"], ran("2"));
     assert_eq!(
         seen["asks"],
-        json!(["Allowed once", "Denied", "Allowed once"])
+        json!([
+            "Allowed once",
+            "Denied",
+            "Allowed once",
+            // Asked again, then the app closed: the question went with it.
+            "No longer asked: the app's request ended (the app closed, or the page went away)"
+        ])
     );
     // The model's one call needed no one: read-only, of a trusted server.
     assert_eq!(fake.requests().len(), 2);

@@ -111,6 +111,11 @@ def approve(page, url):
         ask.get_by_role("button", name=button).click()
         expect(ask.get_by_role("button")).to_have_count(0)
         seen["answers"].append(answered(app, count))
+    # An app that goes takes its question with it.
+    app.get_by_role("button", name="Call record").click()
+    expect(asks).to_have_count(4)
+    page.get_by_role("region", name="App of show (fixture)").get_by_role("button", name="Close app").click()
+    expect(asks.nth(3).get_by_role("button")).to_have_count(0)
     seen["asks"] = asks.all_text_contents()
     return seen
 

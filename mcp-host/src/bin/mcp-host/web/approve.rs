@@ -72,13 +72,16 @@ struct Withdraw {
     asked: Arc<Mutex<Asked>>,
     stream: Arc<Stream>,
     ask: u64,
+    /// Why, for the page: the line ended, or the app's request did.
+    reason: &'static str,
 }
 
 impl Drop for Withdraw {
     fn drop(&mut self) {
         if lock(&self.asked).waiting.remove(&self.ask).is_some() {
-            self.stream
-                .publish(&json!({"event": "approval_closed", "ask": self.ask}));
+            self.stream.publish(
+                &json!({"event": "approval_closed", "ask": self.ask, "reason": self.reason}),
+            );
         }
     }
 }
@@ -176,10 +179,17 @@ impl Person for PagePerson {
                 .into();
         }
         self.stream.publish(&event);
+        let reason = match question {
+            Question::Call(request) if request.caller == Caller::App => {
+                "the app's request ended (the app closed, or the page went away)"
+            }
+            _ => "the line ended",
+        };
         let withdraw = Withdraw {
             asked: Arc::clone(&self.asked),
             stream: Arc::clone(&self.stream),
             ask,
+            reason,
         };
         Box::pin(async move {
             let _withdraw = withdraw;

@@ -55,6 +55,9 @@
       this.times = [];
       this.closed = false;
       this.pending = new Map(); // our request id -> resolve
+      // Aborts the app's requests to the host still waiting (an approval
+      // asked for its call is withdrawn) when it goes.
+      this.requests = new AbortController();
       this.nextId = 1;
       this.asking = false;
       this.displayMode = "inline";
@@ -213,7 +216,7 @@
     async request(id, method, params) {
       const relay = async (path, body, result) => {
         try {
-          const reply = await host.post(path, { app: this.info.app, ...body });
+          const reply = await host.post(path, { app: this.info.app, ...body }, this.requests.signal);
           this.answer(id, result(reply));
         } catch (e) {
           this.fail(id, -32000, e.message);
@@ -431,6 +434,7 @@
 
     end(reason) {
       this.closed = true;
+      this.requests.abort();
       // The window back to the page (the app, closed, is not told).
       this.setDisplayMode("inline");
       this.frame?.remove();
