@@ -73,8 +73,8 @@ impl McpClient {
     /// session; on 2026-07-28 a `subscriptions/listen` stream naming it
     /// (and every other resource subscribed to), open once the server
     /// acknowledged it. A connection made again after its server exited
-    /// keeps them: a legacy session asks for each again as it starts
-    /// ([`subscribe_again`](Self::subscribe_again)); a 2026-07-28
+    /// keeps them: a legacy session asks for each again as it starts (one
+    /// the server refuses then is dropped, with a warning); a 2026-07-28
     /// connection names them again when its stream reopens (on its next
     /// listing).
     pub async fn subscribe_resource(&self, uri: &str) -> Result<(), McpError> {
