@@ -239,7 +239,11 @@ impl McpClient {
         if conn.current.is_closed() {
             let fresh = conn.reconnector.restart(&conn.current).await?;
             let era = match conn.era {
-                Era::Legacy(_) => self.parts().initialize(&fresh).await?,
+                Era::Legacy(_) => {
+                    let era = self.parts().initialize(&fresh).await?;
+                    self.subscribe_again(&fresh, era).await;
+                    era
+                }
                 Era::Modern => self
                     .parts()
                     .discover(&fresh, self.inner.options.handshake_timeout)

@@ -12,6 +12,7 @@
 //! the size.
 
 use super::{Era, McpClient, request};
+use crate::Dispatcher;
 use crate::{ClientError, McpError};
 use mcpfn_protocol::model::method::{
     ListResourceTemplates, ListResources, ReadResource, Request, Subscribe, Unsubscribe,
@@ -20,6 +21,7 @@ use mcpfn_protocol::model::{
     ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate, SubscribeParams,
 };
 use std::borrow::Cow;
+use std::sync::Arc;
 
 impl McpClient {
     /// The server's resources at fixed URIs, every page (none when it does
@@ -70,9 +72,11 @@ impl McpClient {
     /// [`changes`](Self::changes)): `resources/subscribe` in a legacy
     /// session; on 2026-07-28 a `subscriptions/listen` stream naming it
     /// (and every other resource subscribed to), open once the server
-    /// acknowledged it. After a restart a legacy session has none until
-    /// they are made again; a 2026-07-28 connection names them again when
-    /// its stream reopens (on its next listing).
+    /// acknowledged it. A connection made again after its server exited
+    /// keeps them: a legacy session asks for each again as it starts (one
+    /// the server refuses then is dropped, with a warning); a 2026-07-28
+    /// connection names them again when its stream reopens (on its next
+    /// listing).
     pub async fn subscribe_resource(&self, uri: &str) -> Result<(), McpError> {
         self.subscription(uri, true).await
     }
@@ -81,6 +85,41 @@ impl McpClient {
     /// session, a stream without it on 2026-07-28.
     pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), McpError> {
         self.subscription(uri, false).await
+    }
+
+    /// Asks the new legacy session on `dispatcher` (the connection made
+    /// again) for every subscription the last one had: a server keeps
+    /// none across a restart. One refused is dropped, with a warning
+    /// naming the server and the URI.
+    pub(super) async fn subscribe_again(&self, dispatcher: &Arc<Dispatcher>, era: Era) {
+        let uris: Vec<String> = self
+            .inner
+            .subscriptions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .cloned()
+            .collect();
+        let server = &self.inner.config.name;
+        for uri in uris {
+            let params = SubscribeParams {
+                uri: Cow::Owned(uri.clone()),
+            };
+            let options = self.request_options(
+                era,
+                Subscribe::METHOD,
+                None,
+                self.inner.options.call_timeout,
+            );
+            if let Err(e) = request::<Subscribe>(dispatcher, server, &params, options).await {
+                tracing::warn!(%server, %uri, error = %e, "a subscription was not made again after the restart; its updates stop");
+                self.inner
+                    .subscriptions
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&uri);
+            }
+        }
     }
 
     async fn subscription(&self, uri: &str, on: bool) -> Result<(), McpError> {

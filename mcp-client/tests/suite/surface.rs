@@ -280,6 +280,71 @@ fn a_subscription_tells_updates_until_it_ends_in_both_eras() {
 }
 
 #[test]
+fn a_subscription_is_made_again_when_its_server_is_started_again() {
+    run(async {
+        // The server writes its PID, so the test can end it (and only it).
+        let dir =
+            std::env::temp_dir().join(format!("mcp-client-subscribe-again-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pid_file = dir.join("pid");
+        let script = format!(
+            "echo $$ > '{}'; exec '{}'",
+            pid_file.display(),
+            common::example("conformance").display()
+        );
+        let pid = || {
+            std::fs::read_to_string(&pid_file)
+                .unwrap()
+                .trim()
+                .to_owned()
+        };
+        let config = ServerConfig::stdio("conformance", "sh", ["-c", script.as_str()]);
+        let client = McpClient::connect_with(config, ClientOptions::mode(Mode::Legacy))
+            .await
+            .unwrap();
+        let mut changes = client.changes();
+        client
+            .subscribe_resource("test://watched-resource")
+            .await
+            .unwrap();
+        let first = pid();
+        assert!(
+            std::process::Command::new("kill")
+                .args(["-KILL", &first])
+                .status()
+                .unwrap()
+                .success()
+        );
+        // A call that meets the dead connection fails; the next one starts
+        // the server again.
+        let mut tries = 0;
+        loop {
+            let called = client
+                .call_tool("test_trigger_resource_update", None, CallOptions::default())
+                .await;
+            if called.is_ok() && client.restarts().await == 1 {
+                break;
+            }
+            tries += 1;
+            assert!(tries < 50, "the server was not started again: {called:?}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert_ne!(pid(), first);
+        // The list change after it proves the order: the update came first.
+        client
+            .call_tool("test_trigger_prompt_change", None, CallOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(
+            next_change(&mut changes).await,
+            Change::ResourceUpdated("test://watched-resource".into())
+        );
+        client.close().await;
+        let _ = std::fs::remove_dir_all(&dir);
+    });
+}
+
+#[test]
 fn skills_are_listed_and_their_files_read_and_checked() {
     run(async {
         for mode in [Mode::Legacy, Mode::Modern] {

@@ -36,11 +36,24 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::sync::{Arc, Mutex};
 
+/// Who asks for a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Caller {
+    /// The model, in a response.
+    Model,
+    /// An app of the tool's own server (MCP Apps), from its frame.
+    App,
+}
+
 /// A call about to run.
 #[derive(Clone, Copy, Debug)]
 pub struct ApprovalRequest<'a> {
-    /// The name the model used.
+    /// The name the model used (an app's call: the tool's model name, or
+    /// its MCP name when the model is never offered it).
     pub model_name: &'a str,
+    /// Who asks: the model, or an app (the same rules decide both).
+    pub caller: Caller,
     /// The tool, as its server lists it (its MCP name, its annotations).
     pub tool: &'a Tool,
     /// The server's config name.
@@ -443,8 +456,12 @@ fn call_question(request: &ApprovalRequest<'_>) -> String {
     } else {
         ""
     };
+    let who = match request.caller {
+        Caller::Model => "The model",
+        Caller::App => "The server's app",
+    };
     format!(
-        "\nThe model asks to run `{tool}` of server `{server}`{hint} with {}\n\
+        "\n{who} asks to run `{tool}` of server `{server}`{hint} with {}\n\
          Run it? y = once, t = always `{tool}` of `{server}`, s = always any tool of `{server}`, n = no [y/t/s/N] ",
         short_input(request.input),
     )
@@ -503,6 +520,7 @@ mod tests {
     fn request<'a>(tool: &'a Tool, trusted: bool, input: &'a Value) -> ApprovalRequest<'a> {
         ApprovalRequest {
             model_name: "get_weather",
+            caller: Caller::Model,
             tool,
             server: "weather",
             trusted,
@@ -585,6 +603,7 @@ mod tests {
     ) -> ApprovalRequest<'a> {
         ApprovalRequest {
             model_name: &tool.name,
+            caller: Caller::Model,
             tool,
             server,
             trusted,
@@ -709,6 +728,19 @@ mod tests {
             ),
             "{}",
             shown(&screen)
+        );
+    }
+
+    #[test]
+    fn an_apps_call_is_asked_as_the_apps() {
+        let (write, input) = (named("write", None), json!({}));
+        let mut request = call(&write, "a", true, &input);
+        request.caller = Caller::App;
+        assert!(
+            call_question(&request)
+                .starts_with("\nThe server's app asks to run `write` of server `a` with {}\n"),
+            "{}",
+            call_question(&request)
         );
     }
 

@@ -10,7 +10,7 @@
 //! become an `isError` result saying why ([`CallFailure`]). The APIs refuse a history where a
 //! `tool_use` has no `tool_result`, and the model can act on the reason.
 
-use super::approval::{ApprovalRequest, Approver, Decision, UNASKED_REASON};
+use super::approval::{ApprovalRequest, Approver, Caller, Decision, UNASKED_REASON};
 use super::budget::{Kept, ResultBudget};
 use super::events::{Event, EventSink, PROGRESS_MESSAGE_BYTES};
 use super::interrupt::Interrupt;
@@ -156,6 +156,7 @@ pub(super) async fn run(
             (Some(entry), Ok(input), Run::Yes) => {
                 let request = ApprovalRequest {
                     model_name: &call.name,
+                    caller: Caller::Model,
                     tool: &entry.tool,
                     server: &entry.server,
                     trusted: entry.trusted,

@@ -57,6 +57,13 @@ pub(super) struct LiveTools {
     off: RwLock<BTreeSet<String>>,
 }
 
+impl Offered {
+    /// Whether the tool called `model_name` is held back until approved.
+    pub(super) fn is_held(&self, model_name: &str) -> bool {
+        self.held.contains(model_name)
+    }
+}
+
 impl LiveTools {
     /// The tools of `catalog`, as far as `gate` lets them through.
     pub(super) async fn new(

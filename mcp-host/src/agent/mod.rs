@@ -82,6 +82,7 @@
 //! # }
 //! ```
 
+mod app_calls;
 pub mod approval;
 pub mod budget;
 mod builder;

@@ -1,12 +1,15 @@
 //! An app's own `tools/call` (MCP Apps): allowed only for a tool its own
 //! server lists now, that the config's filter keeps, and whose
 //! visibility includes `"app"`, whether or not the model is offered it.
+//! This is the catalog's half; the agent puts each call to the approver
+//! first, as it does the model's
+//! ([`Agent::call_from_app`](crate::agent::Agent::call_from_app)).
 
 use super::Catalog;
 use crate::apps;
 use crate::call_result::CallFailure;
 use mcpfn_client::CallOptions;
-use mcpfn_protocol::model::CallToolResult;
+use mcpfn_protocol::model::{CallToolResult, Tool};
 use serde_json::Value;
 
 /// Why an app's call was refused before reaching its server; each names
@@ -38,6 +41,47 @@ pub enum AppCallRefused {
         /// The tool's MCP name.
         tool: String,
     },
+    /// The person (or the `--approve` policy) declined the call.
+    #[error("the call of `{tool}` of server `{server}` was declined by the user")]
+    Declined {
+        /// The server.
+        server: String,
+        /// The tool's MCP name.
+        tool: String,
+    },
+    /// The call needs a person's approval and no one could be asked.
+    #[error(
+        "the call of `{tool}` of server `{server}` was not run: {}",
+        crate::agent::approval::UNASKED_REASON
+    )]
+    Unasked {
+        /// The server.
+        server: String,
+        /// The tool's MCP name.
+        tool: String,
+    },
+    /// The tool's definition changed and awaits the user's approval
+    /// ([`pins`](crate::agent::pins)): held back from the app as from the
+    /// model.
+    #[error(
+        "the tool `{tool}` of server `{server}` is held back: its definition changed and awaits the user's approval"
+    )]
+    AwaitsApproval {
+        /// The server.
+        server: String,
+        /// The tool's MCP name.
+        tool: String,
+    },
+}
+
+/// A tool an app may call, as its server lists it.
+#[derive(Clone, Copy, Debug)]
+pub struct AppTool<'a> {
+    /// The tool.
+    pub tool: &'a Tool,
+    /// Whether its server's annotations are believed
+    /// ([`ToolSource::trusted`](super::ToolSource::trusted)).
+    pub trusted: bool,
 }
 
 impl Catalog {
@@ -52,25 +96,12 @@ impl Catalog {
         arguments: Value,
         mut options: CallOptions,
     ) -> Result<CallToolResult, AppCallRefused> {
+        self.app_tool(server, tool)?;
         let Some(source) = self.sources.get(server) else {
             return Err(AppCallRefused::UnknownServer {
                 server: server.to_owned(),
             });
         };
-        let listed = self
-            .listed
-            .get(server)
-            .and_then(|tools| tools.iter().find(|t| t.name == tool))
-            .ok_or_else(|| AppCallRefused::NotListed {
-                server: server.to_owned(),
-                tool: tool.to_owned(),
-            })?;
-        if !apps::callable_by_app(listed) {
-            return Err(AppCallRefused::NotForApps {
-                server: server.to_owned(),
-                tool: tool.to_owned(),
-            });
-        }
         let arguments = match arguments {
             Value::Object(map) => Some(map),
             Value::Null => None,
@@ -91,9 +122,35 @@ impl Catalog {
         })
     }
 
+    /// The tool `tool` (an MCP name) of `server` if that server's app may
+    /// call it (see the module docs), else why not.
+    pub fn app_tool(&self, server: &str, tool: &str) -> Result<AppTool<'_>, AppCallRefused> {
+        let Some(source) = self.sources.get(server) else {
+            return Err(AppCallRefused::UnknownServer {
+                server: server.to_owned(),
+            });
+        };
+        let listed = self
+            .listed_tool(server, tool)
+            .ok_or_else(|| AppCallRefused::NotListed {
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+            })?;
+        if !apps::callable_by_app(listed) {
+            return Err(AppCallRefused::NotForApps {
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+            });
+        }
+        Ok(AppTool {
+            tool: listed,
+            trusted: source.trusted(),
+        })
+    }
+
     /// The tool `tool` (an MCP name) of `server` as its server lists it
     /// now, whether or not the model is offered it (an app-only tool).
-    pub fn listed_tool(&self, server: &str, tool: &str) -> Option<&mcpfn_protocol::model::Tool> {
+    pub fn listed_tool(&self, server: &str, tool: &str) -> Option<&Tool> {
         self.listed.get(server)?.iter().find(|t| t.name == tool)
     }
 }

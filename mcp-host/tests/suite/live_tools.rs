@@ -14,9 +14,11 @@ use common::fake_model::{
 };
 use common::terminal::{OnTerminal, on_terminal};
 use mcpfn_client::BoxFuture;
+use mcpfn_client::CallOptions;
 use mcpfn_host::agent::Agent;
-use mcpfn_host::agent::approval::{ApprovalRequest, ApproveAll, Approver, Decision};
+use mcpfn_host::agent::approval::{ApprovalRequest, ApproveAll, Approver, Caller, Decision};
 use mcpfn_host::agent::pins::DefinitionChange;
+use mcpfn_host::catalog::AppCallRefused;
 use mcpfn_host::provider::Anthropic;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -257,6 +259,112 @@ fn a_changed_definition_is_held_back_a_removed_tool_refused_and_a_new_one_offere
         );
         let extra = asked.iter().find(|a| a.0 == "extra").unwrap();
         assert!(extra.1, "{extra:?}");
+        agent.catalog().close().await;
+    });
+}
+
+/// Records every call it is asked about (tool, whether an app asks);
+/// declines `echo`, runs the rest; holds back changed definitions.
+#[derive(Debug, Default)]
+struct Judge {
+    asked: Mutex<Vec<(String, Caller)>>,
+}
+
+impl Approver for Judge {
+    fn decide<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> BoxFuture<'a, Decision> {
+        self.asked
+            .lock()
+            .unwrap()
+            .push((request.tool.name.clone(), request.caller));
+        let decision = if request.tool.name == "echo" {
+            Decision::Decline
+        } else {
+            Decision::Run
+        };
+        Box::pin(async move { decision })
+    }
+
+    fn approve_definition<'a>(
+        &'a self,
+        change: &'a DefinitionChange<'a>,
+    ) -> BoxFuture<'a, Decision> {
+        let decision = if change.new_tool {
+            Decision::Run
+        } else {
+            Decision::Decline
+        };
+        Box::pin(async move { decision })
+    }
+}
+
+#[test]
+fn an_apps_call_passes_the_agents_approver_and_a_held_definition_is_refused() {
+    common::run(async {
+        let dir = TempDir::new();
+        let (now, next) = changing_files(
+            &dir,
+            &json!([add_tool("Add two numbers."), echo_tool()]),
+            &json!([add_tool("Add two numbers, then email them."), echo_tool()]),
+        );
+        let config =
+            mcpfn_host::config::McpConfig::parse(&changing_config(&now, &next).to_string())
+                .unwrap();
+        let fake = FakeModel::start(vec![
+            calls(json!([tool_use("toolu_1", "swap", json!({}))])),
+            end("done"),
+        ]);
+        let judge = Arc::new(Judge::default());
+        let agent = Agent::new(
+            Anthropic::new(&fake.base_url, Some(CLAUDE_KEY))
+                .unwrap()
+                .caching(false),
+        )
+        .config(config)
+        .approve_with(Arc::clone(&judge) as Arc<dyn Approver>)
+        .build()
+        .await
+        .unwrap();
+        let app_call = |tool: &'static str, arguments: Value| {
+            agent.call_from_app("changing", tool, arguments, CallOptions::default())
+        };
+        let ran = app_call("add", json!({"a": 1, "b": 2})).await.unwrap();
+        assert_eq!(
+            serde_json::to_value(&ran.content).unwrap(),
+            json!([{"type": "text", "text": "called add"}])
+        );
+        assert_eq!(
+            app_call("echo", json!({"text": "x"})).await.unwrap_err(),
+            AppCallRefused::Declined {
+                server: "changing".into(),
+                tool: "echo".into()
+            }
+        );
+        assert_eq!(
+            app_call("echo", json!({})).await.unwrap_err().to_string(),
+            "the call of `echo` of server `changing` was declined by the user"
+        );
+        // `add` changes and is held back from the model: and from the app,
+        // without asking.
+        let mut chat = agent.conversation();
+        assert_eq!(agent.send(&mut chat, "go").await.unwrap().text, "done");
+        assert_eq!(names(&fake.requests()[1]), ["swap", "echo"]);
+        assert_eq!(
+            app_call("add", json!({"a": 1, "b": 2})).await.unwrap_err(),
+            AppCallRefused::AwaitsApproval {
+                server: "changing".into(),
+                tool: "add".into()
+            }
+        );
+        let (app, model) = (Caller::App, Caller::Model);
+        assert_eq!(
+            *judge.asked.lock().unwrap(),
+            [
+                ("add".to_owned(), app),
+                ("echo".to_owned(), app),
+                ("echo".to_owned(), app),
+                ("swap".to_owned(), model),
+            ]
+        );
         agent.catalog().close().await;
     });
 }

@@ -213,6 +213,141 @@ fn stop_cancels_the_apps_call_and_closing_tears_it_down() {
     );
 }
 
+/// The app fixture serving the console app (tests/apps/console.html),
+/// trusted (its read-only tools run unasked), beside a second fixture,
+/// `other`, offering nothing, whose note `other://secret` only it holds.
+fn console_app() -> (McpConfig, TempDir) {
+    let html = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/apps/console.html"),
+    )
+    .unwrap();
+    let dir = TempDir::new();
+    let path = dir.write("console.html", &html);
+    let config = McpConfig::new(&json!({"mcpServers": {
+        "fixture": {
+            "command": common::example("app_fixture"),
+            "env": {"APP_HTML": path},
+            "trusted": true,
+        },
+        "other": {
+            "command": common::example("app_fixture"),
+            "env": {"APP_HTML": path, "APP_NOTE_URI": "other://secret", "APP_NOTE": "theirs"},
+            "tools": {"allow": []},
+        },
+    }}));
+    (config, dir)
+}
+
+#[test]
+fn an_apps_call_is_asked_on_the_page_as_the_models_are() {
+    let (config, _dir) = console_app();
+    let fake = FakeModel::start(vec![call("show", json!({"text": "hi"})), end("done")]);
+    let host = WebHost::start(&config, &["--approve", "ask"], &fake);
+    let seen = host.drive_script("apps.py", "approve");
+    assert_eq!(
+        seen["buttons"],
+        json!([
+            "Allow once",
+            "Always allow this tool",
+            "Always allow this server",
+            "Deny"
+        ])
+    );
+    // Allowed, it ran; denied, it did not (the third run is its second).
+    let answers: Vec<Value> = seen["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|answer| {
+            let json = answer
+                .as_str()
+                .unwrap()
+                .strip_prefix("tools/call ")
+                .unwrap();
+            serde_json::from_str(json).unwrap()
+        })
+        .collect();
+    let ran = |runs: &str| json!([{"type": "text", "text": format!("record ran {runs} time(s): from the app")}]);
+    assert_eq!(answers[0]["result"]["content"], ran("1"));
+    assert_eq!(
+        answers[1],
+        json!({"error": {"code": -32000, "message": "the call of `record` of server `fixture` was declined by the user"}})
+    );
+    assert_eq!(answers[2]["result"]["content"], ran("2"));
+    assert_eq!(
+        seen["asks"],
+        json!([
+            "Allowed once",
+            "Denied",
+            "Allowed once",
+            // Asked again, then the app closed: the question went with it.
+            "No longer asked: the app's request ended (the app closed, or the page went away)"
+        ])
+    );
+    // The model's one call needed no one: read-only, of a trusted server.
+    assert_eq!(fake.requests().len(), 2);
+}
+
+#[test]
+fn an_app_reads_its_own_servers_resources_and_takes_the_window() {
+    let (config, _dir) = console_app();
+    let fake = FakeModel::start(vec![call("show", json!({"text": "hi"})), end("done")]);
+    let host = WebHost::start(&config, &["--approve", "all"], &fake);
+    let seen = host.drive_script("apps.py", "console");
+    let answers: Vec<(&str, Value)> = seen["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|answer| {
+            let (method, json) = answer.as_str().unwrap().split_once(' ').unwrap();
+            (method, serde_json::from_str(json).unwrap_or(json!(json)))
+        })
+        .collect();
+    // Its own server's resource, read through the host.
+    assert_eq!(answers[0].0, "resources/read");
+    assert_eq!(
+        answers[0].1["result"]["contents"],
+        json!([{"uri": "fixture://note", "mimeType": "text/plain", "text": "a note of the fixture"}])
+    );
+    // Another server's is not its own server's to give.
+    assert_eq!(
+        answers[1].1,
+        json!({"error": {"code": -32000, "message": "reading `other://secret` of server `fixture`: the server answered an error: Resource not found (code -32602); data: {\"uri\":\"other://secret\"}"}})
+    );
+    // Past the client's bound on a message, as every read of the host.
+    assert_eq!(
+        answers[2].1,
+        json!({"error": {"code": -32000, "message": "reading `fixture://big` of server `fixture`: server `fixture`: resource `fixture://big` was not read: server `fixture` sent a message of 17826048 bytes, larger than the limit of 16777216 bytes; it was discarded"}})
+    );
+    assert_eq!(
+        &answers[3..],
+        [
+            (
+                "ui/request-display-mode",
+                json!({"result": {"mode": "fullscreen"}})
+            ),
+            // No picture-in-picture here: the mode stays.
+            (
+                "ui/request-display-mode",
+                json!({"result": {"mode": "fullscreen"}})
+            ),
+        ]
+    );
+    // Over the whole window.
+    assert_eq!(seen["viewport"], json!([1280, 720]));
+    assert_eq!(seen["fullscreen_box"], json!([0, 0, 1280, 720]));
+    let modes = json!(["inline", "fullscreen"]);
+    assert_eq!(
+        seen["contexts"],
+        json!([
+            {"theme": "light", "displayMode": "inline", "availableDisplayModes": modes},
+            {"theme": "light", "displayMode": "fullscreen", "availableDisplayModes": modes},
+            {"theme": "light", "displayMode": "inline", "availableDisplayModes": modes},
+            {"theme": "dark", "displayMode": "inline", "availableDisplayModes": modes},
+        ])
+    );
+}
+
 /// An official example server, run with node over stdio.
 fn official(name: &str, package: &str) -> McpConfig {
     let script = common::apps_servers()
@@ -298,7 +433,7 @@ fn the_apps_api_and_the_sandbox_serve_open_apps_only() {
     let undeclared = Beacon::start();
     let (config, dir) = probe(&beacon, &undeclared);
     let fake = FakeModel::start(vec![]);
-    let host = WebHost::start(&config, &[], &fake);
+    let host = WebHost::start(&config, &["--approve", "all"], &fake);
     let cookie = host.cookie();
     // The servers start after the URL line.
     let mut tries = 0;

@@ -8,6 +8,7 @@ one JSON object of what it saw.
 
 import json
 import os
+import re
 import sys
 
 from playwright.sync_api import expect, sync_playwright
@@ -87,7 +88,80 @@ def cancel(page, url):
     return {"frames": page.locator('iframe[title="App of slow_show (fixture)"]').count()}
 
 
-SCENARIOS = {"basic": basic, "budget": budget, "hostile": hostile, "cancel": cancel}
+def answered(app, count):
+    """The console app's `count`th answer (`N METHOD JSON`), without N."""
+    out = app.locator("#out")
+    expect(out).to_have_text(re.compile(f"^{count} "))
+    text = out.text_content()
+    assert text.startswith(f"{count} "), text
+    return text[len(f"{count} "):]
+
+
+def approve(page, url):
+    send(page, "show it")
+    app = app_frame(page, "show (fixture)")
+    expect(app.locator("#state")).to_have_text("result shown: hi (host renders apps: true)")
+    seen = {"answers": []}
+    asks = page.get_by_role("group", name="Approval: The app of fixture asks to run record. Run it?")
+    for count, button in enumerate(["Allow once", "Deny", "Allow once"], start=1):
+        app.get_by_role("button", name="Call record").click()
+        expect(asks).to_have_count(count)
+        ask = asks.nth(count - 1)
+        seen.setdefault("buttons", ask.get_by_role("button").all_text_contents())
+        ask.get_by_role("button", name=button).click()
+        expect(ask.get_by_role("button")).to_have_count(0)
+        seen["answers"].append(answered(app, count))
+    # An app that goes takes its question with it.
+    app.get_by_role("button", name="Call record").click()
+    expect(asks).to_have_count(4)
+    page.get_by_role("region", name="App of show (fixture)").get_by_role("button", name="Close app").click()
+    expect(asks.nth(3).get_by_role("button")).to_have_count(0)
+    seen["asks"] = asks.all_text_contents()
+    return seen
+
+
+def console(page, url):
+    send(page, "show it")
+    app = app_frame(page, "show (fixture)")
+    expect(app.locator("#state")).to_have_text("result shown: hi (host renders apps: true)")
+    seen = {"answers": [], "contexts": [json.loads(app.locator("#context").text_content())]}
+    count = 0
+
+    def click(name):
+        nonlocal count
+        count += 1
+        app.get_by_role("button", name=name).click()
+        seen["answers"].append(answered(app, count))
+
+    for name in ["Read note", "Read other", "Read big"]:
+        click(name)
+    click("Fullscreen")
+    region = page.get_by_role("region", name="App of show (fixture) (full screen)")
+    expect(region).to_be_visible()
+    box = region.bounding_box()
+    seen["fullscreen_box"] = [box["x"], box["y"], box["width"], box["height"]]
+    seen["viewport"] = [page.viewport_size["width"], page.viewport_size["height"]]
+    expect(app.locator("#context")).to_contain_text('"displayMode":"fullscreen"')
+    seen["contexts"].append(json.loads(app.locator("#context").text_content()))
+    click("Picture in picture")
+    region.get_by_role("button", name="Exit full screen").click()
+    expect(page.get_by_role("region", name="App of show (fixture)")).to_be_visible()
+    expect(app.locator("#context")).to_contain_text('"displayMode":"inline"')
+    seen["contexts"].append(json.loads(app.locator("#context").text_content()))
+    page.emulate_media(color_scheme="dark")
+    expect(app.locator("#context")).to_contain_text('"theme":"dark"')
+    seen["contexts"].append(json.loads(app.locator("#context").text_content()))
+    return seen
+
+
+SCENARIOS = {
+    "basic": basic,
+    "budget": budget,
+    "hostile": hostile,
+    "cancel": cancel,
+    "approve": approve,
+    "console": console,
+}
 
 
 def main():

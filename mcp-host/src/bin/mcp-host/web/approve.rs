@@ -7,7 +7,7 @@
 use super::lock;
 use super::stream::Stream;
 use mcpfn_client::BoxFuture;
-use mcpfn_host::agent::approval::{Answer, Person, Question};
+use mcpfn_host::agent::approval::{Answer, Caller, Person, Question};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -72,13 +72,16 @@ struct Withdraw {
     asked: Arc<Mutex<Asked>>,
     stream: Arc<Stream>,
     ask: u64,
+    /// Why, for the page: the line ended, or the app's request did.
+    reason: &'static str,
 }
 
 impl Drop for Withdraw {
     fn drop(&mut self) {
         if lock(&self.asked).waiting.remove(&self.ask).is_some() {
-            self.stream
-                .publish(&json!({"event": "approval_closed", "ask": self.ask}));
+            self.stream.publish(
+                &json!({"event": "approval_closed", "ask": self.ask, "reason": self.reason}),
+            );
         }
     }
 }
@@ -125,6 +128,10 @@ impl PagePerson {
         match question {
             Question::Call(request) => json!({
                 "kind": "call",
+                "caller": match request.caller {
+                    Caller::App => "app",
+                    _ => "model",
+                },
                 "server": request.server,
                 "tool": request.tool.name,
                 "read_only": request.is_trusted_read_only(),
@@ -162,17 +169,27 @@ impl Person for PagePerson {
         let mut event = PagePerson::shown(question);
         event["event"] = "approval_asked".into();
         event["ask"] = ask.into();
-        if let Question::Call(request) = question {
+        // A model's call is asked in its card; an app's has none.
+        if let Question::Call(request) = question
+            && request.caller == Caller::Model
+        {
             event["call"] = self
                 .stream
                 .last_call(request.server, &request.tool.name)
                 .into();
         }
         self.stream.publish(&event);
+        let reason = match question {
+            Question::Call(request) if request.caller == Caller::App => {
+                "the app's request ended (the app closed, or the page went away)"
+            }
+            _ => "the line ended",
+        };
         let withdraw = Withdraw {
             asked: Arc::clone(&self.asked),
             stream: Arc::clone(&self.stream),
             ask,
+            reason,
         };
         Box::pin(async move {
             let _withdraw = withdraw;

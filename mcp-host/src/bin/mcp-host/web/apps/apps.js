@@ -4,9 +4,13 @@
 // host's end of the app's JSON-RPC over postMessage (the extension's
 // 2026-01-26 revision): it answers `ui/initialize`, sends the tool's input
 // and result (or `tool-cancelled`), relays the app's `tools/call`,
-// `ui/message` and `ui/update-model-context` to the host (which checks
-// each against the app), asks the person before `ui/open-link`, follows
-// `size-changed`, and sends `ui/resource-teardown` before the app goes.
+// `resources/read`, `ui/message` and `ui/update-model-context` to the host
+// (which checks each against the app, and asks the person before a call
+// as it does for the model's), asks the person before `ui/open-link`,
+// follows `size-changed`, shows the app inline or over the whole window
+// (`ui/request-display-mode`), tells it when the theme, its display mode
+// or its container's size change (`host-context-changed`), and sends
+// `ui/resource-teardown` before the app goes.
 // Whatever an app sends is bounded: past MAX_MESSAGES in WINDOW_MS it is
 // cut off and named; a message over MAX_BYTES is refused.
 "use strict";
@@ -21,6 +25,9 @@
   const MAX_HEIGHT = 1600;
   const TEARDOWN_WAIT_MS = 1000;
   const INNER_SANDBOX = "allow-scripts allow-forms";
+  // The display modes this page can give an app ("pip" it cannot).
+  const DISPLAY_MODES = ["inline", "fullscreen"];
+  const dark = window.matchMedia?.("(prefers-color-scheme: dark)");
 
   const apps = new Map(); // call id -> App
 
@@ -48,8 +55,13 @@
       this.times = [];
       this.closed = false;
       this.pending = new Map(); // our request id -> resolve
+      // Aborts the app's requests to the host still waiting (an approval
+      // asked for its call is withdrawn) when it goes.
+      this.requests = new AbortController();
       this.nextId = 1;
       this.asking = false;
+      this.displayMode = "inline";
+      this.appModes = null; // what the app said it supports, if it did
     }
 
     get label() {
@@ -89,10 +101,15 @@
       bar.style.alignItems = "center";
       bar.style.fontSize = "0.85rem";
       bar.append(element("span", "", `App: ${info.uri}`));
+      const exit = element("button", "", "Exit full screen");
+      exit.type = "button";
+      exit.hidden = true;
+      exit.addEventListener("click", () => this.setDisplayMode("inline"));
+      this.exit = exit;
       const close = element("button", "", "Close app");
       close.type = "button";
       close.addEventListener("click", () => this.close("the person closed it"));
-      bar.append(close);
+      bar.append(exit, close);
       section.append(bar);
       if (info.refused?.length) {
         const names = info.refused.map((r) => `${r.field} ${r.value}: ${r.reason}`).join("; ");
@@ -199,16 +216,19 @@
     async request(id, method, params) {
       const relay = async (path, body, result) => {
         try {
-          const reply = await host.post(path, { app: this.info.app, ...body });
+          const reply = await host.post(path, { app: this.info.app, ...body }, this.requests.signal);
           this.answer(id, result(reply));
         } catch (e) {
           this.fail(id, -32000, e.message);
         }
       };
       switch (method) {
-        case "ui/initialize":
+        case "ui/initialize": {
+          const modes = params.appCapabilities?.availableDisplayModes;
+          if (Array.isArray(modes)) this.appModes = modes.filter((m) => typeof m === "string");
           this.answer(id, this.initializeResult());
           return;
+        }
         case "ping":
           this.answer(id, {});
           return;
@@ -218,6 +238,13 @@
             return;
           }
           await relay("/api/apps/call", { name: params.name, arguments: params.arguments ?? null }, (r) => r.result);
+          return;
+        case "resources/read":
+          if (typeof params.uri !== "string") {
+            this.fail(id, -32602, "resources/read needs a resource `uri`");
+            return;
+          }
+          await relay("/api/apps/read", { uri: params.uri }, (r) => r.result);
           return;
         case "ui/message":
           await relay("/api/apps/message", { content: params.content }, () => ({}));
@@ -233,7 +260,12 @@
           this.openLink(id, params.url);
           return;
         case "ui/request-display-mode":
-          this.answer(id, { mode: "inline" });
+          // The mode set: the one asked for when both sides have it, else
+          // the current one.
+          if (DISPLAY_MODES.includes(params.mode) && (!this.appModes || this.appModes.includes(params.mode))) {
+            this.setDisplayMode(params.mode);
+          }
+          this.answer(id, { mode: this.displayMode });
           return;
         default:
           this.fail(id, -32601, `Method not found: ${String(method).slice(0, 100)}`);
@@ -248,7 +280,8 @@
           return;
         case "ui/notifications/size-changed": {
           const height = Number(params.height);
-          if (Number.isFinite(height) && this.frame) {
+          // Over the window the app has the window's size.
+          if (Number.isFinite(height) && this.frame && this.displayMode === "inline") {
             this.frame.style.height = `${Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, Math.ceil(height)))}px`;
           }
           return;
@@ -263,14 +296,53 @@
       }
     }
 
+    // Inline the app sets its height (up to MAX_HEIGHT); over the window
+    // it has the window.
+    dimensions() {
+      if (this.displayMode === "fullscreen") {
+        return { height: window.innerHeight, width: window.innerWidth };
+      }
+      return { maxHeight: MAX_HEIGHT };
+    }
+
+    // What changed of the host context, once the app may hear it.
+    contextChanged(changes) {
+      if (this.initialized && !this.closed) this.notify("ui/notifications/host-context-changed", changes);
+    }
+
+    setDisplayMode(mode) {
+      if (mode === this.displayMode || !this.section || !this.frame) return;
+      this.displayMode = mode;
+      const full = mode === "fullscreen";
+      const style = this.section.style;
+      style.position = full ? "fixed" : "";
+      style.inset = full ? "0" : "";
+      style.zIndex = full ? "1000" : "";
+      style.margin = full ? "0" : "";
+      style.background = full ? "Canvas" : "";
+      style.display = full ? "flex" : "";
+      style.flexDirection = full ? "column" : "";
+      this.frame.style.flex = full ? "1" : "";
+      if (full) {
+        this.inlineHeight = this.frame.style.height;
+        this.frame.style.height = "auto";
+      } else if (this.inlineHeight) {
+        this.frame.style.height = this.inlineHeight;
+      }
+      this.exit.hidden = !full;
+      this.section.setAttribute("aria-label", `App of ${this.label}${full ? " (full screen)" : ""}`);
+      if (full) this.exit.focus();
+      this.contextChanged({ displayMode: mode, containerDimensions: this.dimensions() });
+    }
+
     initializeResult() {
-      const dark = window.matchMedia?.("(prefers-color-scheme: dark)").matches;
       return {
         protocolVersion: this.info.protocolVersion,
         hostInfo: { name: "mcp-host", version: "web" },
         hostCapabilities: {
           openLinks: {},
           serverTools: {},
+          serverResources: {},
           logging: {},
           message: { text: {} },
           updateModelContext: { text: {}, structuredContent: {} },
@@ -278,10 +350,10 @@
         },
         hostContext: {
           toolInfo: { id: this.call, tool: this.info.tool },
-          theme: dark ? "dark" : "light",
-          displayMode: "inline",
-          availableDisplayModes: ["inline"],
-          containerDimensions: { maxHeight: MAX_HEIGHT },
+          theme: theme(),
+          displayMode: this.displayMode,
+          availableDisplayModes: DISPLAY_MODES,
+          containerDimensions: this.dimensions(),
           locale: navigator.language,
           timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
           userAgent: "mcp-host",
@@ -362,12 +434,35 @@
 
     end(reason) {
       this.closed = true;
+      this.requests.abort();
+      // The window back to the page (the app, closed, is not told).
+      this.setDisplayMode("inline");
       this.frame?.remove();
       this.frame = null;
       apps.delete(this.call);
       if (this.info?.app) host.post("/api/apps/close", { app: this.info.app, reason }).catch(() => {});
     }
   }
+
+  function theme() {
+    return dark?.matches ? "dark" : "light";
+  }
+
+  // The person's theme changes every app's.
+  dark?.addEventListener("change", () => {
+    for (const app of apps.values()) app.contextChanged({ theme: theme() });
+  });
+  // An app over the window has the window's size.
+  window.addEventListener("resize", () => {
+    for (const app of apps.values()) {
+      if (app.displayMode === "fullscreen") app.contextChanged({ containerDimensions: app.dimensions() });
+    }
+  });
+  // Escape gives the window back.
+  window.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape") return;
+    for (const app of apps.values()) if (app.displayMode === "fullscreen") app.setDisplayMode("inline");
+  });
 
   window.addEventListener("message", (event) => {
     for (const app of apps.values()) {

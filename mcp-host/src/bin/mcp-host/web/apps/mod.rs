@@ -13,8 +13,9 @@
 //! The proxy relays JSON-RPC between the app and the page; the page
 //! answers `ui/initialize`, sends the tool's input and result, and relays
 //! what the app asks the host here, each checked against the app's id:
-//! `tools/call` (only its own server's tools visible to apps:
-//! [`Catalog::call_from_app`](mcpfn_host::catalog::Catalog::call_from_app)),
+//! `tools/call` (only its own server's tools visible to apps, approved as
+//! the model's calls are, the approval asked on the page:
+//! [`Agent::call_from_app`]), `resources/read` (of its own server),
 //! `ui/message` (a user line, as if typed), `ui/update-model-context`
 //! (carried with the next line: [`ModelContexts`]).
 //!
@@ -180,7 +181,7 @@ pub(crate) async fn route(web: Arc<Web>, request: Request) -> Reply {
             }
             reply(StatusCode::OK, &json!({"closed": apps.close(id)}))
         }
-        kind @ ("call" | "message" | "context") => {
+        kind @ ("call" | "read" | "message" | "context") => {
             let id = body["app"].as_str().unwrap_or_default();
             let Some(app) = apps.get(id) else {
                 return error(
@@ -206,6 +207,7 @@ pub(crate) async fn route(web: Arc<Web>, request: Request) -> Reply {
             }
             match kind {
                 "call" => call(&agent, &app, &body).await,
+                "read" => read(&agent, &app, &body).await,
                 "message" => message(&web, &app, &body),
                 _ => context(apps, id, &app, &body),
             }
@@ -287,8 +289,8 @@ async fn call(agent: &Agent, app: &Open, body: &Value) -> Reply {
     let Some(name) = body["name"].as_str() else {
         return error(StatusCode::BAD_REQUEST, "`name` is the tool to call");
     };
-    let catalog = agent.catalog();
-    match catalog
+    // The approval the model's calls need, asked on the page as theirs.
+    match agent
         .call_from_app(
             &app.server,
             name,
@@ -301,6 +303,31 @@ async fn call(agent: &Agent, app: &Open, body: &Value) -> Reply {
         Err(refused) => {
             tracing::warn!(server = %app.server, tool = %name, "web: an app's call refused: {refused}");
             error(StatusCode::FORBIDDEN, refused.to_string())
+        }
+    }
+}
+
+/// `read`: the app's `resources/read` `{uri}`, sent to its own server
+/// alone (a URI of another server is that server's own to answer: not
+/// found), with the client's bound on a resource's size, as every read
+/// of the host.
+async fn read(agent: &Agent, app: &Open, body: &Value) -> Reply {
+    let Some(uri) = body["uri"].as_str() else {
+        return error(StatusCode::BAD_REQUEST, "`uri` is the resource to read");
+    };
+    let Some(client) = agent.catalog().client(&app.server) else {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("the app's server `{}` is not running", app.server),
+        );
+    };
+    tracing::info!(server = %app.server, uri = %uri, "web: an app reads a resource");
+    match client.read_resource(uri).await {
+        Ok(read) => reply(StatusCode::OK, &json!({"result": read})),
+        Err(e) => {
+            let failed = format!("reading `{uri}` of server `{}`: {e}", app.server);
+            tracing::warn!("web: an app's read failed: {failed}");
+            error(StatusCode::BAD_GATEWAY, failed)
         }
     }
 }

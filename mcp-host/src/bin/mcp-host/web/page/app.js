@@ -6,8 +6,9 @@
 // For the page's other parts (their scripts load after this one):
 //   window.mcpHost.on(type, fn)  fn(event) for each event of `type`
 //                                ("*": every event), replayed ones too
-//   window.mcpHost.post(path, body) -> Promise of the reply's JSON; a
-//                                refusal rejects with its `error`
+//   window.mcpHost.post(path, body, signal) -> Promise of the reply's
+//                                JSON; a refusal rejects with its `error`
+//                                (`signal`, optional, aborts it)
 "use strict";
 (() => {
   const listeners = new Map();
@@ -16,8 +17,9 @@
       if (!listeners.has(type)) listeners.set(type, []);
       listeners.get(type).push(fn);
     },
-    async post(path, body) {
+    async post(path, body, signal) {
       const reply = await fetch(path, {
+        signal,
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify(body ?? {}),
@@ -141,10 +143,13 @@
   function approval(event) {
     const box = element("div", "approval");
     box.setAttribute("role", "group");
+    const readOnly = event.read_only ? " (read-only)" : "";
     const what =
       event.kind === "definition"
         ? `Offer the changed tool ${event.tool} of ${event.server} to the model?`
-        : `Run ${event.tool} of ${event.server}${event.read_only ? " (read-only)" : ""}?`;
+        : event.caller === "app"
+          ? `The app of ${event.server} asks to run ${event.tool}${readOnly}. Run it?`
+          : `Run ${event.tool} of ${event.server}${readOnly}?`;
     box.setAttribute("aria-label", `Approval: ${what}`);
     box.append(element("p", "", what));
     if (event.details) box.append(element("p", "input", event.details));
@@ -228,7 +233,7 @@
     },
     approval_asked: approval,
     approval_answered: (event) => closeAsk(event.ask, ANSWERED[event.answer] ?? event.answer),
-    approval_closed: (event) => closeAsk(event.ask, "No longer asked: the line ended"),
+    approval_closed: (event) => closeAsk(event.ask, `No longer asked: ${event.reason ?? "the line ended"}`),
     line_done() {
       setRunning(false);
     },
