@@ -62,7 +62,7 @@ mod local;
 mod relist;
 mod source;
 mod start;
-pub use app_call::{AppCallRefused, AppTool};
+pub use app_call::{AppCallRefused, AppTool, UNASKED_REASON};
 #[cfg(feature = "local")]
 pub use local::LocalSource;
 pub use relist::RELIST_TIMEOUT;

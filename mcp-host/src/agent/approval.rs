@@ -139,8 +139,8 @@ impl Approver for ReadOnly {
 
 /// Why a call that needed a person was not run when no one could be asked
 /// ([`Decision::Unasked`]); the model reads "The call was not run: " and
-/// this.
-pub const UNASKED_REASON: &str = "it needs a person's approval and no one could be asked";
+/// this. Defined beside the catalog's app calls, which word the same refusal.
+pub use crate::catalog::UNASKED_REASON;
 
 /// A person's answer to a call's prompt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

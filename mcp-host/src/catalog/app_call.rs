@@ -12,6 +12,12 @@ use mcpfn_client::CallOptions;
 use mcpfn_protocol::model::{CallToolResult, Tool};
 use serde_json::Value;
 
+/// Why a call that needed a person was not run when no one could be asked:
+/// the model reads "The call was not run: " and this; an app gets it in
+/// [`AppCallRefused::Unasked`]. Re-exported as
+/// `agent::approval::UNASKED_REASON`.
+pub const UNASKED_REASON: &str = "it needs a person's approval and no one could be asked";
+
 /// Why an app's call was refused before reaching its server; each names
 /// the server and the tool.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -52,7 +58,7 @@ pub enum AppCallRefused {
     /// The call needs a person's approval and no one could be asked.
     #[error(
         "the call of `{tool}` of server `{server}` was not run: {}",
-        crate::agent::approval::UNASKED_REASON
+        UNASKED_REASON
     )]
     Unasked {
         /// The server.
