@@ -2,6 +2,7 @@
 //! SHA-256 of their canonical form, computed only when a state is opened
 //! or sealed.
 
+use mcpfn_protocol::canonical::canonical_json;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
@@ -31,11 +32,34 @@ impl ArgumentsDigest {
 /// SHA-256 of the arguments in canonical form (keys sorted), so a client that
 /// re-serializes the same arguments still matches.
 pub(crate) fn arguments_digest(arguments: Option<&str>) -> String {
-    let value: Value = arguments
-        .and_then(|text| serde_json::from_str(text).ok())
-        .unwrap_or_else(|| json!({}));
-    Sha256::digest(mcpfn_protocol::canonical::canonical_json(&value).as_bytes())
+    let canonical = match arguments {
+        None => canonical_json(&json!({})),
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(value) => canonical_json(&value),
+            // The request's one parse checked the arguments are an object,
+            // so this does not happen; were they not JSON, their own bytes
+            // are hashed, which no JSON value's canonical form equals, so
+            // they never share the digest of `{}` (or of anything else).
+            Err(_) => text.to_owned(),
+        },
+    };
+    Sha256::digest(canonical.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::arguments_digest;
+
+    #[test]
+    fn arguments_that_are_not_json_never_share_the_digest_of_none() {
+        assert_eq!(arguments_digest(Some("{}")), arguments_digest(None));
+        assert_eq!(
+            arguments_digest(Some(r#"{"b":1,"a":2}"#)),
+            arguments_digest(Some(r#"{ "a": 2, "b": 1 }"#))
+        );
+        assert_ne!(arguments_digest(Some("{not json")), arguments_digest(None));
+    }
 }
