@@ -92,6 +92,7 @@ impl McpClient {
             server_capabilities: Mutex::default(),
             changes: tokio::sync::broadcast::Sender::new(CHANGES_CAPACITY),
             acknowledged: tokio::sync::watch::Sender::new(0),
+            subscriptions: Mutex::default(),
             log: Mutex::new(LogLimiter::new(config.name.clone(), "log notification")),
         });
         let capabilities = ClientCapabilities {
@@ -197,7 +198,6 @@ impl McpClient {
                 capabilities,
                 cache: std::sync::Mutex::new(None),
                 task_only_warned: std::sync::Mutex::default(),
-                subscriptions: std::sync::Mutex::default(),
                 next_token: AtomicU64::new(1),
             }),
         };

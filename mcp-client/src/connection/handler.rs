@@ -16,7 +16,7 @@ use mcpfn_protocol::model::{
 };
 use serde_json::Value;
 use serde_json::value::RawValue;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -82,6 +82,11 @@ pub(crate) struct HostHandler {
     pub(crate) acknowledged: tokio::sync::watch::Sender<u64>,
     /// The bucket of its `notifications/message` lines.
     pub(crate) log: Mutex<LogLimiter>,
+    /// The resources subscribed to (2026-07-28: named in the
+    /// `subscriptions/listen` filter, so a change reopens the stream). An
+    /// update of any other resource is not told: a stream let go may still
+    /// carry one the server sent before it saw the stream close.
+    pub(crate) subscriptions: Mutex<BTreeSet<String>>,
 }
 
 /// What is read of a `notifications/message`: `data` stays raw text, cut
@@ -97,6 +102,20 @@ struct LogParams<'a> {
 }
 
 impl HostHandler {
+    /// Whether `uri` is a resource subscribed to, or below one (the spec
+    /// lets a server name the sub-resource that changed): the subscribed
+    /// URI followed by `/`, `?` or `#`, or one ending in `/`.
+    fn is_subscribed(&self, uri: &str) -> bool {
+        let subscribed = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+        subscribed
+            .iter()
+            .any(|s| match uri.strip_prefix(s.as_str()) {
+                Some("") => true,
+                Some(rest) => s.ends_with('/') || rest.starts_with(['/', '?', '#']),
+                None => false,
+            })
+    }
+
     /// Logs a `notifications/message` if its server's bucket allows.
     fn log_message(&self, params: Option<&RawValue>) {
         if !self.log.lock().unwrap_or_else(|e| e.into_inner()).admit() {
@@ -258,7 +277,13 @@ impl Handler for HostHandler {
                     .and_then(|p| serde_json::from_str::<ResourceUpdatedParams>(p.get()).ok())
                     .map(|p| p.uri);
                 match uri {
-                    Some(uri) if uri.len() <= MAX_UPDATED_URI_BYTES => Change::ResourceUpdated(uri),
+                    Some(uri) if uri.len() <= MAX_UPDATED_URI_BYTES => {
+                        if !self.is_subscribed(&uri) {
+                            tracing::debug!(server = %self.server, uri = %excerpt(&uri, 256), "an update of a resource not subscribed to was dropped");
+                            return;
+                        }
+                        Change::ResourceUpdated(uri)
+                    }
                     _ => {
                         tracing::debug!(server = %self.server, "a resources/updated without a usable uri was dropped");
                         return;

@@ -34,6 +34,7 @@ impl McpClient {
             resources_list_changed: asked(capabilities.resources.is_some_and(|r| r.list_changed)),
             resource_subscriptions: self
                 .inner
+                .handler
                 .subscriptions
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())

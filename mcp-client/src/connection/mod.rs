@@ -128,9 +128,6 @@ struct Inner {
     /// The task-only tools last warned about ([`listing`]): a listing
     /// that leaves out the same ones again says nothing.
     task_only_warned: std::sync::Mutex<Vec<String>>,
-    /// The resources subscribed to (2026-07-28: named in the
-    /// `subscriptions/listen` filter, so a change reopens the stream).
-    subscriptions: std::sync::Mutex<std::collections::BTreeSet<String>>,
     next_token: AtomicU64,
 }
 

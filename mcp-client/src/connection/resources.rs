@@ -94,6 +94,7 @@ impl McpClient {
     pub(super) async fn subscribe_again(&self, dispatcher: &Arc<Dispatcher>, era: Era) {
         let uris: Vec<String> = self
             .inner
+            .handler
             .subscriptions
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -114,6 +115,7 @@ impl McpClient {
             if let Err(e) = request::<Subscribe>(dispatcher, server, &params, options).await {
                 tracing::warn!(%server, %uri, error = %e, "a subscription was not made again after the restart; its updates stop");
                 self.inner
+                    .handler
                     .subscriptions
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -127,6 +129,7 @@ impl McpClient {
         let set = |on: bool| {
             let mut subscribed = self
                 .inner
+                .handler
                 .subscriptions
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
@@ -143,15 +146,20 @@ impl McpClient {
                 };
                 let timeout = self.inner.options.call_timeout;
                 let server = &self.inner.config.name;
-                if on {
+                // Set first: the server may send an update before its
+                // answer is read, and one not subscribed to is not told.
+                let changed = set(on);
+                let answered = if on {
                     let options = self.request_options(era, Subscribe::METHOD, None, timeout);
-                    request::<Subscribe>(&dispatcher, server, &params, options).await?;
+                    request::<Subscribe>(&dispatcher, server, &params, options).await
                 } else {
                     let options = self.request_options(era, Unsubscribe::METHOD, None, timeout);
-                    request::<Unsubscribe>(&dispatcher, server, &params, options).await?;
+                    request::<Unsubscribe>(&dispatcher, server, &params, options).await
+                };
+                if answered.is_err() && changed {
+                    set(!on);
                 }
-                set(on);
-                Ok(())
+                answered.map(drop)
             }
             Era::Modern => {
                 if !set(on) {

@@ -421,6 +421,34 @@ fn hostile() -> ServerConfig {
 }
 
 #[test]
+fn only_updates_of_resources_subscribed_to_or_below_them_are_told() {
+    run(async {
+        let client = McpClient::connect_with(hostile(), ClientOptions::mode(Mode::Legacy))
+            .await
+            .unwrap();
+        let mut changes = client.changes();
+        // Told before the answer: the subscription already counts.
+        client.subscribe_resource("test://a").await.unwrap();
+        // Told after the answer: the subscription no longer counts (a
+        // 2026-07-28 stream let go can still carry such an update).
+        client.unsubscribe_resource("test://a").await.unwrap();
+        let mut told = Vec::new();
+        for _ in 0..3 {
+            told.push(next_change(&mut changes).await);
+        }
+        assert_eq!(
+            told,
+            [
+                Change::ResourceUpdated("test://a/part".into()),
+                Change::ResourceUpdated("test://a".into()),
+                Change::PromptsListChanged,
+            ]
+        );
+        client.close().await;
+    });
+}
+
+#[test]
 fn a_100_mib_resource_and_a_10000_message_prompt_are_refused_by_name() {
     run(async {
         let client = McpClient::connect_with(hostile(), ClientOptions::mode(Mode::Legacy))
