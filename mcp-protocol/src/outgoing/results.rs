@@ -145,17 +145,24 @@ struct ListPrompts<'a> {
     cache: Option<CacheHints>,
 }
 
-/// A `prompts/get` result as the server wrote it once (the prompt's
-/// `GetPromptResult`, serialized when it ran), read back borrowed: its
-/// messages are copied into the frame as they are, not parsed.
-#[derive(Debug, Serialize, serde::Deserialize)]
+/// A `prompts/get` result: the prompt's description, and its messages'
+/// JSON array as the prompt's body serialized it once (copied into the
+/// frame as it is, never parsed again).
+#[derive(Clone, Copy, Debug)]
 pub struct PromptResultRef<'a> {
     /// The prompt's description.
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<std::borrow::Cow<'a, str>>,
+    pub description: Option<&'a str>,
     /// The messages' JSON array.
-    #[serde(borrow)]
-    pub messages: &'a RawValue,
+    pub messages: &'a str,
+}
+
+/// The `prompts/get` result's fields; the messages are filled in by hand
+/// ([`frame::encode_around`]).
+#[derive(Serialize)]
+struct PromptBody<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    messages: Spliced,
 }
 
 /// The response to one request: its id and revision decide every
@@ -310,8 +317,24 @@ impl<'a> Reply<'a> {
     }
 
     /// A `prompts/get` result.
-    pub fn prompt(&self, result: &PromptResultRef<'_>) -> Frame {
-        self.send(result, "complete", result.messages.get().len() + 64)
+    pub fn prompt(&self, result: PromptResultRef<'_>) -> Frame {
+        let body = PromptBody {
+            description: result.description,
+            messages: Spliced,
+        };
+        let message = Response {
+            jsonrpc: JSONRPC,
+            id: self.id,
+            result: Closed {
+                body,
+                trailer: self.trailer("complete"),
+            },
+        };
+        let description = result.description.map_or(0, str::len);
+        let capacity = result.messages.len() + description + 64 + self.overhead();
+        frame::encode_around(&message, capacity, FrameKind::Result, |out| {
+            out.extend_from_slice(result.messages.as_bytes());
+        })
     }
 
     /// A `completion/complete` result.

@@ -8,6 +8,7 @@ use crate::complete::{self, CompletionContext};
 use crate::context::Context;
 use crate::context::elicit::Interrupt;
 use crate::outcome::ToolOutcome;
+use crate::prompt::Given;
 use crate::protocol::model::{self, Completion, CompletionRef, GetPromptResult, RpcError};
 use crate::session::call_span::Outcome;
 use crate::session::finish;
@@ -15,6 +16,7 @@ use crate::session::run::{Ending, Sink};
 use crate::tool::Tool;
 use serde::Deserialize as _;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -68,8 +70,8 @@ impl Sink for PromptReturned {
 fn prompt_model(tool: &Tool, outcome: &ToolOutcome) -> Result<GetPromptResult, RpcError> {
     let answer = finish::prompt_answer(tool, outcome)?;
     Ok(GetPromptResult {
-        description: answer.description.map(|d| d.into_owned()),
-        messages: serde_json::from_str(answer.messages.get()).map_err(|err| {
+        description: answer.description.map(str::to_owned),
+        messages: serde_json::from_str(answer.messages).map_err(|err| {
             RpcError::internal_error(format!("the prompt's messages do not read back: {err}"))
         })?,
         meta: None,
@@ -125,11 +127,15 @@ impl LocalClient {
                 "Invalid params: no prompt is named '{name}' (see prompts/list)"
             )));
         };
+        let given: Vec<_> = arguments
+            .keys()
+            .map(|name| (Cow::Borrowed(name.as_str()), Given::Text))
+            .collect();
+        prompt.check_arguments(&given)?;
         let arguments: Map<String, Value> = arguments
             .into_iter()
             .map(|(name, value)| (name, Value::String(value)))
             .collect();
-        prompt.check_arguments(&arguments)?;
         let name: Arc<str> = Arc::from(prompt.name());
         let runner = Arc::clone(&prompt.runner);
         self.run(

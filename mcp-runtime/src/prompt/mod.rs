@@ -14,12 +14,13 @@ pub(crate) mod registry;
 
 use crate::complete::{Completers, CompletionContext};
 use crate::outcome::{ToolError, ToolOutcome};
-use crate::protocol::model::{GetPromptResult, PromptArgument, PromptMessage};
+use crate::protocol::model::{PromptArgument, PromptMessage};
 use crate::protocol::tool_def::Icon;
 use crate::protocol::{ErrorCode, RpcError};
 use crate::tool::{Tool, ToolBuilder, ToolCall};
 use crate::util::BoxFuture;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -99,16 +100,16 @@ impl Prompt {
         }
     }
 
-    /// Whether `given` has every required argument, and only strings:
-    /// `-32602` naming the first that is missing or not a string.
-    pub(crate) fn check_arguments(
-        &self,
-        given: &serde_json::Map<String, serde_json::Value>,
-    ) -> Result<(), RpcError> {
+    /// Whether `given` (each argument's name and what its value is) has
+    /// every required argument, and only strings: `-32602` naming the
+    /// first that is missing or not a string.
+    pub(crate) fn check_arguments(&self, given: &[(Cow<'_, str>, Given)]) -> Result<(), RpcError> {
         let name = &self.def.name;
         for argument in &self.def.arguments {
-            let value = given.get(&argument.name).filter(|v| !v.is_null());
-            if argument.required && value.is_none() {
+            let present = given
+                .iter()
+                .any(|(given, value)| *given == argument.name && *value != Given::Null);
+            if argument.required && !present {
                 return Err(RpcError::invalid_params(format!(
                     "Invalid params: the prompt '{name}' needs the argument '{}'",
                     argument.name
@@ -116,7 +117,7 @@ impl Prompt {
                 .with_data(serde_json::json!({ "argument": argument.name })));
             }
         }
-        if let Some((argument, _)) = given.iter().find(|(_, v)| !v.is_string() && !v.is_null()) {
+        if let Some((argument, _)) = given.iter().find(|(_, value)| *value == Given::Other) {
             return Err(RpcError::invalid_params(format!(
                 "Invalid params: the argument '{argument}' of the prompt '{name}' is not a string (prompt arguments are strings)"
             ))
@@ -124,6 +125,17 @@ impl Prompt {
         }
         Ok(())
     }
+}
+
+/// What a prompt argument's value was given as: all its check reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Given {
+    /// `null`, which counts as absent.
+    Null,
+    /// A string.
+    Text,
+    /// Anything else, which a prompt refuses.
+    Other,
 }
 
 /// Builds a [`Prompt`]; what `#[prompt]` expands to, and the way to make
@@ -254,16 +266,19 @@ impl PromptBuilder {
             states,
         } = self;
         let name: Arc<str> = Arc::from(def.name.as_str());
-        let description = def.description.clone();
         let mut runner = ToolBuilder::new(def.name.clone(), move |call| {
             let name = Arc::clone(&name);
-            let description = description.clone();
             let max = call.context().max_message_size();
             let body = handler(call);
-            Box::pin(async move { render(&name, description, body.await, max) })
+            Box::pin(async move { render(&name, body.await, max) })
         })
         .runs_inline(inline)
         .answers_as_prompt();
+        // The answer's description: the runner is never listed as a tool,
+        // so its own is free to hold it, and no call copies it.
+        if let Some(description) = &def.description {
+            runner = runner.description(description.clone());
+        }
         for state in states {
             runner = state(runner);
         }
@@ -274,11 +289,12 @@ impl PromptBuilder {
     }
 }
 
-/// The outcome a prompt's body ends as: its `GetPromptResult` serialized
-/// once (the frame copies it as it is), or the JSON-RPC error of a body
-/// that failed or whose result could not be sent: one over `max` bytes,
-/// the server's message limit, would be cut off by the client's.
-fn render(name: &str, description: Option<String>, body: PromptResult, max: usize) -> ToolOutcome {
+/// The outcome a prompt's body ends as: its messages' JSON array,
+/// serialized once (the frame copies it as it is, after the description
+/// the runner holds), or the JSON-RPC error of a body that failed or whose
+/// result could not be sent: one over `max` bytes, the server's message
+/// limit, would be cut off by the client's.
+fn render(name: &str, body: PromptResult, max: usize) -> ToolOutcome {
     let messages = match body {
         Ok(messages) => messages,
         Err(error) => {
@@ -289,12 +305,7 @@ fn render(name: &str, description: Option<String>, body: PromptResult, max: usiz
         }
     };
     let count = messages.len();
-    let result = GetPromptResult {
-        description,
-        messages,
-        meta: None,
-    };
-    match serde_json::to_string(&result) {
+    match serde_json::to_string(&messages) {
         Ok(json) if json.len() <= max => ToolOutcome::Structured(json),
         Ok(json) => ToolOutcome::Protocol(RpcError::new(
             ErrorCode::INTERNAL_ERROR,

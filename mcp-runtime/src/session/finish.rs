@@ -70,7 +70,7 @@ pub(crate) fn frame(
 ) -> Frame {
     if tool.def.prompt {
         return match prompt_answer(tool, outcome) {
-            Ok(result) => reply.prompt(&result),
+            Ok(result) => reply.prompt(result),
             Err(error) => outgoing::rpc_error(Some(id), &error),
         };
     }
@@ -80,20 +80,19 @@ pub(crate) fn frame(
     })
 }
 
-/// The answer of a prompt's body (`crate::prompt`): the `GetPromptResult`
-/// it wrote when it ran, read back borrowed, or the JSON-RPC error it
-/// ended with. A prompt has no `isError`: a refusal worded for a tool's
-/// model (busy, rate limited, timed out) is the error's message.
+/// The answer of a prompt's body (`crate::prompt`): the messages it
+/// serialized when it ran and the description its runner holds, or the
+/// JSON-RPC error it ended with. A prompt has no `isError`: a refusal
+/// worded for a tool's model (busy, rate limited, timed out) is the
+/// error's message.
 pub(crate) fn prompt_answer<'a>(
-    tool: &Tool,
+    tool: &'a Tool,
     outcome: &'a ToolOutcome,
 ) -> Result<PromptResultRef<'a>, RpcError> {
     match outcome {
-        ToolOutcome::Structured(json) => serde_json::from_str(json).map_err(|err| {
-            RpcError::internal_error(format!(
-                "The prompt '{}' wrote a result that does not read back: {err}",
-                tool.name
-            ))
+        ToolOutcome::Structured(messages) => Ok(PromptResultRef {
+            description: tool.def.description.as_deref(),
+            messages,
         }),
         ToolOutcome::Protocol(error) => Err(error.clone()),
         ToolOutcome::Error(message) => Err(RpcError::internal_error(message.clone())),

@@ -4,17 +4,21 @@
 //! does ([`Session::start_call`]: the same admission, run and
 //! `input_required` rounds as `tools/call`).
 
+use crate::prompt::Given;
 use crate::protocol::frame::Frame;
 use crate::protocol::incoming::requests::ListToolsParamsRef;
 use crate::protocol::model::method::ListPrompts;
 use crate::protocol::outgoing::Reply;
 use crate::protocol::params::Params;
+use crate::protocol::read::Text;
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::session::Session;
 use crate::session::era::RequestInfo;
 use crate::session::method::{Method, Respond};
-use serde_json::Value;
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
 use std::sync::Arc;
 
 /// One `prompts/list` page: its prompts' JSON array (cached, shared) and
@@ -83,16 +87,48 @@ impl Session {
             .with_data(serde_json::json!({ "name": requested })));
         };
         // `arguments` is an object or absent: the one parse checked it.
-        let given: serde_json::Map<String, Value> = match params.arguments {
-            None => serde_json::Map::new(),
+        let given = match params.arguments {
+            None => GivenArguments::default(),
             Some(raw) => serde_json::from_str(raw.get()).map_err(|err| {
                 RpcError::invalid_params(format!("Invalid params: \"arguments\": {err}"))
             })?,
         };
-        prompt.check_arguments(&given)?;
+        prompt.check_arguments(&given.0)?;
         let name: Arc<str> = Arc::from(prompt.name());
         let runner = Arc::clone(&prompt.runner);
         self.start_call(id, info, params, name, runner, false)
+    }
+}
+
+/// The `arguments` of a `prompts/get` as their check reads them: each
+/// name, borrowed from the line unless it has escapes, and what its value
+/// is. No value is copied: the body reads them itself.
+#[derive(Default)]
+struct GivenArguments<'a>(Vec<(Cow<'a, str>, Given)>);
+
+impl<'de> Deserialize<'de> for GivenArguments<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Arguments;
+        impl<'de> Visitor<'de> for Arguments {
+            type Value = GivenArguments<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of the prompt's arguments")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut given = Vec::with_capacity(map.size_hint().unwrap_or(4));
+                while let Some(Text(name)) = map.next_key::<Text<'de>>()? {
+                    let value: &'de RawValue = map.next_value()?;
+                    let kind = match value.get().as_bytes().first() {
+                        Some(b'"') => Given::Text,
+                        Some(b'n') => Given::Null,
+                        _ => Given::Other,
+                    };
+                    given.push((name.unwrap_or_default(), kind));
+                }
+                Ok(GivenArguments(given))
+            }
+        }
+        deserializer.deserialize_map(Arguments)
     }
 }
 
