@@ -14,6 +14,20 @@ use serde_json::value::RawValue;
 /// one is given up on, as is a line whose top level is not an object.
 pub const MAX_ID_LEN: usize = 256;
 
+/// Ids are strings or integers (MCP narrows JSON-RPC here). A string with
+/// escapes must decode: a lone surrogate (`"\ud800"`) is valid JSON syntax
+/// but no string, and echoing it would make the response unreadable.
+// Public for the server's reader of whole lines (`mcp-runtime`), which
+// must accept exactly the ids this scanner does.
+pub fn is_valid_id(raw: &RawValue) -> bool {
+    let text = raw.get();
+    match text.as_bytes().first() {
+        Some(b'"') => !text.contains('\\') || serde_json::from_str::<String>(text).is_ok(),
+        Some(b'-' | b'0'..=b'9') => text.bytes().skip(1).all(|b| b.is_ascii_digit()),
+        _ => false,
+    }
+}
+
 /// Where the scanner is in the top-level object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Slot {
@@ -92,7 +106,7 @@ impl IdScanner {
             return None;
         }
         let raw: &RawValue = serde_json::from_slice(&self.buf).ok()?;
-        super::incoming::is_valid_id(raw).then(|| raw.get())
+        is_valid_id(raw).then(|| raw.get())
     }
 
     /// Feeds the next piece of the line.

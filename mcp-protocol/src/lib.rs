@@ -62,9 +62,10 @@
 //! # What is not here
 //!
 //! The server's zero-copy machinery (the one-pass reader of incoming
-//! messages, the writers of its results, the framing) is public for
-//! `mcp-runtime` only and hidden from these docs: it renders and reads the
-//! types of [`model`] byte for byte, faster, and is no second model.
+//! messages, the writers of its results, the framing) is a private part of
+//! `mcp-runtime`: it renders and reads the types of [`model`] byte for byte,
+//! faster, and is no second model. What is here and hidden from these docs
+//! are the rules both ends share (size bounds, request ids, line framing).
 
 #![forbid(unsafe_code)]
 
@@ -78,31 +79,24 @@ pub mod model_schema;
 pub mod sampling;
 mod version;
 
-// The server's machinery, below: public for `mcp-runtime` (and the client's
-// shared bounds), not part of what a user of the model reads.
+// Below the model, the rules both ends share: public for `mcp-runtime` and
+// the client (bounds, ids, framing, canonical JSON), not part of what a
+// user of the model reads.
+
+// The model's `tools/call` result built from content blocks; public for
+// its `{"result": …}` wrapper, which the runtime's fast path writes too.
+#[doc(hidden)]
+pub mod call_model;
 #[doc(hidden)]
 pub mod canonical;
 #[doc(hidden)]
-pub mod form;
-#[doc(hidden)]
-pub mod frame;
-#[doc(hidden)]
 pub mod id_scan;
 #[doc(hidden)]
-pub mod incoming;
-#[doc(hidden)]
 pub mod json_budget;
-mod json_text;
-#[doc(hidden)]
-pub mod outgoing;
-#[doc(hidden)]
-pub mod params;
+// `meta` reads its keys with these readers, and so does the server's
+// reader of a whole message (`mcp-runtime`): one spelling of "a string".
 #[doc(hidden)]
 pub mod read;
-#[doc(hidden)]
-pub mod tool_def;
-#[doc(hidden)]
-pub mod trace_context;
 
 pub use error::RpcError;
 pub use error_code::ErrorCode;

@@ -56,13 +56,13 @@ pub const TOOL_SCOPES: &str = "rs.mcp-runtime/scopes";
 /// The reserved keys of a request's `params._meta`, each of its type: the
 /// 2026-07-28 envelope and the progress token of any revision.
 ///
-/// One struct both ways: the server reads incoming params into it (through
-/// [`crate::params::Params::parse`], once, strictly: a key of the wrong type
-/// is refused with a message naming it, a repeated key is refused), and a
-/// client serializes its outgoing requests' `_meta` from it. Two decoders of
-/// the envelope that disagreed once let a forged `_meta` past a scope check;
-/// there is no second one. Borrowed from the message on the server; a client
-/// fills it with owned values.
+/// One struct both ways: the server reads incoming params into it (in
+/// `mcp-runtime`'s one parse of a request's params, strictly: a key of the
+/// wrong type is refused with a message naming it, a repeated key is
+/// refused), and a client serializes its outgoing requests' `_meta` from
+/// it. Two decoders of the envelope that disagreed once let a forged
+/// `_meta` past a scope check; there is no second one. Borrowed from the
+/// message on the server; a client fills it with owned values.
 ///
 /// ```
 /// use mcpfn_protocol::meta::Envelope;
@@ -235,16 +235,13 @@ fn progress_token<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, Raw
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::Params;
-    use serde_json::value::RawValue;
 
-    /// The oversized length of the token in `_meta` text `meta`, read as
-    /// a request's params are.
+    /// The oversized length of the token in `_meta` text `meta`, read into
+    /// the [`Envelope`] as the server's parse of params reads it (that parse
+    /// itself is `mcp-runtime`'s and tested there).
     fn oversized(meta: &str) -> Option<usize> {
-        let params = RawValue::from_string(format!(r#"{{"_meta":{meta}}}"#)).unwrap();
-        let params = Params::parse(Some(&params)).unwrap();
-        params
-            .meta?
+        let envelope: Envelope<'_> = serde_json::from_str(meta).unwrap();
+        envelope
             .progress_token
             .as_deref()
             .and_then(oversized_progress_token)

@@ -1,8 +1,8 @@
 //! The small readers every parse of a peer's message shares (the envelope
 //! of a message, its params, the `_meta` keys): members borrowed from the
 //! line, and serde's error text as a peer should read it. Below
-//! [`crate::incoming`], [`crate::params`] and [`crate::meta`], which all
-//! read with them.
+//! [`crate::meta`] here and the server's reader of messages in
+//! `mcp-runtime`, which all read with them.
 
 use serde::Deserialize;
 use serde_json::value::RawValue;

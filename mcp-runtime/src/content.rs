@@ -2,7 +2,7 @@
 //! their builders and how each revision reads them are in
 //! [`mcpfn_protocol::content`].)
 
-pub use crate::protocol::content::{Audience, Content};
+pub use mcpfn_protocol::content::{Audience, Content};
 
 /// Return values a tool renders as content blocks rather than structured output.
 #[diagnostic::on_unimplemented(

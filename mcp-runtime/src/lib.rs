@@ -115,6 +115,7 @@ mod logging;
 mod outcome;
 mod principal;
 mod prompt;
+mod protocol;
 mod quota;
 pub mod resource;
 pub mod schema;
@@ -133,10 +134,6 @@ mod tool;
 mod transport;
 mod util;
 
-// The wire model lives in its own crate (no I/O, shared with clients); the
-// alias keeps `crate::protocol::...` paths as they were.
-use mcpfn_protocol as protocol;
-
 pub use changes::Notifier;
 pub use complete::CompletionContext;
 pub use content::{Audience, Content, IntoContent};
@@ -151,15 +148,15 @@ pub use handles::Handles;
 pub use level::{Level, UnknownLevel};
 pub use local::{CallOptions, LocalClient};
 pub use mcpfn_macros::{prompt, resource, tool};
+pub use mcpfn_protocol::ProtocolVersion;
+pub use mcpfn_protocol::model::PromptMessage;
+pub use mcpfn_protocol::model::ResourceContents;
+pub use mcpfn_protocol::model::Root;
+pub use mcpfn_protocol::model::{APP_MIME_TYPE, Csp, Permissions, ResourceUi, ToolUi, Visibility};
+pub use mcpfn_protocol::sampling::{Role, SamplingContent, SamplingMessage};
 pub use outcome::{Structured, ToolError, ToolOutcome};
 pub use principal::Principal;
 pub use prompt::{Prompt, PromptBuilder, PromptResult};
-pub use protocol::ProtocolVersion;
-pub use protocol::model::PromptMessage;
-pub use protocol::model::ResourceContents;
-pub use protocol::model::Root;
-pub use protocol::model::{APP_MIME_TYPE, Csp, Permissions, ResourceUi, ToolUi, Visibility};
-pub use protocol::sampling::{Role, SamplingContent, SamplingMessage};
 pub use resource::{Resource, ResourceBuilder, ResourceError, ResourceRead};
 pub use schemars::{self, JsonSchema};
 pub use serde::{self, Deserialize, Serialize};

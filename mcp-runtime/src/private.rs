@@ -7,11 +7,11 @@
 pub use crate::Context;
 pub use crate::context::ask::{Answer, Pending};
 pub use crate::outcome::ToolOutcome;
-pub use crate::protocol::model::{ToolUi, Visibility};
 pub use crate::schema::input_schema;
 pub use crate::tool::{Icon, TaskSupport, ToolBuilder, ToolCall};
 pub use crate::util::BoxFuture;
 pub use mcpfn_macros::{prompts, resources, tools};
+pub use mcpfn_protocol::model::{ToolUi, Visibility};
 // `#[resource]`'s glue.
 pub use crate::resource::ResourceBuilder;
 pub use crate::resource::glue::{
@@ -277,7 +277,7 @@ pub use list::{
 
 pub use crate::complete::CompletionContext;
 pub use crate::prompt::{PromptBuilder, PromptResult};
-pub use crate::protocol::model::PromptMessage;
+pub use mcpfn_protocol::model::PromptMessage;
 
 /// The call's context, for a `Context` parameter of a `#[prompt]` fn.
 pub fn prompt_context(call: &ToolCall) -> &crate::Context {

@@ -389,7 +389,6 @@ mod tests {
     #[test]
     fn input_request_tags_are_the_tables_names() {
         use super::super::input::InputRequest;
-        use crate::outgoing::{ElicitForm, InputRequestRef};
         let params = [
             (
                 Elicit::METHOD,
@@ -409,10 +408,8 @@ mod tests {
             let written = serde_json::to_value(&read).unwrap();
             assert_eq!(written["method"], method);
         }
-        let schema = serde_json::json!({"type": "object"});
-        let form = ElicitForm::new("m", &schema, ProtocolVersion::LATEST);
-        let written = serde_json::to_value(InputRequestRef::Elicit(form)).unwrap();
-        assert_eq!(written["method"], Elicit::METHOD);
+        // The server's writer of them (`mcp-runtime`) is held to the same
+        // names by a test of its own.
     }
 
     #[test]

@@ -54,8 +54,6 @@ pub use tools::*;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::meta::Envelope;
-    use crate::params::Params;
     use serde::Serialize;
     use serde_json::Value;
     use serde_json::json;
@@ -250,40 +248,6 @@ mod tests {
             let message = parse(text).unwrap();
             assert_eq!(serde_json::to_string(&message).unwrap(), text);
         }
-    }
-
-    /// The envelope a client writes is the envelope the server reads: one
-    /// struct both ways.
-    #[test]
-    fn the_envelope_a_client_writes_is_the_one_the_server_reads() {
-        let envelope = ClientCapabilities::default()
-            .envelope("2026-07-28", &Implementation::new("c", "1"))
-            .unwrap()
-            .with_progress_token("7")
-            .unwrap();
-        let params = CallToolParams {
-            name: "add".into(),
-            arguments: Some(JsonObject::new()),
-            request_state: Some("s".into()),
-            meta: Some(envelope),
-            ..CallToolParams::default()
-        };
-        let text = serde_json::to_string(&params).unwrap();
-        let raw: &serde_json::value::RawValue = serde_json::from_str(&text).unwrap();
-        let read = Params::parse(Some(raw)).unwrap();
-        assert_eq!(read.envelope_version(), Some("2026-07-28"));
-        let meta = read.meta.unwrap();
-        assert_eq!(meta.client_capabilities.as_deref().unwrap().get(), "{}");
-        assert_eq!(
-            meta.client_info.as_deref().unwrap().get(),
-            r#"{"name":"c","version":"1"}"#
-        );
-        assert_eq!(meta.progress_token.as_deref().unwrap().get(), "7");
-        assert_eq!(read.request_state.as_deref(), Some("s"));
-        // And a client reads it back with the same struct.
-        let again: CallToolParams<'_> = serde_json::from_str(&text).unwrap();
-        assert_eq!(serde_json::to_string(&again).unwrap(), text);
-        assert!(Envelope::new("v", "[]", "{}").is_err());
     }
 
     #[test]

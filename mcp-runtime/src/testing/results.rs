@@ -7,7 +7,7 @@ use serde_json::Value;
 
 /// A JSON-RPC error the server answered with: the one error object of
 /// the wire model.
-pub use crate::protocol::RpcError;
+pub use mcpfn_protocol::RpcError;
 
 /// A `tools/call` result, typed, with what the tool reported while it ran.
 #[derive(Clone, Debug, PartialEq)]

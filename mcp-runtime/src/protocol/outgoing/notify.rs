@@ -4,19 +4,24 @@
 //! (`elicitation/create`, `sampling/createMessage`).
 
 use super::{JSONRPC, Response, notification};
-use crate::ProtocolVersion;
-use crate::frame::{self, Frame, FrameKind};
-use crate::meta;
-use crate::model::SubscriptionFilter;
-use crate::model::method;
-use crate::sampling::CreateMessageParamsRef;
+use crate::protocol::ProtocolVersion;
+use crate::protocol::frame::{self, Frame, FrameKind};
+use crate::protocol::meta;
+use crate::protocol::model::SubscriptionFilter;
+use crate::protocol::model::method;
+use crate::protocol::sampling::CreateMessageParamsRef;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 /// `notifications/progress`.
-pub fn progress(token: &Value, progress: f64, total: Option<f64>, message: Option<&str>) -> Frame {
+pub(crate) fn progress(
+    token: &Value,
+    progress: f64,
+    total: Option<f64>,
+    message: Option<&str>,
+) -> Frame {
     #[derive(Serialize)]
     struct Progress<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -39,7 +44,7 @@ pub fn progress(token: &Value, progress: f64, total: Option<f64>, message: Optio
 }
 
 /// `notifications/message`: a log line for the client.
-pub fn log_message(level: &str, logger: &str, data: &Value) -> Frame {
+pub(crate) fn log_message(level: &str, logger: &str, data: &Value) -> Frame {
     #[derive(Serialize)]
     struct Log<'a> {
         data: &'a Value,
@@ -57,7 +62,7 @@ pub fn log_message(level: &str, logger: &str, data: &Value) -> Frame {
 }
 
 /// `notifications/cancelled` for a request of ours the client need not answer.
-pub fn cancelled(request_id: &RawValue, reason: &str) -> Frame {
+pub(crate) fn cancelled(request_id: &RawValue, reason: &str) -> Frame {
     #[derive(Serialize)]
     struct Cancelled<'a> {
         reason: &'a str,
@@ -80,19 +85,19 @@ impl Serialize for SubscriptionMeta<'_> {
 
 /// `notifications/tools/list_changed`, tagged with a subscription's id in
 /// the 2026-07-28 era.
-pub fn tools_list_changed(subscription: Option<&RawValue>) -> Frame {
+pub(crate) fn tools_list_changed(subscription: Option<&RawValue>) -> Frame {
     list_changed(method::TOOLS_LIST_CHANGED, subscription)
 }
 
 /// `notifications/resources/list_changed`, tagged with a subscription's id
 /// in the 2026-07-28 era.
-pub fn resources_list_changed(subscription: Option<&RawValue>) -> Frame {
+pub(crate) fn resources_list_changed(subscription: Option<&RawValue>) -> Frame {
     list_changed(method::RESOURCES_LIST_CHANGED, subscription)
 }
 
 /// `notifications/prompts/list_changed`, tagged with a subscription's id in
 /// the 2026-07-28 era.
-pub fn prompts_list_changed(subscription: Option<&RawValue>) -> Frame {
+pub(crate) fn prompts_list_changed(subscription: Option<&RawValue>) -> Frame {
     list_changed(method::PROMPTS_LIST_CHANGED, subscription)
 }
 
@@ -113,7 +118,7 @@ fn list_changed(method: &'static str, subscription: Option<&RawValue>) -> Frame 
 
 /// `notifications/resources/updated` for `uri`, tagged with a
 /// subscription's id in the 2026-07-28 era.
-pub fn resource_updated(uri: &str, subscription: Option<&RawValue>) -> Frame {
+pub(crate) fn resource_updated(uri: &str, subscription: Option<&RawValue>) -> Frame {
     #[derive(Serialize)]
     struct Updated<'a> {
         #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
@@ -133,7 +138,7 @@ pub fn resource_updated(uri: &str, subscription: Option<&RawValue>) -> Frame {
 /// `subscriptions/listen` stream, with the notifications it will carry
 /// (`honoured`: the part of the client's filter the server agreed to; the
 /// status of its `taskIds` is the Tasks extension's).
-pub fn subscription_acknowledged(id: &RawValue, honoured: &SubscriptionFilter) -> Frame {
+pub(crate) fn subscription_acknowledged(id: &RawValue, honoured: &SubscriptionFilter) -> Frame {
     #[derive(Serialize)]
     struct Acknowledged<'a> {
         #[serde(rename = "_meta")]
@@ -151,7 +156,7 @@ pub fn subscription_acknowledged(id: &RawValue, honoured: &SubscriptionFilter) -
 
 /// `notifications/tasks` (Tasks extension) on the `subscriptions/listen`
 /// stream `subscription`: the task as `tasks/get` would answer now.
-pub fn task_status(subscription: &RawValue, task: &super::task_view::TaskView<'_>) -> Frame {
+pub(crate) fn task_status(subscription: &RawValue, task: &super::task_view::TaskView<'_>) -> Frame {
     #[derive(Serialize)]
     struct Status<'a> {
         #[serde(flatten)]
@@ -169,7 +174,7 @@ pub fn task_status(subscription: &RawValue, task: &super::task_view::TaskView<'_
 }
 
 /// The final response of a `subscriptions/listen` stream, at shutdown.
-pub fn subscription_closed(id: &RawValue) -> Frame {
+pub(crate) fn subscription_closed(id: &RawValue) -> Frame {
     #[derive(Serialize)]
     struct Closed<'a> {
         #[serde(rename = "_meta")]
@@ -193,7 +198,7 @@ pub fn subscription_closed(id: &RawValue) -> Frame {
 
 /// The params of `elicitation/create` in form mode.
 #[derive(Clone, Debug, Serialize)]
-pub struct ElicitForm<'a> {
+pub(crate) struct ElicitForm<'a> {
     message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     mode: Option<&'static str>,
@@ -203,7 +208,11 @@ pub struct ElicitForm<'a> {
 
 impl<'a> ElicitForm<'a> {
     /// The form as a session of `version` takes it.
-    pub fn new(message: &'a str, requested_schema: &'a Value, version: ProtocolVersion) -> Self {
+    pub(crate) fn new(
+        message: &'a str,
+        requested_schema: &'a Value,
+        version: ProtocolVersion,
+    ) -> Self {
         ElicitForm {
             message,
             mode: version.carries().elicitation_mode.then_some("form"),
@@ -213,12 +222,12 @@ impl<'a> ElicitForm<'a> {
 }
 
 /// The server's borrowed rendering of a question for the client
-/// ([`crate::model::InputRequest`] is the concept): a legacy server
+/// ([`crate::protocol::model::InputRequest`] is the concept): a legacy server
 /// request's `method` and `params`, or one entry of a 2026-07-28
 /// `inputRequests` map (the same `{method, params}` object).
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "method", content = "params")]
-pub enum InputRequestRef<'a> {
+pub(crate) enum InputRequestRef<'a> {
     /// `elicitation/create`.
     #[serde(rename = "elicitation/create")]
     Elicit(ElicitForm<'a>),
@@ -233,11 +242,11 @@ pub enum InputRequestRef<'a> {
 /// The empty `params` object of a request that takes none (`roots/list`):
 /// written `{}`, as the schemas show it, rather than left out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct NoParams {}
+pub(crate) struct NoParams {}
 
 /// A request to the client (legacy sessions): `elicitation/create`,
 /// `sampling/createMessage` or `roots/list`.
-pub fn client_request(id: &RawValue, request: &InputRequestRef<'_>) -> Frame {
+pub(crate) fn client_request(id: &RawValue, request: &InputRequestRef<'_>) -> Frame {
     #[derive(Serialize)]
     struct ClientRequest<'a> {
         jsonrpc: &'static str,
@@ -259,7 +268,7 @@ pub fn client_request(id: &RawValue, request: &InputRequestRef<'_>) -> Frame {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::outgoing::tests::{raw, text};
+    use crate::protocol::outgoing::tests::{raw, text};
 
     #[test]
     fn elicitation_gains_a_mode_in_2025_11_25() {
@@ -288,6 +297,17 @@ pub(crate) mod tests {
             "{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"elicitation/create\",\
              \"params\":{\"message\":\"q\",\"requestedSchema\":{\"type\":\"object\"}}}\n"
         );
+    }
+
+    /// The written input requests carry the method table's names (the
+    /// model's reader is held to them in `mcpfn_protocol::model::method`).
+    #[test]
+    fn input_requests_are_written_under_the_tables_names() {
+        use crate::protocol::model::method::{Elicit, Request};
+        let schema = serde_json::json!({"type": "object"});
+        let form = ElicitForm::new("m", &schema, ProtocolVersion::LATEST);
+        let written = serde_json::to_value(InputRequestRef::Elicit(form)).unwrap();
+        assert_eq!(written["method"], Elicit::METHOD);
     }
 
     /// The filter of a stream that carries only tool list changes.

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 /// One option of a titled enum: the value sent back and the label shown.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TitledValue {
+pub(crate) struct TitledValue {
     /// `const`: the value sent back.
     #[serde(rename = "const")]
     pub value: String,
@@ -20,7 +20,7 @@ pub struct TitledValue {
 /// The `items` of a multi-select field.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
-pub enum Items {
+pub(crate) enum Items {
     /// `{"type":"string","enum":[…]}`.
     Untitled {
         /// Always `string`.
@@ -40,7 +40,7 @@ pub enum Items {
 
 /// One field of a form: `type` and what that type allows.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FieldSchema {
+pub(crate) struct FieldSchema {
     /// `type`: `string`, `number`, `integer` or `boolean`.
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -90,7 +90,7 @@ pub struct FieldSchema {
 
 impl FieldSchema {
     /// A field of `kind` with nothing else set.
-    pub fn of(kind: &'static str) -> FieldSchema {
+    pub(crate) fn of(kind: &'static str) -> FieldSchema {
         FieldSchema {
             kind,
             title: None,
@@ -113,7 +113,7 @@ impl FieldSchema {
 
 /// A whole `requestedSchema`: `{"type":"object","properties":{…},"required":[…]}`.
 #[derive(Debug, Serialize)]
-pub struct FormSchema<'a> {
+pub(crate) struct FormSchema<'a> {
     /// Always `object`.
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -125,7 +125,7 @@ pub struct FormSchema<'a> {
 }
 
 /// `requestedSchema` of `fields` (in order), `required` naming some of them.
-pub fn form_schema(fields: &[(String, FieldSchema)], required: &[String]) -> Value {
+pub(crate) fn form_schema(fields: &[(String, FieldSchema)], required: &[String]) -> Value {
     let properties = fields
         .iter()
         .map(|(name, field)| {

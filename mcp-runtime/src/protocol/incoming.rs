@@ -5,11 +5,12 @@
 mod envelope;
 
 use envelope::{Envelope, FirstPass, read_envelope};
-pub mod requests;
+pub(crate) mod requests;
 
 use super::{ErrorCode, RpcError};
-use crate::params::Params;
-use crate::read::{Present, Text, without_position};
+use crate::protocol::id_scan::is_valid_id;
+use crate::protocol::params::Params;
+use crate::protocol::read::{Present, Text, without_position};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -20,7 +21,7 @@ use std::borrow::Cow;
 // in bulk, and boxing it would cost an allocation on every request.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
-pub enum Incoming<'a> {
+pub(crate) enum Incoming<'a> {
     /// A request: it gets exactly one response. Its params are read once,
     /// here ([`Params`]), for every layer that decides on them.
     Request {
@@ -51,7 +52,7 @@ pub enum Incoming<'a> {
 
 /// Why a line is not a message we can act on, and the id to answer with.
 #[derive(Debug)]
-pub struct Rejection<'a> {
+pub(crate) struct Rejection<'a> {
     /// What was wrong.
     pub error: RpcError,
     /// The request's id when it could be read; the response omits `id` otherwise.
@@ -59,7 +60,7 @@ pub struct Rejection<'a> {
 }
 
 /// Reads one line (without its newline).
-pub fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
+pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
     if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return Err(reject_non_object(line));
     }
@@ -189,18 +190,6 @@ fn classify<'a>(envelope: Envelope<'a, Present<'a>>) -> Result<Incoming<'a>, Rej
             ),
             id,
         }),
-    }
-}
-
-/// Ids are strings or integers (MCP narrows JSON-RPC here). A string with
-/// escapes must decode: a lone surrogate (`"\ud800"`) is valid JSON syntax
-/// but no string, and echoing it would make the response unreadable.
-pub fn is_valid_id(raw: &RawValue) -> bool {
-    let text = raw.get();
-    match text.as_bytes().first() {
-        Some(b'"') => !text.contains('\\') || serde_json::from_str::<String>(text).is_ok(),
-        Some(b'-' | b'0'..=b'9') => text.bytes().skip(1).all(|b| b.is_ascii_digit()),
-        _ => false,
     }
 }
 

@@ -12,8 +12,8 @@
 //! Anything else is refused (`-32602`, 400 on HTTP) before any layer acts.
 //! Members it does not name are left to the method's own params type.
 
-use crate::meta::Envelope;
-use crate::read::{Present, Text};
+use crate::protocol::meta::Envelope;
+use crate::protocol::read::{Present, Text};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -21,7 +21,7 @@ use std::borrow::Cow;
 /// A request's params, with the members that route, authorize and envelope
 /// it read once. Borrowed from the message.
 #[derive(Debug, Default)]
-pub struct Params<'a> {
+pub(crate) struct Params<'a> {
     /// The params object as sent (`None` when absent or `null`), for the
     /// method's own params type. Also `None` for a `tools/call` whose
     /// `method` came before its `params` (as clients send them): its
@@ -52,7 +52,7 @@ pub struct Params<'a> {
 /// are written from too). It derefs to the envelope, so
 /// `meta.protocol_version` reads as the key it is.
 #[derive(Debug)]
-pub struct Meta<'a> {
+pub(crate) struct Meta<'a> {
     /// The whole object, for `Context::meta`.
     pub raw: &'a RawValue,
     /// Its reserved keys, each of its type.
@@ -68,7 +68,7 @@ impl<'a> std::ops::Deref for Meta<'a> {
 
 /// Why params cannot be read: the message of a `-32602`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InvalidParams(pub String);
+pub(crate) struct InvalidParams(pub String);
 
 impl std::fmt::Display for InvalidParams {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -101,7 +101,7 @@ pub(crate) struct Members<'a> {
 impl<'a> Params<'a> {
     /// Reads `params` (absent and `null` are the same: no params). Must be
     /// an object: callers refuse arrays first, with their own message.
-    pub fn parse(params: Option<&'a RawValue>) -> Result<Params<'a>, InvalidParams> {
+    pub(crate) fn parse(params: Option<&'a RawValue>) -> Result<Params<'a>, InvalidParams> {
         let Some(raw) = params.filter(|raw| raw.get() != "null") else {
             return Ok(Params::default());
         };
@@ -134,18 +134,21 @@ impl<'a> Params<'a> {
     }
 
     /// `_meta` as sent, if any.
-    pub fn meta_raw(&self) -> Option<&'a RawValue> {
+    pub(crate) fn meta_raw(&self) -> Option<&'a RawValue> {
         self.meta.as_ref().map(|meta| meta.raw)
     }
 
     /// Whether `_meta` carries the 2026-07-28 envelope (either of its
     /// required keys): such a request belongs to that era.
-    pub fn enveloped(&self) -> bool {
+    pub(crate) fn enveloped(&self) -> bool {
         self.meta.as_ref().is_some_and(|meta| meta.enveloped())
     }
 
     /// The envelope's protocol version, if it carries one.
-    pub fn envelope_version(&self) -> Option<&str> {
+    // Read by the HTTP front door (its era choice); stdio decides the era
+    // from the envelope itself.
+    #[cfg(any(test, feature = "http"))]
+    pub(crate) fn envelope_version(&self) -> Option<&str> {
         self.meta.as_ref()?.protocol_version.as_deref()
     }
 }
@@ -179,7 +182,7 @@ fn read_object<'a, T: Deserialize<'a>>(
     serde_json::from_str(raw.get()).map_err(|err| {
         InvalidParams(format!(
             "Invalid params: {context}{}",
-            crate::read::without_position(&err)
+            crate::protocol::read::without_position(&err)
         ))
     })
 }
@@ -206,7 +209,7 @@ fn object_or_null<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::meta;
+    use crate::protocol::{meta, model};
     use serde_json::json;
 
     fn parse(text: &str) -> Result<Params<'_>, InvalidParams> {
@@ -321,5 +324,39 @@ mod tests {
         let meta = parse(&text).unwrap().meta.unwrap();
         assert!(meta.protocol_version.is_some() && meta.client_capabilities.is_some());
         assert!(meta.client_info.is_some() && meta.log_level.is_some());
+    }
+
+    /// The envelope a client writes (`mcpfn_protocol::model`) is the
+    /// envelope this parse reads: one struct both ways.
+    #[test]
+    fn the_envelope_a_client_writes_is_the_one_the_server_reads() {
+        let envelope = model::ClientCapabilities::default()
+            .envelope("2026-07-28", &model::Implementation::new("c", "1"))
+            .unwrap()
+            .with_progress_token("7")
+            .unwrap();
+        let params = model::CallToolParams {
+            name: "add".into(),
+            arguments: Some(model::JsonObject::new()),
+            request_state: Some("s".into()),
+            meta: Some(envelope),
+            ..model::CallToolParams::default()
+        };
+        let text = serde_json::to_string(&params).unwrap();
+        let raw: &serde_json::value::RawValue = serde_json::from_str(&text).unwrap();
+        let read = Params::parse(Some(raw)).unwrap();
+        assert_eq!(read.envelope_version(), Some("2026-07-28"));
+        let meta = read.meta.unwrap();
+        assert_eq!(meta.client_capabilities.as_deref().unwrap().get(), "{}");
+        assert_eq!(
+            meta.client_info.as_deref().unwrap().get(),
+            r#"{"name":"c","version":"1"}"#
+        );
+        assert_eq!(meta.progress_token.as_deref().unwrap().get(), "7");
+        assert_eq!(read.request_state.as_deref(), Some("s"));
+        // And a client reads it back with the same struct.
+        let again: model::CallToolParams<'_> = serde_json::from_str(&text).unwrap();
+        assert_eq!(serde_json::to_string(&again).unwrap(), text);
+        assert!(crate::protocol::meta::Envelope::new("v", "[]", "{}").is_err());
     }
 }

@@ -1,18 +1,20 @@
-//! The server's rendering of a stored task: [`crate::model::DetailedTask`]
-//! written from the JSON it was kept as.
+//! The server's rendering of a stored task:
+//! [`crate::protocol::model::DetailedTask`] written from the JSON it was
+//! kept as.
 
-use crate::error::RpcError;
-use crate::model::Task;
+use crate::protocol::RpcError;
+use crate::protocol::model::Task;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// A [`DetailedTask`](crate::model::DetailedTask) as a server writes it from what it stored: the
-/// result, the error and the questions as the JSON they were kept as,
-/// serialized without a typed parse (the same fields, the same bytes).
+/// A [`DetailedTask`](crate::protocol::model::DetailedTask) as a server
+/// writes it from what it stored: the result, the error and the questions
+/// as the JSON they were kept as, serialized without a typed parse (the
+/// same fields, the same bytes).
 #[derive(Clone, Copy, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TaskView<'a> {
+pub(crate) struct TaskView<'a> {
     /// The task.
     #[serde(flatten)]
     pub task: &'a Task,

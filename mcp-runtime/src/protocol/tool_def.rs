@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 /// The JSON array of `definitions` (a `tools/list` page), written at its final
 /// size: a page of a thousand tools is half a megabyte, which growing by
 /// doubling would copy many times over.
-pub fn definitions_array<'a, I>(definitions: I) -> String
+pub(crate) fn definitions_array<'a, I>(definitions: I) -> String
 where
     I: Iterator<Item = &'a RawValue> + Clone,
 {
@@ -34,7 +34,7 @@ where
 /// by the registry (with schemas `S` as cached JSON text), or turned into a
 /// `Value` for dumps (with schemas as values).
 #[derive(Debug, Serialize)]
-pub struct ToolDefinition<'a, S> {
+pub(crate) struct ToolDefinition<'a, S> {
     name: &'a str,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     meta: Option<&'a Map<String, Value>>,
@@ -54,7 +54,7 @@ pub struct ToolDefinition<'a, S> {
 
 /// Everything a definition is made from, for every revision.
 #[derive(Debug)]
-pub struct ToolFields<'a, S> {
+pub(crate) struct ToolFields<'a, S> {
     /// The tool's name.
     pub name: &'a str,
     /// A title for display.
@@ -75,7 +75,7 @@ pub struct ToolFields<'a, S> {
 
 impl<'a, S: Serialize> ToolDefinition<'a, S> {
     /// The definition of `tool` for a session of `version`.
-    pub fn new(tool: ToolFields<'a, S>, version: ProtocolVersion) -> Self {
+    pub(crate) fn new(tool: ToolFields<'a, S>, version: ProtocolVersion) -> Self {
         let carries = version.carries();
         // Before `title` existed on tools, `annotations.title` carried it.
         let annotations_title = tool.title.filter(|_| !carries.structured_output);
@@ -97,7 +97,7 @@ impl<'a, S: Serialize> ToolDefinition<'a, S> {
 
 /// The four behaviour hints of a tool; `None` leaves the client's default.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Annotations {
+pub(crate) struct Annotations {
     /// `readOnlyHint`.
     pub read_only: Option<bool>,
     /// `destructiveHint`.

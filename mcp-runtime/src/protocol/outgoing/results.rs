@@ -4,10 +4,10 @@
 
 use super::notify::InputRequestRef;
 use super::{JSONRPC, Response};
-use crate::ProtocolVersion;
-use crate::frame::{self, Frame, FrameKind, Spliced};
-use crate::meta;
-use crate::model::{DiscoverResult, Implementation, InitializeResult};
+use crate::protocol::ProtocolVersion;
+use crate::protocol::frame::{self, Frame, FrameKind, Spliced};
+use crate::protocol::meta;
+use crate::protocol::model::{DiscoverResult, Implementation, InitializeResult};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 use std::sync::Arc;
 
 /// The `_meta` of 2026-07-28 results: the server's identity, serialized once.
-pub fn server_meta(info: &Implementation) -> Box<RawValue> {
+pub(crate) fn server_meta(info: &Implementation) -> Box<RawValue> {
     struct ServerMeta<'a>(&'a Implementation);
     impl Serialize for ServerMeta<'_> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -86,7 +86,10 @@ impl CacheHints {
 /// The fields a `tools/list` result of `version` carries beside `tools`
 /// (and `_meta`, which a dump leaves out: it names the serving process), for
 /// tool dumps that stand in for a live `tools/list`.
-pub fn list_result_fields(version: ProtocolVersion, ttl_ms: u64) -> serde_json::Map<String, Value> {
+pub(crate) fn list_result_fields(
+    version: ProtocolVersion,
+    ttl_ms: u64,
+) -> serde_json::Map<String, Value> {
     #[derive(Serialize)]
     struct Fields {
         #[serde(flatten)]
@@ -149,11 +152,11 @@ struct ListPrompts<'a> {
 /// JSON array as the prompt's body serialized it once (copied into the
 /// frame as it is, never parsed again).
 #[derive(Clone, Copy, Debug)]
-pub struct PromptResultRef<'a> {
+pub(crate) struct PromptResultRef<'a> {
     /// The prompt's description.
-    pub description: Option<&'a str>,
+    pub(crate) description: Option<&'a str>,
     /// The messages' JSON array.
-    pub messages: &'a str,
+    pub(crate) messages: &'a str,
 }
 
 /// The `prompts/get` result's fields; the messages are filled in by hand
@@ -168,7 +171,7 @@ struct PromptBody<'a> {
 /// The response to one request: its id and revision decide every
 /// per-version field of the result.
 #[derive(Clone, Copy, Debug)]
-pub struct Reply<'a> {
+pub(crate) struct Reply<'a> {
     pub(super) id: &'a RawValue,
     pub(super) version: ProtocolVersion,
     /// The server's identity as 2026-07-28 results carry it in `_meta`.
@@ -177,7 +180,11 @@ pub struct Reply<'a> {
 
 impl<'a> Reply<'a> {
     /// A reply to request `id` of a session or request of `version`.
-    pub fn new(id: &'a RawValue, version: ProtocolVersion, server_meta: &'a RawValue) -> Self {
+    pub(crate) fn new(
+        id: &'a RawValue,
+        version: ProtocolVersion,
+        server_meta: &'a RawValue,
+    ) -> Self {
         Reply {
             id,
             version,
@@ -230,34 +237,34 @@ impl<'a> Reply<'a> {
     }
 
     /// An empty result, `{}` (legacy `ping` and `logging/setLevel`).
-    pub fn empty(&self) -> Frame {
+    pub(crate) fn empty(&self) -> Frame {
         self.send(Empty {}, "complete", 0)
     }
 
     /// The `initialize` result.
-    pub fn initialize(&self, result: &InitializeResult) -> Frame {
+    pub(crate) fn initialize(&self, result: &InitializeResult) -> Frame {
         self.send(result, "complete", 256)
     }
 
     /// A `tools/call` answered with a task (Tasks extension): the task's
     /// fields, flat, with `resultType: "task"`.
-    pub fn task_created(&self, task: &crate::model::Task) -> Frame {
+    pub(crate) fn task_created(&self, task: &crate::protocol::model::Task) -> Frame {
         self.send(task, "task", 256)
     }
 
     /// The `tasks/get` result: the task with what its status carries (the
     /// reply adds `resultType: "complete"`).
-    pub fn task(&self, task: &super::task_view::TaskView<'_>) -> Frame {
+    pub(crate) fn task(&self, task: &super::task_view::TaskView<'_>) -> Frame {
         self.send(task, "complete", 512)
     }
 
     /// The `server/discover` result (its `_meta` is the reply's).
-    pub fn discover(&self, result: &DiscoverResult) -> Frame {
+    pub(crate) fn discover(&self, result: &DiscoverResult) -> Frame {
         self.send(result, "complete", 256)
     }
 
     /// A `tools/list` page: `tools` is the page's JSON array, shared.
-    pub fn tools_page(
+    pub(crate) fn tools_page(
         &self,
         tools: Arc<str>,
         next_cursor: Option<&str>,
@@ -292,7 +299,12 @@ impl<'a> Reply<'a> {
     /// A `prompts/list` page: `prompts` is the page's JSON array, shared;
     /// a 2026-07-28 page carries the cache hints (public: every caller
     /// sees the same prompts).
-    pub fn prompts_page(&self, prompts: Arc<str>, next_cursor: Option<&str>, ttl_ms: u64) -> Frame {
+    pub(crate) fn prompts_page(
+        &self,
+        prompts: Arc<str>,
+        next_cursor: Option<&str>,
+        ttl_ms: u64,
+    ) -> Frame {
         let body = ListPrompts {
             prompts: Spliced,
             next_cursor,
@@ -317,7 +329,7 @@ impl<'a> Reply<'a> {
     }
 
     /// A `prompts/get` result.
-    pub fn prompt(&self, result: PromptResultRef<'_>) -> Frame {
+    pub(crate) fn prompt(&self, result: PromptResultRef<'_>) -> Frame {
         let body = PromptBody {
             description: result.description,
             messages: Spliced,
@@ -338,13 +350,13 @@ impl<'a> Reply<'a> {
     }
 
     /// A `completion/complete` result.
-    pub fn completion(&self, result: &crate::model::CompleteResult) -> Frame {
+    pub(crate) fn completion(&self, result: &crate::protocol::model::CompleteResult) -> Frame {
         self.send(result, "complete", 256)
     }
 
     /// A 2026-07-28 `input_required` result: the round's questions, each
     /// under its key (distinct keys: the caller's), and the sealed state.
-    pub fn input_required(
+    pub(crate) fn input_required(
         &self,
         requests: &[(&str, InputRequestRef<'_>)],
         request_state: &str,
@@ -361,9 +373,9 @@ impl<'a> Reply<'a> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::model::{CacheScope, ServerCapabilities};
-    use crate::outgoing::CallToolResultRef;
-    use crate::outgoing::tests::{raw, text};
+    use crate::protocol::model::{CacheScope, ServerCapabilities};
+    use crate::protocol::outgoing::CallToolResultRef;
+    use crate::protocol::outgoing::tests::{raw, text};
 
     fn identity() -> Implementation {
         Implementation {

@@ -3,8 +3,8 @@
 //! `params` raw (its members found, not parsed) and stops at the first
 //! duplicate or malformed key.
 
-use crate::params::Members;
-use crate::read::{Present, Text};
+use crate::protocol::params::Members;
+use crate::protocol::read::{Present, Text};
 use serde::Deserialize;
 
 /// The top level of a message, read in one pass, with its params as `P`
@@ -57,7 +57,7 @@ impl<'de> ReadParams<'de> for FirstPass<'de> {
         map: &mut A,
         method: Option<&str>,
     ) -> Result<Self, A::Error> {
-        if method == Some(crate::model::method::TOOLS_CALL) {
+        if method == Some(crate::protocol::model::method::TOOLS_CALL) {
             map.next_value_seed(MembersSeed).map(FirstPass::Read)
         } else {
             map.next_value().map(FirstPass::Raw)

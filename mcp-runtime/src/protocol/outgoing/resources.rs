@@ -5,9 +5,9 @@
 
 use super::results::{CacheHints, Closed, Reply};
 use super::{JSONRPC, Response};
-use crate::frame::{self, Frame, FrameKind, Spliced};
-use crate::json_text;
-use crate::model::{JsonObject, ResourceContents};
+use crate::protocol::frame::{self, Frame, FrameKind, Spliced};
+use crate::protocol::json_text;
+use crate::protocol::model::{JsonObject, ResourceContents};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -92,7 +92,7 @@ fn write_contents(
 
 /// Which list a page is of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ResourceList {
+pub(crate) enum ResourceList {
     /// `resources/list`: resources at fixed URIs.
     Resources,
     /// `resources/templates/list`: URI templates.
@@ -125,7 +125,7 @@ impl Reply<'_> {
     /// A page of `list`: `items` is the page's JSON array, shared. Its
     /// 2026-07-28 cache scope is `public`: the lists are the same for
     /// every caller.
-    pub fn resource_page(
+    pub(crate) fn resource_page(
         &self,
         list: ResourceList,
         items: Arc<str>,
@@ -156,7 +156,7 @@ impl Reply<'_> {
     /// The `resources/read` result: `contents`, each with its own `_meta`
     /// or else `content_meta` (from 2025-06-18: an MCP App's `ui`, say), and in
     /// 2026-07-28 the cache hints (`public` for `ttl_ms`).
-    pub fn read_resource(
+    pub(crate) fn read_resource(
         &self,
         contents: &[ResourceContents],
         content_meta: Option<&JsonObject>,
@@ -196,9 +196,9 @@ impl Reply<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ProtocolVersion;
-    use crate::outgoing::results::tests::meta;
-    use crate::outgoing::tests::{raw, text};
+    use crate::protocol::ProtocolVersion;
+    use crate::protocol::outgoing::results::tests::meta;
+    use crate::protocol::outgoing::tests::{raw, text};
 
     #[test]
     fn pages_splice_their_items_under_their_key() {
@@ -299,7 +299,7 @@ mod tests {
         let reply = Reply::new(&id, ProtocolVersion::V2025_11_25, &meta);
         let line = text(reply.read_resource(&contents, Some(&ui), 9));
         let sent: serde_json::Value = serde_json::from_str(&line).unwrap();
-        let read: crate::model::ReadResourceResult =
+        let read: crate::protocol::model::ReadResourceResult =
             serde_json::from_value(sent["result"].clone()).unwrap();
         assert_eq!(read.contents[0], contents[0]);
         assert!(

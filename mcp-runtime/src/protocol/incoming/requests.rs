@@ -1,13 +1,15 @@
 //! The server's borrowed readings of the params of the methods it serves:
-//! the concepts are [`crate::model`]'s (`model::InitializeParams` is what
-//! [`InitializeParamsRef`] reads); these are how the server reads them off
-//! the message without copying (a `…Ref` borrows from it), and
-//! `subscriptions/listen` is read as [`crate::model::ListenParams`] itself.
+//! the concepts are [`crate::protocol::model`]'s
+//! (`model::InitializeParams` is what [`InitializeParamsRef`] reads); these
+//! are how the server reads them off the message without copying (a `…Ref`
+//! borrows from it), and `subscriptions/listen` is read as
+//! [`crate::protocol::model::ListenParams`] itself.
 //!
 //! The members every layer decides on (`name`, `arguments`, `_meta`,
 //! `requestState`, `inputResponses`, `taskId`) are read once, by
-//! [`crate::params::Params`], and are not repeated here: a type below names
-//! only what its method alone reads, so no two parses of one member exist.
+//! [`crate::protocol::params::Params`], and are not repeated here: a type
+//! below names only what its method alone reads, so no two parses of one
+//! member exist.
 //!
 //! These are more lenient than the model's types where
 //! clients in the wild are (an `initialize` without `capabilities` or
@@ -23,7 +25,7 @@ use std::borrow::Cow;
 /// The params of `initialize` (2024-11-05 to 2025-11-25): only
 /// `protocolVersion` is required.
 #[derive(Debug, Deserialize)]
-pub struct InitializeParamsRef<'a> {
+pub(crate) struct InitializeParamsRef<'a> {
     /// The revision the client asks for (the server counter-offers its own
     /// newest legacy revision when it does not speak this one).
     #[serde(rename = "protocolVersion", borrow)]
@@ -38,7 +40,7 @@ pub struct InitializeParamsRef<'a> {
 
 /// The params of `tools/list`.
 #[derive(Debug, Default, Deserialize)]
-pub struct ListToolsParamsRef<'a> {
+pub(crate) struct ListToolsParamsRef<'a> {
     /// The `nextCursor` of an earlier page, if any (`null` reads as absent).
     #[serde(default, borrow)]
     pub cursor: Option<Cow<'a, str>>,
@@ -46,7 +48,7 @@ pub struct ListToolsParamsRef<'a> {
 
 /// The params of `logging/setLevel` (legacy sessions).
 #[derive(Debug, Deserialize)]
-pub struct SetLevelParams<'a> {
+pub(crate) struct SetLevelParams<'a> {
     /// The lowest level to send, as sent (the server parses the name, so
     /// an unknown one gets a message listing the levels).
     #[serde(borrow)]
@@ -56,7 +58,7 @@ pub struct SetLevelParams<'a> {
 /// The params of `notifications/cancelled`, the one notification whose
 /// params a server reads.
 #[derive(Debug, Deserialize)]
-pub struct CancelledParamsRef<'a> {
+pub(crate) struct CancelledParamsRef<'a> {
     /// The id of the request to cancel, as sent (a request id or a
     /// subscription's), for the server to compare in its canonical form.
     #[serde(rename = "requestId", borrow)]

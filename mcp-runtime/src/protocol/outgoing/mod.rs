@@ -4,23 +4,24 @@
 //! [`RawValue`], so nothing is parsed or copied again.
 //!
 //! The per-revision differences of results are decided here, from
-//! [`ProtocolVersion::carries`](crate::ProtocolVersion::carries): a [`Reply`] knows the request's id and
-//! revision and adds `resultType`, `_meta` and the cache hints where the
-//! revision has them.
+//! [`ProtocolVersion::carries`](crate::protocol::ProtocolVersion::carries):
+//! a [`Reply`] knows the request's id and revision and adds `resultType`,
+//! `_meta` and the cache hints where the revision has them.
 
 mod call;
-mod call_model;
 mod notify;
 mod resources;
 mod results;
+// The Skills extension's writers, only where it is served.
+#[cfg(feature = "skills")]
 mod skills;
 mod task_view;
 
-pub use call::*;
-pub use notify::*;
-pub use resources::ResourceList;
-pub use results::*;
-pub use task_view::*;
+pub(crate) use call::*;
+pub(crate) use notify::*;
+pub(crate) use resources::ResourceList;
+pub(crate) use results::*;
+pub(crate) use task_view::*;
 
 use super::frame::{self, Frame, FrameKind};
 use super::{ErrorCode, RpcError};
@@ -104,7 +105,7 @@ impl Serialize for Capabilities {
 
 /// The response refusing request `id` with `error` (`id` omitted when the
 /// request's id could not be read): the one way an error frame is written.
-pub fn rpc_error(id: Option<&RawValue>, error: &RpcError) -> Frame {
+pub(crate) fn rpc_error(id: Option<&RawValue>, error: &RpcError) -> Frame {
     self::error(id, error.error_code(), &error.message, error.data.as_ref())
 }
 
@@ -192,8 +193,8 @@ pub(crate) mod tests {
     #[test]
     fn every_frame_knows_what_it_carries() {
         use super::notify::{self, ElicitForm, InputRequestRef};
-        use crate::ProtocolVersion;
-        use crate::outgoing::results::tests::meta;
+        use crate::protocol::ProtocolVersion;
+        use crate::protocol::outgoing::results::tests::meta;
         let id = raw("7");
         let meta = meta();
         let schema = serde_json::json!({"type": "object"});

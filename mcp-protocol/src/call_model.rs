@@ -1,18 +1,24 @@
-//! The owned rendering of a `tools/call` result: what the fast path writes
-//! as a frame ([`CallToolResultRef`]), built as the canonical
+//! The owned rendering of a `tools/call` result: what the server's fast
+//! path (`mcp-runtime`) writes straight as a frame, built as the canonical
 //! [`model::CallToolResult`] instead (what an in-process client gets and a
 //! task stores), from the parts the tool produced, moved rather than
-//! copied. Both renderings share the rules of the shape: the
-//! `{"result": …}` wrapping ([`Wrapped`]) and the text mirror of
-//! structured output.
+//! copied; and a [`Content`] block as the model holds it. Both renderings
+//! share the rules of the shape: the `{"result": …}` wrapping ([`Wrapped`],
+//! which the fast path writes with too) and the text mirror of structured
+//! output.
 
-#[cfg(doc)]
-use super::call::CallToolResultRef;
-use super::call::Wrapped;
 use crate::ProtocolVersion;
 use crate::content::{Audience, Block, Content, EmbeddedBody};
 use crate::model::{self, BlockAnnotations, ContentBlock};
+use serde::Serialize;
 use serde_json::Value;
+
+/// `{"result": …}`, the object root older revisions need around other roots.
+#[derive(Debug, Serialize)]
+pub struct Wrapped<T> {
+    /// The output that is not an object.
+    pub result: T,
+}
 
 impl model::CallToolResult {
     /// Structured output `json` (JSON text) for a client of `version`: the

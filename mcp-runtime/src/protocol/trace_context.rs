@@ -13,7 +13,7 @@ const MAX_TRACESTATE: usize = 512;
 
 /// A caller's valid trace context.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TraceContext {
+pub(crate) struct TraceContext {
     /// The trace, never all zeros.
     pub trace_id: [u8; 16],
     /// The caller's span, the parent of the call's span; never all zeros.
@@ -29,7 +29,7 @@ impl TraceContext {
     /// The context from a `traceparent` and an optional `tracestate`, or
     /// `None` when `traceparent` is not valid (then `tracestate` is ignored
     /// too, as the W3C rules say).
-    pub fn parse(traceparent: &str, tracestate: Option<&str>) -> Option<TraceContext> {
+    pub(crate) fn parse(traceparent: &str, tracestate: Option<&str>) -> Option<TraceContext> {
         let (trace_id, parent_id, flags) = parse_traceparent(traceparent.trim())?;
         let state = tracestate
             .map(str::trim)
@@ -47,7 +47,7 @@ impl TraceContext {
     /// The context in a 2026-07-28 request's `params._meta` (its
     /// `traceparent` and `tracestate` keys). A missing or invalid
     /// `traceparent` (not even a string) is no context, never an error.
-    pub fn from_meta(meta: &RawValue) -> Option<TraceContext> {
+    pub(crate) fn from_meta(meta: &RawValue) -> Option<TraceContext> {
         #[derive(Deserialize)]
         struct Keys<'a> {
             // Raw, so that a wrongly typed value is ignored, not a failure
@@ -65,12 +65,12 @@ impl TraceContext {
     }
 
     /// The trace id as 32 lowercase hex digits.
-    pub fn trace_id_hex(&self) -> Hex<'_> {
+    pub(crate) fn trace_id_hex(&self) -> Hex<'_> {
         Hex(&self.trace_id)
     }
 
     /// The caller's span id as 16 lowercase hex digits.
-    pub fn parent_id_hex(&self) -> Hex<'_> {
+    pub(crate) fn parent_id_hex(&self) -> Hex<'_> {
         Hex(&self.parent_id)
     }
 }
@@ -90,7 +90,7 @@ impl fmt::Display for TraceContext {
 
 /// Bytes shown as lowercase hex.
 #[derive(Debug)]
-pub struct Hex<'a>(&'a [u8]);
+pub(crate) struct Hex<'a>(&'a [u8]);
 
 impl fmt::Display for Hex<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -189,7 +189,7 @@ mod tests {
     fn the_context_is_read_from_meta_and_a_bad_one_ignored() {
         let trace = |traceparent: serde_json::Value| {
             let meta = serde_json::json!({
-                crate::meta::PROTOCOL_VERSION: "2026-07-28",
+                crate::protocol::meta::PROTOCOL_VERSION: "2026-07-28",
                 "traceparent": traceparent,
                 "tracestate": "vendor=1",
             })

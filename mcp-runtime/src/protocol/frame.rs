@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 /// An outgoing frame.
 #[derive(Debug)]
-pub enum Frame {
+pub(crate) enum Frame {
     /// A whole frame, newline included, and what it carries.
     Owned(Vec<u8>, FrameKind),
     /// `head` + `body` + `tail` make the frame (the tail has the newline);
@@ -31,7 +31,7 @@ pub enum Frame {
 
 impl Frame {
     /// How many bytes the frame puts on the wire (newline included).
-    pub fn byte_len(&self) -> usize {
+    pub(crate) fn byte_len(&self) -> usize {
         match self {
             Frame::Owned(bytes, _) => bytes.len(),
             Frame::Shared { head, body, tail } => head.len() + body.len() + tail.len(),
@@ -39,7 +39,7 @@ impl Frame {
     }
 
     /// The frame's bytes in one buffer (for tests and the test context).
-    pub fn into_bytes(self) -> Vec<u8> {
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
         match self {
             Frame::Owned(bytes, _) => bytes,
             Frame::Shared { head, body, tail } => {
@@ -51,7 +51,7 @@ impl Frame {
 
 /// What a frame carries, as a transport that routes frames needs to know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FrameKind {
+pub(crate) enum FrameKind {
     /// A notification or a request of ours: more may follow.
     Message,
     /// A successful response.
@@ -64,7 +64,10 @@ impl Frame {
     /// Whether this frame is a response, and its error code if it is an
     /// error: decided where the frame is made (the message's type knows),
     /// so routing a frame never reads it back.
-    pub fn kind(&self) -> FrameKind {
+    // Read by the HTTP transport (JSON or SSE, the status) and the tests;
+    // stdio writes every frame alike and never asks.
+    #[cfg_attr(not(any(test, feature = "http")), allow(dead_code))]
+    pub(crate) fn kind(&self) -> FrameKind {
         match self {
             Frame::Owned(_, kind) => *kind,
             Frame::Shared { .. } => FrameKind::Result,
@@ -75,7 +78,7 @@ impl Frame {
 /// Serializes `message`, which carries `kind`, as one frame. Typed messages
 /// always serialize (their maps have string keys, their numbers are finite
 /// or `null`), and writing into a `Vec` cannot fail.
-pub fn encode<T: Serialize>(message: &T, capacity: usize, kind: FrameKind) -> Frame {
+pub(crate) fn encode<T: Serialize>(message: &T, capacity: usize, kind: FrameKind) -> Frame {
     let mut out = Vec::with_capacity(capacity);
     // See the doc comment: this cannot fail.
     serde_json::to_writer(&mut out, message).unwrap_or_default();
@@ -86,7 +89,7 @@ pub fn encode<T: Serialize>(message: &T, capacity: usize, kind: FrameKind) -> Fr
 /// Where a shared piece goes in a message: serializes as a placeholder that
 /// [`encode_shared`] cuts the frame at.
 #[derive(Clone, Copy, Debug)]
-pub struct Spliced;
+pub(crate) struct Spliced;
 
 /// The placeholder's text; found again by address, never by content.
 static SPLICE_MARK: &str = "[]";
@@ -101,7 +104,7 @@ impl Serialize for Spliced {
 
 /// Serializes `message`, whose one [`Spliced`] field stands for `body`
 /// (JSON text), as a shared frame: `body` is not copied.
-pub fn encode_shared<T: Serialize>(message: &T, body: Arc<str>) -> Frame {
+pub(crate) fn encode_shared<T: Serialize>(message: &T, body: Arc<str>) -> Frame {
     let cut = Cell::new(false);
     let mut parts = Parts {
         head: Vec::with_capacity(96),
@@ -146,7 +149,7 @@ impl io::Write for Parts<'_> {
 /// Serializes `message`, whose one [`Spliced`] field `fill` writes by
 /// hand, as one owned frame of `kind`: for a piece serde would write more
 /// slowly (a `resources/read`'s contents), copied once into the frame.
-pub fn encode_around<T: Serialize>(
+pub(crate) fn encode_around<T: Serialize>(
     message: &T,
     capacity: usize,
     kind: FrameKind,

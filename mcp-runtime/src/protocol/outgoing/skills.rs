@@ -4,9 +4,9 @@
 //! server and spliced in as [`RawValue`]s.
 
 use super::results::CacheHints;
-use crate::frame::Frame;
-use crate::model::DirectoryChild;
-use crate::outgoing::Reply;
+use crate::protocol::frame::Frame;
+use crate::protocol::model::DirectoryChild;
+use crate::protocol::outgoing::Reply;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -44,7 +44,7 @@ impl Reply<'_> {
     }
 
     /// A `skills/list` page: `skills` are the rendered entries.
-    pub fn skills_page(
+    pub(crate) fn skills_page(
         &self,
         skills: &[&RawValue],
         next_cursor: Option<&str>,
@@ -60,7 +60,7 @@ impl Reply<'_> {
     }
 
     /// A `skills/get` result: `skill` is the rendered entry.
-    pub fn skill(&self, skill: &RawValue, ttl_ms: u64) -> Frame {
+    pub(crate) fn skill(&self, skill: &RawValue, ttl_ms: u64) -> Frame {
         let body = OneSkill {
             skill,
             cache: self.shared_cache(ttl_ms),
@@ -69,7 +69,11 @@ impl Reply<'_> {
     }
 
     /// A `resources/directory/read` page.
-    pub fn directory(&self, children: &[DirectoryChild], next_cursor: Option<&str>) -> Frame {
+    pub(crate) fn directory(
+        &self,
+        children: &[DirectoryChild],
+        next_cursor: Option<&str>,
+    ) -> Frame {
         let body = Directory {
             resources: children,
             next_cursor,
@@ -80,11 +84,13 @@ impl Reply<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::ProtocolVersion;
-    use crate::model::{DirectoryChild, GetSkillResult, ListSkillsResult, ReadDirectoryResult};
-    use crate::outgoing::Reply;
-    use crate::outgoing::results::tests::meta;
-    use crate::outgoing::tests::{raw, text};
+    use crate::protocol::ProtocolVersion;
+    use crate::protocol::model::{
+        DirectoryChild, GetSkillResult, ListSkillsResult, ReadDirectoryResult,
+    };
+    use crate::protocol::outgoing::Reply;
+    use crate::protocol::outgoing::results::tests::meta;
+    use crate::protocol::outgoing::tests::{raw, text};
 
     const ENTRY: &str = r#"{"uri":"skill://a/SKILL.md","frontmatter":{"name":"a","description":"d"},"resources":"dynamic"}"#;
 
@@ -120,7 +126,10 @@ mod tests {
         let one: serde_json::Value = serde_json::from_str(&text(modern.skill(&entry, 9))).unwrap();
         let one: GetSkillResult = serde_json::from_value(one["result"].clone()).unwrap();
         assert_eq!(one.skill.uri, "skill://a/SKILL.md");
-        assert_eq!(one.cache_scope, Some(crate::model::CacheScope::Public));
+        assert_eq!(
+            one.cache_scope,
+            Some(crate::protocol::model::CacheScope::Public)
+        );
     }
 
     #[test]

@@ -5,9 +5,10 @@
 use super::results::Reply;
 use super::results::Trailer;
 use super::{JSONRPC, Response};
-use crate::ProtocolVersion;
-use crate::content::Content;
-use crate::frame::{self, Frame, FrameKind};
+use crate::protocol::ProtocolVersion;
+use crate::protocol::call_model::Wrapped;
+use crate::protocol::content::Content;
+use crate::protocol::frame::{self, Frame, FrameKind};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -15,10 +16,10 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 
 /// The server's zero-copy rendering of a `tools/call` result
-/// ([`crate::model::CallToolResult`] is the concept): the tool's outcome,
-/// borrowed, shaped for the revision as it is written.
+/// ([`crate::protocol::model::CallToolResult`] is the concept): the tool's
+/// outcome, borrowed, shaped for the revision as it is written.
 #[derive(Debug)]
-pub enum CallToolResultRef<'a> {
+pub(crate) enum CallToolResultRef<'a> {
     /// Structured output (`structuredContent` where the revision has it)
     /// and its text mirror, then `content`; `wrap` puts the output under
     /// `{"result": …}`.
@@ -34,12 +35,6 @@ pub enum CallToolResultRef<'a> {
     Content(&'a [Content]),
     /// An `isError` result with this text.
     Error(&'a str),
-}
-
-/// `{"result": …}`, the object root older revisions need around other roots.
-#[derive(Serialize)]
-pub(super) struct Wrapped<T> {
-    pub(super) result: T,
 }
 
 /// A text content block.
@@ -58,7 +53,7 @@ impl<T: Serialize> TextBlock<T> {
 
 /// The structured result of a call, ready to send: `text` compacted to one
 /// line when needed; `Err` when it is not JSON.
-pub fn structured_json(text: &str) -> Result<Cow<'_, RawValue>, serde_json::Error> {
+pub(crate) fn structured_json(text: &str) -> Result<Cow<'_, RawValue>, serde_json::Error> {
     let raw: &RawValue = serde_json::from_str(text)?;
     // Hand-built outcomes may hold pretty JSON: a newline would split the frame.
     if !text.contains(['\n', '\r']) {
@@ -172,7 +167,7 @@ impl Serialize for CallToolBody<'_> {
 
 impl Reply<'_> {
     /// A `tools/call` result.
-    pub fn call_result(&self, result: &CallToolResultRef<'_>) -> Frame {
+    pub(crate) fn call_result(&self, result: &CallToolResultRef<'_>) -> Frame {
         if let CallToolResultRef::Structured {
             json,
             wrap: false,
@@ -244,8 +239,8 @@ impl Reply<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outgoing::results::tests::meta;
-    use crate::outgoing::tests::{raw, text};
+    use crate::protocol::outgoing::results::tests::meta;
+    use crate::protocol::outgoing::tests::{raw, text};
 
     #[test]
     fn the_structured_fast_path_writes_the_typed_bytes() {
@@ -283,13 +278,13 @@ mod tests {
     /// for a reallocation and a copy of its response.
     #[test]
     fn a_call_result_fits_its_estimate() {
-        use crate::model::Implementation;
+        use crate::protocol::model::Implementation;
         let info = Implementation {
             title: Some("A server whose title alone is longer than a fixed allowance".repeat(4)),
             version: "1.2.3-with-a-long-prerelease-tag".to_owned(),
             ..Implementation::new("everything", "1")
         };
-        let meta = crate::outgoing::server_meta(&info);
+        let meta = crate::protocol::outgoing::server_meta(&info);
         let id = raw("\"a-request-id-of-some-length\"");
         let json = raw(r#"{"sum":7.25}"#);
         let error = "The tool failed; retry with other arguments.";
@@ -327,7 +322,7 @@ mod tests {
     /// has it), closed with the revision's `resultType` and `_meta`.
     #[test]
     fn the_structured_fast_path_writes_the_model_result() {
-        use crate::model::{self, ContentBlock, RequestId, TextContent};
+        use crate::protocol::model::{self, ContentBlock, RequestId, TextContent};
 
         #[derive(serde::Serialize)]
         struct Closed<'a> {
