@@ -24,8 +24,12 @@ use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-/// Unwritten output that is written before anything more is read: 32 KiB.
-const BATCH_SIZE: usize = 32 << 10;
+/// Unwritten output that is written before anything more is read: 4 KiB,
+/// a dozen or so answers. A client that keeps many requests in flight then
+/// reads the first answers while the rest are made, instead of waiting for
+/// all of them; a larger batch saves writes but leaves both ends idle in
+/// turn (BENCHMARKS.md, "Batches").
+const BATCH_SIZE: usize = 4 << 10;
 
 /// How long before the end of the drain the calls still running are
 /// cancelled, at most: 250 ms.
