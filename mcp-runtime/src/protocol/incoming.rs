@@ -72,9 +72,9 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
             params: FirstPass::Read(members),
             ..
         }) if jsonrpc.0.as_deref() == Some("2.0") && is_valid_id(id) => {
-            // A well-formed `tools/call` request whose params were read in
-            // the pass: what `classify` does with captured ones, from the
-            // members.
+            // A well-formed `tools/call` or `prompts/get` request whose
+            // params were read in the pass: what `classify` does with
+            // captured ones, from the members.
             let params = match members {
                 None => Ok(Params::default()),
                 Some(members) => Params::of_members(None, members),
@@ -299,11 +299,12 @@ mod tests {
         assert!(matches!(resp, Incoming::Response { .. }));
     }
 
-    /// A `tools/call` whose params are read in the message's pass gets
-    /// what the params' own parse gives (the same members, the same
-    /// refusals), and any other shape of it the same answer as before.
+    /// A `tools/call` (or `prompts/get`) whose params are read in the
+    /// message's pass gets what the params' own parse gives (the same
+    /// members, the same refusals), and any other shape of it the same
+    /// answer as before.
     #[test]
-    fn a_tools_call_reads_its_params_in_the_same_pass() {
+    fn a_tools_call_or_prompts_get_reads_its_params_in_the_same_pass() {
         let call = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","arguments":{"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
         let Ok(Incoming::Request { id, method, params }) = parse(call) else {
             panic!("refused");
@@ -313,6 +314,15 @@ mod tests {
         assert!(matches!(params.name, Some(Cow::Borrowed("add"))));
         assert_eq!(params.arguments.unwrap().get(), r#"{"a":1}"#);
         assert_eq!(params.envelope_version(), Some("2026-07-28"));
+        // A `prompts/get` too: its params are the same members.
+        let get = br#"{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"greet","arguments":{"who":"x"}}}"#;
+        let Ok(Incoming::Request { method, params, .. }) = parse(get) else {
+            panic!("refused");
+        };
+        assert_eq!(&*method, "prompts/get");
+        assert!(params.raw.is_none(), "read in the pass, not captured");
+        assert_eq!(params.name.as_deref(), Some("greet"));
+        assert_eq!(params.arguments.unwrap().get(), r#"{"who":"x"}"#);
         // `params` before `method`: captured, then read (the same members).
         let late = br#"{"jsonrpc":"2.0","id":4,"params":{"name":"add"},"method":"tools/call"}"#;
         let Ok(Incoming::Request { params, .. }) = parse(late) else {
