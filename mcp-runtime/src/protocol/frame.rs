@@ -10,7 +10,7 @@ use serde_json::ser::{CompactFormatter, Formatter, Serializer};
 use serde_json::value::RawValue;
 use std::cell::Cell;
 use std::io;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// An outgoing frame.
 #[derive(Debug)]
@@ -91,14 +91,19 @@ pub(crate) fn encode<T: Serialize>(message: &T, capacity: usize, kind: FrameKind
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Spliced;
 
-/// The placeholder's text; found again by address, never by content.
-static SPLICE_MARK: &str = "[]";
+/// The placeholder, made once (not parsed again for every frame); found
+/// again by the address of its text, never by content.
+fn splice_mark() -> &'static RawValue {
+    static MARK: OnceLock<Box<RawValue>> = OnceLock::new();
+    MARK.get_or_init(|| {
+        // `[]` is JSON: this cannot fail.
+        RawValue::from_string("[]".to_owned()).unwrap_or_default()
+    })
+}
 
 impl Serialize for Spliced {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mark: &RawValue =
-            serde_json::from_str(SPLICE_MARK).map_err(serde::ser::Error::custom)?;
-        mark.serialize(serializer)
+        splice_mark().serialize(serializer)
     }
 }
 
@@ -188,7 +193,7 @@ impl Formatter for CutAtMark<'_> {
         writer: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
-        if std::ptr::eq(fragment.as_ptr(), SPLICE_MARK.as_ptr()) {
+        if std::ptr::eq(fragment.as_ptr(), splice_mark().get().as_ptr()) {
             self.cut.set(true);
             return Ok(());
         }
