@@ -305,7 +305,12 @@ fn render(name: &str, body: PromptResult, max: usize) -> ToolOutcome {
         }
     };
     let count = messages.len();
-    match serde_json::to_string(&messages) {
+    // Room for a short prompt's messages at once, so that the buffer does
+    // not grow (and copy itself) five times on the way.
+    let mut json = Vec::with_capacity(512);
+    let written = serde_json::to_writer(&mut json, &messages)
+        .and_then(|()| String::from_utf8(json).map_err(serde::ser::Error::custom));
+    match written {
         Ok(json) if json.len() <= max => ToolOutcome::Structured(json),
         Ok(json) => ToolOutcome::Protocol(RpcError::new(
             ErrorCode::INTERNAL_ERROR,
