@@ -7,9 +7,8 @@ use super::{JSONRPC, Response, notification};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::frame::{self, Frame, FrameKind};
 use crate::protocol::meta;
-use crate::protocol::model::SubscriptionFilter;
 use crate::protocol::model::method;
-use crate::protocol::sampling::CreateMessageParamsRef;
+use crate::protocol::model::{CreateMessageParams, SubscriptionFilter};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -233,7 +232,7 @@ pub(crate) enum InputRequestRef<'a> {
     Elicit(ElicitForm<'a>),
     /// `sampling/createMessage`.
     #[serde(rename = "sampling/createMessage")]
-    Sample(CreateMessageParamsRef<'a>),
+    Sample(&'a CreateMessageParams),
     /// `roots/list` (its params an empty object).
     #[serde(rename = "roots/list")]
     ListRoots(NoParams),
