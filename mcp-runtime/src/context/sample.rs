@@ -1,6 +1,7 @@
 //! Sampling: asking the client's model for a message (`ctx.sample`). The
-//! request builder and the typed answer; the wire shapes are in
-//! `protocol/sampling.rs`.
+//! request builder over the model's `CreateMessageParams`, and the answer,
+//! the model's `CreateMessageResult` (message types in
+//! `mcp-protocol/src/sampling.rs`).
 
 use crate::outcome::ToolError;
 use crate::protocol::model::{CreateMessageParams, ModelHint, SamplingMessage};
