@@ -1,7 +1,8 @@
-//! `sampling/createMessage`: the message types a tool builds and reads, the
-//! `params` the server sends and the `CreateMessageResult` the client
-//! answers with (the same shapes in a legacy request and in a 2026-07-28
-//! input request). The builder is `mcpfn_runtime::SampleRequest`.
+//! `sampling/createMessage`: the message types a tool builds and reads and
+//! the model preferences it sends; the request's params and the client's
+//! result are `model::CreateMessageParams` and `model::CreateMessageResult`
+//! (the same shapes in a legacy request and in a 2026-07-28 input request).
+//! The builder is `mcpfn_runtime::SampleRequest`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -61,103 +62,12 @@ impl SamplingContent {
     }
 }
 
-/// A message of the conversation the client's model continues.
+/// The content of a sampling message or of the model's answer: one block,
+/// or (2025-11-25 on) a list. Written as it was given, so one block stays
+/// an object for the revisions that know no lists.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SamplingMessage {
-    /// Who says it.
-    pub role: Role,
-    /// What is said.
-    pub content: SamplingContent,
-}
-
-impl SamplingMessage {
-    /// A user message of text.
-    pub fn user(text: impl Into<String>) -> SamplingMessage {
-        SamplingMessage {
-            role: Role::User,
-            content: SamplingContent::text(text),
-        }
-    }
-
-    /// An assistant message of text (an earlier turn of the model).
-    pub fn assistant(text: impl Into<String>) -> SamplingMessage {
-        SamplingMessage {
-            role: Role::Assistant,
-            content: SamplingContent::text(text),
-        }
-    }
-}
-
-/// A model name hint (`modelPreferences.hints[]`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ModelHint {
-    /// A model name or part of one.
-    pub name: String,
-}
-
-/// `modelPreferences`: hints and priorities in `0..=1`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct ModelPreferences {
-    /// Models to prefer, in order.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub hints: Vec<ModelHint>,
-    /// `costPriority`.
-    #[serde(rename = "costPriority", skip_serializing_if = "Option::is_none")]
-    pub cost_priority: Option<f64>,
-    /// `speedPriority`.
-    #[serde(rename = "speedPriority", skip_serializing_if = "Option::is_none")]
-    pub speed_priority: Option<f64>,
-    /// `intelligencePriority`.
-    #[serde(
-        rename = "intelligencePriority",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub intelligence_priority: Option<f64>,
-}
-
-impl ModelPreferences {
-    /// Whether nothing is set (then it is not sent).
-    pub fn is_empty(&self) -> bool {
-        *self == ModelPreferences::default()
-    }
-}
-
-#[doc(hidden)]
-/// The server's borrowed rendering of the `params` of `sampling/createMessage`
-/// ([`crate::model::CreateMessageParams`] is the concept): written from the
-/// tool's request without copying its messages.
-#[derive(Clone, Debug, Serialize)]
-pub struct CreateMessageParamsRef<'a> {
-    /// The conversation.
-    pub messages: &'a [SamplingMessage],
-    /// `maxTokens`.
-    #[serde(rename = "maxTokens")]
-    pub max_tokens: u32,
-    /// `systemPrompt`.
-    #[serde(rename = "systemPrompt", skip_serializing_if = "Option::is_none")]
-    pub system_prompt: Option<&'a str>,
-    /// Sampling temperature.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub temperature: Option<f64>,
-    /// `stopSequences`.
-    #[serde(rename = "stopSequences", skip_serializing_if = "<[_]>::is_empty")]
-    pub stop_sequences: &'a [String],
-    /// `modelPreferences`.
-    #[serde(
-        rename = "modelPreferences",
-        skip_serializing_if = "ModelPreferences::is_empty"
-    )]
-    pub model_preferences: &'a ModelPreferences,
-    /// Passed through to the model provider.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<&'a Value>,
-}
-
-#[doc(hidden)]
-/// The content of a `CreateMessageResult`: one block or (2025-11-25 on) a list.
-#[derive(Debug, Deserialize)]
 #[serde(untagged)]
-pub enum ResultContent {
+pub enum MessageContent {
     // A list first: `SamplingContent::Other` would take a list as one block.
     /// A list of blocks.
     Many(Vec<SamplingContent>),
@@ -165,63 +75,137 @@ pub enum ResultContent {
     One(SamplingContent),
 }
 
-#[doc(hidden)]
-/// The server's reading of a client's `sampling/createMessage` result
-/// ([`crate::model::CreateMessageResult`] is the concept): lenient where
-/// clients are, one content block or (2025-11-25 on) a list.
-#[derive(Debug, Deserialize)]
-pub struct CreateMessageResultRef {
-    /// Who produced the message.
+impl MessageContent {
+    /// The blocks, one or many.
+    pub fn blocks(&self) -> &[SamplingContent] {
+        match self {
+            MessageContent::Many(blocks) => blocks,
+            MessageContent::One(block) => std::slice::from_ref(block),
+        }
+    }
+
+    /// The text blocks joined, if there are any.
+    pub fn text(&self) -> Option<String> {
+        let texts: Vec<&str> = self
+            .blocks()
+            .iter()
+            .filter_map(SamplingContent::as_text)
+            .collect();
+        (!texts.is_empty()).then(|| texts.concat())
+    }
+}
+
+impl From<SamplingContent> for MessageContent {
+    fn from(block: SamplingContent) -> MessageContent {
+        MessageContent::One(block)
+    }
+}
+
+impl From<Vec<SamplingContent>> for MessageContent {
+    fn from(blocks: Vec<SamplingContent>) -> MessageContent {
+        MessageContent::Many(blocks)
+    }
+}
+
+/// A message of the conversation the client's model continues.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SamplingMessage {
+    /// Who says it.
     pub role: Role,
-    /// What it said.
-    pub content: ResultContent,
-    /// The model that produced it.
-    pub model: String,
-    /// `stopReason`, e.g. `endTurn`.
-    #[serde(rename = "stopReason", default)]
-    pub stop_reason: Option<String>,
+    /// What is said: one block or (2025-11-25 on) a list.
+    pub content: MessageContent,
+}
+
+impl SamplingMessage {
+    /// A user message of text.
+    pub fn user(text: impl Into<String>) -> SamplingMessage {
+        SamplingMessage {
+            role: Role::User,
+            content: SamplingContent::text(text).into(),
+        }
+    }
+
+    /// An assistant message of text (an earlier turn of the model).
+    pub fn assistant(text: impl Into<String>) -> SamplingMessage {
+        SamplingMessage {
+            role: Role::Assistant,
+            content: SamplingContent::text(text).into(),
+        }
+    }
+}
+
+/// A model name hint (`modelPreferences.hints[]`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelHint {
+    /// A model name or part of one (the schema lets a hint go without).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// `modelPreferences`: hints and priorities in `0..=1`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelPreferences {
+    /// Models to prefer, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hints: Vec<ModelHint>,
+    /// `costPriority`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_priority: Option<f64>,
+    /// `speedPriority`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_priority: Option<f64>,
+    /// `intelligencePriority`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intelligence_priority: Option<f64>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{CreateMessageParams, CreateMessageResult};
     use serde_json::json;
 
     #[test]
     fn params_carry_only_what_was_set() {
-        let messages = [SamplingMessage::user("hi")];
-        let preferences = ModelPreferences::default();
-        let params = CreateMessageParamsRef {
-            messages: &messages,
+        let params = CreateMessageParams {
+            messages: vec![SamplingMessage::user("hi")],
             max_tokens: 100,
             system_prompt: None,
             temperature: None,
-            stop_sequences: &[],
-            model_preferences: &preferences,
+            stop_sequences: Vec::new(),
+            model_preferences: None,
+            include_context: None,
             metadata: None,
+            meta: None,
         };
         assert_eq!(
-            serde_json::to_value(&params).unwrap(),
-            json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 100})
+            serde_json::to_string(&params).unwrap(),
+            r#"{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":100}"#
+        );
+        let preferences: ModelPreferences =
+            serde_json::from_value(json!({"hints": [{}, {"name": "claude"}], "speedPriority": 1}))
+                .unwrap();
+        assert_eq!(preferences.hints[1].name.as_deref(), Some("claude"));
+        assert_eq!(
+            serde_json::to_string(&preferences).unwrap(),
+            r#"{"hints":[{},{"name":"claude"}],"speedPriority":1.0}"#
         );
     }
 
     #[test]
-    fn results_read_one_block_or_many_and_keep_unknown_kinds() {
-        let one: CreateMessageResultRef = serde_json::from_value(json!({
-            "role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "m", "stopReason": "endTurn"
-        }))
-        .unwrap();
+    fn results_read_one_block_or_many_and_write_what_was_read() {
+        let one_text = r#"{"role":"assistant","content":{"type":"text","text":"ok"},"model":"m","stopReason":"endTurn"}"#;
+        let one: CreateMessageResult = serde_json::from_str(one_text).unwrap();
         assert!(
-            matches!(one.content, ResultContent::One(SamplingContent::Text { ref text }) if text == "ok")
+            matches!(one.content, MessageContent::One(SamplingContent::Text { ref text }) if text == "ok")
         );
+        assert_eq!(one.text().as_deref(), Some("ok"));
         assert_eq!(one.stop_reason.as_deref(), Some("endTurn"));
-        let many: CreateMessageResultRef = serde_json::from_value(json!({
-            "role": "assistant", "model": "m",
-            "content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}, {"type": "tool_use", "id": "1", "name": "t", "input": {}}]
-        }))
-        .unwrap();
-        let ResultContent::Many(blocks) = many.content else {
+        assert_eq!(serde_json::to_string(&one).unwrap(), one_text);
+        let many_text = r#"{"role":"assistant","content":[{"type":"image","data":"AA==","mimeType":"image/png"},{"id":"1","input":{},"name":"t","type":"tool_use"}],"model":"m"}"#;
+        let many: CreateMessageResult = serde_json::from_str(many_text).unwrap();
+        let MessageContent::Many(blocks) = &many.content else {
             panic!("a list");
         };
         assert!(
@@ -229,5 +213,7 @@ mod tests {
         );
         assert!(matches!(&blocks[1], SamplingContent::Other(v) if v["type"] == "tool_use"));
         assert!(many.stop_reason.is_none());
+        assert!(many.text().is_none());
+        assert_eq!(serde_json::to_string(&many).unwrap(), many_text);
     }
 }

@@ -153,7 +153,7 @@ pub use mcpfn_protocol::model::PromptMessage;
 pub use mcpfn_protocol::model::ResourceContents;
 pub use mcpfn_protocol::model::Root;
 pub use mcpfn_protocol::model::{APP_MIME_TYPE, Csp, Permissions, ResourceUi, ToolUi, Visibility};
-pub use mcpfn_protocol::sampling::{Role, SamplingContent, SamplingMessage};
+pub use mcpfn_protocol::sampling::{MessageContent, Role, SamplingContent, SamplingMessage};
 pub use outcome::{Structured, ToolError, ToolOutcome};
 pub use principal::Principal;
 pub use prompt::{Prompt, PromptBuilder, PromptResult};

@@ -300,7 +300,7 @@ fn the_other_client_messages_are_valid() {
         RequestId::Number(3),
         CreateMessageResult {
             role: Role::Assistant,
-            content: SamplingContent::text("hi"),
+            content: SamplingContent::text("hi").into(),
             model: "m".into(),
             stop_reason: Some("endTurn".into()),
         },

@@ -90,12 +90,12 @@ fn sampler() -> SampleFn {
         let prompt = params
             .messages
             .first()
-            .and_then(|m| m.content.as_text().map(str::to_owned))
+            .and_then(|m| m.content.text())
             .unwrap_or_default();
         Box::pin(async move {
             Ok(CreateMessageResult {
                 role: Role::Assistant,
-                content: SamplingContent::text(format!("echo of {prompt}")),
+                content: SamplingContent::text(format!("echo of {prompt}")).into(),
                 model: "fake-model".into(),
                 stop_reason: Some("endTurn".into()),
             })

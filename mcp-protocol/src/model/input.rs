@@ -3,7 +3,8 @@
 //! questions or a legacy server request's params, and the client's answers.
 
 use super::jsonrpc::JsonObject;
-use crate::sampling::{Role, SamplingContent, SamplingMessage};
+use crate::sampling::{MessageContent, ModelPreferences, Role, SamplingMessage};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -80,9 +81,9 @@ pub struct CreateMessageParams {
     /// Where to stop.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stop_sequences: Vec<String>,
-    /// Model hints and priorities, as sent.
+    /// Model hints and priorities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model_preferences: Option<Value>,
+    pub model_preferences: Option<ModelPreferences>,
     /// Which servers' context to include (deprecated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_context: Option<String>,
@@ -116,19 +117,96 @@ pub struct ElicitResult {
     pub content: Option<JsonObject>,
 }
 
-/// The result a client answers `sampling/createMessage` with.
+impl ElicitResult {
+    /// Whether the user submitted the form.
+    pub fn is_accepted(&self) -> bool {
+        self.action == ElicitAction::Accept
+    }
+
+    /// The submitted fields as `T`; an error when the user did not accept or
+    /// the fields do not fit.
+    ///
+    /// ```
+    /// use mcpfn_protocol::model::{ElicitAction, ElicitResult};
+    /// let answer: ElicitResult =
+    ///     serde_json::from_str(r#"{"action":"accept","content":{"n":3}}"#).unwrap();
+    /// assert!(answer.is_accepted());
+    /// let fields: serde_json::Value = answer.content_as().unwrap();
+    /// assert_eq!(fields["n"], 3);
+    /// let declined = ElicitResult { action: ElicitAction::Decline, content: None };
+    /// assert!(declined.content_as::<serde_json::Value>().is_err());
+    /// ```
+    pub fn content_as<T: DeserializeOwned>(&self) -> Result<T, ElicitContentError> {
+        match (self.action, &self.content) {
+            (ElicitAction::Accept, Some(content)) => {
+                // `T` reads from a `Value`; a borrowed map has no deserializer.
+                serde_json::from_value(Value::Object(content.clone()))
+                    .map_err(ElicitContentError::DoesNotFit)
+            }
+            (ElicitAction::Accept, None) => Err(ElicitContentError::NoFields),
+            (action, _) => Err(ElicitContentError::NotAccepted(action)),
+        }
+    }
+}
+
+/// Why [`ElicitResult::content_as`] has no fields to give.
+#[derive(Debug)]
+pub enum ElicitContentError {
+    /// The user declined or cancelled.
+    NotAccepted(ElicitAction),
+    /// The user accepted, but the client sent no `content`.
+    NoFields,
+    /// The fields do not deserialize as the type asked for.
+    DoesNotFit(serde_json::Error),
+}
+
+impl std::fmt::Display for ElicitContentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ElicitContentError::NotAccepted(ElicitAction::Decline) => {
+                f.write_str("the user did not fill in the form (declined)")
+            }
+            ElicitContentError::NotAccepted(_) => {
+                f.write_str("the user did not fill in the form (cancelled)")
+            }
+            ElicitContentError::NoFields => f.write_str("the user accepted but sent no fields"),
+            ElicitContentError::DoesNotFit(err) => {
+                write!(f, "the user's answer does not fit the form: {err}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ElicitContentError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ElicitContentError::DoesNotFit(err) => Some(err),
+            _ => None,
+        }
+    }
+}
+
+/// The result a client answers `sampling/createMessage` with: the model's
+/// message, one content block or (2025-11-25 on) a list.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateMessageResult {
     /// Who produced the message (the model: `assistant`).
     pub role: Role,
     /// What it said.
-    pub content: SamplingContent,
+    pub content: MessageContent,
     /// The model that produced it.
     pub model: String,
-    /// Why it stopped, e.g. `endTurn`.
+    /// Why it stopped (`endTurn`, `stopSequence`, `maxTokens`, …), if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
+}
+
+impl CreateMessageResult {
+    /// The text of the message (its text blocks joined), if it has any.
+    pub fn text(&self) -> Option<String> {
+        self.content.text()
+    }
 }
 
 /// A root the client exposes (`roots/list`).

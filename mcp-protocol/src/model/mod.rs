@@ -35,7 +35,9 @@ mod task;
 mod tools;
 
 pub use crate::error::RpcError;
-pub use crate::sampling::{Role, SamplingContent, SamplingMessage};
+pub use crate::sampling::{
+    MessageContent, ModelHint, ModelPreferences, Role, SamplingContent, SamplingMessage,
+};
 pub use apps::*;
 pub use call::*;
 pub use completion::*;

@@ -4,7 +4,7 @@
 use super::input::InputRequiredResult;
 use super::jsonrpc::JsonObject;
 use super::lifecycle::CacheScope;
-use super::tools::{ContentBlock, ToolIcon};
+use super::tools::{ContentBlock, Icon};
 use crate::content::Content;
 use crate::meta::Envelope;
 use crate::sampling::Role;
@@ -30,7 +30,7 @@ pub struct Prompt {
     pub arguments: Vec<PromptArgument>,
     /// Icons for display.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub icons: Vec<ToolIcon>,
+    pub icons: Vec<Icon>,
     /// `_meta` of the definition.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,

@@ -5,7 +5,7 @@
 
 use super::jsonrpc::JsonObject;
 use super::lifecycle::CacheScope;
-use super::tools::{BlockAnnotations, ResourceContents, ToolIcon};
+use super::tools::{BlockAnnotations, Icon, ResourceContents};
 use crate::meta::Envelope;
 use serde::{Deserialize, Serialize};
 
@@ -34,7 +34,7 @@ pub struct Resource {
     pub annotations: Option<BlockAnnotations>,
     /// Icons for display (2025-11-25 on).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub icons: Vec<ToolIcon>,
+    pub icons: Vec<Icon>,
     /// Its `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
@@ -63,7 +63,7 @@ pub struct ResourceTemplate {
     pub annotations: Option<BlockAnnotations>,
     /// Icons for display (2025-11-25 on).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub icons: Vec<ToolIcon>,
+    pub icons: Vec<Icon>,
     /// Its `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,

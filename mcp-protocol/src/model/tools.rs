@@ -31,7 +31,7 @@ pub struct Tool {
     pub annotations: Option<ToolAnnotations>,
     /// Icons for display.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub icons: Vec<ToolIcon>,
+    pub icons: Vec<Icon>,
     /// `execution` (2025-11-25 only; 2026-07-28 has none): how a call of
     /// it may be made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -89,21 +89,63 @@ pub struct ToolAnnotations {
     pub open_world_hint: Option<bool>,
 }
 
-/// An icon of a tool.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// An icon a client may show for a tool, prompt, resource or template
+/// (2025-11-25 on). The fields are in key order, so a definition the
+/// server writes field by field and one written from this type are the
+/// same bytes.
+///
+/// ```
+/// use mcpfn_protocol::model::Icon;
+/// let icon = Icon::new("https://x/i.png").mime_type("image/png").sizes("48x48 any");
+/// assert_eq!(
+///     serde_json::to_string(&icon).unwrap(),
+///     r#"{"mimeType":"image/png","sizes":["48x48","any"],"src":"https://x/i.png"}"#
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ToolIcon {
-    /// Its URI (`https:` or `data:`).
-    pub src: String,
+pub struct Icon {
     /// Its MIME type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
     /// Its sizes (`48x48`, `any`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sizes: Vec<String>,
+    /// Its URI (`https:` or `data:`).
+    pub src: String,
     /// `light` or `dark`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<String>,
+}
+
+impl Icon {
+    /// An icon at `src`, an `https:` or `data:` URI.
+    pub fn new(src: impl Into<String>) -> Icon {
+        Icon {
+            mime_type: None,
+            sizes: Vec::new(),
+            src: src.into(),
+            theme: None,
+        }
+    }
+
+    /// The image's MIME type, e.g. `image/png`.
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Icon {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Space-separated sizes, e.g. `"48x48 96x96"` or `"any"`.
+    pub fn sizes(mut self, sizes: &str) -> Icon {
+        self.sizes = sizes.split_whitespace().map(str::to_owned).collect();
+        self
+    }
+
+    /// `light` or `dark`: the background the icon is drawn for.
+    pub fn theme(mut self, theme: impl Into<String>) -> Icon {
+        self.theme = Some(theme.into());
+        self
+    }
 }
 
 // -------------------------------------------------------------- content

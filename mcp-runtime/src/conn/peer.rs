@@ -19,14 +19,7 @@ use crate::util::BoxFuture;
 use serde_json::Value;
 use std::fmt;
 
-/// A `notifications/progress` a call sends, borrowed from the call.
-#[derive(Debug)]
-pub(crate) struct Progress<'a> {
-    pub(crate) token: &'a Value,
-    pub(crate) progress: f64,
-    pub(crate) total: Option<f64>,
-    pub(crate) message: Option<&'a str>,
-}
+pub(crate) use crate::protocol::outgoing::{LogMessage, Progress};
 
 impl Progress<'_> {
     /// As the model's params (for a peer that takes typed values).
@@ -38,15 +31,6 @@ impl Progress<'_> {
             message: self.message.map(str::to_owned),
         }
     }
-}
-
-/// A `notifications/message` a call sends.
-#[derive(Debug)]
-pub(crate) struct LogMessage<'a> {
-    pub(crate) level: Level,
-    /// The tool that logs it.
-    pub(crate) logger: &'a str,
-    pub(crate) data: Value,
 }
 
 impl LogMessage<'_> {
@@ -108,12 +92,7 @@ impl Peer for Connection {
     }
 
     fn progress(&self, progress: Progress<'_>) {
-        self.notify(outgoing::progress(
-            progress.token,
-            progress.progress,
-            progress.total,
-            progress.message,
-        ));
+        self.notify(outgoing::progress(&progress));
     }
 
     /// The request's `logLevel` (2026-07-28) or the session's
@@ -127,11 +106,7 @@ impl Peer for Connection {
     }
 
     fn log(&self, message: LogMessage<'_>) {
-        self.notify(outgoing::log_message(
-            message.level.as_str(),
-            message.logger,
-            &message.data,
-        ));
+        self.notify(outgoing::log_message(&message));
     }
 
     fn elicit(&self, _: ElicitParams) -> Asked<ElicitResult> {

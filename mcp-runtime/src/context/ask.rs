@@ -262,15 +262,10 @@ fn ask_peer(peer: &dyn Peer, question: &Question, version: ProtocolVersion) -> P
     let noun = question.noun();
     match question {
         Question::Elicit(request) => typed(peer.elicit(request.model(version)), noun, |a| {
-            Ok(Answered::Elicit(Elicitation::from_model(a)))
+            Ok(Answered::Elicit(a))
         }),
-        Question::Sample(request) => typed(peer.sample(request.model()), noun, |a| {
-            Ok(Answered::Sample(SampleResult {
-                role: a.role,
-                content: vec![a.content],
-                model: a.model,
-                stop_reason: a.stop_reason,
-            }))
+        Question::Sample(request) => typed(peer.sample(request.params().clone()), noun, |a| {
+            Ok(Answered::Sample(a))
         }),
         Question::Roots => typed(peer.roots(), noun, |a| roots(a.roots)),
     }

@@ -28,10 +28,10 @@ pub use super::sample::{SampleRequest, SampleResult};
 use crate::outcome::ToolError;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::form::{FieldSchema, form_schema};
-use crate::protocol::model::{self, ElicitParams};
+use crate::protocol::model::ElicitParams;
 use crate::protocol::outgoing::{ElicitForm, InputRequestRef, NoParams};
-use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde::Deserialize as _;
+use serde_json::Value;
 use std::time::Duration;
 
 /// A form the client shows the user (`elicitation/create`, form mode):
@@ -115,81 +115,22 @@ impl ElicitRequest {
     }
 }
 
-/// What the user did with the form.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ElicitAction {
-    /// The user submitted the form.
-    Accept,
-    /// The user explicitly declined.
-    Decline,
-    /// The user dismissed the form without choosing.
-    Cancel,
-}
+/// What the user did with the form (the model's `ElicitAction`).
+pub use crate::protocol::model::ElicitAction;
 
-/// The user's answer to an [`ElicitRequest`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct Elicitation {
-    /// What the user did.
-    pub action: ElicitAction,
-    /// The submitted fields (with [`ElicitAction::Accept`]).
-    pub content: Option<Map<String, Value>>,
-}
+/// The user's answer to an [`ElicitRequest`]: the model's `ElicitResult`,
+/// with [`is_accepted`](Elicitation::is_accepted) and
+/// [`content_as`](Elicitation::content_as).
+pub use crate::protocol::model::ElicitResult as Elicitation;
 
-impl Elicitation {
-    /// Reads an `ElicitResult` from the client.
-    pub(crate) fn from_result(value: &Value) -> Result<Elicitation, ToolError> {
-        let action = match value.get("action").and_then(Value::as_str) {
-            Some("accept") => ElicitAction::Accept,
-            Some("decline") => ElicitAction::Decline,
-            Some("cancel") => ElicitAction::Cancel,
-            _ => {
-                return Err(ToolError::new(
-                    "the client's elicitation answer has no valid \"action\" (accept, decline or cancel)",
-                ));
-            }
-        };
-        let content = value.get("content").and_then(Value::as_object).cloned();
-        Ok(Elicitation { action, content })
-    }
-
-    /// The model's `ElicitResult` (from a peer that answers in-process).
-    pub(crate) fn from_model(answer: model::ElicitResult) -> Elicitation {
-        Elicitation {
-            action: match answer.action {
-                model::ElicitAction::Accept => ElicitAction::Accept,
-                model::ElicitAction::Decline => ElicitAction::Decline,
-                model::ElicitAction::Cancel => ElicitAction::Cancel,
-            },
-            content: answer.content,
-        }
-    }
-
-    /// Whether the user submitted the form.
-    pub fn is_accepted(&self) -> bool {
-        self.action == ElicitAction::Accept
-    }
-
-    /// The submitted fields as `T`; an error when the user did not accept or
-    /// the fields do not fit.
-    pub fn content_as<T: DeserializeOwned>(&self) -> Result<T, ToolError> {
-        match (&self.action, &self.content) {
-            (ElicitAction::Accept, Some(content)) => {
-                serde_json::from_value(Value::Object(content.clone())).map_err(|err| {
-                    ToolError::new(format!("the user's answer does not fit the form: {err}"))
-                })
-            }
-            (ElicitAction::Accept, None) => {
-                Err(ToolError::new("the user accepted but sent no fields"))
-            }
-            (action, _) => Err(ToolError::new(format!(
-                "the user did not fill in the form ({})",
-                match action {
-                    ElicitAction::Decline => "declined",
-                    _ => "cancelled",
-                }
-            ))),
-        }
-    }
+/// Reads a client's `ElicitResult`.
+pub(crate) fn read_elicitation(value: &Value) -> Result<Elicitation, ToolError> {
+    // serde names what is wrong: a missing `action`, or which actions exist.
+    Elicitation::deserialize(value).map_err(|err| {
+        ToolError::new(format!(
+            "the client's elicitation answer is not valid: {err}"
+        ))
+    })
 }
 
 /// Entries of the default in-memory store (answered `requestState`s and
@@ -220,7 +161,7 @@ impl Question {
     pub(crate) fn wire(&self, version: ProtocolVersion) -> InputRequestRef<'_> {
         match self {
             Question::Elicit(request) => InputRequestRef::Elicit(request.wire(version)),
-            Question::Sample(request) => InputRequestRef::Sample(request.wire()),
+            Question::Sample(request) => InputRequestRef::Sample(request.params()),
             Question::Roots => InputRequestRef::ListRoots(NoParams {}),
         }
     }

@@ -273,12 +273,13 @@ async fn sampling_reaches_the_callback_and_a_failure_reaches_the_tool() {
         .on_sampling(|params: CreateMessageParams| async move {
             assert_eq!(params.max_tokens, 10);
             assert_eq!(
-                params.model_preferences,
-                Some(json!({"hints": [{"name": "claude"}]}))
+                serde_json::to_value(&params.model_preferences).unwrap(),
+                json!({"hints": [{"name": "claude"}]})
             );
             Ok(CreateMessageResult {
                 role: Role::Assistant,
-                content: SamplingContent::text(format!("{} messages", params.messages.len())),
+                content: SamplingContent::text(format!("{} messages", params.messages.len()))
+                    .into(),
                 model: "test".into(),
                 stop_reason: Some("endTurn".into()),
             })

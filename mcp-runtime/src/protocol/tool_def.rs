@@ -137,47 +137,9 @@ impl<'a> AnnotationsWire<'a> {
     }
 }
 
-/// An icon a client may show for the tool (2025-11-25 and later).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Icon {
-    #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
-    mime_type: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    sizes: Vec<String>,
-    src: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    theme: Option<String>,
-}
-
-impl Icon {
-    /// An icon at `src`, an `https:` or `data:` URI.
-    pub fn new(src: impl Into<String>) -> Icon {
-        Icon {
-            src: src.into(),
-            mime_type: None,
-            sizes: Vec::new(),
-            theme: None,
-        }
-    }
-
-    /// The image's MIME type, e.g. `image/png`.
-    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Icon {
-        self.mime_type = Some(mime_type.into());
-        self
-    }
-
-    /// Space-separated sizes, e.g. `"48x48 96x96"` or `"any"`.
-    pub fn sizes(mut self, sizes: &str) -> Icon {
-        self.sizes = sizes.split_whitespace().map(str::to_owned).collect();
-        self
-    }
-
-    /// `light` or `dark`: the background the icon is drawn for.
-    pub fn theme(mut self, theme: impl Into<String>) -> Icon {
-        self.theme = Some(theme.into());
-        self
-    }
-}
+/// The model's icon: its fields are in key order, as this fast path writes
+/// a definition's keys, so it serializes here as it does everywhere.
+pub use crate::protocol::model::Icon;
 
 #[cfg(test)]
 mod tests {

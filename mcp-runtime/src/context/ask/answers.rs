@@ -3,8 +3,8 @@
 //! say why a question got none.
 
 use super::{Answer, Answered, MAX_ROOTS};
-use crate::context::elicit::{Elicitation, Question};
-use crate::context::sample::SampleResult;
+use crate::context::elicit::{Question, read_elicitation};
+use crate::context::sample::read_result;
 use crate::outcome::ToolError;
 use crate::protocol::model::{ListRootsResult, Root};
 use crate::util::human_duration;
@@ -15,8 +15,8 @@ use std::time::Duration;
 /// A client's (JSON) answer to `question`, checked.
 pub(super) fn read(question: &Question, answer: &Value) -> Result<Answer, ToolError> {
     Ok(Answer(match question {
-        Question::Elicit(_) => Answered::Elicit(Elicitation::from_result(answer)?),
-        Question::Sample(_) => Answered::Sample(SampleResult::from_result(answer)?),
+        Question::Elicit(_) => Answered::Elicit(read_elicitation(answer)?),
+        Question::Sample(_) => Answered::Sample(read_result(answer)?),
         Question::Roots => {
             let result = ListRootsResult::deserialize(answer).map_err(|err| {
                 ToolError::new(format!(

@@ -23,8 +23,8 @@ pub(crate) use resources::ResourceList;
 pub(crate) use results::*;
 pub(crate) use task_view::*;
 
+use super::RpcError;
 use super::frame::{self, Frame, FrameKind};
-use super::{ErrorCode, RpcError};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -38,19 +38,12 @@ struct Response<'a, R> {
 }
 
 #[derive(Serialize)]
-struct ErrorResponse<'a, D> {
+struct ErrorResponse<'a> {
     jsonrpc: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<&'a RawValue>,
-    error: ErrorBody<'a, D>,
-}
-
-#[derive(Serialize)]
-struct ErrorBody<'a, D> {
-    code: i64,
-    message: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    data: Option<&'a D>,
+    // The model's error object, written as it is: `{"code", "message", "data"?}`.
+    error: &'a RpcError,
 }
 
 /// The `data` of an error response.
@@ -106,7 +99,16 @@ impl Serialize for Capabilities {
 /// The response refusing request `id` with `error` (`id` omitted when the
 /// request's id could not be read): the one way an error frame is written.
 pub(crate) fn rpc_error(id: Option<&RawValue>, error: &RpcError) -> Frame {
-    self::error(id, error.error_code(), &error.message, error.data.as_ref())
+    let response = ErrorResponse {
+        jsonrpc: JSONRPC,
+        id,
+        error,
+    };
+    frame::encode(
+        &response,
+        96 + error.message.len(),
+        FrameKind::Error(error.error_code()),
+    )
 }
 
 impl From<ErrorData> for serde_json::Value {
@@ -114,25 +116,6 @@ impl From<ErrorData> for serde_json::Value {
         // Plain strings and maps: serializing them cannot fail.
         serde_json::to_value(data).unwrap_or_default()
     }
-}
-
-/// An error response; `id` is omitted when the request's id could not be read.
-fn error<D: Serialize>(
-    id: Option<&RawValue>,
-    code: ErrorCode,
-    message: &str,
-    data: Option<&D>,
-) -> Frame {
-    let response = ErrorResponse {
-        jsonrpc: JSONRPC,
-        id,
-        error: ErrorBody {
-            code: code.code(),
-            message,
-            data,
-        },
-    };
-    frame::encode(&response, 96 + message.len(), FrameKind::Error(code))
 }
 
 #[derive(Serialize)]
@@ -202,8 +185,17 @@ pub(crate) mod tests {
         let mut frames = vec![
             rpc_error(None, &RpcError::parse_error("bad")),
             rpc_error(Some(&id), &RpcError::method_not_found("no")),
-            notify::progress(&serde_json::json!("t"), 1.0, None, None),
-            notify::log_message("info", "x", &serde_json::json!("m")),
+            notify::progress(&notify::Progress {
+                message: None,
+                progress: 1.0,
+                token: &serde_json::json!("t"),
+                total: None,
+            }),
+            notify::log_message(&notify::LogMessage {
+                data: serde_json::json!("m"),
+                level: crate::level::Level::Info,
+                logger: "x",
+            }),
             notify::cancelled(&id, "why"),
             notify::tools_list_changed(None),
             notify::subscription_acknowledged(&id, &notify::tests::tools_only()),

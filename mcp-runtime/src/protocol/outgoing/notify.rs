@@ -4,61 +4,63 @@
 //! (`elicitation/create`, `sampling/createMessage`).
 
 use super::{JSONRPC, Response, notification};
+use crate::level::Level;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::frame::{self, Frame, FrameKind};
 use crate::protocol::meta;
-use crate::protocol::model::SubscriptionFilter;
 use crate::protocol::model::method;
-use crate::protocol::sampling::CreateMessageParamsRef;
+use crate::protocol::model::{CreateMessageParams, SubscriptionFilter};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+/// A `notifications/progress` a call sends, borrowed from the call: the
+/// one form every peer takes (the wire writes it as it is, the in-process
+/// door turns it into the model's `ProgressParams`). Its keys are in the
+/// order the server has always written them.
+#[derive(Debug, Serialize)]
+pub(crate) struct Progress<'a> {
+    /// What the call is doing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) message: Option<&'a str>,
+    /// How far it is.
+    pub(crate) progress: f64,
+    /// The token of the request it reports on.
+    #[serde(rename = "progressToken")]
+    pub(crate) token: &'a Value,
+    /// Of how much, if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) total: Option<f64>,
+}
+
 /// `notifications/progress`.
-pub(crate) fn progress(
-    token: &Value,
-    progress: f64,
-    total: Option<f64>,
-    message: Option<&str>,
-) -> Frame {
-    #[derive(Serialize)]
-    struct Progress<'a> {
-        #[serde(skip_serializing_if = "Option::is_none")]
-        message: Option<&'a str>,
-        progress: f64,
-        #[serde(rename = "progressToken")]
-        token: &'a Value,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        total: Option<f64>,
-    }
-    notification(
-        method::PROGRESS,
-        Progress {
-            message,
-            progress,
-            token,
-            total,
-        },
-    )
+pub(crate) fn progress(progress: &Progress<'_>) -> Frame {
+    notification(method::PROGRESS, progress)
+}
+
+/// A `notifications/message` a call sends: the one form every peer takes,
+/// like [`Progress`] (the in-process door turns it into the model's
+/// `LoggingMessageParams`).
+#[derive(Debug, Serialize)]
+pub(crate) struct LogMessage<'a> {
+    /// What it says.
+    pub(crate) data: Value,
+    /// Its level, written by its wire name.
+    #[serde(serialize_with = "level_name")]
+    pub(crate) level: Level,
+    /// The tool that logs it.
+    pub(crate) logger: &'a str,
+}
+
+/// A [`Level`] as its wire name (`"warning"`).
+fn level_name<S: Serializer>(level: &Level, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(level.as_str())
 }
 
 /// `notifications/message`: a log line for the client.
-pub(crate) fn log_message(level: &str, logger: &str, data: &Value) -> Frame {
-    #[derive(Serialize)]
-    struct Log<'a> {
-        data: &'a Value,
-        level: &'a str,
-        logger: &'a str,
-    }
-    notification(
-        method::MESSAGE,
-        Log {
-            data,
-            level,
-            logger,
-        },
-    )
+pub(crate) fn log_message(message: &LogMessage<'_>) -> Frame {
+    notification(method::MESSAGE, message)
 }
 
 /// `notifications/cancelled` for a request of ours the client need not answer.
@@ -233,7 +235,7 @@ pub(crate) enum InputRequestRef<'a> {
     Elicit(ElicitForm<'a>),
     /// `sampling/createMessage`.
     #[serde(rename = "sampling/createMessage")]
-    Sample(CreateMessageParamsRef<'a>),
+    Sample(&'a CreateMessageParams),
     /// `roots/list` (its params an empty object).
     #[serde(rename = "roots/list")]
     ListRoots(NoParams),
@@ -371,9 +373,32 @@ pub(crate) mod tests {
             text(subscription_closed(&id)),
             "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":3},\"resultType\":\"complete\"}}\n"
         );
+        let token = Value::from("t");
         assert_eq!(
-            text(progress(&Value::from("t"), 1.0, Some(2.0), None)),
+            text(progress(&Progress {
+                message: None,
+                progress: 1.0,
+                token: &token,
+                total: Some(2.0),
+            })),
             "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1.0,\"progressToken\":\"t\",\"total\":2.0}}\n"
+        );
+        assert_eq!(
+            text(progress(&Progress {
+                message: Some("half"),
+                progress: 1.0,
+                token: &token,
+                total: None,
+            })),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"message\":\"half\",\"progress\":1.0,\"progressToken\":\"t\"}}\n"
+        );
+        assert_eq!(
+            text(log_message(&LogMessage {
+                data: Value::from("m"),
+                level: Level::Warning,
+                logger: "x",
+            })),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"data\":\"m\",\"level\":\"warning\",\"logger\":\"x\"}}\n"
         );
     }
 }
