@@ -25,21 +25,14 @@ pub(super) struct Returned {
     pub(super) version: ProtocolVersion,
 }
 
+/// Dropping the call's future cancels it (see [`CancelOnDrop`]): the
+/// context's cancellation does not, as [`Sink`] has it by default.
 impl Sink for Returned {
     type Output = Result<CallToolResult, RpcError>;
-
-    /// Dropping the call's future cancels it (see [`CancelOnDrop`]).
-    fn cancelled_by_context(&self) -> bool {
-        false
-    }
 
     /// The door's peer answers every question (or is unable to) itself.
     fn interruptible(&self) -> bool {
         false
-    }
-
-    async fn begin(&self, _: &Tool, _: &Context) -> Result<(), ToolOutcome> {
-        Ok(())
     }
 
     async fn deliver(self, tool: &Tool, _: &Context, ending: Ending) -> (Outcome, Self::Output) {

@@ -26,17 +26,9 @@ struct PromptReturned;
 impl Sink for PromptReturned {
     type Output = Result<GetPromptResult, RpcError>;
 
-    fn cancelled_by_context(&self) -> bool {
-        false
-    }
-
     /// The door's peer answers every question (or is unable to) itself.
     fn interruptible(&self) -> bool {
         false
-    }
-
-    async fn begin(&self, _: &Tool, _: &Context) -> Result<(), ToolOutcome> {
-        Ok(())
     }
 
     async fn deliver(self, tool: &Tool, _: &Context, ending: Ending) -> (Outcome, Self::Output) {

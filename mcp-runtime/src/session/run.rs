@@ -71,7 +71,9 @@ pub(crate) trait Sink {
 
     /// Whether the context's cancellation ends the run (a task's
     /// `tasks/cancel`); a plain call is cancelled by dropping its future.
-    fn cancelled_by_context(&self) -> bool;
+    fn cancelled_by_context(&self) -> bool {
+        false
+    }
 
     /// Whether the tool may stop to wait for input or a capability (a
     /// question on the wire's connection in the 2026-07-28 era), so the
@@ -85,12 +87,14 @@ pub(crate) trait Sink {
 
     /// Runs with the slot taken, before the tool's first line: a call that
     /// runs as a task becomes one here. `Err` answers the call with that
-    /// refusal instead of running it.
+    /// refusal instead of running it. Nothing, unless the sink says so.
     fn begin(
         &self,
-        tool: &Tool,
-        context: &Context,
-    ) -> impl Future<Output = Result<(), ToolOutcome>> + Send;
+        _tool: &Tool,
+        _context: &Context,
+    ) -> impl Future<Output = Result<(), ToolOutcome>> + Send {
+        std::future::ready(Ok(()))
+    }
 
     /// Takes the call's `ending`; gives back how the call's span records
     /// it, and the output.

@@ -100,28 +100,6 @@ pub(crate) enum ResourceList {
 }
 
 impl Reply<'_> {
-    fn cache(&self, ttl_ms: u64) -> Option<CacheHints> {
-        self.version
-            .carries()
-            .envelope
-            .then(|| CacheHints::public(ttl_ms))
-    }
-
-    fn shared<B: Serialize>(&self, body: B, items: Arc<str>) -> Frame {
-        let result = Closed {
-            body,
-            trailer: self.trailer("complete"),
-        };
-        frame::encode_shared(
-            &Response {
-                jsonrpc: JSONRPC,
-                id: self.id,
-                result,
-            },
-            items,
-        )
-    }
-
     /// A page of `list`: `items` is the page's JSON array, shared. Its
     /// 2026-07-28 cache scope is `public`: the lists are the same for
     /// every caller.
@@ -132,9 +110,9 @@ impl Reply<'_> {
         next_cursor: Option<&str>,
         ttl_ms: u64,
     ) -> Frame {
-        let cache = self.cache(ttl_ms);
+        let cache = self.public_cache(ttl_ms);
         match list {
-            ResourceList::Resources => self.shared(
+            ResourceList::Resources => self.send_shared(
                 ListResources {
                     resources: Spliced,
                     next_cursor,
@@ -142,7 +120,7 @@ impl Reply<'_> {
                 },
                 items,
             ),
-            ResourceList::Templates => self.shared(
+            ResourceList::Templates => self.send_shared(
                 ListResourceTemplates {
                     resource_templates: Spliced,
                     next_cursor,
@@ -173,7 +151,7 @@ impl Reply<'_> {
         let meta = content_meta.filter(|_| with_meta);
         let body = ReadResource {
             contents: Spliced,
-            cache: self.cache(ttl_ms),
+            cache: self.public_cache(ttl_ms),
         };
         let meta_len = meta.map_or(0, |meta| 64 * meta.len());
         let result = Closed {

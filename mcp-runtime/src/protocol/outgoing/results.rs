@@ -236,6 +236,32 @@ impl<'a> Reply<'a> {
         )
     }
 
+    /// A list page whose one [`Spliced`] field stands for `items`, its
+    /// cached JSON array (shared, not copied), with the closing fields.
+    pub(super) fn send_shared<B: Serialize>(&self, body: B, items: Arc<str>) -> Frame {
+        let result = Closed {
+            body,
+            trailer: self.trailer("complete"),
+        };
+        frame::encode_shared(
+            &Response {
+                jsonrpc: JSONRPC,
+                id: self.id,
+                result,
+            },
+            items,
+        )
+    }
+
+    /// The cache hints of a result every caller may share, where the
+    /// revision has them.
+    pub(super) fn public_cache(&self, ttl_ms: u64) -> Option<CacheHints> {
+        self.version
+            .carries()
+            .envelope
+            .then(|| CacheHints::public(ttl_ms))
+    }
+
     /// An empty result, `{}` (legacy `ping` and `logging/setLevel`).
     pub(crate) fn empty(&self) -> Frame {
         self.send(Empty {}, "complete", 0)
@@ -282,18 +308,7 @@ impl<'a> Reply<'a> {
                 }
             }),
         };
-        let result = Closed {
-            body,
-            trailer: self.trailer("complete"),
-        };
-        frame::encode_shared(
-            &Response {
-                jsonrpc: JSONRPC,
-                id: self.id,
-                result,
-            },
-            tools,
-        )
+        self.send_shared(body, tools)
     }
 
     /// A `prompts/list` page: `prompts` is the page's JSON array, shared;
@@ -308,24 +323,9 @@ impl<'a> Reply<'a> {
         let body = ListPrompts {
             prompts: Spliced,
             next_cursor,
-            cache: self
-                .version
-                .carries()
-                .envelope
-                .then(|| CacheHints::public(ttl_ms)),
+            cache: self.public_cache(ttl_ms),
         };
-        let result = Closed {
-            body,
-            trailer: self.trailer("complete"),
-        };
-        frame::encode_shared(
-            &Response {
-                jsonrpc: JSONRPC,
-                id: self.id,
-                result,
-            },
-            prompts,
-        )
+        self.send_shared(body, prompts)
     }
 
     /// A `prompts/get` result.

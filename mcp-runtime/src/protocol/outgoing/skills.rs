@@ -34,15 +34,6 @@ struct Directory<'a> {
 }
 
 impl Reply<'_> {
-    /// The cache hints of a result every client may share, where the
-    /// revision has them.
-    fn shared_cache(&self, ttl_ms: u64) -> Option<CacheHints> {
-        self.version
-            .carries()
-            .envelope
-            .then(|| CacheHints::public(ttl_ms))
-    }
-
     /// A `skills/list` page: `skills` are the rendered entries.
     pub(crate) fn skills_page(
         &self,
@@ -54,7 +45,7 @@ impl Reply<'_> {
         let body = SkillsPage {
             skills,
             next_cursor,
-            cache: self.shared_cache(ttl_ms),
+            cache: self.public_cache(ttl_ms),
         };
         self.send(body, "complete", capacity)
     }
@@ -63,7 +54,7 @@ impl Reply<'_> {
     pub(crate) fn skill(&self, skill: &RawValue, ttl_ms: u64) -> Frame {
         let body = OneSkill {
             skill,
-            cache: self.shared_cache(ttl_ms),
+            cache: self.public_cache(ttl_ms),
         };
         self.send(body, "complete", skill.get().len() + 64)
     }

@@ -6,7 +6,6 @@ use super::{Settled, TaskRun, task_end};
 use crate::conn::client::ClientInfo;
 use crate::conn::connection::{CancelSignal, Connection};
 use crate::context::{Context, ContextParts};
-use crate::outcome::ToolOutcome;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::model::RpcError;
 use crate::session::call_span::CallSpan;
@@ -99,10 +98,6 @@ impl Sink for Resumed {
 
     fn cancelled_by_context(&self) -> bool {
         true
-    }
-
-    async fn begin(&self, _: &Tool, _: &Context) -> Result<(), ToolOutcome> {
-        Ok(())
     }
 
     async fn deliver(self, tool: &Tool, _: &Context, ending: Ending) -> (Outcome, ()) {
