@@ -14,7 +14,6 @@ use crate::session::run::{self, Admitted, Ending, Sink, run_tool};
 use crate::session::{admit, finish};
 use crate::tool::call::Arguments;
 use crate::tool::{Tool, ToolCall};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -92,8 +91,7 @@ impl LocalClient {
     ) -> S::Output {
         let door = &*self.door;
         let shared = &door.shared;
-        let n = door.next_id.fetch_add(1, Ordering::Relaxed);
-        let id = request_id(n);
+        let (n, id) = door.next_request();
         let version = door.version;
         let (_in_flight, running) = InFlight::enter(&door.in_flight);
         let admitted = admit::admit(
@@ -144,16 +142,4 @@ impl LocalClient {
         cancel_on_drop.0 = None;
         answer
     }
-}
-
-/// Call `n`'s request id, as JSON text: written into a buffer of its exact
-/// size, which `RawValue` keeps as it is (`to_raw_value` shrank its buffer,
-/// a reallocation on every call).
-fn request_id(n: u64) -> Box<RawValue> {
-    use std::fmt::Write as _;
-    let digits = n.checked_ilog10().map_or(1, |d| d as usize + 1);
-    let mut text = String::with_capacity(digits);
-    // Writing into a `String` cannot fail.
-    let _ = write!(text, "{n}");
-    RawValue::from_string(text).unwrap_or_else(|_| unreachable!("an integer is JSON"))
 }

@@ -22,11 +22,12 @@ use crate::server::Server;
 use crate::session::{admit, finish};
 use crate::shared::Shared;
 use serde::Deserialize as _;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 mod call;
 mod peer;
@@ -315,5 +316,22 @@ impl Door {
 
 mod prompts;
 mod resources;
+
+impl Door {
+    /// The next request's number and its id as JSON text, written into a
+    /// buffer of its exact size, which `RawValue` keeps as it is
+    /// (`to_raw_value` shrank its buffer, a reallocation on every call).
+    fn next_request(&self) -> (u64, Box<RawValue>) {
+        use std::fmt::Write as _;
+        let n = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let digits = n.checked_ilog10().map_or(1, |d| d as usize + 1);
+        let mut text = String::with_capacity(digits);
+        // Writing into a `String` cannot fail.
+        let _ = write!(text, "{n}");
+        let id = RawValue::from_string(text).unwrap_or_else(|_| unreachable!("an integer is JSON"));
+        (n, id)
+    }
+}
+
 #[cfg(test)]
 mod tests;

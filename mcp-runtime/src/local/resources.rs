@@ -9,7 +9,6 @@ use crate::protocol::model::{self, ReadResourceResult, RpcError};
 use crate::resource::{ResourceRead, read};
 use serde::Deserialize as _;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 impl LocalClient {
     /// The resources at fixed URIs, as `resources/list` lists them.
@@ -68,9 +67,7 @@ impl LocalClient {
         let shared = &door.shared;
         let version = door.version;
         let (resource, variables) = read::locate(&shared.resources, uri, version)?;
-        let n = door.next_id.fetch_add(1, Ordering::Relaxed);
-        let id = serde_json::value::to_raw_value(&n)
-            .unwrap_or_else(|_| unreachable!("an integer is JSON"));
+        let (_, id) = door.next_request();
         let context = Context::new(ContextParts {
             request_id: id,
             tool: Arc::from(uri),
