@@ -87,10 +87,49 @@ impl ResultBudget {
     }
 }
 
+/// What a budget cuts, for the notes that say so: a tool's result, or a
+/// message the host writes into a turn (a prompt's, an attachment's), whose
+/// runs are bounded as results are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Subject {
+    /// One tool result; the results of one response share the turn's bound.
+    Result,
+    /// One message of a host-written turn; the turn's messages share it.
+    Message,
+}
+
+impl Subject {
+    /// The noun of one: "result", "message".
+    fn one(self) -> &'static str {
+        match self {
+            Subject::Result => "result",
+            Subject::Message => "message",
+        }
+    }
+
+    /// What shares the turn's bound.
+    fn together(self) -> &'static str {
+        match self {
+            Subject::Result => "the results of one response",
+            Subject::Message => "the messages of one turn",
+        }
+    }
+
+    /// Who gave binary data that is not shown.
+    fn giver(self) -> &'static str {
+        match self {
+            Subject::Result => "The tool returned",
+            Subject::Message => "The message held",
+        }
+    }
+}
+
 /// A result cut to its own bound, waiting for its share of the turn's.
 #[derive(Clone, Debug)]
 pub(crate) struct Kept {
     result: CallToolResult,
+    /// What it is, for the notes.
+    subject: Subject,
     /// The bytes of text the whole result had.
     whole: usize,
     /// The bytes of text kept.
@@ -183,7 +222,7 @@ fn keep_text(content: &mut Vec<ContentBlock>, max: usize) -> usize {
 }
 
 /// The note that replaces binary data not sent.
-fn media_note(block: &ContentBlock, why: &str) -> Option<String> {
+fn media_note(block: &ContentBlock, subject: Subject, why: &str) -> Option<String> {
     let (what, mime, len) = match block {
         ContentBlock::Image(image) => ("an image", image.mime_type.as_str(), image.data.len()),
         ContentBlock::Resource(embedded) => match &embedded.resource {
@@ -199,7 +238,8 @@ fn media_note(block: &ContentBlock, why: &str) -> Option<String> {
         _ => return None,
     };
     Some(format!(
-        "[The tool returned {what} ({mime}, {} bytes of base64) that is not shown: {why}.]",
+        "[{} {what} ({mime}, {} bytes of base64) that is not shown: {why}.]",
+        subject.giver(),
         grouped(len)
     ))
 }
@@ -219,7 +259,13 @@ fn media_len(block: &ContentBlock) -> Option<usize> {
 impl ResultBudget {
     /// Cuts one result to [`per_result`](Self::per_result) and
     /// [`per_image`](Self::per_image), as soon as it arrives.
-    pub(crate) fn keep(&self, mut result: CallToolResult) -> Kept {
+    pub(crate) fn keep(&self, result: CallToolResult) -> Kept {
+        self.keep_as(result, Subject::Result)
+    }
+
+    /// Cuts one `subject` (its blocks as a result's content) as
+    /// [`keep`](Self::keep) cuts a result.
+    pub(crate) fn keep_as(&self, mut result: CallToolResult, subject: Subject) -> Kept {
         if result.content.is_empty()
             && let Some(structured) = result.structured_content.take()
         {
@@ -237,7 +283,7 @@ impl ResultBudget {
                         "the host sends images and binary data of at most {} bytes of base64",
                         grouped(self.per_image)
                     );
-                    if let Some(note) = media_note(block, &why) {
+                    if let Some(note) = media_note(block, subject, &why) {
                         *block = text_block(note);
                     }
                 }
@@ -248,6 +294,7 @@ impl ResultBudget {
         let kept = keep_text(&mut result.content, self.per_result);
         Kept {
             result,
+            subject,
             whole,
             kept,
         }
@@ -268,6 +315,7 @@ impl ResultBudget {
             .zip(caps)
             .map(|(mut kept, cap)| {
                 let kept_bytes = keep_text(&mut kept.result.content, cap);
+                let subject = kept.subject;
                 for block in &mut kept.result.content {
                     let Some(len) = media_len(block) else {
                         continue;
@@ -276,11 +324,17 @@ impl ResultBudget {
                         images_left -= len;
                         continue;
                     }
-                    let why = format!(
-                        "the results of this response already had the {} bytes of images and binary data the host sends for one response",
-                        grouped(self.images_per_turn)
-                    );
-                    if let Some(note) = media_note(block, &why) {
+                    let why = match subject {
+                        Subject::Result => format!(
+                            "the results of this response already had the {} bytes of images and binary data the host sends for one response",
+                            grouped(self.images_per_turn)
+                        ),
+                        Subject::Message => format!(
+                            "the messages of this turn already had the {} bytes of images and binary data the host sends for one turn",
+                            grouped(self.images_per_turn)
+                        ),
+                    };
+                    if let Some(note) = media_note(block, subject, &why) {
                         *block = text_block(note);
                     }
                 }
@@ -288,19 +342,22 @@ impl ResultBudget {
                 if cut > 0 {
                     let bound = if cap < kept.kept {
                         format!(
-                            "the host sends at most {} bytes of the results of one response, {} of this one",
+                            "the host sends at most {} bytes of {}, {} of this one",
                             grouped(self.per_turn),
+                            subject.together(),
                             grouped(cap)
                         )
                     } else {
                         format!(
-                            "the host sends at most {} bytes of one result",
-                            grouped(self.per_result)
+                            "the host sends at most {} bytes of one {}",
+                            grouped(self.per_result),
+                            subject.one()
                         )
                     };
                     kept.result.content.push(text_block(format!(
-                        "[… {} bytes of this result were cut: {bound}]",
-                        grouped(cut)
+                        "[… {} bytes of this {} were cut: {bound}]",
+                        grouped(cut),
+                        subject.one()
                     )));
                 }
                 kept.result

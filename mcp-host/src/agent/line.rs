@@ -7,7 +7,7 @@ use super::events;
 use super::history::History;
 use super::interrupt::{self, INTERRUPTED, Interrupt};
 use super::turn::Turn;
-use super::{Agent, Answer, AnswerError, Conversation, MAX_TURNS, on_demand};
+use super::{Agent, Answer, AnswerError, Conversation, MAX_TURNS, PROMPT_REPLY, on_demand};
 use crate::provider::{Delta, ProviderError, Reply, Request, Stop, Usage};
 use serde_json::Value;
 use std::future::{Future, IntoFuture};
@@ -141,6 +141,24 @@ impl Agent {
         };
         let mut line = self.add_input(&mut conversation.history, input);
         let mut answer = Answer::default();
+        if let Input::Turn(turn) = input
+            && let Some(reply) = turn.closing_reply()
+        {
+            // A request ending with the assistant's message would be a
+            // prefill: Claude refuses one since its 4.6 models, and other
+            // APIs answer it anew rather than go on from it. The prompt
+            // has said the assistant's part; the model is asked when the
+            // person answers it.
+            if let Some(sink) = events {
+                sink(&events::Event::Text {
+                    text: reply.clone(),
+                });
+            }
+            answer.text = reply;
+            answer.stop_reason = PROMPT_REPLY.into();
+            self.history.after_turn(&mut conversation.history);
+            return Ok(answer);
+        }
         loop {
             if interrupt.is_interrupted() {
                 return Ok(self.interrupted(conversation, line, answer, interrupt));

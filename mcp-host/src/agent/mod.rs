@@ -132,6 +132,10 @@ pub const DEFAULT_CALLS_IN_FLIGHT: usize = 8;
 /// The `stop_reason` of an [`Answer`] the guard on model requests ended.
 pub const MAX_TURNS: &str = "max_turns";
 
+/// The `stop_reason` of an [`Answer`] a prompt's own closing assistant
+/// message gave ([`Agent::send_turn`]): the model was not asked.
+pub const PROMPT_REPLY: &str = "prompt_reply";
+
 /// A model, its tools, and the loop between them. Shareable (`&self`):
 /// several conversations can run at once.
 #[derive(Debug)]
@@ -189,7 +193,7 @@ impl Conversation {
 pub struct Answer {
     /// The text of the last response, its text blocks concatenated.
     pub text: String,
-    /// The last response's reason, or [`MAX_TURNS`].
+    /// The last response's reason, [`MAX_TURNS`], or [`PROMPT_REPLY`].
     pub stop_reason: String,
     /// Model responses received for the line (a retried request is one).
     pub responses: u32,
@@ -266,6 +270,9 @@ impl Agent {
     /// The host puts `turn` into the conversation (a server's prompt, a
     /// line with resources attached: [`turn`]); the returned [`Line`]
     /// loops until the model is done with it, as [`send`](Self::send)'s.
+    /// A turn that ends with the assistant's messages (a prompt's) asks no
+    /// model: their text is the answer, with `stop_reason`
+    /// [`PROMPT_REPLY`], and the model answers the person's next line.
     pub fn send_turn<'a>(
         &'a self,
         conversation: &'a mut Conversation,

@@ -33,7 +33,7 @@
 //! assert_eq!(turn.messages().len(), 3);
 //! ```
 
-use super::budget::ResultBudget;
+use super::budget::{ResultBudget, Subject};
 use crate::provider::Provider;
 use mcpfn_protocol::model::{
     CallToolResult, ContentBlock, EmbeddedResource, GetPromptResult, PromptMessage,
@@ -49,8 +49,10 @@ pub struct Turn {
 
 impl Turn {
     /// A prompt's messages (what `prompts/get` gave), in order: user and
-    /// assistant alike. A prompt that ends with the assistant's message
-    /// has the model go on from it.
+    /// assistant alike. A prompt that ends with the assistant's message has
+    /// said the assistant's part of the turn: sent, that message is the
+    /// line's answer and the model is asked on the next line (see
+    /// [`Agent::send_turn`](super::Agent::send_turn)).
     pub fn prompt(result: GetPromptResult) -> Turn {
         Turn {
             messages: result.messages,
@@ -96,6 +98,28 @@ impl Turn {
         &self.messages
     }
 
+    /// The text of the assistant's messages the turn ends with, joined by
+    /// lines; `None` when it ends with the user's.
+    pub fn closing_reply(&self) -> Option<String> {
+        let first = self
+            .messages
+            .iter()
+            .rposition(|message| message.role != Role::Assistant)
+            .map_or(0, |user| user + 1);
+        let closing = &self.messages[first..];
+        if closing.is_empty() {
+            return None;
+        }
+        let texts: Vec<&str> = closing
+            .iter()
+            .filter_map(|message| match &message.content {
+                ContentBlock::Text(text) => Some(text.text.as_str()),
+                _ => None,
+            })
+            .collect();
+        Some(texts.join("\n"))
+    }
+
     /// The turn as `provider`'s messages, consecutive messages of one role
     /// joined, their content within `budget`.
     pub(crate) fn provider_messages(
@@ -117,10 +141,13 @@ impl Turn {
         let kept = runs
             .iter()
             .map(|(_, blocks)| {
-                budget.keep(CallToolResult {
-                    content: blocks.clone(),
-                    ..CallToolResult::default()
-                })
+                budget.keep_as(
+                    CallToolResult {
+                        content: blocks.clone(),
+                        ..CallToolResult::default()
+                    },
+                    Subject::Message,
+                )
             })
             .collect();
         budget
@@ -207,6 +234,33 @@ mod tests {
     }
 
     #[test]
+    fn the_assistant_messages_a_turn_ends_with_are_its_reply() {
+        let turn = Turn::prompt(GetPromptResult {
+            description: None,
+            messages: vec![
+                PromptMessage::user("Plan a trip"),
+                PromptMessage::assistant("Where to?"),
+                PromptMessage::assistant("And when?"),
+            ],
+            meta: None,
+        });
+        assert_eq!(
+            turn.closing_reply().as_deref(),
+            Some("Where to?\nAnd when?")
+        );
+        let asked = Turn::prompt(GetPromptResult {
+            description: None,
+            messages: vec![
+                PromptMessage::assistant("Hello"),
+                PromptMessage::user("Plan a trip"),
+            ],
+            meta: None,
+        });
+        assert_eq!(asked.closing_reply(), None);
+        assert_eq!(Turn::line("Hi").closing_reply(), None);
+    }
+
+    #[test]
     fn an_attachment_is_named_and_cut_to_the_budget() {
         let turn = Turn::line("Summarize").attach(
             "docs",
@@ -221,6 +275,11 @@ mod tests {
             "{text}"
         );
         assert!(text.len() < 1_400, "{}", text.len());
-        assert!(text.contains("bytes of this result were cut"), "{text}");
+        assert!(
+            text.ends_with(
+                " bytes of this message were cut: the host sends at most 1,000 bytes of one message]"
+            ),
+            "{text}"
+        );
     }
 }

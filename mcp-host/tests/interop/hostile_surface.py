@@ -2,8 +2,9 @@
 may hold: `prompts/get` of `flood` answers COUNT messages (default 10,000),
 `resources/read` of `test://huge` a text of SIZE bytes (default 100 MiB),
 written in chunks so this script never holds it; `completion/complete`
-is never answered. It lists no tools, the prompt (one argument, `x`) and
-the resource; everything else is a minimal, honest server.
+is never answered. It lists no tools, the prompt (one argument, `x`), the
+resource, and an honest prompt `interview` (argument `x`) that ends with
+the assistant's question; everything else is a minimal, honest server.
 """
 
 import json
@@ -33,11 +34,18 @@ for line in sys.stdin.buffer:
     elif method == "tools/list":
         send(rid, {"tools": []})
     elif method == "prompts/list":
-        send(rid, {"prompts": [{"name": "flood", "arguments": [{"name": "x"}]}]})
+        send(rid, {"prompts": [{"name": name, "arguments": [{"name": "x"}]}
+                               for name in ("flood", "interview")]})
     elif method == "resources/list":
         send(rid, {"resources": [{"uri": "test://huge", "name": "huge"}]})
     elif method == "resources/templates/list":
         send(rid, {"resourceTemplates": []})
+    elif method == "prompts/get" and request["params"]["name"] == "interview":
+        place = request["params"].get("arguments", {}).get("x", "")
+        send(rid, {"messages": [
+            {"role": "user", "content": {"type": "text", "text": f"Plan a trip to {place}"}},
+            {"role": "assistant", "content": {"type": "text", "text": "Where from?"}},
+            {"role": "assistant", "content": {"type": "text", "text": "And when?"}}]})
     elif method == "prompts/get":
         message = {"role": "user", "content": {"type": "text", "text": "again"}}
         send(rid, {"messages": [message] * COUNT})

@@ -341,6 +341,49 @@ fn a_flood_of_prompt_messages_and_a_huge_resource_are_refused_and_named() {
     );
 }
 
+#[test]
+fn a_prompt_that_ends_with_the_assistants_words_is_the_answer_and_the_model_hears_the_reply() {
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/hostile_surface.py");
+    let config = McpConfig::new(&json!({"mcpServers": {"hostile": {
+        "command": "python3",
+        "args": [script.to_str().unwrap()]
+    }}}));
+    let fake = FakeModel::start(vec![end("Booked")]);
+    let run = host(
+        &config,
+        &fake,
+        &["--quiet", "--json"],
+        "/prompt interview x=Lisbon\nFrom Paris, in May\n",
+    );
+    assert!(run.status.success(), "{}", run.stderr);
+    let lines: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("one JSON object a line"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    assert_eq!(lines[0]["text"], "Where from?\nAnd when?");
+    assert_eq!(lines[0]["stop_reason"], "prompt_reply");
+    assert_eq!(lines[0]["turns"], 0);
+    assert_eq!(lines[1]["text"], "Booked");
+    // No request ended with the assistant's message (a prefill, which
+    // Claude refuses): the prompt's words went with the person's reply.
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        normalized(&requests[0].body["messages"]),
+        json!([
+            user_text("Plan a trip to Lisbon"),
+            {"role": "assistant", "content": [
+                {"type": "text", "text": "Where from?"},
+                {"type": "text", "text": "And when?"}
+            ]},
+            user_text("From Paris, in May")
+        ])
+    );
+}
+
 /// The `conformance` example, which serves a folder of skills.
 fn skills_server() -> McpConfig {
     let command = common::example("conformance");
