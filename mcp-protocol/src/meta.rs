@@ -1,10 +1,11 @@
 //! The reserved `_meta` keys this server reads or writes, in one place, and
 //! the one typed struct of a request's envelope ([`Envelope`]) that both the
 //! server's parse of incoming params and a client's outgoing requests use.
-//! (Its serde attributes take literals only; a test checks they match the
-//! constants here.)
+//! (It is read by the constants here, in one pass; its serde attributes,
+//! for writing, take literals only, and a test checks they match them.)
 
-use serde::de::Error as _;
+use crate::read::Text;
+use serde::de::{Error as _, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -70,53 +71,35 @@ pub const TOOL_SCOPES: &str = "rs.mcp-runtime/scopes";
 /// let json = serde_json::to_string(&envelope).unwrap();
 /// assert!(json.contains(r#""io.modelcontextprotocol/protocolVersion":"2026-07-28""#));
 /// ```
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Envelope<'a> {
     /// `io.modelcontextprotocol/protocolVersion`: a string.
     #[serde(
         rename = "io.modelcontextprotocol/protocolVersion",
-        default,
-        borrow,
-        deserialize_with = "protocol_version",
         skip_serializing_if = "Option::is_none"
     )]
     pub protocol_version: Option<Cow<'a, str>>,
     /// `io.modelcontextprotocol/clientCapabilities`: an object.
     #[serde(
         rename = "io.modelcontextprotocol/clientCapabilities",
-        default,
-        borrow,
-        deserialize_with = "client_capabilities",
         skip_serializing_if = "Option::is_none"
     )]
     pub client_capabilities: Option<Cow<'a, RawValue>>,
     /// `io.modelcontextprotocol/clientInfo`: an object.
     #[serde(
         rename = "io.modelcontextprotocol/clientInfo",
-        default,
-        borrow,
-        deserialize_with = "client_info",
         skip_serializing_if = "Option::is_none"
     )]
     pub client_info: Option<Cow<'a, RawValue>>,
     /// `io.modelcontextprotocol/logLevel`: a string.
     #[serde(
         rename = "io.modelcontextprotocol/logLevel",
-        default,
-        borrow,
-        deserialize_with = "log_level",
         skip_serializing_if = "Option::is_none"
     )]
     pub log_level: Option<Cow<'a, str>>,
     /// `progressToken` (any revision), as sent: its length is checked where
     /// a call starts ([`oversized_progress_token`]).
-    #[serde(
-        rename = "progressToken",
-        default,
-        borrow,
-        deserialize_with = "progress_token",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "progressToken", skip_serializing_if = "Option::is_none")]
     pub progress_token: Option<Cow<'a, RawValue>>,
 }
 
@@ -182,54 +165,135 @@ fn owned_object(text: &str, key: &str) -> Result<Box<RawValue>, EnvelopeError> {
     }
 }
 
-// The readers of the keys: each refuses a value of the wrong type with a
-// message that names the key (`["key"] must be …`; the params parse puts
-// `params._meta` before it). A key sent as `null` is of the wrong type too.
-
-fn string<'de, D: Deserializer<'de>>(
-    deserializer: D,
-    key: &str,
-) -> Result<Option<Cow<'de, str>>, D::Error> {
-    let raw = <&'de RawValue>::deserialize(deserializer)?;
-    serde_json::from_str::<crate::read::Text<'de>>(raw.get())
-        .map(|text| text.0)
-        .map_err(|_| D::Error::custom(format!("[\"{key}\"] must be a string")))
-}
-
-fn object<'de, D: Deserializer<'de>>(
-    deserializer: D,
-    key: &str,
-) -> Result<Option<Cow<'de, RawValue>>, D::Error> {
-    let raw = <&'de RawValue>::deserialize(deserializer)?;
-    if raw.get().starts_with('{') {
-        Ok(Some(Cow::Borrowed(raw)))
-    } else {
-        Err(D::Error::custom(format!(
-            "[\"{key}\"] must be an object ({{}} when empty)"
-        )))
+/// Read as a JSON object (`_meta`): the reserved keys, the others skipped.
+impl<'de: 'a, 'a> Deserialize<'de> for Envelope<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(Keys { prefix: "" })
     }
 }
 
-fn protocol_version<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Error> {
-    string(d, PROTOCOL_VERSION)
+/// `text`, a JSON object, read as an [`Envelope`] whose refusals name their
+/// key after `prefix` (`params._meta["key"] must be a string`): the
+/// server's parse of a request's params reads `_meta` with it.
+#[doc(hidden)]
+pub fn parse_envelope<'de>(text: &'de str, prefix: &str) -> serde_json::Result<Envelope<'de>> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let envelope = deserializer.deserialize_map(Keys { prefix })?;
+    deserializer.end()?;
+    Ok(envelope)
 }
 
-fn log_level<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Error> {
-    string(d, LOG_LEVEL)
+/// Reads the members of a `_meta` object in one pass: each reserved key of
+/// its type (a value of another type, `null` included, is refused with a
+/// message that names the key after `prefix`; a key sent twice is
+/// refused), the other keys skipped.
+struct Keys<'p> {
+    prefix: &'p str,
 }
 
-fn client_capabilities<'de, D: Deserializer<'de>>(
-    d: D,
-) -> Result<Option<Cow<'de, RawValue>>, D::Error> {
-    object(d, CLIENT_CAPABILITIES)
+impl<'de> Visitor<'de> for Keys<'_> {
+    type Value = Envelope<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Envelope<'de>, A::Error> {
+        let prefix = self.prefix;
+        let mut envelope = Envelope::default();
+        while let Some(key) = map.next_key::<Text<'de>>()? {
+            match key.0.as_deref().unwrap_or_default() {
+                PROTOCOL_VERSION => {
+                    let version = string(&mut map, prefix, PROTOCOL_VERSION)?;
+                    once(
+                        &mut envelope.protocol_version,
+                        version,
+                        prefix,
+                        PROTOCOL_VERSION,
+                    )?;
+                }
+                CLIENT_CAPABILITIES => {
+                    let capabilities = object(&mut map, prefix, CLIENT_CAPABILITIES)?;
+                    once(
+                        &mut envelope.client_capabilities,
+                        capabilities,
+                        prefix,
+                        CLIENT_CAPABILITIES,
+                    )?;
+                }
+                CLIENT_INFO => {
+                    let info = object(&mut map, prefix, CLIENT_INFO)?;
+                    once(&mut envelope.client_info, info, prefix, CLIENT_INFO)?;
+                }
+                LOG_LEVEL => {
+                    let level = string(&mut map, prefix, LOG_LEVEL)?;
+                    once(&mut envelope.log_level, level, prefix, LOG_LEVEL)?;
+                }
+                PROGRESS_TOKEN => {
+                    let token = Cow::Borrowed(map.next_value::<&'de RawValue>()?);
+                    once(&mut envelope.progress_token, token, prefix, PROGRESS_TOKEN)?;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(envelope)
+    }
 }
 
-fn client_info<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, RawValue>>, D::Error> {
-    object(d, CLIENT_INFO)
+// The readers of the keys: each refuses a value of the wrong type with a
+// message that names the key (`["key"] must be …`, after the caller's
+// prefix). A key sent as `null` is of the wrong type too.
+
+/// Fills `slot` with `value`, or refuses the key sent a second time.
+fn once<T, E: serde::de::Error>(
+    slot: &mut Option<T>,
+    value: T,
+    prefix: &str,
+    key: &'static str,
+) -> Result<(), E> {
+    if slot.is_some() {
+        return Err(if prefix.is_empty() {
+            E::duplicate_field(key)
+        } else {
+            E::custom(format!("{prefix}: duplicate field `{key}`"))
+        });
+    }
+    *slot = Some(value);
+    Ok(())
 }
 
-fn progress_token<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, RawValue>>, D::Error> {
-    <&'de RawValue>::deserialize(d).map(|raw| Some(Cow::Borrowed(raw)))
+/// The next value, a string. Read directly, not captured first: what fails
+/// here is a value of another type (the server's params were checked to
+/// be JSON before they are read), so any failure is named as that.
+fn string<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    prefix: &str,
+    key: &str,
+) -> Result<Cow<'de, str>, A::Error> {
+    match map.next_value::<Text<'de>>() {
+        Ok(Text(Some(text))) => Ok(text),
+        _ => Err(A::Error::custom(format!(
+            "{prefix}[\"{key}\"] must be a string"
+        ))),
+    }
+}
+
+/// The next value, an object, as sent.
+fn object<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    prefix: &str,
+    key: &str,
+) -> Result<Cow<'de, RawValue>, A::Error> {
+    let raw = map.next_value::<&'de RawValue>()?;
+    if raw.get().starts_with('{') {
+        Ok(Cow::Borrowed(raw))
+    } else {
+        Err(A::Error::custom(format!(
+            "{prefix}[\"{key}\"] must be an object ({{}} when empty)"
+        )))
+    }
 }
 
 #[cfg(test)]

@@ -992,3 +992,49 @@ mod door_client {
         assert!(not_an_object.message.contains("must be an object"));
     }
 }
+
+/// A tool that answers with its request's `_meta` as its context has it.
+fn meta_echo() -> Tool {
+    tool("meta", |call| async move {
+        ToolOutcome::text(
+            call.context()
+                .meta()
+                .map_or_else(|| "none".to_owned(), Value::to_string),
+        )
+    })
+}
+
+#[tokio::test]
+async fn the_context_has_the_requests_whole_meta_in_both_eras() {
+    let (mut client, _server) = start(Server::new("m", "1").tool(meta_echo()));
+    let sent = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        "com.example/deep": {"list": [1, 2.5, null], "text": "é\n"},
+    });
+    // One key spelled with an escape: the context has the key it names.
+    let line = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "meta", "arguments": {}, "_meta": sent}})
+    .to_string()
+    .replace("com.example/deep", "com.example\\/deep");
+    client.send(&line).await.unwrap();
+    let answer = recv(&mut client).await;
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(serde_json::from_str::<Value>(text).unwrap(), sent);
+
+    let (mut client, _server) = start(Server::new("m", "1").tool(meta_echo()));
+    initialize(&mut client, json!({})).await;
+    let legacy = json!({"progressToken": "p1", "com.example/x": 1});
+    let answer = ask(
+        &mut client,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "meta", "arguments": {}, "_meta": legacy}}),
+    )
+    .await;
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(serde_json::from_str::<Value>(text).unwrap(), legacy);
+    let answer = ask(&mut client, call_line(json!(3), "meta", json!({}))).await;
+    assert_eq!(answer["result"]["content"][0]["text"], "none");
+}

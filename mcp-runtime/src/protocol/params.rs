@@ -12,7 +12,7 @@
 //! Anything else is refused (`-32602`, 400 on HTTP) before any layer acts.
 //! Members it does not name are left to the method's own params type.
 
-use crate::protocol::meta::Envelope;
+use crate::protocol::meta::{Envelope, parse_envelope};
 use crate::protocol::read::{Present, Text};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -155,12 +155,17 @@ impl<'a> Params<'a> {
 
 impl<'a> Meta<'a> {
     fn parse(raw: &'a RawValue) -> Result<Meta<'a>, InvalidParams> {
-        let envelope: Envelope<'a> = read_object(raw, "params._meta", "params._meta: ")
-            // A key of the wrong type is named by the envelope's reader as
-            // `["key"] must be …`: it reads as `params._meta["key"]`.
-            .map_err(|InvalidParams(message)| {
-                InvalidParams(message.replacen("params._meta: [", "params._meta[", 1))
-            })?;
+        if !is_object(raw) {
+            return Err(InvalidParams(
+                "Invalid params: params._meta must be a JSON object".into(),
+            ));
+        }
+        let envelope = parse_envelope(raw.get(), "params._meta").map_err(|err| {
+            InvalidParams(format!(
+                "Invalid params: {}",
+                crate::protocol::read::without_position(&err)
+            ))
+        })?;
         Ok(Meta { raw, envelope })
     }
 }
