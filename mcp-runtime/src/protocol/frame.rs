@@ -181,6 +181,101 @@ pub(crate) fn encode_around<T: Serialize>(
     Frame::Owned(out, kind)
 }
 
+/// A message serialized once with a hole at each [`Spliced`] field and at
+/// each raw field that is [`hole`] (a response's `id`): the frames of
+/// requests whose answers differ only there (a prompt's, whose description
+/// and envelope are the same every time) are its pieces with the holes
+/// filled, not serialized again.
+#[derive(Debug)]
+pub(crate) struct Template {
+    /// The bytes around the holes, one more than there are holes; the last
+    /// ends with the newline.
+    pieces: Vec<Vec<u8>>,
+}
+
+impl Template {
+    /// `message` with its holes left open.
+    pub(crate) fn new<T: Serialize>(message: &T) -> Template {
+        let holes = Cell::new(0);
+        let mut pieces = Pieces {
+            pieces: vec![Vec::new()],
+            holes: &holes,
+        };
+        let formatter = AtEveryMark { holes: &holes };
+        let mut serializer = Serializer::with_formatter(&mut pieces, formatter);
+        // Cannot fail, as in `encode`.
+        message.serialize(&mut serializer).unwrap_or_default();
+        let mut pieces = pieces.pieces;
+        // A hole at the very end has no bytes after it yet.
+        pieces.resize_with(holes.get() + 1, Vec::new);
+        if let Some(last) = pieces.last_mut() {
+            last.push(b'\n');
+        }
+        Template { pieces }
+    }
+
+    /// The frame of `kind` with `fills` in the holes, in order (a hole
+    /// without a fill is left empty).
+    pub(crate) fn fill(&self, fills: &[&[u8]], kind: FrameKind) -> Frame {
+        let len = self.pieces.iter().map(Vec::len).sum::<usize>()
+            + fills.iter().map(|fill| fill.len()).sum::<usize>();
+        let mut out = Vec::with_capacity(len);
+        for (at, piece) in self.pieces.iter().enumerate() {
+            if let Some(fill) = at.checked_sub(1).and_then(|hole| fills.get(hole)) {
+                out.extend_from_slice(fill);
+            }
+            out.extend_from_slice(piece);
+        }
+        Frame::Owned(out, kind)
+    }
+}
+
+/// A hole of a [`Template`] where a raw value goes (a response's `id`).
+pub(crate) fn hole() -> &'static RawValue {
+    splice_mark()
+}
+
+/// The output of [`Template::new`]: bytes go to the piece after the holes
+/// met so far.
+struct Pieces<'a> {
+    pieces: Vec<Vec<u8>>,
+    holes: &'a Cell<usize>,
+}
+
+impl io::Write for Pieces<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let at = self.holes.get();
+        if self.pieces.len() <= at {
+            self.pieces.resize_with(at + 1, Vec::new);
+        }
+        self.pieces[at].extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Compact JSON, except that each splice mark is dropped and counted.
+struct AtEveryMark<'a> {
+    holes: &'a Cell<usize>,
+}
+
+impl Formatter for AtEveryMark<'_> {
+    fn write_raw_fragment<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        if std::ptr::eq(fragment.as_ptr(), splice_mark().get().as_ptr()) {
+            self.holes.set(self.holes.get() + 1);
+            return Ok(());
+        }
+        CompactFormatter.write_raw_fragment(writer, fragment)
+    }
+}
+
 /// Compact JSON, except that the splice mark is dropped and switches the
 /// output from head to tail.
 struct CutAtMark<'a> {
@@ -228,6 +323,33 @@ mod tests {
         assert_eq!(head, b"{\"a\":1,\"piece\":");
         assert_eq!(&*body, "[1,2]");
         assert_eq!(tail, b",\"b\":\"[]\"}\n");
+    }
+
+    #[test]
+    fn a_template_is_filled_at_each_hole_in_order() {
+        #[derive(Serialize)]
+        struct Two<'a> {
+            id: &'a RawValue,
+            piece: Spliced,
+            b: &'a str,
+        }
+        let template = Template::new(&Two {
+            id: hole(),
+            piece: Spliced,
+            b: "q\"",
+        });
+        let frame = template.fill(&[b"\"x7\"", b"[1]"], FrameKind::Result);
+        assert_eq!(frame.kind(), FrameKind::Result);
+        assert_eq!(
+            frame.into_bytes(),
+            b"{\"id\":\"x7\",\"piece\":[1],\"b\":\"q\\\"\"}\n"
+        );
+        // Each fill is its own: the template is not changed by one.
+        let again = template.fill(&[b"8", b"{}"], FrameKind::Result);
+        assert_eq!(
+            again.into_bytes(),
+            b"{\"id\":8,\"piece\":{},\"b\":\"q\\\"\"}\n"
+        );
     }
 
     #[test]

@@ -70,7 +70,7 @@ pub(crate) fn frame(
 ) -> Frame {
     if tool.def.prompt {
         return match prompt_answer(tool, outcome) {
-            Ok(result) => reply.prompt(result),
+            Ok(result) => reply.prompt(result, &tool.def.prompt_frames),
             Err(error) => outgoing::rpc_error(Some(id), &error),
         };
     }

@@ -68,6 +68,7 @@ impl ToolBuilder {
                 states: Vec::new(),
                 first_poll_inline: false,
                 prompt: false,
+                prompt_frames: Default::default(),
                 replayable_input: false,
                 task: TaskSupport::Never,
                 task_begins_in_body: false,

@@ -90,6 +90,8 @@ pub(crate) struct Definition {
     /// Whether this is a prompt's body (`crate::prompt`): its outcome is a
     /// `GetPromptResult` or a JSON-RPC error, not a `CallToolResult`.
     pub(crate) prompt: bool,
+    /// A prompt's answers' frames, made once.
+    pub(crate) prompt_frames: crate::protocol::outgoing::PromptFrames,
     /// Header-mirrored integer arguments and their bounds, from the inputSchema.
     header_bounds: OnceLock<Vec<HeaderBound>>,
     /// Every header-mirrored argument (`x-mcp-header`), read once from the

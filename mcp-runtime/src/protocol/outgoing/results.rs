@@ -13,6 +13,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::sync::Arc;
+use std::sync::OnceLock;
 
 /// The `_meta` of 2026-07-28 results: the server's identity, serialized once.
 pub(crate) fn server_meta(info: &Implementation) -> Box<RawValue> {
@@ -159,8 +160,15 @@ pub(crate) struct PromptResultRef<'a> {
     pub(crate) messages: &'a str,
 }
 
-/// The `prompts/get` result's fields; the messages are filled in by hand
-/// ([`frame::encode_around`]).
+/// The frames of one prompt's answers, one template per envelope (legacy,
+/// 2026-07-28), each with the server identity it was made with: its
+/// description and envelope are the same for every answer, so they are
+/// serialized once.
+#[derive(Debug, Default)]
+pub(crate) struct PromptFrames([OnceLock<(Box<str>, frame::Template)>; 2]);
+
+/// The `prompts/get` result's fields; the messages are filled in
+/// ([`frame::Template`]).
 #[derive(Serialize)]
 struct PromptBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -328,25 +336,33 @@ impl<'a> Reply<'a> {
         self.send_shared(body, prompts)
     }
 
-    /// A `prompts/get` result.
-    pub(crate) fn prompt(&self, result: PromptResultRef<'_>) -> Frame {
-        let body = PromptBody {
-            description: result.description,
-            messages: Spliced,
+    /// A `prompts/get` result: `frames`' template for this revision and
+    /// server (made on the prompt's first answer), its holes filled with
+    /// the id and the messages.
+    pub(crate) fn prompt(&self, result: PromptResultRef<'_>, frames: &PromptFrames) -> Frame {
+        let template = || {
+            frame::Template::new(&Response {
+                jsonrpc: JSONRPC,
+                id: frame::hole(),
+                result: Closed {
+                    body: PromptBody {
+                        description: result.description,
+                        messages: Spliced,
+                    },
+                    trailer: self.trailer("complete"),
+                },
+            })
         };
-        let message = Response {
-            jsonrpc: JSONRPC,
-            id: self.id,
-            result: Closed {
-                body,
-                trailer: self.trailer("complete"),
-            },
-        };
-        let description = result.description.map_or(0, str::len);
-        let capacity = result.messages.len() + description + 64 + self.overhead();
-        frame::encode_around(&message, capacity, FrameKind::Result, |out| {
-            out.extend_from_slice(result.messages.as_bytes());
-        })
+        let fills = [self.id.get().as_bytes(), result.messages.as_bytes()];
+        let slot = &frames.0[usize::from(self.version.carries().envelope)];
+        let made = slot.get_or_init(|| (self.server_meta.get().into(), template()));
+        // A prompt's definition is shared by the servers that list it; the
+        // 2026-07-28 envelope names the server, so another's is made anew.
+        if made.0.as_ref() == self.server_meta.get() {
+            made.1.fill(&fills, FrameKind::Result)
+        } else {
+            template().fill(&fills, FrameKind::Result)
+        }
     }
 
     /// A `completion/complete` result.
@@ -498,5 +514,45 @@ pub(crate) mod tests {
             ),
             "{frame}"
         );
+    }
+
+    #[test]
+    fn a_prompts_frames_are_made_once_per_envelope_and_server() {
+        let frames = PromptFrames::default();
+        let result = PromptResultRef {
+            description: Some("Say \"hi\""),
+            messages: "[1]",
+        };
+        let meta = meta();
+        let other = server_meta(&Implementation::new("other", "2").as_of(ProtocolVersion::LATEST));
+        let answer = |id: &str, version, meta: &RawValue| {
+            let id = raw(id);
+            text(Reply::new(&id, version, meta).prompt(result, &frames))
+        };
+        let legacy = "{\"jsonrpc\":\"2.0\",\"id\":ID,\"result\":{\"description\":\"Say \\\"hi\\\"\",\"messages\":[1]}}\n";
+        for id in ["1", "\"b\"", "1", "22"] {
+            assert_eq!(
+                answer(id, ProtocolVersion::V2025_11_25, &meta),
+                legacy.replace("ID", id)
+            );
+        }
+        let modern = |id: &str, name: &str, rest: &str| {
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"description\":\"Say \\\"hi\\\"\",\"messages\":[1],\
+                 \"resultType\":\"complete\",\"_meta\":{{\"io.modelcontextprotocol/serverInfo\":\
+                 {{\"name\":\"{name}\",{rest}}}}}}}}}\n"
+            )
+        };
+        for _ in 0..2 {
+            assert_eq!(
+                answer("3", ProtocolVersion::V2026_07_28, &meta),
+                modern("3", "s", "\"title\":\"S\",\"version\":\"1\"")
+            );
+            // Another server listing the same prompt names itself.
+            assert_eq!(
+                answer("4", ProtocolVersion::V2026_07_28, &other),
+                modern("4", "other", "\"version\":\"2\"")
+            );
+        }
     }
 }
