@@ -168,78 +168,82 @@ fn owned_object(text: &str, key: &str) -> Result<Box<RawValue>, EnvelopeError> {
 /// Read as a JSON object (`_meta`): the reserved keys, the others skipped.
 impl<'de: 'a, 'a> Deserialize<'de> for Envelope<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(Keys { prefix: "" })
+        deserializer.deserialize_map(Keys)
     }
 }
 
-/// `text`, a JSON object, read as an [`Envelope`] whose refusals name their
-/// key after `prefix` (`params._meta["key"] must be a string`): the
-/// server's parse of a request's params reads `_meta` with it.
-#[doc(hidden)]
-pub fn parse_envelope<'de>(text: &'de str, prefix: &str) -> serde_json::Result<Envelope<'de>> {
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let envelope = deserializer.deserialize_map(Keys { prefix })?;
-    deserializer.end()?;
-    Ok(envelope)
-}
+/// Reads the members of a `_meta` object ([`read_envelope`]), the other
+/// keys skipped.
+struct Keys;
 
-/// Reads the members of a `_meta` object in one pass: each reserved key of
-/// its type (a value of another type, `null` included, is refused with a
-/// message that names the key after `prefix`; a key sent twice is
-/// refused), the other keys skipped.
-struct Keys<'p> {
-    prefix: &'p str,
-}
-
-impl<'de> Visitor<'de> for Keys<'_> {
+impl<'de> Visitor<'de> for Keys {
     type Value = Envelope<'de>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a JSON object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Envelope<'de>, A::Error> {
-        let prefix = self.prefix;
-        let mut envelope = Envelope::default();
-        while let Some(key) = map.next_key::<Text<'de>>()? {
-            match key.0.as_deref().unwrap_or_default() {
-                PROTOCOL_VERSION => {
-                    let version = string(&mut map, prefix, PROTOCOL_VERSION)?;
-                    once(
-                        &mut envelope.protocol_version,
-                        version,
-                        prefix,
-                        PROTOCOL_VERSION,
-                    )?;
-                }
-                CLIENT_CAPABILITIES => {
-                    let capabilities = object(&mut map, prefix, CLIENT_CAPABILITIES)?;
-                    once(
-                        &mut envelope.client_capabilities,
-                        capabilities,
-                        prefix,
-                        CLIENT_CAPABILITIES,
-                    )?;
-                }
-                CLIENT_INFO => {
-                    let info = object(&mut map, prefix, CLIENT_INFO)?;
-                    once(&mut envelope.client_info, info, prefix, CLIENT_INFO)?;
-                }
-                LOG_LEVEL => {
-                    let level = string(&mut map, prefix, LOG_LEVEL)?;
-                    once(&mut envelope.log_level, level, prefix, LOG_LEVEL)?;
-                }
-                PROGRESS_TOKEN => {
-                    let token = Cow::Borrowed(map.next_value::<&'de RawValue>()?);
-                    once(&mut envelope.progress_token, token, prefix, PROGRESS_TOKEN)?;
-                }
-                _ => {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Envelope<'de>, A::Error> {
+        read_envelope(map, "", None)
+    }
+}
+
+/// The envelope of the `_meta` object whose members `map` reads, in one
+/// pass: each reserved key of its type (a value of another type, `null`
+/// included, is refused with a message that names the key after
+/// `prefix`; a key sent twice is refused), each other key handed to
+/// `other` as sent, or skipped without it. The server's parse of a
+/// request's params reads `_meta` with it, keeping the other keys for the
+/// call's context.
+#[doc(hidden)]
+pub fn read_envelope<'de, A: MapAccess<'de>>(
+    mut map: A,
+    prefix: &str,
+    mut other: Option<&mut dyn FnMut(Cow<'de, str>, &'de RawValue)>,
+) -> Result<Envelope<'de>, A::Error> {
+    let mut envelope = Envelope::default();
+    while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+        let key = key.unwrap_or_default();
+        match &*key {
+            PROTOCOL_VERSION => {
+                let version = string(&mut map, prefix, PROTOCOL_VERSION)?;
+                once(
+                    &mut envelope.protocol_version,
+                    version,
+                    prefix,
+                    PROTOCOL_VERSION,
+                )?;
+            }
+            CLIENT_CAPABILITIES => {
+                let capabilities = object(&mut map, prefix, CLIENT_CAPABILITIES)?;
+                once(
+                    &mut envelope.client_capabilities,
+                    capabilities,
+                    prefix,
+                    CLIENT_CAPABILITIES,
+                )?;
+            }
+            CLIENT_INFO => {
+                let info = object(&mut map, prefix, CLIENT_INFO)?;
+                once(&mut envelope.client_info, info, prefix, CLIENT_INFO)?;
+            }
+            LOG_LEVEL => {
+                let level = string(&mut map, prefix, LOG_LEVEL)?;
+                once(&mut envelope.log_level, level, prefix, LOG_LEVEL)?;
+            }
+            PROGRESS_TOKEN => {
+                let token = Cow::Borrowed(map.next_value::<&'de RawValue>()?);
+                once(&mut envelope.progress_token, token, prefix, PROGRESS_TOKEN)?;
+            }
+            _ => match other.as_mut() {
+                Some(other) => other(key, map.next_value::<&'de RawValue>()?),
+                None => {
                     map.next_value::<IgnoredAny>()?;
                 }
-            }
+            },
         }
-        Ok(envelope)
     }
+    Ok(envelope)
 }
 
 // The readers of the keys: each refuses a value of the wrong type with a

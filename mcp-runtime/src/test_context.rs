@@ -157,7 +157,9 @@ impl TestContext {
         let connection = Arc::new(Connection::new(out).with_principal(self.principal));
         connection.set_log_level(Level::Debug);
         let cancel = CancelSignal::default();
-        let meta = RawValue::from_string(r#"{"progressToken":"test"}"#.to_owned()).ok();
+        let meta = RawValue::from_string(r#""test""#.to_owned())
+            .ok()
+            .map(crate::context::SentMeta::progress_token);
         let notifier = crate::changes::Notifier::new();
         let tools = match ToolSet::new(Vec::new(), None, notifier.clone()) {
             Ok(tools) => tools,

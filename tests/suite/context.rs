@@ -1011,6 +1011,8 @@ async fn the_context_has_the_requests_whole_meta_in_both_eras() {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
         "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/logLevel": "debug",
+        "progressToken": 5,
         "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
         "com.example/deep": {"list": [1, 2.5, null], "text": "é\n"},
     });
@@ -1026,7 +1028,10 @@ async fn the_context_has_the_requests_whole_meta_in_both_eras() {
 
     let (mut client, _server) = start(Server::new("m", "1").tool(meta_echo()));
     initialize(&mut client, json!({})).await;
-    let legacy = json!({"progressToken": "p1", "com.example/x": 1});
+    // The envelope's keys in a legacy session are only keys: kept as sent.
+    let legacy = json!({"progressToken": "p1", "com.example/x": 1,
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"roots": {}}});
     let answer = ask(
         &mut client,
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",

@@ -13,6 +13,7 @@ mod questions;
 mod report;
 mod sample;
 pub(crate) mod seal;
+mod sent_meta;
 mod task;
 
 use crate::changes::Notifier;
@@ -27,6 +28,7 @@ use crate::quota::WindowQuota;
 use crate::state::{State, StateMap};
 use crate::store::Store;
 use crate::util::lock;
+pub(crate) use sent_meta::SentMeta;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::any::Any;
@@ -91,8 +93,8 @@ struct Inner {
     tool: Arc<str>,
     version: ProtocolVersion,
     client: Arc<ClientInfo>,
-    /// The request's `params._meta`, parsed only when asked for.
-    meta_raw: Option<Box<RawValue>>,
+    /// The request's `params._meta`, made only when asked for.
+    sent_meta: Option<SentMeta>,
     meta: OnceLock<Option<Value>>,
     /// 2026-07-28: the request's `logLevel`; legacy: `None` (the session's applies).
     request_log_level: Option<Level>,
@@ -122,7 +124,7 @@ pub(crate) struct ContextParts {
     pub(crate) tool: Arc<str>,
     pub(crate) version: ProtocolVersion,
     pub(crate) client: Arc<ClientInfo>,
-    pub(crate) meta: Option<Box<RawValue>>,
+    pub(crate) meta: Option<SentMeta>,
     pub(crate) request_log_level: Option<Level>,
     pub(crate) cancel: CancelSignal,
     pub(crate) connection: Arc<Connection>,
@@ -145,7 +147,7 @@ impl Context {
                 tool: parts.tool,
                 version: parts.version,
                 client: parts.client,
-                meta_raw: parts.meta,
+                sent_meta: parts.meta,
                 meta: OnceLock::new(),
                 request_log_level: parts.request_log_level,
                 cancel: parts.cancel,
@@ -206,10 +208,8 @@ impl Context {
         self.inner
             .meta
             .get_or_init(|| {
-                let raw = self.inner.meta_raw.as_ref()?;
-                serde_json::from_str::<Value>(raw.get())
-                    .ok()
-                    .filter(Value::is_object)
+                let sent = self.inner.sent_meta.as_ref()?;
+                Some(sent.to_value(self.inner.version, &self.inner.client))
             })
             .as_ref()
     }

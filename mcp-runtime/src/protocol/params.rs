@@ -12,8 +12,8 @@
 //! Anything else is refused (`-32602`, 400 on HTTP) before any layer acts.
 //! Members it does not name are left to the method's own params type.
 
-use crate::protocol::meta::{Envelope, parse_envelope};
-use crate::protocol::read::{Present, Text};
+use crate::protocol::meta::{Envelope, read_envelope};
+use crate::protocol::read::Text;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -33,7 +33,7 @@ pub(crate) struct Params<'a> {
     /// `arguments`: an object, when present and not `null`.
     pub arguments: Option<&'a RawValue>,
     /// `_meta`: an object, when present.
-    pub meta: Option<Meta<'a>>,
+    pub meta: Option<Box<Meta<'a>>>,
     /// `requestState` (2026-07-28 `tools/call`).
     pub request_state: Option<Cow<'a, str>>,
     /// `inputResponses` (2026-07-28 `tools/call`, `tasks/update`): an
@@ -47,16 +47,17 @@ pub(crate) struct Params<'a> {
     pub uri: Option<Cow<'a, str>>,
 }
 
-/// `params._meta`: the object as sent, and the reserved keys this server
-/// reads ([`Envelope`], the one struct of them, which a client's requests
-/// are written from too). It derefs to the envelope, so
-/// `meta.protocol_version` reads as the key it is.
+/// `params._meta`, read in the params' own pass: the reserved keys this
+/// server reads ([`Envelope`], the one struct of them, which a client's
+/// requests are written from too), and the other keys as sent (a call's
+/// context keeps them: see `context::SentMeta`). It derefs to the envelope,
+/// so `meta.protocol_version` reads as the key it is.
 #[derive(Debug)]
 pub(crate) struct Meta<'a> {
-    /// The whole object, for `Context::meta`.
-    pub raw: &'a RawValue,
     /// Its reserved keys, each of its type.
     pub envelope: Envelope<'a>,
+    /// Its other keys, in order, their values as sent.
+    pub rest: Vec<(Cow<'a, str>, &'a RawValue)>,
 }
 
 impl<'a> std::ops::Deref for Meta<'a> {
@@ -64,6 +65,82 @@ impl<'a> std::ops::Deref for Meta<'a> {
     fn deref(&self) -> &Envelope<'a> {
         &self.envelope
     }
+}
+
+impl<'a> Meta<'a> {
+    /// The value of the other key `key`, as sent (the first, if repeated).
+    pub(crate) fn get(&self, key: &str) -> Option<&'a RawValue> {
+        self.rest
+            .iter()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| *value)
+    }
+}
+
+/// `_meta` as [`Members`] reads it: an object, in the same pass (`null` and
+/// anything else is refused, naming `params._meta`).
+#[derive(Debug, Default)]
+// Boxed: the members are moved through several layers of the one pass,
+// and a request without `_meta` should not carry its size.
+pub(crate) struct MetaField<'a>(Option<Box<Meta<'a>>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for MetaField<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer
+            .deserialize_any(MetaObject)
+            .map(|meta| MetaField(Some(Box::new(meta))))
+    }
+}
+
+/// Reads [`MetaField`]: an object's members, or a refusal for any other
+/// value.
+struct MetaObject;
+
+impl<'de> serde::de::Visitor<'de> for MetaObject {
+    type Value = Meta<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("params._meta as a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Meta<'de>, A::Error> {
+        let mut rest = Vec::new();
+        let mut other = |key, value| rest.push((key, value));
+        let envelope = read_envelope(map, "params._meta", Some(&mut other))?;
+        Ok(Meta { envelope, rest })
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Meta<'de>, E> {
+        Err(not_an_object())
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Meta<'de>, E> {
+        Err(not_an_object())
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Meta<'de>, E> {
+        Err(not_an_object())
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Meta<'de>, E> {
+        Err(not_an_object())
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Meta<'de>, E> {
+        Err(not_an_object())
+    }
+
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Meta<'de>, E> {
+        Err(not_an_object())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, _: A) -> Result<Meta<'de>, A::Error> {
+        Err(not_an_object())
+    }
+}
+
+fn not_an_object<E: serde::de::Error>() -> E {
+    E::custom("params._meta must be a JSON object")
 }
 
 /// Why params cannot be read: the message of a `-32602`.
@@ -85,9 +162,9 @@ pub(crate) struct Members<'a> {
     name: Text<'a>,
     #[serde(default, borrow)]
     arguments: Option<&'a RawValue>,
-    // `Present`: `"_meta": null` is refused, not read as no `_meta`.
+    // Not an `Option`: `"_meta": null` is refused, not read as no `_meta`.
     #[serde(rename = "_meta", default, borrow)]
-    meta: Present<'a>,
+    meta: MetaField<'a>,
     #[serde(rename = "requestState", default, borrow)]
     request_state: Text<'a>,
     #[serde(rename = "inputResponses", default, borrow)]
@@ -117,25 +194,16 @@ impl<'a> Params<'a> {
     ) -> Result<Params<'a>, InvalidParams> {
         let arguments = object_or_null(members.arguments, "\"arguments\"")?;
         let input_responses = object_or_null(members.input_responses, "\"inputResponses\"")?;
-        let meta = match members.meta.0 {
-            None => None,
-            Some(meta) => Some(Meta::parse(meta)?),
-        };
         Ok(Params {
             raw,
             name: members.name.0,
             arguments,
-            meta,
+            meta: members.meta.0,
             request_state: members.request_state.0,
             input_responses,
             task_id: members.task_id.0,
             uri: members.uri.0,
         })
-    }
-
-    /// `_meta` as sent, if any.
-    pub(crate) fn meta_raw(&self) -> Option<&'a RawValue> {
-        self.meta.as_ref().map(|meta| meta.raw)
     }
 
     /// Whether `_meta` carries the 2026-07-28 envelope (either of its
@@ -150,23 +218,6 @@ impl<'a> Params<'a> {
     #[cfg(any(test, feature = "http"))]
     pub(crate) fn envelope_version(&self) -> Option<&str> {
         self.meta.as_ref()?.protocol_version.as_deref()
-    }
-}
-
-impl<'a> Meta<'a> {
-    fn parse(raw: &'a RawValue) -> Result<Meta<'a>, InvalidParams> {
-        if !is_object(raw) {
-            return Err(InvalidParams(
-                "Invalid params: params._meta must be a JSON object".into(),
-            ));
-        }
-        let envelope = parse_envelope(raw.get(), "params._meta").map_err(|err| {
-            InvalidParams(format!(
-                "Invalid params: {}",
-                crate::protocol::read::without_position(&err)
-            ))
-        })?;
-        Ok(Meta { raw, envelope })
     }
 }
 
@@ -255,7 +306,8 @@ mod tests {
         let meta = params.meta.unwrap();
         assert_eq!(meta.log_level.as_deref(), Some("info"));
         assert!(meta.client_info.is_some());
-        assert!(meta.raw.get().contains("\"other\""));
+        assert_eq!(meta.get("other").map(RawValue::get), Some("[1]"));
+        assert_eq!(meta.rest.len(), 1);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! (2026-07-28) or as HTTP headers. A value that does not parse is ignored,
 //! never an error: tracing must not make a call fail.
 
-use serde::Deserialize;
+use crate::protocol::params::Meta;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
@@ -47,20 +47,12 @@ impl TraceContext {
     /// The context in a 2026-07-28 request's `params._meta` (its
     /// `traceparent` and `tracestate` keys). A missing or invalid
     /// `traceparent` (not even a string) is no context, never an error.
-    pub(crate) fn from_meta(meta: &RawValue) -> Option<TraceContext> {
-        #[derive(Deserialize)]
-        struct Keys<'a> {
-            // Raw, so that a wrongly typed value is ignored, not a failure
-            // of the whole `_meta`.
-            #[serde(default, borrow)]
-            traceparent: Option<&'a RawValue>,
-            #[serde(default, borrow)]
-            tracestate: Option<&'a RawValue>,
-        }
-        let keys: Keys<'_> = serde_json::from_str(meta.get()).ok()?;
+    pub(crate) fn from_meta(meta: &Meta<'_>) -> Option<TraceContext> {
+        // Each read as a string, else ignored: a wrongly typed value is no
+        // context, not a failure of the whole `_meta`.
         let text = |raw: &RawValue| serde_json::from_str::<Cow<'_, str>>(raw.get()).ok();
-        let traceparent = text(keys.traceparent?)?;
-        let tracestate = keys.tracestate.and_then(text);
+        let traceparent = text(meta.get("traceparent")?)?;
+        let tracestate = meta.get("tracestate").and_then(text);
         TraceContext::parse(&traceparent, tracestate.as_deref())
     }
 
@@ -187,14 +179,18 @@ mod tests {
 
     #[test]
     fn the_context_is_read_from_meta_and_a_bad_one_ignored() {
+        fn context_of(meta: serde_json::Value) -> Option<TraceContext> {
+            let params = serde_json::json!({ "_meta": meta }).to_string();
+            let raw = RawValue::from_string(params).unwrap();
+            let params = crate::protocol::params::Params::parse(Some(&raw)).unwrap();
+            TraceContext::from_meta(params.meta.as_ref().unwrap())
+        }
         let trace = |traceparent: serde_json::Value| {
-            let meta = serde_json::json!({
+            context_of(serde_json::json!({
                 crate::protocol::meta::PROTOCOL_VERSION: "2026-07-28",
                 "traceparent": traceparent,
                 "tracestate": "vendor=1",
-            })
-            .to_string();
-            TraceContext::from_meta(&RawValue::from_string(meta).unwrap())
+            }))
         };
         let context = trace(VALID.into()).expect("a trace context");
         assert_eq!(context.to_string(), VALID);
@@ -202,8 +198,7 @@ mod tests {
         // Invalid, or not even a string: no trace context.
         assert_eq!(trace("00-nonsense".into()), None);
         assert_eq!(trace(42.into()), None);
-        let none = RawValue::from_string("{}".to_owned()).unwrap();
-        assert_eq!(TraceContext::from_meta(&none), None);
+        assert_eq!(context_of(serde_json::json!({})), None);
     }
 
     #[test]

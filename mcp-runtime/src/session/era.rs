@@ -53,7 +53,7 @@ pub(crate) fn request_info(
             client: connection.client_info(),
             log_level: None,
         }),
-        Lifecycle::Modern => modern_request(recent, params.meta.as_ref(), lifecycle),
+        Lifecycle::Modern => modern_request(recent, params.meta.as_deref(), lifecycle),
         Lifecycle::Fresh => {
             if !params.enveloped() {
                 if method == method::PING {
@@ -72,7 +72,7 @@ pub(crate) fn request_info(
                     meta::CLIENT_CAPABILITIES
                 )));
             }
-            let info = modern_request(recent, params.meta.as_ref(), lifecycle)?;
+            let info = modern_request(recent, params.meta.as_deref(), lifecycle)?;
             if method != method::DISCOVER {
                 connection.set_lifecycle(Lifecycle::Modern);
             }
@@ -183,7 +183,7 @@ mod tests {
         assert!(params.enveloped());
         let info = modern_request(
             &RecentClient::default(),
-            params.meta.as_ref(),
+            params.meta.as_deref(),
             Lifecycle::Fresh,
         )
         .unwrap();

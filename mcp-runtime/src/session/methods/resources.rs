@@ -7,7 +7,7 @@
 //! naming the size of contents over the server's message limit.
 
 use crate::conn::connection::{CancelSignal, canonical_id};
-use crate::context::{Context, ContextParts};
+use crate::context::{Context, ContextParts, SentMeta};
 use crate::protocol::frame::Frame;
 use crate::protocol::incoming::requests::ListToolsParamsRef;
 use crate::protocol::model::method::{ListResourceTemplates, ListResources, ReadResource, Request};
@@ -146,7 +146,7 @@ impl Session {
             tool: Arc::from(uri),
             version,
             client: info.client,
-            meta: params.meta_raw().map(|raw| raw.to_owned()),
+            meta: params.meta.as_ref().map(|meta| SentMeta::of(meta, version)),
             request_log_level: info.log_level,
             cancel: cancel.clone(),
             connection: Arc::clone(&self.connection),

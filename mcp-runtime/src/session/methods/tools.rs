@@ -7,7 +7,7 @@
 use crate::conn::connection::{CancelSignal, canonical_id};
 use crate::context::TaskStart;
 use crate::context::seal::{ArgumentsDigest, Resumed, arguments_digest};
-use crate::context::{Context, ContextParts};
+use crate::context::{Context, ContextParts, SentMeta};
 use crate::protocol::frame::Frame;
 use crate::protocol::incoming::requests::ListToolsParamsRef;
 use crate::protocol::model::TASKS_EXTENSION;
@@ -205,7 +205,7 @@ impl Session {
         // The call's own `_meta` context (2026-07-28), else the transport's
         // (HTTP headers).
         let connection = &self.connection;
-        let meta = params.meta_raw().filter(|_| version.is_modern());
+        let meta = params.meta.as_deref().filter(|_| version.is_modern());
         let trace = || {
             meta.and_then(TraceContext::from_meta)
                 .or_else(|| connection.trace().cloned())
@@ -233,7 +233,7 @@ impl Session {
             tool: Arc::clone(&name),
             version,
             client: info.client,
-            meta: params.meta_raw().map(|raw| raw.to_owned()),
+            meta: params.meta.as_ref().map(|meta| SentMeta::of(meta, version)),
             request_log_level: info.log_level,
             cancel: cancel.clone(),
             connection: Arc::clone(&self.connection),
