@@ -128,7 +128,7 @@ impl LocalClient {
             .into_iter()
             .map(|(name, value)| (name, Value::String(value)))
             .collect();
-        let name: Arc<str> = Arc::from(prompt.name());
+        let name = Arc::clone(&prompt.name);
         let runner = Arc::clone(&prompt.runner);
         self.run(
             name,

@@ -36,6 +36,8 @@ pub type PromptResult = Result<Vec<PromptMessage>, ToolError>;
 #[derive(Clone)]
 pub struct Prompt {
     pub(crate) def: Arc<Definition>,
+    /// Its name, shared by every call's context (not copied per call).
+    pub(crate) name: Arc<str>,
     /// The body, run as a call (see the module docs).
     pub(crate) runner: Arc<Tool>,
 }
@@ -266,6 +268,7 @@ impl PromptBuilder {
             states,
         } = self;
         let name: Arc<str> = Arc::from(def.name.as_str());
+        let shared_name = Arc::clone(&name);
         let mut runner = ToolBuilder::new(def.name.clone(), move |call| {
             let name = Arc::clone(&name);
             let max = call.context().max_message_size();
@@ -284,6 +287,7 @@ impl PromptBuilder {
         }
         Prompt {
             def: Arc::new(def),
+            name: shared_name,
             runner: Arc::new(runner.build()),
         }
     }

@@ -94,7 +94,7 @@ impl Session {
             })?,
         };
         prompt.check_arguments(&given.0)?;
-        let name: Arc<str> = Arc::from(prompt.name());
+        let name = Arc::clone(&prompt.name);
         let runner = Arc::clone(&prompt.runner);
         self.start_call(id, info, params, name, runner, false)
     }
