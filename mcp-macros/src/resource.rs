@@ -309,6 +309,13 @@ fn expand(resource: &ResourceFn, item: &ItemFn) -> TokenStream {
             options.push(crate::complete::expand(&pm, name, path));
         }
     }
+    // A fn that cannot ask anything of its read's context is polled once
+    // on the connection's loop, as a `#[tool]` fn without one is.
+    let inline = !resource
+        .params
+        .iter()
+        .any(|p| matches!(p.kind, ParamKind::Context));
+    options.push(quote!(.runs_inline(#inline)));
     let ty = key_type(item, &pm);
     let hidden = hidden_items(Kind::Resource, item, |key| {
         quote! {

@@ -395,3 +395,46 @@ fn a_hand_built_resource_returns_several_contents() {
         );
     });
 }
+
+/// Waits `ms` milliseconds, then answers: its first poll (on the
+/// connection's loop, as a fn without `Context` is) is pending.
+#[resource("test://slow/{ms}", mime_type = "text/plain")]
+async fn slow(ms: u64) -> String {
+    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    format!("slept {ms}")
+}
+
+/// Panics on its first poll, which runs on the connection's loop.
+#[resource("test://boom/{what}")]
+async fn boom(what: String) -> String {
+    panic!("on purpose: {what}")
+}
+
+#[tokio::test]
+async fn a_read_that_waits_goes_on_on_its_own_task_and_a_panic_on_the_loop_is_an_error() {
+    let server = Server::new("t", "1").resources(resources![items, slow, boom]);
+    let mut client = start(server);
+    let read = |id: u64, uri: &str| request(id, "resources/read", json!({"uri": uri}), true);
+    // The slow read does not hold the loop: the next one is answered first.
+    client
+        .send(&read(1, "test://slow/200").to_string())
+        .await
+        .unwrap();
+    let quick = ask(&mut client, read(2, "test://items?limit=2")).await;
+    assert_eq!(quick["id"], 2, "{quick}");
+    assert_eq!(quick["result"]["contents"][0]["text"], "limit=Some(2)");
+    let line = client.recv().await.unwrap().expect("the slow read's answer");
+    let slow: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(slow["id"], 1, "{slow}");
+    assert_eq!(slow["result"]["contents"][0]["text"], "slept 200");
+    // A panic in the first poll is caught there: an error naming the URI,
+    // and the connection goes on.
+    let panicked = ask(&mut client, read(3, "test://boom/x")).await;
+    assert_eq!(
+        panicked["error"],
+        json!({"code": -32603, "message": "Reading test://boom/x failed with an internal error; the details are in the server's log",
+            "data": {"uri": "test://boom/x"}})
+    );
+    let again = ask(&mut client, read(4, "test://items?limit=4")).await;
+    assert_eq!(again["result"]["contents"][0]["text"], "limit=Some(4)");
+}

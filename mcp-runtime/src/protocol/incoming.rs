@@ -72,7 +72,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming<'_>, Rejection<'_>> {
             params: FirstPass::Read(members),
             ..
         }) if jsonrpc.0.as_deref() == Some("2.0") && is_valid_id(id) => {
-            // A well-formed `tools/call` or `prompts/get` request whose
+            // A well-formed `tools/call`, `prompts/get` or `resources/read` request whose
             // params were read in the pass: what `classify` does with
             // captured ones, from the members.
             let params = match members {
@@ -299,12 +299,12 @@ mod tests {
         assert!(matches!(resp, Incoming::Response { .. }));
     }
 
-    /// A `tools/call` (or `prompts/get`) whose params are read in the
+    /// A `tools/call` (or `prompts/get`, `resources/read`) whose params are read in the
     /// message's pass gets what the params' own parse gives (the same
     /// members, the same refusals), and any other shape of it the same
     /// answer as before.
     #[test]
-    fn a_tools_call_or_prompts_get_reads_its_params_in_the_same_pass() {
+    fn a_tools_call_prompts_get_or_resources_read_reads_its_params_in_the_same_pass() {
         let call = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","arguments":{"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
         let Ok(Incoming::Request { id, method, params }) = parse(call) else {
             panic!("refused");
@@ -323,6 +323,15 @@ mod tests {
         assert!(params.raw.is_none(), "read in the pass, not captured");
         assert_eq!(params.name.as_deref(), Some("greet"));
         assert_eq!(params.arguments.unwrap().get(), r#"{"who":"x"}"#);
+        // A `resources/read` too: its `uri` is one of them.
+        let read =
+            br#"{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"t://a\/b"}}"#;
+        let Ok(Incoming::Request { method, params, .. }) = parse(read) else {
+            panic!("refused");
+        };
+        assert_eq!(&*method, "resources/read");
+        assert!(params.raw.is_none(), "read in the pass, not captured");
+        assert_eq!(params.uri.as_deref(), Some("t://a/b"));
         // `params` before `method`: captured, then read (the same members).
         let late = br#"{"jsonrpc":"2.0","id":4,"params":{"name":"add"},"method":"tools/call"}"#;
         let Ok(Incoming::Request { params, .. }) = parse(late) else {

@@ -23,10 +23,11 @@ use std::borrow::Cow;
 #[derive(Debug, Default)]
 pub(crate) struct Params<'a> {
     /// The params object as sent (`None` when absent or `null`), for the
-    /// method's own params type. Also `None` for a `tools/call` whose
-    /// `method` came before its `params` (as clients send them): its
-    /// members were read in the message's own pass
-    /// ([`super::incoming::parse`]), and that method reads nothing else.
+    /// method's own params type. Also `None` for a `tools/call`,
+    /// `prompts/get` or `resources/read` whose `method` came before its
+    /// `params` (as clients send them): its members were read in the
+    /// message's own pass ([`super::incoming::parse`]), and those methods
+    /// read nothing else.
     pub raw: Option<&'a RawValue>,
     /// `name` (`tools/call`, `prompts/get`).
     pub name: Option<Cow<'a, str>>,

@@ -101,6 +101,9 @@ pub(crate) struct Described {
     /// `_meta` of its list entry and of each content a read returns: an
     /// MCP App's `ui` (see [`ResourceBuilder::app`]).
     meta: Option<JsonObject>,
+    /// Whether a read is first polled on the connection's loop (see
+    /// [`ResourceBuilder::runs_inline`]).
+    inline: bool,
 }
 
 impl fmt::Debug for Resource {
@@ -138,6 +141,11 @@ impl Resource {
     }
 
     /// The `_meta` each content of a read carries (an MCP App's `ui`).
+    /// Whether a read is first polled on the connection's loop.
+    pub(crate) fn runs_inline(&self) -> bool {
+        self.meta.inline
+    }
+
     pub(crate) fn content_meta(&self) -> Option<&JsonObject> {
         self.meta.meta.as_ref()
     }
@@ -378,6 +386,19 @@ impl ResourceBuilder {
     /// An icon for display (2025-11-25 on).
     pub fn icon(mut self, icon: Icon) -> ResourceBuilder {
         self.meta.icons.push(icon);
+        self
+    }
+
+    /// Polls the fn once on the connection's loop before giving the read a
+    /// task of its own: for a resource that usually answers without waiting
+    /// (a computed text, a value in memory), this saves a task, a wakeup and
+    /// a thread hop per read. A fn that waits continues on its own task as
+    /// usual. Keep it off for a fn that computes for long before its first
+    /// `.await`: until then the loop reads nothing else. `#[resource]` turns
+    /// it on for fns that take no `Context`, as `#[tool]` does
+    /// ([`ToolBuilder::runs_inline`](crate::ToolBuilder::runs_inline)).
+    pub fn runs_inline(mut self, inline: bool) -> ResourceBuilder {
+        self.meta.inline = inline;
         self
     }
 

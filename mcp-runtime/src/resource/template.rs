@@ -46,6 +46,9 @@ pub struct UriTemplate {
     /// The template as a whole-URI pattern; one group per non-query
     /// variable, and one for the query string when there are query ones.
     pattern: Regex,
+    /// The literal text before its first expression: a URI that does not
+    /// start with it cannot match, and is turned away without the pattern.
+    prefix_len: usize,
 }
 
 /// Why a template cannot be used: what is wrong, and where.
@@ -175,10 +178,12 @@ impl UriTemplate {
         pattern.push('$');
         let pattern = Regex::new(&pattern)
             .map_err(|err| TemplateError(format!("the template cannot be matched: {err}")))?;
+        let prefix_len = text.find('{').unwrap_or(text.len());
         Ok(UriTemplate {
             text: text.to_owned(),
             variables,
             pattern,
+            prefix_len,
         })
     }
 
@@ -196,7 +201,7 @@ impl UriTemplate {
     /// (or is longer than [`MAX_URI_LEN`]); `Some(Err)` when it matches but
     /// a value is refused (see the module docs).
     pub fn matches(&self, uri: &str) -> Option<Result<Variables, Refused>> {
-        if uri.len() > MAX_URI_LEN {
+        if uri.len() > MAX_URI_LEN || !uri.starts_with(&self.text[..self.prefix_len]) {
             return None;
         }
         let captures = self.pattern.captures(uri)?;
@@ -325,6 +330,20 @@ mod tests {
             None
         );
         assert_eq!(vars("test://{id}", "other://1"), None);
+    }
+
+    #[test]
+    fn the_literal_before_the_first_expression_turns_uris_away_and_no_other() {
+        // Regex characters in the literal are literal; the prefix is too.
+        assert_eq!(vars("a.b+c://{id}", "a.b+c://7"), Some(Ok(one("id", "7"))));
+        assert_eq!(vars("a.b+c://{id}", "axb+c://7"), None);
+        assert_eq!(vars("test://x/{id}", "test://x"), None);
+        assert_eq!(vars("test://x/{id}", "TEST://x/1"), None);
+        // No literal before it: every URI is the pattern's to judge.
+        assert_eq!(
+            vars("{+path}", "any://where/x"),
+            Some(Ok(one("path", "any://where/x")))
+        );
     }
 
     #[test]

@@ -41,14 +41,16 @@ impl<'de> ReadParams<'de> for Present<'de> {
 
 /// `params` of the first pass. When `method` came before them and is
 /// `tools/call` (the method of nearly every request a server gets, in the
-/// order clients write) or `prompts/get` (whose params are the same
-/// members), their members are read in this same pass ([`Members`]), not
-/// captured whole and read again: a body is mostly its params, so that
-/// saves a pass over most of it.
+/// order clients write), `prompts/get` or `resources/read` (whose params
+/// are among the same members, and which read nothing else), their members
+/// are read in this same pass ([`Members`]), not captured whole and read
+/// again: a body is mostly its params, so that saves a pass over most of
+/// it.
 pub(super) enum FirstPass<'a> {
     /// Captured as sent (another method), or absent.
     Raw(Present<'a>),
-    /// A `tools/call`'s or `prompts/get`'s members (`None`: `null`).
+    /// A `tools/call`'s, `prompts/get`'s or `resources/read`'s members
+    /// (`None`: `null`).
     Read(Option<Members<'a>>),
 }
 
@@ -58,8 +60,8 @@ impl<'de> ReadParams<'de> for FirstPass<'de> {
         map: &mut A,
         method: Option<&str>,
     ) -> Result<Self, A::Error> {
-        use crate::protocol::model::method::{PROMPTS_GET, TOOLS_CALL};
-        if matches!(method, Some(TOOLS_CALL | PROMPTS_GET)) {
+        use crate::protocol::model::method::{PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
+        if matches!(method, Some(TOOLS_CALL | PROMPTS_GET | RESOURCES_READ)) {
             map.next_value_seed(MembersSeed).map(FirstPass::Read)
         } else {
             map.next_value().map(FirstPass::Raw)

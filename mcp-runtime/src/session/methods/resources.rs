@@ -20,7 +20,10 @@ use crate::session::Session;
 use crate::session::era::RequestInfo;
 use crate::session::method::{Method, Respond};
 use serde_json::value::RawValue;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll, Waker};
 
 /// One page of a resource list.
 #[derive(Debug)]
@@ -160,16 +163,15 @@ impl Session {
             mime_type: resource.mime_type().map(str::to_owned),
             context,
         };
-        self.connection.track_call(&key, &cancel);
         let shared = Arc::clone(&self.shared);
-        let connection = Arc::clone(&self.connection);
         let request_id = id.to_owned();
-        let task = tokio::spawn(async move {
+        let inline = resource.runs_inline();
+        let mut work: Pin<Box<dyn Future<Output = Frame> + Send>> = Box::pin(async move {
             let uri = read.uri.clone();
             let reply = Reply::new(&request_id, version, shared.identity.server_meta());
             // An MCP App's `_meta.ui`, which each content carries.
             let content_meta = resource.content_meta().cloned();
-            let frame = match read::run(resource, read).await {
+            match read::run(resource, read).await {
                 Ok(contents) => {
                     let frame = reply.read_resource(
                         &contents,
@@ -179,9 +181,24 @@ impl Session {
                     bounded(frame, &request_id, &uri, shared.max_message_size)
                 }
                 Err(failure) => outgoing::rpc_error(Some(&request_id), &failure),
-            };
+            }
+        });
+        if inline {
+            // Nothing can cancel a read before the loop reads on: it needs
+            // no tracking when it answers now.
+            let mut cx = TaskContext::from_waker(Waker::noop());
+            if let Poll::Ready(frame) = work.as_mut().poll(&mut cx) {
+                self.connection.send(frame);
+                return Ok(());
+            }
+        }
+        self.connection.track_call(&key, &cancel);
+        let connection = Arc::clone(&self.connection);
+        let finished = Arc::clone(&key);
+        let task = tokio::spawn(async move {
+            let frame = work.await;
             // A cancelled read sends nothing.
-            if connection.finish_call(&canonical_id(request_id.get())) {
+            if connection.finish_call(&finished) {
                 connection.send(frame);
             }
         });
