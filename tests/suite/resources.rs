@@ -423,7 +423,11 @@ async fn a_read_that_waits_goes_on_on_its_own_task_and_a_panic_on_the_loop_is_an
     let quick = ask(&mut client, read(2, "test://items?limit=2")).await;
     assert_eq!(quick["id"], 2, "{quick}");
     assert_eq!(quick["result"]["contents"][0]["text"], "limit=Some(2)");
-    let line = client.recv().await.unwrap().expect("the slow read's answer");
+    let line = client
+        .recv()
+        .await
+        .unwrap()
+        .expect("the slow read's answer");
     let slow: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(slow["id"], 1, "{slow}");
     assert_eq!(slow["result"]["contents"][0]["text"], "slept 200");

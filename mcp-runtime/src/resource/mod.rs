@@ -140,12 +140,12 @@ impl Resource {
         self.meta.mime_type.as_deref()
     }
 
-    /// The `_meta` each content of a read carries (an MCP App's `ui`).
     /// Whether a read is first polled on the connection's loop.
     pub(crate) fn runs_inline(&self) -> bool {
         self.meta.inline
     }
 
+    /// The `_meta` each content of a read carries (an MCP App's `ui`).
     pub(crate) fn content_meta(&self) -> Option<&JsonObject> {
         self.meta.meta.as_ref()
     }

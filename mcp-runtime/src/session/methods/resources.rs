@@ -116,7 +116,9 @@ impl Method for ListResourceTemplates {
 
 impl Session {
     /// `resources/read`: checks the request and finds the resource here,
-    /// reads it on a task of its own.
+    /// reads it: first polled here when its fn runs inline
+    /// ([`ResourceBuilder::runs_inline`](crate::ResourceBuilder::runs_inline)),
+    /// on a task of its own from its first wait (or from the start).
     pub(in crate::session) fn read_resource(
         &self,
         id: &RawValue,
