@@ -110,13 +110,13 @@ impl Serialize for Spliced {
 /// Serializes `message`, whose one [`Spliced`] field stands for `body`
 /// (JSON text), as a shared frame: `body` is not copied.
 pub(crate) fn encode_shared<T: Serialize>(message: &T, body: Arc<str>) -> Frame {
-    let cut = Cell::new(false);
+    let marks = Cell::new(0);
     let mut parts = Parts {
         head: Vec::with_capacity(96),
         tail: Vec::with_capacity(160),
-        cut: &cut,
+        marks: &marks,
     };
-    let formatter = CutAtMark { cut: &cut };
+    let formatter = AtMarks { marks: &marks };
     let mut serializer = Serializer::with_formatter(&mut parts, formatter);
     // Cannot fail, as in `encode`.
     message.serialize(&mut serializer).unwrap_or_default();
@@ -133,12 +133,12 @@ pub(crate) fn encode_shared<T: Serialize>(message: &T, body: Arc<str>) -> Frame 
 struct Parts<'a> {
     head: Vec<u8>,
     tail: Vec<u8>,
-    cut: &'a Cell<bool>,
+    marks: &'a Cell<usize>,
 }
 
 impl io::Write for Parts<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.cut.get() {
+        if self.marks.get() > 0 {
             self.tail.extend_from_slice(buf);
         } else {
             self.head.extend_from_slice(buf);
@@ -160,13 +160,13 @@ pub(crate) fn encode_around<T: Serialize>(
     kind: FrameKind,
     fill: impl FnOnce(&mut Vec<u8>),
 ) -> Frame {
-    let cut = Cell::new(false);
+    let marks = Cell::new(0);
     let mut parts = Parts {
         head: Vec::with_capacity(capacity),
         tail: Vec::with_capacity(160),
-        cut: &cut,
+        marks: &marks,
     };
-    let formatter = CutAtMark { cut: &cut };
+    let formatter = AtMarks { marks: &marks };
     let mut serializer = Serializer::with_formatter(&mut parts, formatter);
     // Cannot fail, as in `encode`.
     message.serialize(&mut serializer).unwrap_or_default();
@@ -201,7 +201,7 @@ impl Template {
             pieces: vec![Vec::new()],
             holes: &holes,
         };
-        let formatter = AtEveryMark { holes: &holes };
+        let formatter = AtMarks { marks: &holes };
         let mut serializer = Serializer::with_formatter(&mut pieces, formatter);
         // Cannot fail, as in `encode`.
         message.serialize(&mut serializer).unwrap_or_default();
@@ -257,39 +257,20 @@ impl io::Write for Pieces<'_> {
     }
 }
 
-/// Compact JSON, except that each splice mark is dropped and counted.
-struct AtEveryMark<'a> {
-    holes: &'a Cell<usize>,
+/// Compact JSON, except that each splice mark is dropped and counted: the
+/// writer beside it ([`Parts`], [`Pieces`]) moves on to its next part.
+struct AtMarks<'a> {
+    marks: &'a Cell<usize>,
 }
 
-impl Formatter for AtEveryMark<'_> {
+impl Formatter for AtMarks<'_> {
     fn write_raw_fragment<W: ?Sized + io::Write>(
         &mut self,
         writer: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
         if std::ptr::eq(fragment.as_ptr(), splice_mark().get().as_ptr()) {
-            self.holes.set(self.holes.get() + 1);
-            return Ok(());
-        }
-        CompactFormatter.write_raw_fragment(writer, fragment)
-    }
-}
-
-/// Compact JSON, except that the splice mark is dropped and switches the
-/// output from head to tail.
-struct CutAtMark<'a> {
-    cut: &'a Cell<bool>,
-}
-
-impl Formatter for CutAtMark<'_> {
-    fn write_raw_fragment<W: ?Sized + io::Write>(
-        &mut self,
-        writer: &mut W,
-        fragment: &str,
-    ) -> io::Result<()> {
-        if std::ptr::eq(fragment.as_ptr(), splice_mark().get().as_ptr()) {
-            self.cut.set(true);
+            self.marks.set(self.marks.get() + 1);
             return Ok(());
         }
         CompactFormatter.write_raw_fragment(writer, fragment)
