@@ -4,11 +4,10 @@
 
 use super::results::Reply;
 use super::results::Trailer;
-use super::{JSONRPC, Response};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::call_model::Wrapped;
 use crate::protocol::content::Content;
-use crate::protocol::frame::{self, Frame, FrameKind};
+use crate::protocol::frame::{Frame, FrameKind};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -189,19 +188,13 @@ impl Reply<'_> {
             CallToolResultRef::Error(text) => text.len() + 64,
             CallToolResultRef::Content(_) => 256,
         };
-        let result = CallToolBody {
-            result,
-            version: self.version,
-            trailer: self.trailer("complete"),
-        };
-        frame::encode(
-            &Response {
-                jsonrpc: JSONRPC,
-                id: self.id,
+        self.respond(
+            CallToolBody {
                 result,
+                version: self.version,
+                trailer: self.trailer("complete"),
             },
-            capacity + self.overhead(),
-            FrameKind::Result,
+            capacity,
         )
     }
 

@@ -229,10 +229,19 @@ impl<'a> Reply<'a> {
         result_type: &'static str,
         capacity: usize,
     ) -> Frame {
-        let result = Closed {
-            body,
-            trailer: self.trailer(result_type),
-        };
+        self.respond(
+            Closed {
+                body,
+                trailer: self.trailer(result_type),
+            },
+            capacity,
+        )
+    }
+
+    /// The response whose `result` is `result`, closed as this reply's
+    /// revision wants, in a frame of its body estimate `capacity` plus the
+    /// envelope's [`overhead`](Self::overhead).
+    pub(super) fn respond<R: Serialize>(&self, result: R, capacity: usize) -> Frame {
         frame::encode(
             &Response {
                 jsonrpc: JSONRPC,
