@@ -10,6 +10,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{LockResult, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::task::Poll;
 use std::time::Duration;
 
 /// A boxed, sendable future, the shape every tool handler returns.
@@ -21,6 +22,14 @@ pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 /// ids, and still seeded, so a client cannot precompute colliding ids (the
 /// maps are bounded by the pending-call limit anyway).
 pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+
+/// Polls `future` once, with no waker: for work that usually finishes at
+/// once (a call, a read, a spend in memory), run on the connection's loop
+/// without a task. A pending one is moved to a task of its own, whose
+/// first poll registers the waker that counts.
+pub(crate) fn poll_now<F: Future + ?Sized>(future: Pin<&mut F>) -> Poll<F::Output> {
+    future.poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+}
 
 /// Locks a mutex, recovering from poisoning.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -22,12 +22,12 @@ use crate::session::tasks::TaskStarter;
 use crate::shared::Shared;
 use crate::store::StoreError;
 use crate::tool::{Tool, ToolCall};
-use crate::util::human_duration;
+use crate::util::{human_duration, poll_now};
 use serde_json::value::RawValue;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context as TaskContext, Poll};
+use std::task::Poll;
 
 /// A tool's future, boxed to be polled once inline and then moved to a task.
 type ToolFuture = Pin<Box<dyn Future<Output = ToolOutcome> + Send>>;
@@ -68,8 +68,7 @@ pub(crate) fn start(
     let mut spend = shared.sealer.spend(ticket);
     // The in-memory store answers at once; a shared one is waited for on a
     // task of the call's own, cancellable like the call.
-    let mut cx = TaskContext::from_waker(std::task::Waker::noop());
-    if let Poll::Ready(spent) = spend.as_mut().poll(&mut cx) {
+    if let Poll::Ready(spent) = poll_now(spend.as_mut()) {
         return after_spend(shared, connection, prepared, spent);
     }
     let key = prepared.key.clone();
@@ -183,18 +182,15 @@ fn run(shared: &Arc<Shared>, connection: &Arc<Connection>, prepared: PreparedCal
     // one that may become a task must first be stored.
     let inline = tool.def.first_poll_inline && timeout.is_none() && task.is_none();
     let mut future: ToolFuture = Box::pin(run_tool(Arc::clone(&tool), call));
-    if inline {
-        let mut cx = TaskContext::from_waker(std::task::Waker::noop());
-        if let Poll::Ready(outcome) = span.span().in_scope(|| future.as_mut().poll(&mut cx)) {
-            context.finish();
-            if finished(connection, &key, tracked) {
-                span.close(&tool.name, id, Outcome::of(&outcome));
-                connection.send(outcome_frame(shared, id, &tool, &outcome, version));
-            } else {
-                span.close(&tool.name, id, Outcome::Cancelled);
-            }
-            return;
+    if inline && let Poll::Ready(outcome) = span.span().in_scope(|| poll_now(future.as_mut())) {
+        context.finish();
+        if finished(connection, &key, tracked) {
+            span.close(&tool.name, id, Outcome::of(&outcome));
+            connection.send(outcome_frame(shared, id, &tool, &outcome, version));
+        } else {
+            span.close(&tool.name, id, Outcome::Cancelled);
         }
+        return;
     }
     if !tracked {
         connection.track_call(&key, &cancel);

@@ -19,11 +19,12 @@ use crate::resource::{ResourceRead, read};
 use crate::session::Session;
 use crate::session::era::RequestInfo;
 use crate::session::method::{Method, Respond};
+use crate::util::poll_now;
 use serde_json::value::RawValue;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context as TaskContext, Poll, Waker};
+use std::task::Poll;
 
 /// One page of a resource list.
 #[derive(Debug)]
@@ -185,14 +186,11 @@ impl Session {
                 Err(failure) => outgoing::rpc_error(Some(&request_id), &failure),
             }
         });
-        if inline {
-            // Nothing can cancel a read before the loop reads on: it needs
-            // no tracking when it answers now.
-            let mut cx = TaskContext::from_waker(Waker::noop());
-            if let Poll::Ready(frame) = work.as_mut().poll(&mut cx) {
-                self.connection.send(frame);
-                return Ok(());
-            }
+        // Nothing can cancel a read before the loop reads on: it needs no
+        // tracking when it answers now.
+        if inline && let Poll::Ready(frame) = poll_now(work.as_mut()) {
+            self.connection.send(frame);
+            return Ok(());
         }
         self.connection.track_call(&key, &cancel);
         let connection = Arc::clone(&self.connection);
