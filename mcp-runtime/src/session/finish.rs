@@ -68,9 +68,9 @@ pub(crate) fn frame(
     outcome: &ToolOutcome,
     version: ProtocolVersion,
 ) -> Frame {
-    if tool.def.prompt {
+    if let Some(frames) = &tool.def.prompt {
         return match prompt_answer(tool, outcome) {
-            Ok(result) => reply.prompt(result, &tool.def.prompt_frames),
+            Ok(result) => reply.prompt(result, frames),
             Err(error) => outgoing::rpc_error(Some(id), &error),
         };
     }

@@ -246,7 +246,11 @@ pub(crate) async fn run_tool(tool: Arc<Tool>, call: ToolCall) -> ToolOutcome {
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "non-string panic payload".to_owned());
         tracing::error!(target: LOG_TARGET, tool = %tool.name, panic = %detail, "a tool panicked");
-        let request = if tool.def.prompt { "request" } else { "call" };
+        let request = if tool.def.prompt.is_some() {
+            "request"
+        } else {
+            "call"
+        };
         ToolOutcome::Error(format!(
             "The {} '{}' failed with an internal error; the details are in the server's log. \
              Retrying the same {request} is unlikely to help.",

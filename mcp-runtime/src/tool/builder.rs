@@ -67,8 +67,7 @@ impl ToolBuilder {
                 scopes: Vec::new(),
                 states: Vec::new(),
                 first_poll_inline: false,
-                prompt: false,
-                prompt_frames: Default::default(),
+                prompt: None,
                 replayable_input: false,
                 task: TaskSupport::Never,
                 task_begins_in_body: false,
@@ -289,7 +288,7 @@ impl ToolBuilder {
 
     /// Marks the tool as a prompt's body (`crate::prompt`).
     pub(crate) fn answers_as_prompt(mut self) -> Self {
-        self.def.prompt = true;
+        self.def.prompt = Some(Default::default());
         self
     }
 

@@ -87,11 +87,10 @@ pub(crate) struct Definition {
     /// Whether the handler says where its task begins (see
     /// [`ToolBuilder::task_begins_in_body`]).
     pub(crate) task_begins_in_body: bool,
-    /// Whether this is a prompt's body (`crate::prompt`): its outcome is a
-    /// `GetPromptResult` or a JSON-RPC error, not a `CallToolResult`.
-    pub(crate) prompt: bool,
-    /// A prompt's answers' frames, made once.
-    pub(crate) prompt_frames: crate::protocol::outgoing::PromptFrames,
+    /// Set when this is a prompt's body (`crate::prompt`): its outcome is a
+    /// `GetPromptResult` or a JSON-RPC error, not a `CallToolResult`, and
+    /// its answers' frames are made once, here.
+    pub(crate) prompt: Option<crate::protocol::outgoing::PromptFrames>,
     /// Header-mirrored integer arguments and their bounds, from the inputSchema.
     header_bounds: OnceLock<Vec<HeaderBound>>,
     /// Every header-mirrored argument (`x-mcp-header`), read once from the
@@ -182,14 +181,18 @@ impl Tool {
     /// out, failed): a prompt's body is run as a tool but is no tool to
     /// the client that asked for it.
     pub(crate) fn noun(&self) -> &'static str {
-        if self.def.prompt { "prompt" } else { "tool" }
+        if self.def.prompt.is_some() {
+            "prompt"
+        } else {
+            "tool"
+        }
     }
 
     /// The name a 2026-07-28 `requestState` of its calls is sealed for: a
     /// prompt's apart from a tool's of the same name, so that answers
     /// given to one are never taken by the other.
     pub(crate) fn sealed_name(&self) -> Cow<'_, str> {
-        if self.def.prompt {
+        if self.def.prompt.is_some() {
             Cow::Owned(format!(
                 "{} {}",
                 crate::protocol::model::method::PROMPTS_GET,
