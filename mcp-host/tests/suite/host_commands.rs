@@ -291,14 +291,19 @@ fn a_resource_that_cannot_be_read_keeps_the_line_back() {
     );
 }
 
-#[test]
-fn a_flood_of_prompt_messages_and_a_huge_resource_are_refused_and_named() {
+/// `tests/interop/hostile_surface.py` as the one server `hostile`.
+fn hostile_surface() -> McpConfig {
     let script =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/hostile_surface.py");
-    let config = McpConfig::new(&json!({"mcpServers": {"hostile": {
+    McpConfig::new(&json!({"mcpServers": {"hostile": {
         "command": "python3",
         "args": [script.to_str().unwrap()]
-    }}}));
+    }}}))
+}
+
+#[test]
+fn a_flood_of_prompt_messages_and_a_huge_resource_are_refused_and_named() {
+    let config = hostile_surface();
     let fake = FakeModel::start(vec![end("still here")]);
     let run = host(
         &config,
@@ -343,12 +348,7 @@ fn a_flood_of_prompt_messages_and_a_huge_resource_are_refused_and_named() {
 
 #[test]
 fn a_prompt_that_ends_with_the_assistants_words_is_the_answer_and_the_model_hears_the_reply() {
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/hostile_surface.py");
-    let config = McpConfig::new(&json!({"mcpServers": {"hostile": {
-        "command": "python3",
-        "args": [script.to_str().unwrap()]
-    }}}));
+    let config = hostile_surface();
     let fake = FakeModel::start(vec![end("Booked")]);
     let run = host(
         &config,
