@@ -1,8 +1,9 @@
 //! `resources/read` over stdio, `everything` against the ceiling: the rate
 //! of reads of `everything://filler/{bytes}` (a text of that many bytes,
 //! which the ceiling answers with the same bytes) for a small content (64
-//! bytes, 16 reads in flight) and a 1 MiB one (4 in flight), 5 interleaved
-//! repetitions after a warm-up, the median of each. Every response is
+//! bytes, 16 reads in flight, and 64 as `tools/call` is measured) and a
+//! 1 MiB one (4 in flight), 5 interleaved repetitions after a warm-up, the
+//! median of each. Every response is
 //! checked: its id is one in flight, and its text has exactly the bytes
 //! asked for.
 //!
@@ -33,12 +34,18 @@ struct Workload {
     window: u64,
 }
 
-const WORKLOADS: [Workload; 2] = [
+const WORKLOADS: [Workload; 3] = [
     Workload {
         label: "64 B",
         bytes: 64,
         reads: 40_000,
         window: 16,
+    },
+    Workload {
+        label: "64 B",
+        bytes: 64,
+        reads: 100_000,
+        window: 64,
     },
     Workload {
         label: "1 MiB",

@@ -119,6 +119,7 @@ struct Inner {
 }
 
 /// Everything a context is made from; built by the dispatcher.
+#[derive(Clone)]
 pub(crate) struct ContextParts {
     pub(crate) request_id: Box<RawValue>,
     pub(crate) tool: Arc<str>,

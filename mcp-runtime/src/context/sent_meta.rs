@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// What a call keeps of its request's `_meta`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct SentMeta {
     /// Whether the envelope's revision and client are the call's own (a
     /// request served in the 2026-07-28 era), written back from them.

@@ -4,7 +4,7 @@
 
 use super::LocalClient;
 use crate::conn::connection::CancelSignal;
-use crate::context::{Context, ContextParts};
+use crate::context::ContextParts;
 use crate::protocol::model::{self, ReadResourceResult, RpcError};
 use crate::resource::{ResourceRead, read};
 use serde::Deserialize as _;
@@ -68,9 +68,10 @@ impl LocalClient {
         let version = door.version;
         let (resource, variables) = read::locate(&shared.resources, uri, version)?;
         let (_, id) = door.next_request();
-        let context = Context::new(ContextParts {
+        let uri: Arc<str> = Arc::from(uri);
+        let parts = ContextParts {
             request_id: id,
-            tool: Arc::from(uri),
+            tool: Arc::clone(&uri),
             version,
             client: Arc::clone(&door.client),
             meta: None,
@@ -80,13 +81,8 @@ impl LocalClient {
             reach: Arc::clone(&shared.reach),
             answers: serde_json::Map::new(),
             peer: Some(Arc::clone(&door.peer) as Arc<dyn crate::conn::peer::Peer>),
-        });
-        let read = ResourceRead {
-            uri: uri.to_owned(),
-            variables,
-            mime_type: resource.mime_type().map(str::to_owned),
-            context,
         };
+        let read = ResourceRead::new(resource, uri, variables, parts);
         let contents = read::run(resource, read).await?;
         Ok(ReadResourceResult {
             contents,

@@ -151,36 +151,6 @@ impl io::Write for Parts<'_> {
     }
 }
 
-/// Serializes `message`, whose one [`Spliced`] field `fill` writes by
-/// hand, as one owned frame of `kind`: for a piece serde would write more
-/// slowly (a `resources/read`'s contents), copied once into the frame.
-pub(crate) fn encode_around<T: Serialize>(
-    message: &T,
-    capacity: usize,
-    kind: FrameKind,
-    fill: impl FnOnce(&mut Vec<u8>),
-) -> Frame {
-    let marks = Cell::new(0);
-    let mut parts = Parts {
-        head: Vec::with_capacity(capacity),
-        tail: Vec::with_capacity(160),
-        marks: &marks,
-    };
-    let formatter = AtMarks { marks: &marks };
-    let mut serializer = Serializer::with_formatter(&mut parts, formatter);
-    // Cannot fail, as in `encode`.
-    message.serialize(&mut serializer).unwrap_or_default();
-    let Parts {
-        head: mut out,
-        tail,
-        ..
-    } = parts;
-    fill(&mut out);
-    out.extend_from_slice(&tail);
-    out.push(b'\n');
-    Frame::Owned(out, kind)
-}
-
 /// A message serialized once with a hole at each [`Spliced`] field and at
 /// each raw field that is [`hole`] (a response's `id`): the frames of
 /// requests whose answers differ only there (a prompt's, whose description
@@ -217,12 +187,32 @@ impl Template {
     /// The frame of `kind` with `fills` in the holes, in order (a hole
     /// without a fill is left empty).
     pub(crate) fn fill(&self, fills: &[&[u8]], kind: FrameKind) -> Frame {
-        let len = self.pieces.iter().map(Vec::len).sum::<usize>()
-            + fills.iter().map(|fill| fill.len()).sum::<usize>();
-        let mut out = Vec::with_capacity(len);
+        let len = fills.iter().map(|fill| fill.len()).sum::<usize>();
+        self.fill_then(fills, len, |_| {}, kind)
+    }
+
+    /// [`Template::fill`], with the hole after the last of `fills` written
+    /// by `write` (about `len` bytes in all, `fills` included): a large
+    /// body goes straight into the frame, copied nowhere else.
+    pub(crate) fn fill_then(
+        &self,
+        fills: &[&[u8]],
+        len: usize,
+        write: impl FnOnce(&mut Vec<u8>),
+        kind: FrameKind,
+    ) -> Frame {
+        let mut out = Vec::with_capacity(len + self.pieces.iter().map(Vec::len).sum::<usize>());
+        let mut write = Some(write);
         for (at, piece) in self.pieces.iter().enumerate() {
-            if let Some(fill) = at.checked_sub(1).and_then(|hole| fills.get(hole)) {
-                out.extend_from_slice(fill);
+            if let Some(hole) = at.checked_sub(1) {
+                match fills.get(hole) {
+                    Some(fill) => out.extend_from_slice(fill),
+                    None => {
+                        if let Some(write) = write.take() {
+                            write(&mut out);
+                        }
+                    }
+                }
             }
             out.extend_from_slice(piece);
         }
@@ -334,19 +324,28 @@ mod tests {
     }
 
     #[test]
-    fn a_frame_is_filled_where_its_piece_is() {
-        let holder = Holder {
-            a: 3,
+    fn a_templates_last_hole_is_written_in_place() {
+        #[derive(Serialize)]
+        struct Answer<'a> {
+            id: &'a RawValue,
+            piece: Spliced,
+            b: &'a str,
+        }
+        let template = Template::new(&Answer {
+            id: hole(),
             piece: Spliced,
             b: "z",
-        };
-        let frame = encode_around(&holder, 8, FrameKind::Result, |out| {
-            out.extend_from_slice(b"[true]")
         });
+        let frame = template.fill_then(
+            &[b"\"k\""],
+            10,
+            |out| out.extend_from_slice(b"[true]"),
+            FrameKind::Result,
+        );
         assert_eq!(frame.kind(), FrameKind::Result);
         assert_eq!(
             frame.into_bytes(),
-            b"{\"a\":3,\"piece\":[true],\"b\":\"z\"}\n"
+            b"{\"id\":\"k\",\"piece\":[true],\"b\":\"z\"}\n"
         );
     }
 

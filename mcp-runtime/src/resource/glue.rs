@@ -57,7 +57,7 @@ pub fn optional_variable<T: Variable>(
 
 /// The `State<T>` a read takes.
 pub fn resource_state<T: 'static>(read: &ResourceRead) -> Result<State<T>, ResourceError> {
-    read.context.state_unbounded::<T>().ok_or_else(|| {
+    read.state::<T>().ok_or_else(|| {
         ResourceError::Failed(format!(
             "this server has no State<{}> registered",
             core::any::type_name::<T>()

@@ -8,16 +8,17 @@ use super::template::{MAX_URI_LEN, Variables};
 use super::{Resource, ResourceError, ResourceRead};
 use crate::protocol::model::ResourceContents;
 use crate::protocol::{ErrorCode, ProtocolVersion, RpcError};
-use crate::util::CatchUnwind;
+use crate::util::{BoxFuture, CatchUnwind};
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 
 /// The resource that serves `uri` and its variables' values, or the error
 /// of a read of it under `version`.
-pub(crate) fn locate(
-    registry: &ResourceRegistry,
+pub(crate) fn locate<'r>(
+    registry: &'r ResourceRegistry,
     uri: &str,
     version: ProtocolVersion,
-) -> Result<(Resource, Variables), RpcError> {
+) -> Result<(&'r Resource, Variables), RpcError> {
     if uri.len() > MAX_URI_LEN {
         // Not echoed: it could be as long as a message.
         return Err(RpcError::invalid_params(format!(
@@ -26,7 +27,7 @@ pub(crate) fn locate(
         )));
     }
     match registry.find(uri) {
-        Found::Resource(resource, variables) => Ok((resource.clone(), variables)),
+        Found::Resource(resource, variables) => Ok((resource, variables)),
         Found::Refused(refused) => Err(RpcError::invalid_params(format!(
             "Invalid params for resources/read: the value of `{}` is refused: {}",
             refused.variable, refused.reason
@@ -47,18 +48,29 @@ pub(crate) fn not_found(uri: &str, version: ProtocolVersion) -> RpcError {
     RpcError::new(code, "Resource not found").with_data(serde_json::json!({ "uri": uri }))
 }
 
-/// Runs `resource`'s fn for `read`: its contents, or the error that names
-/// the URI (a panic is caught, logged and answered as an internal error).
-pub(crate) async fn run(
-    resource: Resource,
+/// Starts `resource`'s fn for `read`: what it completes with is its
+/// contents, or the error that names the URI (a panic is caught, logged and
+/// answered as an internal error). The future borrows nothing.
+pub(crate) fn run(
+    resource: &Resource,
     read: ResourceRead,
-) -> Result<Vec<ResourceContents>, RpcError> {
-    let uri = read.uri.clone();
+) -> BoxFuture<Result<Vec<ResourceContents>, RpcError>> {
+    let uri = Arc::clone(&read.uri);
     let started = std::panic::catch_unwind(AssertUnwindSafe(|| (resource.handler)(read)));
-    let outcome = match started {
-        Ok(future) => CatchUnwind(future).await,
-        Err(payload) => Err(payload),
-    };
+    Box::pin(async move {
+        let outcome = match started {
+            Ok(future) => CatchUnwind(future).await,
+            Err(payload) => Err(payload),
+        };
+        named(&uri, outcome)
+    })
+}
+
+/// A read's outcome, its failure or panic named with `uri`.
+fn named(
+    uri: &str,
+    outcome: Result<Result<Vec<ResourceContents>, ResourceError>, Box<dyn std::any::Any + Send>>,
+) -> Result<Vec<ResourceContents>, RpcError> {
     let data = || serde_json::json!({ "uri": uri });
     match outcome {
         Ok(Ok(contents)) => Ok(contents),

@@ -8,7 +8,7 @@ use super::template::{Refused, Variables};
 use super::{At, Resource};
 use crate::complete::Completer;
 use crate::error::Error;
-use crate::protocol::outgoing::ResourceList;
+use crate::protocol::outgoing::{AnswerTemplates, ResourceList};
 use crate::protocol::tool_def::definitions_array;
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::util::FastMap;
@@ -51,6 +51,8 @@ pub(crate) struct ResourceRegistry {
     /// Whether a template has a completer (the server then offers
     /// `completion/complete`).
     completes: bool,
+    /// The envelope of every read's answer, made once per revision's.
+    answers: AnswerTemplates,
 }
 
 impl ResourceRegistry {
@@ -92,6 +94,11 @@ impl ResourceRegistry {
         }
         registry.fingerprint = hasher.finish();
         Ok(registry)
+    }
+
+    /// The envelope of a read's answer ([`Reply::read_resource`](crate::protocol::outgoing::Reply::read_resource)).
+    pub(crate) fn answers(&self) -> &AnswerTemplates {
+        &self.answers
     }
 
     /// Whether the server has any resource (it then offers the capability).

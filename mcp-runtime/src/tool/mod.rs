@@ -90,7 +90,7 @@ pub(crate) struct Definition {
     /// Set when this is a prompt's body (`crate::prompt`): its outcome is a
     /// `GetPromptResult` or a JSON-RPC error, not a `CallToolResult`, and
     /// its answers' frames are made once, here.
-    pub(crate) prompt: Option<crate::protocol::outgoing::PromptFrames>,
+    pub(crate) prompt: Option<crate::protocol::outgoing::AnswerTemplates>,
     /// Header-mirrored integer arguments and their bounds, from the inputSchema.
     header_bounds: OnceLock<Vec<HeaderBound>>,
     /// Every header-mirrored argument (`x-mcp-header`), read once from the

@@ -24,12 +24,16 @@ use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-/// Unwritten output that is written before anything more is read: 4 KiB,
-/// a dozen or so answers. A client that keeps many requests in flight then
-/// reads the first answers while the rest are made, instead of waiting for
-/// all of them; a larger batch saves writes but leaves both ends idle in
-/// turn (BENCHMARKS.md, "Batches").
+/// Unwritten output that is written before anything more is read: 4 KiB
+/// or 4 answers, whichever comes first. A client that keeps requests in
+/// flight then reads the first answers while the rest are made, instead of
+/// waiting for all of them; a larger batch saves writes but leaves both
+/// ends idle in turn. The count matters for small answers: 4 KiB of them
+/// would be every answer to a client that keeps 16 requests in flight
+/// (BENCHMARKS.md, "Batches" and "Batches of answers, not only of bytes").
 const BATCH_SIZE: usize = 4 << 10;
+/// See [`BATCH_SIZE`].
+const BATCH_ANSWERS: usize = 4;
 
 /// How long before the end of the drain the calls still running are
 /// cancelled, at most: 250 ms.
@@ -137,6 +141,7 @@ pub(crate) async fn drive<T: MessageTransport>(
         frames_closed: false,
         deferred,
         had_input: false,
+        unwritten_frames: 0,
     };
     let mut shutdown = std::pin::pin!(shutdown);
     let end = pump.run(Phase::Serving, shutdown.as_mut()).await;
@@ -195,6 +200,8 @@ struct Pump<T> {
     deferred: Option<fn()>,
     /// A message has been handed to the session.
     had_input: bool,
+    /// Frames pushed since the transport last wrote all it held.
+    unwritten_frames: usize,
 }
 
 /// What the loop is for.
@@ -215,7 +222,7 @@ impl<T: MessageTransport> Pump<T> {
     /// The main loop, in priority order:
     /// 1. (draining) let the session's shutdown make progress;
     /// 2. take the frames that calls have finished;
-    /// 3. (serving) write a full batch (BATCH_SIZE) before reading more,
+    /// 3. (serving) write a full batch ([`BATCH_SIZE`]) before reading more,
     ///    which bounds latency while input keeps coming;
     /// 4. (serving) read and dispatch every message that is available (a
     ///    request is answered, or its tool polled once and, if it waits,
@@ -263,13 +270,19 @@ impl<T: MessageTransport> Pump<T> {
             }
             while !self.frames_closed {
                 match self.frames.poll_recv(cx) {
-                    Poll::Ready(Some(frame)) => self.transport.push(frame),
+                    Poll::Ready(Some(frame)) => {
+                        self.transport.push(frame);
+                        self.unwritten_frames += 1;
+                    }
                     Poll::Ready(None) => self.frames_closed = true,
                     Poll::Pending => break,
                 }
             }
             let serving = matches!(phase, Phase::Serving);
-            if serving && self.transport.backlog() >= BATCH_SIZE {
+            if serving
+                && (self.transport.backlog() >= BATCH_SIZE
+                    || self.unwritten_frames >= BATCH_ANSWERS)
+            {
                 match self.flush(cx) {
                     Poll::Ready(Ok(())) => continue,
                     Poll::Ready(Err(err)) => return Poll::Ready(End::write_failed(err)),
@@ -346,6 +359,9 @@ impl<T: MessageTransport> Pump<T> {
         let result = self.transport.poll_flush(cx);
         self.release
             .release(before.saturating_sub(self.transport.backlog()));
+        if let Poll::Ready(Ok(())) = result {
+            self.unwritten_frames = 0;
+        }
         result
     }
 }

@@ -3,7 +3,7 @@
 //! are, and the contents a read returns. In 2026-07-28 all three carry the
 //! cache hints.
 
-use super::results::{CacheHints, Closed, Reply};
+use super::results::{AnswerTemplates, CacheHints, Closed, Reply};
 use super::{JSONRPC, Response};
 use crate::protocol::frame::{self, Frame, FrameKind, Spliced};
 use crate::protocol::json_text;
@@ -139,6 +139,7 @@ impl Reply<'_> {
         contents: &[ResourceContents],
         content_meta: Option<&JsonObject>,
         ttl_ms: u64,
+        templates: &AnswerTemplates,
     ) -> Frame {
         let estimate: usize = contents
             .iter()
@@ -149,25 +150,29 @@ impl Reply<'_> {
             .sum();
         let with_meta = self.version.carries().structured_output;
         let meta = content_meta.filter(|_| with_meta);
-        let body = ReadResource {
-            contents: Spliced,
-            cache: self.public_cache(ttl_ms),
-        };
         let meta_len = meta.map_or(0, |meta| 64 * meta.len());
-        let result = Closed {
-            body,
-            trailer: self.trailer("complete"),
-        };
-        frame::encode_around(
-            &Response {
+        let make = || {
+            frame::Template::new(&Response {
                 jsonrpc: JSONRPC,
-                id: self.id,
-                result,
-            },
-            estimate + meta_len + self.overhead() + 32,
-            FrameKind::Result,
-            |out| write_contents(out, contents, meta, with_meta),
-        )
+                id: frame::hole(),
+                result: Closed {
+                    body: ReadResource {
+                        contents: Spliced,
+                        cache: self.public_cache(ttl_ms),
+                    },
+                    trailer: self.trailer("complete"),
+                },
+            })
+        };
+        let id = self.id.get().as_bytes();
+        self.templated(templates, make, |template| {
+            template.fill_then(
+                &[id],
+                id.len() + estimate + meta_len,
+                |out| write_contents(out, contents, meta, with_meta),
+                FrameKind::Result,
+            )
+        })
     }
 }
 
@@ -212,11 +217,11 @@ mod tests {
         }];
         let legacy = Reply::new(&id, ProtocolVersion::V2025_06_18, &meta);
         assert_eq!(
-            text(legacy.read_resource(&contents, None, 9)),
+            text(legacy.read_resource(&contents, None, 9, &AnswerTemplates::default())),
             "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"contents\":[{\"uri\":\"a://b\",\"mimeType\":\"text/plain\",\"text\":\"hi\"}]}}\n"
         );
         let modern = Reply::new(&id, ProtocolVersion::V2026_07_28, &meta);
-        let read = text(modern.read_resource(&contents, None, 9));
+        let read = text(modern.read_resource(&contents, None, 9, &AnswerTemplates::default()));
         assert!(
             read.contains("\"text\":\"hi\"}],\"ttlMs\":9,\"cacheScope\":\"public\",\"resultType\":\"complete\""),
             "{read}"
@@ -244,12 +249,15 @@ mod tests {
         let ui: JsonObject = serde_json::from_str(r#"{"ui":{"prefersBorder":true}}"#).unwrap();
         let read = Reply::new(&id, ProtocolVersion::V2025_06_18, &meta);
         assert_eq!(
-            text(read.read_resource(&contents, Some(&ui), 9)),
+            text(read.read_resource(&contents, Some(&ui), 9, &AnswerTemplates::default())),
             "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"contents\":[{\"uri\":\"ui://a/b\",\"mimeType\":\"text/html;profile=mcp-app\",\"text\":\"<p>\",\"_meta\":{\"ui\":{\"prefersBorder\":true}}},{\"uri\":\"ui://a/b\",\"blob\":\"AA==\",\"_meta\":{\"ui\":{\"prefersBorder\":true}}}]}}\n"
         );
         // 2025-03-26 contents have no `_meta`.
         let old = Reply::new(&id, ProtocolVersion::V2025_03_26, &meta);
-        assert!(!text(old.read_resource(&contents, Some(&ui), 9)).contains("_meta"));
+        assert!(
+            !text(old.read_resource(&contents, Some(&ui), 9, &AnswerTemplates::default()))
+                .contains("_meta")
+        );
     }
 
     #[test]
@@ -275,7 +283,7 @@ mod tests {
         ];
         let ui: JsonObject = serde_json::from_str(r#"{"ui":{"prefersBorder":true}}"#).unwrap();
         let reply = Reply::new(&id, ProtocolVersion::V2025_11_25, &meta);
-        let line = text(reply.read_resource(&contents, Some(&ui), 9));
+        let line = text(reply.read_resource(&contents, Some(&ui), 9, &AnswerTemplates::default()));
         let sent: serde_json::Value = serde_json::from_str(&line).unwrap();
         let read: crate::protocol::model::ReadResourceResult =
             serde_json::from_value(sent["result"].clone()).unwrap();
@@ -284,12 +292,15 @@ mod tests {
             matches!(&read.contents[1], ResourceContents::Text { meta: Some(m), .. } if *m == ui)
         );
         // With no resource `_meta`, a content's own is still written.
-        let line = text(reply.read_resource(&contents, None, 9));
+        let line = text(reply.read_resource(&contents, None, 9, &AnswerTemplates::default()));
         assert!(
             line.contains("connectDomains") && line.matches("_meta").count() == 1,
             "{line}"
         );
         let old = Reply::new(&id, ProtocolVersion::V2025_03_26, &meta);
-        assert!(!text(old.read_resource(&contents, None, 9)).contains("\"_meta\":{\"ui"));
+        assert!(
+            !text(old.read_resource(&contents, None, 9, &AnswerTemplates::default()))
+                .contains("\"_meta\":{\"ui")
+        );
     }
 }

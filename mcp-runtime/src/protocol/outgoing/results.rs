@@ -160,12 +160,13 @@ pub(crate) struct PromptResultRef<'a> {
     pub(crate) messages: &'a str,
 }
 
-/// The frames of one prompt's answers, one template per envelope (legacy,
-/// 2026-07-28), each with the server identity it was made with: its
-/// description and envelope are the same for every answer, so they are
-/// serialized once.
+/// The frames of one kind of answer whose envelope is the same every time
+/// (a prompt's, with its description; any `resources/read`'s), one
+/// template per envelope (legacy, 2026-07-28), each with the server
+/// identity it was made with: the envelope is serialized once, and each
+/// answer fills in its id and its body.
 #[derive(Debug, Default)]
-pub(crate) struct PromptFrames([OnceLock<(Box<str>, frame::Template)>; 2]);
+pub(crate) struct AnswerTemplates([OnceLock<(Box<str>, frame::Template)>; 2]);
 
 /// The `prompts/get` result's fields; the messages are filled in
 /// ([`frame::Template`]).
@@ -348,8 +349,8 @@ impl<'a> Reply<'a> {
     /// A `prompts/get` result: `frames`' template for this revision and
     /// server (made on the prompt's first answer), its holes filled with
     /// the id and the messages.
-    pub(crate) fn prompt(&self, result: PromptResultRef<'_>, frames: &PromptFrames) -> Frame {
-        let template = || {
+    pub(crate) fn prompt(&self, result: PromptResultRef<'_>, frames: &AnswerTemplates) -> Frame {
+        let make = || {
             frame::Template::new(&Response {
                 jsonrpc: JSONRPC,
                 id: frame::hole(),
@@ -363,14 +364,27 @@ impl<'a> Reply<'a> {
             })
         };
         let fills = [self.id.get().as_bytes(), result.messages.as_bytes()];
-        let slot = &frames.0[usize::from(self.version.carries().envelope)];
-        let made = slot.get_or_init(|| (self.server_meta.get().into(), template()));
-        // A prompt's definition is shared by the servers that list it; the
-        // 2026-07-28 envelope names the server, so another's is made anew.
+        self.templated(frames, make, |template| {
+            template.fill(&fills, FrameKind::Result)
+        })
+    }
+
+    /// `fill` on `templates`' template for this revision and server, which
+    /// `make` makes the first time. A definition (a prompt's) may be shared
+    /// by the servers that list it, and the 2026-07-28 envelope names the
+    /// server, so another server's is made anew.
+    pub(super) fn templated(
+        &self,
+        templates: &AnswerTemplates,
+        make: impl Fn() -> frame::Template,
+        fill: impl FnOnce(&frame::Template) -> Frame,
+    ) -> Frame {
+        let slot = &templates.0[usize::from(self.version.carries().envelope)];
+        let made = slot.get_or_init(|| (self.server_meta.get().into(), make()));
         if made.0.as_ref() == self.server_meta.get() {
-            made.1.fill(&fills, FrameKind::Result)
+            fill(&made.1)
         } else {
-            template().fill(&fills, FrameKind::Result)
+            fill(&make())
         }
     }
 
@@ -527,7 +541,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_prompts_frames_are_made_once_per_envelope_and_server() {
-        let frames = PromptFrames::default();
+        let frames = AnswerTemplates::default();
         let result = PromptResultRef {
             description: Some("Say \"hi\""),
             messages: "[1]",

@@ -7,22 +7,22 @@
 //! naming the size of contents over the server's message limit.
 
 use crate::conn::connection::{CancelSignal, canonical_id};
-use crate::context::{Context, ContextParts, SentMeta};
+use crate::context::{ContextParts, SentMeta};
 use crate::protocol::frame::Frame;
 use crate::protocol::incoming::requests::ListToolsParamsRef;
+use crate::protocol::model::ResourceContents;
 use crate::protocol::model::method::{ListResourceTemplates, ListResources, ReadResource, Request};
 use crate::protocol::outgoing::{self, Reply, ResourceList};
 use crate::protocol::params::Params;
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::resource::registry::UnknownCursor;
-use crate::resource::{ResourceRead, read};
+use crate::resource::{Resource, ResourceRead, read};
 use crate::session::Session;
 use crate::session::era::RequestInfo;
 use crate::session::method::{Method, Respond};
+use crate::shared::Shared;
 use crate::util::poll_now;
 use serde_json::value::RawValue;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
 
@@ -139,7 +139,7 @@ impl Session {
         };
         let version = info.version;
         let (resource, variables) = read::locate(registry, uri, version)?;
-        let key: Arc<str> = Arc::from(canonical_id(id.get()));
+        let key = canonical_id(id.get());
         if self.connection.in_flight_besides(&key).is_none() {
             return Err(RpcError::invalid_request(format!(
                 "Invalid Request: id {} is already used by a request in flight; use a new id",
@@ -147,9 +147,10 @@ impl Session {
             )));
         }
         let cancel = CancelSignal::default();
-        let context = Context::new(ContextParts {
+        let uri: Arc<str> = Arc::from(uri);
+        let parts = ContextParts {
             request_id: id.to_owned(),
-            tool: Arc::from(uri),
+            tool: Arc::clone(&uri),
             version,
             client: info.client,
             meta: params.meta.as_ref().map(|meta| SentMeta::of(meta, version)),
@@ -159,51 +160,61 @@ impl Session {
             reach: Arc::clone(&self.shared.reach),
             answers: serde_json::Map::new(),
             peer: None,
-        });
-        let read = ResourceRead {
-            uri: uri.to_owned(),
-            variables,
-            mime_type: resource.mime_type().map(str::to_owned),
-            context,
         };
-        let shared = Arc::clone(&self.shared);
-        let request_id = id.to_owned();
-        let inline = resource.runs_inline();
-        let mut work: Pin<Box<dyn Future<Output = Frame> + Send>> = Box::pin(async move {
-            let uri = read.uri.clone();
-            let reply = Reply::new(&request_id, version, shared.identity.server_meta());
-            // An MCP App's `_meta.ui`, which each content carries.
-            let content_meta = resource.content_meta().cloned();
-            match read::run(resource, read).await {
-                Ok(contents) => {
-                    let frame = reply.read_resource(
-                        &contents,
-                        content_meta.as_ref(),
-                        shared.identity.list_ttl_ms,
-                    );
-                    bounded(frame, &request_id, &uri, shared.max_message_size)
-                }
-                Err(failure) => outgoing::rpc_error(Some(&request_id), &failure),
-            }
-        });
+        let read = ResourceRead::new(resource, Arc::clone(&uri), variables, parts);
+        let mut reading = read::run(resource, read);
         // Nothing can cancel a read before the loop reads on: it needs no
         // tracking when it answers now.
-        if inline && let Poll::Ready(frame) = poll_now(work.as_mut()) {
+        if resource.runs_inline()
+            && let Poll::Ready(outcome) = poll_now(reading.as_mut())
+        {
+            let frame = answer(&self.shared, id, version, &uri, resource, outcome);
             self.connection.send(frame);
             return Ok(());
         }
+        let key: Arc<str> = Arc::from(key);
         self.connection.track_call(&key, &cancel);
         let connection = Arc::clone(&self.connection);
         let finished = Arc::clone(&key);
+        let shared = Arc::clone(&self.shared);
+        let request_id = id.to_owned();
+        let resource = resource.clone();
         let task = tokio::spawn(async move {
-            let frame = work.await;
+            let outcome = reading.await;
             // A cancelled read sends nothing.
             if connection.finish_call(&finished) {
+                let frame = answer(&shared, &request_id, version, &uri, &resource, outcome);
                 connection.send(frame);
             }
         });
         self.connection.attach_task(&key, task.abort_handle());
         Ok(())
+    }
+}
+
+/// The answer to read `id` of `uri` from `resource` under `version`: its
+/// contents (each with the resource's `_meta`, an MCP App's `ui`), or its
+/// failure.
+fn answer(
+    shared: &Shared,
+    id: &RawValue,
+    version: ProtocolVersion,
+    uri: &str,
+    resource: &Resource,
+    outcome: Result<Vec<ResourceContents>, RpcError>,
+) -> Frame {
+    match outcome {
+        Ok(contents) => {
+            let reply = Reply::new(id, version, shared.identity.server_meta());
+            let frame = reply.read_resource(
+                &contents,
+                resource.content_meta(),
+                shared.identity.list_ttl_ms,
+                shared.resources.answers(),
+            );
+            bounded(frame, id, uri, shared.max_message_size)
+        }
+        Err(failure) => outgoing::rpc_error(Some(id), &failure),
     }
 }
 
