@@ -4,14 +4,14 @@
 //!
 //! Supported: level 1 `{var}`, the reserved form `{+var}`, path segments
 //! `{/var}` and the query form `{?a,b}` (each name optional, in any order).
-//! Matching compiles the template once to a [`regex::Regex`], which runs in
-//! time linear in the URI, so a hostile URI cannot make a match slow; URIs
-//! and templates are also bounded in length. A template whose every value
-//! ends where a character it cannot hold begins (`a://x/{id}/data`,
-//! `file:///{+path}`, `r://x{/b}{?q}`: most of them) is also kept as its
-//! pieces, and a URI is split along them in one pass, without the regex;
-//! the split finds exactly the values the regex would (a test compares
-//! them), and the regex stays the one rule for the rest.
+//! A template whose every value ends where a character it cannot hold
+//! begins (`a://x/{id}/data`, `file:///{+path}`, `r://x{/b}{?q}`: most of
+//! them) is kept as its pieces, and a URI is split along them in one pass.
+//! Any other (`a://{a}{b}`, `file:///{+path}/raw`) is compiled once to a
+//! [`regex::Regex`], whose groups the split's values equal for the
+//! templates that split (a test compares the two). Both run in time linear
+//! in the URI, so a hostile URI cannot make a match slow; URIs and
+//! templates are also bounded in length.
 //!
 //! Matched values are percent-decoded and then checked, because a resource
 //! fn commonly joins them to a root path: a `{var}` or `{/var}` may not hold
@@ -49,16 +49,24 @@ pub struct UriTemplate {
     text: String,
     /// The variables, in order, with the operator of their expression.
     variables: Vec<(Arc<str>, Operator)>,
-    /// The template as a whole-URI pattern; one group per non-query
-    /// variable, and one for the query string when there are query ones.
-    pattern: Regex,
+    /// How a URI is matched: split along the template's pieces, or by the
+    /// template as a whole-URI pattern.
+    matcher: Matcher,
     /// The literal text before its first expression: a URI that does not
     /// start with it cannot match, and is turned away without the pattern.
     prefix_len: usize,
+}
+
+/// How a template matches a URI.
+#[derive(Clone, Debug)]
+enum Matcher {
     /// The template as literals and expressions, when a URI splits along
-    /// them in one way only (see [`Piece::split`]); `None`: the pattern
-    /// decides.
-    pieces: Option<Vec<Piece>>,
+    /// them in one way only (see [`Piece::split`]). No regex is compiled
+    /// for it: compiling one is most of a server's start-up work.
+    Split(Vec<Piece>),
+    /// The template as a whole-URI pattern; one group per non-query
+    /// variable, and one for the query string when there are query ones.
+    Pattern(Regex),
 }
 
 /// One part of a template that splits a URI in one way only.
@@ -211,6 +219,12 @@ impl Variables {
 impl UriTemplate {
     /// Parses `text`, or says what is wrong with it.
     pub fn parse(text: &str) -> Result<UriTemplate, TemplateError> {
+        UriTemplate::parse_to(text, true)
+    }
+
+    /// [`UriTemplate::parse`], matching by splitting when `split` allows it
+    /// and the template does, else by its pattern.
+    fn parse_to(text: &str, split: bool) -> Result<UriTemplate, TemplateError> {
         if text.len() > MAX_TEMPLATE_LEN {
             return Err(TemplateError(format!(
                 "the URI template is {} bytes; the limit is {MAX_TEMPLATE_LEN}",
@@ -300,15 +314,19 @@ impl UriTemplate {
             pieces.push(Piece::Literal(rest.to_owned()));
         }
         pattern.push('$');
-        let pattern = Regex::new(&pattern)
-            .map_err(|err| TemplateError(format!("the template cannot be matched: {err}")))?;
+        let matcher =
+            match unambiguous(pieces).filter(|_| split) {
+                Some(pieces) => Matcher::Split(pieces),
+                None => Matcher::Pattern(Regex::new(&pattern).map_err(|err| {
+                    TemplateError(format!("the template cannot be matched: {err}"))
+                })?),
+            };
         let prefix_len = text.find('{').unwrap_or(text.len());
         Ok(UriTemplate {
             text: text.to_owned(),
             variables,
-            pattern,
+            matcher,
             prefix_len,
-            pieces: unambiguous(pieces),
         })
     }
 
@@ -330,14 +348,14 @@ impl UriTemplate {
             return None;
         }
         let mut groups: Groups<'_> = [None; MAX_EXPRESSIONS];
-        match &self.pieces {
-            Some(pieces) => {
+        match &self.matcher {
+            Matcher::Split(pieces) => {
                 if !Piece::split(pieces, uri, &mut groups) {
                     return None;
                 }
             }
-            None => {
-                let captures = self.pattern.captures(uri)?;
+            Matcher::Pattern(pattern) => {
+                let captures = pattern.captures(uri)?;
                 for (group, value) in groups.iter_mut().zip(captures.iter().skip(1)) {
                     *group = value.map(|value| value.as_str());
                 }
@@ -632,16 +650,15 @@ mod tests {
         ];
         for text in templates {
             let fast = UriTemplate::parse(text).unwrap();
-            let slow = UriTemplate {
-                pieces: None,
-                ..fast.clone()
-            };
+            let slow = UriTemplate::parse_to(text, false).unwrap();
+            assert!(matches!(slow.matcher, Matcher::Pattern(_)));
             for uri in uris {
                 assert_eq!(fast.matches(uri), slow.matches(uri), "{text} on {uri}");
             }
         }
         // Which templates split without the pattern.
-        let split = |text: &str| UriTemplate::parse(text).unwrap().pieces.is_some();
+        let split =
+            |text: &str| matches!(UriTemplate::parse(text).unwrap().matcher, Matcher::Split(_));
         assert!(split("everything://filler/{bytes}"));
         assert!(split("file:///{+path}"));
         assert!(split("repo://x{/branch}{/file}"));
