@@ -4,21 +4,22 @@
 //!
 //! Supported: level 1 `{var}`, the reserved form `{+var}`, path segments
 //! `{/var}` and the query form `{?a,b}` (each name optional, in any order).
-//! A template whose every value ends where a character it cannot hold
-//! begins (`a://x/{id}/data`, `file:///{+path}`, `r://x{/b}{?q}`: most of
-//! them) is kept as its pieces, and a URI is split along them in one pass.
-//! Any other (`a://{a}{b}`, `file:///{+path}/raw`) is compiled once to a
-//! [`regex::Regex`], whose groups the split's values equal for the
-//! templates that split (a test compares the two). Both run in time linear
-//! in the URI, so a hostile URI cannot make a match slow; URIs and
-//! templates are also bounded in length.
+//! A URI matches a template as a whole-URI pattern would (see `matcher`):
+//! most templates are matched in one pass along their pieces, the rest by
+//! a search from the end; both take time linear in the URI, so a hostile
+//! URI cannot make a match slow, and URIs and templates are also bounded
+//! in length. No regex is compiled: compiling one per template was most of
+//! a server's start-up work, and the `regex` crate a fifth of its binary
+//! (BENCHMARKS.md).
 //!
 //! Matched values are percent-decoded and then checked, because a resource
 //! fn commonly joins them to a root path: a `{var}` or `{/var}` may not hold
 //! a `/` or `\` (encoded or not), be `.` or `..`, or hold NUL; a `{+var}`
 //! may hold `/` but no `.`/`..` segment and no NUL.
 
-use regex::Regex;
+mod matcher;
+
+use matcher::{Groups, Matcher, Piece};
 use std::fmt;
 use std::sync::Arc;
 
@@ -49,130 +50,11 @@ pub struct UriTemplate {
     text: String,
     /// The variables, in order, with the operator of their expression.
     variables: Vec<(Arc<str>, Operator)>,
-    /// How a URI is matched: split along the template's pieces, or by the
-    /// template as a whole-URI pattern.
+    /// How a URI is matched against its pieces.
     matcher: Matcher,
     /// The literal text before its first expression: a URI that does not
-    /// start with it cannot match, and is turned away without the pattern.
+    /// start with it cannot match, and is turned away without the matcher.
     prefix_len: usize,
-}
-
-/// How a template matches a URI.
-#[derive(Clone, Debug)]
-enum Matcher {
-    /// The template as literals and expressions, when a URI splits along
-    /// them in one way only (see [`Piece::split`]). No regex is compiled
-    /// for it: compiling one is most of a server's start-up work.
-    Split(Vec<Piece>),
-    /// The template as a whole-URI pattern; one group per non-query
-    /// variable, and one for the query string when there are query ones.
-    Pattern(Regex),
-}
-
-/// One part of a template that splits a URI in one way only.
-#[derive(Clone, Debug)]
-enum Piece {
-    /// Text the URI holds as it is.
-    Literal(String),
-    /// One expression's value (a query expression: the whole query string).
-    Value(Operator),
-}
-
-impl Operator {
-    /// Whether a value of this expression may hold `byte` (as the pattern's
-    /// class says).
-    fn holds(self, byte: u8) -> bool {
-        match self {
-            Operator::Simple | Operator::Path => !matches!(byte, b'/' | b'?' | b'#'),
-            Operator::Reserved => !matches!(byte, b'?' | b'#'),
-            Operator::Query => byte != b'#',
-        }
-    }
-}
-
-/// `pieces` when a URI splits along them in one way only: every value is
-/// followed by the end or by a literal whose first byte it cannot hold (so
-/// the value ends at the first such byte, as the pattern's greedy group
-/// would), and a query expression ends the template.
-fn unambiguous(pieces: Vec<Piece>) -> Option<Vec<Piece>> {
-    for (at, piece) in pieces.iter().enumerate() {
-        let Piece::Value(operator) = piece else {
-            continue;
-        };
-        // The byte the next piece must begin with: a literal's first, the
-        // `/` of a `{/var}`, the `?` of a query (or the end, which ends
-        // every value too).
-        let next = match pieces.get(at + 1) {
-            None => continue,
-            Some(Piece::Literal(text)) => *text.as_bytes().first()?,
-            Some(Piece::Value(Operator::Path)) => b'/',
-            Some(Piece::Value(Operator::Query)) => b'?',
-            Some(Piece::Value(_)) => return None,
-        };
-        if *operator == Operator::Query || operator.holds(next) {
-            return None;
-        }
-    }
-    Some(pieces)
-}
-
-/// The raw values a URI gives a template's expressions, in order: one per
-/// expression (for a query expression, the query string, `None` when the
-/// URI has none).
-type Groups<'u> = [Option<&'u str>; MAX_EXPRESSIONS];
-
-impl Piece {
-    /// Splits `uri` along `pieces` into `groups`; `false` when it does not
-    /// fit. The same values as the pattern's groups, for pieces
-    /// [`unambiguous`] kept.
-    fn split<'u>(pieces: &[Piece], uri: &'u str, groups: &mut Groups<'u>) -> bool {
-        let mut rest = uri;
-        let mut next = 0;
-        for piece in pieces {
-            let operator = match piece {
-                Piece::Literal(text) => match rest.strip_prefix(text.as_str()) {
-                    Some(after) => {
-                        rest = after;
-                        continue;
-                    }
-                    None => return false,
-                },
-                Piece::Value(operator) => *operator,
-            };
-            if operator == Operator::Query {
-                // `(?:\?([^#]*))?`, last: nothing, or `?` and a query
-                // without `#`.
-                if rest.is_empty() {
-                    return true;
-                }
-                let Some(query) = rest.strip_prefix('?') else {
-                    return false;
-                };
-                if query.contains('#') {
-                    return false;
-                }
-                groups[next] = Some(query);
-                return true;
-            }
-            if operator == Operator::Path {
-                let Some(after) = rest.strip_prefix('/') else {
-                    return false;
-                };
-                rest = after;
-            }
-            let len = rest
-                .bytes()
-                .position(|byte| !operator.holds(byte))
-                .unwrap_or(rest.len());
-            if len == 0 {
-                return false;
-            }
-            groups[next] = Some(&rest[..len]);
-            next += 1;
-            rest = &rest[len..];
-        }
-        rest.is_empty()
-    }
 }
 
 /// Why a template cannot be used: what is wrong, and where.
@@ -223,7 +105,7 @@ impl UriTemplate {
     }
 
     /// [`UriTemplate::parse`], matching by splitting when `split` allows it
-    /// and the template does, else by its pattern.
+    /// and the template does (see [`Matcher::new`]).
     fn parse_to(text: &str, split: bool) -> Result<UriTemplate, TemplateError> {
         if text.len() > MAX_TEMPLATE_LEN {
             return Err(TemplateError(format!(
@@ -233,7 +115,6 @@ impl UriTemplate {
         }
         let mut variables: Vec<(Arc<str>, Operator)> = Vec::new();
         let mut pieces = Vec::new();
-        let mut pattern = String::from("^");
         let mut expressions = 0;
         let mut query_seen = false;
         let mut rest = text;
@@ -244,7 +125,6 @@ impl UriTemplate {
                     text.len() - rest.len() + open
                 )));
             }
-            pattern.push_str(&regex::escape(&rest[..open]));
             if open > 0 {
                 pieces.push(Piece::Literal(rest[..open].to_owned()));
             }
@@ -299,28 +179,12 @@ impl UriTemplate {
                 variables.push((Arc::from(*name), operator));
             }
             pieces.push(Piece::Value(operator));
-            pattern.push_str(match operator {
-                Operator::Simple => "([^/?#]+)",
-                Operator::Reserved => "([^?#]+)",
-                Operator::Path => "/([^/?#]+)",
-                Operator::Query => {
-                    query_seen = true;
-                    "(?:\\?([^#]*))?"
-                }
-            });
+            query_seen = operator == Operator::Query;
         }
-        pattern.push_str(&regex::escape(rest));
         if !rest.is_empty() {
             pieces.push(Piece::Literal(rest.to_owned()));
         }
-        pattern.push('$');
-        let matcher =
-            match unambiguous(pieces).filter(|_| split) {
-                Some(pieces) => Matcher::Split(pieces),
-                None => Matcher::Pattern(Regex::new(&pattern).map_err(|err| {
-                    TemplateError(format!("the template cannot be matched: {err}"))
-                })?),
-            };
+        let matcher = Matcher::new(pieces, split);
         let prefix_len = text.find('{').unwrap_or(text.len());
         Ok(UriTemplate {
             text: text.to_owned(),
@@ -348,18 +212,8 @@ impl UriTemplate {
             return None;
         }
         let mut groups: Groups<'_> = [None; MAX_EXPRESSIONS];
-        match &self.matcher {
-            Matcher::Split(pieces) => {
-                if !Piece::split(pieces, uri, &mut groups) {
-                    return None;
-                }
-            }
-            Matcher::Pattern(pattern) => {
-                let captures = pattern.captures(uri)?;
-                for (group, value) in groups.iter_mut().zip(captures.iter().skip(1)) {
-                    *group = value.map(|value| value.as_str());
-                }
-            }
+        if !self.matcher.matches(uri, &mut groups) {
+            return None;
         }
         let mut groups = groups.into_iter().flatten();
         let mut values = Vec::with_capacity(self.variables.len());
@@ -589,84 +443,6 @@ mod tests {
                 .matches("a://xzy/1")
                 .is_none()
         );
-    }
-
-    #[test]
-    fn the_split_finds_what_the_pattern_finds() {
-        let templates = [
-            "everything://filler/{bytes}",
-            "g://greeting/{language}/{name}",
-            "test://template/{id}/data",
-            "file:///{+path}",
-            "file:///{+path}/raw",
-            "repo://x{/branch}",
-            "repo://x{/branch}{/file}",
-            "repo://x{/branch}{?q}",
-            "file:///{+path}{?q}",
-            "search://items{?q,limit}",
-            "s://{a}?x{?q}",
-            "a://{id}.json",
-            "a://{id}#top",
-            "{+path}",
-            "a://{a}{b}",
-            "a://{+a}/{b}",
-        ];
-        let uris = [
-            "everything://filler/64",
-            "everything://filler/",
-            "everything://filler/6/4",
-            "everything://filler/64?x",
-            "g://greeting/en/Ada",
-            "g://greeting/en/Ada/",
-            "g://greeting//Ada",
-            "test://template/1/data",
-            "test://template/1/data/",
-            "test://template/a%2Fb/data",
-            "file:///src/lib.rs",
-            "file:///src/lib.rs/raw",
-            "file:///a?b",
-            "file:///",
-            "file:///a#b",
-            "repo://x/main",
-            "repo://x/main/lib.rs",
-            "repo://x/",
-            "repo://x",
-            "search://items",
-            "search://items?",
-            "search://items?q=a&limit=5",
-            "search://items?q=a#f",
-            "search://items/x",
-            "s://k?x?q=1",
-            "s://k?x",
-            "a://7.json",
-            "a://7.json.json",
-            "a://7#top",
-            "a://ab",
-            "a://a/b/c",
-            "any://where/x",
-            "repo://x/main?q=1",
-            "file:///a/b?q=1",
-            "file:///a/b?q=1#x",
-        ];
-        for text in templates {
-            let fast = UriTemplate::parse(text).unwrap();
-            let slow = UriTemplate::parse_to(text, false).unwrap();
-            assert!(matches!(slow.matcher, Matcher::Pattern(_)));
-            for uri in uris {
-                assert_eq!(fast.matches(uri), slow.matches(uri), "{text} on {uri}");
-            }
-        }
-        // Which templates split without the pattern.
-        let split =
-            |text: &str| matches!(UriTemplate::parse(text).unwrap().matcher, Matcher::Split(_));
-        assert!(split("everything://filler/{bytes}"));
-        assert!(split("file:///{+path}"));
-        assert!(split("repo://x{/branch}{/file}"));
-        assert!(split("search://items{?q,limit}"));
-        assert!(!split("file:///{+path}/raw"));
-        assert!(!split("a://{a}{b}"));
-        assert!(!split("a://{id}.json"));
-        assert!(split("s://{a}?x{?q}"));
     }
 
     #[test]
