@@ -2,14 +2,13 @@
 //! path (`mcp-runtime`) writes straight as a frame, built as the canonical
 //! [`model::CallToolResult`] instead (what an in-process client gets and a
 //! task stores), from the parts the tool produced, moved rather than
-//! copied; and a [`Content`] block as the model holds it. Both renderings
+//! copied. Both renderings
 //! share the rules of the shape: the `{"result": …}` wrapping ([`Wrapped`],
 //! which the fast path writes with too) and the text mirror of structured
 //! output.
 
 use crate::ProtocolVersion;
-use crate::content::{Audience, Block, Content, EmbeddedBody};
-use crate::model::{self, BlockAnnotations, ContentBlock};
+use crate::model::{self, ContentBlock};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -28,7 +27,7 @@ impl model::CallToolResult {
     pub fn structured(
         json: String,
         wrap: bool,
-        content: Vec<Content>,
+        content: Vec<ContentBlock>,
         version: ProtocolVersion,
     ) -> Result<model::CallToolResult, serde_json::Error> {
         let value: Value = serde_json::from_str(&json)?;
@@ -48,7 +47,7 @@ impl model::CallToolResult {
             annotations: None,
             meta: None,
         }));
-        blocks.extend(content.into_iter().map(Content::into_model));
+        blocks.extend(content);
         Ok(model::CallToolResult {
             content: blocks,
             structured_content: version.carries().structured_output.then_some(value),
@@ -58,82 +57,10 @@ impl model::CallToolResult {
 
     /// A result of content blocks, every kind as the latest revision
     /// carries it (a typed client reads every kind).
-    pub fn blocks(content: Vec<Content>) -> model::CallToolResult {
+    pub fn blocks(content: Vec<ContentBlock>) -> model::CallToolResult {
         model::CallToolResult {
-            content: content.into_iter().map(Content::into_model).collect(),
+            content,
             ..model::CallToolResult::default()
-        }
-    }
-}
-
-impl Content {
-    /// The block as the owned model holds it (every kind, as the latest
-    /// revision carries it).
-    pub fn into_model(self) -> ContentBlock {
-        let annotations =
-            (!self.audience.is_empty() || self.priority.is_some() || self.last_modified.is_some())
-                .then(|| BlockAnnotations {
-                    audience: self
-                        .audience
-                        .iter()
-                        .map(|audience| match audience {
-                            Audience::User => model::Role::User,
-                            Audience::Assistant => model::Role::Assistant,
-                        })
-                        .collect(),
-                    priority: self.priority,
-                    last_modified: self.last_modified,
-                });
-        match self.block {
-            Block::Text(text) => ContentBlock::Text(model::TextContent {
-                text,
-                annotations,
-                meta: None,
-            }),
-            Block::Image { data, mime_type } => ContentBlock::Image(model::ImageContent {
-                data,
-                mime_type,
-                annotations,
-                meta: None,
-            }),
-            Block::Audio { data, mime_type } => ContentBlock::Audio(model::AudioContent {
-                data,
-                mime_type,
-                annotations,
-                meta: None,
-            }),
-            Block::ResourceLink(link) => ContentBlock::ResourceLink(model::ResourceLinkContent {
-                uri: link.uri,
-                name: link.name,
-                title: link.title,
-                description: link.description,
-                mime_type: link.mime_type,
-                size: link.size,
-                annotations,
-                meta: None,
-            }),
-            Block::Embedded {
-                uri,
-                mime_type,
-                body,
-            } => ContentBlock::Resource(model::EmbeddedResource {
-                resource: match body {
-                    EmbeddedBody::Text(text) => model::ResourceContents::Text {
-                        uri,
-                        mime_type,
-                        text,
-                        meta: None,
-                    },
-                    EmbeddedBody::Blob(blob) => model::ResourceContents::Blob {
-                        uri,
-                        mime_type,
-                        blob,
-                        meta: None,
-                    },
-                },
-                annotations,
-                meta: None,
-            }),
         }
     }
 }

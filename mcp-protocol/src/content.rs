@@ -1,14 +1,22 @@
-//! Content blocks: their data, and how a session of each revision reads
-//! them (kinds a revision lacks become a text block saying what was left
-//! out), and the builders of a block.
+//! Content blocks as a server's tools and prompts make them: the builders
+//! of the model's one content type ([`ContentBlock`], here also named
+//! [`Content`]), and how a session of each revision reads a block (kinds a
+//! revision lacks become a text block saying what was left out).
 
 use super::ProtocolVersion;
+use crate::model::{
+    AudioContent, BlockAnnotations, ContentBlock, EmbeddedResource, ImageContent, JsonObject,
+    ResourceContents, ResourceLinkContent, TextContent,
+};
+use crate::sampling::Role;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde::Serialize;
 use std::borrow::Cow;
 
-/// One content block of a tool result, with optional annotations.
+/// One content block of a tool result or a prompt message, with optional
+/// annotations: the model's [`ContentBlock`], by the name a server's code
+/// knows it by.
 ///
 /// ```
 /// use mcpfn_protocol::content::{Audience, Content};
@@ -19,120 +27,71 @@ use std::borrow::Cow;
 /// ];
 /// assert_eq!(blocks.len(), 3);
 /// ```
-#[derive(Clone, Debug, PartialEq)]
-pub struct Content {
-    /// The block itself.
-    pub block: Block,
-    /// Who the block is for (`annotations.audience`); empty sends none.
-    pub audience: Vec<Audience>,
-    /// Importance, 0 to 1 (`annotations.priority`).
-    pub priority: Option<f64>,
-    /// When the content last changed, ISO 8601 (`annotations.lastModified`).
-    pub last_modified: Option<String>,
-}
+pub type Content = ContentBlock;
 
-/// Who a content block is meant for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Audience {
-    /// The human using the client.
-    User,
-    /// The model.
-    Assistant,
-}
-
-/// What a block is, apart from its annotations.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Block {
-    /// Plain text.
-    Text(String),
-    /// An image, base64.
-    Image {
-        /// The base64 data.
-        data: String,
-        /// Its MIME type.
-        mime_type: String,
-    },
-    /// An audio clip, base64 (2025-03-26 on).
-    Audio {
-        /// The base64 data.
-        data: String,
-        /// Its MIME type.
-        mime_type: String,
-    },
-    /// A link to a resource (2025-06-18 on).
-    ResourceLink(Box<ResourceLink>),
-    /// An embedded resource.
-    Embedded {
-        /// The resource's URI.
-        uri: String,
-        /// Its MIME type, if known.
-        mime_type: Option<String>,
-        /// Its text or base64 blob.
-        body: EmbeddedBody,
-    },
-}
-
-/// A `resource_link` block's fields.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ResourceLink {
-    /// The resource's URI.
-    pub uri: String,
-    /// Its name.
-    pub name: String,
-    /// A title for display.
-    pub title: Option<String>,
-    /// What it is.
-    pub description: Option<String>,
-    /// Its MIME type.
-    pub mime_type: Option<String>,
-    /// Its size in bytes.
-    pub size: Option<u64>,
-}
-
-/// The body of an embedded resource.
-#[derive(Clone, Debug, PartialEq)]
-pub enum EmbeddedBody {
-    /// `text`.
-    Text(String),
-    /// `blob`, base64.
-    Blob(String),
-}
+/// Who a content block is meant for (`annotations.audience`): the model's
+/// [`Role`].
+pub type Audience = Role;
 
 /// Text is a text block (a prompt message's most common content).
-impl From<String> for Content {
-    fn from(text: String) -> Content {
-        Content::text(text)
+impl From<String> for ContentBlock {
+    fn from(text: String) -> ContentBlock {
+        ContentBlock::text(text)
     }
 }
 
 /// Text is a text block.
-impl From<&str> for Content {
-    fn from(text: &str) -> Content {
-        Content::text(text)
+impl From<&str> for ContentBlock {
+    fn from(text: &str) -> ContentBlock {
+        ContentBlock::text(text)
     }
 }
 
-impl Content {
+impl ContentBlock {
+    /// The block's annotations and `_meta`, whatever its kind.
+    fn extras(&self) -> (Option<&BlockAnnotations>, Option<&JsonObject>) {
+        match self {
+            ContentBlock::Text(b) => (b.annotations.as_ref(), b.meta.as_ref()),
+            ContentBlock::Image(b) => (b.annotations.as_ref(), b.meta.as_ref()),
+            ContentBlock::Audio(b) => (b.annotations.as_ref(), b.meta.as_ref()),
+            ContentBlock::ResourceLink(b) => (b.annotations.as_ref(), b.meta.as_ref()),
+            ContentBlock::Resource(b) => (b.annotations.as_ref(), b.meta.as_ref()),
+        }
+    }
+
+    /// The block's annotations, made empty if it had none.
+    fn annotations_mut(&mut self) -> &mut BlockAnnotations {
+        let annotations = match self {
+            ContentBlock::Text(b) => &mut b.annotations,
+            ContentBlock::Image(b) => &mut b.annotations,
+            ContentBlock::Audio(b) => &mut b.annotations,
+            ContentBlock::ResourceLink(b) => &mut b.annotations,
+            ContentBlock::Resource(b) => &mut b.annotations,
+        };
+        annotations.get_or_insert_with(BlockAnnotations::default)
+    }
+
     /// The block as a session of `version` reads it, ready to serialize.
     pub fn wire(&self, version: ProtocolVersion) -> ContentWire<'_> {
         let carries = version.carries();
-        let body = match &self.block {
-            Block::Text(text) => BodyWire::text(Cow::Borrowed(text)),
-            Block::Image { data, mime_type } => BodyWire::Media {
-                data,
-                mime_type,
+        let body = match self {
+            ContentBlock::Text(block) => BodyWire::text(Cow::Borrowed(&block.text)),
+            ContentBlock::Image(block) => BodyWire::Media {
+                data: &block.data,
+                mime_type: &block.mime_type,
                 kind: "image",
             },
-            Block::Audio { data, mime_type } if carries.audio => BodyWire::Media {
-                data,
-                mime_type,
+            ContentBlock::Audio(block) if carries.audio => BodyWire::Media {
+                data: &block.data,
+                mime_type: &block.mime_type,
                 kind: "audio",
             },
-            Block::Audio { data, mime_type } => BodyWire::text(Cow::Owned(format!(
-                "[{mime_type} audio of {} base64 bytes omitted: this protocol version cannot carry audio]",
-                data.len()
+            ContentBlock::Audio(block) => BodyWire::text(Cow::Owned(format!(
+                "[{} audio of {} base64 bytes omitted: this protocol version cannot carry audio]",
+                block.mime_type,
+                block.data.len()
             ))),
-            Block::ResourceLink(link) if carries.resource_links => BodyWire::ResourceLink {
+            ContentBlock::ResourceLink(link) if carries.resource_links => BodyWire::ResourceLink {
                 description: link.description.as_deref(),
                 mime_type: link.mime_type.as_deref(),
                 name: &link.name,
@@ -141,18 +100,24 @@ impl Content {
                 kind: "resource_link",
                 uri: &link.uri,
             },
-            Block::ResourceLink(link) => BodyWire::text(Cow::Owned(format!(
+            ContentBlock::ResourceLink(link) => BodyWire::text(Cow::Owned(format!(
                 "[resource {}: {}]",
                 link.name, link.uri
             ))),
-            Block::Embedded {
-                uri,
-                mime_type,
-                body,
-            } => {
-                let (blob, text) = match body {
-                    EmbeddedBody::Text(text) => (None, Some(text.as_str())),
-                    EmbeddedBody::Blob(blob) => (Some(blob.as_str()), None),
+            ContentBlock::Resource(embedded) => {
+                let (uri, mime_type, blob, text) = match &embedded.resource {
+                    ResourceContents::Text {
+                        uri,
+                        mime_type,
+                        text,
+                        ..
+                    } => (uri, mime_type, None, Some(text.as_str())),
+                    ResourceContents::Blob {
+                        uri,
+                        mime_type,
+                        blob,
+                        ..
+                    } => (uri, mime_type, Some(blob.as_str()), None),
                 };
                 BodyWire::Resource {
                     resource: EmbeddedWire {
@@ -165,34 +130,38 @@ impl Content {
                 }
             }
         };
-        let annotations = AnnotationsWire {
-            audience: self
-                .audience
-                .iter()
-                .map(|a| match a {
-                    Audience::User => "user",
-                    Audience::Assistant => "assistant",
-                })
-                .collect(),
-            last_modified: self
-                .last_modified
-                .as_deref()
-                .filter(|_| carries.last_modified),
-            priority: self.priority,
-        };
-        let empty = annotations.audience.is_empty()
-            && annotations.last_modified.is_none()
-            && annotations.priority.is_none();
+        let (annotations, meta) = self.extras();
+        let annotations = annotations
+            .map(|annotations| AnnotationsWire {
+                audience: annotations
+                    .audience
+                    .iter()
+                    .map(|role| match role {
+                        Role::User => "user",
+                        Role::Assistant => "assistant",
+                    })
+                    .collect(),
+                last_modified: annotations
+                    .last_modified
+                    .as_deref()
+                    .filter(|_| carries.last_modified),
+                priority: annotations.priority,
+            })
+            .filter(|annotations| {
+                !annotations.audience.is_empty()
+                    || annotations.last_modified.is_some()
+                    || annotations.priority.is_some()
+            });
         ContentWire {
-            annotations: (!empty).then_some(annotations),
+            annotations,
             body,
+            meta: meta.filter(|_| carries.structured_output),
         }
     }
 }
 
 /// The server's rendering of a content block on the wire (keys in the
-/// order they have always had): [`crate::model::ContentBlock`] is the
-/// concept a client reads.
+/// order they have always had, a block's `_meta` from 2025-06-18).
 #[doc(hidden)]
 #[derive(Debug, Serialize)]
 pub struct ContentWire<'a> {
@@ -200,6 +169,8 @@ pub struct ContentWire<'a> {
     annotations: Option<AnnotationsWire<'a>>,
     #[serde(flatten)]
     body: BodyWire<'a>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a JsonObject>,
 }
 
 #[derive(Debug, Serialize)]
@@ -265,19 +236,14 @@ struct EmbeddedWire<'a> {
     uri: &'a str,
 }
 
-impl Content {
-    fn of(block: Block) -> Content {
-        Content {
-            block,
-            audience: Vec::new(),
-            priority: None,
-            last_modified: None,
-        }
-    }
-
+impl ContentBlock {
     /// A text block.
-    pub fn text(text: impl Into<String>) -> Content {
-        Content::of(Block::Text(text.into()))
+    pub fn text(text: impl Into<String>) -> ContentBlock {
+        ContentBlock::Text(TextContent {
+            text: text.into(),
+            annotations: None,
+            meta: None,
+        })
     }
 
     /// An image block from the image's bytes, e.g. a PNG file's contents
@@ -291,16 +257,18 @@ impl Content {
     /// let image = Content::image(&gif, "image/gif");
     /// assert_eq!(image, Content::image_base64("R0lGODlh", "image/gif"));
     /// ```
-    pub fn image(bytes: &[u8], mime_type: impl Into<String>) -> Content {
-        Content::image_base64(STANDARD.encode(bytes), mime_type)
+    pub fn image(bytes: &[u8], mime_type: impl Into<String>) -> ContentBlock {
+        ContentBlock::image_base64(STANDARD.encode(bytes), mime_type)
     }
 
     /// An image block from data that is already base64-encoded (standard
     /// alphabet, padded), sent as it is; [`Content::image`] takes bytes.
-    pub fn image_base64(base64: impl Into<String>, mime_type: impl Into<String>) -> Content {
-        Content::of(Block::Image {
+    pub fn image_base64(base64: impl Into<String>, mime_type: impl Into<String>) -> ContentBlock {
+        ContentBlock::Image(ImageContent {
             data: base64.into(),
             mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
         })
     }
 
@@ -314,66 +282,86 @@ impl Content {
     /// let wav: &[u8] = b"RIFF\x24\0\0\0WAVE";
     /// assert_eq!(Content::audio(wav, "audio/wav"), Content::audio_base64("UklGRiQAAABXQVZF", "audio/wav"));
     /// ```
-    pub fn audio(bytes: &[u8], mime_type: impl Into<String>) -> Content {
-        Content::audio_base64(STANDARD.encode(bytes), mime_type)
+    pub fn audio(bytes: &[u8], mime_type: impl Into<String>) -> ContentBlock {
+        ContentBlock::audio_base64(STANDARD.encode(bytes), mime_type)
     }
 
     /// An audio block from data that is already base64-encoded (standard
     /// alphabet, padded), sent as it is; [`Content::audio`] takes bytes.
-    pub fn audio_base64(base64: impl Into<String>, mime_type: impl Into<String>) -> Content {
-        Content::of(Block::Audio {
+    pub fn audio_base64(base64: impl Into<String>, mime_type: impl Into<String>) -> ContentBlock {
+        ContentBlock::Audio(AudioContent {
             data: base64.into(),
             mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
         })
     }
 
     /// A link to a resource the client can fetch (2025-06-18 and later; older
     /// sessions get a text block with the URI).
-    pub fn resource_link(uri: impl Into<String>, name: impl Into<String>) -> Content {
-        Content::of(Block::ResourceLink(Box::new(ResourceLink {
+    pub fn resource_link(uri: impl Into<String>, name: impl Into<String>) -> ContentBlock {
+        ContentBlock::ResourceLink(ResourceLinkContent {
             uri: uri.into(),
             name: name.into(),
             title: None,
             description: None,
             mime_type: None,
             size: None,
-        })))
+            annotations: None,
+            meta: None,
+        })
     }
 
     /// A resource embedded as text.
-    pub fn embedded_text(uri: impl Into<String>, text: impl Into<String>) -> Content {
-        Content::of(Block::Embedded {
+    pub fn embedded_text(uri: impl Into<String>, text: impl Into<String>) -> ContentBlock {
+        ContentBlock::embedded(ResourceContents::Text {
             uri: uri.into(),
             mime_type: None,
-            body: EmbeddedBody::Text(text.into()),
+            text: text.into(),
+            meta: None,
         })
     }
 
     /// A resource embedded as binary data, from its bytes (base64-encoded
     /// for the wire); set its type with [`Content::mime_type`].
-    pub fn embedded_blob(uri: impl Into<String>, bytes: &[u8]) -> Content {
-        Content::embedded_blob_base64(uri, STANDARD.encode(bytes))
+    pub fn embedded_blob(uri: impl Into<String>, bytes: &[u8]) -> ContentBlock {
+        ContentBlock::embedded_blob_base64(uri, STANDARD.encode(bytes))
     }
 
     /// A resource embedded as binary data that is already base64-encoded
     /// (standard alphabet, padded), sent as it is.
-    pub fn embedded_blob_base64(uri: impl Into<String>, base64: impl Into<String>) -> Content {
-        Content::of(Block::Embedded {
+    pub fn embedded_blob_base64(uri: impl Into<String>, base64: impl Into<String>) -> ContentBlock {
+        ContentBlock::embedded(ResourceContents::Blob {
             uri: uri.into(),
             mime_type: None,
-            body: EmbeddedBody::Blob(base64.into()),
+            blob: base64.into(),
+            meta: None,
         })
     }
 
-    /// Sets the MIME type of a resource link or embedded resource.
-    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Content {
-        match &mut self.block {
-            Block::ResourceLink(link) => link.mime_type = Some(mime_type.into()),
-            Block::Embedded { mime_type: m, .. } => *m = Some(mime_type.into()),
-            Block::Image { mime_type: m, .. } | Block::Audio { mime_type: m, .. } => {
-                *m = mime_type.into()
-            }
-            Block::Text(_) => {}
+    /// `resource` embedded.
+    fn embedded(resource: ResourceContents) -> ContentBlock {
+        ContentBlock::Resource(EmbeddedResource {
+            resource,
+            annotations: None,
+            meta: None,
+        })
+    }
+
+    /// Sets the MIME type of a resource link, an embedded resource, an
+    /// image or an audio clip (a text block has none).
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> ContentBlock {
+        match &mut self {
+            ContentBlock::ResourceLink(link) => link.mime_type = Some(mime_type.into()),
+            ContentBlock::Resource(EmbeddedResource {
+                resource:
+                    ResourceContents::Text { mime_type: m, .. }
+                    | ResourceContents::Blob { mime_type: m, .. },
+                ..
+            }) => *m = Some(mime_type.into()),
+            ContentBlock::Image(ImageContent { mime_type: m, .. })
+            | ContentBlock::Audio(AudioContent { mime_type: m, .. }) => *m = mime_type.into(),
+            ContentBlock::Text(_) => {}
         }
         self
     }
@@ -384,8 +372,8 @@ impl Content {
         title: Option<&str>,
         description: Option<&str>,
         size: Option<u64>,
-    ) -> Content {
-        if let Block::ResourceLink(link) = &mut self.block {
+    ) -> ContentBlock {
+        if let ContentBlock::ResourceLink(link) = &mut self {
             link.title = title.map(str::to_owned);
             link.description = description.map(str::to_owned);
             link.size = size;
@@ -394,23 +382,24 @@ impl Content {
     }
 
     /// Adds an intended audience (annotation).
-    pub fn audience(mut self, audience: Audience) -> Content {
-        if !self.audience.contains(&audience) {
-            self.audience.push(audience);
+    pub fn audience(mut self, audience: Audience) -> ContentBlock {
+        let annotations = self.annotations_mut();
+        if !annotations.audience.contains(&audience) {
+            annotations.audience.push(audience);
         }
         self
     }
 
     /// Sets the importance, 0 (optional) to 1 (required), clamped (annotation).
-    pub fn priority(mut self, priority: f64) -> Content {
-        self.priority = Some(priority.clamp(0.0, 1.0));
+    pub fn priority(mut self, priority: f64) -> ContentBlock {
+        self.annotations_mut().priority = Some(priority.clamp(0.0, 1.0));
         self
     }
 
     /// Sets when the content last changed, an ISO 8601 timestamp (annotation;
     /// sent from 2025-06-18).
-    pub fn last_modified(mut self, timestamp: impl Into<String>) -> Content {
-        self.last_modified = Some(timestamp.into());
+    pub fn last_modified(mut self, timestamp: impl Into<String>) -> ContentBlock {
+        self.annotations_mut().last_modified = Some(timestamp.into());
         self
     }
 }

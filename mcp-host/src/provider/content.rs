@@ -100,22 +100,16 @@ mod tests {
 
     const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
-    fn block(content: Content) -> ContentBlock {
-        content.into_model()
-    }
-
     #[test]
     fn text_images_and_resources_become_parts_by_role() {
         let content = [
-            block(Content::text("Look:")),
-            block(Content::text("")),
-            block(Content::image_base64(PNG, "image/png")),
-            block(Content::embedded_text("file:///a.rs", "fn main() {}")),
-            block(
-                Content::embedded_blob_base64("file:///a.bin", "AAAA")
-                    .mime_type("application/octet-stream"),
-            ),
-            block(Content::embedded_blob_base64("file:///p.png", PNG).mime_type("image/png")),
+            Content::text("Look:"),
+            Content::text(""),
+            Content::image_base64(PNG, "image/png"),
+            Content::embedded_text("file:///a.rs", "fn main() {}"),
+            Content::embedded_blob_base64("file:///a.bin", "AAAA")
+                .mime_type("application/octet-stream"),
+            Content::embedded_blob_base64("file:///p.png", PNG).mime_type("image/png"),
         ];
         let user = parts(&content, true);
         assert_eq!(user[0], Part::Text("Look:".into()));

@@ -80,7 +80,7 @@ impl PromptMessage {
     pub fn new(role: Role, content: impl Into<Content>) -> PromptMessage {
         PromptMessage {
             role,
-            content: content.into().into_model(),
+            content: content.into(),
         }
     }
 

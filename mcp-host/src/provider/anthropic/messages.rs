@@ -61,8 +61,8 @@ mod tests {
     #[test]
     fn a_message_of_each_role_is_text_and_the_users_images() {
         let content = [
-            Content::image_base64(PNG, "image/png").into_model(),
-            Content::text("What is this?").into_model(),
+            Content::image_base64(PNG, "image/png"),
+            Content::text("What is this?"),
         ];
         assert_eq!(
             content_message(Role::User, &content),
@@ -90,7 +90,7 @@ mod tests {
     fn a_user_message_joins_tool_results_after_them_and_nothing_else() {
         let result = json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"});
         let mut results = json!({"role": "user", "content": [result]});
-        let message = content_message(Role::User, &[Content::text("Next").into_model()]);
+        let message = content_message(Role::User, &[Content::text("Next")]);
         assert!(join_user_message(&mut results, &message));
         assert_eq!(
             results,
@@ -99,7 +99,7 @@ mod tests {
         let mut text = json!({"role": "user", "content": "hi"});
         assert!(!join_user_message(&mut text, &message));
         let mut results = json!({"role": "user", "content": [result]});
-        let assistant = content_message(Role::Assistant, &[Content::text("x").into_model()]);
+        let assistant = content_message(Role::Assistant, &[Content::text("x")]);
         assert!(!join_user_message(&mut results, &assistant));
     }
 }

@@ -41,16 +41,16 @@ mod tests {
     #[test]
     fn text_is_a_string_and_images_make_parts_for_the_user_only() {
         let text = [
-            Content::text("Review:").into_model(),
-            Content::embedded_text("file:///a.rs", "fn main() {}").into_model(),
+            Content::text("Review:"),
+            Content::embedded_text("file:///a.rs", "fn main() {}"),
         ];
         assert_eq!(
             content_message(Role::User, &text),
             json!({"role": "user", "content": "Review:\nResource <file:///a.rs>:\nfn main() {}"})
         );
         let image = [
-            Content::text("Look:").into_model(),
-            Content::image_base64(PNG, "image/png").into_model(),
+            Content::text("Look:"),
+            Content::image_base64(PNG, "image/png"),
         ];
         assert_eq!(
             content_message(Role::User, &image),
