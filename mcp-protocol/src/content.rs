@@ -452,4 +452,26 @@ mod tests {
             r#"{"resource":{"blob":"AQID","mimeType":"application/octet-stream","uri":"mem://x"},"type":"resource"}"#
         );
     }
+
+    #[test]
+    fn a_blocks_meta_is_sent_from_2025_06_18() {
+        let mut block = Content::text("x").audience(Audience::User);
+        if let ContentBlock::Text(text) = &mut block {
+            text.meta = Some(serde_json::Map::from_iter([("k".to_owned(), json!(1))]));
+        }
+        assert_eq!(
+            text(&block, ProtocolVersion::V2025_06_18),
+            r#"{"annotations":{"audience":["user"]},"text":"x","type":"text","_meta":{"k":1}}"#
+        );
+        assert_eq!(
+            text(&block, ProtocolVersion::V2025_03_26),
+            r#"{"annotations":{"audience":["user"]},"text":"x","type":"text"}"#
+        );
+        // Annotations emptied of what a revision carries are left out.
+        let dated = Content::text("y").last_modified("2026-01-01T00:00:00Z");
+        assert_eq!(
+            text(&dated, ProtocolVersion::V2025_03_26),
+            r#"{"text":"y","type":"text"}"#
+        );
+    }
 }
