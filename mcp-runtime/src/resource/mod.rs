@@ -7,22 +7,21 @@
 mod app;
 pub(crate) mod glue;
 pub(crate) mod read;
+pub use read::ResourceRead;
 pub(crate) mod registry;
 pub mod template;
 
 use crate::complete::{Completers, CompletionContext};
-use crate::context::{Context, ContextParts};
 use crate::protocol::ProtocolVersion;
 use crate::protocol::model::{BlockAnnotations, JsonObject, ResourceContents};
 use crate::protocol::sampling::Role;
-use crate::state::State;
 use crate::tool::Icon;
 use crate::util::BoxFuture;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
-use template::{UriTemplate, Variables};
+use std::sync::Arc;
+use template::UriTemplate;
 
 pub(crate) type ReadHandler = Arc<
     dyn Fn(ResourceRead) -> BoxFuture<Result<Vec<ResourceContents>, ResourceError>> + Send + Sync,
@@ -207,103 +206,6 @@ struct Listed<'a> {
     icons: &'a [Icon],
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     meta: Option<&'a JsonObject>,
-}
-
-/// One `resources/read` of a resource: the URI asked for, the values its
-/// template's variables took, and the request's [`Context`] (its
-/// [`Context::tool_name`] is the URI).
-#[derive(Debug)]
-pub struct ResourceRead {
-    pub(crate) uri: Arc<str>,
-    pub(crate) variables: Variables,
-    described: Arc<Described>,
-    context: ReadContext,
-}
-
-/// A read's [`Context`], made the first time the fn asks for it: most
-/// resource fns never do, and a read that makes none costs the context's
-/// allocation and drop nothing.
-struct ReadContext {
-    parts: ContextParts,
-    made: OnceLock<Context>,
-}
-
-impl fmt::Debug for ReadContext {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ReadContext")
-            .field("made", &self.made)
-            .finish_non_exhaustive()
-    }
-}
-
-impl ResourceRead {
-    /// A read of `uri` from `resource`, with the request's context `parts`
-    /// (their `tool` is the URI).
-    pub(crate) fn new(
-        resource: &Resource,
-        uri: Arc<str>,
-        variables: Variables,
-        parts: ContextParts,
-    ) -> ResourceRead {
-        ResourceRead {
-            uri,
-            variables,
-            described: Arc::clone(&resource.meta),
-            context: ReadContext {
-                parts,
-                made: OnceLock::new(),
-            },
-        }
-    }
-
-    /// The URI read.
-    pub fn uri(&self) -> &str {
-        &self.uri
-    }
-
-    /// The percent-decoded value of template variable `name` (`None` for a
-    /// fixed resource, or a `{?q}` variable the URI leaves out).
-    pub fn variable(&self, name: &str) -> Option<&str> {
-        self.variables.get(name)
-    }
-
-    /// The resource's declared MIME type.
-    pub fn mime_type(&self) -> Option<&str> {
-        self.described.mime_type.as_deref()
-    }
-
-    /// The request's context: state, cancellation, logging.
-    pub fn context(&self) -> &Context {
-        let ReadContext { parts, made } = &self.context;
-        made.get_or_init(|| Context::new(parts.clone()))
-    }
-
-    /// The server's `State<T>`, without making the read's context.
-    pub(crate) fn state<T: 'static>(&self) -> Option<State<T>> {
-        self.context.parts.reach.states.get::<T>()
-    }
-
-    /// `text` as the contents of the URI read, with the declared MIME type.
-    pub fn text(&self, text: impl Into<String>) -> ResourceContents {
-        ResourceContents::Text {
-            uri: String::from(&*self.uri),
-            mime_type: self.mime_type().map(str::to_owned),
-            text: text.into(),
-            meta: None,
-        }
-    }
-
-    /// `bytes` (sent base64) as the contents of the URI read, with the
-    /// declared MIME type.
-    pub fn blob(&self, bytes: &[u8]) -> ResourceContents {
-        use base64::Engine;
-        ResourceContents::Blob {
-            uri: String::from(&*self.uri),
-            mime_type: self.mime_type().map(str::to_owned),
-            blob: base64::engine::general_purpose::STANDARD.encode(bytes),
-            meta: None,
-        }
-    }
 }
 
 /// Builds a [`Resource`]; what `#[resource]` expands to, and the way to

@@ -5,12 +5,112 @@
 
 use super::registry::{Found, ResourceRegistry};
 use super::template::{MAX_URI_LEN, Variables};
-use super::{Resource, ResourceError, ResourceRead};
+use super::{Described, Resource, ResourceError};
+use crate::context::{Context, ContextParts};
 use crate::protocol::model::ResourceContents;
 use crate::protocol::{ErrorCode, ProtocolVersion, RpcError};
+use crate::state::State;
 use crate::util::{BoxFuture, CatchUnwind};
+use std::fmt;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+/// One `resources/read` of a resource: the URI asked for, the values its
+/// template's variables took, and the request's [`Context`] (its
+/// [`Context::tool_name`] is the URI).
+#[derive(Debug)]
+pub struct ResourceRead {
+    pub(crate) uri: Arc<str>,
+    pub(crate) variables: Variables,
+    described: Arc<Described>,
+    context: ReadContext,
+}
+
+/// A read's [`Context`], made the first time the fn asks for it: most
+/// resource fns never do, and a read that makes none costs the context's
+/// allocation and drop nothing.
+struct ReadContext {
+    parts: ContextParts,
+    made: OnceLock<Context>,
+}
+
+impl fmt::Debug for ReadContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReadContext")
+            .field("made", &self.made)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResourceRead {
+    /// A read of `uri` from `resource`, with the request's context `parts`
+    /// (their `tool` is the URI).
+    pub(crate) fn new(
+        resource: &Resource,
+        uri: Arc<str>,
+        variables: Variables,
+        parts: ContextParts,
+    ) -> ResourceRead {
+        ResourceRead {
+            uri,
+            variables,
+            described: Arc::clone(&resource.meta),
+            context: ReadContext {
+                parts,
+                made: OnceLock::new(),
+            },
+        }
+    }
+
+    /// The URI read.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    /// The percent-decoded value of template variable `name` (`None` for a
+    /// fixed resource, or a `{?q}` variable the URI leaves out).
+    pub fn variable(&self, name: &str) -> Option<&str> {
+        self.variables.get(name)
+    }
+
+    /// The resource's declared MIME type.
+    pub fn mime_type(&self) -> Option<&str> {
+        self.described.mime_type.as_deref()
+    }
+
+    /// The request's context: state, cancellation, logging.
+    pub fn context(&self) -> &Context {
+        let ReadContext { parts, made } = &self.context;
+        made.get_or_init(|| Context::new(parts.clone()))
+    }
+
+    /// The server's `State<T>`, without making the read's context.
+    pub(crate) fn state<T: 'static>(&self) -> Option<State<T>> {
+        self.context.parts.reach.states.get::<T>()
+    }
+
+    /// `text` as the contents of the URI read, with the declared MIME type.
+    pub fn text(&self, text: impl Into<String>) -> ResourceContents {
+        ResourceContents::Text {
+            uri: String::from(&*self.uri),
+            mime_type: self.mime_type().map(str::to_owned),
+            text: text.into(),
+            meta: None,
+        }
+    }
+
+    /// `bytes` (sent base64) as the contents of the URI read, with the
+    /// declared MIME type.
+    pub fn blob(&self, bytes: &[u8]) -> ResourceContents {
+        use base64::Engine;
+        ResourceContents::Blob {
+            uri: String::from(&*self.uri),
+            mime_type: self.mime_type().map(str::to_owned),
+            blob: base64::engine::general_purpose::STANDARD.encode(bytes),
+            meta: None,
+        }
+    }
+}
 
 /// The resource that serves `uri` and its variables' values, or the error
 /// of a read of it under `version`.
