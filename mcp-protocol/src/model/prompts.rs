@@ -5,7 +5,6 @@ use super::input::InputRequiredResult;
 use super::jsonrpc::JsonObject;
 use super::lifecycle::CacheScope;
 use super::tools::{ContentBlock, Icon};
-use crate::content::Content;
 use crate::meta::Envelope;
 use crate::sampling::Role;
 use serde::de::Error as _;
@@ -77,20 +76,20 @@ pub struct PromptMessage {
 
 impl PromptMessage {
     /// A message of `role` with `content`.
-    pub fn new(role: Role, content: impl Into<Content>) -> PromptMessage {
+    pub fn new(role: Role, content: impl Into<ContentBlock>) -> PromptMessage {
         PromptMessage {
             role,
             content: content.into(),
         }
     }
 
-    /// A message from the user (text, or any [`Content`] block).
-    pub fn user(content: impl Into<Content>) -> PromptMessage {
+    /// A message from the user (text, or any [`ContentBlock`]).
+    pub fn user(content: impl Into<ContentBlock>) -> PromptMessage {
         PromptMessage::new(Role::User, content)
     }
 
-    /// A message from the model (text, or any [`Content`] block).
-    pub fn assistant(content: impl Into<Content>) -> PromptMessage {
+    /// A message from the model (text, or any [`ContentBlock`]).
+    pub fn assistant(content: impl Into<ContentBlock>) -> PromptMessage {
         PromptMessage::new(Role::Assistant, content)
     }
 }
