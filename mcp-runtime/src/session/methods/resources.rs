@@ -1,10 +1,12 @@
 //! `resources/list`, `resources/templates/list` and `resources/read`. The
 //! lists serve the cached pages; a read finds the resource (fixed URIs
-//! first, then templates in declaration order), runs its fn on a task of
-//! its own (tracked like a call: cancellable, drained at shutdown) and
-//! answers with its contents, or an error that names the URI
-//! ([`crate::resource::read`], shared with the in-process door), or one
-//! naming the size of contents over the server's message limit.
+//! first, then templates in declaration order), runs its fn (first polled
+//! here when it takes no `Context`; on a task of its own, tracked like a
+//! call, cancellable and drained at shutdown, once it waits) and answers
+//! with its contents in the envelope made once per revision, or an error
+//! that names the URI ([`crate::resource::read`], shared with the
+//! in-process door), or one naming the size of contents over the server's
+//! message limit.
 
 use crate::conn::connection::{CancelSignal, canonical_id};
 use crate::context::{ContextParts, SentMeta};
