@@ -454,6 +454,14 @@ mod tests {
         let hostile = UriTemplate::parse("x://{a}{/b}{/c}{/d}/end").unwrap();
         let uri = format!("x://{}", "a/".repeat(MAX_URI_LEN / 2 - 4));
         assert!(hostile.matches(&uri).is_none());
+        // A template searched from the end, which backtracking would make
+        // exponential: values that can end almost anywhere.
+        let searched = UriTemplate::parse("x://{a}{+b}{+c}{+d}{e}.end{?q}").unwrap();
+        assert!(matches!(searched.matcher, Matcher::Search(_)));
+        let uri = format!("x://{}", "a.".repeat(MAX_URI_LEN / 2 - 4));
+        assert!(searched.matches(&uri).is_none());
+        let fits = format!("x://{}.end?q=1", "ab".repeat(MAX_URI_LEN / 2 - 12));
+        assert!(searched.matches(&fits).is_some());
         assert!(started.elapsed() < std::time::Duration::from_secs(1));
     }
 }
