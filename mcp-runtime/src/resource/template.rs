@@ -52,9 +52,6 @@ pub struct UriTemplate {
     variables: Vec<(Arc<str>, Operator)>,
     /// How a URI is matched against its pieces.
     matcher: Matcher,
-    /// The literal text before its first expression: a URI that does not
-    /// start with it cannot match, and is turned away without the matcher.
-    prefix_len: usize,
 }
 
 /// Why a template cannot be used: what is wrong, and where.
@@ -185,12 +182,10 @@ impl UriTemplate {
             pieces.push(Piece::Literal(rest.to_owned()));
         }
         let matcher = Matcher::new(pieces, split);
-        let prefix_len = text.find('{').unwrap_or(text.len());
         Ok(UriTemplate {
             text: text.to_owned(),
             variables,
             matcher,
-            prefix_len,
         })
     }
 
@@ -208,7 +203,7 @@ impl UriTemplate {
     /// (or is longer than [`MAX_URI_LEN`]); `Some(Err)` when it matches but
     /// a value is refused (see the module docs).
     pub fn matches(&self, uri: &str) -> Option<Result<Variables, Refused>> {
-        if uri.len() > MAX_URI_LEN || !uri.starts_with(&self.text[..self.prefix_len]) {
+        if uri.len() > MAX_URI_LEN {
             return None;
         }
         let mut groups: Groups<'_> = [None; MAX_EXPRESSIONS];

@@ -149,56 +149,70 @@ fn split<'u>(pieces: &[Piece], uri: &'u str, groups: &mut Groups<'u>) -> bool {
     rest.is_empty()
 }
 
-/// [`Matcher::Search`]: `rows[i][p]` says whether pieces `i..` match
-/// `uri[p..]`, worked out from the last piece back; then each value is cut as long as
-/// the next row allows. A path expression is its `/` and a simple value.
+/// [`Matcher::Search`]: for each piece, whether it and the pieces after it
+/// match from each position, and where a value starting there would lie,
+/// worked out from the last piece back; then each value is cut where that
+/// says, in order. A path expression is its `/` and a simple value.
 /// Only character boundaries can end a piece, so a value never splits a
 /// character (the pattern's classes are of characters).
 fn search<'u>(pieces: &[Piece], uri: &'u str, groups: &mut Groups<'u>) -> bool {
     let bytes = uri.as_bytes();
     let len = bytes.len();
+    // A URI without the literal the template starts with is turned away
+    // before any row is worked out.
+    if let Some(Piece::Literal(first)) = pieces.first()
+        && !uri.starts_with(first.as_str())
+    {
+        return false;
+    }
     let boundary = |at: usize| uri.is_char_boundary(at);
-    // The row after the last piece: only the end fits.
-    let mut rows: Vec<Vec<bool>> = Vec::with_capacity(pieces.len() + 1);
+    // After the last piece only the end fits.
     let mut end = vec![false; len + 1];
     end[len] = true;
-    rows.push(end);
+    // `steps[i]`, for piece `i`, filled from the last piece back.
+    let mut steps: Vec<Step> = Vec::with_capacity(pieces.len());
     for piece in pieces.iter().rev() {
-        let after = &rows[rows.len() - 1];
-        let fits: Vec<bool> = match piece {
-            Piece::Literal(text) => (0..=len)
-                .map(|at| {
-                    boundary(at)
-                        && bytes[at..].starts_with(text.as_bytes())
-                        && after[at + text.len()]
-                })
-                .collect(),
+        let after = steps.last().map_or(&end, |step| &step.fits);
+        let step = match piece {
+            Piece::Literal(text) => Step {
+                fits: (0..=len)
+                    .map(|at| {
+                        boundary(at)
+                            && bytes[at..].starts_with(text.as_bytes())
+                            && after[at + text.len()]
+                    })
+                    .collect(),
+                cuts: Vec::new(),
+            },
             Piece::Value(operator) => {
                 let last_fit = last_fits(after);
                 let run = runs(bytes, *operator);
-                (0..=len)
+                let cuts: Vec<Option<(usize, usize)>> = (0..=len)
                     .map(|at| {
-                        boundary(at) && value_end(*operator, bytes, at, &run, &last_fit).is_some()
+                        boundary(at)
+                            .then(|| value_end(*operator, bytes, at, &run, &last_fit))
+                            .flatten()
                     })
-                    .collect()
+                    .collect();
+                Step {
+                    fits: cuts.iter().map(Option::is_some).collect(),
+                    cuts,
+                }
             }
         };
-        rows.push(fits);
+        steps.push(step);
     }
-    rows.reverse();
-    if !rows[0][0] {
+    steps.reverse();
+    if !steps.first().map_or(len == 0, |step| step.fits[0]) {
         return false;
     }
     let mut at = 0;
     let mut next = 0;
-    for (index, piece) in pieces.iter().enumerate() {
+    for (piece, step) in pieces.iter().zip(&steps) {
         match piece {
             Piece::Literal(text) => at += text.len(),
-            Piece::Value(operator) => {
-                let after = &rows[index + 1];
-                let run = runs(bytes, *operator);
-                let Some((start, stop)) = value_end(*operator, bytes, at, &run, &last_fits(after))
-                else {
+            Piece::Value(_) => {
+                let Some((start, stop)) = step.cuts[at] else {
                     return false;
                 };
                 groups[next] = (start <= stop).then(|| &uri[start..stop]);
@@ -208,6 +222,16 @@ fn search<'u>(pieces: &[Piece], uri: &'u str, groups: &mut Groups<'u>) -> bool {
         }
     }
     at == len
+}
+
+/// What [`search`] knows of one piece.
+struct Step {
+    /// `fits[p]`: the piece and those after it match `uri[p..]`.
+    fits: Vec<bool>,
+    /// For a value, `cuts[p]`: where it lies when it starts at `p` (see
+    /// [`value_end`]), the longest the pieces after it allow; empty for a
+    /// literal.
+    cuts: Vec<Option<(usize, usize)>>,
 }
 
 /// `last[x]`: the last position `≤ x` where `fits` holds.
